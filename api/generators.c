@@ -1,0 +1,23 @@
+#include <string.h>
+
+#include "pm_api/generator.h"
+
+/* The route table: one line per generator. */
+const pm_api_generator *const pm_api_generators[] = {
+    NULL,
+};
+
+const pm_api_generator *pm_api_find_generator(const char *path) {
+    for (size_t i = 0; pm_api_generators[i]; i++)
+        if (strcmp(pm_api_generators[i]->path, path) == 0) return pm_api_generators[i];
+    return NULL;
+}
+
+void pm_api_limits_default(pm_api_limits *l) {
+    l->max_arms = 16;
+    l->max_points = 10000;
+    l->max_rooms = 500;
+    l->max_grid_size = 64;
+    l->max_vertices = 4000000;
+    l->max_arena_bytes = (size_t)1 << 30;
+}

@@ -1,0 +1,18 @@
+#ifndef PM_API_KEY_H
+#define PM_API_KEY_H
+#include <jansson.h>
+#include <stdint.h>
+#include "pm_api/encode.h"
+#include "pm_api/generator.h"
+
+/* The cache key: a 128-bit XXH3 hash of (service version, generator name and
+ * version, route, canonical parameters serialized with sorted keys, format).
+ * Two requests that differ only in key order, number spelling or defaults
+ * they state explicitly have equal canonical forms, hence equal keys. */
+typedef struct pm_api_key { uint64_t hi, lo; } pm_api_key;
+
+pm_api_key pm_api_cache_key(const pm_api_generator *gen, const json_t *canonical,
+                            pm_api_format f);
+/* 32 lowercase hex digits and a NUL. */
+void pm_api_key_hex(pm_api_key k, char out[33]);
+#endif

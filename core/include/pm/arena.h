@@ -1,0 +1,40 @@
+#ifndef PM_ARENA_H
+#define PM_ARENA_H
+#include <stddef.h>
+
+/* A bump allocator for per-request memory: every allocation of one request
+ * lives until pm_arena_destroy, which frees everything at once. Not
+ * thread-safe: one arena belongs to one thread at a time. */
+typedef struct pm_arena pm_arena;
+
+/* Creates an arena whose blocks hold at least block_size bytes (0 = 64 KiB).
+ * Returns NULL when out of memory. */
+pm_arena *pm_arena_create(size_t block_size);
+void pm_arena_destroy(pm_arena *a);
+
+/* Caps the bytes the arena may take from the system (0 = no cap). Past the
+ * cap every allocation returns NULL, so one request cannot take the host. */
+void pm_arena_set_limit(pm_arena *a, size_t max_bytes);
+
+/* Returns size bytes aligned to 16, or NULL (out of memory, or past the
+ * limit). Allocation of 0 bytes returns a valid unique pointer. */
+void *pm_arena_alloc(pm_arena *a, size_t size);
+/* Zeroed n*size bytes; NULL on overflow of n*size as well. */
+void *pm_arena_calloc(pm_arena *a, size_t n, size_t size);
+/* Grows a block from old_size to new_size, keeping its content. Extends in
+ * place when p is the last allocation. p may be NULL (old_size 0). */
+void *pm_arena_realloc(pm_arena *a, void *p, size_t old_size, size_t new_size);
+char *pm_arena_strdup(pm_arena *a, const char *s);
+
+/* Bytes taken from the system so far (blocks, not just what was used). */
+size_t pm_arena_reserved(const pm_arena *a);
+
+/* A growable array in an arena: `PM_VEC(double) v = {0};` then
+ * pm_vec_push(a, &v, x). Doubles its capacity on growth. */
+#define PM_VEC(T) struct { T *data; size_t len, cap; }
+int pm__vec_grow(pm_arena *a, void **data, size_t *cap, size_t need, size_t elem);
+#define pm_vec_reserve(a, v, n) \
+    pm__vec_grow((a), (void **)&(v)->data, &(v)->cap, (n), sizeof(*(v)->data))
+#define pm_vec_push(a, v, x) \
+    (pm_vec_reserve((a), (v), (v)->len + 1) == 0 ? ((v)->data[(v)->len++] = (x), 0) : -1)
+#endif

@@ -1,0 +1,2 @@
+const char *pm_svc_version(void);
+const char *pm_svc_version(void) { return PM_VERSION; }
