@@ -57,7 +57,7 @@ void pm_api_problem_field(pm_api_problem *p, const char *pointer, const char *fm
         p->status = 422;
         snprintf(p->type, sizeof p->type, PM_API__URN "validation");
         p->title = "Invalid request";
-        char path[384];
+        char path[250];
         pm_api__pointer_path(path, sizeof path, pointer);
         snprintf(p->detail, sizeof p->detail, "%s %s", path, msg);
     }
