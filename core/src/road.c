@@ -59,6 +59,7 @@ typedef struct pm__level {
     double length;          /* centre polyline, 3D */
     double achieved;        /* measured chord error */
     uint64_t skipped;       /* degenerate triangles left out */
+    bool closed;
     uint64_t triangles;     /* emitted */
 } pm__level;
 
@@ -305,7 +306,11 @@ static void pm__frame(const pm__ctx *x, pm__section *sc, const double t2[2], dou
         sc->r[1] = 0.0;
         sc->r[2] = t2[0] * miter;
     } else {
-        for (int k = 0; k < 3; k++) sc->r[k] = sc->right[k] * miter;
+        /* The miter widens the plan offset; the cross slope per metre of
+         * plan offset stays, so corner edges meet their neighbours. */
+        sc->r[0] = sc->right[0] * miter;
+        sc->r[1] = sc->right[1];
+        sc->r[2] = sc->right[2] * miter;
     }
 }
 
@@ -340,6 +345,7 @@ static int pm__sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, si
     for (size_t i = 0; i < n; i++) pm__frame(x, &sc[i], t2 + 4 * i, t2[4 * i + 3], t2[4 * i + 2]);
     L->sec = sc;
     L->n = n;
+    L->closed = p->closed;
     L->length = sc[n - 1].s;
     return PM_OK;
 }
@@ -446,6 +452,48 @@ static double pm__dist3(const double *a, const double *b) {
     return sqrt(pm__dot(d, d));
 }
 
+/* Whether column k of section sc is cut back onto the fold's collapse point. */
+static bool pm__collapsed(const pm__level *L, const pm__section *sc, uint32_t k) {
+    double d = L->col[k];
+    return d < 0.0 ? -d >= sc->clamp[0] : (d > 0.0 && d >= sc->clamp[1]);
+}
+
+/* Copies the collapsed columns of section `from` onto section `to` (one side). */
+static void pm__copy_collapse(pm__level *L, size_t from, size_t to, int side) {
+    size_t nc = L->ncol;
+    for (size_t k = 0; k < nc; k++)
+        if ((L->col[k] > 0.0) == (side == 1) && L->col[k] != 0.0 && pm__collapsed(L, &L->sec[to], (uint32_t)k))
+            memcpy(L->pos + 3 * (to * nc + k), L->pos + 3 * (from * nc + (side ? nc - 1 : 0)), 3 * sizeof(double));
+}
+
+/* Consecutive sections cut back to the same plan point (a fold's collapse
+ * point, 1e-7 apart by construction) get the very same 3D point: with
+ * banking their own heights there differ, which would leave a vertical
+ * crack. Closed roads weld across the seam too. */
+static void pm__weld_collapses(pm__level *L) {
+    size_t n = L->n, nc = L->ncol;
+    double W[2] = {-L->col[0], L->col[nc - 1]};
+    for (int side = 0; side < 2; side++) {
+        size_t ko = side ? nc - 1 : 0;
+        for (size_t i = 1; i < n; i++) {
+            const double *a = L->pos + 3 * ((i - 1) * nc + ko), *b = L->pos + 3 * (i * nc + ko);
+            if (L->sec[i].clamp[side] < W[side] && L->sec[i - 1].clamp[side] < W[side] &&
+                hypot(b[0] - a[0], b[2] - a[2]) < 1e-4)
+                pm__copy_collapse(L, i - 1, i, side);
+        }
+        if (!L->closed) continue;
+        /* The last section is the first: let the chain that reaches it
+         * end on the first section's point. */
+        pm__copy_collapse(L, 0, n - 1, side);
+        for (size_t i = n - 1; i-- > 0;) {
+            const double *a = L->pos + 3 * ((i + 1) * nc + ko), *b = L->pos + 3 * (i * nc + ko);
+            if (!(L->sec[i].clamp[side] < W[side]) || hypot(b[0] - a[0], b[2] - a[2]) >= 1e-4) break;
+            if (memcmp(a, b, 3 * sizeof(double)) == 0) break;
+            pm__copy_collapse(L, i + 1, i, side);
+        }
+    }
+}
+
 /* Positions, then U along the edges that own their length, V across. */
 static int pm__grid(pm__ctx *x, pm__level *L) {
     const pm_road_params *p = x->p;
@@ -457,6 +505,7 @@ static int pm__grid(pm__ctx *x, pm__level *L) {
         if (p->cancel && *p->cancel) return PM_ERR_CANCELLED;
         for (size_t k = 0; k < nc; k++) pm__vertex_at(p, &L->sec[i], L->col[k], L->pos + 3 * (i * nc + k));
     }
+    pm__weld_collapses(L);
     /* Columns that own their length: outer shoulder edges and carriageway edges. */
     uint32_t own[4], nown = 0;
     if (L->kl > 0) own[nown++] = 0;
@@ -493,10 +542,19 @@ static int pm__grid(pm__ctx *x, pm__level *L) {
 
 /* ---- primitives ---- */
 
-/* Triangle abc of float positions faces up (plan area > 0). */
+/* Triangle abc of float positions faces up with a margin: its plan area
+ * stays positive even when a consumer subtracts the coordinates in float
+ * (error about one ulp of the coordinate per difference). Slivers below
+ * the margin only come from collapsed folds and are left out. */
 static bool pm__faces_up(const float *a, const float *b, const float *c) {
     double pa[2] = {a[0], a[2]}, pb[2] = {b[0], b[2]}, pc[2] = {c[0], c[2]};
-    return pm__orient(pa, pb, pc) > 0.0;
+    double o = pm__orient(pa, pb, pc);
+    double m = 1.0, e = 0.0;
+    for (int k = 0; k < 2; k++) {
+        m = fmax(m, fmax(fabs(pa[k]), fmax(fabs(pb[k]), fabs(pc[k]))));
+        e = fmax(e, fmax(fabs(pb[k] - pa[k]), fmax(fabs(pc[k] - pa[k]), fabs(pc[k] - pb[k]))));
+    }
+    return o > 4.0 * 1.2e-7 * m * e;
 }
 
 /* Reorders triangles for the post-transform cache and vertices for fetch
@@ -533,45 +591,71 @@ static void pm__vertex_normal(const pm_road_params *p, const pm__section *sc, co
 /* Column ranges of one primitive (the shoulder has one per side). */
 typedef struct pm__range { uint32_t k0, k1; } pm__range;
 
+/* Emits columns k0..k1 as vertices of pr. Collapsed columns share the
+ * outermost column's vertex, so the mesh border always carries the edge's
+ * own V and U (a painted edge line follows the real border). */
+static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, uint32_t *map) {
+    const pm_road_params *p = x->p;
+    size_t n = L->n, nc = L->ncol, w = rg.k1 - rg.k0 + 1;
+    for (size_t i = 0; i < n; i++) {
+        const pm__section *sc = &L->sec[i];
+        for (uint32_t j = 0; j < w; j++) {
+            uint32_t k = rg.k0 + j;
+            uint32_t outer = L->col[k] < 0.0 ? rg.k0 : rg.k1;
+            if (k != outer && pm__collapsed(L, sc, k) && pm__collapsed(L, sc, outer)) {
+                map[i * w + j] = UINT32_MAX;   /* resolved below */
+                continue;
+            }
+            const double *pd = L->pos + 3 * (i * nc + k), *ud = L->uv + 2 * (i * nc + k);
+            float pf[3] = {(float)pd[0], (float)pd[1], (float)pd[2]}, nf[3];
+            float uf[2] = {(float)ud[0], (float)ud[1]};
+            pm__vertex_normal(p, sc, pd, nf);
+            int64_t v = pm_prim_add_vertex(x->scene, pr, pf, nf, uf, NULL);
+            if (v < 0) return PM_ERR_NOMEM;
+            map[i * w + j] = (uint32_t)v;
+        }
+        for (uint32_t j = 0; j < w; j++)
+            if (map[i * w + j] == UINT32_MAX)
+                map[i * w + j] = map[i * w + (L->col[rg.k0 + j] < 0.0 ? 0 : w - 1)];
+    }
+    for (size_t i = 0; i + 1 < n; i++) {
+        for (uint32_t j = 0; j + 1 < w; j++) {
+            uint32_t v1 = map[i * w + j], v2 = map[i * w + j + 1];
+            uint32_t v4 = map[(i + 1) * w + j], v3 = map[(i + 1) * w + j + 1];
+            uint32_t tri[2][3] = {{v1, v2, v4}, {v2, v3, v4}};
+            for (int t = 0; t < 2; t++) {
+                const uint32_t *q = tri[t];
+                const float *P = pr->positions;
+                if (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
+                    !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2])) {
+                    L->skipped++;
+                    continue;
+                }
+                if (pm_prim_add_tri(x->scene, pr, q[0], q[1], q[2]) < 0) return PM_ERR_NOMEM;
+                L->triangles++;
+            }
+        }
+    }
+    return PM_OK;
+}
+
 static int pm__emit(pm__ctx *x, pm__level *L, const char *name, const char *material,
                     const pm__range *rg, int nrg) {
-    const pm_road_params *p = x->p;
-    size_t n = L->n, nc = L->ncol, nv = 0, nt = 0;
+    size_t n = L->n, nv = 0, nt = 0, wmax = 0;
     for (int j = 0; j < nrg; j++) {
-        nv += n * (rg[j].k1 - rg[j].k0 + 1);
-        nt += 2 * (n - 1) * (rg[j].k1 - rg[j].k0);
+        size_t w = rg[j].k1 - rg[j].k0 + 1;
+        nv += n * w;
+        nt += 2 * (n - 1) * (w - 1);
+        if (w > wmax) wmax = w;
     }
     if (nv > UINT32_MAX - 2 || 3 * nt > UINT32_MAX) return PM_ERR_LIMIT;
-    pm_prim *pr = pm_scene_add_prim(x->scene, name, material, PM_PRIM_UV, (uint32_t)nv, (uint32_t)(3 * nt));
+    uint32_t *map = pm_arena_alloc(x->a, n * wmax * sizeof(uint32_t));
+    pm_prim *pr = map ? pm_scene_add_prim(x->scene, name, material, PM_PRIM_UV, (uint32_t)nv,
+                                          (uint32_t)(3 * nt)) : NULL;
     if (!pr) return PM_ERR_NOMEM;
     for (int j = 0; j < nrg; j++) {
-        uint32_t base = pr->vcount, w = rg[j].k1 - rg[j].k0 + 1;
-        for (size_t i = 0; i < n; i++) {
-            for (uint32_t k = rg[j].k0; k <= rg[j].k1; k++) {
-                const double *pd = L->pos + 3 * (i * nc + k), *ud = L->uv + 2 * (i * nc + k);
-                float pf[3] = {(float)pd[0], (float)pd[1], (float)pd[2]}, nf[3];
-                float uf[2] = {(float)ud[0], (float)ud[1]};
-                pm__vertex_normal(p, &L->sec[i], pd, nf);
-                if (pm_prim_add_vertex(x->scene, pr, pf, nf, uf, NULL) < 0) return PM_ERR_NOMEM;
-            }
-        }
-        for (size_t i = 0; i + 1 < n; i++) {
-            for (uint32_t k = 0; k + 1 < w; k++) {
-                uint32_t v1 = base + (uint32_t)(i * w) + k, v2 = v1 + 1;
-                uint32_t v4 = v1 + w, v3 = v4 + 1;
-                uint32_t tri[2][3] = {{v1, v2, v4}, {v2, v3, v4}};
-                for (int t = 0; t < 2; t++) {
-                    const float *P = pr->positions;
-                    if (!pm__faces_up(P + 3 * tri[t][0], P + 3 * tri[t][1], P + 3 * tri[t][2])) {
-                        L->skipped++;
-                        continue;
-                    }
-                    if (pm_prim_add_tri(x->scene, pr, tri[t][0], tri[t][1], tri[t][2]) < 0)
-                        return PM_ERR_NOMEM;
-                    L->triangles++;
-                }
-            }
-        }
+        int r = pm__emit_range(x, L, pr, rg[j], map);
+        if (r < 0) return r;
     }
     return pm__optimize(x->a, pr);
 }
@@ -593,7 +677,7 @@ static int pm__limit(pm__ctx *x, const char *field, uint64_t needed) {
 
 /* Samples, frames, clamps and the vertex grid of one level of detail. */
 static int pm__level_build(pm__ctx *x, pm__level *L, double max_error, double max_segment,
-                           uint32_t cs, uint32_t ss, const char *field) {
+                           double max_turn, uint32_t cs, uint32_t ss, const char *field) {
     const pm_road_params *p = x->p;
     memset(L, 0, sizeof *L);
     int r = pm__columns(x, L, cs, ss);
@@ -603,7 +687,7 @@ static int pm__level_build(pm__ctx *x, pm__level *L, double max_error, double ma
     if (cap > UINT32_MAX / 8) cap = UINT32_MAX / 8;
     if (cap < 2) return pm__limit(x, field, 2 * vps);
     pm_sample_opts o = {.max_error = max_error, .max_segment = max_segment,
-                        .max_turn = PM_ROAD_MAX_TURN_RADIANS, .max_samples = (uint32_t)cap,
+                        .max_turn = max_turn, .max_samples = (uint32_t)cap,
                         .cancel = p->cancel};
     if (p->terrain) {
         o.height = pm_heightfield_height;
@@ -926,7 +1010,9 @@ static int pm__lods(pm__ctx *x, pm_meta *arr) {
         const char *fp = pm_arena_strdup(x->a, field);
         if (!fp) return PM_ERR_NOMEM;
         pm__level L;
-        int r = pm__level_build(x, &L, err, seg, cs, ss, fp);
+        /* The turn bound grows like the chord angle at a fixed radius. */
+        double turn = fmin(PM_ROAD_MAX_TURN_RADIANS * sqrt(err / p->max_error), 0.6);
+        int r = pm__level_build(x, &L, err, seg, turn, cs, ss, fp);
         if (r < 0) return r;
         snprintf(suffix, sizeof suffix, "_lod%zu", l + 1);
         if ((r = pm__emit_level(x, &L, suffix)) < 0) return r;
@@ -966,7 +1052,8 @@ static int pm__generate(pm__ctx *x) {
     }
     pm__level base;
     uint32_t ss = p->shoulder > 0.0 ? pm__shoulder_strips(p, p->cross_segments) : 0;
-    int r = pm__level_build(x, &base, p->max_error, p->max_segment, p->cross_segments, ss, "/max_error");
+    int r = pm__level_build(x, &base, p->max_error, p->max_segment, PM_ROAD_MAX_TURN_RADIANS,
+                            p->cross_segments, ss, "/max_error");
     if (r < 0 || (r = pm__emit_level(x, &base, "")) < 0) return r;
     if ((r = pm__base_meta(x, &base)) < 0) return r;
     if ((r = pm__terrain_stage(x, &base)) < 0) return r;

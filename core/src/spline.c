@@ -166,13 +166,22 @@ static double pm__chord_error(const pm_spline *s, const pm_sample_opts *o, doubl
     return fmax(worst, fmax(f1, f2));
 }
 
-/* Whether the plan tangent turns by more than max_turn over [t0, t1]; a
- * vanishing plan tangent (a cusp) counts as turning. */
+/* First derivative inside segment seg at local u (so u = 1 is the end of
+ * seg, not the start of the next one: linear corners are not turns). */
+static void pm__d1_in(const pm_spline *s, uint32_t seg, double u, double d1[3]) {
+    const double(*c)[3] = s->coef[seg];
+    for (int k = 0; k < 3; k++) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
+}
+
+/* Whether the plan tangent turns by more than max_turn over [t0, t1] (one
+ * segment); a vanishing plan tangent (a cusp) counts as turning. */
 static bool pm__turns_too_much(const pm_spline *s, double max_turn, double t0, double t1) {
     if (max_turn <= 0.0) return false;
-    double p[3], d0[3], d1[3];
-    pm_spline_eval(s, t0, p, d0, NULL);
-    pm_spline_eval(s, t1, p, d1, NULL);
+    double d0[3], d1[3], f = floor(t0);
+    uint32_t seg = (uint32_t)f;
+    if (seg >= s->nseg) seg = s->nseg - 1;
+    pm__d1_in(s, seg, t0 - (double)seg, d0);
+    pm__d1_in(s, seg, t1 - (double)seg, d1);
     double l0 = hypot(d0[0], d0[2]), l1 = hypot(d1[0], d1[2]);
     if (l0 <= 0.0 || l1 <= 0.0) return true;
     double c = (d0[0] * d1[0] + d0[2] * d1[2]) / (l0 * l1);

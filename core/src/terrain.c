@@ -263,7 +263,7 @@ int pm_heightfield_flatten(pm_arena *a, const pm_heightfield *in, const pm_flatt
 
 /* ---- mesh ---- */
 
-#define PM__TERRAIN_BAND 8
+#define PM__TERRAIN_BAND 7
 
 static int64_t pm__grid_vertex(pm_scene *s, pm_prim *p, const pm_heightfield *hf, uint32_t *map,
                                uint32_t c, uint32_t r) {
