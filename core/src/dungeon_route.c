@@ -29,7 +29,7 @@ typedef struct pm__router {
     pm_rng *rng;
     int32_t x0, z0, W, D, F;
     int32_t *owner;              /* F * W * D: room id, or -1 */
-    uint32_t *stamp, cur;        /* A* scratch for one floor, reset lazily */
+    uint32_t *stamp, cur;        /* A* scratch (all floors, made on first use), reset lazily */
     int32_t *g, *parent;
     PM_VEC(pm__hnode) heap;
     PM_VEC(pm_dungeon_corridor) cor;
@@ -372,27 +372,15 @@ static int32_t pm__rect_dist(const pm_dungeon_room *m, pm__c2 c) {
     return dx + dz;
 }
 
-static pm__c2 pm__node_cell(const pm__router *r, int32_t n) {
-    return (pm__c2){r->x0 + n % r->W, r->z0 + n / r->W};
-}
-static int32_t pm__cell_node(const pm__router *r, pm__c2 c) { return (c.z - r->z0) * r->W + (c.x - r->x0); }
+typedef PM_VEC(pm_dungeon_cell) pm__path3;
 
-/* For the cross-floor search: the door of B that free cell c sits right
- * outside of, with a free column to B's floor; false when c is no goal. */
-static bool pm__cross_goal(const pm__router *r, const pm_dungeon_room *a, const pm_dungeon_room *b,
-                           pm__c2 c, pm__c2 *door) {
-    static const int dx[4] = {1, -1, 0, 0}, dz[4] = {0, 0, 1, -1};
-    for (int k = 0; k < 4; k++) {
-        pm__c2 w = {c.x + dx[k], c.z + dz[k]};
-        int side = pm__door_side(b, w);
-        if (side < 0) continue;
-        pm__c2 o = pm__outward(w, side);
-        if (o.x == c.x && o.z == c.z && pm__column_free(r, c, a->floor, b->floor)) {
-            *door = w;
-            return true;
-        }
-    }
-    return false;
+/* Search nodes cover the floors from flo up: node = (f - flo) * plane + cell. */
+static pm_dungeon_cell pm__node_cell(const pm__router *r, int32_t flo, int32_t n) {
+    int32_t plane = r->W * r->D, c = n % plane;
+    return (pm_dungeon_cell){r->x0 + c % r->W, flo + n / plane, r->z0 + c / r->W};
+}
+static int32_t pm__cell_node(const pm__router *r, int32_t flo, pm_dungeon_cell c) {
+    return (c.floor - flo) * r->W * r->D + (c.z - r->z0) * r->W + (c.x - r->x0);
 }
 
 static int pm__astar_open(pm__router *r, int32_t node, int32_t g, int32_t h, int32_t parent, uint32_t *seq) {
@@ -403,58 +391,120 @@ static int pm__astar_open(pm__router *r, int32_t node, int32_t g, int32_t h, int
     return pm__heap_push(r, (pm__hnode){g + h, g, (*seq)++, node});
 }
 
-/* Shortest corridor on A's floor from a door of A to a door of B (same
- * floor) or to a cell outside a door of B with a free column (other floor).
- * Every door of A is a source. Returns 1 with p set, 0 when none, <0. */
-static int pm__astar(pm__router *r, uint32_t A, uint32_t B, pm__path *p) {
+static int32_t pm__h3(const pm_dungeon_room *b, pm_dungeon_cell c) {
+    int32_t df = c.floor > b->floor ? c.floor - b->floor : b->floor - c.floor;
+    return pm__rect_dist(b, (pm__c2){c.x, c.z}) + df;
+}
+
+static int pm__astar_scratch(pm__router *r) {
+    if (r->stamp) return PM_OK;
+    size_t n = (size_t)r->W * (size_t)r->D * (size_t)r->F;
+    r->stamp = pm_arena_calloc(r->a, n, sizeof(uint32_t));
+    r->g = pm_arena_alloc(r->a, n * sizeof(int32_t));
+    r->parent = pm_arena_alloc(r->a, n * sizeof(int32_t));
+    return r->stamp && r->g && r->parent ? PM_OK : PM_ERR_NOMEM;
+}
+
+/* Whether the search may step from c (owner own) to n. Doors of A only
+ * step outward; B's door is entered only from outside; climbing happens
+ * only between free cells, within the floors of A and B. */
+static bool pm__astar_step(const pm__router *r, uint32_t A, uint32_t B, pm_dungeon_cell c, int32_t own,
+                           pm_dungeon_cell n, int32_t flo, int32_t fhi) {
+    if (n.floor < flo || n.floor > fhi) return false;
+    if (own == (int32_t)A) {
+        pm__c2 o = pm__outward((pm__c2){c.x, c.z}, pm__door_side(pm__room(r, A), (pm__c2){c.x, c.z}));
+        if (n.floor != c.floor || o.x != n.x || o.z != n.z) return false;
+    }
+    int32_t no = pm__own(r, n.floor, n.x, n.z);
+    if (no == -1) return true;
+    if (no != (int32_t)B || n.floor != c.floor) return false;
+    int side = pm__door_side(pm__room(r, B), (pm__c2){n.x, n.z});
+    if (side < 0) return false;
+    pm__c2 o = pm__outward((pm__c2){n.x, n.z}, side);
+    return o.x == c.x && o.z == c.z;
+}
+
+/* Shortest corridor from a door of A to a door of B over the free cells of
+ * the floors from A's to B's, climbing in place between floors (each climb
+ * becomes a shaft). Every door of A is a source. Returns 1 with p from
+ * A's door to B's door, 0 when none exists, <0 on error. */
+static int pm__astar(pm__router *r, uint32_t A, uint32_t B, pm__path3 *p) {
     const pm_dungeon_room *a = pm__room(r, A), *b = pm__room(r, B);
-    int32_t f = a->floor;
-    bool cross = b->floor != f;
-    static const int dx[4] = {1, -1, 0, 0}, dz[4] = {0, 0, 1, -1};
+    int32_t flo = a->floor < b->floor ? a->floor : b->floor, fhi = a->floor ^ b->floor ^ flo;
+    static const int dx[6] = {1, -1, 0, 0, 0, 0}, dz[6] = {0, 0, 1, -1, 0, 0}, df[6] = {0, 0, 0, 0, 1, -1};
+    int k = pm__astar_scratch(r);
+    if (k < 0) return k;
     r->cur++;
     r->heap.len = 0;
     r->l->astar++;
     uint32_t seq = 0;
     for (int32_t z = a->z; z < a->z + a->d; z++)
         for (int32_t x = a->x; x < a->x + a->w; x++) {
-            pm__c2 c = {x, z};
-            if (pm__door_side(a, c) < 0) continue;
-            int k = pm__astar_open(r, pm__cell_node(r, c), 0, pm__rect_dist(b, c), -1, &seq);
+            pm_dungeon_cell c = {x, a->floor, z};
+            if (pm__door_side(a, (pm__c2){x, z}) < 0) continue;
+            k = pm__astar_open(r, pm__cell_node(r, flo, c), 0, pm__h3(b, c), -1, &seq);
             if (k < 0) return k;
         }
     while (r->heap.len) {
         pm__hnode h = pm__heap_pop(r);
         if (h.g > r->g[h.node]) continue;   /* stale entry */
-        pm__c2 c = pm__node_cell(r, h.node), door = c;
-        int32_t own = pm__own(r, f, c.x, c.z);
-        bool goal = cross ? (own == -1 && pm__cross_goal(r, a, b, c, &door)) : own == (int32_t)B;
-        if (goal) {
+        pm_dungeon_cell c = pm__node_cell(r, flo, h.node);
+        int32_t own = pm__own(r, c.floor, c.x, c.z);
+        if (own == (int32_t)B) {
             p->len = 0;
-            if (cross && pm__push(r, p, door) < 0) return PM_ERR_NOMEM;
             for (int32_t n = h.node; n >= 0; n = r->parent[n])
-                if (pm__push(r, p, pm__node_cell(r, n)) < 0) return PM_ERR_NOMEM;
-            pm__reverse(p);
+                if (pm_vec_push(r->a, p, pm__node_cell(r, flo, n)) < 0) return PM_ERR_NOMEM;
+            for (size_t i = 0, j = p->len - 1; i < j; i++, j--) {
+                pm_dungeon_cell t = p->data[i];
+                p->data[i] = p->data[j];
+                p->data[j] = t;
+            }
             return 1;
         }
-        int sides = own == (int32_t)A ? pm__door_side(a, c) : -1;
-        for (int k = 0; k < 4; k++) {
-            pm__c2 nc = {c.x + dx[k], c.z + dz[k]};
-            if (own == (int32_t)A) {   /* a door only steps outward */
-                pm__c2 o = pm__outward(c, sides);
-                if (o.x != nc.x || o.z != nc.z) continue;
-            }
-            int32_t no = pm__own(r, f, nc.x, nc.z);
-            bool enter = no == -1 || (!cross && no == (int32_t)B && pm__door_side(b, nc) >= 0 &&
-                                      pm__outward(nc, pm__door_side(b, nc)).x == c.x &&
-                                      pm__outward(nc, pm__door_side(b, nc)).z == c.z);
-            if (!enter) continue;
-            int32_t hh = pm__rect_dist(b, nc);
-            if (cross && hh > 0) hh--;
-            int e = pm__astar_open(r, pm__cell_node(r, nc), h.g + 1, hh, h.node, &seq);
-            if (e < 0) return e;
+        for (int d = 0; d < 6; d++) {
+            pm_dungeon_cell n = {c.x + dx[d], c.floor + df[d], c.z + dz[d]};
+            if (df[d] && own != -1) continue;
+            if (!pm__astar_step(r, A, B, c, own, n, flo, fhi)) continue;
+            k = pm__astar_open(r, pm__cell_node(r, flo, n), h.g + 1, pm__h3(b, n), h.node, &seq);
+            if (k < 0) return k;
         }
     }
     return 0;
+}
+
+/* A corridor from a 3D walk p (door of A ... door of B); every vertical
+ * run in it becomes a shaft. */
+static int pm__emit_walk(pm__router *r, uint32_t A, uint32_t B, const pm__path3 *p) {
+    assert(p->len >= 2);
+    pm_dungeon_corridor c = {A, B, r->edge, NULL, (uint32_t)(p->len - 2), {p->data[0], p->data[p->len - 1]}};
+    c.cells = pm_arena_alloc(r->a, (c.ncells + 1) * sizeof *c.cells);
+    if (!c.cells) return PM_ERR_NOMEM;
+    memcpy(c.cells, p->data + 1, c.ncells * sizeof *c.cells);
+    for (size_t k = 0; k + 1 < p->len;) {
+        if (p->data[k + 1].floor == p->data[k].floor) {
+            k++;
+            continue;
+        }
+        size_t j = k;
+        int32_t lo = p->data[k].floor, hi = lo;
+        while (j + 1 < p->len && p->data[j + 1].floor != p->data[j].floor) {
+            j++;
+            lo = p->data[j].floor < lo ? p->data[j].floor : lo;
+            hi = p->data[j].floor > hi ? p->data[j].floor : hi;
+        }
+        pm_dungeon_shaft sh = {A, B, p->data[k].x, p->data[k].z, lo, hi};
+        if (pm_vec_push(r->a, &r->sh, sh) < 0) return PM_ERR_NOMEM;
+        k = j;
+    }
+    return pm_vec_push(r->a, &r->cor, c) < 0 ? PM_ERR_NOMEM : PM_OK;
+}
+
+static int pm__route_astar(pm__router *r, uint32_t A, uint32_t B) {
+    pm__path3 p = {0};
+    int k = pm__astar(r, A, B, &p);
+    if (k < 0) return k;
+    if (k == 0) return PM_ERR_GEOMETRY;
+    return pm__emit_walk(r, A, B, &p);
 }
 
 /* ---- one edge ---- */
@@ -470,10 +520,7 @@ static int pm__route_same(pm__router *r, uint32_t A, uint32_t B, int depth) {
         if (k < 0 || k == PM__BROKEN) return k < 0 ? k : PM_OK;
         if (k == PM__CLEAR) return pm__emit_same(r, A, B, a->floor, &p);
     }
-    k = pm__astar(r, A, B, &p);
-    if (k < 0) return k;
-    if (k == 0) return PM_ERR_GEOMETRY;
-    return pm__emit_same(r, A, B, a->floor, &p);
+    return pm__route_astar(r, A, B);
 }
 
 /* Interiors overlap: a shaft straight through both rooms' floors at a
@@ -525,15 +572,7 @@ static int pm__route_cross(pm__router *r, uint32_t A, uint32_t B, int depth) {
         if (k < 0 || k == PM__BROKEN) return k < 0 ? k : PM_OK;
         if (k == PM__CLEAR && pm__cross_ok(r, A, B, &p)) return pm__emit_cross(r, A, B, &p);
     }
-    for (int side = 0; side < 2; side++) {
-        k = pm__astar(r, A, B, &p);
-        if (k < 0) return k;
-        if (k > 0) return pm__emit_cross(r, A, B, &p);
-        uint32_t t = A;
-        A = B;
-        B = t;
-    }
-    return PM_ERR_GEOMETRY;
+    return pm__route_astar(r, A, B);
 }
 
 static int pm__route_pair(pm__router *r, uint32_t A, uint32_t B, int depth) {
@@ -561,10 +600,7 @@ static int pm__router_init(pm__router *r) {
     r->F = f1 + 1;
     size_t plane = (size_t)r->W * (size_t)r->D, cells = plane * (size_t)r->F;
     r->owner = pm_arena_alloc(r->a, cells * sizeof(int32_t));
-    r->stamp = pm_arena_calloc(r->a, plane, sizeof(uint32_t));
-    r->g = pm_arena_alloc(r->a, plane * sizeof(int32_t));
-    r->parent = pm_arena_alloc(r->a, plane * sizeof(int32_t));
-    if (!r->owner || !r->stamp || !r->g || !r->parent) return PM_ERR_NOMEM;
+    if (!r->owner) return PM_ERR_NOMEM;
     memset(r->owner, 0xff, cells * sizeof(int32_t));
     for (uint32_t i = 0; i < l->nrooms; i++) {
         const pm_dungeon_room *m = &l->rooms[i].r;
