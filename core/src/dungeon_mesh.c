@@ -8,17 +8,19 @@
  * are greedy-merged into maximal rectangles; wall sides and corridor sides
  * are merged into runs along each grid line, so a straight wall of any
  * length is one quad. Each quad has its own four vertices with the face
- * normal (flat shading) and faces the side a player sees it from: room
- * walls are solid blocks one cell thick; corridor walls are thin and carry
- * a quad on each side; a shaft is a tube between floors, open at both ends,
- * with a pad where it lands. */
+ * normal (flat shading) and faces the side a player sees it from. Walls
+ * are solid blocks one cell thick: a room's wall ring, and for corridors
+ * every empty cell around them (diagonals too, so corners close). Faces
+ * between two blocks are never emitted. A shaft is a tube between floors,
+ * open at both ends, with a pad where it lands. */
 
-enum { PM__EMPTY = 0, PM__INTERIOR, PM__WALL, PM__DOOR, PM__CORRIDOR, PM__SHAFT };
+enum { PM__EMPTY = 0, PM__INTERIOR, PM__WALL, PM__DOOR, PM__CORRIDOR, PM__SHAFT, PM__CWALL };
 enum { PM__HOLE = 1, PM__PAD = 2 };
 
 typedef struct pm__map {
     int32_t x0, z0, W, D, F;
     uint8_t *type, *flag, *used;
+    uint8_t *mask[5];             /* one floor's masks, see pm__masks */
     const pm_dungeon_params *p;
     pm_scene *s;
     pm_prim *prim;
@@ -26,11 +28,6 @@ typedef struct pm__map {
 
 static size_t pm__at(const pm__map *m, int32_t f, int32_t x, int32_t z) {
     return ((size_t)f * (size_t)m->D + (size_t)(z - m->z0)) * (size_t)m->W + (size_t)(x - m->x0);
-}
-
-static uint8_t pm__type(const pm__map *m, int32_t f, int32_t x, int32_t z) {
-    if (x < m->x0 || z < m->z0 || x >= m->x0 + m->W || z >= m->z0 + m->D) return PM__EMPTY;
-    return m->type[pm__at(m, f, x, z)];
 }
 
 /* One quad c[0..3] (in order round its rim) facing n. */
@@ -81,48 +78,53 @@ static int pm__vrect(pm__map *m, int axis, int32_t at, int32_t a0, int32_t a1, d
     return pm__quad(m, c, n);
 }
 
-typedef bool (*pm__cell_pred)(const pm__map *m, int32_t f, int32_t x, int32_t z);
-
-/* Greedy meshing: grows each unused cell of the mask into the widest run,
- * then as many rows as stay fully in the mask. */
-static int pm__greedy(pm__map *m, int32_t f, pm__cell_pred in, double y) {
-    memset(m->used, 0, (size_t)m->W * (size_t)m->D);
-    for (int32_t z = m->z0; z < m->z0 + m->D; z++)
-        for (int32_t x = m->x0; x < m->x0 + m->W; x++) {
-            size_t i = pm__at(m, 0, x, z);
-            if (m->used[i] || !in(m, f, x, z)) continue;
+/* Greedy meshing of a mask plane (W x D, 1 = in): grows each unused cell
+ * into the widest run, then as many rows as stay fully in the mask. */
+static int pm__greedy(pm__map *m, const uint8_t *in, double y) {
+    size_t W = (size_t)m->W;
+    memset(m->used, 0, W * (size_t)m->D);
+    for (int32_t z = 0; z < m->D; z++)
+        for (int32_t x = 0; x < m->W; x++) {
+            size_t i = (size_t)z * W + (size_t)x;
+            if (m->used[i] || !in[i]) continue;
             int32_t x1 = x + 1;
-            while (x1 < m->x0 + m->W && !m->used[pm__at(m, 0, x1, z)] && in(m, f, x1, z)) x1++;
+            while (x1 < m->W && !m->used[i + (size_t)(x1 - x)] && in[i + (size_t)(x1 - x)]) x1++;
             int32_t z1 = z + 1;
-            for (bool grow = true; grow && z1 < m->z0 + m->D; z1 += grow) {
-                for (int32_t xx = x; xx < x1 && grow; xx++)
-                    grow = !m->used[pm__at(m, 0, xx, z1)] && in(m, f, xx, z1);
+            for (bool grow = true; grow && z1 < m->D; z1 += grow) {
+                size_t row = (size_t)z1 * W;
+                for (int32_t xx = x; xx < x1 && grow; xx++) grow = !m->used[row + (size_t)xx] && in[row + (size_t)xx];
             }
-            for (int32_t zz = z; zz < z1; zz++) memset(m->used + pm__at(m, 0, x, zz), 1, (size_t)(x1 - x));
-            int r = pm__hrect(m, x, z, x1, z1, y);
+            for (int32_t zz = z; zz < z1; zz++) memset(m->used + (size_t)zz * W + (size_t)x, 1, (size_t)(x1 - x));
+            int r = pm__hrect(m, m->x0 + x, m->z0 + z, m->x0 + x1, m->z0 + z1, y);
             if (r < 0) return r;
         }
     return PM_OK;
 }
 
-typedef bool (*pm__edge_pred)(const pm__map *m, int32_t f, int32_t x, int32_t z, int32_t nx, int32_t nz);
-
-/* Side faces: for every cell edge where face(cell, neighbour) holds, a
- * quad on that grid line, merged into runs. out > 0 faces the neighbour,
- * < 0 faces the cell; both gives a thin wall. */
-static int pm__sides(pm__map *m, int32_t f, pm__edge_pred face, double y0, double y1, bool to_nb, bool to_cell) {
+/* Side faces: for every cell edge with self[cell] and open[neighbour] (a
+ * neighbour off the map counts as open), a quad on that grid line, merged
+ * into runs. to_nb faces the neighbour, to_cell faces the cell; both give
+ * a thin wall. */
+static int pm__sides(pm__map *m, const uint8_t *self, const uint8_t *open, double y0, double y1, bool to_nb,
+                     bool to_cell) {
     static const int dx[4] = {1, -1, 0, 0}, dz[4] = {0, 0, 1, -1};
+    size_t W = (size_t)m->W;
     for (int k = 0; k < 4; k++) {
         int axis = dx[k] ? 0 : 1, dir = dx[k] + dz[k];
         int32_t lines = axis == 0 ? m->W : m->D, len = axis == 0 ? m->D : m->W;
         for (int32_t li = 0; li < lines; li++) {
             int32_t run = -1;
             for (int32_t t = 0; t <= len; t++) {
-                int32_t x = axis == 0 ? m->x0 + li : m->x0 + t, z = axis == 0 ? m->z0 + t : m->z0 + li;
-                bool on = t < len && face(m, f, x, z, x + dx[k], z + dz[k]);
+                bool on = false;
+                if (t < len) {
+                    int32_t x = axis == 0 ? li : t, z = axis == 0 ? t : li;
+                    int32_t nx = x + dx[k], nz = z + dz[k];
+                    on = self[(size_t)z * W + (size_t)x] &&
+                         (nx < 0 || nz < 0 || nx >= m->W || nz >= m->D || open[(size_t)nz * W + (size_t)nx]);
+                }
                 if (on && run < 0) run = t;
                 if (on || run < 0) continue;
-                int32_t at = (axis == 0 ? m->x0 + li : m->z0 + li) + (dir > 0 ? 1 : 0);
+                int32_t at = (axis == 0 ? m->x0 : m->z0) + li + (dir > 0 ? 1 : 0);
                 int32_t a0 = (axis == 0 ? m->z0 : m->x0) + run, a1 = (axis == 0 ? m->z0 : m->x0) + t;
                 int r = 0;
                 if (to_nb && r == 0) r = pm__vrect(m, axis, at, a0, a1, y0, y1, dir);
@@ -135,21 +137,34 @@ static int pm__sides(pm__map *m, int32_t f, pm__edge_pred face, double y0, doubl
     return PM_OK;
 }
 
-static bool pm__is_floor(const pm__map *m, int32_t f, int32_t x, int32_t z) {
-    uint8_t t = pm__type(m, f, x, z);
-    return (t == PM__INTERIOR || t == PM__DOOR) && !m->flag[pm__at(m, f, x, z)];
+/* The masks of one floor. */
+enum { PM__M_FLOOR, PM__M_WALL, PM__M_OPEN, PM__M_CFLOOR, PM__M_CWALL, PM__NMASKS };
+
+static void pm__masks(pm__map *m, int32_t f) {
+    size_t plane = (size_t)m->W * (size_t)m->D;
+    const uint8_t *t = m->type + (size_t)f * plane, *fl = m->flag + (size_t)f * plane;
+    uint8_t **k = m->mask;
+    for (size_t i = 0; i < plane; i++) {
+        k[PM__M_FLOOR][i] = (t[i] == PM__INTERIOR || t[i] == PM__DOOR) && !fl[i];
+        k[PM__M_WALL][i] = t[i] == PM__WALL;
+        k[PM__M_OPEN][i] = t[i] != PM__WALL && t[i] != PM__CWALL;
+        k[PM__M_CFLOOR][i] = t[i] == PM__CORRIDOR && !fl[i];
+        k[PM__M_CWALL][i] = t[i] == PM__CWALL;
+    }
 }
-static bool pm__is_corridor_floor(const pm__map *m, int32_t f, int32_t x, int32_t z) {
-    return pm__type(m, f, x, z) == PM__CORRIDOR && !m->flag[pm__at(m, f, x, z)];
-}
-static bool pm__is_wall(const pm__map *m, int32_t f, int32_t x, int32_t z) {
-    return pm__type(m, f, x, z) == PM__WALL;
-}
-static bool pm__wall_face(const pm__map *m, int32_t f, int32_t x, int32_t z, int32_t nx, int32_t nz) {
-    return pm__type(m, f, x, z) == PM__WALL && pm__type(m, f, nx, nz) != PM__WALL;
-}
-static bool pm__corridor_face(const pm__map *m, int32_t f, int32_t x, int32_t z, int32_t nx, int32_t nz) {
-    return pm__type(m, f, x, z) == PM__CORRIDOR && pm__type(m, f, nx, nz) == PM__EMPTY;
+
+/* Wall blocks in every empty cell next to a corridor cell. */
+static void pm__corridor_walls(pm__map *m) {
+    for (int32_t f = 0; f < m->F; f++)
+        for (int32_t z = m->z0 + 1; z < m->z0 + m->D - 1; z++)
+            for (int32_t x = m->x0 + 1; x < m->x0 + m->W - 1; x++) {
+                if (m->type[pm__at(m, f, x, z)] != PM__CORRIDOR) continue;
+                for (int32_t dz = -1; dz <= 1; dz++)
+                    for (int32_t dx = -1; dx <= 1; dx++) {
+                        size_t at = pm__at(m, f, x + dx, z + dz);
+                        if (m->type[at] == PM__EMPTY) m->type[at] = PM__CWALL;
+                    }
+            }
 }
 
 static int pm__map_build(pm__map *m, pm_arena *a, const pm_dungeon_layout *l) {
@@ -162,12 +177,15 @@ static int pm__map_build(pm__map *m, pm_arena *a, const pm_dungeon_layout *l) {
         if (r->z + r->d > z1) z1 = r->z + r->d;
         if (r->floor > f1) f1 = r->floor;
     }
-    m->x0 = x0 - 2, m->z0 = z0 - 2, m->W = x1 - x0 + 4, m->D = z1 - z0 + 4, m->F = f1 + 1;
+    /* Corridors stay within 2 cells of the rooms; one more for their walls. */
+    m->x0 = x0 - 3, m->z0 = z0 - 3, m->W = x1 - x0 + 6, m->D = z1 - z0 + 6, m->F = f1 + 1;
     size_t plane = (size_t)m->W * (size_t)m->D;
     m->type = pm_arena_calloc(a, plane * (size_t)m->F, 1);
     m->flag = pm_arena_calloc(a, plane * (size_t)m->F, 1);
     m->used = pm_arena_alloc(a, plane);
     if (!m->type || !m->flag || !m->used) return PM_ERR_NOMEM;
+    for (int k = 0; k < PM__NMASKS; k++)
+        if (!(m->mask[k] = pm_arena_alloc(a, plane))) return PM_ERR_NOMEM;
     for (uint32_t i = 0; i < l->nrooms; i++) {
         const pm_dungeon_room *r = &l->rooms[i].r;
         for (int32_t z = r->z; z < r->z + r->d; z++)
@@ -199,6 +217,7 @@ static int pm__map_build(pm__map *m, pm_arena *a, const pm_dungeon_layout *l) {
             if (f < sh->floor_hi && m->type[at] == PM__CORRIDOR) m->type[at] = PM__SHAFT;
         }
     }
+    pm__corridor_walls(m);
     return PM_OK;
 }
 
@@ -217,7 +236,8 @@ static int pm__prim(pm__map *m, const char *name, int (*fill)(pm__map *m, const 
 static int pm__fill_floor(pm__map *m, const pm_dungeon_layout *l) {
     (void)l;
     for (int32_t f = 0; f < m->F; f++) {
-        int r = pm__greedy(m, f, pm__is_floor, f * m->p->floor_height);
+        pm__masks(m, f);
+        int r = pm__greedy(m, m->mask[PM__M_FLOOR], f * m->p->floor_height);
         if (r < 0) return r;
     }
     return PM_OK;
@@ -227,8 +247,9 @@ static int pm__fill_wall(pm__map *m, const pm_dungeon_layout *l) {
     (void)l;
     for (int32_t f = 0; f < m->F; f++) {
         double y0 = f * m->p->floor_height, y1 = y0 + m->p->wall_height;
-        int r = pm__greedy(m, f, pm__is_wall, y1);
-        if (r == 0) r = pm__sides(m, f, pm__wall_face, y0, y1, true, false);
+        pm__masks(m, f);
+        int r = pm__greedy(m, m->mask[PM__M_WALL], y1);
+        if (r == 0) r = pm__sides(m, m->mask[PM__M_WALL], m->mask[PM__M_OPEN], y0, y1, true, false);
         if (r < 0) return r;
     }
     return PM_OK;
@@ -238,11 +259,60 @@ static int pm__fill_corridor(pm__map *m, const pm_dungeon_layout *l) {
     (void)l;
     for (int32_t f = 0; f < m->F; f++) {
         double y0 = f * m->p->floor_height, y1 = y0 + m->p->wall_height;
-        int r = pm__greedy(m, f, pm__is_corridor_floor, y0);
-        if (r == 0) r = pm__sides(m, f, pm__corridor_face, y0, y1, true, true);
+        pm__masks(m, f);
+        int r = pm__greedy(m, m->mask[PM__M_CFLOOR], y0);
+        if (r == 0) r = pm__greedy(m, m->mask[PM__M_CWALL], y1);
+        if (r == 0) r = pm__sides(m, m->mask[PM__M_CWALL], m->mask[PM__M_OPEN], y0, y1, true, false);
         if (r < 0) return r;
     }
     return PM_OK;
+}
+
+/* A box face: the axis-aligned rectangle lo..hi (one coordinate equal in
+ * both) facing n. */
+static int pm__face(pm__map *m, const float lo[3], const float hi[3], const float n[3]) {
+    float c[4][3];
+    if (lo[0] == hi[0]) {
+        float q[4][3] = {{lo[0], lo[1], lo[2]}, {lo[0], lo[1], hi[2]}, {lo[0], hi[1], hi[2]}, {lo[0], hi[1], lo[2]}};
+        memcpy(c, q, sizeof c);
+    } else if (lo[1] == hi[1]) {
+        float q[4][3] = {{lo[0], lo[1], lo[2]}, {hi[0], lo[1], lo[2]}, {hi[0], lo[1], hi[2]}, {lo[0], lo[1], hi[2]}};
+        memcpy(c, q, sizeof c);
+    } else {
+        float q[4][3] = {{lo[0], lo[1], lo[2]}, {hi[0], lo[1], lo[2]}, {hi[0], hi[1], lo[2]}, {lo[0], hi[1], lo[2]}};
+        memcpy(c, q, sizeof c);
+    }
+    return pm__quad(m, c, n);
+}
+
+/* A square tube with walls a tenth of a cell thick: outer and inner sides
+ * and rims at both ends, so no face is seen from behind. */
+static int pm__tube(pm__map *m, int32_t x, int32_t z, double y0, double y1) {
+    float cs = (float)m->p->cell_size, t = 0.1f * cs, b = (float)y0, h = (float)y1;
+    float X0 = x * cs, Z0 = z * cs, X1 = X0 + cs, Z1 = Z0 + cs;
+    float xi0 = X0 + t, zi0 = Z0 + t, xi1 = X1 - t, zi1 = Z1 - t;
+    const float nx[3] = {-1, 0, 0}, px[3] = {1, 0, 0}, nz[3] = {0, 0, -1}, pz[3] = {0, 0, 1};
+    const float up[3] = {0, 1, 0}, down[3] = {0, -1, 0};
+    int r = 0;
+    /* outer, inner */
+    r |= pm__face(m, (float[]){X0, b, Z0}, (float[]){X0, h, Z1}, nx);
+    r |= pm__face(m, (float[]){X1, b, Z0}, (float[]){X1, h, Z1}, px);
+    r |= pm__face(m, (float[]){X0, b, Z0}, (float[]){X1, h, Z0}, nz);
+    r |= pm__face(m, (float[]){X0, b, Z1}, (float[]){X1, h, Z1}, pz);
+    r |= pm__face(m, (float[]){xi0, b, zi0}, (float[]){xi0, h, zi1}, px);
+    r |= pm__face(m, (float[]){xi1, b, zi0}, (float[]){xi1, h, zi1}, nx);
+    r |= pm__face(m, (float[]){xi0, b, zi0}, (float[]){xi1, h, zi0}, pz);
+    r |= pm__face(m, (float[]){xi0, b, zi1}, (float[]){xi1, h, zi1}, nz);
+    /* rims: the ring between outer and inner at the top and the bottom */
+    for (int e = 0; e < 2; e++) {
+        float y = e ? h : b;
+        const float *n = e ? up : down;
+        r |= pm__face(m, (float[]){X0, y, Z0}, (float[]){X1, y, zi0}, n);
+        r |= pm__face(m, (float[]){X0, y, zi1}, (float[]){X1, y, Z1}, n);
+        r |= pm__face(m, (float[]){X0, y, zi0}, (float[]){xi0, y, zi1}, n);
+        r |= pm__face(m, (float[]){xi1, y, zi0}, (float[]){X1, y, zi1}, n);
+    }
+    return r ? PM_ERR_NOMEM : PM_OK;
 }
 
 static int pm__fill_shaft(pm__map *m, const pm_dungeon_layout *l) {
@@ -251,13 +321,7 @@ static int pm__fill_shaft(pm__map *m, const pm_dungeon_layout *l) {
         double ylo = sh->floor_lo * m->p->floor_height, y0 = ylo + m->p->wall_height;
         double y1 = sh->floor_hi * m->p->floor_height;
         int r = pm__hrect(m, sh->x, sh->z, sh->x + 1, sh->z + 1, ylo);
-        for (int k = 0; r == 0 && y1 > y0 && k < 4; k++) {
-            int axis = k / 2, at = axis == 0 ? sh->x + k % 2 : sh->z + k % 2;
-            int32_t a0 = axis == 0 ? sh->z : sh->x;
-            int dir = k % 2 ? 1 : -1;
-            r = pm__vrect(m, axis, at, a0, a0 + 1, y0, y1, dir);
-            if (r == 0) r = pm__vrect(m, axis, at, a0, a0 + 1, y0, y1, -dir);
-        }
+        if (r == 0 && y1 > y0) r = pm__tube(m, sh->x, sh->z, y0, y1);
         if (r < 0) return r;
     }
     return PM_OK;
