@@ -546,13 +546,19 @@ static int pm__grid(pm__ctx *x, pm__level *L) {
  * stays positive even when a consumer subtracts the coordinates in float
  * (error about one ulp of the coordinate per difference). Slivers below
  * the margin only come from collapsed folds and are left out. */
+static double pm__maxabs(double m, double v) {
+    v = v < 0.0 ? -v : v;
+    return v > m ? v : m;
+}
+
 static bool pm__faces_up(const float *a, const float *b, const float *c) {
     double pa[2] = {a[0], a[2]}, pb[2] = {b[0], b[2]}, pc[2] = {c[0], c[2]};
     double o = pm__orient(pa, pb, pc);
+    if (!(o > 0.0)) return false;
     double m = 1.0, e = 0.0;
     for (int k = 0; k < 2; k++) {
-        m = fmax(m, fmax(fabs(pa[k]), fmax(fabs(pb[k]), fabs(pc[k]))));
-        e = fmax(e, fmax(fabs(pb[k] - pa[k]), fmax(fabs(pc[k] - pa[k]), fabs(pc[k] - pb[k]))));
+        m = pm__maxabs(pm__maxabs(pm__maxabs(m, pa[k]), pb[k]), pc[k]);
+        e = pm__maxabs(pm__maxabs(pm__maxabs(e, pb[k] - pa[k]), pc[k] - pa[k]), pc[k] - pb[k]);
     }
     return o > 4.0 * 1.2e-7 * m * e;
 }
@@ -699,7 +705,7 @@ static int pm__level_build(pm__ctx *x, pm__level *L, double max_error, double ma
     if (r == PM_ERR_LIMIT) return pm__limit(x, field, (cap + 1) * vps);
     if (r < 0) return r;
     if (x->budget != UINT64_MAX) x->budget -= n * vps;
-    L->achieved = pm_spline_chord_error(&x->spline, &o, smp, n, 16);
+    L->achieved = pm_spline_sample_error(&x->spline, &o, smp, n);
     if ((r = pm__sections(x, L, smp, n)) < 0) return r;
     pm__clamp_folds(x, L);
     return pm__grid(x, L);

@@ -110,36 +110,33 @@ double pm_heightfield_height(const void *ctx, double x, double z) {
     return h0 + fz * (h1 - h0);
 }
 
-/* Unnormalized central-difference normal at node (c, r). */
-static void pm__node_normal(const pm_heightfield *hf, uint32_t c, uint32_t r, double n[3]) {
+/* Central-difference gradient (dh/dx, dh/dz) at node (c, r). */
+static void pm__node_gradient(const pm_heightfield *hf, uint32_t c, uint32_t r, double g[2]) {
     uint32_t c0 = c ? c - 1 : c, c1 = c + 1 < hf->cols ? c + 1 : c;
     uint32_t r0 = r ? r - 1 : r, r1 = r + 1 < hf->rows ? r + 1 : r;
     const double *h = hf->h;
     size_t w = hf->cols;
-    double hx = (h[r * w + c1] - h[r * w + c0]) / ((double)(c1 - c0) * hf->cell);
-    double hz = (h[r1 * w + c] - h[r0 * w + c]) / ((double)(r1 - r0) * hf->cell);
-    double l = sqrt(hx * hx + 1.0 + hz * hz);
-    n[0] = -hx / l;
-    n[1] = 1.0 / l;
-    n[2] = -hz / l;
+    g[0] = (h[r * w + c1] - h[r * w + c0]) / ((double)(c1 - c0) * hf->cell);
+    g[1] = (h[r1 * w + c] - h[r0 * w + c]) / ((double)(r1 - r0) * hf->cell);
 }
 
 void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
-    double fx, fz, a[3], b[3], c[3], d[3];
+    double fx, fz, a[2], b[2], c[2], d[2];
     uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
     uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
-    pm__node_normal(hf, ci, ri, a);
-    pm__node_normal(hf, ci + 1, ri, b);
-    pm__node_normal(hf, ci, ri + 1, c);
-    pm__node_normal(hf, ci + 1, ri + 1, d);
-    double l = 0.0;
-    for (int k = 0; k < 3; k++) {
+    pm__node_gradient(hf, ci, ri, a);
+    pm__node_gradient(hf, ci + 1, ri, b);
+    pm__node_gradient(hf, ci, ri + 1, c);
+    pm__node_gradient(hf, ci + 1, ri + 1, d);
+    double g[2];
+    for (int k = 0; k < 2; k++) {
         double top = a[k] + fx * (b[k] - a[k]), bot = c[k] + fx * (d[k] - c[k]);
-        n[k] = top + fz * (bot - top);
-        l += n[k] * n[k];
+        g[k] = top + fz * (bot - top);
     }
-    l = sqrt(l);
-    for (int k = 0; k < 3; k++) n[k] /= l;
+    double l = sqrt(g[0] * g[0] + 1.0 + g[1] * g[1]);
+    n[0] = -g[0] / l;
+    n[1] = 1.0 / l;
+    n[2] = -g[1] / l;
 }
 
 /* ---- flattening ---- */
@@ -269,8 +266,10 @@ static int64_t pm__grid_vertex(pm_scene *s, pm_prim *p, const pm_heightfield *hf
                                uint32_t c, uint32_t r) {
     size_t k = (size_t)r * hf->cols + c;
     if (map[k] != UINT32_MAX) return map[k];
-    double n[3];
-    pm__node_normal(hf, c, r, n);
+    double g[2];
+    pm__node_gradient(hf, c, r, g);
+    double l = sqrt(g[0] * g[0] + 1.0 + g[1] * g[1]);
+    double n[3] = {-g[0] / l, 1.0 / l, -g[1] / l};
     float pos[3] = {(float)(hf->origin[0] + (double)c * hf->cell), (float)hf->h[k],
                     (float)(hf->origin[1] + (double)r * hf->cell)};
     float nf[3] = {(float)n[0], (float)n[1], (float)n[2]};

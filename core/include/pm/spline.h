@@ -60,6 +60,8 @@ typedef struct pm_sample_opts {
 typedef struct pm_curve_sample {
     double t;               /* curve parameter */
     double p[3];            /* position, with the height override applied */
+    double err;             /* chord error of the chord ending here (0 first) */
+    bool err_exact;         /* err was refined; else from 7 probes, <= max_error / 2 */
 } pm_curve_sample;
 
 /* Point at t with the height override of o applied (o may be NULL). */
@@ -75,6 +77,13 @@ void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, doub
  * PM_ERR_NOMEM, PM_ERR_LIMIT, PM_ERR_CANCELLED. */
 int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
                      pm_curve_sample **out, size_t *n);
+
+/* The achieved chord error of a sampling from its recorded per-chord
+ * errors: exact ones as they are, and the few 7-probe estimates that could
+ * matter refined. Equal to pm_spline_chord_error with dense probes, at a
+ * fraction of its cost. */
+double pm_spline_sample_error(const pm_spline *s, const pm_sample_opts *o,
+                              const pm_curve_sample *smp, size_t n);
 
 /* The achieved chord error of a sampling: the largest distance from the
  * curve to the chord that replaces it, per chord from `probes` (>= 1)

@@ -38,8 +38,9 @@ int pm_heightfield_from_noise(pm_arena *a, pm_heightfield *hf, const pm_noise *n
  * (ctx is the heightfield). */
 double pm_heightfield_height(const void *hf, double x, double z);
 
-/* Smooth unit normal at a ground point: central-difference normals at the
- * nodes, interpolated bilinearly and normalized (no facets at cell edges). */
+/* Smooth unit normal at a ground point: central-difference gradients at
+ * the nodes, interpolated bilinearly, as (-dh/dx, 1, -dh/dz) normalized
+ * (no facets at cell edges). */
 void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]);
 
 /* What flattening needs to know about a road: its surface as triangles
