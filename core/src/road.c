@@ -819,6 +819,10 @@ static int pm__place(pm__ctx *x, const pm__level *L, const pm_road_prop *rp, uin
     double W = 0.5 * p->width + p->shoulder;
     double clamp = fmin(a->clamp[side], b->clamp[side]);
     if (clamp < W * (1.0 - 1e-9) && rp->offset > clamp) return 0;
+    /* Beyond the centre of curvature on the inner side, a line of props
+     * would fold back on itself like the road edge would. */
+    double kappa = a->kappa + f * (b->kappa - a->kappa);
+    if ((kappa > 0.0) == (side == 0) && fabs(kappa) * rp->offset >= 1.0) return 0;
     double c[3], r[3], T[3], U[3], pos[3];
     pm__lerp3(a->c, b->c, f, c);
     pm__lerp3(a->r, b->r, f, r);
