@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pm/result.h"
+#include "trig.h"
 
 #define PM__SQRT3 1.7320508075688772
 
@@ -22,21 +23,6 @@ bool pm_poisson_inside(const pm_poisson_params *p, const double q[2]) {
         return fabs(x) <= p->half[0] && fabs(y) <= p->half[1] && p->inside(q, p->user);
     }
     return false;
-}
-
-/* cos and sin of x in [0, 2 pi] from arithmetic alone (libm results may
- * differ between platforms): a Taylor series at x/64, then six doublings. */
-static void pm__cos_sin(double x, double *c, double *s) {
-    double h = x / 64, h2 = h * h;
-    double sv = h * (1 - h2 / 6 * (1 - h2 / 20 * (1 - h2 / 42 * (1 - h2 / 72))));
-    double cv = 1 - h2 / 2 * (1 - h2 / 12 * (1 - h2 / 30 * (1 - h2 / 56)));
-    for (int i = 0; i < 6; i++) {
-        double ns = 2 * sv * cv, nc = cv * cv - sv * sv;
-        sv = ns;
-        cv = nc;
-    }
-    *c = cv;
-    *s = sv;
 }
 
 typedef struct pm__pds {
@@ -100,6 +86,13 @@ static int pm__add(pm__pds *s, const double q[2]) {
     return PM_OK;
 }
 
+/* Within the domain's box grown by margin: where the grid has cells. */
+static bool pm__in_box(const pm__pds *s, const double q[2], double margin) {
+    const pm_poisson_params *p = s->p;
+    return fabs(q[0] - p->center[0]) <= p->half[0] + margin &&
+           fabs(q[1] - p->center[1]) <= p->half[1] + margin;
+}
+
 static bool pm__usable(const pm__pds *s, const double q[2]) {
     return pm_poisson_inside(s->p, q) && pm__far_enough(s, q);
 }
@@ -137,7 +130,7 @@ static int pm__first(pm__pds *s, pm_rng *rng) {
     const pm_poisson_params *p = s->p;
     for (uint32_t i = 0; i < p->ninitial; i++) {
         const double *q = p->initial + 2 * (size_t)i;
-        if (!pm__usable(s, q)) continue;
+        if (!pm__in_box(s, q, s->cell) || !pm__far_enough(s, q)) continue;
         int r = pm__add(s, q);
         if (r < 0) return r;
     }
@@ -178,7 +171,7 @@ long pm_poisson(pm_arena *a, const pm_poisson_params *p, pm_rng *rng, double **o
     int r = pm__first(&s, rng);
     uint32_t tries = p->tries ? p->tries : 30;
     double sc, ss;
-    pm__cos_sin(2 * 3.14159265358979323846 / tries, &sc, &ss);
+    pm__cos_sin(2 * PM__PI / tries, &sc, &ss);
     while (r == PM_OK && s.nactive)
         r = pm__expand(&s, (uint32_t)pm_rng_below(rng, s.nactive), rng, sc, ss, tries);
     if (r < 0) return r;

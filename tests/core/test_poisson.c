@@ -73,7 +73,7 @@ Test(poisson, deterministic_per_seed) {
 }
 
 Test(poisson, initial_samples_come_first) {
-    double init[] = {0, 0, 0.5, 0, 5, 5, 100, 100, 9, -9};  /* 2nd too close, 4th outside */
+    double init[] = {0, 0, 0.5, 0, 5, 5, 100, 100, 9, -9};  /* 2nd too close, 4th far outside */
     pm_poisson_params p = {.shape = PM_POISSON_RECT, .half = {10, 10}, .radius = 1,
                            .initial = init, .ninitial = 5};
     pm_arena *a = pm_arena_create(0);
@@ -110,5 +110,19 @@ Test(poisson, limit_and_tiny_domains) {
     /* A domain smaller than the radius holds exactly one sample. */
     pm_poisson_params q = {.shape = PM_POISSON_HEXAGON, .half = {0.3, 0}, .radius = 1};
     cr_assert_eq(sample(a, &q, 1, &pts), 1);
+    pm_arena_destroy(a);
+}
+
+/* Outline points a rounding error outside the domain are kept as given. */
+Test(poisson, initial_samples_on_the_outline) {
+    double init[] = {10 + 1e-12, 0, -10 - 1e-12, 3, 10.5, 8, 13, 0};  /* last: past the margin */
+    pm_poisson_params p = {.shape = PM_POISSON_RECT, .half = {10, 10}, .radius = 1,
+                           .initial = init, .ninitial = 4};
+    pm_arena *a = pm_arena_create(0);
+    double *pts;
+    long n = sample(a, &p, 1, &pts);
+    cr_assert_gt(n, 3);
+    cr_assert(memcmp(pts, init, 6 * sizeof(double)) == 0);
+    for (long i = 3; i < n; i++) cr_assert(pm_poisson_inside(&p, pts + 2 * i));
     pm_arena_destroy(a);
 }

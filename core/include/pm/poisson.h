@@ -30,9 +30,11 @@ typedef struct pm_poisson_params {
     bool (*inside)(const double p[2], void *user);  /* PM_POISSON_CUSTOM only */
     void *user;
     /* Samples placed first, in order (e.g. evenly along the boundary, which
-     * gives the set a clean outline); ones closer than radius to an earlier
-     * one or outside the domain are dropped. With none, the first sample is
-     * uniform in the domain. */
+     * gives the set a clean outline). They skip the domain test, so points
+     * meant to lie on the boundary stay even where rounding puts them a hair
+     * outside; ones closer than radius to an earlier one, or farther than
+     * radius / sqrt(2) outside the domain's box, are dropped. With none, the
+     * first sample is uniform in the domain. */
     const double *initial;
     uint32_t ninitial;
 } pm_poisson_params;
