@@ -3,7 +3,8 @@
  * very same polygons in the same `make bench` run and prints the ratio.
  *
  * Sets: random star polygons of 100, 1k and 10k vertices (fixed seeds),
- * plus every bench/polygons/<name>.poly file (e.g. junction contours).
+ * random combs of the same sizes (simple, not star-shaped), plus every
+ * bench/polygons/<name>.poly file (e.g. junction contours).
  * File format, one polygon per line, counter-clockwise in x/y:
  *     # comment lines start with '#'
  *     x0 y0 x1 y1 x2 y2 ...
@@ -63,6 +64,52 @@ static polyset make_stars(size_t n, size_t count, uint64_t seed) {
             s.pts[k][2 * i] = rad * cos(a);
             s.pts[k][2 * i + 1] = rad * sin(a);
         }
+    }
+    return s;
+}
+
+static void set_alloc(polyset *s, const char *name, size_t count) {
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->count = count;
+    s->pts = xmalloc(count * sizeof *s->pts);
+    s->n = xmalloc(count * sizeof *s->n);
+}
+
+/* Rotates a polygon by a random angle, so no edge is axis-aligned. */
+static void rotate(pm_rng *r, double *p, size_t n) {
+    double a = pm_rng_range(r, 0, 6.283185307179586), c = cos(a), s = sin(a);
+    for (size_t i = 0; i < n; i++) {
+        double x = p[2 * i], y = p[2 * i + 1];
+        p[2 * i] = c * x - s * y, p[2 * i + 1] = s * x + c * y;
+    }
+}
+
+/* A comb with (n - 2) / 4 teeth of random heights over random floors:
+ * simple by construction, far from star-shaped (empty kernel), half its
+ * vertices reflex. Exercises the general path: sweep line + grid. */
+static polyset make_combs(size_t n, size_t count, uint64_t seed) {
+    polyset s;
+    char name[64];
+    snprintf(name, sizeof name, "comb-%zu", n);
+    set_alloc(&s, name, count);
+    pm_rng r;
+    pm_rng_seed(&r, seed);
+    size_t teeth = (n - 2) / 4;
+    for (size_t k = 0; k < count; k++) {
+        double *p = s.pts[k] = xmalloc(2 * n * sizeof(double));
+        size_t m = 0;
+        p[m++] = 0, p[m++] = 0;
+        p[m++] = (double)teeth, p[m++] = 0;
+        for (size_t i = teeth; i-- > 0;) {
+            double h = pm_rng_range(&r, 0.5, 10.0), g = pm_rng_range(&r, 0.05, 0.4);
+            p[m++] = (double)i + 1, p[m++] = h;
+            p[m++] = (double)i + 0.5, p[m++] = h;
+            p[m++] = (double)i + 0.5, p[m++] = g;
+            p[m++] = (double)i, p[m++] = g;
+        }
+        s.n[k] = m / 2;
+        rotate(&r, p, s.n[k]);
     }
     return s;
 }
@@ -230,6 +277,12 @@ int main(void) {
     static const struct { size_t n, count; } sizes[] = {{100, 200}, {1000, 40}, {10000, 8}};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         polyset s = make_stars(sizes[i].n, sizes[i].count, 1000 + i);
+        bench_set(dir, &s);
+        free_set(&s);
+    }
+    /* Not star-shaped: what every polygon without a kernel point pays. */
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        polyset s = make_combs(sizes[i].n + 2, sizes[i].count, 2000 + i);
         bench_set(dir, &s);
         free_set(&s);
     }

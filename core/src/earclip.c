@@ -6,6 +6,7 @@
 
 #include "pm/predicates.h"
 #include "pm/result.h"
+#include "pm/rng.h"
 
 /* Ear clipping in O(n log n + total ear-test work):
  *
@@ -45,6 +46,7 @@ typedef struct pm__grid {
     uint32_t *end;     /* one past the last live entry of each cell */
     uint32_t *slot;    /* per vertex: its entry in items while it is live */
     pm__item *items;
+    bool filled;       /* filled on the first ear test that needs it */
 } pm__grid;
 
 typedef struct pm__ec {
@@ -84,8 +86,18 @@ static bool pm__event_less(const pm__event *a, const pm__event *b) {
  * tmp holds n entries. (An 8-pass radix sort on x measured no faster at
  * the sizes that matter.) */
 static void pm__sort_events(pm__event *ev, pm__event *tmp, uint32_t n) {
+    /* Insertion sort of runs of 8 first: three merge passes fewer. */
+    for (uint32_t lo = 0; lo < n; lo += 8) {
+        uint32_t hi = lo + 8 < n ? lo + 8 : n;
+        for (uint32_t i = lo + 1; i < hi; i++) {
+            pm__event e = ev[i];
+            uint32_t j = i;
+            for (; j > lo && pm__event_less(&e, &ev[j - 1]); j--) ev[j] = ev[j - 1];
+            ev[j] = e;
+        }
+    }
     pm__event *src = ev, *dst = tmp;
-    for (uint32_t width = 1; width < n; width *= 2) {
+    for (uint32_t width = 8; width < n; width *= 2) {
         for (uint32_t lo = 0; lo < n; lo += 2 * width) {
             uint32_t mid = lo + width < n ? lo + width : n;
             uint32_t hi = lo + 2 * width < n ? lo + 2 * width : n;
@@ -172,30 +184,35 @@ static bool pm__check_pair(const pm__sweep *s, uint32_t i) {
 /* Processes the sweep event at vertex v (point p). False on a clash. */
 static bool pm__sweep_event(pm__sweep *s, uint32_t v, const double *p) {
     uint32_t in_edge = v == 0 ? s->n - 1 : v - 1, out_edge = v;
+    uint32_t ending = (s->seg[in_edge].ri == v) + (s->seg[out_edge].ri == v);
     uint32_t k = pm__status_lower_bound(s, p), j = k;
-    /* Active edges through p must be the ones ending here. */
-    while (j < s->count && pm__side(s, s->status[j], p) == 0.0) {
-        if (s->status[j] != in_edge && s->status[j] != out_edge) return false;
+    uint32_t *st = s->status;
+    /* Edges ending here contain p, so they sit at k; any other active edge
+     * through p is a clash. */
+    while (j < s->count && pm__side(s, st[j], p) == 0.0) {
+        if (st[j] != in_edge && st[j] != out_edge) return false;
         j++;
     }
-    uint32_t ending = (s->seg[in_edge].ri == v) + (s->seg[out_edge].ri == v);
     if (j - k != ending) return false;
-    uint32_t *st = s->status;
-    if (j > k) memmove(st + k, st + j, (size_t)(s->count - j) * sizeof *st);
-    s->count -= j - k;
-    uint32_t start[2], ns = 0;
-    if (s->seg[in_edge].li == v) start[ns++] = in_edge;
-    if (s->seg[out_edge].li == v) start[ns++] = out_edge;
-    if (ns == 2) {
-        double o = pm_orient2d_fast(p, s->seg[start[0]].r, s->seg[start[1]].r);
-        if (o == 0.0) return false; /* overlapping spike */
-        if (o < 0.0) start[0] = out_edge, start[1] = in_edge;
+    if (ending == 1) {
+        /* The common case: the chain passes through v, and the edge leaving
+         * it takes over the slot of the edge arriving. */
+        st[k] = s->seg[in_edge].li == v ? in_edge : out_edge;
+        return pm__check_pair(s, k) && pm__check_pair(s, k + 1);
     }
-    if (ns == 0) return pm__check_pair(s, k);
-    memmove(st + k + ns, st + k, (size_t)(s->count - k) * sizeof *st);
-    for (uint32_t i = 0; i < ns; i++) st[k + i] = start[i];
-    s->count += ns;
-    return pm__check_pair(s, k) && pm__check_pair(s, k + ns);
+    if (ending == 2) {
+        memmove(st + k, st + k + 2, (size_t)(s->count - k - 2) * sizeof *st);
+        s->count -= 2;
+        return pm__check_pair(s, k);
+    }
+    /* Both edges start here: order them by their turn at p. */
+    double o = pm_orient2d_fast(p, s->seg[in_edge].r, s->seg[out_edge].r);
+    if (o == 0.0) return false; /* overlapping spike */
+    memmove(st + k + 2, st + k, (size_t)(s->count - k) * sizeof *st);
+    st[k] = o > 0.0 ? in_edge : out_edge;
+    st[k + 1] = o > 0.0 ? out_edge : in_edge;
+    s->count += 2;
+    return pm__check_pair(s, k) && pm__check_pair(s, k + 2);
 }
 
 static pm__seg *pm__make_segs(pm_arena *scratch, const double *pts, uint32_t n) {
@@ -224,6 +241,86 @@ static bool pm__star_around(const double *pts, uint32_t n, const double c[2]) {
         crossings += a[1] < c[1] && b[1] >= c[1];
     }
     return crossings == 1;
+}
+
+/* ---- a kernel point for the star test ------------------------------------
+ * Seidel's randomized incremental linear programming finds extreme points
+ * of the kernel (the intersection of the edges' left half-planes) in
+ * expected O(n). It runs in plain floating point: its answer is only a
+ * candidate, which pm__star_around then checks exactly. */
+
+/* Left-of-edge value of point c for edge i: >= 0 inside its half-plane. */
+static double pm__edge_eval(const double *pts, uint32_t n, uint32_t i, const double c[2]) {
+    const double *a = pm__pt(pts, i), *b = pm__pt(pts, i + 1 == n ? 0 : i + 1);
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+
+/* Maximizes d.p for p on the line of edge i, within box and the half-planes
+ * of the edges order[0..k). False when that range is empty. */
+static bool pm__lp_on_line(const double *pts, uint32_t n, const uint32_t *order, uint32_t k,
+                           uint32_t i, const double box[4], const double d[2], double out[2]) {
+    const double *a = pm__pt(pts, i), *b = pm__pt(pts, i + 1 == n ? 0 : i + 1);
+    double dir[2] = {b[0] - a[0], b[1] - a[1]}, lo = -INFINITY, hi = INFINITY;
+    for (int axis = 0; axis < 2; axis++) {
+        if (dir[axis] == 0.0) continue;
+        double t0 = (box[2 * axis] - a[axis]) / dir[axis], t1 = (box[2 * axis + 1] - a[axis]) / dir[axis];
+        lo = pm__max(lo, pm__min(t0, t1)), hi = pm__min(hi, pm__max(t0, t1));
+    }
+    for (uint32_t j = 0; j < k && lo <= hi; j++) {
+        uint32_t e = order[j];
+        const double *p = pm__pt(pts, e), *q = pm__pt(pts, e + 1 == n ? 0 : e + 1);
+        double alpha = pm__edge_eval(pts, n, e, a);
+        double beta = (q[0] - p[0]) * dir[1] - (q[1] - p[1]) * dir[0];
+        if (beta > 0.0) lo = pm__max(lo, -alpha / beta);
+        else if (beta < 0.0) hi = pm__min(hi, -alpha / beta);
+        else if (alpha < 0.0) return false;
+    }
+    if (!(lo <= hi)) return false;
+    double t = d[0] * dir[0] + d[1] * dir[1] > 0.0 ? hi : lo;
+    out[0] = a[0] + t * dir[0], out[1] = a[1] + t * dir[1];
+    return true;
+}
+
+/* The kernel point maximizing d.p, or false when the kernel looks empty. */
+static bool pm__kernel_extreme(const double *pts, uint32_t n, const uint32_t *order,
+                               const double box[4], const double d[2], double out[2]) {
+    out[0] = d[0] > 0.0 ? box[1] : box[0];
+    out[1] = d[1] > 0.0 ? box[3] : box[2];
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = order[k];
+        if (pm__edge_eval(pts, n, i, out) >= 0.0) continue;
+        if (!pm__lp_on_line(pts, n, order, k, i, box, d, out)) return false;
+    }
+    return true;
+}
+
+/* A candidate point strictly inside the kernel: the mean of three extreme
+ * points (generic directions, so the optima are unique vertices). False when
+ * the kernel looks empty. */
+static int pm__kernel_point(pm_arena *scratch, const double *pts, uint32_t n, double c[2]) {
+    uint32_t *order = pm_arena_alloc(scratch, (size_t)n * sizeof *order);
+    if (!order) return PM_ERR_NOMEM;
+    double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < n; i++) {
+        order[i] = i;
+        box[0] = pm__min(box[0], pts[2 * (size_t)i]), box[1] = pm__max(box[1], pts[2 * (size_t)i]);
+        box[2] = pm__min(box[2], pts[2 * (size_t)i + 1]), box[3] = pm__max(box[3], pts[2 * (size_t)i + 1]);
+    }
+    /* A fixed seed: the permutation only affects speed, never the result. */
+    pm_rng r;
+    pm_rng_seed(&r, 0x6b65726e656cull);
+    for (uint32_t i = n - 1; i > 0; i--) {
+        uint32_t j = (uint32_t)pm_rng_below(&r, (uint64_t)i + 1), t = order[i];
+        order[i] = order[j], order[j] = t;
+    }
+    static const double dirs[3][2] = {{1.0, 0.0009765625}, {-1.0, 0.00048828125}, {0.0001220703125, -1.0}};
+    double sum[2] = {0.0, 0.0}, p[2];
+    for (int k = 0; k < 3; k++) {
+        if (!pm__kernel_extreme(pts, n, order, box, dirs[k], p)) return 0;
+        sum[0] += p[0], sum[1] += p[1];
+    }
+    c[0] = sum[0] / 3.0, c[1] = sum[1] / 3.0;
+    return 1;
 }
 
 static void pm__vertex_centroid(const double *pts, uint32_t n, double c[2]) {
@@ -284,11 +381,14 @@ static void pm__grid_shape(pm__grid *g, uint32_t m) {
     g->sy = h > 0.0 ? g->gy / h : 0.0;
 }
 
-static int pm__grid_build(pm_arena *scratch, pm__ec *ec) {
+/* Sizes and allocates the grid for the non-convex vertices; filling waits
+ * for the first ear test that needs it (star-shaped polygons rarely do). */
+static int pm__grid_prepare(pm_arena *scratch, pm__ec *ec) {
     pm__grid *g = &ec->grid;
     uint32_t m = 0;
     g->minx = g->miny = INFINITY;
     g->maxx = g->maxy = -INFINITY;
+    g->filled = false;
     for (uint32_t i = 0; i < ec->n; i++) {
         if (!(ec->state[i] & PM__NONCONVEX)) continue;
         const double *p = pm__pt(ec->pts, i);
@@ -302,11 +402,19 @@ static int pm__grid_build(pm_arena *scratch, pm__ec *ec) {
     }
     pm__grid_shape(g, m);
     size_t cells = (size_t)g->gx * g->gy;
-    g->start = pm_arena_calloc(scratch, cells + 1, sizeof *g->start);
+    g->start = pm_arena_alloc(scratch, (cells + 1) * sizeof *g->start);
     g->end = pm_arena_alloc(scratch, cells * sizeof *g->end);
     g->slot = pm_arena_alloc(scratch, (size_t)ec->n * sizeof *g->slot);
     g->items = pm_arena_alloc(scratch, (size_t)m * sizeof *g->items);
-    if (!g->start || !g->end || !g->slot || !g->items) return PM_ERR_NOMEM;
+    return g->start && g->end && g->slot && g->items ? 0 : PM_ERR_NOMEM;
+}
+
+/* Files the vertices that are still non-convex (a subset of those the grid
+ * was sized for) by cell. */
+static void pm__grid_fill(pm__ec *ec) {
+    pm__grid *g = &ec->grid;
+    size_t cells = (size_t)g->gx * g->gy;
+    memset(g->start, 0, (cells + 1) * sizeof *g->start);
     for (uint32_t i = 0; i < ec->n; i++)
         if (ec->state[i] & PM__NONCONVEX) g->start[pm__cell_of(g, pm__pt(ec->pts, i)) + 1]++;
     for (size_t c = 0; c < cells; c++) g->start[c + 1] += g->start[c];
@@ -318,11 +426,12 @@ static int pm__grid_build(pm_arena *scratch, pm__ec *ec) {
         g->items[k] = (pm__item){p[0], p[1], i};
         g->slot[i] = k;
     }
-    return 0;
+    g->filled = true;
 }
 
 /* Takes vertex v, which just turned convex, out of its cell. */
 static void pm__grid_remove(pm__grid *g, const double *pts, uint32_t v) {
+    if (!g->filled) return;
     uint32_t c = pm__cell_of(g, pm__pt(pts, v));
     uint32_t k = g->slot[v], last = --g->end[c];
     g->items[k] = g->items[last];
@@ -376,9 +485,10 @@ static bool pm__cell_blocks(const pm__ec *ec, uint32_t cell, const double *tri[3
  * row bands and x spans are padded by more than their rounding error, and
  * cell lookup is monotone, so no cell holding a point of the closed triangle
  * is skipped. */
-static bool pm__ear_blocked(const pm__ec *ec, uint32_t u, uint32_t v, uint32_t w) {
+static bool pm__ear_blocked(pm__ec *ec, uint32_t u, uint32_t v, uint32_t w) {
     const pm__grid *g = &ec->grid;
     if (g->gx == 0) return false;
+    if (!g->filled) pm__grid_fill(ec);
     const double *tri[3] = {pm__pt(ec->pts, u), pm__pt(ec->pts, v), pm__pt(ec->pts, w)};
     const uint32_t id[3] = {u, v, w};
     const double *a = tri[0], *b = tri[1], *c = tri[2];
@@ -502,7 +612,7 @@ static int pm__ec_init(pm_arena *scratch, pm__ec *ec, const double *pts, uint32_
         double o = pm_orient2d_fast(pm__pt(pts, ec->prev[i]), pm__pt(pts, i), pm__pt(pts, ec->next[i]));
         ec->state[i] = PM__ALIVE | (o <= 0.0 ? PM__NONCONVEX : 0);
     }
-    if (pm__grid_build(scratch, ec) < 0) return PM_ERR_NOMEM;
+    if (pm__grid_prepare(scratch, ec) < 0) return PM_ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++) {
         if (ec->state[i] & PM__NONCONVEX) continue;
         ec->state[i] |= PM__DIRTY;
@@ -517,10 +627,16 @@ long pm_earclip(pm_arena *scratch, const double *pts, size_t n, uint32_t *out) {
     if (n > UINT32_MAX / 4) return PM_ERR_LIMIT;
     uint32_t nn = (uint32_t)n;
     pm__ec ec;
-    pm__vertex_centroid(pts, nn, ec.c);
     /* Star-shaped around c (edges all turning counter-clockwise around it)
-     * is simple and counter-clockwise at once; otherwise sweep. */
+     * is simple and counter-clockwise at once; otherwise sweep. The vertex
+     * centroid is tried first, then a point found in the kernel. */
+    pm__vertex_centroid(pts, nn, ec.c);
     ec.star = pm__star_around(pts, nn, ec.c);
+    if (!ec.star) {
+        int found = pm__kernel_point(scratch, pts, nn, ec.c);
+        if (found < 0) return found;
+        ec.star = found && pm__star_around(pts, nn, ec.c);
+    }
     if (!ec.star) {
         int simple = pm__sweep_simple(scratch, pts, nn);
         if (simple < 0) return simple;
