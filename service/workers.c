@@ -13,7 +13,6 @@ struct pm_svc_pool {
     pthread_cond_t cv;
     pm_svc_job *ring;     /* capacity queue_len + workers */
     size_t cap, head, count;
-    size_t idle;          /* workers waiting for a job, not yet handed one */
     size_t busy;
     unsigned workers, queue_len;
     int stopping;
@@ -24,11 +23,7 @@ struct pm_svc_pool {
 /* Takes the next job, or returns 0 when the pool stops. */
 static int pm_svc__next(pm_svc_pool *p, pm_svc_job *out) {
     pthread_mutex_lock(&p->mu);
-    while (p->count == 0 && !p->stopping) {
-        p->idle++;
-        pthread_cond_wait(&p->cv, &p->mu);
-        p->idle--;
-    }
+    while (p->count == 0 && !p->stopping) pthread_cond_wait(&p->cv, &p->mu);
     if (p->count == 0) {
         pthread_mutex_unlock(&p->mu);
         return 0;
@@ -78,9 +73,9 @@ pm_svc_pool *pm_svc_pool_create(unsigned workers, unsigned queue_len) {
 
 int pm_svc_pool_submit(pm_svc_pool *p, pm_svc_job_fn fn, void *arg) {
     pthread_mutex_lock(&p->mu);
-    /* Jobs up to the number of idle workers start at once; beyond them at
-     * most queue_len may wait. */
-    if (p->stopping || p->count >= p->queue_len + p->idle || p->count >= p->cap) {
+    /* Jobs up to the number of workers not running one start at once (even
+     * before those threads wake up); beyond them at most queue_len wait. */
+    if (p->stopping || p->count >= p->queue_len + (p->workers - p->busy) || p->count >= p->cap) {
         pthread_mutex_unlock(&p->mu);
         return -1;
     }
@@ -93,7 +88,8 @@ int pm_svc_pool_submit(pm_svc_pool *p, pm_svc_job_fn fn, void *arg) {
 
 size_t pm_svc_pool_depth(pm_svc_pool *p) {
     pthread_mutex_lock(&p->mu);
-    size_t n = p->count > p->idle ? p->count - p->idle : 0;
+    size_t free_workers = p->workers - p->busy;
+    size_t n = p->count > free_workers ? p->count - free_workers : 0;
     pthread_mutex_unlock(&p->mu);
     return n;
 }
