@@ -1,5 +1,6 @@
 #include "cache.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,7 +225,9 @@ static void pm_svc__evict(pm_svc_cache *c) {
  * the body is bigger than the whole budget (then nothing changes). */
 static int pm_svc__make_ready(pm_svc_cache *c, pm_svc_shard *s, pm_svc_entry *e,
                               pm_svc_blob *blob) {
-    size_t charge = blob->len + PM_SVC__ENTRY_OVERHEAD;
+    /* What the allocator really holds for the body, not just its length. */
+    size_t held = blob->base ? malloc_usable_size(blob->base) : 0;
+    size_t charge = (held > blob->len ? held : blob->len) + PM_SVC__ENTRY_OVERHEAD;
     if (charge > c->max_bytes) {
         atomic_fetch_add_explicit(&c->too_large, 1, memory_order_relaxed);
         return -1;

@@ -77,19 +77,32 @@ static void pm_svc__log_emit(pm_svc_line *l) {
     (void)w;   /* a log line that cannot be written has nowhere else to go */
 }
 
-void pm_svc_log(int level, const char *request_id, const char *msg, const char *fields, ...) {
-    if (!pm_svc_log_enabled(level)) return;
+static void pm_svc__vlog(int level, const char *request_id, const char *msg, const char *fields,
+                         va_list ap) {
     pm_svc_line l;
     l.len = 0;
     pm_svc__log_head(&l, level, request_id, msg);
     if (fields) {
         pm_svc__put(&l, ",");
-        va_list ap;
-        va_start(ap, fields);
         pm_svc__vput(&l, fields, ap);
-        va_end(ap);
     }
     pm_svc__log_emit(&l);
+}
+
+void pm_svc_log_lifecycle(const char *msg, const char *fields, ...) {
+    if (atomic_load(&pm_svc__log_level) >= PM_SVC_LOG_OFF) return;
+    va_list ap;
+    va_start(ap, fields);
+    pm_svc__vlog(PM_SVC_LOG_INFO, NULL, msg, fields, ap);
+    va_end(ap);
+}
+
+void pm_svc_log(int level, const char *request_id, const char *msg, const char *fields, ...) {
+    if (!pm_svc_log_enabled(level)) return;
+    va_list ap;
+    va_start(ap, fields);
+    pm_svc__vlog(level, request_id, msg, fields, ap);
+    va_end(ap);
 }
 
 void pm_svc_log_access(const pm_svc_access *a) {

@@ -30,6 +30,12 @@ void pm_svc_log_set_fd(int fd);
 void pm_svc_log(int level, const char *request_id, const char *msg, const char *fields, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Lifecycle lines (listening, signal, draining, stopped): level "info",
+ * yet written at every level but "off", so operators and tools always see
+ * the port and the shutdown. */
+void pm_svc_log_lifecycle(const char *msg, const char *fields, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* The access line for one finished request. cache is "HIT", "MISS" or NULL
  * (not a cacheable route); status 0 means the client left before a
  * response was queued. */

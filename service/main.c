@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
     int sig = 0;
     while (sigwait(&stop, &sig) != 0) {
     }
-    pm_svc_log(PM_SVC_LOG_INFO, NULL, "signal received", "\"signal\":\"%s\"",
+    pm_svc_log_lifecycle("signal received", "\"signal\":\"%s\"",
                sig == SIGTERM ? "SIGTERM" : "SIGINT");
     pm_svc_server_shutdown(srv);
     return 0;

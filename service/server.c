@@ -312,8 +312,13 @@ static void pm_svc__generate(pm_svc_job *job, pm_svc_outcome *o, pm_api_problem 
                            pm_svc_flight_cancel(job->flight), &scene, prob);
     uint64_t t1 = pm_svc_now_ns();
     pm_api_buf out = {0};
-    if (rc == 0 && scene && pm_api_encode(scene, gen, job->key_hex, job->fmt, &out) == 0)
+    if (rc == 0 && scene && pm_api_encode(scene, gen, job->key_hex, job->fmt, &out) == 0) {
+        /* Encoders grow their buffer by doubling; the cache keeps it for
+         * long, so give the slack back first. */
+        unsigned char *fit = realloc(out.data, out.len ? out.len : 1);
+        if (fit) out.data = fit;
         *blob = pm_svc_blob_wrap(out.data, out.data, out.len);
+    }
     uint64_t t2 = pm_svc_now_ns();
     pm_svc_gen_result res = PM_SVC_GEN_OK;
     if (rc != 0 || !scene) {
@@ -996,7 +1001,7 @@ pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) 
     }
     char bind[128];
     pm_svc_json_escape(bind, sizeof bind, cfg->bind);
-    pm_svc_log(PM_SVC_LOG_INFO, NULL, "listening",
+    pm_svc_log_lifecycle("listening",
                "\"port\":%u,\"bind\":\"%s\",\"threads\":%u,\"workers\":%u,\"queue\":%u,"
                "\"cache_bytes\":%zu,\"version\":\"%s\"",
                s->port, bind, cfg->threads, cfg->workers, cfg->queue, cfg->cache_bytes,
@@ -1022,7 +1027,7 @@ static int64_t pm_svc__wait_idle(pm_svc_server *s, uint64_t deadline_ns) {
 size_t pm_svc_server_shutdown(pm_svc_server *s) {
     atomic_store(&s->draining, 1);
     s->quiesced_fd = MHD_quiesce_daemon(s->daemon);
-    pm_svc_log(PM_SVC_LOG_INFO, NULL, "draining", "\"in_flight\":%lld,\"drain_ms\":%u",
+    pm_svc_log_lifecycle("draining", "\"in_flight\":%lld,\"drain_ms\":%u",
                (long long)pm_svc_metrics_inflight(s->metrics), s->cfg.drain_ms);
     uint64_t end = pm_svc_now_ns() + (uint64_t)s->cfg.drain_ms * 1000000ull;
     int64_t left = pm_svc__wait_idle(s, end);
@@ -1038,7 +1043,10 @@ size_t pm_svc_server_shutdown(pm_svc_server *s) {
     pm_svc__wait_idle(s, pm_svc_now_ns() + 1000000000ull);
     MHD_stop_daemon(s->daemon);
     if (s->quiesced_fd != MHD_INVALID_SOCKET) close(s->quiesced_fd);
-    pm_svc_log(left > 0 ? PM_SVC_LOG_WARN : PM_SVC_LOG_INFO, NULL, "stopped", "\"cut_short\":%lld",
+    if (left > 0)
+        pm_svc_log(PM_SVC_LOG_WARN, NULL, "drain time over: requests answered 503",
+                   "\"cut_short\":%lld", (long long)left);
+    pm_svc_log_lifecycle("stopped", "\"cut_short\":%lld",
                (long long)(left > 0 ? left : 0));
     pm_svc__free(s);
     return left > 0 ? (size_t)left : 0;

@@ -1,7 +1,16 @@
+/* gettid() and per-thread setpriority() are Linux extensions. */
+#define _GNU_SOURCE
 #include "workers.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+/* Generation is CPU-bound batch work: workers run at a lower priority so
+ * that on a saturated machine the HTTP threads (health checks, cache hits)
+ * still get a core at once. Linux applies nice values per thread. */
+#define PM_SVC_WORKER_NICE 10
 
 typedef struct pm_svc_job {
     pm_svc_job_fn fn;
@@ -39,6 +48,9 @@ static int pm_svc__next(pm_svc_pool *p, pm_svc_job *out) {
 static void *pm_svc__worker(void *arg) {
     pm_svc_pool *p = arg;
     pm_svc_job job;
+    /* Best effort: without permission the worker just keeps its priority. */
+    if (setpriority(PRIO_PROCESS, (id_t)gettid(), PM_SVC_WORKER_NICE) != 0) {
+    }
     while (pm_svc__next(p, &job)) {
         job.fn(job.arg, 0);
         pthread_mutex_lock(&p->mu);
