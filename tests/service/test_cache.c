@@ -1,6 +1,7 @@
 /* The result cache: LRU in bytes, eviction, sharding under threads,
  * single-flight, deadlines and the second tier. */
 #include <criterion/criterion.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -94,9 +95,13 @@ Test(cache, bytes_stay_within_budget_and_evictions_are_counted) {
 }
 
 Test(cache, eviction_follows_recency_across_shards) {
-    /* Room for exactly 10 entries of this size. */
+    /* Room for exactly 10 entries of this size (the cache charges what the
+     * allocator holds, plus a fixed overhead per entry). */
     const size_t body = 4000;
-    pm_svc_cache *c = pm_svc_cache_create(10 * (body + 192), 16, NULL);
+    void *probe = malloc(body);
+    size_t held = malloc_usable_size(probe);
+    free(probe);
+    pm_svc_cache *c = pm_svc_cache_create(10 * (held + 192) + 100, 16, NULL);
     for (uint64_t i = 0; i < 10; i++) {
         pm_svc_blob *b = blob_of(body, 1);
         pm_svc_cache_put(c, key_n(i), b);
