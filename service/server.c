@@ -354,7 +354,7 @@ static void pm_svc__job_run(void *arg, int aborted) {
     if (aborted || atomic_load(&srv->stopping)) {
         o.status = 503;
         o.prob = &srv->shutdown;
-    } else if (*pm_svc_flight_cancel(job->flight) ||
+    } else if (__atomic_load_n(pm_svc_flight_cancel(job->flight), __ATOMIC_ACQUIRE) ||
                pm_svc_now_ns() >= pm_svc_flight_deadline(job->flight)) {
         o.status = 503;   /* the watchdog has answered (or is about to) */
         o.prob = &srv->expired;
