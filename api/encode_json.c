@@ -43,10 +43,7 @@ static void pm_api__json_prim(pm_api__w *w, const pm_api__prim_view *pv) {
     pm_api__w_char(w, ',');
     pm_api__json_key(w, "indices");
     pm_api__w_char(w, '[');
-    for (uint32_t i = 0; i < p->icount; i++) {
-        if (i) pm_api__w_char(w, ',');
-        pm_api__w_u64(w, p->indices[i]);
-    }
+    pm_api__w_u32s(w, p->indices, p->icount);
     pm_api__w_lit(w, "]}");
 }
 

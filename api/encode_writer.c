@@ -112,23 +112,123 @@ static int pm_api__fmt_small_int(char *o, double d) {
     return n;
 }
 
+/* Exact powers of ten (every 10^k up to 10^22 is a double). */
+static const double pm_api__p10[23] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* True when decimal text s reads back as f both directly (strtof) and
+ * through a double first (as JavaScript and most JSON readers do). */
+static bool pm_api__reads_back(const char *s, float f) {
+    return strtof(s, NULL) == f && (float)strtod(s, NULL) == f;
+}
+
+int pm_api__fmt_f32_ref(char *o, float f) {
+    if (f == 0) f = 0;
+    int n = 0;
+    for (int prec = 6; prec <= 9; prec++) {
+        n = snprintf(o, 24, "%.*g", prec, (double)f);
+        if (pm_api__reads_back(o, f)) break;
+    }
+    return n;
+}
+
+/* Writes digits m (p of them, trailing zeros dropped) with decimal
+ * exponent x the way "%.<p>g" does. */
+static int pm_api__fmt_digits(char *o, bool neg, uint32_t m, int p, int x) {
+    char d[10];
+    for (int i = p - 1; i >= 0; i--, m /= 10) d[i] = (char)('0' + m % 10);
+    int nd = p;
+    while (nd > 1 && d[nd - 1] == '0') nd--;
+    int n = 0;
+    if (neg) o[n++] = '-';
+    if (x < -4 || x >= p) {
+        o[n++] = d[0];
+        if (nd > 1) {
+            o[n++] = '.';
+            memcpy(o + n, d + 1, (size_t)nd - 1);
+            n += nd - 1;
+        }
+        o[n++] = 'e';
+        o[n++] = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        if (ax >= 100) o[n++] = (char)('0' + ax / 100);
+        o[n++] = (char)('0' + ax / 10 % 10);
+        o[n++] = (char)('0' + ax % 10);
+    } else if (x >= 0) {
+        for (int i = 0; i <= x || i < nd; i++) {
+            if (i == x + 1) o[n++] = '.';
+            o[n++] = i < nd ? d[i] : '0';
+        }
+    } else {
+        o[n++] = '0';
+        o[n++] = '.';
+        for (int i = -1; i > x; i--) o[n++] = '0';
+        memcpy(o + n, d, (size_t)nd);
+        n += nd;
+    }
+    return n;
+}
+
+/* The shortest of 6..9 significant digits that reads back as f. Each
+ * candidate is checked exactly: its double value (one correctly rounded
+ * operation on exact operands) must lie strictly between the midpoints to
+ * f's float neighbours, which are exact doubles; only values whose scaling
+ * would be inexact (|f| < 1e-13 or >= 1e15) take the snprintf path. */
+int pm_api__fmt_f32(char *o, float f) {
+    if (f == 0) f = 0;
+    int n = pm_api__fmt_small_int(o, f);
+    if (n) return n;
+    float fa = fabsf(f);
+    if (!(fa >= 1e-13f && fa < 1e15f)) return pm_api__fmt_f32_ref(o, f);
+    double a = fa;
+    double lo = (a + (double)nextafterf(fa, 0)) / 2, hi = (a + (double)nextafterf(fa, INFINITY)) / 2;
+    int e = (int)floor(log10(a));
+    for (int p = 6; p <= 9; p++) {
+        for (int tries = 0; tries < 3; tries++) {
+            int sc = p - 1 - e;
+            double m = nearbyint(sc >= 0 ? a * pm_api__p10[sc] : a / pm_api__p10[-sc]);
+            if (m >= pm_api__p10[p]) { e++; continue; }
+            if (m < pm_api__p10[p - 1]) { e--; continue; }
+            double q = sc >= 0 ? m / pm_api__p10[sc] : m * pm_api__p10[-sc];
+            if (q > lo && q < hi) return pm_api__fmt_digits(o, f < 0, (uint32_t)m, p, e);
+            if (q == lo || q == hi) return pm_api__fmt_f32_ref(o, f); /* a tie: let libc decide */
+            break;
+        }
+    }
+    return pm_api__fmt_f32_ref(o, f);
+}
+
 void pm_api__w_f32(pm_api__w *w, float f) {
     if (!pm_api__w_reserve(w, 24)) return;
-    char *o = w->data + w->len;
-    if (f == 0) f = 0; /* -0 prints as 0 */
-    int n = pm_api__fmt_small_int(o, f);
-    for (int prec = 6; n == 0 && prec <= 9; prec++) {
-        n = snprintf(o, 24, "%.*g", prec, (double)f);
-        if (prec < 9 && strtof(o, NULL) != f) n = 0;
-    }
-    w->len += (size_t)n;
+    w->len += (size_t)pm_api__fmt_f32(w->data + w->len, f);
 }
 
 void pm_api__w_f32s(pm_api__w *w, const float *v, size_t n) {
+    if (!pm_api__w_reserve(w, n * 17 + 8)) return;
+    char *o = w->data + w->len;
     for (size_t i = 0; i < n; i++) {
-        if (i) pm_api__w_char(w, ',');
-        pm_api__w_f32(w, v[i]);
+        if (i) *o++ = ',';
+        o += pm_api__fmt_f32(o, v[i]);
     }
+    w->len = (size_t)(o - w->data);
+}
+
+void pm_api__w_u32s(pm_api__w *w, const uint32_t *v, size_t n) {
+    if (!pm_api__w_reserve(w, n * 11)) return;
+    char *o = w->data + w->len;
+    for (size_t i = 0; i < n; i++) {
+        if (i) *o++ = ',';
+        char tmp[10];
+        int k = 0;
+        uint32_t x = v[i];
+        do {
+            tmp[k++] = (char)('0' + x % 10);
+            x /= 10;
+        } while (x);
+        while (k) *o++ = tmp[--k];
+    }
+    w->len = (size_t)(o - w->data);
 }
 
 void pm_api__w_f64(pm_api__w *w, double d) {

@@ -27,11 +27,17 @@ void pm_api__w_char(pm_api__w *w, char c);
 void pm_api__w_str(pm_api__w *w, const char *s);            /* a JSON string */
 void pm_api__w_u64(pm_api__w *w, uint64_t v);
 void pm_api__w_i64(pm_api__w *w, int64_t v);
-/* The shortest "%.Ng" (N = 6..9) that reads back as the same float32; -0
- * prints as 0. f must be finite. */
+/* The shortest "%.Ng" text (N = 6..9 significant digits) that reads back
+ * as the same float32, whether parsed straight to float or to double and
+ * then rounded to float; integers below 1e6 print as integers, -0 as 0.
+ * f must be finite. fmt writes at most 16 bytes to o and returns the
+ * length; fmt_ref is the slow reference (snprintf + strtof) it matches. */
+int pm_api__fmt_f32(char *o, float f);
+int pm_api__fmt_f32_ref(char *o, float f);
 void pm_api__w_f32(pm_api__w *w, float f);
-/* Comma-separated floats (no brackets). */
+/* Comma-separated floats / indices (no brackets). */
 void pm_api__w_f32s(pm_api__w *w, const float *v, size_t n);
+void pm_api__w_u32s(pm_api__w *w, const uint32_t *v, size_t n);
 /* The shortest "%.Ng" (N = 15..17) that reads back as the same double;
  * non-finite prints null. Used for metadata and for accessor min/max, whose
  * float32 values are exact doubles. */

@@ -2,8 +2,11 @@
 
 #include "pm_api/generator.h"
 
+extern const pm_api_generator pm_api_gen_dungeon;
+
 /* The route table: one line per generator. */
 const pm_api_generator *const pm_api_generators[] = {
+    &pm_api_gen_dungeon,
     NULL,
 };
 

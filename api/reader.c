@@ -248,6 +248,18 @@ void pm_api_end(pm_api_node *c) {
     }
 }
 
+void pm_api_fail(pm_api_node *n, const char *key, const char *fmt, ...) {
+    if (n->dead) return;
+    char ptr[PM_API_POINTER_MAX], msg[256];
+    if (key) pm_api_pointer_join(ptr, sizeof ptr, n->ptr, key);
+    else snprintf(ptr, sizeof ptr, "%s", n->ptr);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pm_api_problem_field(n->prob, ptr, "%s", msg);
+}
+
 /* ---- scalar readers ---- */
 
 /* The shortest of %.15g / %.17g that reads back as x, for messages. */

@@ -543,3 +543,38 @@ Test(encode, validator_reports_errors) {
     free(b.data);
     pm_arena_destroy(f.arena);
 }
+
+/* ---- number printing ---- */
+
+#include "../../api/encode_writer.h"
+
+/* The fast float32 printer gives exactly the reference text (shortest
+ * "%.Ng", N = 6..9, that reads back) on random bit patterns and on
+ * mesh-like values, and the text reads back through float and double. */
+Test(encode, float_printing_matches_reference) {
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 300000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint32_t bits = (uint32_t)x;
+        float f;
+        memcpy(&f, &bits, 4);
+        if (i % 2) f = (float)((int64_t)(x >> 40) % 2000000 - 1000000) * 0.001f;
+        if (!isfinite(f)) continue;
+        char a[32], r[32];
+        a[pm_api__fmt_f32(a, f)] = '\0';
+        r[pm_api__fmt_f32_ref(r, f)] = '\0';
+        cr_assert_str_eq(a, r, "float %a", (double)f);
+        cr_assert_eq(strtof(a, NULL), f, "%s", a);
+        cr_assert_eq((float)strtod(a, NULL), f, "%s", a);
+    }
+    const float cases[] = {0.1f, -0.0f, 1e6f, 123456.5f, 1e-7f, 3.4028235e38f, 1.4e-45f,
+                           117760704.0f, 0.000123f, -2.5e-5f};
+    const char *want[] = {"0.1", "0", "1e+06", "123456.5", "1e-07", "3.4028235e+38",
+                          "1.4013e-45", "1.177607e+08", "0.000123", "-2.5e-05"};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char a[32];
+        a[pm_api__fmt_f32(a, cases[i])] = '\0';
+        cr_expect_str_eq(a, want[i]);
+        cr_expect_eq((float)strtod(a, NULL), cases[i], "%s", a);
+    }
+}

@@ -520,3 +520,66 @@ Test(reader, query_document_feeds_the_reader) {
     json_decref(doc);
     pm_api_problem_free(&p);
 }
+
+Test(reader, cross_field_errors) {
+    const char *text = "{\"arms\":[{\"width\":3}, {\"width\":5}]}";
+    json_t *doc;
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    cr_assert_eq(pm_api_parse_body(text, strlen(text), &doc, &p), 0);
+    pm_api_node root, arms, arm;
+    double w[2];
+    pm_api_begin(&root, doc, &p);
+    size_t n = pm_api_array(&root, "arms", 0, PM_API_IRANGE(0, 4), &arms);
+    for (size_t i = 0; i < n; i++) {
+        pm_api_object(&arms, NULL, 0, &arm);
+        pm_api_num(&arm, "width", 0, PM_API_GT(0), 1, &w[i]);
+        if (i == 1 && w[1] > w[0]) pm_api_fail(&arm, "width", "must be <= arms[0].width");
+        pm_api_end(&arm);
+    }
+    pm_api_end(&arms);
+    pm_api_fail(&arms, NULL, "must be symmetric");
+    cr_expect_null(pm_api_finish(&root));
+    cr_expect_str_eq(msg_at(&p, "/arms/1/width"), "must be <= arms[0].width");
+    cr_expect_str_eq(msg_at(&p, "/arms"), "must be symmetric");
+    json_decref(doc);
+    pm_api_problem_free(&p);
+}
+
+/* Bad input never crashes, hangs or leaks: random mutations of a valid
+ * document always end in success or a 400/422 with a pointer. */
+Test(reader, random_documents_never_crash) {
+    const char *seed_doc = "{\"seed\": \"12\", \"lanes\": 3, \"radius\": 2.5, \"kind\": \"tee\","
+                           " \"name\": \"x\", \"center\": [1, 2], \"tags\": [1, 2],"
+                           " \"terrain\": {\"amplitude\": 2}, \"arms\": [{\"width\": 3,"
+                           " \"dir\": [0, 1, 0], \"sidewalk\": null}, {\"width\": 1}]}";
+    const char alphabet[] = "{}[],:\"0123456789.-eE tnulrfas\\/x";
+    size_t len = strlen(seed_doc);
+    char buf[512];
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    int ok = 0, e400 = 0, e422 = 0;
+    for (int it = 0; it < 20000; it++) {
+        memcpy(buf, seed_doc, len + 1);
+        int edits = 1 + it % 4;
+        for (int k = 0; k < edits; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            buf[x % len] = alphabet[(x >> 32) % (sizeof alphabet - 1)];
+        }
+        demo d;
+        pm_api_problem p;
+        json_t *c = run(buf, &d, &p);
+        if (c) ok++;
+        else if (p.status == 400) e400++;
+        else if (p.status == 422) {
+            e422++;
+            cr_assert(json_array_size(p.errors) > 0, "%s", buf);
+        } else {
+            cr_assert_fail("status %d for %s", p.status, buf);
+        }
+        json_decref(c);
+        pm_api_problem_free(&p);
+    }
+    cr_expect_gt(ok, 0);
+    cr_expect_gt(e400, 0);
+    cr_expect_gt(e422, 0);
+}

@@ -133,6 +133,12 @@ size_t pm_api_array(pm_api_node *n, const char *key, unsigned flags, pm_api_iran
  * Arrays: asserts that every element was read. */
 void pm_api_end(pm_api_node *child);
 
+/* Records a 422 error at member key of n (key NULL: at n itself), for
+ * checks that involve several fields ("must be less than max_width").
+ * Nothing is recorded on a node that already failed. */
+void pm_api_fail(pm_api_node *n, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* ---- scalar readers: 0 on success, -1 (error recorded, *out = def) ---- */
 
 /* A finite number in r. Integers and reals are both accepted; canonical is
