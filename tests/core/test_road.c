@@ -677,7 +677,10 @@ Test(road, random_roads_face_up_bound_error_own_uvs_and_repeat_bytes) {
     for (int iter = 0; iter < 1000; iter++) {
         pm_road_params p;
         random_road(&r, &p, pts, 10);
-        if (iter % 4 == 0) p.terrain = &hf;
+        if (iter % 4 == 0) {
+            p.terrain = &hf;
+            p.up = iter % 8 == 0 ? PM_ROAD_UP_TERRAIN : PM_ROAD_UP_WORLD;
+        }
         pm_arena *a = pm_arena_create(0), *b = pm_arena_create(0);
         pm_scene *s = gen(a, &p);
         char what[32];
