@@ -69,6 +69,9 @@ static double pm__slope(const pm__ctx *x, const pm_curve_sample *smp, size_t n, 
 static double pm__raw_bank(const pm__ctx *x, const pm__section *sc) {
     const pm_road_params *p = x->p;
     double b = 0.0;
+    /* A draped section lies on the terrain: there is nothing to bank, and
+     * props must not roll with a bank the surface does not have. */
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) return 0.0;
     if (p->bank_max_degrees > 0.0 && sc->kappa != 0.0) {
         double share = fabs(sc->kappa) * p->bank_radius;
         if (share > 1.0) share = 1.0;
