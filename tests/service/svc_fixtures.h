@@ -34,13 +34,19 @@
  * limit allows). */
 #define SVC_HEAVY_FLAGS "--max-rooms", "3000"
 
-/* A request that keeps a worker busy for a while (a few hundred ms on one
- * core: 3000 rooms on four 1024 x 1024 floors, encoded as GLB); variant
- * makes distinct requests (distinct cache keys). Needs SVC_HEAVY_FLAGS. */
+/* A request that keeps a worker busy for a while, a few hundred ms to a
+ * second on one core: 3000 rooms on four 1024 x 1024 floors in an optimized
+ * build, a tenth of that work when the server is built with sanitizers or
+ * without optimization (the test is compiled with the same flags), encoded
+ * as GLB. variant makes distinct requests (distinct cache keys). Needs
+ * SVC_HEAVY_FLAGS. */
+#if defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__)
+#define SVC__SLOW "{\"seed\":%d,\"generate\":{\"count\":500,\"extent\":[512,512],\"floors\":2}}"
+#else
+#define SVC__SLOW "{\"seed\":%d,\"generate\":{\"count\":3000,\"extent\":[1024,1024],\"floors\":4}}"
+#endif
 static inline void svc_slow_body(char *buf, size_t cap, int variant) {
-    snprintf(buf, cap,
-             "{\"seed\":%d,\"generate\":{\"count\":3000,\"extent\":[1024,1024],\"floors\":4}}",
-             1000 + variant);
+    snprintf(buf, cap, SVC__SLOW, 1000 + variant);
 }
 #define SVC_SLOW_PATH SVC_ROUTE "?format=glb"
 
@@ -59,6 +65,15 @@ static inline double svc_now(void) {
 static inline double svc_wait_metric(const pm_test_server *s, const char *series, double want) {
     double v = -1, give_up = svc_now() + 10;
     while ((v = pm_test_metric(s, series)) < want && svc_now() < give_up) svc_sleep_ms(5);
+    return v;
+}
+
+/* Polls a /metrics series until it is at most want (or 10 s pass). */
+static inline double svc_wait_metric_below(const pm_test_server *s, const char *series,
+                                           double want) {
+    double v = -1, give_up = svc_now() + 10;
+    while (((v = pm_test_metric(s, series)) > want || v < 0) && svc_now() < give_up)
+        svc_sleep_ms(5);
     return v;
 }
 
