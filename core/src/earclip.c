@@ -27,6 +27,9 @@
  *    candidate ears, with at most n + 2 (n - 3) entries ever, drives the
  *    loop: it cannot run forever, and an empty queue proves an error. */
 
+/* Up to this many remaining vertices, ear tests walk the polygon. */
+#define PM__SCAN_MAX 32u
+
 enum {
     PM__ALIVE = 1u,      /* still in the remaining polygon */
     PM__NONCONVEX = 2u,  /* reflex or flat: may block ears, lives in the grid */
@@ -57,6 +60,7 @@ typedef struct pm__ec {
     uint32_t *prev, *next;
     uint8_t *state;
     pm__grid grid;
+    uint32_t left;     /* vertices still in the polygon */
     uint32_t *queue;   /* candidate ears, first in first out */
     uint32_t tail, head;
 } pm__ec;
@@ -479,6 +483,21 @@ static bool pm__cell_blocks(const pm__ec *ec, uint32_t cell, const double *tri[3
     return false;
 }
 
+/* Few vertices left: walking the remaining polygon is cheaper than the
+ * grid (which then is never filled for small polygons). */
+static bool pm__ear_blocked_scan(const pm__ec *ec, uint32_t u, uint32_t v, uint32_t w) {
+    const double *a = pm__pt(ec->pts, u), *b = pm__pt(ec->pts, v), *c = pm__pt(ec->pts, w);
+    double x0 = pm__min(a[0], pm__min(b[0], c[0])), x1 = pm__max(a[0], pm__max(b[0], c[0]));
+    double y0 = pm__min(a[1], pm__min(b[1], c[1])), y1 = pm__max(a[1], pm__max(b[1], c[1]));
+    for (uint32_t x = ec->next[w]; x != u; x = ec->next[x]) {
+        if (!(ec->state[x] & PM__NONCONVEX)) continue;
+        const double *p = pm__pt(ec->pts, x);
+        if (p[0] < x0 || p[0] > x1 || p[1] < y0 || p[1] > y1) continue;
+        if (pm__in_triangle(a, b, c, p)) return true;
+    }
+    return false;
+}
+
 /* Whether some non-convex vertex other than u, v, w blocks the ear u v w.
  * Scans, row by row of the grid, only the cells the triangle spans in that
  * row (long thin ears would otherwise scan their whole bounding box). The
@@ -486,6 +505,7 @@ static bool pm__cell_blocks(const pm__ec *ec, uint32_t cell, const double *tri[3
  * cell lookup is monotone, so no cell holding a point of the closed triangle
  * is skipped. */
 static bool pm__ear_blocked(pm__ec *ec, uint32_t u, uint32_t v, uint32_t w) {
+    if (ec->left <= PM__SCAN_MAX) return pm__ear_blocked_scan(ec, u, v, w);
     const pm__grid *g = &ec->grid;
     if (g->gx == 0) return false;
     if (!g->filled) pm__grid_fill(ec);
@@ -563,9 +583,8 @@ static bool pm__is_ear(pm__ec *ec, uint32_t v) {
  * out clips around the polygon in rounds, which keeps ears small (a stack
  * grows fans of long thin triangles, slower to test). */
 static long pm__clip_all(pm__ec *ec, uint32_t *out) {
-    uint32_t left = ec->n;
     long tris = 0;
-    while (left > 3) {
+    while (ec->left > 3) {
         if (ec->head == ec->tail) return PM_ERR_GEOMETRY;
         uint32_t v = ec->queue[ec->head++];
         if (!(ec->state[v] & PM__ALIVE) || !pm__is_ear(ec, v)) continue;
@@ -574,7 +593,7 @@ static long pm__clip_all(pm__ec *ec, uint32_t *out) {
         tris++;
         ec->state[v] = 0;
         ec->next[u] = w, ec->prev[w] = u;
-        left--;
+        ec->left--;
         pm__neighbour_clipped(ec, u);
         pm__neighbour_clipped(ec, w);
     }
@@ -612,7 +631,10 @@ static int pm__ec_init(pm_arena *scratch, pm__ec *ec, const double *pts, uint32_
         double o = pm_orient2d_fast(pm__pt(pts, ec->prev[i]), pm__pt(pts, i), pm__pt(pts, ec->next[i]));
         ec->state[i] = PM__ALIVE | (o <= 0.0 ? PM__NONCONVEX : 0);
     }
-    if (pm__grid_prepare(scratch, ec) < 0) return PM_ERR_NOMEM;
+    ec->left = n;
+    ec->grid.gx = ec->grid.gy = 0;
+    ec->grid.filled = false;
+    if (n > PM__SCAN_MAX && pm__grid_prepare(scratch, ec) < 0) return PM_ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++) {
         if (ec->state[i] & PM__NONCONVEX) continue;
         ec->state[i] |= PM__DIRTY;
