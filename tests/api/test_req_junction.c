@@ -275,6 +275,8 @@ Test(req_junction, invalid_options) {
     expect_422("{" CROSS ", \"roundabout\": {\"radius\": 10, \"island_radius\": 10}}",
                "/roundabout/island_radius", "less than radius");
     expect_422("{" CROSS ", \"roundabout\": {\"segments\": 7}}", "/roundabout/segments", ">= 8");
+    expect_422("{" CROSS ", \"roundabout\": {\"radius\": 20, \"island_radius\": 19, "
+               "\"segments\": 8}}", "/roundabout/island_radius", "chords");
     expect_422("{" CROSS ", \"roundabout\": {\"radius\": 0}}", "/roundabout/radius", "> 0");
     expect_422("{" CROSS ", \"roundabout\": {\"radius\": 3, \"island_radius\": 1}}", "/arms/0/width",
                "diameter");
