@@ -21,6 +21,7 @@ const char *pm_junction_error_name(pm_junction_error e) {
     case PM_JUNCTION_SELF_INTERSECTION: return "self_intersection";
     case PM_JUNCTION_SIDEWALK_NO_FIT: return "sidewalk_no_fit";
     case PM_JUNCTION_RING_NO_FIT: return "ring_no_fit";
+    case PM_JUNCTION_TOO_SMALL: return "too_small";
     }
     return "unknown";
 }

@@ -439,9 +439,10 @@ static int pm__ring_gap(pm__junction *J, const pm__jcorner *C, pm__jblock *blk, 
     double *s = pm_arena_alloc(J->a, cap * sizeof *s);
     if (!s) return PM_ERR_NOMEM;
     bool cut_in = false;
-    for (double g = ceil((a0 + margin) / step);; g += 1) {
-        double v = g * step - a0;
-        if (v > gap - margin) break;
+    double g0 = ceil((a0 + margin) / step);
+    for (size_t j = 0; ns + 2 <= cap; j++) {
+        double v = (g0 + (double)j) * step - a0;
+        if (!(v <= gap - margin)) break;
         if (!cut_in && cut_s < v) { s[ns++] = cut_s; cut_in = true; }
         if (v == cut_s) cut_in = true;
         s[ns++] = v;

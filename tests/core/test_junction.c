@@ -693,3 +693,50 @@ Test(junction_property, random_too_close_pairs) {
         expect_error(&c, PM_JUNCTION_ARMS_TOO_CLOSE, (int)k, (int)n);
     }
 }
+
+/* Parameters at the edges of what the api accepts: tiny and huge widths,
+ * coordinates far out, coarse and fine snapping, big radii, many arms.
+ * Never a crash or a broken mesh: a valid junction or a reasoned refusal. */
+Test(junction_property, extreme_parameters, .timeout = 120) {
+    pm_rng g;
+    pm_rng_seed(&g, 5150);
+    int ok = 0;
+    for (int it = 0; it < 1500; it++) {
+        jcase c;
+        jcase_init(&c);
+        size_t n = 2 + (size_t)pm_rng_below(&g, 15);
+        c.p.snap = pm_rng_chance(&g, 0.5) ? 1e-6 : pm_rng_chance(&g, 0.5) ? 0.1 : 0.001;
+        double wmin = 10 * c.p.snap;
+        c.p.corner_radius = pm_rng_chance(&g, 0.3) ? pm_rng_range(&g, 0, 1000) : pm_rng_range(&g, 0, 10);
+        c.p.corner_segments = (uint32_t)pm_rng_int(&g, 2, 64);
+        c.p.has_center = true;
+        c.p.center[0] = pm_rng_range(&g, -1e5, 1e5);
+        c.p.center[1] = pm_rng_range(&g, -1e5, 1e5);
+        for (size_t i = 0; i < n; i++) {
+            pm_junction_arm *a = add_arm(&c, pm_rng_range(&g, 0, 360),
+                                         pm_rng_chance(&g, 0.2) ? wmin : exp(pm_rng_range(&g, log(wmin), log(1000))));
+            a->elevation = pm_rng_chance(&g, 0.3) ? pm_rng_range(&g, -1e4, 1e4) : 0;
+            if (pm_rng_chance(&g, 0.2)) a->length = pm_rng_range(&g, wmin, 1e5);
+            a->has_sidewalk = pm_rng_chance(&g, 0.3);
+            a->sidewalk.width = pm_rng_range(&g, wmin, 100);
+            a->sidewalk.curb_height = pm_rng_range(&g, 2 * c.p.snap, 2);
+        }
+        if (pm_rng_chance(&g, 0.2)) {
+            double R = pm_rng_range(&g, 1, 1e4);
+            set_roundabout(&c, R, R * pm_rng_range(&g, 0.01, 0.99), (uint32_t)pm_rng_int(&g, 8, 256));
+        }
+        jrun r = run(&c);
+        cr_assert(r.rc == 0 || r.rc == PM_ERR_GEOMETRY, "case %d: rc %d", it, r.rc);
+        if (r.rc == 0) {
+            const char *w = check_all(&r, &c, it % 5 == 0);
+            if (w && getenv("PM_JUNCTION_DUMP")) dump_case(&c);
+            cr_assert_null(w, "case %d: %s", it, w);
+            ok++;
+        } else {
+            cr_assert_gt(strlen(r.d.message), 10);
+        }
+        pm_arena_destroy(r.a);
+    }
+    fprintf(stderr, "junction extremes: %d of 1500 built\n", ok);
+    cr_assert_gt(ok, 100);
+}
