@@ -366,6 +366,8 @@ Test(junction, acute_angle_on_short_arms_shrinks_radius) {
 
 /* ---- invalid sets ---------------------------------------------------------------- */
 
+static pm_junction_arm *add_line(jcase *c, const double *xz_pts, size_t n, double width);
+
 static void expect_error(const jcase *c, pm_junction_error e, int a0, int a1) {
     jrun r = run(c);
     cr_assert_eq(r.rc, PM_ERR_GEOMETRY, "expected %s, got rc %d", pm_junction_error_name(e), r.rc);
@@ -422,6 +424,20 @@ Test(junction_invalid, centerline_not_reaching_past_centre) {
     c.p.narms = 2;
     c.p.has_center = true;
     expect_error(&c, PM_JUNCTION_ARM_TOO_SHORT, 0, -1);
+}
+
+/* Centerlines passing far from the given centre: their corners land on the
+ * wrong sides and the contour would cross itself; both arms are named. */
+Test(junction_invalid, crossing_contour_names_the_arms) {
+    jcase c;
+    jcase_init(&c);
+    c.p.corner_radius = 1.8824532458573717;
+    c.p.has_center = true;
+    add_line(&c, (double[]){-22.104947024090364, 78.329747219667183, -14.91193016918235,
+                            -1.3462247450663865}, 2, 13.40654872918306);
+    add_line(&c, (double[]){61.175337195190167, 52.014465824623549, 4.9223878281167712,
+                            -4.8679188608436714}, 2, 7.01485276578659);
+    expect_error(&c, PM_JUNCTION_SELF_INTERSECTION, 0, 1);
 }
 
 Test(junction_invalid, roundabout_arms_overlap_at_ring) {
