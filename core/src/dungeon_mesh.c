@@ -21,6 +21,7 @@ typedef struct pm__map {
     int32_t x0, z0, W, D, F;
     uint8_t *type, *flag, *used;
     uint8_t *mask[5];             /* one floor's masks, see pm__masks */
+    int32_t *runs;                /* W open runs, for pm__sides */
     const pm_dungeon_params *p;
     pm_scene *s;
     pm_prim *prim;
@@ -101,36 +102,46 @@ static int pm__greedy(pm__map *m, const uint8_t *in, double y) {
     return PM_OK;
 }
 
-/* Side faces: for every cell edge with self[cell] and open[neighbour] (a
- * neighbour off the map counts as open), a quad on that grid line, merged
- * into runs. to_nb faces the neighbour, to_cell faces the cell; both give
- * a thin wall. */
-static int pm__sides(pm__map *m, const uint8_t *self, const uint8_t *open, double y0, double y1, bool to_nb,
-                     bool to_cell) {
+static int pm__side_quad(pm__map *m, int axis, int dir, int32_t li, int32_t run, int32_t end, double y0, double y1) {
+    int32_t at = (axis == 0 ? m->x0 : m->z0) + li + (dir > 0 ? 1 : 0);
+    int32_t base = axis == 0 ? m->z0 : m->x0;
+    return pm__vrect(m, axis, at, base + run, base + end, y0, y1, dir);
+}
+
+/* Side faces, facing out of the blocks: for every cell edge with
+ * self[cell] and open[neighbour] (a neighbour off the map is open), a quad
+ * on that grid line, merged into runs. One row-major pass per direction:
+ * runs along z are tracked per column. */
+static int pm__sides(pm__map *m, const uint8_t *self, const uint8_t *open, double y0, double y1) {
     static const int dx[4] = {1, -1, 0, 0}, dz[4] = {0, 0, 1, -1};
     size_t W = (size_t)m->W;
+    int32_t *col = m->runs;
     for (int k = 0; k < 4; k++) {
         int axis = dx[k] ? 0 : 1, dir = dx[k] + dz[k];
-        int32_t lines = axis == 0 ? m->W : m->D, len = axis == 0 ? m->D : m->W;
-        for (int32_t li = 0; li < lines; li++) {
+        for (int32_t x = 0; x < m->W; x++) col[x] = -1;
+        for (int32_t z = 0; z <= m->D; z++) {
             int32_t run = -1;
-            for (int32_t t = 0; t <= len; t++) {
+            for (int32_t x = 0; x <= m->W; x++) {
                 bool on = false;
-                if (t < len) {
-                    int32_t x = axis == 0 ? li : t, z = axis == 0 ? t : li;
+                if (z < m->D && x < m->W && self[(size_t)z * W + (size_t)x]) {
                     int32_t nx = x + dx[k], nz = z + dz[k];
-                    on = self[(size_t)z * W + (size_t)x] &&
-                         (nx < 0 || nz < 0 || nx >= m->W || nz >= m->D || open[(size_t)nz * W + (size_t)nx]);
+                    on = nx < 0 || nz < 0 || nx >= m->W || nz >= m->D || open[(size_t)nz * W + (size_t)nx];
                 }
-                if (on && run < 0) run = t;
-                if (on || run < 0) continue;
-                int32_t at = (axis == 0 ? m->x0 : m->z0) + li + (dir > 0 ? 1 : 0);
-                int32_t a0 = (axis == 0 ? m->z0 : m->x0) + run, a1 = (axis == 0 ? m->z0 : m->x0) + t;
                 int r = 0;
-                if (to_nb && r == 0) r = pm__vrect(m, axis, at, a0, a1, y0, y1, dir);
-                if (to_cell && r == 0) r = pm__vrect(m, axis, at, a0, a1, y0, y1, -dir);
+                if (axis == 0 && x < m->W) {
+                    if (on && col[x] < 0) col[x] = z;
+                    else if (!on && col[x] >= 0) {
+                        r = pm__side_quad(m, 0, dir, x, col[x], z, y0, y1);
+                        col[x] = -1;
+                    }
+                } else if (axis == 1 && z < m->D) {
+                    if (on && run < 0) run = x;
+                    else if (!on && run >= 0) {
+                        r = pm__side_quad(m, 1, dir, z, run, x, y0, y1);
+                        run = -1;
+                    }
+                }
                 if (r < 0) return r;
-                run = -1;
             }
         }
     }
@@ -186,6 +197,7 @@ static int pm__map_build(pm__map *m, pm_arena *a, const pm_dungeon_layout *l) {
     if (!m->type || !m->flag || !m->used) return PM_ERR_NOMEM;
     for (int k = 0; k < PM__NMASKS; k++)
         if (!(m->mask[k] = pm_arena_alloc(a, plane))) return PM_ERR_NOMEM;
+    if (!(m->runs = pm_arena_alloc(a, (size_t)m->W * sizeof(int32_t)))) return PM_ERR_NOMEM;
     for (uint32_t i = 0; i < l->nrooms; i++) {
         const pm_dungeon_room *r = &l->rooms[i].r;
         for (int32_t z = r->z; z < r->z + r->d; z++)
@@ -249,7 +261,7 @@ static int pm__fill_wall(pm__map *m, const pm_dungeon_layout *l) {
         double y0 = f * m->p->floor_height, y1 = y0 + m->p->wall_height;
         pm__masks(m, f);
         int r = pm__greedy(m, m->mask[PM__M_WALL], y1);
-        if (r == 0) r = pm__sides(m, m->mask[PM__M_WALL], m->mask[PM__M_OPEN], y0, y1, true, false);
+        if (r == 0) r = pm__sides(m, m->mask[PM__M_WALL], m->mask[PM__M_OPEN], y0, y1);
         if (r < 0) return r;
     }
     return PM_OK;
@@ -262,7 +274,7 @@ static int pm__fill_corridor(pm__map *m, const pm_dungeon_layout *l) {
         pm__masks(m, f);
         int r = pm__greedy(m, m->mask[PM__M_CFLOOR], y0);
         if (r == 0) r = pm__greedy(m, m->mask[PM__M_CWALL], y1);
-        if (r == 0) r = pm__sides(m, m->mask[PM__M_CWALL], m->mask[PM__M_OPEN], y0, y1, true, false);
+        if (r == 0) r = pm__sides(m, m->mask[PM__M_CWALL], m->mask[PM__M_OPEN], y0, y1);
         if (r < 0) return r;
     }
     return PM_OK;
