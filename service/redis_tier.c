@@ -693,6 +693,19 @@ static void pm__ignore_sigpipe(void) {
     }
 }
 
+/* The monitor thread blocks every signal: the server takes SIGTERM with
+ * sigwait in its main thread, which only works if no other thread can
+ * receive it (a thread with it unblocked would get the default action and
+ * kill the process without a drain), whenever the tier is created. */
+static int pm__start_monitor(pm__redis *r) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&r->mon, NULL, pm__monitor, r);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 pm_svc_tier *pm_svc_redis_tier_create(const char *url, unsigned ttl_seconds,
                                       const char *key_prefix, unsigned timeout_ms) {
     char err[256];
@@ -730,7 +743,7 @@ pm_svc_tier *pm_svc_redis_tier_create(const char *url, unsigned ttl_seconds,
         atomic_fetch_add(&r->err_connect, 1);
         pm__log("not reachable yet (%s); retrying in the background", err);
     }
-    if (pthread_create(&r->mon, NULL, pm__monitor, r) != 0) {
+    if (pm__start_monitor(r) != 0) {
         pm__destroy(&r->base);
         return NULL;
     }

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "procs.h"
 #include "redis_tier.h"
@@ -408,4 +410,19 @@ Test(redis_tier, metrics_are_prometheus_text) {
     cr_assert_gt(m, 0);
     cr_expect_eq(small[m - 1], '\n');
     cr_expect_eq(memcmp(small, buf, m), 0);
+}
+
+/* main.c creates the tier before it blocks SIGTERM for sigwait: the
+ * tier's thread must not be a thread that can take the signal. */
+Test(redis_tier, background_thread_never_takes_sigterm) {
+    tier = pm_svc_redis_tier_create(url_of(&srv), 60, "t", 200);
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &term, NULL);
+    for (int i = 0; i < 20; i++) {
+        kill(getpid(), SIGTERM);
+        struct timespec ts = {1, 0};
+        cr_assert_eq(sigtimedwait(&term, NULL, &ts), SIGTERM, "SIGTERM went elsewhere");
+    }
 }
