@@ -176,7 +176,7 @@ def check_dockerfile(src, known, binary):
         check(re.search(r"\b%s\b" % re.escape(tool), installed),
               f"Dockerfile: HEALTHCHECK tool {tool} is installed in the runtime stage")
     # The build stage copies every top-level directory CMakeLists.txt reads.
-    cmake = read(os.path.join(src, "CMakeLists.txt"))
+    cmake = re.sub(r"#[^\n]*", "", read(os.path.join(src, "CMakeLists.txt")))
     copied = set()
     for s, w, a in ins:
         if w == "COPY" and s == 0:

@@ -69,13 +69,15 @@ static size_t on_header(char *p, size_t sz, size_t n, void *ud) {
     return sz * n;
 }
 
-/* GET http://127.0.0.1:port/path with a reusable handle (NULL: a fresh
- * one), so load threads keep their connection alive as real clients do. */
-static void get_with(CURL *h, int port, const char *path, resp *r) {
+/* GET (json NULL) or POST json to http://127.0.0.1:port/path, with a
+ * reusable handle (NULL: a fresh one), so load threads keep their
+ * connection alive as real clients do. */
+static void request(CURL *h, int port, const char *path, const char *json, resp *r) {
     memset(r, 0, sizeof *r);
     char url[512];
     snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
     CURL *c = h ? h : curl_easy_init();
+    struct curl_slist *hdr = json ? curl_slist_append(NULL, "Content-Type: application/json") : NULL;
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
@@ -83,11 +85,17 @@ static void get_with(CURL *h, int port, const char *path, resp *r) {
     curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 15000L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+    if (json) curl_easy_setopt(c, CURLOPT_POSTFIELDS, json);
+    else curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
     if (curl_easy_perform(c) == CURLE_OK)
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+    curl_slist_free_all(hdr);
     if (!h) curl_easy_cleanup(c);
 }
+
+static void get_with(CURL *h, int port, const char *path, resp *r) { request(h, port, path, NULL, r); }
 
 static void get(int port, const char *path, resp *r) { get_with(NULL, port, path, r); }
 
@@ -96,29 +104,36 @@ static void resp_free(resp *r) {
     r->body = NULL;
 }
 
-/* The first generator route this build serves with GET (generators land
- * one by one; any cacheable GET route shows the caching). */
-static const char *route_fmt;
-static const char *const candidates[] = {
-    "/v1/dungeons?seed=%u", "/v1/grids?seed=%u", "/v1/grids?seed=%u&size=6", NULL};
+/* The first seeded generator this build serves (generators land one by
+ * one; any of them shows the caching): GET <path>?seed=N and POST <path>
+ * {"seed": N} must both answer 200. */
+static const char *route;
+static const char *const candidates[] = {"/v1/dungeons", "/v1/grids", NULL};
 
 static void path_for(unsigned seed, char *out, size_t cap) {
-    snprintf(out, cap, route_fmt, seed);
+    snprintf(out, cap, "%s?seed=%u", route, seed);
+}
+
+static void post_seed(CURL *h, int port, unsigned seed, resp *r) {
+    char json[64];
+    snprintf(json, sizeof json, "{\"seed\": %u}", seed);
+    request(h, port, route, json, r);
 }
 
 static void pick_route(void) {
-    for (int i = 0; candidates[i]; i++) {
+    for (int i = 0; candidates[i] && !route; i++) {
         char p[128];
-        snprintf(p, sizeof p, candidates[i], 1u);
+        snprintf(p, sizeof p, "%s?seed=1", candidates[i]);
         resp r;
         get(cl.port[0], p, &r);
         resp_free(&r);
-        if (r.status == 200) {
-            route_fmt = candidates[i];
-            return;
-        }
+        if (r.status == 200) route = candidates[i];
     }
-    cr_assert_fail("no generator GET route answers 200 (tried /v1/dungeons, /v1/grids)");
+    cr_assert_not_null(route, "no generator answers GET ?seed=1 (tried /v1/dungeons, /v1/grids)");
+    resp r;
+    post_seed(NULL, cl.port[0], 1, &r);
+    cr_assert_eq(r.status, 200, "POST %s {\"seed\": 1} answered %ld", route, r.status);
+    resp_free(&r);
 }
 
 /* ---- the processes ----------------------------------------------------- */
@@ -238,6 +253,16 @@ static unsigned long long metric(int port, const char *name) {
     return v;
 }
 
+/* Polls a counter until it reaches at least want. */
+static int wait_metric(int port, const char *name, unsigned long long want, int timeout_ms) {
+    double end = pm_tp_now_ms() + timeout_ms;
+    while (metric(port, name) < want) {
+        if (pm_tp_now_ms() > end) return 0;
+        pm_tp_sleep_ms(10);
+    }
+    return 1;
+}
+
 /* Polls /readyz until its body does (want=1) or does not contain
  * "degraded"; it must stay 200 throughout. */
 static int wait_degraded(int port, int want, int timeout_ms) {
@@ -259,6 +284,8 @@ TestSuite(replicas, .init = up, .fini = down, .timeout = 60);
 /* ---- the checks -------------------------------------------------------- */
 
 Test(replicas, a_result_from_one_replica_is_a_hit_on_another) {
+    unsigned long long stores[NREP];
+    for (int i = 0; i < NREP; i++) stores[i] = metric(cl.port[i], "procmesh_redis_stores_total");
     for (int i = 0; i < NREP; i++) {
         char p[128];
         path_for(1000u + (unsigned)i, p, sizeof p);
@@ -267,6 +294,10 @@ Test(replicas, a_result_from_one_replica_is_a_hit_on_another) {
         get(cl.port[a], p, &first);
         cr_assert_eq(first.status, 200);
         cr_expect_str_eq(first.xcache, "MISS", "replica %d: fresh request", a);
+        /* The replica stores in Redis after answering: wait for the SET. */
+        cr_assert(wait_metric(cl.port[a], "procmesh_redis_stores_total", stores[a] + 1, 3000),
+                  "replica %d never stored its result in Redis", a);
+        stores[a]++;
         get(cl.port[b], p, &second);
         cr_assert_eq(second.status, 200);
         cr_expect_str_eq(second.xcache, "HIT", "replica %d did not find replica %d's result in Redis", b, a);
@@ -314,7 +345,9 @@ Test(replicas, killing_redis_mid_run_fails_no_request) {
     char p[128];
     path_for(3000u, p, sizeof p);
     resp a, b;
+    unsigned long long st = metric(cl.port[0], "procmesh_redis_stores_total");
     get(cl.port[0], p, &a);
+    cr_expect(wait_metric(cl.port[0], "procmesh_redis_stores_total", st + 1, 3000));
     get(cl.port[2], p, &b);
     cr_expect_eq(a.status, 200);
     cr_expect_str_eq(b.xcache, "HIT", "no sharing after Redis came back");
@@ -330,18 +363,24 @@ typedef struct load {
     long bad_status;
 } load;
 
-/* One client through nginx, a keep-alive connection like a real one; half
- * the requests are new (they generate), half repeat (hits). */
+/* One client through nginx on a keep-alive connection, like a real one:
+ * a third of the requests are new POSTs (they generate), a third new GETs,
+ * a third repeat (hits). nginx may retry the POSTs: procmesh's POSTs are
+ * pure functions of their body. */
 static void *client(void *p) {
     load *l = p;
     CURL *h = curl_easy_init();
     double end = pm_tp_now_ms() + 20000;
-    for (unsigned i = 0; i < 2000 && !atomic_load(l->stop) && pm_tp_now_ms() < end; i++) {
-        char path[128];
-        unsigned seed = i % 2 ? 5000u + l->id * 1000u + i : 4000u + i % 16;
-        path_for(seed, path, sizeof path);
+    for (unsigned i = 0; i < 3000 && !atomic_load(l->stop) && pm_tp_now_ms() < end; i++) {
+        unsigned fresh = 5000u + l->id * 10000u + i;
         resp r;
-        get_with(h, cl.nport, path, &r);
+        if (i % 3 == 0) {
+            post_seed(h, cl.nport, fresh, &r);
+        } else {
+            char path[128];
+            path_for(i % 3 == 1 ? fresh : 4000u + i % 16, path, sizeof path);
+            get_with(h, cl.nport, path, &r);
+        }
         if (r.status == 200) {
             l->ok++;
             if (atomic_load(l->terminated)) l->after_term++;
@@ -382,6 +421,7 @@ Test(replicas, sigterm_on_one_replica_under_load_fails_no_request) {
         after += l[i].after_term;
         if (l[i].failed) cr_log_error("client %d: %d failures, last status %ld", i, l[i].failed, l[i].bad_status);
     }
+    cr_log_info("load: %d ok, %d failed, %d after SIGTERM, %d before, drain %.0f ms, route %s", ok, failed, after, before, drain, route);
     cr_expect_gt(before, 0, "no load before the SIGTERM");
     cr_expect(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
               "SIGTERM: replica did not exit cleanly within 8 s (status %d, %.0f ms)", st, drain);
