@@ -592,7 +592,10 @@ static int pm__probe(pm__redis *r, unsigned e, char *err, size_t cap) {
 /* While up: PING on the monitor's own connection. */
 static void pm__ping(pm__redis *r) {
     char err[256];
-    if (!r->mon_c) return;
+    if (!r->mon_c) { /* cannot happen while up; if it did, reconnect */
+        pm__mark_down(r, atomic_load(&r->epoch), "no health-check connection");
+        return;
+    }
     const char *ping[] = {"PING"};
     if (pm__simple(r->mon_c, err, sizeof err, 1, ping) == 0) return;
     if (r->mon_c->err) { /* I/O failure, not an error reply */

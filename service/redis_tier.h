@@ -27,7 +27,9 @@ int pm_svc_redis_url_parse(const char *url, pm_svc_redis_url *out, char *err, si
  * stored entry (0: none, rely on Redis' maxmemory eviction); key_prefix
  * (NULL: "procmesh") is followed by ":" PM_VERSION ":" and the hex key, so
  * that a new version never reads an older version's entries; timeout_ms
- * (> 0) bounds connecting and each command. Returns NULL only for a bad URL
+ * (> 0) bounds connecting and every wait on the socket (SO_RCVTIMEO/
+ * SO_SNDTIMEO), so a hung Redis costs one timeout while a large entry that
+ * keeps flowing is not cut off. Returns NULL only for a bad URL
  * (reason on stderr) or out of memory: an unreachable Redis gives a tier
  * that starts unhealthy and keeps reconnecting in the background. */
 pm_svc_tier *pm_svc_redis_tier_create(const char *url, unsigned ttl_seconds,
