@@ -2,8 +2,17 @@
 
 #include "pm_api/generator.h"
 
+extern const pm_api_generator pm_api_gen_junction;
+extern const pm_api_generator pm_api_gen_road;
+extern const pm_api_generator pm_api_gen_dungeon;
+extern const pm_api_generator pm_api_gen_grid;
+
 /* The route table: one line per generator. */
 const pm_api_generator *const pm_api_generators[] = {
+    &pm_api_gen_junction,
+    &pm_api_gen_road,
+    &pm_api_gen_dungeon,
+    &pm_api_gen_grid,
     NULL,
 };
 

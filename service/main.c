@@ -1,6 +1,49 @@
+/* procmesh: the HTTP service. Reads the configuration, serves until SIGTERM
+ * or SIGINT, drains, exits 0. Exit 2 on a bad configuration, 1 when the
+ * server cannot start. */
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
-int main(void) {
-    printf("procmesh %s\n", PM_VERSION);
+#include "config.h"
+#include "log.h"
+#include "server.h"
+#include "tiers.h"
+
+int main(int argc, char **argv) {
+    pm_svc_config cfg;
+    char err[512];
+    pm_svc_config_default(&cfg);
+    int rc = pm_svc_config_load(&cfg, argc, argv, NULL, stdout, err, sizeof err);
+    if (rc == 1) return 0;
+    if (rc != 0) {
+        fprintf(stderr, "procmesh: %s\n", err);
+        return 2;
+    }
+    pm_svc_log_set_level(cfg.log_level);
+
+    pm_svc_tier *tier = NULL;
+    if (pm_svc_tier_open(&cfg, &tier, err, sizeof err) < 0) {
+        fprintf(stderr, "procmesh: %s\n", err);
+        return 2;
+    }
+
+    /* Signals are taken synchronously by this thread only: every thread
+     * started from here on inherits the blocked mask. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    pm_svc_server *srv = pm_svc_server_start(&cfg, tier);
+    if (!srv) return 1;
+    int sig = 0;
+    while (sigwait(&stop, &sig) != 0) {
+    }
+    pm_svc_log_lifecycle("signal received", "\"signal\":\"%s\"",
+               sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    pm_svc_server_shutdown(srv);
     return 0;
 }

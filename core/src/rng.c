@@ -1,5 +1,7 @@
 #include "pm/rng.h"
 
+#include <assert.h>
+
 static uint64_t pm__splitmix64(uint64_t *x) {
     uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -44,6 +46,7 @@ double pm_rng_range(pm_rng *r, double lo, double hi) {
 }
 
 uint64_t pm_rng_below(pm_rng *r, uint64_t n) {
+    assert(n > 0); /* n == 0 would divide by zero below */
     /* Lemire, "Fast Random Integer Generation in an Interval" (2019). */
     unsigned __int128 m = (unsigned __int128)pm_rng_u64(r) * n;
     uint64_t low = (uint64_t)m;
@@ -58,6 +61,7 @@ uint64_t pm_rng_below(pm_rng *r, uint64_t n) {
 }
 
 int64_t pm_rng_int(pm_rng *r, int64_t lo, int64_t hi) {
+    assert(lo <= hi);
     uint64_t span = (uint64_t)hi - (uint64_t)lo;
     if (span == UINT64_MAX) return (int64_t)pm_rng_u64(r);
     return (int64_t)((uint64_t)lo + pm_rng_below(r, span + 1));

@@ -22,9 +22,12 @@ int pm_api_negotiate(const char *query_format, const char *accept, pm_api_format
 /* A malloc'd byte buffer; the caller frees data. */
 typedef struct pm_api_buf { unsigned char *data; size_t len; } pm_api_buf;
 
-/* Encodes a scene in format f. key_hex (32 hex digits) is written into the
- * JSON mesh's "key" and the glTF's scene.extras. Returns 0, or -1 when out
- * of memory. Output is byte-identical for identical input. */
+/* Encodes a scene in format f (docs/api.md describes each). key_hex (32 hex
+ * digits, or NULL for "") is written into the JSON mesh's "key" and the
+ * glTF's scene.extras. Returns 0 with out set; -1 when out of memory; -2
+ * when the scene breaks its contract (a non-finite number, an index past
+ * its primitive's vertices, an index count not a multiple of 3): a
+ * generator bug, a 500. Output is byte-identical for identical input. */
 int pm_api_encode(const pm_scene *s, const pm_api_generator *gen, const char *key_hex,
                   pm_api_format f, pm_api_buf *out);
 #endif

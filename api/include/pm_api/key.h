@@ -11,6 +11,9 @@
  * they state explicitly have equal canonical forms, hence equal keys. */
 typedef struct pm_api_key { uint64_t hi, lo; } pm_api_key;
 
+/* The key of one request. Returns {0, 0} only when out of memory (the
+ * canonical form could not be serialized): such a result must not be cached
+ * (a real digest of zero is remapped, so {0, 0} never names an entry). */
 pm_api_key pm_api_cache_key(const pm_api_generator *gen, const json_t *canonical,
                             pm_api_format f);
 /* 32 lowercase hex digits and a NUL. */

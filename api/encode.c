@@ -1,0 +1,17 @@
+#include "pm_api/encode.h"
+
+#include "encode_writer.h"
+
+int pm_api_encode(const pm_scene *s, const pm_api_generator *gen, const char *key_hex,
+                  pm_api_format f, pm_api_buf *out) {
+    out->data = NULL;
+    out->len = 0;
+    pm_api__view v;
+    int r = pm_api__view_init(&v, s);
+    if (r == 0) {
+        if (f == PM_API_FMT_JSON) r = pm_api__encode_json(&v, gen, key_hex, out);
+        else r = pm_api__encode_gltf(&v, gen, key_hex, f == PM_API_FMT_GLB, out);
+    }
+    pm_api__view_free(&v);
+    return r;
+}

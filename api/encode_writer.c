@@ -1,0 +1,389 @@
+#include "encode_writer.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pm_api__w_init(pm_api__w *w, size_t cap) {
+    w->len = 0;
+    w->oom = false;
+    w->cap = cap ? cap : 256;
+    w->data = malloc(w->cap);
+    if (!w->data) {
+        w->cap = 0;
+        w->oom = true;
+    }
+}
+
+void pm_api__w_free(pm_api__w *w) {
+    free(w->data);
+    w->data = NULL;
+    w->len = w->cap = 0;
+}
+
+bool pm_api__w_reserve(pm_api__w *w, size_t n) {
+    if (w->oom) return false;
+    if (n <= w->cap - w->len) return true;
+    size_t cap = w->cap;
+    while (cap - w->len < n) {
+        if (cap > SIZE_MAX / 2) {
+            w->oom = true;
+            return false;
+        }
+        cap *= 2;
+    }
+    char *d = realloc(w->data, cap);
+    if (!d) {
+        w->oom = true;
+        return false;
+    }
+    w->data = d;
+    w->cap = cap;
+    return true;
+}
+
+void pm_api__w_raw(pm_api__w *w, const void *s, size_t n) {
+    if (!pm_api__w_reserve(w, n)) return;
+    memcpy(w->data + w->len, s, n);
+    w->len += n;
+}
+
+void pm_api__w_lit(pm_api__w *w, const char *s) { pm_api__w_raw(w, s, strlen(s)); }
+
+void pm_api__w_char(pm_api__w *w, char c) {
+    if (!pm_api__w_reserve(w, 1)) return;
+    w->data[w->len++] = c;
+}
+
+void pm_api__w_str(pm_api__w *w, const char *s) {
+    static const char hex[] = "0123456789abcdef";
+    size_t n = strlen(s);
+    if (!pm_api__w_reserve(w, 6 * n + 2)) return;
+    char *o = w->data + w->len;
+    *o++ = '"';
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\') {
+            *o++ = '\\';
+            *o++ = (char)*c;
+        } else if (*c < 0x20) {
+            memcpy(o, "\\u00", 4);
+            o[4] = hex[*c >> 4];
+            o[5] = hex[*c & 15];
+            o += 6;
+        } else {
+            *o++ = (char)*c;
+        }
+    }
+    *o++ = '"';
+    w->len = (size_t)(o - w->data);
+}
+
+void pm_api__w_u64(pm_api__w *w, uint64_t v) {
+    char tmp[24];
+    int n = snprintf(tmp, sizeof tmp, "%" PRIu64, v);
+    pm_api__w_raw(w, tmp, (size_t)n);
+}
+
+void pm_api__w_i64(pm_api__w *w, int64_t v) {
+    char tmp[24];
+    int n = snprintf(tmp, sizeof tmp, "%" PRId64, v);
+    pm_api__w_raw(w, tmp, (size_t)n);
+}
+
+/* Small integers are common in meshes (grid coordinates, 0 and 1 in
+ * normals and UVs) and need no search for the shortest form. */
+static int pm_api__fmt_small_int(char *o, double d) {
+    if (d != floor(d) || fabs(d) >= 1e6) return 0;
+    long v = (long)d;
+    int n = 0;
+    char tmp[12];
+    if (v < 0) {
+        o[n++] = '-';
+        v = -v;
+    }
+    int k = 0;
+    do {
+        tmp[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (k) o[n++] = tmp[--k];
+    return n;
+}
+
+/* Exact powers of ten (every 10^k up to 10^22 is a double). */
+static const double pm_api__p10[23] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* True when decimal text s reads back as f both directly (strtof) and
+ * through a double first (as JavaScript and most JSON readers do). */
+static bool pm_api__reads_back(const char *s, float f) {
+    return strtof(s, NULL) == f && (float)strtod(s, NULL) == f;
+}
+
+int pm_api__fmt_f32_ref(char *o, float f) {
+    if (f == 0) f = 0;
+    int n = 0;
+    for (int prec = 6; prec <= 9; prec++) {
+        n = snprintf(o, 24, "%.*g", prec, (double)f);
+        if (pm_api__reads_back(o, f)) break;
+    }
+    return n;
+}
+
+/* Writes digits m (p of them, trailing zeros dropped) with decimal
+ * exponent x the way "%.<p>g" does. */
+static int pm_api__fmt_digits(char *o, bool neg, uint32_t m, int p, int x) {
+    char d[10];
+    for (int i = p - 1; i >= 0; i--, m /= 10) d[i] = (char)('0' + m % 10);
+    int nd = p;
+    while (nd > 1 && d[nd - 1] == '0') nd--;
+    int n = 0;
+    if (neg) o[n++] = '-';
+    if (x < -4 || x >= p) {
+        o[n++] = d[0];
+        if (nd > 1) {
+            o[n++] = '.';
+            memcpy(o + n, d + 1, (size_t)nd - 1);
+            n += nd - 1;
+        }
+        o[n++] = 'e';
+        o[n++] = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        if (ax >= 100) o[n++] = (char)('0' + ax / 100);
+        o[n++] = (char)('0' + ax / 10 % 10);
+        o[n++] = (char)('0' + ax % 10);
+    } else if (x >= 0) {
+        for (int i = 0; i <= x || i < nd; i++) {
+            if (i == x + 1) o[n++] = '.';
+            o[n++] = i < nd ? d[i] : '0';
+        }
+    } else {
+        o[n++] = '0';
+        o[n++] = '.';
+        for (int i = -1; i > x; i--) o[n++] = '0';
+        memcpy(o + n, d, (size_t)nd);
+        n += nd;
+    }
+    return n;
+}
+
+/* The shortest of 6..9 significant digits that reads back as f. Each
+ * candidate is checked exactly: its double value (one correctly rounded
+ * operation on exact operands) must lie strictly between the midpoints to
+ * f's float neighbours, which are exact doubles; only values whose scaling
+ * would be inexact (|f| < 1e-13 or >= 1e15) take the snprintf path. */
+int pm_api__fmt_f32(char *o, float f) {
+    if (f == 0) f = 0;
+    int n = pm_api__fmt_small_int(o, f);
+    if (n) return n;
+    float fa = fabsf(f);
+    if (!(fa >= 1e-13f && fa < 1e15f)) return pm_api__fmt_f32_ref(o, f);
+    double a = fa;
+    double lo = (a + (double)nextafterf(fa, 0)) / 2, hi = (a + (double)nextafterf(fa, INFINITY)) / 2;
+    int e = (int)floor(log10(a));
+    for (int p = 6; p <= 9; p++) {
+        for (int tries = 0; tries < 3; tries++) {
+            int sc = p - 1 - e;
+            double m = nearbyint(sc >= 0 ? a * pm_api__p10[sc] : a / pm_api__p10[-sc]);
+            if (m >= pm_api__p10[p]) { e++; continue; }
+            if (m < pm_api__p10[p - 1]) { e--; continue; }
+            double q = sc >= 0 ? m / pm_api__p10[sc] : m * pm_api__p10[-sc];
+            if (q > lo && q < hi) return pm_api__fmt_digits(o, f < 0, (uint32_t)m, p, e);
+            if (q == lo || q == hi) return pm_api__fmt_f32_ref(o, f); /* a tie: let libc decide */
+            break;
+        }
+    }
+    return pm_api__fmt_f32_ref(o, f);
+}
+
+void pm_api__w_f32(pm_api__w *w, float f) {
+    if (!pm_api__w_reserve(w, 24)) return;
+    w->len += (size_t)pm_api__fmt_f32(w->data + w->len, f);
+}
+
+void pm_api__w_f32s(pm_api__w *w, const float *v, size_t n) {
+    if (!pm_api__w_reserve(w, n * 17 + 8)) return;
+    char *o = w->data + w->len;
+    for (size_t i = 0; i < n; i++) {
+        if (i) *o++ = ',';
+        o += pm_api__fmt_f32(o, v[i]);
+    }
+    w->len = (size_t)(o - w->data);
+}
+
+void pm_api__w_u32s(pm_api__w *w, const uint32_t *v, size_t n) {
+    if (!pm_api__w_reserve(w, n * 11)) return;
+    char *o = w->data + w->len;
+    for (size_t i = 0; i < n; i++) {
+        if (i) *o++ = ',';
+        char tmp[10];
+        int k = 0;
+        uint32_t x = v[i];
+        do {
+            tmp[k++] = (char)('0' + x % 10);
+            x /= 10;
+        } while (x);
+        while (k) *o++ = tmp[--k];
+    }
+    w->len = (size_t)(o - w->data);
+}
+
+void pm_api__w_f64(pm_api__w *w, double d) {
+    if (!isfinite(d)) {
+        pm_api__w_lit(w, "null");
+        return;
+    }
+    if (!pm_api__w_reserve(w, 32)) return;
+    char *o = w->data + w->len;
+    if (d == 0) d = 0;
+    int n = pm_api__fmt_small_int(o, d);
+    for (int prec = 15; n == 0 && prec <= 17; prec++) {
+        n = snprintf(o, 32, "%.*g", prec, d);
+        if (prec < 17 && strtod(o, NULL) != d) n = 0;
+    }
+    w->len += (size_t)n;
+}
+
+void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
+    switch (m->kind) {
+    case PM_META_NULL: pm_api__w_lit(w, "null"); return;
+    case PM_META_BOOL: pm_api__w_lit(w, m->u.b ? "true" : "false"); return;
+    case PM_META_INT: pm_api__w_i64(w, m->u.i); return;
+    case PM_META_NUM: pm_api__w_f64(w, m->u.n); return;
+    case PM_META_STR: pm_api__w_str(w, m->u.s); return;
+    case PM_META_ARR:
+    case PM_META_OBJ: break;
+    }
+    bool obj = m->kind == PM_META_OBJ;
+    pm_api__w_char(w, obj ? '{' : '[');
+    for (const pm_meta *k = m->u.kids.first; k; k = k->next) {
+        if (k != m->u.kids.first) pm_api__w_char(w, ',');
+        if (obj) {
+            pm_api__w_str(w, k->key ? k->key : "");
+            pm_api__w_char(w, ':');
+        }
+        pm_api__w_meta(w, k);
+    }
+    pm_api__w_char(w, obj ? '}' : ']');
+}
+
+void pm_api__w_base64(pm_api__w *w, const unsigned char *b, size_t n) {
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (!pm_api__w_reserve(w, (n + 2) / 3 * 4)) return;
+    char *o = w->data + w->len;
+    size_t i = 0;
+    for (; i + 3 <= n; i += 3) {
+        uint32_t v = (uint32_t)b[i] << 16 | (uint32_t)b[i + 1] << 8 | b[i + 2];
+        *o++ = tab[v >> 18];
+        *o++ = tab[(v >> 12) & 63];
+        *o++ = tab[(v >> 6) & 63];
+        *o++ = tab[v & 63];
+    }
+    if (i < n) {
+        uint32_t v = (uint32_t)b[i] << 16 | (i + 1 < n ? (uint32_t)b[i + 1] << 8 : 0);
+        *o++ = tab[v >> 18];
+        *o++ = tab[(v >> 12) & 63];
+        *o++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+        *o++ = '=';
+    }
+    w->len = (size_t)(o - w->data);
+}
+
+/* ---- the scene view ---- */
+
+static bool pm_api__finite(const float *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) return false;
+    return true;
+}
+
+static bool pm_api__prim_ok(const pm_prim *p) {
+    if (p->icount % 3 != 0) return false;
+    for (uint32_t i = 0; i < p->icount; i++)
+        if (p->indices[i] >= p->vcount) return false;
+    size_t n = p->vcount;
+    return pm_api__finite(p->positions, 3 * n) && pm_api__finite(p->normals, 3 * n) &&
+           (!p->uvs || pm_api__finite(p->uvs, 2 * n)) &&
+           (!p->colors || pm_api__finite(p->colors, 4 * n));
+}
+
+static bool pm_api__unit(const float *n) {
+    float l2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+    return fabsf(l2 - 1.0f) <= 1e-4f;
+}
+
+/* Returns a malloc'd copy of normals with the bad ones fixed, NULL when all
+ * are unit already (*oom tells a failed malloc apart). */
+static float *pm_api__fix_normals(const pm_prim *p, bool *oom) {
+    uint32_t first = 0;
+    while (first < p->vcount && pm_api__unit(p->normals + 3 * first)) first++;
+    if (first == p->vcount) return NULL;
+    float *n = malloc((size_t)p->vcount * 3 * sizeof *n);
+    if (!n) {
+        *oom = true;
+        return NULL;
+    }
+    memcpy(n, p->normals, (size_t)p->vcount * 3 * sizeof *n);
+    for (uint32_t i = first; i < p->vcount; i++) {
+        float *v = n + 3 * i;
+        if (pm_api__unit(v)) continue;
+        double l = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+        if (l > 1e-12) {
+            for (int k = 0; k < 3; k++) v[k] = (float)(v[k] / l);
+        } else {
+            v[0] = 0, v[1] = 1, v[2] = 0;
+        }
+    }
+    return n;
+}
+
+static float *pm_api__clamp_colors(const pm_prim *p, bool *oom) {
+    size_t n = (size_t)p->vcount * 4, i = 0;
+    while (i < n && p->colors[i] >= 0 && p->colors[i] <= 1) i++;
+    if (i == n) return NULL;
+    float *c = malloc(n * sizeof *c);
+    if (!c) {
+        *oom = true;
+        return NULL;
+    }
+    for (i = 0; i < n; i++) c[i] = fminf(fmaxf(p->colors[i], 0.0f), 1.0f);
+    return c;
+}
+
+int pm_api__view_init(pm_api__view *v, const pm_scene *s) {
+    v->s = s;
+    v->prims = calloc(s->nprims ? s->nprims : 1, sizeof *v->prims);
+    if (!v->prims) return -1;
+    for (uint32_t i = 0; i < s->nprops; i++) {
+        const pm_props *pr = &s->props[i];
+        size_t n = pr->count;
+        if (!pm_api__finite(pr->translations, 3 * n) || !pm_api__finite(pr->rotations, 4 * n) ||
+            !pm_api__finite(pr->scales, 3 * n))
+            return -2;
+    }
+    bool oom = false;
+    for (uint32_t i = 0; i < s->nprims; i++) {
+        const pm_prim *p = &s->prims[i];
+        pm_api__prim_view *pv = &v->prims[i];
+        pv->p = p;
+        if (!pm_api__prim_ok(p)) return -2;
+        pv->own_normals = pm_api__fix_normals(p, &oom);
+        pv->own_colors = p->colors ? pm_api__clamp_colors(p, &oom) : NULL;
+        if (oom) return -1;
+        pv->normals = pv->own_normals ? pv->own_normals : p->normals;
+        pv->colors = pv->own_colors ? pv->own_colors : p->colors;
+    }
+    return 0;
+}
+
+void pm_api__view_free(pm_api__view *v) {
+    for (uint32_t i = 0; v->prims && i < v->s->nprims; i++) {
+        free(v->prims[i].own_normals);
+        free(v->prims[i].own_colors);
+    }
+    free(v->prims);
+    v->prims = NULL;
+}

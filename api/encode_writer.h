@@ -1,0 +1,76 @@
+#ifndef PM_API_ENCODE_WRITER_H
+#define PM_API_ENCODE_WRITER_H
+/* Internal to the encoders (api/encode_*.c): a byte writer for JSON text,
+ * deterministic number printing, the metadata -> JSON conversion both
+ * formats share, and the scene view both encoders read. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pm/scene.h"
+#include "pm_api/encode.h"
+
+typedef struct pm_api__w {
+    char *data;
+    size_t len, cap;
+    bool oom;              /* sticky: every later write is a no-op */
+} pm_api__w;
+
+/* Starts with cap bytes reserved (the caller's estimate of the output). */
+void pm_api__w_init(pm_api__w *w, size_t cap);
+void pm_api__w_free(pm_api__w *w);
+/* Makes room for n more bytes; false (and oom set) when that fails. */
+bool pm_api__w_reserve(pm_api__w *w, size_t n);
+void pm_api__w_raw(pm_api__w *w, const void *s, size_t n);
+void pm_api__w_lit(pm_api__w *w, const char *s);            /* unquoted text */
+void pm_api__w_char(pm_api__w *w, char c);
+void pm_api__w_str(pm_api__w *w, const char *s);            /* a JSON string */
+void pm_api__w_u64(pm_api__w *w, uint64_t v);
+void pm_api__w_i64(pm_api__w *w, int64_t v);
+/* The shortest "%.Ng" text (N = 6..9 significant digits) that reads back
+ * as the same float32, whether parsed straight to float or to double and
+ * then rounded to float; integers below 1e6 print as integers, -0 as 0.
+ * f must be finite. fmt writes at most 16 bytes to o and returns the
+ * length; fmt_ref is the slow reference (snprintf + strtof) it matches. */
+int pm_api__fmt_f32(char *o, float f);
+int pm_api__fmt_f32_ref(char *o, float f);
+void pm_api__w_f32(pm_api__w *w, float f);
+/* Comma-separated floats / indices (no brackets). */
+void pm_api__w_f32s(pm_api__w *w, const float *v, size_t n);
+void pm_api__w_u32s(pm_api__w *w, const uint32_t *v, size_t n);
+/* The shortest "%.Ng" (N = 15..17) that reads back as the same double;
+ * non-finite prints null. Used for metadata and for accessor min/max, whose
+ * float32 values are exact doubles. */
+void pm_api__w_f64(pm_api__w *w, double d);
+/* Metadata as JSON, object keys in insertion order. */
+void pm_api__w_meta(pm_api__w *w, const pm_meta *m);
+/* Standard base64 (RFC 4648, with padding). */
+void pm_api__w_base64(pm_api__w *w, const unsigned char *b, size_t n);
+
+/* The scene as the encoders write it. Normals that are not unit length
+ * (squared length off by more than 1e-4, or zero) are renormalized (zero becomes +Y), and
+ * colours are clamped to [0, 1], in private copies, so every output passes
+ * the glTF validator and all formats carry the same numbers. */
+typedef struct pm_api__prim_view {
+    const pm_prim *p;
+    const float *normals, *colors;
+    float *own_normals, *own_colors;   /* malloc'd fixes, or NULL */
+} pm_api__prim_view;
+
+typedef struct pm_api__view {
+    const pm_scene *s;
+    pm_api__prim_view *prims;          /* s->nprims entries */
+} pm_api__view;
+
+/* Returns 0, -1 out of memory, -2 when the scene breaks its contract: a
+ * non-finite number, an index past its primitive's vertices, or an index
+ * count that is not a multiple of 3. */
+int pm_api__view_init(pm_api__view *v, const pm_scene *s);
+void pm_api__view_free(pm_api__view *v);
+
+/* The format encoders, over a checked view. 0 or -1 (out of memory). */
+int pm_api__encode_json(const pm_api__view *v, const pm_api_generator *gen,
+                        const char *key_hex, pm_api_buf *out);
+int pm_api__encode_gltf(const pm_api__view *v, const pm_api_generator *gen,
+                        const char *key_hex, bool glb, pm_api_buf *out);
+#endif

@@ -1,0 +1,109 @@
+#include "pm_api/key.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack: no allocation */
+#include <xxhash.h>
+
+#ifndef PM_VERSION
+#define PM_VERSION "0"
+#endif
+
+/* Each part is hashed as (length as 8 little-endian bytes, bytes), so no
+ * two different tuples can produce the same byte stream. */
+static void pm_api__hash_part(XXH3_state_t *st, const char *s, size_t n) {
+    unsigned char len[8];
+    for (int i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)n >> (8 * i));
+    XXH3_128bits_update(st, len, sizeof len);
+    XXH3_128bits_update(st, s, n);
+}
+
+static void pm_api__hash_str(XXH3_state_t *st, const char *s) {
+    pm_api__hash_part(st, s ? s : "", s ? strlen(s) : 0);
+}
+
+static bool pm_api__has_negative_zero(const json_t *j) {
+    if (json_is_real(j)) return json_real_value(j) == 0 && signbit(json_real_value(j));
+    size_t i;
+    const char *k;
+    json_t *v;
+    if (json_is_array(j)) {
+        json_array_foreach((json_t *)j, i, v)
+            if (pm_api__has_negative_zero(v)) return true;
+    } else if (json_is_object(j)) {
+        json_object_foreach((json_t *)j, k, v)
+            if (pm_api__has_negative_zero(v)) return true;
+    }
+    return false;
+}
+
+/* Turns every -0.0 into 0.0 in place (j is a private deep copy). */
+static void pm_api__clear_negative_zero(json_t *j) {
+    size_t i;
+    const char *k;
+    json_t *v;
+    if (json_is_real(j) && json_real_value(j) == 0) json_real_set(j, 0.0);
+    else if (json_is_array(j))
+        json_array_foreach(j, i, v) pm_api__clear_negative_zero(v);
+    else if (json_is_object(j))
+        json_object_foreach(j, k, v) pm_api__clear_negative_zero(v);
+}
+
+typedef struct pm_api__dump_ctx { XXH3_state_t *st; size_t len; } pm_api__dump_ctx;
+
+static int pm_api__dump_cb(const char *buf, size_t size, void *data) {
+    pm_api__dump_ctx *c = data;
+    XXH3_128bits_update(c->st, buf, size);
+    c->len += size;
+    return 0;
+}
+
+/* The canonical form is streamed into the hash, then its length, so the
+ * framing stays unambiguous without a buffer. */
+static int pm_api__hash_canonical(XXH3_state_t *st, const json_t *canonical) {
+    json_t *copy = NULL;
+    if (pm_api__has_negative_zero(canonical)) {
+        copy = json_deep_copy(canonical);
+        if (!copy) return -1;
+        pm_api__clear_negative_zero(copy);
+        canonical = copy;
+    }
+    pm_api__dump_ctx c = {st, 0};
+    int r = json_dump_callback(canonical, pm_api__dump_cb, &c,
+                               JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17) |
+                                   JSON_ENCODE_ANY);
+    json_decref(copy);
+    char len[24];
+    snprintf(len, sizeof len, "%zu", c.len);
+    pm_api__hash_str(st, len);
+    return r;
+}
+
+pm_api_key pm_api_cache_key(const pm_api_generator *gen, const json_t *canonical,
+                            pm_api_format f) {
+    pm_api_key k = {0, 0};
+    XXH3_state_t st;
+    XXH3_INITSTATE(&st);
+    if (XXH3_128bits_reset(&st) != XXH_OK) return k;
+    pm_api__hash_str(&st, "procmesh-key-1");
+    pm_api__hash_str(&st, PM_VERSION);
+    pm_api__hash_str(&st, gen->name);
+    pm_api__hash_str(&st, gen->version);
+    pm_api__hash_str(&st, gen->path);
+    if (pm_api__hash_canonical(&st, canonical) < 0) return k;
+    pm_api__hash_str(&st, pm_api_format_name(f));
+    XXH128_hash_t h = XXH3_128bits_digest(&st);
+    k.hi = h.high64;
+    k.lo = h.low64;
+    /* {0,0} means failure; a real digest of zero is remapped. */
+    if (k.hi == 0 && k.lo == 0) k.lo = 1;
+    return k;
+}
+
+void pm_api_key_hex(pm_api_key k, char out[33]) {
+    snprintf(out, 33, "%016" PRIx64 "%016" PRIx64, k.hi, k.lo);
+}

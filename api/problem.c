@@ -1,0 +1,138 @@
+#include "pm_api/problem.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define PM_API__URN "urn:procmesh:problem:"
+
+void pm_api_problem_init(pm_api_problem *p) {
+    memset(p, 0, sizeof *p);
+}
+
+void pm_api_problem_free(pm_api_problem *p) {
+    json_decref(p->errors);
+    pm_api_problem_init(p);
+}
+
+/* Writes pointer as the dotted path people read ("arms[2].width"); the
+ * whole document is "body". Numeric tokens are shown as indices. */
+static void pm_api__pointer_path(char *out, size_t cap, const char *pointer) {
+    size_t n = 0;
+    if (!*pointer) {
+        snprintf(out, cap, "body");
+        return;
+    }
+    out[0] = '\0';
+    for (const char *t = pointer; *t == '/' && n + 1 < cap;) {
+        const char *end = strchr(t + 1, '/');
+        size_t len = end ? (size_t)(end - t - 1) : strlen(t + 1);
+        int numeric = len > 0 && strspn(t + 1, "0123456789") >= len;
+        if (numeric)
+            n += (size_t)snprintf(out + n, cap - n, "[%.*s]", (int)len, t + 1);
+        else {
+            if (n > 0 && n + 1 < cap) out[n++] = '.';
+            for (size_t i = 0; i < len && n + 1 < cap; i++) {
+                char c = t[1 + i];
+                if (c == '~' && i + 1 < len && (t[2 + i] == '0' || t[2 + i] == '1')) {
+                    c = t[2 + i] == '0' ? '~' : '/';
+                    i++;
+                }
+                out[n++] = c;
+            }
+            out[n] = '\0';
+        }
+        if (n >= cap) n = cap - 1;
+        t += len + 1;
+    }
+}
+
+void pm_api_problem_field(pm_api_problem *p, const char *pointer, const char *fmt, ...) {
+    if (p->status != 0 && p->status != 422) return;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (p->status == 0) {
+        p->status = 422;
+        snprintf(p->type, sizeof p->type, PM_API__URN "validation");
+        p->title = "Invalid request";
+        char path[250];
+        pm_api__pointer_path(path, sizeof path, pointer);
+        snprintf(p->detail, sizeof p->detail, "%s %s", path, msg);
+    }
+    if (!p->errors) p->errors = json_array();
+    if (!p->errors || json_array_size(p->errors) >= PM_API_MAX_ERRORS) {
+        p->dropped++;
+        return;
+    }
+    json_t *e = json_pack("{s:s, s:s}", "pointer", pointer, "message", msg);
+    if (!e || json_array_append_new(p->errors, e) < 0) p->dropped++;
+}
+
+void pm_api_problem_set(pm_api_problem *p, int status, const char *type_suffix,
+                        const char *title, const char *fmt, ...) {
+    json_decref(p->errors);
+    p->errors = NULL;
+    p->dropped = 0;
+    p->status = status;
+    snprintf(p->type, sizeof p->type, PM_API__URN "%s", type_suffix);
+    p->title = title;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->detail, sizeof p->detail, fmt, ap);
+    va_end(ap);
+}
+
+json_t *pm_api_problem_json(const pm_api_problem *p, const char *instance) {
+    size_t listed = p->errors ? json_array_size(p->errors) : 0;
+    size_t more = listed + p->dropped > 0 ? listed + p->dropped - 1 : 0;
+    char detail[sizeof p->detail + 48];
+    if (more > 0)
+        snprintf(detail, sizeof detail, "%s (and %zu more error%s)", p->detail, more,
+                 more == 1 ? "" : "s");
+    else
+        snprintf(detail, sizeof detail, "%s", p->detail);
+    json_t *j = json_pack("{s:s, s:s, s:i, s:s}", "type",
+                          p->type[0] ? p->type : "about:blank", "title",
+                          p->title ? p->title : "Error", "status", p->status, "detail", detail);
+    if (!j) return NULL;
+    if (instance && json_object_set_new(j, "instance", json_string(instance)) < 0) goto fail;
+    if (p->errors && json_object_set(j, "errors", p->errors) < 0) goto fail;
+    return j;
+fail:
+    json_decref(j);
+    return NULL;
+}
+
+int pm_api_pointer_join(char *out, size_t cap, const char *base, const char *token) {
+    size_t n = strlen(base);
+    if (n + 1 >= cap) {
+        if (out != base && cap > 0) out[0] = '\0';
+        return -1;
+    }
+    if (out != base) memmove(out, base, n);
+    out[n++] = '/';
+    for (const char *c = token; *c; c++) {
+        const char *esc = *c == '~' ? "~0" : *c == '/' ? "~1" : NULL;
+        size_t need = esc ? 2 : 1;
+        if (n + need >= cap) {
+            out[n] = '\0';
+            return -1;
+        }
+        if (esc) {
+            out[n++] = esc[0];
+            out[n++] = esc[1];
+        } else {
+            out[n++] = *c;
+        }
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+int pm_api_pointer_index(char *out, size_t cap, const char *base, size_t index) {
+    char tok[24];
+    snprintf(tok, sizeof tok, "%zu", index);
+    return pm_api_pointer_join(out, cap, base, tok);
+}

@@ -1,0 +1,612 @@
+#include "pm_api/reader.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Reals up to this magnitude are exactly integral doubles; past it an
+ * integer spelled as a real may already have lost digits. */
+#define PM_API__EXACT_INT 9007199254740992.0 /* 2^53 */
+
+/* ---- parsing the body ---- */
+
+static bool pm_api__blank(const char *buf, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (!strchr(" \t\r\n", buf[i])) return false;
+    return true;
+}
+
+/* jansson writes "duplicate object key near '"k"'": keep the quoted key. */
+static void pm_api__dup_key(const char *text, char *out, size_t cap) {
+    const char *near = strstr(text, "near '");
+    if (!near) {
+        snprintf(out, cap, "(unknown)");
+        return;
+    }
+    near += 6;
+    size_t n = strlen(near);
+    if (n > 0 && near[n - 1] == '\'') n--;
+    snprintf(out, cap, "%.*s", (int)n, near);
+}
+
+int pm_api_parse_body(const char *buf, size_t len, json_t **out, pm_api_problem *p) {
+    *out = NULL;
+    if (!buf || pm_api__blank(buf, len)) {
+        pm_api_problem_set(p, 400, "malformed-json", "Malformed JSON",
+                           "the request body is empty; expected a JSON object");
+        return -1;
+    }
+    json_error_t e;
+    json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
+    if (!j) {
+        if (json_error_code(&e) == json_error_duplicate_key) {
+            char key[128];
+            pm_api__dup_key(e.text, key, sizeof key);
+            pm_api_problem_set(p, 400, "malformed-json", "Malformed JSON",
+                               "duplicate key %s at line %d, column %d", key, e.line,
+                               e.column);
+        } else {
+            pm_api_problem_set(p, 400, "malformed-json", "Malformed JSON",
+                               "%s at line %d, column %d", e.text, e.line, e.column);
+        }
+        return -1;
+    }
+    if (!json_is_object(j)) {
+        json_decref(j);
+        pm_api_problem_field(p, "", "must be a JSON object");
+        return -1;
+    }
+    *out = j;
+    return 0;
+}
+
+/* ---- the cursor ---- */
+
+static void pm_api__oom(pm_api_problem *p) {
+    pm_api_problem_set(p, 503, "out-of-memory", "Service Unavailable",
+                       "out of memory while reading the request");
+}
+
+/* Where one read happens: the input value (NULL when absent) and pointer. */
+typedef struct pm_api__slot {
+    const json_t *v;
+    char ptr[PM_API_POINTER_MAX];
+} pm_api__slot;
+
+/* Resolves key (objects) or the next element (arrays). Returns false on a
+ * dead node: nothing to read, nothing to report. */
+static bool pm_api__slot_open(pm_api_node *n, const char *key, pm_api__slot *s) {
+    s->v = NULL;
+    s->ptr[0] = '\0';
+    if (n->dead) return false;
+    if (n->is_array) {
+        assert(!key && n->next < n->len);
+        size_t i = n->next++;
+        s->v = json_array_get(n->in, i);
+        pm_api_pointer_index(s->ptr, sizeof s->ptr, n->ptr, i);
+    } else {
+        assert(key);
+        s->v = n->in ? json_object_get(n->in, key) : NULL;
+        pm_api_pointer_join(s->ptr, sizeof s->ptr, n->ptr, key);
+    }
+    return true;
+}
+
+/* Stores val (a new reference, consumed) in the canonical form of n. An
+ * array stores it as the element just read, an object under key. */
+static int pm_api__put(pm_api_node *n, const char *key, json_t *val) {
+    if (!val) {
+        pm_api__oom(n->prob);
+        return -1;
+    }
+    if (!n->canon) {
+        json_decref(val);
+        return -1;
+    }
+    int r = n->is_array ? json_array_append_new(n->canon, val)
+                        : json_object_set_new(n->canon, key, val);
+    if (r < 0) pm_api__oom(n->prob);
+    return r;
+}
+
+/* Records an error at the slot and marks the field as read (null). */
+static int pm_api__fail(pm_api_node *n, const char *key, const pm_api__slot *s,
+                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int pm_api__fail(pm_api_node *n, const char *key, const pm_api__slot *s,
+                        const char *fmt, ...) {
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pm_api_problem_field(n->prob, s->ptr, "%s", msg);
+    pm_api__put(n, key, json_null());
+    return -1;
+}
+
+static void pm_api__child_init(pm_api_node *n, pm_api_node *c, const pm_api__slot *s) {
+    memset(c, 0, sizeof *c);
+    c->prob = n->prob;
+    c->dead = true;
+    snprintf(c->ptr, sizeof c->ptr, "%s", s->ptr);
+}
+
+void pm_api_begin(pm_api_node *root, const json_t *doc, pm_api_problem *p) {
+    memset(root, 0, sizeof *root);
+    root->prob = p;
+    if (!doc || !json_is_object(doc)) {
+        pm_api_problem_field(p, "", "must be a JSON object");
+        root->dead = true;
+        return;
+    }
+    root->in = doc;
+    root->canon = json_object();
+    if (!root->canon) {
+        pm_api__oom(p);
+        root->dead = true;
+    }
+}
+
+json_t *pm_api_finish(pm_api_node *root) {
+    pm_api_end(root);
+    json_t *c = root->canon;
+    root->canon = NULL;
+    if (pm_api_problem_failed(root->prob)) {
+        json_decref(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* Attaches a fresh canonical container to the parent and the child. */
+static int pm_api__child_open(pm_api_node *n, const char *key, pm_api_node *c, json_t *in,
+                              json_t *canon) {
+    if (pm_api__put(n, key, canon) < 0) return -1;
+    c->in = in;
+    c->canon = canon;    /* borrowed: the parent's canonical form holds it */
+    c->dead = false;
+    return 0;
+}
+
+int pm_api_object(pm_api_node *n, const char *key, unsigned flags, pm_api_node *child) {
+    pm_api__slot s;
+    bool live = pm_api__slot_open(n, key, &s);
+    pm_api__child_init(n, child, &s);
+    if (!live) return -1;
+    bool nullable = flags & PM_API_NULLABLE;
+    if (!s.v) {
+        if (flags & PM_API_REQUIRED) return pm_api__fail(n, key, &s, "is required");
+        if (nullable && (flags & PM_API_ABSENT_OFF)) {
+            pm_api__put(n, key, json_null());
+            return 0;
+        }
+        return pm_api__child_open(n, key, child, NULL, json_object()) < 0 ? -1 : 1;
+    }
+    if (json_is_null(s.v) && nullable) {
+        pm_api__put(n, key, json_null());
+        return 0;
+    }
+    if (!json_is_object(s.v))
+        return pm_api__fail(n, key, &s, nullable ? "must be an object or null"
+                                                 : "must be an object");
+    return pm_api__child_open(n, key, child, (json_t *)s.v, json_object()) < 0 ? -1 : 1;
+}
+
+static void pm_api__limit_suffix(char *out, size_t cap, const char *limit) {
+    if (limit) snprintf(out, cap, " (limit %s)", limit);
+    else out[0] = '\0';
+}
+
+size_t pm_api_array(pm_api_node *n, const char *key, unsigned flags, pm_api_irange len,
+                    pm_api_node *child) {
+    pm_api__slot s;
+    bool live = pm_api__slot_open(n, key, &s);
+    pm_api__child_init(n, child, &s);
+    child->is_array = true;
+    if (!live) return 0;
+    if (!s.v && (flags & PM_API_REQUIRED)) {
+        pm_api__fail(n, key, &s, "is required");
+        return 0;
+    }
+    if (s.v && !json_is_array(s.v)) {
+        pm_api__fail(n, key, &s, "must be an array");
+        return 0;
+    }
+    size_t size = s.v ? json_array_size(s.v) : 0;
+    char lim[96];
+    if (len.lo > 0 && size < (uint64_t)len.lo) {
+        pm_api__fail(n, key, &s, "must have at least %" PRId64 " item%s", len.lo,
+                     len.lo == 1 ? "" : "s");
+        return 0;
+    }
+    if (len.hi >= 0 && size > (uint64_t)len.hi) {
+        pm_api__limit_suffix(lim, sizeof lim, len.limit);
+        pm_api__fail(n, key, &s, "must have at most %" PRId64 " items%s", len.hi, lim);
+        return 0;
+    }
+    if (pm_api__child_open(n, key, child, (json_t *)s.v, json_array()) < 0) return 0;
+    child->len = size;
+    return size;
+}
+
+void pm_api_end(pm_api_node *c) {
+    if (c->dead || !c->in || !c->canon) return;
+    if (c->is_array) {
+        assert(c->next == c->len && "read every element of an array before pm_api_end");
+        return;
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)c->in, k, v) {
+        if (json_object_get(c->canon, k)) continue;
+        char ptr[PM_API_POINTER_MAX];
+        pm_api_pointer_join(ptr, sizeof ptr, c->ptr, k);
+        pm_api_problem_field(c->prob, ptr, "unknown field");
+    }
+}
+
+void pm_api_fail(pm_api_node *n, const char *key, const char *fmt, ...) {
+    if (n->dead) return;
+    char ptr[PM_API_POINTER_MAX], msg[256];
+    if (key) pm_api_pointer_join(ptr, sizeof ptr, n->ptr, key);
+    else snprintf(ptr, sizeof ptr, "%s", n->ptr);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pm_api_problem_field(n->prob, ptr, "%s", msg);
+}
+
+/* ---- scalar readers ---- */
+
+/* The shortest of %.15g / %.17g that reads back as x, for messages. */
+static void pm_api__fmt_num(char *out, size_t cap, double x) {
+    snprintf(out, cap, "%.15g", x);
+    if (strtod(out, NULL) != x) snprintf(out, cap, "%.17g", x);
+}
+
+/* Writes the violated bound of r into msg, or returns false when x fits. */
+static bool pm_api__range_msg(pm_api_range r, double x, char *msg, size_t cap) {
+    char b[40], lim[96];
+    if (r.lo_open ? !(x > r.lo) : !(x >= r.lo)) {
+        pm_api__fmt_num(b, sizeof b, r.lo);
+        snprintf(msg, cap, "must be %s %s", r.lo_open ? ">" : ">=", b);
+        return true;
+    }
+    if (r.hi_open ? !(x < r.hi) : !(x <= r.hi)) {
+        pm_api__fmt_num(b, sizeof b, r.hi);
+        pm_api__limit_suffix(lim, sizeof lim, r.limit);
+        snprintf(msg, cap, "must be %s %s%s", r.hi_open ? "<" : "<=", b, lim);
+        return true;
+    }
+    return false;
+}
+
+/* A field that is absent: required is an error, else the default. Returns
+ * 1 when the caller should store def, -1 on error. */
+static int pm_api__absent(pm_api_node *n, const char *key, const pm_api__slot *s,
+                          unsigned flags) {
+    if (flags & PM_API_REQUIRED) return pm_api__fail(n, key, s, "is required");
+    return 1;
+}
+
+static double pm_api__canon_real(double x) { return x == 0 ? 0.0 : x; }
+
+int pm_api_num(pm_api_node *n, const char *key, unsigned flags, pm_api_range r, double def,
+               double *out) {
+    *out = def;
+    pm_api__slot s;
+    if (!pm_api__slot_open(n, key, &s)) return -1;
+    if (!s.v) {
+        if (pm_api__absent(n, key, &s, flags) < 0) return -1;
+        return pm_api__put(n, key, json_real(pm_api__canon_real(def)));
+    }
+    if (!json_is_number(s.v)) return pm_api__fail(n, key, &s, "must be a number");
+    double x = json_number_value(s.v);
+    if (!isfinite(x)) return pm_api__fail(n, key, &s, "must be finite");
+    char msg[160];
+    if (pm_api__range_msg(r, x, msg, sizeof msg)) return pm_api__fail(n, key, &s, "%s", msg);
+    *out = pm_api__canon_real(x);
+    return pm_api__put(n, key, json_real(*out));
+}
+
+/* Reads an integer value, also from an integral real up to 2^53. */
+static bool pm_api__as_int(const json_t *v, int64_t *out) {
+    if (json_is_integer(v)) {
+        *out = json_integer_value(v);
+        return true;
+    }
+    if (!json_is_real(v)) return false;
+    double x = json_real_value(v);
+    if (!(fabs(x) <= PM_API__EXACT_INT) || x != floor(x)) return false;
+    *out = (int64_t)x;
+    return true;
+}
+
+int pm_api_int(pm_api_node *n, const char *key, unsigned flags, pm_api_irange r, int64_t def,
+               int64_t *out) {
+    *out = def;
+    pm_api__slot s;
+    if (!pm_api__slot_open(n, key, &s)) return -1;
+    if (!s.v) {
+        if (pm_api__absent(n, key, &s, flags) < 0) return -1;
+        return pm_api__put(n, key, json_integer(def));
+    }
+    int64_t i;
+    if (!pm_api__as_int(s.v, &i)) return pm_api__fail(n, key, &s, "must be an integer");
+    if (i < r.lo) return pm_api__fail(n, key, &s, "must be >= %" PRId64, r.lo);
+    if (i > r.hi) {
+        char lim[96];
+        pm_api__limit_suffix(lim, sizeof lim, r.limit);
+        return pm_api__fail(n, key, &s, "must be <= %" PRId64 "%s", r.hi, lim);
+    }
+    *out = i;
+    return pm_api__put(n, key, json_integer(i));
+}
+
+/* Parses a decimal string of 1..20 digits that fits in uint64. */
+static bool pm_api__parse_u64(const char *t, uint64_t *out) {
+    size_t len = strlen(t);
+    if (len == 0 || len > 20 || strspn(t, "0123456789") != len) return false;
+    uint64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned d = (unsigned)(t[i] - '0');
+        if (v > (UINT64_MAX - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+static json_t *pm_api__u64_json(uint64_t v) {
+    if (v <= (uint64_t)INT64_MAX) return json_integer((json_int_t)v);
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRIu64, v);
+    return json_string(buf);
+}
+
+int pm_api_u64(pm_api_node *n, const char *key, unsigned flags, uint64_t def, uint64_t *out) {
+    *out = def;
+    pm_api__slot s;
+    if (!pm_api__slot_open(n, key, &s)) return -1;
+    if (!s.v) {
+        if (pm_api__absent(n, key, &s, flags) < 0) return -1;
+        return pm_api__put(n, key, pm_api__u64_json(def));
+    }
+    uint64_t v;
+    int64_t i;
+    if (json_is_string(s.v)) {
+        if (!pm_api__parse_u64(json_string_value(s.v), &v))
+            return pm_api__fail(n, key, &s,
+                                "must be a decimal string of digits up to 18446744073709551615");
+    } else if (pm_api__as_int(s.v, &i)) {
+        if (i < 0) return pm_api__fail(n, key, &s, "must be >= 0");
+        v = (uint64_t)i;
+    } else {
+        return pm_api__fail(n, key, &s,
+                            "must be an integer >= 0 (or a decimal string above 2^63-1)");
+    }
+    *out = v;
+    return pm_api__put(n, key, pm_api__u64_json(v));
+}
+
+int pm_api_bool(pm_api_node *n, const char *key, unsigned flags, bool def, bool *out) {
+    *out = def;
+    pm_api__slot s;
+    if (!pm_api__slot_open(n, key, &s)) return -1;
+    if (!s.v) {
+        if (pm_api__absent(n, key, &s, flags) < 0) return -1;
+        return pm_api__put(n, key, json_boolean(def));
+    }
+    if (!json_is_boolean(s.v)) return pm_api__fail(n, key, &s, "must be a boolean");
+    *out = json_is_true(s.v);
+    return pm_api__put(n, key, json_boolean(*out));
+}
+
+int pm_api_enum(pm_api_node *n, const char *key, unsigned flags, const char *const *names,
+                int def, int *out) {
+    *out = def;
+    pm_api__slot s;
+    if (!pm_api__slot_open(n, key, &s)) return -1;
+    if (!s.v) {
+        if (pm_api__absent(n, key, &s, flags) < 0) return -1;
+        return pm_api__put(n, key, json_string(names[def]));
+    }
+    const char *str = json_string_value(s.v);
+    for (int i = 0; str && names[i]; i++) {
+        if (strcmp(str, names[i]) == 0) {
+            *out = i;
+            return pm_api__put(n, key, json_string(names[i]));
+        }
+    }
+    char list[200];
+    size_t len = 0;
+    list[0] = '\0';
+    for (int i = 0; names[i] && len + 1 < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
+    return pm_api__fail(n, key, &s, "must be one of: %s", list);
+}
+
+int pm_api_str(pm_api_node *n, const char *key, unsigned flags, size_t max_len,
+               const char *def, char *out, size_t cap) {
+    assert(cap > max_len);
+    snprintf(out, cap, "%s", def ? def : "");
+    pm_api__slot s;
+    if (!pm_api__slot_open(n, key, &s)) return -1;
+    if (!s.v) {
+        if (pm_api__absent(n, key, &s, flags) < 0) return -1;
+        return pm_api__put(n, key, json_string(out));
+    }
+    if (!json_is_string(s.v)) return pm_api__fail(n, key, &s, "must be a string");
+    if (json_string_length(s.v) > max_len)
+        return pm_api__fail(n, key, &s, "must be at most %zu bytes long", max_len);
+    memcpy(out, json_string_value(s.v), json_string_length(s.v) + 1);
+    return pm_api__put(n, key, json_string(out));
+}
+
+static void pm_api__vec_default(const double *def, size_t n, double *out, size_t *count) {
+    if (def) memcpy(out, def, n * sizeof *out);
+    if (count) *count = n;
+}
+
+/* A canonical array of reals; NULL when out of memory. */
+static json_t *pm_api__reals(const double *v, size_t n) {
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++) {
+        if (json_array_append_new(a, json_real(pm_api__canon_real(v[i]))) < 0) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, size_t max_n,
+               pm_api_range r, const double *def, double *out, size_t *count) {
+    assert(min_n <= max_n && max_n > 0);
+    pm_api__vec_default(def, min_n, out, count);
+    pm_api__slot s;
+    if (!pm_api__slot_open(n, key, &s)) return -1;
+    if (!s.v) {
+        if (pm_api__absent(n, key, &s, flags) < 0) return -1;
+        assert(def);
+        return pm_api__put(n, key, pm_api__reals(def, min_n));
+    }
+    size_t len = json_is_array(s.v) ? json_array_size(s.v) : 0;
+    if (!json_is_array(s.v) || len < min_n || len > max_n) {
+        if (min_n == max_n)
+            return pm_api__fail(n, key, &s, "must be an array of %zu numbers", min_n);
+        return pm_api__fail(n, key, &s, "must be an array of %zu to %zu numbers", min_n, max_n);
+    }
+    bool bad = false;
+    for (size_t i = 0; i < len; i++) {
+        const json_t *e = json_array_get(s.v, i);
+        char ptr[PM_API_POINTER_MAX], msg[160];
+        pm_api_pointer_index(ptr, sizeof ptr, s.ptr, i);
+        const char *why = !json_is_number(e)                  ? "must be a number"
+                          : !isfinite(json_number_value(e)) ? "must be finite"
+                          : pm_api__range_msg(r, json_number_value(e), msg, sizeof msg) ? msg
+                                                                                      : NULL;
+        if (why) {
+            pm_api_problem_field(n->prob, ptr, "%s", why);
+            bad = true;
+        }
+    }
+    if (bad) {
+        pm_api__put(n, key, json_null());
+        return -1;
+    }
+    for (size_t i = 0; i < len; i++)
+        out[i] = pm_api__canon_real(json_number_value(json_array_get(s.v, i)));
+    if (count) *count = len;
+    return pm_api__put(n, key, pm_api__reals(out, len));
+}
+
+/* ---- GET query strings ---- */
+
+static bool pm_api__is_int_text(const char *t) {
+    const char *d = t + (*t == '-');
+    return *d && strspn(d, "0123456789") == strlen(d);
+}
+
+/* A decimal number literal (no hex, no inf/nan, no blanks). */
+static bool pm_api__parse_num_text(const char *t, double *out) {
+    if (!*t || strspn(t, "0123456789+-.eE") != strlen(t)) return false;
+    char *end;
+    errno = 0;
+    double x = strtod(t, &end);
+    if (*end || errno == ERANGE || !isfinite(x)) return false;
+    *out = x;
+    return true;
+}
+
+/* One number of a query value: an integer literal stays an integer. */
+static json_t *pm_api__query_number(const char *t) {
+    if (pm_api__is_int_text(t)) {
+        errno = 0;
+        char *end;
+        long long v = strtoll(t, &end, 10);
+        if (errno == ERANGE) return NULL;
+        return json_integer((json_int_t)v);
+    }
+    double x;
+    return pm_api__parse_num_text(t, &x) ? json_real(x) : NULL;
+}
+
+static json_t *pm_api__query_pair(const char *t) {
+    const char *x = strpbrk(t, "xX");
+    if (!x || x == t || !x[1]) return NULL;
+    char left[64];
+    if ((size_t)(x - t) >= sizeof left) return NULL;
+    memcpy(left, t, (size_t)(x - t));
+    left[x - t] = '\0';
+    json_t *a = pm_api__query_number(left), *b = pm_api__query_number(x + 1);
+    if (!a || !b) {
+        json_decref(a);
+        json_decref(b);
+        return NULL;
+    }
+    return json_pack("[o, o]", a, b);
+}
+
+/* Converts one value by type; NULL with *why set when it has the wrong shape. */
+static json_t *pm_api__query_value(pm_api_qtype type, const char *t, const char **why) {
+    uint64_t u;
+    double x;
+    switch (type) {
+    case PM_API_Q_INT:
+        *why = "must be an integer";
+        return pm_api__is_int_text(t) ? pm_api__query_number(t) : NULL;
+    case PM_API_Q_U64:
+        *why = "must be an integer from 0 to 18446744073709551615";
+        return pm_api__parse_u64(t, &u) ? pm_api__u64_json(u) : NULL;
+    case PM_API_Q_NUM:
+        *why = "must be a number";
+        return pm_api__parse_num_text(t, &x) ? json_real(x) : NULL;
+    case PM_API_Q_STR:
+        *why = "must be a string";
+        return json_string(t);
+    case PM_API_Q_PAIR:
+        *why = "must be two numbers written WxD, such as 10x20";
+        return pm_api__query_pair(t);
+    }
+    *why = "has an unknown type";
+    return NULL;
+}
+
+json_t *pm_api_query_doc(const pm_api_qparam *table, size_t nt, const pm_api_query_pair *q,
+                         size_t n, pm_api_problem *p) {
+    json_t *doc = json_object();
+    if (!doc) {
+        pm_api__oom(p);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(q[i].key, "format") == 0) continue;
+        char ptr[PM_API_POINTER_MAX];
+        pm_api_pointer_join(ptr, sizeof ptr, "", q[i].key);
+        const pm_api_qparam *e = NULL;
+        for (size_t j = 0; j < nt && !e; j++)
+            if (strcmp(table[j].name, q[i].key) == 0) e = &table[j];
+        if (!e) {
+            pm_api_problem_field(p, ptr, "unknown query parameter");
+            continue;
+        }
+        if (json_object_get(doc, e->name)) {
+            pm_api_problem_field(p, ptr, "is given more than once");
+            continue;
+        }
+        const char *why = NULL;
+        json_t *v = pm_api__query_value(e->type, q[i].value ? q[i].value : "", &why);
+        if (!v) pm_api_problem_field(p, ptr, "%s", why);
+        else if (json_object_set_new(doc, e->name, v) < 0) pm_api__oom(p);
+    }
+    if (pm_api_problem_failed(p)) {
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
+}

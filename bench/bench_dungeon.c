@@ -1,0 +1,168 @@
+/* Dungeon benchmark.
+ *   bench_dungeon            the three sections below
+ *   bench_dungeon --peer N   only section 2, N maps, last line "ms_per_map X"
+ * 1. Invariants (tests/support/pm_test_dungeon.h) over 10,000 seeds with
+ *    mixed parameters, and the time per dungeon (layout + mesh).
+ * 2. The rot.js comparison set-up: extent 200 x 200, 170 rooms of 5..11
+ *    cells (rot's default 3..9 interior plus walls), spacing 1.
+ * Times are CPU time per map.
+ *    bench/dungeon_vs_rot.sh runs rot.js's ROT.Map.Uniform beside it.
+ * 3. Growth from 50 to 800 rooms at that density. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <time.h>
+
+#include "../tests/support/pm_test_dungeon.h"
+#include "pm/dungeon.h"
+#include "pm/result.h"
+
+/* CPU time of this process: the machine is shared, and the peer
+ * (bench/rot_uniform.mjs) measures CPU time as well. */
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static void mixed_params(uint64_t k, pm_dungeon_params *p) {
+    pm_rng mix;
+    pm_rng_seed(&mix, 0xBE7C4 + k);
+    pm_dungeon_params_default(p);
+    p->seed = pm_rng_u64(&mix);
+    p->gen.count = (uint32_t)pm_rng_int(&mix, 2, 120);
+    p->gen.extent_w = (int32_t)pm_rng_int(&mix, 24, 200);
+    p->gen.extent_d = (int32_t)pm_rng_int(&mix, 24, 200);
+    p->gen.floors = (int32_t)pm_rng_int(&mix, 1, 4);
+    p->gen.min_size = (int32_t)pm_rng_int(&mix, 3, 7);
+    p->gen.max_size = p->gen.min_size + (int32_t)pm_rng_int(&mix, 0, 10);
+    p->gen.spacing = (int32_t)pm_rng_int(&mix, 1, 4);
+    p->branch_probability = pm_rng_unit(&mix);
+    p->dead_end_probability = pm_rng_unit(&mix);
+    p->dead_end_extend_probability = pm_rng_unit(&mix);
+    p->loop_probability = pm_rng_chance(&mix, 0.3) ? pm_rng_unit(&mix) * 0.5 : 0;
+    p->obstacles = pm_rng_chance(&mix, 0.5) ? PM_DUNGEON_BREAK : PM_DUNGEON_DETOUR;
+    p->floor_height = pm_rng_range(&mix, 3.0, 8.0);
+}
+
+static int invariants(int seeds) {
+    int bad = 0, crowded = 0, built = 0;
+    uint64_t detours = 0, breaks = 0, astar = 0, shafts = 0, cells = 0;
+    pm_test_dungeon_stats st = {0};
+    double gen_ms = 0;
+    for (int k = 0; k < seeds; k++) {
+        pm_dungeon_params p;
+        mixed_params((uint64_t)k, &p);
+        pm_arena *a = pm_arena_create(0);
+        pm_dungeon_layout l;
+        pm_dungeon_failure f;
+        pm_scene *s;
+        double t0 = now_ms();
+        int r = pm_dungeon_generate(a, &p, NULL, &s, &l, &f);
+        gen_ms += now_ms() - t0;
+        char err[256];
+        if (r == PM_ERR_GEOMETRY && (f.kind == PM_DUNGEON_FAIL_PLACEMENT || f.kind == PM_DUNGEON_FAIL_PACKING)) {
+            crowded++;
+        } else if (r != 0) {
+            printf("  case %d: error %d (failure kind %d)\n", k, r, f.kind);
+            bad++;
+        } else if (!pm_test_dungeon_check(&l, err, sizeof err)) {
+            printf("  case %d: %s\n", k, err);
+            bad++;
+        } else {
+            built++;
+            detours += l.detours;
+            breaks += l.breaks;
+            astar += l.astar;
+            shafts += l.nshafts;
+            for (uint32_t c = 0; c < l.ncorridors; c++) cells += l.corridors[c].ncells;
+            pm_test_dungeon_tally(&l, &st);
+        }
+        pm_arena_destroy(a);
+    }
+    printf("invariants: %d seeds, %d built, %d too crowded (422), %d violations\n", seeds, built, crowded, bad);
+    printf("  obstacles: %lu detours, %lu breaks, %lu A* searches; %lu shafts; %lu corridor cells\n",
+           (unsigned long)detours, (unsigned long)breaks, (unsigned long)astar, (unsigned long)shafts,
+           (unsigned long)cells);
+    printf("  graph: branch %.4f of %lu chances, dead end %.4f of branches, extend %.4f of %lu chances "
+           "(probabilities vary per case)\n",
+           (double)st.branches / (double)(st.branch_chances ? st.branch_chances : 1), (unsigned long)st.branch_chances,
+           (double)st.dead_ends / (double)(st.branches ? st.branches : 1),
+           (double)st.extends / (double)(st.extend_chances ? st.extend_chances : 1), (unsigned long)st.extend_chances);
+    printf("  time: %.3f ms per dungeon (layout + mesh + metadata)\n", gen_ms / seeds);
+    return bad;
+}
+
+/* Times maps of n rooms at the rot.js set-up's density; returns ms per map
+ * and counts violations. */
+static double timed(uint32_t n, int maps, bool mesh, int *bad, double *rooms_ok, double *tris) {
+    double side = 200.0;
+    if (n != 170) side = 200.0 * sqrt((double)n / 170.0);
+    double total = 0;
+    *rooms_ok = 0;
+    *tris = 0;
+    for (int k = 0; k < maps; k++) {
+        pm_dungeon_params p;
+        pm_dungeon_params_default(&p);
+        p.seed = (uint64_t)k * 2654435761u + n;
+        p.gen = (pm_dungeon_placement){n, (int32_t)side, (int32_t)side, 1, 5, 11, 1};
+        pm_arena *a = pm_arena_create(1 << 20);
+        pm_dungeon_layout l;
+        pm_dungeon_failure f;
+        pm_scene *s = NULL;
+        double t0 = now_ms();
+        int r = mesh ? pm_dungeon_generate(a, &p, NULL, &s, &l, &f) : pm_dungeon_layout_build(a, &p, NULL, &l, &f);
+        total += now_ms() - t0;
+        char err[256];
+        if (r != 0) {
+            (*bad)++;
+        } else if (!pm_test_dungeon_check(&l, err, sizeof err)) {
+            printf("  seed %lu: %s\n", (unsigned long)p.seed, err);
+            (*bad)++;
+        } else {
+            *rooms_ok += l.nrooms;
+            if (s) *tris += (double)pm_scene_triangle_count(s);
+        }
+        pm_arena_destroy(a);
+    }
+    *rooms_ok /= maps;
+    *tris /= maps;
+    return total / maps;
+}
+
+static int peer(int maps) {
+    int bad = 0;
+    double rooms, tris;
+    double layout = timed(170, maps, false, &bad, &rooms, &tris);
+    double full = timed(170, maps, true, &bad, &rooms, &tris);
+    printf("procmesh 200x200, 170 rooms: %d maps, %.3f ms layout, %.3f ms layout+mesh, %.0f triangles, "
+           "%d with corridors through rooms or errors\n",
+           maps, layout, full, tris, bad);
+    printf("ms_per_map %.4f\n", layout);
+    return bad;
+}
+
+static int growth(void) {
+    static const uint32_t sizes[] = {50, 100, 200, 400, 800};
+    int bad = 0;
+    double prev = 0;
+    printf("growth (same density, 1 floor; layout + mesh):\n");
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        double rooms, tris;
+        int maps = sizes[i] >= 400 ? 20 : 100;
+        double ms = timed(sizes[i], maps, true, &bad, &rooms, &tris);
+        printf("  %4u rooms: %8.3f ms per map%s", sizes[i], ms, i ? "" : "\n");
+        if (i) printf("  (x%.2f for x2 rooms)\n", ms / prev);
+        prev = ms;
+    }
+    return bad;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--peer") == 0) return peer(atoi(argv[2])) ? 1 : 0;
+    int bad = invariants(10000);
+    bad += peer(200);
+    bad += growth();
+    return bad ? 1 : 0;
+}

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Service benchmarks (run by bench/run.sh with the build directory as $1):
+#  1. cached-hit throughput against nginx serving the same bytes as a
+#     static file: same wrk, same connections, same run (goal >= 0.8);
+#  2. /healthz p99 latency while every worker is busy generating (< 5 ms);
+#  3. peak RSS (VmHWM) over a 60 s run of cache misses (< budget + 64 MiB).
+# Everything listens on 127.0.0.1 and is stopped on exit.
+set -uo pipefail
+BUILD=${1:-build}
+BIN=$BUILD/procmesh
+HERE=$(cd "$(dirname "$0")" && pwd)
+DUR=${PM_BENCH_SECONDS:-10}          # per throughput run
+RSS_DUR=${PM_BENCH_RSS_SECONDS:-60}
+CONNS=${PM_BENCH_CONNS:-32}
+THREADS=2
+CACHE_MB=32                          # small, so the RSS run fills and evicts it
+
+# The route under test and its requests (the first real generator).
+ROUTE=/v1/junctions
+HIT_BODY='{"arms":[{"direction":[1,0],"width":8},{"direction":[0,1],"width":8},{"direction":[-1,0],"width":8}]}'
+# %d makes every request distinct. SLOW_* keeps a worker busy a while.
+MISS_TEMPLATE='{"arms":[{"direction":[1,0],"width":8},{"direction":[0,1],"width":8},{"direction":[-1,0],"width":8.%d}]}'
+SLOW_TEMPLATE='{"arms":[{"direction":[1,0],"width":8},{"direction":[0,1],"width":8},{"direction":[-1,0],"width":8.%d}],"spin_ms":200}'
+
+for tool in wrk nginx curl; do
+  command -v $tool >/dev/null || { echo "service.sh: $tool is missing (make deps-bench)"; exit 1; }
+done
+[ -x "$BIN" ] || { echo "service.sh: no $BIN (build first)"; exit 1; }
+
+TMP=$(mktemp -d /tmp/pm-bench-svc.XXXXXX)
+chmod 755 "$TMP"
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+  [ -f "$TMP/nginx.pid" ] && kill "$(cat "$TMP/nginx.pid")" 2>/dev/null
+  sleep 0.2
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# Starts procmesh on a free port; sets PM_PID and PM_PORT.
+start_procmesh() {
+  local log=$TMP/procmesh-$RANDOM.log
+  "$BIN" --bind 127.0.0.1 --port 0 --threads $THREADS "$@" 2>"$log" &
+  PM_PID=$!
+  PIDS+=($PM_PID)
+  PM_PORT=
+  for _ in $(seq 200); do
+    PM_PORT=$(grep -o '"msg":"listening","port":[0-9]*' "$log" | grep -o '[0-9]*$')
+    [ -n "$PM_PORT" ] && break
+    sleep 0.05
+  done
+  [ -n "$PM_PORT" ] || { echo "procmesh did not start:"; cat "$log"; exit 1; }
+}
+
+stop_procmesh() {
+  kill -TERM "$PM_PID" 2>/dev/null
+  wait "$PM_PID" 2>/dev/null
+}
+
+# Starts nginx serving $TMP/www on a free loopback port; sets NGX_PORT.
+start_nginx() {
+  mkdir -p "$TMP/www" "$TMP/logs"
+  for try in $(seq 20); do
+    NGX_PORT=$((20000 + RANDOM % 40000))
+    cat > "$TMP/nginx.conf" <<NGX
+worker_processes $THREADS;
+daemon on;
+pid $TMP/nginx.pid;
+error_log $TMP/logs/error.log;
+events { worker_connections 4096; }
+http {
+  access_log $TMP/logs/access.log;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  keepalive_timeout 60;
+  server {
+    listen 127.0.0.1:$NGX_PORT;
+    root $TMP/www;
+    location / { default_type model/gltf-binary; }
+  }
+}
+NGX
+    nginx -p "$TMP" -c "$TMP/nginx.conf" 2>/dev/null && return 0
+  done
+  echo "nginx did not start:"; cat "$TMP/logs/error.log"; exit 1
+}
+
+# wrk's requests/s from its output.
+rps() { awk '/^Requests\/sec:/ { print $2 }'; }
+# wrk --latency's 99th percentile, in ms.
+p99_ms() {
+  awk '$1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 }
+                     else if (v ~ /ms$/) { sub(/ms$/, "", v) }
+                     else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 }
+                     print v }'
+}
+vm_hwm_kib() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
+
+echo "procmesh service benchmarks (loopback, $(nproc) cores, wrk -t$THREADS -c$CONNS, ${DUR}s runs)"
+
+# ---- 1. cached hits vs nginx -----------------------------------------------
+mkdir -p "$TMP/www"
+printf '%s' "$HIT_BODY" > "$TMP/hit.json"
+start_procmesh --workers 2 --log-level info
+curl -s -o "$TMP/www/hit.glb" -X POST -H 'Content-Type: application/json' \
+  --data-binary @"$TMP/hit.json" "http://127.0.0.1:$PM_PORT$ROUTE?format=glb"
+chmod 644 "$TMP/www/hit.glb"
+SIZE=$(stat -c %s "$TMP/www/hit.glb")
+start_nginx
+curl -s "http://127.0.0.1:$NGX_PORT/hit.glb" | cmp -s - "$TMP/www/hit.glb" \
+  || { echo "nginx does not serve the same bytes"; exit 1; }
+echo "response: $SIZE bytes (GLB of $ROUTE), procmesh logs every request, nginx too"
+best_pm=0; best_ngx=0
+for round in 1 2 3; do
+  ngx=$(wrk -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$NGX_PORT/hit.glb" | rps)
+  pm=$(PM_BODY_FILE=$TMP/hit.json wrk -t$THREADS -c$CONNS -d${DUR}s -s "$HERE/wrk_post.lua" \
+       "http://127.0.0.1:$PM_PORT$ROUTE?format=glb" | rps)
+  echo "  round $round: nginx static $ngx req/s, procmesh cached POST $pm req/s"
+  best_ngx=$(awk -v a="$best_ngx" -v b="$ngx" 'BEGIN { print (b > a) ? b : a }')
+  best_pm=$(awk -v a="$best_pm" -v b="$pm" 'BEGIN { print (b > a) ? b : a }')
+done
+hits=$(curl -s "http://127.0.0.1:$PM_PORT/metrics" | awk '/^procmesh_cache_hits_total/ { print $2 }')
+ratio=$(awk -v a="$best_pm" -v b="$best_ngx" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
+echo "RESULT cached-hit throughput: procmesh $best_pm req/s vs nginx $best_ngx req/s (best of 3): ratio $ratio (goal >= 0.80); $hits cache hits served"
+stop_procmesh
+kill "$(cat "$TMP/nginx.pid")" 2>/dev/null
+
+# ---- 2. /healthz p99 while every worker is busy -----------------------------
+# Probes as a health checker sends them: a new connection each, paced (about
+# 100 per second), timed by curl from connect to last byte.
+probe() {   # probe URL COUNT -> "p50 p99 max" in ms
+  local i
+  for i in $(seq "$2"); do
+    curl -s -o /dev/null -w '%{time_total}\n' "$1"
+    sleep 0.01
+  done | sort -n | awk '{ v[NR] = $1 * 1000 }
+    END { printf "%.2f %.2f %.2f", v[int(NR * 0.50)], v[int(NR * 0.99)], v[NR] }'
+}
+PROBES=${PM_BENCH_PROBES:-500}
+start_procmesh --workers 2 --queue 64 --log-level warn
+read -r i50 i99 imax <<< "$(probe "http://127.0.0.1:$PM_PORT/healthz" "$PROBES")"
+PM_BODY_TEMPLATE=$SLOW_TEMPLATE wrk -t1 -c16 -d600s -s "$HERE/wrk_unique.lua" \
+  "http://127.0.0.1:$PM_PORT$ROUTE" > "$TMP/load.txt" &
+LOAD=$!
+PIDS+=($LOAD)
+sleep 2
+busy=$(curl -s "http://127.0.0.1:$PM_PORT/metrics" | awk '/^procmesh_workers_busy/ { print $2 }')
+read -r b50 b99 bmax <<< "$(probe "http://127.0.0.1:$PM_PORT/healthz" "$PROBES")"
+busy2=$(curl -s "http://127.0.0.1:$PM_PORT/metrics" | awk '/^procmesh_workers_busy/ { print $2 }')
+kill $LOAD 2>/dev/null
+wait $LOAD 2>/dev/null
+gens=$(curl -s "http://127.0.0.1:$PM_PORT/metrics" | awk '/^procmesh_generations_total.*result="ok"/ { s += $2 } END { print s }')
+echo "  idle workers: /healthz p50 $i50 ms, p99 $i99 ms, max $imax ms ($PROBES probes)"
+echo "  busy workers ($busy/2 busy before, $busy2/2 after, $gens generations): p50 $b50 ms, p99 $b99 ms, max $bmax ms"
+echo "RESULT /healthz p99 while every worker is busy: $b99 ms (goal < 5 ms; $i99 ms with idle workers; load average $(cut -d' ' -f1 /proc/loadavg))"
+stop_procmesh
+
+# ---- 3. peak RSS over a long run of misses ------------------------------------
+start_procmesh --workers 2 --cache-mb $CACHE_MB --log-level warn
+PM_BODY_TEMPLATE=$MISS_TEMPLATE wrk -t$THREADS -c$CONNS -d${RSS_DUR}s -s "$HERE/wrk_unique.lua" \
+  "http://127.0.0.1:$PM_PORT$ROUTE?format=gltf" > "$TMP/rss.txt"
+m=$(curl -s "http://127.0.0.1:$PM_PORT/metrics")
+hwm=$(vm_hwm_kib "$PM_PID")
+req=$(rps < "$TMP/rss.txt")
+ent=$(echo "$m" | awk '/^procmesh_cache_entries/ { print $2 }')
+ev=$(echo "$m" | awk '/^procmesh_cache_evictions_total/ { print $2 }')
+cb=$(echo "$m" | awk '/^procmesh_cache_bytes/ { printf "%.1f", $2 / 1048576 }')
+limit=$(( (CACHE_MB + 64) * 1024 ))
+verdict=$([ "$hwm" -lt "$limit" ] && echo ok || echo OVER)
+echo "RESULT peak RSS over ${RSS_DUR}s of misses: $((hwm / 1024)) MiB (VmHWM) with --cache-mb $CACHE_MB; goal < $((limit / 1024)) MiB: $verdict; $req req/s, cache $cb MiB in $ent entries, $ev evictions"
+stop_procmesh

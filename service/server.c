@@ -1,0 +1,1053 @@
+#include "server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "buf.h"
+#include "cache.h"
+#include "http.h"
+#include "log.h"
+#include "metrics.h"
+#include "pm_api/encode.h"
+#include "pm_api/key.h"
+#include "pm_api/reader.h"
+#include "router.h"
+#include "workers.h"
+
+extern const unsigned char pm_api_openapi_yaml[];
+extern const size_t pm_api_openapi_yaml_len;
+
+/* Bodies up to this size are parsed on the HTTP thread, so a repeated
+ * request is answered from the cache without touching the worker pool;
+ * larger ones are parsed by a worker so they cannot stall the listener. */
+#define PM_SVC_INLINE_PARSE_MAX (64 * 1024)
+/* A body that keeps coming after it was refused is read (and dropped) up
+ * to this many times the limit, then the connection is closed. */
+#define PM_SVC_DISCARD_FACTOR 4
+#define PM_SVC_MAX_QUERY_PAIRS 64
+#define PM_SVC_RETRY_AFTER "1"
+#define PM_SVC_CACHE_CONTROL "public, max-age=31536000, immutable"
+#define PM_SVC_EXPOSE "ETag, X-Cache, X-Request-Id, Server-Timing"
+#define PM_SVC_ALLOW_HEADERS "Content-Type, Accept, If-None-Match, X-Request-Id"
+#define PM_SVC_PREFLIGHT_MAX_AGE "86400"
+
+struct pm_svc_server {
+    pm_svc_config cfg;
+    struct MHD_Daemon *daemon;
+    MHD_socket quiesced_fd;
+    pm_svc_router router;
+    pm_svc_metrics *metrics;
+    pm_svc_cache *cache;
+    pm_svc_pool *pool;
+    atomic_int draining, stopping;
+    uint16_t port;
+    int cors_list;                 /* origins are a list: responses vary by Origin */
+    pm_api_problem expired;        /* 503: past the deadline */
+    pm_api_problem shutdown;       /* 503: the server is stopping */
+};
+
+typedef enum pm_svc_phase {
+    PM_SVC_PH_BODY,   /* headers read, body (if any) arriving */
+    PM_SVC_PH_WAIT,   /* suspended until a worker or a flight answers */
+    PM_SVC_PH_SENT,   /* response queued */
+} pm_svc_phase;
+
+enum { PM_SVC_SYNC_NONE = 0, PM_SVC_SYNC_DONE = 1, PM_SVC_SYNC_SUSPENDED = 2 };
+enum { PM_SVC_CACHE_NA = 0, PM_SVC_CACHE_HIT, PM_SVC_CACHE_MISS };
+
+/* One request, from its headers to the access line. */
+typedef struct pm_svc_req {
+    pm_svc_server *srv;
+    struct MHD_Connection *conn;
+    char method[16];
+    char *path;
+    unsigned mbit;
+    const pm_svc_route *route;
+    char id[PM_SVC_REQID_MAX + 1];
+    uint64_t t0, deadline;
+    pm_svc_phase phase;
+    /* body */
+    char *body;
+    size_t len, cap, discarded;
+    int too_large;
+    int decided;      /* answered from the headers; the body is only drained */
+    int raw_sent;     /* a 413 was written on the socket while the body arrived */
+    /* negotiation and conditions */
+    pm_api_format fmt;
+    char *inm;
+    char acao[256];
+    /* the answer, written by whichever thread produces it; sync says whether
+     * it is there and whether the connection waits suspended */
+    atomic_int sync;
+    pm_svc_waiter waiter;
+    int status, cache;
+    pm_svc_blob *blob;
+    char *text;
+    size_t text_len;
+    const char *ctype;
+    const char *allow;
+    int retry_after;
+    int has_key;
+    char key_hex[33];
+    int timing;
+    double gen_ms, enc_ms;
+    /* the access line */
+    int sent_status;
+    uint64_t sent_bytes;
+} pm_svc_req;
+
+/* A generation job: everything a worker needs, owned by the job. */
+typedef struct pm_svc_job {
+    pm_svc_server *srv;
+    const pm_svc_route *route;
+    pm_arena *arena;
+    void *params;
+    pm_api_format fmt;
+    pm_api_key key;
+    char key_hex[33];
+    pm_svc_flight *flight;
+} pm_svc_job;
+
+static double pm_svc__ms(uint64_t a, uint64_t b) { return (double)(b - a) / 1e6; }
+
+/* ---- building answers ---- */
+
+static void pm_svc__set_problem(pm_svc_req *r, const pm_api_problem *p) {
+    r->status = p->status ? p->status : 500;
+    free(r->text);
+    r->text = NULL;
+    json_t *j = pm_api_problem_json(p, r->id);
+    if (j) {
+        r->text = json_dumps(j, JSON_COMPACT);
+        json_decref(j);
+    }
+    r->text_len = r->text ? strlen(r->text) : 0;
+    r->ctype = "application/problem+json";
+    if (r->status == 503) r->retry_after = 1;
+}
+
+static void pm_svc__problem(pm_svc_req *r, int status, const char *type, const char *title,
+                            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void pm_svc__problem(pm_svc_req *r, int status, const char *type, const char *title,
+                            const char *fmt, ...) {
+    char detail[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    pm_api_problem_set(&p, status, type, title, "%s", detail);
+    pm_svc__set_problem(r, &p);
+    pm_api_problem_free(&p);
+}
+
+static void pm_svc__set_text(pm_svc_req *r, int status, const char *ctype, char *text,
+                             size_t len) {
+    free(r->text);
+    r->status = status;
+    r->text = text;
+    r->text_len = len;
+    r->ctype = ctype;
+}
+
+/* A generated body for r: 304 when the client holds it already. Takes the
+ * caller's reference on blob. */
+static void pm_svc__set_body(pm_svc_req *r, pm_svc_blob *blob) {
+    if (r->inm && pm_svc_etag_match(r->inm, r->key_hex)) {
+        r->status = 304;
+        pm_svc_blob_unref(blob);
+        return;
+    }
+    r->status = 200;
+    r->blob = blob;
+    r->ctype = pm_api_format_mime(r->fmt);
+}
+
+/* ---- sending ---- */
+
+static void pm_svc__blob_release(void *cls) { pm_svc_blob_unref(cls); }
+
+static struct MHD_Response *pm_svc__response(pm_svc_req *r, size_t *len) {
+    struct MHD_Response *resp = NULL;
+    *len = 0;
+    if (r->blob) {
+        *len = r->blob->len;
+        resp = MHD_create_response_from_buffer_with_free_callback_cls(
+            r->blob->len, r->blob->data, pm_svc__blob_release, r->blob);
+        if (resp) r->blob = NULL;   /* the response owns the reference now */
+    } else if (r->text) {
+        *len = r->text_len;
+        resp = MHD_create_response_from_buffer(r->text_len, r->text, MHD_RESPMEM_MUST_FREE);
+        if (resp) r->text = NULL;
+    } else {
+        resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    }
+    return resp;
+}
+
+static void pm_svc__headers(pm_svc_req *r, struct MHD_Response *resp) {
+    pm_svc_server *srv = r->srv;
+    MHD_add_response_header(resp, "X-Request-Id", r->id);
+    if (r->ctype && r->status != 304 && r->status != 204)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->ctype);
+    if (r->acao[0]) {
+        MHD_add_response_header(resp, "Access-Control-Allow-Origin", r->acao);
+        MHD_add_response_header(resp, "Access-Control-Expose-Headers", PM_SVC_EXPOSE);
+        if (r->mbit == PM_SVC_M_OPTIONS && r->status == 204) {
+            MHD_add_response_header(resp, "Access-Control-Allow-Methods", r->route->allow);
+            MHD_add_response_header(resp, "Access-Control-Allow-Headers", PM_SVC_ALLOW_HEADERS);
+            MHD_add_response_header(resp, "Access-Control-Max-Age", PM_SVC_PREFLIGHT_MAX_AGE);
+        }
+    }
+    int generated = r->has_key && (r->status == 200 || r->status == 304);
+    if (generated) {
+        char etag[40];
+        snprintf(etag, sizeof etag, "\"%s\"", r->key_hex);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, PM_SVC_CACHE_CONTROL);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY,
+                                srv->cors_list ? "Accept, Origin" : "Accept");
+        MHD_add_response_header(resp, "X-Cache", r->cache == PM_SVC_CACHE_HIT ? "HIT" : "MISS");
+        if (r->timing) {
+            char st[96];
+            snprintf(st, sizeof st, "gen;dur=%.3f, enc;dur=%.3f", r->gen_ms, r->enc_ms);
+            MHD_add_response_header(resp, "Server-Timing", st);
+        }
+    } else if (srv->cors_list) {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Origin");
+    }
+    if (r->status >= 400) MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (r->allow) MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
+    if (r->retry_after) MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, PM_SVC_RETRY_AFTER);
+    if (atomic_load(&srv->draining))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+}
+
+/* Queues r's answer. Called on r's HTTP thread only. */
+static enum MHD_Result pm_svc__send(pm_svc_req *r) {
+    size_t len;
+    struct MHD_Response *resp = pm_svc__response(r, &len);
+    if (!resp) return MHD_NO;
+    pm_svc__headers(r, resp);
+    r->phase = PM_SVC_PH_SENT;
+    r->sent_status = r->status;
+    int bodyless = r->mbit == PM_SVC_M_HEAD || r->status == 304 || r->status == 204;
+    r->sent_bytes = bodyless ? 0 : len;
+    enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+/* ---- suspension: exactly one resume per suspend ---- */
+
+/* Marks r's answer as ready (from any thread). Resumes the connection when
+ * its HTTP thread already suspended it; otherwise that thread sees the
+ * answer when it tries to suspend. */
+static void pm_svc__complete(pm_svc_req *r) {
+    struct MHD_Connection *conn = r->conn;
+    if (atomic_exchange(&r->sync, PM_SVC_SYNC_DONE) == PM_SVC_SYNC_SUSPENDED)
+        MHD_resume_connection(conn);
+}
+
+/* Parks r until pm_svc__complete (HTTP thread, inside the handler). */
+static enum MHD_Result pm_svc__park(pm_svc_req *r) {
+    r->phase = PM_SVC_PH_WAIT;
+    MHD_suspend_connection(r->conn);
+    if (atomic_exchange(&r->sync, PM_SVC_SYNC_SUSPENDED) == PM_SVC_SYNC_DONE)
+        MHD_resume_connection(r->conn);
+    return MHD_YES;
+}
+
+/* The waiter callback: a computation r waited on has ended. */
+static void pm_svc__on_outcome(void *arg, const pm_svc_outcome *o) {
+    pm_svc_req *r = arg;
+    pm_svc_server *srv = r->srv;
+    if (o->status == 200 && o->blob) {
+        r->cache = o->tier_hit ? PM_SVC_CACHE_HIT : PM_SVC_CACHE_MISS;
+        r->timing = !o->tier_hit;
+        r->gen_ms = o->gen_ms;
+        r->enc_ms = o->enc_ms;
+        pm_svc_blob_ref(o->blob);
+        pm_svc__set_body(r, o->blob);
+    } else if (o->prob) {
+        pm_svc__set_problem(r, o->prob);
+        if (o->prob == &srv->expired) pm_svc_metrics_deadline_exceeded(srv->metrics);
+    } else {
+        pm_svc__problem(r, 500, "internal", "Internal Server Error", "the computation failed");
+    }
+    pm_svc__complete(r);
+}
+
+/* ---- generation ---- */
+
+static void pm_svc__job_free(pm_svc_job *job) {
+    if (!job) return;
+    pm_arena_destroy(job->arena);
+    free(job);
+}
+
+/* Runs the generator and the encoder for a flight's owner; o gets the
+ * result (blob holds the body's reference, prob the error). */
+static void pm_svc__generate(pm_svc_job *job, pm_svc_outcome *o, pm_api_problem *prob,
+                             pm_svc_blob **blob) {
+    pm_svc_server *srv = job->srv;
+    const pm_api_generator *gen = job->route->gen;
+    pm_scene *scene = NULL;
+    uint64_t t0 = pm_svc_now_ns();
+    int rc = gen->generate(job->params, &srv->cfg.limits, job->arena,
+                           pm_svc_flight_cancel(job->flight), &scene, prob);
+    uint64_t t1 = pm_svc_now_ns();
+    pm_api_buf out = {0};
+    if (rc == 0 && scene && pm_api_encode(scene, gen, job->key_hex, job->fmt, &out) == 0) {
+        /* Encoders grow their buffer by doubling; the cache keeps it for
+         * long, so give the slack back first. */
+        unsigned char *fit = realloc(out.data, out.len ? out.len : 1);
+        if (fit) out.data = fit;
+        *blob = pm_svc_blob_wrap(out.data, out.data, out.len);
+    }
+    uint64_t t2 = pm_svc_now_ns();
+    pm_svc_gen_result res = PM_SVC_GEN_OK;
+    if (rc != 0 || !scene) {
+        if (!pm_api_problem_failed(prob))
+            pm_api_problem_set(prob, 500, "internal", "Internal Server Error",
+                               "the %s generator failed without saying why", gen->name);
+        res = prob->status == 503 ? PM_SVC_GEN_CANCELLED : PM_SVC_GEN_ERROR;
+        o->status = prob->status;
+        o->prob = prob;
+    } else if (!*blob) {
+        pm_api_problem_set(prob, 503, "overloaded", "Service Unavailable",
+                           "out of memory while encoding the result");
+        res = PM_SVC_GEN_ERROR;
+        o->status = 503;
+        o->prob = prob;
+    } else {
+        o->status = 200;
+        o->blob = *blob;
+        o->gen_ms = pm_svc__ms(t0, t1);
+        o->enc_ms = pm_svc__ms(t1, t2);
+    }
+    pm_svc_metrics_generation(srv->metrics, job->route->gen_index, res, (double)(t2 - t0) / 1e9);
+}
+
+/* A worker's job: answer a flight. Every path ends it (finish). */
+static void pm_svc__job_run(void *arg, int aborted) {
+    pm_svc_job *job = arg;
+    pm_svc_server *srv = job->srv;
+    pm_svc_outcome o = {0};
+    pm_api_problem prob;
+    pm_api_problem_init(&prob);
+    pm_svc_blob *blob = NULL;
+    if (aborted || atomic_load(&srv->stopping)) {
+        o.status = 503;
+        o.prob = &srv->shutdown;
+    } else if (__atomic_load_n(pm_svc_flight_cancel(job->flight), __ATOMIC_ACQUIRE) ||
+               pm_svc_now_ns() >= pm_svc_flight_deadline(job->flight)) {
+        o.status = 503;   /* the watchdog has answered (or is about to) */
+        o.prob = &srv->expired;
+    } else if (pm_svc_cache_tier_get(srv->cache, job->key, &blob)) {
+        o.status = 200;
+        o.blob = blob;
+        o.tier_hit = 1;
+    } else {
+        pm_svc__generate(job, &o, &prob, &blob);
+    }
+    pm_svc_flight_finish(srv->cache, job->flight, &o);
+    pm_svc_blob_unref(blob);
+    pm_api_problem_free(&prob);
+    pm_svc__job_free(job);
+}
+
+/* Validates doc with r's generator and computes the cache key. Returns the
+ * job (arena, params), or NULL with prob set. Consumes doc. */
+static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *prob) {
+    pm_svc_server *srv = r->srv;
+    const pm_api_generator *gen = r->route->gen;
+    pm_svc_job *job = calloc(1, sizeof *job);
+    pm_arena *arena = pm_arena_create(0);
+    json_t *canonical = NULL;
+    if (!job || !arena) {
+        pm_api_problem_set(prob, 503, "overloaded", "Service Unavailable", "out of memory");
+        goto fail;
+    }
+    pm_arena_set_limit(arena, srv->cfg.limits.max_arena_bytes);
+    job->srv = srv;
+    job->route = r->route;
+    job->arena = arena;
+    job->fmt = r->fmt;
+    if (gen->parse(doc, &srv->cfg.limits, arena, &job->params, &canonical, prob) != 0 ||
+        !canonical) {
+        if (!pm_api_problem_failed(prob))
+            pm_api_problem_set(prob, 422, "validation", "Invalid request",
+                               "the request was refused without a reason");
+        goto fail;
+    }
+    job->key = pm_api_cache_key(gen, canonical, r->fmt);
+    if (job->key.hi == 0 && job->key.lo == 0) {   /* no key: out of memory */
+        pm_api_problem_set(prob, 503, "overloaded", "Service Unavailable", "out of memory");
+        goto fail;
+    }
+    pm_api_key_hex(job->key, job->key_hex);
+    json_decref(canonical);
+    json_decref(doc);
+    memcpy(r->key_hex, job->key_hex, sizeof r->key_hex);
+    r->has_key = 1;
+    return job;
+fail:
+    json_decref(canonical);
+    json_decref(doc);
+    free(job);
+    pm_arena_destroy(arena);
+    return NULL;
+}
+
+/* From a request document to an answer: cache hit, join, or a new job.
+ * On the HTTP thread (on_worker 0) it queues or parks; on a worker (the
+ * connection is parked already) it completes r or runs the job itself. */
+static enum MHD_Result pm_svc__resolve(pm_svc_req *r, json_t *doc, int on_worker) {
+    pm_svc_server *srv = r->srv;
+    pm_api_problem prob;
+    pm_api_problem_init(&prob);
+    pm_svc_job *job = pm_svc__prepare(r, doc, &prob);
+    if (!job) {
+        pm_svc__set_problem(r, &prob);
+        pm_api_problem_free(&prob);
+        if (on_worker) {
+            pm_svc__complete(r);
+            return MHD_YES;
+        }
+        return pm_svc__send(r);
+    }
+    pm_svc_blob *blob = NULL;
+    pm_svc_flight *flight = NULL;
+    pm_svc_lookup l = pm_svc_cache_lookup(srv->cache, job->key, r->deadline, &r->waiter, &blob,
+                                          &flight);
+    if (l != PM_SVC_LOOKUP_OWNER) {
+        pm_svc__job_free(job);
+        if (l == PM_SVC_LOOKUP_HIT) {
+            r->cache = PM_SVC_CACHE_HIT;
+            pm_svc__set_body(r, blob);
+        } else if (l == PM_SVC_LOOKUP_NOMEM) {
+            pm_svc__problem(r, 503, "overloaded", "Service Unavailable", "out of memory");
+        }
+        if (l == PM_SVC_LOOKUP_JOINED) return on_worker ? MHD_YES : pm_svc__park(r);
+        if (on_worker) {
+            pm_svc__complete(r);
+            return MHD_YES;
+        }
+        return pm_svc__send(r);
+    }
+    job->flight = flight;
+    if (on_worker) {
+        pm_svc__job_run(job, 0);
+        return MHD_YES;
+    }
+    enum MHD_Result ret = pm_svc__park(r);
+    if (pm_svc_pool_submit(srv->pool, pm_svc__job_run, job) < 0) {
+        pm_svc_metrics_queue_rejected(srv->metrics);
+        pm_api_problem_set(&prob, 503, "overloaded", "Service Unavailable",
+                           atomic_load(&srv->stopping) ? "the server is shutting down"
+                                                       : "every worker is busy and the queue "
+                                                         "is full; retry later");
+        pm_svc_outcome o = {.status = 503, .prob = &prob};
+        pm_svc_flight_finish(srv->cache, flight, &o);   /* answers r and any joiner */
+        job->flight = NULL;
+        pm_svc__job_free(job);
+        pm_api_problem_free(&prob);
+    }
+    return ret;
+}
+
+/* A worker's job for a body too big to parse on the HTTP thread. */
+static void pm_svc__parse_run(void *arg, int aborted) {
+    pm_svc_req *r = arg;
+    pm_svc_server *srv = r->srv;
+    if (aborted || atomic_load(&srv->stopping)) {
+        pm_svc__set_problem(r, &srv->shutdown);
+        pm_svc__complete(r);
+        return;
+    }
+    if (pm_svc_now_ns() >= r->deadline) {
+        pm_svc__set_problem(r, &srv->expired);
+        pm_svc_metrics_deadline_exceeded(srv->metrics);
+        pm_svc__complete(r);
+        return;
+    }
+    json_t *doc = NULL;
+    pm_api_problem prob;
+    pm_api_problem_init(&prob);
+    int rc = pm_api_parse_body(r->body, r->len, &doc, &prob);
+    free(r->body);   /* the document holds it all now */
+    r->body = NULL;
+    r->len = r->cap = 0;
+    if (rc != 0 || !doc) {
+        pm_svc__set_problem(r, &prob);
+        pm_api_problem_free(&prob);
+        pm_svc__complete(r);
+        return;
+    }
+    pm_api_problem_free(&prob);
+    pm_svc__resolve(r, doc, 1);
+}
+
+/* ---- routes ---- */
+
+typedef struct pm_svc_pairs {
+    pm_api_query_pair q[PM_SVC_MAX_QUERY_PAIRS];
+    size_t n;
+    int overflow;
+} pm_svc_pairs;
+
+static enum MHD_Result pm_svc__collect(void *cls, enum MHD_ValueKind kind, const char *key,
+                                       const char *value) {
+    (void)kind;
+    pm_svc_pairs *p = cls;
+    if (p->n == PM_SVC_MAX_QUERY_PAIRS) {
+        p->overflow = 1;
+        return MHD_NO;
+    }
+    p->q[p->n++] = (pm_api_query_pair){key, value ? value : ""};
+    return MHD_YES;
+}
+
+static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
+    pm_svc_server *srv = r->srv;
+    const pm_api_generator *gen = r->route->gen;
+    if (atomic_load(&srv->stopping)) {
+        pm_svc__set_problem(r, &srv->shutdown);
+        return pm_svc__send(r);
+    }
+    json_t *doc = NULL;
+    pm_api_problem prob;
+    pm_api_problem_init(&prob);
+    if (r->mbit != PM_SVC_M_POST) {
+        pm_svc_pairs pairs = {.n = 0};
+        MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, pm_svc__collect, &pairs);
+        if (pairs.overflow)
+            pm_api_problem_field(&prob, "", "has more than %d query parameters",
+                                 PM_SVC_MAX_QUERY_PAIRS);
+        else
+            doc = gen->from_query(pairs.q, pairs.n, &prob);
+    } else if (r->len > PM_SVC_INLINE_PARSE_MAX) {
+        enum MHD_Result ret = pm_svc__park(r);
+        if (pm_svc_pool_submit(srv->pool, pm_svc__parse_run, r) < 0) {
+            pm_svc_metrics_queue_rejected(srv->metrics);
+            pm_svc__problem(r, 503, "overloaded", "Service Unavailable",
+                            "every worker is busy and the queue is full; retry later");
+            pm_svc__complete(r);
+        }
+        return ret;
+    } else {
+        pm_api_parse_body(r->body ? r->body : "", r->len, &doc, &prob);
+    }
+    if (!doc) {
+        if (!pm_api_problem_failed(&prob))
+            pm_api_problem_set(&prob, 400, "malformed-json", "Malformed request",
+                               "the request could not be read");
+        pm_svc__set_problem(r, &prob);
+        pm_api_problem_free(&prob);
+        return pm_svc__send(r);
+    }
+    pm_api_problem_free(&prob);
+    return pm_svc__resolve(r, doc, 0);
+}
+
+static enum MHD_Result pm_svc__metrics_route(pm_svc_req *r) {
+    pm_svc_server *srv = r->srv;
+    pm_svc_buf b;
+    pm_svc_buf_init(&b);
+    pm_svc_metrics_render(srv->metrics, &b);
+    pm_svc_cache_render(srv->cache, &b);
+    pm_svc_buf_printf(&b,
+                      "# HELP procmesh_queue_depth Jobs waiting for a worker.\n"
+                      "# TYPE procmesh_queue_depth gauge\nprocmesh_queue_depth %zu\n"
+                      "# HELP procmesh_queue_capacity Jobs that may wait.\n"
+                      "# TYPE procmesh_queue_capacity gauge\nprocmesh_queue_capacity %u\n"
+                      "# HELP procmesh_workers Generation workers.\n"
+                      "# TYPE procmesh_workers gauge\nprocmesh_workers %u\n"
+                      "# HELP procmesh_workers_busy Workers running a job.\n"
+                      "# TYPE procmesh_workers_busy gauge\nprocmesh_workers_busy %zu\n",
+                      pm_svc_pool_depth(srv->pool), pm_svc_pool_queue_len(srv->pool),
+                      pm_svc_pool_workers(srv->pool), pm_svc_pool_busy(srv->pool));
+    if (b.failed) {
+        pm_svc_buf_free(&b);
+        pm_svc__problem(r, 503, "overloaded", "Service Unavailable", "out of memory");
+    } else {
+        pm_svc__set_text(r, 200, "text/plain; version=0.0.4; charset=utf-8", b.data, b.len);
+    }
+    return pm_svc__send(r);
+}
+
+static enum MHD_Result pm_svc__static(pm_svc_req *r, int status, const char *ctype,
+                                      const char *text) {
+    char *copy = strdup(text);
+    if (!copy) return MHD_NO;
+    pm_svc__set_text(r, status, ctype, copy, strlen(copy));
+    return pm_svc__send(r);
+}
+
+static enum MHD_Result pm_svc__readyz_route(pm_svc_req *r) {
+    pm_svc_server *srv = r->srv;
+    if (atomic_load(&srv->draining))
+        return pm_svc__static(r, 503, "application/json", "{\"status\":\"draining\"}");
+    int t = pm_svc_cache_tier_state(srv->cache);
+    /* A degraded tier costs hit rate, not correctness: still ready. */
+    const char *body = t < 0    ? "{\"status\":\"ready\",\"tier\":\"none\"}"
+                       : t == 0 ? "{\"status\":\"ready\",\"tier\":\"degraded\"}"
+                                : "{\"status\":\"ready\",\"tier\":\"ok\"}";
+    return pm_svc__static(r, 200, "application/json", body);
+}
+
+static enum MHD_Result pm_svc__openapi_route(pm_svc_req *r) {
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        pm_api_openapi_yaml_len, (void *)pm_api_openapi_yaml, MHD_RESPMEM_PERSISTENT);
+    if (!resp) return MHD_NO;
+    r->status = 200;
+    r->ctype = "application/yaml";
+    pm_svc__headers(r, resp);
+    r->phase = PM_SVC_PH_SENT;
+    r->sent_status = 200;
+    r->sent_bytes = r->mbit == PM_SVC_M_HEAD ? 0 : pm_api_openapi_yaml_len;
+    enum MHD_Result ret = MHD_queue_response(r->conn, 200, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+/* The whole request is in: answer or start the work. */
+static enum MHD_Result pm_svc__dispatch(pm_svc_req *r) {
+    if (r->too_large) return pm_svc__send(r);   /* the 413 prepared while reading */
+    switch (r->route->kind) {
+    case PM_SVC_ROUTE_HEALTHZ:
+        return pm_svc__static(r, 200, "application/json", "{\"status\":\"ok\"}");
+    case PM_SVC_ROUTE_READYZ: return pm_svc__readyz_route(r);
+    case PM_SVC_ROUTE_METRICS: return pm_svc__metrics_route(r);
+    case PM_SVC_ROUTE_OPENAPI: return pm_svc__openapi_route(r);
+    case PM_SVC_ROUTE_GENERATOR: break;
+    }
+    return pm_svc__generator_route(r);
+}
+
+/* ---- reading the request ---- */
+
+static const char *pm_svc__header(pm_svc_req *r, const char *name) {
+    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+static void pm_svc__too_large(pm_svc_req *r, const char *how) {
+    r->too_large = 1;
+    pm_svc__problem(r, 413, "payload-too-large", "Content Too Large",
+                    "the request body %s the limit of %zu bytes (--body-limit)", how,
+                    r->srv->cfg.body_limit);
+}
+
+static void pm_svc__preflight(pm_svc_req *r) {
+    r->status = 204;
+    r->allow = r->route->allow;
+}
+
+/* Decides what the headers alone decide: 404, 405, preflight, 413 from
+ * Content-Length, 415, 406. Returns 1 when r has its answer. */
+static int pm_svc__early(pm_svc_req *r) {
+    pm_svc_server *srv = r->srv;
+    if (!r->route) {
+        pm_svc__problem(r, 404, "not-found", "Not Found", "no route %s", r->path);
+        return 1;
+    }
+    if (!(r->route->methods & r->mbit)) {
+        pm_svc__problem(r, 405, "method-not-allowed", "Method Not Allowed",
+                        "%s does not allow %s (allowed: %s)", r->path, r->method,
+                        r->route->allow);
+        r->allow = r->route->allow;
+        return 1;
+    }
+    if (r->mbit == PM_SVC_M_OPTIONS) {
+        pm_svc__preflight(r);
+        return 1;
+    }
+    if (r->route->kind != PM_SVC_ROUTE_GENERATOR) return 0;
+    if (r->mbit == PM_SVC_M_POST) {
+        const char *cl = pm_svc__header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl && strtoull(cl, NULL, 10) > srv->cfg.body_limit) {
+            pm_svc__too_large(r, "declares a size over");
+            return 1;
+        }
+        const char *ct = pm_svc__header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
+        if (!pm_svc_is_json_type(ct)) {
+            pm_svc__problem(r, 415, "unsupported-media-type", "Unsupported Media Type",
+                            "the body must be application/json, not %s", ct ? ct : "untyped");
+            return 1;
+        }
+    }
+    const char *qf = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "format");
+    int n = pm_api_negotiate(qf, pm_svc__header(r, MHD_HTTP_HEADER_ACCEPT), &r->fmt);
+    if (n == -1) {
+        pm_api_problem p;
+        pm_api_problem_init(&p);
+        pm_api_problem_field(&p, "/format", "must be one of glb, gltf, json");
+        pm_svc__set_problem(r, &p);
+        pm_api_problem_free(&p);
+        return 1;
+    }
+    if (n < 0) {
+        pm_svc__problem(r, 406, "not-acceptable", "Not Acceptable",
+                        "Accept allows none of application/json, model/gltf+json, "
+                        "model/gltf-binary (or use ?format=json|gltf|glb)");
+        return 1;
+    }
+    return 0;
+}
+
+/* Appends a body chunk; past the limit, prepares the 413 and drops the
+ * rest. Returns 1 when the body just went past the limit, 0 to go on, -1
+ * when the connection should be closed. */
+static int pm_svc__body(pm_svc_req *r, const char *data, size_t n) {
+    size_t limit = r->srv->cfg.body_limit;
+    if (r->too_large || n > limit - r->len) {
+        int first = !r->too_large;
+        if (first) pm_svc__too_large(r, "grew past");
+        r->discarded += n;
+        if (r->discarded / PM_SVC_DISCARD_FACTOR > limit) return -1;
+        return first;
+    }
+    if (r->len + n > r->cap) {
+        size_t cap = r->cap ? r->cap : 4096;
+        while (cap < r->len + n) cap *= 2;
+        if (cap > limit) cap = limit;
+        char *b = realloc(r->body, cap + 1);
+        if (!b) return -1;
+        r->body = b;
+        r->cap = cap;
+    }
+    memcpy(r->body + r->len, data, n);
+    r->len += n;
+    r->body[r->len] = '\0';
+    return 0;
+}
+
+/* Writes r's answer (the 413) straight on the socket and half-closes it.
+ * libmicrohttpd (0.9.75) cannot queue a response while a body is being
+ * received, and a chunked body has no declared size to refuse up front;
+ * without this, a client streaming an endless body would get no answer at
+ * all. The rest of the body is drained (up to PM_SVC_DISCARD_FACTOR times
+ * the limit) so the client reads the 413 before the connection closes. */
+static void pm_svc__send_raw(pm_svc_req *r) {
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci) return;
+    int fd = ci->connect_fd;
+    char date[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    pm_svc_buf b;
+    pm_svc_buf_init(&b);
+    pm_svc_buf_printf(&b,
+                      "HTTP/1.1 413 Content Too Large\r\nDate: %s\r\nConnection: close\r\n"
+                      "X-Request-Id: %s\r\nContent-Type: application/problem+json\r\n"
+                      "Cache-Control: no-store\r\nContent-Length: %zu\r\n",
+                      date, r->id, r->text_len);
+    if (r->acao[0])
+        pm_svc_buf_printf(&b, "Access-Control-Allow-Origin: %s\r\n"
+                              "Access-Control-Expose-Headers: " PM_SVC_EXPOSE "\r\n", r->acao);
+    if (r->srv->cors_list) pm_svc_buf_puts(&b, "Vary: Origin\r\n");
+    pm_svc_buf_puts(&b, "\r\n");
+    if (r->text) pm_svc_buf_append(&b, r->text, r->text_len);
+    size_t off = 0;
+    uint64_t give_up = pm_svc_now_ns() + 1000000000ull;
+    while (!b.failed && off < b.len && pm_svc_now_ns() < give_up) {
+        ssize_t w = send(fd, b.data + off, b.len - off, MSG_NOSIGNAL);
+        if (w > 0) {
+            off += (size_t)w;
+        } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            struct pollfd p = {.fd = fd, .events = POLLOUT};
+            poll(&p, 1, 50);
+        } else {
+            break;
+        }
+    }
+    shutdown(fd, SHUT_WR);
+    pm_svc_buf_free(&b);
+    r->raw_sent = 1;
+    r->phase = PM_SVC_PH_SENT;
+    r->sent_status = 413;
+    r->sent_bytes = r->text_len;
+}
+
+static pm_svc_req *pm_svc__req_new(pm_svc_server *srv, struct MHD_Connection *conn,
+                                   const char *url, const char *method) {
+    pm_svc_req *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->path = strdup(url);
+    if (!r->path) {
+        free(r);
+        return NULL;
+    }
+    r->srv = srv;
+    r->conn = conn;
+    r->t0 = pm_svc_now_ns();
+    r->deadline = r->t0 + (uint64_t)srv->cfg.deadline_ms * 1000000ull;
+    snprintf(r->method, sizeof r->method, "%s", method);
+    r->mbit = pm_svc_method_bit(method);
+    r->route = pm_svc_router_find(&srv->router, url);
+    const char *rid = pm_svc__header(r, "X-Request-Id");
+    if (rid && pm_svc_request_id_ok(rid))
+        snprintf(r->id, sizeof r->id, "%s", rid);
+    else
+        pm_svc_request_id_new(r->id);
+    pm_svc_cors_origin(srv->cfg.cors_origin, pm_svc__header(r, "Origin"), r->acao,
+                       sizeof r->acao);
+    const char *inm = pm_svc__header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
+    if (inm) r->inm = strdup(inm);
+    atomic_init(&r->sync, PM_SVC_SYNC_NONE);
+    r->waiter.fn = pm_svc__on_outcome;
+    r->waiter.arg = r;
+    pm_svc_metrics_inflight_add(srv->metrics, 1);
+    return r;
+}
+
+static void pm_svc__req_free(pm_svc_req *r) {
+    free(r->path);
+    free(r->body);
+    free(r->inm);
+    free(r->text);
+    pm_svc_blob_unref(r->blob);
+    free(r);
+}
+
+static enum MHD_Result pm_svc__handler(void *cls, struct MHD_Connection *conn, const char *url,
+                                       const char *method, const char *version,
+                                       const char *upload, size_t *upload_size, void **con_cls) {
+    (void)version;
+    pm_svc_req *r = *con_cls;
+    if (!r) {
+        r = pm_svc__req_new(cls, conn, url, method);
+        if (!r) return MHD_NO;
+        *con_cls = r;
+        r->phase = PM_SVC_PH_BODY;
+        if (pm_svc__early(r)) {
+            /* A body declared too large is refused before it is sent (the
+             * connection closes); other early answers wait for the end of
+             * a (small) body so the connection can be kept alive. */
+            if (r->too_large) return pm_svc__send(r);
+            r->decided = 1;
+        }
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        size_t n = *upload_size;
+        *upload_size = 0;
+        if (r->phase == PM_SVC_PH_SENT) return MHD_YES;   /* answered early: drop it */
+        if (r->decided) {
+            r->discarded += n;
+            return r->discarded / PM_SVC_DISCARD_FACTOR > r->srv->cfg.body_limit ? MHD_NO : MHD_YES;
+        }
+        int b = pm_svc__body(r, upload, n);
+        if (b > 0) pm_svc__send_raw(r);   /* grew past the limit just now */
+        return b < 0 ? MHD_NO : MHD_YES;
+    }
+    if (r->raw_sent) return MHD_NO;   /* the 413 went out already: close */
+    if (r->phase == PM_SVC_PH_SENT) return MHD_YES;
+    if (r->decided) return pm_svc__send(r);
+    if (r->phase == PM_SVC_PH_WAIT) return pm_svc__send(r);   /* resumed with the answer */
+    return pm_svc__dispatch(r);
+}
+
+static void pm_svc__completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                              enum MHD_RequestTerminationCode toe) {
+    (void)conn;
+    (void)toe;
+    pm_svc_server *srv = cls;
+    pm_svc_req *r = *con_cls;
+    if (!r) return;
+    *con_cls = NULL;
+    uint64_t now = pm_svc_now_ns();
+    int status = r->phase == PM_SVC_PH_SENT ? r->sent_status : 0;
+    pm_svc_metrics_request(srv->metrics, pm_svc_router_index(&srv->router, r->route), status,
+                           (double)(now - r->t0) / 1e9);
+    pm_svc_access a = {
+        .method = r->method,
+        .path = r->path,
+        .request_id = r->id,
+        .cache = r->cache == PM_SVC_CACHE_HIT    ? "HIT"
+                 : r->cache == PM_SVC_CACHE_MISS ? "MISS"
+                                                 : NULL,
+        .status = status,
+        .bytes = r->sent_bytes,
+        .duration_ms = pm_svc__ms(r->t0, now),
+    };
+    pm_svc_log_access(&a);
+    pm_svc_metrics_inflight_add(srv->metrics, -1);
+    pm_svc__req_free(r);
+}
+
+/* ---- the daemon ---- */
+
+static void pm_svc__mhd_log(void *cls, const char *fmt, va_list ap) {
+    (void)cls;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r')) msg[--n] = '\0';
+    /* libmicrohttpd reports mostly what clients do (closed sockets, bad
+     * requests, our own deliberate closes); failures that matter to an
+     * operator are logged by us where they happen. */
+    pm_svc_log(PM_SVC_LOG_DEBUG, NULL, msg,
+               "\"source\":\"libmicrohttpd\"");
+}
+
+/* Fills addr from cfg.bind and cfg.port. Returns its length, or 0. */
+static socklen_t pm_svc__addr(const pm_svc_config *cfg, struct sockaddr_storage *addr) {
+    memset(addr, 0, sizeof *addr);
+    struct sockaddr_in *v4 = (struct sockaddr_in *)addr;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)addr;
+    if (inet_pton(AF_INET, cfg->bind, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)cfg->port);
+        return sizeof *v4;
+    }
+    if (inet_pton(AF_INET6, cfg->bind, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)cfg->port);
+        return sizeof *v6;
+    }
+    return 0;
+}
+
+static void pm_svc__free(pm_svc_server *s) {
+    if (s->pool) pm_svc_pool_destroy(s->pool);
+    pm_svc_cache_destroy(s->cache);
+    pm_svc_metrics_destroy(s->metrics);
+    pm_svc_router_free(&s->router);
+    pm_api_problem_free(&s->expired);
+    pm_api_problem_free(&s->shutdown);
+    free(s);
+}
+
+static int pm_svc__start_daemon(pm_svc_server *s) {
+    struct sockaddr_storage addr;
+    socklen_t alen = pm_svc__addr(&s->cfg, &addr);
+    if (!alen) {
+        char e[128];
+        pm_svc_json_escape(e, sizeof e, s->cfg.bind);
+        pm_svc_log(PM_SVC_LOG_ERROR, NULL, "--bind is not an IPv4 or IPv6 address",
+                   "\"bind\":\"%s\"", e);
+        return -1;
+    }
+    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    if (addr.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+    s->daemon = MHD_start_daemon(
+        flags, (uint16_t)s->cfg.port, NULL, NULL, pm_svc__handler, s,
+        MHD_OPTION_EXTERNAL_LOGGER, pm_svc__mhd_log, s,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.threads,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+        MHD_OPTION_NOTIFY_COMPLETED, pm_svc__completed, s,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.idle_timeout_s,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+        MHD_OPTION_END);
+    if (!s->daemon) {
+        pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot listen", "\"port\":%u", s->cfg.port);
+        return -1;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = info ? info->port : (uint16_t)s->cfg.port;
+    return 0;
+}
+
+pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) {
+    pm_svc_server *s = calloc(1, sizeof *s);
+    if (!s) {
+        if (tier) tier->destroy(tier);
+        return NULL;
+    }
+    s->cfg = *cfg;
+    s->quiesced_fd = MHD_INVALID_SOCKET;
+    s->cors_list = cfg->cors_origin[0] && strcmp(cfg->cors_origin, "*") != 0;
+    pm_api_problem_init(&s->expired);
+    pm_api_problem_init(&s->shutdown);
+    pm_api_problem_set(&s->expired, 503, "deadline", "Service Unavailable",
+                       "the request took longer than its deadline of %u ms (--deadline-ms)",
+                       cfg->deadline_ms);
+    pm_api_problem_set(&s->shutdown, 503, "shutting-down", "Service Unavailable",
+                       "the server is shutting down");
+    s->cache = pm_svc_cache_create(cfg->cache_bytes, 16, tier);
+    if (!s->cache && tier) tier->destroy(tier);
+    pm_svc_outcome expired = {.status = 503, .prob = &s->expired};
+    if (!s->cache || pm_svc_router_init(&s->router, pm_api_generators) < 0 ||
+        !(s->metrics = pm_svc_metrics_create(s->router.labels, s->router.nroutes + 1,
+                                             s->router.gen_names, s->router.ngens)) ||
+        pm_svc_cache_watchdog_start(s->cache, &expired) < 0 ||
+        !(s->pool = pm_svc_pool_create(cfg->workers, cfg->queue))) {
+        pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot start: out of memory or threads", NULL);
+        pm_svc__free(s);
+        return NULL;
+    }
+    if (pm_svc__start_daemon(s) < 0) {
+        pm_svc__free(s);
+        return NULL;
+    }
+    char bind[128];
+    pm_svc_json_escape(bind, sizeof bind, cfg->bind);
+    pm_svc_log_lifecycle("listening",
+               "\"port\":%u,\"bind\":\"%s\",\"threads\":%u,\"workers\":%u,\"queue\":%u,"
+               "\"cache_bytes\":%zu,\"version\":\"%s\"",
+               s->port, bind, cfg->threads, cfg->workers, cfg->queue, cfg->cache_bytes,
+               PM_VERSION);
+    return s;
+}
+
+uint16_t pm_svc_server_port(const pm_svc_server *s) { return s->port; }
+
+static void pm_svc__sleep_ms(unsigned ms) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Waits until no request is in flight or until deadline_ns. */
+static int64_t pm_svc__wait_idle(pm_svc_server *s, uint64_t deadline_ns) {
+    int64_t n;
+    while ((n = pm_svc_metrics_inflight(s->metrics)) > 0 && pm_svc_now_ns() < deadline_ns)
+        pm_svc__sleep_ms(5);
+    return n;
+}
+
+size_t pm_svc_server_shutdown(pm_svc_server *s) {
+    atomic_store(&s->draining, 1);
+    s->quiesced_fd = MHD_quiesce_daemon(s->daemon);
+    pm_svc_log_lifecycle("draining", "\"in_flight\":%lld,\"drain_ms\":%u",
+               (long long)pm_svc_metrics_inflight(s->metrics), s->cfg.drain_ms);
+    uint64_t end = pm_svc_now_ns() + (uint64_t)s->cfg.drain_ms * 1000000ull;
+    int64_t left = pm_svc__wait_idle(s, end);
+    /* Whatever is still running is answered 503 now: flights first (their
+     * cancel flags stop the generators), then the queue, then flights that
+     * parse jobs opened meanwhile. */
+    atomic_store(&s->stopping, 1);
+    pm_svc_outcome bye = {.status = 503, .prob = &s->shutdown};
+    pm_svc_cache_expire(s->cache, UINT64_MAX, &bye);
+    pm_svc_pool_stop(s->pool);
+    pm_svc_cache_expire(s->cache, UINT64_MAX, &bye);
+    /* Resumed connections still need their HTTP thread to send the 503. */
+    pm_svc__wait_idle(s, pm_svc_now_ns() + 1000000000ull);
+    MHD_stop_daemon(s->daemon);
+    if (s->quiesced_fd != MHD_INVALID_SOCKET) close(s->quiesced_fd);
+    if (left > 0)
+        pm_svc_log(PM_SVC_LOG_WARN, NULL, "drain time over: requests answered 503",
+                   "\"cut_short\":%lld", (long long)left);
+    pm_svc_log_lifecycle("stopped", "\"cut_short\":%lld",
+               (long long)(left > 0 ? left : 0));
+    pm_svc__free(s);
+    return left > 0 ? (size_t)left : 0;
+}

@@ -1,0 +1,580 @@
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm/scene.h"
+#include "pm_api/encode.h"
+#include "pm_test_validator.h"
+
+/* A descriptor for the encoders (name and version); no generation. */
+static const pm_api_generator gen = {.name = "test", .version = "0.0.1", .path = "/v1/test"};
+static const char key[] = "0123456789abcdef0123456789abcdef";
+
+/* An nx x nz grid of quads on y = h, +Y up, CCW seen from above. */
+static void add_grid(pm_scene *s, const char *name, const char *material, unsigned flags,
+                     uint32_t nx, uint32_t nz, float h) {
+    pm_prim *p = pm_scene_add_prim(s, name, material, flags, (nx + 1) * (nz + 1), nx * nz * 6);
+    cr_assert_not_null(p);
+    const float up[3] = {0, 1, 0};
+    for (uint32_t j = 0; j <= nz; j++) {
+        for (uint32_t i = 0; i <= nx; i++) {
+            float pos[3] = {(float)i * 0.1f - 3.0f, h, (float)j * 0.3f + 0.05f};
+            float uv[2] = {(float)i / (float)nx, (float)j / (float)nz};
+            float rgba[4] = {uv[0], uv[1], 0.5f, 1.0f};
+            cr_assert_geq(pm_prim_add_vertex(s, p, pos, up, uv, rgba), 0);
+        }
+    }
+    for (uint32_t j = 0; j < nz; j++) {
+        for (uint32_t i = 0; i < nx; i++) {
+            uint32_t a = j * (nx + 1) + i, b = a + nx + 1;
+            cr_assert_eq(pm_prim_add_tri(s, p, a, b, a + 1), 0);
+            cr_assert_eq(pm_prim_add_tri(s, p, a + 1, b, b + 1), 0);
+        }
+    }
+}
+
+static void add_meta(pm_scene *s) {
+    pm_arena *a = s->arena;
+    pm_meta *arms = pm_meta_arr(a);
+    for (int i = 0; i < 3; i++) {
+        pm_meta *arm = pm_meta_obj(a);
+        pm_meta_set(a, arm, "angle", pm_meta_num(a, i * 2.0943951023931953));
+        pm_meta_set(a, arm, "lanes", pm_meta_int(a, 2 + i));
+        pm_meta_push(arms, arm);
+    }
+    pm_meta_set(a, s->meta, "arms", arms);
+    pm_meta_set(a, s->meta, "name", pm_meta_str(a, "t\"e\\st\n"));
+    pm_meta_set(a, s->meta, "closed", pm_meta_bool(a, true));
+    pm_meta_set(a, s->meta, "nothing", pm_meta_null(a));
+    pm_meta_set(a, s->meta, "area", pm_meta_num(a, 0.1));
+}
+
+static void add_props(pm_scene *s, const char *name, uint32_t n) {
+    pm_props *pr = pm_scene_add_props(s, name);
+    cr_assert_not_null(pr);
+    for (uint32_t i = 0; i < n; i++) {
+        float t[3] = {(float)i, 0, -(float)i * 0.5f};
+        float half = (float)i * 0.3f;
+        float r[4] = {0, sinf(half), 0, cosf(half)};
+        float sc[3] = {1, 1.5f, 1};
+        cr_assert_eq(pm_props_add(s, pr, t, r, sc), 0);
+    }
+}
+
+typedef struct fixture { pm_arena *arena; pm_scene *scene; } fixture;
+
+static pm_scene *new_scene(fixture *f) {
+    f->arena = pm_arena_create(0);
+    f->scene = pm_scene_create(f->arena);
+    cr_assert_not_null(f->scene);
+    return f->scene;
+}
+
+static pm_api_buf encode(const pm_scene *s, pm_api_format fmt) {
+    pm_api_buf b;
+    cr_assert_eq(pm_api_encode(s, &gen, key, fmt, &b), 0, "encoding as %s failed",
+                 pm_api_format_name(fmt));
+    return b;
+}
+
+/* The JSON of a GLB or .gltf. */
+static json_t *gltf_json(const pm_api_buf *b, bool glb) {
+    json_error_t e;
+    json_t *j;
+    if (glb) {
+        uint32_t jlen;
+        memcpy(&jlen, b->data + 12, 4);
+        j = json_loadb((const char *)b->data + 20, jlen, JSON_REJECT_DUPLICATES, &e);
+    } else {
+        j = json_loadb((const char *)b->data, b->len, JSON_REJECT_DUPLICATES, &e);
+    }
+    cr_assert_not_null(j, "glTF JSON does not parse: %s", e.text);
+    return j;
+}
+
+/* Both glTF outputs pass the validator, twice encoded gives equal bytes,
+ * and the JSON mesh reads back to the scene. */
+static void expect_valid(const pm_scene *s) {
+    for (int f = 0; f < 3; f++) {
+        pm_api_buf a = encode(s, (pm_api_format)f), b = encode(s, (pm_api_format)f);
+        cr_expect_eq(a.len, b.len);
+        cr_expect(a.len == b.len && memcmp(a.data, b.data, a.len) == 0,
+                  "%s output is not deterministic", pm_api_format_name(f));
+        if (f == PM_API_FMT_JSON) {
+            cr_expect_eq(pm_test_check_json_mesh(a.data, a.len, s), 0);
+        } else {
+            char report[8192];
+            int r = pm_test_gltf_validate(a.data, a.len, f == PM_API_FMT_GLB, report,
+                                          sizeof report);
+            cr_expect_eq(r, 0, "%s: validator errors+warnings %d:\n%s", pm_api_format_name(f),
+                         r, report);
+        }
+        free(a.data);
+        free(b.data);
+    }
+}
+
+Test(encode, plain_scene_validates) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "road", "asphalt", PM_PRIM_UV, 8, 5, 0);
+    add_grid(s, "kerb", "curb", 0, 3, 1, 0.15f);
+    add_grid(s, "odd", "unknown-material", PM_PRIM_UV, 1, 1, 0.2f);
+    add_meta(s);
+    expect_valid(s);
+    cr_expect_eq(pm_test_validate_scene(s, &gen), 0);
+    pm_arena_destroy(f.arena);
+}
+
+Test(encode, vertex_colors_validate) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "cells", "grid", PM_PRIM_UV | PM_PRIM_COLOR, 6, 6, 0);
+    add_grid(s, "cells2", "grid", PM_PRIM_COLOR, 2, 3, 1);
+    expect_valid(s);
+    pm_api_buf b = encode(s, PM_API_FMT_GLTF);
+    json_t *j = gltf_json(&b, false);
+    json_t *attrs = json_object_get(
+        json_array_get(json_object_get(json_array_get(json_object_get(j, "meshes"), 0),
+                                       "primitives"), 0),
+        "attributes");
+    cr_expect(json_is_integer(json_object_get(attrs, "COLOR_0")));
+    cr_expect(json_is_integer(json_object_get(attrs, "TEXCOORD_0")));
+    cr_expect_eq(json_array_size(json_object_get(j, "materials")), 1, "one material per name");
+    json_decref(j);
+    free(b.data);
+    pm_arena_destroy(f.arena);
+}
+
+Test(encode, props_use_gpu_instancing_and_marker_meshes) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "road", "asphalt", PM_PRIM_UV, 4, 4, 0);
+    add_props(s, "lamp", 5);
+    add_props(s, "tree", 3);
+    add_props(s, "lamp", 2);      /* a second set with the same name */
+    add_props(s, "bench", 0);     /* empty: no node */
+    expect_valid(s);
+    pm_api_buf b = encode(s, PM_API_FMT_GLB);
+    json_t *j = gltf_json(&b, true);
+    cr_expect_str_eq(json_string_value(json_array_get(json_object_get(j, "extensionsUsed"), 0)),
+                     "EXT_mesh_gpu_instancing");
+    cr_expect_null(json_object_get(j, "extensionsRequired"));
+    json_t *nodes = json_object_get(j, "nodes"), *meshes = json_object_get(j, "meshes");
+    cr_assert_eq(json_array_size(nodes), 4, "road + three non-empty prop sets");
+    cr_expect_eq(json_array_size(meshes), 3, "road + markers for lamp and tree");
+    json_t *lamp2 = json_array_get(nodes, 3);
+    cr_expect_str_eq(json_string_value(json_object_get(lamp2, "name")), "lamp");
+    json_t *lamp_mesh = json_array_get(meshes, json_integer_value(json_object_get(lamp2, "mesh")));
+    cr_expect_str_eq(json_string_value(json_object_get(lamp_mesh, "name")), "lamp");
+    json_t *ext = json_object_get(json_object_get(lamp2, "extensions"), "EXT_mesh_gpu_instancing");
+    json_t *accs = json_object_get(j, "accessors");
+    const char *sem[] = {"TRANSLATION", "ROTATION", "SCALE"}, *type[] = {"VEC3", "VEC4", "VEC3"};
+    for (int k = 0; k < 3; k++) {
+        json_t *a = json_array_get(
+            accs, json_integer_value(json_object_get(json_object_get(ext, "attributes"), sem[k])));
+        cr_expect_eq(json_integer_value(json_object_get(a, "count")), 2);
+        cr_expect_str_eq(json_string_value(json_object_get(a, "type")), type[k]);
+        cr_expect_eq(json_integer_value(json_object_get(a, "componentType")), 5126);
+    }
+    json_decref(j);
+    free(b.data);
+    pm_arena_destroy(f.arena);
+}
+
+Test(encode, props_only_scene_validates) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_props(s, "rock", 4);
+    expect_valid(s);
+    pm_arena_destroy(f.arena);
+}
+
+/* Index width follows the vertex count: 65535 still fits uint16. */
+static int index_ctype(const pm_scene *s, uint32_t prim) {
+    pm_api_buf b = encode(s, PM_API_FMT_GLB);
+    json_t *j = gltf_json(&b, true);
+    json_t *prim0 = json_array_get(
+        json_object_get(json_array_get(json_object_get(j, "meshes"), prim), "primitives"), 0);
+    json_t *acc = json_array_get(json_object_get(j, "accessors"),
+                                 json_integer_value(json_object_get(prim0, "indices")));
+    int ct = (int)json_integer_value(json_object_get(acc, "componentType"));
+    json_decref(j);
+    free(b.data);
+    return ct;
+}
+
+Test(encode, large_primitive_uses_uint32_indices) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "big", "terrain", PM_PRIM_UV, 300, 220, 0);   /* 301*221 = 66521 vertices */
+    add_grid(s, "small", "curb", 0, 2, 2, 0);
+    cr_assert_gt(s->prims[0].vcount, 65535);
+    expect_valid(s);
+    cr_expect_eq(index_ctype(s, 0), 5125);
+    cr_expect_eq(index_ctype(s, 1), 5123);
+    pm_arena_destroy(f.arena);
+}
+
+Test(encode, index_width_boundary) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    /* 65535 = 255 * 257 and 65536 = 256 * 256 vertices. */
+    add_grid(s, "a", "floor", 0, 254, 256, 0);
+    add_grid(s, "b", "wall", 0, 255, 255, 0);
+    cr_assert_eq(s->prims[0].vcount, 65535);
+    cr_assert_eq(s->prims[1].vcount, 65536);
+    cr_expect_eq(index_ctype(s, 0), 5123);
+    cr_expect_eq(index_ctype(s, 1), 5125);
+    pm_arena_destroy(f.arena);
+}
+
+Test(encode, empty_metadata_and_empty_scene_validate) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "floor", "floor", PM_PRIM_UV, 2, 2, 0);
+    expect_valid(s);
+    pm_api_buf b = encode(s, PM_API_FMT_JSON);
+    json_t *j = json_loadb((const char *)b.data, b.len, 0, NULL);
+    cr_assert_not_null(j);
+    cr_expect(json_is_object(json_object_get(j, "metadata")));
+    cr_expect_eq(json_object_size(json_object_get(j, "metadata")), 0);
+    json_decref(j);
+    free(b.data);
+    pm_arena_destroy(f.arena);
+
+    s = new_scene(&f);       /* nothing at all */
+    expect_valid(s);
+    b = encode(s, PM_API_FMT_GLB);
+    cr_expect_eq(b.len % 4, 0);
+    uint32_t chunk;
+    memcpy(&chunk, b.data + 12, 4);
+    cr_expect_eq(b.len, 20 + chunk, "no BIN chunk without data");
+    free(b.data);
+    pm_arena_destroy(f.arena);
+}
+
+/* A primitive without triangles has no valid glTF accessor: it is left
+ * out of glTF but stays in the JSON mesh. */
+Test(encode, empty_primitives_are_skipped_in_gltf) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    pm_scene_add_prim(s, "nothing", "wall", 0, 0, 0);
+    add_grid(s, "floor", "floor", 0, 1, 1, 0);
+    expect_valid(s);
+    pm_api_buf b = encode(s, PM_API_FMT_GLTF);
+    json_t *j = gltf_json(&b, false);
+    cr_expect_eq(json_array_size(json_object_get(j, "meshes")), 1);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(j, "nodes"),
+                                                                      0), "name")), "floor");
+    json_decref(j);
+    free(b.data);
+    pm_arena_destroy(f.arena);
+}
+
+static uint32_t u32_at(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static size_t b64_decode(const char *in, size_t n, unsigned char *out) {
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t o = 0;
+    uint32_t acc = 0;
+    int bits = 0;
+    for (size_t i = 0; i < n && in[i] != '='; i++) {
+        acc = acc << 6 | (uint32_t)(strchr(tab, in[i]) - tab);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[o++] = (unsigned char)(acc >> bits);
+        }
+    }
+    return o;
+}
+
+Test(encode, glb_layout_and_gltf_buffer_agree) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "odd", "asphalt", 0, 1, 1, 0);   /* 6 uint16 indices: 12 bytes */
+    pm_prim *p = pm_scene_add_prim(s, "tri", "curb", 0, 3, 3);
+    const float up[3] = {0, 1, 0};
+    for (int i = 0; i < 3; i++) {
+        float pos[3] = {(float)(i == 1), 0, (float)(i == 2) * -1.0f};
+        pm_prim_add_vertex(s, p, pos, up, NULL, NULL);
+    }
+    pm_prim_add_tri(s, p, 0, 1, 2);             /* 3 uint16 indices: 6 bytes + 2 padding */
+    add_meta(s);
+    pm_api_buf glb = encode(s, PM_API_FMT_GLB), gltf = encode(s, PM_API_FMT_GLTF);
+    cr_assert_geq(glb.len, 28);
+    cr_expect_eq(u32_at(glb.data), 0x46546C67);
+    cr_expect_eq(u32_at(glb.data + 4), 2);
+    cr_expect_eq(u32_at(glb.data + 8), glb.len);
+    uint32_t jlen = u32_at(glb.data + 12);
+    cr_expect_eq(u32_at(glb.data + 16), 0x4E4F534A);
+    cr_expect_eq(jlen % 4, 0);
+    const char *js = (const char *)glb.data + 20;
+    size_t end = jlen;
+    while (end > 0 && js[end - 1] == ' ') end--;
+    cr_expect_eq(js[end - 1], '}', "JSON chunk padded with spaces only");
+    const unsigned char *bin = glb.data + 20 + jlen;
+    uint32_t blen = u32_at(bin);
+    cr_expect_eq(u32_at(bin + 4), 0x004E4942);
+    cr_expect_eq(blen % 4, 0);
+    cr_expect_eq(20 + jlen + 8 + blen, glb.len);
+
+    json_t *j = gltf_json(&glb, true);
+    size_t i;
+    json_t *bv;
+    json_array_foreach(json_object_get(j, "bufferViews"), i, bv) {
+        size_t off = (size_t)json_integer_value(json_object_get(bv, "byteOffset"));
+        size_t len = (size_t)json_integer_value(json_object_get(bv, "byteLength"));
+        cr_expect_eq(off % 4, 0, "bufferView %zu at %zu", i, off);
+        for (size_t k = len; k < ((len + 3) & ~(size_t)3); k++)
+            cr_expect_eq(bin[8 + off + k], 0, "padding after view %zu is zero", i);
+    }
+    json_decref(j);
+
+    /* The .gltf's data URI holds the same bytes as the GLB's BIN chunk. */
+    j = gltf_json(&gltf, false);
+    const char *uri = json_string_value(json_object_get(json_array_get(json_object_get(j,
+                                                                       "buffers"), 0), "uri"));
+    const char *prefix = "data:application/octet-stream;base64,";
+    cr_assert(uri && strncmp(uri, prefix, strlen(prefix)) == 0);
+    unsigned char *dec = malloc(strlen(uri));
+    size_t dlen = b64_decode(uri + strlen(prefix), strlen(uri) - strlen(prefix), dec);
+    cr_expect_eq(dlen, blen);
+    cr_expect(dlen == blen && memcmp(dec, bin + 8, blen) == 0);
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(json_object_get(j, "buffers"),
+                                                                   0), "byteLength")), blen);
+    free(dec);
+    json_decref(j);
+    free(glb.data);
+    free(gltf.data);
+    pm_arena_destroy(f.arena);
+}
+
+/* min/max are the float32 values written, exactly. */
+Test(encode, position_bounds_are_exact) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    pm_prim *p = pm_scene_add_prim(s, "t", "wall", 0, 3, 3);
+    const float up[3] = {0, 1, 0};
+    const float pts[3][3] = {{0.1f, 1.0f / 3.0f, -0.7f}, {2.2f, -0.0f, 1e-7f}, {-5.5f, 7.3f, 0}};
+    for (int i = 0; i < 3; i++) pm_prim_add_vertex(s, p, pts[i], up, NULL, NULL);
+    pm_prim_add_tri(s, p, 0, 1, 2);
+    expect_valid(s);
+    pm_api_buf b = encode(s, PM_API_FMT_GLTF);
+    json_t *j = gltf_json(&b, false);
+    json_t *acc = json_array_get(json_object_get(j, "accessors"), 0);
+    for (int k = 0; k < 3; k++) {
+        float lo = fminf(fminf(pts[0][k], pts[1][k]), pts[2][k]);
+        float hi = fmaxf(fmaxf(pts[0][k], pts[1][k]), pts[2][k]);
+        double jmin = json_number_value(json_array_get(json_object_get(acc, "min"), k));
+        double jmax = json_number_value(json_array_get(json_object_get(acc, "max"), k));
+        cr_expect_eq(jmin, (double)lo, "min[%d] %.17g vs %.17g", k, jmin, (double)lo);
+        cr_expect_eq(jmax, (double)hi, "max[%d] %.17g vs %.17g", k, jmax, (double)hi);
+    }
+    json_decref(j);
+    free(b.data);
+    pm_arena_destroy(f.arena);
+}
+
+Test(encode, materials_get_base_colours) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    const char *names[] = {"asphalt", "curb", "sidewalk", "shoulder", "terrain", "floor", "wall",
+                           "grid", "island", "corridor", "shaft", "mystery"};
+    for (int i = 0; i < 12; i++) add_grid(s, names[i], names[i], 0, 1, 1, (float)i);
+    add_grid(s, "again", "asphalt", 0, 1, 1, 20);
+    expect_valid(s);
+    pm_api_buf b = encode(s, PM_API_FMT_GLTF);
+    json_t *j = gltf_json(&b, false);
+    json_t *mats = json_object_get(j, "materials");
+    cr_assert_eq(json_array_size(mats), 12);
+    json_t *base[12];
+    for (int i = 0; i < 12; i++) {
+        json_t *m = json_array_get(mats, i);
+        cr_expect_str_eq(json_string_value(json_object_get(m, "name")), names[i]);
+        base[i] = json_object_get(json_object_get(m, "pbrMetallicRoughness"), "baseColorFactor");
+        cr_expect_eq(json_array_size(base[i]), 4);
+    }
+    cr_expect_not(json_equal(base[0], base[4]), "asphalt and terrain differ");
+    json_t *again = json_array_get(
+        json_object_get(json_array_get(json_object_get(j, "meshes"), 12), "primitives"), 0);
+    cr_expect_eq(json_integer_value(json_object_get(again, "material")), 0, "shared by name");
+    json_decref(j);
+    free(b.data);
+    pm_arena_destroy(f.arena);
+}
+
+/* ---- the JSON mesh ---- */
+
+Test(encode, json_mesh_shape_and_numbers) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    pm_prim *p = pm_scene_add_prim(s, "road", "asphalt", PM_PRIM_UV, 3, 3);
+    const float n[3] = {0, 1, 0}, uv[2] = {0.5f, 1};
+    const float pts[3][3] = {{0.1f, -0.0f, 2}, {1.0f / 3.0f, 0, 1e-7f}, {-1234567.0f, 0, 16777216.0f}};
+    for (int i = 0; i < 3; i++) pm_prim_add_vertex(s, p, pts[i], n, uv, NULL);
+    pm_prim_add_tri(s, p, 0, 2, 1);
+    add_props(s, "lamp", 2);
+    pm_meta_set(s->arena, s->meta, "pi", pm_meta_num(s->arena, 3.141592653589793));
+    pm_meta_set(s->arena, s->meta, "big", pm_meta_int(s->arena, -9007199254740993LL));
+    pm_api_buf b = encode(s, PM_API_FMT_JSON);
+    char *text = strndup((const char *)b.data, b.len);
+    cr_expect(strstr(text, "{\"generator\":\"test\",\"version\":\"0.0.1\",\"key\":\"") == text,
+              "starts with generator, version, key: %.80s", text);
+    cr_expect(strstr(text, "\"meshes\":[{\"name\":\"road\",\"material\":\"asphalt\","
+                           "\"positions\":[0.1,0,2,0.33333334,0,1e-07,-1234567,0,16777216],"
+                           "\"normals\":[0,1,0,0,1,0,0,1,0],\"uvs\":[0.5,1,0.5,1,0.5,1],"
+                           "\"indices\":[0,2,1]}]") != NULL,
+              "%s", text);
+    cr_expect(strstr(text, "\"instances\":[{\"prop\":\"lamp\",\"translations\":[[0,0,0],"
+                           "[1,0,-0.5]],\"rotations\":[[0,0,0,1],[0,0.29552022,0,0.9553365]],"
+                           "\"scales\":[[1,1.5,1],[1,1.5,1]]}]") != NULL,
+              "%s", text);
+    cr_expect(strstr(text, "\"metadata\":{\"pi\":3.141592653589793,\"big\":-9007199254740993},"
+                           "\"stats\":{\"vertices\":3,\"triangles\":1}}") != NULL,
+              "%s", text);
+    cr_expect_eq(pm_test_check_json_mesh(b.data, b.len, s), 0);
+    free(text);
+    free(b.data);
+    pm_arena_destroy(f.arena);
+}
+
+Test(encode, metadata_is_shared_by_json_and_gltf) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "g", "grid", 0, 1, 1, 0);
+    add_meta(s);
+    pm_api_buf bj = encode(s, PM_API_FMT_JSON), bg = encode(s, PM_API_FMT_GLB);
+    json_t *mj = json_loadb((const char *)bj.data, bj.len, 0, NULL);
+    json_t *mg = gltf_json(&bg, true);
+    json_t *extras = json_object_get(json_array_get(json_object_get(mg, "scenes"), 0), "extras");
+    cr_assert_not_null(extras);
+    cr_expect(json_equal(json_object_get(mj, "metadata"), json_object_get(extras, "metadata")));
+    cr_expect(json_equal(json_object_get(mj, "stats"), json_object_get(extras, "stats")));
+    cr_expect_str_eq(json_string_value(json_object_get(extras, "key")), key);
+    cr_expect_str_eq(json_string_value(json_object_get(extras, "generator")), "test");
+    char *meta = json_dumps(json_object_get(mj, "metadata"), JSON_COMPACT | JSON_PRESERVE_ORDER);
+    cr_expect_str_eq(meta, "{\"arms\":[{\"angle\":0,\"lanes\":2},{\"angle\":2.0943951023931953,"
+                           "\"lanes\":3},{\"angle\":4.1887902047863905,\"lanes\":4}],"
+                           "\"name\":\"t\\\"e\\\\st\\n\",\"closed\":true,\"nothing\":null,"
+                           "\"area\":0.10000000000000001}");
+    free(meta);
+    json_decref(mj);
+    json_decref(mg);
+    free(bj.data);
+    free(bg.data);
+    pm_arena_destroy(f.arena);
+}
+
+/* ---- scenes that break the contract, and fixes that keep output valid ---- */
+
+Test(encode, broken_scenes_are_refused) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "g", "grid", 0, 1, 1, 0);
+    s->prims[0].positions[4] = NAN;
+    pm_api_buf b;
+    for (int fmt = 0; fmt < 3; fmt++)
+        cr_expect_eq(pm_api_encode(s, &gen, key, (pm_api_format)fmt, &b), -2);
+    s->prims[0].positions[4] = 0;
+    s->prims[0].indices[2] = 4;
+    cr_expect_eq(pm_api_encode(s, &gen, key, PM_API_FMT_GLB, &b), -2);
+    s->prims[0].indices[2] = 1;
+    s->prims[0].icount = 5;
+    cr_expect_eq(pm_api_encode(s, &gen, key, PM_API_FMT_JSON, &b), -2);
+    s->prims[0].icount = 6;
+    add_props(s, "p", 1);
+    s->props[0].scales[1] = INFINITY;
+    cr_expect_eq(pm_api_encode(s, &gen, key, PM_API_FMT_GLTF, &b), -2);
+    pm_arena_destroy(f.arena);
+}
+
+Test(encode, bad_normals_and_colours_are_fixed) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "g", "grid", PM_PRIM_COLOR, 2, 1, 0);
+    pm_prim *p = &s->prims[0];
+    memset(p->normals, 0, 3 * sizeof(float));            /* zero: becomes +Y */
+    p->normals[3] = 0, p->normals[4] = 2, p->normals[5] = 0;  /* too long */
+    p->colors[0] = 1.5f;
+    p->colors[5] = -0.25f;
+    expect_valid(s);
+    pm_api_buf b = encode(s, PM_API_FMT_JSON);
+    json_t *j = json_loadb((const char *)b.data, b.len, 0, NULL);
+    json_t *m = json_array_get(json_object_get(j, "meshes"), 0);
+    json_t *nrm = json_object_get(m, "normals"), *col = json_object_get(m, "colors");
+    cr_expect_eq(json_number_value(json_array_get(nrm, 1)), 1.0);
+    cr_expect_eq(json_number_value(json_array_get(nrm, 4)), 1.0);
+    cr_expect_eq(json_number_value(json_array_get(col, 0)), 1.0);
+    cr_expect_eq(json_number_value(json_array_get(col, 5)), 0.0);
+    cr_expect_eq(p->normals[4], 2.0f, "the scene itself is not modified");
+    json_decref(j);
+    free(b.data);
+    pm_arena_destroy(f.arena);
+}
+
+/* The validator harness itself must see errors, or every test above
+ * would pass vacuously. */
+Test(encode, validator_reports_errors) {
+    const char *bad = "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[]}],"
+                      "\"accessors\":[{\"componentType\":5126,\"count\":0,\"type\":\"VEC3\"}]}";
+    char report[4096];
+    cr_expect_gt(pm_test_gltf_validate(bad, strlen(bad), 0, report, sizeof report), 0);
+    cr_expect(strstr(report, "EMPTY_ENTITY") != NULL, "%s", report);
+    const unsigned char junk[12] = {'g', 'l', 'T', 'F', 2, 0, 0, 0, 99, 0, 0, 0};
+    cr_expect_gt(pm_test_gltf_validate(junk, sizeof junk, 1, NULL, 0), 0);
+    /* A wrong POSITION bound is an error: the check above is meaningful. */
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "g", "grid", 0, 1, 1, 0);
+    pm_api_buf b = encode(s, PM_API_FMT_GLTF);
+    json_t *j = gltf_json(&b, false);
+    json_array_set_new(json_object_get(json_array_get(json_object_get(j, "accessors"), 0), "max"),
+                       0, json_real(1000));
+    char *text = json_dumps(j, JSON_COMPACT);
+    cr_expect_gt(pm_test_gltf_validate(text, strlen(text), 0, report, sizeof report), 0);
+    cr_expect(strstr(report, "ACCESSOR_MAX_MISMATCH") != NULL, "%s", report);
+    free(text);
+    json_decref(j);
+    free(b.data);
+    pm_arena_destroy(f.arena);
+}
+
+/* ---- number printing ---- */
+
+#include "../../api/encode_writer.h"
+
+/* The fast float32 printer gives exactly the reference text (shortest
+ * "%.Ng", N = 6..9, that reads back) on random bit patterns and on
+ * mesh-like values, and the text reads back through float and double. */
+Test(encode, float_printing_matches_reference) {
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 300000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint32_t bits = (uint32_t)x;
+        float f;
+        memcpy(&f, &bits, 4);
+        if (i % 2) f = (float)((int64_t)(x >> 40) % 2000000 - 1000000) * 0.001f;
+        if (!isfinite(f)) continue;
+        char a[32], r[32];
+        a[pm_api__fmt_f32(a, f)] = '\0';
+        r[pm_api__fmt_f32_ref(r, f)] = '\0';
+        cr_assert_str_eq(a, r, "float %a", (double)f);
+        cr_assert_eq(strtof(a, NULL), f, "%s", a);
+        cr_assert_eq((float)strtod(a, NULL), f, "%s", a);
+    }
+    const float cases[] = {0.1f, -0.0f, 1e6f, 123456.5f, 1e-7f, 3.4028235e38f, 1.4e-45f,
+                           117760704.0f, 0.000123f, -2.5e-5f};
+    const char *want[] = {"0.1", "0", "1e+06", "123456.5", "1e-07", "3.4028235e+38",
+                          "1.4013e-45", "1.177607e+08", "0.000123", "-2.5e-05"};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char a[32];
+        a[pm_api__fmt_f32(a, cases[i])] = '\0';
+        cr_expect_str_eq(a, want[i]);
+        cr_expect_eq((float)strtod(a, NULL), cases[i], "%s", a);
+    }
+}

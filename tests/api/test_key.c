@@ -1,0 +1,127 @@
+#include <criterion/criterion.h>
+#include <string.h>
+
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "pm_api/key.h"
+#include "pm_api/reader.h"
+
+/* Descriptors only (no generate): the key hashes name, version and path. */
+static const pm_api_generator gen_a = {.name = "demo", .version = "1.0.0", .path = "/v1/demo"};
+static const pm_api_generator gen_b = {.name = "demo", .version = "1.0.1", .path = "/v1/demo"};
+static const pm_api_generator gen_c = {.name = "demo", .version = "1.0.0", .path = "/v1/other"};
+
+/* A small request grammar read the way generators read theirs. */
+static json_t *canon_of(const char *text) {
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    json_t *doc;
+    if (pm_api_parse_body(text, strlen(text), &doc, &p) < 0) return NULL;
+    pm_api_node root, pts;
+    double w, pt[2];
+    int64_t n;
+    uint64_t seed;
+    pm_api_begin(&root, doc, &p);
+    pm_api_num(&root, "width", 0, PM_API_GT(0), 3.5, &w);
+    pm_api_int(&root, "count", 0, PM_API_IRANGE(1, 9), 4, &n);
+    pm_api_u64(&root, "seed", 0, 0, &seed);
+    size_t np = pm_api_array(&root, "points", 0, PM_API_IRANGE(0, 8), &pts);
+    for (size_t i = 0; i < np; i++) pm_api_vec(&pts, NULL, 0, 2, 2, PM_API_ANY, NULL, pt, NULL);
+    pm_api_end(&pts);
+    json_t *c = pm_api_finish(&root);
+    json_decref(doc);
+    pm_api_problem_free(&p);
+    return c;
+}
+
+static pm_api_key key_of(const char *text, const pm_api_generator *g, pm_api_format f) {
+    json_t *c = canon_of(text);
+    cr_assert_not_null(c, "%s did not parse", text);
+    pm_api_key k = pm_api_cache_key(g, c, f);
+    json_decref(c);
+    return k;
+}
+
+static bool key_eq(pm_api_key a, pm_api_key b) { return a.hi == b.hi && a.lo == b.lo; }
+
+Test(key, invariant_to_order_spelling_and_defaults) {
+    const char *same[] = {
+        "{\"seed\": 5, \"points\": [[1, 2]]}",
+        "{\"points\": [[1.0, 2e0]], \"seed\": 5}",
+        "{\"points\": [[10e-1, 0.2E1]], \"seed\": \"5\", \"width\": 3.50, \"count\": 4.0}",
+        "{\"count\": 4, \"width\": 3.5, \"seed\": 5.0, \"points\": [[1, 2]]}",
+    };
+    for (int f = 0; f < 3; f++) {
+        pm_api_key k0 = key_of(same[0], &gen_a, (pm_api_format)f);
+        for (size_t i = 1; i < sizeof same / sizeof *same; i++)
+            cr_expect(key_eq(k0, key_of(same[i], &gen_a, (pm_api_format)f)),
+                      "document %zu has another key in format %d", i, f);
+    }
+}
+
+Test(key, differs_by_value_format_version_route) {
+    const char *doc = "{\"seed\": 5}";
+    pm_api_key k = key_of(doc, &gen_a, PM_API_FMT_JSON);
+    cr_expect_not(key_eq(k, key_of("{\"seed\": 6}", &gen_a, PM_API_FMT_JSON)));
+    cr_expect_not(key_eq(k, key_of("{\"seed\": 5, \"width\": 3.5000001}", &gen_a,
+                                   PM_API_FMT_JSON)));
+    cr_expect_not(key_eq(k, key_of(doc, &gen_a, PM_API_FMT_GLB)));
+    cr_expect_not(key_eq(k, key_of(doc, &gen_a, PM_API_FMT_GLTF)));
+    cr_expect_not(key_eq(key_of(doc, &gen_a, PM_API_FMT_GLB),
+                         key_of(doc, &gen_a, PM_API_FMT_GLTF)));
+    cr_expect_not(key_eq(k, key_of(doc, &gen_b, PM_API_FMT_JSON)));
+    cr_expect_not(key_eq(k, key_of(doc, &gen_c, PM_API_FMT_JSON)));
+}
+
+Test(key, negative_zero_is_zero) {
+    json_t *a = json_pack("{s:f, s:[f]}", "x", 0.0, "v", 0.0);
+    json_t *b = json_pack("{s:f, s:[f]}", "x", -0.0, "v", -0.0);
+    pm_api_key ka = pm_api_cache_key(&gen_a, a, PM_API_FMT_GLB);
+    pm_api_key kb = pm_api_cache_key(&gen_a, b, PM_API_FMT_GLB);
+    cr_expect(key_eq(ka, kb));
+    cr_expect(signbit(json_real_value(json_object_get(b, "x"))), "input left untouched");
+    json_decref(a);
+    json_decref(b);
+}
+
+static void part(XXH3_state_t *st, const char *s, size_t n) {
+    unsigned char len[8];
+    for (int i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)n >> (8 * i));
+    XXH3_128bits_update(st, len, 8);
+    XXH3_128bits_update(st, s, n);
+}
+
+/* Recomputes the key from its documented definition (docs/api.md), so the
+ * framing cannot drift silently. */
+Test(key, matches_its_definition) {
+    json_t *c = canon_of("{\"seed\": 1, \"points\": [[0.1, -3]]}");
+    cr_assert_not_null(c);
+    char *dump = json_dumps(c, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
+    cr_expect_str_eq(dump, "{\"count\":4,\"points\":[[0.10000000000000001,-3.0]],\"seed\":1,"
+                           "\"width\":3.5}");
+    XXH3_state_t st;
+    XXH3_INITSTATE(&st);
+    XXH3_128bits_reset(&st);
+    const char *parts[] = {"procmesh-key-1", PM_VERSION, "demo", "1.0.0", "/v1/demo"};
+    for (int i = 0; i < 5; i++) part(&st, parts[i], strlen(parts[i]));
+    XXH3_128bits_update(&st, dump, strlen(dump));
+    char len[24];
+    snprintf(len, sizeof len, "%zu", strlen(dump));
+    part(&st, len, strlen(len));
+    part(&st, "glb", 3);
+    XXH128_hash_t h = XXH3_128bits_digest(&st);
+    pm_api_key k = pm_api_cache_key(&gen_a, c, PM_API_FMT_GLB);
+    cr_expect_eq(k.hi, h.high64);
+    cr_expect_eq(k.lo, h.low64);
+    free(dump);
+    json_decref(c);
+}
+
+Test(key, hex_is_32_lowercase_digits) {
+    char hex[33];
+    pm_api_key_hex((pm_api_key){0x0123456789abcdefULL, 0xfedcba9876543210ULL}, hex);
+    cr_expect_str_eq(hex, "0123456789abcdeffedcba9876543210");
+    pm_api_key_hex((pm_api_key){0, 1}, hex);
+    cr_expect_str_eq(hex, "00000000000000000000000000000001");
+}

@@ -1,0 +1,157 @@
+/* The per-request bump allocator and its growable arrays. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "pm/arena.h"
+
+static bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+Test(arena, growth_keeps_every_allocation) {
+    pm_arena *a = pm_arena_create(256);
+    unsigned char *ptrs[2000];
+    size_t sizes[2000];
+    for (int i = 0; i < 2000; i++) {
+        sizes[i] = (size_t)(i * 37 % 300);
+        ptrs[i] = pm_arena_alloc(a, sizes[i]);
+        cr_assert_not_null(ptrs[i]);
+        cr_assert(aligned16(ptrs[i]), "allocation %d misaligned", i);
+        memset(ptrs[i], i & 0xFF, sizes[i]);
+    }
+    for (int i = 0; i < 2000; i++)
+        for (size_t k = 0; k < sizes[i]; k++) cr_assert_eq(ptrs[i][k], (unsigned char)(i & 0xFF));
+    size_t used = 0;
+    for (int i = 0; i < 2000; i++) used += sizes[i];
+    cr_assert_geq(pm_arena_reserved(a), used);
+    /* Blocks grow with the arena: far fewer than one per 256 bytes. */
+    cr_assert_lt(pm_arena_reserved(a), 4 * used);
+    pm_arena_destroy(a);
+}
+
+Test(arena, zero_size_gives_unique_pointers) {
+    pm_arena *a = pm_arena_create(0);
+    void *p = pm_arena_alloc(a, 0), *q = pm_arena_alloc(a, 0);
+    cr_assert(p && q && p != q);
+    pm_arena_destroy(a);
+}
+
+Test(arena, large_allocation_gets_its_own_block) {
+    pm_arena *a = pm_arena_create(1024);
+    unsigned char *big = pm_arena_alloc(a, 1u << 20);
+    cr_assert_not_null(big);
+    cr_assert(aligned16(big));
+    memset(big, 1, 1u << 20);
+    cr_assert_geq(pm_arena_reserved(a), (size_t)1 << 20);
+    pm_arena_destroy(a);
+}
+
+Test(arena, limit_is_never_exceeded) {
+    pm_arena *a = pm_arena_create(4096);
+    pm_arena_set_limit(a, 64 * 1024);
+    size_t got = 0;
+    int fails = 0;
+    for (int i = 0; i < 1000; i++) {
+        void *p = pm_arena_alloc(a, 1000);
+        if (p) got += 1000;
+        else fails++;
+        cr_assert_leq(pm_arena_reserved(a), (size_t)64 * 1024);
+    }
+    cr_assert_gt(fails, 0);
+    cr_assert_gt(got, (size_t)48 * 1024); /* the cap is actually usable */
+    cr_assert_null(pm_arena_alloc(a, 1u << 20));
+    pm_arena_destroy(a);
+}
+
+Test(arena, overflowing_sizes_fail_cleanly) {
+    pm_arena *a = pm_arena_create(0);
+    cr_assert_null(pm_arena_alloc(a, SIZE_MAX));
+    cr_assert_null(pm_arena_alloc(a, SIZE_MAX - 8));
+    cr_assert_null(pm_arena_calloc(a, SIZE_MAX / 2, 4));
+    void *p = pm_arena_alloc(a, 16);
+    cr_assert_null(pm_arena_realloc(a, p, 16, SIZE_MAX));
+    pm_arena_destroy(a);
+}
+
+Test(arena, calloc_zeroes) {
+    pm_arena *a = pm_arena_create(512);
+    unsigned char *junk = pm_arena_alloc(a, 400);
+    memset(junk, 0xAB, 400);
+    unsigned char *z = pm_arena_calloc(a, 100, 7);
+    cr_assert_not_null(z);
+    for (int i = 0; i < 700; i++) cr_assert_eq(z[i], 0);
+    pm_arena_destroy(a);
+}
+
+Test(arena, realloc_extends_last_in_place) {
+    pm_arena *a = pm_arena_create(4096);
+    pm_arena_alloc(a, 10);
+    char *p = pm_arena_alloc(a, 16);
+    memcpy(p, "0123456789abcde", 16);
+    char *q = pm_arena_realloc(a, p, 16, 1000);
+    cr_assert_eq(q, p, "the last allocation grows in place");
+    cr_assert_str_eq(q, "0123456789abcde");
+    /* The space it grew into is really taken. */
+    char *after = pm_arena_alloc(a, 16);
+    cr_assert_geq(after, q + 1000);
+    pm_arena_destroy(a);
+}
+
+Test(arena, realloc_moves_when_not_last) {
+    pm_arena *a = pm_arena_create(4096);
+    char *p = pm_arena_alloc(a, 16);
+    memcpy(p, "hello", 6);
+    char *other = pm_arena_alloc(a, 16);
+    memcpy(other, "other", 6);
+    char *q = pm_arena_realloc(a, p, 16, 64);
+    cr_assert_neq(q, p);
+    cr_assert(aligned16(q));
+    cr_assert_str_eq(q, "hello");
+    cr_assert_str_eq(other, "other");
+    cr_assert_eq(pm_arena_realloc(a, q, 64, 8), q, "shrinking keeps the block");
+    pm_arena_destroy(a);
+}
+
+Test(arena, realloc_last_past_block_end_moves) {
+    pm_arena *a = pm_arena_create(1024);
+    char *p = pm_arena_alloc(a, 512);
+    memset(p, 'x', 512);
+    char *q = pm_arena_realloc(a, p, 512, 4096);
+    cr_assert_not_null(q);
+    for (int i = 0; i < 512; i++) cr_assert_eq(q[i], 'x');
+    pm_arena_destroy(a);
+}
+
+Test(arena, strdup_copies) {
+    pm_arena *a = pm_arena_create(0);
+    char src[] = "asphalt";
+    char *d = pm_arena_strdup(a, src);
+    src[0] = 'X';
+    cr_assert_str_eq(d, "asphalt");
+    pm_arena_destroy(a);
+}
+
+Test(arena, vec_push_grows_and_keeps_order) {
+    pm_arena *a = pm_arena_create(128);
+    PM_VEC(double) v = {0};
+    for (int i = 0; i < 100000; i++) cr_assert_eq(pm_vec_push(a, &v, i * 0.5), 0);
+    cr_assert_eq(v.len, 100000);
+    cr_assert_geq(v.cap, v.len);
+    for (int i = 0; i < 100000; i++) cr_assert_eq(v.data[i], i * 0.5);
+    cr_assert(aligned16(v.data));
+    pm_arena_destroy(a);
+}
+
+Test(arena, vec_push_fails_at_limit) {
+    pm_arena *a = pm_arena_create(1024);
+    pm_arena_set_limit(a, 8192);
+    PM_VEC(int) v = {0};
+    int r = 0;
+    int i = 0;
+    for (; i < 100000 && r == 0; i++) r = pm_vec_push(a, &v, i);
+    cr_assert_eq(r, -1);
+    cr_assert_lt(v.len, 2048);
+    for (size_t k = 0; k < v.len; k++) cr_assert_eq(v.data[k], (int)k);
+    pm_arena_destroy(a);
+}
+
+Test(arena, destroy_null_is_harmless) { pm_arena_destroy(NULL); }

@@ -1,0 +1,290 @@
+/* Mesh utilities: normals, bounds, snapping, welding, degenerate faces. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "pm/geom.h"
+#include "pm/rng.h"
+#include "pm/scene.h"
+
+typedef struct fixture { pm_arena *a; pm_scene *s; } fixture;
+
+static fixture make(void) {
+    fixture f;
+    f.a = pm_arena_create(0);
+    cr_assert_not_null(f.a);
+    f.s = pm_scene_create(f.a);
+    cr_assert_not_null(f.s);
+    return f;
+}
+
+static uint32_t add_v(fixture *f, pm_prim *p, float x, float y, float z) {
+    float pos[3] = {x, y, z};
+    int64_t i = pm_prim_add_vertex(f->s, p, pos, NULL, NULL, NULL);
+    cr_assert_geq(i, 0);
+    return (uint32_t)i;
+}
+
+static void add_t(fixture *f, pm_prim *p, uint32_t a, uint32_t b, uint32_t c) {
+    cr_assert_eq(pm_prim_add_tri(f->s, p, a, b, c), 0);
+}
+
+static void assert_vec(const float *v, double x, double y, double z, double tol) {
+    cr_assert(fabs(v[0] - x) <= tol && fabs(v[1] - y) <= tol && fabs(v[2] - z) <= tol,
+              "(%g, %g, %g) != (%g, %g, %g)", v[0], v[1], v[2], x, y, z);
+}
+
+/* ---- normals ------------------------------------------------------------ */
+
+Test(geom, normals_floor_faces_up) {
+    fixture f = make();
+    pm_prim *p = pm_scene_add_prim(f.s, "floor", "floor", 0, 4, 6);
+    /* CCW seen from +Y: (0,0,0) -> (0,0,1) -> (1,0,1) -> (1,0,0). */
+    uint32_t a = add_v(&f, p, 0, 0, 0), b = add_v(&f, p, 0, 0, 1);
+    uint32_t c = add_v(&f, p, 1, 0, 1), d = add_v(&f, p, 1, 0, 0);
+    add_t(&f, p, a, b, c);
+    add_t(&f, p, a, c, d);
+    pm_prim_compute_normals(p);
+    for (uint32_t i = 0; i < 4; i++) assert_vec(p->normals + 3 * i, 0, 1, 0, 0);
+    pm_arena_destroy(f.a);
+}
+
+/* A vertex shared by a floor triangle of area 2 and a wall triangle of area
+ * 0.5: its normal leans towards the floor by the area ratio. */
+Test(geom, normals_area_weighted) {
+    fixture f = make();
+    pm_prim *p = pm_scene_add_prim(f.s, "x", "x", 0, 0, 0);
+    uint32_t o = add_v(&f, p, 0, 0, 0);
+    uint32_t fz = add_v(&f, p, 0, 0, 2), fx = add_v(&f, p, 2, 0, 0);
+    uint32_t wx = add_v(&f, p, 1, 0, 0), wy = add_v(&f, p, 0, 1, 0);
+    add_t(&f, p, o, fz, fx); /* normal +Y, area 2 */
+    add_t(&f, p, o, wx, wy); /* normal +Z, area 0.5 */
+    pm_prim_compute_normals(p);
+    double len = sqrt(2.0 * 2.0 + 0.5 * 0.5);
+    assert_vec(p->normals + 3 * o, 0, 2.0 / len, 0.5 / len, 1e-7);
+    assert_vec(p->normals + 3 * fz, 0, 1, 0, 0);
+    assert_vec(p->normals + 3 * wy, 0, 0, 1, 0);
+    pm_arena_destroy(f.a);
+}
+
+Test(geom, normals_isolated_and_degenerate_get_up) {
+    fixture f = make();
+    pm_prim *p = pm_scene_add_prim(f.s, "x", "x", 0, 0, 0);
+    uint32_t lone = add_v(&f, p, 5, 5, 5);
+    uint32_t a = add_v(&f, p, 0, 0, 0), b = add_v(&f, p, 1, 1, 1), c = add_v(&f, p, 2, 2, 2);
+    add_t(&f, p, a, b, c); /* collinear: zero area */
+    /* Two opposite faces on the same vertices cancel out. */
+    uint32_t d = add_v(&f, p, 0, 3, 0), e = add_v(&f, p, 1, 3, 0), g = add_v(&f, p, 0, 3, 1);
+    add_t(&f, p, d, e, g);
+    add_t(&f, p, d, g, e);
+    pm_prim_compute_normals(p);
+    for (uint32_t i = 0; i < p->vcount; i++) assert_vec(p->normals + 3 * i, 0, 1, 0, 0);
+    (void)lone;
+    pm_arena_destroy(f.a);
+}
+
+Test(geom, normals_unit_length_on_random_meshes) {
+    fixture f = make();
+    pm_rng r;
+    pm_rng_seed(&r, 3);
+    pm_prim *p = pm_scene_add_prim(f.s, "x", "x", 0, 0, 0);
+    for (int i = 0; i < 300; i++)
+        add_v(&f, p, (float)pm_rng_range(&r, -1e3, 1e3), (float)pm_rng_range(&r, -1, 1),
+              (float)pm_rng_range(&r, -1e-3, 1e-3));
+    for (int t = 0; t < 500; t++)
+        add_t(&f, p, (uint32_t)pm_rng_below(&r, 300), (uint32_t)pm_rng_below(&r, 300),
+              (uint32_t)pm_rng_below(&r, 300));
+    pm_prim_compute_normals(p);
+    for (uint32_t i = 0; i < p->vcount; i++) {
+        const float *n = p->normals + 3 * i;
+        double len = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
+        cr_assert(fabs(len - 1.0) < 1e-6, "vertex %u normal length %.9g", i, len);
+    }
+    pm_arena_destroy(f.a);
+}
+
+/* ---- bounds ------------------------------------------------------------- */
+
+Test(geom, bounds) {
+    fixture f = make();
+    float mn[3], mx[3];
+    cr_assert_not(pm_scene_bounds(f.s, mn, mx));
+    pm_prim *p = pm_scene_add_prim(f.s, "a", "a", 0, 0, 0);
+    cr_assert_not(pm_prim_bounds(p, mn, mx));
+    cr_assert_not(pm_scene_bounds(f.s, mn, mx));
+    add_v(&f, p, 1, -2, 3);
+    add_v(&f, p, -4, 5, 0.5f);
+    cr_assert(pm_prim_bounds(p, mn, mx));
+    assert_vec(mn, -4, -2, 0.5, 0);
+    assert_vec(mx, 1, 5, 3, 0);
+    pm_scene_add_prim(f.s, "empty", "e", 0, 0, 0);
+    pm_prim *q = pm_scene_add_prim(f.s, "b", "b", 0, 0, 0);
+    add_v(&f, q, 10, 0, -7);
+    cr_assert(pm_scene_bounds(f.s, mn, mx));
+    assert_vec(mn, -4, -2, -7, 0);
+    assert_vec(mx, 10, 5, 3, 0);
+    pm_arena_destroy(f.a);
+}
+
+/* ---- snapping ----------------------------------------------------------- */
+
+Test(geom, snap_rounding_rule) {
+    cr_assert_eq(pm_snap(0.5, 1.0), 1.0);
+    cr_assert_eq(pm_snap(-0.5, 1.0), -1.0);
+    cr_assert_eq(pm_snap(2.5, 1.0), 3.0);
+    cr_assert_eq(pm_snap(2.4999, 1.0), 2.0);
+    cr_assert_eq(pm_snap(7.3, 0.25), 7.25);
+    cr_assert_eq(pm_snap(1.0004, 0.001), 1000.0 * 0.001);
+    cr_assert_eq(pm_snap(-1.0006, 0.001), -1001.0 * 0.001);
+    double z = pm_snap(-0.0004, 0.001);
+    cr_assert(z == 0.0 && !signbit(z), "snap must not return -0");
+    cr_assert(!signbit(pm_snap(-0.0, 0.5)));
+}
+
+/* Two generators computing the same point by different arithmetic paths
+ * (differing in the last bits) get identical bits after snapping, and
+ * snapping is idempotent, also through the float store. */
+Test(geom, snap_same_bits_and_idempotent) {
+    pm_rng r;
+    pm_rng_seed(&r, 5);
+    const double grid = 0.001;
+    for (int i = 0; i < 100000; i++) {
+        double x = pm_rng_range(&r, -2000, 2000);
+        double y = nextafter(nextafter(x, INFINITY), INFINITY);
+        double sx = pm_snap(x, grid), sy = pm_snap(y, grid);
+        /* Only values two ulps from a rounding boundary may differ. */
+        if (sx != sy) cr_assert(fabs(fmod(fabs(x / grid), 1.0) - 0.5) < 1e-9);
+        cr_assert_eq(pm_snap(sx, grid), sx);
+        float fx = (float)sx;
+        cr_assert_eq((float)pm_snap(fx, grid), fx, "float round trip at %.17g", sx);
+    }
+}
+
+Test(geom, prim_snap) {
+    fixture f = make();
+    pm_prim *p = pm_scene_add_prim(f.s, "x", "x", 0, 0, 0);
+    add_v(&f, p, 1.23456f, -0.0001f, 1000.0004f);
+    pm_prim_snap(p, 0.001);
+    cr_assert_eq(p->positions[0], (float)pm_snap((double)1.23456f, 0.001));
+    cr_assert_eq(p->positions[0], (float)1.235);
+    cr_assert(p->positions[1] == 0.0f && !signbit(p->positions[1]));
+    cr_assert_eq(p->positions[2], (float)1000.0);
+    float before[3];
+    memcpy(before, p->positions, sizeof before);
+    pm_prim_snap(p, 0.001);
+    cr_assert_eq(memcmp(before, p->positions, sizeof before), 0);
+    pm_arena_destroy(f.a);
+}
+
+/* ---- welding ------------------------------------------------------------ */
+
+static uint32_t add_vu(fixture *f, pm_prim *p, float x, float z, float u) {
+    float pos[3] = {x, 0, z}, n[3] = {0, 1, 0}, uv[2] = {u, 0};
+    int64_t i = pm_prim_add_vertex(f->s, p, pos, n, uv, NULL);
+    cr_assert_geq(i, 0);
+    return (uint32_t)i;
+}
+
+Test(geom, weld_first_occurrence_order) {
+    fixture f = make();
+    pm_prim *p = pm_scene_add_prim(f.s, "x", "x", PM_PRIM_UV, 0, 0);
+    uint32_t a = add_vu(&f, p, 0, 0, 0);
+    uint32_t b = add_vu(&f, p, 1, 0, 0);
+    uint32_t a2 = add_vu(&f, p, 0, 0, 0);    /* duplicate of a */
+    uint32_t c = add_vu(&f, p, 0, 1, 0);
+    uint32_t a_uv = add_vu(&f, p, 0, 0, 0.5f); /* same position, other UV */
+    uint32_t b2 = add_vu(&f, p, 1, 0, 0);
+    add_t(&f, p, a2, c, b2);
+    add_t(&f, p, a_uv, c, b);
+    add_t(&f, p, a, c, b);
+    pm_arena *scratch = pm_arena_create(0);
+    cr_assert_eq(pm_prim_weld(scratch, p), 4);
+    cr_assert_eq(p->vcount, 4);
+    /* Survivors in first-occurrence order: a, b, c, a_uv. */
+    cr_assert_eq(p->positions[3 * 1], 1.0f);
+    cr_assert_eq(p->positions[3 * 2 + 2], 1.0f);
+    cr_assert_eq(p->uvs[2 * 3], 0.5f);
+    static const uint32_t want[9] = {0, 2, 1, 3, 2, 1, 0, 2, 1};
+    cr_assert_eq(memcmp(p->indices, want, sizeof want), 0);
+    pm_arena_destroy(scratch);
+    pm_arena_destroy(f.a);
+}
+
+Test(geom, weld_negative_zero_is_distinct) {
+    fixture f = make();
+    pm_prim *p = pm_scene_add_prim(f.s, "x", "x", 0, 0, 0);
+    add_v(&f, p, 0.0f, 0, 0);
+    add_v(&f, p, -0.0f, 0, 0);
+    pm_arena *scratch = pm_arena_create(0);
+    cr_assert_eq(pm_prim_weld(scratch, p), 2);
+    pm_prim_snap(p, 0.001); /* snapping clears the sign of zero */
+    cr_assert_eq(pm_prim_weld(scratch, p), 1);
+    pm_arena_destroy(scratch);
+    pm_arena_destroy(f.a);
+}
+
+/* A grid mesh whose every quad has its own four vertices welds to the
+ * shared-vertex grid, and the rewritten triangles keep their positions. */
+Test(geom, weld_grid_keeps_geometry) {
+    fixture f = make();
+    pm_prim *p = pm_scene_add_prim(f.s, "x", "x", 0, 0, 0);
+    const int n = 40;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            uint32_t a = add_v(&f, p, (float)i, 0, (float)j);
+            uint32_t b = add_v(&f, p, (float)i, 0, (float)j + 1);
+            uint32_t c = add_v(&f, p, (float)i + 1, 0, (float)j + 1);
+            uint32_t d = add_v(&f, p, (float)i + 1, 0, (float)j);
+            add_t(&f, p, a, b, c);
+            add_t(&f, p, a, c, d);
+        }
+    size_t isz = p->icount * sizeof(float) * 3;
+    float *before = malloc(isz);
+    for (uint32_t t = 0; t < p->icount; t++)
+        memcpy(before + 3 * t, p->positions + 3 * p->indices[t], 3 * sizeof(float));
+    pm_arena *scratch = pm_arena_create(0);
+    cr_assert_eq(pm_prim_weld(scratch, p), (n + 1) * (n + 1));
+    for (uint32_t t = 0; t < p->icount; t++) {
+        cr_assert_lt(p->indices[t], p->vcount);
+        cr_assert_eq(memcmp(before + 3 * t, p->positions + 3 * p->indices[t], 3 * sizeof(float)), 0);
+    }
+    free(before);
+    pm_arena_destroy(scratch);
+    pm_arena_destroy(f.a);
+}
+
+Test(geom, weld_out_of_memory_leaves_prim) {
+    fixture f = make();
+    pm_prim *p = pm_scene_add_prim(f.s, "x", "x", 0, 0, 0);
+    for (int i = 0; i < 1000; i++) add_v(&f, p, (float)(i % 10), 0, 0);
+    add_t(&f, p, 0, 10, 20);
+    pm_arena *scratch = pm_arena_create(1024);
+    pm_arena_set_limit(scratch, 2048);
+    cr_assert_eq(pm_prim_weld(scratch, p), -1);
+    cr_assert_eq(p->vcount, 1000);
+    cr_assert_eq(p->indices[1], 10);
+    pm_arena_destroy(scratch);
+    pm_arena_destroy(f.a);
+}
+
+/* ---- degenerate triangles ----------------------------------------------- */
+
+Test(geom, drop_degenerate) {
+    fixture f = make();
+    pm_prim *p = pm_scene_add_prim(f.s, "x", "x", 0, 0, 0);
+    uint32_t a = add_v(&f, p, 0, 0, 0), b = add_v(&f, p, 1, 2, 3), c = add_v(&f, p, 2, 4, 6);
+    uint32_t d = add_v(&f, p, 0, 1, 0);
+    /* Nearly collinear: (2, 4, 6) moved by one float ulp in y. */
+    uint32_t e = add_v(&f, p, 2, nextafterf(4.0f, 5.0f), 6);
+    add_t(&f, p, a, b, d);  /* kept */
+    add_t(&f, p, a, b, c);  /* collinear, skew to every axis: dropped */
+    add_t(&f, p, a, a, d);  /* repeated corner: dropped */
+    add_t(&f, p, a, b, e);  /* tiny but positive area: kept */
+    add_t(&f, p, d, b, a);  /* kept */
+    cr_assert_eq(pm_prim_drop_degenerate(p), 2);
+    static const uint32_t want[9] = {0, 1, 3, 0, 1, 4, 3, 1, 0};
+    cr_assert_eq(p->icount, 9);
+    cr_assert_eq(memcmp(p->indices, want, sizeof want), 0);
+    cr_assert_eq(pm_prim_drop_degenerate(p), 0);
+    pm_arena_destroy(f.a);
+}

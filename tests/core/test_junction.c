@@ -1,0 +1,1157 @@
+/* Junction generator: named cases (cross, T, Y, five-way, oblique, widths,
+ * slopes, roundabouts, centerlines), invalid arm sets, and property tests
+ * over 10,000+ random valid arm sets checking every invariant of the
+ * issue: simple contour, exact area, faces up, mouths on the contour,
+ * every vertex snapped, seams watertight. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm/geom.h"
+#include "pm/junction.h"
+#include "pm/predicates.h"
+#include "pm/result.h"
+#include "pm/rng.h"
+
+#define PI 3.14159265358979323846
+#define MAXA 16
+
+typedef struct jcase {
+    pm_junction_arm arms[MAXA];
+    double lines[MAXA][8];       /* centerline storage */
+    pm_junction_params p;
+} jcase;
+
+typedef struct jrun {
+    pm_arena *a;
+    pm_scene *s;
+    pm_junction_diag d;
+    int rc;
+} jrun;
+
+static void jcase_init(jcase *c) {
+    memset(c, 0, sizeof *c);
+    c->p.arms = c->arms;
+    c->p.corner_radius = 3;
+    c->p.corner_segments = 4;
+    c->p.uv_scale = 0.1;
+    c->p.snap = 0.001;
+}
+
+/* Adds an arm at deg degrees, counter-clockwise seen from +Y from +X, i.e.
+ * direction (cos, -sin) in [x, z]. */
+static pm_junction_arm *add_arm(jcase *c, double deg, double width) {
+    pm_junction_arm *a = &c->arms[c->p.narms++];
+    a->direction[0] = cos(deg * PI / 180);
+    a->direction[1] = -sin(deg * PI / 180);
+    a->width = width;
+    return a;
+}
+
+static void set_sidewalks(jcase *c, double w, double ch) {
+    for (size_t i = 0; i < c->p.narms; i++) {
+        c->arms[i].has_sidewalk = true;
+        c->arms[i].sidewalk.width = w;
+        c->arms[i].sidewalk.curb_height = ch;
+    }
+}
+
+static void set_roundabout(jcase *c, double r, double ri, uint32_t seg) {
+    c->p.has_roundabout = true;
+    c->p.roundabout = (pm_junction_roundabout){r, ri, seg, 0.15};
+}
+
+static jrun run(const jcase *c) {
+    jrun r;
+    r.a = pm_arena_create(0);
+    cr_assert_not_null(r.a);
+    r.s = pm_scene_create(r.a);
+    cr_assert_not_null(r.s);
+    r.rc = pm_junction_generate(r.s, &c->p, &r.d);
+    return r;
+}
+
+static const pm_prim *find_prim(const pm_scene *s, const char *name) {
+    for (uint32_t i = 0; i < s->nprims; i++)
+        if (strcmp(s->prims[i].name, name) == 0) return &s->prims[i];
+    return NULL;
+}
+
+static const pm_meta *at(const pm_meta *arr, size_t i) {
+    const pm_meta *m = arr->u.kids.first;
+    while (i-- && m) m = m->next;
+    return m;
+}
+
+static double num(const pm_meta *m) {
+    return m->kind == PM_META_INT ? (double)m->u.i : m->u.n;
+}
+
+static double mnum(const pm_meta *obj, const char *key) { return num(pm_meta_get(obj, key)); }
+
+/* ---- invariant checker ------------------------------------------------------ */
+
+/* [x, z] of vertex i. */
+static void xz(const pm_prim *p, uint32_t i, double out[2]) {
+    out[0] = p->positions[3 * i];
+    out[1] = p->positions[3 * i + 2];
+}
+
+/* Twice the area seen from +Y (counter-clockwise positive) of a polygon of
+ * [x, z] pairs. */
+static double area2_xz(const double *pts, size_t n) {
+    double s = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double *a = pts + 2 * i, *b = pts + 2 * ((i + 1) % n);
+        s += a[1] * b[0] - a[0] * b[1];
+    }
+    return s;
+}
+
+/* Brute force, independent of the generator's sweep: no two non-adjacent
+ * edges touch, no adjacent pair folds back. */
+static bool simple_xz(const double *p, size_t n) {
+    if (n < 3) return false;
+    for (size_t i = 0; i < n; i++) {
+        const double *a = p + 2 * ((i + n - 1) % n), *b = p + 2 * i, *c = p + 2 * ((i + 1) % n);
+        if (b[0] == c[0] && b[1] == c[1]) return false;
+        if (pm_orient_xz(a, b, c) == 0 &&
+            (a[0] - b[0]) * (c[0] - b[0]) + (a[1] - b[1]) * (c[1] - b[1]) > 0)
+            return false;
+        for (size_t j = i + 2; j < n; j++) {
+            if (i == 0 && j == n - 1) continue;
+            if (pm_segments_intersect(p + 2 * i, p + 2 * ((i + 1) % n), p + 2 * j,
+                                      p + 2 * ((j + 1) % n)))
+                return false;
+        }
+    }
+    return true;
+}
+
+static bool snapped(float v, double g) { return (float)pm_snap((double)v, g) == v; }
+
+/* Position key of a vertex, for seams across primitives. */
+typedef struct pkey { float x, y, z; } pkey;
+static pkey key_of(const pm_prim *p, uint32_t i) {
+    pkey k = {p->positions[3 * i], p->positions[3 * i + 1], p->positions[3 * i + 2]};
+    return k;
+}
+
+static int pkey_cmp(pkey a, pkey b) {
+    if (a.x != b.x) return a.x < b.x ? -1 : 1;
+    if (a.y != b.y) return a.y < b.y ? -1 : 1;
+    if (a.z != b.z) return a.z < b.z ? -1 : 1;
+    return 0;
+}
+
+/* Every triangle edge of the scene by position, smaller end first, sorted:
+ * how many triangles share an edge, across primitives. */
+typedef struct ekey { pkey a, b; } ekey;
+typedef struct etable { ekey *e; size_t n; } etable;
+
+static int ekey_cmp(const void *x, const void *y) {
+    const ekey *p = x, *q = y;
+    int c = pkey_cmp(p->a, q->a);
+    return c ? c : pkey_cmp(p->b, q->b);
+}
+
+static ekey ekey_make(pkey a, pkey b) {
+    ekey k;
+    if (pkey_cmp(a, b) <= 0) { k.a = a; k.b = b; } else { k.a = b; k.b = a; }
+    return k;
+}
+
+static etable edges_build(const pm_scene *s) {
+    etable t = {NULL, 0};
+    for (uint32_t q = 0; q < s->nprims; q++) t.n += s->prims[q].icount;
+    t.e = malloc((t.n ? t.n : 1) * sizeof *t.e);
+    size_t m = 0;
+    for (uint32_t q = 0; q < s->nprims; q++) {
+        const pm_prim *p = &s->prims[q];
+        for (uint32_t i = 0; i < p->icount; i += 3)
+            for (int e = 0; e < 3; e++)
+                t.e[m++] = ekey_make(key_of(p, p->indices[i + e]), key_of(p, p->indices[i + (e + 1) % 3]));
+    }
+    qsort(t.e, t.n, sizeof *t.e, ekey_cmp);
+    return t;
+}
+
+static int edge_uses(const etable *t, pkey a, pkey b) {
+    ekey k = ekey_make(a, b);
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ekey_cmp(&t->e[mid], &k) < 0) lo = mid + 1; else hi = mid;
+    }
+    int n = 0;
+    while (lo < t->n && ekey_cmp(&t->e[lo], &k) == 0) { n++; lo++; }
+    return n;
+}
+
+static char why[512];
+#define FAIL(...) do { snprintf(why, sizeof why, __VA_ARGS__); return why; } while (0)
+
+static const char *check_prims(const pm_scene *s, double g) {
+    for (uint32_t q = 0; q < s->nprims; q++) {
+        const pm_prim *p = &s->prims[q];
+        for (uint32_t i = 0; i < 3 * p->vcount; i++)
+            if (!snapped(p->positions[i], g)) FAIL("%s: coordinate %u = %.9g not snapped", p->name, i, p->positions[i]);
+        for (uint32_t i = 0; i < p->vcount; i++) {
+            const float *n = p->normals + 3 * i;
+            double l = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
+            if (fabs(l - 1) > 1e-5) FAIL("%s: normal %u has length %g", p->name, i, l);
+        }
+        for (uint32_t t = 0; t < p->icount; t += 3) {
+            const float *a = p->positions + 3 * p->indices[t], *b = p->positions + 3 * p->indices[t + 1],
+                        *c = p->positions + 3 * p->indices[t + 2];
+            double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+            double cr[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+            if (!(cr[0] != 0 || cr[1] != 0 || cr[2] != 0)) FAIL("%s: triangle %u has zero area", p->name, t / 3);
+            /* Ground surfaces face up; the curb is vertical; the island is
+             * both (its top and its wall). */
+            double pa[2] = {a[0], a[2]}, pb[2] = {b[0], b[2]}, pc[2] = {c[0], c[2]};
+            double o = pm_orient_xz(pa, pb, pc);
+            bool curb = strcmp(p->name, "curb") == 0, island = strcmp(p->name, "island") == 0;
+            if (!curb && !island && !(o > 0)) FAIL("%s: triangle %u does not face up", p->name, t / 3);
+            if (curb && o != 0) FAIL("curb triangle %u is not vertical", t / 3);
+            if (island && o < 0) FAIL("island triangle %u faces down", t / 3);
+        }
+    }
+    return NULL;
+}
+
+static bool shared_mouth_vertex(const pm_meta *arms, uint32_t v) {
+    int uses = 0;
+    for (const pm_meta *a = arms->u.kids.first; a; a = a->next) {
+        const pm_meta *m = pm_meta_get(a, "mouth");
+        uses += mnum(m, "left_index") == v;
+        uses += mnum(m, "right_index") == v;
+    }
+    return uses > 1;
+}
+
+/* The asphalt: contour simple and counter-clockwise, triangles up with the
+ * exact area, mouths on the contour. */
+static const char *check_asphalt(const pm_scene *s, const jcase *c) {
+    const pm_prim *as = find_prim(s, "asphalt");
+    if (!as || s->nprims == 0 || &s->prims[0] != as) FAIL("asphalt is not the first primitive");
+    const pm_meta *contour = pm_meta_get(s->meta, "contour");
+    size_t nc = contour->u.kids.count;
+    double *poly = malloc(2 * nc * sizeof *poly);
+    for (size_t i = 0; i < nc; i++) {
+        xz(as, (uint32_t)i, poly + 2 * i);
+        const pm_meta *pt = at(contour, i);
+        if (num(at(pt, 0)) != poly[2 * i] || num(at(pt, 1)) != poly[2 * i + 1]) {
+            free(poly);
+            FAIL("contour point %zu differs from asphalt vertex %zu", i, i);
+        }
+    }
+    bool simple = simple_xz(poly, nc);
+    double area = area2_xz(poly, nc);
+    free(poly);
+    if (!simple) FAIL("contour is not simple");
+    if (!(area > 0)) FAIL("contour is not counter-clockwise seen from +Y");
+    const pm_meta *rb = pm_meta_get(s->meta, "roundabout");
+    if (rb) {
+        size_t ni = pm_meta_get(rb, "island")->u.kids.count;
+        double *isl = malloc(2 * ni * sizeof *isl);
+        for (size_t i = 0; i < ni; i++) xz(as, (uint32_t)(nc + i), isl + 2 * i);
+        bool ok = simple_xz(isl, ni);
+        double ia = area2_xz(isl, ni);
+        free(isl);
+        if (!ok || !(ia > 0)) FAIL("island ring is not a simple CCW polygon");
+        area -= ia;
+        if (as->vcount != nc + ni) FAIL("asphalt has %u vertices, contour+island %zu", as->vcount, nc + ni);
+    } else if (as->vcount != nc) {
+        FAIL("asphalt has %u vertices besides the contour's %zu", as->vcount, nc);
+    }
+    double tri = 0;
+    for (uint32_t t = 0; t < as->icount; t += 3) {
+        double pts[6];
+        for (int k = 0; k < 3; k++) xz(as, as->indices[t + k], pts + 2 * k);
+        double o = pm_orient_xz(pts, pts + 2, pts + 4);
+        if (!(o > 0)) FAIL("asphalt triangle %u is not CCW from +Y", t / 3);
+        tri += area2_xz(pts, 3);
+    }
+    if (fabs(tri - area) > 1e-9 * fabs(area)) FAIL("triangle area %.12g != contour area %.12g", tri / 2, area / 2);
+    if (!rb && as->icount / 3 != nc - 2) FAIL("%u triangles for %zu contour points", as->icount / 3, nc);
+    /* Mouths: request order, right -> left is a contour edge. */
+    const pm_meta *arms = pm_meta_get(s->meta, "arms");
+    if (arms->u.kids.count != c->p.narms) FAIL("metadata lists %zu arms", arms->u.kids.count);
+    for (size_t i = 0; i < c->p.narms; i++) {
+        const pm_meta *arm = at(arms, i), *m = pm_meta_get(arm, "mouth");
+        if (mnum(arm, "index") != (double)i) FAIL("arm %zu out of order", i);
+        uint32_t li = (uint32_t)mnum(m, "left_index"), ri = (uint32_t)mnum(m, "right_index");
+        if (li >= nc || ri >= nc || li != (ri + 1) % nc) FAIL("arm %zu mouth %u-%u is not a contour edge", i, ri, li);
+        const pm_meta *lp = pm_meta_get(m, "left"), *rp = pm_meta_get(m, "right");
+        for (int k = 0; k < 3; k++)
+            if (num(at(lp, k)) != as->positions[3 * li + k] || num(at(rp, k)) != as->positions[3 * ri + k])
+                FAIL("arm %zu mouth points differ from their vertices", i);
+        /* Each mouth edge is level at its arm's elevation, except at a
+         * corner vertex two mouths share (sharp corners): the mean there. */
+        float e = (float)pm_snap(c->arms[i].elevation, c->p.snap);
+        if ((as->positions[3 * li + 1] != e && !shared_mouth_vertex(arms, li)) ||
+            (as->positions[3 * ri + 1] != e && !shared_mouth_vertex(arms, ri)))
+            FAIL("arm %zu mouth is not at its elevation", i);
+        /* Left is on the left looking outward: (right->left) x up along d. */
+        double L[2], R[2];
+        xz(as, li, L);
+        xz(as, ri, R);
+        double dx = c->arms[i].direction[0], dz = c->arms[i].direction[1];
+        if (c->arms[i].centerline) {
+            size_t n = c->arms[i].centerline_len;
+            const double *cl = c->arms[i].centerline;
+            dx = cl[2 * n - 4] - cl[2 * n - 2];
+            dz = cl[2 * n - 3] - cl[2 * n - 1];
+        }
+        /* left - right points to the arm's left: (dz, -dx). */
+        if ((L[0] - R[0]) * dz + (L[1] - R[1]) * -dx <= 0) FAIL("arm %zu mouth sides swapped", i);
+    }
+    return NULL;
+}
+
+/* Seams: every asphalt contour edge of a corner with a sidewalk is shared
+ * with the curb, every curb top edge with the sidewalk; the island ring with
+ * the island wall. */
+static const char *check_seams_t(const pm_scene *s, const jcase *c, const etable *et);
+static const char *check_seams(const pm_scene *s, const jcase *c) {
+    etable et = edges_build(s);
+    const char *w = check_seams_t(s, c, &et);
+    free(et.e);
+    return w;
+}
+
+static const char *check_seams_t(const pm_scene *s, const jcase *c, const etable *et) {
+    const pm_prim *as = find_prim(s, "asphalt"), *curb = find_prim(s, "curb");
+    const pm_meta *contour = pm_meta_get(s->meta, "contour"), *arms = pm_meta_get(s->meta, "arms");
+    size_t nc = contour->u.kids.count;
+    bool all_sw = true;
+    for (size_t i = 0; i < c->p.narms; i++) all_sw = all_sw && c->arms[i].has_sidewalk;
+    if (all_sw != (curb != NULL) && all_sw) FAIL("sidewalks requested but no curb primitive");
+    if (all_sw) {
+        char *mouth = calloc(nc, 1);
+        for (size_t i = 0; i < c->p.narms; i++)
+            mouth[(size_t)mnum(pm_meta_get(at(arms, i), "mouth"), "right_index")] = 1;
+        for (size_t i = 0; i < nc; i++) {
+            if (mouth[i]) continue;
+            int u = edge_uses(et, key_of(as, (uint32_t)i), key_of(as, (uint32_t)((i + 1) % nc)));
+            if (u != 2) { free(mouth); FAIL("contour edge %zu is used by %d triangles, not 2", i, u); }
+        }
+        free(mouth);
+        /* Curb tops: each curb vertex above the ground carries a sidewalk edge. */
+        for (uint32_t t = 0; t < curb->icount; t += 3)
+            for (int e = 0; e < 3; e++) {
+                uint32_t a = curb->indices[t + e], b = curb->indices[t + (e + 1) % 3];
+                const float *pa = curb->positions + 3 * a, *pb = curb->positions + 3 * b;
+                if (pa[0] == pb[0] && pa[2] == pb[2]) continue;   /* vertical edge */
+                int u = edge_uses(et, key_of(curb, a), key_of(curb, b));
+                if (u != 2) FAIL("curb edge %u-%u is used by %d triangles", a, b, u);
+            }
+    }
+    const pm_meta *rb = pm_meta_get(s->meta, "roundabout");
+    if (rb) {
+        size_t ni = pm_meta_get(rb, "island")->u.kids.count;
+        for (size_t i = 0; i < ni; i++) {
+            int u = edge_uses(et, key_of(as, (uint32_t)(nc + i)), key_of(as, (uint32_t)(nc + (i + 1) % ni)));
+            if (u != 2) FAIL("island ring edge %zu is used by %d triangles", i, u);
+        }
+    }
+    return NULL;
+}
+
+static const char *check_all(const jrun *r, const jcase *c, bool seams) {
+    if (r->rc != 0) FAIL("generation failed: %s (%s)", pm_junction_error_name(r->d.error), r->d.message);
+    const char *w = check_prims(r->s, c->p.snap);
+    if (!w) w = check_asphalt(r->s, c);
+    if (!w && seams) w = check_seams(r->s, c);
+    return w;
+}
+
+static void assert_valid(const jcase *c, jrun *r) {
+    *r = run(c);
+    const char *w = check_all(r, c, true);
+    cr_assert_null(w, "%s", w);
+}
+
+static const pm_meta *corner(const jrun *r, size_t k) {
+    return at(pm_meta_get(r->s->meta, "corners"), k);
+}
+
+static const pm_meta *arm_meta(const jrun *r, size_t i) {
+    return at(pm_meta_get(r->s->meta, "arms"), i);
+}
+
+static const char *kind(const pm_meta *corner_m) { return pm_meta_get(corner_m, "kind")->u.s; }
+
+/* Normal of a wall triangle points toward q ([x, z]): the side it faces. */
+static bool faces_toward(const pm_prim *p, uint32_t t, const double q[2]) {
+    const float *a = p->positions + 3 * p->indices[t], *b = p->positions + 3 * p->indices[t + 1],
+                *c = p->positions + 3 * p->indices[t + 2];
+    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double nx = u[1] * v[2] - u[2] * v[1], nz = u[0] * v[1] - u[1] * v[0];
+    return nx * (q[0] - a[0]) + nz * (q[1] - a[2]) > 0;
+}
+
+/* ---- named cases -------------------------------------------------------- */
+
+Test(junction, cross_is_symmetric_with_true_fillets) {
+    jcase c;
+    jcase_init(&c);
+    for (int i = 0; i < 4; i++) add_arm(&c, 90.0 * i, 7);
+    jrun r;
+    assert_valid(&c, &r);
+    const pm_prim *as = find_prim(r.s, "asphalt");
+    /* 2 mouth points per arm + 2 inner arc points per corner. */
+    cr_assert_eq(as->vcount, 16);
+    cr_assert_eq(as->icount / 3, 14);
+    for (size_t k = 0; k < 4; k++) {
+        cr_assert_str_eq(kind(corner(&r, k)), "fillet");
+        cr_assert_eq(mnum(corner(&r, k), "radius"), 3);
+        /* Mouth where the fillet ends: half width + radius. */
+        cr_assert_float_eq(mnum(pm_meta_get(arm_meta(&r, k), "mouth"), "distance"), 6.5, 1e-12);
+    }
+    /* Arc points lie on the fillet circle centred at (6.5, 6.5) etc. */
+    for (uint32_t i = 0; i < as->vcount; i++) {
+        double p[2];
+        xz(as, i, p);
+        double cx = p[0] > 0 ? 6.5 : -6.5, cz = p[1] > 0 ? 6.5 : -6.5;
+        double d = hypot(p[0] - cx, p[1] - cz);
+        bool mouth = fabs(fabs(p[0]) - 6.5) < 1e-9 || fabs(fabs(p[1]) - 6.5) < 1e-9;
+        if (!mouth) cr_assert_float_eq(d, 3.0, 1e-3, "vertex %u off its fillet (%g)", i, d);
+    }
+    /* 13 x 13 square minus four corners of 3 x 3 less the 3-chord arc's
+     * sector polygon (3 triangles of 9/2 sin 30 deg). */
+    double area = 0;
+    for (uint32_t t = 0; t < as->icount; t += 3) {
+        double pts[6];
+        for (int k = 0; k < 3; k++) xz(as, as->indices[t + k], pts + 2 * k);
+        area += area2_xz(pts, 3) / 2;
+    }
+    cr_assert_float_eq(area, 169 - 4 * (9 - 2.25), 2e-2);
+    cr_assert_eq(pm_meta_get(r.s->meta, "warnings")->u.kids.count, 0);
+    pm_arena_destroy(r.a);
+}
+
+Test(junction, tee_joins_opposite_arms_straight) {
+    jcase c;
+    jcase_init(&c);
+    add_arm(&c, 0, 7);
+    add_arm(&c, 90, 7);
+    add_arm(&c, 180, 7);
+    jrun r;
+    assert_valid(&c, &r);
+    /* Sorted CCW: 0, 90, 180 deg; corner 2 runs from 180 deg back to 0. */
+    cr_assert_str_eq(kind(corner(&r, 0)), "fillet");
+    cr_assert_str_eq(kind(corner(&r, 1)), "fillet");
+    cr_assert_str_eq(kind(corner(&r, 2)), "straight");
+    /* The straight side is one edge on z = +3.5 (the right of the 0 deg arm). */
+    const pm_meta *m0 = pm_meta_get(arm_meta(&r, 0), "mouth"), *m2 = pm_meta_get(arm_meta(&r, 2), "mouth");
+    cr_assert_eq(num(at(pm_meta_get(m0, "right"), 2)), 3.5);
+    cr_assert_eq(num(at(pm_meta_get(m2, "left"), 2)), 3.5);
+    cr_assert_eq((uint32_t)mnum(m0, "right_index"),
+                 ((uint32_t)mnum(m2, "left_index") + 1) % find_prim(r.s, "asphalt")->vcount);
+    pm_arena_destroy(r.a);
+}
+
+Test(junction, wye_and_five_way) {
+    double sets[3][5] = {{90, 210, 330}, {0, 72, 144, 216, 288}, {10, 65, 150, 200, 300}};
+    size_t counts[3] = {3, 5, 5};
+    for (int s = 0; s < 3; s++) {
+        jcase c;
+        jcase_init(&c);
+        for (size_t i = 0; i < counts[s]; i++) add_arm(&c, sets[s][i], 6 + (double)i);
+        jrun r;
+        assert_valid(&c, &r);
+        for (size_t k = 0; k < counts[s]; k++) cr_assert_str_eq(kind(corner(&r, k)), "fillet");
+        pm_arena_destroy(r.a);
+    }
+}
+
+Test(junction, oblique_twenty_degrees) {
+    jcase c;
+    jcase_init(&c);
+    add_arm(&c, 0, 7);
+    add_arm(&c, 20, 7);
+    add_arm(&c, 180, 7);
+    add_arm(&c, 200, 7);
+    jrun r;
+    assert_valid(&c, &r);
+    /* The acute corners push the mouths out: curb lines meet h / tan(10 deg)
+     * along the arms, the fillet adds r / tan(10 deg). */
+    double need = 3.5 / tan(10 * PI / 180) + 3.0 / tan(10 * PI / 180);
+    for (size_t i = 0; i < 4; i++)
+        cr_assert_float_eq(mnum(pm_meta_get(arm_meta(&r, i), "mouth"), "distance"), need, 1e-9);
+    cr_assert_float_eq(mnum(corner(&r, 0), "angle"), 20, 1e-9);
+    pm_arena_destroy(r.a);
+}
+
+Test(junction, very_different_widths) {
+    double widths[2][4] = {{40, 3, 40, 3}, {3, 60, 3, 5}};
+    for (int s = 0; s < 2; s++) {
+        jcase c;
+        jcase_init(&c);
+        for (int i = 0; i < 4; i++) add_arm(&c, 90.0 * i + (s ? 7 * i : 0), widths[s][i]);
+        jrun r;
+        assert_valid(&c, &r);
+        for (int i = 0; i < 4; i++) {
+            const pm_meta *m = pm_meta_get(arm_meta(&r, (size_t)i), "mouth");
+            double L[3], R[3];
+            for (int k = 0; k < 3; k++) {
+                L[k] = num(at(pm_meta_get(m, "left"), k));
+                R[k] = num(at(pm_meta_get(m, "right"), k));
+            }
+            /* The mouth spans exactly the arm's width. */
+            cr_assert_float_eq(hypot(L[0] - R[0], L[2] - R[2]), widths[s][i], 2e-3);
+        }
+        pm_arena_destroy(r.a);
+    }
+}
+
+/* Smooth heights: mouths at their elevations, every other vertex strictly
+ * between the lowest and highest arm, normals tilted but up. */
+Test(junction, sloped_arms_blend_heights) {
+    jcase c;
+    jcase_init(&c);
+    double elev[4] = {0, 2, -1, 0.5};
+    for (int i = 0; i < 4; i++) add_arm(&c, 90.0 * i, 8)->elevation = elev[i];
+    set_sidewalks(&c, 2, 0.15);
+    jrun r;
+    assert_valid(&c, &r);
+    const pm_prim *as = find_prim(r.s, "asphalt");
+    int between = 0;
+    for (uint32_t i = 0; i < as->vcount; i++) {
+        float y = as->positions[3 * i + 1];
+        cr_assert(y >= -1 && y <= 2);
+        between += y > -1 && y < 2 && y != 0 && y != 0.5f;
+        cr_assert_gt(as->normals[3 * i + 1], 0.5f);
+    }
+    cr_assert_geq(between, 8, "arc vertices should take blended heights");
+    /* Tilted: some normal leans measurably. */
+    double lean = 0;
+    for (uint32_t i = 0; i < as->vcount; i++) lean = fmax(lean, 1 - as->normals[3 * i + 1]);
+    cr_assert_gt(lean, 1e-3);
+    pm_arena_destroy(r.a);
+}
+
+Test(junction, flat_when_all_elevations_equal) {
+    jcase c;
+    jcase_init(&c);
+    for (int i = 0; i < 3; i++) add_arm(&c, 120.0 * i + 15, 7)->elevation = 12.25;
+    jrun r;
+    assert_valid(&c, &r);
+    const pm_prim *as = find_prim(r.s, "asphalt");
+    for (uint32_t i = 0; i < as->vcount; i++) {
+        cr_assert_eq(as->positions[3 * i + 1], 12.25f);
+        cr_assert_eq(as->normals[3 * i + 1], 1.0f);
+    }
+    pm_arena_destroy(r.a);
+}
+
+Test(junction, planar_uvs_around_the_centre) {
+    jcase c;
+    jcase_init(&c);
+    c.p.has_center = true;
+    c.p.center[0] = 100;
+    c.p.center[1] = -50;
+    c.p.uv_scale = 0.25;
+    for (int i = 0; i < 4; i++) add_arm(&c, 90.0 * i + 30, 7);
+    jrun r;
+    assert_valid(&c, &r);
+    const pm_prim *as = find_prim(r.s, "asphalt");
+    for (uint32_t i = 0; i < as->vcount; i++) {
+        cr_assert_float_eq(as->uvs[2 * i], (as->positions[3 * i] - 100) * 0.25, 1e-5);
+        cr_assert_float_eq(as->uvs[2 * i + 1], (as->positions[3 * i + 2] + 50) * 0.25, 1e-5);
+    }
+    pm_arena_destroy(r.a);
+}
+
+Test(junction, sidewalks_are_curbs_and_bands) {
+    jcase c;
+    jcase_init(&c);
+    for (int i = 0; i < 4; i++) add_arm(&c, 90.0 * i, 7);
+    set_sidewalks(&c, 2, 0.15);
+    jrun r;
+    assert_valid(&c, &r);
+    cr_assert_eq(r.s->nprims, 3);
+    const pm_prim *curb = find_prim(r.s, "curb"), *side = find_prim(r.s, "sidewalk");
+    cr_assert_str_eq(curb->material, "curb");
+    cr_assert_str_eq(side->material, "sidewalk");
+    /* The curb faces the asphalt: toward the centre here. */
+    double o[2] = {0, 0};
+    for (uint32_t t = 0; t < curb->icount; t += 3) cr_assert(faces_toward(curb, t, o));
+    /* Curb is curb_height tall; the sidewalk's outer edge is 2 m further out. */
+    for (uint32_t i = 0; i < curb->vcount; i++) {
+        float y = curb->positions[3 * i + 1];
+        cr_assert(y == 0 || y == 0.15f);
+    }
+    double maxd = 0;
+    for (uint32_t i = 0; i < side->vcount; i++) {
+        cr_assert_eq(side->positions[3 * i + 1], 0.15f);
+        maxd = fmax(maxd, fabs(side->positions[3 * i]));
+    }
+    /* The band ends at the mouth (6.5) on the arm's side line 3.5 + 2 out. */
+    cr_assert_float_eq(maxd, 6.5, 1e-6);
+    pm_arena_destroy(r.a);
+}
+
+/* A sidewalk wider than the corner radius: its outer edge gets the sharp
+ * corner of its two offset lines, and the mouths move out to hold it. */
+Test(junction, sidewalk_wider_than_radius) {
+    jcase c;
+    jcase_init(&c);
+    c.p.corner_radius = 1;
+    for (int i = 0; i < 4; i++) add_arm(&c, 90.0 * i, 7);
+    set_sidewalks(&c, 3, 0.2);
+    jrun r;
+    assert_valid(&c, &r);
+    /* Outer lines at 3.5 + 3 meet at 6.5: the mouth sits there. */
+    for (size_t i = 0; i < 4; i++)
+        cr_assert_float_eq(mnum(pm_meta_get(arm_meta(&r, i), "mouth"), "distance"), 6.5, 1e-12);
+    pm_arena_destroy(r.a);
+}
+
+Test(junction, per_arm_sidewalk_override) {
+    jcase c;
+    jcase_init(&c);
+    for (int i = 0; i < 4; i++) add_arm(&c, 90.0 * i, 7);
+    set_sidewalks(&c, 2, 0.15);
+    c.arms[1].has_sidewalk = false;     /* corners 0-1 and 1-2 lose theirs */
+    c.arms[3].sidewalk.width = 4;
+    jrun r = run(&c);
+    cr_assert_null(check_all(&r, &c, false), "%s", why);
+    int with = 0;
+    for (size_t k = 0; k < 4; k++) with += pm_meta_get(corner(&r, k), "sidewalk")->u.b;
+    cr_assert_eq(with, 2);
+    cr_assert_eq(pm_meta_get(arm_meta(&r, 1), "sidewalk")->kind, PM_META_NULL);
+    cr_assert_eq(mnum(pm_meta_get(arm_meta(&r, 3), "sidewalk"), "width"), 4);
+    pm_arena_destroy(r.a);
+}
+
+Test(junction, two_arms_straight_and_bend) {
+    jcase c;
+    jcase_init(&c);
+    add_arm(&c, 0, 7);
+    add_arm(&c, 180, 9);
+    jrun r;
+    assert_valid(&c, &r);
+    cr_assert_str_eq(kind(corner(&r, 0)), "straight");
+    cr_assert_str_eq(kind(corner(&r, 1)), "straight");
+    /* The wider arm keeps its width back to the centre, then tapers: its
+     * back corners stand out of the mouth-to-mouth chord. */
+    const pm_prim *as = find_prim(r.s, "asphalt");
+    cr_assert_eq(as->vcount, 6);
+    int back = 0;
+    for (uint32_t i = 0; i < as->vcount; i++)
+        back += as->positions[3 * i] == 0 && fabsf(as->positions[3 * i + 2]) == 4.5f;
+    cr_assert_eq(back, 2);
+    pm_arena_destroy(r.a);
+    jcase_init(&c);
+    add_arm(&c, 0, 7);
+    add_arm(&c, 180, 7);
+    assert_valid(&c, &r);
+    cr_assert_eq(find_prim(r.s, "asphalt")->vcount, 4, "a straight road is one rectangle");
+    pm_arena_destroy(r.a);
+    jcase_init(&c);
+    add_arm(&c, 0, 7);
+    add_arm(&c, 90, 7);
+    set_sidewalks(&c, 2, 0.15);
+    assert_valid(&c, &r);
+    cr_assert_str_eq(kind(corner(&r, 0)), "fillet");
+    cr_assert_str_eq(kind(corner(&r, 1)), "straight");
+    pm_arena_destroy(r.a);
+}
+
+Test(junction, zero_radius_gives_sharp_corners) {
+    jcase c;
+    jcase_init(&c);
+    c.p.corner_radius = 0;
+    for (int i = 0; i < 4; i++) add_arm(&c, 90.0 * i, 7);
+    jrun r;
+    assert_valid(&c, &r);
+    /* The plus sign collapses to its square; mouths share corner vertices. */
+    cr_assert_eq(find_prim(r.s, "asphalt")->vcount, 4);
+    pm_arena_destroy(r.a);
+}
+
+/* ---- radius that does not fit ------------------------------------------------ */
+
+Test(junction, short_arm_shrinks_radius_with_warning) {
+    jcase c;
+    jcase_init(&c);
+    c.p.corner_radius = 10;
+    add_arm(&c, 0, 8)->length = 8;      /* room for 8 m: corner at 4 + r */
+    add_arm(&c, 90, 8);
+    add_arm(&c, 180, 8);
+    jrun r;
+    assert_valid(&c, &r);
+    const pm_meta *w = pm_meta_get(r.s->meta, "warnings");
+    cr_assert_eq(w->u.kids.count, 1);
+    const pm_meta *w0 = at(w, 0);
+    cr_assert_str_eq(pm_meta_get(w0, "code")->u.s, "corner_radius_reduced");
+    cr_assert_eq(mnum(w0, "corner"), 0);
+    cr_assert_eq(num(at(pm_meta_get(w0, "arms"), 0)), 0);
+    cr_assert_eq(num(at(pm_meta_get(w0, "arms"), 1)), 1);
+    cr_assert_float_eq(mnum(w0, "radius"), 4, 1e-9);
+    cr_assert_float_eq(mnum(corner(&r, 0), "radius"), 4, 1e-9);
+    cr_assert_eq(mnum(corner(&r, 1), "radius"), 10);
+    cr_assert_eq(r.d.nwarnings, 1);
+    cr_assert_float_eq(mnum(pm_meta_get(arm_meta(&r, 0), "mouth"), "distance"), 8, 1e-9);
+    pm_arena_destroy(r.a);
+}
+
+Test(junction, acute_angle_on_short_arms_shrinks_radius) {
+    jcase c;
+    jcase_init(&c);
+    add_arm(&c, 0, 6)->length = 30;
+    add_arm(&c, 15, 6)->length = 30;
+    add_arm(&c, 180, 6);
+    jrun r;
+    assert_valid(&c, &r);
+    /* Curb lines meet 3 / tan(7.5) = 22.8 m out; 7.2 m left for the
+     * tangent length r / tan(7.5): r = 0.95. */
+    double want = (30 - 3 / tan(7.5 * PI / 180)) * tan(7.5 * PI / 180);
+    cr_assert_float_eq(mnum(corner(&r, 0), "radius"), want, 1e-9);
+    cr_assert_eq(pm_meta_get(r.s->meta, "warnings")->u.kids.count, 1);
+    pm_arena_destroy(r.a);
+}
+
+/* ---- invalid sets ---------------------------------------------------------------- */
+
+static void expect_error(const jcase *c, pm_junction_error e, int a0, int a1) {
+    jrun r = run(c);
+    cr_assert_eq(r.rc, PM_ERR_GEOMETRY, "expected %s, got rc %d", pm_junction_error_name(e), r.rc);
+    cr_assert_eq(r.d.error, e, "expected %s, got %s (%s)", pm_junction_error_name(e),
+                 pm_junction_error_name(r.d.error), r.d.message);
+    cr_assert_gt(strlen(r.d.message), 10);
+    if (a0 >= 0) {
+        bool f0 = false, f1 = a1 < 0;
+        for (size_t i = 0; i < r.d.narms; i++) {
+            f0 = f0 || r.d.arms[i] == a0;
+            f1 = f1 || r.d.arms[i] == a1;
+        }
+        cr_assert(f0 && f1, "error does not name arms %d and %d: %s", a0, a1, r.d.message);
+    }
+    pm_arena_destroy(r.a);
+}
+
+Test(junction_invalid, arms_too_close) {
+    jcase c;
+    jcase_init(&c);
+    add_arm(&c, 0, 7);
+    add_arm(&c, 120, 7);
+    add_arm(&c, 240, 7);
+    add_arm(&c, 123, 7);      /* 3 degrees from arm 1 */
+    expect_error(&c, PM_JUNCTION_ARMS_TOO_CLOSE, 1, 3);
+    jcase_init(&c);
+    add_arm(&c, 45, 7);
+    add_arm(&c, 45, 9);       /* the same direction */
+    expect_error(&c, PM_JUNCTION_ARMS_TOO_CLOSE, 0, 1);
+    jcase_init(&c);
+    add_arm(&c, 358, 7);
+    add_arm(&c, 90, 7);
+    add_arm(&c, 1, 7);        /* across the 0/360 wrap */
+    expect_error(&c, PM_JUNCTION_ARMS_TOO_CLOSE, 0, 2);
+}
+
+Test(junction_invalid, corner_beyond_short_arm) {
+    jcase c;
+    jcase_init(&c);
+    add_arm(&c, 0, 8)->length = 2;     /* the curb lines meet 4 m out */
+    add_arm(&c, 90, 8);
+    expect_error(&c, PM_JUNCTION_ARM_TOO_SHORT, 0, 1);
+}
+
+Test(junction_invalid, centerline_not_reaching_past_centre) {
+    jcase c;
+    jcase_init(&c);
+    double a[4] = {10, 0, 20, 0};       /* runs away from the junction */
+    double b[4] = {0, 10, 0, 0};
+    memcpy(c.lines[0], a, sizeof a);
+    memcpy(c.lines[1], b, sizeof b);
+    c.arms[0] = (pm_junction_arm){.centerline = c.lines[0], .centerline_len = 2, .width = 6};
+    c.arms[1] = (pm_junction_arm){.centerline = c.lines[1], .centerline_len = 2, .width = 6};
+    c.p.narms = 2;
+    c.p.has_center = true;
+    expect_error(&c, PM_JUNCTION_ARM_TOO_SHORT, 0, -1);
+}
+
+Test(junction_invalid, roundabout_arms_overlap_at_ring) {
+    jcase c;
+    jcase_init(&c);
+    add_arm(&c, 0, 10);
+    add_arm(&c, 20, 10);      /* 20 degrees apart on a 12 m ring: curbs cross */
+    add_arm(&c, 180, 10);
+    set_roundabout(&c, 12, 6, 32);
+    expect_error(&c, PM_JUNCTION_RING_NO_FIT, 0, 1);
+}
+
+Test(junction_invalid, sidewalk_folding_over_itself) {
+    jcase c;
+    jcase_init(&c);
+    add_arm(&c, 0, 6)->length = 12;
+    add_arm(&c, 30, 6)->length = 12;
+    add_arm(&c, 180, 6);
+    set_sidewalks(&c, 20, 0.15);    /* outer lines meet far beyond 12 m */
+    expect_error(&c, PM_JUNCTION_SIDEWALK_NO_FIT, 0, 1);
+}
+
+/* ---- roundabouts ------------------------------------------------------------------ */
+
+static void check_roundabout(const jrun *r, const jcase *c) {
+    const pm_prim *as = find_prim(r->s, "asphalt"), *isl = find_prim(r->s, "island");
+    cr_assert_not_null(isl);
+    cr_assert_str_eq(isl->material, "island");
+    double cx = c->p.has_center ? c->p.center[0] : 0, cz = c->p.has_center ? c->p.center[1] : 0;
+    const pm_meta *rb = pm_meta_get(r->s->meta, "roundabout");
+    size_t nc = pm_meta_get(r->s->meta, "contour")->u.kids.count;
+    size_t ni = pm_meta_get(rb, "island")->u.kids.count;
+    cr_assert_eq(mnum(rb, "island_first_index"), (double)nc);
+    cr_assert_geq(ni, c->p.roundabout.segments);
+    double R = c->p.roundabout.radius, Ri = c->p.roundabout.island_radius, g = c->p.snap;
+    for (size_t i = 0; i < nc; i++) {
+        double p[2];
+        xz(as, (uint32_t)i, p);
+        cr_assert_geq(hypot(p[0] - cx, p[1] - cz), R - 2 * g, "contour point %zu inside the ring", i);
+    }
+    for (size_t i = 0; i < ni; i++) {
+        double p[2];
+        xz(as, (uint32_t)(nc + i), p);
+        cr_assert_float_eq(hypot(p[0] - cx, p[1] - cz), Ri, 2 * g);
+    }
+    for (size_t k = 0; k < c->p.narms; k++) cr_assert_str_eq(kind(corner(r, k)), "ring");
+    /* Island top up, wall facing out, top at island_height. */
+    int up = 0, wall = 0;
+    for (uint32_t t = 0; t < isl->icount; t += 3) {
+        const float *a = isl->positions + 3 * isl->indices[t];
+        double pa[2] = {a[0], a[2]}, pb[2], pc[2];
+        xz(isl, isl->indices[t + 1], pb);
+        xz(isl, isl->indices[t + 2], pc);
+        if (pm_orient_xz(pa, pb, pc) > 0) { up++; continue; }
+        wall++;
+        double far[2] = {cx + 10 * (a[0] - cx), cz + 10 * (a[2] - cz)};
+        cr_assert(faces_toward(isl, t, far), "island wall triangle %u faces in", t / 3);
+    }
+    cr_assert_eq(up, (int)ni - 2);
+    cr_assert_eq(wall, 2 * (int)ni);
+}
+
+Test(junction, roundabouts_three_to_six_arms) {
+    for (int n = 3; n <= 6; n++) {
+        for (int sw = 0; sw < 2; sw++) {
+            jcase c;
+            jcase_init(&c);
+            c.p.has_center = true;
+            c.p.center[0] = 20;
+            c.p.center[1] = 10;
+            for (int i = 0; i < n; i++) add_arm(&c, 360.0 * i / n + 11 * (i % 2), 7 + i);
+            set_roundabout(&c, 16, 8, 40);
+            if (sw) set_sidewalks(&c, 2.5, 0.15);
+            jrun r;
+            assert_valid(&c, &r);
+            check_roundabout(&r, &c);
+            cr_assert_eq(r.s->nprims, sw ? 4 : 2);
+            pm_arena_destroy(r.a);
+        }
+    }
+}
+
+Test(junction, roundabout_fillets_tangent_to_ring) {
+    jcase c;
+    jcase_init(&c);
+    c.p.corner_radius = 5;
+    c.p.corner_segments = 6;
+    for (int i = 0; i < 4; i++) add_arm(&c, 90.0 * i, 8);
+    set_roundabout(&c, 15, 6, 32);
+    jrun r;
+    assert_valid(&c, &r);
+    check_roundabout(&r, &c);
+    /* The right fillet of the 0 deg arm touches its curb z = 4 and the ring
+     * at distance 15: centre at z = 9, |centre| = 20, so x = sqrt(400 - 81). */
+    double fx = sqrt(400.0 - 81.0);
+    cr_assert_float_eq(mnum(pm_meta_get(arm_meta(&r, 0), "mouth"), "distance"), fx, 1e-9);
+    const pm_prim *as = find_prim(r.s, "asphalt");
+    int on_fillet = 0;
+    for (uint32_t i = 0; i < as->vcount; i++) {
+        double p[2];
+        xz(as, i, p);
+        if (fabs(hypot(p[0] - fx, p[1] - 9) - 5) < 2e-3) on_fillet++;
+    }
+    cr_assert_eq(on_fillet, 6, "the fillet's 6 points lie on its circle");
+    pm_arena_destroy(r.a);
+}
+
+/* ---- centerline input ---------------------------------------------------------------- */
+
+static pm_junction_arm *add_line(jcase *c, const double *xz_pts, size_t n, double width) {
+    size_t i = c->p.narms++;
+    memcpy(c->lines[i], xz_pts, 2 * n * sizeof(double));
+    c->arms[i] = (pm_junction_arm){.centerline = c->lines[i], .centerline_len = n, .width = width};
+    return &c->arms[i];
+}
+
+static void center_of(const jrun *r, double out[2]) {
+    const pm_meta *m = pm_meta_get(r->s->meta, "center");
+    out[0] = num(at(m, 0));
+    out[1] = num(at(m, 1));
+}
+
+Test(junction, centerlines_two_arms_meet_at_last_segments) {
+    jcase c;
+    jcase_init(&c);
+    add_line(&c, (double[]){30, 0, 10, 0, 0.5, 0.2}, 3, 7);
+    add_line(&c, (double[]){0, 40, 0, 5}, 2, 7);
+    jrun r;
+    assert_valid(&c, &r);
+    double ctr[2];
+    center_of(&r, ctr);
+    cr_assert_float_eq(ctr[0], 0, 1e-12);
+    cr_assert_float_eq(ctr[1], 0.2 + 0.5 * 0.2 / 9.5, 1e-12);
+    double api[2];
+    pm_junction_center(&c.p, api);
+    cr_assert_eq(api[0], ctr[0]);
+    cr_assert_eq(api[1], ctr[1]);
+    pm_arena_destroy(r.a);
+}
+
+Test(junction, centerlines_parallel_use_midpoint) {
+    jcase c;
+    jcase_init(&c);
+    add_line(&c, (double[]){20, 1, 2, 1}, 2, 7);
+    add_line(&c, (double[]){-20, -1, -4, -1}, 2, 7);
+    jrun r;
+    assert_valid(&c, &r);
+    double ctr[2];
+    center_of(&r, ctr);
+    cr_assert_float_eq(ctr[0], -1, 1e-12);
+    cr_assert_float_eq(ctr[1], 0, 1e-12);
+    pm_arena_destroy(r.a);
+}
+
+Test(junction, centerlines_three_arms_least_squares) {
+    jcase c;
+    jcase_init(&c);
+    add_line(&c, (double[]){30, 0, 2, 0}, 2, 6);
+    add_line(&c, (double[]){0, 30, 0, 2}, 2, 6);
+    add_line(&c, (double[]){-20, 21, -2, 3}, 2, 6);
+    jrun r;
+    assert_valid(&c, &r);
+    double ctr[2];
+    center_of(&r, ctr);
+    /* Minimises z^2 + x^2 + (x + z - 1)^2 / 2: x = z = 1/4. */
+    cr_assert_float_eq(ctr[0], 0.25, 1e-12);
+    cr_assert_float_eq(ctr[1], 0.25, 1e-12);
+    /* Each mouth is centred on its own centerline, not on the centre. */
+    const pm_meta *m = pm_meta_get(arm_meta(&r, 0), "mouth");
+    double zl = num(at(pm_meta_get(m, "left"), 2)), zr = num(at(pm_meta_get(m, "right"), 2));
+    cr_assert_float_eq(zl + zr, 0, 1e-9);
+    pm_arena_destroy(r.a);
+}
+
+Test(junction, centerline_short_last_segment_limits_radius) {
+    jcase c;
+    jcase_init(&c);
+    c.p.corner_radius = 8;
+    add_line(&c, (double[]){40, 10, 9, 0, 0, 0}, 3, 6);   /* last segment 9 m */
+    add_line(&c, (double[]){0, 50, 0, 0}, 2, 6);
+    add_line(&c, (double[]){-50, 0, 0, 0}, 2, 6);
+    jrun r;
+    assert_valid(&c, &r);
+    /* Sorted: arm 0 (+X), arm 2 (-X), arm 1 (+Z); corner 2 runs from arm 1
+     * to arm 0 and its tangent point on arm 0 must stay within 9 m. */
+    cr_assert_float_eq(mnum(corner(&r, 2), "radius"), 6, 1e-9, "9 m room - 3 m half width");
+    cr_assert_eq(mnum(corner(&r, 1), "radius"), 8);
+    cr_assert_eq(pm_meta_get(r.s->meta, "warnings")->u.kids.count, 1);
+    pm_arena_destroy(r.a);
+}
+
+/* ---- determinism --------------------------------------------------------------------- */
+
+Test(junction, same_params_same_bits) {
+    jcase c;
+    jcase_init(&c);
+    for (int i = 0; i < 5; i++) add_arm(&c, 70.0 * i + 3, 5 + i)->elevation = i * 0.3;
+    set_sidewalks(&c, 2, 0.12);
+    jrun a = run(&c), b = run(&c);
+    cr_assert_eq(a.rc, 0);
+    cr_assert_eq(a.s->nprims, b.s->nprims);
+    for (uint32_t q = 0; q < a.s->nprims; q++) {
+        const pm_prim *p = &a.s->prims[q], *o = &b.s->prims[q];
+        cr_assert_eq(p->vcount, o->vcount);
+        cr_assert_eq(p->icount, o->icount);
+        cr_assert_eq(memcmp(p->positions, o->positions, 12 * (size_t)p->vcount), 0);
+        cr_assert_eq(memcmp(p->normals, o->normals, 12 * (size_t)p->vcount), 0);
+        cr_assert_eq(memcmp(p->indices, o->indices, 4 * (size_t)p->icount), 0);
+    }
+    pm_arena_destroy(a.a);
+    pm_arena_destroy(b.a);
+}
+
+/* ---- property tests ------------------------------------------------------------------ */
+
+/* A random arm set the api would accept, with neighbours at least 6 degrees
+ * apart (the generator needs 5). */
+static void random_case(pm_rng *g, jcase *c) {
+    jcase_init(c);
+    size_t n = 2 + (size_t)pm_rng_below(g, 7);
+    double ang[MAXA] = {0}, gap = 0;
+    for (;;) {
+        for (size_t i = 0; i < n; i++) ang[i] = pm_rng_range(g, 0, 360);
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0 && ang[j - 1] > ang[j]; j--) {
+                double t = ang[j]; ang[j] = ang[j - 1]; ang[j - 1] = t;
+            }
+        gap = ang[0] + 360 - ang[n - 1];
+        for (size_t i = 1; i < n; i++) gap = fmin(gap, ang[i] - ang[i - 1]);
+        if (gap >= 6) break;
+    }
+    /* Shuffle so the request order differs from the angular order. */
+    for (size_t i = n - 1; i > 0; i--) {
+        size_t j = (size_t)pm_rng_below(g, i + 1);
+        double t = ang[i]; ang[i] = ang[j]; ang[j] = t;
+    }
+    c->p.corner_radius = pm_rng_chance(g, 0.1) ? 0 : pm_rng_range(g, 0.5, 12);
+    c->p.corner_segments = (uint32_t)pm_rng_int(g, 2, 8);
+    c->p.snap = pm_rng_chance(g, 0.2) ? 0.01 : 0.001;
+    c->p.uv_scale = pm_rng_range(g, 0.01, 1);
+    c->p.has_center = pm_rng_chance(g, 0.5);
+    c->p.center[0] = pm_rng_range(g, -200, 200);
+    c->p.center[1] = pm_rng_range(g, -200, 200);
+    bool sloped = pm_rng_chance(g, 0.4), sidewalks = pm_rng_chance(g, 0.4);
+    bool ring = pm_rng_chance(g, 0.25), lines = !ring && pm_rng_chance(g, 0.2);
+    double maxw = 0;
+    for (size_t i = 0; i < n; i++) {
+        pm_junction_arm *a = add_arm(c, ang[i], pm_rng_range(g, 3, 25));
+        maxw = fmax(maxw, a->width);
+        a->elevation = sloped ? pm_rng_range(g, -3, 3) : 0;
+        if (!ring && pm_rng_chance(g, 0.1)) a->length = pm_rng_range(g, 20, 300);
+        a->has_sidewalk = sidewalks && !pm_rng_chance(g, 0.1);
+        a->sidewalk.width = pm_rng_range(g, 0.5, 5);
+        a->sidewalk.curb_height = pm_rng_range(g, 0.05, 0.3);
+        if (lines) {
+            /* A centerline through the centre, bent once far out. */
+            double d[2] = {a->direction[0], a->direction[1]}, o[2] = {c->p.center[0], c->p.center[1]};
+            double L = pm_rng_range(g, 60, 120);
+            double pts[6] = {o[0] + d[0] * L * 2 + d[1] * 5, o[1] + d[1] * L * 2 - d[0] * 5,
+                             o[0] + d[0] * L, o[1] + d[1] * L, o[0], o[1]};
+            memcpy(c->lines[i], pts, sizeof pts);
+            a->centerline = c->lines[i];
+            a->centerline_len = 3;
+        }
+    }
+    if (ring) {
+        /* Mostly a ring the closest arms fit on, sometimes a tight one. */
+        double fit = maxw / 2 / sin(fmin(gap, 180) * PI / 360);
+        double R = fmax(fit * pm_rng_range(g, 0.95, 1.6), maxw / 2 + pm_rng_range(g, 1, 10));
+        /* An island the widest arm's mouth can pass. */
+        double room = sqrt(R * R - maxw * maxw / 4);
+        set_roundabout(c, R, room * pm_rng_range(g, 0.2, 0.95), (uint32_t)pm_rng_int(g, 8, 64));
+    }
+}
+
+static void dump_case(const jcase *c) {
+    fprintf(stderr, "r=%.17g seg=%u snap=%g center=%d [%.17g, %.17g] ring=%d (%g %g %u)\n",
+            c->p.corner_radius, c->p.corner_segments, c->p.snap, c->p.has_center, c->p.center[0],
+            c->p.center[1], c->p.has_roundabout, c->p.roundabout.radius,
+            c->p.roundabout.island_radius, c->p.roundabout.segments);
+    for (size_t i = 0; i < c->p.narms; i++) {
+        const pm_junction_arm *a = &c->arms[i];
+        fprintf(stderr, " arm %zu: dir [%.17g, %.17g] w %.17g e %.17g len %g sw %d (%g %g) cl %zu\n", i,
+                a->direction[0], a->direction[1], a->width, a->elevation, a->length,
+                a->has_sidewalk, a->sidewalk.width, a->sidewalk.curb_height, a->centerline_len);
+    }
+}
+
+/* Whether a refusal is one the arm set really calls for, checked without
+ * the generator's own code where that is possible. */
+static bool refusal_justified(const jcase *c, const pm_junction_diag *d) {
+    bool bounded = false;
+    for (size_t i = 0; i < d->narms; i++) {
+        const pm_junction_arm *a = &c->arms[d->arms[i]];
+        bounded = bounded || a->length > 0 || a->centerline;
+    }
+    switch (d->error) {
+    case PM_JUNCTION_ARM_TOO_SHORT:
+        return bounded;
+    case PM_JUNCTION_SIDEWALK_NO_FIT:
+        return bounded && strstr(d->message, "does not fit on arm");
+    case PM_JUNCTION_RING_NO_FIT: {
+        if (d->narms == 1) {
+            /* A mouth cutting into the island: even the requested fillet,
+             * which pushes the mouth furthest out, leaves it inside. */
+            const pm_junction_arm *a = &c->arms[d->arms[0]];
+            double R = c->p.roundabout.radius, r = c->p.corner_radius, h = a->width / 2;
+            return sqrt((R + r) * (R + r) - (h + r) * (h + r)) <=
+                   c->p.roundabout.island_radius + c->p.snap + 1e-9;
+        }
+        /* Direction arms through the centre: the two curbs reach the ring at
+         * angles asin(h / R) either side of their arms, and overlap there. */
+        if (d->narms != 2) return false;
+        const pm_junction_arm *a = &c->arms[d->arms[0]], *b = &c->arms[d->arms[1]];
+        double ta = atan2(-a->direction[1], a->direction[0]), tb = atan2(-b->direction[1], b->direction[0]);
+        double gap = fmod(tb - ta + 4 * PI, 2 * PI);
+        double R = c->p.roundabout.radius;
+        return asin(a->width / 2 / R) + asin(b->width / 2 / R) >= gap - 1e-9;
+    }
+    default:
+        return false;
+    }
+}
+
+Test(junction_property, random_valid_arm_sets, .timeout = 120) {
+    pm_rng g;
+    pm_rng_seed(&g, 20261129);
+    const int N = 10000;
+    int fails[8] = {0}, refused = 0, ok = 0, it = 0;
+    for (; ok < N && it < 2 * N; it++) {
+        jcase c;
+        random_case(&g, &c);
+        jrun r = run(&c);
+        if (r.rc == PM_ERR_GEOMETRY) {
+            /* A refusal must say why, name arms that exist, and be called for. */
+            cr_assert_neq(r.d.error, PM_JUNCTION_OK, "case %d", it);
+            cr_assert_gt(strlen(r.d.message), 10);
+            for (size_t i = 0; i < r.d.narms; i++)
+                cr_assert(r.d.arms[i] >= 0 && (size_t)r.d.arms[i] < c.p.narms);
+            bool fine = refusal_justified(&c, &r.d);
+            if (!fine && getenv("PM_JUNCTION_DUMP")) dump_case(&c);
+            cr_assert(fine, "case %d refused without cause: %s: %s", it,
+                      pm_junction_error_name(r.d.error), r.d.message);
+            fails[r.d.error]++;
+            refused++;
+            if (getenv("PM_JUNCTION_REFUSED")) fprintf(stderr, "refused %d: %s\n", it, r.d.message);
+            pm_arena_destroy(r.a);
+            continue;
+        }
+        cr_assert_eq(r.rc, 0, "case %d: rc %d", it, r.rc);
+        const char *w = check_all(&r, &c, it % 4 == 0);
+        if (w && getenv("PM_JUNCTION_DUMP")) dump_case(&c);
+        cr_assert_null(w, "case %d: %s", it, w);
+        ok++;
+        pm_arena_destroy(r.a);
+    }
+    fprintf(stderr, "junction property: %d valid junctions checked, %d refused (short %d, "
+            "sidewalk %d, ring %d)\n", ok, refused, fails[PM_JUNCTION_ARM_TOO_SHORT],
+            fails[PM_JUNCTION_SIDEWALK_NO_FIT], fails[PM_JUNCTION_RING_NO_FIT]);
+    cr_assert_eq(ok, N);
+    cr_assert_lt(refused, N / 4, "%d of %d refused", refused, it);
+}
+
+/* Any arm set with two neighbours under 5 degrees apart is refused, naming
+ * exactly those two. */
+Test(junction_property, random_too_close_pairs) {
+    pm_rng g;
+    pm_rng_seed(&g, 77);
+    for (int it = 0; it < 2000; it++) {
+        jcase c;
+        jcase_init(&c);
+        size_t n = 2 + (size_t)pm_rng_below(&g, 5);
+        double base = pm_rng_range(&g, 0, 360), step = 360.0 / (double)n;
+        for (size_t i = 0; i < n; i++) add_arm(&c, base + step * (double)i, pm_rng_range(&g, 3, 20));
+        size_t k = (size_t)pm_rng_below(&g, n);
+        pm_junction_arm *extra = add_arm(&c, base + step * (double)k + pm_rng_range(&g, -4.9, 4.9), 5);
+        (void)extra;
+        expect_error(&c, PM_JUNCTION_ARMS_TOO_CLOSE, (int)k, (int)n);
+    }
+}

@@ -1,0 +1,132 @@
+/* The scene model: primitives and props that grow past their reserve. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pm/scene.h"
+
+Test(scene, create_is_empty_with_meta_object) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s = pm_scene_create(a);
+    cr_assert_not_null(s);
+    cr_assert_eq(s->nprims, 0);
+    cr_assert_eq(s->nprops, 0);
+    cr_assert_not_null(s->meta);
+    cr_assert_eq(s->meta->kind, PM_META_OBJ);
+    cr_assert_eq(pm_scene_vertex_count(s), 0);
+    cr_assert_eq(pm_scene_triangle_count(s), 0);
+    pm_arena_destroy(a);
+}
+
+Test(scene, prim_grows_and_keeps_attributes) {
+    pm_arena *a = pm_arena_create(1024);
+    pm_scene *s = pm_scene_create(a);
+    pm_prim *p = pm_scene_add_prim(s, "road", "asphalt", PM_PRIM_UV | PM_PRIM_COLOR, 2, 3);
+    cr_assert_not_null(p);
+    const uint32_t n = 50000;
+    for (uint32_t i = 0; i < n; i++) {
+        float pos[3] = {(float)i, 1, 2}, nrm[3] = {0, 1, 0}, uv[2] = {(float)i, 0.5f};
+        float rgba[4] = {1, 0, 0, (float)(i % 7)};
+        cr_assert_eq(pm_prim_add_vertex(s, p, pos, nrm, uv, rgba), (int64_t)i);
+    }
+    for (uint32_t i = 0; i + 2 < n; i += 3) cr_assert_eq(pm_prim_add_tri(s, p, i, i + 1, i + 2), 0);
+    cr_assert_eq(p->vcount, n);
+    cr_assert_geq(p->vcap, n);
+    for (uint32_t i = 0; i < n; i++) {
+        cr_assert_eq(p->positions[3 * i], (float)i);
+        cr_assert_eq(p->normals[3 * i + 1], 1.0f);
+        cr_assert_eq(p->uvs[2 * i], (float)i);
+        cr_assert_eq(p->colors[4 * i + 3], (float)(i % 7));
+    }
+    for (uint32_t t = 0; t < p->icount; t++) cr_assert_eq(p->indices[t], t);
+    cr_assert_eq(pm_scene_vertex_count(s), n);
+    cr_assert_eq(pm_scene_triangle_count(s), n / 3);
+    pm_arena_destroy(a);
+}
+
+Test(scene, optional_attributes_default_to_zero) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s = pm_scene_create(a);
+    pm_prim *plain = pm_scene_add_prim(s, "p", "m", 0, 0, 0);
+    float pos[3] = {1, 2, 3};
+    cr_assert_eq(pm_prim_add_vertex(s, plain, pos, NULL, NULL, NULL), 0);
+    cr_assert_null(plain->uvs);
+    cr_assert_null(plain->colors);
+    cr_assert_eq(plain->normals[0] + plain->normals[1] + plain->normals[2], 0.0f);
+    pm_prim *uv = pm_scene_add_prim(s, "u", "m", PM_PRIM_UV, 0, 0);
+    cr_assert_eq(pm_prim_add_vertex(s, uv, pos, NULL, NULL, NULL), 0);
+    cr_assert_eq(uv->uvs[0], 0.0f);
+    cr_assert_eq(uv->uvs[1], 0.0f);
+    pm_arena_destroy(a);
+}
+
+/* Primitives are stored by value in a growing array: keep indices, and the
+ * earlier primitives' content survives every growth. */
+Test(scene, many_prims_and_copied_names) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s = pm_scene_create(a);
+    char name[32];
+    for (int i = 0; i < 100; i++) {
+        snprintf(name, sizeof name, "prim%d", i);
+        pm_prim *p = pm_scene_add_prim(s, name, "mat", 0, 0, 0);
+        cr_assert_not_null(p);
+        float pos[3] = {(float)i, 0, 0};
+        for (int k = 0; k <= i % 5; k++) cr_assert_geq(pm_prim_add_vertex(s, p, pos, NULL, NULL, NULL), 0);
+    }
+    strcpy(name, "overwritten");
+    cr_assert_eq(s->nprims, 100);
+    uint64_t total = 0;
+    for (int i = 0; i < 100; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "prim%d", i);
+        cr_assert_str_eq(s->prims[i].name, want);
+        cr_assert_str_eq(s->prims[i].material, "mat");
+        cr_assert_eq(s->prims[i].vcount, (uint32_t)(i % 5 + 1));
+        cr_assert_eq(s->prims[i].positions[0], (float)i);
+        total += (uint64_t)(i % 5 + 1);
+    }
+    cr_assert_eq(pm_scene_vertex_count(s), total);
+    pm_arena_destroy(a);
+}
+
+Test(scene, props_grow) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s = pm_scene_create(a);
+    pm_props *lamps = pm_scene_add_props(s, "lamp");
+    cr_assert_not_null(lamps);
+    for (int i = 0; i < 1000; i++) {
+        float t[3] = {(float)i, 0, 0}, r[4] = {0, 0, 0, 1}, sc[3] = {1, 1, (float)i};
+        cr_assert_eq(pm_props_add(s, lamps, t, r, sc), 0);
+    }
+    pm_props *trees = pm_scene_add_props(s, "tree");
+    lamps = &s->props[0];
+    cr_assert_not_null(trees);
+    cr_assert_eq(s->nprops, 2);
+    cr_assert_str_eq(lamps->name, "lamp");
+    cr_assert_eq(lamps->count, 1000);
+    for (int i = 0; i < 1000; i++) {
+        cr_assert_eq(lamps->translations[3 * i], (float)i);
+        cr_assert_eq(lamps->rotations[4 * i + 3], 1.0f);
+        cr_assert_eq(lamps->scales[3 * i + 2], (float)i);
+    }
+    pm_arena_destroy(a);
+}
+
+Test(scene, out_of_memory_is_reported) {
+    pm_arena *a = pm_arena_create(4096);
+    pm_arena_set_limit(a, 64 * 1024);
+    pm_scene *s = pm_scene_create(a);
+    pm_prim *p = pm_scene_add_prim(s, "p", "m", PM_PRIM_UV, 0, 0);
+    cr_assert_not_null(p);
+    float pos[3] = {0, 0, 0};
+    int64_t r = 0;
+    uint32_t added = 0;
+    while (r >= 0 && added < 1000000) {
+        r = pm_prim_add_vertex(s, p, pos, NULL, NULL, NULL);
+        if (r >= 0) added++;
+    }
+    cr_assert_eq(r, -1);
+    cr_assert_eq(p->vcount, added);
+    cr_assert_leq(pm_arena_reserved(a), (size_t)64 * 1024);
+    pm_arena_destroy(a);
+}
