@@ -167,7 +167,8 @@ static int pm__flatten(pm__ctx *x, const pm__level *L, pm_heightfield *out) {
         lines[nl] = L->pos + 3 * (n - 1) * nc;
         lens[nl++] = nc;
     }
-    pm_flatten_shape shape = {.positions = L->pos, .indices = idx, .ntriangles = nt,
+    pm_flatten_shape shape = {.positions = L->pos, .nvertices = n * nc,
+                              .indices = idx, .ntriangles = nt,
                               .lines = (const double *const *)lines, .line_len = lens, .nlines = nl};
     return pm_heightfield_flatten(x->a, p->terrain, &shape, &p->flatten_opts, out, p->cancel);
 }

@@ -253,6 +253,42 @@ static void pm__flat_segment(pm__flat *f, const double *a, const double *b, doub
     }
 }
 
+/* The terrain mesh splits cell (c, r) along the diagonal from (c, r+1) to
+ * (c+1, r): the nodes and weights of the triangle that holds a point. */
+static void pm__grid_triangle(const pm_heightfield *hf, double x, double z, size_t k[3], double w[3]) {
+    double fx, fz;
+    uint32_t c = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
+    uint32_t r = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
+    size_t k00 = (size_t)r * hf->cols + c, k10 = k00 + 1, k01 = k00 + hf->cols, k11 = k01 + 1;
+    if (fx + fz <= 1.0) {
+        k[0] = k00, k[1] = k10, k[2] = k01;
+        w[0] = 1.0 - fx - fz, w[1] = fx, w[2] = fz;
+    } else {
+        k[0] = k11, k[1] = k01, k[2] = k10;
+        w[0] = fx + fz - 1.0, w[1] = 1.0 - fx, w[2] = 1.0 - fz;
+    }
+}
+
+/* A road vertex above which the terrain's triangle would rise (the road
+ * bends inside the cell) lowers that triangle's flattened corners just
+ * enough. Lowering only ever lowers, so vertices done earlier stay below. */
+static void pm__flat_vertex(const pm__flat *f, double *h, const double *v, double margin, double depth) {
+    size_t k[3];
+    double w[3], at = 0.0, wl = 0.0;
+    pm__grid_triangle(f->hf, v[0], v[2], k, w);
+    for (int j = 0; j < 3; j++) {
+        at += w[j] * h[k[j]];
+        if (f->dist[k[j]] <= margin) wl += w[j];
+    }
+    double excess = at - (v[1] - depth);
+    if (!(excess > 0.0) || wl <= 0.0) return;
+    /* A triangle mostly outside the margin (a steep cut beside a narrow
+     * margin) is only partly corrected rather than spiked down. */
+    double drop = wl >= 0.5 ? excess / wl : 2.0 * excess;
+    for (int j = 0; j < 3; j++)
+        if (f->dist[k[j]] <= margin) h[k[j]] -= drop;
+}
+
 static double pm__smoothstep(double t) {
     if (t <= 0.0) return 0.0;
     if (t >= 1.0) return 1.0;
@@ -290,6 +326,8 @@ int pm_heightfield_flatten(pm_arena *a, const pm_heightfield *in, const pm_flatt
         else if (d < reach) h += (f.target[k] - h) * pm__smoothstep((reach - d) / o->falloff);
         out->h[k] = h;
     }
+    for (size_t v = 0; v < shape->nvertices; v++)
+        pm__flat_vertex(&f, out->h, shape->positions + 3 * v, o->margin, o->depth);
     return PM_OK;
 }
 

@@ -48,6 +48,7 @@ void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double 
  * outer edges, and for open roads the end sections), 3D points. */
 typedef struct pm_flatten_shape {
     const double *positions;    /* 3 * nvertices */
+    size_t nvertices;
     const uint32_t *indices;    /* 3 * ntriangles */
     size_t ntriangles;
     const double *const *lines; /* nlines polylines of 3D points */
@@ -66,7 +67,12 @@ typedef struct pm_flatten_opts {
  * lowest where triangles overlap) minus depth; nodes within margin of the
  * outline take the nearest outline height minus depth; nodes within
  * margin + falloff blend from that to their own height with smoothstep.
- * Returns 0, PM_ERR_NOMEM or PM_ERR_CANCELLED. */
+ * Then, where the terrain mesh's triangle under a shape vertex would rise
+ * above that vertex less depth (the road bends inside the cell), the
+ * triangle's flattened corners are lowered just enough, so the terrain
+ * does not poke through the road at its vertices (fully when at least half
+ * the vertex's weight sits on flattened corners: a margin of 1.5 cells or
+ * more gives that everywhere). Returns 0, PM_ERR_NOMEM or PM_ERR_CANCELLED. */
 int pm_heightfield_flatten(pm_arena *a, const pm_heightfield *in, const pm_flatten_shape *shape,
                            const pm_flatten_opts *o, pm_heightfield *out,
                            const volatile int *cancel);
