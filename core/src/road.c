@@ -131,7 +131,7 @@ static int pm__emit_level(pm__ctx *x, pm__level *L, const char *suffix) {
 
 /* ---- terrain flattening ---- */
 
-static int pm__flatten(pm__ctx *x, const pm__level *L, pm_heightfield *out) {
+static int pm__flatten(pm__ctx *x, const pm__level *L, const pm_flatten_opts *o, pm_heightfield *out) {
     const pm_road_params *p = x->p;
     size_t n = L->n, nc = L->ncol;
     uint32_t *idx = pm_arena_alloc(x->a, (n - 1) * (nc - 1) * 6 * sizeof(uint32_t));
@@ -170,7 +170,7 @@ static int pm__flatten(pm__ctx *x, const pm__level *L, pm_heightfield *out) {
     pm_flatten_shape shape = {.positions = L->pos, .nvertices = n * nc,
                               .indices = idx, .ntriangles = nt,
                               .lines = (const double *const *)lines, .line_len = lens, .nlines = nl};
-    return pm_heightfield_flatten(x->a, p->terrain, &shape, &p->flatten_opts, out, p->cancel);
+    return pm_heightfield_flatten(x->a, p->terrain, &shape, o, out, p->cancel);
 }
 
 /* ---- metadata ---- */
@@ -309,22 +309,32 @@ static int pm__lods(pm__ctx *x, pm_meta *arr) {
     return PM_OK;
 }
 
+/* The terrain under props and in the "terrain" primitive. A draped road
+ * lies on the bilinear terrain while the terrain mesh interpolates its
+ * triangles, so the two would z-fight and cut through each other: without
+ * flatten, the mesh (only) is seated `depth` under the draped road. */
 static int pm__terrain_stage(pm__ctx *x, const pm__level *L) {
     const pm_road_params *p = x->p;
     x->ground = p->terrain;
     if (!p->terrain) return PM_OK;
-    if (p->flatten) {
+    const pm_heightfield *mesh = p->terrain;
+    bool seat = !p->flatten && p->conform == PM_ROAD_DRAPE && p->terrain_mesh;
+    if (p->flatten || seat) {
         pm_heightfield *flat = pm_arena_alloc(x->a, sizeof *flat);
         if (!flat) return PM_ERR_NOMEM;
-        int r = pm__flatten(x, L, flat);
+        pm_flatten_opts seated = {.margin = 0.0, .falloff = 0.0, .depth = p->flatten_opts.depth};
+        int r = pm__flatten(x, L, p->flatten ? &p->flatten_opts : &seated, flat);
         if (r < 0) return r;
-        x->ground = flat;
+        mesh = flat;
+        if (p->flatten) x->ground = flat;
     }
     if (p->terrain_mesh) {
-        long r = pm_heightfield_to_prim(x->scene, x->ground, "terrain", p->cancel);
+        long r = pm_heightfield_to_prim(x->scene, mesh, "terrain", p->cancel);
         if (r < 0) return (int)r;
     }
-    pm_meta_set(x->a, x->scene->meta, "terrain", pm__terrain_meta(x->a, x->ground, p->flatten));
+    pm_meta *tm = pm__terrain_meta(x->a, x->ground, p->flatten);
+    pm_meta_set(x->a, tm, "seated", pm_meta_bool(x->a, seat));
+    pm_meta_set(x->a, x->scene->meta, "terrain", tm);
     return PM_OK;
 }
 

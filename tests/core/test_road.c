@@ -401,6 +401,30 @@ Test(road, drape_puts_every_vertex_on_steep_terrain) {
     cr_assert_not_null(t);
     cr_assert_eq(t->vcount, 121 * 61);
     cr_assert_eq(t->icount / 3, 2 * 120 * 60);
+    /* The terrain mesh is seated under the draped road (the heightfield is
+     * not changed): its triangles stay below the road's vertices, except
+     * where a triangle reaches past the road's edge. */
+    cr_assert(pm_meta_get(meta(s, "terrain"), "seated")->u.b);
+    cr_assert_not(pm_meta_get(meta(s, "terrain"), "flattened")->u.b);
+    double *node = malloc(sizeof(double) * 121 * 61);
+    for (uint32_t v = 0; v < t->vcount; v++) {
+        const float *q = t->positions + 3 * v;
+        long c = lround((q[0] - hf.origin[0]) / hf.cell), r = lround((q[2] - hf.origin[1]) / hf.cell);
+        node[r * 121 + c] = q[1];
+    }
+    const pm_prim *road = find_prim(s, "asphalt");
+    uint32_t below = 0;
+    for (uint32_t v = 0; v < road->vcount; v++) {
+        const float *q = road->positions + 3 * v;
+        double gx = (q[0] - hf.origin[0]) / hf.cell, gz = (q[2] - hf.origin[1]) / hf.cell;
+        long c = (long)floor(gx), r = (long)floor(gz);
+        double fx = gx - c, fz = gz - r, *h = node + r * 121 + c;
+        double ht = fx + fz <= 1 ? h[0] + fx * (h[1] - h[0]) + fz * (h[121] - h[0])
+                                 : h[122] + (1 - fx) * (h[121] - h[122]) + (1 - fz) * (h[1] - h[122]);
+        below += ht <= q[1] + 1e-3;
+    }
+    cr_assert_gt(below, road->vcount * 0.95, "only %u of %u road vertices have the terrain mesh below them", below, road->vcount);
+    free(node);
     pm_arena_destroy(a);
 }
 
