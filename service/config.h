@@ -22,6 +22,9 @@ typedef struct pm_svc_config {
     uint32_t idle_timeout_s;   /* idle keep-alive connections are closed */
     char cors_origin[512];     /* "*", a comma-separated list, or "" (no CORS) */
     int log_level;             /* pm_svc_log_level */
+    char redis_url[512];       /* shared second tier; "" = memory only */
+    uint32_t redis_ttl_s;      /* expiry of Redis entries; 0 = none */
+    uint32_t redis_timeout_ms; /* bound on a Redis connect or socket wait */
     pm_api_limits limits;      /* every generator limit */
 } pm_svc_config;
 
