@@ -84,7 +84,8 @@ Test(http_limits, a_full_queue_is_503_with_retry_after, .fini = stop) {
     /* One worker, one waiting slot, five distinct heavy jobs at once: two
      * are taken, the others are refused at once with 503 + Retry-After. */
     enum { N = 5 };
-    const char *args[] = {"--workers", "1", "--queue", "1", SVC_HEAVY_FLAGS, NULL};
+    const char *args[] = {"--workers", "1", "--queue", "1", "--deadline-ms", "300000",
+                          SVC_HEAVY_FLAGS, NULL};
     cr_assert_eq(pm_test_server_start(&srv, args), 0);
     svc_call c[N];
     char body[512], buf[256];
@@ -149,7 +150,8 @@ Test(http_limits, past_the_deadline_is_503, .fini = stop) {
 }
 
 Test(http_limits, health_and_hits_are_served_while_every_worker_is_busy, .fini = stop) {
-    const char *args[] = {"--workers", "1", SVC_HEAVY_FLAGS, NULL};
+    /* A deadline long enough for every heavy job even on a loaded host. */
+    const char *args[] = {"--workers", "1", "--deadline-ms", "300000", SVC_HEAVY_FLAGS, NULL};
     cr_assert_eq(pm_test_server_start(&srv, args), 0);
     pm_http_response r;
     pm_http_post_json(&srv, SVC_ROUTE, SVC_BODY, &r);   /* cached for later */
