@@ -5,7 +5,9 @@
  *                                   mode, and a size-20 hexagon end to end
  *   bench_grid key=value ...        one configuration over the seeds, e.g.
  *       seeds=200 shape=disk points=poisson mode=laplacian iterations=40
- *       strength=0.5 size=8 merge=1 min=45 max=135 lock=1 */
+ *       strength=0.5 size=8 merge=1 min=45 max=135 lock=1
+ *   bench_grid glb=FILE key=value   writes that configuration's GLB (first
+ *                                   seed) for tools/render.sh */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,9 @@
 
 #include "pm/grid.h"
 #include "pm/result.h"
+#include "pm_api/encode.h"
+
+extern const pm_api_generator pm_api_gen_grid;
 
 static double now_ms(void) {
     struct timespec t;
@@ -67,6 +72,25 @@ static void print(const char *label, const summary *s, unsigned seeds) {
            100 * s->mean_outside, s->seeds_p05_ok, seeds, s->inverted, s->failures, s->ms);
 }
 
+static const char *glb_path;
+
+static int encode_glb(const pm_scene *s, pm_api_buf *out) {
+    return pm_api_encode(s, &pm_api_gen_grid, "00000000000000000000000000000000", PM_API_FMT_GLB, out);
+}
+
+static int write_glb(const pm_grid_params *p) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s;
+    pm_api_buf b;
+    if (pm_grid_generate(a, p, NULL, &s) < 0 || encode_glb(s, &b) < 0) return 1;
+    FILE *f = fopen(glb_path, "wb");
+    if (!f || fwrite(b.data, 1, b.len, f) != b.len) return 1;
+    fclose(f);
+    free(b.data);
+    pm_arena_destroy(a);
+    return 0;
+}
+
 static int parse_arg(pm_grid_params *p, unsigned *seeds, const char *arg) {
     const char *eq = strchr(arg, '=');
     if (!eq) return -1;
@@ -86,38 +110,53 @@ static int parse_arg(pm_grid_params *p, unsigned *seeds, const char *arg) {
     else if (KEY("merge")) p->merge = atof(v);
     else if (KEY("min")) p->merge_min_angle = atof(v);
     else if (KEY("max")) p->merge_max_angle = atof(v);
+    else if (KEY("glb")) glb_path = v;
     else return -1;
 #undef KEY
     return 0;
 }
 
-/* A size-20 hexagon, points to scene, timed over repeats (median). */
+/* A size-20 hexagon, points to GLB bytes, timed over repeats (median). */
 static void end_to_end(pm_grid_points pts) {
     pm_grid_params p;
     pm_grid_defaults(&p);
     p.size = 20;
     p.points = pts;
-    double t[15];
+    double t[15], te[15];
     uint64_t verts = 0, tris = 0;
+    size_t glb = 0;
     for (int i = 0; i < 15; i++) {
         p.seed = (uint64_t)i + 1;
         pm_arena *a = pm_arena_create(0);
         pm_scene *s;
+        pm_api_buf b;
         double t0 = now_ms();
         if (pm_grid_generate(a, &p, NULL, &s) < 0) {
             printf("size-20 hexagon failed\n");
             pm_arena_destroy(a);
             return;
         }
+        double t1 = now_ms();
+        if (encode_glb(s, &b) < 0) {
+            printf("size-20 hexagon: encoding failed\n");
+            pm_arena_destroy(a);
+            return;
+        }
         t[i] = now_ms() - t0;
+        te[i] = now_ms() - t1;
+        glb = b.len;
+        free(b.data);
         verts = pm_scene_vertex_count(s);
         tris = pm_scene_triangle_count(s);
         pm_arena_destroy(a);
     }
     qsort(t, 15, sizeof *t, cmp_double);
-    printf("size-20 hexagon, %s points, defaults, end to end (points -> scene): median %.2f ms, "
-           "min %.2f ms (%llu vertices, %llu triangles)\n",
-           pm_grid_points_name(pts), t[7], t[0], (unsigned long long)verts, (unsigned long long)tris);
+    qsort(te, 15, sizeof *te, cmp_double);
+    printf("size-20 hexagon, %s points, defaults, end to end (points -> GLB): median %.2f ms, "
+           "min %.2f ms, of which GLB encoding median %.2f ms (%llu vertices, %llu triangles, "
+           "%zu-byte GLB)\n",
+           pm_grid_points_name(pts), t[7], t[0], te[7], (unsigned long long)verts,
+           (unsigned long long)tris, glb);
 }
 
 int main(int argc, char **argv) {
@@ -132,6 +171,7 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "bench_grid: bad argument %s\n", argv[i]);
                 return 2;
             }
+        if (glb_path) return write_glb(&p);
         summary s = run(&p, seeds);
         print("configuration", &s, seeds);
         return s.inverted || s.failures ? 1 : 0;

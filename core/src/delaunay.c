@@ -6,51 +6,9 @@
 
 #include "pm/predicates.h"
 #include "pm/result.h"
+#include "filtered.h"
 
-/* Shewchuk's static error bounds for the first, floating-point stage of
- * orient2d and incircle (epsilon = 2^-53). When the estimate clears the
- * bound its sign is certain; otherwise the exact predicate decides. */
-#define PM__EPS 0x1p-53
-#define PM__CCW_BOUND ((3.0 + 16.0 * PM__EPS) * PM__EPS)
-#define PM__ICC_BOUND ((10.0 + 96.0 * PM__EPS) * PM__EPS)
 #define PM__NONE UINT32_MAX
-
-static inline double pm__orient(const double *a, const double *b, const double *c) {
-    double l = (a[0] - c[0]) * (b[1] - c[1]);
-    double r = (a[1] - c[1]) * (b[0] - c[0]);
-    double det = l - r, sum;
-    if (l > 0) {
-        if (r <= 0) return det;
-        sum = l + r;
-    } else if (l < 0) {
-        if (r >= 0) return det;
-        sum = -l - r;
-    } else {
-        return det;
-    }
-    double bound = PM__CCW_BOUND * sum;
-    if (det >= bound || -det >= bound) return det;
-    return pm_orient2d(a, b, c);
-}
-
-static inline double pm__incircle(const double *a, const double *b, const double *c,
-                                  const double *d) {
-    double adx = a[0] - d[0], ady = a[1] - d[1];
-    double bdx = b[0] - d[0], bdy = b[1] - d[1];
-    double cdx = c[0] - d[0], cdy = c[1] - d[1];
-    double bc = bdx * cdy, cb = cdx * bdy;
-    double ca = cdx * ady, ac = adx * cdy;
-    double ab = adx * bdy, ba = bdx * ady;
-    double al = adx * adx + ady * ady;
-    double bl = bdx * bdx + bdy * bdy;
-    double cl = cdx * cdx + cdy * cdy;
-    double det = al * (bc - cb) + bl * (ca - ac) + cl * (ab - ba);
-    double perm = (fabs(bc) + fabs(cb)) * al + (fabs(ca) + fabs(ac)) * bl +
-                  (fabs(ab) + fabs(ba)) * cl;
-    double bound = PM__ICC_BOUND * perm;
-    if (det > bound || -det > bound) return det;
-    return pm_incircle(a, b, c, d);
-}
 
 typedef struct pm__dt {
     pm_arena *arena;
@@ -346,11 +304,14 @@ static int pm__radix_sort(pm_arena *a, const uint32_t *key, uint32_t *ids, uint3
     uint32_t *src = ids, *dst = tmp;
     for (int pass = 0; pass < 3; pass++) {
         uint32_t *c = cnt + 2048 * pass, sum = 0;
+        bool trivial = false;  /* every key has the same digit: nothing moves */
         for (int b = 0; b < 2048; b++) {
             uint32_t v = c[b];
+            trivial |= v == n;
             c[b] = sum;
             sum += v;
         }
+        if (trivial) continue;
         int shift = 11 * pass;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t id = src[i];
@@ -614,8 +575,68 @@ static int pm__run(pm_arena *a, const double *pts, uint32_t n, const uint32_t *o
     return r;
 }
 
+/* Spreads the low 16 bits of v to the even bit positions. */
+static uint32_t pm__spread(uint32_t v) {
+    v &= 0xffff;
+    v = (v | (v << 8)) & 0x00ff00ffu;
+    v = (v | (v << 4)) & 0x0f0f0f0fu;
+    v = (v | (v << 2)) & 0x33333333u;
+    v = (v | (v << 1)) & 0x55555555u;
+    return v;
+}
+
+/* A copy of the points in Morton (Z-curve) order, and perm: new index -> old.
+ * The sweep visits points by distance from the centre, but every flip and
+ * hull step touches points near the new one; stored along a space-filling
+ * curve, those sit in the same cache lines and pages. At a million points
+ * this halves the time, which is otherwise spent waiting on memory. */
+static int pm__spatial_order(pm_arena *a, const double *pts, uint32_t n, uint32_t **perm_out,
+                             double **copy_out) {
+    double lo[2] = {pts[0], pts[1]}, hi[2] = {pts[0], pts[1]};
+    for (uint32_t i = 1; i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            double v = pts[2 * (size_t)i + k];
+            if (v < lo[k]) lo[k] = v;
+            if (v > hi[k]) hi[k] = v;
+        }
+    double sc[2];
+    for (int k = 0; k < 2; k++) {
+        sc[k] = hi[k] > lo[k] ? 65535.0 / (hi[k] - lo[k]) : 0;
+        if (!isfinite(sc[k])) sc[k] = 0;
+    }
+    uint32_t *key = pm_arena_alloc(a, (size_t)n * sizeof *key);
+    uint32_t *perm = pm_arena_alloc(a, (size_t)n * sizeof *perm);
+    double *copy = pm_arena_alloc(a, 2 * (size_t)n * sizeof *copy);
+    if (!key || !perm || !copy) return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        double x = (pts[2 * (size_t)i] - lo[0]) * sc[0], y = (pts[2 * (size_t)i + 1] - lo[1]) * sc[1];
+        key[i] = pm__spread(x < 65535 ? (uint32_t)x : 65535) | pm__spread(y < 65535 ? (uint32_t)y : 65535) << 1;
+        perm[i] = i;
+    }
+    if (pm__radix_sort(a, key, perm, n) < 0) return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        copy[2 * (size_t)i] = pts[2 * (size_t)perm[i]];
+        copy[2 * (size_t)i + 1] = pts[2 * (size_t)perm[i] + 1];
+    }
+    *perm_out = perm;
+    *copy_out = copy;
+    return 0;
+}
+
+/* Below this many points everything fits in cache anyway. */
+#define PM__REORDER_MIN 32768
+
 int pm_delaunay_build(pm_arena *a, const double *pts, uint32_t n, pm_delaunay *out) {
-    return pm__run(a, pts, n, NULL, out);
+    if (n < PM__REORDER_MIN || n > PM_DELAUNAY_MAX_POINTS) return pm__run(a, pts, n, NULL, out);
+    uint32_t *perm;
+    double *copy;
+    if (pm__spatial_order(a, pts, n, &perm, &copy) < 0) return PM_ERR_NOMEM;
+    int r = pm__run(a, copy, n, NULL, out);
+    if (r < 0) return r;
+    for (size_t i = 0; i < 3 * (size_t)out->ntriangles; i++) out->triangles[i] = perm[out->triangles[i]];
+    for (uint32_t i = 0; i < out->nhull; i++) out->hull[i] = perm[out->hull[i]];
+    for (uint32_t i = 0; i < 2 * out->nduplicates; i++) out->duplicates[i] = perm[out->duplicates[i]];
+    return r;
 }
 
 int pm_delaunay_build_ordered(pm_arena *a, const double *pts, uint32_t n,

@@ -9,7 +9,7 @@
 
 #define PM__SQRT3 1.7320508075688772
 
-bool pm_poisson_inside(const pm_poisson_params *p, const double q[2]) {
+static inline bool pm__inside(const pm_poisson_params *p, const double q[2]) {
     double x = q[0] - p->center[0], y = q[1] - p->center[1];
     switch (p->shape) {
     case PM_POISSON_RECT:
@@ -25,6 +25,8 @@ bool pm_poisson_inside(const pm_poisson_params *p, const double q[2]) {
     return false;
 }
 
+bool pm_poisson_inside(const pm_poisson_params *p, const double q[2]) { return pm__inside(p, q); }
+
 typedef struct pm__pds {
     const pm_poisson_params *p;
     double r2, cell, inv_cell, x0, y0;
@@ -35,6 +37,7 @@ typedef struct pm__pds {
     uint32_t *active;
     uint32_t nactive;
     pm_arena *arena;
+    ptrdiff_t near[21];          /* pm__near as offsets into grid, in doubles */
 } pm__pds;
 
 /* Grid offsets within two cells (a corner cell at (2, 2) is more than
@@ -54,9 +57,9 @@ static size_t pm__cell_of(const pm__pds *s, const double q[2]) {
  * and empty cells hold NaN (every comparison with it is false), so the loop
  * needs neither bounds nor emptiness checks. */
 static bool pm__far_enough(const pm__pds *s, const double q[2]) {
-    size_t c = pm__cell_of(s, q);
+    const double *c = s->grid + 2 * pm__cell_of(s, q);
     for (int k = 0; k < 21; k++) {
-        const double *o = s->grid + 2 * (c + (size_t)((ptrdiff_t)pm__near[k][1] * (ptrdiff_t)s->gw + pm__near[k][0]));
+        const double *o = c + s->near[k];
         double ex = o[0] - q[0], ey = o[1] - q[1];
         if (ex * ex + ey * ey < s->r2) return false;
     }
@@ -94,7 +97,7 @@ static bool pm__in_box(const pm__pds *s, const double q[2], double margin) {
 }
 
 static bool pm__usable(const pm__pds *s, const double q[2]) {
-    return pm_poisson_inside(s->p, q) && pm__far_enough(s, q);
+    return pm__inside(s->p, q) && pm__far_enough(s, q);
 }
 
 /* Tries every candidate around active sample number slot, then retires it. */
@@ -138,7 +141,7 @@ static int pm__first(pm__pds *s, pm_rng *rng) {
     for (int attempt = 0; s->n == 0 && attempt < 4096; attempt++) {
         double q[2] = {pm_rng_range(rng, p->center[0] - p->half[0], p->center[0] + p->half[0]),
                        pm_rng_range(rng, p->center[1] - p->half[1], p->center[1] + p->half[1])};
-        if (pm_poisson_inside(p, q)) return pm__add(s, q);
+        if (pm__inside(p, q)) return pm__add(s, q);
     }
     return PM_OK;
 }
@@ -163,6 +166,8 @@ long pm_poisson(pm_arena *a, const pm_poisson_params *p, pm_rng *rng, double **o
     s.grid = pm_arena_alloc(a, s.gw * s.gh * 2 * sizeof *s.grid);
     if (!s.grid) return PM_ERR_NOMEM;
     for (size_t i = 0; i < 2 * s.gw * s.gh; i++) s.grid[i] = NAN;
+    for (int k = 0; k < 21; k++)
+        s.near[k] = 2 * ((ptrdiff_t)pm__near[k][1] * (ptrdiff_t)s.gw + pm__near[k][0]);
     /* The background grid must cover the domain's box: use the box of the
      * shape, which for disk and hexagon is centre +- half[0] both ways. */
     pm_poisson_params box = *p;

@@ -295,3 +295,22 @@ Test(delaunay, deterministic) {
     pm_arena_destroy(a);
     free(p);
 }
+
+/* Above the reordering threshold (points are renumbered along a Hilbert
+ * curve inside): indices, hull and duplicates must come back in the
+ * caller's numbering. */
+Test(delaunay, large_input_with_duplicates) {
+    uint32_t n = 40000;
+    double *p = random_points(17, n, 50.0);
+    for (uint32_t i = 10; i < n; i += 10) {
+        uint32_t src = (i * 31u) % i;
+        p[2 * i] = p[2 * src], p[2 * i + 1] = p[2 * src + 1];
+    }
+    pm_arena *a = pm_arena_create(0);
+    pm_delaunay d;
+    cr_assert_eq(pm_delaunay_build(a, p, n, &d), PM_OK);
+    cr_assert_geq(d.nduplicates, n / 10 - 1);
+    check_dt(p, n, &d);
+    pm_arena_destroy(a);
+    free(p);
+}
