@@ -152,6 +152,10 @@ static void pm_api__roundabout(pm_api_node *root, pm_junction_params *p) {
     r->segments = (uint32_t)seg;
     if (ok == 0 && !(r->island_radius < r->radius))
         pm_api__field(&rb, "island_radius", "must be less than radius");
+    else if (ok == 0 && seg >= 8 && seg <= 256 &&
+             !(r->island_radius < r->radius * cos(3.14159265358979323846 / (double)seg)))
+        pm_api__field(&rb, "island_radius", "must be less than radius x cos(180 deg / segments) "
+                                            "so that the ring's chords clear the island");
     pm_api_end(&rb);
 }
 

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,62 @@ static polyset make_combs(size_t n, size_t count, uint64_t seed) {
         }
         s.n[k] = m / 2;
         rotate(&r, p, s.n[k]);
+    }
+    return s;
+}
+
+/* Junction-like contours (a stand-in until the junction generator's real
+ * contours land in bench/polygons/): 3 to 8 arms of random widths, each
+ * corner between neighbouring arms rounded by a circular arc of 4 segments.
+ * About 8 to 11 vertices per arm, reflex along the fillets. Contours whose
+ * corners do not fit are drawn again. */
+static size_t junction_contour(pm_rng *r, double *p) {
+    for (;;) {
+        int arms = 3 + (int)pm_rng_below(r, 6);
+        double step = 6.283185307179586 / arms, base = pm_rng_range(r, 0, 6.283185307179586);
+        double ang[8], w[8], len[8];
+        for (int i = 0; i < arms; i++) {
+            ang[i] = base + step * (i + pm_rng_range(r, -0.15, 0.15));
+            w[i] = pm_rng_range(r, 3, 7), len[i] = pm_rng_range(r, 25, 40);
+        }
+        size_t m = 0;
+        bool ok = true;
+        for (int i = 0; i < arms && ok; i++) {
+            int j = (i + 1) % arms;
+            double di[2] = {cos(ang[i]), sin(ang[i])}, dj[2] = {cos(ang[j]), sin(ang[j])};
+            double ni[2] = {-di[1], di[0]}, nj[2] = {-dj[1], dj[0]};
+            /* The fillet circle touches arm i's left curb and arm j's right one. */
+            double half = 0.5 * acos(di[0] * dj[0] + di[1] * dj[1]), rad = 3.0;
+            double bis[2] = {di[0] + dj[0], di[1] + dj[1]}, bl = hypot(bis[0], bis[1]);
+            double pi[2] = {w[i] * ni[0], w[i] * ni[1]}, pj[2] = {-w[j] * nj[0], -w[j] * nj[1]};
+            double den = di[0] * dj[1] - di[1] * dj[0];
+            double t = ((pj[0] - pi[0]) * dj[1] - (pj[1] - pi[1]) * dj[0]) / den;
+            double corner[2] = {pi[0] + t * di[0], pi[1] + t * di[1]};
+            double tang = rad / tan(half);
+            ok = t > 0 && t + tang < len[i] - 1 && tang < 20;
+            double cc[2] = {corner[0] + bis[0] / bl * rad / sin(half), corner[1] + bis[1] / bl * rad / sin(half)};
+            p[m++] = len[i] * di[0] - w[i] * ni[0], p[m++] = len[i] * di[1] - w[i] * ni[1];
+            p[m++] = len[i] * di[0] + w[i] * ni[0], p[m++] = len[i] * di[1] + w[i] * ni[1];
+            double a0 = atan2(corner[1] + tang * di[1] - cc[1], corner[0] + tang * di[0] - cc[0]);
+            double a1 = atan2(corner[1] + tang * dj[1] - cc[1], corner[0] + tang * dj[0] - cc[0]);
+            if (a1 > a0) a1 -= 6.283185307179586; /* the arc runs clockwise around its centre */
+            for (int k = 0; k <= 4; k++) {
+                double a = a0 + (a1 - a0) * k / 4;
+                p[m++] = cc[0] + rad * cos(a), p[m++] = cc[1] + rad * sin(a);
+            }
+        }
+        if (ok) return m / 2;
+    }
+}
+
+static polyset make_junctions(size_t count, uint64_t seed) {
+    polyset s;
+    set_alloc(&s, "junction-like", count);
+    pm_rng r;
+    pm_rng_seed(&r, seed);
+    for (size_t k = 0; k < count; k++) {
+        s.pts[k] = xmalloc(2 * 8 * 7 * sizeof(double));
+        s.n[k] = junction_contour(&r, s.pts[k]);
     }
     return s;
 }
@@ -280,6 +337,9 @@ int main(void) {
         bench_set(dir, &s);
         free_set(&s);
     }
+    polyset j = make_junctions(500, 3000);
+    bench_set(dir, &j);
+    free_set(&j);
     /* Not star-shaped: what every polygon without a kernel point pays. */
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         polyset s = make_combs(sizes[i].n + 2, sizes[i].count, 2000 + i);

@@ -105,7 +105,7 @@ static char *request(const layout *L, int inline_heights, int terrain_mesh) {
     return s;
 }
 
-typedef struct timing { double parse, validate, generate, encode, total, wall; size_t glb; uint64_t tris; } timing;
+typedef struct timing { double parse, validate, generate, encode, total, wall; size_t glb; uint64_t tris, verts; } timing;
 
 static int run_once(const char *body, timing *t) {
     pm_api_limits lim;
@@ -143,6 +143,7 @@ static int run_once(const char *body, timing *t) {
     t->total = t4 - t0;
     t->glb = out.len;
     t->tris = pm_scene_triangle_count(s);
+    t->verts = pm_scene_vertex_count(s);
     free(out.data);
     json_decref(doc);
     json_decref(canon);
@@ -164,9 +165,10 @@ static void measure(const char *label, const char *body, double km, int reps) {
     }
     double mt = median(tot, reps), mge = median(ge, reps);
     printf("%-34s %5.2f km  parsed->GLB %7.3f ms (%6.3f ms/km)  text->GLB %8.3f ms [json %7.3f"
-           " validate %7.3f generate %7.3f encode %6.3f] wall %8.3f | %llu tris, GLB %zu KiB\n",
+           " validate %7.3f generate %7.3f encode %6.3f] wall %8.3f | %llu verts, %llu tris, GLB %zu KiB\n",
            label, km, mge, mge / km, mt, median(p, reps), median(v, reps), median(g, reps),
-           median(e, reps), median(w, reps), (unsigned long long)t.tris, t.glb / 1024);
+           median(e, reps), median(w, reps), (unsigned long long)t.verts, (unsigned long long)t.tris,
+           t.glb / 1024);
 }
 
 /* ---- LODs: re-sampling at the coarser error vs meshopt_simplify ---- */

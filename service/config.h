@@ -20,6 +20,7 @@ typedef struct pm_svc_config {
     uint32_t deadline_ms;      /* per request, queue wait included */
     uint32_t drain_ms;         /* shutdown: time given to in-flight requests */
     uint32_t idle_timeout_s;   /* idle keep-alive connections are closed */
+    uint32_t max_connections;  /* open connections at once, over all threads */
     char cors_origin[512];     /* "*", a comma-separated list, or "" (no CORS) */
     int log_level;             /* pm_svc_log_level */
     pm_api_limits limits;      /* every generator limit */

@@ -4,11 +4,25 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "config.h"
 #include "log.h"
 #include "server.h"
 #include "tiers.h"
+
+/* Each connection is a descriptor: lift the soft open-files limit towards
+ * what --max-connections needs (never above the hard limit). */
+static void raise_nofile(uint32_t connections) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+    rlim_t want = (rlim_t)connections + 256;   /* listener, pipes, logs, tier */
+    if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max) want = rl.rlim_max;
+    if (want <= rl.rlim_cur) return;
+    rl.rlim_cur = want;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+        pm_svc_log(PM_SVC_LOG_WARN, NULL, "cannot raise the open-files limit", NULL);
+}
 
 int main(int argc, char **argv) {
     pm_svc_config cfg;
@@ -21,6 +35,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     pm_svc_log_set_level(cfg.log_level);
+    raise_nofile(cfg.max_connections);
 
     pm_svc_tier *tier = NULL;
     if (pm_svc_tier_open(&cfg, &tier, err, sizeof err) < 0) {

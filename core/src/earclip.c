@@ -4,17 +4,14 @@
 #include <math.h>
 #include <string.h>
 
+#include "pm/polygon.h"
 #include "pm/predicates.h"
 #include "pm/result.h"
-#include "pm/rng.h"
 
 /* Ear clipping in O(n log n + total ear-test work):
  *
- * 1. The polygon is proved simple: no repeated point, no edge touching a
- *    non-adjacent edge, no overlapping adjacent edges. A linear test
- *    accepts polygons that are star-shaped around their vertex centroid
- *    (convex ones, typical junction contours); any other polygon goes
- *    through a Shamos-Hoey sweep line. Everything below relies on
+ * 1. pm_polygon_classify proves the polygon simple (O(n) when it is
+ *    star-shaped, else a sweep line). Everything below relies on
  *    simplicity: without it, exact predicates alone cannot prevent garbage.
  * 2. In a simple polygon a vertex inside (or on the boundary of) a
  *    candidate ear triangle implies a reflex or flat (180-degree) vertex
@@ -26,6 +23,9 @@
  *    stays blocked by some remaining non-convex vertex). So a queue of
  *    candidate ears, with at most n + 2 (n - 3) entries ever, drives the
  *    loop: it cannot run forever, and an empty queue proves an error. */
+
+/* Up to this many remaining vertices, ear tests walk the polygon. */
+#define PM__SCAN_MAX 32u
 
 enum {
     PM__ALIVE = 1u,      /* still in the remaining polygon */
@@ -57,6 +57,7 @@ typedef struct pm__ec {
     uint32_t *prev, *next;
     uint8_t *state;
     pm__grid grid;
+    uint32_t left;     /* vertices still in the polygon */
     uint32_t *queue;   /* candidate ears, first in first out */
     uint32_t tail, head;
 } pm__ec;
@@ -68,284 +69,6 @@ static const double *pm__pt(const double *pts, uint32_t i) { return pts + 2 * (s
 /* fmin/fmax honour NaN rules and become libm calls; inputs here are finite. */
 static inline double pm__min(double a, double b) { return a < b ? a : b; }
 static inline double pm__max(double a, double b) { return a > b ? a : b; }
-
-static bool pm__lex_less(const double *a, const double *b) {
-    return a[0] < b[0] || (a[0] == b[0] && a[1] < b[1]);
-}
-
-/* ---- simplicity: sort + sweep ------------------------------------------- */
-
-/* A sweep event: a vertex with its coordinates, in lexicographic order. */
-typedef struct pm__event { double x, y; uint32_t v; } pm__event;
-
-static bool pm__event_less(const pm__event *a, const pm__event *b) {
-    return a->x < b->x || (a->x == b->x && a->y < b->y);
-}
-
-/* Bottom-up merge sort of ev[0..n): no recursion, no libc allocation.
- * tmp holds n entries. (An 8-pass radix sort on x measured no faster at
- * the sizes that matter.) */
-static void pm__sort_events(pm__event *ev, pm__event *tmp, uint32_t n) {
-    /* Insertion sort of runs of 8 first: three merge passes fewer. */
-    for (uint32_t lo = 0; lo < n; lo += 8) {
-        uint32_t hi = lo + 8 < n ? lo + 8 : n;
-        for (uint32_t i = lo + 1; i < hi; i++) {
-            pm__event e = ev[i];
-            uint32_t j = i;
-            for (; j > lo && pm__event_less(&e, &ev[j - 1]); j--) ev[j] = ev[j - 1];
-            ev[j] = e;
-        }
-    }
-    pm__event *src = ev, *dst = tmp;
-    for (uint32_t width = 8; width < n; width *= 2) {
-        for (uint32_t lo = 0; lo < n; lo += 2 * width) {
-            uint32_t mid = lo + width < n ? lo + width : n;
-            uint32_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            uint32_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = pm__event_less(&src[j], &src[i]) ? src[j++] : src[i++];
-            while (i < mid) dst[k++] = src[i++];
-            while (j < hi) dst[k++] = src[j++];
-        }
-        pm__event *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != ev) memcpy(ev, src, (size_t)n * sizeof *ev);
-}
-
-/* Edge e joins vertex e and vertex e + 1 (mod n); l is its lexicographically
- * smaller (left) endpoint, r the larger. */
-typedef struct pm__seg { double l[2], r[2]; uint32_t li, ri; } pm__seg;
-
-typedef struct pm__sweep {
-    uint32_t n;
-    const pm__seg *seg;
-    uint32_t *status;  /* active edge ids, bottom to top at the sweep line */
-    uint32_t count;
-} pm__sweep;
-
-/* Sign of point p against edge e directed left to right: > 0 above. */
-static double pm__side(const pm__sweep *s, uint32_t e, const double *p) {
-    return pm_orient2d_fast(s->seg[e].l, s->seg[e].r, p);
-}
-
-static int pm__sgn(double v) { return (v > 0.0) - (v < 0.0); }
-
-/* Whether closed segments meet (pm_segments_intersect), with an exact
- * bounding-box rejection first: most pairs checked are far apart in y. */
-static bool pm__segments_meet(const pm__seg *e, const pm__seg *f) {
-    /* x ranges overlap already: both edges are active at the sweep line. */
-    if (pm__max(e->l[1], e->r[1]) < pm__min(f->l[1], f->r[1]) ||
-        pm__max(f->l[1], f->r[1]) < pm__min(e->l[1], e->r[1]))
-        return false;
-    int o1 = pm__sgn(pm_orient2d_fast(e->l, e->r, f->l)), o2 = pm__sgn(pm_orient2d_fast(e->l, e->r, f->r));
-    if (o1 * o2 > 0) return false;
-    int o3 = pm__sgn(pm_orient2d_fast(f->l, f->r, e->l)), o4 = pm__sgn(pm_orient2d_fast(f->l, f->r, e->r));
-    /* Straddling or touching both ways means meeting; when all four are
-     * zero the boxes, which overlap, decide for collinear segments. */
-    return o3 * o4 <= 0;
-}
-
-/* Whether edges e and f (distinct) meet anywhere they should not: adjacent
- * edges may share only their common vertex, others nothing. */
-static bool pm__edges_clash(const pm__sweep *s, uint32_t e, uint32_t f) {
-    const pm__seg *se = &s->seg[e], *sf = &s->seg[f];
-    const double *c, *x, *y;
-    if (se->li == sf->li) c = se->l, x = se->r, y = sf->r;
-    else if (se->ri == sf->ri) c = se->r, x = se->l, y = sf->l;
-    else if (se->li == sf->ri) c = se->l, x = se->r, y = sf->l;
-    else if (se->ri == sf->li) c = se->r, x = se->l, y = sf->r;
-    else return pm__segments_meet(se, sf);
-    if (se->li == sf->li && se->ri == sf->ri) return true; /* a 2-gon */
-    /* Collinear and pointing the same way from the shared vertex: overlap. */
-    return pm_orient2d_fast(c, x, y) == 0.0 &&
-           (c[0] < x[0] || (c[0] == x[0] && c[1] < x[1])) ==
-               (c[0] < y[0] || (c[0] == y[0] && c[1] < y[1]));
-}
-
-/* Index of the first active edge that p is not strictly above. */
-static uint32_t pm__status_lower_bound(const pm__sweep *s, const double *p) {
-    uint32_t lo = 0, hi = s->count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (pm__side(s, s->status[mid], p) > 0.0) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-static bool pm__check_pair(const pm__sweep *s, uint32_t i) {
-    /* Status slots i - 1 and i, when both exist, must not clash. */
-    if (i == 0 || i >= s->count) return true;
-    return !pm__edges_clash(s, s->status[i - 1], s->status[i]);
-}
-
-/* Processes the sweep event at vertex v (point p). False on a clash. */
-static bool pm__sweep_event(pm__sweep *s, uint32_t v, const double *p) {
-    uint32_t in_edge = v == 0 ? s->n - 1 : v - 1, out_edge = v;
-    uint32_t ending = (s->seg[in_edge].ri == v) + (s->seg[out_edge].ri == v);
-    uint32_t k = pm__status_lower_bound(s, p), j = k;
-    uint32_t *st = s->status;
-    /* Edges ending here contain p, so they sit at k; any other active edge
-     * through p is a clash. */
-    while (j < s->count && pm__side(s, st[j], p) == 0.0) {
-        if (st[j] != in_edge && st[j] != out_edge) return false;
-        j++;
-    }
-    if (j - k != ending) return false;
-    if (ending == 1) {
-        /* The common case: the chain passes through v, and the edge leaving
-         * it takes over the slot of the edge arriving. */
-        st[k] = s->seg[in_edge].li == v ? in_edge : out_edge;
-        return pm__check_pair(s, k) && pm__check_pair(s, k + 1);
-    }
-    if (ending == 2) {
-        memmove(st + k, st + k + 2, (size_t)(s->count - k - 2) * sizeof *st);
-        s->count -= 2;
-        return pm__check_pair(s, k);
-    }
-    /* Both edges start here: order them by their turn at p. */
-    double o = pm_orient2d_fast(p, s->seg[in_edge].r, s->seg[out_edge].r);
-    if (o == 0.0) return false; /* overlapping spike */
-    memmove(st + k + 2, st + k, (size_t)(s->count - k) * sizeof *st);
-    st[k] = o > 0.0 ? in_edge : out_edge;
-    st[k + 1] = o > 0.0 ? out_edge : in_edge;
-    s->count += 2;
-    return pm__check_pair(s, k) && pm__check_pair(s, k + 2);
-}
-
-static pm__seg *pm__make_segs(pm_arena *scratch, const double *pts, uint32_t n) {
-    pm__seg *seg = pm_arena_alloc(scratch, (size_t)n * sizeof *seg);
-    if (!seg) return NULL;
-    for (uint32_t e = 0; e < n; e++) {
-        uint32_t a = e, b = e + 1 == n ? 0 : e + 1;
-        if (pm__lex_less(pm__pt(pts, b), pm__pt(pts, a))) a = b, b = e;
-        seg[e] = (pm__seg){{pts[2 * (size_t)a], pts[2 * (size_t)a + 1]},
-                           {pts[2 * (size_t)b], pts[2 * (size_t)b + 1]}, a, b};
-    }
-    return seg;
-}
-
-/* Whether the polygon is star-shaped around point c with c strictly inside
- * every edge's left half-plane, which proves it simple: each edge then
- * spans its own open angular sector around c, turning counter-clockwise by
- * less than 180 degrees, and when the sectors wind around c exactly once
- * they tile the full turn, so no two non-adjacent edges can meet. The winding
- * number counts the crossings of the ray from c towards +x, each exact. */
-static bool pm__star_around(const double *pts, uint32_t n, const double c[2]) {
-    uint32_t crossings = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const double *a = pm__pt(pts, i), *b = pm__pt(pts, i + 1 == n ? 0 : i + 1);
-        if (!(pm_orient2d_fast(c, a, b) > 0.0)) return false;
-        crossings += a[1] < c[1] && b[1] >= c[1];
-    }
-    return crossings == 1;
-}
-
-/* ---- a kernel point for the star test ------------------------------------
- * Seidel's randomized incremental linear programming finds extreme points
- * of the kernel (the intersection of the edges' left half-planes) in
- * expected O(n). It runs in plain floating point: its answer is only a
- * candidate, which pm__star_around then checks exactly. */
-
-/* Left-of-edge value of point c for edge i: >= 0 inside its half-plane. */
-static double pm__edge_eval(const double *pts, uint32_t n, uint32_t i, const double c[2]) {
-    const double *a = pm__pt(pts, i), *b = pm__pt(pts, i + 1 == n ? 0 : i + 1);
-    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-}
-
-/* Maximizes d.p for p on the line of edge i, within box and the half-planes
- * of the edges order[0..k). False when that range is empty. */
-static bool pm__lp_on_line(const double *pts, uint32_t n, const uint32_t *order, uint32_t k,
-                           uint32_t i, const double box[4], const double d[2], double out[2]) {
-    const double *a = pm__pt(pts, i), *b = pm__pt(pts, i + 1 == n ? 0 : i + 1);
-    double dir[2] = {b[0] - a[0], b[1] - a[1]}, lo = -INFINITY, hi = INFINITY;
-    for (int axis = 0; axis < 2; axis++) {
-        if (dir[axis] == 0.0) continue;
-        double t0 = (box[2 * axis] - a[axis]) / dir[axis], t1 = (box[2 * axis + 1] - a[axis]) / dir[axis];
-        lo = pm__max(lo, pm__min(t0, t1)), hi = pm__min(hi, pm__max(t0, t1));
-    }
-    for (uint32_t j = 0; j < k && lo <= hi; j++) {
-        uint32_t e = order[j];
-        const double *p = pm__pt(pts, e), *q = pm__pt(pts, e + 1 == n ? 0 : e + 1);
-        double alpha = pm__edge_eval(pts, n, e, a);
-        double beta = (q[0] - p[0]) * dir[1] - (q[1] - p[1]) * dir[0];
-        if (beta > 0.0) lo = pm__max(lo, -alpha / beta);
-        else if (beta < 0.0) hi = pm__min(hi, -alpha / beta);
-        else if (alpha < 0.0) return false;
-    }
-    if (!(lo <= hi)) return false;
-    double t = d[0] * dir[0] + d[1] * dir[1] > 0.0 ? hi : lo;
-    out[0] = a[0] + t * dir[0], out[1] = a[1] + t * dir[1];
-    return true;
-}
-
-/* The kernel point maximizing d.p, or false when the kernel looks empty. */
-static bool pm__kernel_extreme(const double *pts, uint32_t n, const uint32_t *order,
-                               const double box[4], const double d[2], double out[2]) {
-    out[0] = d[0] > 0.0 ? box[1] : box[0];
-    out[1] = d[1] > 0.0 ? box[3] : box[2];
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t i = order[k];
-        if (pm__edge_eval(pts, n, i, out) >= 0.0) continue;
-        if (!pm__lp_on_line(pts, n, order, k, i, box, d, out)) return false;
-    }
-    return true;
-}
-
-/* A candidate point strictly inside the kernel: the mean of three extreme
- * points (generic directions, so the optima are unique vertices). False when
- * the kernel looks empty. */
-static int pm__kernel_point(pm_arena *scratch, const double *pts, uint32_t n, double c[2]) {
-    uint32_t *order = pm_arena_alloc(scratch, (size_t)n * sizeof *order);
-    if (!order) return PM_ERR_NOMEM;
-    double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
-    for (uint32_t i = 0; i < n; i++) {
-        order[i] = i;
-        box[0] = pm__min(box[0], pts[2 * (size_t)i]), box[1] = pm__max(box[1], pts[2 * (size_t)i]);
-        box[2] = pm__min(box[2], pts[2 * (size_t)i + 1]), box[3] = pm__max(box[3], pts[2 * (size_t)i + 1]);
-    }
-    /* A fixed seed: the permutation only affects speed, never the result. */
-    pm_rng r;
-    pm_rng_seed(&r, 0x6b65726e656cull);
-    for (uint32_t i = n - 1; i > 0; i--) {
-        uint32_t j = (uint32_t)pm_rng_below(&r, (uint64_t)i + 1), t = order[i];
-        order[i] = order[j], order[j] = t;
-    }
-    static const double dirs[3][2] = {{1.0, 0.0009765625}, {-1.0, 0.00048828125}, {0.0001220703125, -1.0}};
-    double sum[2] = {0.0, 0.0}, p[2];
-    for (int k = 0; k < 3; k++) {
-        if (!pm__kernel_extreme(pts, n, order, box, dirs[k], p)) return 0;
-        sum[0] += p[0], sum[1] += p[1];
-    }
-    c[0] = sum[0] / 3.0, c[1] = sum[1] / 3.0;
-    return 1;
-}
-
-static void pm__vertex_centroid(const double *pts, uint32_t n, double c[2]) {
-    c[0] = c[1] = 0.0;
-    for (uint32_t i = 0; i < n; i++) c[0] += pts[2 * (size_t)i], c[1] += pts[2 * (size_t)i + 1];
-    c[0] /= n, c[1] /= n;
-}
-
-/* Sweep-line proof of simplicity: 1 when simple, 0 when not, PM_ERR_NOMEM. */
-static int pm__sweep_simple(pm_arena *scratch, const double *pts, uint32_t n) {
-    pm__event *ev = pm_arena_alloc(scratch, (size_t)n * sizeof *ev);
-    pm__event *tmp = pm_arena_alloc(scratch, (size_t)n * sizeof *tmp);
-    pm__sweep s = {n, pm__make_segs(scratch, pts, n),
-                   pm_arena_alloc(scratch, (size_t)n * sizeof(uint32_t)), 0};
-    if (!ev || !tmp || !s.seg || !s.status) return PM_ERR_NOMEM;
-    for (uint32_t i = 0; i < n; i++) ev[i] = (pm__event){pts[2 * (size_t)i], pts[2 * (size_t)i + 1], i};
-    pm__sort_events(ev, tmp, n);
-    for (uint32_t i = 1; i < n; i++)
-        if (!pm__event_less(&ev[i - 1], &ev[i])) return 0; /* repeated point */
-    for (uint32_t i = 0; i < n; i++) {
-        const double p[2] = {ev[i].x, ev[i].y};
-        if (!pm__sweep_event(&s, ev[i].v, p)) return 0;
-    }
-    return 1;
-}
 
 /* ---- grid of non-convex vertices ---------------------------------------- */
 
@@ -479,6 +202,21 @@ static bool pm__cell_blocks(const pm__ec *ec, uint32_t cell, const double *tri[3
     return false;
 }
 
+/* Few vertices left: walking the remaining polygon is cheaper than the
+ * grid (which then is never filled for small polygons). */
+static bool pm__ear_blocked_scan(const pm__ec *ec, uint32_t u, uint32_t v, uint32_t w) {
+    const double *a = pm__pt(ec->pts, u), *b = pm__pt(ec->pts, v), *c = pm__pt(ec->pts, w);
+    double x0 = pm__min(a[0], pm__min(b[0], c[0])), x1 = pm__max(a[0], pm__max(b[0], c[0]));
+    double y0 = pm__min(a[1], pm__min(b[1], c[1])), y1 = pm__max(a[1], pm__max(b[1], c[1]));
+    for (uint32_t x = ec->next[w]; x != u; x = ec->next[x]) {
+        if (!(ec->state[x] & PM__NONCONVEX)) continue;
+        const double *p = pm__pt(ec->pts, x);
+        if (p[0] < x0 || p[0] > x1 || p[1] < y0 || p[1] > y1) continue;
+        if (pm__in_triangle(a, b, c, p)) return true;
+    }
+    return false;
+}
+
 /* Whether some non-convex vertex other than u, v, w blocks the ear u v w.
  * Scans, row by row of the grid, only the cells the triangle spans in that
  * row (long thin ears would otherwise scan their whole bounding box). The
@@ -486,6 +224,7 @@ static bool pm__cell_blocks(const pm__ec *ec, uint32_t cell, const double *tri[3
  * cell lookup is monotone, so no cell holding a point of the closed triangle
  * is skipped. */
 static bool pm__ear_blocked(pm__ec *ec, uint32_t u, uint32_t v, uint32_t w) {
+    if (ec->left <= PM__SCAN_MAX) return pm__ear_blocked_scan(ec, u, v, w);
     const pm__grid *g = &ec->grid;
     if (g->gx == 0) return false;
     if (!g->filled) pm__grid_fill(ec);
@@ -563,9 +302,8 @@ static bool pm__is_ear(pm__ec *ec, uint32_t v) {
  * out clips around the polygon in rounds, which keeps ears small (a stack
  * grows fans of long thin triangles, slower to test). */
 static long pm__clip_all(pm__ec *ec, uint32_t *out) {
-    uint32_t left = ec->n;
     long tris = 0;
-    while (left > 3) {
+    while (ec->left > 3) {
         if (ec->head == ec->tail) return PM_ERR_GEOMETRY;
         uint32_t v = ec->queue[ec->head++];
         if (!(ec->state[v] & PM__ALIVE) || !pm__is_ear(ec, v)) continue;
@@ -574,7 +312,7 @@ static long pm__clip_all(pm__ec *ec, uint32_t *out) {
         tris++;
         ec->state[v] = 0;
         ec->next[u] = w, ec->prev[w] = u;
-        left--;
+        ec->left--;
         pm__neighbour_clipped(ec, u);
         pm__neighbour_clipped(ec, w);
     }
@@ -585,16 +323,6 @@ static long pm__clip_all(pm__ec *ec, uint32_t *out) {
         return PM_ERR_GEOMETRY;
     out[3 * tris] = u, out[3 * tris + 1] = v, out[3 * tris + 2] = w;
     return tris + 1;
-}
-
-/* Whether a simple polygon runs counter-clockwise: its lexicographically
- * smallest vertex is strictly convex, so its turn decides. */
-static bool pm__is_ccw(const double *pts, uint32_t n) {
-    uint32_t m = 0;
-    for (uint32_t i = 1; i < n; i++)
-        if (pm__lex_less(pm__pt(pts, i), pm__pt(pts, m))) m = i;
-    uint32_t u = m == 0 ? n - 1 : m - 1, w = m + 1 == n ? 0 : m + 1;
-    return pm_orient2d_fast(pm__pt(pts, u), pm__pt(pts, m), pm__pt(pts, w)) > 0.0;
 }
 
 static int pm__ec_init(pm_arena *scratch, pm__ec *ec, const double *pts, uint32_t n) {
@@ -612,7 +340,10 @@ static int pm__ec_init(pm_arena *scratch, pm__ec *ec, const double *pts, uint32_
         double o = pm_orient2d_fast(pm__pt(pts, ec->prev[i]), pm__pt(pts, i), pm__pt(pts, ec->next[i]));
         ec->state[i] = PM__ALIVE | (o <= 0.0 ? PM__NONCONVEX : 0);
     }
-    if (pm__grid_prepare(scratch, ec) < 0) return PM_ERR_NOMEM;
+    ec->left = n;
+    ec->grid.gx = ec->grid.gy = 0;
+    ec->grid.filled = false;
+    if (n > PM__SCAN_MAX && pm__grid_prepare(scratch, ec) < 0) return PM_ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++) {
         if (ec->state[i] & PM__NONCONVEX) continue;
         ec->state[i] |= PM__DIRTY;
@@ -625,23 +356,13 @@ long pm_earclip(pm_arena *scratch, const double *pts, size_t n, uint32_t *out) {
     assert(scratch && (pts || n == 0) && (out || n < 3));
     if (n < 3) return PM_ERR_GEOMETRY;
     if (n > UINT32_MAX / 4) return PM_ERR_LIMIT;
-    uint32_t nn = (uint32_t)n;
+    pm_polygon_info info;
+    int r = pm_polygon_classify(scratch, pts, n, &info);
+    if (r < 0) return r;
+    if (!info.simple || !info.ccw) return PM_ERR_GEOMETRY;
     pm__ec ec;
-    /* Star-shaped around c (edges all turning counter-clockwise around it)
-     * is simple and counter-clockwise at once; otherwise sweep. The vertex
-     * centroid is tried first, then a point found in the kernel. */
-    pm__vertex_centroid(pts, nn, ec.c);
-    ec.star = pm__star_around(pts, nn, ec.c);
-    if (!ec.star) {
-        int found = pm__kernel_point(scratch, pts, nn, ec.c);
-        if (found < 0) return found;
-        ec.star = found && pm__star_around(pts, nn, ec.c);
-    }
-    if (!ec.star) {
-        int simple = pm__sweep_simple(scratch, pts, nn);
-        if (simple < 0) return simple;
-        if (!simple || !pm__is_ccw(pts, nn)) return PM_ERR_GEOMETRY;
-    }
-    if (pm__ec_init(scratch, &ec, pts, nn) < 0) return PM_ERR_NOMEM;
+    ec.star = info.star;
+    memcpy(ec.c, info.kernel_point, sizeof ec.c);
+    if (pm__ec_init(scratch, &ec, pts, (uint32_t)n) < 0) return PM_ERR_NOMEM;
     return pm__clip_all(&ec, out);
 }

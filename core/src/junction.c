@@ -21,6 +21,7 @@ const char *pm_junction_error_name(pm_junction_error e) {
     case PM_JUNCTION_SELF_INTERSECTION: return "self_intersection";
     case PM_JUNCTION_SIDEWALK_NO_FIT: return "sidewalk_no_fit";
     case PM_JUNCTION_RING_NO_FIT: return "ring_no_fit";
+    case PM_JUNCTION_TOO_SMALL: return "too_small";
     }
     return "unknown";
 }
@@ -170,8 +171,9 @@ static int pm__arms(pm__junction *J) {
 
 /* ---- metadata ---------------------------------------------------------------- */
 
+/* [x, z] of an internal point; + 0.0 turns -0 into 0 for tidy JSON. */
 static pm_meta *pm__xz(pm_arena *a, pm__v2 p) {
-    double v[2] = {p.x, -p.y};
+    double v[2] = {p.x + 0.0, -p.y + 0.0};
     return pm_meta_nums(a, v, 2);
 }
 
@@ -195,7 +197,7 @@ static pm_meta *pm__arm_meta(pm__junction *J, size_t k, const pm_prim *asphalt) 
     int rc = pm_meta_set(a, o, "index", pm_meta_int(a, A->index));
     rc |= pm_meta_set(a, o, "order", pm_meta_int(a, (int64_t)k));
     rc |= pm_meta_set(a, o, "direction", pm__xz(a, A->d));
-    rc |= pm_meta_set(a, o, "angle", pm_meta_num(a, A->angle * 180.0 / PM__PI));
+    rc |= pm_meta_set(a, o, "angle", pm_meta_num(a, A->angle * 180.0 / PM__PI + 0.0));
     rc |= pm_meta_set(a, o, "width", pm_meta_num(a, 2 * A->h));
     rc |= pm_meta_set(a, o, "elevation", pm_meta_num(a, A->elev));
     rc |= pm_meta_set(a, o, "sidewalk", pm__sidewalk_meta(a, A));

@@ -193,7 +193,7 @@ static void pm__need(pm__jarm *A, double t) {
     A->has_corner = true;
 }
 
-static void pm__mouths(pm__junction *J) {
+static int pm__mouths(pm__junction *J) {
     for (size_t k = 0; k < J->n; k++) J->arms[k].has_corner = false;
     for (size_t k = 0; k < J->n; k++) {
         const pm__jcorner *C = &J->corners[k];
@@ -217,6 +217,26 @@ static void pm__mouths(pm__junction *J) {
         if (A->has_corner) A->mouth = fmax(A->mouth, 0.0);
         else A->mouth = fmin(A->h, A->len);
     }
+    /* A sidewalk round the back of a straight join turns within its width
+     * of the centre line: the mouths stay beyond that, so the band never
+     * reaches past them into the arm's own road. */
+    for (size_t k = 0; k < J->n; k++) {
+        const pm__jcorner *C = &J->corners[k];
+        if (C->kind != PM__STRAIGHT || !C->sw) continue;
+        double w = fmax(J->arms[C->a].sw_w, J->arms[C->b].sw_w);
+        for (int side = 0; side < 2; side++) {
+            pm__jarm *A = &J->arms[side ? C->b : C->a];
+            if (A->mouth < w) {
+                if (w > A->len)
+                    return pm__jfail(J, PM_JUNCTION_SIDEWALK_NO_FIT, J->arms[C->a].index,
+                                     J->arms[C->b].index, "the sidewalk between arms %d and %d "
+                                     "does not fit on arm %d", J->arms[C->a].index,
+                                     J->arms[C->b].index, A->index);
+                A->mouth = w;
+            }
+        }
+    }
+    return 0;
 }
 
 /* A wide arm on a small ring reaches the ring close to the centre: its
@@ -238,6 +258,11 @@ static int pm__ring_mouths(pm__junction *J) {
 
 int pm__junction_corners(pm__junction *J) {
     const double straight = PM_JUNCTION_STRAIGHT_DEG * PM__PI / 180.0;
+    /* The ring's chords (segments of them per turn) must clear the island. */
+    if (J->ring && !(J->R * cos(PM__PI / J->prm->roundabout.segments) > J->Ri + J->prm->snap))
+        return pm__jfail(J, PM_JUNCTION_RING_NO_FIT, -1, -1,
+                         "the ring is too thin for %u segments: its chords would cut the island",
+                         J->prm->roundabout.segments);
     for (size_t k = 0; k < J->n; k++) {
         pm__jcorner *C = &J->corners[k];
         memset(C, 0, sizeof *C);
@@ -261,8 +286,9 @@ int pm__junction_corners(pm__junction *J) {
         }
         if (rc < 0) return rc;
     }
-    pm__mouths(J);
-    return J->ring ? pm__ring_mouths(J) : 0;
+    int rc = pm__mouths(J);
+    if (rc == 0 && J->ring) rc = pm__ring_mouths(J);
+    return rc;
 }
 
 /* ---- blocks --------------------------------------------------------------- */
@@ -413,9 +439,10 @@ static int pm__ring_gap(pm__junction *J, const pm__jcorner *C, pm__jblock *blk, 
     double *s = pm_arena_alloc(J->a, cap * sizeof *s);
     if (!s) return PM_ERR_NOMEM;
     bool cut_in = false;
-    for (double g = ceil((a0 + margin) / step);; g += 1) {
-        double v = g * step - a0;
-        if (v > gap - margin) break;
+    double g0 = ceil((a0 + margin) / step);
+    for (size_t j = 0; ns + 2 <= cap; j++) {
+        double v = (g0 + (double)j) * step - a0;
+        if (!(v <= gap - margin)) break;
         if (!cut_in && cut_s < v) { s[ns++] = cut_s; cut_in = true; }
         if (v == cut_s) cut_in = true;
         s[ns++] = v;

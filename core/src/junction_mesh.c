@@ -186,6 +186,11 @@ static int pm__contour(pm__junction *J, pm__raw *raw) {
     for (size_t k = 0; k < J->n; k++) {
         J->mouth_right[k] = (uint32_t)raw->map[raw->start[k]];
         J->mouth_left[k] = (uint32_t)raw->map[raw->start[k] + 1];
+        if (J->mouth_left[k] == J->mouth_right[k])
+            return pm__jfail(J, PM_JUNCTION_TOO_SMALL, J->arms[k].index, -1,
+                             "arm %d's mouth collapses to a point when snapped: it is too "
+                             "narrow for the snap grid or for float precision this far from "
+                             "the origin", J->arms[k].index);
     }
     size_t bad[2];
     if (!pm__poly_simple(J->contour, J->ncontour, bad))

@@ -37,13 +37,32 @@ static const double *pm__gradient(uint64_t seed, int64_t ix, int64_t iz) {
 
 static double pm__fade(double t) { return t * t * t * (t * (t * 6.0 - 15.0) + 10.0); }
 
+/* One octave's constants, and the gradients of the last lattice cell it
+ * visited: neighbouring grid nodes mostly share a cell, so a heightfield
+ * fill hashes each lattice corner about once. */
+typedef struct pm__octave {
+    uint64_t seed;
+    double freq, amp, ox, oz;
+    int64_t ix, iz;
+    bool valid;
+    const double *g[4];
+} pm__octave;
+
 /* One octave of gradient noise, within about +-1. */
-static double pm__perlin(uint64_t seed, double x, double z) {
+static double pm__perlin(pm__octave *o, double x, double z) {
     double fx0 = floor(x), fz0 = floor(z);
     int64_t ix = (int64_t)fx0, iz = (int64_t)fz0;
+    if (!o->valid || ix != o->ix || iz != o->iz) {
+        o->g[0] = pm__gradient(o->seed, ix, iz);
+        o->g[1] = pm__gradient(o->seed, ix + 1, iz);
+        o->g[2] = pm__gradient(o->seed, ix, iz + 1);
+        o->g[3] = pm__gradient(o->seed, ix + 1, iz + 1);
+        o->ix = ix;
+        o->iz = iz;
+        o->valid = true;
+    }
     double fx = x - fx0, fz = z - fz0;
-    const double *g00 = pm__gradient(seed, ix, iz), *g10 = pm__gradient(seed, ix + 1, iz);
-    const double *g01 = pm__gradient(seed, ix, iz + 1), *g11 = pm__gradient(seed, ix + 1, iz + 1);
+    const double *g00 = o->g[0], *g10 = o->g[1], *g01 = o->g[2], *g11 = o->g[3];
     double n00 = g00[0] * fx + g00[1] * fz;
     double n10 = g10[0] * (fx - 1.0) + g10[1] * fz;
     double n01 = g01[0] * fx + g01[1] * (fz - 1.0);
@@ -54,23 +73,37 @@ static double pm__perlin(uint64_t seed, double x, double z) {
     return (nx0 + v * (nx1 - nx0)) * 1.4142135623730951;
 }
 
-double pm_noise_height(const pm_noise *n, double x, double z) {
+/* Per-octave seeds (independent streams) and offsets (so lattice zeros
+ * do not line up at the origin); amplitudes normalized to sum 1. */
+static void pm__octaves(const pm_noise *n, pm__octave o[8]) {
     assert(n->wavelength > 0.0 && n->octaves >= 1 && n->octaves <= 8);
-    double sum = 0.0, norm = 0.0, amp = 1.0, freq = 1.0 / n->wavelength;
+    double amp = 1.0, norm = 0.0, freq = 1.0 / n->wavelength;
+    for (uint32_t k = 0; k < n->octaves; k++) norm += amp, amp *= 0.5;
+    amp = 1.0 / norm;
     for (uint32_t k = 0; k < n->octaves; k++) {
         uint64_t seed = pm__mix(n->seed + 0x632be59bd9b4e019ULL * (k + 1));
-        /* Shift each octave so lattice zeros do not line up at the origin. */
-        double ox = (double)(seed & 0xffff) / 65536.0 * 97.0;
-        double oz = (double)((seed >> 16) & 0xffff) / 65536.0 * 89.0;
-        sum += amp * pm__perlin(seed, x * freq + ox, z * freq + oz);
-        norm += amp;
+        o[k] = (pm__octave){.seed = seed, .freq = freq, .amp = amp,
+                            .ox = (double)(seed & 0xffff) / 65536.0 * 97.0,
+                            .oz = (double)((seed >> 16) & 0xffff) / 65536.0 * 89.0};
         amp *= 0.5;
         freq *= 2.0;
     }
-    double h = n->amplitude * sum / norm;
+}
+
+static double pm__noise_eval(const pm_noise *n, pm__octave *o, double x, double z) {
+    double sum = 0.0;
+    for (uint32_t k = 0; k < n->octaves; k++)
+        sum += o[k].amp * pm__perlin(&o[k], x * o[k].freq + o[k].ox, z * o[k].freq + o[k].oz);
+    double h = n->amplitude * sum;
     if (h > n->amplitude) h = n->amplitude;
     if (h < -n->amplitude) h = -n->amplitude;
     return h;
+}
+
+double pm_noise_height(const pm_noise *n, double x, double z) {
+    pm__octave o[8];
+    pm__octaves(n, o);
+    return pm__noise_eval(n, o, x, z);
 }
 
 int pm_heightfield_from_noise(pm_arena *a, pm_heightfield *hf, const pm_noise *n,
@@ -78,11 +111,13 @@ int pm_heightfield_from_noise(pm_arena *a, pm_heightfield *hf, const pm_noise *n
     assert(hf->cols >= 2 && hf->rows >= 2 && hf->cell > 0.0);
     hf->h = pm_arena_alloc(a, (size_t)hf->cols * hf->rows * sizeof(double));
     if (!hf->h) return PM_ERR_NOMEM;
+    pm__octave o[8];
+    pm__octaves(n, o);
     for (uint32_t r = 0; r < hf->rows; r++) {
         if (cancel && *cancel) return PM_ERR_CANCELLED;
         double z = hf->origin[1] + (double)r * hf->cell;
         for (uint32_t c = 0; c < hf->cols; c++)
-            hf->h[(size_t)r * hf->cols + c] = pm_noise_height(n, hf->origin[0] + (double)c * hf->cell, z);
+            hf->h[(size_t)r * hf->cols + c] = pm__noise_eval(n, o, hf->origin[0] + (double)c * hf->cell, z);
     }
     return PM_OK;
 }

@@ -1,5 +1,6 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "pm_api/encode.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
+#include "pm/rng.h"
 #include "pm_test_validator.h"
 
 extern const pm_api_generator pm_api_gen_road;
@@ -299,4 +301,85 @@ Test(req_road, output_bytes_repeat) {
     cr_assert_eq(memcmp(out[0].data, out[1].data, out[0].len), 0);
     free(out[0].data);
     free(out[1].data);
+}
+
+/* ---- adversarial input: never a crash, a hang or a leak ---- */
+
+static double pick(pm_rng *r, const double *v, int n) { return v[pm_rng_below(r, (uint64_t)n)]; }
+
+Test(req_road, adversarial_requests_answer_200_or_problem) {
+    pm_rng r;
+    pm_rng_seed(&r, 99);
+    const double widths[] = {0.1, 3, 8, 60, 200}, errs[] = {0.001, 0.05, 5, 100};
+    const double segs[] = {0.05, 1, 5, 1000}, spans[] = {0.001, 0.01, 1, 30, 5000};
+    const char *curves[] = {"catmull-rom", "linear"}, *conf[] = {"drape", "bank"};
+    pm_api_limits l = limits();
+    l.max_vertices = 200000;
+    int ok = 0, refused = 0;
+    for (int iter = 0; iter < 300; iter++) {
+        json_t *doc = json_object(), *pts = json_array();
+        int n = 2 + (int)pm_rng_below(&r, 12);
+        double x = 0, z = 0, span = pick(&r, spans, 5);
+        for (int i = 0; i < n; i++) {
+            json_array_append_new(pts, json_pack("[f,f,f]", x, pm_rng_range(&r, -50, 50), z));
+            /* Sometimes straight back: 180-degree reversals and cusps. */
+            double a = pm_rng_chance(&r, 0.3) ? 3.14159 * (double)(i % 2) : pm_rng_range(&r, 0, 6.3);
+            x += span * cos(a);
+            z += span * sin(a);
+        }
+        json_object_set_new(doc, "points", pts);
+        json_object_set_new(doc, "closed", json_boolean(n >= 3 && pm_rng_chance(&r, 0.3)));
+        json_object_set_new(doc, "curve", json_string(curves[pm_rng_below(&r, 2)]));
+        json_object_set_new(doc, "alpha", json_real(pm_rng_chance(&r, 0.5) ? 0.0 : pm_rng_unit(&r)));
+        json_object_set_new(doc, "max_error", json_real(pick(&r, errs, 4)));
+        json_object_set_new(doc, "max_segment", json_real(pick(&r, segs, 4)));
+        json_object_set_new(doc, "width", json_real(pick(&r, widths, 5)));
+        json_object_set_new(doc, "shoulder", json_real(pm_rng_range(&r, 0, 20)));
+        json_object_set_new(doc, "cross_segments", json_integer(1 + (json_int_t)pm_rng_below(&r, 64)));
+        json_object_set_new(doc, "banking", json_pack("{s:f, s:f, s:f}", "max_degrees", pm_rng_range(&r, 0, 45),
+                                                      "radius", pm_rng_range(&r, 0.1, 500), "transition",
+                                                      pm_rng_range(&r, 0, 100)));
+        if (pm_rng_chance(&r, 0.4)) {
+            json_object_set_new(doc, "terrain",
+                                json_pack("{s:[f,f], s:f, s:i, s:i, s:{s:i, s:f, s:f}}", "origin", -100.0, -100.0,
+                                          "cell", pm_rng_range(&r, 0.5, 20), "cols", 2 + (int)pm_rng_below(&r, 60),
+                                          "rows", 2 + (int)pm_rng_below(&r, 60), "noise", "seed", iter,
+                                          "amplitude", pm_rng_range(&r, 0, 300), "wavelength",
+                                          pm_rng_range(&r, 0.5, 100)));
+            json_object_set_new(doc, "conform", json_string(conf[pm_rng_below(&r, 2)]));
+            json_object_set_new(doc, "up", json_string(pm_rng_chance(&r, 0.5) ? "terrain" : "world"));
+            if (pm_rng_chance(&r, 0.5))
+                json_object_set_new(doc, "flatten", json_pack("{s:f, s:f}", "margin", pm_rng_range(&r, 0, 50),
+                                                              "falloff", pm_rng_range(&r, 0, 50)));
+        }
+        if (pm_rng_chance(&r, 0.5))
+            json_object_set_new(doc, "props", json_pack("[{s:s, s:f, s:f}]", "name", "p", "spacing",
+                                                        pm_rng_range(&r, 0.1, 50), "offset", pm_rng_range(&r, 0, 300)));
+        if (pm_rng_chance(&r, 0.3)) json_object_set_new(doc, "lods", json_pack("[f, f]", 101.0, 500.0));
+        char *body = json_dumps(doc, JSON_COMPACT);
+        json_decref(doc);
+        run rr = road(body, &l);
+        if (rr.parsed && rr.generated) {
+            ok++;
+            /* Every triangle faces up, whatever came in. */
+            for (uint32_t i = 0; i < rr.scene->nprims; i++) {
+                const pm_prim *p = &rr.scene->prims[i];
+                for (uint32_t t = 0; t < p->icount; t += 3) {
+                    const float *A = p->positions + 3 * p->indices[t], *B = p->positions + 3 * p->indices[t + 1],
+                                *C = p->positions + 3 * p->indices[t + 2];
+                    double ny = (double)(B[2] - A[2]) * (C[0] - A[0]) - (double)(B[0] - A[0]) * (C[2] - A[2]);
+                    cr_assert_gt(ny, 0.0, "iter %d: %s", iter, body);
+                }
+            }
+        } else {
+            refused++;
+            cr_assert(rr.prob.status == 422 || rr.prob.status == 503, "iter %d: status %d", iter, rr.prob.status);
+            cr_assert(rr.prob.status != 422 || json_array_size(rr.prob.errors) > 0, "iter %d: no pointer", iter);
+        }
+        free(body);
+        done(&rr);
+    }
+    fprintf(stderr, "adversarial: %d generated, %d refused\n", ok, refused);
+    cr_assert_gt(ok, 100, "%d generated, %d refused", ok, refused);
+    cr_assert_gt(refused, 5, "%d generated, %d refused", ok, refused);
 }

@@ -324,6 +324,99 @@ Test(earclip, lattice_stars_with_midpoints) {
     }
 }
 
+static bool brute_simple(const double *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (p[2 * i] == p[2 * j] && p[2 * i + 1] == p[2 * j + 1]) return false;
+    for (size_t i = 0; i < n; i++) {
+        const double *a = p + 2 * i, *b = p + 2 * ((i + 1) % n);
+        for (size_t j = i + 1; j < n; j++) {
+            const double *c = p + 2 * j, *d = p + 2 * ((j + 1) % n);
+            bool adjacent = j == i + 1 || (i == 0 && j == n - 1);
+            if (!adjacent) {
+                if (pm_segments_intersect(a, b, c, d)) return false;
+                continue;
+            }
+            /* Adjacent: share one vertex; overlapping if the far ends lie on
+             * the same ray from it. */
+            const double *s = j == i + 1 ? b : a, *x = j == i + 1 ? a : b, *y = j == i + 1 ? d : c;
+            if (n > 3 && pm_orient2d(s, x, y) == 0 &&
+                (x[0] - s[0]) * (y[0] - s[0]) + (x[1] - s[1]) * (y[1] - s[1]) > 0)
+                return false;
+            if (n == 3 && pm_orient2d(p, p + 2, p + 4) == 0) return false;
+        }
+    }
+    return true;
+}
+
+/* Junction-like contours: 3 to 8 arms of random widths around a centre,
+ * with rounded reflex corners between neighbouring arms and extra points
+ * along the curbs (nearly collinear), far from the origin. Mostly
+ * star-shaped around their centre, with reflex fillets. */
+static poly junction_contour(pm_rng *r) {
+    poly q = {0};
+    int arms = 3 + (int)pm_rng_below(r, 6);
+    double cx = pm_rng_range(r, -1e4, 1e4), cz = pm_rng_range(r, -1e4, 1e4);
+    double step = 6.283185307179586 / arms, base = pm_rng_range(r, 0, 6.283185307179586);
+    double ang[8], w[8], len[8];
+    for (int i = 0; i < arms; i++) {
+        ang[i] = base + step * (i + pm_rng_range(r, -0.2, 0.2));
+        w[i] = pm_rng_range(r, 2, 8);
+        len[i] = pm_rng_range(r, 15, 40);
+    }
+    for (int i = 0; i < arms; i++) {
+        int j = (i + 1) % arms;
+        double di[2] = {cos(ang[i]), sin(ang[i])}, ni[2] = {-di[1], di[0]};
+        double dj[2] = {cos(ang[j]), sin(ang[j])}, nj[2] = {-dj[1], dj[0]};
+        /* Corner: left curb of arm i meets right curb of arm j. */
+        double pi[2] = {w[i] * ni[0], w[i] * ni[1]}, pj[2] = {-w[j] * nj[0], -w[j] * nj[1]};
+        double den = di[0] * dj[1] - di[1] * dj[0];
+        double t = ((pj[0] - pi[0]) * dj[1] - (pj[1] - pi[1]) * dj[0]) / den;
+        double corner[2] = {pi[0] + t * di[0], pi[1] + t * di[1]};
+        double s = ((pj[0] - pi[0]) * di[1] - (pj[1] - pi[1]) * di[0]) / den;
+        /* Mouth of arm i, then points along its left curb towards the corner. */
+        double mouth_r[2] = {len[i] * di[0] - w[i] * ni[0], len[i] * di[1] - w[i] * ni[1]};
+        double mouth_l[2] = {len[i] * di[0] + w[i] * ni[0], len[i] * di[1] + w[i] * ni[1]};
+        put(&q, cx + mouth_r[0], cz + mouth_r[1]);
+        put(&q, cx + mouth_l[0], cz + mouth_l[1]);
+        double radius = pm_rng_range(r, 0.5, 3);
+        int curb_pts = (int)pm_rng_below(r, 4);
+        for (int k = 1; k <= curb_pts; k++) {
+            double u = len[i] - (len[i] - t - radius) * k / (curb_pts + 1);
+            put(&q, cx + pi[0] + u * di[0], cz + pi[1] + u * di[1]);
+        }
+        /* Fillet: from t + radius along arm i to s + radius along arm j. */
+        double a0[2] = {corner[0] + radius * di[0], corner[1] + radius * di[1]};
+        double a1[2] = {corner[0] + radius * dj[0], corner[1] + radius * dj[1]};
+        int segs = 1 + (int)pm_rng_below(r, 5);
+        for (int k = 0; k <= segs; k++) {
+            double f = (double)k / segs, g = f * (1 - f) * 0.8;
+            /* A bulge towards the corner, approximating the arc. */
+            double x = a0[0] + f * (a1[0] - a0[0]) + g * (corner[0] - (a0[0] + a1[0]) / 2) * 2;
+            double y = a0[1] + f * (a1[1] - a0[1]) + g * (corner[1] - (a0[1] + a1[1]) / 2) * 2;
+            put(&q, cx + x, cz + y);
+        }
+        /* Corners must lie between the centre and both mouths. */
+        if (!(t > 0 && s > 0 && t + radius < len[i] - 1 && s + radius < len[j] - 1)) q.n = 0;
+    }
+    return q;
+}
+
+Test(earclip, junction_like_contours) {
+    pm_rng r;
+    pm_rng_seed(&r, 77);
+    int done = 0;
+    for (int s = 0; s < 3000; s++) {
+        poly q = junction_contour(&r);
+        if (q.n >= 3 && brute_simple(q.p, q.n)) {
+            expect_ok(q.p, q.n);
+            done++;
+        }
+        free(q.p);
+    }
+    cr_assert_gt(done, 2000, "only %d valid contours generated", done);
+}
+
 /* ---- rejection ---------------------------------------------------------- */
 
 Test(earclip, rejects_degenerate_and_non_simple) {
@@ -371,31 +464,6 @@ Test(earclip, rejects_double_winding) {
 }
 
 /* ---- against brute force on tiny lattices ------------------------------- */
-
-static bool brute_simple(const double *p, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++)
-            if (p[2 * i] == p[2 * j] && p[2 * i + 1] == p[2 * j + 1]) return false;
-    for (size_t i = 0; i < n; i++) {
-        const double *a = p + 2 * i, *b = p + 2 * ((i + 1) % n);
-        for (size_t j = i + 1; j < n; j++) {
-            const double *c = p + 2 * j, *d = p + 2 * ((j + 1) % n);
-            bool adjacent = j == i + 1 || (i == 0 && j == n - 1);
-            if (!adjacent) {
-                if (pm_segments_intersect(a, b, c, d)) return false;
-                continue;
-            }
-            /* Adjacent: share one vertex; overlapping if the far ends lie on
-             * the same ray from it. */
-            const double *s = j == i + 1 ? b : a, *x = j == i + 1 ? a : b, *y = j == i + 1 ? d : c;
-            if (n > 3 && pm_orient2d(s, x, y) == 0 &&
-                (x[0] - s[0]) * (y[0] - s[0]) + (x[1] - s[1]) * (y[1] - s[1]) > 0)
-                return false;
-            if (n == 3 && pm_orient2d(p, p + 2, p + 4) == 0) return false;
-        }
-    }
-    return true;
-}
 
 /* Random polygons on a 5x5 lattice: mostly self-intersecting, full of
  * collinear edges, touching vertices and vertical edges. The verdict must

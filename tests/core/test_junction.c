@@ -14,360 +14,7 @@
 #include "pm/predicates.h"
 #include "pm/result.h"
 #include "pm/rng.h"
-
-#define PI 3.14159265358979323846
-#define MAXA 16
-
-typedef struct jcase {
-    pm_junction_arm arms[MAXA];
-    double lines[MAXA][8];       /* centerline storage */
-    pm_junction_params p;
-} jcase;
-
-typedef struct jrun {
-    pm_arena *a;
-    pm_scene *s;
-    pm_junction_diag d;
-    int rc;
-} jrun;
-
-static void jcase_init(jcase *c) {
-    memset(c, 0, sizeof *c);
-    c->p.arms = c->arms;
-    c->p.corner_radius = 3;
-    c->p.corner_segments = 4;
-    c->p.uv_scale = 0.1;
-    c->p.snap = 0.001;
-}
-
-/* Adds an arm at deg degrees, counter-clockwise seen from +Y from +X, i.e.
- * direction (cos, -sin) in [x, z]. */
-static pm_junction_arm *add_arm(jcase *c, double deg, double width) {
-    pm_junction_arm *a = &c->arms[c->p.narms++];
-    a->direction[0] = cos(deg * PI / 180);
-    a->direction[1] = -sin(deg * PI / 180);
-    a->width = width;
-    return a;
-}
-
-static void set_sidewalks(jcase *c, double w, double ch) {
-    for (size_t i = 0; i < c->p.narms; i++) {
-        c->arms[i].has_sidewalk = true;
-        c->arms[i].sidewalk.width = w;
-        c->arms[i].sidewalk.curb_height = ch;
-    }
-}
-
-static void set_roundabout(jcase *c, double r, double ri, uint32_t seg) {
-    c->p.has_roundabout = true;
-    c->p.roundabout = (pm_junction_roundabout){r, ri, seg, 0.15};
-}
-
-static jrun run(const jcase *c) {
-    jrun r;
-    r.a = pm_arena_create(0);
-    cr_assert_not_null(r.a);
-    r.s = pm_scene_create(r.a);
-    cr_assert_not_null(r.s);
-    r.rc = pm_junction_generate(r.s, &c->p, &r.d);
-    return r;
-}
-
-static const pm_prim *find_prim(const pm_scene *s, const char *name) {
-    for (uint32_t i = 0; i < s->nprims; i++)
-        if (strcmp(s->prims[i].name, name) == 0) return &s->prims[i];
-    return NULL;
-}
-
-static const pm_meta *at(const pm_meta *arr, size_t i) {
-    const pm_meta *m = arr->u.kids.first;
-    while (i-- && m) m = m->next;
-    return m;
-}
-
-static double num(const pm_meta *m) {
-    return m->kind == PM_META_INT ? (double)m->u.i : m->u.n;
-}
-
-static double mnum(const pm_meta *obj, const char *key) { return num(pm_meta_get(obj, key)); }
-
-/* ---- invariant checker ------------------------------------------------------ */
-
-/* [x, z] of vertex i. */
-static void xz(const pm_prim *p, uint32_t i, double out[2]) {
-    out[0] = p->positions[3 * i];
-    out[1] = p->positions[3 * i + 2];
-}
-
-/* Twice the area seen from +Y (counter-clockwise positive) of a polygon of
- * [x, z] pairs. */
-static double area2_xz(const double *pts, size_t n) {
-    double s = 0;
-    for (size_t i = 0; i < n; i++) {
-        const double *a = pts + 2 * i, *b = pts + 2 * ((i + 1) % n);
-        s += a[1] * b[0] - a[0] * b[1];
-    }
-    return s;
-}
-
-/* Brute force, independent of the generator's sweep: no two non-adjacent
- * edges touch, no adjacent pair folds back. */
-static bool simple_xz(const double *p, size_t n) {
-    if (n < 3) return false;
-    for (size_t i = 0; i < n; i++) {
-        const double *a = p + 2 * ((i + n - 1) % n), *b = p + 2 * i, *c = p + 2 * ((i + 1) % n);
-        if (b[0] == c[0] && b[1] == c[1]) return false;
-        if (pm_orient_xz(a, b, c) == 0 &&
-            (a[0] - b[0]) * (c[0] - b[0]) + (a[1] - b[1]) * (c[1] - b[1]) > 0)
-            return false;
-        for (size_t j = i + 2; j < n; j++) {
-            if (i == 0 && j == n - 1) continue;
-            if (pm_segments_intersect(p + 2 * i, p + 2 * ((i + 1) % n), p + 2 * j,
-                                      p + 2 * ((j + 1) % n)))
-                return false;
-        }
-    }
-    return true;
-}
-
-static bool snapped(float v, double g) { return (float)pm_snap((double)v, g) == v; }
-
-/* Position key of a vertex, for seams across primitives. */
-typedef struct pkey { float x, y, z; } pkey;
-static pkey key_of(const pm_prim *p, uint32_t i) {
-    pkey k = {p->positions[3 * i], p->positions[3 * i + 1], p->positions[3 * i + 2]};
-    return k;
-}
-
-static int pkey_cmp(pkey a, pkey b) {
-    if (a.x != b.x) return a.x < b.x ? -1 : 1;
-    if (a.y != b.y) return a.y < b.y ? -1 : 1;
-    if (a.z != b.z) return a.z < b.z ? -1 : 1;
-    return 0;
-}
-
-/* Every triangle edge of the scene by position, smaller end first, sorted:
- * how many triangles share an edge, across primitives. */
-typedef struct ekey { pkey a, b; } ekey;
-typedef struct etable { ekey *e; size_t n; } etable;
-
-static int ekey_cmp(const void *x, const void *y) {
-    const ekey *p = x, *q = y;
-    int c = pkey_cmp(p->a, q->a);
-    return c ? c : pkey_cmp(p->b, q->b);
-}
-
-static ekey ekey_make(pkey a, pkey b) {
-    ekey k;
-    if (pkey_cmp(a, b) <= 0) { k.a = a; k.b = b; } else { k.a = b; k.b = a; }
-    return k;
-}
-
-static etable edges_build(const pm_scene *s) {
-    etable t = {NULL, 0};
-    for (uint32_t q = 0; q < s->nprims; q++) t.n += s->prims[q].icount;
-    t.e = malloc((t.n ? t.n : 1) * sizeof *t.e);
-    size_t m = 0;
-    for (uint32_t q = 0; q < s->nprims; q++) {
-        const pm_prim *p = &s->prims[q];
-        for (uint32_t i = 0; i < p->icount; i += 3)
-            for (int e = 0; e < 3; e++)
-                t.e[m++] = ekey_make(key_of(p, p->indices[i + e]), key_of(p, p->indices[i + (e + 1) % 3]));
-    }
-    qsort(t.e, t.n, sizeof *t.e, ekey_cmp);
-    return t;
-}
-
-static int edge_uses(const etable *t, pkey a, pkey b) {
-    ekey k = ekey_make(a, b);
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (ekey_cmp(&t->e[mid], &k) < 0) lo = mid + 1; else hi = mid;
-    }
-    int n = 0;
-    while (lo < t->n && ekey_cmp(&t->e[lo], &k) == 0) { n++; lo++; }
-    return n;
-}
-
-static char why[512];
-#define FAIL(...) do { snprintf(why, sizeof why, __VA_ARGS__); return why; } while (0)
-
-static const char *check_prims(const pm_scene *s, double g) {
-    for (uint32_t q = 0; q < s->nprims; q++) {
-        const pm_prim *p = &s->prims[q];
-        for (uint32_t i = 0; i < 3 * p->vcount; i++)
-            if (!snapped(p->positions[i], g)) FAIL("%s: coordinate %u = %.9g not snapped", p->name, i, p->positions[i]);
-        for (uint32_t i = 0; i < p->vcount; i++) {
-            const float *n = p->normals + 3 * i;
-            double l = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
-            if (fabs(l - 1) > 1e-5) FAIL("%s: normal %u has length %g", p->name, i, l);
-        }
-        for (uint32_t t = 0; t < p->icount; t += 3) {
-            const float *a = p->positions + 3 * p->indices[t], *b = p->positions + 3 * p->indices[t + 1],
-                        *c = p->positions + 3 * p->indices[t + 2];
-            double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-            double cr[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-            if (!(cr[0] != 0 || cr[1] != 0 || cr[2] != 0)) FAIL("%s: triangle %u has zero area", p->name, t / 3);
-            /* Ground surfaces face up; the curb is vertical; the island is
-             * both (its top and its wall). */
-            double pa[2] = {a[0], a[2]}, pb[2] = {b[0], b[2]}, pc[2] = {c[0], c[2]};
-            double o = pm_orient_xz(pa, pb, pc);
-            bool curb = strcmp(p->name, "curb") == 0, island = strcmp(p->name, "island") == 0;
-            if (!curb && !island && !(o > 0)) FAIL("%s: triangle %u does not face up", p->name, t / 3);
-            if (curb && o != 0) FAIL("curb triangle %u is not vertical", t / 3);
-            if (island && o < 0) FAIL("island triangle %u faces down", t / 3);
-        }
-    }
-    return NULL;
-}
-
-static bool shared_mouth_vertex(const pm_meta *arms, uint32_t v) {
-    int uses = 0;
-    for (const pm_meta *a = arms->u.kids.first; a; a = a->next) {
-        const pm_meta *m = pm_meta_get(a, "mouth");
-        uses += mnum(m, "left_index") == v;
-        uses += mnum(m, "right_index") == v;
-    }
-    return uses > 1;
-}
-
-/* The asphalt: contour simple and counter-clockwise, triangles up with the
- * exact area, mouths on the contour. */
-static const char *check_asphalt(const pm_scene *s, const jcase *c) {
-    const pm_prim *as = find_prim(s, "asphalt");
-    if (!as || s->nprims == 0 || &s->prims[0] != as) FAIL("asphalt is not the first primitive");
-    const pm_meta *contour = pm_meta_get(s->meta, "contour");
-    size_t nc = contour->u.kids.count;
-    double *poly = malloc(2 * nc * sizeof *poly);
-    for (size_t i = 0; i < nc; i++) {
-        xz(as, (uint32_t)i, poly + 2 * i);
-        const pm_meta *pt = at(contour, i);
-        if (num(at(pt, 0)) != poly[2 * i] || num(at(pt, 1)) != poly[2 * i + 1]) {
-            free(poly);
-            FAIL("contour point %zu differs from asphalt vertex %zu", i, i);
-        }
-    }
-    bool simple = simple_xz(poly, nc);
-    double area = area2_xz(poly, nc);
-    free(poly);
-    if (!simple) FAIL("contour is not simple");
-    if (!(area > 0)) FAIL("contour is not counter-clockwise seen from +Y");
-    const pm_meta *rb = pm_meta_get(s->meta, "roundabout");
-    if (rb) {
-        size_t ni = pm_meta_get(rb, "island")->u.kids.count;
-        double *isl = malloc(2 * ni * sizeof *isl);
-        for (size_t i = 0; i < ni; i++) xz(as, (uint32_t)(nc + i), isl + 2 * i);
-        bool ok = simple_xz(isl, ni);
-        double ia = area2_xz(isl, ni);
-        free(isl);
-        if (!ok || !(ia > 0)) FAIL("island ring is not a simple CCW polygon");
-        area -= ia;
-        if (as->vcount != nc + ni) FAIL("asphalt has %u vertices, contour+island %zu", as->vcount, nc + ni);
-    } else if (as->vcount != nc) {
-        FAIL("asphalt has %u vertices besides the contour's %zu", as->vcount, nc);
-    }
-    double tri = 0;
-    for (uint32_t t = 0; t < as->icount; t += 3) {
-        double pts[6];
-        for (int k = 0; k < 3; k++) xz(as, as->indices[t + k], pts + 2 * k);
-        double o = pm_orient_xz(pts, pts + 2, pts + 4);
-        if (!(o > 0)) FAIL("asphalt triangle %u is not CCW from +Y", t / 3);
-        tri += area2_xz(pts, 3);
-    }
-    if (fabs(tri - area) > 1e-9 * fabs(area)) FAIL("triangle area %.12g != contour area %.12g", tri / 2, area / 2);
-    if (!rb && as->icount / 3 != nc - 2) FAIL("%u triangles for %zu contour points", as->icount / 3, nc);
-    /* Mouths: request order, right -> left is a contour edge. */
-    const pm_meta *arms = pm_meta_get(s->meta, "arms");
-    if (arms->u.kids.count != c->p.narms) FAIL("metadata lists %zu arms", arms->u.kids.count);
-    for (size_t i = 0; i < c->p.narms; i++) {
-        const pm_meta *arm = at(arms, i), *m = pm_meta_get(arm, "mouth");
-        if (mnum(arm, "index") != (double)i) FAIL("arm %zu out of order", i);
-        uint32_t li = (uint32_t)mnum(m, "left_index"), ri = (uint32_t)mnum(m, "right_index");
-        if (li >= nc || ri >= nc || li != (ri + 1) % nc) FAIL("arm %zu mouth %u-%u is not a contour edge", i, ri, li);
-        const pm_meta *lp = pm_meta_get(m, "left"), *rp = pm_meta_get(m, "right");
-        for (int k = 0; k < 3; k++)
-            if (num(at(lp, k)) != as->positions[3 * li + k] || num(at(rp, k)) != as->positions[3 * ri + k])
-                FAIL("arm %zu mouth points differ from their vertices", i);
-        /* Each mouth edge is level at its arm's elevation, except at a
-         * corner vertex two mouths share (sharp corners): the mean there. */
-        float e = (float)pm_snap(c->arms[i].elevation, c->p.snap);
-        if ((as->positions[3 * li + 1] != e && !shared_mouth_vertex(arms, li)) ||
-            (as->positions[3 * ri + 1] != e && !shared_mouth_vertex(arms, ri)))
-            FAIL("arm %zu mouth is not at its elevation", i);
-        /* Left is on the left looking outward: (right->left) x up along d. */
-        double L[2], R[2];
-        xz(as, li, L);
-        xz(as, ri, R);
-        double dx = c->arms[i].direction[0], dz = c->arms[i].direction[1];
-        if (c->arms[i].centerline) {
-            size_t n = c->arms[i].centerline_len;
-            const double *cl = c->arms[i].centerline;
-            dx = cl[2 * n - 4] - cl[2 * n - 2];
-            dz = cl[2 * n - 3] - cl[2 * n - 1];
-        }
-        /* left - right points to the arm's left: (dz, -dx). */
-        if ((L[0] - R[0]) * dz + (L[1] - R[1]) * -dx <= 0) FAIL("arm %zu mouth sides swapped", i);
-    }
-    return NULL;
-}
-
-/* Seams: every asphalt contour edge of a corner with a sidewalk is shared
- * with the curb, every curb top edge with the sidewalk; the island ring with
- * the island wall. */
-static const char *check_seams_t(const pm_scene *s, const jcase *c, const etable *et);
-static const char *check_seams(const pm_scene *s, const jcase *c) {
-    etable et = edges_build(s);
-    const char *w = check_seams_t(s, c, &et);
-    free(et.e);
-    return w;
-}
-
-static const char *check_seams_t(const pm_scene *s, const jcase *c, const etable *et) {
-    const pm_prim *as = find_prim(s, "asphalt"), *curb = find_prim(s, "curb");
-    const pm_meta *contour = pm_meta_get(s->meta, "contour"), *arms = pm_meta_get(s->meta, "arms");
-    size_t nc = contour->u.kids.count;
-    bool all_sw = true;
-    for (size_t i = 0; i < c->p.narms; i++) all_sw = all_sw && c->arms[i].has_sidewalk;
-    if (all_sw != (curb != NULL) && all_sw) FAIL("sidewalks requested but no curb primitive");
-    if (all_sw) {
-        char *mouth = calloc(nc, 1);
-        for (size_t i = 0; i < c->p.narms; i++)
-            mouth[(size_t)mnum(pm_meta_get(at(arms, i), "mouth"), "right_index")] = 1;
-        for (size_t i = 0; i < nc; i++) {
-            if (mouth[i]) continue;
-            int u = edge_uses(et, key_of(as, (uint32_t)i), key_of(as, (uint32_t)((i + 1) % nc)));
-            if (u != 2) { free(mouth); FAIL("contour edge %zu is used by %d triangles, not 2", i, u); }
-        }
-        free(mouth);
-        /* Curb tops: each curb vertex above the ground carries a sidewalk edge. */
-        for (uint32_t t = 0; t < curb->icount; t += 3)
-            for (int e = 0; e < 3; e++) {
-                uint32_t a = curb->indices[t + e], b = curb->indices[t + (e + 1) % 3];
-                const float *pa = curb->positions + 3 * a, *pb = curb->positions + 3 * b;
-                if (pa[0] == pb[0] && pa[2] == pb[2]) continue;   /* vertical edge */
-                int u = edge_uses(et, key_of(curb, a), key_of(curb, b));
-                if (u != 2) FAIL("curb edge %u-%u is used by %d triangles", a, b, u);
-            }
-    }
-    const pm_meta *rb = pm_meta_get(s->meta, "roundabout");
-    if (rb) {
-        size_t ni = pm_meta_get(rb, "island")->u.kids.count;
-        for (size_t i = 0; i < ni; i++) {
-            int u = edge_uses(et, key_of(as, (uint32_t)(nc + i)), key_of(as, (uint32_t)(nc + (i + 1) % ni)));
-            if (u != 2) FAIL("island ring edge %zu is used by %d triangles", i, u);
-        }
-    }
-    return NULL;
-}
-
-static const char *check_all(const jrun *r, const jcase *c, bool seams) {
-    if (r->rc != 0) FAIL("generation failed: %s (%s)", pm_junction_error_name(r->d.error), r->d.message);
-    const char *w = check_prims(r->s, c->p.snap);
-    if (!w) w = check_asphalt(r->s, c);
-    if (!w && seams) w = check_seams(r->s, c);
-    return w;
-}
+#include "pm_test_junction.h"
 
 static void assert_valid(const jcase *c, jrun *r) {
     *r = run(c);
@@ -620,7 +267,7 @@ Test(junction, per_arm_sidewalk_override) {
     c.arms[1].has_sidewalk = false;     /* corners 0-1 and 1-2 lose theirs */
     c.arms[3].sidewalk.width = 4;
     jrun r = run(&c);
-    cr_assert_null(check_all(&r, &c, false), "%s", why);
+    cr_assert_null(check_all(&r, &c, false), "%s", why_buf());
     int with = 0;
     for (size_t k = 0; k < 4; k++) with += pm_meta_get(corner(&r, k), "sidewalk")->u.b;
     cr_assert_eq(with, 2);
@@ -719,6 +366,8 @@ Test(junction, acute_angle_on_short_arms_shrinks_radius) {
 
 /* ---- invalid sets ---------------------------------------------------------------- */
 
+static pm_junction_arm *add_line(jcase *c, const double *xz_pts, size_t n, double width);
+
 static void expect_error(const jcase *c, pm_junction_error e, int a0, int a1) {
     jrun r = run(c);
     cr_assert_eq(r.rc, PM_ERR_GEOMETRY, "expected %s, got rc %d", pm_junction_error_name(e), r.rc);
@@ -775,6 +424,20 @@ Test(junction_invalid, centerline_not_reaching_past_centre) {
     c.p.narms = 2;
     c.p.has_center = true;
     expect_error(&c, PM_JUNCTION_ARM_TOO_SHORT, 0, -1);
+}
+
+/* Centerlines passing far from the given centre: their corners land on the
+ * wrong sides and the contour would cross itself; both arms are named. */
+Test(junction_invalid, crossing_contour_names_the_arms) {
+    jcase c;
+    jcase_init(&c);
+    c.p.corner_radius = 1.8824532458573717;
+    c.p.has_center = true;
+    add_line(&c, (double[]){-22.104947024090364, 78.329747219667183, -14.91193016918235,
+                            -1.3462247450663865}, 2, 13.40654872918306);
+    add_line(&c, (double[]){61.175337195190167, 52.014465824623549, 4.9223878281167712,
+                            -4.8679188608436714}, 2, 7.01485276578659);
+    expect_error(&c, PM_JUNCTION_SELF_INTERSECTION, 0, 1);
 }
 
 Test(junction_invalid, roundabout_arms_overlap_at_ring) {
@@ -990,115 +653,6 @@ Test(junction, same_params_same_bits) {
 
 /* ---- property tests ------------------------------------------------------------------ */
 
-/* A random arm set the api would accept, with neighbours at least 6 degrees
- * apart (the generator needs 5). */
-static void random_case(pm_rng *g, jcase *c) {
-    jcase_init(c);
-    size_t n = 2 + (size_t)pm_rng_below(g, 7);
-    double ang[MAXA] = {0}, gap = 0;
-    for (;;) {
-        for (size_t i = 0; i < n; i++) ang[i] = pm_rng_range(g, 0, 360);
-        for (size_t i = 1; i < n; i++)
-            for (size_t j = i; j > 0 && ang[j - 1] > ang[j]; j--) {
-                double t = ang[j]; ang[j] = ang[j - 1]; ang[j - 1] = t;
-            }
-        gap = ang[0] + 360 - ang[n - 1];
-        for (size_t i = 1; i < n; i++) gap = fmin(gap, ang[i] - ang[i - 1]);
-        if (gap >= 6) break;
-    }
-    /* Shuffle so the request order differs from the angular order. */
-    for (size_t i = n - 1; i > 0; i--) {
-        size_t j = (size_t)pm_rng_below(g, i + 1);
-        double t = ang[i]; ang[i] = ang[j]; ang[j] = t;
-    }
-    c->p.corner_radius = pm_rng_chance(g, 0.1) ? 0 : pm_rng_range(g, 0.5, 12);
-    c->p.corner_segments = (uint32_t)pm_rng_int(g, 2, 8);
-    c->p.snap = pm_rng_chance(g, 0.2) ? 0.01 : 0.001;
-    c->p.uv_scale = pm_rng_range(g, 0.01, 1);
-    c->p.has_center = pm_rng_chance(g, 0.5);
-    c->p.center[0] = pm_rng_range(g, -200, 200);
-    c->p.center[1] = pm_rng_range(g, -200, 200);
-    bool sloped = pm_rng_chance(g, 0.4), sidewalks = pm_rng_chance(g, 0.4);
-    bool ring = pm_rng_chance(g, 0.25), lines = !ring && pm_rng_chance(g, 0.2);
-    double maxw = 0;
-    for (size_t i = 0; i < n; i++) {
-        pm_junction_arm *a = add_arm(c, ang[i], pm_rng_range(g, 3, 25));
-        maxw = fmax(maxw, a->width);
-        a->elevation = sloped ? pm_rng_range(g, -3, 3) : 0;
-        if (!ring && pm_rng_chance(g, 0.1)) a->length = pm_rng_range(g, 20, 300);
-        a->has_sidewalk = sidewalks && !pm_rng_chance(g, 0.1);
-        a->sidewalk.width = pm_rng_range(g, 0.5, 5);
-        a->sidewalk.curb_height = pm_rng_range(g, 0.05, 0.3);
-        if (lines) {
-            /* A centerline through the centre, bent once far out. */
-            double d[2] = {a->direction[0], a->direction[1]}, o[2] = {c->p.center[0], c->p.center[1]};
-            double L = pm_rng_range(g, 60, 120);
-            double pts[6] = {o[0] + d[0] * L * 2 + d[1] * 5, o[1] + d[1] * L * 2 - d[0] * 5,
-                             o[0] + d[0] * L, o[1] + d[1] * L, o[0], o[1]};
-            memcpy(c->lines[i], pts, sizeof pts);
-            a->centerline = c->lines[i];
-            a->centerline_len = 3;
-        }
-    }
-    if (ring) {
-        /* Mostly a ring the closest arms fit on, sometimes a tight one. */
-        double fit = maxw / 2 / sin(fmin(gap, 180) * PI / 360);
-        double R = fmax(fit * pm_rng_range(g, 0.95, 1.6), maxw / 2 + pm_rng_range(g, 1, 10));
-        /* An island the widest arm's mouth can pass. */
-        double room = sqrt(R * R - maxw * maxw / 4);
-        set_roundabout(c, R, room * pm_rng_range(g, 0.2, 0.95), (uint32_t)pm_rng_int(g, 8, 64));
-    }
-}
-
-static void dump_case(const jcase *c) {
-    fprintf(stderr, "r=%.17g seg=%u snap=%g center=%d [%.17g, %.17g] ring=%d (%g %g %u)\n",
-            c->p.corner_radius, c->p.corner_segments, c->p.snap, c->p.has_center, c->p.center[0],
-            c->p.center[1], c->p.has_roundabout, c->p.roundabout.radius,
-            c->p.roundabout.island_radius, c->p.roundabout.segments);
-    for (size_t i = 0; i < c->p.narms; i++) {
-        const pm_junction_arm *a = &c->arms[i];
-        fprintf(stderr, " arm %zu: dir [%.17g, %.17g] w %.17g e %.17g len %g sw %d (%g %g) cl %zu\n", i,
-                a->direction[0], a->direction[1], a->width, a->elevation, a->length,
-                a->has_sidewalk, a->sidewalk.width, a->sidewalk.curb_height, a->centerline_len);
-    }
-}
-
-/* Whether a refusal is one the arm set really calls for, checked without
- * the generator's own code where that is possible. */
-static bool refusal_justified(const jcase *c, const pm_junction_diag *d) {
-    bool bounded = false;
-    for (size_t i = 0; i < d->narms; i++) {
-        const pm_junction_arm *a = &c->arms[d->arms[i]];
-        bounded = bounded || a->length > 0 || a->centerline;
-    }
-    switch (d->error) {
-    case PM_JUNCTION_ARM_TOO_SHORT:
-        return bounded;
-    case PM_JUNCTION_SIDEWALK_NO_FIT:
-        return bounded && strstr(d->message, "does not fit on arm");
-    case PM_JUNCTION_RING_NO_FIT: {
-        if (d->narms == 1) {
-            /* A mouth cutting into the island: even the requested fillet,
-             * which pushes the mouth furthest out, leaves it inside. */
-            const pm_junction_arm *a = &c->arms[d->arms[0]];
-            double R = c->p.roundabout.radius, r = c->p.corner_radius, h = a->width / 2;
-            return sqrt((R + r) * (R + r) - (h + r) * (h + r)) <=
-                   c->p.roundabout.island_radius + c->p.snap + 1e-9;
-        }
-        /* Direction arms through the centre: the two curbs reach the ring at
-         * angles asin(h / R) either side of their arms, and overlap there. */
-        if (d->narms != 2) return false;
-        const pm_junction_arm *a = &c->arms[d->arms[0]], *b = &c->arms[d->arms[1]];
-        double ta = atan2(-a->direction[1], a->direction[0]), tb = atan2(-b->direction[1], b->direction[0]);
-        double gap = fmod(tb - ta + 4 * PI, 2 * PI);
-        double R = c->p.roundabout.radius;
-        return asin(a->width / 2 / R) + asin(b->width / 2 / R) >= gap - 1e-9;
-    }
-    default:
-        return false;
-    }
-}
-
 Test(junction_property, random_valid_arm_sets, .timeout = 120) {
     pm_rng g;
     pm_rng_seed(&g, 20261129);
@@ -1154,4 +708,51 @@ Test(junction_property, random_too_close_pairs) {
         (void)extra;
         expect_error(&c, PM_JUNCTION_ARMS_TOO_CLOSE, (int)k, (int)n);
     }
+}
+
+/* Parameters at the edges of what the api accepts: tiny and huge widths,
+ * coordinates far out, coarse and fine snapping, big radii, many arms.
+ * Never a crash or a broken mesh: a valid junction or a reasoned refusal. */
+Test(junction_property, extreme_parameters, .timeout = 120) {
+    pm_rng g;
+    pm_rng_seed(&g, 5150);
+    int ok = 0;
+    for (int it = 0; it < 1500; it++) {
+        jcase c;
+        jcase_init(&c);
+        size_t n = 2 + (size_t)pm_rng_below(&g, 15);
+        c.p.snap = pm_rng_chance(&g, 0.5) ? 1e-6 : pm_rng_chance(&g, 0.5) ? 0.1 : 0.001;
+        double wmin = 10 * c.p.snap;
+        c.p.corner_radius = pm_rng_chance(&g, 0.3) ? pm_rng_range(&g, 0, 1000) : pm_rng_range(&g, 0, 10);
+        c.p.corner_segments = (uint32_t)pm_rng_int(&g, 2, 64);
+        c.p.has_center = true;
+        c.p.center[0] = pm_rng_range(&g, -1e5, 1e5);
+        c.p.center[1] = pm_rng_range(&g, -1e5, 1e5);
+        for (size_t i = 0; i < n; i++) {
+            pm_junction_arm *a = add_arm(&c, pm_rng_range(&g, 0, 360),
+                                         pm_rng_chance(&g, 0.2) ? wmin : exp(pm_rng_range(&g, log(wmin), log(1000))));
+            a->elevation = pm_rng_chance(&g, 0.3) ? pm_rng_range(&g, -1e4, 1e4) : 0;
+            if (pm_rng_chance(&g, 0.2)) a->length = pm_rng_range(&g, wmin, 1e5);
+            a->has_sidewalk = pm_rng_chance(&g, 0.3);
+            a->sidewalk.width = pm_rng_range(&g, wmin, 100);
+            a->sidewalk.curb_height = pm_rng_range(&g, 2 * c.p.snap, 2);
+        }
+        if (pm_rng_chance(&g, 0.2)) {
+            double R = pm_rng_range(&g, 1, 1e4);
+            set_roundabout(&c, R, R * pm_rng_range(&g, 0.01, 0.99), (uint32_t)pm_rng_int(&g, 8, 256));
+        }
+        jrun r = run(&c);
+        cr_assert(r.rc == 0 || r.rc == PM_ERR_GEOMETRY, "case %d: rc %d", it, r.rc);
+        if (r.rc == 0) {
+            const char *w = check_all(&r, &c, it % 5 == 0);
+            if (w && getenv("PM_JUNCTION_DUMP")) dump_case(&c);
+            cr_assert_null(w, "case %d: %s", it, w);
+            ok++;
+        } else {
+            cr_assert_gt(strlen(r.d.message), 10);
+        }
+        pm_arena_destroy(r.a);
+    }
+    fprintf(stderr, "junction extremes: %d of 1500 built\n", ok);
+    cr_assert_gt(ok, 100);
 }

@@ -465,6 +465,10 @@ Test(road, flatten_matches_the_road_within_the_margin) {
     const pm_prim *tp = find_prim(s, "terrain");
     /* Under the road: the node sits `depth` below the road surface. */
     size_t under = 0, ring = 0, far_nodes = 0, k = 0;
+    const pm_prim *shp = find_prim(s, "shoulder");
+    edge outL = column(shp, (float)((-1.5 - 4.0 + 4.0) / 8.0)), outR = column(shp, (float)((5.5 + 4.0) / 8.0));
+    cr_assert_gt(outL.n, 10);
+    cr_assert_gt(outR.n, 10);
     const char *names[] = {"asphalt", "shoulder"};
     for (const pm_meta *m = hs->u.kids.first; m; m = m->next, k++) {
         uint32_t col = (uint32_t)(k % hf.cols), row = (uint32_t)(k / hf.cols);
@@ -478,7 +482,7 @@ Test(road, flatten_matches_the_road_within_the_margin) {
                 double det = (B[0] - A[0]) * (C[2] - A[2]) - (C[0] - A[0]) * (B[2] - A[2]);
                 double wb = ((x - A[0]) * (C[2] - A[2]) - (C[0] - A[0]) * (z - A[2])) / det;
                 double wc = ((B[0] - A[0]) * (z - A[2]) - (x - A[0]) * (B[2] - A[2])) / det;
-                if (wb >= 1e-6 && wc >= 1e-6 && wb + wc <= 1 - 1e-6) {
+                if (wb >= -1e-9 && wc >= -1e-9 && wb + wc <= 1 + 1e-9) {
                     surf = (1 - wb - wc) * A[1] + wb * B[1] + wc * C[1];
                     best = 0;
                 }
@@ -492,25 +496,47 @@ Test(road, flatten_matches_the_road_within_the_margin) {
         (void)tp;
         double orig = hf.h[k];
         if (best != 0) {
-            /* Distance to the road: nearest shoulder outer vertex (coarse). */
-            const pm_prim *sh = find_prim(s, "shoulder");
-            double dmin = INFINITY;
-            for (uint32_t v = 0; v < sh->vcount; v++) {
-                float vv = sh->uvs[2 * v + 1];
-                if (vv > -0.18f && vv < 1.18f) continue;
-                dmin = fmin(dmin, hypot(sh->positions[3 * v] - x, sh->positions[3 * v + 2] - z));
+            /* The outline: both outer shoulder edges in road order, and
+             * the end sections (first and last of each edge). */
+            double dmin = INFINITY, target = NAN;
+            for (int e = 0; e < 2; e++) {
+                const edge *ol = e ? &outR : &outL;
+                for (size_t j = 0; j + 1 < ol->n; j++) {
+                    const float *A = epos(ol, j), *B = epos(ol, j + 1);
+                    double ex = B[0] - A[0], ez = B[2] - A[2], l2 = ex * ex + ez * ez;
+                    double t = l2 > 0 ? ((x - A[0]) * ex + (z - A[2]) * ez) / l2 : 0;
+                    t = t < 0 ? 0 : (t > 1 ? 1 : t);
+                    double d = hypot(x - (A[0] + t * ex), z - (A[2] + t * ez));
+                    if (d < dmin) dmin = d, target = A[1] + t * (B[1] - A[1]) - 0.05;
+                }
             }
-            if (dmin > 12.0 + 4.0) {
-                cr_assert_eq(h, orig, "node (%u, %u) far away must keep its height", col, row);
+            for (int e = 0; e < 2; e++) {   /* end sections: straight, edge to edge */
+                const float *A = epos(&outL, e ? outL.n - 1 : 0), *B = epos(&outR, e ? outR.n - 1 : 0);
+                double ex = B[0] - A[0], ez = B[2] - A[2], l2 = ex * ex + ez * ez;
+                double t = ((x - A[0]) * ex + (z - A[2]) * ez) / l2;
+                t = t < 0 ? 0 : (t > 1 ? 1 : t);
+                double d = hypot(x - (A[0] + t * ex), z - (A[2] + t * ez));
+                if (d < dmin) dmin = d, target = A[1] + t * (B[1] - A[1]) - 0.05;
+            }
+            if (dmin > 12.0 + 1e-3) {
+                cr_assert_eq(h, orig, "node (%u, %u) past the falloff must keep its height", col, row);
                 far_nodes++;
-            } else if (dmin < 1.0) {
+            } else if (dmin < 2.0 - 1e-3) {
+                /* Within the margin: the nearest outline height. */
+                cr_assert_float_eq(h, target, 2e-3, "node (%u, %u) in the margin (d %g)", col, row, dmin);
                 ring++;
+            } else {
+                /* In the falloff: between its own height and the road's. */
+                cr_assert(h >= fmin(orig, target) - 2e-3 && h <= fmax(orig, target) + 2e-3,
+                          "node (%u, %u) in the falloff: %g not between %g and %g", col, row, h, orig, target);
             }
         }
     }
     cr_assert_gt(under, 100);
     cr_assert_gt(ring, 20);
     cr_assert_gt(far_nodes, 1000);
+    free(outL.v);
+    free(outR.v);
     pm_arena_destroy(a);
 }
 
@@ -677,7 +703,10 @@ Test(road, random_roads_face_up_bound_error_own_uvs_and_repeat_bytes) {
     for (int iter = 0; iter < 1000; iter++) {
         pm_road_params p;
         random_road(&r, &p, pts, 10);
-        if (iter % 4 == 0) p.terrain = &hf;
+        if (iter % 4 == 0) {
+            p.terrain = &hf;
+            p.up = iter % 8 == 0 ? PM_ROAD_UP_TERRAIN : PM_ROAD_UP_WORLD;
+        }
         pm_arena *a = pm_arena_create(0), *b = pm_arena_create(0);
         pm_scene *s = gen(a, &p);
         char what[32];

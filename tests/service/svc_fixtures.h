@@ -12,31 +12,43 @@
 
 #include "pm_test_server.h"
 
-#define SVC_ROUTE "/v1/junctions"
+#define SVC_ROUTE "/v1/dungeons"
+#define SVC_GENERATOR "dungeon"
 
-/* A valid three-arm junction. */
-#define SVC_BODY                                                                               \
-    "{\"arms\":[{\"direction\":[1,0],\"width\":8},{\"direction\":[0,1],\"width\":8},"          \
-    "{\"direction\":[-1,0],\"width\":8}]}"
+/* A small valid request. */
+#define SVC_BODY "{\"seed\":42,\"generate\":{\"count\":12,\"extent\":[64,64]}}"
 /* The same request: other key order, other number spellings. */
-#define SVC_BODY_REORDERED                                                                     \
-    "{ \"arms\" : [ {\"width\":8.0,\"direction\":[1.0,0]}, {\"width\":8e0,\"direction\":[0,1]},\n" \
-    "  {\"direction\":[-1,0.0],\"width\":80e-1} ] }"
-/* The same request with a default stated explicitly. */
-#define SVC_BODY_EXPLICIT_DEFAULT                                                              \
-    "{\"arms\":[{\"direction\":[1,0],\"width\":8},{\"direction\":[0,1],\"width\":8},"          \
-    "{\"direction\":[-1,0],\"width\":8}],\"corner_segments\":8}"
-/* Valid JSON the generator refuses (422 with a pointer into /arms). */
-#define SVC_BODY_INVALID "{\"arms\":[{\"direction\":[1,0],\"width\":-1}],\"colour\":\"red\"}"
+#define SVC_BODY_REORDERED \
+    "{ \"generate\" : {\"extent\":[64.0,6.4e1],\"count\":1.2e1},\n  \"seed\":42.0 }"
+/* The same request with defaults stated explicitly. */
+#define SVC_BODY_EXPLICIT_DEFAULT \
+    "{\"seed\":42,\"generate\":{\"count\":12,\"extent\":[64,64],\"floors\":1,\"spacing\":2}," \
+    "\"loops\":0,\"obstacles\":\"detour\"}"
+/* The same request as a GET query (same route, same canonical form). */
+#define SVC_QUERY SVC_ROUTE "?seed=42&count=12&extent=64x64"
+/* Valid JSON the generator refuses: 422 naming /seed, /generate/count and
+ * the unknown /colour. */
+#define SVC_BODY_INVALID "{\"seed\":-1,\"generate\":{\"count\":0},\"colour\":\"red\"}"
 
-/* A request that keeps a worker busy for about `ms` milliseconds; variant
- * makes distinct requests (distinct cache keys). */
-static inline void svc_slow_body(char *buf, size_t cap, int ms, int variant) {
-    snprintf(buf, cap,
-             "{\"arms\":[{\"direction\":[1,0],\"width\":%d},{\"direction\":[0,1],\"width\":8},"
-             "{\"direction\":[-1,0],\"width\":8}],\"spin_ms\":%d}",
-             8 + variant, ms);
+/* Flags that let a test ask for heavy jobs (more rooms than the default
+ * limit allows). */
+#define SVC_HEAVY_FLAGS "--max-rooms", "3000"
+
+/* A request that keeps a worker busy for a while, a few hundred ms to a
+ * second on one core: 3000 rooms on four 1024 x 1024 floors in an optimized
+ * build, a tenth of that work when the server is built with sanitizers or
+ * without optimization (the test is compiled with the same flags), encoded
+ * as GLB. variant makes distinct requests (distinct cache keys). Needs
+ * SVC_HEAVY_FLAGS. */
+#if defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__)
+#define SVC__SLOW "{\"seed\":%d,\"generate\":{\"count\":500,\"extent\":[512,512],\"floors\":2}}"
+#else
+#define SVC__SLOW "{\"seed\":%d,\"generate\":{\"count\":3000,\"extent\":[1024,1024],\"floors\":4}}"
+#endif
+static inline void svc_slow_body(char *buf, size_t cap, int variant) {
+    snprintf(buf, cap, SVC__SLOW, 1000 + variant);
 }
+#define SVC_SLOW_PATH SVC_ROUTE "?format=glb"
 
 static inline void svc_sleep_ms(long ms) {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -53,6 +65,15 @@ static inline double svc_now(void) {
 static inline double svc_wait_metric(const pm_test_server *s, const char *series, double want) {
     double v = -1, give_up = svc_now() + 10;
     while ((v = pm_test_metric(s, series)) < want && svc_now() < give_up) svc_sleep_ms(5);
+    return v;
+}
+
+/* Polls a /metrics series until it is at most want (or 10 s pass). */
+static inline double svc_wait_metric_below(const pm_test_server *s, const char *series,
+                                           double want) {
+    double v = -1, give_up = svc_now() + 10;
+    while (((v = pm_test_metric(s, series)) > want || v < 0) && svc_now() < give_up)
+        svc_sleep_ms(5);
     return v;
 }
 

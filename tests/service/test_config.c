@@ -137,6 +137,7 @@ Test(config, help_lists_every_flag_with_default_and_variable) {
         {"--body-limit", "PROCMESH_BODY_LIMIT", "1M"},
         {"--deadline-ms", "PROCMESH_DEADLINE_MS", "10000"},
         {"--drain-ms", "PROCMESH_DRAIN_MS", "10000"},
+        {"--max-connections", "PROCMESH_MAX_CONNECTIONS", "4096"},
         {"--cors-origin", "PROCMESH_CORS_ORIGIN", "*"},
         {"--log-level", "PROCMESH_LOG_LEVEL", "info"},
         {"--max-arms", "PROCMESH_MAX_ARMS", "16"},

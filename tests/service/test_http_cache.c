@@ -121,12 +121,14 @@ Test(http_cache, a_miss_that_resolves_also_gives_304) {
     cr_assert_eq(pm_test_server_stop(&fresh), 0);
 }
 
-Test(http_cache, concurrent_identical_requests_generate_once) {
+Test(http_cache_heavy, concurrent_identical_requests_generate_once, .fini = stop) {
     enum { N = 8 };
+    const char *args[] = {SVC_HEAVY_FLAGS, NULL};
+    cr_assert_eq(pm_test_server_start(&srv, args), 0);
     char body[512];
-    svc_slow_body(body, sizeof body, 600, 1);
+    svc_slow_body(body, sizeof body, 1);
     svc_call c[N];
-    for (int i = 0; i < N; i++) svc_call_start(&c[i], &srv, SVC_ROUTE, body);
+    for (int i = 0; i < N; i++) svc_call_start(&c[i], &srv, SVC_SLOW_PATH, body);
     for (int i = 0; i < N; i++) svc_call_join(&c[i]);
     for (int i = 0; i < N; i++) {
         cr_assert_eq(c[i].r.status, 200, "call %d: %ld %s", i, c[i].r.status, c[i].r.body);
@@ -134,7 +136,7 @@ Test(http_cache, concurrent_identical_requests_generate_once) {
         cr_assert_eq(memcmp(c[i].r.body, c[0].r.body, c[0].r.body_len), 0);
     }
     for (int i = 0; i < N; i++) pm_http_response_free(&c[i].r);
-    cr_assert_eq(pm_test_metric(&srv, "procmesh_generations_total{generator=\"junction\",result=\"ok\"}"), 1);
+    cr_assert_eq(pm_test_metric(&srv, "procmesh_generations_total{generator=\"" SVC_GENERATOR "\",result=\"ok\"}"), 1);
     double joins = pm_test_metric(&srv, "procmesh_cache_singleflight_joins_total");
     double hits = pm_test_metric(&srv, "procmesh_cache_hits_total");
     cr_assert_eq(joins + hits, N - 1);
@@ -152,7 +154,7 @@ Test(http_cache_off, without_memory_every_request_generates, .fini = stop) {
         cr_assert_str_eq(svc_header(&r, "X-Cache", buf, sizeof buf), "MISS");
         pm_http_response_free(&r);
     }
-    cr_assert_eq(pm_test_metric(&srv, "procmesh_generations_total{generator=\"junction\",result=\"ok\"}"), 2);
+    cr_assert_eq(pm_test_metric(&srv, "procmesh_generations_total{generator=\"" SVC_GENERATOR "\",result=\"ok\"}"), 2);
 }
 
 Test(http_cache, errors_are_not_cached) {

@@ -7,12 +7,12 @@
 static pm_test_server srv;
 
 Test(http_lifecycle, sigterm_drains_in_flight_requests_and_exits_0) {
-    const char *args[] = {"--workers", "1", NULL};
+    const char *args[] = {"--workers", "1", SVC_HEAVY_FLAGS, NULL};
     cr_assert_eq(pm_test_server_start(&srv, args), 0);
     char body[512];
-    svc_slow_body(body, sizeof body, 800, 1);
+    svc_slow_body(body, sizeof body, 1);
     svc_call c;
-    svc_call_start(&c, &srv, SVC_ROUTE, body);
+    svc_call_start(&c, &srv, SVC_SLOW_PATH, body);
     cr_assert_eq(svc_wait_metric(&srv, "procmesh_workers_busy", 1), 1);
     cr_assert_eq(pm_test_server_signal(&srv, SIGTERM), 0);
     svc_sleep_ms(100);
@@ -32,12 +32,14 @@ Test(http_lifecycle, sigterm_drains_in_flight_requests_and_exits_0) {
 }
 
 Test(http_lifecycle, a_request_longer_than_the_drain_is_cut_with_503) {
-    const char *args[] = {"--workers", "1", "--drain-ms", "300", "--deadline-ms", "60000", NULL};
+    /* A drain of 1 ms: the heavy job cannot finish within it. */
+    const char *args[] = {"--workers", "1", "--drain-ms", "1", "--deadline-ms", "60000",
+                          SVC_HEAVY_FLAGS, NULL};
     cr_assert_eq(pm_test_server_start(&srv, args), 0);
     char body[512];
-    svc_slow_body(body, sizeof body, 20000, 2);
+    svc_slow_body(body, sizeof body, 2);
     svc_call c;
-    svc_call_start(&c, &srv, SVC_ROUTE, body);
+    svc_call_start(&c, &srv, SVC_SLOW_PATH, body);
     cr_assert_eq(svc_wait_metric(&srv, "procmesh_workers_busy", 1), 1);
     double t0 = svc_now();
     cr_assert_eq(pm_test_server_signal(&srv, SIGINT), 0);

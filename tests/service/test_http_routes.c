@@ -115,9 +115,10 @@ Test(http_routes, unknown_route_is_404) {
 Test(http_routes, wrong_method_is_405_with_allow) {
     pm_http_response r;
     char buf[128];
-    pm_http_get(&srv, SVC_ROUTE, &r);
+    pm_http_request put = {.method = "PUT", .path = SVC_ROUTE};
+    pm_http(&srv, &put, &r);
     json_decref(problem(&r, 405));
-    cr_assert_str_eq(svc_header(&r, "Allow", buf, sizeof buf), "POST, OPTIONS");
+    cr_assert_str_eq(svc_header(&r, "Allow", buf, sizeof buf), "GET, HEAD, POST, OPTIONS");
     pm_http_response_free(&r);
     r = post("/healthz", "Content-Type: application/json", "{}");
     json_decref(problem(&r, 405));
@@ -169,7 +170,7 @@ Test(http_routes, format_and_accept_choose_the_encoding) {
     r = post(SVC_ROUTE, "Content-Type: application/json", SVC_BODY);
     cr_assert_str_eq(svc_header(&r, "Content-Type", buf, sizeof buf), "application/json");
     json_t *m = json_loadb((const char *)r.body, r.body_len, 0, NULL);
-    cr_assert_str_eq(json_string_value(json_object_get(m, "generator")), "junction");
+    cr_assert_str_eq(json_string_value(json_object_get(m, "generator")), SVC_GENERATOR);
     json_decref(m);
     pm_http_response_free(&r);
     r = post(SVC_ROUTE "?format=obj", "Content-Type: application/json", SVC_BODY);
@@ -180,17 +181,45 @@ Test(http_routes, format_and_accept_choose_the_encoding) {
     pm_http_response_free(&r);
 }
 
+Test(http_routes, get_and_head_share_the_post_entry) {
+    char a[128], b[128], buf[128];
+    pm_http_response p = post(SVC_ROUTE, "Content-Type: application/json", SVC_BODY);
+    cr_assert_eq(p.status, 200);
+    svc_header(&p, "ETag", a, sizeof a);
+    pm_http_response g;
+    pm_http_get(&srv, SVC_QUERY, &g);
+    cr_assert_eq(g.status, 200);
+    cr_assert_str_eq(svc_header(&g, "ETag", b, sizeof b), a, "one canonical form, one key");
+    cr_assert_str_eq(svc_header(&g, "X-Cache", buf, sizeof buf), "HIT");
+    cr_assert_eq(g.body_len, p.body_len);
+    cr_assert_eq(memcmp(g.body, p.body, p.body_len), 0);
+    pm_http_response_free(&g);
+    pm_http_request head = {.method = "HEAD", .path = SVC_QUERY};
+    pm_http(&srv, &head, &g);
+    cr_assert_eq(g.status, 200);
+    cr_assert_eq(g.body_len, 0);
+    cr_assert_str_eq(svc_header(&g, "ETag", b, sizeof b), a);
+    pm_http_response_free(&g);
+    pm_http_get(&srv, SVC_ROUTE "?seed=42&colour=red", &g);
+    json_t *j = problem(&g, 422);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(j, "errors"), 0), "pointer")),
+                     "/colour");
+    json_decref(j);
+    pm_http_response_free(&g);
+    pm_http_response_free(&p);
+}
+
 Test(http_routes, malformed_json_is_400_with_line_and_column) {
-    pm_http_response r = post(SVC_ROUTE, "Content-Type: application/json", "{\"arms\": [\n  {\"direction\": [1, 0],}\n]}");
+    pm_http_response r = post(SVC_ROUTE, "Content-Type: application/json", "{\"seed\": 1,\n  \"generate\": {\"count\": 3,}\n}");
     json_t *j = problem(&r, 400);
     const char *d = json_string_value(json_object_get(j, "detail"));
     cr_assert_not_null(strstr(d, "line 2"), "detail: %s", d);
     cr_assert_not_null(strstr(d, "column"), "detail: %s", d);
     json_decref(j);
     pm_http_response_free(&r);
-    r = post(SVC_ROUTE, "Content-Type: application/json", "{\"arms\":[],\"arms\":[]}");
+    r = post(SVC_ROUTE, "Content-Type: application/json", "{\"seed\":1,\"seed\":2}");
     j = problem(&r, 400);
-    cr_assert_not_null(strstr(json_string_value(json_object_get(j, "detail")), "arms"),
+    cr_assert_not_null(strstr(json_string_value(json_object_get(j, "detail")), "seed"),
                        "a duplicate key is named");
     json_decref(j);
     pm_http_response_free(&r);
@@ -204,14 +233,14 @@ Test(http_routes, invalid_parameters_are_422_with_pointers) {
     json_t *j = problem(&r, 422);
     json_t *errors = json_object_get(j, "errors");
     cr_assert_geq(json_array_size(errors), 2, "every bad field is listed: %s", r.body);
-    int arms = 0, colour = 0;
+    int seed = 0, colour = 0;
     for (size_t i = 0; i < json_array_size(errors); i++) {
         const char *p = json_string_value(json_object_get(json_array_get(errors, i), "pointer"));
         cr_assert(json_is_string(json_object_get(json_array_get(errors, i), "message")));
-        arms |= strncmp(p, "/arms", 5) == 0;
+        seed |= strcmp(p, "/seed") == 0;
         colour |= strcmp(p, "/colour") == 0;
     }
-    cr_assert(arms && colour, "%s", r.body);
+    cr_assert(seed && colour, "%s", r.body);
     json_decref(j);
     pm_http_response_free(&r);
     r = post(SVC_ROUTE, "Content-Type: application/json", "[1,2]");
@@ -288,7 +317,8 @@ Test(http_routes, cors_preflight_and_exposed_headers) {
     pm_http(&srv, &req, &r);
     cr_assert_eq(r.status, 204);
     cr_assert_str_eq(svc_header(&r, "Access-Control-Allow-Origin", buf, sizeof buf), "*");
-    cr_assert_str_eq(svc_header(&r, "Access-Control-Allow-Methods", buf, sizeof buf), "POST, OPTIONS");
+    cr_assert_str_eq(svc_header(&r, "Access-Control-Allow-Methods", buf, sizeof buf),
+                     "GET, HEAD, POST, OPTIONS");
     cr_assert_not_null(strstr(svc_header(&r, "Access-Control-Allow-Headers", buf, sizeof buf), "Content-Type"));
     cr_assert_str_eq(svc_header(&r, "Access-Control-Max-Age", buf, sizeof buf), "86400");
     pm_http_response_free(&r);

@@ -82,6 +82,7 @@ typedef enum pm_junction_error {
     PM_JUNCTION_SELF_INTERSECTION,   /* the final contour would cross itself */
     PM_JUNCTION_SIDEWALK_NO_FIT,     /* a sidewalk band would fold over itself */
     PM_JUNCTION_RING_NO_FIT,         /* roundabout: an arm does not meet the ring cleanly */
+    PM_JUNCTION_TOO_SMALL,           /* a mouth collapses when snapped to floats / the grid */
 } pm_junction_error;
 
 const char *pm_junction_error_name(pm_junction_error e);

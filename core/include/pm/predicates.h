@@ -6,7 +6,14 @@
 /* Robust geometric predicates on doubles, after Shewchuk's adaptive-precision
  * arithmetic: a fast floating-point estimate with an error bound, refined to
  * the exact sign when the estimate is too close to zero. The sign is always
- * exact; the magnitude is approximate. */
+ * exact; the magnitude is approximate.
+ *
+ * Range: exactness needs no overflow or underflow in the intermediate
+ * products. Inputs must be finite with coordinate differences either zero
+ * or between about 1e-140 and 1e140 in magnitude (1e-70 to 1e70 for
+ * pm_incircle); metres from any generator are far inside this. Subnormal
+ * coordinates (e.g. one ulp away from 0.0) are outside it. Requires IEEE
+ * binary64 with round-to-nearest and the build's -ffp-contract=off. */
 
 /* > 0 when a, b, c turn counter-clockwise (in a right-handed x/y frame),
  * < 0 clockwise, 0 exactly collinear. Twice the signed triangle area. For

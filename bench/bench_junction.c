@@ -1,0 +1,220 @@
+/* Junction speed and robustness.
+ *   bench_junction             the report: a four-arm junction with sidewalks
+ *                              end to end (request bytes -> GLB bytes) with
+ *                              its stages, a few other shapes, and a sweep of
+ *                              random arm sets checked against every
+ *                              invariant of tests/support/pm_test_junction.h
+ *   bench_junction sweep=N     only the sweep, over N arm sets
+ *   bench_junction polygons    prints junction contours in the polygon-file
+ *                              format of bench_earclip (one polygon a line,
+ *                              x y pairs counter-clockwise); it made
+ *                              bench/polygons/junction.poly
+ * Timing rule: after a warm-up, the median over >= 1 s (and >= 200) of
+ * requests each timed on its own, stages likewise. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../tests/support/pm_test_junction.h"
+#include "pm/junction.h"
+#include "pm_api/encode.h"
+#include "pm_api/generator.h"
+#include "pm_api/key.h"
+#include "pm_api/reader.h"
+
+extern const pm_api_generator pm_api_gen_junction;
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static const char *const four_arm_sidewalks =
+    "{\"arms\": [{\"direction\": [1, 0], \"width\": 7}, {\"direction\": [0, 1], \"width\": 7},"
+    " {\"direction\": [-1, 0], \"width\": 7}, {\"direction\": [0, -1], \"width\": 7}],"
+    " \"sidewalk\": {\"width\": 2, \"curb_height\": 0.15}}";
+
+typedef struct stages { double body, parse, gen, enc; size_t bytes; uint64_t verts, tris; } stages;
+
+/* One request end to end; adds each stage's seconds to st. */
+static int one_request(const char *body, size_t len, stages *st) {
+    pm_api_limits lim;
+    pm_api_limits_default(&lim);
+    pm_api_problem prob;
+    pm_api_problem_init(&prob);
+    double t0 = now_s();
+    json_t *doc;
+    if (pm_api_parse_body(body, len, &doc, &prob) < 0) return -1;
+    double t1 = now_s();
+    pm_arena *a = pm_arena_create(0);
+    void *params;
+    json_t *canon;
+    int rc = pm_api_gen_junction.parse(doc, &lim, a, &params, &canon, &prob);
+    json_decref(doc);
+    char hex[33] = "";
+    if (rc == 0) pm_api_key_hex(pm_api_cache_key(&pm_api_gen_junction, canon, PM_API_FMT_GLB), hex);
+    double t2 = now_s();
+    pm_scene *s = NULL;
+    if (rc == 0) rc = pm_api_gen_junction.generate(params, &lim, a, NULL, &s, &prob);
+    double t3 = now_s();
+    pm_api_buf out = {NULL, 0};
+    if (rc == 0) rc = pm_api_encode(s, &pm_api_gen_junction, hex, PM_API_FMT_GLB, &out);
+    double t4 = now_s();
+    if (rc == 0) {
+        st->body += t1 - t0;
+        st->parse += t2 - t1;
+        st->gen += t3 - t2;
+        st->enc += t4 - t3;
+        st->bytes = out.len;
+        st->verts = pm_scene_vertex_count(s);
+        st->tris = pm_scene_triangle_count(s);
+    }
+    free(out.data);
+    if (canon) json_decref(canon);
+    pm_api_problem_free(&prob);
+    pm_arena_destroy(a);
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n) {
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Medians over >= 1 s of requests (at least 200), each request timed on its
+ * own: on a shared machine the median is the figure that repeats. */
+static void end_to_end(const char *name, const char *body) {
+    size_t len = strlen(body);
+    stages warm = {0};
+    if (one_request(body, len, &warm) != 0) {
+        printf("%-30s refused\n", name);
+        return;
+    }
+    enum { MAXR = 200000 };
+    static double tot[MAXR], body_t[MAXR], parse_t[MAXR], gen_t[MAXR], enc_t[MAXR];
+    size_t n = 0;
+    double t0 = now_s();
+    while (n < MAXR && (n < 200 || now_s() - t0 < 1.0)) {
+        stages st = {0};
+        double a = now_s();
+        one_request(body, len, &st);
+        tot[n] = now_s() - a;
+        body_t[n] = st.body;
+        parse_t[n] = st.parse;
+        gen_t[n] = st.gen;
+        enc_t[n] = st.enc;
+        n++;
+    }
+    double m = median(tot, n);
+    printf("%-30s %8.1f us/request (%6.0f/s)  body %.1f  params+key %.1f  generate %.1f  "
+           "GLB %.1f us  [%llu vertices, %llu triangles, %zu bytes; median of %zu]\n", name,
+           m * 1e6, 1 / m, median(body_t, n) * 1e6, median(parse_t, n) * 1e6,
+           median(gen_t, n) * 1e6, median(enc_t, n) * 1e6, (unsigned long long)warm.verts,
+           (unsigned long long)warm.tris, warm.bytes, n);
+}
+
+/* N random arm sets of the property tests: every junction checked against
+ * every invariant (seams on every tenth), every refusal checked for cause. */
+static int sweep(long n) {
+    pm_rng g;
+    pm_rng_seed(&g, 424242);
+    long ok = 0, refused = 0, bad = 0, kinds[8] = {0};
+    double gen_s = 0;
+    for (long it = 0; it < n; it++) {
+        jcase c;
+        random_case(&g, &c);
+        double t0 = now_s();
+        jrun r = run(&c);
+        gen_s += now_s() - t0;
+        if (r.rc == PM_ERR_GEOMETRY) {
+            refused++;
+            kinds[r.d.error]++;
+            if (!refusal_justified(&c, &r.d)) {
+                bad++;
+                fprintf(stderr, "case %ld refused without cause: %s\n", it, r.d.message);
+                dump_case(&c);
+            }
+        } else {
+            const char *w = check_all(&r, &c, it % 10 == 0);
+            if (w) {
+                bad++;
+                fprintf(stderr, "case %ld: %s\n", it, w);
+                dump_case(&c);
+            } else {
+                ok++;
+            }
+        }
+        pm_arena_destroy(r.a);
+    }
+    printf("sweep: %ld random arm sets, %ld junctions valid, %ld refused with cause (short %ld, "
+           "sidewalk %ld, ring %ld), %ld FAILED; %.1f us per generation\n", n, ok, refused - bad,
+           kinds[PM_JUNCTION_ARM_TOO_SHORT], kinds[PM_JUNCTION_SIDEWALK_NO_FIT],
+           kinds[PM_JUNCTION_RING_NO_FIT], bad, gen_s / n * 1e6);
+    return bad ? 1 : 0;
+}
+
+/* Contours of named shapes and of random arm sets (no roundabouts: their
+ * ring is ear-clipped in sectors), as x y pairs counter-clockwise in x/y. */
+static void polygons(void) {
+    printf("# junction contours from bench_junction polygons: counter-clockwise x/y (x, -z)\n");
+    pm_rng g;
+    pm_rng_seed(&g, 99);
+    int written = 0;
+    while (written < 200) {
+        jcase c;
+        random_case(&g, &c);
+        if (c.p.has_roundabout) continue;
+        c.p.corner_segments = 8;
+        jrun r = run(&c);
+        if (r.rc == 0) {
+            const pm_prim *as = &r.s->prims[0];
+            size_t nc = pm_meta_get(r.s->meta, "contour")->u.kids.count;
+            for (size_t i = 0; i < nc; i++)
+                printf("%s%.9g %.9g", i ? " " : "", as->positions[3 * i], -as->positions[3 * i + 2]);
+            printf("\n");
+            written++;
+        }
+        pm_arena_destroy(r.a);
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "polygons") == 0) {
+        polygons();
+        return 0;
+    }
+    if (argc > 1 && strncmp(argv[1], "sweep=", 6) == 0) return sweep(atol(argv[1] + 6));
+    printf("junction, end to end (request bytes -> GLB bytes), medians:\n");
+    end_to_end("four arms + sidewalks", four_arm_sidewalks);
+    end_to_end("tee", "{\"arms\": [{\"direction\": [1, 0], \"width\": 7}, {\"direction\": "
+                      "[0, 1], \"width\": 9}, {\"direction\": [-1, 0], \"width\": 7}]}");
+    end_to_end("five-way sloped + sidewalks",
+               "{\"arms\": [{\"direction\": [1, 0.2], \"width\": 8, \"elevation\": 1}, "
+               "{\"direction\": [0.3, 1], \"width\": 6}, {\"direction\": [-1, 0.5], \"width\": 7, "
+               "\"elevation\": -0.5}, {\"direction\": [-0.6, -1], \"width\": 9}, "
+               "{\"direction\": [0.7, -0.8], \"width\": 5, \"elevation\": 2}], "
+               "\"corner_radius\": 4, \"corner_segments\": 8, \"sidewalk\": {\"width\": 2.5}}");
+    end_to_end("roundabout 4 arms + sidewalks",
+               "{\"arms\": [{\"direction\": [1, 0], \"width\": 8}, {\"direction\": [0, 1], "
+               "\"width\": 8}, {\"direction\": [-1, 0], \"width\": 8}, {\"direction\": [0, -1], "
+               "\"width\": 8}], \"roundabout\": {\"radius\": 16, \"island_radius\": 8, "
+               "\"segments\": 64}, \"corner_radius\": 5, \"sidewalk\": {\"width\": 2.5}}");
+    char big[4096];
+    size_t off = (size_t)snprintf(big, sizeof big, "{\"arms\": [");
+    for (int i = 0; i < 16; i++)
+        off += (size_t)snprintf(big + off, sizeof big - off, "%s{\"direction\": [%.6f, %.6f], "
+                                "\"width\": 6}", i ? ", " : "", cos(i * 0.3926990817),
+                                sin(i * 0.3926990817));
+    snprintf(big + off, sizeof big - off, "], \"corner_radius\": 2, \"corner_segments\": 16, "
+             "\"sidewalk\": {\"width\": 1.5}}");
+    end_to_end("16 arms + sidewalks", big);
+    return sweep(100000);
+}

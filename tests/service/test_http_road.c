@@ -1,0 +1,150 @@
+/* Black box: POST /v1/roads against the real binary. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm_test_server.h"
+#include "pm_test_validator.h"
+
+static pm_test_server srv;
+
+static void start(void) {
+    const char *args[] = {"--workers", "1", "--max-vertices", "200000", NULL};
+    cr_assert_eq(pm_test_server_start(&srv, args), 0);
+}
+static void stop(void) { cr_assert_eq(pm_test_server_stop(&srv), 0, "clean exit"); }
+
+TestSuite(http_road, .init = start, .fini = stop);
+
+/* The request of docs/road.md's curl example. */
+#define ROAD_DOC_BODY                                                                             \
+    "{\"points\": [[0,0,0],[60,0,25],[120,0,-15],[190,0,10]], \"width\": 8, \"shoulder\": 1.5,"    \
+    " \"conform\": \"bank\", \"banking\": {\"max_degrees\": 6},"                                   \
+    " \"terrain\": {\"origin\": [-30,-70], \"cell\": 2, \"cols\": 131, \"rows\": 71,"              \
+    "   \"noise\": {\"seed\": 5, \"amplitude\": 12, \"wavelength\": 70}},"                         \
+    " \"flatten\": {\"margin\": 1.5, \"falloff\": 10},"                                            \
+    " \"props\": [{\"name\": \"guardrail\", \"spacing\": 4, \"offset\": 5.5, \"side\": \"both\"},"  \
+    "   {\"name\": \"lamp\", \"spacing\": 30, \"offset\": 6.5, \"side\": \"left\", \"align\": \"terrain\"}]," \
+    " \"lods\": [0.5, 2]}"
+
+static const char *header(const pm_http_response *r, const char *name, char *buf, size_t cap) {
+    const char *v = pm_http_header(r, name, buf, cap);
+    cr_assert_not_null(v, "header %s missing", name);
+    return v;
+}
+
+static json_t *body_json(const pm_http_response *r) {
+    json_error_t e;
+    json_t *j = json_loadb((const char *)r->body, r->body_len, 0, &e);
+    cr_assert_not_null(j, "not JSON: %s", e.text);
+    return j;
+}
+
+static int has_mesh(const json_t *doc, const char *name) {
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(doc, "meshes"), i, m) {
+        if (strcmp(json_string_value(json_object_get(m, "name")), name) == 0) return 1;
+    }
+    return 0;
+}
+
+Test(http_road, json_mesh_with_metadata_then_a_cache_hit) {
+    pm_http_response r, r2;
+    char a[128], b[128];
+    cr_assert_eq(pm_http_post_json(&srv, "/v1/roads", ROAD_DOC_BODY, &r), 0);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(header(&r, "Content-Type", a, sizeof a), "application/json");
+    cr_assert_str_eq(header(&r, "X-Cache", a, sizeof a), "MISS");
+    json_t *doc = body_json(&r);
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "generator")), "road");
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "version")), "1.0.0");
+    const char *names[] = {"asphalt", "shoulder", "terrain", "asphalt_lod1", "shoulder_lod2"};
+    for (int i = 0; i < 5; i++) cr_assert(has_mesh(doc, names[i]), "mesh %s", names[i]);
+    json_t *md = json_object_get(doc, "metadata");
+    cr_assert_gt(json_number_value(json_object_get(md, "length")), 190.0);
+    cr_assert_leq(json_number_value(json_object_get(md, "max_chord_error")), 0.05);
+    cr_assert(json_is_object(json_object_get(md, "edges")));
+    json_t *terrain = json_object_get(md, "terrain");
+    cr_assert(json_is_true(json_object_get(terrain, "flattened")));
+    cr_assert_eq(json_array_size(json_object_get(terrain, "heights")), 131 * 71);
+    cr_assert_eq(json_array_size(json_object_get(md, "lods")), 2);
+    cr_assert_eq(json_array_size(json_object_get(doc, "instances")), 2);
+    json_decref(doc);
+    cr_assert_eq(pm_http_post_json(&srv, "/v1/roads", ROAD_DOC_BODY, &r2), 0);
+    cr_assert_eq(r2.status, 200);
+    cr_assert_str_eq(header(&r2, "X-Cache", b, sizeof b), "HIT");
+    cr_assert_str_eq(header(&r, "ETag", a, sizeof a), header(&r2, "ETag", b, sizeof b));
+    cr_assert_eq(r.body_len, r2.body_len);
+    cr_assert_eq(memcmp(r.body, r2.body, r.body_len), 0);
+    pm_http_response_free(&r);
+    pm_http_response_free(&r2);
+}
+
+Test(http_road, glb_and_gltf_pass_the_validator) {
+    const char *paths[] = {"/v1/roads?format=glb", "/v1/roads?format=gltf"};
+    for (int k = 0; k < 2; k++) {
+        pm_http_response r;
+        char ct[64], report[4096];
+        cr_assert_eq(pm_http_post_json(&srv, paths[k], ROAD_DOC_BODY, &r), 0);
+        cr_assert_eq(r.status, 200, "%s", r.body);
+        cr_assert_str_eq(header(&r, "Content-Type", ct, sizeof ct), k ? "model/gltf+json" : "model/gltf-binary");
+        cr_assert_eq(pm_test_gltf_validate(r.body, r.body_len, !k, report, sizeof report), 0, "%s", report);
+        pm_http_response_free(&r);
+    }
+}
+
+Test(http_road, canonical_form_gives_one_etag) {
+    pm_http_response r1, r2;
+    char a[128], b[128];
+    pm_http_post_json(&srv, "/v1/roads", "{\"points\": [[0,0,0],[50,0,20],[100,0,0]]}", &r1);
+    pm_http_post_json(&srv, "/v1/roads",
+                      "{\"width\": 7.0, \"points\": [[0,0.0,0],[5e1,0,20],[100,0,0]], \"alpha\": 0.5,"
+                      " \"terrain\": null, \"lods\": []}", &r2);
+    cr_assert_eq(r1.status, 200, "%s", r1.body);
+    cr_assert_eq(r2.status, 200, "%s", r2.body);
+    cr_assert_str_eq(header(&r1, "ETag", a, sizeof a), header(&r2, "ETag", b, sizeof b));
+    cr_assert_str_eq(header(&r2, "X-Cache", b, sizeof b), "HIT");
+    pm_http_response_free(&r1);
+    pm_http_response_free(&r2);
+}
+
+static void expect_problem(const char *body, long status, const char *pointer) {
+    pm_http_response r;
+    char ct[64];
+    cr_assert_eq(pm_http_post_json(&srv, "/v1/roads", body, &r), 0);
+    cr_assert_eq(r.status, status, "%s -> %ld %s", body, r.status, r.body);
+    cr_assert_str_eq(header(&r, "Content-Type", ct, sizeof ct), "application/problem+json");
+    json_t *j = body_json(&r);
+    int found = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(j, "errors"), i, e) {
+        found |= strcmp(json_string_value(json_object_get(e, "pointer")), pointer) == 0;
+    }
+    cr_assert(found, "no error at %s in %s", pointer, r.body);
+    json_decref(j);
+    pm_http_response_free(&r);
+}
+
+Test(http_road, invalid_requests_are_422_with_pointers) {
+    expect_problem("{\"points\": [[0,0,0]]}", 422, "/points");
+    expect_problem("{\"points\": [[0,0,0],[0,0,0]]}", 422, "/points/1");
+    expect_problem("{\"points\": [[0,0,0],[9,0,0]], \"width\": -2}", 422, "/width");
+    expect_problem("{\"points\": [[0,0,0],[9,0,0]], \"terrain\": {\"cell\": 1, \"cols\": 2, \"rows\": 2,"
+                   " \"heights\": [1,2,3]}}", 422, "/terrain/heights");
+    expect_problem("{\"points\": [[0,0,0],[9,0,0]], \"colour\": \"red\"}", 422, "/colour");
+    /* The server's --max-vertices 200000: 2,000 km of 5 m chords. */
+    expect_problem("{\"points\": [[0,0,0],[99000,0,0],[99000,0,99000]]}", 422, "/max_segment");
+}
+
+Test(http_road, get_is_405) {
+    pm_http_response r;
+    char allow[64];
+    pm_http_get(&srv, "/v1/roads", &r);
+    cr_assert_eq(r.status, 405);
+    cr_assert_str_eq(header(&r, "Allow", allow, sizeof allow), "POST, OPTIONS");
+    pm_http_response_free(&r);
+}
