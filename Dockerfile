@@ -24,8 +24,8 @@ RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
 # ---- run: slim image, runtime libraries only, non-root -----------------
 FROM debian:12-slim
 # The shared libraries of the -dev packages above (tests/deploy checks
-# that this list covers every library the binary links), and curl for
-# HEALTHCHECK.
+# that this list covers every library the binary links; libcglm0 only for
+# -O0 builds, which call cglm out of line), and curl for HEALTHCHECK.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       libmicrohttpd12 libjansson4 libcglm0 libuuid1 libmeshoptimizer2d \

@@ -5,6 +5,7 @@
  * Sets: random star polygons of 100, 1k and 10k vertices (fixed seeds),
  * random combs of the same sizes (simple, not star-shaped), plus every
  * bench/polygons/<name>.poly file (e.g. junction contours).
+ * `bench_earclip --time FILE` times one such file again (see earcut.sh).
  * File format, one polygon per line, counter-clockwise in x/y:
  *     # comment lines start with '#'
  *     x0 y0 x1 y1 x2 y2 ...
@@ -271,12 +272,6 @@ static void bench_set(const char *dir, const polyset *s) {
     int bad;
     double ms = time_set(s, &bad);
     write_set(dir, s);
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s.pm_ms", dir, s->name);
-    FILE *f = fopen(path, "w");
-    if (!f) die(path);
-    fprintf(f, "%.6f\n", ms);
-    fclose(f);
     printf("%-24s %6zu polygons  pm_earclip %10.4f ms/polygon%s\n", s->name, s->count, ms,
            bad ? "  (SOME FAILED)" : "");
 }
@@ -318,14 +313,30 @@ static void clear_dir(const char *dir) {
     char path[1024];
     while ((e = readdir(d))) {
         const char *dot = strrchr(e->d_name, '.');
-        if (!dot || (strcmp(dot, ".poly") != 0 && strcmp(dot, ".pm_ms") != 0)) continue;
+        if (!dot || strcmp(dot, ".poly") != 0) continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         remove(path);
     }
     closedir(d);
 }
 
-int main(void) {
+/* `bench_earclip --time FILE`: prints the best-of-7 milliseconds per
+ * polygon for one written set, so earcut.sh can alternate the two
+ * implementations on a machine whose load changes from second to second. */
+static int time_file(const char *file) {
+    polyset s;
+    if (load_set(file, "set", &s) < 0) {
+        fprintf(stderr, "bench_earclip: no polygons in %s\n", file);
+        return 1;
+    }
+    int bad;
+    printf("%.6f\n", time_set(&s, &bad));
+    free_set(&s);
+    return bad ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--time") == 0) return time_file(argv[2]);
     const char *build = getenv("PM_BUILD_DIR"), *src = getenv("PM_SOURCE_DIR");
     char dir[512];
     snprintf(dir, sizeof dir, "%s/earclip", build ? build : "build");

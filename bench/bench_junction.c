@@ -4,7 +4,7 @@
  *                              its stages, a few other shapes, and a sweep of
  *                              random arm sets checked against every
  *                              invariant of tests/support/pm_test_junction.h
- *   bench_junction sweep=N     only the sweep, over N arm sets
+ *   bench_junction sweep=N [seed=S]  only the sweep, over N arm sets
  *   bench_junction polygons    prints junction contours in the polygon-file
  *                              format of bench_earclip (one polygon a line,
  *                              x y pairs counter-clockwise); it made
@@ -123,9 +123,9 @@ static void end_to_end(const char *name, const char *body) {
 
 /* N random arm sets of the property tests: every junction checked against
  * every invariant (seams on every tenth), every refusal checked for cause. */
-static int sweep(long n) {
+static int sweep(long n, uint64_t seed) {
     pm_rng g;
-    pm_rng_seed(&g, 424242);
+    pm_rng_seed(&g, seed);
     long ok = 0, refused = 0, bad = 0, kinds[8] = {0};
     double gen_s = 0;
     for (long it = 0; it < n; it++) {
@@ -191,7 +191,9 @@ int main(int argc, char **argv) {
         polygons();
         return 0;
     }
-    if (argc > 1 && strncmp(argv[1], "sweep=", 6) == 0) return sweep(atol(argv[1] + 6));
+    if (argc > 1 && strncmp(argv[1], "sweep=", 6) == 0)
+        return sweep(atol(argv[1] + 6),
+                     argc > 2 && strncmp(argv[2], "seed=", 5) == 0 ? strtoull(argv[2] + 5, NULL, 10) : 424242);
     printf("junction, end to end (request bytes -> GLB bytes), medians:\n");
     end_to_end("four arms + sidewalks", four_arm_sidewalks);
     end_to_end("tee", "{\"arms\": [{\"direction\": [1, 0], \"width\": 7}, {\"direction\": "
@@ -216,5 +218,5 @@ int main(int argc, char **argv) {
     snprintf(big + off, sizeof big - off, "], \"corner_radius\": 2, \"corner_segments\": 16, "
              "\"sidewalk\": {\"width\": 1.5}}");
     end_to_end("16 arms + sidewalks", big);
-    return sweep(100000);
+    return sweep(100000, 424242);
 }

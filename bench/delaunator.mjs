@@ -1,6 +1,7 @@
 // Times delaunator (npm) on a points file written by bench_delaunay gen:
 //   node bench/delaunator.mjs NODE_DIR FILE [RUNS]
-// prints "median_ms min_ms triangles hull", like bench_delaunay time.
+// prints "median_ms min_ms triangles hull cpu_ms", like bench_delaunay time
+// (cpu_ms: median process CPU time per run, garbage collection included).
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { join, resolve } from 'node:path';
@@ -13,12 +14,15 @@ const coords = new Float64Array(buf.buffer, buf.byteOffset, buf.byteLength / 8);
 const runs = Number(runsArg || 7);
 // Warm the JIT on the same input first, as a long-running service would be.
 for (let i = 0; i < 2; i++) new Delaunator(coords);
-const times = [];
+const times = [], cpu = [];
 let d;
 for (let i = 0; i < runs; i++) {
-  const t0 = process.hrtime.bigint();
+  const t0 = process.hrtime.bigint(), c0 = process.cpuUsage();
   d = new Delaunator(coords);
   times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  const c = process.cpuUsage(c0);
+  cpu.push((c.user + c.system) / 1e3);
 }
 times.sort((a, b) => a - b);
-console.log(`${times[runs >> 1].toFixed(2)} ${times[0].toFixed(2)} ${d.triangles.length / 3} ${d.hull.length}`);
+cpu.sort((a, b) => a - b);
+console.log(`${times[runs >> 1].toFixed(2)} ${times[0].toFixed(2)} ${d.triangles.length / 3} ${d.hull.length} ${cpu[runs >> 1].toFixed(2)}`);

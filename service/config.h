@@ -23,6 +23,9 @@ typedef struct pm_svc_config {
     uint32_t max_connections;  /* open connections at once, over all threads */
     char cors_origin[512];     /* "*", a comma-separated list, or "" (no CORS) */
     int log_level;             /* pm_svc_log_level */
+    char redis_url[512];       /* shared second tier; "" = memory only */
+    uint32_t redis_ttl_s;      /* expiry of Redis entries; 0 = none */
+    uint32_t redis_timeout_ms; /* bound on a Redis connect or socket wait */
     pm_api_limits limits;      /* every generator limit */
 } pm_svc_config;
 

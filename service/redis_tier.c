@@ -23,6 +23,9 @@
  * connect to a numeric address (a DNS lookup has no timeout). */
 #include "redis_tier.h"
 
+#include "buf.h"
+#include "log.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <hiredis.h>
@@ -116,13 +119,11 @@ static struct timespec pm__deadline(unsigned ms) {
     return ts;
 }
 
-static void pm__log(const char *fmt, ...) {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "procmesh: redis: %s\n", msg);
+/* One structured log line (log.h) with the reason as a JSON string. */
+static void pm__log(int level, const char *msg, const char *reason) {
+    char esc[600];
+    pm_svc_json_escape(esc, sizeof esc, reason);
+    pm_svc_log(level, NULL, msg, "\"reason\":\"%s\"", esc);
 }
 
 /* Timing-only randomness (backoff jitter): it never reaches output, so a
@@ -333,7 +334,7 @@ static void pm__mark_down(pm__redis *r, unsigned conn_epoch, const char *why) {
     unsigned e = conn_epoch;
     if (!atomic_compare_exchange_strong(&r->epoch, &e, conn_epoch + 1)) return;
     if (atomic_exchange(&r->healthy, 0))
-        pm__log("down (%s); calls are misses until it reconnects", why);
+        pm__log(PM_SVC_LOG_WARN, "redis down; lookups are misses until it reconnects", why);
     pthread_mutex_lock(&r->mon_mu);
     pthread_cond_signal(&r->mon_cv);
     pthread_mutex_unlock(&r->mon_mu);
@@ -617,7 +618,9 @@ static int pm__recover(pm__redis *r) {
     if (atomic_load(&r->epoch) != e) return -1;
     atomic_store(&r->healthy, 1);
     atomic_fetch_add(&r->reconnects, 1);
-    pm__log("up at %s:%d", r->url.host, r->url.port);
+    char where[300];
+    snprintf(where, sizeof where, "%s:%d", r->url.host, r->url.port);
+    pm__log(PM_SVC_LOG_INFO, "redis up", where);
     return 0;
 }
 
@@ -714,7 +717,7 @@ pm_svc_tier *pm_svc_redis_tier_create(const char *url, unsigned ttl_seconds,
     char err[256];
     pm_svc_redis_url u;
     if (pm_svc_redis_url_parse(url, &u, err, sizeof err) != 0) {
-        fprintf(stderr, "procmesh: %s\n", err);
+        pm__log(PM_SVC_LOG_ERROR, "redis tier not created", err);
         return NULL;
     }
     if (!key_prefix) key_prefix = "procmesh";
@@ -744,7 +747,7 @@ pm_svc_tier *pm_svc_redis_tier_create(const char *url, unsigned ttl_seconds,
         atomic_store(&r->healthy, 1);
     } else {
         atomic_fetch_add(&r->err_connect, 1);
-        pm__log("not reachable yet (%s); retrying in the background", err);
+        pm__log(PM_SVC_LOG_WARN, "redis not reachable yet; retrying in the background", err);
     }
     if (pm__start_monitor(r) != 0) {
         pm__destroy(&r->base);

@@ -737,12 +737,12 @@ static int pm_svc__body(pm_svc_req *r, const char *data, size_t n) {
     return 0;
 }
 
-/* Writes r's answer (the 413) straight on the socket and half-closes it.
+/* Writes r's (error) answer straight on the socket and half-closes it.
  * libmicrohttpd (0.9.75) cannot queue a response while a body is being
  * received, and a chunked body has no declared size to refuse up front;
  * without this, a client streaming an endless body would get no answer at
  * all. The rest of the body is drained (up to PM_SVC_DISCARD_FACTOR times
- * the limit) so the client reads the 413 before the connection closes. */
+ * the limit) so the client reads the answer before the connection closes. */
 static void pm_svc__send_raw(pm_svc_req *r) {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -756,14 +756,16 @@ static void pm_svc__send_raw(pm_svc_req *r) {
     pm_svc_buf b;
     pm_svc_buf_init(&b);
     pm_svc_buf_printf(&b,
-                      "HTTP/1.1 413 Content Too Large\r\nDate: %s\r\nConnection: close\r\n"
+                      "HTTP/1.1 %d %s\r\nDate: %s\r\nConnection: close\r\n"
                       "X-Request-Id: %s\r\nContent-Type: application/problem+json\r\n"
                       "Cache-Control: no-store\r\nContent-Length: %zu\r\n",
-                      date, r->id, r->text_len);
+                      r->status, MHD_get_reason_phrase_for((unsigned)r->status), date, r->id,
+                      r->text_len);
     if (r->acao[0])
         pm_svc_buf_printf(&b, "Access-Control-Allow-Origin: %s\r\n"
                               "Access-Control-Expose-Headers: " PM_SVC_EXPOSE "\r\n", r->acao);
     if (r->srv->cors_list) pm_svc_buf_puts(&b, "Vary: Origin\r\n");
+    if (r->allow) pm_svc_buf_printf(&b, "Allow: %s\r\n", r->allow);
     pm_svc_buf_puts(&b, "\r\n");
     if (r->text) pm_svc_buf_append(&b, r->text, r->text_len);
     size_t off = 0;
@@ -783,8 +785,18 @@ static void pm_svc__send_raw(pm_svc_req *r) {
     pm_svc_buf_free(&b);
     r->raw_sent = 1;
     r->phase = PM_SVC_PH_SENT;
-    r->sent_status = 413;
+    r->sent_status = r->status;
     r->sent_bytes = r->text_len;
+}
+
+/* Drops body bytes of a request that has its answer already; the answer
+ * goes out as soon as the body passes the limit, and the connection closes
+ * when it passes PM_SVC_DISCARD_FACTOR times the limit. */
+static enum MHD_Result pm_svc__drain(pm_svc_req *r, size_t n) {
+    size_t limit = r->srv->cfg.body_limit;
+    r->discarded += n;
+    if (!r->raw_sent && r->discarded > limit) pm_svc__send_raw(r);
+    return r->discarded / PM_SVC_DISCARD_FACTOR > limit ? MHD_NO : MHD_YES;
 }
 
 static pm_svc_req *pm_svc__req_new(pm_svc_server *srv, struct MHD_Connection *conn,
@@ -839,10 +851,12 @@ static enum MHD_Result pm_svc__handler(void *cls, struct MHD_Connection *conn, c
         *con_cls = r;
         r->phase = PM_SVC_PH_BODY;
         if (pm_svc__early(r)) {
-            /* A body declared too large is refused before it is sent (the
-             * connection closes); other early answers wait for the end of
-             * a (small) body so the connection can be kept alive. */
-            if (r->too_large) return pm_svc__send(r);
+            /* A body declared over the limit is not read at all: answer
+             * now (the connection closes). Other early answers wait for
+             * the end of a small body so the connection can be kept. */
+            const char *cl = pm_svc__header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+            if (r->too_large || (cl && strtoull(cl, NULL, 10) > r->srv->cfg.body_limit))
+                return pm_svc__send(r);
             r->decided = 1;
         }
         return MHD_YES;
@@ -850,11 +864,8 @@ static enum MHD_Result pm_svc__handler(void *cls, struct MHD_Connection *conn, c
     if (*upload_size) {
         size_t n = *upload_size;
         *upload_size = 0;
+        if (r->decided || r->raw_sent) return pm_svc__drain(r, n);
         if (r->phase == PM_SVC_PH_SENT) return MHD_YES;   /* answered early: drop it */
-        if (r->decided) {
-            r->discarded += n;
-            return r->discarded / PM_SVC_DISCARD_FACTOR > r->srv->cfg.body_limit ? MHD_NO : MHD_YES;
-        }
         int b = pm_svc__body(r, upload, n);
         if (b > 0) pm_svc__send_raw(r);   /* grew past the limit just now */
         return b < 0 ? MHD_NO : MHD_YES;

@@ -188,7 +188,7 @@ static void pm__edge_band_x(const double *p, const double *q, double ylo, double
 
 /* Whether a listed vertex other than u, v, w lies in the closed triangle;
  * box (xlo, xhi, ylo, yhi) bounds the part of the triangle in this cell. */
-static bool pm__cell_blocks(const pm__ec *ec, uint32_t cell, const double *tri[3],
+static bool pm__cell_blocks(const pm__ec *ec, uint32_t cell, const double *const tri[3],
                             const uint32_t id[3], const double box[4]) {
     const pm__grid *g = &ec->grid;
     for (uint32_t k = g->start[cell]; k < g->end[cell]; k++) {
@@ -217,35 +217,19 @@ static bool pm__ear_blocked_scan(const pm__ec *ec, uint32_t u, uint32_t v, uint3
     return false;
 }
 
-/* Whether some non-convex vertex other than u, v, w blocks the ear u v w.
- * Scans, row by row of the grid, only the cells the triangle spans in that
- * row (long thin ears would otherwise scan their whole bounding box). The
- * row bands and x spans are padded by more than their rounding error, and
- * cell lookup is monotone, so no cell holding a point of the closed triangle
- * is skipped. */
-static bool pm__ear_blocked(pm__ec *ec, uint32_t u, uint32_t v, uint32_t w) {
-    if (ec->left <= PM__SCAN_MAX) return pm__ear_blocked_scan(ec, u, v, w);
+/* The triangle tri (vertex ids id) with bounding box box, for grid scans. */
+typedef struct pm__ear { const double *tri[3]; uint32_t id[3]; double box[4]; } pm__ear;
+
+/* Scans the cells of grid rows cy0..cy1, in each row only the columns the
+ * triangle spans there (long thin ears would otherwise scan their whole
+ * bounding box). The row bands and x spans are padded by more than their
+ * rounding error, and cell lookup is monotone, so no cell holding a point
+ * of the closed triangle is skipped. */
+static bool pm__rows_block(const pm__ec *ec, const pm__ear *e, uint32_t cy0, uint32_t cy1) {
     const pm__grid *g = &ec->grid;
-    if (g->gx == 0) return false;
-    if (!g->filled) pm__grid_fill(ec);
-    const double *tri[3] = {pm__pt(ec->pts, u), pm__pt(ec->pts, v), pm__pt(ec->pts, w)};
-    const uint32_t id[3] = {u, v, w};
-    const double *a = tri[0], *b = tri[1], *c = tri[2];
-    double box[4] = {pm__min(a[0], pm__min(b[0], c[0])), pm__max(a[0], pm__max(b[0], c[0])),
-                     pm__min(a[1], pm__min(b[1], c[1])), pm__max(a[1], pm__max(b[1], c[1]))};
-    if (box[1] < g->minx || box[0] > g->maxx || box[3] < g->miny || box[2] > g->maxy) return false;
-    const double eps = 32 * 0x1p-53;
+    const double *box = e->box, eps = 32 * 0x1p-53;
     double padx = eps * (fabs(box[0]) + fabs(box[1]));
     double pady = eps * (fabs(box[2]) + fabs(box[3]) + fabs(g->miny) + fabs(g->maxy));
-    uint32_t cy0 = pm__cell(box[2], g->miny, g->sy, g->gy), cy1 = pm__cell(box[3], g->miny, g->sy, g->gy);
-    uint32_t bx0 = pm__cell(box[0], g->minx, g->sx, g->gx), bx1 = pm__cell(box[1], g->minx, g->sx, g->gx);
-    if (bx1 - bx0 < 3 || cy1 == cy0) {
-        /* A box a few cells wide: spans would cost more than they save. */
-        for (uint32_t cy = cy0; cy <= cy1; cy++)
-            for (uint32_t cx = bx0; cx <= bx1; cx++)
-                if (pm__cell_blocks(ec, cy * g->gx + cx, tri, id, box)) return true;
-        return false;
-    }
     for (uint32_t cy = cy0; cy <= cy1; cy++) {
         double ylo = box[2], yhi = box[3];
         if (g->gy > 1) {
@@ -253,14 +237,36 @@ static bool pm__ear_blocked(pm__ec *ec, uint32_t u, uint32_t v, uint32_t w) {
             yhi = pm__min(yhi, g->miny + (double)(cy + 1) / g->sy + pady);
         }
         double xlo = INFINITY, xhi = -INFINITY;
-        for (int e = 0; e < 3; e++) pm__edge_band_x(tri[e], tri[(e + 1) % 3], ylo, yhi, &xlo, &xhi);
+        for (int k = 0; k < 3; k++) pm__edge_band_x(e->tri[k], e->tri[(k + 1) % 3], ylo, yhi, &xlo, &xhi);
         if (xlo > xhi) continue;
         double span[4] = {pm__max(xlo - padx, box[0]), pm__min(xhi + padx, box[1]), ylo, yhi};
         uint32_t cx0 = pm__cell(span[0], g->minx, g->sx, g->gx);
         uint32_t cx1 = pm__cell(span[1], g->minx, g->sx, g->gx);
         for (uint32_t cx = cx0; cx <= cx1; cx++)
-            if (pm__cell_blocks(ec, cy * g->gx + cx, tri, id, span)) return true;
+            if (pm__cell_blocks(ec, cy * g->gx + cx, e->tri, e->id, span)) return true;
     }
+    return false;
+}
+
+/* Whether some non-convex vertex other than u, v, w blocks the ear u v w. */
+static bool pm__ear_blocked(pm__ec *ec, uint32_t u, uint32_t v, uint32_t w) {
+    if (ec->left <= PM__SCAN_MAX) return pm__ear_blocked_scan(ec, u, v, w);
+    const pm__grid *g = &ec->grid;
+    if (g->gx == 0) return false;
+    if (!g->filled) pm__grid_fill(ec);
+    pm__ear e = {{pm__pt(ec->pts, u), pm__pt(ec->pts, v), pm__pt(ec->pts, w)}, {u, v, w}, {0}};
+    const double *a = e.tri[0], *b = e.tri[1], *c = e.tri[2];
+    double *box = e.box;
+    box[0] = pm__min(a[0], pm__min(b[0], c[0])), box[1] = pm__max(a[0], pm__max(b[0], c[0]));
+    box[2] = pm__min(a[1], pm__min(b[1], c[1])), box[3] = pm__max(a[1], pm__max(b[1], c[1]));
+    if (box[1] < g->minx || box[0] > g->maxx || box[3] < g->miny || box[2] > g->maxy) return false;
+    uint32_t cy0 = pm__cell(box[2], g->miny, g->sy, g->gy), cy1 = pm__cell(box[3], g->miny, g->sy, g->gy);
+    uint32_t bx0 = pm__cell(box[0], g->minx, g->sx, g->gx), bx1 = pm__cell(box[1], g->minx, g->sx, g->gx);
+    if (bx1 - bx0 >= 3 && cy1 > cy0) return pm__rows_block(ec, &e, cy0, cy1);
+    /* A box a few cells wide: row spans would cost more than they save. */
+    for (uint32_t cy = cy0; cy <= cy1; cy++)
+        for (uint32_t cx = bx0; cx <= bx1; cx++)
+            if (pm__cell_blocks(ec, cy * g->gx + cx, e.tri, e.id, box)) return true;
     return false;
 }
 

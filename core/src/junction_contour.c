@@ -45,6 +45,8 @@ static int pm__fillet_corner(pm__junction *J, size_t k) {
                          "beyond its %.3f m", A->index, B->index,
                          a_short ? C->tp : C->sp, S->index, S->len);
     }
+    /* A fillet under a few snap steps would be a zigzag of snapped points. */
+    if (r < PM__MIN_RADIUS_SNAPS * J->prm->snap) r = 0;
     C->r = r;
     C->ta = C->tp + r / tan_half;
     C->sb = C->sp + r / tan_half;
@@ -103,7 +105,10 @@ static pm__ring_fit pm__ring_try(const pm__junction *J, pm__jcorner *C, double r
     if (!pm__ring_fillet(J, A, 1, r, &C->fl) || !pm__ring_fillet(J, B, -1, r, &C->fr))
         return PM__RING_MISS;
     if (C->fl.t > A->len || C->fr.t > B->len) return PM__RING_SHORT;
-    if (!(pm__gap_rel(J, C, C->fl.tc) < pm__gap_rel(J, C, C->fr.tc))) return PM__RING_OVERLAP;
+    /* The ring arc between the fillets must stay a few snap steps long. */
+    double margin = PM__MIN_RADIUS_SNAPS * J->prm->snap / J->R;
+    if (!(pm__gap_rel(J, C, C->fl.tc) + margin < pm__gap_rel(J, C, C->fr.tc)))
+        return PM__RING_OVERLAP;
     return PM__RING_FITS;
 }
 
@@ -172,7 +177,7 @@ static int pm__ring_corner(pm__junction *J, size_t k) {
             double mid = 0.5 * (lo + hi);
             if (pm__ring_try(J, C, mid) == PM__RING_FITS) lo = mid; else hi = mid;
         }
-        r = lo;
+        r = lo < PM__MIN_RADIUS_SNAPS * J->prm->snap ? 0 : lo;
         fit = pm__ring_try(J, C, r);
         assert(fit == PM__RING_FITS);
     }
@@ -306,6 +311,10 @@ static int pm__arc(pm__junction *J, pm__jblock *blk, pm__v2 centre, double r, pm
                    bool qmode, pm__v2 q) {
     double a0 = atan2(p0.y - centre.y, p0.x - centre.x);
     double sweep = pm__wrap(atan2(p1.y - centre.y, p1.x - centre.x) - a0);
+    /* Points closer than a few snap steps would snap into zigzags: a short
+     * arc gets fewer of them. */
+    double room = fabs(sweep) * r / (PM__MIN_RADIUS_SNAPS * J->prm->snap);
+    if (room < (double)(count - 1)) count = room < 1 ? 2 : (uint32_t)room + 1;
     for (uint32_t i = 1; i + 1 < count; i++) {
         double s = (double)i / (double)(count - 1), a = a0 + sweep * s;
         pm__v2 u = pm__v(cos(a), sin(a));

@@ -34,6 +34,10 @@ static inline pm__v2 pm__from_xz(double x, double z) { return pm__v(x, -z); }
 static inline pm__v2 pm__axpy(pm__v2 a, double s, pm__v2 b) { return pm__v(a.x + s * b.x, a.y + s * b.y); }
 
 #define PM__PI 3.14159265358979323846
+/* Features below this many snap steps (fillet radii, arc spacing, the ring
+ * arc between two fillets) are dropped or merged: snapped, they would turn
+ * into zigzags of grid points. */
+#define PM__MIN_RADIUS_SNAPS 4.0
 
 /* One arm, in sorted (counter-clockwise) order. */
 typedef struct pm__jarm {

@@ -74,7 +74,7 @@ static int pm__add(pm__pds *s, const double q[2]) {
                                       (size_t)cap * 2 * sizeof(double));
         uint32_t *na = np ? pm_arena_alloc(s->arena, (size_t)cap * sizeof(uint32_t)) : NULL;
         if (!na) return PM_ERR_NOMEM;
-        memcpy(na, s->active, (size_t)s->nactive * sizeof(uint32_t));
+        if (s->nactive) memcpy(na, s->active, (size_t)s->nactive * sizeof(uint32_t));
         s->pts = np;
         s->active = na;
         s->cap = cap;

@@ -36,7 +36,11 @@ static const char *kind(const pm_meta *corner_m) { return pm_meta_get(corner_m, 
 static bool faces_toward(const pm_prim *p, uint32_t t, const double q[2]) {
     const float *a = p->positions + 3 * p->indices[t], *b = p->positions + 3 * p->indices[t + 1],
                 *c = p->positions + 3 * p->indices[t + 2];
-    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double u[3], v[3];
+    for (int k = 0; k < 3; k++) {
+        u[k] = (double)b[k] - (double)a[k];
+        v[k] = (double)c[k] - (double)a[k];
+    }
     double nx = u[1] * v[2] - u[2] * v[1], nz = u[0] * v[1] - u[1] * v[0];
     return nx * (q[0] - a[0]) + nz * (q[1] - a[2]) > 0;
 }

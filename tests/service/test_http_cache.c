@@ -123,7 +123,7 @@ Test(http_cache, a_miss_that_resolves_also_gives_304) {
 
 Test(http_cache_heavy, concurrent_identical_requests_generate_once, .fini = stop) {
     enum { N = 8 };
-    const char *args[] = {SVC_HEAVY_FLAGS, NULL};
+    const char *args[] = {"--deadline-ms", "300000", SVC_HEAVY_FLAGS, NULL};
     cr_assert_eq(pm_test_server_start(&srv, args), 0);
     char body[512];
     svc_slow_body(body, sizeof body, 1);

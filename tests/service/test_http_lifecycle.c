@@ -7,7 +7,8 @@
 static pm_test_server srv;
 
 Test(http_lifecycle, sigterm_drains_in_flight_requests_and_exits_0) {
-    const char *args[] = {"--workers", "1", SVC_HEAVY_FLAGS, NULL};
+    const char *args[] = {"--workers", "1", "--deadline-ms", "300000", "--drain-ms", "300000",
+                          SVC_HEAVY_FLAGS, NULL};
     cr_assert_eq(pm_test_server_start(&srv, args), 0);
     char body[512];
     svc_slow_body(body, sizeof body, 1);

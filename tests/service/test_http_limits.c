@@ -1,6 +1,11 @@
 /* Black box: body limits, the bounded queue, deadlines, and the listener
  * staying responsive while every worker is busy. */
+#include <arpa/inet.h>
 #include <jansson.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "svc_fixtures.h"
 
@@ -57,6 +62,62 @@ Test(http_limits, body_over_the_limit_is_413, .fini = stop) {
     cr_assert_eq(pm_test_metric(&srv, "procmesh_http_requests_total{route=\"" SVC_ROUTE "\",status=\"413\"}"), 2);
 }
 
+/* Streams chunks to path on a raw socket without ever ending the body;
+ * returns how many body bytes went out before the first response bytes came
+ * back (-1 if none came), with the status line in line. */
+static long endless_chunked(int port, const char *path, char *line, size_t cap) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    char head[256];
+    int n = snprintf(head, sizeof head,
+                     "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n", path);
+    cr_assert_eq(send(fd, head, (size_t)n, MSG_NOSIGNAL), n);
+    static char chunk[4096 + 16];
+    n = snprintf(chunk, sizeof chunk, "1000\r\n");
+    memset(chunk + n, ' ', 4096);
+    memcpy(chunk + n + 4096, "\r\n", 2);
+    size_t clen = (size_t)n + 4098;
+    long sent = 0, at = -1;
+    line[0] = '\0';
+    for (int i = 0; i < 1024 && at < 0; i++) {   /* at most 4 MiB */
+        if (send(fd, chunk, clen, MSG_NOSIGNAL) <= 0) break;
+        sent += 4096;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 5) == 1) at = sent;
+    }
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (at < 0 && poll(&p, 1, 2000) == 1) at = sent;
+    char buf[512];
+    ssize_t got = at >= 0 ? recv(fd, buf, sizeof buf - 1, 0) : -1;
+    if (got > 0) {
+        buf[got] = '\0';
+        snprintf(line, cap, "%.*s", (int)strcspn(buf, "\r"), buf);
+    }
+    close(fd);
+    return at;
+}
+
+Test(http_limits, an_endless_chunked_body_is_answered_early, .fini = stop) {
+    const char *args[] = {"--body-limit", "16K", NULL};
+    cr_assert_eq(pm_test_server_start(&srv, args), 0);
+    char line[128];
+    long at = endless_chunked(srv.port, SVC_ROUTE, line, sizeof line);
+    cr_assert_str_eq(line, "HTTP/1.1 413 Content Too Large");
+    cr_assert_geq(at, 16384);
+    cr_assert_lt(at, 1 << 20, "answered while the body still came (after %ld bytes)", at);
+    /* Also when the answer was known from the headers (no such route). */
+    at = endless_chunked(srv.port, "/no/such/route", line, sizeof line);
+    cr_assert_str_eq(line, "HTTP/1.1 404 Not Found");
+    cr_assert_lt(at, 1 << 20);
+    pm_http_response r;
+    pm_http_get(&srv, "/healthz", &r);
+    cr_assert_eq(r.status, 200, "and the server carries on");
+    pm_http_response_free(&r);
+}
+
 Test(http_limits, large_bodies_are_parsed_by_a_worker, .fini = stop) {
     const char *args[] = {"--body-limit", "1M", NULL};
     cr_assert_eq(pm_test_server_start(&srv, args), 0);
@@ -84,7 +145,8 @@ Test(http_limits, a_full_queue_is_503_with_retry_after, .fini = stop) {
     /* One worker, one waiting slot, five distinct heavy jobs at once: two
      * are taken, the others are refused at once with 503 + Retry-After. */
     enum { N = 5 };
-    const char *args[] = {"--workers", "1", "--queue", "1", SVC_HEAVY_FLAGS, NULL};
+    const char *args[] = {"--workers", "1", "--queue", "1", "--deadline-ms", "300000",
+                          SVC_HEAVY_FLAGS, NULL};
     cr_assert_eq(pm_test_server_start(&srv, args), 0);
     svc_call c[N];
     char body[512], buf[256];
@@ -149,7 +211,8 @@ Test(http_limits, past_the_deadline_is_503, .fini = stop) {
 }
 
 Test(http_limits, health_and_hits_are_served_while_every_worker_is_busy, .fini = stop) {
-    const char *args[] = {"--workers", "1", SVC_HEAVY_FLAGS, NULL};
+    /* A deadline long enough for every heavy job even on a loaded host. */
+    const char *args[] = {"--workers", "1", "--deadline-ms", "300000", SVC_HEAVY_FLAGS, NULL};
     cr_assert_eq(pm_test_server_start(&srv, args), 0);
     pm_http_response r;
     pm_http_post_json(&srv, SVC_ROUTE, SVC_BODY, &r);   /* cached for later */

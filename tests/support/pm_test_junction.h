@@ -220,13 +220,20 @@ static inline const char *check_prims(const pm_scene *s, double g) {
         for (uint32_t t = 0; t < p->icount; t += 3) {
             const float *a = p->positions + 3 * p->indices[t], *b = p->positions + 3 * p->indices[t + 1],
                         *c = p->positions + 3 * p->indices[t + 2];
-            double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-            double cr[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-            if (!(cr[0] != 0 || cr[1] != 0 || cr[2] != 0)) FAIL("%s: triangle %u has zero area", p->name, t / 3);
-            /* Ground surfaces face up; the curb is vertical; the island is
-             * both (its top and its wall). */
+            /* Differences of floats are exact in double. */
+            double u[3], v[3];
+            for (int k = 0; k < 3; k++) {
+                u[k] = (double)b[k] - (double)a[k];
+                v[k] = (double)c[k] - (double)a[k];
+            }
+            /* The normal's y is the exact orientation seen from +Y; x and z
+             * only matter for walls. */
             double pa[2] = {a[0], a[2]}, pb[2] = {b[0], b[2]}, pc[2] = {c[0], c[2]};
             double o = pm_orient_xz(pa, pb, pc);
+            double nx = u[1] * v[2] - u[2] * v[1], nz = u[0] * v[1] - u[1] * v[0];
+            if (o == 0 && nx == 0 && nz == 0) FAIL("%s: triangle %u has zero area", p->name, t / 3);
+            /* Ground surfaces face up; the curb is vertical; the island is
+             * both (its top and its wall). */
             bool curb = strcmp(p->name, "curb") == 0, island = strcmp(p->name, "island") == 0;
             if (!curb && !island && !(o > 0)) FAIL("%s: triangle %u does not face up", p->name, t / 3);
             if (curb && o != 0) FAIL("curb triangle %u is not vertical", t / 3);
@@ -424,8 +431,12 @@ static inline void random_case(pm_rng *g, jcase *c) {
         a->sidewalk.width = pm_rng_range(g, 0.5, 5);
         a->sidewalk.curb_height = pm_rng_range(g, 0.05, 0.3);
         if (lines) {
-            /* A centerline through the centre, bent once far out. */
+            /* A centerline bent once far out, passing the centre within a
+             * few metres (digitised roads rarely meet in one point). */
             double d[2] = {a->direction[0], a->direction[1]}, o[2] = {c->p.center[0], c->p.center[1]};
+            double off = pm_rng_range(g, -1, 1) * fmin(2.0, a->width / 4);
+            o[0] += -d[1] * off;
+            o[1] += d[0] * off;
             double L = pm_rng_range(g, 60, 120);
             double pts[6] = {o[0] + d[0] * L * 2 + d[1] * 5, o[1] + d[1] * L * 2 - d[0] * 5,
                              o[0] + d[0] * L, o[1] + d[1] * L, o[0], o[1]};
@@ -488,7 +499,8 @@ static inline bool refusal_justified(const jcase *c, const pm_junction_diag *d) 
         double ta = atan2(-a->direction[1], a->direction[0]), tb = atan2(-b->direction[1], b->direction[0]);
         double gap = fmod(tb - ta + 4 * PI, 2 * PI);
         double R = c->p.roundabout.radius;
-        return asin(a->width / 2 / R) + asin(b->width / 2 / R) >= gap - 1e-9;
+        /* The generator keeps 4 snap steps of ring between them. */
+        return asin(a->width / 2 / R) + asin(b->width / 2 / R) >= gap - 4 * c->p.snap / R - 1e-9;
     }
     default:
         return false;

@@ -97,7 +97,8 @@ pid_t pm_tp_spawn(char *const argv[], char *const env_extra[], const char *log_p
         /* an extra NAME=... replaces the inherited one */
         const char *eq = strchr(environ[i], '=');
         size_t nl = eq ? (size_t)(eq - environ[i]) + 1 : strlen(environ[i]);
-        int dup = 0;
+        /* ...and the test's own PROCMESH_* settings never leak into a child */
+        int dup = !strncmp(environ[i], "PROCMESH_", 9);
         for (size_t j = 0; j < m; j++) dup |= !strncmp(env_extra[j], environ[i], nl);
         if (!dup) envp[k++] = environ[i];
     }

@@ -18,7 +18,8 @@ void pm_tp_rmrf(const char *dir);
 
 /* Starts argv[0] (searched in PATH) with stdout and stderr appended to
  * log_path (NULL: /dev/null). Returns the pid or -1. env_extra is a
- * NULL-terminated list of "NAME=value" added to the environment, or NULL. */
+ * NULL-terminated list of "NAME=value" added to the environment, or NULL;
+ * PROCMESH_* variables of the test's own environment are not passed on. */
 pid_t pm_tp_spawn(char *const argv[], char *const env_extra[], const char *log_path);
 
 /* Waits until something accepts TCP connections on 127.0.0.1:port or the
