@@ -25,7 +25,7 @@
  *    loop: it cannot run forever, and an empty queue proves an error. */
 
 /* Up to this many remaining vertices, ear tests walk the polygon. */
-#define PM__SCAN_MAX 32u
+#define PM__SCAN_MAX 64u
 
 enum {
     PM__ALIVE = 1u,      /* still in the remaining polygon */

@@ -258,9 +258,10 @@ static bool pm__kernel_extreme(const double *pts, uint32_t n, const uint32_t *or
     return true;
 }
 
-/* A candidate point strictly inside the kernel: the mean of three extreme
- * points (generic directions, so the optima are unique vertices). False when
- * the kernel looks empty. */
+/* A point strictly inside the kernel, from extreme points of it in generic
+ * directions (so the optima are unique vertices). Returns 2 when c is
+ * proved a kernel point already, 1 for a candidate still to check, 0 when
+ * the kernel looks empty, or PM_ERR_NOMEM. */
 static int pm__kernel_point(pm_arena *scratch, const double *pts, uint32_t n, double c[2]) {
     uint32_t *order = pm_arena_alloc(scratch, (size_t)n * sizeof *order);
     if (!order) return PM_ERR_NOMEM;
@@ -277,13 +278,17 @@ static int pm__kernel_point(pm_arena *scratch, const double *pts, uint32_t n, do
         uint32_t j = (uint32_t)pm_rng_below(&r, (uint64_t)i + 1), t = order[i];
         order[i] = order[j], order[j] = t;
     }
+    /* Nearly opposite directions first: the midpoint of those two extreme
+     * points is inside unless they share a kernel edge (a triangle kernel,
+     * say); only then is the third needed. */
     static const double dirs[3][2] = {{1.0, 0.0009765625}, {-1.0, 0.00048828125}, {0.0001220703125, -1.0}};
-    double sum[2] = {0.0, 0.0}, p[2];
-    for (int k = 0; k < 3; k++) {
-        if (!pm__kernel_extreme(pts, n, order, box, dirs[k], p)) return 0;
-        sum[0] += p[0], sum[1] += p[1];
-    }
-    c[0] = sum[0] / 3.0, c[1] = sum[1] / 3.0;
+    double e[3][2];
+    for (int k = 0; k < 2; k++)
+        if (!pm__kernel_extreme(pts, n, order, box, dirs[k], e[k])) return 0;
+    c[0] = 0.5 * (e[0][0] + e[1][0]), c[1] = 0.5 * (e[0][1] + e[1][1]);
+    if (pm_polygon_star_around(pts, n, c)) return 2;
+    if (!pm__kernel_extreme(pts, n, order, box, dirs[2], e[2])) return 0;
+    c[0] = (e[0][0] + e[1][0] + e[2][0]) / 3.0, c[1] = (e[0][1] + e[1][1] + e[2][1]) / 3.0;
     return 1;
 }
 
@@ -334,7 +339,7 @@ int pm_polygon_classify(pm_arena *scratch, const double *pts, size_t n, pm_polyg
     if (!star) {
         int found = pm__kernel_point(scratch, pts, nn, c);
         if (found < 0) return found;
-        star = found && pm_polygon_star_around(pts, n, c);
+        star = found == 2 || (found == 1 && pm_polygon_star_around(pts, n, c));
     }
     if (star) {
         info->simple = info->ccw = info->star = true;
