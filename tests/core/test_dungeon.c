@@ -62,6 +62,18 @@ static void check_rate(const char *what, uint64_t hits, uint64_t chances, double
               (unsigned long)chances);
 }
 
+/* Places p's rooms and links them into l's graph (its stream seeded with
+ * p->seed); the test fails if either step does. The rooms live in a. */
+static const pm_dungeon_room *place_and_link(pm_arena *a, const pm_dungeon_params *p, pm_dungeon_layout *l) {
+    pm_dungeon_room *rooms;
+    pm_dungeon_failure f;
+    cr_assert_eq(pm_dungeon_place(a, p, &rooms, &f), 0);
+    pm_rng rng;
+    pm_rng_seed(&rng, p->seed);
+    cr_assert_eq(pm_dungeon_graph(a, p, rooms, p->gen.count, &rng, l), 0);
+    return rooms;
+}
+
 static void graph_rates(double bp, double dp, double ep) {
     pm_test_dungeon_stats st = {0};
     for (uint64_t k = 0; k < 400; k++) {
@@ -73,13 +85,8 @@ static void graph_rates(double bp, double dp, double ep) {
         p.dead_end_probability = dp;
         p.dead_end_extend_probability = ep;
         pm_arena *a = pm_arena_create(0);
-        pm_dungeon_room *rooms;
-        pm_dungeon_failure f;
-        cr_assert_eq(pm_dungeon_place(a, &p, &rooms, &f), 0);
-        pm_rng rng;
-        pm_rng_seed(&rng, p.seed);
         pm_dungeon_layout l = {0};
-        cr_assert_eq(pm_dungeon_graph(a, &p, rooms, p.gen.count, &rng, &l), 0);
+        place_and_link(a, &p, &l);
         char err[256];
         cr_assert(pm_tdg_graph(&l, err, sizeof err), "%s", err);
         pm_test_dungeon_tally(&l, &st);
@@ -105,13 +112,8 @@ Test(dungeon, true_first_and_second_nearest) {
         p.branch_probability = 1.0;
         p.dead_end_probability = 0.0;
         pm_arena *a = pm_arena_create(0);
-        pm_dungeon_room *rooms;
-        pm_dungeon_failure f;
-        cr_assert_eq(pm_dungeon_place(a, &p, &rooms, &f), 0);
-        pm_rng rng;
-        pm_rng_seed(&rng, p.seed);
         pm_dungeon_layout l = {0};
-        cr_assert_eq(pm_dungeon_graph(a, &p, rooms, 30, &rng, &l), 0);
+        const pm_dungeon_room *rooms = place_and_link(a, &p, &l);
         bool taken[30] = {0};
         taken[l.main_path[0]] = true;
         for (uint32_t e = 0; e < l.nedges; e++) {
