@@ -16,23 +16,7 @@
 #include "pm/delaunay.h"
 #include "pm/result.h"
 #include "pm/rng.h"
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static double cpu_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "pm_bench.h"
 
 static double *uniform(uint32_t n, uint64_t seed) {
     pm_rng r;
@@ -49,10 +33,10 @@ static int time_runs(const double *p, uint32_t n, int runs, double *median, doub
     for (int i = 0; i < runs; i++) {
         pm_arena *a = pm_arena_create(1 << 20);
         pm_delaunay d;
-        double t0 = now_ms(), c0 = cpu_ms();
+        double t0 = pm_bench_wall_ms(), c0 = pm_bench_cpu_ms();
         int rc = pm_delaunay_build(a, p, n, &d);
-        t[i] = now_ms() - t0;
-        c[i] = cpu_ms() - c0;
+        t[i] = pm_bench_wall_ms() - t0;
+        c[i] = pm_bench_cpu_ms() - c0;
         if (rc < 0) {
             pm_arena_destroy(a);
             free(t);
@@ -63,8 +47,8 @@ static int time_runs(const double *p, uint32_t n, int runs, double *median, doub
         info->triangles = NULL, info->halfedges = NULL, info->hull = NULL, info->duplicates = NULL;
         pm_arena_destroy(a);
     }
-    qsort(t, (size_t)runs, sizeof *t, cmp_double);
-    qsort(c, (size_t)runs, sizeof *c, cmp_double);
+    qsort(t, (size_t)runs, sizeof *t, pm_bench_cmp_double);
+    qsort(c, (size_t)runs, sizeof *c, pm_bench_cmp_double);
     *median = t[runs / 2];
     *best = t[0];
     *cpu = c[runs / 2];

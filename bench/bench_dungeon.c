@@ -5,7 +5,8 @@
  *    mixed parameters, and the time per dungeon (layout + mesh).
  * 2. The rot.js comparison set-up: extent 200 x 200, 170 rooms of 5..11
  *    cells (rot's default 3..9 interior plus walls), spacing 1.
- * Times are CPU time per map.
+ * Times are CPU time per map: the machine is shared, and the peer
+ * (bench/rot_uniform.mjs) measures CPU time as well.
  *    bench/dungeon_vs_rot.sh runs rot.js's ROT.Map.Uniform beside it.
  * 3. Growth from 50 to 800 rooms at that density. */
 #include <stdio.h>
@@ -15,36 +16,13 @@
 #include <time.h>
 
 #include "../tests/support/pm_test_dungeon.h"
+#include "pm_bench.h"
 #include "pm/dungeon.h"
 #include "pm/result.h"
 
-/* CPU time of this process: the machine is shared, and the peer
- * (bench/rot_uniform.mjs) measures CPU time as well. */
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static void mixed_params(uint64_t k, pm_dungeon_params *p) {
-    pm_rng mix;
-    pm_rng_seed(&mix, 0xBE7C4 + k);
-    pm_dungeon_params_default(p);
-    p->seed = pm_rng_u64(&mix);
-    p->gen.count = (uint32_t)pm_rng_int(&mix, 2, 120);
-    p->gen.extent_w = (int32_t)pm_rng_int(&mix, 24, 200);
-    p->gen.extent_d = (int32_t)pm_rng_int(&mix, 24, 200);
-    p->gen.floors = (int32_t)pm_rng_int(&mix, 1, 4);
-    p->gen.min_size = (int32_t)pm_rng_int(&mix, 3, 7);
-    p->gen.max_size = p->gen.min_size + (int32_t)pm_rng_int(&mix, 0, 10);
-    p->gen.spacing = (int32_t)pm_rng_int(&mix, 1, 4);
-    p->branch_probability = pm_rng_unit(&mix);
-    p->dead_end_probability = pm_rng_unit(&mix);
-    p->dead_end_extend_probability = pm_rng_unit(&mix);
-    p->loop_probability = pm_rng_chance(&mix, 0.3) ? pm_rng_unit(&mix) * 0.5 : 0;
-    p->obstacles = pm_rng_chance(&mix, 0.5) ? PM_DUNGEON_BREAK : PM_DUNGEON_DETOUR;
-    p->floor_height = pm_rng_range(&mix, 3.0, 8.0);
-}
+/* Counts 2..120, extents 24..200, 1..4 floors, sizes 3..17, spacing 1..4. */
+static const pm_tdg_mix mix = {.stream = 0xBE7C4, .max_count = 120, .max_extent = 200, .max_floors = 4,
+                               .max_extra_size = 10, .max_spacing = 4};
 
 static int invariants(int seeds) {
     int bad = 0, crowded = 0, built = 0;
@@ -53,14 +31,14 @@ static int invariants(int seeds) {
     double gen_ms = 0;
     for (int k = 0; k < seeds; k++) {
         pm_dungeon_params p;
-        mixed_params((uint64_t)k, &p);
+        pm_tdg_mixed_params(&mix, (uint64_t)k, &p);
         pm_arena *a = pm_arena_create(0);
         pm_dungeon_layout l;
         pm_dungeon_failure f;
         pm_scene *s;
-        double t0 = now_ms();
+        double t0 = pm_bench_cpu_ms();
         int r = pm_dungeon_generate(a, &p, NULL, &s, &l, &f);
-        gen_ms += now_ms() - t0;
+        gen_ms += pm_bench_cpu_ms() - t0;
         char err[256];
         if (r == PM_ERR_GEOMETRY && (f.kind == PM_DUNGEON_FAIL_PLACEMENT || f.kind == PM_DUNGEON_FAIL_PACKING)) {
             crowded++;
@@ -111,9 +89,9 @@ static double timed(uint32_t n, int maps, bool mesh, int *bad, double *rooms_ok,
         pm_dungeon_layout l;
         pm_dungeon_failure f;
         pm_scene *s = NULL;
-        double t0 = now_ms();
+        double t0 = pm_bench_cpu_ms();
         int r = mesh ? pm_dungeon_generate(a, &p, NULL, &s, &l, &f) : pm_dungeon_layout_build(a, &p, NULL, &l, &f);
-        total += now_ms() - t0;
+        total += pm_bench_cpu_ms() - t0;
         char err[256];
         if (r != 0) {
             (*bad)++;

@@ -17,21 +17,9 @@
 #include "pm/grid.h"
 #include "pm/result.h"
 #include "pm_api/encode.h"
+#include "pm_bench.h"
 
 extern const pm_api_generator pm_api_gen_grid;
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-/* Process CPU time: steadier than wall time when other work shares the cores. */
-static double cpu_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 typedef struct summary {
     double worst_p05, mean_p05, worst_min, mean_min, mean_outside, mean_sj;
@@ -39,14 +27,9 @@ typedef struct summary {
     double ms, cpu;
 } summary;
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static summary run(const pm_grid_params *base, unsigned seeds) {
     summary s = {.worst_p05 = INFINITY, .worst_min = INFINITY};
-    double t0 = now_ms(), c0 = cpu_ms();
+    double t0 = pm_bench_wall_ms(), c0 = pm_bench_cpu_ms();
     for (unsigned i = 0; i < seeds; i++) {
         pm_grid_params p = *base;
         p.seed = base->seed + i;
@@ -68,8 +51,8 @@ static summary run(const pm_grid_params *base, unsigned seeds) {
         s.inverted += q->inverted_quads;
         pm_arena_destroy(a);
     }
-    s.ms = (now_ms() - t0) / seeds;
-    s.cpu = (cpu_ms() - c0) / seeds;
+    s.ms = (pm_bench_wall_ms() - t0) / seeds;
+    s.cpu = (pm_bench_cpu_ms() - c0) / seeds;
     return s;
 }
 
@@ -139,30 +122,30 @@ static void end_to_end(pm_grid_points pts) {
         pm_arena *a = pm_arena_create(0);
         pm_scene *s;
         pm_api_buf b;
-        double t0 = now_ms(), c0 = cpu_ms();
+        double t0 = pm_bench_wall_ms(), c0 = pm_bench_cpu_ms();
         if (pm_grid_generate(a, &p, NULL, &s) < 0) {
             printf("size-20 hexagon failed\n");
             pm_arena_destroy(a);
             return;
         }
-        double t1 = now_ms();
+        double t1 = pm_bench_wall_ms();
         if (encode_glb(s, &b) < 0) {
             printf("size-20 hexagon: encoding failed\n");
             pm_arena_destroy(a);
             return;
         }
-        t[i] = now_ms() - t0;
-        tc[i] = cpu_ms() - c0;
-        te[i] = now_ms() - t1;
+        t[i] = pm_bench_wall_ms() - t0;
+        tc[i] = pm_bench_cpu_ms() - c0;
+        te[i] = pm_bench_wall_ms() - t1;
         glb = b.len;
         free(b.data);
         verts = pm_scene_vertex_count(s);
         tris = pm_scene_triangle_count(s);
         pm_arena_destroy(a);
     }
-    qsort(t, 15, sizeof *t, cmp_double);
-    qsort(te, 15, sizeof *te, cmp_double);
-    qsort(tc, 15, sizeof *tc, cmp_double);
+    qsort(t, 15, sizeof *t, pm_bench_cmp_double);
+    qsort(te, 15, sizeof *te, pm_bench_cmp_double);
+    qsort(tc, 15, sizeof *tc, pm_bench_cmp_double);
     printf("size-20 hexagon, %s points, defaults, end to end (points -> GLB): median %.2f ms wall "
            "(min %.2f), %.2f ms CPU; GLB encoding median %.2f ms wall (%llu vertices, %llu "
            "triangles, %zu-byte GLB)\n",

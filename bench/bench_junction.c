@@ -23,6 +23,7 @@
 #include "pm_api/generator.h"
 #include "pm_api/key.h"
 #include "pm_api/reader.h"
+#include "pm_bench.h"
 
 extern const pm_api_generator pm_api_gen_junction;
 
@@ -79,13 +80,8 @@ static int one_request(const char *body, size_t len, stages *st) {
     return rc;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median(double *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, pm_bench_cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 

@@ -6,17 +6,7 @@
 #include <time.h>
 
 #include "pm/poisson.h"
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "pm_bench.h"
 
 int main(int argc, char **argv) {
     int runs = argc > 1 ? atoi(argv[1]) : 9;
@@ -29,13 +19,13 @@ int main(int argc, char **argv) {
         pm_rng_seed(&r, (uint64_t)i + 1);
         pm_poisson_params p = {.shape = PM_POISSON_RECT, .center = {400, 400}, .half = {400, 400},
                                .radius = 2, .tries = 30};
-        double *out, t0 = now_ms();
+        double *out, t0 = pm_bench_wall_ms();
         points = pm_poisson(a, &p, &r, &out);
-        t[i] = now_ms() - t0;
+        t[i] = pm_bench_wall_ms() - t0;
         pm_arena_destroy(a);
         if (points < 0) return 1;
     }
-    qsort(t, (size_t)runs, sizeof *t, cmp_double);
+    qsort(t, (size_t)runs, sizeof *t, pm_bench_cmp_double);
     printf("%.2f %.2f %ld\n", t[runs / 2], t[0], points);
     free(t);
     return 0;

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "pm_api/reader.h"
+#include "pm_test_api.h"
 
 /* A parser written the way a generator writes one, so the tests exercise
  * the reader through the calls generators make. */
@@ -71,15 +72,7 @@ static json_t *run(const char *text, demo *d, pm_api_problem *p) {
 }
 
 /* The message recorded at pointer, or NULL. */
-static const char *msg_at(const pm_api_problem *p, const char *pointer) {
-    size_t i;
-    json_t *e;
-    json_array_foreach(p->errors, i, e) {
-        if (strcmp(json_string_value(json_object_get(e, "pointer")), pointer) == 0)
-            return json_string_value(json_object_get(e, "message"));
-    }
-    return NULL;
-}
+static const char *msg_at(const pm_api_problem *p, const char *pointer) { return pm_test_api_msg_at(p, pointer); }
 
 static void expect_error(const char *text, const char *pointer, const char *message) {
     demo d;

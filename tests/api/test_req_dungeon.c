@@ -7,59 +7,18 @@
 #include "pm_api/generator.h"
 #include "pm_api/key.h"
 #include "pm_api/reader.h"
+#include "pm_test_api.h"
 #include "pm_test_validator.h"
 
 extern const pm_api_generator pm_api_gen_dungeon;
 
-typedef struct run {
-    pm_arena *arena;
-    pm_api_problem prob;
-    void *params;
-    json_t *canon;
-    int rc;
-} run;
+typedef pm_test_api_run run;
 
-static void parse(run *r, const char *text) {
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
-    r->arena = pm_arena_create(0);
-    pm_api_problem_init(&r->prob);
-    r->canon = NULL;
-    r->params = NULL;
-    json_t *doc;
-    cr_assert_eq(pm_api_parse_body(text, strlen(text), &doc, &r->prob), 0, "test JSON must parse: %s", text);
-    r->rc = pm_api_gen_dungeon.parse(doc, &lim, r->arena, &r->params, &r->canon, &r->prob);
-    json_decref(doc);
-}
-
-static void done(run *r) {
-    json_decref(r->canon);
-    pm_api_problem_free(&r->prob);
-    pm_arena_destroy(r->arena);
-}
-
-/* Whether the problem lists pointer with a message containing word. */
-static bool has_error(const run *r, const char *pointer, const char *word) {
-    size_t i;
-    json_t *e;
-    if (!r->prob.errors) return false;
-    json_array_foreach(r->prob.errors, i, e) {
-        const char *p = json_string_value(json_object_get(e, "pointer"));
-        const char *m = json_string_value(json_object_get(e, "message"));
-        if (p && m && strcmp(p, pointer) == 0 && (!word || strstr(m, word))) return true;
-    }
-    return false;
-}
+static void parse(run *r, const char *text) { pm_test_api_parse(r, &pm_api_gen_dungeon, text, NULL); }
+static void done(run *r) { pm_test_api_done(r); }
 
 static void expect_422(const char *body, const char *pointer, const char *word) {
-    run r;
-    parse(&r, body);
-    cr_assert_eq(r.rc, -1, "%s should fail", body);
-    cr_assert_eq(r.prob.status, 422);
-    char *dump = r.prob.errors ? json_dumps(r.prob.errors, 0) : NULL;
-    cr_assert(has_error(&r, pointer, word), "%s: want %s (%s), got %s", body, pointer, word ? word : "", dump);
-    free(dump);
-    done(&r);
+    pm_test_api_expect_422(&pm_api_gen_dungeon, body, NULL, false, pointer, word);
 }
 
 Test(req_dungeon, identity) {
@@ -166,25 +125,15 @@ Test(req_dungeon, impossible_packing_is_422) {
                "cannot be placed");
 }
 
-static int generate(run *r, pm_scene **s, pm_api_problem *prob) {
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
-    return pm_api_gen_dungeon.generate(r->params, &lim, r->arena, NULL, s, prob);
-}
-
 Test(req_dungeon, walled_in_room_is_422_naming_rooms) {
     run r;
     parse(&r, "{\"seed\": 1, \"rooms\": [{\"x\":5,\"z\":5,\"w\":3,\"d\":3},{\"x\":3,\"z\":2,\"w\":4,\"d\":3},"
               "{\"x\":8,\"z\":3,\"w\":3,\"d\":4},{\"x\":6,\"z\":8,\"w\":4,\"d\":3},{\"x\":2,\"z\":6,\"w\":3,\"d\":4}]}");
     cr_assert_eq(r.rc, 0, "%s", r.prob.detail);
-    pm_scene *s;
-    pm_api_problem prob;
-    pm_api_problem_init(&prob);
-    cr_assert_eq(generate(&r, &s, &prob), -1);
-    cr_assert_eq(prob.status, 422);
-    run view = {.prob = prob};
-    cr_assert(has_error(&view, "/rooms/0", "wall"), "%s", prob.detail);
-    pm_api_problem_free(&prob);
+    pm_test_api_generate(&r, NULL);
+    cr_assert_eq(r.rc, -1);
+    cr_assert_eq(r.prob.status, 422);
+    cr_assert(pm_test_api_has_error(&r.prob, "/rooms/0", "wall"), "%s", r.prob.detail);
     done(&r);
 }
 
@@ -220,8 +169,7 @@ Test(req_dungeon, query_document) {
     pm_api_problem_init(&prob);
     cr_assert_null(pm_api_gen_dungeon.from_query(bad, 2, &prob));
     cr_assert_eq(prob.status, 422);
-    run view = {.prob = prob};
-    cr_assert(has_error(&view, "/extent", NULL), "%s", prob.detail);
+    cr_assert(pm_test_api_has_error(&prob, "/extent", NULL), "%s", prob.detail);
     pm_api_problem_free(&prob);
 }
 
@@ -229,10 +177,9 @@ static void validate(const char *body, int min_floors) {
     run r;
     parse(&r, body);
     cr_assert_eq(r.rc, 0, "%s", r.prob.detail);
-    pm_scene *s;
-    pm_api_problem prob;
-    pm_api_problem_init(&prob);
-    cr_assert_eq(generate(&r, &s, &prob), 0, "%s", prob.detail);
+    pm_test_api_generate(&r, NULL);
+    cr_assert_eq(r.rc, 0, "%s", r.prob.detail);
+    const pm_scene *s = r.scene;
     pm_meta *rooms = pm_meta_get(s->meta, "rooms");
     cr_assert_not_null(rooms);
     int32_t top = 0;
@@ -244,7 +191,6 @@ static void validate(const char *body, int min_floors) {
     for (const char *k = "edges"; k; k = strcmp(k, "edges") == 0 ? "main_path" : strcmp(k, "main_path") == 0 ? "corridors" : strcmp(k, "corridors") == 0 ? "shafts" : NULL)
         cr_assert_not_null(pm_meta_get(s->meta, k), "metadata %s", k);
     cr_assert_eq(pm_test_validate_scene(s, &pm_api_gen_dungeon), 0, "validator on %s", body);
-    pm_api_problem_free(&prob);
     done(&r);
 }
 

@@ -4,66 +4,27 @@
 #include "pm/grid.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
+#include "pm_test_api.h"
 #include "pm_test_validator.h"
 
 extern const pm_api_generator pm_api_gen_grid;
 
-typedef struct parsed {
-    int rc;
-    pm_grid_params p;
-    char *canon;          /* compact, sorted keys; NULL on failure */
-    pm_api_problem prob;
-} parsed;
+typedef pm_test_api_run parsed;
 
 static parsed parse_with(const char *text, const pm_api_limits *lim) {
-    parsed r = {0};
-    pm_api_problem_init(&r.prob);
-    json_t *body;
-    cr_assert_eq(pm_api_parse_body(text, strlen(text), &body, &r.prob), 0, "bad test JSON %s", text);
-    pm_arena *a = pm_arena_create(0);
-    void *params = NULL;
-    json_t *canon = NULL;
-    r.rc = pm_api_gen_grid.parse(body, lim, a, &params, &canon, &r.prob);
-    if (r.rc == 0) {
-        r.p = *(pm_grid_params *)params;
-        r.canon = json_dumps(canon, JSON_SORT_KEYS | JSON_COMPACT);
-        json_decref(canon);
-    }
-    json_decref(body);
-    pm_arena_destroy(a);
+    parsed r;
+    pm_test_api_parse(&r, &pm_api_gen_grid, text, lim);
     return r;
 }
 
-static parsed parse(const char *text) {
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
-    return parse_with(text, &lim);
-}
-
-static void done(parsed *r) {
-    free(r->canon);
-    pm_api_problem_free(&r->prob);
-}
-
-static const char *msg_at(const pm_api_problem *p, const char *pointer) {
-    size_t i;
-    json_t *e;
-    json_array_foreach(p->errors, i, e) {
-        if (strcmp(json_string_value(json_object_get(e, "pointer")), pointer) == 0)
-            return json_string_value(json_object_get(e, "message"));
-    }
-    return NULL;
-}
+static parsed parse(const char *text) { return parse_with(text, NULL); }
+static void done(parsed *r) { pm_test_api_done(r); }
+static const pm_grid_params *gp(const parsed *r) { return r->params; }
+static const char *msg_at(const pm_api_problem *p, const char *pointer) { return pm_test_api_msg_at(p, pointer); }
 
 /* A 422 whose error at pointer contains the text. */
 static void expect_422(const char *body, const char *pointer, const char *text) {
-    parsed r = parse(body);
-    cr_expect_eq(r.rc, -1, "%s was accepted", body);
-    cr_expect_eq(r.prob.status, 422, "%s: status %d", body, r.prob.status);
-    const char *m = msg_at(&r.prob, pointer);
-    cr_expect(m != NULL, "%s: no error at '%s' (detail: %s)", body, pointer, r.prob.detail);
-    if (m) cr_expect(strstr(m, text) != NULL, "%s: message '%s' lacks '%s'", body, m, text);
-    done(&r);
+    pm_test_api_expect_422(&pm_api_gen_grid, body, NULL, false, pointer, text);
 }
 
 static const char canon_defaults[] =
@@ -76,14 +37,14 @@ Test(req_grid, defaults_and_canonical_form) {
     cr_assert_eq(r.rc, 0, "%s", r.prob.detail);
     pm_grid_params d;
     pm_grid_defaults(&d);
-    cr_expect(memcmp(&r.p, &d, sizeof d) == 0);
-    cr_expect_str_eq(r.canon, canon_defaults);
+    cr_expect(memcmp(gp(&r), &d, sizeof d) == 0);
+    cr_expect_str_eq(r.canon_text, canon_defaults);
     done(&r);
     /* Explicit defaults, another key order and number spellings: same form. */
     r = parse("{\"spacing\":1,\"relax\":{\"strength\":5e-1,\"mode\":\"square\"},\"size\":8.0,"
               "\"shape\":\"hexagon\",\"seed\":\"0\",\"merge\":1}");
     cr_assert_eq(r.rc, 0, "%s", r.prob.detail);
-    cr_expect_str_eq(r.canon, canon_defaults);
+    cr_expect_str_eq(r.canon_text, canon_defaults);
     done(&r);
 }
 
@@ -94,18 +55,18 @@ Test(req_grid, every_field_read) {
                      "\"relax\":{\"mode\":\"laplacian\",\"iterations\":7,\"strength\":1,"
                      "\"lock_boundary\":false}}");
     cr_assert_eq(r.rc, 0, "%s", r.prob.detail);
-    cr_expect_eq(r.p.seed, UINT64_MAX);
-    cr_expect_eq(r.p.size, 5);
-    cr_expect_eq(r.p.shape, PM_GRID_DISK);
-    cr_expect_eq(r.p.points, PM_GRID_POISSON);
-    cr_expect_eq(r.p.spacing, 2.5);
-    cr_expect_eq(r.p.merge, 0.25);
-    cr_expect_eq(r.p.merge_min_angle, 30);
-    cr_expect_eq(r.p.merge_max_angle, 150);
-    cr_expect_eq(r.p.relax.mode, PM_GRID_RELAX_LAPLACIAN);
-    cr_expect_eq(r.p.relax.iterations, 7);
-    cr_expect_eq(r.p.relax.strength, 1);
-    cr_expect(!r.p.relax.lock_boundary);
+    cr_expect_eq(gp(&r)->seed, UINT64_MAX);
+    cr_expect_eq(gp(&r)->size, 5);
+    cr_expect_eq(gp(&r)->shape, PM_GRID_DISK);
+    cr_expect_eq(gp(&r)->points, PM_GRID_POISSON);
+    cr_expect_eq(gp(&r)->spacing, 2.5);
+    cr_expect_eq(gp(&r)->merge, 0.25);
+    cr_expect_eq(gp(&r)->merge_min_angle, 30);
+    cr_expect_eq(gp(&r)->merge_max_angle, 150);
+    cr_expect_eq(gp(&r)->relax.mode, PM_GRID_RELAX_LAPLACIAN);
+    cr_expect_eq(gp(&r)->relax.iterations, 7);
+    cr_expect_eq(gp(&r)->relax.strength, 1);
+    cr_expect(!gp(&r)->relax.lock_boundary);
     done(&r);
 }
 
@@ -185,7 +146,7 @@ Test(req_grid, get_query) {
     /* The same request as a POST body has the same canonical form. */
     parsed r = parse("{\"seed\":42,\"size\":3,\"shape\":\"disk\"}");
     char *s = json_dumps(canon, JSON_SORT_KEYS | JSON_COMPACT);
-    cr_expect_str_eq(s, r.canon);
+    cr_expect_str_eq(s, r.canon_text);
     free(s);
     done(&r);
     json_decref(canon);
@@ -202,24 +163,6 @@ Test(req_grid, get_query) {
     pm_api_problem_free(&p);
 }
 
-static pm_scene *generate(const char *body, pm_arena *a) {
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
-    pm_api_problem p;
-    pm_api_problem_init(&p);
-    json_t *doc;
-    cr_assert_eq(pm_api_parse_body(body, strlen(body), &doc, &p), 0);
-    void *params;
-    json_t *canon;
-    cr_assert_eq(pm_api_gen_grid.parse(doc, &lim, a, &params, &canon, &p), 0, "%s", p.detail);
-    pm_scene *s = NULL;
-    cr_assert_eq(pm_api_gen_grid.generate(params, &lim, a, NULL, &s, &p), 0, "%s", p.detail);
-    json_decref(canon);
-    json_decref(doc);
-    pm_api_problem_free(&p);
-    return s;
-}
-
 /* Every shape and point mode passes the glTF validator (no errors or
  * warnings) in .gltf and GLB, and the JSON mesh reads back. */
 Test(req_grid, outputs_validate, .timeout = 300) {
@@ -231,10 +174,11 @@ Test(req_grid, outputs_validate, .timeout = 300) {
             snprintf(body, sizeof body,
                      "{\"seed\":%d,\"size\":4,\"shape\":\"%s\",\"points\":\"%s\",\"relax\":{\"mode\":\"%s\"}}",
                      s * 2 + m, shapes[s], points[m], modes[(s + m) % 2]);
-            pm_arena *a = pm_arena_create(0);
-            pm_scene *sc = generate(body, a);
-            cr_expect_eq(pm_test_validate_scene(sc, &pm_api_gen_grid), 0, "%s", body);
-            pm_arena_destroy(a);
+            parsed r;
+            pm_test_api_build(&r, &pm_api_gen_grid, body, NULL);
+            cr_assert(r.parsed && r.generated, "%s: %s", body, r.prob.detail);
+            cr_expect_eq(pm_test_validate_scene(r.scene, &pm_api_gen_grid), 0, "%s", body);
+            done(&r);
         }
 }
 

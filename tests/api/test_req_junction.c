@@ -18,75 +18,31 @@
 #include "pm_api/generator.h"
 #include "pm_api/key.h"
 #include "pm_api/reader.h"
+#include "pm_test_api.h"
 #include "pm_test_validator.h"
 
 extern const pm_api_generator pm_api_gen_junction;
 #define GEN pm_api_gen_junction
 
-typedef struct run {
-    pm_arena *arena;
-    pm_api_problem prob;
-    void *params;
-    json_t *canon;
-    pm_scene *scene;
-    int rc;
-} run;
+typedef pm_test_api_run run;
 
-static void parse_lim(run *r, const char *text, const pm_api_limits *lim) {
-    r->arena = pm_arena_create(0);
-    pm_api_problem_init(&r->prob);
-    r->canon = NULL;
-    r->params = NULL;
-    r->scene = NULL;
-    json_t *doc;
-    cr_assert_eq(pm_api_parse_body(text, strlen(text), &doc, &r->prob), 0, "test JSON must parse: %s", text);
-    r->rc = GEN.parse(doc, lim, r->arena, &r->params, &r->canon, &r->prob);
-    json_decref(doc);
-}
-
-static void parse(run *r, const char *text) {
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
-    parse_lim(r, text, &lim);
-}
+static void parse_lim(run *r, const char *text, const pm_api_limits *lim) { pm_test_api_parse(r, &GEN, text, lim); }
+static void parse(run *r, const char *text) { pm_test_api_parse(r, &GEN, text, NULL); }
+static void done(run *r) { pm_test_api_done(r); }
 
 /* Parses and generates; rc is generate's result. */
 static void build(run *r, const char *text) {
     parse(r, text);
     cr_assert_eq(r->rc, 0, "%s: %s", text, r->prob.detail);
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
-    r->rc = GEN.generate(r->params, &lim, r->arena, NULL, &r->scene, &r->prob);
-}
-
-static void done(run *r) {
-    json_decref(r->canon);
-    pm_api_problem_free(&r->prob);
-    pm_arena_destroy(r->arena);
+    pm_test_api_generate(r, NULL);
 }
 
 static bool has_error(const run *r, const char *pointer, const char *word) {
-    size_t i;
-    json_t *e;
-    if (!r->prob.errors) return false;
-    json_array_foreach(r->prob.errors, i, e) {
-        const char *p = json_string_value(json_object_get(e, "pointer"));
-        const char *m = json_string_value(json_object_get(e, "message"));
-        if (p && m && strcmp(p, pointer) == 0 && (!word || strstr(m, word))) return true;
-    }
-    return false;
+    return pm_test_api_has_error(&r->prob, pointer, word);
 }
 
 static void expect_422(const char *body, const char *pointer, const char *word) {
-    run r;
-    parse(&r, body);
-    cr_assert_eq(r.rc, -1, "%s should fail", body);
-    cr_assert_eq(r.prob.status, 422);
-    char *dump = r.prob.errors ? json_dumps(r.prob.errors, 0) : NULL;
-    cr_assert(has_error(&r, pointer, word), "%s: want %s (%s), got %s", body, pointer,
-              word ? word : "", dump);
-    free(dump);
-    done(&r);
+    pm_test_api_expect_422(&GEN, body, NULL, false, pointer, word);
 }
 
 #define ARM_X "{\"direction\": [1, 0], \"width\": 7}"
@@ -322,11 +278,8 @@ static void expect_generate_422(const char *body, const char *p0, const char *p1
     run r;
     build(&r, body);
     cr_assert_eq(r.rc, -1, "%s should be refused", body);
-    cr_assert_eq(r.prob.status, 422);
-    char *dump = r.prob.errors ? json_dumps(r.prob.errors, 0) : NULL;
-    cr_assert(has_error(&r, p0, NULL), "want %s, got %s", p0, dump);
-    if (p1) cr_assert(has_error(&r, p1, NULL), "want %s, got %s", p1, dump);
-    free(dump);
+    pm_test_api_assert_422(&r, body, p0, NULL);
+    if (p1) pm_test_api_assert_422(&r, body, p1, NULL);
     done(&r);
 }
 

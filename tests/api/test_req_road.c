@@ -10,18 +10,12 @@
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
 #include "pm/rng.h"
+#include "pm_test_api.h"
 #include "pm_test_validator.h"
 
 extern const pm_api_generator pm_api_gen_road;
 
-typedef struct run {
-    pm_arena *arena;
-    pm_api_problem prob;
-    void *params;
-    json_t *canon;
-    pm_scene *scene;
-    int parsed, generated;
-} run;
+typedef pm_test_api_run run;
 
 static pm_api_limits limits(void) {
     pm_api_limits l;
@@ -31,43 +25,18 @@ static pm_api_limits limits(void) {
 
 /* Parses (and, when it parsed, generates) a request given as JSON text. */
 static run road(const char *body, const pm_api_limits *lim) {
-    run r = {.arena = pm_arena_create(0)};
-    pm_api_problem_init(&r.prob);
-    json_t *doc = NULL;
-    cr_assert_eq(pm_api_parse_body(body, strlen(body), &doc, &r.prob), 0, "body: %s", r.prob.detail);
-    r.parsed = pm_api_gen_road.parse(doc, lim, r.arena, &r.params, &r.canon, &r.prob) == 0;
-    json_decref(doc);
-    if (r.parsed) {
-        volatile int cancel = 0;
-        r.generated = pm_api_gen_road.generate(r.params, lim, r.arena, &cancel, &r.scene, &r.prob) == 0;
-    }
+    run r;
+    pm_test_api_build(&r, &pm_api_gen_road, body, lim);
     return r;
 }
 
-static void done(run *r) {
-    json_decref(r->canon);
-    pm_api_problem_free(&r->prob);
-    pm_arena_destroy(r->arena);
-}
+static void done(run *r) { pm_test_api_done(r); }
 
 /* The problem lists an error at exactly this pointer. */
-static void assert_error_at(const run *r, const char *pointer) {
-    cr_assert_eq(r->prob.status, 422, "status %d (%s)", r->prob.status, r->prob.detail);
-    size_t i;
-    json_t *e;
-    json_array_foreach(r->prob.errors, i, e) {
-        if (strcmp(json_string_value(json_object_get(e, "pointer")), pointer) == 0) return;
-    }
-    char *all = json_dumps(r->prob.errors, 0);
-    cr_assert_fail("no error at %s: %s", pointer, all);
-}
+static void assert_error_at(const run *r, const char *pointer) { pm_test_api_assert_422(r, "request", pointer, NULL); }
 
 static void expect_422(const char *body, const char *pointer) {
-    pm_api_limits l = limits();
-    run r = road(body, &l);
-    cr_assert_not(r.parsed && r.generated, "%s should fail", body);
-    assert_error_at(&r, pointer);
-    done(&r);
+    pm_test_api_expect_422(&pm_api_gen_road, body, NULL, true, pointer, NULL);
 }
 
 /* ---- parsing ---- */

@@ -11,34 +11,16 @@
 
 #define SEEDS 10000
 
-/* Mixed parameters drawn from a test-side stream: counts 2..80, extents
- * 24..160, 1..3 floors, sizes 3..15, spacing 1..3, every probability. */
-static void mixed_params(uint64_t k, pm_dungeon_params *p) {
-    pm_rng mix;
-    pm_rng_seed(&mix, 0xD00D + k);
-    pm_dungeon_params_default(p);
-    p->seed = pm_rng_u64(&mix);
-    p->gen.count = (uint32_t)pm_rng_int(&mix, 2, 80);
-    p->gen.extent_w = (int32_t)pm_rng_int(&mix, 24, 160);
-    p->gen.extent_d = (int32_t)pm_rng_int(&mix, 24, 160);
-    p->gen.floors = (int32_t)pm_rng_int(&mix, 1, 3);
-    p->gen.min_size = (int32_t)pm_rng_int(&mix, 3, 7);
-    p->gen.max_size = p->gen.min_size + (int32_t)pm_rng_int(&mix, 0, 8);
-    p->gen.spacing = (int32_t)pm_rng_int(&mix, 1, 3);
-    p->branch_probability = pm_rng_unit(&mix);
-    p->dead_end_probability = pm_rng_unit(&mix);
-    p->dead_end_extend_probability = pm_rng_unit(&mix);
-    p->loop_probability = pm_rng_chance(&mix, 0.3) ? pm_rng_unit(&mix) * 0.5 : 0;
-    p->obstacles = pm_rng_chance(&mix, 0.5) ? PM_DUNGEON_BREAK : PM_DUNGEON_DETOUR;
-    p->floor_height = pm_rng_range(&mix, 3.0, 8.0);
-}
+/* Counts 2..80, extents 24..160, 1..3 floors, sizes 3..15, spacing 1..3. */
+static const pm_tdg_mix mix = {.stream = 0xD00D, .max_count = 80, .max_extent = 160, .max_floors = 3,
+                               .max_extra_size = 8, .max_spacing = 3};
 
 Test(dungeon, invariants_over_mixed_seeds) {
     int built = 0, crowded = 0;
     uint64_t detours = 0, breaks = 0, shafts = 0;
     for (uint64_t k = 0; k < SEEDS; k++) {
         pm_dungeon_params p;
-        mixed_params(k, &p);
+        pm_tdg_mixed_params(&mix, k, &p);
         pm_arena *a = pm_arena_create(0);
         pm_dungeon_layout l;
         pm_dungeon_failure f;
@@ -80,6 +62,18 @@ static void check_rate(const char *what, uint64_t hits, uint64_t chances, double
               (unsigned long)chances);
 }
 
+/* Places p's rooms and links them into l's graph (its stream seeded with
+ * p->seed); the test fails if either step does. The rooms live in a. */
+static const pm_dungeon_room *place_and_link(pm_arena *a, const pm_dungeon_params *p, pm_dungeon_layout *l) {
+    pm_dungeon_room *rooms;
+    pm_dungeon_failure f;
+    cr_assert_eq(pm_dungeon_place(a, p, &rooms, &f), 0);
+    pm_rng rng;
+    pm_rng_seed(&rng, p->seed);
+    cr_assert_eq(pm_dungeon_graph(a, p, rooms, p->gen.count, &rng, l), 0);
+    return rooms;
+}
+
 static void graph_rates(double bp, double dp, double ep) {
     pm_test_dungeon_stats st = {0};
     for (uint64_t k = 0; k < 400; k++) {
@@ -91,13 +85,8 @@ static void graph_rates(double bp, double dp, double ep) {
         p.dead_end_probability = dp;
         p.dead_end_extend_probability = ep;
         pm_arena *a = pm_arena_create(0);
-        pm_dungeon_room *rooms;
-        pm_dungeon_failure f;
-        cr_assert_eq(pm_dungeon_place(a, &p, &rooms, &f), 0);
-        pm_rng rng;
-        pm_rng_seed(&rng, p.seed);
         pm_dungeon_layout l = {0};
-        cr_assert_eq(pm_dungeon_graph(a, &p, rooms, p.gen.count, &rng, &l), 0);
+        place_and_link(a, &p, &l);
         char err[256];
         cr_assert(pm_tdg_graph(&l, err, sizeof err), "%s", err);
         pm_test_dungeon_tally(&l, &st);
@@ -123,13 +112,8 @@ Test(dungeon, true_first_and_second_nearest) {
         p.branch_probability = 1.0;
         p.dead_end_probability = 0.0;
         pm_arena *a = pm_arena_create(0);
-        pm_dungeon_room *rooms;
-        pm_dungeon_failure f;
-        cr_assert_eq(pm_dungeon_place(a, &p, &rooms, &f), 0);
-        pm_rng rng;
-        pm_rng_seed(&rng, p.seed);
         pm_dungeon_layout l = {0};
-        cr_assert_eq(pm_dungeon_graph(a, &p, rooms, 30, &rng, &l), 0);
+        const pm_dungeon_room *rooms = place_and_link(a, &p, &l);
         bool taken[30] = {0};
         taken[l.main_path[0]] = true;
         for (uint32_t e = 0; e < l.nedges; e++) {
@@ -400,7 +384,7 @@ static uint64_t naive_triangles(const pm_dungeon_layout *l) {
 Test(dungeon, mesh_is_valid_and_small) {
     for (uint64_t k = 0; k < 60; k++) {
         pm_dungeon_params p;
-        mixed_params(k, &p);
+        pm_tdg_mixed_params(&mix, k, &p);
         pm_arena *a = pm_arena_create(0);
         pm_scene *s;
         pm_dungeon_layout l;

@@ -371,16 +371,22 @@ static pm_heightfield steep_terrain(pm_arena *a, uint64_t seed) {
     return hf;
 }
 
+/* Defaults, n control points (x, y, z each) on hf, conformed as conform. */
+static void terrain_road(pm_road_params *p, const double *pts, size_t n, const pm_heightfield *hf,
+                         pm_road_conform conform) {
+    pm_road_params_default(p);
+    p->points = pts;
+    p->npoints = n;
+    p->terrain = hf;
+    p->conform = conform;
+}
+
 Test(road, drape_puts_every_vertex_on_steep_terrain) {
     pm_arena *a = pm_arena_create(0);
     pm_heightfield hf = steep_terrain(a, 3);
+    const double pts[] = {0, 0, 0, 60, 0, 20, 120, 0, -30, 200, 0, 0};
     pm_road_params p;
-    pm_road_params_default(&p);
-    double pts[] = {0, 0, 0, 60, 0, 20, 120, 0, -30, 200, 0, 0};
-    p.points = pts;
-    p.npoints = 4;
-    p.terrain = &hf;
-    p.conform = PM_ROAD_DRAPE;
+    terrain_road(&p, pts, 4, &hf, PM_ROAD_DRAPE);
     p.width = 8;
     p.shoulder = 2;
     p.cross_segments = 6;
@@ -431,13 +437,9 @@ Test(road, drape_puts_every_vertex_on_steep_terrain) {
 Test(road, bank_keeps_sections_straight_with_centre_on_terrain) {
     pm_arena *a = pm_arena_create(0);
     pm_heightfield hf = steep_terrain(a, 5);
+    const double pts[] = {0, 0, 0, 80, 0, 10, 200, 0, 0};
     pm_road_params p;
-    pm_road_params_default(&p);
-    double pts[] = {0, 0, 0, 80, 0, 10, 200, 0, 0};
-    p.points = pts;
-    p.npoints = 3;
-    p.terrain = &hf;
-    p.conform = PM_ROAD_BANK;
+    terrain_road(&p, pts, 3, &hf, PM_ROAD_BANK);
     p.width = 8;
     p.cross_segments = 4;
     p.bank_max_degrees = 6;
@@ -469,13 +471,9 @@ Test(road, bank_keeps_sections_straight_with_centre_on_terrain) {
 Test(road, flatten_matches_the_road_within_the_margin) {
     pm_arena *a = pm_arena_create(0);
     pm_heightfield hf = steep_terrain(a, 11);
+    const double pts[] = {0, 0, -10, 70, 0, 10, 150, 0, -20, 200, 0, 10};
     pm_road_params p;
-    pm_road_params_default(&p);
-    double pts[] = {0, 0, -10, 70, 0, 10, 150, 0, -20, 200, 0, 10};
-    p.points = pts;
-    p.npoints = 4;
-    p.terrain = &hf;
-    p.conform = PM_ROAD_BANK;
+    terrain_road(&p, pts, 4, &hf, PM_ROAD_BANK);
     p.width = 8;
     p.shoulder = 1.5;
     p.flatten = true;
@@ -676,13 +674,9 @@ Test(road, props_on_both_sides_at_arc_length_spacing) {
 Test(road, props_align_terrain_stand_on_the_ground) {
     pm_arena *a = pm_arena_create(0);
     pm_heightfield hf = steep_terrain(a, 9);
+    const double pts[] = {0, 0, 0, 100, 0, 20, 200, 0, 0};
     pm_road_params p;
-    pm_road_params_default(&p);
-    double pts[] = {0, 0, 0, 100, 0, 20, 200, 0, 0};
-    p.points = pts;
-    p.npoints = 3;
-    p.terrain = &hf;
-    p.conform = PM_ROAD_BANK;
+    terrain_road(&p, pts, 3, &hf, PM_ROAD_BANK);
     pm_road_prop pr = {"tree", 10.0, 12.0, PM_ROAD_SIDE_BOTH, PM_ROAD_ALIGN_TERRAIN};
     p.props = &pr;
     p.nprops = 1;
@@ -745,12 +739,9 @@ Test(road, lods_have_fewer_triangles_and_keep_the_rules) {
 Test(road, meshes_are_ordered_for_the_vertex_cache) {
     pm_arena *a = pm_arena_create(0);
     pm_heightfield hf = steep_terrain(a, 2);
+    const double pts[] = {0, 0, 0, 100, 0, 20, 200, 0, 0};
     pm_road_params p;
-    pm_road_params_default(&p);
-    double pts[] = {0, 0, 0, 100, 0, 20, 200, 0, 0};
-    p.points = pts;
-    p.npoints = 3;
-    p.terrain = &hf;
+    terrain_road(&p, pts, 3, &hf, PM_ROAD_DRAPE);
     p.cross_segments = 8;
     pm_scene *s = gen(a, &p);
     for (uint32_t i = 0; i < s->nprims; i++) {

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "pm/dungeon.h"
+#include "pm/rng.h"
 
 typedef struct pm_tdg {
     int32_t x0, z0, W, D, F;
@@ -307,5 +308,34 @@ static inline void pm_test_dungeon_tally(const pm_dungeon_layout *l, pm_test_dun
         }
     }
     free(onmain);
+}
+/* The upper ends of the mixed-parameter ranges and the stream they are
+ * drawn from: the test and the bench draw different sets. */
+typedef struct pm_tdg_mix {
+    uint64_t stream;
+    int64_t max_count, max_extent, max_floors, max_extra_size, max_spacing;
+} pm_tdg_mix;
+
+/* Parameters number k of a mix, drawn from a test-side stream: counts
+ * 2..max_count, extents 24..max_extent, 1..max_floors floors, min sizes
+ * 3..7 plus 0..max_extra_size, spacing 1..max_spacing, every probability. */
+static inline void pm_tdg_mixed_params(const pm_tdg_mix *m, uint64_t k, pm_dungeon_params *p) {
+    pm_rng mix;
+    pm_rng_seed(&mix, m->stream + k);
+    pm_dungeon_params_default(p);
+    p->seed = pm_rng_u64(&mix);
+    p->gen.count = (uint32_t)pm_rng_int(&mix, 2, m->max_count);
+    p->gen.extent_w = (int32_t)pm_rng_int(&mix, 24, m->max_extent);
+    p->gen.extent_d = (int32_t)pm_rng_int(&mix, 24, m->max_extent);
+    p->gen.floors = (int32_t)pm_rng_int(&mix, 1, m->max_floors);
+    p->gen.min_size = (int32_t)pm_rng_int(&mix, 3, 7);
+    p->gen.max_size = p->gen.min_size + (int32_t)pm_rng_int(&mix, 0, m->max_extra_size);
+    p->gen.spacing = (int32_t)pm_rng_int(&mix, 1, m->max_spacing);
+    p->branch_probability = pm_rng_unit(&mix);
+    p->dead_end_probability = pm_rng_unit(&mix);
+    p->dead_end_extend_probability = pm_rng_unit(&mix);
+    p->loop_probability = pm_rng_chance(&mix, 0.3) ? pm_rng_unit(&mix) * 0.5 : 0;
+    p->obstacles = pm_rng_chance(&mix, 0.5) ? PM_DUNGEON_BREAK : PM_DUNGEON_DETOUR;
+    p->floor_height = pm_rng_range(&mix, 3.0, 8.0);
 }
 #endif

@@ -1,0 +1,93 @@
+#include "pm_test_api.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm_api/reader.h"
+
+static const pm_api_limits *or_default(const pm_api_limits *lim, pm_api_limits *store) {
+    if (lim) return lim;
+    pm_api_limits_default(store);
+    return store;
+}
+
+void pm_test_api_parse(pm_test_api_run *r, const pm_api_generator *gen, const char *text,
+                       const pm_api_limits *lim) {
+    pm_api_limits def;
+    lim = or_default(lim, &def);
+    *r = (pm_test_api_run){.gen = gen, .arena = pm_arena_create(0)};
+    pm_api_problem_init(&r->prob);
+    json_t *doc = NULL;
+    cr_assert_eq(pm_api_parse_body(text, strlen(text), &doc, &r->prob), 0, "test JSON must parse: %s (%s)",
+                 text, r->prob.detail);
+    r->rc = gen->parse(doc, lim, r->arena, &r->params, &r->canon, &r->prob);
+    json_decref(doc);
+    r->parsed = r->rc == 0;
+    if (r->parsed) r->canon_text = json_dumps(r->canon, JSON_SORT_KEYS | JSON_COMPACT);
+}
+
+void pm_test_api_generate(pm_test_api_run *r, const pm_api_limits *lim) {
+    pm_api_limits def;
+    lim = or_default(lim, &def);
+    cr_assert(r->parsed, "generate needs a parsed request");
+    volatile int cancel = 0;
+    r->rc = r->gen->generate(r->params, lim, r->arena, &cancel, &r->scene, &r->prob);
+    r->generated = r->rc == 0;
+}
+
+void pm_test_api_build(pm_test_api_run *r, const pm_api_generator *gen, const char *text,
+                       const pm_api_limits *lim) {
+    pm_test_api_parse(r, gen, text, lim);
+    if (r->parsed) pm_test_api_generate(r, lim);
+}
+
+void pm_test_api_done(pm_test_api_run *r) {
+    free(r->canon_text);
+    json_decref(r->canon);
+    pm_api_problem_free(&r->prob);
+    pm_arena_destroy(r->arena);
+    *r = (pm_test_api_run){0};
+}
+
+const char *pm_test_api_msg_at(const pm_api_problem *p, const char *pointer) {
+    size_t i;
+    json_t *e;
+    json_array_foreach(p->errors, i, e) {
+        const char *ptr = json_string_value(json_object_get(e, "pointer"));
+        if (ptr && strcmp(ptr, pointer) == 0) return json_string_value(json_object_get(e, "message"));
+    }
+    return NULL;
+}
+
+bool pm_test_api_has_error(const pm_api_problem *p, const char *pointer, const char *word) {
+    size_t i;
+    json_t *e;
+    json_array_foreach(p->errors, i, e) {
+        const char *ptr = json_string_value(json_object_get(e, "pointer"));
+        const char *m = json_string_value(json_object_get(e, "message"));
+        if (ptr && m && strcmp(ptr, pointer) == 0 && (!word || strstr(m, word))) return true;
+    }
+    return false;
+}
+
+void pm_test_api_assert_422(const pm_test_api_run *r, const char *what, const char *pointer,
+                            const char *word) {
+    cr_assert_eq(r->prob.status, 422, "%s: status %d (%s)", what, r->prob.status, r->prob.detail);
+    if (pm_test_api_has_error(&r->prob, pointer, word)) return;
+    char *dump = r->prob.errors ? json_dumps(r->prob.errors, 0) : NULL;
+    cr_assert_fail("%s: want %s (%s), got %s", what, pointer, word ? word : "", dump ? dump : "no errors");
+    free(dump);
+}
+
+void pm_test_api_expect_422(const pm_api_generator *gen, const char *body, const pm_api_limits *lim,
+                            bool generate, const char *pointer, const char *word) {
+    pm_test_api_run r;
+    if (generate)
+        pm_test_api_build(&r, gen, body, lim);
+    else
+        pm_test_api_parse(&r, gen, body, lim);
+    cr_assert_eq(r.rc, -1, "%s should fail", body);
+    pm_test_api_assert_422(&r, body, pointer, word);
+    pm_test_api_done(&r);
+}
