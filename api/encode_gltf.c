@@ -35,6 +35,7 @@ typedef struct gltf_acc {
 typedef struct gltf_prim_ref {
     uint32_t pos, nrm, uv, col, idx;   /* accessor indices; UINT32_MAX: absent */
     uint32_t material;
+    bool opens;                        /* starts a new glTF mesh (its group) */
 } gltf_prim_ref;
 
 typedef struct gltf_plan {
@@ -130,6 +131,11 @@ static uint32_t plan_name(const char **names, uint32_t *n, const char *name) {
 
 static bool prim_included(const pm_prim *p) { return p->vcount > 0 && p->icount > 0; }
 
+/* Whether b continues a's group: both name the same mesh. */
+static bool same_group(const pm_prim *a, const pm_prim *b) {
+    return a && a->mesh && b->mesh && strcmp(a->mesh, b->mesh) == 0;
+}
+
 static void plan_prim(gltf_plan *pl, const pm_api__prim_view *pv, gltf_prim_ref *r) {
     const pm_prim *p = pv->p;
     r->pos = plan_add(pl, p->positions, p->vcount, GL_FLOAT, "VEC3", GL_ARRAY_BUFFER);
@@ -160,11 +166,14 @@ static int plan_build(gltf_plan *pl, const pm_api__view *v, const marker *mk) {
     if (!pl->acc || !pl->prims || !pl->materials || !pl->prop_acc || !pl->prop_mesh ||
         !pl->mesh_names)
         return -1;
+    const pm_prim *prev = NULL;
     for (uint32_t i = 0; i < s->nprims; i++) {
         pl->prims[i].idx = UINT32_MAX;
         if (!prim_included(&s->prims[i])) continue;
         plan_prim(pl, &v->prims[i], &pl->prims[i]);
-        pl->nprim_meshes++;
+        pl->prims[i].opens = !same_group(prev, &s->prims[i]);
+        pl->nprim_meshes += pl->prims[i].opens;
+        prev = &s->prims[i];
     }
     bool any_props = false;
     for (uint32_t i = 0; i < s->nprops; i++) any_props |= s->props[i].count > 0;
@@ -354,15 +363,19 @@ static void w_meshes(pm_api__w *w, const gltf_plan *pl) {
     for (uint32_t i = 0; i < s->nprims; i++) {
         const gltf_prim_ref *r = &pl->prims[i];
         if (r->idx == UINT32_MAX) continue;
-        if (!first) pm_api__w_char(w, ',');
-        first = false;
-        pm_api__w_char(w, '{');
-        w_key(w, "name");
-        pm_api__w_str(w, s->prims[i].name);
-        pm_api__w_lit(w, ",\"primitives\":[");
+        if (r->opens) {
+            if (!first) pm_api__w_lit(w, "]},");
+            first = false;
+            pm_api__w_char(w, '{');
+            w_key(w, "name");
+            pm_api__w_str(w, pm_prim_mesh(&s->prims[i]));
+            pm_api__w_lit(w, ",\"primitives\":[");
+        } else {
+            pm_api__w_char(w, ',');
+        }
         w_primitive(w, r->pos, r->nrm, r->uv, r->col, r->idx, r->material);
-        pm_api__w_lit(w, "]}");
     }
+    if (!first) pm_api__w_lit(w, "]}");
     for (uint32_t i = 0; i < pl->nmarkers; i++) {
         if (!first) pm_api__w_char(w, ',');
         first = false;
@@ -383,12 +396,12 @@ static void w_nodes(pm_api__w *w, const gltf_plan *pl) {
     uint32_t mesh = 0;
     bool first = true;
     for (uint32_t i = 0; i < s->nprims; i++) {
-        if (pl->prims[i].idx == UINT32_MAX) continue;
+        if (pl->prims[i].idx == UINT32_MAX || !pl->prims[i].opens) continue;
         if (!first) pm_api__w_char(w, ',');
         first = false;
         pm_api__w_char(w, '{');
         w_key(w, "name");
-        pm_api__w_str(w, s->prims[i].name);
+        pm_api__w_str(w, pm_prim_mesh(&s->prims[i]));
         pm_api__w_char(w, ',');
         w_key_u(w, "mesh", mesh++);
         pm_api__w_char(w, '}');

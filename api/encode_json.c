@@ -33,6 +33,11 @@ static void pm_api__json_prim(pm_api__w *w, const pm_api__prim_view *pv) {
     pm_api__w_char(w, '{');
     pm_api__json_key(w, "name");
     pm_api__w_str(w, p->name);
+    if (p->mesh) {
+        pm_api__w_char(w, ',');
+        pm_api__json_key(w, "mesh");
+        pm_api__w_str(w, p->mesh);
+    }
     pm_api__w_char(w, ',');
     pm_api__json_key(w, "material");
     pm_api__w_str(w, p->material);

@@ -301,7 +301,13 @@ static int pm__lods(pm__ctx *x, pm_meta *arr) {
         int r = pm__level_build(x, &L, err, seg, turn, cs, ss, fp);
         if (r < 0) return r;
         snprintf(suffix, sizeof suffix, "_lod%zu", l + 1);
+        uint32_t first = x->scene->nprims;
         if ((r = pm__emit_level(x, &L, suffix)) < 0) return r;
+        /* glTF gets one mesh per level, road_lod<k>, holding its asphalt
+         * and shoulder primitives. */
+        snprintf(name, sizeof name, "road%s", suffix);
+        for (uint32_t k = first; k < x->scene->nprims; k++)
+            if (pm_prim_set_mesh(x->scene, &x->scene->prims[k], name) < 0) return PM_ERR_NOMEM;
         snprintf(name, sizeof name, "asphalt%s", suffix);
         if (pm_meta_push(arr, pm__lod_meta(x->a, (uint32_t)(l + 1), name, err, seg, &L)) < 0)
             return PM_ERR_NOMEM;

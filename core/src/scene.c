@@ -74,6 +74,11 @@ pm_prim *pm_scene_add_prim(pm_scene *s, const char *name, const char *material,
     return p;
 }
 
+int pm_prim_set_mesh(pm_scene *s, pm_prim *p, const char *mesh) {
+    p->mesh = pm_arena_strdup(s->arena, mesh);
+    return p->mesh ? 0 : -1;
+}
+
 int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float pos[3],
                            const float n[3], const float uv[2], const float rgba[4]) {
     if (p->vcount >= UINT32_MAX - 1) return -1;

@@ -127,6 +127,43 @@ Test(encode, plain_scene_validates) {
     pm_arena_destroy(f.arena);
 }
 
+/* Consecutive primitives naming the same mesh become one glTF mesh and
+ * node with several primitives; the JSON mesh names the group. */
+Test(encode, primitive_groups_become_one_mesh) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "asphalt_lod1", "asphalt", PM_PRIM_UV, 4, 2, 0);
+    add_grid(s, "shoulder_lod1", "shoulder", PM_PRIM_UV, 4, 1, 0.01f);
+    add_grid(s, "terrain", "terrain", 0, 2, 2, -0.5f);
+    cr_assert_eq(pm_prim_set_mesh(s, &s->prims[0], "road_lod1"), 0);
+    cr_assert_eq(pm_prim_set_mesh(s, &s->prims[1], "road_lod1"), 0);
+    expect_valid(s);
+    for (int glb = 0; glb < 2; glb++) {
+        pm_api_buf b = encode(s, glb ? PM_API_FMT_GLB : PM_API_FMT_GLTF);
+        json_t *j = gltf_json(&b, glb);
+        json_t *meshes = json_object_get(j, "meshes"), *nodes = json_object_get(j, "nodes");
+        cr_assert_eq(json_array_size(meshes), 2);
+        cr_assert_eq(json_array_size(nodes), 2);
+        json_t *m0 = json_array_get(meshes, 0), *m1 = json_array_get(meshes, 1);
+        cr_expect_str_eq(json_string_value(json_object_get(m0, "name")), "road_lod1");
+        cr_expect_eq(json_array_size(json_object_get(m0, "primitives")), 2);
+        cr_expect_str_eq(json_string_value(json_object_get(m1, "name")), "terrain");
+        cr_expect_eq(json_array_size(json_object_get(m1, "primitives")), 1);
+        cr_expect_str_eq(json_string_value(json_object_get(json_array_get(nodes, 0), "name")),
+                         "road_lod1");
+        json_decref(j);
+        free(b.data);
+    }
+    pm_api_buf b = encode(s, PM_API_FMT_JSON);
+    json_t *j = json_loadb((const char *)b.data, b.len, 0, NULL);
+    json_t *m = json_object_get(j, "meshes");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(m, 1), "mesh")), "road_lod1");
+    cr_expect_null(json_object_get(json_array_get(m, 2), "mesh"));
+    json_decref(j);
+    free(b.data);
+    pm_arena_destroy(f.arena);
+}
+
 Test(encode, vertex_colors_validate) {
     fixture f;
     pm_scene *s = new_scene(&f);

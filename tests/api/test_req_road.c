@@ -88,7 +88,12 @@ Test(req_road, full_request_parses_and_generates) {
     const char *names[] = {"asphalt", "shoulder", "terrain", "asphalt_lod1", "shoulder_lod1",
                            "asphalt_lod2", "shoulder_lod2"};
     cr_assert_eq(r.scene->nprims, 7);
-    for (int i = 0; i < 7; i++) cr_assert_str_eq(r.scene->prims[i].name, names[i]);
+    const char *meshes[] = {"asphalt", "shoulder", "terrain", "road_lod1", "road_lod1",
+                            "road_lod2", "road_lod2"};
+    for (int i = 0; i < 7; i++) {
+        cr_assert_str_eq(r.scene->prims[i].name, names[i]);
+        cr_assert_str_eq(pm_prim_mesh(&r.scene->prims[i]), meshes[i], "glTF mesh of %s", names[i]);
+    }
     cr_assert_eq(r.scene->nprops, 2);
     cr_assert_eq(pm_test_validate_scene(r.scene, &pm_api_gen_road), 0);
     done(&r);

@@ -13,10 +13,14 @@ enum {
     PM_PRIM_COLOR = 1u << 1,   /* the primitive carries COLOR_0 (RGBA) */
 };
 
-/* One named primitive: a triangle list with one material. */
+/* One named primitive: a triangle list with one material. Consecutive
+ * primitives with the same mesh name form one group: glTF writes them as one
+ * mesh (and node) of that name with several primitives. mesh is NULL for a
+ * primitive that is its own group, named after the primitive. */
 typedef struct pm_prim {
     const char *name;
     const char *material;
+    const char *mesh;
     unsigned flags;            /* PM_PRIM_* */
     uint32_t vcount, vcap;
     uint32_t icount, icap;
@@ -53,6 +57,11 @@ pm_scene *pm_scene_create(pm_arena *a);
  * the next pm_scene_add_prim: keep the index for later access. */
 pm_prim *pm_scene_add_prim(pm_scene *s, const char *name, const char *material,
                            unsigned flags, uint32_t vreserve, uint32_t ireserve);
+/* Puts p in the group (glTF mesh) named mesh (copied). Returns 0 or -1. */
+int pm_prim_set_mesh(pm_scene *s, pm_prim *p, const char *mesh);
+/* The name of p's group: its mesh name, or its own name. */
+static inline const char *pm_prim_mesh(const pm_prim *p) { return p->mesh ? p->mesh : p->name; }
+
 /* Appends a vertex; n or uv or rgba may be NULL (zeros). Returns its index
  * or -1 when out of memory (or past 2^32-2 vertices). */
 int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float pos[3],
