@@ -217,15 +217,17 @@ size_t pm_api_array(pm_api_node *n, const char *key, unsigned flags, pm_api_iran
     }
     size_t size = s.v ? json_array_size(s.v) : 0;
     char lim[96];
+    /* A bad length is reported, and the elements (up to the maximum, so
+     * caller buffers sized by it hold them) are still read: their errors
+     * go into the same response. The canonical form is dropped anyway. */
     if (len.lo > 0 && size < (uint64_t)len.lo) {
-        pm_api__fail(n, key, &s, "must have at least %" PRId64 " item%s", len.lo,
-                     len.lo == 1 ? "" : "s");
-        return 0;
-    }
-    if (len.hi >= 0 && size > (uint64_t)len.hi) {
+        pm_api_problem_field(n->prob, s.ptr, "must have at least %" PRId64 " item%s", len.lo,
+                             len.lo == 1 ? "" : "s");
+    } else if (len.hi >= 0 && size > (uint64_t)len.hi) {
         pm_api__limit_suffix(lim, sizeof lim, len.limit);
-        pm_api__fail(n, key, &s, "must have at most %" PRId64 " items%s", len.hi, lim);
-        return 0;
+        pm_api_problem_field(n->prob, s.ptr, "must have at most %" PRId64 " items%s", len.hi,
+                             lim);
+        size = (size_t)len.hi;
     }
     if (pm_api__child_open(n, key, child, (json_t *)s.v, json_array()) < 0) return 0;
     child->len = size;
@@ -528,8 +530,13 @@ int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, si
     size_t len = json_is_array(s.v) ? json_array_size(s.v) : 0;
     if (!json_is_array(s.v) || len < min_n || len > max_n) {
         if (min_n == max_n)
-            return pm_api__fail(n, key, &s, "must be an array of %zu numbers", min_n);
-        return pm_api__fail(n, key, &s, "must be an array of %zu to %zu numbers", min_n, max_n);
+            pm_api__fail(n, key, &s, "must be an array of %zu numbers", min_n);
+        else
+            pm_api__fail(n, key, &s, "must be an array of %zu to %zu numbers", min_n, max_n);
+        /* The elements there are still checked (all errors in one response). */
+        pm_api__read_nums(s.v, len < max_n ? len : max_n, r, s.ptr, n->prob, out);
+        pm_api__vec_default(def, min_n, out, count);
+        return -1;
     }
     if (!pm_api__read_nums(s.v, len, r, s.ptr, n->prob, out)) {
         pm_api__vec_default(def, min_n, out, count);
