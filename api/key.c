@@ -1,8 +1,6 @@
 #include "pm_api/key.h"
 
 #include <inttypes.h>
-#include <stdbool.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,33 +24,6 @@ static void pm_api__hash_str(XXH3_state_t *st, const char *s) {
     pm_api__hash_part(st, s ? s : "", s ? strlen(s) : 0);
 }
 
-static bool pm_api__has_negative_zero(const json_t *j) {
-    if (json_is_real(j)) return json_real_value(j) == 0 && signbit(json_real_value(j));
-    size_t i;
-    const char *k;
-    json_t *v;
-    if (json_is_array(j)) {
-        json_array_foreach((json_t *)j, i, v)
-            if (pm_api__has_negative_zero(v)) return true;
-    } else if (json_is_object(j)) {
-        json_object_foreach((json_t *)j, k, v)
-            if (pm_api__has_negative_zero(v)) return true;
-    }
-    return false;
-}
-
-/* Turns every -0.0 into 0.0 in place (j is a private deep copy). */
-static void pm_api__clear_negative_zero(json_t *j) {
-    size_t i;
-    const char *k;
-    json_t *v;
-    if (json_is_real(j) && json_real_value(j) == 0) json_real_set(j, 0.0);
-    else if (json_is_array(j))
-        json_array_foreach(j, i, v) pm_api__clear_negative_zero(v);
-    else if (json_is_object(j))
-        json_object_foreach(j, k, v) pm_api__clear_negative_zero(v);
-}
-
 typedef struct pm_api__dump_ctx { XXH3_state_t *st; size_t len; } pm_api__dump_ctx;
 
 static int pm_api__dump_cb(const char *buf, size_t size, void *data) {
@@ -63,20 +34,11 @@ static int pm_api__dump_cb(const char *buf, size_t size, void *data) {
 }
 
 /* The canonical form is streamed into the hash, then its length, so the
- * framing stays unambiguous without a buffer. */
+ * framing stays unambiguous without a buffer. -0 is written as 0 by the
+ * dump (both are canonical zero). */
 static int pm_api__hash_canonical(XXH3_state_t *st, const json_t *canonical) {
-    json_t *copy = NULL;
-    if (pm_api__has_negative_zero(canonical)) {
-        copy = json_deep_copy(canonical);
-        if (!copy) return -1;
-        pm_api__clear_negative_zero(copy);
-        canonical = copy;
-    }
     pm_api__dump_ctx c = {st, 0};
-    int r = json_dump_callback(canonical, pm_api__dump_cb, &c,
-                               JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17) |
-                                   JSON_ENCODE_ANY);
-    json_decref(copy);
+    int r = pm_api_canonical_dump(canonical, pm_api__dump_cb, &c);
     char len[24];
     snprintf(len, sizeof len, "%zu", c.len);
     pm_api__hash_str(st, len);

@@ -217,15 +217,17 @@ size_t pm_api_array(pm_api_node *n, const char *key, unsigned flags, pm_api_iran
     }
     size_t size = s.v ? json_array_size(s.v) : 0;
     char lim[96];
+    /* A bad length is reported, and the elements (up to the maximum, so
+     * caller buffers sized by it hold them) are still read: their errors
+     * go into the same response. The canonical form is dropped anyway. */
     if (len.lo > 0 && size < (uint64_t)len.lo) {
-        pm_api__fail(n, key, &s, "must have at least %" PRId64 " item%s", len.lo,
-                     len.lo == 1 ? "" : "s");
-        return 0;
-    }
-    if (len.hi >= 0 && size > (uint64_t)len.hi) {
+        pm_api_problem_field(n->prob, s.ptr, "must have at least %" PRId64 " item%s", len.lo,
+                             len.lo == 1 ? "" : "s");
+    } else if (len.hi >= 0 && size > (uint64_t)len.hi) {
         pm_api__limit_suffix(lim, sizeof lim, len.limit);
-        pm_api__fail(n, key, &s, "must have at most %" PRId64 " items%s", len.hi, lim);
-        return 0;
+        pm_api_problem_field(n->prob, s.ptr, "must have at most %" PRId64 " items%s", len.hi,
+                             lim);
+        size = (size_t)len.hi;
     }
     if (pm_api__child_open(n, key, child, (json_t *)s.v, json_array()) < 0) return 0;
     child->len = size;
@@ -464,6 +466,56 @@ static json_t *pm_api__reals(const double *v, size_t n) {
     return a;
 }
 
+/* The canonical array of the input array in, whose n elements were read
+ * into v. An input real that is already canonical (not -0) is shared, not
+ * copied: large arrays then cost no allocation per number. Canonical forms
+ * are never modified, so sharing with the input document is safe. */
+static json_t *pm_api__reals_of(const json_t *in, const double *v, size_t n) {
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++) {
+        json_t *e = json_array_get(in, i);
+        int r = json_is_real(e) && !(v[i] == 0 && signbit(json_real_value(e)))
+                    ? json_array_append(a, e)
+                    : json_array_append_new(a, json_real(v[i]));
+        if (r < 0) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+/* Why element e is not a finite number in r (msg holds a range message),
+ * or NULL when it is one. Formats nothing for a good element. */
+static const char *pm_api__num_why(const json_t *e, pm_api_range r, char *msg, size_t cap) {
+    if (!json_is_number(e)) return "must be a number";
+    double x = json_number_value(e);
+    if (!isfinite(x)) return "must be finite";
+    return pm_api__range_msg(r, x, msg, cap) ? msg : NULL;
+}
+
+/* Reads the n elements of array in into out (canonical values) and
+ * reports every bad one at its own pointer below base. The pointer is
+ * only formatted for an error: a large valid array costs no formatting. */
+static bool pm_api__read_nums(const json_t *in, size_t n, pm_api_range r, const char *base,
+                              pm_api_problem *prob, double *out) {
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *e = json_array_get(in, i);
+        char msg[160];
+        const char *why = pm_api__num_why(e, r, msg, sizeof msg);
+        if (!why) {
+            out[i] = pm_api__canon_real(json_number_value(e));
+            continue;
+        }
+        char ptr[PM_API_POINTER_MAX];
+        pm_api_pointer_index(ptr, sizeof ptr, base, i);
+        pm_api_problem_field(prob, ptr, "%s", why);
+        ok = false;
+    }
+    return ok;
+}
+
 int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, size_t max_n,
                pm_api_range r, const double *def, double *out, size_t *count) {
     assert(min_n <= max_n && max_n > 0);
@@ -478,31 +530,21 @@ int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, si
     size_t len = json_is_array(s.v) ? json_array_size(s.v) : 0;
     if (!json_is_array(s.v) || len < min_n || len > max_n) {
         if (min_n == max_n)
-            return pm_api__fail(n, key, &s, "must be an array of %zu numbers", min_n);
-        return pm_api__fail(n, key, &s, "must be an array of %zu to %zu numbers", min_n, max_n);
+            pm_api__fail(n, key, &s, "must be an array of %zu numbers", min_n);
+        else
+            pm_api__fail(n, key, &s, "must be an array of %zu to %zu numbers", min_n, max_n);
+        /* The elements there are still checked (all errors in one response). */
+        pm_api__read_nums(s.v, len < max_n ? len : max_n, r, s.ptr, n->prob, out);
+        pm_api__vec_default(def, min_n, out, count);
+        return -1;
     }
-    bool bad = false;
-    for (size_t i = 0; i < len; i++) {
-        const json_t *e = json_array_get(s.v, i);
-        char ptr[PM_API_POINTER_MAX], msg[160];
-        pm_api_pointer_index(ptr, sizeof ptr, s.ptr, i);
-        const char *why = !json_is_number(e)                  ? "must be a number"
-                          : !isfinite(json_number_value(e)) ? "must be finite"
-                          : pm_api__range_msg(r, json_number_value(e), msg, sizeof msg) ? msg
-                                                                                      : NULL;
-        if (why) {
-            pm_api_problem_field(n->prob, ptr, "%s", why);
-            bad = true;
-        }
-    }
-    if (bad) {
+    if (!pm_api__read_nums(s.v, len, r, s.ptr, n->prob, out)) {
+        pm_api__vec_default(def, min_n, out, count);
         pm_api__put(n, key, json_null());
         return -1;
     }
-    for (size_t i = 0; i < len; i++)
-        out[i] = pm_api__canon_real(json_number_value(json_array_get(s.v, i)));
     if (count) *count = len;
-    return pm_api__put(n, key, pm_api__reals(out, len));
+    return pm_api__put(n, key, pm_api__reals_of(s.v, out, len));
 }
 
 /* ---- GET query strings ---- */

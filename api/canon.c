@@ -1,0 +1,264 @@
+#include "pm_api/key.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The canonical form's bytes are what the cache key hashes, and keys
+ * already issued must not change: the output is jansson's own (sorted
+ * keys, compact, reals as "%.17g" plus jansson's touch-ups), byte for
+ * byte. Only reals are written here, because glibc's printf of a double
+ * costs ~0.4 us and a request can carry 10^6 of them (inline terrain
+ * heights); every other scalar, and object keys, go through jansson. */
+
+typedef unsigned __int128 pm_u128;
+
+#define PM_API__DUMP_BUF 4096
+#define PM_API__MAX_DEPTH 256 /* canonical forms are shallow; a cycle ends here */
+
+/* Output batched into large blocks: one hash update per block, not one per
+ * token. */
+typedef struct pm_api__out {
+    json_dump_callback_t cb;
+    void *data;
+    size_t len;
+    int err;
+    char buf[PM_API__DUMP_BUF];
+} pm_api__out;
+
+static int pm_api__flush(pm_api__out *o) {
+    if (o->len && !o->err && o->cb(o->buf, o->len, o->data) != 0) o->err = -1;
+    o->len = 0;
+    return o->err;
+}
+
+static int pm_api__emit(const char *s, size_t n, void *data) {
+    pm_api__out *o = data;
+    if (o->len + n > sizeof o->buf && pm_api__flush(o) < 0) return -1;
+    if (n > sizeof o->buf) return o->cb(s, n, o->data) != 0 ? (o->err = -1) : 0;
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+    return 0;
+}
+
+/* ---- "%.17g" of a double, exactly as glibc rounds it ---- */
+
+static const uint64_t pm_api__pow5[28] = {
+    1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull,
+    9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull, 30517578125ull,
+    152587890625ull, 762939453125ull, 3814697265625ull, 19073486328125ull,
+    95367431640625ull, 476837158203125ull, 2384185791015625ull, 11920928955078125ull,
+    59604644775390625ull, 298023223876953125ull, 1490116119384765625ull,
+    7450580596923828125ull};
+
+static const uint64_t pm_api__pow10[20] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+    100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+    10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+    100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+
+static pm_u128 pm_api__p5(int p) { /* p <= 32 */
+    return p <= 27 ? pm_api__pow5[p] : (pm_u128)pm_api__pow5[27] * pm_api__pow5[p - 27];
+}
+
+static pm_u128 pm_api__p10(int q) { /* q <= 38 */
+    return q <= 19 ? pm_api__pow10[q] : (pm_u128)pm_api__pow10[19] * pm_api__pow10[q - 19];
+}
+
+/* v / 2^s (1 <= s <= 127) and v / d, rounded half to even as printf does
+ * in the default rounding mode. */
+static pm_u128 pm_api__shr_round(pm_u128 v, int s) {
+    pm_u128 q = v >> s, rem = v - (q << s), half = (pm_u128)1 << (s - 1);
+    return q + (rem > half || (rem == half && (q & 1)));
+}
+
+static pm_u128 pm_api__div_round(pm_u128 v, pm_u128 d) {
+    pm_u128 q = v / d, rem = v % d; /* rem < d < 2^127: 2 rem cannot wrap */
+    return q + (2 * rem > d || (2 * rem == d && (q & 1)));
+}
+
+/* a * 10^p rounded to an integer, exact in 128 bits, where a = m 2^e.
+ * Returns false outside the range this covers (then printf is used). */
+static bool pm_api__scaled(uint64_t m, int e, int p, pm_u128 *out) {
+    if (p >= 0) {
+        if (p > 32) return false;
+        pm_u128 n = (pm_u128)m * pm_api__p5(p); /* < 2^53 * 5^32 < 2^128 */
+        int s = e + p;
+        if (s >= 0) {
+            if (s > 60 || (n >> (127 - s)) != 0) return false;
+            *out = n << s;
+        } else {
+            if (s < -127) return false;
+            *out = pm_api__shr_round(n, -s);
+        }
+        return true;
+    }
+    if (p < -38 || e < 0 || e > 74) return false; /* m 2^e < 2^127 */
+    *out = pm_api__div_round((pm_u128)m << e, pm_api__p10(-p));
+    return true;
+}
+
+/* The 17 significant digits of a > 0 (finite, normal): *d in
+ * [10^16, 10^17) and the decimal exponent *k of the first digit, after
+ * rounding (a carry to 10^17 moves to the next exponent, as in printf). */
+static bool pm_api__digits17(double a, uint64_t *d, int *k) {
+    int E;
+    double f = frexp(a, &E);
+    uint64_t m = (uint64_t)ldexp(f, 53);
+    int e = E - 53, kk = (int)floor(log10(a));
+    for (int tries = 0; tries < 4; tries++) {
+        pm_u128 v;
+        if (!pm_api__scaled(m, e, 16 - kk, &v)) return false;
+        if (v >= pm_api__pow10[17]) {
+            kk++;
+            continue;
+        }
+        if (v < pm_api__pow10[16]) {
+            kk--;
+            continue;
+        }
+        /* Exactly 10^16 may be a value just below it rounded up: then its
+         * first digit is one place lower (unless that rounds up to 10^17,
+         * the carry printf makes too). */
+        pm_u128 below;
+        if (v == pm_api__pow10[16]) {
+            if (!pm_api__scaled(m, e, 17 - kk, &below)) return false;
+            if (below < pm_api__pow10[17]) {
+                v = below;
+                kk--;
+            }
+        }
+        *d = (uint64_t)v;
+        *k = kk;
+        return true;
+    }
+    return false;
+}
+
+/* Writes x as jansson writes a real at precision 17 ("%.17g"; ".0" added
+ * when there is neither '.' nor 'e'; no '+' or leading zeros in the
+ * exponent), with -0 as 0. Returns the length, or 0 when x is outside the
+ * fast path (zero excepted: subnormal, tiny, huge, non-finite). */
+static size_t pm_api__real17(double x, char *out) {
+    char *o = out;
+    if (x == 0) {
+        memcpy(out, "0.0", 3);
+        return 3;
+    }
+    if (!isnormal(x)) return 0;
+    uint64_t d;
+    int k;
+    if (!pm_api__digits17(fabs(x), &d, &k)) return 0;
+    char dig[17];
+    for (int i = 16; i >= 0; i--, d /= 10) dig[i] = (char)('0' + d % 10);
+    int nd = 17;
+    while (nd > 1 && dig[nd - 1] == '0') nd--;
+    if (x < 0) *o++ = '-';
+    if (k >= 0 && k < 17) { /* "%f" style: integer digits, then the rest */
+        for (int i = 0; i <= k; i++) *o++ = i < nd ? dig[i] : '0';
+        *o++ = '.';
+        if (nd > k + 1) {
+            memcpy(o, dig + k + 1, (size_t)(nd - k - 1));
+            o += nd - k - 1;
+        } else {
+            *o++ = '0';
+        }
+    } else if (k < 0 && k >= -4) { /* 0.000ddd */
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = -1; i > k; i--) *o++ = '0';
+        memcpy(o, dig, (size_t)nd);
+        o += nd;
+    } else { /* "%e" style: d.ddde-5, d.ddde17 */
+        *o++ = dig[0];
+        if (nd > 1) {
+            *o++ = '.';
+            memcpy(o, dig + 1, (size_t)(nd - 1));
+            o += nd - 1;
+        }
+        *o++ = 'e';
+        if (k < 0) *o++ = '-';
+        int ak = abs(k);
+        if (ak >= 100) *o++ = (char)('0' + ak / 100);
+        if (ak >= 10) *o++ = (char)('0' + ak / 10 % 10);
+        *o++ = (char)('0' + ak % 10);
+    }
+    return (size_t)(o - out);
+}
+
+/* ---- the walk ---- */
+
+#define PM_API__FLAGS (JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY)
+
+typedef struct pm_api__key { const char *s; size_t len; } pm_api__key;
+
+/* jansson's order for sorted keys: bytes, then length. */
+static int pm_api__key_cmp(const void *a, const void *b) {
+    const pm_api__key *x = a, *y = b;
+    int r = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+    return r ? r : (x->len > y->len) - (x->len < y->len);
+}
+
+static int pm_api__walk(const json_t *j, pm_api__out *o, int depth);
+
+static int pm_api__key_out(const pm_api__key *k, pm_api__out *o) {
+    json_t *s = json_stringn_nocheck(k->s, k->len);
+    int r = s ? json_dump_callback(s, pm_api__emit, o, PM_API__FLAGS) : -1;
+    json_decref(s);
+    return r;
+}
+
+static int pm_api__object(const json_t *j, pm_api__out *o, int depth) {
+    size_t n = json_object_size(j), i = 0;
+    pm_api__key *keys = malloc((n ? n : 1) * sizeof *keys);
+    if (!keys) return -1;
+    for (void *it = json_object_iter((json_t *)j); it && i < n;
+         it = json_object_iter_next((json_t *)j, it), i++) {
+        keys[i].s = json_object_iter_key(it);
+        keys[i].len = json_object_iter_key_len(it);
+    }
+    qsort(keys, n, sizeof *keys, pm_api__key_cmp);
+    int r = pm_api__emit("{", 1, o);
+    for (i = 0; i < n && r == 0; i++) {
+        if (i) r = pm_api__emit(",", 1, o);
+        if (r == 0) r = pm_api__key_out(&keys[i], o);
+        if (r == 0) r = pm_api__emit(":", 1, o);
+        if (r == 0) r = pm_api__walk(json_object_getn(j, keys[i].s, keys[i].len), o, depth + 1);
+    }
+    free(keys);
+    return r == 0 ? pm_api__emit("}", 1, o) : -1;
+}
+
+static int pm_api__walk(const json_t *j, pm_api__out *o, int depth) {
+    if (!j || depth > PM_API__MAX_DEPTH) return -1;
+    if (json_is_real(j)) {
+        char buf[40];
+        size_t n = pm_api__real17(json_real_value(j), buf);
+        if (n) return pm_api__emit(buf, n, o);
+        return json_dump_callback(j, pm_api__emit, o, PM_API__FLAGS);
+    }
+    if (json_is_object(j)) return pm_api__object(j, o, depth);
+    if (!json_is_array(j)) return json_dump_callback(j, pm_api__emit, o, PM_API__FLAGS);
+    int r = pm_api__emit("[", 1, o);
+    size_t n = json_array_size(j);
+    for (size_t i = 0; i < n && r == 0; i++) {
+        if (i) r = pm_api__emit(",", 1, o);
+        if (r == 0) r = pm_api__walk(json_array_get(j, i), o, depth + 1);
+    }
+    return r == 0 ? pm_api__emit("]", 1, o) : -1;
+}
+
+int pm_api_canonical_dump(const json_t *canonical, json_dump_callback_t cb, void *data) {
+    pm_api__out *o = malloc(sizeof *o);
+    if (!o) return -1;
+    o->cb = cb;
+    o->data = data;
+    o->len = 0;
+    o->err = 0;
+    int r = pm_api__walk(canonical, o, 0);
+    if (pm_api__flush(o) < 0) r = -1;
+    free(o);
+    return r;
+}

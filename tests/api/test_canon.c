@@ -1,0 +1,165 @@
+#include <criterion/criterion.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm/rng.h"
+#include "pm_api/key.h"
+
+/* pm_api_canonical_dump must write jansson's bytes exactly (keys already
+ * handed out depend on them): every test compares against jansson itself. */
+
+#define FLAGS (JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY)
+
+typedef struct sink { char *s; size_t len, cap; } sink;
+
+static int sink_cb(const char *buf, size_t n, void *data) {
+    sink *k = data;
+    if (k->len + n + 1 > k->cap) {
+        k->cap = (k->len + n + 1) * 2;
+        k->s = realloc(k->s, k->cap);
+        cr_assert_not_null(k->s);
+    }
+    memcpy(k->s + k->len, buf, n);
+    k->len += n;
+    k->s[k->len] = '\0';
+    return 0;
+}
+
+static char *ours(const json_t *j) {
+    sink k = {0};
+    cr_assert_eq(pm_api_canonical_dump(j, sink_cb, &k), 0);
+    return k.s ? k.s : strdup("");
+}
+
+/* Compares one real; returns false (and says which) on a mismatch. */
+static bool same_real(double x) {
+    json_t *j = json_real(x);
+    char *a = ours(j), *b = json_dumps(j, FLAGS);
+    bool eq = strcmp(a, b) == 0;
+    if (!eq) cr_log_error("%.17g (%a): ours %s, jansson %s", x, x, a, b);
+    free(a);
+    free(b);
+    json_decref(j);
+    return eq;
+}
+
+static double random_bits(pm_rng *r) {
+    for (;;) {
+        uint64_t u = pm_rng_u64(r);
+        double x;
+        memcpy(&x, &u, sizeof x);
+        if (isfinite(x) && !(x == 0 && signbit(x))) return x;
+    }
+}
+
+Test(canon, reals_from_random_bits) {
+    pm_rng r;
+    pm_rng_seed(&r, 1);
+    int bad = 0;
+    for (int i = 0; i < 200000 && bad < 10; i++) bad += !same_real(random_bits(&r));
+    cr_expect_eq(bad, 0);
+}
+
+/* What requests carry: short decimals, integers, quarters (which make
+ * exact ties at the 17th digit), over every magnitude of the fast path. */
+Test(canon, reals_as_requests_spell_them) {
+    pm_rng r;
+    pm_rng_seed(&r, 2);
+    int bad = 0;
+    for (int i = 0; i < 300000 && bad < 10; i++) {
+        double sign = (pm_rng_u64(&r) & 1) ? -1.0 : 1.0;
+        uint64_t m = pm_rng_u64(&r) >> (pm_rng_u64(&r) % 64);
+        int kind = i % 4;
+        double x = kind == 0 ? (double)(m % 100000000) / pow(10, (double)(pm_rng_u64(&r) % 12))
+                   : kind == 1 ? (double)m
+                   : kind == 2 ? (double)(m >> 11) / (double)(1u << (pm_rng_u64(&r) % 12))
+                               : pm_rng_range(&r, -1, 1) * pow(10, pm_rng_range(&r, -20, 40));
+        bad += !same_real(x == 0 ? x : sign * x);
+    }
+    cr_expect_eq(bad, 0);
+}
+
+Test(canon, reals_at_the_edges) {
+    int bad = 0;
+    for (int e = -330; e <= 310; e++) {
+        double p = pow(10, e);
+        double xs[] = {p, nextafter(p, 0), nextafter(p, INFINITY), 9.5 * p, 0.5 * p, 1.5 * p,
+                       99999999999999999.0 * p, 0.99999999999999999 * p};
+        for (size_t i = 0; i < sizeof xs / sizeof *xs; i++)
+            if (isfinite(xs[i]) && xs[i] != 0) bad += !same_real(xs[i]) + !same_real(-xs[i]);
+    }
+    double more[] = {0.0, 1.0, 2.0, 0.1, 0.2, 0.3, 1e-5, 1e-4, 1e16, 1e17, 123456789012345678.0,
+                     9007199254740993.0, 4503599627370496.5, 1234567890123456.25,
+                     1234567890123456.75, DBL_MAX, DBL_MIN, DBL_TRUE_MIN, 5e-324, 1e-310};
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+        bad += !same_real(more[i]) + (more[i] != 0 && !same_real(-more[i]));
+    cr_expect_eq(bad, 0);
+}
+
+Test(canon, negative_zero_is_zero) {
+    json_t *j = json_pack("[f, {s:f}]", -0.0, "a", -0.0);
+    char *a = ours(j);
+    cr_expect_str_eq(a, "[0.0,{\"a\":0.0}]");
+    free(a);
+    json_decref(j);
+}
+
+/* A random document of the kinds canonical forms hold. */
+static json_t *random_doc(pm_rng *r, int depth) {
+    static const char *const keys[] = {"a", "b", "ab", "a b", "é", "\xf0\x9f\x98\x80", "q\"uote",
+                                       "back\\slash", "tab\t", "ctl\x01", "/slash", "Z", "_", "aa"};
+    unsigned k = (unsigned)(pm_rng_u64(r) % (depth > 3 ? 6 : 8));
+    switch (k) {
+    case 0: return json_null();
+    case 1: return json_boolean(pm_rng_u64(r) & 1);
+    case 2: return json_integer((json_int_t)pm_rng_u64(r) >> (pm_rng_u64(r) % 64));
+    case 3: return json_real(random_bits(r));
+    case 4: return json_real((double)(int)(pm_rng_u64(r) % 200001 - 100000) / 1000.0);
+    case 5: return json_string(keys[pm_rng_u64(r) % (sizeof keys / sizeof *keys)]);
+    case 6: {
+        json_t *a = json_array();
+        for (unsigned i = 0, n = (unsigned)(pm_rng_u64(r) % 6); i < n; i++)
+            json_array_append_new(a, random_doc(r, depth + 1));
+        return a;
+    }
+    default: {
+        json_t *o = json_object();
+        for (unsigned i = 0, n = (unsigned)(pm_rng_u64(r) % 7); i < n; i++)
+            json_object_set_new(o, keys[pm_rng_u64(r) % (sizeof keys / sizeof *keys)],
+                                random_doc(r, depth + 1));
+        return o;
+    }
+    }
+}
+
+Test(canon, documents_byte_for_byte) {
+    pm_rng r;
+    pm_rng_seed(&r, 3);
+    for (int i = 0; i < 3000; i++) {
+        json_t *d = random_doc(&r, 0);
+        char *a = ours(d), *b = json_dumps(d, FLAGS);
+        cr_assert_str_eq(a, b, "document %d", i);
+        free(a);
+        free(b);
+        json_decref(d);
+    }
+}
+
+static int failing_cb(const char *buf, size_t n, void *data) {
+    (void)buf, (void)n, (void)data;
+    return -1;
+}
+
+/* Longer than the dump's internal block, and a failing sink. */
+Test(canon, large_arrays_and_failures) {
+    json_t *a = json_array();
+    for (int i = 0; i < 50000; i++) json_array_append_new(a, json_real(i * 0.001 - 17.5));
+    char *x = ours(a), *y = json_dumps(a, FLAGS);
+    cr_expect_str_eq(x, y);
+    free(x);
+    free(y);
+    cr_expect_eq(pm_api_canonical_dump(a, failing_cb, NULL), -1, "a failing sink is reported");
+    json_decref(a);
+}

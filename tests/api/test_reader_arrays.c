@@ -1,0 +1,181 @@
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm/arena.h"
+#include "pm_api/generator.h"
+#include "pm_api/reader.h"
+
+/* Large numeric arrays (the fast path of pm_api_vec) and arrays of the
+ * wrong length, whose elements are still checked. */
+
+extern const pm_api_generator pm_api_gen_road;
+
+#define BIG 100000
+
+typedef struct grammar {
+    double h[BIG];
+    size_t nh;
+    double w[4];
+    size_t narms;
+} grammar;
+
+/* {"h": [BIG numbers], "arms": [2..4 {"w": >0}], "v": [2 numbers in [0,1]]} */
+static json_t *read_doc(const json_t *doc, grammar *g, pm_api_problem *p) {
+    pm_api_node root, arms, arm;
+    double v[2];
+    pm_api_problem_init(p);
+    pm_api_begin(&root, doc, p);
+    pm_api_vec(&root, "h", 0, 1, BIG, PM_API_RANGE(-1e5, 1e5), (const double[]){0}, g->h,
+               &g->nh);
+    g->narms = 0;
+    if (json_object_get(doc, "arms")) /* absent would be too short */
+        g->narms = pm_api_array(&root, "arms", 0, PM_API_IRANGE(2, 4), &arms);
+    for (size_t i = 0; i < g->narms; i++) {
+        pm_api_object(&arms, NULL, PM_API_REQUIRED, &arm);
+        pm_api_num(&arm, "w", PM_API_REQUIRED, PM_API_GT(0), 1, &g->w[i]);
+        pm_api_end(&arm);
+    }
+    if (json_object_get(doc, "arms")) pm_api_end(&arms);
+    pm_api_vec(&root, "v", 0, 2, 2, PM_API_RANGE(0, 1), (const double[]){0, 0}, v, NULL);
+    return pm_api_finish(&root);
+}
+
+static json_t *heights(size_t n) {
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, i % 3 ? json_real((double)i * 0.001 - 40.0)
+                                       : json_integer((json_int_t)i % 1000 - 500));
+    return a;
+}
+
+/* The pointers of every error, in order, joined by spaces. */
+static void pointers(const pm_api_problem *p, char *out, size_t cap) {
+    size_t i, n = 0;
+    json_t *e;
+    out[0] = '\0';
+    json_array_foreach(p->errors, i, e)
+        n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%s", i ? " " : "",
+                              json_string_value(json_object_get(e, "pointer")));
+}
+
+static grammar g;
+
+Test(reader_arrays, every_bad_element_named_by_its_own_pointer) {
+    json_t *h = heights(BIG);
+    json_array_set_new(h, 1234, json_string("1.5"));
+    json_array_set_new(h, 5000, json_real(2e5));
+    json_array_set_new(h, BIG - 1, json_null());
+    json_t *doc = json_pack("{s:o}", "h", h);
+    pm_api_problem p;
+    json_t *c = read_doc(doc, &g, &p);
+    cr_expect_null(c);
+    char ptrs[256];
+    pointers(&p, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "/h/1234 /h/5000 /h/99999");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(p.errors, 1), "message")),
+                     "must be <= 100000");
+    cr_expect_eq(g.nh, 1, "a failed read leaves the default");
+    cr_expect_float_eq(g.h[0], 0.0, 0);
+    pm_api_problem_free(&p);
+    json_decref(doc);
+}
+
+/* The canonical array is what it always was: reals, -0 as 0, integers as
+ * reals, byte for byte as built one json_real at a time. */
+Test(reader_arrays, canonical_array_unchanged) {
+    json_t *h = heights(BIG);
+    json_array_set_new(h, 7, json_real(-0.0));
+    json_array_set_new(h, 8, json_integer(0));
+    json_array_set_new(h, 9, json_real(1e-300));
+    json_t *doc = json_pack("{s:O}", "h", h);
+    pm_api_problem p;
+    json_t *c = read_doc(doc, &g, &p);
+    cr_assert_not_null(c, "%s", p.detail);
+    cr_expect_eq(g.nh, BIG);
+    json_t *want = json_array();
+    for (size_t i = 0; i < BIG; i++) {
+        double x = json_number_value(json_array_get(h, i));
+        json_array_append_new(want, json_real(x == 0 ? 0.0 : x));
+        cr_assert(g.h[i] == x && !signbit(g.h[i]) == !(signbit(x) && x != 0), "h[%zu]", i);
+    }
+    size_t flags = JSON_COMPACT | JSON_REAL_PRECISION(17);
+    char *a = json_dumps(json_object_get(c, "h"), flags), *b = json_dumps(want, flags);
+    cr_expect_str_eq(a, b);
+    cr_expect_not(signbit(json_real_value(json_array_get(json_object_get(c, "h"), 7))));
+    cr_expect(json_is_real(json_array_get(json_object_get(c, "h"), 8)));
+    free(a);
+    free(b);
+    /* The canonical form lives on after the input is gone. */
+    json_decref(doc);
+    json_decref(h);
+    a = json_dumps(json_object_get(c, "h"), flags);
+    b = json_dumps(want, flags);
+    cr_expect_str_eq(a, b);
+    free(a);
+    free(b);
+    json_decref(want);
+    json_decref(c);
+    pm_api_problem_free(&p);
+}
+
+static void expect_pointers(const char *text, const char *want) {
+    json_error_t e;
+    json_t *doc = json_loads(text, 0, &e);
+    cr_assert_not_null(doc, "%s: %s", text, e.text);
+    pm_api_problem p;
+    json_t *c = read_doc(doc, &g, &p);
+    cr_expect_null(c, "%s", text);
+    char ptrs[256];
+    pointers(&p, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, want, "%s", text);
+    pm_api_problem_free(&p);
+    json_decref(doc);
+}
+
+Test(reader_arrays, wrong_length_still_reads_the_elements) {
+    expect_pointers("{\"arms\": [{\"w\": -1}]}", "/arms /arms/0/w");
+    expect_pointers("{\"arms\": [{\"w\": 1, \"x\": 2}]}", "/arms /arms/0/x");
+    expect_pointers("{\"arms\": [{\"w\": 1}, {}, {\"w\": 1}, {\"w\": 0}, {\"w\": \"a\"}]}",
+                    "/arms /arms/1/w /arms/3/w");
+    expect_pointers("{\"v\": [0.5, 2, 0.5]}", "/v /v/1");
+    expect_pointers("{\"v\": [\"a\"]}", "/v /v/0");
+    expect_pointers("{\"v\": 3}", "/v");
+    expect_pointers("{\"arms\": [{\"w\": 1}]}", "/arms");
+    expect_pointers("{\"arms\": 5}", "/arms");
+}
+
+/* The road request: a bad height is named by its index. */
+Test(reader_arrays, road_heights) {
+    json_t *h = heights(64 * 64);
+    json_array_set_new(h, 1234, json_string("x"));
+    json_array_set_new(h, 4000, json_real(1e6));
+    json_t *doc = json_pack("{s:[[f,f,f],[f,f,f]], s:{s:f, s:i, s:i, s:o}}", "points", 1.0, 0.0,
+                            1.0, 50.0, 0.0, 50.0, "terrain", "cell", 1.0, "cols", 64, "rows", 64,
+                            "heights", h);
+    pm_api_limits lim;
+    pm_api_limits_default(&lim);
+    pm_arena *a = pm_arena_create(1 << 16);
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    void *params;
+    json_t *canon = NULL;
+    cr_expect_eq(pm_api_gen_road.parse(doc, &lim, a, &params, &canon, &p), -1);
+    char ptrs[256];
+    pointers(&p, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "/terrain/heights/1234 /terrain/heights/4000");
+    pm_api_problem_free(&p);
+    /* The wrong count, and the bad element too. */
+    json_array_remove(h, 0);
+    pm_api_problem_init(&p);
+    cr_expect_eq(pm_api_gen_road.parse(doc, &lim, a, &params, &canon, &p), -1);
+    pointers(&p, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "/terrain/heights /terrain/heights/1233 /terrain/heights/3999");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(p.errors, 0), "message")),
+                     "must be an array of 4096 numbers");
+    pm_api_problem_free(&p);
+    pm_arena_destroy(a);
+    json_decref(doc);
+}
