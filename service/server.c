@@ -38,6 +38,13 @@ extern const size_t pm_api_openapi_yaml_len;
  * to this many times the limit, then the connection is closed. */
 #define PM_SVC_DISCARD_FACTOR 4
 #define PM_SVC_MAX_QUERY_PAIRS 64
+/* Request targets past either bound are refused (414) before libmicrohttpd
+ * parses the query: it stores every parameter in the connection's 32 KiB
+ * memory pool, and when that runs out (some 500 parameters) 0.9.75 queues
+ * its 431 but never sends it, leaving the client hanging until the idle
+ * timeout. Far above what any route accepts (PM_SVC_MAX_QUERY_PAIRS). */
+#define PM_SVC_MAX_URI_ARGS 128
+#define PM_SVC_MAX_URI_LEN (16 * 1024)
 #define PM_SVC_RETRY_AFTER "1"
 #define PM_SVC_CACHE_CONTROL "public, max-age=31536000, immutable"
 #define PM_SVC_EXPOSE "ETag, X-Cache, X-Request-Id, Server-Timing"
@@ -840,6 +847,27 @@ static void pm_svc__req_free(pm_svc_req *r) {
     free(r);
 }
 
+/* libmicrohttpd's URI callback, run when the request line is in and before
+ * the query is parsed. Returns NULL (the handler starts the request), or a
+ * request already answered 414 on the socket (see PM_SVC_MAX_URI_ARGS). */
+static void *pm_svc__uri(void *cls, const char *uri, struct MHD_Connection *conn) {
+    const char *q = strchr(uri, '?');
+    size_t args = 0;
+    for (const char *p = q; p && (p = strchr(p + 1, '&'));) args++;
+    size_t len = strlen(uri);
+    if (args < PM_SVC_MAX_URI_ARGS && len <= PM_SVC_MAX_URI_LEN) return NULL;
+    char path[256];   /* for the access line */
+    snprintf(path, sizeof path, "%.*s", (int)(q ? (size_t)(q - uri) : len), uri);
+    pm_svc_req *r = pm_svc__req_new(cls, conn, path, "-");   /* the method is not known yet */
+    if (!r) return NULL;
+    pm_svc__problem(r, 414, "uri-too-long", "URI Too Long",
+                    "the request target has %zu bytes and %zu query parameters; at most %d "
+                    "bytes and %d parameters are read",
+                    len, args + (q != NULL), PM_SVC_MAX_URI_LEN, PM_SVC_MAX_URI_ARGS);
+    pm_svc__send_raw(r);
+    return r;
+}
+
 static enum MHD_Result pm_svc__handler(void *cls, struct MHD_Connection *conn, const char *url,
                                        const char *method, const char *version,
                                        const char *upload, size_t *upload_size, void **con_cls) {
@@ -966,6 +994,7 @@ static int pm_svc__start_daemon(pm_svc_server *s) {
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.threads,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_NOTIFY_COMPLETED, pm_svc__completed, s,
+        MHD_OPTION_URI_LOG_CALLBACK, pm_svc__uri, s,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.idle_timeout_s,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg.max_connections,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
