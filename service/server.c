@@ -38,13 +38,12 @@ extern const size_t pm_api_openapi_yaml_len;
  * to this many times the limit, then the connection is closed. */
 #define PM_SVC_DISCARD_FACTOR 4
 #define PM_SVC_MAX_QUERY_PAIRS 64
-/* Request targets past either bound are refused (414) before libmicrohttpd
- * parses the query: it stores every parameter in the connection's 32 KiB
- * memory pool, and when that runs out (some 500 parameters) 0.9.75 queues
- * its 431 but never sends it, leaving the client hanging until the idle
- * timeout. Far above what any route accepts (PM_SVC_MAX_QUERY_PAIRS). */
+/* A query with more parameters is refused (414) before libmicrohttpd parses
+ * it: the library stores every parameter in the connection's 32 KiB memory
+ * pool, and when that runs out (some 500 parameters) 0.9.75 queues its 431
+ * but never sends it, leaving the client hanging until the idle timeout.
+ * Far above what any route accepts (PM_SVC_MAX_QUERY_PAIRS). */
 #define PM_SVC_MAX_URI_ARGS 128
-#define PM_SVC_MAX_URI_LEN (16 * 1024)
 #define PM_SVC_RETRY_AFTER "1"
 #define PM_SVC_CACHE_CONTROL "public, max-age=31536000, immutable"
 #define PM_SVC_EXPOSE "ETag, X-Cache, X-Request-Id, Server-Timing"
@@ -92,6 +91,7 @@ typedef struct pm_svc_req {
     int too_large;
     int decided;      /* answered from the headers; the body is only drained */
     int raw_sent;     /* a 413 was written on the socket while the body arrived */
+    int uri_refused;  /* the query had too many parameters (PM_SVC_MAX_URI_ARGS) */
     /* negotiation and conditions */
     pm_api_format fmt;
     char *inm;
@@ -669,6 +669,11 @@ static void pm_svc__preflight(pm_svc_req *r) {
  * Content-Length, 415, 406. Returns 1 when r has its answer. */
 static int pm_svc__early(pm_svc_req *r) {
     pm_svc_server *srv = r->srv;
+    if (r->uri_refused) {
+        pm_svc__problem(r, 414, "uri-too-long", "URI Too Long",
+                        "the query string has more than %d parameters", PM_SVC_MAX_URI_ARGS);
+        return 1;
+    }
     if (!r->route) {
         pm_svc__problem(r, 404, "not-found", "Not Found", "no route %s", r->path);
         return 1;
@@ -847,25 +852,22 @@ static void pm_svc__req_free(pm_svc_req *r) {
     free(r);
 }
 
-/* libmicrohttpd's URI callback, run when the request line is in and before
- * the query is parsed. Returns NULL (the handler starts the request), or a
- * request already answered 414 on the socket (see PM_SVC_MAX_URI_ARGS). */
+/* Marks, as the connection's context, a request whose query was dropped. */
+static char pm_svc__uri_refused;
+
+/* libmicrohttpd's URI callback, run when the request line is in and just
+ * before the query is parsed. A query with too many parameters (see
+ * PM_SVC_MAX_URI_ARGS) is emptied in place, so the library never parses
+ * it, and the request is marked for a 414. Returns NULL or the mark. */
 static void *pm_svc__uri(void *cls, const char *uri, struct MHD_Connection *conn) {
-    const char *q = strchr(uri, '?');
+    (void)cls;
+    (void)conn;
+    char *q = strchr(uri, '?');   /* the library's own (writable) read buffer */
     size_t args = 0;
     for (const char *p = q; p && (p = strchr(p + 1, '&'));) args++;
-    size_t len = strlen(uri);
-    if (args < PM_SVC_MAX_URI_ARGS && len <= PM_SVC_MAX_URI_LEN) return NULL;
-    char path[256];   /* for the access line */
-    snprintf(path, sizeof path, "%.*s", (int)(q ? (size_t)(q - uri) : len), uri);
-    pm_svc_req *r = pm_svc__req_new(cls, conn, path, "-");   /* the method is not known yet */
-    if (!r) return NULL;
-    pm_svc__problem(r, 414, "uri-too-long", "URI Too Long",
-                    "the request target has %zu bytes and %zu query parameters; at most %d "
-                    "bytes and %d parameters are read",
-                    len, args + (q != NULL), PM_SVC_MAX_URI_LEN, PM_SVC_MAX_URI_ARGS);
-    pm_svc__send_raw(r);
-    return r;
+    if (args < PM_SVC_MAX_URI_ARGS) return NULL;
+    q[1] = '\0';
+    return &pm_svc__uri_refused;
 }
 
 static enum MHD_Result pm_svc__handler(void *cls, struct MHD_Connection *conn, const char *url,
@@ -873,11 +875,13 @@ static enum MHD_Result pm_svc__handler(void *cls, struct MHD_Connection *conn, c
                                        const char *upload, size_t *upload_size, void **con_cls) {
     (void)version;
     pm_svc_req *r = *con_cls;
-    if (!r) {
+    if (!r || *con_cls == &pm_svc__uri_refused) {
+        int refused = r != NULL;
         r = pm_svc__req_new(cls, conn, url, method);
         if (!r) return MHD_NO;
         *con_cls = r;
         r->phase = PM_SVC_PH_BODY;
+        r->uri_refused = refused;
         if (pm_svc__early(r)) {
             /* A body declared over the limit is not read at all: answer
              * now (the connection closes). Other early answers wait for
@@ -911,8 +915,8 @@ static void pm_svc__completed(void *cls, struct MHD_Connection *conn, void **con
     (void)toe;
     pm_svc_server *srv = cls;
     pm_svc_req *r = *con_cls;
-    if (!r) return;
     *con_cls = NULL;
+    if (!r || r == (void *)&pm_svc__uri_refused) return;
     uint64_t now = pm_svc_now_ns();
     int status = r->phase == PM_SVC_PH_SENT ? r->sent_status : 0;
     pm_svc_metrics_request(srv->metrics, pm_svc_router_index(&srv->router, r->route), status,
