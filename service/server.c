@@ -665,6 +665,22 @@ static void pm_svc__preflight(pm_svc_req *r) {
     r->allow = r->route->allow;
 }
 
+static enum MHD_Result pm_svc__count_format_cb(void *cls, enum MHD_ValueKind kind,
+                                                const char *key, const char *value) {
+    (void)kind;
+    (void)value;
+    if (strcmp(key, "format") == 0) ++*(int *)cls;
+    return MHD_YES;
+}
+
+/* How many times the query names format: the lookup sees only the first,
+ * and a repeated parameter is refused everywhere else (pm_api_query_doc). */
+static int pm_svc__count_format(pm_svc_req *r) {
+    int n = 0;
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, pm_svc__count_format_cb, &n);
+    return n;
+}
+
 /* Decides what the headers alone decide: 404, 405, preflight, 413 from
  * Content-Length, 415, 406. Returns 1 when r has its answer. */
 static int pm_svc__early(pm_svc_req *r) {
@@ -704,6 +720,14 @@ static int pm_svc__early(pm_svc_req *r) {
         }
     }
     const char *qf = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "format");
+    if (pm_svc__count_format(r) > 1) {
+        pm_api_problem p;
+        pm_api_problem_init(&p);
+        pm_api_problem_field(&p, "/format", "is given more than once");
+        pm_svc__set_problem(r, &p);
+        pm_api_problem_free(&p);
+        return 1;
+    }
     int n = pm_api_negotiate(qf, pm_svc__header(r, MHD_HTTP_HEADER_ACCEPT), &r->fmt);
     if (n == -1) {
         pm_api_problem p;
