@@ -1,9 +1,44 @@
 #include "pm_api/problem.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PM_API__URN "urn:procmesh:problem:"
+
+/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlong forms,
+ * no surrogates, nothing past U+10FFFF), or 0 when it is not one. */
+static size_t pm_api__utf8_seq(const unsigned char *s) {
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (!n) return 0;
+    unsigned lo = 0x80, hi = 0xbf;   /* bounds of the second byte */
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+    return n;
+}
+
+/* Replaces each byte that is not part of valid UTF-8 with '?', in place.
+ * Problem texts quote what clients sent (paths, keys, values) and are cut
+ * to fixed sizes; jansson refuses a string that is not UTF-8, and the
+ * answer would lose its body. */
+static void pm_api__utf8_fix(char *text) {
+    unsigned char *s = (unsigned char *)text;
+    while (*s) {
+        size_t n = pm_api__utf8_seq(s);
+        if (n) {
+            s += n;
+        } else {
+            *s++ = '?';
+        }
+    }
+}
 
 void pm_api_problem_init(pm_api_problem *p) {
     memset(p, 0, sizeof *p);
@@ -60,13 +95,18 @@ void pm_api_problem_field(pm_api_problem *p, const char *pointer, const char *fm
         char path[250];
         pm_api__pointer_path(path, sizeof path, pointer);
         snprintf(p->detail, sizeof p->detail, "%s %s", path, msg);
+        pm_api__utf8_fix(p->detail);
     }
     if (!p->errors) p->errors = json_array();
     if (!p->errors || json_array_size(p->errors) >= PM_API_MAX_ERRORS) {
         p->dropped++;
         return;
     }
-    json_t *e = json_pack("{s:s, s:s}", "pointer", pointer, "message", msg);
+    char *ptr = strdup(pointer);
+    if (ptr) pm_api__utf8_fix(ptr);
+    pm_api__utf8_fix(msg);
+    json_t *e = ptr ? json_pack("{s:s, s:s}", "pointer", ptr, "message", msg) : NULL;
+    free(ptr);
     if (!e || json_array_append_new(p->errors, e) < 0) p->dropped++;
 }
 
@@ -82,6 +122,7 @@ void pm_api_problem_set(pm_api_problem *p, int status, const char *type_suffix,
     va_start(ap, fmt);
     vsnprintf(p->detail, sizeof p->detail, fmt, ap);
     va_end(ap);
+    pm_api__utf8_fix(p->detail);
 }
 
 json_t *pm_api_problem_json(const pm_api_problem *p, const char *instance) {

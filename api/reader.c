@@ -15,7 +15,7 @@
 
 static bool pm_api__blank(const char *buf, size_t len) {
     for (size_t i = 0; i < len; i++)
-        if (!strchr(" \t\r\n", buf[i])) return false;
+        if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\r' && buf[i] != '\n') return false;
     return true;
 }
 

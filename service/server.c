@@ -38,6 +38,12 @@ extern const size_t pm_api_openapi_yaml_len;
  * to this many times the limit, then the connection is closed. */
 #define PM_SVC_DISCARD_FACTOR 4
 #define PM_SVC_MAX_QUERY_PAIRS 64
+/* A query with more parameters is refused (414) before libmicrohttpd parses
+ * it: the library stores every parameter in the connection's 32 KiB memory
+ * pool, and when that runs out (some 500 parameters) 0.9.75 queues its 431
+ * but never sends it, leaving the client hanging until the idle timeout.
+ * Far above what any route accepts (PM_SVC_MAX_QUERY_PAIRS). */
+#define PM_SVC_MAX_URI_ARGS 128
 #define PM_SVC_RETRY_AFTER "1"
 #define PM_SVC_CACHE_CONTROL "public, max-age=31536000, immutable"
 #define PM_SVC_EXPOSE "ETag, X-Cache, X-Request-Id, Server-Timing"
@@ -85,6 +91,7 @@ typedef struct pm_svc_req {
     int too_large;
     int decided;      /* answered from the headers; the body is only drained */
     int raw_sent;     /* a 413 was written on the socket while the body arrived */
+    int uri_refused;  /* the query had too many parameters (PM_SVC_MAX_URI_ARGS) */
     /* negotiation and conditions */
     pm_api_format fmt;
     char *inm;
@@ -658,10 +665,31 @@ static void pm_svc__preflight(pm_svc_req *r) {
     r->allow = r->route->allow;
 }
 
+static enum MHD_Result pm_svc__count_format_cb(void *cls, enum MHD_ValueKind kind,
+                                                const char *key, const char *value) {
+    (void)kind;
+    (void)value;
+    if (strcmp(key, "format") == 0) ++*(int *)cls;
+    return MHD_YES;
+}
+
+/* How many times the query names format: the lookup sees only the first,
+ * and a repeated parameter is refused everywhere else (pm_api_query_doc). */
+static int pm_svc__count_format(pm_svc_req *r) {
+    int n = 0;
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, pm_svc__count_format_cb, &n);
+    return n;
+}
+
 /* Decides what the headers alone decide: 404, 405, preflight, 413 from
  * Content-Length, 415, 406. Returns 1 when r has its answer. */
 static int pm_svc__early(pm_svc_req *r) {
     pm_svc_server *srv = r->srv;
+    if (r->uri_refused) {
+        pm_svc__problem(r, 414, "uri-too-long", "URI Too Long",
+                        "the query string has more than %d parameters", PM_SVC_MAX_URI_ARGS);
+        return 1;
+    }
     if (!r->route) {
         pm_svc__problem(r, 404, "not-found", "Not Found", "no route %s", r->path);
         return 1;
@@ -692,6 +720,14 @@ static int pm_svc__early(pm_svc_req *r) {
         }
     }
     const char *qf = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "format");
+    if (pm_svc__count_format(r) > 1) {
+        pm_api_problem p;
+        pm_api_problem_init(&p);
+        pm_api_problem_field(&p, "/format", "is given more than once");
+        pm_svc__set_problem(r, &p);
+        pm_api_problem_free(&p);
+        return 1;
+    }
     int n = pm_api_negotiate(qf, pm_svc__header(r, MHD_HTTP_HEADER_ACCEPT), &r->fmt);
     if (n == -1) {
         pm_api_problem p;
@@ -840,16 +876,36 @@ static void pm_svc__req_free(pm_svc_req *r) {
     free(r);
 }
 
+/* Marks, as the connection's context, a request whose query was dropped. */
+static char pm_svc__uri_refused;
+
+/* libmicrohttpd's URI callback, run when the request line is in and just
+ * before the query is parsed. A query with too many parameters (see
+ * PM_SVC_MAX_URI_ARGS) is emptied in place, so the library never parses
+ * it, and the request is marked for a 414. Returns NULL or the mark. */
+static void *pm_svc__uri(void *cls, const char *uri, struct MHD_Connection *conn) {
+    (void)cls;
+    (void)conn;
+    char *q = strchr(uri, '?');   /* the library's own (writable) read buffer */
+    size_t args = 0;
+    for (const char *p = q; p && (p = strchr(p + 1, '&'));) args++;
+    if (args < PM_SVC_MAX_URI_ARGS) return NULL;
+    q[1] = '\0';
+    return &pm_svc__uri_refused;
+}
+
 static enum MHD_Result pm_svc__handler(void *cls, struct MHD_Connection *conn, const char *url,
                                        const char *method, const char *version,
                                        const char *upload, size_t *upload_size, void **con_cls) {
     (void)version;
     pm_svc_req *r = *con_cls;
-    if (!r) {
+    if (!r || *con_cls == &pm_svc__uri_refused) {
+        int refused = r != NULL;
         r = pm_svc__req_new(cls, conn, url, method);
         if (!r) return MHD_NO;
         *con_cls = r;
         r->phase = PM_SVC_PH_BODY;
+        r->uri_refused = refused;
         if (pm_svc__early(r)) {
             /* A body declared over the limit is not read at all: answer
              * now (the connection closes). Other early answers wait for
@@ -883,8 +939,8 @@ static void pm_svc__completed(void *cls, struct MHD_Connection *conn, void **con
     (void)toe;
     pm_svc_server *srv = cls;
     pm_svc_req *r = *con_cls;
-    if (!r) return;
     *con_cls = NULL;
+    if (!r || r == (void *)&pm_svc__uri_refused) return;
     uint64_t now = pm_svc_now_ns();
     int status = r->phase == PM_SVC_PH_SENT ? r->sent_status : 0;
     pm_svc_metrics_request(srv->metrics, pm_svc_router_index(&srv->router, r->route), status,
@@ -966,6 +1022,7 @@ static int pm_svc__start_daemon(pm_svc_server *s) {
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.threads,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_NOTIFY_COMPLETED, pm_svc__completed, s,
+        MHD_OPTION_URI_LOG_CALLBACK, pm_svc__uri, s,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.idle_timeout_s,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg.max_connections,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,

@@ -142,6 +142,12 @@ Test(reader, body_empty_trailing_garbage_and_non_object) {
         cr_expect_str_eq(msg_at(&p, ""), "must be a JSON object");
         pm_api_problem_free(&p);
     }
+    /* NUL bytes are not blanks: a body of them is malformed, not empty. */
+    pm_api_problem_init(&p);
+    cr_expect_eq(pm_api_parse_body("\0\0\0", 3, &doc, &p), -1);
+    cr_expect_eq(p.status, 400);
+    cr_expect_null(strstr(p.detail, "empty"), "%s", p.detail);
+    pm_api_problem_free(&p);
     pm_api_problem_init(&p);
     cr_expect_eq(pm_api_parse_body(" {} ", 4, &doc, &p), 0);
     cr_expect(json_is_object(doc));

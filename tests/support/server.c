@@ -235,8 +235,14 @@ int pm_http(const pm_test_server *s, const pm_http_request *req, pm_http_respons
     pm_test__curl_init();
     CURL *c = curl_easy_init();
     if (!c) return -1;
-    char url[2048];
-    snprintf(url, sizeof url, "%s%s", s->base, req->path);
+    /* Sized to the path: tests send very long URLs on purpose. */
+    size_t ulen = strlen(s->base) + strlen(req->path) + 1;
+    char *url = malloc(ulen);
+    if (!url) {
+        curl_easy_cleanup(c);
+        return -1;
+    }
+    snprintf(url, ulen, "%s%s", s->base, req->path);
     pm_test__sink body = {0}, head = {0};
     pm_test__reader rd = {req->body, 0, 0};
     struct curl_slist *hl = NULL;
@@ -274,6 +280,7 @@ int pm_http(const pm_test_server *s, const pm_http_request *req, pm_http_respons
     curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &out->seconds);
     curl_slist_free_all(hl);
     curl_easy_cleanup(c);
+    free(url);
     out->headers = head.data ? (char *)head.data : calloc(1, 1);
     out->body = body.data ? body.data : calloc(1, 1);
     out->body_len = body.len;
