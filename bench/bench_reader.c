@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "pm_bench.h"
+
 #include "pm/arena.h"
 #include "pm_api/generator.h"
 #include "pm_api/key.h"
@@ -22,22 +24,8 @@ extern const pm_api_generator pm_api_gen_road;
 #define SIDE 512
 #define REPS 9
 
-/* Thread CPU time: the machine is shared, wall time measures neighbours. */
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return v[n / 2];
-}
+/* Times are thread CPU time (pm_bench_thread_ms): the machine is shared,
+ * wall time measures the neighbours. */
 
 /* Heights with three decimals (as an upload from a GIS tool would have),
  * a mix of integers and reals, negatives included. */
@@ -68,10 +56,10 @@ int main(void) {
     for (int r = 0; r < REPS; r++) {
         pm_api_problem prob;
         pm_api_problem_init(&prob);
-        double t0 = now_ms();
+        double t0 = pm_bench_thread_ms();
         json_t *doc;
         if (pm_api_parse_body(body, len, &doc, &prob) != 0) return 1;
-        double t1 = now_ms();
+        double t1 = pm_bench_thread_ms();
         pm_arena *a = pm_arena_create(1 << 20);
         void *params;
         json_t *canon;
@@ -79,9 +67,9 @@ int main(void) {
             fprintf(stderr, "parse: %s\n", prob.detail);
             return 1;
         }
-        double t2 = now_ms();
+        double t2 = pm_bench_thread_ms();
         pm_api_key k = pm_api_cache_key(&pm_api_gen_road, canon, PM_API_FMT_GLB);
-        double t3 = now_ms();
+        double t3 = pm_bench_thread_ms();
         if (r == 0) first = k;
         if (k.hi != first.hi || k.lo != first.lo) return 1;
         tp[r] = t1 - t0, tr[r] = t2 - t1, tk[r] = t3 - t2;
@@ -91,7 +79,7 @@ int main(void) {
         pm_api_problem_free(&prob);
     }
     const double n = SIDE * SIDE;
-    double p = median(tp, REPS), rd = median(tr, REPS), k = median(tk, REPS);
+    double p = pm_bench_median(tp, REPS), rd = pm_bench_median(tr, REPS), k = pm_bench_median(tk, REPS);
     char hex[33];
     pm_api_key_hex(first, hex);
     printf("road request, %dx%d inline heights (%.0f numbers, %.1f MB of JSON), median of %d, CPU:\n",

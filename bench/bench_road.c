@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "pm_bench.h"
+
 #include "pm/arena.h"
 #include "pm/rng.h"
 #include "pm/road.h"
@@ -21,29 +23,9 @@
 
 extern const pm_api_generator pm_api_gen_road;
 
-/* Thread CPU time: the machine is shared (2 cores, many jobs), so wall
- * time mostly measures the neighbours; wall time is printed too. */
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static double wall_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return v[n / 2];
-}
+/* Times are thread CPU time (pm_bench_thread_ms): the machine is shared
+ * (2 cores, many jobs), so wall time mostly measures the neighbours; wall
+ * time is printed too. */
 
 /* A wandering road of `km` kilometres with 10 control points per km
  * (20 for the 2 km case), inside a square terrain of 512 x 512 nodes. */
@@ -112,10 +94,10 @@ static int run_once(const char *body, timing *t) {
     pm_api_limits_default(&lim);
     pm_api_problem prob;
     pm_api_problem_init(&prob);
-    double w0 = wall_ms(), t0 = now_ms();
+    double w0 = pm_bench_wall_ms(), t0 = pm_bench_thread_ms();
     json_t *doc;
     if (pm_api_parse_body(body, strlen(body), &doc, &prob) != 0) return -1;
-    double t1 = now_ms();
+    double t1 = pm_bench_thread_ms();
     pm_arena *a = pm_arena_create(1 << 20);
     void *params;
     json_t *canon;
@@ -123,19 +105,19 @@ static int run_once(const char *body, timing *t) {
         fprintf(stderr, "parse: %s\n", prob.detail);
         return -1;
     }
-    double t2 = now_ms();
+    double t2 = pm_bench_thread_ms();
     pm_scene *s;
     volatile int cancel = 0;
     if (pm_api_gen_road.generate(params, &lim, a, &cancel, &s, &prob) != 0) {
         fprintf(stderr, "generate: %s\n", prob.detail);
         return -1;
     }
-    double t3 = now_ms();
+    double t3 = pm_bench_thread_ms();
     pm_api_buf out;
     if (pm_api_encode(s, &pm_api_gen_road, "00000000000000000000000000000000", PM_API_FMT_GLB, &out) != 0)
         return -1;
-    double t4 = now_ms();
-    t->wall = wall_ms() - w0;
+    double t4 = pm_bench_thread_ms();
+    t->wall = pm_bench_wall_ms() - w0;
     t->parse = t1 - t0;
     t->validate = t2 - t1;
     t->generate = t3 - t2;
@@ -163,11 +145,11 @@ static void measure(const char *label, const char *body, double km, int reps) {
         p[i] = t.parse, v[i] = t.validate, g[i] = t.generate, e[i] = t.encode, tot[i] = t.total;
         w[i] = t.wall, ge[i] = t.generate + t.encode;
     }
-    double mt = median(tot, reps), mge = median(ge, reps);
+    double mt = pm_bench_median(tot, reps), mge = pm_bench_median(ge, reps);
     printf("%-34s %5.2f km  parsed->GLB %7.3f ms (%6.3f ms/km)  text->GLB %8.3f ms [json %7.3f"
            " validate %7.3f generate %7.3f encode %6.3f] wall %8.3f | %llu verts, %llu tris, GLB %zu KiB\n",
-           label, km, mge, mge / km, mt, median(p, reps), median(v, reps), median(g, reps),
-           median(e, reps), median(w, reps), (unsigned long long)t.verts, (unsigned long long)t.tris,
+           label, km, mge, mge / km, mt, pm_bench_median(p, reps), pm_bench_median(v, reps), pm_bench_median(g, reps),
+           pm_bench_median(e, reps), pm_bench_median(w, reps), (unsigned long long)t.verts, (unsigned long long)t.tris,
            t.glb / 1024);
 }
 
@@ -239,9 +221,9 @@ static void lod_comparison(void) {
     p.nlods = 2;
     pm_arena *a = pm_arena_create(0);
     pm_scene *s;
-    double t0 = now_ms();
+    double t0 = pm_bench_thread_ms();
     if (pm_road_generate(a, &p, &s, NULL) != 0) return;
-    double t1 = now_ms();
+    double t1 = pm_bench_thread_ms();
     const pm_prim *base = &s->prims[0];
     printf("LOD 2 km, no terrain: base %u tris; whole generation with 2 LODs %.3f ms\n", base->icount / 3,
            t1 - t0);
@@ -251,10 +233,10 @@ static void lod_comparison(void) {
          * triangle count, then both compared against the full mesh. */
         uint32_t *dst = malloc(base->icount * sizeof(uint32_t));
         float err = 0;
-        double m0 = now_ms();
+        double m0 = pm_bench_thread_ms();
         size_t n = meshopt_simplify(dst, base->indices, base->icount, base->positions, base->vcount, 12,
                                     lp->icount, 1.0f, 0, &err);
-        double m1 = now_ms();
+        double m1 = pm_bench_thread_ms();
         int flipped = 0;
         for (size_t i = 0; i < n; i += 3) {
             const float *A = base->positions + 3 * dst[i], *B = base->positions + 3 * dst[i + 1],

@@ -1,6 +1,7 @@
 #ifndef PM_BENCH_H
 #define PM_BENCH_H
 /* Timers and a sort comparator shared by the bench_*.c programs. */
+#include <stdlib.h>
 #include <time.h>
 
 /* Wall-clock milliseconds from an arbitrary origin (monotonic). */
@@ -18,9 +19,23 @@ static inline double pm_bench_cpu_ms(void) {
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
+/* CPU milliseconds of the calling thread: what one request costs, whatever
+ * the other threads and processes do. */
+static inline double pm_bench_thread_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
 /* qsort comparator for ascending doubles. */
 static inline int pm_bench_cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorts v in place); n > 0. */
+static inline double pm_bench_median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, pm_bench_cmp_double);
+    return v[n / 2];
 }
 #endif
