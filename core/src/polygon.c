@@ -11,7 +11,8 @@
  * - star-shaped polygons: a point c such that every edge turns strictly
  *   counter-clockwise around c, winding once. Each edge then owns an open
  *   angular sector around c and the sectors tile the full turn, so
- *   non-adjacent edges cannot meet. The vertex centroid is tried first, then
+ *   non-adjacent edges cannot meet. Two cheap candidates are tried first
+ *   (the least-squares point of the edge lines, the vertex centroid), then
  *   a kernel point found by linear programming. O(n).
  * - otherwise a Shamos-Hoey sweep line over the vertices in lexicographic
  *   order, checking every pair of edges that become neighbours at the sweep
@@ -315,6 +316,40 @@ static void pm__vertex_centroid(const double *pts, uint32_t n, double c[2]) {
     c[0] /= n, c[1] /= n;
 }
 
+/* The point closest to the lines of all edges, in the least-squares sense
+ * with each edge weighted by its squared length (no square roots): on a
+ * junction contour the long curb edges of each arm pull it onto the arm's
+ * axis, so it lands near where the axes meet, inside the kernel in about
+ * half of them (the vertex centroid: a fifth). Coordinates are taken
+ * relative to the first point. False when the system is singular or the
+ * point falls outside the bounding box (no kernel point can). */
+static bool pm__edge_lines_point(const double *pts, uint32_t n, double c[2]) {
+    const double o[2] = {pts[0], pts[1]};
+    double a00 = 0, a01 = 0, a11 = 0, b0 = 0, b1 = 0;
+    double box[4] = {o[0], o[0], o[1], o[1]};
+    for (uint32_t i = 0; i < n; i++) {
+        const double *a = pm__pt(pts, i), *b = pm__pt(pts, i + 1 == n ? 0 : i + 1);
+        /* Normal (nx, ny) = (-dy, dx), unnormalized: weight |d|^2. */
+        double nx = a[1] - b[1], ny = b[0] - a[0];
+        double r = nx * (a[0] - o[0]) + ny * (a[1] - o[1]);
+        a00 += nx * nx, a01 += nx * ny, a11 += ny * ny, b0 += nx * r, b1 += ny * r;
+        box[0] = pm__min(box[0], a[0]), box[1] = pm__max(box[1], a[0]);
+        box[2] = pm__min(box[2], a[1]), box[3] = pm__max(box[3], a[1]);
+    }
+    double det = a00 * a11 - a01 * a01;
+    if (!(det > 0.0) || !isfinite(det)) return false;
+    c[0] = o[0] + (b0 * a11 - b1 * a01) / det;
+    c[1] = o[1] + (a00 * b1 - a01 * b0) / det;
+    return c[0] >= box[0] && c[0] <= box[1] && c[1] >= box[2] && c[1] <= box[3];
+}
+
+/* Whether a cheap candidate point proves the polygon star-shaped (c set). */
+static bool pm__star_candidates(const double *pts, uint32_t n, double c[2]) {
+    if (pm__edge_lines_point(pts, n, c) && pm_polygon_star_around(pts, n, c)) return true;
+    pm__vertex_centroid(pts, n, c);
+    return pm_polygon_star_around(pts, n, c);
+}
+
 /* Sweep-line proof of simplicity: 1 when simple, 0 when not (clash set),
  * PM_ERR_NOMEM. */
 static int pm__sweep_simple(pm_arena *scratch, const double *pts, uint32_t n, uint32_t clash[2]) {
@@ -351,8 +386,7 @@ int pm_polygon_classify(pm_arena *scratch, const double *pts, size_t n, pm_polyg
     uint32_t nn = (uint32_t)n;
     memset(info, 0, sizeof *info);
     double *c = info->kernel_point;
-    pm__vertex_centroid(pts, nn, c);
-    bool star = pm_polygon_star_around(pts, n, c);
+    bool star = pm__star_candidates(pts, nn, c);
     if (!star) {
         int found = pm__kernel_point(scratch, pts, nn, c);
         if (found < 0) return found;
