@@ -350,7 +350,17 @@ static int once_file(const char *file, long reps) {
     uint32_t *out = xmalloc(pm_earclip_bound(maxn) * sizeof *out);
     int bad = 0;
     for (long r = 0; r < reps; r++) bad += run_once(&s, out);
-    printf("%zu polygons x %ld, %d failed\n", s.count, reps, bad);
+    /* A hash of every triangle, to compare the output of two builds. */
+    uint64_t h = 14695981039346656037ull;
+    for (size_t k = 0; k < s.count; k++) {
+        pm_arena *a = pm_arena_create(0);
+        long t = pm_earclip(a, s.pts[k], s.n[k], out);
+        for (long i = 0; i < 3 * t; i++) h = (h ^ out[i]) * 1099511628211ull;
+        h = (h ^ (uint64_t)t) * 1099511628211ull;
+        pm_arena_destroy(a);
+    }
+    printf("%zu polygons x %ld, %d failed, triangles hash %016llx\n", s.count, reps, bad,
+           (unsigned long long)h);
     free(out);
     free_set(&s);
     return bad ? 1 : 0;
