@@ -275,10 +275,14 @@ static bool pm__ear_blocked(pm__ec *ec, uint32_t u, uint32_t v, uint32_t w) {
  * joins the queue for a fresh ear test, run lazily when it comes out: a
  * vertex whose neighbours change several times is tested once. */
 static void pm__neighbour_clipped(pm__ec *ec, uint32_t v) {
-    uint32_t u = ec->prev[v], w = ec->next[v];
-    double o = pm_orient2d_fast(pm__pt(ec->pts, u), pm__pt(ec->pts, v), pm__pt(ec->pts, w));
-    if (o <= 0.0) return; /* still non-convex, still in the grid */
-    if (ec->state[v] & PM__NONCONVEX) pm__grid_remove(&ec->grid, ec->pts, v);
+    if (ec->state[v] & PM__NONCONVEX) {
+        /* A convex v stays convex (its angle stays positive: the diagonal
+         * of an ear runs strictly inside the polygon); no test needed. */
+        uint32_t u = ec->prev[v], w = ec->next[v];
+        double o = pm_orient2d_fast(pm__pt(ec->pts, u), pm__pt(ec->pts, v), pm__pt(ec->pts, w));
+        if (o <= 0.0) return; /* still non-convex, still in the grid */
+        pm__grid_remove(&ec->grid, ec->pts, v);
+    }
     ec->state[v] = PM__ALIVE | PM__DIRTY;
     ec->queue[ec->tail++] = v;
 }
@@ -368,11 +372,16 @@ static bool pm__small_blocked(const pm__small *s, uint32_t u, uint32_t v, uint32
     return false;
 }
 
-/* pm__neighbour_clipped for the small path. */
-static void pm__small_neighbour(pm__small *s, uint32_t v) {
-    double o = pm_orient2d_fast(pm__pt(s->pts, s->prev[v]), pm__pt(s->pts, v), pm__pt(s->pts, s->next[v]));
-    if (o <= 0.0) return;
-    s->nonconvex[v >> 6] &= ~(1ull << (v & 63));
+/* pm__neighbour_clipped for the small path. A convex vertex stays convex
+ * (its angle only shrank, and stays positive: the diagonal of an ear runs
+ * strictly inside the polygon), so only a non-convex one needs the
+ * orientation test. */
+static inline void pm__small_neighbour(pm__small *s, uint32_t v) {
+    if (s->state[v] & PM__NONCONVEX) {
+        double o = pm_orient2d_fast(pm__pt(s->pts, s->prev[v]), pm__pt(s->pts, v), pm__pt(s->pts, s->next[v]));
+        if (o <= 0.0) return;
+        s->nonconvex[v >> 6] &= ~(1ull << (v & 63));
+    }
     s->state[v] = PM__ALIVE | PM__DIRTY;
     s->queue[s->tail++] = (uint8_t)v;
 }
