@@ -263,18 +263,34 @@ static bool pm__kernel_extreme(const pm__line *ln, uint32_t n, const double box[
 
 /* The edges' half-planes in a random order (a fixed seed: the order only
  * affects speed, never the result), and the bounding box of the points. */
+static uint32_t pm__gcd(uint32_t a, uint32_t b) {
+    while (b) {
+        uint32_t t = a % b;
+        a = b, b = t;
+    }
+    return a;
+}
+
 static void pm__shuffled_lines(const double *pts, uint32_t n, pm__line *ln, double box[4]) {
     box[0] = box[2] = INFINITY, box[1] = box[3] = -INFINITY;
-    for (uint32_t i = 0; i < n; i++) {
+    /* Small polygons: a golden-ratio stride scatters neighbouring (similar)
+     * edges as well as a shuffle does, at no cost, and their quadratic
+     * worst case is bounded. Large ones: Fisher-Yates with an inline
+     * xorshift64* and a multiply-shift range reduction (the slight bias is
+     * harmless: only the expected running time depends on the order). */
+    uint32_t stride = 1;
+    if (n <= 128) {
+        stride = (uint32_t)(0.6180339887 * n) | 1;
+        while (pm__gcd(stride, n) != 1) stride++;
+    }
+    for (uint32_t i = 0, k = 0; i < n; i++, k = k + stride >= n ? k + stride - n : k + stride) {
         const double *a = pm__pt(pts, i), *b = pm__pt(pts, i + 1 == n ? 0 : i + 1);
         double dx = b[0] - a[0], dy = b[1] - a[1];
-        ln[i] = (pm__line){-dy, dx, dy * a[0] - dx * a[1], a[0], a[1]};
+        ln[k] = (pm__line){-dy, dx, dy * a[0] - dx * a[1], a[0], a[1]};
         box[0] = pm__min(box[0], a[0]), box[1] = pm__max(box[1], a[0]);
         box[2] = pm__min(box[2], a[1]), box[3] = pm__max(box[3], a[1]);
     }
-    /* Fisher-Yates with an inline xorshift64* and a multiply-shift range
-     * reduction: the slight bias is harmless, only the expected running
-     * time depends on the order. */
+    if (n <= 128) return;
     uint64_t x = 0x6b65726e656cull;
     for (uint32_t i = n - 1; i > 0; i--) {
         x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
