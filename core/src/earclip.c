@@ -164,7 +164,7 @@ static void pm__grid_remove(pm__grid *g, const double *pts, uint32_t v) {
 /* ---- ears --------------------------------------------------------------- */
 
 /* Whether non-convex vertex x lies in the closed triangle a b c (CCW). */
-static bool pm__in_triangle(const double *a, const double *b, const double *c, const double *x) {
+static inline bool pm__in_triangle(const double *a, const double *b, const double *c, const double *x) {
     return pm_orient2d_fast(a, b, x) >= 0.0 && pm_orient2d_fast(b, c, x) >= 0.0 &&
            pm_orient2d_fast(c, a, x) >= 0.0;
 }
