@@ -334,7 +334,8 @@ static int pm__kernel_point(pm_arena *scratch, const double *pts, uint32_t n, do
  * relative to the first point. Sets box to the bounding box of the points;
  * false when the system is singular or the point falls outside box (no
  * kernel point can). */
-static bool pm__edge_lines_point(const double *pts, uint32_t n, double c[2], double box[4]) {
+static bool pm__edge_lines_point(const double *pts, uint32_t n, double c[2], double box[4],
+                                 double (*nrm)[3]) {
     const double o[2] = {pts[0], pts[1]};
     double a00 = 0, a01 = 0, a11 = 0, b0 = 0, b1 = 0;
     box[0] = box[1] = o[0], box[2] = box[3] = o[1];
@@ -343,6 +344,7 @@ static bool pm__edge_lines_point(const double *pts, uint32_t n, double c[2], dou
         /* Normal (nx, ny) = (-dy, dx), unnormalized: weight |d|^2. */
         double nx = a[1] - b[1], ny = b[0] - a[0];
         double r = nx * (a[0] - o[0]) + ny * (a[1] - o[1]);
+        nrm[i][0] = nx, nrm[i][1] = ny, nrm[i][2] = nx * nx + ny * ny;
         a00 += nx * nx, a01 += nx * ny, a11 += ny * ny, b0 += nx * r, b1 += ny * r;
         box[0] = pm__min(box[0], a[0]), box[1] = pm__max(box[1], a[0]);
         box[2] = pm__min(box[2], a[1]), box[3] = pm__max(box[3], a[1]);
@@ -360,12 +362,13 @@ static bool pm__edge_lines_point(const double *pts, uint32_t n, double c[2], dou
  * few passes (stopping early after one without a move) usually land inside
  * it even when the kernel is narrower than the margin somewhere and the
  * passes would never settle. Floating point: the caller checks c exactly. */
-static void pm__project_inside(const double *pts, uint32_t n, double c[2], double margin) {
+static void pm__project_inside(const double *pts, uint32_t n, const double (*nrm)[3], double c[2],
+                               double margin) {
     for (int pass = 0; pass < 3; pass++) {
         bool moved = false;
         for (uint32_t i = 0; i < n; i++) {
-            const double *a = pm__pt(pts, i), *b = pm__pt(pts, i + 1 == n ? 0 : i + 1);
-            double nx = a[1] - b[1], ny = b[0] - a[0], nn = nx * nx + ny * ny;
+            const double *a = pm__pt(pts, i);
+            double nx = nrm[i][0], ny = nrm[i][1], nn = nrm[i][2];
             /* Left-of-edge distance times |n|: f >= margin |n| without a root. */
             double f = nx * (c[0] - a[0]) + ny * (c[1] - a[1]);
             if (f > 0.0 && f * f >= margin * margin * nn) continue;
@@ -397,10 +400,10 @@ static bool pm__star_candidates(const double *pts, uint32_t n, double c[2]) {
     pm__vertex_centroid(pts, n, c);
     if (pm_polygon_star_around(pts, n, c)) return true;
     if (n > 128) return false;
-    double box[4];
-    if (!pm__edge_lines_point(pts, n, c, box)) pm__vertex_centroid(pts, n, c);
+    double box[4], nrm[128][3]; /* edge normals (-dy, dx) and their squared lengths */
+    if (!pm__edge_lines_point(pts, n, c, box, nrm)) pm__vertex_centroid(pts, n, c);
     double margin = 1e-3 * ((box[1] - box[0]) + (box[3] - box[2]));
-    pm__project_inside(pts, n, c, margin);
+    pm__project_inside(pts, n, nrm, c, margin);
     if (!(c[0] >= box[0] && c[0] <= box[1] && c[1] >= box[2] && c[1] <= box[3])) return false;
     return pm_polygon_star_around(pts, n, c);
 }
