@@ -5,7 +5,8 @@
  * Sets: random star polygons of 100, 1k and 10k vertices (fixed seeds),
  * random combs of the same sizes (simple, not star-shaped), plus every
  * bench/polygons/<name>.poly file (e.g. junction contours).
- * `bench_earclip --time FILE` times one such file again (see earcut.sh).
+ * `bench_earclip --time FILE` times one such file again (see earcut.sh);
+ * `bench_earclip --once FILE [REPS]` only runs it, for callgrind.
  * File format, one polygon per line, counter-clockwise in x/y:
  *     # comment lines start with '#'
  *     x0 y0 x1 y1 x2 y2 ...
@@ -335,8 +336,40 @@ static int time_file(const char *file) {
     return bad ? 1 : 0;
 }
 
+/* `bench_earclip --once FILE [REPS]`: triangulates every polygon of FILE
+ * REPS times (default 1) without timing, for instruction counts under
+ * `valgrind --tool=callgrind` (stable whatever the machine's load). */
+static int once_file(const char *file, long reps) {
+    polyset s;
+    if (load_set(file, "set", &s) < 0) {
+        fprintf(stderr, "bench_earclip: no polygons in %s\n", file);
+        return 1;
+    }
+    size_t maxn = 0;
+    for (size_t k = 0; k < s.count; k++) maxn = s.n[k] > maxn ? s.n[k] : maxn;
+    uint32_t *out = xmalloc(pm_earclip_bound(maxn) * sizeof *out);
+    int bad = 0;
+    for (long r = 0; r < reps; r++) bad += run_once(&s, out);
+    /* A hash of every triangle, to compare the output of two builds. */
+    uint64_t h = 14695981039346656037ull;
+    for (size_t k = 0; k < s.count; k++) {
+        pm_arena *a = pm_arena_create(0);
+        long t = pm_earclip(a, s.pts[k], s.n[k], out);
+        for (long i = 0; i < 3 * t; i++) h = (h ^ out[i]) * 1099511628211ull;
+        h = (h ^ (uint64_t)t) * 1099511628211ull;
+        pm_arena_destroy(a);
+    }
+    printf("%zu polygons x %ld, %d failed, triangles hash %016llx\n", s.count, reps, bad,
+           (unsigned long long)h);
+    free(out);
+    free_set(&s);
+    return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "--time") == 0) return time_file(argv[2]);
+    if ((argc == 3 || argc == 4) && strcmp(argv[1], "--once") == 0)
+        return once_file(argv[2], argc == 4 ? atol(argv[3]) : 1);
     const char *build = getenv("PM_BUILD_DIR"), *src = getenv("PM_SOURCE_DIR");
     char dir[512];
     snprintf(dir, sizeof dir, "%s/earclip", build ? build : "build");

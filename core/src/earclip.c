@@ -164,7 +164,7 @@ static void pm__grid_remove(pm__grid *g, const double *pts, uint32_t v) {
 /* ---- ears --------------------------------------------------------------- */
 
 /* Whether non-convex vertex x lies in the closed triangle a b c (CCW). */
-static bool pm__in_triangle(const double *a, const double *b, const double *c, const double *x) {
+static inline bool pm__in_triangle(const double *a, const double *b, const double *c, const double *x) {
     return pm_orient2d_fast(a, b, x) >= 0.0 && pm_orient2d_fast(b, c, x) >= 0.0 &&
            pm_orient2d_fast(c, a, x) >= 0.0;
 }
@@ -275,10 +275,14 @@ static bool pm__ear_blocked(pm__ec *ec, uint32_t u, uint32_t v, uint32_t w) {
  * joins the queue for a fresh ear test, run lazily when it comes out: a
  * vertex whose neighbours change several times is tested once. */
 static void pm__neighbour_clipped(pm__ec *ec, uint32_t v) {
-    uint32_t u = ec->prev[v], w = ec->next[v];
-    double o = pm_orient2d_fast(pm__pt(ec->pts, u), pm__pt(ec->pts, v), pm__pt(ec->pts, w));
-    if (o <= 0.0) return; /* still non-convex, still in the grid */
-    if (ec->state[v] & PM__NONCONVEX) pm__grid_remove(&ec->grid, ec->pts, v);
+    if (ec->state[v] & PM__NONCONVEX) {
+        /* A convex v stays convex (its angle stays positive: the diagonal
+         * of an ear runs strictly inside the polygon); no test needed. */
+        uint32_t u = ec->prev[v], w = ec->next[v];
+        double o = pm_orient2d_fast(pm__pt(ec->pts, u), pm__pt(ec->pts, v), pm__pt(ec->pts, w));
+        if (o <= 0.0) return; /* still non-convex, still in the grid */
+        pm__grid_remove(&ec->grid, ec->pts, v);
+    }
     ec->state[v] = PM__ALIVE | PM__DIRTY;
     ec->queue[ec->tail++] = v;
 }
@@ -331,6 +335,104 @@ static long pm__clip_all(pm__ec *ec, uint32_t *out) {
     return tris + 1;
 }
 
+/* ---- small polygons ------------------------------------------------------
+ * The same algorithm as above, so the same triangles, in local arrays:
+ * no scratch memory, byte-sized links, and the live non-convex vertices as
+ * a bit set, so an ear test visits only them (in any order: it asks
+ * whether one exists). */
+
+#define PM__SMALL_MAX 128u
+
+typedef struct pm__small {
+    const double *pts;
+    uint8_t prev[PM__SMALL_MAX], next[PM__SMALL_MAX], state[PM__SMALL_MAX];
+    uint64_t nonconvex[PM__SMALL_MAX / 64];
+    uint8_t queue[3 * PM__SMALL_MAX];
+    uint32_t head, tail;
+} pm__small;
+
+/* Whether a live non-convex vertex other than u and w lies in the closed
+ * triangle u v w (v is convex, so not in the set). */
+static bool pm__small_blocked(const pm__small *s, uint32_t u, uint32_t v, uint32_t w) {
+    const double *a = pm__pt(s->pts, u), *b = pm__pt(s->pts, v), *c = pm__pt(s->pts, w);
+    double x0 = pm__min(a[0], pm__min(b[0], c[0])), x1 = pm__max(a[0], pm__max(b[0], c[0]));
+    double y0 = pm__min(a[1], pm__min(b[1], c[1])), y1 = pm__max(a[1], pm__max(b[1], c[1]));
+    for (uint32_t k = 0; k < PM__SMALL_MAX / 64; k++) {
+        uint64_t bits = s->nonconvex[k];
+        if (u >> 6 == k) bits &= ~(1ull << (u & 63));
+        if (w >> 6 == k) bits &= ~(1ull << (w & 63));
+        while (bits) {
+            uint32_t x = 64 * k + (uint32_t)__builtin_ctzll(bits);
+            bits &= bits - 1;
+            const double *p = pm__pt(s->pts, x);
+            if (p[0] < x0 || p[0] > x1 || p[1] < y0 || p[1] > y1) continue;
+            if (pm__in_triangle(a, b, c, p)) return true;
+        }
+    }
+    return false;
+}
+
+/* pm__neighbour_clipped for the small path. A convex vertex stays convex
+ * (its angle only shrank, and stays positive: the diagonal of an ear runs
+ * strictly inside the polygon), so only a non-convex one needs the
+ * orientation test. */
+static inline void pm__small_neighbour(pm__small *s, uint32_t v) {
+    if (s->state[v] & PM__NONCONVEX) {
+        double o = pm_orient2d_fast(pm__pt(s->pts, s->prev[v]), pm__pt(s->pts, v), pm__pt(s->pts, s->next[v]));
+        if (o <= 0.0) return;
+        s->nonconvex[v >> 6] &= ~(1ull << (v & 63));
+    }
+    s->state[v] = PM__ALIVE | PM__DIRTY;
+    s->queue[s->tail++] = (uint8_t)v;
+}
+
+/* pm__ec_init plus pm__clip_all for n <= PM__SMALL_MAX. */
+static long pm__clip_small(const double *pts, uint32_t n, bool star, const double c[2], uint32_t *out) {
+    pm__small s;
+    s.pts = pts;
+    s.head = s.tail = 0;
+    memset(s.nonconvex, 0, sizeof s.nonconvex);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t u = i == 0 ? n - 1 : i - 1, w = i + 1 == n ? 0 : i + 1;
+        s.prev[i] = (uint8_t)u, s.next[i] = (uint8_t)w;
+        if (pm_orient2d_fast(pm__pt(pts, u), pm__pt(pts, i), pm__pt(pts, w)) <= 0.0) {
+            s.state[i] = PM__ALIVE | PM__NONCONVEX;
+            s.nonconvex[i >> 6] |= 1ull << (i & 63);
+        } else {
+            s.state[i] = PM__ALIVE | PM__DIRTY;
+            s.queue[s.tail++] = (uint8_t)i;
+        }
+    }
+    long tris = 0;
+    for (uint32_t left = n; left > 3;) {
+        if (s.head == s.tail) return PM_ERR_GEOMETRY;
+        uint32_t v = s.queue[s.head++];
+        uint8_t st = s.state[v];
+        if (!(st & PM__ALIVE)) continue;
+        uint32_t u = s.prev[v], w = s.next[v];
+        if (st & PM__DIRTY) {
+            bool ear = (star && pm_orient2d_fast(c, pm__pt(pts, u), pm__pt(pts, w)) > 0.0) ||
+                       !pm__small_blocked(&s, u, v, w);
+            st = ear ? PM__ALIVE | PM__EAR : PM__ALIVE;
+            s.state[v] = st;
+        }
+        if (!(st & PM__EAR)) continue;
+        out[3 * tris] = u, out[3 * tris + 1] = v, out[3 * tris + 2] = w;
+        tris++;
+        s.state[v] = 0;
+        s.next[u] = (uint8_t)w, s.prev[w] = (uint8_t)u;
+        left--;
+        pm__small_neighbour(&s, u);
+        pm__small_neighbour(&s, w);
+    }
+    uint32_t v = 0;
+    while (!(s.state[v] & PM__ALIVE)) v++;
+    uint32_t u = s.prev[v], w = s.next[v];
+    if (!(pm_orient2d_fast(pm__pt(pts, u), pm__pt(pts, v), pm__pt(pts, w)) > 0.0)) return PM_ERR_GEOMETRY;
+    out[3 * tris] = u, out[3 * tris + 1] = v, out[3 * tris + 2] = w;
+    return tris + 1;
+}
+
 static int pm__ec_init(pm_arena *scratch, pm__ec *ec, const double *pts, uint32_t n) {
     ec->pts = pts;
     ec->n = n;
@@ -366,6 +468,7 @@ long pm_earclip(pm_arena *scratch, const double *pts, size_t n, uint32_t *out) {
     int r = pm_polygon_classify(scratch, pts, n, &info);
     if (r < 0) return r;
     if (!info.simple || !info.ccw) return PM_ERR_GEOMETRY;
+    if (n <= PM__SMALL_MAX) return pm__clip_small(pts, (uint32_t)n, info.star, info.kernel_point, out);
     pm__ec ec;
     ec.star = info.star;
     memcpy(ec.c, info.kernel_point, sizeof ec.c);

@@ -53,7 +53,8 @@ Test(polygon, convex_and_star) {
 }
 
 /* An L whose kernel is the corner square only: the vertex centroid lies
- * outside it, so the kernel point must come from the linear program. */
+ * outside it, so the kernel point must come from the candidate search
+ * (least squares plus projections) or the linear program. */
 Test(polygon, kernel_point_off_centroid) {
     double l[] = {0, 0, 10, 0, 10, 1, 1, 1, 1, 10, 0, 10};
     double centroid[2] = {22.0 / 6, 22.0 / 6};
@@ -62,6 +63,32 @@ Test(polygon, kernel_point_off_centroid) {
     cr_assert(s.simple && s.ccw && s.star);
     cr_assert(s.kernel_point[0] > 0 && s.kernel_point[0] < 1);
     cr_assert(s.kernel_point[1] > 0 && s.kernel_point[1] < 1);
+}
+
+/* The candidate search works in floating point (squares of coordinate
+ * differences, projections): at the edges of the predicates' range it must
+ * still find the kernel or fall back, never hand over a wrong point. The L
+ * above, scaled and moved; a thin L (kernel far narrower than the
+ * projection margin) too. */
+Test(polygon, kernel_point_at_extreme_scales) {
+    const double l[] = {0, 0, 10, 0, 10, 1, 1, 1, 1, 10, 0, 10};
+    const double thin[] = {0, 0, 1000, 0, 1000, 0.01, 0.01, 0.01, 0.01, 1000, 0, 1000};
+    const double scales[] = {0x1p-400, 1e-3, 1.0, 1e6, 0x1p400};
+    const double *shapes[] = {l, thin};
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < 5; i++) {
+            for (int moved = 0; moved < 2; moved++) {
+                double p[12], off = moved ? 3.0 * scales[i] * 1000 : 0.0;
+                for (int j = 0; j < 12; j++) p[j] = shapes[k][j] * scales[i] + (j % 2 ? -off : off);
+                pm_polygon_info s = classify(p, 6);
+                cr_assert(s.simple && s.ccw && s.star, "shape %d scale %g", k, scales[i]);
+                cr_assert(pm_polygon_star_around(p, 6, s.kernel_point));
+                double corner = shapes[k][6] * scales[i];
+                cr_assert(s.kernel_point[0] - off > 0 && s.kernel_point[0] - off < corner);
+                cr_assert(s.kernel_point[1] + off > 0 && s.kernel_point[1] + off < corner);
+            }
+        }
+    }
 }
 
 /* Random stars around the origin have a tiny kernel (far smaller than the

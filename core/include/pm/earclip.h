@@ -20,8 +20,9 @@
 size_t pm_earclip_bound(size_t n);
 
 /* Writes triangles as index triples into out (pm_earclip_bound(n) room),
- * each counter-clockwise. scratch holds temporary memory (about 150 bytes
- * per point). Returns the number of triangles (n - 2), or
+ * each counter-clockwise. scratch holds temporary memory (none up to 128
+ * points unless the polygon is not star-shaped; about 150 bytes per point
+ * above). Returns the number of triangles (n - 2), or
  *   PM_ERR_GEOMETRY when the polygon is not simple (repeated point, edges
  *     touching or crossing, all points collinear), is clockwise, or n < 3
  *     (use pm_polygon_classify to learn which edges clash);

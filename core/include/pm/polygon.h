@@ -25,9 +25,11 @@ typedef struct pm_polygon_info {
 } pm_polygon_info;
 
 /* Classifies a polygon of n >= 3 points. Star-shaped polygons (convex ones,
- * typical junction contours) take O(n) expected: a kernel point found by
- * randomized linear programming, then checked exactly. Others take an
- * O(n log n) sweep line. Returns 0, or PM_ERR_NOMEM. */
+ * typical junction contours) take O(n) expected: a candidate kernel point
+ * (the vertex centroid; up to 128 points, the least-squares point of the
+ * edge lines moved by a few projections onto the edges' half-planes), else
+ * one found by randomized linear programming, then checked exactly. Others
+ * take an O(n log n) sweep line. Returns 0, or PM_ERR_NOMEM. */
 int pm_polygon_classify(pm_arena *scratch, const double *pts, size_t n, pm_polygon_info *info);
 
 /* Whether every edge turns strictly counter-clockwise around c and the
