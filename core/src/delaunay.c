@@ -6,7 +6,6 @@
 
 #include "pm/predicates.h"
 #include "pm/result.h"
-#include "filtered.h"
 
 #define PM__NONE UINT32_MAX
 
@@ -90,7 +89,7 @@ static int pm__legalize(pm__dt *d, uint32_t start) {
         uint32_t al = pm_delaunay_next(a), ar = pm_delaunay_prev(a);
         uint32_t br = pm_delaunay_next(b), bl = pm_delaunay_prev(b);
         uint32_t p0 = d->tri[ar], pr = d->tri[a], pl = d->tri[al], p1 = d->tri[bl];
-        if (pm__incircle(pm__pt(d, p0), pm__pt(d, pr), pm__pt(d, pl), pm__pt(d, p1)) <= 0)
+        if (pm_incircle_fast(pm__pt(d, p0), pm__pt(d, pr), pm__pt(d, pl), pm__pt(d, p1)) <= 0)
             continue;
         /* (pr, pl, p0) + (pl, pr, p1) become (p1, pl, p0) + (p0, pr, p1). */
         d->tri[a] = p1;
@@ -110,7 +109,7 @@ static void pm__hash_put(pm__dt *d, uint32_t i) { d->hash[pm__hash_key(d, pm__pt
 
 /* Strictly outside the CCW hull edge a->b. */
 static bool pm__visible(const pm__dt *d, uint32_t i, uint32_t a, uint32_t b) {
-    return pm__orient(pm__pt(d, a), pm__pt(d, b), pm__pt(d, i)) < 0;
+    return pm_orient2d_fast(pm__pt(d, a), pm__pt(d, b), pm__pt(d, i)) < 0;
 }
 
 /* A hull vertex whose outgoing edge sees point i, or NONE when i lies inside
@@ -181,7 +180,7 @@ static uint32_t pm__locate(const pm__dt *d, uint32_t i) {
         uint32_t t = e - e % 3, moved = 0, outside = 0;
         for (uint32_t k = 0; k < 3; k++) {
             uint32_t x = t + (e % 3 + k) % 3;
-            if (pm__orient(pm__pt(d, d->tri[x]), pm__pt(d, d->tri[pm_delaunay_next(x)]), p) >= 0)
+            if (pm_orient2d_fast(pm__pt(d, d->tri[x]), pm__pt(d, d->tri[pm_delaunay_next(x)]), p) >= 0)
                 continue;
             if (d->he[x] < 0) {
                 outside = 1;
@@ -197,7 +196,7 @@ static uint32_t pm__locate(const pm__dt *d, uint32_t i) {
     for (uint32_t t = 0; t < d->ntri_edges; t += 3) {
         bool in = true;
         for (uint32_t k = 0; k < 3 && in; k++)
-            in = pm__orient(pm__pt(d, d->tri[t + k]), pm__pt(d, d->tri[pm_delaunay_next(t + k)]), p) >= 0;
+            in = pm_orient2d_fast(pm__pt(d, d->tri[t + k]), pm__pt(d, d->tri[pm_delaunay_next(t + k)]), p) >= 0;
         if (in) return t;
     }
     return PM__NONE;
@@ -276,7 +275,7 @@ static int pm__add_inside(pm__dt *d, uint32_t i) {
             pm__note_dup(d, i, d->tri[x]);
             return 1;
         }
-        if (pm__orient(pm__pt(d, d->tri[x]), pm__pt(d, d->tri[pm_delaunay_next(x)]), p) == 0) {
+        if (pm_orient2d_fast(pm__pt(d, d->tri[x]), pm__pt(d, d->tri[pm_delaunay_next(x)]), p) == 0) {
             zero = x;
             nzero++;
         }
@@ -377,7 +376,7 @@ static bool pm__seed(const pm__dt *d, uint32_t s[3]) {
     best = INFINITY;
     uint32_t any = PM__NONE;
     for (uint32_t i = 0; i < d->n; i++) {
-        if (pm__orient(pm__pt(d, i0), pm__pt(d, i1), pm__pt(d, i)) == 0) continue;
+        if (pm_orient2d_fast(pm__pt(d, i0), pm__pt(d, i1), pm__pt(d, i)) == 0) continue;
         if (any == PM__NONE) any = i;
         double r = pm__circumradius2(pm__pt(d, i0), pm__pt(d, i1), pm__pt(d, i));
         if (r < best) best = r, i2 = i;
@@ -396,7 +395,7 @@ static bool pm__seed_ordered(const pm__dt *d, uint32_t *order, uint32_t s[3]) {
         if (!pm__same(d, order[0], order[j])) j1 = j;
     if (j1 == PM__NONE) return false;
     for (uint32_t j = j1 + 1; j < d->n; j++) {
-        if (pm__orient(pm__pt(d, order[0]), pm__pt(d, order[j1]), pm__pt(d, order[j])) == 0)
+        if (pm_orient2d_fast(pm__pt(d, order[0]), pm__pt(d, order[j1]), pm__pt(d, order[j])) == 0)
             continue;
         s[0] = order[0], s[1] = order[j1], s[2] = order[j];
         return true;
@@ -477,7 +476,7 @@ static int pm__init(pm__dt *d, pm_arena *a, const double *pts, uint32_t n) {
 
 /* Starts the hull with the CCW seed triangle. */
 static void pm__start(pm__dt *d, uint32_t s[3]) {
-    if (pm__orient(pm__pt(d, s[0]), pm__pt(d, s[1]), pm__pt(d, s[2])) < 0) {
+    if (pm_orient2d_fast(pm__pt(d, s[0]), pm__pt(d, s[1]), pm__pt(d, s[2])) < 0) {
         uint32_t t = s[1];
         s[1] = s[2];
         s[2] = t;

@@ -10,7 +10,6 @@
 #include "pm/predicates.h"
 #include "pm/result.h"
 #include "pm/rng.h"
-#include "filtered.h"
 #include "trig.h"
 
 /* Internally the grid lives in a right-handed (u, v) plane where CCW means
@@ -586,7 +585,7 @@ static int pm__build_adj(pm_arena *a, const pm__fine *g, pm__adj *adj) {
 /* Strictly convex: every corner turns left (exact). */
 static bool pm__quad_convex(const double *uv, const uint32_t *q) {
     for (int k = 0; k < 4; k++)
-        if (pm__orient(pm__p(uv, q[(k + 3) % 4]), pm__p(uv, q[k]), pm__p(uv, q[(k + 1) % 4])) <= 0)
+        if (pm_orient2d_fast(pm__p(uv, q[(k + 3) % 4]), pm__p(uv, q[k]), pm__p(uv, q[(k + 1) % 4])) <= 0)
             return false;
     return true;
 }
