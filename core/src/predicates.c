@@ -28,7 +28,8 @@ static const double pm__splitter = 0x1p27 + 1.0;
 /* Error-bound factors from Shewchuk's analysis for the two filter stages. */
 #define PM__ORIENT_A ((3.0 + 16.0 * PM__EPS) * PM__EPS)
 #define PM__ORIENT_B ((2.0 + 12.0 * PM__EPS) * PM__EPS)
-#define PM__INCIRCLE_A ((10.0 + 96.0 * PM__EPS) * PM__EPS)
+/* incircle's first bound, (10 + 96 eps) eps, is inlined in pm_incircle_fast
+ * (pm/predicates.h) as 1.1102230246251577e-15. */
 #define PM__INCIRCLE_B ((4.0 + 48.0 * PM__EPS) * PM__EPS)
 
 /* ---- error-free transformations ----------------------------------------- */
@@ -256,24 +257,15 @@ static double pm__incircle_adapt(const double *p[3], const double d[2], double p
     return pm__incircle_exact(dx, dy);
 }
 
-double pm_incircle(const double a[2], const double b[2], const double c[2],
-                   const double d[2]) {
-    double adx = a[0] - d[0], ady = a[1] - d[1];
-    double bdx = b[0] - d[0], bdy = b[1] - d[1];
-    double cdx = c[0] - d[0], cdy = c[1] - d[1];
-    double bc1 = bdx * cdy, bc2 = cdx * bdy;
-    double ca1 = cdx * ady, ca2 = adx * cdy;
-    double ab1 = adx * bdy, ab2 = bdx * ady;
-    double alift = adx * adx + ady * ady;
-    double blift = bdx * bdx + bdy * bdy;
-    double clift = cdx * cdx + cdy * cdy;
-    double det = alift * (bc1 - bc2) + blift * (ca1 - ca2) + clift * (ab1 - ab2);
-    double permanent = (fabs(bc1) + fabs(bc2)) * alift + (fabs(ca1) + fabs(ca2)) * blift +
-                       (fabs(ab1) + fabs(ab2)) * clift;
-    if (fabs(det) > PM__INCIRCLE_A * permanent) return det;
-    if (permanent == 0.0) return 0.0; /* every point equals d */
+double pm__incircle_refine(const double a[2], const double b[2], const double c[2],
+                           const double d[2], double permanent) {
     const double *p[3] = {a, b, c};
     return pm__incircle_adapt(p, d, permanent);
+}
+
+double pm_incircle(const double a[2], const double b[2], const double c[2],
+                   const double d[2]) {
+    return pm_incircle_fast(a, b, c, d);
 }
 
 /* ---- segments ----------------------------------------------------------- */

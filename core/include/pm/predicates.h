@@ -39,9 +39,14 @@ static inline double pm_orient2d_fast(const double a[2], const double b[2], cons
 double pm_incircle(const double a[2], const double b[2], const double c[2],
                    const double d[2]);
 
+/* The exact stages of pm_incircle, for when the floating-point estimate is
+ * too close to zero; permanent is the estimate's error scale (> 0). */
+double pm__incircle_refine(const double a[2], const double b[2], const double c[2],
+                           const double d[2], double permanent);
+
 /* pm_incircle with its first, floating-point stage inlined (Shewchuk's
  * bound (10 + 96 eps) eps on the permanent): the same exact sign, cheaper in
- * hot loops such as Delaunay edge flips. */
+ * hot loops such as Delaunay edge flips. pm_incircle is this function. */
 static inline double pm_incircle_fast(const double a[2], const double b[2], const double c[2],
                                       const double d[2]) {
     double adx = a[0] - d[0], ady = a[1] - d[1];
@@ -56,9 +61,9 @@ static inline double pm_incircle_fast(const double a[2], const double b[2], cons
     double det = al * (bc - cb) + bl * (ca - ac) + cl * (ab - ba);
     double perm = (fabs(bc) + fabs(cb)) * al + (fabs(ca) + fabs(ac)) * bl +
                   (fabs(ab) + fabs(ba)) * cl;
-    double bound = 1.1102230246251577e-15 * perm;
-    if (det > bound || -det > bound) return det;
-    return pm_incircle(a, b, c, d);
+    if (fabs(det) > 1.1102230246251577e-15 * perm) return det;
+    if (perm == 0.0) return 0.0; /* every point equals d */
+    return pm__incircle_refine(a, b, c, d, perm);
 }
 
 /* Orientation of ground points given as [x, z] pairs, seen from +Y: > 0 when
