@@ -216,7 +216,7 @@ static int pm__mouths(pm__junction *J) {
         }
     }
     /* Never behind the centre; an arm with straight joins on both sides gets
-     * a square-ish stub of its half width (or its room, if less). */
+     * a square-ish piece of road its half width long (or its room, if less). */
     for (size_t k = 0; k < J->n; k++) {
         pm__jarm *A = &J->arms[k];
         if (A->has_corner) A->mouth = fmax(A->mouth, 0.0);
