@@ -412,7 +412,7 @@ pm_svc_blob *pm_svc_cache_get(pm_svc_cache *c, pm_api_key key) {
         pm_svc_blob_ref(b);
     }
     pthread_mutex_unlock(&s->mu);
-    atomic_fetch_add_explicit(b ? &c->hits : &c->misses, 1, memory_order_relaxed);
+    if (b) atomic_fetch_add_explicit(&c->hits, 1, memory_order_relaxed);
     return b;
 }
 

@@ -76,7 +76,8 @@ typedef enum pm_svc_lookup {
  * pm_svc_flight_finish, whatever happens. */
 pm_svc_lookup pm_svc_cache_lookup(pm_svc_cache *c, pm_api_key key, uint64_t deadline_ns,
                                   pm_svc_waiter *w, pm_svc_blob **blob, pm_svc_flight **flight);
-/* A plain memory lookup: a new reference, or NULL. Counts a hit or a miss. */
+/* A plain memory lookup: a new reference, or NULL. Counts a hit; a miss is
+ * left to the pm_svc_cache_lookup that decides what happens next. */
 pm_svc_blob *pm_svc_cache_get(pm_svc_cache *c, pm_api_key key);
 /* Stores blob in memory when key is absent (takes its own reference). When
  * a flight for key is pending, it is settled with blob. */

@@ -20,6 +20,7 @@
 #include "cache.h"
 #include "http.h"
 #include "log.h"
+#include "memo.h"
 #include "metrics.h"
 #include "pm_api/encode.h"
 #include "pm_api/key.h"
@@ -57,6 +58,7 @@ struct pm_svc_server {
     pm_svc_router router;
     pm_svc_metrics *metrics;
     pm_svc_cache *cache;
+    pm_svc_memo *memo;
     pm_svc_pool *pool;
     atomic_int draining, stopping;
     uint16_t port;
@@ -109,6 +111,8 @@ typedef struct pm_svc_req {
     int retry_after;
     int has_key;
     char key_hex[33];
+    int has_digest;       /* the request's memo digest (small bodies and GET) */
+    pm_api_key digest;
     int timing;
     double gen_ms, enc_ms;
     /* the access line */
@@ -429,6 +433,7 @@ static enum MHD_Result pm_svc__resolve(pm_svc_req *r, json_t *doc, int on_worker
     pm_api_problem prob;
     pm_api_problem_init(&prob);
     pm_svc_job *job = pm_svc__prepare(r, doc, &prob);
+    if (job && r->has_digest) pm_svc_memo_put(srv->memo, r->digest, job->key);
     if (!job) {
         pm_svc__set_problem(r, &prob);
         pm_api_problem_free(&prob);
@@ -530,9 +535,25 @@ static enum MHD_Result pm_svc__collect(void *cls, enum MHD_ValueKind kind, const
     return MHD_YES;
 }
 
+/* Answers r from the memo and the cache when both know it: no parse, no
+ * canonical form. Returns 1 when r has its answer. */
+static int pm_svc__memo_hit(pm_svc_req *r) {
+    pm_svc_server *srv = r->srv;
+    pm_api_key key;
+    if (!pm_svc_memo_get(srv->memo, r->digest, &key)) return 0;
+    pm_svc_blob *blob = pm_svc_cache_get(srv->cache, key);
+    if (!blob) return 0;   /* evicted: the full path counts the miss */
+    pm_api_key_hex(key, r->key_hex);
+    r->has_key = 1;
+    r->cache = PM_SVC_CACHE_HIT;
+    pm_svc__set_body(r, blob);
+    return 1;
+}
+
 static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
     pm_svc_server *srv = r->srv;
     const pm_api_generator *gen = r->route->gen;
+    size_t route = pm_svc_router_index(&srv->router, r->route);
     if (atomic_load(&srv->stopping)) {
         pm_svc__set_problem(r, &srv->shutdown);
         return pm_svc__send(r);
@@ -543,11 +564,15 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
     if (r->mbit != PM_SVC_M_POST) {
         pm_svc_pairs pairs = {.n = 0};
         MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, pm_svc__collect, &pairs);
-        if (pairs.overflow)
+        if (pairs.overflow) {
             pm_api_problem_field(&prob, "", "has more than %d query parameters",
                                  PM_SVC_MAX_QUERY_PAIRS);
-        else
+        } else {
+            r->digest = pm_svc_memo_digest_query(route, (int)r->fmt, pairs.q, pairs.n);
+            r->has_digest = 1;
+            if (pm_svc__memo_hit(r)) return pm_svc__send(r);
             doc = gen->from_query(pairs.q, pairs.n, &prob);
+        }
     } else if (r->len > PM_SVC_INLINE_PARSE_MAX) {
         enum MHD_Result ret = pm_svc__park(r);
         if (pm_svc_pool_submit(srv->pool, pm_svc__parse_run, r) < 0) {
@@ -558,6 +583,9 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
         }
         return ret;
     } else {
+        r->digest = pm_svc_memo_digest_body(route, (int)r->fmt, r->body, r->len);
+        r->has_digest = 1;
+        if (pm_svc__memo_hit(r)) return pm_svc__send(r);
         pm_api_parse_body(r->body ? r->body : "", r->len, &doc, &prob);
     }
     if (!doc) {
@@ -578,6 +606,7 @@ static enum MHD_Result pm_svc__metrics_route(pm_svc_req *r) {
     pm_svc_buf_init(&b);
     pm_svc_metrics_render(srv->metrics, &b);
     pm_svc_cache_render(srv->cache, &b);
+    pm_svc_memo_render(srv->memo, &b);
     pm_svc_buf_printf(&b,
                       "# HELP procmesh_queue_depth Jobs waiting for a worker.\n"
                       "# TYPE procmesh_queue_depth gauge\nprocmesh_queue_depth %zu\n"
@@ -997,6 +1026,7 @@ static socklen_t pm_svc__addr(const pm_svc_config *cfg, struct sockaddr_storage 
 static void pm_svc__free(pm_svc_server *s) {
     if (s->pool) pm_svc_pool_destroy(s->pool);
     pm_svc_cache_destroy(s->cache);
+    pm_svc_memo_destroy(s->memo);
     pm_svc_metrics_destroy(s->metrics);
     pm_svc_router_free(&s->router);
     pm_api_problem_free(&s->expired);
@@ -1055,7 +1085,8 @@ pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) 
     s->cache = pm_svc_cache_create(cfg->cache_bytes, 16, tier);
     if (!s->cache && tier) tier->destroy(tier);
     pm_svc_outcome expired = {.status = 503, .prob = &s->expired};
-    if (!s->cache || pm_svc_router_init(&s->router, pm_api_generators) < 0 ||
+    s->memo = pm_svc_memo_create(0);
+    if (!s->cache || !s->memo || pm_svc_router_init(&s->router, pm_api_generators) < 0 ||
         !(s->metrics = pm_svc_metrics_create(s->router.labels, s->router.nroutes + 1,
                                              s->router.gen_names, s->router.ngens)) ||
         pm_svc_cache_watchdog_start(s->cache, &expired) < 0 ||

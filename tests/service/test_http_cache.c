@@ -75,6 +75,48 @@ Test(http_cache, equivalent_requests_share_one_entry) {
     pm_http_response_free(&m);
 }
 
+/* A repeated request is answered from the request memo (no parse); an
+ * equivalent but differently written one is parsed once, then remembered
+ * too; a GET and a POST of the same request share the entry, not the memo. */
+Test(http_cache, repeated_requests_skip_the_parse) {
+    char a[128], b[128], buf[64];
+    pm_http_response m = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
+    svc_header(&m, "ETag", a, sizeof a);
+    cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_hits_total"), 0);
+    cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_misses_total"), 1);
+    const char *seq[] = {SVC_BODY, SVC_BODY_REORDERED, SVC_BODY_REORDERED, SVC_BODY};
+    const double memo_hits[] = {1, 1, 2, 3};
+    for (int i = 0; i < 4; i++) {
+        pm_http_response h = post_with(&srv, SVC_ROUTE, seq[i], NULL);
+        cr_assert_eq(h.status, 200);
+        cr_assert_str_eq(svc_header(&h, "X-Cache", buf, sizeof buf), "HIT", "request %d", i);
+        cr_assert_str_eq(svc_header(&h, "ETag", b, sizeof b), a, "request %d", i);
+        cr_assert_eq(h.body_len, m.body_len);
+        cr_assert_eq(memcmp(h.body, m.body, m.body_len), 0, "request %d", i);
+        pm_http_response_free(&h);
+        cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_hits_total"), memo_hits[i],
+                     "after request %d", i);
+    }
+    for (int i = 0; i < 2; i++) {
+        pm_http_response g;
+        cr_assert_eq(pm_http_get(&srv, SVC_QUERY "&format=json", &g), 0);
+        cr_assert_eq(g.status, 200);
+        cr_assert_str_eq(svc_header(&g, "ETag", b, sizeof b), a);
+        cr_assert_str_eq(svc_header(&g, "X-Cache", buf, sizeof buf), "HIT");
+        pm_http_response_free(&g);
+    }
+    cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_hits_total"), 4);
+    cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_misses_total"), 3);
+    /* The same body asking for another format is another request. */
+    pm_http_response g = post_with(&srv, SVC_ROUTE, SVC_BODY, "Accept: model/gltf-binary");
+    cr_assert_str_eq(svc_header(&g, "X-Cache", buf, sizeof buf), "MISS");
+    cr_assert_str_neq(svc_header(&g, "ETag", b, sizeof b), a);
+    pm_http_response_free(&g);
+    cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_misses_total"), 4);
+    cr_assert_eq(pm_test_metric(&srv, "procmesh_cache_misses_total"), 2);
+    pm_http_response_free(&m);
+}
+
 Test(http_cache, if_none_match_gives_304) {
     char etag[128], buf[256], hdr[300];
     pm_http_response m = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
@@ -148,13 +190,20 @@ Test(http_cache_off, without_memory_every_request_generates, .fini = stop) {
     const char *args[] = {"--cache-mb", "0", NULL};
     cr_assert_eq(pm_test_server_start(&srv, args), 0);
     char buf[64];
+    pm_http_response first = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
     for (int i = 0; i < 2; i++) {
         pm_http_response r = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
         cr_assert_eq(r.status, 200);
         cr_assert_str_eq(svc_header(&r, "X-Cache", buf, sizeof buf), "MISS");
+        cr_assert_eq(r.body_len, first.body_len);
+        cr_assert_eq(memcmp(r.body, first.body, r.body_len), 0);
         pm_http_response_free(&r);
     }
-    cr_assert_eq(pm_test_metric(&srv, "procmesh_generations_total{generator=\"" SVC_GENERATOR "\",result=\"ok\"}"), 2);
+    pm_http_response_free(&first);
+    cr_assert_eq(pm_test_metric(&srv, "procmesh_generations_total{generator=\"" SVC_GENERATOR "\",result=\"ok\"}"), 3);
+    /* The memo knew the key every time; the entry was gone, so it generated. */
+    cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_hits_total"), 2);
+    cr_assert_eq(pm_test_metric(&srv, "procmesh_cache_misses_total"), 3);
 }
 
 Test(http_cache, errors_are_not_cached) {
@@ -167,4 +216,7 @@ Test(http_cache, errors_are_not_cached) {
         pm_http_response_free(&r);
     }
     cr_assert_eq(pm_test_metric(&srv, "procmesh_cache_entries"), 0);
+    /* nor remembered: each one is read and refused again */
+    cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_hits_total"), 0);
+    cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_misses_total"), 2);
 }
