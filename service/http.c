@@ -2,6 +2,7 @@
 
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <uuid/uuid.h>
 
 int pm_svc_request_id_ok(const char *s) {
@@ -15,9 +16,31 @@ int pm_svc_request_id_ok(const char *s) {
     return n > 0;
 }
 
+/* libuuid's uuid_generate_random makes six system calls per id (getrandom,
+ * then getpid, getppid, gettid, getuid to stir its fallback generator);
+ * at tens of thousands of requests a second that shows. The same kernel
+ * randomness is drawn here 256 ids at a time per thread, and libuuid
+ * writes the text. */
+#define PM_SVC_UUID_BATCH 256
+
 void pm_svc_request_id_new(char out[37]) {
+    static _Thread_local unsigned char pool[PM_SVC_UUID_BATCH * 16];
+    static _Thread_local size_t used = sizeof pool;
     uuid_t u;
-    uuid_generate_random(u);
+    if (used == sizeof pool) {
+        if (getrandom(pool, sizeof pool, 0) == (ssize_t)sizeof pool) {
+            used = 0;
+        } else {   /* no kernel randomness now: libuuid has its fallbacks */
+            uuid_generate_random(u);
+            uuid_unparse_lower(u, out);
+            return;
+        }
+    }
+    memcpy(u, pool + used, 16);
+    memset(pool + used, 0, 16);
+    used += 16;
+    u[6] = (unsigned char)((u[6] & 0x0f) | 0x40);   /* version 4 */
+    u[8] = (unsigned char)((u[8] & 0x3f) | 0x80);   /* RFC 9562 variant */
     uuid_unparse_lower(u, out);
 }
 

@@ -1,5 +1,7 @@
 /* Header rules: request ids, If-None-Match, JSON content types, CORS. */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "http.h"
@@ -36,6 +38,35 @@ Test(headers, new_request_ids_are_v4_uuids) {
             cr_assert(strchr("0123456789abcdef", a[i]) != NULL);
     }
     cr_assert(pm_svc_request_id_ok(a));
+}
+
+/* Ids are drawn in batches per thread: across batch boundaries and across
+ * threads every id must still be a distinct, well-formed v4 UUID. */
+#define IDS_PER_THREAD 1000
+static char ids[2 * IDS_PER_THREAD][37];
+
+static void *make_ids(void *arg) {
+    char (*out)[37] = arg;
+    for (int i = 0; i < IDS_PER_THREAD; i++) pm_svc_request_id_new(out[i]);
+    return NULL;
+}
+
+static int cmp_id(const void *a, const void *b) { return strcmp(a, b); }
+
+Test(headers, request_ids_stay_distinct_across_batches_and_threads) {
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, make_ids, ids + IDS_PER_THREAD), 0);
+    make_ids(ids[0]);
+    pthread_join(t, NULL);
+    for (int i = 0; i < 2 * IDS_PER_THREAD; i++) {
+        cr_assert_eq(strlen(ids[i]), 36);
+        cr_assert_eq(ids[i][14], '4', "version nibble: %s", ids[i]);
+        cr_assert(strchr("89ab", ids[i][19]) != NULL, "variant: %s", ids[i]);
+        cr_assert(pm_svc_request_id_ok(ids[i]));
+    }
+    qsort(ids, 2 * IDS_PER_THREAD, sizeof ids[0], cmp_id);
+    for (int i = 1; i < 2 * IDS_PER_THREAD; i++)
+        cr_assert_str_neq(ids[i - 1], ids[i], "id %d repeats", i);
 }
 
 Test(headers, if_none_match_follows_rfc_9110) {
