@@ -43,29 +43,68 @@ static void pm_svc__vput(pm_svc_line *l, const char *fmt, va_list ap) {
     if (n > 0) l->len += (size_t)n < room - 3 ? (size_t)n : room - 3;
 }
 
-static void pm_svc__put(pm_svc_line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void pm_svc__put(pm_svc_line *l, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    pm_svc__vput(l, fmt, ap);
-    va_end(ap);
+static void pm_svc__raw(pm_svc_line *l, const char *s, size_t n) {
+    if (n > sizeof l->buf - 3 - l->len) n = sizeof l->buf - 3 - l->len;
+    memcpy(l->buf + l->len, s, n);
+    l->len += n;
+}
+
+static void pm_svc__lit(pm_svc_line *l, const char *s) { pm_svc__raw(l, s, strlen(s)); }
+
+/* s as the inside of a JSON string, at most max bytes of it (cut on a
+ * character boundary) so the fields after it still fit the line. */
+static void pm_svc__esc_max(pm_svc_line *l, const char *s, size_t max) {
+    size_t room = sizeof l->buf - 3 - l->len;
+    if (room > max + 1) room = max + 1;
+    if (room > 1) l->len += pm_svc_json_escape(l->buf + l->len, room, s);
+}
+
+
+static void pm_svc__u64(pm_svc_line *l, uint64_t v, int min_digits) {
+    char d[24];
+    int n = 0;
+    do {
+        d[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v || n < min_digits);
+    char out[24];
+    for (int i = 0; i < n; i++) out[i] = d[n - 1 - i];
+    pm_svc__raw(l, out, (size_t)n);
+}
+
+/* "2026-11-30T01:29:20.123Z": the date and time of the current second are
+ * formatted once per second per thread (gmtime_r takes a global lock). */
+static void pm_svc__timestamp(pm_svc_line *l) {
+    static _Thread_local time_t sec = (time_t)-1;
+    static _Thread_local char text[24];
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (ts.tv_sec != sec) {
+        struct tm tm;
+        gmtime_r(&ts.tv_sec, &tm);
+        strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+        sec = ts.tv_sec;
+    }
+    pm_svc__lit(l, text);
+    pm_svc__lit(l, ".");
+    pm_svc__u64(l, (uint64_t)ts.tv_nsec / 1000000u, 3);
+    pm_svc__lit(l, "Z");
 }
 
 /* The common prefix: timestamp (UTC, milliseconds), level, message and
  * request id. */
 static void pm_svc__log_head(pm_svc_line *l, int level, const char *request_id, const char *msg) {
-    struct timespec ts;
-    struct tm tm;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    gmtime_r(&ts.tv_sec, &tm);
-    char emsg[512], erid[300];
-    pm_svc_json_escape(emsg, sizeof emsg, msg);
-    pm_svc__put(l, "{\"ts\":\"%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ\",\"level\":\"%s\",\"msg\":\"%s\"",
-                tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                ts.tv_nsec / 1000000L, pm_svc_log_level_name(level), emsg);
+    pm_svc__lit(l, "{\"ts\":\"");
+    pm_svc__timestamp(l);
+    pm_svc__lit(l, "\",\"level\":\"");
+    pm_svc__lit(l, pm_svc_log_level_name(level));
+    pm_svc__lit(l, "\",\"msg\":\"");
+    pm_svc__esc_max(l, msg, 511);
+    pm_svc__lit(l, "\"");
     if (request_id) {
-        pm_svc_json_escape(erid, sizeof erid, request_id);
-        pm_svc__put(l, ",\"request_id\":\"%s\"", erid);
+        pm_svc__lit(l, ",\"request_id\":\"");
+        pm_svc__esc_max(l, request_id, 299);
+        pm_svc__lit(l, "\"");
     }
 }
 
@@ -83,7 +122,7 @@ static void pm_svc__vlog(int level, const char *request_id, const char *msg, con
     l.len = 0;
     pm_svc__log_head(&l, level, request_id, msg);
     if (fields) {
-        pm_svc__put(&l, ",");
+        pm_svc__lit(&l, ",");
         pm_svc__vput(&l, fields, ap);
     }
     pm_svc__log_emit(&l);
@@ -105,17 +144,34 @@ void pm_svc_log(int level, const char *request_id, const char *msg, const char *
     va_end(ap);
 }
 
+/* Written field by field, without printf: one line per request adds up. */
 void pm_svc_log_access(const pm_svc_access *a) {
     if (!pm_svc_log_enabled(PM_SVC_LOG_INFO)) return;
-    char method[64], path[1024], cache[16];
-    pm_svc_json_escape(method, sizeof method, a->method ? a->method : "");
-    pm_svc_json_escape(path, sizeof path, a->path ? a->path : "");
-    if (a->cache)
-        snprintf(cache, sizeof cache, "\"%s\"", a->cache);
-    else
-        snprintf(cache, sizeof cache, "null");
-    pm_svc_log(PM_SVC_LOG_INFO, a->request_id, "access",
-               "\"method\":\"%s\",\"path\":\"%s\",\"status\":%d,\"bytes\":%llu,"
-               "\"duration_ms\":%.3f,\"cache\":%s",
-               method, path, a->status, (unsigned long long)a->bytes, a->duration_ms, cache);
+    pm_svc_line l;
+    l.len = 0;
+    pm_svc__log_head(&l, PM_SVC_LOG_INFO, a->request_id, "access");
+    pm_svc__lit(&l, ",\"method\":\"");
+    pm_svc__esc_max(&l, a->method ? a->method : "", 64);
+    pm_svc__lit(&l, "\",\"path\":\"");
+    pm_svc__esc_max(&l, a->path ? a->path : "", 1024);
+    pm_svc__lit(&l, "\",\"status\":");
+    pm_svc__u64(&l, a->status > 0 ? (uint64_t)a->status : 0, 1);
+    pm_svc__lit(&l, ",\"bytes\":");
+    pm_svc__u64(&l, a->bytes, 1);
+    /* milliseconds with three decimals, rounded to the microsecond */
+    double us = a->duration_ms > 0 ? a->duration_ms * 1000.0 + 0.5 : 0;
+    uint64_t u = us < 1e18 ? (uint64_t)us : 0;
+    pm_svc__lit(&l, ",\"duration_ms\":");
+    pm_svc__u64(&l, u / 1000, 1);
+    pm_svc__lit(&l, ".");
+    pm_svc__u64(&l, u % 1000, 3);
+    pm_svc__lit(&l, ",\"cache\":");
+    if (a->cache) {
+        pm_svc__lit(&l, "\"");
+        pm_svc__esc_max(&l, a->cache, 15);
+        pm_svc__lit(&l, "\"");
+    } else {
+        pm_svc__lit(&l, "null");
+    }
+    pm_svc__log_emit(&l);
 }
