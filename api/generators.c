@@ -6,6 +6,7 @@ extern const pm_api_generator pm_api_gen_junction;
 extern const pm_api_generator pm_api_gen_road;
 extern const pm_api_generator pm_api_gen_dungeon;
 extern const pm_api_generator pm_api_gen_grid;
+extern const pm_api_generator pm_api_gen_network;
 
 /* The route table: one line per generator. */
 const pm_api_generator *const pm_api_generators[] = {
@@ -13,6 +14,7 @@ const pm_api_generator *const pm_api_generators[] = {
     &pm_api_gen_road,
     &pm_api_gen_dungeon,
     &pm_api_gen_grid,
+    &pm_api_gen_network,
     NULL,
 };
 

@@ -1,0 +1,499 @@
+/* POST /v1/networks: nodes + edges into pm_network_params (docs/network.md,
+ * api/openapi.yaml "networks"). Everything core asserts is checked here:
+ * ids, ranges, self-loops, duplicate edges, arm separation, crossings. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm/junction.h"
+#include "pm/network.h"
+#include "pm/result.h"
+#include "pm_api/generator.h"
+#include "pm_api/reader.h"
+
+#define PM__NCOORD 1e5             /* |coordinate| bound, metres */
+#define PM__NID_MAX 64             /* longest string id */
+#define PM__NMAX_CROSSINGS 20      /* crossing pairs listed in one response */
+#define PM__POS(hi) ((pm_api_range){0, (hi), true, false, NULL})   /* (0, hi] */
+
+typedef struct pm__nreq {
+    pm_network_params p;
+    double *nodes;
+    pm_network_id *ids;
+    pm_network_edge *edges;
+} pm__nreq;
+
+/* An id as read, for lookups: the request's order kept in `index`. */
+typedef struct pm__idref { pm_network_id id; size_t index; } pm__idref;
+
+static const pm_junction_sidewalk pm__sidewalk_def = {2.0, 0.15};
+
+static int pm__id_cmp(const pm_network_id *a, const pm_network_id *b) {
+    if (a->is_num != b->is_num) return a->is_num ? -1 : 1;
+    if (a->is_num) return a->num < b->num ? -1 : (a->num > b->num);
+    return strcmp(a->str, b->str);
+}
+
+static int pm__idref_cmp(const void *x, const void *y) {
+    const pm__idref *a = x, *b = y;
+    int c = pm__id_cmp(&a->id, &b->id);
+    return c ? c : (a->index < b->index ? -1 : (a->index > b->index));
+}
+
+static void pm__id_text(const pm_network_id *id, char *out, size_t cap) {
+    if (id->is_num) snprintf(out, cap, "%lld", (long long)id->num);
+    else snprintf(out, cap, "\"%s\"", id->str);
+}
+
+/* An id member: an integer or a string of 1..64 bytes. Returns 0 when read. */
+static int pm__read_id(pm_api_node *n, const char *key, pm_arena *arena, pm_network_id *out) {
+    const json_t *v = n->in ? json_object_get(n->in, key) : NULL;
+    memset(out, 0, sizeof *out);
+    out->is_num = true;
+    if (v && json_is_string(v)) {
+        char buf[PM__NID_MAX + 1] = "";
+        if (pm_api_str(n, key, PM_API_REQUIRED, PM__NID_MAX, "", buf, sizeof buf)) return -1;
+        if (!buf[0]) {
+            pm_api_fail(n, key, "must not be empty");
+            return -1;
+        }
+        out->is_num = false;
+        out->str = pm_arena_strdup(arena, buf);
+        return out->str ? 0 : -1;
+    }
+    if (v && !json_is_integer(v) && !json_is_real(v)) {
+        pm_api_fail(n, key, "must be an integer or a string");
+        if (n->canon) json_object_set_new(n->canon, key, json_null());
+        return -1;
+    }
+    return pm_api_int(n, key, PM_API_REQUIRED, PM_API_IANY, 0, &out->num);
+}
+
+static void pm__read_sidewalk(pm_api_node *sw, const pm_junction_sidewalk *def,
+                              pm_junction_sidewalk *out) {
+    pm_api_num(sw, "width", 0, PM__POS(100), def->width, &out->width);
+    pm_api_num(sw, "curb_height", 0, PM__POS(2), def->curb_height, &out->curb_height);
+    pm_api_end(sw);
+}
+
+static json_t *pm__sidewalk_json(bool on, const pm_junction_sidewalk *s) {
+    if (!on) return json_null();
+    return json_pack("{s:f,s:f}", "width", s->width + 0.0, "curb_height", s->curb_height + 0.0);
+}
+
+static bool pm__has(const pm_api_node *n, const char *key) {
+    return n->in && json_object_get(n->in, key) != NULL;
+}
+
+static void pm__read_nodes(pm_api_node *root, pm__nreq *q, const pm_api_limits *lim,
+                           pm_arena *arena, bool *ok) {
+    pm_api_node arr, o;
+    size_t n = pm_api_array(root, "nodes", PM_API_REQUIRED,
+                            PM_API_ILIMIT(2, lim->max_points, "max_points"), &arr);
+    q->nodes = pm_arena_calloc(arena, 3 * (n ? n : 1), sizeof(double));
+    q->ids = pm_arena_calloc(arena, n ? n : 1, sizeof *q->ids);
+    *ok = q->nodes && q->ids;
+    for (size_t i = 0; i < n && *ok; i++) {
+        if (pm_api_object(&arr, NULL, PM_API_REQUIRED, &o) != 1) { *ok = false; continue; }
+        if (pm__read_id(&o, "id", arena, &q->ids[i])) *ok = false;
+        double v[3] = {0, 0, 0};
+        size_t dim = 0;
+        if (pm_api_vec(&o, "position", PM_API_REQUIRED, 2, 3, PM_API_RANGE(-PM__NCOORD, PM__NCOORD),
+                       NULL, v, &dim))
+            *ok = false;
+        q->nodes[3 * i] = v[0];
+        q->nodes[3 * i + 1] = dim == 3 ? v[1] : 0.0;
+        q->nodes[3 * i + 2] = dim == 3 ? v[2] : v[1];
+        pm_api_end(&o);
+    }
+    pm_api_end(&arr);
+    q->p.nodes = q->nodes;
+    q->p.ids = q->ids;
+    q->p.nnodes = n;
+}
+
+/* Interior points: [x, z] points take heights interpolated by plan arc
+ * length between their nearest known heights (the nodes, 3D points). */
+static void pm__fill_heights(double *pts, const bool *known, size_t n, const double *a,
+                             const double *b) {
+    size_t last = SIZE_MAX;     /* last known interior point, SIZE_MAX: node a */
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && !known[i]) continue;
+        const double *p0 = last == SIZE_MAX ? a : pts + 3 * last;
+        const double *p1 = i == n ? b : pts + 3 * i;
+        size_t s = last == SIZE_MAX ? 0 : last + 1;
+        double total = 0.0, acc = 0.0;
+        const double *prev = p0;
+        for (size_t k = s; k <= i; k++) {
+            const double *cur = k == i ? p1 : pts + 3 * k;
+            total += hypot(cur[0] - prev[0], cur[2] - prev[2]);
+            prev = cur;
+        }
+        prev = p0;
+        for (size_t k = s; k < i; k++) {
+            acc += hypot(pts[3 * k] - prev[0], pts[3 * k + 2] - prev[2]);
+            pts[3 * k + 1] = total > 0 ? p0[1] + (p1[1] - p0[1]) * acc / total : p0[1];
+            prev = pts + 3 * k;
+        }
+        last = i;
+    }
+}
+
+static size_t pm__read_points(pm_api_node *e, const pm_api_limits *lim, pm_arena *arena,
+                              double **out, bool **known) {
+    pm_api_node arr;
+    size_t n = pm_api_array(e, "points", 0, PM_API_ILIMIT(0, lim->max_points, "max_points"), &arr);
+    double *pts = pm_arena_calloc(arena, 3 * (n ? n : 1), sizeof(double));
+    bool *kn = pm_arena_calloc(arena, n ? n : 1, sizeof(bool));
+    for (size_t i = 0; i < n; i++) {
+        double v[3] = {0, 0, 0};
+        size_t dim = 0;
+        pm_api_vec(&arr, NULL, PM_API_REQUIRED, 2, 3, PM_API_RANGE(-PM__NCOORD, PM__NCOORD), NULL, v, &dim);
+        if (!pts || !kn) continue;
+        pts[3 * i] = v[0];
+        pts[3 * i + 1] = dim == 3 ? v[1] : 0.0;
+        pts[3 * i + 2] = dim == 3 ? v[2] : v[1];
+        kn[i] = dim == 3;
+    }
+    pm_api_end(&arr);
+    *out = pts;
+    *known = kn;
+    return pts && kn ? n : 0;
+}
+
+typedef struct pm__raw_edge {
+    pm_network_id from, to;
+    bool ids_ok;
+    bool *known;
+} pm__raw_edge;
+
+static void pm__read_edges(pm_api_node *root, pm__nreq *q, const pm_api_limits *lim,
+                           pm_arena *arena, double width, bool gsw_on,
+                           const pm_junction_sidewalk *gsw, pm__raw_edge **raw_out) {
+    pm_api_node arr, o, sw;
+    size_t n = pm_api_array(root, "edges", PM_API_REQUIRED,
+                            PM_API_ILIMIT(1, lim->max_points, "max_points"), &arr);
+    q->edges = pm_arena_calloc(arena, n ? n : 1, sizeof *q->edges);
+    pm__raw_edge *raw = pm_arena_calloc(arena, n ? n : 1, sizeof *raw);
+    *raw_out = raw;
+    size_t total = 0;
+    for (size_t i = 0; i < n && q->edges && raw; i++) {
+        pm_network_edge *E = &q->edges[i];
+        if (pm_api_object(&arr, NULL, PM_API_REQUIRED, &o) != 1) continue;
+        raw[i].ids_ok = pm__read_id(&o, "from", arena, &raw[i].from) == 0;
+        raw[i].ids_ok &= pm__read_id(&o, "to", arena, &raw[i].to) == 0;
+        pm_api_num(&o, "width", 0, PM__POS(1000), width, &E->width);
+        double *pts = NULL;
+        E->npoints = pm__read_points(&o, lim, arena, &pts, &raw[i].known);
+        E->points = pts;
+        total += E->npoints;
+        if (pm__has(&o, "sidewalk")) {
+            E->has_sidewalk = pm_api_object(&o, "sidewalk", PM_API_NULLABLE, &sw) == 1;
+            if (E->has_sidewalk) pm__read_sidewalk(&sw, gsw_on ? gsw : &pm__sidewalk_def, &E->sidewalk);
+        } else {
+            E->has_sidewalk = gsw_on;
+            E->sidewalk = *gsw;
+            if (o.canon) json_object_set_new(o.canon, "sidewalk", pm__sidewalk_json(gsw_on, gsw));
+        }
+        pm_api_end(&o);
+    }
+    pm_api_end(&arr);
+    if (total > lim->max_points)
+        pm_api_problem_field(root->prob, "/edges", "holds %zu interior points in all (limit "
+                             "max_points = %u)", total, lim->max_points);
+    q->p.edges = q->edges;
+    q->p.nedges = q->edges ? n : 0;
+}
+
+/* Ids: duplicates among nodes, then each edge's from / to resolved. */
+static void pm__resolve(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob) {
+    size_t nn = q->p.nnodes;
+    pm__idref *ref = pm_arena_alloc(arena, (nn ? nn : 1) * sizeof *ref);
+    if (!ref) return;
+    for (size_t i = 0; i < nn; i++) ref[i] = (pm__idref){q->ids[i], i};
+    qsort(ref, nn, sizeof *ref, pm__idref_cmp);
+    char txt[80];
+    for (size_t i = 1; i < nn; i++) {
+        if (pm__id_cmp(&ref[i].id, &ref[i - 1].id)) continue;
+        pm__id_text(&ref[i].id, txt, sizeof txt);
+        char ptr[64];
+        snprintf(ptr, sizeof ptr, "/nodes/%zu/id", ref[i].index);
+        pm_api_problem_field(prob, ptr, "duplicates the id %s of /nodes/%zu", txt, ref[i - 1].index);
+    }
+    for (size_t e = 0; e < q->p.nedges; e++) {
+        for (int end = 0; end < 2; end++) {
+            const pm_network_id *id = end ? &raw[e].to : &raw[e].from;
+            pm__idref key = {*id, 0};
+            size_t lo = 0, hi = nn;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (pm__id_cmp(&ref[mid].id, &key.id) < 0) lo = mid + 1;
+                else hi = mid;
+            }
+            uint32_t *dst = end ? &q->edges[e].to : &q->edges[e].from;
+            if (lo < nn && pm__id_cmp(&ref[lo].id, &key.id) == 0) {
+                *dst = (uint32_t)ref[lo].index;
+                continue;
+            }
+            char ptr[64];
+            pm__id_text(id, txt, sizeof txt);
+            snprintf(ptr, sizeof ptr, "/edges/%zu/%s", e, end ? "to" : "from");
+            pm_api_problem_field(prob, ptr, "no node has the id %s", txt);
+        }
+    }
+}
+
+typedef struct pm__pair { uint32_t a, b; size_t edge; } pm__pair;
+
+static int pm__pair_cmp(const void *x, const void *y) {
+    const pm__pair *s = x, *t = y;
+    if (s->a != t->a) return s->a < t->a ? -1 : 1;
+    if (s->b != t->b) return s->b < t->b ? -1 : 1;
+    return s->edge < t->edge ? -1 : (s->edge > t->edge);
+}
+
+/* Self-loops, duplicate edges, points too close, widths against the snap
+ * grid. */
+static void pm__check_edges(pm__nreq *q, pm_arena *arena, pm_api_problem *prob) {
+    const pm_network_params *p = &q->p;
+    pm__pair *pairs = pm_arena_alloc(arena, (p->nedges ? p->nedges : 1) * sizeof *pairs);
+    if (!pairs) return;
+    size_t np = 0;
+    char ptr[96];
+    for (size_t e = 0; e < p->nedges; e++) {
+        const pm_network_edge *E = &p->edges[e];
+        if (E->from == E->to) {
+            snprintf(ptr, sizeof ptr, "/edges/%zu/to", e);
+            pm_api_problem_field(prob, ptr, "is the edge's own from node: an edge must join two "
+                                            "different nodes (no self-loops)");
+            continue;
+        }
+        pairs[np++] = (pm__pair){E->from < E->to ? E->from : E->to, E->from < E->to ? E->to : E->from, e};
+        if (E->width < 10 * p->snap) {
+            snprintf(ptr, sizeof ptr, "/edges/%zu/width", e);
+            pm_api_problem_field(prob, ptr, "must be at least 10 x snap (%g)", 10 * p->snap);
+        }
+        const double *prev = p->nodes + 3 * E->from;
+        for (size_t k = 0; k <= E->npoints; k++) {
+            const double *cur = k < E->npoints ? E->points + 3 * k : p->nodes + 3 * E->to;
+            if (hypot(cur[0] - prev[0], cur[2] - prev[2]) < 1e-3) {
+                if (k < E->npoints) snprintf(ptr, sizeof ptr, "/edges/%zu/points/%zu", e, k);
+                else snprintf(ptr, sizeof ptr, "/edges/%zu/to", e);
+                pm_api_problem_field(prob, ptr, "coincides in plan (x, z) with the point before it "
+                                                "on the edge: consecutive points must be at least 1 mm apart");
+            }
+            prev = cur;
+        }
+    }
+    qsort(pairs, np, sizeof *pairs, pm__pair_cmp);
+    for (size_t i = 1; i < np; i++) {
+        if (pairs[i].a != pairs[i - 1].a || pairs[i].b != pairs[i - 1].b) continue;
+        size_t first = i - 1;
+        while (first > 0 && pairs[first - 1].a == pairs[i].a && pairs[first - 1].b == pairs[i].b) first--;
+        snprintf(ptr, sizeof ptr, "/edges/%zu", pairs[i].edge);
+        pm_api_problem_field(prob, ptr, "joins the same two nodes as /edges/%zu (duplicate edge)",
+                             pairs[first].edge);
+        if (first == i - 1) {
+            snprintf(ptr, sizeof ptr, "/edges/%zu", pairs[first].edge);
+            pm_api_problem_field(prob, ptr, "joins the same two nodes as /edges/%zu (duplicate edge)",
+                                 pairs[i].edge);
+        }
+    }
+}
+
+typedef struct pm__arm { double angle; size_t edge; } pm__arm;
+
+static int pm__arm_cmp(const void *x, const void *y) {
+    const pm__arm *s = x, *t = y;
+    if (s->angle != t->angle) return s->angle < t->angle ? -1 : 1;
+    return s->edge < t->edge ? -1 : (s->edge > t->edge);
+}
+
+/* Edges leaving one node must be PM_JUNCTION_MIN_SEPARATION_DEG apart:
+ * closer, junction arms cannot be separated and a road through a node
+ * would fold back onto itself. */
+static void pm__check_angles(pm__nreq *q, pm_arena *arena, pm_api_problem *prob) {
+    const pm_network_params *p = &q->p;
+    uint32_t *deg = pm_arena_calloc(arena, p->nnodes + 1, sizeof *deg);
+    uint32_t *first = pm_arena_calloc(arena, p->nnodes + 1, sizeof *first);
+    pm__arm *arms = pm_arena_alloc(arena, (2 * p->nedges + 1) * sizeof *arms);
+    if (!deg || !first || !arms) return;
+    for (size_t e = 0; e < p->nedges; e++) { deg[p->edges[e].from]++; deg[p->edges[e].to]++; }
+    for (size_t n = 1; n <= p->nnodes; n++) first[n] = first[n - 1] + deg[n - 1];
+    memset(deg, 0, (p->nnodes + 1) * sizeof *deg);
+    for (size_t e = 0; e < p->nedges; e++) {
+        const pm_network_edge *E = &p->edges[e];
+        for (int end = 0; end < 2; end++) {
+            uint32_t n = end ? E->to : E->from;
+            const double *c = p->nodes + 3 * n;
+            const double *nx = E->npoints ? E->points + 3 * (end ? E->npoints - 1 : 0)
+                                          : p->nodes + 3 * (end ? E->from : E->to);
+            arms[first[n] + deg[n]++] = (pm__arm){atan2(nx[2] - c[2], nx[0] - c[0]), e};
+        }
+    }
+    const double pi = 3.14159265358979323846, min = PM_JUNCTION_MIN_SEPARATION_DEG * pi / 180.0;
+    char ptr[64], txt[80];
+    for (size_t n = 0; n < p->nnodes; n++) {
+        pm__arm *A = arms + first[n];
+        uint32_t d = deg[n];
+        if (d < 2) continue;
+        qsort(A, d, sizeof *A, pm__arm_cmp);
+        for (uint32_t k = 0; k < d; k++) {
+            const pm__arm *a = &A[k], *b = &A[(k + 1) % d];
+            double gap = k + 1 < d ? b->angle - a->angle : b->angle + 2 * pi - a->angle;
+            if (gap >= min) continue;
+            pm__id_text(&q->ids[n], txt, sizeof txt);
+            snprintf(ptr, sizeof ptr, "/nodes/%zu", n);
+            pm_api_problem_field(prob, ptr, "edges %zu and %zu leave node %s %.2f degrees apart; at "
+                                 "least %g are needed", a->edge, b->edge, txt, gap * 180.0 / pi,
+                                 PM_JUNCTION_MIN_SEPARATION_DEG);
+            size_t es[2] = {a->edge, b->edge};
+            for (int j = 0; j < 2; j++) {
+                snprintf(ptr, sizeof ptr, "/edges/%zu", es[j]);
+                pm_api_problem_field(prob, ptr, "leaves node %s %.2f degrees from /edges/%zu (at "
+                                     "least %g are needed)", txt, gap * 180.0 / pi, es[1 - j],
+                                     PM_JUNCTION_MIN_SEPARATION_DEG);
+            }
+            if (d == 2) break;      /* both gaps of two arms name the same pair */
+        }
+    }
+}
+
+static void pm__check_crossings(pm__nreq *q, pm_arena *arena, pm_api_problem *prob) {
+    uint32_t pairs[PM__NMAX_CROSSINGS][2];
+    int64_t n = pm_network_crossings(arena, &q->p, pairs, PM__NMAX_CROSSINGS);
+    if (n < 0) {
+        pm_api_problem_set(prob, 503, "out-of-memory", "Service Unavailable", "no memory");
+        return;
+    }
+    char ptr[64];
+    for (int64_t i = 0; i < n && i < PM__NMAX_CROSSINGS; i++) {
+        uint32_t a = pairs[i][0], b = pairs[i][1];
+        snprintf(ptr, sizeof ptr, "/edges/%u", a);
+        if (a == b) {
+            pm_api_problem_field(prob, ptr, "crosses itself");
+            continue;
+        }
+        pm_api_problem_field(prob, ptr, "crosses /edges/%u without a node: the network must be "
+                             "planar (split both edges at a shared node)", b);
+        snprintf(ptr, sizeof ptr, "/edges/%u", b);
+        pm_api_problem_field(prob, ptr, "crosses /edges/%u without a node: the network must be "
+                             "planar (split both edges at a shared node)", a);
+    }
+    if (n > PM__NMAX_CROSSINGS)
+        pm_api_problem_field(prob, "/edges", "%lld pairs of edges cross in all (the first %d are "
+                             "listed)", (long long)n, PM__NMAX_CROSSINGS);
+}
+
+static int pm__network_parse(const json_t *body, const pm_api_limits *lim, pm_arena *arena,
+                             void **params, json_t **canonical, pm_api_problem *prob) {
+    pm__nreq *q = pm_arena_calloc(arena, 1, sizeof *q);
+    if (!q) {
+        pm_api_problem_set(prob, 503, "out-of-memory", "Service Unavailable", "no memory");
+        return -1;
+    }
+    pm_network_params *p = &q->p;
+    pm_network_params_default(p);
+    pm_api_node root, sw;
+    int64_t segs = 4;
+    double width = 7.0;
+    bool nodes_ok = false;
+    pm__raw_edge *raw = NULL;
+    pm_api_begin(&root, body, prob);
+    pm_junction_sidewalk gsw = pm__sidewalk_def;
+    bool gsw_on = pm_api_object(&root, "sidewalk", PM_API_NULLABLE | PM_API_ABSENT_OFF, &sw) == 1;
+    if (gsw_on) pm__read_sidewalk(&sw, &pm__sidewalk_def, &gsw);
+    pm_api_num(&root, "width", 0, PM__POS(1000), 7.0, &width);
+    pm_api_num(&root, "corner_radius", 0, PM_API_RANGE(0, 1000), 3, &p->corner_radius);
+    pm_api_int(&root, "corner_segments", 0, PM_API_IRANGE(2, 64), 4, &segs);
+    p->corner_segments = (uint32_t)segs;
+    pm_api_num(&root, "uv_scale", 0, PM__POS(1000), 0.1, &p->uv_scale);
+    pm_api_num(&root, "snap", 0, PM_API_RANGE(1e-6, 1), 0.001, &p->snap);
+    pm_api_num(&root, "max_error", 0, PM_API_RANGE(1e-3, 100), 0.05, &p->max_error);
+    pm_api_num(&root, "max_segment", 0, PM_API_RANGE(0.05, 1000), 5.0, &p->max_segment);
+    pm__read_nodes(&root, q, lim, arena, &nodes_ok);
+    pm__read_edges(&root, q, lim, arena, width, gsw_on, &gsw, &raw);
+    bool ids_ok = nodes_ok && raw && q->edges;
+    for (size_t e = 0; ids_ok && e < p->nedges; e++) ids_ok = raw[e].ids_ok;
+    if (ids_ok) pm__resolve(q, raw, arena, prob);
+    if (ids_ok && !pm_api_problem_failed(prob)) {
+        for (size_t e = 0; e < p->nedges; e++)
+            if (p->edges[e].npoints)
+                pm__fill_heights((double *)p->edges[e].points, raw[e].known, p->edges[e].npoints,
+                                 p->nodes + 3 * p->edges[e].from, p->nodes + 3 * p->edges[e].to);
+        pm__check_edges(q, arena, prob);
+    }
+    if (ids_ok && !pm_api_problem_failed(prob)) pm__check_angles(q, arena, prob);
+    if (ids_ok && !pm_api_problem_failed(prob)) pm__check_crossings(q, arena, prob);
+    json_t *canon = pm_api_finish(&root);
+    if (!canon || pm_api_problem_failed(prob)) {
+        json_decref(canon);
+        return -1;
+    }
+    *params = q;
+    *canonical = canon;
+    return 0;
+}
+
+/* ---- generation ---- */
+
+static void pm__problem_json(const pm__nreq *q, const pm_network_problem *pr, pm_api_problem *prob) {
+    char ptr[64], txt[80], msg[400];
+    snprintf(msg, sizeof msg, "%s", pr->message);
+    if (pr->error == PM_NETWORK_JUNCTION && pr->node >= 0) {
+        pm__id_text(&q->ids[pr->node], txt, sizeof txt);
+        snprintf(msg, sizeof msg, "the junction at node %s (its arms are its edges in edge "
+                 "order): %s", txt, pr->message);
+    }
+    if (pr->node >= 0) {
+        snprintf(ptr, sizeof ptr, "/nodes/%lld", (long long)pr->node);
+        pm_api_problem_field(prob, ptr, "%s", msg);
+    }
+    for (size_t i = 0; i < pr->nedges; i++) {
+        snprintf(ptr, sizeof ptr, "/edges/%u", pr->edges[i]);
+        pm_api_problem_field(prob, ptr, "%s", msg);
+    }
+    if (pr->node < 0 && pr->nedges == 0) pm_api_problem_field(prob, "", "%s", msg);
+}
+
+static int pm__network_generate(const void *params, const pm_api_limits *lim, pm_arena *arena,
+                                const volatile int *cancel, pm_scene **scene, pm_api_problem *prob) {
+    const pm__nreq *q = params;
+    pm_network_params p = q->p;
+    p.max_vertices = lim->max_vertices;
+    p.cancel = cancel;
+    pm_network_diag diag;
+    int rc = pm_network_generate(arena, &p, scene, &diag);
+    switch (rc) {
+    case PM_OK:
+        return 0;
+    case PM_ERR_GEOMETRY:
+        for (size_t i = 0; i < diag.nproblems; i++) pm__problem_json(q, &diag.problems[i], prob);
+        if (diag.nproblems == 0) pm_api_problem_field(prob, "", "these nodes and edges give no valid network");
+        return -1;
+    case PM_ERR_LIMIT:
+        pm_api_problem_field(prob, "/max_segment", "the network needs more than the limit max_vertices "
+                             "(%llu) vertices: coarsen max_error / max_segment, or send fewer edges",
+                             (unsigned long long)lim->max_vertices);
+        return -1;
+    case PM_ERR_CANCELLED:
+        pm_api_problem_set(prob, 503, "deadline", "Service Unavailable",
+                           "the network was not finished before the deadline");
+        return -1;
+    default:
+        pm_api_problem_field(prob, "", "the job needs more memory than the limit max_arena_bytes (%zu)",
+                             lim->max_arena_bytes);
+        return -1;
+    }
+}
+
+const pm_api_generator pm_api_gen_network = {
+    .name = "network",
+    .version = "1.0.0",
+    .path = "/v1/networks",
+    .parse = pm__network_parse,
+    .from_query = NULL,
+    .generate = pm__network_generate,
+};

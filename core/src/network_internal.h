@@ -1,0 +1,55 @@
+#ifndef PM_NETWORK_INTERNAL_H
+#define PM_NETWORK_INTERNAL_H
+/* Shared by network.c (topology, junctions, roads) and network_stitch.c
+ * (one asphalt surface, metadata). */
+#include "pm/network.h"
+
+enum { PM__UNUSED, PM__END, PM__THROUGH, PM__JUNCTION };
+
+/* Edge `edge` touches the node at its end `end` (0: from, 1: to). */
+typedef struct pm__inc { uint32_t edge; uint8_t end; } pm__inc;
+/* One edge of a road, travelled from its end `end`. */
+typedef struct pm__step { uint32_t edge; uint8_t end; } pm__step;
+
+typedef struct pm__node {
+    int kind;
+    uint32_t first, deg;          /* incidences inc[first .. first + deg) = arms */
+    pm_scene *scene;              /* junctions: the generated junction */
+    double *dir;                  /* 2 * deg unit arm directions (x, z) */
+    uint32_t *mouth_l, *mouth_r;  /* per arm, junction asphalt vertices */
+    double *mouth_d;              /* per arm, mouth distance */
+    uint32_t *split;              /* per arm, output triangle on the mouth edge */
+    uint32_t voff, vcount, toff, tcount;  /* its block of the output asphalt */
+} pm__node;
+
+typedef struct pm__road {
+    size_t first_step, nsteps;
+    bool closed, ok;
+    int64_t start, end;           /* node indices; -1 for a closed road */
+    int64_t arm0, arm1;           /* arm at the start / end junction, or -1 */
+    double d0, d1;                /* mouth distances there */
+    double *ctrl;                 /* control polyline [x, y, z] */
+    size_t nctrl;
+    pm_scene *scene;
+    double length;
+    int64_t samples;
+    uint32_t voff, vcount, toff, tcount;
+    uint32_t seam0[3], seam1[3];  /* output vertices: left, centre, right (road's sides) */
+} pm__road;
+
+typedef struct pm__net {
+    pm_arena *a;
+    const pm_network_params *p;
+    pm__node *nodes;
+    pm__inc *inc;
+    uint32_t *edge_road;          /* road index + 1 per edge */
+    PM_VEC(pm__road) roads;
+    PM_VEC(pm__step) steps;
+    PM_VEC(pm_network_problem) problems;
+    size_t nwarnings;
+} pm__net;
+
+int pm__network_problem(pm__net *N, pm_network_problem **out);
+int pm__network_stitch(pm__net *N, pm_scene **out);
+int pm__network_meta(pm__net *N, pm_scene *s);
+#endif

@@ -1,0 +1,410 @@
+/* The stitch: every junction's and every road's asphalt into one primitive
+ * whose seams share vertices, and the network's metadata. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "network_internal.h"
+#include "pm/geom.h"
+#include "pm/result.h"
+
+#define PM__NONE UINT32_MAX
+
+static int64_t pm__prim_index(const pm_scene *s, const char *name) {
+    for (uint32_t i = 0; s && i < s->nprims; i++)
+        if (strcmp(s->prims[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* Appends src's vertices and triangles to dst; returns the vertex offset
+ * through *voff. */
+static int pm__append(pm_scene *s, uint32_t dst, const pm_prim *src, uint32_t *voff) {
+    pm_prim *D = &s->prims[dst];
+    *voff = D->vcount;
+    for (uint32_t v = 0; v < src->vcount; v++)
+        if (pm_prim_add_vertex(s, D, src->positions + 3 * v, src->normals + 3 * v,
+                               src->uvs ? src->uvs + 2 * v : NULL, NULL) < 0)
+            return PM_ERR_NOMEM;
+    for (uint32_t t = 0; t < src->icount; t += 3)
+        if (pm_prim_add_tri(s, D, *voff + src->indices[t], *voff + src->indices[t + 1],
+                            *voff + src->indices[t + 2]))
+            return PM_ERR_NOMEM;
+    return PM_OK;
+}
+
+static void pm__seam_problem(pm__net *N, const pm__road *R, const char *msg) {
+    pm_network_problem *q;
+    if (pm__network_problem(N, &q)) return;
+    q->error = PM_NETWORK_SEAM;
+    q->edges[q->nedges++] = N->steps.data[R->first_step].edge;
+    snprintf(q->message, sizeof q->message, "%s", msg);
+}
+
+/* Column of a road vertex from its V (0 left, 0.5 centre, 1 right). */
+static int pm__col(float v) { return v < 0.25f ? 0 : (v > 0.75f ? 2 : 1); }
+
+/* The road's start section (U = 0 exactly) or end section (the largest U
+ * of each column), as road-local vertices left, centre, right. */
+static bool pm__section(const pm_prim *P, bool at_end, uint32_t out[3]) {
+    uint32_t count[3] = {0, 0, 0};
+    float best[3] = {-1, -1, -1};
+    for (int c = 0; c < 3; c++) out[c] = PM__NONE;
+    for (uint32_t v = 0; v < P->vcount; v++) {
+        float u = P->uvs[2 * v];
+        int c = pm__col(P->uvs[2 * v + 1]);
+        if (!at_end) {
+            if (u == 0.0f) { out[c] = v; count[c]++; }
+        } else if (u > best[c]) {
+            best[c] = u; out[c] = v; count[c] = 1;
+        } else if (u == best[c]) {
+            count[c]++;
+        }
+    }
+    return count[0] == 1 && count[1] == 1 && count[2] == 1;
+}
+
+static double pm__dist3f(const float *a, const float *b) {
+    return sqrt(((double)a[0] - b[0]) * ((double)a[0] - b[0]) + ((double)a[1] - b[1]) * ((double)a[1] - b[1]) +
+                ((double)a[2] - b[2]) * ((double)a[2] - b[2]));
+}
+
+/* Maps one end section onto junction mouth (jl, jr: output vertices, the
+ * road's own left and right there). Returns false when they are not the
+ * same points (beyond snapping). */
+static bool pm__map_end(pm__net *N, const pm_prim *A, const pm_prim *P, const uint32_t sec[3],
+                        uint32_t jl, uint32_t jr, uint32_t *remap) {
+    double tol = 0.01 + 2.0 * N->p->snap;
+    if (pm__dist3f(P->positions + 3 * sec[0], A->positions + 3 * jl) > tol ||
+        pm__dist3f(P->positions + 3 * sec[2], A->positions + 3 * jr) > tol)
+        return false;
+    remap[sec[0]] = jl;
+    remap[sec[2]] = jr;
+    return true;
+}
+
+static void pm__midpoint(pm_prim *A, uint32_t c, uint32_t l, uint32_t r) {
+    for (int k = 0; k < 3; k++)
+        A->positions[3 * c + k] = (float)(((double)A->positions[3 * l + k] + A->positions[3 * r + k]) / 2.0);
+}
+
+/* One road into the asphalt: its end sections replaced by the mouths'
+ * vertices (the centre column kept, moved to the mouth's midpoint). */
+static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
+    const pm_prim *P = &R->scene->prims[0];
+    pm_prim *A = &s->prims[0];
+    uint32_t *remap = pm_arena_alloc(N->a, (P->vcount ? P->vcount : 1) * sizeof *remap);
+    if (!remap) return PM_ERR_NOMEM;
+    for (uint32_t v = 0; v < P->vcount; v++) remap[v] = PM__NONE;
+    uint32_t sec0[3], sec1[3];
+    const pm__node *J0 = R->arm0 >= 0 ? &N->nodes[R->start] : NULL;
+    const pm__node *J1 = R->arm1 >= 0 ? &N->nodes[R->end] : NULL;
+    bool ok = true;
+    if (J0) ok = pm__section(P, false, sec0) &&
+                 pm__map_end(N, A, P, sec0, J0->voff + J0->mouth_l[R->arm0],
+                             J0->voff + J0->mouth_r[R->arm0], remap);
+    /* Entering the junction, the road's left is the mouth's right. */
+    if (ok && J1) ok = pm__section(P, true, sec1) &&
+                       pm__map_end(N, A, P, sec1, J1->voff + J1->mouth_r[R->arm1],
+                                   J1->voff + J1->mouth_l[R->arm1], remap);
+    if (!ok) {
+        pm__seam_problem(N, R, "the road's end section does not match its junction mouth (a "
+                               "fold at the very end of the road?)");
+        return PM_OK;
+    }
+    R->voff = A->vcount;
+    for (uint32_t v = 0; v < P->vcount; v++) {
+        if (remap[v] != PM__NONE) continue;
+        int64_t id = pm_prim_add_vertex(s, A, P->positions + 3 * v, P->normals + 3 * v, P->uvs + 2 * v, NULL);
+        if (id < 0) return PM_ERR_NOMEM;
+        remap[v] = (uint32_t)id;
+    }
+    R->vcount = A->vcount - R->voff;
+    if (J0) {
+        for (int c = 0; c < 3; c++) R->seam0[c] = remap[sec0[c]];
+        pm__midpoint(A, R->seam0[1], R->seam0[0], R->seam0[2]);
+        N->nodes[R->start].split[R->arm0] = R->seam0[1];
+    }
+    if (J1) {
+        for (int c = 0; c < 3; c++) R->seam1[c] = remap[sec1[c]];
+        pm__midpoint(A, R->seam1[1], R->seam1[0], R->seam1[2]);
+        N->nodes[R->end].split[R->arm1] = R->seam1[1];
+    }
+    R->toff = A->icount / 3;
+    for (uint32_t t = 0; t < P->icount; t += 3)
+        if (pm_prim_add_tri(s, A, remap[P->indices[t]], remap[P->indices[t + 1]], remap[P->indices[t + 2]]))
+            return PM_ERR_NOMEM;
+    R->tcount = A->icount / 3 - R->toff;
+    return PM_OK;
+}
+
+/* The triangle holding directed edge a -> b among [t0, t1) and [e0, e1). */
+static int64_t pm__find_edge(const pm_prim *A, uint32_t t0, uint32_t t1, uint32_t e0, uint32_t e1,
+                             uint32_t a, uint32_t b, int *rot) {
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t lo = pass ? e0 : t0, hi = pass ? e1 : t1;
+        for (uint32_t t = lo; t < hi; t++) {
+            const uint32_t *q = A->indices + 3 * t;
+            for (int r = 0; r < 3; r++)
+                if (q[r] == a && q[(r + 1) % 3] == b) { *rot = r; return t; }
+        }
+    }
+    return -1;
+}
+
+/* Splits each junction's mouth-edge triangle at the road's centre vertex,
+ * so the junction's side of the seam has the road's two edges. */
+static int pm__split_mouths(pm__net *N, pm_scene *s) {
+    pm_prim *A = &s->prims[0];
+    for (size_t n = 0; n < N->p->nnodes; n++) {
+        pm__node *V = &N->nodes[n];
+        if (!V->scene) continue;
+        uint32_t e0 = A->icount / 3;
+        for (uint32_t k = 0; k < V->deg; k++) {
+            uint32_t c = V->split[k];
+            if (c == PM__NONE) continue;
+            uint32_t l = V->voff + V->mouth_l[k], r = V->voff + V->mouth_r[k];
+            int rot = 0;
+            int64_t t = pm__find_edge(A, V->toff, V->toff + V->tcount, e0, A->icount / 3, r, l, &rot);
+            if (t < 0) return PM_ERR_GEOMETRY;
+            uint32_t x = A->indices[3 * t + (rot + 2) % 3];
+            A->indices[3 * t] = r;
+            A->indices[3 * t + 1] = c;
+            A->indices[3 * t + 2] = x;
+            if (pm_prim_add_tri(s, A, c, l, x)) return PM_ERR_NOMEM;
+        }
+    }
+    return PM_OK;
+}
+
+static int pm__add_prims(pm__net *N, pm_scene *s, bool *sidewalks) {
+    uint64_t nv = 0, nt = 0;
+    *sidewalks = false;
+    for (size_t n = 0; n < N->p->nnodes; n++) {
+        const pm_scene *J = N->nodes[n].scene;
+        if (!J) continue;
+        nv += J->prims[0].vcount;
+        nt += J->prims[0].icount / 3 + N->nodes[n].deg;
+        if (pm__prim_index(J, "curb") >= 0) *sidewalks = true;
+    }
+    for (size_t r = 0; r < N->roads.len; r++) {
+        nv += N->roads.data[r].scene->prims[0].vcount;
+        nt += N->roads.data[r].scene->prims[0].icount / 3;
+    }
+    if (nv >= UINT32_MAX / 4 || nt >= UINT32_MAX / 4) return PM_ERR_LIMIT;
+    if (!pm_scene_add_prim(s, "asphalt", "asphalt", PM_PRIM_UV, (uint32_t)nv, (uint32_t)(3 * nt)))
+        return PM_ERR_NOMEM;
+    if (*sidewalks && (!pm_scene_add_prim(s, "curb", "curb", PM_PRIM_UV, 0, 0) ||
+                       !pm_scene_add_prim(s, "sidewalk", "sidewalk", PM_PRIM_UV, 0, 0)))
+        return PM_ERR_NOMEM;
+    return PM_OK;
+}
+
+static int pm__stitch_junction(pm_scene *s, pm__node *V) {
+    uint32_t off;
+    for (uint32_t k = 0; k < V->deg; k++) V->split[k] = PM__NONE;
+    int rc = pm__append(s, 0, &V->scene->prims[0], &off);
+    if (rc) return rc;
+    V->voff = off;
+    V->vcount = V->scene->prims[0].vcount;
+    V->tcount = V->scene->prims[0].icount / 3;
+    V->toff = s->prims[0].icount / 3 - V->tcount;
+    const char *names[2] = {"curb", "sidewalk"};
+    for (uint32_t i = 0; i < 2 && s->nprims == 3; i++) {
+        int64_t k = pm__prim_index(V->scene, names[i]);
+        if (k >= 0 && (rc = pm__append(s, 1 + i, &V->scene->prims[k], &off))) return rc;
+    }
+    return PM_OK;
+}
+
+int pm__network_stitch(pm__net *N, pm_scene **out) {
+    pm_scene *s = pm_scene_create(N->a);
+    if (!s) return PM_ERR_NOMEM;
+    bool sidewalks;
+    int rc = pm__add_prims(N, s, &sidewalks);
+    for (size_t n = 0; rc == PM_OK && n < N->p->nnodes; n++)
+        if (N->nodes[n].scene) rc = pm__stitch_junction(s, &N->nodes[n]);
+    for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++) rc = pm__stitch_road(N, s, &N->roads.data[r]);
+    if (rc == PM_OK && N->problems.len) return PM_OK;     /* reported by the caller */
+    if (rc == PM_OK) rc = pm__split_mouths(N, s);
+    if (rc) return rc;
+    /* One UV scheme for the whole surface: a seam vertex can carry only one
+     * UV, and planar UVs are the scheme that is continuous across seams. */
+    pm_prim *A = &s->prims[0];
+    for (uint32_t v = 0; v < A->vcount; v++) {
+        A->uvs[2 * v] = (float)((double)A->positions[3 * v] * N->p->uv_scale);
+        A->uvs[2 * v + 1] = (float)((double)A->positions[3 * v + 2] * N->p->uv_scale);
+    }
+    pm_prim_compute_normals(A);
+    *out = s;
+    return PM_OK;
+}
+
+/* ---- metadata ---- */
+
+static pm_meta *pm__id(pm_arena *a, const pm_network_params *p, size_t n) {
+    if (!p->ids) return pm_meta_int(a, (int64_t)n);
+    return p->ids[n].is_num ? pm_meta_int(a, p->ids[n].num) : pm_meta_str(a, p->ids[n].str);
+}
+
+static pm_meta *pm__range(pm_arena *a, uint32_t first, uint32_t count) {
+    int64_t v[2] = {first, count};
+    return pm_meta_ints(a, v, 2);
+}
+
+static pm_meta *pm__vertex(pm_arena *a, const pm_prim *A, uint32_t v) {
+    double q[3] = {A->positions[3 * v], A->positions[3 * v + 1], A->positions[3 * v + 2]};
+    return pm_meta_nums(a, q, 3);
+}
+
+/* A member of the junction's own metadata, moved into the network's tree. */
+static pm_meta *pm__take(const pm_scene *J, const char *key) {
+    pm_meta *m = pm_meta_get(J->meta, key);
+    if (m) m->next = NULL;
+    return m;
+}
+
+static const char *const pm__kinds[] = {"unused", "end", "through", "junction"};
+
+static int pm__node_meta(pm__net *N, const pm_scene *s, size_t n, pm_meta *arr) {
+    pm_arena *a = N->a;
+    const pm__node *V = &N->nodes[n];
+    const pm_prim *A = &s->prims[0];
+    pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a);
+    int rc = pm_meta_set(a, o, "id", pm__id(a, N->p, n));
+    rc |= pm_meta_set(a, o, "index", pm_meta_int(a, (int64_t)n));
+    rc |= pm_meta_set(a, o, "kind", pm_meta_str(a, pm__kinds[V->kind]));
+    rc |= pm_meta_set(a, o, "position", pm_meta_nums(a, N->p->nodes + 3 * n, 3));
+    for (uint32_t k = 0; k < V->deg; k++) rc |= pm_meta_push(edges, pm_meta_int(a, N->inc[V->first + k].edge));
+    rc |= pm_meta_set(a, o, "edges", edges);
+    if (V->scene) {
+        pm_meta *mouths = pm_meta_arr(a);
+        for (uint32_t k = 0; k < V->deg; k++) {
+            pm_meta *m = pm_meta_obj(a);
+            uint32_t l = V->voff + V->mouth_l[k], r = V->voff + V->mouth_r[k];
+            rc |= pm_meta_set(a, m, "edge", pm_meta_int(a, N->inc[V->first + k].edge));
+            rc |= pm_meta_set(a, m, "distance", pm_meta_num(a, V->mouth_d[k]));
+            rc |= pm_meta_set(a, m, "left", pm__vertex(a, A, l));
+            rc |= pm_meta_set(a, m, "right", pm__vertex(a, A, r));
+            rc |= pm_meta_set(a, m, "left_index", pm_meta_int(a, l));
+            rc |= pm_meta_set(a, m, "right_index", pm_meta_int(a, r));
+            rc |= pm_meta_set(a, m, "centre_index", pm_meta_int(a, V->split[k]));
+            rc |= pm_meta_push(mouths, m);
+        }
+        rc |= pm_meta_set(a, o, "vertices", pm__range(a, V->voff, V->vcount));
+        rc |= pm_meta_set(a, o, "mouths", mouths);
+        rc |= pm_meta_set(a, o, "corners", pm__take(V->scene, "corners"));
+    }
+    return rc | pm_meta_push(arr, o);
+}
+
+static int pm__edge_meta(pm__net *N, uint32_t e, pm_meta *arr) {
+    pm_arena *a = N->a;
+    const pm_network_edge *E = &N->p->edges[e];
+    const double *q = N->p->nodes + 3 * E->from;
+    double len = 0.0;
+    for (size_t i = 0; i <= E->npoints; i++) {
+        const double *r = i < E->npoints ? E->points + 3 * i : N->p->nodes + 3 * E->to;
+        len += hypot(r[0] - q[0], r[2] - q[2]);
+        q = r;
+    }
+    pm_meta *o = pm_meta_obj(a);
+    int rc = pm_meta_set(a, o, "index", pm_meta_int(a, e));
+    rc |= pm_meta_set(a, o, "from", pm__id(a, N->p, E->from));
+    rc |= pm_meta_set(a, o, "to", pm__id(a, N->p, E->to));
+    rc |= pm_meta_set(a, o, "road", pm_meta_int(a, (int64_t)N->edge_road[e] - 1));
+    rc |= pm_meta_set(a, o, "width", pm_meta_num(a, E->width));
+    rc |= pm_meta_set(a, o, "plan_length", pm_meta_num(a, len));
+    return rc | pm_meta_push(arr, o);
+}
+
+static int pm__seam_meta(pm__net *N, size_t r, int end, pm_meta *arr) {
+    pm_arena *a = N->a;
+    const pm__road *R = &N->roads.data[r];
+    const uint32_t *sv = end ? R->seam1 : R->seam0;
+    const pm__step *st = &N->steps.data[R->first_step + (end ? R->nsteps - 1 : 0)];
+    pm_meta *o = pm_meta_obj(a);
+    int rc = pm_meta_set(a, o, "node", pm_meta_int(a, end ? R->end : R->start));
+    rc |= pm_meta_set(a, o, "edge", pm_meta_int(a, st->edge));
+    rc |= pm_meta_set(a, o, "road", pm_meta_int(a, (int64_t)r));
+    rc |= pm_meta_set(a, o, "road_end", pm_meta_str(a, end ? "end" : "start"));
+    /* The mouth's left/right as seen from the junction looking out. */
+    rc |= pm_meta_set(a, o, "left_index", pm_meta_int(a, end ? sv[2] : sv[0]));
+    rc |= pm_meta_set(a, o, "centre_index", pm_meta_int(a, sv[1]));
+    rc |= pm_meta_set(a, o, "right_index", pm_meta_int(a, end ? sv[0] : sv[2]));
+    return rc | pm_meta_push(arr, o);
+}
+
+static int pm__road_meta(pm__net *N, size_t r, pm_meta *roads, pm_meta *seams) {
+    pm_arena *a = N->a;
+    const pm__road *R = &N->roads.data[r];
+    pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a), *rev = pm_meta_arr(a);
+    int rc = 0;
+    for (size_t k = 0; k < R->nsteps; k++) {
+        const pm__step *st = &N->steps.data[R->first_step + k];
+        rc |= pm_meta_push(edges, pm_meta_int(a, st->edge));
+        rc |= pm_meta_push(rev, pm_meta_bool(a, st->end == 1));
+    }
+    rc |= pm_meta_set(a, o, "edges", edges);
+    rc |= pm_meta_set(a, o, "reversed", rev);
+    rc |= pm_meta_set(a, o, "closed", pm_meta_bool(a, R->closed));
+    rc |= pm_meta_set(a, o, "start", R->closed ? pm_meta_null(a) : pm_meta_int(a, R->start));
+    rc |= pm_meta_set(a, o, "end", R->closed ? pm_meta_null(a) : pm_meta_int(a, R->end));
+    rc |= pm_meta_set(a, o, "length", pm_meta_num(a, R->length));
+    rc |= pm_meta_set(a, o, "samples", pm_meta_int(a, R->samples));
+    rc |= pm_meta_set(a, o, "vertices", pm__range(a, R->voff, R->vcount));
+    rc |= pm_meta_set(a, o, "triangles", pm__range(a, R->toff, R->tcount));
+    rc |= pm_meta_push(roads, o);
+    if (R->arm0 >= 0) rc |= pm__seam_meta(N, r, 0, seams);
+    if (R->arm1 >= 0) rc |= pm__seam_meta(N, r, 1, seams);
+    return rc;
+}
+
+/* Junction warnings, each naming its node and the edges of its arms. */
+static int pm__warnings_meta(pm__net *N, pm_meta *out) {
+    pm_arena *a = N->a;
+    int rc = 0;
+    for (size_t n = 0; n < N->p->nnodes; n++) {
+        const pm__node *V = &N->nodes[n];
+        const pm_meta *w = V->scene ? pm_meta_get(V->scene->meta, "warnings") : NULL;
+        for (const pm_meta *it = w ? w->u.kids.first : NULL; it; it = it->next) {
+            pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a);
+            const pm_meta *arms = pm_meta_get(it, "arms"), *code = pm_meta_get(it, "code");
+            const pm_meta *msg = pm_meta_get(it, "message");
+            rc |= pm_meta_set(a, o, "code", pm_meta_str(a, code ? code->u.s : "junction"));
+            rc |= pm_meta_set(a, o, "node", pm_meta_int(a, (int64_t)n));
+            for (const pm_meta *k = arms ? arms->u.kids.first : NULL; k; k = k->next)
+                if (k->kind == PM_META_INT && k->u.i >= 0 && k->u.i < V->deg)
+                    rc |= pm_meta_push(edges, pm_meta_int(a, N->inc[V->first + k->u.i].edge));
+            rc |= pm_meta_set(a, o, "edges", edges);
+            const pm_meta *rq = pm_meta_get(it, "requested_radius"), *rr = pm_meta_get(it, "radius");
+            if (rq) rc |= pm_meta_set(a, o, "requested_radius", pm_meta_num(a, rq->u.n));
+            if (rr) rc |= pm_meta_set(a, o, "radius", pm_meta_num(a, rr->u.n));
+            rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg ? msg->u.s : ""));
+            rc |= pm_meta_push(out, o);
+        }
+    }
+    return rc;
+}
+
+int pm__network_meta(pm__net *N, pm_scene *s) {
+    pm_arena *a = N->a;
+    pm_meta *nodes = pm_meta_arr(a), *edges = pm_meta_arr(a), *roads = pm_meta_arr(a);
+    pm_meta *seams = pm_meta_arr(a), *warnings = pm_meta_arr(a);
+    int rc = 0;
+    size_t nj = 0;
+    for (size_t n = 0; n < N->p->nnodes; n++) {
+        rc |= pm__node_meta(N, s, n, nodes);
+        nj += N->nodes[n].scene != NULL;
+    }
+    for (uint32_t e = 0; e < N->p->nedges; e++) rc |= pm__edge_meta(N, e, edges);
+    for (size_t r = 0; r < N->roads.len; r++) rc |= pm__road_meta(N, r, roads, seams);
+    rc |= pm__warnings_meta(N, warnings);
+    rc |= pm_meta_set(a, s->meta, "junctions", pm_meta_int(a, (int64_t)nj));
+    rc |= pm_meta_set(a, s->meta, "roads_count", pm_meta_int(a, (int64_t)N->roads.len));
+    rc |= pm_meta_set(a, s->meta, "nodes", nodes);
+    rc |= pm_meta_set(a, s->meta, "edges", edges);
+    rc |= pm_meta_set(a, s->meta, "roads", roads);
+    rc |= pm_meta_set(a, s->meta, "seams", seams);
+    rc |= pm_meta_set(a, s->meta, "warnings", warnings);
+    return rc ? PM_ERR_NOMEM : PM_OK;
+}
