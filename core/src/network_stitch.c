@@ -32,12 +32,19 @@ static int pm__append(pm_scene *s, uint32_t dst, const pm_prim *src, uint32_t *v
     return PM_OK;
 }
 
-static void pm__seam_problem(pm__net *N, const pm__road *R, const char *msg) {
+/* A road whose end section is not its mouth: it turns so tightly right
+ * after the mouth that its inner side folds back over the mouth. */
+static void pm__seam_problem(pm__net *N, const pm__road *R, int end) {
     pm_network_problem *q;
     if (pm__network_problem(N, &q)) return;
+    const pm__step *st = &N->steps.data[R->first_step + (end ? R->nsteps - 1 : 0)];
     q->error = PM_NETWORK_SEAM;
-    q->edges[q->nedges++] = N->steps.data[R->first_step].edge;
-    snprintf(q->message, sizeof q->message, "%s", msg);
+    q->node = end ? R->end : R->start;
+    q->edges[q->nedges++] = st->edge;
+    snprintf(q->message, sizeof q->message, "the road along edge %u turns so tightly next to the "
+             "junction mouth at node %lld that its inner side folds back over the mouth: give it "
+             "more room after the mouth (a longer first segment, a gentler turn) or a smaller width",
+             st->edge, (long long)q->node);
 }
 
 /* Column of a road vertex from its V (0 left, 0.5 centre, 1 right). */
@@ -98,26 +105,32 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     uint32_t sec0[3], sec1[3];
     const pm__node *J0 = R->arm0 >= 0 ? &N->nodes[R->start] : NULL;
     const pm__node *J1 = R->arm1 >= 0 ? &N->nodes[R->end] : NULL;
-    bool ok = true;
-    if (J0) ok = pm__section(P, false, sec0) &&
-                 pm__map_end(N, A, P, sec0, J0->voff + J0->mouth_l[R->arm0],
-                             J0->voff + J0->mouth_r[R->arm0], remap);
-    /* Entering the junction, the road's left is the mouth's right. */
-    if (ok && J1) ok = pm__section(P, true, sec1) &&
-                       pm__map_end(N, A, P, sec1, J1->voff + J1->mouth_r[R->arm1],
-                                   J1->voff + J1->mouth_l[R->arm1], remap);
-    if (!ok) {
-        pm__seam_problem(N, R, "the road's end section does not match its junction mouth (a "
-                               "fold at the very end of the road?)");
+    if (J0 && !(pm__section(P, false, sec0) &&
+                pm__map_end(N, A, P, sec0, J0->voff + J0->mouth_l[R->arm0],
+                            J0->voff + J0->mouth_r[R->arm0], remap))) {
+        pm__seam_problem(N, R, 0);
         return PM_OK;
     }
+    /* Entering the junction, the road's left is the mouth's right. */
+    if (J1 && !(pm__section(P, true, sec1) &&
+                pm__map_end(N, A, P, sec1, J1->voff + J1->mouth_r[R->arm1],
+                            J1->voff + J1->mouth_l[R->arm1], remap))) {
+        pm__seam_problem(N, R, 1);
+        return PM_OK;
+    }
+    /* A closed road repeats its first section at the end (its own U runs
+     * on); here UVs are planar, so the two are one. */
+    bool weld = R->closed && pm__section(P, false, sec0) && pm__section(P, true, sec1);
     R->voff = A->vcount;
     for (uint32_t v = 0; v < P->vcount; v++) {
         if (remap[v] != PM__NONE) continue;
+        if (weld && (v == sec1[0] || v == sec1[1] || v == sec1[2])) continue;
         int64_t id = pm_prim_add_vertex(s, A, P->positions + 3 * v, P->normals + 3 * v, P->uvs + 2 * v, NULL);
         if (id < 0) return PM_ERR_NOMEM;
         remap[v] = (uint32_t)id;
     }
+    if (weld)
+        for (int c = 0; c < 3; c++) remap[sec1[c]] = remap[sec0[c]];
     R->vcount = A->vcount - R->voff;
     if (J0) {
         for (int c = 0; c < 3; c++) R->seam0[c] = remap[sec0[c]];

@@ -1,0 +1,467 @@
+/* Road networks in core: topology (junctions, through nodes, chains,
+ * loops), the seams (road ends on the junction's own mouth vertices), and
+ * the stitched asphalt as one oriented manifold surface, over a few hundred
+ * random planar networks; refusals with the edges they name. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm/arena.h"
+#include "pm/network.h"
+#include "pm/result.h"
+#include "pm/rng.h"
+
+/* ---- building networks ---- */
+
+typedef struct net {
+    double nodes[3 * 64];
+    pm_network_edge edges[256];
+    double pts[3 * 256];
+    size_t nnodes, nedges, npts;
+    pm_network_params p;
+} net;
+
+static void net_init(net *n) {
+    memset(n, 0, sizeof *n);
+    pm_network_params_default(&n->p);
+}
+
+static uint32_t node(net *n, double x, double y, double z) {
+    n->nodes[3 * n->nnodes] = x;
+    n->nodes[3 * n->nnodes + 1] = y;
+    n->nodes[3 * n->nnodes + 2] = z;
+    return (uint32_t)n->nnodes++;
+}
+
+static pm_network_edge *edge(net *n, uint32_t a, uint32_t b, double w) {
+    pm_network_edge *e = &n->edges[n->nedges++];
+    memset(e, 0, sizeof *e);
+    e->from = a;
+    e->to = b;
+    e->width = w;
+    return e;
+}
+
+/* One interior point on edge e (heights interpolated like the api does). */
+static void bend(net *n, pm_network_edge *e, double x, double z) {
+    double *q = n->pts + 3 * n->npts++;
+    const double *a = n->nodes + 3 * e->from, *b = n->nodes + 3 * e->to;
+    double da = hypot(x - a[0], z - a[2]), db = hypot(b[0] - x, b[2] - z);
+    q[0] = x;
+    q[1] = a[1] + (b[1] - a[1]) * da / (da + db);
+    q[2] = z;
+    e->points = q;
+    e->npoints = 1;
+}
+
+static void finish(net *n) {
+    n->p.nodes = n->nodes;
+    n->p.nnodes = n->nnodes;
+    n->p.edges = n->edges;
+    n->p.nedges = n->nedges;
+}
+
+/* ---- checking the output ---- */
+
+static const pm_meta *get(const pm_meta *o, const char *k) {
+    const pm_meta *m = pm_meta_get(o, k);
+    cr_assert_not_null(m, "metadata %s", k);
+    return m;
+}
+static int64_t geti(const pm_meta *o, const char *k) { return get(o, k)->u.i; }
+static const pm_meta *at(const pm_meta *arr, size_t i) {
+    const pm_meta *m = arr->u.kids.first;
+    while (m && i--) m = m->next;
+    cr_assert_not_null(m);
+    return m;
+}
+
+typedef struct dedge { uint32_t a, b; uint32_t tri; } dedge;
+
+static int dedge_cmp(const void *x, const void *y) {
+    const dedge *s = x, *t = y;
+    uint32_t s0 = s->a < s->b ? s->a : s->b, s1 = s->a < s->b ? s->b : s->a;
+    uint32_t t0 = t->a < t->b ? t->a : t->b, t1 = t->a < t->b ? t->b : t->a;
+    if (s0 != t0) return s0 < t0 ? -1 : 1;
+    if (s1 != t1) return s1 < t1 ? -1 : 1;
+    return s->tri < t->tri ? -1 : (s->tri > t->tri);
+}
+
+static uint32_t find(uint32_t *parent, uint32_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+/* Graph components and non-isolated nodes of the request. */
+static void graph_counts(const pm_network_params *p, size_t *comps, size_t *used) {
+    uint32_t parent[64];
+    bool touched[64] = {false};
+    for (uint32_t i = 0; i < p->nnodes; i++) parent[i] = i;
+    for (size_t e = 0; e < p->nedges; e++) {
+        parent[find(parent, p->edges[e].from)] = find(parent, p->edges[e].to);
+        touched[p->edges[e].from] = touched[p->edges[e].to] = true;
+    }
+    *comps = *used = 0;
+    for (uint32_t i = 0; i < p->nnodes; i++) {
+        if (!touched[i]) continue;
+        (*used)++;
+        *comps += find(parent, i) == i;
+    }
+}
+
+/* The asphalt is one oriented 2-manifold per graph component, of genus 0,
+ * with one boundary loop more than the graph has bounded faces: every
+ * interior edge has exactly two triangles (in opposite directions), every
+ * seam is welded (an unwelded seam would add components or boundary), all
+ * triangles face up with positive area. */
+static void check_surface(const pm_scene *s, const pm_network_params *p, const char *what) {
+    const pm_prim *A = &s->prims[0];
+    cr_assert_str_eq(A->name, "asphalt");
+    uint32_t nt = A->icount / 3;
+    for (uint32_t t = 0; t < nt; t++) {
+        const float *a = A->positions + 3 * A->indices[3 * t], *b = A->positions + 3 * A->indices[3 * t + 1],
+                    *c = A->positions + 3 * A->indices[3 * t + 2];
+        double ny = ((double)b[2] - a[2]) * ((double)c[0] - a[0]) - ((double)b[0] - a[0]) * ((double)c[2] - a[2]);
+        cr_assert_gt(ny, 0.0, "%s: triangle %u faces down or has no area (%g)", what, t, ny);
+    }
+    dedge *E = malloc(3 * (size_t)nt * sizeof *E);
+    for (uint32_t t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++)
+            E[3 * t + k] = (dedge){A->indices[3 * t + k], A->indices[3 * t + (k + 1) % 3], t};
+    size_t ne = 3 * (size_t)nt;
+    qsort(E, ne, sizeof *E, dedge_cmp);
+    uint32_t *next = malloc((A->vcount + 1) * sizeof *next);
+    uint32_t *in = calloc(A->vcount + 1, sizeof *in);
+    uint32_t *parent = malloc((A->vcount + 1) * sizeof *parent);
+    for (uint32_t v = 0; v < A->vcount; v++) { next[v] = UINT32_MAX; parent[v] = v; }
+    size_t undirected = 0, boundary = 0;
+    for (size_t i = 0; i < ne;) {
+        size_t j = i + 1;
+        while (j < ne && dedge_cmp(&(dedge){E[i].a, E[i].b, 0}, &(dedge){E[j].a, E[j].b, 0}) == 0) j++;
+        cr_assert_leq(j - i, 2, "%s: edge %u-%u has %zu triangles", what, E[i].a, E[i].b, j - i);
+        if (j - i == 2)
+            cr_assert(E[i].a == E[i + 1].b && E[i].b == E[i + 1].a,
+                      "%s: edge %u-%u is used twice in the same direction", what, E[i].a, E[i].b);
+        if (j - i == 1) {
+            cr_assert_eq(next[E[i].a], UINT32_MAX, "%s: vertex %u starts two boundary edges", what, E[i].a);
+            next[E[i].a] = E[i].b;
+            in[E[i].b]++;
+            boundary++;
+        }
+        parent[find(parent, E[i].a)] = find(parent, E[i].b);
+        undirected++;
+        i = j;
+    }
+    /* Boundary loops by following the successor of each boundary vertex. */
+    size_t loops = 0, comps = 0, verts = 0;
+    bool *seen = calloc(A->vcount + 1, 1);
+    for (uint32_t v = 0; v < A->vcount; v++) {
+        if (next[v] != UINT32_MAX) cr_assert_eq(in[v], 1, "%s: boundary vertex %u", what, v);
+        if (next[v] == UINT32_MAX || seen[v]) continue;
+        loops++;
+        for (uint32_t w = v; !seen[w]; w = next[w]) {
+            seen[w] = true;
+            cr_assert_neq(next[w], UINT32_MAX, "%s: open boundary at %u", what, w);
+        }
+    }
+    bool *usedv = calloc(A->vcount + 1, 1);
+    for (uint32_t i = 0; i < A->icount; i++) usedv[A->indices[i]] = true;
+    for (uint32_t v = 0; v < A->vcount; v++) {
+        if (!usedv[v]) continue;
+        verts++;
+        comps += find(parent, v) == v;
+    }
+    size_t gcomps, gused;
+    graph_counts(p, &gcomps, &gused);
+    size_t faces = p->nedges + gcomps - gused;      /* bounded faces of the plane graph */
+    cr_assert_eq(comps, gcomps, "%s: %zu surface pieces for %zu graph components (a seam not welded?)",
+                 what, comps, gcomps);
+    cr_assert_eq(loops, gcomps + faces, "%s: %zu boundary loops, expected %zu", what, loops, gcomps + faces);
+    long chi = (long)verts - (long)undirected + (long)nt;
+    cr_assert_eq(chi, (long)(2 * gcomps) - (long)loops, "%s: Euler characteristic %ld", what, chi);
+    (void)boundary;
+    free(E); free(next); free(in); free(parent); free(seen); free(usedv);
+}
+
+/* Each seam's vertices belong to its junction's block and the road's
+ * triangles use them: the road ends on the junction's own vertices. */
+static void check_seams(const pm_scene *s, const char *what) {
+    const pm_prim *A = &s->prims[0];
+    const pm_meta *seams = get(s->meta, "seams"), *roads = get(s->meta, "roads"), *nodes = get(s->meta, "nodes");
+    for (const pm_meta *sm = seams->u.kids.first; sm; sm = sm->next) {
+        const pm_meta *nd = at(nodes, (size_t)geti(sm, "node"));
+        const pm_meta *rd = at(roads, (size_t)geti(sm, "road"));
+        const pm_meta *vr = get(nd, "vertices"), *tr = get(rd, "triangles");
+        int64_t v0 = at(vr, 0)->u.i, vn = at(vr, 1)->u.i;
+        int64_t t0 = at(tr, 0)->u.i, tn = at(tr, 1)->u.i;
+        int64_t l = geti(sm, "left_index"), r = geti(sm, "right_index"), c = geti(sm, "centre_index");
+        cr_assert(l >= v0 && l < v0 + vn && r >= v0 && r < v0 + vn, "%s: seam outside its junction", what);
+        bool hl = false, hr = false, hc = false;
+        for (int64_t t = t0; t < t0 + tn; t++)
+            for (int k = 0; k < 3; k++) {
+                uint32_t v = A->indices[3 * t + k];
+                hl |= v == l; hr |= v == r; hc |= v == c;
+            }
+        cr_assert(hl && hr && hc, "%s: the road does not use its seam vertices", what);
+        /* The centre is the mouth's midpoint: the seam is a straight line. */
+        for (int k = 0; k < 3; k += 2) {
+            double mid = ((double)A->positions[3 * l + k] + A->positions[3 * r + k]) / 2;
+            cr_assert_float_eq(A->positions[3 * c + k], mid, 1e-4);
+        }
+        /* Level mouths: both sides at the node's height. */
+        cr_assert(A->positions[3 * l + 1] == A->positions[3 * r + 1], "%s: mouth not level", what);
+    }
+}
+
+/* ---- random planar networks ---- */
+
+/* A jittered grid of gx x gz nodes, S metres apart: each grid edge kept
+ * with probability 0.8, a diagonal in some cells, a bend on some edges,
+ * random widths, elevations, radii and sidewalks. */
+static void random_net(net *n, pm_rng *r) {
+    net_init(n);
+    int gx = (int)pm_rng_int(r, 2, 5), gz = (int)pm_rng_int(r, 1, 4);
+    double S = 45.0;
+    uint32_t id[5][4];
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++)
+            id[i][j] = node(n, i * S + pm_rng_range(r, -5, 5), pm_rng_range(r, -2, 2),
+                            j * S + pm_rng_range(r, -5, 5));
+    double wdef = pm_rng_range(r, 4, 10);
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            double w = pm_rng_chance(r, 0.5) ? wdef : pm_rng_range(r, 4, 10);
+            if (i + 1 < gx && pm_rng_chance(r, 0.8)) {
+                pm_network_edge *e = edge(n, id[i][j], id[i + 1][j], w);
+                if (pm_rng_chance(r, 0.3)) {
+                    const double *a = n->nodes + 3 * e->from, *b = n->nodes + 3 * e->to;
+                    bend(n, e, (a[0] + b[0]) / 2, (a[2] + b[2]) / 2 + pm_rng_range(r, -6, 6));
+                }
+            }
+            if (j + 1 < gz && pm_rng_chance(r, 0.8)) edge(n, id[i][j + 1], id[i][j], w);
+            if (i + 1 < gx && j + 1 < gz && pm_rng_chance(r, 0.25))
+                edge(n, id[i][j], id[i + 1][j + 1], pm_rng_range(r, 4, 8));
+        }
+    n->p.corner_radius = pm_rng_range(r, 0, 6);
+    n->p.corner_segments = (uint32_t)pm_rng_int(r, 2, 6);
+    bool sw = pm_rng_chance(r, 0.4);
+    for (size_t e = 0; e < n->nedges; e++) {
+        n->edges[e].has_sidewalk = sw && pm_rng_chance(r, 0.8);
+        n->edges[e].sidewalk = (pm_junction_sidewalk){pm_rng_range(r, 1, 3), 0.15};
+    }
+    n->p.max_segment = pm_rng_range(r, 2, 8);
+    finish(n);
+}
+
+Test(network, random_planar_networks_stitch_into_one_manifold_surface, .timeout = 120) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261130);
+    int ok = 0, refused = 0, skipped = 0, kinds[4] = {0, 0, 0, 0};
+    for (int it = 0; it < 300; it++) {
+        net n;
+        random_net(&n, &r);
+        if (n.nedges == 0) { skipped++; continue; }
+        pm_arena *a = pm_arena_create(1 << 20);
+        uint32_t pairs[4][2];
+        if (pm_network_crossings(a, &n.p, pairs, 4) != 0) {
+            skipped++;
+            pm_arena_destroy(a);
+            continue;
+        }
+        pm_scene *s = NULL;
+        pm_network_diag d;
+        int rc = pm_network_generate(a, &n.p, &s, &d);
+        char what[64];
+        snprintf(what, sizeof what, "network %d", it);
+        if (rc == PM_ERR_GEOMETRY) {
+            refused++;
+            cr_assert_gt(d.nproblems, 0, "%s", what);
+            for (size_t k = 0; k < d.nproblems; k++) kinds[d.problems[k].error & 3]++;
+            for (size_t k = 0; k < d.nproblems; k++)
+                cr_assert(d.problems[k].error == PM_NETWORK_EDGE_TOO_SHORT ||
+                          d.problems[k].error == PM_NETWORK_JUNCTION ||
+                          d.problems[k].error == PM_NETWORK_SEAM, "%s: %s", what, d.problems[k].message);
+        } else {
+            cr_assert_eq(rc, PM_OK, "%s: rc %d", what, rc);
+            ok++;
+            check_surface(s, &n.p, what);
+            check_seams(s, what);
+        }
+        pm_arena_destroy(a);
+    }
+    cr_log_info("random networks: %d stitched, %d refused (%d junction, %d edge too short, %d fold "
+                "at a mouth), %d skipped (crossing)", ok, refused, kinds[1], kinds[2], kinds[3], skipped);
+    cr_assert_geq(ok, 200, "only %d of 300 random networks were built (%d refused)", ok, refused);
+}
+
+/* ---- fixed cases ---- */
+
+static pm_scene *build(net *n, pm_arena *a, pm_network_diag *d) {
+    pm_scene *s = NULL;
+    int rc = pm_network_generate(a, &n->p, &s, d);
+    cr_assert_eq(rc, PM_OK, "rc %d: %s", rc, d->nproblems ? d->problems[0].message : "");
+    return s;
+}
+
+static const char *kind_of(const pm_scene *s, size_t i) {
+    return get(at(get(s->meta, "nodes"), i), "kind")->u.s;
+}
+
+Test(network, tee_is_one_junction_and_three_roads) {
+    net n;
+    net_init(&n);
+    uint32_t c = node(&n, 0, 0, 0), e = node(&n, 40, 0, 0), w = node(&n, -40, 0, 0), s_ = node(&n, 0, 0, 40);
+    edge(&n, c, e, 7);
+    edge(&n, w, c, 7);
+    edge(&n, c, s_, 6);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    pm_scene *s = build(&n, a, &d);
+    cr_assert_str_eq(kind_of(s, 0), "junction");
+    cr_assert_str_eq(kind_of(s, 1), "end");
+    cr_assert_eq(geti(s->meta, "junctions"), 1);
+    cr_assert_eq(geti(s->meta, "roads_count"), 3);
+    cr_assert_eq(get(s->meta, "seams")->u.kids.count, 3);
+    check_surface(s, &n.p, "tee");
+    check_seams(s, "tee");
+    /* The road leaving east starts at the mouth: x = mouth distance. */
+    const pm_meta *m0 = at(get(at(get(s->meta, "nodes"), 0), "mouths"), 0);
+    double dist = get(m0, "distance")->u.n;
+    cr_assert_gt(dist, 3.4);
+    cr_assert_lt(dist, 40);
+    pm_arena_destroy(a);
+}
+
+Test(network, through_nodes_chain_edges_into_one_road) {
+    net n;
+    net_init(&n);
+    uint32_t a0 = node(&n, 0, 0, 0), a1 = node(&n, 30, 1, 5), a2 = node(&n, 60, 2, 0), a3 = node(&n, 90, 0, 10);
+    edge(&n, a0, a1, 7);
+    edge(&n, a2, a1, 7);        /* reversed on purpose */
+    edge(&n, a2, a3, 7);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    pm_scene *s = build(&n, a, &d);
+    cr_assert_eq(geti(s->meta, "junctions"), 0);
+    cr_assert_eq(geti(s->meta, "roads_count"), 1);
+    cr_assert_str_eq(kind_of(s, 1), "through");
+    const pm_meta *road = at(get(s->meta, "roads"), 0);
+    cr_assert_eq(get(road, "edges")->u.kids.count, 3);
+    cr_assert_eq(at(get(road, "reversed"), 1)->u.b, true);
+    check_surface(s, &n.p, "chain");
+    pm_arena_destroy(a);
+}
+
+Test(network, a_ring_of_through_nodes_is_a_closed_road) {
+    net n;
+    net_init(&n);
+    for (int i = 0; i < 6; i++) node(&n, 40 * cos(i * 3.14159265358979323846 / 3), 0, 40 * sin(i * 3.14159265358979323846 / 3));
+    for (uint32_t i = 0; i < 6; i++) edge(&n, i, (i + 1) % 6, 6);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    pm_scene *s = build(&n, a, &d);
+    const pm_meta *road = at(get(s->meta, "roads"), 0);
+    cr_assert_eq(geti(s->meta, "roads_count"), 1);
+    cr_assert(get(road, "closed")->u.b);
+    check_surface(s, &n.p, "ring");
+    pm_arena_destroy(a);
+}
+
+Test(network, different_widths_through_a_degree_two_node_make_a_transition) {
+    net n;
+    net_init(&n);
+    uint32_t a0 = node(&n, 0, 0, 0), a1 = node(&n, 40, 0, 0), a2 = node(&n, 80, 0, 10);
+    edge(&n, a0, a1, 8);
+    edge(&n, a1, a2, 5);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    pm_scene *s = build(&n, a, &d);
+    cr_assert_str_eq(kind_of(s, 1), "junction");
+    cr_assert_eq(geti(s->meta, "roads_count"), 2);
+    check_surface(s, &n.p, "transition");
+    check_seams(s, "transition");
+    pm_arena_destroy(a);
+}
+
+Test(network, a_short_edge_between_two_junctions_says_how_long_it_must_be) {
+    net n;
+    net_init(&n);
+    uint32_t c0 = node(&n, 0, 0, 0), c1 = node(&n, 8, 0, 0);
+    uint32_t o[4] = {node(&n, -40, 0, 0), node(&n, 0, 0, 40), node(&n, 8, 0, 40), node(&n, 48, 0, 0)};
+    edge(&n, c0, c1, 7);
+    edge(&n, c0, o[0], 7);
+    edge(&n, c0, o[1], 7);
+    edge(&n, c1, o[2], 7);
+    edge(&n, c1, o[3], 7);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_scene *s = NULL;
+    pm_network_diag d;
+    cr_assert_eq(pm_network_generate(a, &n.p, &s, &d), PM_ERR_GEOMETRY);
+    cr_assert_eq(d.nproblems, 1);
+    cr_assert_eq(d.problems[0].error, PM_NETWORK_EDGE_TOO_SHORT);
+    cr_assert_eq(d.problems[0].edges[0], 0);
+    cr_assert_float_eq(d.problems[0].length, 8.0, 1e-9);
+    cr_assert_gt(d.problems[0].needed, 8.0);
+    cr_assert_not_null(strstr(d.problems[0].message, "at least"), "%s", d.problems[0].message);
+    /* At the length it asked for, the network builds. */
+    double need = d.problems[0].needed;
+    pm_arena_destroy(a);
+    n.nodes[3 * c1] = n.nodes[3 * o[2]] = need + 1e-6;
+    n.nodes[3 * o[3]] = need + 40;
+    a = pm_arena_create(1 << 20);
+    s = build(&n, a, &d);
+    check_surface(s, &n.p, "just long enough");
+    pm_arena_destroy(a);
+}
+
+Test(network, crossings_name_both_edges) {
+    net n;
+    net_init(&n);
+    uint32_t a0 = node(&n, 0, 0, 0), a1 = node(&n, 40, 0, 40), b0 = node(&n, 0, 0, 40), b1 = node(&n, 40, 0, 0);
+    uint32_t c0 = node(&n, 100, 0, 0), c1 = node(&n, 140, 0, 0);
+    edge(&n, a0, a1, 7);
+    edge(&n, c0, c1, 7);
+    edge(&n, b0, b1, 7);
+    pm_network_edge *e = edge(&n, c1, node(&n, 140, 0, 40), 7);
+    bend(&n, e, 100, 20);            /* back across edge 1? no: stays clear */
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 16);
+    uint32_t pairs[4][2];
+    cr_assert_eq(pm_network_crossings(a, &n.p, pairs, 4), 1);
+    cr_assert_eq(pairs[0][0], 0);
+    cr_assert_eq(pairs[0][1], 2);
+    /* Touching counts: a node on another edge. */
+    n.nodes[3 * b1] = 20;
+    n.nodes[3 * b1 + 2] = 20;
+    cr_assert_eq(pm_network_crossings(a, &n.p, pairs, 4), 1);
+    /* Edges meeting at a shared node do not cross. */
+    n.edges[2].to = a1;
+    cr_assert_eq(pm_network_crossings(a, &n.p, pairs, 4), 0);
+    pm_arena_destroy(a);
+}
+
+Test(network, deterministic) {
+    pm_rng r;
+    pm_rng_seed(&r, 7);
+    net n;
+    random_net(&n, &r);
+    pm_arena *a = pm_arena_create(1 << 20), *b = pm_arena_create(1 << 20);
+    pm_scene *s = NULL, *t = NULL;
+    pm_network_diag d;
+    int ra = pm_network_generate(a, &n.p, &s, &d), rb = pm_network_generate(b, &n.p, &t, &d);
+    cr_assert_eq(ra, rb);
+    if (ra == PM_OK) {
+        cr_assert_eq(s->prims[0].vcount, t->prims[0].vcount);
+        cr_assert_eq(memcmp(s->prims[0].positions, t->prims[0].positions, 12 * (size_t)s->prims[0].vcount), 0);
+        cr_assert_eq(memcmp(s->prims[0].indices, t->prims[0].indices, 4 * (size_t)s->prims[0].icount), 0);
+    }
+    pm_arena_destroy(a);
+    pm_arena_destroy(b);
+}
