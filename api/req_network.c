@@ -95,7 +95,7 @@ static void pm__read_nodes(pm_api_node *root, pm__nreq *q, const pm_api_limits *
     q->nodes = pm_arena_calloc(arena, 3 * (n ? n : 1), sizeof(double));
     q->ids = pm_arena_calloc(arena, n ? n : 1, sizeof *q->ids);
     *ok = q->nodes && q->ids;
-    for (size_t i = 0; i < n && *ok; i++) {
+    for (size_t i = 0; i < n && q->nodes && q->ids; i++) {
         if (pm_api_object(&arr, NULL, PM_API_REQUIRED, &o) != 1) { *ok = false; continue; }
         if (pm__read_id(&o, "id", arena, &q->ids[i])) *ok = false;
         double v[3] = {0, 0, 0};

@@ -1,0 +1,283 @@
+/* POST /v1/networks through the api layer: defaults and the canonical form,
+ * every 422 with its pointers (parse and generate), all errors in one
+ * response, the glTF validator on built networks, golden hashes.
+ *
+ * Golden hashes: when a deliberate change moves the output, bump the
+ * generator's version in api/req_network.c, run
+ *     PM_NETWORK_GOLDEN=print build/api_test_req_network --filter 'req_network/golden*'
+ * and paste the printed hashes into `goldens` below. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "pm_api/encode.h"
+#include "pm_api/generator.h"
+#include "pm_api/key.h"
+#include "pm_test_api.h"
+#include "pm_test_validator.h"
+
+extern const pm_api_generator pm_api_gen_network;
+#define GEN pm_api_gen_network
+
+typedef pm_test_api_run run;
+
+#define TEE_NODES                                                                                 \
+    "\"nodes\": [{\"id\": \"c\", \"position\": [0, 0]}, {\"id\": \"e\", \"position\": [40, 0]},"  \
+    " {\"id\": \"w\", \"position\": [-40, 0]}, {\"id\": \"n\", \"position\": [0, 1, 40]}]"
+#define TEE                                                                                       \
+    "{" TEE_NODES ", \"edges\": [{\"from\": \"c\", \"to\": \"e\"}, {\"from\": \"w\", \"to\": \"c\"}," \
+    " {\"from\": \"c\", \"to\": \"n\", \"width\": 6}]}"
+#define YNET                                                                                      \
+    "{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [50, 0, 10]},"     \
+    " {\"id\": 2, \"position\": [-30, 2, 40]}, {\"id\": 3, \"position\": [-25, 0, -45]}],"        \
+    " \"edges\": [{\"from\": 0, \"to\": 1, \"points\": [[20, 5], [35, 20]], \"width\": 8},"        \
+    " {\"from\": 0, \"to\": 2, \"width\": 6}, {\"from\": 0, \"to\": 3, \"width\": 7}],"            \
+    " \"corner_radius\": 5}"
+
+/* A gx x gz grid town, 40 m blocks, sidewalks. */
+static char *grid(int gx, int gz) {
+    size_t cap = 256 + (size_t)gx * gz * 160;
+    char *s = malloc(cap);
+    size_t n = (size_t)snprintf(s, cap, "{\"sidewalk\": {\"width\": 2}, \"nodes\": [");
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++)
+            n += (size_t)snprintf(s + n, cap - n, "%s{\"id\": %d, \"position\": [%d, %g, %d]}",
+                                  i + j ? ", " : "", i * gz + j, 40 * i, 0.25 * (i + j), 40 * j);
+    n += (size_t)snprintf(s + n, cap - n, "], \"edges\": [");
+    bool first = true;
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            if (i + 1 < gx) {
+                n += (size_t)snprintf(s + n, cap - n, "%s{\"from\": %d, \"to\": %d}", first ? "" : ", ",
+                                      i * gz + j, (i + 1) * gz + j);
+                first = false;
+            }
+            if (j + 1 < gz) {
+                n += (size_t)snprintf(s + n, cap - n, "%s{\"from\": %d, \"to\": %d, \"width\": %d}",
+                                      first ? "" : ", ", i * gz + j, i * gz + j + 1, j % 2 ? 6 : 8);
+                first = false;
+            }
+        }
+    snprintf(s + n, cap - n, "]}");
+    return s;
+}
+
+static void build(run *r, const char *body) {
+    pm_test_api_build(r, &GEN, body, NULL);
+    cr_assert_eq(r->rc, 0, "%s: %s", body, r->prob.detail);
+}
+
+/* ---- defaults and canonical form ---- */
+
+Test(req_network, defaults_fill_the_canonical_form) {
+    run r;
+    build(&r, TEE);
+    const char *want[] = {"\"corner_radius\":3.0", "\"corner_segments\":4", "\"max_error\":0.05",
+                          "\"max_segment\":5.0", "\"snap\":0.001", "\"uv_scale\":0.1", "\"sidewalk\":null",
+                          "\"width\":7.0", "\"id\":\"c\""};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_assert_not_null(strstr(r.canon_text, want[i]), "%s not in %s", want[i], r.canon_text);
+    cr_assert_eq(r.scene->nprims, 1, "no sidewalks: asphalt only");
+    pm_test_api_done(&r);
+}
+
+Test(req_network, equal_requests_written_differently_share_a_key) {
+    run a, b;
+    build(&a, TEE);
+    build(&b, "{\"edges\": [{\"to\": \"e\", \"from\": \"c\", \"width\": 7.0}, {\"from\": \"w\", \"to\": \"c\", "
+              "\"sidewalk\": null}, {\"from\": \"c\", \"to\": \"n\", \"width\": 6e0}], \"corner_radius\": 3, "
+              TEE_NODES "}");
+    cr_assert_str_eq(a.canon_text, b.canon_text);
+    pm_test_api_done(&a);
+    pm_test_api_done(&b);
+}
+
+/* ---- 422s ---- */
+
+static void expect(const char *body, bool generate, const char *pointer, const char *word) {
+    pm_test_api_expect_422(&GEN, body, NULL, generate, pointer, word);
+}
+
+static void expect_all(const char *body, bool generate, const char *const *pointers, size_t n,
+                       const char *word) {
+    run r;
+    pm_test_api_parse(&r, &GEN, body, NULL);
+    if (generate && r.rc == 0) pm_test_api_generate(&r, NULL);
+    cr_assert_eq(r.rc, -1, "%s was accepted", body);
+    for (size_t i = 0; i < n; i++) pm_test_api_assert_422(&r, body, pointers[i], word);
+    pm_test_api_done(&r);
+}
+
+Test(req_network, unknown_node_id) {
+    expect("{" TEE_NODES ", \"edges\": [{\"from\": \"c\", \"to\": \"x\"}]}", false, "/edges/0/to",
+           "no node has the id \"x\"");
+    /* 1 and "1" are different ids. */
+    expect("{\"nodes\": [{\"id\": 1, \"position\": [0, 0]}, {\"id\": 2, \"position\": [9, 0]}],"
+           " \"edges\": [{\"from\": \"1\", \"to\": 2}]}", false, "/edges/0/from", "\"1\"");
+}
+
+Test(req_network, duplicate_node_id) {
+    expect("{\"nodes\": [{\"id\": 7, \"position\": [0, 0]}, {\"id\": 7, \"position\": [9, 0]}],"
+           " \"edges\": [{\"from\": 7, \"to\": 7}]}", false, "/nodes/1/id", "duplicates the id 7 of /nodes/0");
+}
+
+Test(req_network, bad_ids) {
+    expect("{\"nodes\": [{\"id\": 1.5, \"position\": [0, 0]}, {\"id\": true, \"position\": [9, 0]}],"
+           " \"edges\": [{\"from\": 1, \"to\": 2}]}", false, "/nodes/1/id", "integer or a string");
+    expect("{\"nodes\": [{\"id\": 1.5, \"position\": [0, 0]}, {\"id\": \"\", \"position\": [9, 0]}],"
+           " \"edges\": [{\"from\": 1, \"to\": 2}]}", false, "/nodes/0/id", "integer");
+    expect("{\"nodes\": [{\"id\": 1, \"position\": [0, 0]}, {\"id\": \"\", \"position\": [9, 0]}],"
+           " \"edges\": [{\"from\": 1, \"to\": 2}]}", false, "/nodes/1/id", "empty");
+}
+
+Test(req_network, self_loop) {
+    expect("{" TEE_NODES ", \"edges\": [{\"from\": \"c\", \"to\": \"c\", \"points\": [[5, 5], [5, -5]]}]}",
+           false, "/edges/0/to", "self-loop");
+}
+
+Test(req_network, duplicate_edge_names_both) {
+    const char *ptrs[] = {"/edges/0", "/edges/2"};
+    expect_all("{" TEE_NODES ", \"edges\": [{\"from\": \"c\", \"to\": \"e\"}, {\"from\": \"c\", \"to\": \"w\"},"
+               " {\"from\": \"e\", \"to\": \"c\", \"points\": [[20, 10]]}]}", false, ptrs, 2, "duplicate edge");
+}
+
+Test(req_network, edge_too_short_says_how_long) {
+    /* Two T junctions 8 m apart: each mouth takes 6.5 m. */
+    expect("{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [8, 0]},"
+           " {\"id\": 2, \"position\": [-40, 0]}, {\"id\": 3, \"position\": [0, 40]},"
+           " {\"id\": 4, \"position\": [8, 40]}, {\"id\": 5, \"position\": [48, 0]}],"
+           " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 0, \"to\": 2}, {\"from\": 0, \"to\": 3},"
+           " {\"from\": 1, \"to\": 4}, {\"from\": 1, \"to\": 5}]}", true, "/edges/0",
+           "it must be at least 13.010 m long");
+}
+
+Test(req_network, arms_too_close_name_the_node_and_both_edges) {
+    const char *ptrs[] = {"/nodes/0", "/edges/0", "/edges/1"};
+    expect_all("{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [40, 0]},"
+               " {\"id\": 2, \"position\": [40, 2]}, {\"id\": 3, \"position\": [-40, 0]}],"
+               " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 0, \"to\": 2}, {\"from\": 0, \"to\": 3}]}",
+               false, ptrs, 3, "degrees");
+}
+
+Test(req_network, crossing_edges_name_both) {
+    const char *ptrs[] = {"/edges/0", "/edges/1"};
+    expect_all("{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [40, 40]},"
+               " {\"id\": 2, \"position\": [0, 40]}, {\"id\": 3, \"position\": [40, 0]}],"
+               " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 2, \"to\": 3}]}", false, ptrs, 2, "crosses");
+    expect("{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [40, 0]}],"
+           " \"edges\": [{\"from\": 0, \"to\": 1, \"points\": [[30, 10], [30, -10], [20, 10]]}]}", false,
+           "/edges/0", "crosses itself");
+}
+
+Test(req_network, coincident_points) {
+    expect("{" TEE_NODES ", \"edges\": [{\"from\": \"c\", \"to\": \"e\", \"points\": [[0, 0.0001]]}]}",
+           false, "/edges/0/points/0", "1 mm");
+}
+
+Test(req_network, unknown_fields_and_ranges) {
+    expect("{" TEE_NODES ", \"edges\": [{\"from\": \"c\", \"to\": \"e\", \"widht\": 3}]}", false,
+           "/edges/0/widht", "unknown field");
+    expect("{" TEE_NODES ", \"edges\": [{\"from\": \"c\", \"to\": \"e\", \"width\": -1}]}", false,
+           "/edges/0/width", NULL);
+    expect("{" TEE_NODES ", \"edges\": [{\"from\": \"c\", \"to\": \"e\"}], \"corner_segments\": 1}", false,
+           "/corner_segments", NULL);
+    expect("{" TEE_NODES ", \"edges\": []}", false, "/edges", NULL);
+    expect("{\"edges\": [{\"from\": \"c\", \"to\": \"e\"}]}", false, "/nodes", "required");
+}
+
+Test(req_network, every_error_in_one_response) {
+    run r;
+    pm_test_api_parse(&r, &GEN, "{\"nodes\": [{\"id\": 1, \"position\": [0]}, {\"id\": 2, \"position\": [9, 0],"
+                                " \"colour\": 1}], \"edges\": [{\"from\": 1, \"to\": 2, \"width\": 0}],"
+                                " \"snap\": 5}", NULL);
+    cr_assert_eq(r.rc, -1);
+    pm_test_api_assert_422(&r, "all", "/nodes/0/position", NULL);
+    pm_test_api_assert_422(&r, "all", "/nodes/1/colour", "unknown field");
+    pm_test_api_assert_422(&r, "all", "/edges/0/width", NULL);
+    pm_test_api_assert_422(&r, "all", "/snap", NULL);
+    pm_test_api_done(&r);
+}
+
+Test(req_network, limits) {
+    pm_api_limits l;
+    pm_api_limits_default(&l);
+    l.max_points = 3;
+    pm_test_api_expect_422(&GEN, TEE, &l, false, "/nodes", "max_points");
+    l.max_points = 10;
+    pm_test_api_expect_422(&GEN, "{" TEE_NODES ", \"edges\": [{\"from\": \"c\", \"to\": \"e\", \"points\":"
+                           " [[1, 1], [2, 1], [3, 1], [4, 1], [5, 1], [6, 1], [7, 1], [8, 1], [9, 1], [10, 1],"
+                           " [11, 1]]}]}", &l, false, "/edges/0/points", "max_points");
+    pm_api_limits_default(&l);
+    l.max_vertices = 50;
+    pm_test_api_expect_422(&GEN, TEE, &l, true, "/max_segment", "max_vertices");
+}
+
+/* ---- output ---- */
+
+Test(req_network, outputs_pass_the_validator, .timeout = 120) {
+    char *g = grid(3, 3);
+    const char *bodies[] = {TEE, YNET, g};
+    for (size_t i = 0; i < 3; i++) {
+        run r;
+        build(&r, bodies[i]);
+        cr_assert_eq(pm_test_validate_scene(r.scene, &GEN), 0, "%s", bodies[i]);
+        pm_test_api_done(&r);
+    }
+    free(g);
+}
+
+Test(req_network, grid_town_metadata) {
+    char *g = grid(3, 3);
+    run r;
+    build(&r, g);
+    const pm_meta *m = r.scene->meta;
+    /* Corners join widths 7 and 8 or 6: width transitions, so junctions too. */
+    cr_assert_eq(pm_meta_get(m, "junctions")->u.i, 9);
+    cr_assert_eq(pm_meta_get(m, "roads_count")->u.i, 12);
+    cr_assert_eq(pm_meta_get(m, "seams")->u.kids.count, 24);
+    cr_assert_eq(r.scene->nprims, 3, "asphalt, curb, sidewalk");
+    pm_test_api_done(&r);
+    free(g);
+}
+
+/* ---- golden hashes of GLB bytes ---- */
+
+typedef struct golden { const char *name; const char *body; uint64_t hash; } golden;
+
+static uint64_t glb_hash(const char *body) {
+    run r;
+    build(&r, body);
+    pm_api_key k = pm_api_cache_key(&GEN, r.canon, PM_API_FMT_GLB);
+    char hex[33];
+    pm_api_key_hex(k, hex);
+    pm_api_buf out;
+    cr_assert_eq(pm_api_encode(r.scene, &GEN, hex, PM_API_FMT_GLB, &out), 0);
+    uint64_t h = XXH3_64bits(out.data, out.len);
+    free(out.data);
+    pm_test_api_done(&r);
+    return h;
+}
+
+Test(req_network, golden_glb_hashes) {
+    char *g = grid(3, 3);
+    golden goldens[] = {
+        {"tee", TEE, 0x65362acffee8ed6aull},
+        {"y_curved", YNET, 0xef3a8d0055bffb84ull},
+        {"grid3", g, 0x2fb09d79c9231ca6ull},
+    };
+    bool print = getenv("PM_NETWORK_GOLDEN") && strcmp(getenv("PM_NETWORK_GOLDEN"), "print") == 0;
+    for (size_t i = 0; i < sizeof goldens / sizeof *goldens; i++) {
+        uint64_t h = glb_hash(goldens[i].body);
+        cr_assert_eq(h, glb_hash(goldens[i].body), "%s: two runs differ", goldens[i].name);
+        if (print) {
+            fprintf(stderr, "golden %s: 0x%016llxull\n", goldens[i].name, (unsigned long long)h);
+            continue;
+        }
+        cr_assert_eq(h, goldens[i].hash, "%s: GLB hash 0x%016llx, golden 0x%016llx (see the top of "
+                     "this file)", goldens[i].name, (unsigned long long)h,
+                     (unsigned long long)goldens[i].hash);
+    }
+    free(g);
+}
