@@ -165,7 +165,7 @@ static size_t pm__read_points(pm_api_node *e, const pm_api_limits *lim, pm_arena
 
 typedef struct pm__raw_edge {
     pm_network_id from, to;
-    bool ids_ok;
+    bool ids_ok, resolved;
     bool *known;
 } pm__raw_edge;
 
@@ -207,7 +207,8 @@ static void pm__read_edges(pm_api_node *root, pm__nreq *q, const pm_api_limits *
     q->p.nedges = q->edges ? n : 0;
 }
 
-/* Ids: duplicates among nodes, then each edge's from / to resolved. */
+/* Ids: duplicates among nodes, then each edge's from / to resolved (edges
+ * whose ids all resolved are marked). */
 static void pm__resolve(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob) {
     size_t nn = q->p.nnodes;
     pm__idref *ref = pm_arena_alloc(arena, (nn ? nn : 1) * sizeof *ref);
@@ -223,7 +224,8 @@ static void pm__resolve(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_
         pm_api_problem_field(prob, ptr, "duplicates the id %s of /nodes/%zu", txt, ref[i - 1].index);
     }
     for (size_t e = 0; e < q->p.nedges; e++) {
-        for (int end = 0; end < 2; end++) {
+        raw[e].resolved = raw[e].ids_ok;
+        for (int end = 0; end < 2 && raw[e].ids_ok; end++) {
             const pm_network_id *id = end ? &raw[e].to : &raw[e].from;
             pm__idref key = {*id, 0};
             size_t lo = 0, hi = nn;
@@ -241,6 +243,7 @@ static void pm__resolve(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_
             pm__id_text(id, txt, sizeof txt);
             snprintf(ptr, sizeof ptr, "/edges/%zu/%s", e, end ? "to" : "from");
             pm_api_problem_field(prob, ptr, "no node has the id %s", txt);
+            raw[e].resolved = false;
         }
     }
 }
@@ -256,7 +259,8 @@ static int pm__pair_cmp(const void *x, const void *y) {
 
 /* Self-loops, duplicate edges, points too close, widths against the snap
  * grid. */
-static void pm__check_edges(pm__nreq *q, pm_arena *arena, pm_api_problem *prob) {
+static void pm__check_edges(pm__nreq *q, const pm__raw_edge *raw, pm_arena *arena,
+                            pm_api_problem *prob) {
     const pm_network_params *p = &q->p;
     pm__pair *pairs = pm_arena_alloc(arena, (p->nedges ? p->nedges : 1) * sizeof *pairs);
     if (!pairs) return;
@@ -264,6 +268,7 @@ static void pm__check_edges(pm__nreq *q, pm_arena *arena, pm_api_problem *prob) 
     char ptr[96];
     for (size_t e = 0; e < p->nedges; e++) {
         const pm_network_edge *E = &p->edges[e];
+        if (!raw[e].resolved) continue;
         if (E->from == E->to) {
             snprintf(ptr, sizeof ptr, "/edges/%zu/to", e);
             pm_api_problem_field(prob, ptr, "is the edge's own from node: an edge must join two "
@@ -415,15 +420,16 @@ static int pm__network_parse(const json_t *body, const pm_api_limits *lim, pm_ar
     pm_api_num(&root, "max_segment", 0, PM_API_RANGE(0.05, 1000), 5.0, &p->max_segment);
     pm__read_nodes(&root, q, lim, arena, &nodes_ok);
     pm__read_edges(&root, q, lim, arena, width, gsw_on, &gsw, &raw);
+    /* Edges are checked as far as their own ids resolve, so one answer
+     * lists every bad edge; angles and crossings need the whole graph. */
     bool ids_ok = nodes_ok && raw && q->edges;
-    for (size_t e = 0; ids_ok && e < p->nedges; e++) ids_ok = raw[e].ids_ok;
-    if (ids_ok) pm__resolve(q, raw, arena, prob);
-    if (ids_ok && !pm_api_problem_failed(prob)) {
+    if (ids_ok) {
+        pm__resolve(q, raw, arena, prob);
         for (size_t e = 0; e < p->nedges; e++)
-            if (p->edges[e].npoints)
+            if (raw[e].resolved && p->edges[e].npoints)
                 pm__fill_heights((double *)p->edges[e].points, raw[e].known, p->edges[e].npoints,
                                  p->nodes + 3 * p->edges[e].from, p->nodes + 3 * p->edges[e].to);
-        pm__check_edges(q, arena, prob);
+        pm__check_edges(q, raw, arena, prob);
     }
     if (ids_ok && !pm_api_problem_failed(prob)) pm__check_angles(q, arena, prob);
     if (ids_ok && !pm_api_problem_failed(prob)) pm__check_crossings(q, arena, prob);
