@@ -483,6 +483,28 @@ static enum MHD_Result pm_svc__resolve(pm_svc_req *r, json_t *doc, int on_worker
     return ret;
 }
 
+/* Answers r from the memo and the cache when both know it: no parse, no
+ * canonical form. Returns 1 when r has its answer. */
+static int pm_svc__memo_hit(pm_svc_req *r) {
+    pm_svc_server *srv = r->srv;
+    pm_api_key key;
+    if (!pm_svc_memo_get(srv->memo, r->digest, &key)) return 0;
+    pm_svc_blob *blob = pm_svc_cache_get(srv->cache, key);
+    if (!blob) return 0;   /* evicted: the full path counts the miss */
+    pm_api_key_hex(key, r->key_hex);
+    r->has_key = 1;
+    r->cache = PM_SVC_CACHE_HIT;
+    pm_svc__set_body(r, blob);
+    return 1;
+}
+
+/* The memo digest of r's body (the route and format included). */
+static void pm_svc__digest_body(pm_svc_req *r) {
+    size_t route = pm_svc_router_index(&r->srv->router, r->route);
+    r->digest = pm_svc_memo_digest_body(route, (int)r->fmt, r->body, r->len);
+    r->has_digest = 1;
+}
+
 /* A worker's job for a body too big to parse on the HTTP thread. */
 static void pm_svc__parse_run(void *arg, int aborted) {
     pm_svc_req *r = arg;
@@ -495,6 +517,11 @@ static void pm_svc__parse_run(void *arg, int aborted) {
     if (pm_svc_now_ns() >= r->deadline) {
         pm_svc__set_problem(r, &srv->expired);
         pm_svc_metrics_deadline_exceeded(srv->metrics);
+        pm_svc__complete(r);
+        return;
+    }
+    pm_svc__digest_body(r);
+    if (pm_svc__memo_hit(r)) {   /* a big body seen before: no parse at all */
         pm_svc__complete(r);
         return;
     }
@@ -535,21 +562,6 @@ static enum MHD_Result pm_svc__collect(void *cls, enum MHD_ValueKind kind, const
     return MHD_YES;
 }
 
-/* Answers r from the memo and the cache when both know it: no parse, no
- * canonical form. Returns 1 when r has its answer. */
-static int pm_svc__memo_hit(pm_svc_req *r) {
-    pm_svc_server *srv = r->srv;
-    pm_api_key key;
-    if (!pm_svc_memo_get(srv->memo, r->digest, &key)) return 0;
-    pm_svc_blob *blob = pm_svc_cache_get(srv->cache, key);
-    if (!blob) return 0;   /* evicted: the full path counts the miss */
-    pm_api_key_hex(key, r->key_hex);
-    r->has_key = 1;
-    r->cache = PM_SVC_CACHE_HIT;
-    pm_svc__set_body(r, blob);
-    return 1;
-}
-
 static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
     pm_svc_server *srv = r->srv;
     const pm_api_generator *gen = r->route->gen;
@@ -583,8 +595,7 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
         }
         return ret;
     } else {
-        r->digest = pm_svc_memo_digest_body(route, (int)r->fmt, r->body, r->len);
-        r->has_digest = 1;
+        pm_svc__digest_body(r);
         if (pm_svc__memo_hit(r)) return pm_svc__send(r);
         pm_api_parse_body(r->body ? r->body : "", r->len, &doc, &prob);
     }

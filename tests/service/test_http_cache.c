@@ -117,6 +117,33 @@ Test(http_cache, repeated_requests_skip_the_parse) {
     pm_http_response_free(&m);
 }
 
+/* A body too big to parse on the HTTP thread is hashed on a worker: the
+ * second time it is answered without a parse too. */
+Test(http_cache, big_repeated_bodies_skip_the_parse) {
+    size_t pad = 80 * 1024, n = strlen(SVC_BODY);
+    char *big = malloc(n + pad + 1);
+    memcpy(big, SVC_BODY, n);
+    memset(big + n, ' ', pad);   /* trailing white space: the same request */
+    big[n + pad] = '\0';
+    char a[128], b[128], buf[64];
+    pm_http_response small = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
+    svc_header(&small, "ETag", a, sizeof a);
+    for (int i = 0; i < 2; i++) {
+        pm_http_response h = post_with(&srv, SVC_ROUTE, big, NULL);
+        cr_assert_eq(h.status, 200);
+        cr_assert_str_eq(svc_header(&h, "X-Cache", buf, sizeof buf), "HIT");
+        cr_assert_str_eq(svc_header(&h, "ETag", b, sizeof b), a);
+        cr_assert_eq(h.body_len, small.body_len);
+        cr_assert_eq(memcmp(h.body, small.body, h.body_len), 0);
+        pm_http_response_free(&h);
+        cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_hits_total"), i,
+                     "request %d", i);
+    }
+    cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_misses_total"), 2);
+    pm_http_response_free(&small);
+    free(big);
+}
+
 Test(http_cache, if_none_match_gives_304) {
     char etag[128], buf[256], hdr[300];
     pm_http_response m = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
