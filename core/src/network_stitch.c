@@ -269,11 +269,20 @@ static pm_meta *pm__vertex(pm_arena *a, const pm_prim *A, uint32_t v) {
     return pm_meta_nums(a, q, 3);
 }
 
-/* A member of the junction's own metadata, moved into the network's tree. */
+/* A member of the junction's own metadata, unlinked from it and moved
+ * into the network's tree (a node can sit in one list only). */
 static pm_meta *pm__take(const pm_scene *J, const char *key) {
-    pm_meta *m = pm_meta_get(J->meta, key);
-    if (m) m->next = NULL;
-    return m;
+    pm_meta *obj = J->meta, *prev = NULL;
+    for (pm_meta *m = obj->u.kids.first; m; prev = m, m = m->next) {
+        if (strcmp(m->key, key) != 0) continue;
+        if (prev) prev->next = m->next;
+        else obj->u.kids.first = m->next;
+        if (obj->u.kids.last == m) obj->u.kids.last = prev;
+        obj->u.kids.count--;
+        m->next = NULL;
+        return m;
+    }
+    return NULL;
 }
 
 static const char *const pm__kinds[] = {"unused", "end", "through", "junction"};

@@ -465,3 +465,31 @@ Test(network, deterministic) {
     pm_arena_destroy(a);
     pm_arena_destroy(b);
 }
+
+Test(network, junction_warnings_pass_through_naming_node_and_edges) {
+    /* A large radius on a T whose stem is short: the junction shrinks the
+     * corners that do not fit and says so. */
+    net n;
+    net_init(&n);
+    uint32_t c = node(&n, 0, 0, 0), e = node(&n, 60, 0, 0), w = node(&n, -60, 0, 0), s_ = node(&n, 0, 0, 14);
+    node(&n, 200, 0, 200);          /* unused */
+    edge(&n, c, e, 7);
+    edge(&n, w, c, 7);
+    edge(&n, c, s_, 7);
+    n.p.corner_radius = 30;
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    pm_scene *s = build(&n, a, &d);
+    cr_assert_gt(d.nwarnings, 0);
+    const pm_meta *w0 = at(get(s->meta, "warnings"), 0);
+    cr_assert_str_eq(get(w0, "code")->u.s, "corner_radius_reduced");
+    cr_assert_eq(geti(w0, "node"), 0);
+    const pm_meta *edges = get(w0, "edges");
+    cr_assert_eq(edges->u.kids.count, 2);
+    cr_assert(at(edges, 0)->u.i == 2 || at(edges, 1)->u.i == 2, "the stem (edge 2) is named");
+    cr_assert_lt(get(w0, "radius")->u.n, 30);
+    cr_assert_str_eq(kind_of(s, 4), "unused");
+    check_surface(s, &n.p, "warnings");
+    pm_arena_destroy(a);
+}
