@@ -7,6 +7,7 @@
  *     PM_NETWORK_GOLDEN=print build/api_test_req_network --filter 'req_network/golden*'
  * and paste the printed hashes into `goldens` below. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,4 +281,25 @@ Test(req_network, golden_glb_hashes) {
                      (unsigned long long)goldens[i].hash);
     }
     free(g);
+}
+
+/* [x, z] interior points take their heights by plan arc length between the
+ * nearest known heights; the road passes through its control points (each
+ * is a sample, its centre vertex the point itself). */
+Test(req_network, two_d_points_interpolate_heights) {
+    run r;
+    build(&r, "{\"nodes\": [{\"id\": 0, \"position\": [0, 0, 0]}, {\"id\": 1, \"position\": [100, 10, 0]}],"
+              " \"edges\": [{\"from\": 0, \"to\": 1, \"points\": [[25, 0.5], [50, 2, 1], [75, 0.5]]}]}");
+    const pm_prim *A = &r.scene->prims[0];
+    const double want[3][3] = {{25, 1, 0.5}, {50, 2, 1}, {75, 6, 0.5}};
+    for (int k = 0; k < 3; k++) {
+        double best = 1e9, y = 0;
+        for (uint32_t v = 0; v < A->vcount; v++) {
+            double d = hypot(A->positions[3 * v] - want[k][0], A->positions[3 * v + 2] - want[k][2]);
+            if (d < best) { best = d; y = A->positions[3 * v + 1]; }
+        }
+        cr_assert_lt(best, 1e-3, "point %d is a vertex", k);
+        cr_assert_float_eq(y, want[k][1], 0.01, "point %d: height %g, want %g", k, y, want[k][1]);
+    }
+    pm_test_api_done(&r);
 }
