@@ -34,6 +34,8 @@ typedef struct pm__road {
     double length;
     int64_t samples;
     uint32_t voff, vcount, toff, tcount;
+    uint32_t *piece;              /* per edge (step): vertex first, count, triangle first, count */
+    double *piece_len;            /* per edge: sampled centre-line length of its piece */
     uint32_t seam0[3], seam1[3];  /* output vertices: left, centre, right (road's sides) */
 } pm__road;
 
@@ -51,5 +53,9 @@ typedef struct pm__net {
 
 int pm__network_problem(pm__net *N, pm_network_problem **out);
 int pm__network_stitch(pm__net *N, pm_scene **out);
+/* The edge (step index) of each of the road prim P's triangles, and each
+ * edge's piece length (len: nsteps). */
+int pm__network_pieces(pm__net *N, const pm__road *R, const pm_prim *P, uint32_t *tri_edge,
+                       double *len);
 int pm__network_meta(pm__net *N, pm_scene *s);
 #endif

@@ -94,14 +94,61 @@ static void pm__midpoint(pm_prim *A, uint32_t c, uint32_t l, uint32_t r) {
         A->positions[3 * c + k] = (float)(((double)A->positions[3 * l + k] + A->positions[3 * r + k]) / 2.0);
 }
 
+/* Appends road vertex v once (an aliased vertex becomes its twin). */
+static int pm__emit(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t v, uint32_t *remap,
+                    const uint32_t *alias) {
+    if (remap[v] != PM__NONE) return PM_OK;
+    if (alias[v] != PM__NONE) {
+        int rc = pm__emit(s, A, P, alias[v], remap, alias);
+        remap[v] = remap[alias[v]];
+        return rc;
+    }
+    int64_t id = pm_prim_add_vertex(s, A, P->positions + 3 * v, P->normals + 3 * v, P->uvs + 2 * v, NULL);
+    if (id < 0) return PM_ERR_NOMEM;
+    remap[v] = (uint32_t)id;
+    return PM_OK;
+}
+
+/* The road's triangles edge by edge of its chain (each edge's vertices and
+ * triangles then form ranges), vertices in order of first use. */
+static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *P, uint32_t *remap,
+                           const uint32_t *alias) {
+    pm_prim *A = &s->prims[0];
+    uint32_t nt = P->icount / 3;
+    uint32_t *tri_edge = pm_arena_alloc(N->a, (nt + 1) * sizeof *tri_edge);
+    R->piece = pm_arena_calloc(N->a, 4 * R->nsteps, sizeof *R->piece);
+    R->piece_len = pm_arena_calloc(N->a, R->nsteps, sizeof *R->piece_len);
+    if (!tri_edge || !R->piece || !R->piece_len) return PM_ERR_NOMEM;
+    int rc = pm__network_pieces(N, R, P, tri_edge, R->piece_len);
+    R->voff = A->vcount;
+    R->toff = A->icount / 3;
+    for (uint32_t k = 0; rc == PM_OK && k < R->nsteps; k++) {
+        uint32_t v0 = A->vcount, t0 = A->icount / 3;
+        for (uint32_t t = 0; rc == PM_OK && t < nt; t++) {
+            if (tri_edge[t] != k) continue;
+            const uint32_t *q = P->indices + 3 * t;
+            for (int c = 0; c < 3 && rc == PM_OK; c++) rc = pm__emit(s, A, P, q[c], remap, alias);
+            if (rc == PM_OK && pm_prim_add_tri(s, A, remap[q[0]], remap[q[1]], remap[q[2]])) rc = PM_ERR_NOMEM;
+        }
+        R->piece[4 * k] = v0;
+        R->piece[4 * k + 1] = A->vcount - v0;
+        R->piece[4 * k + 2] = t0;
+        R->piece[4 * k + 3] = A->icount / 3 - t0;
+    }
+    R->vcount = A->vcount - R->voff;
+    R->tcount = A->icount / 3 - R->toff;
+    return rc;
+}
+
 /* One road into the asphalt: its end sections replaced by the mouths'
  * vertices (the centre column kept, moved to the mouth's midpoint). */
 static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     const pm_prim *P = &R->scene->prims[0];
     pm_prim *A = &s->prims[0];
     uint32_t *remap = pm_arena_alloc(N->a, (P->vcount ? P->vcount : 1) * sizeof *remap);
-    if (!remap) return PM_ERR_NOMEM;
-    for (uint32_t v = 0; v < P->vcount; v++) remap[v] = PM__NONE;
+    uint32_t *alias = pm_arena_alloc(N->a, (P->vcount ? P->vcount : 1) * sizeof *alias);
+    if (!remap || !alias) return PM_ERR_NOMEM;
+    for (uint32_t v = 0; v < P->vcount; v++) remap[v] = alias[v] = PM__NONE;
     uint32_t sec0[3], sec1[3];
     const pm__node *J0 = R->arm0 >= 0 ? &N->nodes[R->start] : NULL;
     const pm__node *J1 = R->arm1 >= 0 ? &N->nodes[R->end] : NULL;
@@ -121,17 +168,14 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     /* A closed road repeats its first section at the end (its own U runs
      * on); here UVs are planar, so the two are one. */
     bool weld = R->closed && pm__section(P, false, sec0) && pm__section(P, true, sec1);
-    R->voff = A->vcount;
-    for (uint32_t v = 0; v < P->vcount; v++) {
-        if (remap[v] != PM__NONE) continue;
-        if (weld && (v == sec1[0] || v == sec1[1] || v == sec1[2])) continue;
-        int64_t id = pm_prim_add_vertex(s, A, P->positions + 3 * v, P->normals + 3 * v, P->uvs + 2 * v, NULL);
-        if (id < 0) return PM_ERR_NOMEM;
-        remap[v] = (uint32_t)id;
-    }
     if (weld)
-        for (int c = 0; c < 3; c++) remap[sec1[c]] = remap[sec0[c]];
-    R->vcount = A->vcount - R->voff;
+        for (int c = 0; c < 3; c++) alias[sec1[c]] = sec0[c];
+    int rc = pm__emit_pieces(N, s, R, P, remap, alias);
+    /* The centre of a seam is always used by the road's triangles; should
+     * it not be, it still has to exist for the junction's split. */
+    if (rc == PM_OK && J0) rc = pm__emit(s, A, P, sec0[1], remap, alias);
+    if (rc == PM_OK && J1) rc = pm__emit(s, A, P, sec1[1], remap, alias);
+    if (rc) return rc;
     if (J0) {
         for (int c = 0; c < 3; c++) R->seam0[c] = remap[sec0[c]];
         pm__midpoint(A, R->seam0[1], R->seam0[0], R->seam0[2]);
@@ -142,11 +186,6 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
         pm__midpoint(A, R->seam1[1], R->seam1[0], R->seam1[2]);
         N->nodes[R->end].split[R->arm1] = R->seam1[1];
     }
-    R->toff = A->icount / 3;
-    for (uint32_t t = 0; t < P->icount; t += 3)
-        if (pm_prim_add_tri(s, A, remap[P->indices[t]], remap[P->indices[t + 1]], remap[P->indices[t + 2]]))
-            return PM_ERR_NOMEM;
-    R->tcount = A->icount / 3 - R->toff;
     return PM_OK;
 }
 
@@ -329,6 +368,10 @@ static int pm__edge_meta(pm__net *N, uint32_t e, pm_meta *arr) {
         len += hypot(r[0] - q[0], r[2] - q[2]);
         q = r;
     }
+    const pm__road *R = &N->roads.data[N->edge_road[e] - 1];
+    size_t k = 0;
+    while (k + 1 < R->nsteps && N->steps.data[R->first_step + k].edge != e) k++;
+    const uint32_t *piece = R->piece + 4 * k;
     pm_meta *o = pm_meta_obj(a);
     int rc = pm_meta_set(a, o, "index", pm_meta_int(a, e));
     rc |= pm_meta_set(a, o, "from", pm__id(a, N->p, E->from));
@@ -336,6 +379,9 @@ static int pm__edge_meta(pm__net *N, uint32_t e, pm_meta *arr) {
     rc |= pm_meta_set(a, o, "road", pm_meta_int(a, (int64_t)N->edge_road[e] - 1));
     rc |= pm_meta_set(a, o, "width", pm_meta_num(a, E->width));
     rc |= pm_meta_set(a, o, "plan_length", pm_meta_num(a, len));
+    rc |= pm_meta_set(a, o, "length", pm_meta_num(a, R->piece_len[k]));
+    rc |= pm_meta_set(a, o, "vertices", pm__range(a, piece[0], piece[1]));
+    rc |= pm_meta_set(a, o, "triangles", pm__range(a, piece[2], piece[3]));
     return rc | pm_meta_push(arr, o);
 }
 

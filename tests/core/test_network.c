@@ -215,6 +215,59 @@ static void check_seams(const pm_scene *s, const char *what) {
     }
 }
 
+
+static double seg_dist(const double *a, const double *b, double x, double z) {
+    double dx = b[0] - a[0], dz = b[2] - a[2], l2 = dx * dx + dz * dz;
+    double t = l2 > 0 ? ((x - a[0]) * dx + (z - a[2]) * dz) / l2 : 0;
+    t = t < 0 ? 0 : (t > 1 ? 1 : t);
+    return hypot(a[0] + t * dx - x, a[2] + t * dz - z);
+}
+
+/* Each edge owns a piece of its road: the pieces' triangle ranges tile the
+ * road's range in travel order, their lengths add up to the road's, and
+ * every triangle of a piece lies along its own edge. */
+static void check_pieces(const pm_scene *s, const pm_network_params *p, const char *what) {
+    const pm_prim *A = &s->prims[0];
+    const pm_meta *edges = get(s->meta, "edges"), *roads = get(s->meta, "roads");
+    for (const pm_meta *rd = roads->u.kids.first; rd; rd = rd->next) {
+        const pm_meta *tr = get(rd, "triangles");
+        int64_t next = at(tr, 0)->u.i, end = next + at(tr, 1)->u.i;
+        double len = 0;
+        for (const pm_meta *ei = get(rd, "edges")->u.kids.first; ei; ei = ei->next) {
+            const pm_network_edge *E = &p->edges[ei->u.i];
+            const pm_meta *em = at(edges, (size_t)ei->u.i);
+            const pm_meta *et = get(em, "triangles");
+            cr_assert_eq(at(et, 0)->u.i, next, "%s: edge %lld's triangles do not follow", what, (long long)ei->u.i);
+            next += at(et, 1)->u.i;
+            len += get(em, "length")->u.n;
+            for (int64_t t = at(et, 0)->u.i; t < next; t++) {
+                double cx = 0, cz = 0;
+                for (int k = 0; k < 3; k++) {
+                    cx += A->positions[3 * A->indices[3 * t + k]] / 3.0;
+                    cz += A->positions[3 * A->indices[3 * t + k] + 2] / 3.0;
+                }
+                double best = 1e300, seg = 0;
+                const double *q = p->nodes + 3 * E->from;
+                for (size_t i = 0; i <= E->npoints; i++) {
+                    const double *r = i < E->npoints ? E->points + 3 * i : p->nodes + 3 * E->to;
+                    double d = seg_dist(q, r, cx, cz);
+                    best = d < best ? d : best;
+                    seg = fmax(seg, hypot(r[0] - q[0], r[2] - q[2]));
+                    q = r;
+                }
+                /* The spline cuts corners at through-nodes: a quarter of
+                 * the segment is room enough for that, not for a triangle
+                 * of another edge. */
+                cr_assert_lt(best, E->width + 0.25 * seg, "%s: triangle %lld of edge %lld is %g m from it",
+                             what, (long long)t, (long long)ei->u.i, best);
+            }
+        }
+        cr_assert_eq(next, end, "%s: the pieces do not cover the road", what);
+        double rl = get(rd, "length")->u.n;
+        cr_assert_float_eq(len, rl, 1e-6 * rl + 1e-9, "%s: pieces %g m, road %g m", what, len, rl);
+    }
+}
+
 /* ---- random planar networks ---- */
 
 /* A jittered grid of gx x gz nodes, S metres apart: each grid edge kept
@@ -288,6 +341,7 @@ Test(network, random_planar_networks_stitch_into_one_manifold_surface, .timeout 
             ok++;
             check_surface(s, &n.p, what);
             check_seams(s, what);
+            check_pieces(s, &n.p, what);
         }
         pm_arena_destroy(a);
     }
@@ -353,6 +407,18 @@ Test(network, through_nodes_chain_edges_into_one_road) {
     cr_assert_eq(get(road, "edges")->u.kids.count, 3);
     cr_assert_eq(at(get(road, "reversed"), 1)->u.b, true);
     check_surface(s, &n.p, "chain");
+    check_pieces(s, &n.p, "chain");
+    /* Edge 0 runs x 0..30, edge 2 x 60..90: their pieces stay there. */
+    const pm_prim *A = &s->prims[0];
+    for (int e = 0; e < 3; e += 2) {
+        const pm_meta *tr = get(at(get(s->meta, "edges"), (size_t)e), "triangles");
+        for (int64_t t = at(tr, 0)->u.i; t < at(tr, 0)->u.i + at(tr, 1)->u.i; t++)
+            for (int k = 0; k < 3; k++) {
+                float x = A->positions[3 * A->indices[3 * t + k]];
+                if (e == 0) cr_assert_lt(x, 30 + 4.0, "edge 0 triangle at x %g", x);
+                else cr_assert_gt(x, 60 - 4.0, "edge 2 triangle at x %g", x);
+            }
+    }
     pm_arena_destroy(a);
 }
 
@@ -369,6 +435,7 @@ Test(network, a_ring_of_through_nodes_is_a_closed_road) {
     cr_assert_eq(geti(s->meta, "roads_count"), 1);
     cr_assert(get(road, "closed")->u.b);
     check_surface(s, &n.p, "ring");
+    check_pieces(s, &n.p, "ring");
     pm_arena_destroy(a);
 }
 
