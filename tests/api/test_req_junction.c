@@ -372,7 +372,7 @@ static const golden goldens[] = {
                     "{\"direction\": [0.3, 1], \"width\": 6}, {\"direction\": [-1, 0.5], \"width\": 7, "
                     "\"elevation\": -0.5}, {\"direction\": [-0.6, -1], \"width\": 9}, "
                     "{\"direction\": [0.7, -0.8], \"width\": 5, \"elevation\": 2}], "
-                    "\"corner_radius\": 4, \"corner_segments\": 6}", 0xa4c444cb98e893e3ull},
+                    "\"corner_radius\": 4, \"corner_segments\": 6}", 0xfc5238e8a6fc58a2ull},
     {"roundabout", "{" CROSS ", \"roundabout\": {\"radius\": 16, \"island_radius\": 8}, "
                    "\"sidewalk\": {\"width\": 2.5}}", 0x43ba0f2170c3af01ull},
 };
