@@ -468,14 +468,14 @@ static void pm__trim_outer(const pm__junction *J, pm__v2 *o, size_t n) {
 }
 
 /* The sidewalk band: inner edge on the curb's top (same floats), outer edge
- * the block's offset points, one vertex per distinct outer point. */
+ * the block's offset points, one vertex per distinct outer point (oi[j]:
+ * band pair j's outer vertex). */
 static int pm__sidewalk_band(pm__junction *J, pm__side *s, const float *top,
-                             uint32_t asphalt, uint32_t side, size_t k) {
-    uint32_t *oi = pm_arena_alloc(J->a, s->nb * sizeof *oi);
+                             uint32_t asphalt, uint32_t side, size_t k, uint32_t *oi) {
     pm__v2 *inner = pm_arena_alloc(J->a, s->nc * sizeof *inner);
     pm__v2 *outline = pm_arena_alloc(J->a, (s->nc + s->nb) * sizeof *outline);
     size_t *omap = pm_arena_alloc(J->a, (s->nc + s->nb) * sizeof *omap);
-    if (!oi || !inner || !outline || !omap) return PM_ERR_NOMEM;
+    if (!inner || !outline || !omap) return PM_ERR_NOMEM;
     pm__trim_outer(J, s->bout, s->nb);
     uint32_t base = pm__prim(J, side)->vcount;
     for (size_t j = 0; j < s->nc; j++) {
@@ -528,6 +528,78 @@ static int pm__sidewalk_band(pm__junction *J, pm__side *s, const float *top,
     return rc == PM_ERR_GEOMETRY ? pm__side_fail(J, k) : rc;
 }
 
+/* A triangle of a vertical face, left out when the heights at its ends
+ * round to the same float (a curb lower than float resolution this high). */
+static int pm__wall_tri(pm__junction *J, pm_prim *p, uint32_t a, uint32_t b, uint32_t c) {
+    const float *pa = p->positions + 3 * a, *pb = p->positions + 3 * b, *pc = p->positions + 3 * c;
+    double u[3], v[3];
+    for (int i = 0; i < 3; i++) { u[i] = (double)pb[i] - pa[i]; v[i] = (double)pc[i] - pa[i]; }
+    if (u[1] * v[2] - u[2] * v[1] == 0 && u[0] * v[1] - u[1] * v[0] == 0) return 0;
+    return pm_prim_add_tri(J->scene, p, a, b, c) < 0 ? PM_ERR_NOMEM : 0;
+}
+
+static const float *pm__at(pm__junction *J, uint32_t prim, uint32_t v) {
+    return pm__prim(J, prim)->positions + 3 * v;
+}
+
+/* The slab's outer face: from each distinct outer vertex of the band (same
+ * floats) straight down to the ground, the height field there; facing away
+ * from the slab (the band's outer edge runs with the contour, the slab on
+ * its left). */
+static int pm__outer_face(pm__junction *J, const pm__side *s, uint32_t curb, uint32_t side,
+                          const uint32_t *oi) {
+    double sc = J->prm->uv_scale, u = 0;
+    uint32_t base = pm__prim(J, curb)->vcount, m = 0;
+    pm__v2 prev = pm__v(0, 0);
+    for (size_t j = 0; j < s->nb; j++) {
+        if (j > 0 && oi[j] == oi[j - 1]) continue;
+        const float *t = pm__at(J, side, oi[j]);
+        pm__v2 p = pm__v((double)t[0], -(double)t[2]);
+        float ytop = t[1], ybot = pm__final_y(J, pm__jheight(J, p));
+        if (m > 0) u += pm__len(pm__sub(p, prev));
+        prev = p;
+        int rc = pm__vertex(J, pm__prim(J, curb), p, ybot, false, (float)(u * sc), 0);
+        if (rc == 0) rc = pm__vertex(J, pm__prim(J, curb), p, ytop, false, (float)(u * sc),
+                                     (float)(((double)ytop - ybot) * sc));
+        if (rc < 0) return rc;
+        m++;
+    }
+    for (uint32_t i = 0; i + 1 < m; i++) {
+        uint32_t b0 = base + 2 * i, t0 = b0 + 1, b1 = b0 + 2, t1 = b0 + 3;
+        int rc = pm__wall_tri(J, pm__prim(J, curb), b0, b1, t1);
+        if (rc == 0) rc = pm__wall_tri(J, pm__prim(J, curb), b0, t1, t0);
+        if (rc < 0) return rc;
+    }
+    return 0;
+}
+
+/* An end cap where the slab meets a mouth: the vertical quad from the
+ * curb's edge (asphalt vertex cv up to the curb top ytop) to the outer
+ * face's edge (band vertex o down to the ground), in the vertical plane
+ * through both; it faces back along the arm at the block's start (first)
+ * and forward at its end. */
+static int pm__end_cap(pm__junction *J, uint32_t asphalt, uint32_t curb, uint32_t side,
+                       uint32_t cv, float ytop, uint32_t o, bool first) {
+    const float *a = pm__at(J, asphalt, cv), *t = pm__at(J, side, o);
+    pm__v2 p = pm__v((double)a[0], -(double)a[2]), q = pm__v((double)t[0], -(double)t[2]);
+    float pbot = a[1], qtop = t[1], qbot = pm__final_y(J, pm__jheight(J, q));
+    double sc = J->prm->uv_scale, w = pm__len(pm__sub(q, p)) * sc;
+    uint32_t v = pm__prim(J, curb)->vcount;
+    int rc = pm__vertex(J, pm__prim(J, curb), p, pbot, false, 0, 0);
+    if (rc == 0) rc = pm__vertex(J, pm__prim(J, curb), p, ytop, false, 0, (float)((ytop - pbot) * sc));
+    if (rc == 0) rc = pm__vertex(J, pm__prim(J, curb), q, qtop, false, (float)w, (float)((qtop - pbot) * sc));
+    if (rc == 0) rc = pm__vertex(J, pm__prim(J, curb), q, qbot, false, (float)w, (float)((qbot - pbot) * sc));
+    if (rc < 0) return rc;
+    /* v: curb bottom, v+1: curb top, v+2: outer top, v+3: outer bottom. */
+    pm_prim *cp = pm__prim(J, curb);
+    if (first) {
+        rc = pm__wall_tri(J, cp, v, v + 3, v + 2);
+        return rc == 0 ? pm__wall_tri(J, cp, v, v + 2, v + 1) : rc;
+    }
+    rc = pm__wall_tri(J, cp, v, v + 1, v + 2);
+    return rc == 0 ? pm__wall_tri(J, cp, v, v + 2, v + 3) : rc;
+}
+
 static int pm__sides(pm__junction *J, const pm__raw *raw, uint32_t asphalt) {
     if (!pm_scene_add_prim(J->scene, "curb", "curb", PM_PRIM_UV, 0, 0)) return PM_ERR_NOMEM;
     uint32_t curb = J->scene->nprims - 1;
@@ -542,7 +614,14 @@ static int pm__sides(pm__junction *J, const pm__raw *raw, uint32_t asphalt) {
         float *top = pm_arena_alloc(J->a, s.nc * sizeof *top);
         if (!top) return PM_ERR_NOMEM;
         rc = pm__curb_face(J, &s, asphalt, curb, top);
-        if (rc == 0) rc = pm__sidewalk_band(J, &s, top, asphalt, side, k);
+        uint32_t *oi = pm_arena_alloc(J->a, s.nb * sizeof *oi);
+        if (!oi) return PM_ERR_NOMEM;
+        if (rc == 0) rc = pm__sidewalk_band(J, &s, top, asphalt, side, k, oi);
+        /* Closed on the sides: outer face and both end caps. */
+        if (rc == 0) rc = pm__outer_face(J, &s, curb, side, oi);
+        if (rc == 0) rc = pm__end_cap(J, asphalt, curb, side, s.cv[0], top[0], oi[0], true);
+        if (rc == 0)
+            rc = pm__end_cap(J, asphalt, curb, side, s.cv[s.nc - 1], top[s.nc - 1], oi[s.nb - 1], false);
         if (rc < 0) return rc;
     }
     pm_prim_compute_normals(pm__prim(J, curb));

@@ -367,14 +367,14 @@ typedef struct golden { const char *name, *body; uint64_t hash; } golden;
 static const golden goldens[] = {
     {"cross", "{" CROSS "}", 0x1212003ff4db51ddull},
     {"tee_sidewalks", "{\"arms\": [" ARM_X "," ARM_Z "," ARM_NX "], \"sidewalk\": {\"width\": 2}}",
-     0x9aae3a4c9db5cebfull},
+     0xcf52688e9290d249ull},
     {"five_sloped", "{\"arms\": [{\"direction\": [1, 0.2], \"width\": 8, \"elevation\": 1}, "
                     "{\"direction\": [0.3, 1], \"width\": 6}, {\"direction\": [-1, 0.5], \"width\": 7, "
                     "\"elevation\": -0.5}, {\"direction\": [-0.6, -1], \"width\": 9}, "
                     "{\"direction\": [0.7, -0.8], \"width\": 5, \"elevation\": 2}], "
                     "\"corner_radius\": 4, \"corner_segments\": 6}", 0xfc5238e8a6fc58a2ull},
     {"roundabout", "{" CROSS ", \"roundabout\": {\"radius\": 16, \"island_radius\": 8}, "
-                   "\"sidewalk\": {\"width\": 2.5}}", 0x43ba0f2170c3af01ull},
+                   "\"sidewalk\": {\"width\": 2.5}}", 0x58a9e15f3ae7a388ull},
 };
 
 static uint64_t glb_hash(const char *body) {
@@ -451,15 +451,15 @@ typedef struct geo_golden { const char *name, *body; uint64_t hash, asphalt; } g
 static const geo_golden geo_goldens[] = {
     {"cross", "{" CROSS "}", 0xafe87227b58d5770ull, 0xd99cefec62a52c48ull},
     {"cross_sidewalks", "{" CROSS ", \"sidewalk\": {\"width\": 2.5, \"curb_height\": 0.15}, "
-                        "\"corner_radius\": 5}", 0x09166f163a1f462cull, 0xa8ef7b06507aee37ull},
-    {"tee_sidewalks", "{\"arms\": [" ARM_X "," ARM_Z "," ARM_NX "], \"sidewalk\": {\"width\": 2}}", 0xf339612772b79530ull, 0x7d8f3bf3b2faa6eaull},
+                        "\"corner_radius\": 5}", 0xf68cfc0af8abbb3dull, 0xa8ef7b06507aee37ull},
+    {"tee_sidewalks", "{\"arms\": [" ARM_X "," ARM_Z "," ARM_NX "], \"sidewalk\": {\"width\": 2}}", 0x54f2ff45d2ef3adbull, 0x7d8f3bf3b2faa6eaull},
     {"five_level", "{\"arms\": [{\"direction\": [1, 0.2], \"width\": 8, \"elevation\": 1}, "
                    "{\"direction\": [0.3, 1], \"width\": 6, \"elevation\": 1}, {\"direction\": [-1, 0.5], "
                    "\"width\": 7, \"elevation\": 1}, {\"direction\": [-0.6, -1], \"width\": 9, "
                    "\"elevation\": 1}], \"corner_radius\": 4, \"corner_segments\": 6, "
-                   "\"sidewalk\": {\"width\": 3, \"curb_height\": 0.2}}", 0xca75408f738d62a0ull, 0x0c94df5357a084e4ull},
+                   "\"sidewalk\": {\"width\": 3, \"curb_height\": 0.2}}", 0x3824586a81a04070ull, 0x0c94df5357a084e4ull},
     {"roundabout", "{" CROSS ", \"roundabout\": {\"radius\": 16, \"island_radius\": 8}, "
-                   "\"sidewalk\": {\"width\": 2.5}}", 0x94b2736a454e6cd7ull, 0x5cb9685a1c37be61ull},
+                   "\"sidewalk\": {\"width\": 2.5}}", 0xa5b4ca0773917e9eull, 0x5cb9685a1c37be61ull},
 };
 
 Test(req_junction, golden_geometry_hashes) {

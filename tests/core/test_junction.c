@@ -218,6 +218,28 @@ Test(junction, sloped_cross_surface_follows_the_blend) {
     pm_arena_destroy(r.a);
 }
 
+/* Every sidewalk slab closed on the sides (check_slab in check_all) and
+ * every vertical face of it facing out of the slab. */
+Test(junction_property, sidewalk_slabs_closed_and_facing_out, .timeout = 120) {
+    pm_rng g;
+    pm_rng_seed(&g, 9001);
+    int ok = 0;
+    for (int it = 0; ok < 400 && it < 1000; it++) {
+        jcase c;
+        random_case(&g, &c);
+        for (size_t i = 0; i < c.p.narms; i++) c.arms[i].has_sidewalk = !pm_rng_chance(&g, 0.1);
+        jrun r = run(&c);
+        if (r.rc == PM_ERR_GEOMETRY) { pm_arena_destroy(r.a); continue; }
+        const char *w = check_all(&r, &c, true);
+        if (!w && find_prim(r.s, "curb")) w = check_slab_facing(r.s, 1e-3);
+        if (w && getenv("PM_JUNCTION_DUMP")) dump_case(&c);
+        cr_assert_null(w, "case %d: %s", it, w);
+        ok++;
+        pm_arena_destroy(r.a);
+    }
+    cr_assert_eq(ok, 400);
+}
+
 /* Random arm sets, all sloped, elevations up to 5 m apart: every invariant
  * (seams, exact cover, mouths level) and the height bound of check_heights. */
 Test(junction_property, sloped_surfaces_follow_the_blend, .timeout = 120) {
@@ -297,9 +319,33 @@ Test(junction, sidewalks_are_curbs_and_bands) {
     const pm_prim *curb = find_prim(r.s, "curb"), *side = find_prim(r.s, "sidewalk");
     cr_assert_str_eq(curb->material, "curb");
     cr_assert_str_eq(side->material, "sidewalk");
-    /* The curb faces the asphalt: toward the centre here. */
+    /* The vertical faces of each corner's slab: the curb faces the asphalt
+     * (toward the centre here), the outer face away from it, and the two
+     * end caps along their arms, outward. The curb primitive holds them all. */
     double o[2] = {0, 0};
-    for (uint32_t t = 0; t < curb->icount; t += 3) cr_assert(faces_toward(curb, t, o));
+    int toward = 0, away = 0, caps = 0;
+    for (uint32_t t = 0; t < curb->icount; t += 3) {
+        float x[3], z[3];
+        for (int k = 0; k < 3; k++) {
+            x[k] = curb->positions[3 * curb->indices[t + k]];
+            z[k] = curb->positions[3 * curb->indices[t + k] + 2];
+        }
+        bool on_axis_x = x[0] == x[1] && x[1] == x[2], on_axis_z = z[0] == z[1] && z[1] == z[2];
+        if ((on_axis_x && fabs(x[0]) > 6.4) || (on_axis_z && fabs(z[0]) > 6.4)) {
+            /* A cap: in the mouth plane x = +-6.5 or z = +-6.5, facing out. */
+            double out[2] = {on_axis_x ? 2 * x[0] : 0, on_axis_z ? 2 * z[0] : 0};
+            cr_assert(faces_toward(curb, t, out), "cap triangle %u", t / 3);
+            caps++;
+        } else if (faces_toward(curb, t, o)) {
+            toward++;
+        } else {
+            away++;
+        }
+    }
+    cr_assert_eq(caps, 4 * 2 * 2, "two triangles per cap, two caps per corner");
+    cr_assert_gt(toward, 0);
+    cr_assert_gt(away, 0);
+    cr_assert_null(check_slab_facing(r.s, 1e-3));
     /* Curb is curb_height tall; the sidewalk's outer edge is 2 m further out. */
     for (uint32_t i = 0; i < curb->vcount; i++) {
         float y = curb->positions[3 * i + 1];

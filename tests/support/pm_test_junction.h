@@ -163,6 +163,20 @@ static inline int pkey_cmp(pkey a, pkey b) {
     return 0;
 }
 
+static inline int pkey_cmp_ptr(const pkey *a, const pkey *b) { return pkey_cmp(*a, *b); }
+
+/* Whether keys (sorted, with y and z swapped: x, z, y order) hold a point
+ * straight above k. */
+static inline bool has_above(const pkey *keys, size_t n, pkey k) {
+    pkey s = {k.x, k.z, k.y};
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (pkey_cmp(keys[mid], s) <= 0) lo = mid + 1; else hi = mid;
+    }
+    return lo < n && keys[lo].x == k.x && keys[lo].y == k.z;
+}
+
 /* Every triangle edge of the scene by position, smaller end first, sorted:
  * how many triangles share an edge, across primitives. */
 typedef struct ekey { pkey a, b; } ekey;
@@ -393,6 +407,78 @@ static inline const char *check_asphalt(const pm_scene *s, const jcase *c) {
     return NULL;
 }
 
+/* The sidewalk slabs (curb and sidewalk primitives) closed on the sides:
+ * every edge shared by exactly two of their triangles, but the bottom
+ * boundary, whose edges both end at a bottom vertex (one with another slab
+ * vertex straight above it) and belong to one. */
+static inline const char *check_slab(const pm_scene *s) {
+    pm_scene sub = *s;
+    pm_prim prims[2];
+    const pm_prim *curb = find_prim(s, "curb"), *side = find_prim(s, "sidewalk");
+    prims[0] = *curb;
+    prims[1] = *side;
+    sub.prims = prims;
+    sub.nprims = 2;
+    etable et = edges_build(&sub);
+    size_t nv = curb->vcount + side->vcount;
+    pkey *keys = malloc((nv ? nv : 1) * sizeof *keys);
+    for (uint32_t i = 0; i < curb->vcount; i++) keys[i] = key_of(curb, i);
+    for (uint32_t i = 0; i < side->vcount; i++) keys[curb->vcount + i] = key_of(side, i);
+    /* Sorted by x, then z, then y (the key's own order is x, y, z). */
+    for (size_t i = 0; i < nv; i++) { float t = keys[i].y; keys[i].y = keys[i].z; keys[i].z = t; }
+    qsort(keys, nv, sizeof *keys, (int (*)(const void *, const void *))pkey_cmp_ptr);
+    const char *w = NULL;
+    for (int q = 0; q < 2 && !w; q++) {
+        const pm_prim *p = &prims[q];
+        for (uint32_t t = 0; t < p->icount && !w; t += 3)
+            for (int e = 0; e < 3 && !w; e++) {
+                pkey a = key_of(p, p->indices[t + e]), b = key_of(p, p->indices[t + (e + 1) % 3]);
+                bool bottom = has_above(keys, nv, a) && has_above(keys, nv, b);
+                int u = edge_uses(&et, a, b);
+                if (u != (bottom ? 1 : 2)) {
+                    snprintf(why_buf(), 512, "%s edge (%g %g %g)-(%g %g %g) is used by %d slab "
+                             "triangles, not %d", p->name, a.x, a.y, a.z, b.x, b.y, b.z, u, bottom ? 1 : 2);
+                    w = why_buf();
+                }
+            }
+    }
+    free(keys);
+    free(et.e);
+    return w;
+}
+
+/* Whether [x, z] lies in (or on) a sidewalk triangle. */
+static inline bool in_sidewalk(const pm_prim *side, const double q[2]) {
+    for (uint32_t t = 0; t < side->icount; t += 3) {
+        double p[3][2];
+        for (int k = 0; k < 3; k++) xz(side, side->indices[t + k], p[k]);
+        if (pm_orient_xz(p[0], p[1], q) >= 0 && pm_orient_xz(p[1], p[2], q) >= 0 &&
+            pm_orient_xz(p[2], p[0], q) >= 0)
+            return true;
+    }
+    return false;
+}
+
+/* Every vertical face of the slabs (curb face, outer face, end caps: the
+ * curb primitive) faces out of its slab: eps behind its centroid, against
+ * its normal, is sidewalk; eps in front is not. */
+static inline const char *check_slab_facing(const pm_scene *s, double eps) {
+    const pm_prim *curb = find_prim(s, "curb"), *side = find_prim(s, "sidewalk");
+    for (uint32_t t = 0; t < curb->icount; t += 3) {
+        const float *a = curb->positions + 3 * curb->indices[t], *b = curb->positions + 3 * curb->indices[t + 1],
+                    *c = curb->positions + 3 * curb->indices[t + 2];
+        double u[3], v[3];
+        for (int k = 0; k < 3; k++) { u[k] = (double)b[k] - a[k]; v[k] = (double)c[k] - a[k]; }
+        double n[2] = {u[1] * v[2] - u[2] * v[1], u[0] * v[1] - u[1] * v[0]}, l = hypot(n[0], n[1]);
+        double g[2] = {((double)a[0] + b[0] + c[0]) / 3, ((double)a[2] + b[2] + c[2]) / 3};
+        double back[2] = {g[0] - eps * n[0] / l, g[1] - eps * n[1] / l};
+        double front[2] = {g[0] + eps * n[0] / l, g[1] + eps * n[1] / l};
+        if (!in_sidewalk(side, back) || in_sidewalk(side, front))
+            FAIL("curb triangle %u at [%g, %g] does not face out of its slab", t / 3, g[0], g[1]);
+    }
+    return NULL;
+}
+
 /* Seams: every asphalt contour edge of a corner with a sidewalk is shared
  * with the curb, every curb top edge with the sidewalk; the island ring with
  * the island wall. */
@@ -421,15 +507,8 @@ static inline const char *check_seams_t(const pm_scene *s, const jcase *c, const
             if (u != 2) { free(mouth); FAIL("contour edge %zu is used by %d triangles, not 2", i, u); }
         }
         free(mouth);
-        /* Curb tops: each curb vertex above the ground carries a sidewalk edge. */
-        for (uint32_t t = 0; t < curb->icount; t += 3)
-            for (int e = 0; e < 3; e++) {
-                uint32_t a = curb->indices[t + e], b = curb->indices[t + (e + 1) % 3];
-                const float *pa = curb->positions + 3 * a, *pb = curb->positions + 3 * b;
-                if (pa[0] == pb[0] && pa[2] == pb[2]) continue;   /* vertical edge */
-                int u = edge_uses(et, key_of(curb, a), key_of(curb, b));
-                if (u != 2) FAIL("curb edge %u-%u is used by %d triangles", a, b, u);
-            }
+        const char *w = check_slab(s);
+        if (w) return w;
     }
     const pm_meta *rb = pm_meta_get(s->meta, "roundabout");
     if (rb) {
