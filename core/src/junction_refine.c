@@ -265,24 +265,49 @@ static double pm__edge_len2(const pm__tmesh *m, uint32_t T, uint32_t e) {
     return pm__dot(d, d);
 }
 
-/* Refines triangle T if its heights stray too far: its longest edge's
- * midpoint when that edge is interior, else (or when the snapped midpoint
- * would fold a triangle) its centroid. Returns 1 when a point was added. */
+/* The point that splits interior edge te: its snapped midpoint, or (when
+ * that would fold a triangle: T is a sliver thinner than the snap grid)
+ * the snapped point halfway from that midpoint to the neighbour's far
+ * vertex, well inside the quad both triangles make. Returns 1 when one
+ * went in. */
+static int pm__split_edge(pm__refiner *R, uint32_t te) {
+    pm__tmesh *m = R->m;
+    uint32_t T = te / 3, e = te % 3, ue = m->nb.data[te];
+    pm__v2 a = m->v.data[m->t.data[3 * T + e]], b = m->v.data[m->t.data[3 * T + (e + 1) % 3]];
+    pm__v2 mid = pm__mul(pm__add(a, b), 0.5);
+    int rc = pm__insert_on(R, te, pm__final(R->J, mid));
+    if (rc != 0) return rc;
+    pm__v2 d = m->v.data[m->t.data[3 * (ue / 3) + (ue % 3 + 2) % 3]];
+    return pm__insert_on(R, te, pm__final(R->J, pm__mul(pm__add(mid, d), 0.5)));
+}
+
+/* Refines triangle T if its heights stray too far: the midpoint of its
+ * longest edge when that edge is interior, else its centroid; when the
+ * snap grid leaves no room for those (slivers), a split of any of its
+ * interior edges that fits. Returns 1 when a point was added. */
 static int pm__refine_tri(pm__refiner *R, uint32_t T) {
     pm__tmesh *m = R->m;
-    uint32_t e = 0;
-    double l2 = pm__edge_len2(m, T, 0);
-    for (uint32_t i = 1; i < 3; i++)
-        if (pm__edge_len2(m, T, i) > l2) { l2 = pm__edge_len2(m, T, i); e = i; }
-    if (sqrt(l2) < R->J->hmin || !(pm__tri_error(R, T) > R->J->tol)) return 0;
-    const uint32_t *t = &m->t.data[3 * T];
-    pm__v2 a = m->v.data[t[e]], b = m->v.data[t[(e + 1) % 3]], c = m->v.data[t[(e + 2) % 3]];
+    uint32_t order[3] = {0, 1, 2};
+    for (int i = 1; i < 3; i++)
+        for (int j = i; j > 0 && pm__edge_len2(m, T, order[j]) > pm__edge_len2(m, T, order[j - 1]); j--) {
+            uint32_t t = order[j]; order[j] = order[j - 1]; order[j - 1] = t;
+        }
+    if (sqrt(pm__edge_len2(m, T, order[0])) < R->J->hmin || !(pm__tri_error(R, T) > R->J->tol))
+        return 0;
     int rc = 0;
-    if (m->nb.data[3 * T + e] != PM__NO_NB)
-        rc = pm__insert_on(R, 3 * T + e, pm__final(R->J, pm__mul(pm__add(a, b), 0.5)));
-    if (rc != 0) return rc;
+    pm__v2 a = m->v.data[m->t.data[3 * T]], b = m->v.data[m->t.data[3 * T + 1]],
+           c = m->v.data[m->t.data[3 * T + 2]];
+    uint32_t e0 = 3 * T + order[0];
+    if (m->nb.data[e0] != PM__NO_NB) {
+        pm__v2 p = m->v.data[m->t.data[e0]], q = m->v.data[m->t.data[3 * T + (order[0] + 1) % 3]];
+        rc = pm__insert_on(R, e0, pm__final(R->J, pm__mul(pm__add(p, q), 0.5)));
+        if (rc != 0) return rc;
+    }
     pm__v2 g = pm__v((a.x + b.x + c.x) / 3, (a.y + b.y + c.y) / 3);
-    return pm__insert_in(R, T, pm__final(R->J, g));
+    rc = pm__insert_in(R, T, pm__final(R->J, g));
+    for (int i = 0; i < 3 && rc == 0; i++)
+        if (m->nb.data[3 * T + order[i]] != PM__NO_NB) rc = pm__split_edge(R, 3 * T + order[i]);
+    return rc;
 }
 
 int pm__tmesh_refine(pm__junction *J, pm__tmesh *m, double yoff, size_t max_new) {

@@ -570,9 +570,9 @@ static inline void height_bounds(const pm_scene *s, const jcase *c, double *tol,
 
 /* The largest gap, in units of tol, between the asphalt and the blend at
  * the centroids of triangles the bound covers: longest edge at least hmin
- * (a little more for the generator's unsnapped bounding box), no vertex
- * that two mouths share (the blend jumps there). *worst_all gets the gap
- * over every triangle. */
+ * (a little more for the generator's unsnapped bounding box), at least one
+ * snap step thick, no vertex that two mouths share (the blend jumps
+ * there). *worst_all gets the gap over every triangle. */
 static inline double height_gap(const pm_scene *s, const jcase *c, double *worst_all) {
     const pm_prim *as = find_prim(s, "asphalt");
     const pm_meta *arms = pm_meta_get(s->meta, "arms");
@@ -594,7 +594,11 @@ static inline double height_gap(const pm_scene *s, const jcase *c, double *worst
         }
         double gap = fabs(y / 3 - blend_at(s, c, g)) / tol;
         all = fmax(all, gap);
-        if (!shared && longest >= 1.01 * hmin + 2 * c->p.snap) worst = fmax(worst, gap);
+        /* A sliver thinner than the snap grid has no grid point inside to
+         * refine it with. */
+        double thick = fabs(pm_orient_xz(p[0], p[1], p[2])) / longest;
+        if (!shared && longest >= 1.01 * hmin + 2 * c->p.snap && thick >= c->p.snap)
+            worst = fmax(worst, gap);
     }
     if (worst_all) *worst_all = all;
     return worst;
