@@ -287,7 +287,7 @@ static int pm_api__junction_generate(const void *params, const pm_api_limits *li
 
 const pm_api_generator pm_api_gen_junction = {
     .name = "junction",
-    .version = "1.0.0",
+    .version = "1.1.0",
     .path = "/v1/junctions",
     .parse = pm_api__junction_parse,
     .from_query = NULL,

@@ -5,6 +5,8 @@
  *                              random arm sets checked against every
  *                              invariant of tests/support/pm_test_junction.h
  *   bench_junction sweep=N [seed=S]  only the sweep, over N arm sets
+ *   bench_junction sloped      only the four-arm junction with sidewalks,
+ *                              flat and sloped, and a sloped T
  *   bench_junction polygons    prints junction contours in the polygon-file
  *                              format of bench_earclip (one polygon a line,
  *                              x y pairs counter-clockwise); it made
@@ -182,6 +184,21 @@ static void polygons(void) {
     }
 }
 
+/* Sloped junctions: what following the height field costs (the refined
+ * asphalt, the densified curb runs, the closed slabs), request to GLB. */
+static void sloped_cases(void) {
+    end_to_end("four arms sloped + sidewalks",
+               "{\"arms\": [{\"direction\": [1, 0], \"width\": 8}, {\"direction\": [0, 1], "
+               "\"width\": 7, \"elevation\": 3}, {\"direction\": [-1, 0], \"width\": 8, "
+               "\"elevation\": 0.5}, {\"direction\": [0, -1], \"width\": 7, \"elevation\": -2}], "
+               "\"sidewalk\": {\"width\": 2.5, \"curb_height\": 0.15}, \"corner_radius\": 5}");
+    end_to_end("tee sloped + sidewalks",
+               "{\"arms\": [{\"direction\": [1, 0], \"width\": 8}, {\"direction\": [0, 1], "
+               "\"width\": 7, \"elevation\": 2.5}, {\"direction\": [-1, 0], \"width\": 8, "
+               "\"elevation\": -1}], \"sidewalk\": {\"width\": 2, \"curb_height\": 0.15}, "
+               "\"corner_radius\": 6}");
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "polygons") == 0) {
         polygons();
@@ -191,7 +208,15 @@ int main(int argc, char **argv) {
         return sweep(atol(argv[1] + 6),
                      argc > 2 && strncmp(argv[2], "seed=", 5) == 0 ? strtoull(argv[2] + 5, NULL, 10) : 424242);
     printf("junction, end to end (request bytes -> GLB bytes), medians:\n");
+    if (argc > 1 && strcmp(argv[1], "sloped") == 0) {
+        /* Only these: the same source builds against older trees for a
+         * before/after comparison (bench/junction_heights.sh). */
+        end_to_end("four arms + sidewalks", four_arm_sidewalks);
+        sloped_cases();
+        return 0;
+    }
     end_to_end("four arms + sidewalks", four_arm_sidewalks);
+    sloped_cases();
     end_to_end("tee", "{\"arms\": [{\"direction\": [1, 0], \"width\": 7}, {\"direction\": "
                       "[0, 1], \"width\": 9}, {\"direction\": [-1, 0], \"width\": 7}]}");
     end_to_end("five-way sloped + sidewalks",

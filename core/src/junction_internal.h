@@ -12,8 +12,10 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pm/arena.h"
+#include "pm/geom.h"
 #include "pm/junction.h"
 #include "pm/result.h"
 
@@ -113,6 +115,12 @@ typedef struct pm__junction {
     double R, Ri;
     PM_VEC(double) island_ang;   /* island points' angles, increasing */
     size_t *cut_island;          /* per corner: index of its cut in island_ang */
+    /* heights, set by pm__heights_init (junction_heights.c) */
+    bool sloped;                 /* the arms' elevations are not all equal */
+    double tol;                  /* allowed gap between the mesh and the blend (m) */
+    double hmin;                 /* no refinement below this edge length (m) */
+    pm__v2 *mouth_seg;           /* per sorted arm: final right and left mouth points */
+    double *mouth_inv_l2;        /* per sorted arm: 1 / squared mouth length (0 if none) */
     /* mesh results, filled by junction_mesh.c */
     size_t ncontour;             /* asphalt vertices 0..ncontour-1 are the contour */
     pm__v2 *contour;             /* final (snapped, float-exact) points */
@@ -142,6 +150,53 @@ int pm__junction_mesh(pm__junction *J);
  * back over the other. Exact (robust predicates). On failure bad (may be
  * NULL) gets the two offending edges (edge i runs from p[i] to p[i+1]). */
 bool pm__poly_simple(const pm__v2 *p, size_t n, size_t bad[2]);
+
+/* The point as it will be written: snapped in x and z, rounded to float,
+ * and read back exactly, so every later test sees the output's own numbers. */
+static inline pm__v2 pm__final(const pm__junction *J, pm__v2 p) {
+    double g = J->prm->snap;
+    float x = (float)pm_snap(p.x, g), z = (float)pm_snap(-p.y, g);
+    return pm__v((double)x, -(double)z);
+}
+
+static inline float pm__final_y(const pm__junction *J, double y) {
+    return (float)pm_snap(y, J->prm->snap);
+}
+
+/* junction_heights.c: the height field and the points it adds to the
+ * contour. pm__heights_init needs the blocks (the mouths are their ends);
+ * it decides whether the junction is sloped and how closely the mesh must
+ * follow the field. */
+int pm__heights_init(pm__junction *J);
+/* Ground height at p: the arms' elevations blended by inverse squared
+ * distance to their mouth edges (exactly the elevation on a mouth edge,
+ * constant when the junction is flat). */
+double pm__jheight(const pm__junction *J, pm__v2 p);
+/* Sloped junctions only: adds points along the blocks' curb runs and the
+ * island ring (between existing ones, on the same straight segments or on
+ * the island's circle) wherever the straight edge between two points
+ * strays from the height field by more than tol / 2. */
+int pm__densify(pm__junction *J);
+
+/* junction_refine.c: a triangulation whose interior is refined until its
+ * linear heights follow the height field. */
+typedef struct pm__tmesh {
+    PM_VEC(pm__v2) v;        /* final (snapped, float-exact) points */
+    PM_VEC(double) y;        /* final heights, as written */
+    PM_VEC(uint32_t) t;      /* 3 per triangle, counter-clockwise from +Y */
+    PM_VEC(uint32_t) nb;     /* 3 per triangle: across edge i (t[i] -> t[i+1]) the
+                              * neighbour's 3 * triangle + edge, or PM__NO_NB */
+} pm__tmesh;
+#define PM__NO_NB UINT32_MAX
+
+/* Turns m (its v, y and t filled; the boundary = edges of one triangle)
+ * into a constrained Delaunay triangulation, then adds interior points
+ * (after the existing ones) until every triangle's linear heights are
+ * within J->tol of pm__jheight + yoff at its centroid and edge midpoints,
+ * or its longest edge is below J->hmin, or max_new points were added.
+ * Boundary edges are never split; every triangle stays counter-clockwise
+ * with positive area on the final coordinates. Returns 0 or PM_ERR_NOMEM. */
+int pm__tmesh_refine(pm__junction *J, pm__tmesh *m, double yoff, size_t max_new);
 
 /* A point on arm's curb-parallel line: o + side * off * n + t * d. */
 static inline pm__v2 pm__arm_pt(const pm__jarm *a, double side, double t, double off) {

@@ -80,18 +80,6 @@ static double pm__orient(pm__v2 a, pm__v2 b, pm__v2 c) {
 
 /* ---- snapping ------------------------------------------------------------- */
 
-/* The point as it will be written: snapped in x and z, rounded to float, and
- * read back exactly, so every later test sees the output's own numbers. */
-static pm__v2 pm__final(const pm__junction *J, pm__v2 p) {
-    double g = J->prm->snap;
-    float x = (float)pm_snap(p.x, g), z = (float)pm_snap(-p.y, g);
-    return pm__v((double)x, -(double)z);
-}
-
-static float pm__final_y(const pm__junction *J, double y) {
-    return (float)pm_snap(y, J->prm->snap);
-}
-
 static bool pm__same(pm__v2 a, pm__v2 b) { return a.x == b.x && a.y == b.y; }
 
 /* Drops consecutive repeats (cyclically) from pts[0..n-1] in place, writing
@@ -203,31 +191,6 @@ static int pm__contour(pm__junction *J, pm__raw *raw) {
 
 /* ---- heights and vertices ------------------------------------------------- */
 
-static double pm__seg_dist2(pm__v2 p, pm__v2 a, pm__v2 b) {
-    pm__v2 ab = pm__sub(b, a), ap = pm__sub(p, a);
-    double l2 = pm__dot(ab, ab), t = l2 > 0 ? pm__dot(ap, ab) / l2 : 0;
-    t = t < 0 ? 0 : t > 1 ? 1 : t;
-    pm__v2 d = pm__sub(ap, pm__mul(ab, t));
-    return pm__dot(d, d);
-}
-
-/* Ground height: the arms' elevations blended by inverse squared distance to
- * their mouth edges, so each mouth edge carries its arm's elevation exactly
- * and the surface is smooth in between. */
-static double pm__height(const pm__junction *J, pm__v2 p) {
-    bool flat = true;
-    for (size_t k = 1; k < J->n; k++) flat = flat && J->arms[k].elev == J->arms[0].elev;
-    if (flat) return J->arms[0].elev;
-    double sw = 0, swe = 0, zw = 0, zwe = 0;
-    for (size_t k = 0; k < J->n; k++) {
-        double d2 = pm__seg_dist2(p, J->contour[J->mouth_right[k]], J->contour[J->mouth_left[k]]);
-        if (d2 == 0) { zw += 1; zwe += J->arms[k].elev; continue; }
-        sw += 1 / d2;
-        swe += J->arms[k].elev / d2;
-    }
-    return zw > 0 ? zwe / zw : swe / sw;
-}
-
 static int pm__vertex(pm__junction *J, pm_prim *prim, pm__v2 p, float y, bool planar_uv,
                       float u, float v) {
     float pos[3] = {(float)p.x, y, (float)-p.y};
@@ -245,8 +208,12 @@ static pm_prim *pm__prim(pm__junction *J, uint32_t i) { return &J->scene->prims[
 
 /* ---- asphalt ---------------------------------------------------------------- */
 
+typedef PM_VEC(uint32_t) pm__tris;
+
+/* Ear-clips the simple counter-clockwise polygon pts[0..n-1], appending its
+ * triangles to out as ids[i] (i itself when ids is NULL). */
 static int pm__earclip(pm__junction *J, const pm__v2 *pts, size_t n, const uint32_t *ids,
-                       pm_prim *prim) {
+                       pm__tris *out) {
     double *xy = pm_arena_alloc(J->a, 2 * n * sizeof *xy);
     uint32_t *tri = pm_arena_alloc(J->a, pm_earclip_bound(n) * sizeof *tri);
     if (!xy || !tri) return PM_ERR_NOMEM;
@@ -257,18 +224,24 @@ static int pm__earclip(pm__junction *J, const pm__v2 *pts, size_t n, const uint3
         return pm__jfail(J, PM_JUNCTION_SELF_INTERSECTION, -1, -1,
                          "the junction contour cannot be triangulated");
     for (long t = 0; t < nt; t++) {
-        uint32_t a = tri[3 * t], b = tri[3 * t + 1], c = tri[3 * t + 2];
-        if (pm_prim_add_tri(J->scene, prim, ids ? ids[a] : a, ids ? ids[b] : b,
-                            ids ? ids[c] : c) < 0)
-            return PM_ERR_NOMEM;
+        for (int k = 0; k < 3; k++) {
+            uint32_t v = tri[3 * t + k];
+            if (pm_vec_push(J->a, out, ids ? ids[v] : v) < 0) return PM_ERR_NOMEM;
+        }
     }
+    return 0;
+}
+
+static int pm__emit_tris(pm__junction *J, pm_prim *prim, const uint32_t *t, size_t n) {
+    for (size_t i = 0; i + 2 < n; i += 3)
+        if (pm_prim_add_tri(J->scene, prim, t[i], t[i + 1], t[i + 2]) < 0) return PM_ERR_NOMEM;
     return 0;
 }
 
 /* Roundabout ring: one simple polygon per arm, between the radial cuts in
  * the gaps before and after it (outer contour forward, island backward). */
 static int pm__ring_sectors(pm__junction *J, const pm__raw *raw, const size_t *imap,
-                            pm_prim *prim) {
+                            pm__tris *out) {
     size_t nc = J->ncontour, ni = J->nisland;
     pm__v2 *pts = pm_arena_alloc(J->a, (nc + ni + 2) * sizeof *pts);
     uint32_t *ids = pm_arena_alloc(J->a, (nc + ni + 2) * sizeof *ids);
@@ -293,7 +266,7 @@ static int pm__ring_sectors(pm__junction *J, const pm__raw *raw, const size_t *i
             return pm__jfail(J, PM_JUNCTION_RING_NO_FIT, J->arms[kp].index, J->arms[k].index,
                              "the ring around arm %d crosses itself or the island: make the "
                              "roundabout larger or the island smaller", J->arms[k].index);
-        int rc = pm__earclip(J, pts, m, ids, prim);
+        int rc = pm__earclip(J, pts, m, ids, out);
         if (rc < 0) return rc;
     }
     return 0;
@@ -314,23 +287,43 @@ static int pm__island_points(pm__junction *J, size_t **imap) {
     return 0;
 }
 
+/* At most this many points inside the asphalt: the height field's only
+ * discontinuity (two mouths sharing a corner point) would otherwise draw
+ * points down to the size floor all round it. */
+#define PM__MAX_INTERIOR 4096
+
+static int pm__ground_point(pm__junction *J, pm__tmesh *m, pm__v2 p) {
+    if (pm_vec_push(J->a, &m->v, p) < 0) return PM_ERR_NOMEM;
+    double y = pm__final_y(J, pm__jheight(J, p));
+    return pm_vec_push(J->a, &m->y, y) < 0 ? PM_ERR_NOMEM : 0;
+}
+
+/* The asphalt: contour points, then island points, then (sloped junctions)
+ * the points refinement adds inside. */
 static int pm__asphalt(pm__junction *J, const pm__raw *raw, uint32_t *pi) {
-    size_t nv = J->ncontour + (J->ring ? J->nisland : 0);
-    pm_prim *prim = pm_scene_add_prim(J->scene, "asphalt", "asphalt", PM_PRIM_UV,
-                                      (uint32_t)nv, (uint32_t)(3 * nv));
-    if (!prim) return PM_ERR_NOMEM;
-    *pi = J->scene->nprims - 1;
+    pm__tmesh m;
+    memset(&m, 0, sizeof m);
     size_t *imap = NULL;
     int rc = J->ring ? pm__island_points(J, &imap) : 0;
-    for (size_t i = 0; rc == 0 && i < J->ncontour; i++)
-        rc = pm__vertex(J, prim, J->contour[i], pm__final_y(J, pm__height(J, J->contour[i])),
-                        true, 0, 0);
+    for (size_t i = 0; rc == 0 && i < J->ncontour; i++) rc = pm__ground_point(J, &m, J->contour[i]);
     for (size_t i = 0; rc == 0 && J->ring && i < J->nisland; i++)
-        rc = pm__vertex(J, prim, J->island[i], pm__final_y(J, pm__height(J, J->island[i])),
-                        true, 0, 0);
+        rc = pm__ground_point(J, &m, J->island[i]);
     if (rc < 0) return rc;
-    rc = J->ring ? pm__ring_sectors(J, raw, imap, prim)
-                 : pm__earclip(J, J->contour, J->ncontour, NULL, prim);
+    pm__tris t = {0};
+    rc = J->ring ? pm__ring_sectors(J, raw, imap, &t)
+                 : pm__earclip(J, J->contour, J->ncontour, NULL, &t);
+    if (rc < 0) return rc;
+    m.t.data = t.data;
+    m.t.len = t.len;
+    m.t.cap = t.cap;
+    if (J->sloped && (rc = pm__tmesh_refine(J, &m, 0, PM__MAX_INTERIOR)) < 0) return rc;
+    pm_prim *prim = pm_scene_add_prim(J->scene, "asphalt", "asphalt", PM_PRIM_UV,
+                                      (uint32_t)m.v.len, (uint32_t)m.t.len);
+    if (!prim) return PM_ERR_NOMEM;
+    *pi = J->scene->nprims - 1;
+    for (size_t i = 0; rc == 0 && i < m.v.len; i++)
+        rc = pm__vertex(J, prim, m.v.data[i], (float)m.y.data[i], true, 0, 0);
+    if (rc == 0) rc = pm__emit_tris(J, prim, m.t.data, m.t.len);
     if (rc < 0) return rc;
     pm_prim_compute_normals(prim);
     return 0;
@@ -389,7 +382,7 @@ static int pm__curb_face(pm__junction *J, const pm__side *s, uint32_t asphalt, u
         const pm_prim *ap = pm__prim(J, asphalt);
         pm__v2 p = pm__pos2(ap, s->cv[j]);
         float ybot = ap->positions[3 * s->cv[j] + 1];
-        top[j] = pm__final_y(J, pm__height(J, p) + s->cch[j]);
+        top[j] = pm__final_y(J, pm__jheight(J, p) + s->cch[j]);
         if (j > 0) u += pm__len(pm__sub(p, pm__pos2(ap, s->cv[j - 1])));
         pm_prim *cp = pm__prim(J, curb);
         int rc = pm__vertex(J, cp, p, ybot, false, (float)(u * sc), 0);
@@ -414,8 +407,6 @@ static int pm__side_fail(pm__junction *J, size_t k) {
                      "the sidewalk between arms %d and %d folds over itself: make it "
                      "narrower or the corner radius larger", a, b);
 }
-
-typedef PM_VEC(uint32_t) pm__tris;
 
 /* Keeps triangle abc when it is counter-clockwise from +Y; a flat one (zero
  * area, from points that snapped onto a line) is left out. Returns
@@ -477,14 +468,14 @@ static void pm__trim_outer(const pm__junction *J, pm__v2 *o, size_t n) {
 }
 
 /* The sidewalk band: inner edge on the curb's top (same floats), outer edge
- * the block's offset points, one vertex per distinct outer point. */
+ * the block's offset points, one vertex per distinct outer point (oi[j]:
+ * band pair j's outer vertex). */
 static int pm__sidewalk_band(pm__junction *J, pm__side *s, const float *top,
-                             uint32_t asphalt, uint32_t side, size_t k) {
-    uint32_t *oi = pm_arena_alloc(J->a, s->nb * sizeof *oi);
+                             uint32_t asphalt, uint32_t side, size_t k, uint32_t *oi) {
     pm__v2 *inner = pm_arena_alloc(J->a, s->nc * sizeof *inner);
     pm__v2 *outline = pm_arena_alloc(J->a, (s->nc + s->nb) * sizeof *outline);
     size_t *omap = pm_arena_alloc(J->a, (s->nc + s->nb) * sizeof *omap);
-    if (!oi || !inner || !outline || !omap) return PM_ERR_NOMEM;
+    if (!inner || !outline || !omap) return PM_ERR_NOMEM;
     pm__trim_outer(J, s->bout, s->nb);
     uint32_t base = pm__prim(J, side)->vcount;
     for (size_t j = 0; j < s->nc; j++) {
@@ -494,7 +485,7 @@ static int pm__sidewalk_band(pm__junction *J, pm__side *s, const float *top,
     for (size_t j = 0; j < s->nb; j++) {
         if (j > 0 && pm__same(s->bout[j], s->bout[j - 1])) { oi[j] = oi[j - 1]; continue; }
         oi[j] = pm__prim(J, side)->vcount;
-        float y = pm__final_y(J, pm__height(J, s->bout[j]) + s->cch[s->bc[j]]);
+        float y = pm__final_y(J, pm__jheight(J, s->bout[j]) + s->cch[s->bc[j]]);
         if (pm__vertex(J, pm__prim(J, side), s->bout[j], y, true, 0, 0) < 0) return PM_ERR_NOMEM;
     }
     /* The band's outline: curb forward, outer edge back (clockwise). */
@@ -531,8 +522,82 @@ static int pm__sidewalk_band(pm__junction *J, pm__side *s, const float *top,
         pm__v2 tp = outline[a]; outline[a] = outline[b]; outline[b] = tp;
         uint32_t ti = ids[a]; ids[a] = ids[b]; ids[b] = ti;
     }
-    rc = pm__earclip(J, outline, no, ids, sp);
+    t.len = 0;
+    rc = pm__earclip(J, outline, no, ids, &t);
+    if (rc == 0) rc = pm__emit_tris(J, sp, t.data, t.len);
     return rc == PM_ERR_GEOMETRY ? pm__side_fail(J, k) : rc;
+}
+
+/* A triangle of a vertical face, left out when the heights at its ends
+ * round to the same float (a curb lower than float resolution this high). */
+static int pm__wall_tri(pm__junction *J, pm_prim *p, uint32_t a, uint32_t b, uint32_t c) {
+    const float *pa = p->positions + 3 * a, *pb = p->positions + 3 * b, *pc = p->positions + 3 * c;
+    double u[3], v[3];
+    for (int i = 0; i < 3; i++) { u[i] = (double)pb[i] - pa[i]; v[i] = (double)pc[i] - pa[i]; }
+    if (u[1] * v[2] - u[2] * v[1] == 0 && u[0] * v[1] - u[1] * v[0] == 0) return 0;
+    return pm_prim_add_tri(J->scene, p, a, b, c) < 0 ? PM_ERR_NOMEM : 0;
+}
+
+static const float *pm__at(pm__junction *J, uint32_t prim, uint32_t v) {
+    return pm__prim(J, prim)->positions + 3 * v;
+}
+
+/* The slab's outer face: from each distinct outer vertex of the band (same
+ * floats) straight down to the ground, the height field there; facing away
+ * from the slab (the band's outer edge runs with the contour, the slab on
+ * its left). */
+static int pm__outer_face(pm__junction *J, const pm__side *s, uint32_t curb, uint32_t side,
+                          const uint32_t *oi) {
+    double sc = J->prm->uv_scale, u = 0;
+    uint32_t base = pm__prim(J, curb)->vcount, m = 0;
+    pm__v2 prev = pm__v(0, 0);
+    for (size_t j = 0; j < s->nb; j++) {
+        if (j > 0 && oi[j] == oi[j - 1]) continue;
+        const float *t = pm__at(J, side, oi[j]);
+        pm__v2 p = pm__v((double)t[0], -(double)t[2]);
+        float ytop = t[1], ybot = pm__final_y(J, pm__jheight(J, p));
+        if (m > 0) u += pm__len(pm__sub(p, prev));
+        prev = p;
+        int rc = pm__vertex(J, pm__prim(J, curb), p, ybot, false, (float)(u * sc), 0);
+        if (rc == 0) rc = pm__vertex(J, pm__prim(J, curb), p, ytop, false, (float)(u * sc),
+                                     (float)(((double)ytop - ybot) * sc));
+        if (rc < 0) return rc;
+        m++;
+    }
+    for (uint32_t i = 0; i + 1 < m; i++) {
+        uint32_t b0 = base + 2 * i, t0 = b0 + 1, b1 = b0 + 2, t1 = b0 + 3;
+        int rc = pm__wall_tri(J, pm__prim(J, curb), b0, b1, t1);
+        if (rc == 0) rc = pm__wall_tri(J, pm__prim(J, curb), b0, t1, t0);
+        if (rc < 0) return rc;
+    }
+    return 0;
+}
+
+/* An end cap where the slab meets a mouth: the vertical quad from the
+ * curb's edge (asphalt vertex cv up to the curb top ytop) to the outer
+ * face's edge (band vertex o down to the ground), in the vertical plane
+ * through both; it faces back along the arm at the block's start (first)
+ * and forward at its end. */
+static int pm__end_cap(pm__junction *J, uint32_t asphalt, uint32_t curb, uint32_t side,
+                       uint32_t cv, float ytop, uint32_t o, bool first) {
+    const float *a = pm__at(J, asphalt, cv), *t = pm__at(J, side, o);
+    pm__v2 p = pm__v((double)a[0], -(double)a[2]), q = pm__v((double)t[0], -(double)t[2]);
+    float pbot = a[1], qtop = t[1], qbot = pm__final_y(J, pm__jheight(J, q));
+    double sc = J->prm->uv_scale, w = pm__len(pm__sub(q, p)) * sc;
+    uint32_t v = pm__prim(J, curb)->vcount;
+    int rc = pm__vertex(J, pm__prim(J, curb), p, pbot, false, 0, 0);
+    if (rc == 0) rc = pm__vertex(J, pm__prim(J, curb), p, ytop, false, 0, (float)((ytop - pbot) * sc));
+    if (rc == 0) rc = pm__vertex(J, pm__prim(J, curb), q, qtop, false, (float)w, (float)((qtop - pbot) * sc));
+    if (rc == 0) rc = pm__vertex(J, pm__prim(J, curb), q, qbot, false, (float)w, (float)((qbot - pbot) * sc));
+    if (rc < 0) return rc;
+    /* v: curb bottom, v+1: curb top, v+2: outer top, v+3: outer bottom. */
+    pm_prim *cp = pm__prim(J, curb);
+    if (first) {
+        rc = pm__wall_tri(J, cp, v, v + 3, v + 2);
+        return rc == 0 ? pm__wall_tri(J, cp, v, v + 2, v + 1) : rc;
+    }
+    rc = pm__wall_tri(J, cp, v, v + 1, v + 2);
+    return rc == 0 ? pm__wall_tri(J, cp, v, v + 2, v + 3) : rc;
 }
 
 static int pm__sides(pm__junction *J, const pm__raw *raw, uint32_t asphalt) {
@@ -549,7 +614,14 @@ static int pm__sides(pm__junction *J, const pm__raw *raw, uint32_t asphalt) {
         float *top = pm_arena_alloc(J->a, s.nc * sizeof *top);
         if (!top) return PM_ERR_NOMEM;
         rc = pm__curb_face(J, &s, asphalt, curb, top);
-        if (rc == 0) rc = pm__sidewalk_band(J, &s, top, asphalt, side, k);
+        uint32_t *oi = pm_arena_alloc(J->a, s.nb * sizeof *oi);
+        if (!oi) return PM_ERR_NOMEM;
+        if (rc == 0) rc = pm__sidewalk_band(J, &s, top, asphalt, side, k, oi);
+        /* Closed on the sides: outer face and both end caps. */
+        if (rc == 0) rc = pm__outer_face(J, &s, curb, side, oi);
+        if (rc == 0) rc = pm__end_cap(J, asphalt, curb, side, s.cv[0], top[0], oi[0], true);
+        if (rc == 0)
+            rc = pm__end_cap(J, asphalt, curb, side, s.cv[s.nc - 1], top[s.nc - 1], oi[s.nb - 1], false);
         if (rc < 0) return rc;
     }
     pm_prim_compute_normals(pm__prim(J, curb));
@@ -559,32 +631,43 @@ static int pm__sides(pm__junction *J, const pm__raw *raw, uint32_t asphalt) {
 
 /* ---- roundabout island ---------------------------------------------------- */
 
-/* The island: a raised top (ear-clipped) and a vertical wall whose bottom
- * sits on the asphalt's inner ring (same floats), facing outward. */
+/* The island: a raised top (ear-clipped, refined on sloped junctions like
+ * the asphalt) and a vertical wall whose bottom sits on the asphalt's inner
+ * ring (same floats), facing outward. */
 static int pm__island(pm__junction *J, uint32_t asphalt) {
     size_t ni = J->nisland, nc = J->ncontour;
-    if (!pm_scene_add_prim(J->scene, "island", "island", PM_PRIM_UV, (uint32_t)(3 * ni),
-                           (uint32_t)(9 * ni)))
-        return PM_ERR_NOMEM;
-    uint32_t isl = J->scene->nprims - 1;
-    float *top = pm_arena_alloc(J->a, ni * sizeof *top);
-    if (!top) return PM_ERR_NOMEM;
     double hi = J->prm->roundabout.island_height, sc = J->prm->uv_scale, u = 0;
+    pm__tmesh m;
+    memset(&m, 0, sizeof m);
     for (size_t i = 0; i < ni; i++) {
-        top[i] = pm__final_y(J, pm__height(J, J->island[i]) + hi);
-        if (pm__vertex(J, pm__prim(J, isl), J->island[i], top[i], true, 0, 0) < 0)
+        double y = pm__final_y(J, pm__jheight(J, J->island[i]) + hi);
+        if (pm_vec_push(J->a, &m.v, J->island[i]) < 0 || pm_vec_push(J->a, &m.y, y) < 0)
             return PM_ERR_NOMEM;
     }
-    int rc = pm__earclip(J, J->island, ni, NULL, pm__prim(J, isl));
+    pm__tris t = {0};
+    int rc = pm__earclip(J, J->island, ni, NULL, &t);
     if (rc < 0) return rc;
-    uint32_t base = (uint32_t)ni;
+    m.t.data = t.data;
+    m.t.len = t.len;
+    m.t.cap = t.cap;
+    if (J->sloped && (rc = pm__tmesh_refine(J, &m, hi, PM__MAX_INTERIOR)) < 0) return rc;
+    size_t nt = m.v.len;
+    if (!pm_scene_add_prim(J->scene, "island", "island", PM_PRIM_UV, (uint32_t)(nt + 2 * ni + 2),
+                           (uint32_t)(m.t.len + 6 * ni)))
+        return PM_ERR_NOMEM;
+    uint32_t isl = J->scene->nprims - 1;
+    for (size_t i = 0; i < nt; i++)
+        if (pm__vertex(J, pm__prim(J, isl), m.v.data[i], (float)m.y.data[i], true, 0, 0) < 0)
+            return PM_ERR_NOMEM;
+    if ((rc = pm__emit_tris(J, pm__prim(J, isl), m.t.data, m.t.len)) < 0) return rc;
+    uint32_t base = (uint32_t)nt;
     for (size_t i = 0; i <= ni; i++) {
         size_t w = i % ni;
-        float ybot = pm__prim(J, asphalt)->positions[3 * (nc + w) + 1];
+        float ybot = pm__prim(J, asphalt)->positions[3 * (nc + w) + 1], top = (float)m.y.data[w];
         if (i > 0) u += pm__len(pm__sub(J->island[w], J->island[i - 1]));
         rc = pm__vertex(J, pm__prim(J, isl), J->island[w], ybot, false, (float)(u * sc), 0);
-        if (rc == 0) rc = pm__vertex(J, pm__prim(J, isl), J->island[w], top[w], false,
-                                     (float)(u * sc), (float)((top[w] - ybot) * sc));
+        if (rc == 0) rc = pm__vertex(J, pm__prim(J, isl), J->island[w], top, false,
+                                     (float)(u * sc), (float)((top - ybot) * sc));
         if (rc < 0) return rc;
     }
     pm_prim *ip = pm__prim(J, isl);
@@ -601,7 +684,9 @@ static int pm__island(pm__junction *J, uint32_t asphalt) {
 int pm__junction_mesh(pm__junction *J) {
     pm__raw raw;
     uint32_t asphalt = 0;
-    int rc = pm__contour(J, &raw);
+    int rc = pm__heights_init(J);
+    if (rc == 0) rc = pm__densify(J);
+    if (rc == 0) rc = pm__contour(J, &raw);
     if (rc == 0) rc = pm__asphalt(J, &raw, &asphalt);
     if (rc == 0 && J->any_sidewalk) rc = pm__sides(J, &raw, asphalt);
     if (rc == 0 && J->ring) rc = pm__island(J, asphalt);

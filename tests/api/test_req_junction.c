@@ -53,7 +53,7 @@ static void expect_422(const char *body, const char *pointer, const char *word) 
 
 Test(req_junction, identity) {
     cr_assert_str_eq(GEN.name, "junction");
-    cr_assert_str_eq(GEN.version, "1.0.0");
+    cr_assert_str_eq(GEN.version, "1.1.0");
     cr_assert_str_eq(GEN.path, "/v1/junctions");
     cr_assert_null(GEN.from_query, "POST only");
     cr_assert_eq(pm_api_find_generator("/v1/junctions"), &GEN);
@@ -306,6 +306,18 @@ static const char *const validated[] = {
     "{\"centerline\": [[0, 2, 30], [0, 0.5, 0]], \"width\": 6}, "
     "{\"direction\": [-1, -0.3], \"width\": 10, \"elevation\": -1}], "
     "\"sidewalk\": {\"width\": 2}}",
+    /* Sloped with sidewalks: refined asphalt, closed slabs. */
+    "{\"arms\": [{\"direction\": [1, 0], \"width\": 8}, {\"direction\": [0, 1], \"width\": 7, "
+    "\"elevation\": 3}, {\"direction\": [-1, 0], \"width\": 8, \"elevation\": 0.5}, "
+    "{\"direction\": [0, -1], \"width\": 7, \"elevation\": -2}], "
+    "\"sidewalk\": {\"width\": 2.5, \"curb_height\": 0.15}, \"corner_radius\": 5}",
+    "{\"arms\": [{\"direction\": [1, 0], \"width\": 8}, {\"direction\": [0, 1], \"width\": 7, "
+    "\"elevation\": 2.5}, {\"direction\": [-1, 0], \"width\": 8, \"elevation\": -1}], "
+    "\"sidewalk\": {\"width\": 2, \"curb_height\": 0.15}, \"corner_radius\": 6}",
+    "{\"arms\": [{\"direction\": [1, 0], \"width\": 8, \"elevation\": 1.5}, {\"direction\": [0, 1], "
+    "\"width\": 7}, {\"direction\": [-1, 0.1], \"width\": 8, \"elevation\": -1}, "
+    "{\"direction\": [0, -1], \"width\": 7, \"elevation\": 0.4}], \"roundabout\": {\"radius\": 16, "
+    "\"island_radius\": 8}, \"corner_radius\": 5, \"sidewalk\": {\"width\": 2.5}}",
 };
 
 Test(req_junction, outputs_pass_the_gltf_validator, .timeout = 300) {
@@ -365,16 +377,16 @@ Test(req_junction, warnings_reach_the_metadata) {
 typedef struct golden { const char *name, *body; uint64_t hash; } golden;
 
 static const golden goldens[] = {
-    {"cross", "{" CROSS "}", 0x1212003ff4db51ddull},
+    {"cross", "{" CROSS "}", 0xf344cbc2ee004085ull},
     {"tee_sidewalks", "{\"arms\": [" ARM_X "," ARM_Z "," ARM_NX "], \"sidewalk\": {\"width\": 2}}",
-     0x9aae3a4c9db5cebfull},
+     0x74c782b1248afeeeull},
     {"five_sloped", "{\"arms\": [{\"direction\": [1, 0.2], \"width\": 8, \"elevation\": 1}, "
                     "{\"direction\": [0.3, 1], \"width\": 6}, {\"direction\": [-1, 0.5], \"width\": 7, "
                     "\"elevation\": -0.5}, {\"direction\": [-0.6, -1], \"width\": 9}, "
                     "{\"direction\": [0.7, -0.8], \"width\": 5, \"elevation\": 2}], "
-                    "\"corner_radius\": 4, \"corner_segments\": 6}", 0xa4c444cb98e893e3ull},
+                    "\"corner_radius\": 4, \"corner_segments\": 6}", 0xb6da9afe14515f39ull},
     {"roundabout", "{" CROSS ", \"roundabout\": {\"radius\": 16, \"island_radius\": 8}, "
-                   "\"sidewalk\": {\"width\": 2.5}}", 0x43ba0f2170c3af01ull},
+                   "\"sidewalk\": {\"width\": 2.5}}", 0x82d5eec935fbcae6ull},
 };
 
 static uint64_t glb_hash(const char *body) {
@@ -404,5 +416,90 @@ Test(req_junction, golden_glb_hashes) {
         cr_assert_eq(h, goldens[i].hash, "%s: GLB hash 0x%016llx, golden 0x%016llx (see the top "
                      "of this file)", goldens[i].name, (unsigned long long)h,
                      (unsigned long long)goldens[i].hash);
+    }
+}
+
+/* ---- golden hashes of the output without version and key ----------------------------- */
+
+/* The JSON mesh with "version" and "key" removed, dumped with sorted keys:
+ * every coordinate, index, UV and metadata value, but not the version
+ * string, so a version bump alone does not move it (the GLB goldens above
+ * embed both). The flat cases' asphalt hashes date from 1.0.0: refining
+ * sloped junctions (1.1.0) left flat ones byte for byte as they were. */
+static uint64_t doc_hash(const json_t *doc) {
+    char *text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    uint64_t h = XXH3_64bits(text, strlen(text));
+    free(text);
+    return h;
+}
+
+/* Sets out[0] to the hash of the whole output, out[1] to that of the
+ * asphalt and the metadata alone (what the heights may move, not the
+ * sidewalks). */
+static void geometry_hash(const char *body, uint64_t out_h[2]) {
+    run r;
+    build(&r, body);
+    cr_assert_eq(r.rc, 0, "%s", r.prob.detail);
+    pm_api_buf out;
+    cr_assert_eq(pm_api_encode(r.scene, &GEN, "-", PM_API_FMT_JSON, &out), 0);
+    json_error_t err;
+    json_t *doc = json_loadb((const char *)out.data, out.len, 0, &err);
+    free(out.data);
+    cr_assert_not_null(doc, "%s", err.text);
+    json_object_del(doc, "version");
+    json_object_del(doc, "key");
+    out_h[0] = doc_hash(doc);
+    json_t *meshes = json_object_get(doc, "meshes");
+    for (size_t i = json_array_size(meshes); i-- > 0;)
+        if (strcmp(json_string_value(json_object_get(json_array_get(meshes, i), "name")), "asphalt"))
+            json_array_remove(meshes, i);
+    json_object_del(doc, "stats");
+    out_h[1] = doc_hash(doc);
+    json_decref(doc);
+    done(&r);
+}
+
+typedef struct geo_golden { const char *name, *body; uint64_t hash, asphalt; } geo_golden;
+
+static const geo_golden geo_goldens[] = {
+    {"cross", "{" CROSS "}", 0xafe87227b58d5770ull, 0xd99cefec62a52c48ull},
+    {"cross_sidewalks", "{" CROSS ", \"sidewalk\": {\"width\": 2.5, \"curb_height\": 0.15}, "
+                        "\"corner_radius\": 5}", 0xf68cfc0af8abbb3dull, 0xa8ef7b06507aee37ull},
+    {"tee_sidewalks", "{\"arms\": [" ARM_X "," ARM_Z "," ARM_NX "], \"sidewalk\": {\"width\": 2}}", 0x54f2ff45d2ef3adbull, 0x7d8f3bf3b2faa6eaull},
+    {"five_level", "{\"arms\": [{\"direction\": [1, 0.2], \"width\": 8, \"elevation\": 1}, "
+                   "{\"direction\": [0.3, 1], \"width\": 6, \"elevation\": 1}, {\"direction\": [-1, 0.5], "
+                   "\"width\": 7, \"elevation\": 1}, {\"direction\": [-0.6, -1], \"width\": 9, "
+                   "\"elevation\": 1}], \"corner_radius\": 4, \"corner_segments\": 6, "
+                   "\"sidewalk\": {\"width\": 3, \"curb_height\": 0.2}}", 0x3824586a81a04070ull, 0x0c94df5357a084e4ull},
+    {"roundabout", "{" CROSS ", \"roundabout\": {\"radius\": 16, \"island_radius\": 8}, "
+                   "\"sidewalk\": {\"width\": 2.5}}", 0xa5b4ca0773917e9eull, 0x5cb9685a1c37be61ull},
+    /* Sloped: refined asphalt and island top, densified curb runs. */
+    {"roundabout_sloped", "{\"arms\": [{\"direction\": [1, 0], \"width\": 8, \"elevation\": 1.5}, "
+                          "{\"direction\": [0, 1], \"width\": 7}, {\"direction\": [-1, 0.1], "
+                          "\"width\": 8, \"elevation\": -1}, {\"direction\": [0, -1], \"width\": 7, "
+                          "\"elevation\": 0.4}], \"roundabout\": {\"radius\": 16, \"island_radius\": 8}, "
+                          "\"corner_radius\": 5, \"sidewalk\": {\"width\": 2.5}}", 0xabe2f04a3da72f1aull, 0xe8b867ac24ff171dull},
+    {"cross_sloped", "{\"arms\": [{\"direction\": [1, 0], \"width\": 8}, {\"direction\": [0, 1], "
+                     "\"width\": 7, \"elevation\": 3}, {\"direction\": [-1, 0], \"width\": 8, "
+                     "\"elevation\": 0.5}, {\"direction\": [0, -1], \"width\": 7, \"elevation\": -2}], "
+                     "\"sidewalk\": {\"width\": 2.5, \"curb_height\": 0.15}, \"corner_radius\": 5}", 0x733c7a121c7c7d84ull, 0x6062e5ce878f2515ull},
+};
+
+Test(req_junction, golden_geometry_hashes) {
+    bool print = getenv("PM_JUNCTION_GOLDEN") && strcmp(getenv("PM_JUNCTION_GOLDEN"), "print") == 0;
+    for (size_t i = 0; i < sizeof geo_goldens / sizeof *geo_goldens; i++) {
+        uint64_t h[2];
+        geometry_hash(geo_goldens[i].body, h);
+        if (print) {
+            fprintf(stderr, "geometry %s: 0x%016llxull, 0x%016llxull\n", geo_goldens[i].name,
+                    (unsigned long long)h[0], (unsigned long long)h[1]);
+            continue;
+        }
+        cr_assert_eq(h[1], geo_goldens[i].asphalt, "%s: asphalt hash 0x%016llx, golden 0x%016llx",
+                     geo_goldens[i].name, (unsigned long long)h[1],
+                     (unsigned long long)geo_goldens[i].asphalt);
+        cr_assert_eq(h[0], geo_goldens[i].hash, "%s: output hash 0x%016llx, golden 0x%016llx (see "
+                     "the top of this file)", geo_goldens[i].name, (unsigned long long)h[0],
+                     (unsigned long long)geo_goldens[i].hash);
     }
 }

@@ -186,6 +186,96 @@ Test(junction, sloped_arms_blend_heights) {
     pm_arena_destroy(r.a);
 }
 
+/* The asphalt follows the blend inside, not only at the contour: ear
+ * clipping alone left this cross 17.5 x tol off at a centroid (creases
+ * across long, thin triangles). Points are added inside and along the curb
+ * runs, mouths stay single level edges, and the seams stay closed. */
+Test(junction, sloped_cross_surface_follows_the_blend) {
+    jcase c;
+    jcase_init(&c);
+    c.p.corner_radius = 5;
+    double elev[4] = {0, 3, 0.5, -2};
+    for (int i = 0; i < 4; i++) add_arm(&c, 90.0 * i, i % 2 ? 7 : 8)->elevation = elev[i];
+    set_sidewalks(&c, 2.5, 0.15);
+    jrun r;
+    assert_valid(&c, &r);
+    const pm_prim *as = find_prim(r.s, "asphalt");
+    size_t nc = pm_meta_get(r.s->meta, "contour")->u.kids.count;
+    cr_assert_gt(as->vcount, nc + 20, "only %u vertices for %zu contour points", as->vcount, nc);
+    double all = 0, gap = height_gap(r.s, &c, &all);
+    cr_assert_leq(gap, 1.0 + 1e-6);
+    cr_assert_leq(all, 1.0 + 1e-6, "no shared corners here: every triangle is bounded");
+    /* The same arms flat: the contour of the ear-clipped junction, no more. */
+    jcase f = c;
+    f.p.arms = f.arms;
+    for (int i = 0; i < 4; i++) f.arms[i].elevation = 1;
+    jrun rf;
+    assert_valid(&f, &rf);
+    size_t ncf = pm_meta_get(rf.s->meta, "contour")->u.kids.count;
+    cr_assert_eq(find_prim(rf.s, "asphalt")->vcount, ncf);
+    cr_assert_gt(nc, ncf, "the sloped contour gets points along its curb runs");
+    pm_arena_destroy(rf.a);
+    pm_arena_destroy(r.a);
+}
+
+/* Every sidewalk slab closed on the sides (check_slab in check_all) and
+ * every vertical face of it facing out of the slab. */
+Test(junction_property, sidewalk_slabs_closed_and_facing_out, .timeout = 120) {
+    pm_rng g;
+    pm_rng_seed(&g, 9001);
+    int ok = 0;
+    for (int it = 0; ok < 400 && it < 1000; it++) {
+        jcase c;
+        random_case(&g, &c);
+        for (size_t i = 0; i < c.p.narms; i++) c.arms[i].has_sidewalk = !pm_rng_chance(&g, 0.1);
+        jrun r = run(&c);
+        if (r.rc == PM_ERR_GEOMETRY) { pm_arena_destroy(r.a); continue; }
+        const char *w = check_all(&r, &c, true);
+        if (!w && find_prim(r.s, "curb")) w = check_slab_facing(r.s, 1e-3);
+        if (w && getenv("PM_JUNCTION_DUMP")) dump_case(&c);
+        cr_assert_null(w, "case %d: %s", it, w);
+        ok++;
+        pm_arena_destroy(r.a);
+    }
+    cr_assert_eq(ok, 400);
+}
+
+/* Random arm sets, all sloped, elevations up to 5 m apart: every invariant
+ * (seams, exact cover, mouths level) and the height bound of check_heights. */
+Test(junction_property, sloped_surfaces_follow_the_blend, .timeout = 120) {
+    pm_rng g;
+    pm_rng_seed(&g, 4242);
+    int ok = 0, it = 0;
+    double worst = 0, worst_all = 0;
+    size_t inner = 0;
+    for (; ok < 2000 && it < 4000; it++) {
+        jcase c;
+        random_case(&g, &c);
+        for (size_t i = 0; i < c.p.narms; i++) c.arms[i].elevation = pm_rng_range(&g, -5, 5);
+        jrun r = run(&c);
+        if (r.rc == PM_ERR_GEOMETRY) {
+            cr_assert(refusal_justified(&c, &r.d), "case %d refused: %s", it, r.d.message);
+            pm_arena_destroy(r.a);
+            continue;
+        }
+        const char *w = check_all(&r, &c, it % 2 == 0);
+        if (w && getenv("PM_JUNCTION_DUMP")) dump_case(&c);
+        cr_assert_null(w, "case %d: %s", it, w);
+        double all = 0;
+        worst = fmax(worst, height_gap(r.s, &c, &all));
+        worst_all = fmax(worst_all, all);
+        const pm_meta *rb = pm_meta_get(r.s->meta, "roundabout");
+        inner += find_prim(r.s, "asphalt")->vcount - pm_meta_get(r.s->meta, "contour")->u.kids.count -
+                 (rb ? pm_meta_get(rb, "island")->u.kids.count : 0);
+        ok++;
+        pm_arena_destroy(r.a);
+    }
+    fprintf(stderr, "junction heights: %d sloped junctions, worst centroid gap %.3f x tol "
+            "(%.3f counting corners two mouths share and triangles under hmin), %.1f inner "
+            "points on average\n", ok, worst, worst_all, (double)inner / ok);
+    cr_assert_eq(ok, 2000);
+}
+
 Test(junction, flat_when_all_elevations_equal) {
     jcase c;
     jcase_init(&c);
@@ -229,9 +319,33 @@ Test(junction, sidewalks_are_curbs_and_bands) {
     const pm_prim *curb = find_prim(r.s, "curb"), *side = find_prim(r.s, "sidewalk");
     cr_assert_str_eq(curb->material, "curb");
     cr_assert_str_eq(side->material, "sidewalk");
-    /* The curb faces the asphalt: toward the centre here. */
+    /* The vertical faces of each corner's slab: the curb faces the asphalt
+     * (toward the centre here), the outer face away from it, and the two
+     * end caps along their arms, outward. The curb primitive holds them all. */
     double o[2] = {0, 0};
-    for (uint32_t t = 0; t < curb->icount; t += 3) cr_assert(faces_toward(curb, t, o));
+    int toward = 0, away = 0, caps = 0;
+    for (uint32_t t = 0; t < curb->icount; t += 3) {
+        float x[3], z[3];
+        for (int k = 0; k < 3; k++) {
+            x[k] = curb->positions[3 * curb->indices[t + k]];
+            z[k] = curb->positions[3 * curb->indices[t + k] + 2];
+        }
+        bool on_axis_x = x[0] == x[1] && x[1] == x[2], on_axis_z = z[0] == z[1] && z[1] == z[2];
+        if ((on_axis_x && fabs(x[0]) > 6.4) || (on_axis_z && fabs(z[0]) > 6.4)) {
+            /* A cap: in the mouth plane x = +-6.5 or z = +-6.5, facing out. */
+            double out[2] = {on_axis_x ? 2 * x[0] : 0, on_axis_z ? 2 * z[0] : 0};
+            cr_assert(faces_toward(curb, t, out), "cap triangle %u", t / 3);
+            caps++;
+        } else if (faces_toward(curb, t, o)) {
+            toward++;
+        } else {
+            away++;
+        }
+    }
+    cr_assert_eq(caps, 4 * 2 * 2, "two triangles per cap, two caps per corner");
+    cr_assert_gt(toward, 0);
+    cr_assert_gt(away, 0);
+    cr_assert_null(check_slab_facing(r.s, 1e-3));
     /* Curb is curb_height tall; the sidewalk's outer edge is 2 m further out. */
     for (uint32_t i = 0; i < curb->vcount; i++) {
         float y = curb->positions[3 * i + 1];

@@ -54,7 +54,7 @@ Test(http_junction, post_gives_a_json_mesh) {
     cr_assert_eq(strlen(hdr(&r, "ETag", etag, sizeof etag)), 34, "a quoted 32-digit key: %s", etag);
     json_t *j = json_of(&r);
     cr_assert_str_eq(json_string_value(json_object_get(j, "generator")), "junction");
-    cr_assert_str_eq(json_string_value(json_object_get(j, "version")), "1.0.0");
+    cr_assert_str_eq(json_string_value(json_object_get(j, "version")), "1.1.0");
     cr_assert_eq(strncmp(json_string_value(json_object_get(j, "key")), etag + 1, 32), 0);
     json_t *meshes = json_object_get(j, "meshes");
     cr_assert_eq(json_array_size(meshes), 3);

@@ -10,7 +10,14 @@
  *     left and right looking outward, level at the arm's elevation;
  *   - seams: every contour edge of a corner with a sidewalk shared by the
  *     asphalt and the curb, every curb top edge by the curb and the
- *     sidewalk, the island ring by the asphalt and the island wall.
+ *     sidewalk, the island ring by the asphalt and the island wall;
+ *   - the asphalt a triangulation of exactly the contour (minus the island):
+ *     every directed edge either a contour edge or paired with its reverse,
+ *     points added inside only on sloped junctions, after the contour and
+ *     island points;
+ *   - heights: at every asphalt triangle's centroid the mesh is within the
+ *     documented tolerance of the blend (docs/junction.md, "Heights"),
+ *     recomputed here from the metadata's mouths.
  * Checks return NULL, or a message. Also the random arm sets of the
  * property tests and the test of whether a refusal was called for. */
 #include <math.h>
@@ -156,6 +163,20 @@ static inline int pkey_cmp(pkey a, pkey b) {
     return 0;
 }
 
+static inline int pkey_cmp_ptr(const pkey *a, const pkey *b) { return pkey_cmp(*a, *b); }
+
+/* Whether keys (sorted, with y and z swapped: x, z, y order) hold a point
+ * straight above k. */
+static inline bool has_above(const pkey *keys, size_t n, pkey k) {
+    pkey s = {k.x, k.z, k.y};
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (pkey_cmp(keys[mid], s) <= 0) lo = mid + 1; else hi = mid;
+    }
+    return lo < n && keys[lo].x == k.x && keys[lo].y == k.z;
+}
+
 /* Every triangle edge of the scene by position, smaller end first, sorted:
  * how many triangles share an edge, across primitives. */
 typedef struct ekey { pkey a, b; } ekey;
@@ -253,6 +274,51 @@ static inline bool shared_mouth_vertex(const pm_meta *arms, uint32_t v) {
     return uses > 1;
 }
 
+typedef struct dedge { uint32_t a, b; } dedge;
+
+static inline int dedge_cmp(const void *x, const void *y) {
+    const dedge *p = x, *q = y;
+    if (p->a != q->a) return p->a < q->a ? -1 : 1;
+    return p->b < q->b ? -1 : p->b > q->b;
+}
+
+static inline bool dedge_has(const dedge *e, size_t n, uint32_t a, uint32_t b) {
+    dedge k = {a, b};
+    return bsearch(&k, e, n, sizeof *e, dedge_cmp) != NULL;
+}
+
+/* The triangles' directed edges cancel in pairs except the contour's
+ * (i -> i + 1) and the island's (backwards: it is a hole), each once: with
+ * every triangle counter-clockwise that makes them cover exactly the area
+ * inside the contour and outside the island, once. */
+static inline const char *check_cover(const pm_prim *as, size_t nc, size_t nb) {
+    size_t n = as->icount;
+    dedge *e = malloc((n ? n : 1) * sizeof *e);
+    for (uint32_t t = 0; t < n; t += 3)
+        for (int k = 0; k < 3; k++) e[t + k] = (dedge){as->indices[t + k], as->indices[t + (k + 1) % 3]};
+    qsort(e, n, sizeof *e, dedge_cmp);
+    const char *w = NULL;
+    for (size_t i = 0; i < n && !w; i++) {
+        uint32_t a = e[i].a, b = e[i].b;
+        if (i + 1 < n && e[i + 1].a == a && e[i + 1].b == b) { w = "asphalt edge used twice the same way"; break; }
+        bool boundary = (a < nc && b == (a + 1) % nc) ||
+                        (a >= nc && a < nb && b == nc + (a - nc + (nb - nc) - 1) % (nb - nc));
+        if (!boundary && !dedge_has(e, n, b, a)) {
+            snprintf(why_buf(), 512, "asphalt edge %u-%u is open but not on the contour", a, b);
+            w = why_buf();
+        }
+    }
+    for (uint32_t i = 0; i < nb && !w; i++) {
+        uint32_t j = i < nc ? (uint32_t)((i + 1) % nc) : (uint32_t)(nc + (i - nc + (nb - nc) - 1) % (nb - nc));
+        if (!dedge_has(e, n, i, j)) {
+            snprintf(why_buf(), 512, "boundary edge %u-%u is not an asphalt edge", i, j);
+            w = why_buf();
+        }
+    }
+    free(e);
+    return w;
+}
+
 /* The asphalt: contour simple and counter-clockwise, triangles up with the
  * exact area, mouths on the contour. */
 static inline const char *check_asphalt(const pm_scene *s, const jcase *c) {
@@ -284,10 +350,16 @@ static inline const char *check_asphalt(const pm_scene *s, const jcase *c) {
         free(isl);
         if (!ok || !(ia > 0)) FAIL("island ring is not a simple CCW polygon");
         area -= ia;
-        if (as->vcount != nc + ni) FAIL("asphalt has %u vertices, contour+island %zu", as->vcount, nc + ni);
-    } else if (as->vcount != nc) {
-        FAIL("asphalt has %u vertices besides the contour's %zu", as->vcount, nc);
+        if (as->vcount < nc + ni) FAIL("asphalt has %u vertices, contour+island %zu", as->vcount, nc + ni);
+    } else if (as->vcount < nc) {
+        FAIL("asphalt has %u vertices, fewer than the contour's %zu", as->vcount, nc);
     }
+    size_t nb = nc + (rb ? pm_meta_get(rb, "island")->u.kids.count : 0);
+    bool sloped = false;
+    for (size_t i = 1; i < c->p.narms; i++) sloped = sloped || c->arms[i].elevation != c->arms[0].elevation;
+    if (!sloped && as->vcount != nb) FAIL("a flat junction has %u asphalt vertices, not %zu", as->vcount, nb);
+    const char *w = check_cover(as, nc, nb);
+    if (w) return w;
     double tri = 0;
     for (uint32_t t = 0; t < as->icount; t += 3) {
         double pts[6];
@@ -297,7 +369,9 @@ static inline const char *check_asphalt(const pm_scene *s, const jcase *c) {
         tri += area2_xz(pts, 3);
     }
     if (fabs(tri - area) > 1e-9 * fabs(area)) FAIL("triangle area %.12g != contour area %.12g", tri / 2, area / 2);
-    if (!rb && as->icount / 3 != nc - 2) FAIL("%u triangles for %zu contour points", as->icount / 3, nc);
+    /* Euler: every added point strictly inside adds two triangles. */
+    size_t nt = (rb ? nb : nc - 2) + 2 * (as->vcount - nb);
+    if (as->icount / 3 != nt) FAIL("%u triangles for %zu boundary and %zu inner points", as->icount / 3, nb, as->vcount - nb);
     /* Mouths: request order, right -> left is a contour edge. */
     const pm_meta *arms = pm_meta_get(s->meta, "arms");
     if (arms->u.kids.count != c->p.narms) FAIL("metadata lists %zu arms", arms->u.kids.count);
@@ -333,6 +407,78 @@ static inline const char *check_asphalt(const pm_scene *s, const jcase *c) {
     return NULL;
 }
 
+/* The sidewalk slabs (curb and sidewalk primitives) closed on the sides:
+ * every edge shared by exactly two of their triangles, but the bottom
+ * boundary, whose edges both end at a bottom vertex (one with another slab
+ * vertex straight above it) and belong to one. */
+static inline const char *check_slab(const pm_scene *s) {
+    pm_scene sub = *s;
+    pm_prim prims[2];
+    const pm_prim *curb = find_prim(s, "curb"), *side = find_prim(s, "sidewalk");
+    prims[0] = *curb;
+    prims[1] = *side;
+    sub.prims = prims;
+    sub.nprims = 2;
+    etable et = edges_build(&sub);
+    size_t nv = curb->vcount + side->vcount;
+    pkey *keys = malloc((nv ? nv : 1) * sizeof *keys);
+    for (uint32_t i = 0; i < curb->vcount; i++) keys[i] = key_of(curb, i);
+    for (uint32_t i = 0; i < side->vcount; i++) keys[curb->vcount + i] = key_of(side, i);
+    /* Sorted by x, then z, then y (the key's own order is x, y, z). */
+    for (size_t i = 0; i < nv; i++) { float t = keys[i].y; keys[i].y = keys[i].z; keys[i].z = t; }
+    qsort(keys, nv, sizeof *keys, (int (*)(const void *, const void *))pkey_cmp_ptr);
+    const char *w = NULL;
+    for (int q = 0; q < 2 && !w; q++) {
+        const pm_prim *p = &prims[q];
+        for (uint32_t t = 0; t < p->icount && !w; t += 3)
+            for (int e = 0; e < 3 && !w; e++) {
+                pkey a = key_of(p, p->indices[t + e]), b = key_of(p, p->indices[t + (e + 1) % 3]);
+                bool bottom = has_above(keys, nv, a) && has_above(keys, nv, b);
+                int u = edge_uses(&et, a, b);
+                if (u != (bottom ? 1 : 2)) {
+                    snprintf(why_buf(), 512, "%s edge (%g %g %g)-(%g %g %g) is used by %d slab "
+                             "triangles, not %d", p->name, a.x, a.y, a.z, b.x, b.y, b.z, u, bottom ? 1 : 2);
+                    w = why_buf();
+                }
+            }
+    }
+    free(keys);
+    free(et.e);
+    return w;
+}
+
+/* Whether [x, z] lies in (or on) a sidewalk triangle. */
+static inline bool in_sidewalk(const pm_prim *side, const double q[2]) {
+    for (uint32_t t = 0; t < side->icount; t += 3) {
+        double p[3][2];
+        for (int k = 0; k < 3; k++) xz(side, side->indices[t + k], p[k]);
+        if (pm_orient_xz(p[0], p[1], q) >= 0 && pm_orient_xz(p[1], p[2], q) >= 0 &&
+            pm_orient_xz(p[2], p[0], q) >= 0)
+            return true;
+    }
+    return false;
+}
+
+/* Every vertical face of the slabs (curb face, outer face, end caps: the
+ * curb primitive) faces out of its slab: eps behind its centroid, against
+ * its normal, is sidewalk; eps in front is not. */
+static inline const char *check_slab_facing(const pm_scene *s, double eps) {
+    const pm_prim *curb = find_prim(s, "curb"), *side = find_prim(s, "sidewalk");
+    for (uint32_t t = 0; t < curb->icount; t += 3) {
+        const float *a = curb->positions + 3 * curb->indices[t], *b = curb->positions + 3 * curb->indices[t + 1],
+                    *c = curb->positions + 3 * curb->indices[t + 2];
+        double u[3], v[3];
+        for (int k = 0; k < 3; k++) { u[k] = (double)b[k] - a[k]; v[k] = (double)c[k] - a[k]; }
+        double n[2] = {u[1] * v[2] - u[2] * v[1], u[0] * v[1] - u[1] * v[0]}, l = hypot(n[0], n[1]);
+        double g[2] = {((double)a[0] + b[0] + c[0]) / 3, ((double)a[2] + b[2] + c[2]) / 3};
+        double back[2] = {g[0] - eps * n[0] / l, g[1] - eps * n[1] / l};
+        double front[2] = {g[0] + eps * n[0] / l, g[1] + eps * n[1] / l};
+        if (!in_sidewalk(side, back) || in_sidewalk(side, front))
+            FAIL("curb triangle %u at [%g, %g] does not face out of its slab", t / 3, g[0], g[1]);
+    }
+    return NULL;
+}
+
 /* Seams: every asphalt contour edge of a corner with a sidewalk is shared
  * with the curb, every curb top edge with the sidewalk; the island ring with
  * the island wall. */
@@ -361,15 +507,8 @@ static inline const char *check_seams_t(const pm_scene *s, const jcase *c, const
             if (u != 2) { free(mouth); FAIL("contour edge %zu is used by %d triangles, not 2", i, u); }
         }
         free(mouth);
-        /* Curb tops: each curb vertex above the ground carries a sidewalk edge. */
-        for (uint32_t t = 0; t < curb->icount; t += 3)
-            for (int e = 0; e < 3; e++) {
-                uint32_t a = curb->indices[t + e], b = curb->indices[t + (e + 1) % 3];
-                const float *pa = curb->positions + 3 * a, *pb = curb->positions + 3 * b;
-                if (pa[0] == pb[0] && pa[2] == pb[2]) continue;   /* vertical edge */
-                int u = edge_uses(et, key_of(curb, a), key_of(curb, b));
-                if (u != 2) FAIL("curb edge %u-%u is used by %d triangles", a, b, u);
-            }
+        const char *w = check_slab(s);
+        if (w) return w;
     }
     const pm_meta *rb = pm_meta_get(s->meta, "roundabout");
     if (rb) {
@@ -382,10 +521,111 @@ static inline const char *check_seams_t(const pm_scene *s, const jcase *c, const
     return NULL;
 }
 
+/* ---- heights ------------------------------------------------------------------ */
+
+static inline double seg_dist2_xz(const double p[2], const double a[2], const double b[2]) {
+    double ab[2] = {b[0] - a[0], b[1] - a[1]}, ap[2] = {p[0] - a[0], p[1] - a[1]};
+    double l2 = ab[0] * ab[0] + ab[1] * ab[1], t = l2 > 0 ? (ap[0] * ab[0] + ap[1] * ab[1]) / l2 : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    double d[2] = {ap[0] - ab[0] * t, ap[1] - ab[1] * t};
+    return d[0] * d[0] + d[1] * d[1];
+}
+
+/* The height field as documented: the arms' elevations blended by inverse
+ * squared distance to their mouth edges (as the metadata gives them). */
+static inline double blend_at(const pm_scene *s, const jcase *c, const double p[2]) {
+    const pm_meta *arms = pm_meta_get(s->meta, "arms");
+    double sw = 0, swe = 0, zw = 0, zwe = 0;
+    for (size_t i = 0; i < c->p.narms; i++) {
+        const pm_meta *m = pm_meta_get(at(arms, i), "mouth");
+        const pm_meta *L = pm_meta_get(m, "left"), *R = pm_meta_get(m, "right");
+        double a[2] = {num(at(R, 0)), num(at(R, 2))}, b[2] = {num(at(L, 0)), num(at(L, 2))};
+        double d2 = seg_dist2_xz(p, a, b), e = c->arms[i].elevation;
+        if (d2 == 0) { zw += 1; zwe += e; continue; }
+        sw += 1 / d2;
+        swe += e / d2;
+    }
+    return zw > 0 ? zwe / zw : swe / sw;
+}
+
+/* The documented bounds: tol = max(1% of the elevation range, 2 x the
+ * height noise), hmin = max(contour size / 256, 16 x the ground noise). */
+static inline void height_bounds(const pm_scene *s, const jcase *c, double *tol, double *hmin) {
+    const pm_prim *as = find_prim(s, "asphalt");
+    size_t nc = pm_meta_get(s->meta, "contour")->u.kids.count;
+    double lo = c->arms[0].elevation, hi = lo, mn[2] = {INFINITY, INFINITY}, mx[2] = {-INFINITY, -INFINITY}, far = 0;
+    for (size_t i = 0; i < c->p.narms; i++) {
+        lo = fmin(lo, c->arms[i].elevation);
+        hi = fmax(hi, c->arms[i].elevation);
+    }
+    for (uint32_t i = 0; i < nc; i++) {
+        double p[2];
+        xz(as, i, p);
+        for (int k = 0; k < 2; k++) { mn[k] = fmin(mn[k], p[k]); mx[k] = fmax(mx[k], p[k]); }
+        far = fmax(far, fmax(fabs(p[0]), fabs(p[1])));
+    }
+    *tol = fmax((hi - lo) / 100, 2 * fmax(c->p.snap, 1.1920928955078125e-07 * fmax(fabs(lo), fabs(hi))));
+    *hmin = fmax(hypot(mx[0] - mn[0], mx[1] - mn[1]) / 256, 16 * fmax(c->p.snap, 1.1920928955078125e-07 * far));
+}
+
+/* The largest gap, in units of tol, between the asphalt and the blend at
+ * the centroids of triangles the bound covers: longest edge at least hmin
+ * (a little more for the generator's unsnapped bounding box), at least one
+ * snap step thick, no vertex that two mouths share (the blend jumps
+ * there). *worst_all gets the gap over every triangle. */
+static inline double height_gap(const pm_scene *s, const jcase *c, double *worst_all) {
+    const pm_prim *as = find_prim(s, "asphalt");
+    const pm_meta *arms = pm_meta_get(s->meta, "arms");
+    double tol, hmin, worst = 0, all = 0;
+    height_bounds(s, c, &tol, &hmin);
+    for (uint32_t t = 0; t < as->icount; t += 3) {
+        double p[3][2], y = 0, longest = 0, g[2] = {0, 0};
+        bool shared = false;
+        for (int k = 0; k < 3; k++) {
+            xz(as, as->indices[t + k], p[k]);
+            y += as->positions[3 * as->indices[t + k] + 1];
+            shared = shared || shared_mouth_vertex(arms, as->indices[t + k]);
+        }
+        for (int k = 0; k < 3; k++) {
+            const double *a = p[k], *b = p[(k + 1) % 3];
+            longest = fmax(longest, hypot(b[0] - a[0], b[1] - a[1]));
+            g[0] += p[k][0] / 3;
+            g[1] += p[k][1] / 3;
+        }
+        double gap = fabs(y / 3 - blend_at(s, c, g)) / tol;
+        all = fmax(all, gap);
+        /* A sliver thinner than the snap grid has no grid point inside to
+         * refine it with. */
+        double thick = fabs(pm_orient_xz(p[0], p[1], p[2])) / longest;
+        if (!shared && longest >= 1.01 * hmin + 2 * c->p.snap && thick >= c->p.snap)
+            worst = fmax(worst, gap);
+    }
+    if (worst_all) *worst_all = all;
+    return worst;
+}
+
+/* Every asphalt vertex (but a corner two mouths share) carries the blend,
+ * snapped; the surface is within tol of it at the centroids. */
+static inline const char *check_heights(const pm_scene *s, const jcase *c) {
+    const pm_prim *as = find_prim(s, "asphalt");
+    const pm_meta *arms = pm_meta_get(s->meta, "arms");
+    for (uint32_t i = 0; i < as->vcount; i++) {
+        double p[2], y = as->positions[3 * i + 1];
+        xz(as, i, p);
+        double e = fabs(y - blend_at(s, c, p));
+        if (!shared_mouth_vertex(arms, i) && e > 0.5 * c->p.snap + 1.2e-7 * fabs(y) + 1e-9)
+            FAIL("asphalt vertex %u is %g from the blend", i, e);
+    }
+    double g = height_gap(s, c, NULL);
+    if (g > 1 + 1e-6) FAIL("asphalt strays %.3f x tol from the blend at a centroid", g);
+    return NULL;
+}
+
 static inline const char *check_all(const jrun *r, const jcase *c, bool seams) {
     if (r->rc != 0) FAIL("generation failed: %s (%s)", pm_junction_error_name(r->d.error), r->d.message);
     const char *w = check_prims(r->s, c->p.snap);
     if (!w) w = check_asphalt(r->s, c);
+    if (!w) w = check_heights(r->s, c);
     if (!w && seams) w = check_seams(r->s, c);
     return w;
 }

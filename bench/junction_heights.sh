@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Before/after of junction 1.1.0 (sloped asphalt refined to follow the
+# height field, sidewalk slabs closed): builds the tree at
+# $PM_JUNCTION_BEFORE (default 1ff5d7a, the last commit before that work)
+# with today's bench/bench_junction.c, then runs `bench_junction sloped`
+# on both, twice, interleaved (request bytes -> GLB bytes, medians).
+#   bench/junction_heights.sh [build-dir]
+set -euo pipefail
+BUILD=${1:-build}
+rev=${PM_JUNCTION_BEFORE:-1ff5d7a}
+src=$(pwd)
+dir=$BUILD/junction-before
+if [ ! -f "$dir/.rev" ] || [ "$(cat "$dir/.rev")" != "$rev" ]; then
+  rm -rf "$dir"
+  mkdir -p "$dir/src"
+  git -C "$src" archive "$rev" | tar -x -C "$dir/src"
+  cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  echo "$rev" > "$dir/.rev"
+fi
+cp "$src/bench/bench_junction.c" "$dir/src/bench/bench_junction.c"
+cmake --build "$dir/build" -j2 --target bench_junction >/dev/null
+cmake --build "$BUILD" -j2 --target bench_junction >/dev/null
+for round in 1 2; do
+  echo "-- round $round, before ($rev):"
+  "$dir/build/bench_junction" sloped | tail -n +2
+  echo "-- round $round, after ($(git -C "$src" rev-parse --short HEAD)):"
+  "$BUILD/bench_junction" sloped | tail -n +2
+done
