@@ -205,7 +205,7 @@ static int pm__insert_in(pm__refiner *R, uint32_t T, pm__v2 p) {
     uint32_t a = m->t.data[3 * T], b = m->t.data[3 * T + 1], c = m->t.data[3 * T + 2];
     pm__v2 pa = pm__pt(m, a), pb = pm__pt(m, b), pc = pm__pt(m, c);
     if (!(pm__or(pa, pb, p) > 0) || !(pm__or(pb, pc, p) > 0) || !(pm__or(pc, pa, p) > 0)) return 0;
-    uint32_t v, T1, T2;
+    uint32_t v = 0, T1 = 0, T2 = 0;   /* set below; -O3 cannot see it */
     int rc = pm__add_vertex(R, p, &v);
     if (rc == 0) rc = pm__new_tri(R, &T1);
     if (rc == 0) rc = pm__new_tri(R, &T2);
@@ -238,7 +238,7 @@ static int pm__insert_on(pm__refiner *R, uint32_t te, pm__v2 p) {
         return 0;
     uint32_t x1 = m->nb.data[3 * T + (e + 1) % 3], x2 = m->nb.data[3 * T + (e + 2) % 3];
     uint32_t y1 = m->nb.data[3 * N + (f + 1) % 3], y2 = m->nb.data[3 * N + (f + 2) % 3];
-    uint32_t v, T1, N1;
+    uint32_t v = 0, T1 = 0, N1 = 0;
     int rc = pm__add_vertex(R, p, &v);
     if (rc == 0) rc = pm__new_tri(R, &T1);
     if (rc == 0) rc = pm__new_tri(R, &N1);
