@@ -10,8 +10,8 @@
 static pm_test_server srv;
 
 static const char *const routes[] = {
-    "/v1/junctions", "/v1/roads", "/v1/dungeons", "/v1/grids",
-    "/healthz",      "/readyz",   "/metrics",     "/openapi.yaml",
+    "/v1/junctions", "/v1/roads",   "/v1/dungeons", "/v1/grids", "/v1/networks",
+    "/healthz",      "/readyz",     "/metrics",     "/openapi.yaml",
 };
 #define NROUTES (sizeof routes / sizeof routes[0])
 
@@ -21,7 +21,9 @@ static const char *const small_array_fmt[] = {
     "{\"points\":%s,\"width\":8}",
     "{\"seed\":1,\"rooms\":%s}",
     "{\"seed\":1,\"size\":%s}",
+    "{\"nodes\":%s,\"edges\":[{\"from\":1,\"to\":2}]}",
 };
+#define NGENERATORS (sizeof small_array_fmt / sizeof small_array_fmt[0])
 
 typedef struct {
     int checked, ok2xx;
@@ -215,8 +217,9 @@ Test(http_hostile, huge_arrays_where_small_ones_belong) {
     char *triples = big_array("[1,2,3]", 10000);
     char *arms = big_array("{\"direction\":[1,0],\"width\":7}", 10000);
     char *rooms = big_array("{\"x\":0,\"z\":0,\"w\":4,\"d\":4}", 10000);
-    const char *per_route[] = {arms, triples, rooms, nums};
-    for (size_t g = 0; g < 4; g++) {
+    char *nodes = big_array("{\"id\":1,\"position\":[0,0]}", 10000);
+    const char *per_route[] = {arms, triples, rooms, nums, nodes};
+    for (size_t g = 0; g < NGENERATORS; g++) {
         size_t cap = strlen(per_route[g]) + 64;
         char *b = malloc(cap);
         snprintf(b, cap, small_array_fmt[g], per_route[g]);
@@ -225,7 +228,7 @@ Test(http_hostile, huge_arrays_where_small_ones_belong) {
         post("10k numbers", routes[g], b, 0);
         free(b);
     }
-    size_t cap = strlen(nums) * 2 + 128;
+    size_t cap = strlen(pairs) + strlen(nums) * 2 + 256;
     char *b = malloc(cap);
     snprintf(b, cap, "{\"arms\":[{\"direction\":%s,\"width\":7},{\"direction\":[0,1],\"width\":7}]}", nums);
     post("10k direction", "/v1/junctions", b, 0);
@@ -233,6 +236,11 @@ Test(http_hostile, huge_arrays_where_small_ones_belong) {
     post("10k point", "/v1/roads", b, 0);
     snprintf(b, cap, "{\"seed\":1,\"generate\":{\"count\":4,\"extent\":%s}}", nums);
     post("10k extent", "/v1/dungeons", b, 0);
+    snprintf(b, cap, "{\"nodes\":[{\"id\":1,\"position\":[0,0]},{\"id\":2,\"position\":[50,0]}],"
+                     "\"edges\":[{\"from\":1,\"to\":2,\"points\":[%s]}]}", pairs);
+    post("10k edge points", "/v1/networks", b, 0);
+    snprintf(b, cap, "{\"nodes\":[{\"id\":%s,\"position\":[0,0]}],\"edges\":[]}", nums);
+    post("array as node id", "/v1/networks", b, 0);
     snprintf(b, cap, "%s", nums);
     for (size_t i = 0; i < NROUTES; i++) post("top-level array", routes[i], b, 0);
     free(b);
@@ -241,6 +249,7 @@ Test(http_hostile, huge_arrays_where_small_ones_belong) {
     free(triples);
     free(arms);
     free(rooms);
+    free(nodes);
 }
 
 Test(http_hostile, empty_and_mistyped_bodies) {
