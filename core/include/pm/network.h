@@ -72,6 +72,7 @@ typedef enum pm_network_error {
     PM_NETWORK_JUNCTION,          /* a junction has no valid mesh (junction names why) */
     PM_NETWORK_EDGE_TOO_SHORT,    /* a segment cannot hold its mouth(s) */
     PM_NETWORK_SEAM,              /* a road's end section could not be matched to its mouth */
+    PM_NETWORK_SIDEWALK,          /* a road's sidewalk folds over itself or misses its junction's */
 } pm_network_error;
 
 /* One reason the network has no mesh: the node (-1: none) and the edges
@@ -90,7 +91,7 @@ typedef struct pm_network_problem {
 typedef struct pm_network_diag {
     pm_network_problem *problems; /* every problem found, in the scene arena */
     size_t nproblems;
-    size_t nwarnings;             /* junction warnings passed into the metadata */
+    size_t nwarnings;             /* warnings in the metadata: the junctions', interrupted sidewalks */
 } pm_network_diag;
 
 /* The gap (metres) a road keeps between a mouth and the next control point:
