@@ -908,3 +908,25 @@ Test(network, a_ring_road_has_closed_sidewalks_without_caps) {
     check_slabs(s, &n.p, "ring");
     pm_arena_destroy(a);
 }
+
+Test(network, sharp_corners_join_the_road_slabs_too) {
+    /* corner_radius 0: the junction's curbs meet at sharp corners, and its
+     * slabs still hand over to the roads' at every mouth. */
+    net n;
+    net_init(&n);
+    uint32_t c = node(&n, 0, 0, 0);
+    for (int k = 0; k < 4; k++) {
+        double t = k * 3.14159265358979323846 / 2 + 0.3;
+        edge(&n, c, node(&n, 50 * cos(t), 0, 50 * sin(t)), 6 + k);
+    }
+    sidewalk_all(&n, 2, 0.15);
+    n.p.corner_radius = 0;
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    pm_scene *s = build(&n, a, &d);
+    check_surface(s, &n.p, "sharp");
+    check_slabs(s, &n.p, "sharp");
+    check_band_single(prim_named(s, "sidewalk"), "sharp");
+    pm_arena_destroy(a);
+}
