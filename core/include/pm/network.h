@@ -108,8 +108,10 @@ int64_t pm_network_crossings(pm_arena *scratch, const pm_network_params *p,
                              uint32_t (*pairs)[2], size_t max);
 
 /* Builds the network into *out: primitives "asphalt" (roads and junctions,
- * one welded surface), then "curb" and "sidewalk" when any junction has
- * them; metadata as in docs/network.md. Returns PM_OK; PM_ERR_GEOMETRY with
+ * one welded surface), then "curb" and "sidewalk" when any edge has a
+ * sidewalk (the junctions' corner slabs and a slab along each side of every
+ * such road, continuing each other at the mouths, closed but for the
+ * bottom); metadata as in docs/network.md. Returns PM_OK; PM_ERR_GEOMETRY with
  * diag->problems filled (every one found); PM_ERR_LIMIT when the output
  * would pass max_vertices; PM_ERR_NOMEM; PM_ERR_CANCELLED. diag is always
  * initialised. */
