@@ -769,6 +769,35 @@ static void check_band_single(const pm_prim *P, const char *what) {
         }
 }
 
+/* Every vertical face faces out of its slab: eps behind its centroid
+ * (against its normal) is sidewalk, eps in front is not. */
+static void check_walls_face_out(const pm_scene *s, double eps, const char *what) {
+    const pm_prim *curb = prim_named(s, "curb"), *side = prim_named(s, "sidewalk");
+    for (uint32_t t = 0; t < curb->icount; t += 3) {
+        const float *a = curb->positions + 3 * curb->indices[t], *b = curb->positions + 3 * curb->indices[t + 1],
+                    *c = curb->positions + 3 * curb->indices[t + 2];
+        double u[3], v[3];
+        for (int k = 0; k < 3; k++) { u[k] = (double)b[k] - a[k]; v[k] = (double)c[k] - a[k]; }
+        double n[2] = {u[1] * v[2] - u[2] * v[1], u[0] * v[1] - u[1] * v[0]}, l = hypot(n[0], n[1]);
+        double g[2] = {((double)a[0] + b[0] + c[0]) / 3, ((double)a[2] + b[2] + c[2]) / 3};
+        int inside[2] = {0, 0};
+        for (int f = 0; f < 2; f++) {
+            double q[2] = {g[0] + (f ? eps : -eps) * n[0] / l, g[1] + (f ? eps : -eps) * n[1] / l};
+            for (uint32_t k = 0; k < side->icount && !inside[f]; k += 3) {
+                double p[3][2];
+                for (int j = 0; j < 3; j++) {
+                    p[j][0] = side->positions[3 * side->indices[k + j]];
+                    p[j][1] = side->positions[3 * side->indices[k + j] + 2];
+                }
+                inside[f] = pm_orient_xz(p[0], p[1], q) >= 0 && pm_orient_xz(p[1], p[2], q) >= 0 &&
+                            pm_orient_xz(p[2], p[0], q) >= 0;
+            }
+        }
+        cr_assert(inside[0] && !inside[1], "%s: curb triangle %u at [%g, %g] does not face out of its slab",
+                  what, t / 3, g[0], g[1]);
+    }
+}
+
 Test(network, sidewalks_run_along_a_tee_from_mouth_to_mouth) {
     net n;
     net_init(&n);
@@ -787,6 +816,7 @@ Test(network, sidewalks_run_along_a_tee_from_mouth_to_mouth) {
      * ends under a curb: the roads' slabs continue the junction's. */
     check_slabs(s, &n.p, "tee");
     check_band_single(prim_named(s, "sidewalk"), "tee");
+    check_walls_face_out(s, 1e-3, "tee");
     for (int k = 0; k < 3; k++) {
         const pm_meta *sides = get(at(get(s->meta, "edges"), (size_t)k), "sidewalk_sides");
         cr_assert_eq(sides->u.kids.count, 2);
@@ -839,6 +869,7 @@ Test(network, a_tight_turn_trims_the_inner_band_instead_of_folding_it) {
     /* Trimmed, not folded: every band triangle faces up (checked) and no
      * two overlap, where an untrimmed loop would fold over itself. */
     check_band_single(prim_named(s, "sidewalk"), "turn");
+    check_walls_face_out(s, 1e-3, "turn");
     pm_arena_destroy(a);
 }
 
