@@ -600,7 +600,25 @@ static int pm__end_cap(pm__junction *J, uint32_t asphalt, uint32_t curb, uint32_
     return rc == 0 ? pm__wall_tri(J, cp, v, v + 2, v + 3) : rc;
 }
 
+/* Records a slab's cross-section at a mouth point (diag->slab_ends). */
+static void pm__slab_end(pm__junction *J, uint32_t asphalt, uint32_t side, pm_junction_slab_end *e,
+                         uint32_t cv, float ytop, uint32_t o) {
+    const float *a = pm__at(J, asphalt, cv), *t = pm__at(J, side, o);
+    pm__v2 q = pm__v((double)t[0], -(double)t[2]);
+    e->present = true;
+    e->curb_vertex = cv;
+    e->curb_top[0] = a[0];
+    e->curb_top[1] = ytop;
+    e->curb_top[2] = a[2];
+    memcpy(e->outer_top, t, sizeof e->outer_top);
+    e->outer_bottom[0] = t[0];
+    e->outer_bottom[1] = pm__final_y(J, pm__jheight(J, q));
+    e->outer_bottom[2] = t[2];
+}
+
 static int pm__sides(pm__junction *J, const pm__raw *raw, uint32_t asphalt) {
+    J->diag->slab_ends = pm_arena_calloc(J->a, 2 * J->n, sizeof *J->diag->slab_ends);
+    if (!J->diag->slab_ends) return PM_ERR_NOMEM;
     if (!pm_scene_add_prim(J->scene, "curb", "curb", PM_PRIM_UV, 0, 0)) return PM_ERR_NOMEM;
     uint32_t curb = J->scene->nprims - 1;
     if (!pm_scene_add_prim(J->scene, "sidewalk", "sidewalk", PM_PRIM_UV, 0, 0)) return PM_ERR_NOMEM;
@@ -617,12 +635,18 @@ static int pm__sides(pm__junction *J, const pm__raw *raw, uint32_t asphalt) {
         uint32_t *oi = pm_arena_alloc(J->a, s.nb * sizeof *oi);
         if (!oi) return PM_ERR_NOMEM;
         if (rc == 0) rc = pm__sidewalk_band(J, &s, top, asphalt, side, k, oi);
-        /* Closed on the sides: outer face and both end caps. */
+        /* Closed on the sides: outer face and both end caps (or open at
+         * the mouths for the roads' slabs to continue). */
         if (rc == 0) rc = pm__outer_face(J, &s, curb, side, oi);
-        if (rc == 0) rc = pm__end_cap(J, asphalt, curb, side, s.cv[0], top[0], oi[0], true);
-        if (rc == 0)
+        if (rc == 0 && !J->prm->open_mouths)
+            rc = pm__end_cap(J, asphalt, curb, side, s.cv[0], top[0], oi[0], true);
+        if (rc == 0 && !J->prm->open_mouths)
             rc = pm__end_cap(J, asphalt, curb, side, s.cv[s.nc - 1], top[s.nc - 1], oi[s.nb - 1], false);
         if (rc < 0) return rc;
+        /* Block k starts at sorted arm k's left mouth, ends at arm k+1's right. */
+        pm__slab_end(J, asphalt, side, &J->diag->slab_ends[2 * J->arms[k].index], s.cv[0], top[0], oi[0]);
+        pm__slab_end(J, asphalt, side, &J->diag->slab_ends[2 * J->arms[(k + 1) % J->n].index + 1],
+                     s.cv[s.nc - 1], top[s.nc - 1], oi[s.nb - 1]);
     }
     pm_prim_compute_normals(pm__prim(J, curb));
     pm_prim_compute_normals(pm__prim(J, side));

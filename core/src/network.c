@@ -83,9 +83,14 @@ static int pm__topology(pm__net *N) {
         else if (V->deg == 1) V->kind = PM__END;
         else if (V->deg >= 3) V->kind = PM__JUNCTION;
         else {
-            double w0 = p->edges[N->inc[V->first].edge].width;
-            double w1 = p->edges[N->inc[V->first + 1].edge].width;
-            V->kind = w0 == w1 ? PM__THROUGH : PM__JUNCTION;
+            const pm_network_edge *e0 = &p->edges[N->inc[V->first].edge];
+            const pm_network_edge *e1 = &p->edges[N->inc[V->first + 1].edge];
+            /* A road has one width and one sidewalk: where either changes,
+             * a 2-arm junction makes the transition. */
+            bool same_sw = e0->has_sidewalk == e1->has_sidewalk &&
+                           (!e0->has_sidewalk || (e0->sidewalk.width == e1->sidewalk.width &&
+                                                  e0->sidewalk.curb_height == e1->sidewalk.curb_height));
+            V->kind = e0->width == e1->width && same_sw ? PM__THROUGH : PM__JUNCTION;
         }
     }
     return PM_OK;
@@ -235,7 +240,7 @@ static int pm__junction(pm__net *N, uint32_t n) {
     pm_junction_params jp = {
         .arms = arms, .narms = V->deg, .has_center = true, .center = {c[0], c[2]},
         .corner_radius = p->corner_radius, .corner_segments = p->corner_segments,
-        .uv_scale = p->uv_scale, .snap = p->snap,
+        .uv_scale = p->uv_scale, .snap = p->snap, .open_mouths = true,
     };
     V->scene = pm_scene_create(N->a);
     if (!V->scene) return PM_ERR_NOMEM;
@@ -250,6 +255,7 @@ static int pm__junction(pm__net *N, uint32_t n) {
     for (uint32_t k = 0; k < V->deg; k++)
         if (pm__mouth(V, V->scene->meta, k)) return PM_ERR_GEOMETRY;
     N->nwarnings += d.nwarnings;
+    V->slab = d.slab_ends;
     return PM_OK;
 }
 
@@ -402,10 +408,12 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     if (rc == PM_OK && p->max_vertices && used > p->max_vertices) rc = PM_ERR_LIMIT;
     if (rc == PM_OK) rc = pm__network_stitch(&N, out);
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
+    /* The roads' sidewalks come on top of what the parts had. */
+    if (rc == PM_OK && p->max_vertices && pm_scene_vertex_count(*out) > p->max_vertices) rc = PM_ERR_LIMIT;
     if (rc == PM_OK) rc = pm__network_meta(&N, *out);
     diag->problems = N.problems.data;
     diag->nproblems = N.problems.len;
-    diag->nwarnings = N.nwarnings;
+    diag->nwarnings = N.nwarnings + N.gaps.len;
     return rc;
 }
 

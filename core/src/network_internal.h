@@ -20,6 +20,7 @@ typedef struct pm__node {
     double *mouth_d;              /* per arm, mouth distance */
     uint32_t *split;              /* per arm, output triangle on the mouth edge */
     uint32_t voff, vcount, toff, tcount;  /* its block of the output asphalt */
+    const pm_junction_slab_end *slab;     /* 2 per arm (left, right), or NULL */
 } pm__node;
 
 typedef struct pm__road {
@@ -37,7 +38,18 @@ typedef struct pm__road {
     uint32_t *piece;              /* per edge (step): vertex first, count, triangle first, count */
     double *piece_len;            /* per edge: sampled centre-line length of its piece */
     uint32_t seam0[3], seam1[3];  /* output vertices: left, centre, right (road's sides) */
+    uint32_t *chain[2];           /* sidewalks: left and right edge, output vertices with */
+    uint32_t nchain[2];           /* the asphalt on their left (0: no sidewalk) */
 } pm__road;
+
+/* A stretch of a road side without sidewalk (its own edge crosses itself
+ * there): side 0 left, 1 right as the road runs; bare curb edges. */
+typedef struct pm__gap_t {
+    size_t road;
+    int side;
+    uint32_t bare;
+    float from[3], to[3];
+} pm__gap_t;
 
 typedef struct pm__net {
     pm_arena *a;
@@ -48,6 +60,7 @@ typedef struct pm__net {
     PM_VEC(pm__road) roads;
     PM_VEC(pm__step) steps;
     PM_VEC(pm_network_problem) problems;
+    PM_VEC(pm__gap_t) gaps;
     size_t nwarnings;
 } pm__net;
 
@@ -58,4 +71,12 @@ int pm__network_stitch(pm__net *N, pm_scene **out);
 int pm__network_pieces(pm__net *N, const pm__road *R, const pm_prim *P, uint32_t *tri_edge,
                        double *len);
 int pm__network_meta(pm__net *N, pm_scene *s);
+/* network_sidewalk.c: the road's two edges as chains of output vertices
+ * (P: its own primitive, remap: P's vertex -> A's), when it has a
+ * sidewalk; PM_ERR_GEOMETRY when an edge is not one path. */
+int pm__network_road_sides(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *remap,
+                           const pm_prim *A);
+/* The slabs along every road side with a sidewalk into s's curb (1) and
+ * sidewalk (2) primitives; problems for those that cannot be built. */
+int pm__network_sidewalks(pm__net *N, pm_scene *s);
 #endif

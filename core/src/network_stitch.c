@@ -186,7 +186,19 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
         pm__midpoint(A, R->seam1[1], R->seam1[0], R->seam1[2]);
         N->nodes[R->end].split[R->arm1] = R->seam1[1];
     }
-    return PM_OK;
+    rc = pm__network_road_sides(N, R, P, remap, A);
+    if (rc == PM_ERR_GEOMETRY) {
+        pm_network_problem *q;
+        if (pm__network_problem(N, &q)) return PM_OK;
+        q->error = PM_NETWORK_SIDEWALK;
+        q->node = -1;
+        q->edges[q->nedges++] = N->steps.data[R->first_step].edge;
+        snprintf(q->message, sizeof q->message, "the road along edge %u folds so tightly that its "
+                 "edge has no single curb line for a sidewalk: give it gentler curves",
+                 q->edges[0]);
+        return PM_OK;
+    }
+    return rc;
 }
 
 /* The triangle holding directed edge a -> b among [t0, t1) and [e0, e1). */
@@ -239,8 +251,10 @@ static int pm__add_prims(pm__net *N, pm_scene *s, bool *sidewalks) {
         if (pm__prim_index(J, "curb") >= 0) *sidewalks = true;
     }
     for (size_t r = 0; r < N->roads.len; r++) {
-        nv += N->roads.data[r].scene->prims[0].vcount;
-        nt += N->roads.data[r].scene->prims[0].icount / 3;
+        const pm__road *R = &N->roads.data[r];
+        nv += R->scene->prims[0].vcount;
+        nt += R->scene->prims[0].icount / 3;
+        if (N->p->edges[N->steps.data[R->first_step].edge].has_sidewalk) *sidewalks = true;
     }
     if (nv >= UINT32_MAX / 4 || nt >= UINT32_MAX / 4) return PM_ERR_LIMIT;
     if (!pm_scene_add_prim(s, "asphalt", "asphalt", PM_PRIM_UV, (uint32_t)nv, (uint32_t)(3 * nt)))
@@ -278,7 +292,20 @@ int pm__network_stitch(pm__net *N, pm_scene **out) {
     for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++) rc = pm__stitch_road(N, s, &N->roads.data[r]);
     if (rc == PM_OK && N->problems.len) return PM_OK;     /* reported by the caller */
     if (rc == PM_OK) rc = pm__split_mouths(N, s);
+    if (rc == PM_OK && s->nprims == 3) rc = pm__network_sidewalks(N, s);
+    if (rc == PM_OK && N->problems.len) return PM_OK;     /* reported by the caller */
     if (rc) return rc;
+    if (s->nprims == 3) {
+        /* The bands' UVs planar over the whole network like the asphalt's,
+         * so they run on across junction/road seams. */
+        pm_prim *sw = &s->prims[2];
+        for (uint32_t v = 0; v < sw->vcount; v++) {
+            sw->uvs[2 * v] = (float)((double)sw->positions[3 * v] * N->p->uv_scale);
+            sw->uvs[2 * v + 1] = (float)((double)sw->positions[3 * v + 2] * N->p->uv_scale);
+        }
+        pm_prim_compute_normals(&s->prims[1]);
+        pm_prim_compute_normals(sw);
+    }
     /* One UV scheme for the whole surface: a seam vertex can carry only one
      * UV, and planar UVs are the scheme that is continuous across seams. */
     pm_prim *A = &s->prims[0];
@@ -382,6 +409,13 @@ static int pm__edge_meta(pm__net *N, uint32_t e, pm_meta *arr) {
     rc |= pm_meta_set(a, o, "length", pm_meta_num(a, R->piece_len[k]));
     rc |= pm_meta_set(a, o, "vertices", pm__range(a, piece[0], piece[1]));
     rc |= pm_meta_set(a, o, "triangles", pm__range(a, piece[2], piece[3]));
+    /* Sides as seen travelling from `from` to `to`; the road may run the
+     * other way. */
+    pm_meta *sides = pm_meta_arr(a);
+    bool rev = N->steps.data[R->first_step + k].end == 1;
+    if (R->nchain[rev ? 1 : 0] >= 2) rc |= pm_meta_push(sides, pm_meta_str(a, "left"));
+    if (R->nchain[rev ? 0 : 1] >= 2) rc |= pm_meta_push(sides, pm_meta_str(a, "right"));
+    rc |= pm_meta_set(a, o, "sidewalk_sides", sides);
     return rc | pm_meta_push(arr, o);
 }
 
@@ -427,6 +461,30 @@ static int pm__road_meta(pm__net *N, size_t r, pm_meta *roads, pm_meta *seams) {
     return rc;
 }
 
+/* A road side whose sidewalk stops short of a stretch where the road's own
+ * edge crosses itself. */
+static int pm__gap_meta(pm__net *N, const pm__gap_t *g, pm_meta *out) {
+    pm_arena *a = N->a;
+    const pm__road *R = &N->roads.data[g->road];
+    pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a);
+    double from[3] = {g->from[0], g->from[1], g->from[2]}, to[3] = {g->to[0], g->to[1], g->to[2]};
+    int rc = pm_meta_set(a, o, "code", pm_meta_str(a, "sidewalk_interrupted"));
+    for (size_t k = 0; k < R->nsteps; k++)
+        rc |= pm_meta_push(edges, pm_meta_int(a, N->steps.data[R->first_step + k].edge));
+    rc |= pm_meta_set(a, o, "road", pm_meta_int(a, (int64_t)g->road));
+    rc |= pm_meta_set(a, o, "edges", edges);
+    rc |= pm_meta_set(a, o, "side", pm_meta_str(a, g->side ? "right" : "left"));
+    rc |= pm_meta_set(a, o, "from", pm_meta_nums(a, from, 3));
+    rc |= pm_meta_set(a, o, "to", pm_meta_nums(a, to, 3));
+    rc |= pm_meta_set(a, o, "curb_edges", pm_meta_int(a, g->bare));
+    char msg[200];
+    snprintf(msg, sizeof msg, "the road's %s edge crosses itself in a turn too tight for its width: "
+             "its sidewalk stops (with end caps) on both sides of that stretch",
+             g->side ? "right" : "left");
+    rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
+    return rc | pm_meta_push(out, o);
+}
+
 /* Junction warnings, each naming its node and the edges of its arms. */
 static int pm__warnings_meta(pm__net *N, pm_meta *out) {
     pm_arena *a = N->a;
@@ -451,6 +509,7 @@ static int pm__warnings_meta(pm__net *N, pm_meta *out) {
             rc |= pm_meta_push(out, o);
         }
     }
+    for (size_t g = 0; g < N->gaps.len; g++) rc |= pm__gap_meta(N, &N->gaps.data[g], out);
     return rc;
 }
 

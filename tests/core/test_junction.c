@@ -874,3 +874,63 @@ Test(junction_property, extreme_parameters, .timeout = 120) {
     fprintf(stderr, "junction extremes: %d of 1500 built\n", ok);
     cr_assert_gt(ok, 100);
 }
+
+/* pm_network's hook: open_mouths leaves exactly the end caps out, and
+ * slab_ends gives each slab's cross-section at its mouths on the floats
+ * the mesh has (with or without the caps). */
+Test(junction, open_mouths_leave_the_caps_out_and_report_the_slab_ends) {
+    jcase c;
+    jcase_init(&c);
+    add_arm(&c, 0, 7);
+    add_arm(&c, 100, 9);
+    add_arm(&c, 215, 6);
+    add_arm(&c, 290, 8)->elevation = 1.5;
+    set_sidewalks(&c, 2, 0.15);
+    c.arms[1].sidewalk.width = 3;           /* widths blend round two corners */
+    c.arms[3].has_sidewalk = false;         /* two corners without a slab */
+    jrun closed = run(&c);
+    c.p.open_mouths = true;
+    jrun open = run(&c);
+    cr_assert_eq(closed.rc, PM_OK);
+    cr_assert_eq(open.rc, PM_OK);
+    const pm_prim *cc = find_prim(closed.s, "curb"), *oc = find_prim(open.s, "curb");
+    const pm_prim *cs = find_prim(closed.s, "sidewalk"), *os = find_prim(open.s, "sidewalk");
+    /* Two slabs (the corners between arms 0-1 and 1-2), two caps each, two
+     * triangles per cap; everything else the same floats. */
+    cr_assert_eq(oc->icount / 3 + 2 * 2 * 2, cc->icount / 3);
+    cr_assert_eq(os->vcount, cs->vcount);
+    cr_assert_eq(memcmp(os->positions, cs->positions, 3 * sizeof(float) * os->vcount), 0);
+    cr_assert_null(check_slab(closed.s));
+    cr_assert_not_null(check_slab(open.s), "open at the mouths");
+    const pm_prim *as = find_prim(open.s, "asphalt");
+    const pm_meta *arms = pm_meta_get(open.s->meta, "arms");
+    int present = 0;
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 2; k++) {
+            const pm_junction_slab_end *e = &open.d.slab_ends[2 * i + k];
+            cr_assert_eq(memcmp(e, &closed.d.slab_ends[2 * i + k], sizeof *e), 0);
+            /* Arm 3 has no sidewalk: no slab at its mouth nor at the
+             * neighbouring mouths of its corners. */
+            bool want = (i == 0 && k == 0) || i == 1 || (i == 2 && k == 1);
+            cr_assert_eq(e->present, want, "arm %d side %d", i, k);
+            if (!e->present) continue;
+            present++;
+            const pm_meta *m = pm_meta_get(at(arms, (size_t)i), "mouth");
+            cr_assert_eq(e->curb_vertex, (uint32_t)mnum(m, k ? "right_index" : "left_index"));
+            const float *b = as->positions + 3 * e->curb_vertex;
+            cr_assert(e->curb_top[0] == b[0] && e->curb_top[2] == b[2] && e->curb_top[1] > b[1]);
+            cr_assert(e->outer_bottom[0] == e->outer_top[0] && e->outer_bottom[2] == e->outer_top[2] &&
+                      e->outer_bottom[1] < e->outer_top[1]);
+            double w = hypot((double)e->outer_top[0] - b[0], (double)e->outer_top[2] - b[2]);
+            cr_assert_float_eq(w, i == 1 ? 3.0 : 2.0, 0.01, "band width at arm %d's mouth: %g", i, w);
+            bool top = false, inner = false;
+            for (uint32_t v = 0; v < os->vcount; v++) {
+                top |= memcmp(os->positions + 3 * v, e->outer_top, sizeof e->outer_top) == 0;
+                inner |= memcmp(os->positions + 3 * v, e->curb_top, sizeof e->curb_top) == 0;
+            }
+            cr_assert(top && inner, "the slab end's floats are the band's");
+        }
+    cr_assert_eq(present, 4);
+    pm_arena_destroy(closed.a);
+    pm_arena_destroy(open.a);
+}

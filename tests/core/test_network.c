@@ -10,6 +10,7 @@
 
 #include "pm/arena.h"
 #include "pm/network.h"
+#include "pm/predicates.h"
 #include "pm/result.h"
 #include "pm/rng.h"
 
@@ -268,6 +269,158 @@ static void check_pieces(const pm_scene *s, const pm_network_params *p, const ch
     }
 }
 
+/* ---- sidewalk slabs ---- */
+
+/* A vertex by its float bits' values: slabs and asphalt meet on equal
+ * floats, never within a tolerance. */
+typedef struct pk { float x, y, z; } pk;
+typedef struct pedge { pk lo, hi; int dir; } pedge;
+
+static pk pk_of(const pm_prim *P, uint32_t v) {
+    return (pk){P->positions[3 * v], P->positions[3 * v + 1], P->positions[3 * v + 2]};
+}
+
+/* Plan first (x, z), then height. */
+static int pk_cmp(const pk *a, const pk *b) {
+    if (a->x != b->x) return a->x < b->x ? -1 : 1;
+    if (a->z != b->z) return a->z < b->z ? -1 : 1;
+    if (a->y != b->y) return a->y < b->y ? -1 : 1;
+    return 0;
+}
+static int pk_qcmp(const void *a, const void *b) { return pk_cmp(a, b); }
+static int pedge_cmp(const void *x, const void *y) {
+    const pedge *a = x, *b = y;
+    int c = pk_cmp(&a->lo, &b->lo);
+    return c ? c : pk_cmp(&a->hi, &b->hi);
+}
+
+/* Directed edges of prims by position, each stored low end first with its
+ * direction (+1: lo -> hi). */
+static size_t pedges(const pm_prim *const *prims, int np, pedge **out) {
+    size_t n = 0;
+    for (int q = 0; q < np; q++) n += prims[q]->icount;
+    pedge *E = malloc((n ? n : 1) * sizeof *E);
+    size_t m = 0;
+    for (int q = 0; q < np; q++)
+        for (uint32_t t = 0; t < prims[q]->icount; t += 3)
+            for (int k = 0; k < 3; k++) {
+                pk a = pk_of(prims[q], prims[q]->indices[t + k]);
+                pk b = pk_of(prims[q], prims[q]->indices[t + (k + 1) % 3]);
+                bool up = pk_cmp(&a, &b) < 0;
+                E[m++] = (pedge){up ? a : b, up ? b : a, up ? 1 : -1};
+            }
+    qsort(E, m, sizeof *E, pedge_cmp);
+    *out = E;
+    return m;
+}
+
+/* Whether some slab vertex stands straight above k (keys sorted). */
+static bool has_above(const pk *keys, size_t n, pk k) {
+    size_t lo = 0, hi = n;
+    pk probe = {k.x, INFINITY, k.z};
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (pk_cmp(&keys[mid], &probe) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 && keys[lo - 1].x == k.x && keys[lo - 1].z == k.z && keys[lo - 1].y > k.y;
+}
+
+static const pm_prim *prim_named(const pm_scene *s, const char *name) {
+    for (uint32_t i = 0; i < s->nprims; i++)
+        if (strcmp(s->prims[i].name, name) == 0) return &s->prims[i];
+    return NULL;
+}
+
+/* The curbs and sidewalks (junctions' and roads') are one solid closed
+ * but for its bottom: every edge but the bottom ones has exactly two
+ * triangles, in opposite directions (so no gap at a mouth and no end cap
+ * left inside); bottom edges (both ends with a slab vertex straight above)
+ * have one. Band triangles face up, curb triangles are vertical, all with
+ * positive area. With a sidewalk on every edge, every asphalt boundary
+ * edge but the free road ends is a curb's bottom edge on the same floats:
+ * the slabs run mouth to mouth. Returns the number of slab triangles. */
+static size_t check_slabs(const pm_scene *s, const pm_network_params *p, const char *what) {
+    const pm_prim *curb = prim_named(s, "curb"), *side = prim_named(s, "sidewalk");
+    bool any = false, all = p->nedges > 0;
+    for (size_t e = 0; e < p->nedges; e++) {
+        any |= p->edges[e].has_sidewalk;
+        all &= p->edges[e].has_sidewalk;
+    }
+    if (!any) {
+        cr_assert_null(curb, "%s: a curb without sidewalks", what);
+        return 0;
+    }
+    cr_assert(curb && side, "%s: sidewalks but no curb or sidewalk primitive", what);
+    const pm_prim *both[2] = {curb, side};
+    for (int q = 0; q < 2; q++)
+        for (uint32_t t = 0; t < both[q]->icount; t += 3) {
+            const float *a = both[q]->positions + 3 * both[q]->indices[t];
+            const float *b = both[q]->positions + 3 * both[q]->indices[t + 1];
+            const float *c = both[q]->positions + 3 * both[q]->indices[t + 2];
+            double u[3], v[3];
+            for (int k = 0; k < 3; k++) { u[k] = (double)b[k] - a[k]; v[k] = (double)c[k] - a[k]; }
+            double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+            cr_assert_gt(fabs(n[0]) + fabs(n[1]) + fabs(n[2]), 0.0, "%s: %s triangle %u has no area",
+                         what, both[q]->name, t / 3);
+            if (q == 1) cr_assert_gt(n[1], 0.0, "%s: sidewalk triangle %u at [%g, %g] faces down",
+                                     what, t / 3, a[0], a[2]);
+            else cr_assert_eq(n[1], 0.0, "%s: curb triangle %u is not vertical", what, t / 3);
+        }
+    size_t nv = curb->vcount + side->vcount;
+    pk *keys = malloc(nv * sizeof *keys);
+    for (uint32_t i = 0; i < curb->vcount; i++) keys[i] = pk_of(curb, i);
+    for (uint32_t i = 0; i < side->vcount; i++) keys[curb->vcount + i] = pk_of(side, i);
+    qsort(keys, nv, sizeof *keys, pk_qcmp);
+    pedge *E;
+    size_t ne = pedges(both, 2, &E);
+    for (size_t i = 0; i < ne;) {
+        size_t j = i;
+        int sum = 0;
+        while (j < ne && pedge_cmp(&E[i], &E[j]) == 0) sum += E[j++].dir;
+        bool bottom = has_above(keys, nv, E[i].lo) && has_above(keys, nv, E[i].hi);
+        cr_assert_eq(j - i, bottom ? 1 : 2, "%s: slab edge (%g %g %g)-(%g %g %g) has %zu triangles, not %d",
+                     what, E[i].lo.x, E[i].lo.y, E[i].lo.z, E[i].hi.x, E[i].hi.y, E[i].hi.z, j - i, bottom ? 1 : 2);
+        cr_assert(bottom || sum == 0, "%s: slab edge (%g %g %g)-(%g %g %g) twice in one direction", what,
+                  E[i].lo.x, E[i].lo.y, E[i].lo.z, E[i].hi.x, E[i].hi.y, E[i].hi.z);
+        i = j;
+    }
+    if (all) {
+        const pm_prim *A = &s->prims[0];
+        const pm_prim *ap[1] = {A}, *cp[1] = {curb};
+        pedge *AE, *CE;
+        size_t nae = pedges(ap, 1, &AE), nce = pedges(cp, 1, &CE);
+        size_t unmatched = 0, free_ends = 0;
+        uint32_t deg[64] = {0};
+        for (size_t e = 0; e < p->nedges; e++) { deg[p->edges[e].from]++; deg[p->edges[e].to]++; }
+        for (size_t n = 0; n < p->nnodes; n++) free_ends += deg[n] == 1;
+        for (size_t i = 0; i < nae;) {
+            size_t j = i;
+            int sum = 0;
+            while (j < nae && pedge_cmp(&AE[i], &AE[j]) == 0) sum += AE[j++].dir;
+            if (sum != 0 && !bsearch(&AE[i], CE, nce, sizeof *CE, pedge_cmp)) {
+                unmatched++;
+                if (getenv("PM_NET_DEBUG"))
+                    fprintf(stderr, "%s: bare asphalt edge (%g %g %g)-(%g %g %g)\n", what, AE[i].lo.x,
+                            AE[i].lo.y, AE[i].lo.z, AE[i].hi.x, AE[i].hi.y, AE[i].hi.z);
+            }
+            i = j;
+        }
+        /* Where a road's own edge crosses itself the sidewalk stops and
+         * says how many curb edges it left bare. */
+        size_t bare = 0;
+        for (const pm_meta *w = get(s->meta, "warnings")->u.kids.first; w; w = w->next)
+            if (strcmp(get(w, "code")->u.s, "sidewalk_interrupted") == 0) bare += (size_t)geti(w, "curb_edges");
+        cr_assert_eq(unmatched, 2 * free_ends + bare, "%s: %zu asphalt boundary edges have no curb on them, "
+                     "expected %zu (the free road ends) + %zu (interrupted)", what, unmatched, 2 * free_ends, bare);
+        free(AE);
+        free(CE);
+    }
+    free(keys);
+    free(E);
+    return (curb->icount + side->icount) / 3;
+}
+
 /* ---- random planar networks ---- */
 
 /* A jittered grid of gx x gz nodes, S metres apart: each grid edge kept
@@ -299,10 +452,13 @@ static void random_net(net *n, pm_rng *r) {
         }
     n->p.corner_radius = pm_rng_range(r, 0, 6);
     n->p.corner_segments = (uint32_t)pm_rng_int(r, 2, 6);
-    bool sw = pm_rng_chance(r, 0.4);
+    /* Sidewalks: none, on every edge alike, or on most edges with their
+     * own sizes (where they change at a degree-2 node: a transition). */
+    bool sw = pm_rng_chance(r, 0.6), every = sw && pm_rng_chance(r, 0.5);
+    pm_junction_sidewalk one = {pm_rng_range(r, 1, 3), pm_rng_range(r, 0.1, 0.3)};
     for (size_t e = 0; e < n->nedges; e++) {
-        n->edges[e].has_sidewalk = sw && pm_rng_chance(r, 0.8);
-        n->edges[e].sidewalk = (pm_junction_sidewalk){pm_rng_range(r, 1, 3), 0.15};
+        n->edges[e].has_sidewalk = sw && (every || pm_rng_chance(r, 0.8));
+        n->edges[e].sidewalk = every ? one : (pm_junction_sidewalk){pm_rng_range(r, 1, 3), 0.15};
     }
     n->p.max_segment = pm_rng_range(r, 2, 8);
     finish(n);
@@ -311,7 +467,8 @@ static void random_net(net *n, pm_rng *r) {
 Test(network, random_planar_networks_stitch_into_one_manifold_surface, .timeout = 120) {
     pm_rng r;
     pm_rng_seed(&r, 20261130);
-    int ok = 0, refused = 0, skipped = 0, kinds[4] = {0, 0, 0, 0};
+    int ok = 0, refused = 0, skipped = 0, kinds[5] = {0, 0, 0, 0, 0};
+    size_t slab_tris = 0;
     for (int it = 0; it < 300; it++) {
         net n;
         random_net(&n, &r);
@@ -331,22 +488,27 @@ Test(network, random_planar_networks_stitch_into_one_manifold_surface, .timeout 
         if (rc == PM_ERR_GEOMETRY) {
             refused++;
             cr_assert_gt(d.nproblems, 0, "%s", what);
-            for (size_t k = 0; k < d.nproblems; k++) kinds[d.problems[k].error & 3]++;
+            for (size_t k = 0; k < d.nproblems; k++) kinds[d.problems[k].error % 5]++;
+            for (size_t k = 0; getenv("PM_NET_DEBUG") && k < d.nproblems; k++)
+                if (d.problems[k].error == PM_NETWORK_SIDEWALK) fprintf(stderr, "%s: %s\n", what, d.problems[k].message);
             for (size_t k = 0; k < d.nproblems; k++)
                 cr_assert(d.problems[k].error == PM_NETWORK_EDGE_TOO_SHORT ||
                           d.problems[k].error == PM_NETWORK_JUNCTION ||
-                          d.problems[k].error == PM_NETWORK_SEAM, "%s: %s", what, d.problems[k].message);
+                          d.problems[k].error == PM_NETWORK_SEAM ||
+                          d.problems[k].error == PM_NETWORK_SIDEWALK, "%s: %s", what, d.problems[k].message);
         } else {
             cr_assert_eq(rc, PM_OK, "%s: rc %d", what, rc);
             ok++;
             check_surface(s, &n.p, what);
             check_seams(s, what);
             check_pieces(s, &n.p, what);
+            slab_tris += check_slabs(s, &n.p, what);
         }
         pm_arena_destroy(a);
     }
     cr_log_info("random networks: %d stitched, %d refused (%d junction, %d edge too short, %d fold "
-                "at a mouth), %d skipped (crossing)", ok, refused, kinds[1], kinds[2], kinds[3], skipped);
+                "at a mouth, %d sidewalk), %d skipped (crossing); %zu slab triangles checked", ok, refused,
+                kinds[1], kinds[2], kinds[3], kinds[4], skipped, slab_tris);
     cr_assert_geq(ok, 200, "only %d of 300 random networks were built (%d refused)", ok, refused);
 }
 
@@ -558,5 +720,244 @@ Test(network, junction_warnings_pass_through_naming_node_and_edges) {
     cr_assert_lt(get(w0, "radius")->u.n, 30);
     cr_assert_str_eq(kind_of(s, 4), "unused");
     check_surface(s, &n.p, "warnings");
+    pm_arena_destroy(a);
+}
+
+/* ---- sidewalks along the roads ---- */
+
+static void sidewalk_all(net *n, double width, double curb) {
+    for (size_t e = 0; e < n->nedges; e++) {
+        n->edges[e].has_sidewalk = true;
+        n->edges[e].sidewalk = (pm_junction_sidewalk){width, curb};
+    }
+}
+
+/* Plan area of a primitive's triangles (all face up). */
+static double plan_area(const pm_prim *P) {
+    double s = 0;
+    for (uint32_t t = 0; t < P->icount; t += 3) {
+        const float *a = P->positions + 3 * P->indices[t], *b = P->positions + 3 * P->indices[t + 1],
+                    *c = P->positions + 3 * P->indices[t + 2];
+        s += (((double)b[2] - a[2]) * ((double)c[0] - a[0]) - ((double)b[0] - a[0]) * ((double)c[2] - a[2])) / 2;
+    }
+    return s;
+}
+
+/* No point of the plan lies inside two band triangles: sampled on a
+ * 0.25 m grid (off the grid of the vertices) over the band's bounds. */
+static void check_band_single(const pm_prim *P, const char *what) {
+    double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
+    for (uint32_t v = 0; v < P->vcount; v++)
+        for (int k = 0; k < 2; k++) {
+            lo[k] = fmin(lo[k], P->positions[3 * v + 2 * k]);
+            hi[k] = fmax(hi[k], P->positions[3 * v + 2 * k]);
+        }
+    for (double x = lo[0] + 0.0731; x < hi[0]; x += 0.25)
+        for (double z = lo[1] + 0.1173; z < hi[1]; z += 0.25) {
+            int in = 0;
+            double q[2] = {x, z};
+            for (uint32_t t = 0; t < P->icount; t += 3) {
+                double p[3][2];
+                for (int k = 0; k < 3; k++) {
+                    p[k][0] = P->positions[3 * P->indices[t + k]];
+                    p[k][1] = P->positions[3 * P->indices[t + k] + 2];
+                }
+                in += pm_orient_xz(p[0], p[1], q) > 0 && pm_orient_xz(p[1], p[2], q) > 0 &&
+                      pm_orient_xz(p[2], p[0], q) > 0;
+            }
+            cr_assert_leq(in, 1, "%s: [%g, %g] lies in %d band triangles", what, x, z, in);
+        }
+}
+
+/* Every vertical face faces out of its slab: eps behind its centroid
+ * (against its normal) is sidewalk, eps in front is not. */
+static void check_walls_face_out(const pm_scene *s, double eps, const char *what) {
+    const pm_prim *curb = prim_named(s, "curb"), *side = prim_named(s, "sidewalk");
+    for (uint32_t t = 0; t < curb->icount; t += 3) {
+        const float *a = curb->positions + 3 * curb->indices[t], *b = curb->positions + 3 * curb->indices[t + 1],
+                    *c = curb->positions + 3 * curb->indices[t + 2];
+        double u[3], v[3];
+        for (int k = 0; k < 3; k++) { u[k] = (double)b[k] - a[k]; v[k] = (double)c[k] - a[k]; }
+        double n[2] = {u[1] * v[2] - u[2] * v[1], u[0] * v[1] - u[1] * v[0]}, l = hypot(n[0], n[1]);
+        double g[2] = {((double)a[0] + b[0] + c[0]) / 3, ((double)a[2] + b[2] + c[2]) / 3};
+        int inside[2] = {0, 0};
+        for (int f = 0; f < 2; f++) {
+            double q[2] = {g[0] + (f ? eps : -eps) * n[0] / l, g[1] + (f ? eps : -eps) * n[1] / l};
+            for (uint32_t k = 0; k < side->icount && !inside[f]; k += 3) {
+                double p[3][2];
+                for (int j = 0; j < 3; j++) {
+                    p[j][0] = side->positions[3 * side->indices[k + j]];
+                    p[j][1] = side->positions[3 * side->indices[k + j] + 2];
+                }
+                inside[f] = pm_orient_xz(p[0], p[1], q) >= 0 && pm_orient_xz(p[1], p[2], q) >= 0 &&
+                            pm_orient_xz(p[2], p[0], q) >= 0;
+            }
+        }
+        cr_assert(inside[0] && !inside[1], "%s: curb triangle %u at [%g, %g] does not face out of its slab",
+                  what, t / 3, g[0], g[1]);
+    }
+}
+
+Test(network, sidewalks_run_along_a_tee_from_mouth_to_mouth) {
+    net n;
+    net_init(&n);
+    uint32_t c = node(&n, 0, 0, 0), e = node(&n, 60, 0, 0), w = node(&n, -60, 0, 0), s_ = node(&n, 0, 0.5, 50);
+    edge(&n, c, e, 7);
+    edge(&n, w, c, 7);
+    bend(&n, edge(&n, c, s_, 6), 8, 25);
+    sidewalk_all(&n, 2, 0.15);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    pm_scene *s = build(&n, a, &d);
+    check_surface(s, &n.p, "tee");
+    check_seams(s, "tee");
+    /* Closed but for the bottom, every asphalt edge but the three free
+     * ends under a curb: the roads' slabs continue the junction's. */
+    check_slabs(s, &n.p, "tee");
+    check_band_single(prim_named(s, "sidewalk"), "tee");
+    check_walls_face_out(s, 1e-3, "tee");
+    for (int k = 0; k < 3; k++) {
+        const pm_meta *sides = get(at(get(s->meta, "edges"), (size_t)k), "sidewalk_sides");
+        cr_assert_eq(sides->u.kids.count, 2);
+        cr_assert_str_eq(at(sides, 0)->u.s, "left");
+        cr_assert_str_eq(at(sides, 1)->u.s, "right");
+    }
+    /* The band is about its width wide along all the curbs: its area is
+     * within a few per cent of width x (the roads' two edges + the
+     * junction's curbs), give or take the corners. */
+    const pm_prim *side = prim_named(s, "sidewalk");
+    double area = plan_area(side);
+    cr_assert_gt(area, 2.0 * 2 * (60 + 60 + 50 - 20), "band area %g", area);
+    cr_assert_lt(area, 2.0 * 2 * (60 + 60 + 60 + 20), "band area %g", area);
+    pm_arena_destroy(a);
+}
+
+static size_t gaps_of(const pm_scene *s) {
+    size_t k = 0;
+    for (const pm_meta *w = get(s->meta, "warnings")->u.kids.first; w; w = w->next)
+        k += strcmp(get(w, "code")->u.s, "sidewalk_interrupted") == 0;
+    return k;
+}
+
+Test(network, a_tight_turn_trims_the_inner_band_instead_of_folding_it) {
+    /* A quarter turn of 6 m radius on the centre line with an 8 m road:
+     * its inner edge has a radius of about 2 m, under the 4 m sidewalk,
+     * whose offset curve would loop there. */
+    net n;
+    net_init(&n);
+    uint32_t p0 = node(&n, 0, 0, 0), p1 = node(&n, 36, 0, 40);
+    pm_network_edge *e = edge(&n, p0, p1, 8);
+    double pts[3 * 6] = {20, 0, 0};
+    for (int k = 0; k < 5; k++) {
+        double t = -1.57079632679489661923 + k * 3.14159265358979323846 / 8;
+        pts[3 + 3 * k] = 30 + 6 * cos(t);
+        pts[3 + 3 * k + 1] = 0;
+        pts[3 + 3 * k + 2] = 6 + 6 * sin(t);
+    }
+    e->points = pts;
+    e->npoints = 6;
+    sidewalk_all(&n, 4, 0.2);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    pm_scene *s = build(&n, a, &d);
+    check_surface(s, &n.p, "turn");
+    size_t tris = check_slabs(s, &n.p, "turn");
+    cr_assert_gt(tris, 50);
+    cr_assert_eq(gaps_of(s), 0, "the sidewalk runs through the turn");
+    /* Trimmed, not folded: every band triangle faces up (checked) and no
+     * two overlap, where an untrimmed loop would fold over itself. */
+    check_band_single(prim_named(s, "sidewalk"), "turn");
+    check_walls_face_out(s, 1e-3, "turn");
+    pm_arena_destroy(a);
+}
+
+Test(network, a_hairpin_whose_inner_edge_crosses_itself_interrupts_the_sidewalk) {
+    /* Through (30, 0), (36, 6), (30, 12) the spline's tip is tighter than
+     * the 6 m road's half width: the road collapses its inner side there
+     * and its edge crosses itself. The sidewalk stops on both sides of
+     * that stretch, closed with end caps, and says so. */
+    net n;
+    net_init(&n);
+    uint32_t p0 = node(&n, 0, 0, 0), p1 = node(&n, 0, 0, 12);
+    pm_network_edge *e = edge(&n, p0, p1, 6);
+    static const double pts[] = {30, 0, 0, 36, 0, 6, 30, 0, 12};
+    e->points = pts;
+    e->npoints = 3;
+    sidewalk_all(&n, 4, 0.2);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    pm_scene *s = build(&n, a, &d);
+    check_surface(s, &n.p, "hairpin");
+    check_slabs(s, &n.p, "hairpin");
+    cr_assert_geq(gaps_of(s), 1);
+    cr_assert_eq(d.nwarnings, gaps_of(s));
+    const pm_meta *w = at(get(s->meta, "warnings"), 0);
+    cr_assert_str_eq(get(w, "side")->u.s, "right");
+    cr_assert_gt(geti(w, "curb_edges"), 0);
+    /* Near the tip, not along the straights. */
+    cr_assert_gt(at(get(w, "from"), 0)->u.n, 20);
+    pm_arena_destroy(a);
+}
+
+Test(network, a_sidewalk_change_at_a_degree_two_node_makes_a_transition) {
+    net n;
+    net_init(&n);
+    uint32_t a0 = node(&n, 0, 0, 0), a1 = node(&n, 40, 0, 0), a2 = node(&n, 80, 0, 10), a3 = node(&n, 120, 0, 10);
+    edge(&n, a0, a1, 7);
+    edge(&n, a1, a2, 7);
+    edge(&n, a2, a3, 7);
+    sidewalk_all(&n, 2, 0.15);
+    n.edges[1].sidewalk.width = 3;     /* wider in the middle: two transitions */
+    n.edges[2].has_sidewalk = false;
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    pm_scene *s = build(&n, a, &d);
+    cr_assert_str_eq(kind_of(s, 1), "junction");
+    cr_assert_str_eq(kind_of(s, 2), "junction");
+    cr_assert_eq(geti(s->meta, "roads_count"), 3);
+    check_surface(s, &n.p, "transition");
+    check_slabs(s, &n.p, "transition");
+    cr_assert_eq(get(at(get(s->meta, "edges"), 2), "sidewalk_sides")->u.kids.count, 0);
+    pm_arena_destroy(a);
+}
+
+Test(network, a_ring_road_has_closed_sidewalks_without_caps) {
+    net n;
+    net_init(&n);
+    for (int i = 0; i < 6; i++) node(&n, 40 * cos(i * 3.14159265358979323846 / 3), 0, 40 * sin(i * 3.14159265358979323846 / 3));
+    for (uint32_t i = 0; i < 6; i++) edge(&n, i, (i + 1) % 6, 6);
+    sidewalk_all(&n, 2.5, 0.15);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    pm_scene *s = build(&n, a, &d);
+    check_surface(s, &n.p, "ring");
+    check_slabs(s, &n.p, "ring");
+    pm_arena_destroy(a);
+}
+
+Test(network, sharp_corners_join_the_road_slabs_too) {
+    /* corner_radius 0: the junction's curbs meet at sharp corners, and its
+     * slabs still hand over to the roads' at every mouth. */
+    net n;
+    net_init(&n);
+    uint32_t c = node(&n, 0, 0, 0);
+    for (int k = 0; k < 4; k++) {
+        double t = k * 3.14159265358979323846 / 2 + 0.3;
+        edge(&n, c, node(&n, 50 * cos(t), 0, 50 * sin(t)), 6 + k);
+    }
+    sidewalk_all(&n, 2, 0.15);
+    n.p.corner_radius = 0;
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    pm_scene *s = build(&n, a, &d);
+    check_surface(s, &n.p, "sharp");
+    check_slabs(s, &n.p, "sharp");
+    check_band_single(prim_named(s, "sidewalk"), "sharp");
     pm_arena_destroy(a);
 }

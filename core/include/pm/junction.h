@@ -72,6 +72,11 @@ typedef struct pm_junction_params {
     double snap;                  /* grid every output coordinate snaps to, > 0 */
     bool has_roundabout;
     pm_junction_roundabout roundabout;
+    /* false (the default): each sidewalk slab is closed at the mouths by an
+     * end cap. true: no end caps, the slabs stay open at the mouths for a
+     * road's sidewalk to continue them (pm_network); diag->slab_ends then
+     * gives the floats such a road must start from. */
+    bool open_mouths;
 } pm_junction_params;
 
 /* Why a valid-looking request has no junction. */
@@ -86,6 +91,17 @@ typedef enum pm_junction_error {
 } pm_junction_error;
 
 const char *pm_junction_error_name(pm_junction_error e);
+
+/* Where a sidewalk slab meets a mouth: its cross-section there, the
+ * floats a continuing slab must share. The curb's bottom is the asphalt
+ * mouth vertex. */
+typedef struct pm_junction_slab_end {
+    bool present;               /* a slab ends here */
+    uint32_t curb_vertex;       /* asphalt vertex: the mouth point */
+    float curb_top[3];          /* top of the curb face above it (band's inner point) */
+    float outer_top[3];         /* band's outer point */
+    float outer_bottom[3];      /* the outer face's foot below it */
+} pm_junction_slab_end;
 
 typedef struct pm_junction_warning {
     uint32_t corner;        /* corner index in metadata "corners" (sorted order) */
@@ -104,6 +120,10 @@ typedef struct pm_junction_diag {
     char message[256];
     pm_junction_warning *warnings;   /* in the scene's arena */
     size_t nwarnings;
+    /* After PM_OK with any sidewalk: 2 per arm in request order, [2 i] at
+     * arm i's left mouth point, [2 i + 1] at its right (looking outward),
+     * in the scene's arena; NULL otherwise. */
+    pm_junction_slab_end *slab_ends;
 } pm_junction_diag;
 
 /* The centre the generator uses: params->center when given; else from the

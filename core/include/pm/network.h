@@ -72,6 +72,7 @@ typedef enum pm_network_error {
     PM_NETWORK_JUNCTION,          /* a junction has no valid mesh (junction names why) */
     PM_NETWORK_EDGE_TOO_SHORT,    /* a segment cannot hold its mouth(s) */
     PM_NETWORK_SEAM,              /* a road's end section could not be matched to its mouth */
+    PM_NETWORK_SIDEWALK,          /* a road's sidewalk folds over itself or misses its junction's */
 } pm_network_error;
 
 /* One reason the network has no mesh: the node (-1: none) and the edges
@@ -90,7 +91,7 @@ typedef struct pm_network_problem {
 typedef struct pm_network_diag {
     pm_network_problem *problems; /* every problem found, in the scene arena */
     size_t nproblems;
-    size_t nwarnings;             /* junction warnings passed into the metadata */
+    size_t nwarnings;             /* warnings in the metadata: the junctions', interrupted sidewalks */
 } pm_network_diag;
 
 /* The gap (metres) a road keeps between a mouth and the next control point:
@@ -107,8 +108,10 @@ int64_t pm_network_crossings(pm_arena *scratch, const pm_network_params *p,
                              uint32_t (*pairs)[2], size_t max);
 
 /* Builds the network into *out: primitives "asphalt" (roads and junctions,
- * one welded surface), then "curb" and "sidewalk" when any junction has
- * them; metadata as in docs/network.md. Returns PM_OK; PM_ERR_GEOMETRY with
+ * one welded surface), then "curb" and "sidewalk" when any edge has a
+ * sidewalk (the junctions' corner slabs and a slab along each side of every
+ * such road, continuing each other at the mouths, closed but for the
+ * bottom); metadata as in docs/network.md. Returns PM_OK; PM_ERR_GEOMETRY with
  * diag->problems filled (every one found); PM_ERR_LIMIT when the output
  * would pass max_vertices; PM_ERR_NOMEM; PM_ERR_CANCELLED. diag is always
  * initialised. */
