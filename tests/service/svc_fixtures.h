@@ -4,6 +4,7 @@
 #ifndef SVC_FIXTURES_H
 #define SVC_FIXTURES_H
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,5 +114,24 @@ static inline const char *svc_header(const pm_http_response *r, const char *name
                                      size_t cap) {
     const char *v = pm_http_header(r, name, buf, cap);
     return v ? v : "";
+}
+
+/* POST body as application/json, plus one extra header line (or NULL);
+ * fails the test when no response arrives. */
+static inline pm_http_response svc_post(const pm_test_server *s, const char *path,
+                                        const char *body, const char *extra) {
+    const char *h[] = {"Content-Type: application/json", extra, NULL};
+    pm_http_request req = {.method = "POST", .path = path, .headers = h, .body = body};
+    pm_http_response r;
+    cr_assert_eq(pm_http(s, &req, &r), 0, "no response from %s", path);
+    return r;
+}
+
+/* The response body as JSON (fails the test when it is not). */
+static inline json_t *svc_json(const pm_http_response *r) {
+    json_error_t e;
+    json_t *j = json_loadb((const char *)r->body, r->body_len, 0, &e);
+    cr_assert_not_null(j, "not JSON (%s): %.200s", e.text, r->body);
+    return j;
 }
 #endif

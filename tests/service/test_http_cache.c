@@ -9,20 +9,11 @@ static pm_test_server srv;
 static void start_default(void) { cr_assert_eq(pm_test_server_start(&srv, NULL), 0); }
 static void stop(void) { cr_assert_eq(pm_test_server_stop(&srv), 0, "clean exit"); }
 
-static pm_http_response post_with(const pm_test_server *s, const char *path, const char *body,
-                                  const char *extra) {
-    const char *h[] = {"Content-Type: application/json", extra, NULL};
-    pm_http_request req = {.method = "POST", .path = path, .headers = h, .body = body};
-    pm_http_response r;
-    cr_assert_eq(pm_http(s, &req, &r), 0);
-    return r;
-}
-
 TestSuite(http_cache, .init = start_default, .fini = stop);
 
 Test(http_cache, miss_then_hit_with_identical_bytes_and_etag) {
     char a[128], b[128], buf[128];
-    pm_http_response m = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
+    pm_http_response m = svc_post(&srv, SVC_ROUTE, SVC_BODY, NULL);
     cr_assert_eq(m.status, 200);
     cr_assert_str_eq(svc_header(&m, "X-Cache", buf, sizeof buf), "MISS");
     svc_header(&m, "ETag", a, sizeof a);
@@ -38,7 +29,7 @@ Test(http_cache, miss_then_hit_with_identical_bytes_and_etag) {
     cr_assert_eq(strncmp(json_string_value(json_object_get(j, "key")), a + 1, 32), 0);
     json_decref(j);
 
-    pm_http_response h = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
+    pm_http_response h = svc_post(&srv, SVC_ROUTE, SVC_BODY, NULL);
     cr_assert_eq(h.status, 200);
     cr_assert_str_eq(svc_header(&h, "X-Cache", buf, sizeof buf), "HIT");
     cr_assert_str_eq(svc_header(&h, "ETag", b, sizeof b), a);
@@ -55,11 +46,11 @@ Test(http_cache, miss_then_hit_with_identical_bytes_and_etag) {
 
 Test(http_cache, equivalent_requests_share_one_entry) {
     char a[128], b[128], buf[128];
-    pm_http_response m = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
+    pm_http_response m = svc_post(&srv, SVC_ROUTE, SVC_BODY, NULL);
     svc_header(&m, "ETag", a, sizeof a);
     const char *same[] = {SVC_BODY_REORDERED, SVC_BODY_EXPLICIT_DEFAULT};
     for (int i = 0; i < 2; i++) {
-        pm_http_response h = post_with(&srv, SVC_ROUTE, same[i], NULL);
+        pm_http_response h = svc_post(&srv, SVC_ROUTE, same[i], NULL);
         cr_assert_eq(h.status, 200, "%s", h.body);
         cr_assert_str_eq(svc_header(&h, "X-Cache", buf, sizeof buf), "HIT", "variant %d", i);
         cr_assert_str_eq(svc_header(&h, "ETag", b, sizeof b), a);
@@ -68,7 +59,7 @@ Test(http_cache, equivalent_requests_share_one_entry) {
         pm_http_response_free(&h);
     }
     /* Another format is another entry. */
-    pm_http_response g = post_with(&srv, SVC_ROUTE "?format=glb", SVC_BODY, NULL);
+    pm_http_response g = svc_post(&srv, SVC_ROUTE "?format=glb", SVC_BODY, NULL);
     cr_assert_str_eq(svc_header(&g, "X-Cache", buf, sizeof buf), "MISS");
     cr_assert_str_neq(svc_header(&g, "ETag", b, sizeof b), a);
     pm_http_response_free(&g);
@@ -80,14 +71,14 @@ Test(http_cache, equivalent_requests_share_one_entry) {
  * too; a GET and a POST of the same request share the entry, not the memo. */
 Test(http_cache, repeated_requests_skip_the_parse) {
     char a[128], b[128], buf[64];
-    pm_http_response m = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
+    pm_http_response m = svc_post(&srv, SVC_ROUTE, SVC_BODY, NULL);
     svc_header(&m, "ETag", a, sizeof a);
     cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_hits_total"), 0);
     cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_misses_total"), 1);
     const char *seq[] = {SVC_BODY, SVC_BODY_REORDERED, SVC_BODY_REORDERED, SVC_BODY};
     const double memo_hits[] = {1, 1, 2, 3};
     for (int i = 0; i < 4; i++) {
-        pm_http_response h = post_with(&srv, SVC_ROUTE, seq[i], NULL);
+        pm_http_response h = svc_post(&srv, SVC_ROUTE, seq[i], NULL);
         cr_assert_eq(h.status, 200);
         cr_assert_str_eq(svc_header(&h, "X-Cache", buf, sizeof buf), "HIT", "request %d", i);
         cr_assert_str_eq(svc_header(&h, "ETag", b, sizeof b), a, "request %d", i);
@@ -108,7 +99,7 @@ Test(http_cache, repeated_requests_skip_the_parse) {
     cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_hits_total"), 4);
     cr_assert_eq(pm_test_metric(&srv, "procmesh_request_memo_misses_total"), 3);
     /* The same body asking for another format is another request. */
-    pm_http_response g = post_with(&srv, SVC_ROUTE, SVC_BODY, "Accept: model/gltf-binary");
+    pm_http_response g = svc_post(&srv, SVC_ROUTE, SVC_BODY, "Accept: model/gltf-binary");
     cr_assert_str_eq(svc_header(&g, "X-Cache", buf, sizeof buf), "MISS");
     cr_assert_str_neq(svc_header(&g, "ETag", b, sizeof b), a);
     pm_http_response_free(&g);
@@ -126,10 +117,10 @@ Test(http_cache, big_repeated_bodies_skip_the_parse) {
     memset(big + n, ' ', pad);   /* trailing white space: the same request */
     big[n + pad] = '\0';
     char a[128], b[128], buf[64];
-    pm_http_response small = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
+    pm_http_response small = svc_post(&srv, SVC_ROUTE, SVC_BODY, NULL);
     svc_header(&small, "ETag", a, sizeof a);
     for (int i = 0; i < 2; i++) {
-        pm_http_response h = post_with(&srv, SVC_ROUTE, big, NULL);
+        pm_http_response h = svc_post(&srv, SVC_ROUTE, big, NULL);
         cr_assert_eq(h.status, 200);
         cr_assert_str_eq(svc_header(&h, "X-Cache", buf, sizeof buf), "HIT");
         cr_assert_str_eq(svc_header(&h, "ETag", b, sizeof b), a);
@@ -146,7 +137,7 @@ Test(http_cache, big_repeated_bodies_skip_the_parse) {
 
 Test(http_cache, if_none_match_gives_304) {
     char etag[128], buf[256], hdr[300];
-    pm_http_response m = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
+    pm_http_response m = svc_post(&srv, SVC_ROUTE, SVC_BODY, NULL);
     svc_header(&m, "ETag", etag, sizeof etag);
     pm_http_response_free(&m);
     const char *forms[] = {"%s", "W/%s", "\"0000\", %s", "*"};
@@ -154,7 +145,7 @@ Test(http_cache, if_none_match_gives_304) {
         char value[200];
         snprintf(value, sizeof value, forms[i], etag);
         snprintf(hdr, sizeof hdr, "If-None-Match: %s", value);
-        pm_http_response r = post_with(&srv, SVC_ROUTE, SVC_BODY, hdr);
+        pm_http_response r = svc_post(&srv, SVC_ROUTE, SVC_BODY, hdr);
         cr_assert_eq(r.status, 304, "form %s", value);
         cr_assert_eq(r.body_len, 0);
         cr_assert_str_eq(svc_header(&r, "ETag", buf, sizeof buf), etag);
@@ -163,7 +154,7 @@ Test(http_cache, if_none_match_gives_304) {
         cr_assert_str_eq(svc_header(&r, "X-Cache", buf, sizeof buf), "HIT");
         pm_http_response_free(&r);
     }
-    pm_http_response r = post_with(&srv, SVC_ROUTE, SVC_BODY, "If-None-Match: \"0123\"");
+    pm_http_response r = svc_post(&srv, SVC_ROUTE, SVC_BODY, "If-None-Match: \"0123\"");
     cr_assert_eq(r.status, 200);
     pm_http_response_free(&r);
 }
@@ -172,18 +163,18 @@ Test(http_cache, a_miss_that_resolves_also_gives_304) {
     /* The key is a pure function of the request: learn it from one server,
      * then ask a fresh one (empty cache) with If-None-Match. */
     char etag[128], buf[128], hdr[200];
-    pm_http_response m = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
+    pm_http_response m = svc_post(&srv, SVC_ROUTE, SVC_BODY, NULL);
     svc_header(&m, "ETag", etag, sizeof etag);
     pm_http_response_free(&m);
     pm_test_server fresh;
     cr_assert_eq(pm_test_server_start(&fresh, NULL), 0);
     snprintf(hdr, sizeof hdr, "If-None-Match: %s", etag);
-    pm_http_response r = post_with(&fresh, SVC_ROUTE, SVC_BODY, hdr);
+    pm_http_response r = svc_post(&fresh, SVC_ROUTE, SVC_BODY, hdr);
     cr_assert_eq(r.status, 304);
     cr_assert_str_eq(svc_header(&r, "X-Cache", buf, sizeof buf), "MISS");
     cr_assert_str_eq(svc_header(&r, "ETag", buf, sizeof buf), etag);
     pm_http_response_free(&r);
-    r = post_with(&fresh, SVC_ROUTE, SVC_BODY, NULL);
+    r = svc_post(&fresh, SVC_ROUTE, SVC_BODY, NULL);
     cr_assert_eq(r.status, 200);
     cr_assert_str_eq(svc_header(&r, "X-Cache", buf, sizeof buf), "HIT", "the 304 stored it");
     pm_http_response_free(&r);
@@ -217,9 +208,9 @@ Test(http_cache_off, without_memory_every_request_generates, .fini = stop) {
     const char *args[] = {"--cache-mb", "0", NULL};
     cr_assert_eq(pm_test_server_start(&srv, args), 0);
     char buf[64];
-    pm_http_response first = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
+    pm_http_response first = svc_post(&srv, SVC_ROUTE, SVC_BODY, NULL);
     for (int i = 0; i < 2; i++) {
-        pm_http_response r = post_with(&srv, SVC_ROUTE, SVC_BODY, NULL);
+        pm_http_response r = svc_post(&srv, SVC_ROUTE, SVC_BODY, NULL);
         cr_assert_eq(r.status, 200);
         cr_assert_str_eq(svc_header(&r, "X-Cache", buf, sizeof buf), "MISS");
         cr_assert_eq(r.body_len, first.body_len);
@@ -235,7 +226,7 @@ Test(http_cache_off, without_memory_every_request_generates, .fini = stop) {
 
 Test(http_cache, errors_are_not_cached) {
     for (int i = 0; i < 2; i++) {
-        pm_http_response r = post_with(&srv, SVC_ROUTE, SVC_BODY_INVALID, NULL);
+        pm_http_response r = svc_post(&srv, SVC_ROUTE, SVC_BODY_INVALID, NULL);
         cr_assert_eq(r.status, 422);
         char buf[64];
         cr_assert_null(pm_http_header(&r, "ETag", buf, sizeof buf));

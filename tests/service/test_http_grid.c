@@ -3,7 +3,7 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "pm_test_server.h"
+#include "svc_fixtures.h"
 #include "pm_test_validator.h"
 
 static pm_test_server srv;
@@ -15,13 +15,6 @@ static void start(void) {
 static void stop(void) { cr_assert_eq(pm_test_server_stop(&srv), 0, "clean exit"); }
 
 TestSuite(http_grid, .init = start, .fini = stop, .timeout = 120);
-
-static json_t *body_json(const pm_http_response *r) {
-    json_error_t e;
-    json_t *j = json_loadb((const char *)r->body, r->body_len, 0, &e);
-    cr_assert_not_null(j, "not JSON (%s): %.200s", e.text, r->body);
-    return j;
-}
 
 static const char *hdr(const pm_http_response *r, const char *name) {
     static char buf[4][256];
@@ -36,7 +29,7 @@ Test(http_grid, get_json_mesh_with_quads_and_quality) {
     cr_assert_eq(r.status, 200, "status %ld: %.300s", r.status, r.body);
     cr_assert_str_eq(hdr(&r, "Content-Type"), "application/json");
     cr_assert_str_eq(hdr(&r, "X-Cache"), "MISS");
-    json_t *j = body_json(&r);
+    json_t *j = svc_json(&r);
     cr_assert_str_eq(json_string_value(json_object_get(j, "generator")), "grid");
     cr_assert_str_eq(json_string_value(json_object_get(j, "version")), "1.0.0");
     json_t *mesh = json_array_get(json_object_get(j, "meshes"), 0);
@@ -96,7 +89,7 @@ static void expect_422(const char *method_body, const char *path, const char *po
     cr_assert_eq(r.status, 422, "%s %s: status %ld", path, method_body ? method_body : "",
                  r.status);
     cr_assert_str_eq(hdr(&r, "Content-Type"), "application/problem+json");
-    json_t *j = body_json(&r), *e;
+    json_t *j = svc_json(&r), *e;
     size_t i;
     bool found = false;
     json_array_foreach(json_object_get(j, "errors"), i, e) {

@@ -6,7 +6,7 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "pm_test_server.h"
+#include "svc_fixtures.h"
 #include "pm_test_validator.h"
 
 static pm_test_server srv;
@@ -21,38 +21,18 @@ TestSuite(http_junction, .init = start, .fini = stop, .timeout = 120);
     " {\"direction\": [-1, 0], \"width\": 7}, {\"direction\": [0, -1], \"width\": 7}],"          \
     " \"sidewalk\": {\"width\": 2, \"curb_height\": 0.15}}"
 
-static const char *hdr(const pm_http_response *r, const char *name, char *buf, size_t cap) {
-    const char *v = pm_http_header(r, name, buf, cap);
-    return v ? v : "";
-}
-
-static pm_http_response post(const char *path, const char *body, const char *accept) {
-    const char *h[] = {"Content-Type: application/json", accept, NULL};
-    pm_http_request req = {.method = "POST", .path = path, .headers = h, .body = body};
-    pm_http_response r;
-    cr_assert_eq(pm_http(&srv, &req, &r), 0, "no response");
-    return r;
-}
-
-static json_t *json_of(const pm_http_response *r) {
-    json_error_t err;
-    json_t *j = json_loadb((const char *)r->body, r->body_len, 0, &err);
-    cr_assert_not_null(j, "not JSON (%s): %s", err.text, r->body);
-    return j;
-}
-
 Test(http_junction, post_gives_a_json_mesh) {
-    pm_http_response r = post("/v1/junctions", CROSS_SW, NULL);
+    pm_http_response r = svc_post(&srv, "/v1/junctions", CROSS_SW, NULL);
     char buf[256];
     cr_assert_eq(r.status, 200, "%s", r.body);
-    cr_assert_str_eq(hdr(&r, "Content-Type", buf, sizeof buf), "application/json");
-    cr_assert_str_eq(hdr(&r, "X-Cache", buf, sizeof buf), "MISS");
-    cr_assert_str_eq(hdr(&r, "Cache-Control", buf, sizeof buf), "public, max-age=31536000, immutable");
-    cr_assert_not_null(strstr(hdr(&r, "Vary", buf, sizeof buf), "Accept"));
-    cr_assert_not_null(strstr(hdr(&r, "Server-Timing", buf, sizeof buf), "gen;dur="));
+    cr_assert_str_eq(svc_header(&r, "Content-Type", buf, sizeof buf), "application/json");
+    cr_assert_str_eq(svc_header(&r, "X-Cache", buf, sizeof buf), "MISS");
+    cr_assert_str_eq(svc_header(&r, "Cache-Control", buf, sizeof buf), "public, max-age=31536000, immutable");
+    cr_assert_not_null(strstr(svc_header(&r, "Vary", buf, sizeof buf), "Accept"));
+    cr_assert_not_null(strstr(svc_header(&r, "Server-Timing", buf, sizeof buf), "gen;dur="));
     char etag[128];
-    cr_assert_eq(strlen(hdr(&r, "ETag", etag, sizeof etag)), 34, "a quoted 32-digit key: %s", etag);
-    json_t *j = json_of(&r);
+    cr_assert_eq(strlen(svc_header(&r, "ETag", etag, sizeof etag)), 34, "a quoted 32-digit key: %s", etag);
+    json_t *j = svc_json(&r);
     cr_assert_str_eq(json_string_value(json_object_get(j, "generator")), "junction");
     cr_assert_str_eq(json_string_value(json_object_get(j, "version")), "1.1.0");
     cr_assert_eq(strncmp(json_string_value(json_object_get(j, "key")), etag + 1, 32), 0);
@@ -92,31 +72,31 @@ Test(http_junction, post_gives_a_json_mesh) {
     json_decref(j);
     pm_http_response_free(&r);
     /* The same request again, written differently: a hit with the same key. */
-    r = post("/v1/junctions", "{\"sidewalk\": {\"curb_height\": 0.15, \"width\": 2.0}, \"arms\": "
+    r = svc_post(&srv, "/v1/junctions", "{\"sidewalk\": {\"curb_height\": 0.15, \"width\": 2.0}, \"arms\": "
              "[{\"width\": 7.0, \"direction\": [3, 0]}, {\"direction\": [0, 1], \"width\": 7}, "
              "{\"direction\": [-1, 0], \"width\": 7}, {\"direction\": [0, -1], \"width\": 7}], "
              "\"corner_radius\": 3}", NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
-    cr_assert_str_eq(hdr(&r, "X-Cache", buf, sizeof buf), "HIT");
-    cr_assert_str_eq(hdr(&r, "ETag", buf, sizeof buf), etag);
+    cr_assert_str_eq(svc_header(&r, "X-Cache", buf, sizeof buf), "HIT");
+    cr_assert_str_eq(svc_header(&r, "ETag", buf, sizeof buf), etag);
     pm_http_response_free(&r);
 }
 
 Test(http_junction, glb_and_gltf_pass_the_validator) {
-    pm_http_response r = post("/v1/junctions?format=glb", CROSS_SW, NULL);
+    pm_http_response r = svc_post(&srv, "/v1/junctions?format=glb", CROSS_SW, NULL);
     char buf[256], report[4096];
     cr_assert_eq(r.status, 200, "%s", r.body);
-    cr_assert_str_eq(hdr(&r, "Content-Type", buf, sizeof buf), "model/gltf-binary");
+    cr_assert_str_eq(svc_header(&r, "Content-Type", buf, sizeof buf), "model/gltf-binary");
     cr_assert_eq(memcmp(r.body, "glTF", 4), 0);
     cr_assert_eq(pm_test_gltf_validate(r.body, r.body_len, 1, report, sizeof report), 0, "%s", report);
     pm_http_response_free(&r);
-    r = post("/v1/junctions", "{\"arms\": [{\"direction\": [1, 0], \"width\": 8}, {\"direction\": "
+    r = svc_post(&srv, "/v1/junctions", "{\"arms\": [{\"direction\": [1, 0], \"width\": 8}, {\"direction\": "
              "[0, 1], \"width\": 8}, {\"direction\": [-1, 0.2], \"width\": 8}], \"roundabout\": "
              "{\"radius\": 16, \"island_radius\": 8}}", "Accept: model/gltf+json");
     cr_assert_eq(r.status, 200, "%s", r.body);
-    cr_assert_str_eq(hdr(&r, "Content-Type", buf, sizeof buf), "model/gltf+json");
+    cr_assert_str_eq(svc_header(&r, "Content-Type", buf, sizeof buf), "model/gltf+json");
     cr_assert_eq(pm_test_gltf_validate(r.body, r.body_len, 0, report, sizeof report), 0, "%s", report);
-    json_t *j = json_of(&r);
+    json_t *j = svc_json(&r);
     json_t *extras = json_object_get(json_array_get(json_object_get(j, "scenes"), 0), "extras");
     cr_assert_not_null(json_object_get(json_object_get(extras, "metadata"), "roundabout"),
                        "metadata in scene.extras");
@@ -127,8 +107,8 @@ Test(http_junction, glb_and_gltf_pass_the_validator) {
 static void expect_problem(const pm_http_response *r, const char *pointer) {
     char buf[256];
     cr_assert_eq(r->status, 422, "%s", r->body);
-    cr_assert_str_eq(hdr(r, "Content-Type", buf, sizeof buf), "application/problem+json");
-    json_t *j = json_of(r);
+    cr_assert_str_eq(svc_header(r, "Content-Type", buf, sizeof buf), "application/problem+json");
+    json_t *j = svc_json(r);
     cr_assert_eq(json_integer_value(json_object_get(j, "status")), 422);
     json_t *errs = json_object_get(j, "errors");
     bool found = false;
@@ -140,13 +120,13 @@ static void expect_problem(const pm_http_response *r, const char *pointer) {
 }
 
 Test(http_junction, invalid_requests_are_422_with_pointers) {
-    pm_http_response r = post("/v1/junctions", "{\"arms\": [{\"direction\": [1, 0], \"width\": 7}, "
+    pm_http_response r = svc_post(&srv, "/v1/junctions", "{\"arms\": [{\"direction\": [1, 0], \"width\": 7}, "
                               "{\"direction\": [0, 1], \"width\": -7}], \"colour\": 1}", NULL);
     expect_problem(&r, "/arms/1/width");
     expect_problem(&r, "/colour");
     pm_http_response_free(&r);
     /* Valid numbers, no junction: arms 3 degrees apart, named by the generator. */
-    r = post("/v1/junctions", "{\"arms\": [{\"direction\": [1, 0], \"width\": 7}, {\"direction\": "
+    r = svc_post(&srv, "/v1/junctions", "{\"arms\": [{\"direction\": [1, 0], \"width\": 7}, {\"direction\": "
              "[0.99863, 0.05234], \"width\": 7}, {\"direction\": [-1, 0], \"width\": 7}]}", NULL);
     expect_problem(&r, "/arms/0");
     expect_problem(&r, "/arms/1");
@@ -158,6 +138,6 @@ Test(http_junction, get_is_405) {
     char buf[128];
     cr_assert_eq(pm_http_get(&srv, "/v1/junctions", &r), 0);
     cr_assert_eq(r.status, 405);
-    cr_assert_str_eq(hdr(&r, "Allow", buf, sizeof buf), "POST, OPTIONS");
+    cr_assert_str_eq(svc_header(&r, "Allow", buf, sizeof buf), "POST, OPTIONS");
     pm_http_response_free(&r);
 }

@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "pm_test_server.h"
+#include "svc_fixtures.h"
 #include "pm_test_validator.h"
 
 static pm_test_server srv;
@@ -25,34 +25,14 @@ TestSuite(http_network, .init = start, .fini = stop, .timeout = 120);
     " {\"from\": \"c\", \"to\": \"s\", \"width\": 6, \"points\": [[8, 25]]}],"                      \
     " \"sidewalk\": {\"width\": 2}}"
 
-static const char *hdr(const pm_http_response *r, const char *name, char *buf, size_t cap) {
-    const char *v = pm_http_header(r, name, buf, cap);
-    return v ? v : "";
-}
-
-static pm_http_response post(const char *path, const char *body, const char *accept) {
-    const char *h[] = {"Content-Type: application/json", accept, NULL};
-    pm_http_request req = {.method = "POST", .path = path, .headers = h, .body = body};
-    pm_http_response r;
-    cr_assert_eq(pm_http(&srv, &req, &r), 0, "no response");
-    return r;
-}
-
-static json_t *json_of(const pm_http_response *r) {
-    json_error_t err;
-    json_t *j = json_loadb((const char *)r->body, r->body_len, 0, &err);
-    cr_assert_not_null(j, "not JSON (%s): %s", err.text, r->body);
-    return j;
-}
-
 Test(http_network, post_gives_a_stitched_json_mesh_and_a_hit_on_repeat) {
-    pm_http_response r = post("/v1/networks", TEE, NULL);
+    pm_http_response r = svc_post(&srv, "/v1/networks", TEE, NULL);
     char buf[256], etag[128];
     cr_assert_eq(r.status, 200, "%s", r.body);
-    cr_assert_str_eq(hdr(&r, "Content-Type", buf, sizeof buf), "application/json");
-    cr_assert_str_eq(hdr(&r, "X-Cache", buf, sizeof buf), "MISS");
-    cr_assert_eq(strlen(hdr(&r, "ETag", etag, sizeof etag)), 34);
-    json_t *j = json_of(&r);
+    cr_assert_str_eq(svc_header(&r, "Content-Type", buf, sizeof buf), "application/json");
+    cr_assert_str_eq(svc_header(&r, "X-Cache", buf, sizeof buf), "MISS");
+    cr_assert_eq(strlen(svc_header(&r, "ETag", etag, sizeof etag)), 34);
+    json_t *j = svc_json(&r);
     cr_assert_str_eq(json_string_value(json_object_get(j, "generator")), "network");
     json_t *meshes = json_object_get(j, "meshes");
     cr_assert_eq(json_array_size(meshes), 3);
@@ -97,29 +77,29 @@ Test(http_network, post_gives_a_stitched_json_mesh_and_a_hit_on_repeat) {
     json_decref(j);
     pm_http_response_free(&r);
     /* The same network written differently: a hit, the same key. */
-    r = post("/v1/networks", "{\"sidewalk\": {\"curb_height\": 0.15, \"width\": 2.0}, \"corner_radius\": 3.0,"
+    r = svc_post(&srv, "/v1/networks", "{\"sidewalk\": {\"curb_height\": 0.15, \"width\": 2.0}, \"corner_radius\": 3.0,"
              " \"edges\": [{\"to\": \"e\", \"from\": \"c\", \"width\": 7}, {\"from\": \"w\", \"to\": \"c\"},"
              " {\"from\": \"c\", \"to\": \"s\", \"width\": 6.0, \"points\": [[8.0, 25]]}],"
              " \"nodes\": [{\"position\": [0, 0], \"id\": \"c\"}, {\"id\": \"e\", \"position\": [60, 0.0]},"
              " {\"id\": \"w\", \"position\": [-60, 0]}, {\"id\": \"s\", \"position\": [0, 0.5, 50]}]}", NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
-    cr_assert_str_eq(hdr(&r, "X-Cache", buf, sizeof buf), "HIT");
-    cr_assert_str_eq(hdr(&r, "ETag", buf, sizeof buf), etag);
+    cr_assert_str_eq(svc_header(&r, "X-Cache", buf, sizeof buf), "HIT");
+    cr_assert_str_eq(svc_header(&r, "ETag", buf, sizeof buf), etag);
     pm_http_response_free(&r);
 }
 
 Test(http_network, glb_and_gltf_pass_the_validator) {
     char buf[256], report[4096];
-    pm_http_response r = post("/v1/networks?format=glb", TEE, NULL);
+    pm_http_response r = svc_post(&srv, "/v1/networks?format=glb", TEE, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
-    cr_assert_str_eq(hdr(&r, "Content-Type", buf, sizeof buf), "model/gltf-binary");
+    cr_assert_str_eq(svc_header(&r, "Content-Type", buf, sizeof buf), "model/gltf-binary");
     cr_assert_eq(pm_test_gltf_validate(r.body, r.body_len, 1, report, sizeof report), 0, "%s", report);
     pm_http_response_free(&r);
-    r = post("/v1/networks", TEE, "Accept: model/gltf+json");
+    r = svc_post(&srv, "/v1/networks", TEE, "Accept: model/gltf+json");
     cr_assert_eq(r.status, 200, "%s", r.body);
-    cr_assert_str_eq(hdr(&r, "Content-Type", buf, sizeof buf), "model/gltf+json");
+    cr_assert_str_eq(svc_header(&r, "Content-Type", buf, sizeof buf), "model/gltf+json");
     cr_assert_eq(pm_test_gltf_validate(r.body, r.body_len, 0, report, sizeof report), 0, "%s", report);
-    json_t *j = json_of(&r);
+    json_t *j = svc_json(&r);
     json_t *extras = json_object_get(json_array_get(json_object_get(j, "scenes"), 0), "extras");
     cr_assert_not_null(json_object_get(json_object_get(extras, "metadata"), "seams"), "metadata in scene.extras");
     json_decref(j);
@@ -129,8 +109,8 @@ Test(http_network, glb_and_gltf_pass_the_validator) {
 static void expect_problem(const pm_http_response *r, const char *pointer) {
     char buf[256];
     cr_assert_eq(r->status, 422, "%s", r->body);
-    cr_assert_str_eq(hdr(r, "Content-Type", buf, sizeof buf), "application/problem+json");
-    json_t *j = json_of(r);
+    cr_assert_str_eq(svc_header(r, "Content-Type", buf, sizeof buf), "application/problem+json");
+    json_t *j = svc_json(r);
     json_t *errs = json_object_get(j, "errors");
     bool found = false;
     for (size_t i = 0; i < json_array_size(errs); i++)
@@ -142,7 +122,7 @@ static void expect_problem(const pm_http_response *r, const char *pointer) {
 
 Test(http_network, invalid_networks_are_422_with_pointers) {
     /* Parser: an unknown id, a self-loop, an unknown field, in one answer. */
-    pm_http_response r = post("/v1/networks", "{\"nodes\": [{\"id\": 1, \"position\": [0, 0]},"
+    pm_http_response r = svc_post(&srv, "/v1/networks", "{\"nodes\": [{\"id\": 1, \"position\": [0, 0]},"
                               " {\"id\": 2, \"position\": [30, 0]}], \"edges\": [{\"from\": 1, \"to\": 3},"
                               " {\"from\": 2, \"to\": 2}], \"colour\": 1}", NULL);
     expect_problem(&r, "/edges/0/to");
@@ -150,14 +130,14 @@ Test(http_network, invalid_networks_are_422_with_pointers) {
     expect_problem(&r, "/colour");
     pm_http_response_free(&r);
     /* Crossing edges: both named. */
-    r = post("/v1/networks", "{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [40, 40]},"
+    r = svc_post(&srv, "/v1/networks", "{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [40, 40]},"
              " {\"id\": 2, \"position\": [0, 40]}, {\"id\": 3, \"position\": [40, 0]}],"
              " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 2, \"to\": 3}]}", NULL);
     expect_problem(&r, "/edges/0");
     expect_problem(&r, "/edges/1");
     pm_http_response_free(&r);
     /* Generator: an edge too short for the two junctions' mouths. */
-    r = post("/v1/networks", "{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [8, 0]},"
+    r = svc_post(&srv, "/v1/networks", "{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [8, 0]},"
              " {\"id\": 2, \"position\": [-40, 0]}, {\"id\": 3, \"position\": [0, 40]},"
              " {\"id\": 4, \"position\": [8, 40]}, {\"id\": 5, \"position\": [48, 0]}],"
              " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 0, \"to\": 2}, {\"from\": 0, \"to\": 3},"
@@ -172,6 +152,6 @@ Test(http_network, get_is_405) {
     char buf[128];
     cr_assert_eq(pm_http_get(&srv, "/v1/networks", &r), 0);
     cr_assert_eq(r.status, 405);
-    cr_assert_str_eq(hdr(&r, "Allow", buf, sizeof buf), "POST, OPTIONS");
+    cr_assert_str_eq(svc_header(&r, "Allow", buf, sizeof buf), "POST, OPTIONS");
     pm_http_response_free(&r);
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm_test_server.h"
+#include "svc_fixtures.h"
 #include "pm_test_validator.h"
 
 static pm_test_server srv;
@@ -35,13 +35,6 @@ static const char *header(const pm_http_response *r, const char *name, char *buf
     return v;
 }
 
-static json_t *body_json(const pm_http_response *r) {
-    json_error_t e;
-    json_t *j = json_loadb((const char *)r->body, r->body_len, 0, &e);
-    cr_assert_not_null(j, "not JSON: %s", e.text);
-    return j;
-}
-
 static int has_mesh(const json_t *doc, const char *name) {
     size_t i;
     json_t *m;
@@ -58,7 +51,7 @@ Test(http_road, json_mesh_with_metadata_then_a_cache_hit) {
     cr_assert_eq(r.status, 200, "%s", r.body);
     cr_assert_str_eq(header(&r, "Content-Type", a, sizeof a), "application/json");
     cr_assert_str_eq(header(&r, "X-Cache", a, sizeof a), "MISS");
-    json_t *doc = body_json(&r);
+    json_t *doc = svc_json(&r);
     cr_assert_str_eq(json_string_value(json_object_get(doc, "generator")), "road");
     cr_assert_str_eq(json_string_value(json_object_get(doc, "version")), "1.0.0");
     const char *names[] = {"asphalt", "shoulder", "terrain", "asphalt_lod1", "shoulder_lod2"};
@@ -117,7 +110,7 @@ static void expect_problem(const char *body, long status, const char *pointer) {
     cr_assert_eq(pm_http_post_json(&srv, "/v1/roads", body, &r), 0);
     cr_assert_eq(r.status, status, "%s -> %ld %s", body, r.status, r.body);
     cr_assert_str_eq(header(&r, "Content-Type", ct, sizeof ct), "application/problem+json");
-    json_t *j = body_json(&r);
+    json_t *j = svc_json(&r);
     int found = 0;
     size_t i;
     json_t *e;
