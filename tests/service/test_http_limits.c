@@ -226,6 +226,9 @@ Test(http_limits, health_and_hits_are_served_while_every_worker_is_busy, .fini =
         svc_call_start(&slow[i], &srv, SVC_SLOW_PATH, body);
     }
     cr_assert_eq(svc_wait_metric(&srv, "procmesh_workers_busy", 1), 1);
+    /* and the others waiting behind it (their requests may still be on the
+     * way: hits are answered faster than they arrive) */
+    cr_assert_geq(svc_wait_metric(&srv, "procmesh_queue_depth", N - 1), N - 1);
     double worst = 0;
     for (int i = 0; i < 10; i++) {
         pm_http_get(&srv, "/healthz", &r);
