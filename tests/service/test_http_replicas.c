@@ -120,6 +120,9 @@ static void post_seed(CURL *h, int port, unsigned seed, resp *r) {
     request(h, port, route, json, r);
 }
 
+static int wait_metric(int port, const char *name, unsigned long long want, int timeout_ms);
+static void wait_cluster_ready(void);
+
 static void pick_route(void) {
     for (int i = 0; candidates[i] && !route; i++) {
         char p[128];
@@ -130,6 +133,10 @@ static void pick_route(void) {
         if (r.status == 200) route = candidates[i];
     }
     cr_assert_not_null(route, "no generator answers GET ?seed=1 (tried /v1/dungeons, /v1/grids)");
+    /* A replica stores in Redis after it answers: wait for that SET, or it
+     * could land during a test and be taken for the one the test awaits. */
+    cr_assert(wait_metric(cl.port[0], "procmesh_redis_stores_total", 1, 3000),
+              "replica 0 never stored its first result in Redis");
     resp r;
     post_seed(NULL, cl.port[0], 1, &r);
     cr_assert_eq(r.status, 200, "POST %s {\"seed\": 1} answered %ld", route, r.status);
@@ -230,6 +237,7 @@ static void up(void) {
     cl.nport = pm_tp_free_port();
     for (int i = 0; i < NREP; i++) cl.rep[i] = start_replica(i);
     start_nginx();
+    wait_cluster_ready();   /* so the first result below does reach Redis */
     pick_route();
 }
 
