@@ -134,4 +134,21 @@ static inline json_t *svc_json(const pm_http_response *r) {
     cr_assert_not_null(j, "not JSON (%s): %.200s", e.text, r->body);
     return j;
 }
+
+/* Fails the test unless r is a 422 problem+json with an error at pointer. */
+static inline void svc_expect_problem(const pm_http_response *r, const char *pointer) {
+    char buf[256];
+    cr_assert_eq(r->status, 422, "%s", r->body);
+    cr_assert_str_eq(svc_header(r, "Content-Type", buf, sizeof buf), "application/problem+json");
+    json_t *j = svc_json(r);
+    cr_assert_eq(json_integer_value(json_object_get(j, "status")), 422);
+    json_t *errs = json_object_get(j, "errors");
+    int found = 0;
+    for (size_t i = 0; i < json_array_size(errs) && !found; i++) {
+        const char *p = json_string_value(json_object_get(json_array_get(errs, i), "pointer"));
+        found = p && strcmp(p, pointer) == 0;
+    }
+    cr_assert(found, "no error at %s in %s", pointer, r->body);
+    json_decref(j);
+}
 #endif

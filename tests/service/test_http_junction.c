@@ -104,32 +104,17 @@ Test(http_junction, glb_and_gltf_pass_the_validator) {
     pm_http_response_free(&r);
 }
 
-static void expect_problem(const pm_http_response *r, const char *pointer) {
-    char buf[256];
-    cr_assert_eq(r->status, 422, "%s", r->body);
-    cr_assert_str_eq(svc_header(r, "Content-Type", buf, sizeof buf), "application/problem+json");
-    json_t *j = svc_json(r);
-    cr_assert_eq(json_integer_value(json_object_get(j, "status")), 422);
-    json_t *errs = json_object_get(j, "errors");
-    bool found = false;
-    for (size_t i = 0; i < json_array_size(errs); i++)
-        found = found || strcmp(json_string_value(json_object_get(json_array_get(errs, i), "pointer")),
-                                pointer) == 0;
-    cr_assert(found, "no error at %s in %s", pointer, r->body);
-    json_decref(j);
-}
-
 Test(http_junction, invalid_requests_are_422_with_pointers) {
     pm_http_response r = svc_post(&srv, "/v1/junctions", "{\"arms\": [{\"direction\": [1, 0], \"width\": 7}, "
                               "{\"direction\": [0, 1], \"width\": -7}], \"colour\": 1}", NULL);
-    expect_problem(&r, "/arms/1/width");
-    expect_problem(&r, "/colour");
+    svc_expect_problem(&r, "/arms/1/width");
+    svc_expect_problem(&r, "/colour");
     pm_http_response_free(&r);
     /* Valid numbers, no junction: arms 3 degrees apart, named by the generator. */
     r = svc_post(&srv, "/v1/junctions", "{\"arms\": [{\"direction\": [1, 0], \"width\": 7}, {\"direction\": "
              "[0.99863, 0.05234], \"width\": 7}, {\"direction\": [-1, 0], \"width\": 7}]}", NULL);
-    expect_problem(&r, "/arms/0");
-    expect_problem(&r, "/arms/1");
+    svc_expect_problem(&r, "/arms/0");
+    svc_expect_problem(&r, "/arms/1");
     pm_http_response_free(&r);
 }
 

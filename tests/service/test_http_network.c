@@ -106,35 +106,21 @@ Test(http_network, glb_and_gltf_pass_the_validator) {
     pm_http_response_free(&r);
 }
 
-static void expect_problem(const pm_http_response *r, const char *pointer) {
-    char buf[256];
-    cr_assert_eq(r->status, 422, "%s", r->body);
-    cr_assert_str_eq(svc_header(r, "Content-Type", buf, sizeof buf), "application/problem+json");
-    json_t *j = svc_json(r);
-    json_t *errs = json_object_get(j, "errors");
-    bool found = false;
-    for (size_t i = 0; i < json_array_size(errs); i++)
-        found = found || strcmp(json_string_value(json_object_get(json_array_get(errs, i), "pointer")),
-                                pointer) == 0;
-    cr_assert(found, "no error at %s in %s", pointer, r->body);
-    json_decref(j);
-}
-
 Test(http_network, invalid_networks_are_422_with_pointers) {
     /* Parser: an unknown id, a self-loop, an unknown field, in one answer. */
     pm_http_response r = svc_post(&srv, "/v1/networks", "{\"nodes\": [{\"id\": 1, \"position\": [0, 0]},"
                               " {\"id\": 2, \"position\": [30, 0]}], \"edges\": [{\"from\": 1, \"to\": 3},"
                               " {\"from\": 2, \"to\": 2}], \"colour\": 1}", NULL);
-    expect_problem(&r, "/edges/0/to");
-    expect_problem(&r, "/edges/1/to");
-    expect_problem(&r, "/colour");
+    svc_expect_problem(&r, "/edges/0/to");
+    svc_expect_problem(&r, "/edges/1/to");
+    svc_expect_problem(&r, "/colour");
     pm_http_response_free(&r);
     /* Crossing edges: both named. */
     r = svc_post(&srv, "/v1/networks", "{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [40, 40]},"
              " {\"id\": 2, \"position\": [0, 40]}, {\"id\": 3, \"position\": [40, 0]}],"
              " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 2, \"to\": 3}]}", NULL);
-    expect_problem(&r, "/edges/0");
-    expect_problem(&r, "/edges/1");
+    svc_expect_problem(&r, "/edges/0");
+    svc_expect_problem(&r, "/edges/1");
     pm_http_response_free(&r);
     /* Generator: an edge too short for the two junctions' mouths. */
     r = svc_post(&srv, "/v1/networks", "{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [8, 0]},"
@@ -142,7 +128,7 @@ Test(http_network, invalid_networks_are_422_with_pointers) {
              " {\"id\": 4, \"position\": [8, 40]}, {\"id\": 5, \"position\": [48, 0]}],"
              " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 0, \"to\": 2}, {\"from\": 0, \"to\": 3},"
              " {\"from\": 1, \"to\": 4}, {\"from\": 1, \"to\": 5}]}", NULL);
-    expect_problem(&r, "/edges/0");
+    svc_expect_problem(&r, "/edges/0");
     cr_assert_not_null(strstr((const char *)r.body, "at least 13.010 m"), "%s", r.body);
     pm_http_response_free(&r);
 }
