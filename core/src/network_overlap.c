@@ -154,38 +154,6 @@ static void pm__witness(const pm__dtri *a, const pm__dtri *b, double out[2]) {
     out[1] = n > 0 ? c[1] : b->v[0][1];
 }
 
-#ifdef PM_OVERLAP_DEBUG
-static void pm__debug(const pm__dtri *a, const pm__dtri *b) {
-    double poly[2][12][2];
-    int n = 3, cur = 0;
-    memcpy(poly[0], b->v, sizeof b->v);
-    for (int i = 0; i < 3 && n > 0; i++) {
-        const double *p = a->v[i], *q = a->v[(i + 1) % 3];
-        int m = 0;
-        for (int k = 0; k < n; k++) {
-            const double *s = poly[cur][k], *e = poly[cur][(k + 1) % n];
-            double ds = (q[0] - p[0]) * (s[1] - p[1]) - (q[1] - p[1]) * (s[0] - p[0]);
-            double de = (q[0] - p[0]) * (e[1] - p[1]) - (q[1] - p[1]) * (e[0] - p[0]);
-            if (ds >= 0 && m < 12) { poly[1 - cur][m][0] = s[0]; poly[1 - cur][m][1] = s[1]; m++; }
-            if (((ds >= 0) != (de >= 0)) && m < 12) {
-                double t = ds / (ds - de);
-                poly[1 - cur][m][0] = s[0] + (e[0] - s[0]) * t;
-                poly[1 - cur][m][1] = s[1] + (e[1] - s[1]) * t;
-                m++;
-            }
-        }
-        n = m;
-        cur = 1 - cur;
-    }
-    double area = 0;
-    for (int k = 0; k < n; k++) area += poly[cur][k][0] * poly[cur][(k + 1) % n][1] - poly[cur][(k + 1) % n][0] * poly[cur][k][1];
-    double aa = fabs(pm__o(a->v[0], a->v[1], a->v[2])) / 2, ab = fabs(pm__o(b->v[0], b->v[1], b->v[2])) / 2;
-    fprintf(stderr, "OV u %.2f %.2f part %u/%d part %u/%d area %.3g (tri %.3g %.3g) a=[%.4f,%.4f %.4f,%.4f %.4f,%.4f] b=[%.4f,%.4f %.4f,%.4f %.4f,%.4f]\n",
-            a->u, b->u, a->part, a->sidewalk, b->part, b->sidewalk, area / 2, aa, ab,
-            a->v[0][0], a->v[0][1], a->v[1][0], a->v[1][1], a->v[2][0], a->v[2][1],
-            b->v[0][0], b->v[0][1], b->v[1][0], b->v[1][1], b->v[2][0], b->v[2][1]);
-}
-#endif
 
 /* ---- the triangles and their owners ---- */
 
@@ -395,9 +363,11 @@ static int pm__record(pm__ov *O, const pm__otri *a, const pm__otri *b) {
 }
 
 /* Two parts of one road within half a turn round its full width of each
- * other: there a tight curve collapses the road's inner side (and trims
- * its band) on purpose, and the parts touch by design. Beyond that, a road
- * that comes back over itself has to have gone round. */
+ * other: there a tight curve collapses the road's inner side on purpose
+ * (its fans overlap by slivers), and where the road's edge crosses itself
+ * its sidewalk stops short with end caps over those slivers (a
+ * sidewalk_interrupted warning). Beyond that, a road that comes back over
+ * itself has gone round. */
 static bool pm__same_stretch(const pm__ov *O, const pm__otri *a, const pm__otri *b) {
     if (a->road != b->road || a->road == UINT32_MAX || a->u != a->u || b->u != b->u) return false;
     const pm__road *R = &O->N->roads.data[a->road];
@@ -427,9 +397,6 @@ static int pm__sweep(pm__ov *O) {
                     if (pm__same_stretch(O, a, b)) continue;
                     pm__dtri da = pm__wide(a), db = pm__wide(b);
                     if (!pm__overlap(&da, &db)) continue;
-#ifdef PM_OVERLAP_DEBUG
-                    pm__debug(&da, &db);
-#endif
                     int rc = pm__record(O, a, b);
                     if (rc) return rc;
                 }
