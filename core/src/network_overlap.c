@@ -37,10 +37,14 @@ static pm__dtri pm__wide(const pm__otri *T) {
     return d;
 }
 
+/* (Comparisons, not fminf / fmaxf: those are library calls without
+ * -ffast-math, and this runs three times per triangle.) */
 static void pm__bounds(const pm__otri *T, float lo[2], float hi[2]) {
     for (int c = 0; c < 2; c++) {
-        lo[c] = fminf(T->f[0][c], fminf(T->f[1][c], T->f[2][c]));
-        hi[c] = fmaxf(T->f[0][c], fmaxf(T->f[1][c], T->f[2][c]));
+        float a = T->f[0][c], b = T->f[1][c], d = T->f[2][c];
+        float l = a < b ? a : b, h = a < b ? b : a;
+        lo[c] = d < l ? d : l;
+        hi[c] = d > h ? d : h;
     }
 }
 
@@ -232,9 +236,9 @@ static int pm__collect(pm__ov *O, const pm_scene *s) {
 /* ---- the grid ---- */
 
 static uint32_t pm__cell(const pm__ogrid *g, double v, double v0, uint32_t n) {
-    double c = floor((v - v0) / g->cell);
+    double c = (v - v0) / g->cell;
     if (!(c > 0)) return 0;
-    return c >= n ? n - 1 : (uint32_t)c;
+    return c >= n ? n - 1 : (uint32_t)c;   /* truncation: floor for c > 0 */
 }
 
 static void pm__cells(const pm__ogrid *g, const float lo[2], const float hi[2], uint32_t c[4]) {
@@ -252,10 +256,11 @@ static int pm__grid(pm__ov *O) {
         float tl[2], th[2];
         pm__bounds(&O->tri[i], tl, th);
         for (int c = 0; c < 2; c++) {
-            lo[c] = fmin(lo[c], tl[c]);
-            hi[c] = fmax(hi[c], th[c]);
+            lo[c] = tl[c] < lo[c] ? tl[c] : lo[c];
+            hi[c] = th[c] > hi[c] ? th[c] : hi[c];
         }
-        ext += fmax((double)th[0] - tl[0], (double)th[1] - tl[1]);
+        double dx = (double)th[0] - tl[0], dz = (double)th[1] - tl[1];
+        ext += dx > dz ? dx : dz;
     }
     double w = fmax(hi[0] - lo[0], 1e-9), h = fmax(hi[1] - lo[1], 1e-9);
     g->cell = fmax(ext / O->ntri, sqrt(w * h / (4.0 * O->ntri)));
@@ -291,6 +296,15 @@ static int pm__grid(pm__ov *O) {
         for (uint32_t z = c[2]; z <= c[3]; z++)
             for (uint32_t x = c[0]; x <= c[1]; x++) g->items[fill[(size_t)z * g->nx + x]++] = i;
     }
+    /* Each cell by the left of its bounds, so a pair search stops at the
+     * first triangle starting right of the current one's end. */
+    for (size_t k = 0; k < ncell; k++)
+        for (uint32_t i = g->start[k] + 1; i < g->start[k + 1]; i++) {
+            uint32_t t = g->items[i], j = i;
+            for (; j > g->start[k] && g->box[g->items[j - 1]].lo[0] > g->box[t].lo[0]; j--)
+                g->items[j] = g->items[j - 1];
+            g->items[j] = t;
+        }
     return PM_OK;
 }
 
@@ -387,9 +401,8 @@ static int pm__sweep(pm__ov *O) {
                 const pm__obox *p = &g->box[g->items[i]];
                 for (uint32_t j = i + 1; j < g->start[k + 1]; j++) {
                     const pm__obox *q = &g->box[g->items[j]];
-                    if (q->lo[0] >= p->hi[0] || p->lo[0] >= q->hi[0] || q->lo[1] >= p->hi[1] ||
-                        p->lo[1] >= q->hi[1])
-                        continue;
+                    if (q->lo[0] >= p->hi[0]) break;
+                    if (q->lo[1] >= p->hi[1] || p->lo[1] >= q->hi[1]) continue;
                     /* The cell of the larger lower corner is the larger cell. */
                     if ((p->cx > q->cx ? p->cx : q->cx) != x || (p->cz > q->cz ? p->cz : q->cz) != z)
                         continue;
