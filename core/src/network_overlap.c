@@ -56,7 +56,7 @@ typedef struct pm__obox {
 } pm__obox;
 
 typedef struct pm__ogrid {
-    double x0, z0, cell;
+    double x0, z0, cell, inv;      /* inv = 1 / cell */
     uint32_t nx, nz;
     uint32_t *start;           /* nx * nz + 1 */
     uint32_t *items;           /* triangle indices, cell by cell */
@@ -236,7 +236,7 @@ static int pm__collect(pm__ov *O, const pm_scene *s) {
 /* ---- the grid ---- */
 
 static uint32_t pm__cell(const pm__ogrid *g, double v, double v0, uint32_t n) {
-    double c = (v - v0) / g->cell;
+    double c = (v - v0) * g->inv;
     if (!(c > 0)) return 0;
     return c >= n ? n - 1 : (uint32_t)c;   /* truncation: floor for c > 0 */
 }
@@ -265,6 +265,7 @@ static int pm__grid(pm__ov *O) {
     double w = fmax(hi[0] - lo[0], 1e-9), h = fmax(hi[1] - lo[1], 1e-9);
     g->cell = fmax(ext / O->ntri, sqrt(w * h / (4.0 * O->ntri)));
     g->cell = fmax(g->cell, fmax(w, h) / 4096.0);
+    g->inv = 1.0 / g->cell;
     g->x0 = lo[0];
     g->z0 = lo[1];
     g->nx = (uint32_t)fmin(floor(w / g->cell) + 1, 4096);   /* cells fit uint16_t */
@@ -407,7 +408,9 @@ static int pm__sweep(pm__ov *O) {
                     if ((p->cx > q->cx ? p->cx : q->cx) != x || (p->cz > q->cz ? p->cz : q->cz) != z)
                         continue;
                     const pm__otri *a = &O->tri[g->items[i]], *b = &O->tri[g->items[j]];
-                    if (pm__same_stretch(O, a, b)) continue;
+                    /* A junction's own surfaces are the junction
+                     * generator's (docs/junction.md). */
+                    if ((a->part == b->part && a->road == UINT32_MAX) || pm__same_stretch(O, a, b)) continue;
                     pm__dtri da = pm__wide(a), db = pm__wide(b);
                     if (!pm__overlap(&da, &db)) continue;
                     int rc = pm__record(O, a, b);
