@@ -457,6 +457,10 @@ static void pm__problem_json(const pm__nreq *q, const pm_network_problem *pr, pm
         snprintf(ptr, sizeof ptr, "/nodes/%lld", (long long)pr->node);
         pm_api_problem_field(prob, ptr, "%s", msg);
     }
+    if (pr->node2 >= 0) {
+        snprintf(ptr, sizeof ptr, "/nodes/%lld", (long long)pr->node2);
+        pm_api_problem_field(prob, ptr, "%s", msg);
+    }
     for (size_t i = 0; i < pr->nedges; i++) {
         snprintf(ptr, sizeof ptr, "/edges/%u", pr->edges[i]);
         pm_api_problem_field(prob, ptr, "%s", msg);

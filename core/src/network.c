@@ -46,6 +46,7 @@ static int pm__problem(pm__net *N, pm_network_problem **out) {
     pm_network_problem *q = &N->problems.data[N->problems.len++];
     memset(q, 0, sizeof *q);
     q->node = -1;
+    q->node2 = -1;
     *out = q;
     return PM_OK;
 }
@@ -407,6 +408,7 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     }
     if (rc == PM_OK && p->max_vertices && used > p->max_vertices) rc = PM_ERR_LIMIT;
     if (rc == PM_OK) rc = pm__network_stitch(&N, out);
+    if (rc == PM_OK && !N.problems.len) rc = pm__network_overlaps(&N, *out);
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     /* The roads' sidewalks come on top of what the parts had. */
     if (rc == PM_OK && p->max_vertices && pm_scene_vertex_count(*out) > p->max_vertices) rc = PM_ERR_LIMIT;

@@ -21,6 +21,8 @@ typedef struct pm__node {
     uint32_t *split;              /* per arm, output triangle on the mouth edge */
     uint32_t voff, vcount, toff, tcount;  /* its block of the output asphalt */
     const pm_junction_slab_end *slab;     /* 2 per arm (left, right), or NULL */
+    uint32_t xt0, xtn;            /* its mouth-split triangles appended after the roads */
+    uint32_t swt0, swtn;          /* its slab's triangles in the output sidewalk */
 } pm__node;
 
 typedef struct pm__road {
@@ -40,6 +42,7 @@ typedef struct pm__road {
     uint32_t seam0[3], seam1[3];  /* output vertices: left, centre, right (road's sides) */
     uint32_t *chain[2];           /* sidewalks: left and right edge, output vertices with */
     uint32_t nchain[2];           /* the asphalt on their left (0: no sidewalk) */
+    uint32_t swt0, swtn;          /* its slabs' triangles in the output sidewalk */
 } pm__road;
 
 /* A stretch of a road side without sidewalk (its own edge crosses itself
@@ -62,6 +65,11 @@ typedef struct pm__net {
     PM_VEC(pm_network_problem) problems;
     PM_VEC(pm__gap_t) gaps;
     size_t nwarnings;
+    /* For the overlap check: each output asphalt vertex's position along
+     * its road (metres of the centre column; NaN off the roads), and the
+     * asphalt vertex each road band vertex stands on (UINT32_MAX: none). */
+    float *au;
+    PM_VEC(uint32_t) sw_src;
 } pm__net;
 
 int pm__network_problem(pm__net *N, pm_network_problem **out);
@@ -79,4 +87,8 @@ int pm__network_road_sides(pm__net *N, pm__road *R, const pm_prim *P, const uint
 /* The slabs along every road side with a sidewalk into s's curb (1) and
  * sidewalk (2) primitives; problems for those that cannot be built. */
 int pm__network_sidewalks(pm__net *N, pm_scene *s);
+/* network_overlap.c: a PM_NETWORK_OVERLAP problem for each pair of pieces
+ * (junctions, edges' roads and sidewalks) whose asphalt or sidewalk
+ * triangles overlap in plan (interiors, exact predicates). */
+int pm__network_overlaps(pm__net *N, const pm_scene *s);
 #endif

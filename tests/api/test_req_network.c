@@ -172,6 +172,33 @@ Test(req_network, crossing_edges_name_both) {
            "/edges/0", "crosses itself");
 }
 
+Test(req_network, overlapping_roads_name_every_edge) {
+    /* Parallel, 5 m apart, 8 m wide: their polylines never cross. */
+    const char *ptrs[] = {"/edges/0", "/edges/1"};
+    expect_all("{\"width\": 8, \"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [100, 0]},"
+               " {\"id\": 2, \"position\": [0, 5]}, {\"id\": 3, \"position\": [100, 5]}],"
+               " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 2, \"to\": 3}]}", true, ptrs, 2,
+               "edge 0's road overlaps edge 1's road near [");
+    /* 8.01 m apart they pass. */
+    run r;
+    build(&r, "{\"width\": 8, \"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [100, 0]},"
+              " {\"id\": 2, \"position\": [0, 8.01]}, {\"id\": 3, \"position\": [100, 8.01]}],"
+              " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 2, \"to\": 3}]}");
+    pm_test_api_done(&r);
+    /* A U-turn whose legs are 6 m apart: its edge, once. */
+    expect("{\"width\": 8, \"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [0, 6]}],"
+           " \"edges\": [{\"from\": 0, \"to\": 1, \"points\": [[50, 0], [56, 3], [50, 6]]}]}", true,
+           "/edges/0", "overlaps itself");
+    /* Two junctions 6 m apart: both nodes. */
+    const char *nodes[] = {"/nodes/0", "/nodes/1", "/edges/1", "/edges/4"};
+    expect_all("{\"width\": 8, \"nodes\": [{\"id\": \"a\", \"position\": [0, 0]}, {\"id\": \"b\", \"position\": [6, 0]},"
+               " {\"id\": 2, \"position\": [-50, 0]}, {\"id\": 3, \"position\": [0, 50]}, {\"id\": 4, \"position\": [0, -50]},"
+               " {\"id\": 5, \"position\": [56, 0]}, {\"id\": 6, \"position\": [6, 50]}, {\"id\": 7, \"position\": [6, -50]}],"
+               " \"edges\": [{\"from\": \"a\", \"to\": 2}, {\"from\": \"a\", \"to\": 3}, {\"from\": \"a\", \"to\": 4},"
+               " {\"from\": \"b\", \"to\": 5}, {\"from\": \"b\", \"to\": 6}, {\"from\": \"b\", \"to\": 7}]}",
+               true, nodes, 4, "overlap");
+}
+
 Test(req_network, coincident_points) {
     expect("{" TEE_NODES ", \"edges\": [{\"from\": \"c\", \"to\": \"e\", \"points\": [[0, 0.0001]]}]}",
            false, "/edges/0/points/0", "1 mm");

@@ -423,6 +423,137 @@ static size_t check_slabs(const pm_scene *s, const pm_network_params *p, const c
 
 /* ---- random planar networks ---- */
 
+/* ---- plan overlap: the brute-force oracle ---- */
+
+typedef struct ptri { double v[3][2], lo[2], hi[2]; int64_t road; } ptri;
+
+/* A triangle in plan, counter-clockwise (pm_orient2d); false when it has
+ * no plan area (a vertical face). */
+static bool ptri_make(const double *a, const double *b, const double *c, ptri *t) {
+    double o = pm_orient2d(a, b, c);
+    if (o == 0) return false;
+    const double *q[3] = {a, o > 0 ? b : c, o > 0 ? c : b};
+    t->road = -1;
+    for (int k = 0; k < 3; k++) { t->v[k][0] = q[k][0]; t->v[k][1] = q[k][1]; }
+    for (int c2 = 0; c2 < 2; c2++) {
+        t->lo[c2] = fmin(t->v[0][c2], fmin(t->v[1][c2], t->v[2][c2]));
+        t->hi[c2] = fmax(t->v[0][c2], fmax(t->v[1][c2], t->v[2][c2]));
+    }
+    return true;
+}
+
+/* Whether p lies strictly inside t. */
+static bool ptri_inside(const ptri *t, const double *p) {
+    return pm_orient2d(t->v[0], t->v[1], p) > 0 && pm_orient2d(t->v[1], t->v[2], p) > 0 &&
+           pm_orient2d(t->v[2], t->v[0], p) > 0;
+}
+
+/* Interiors meet: some point of one strictly inside the other, or two
+ * edges crossing at interior points, or the two the same triangle. This
+ * is a different decision procedure from the generator's (separating
+ * edges): vertices, centroids and edge crossings. */
+static bool ptri_overlap(const ptri *a, const ptri *b) {
+    if (a->lo[0] >= b->hi[0] || b->lo[0] >= a->hi[0] || a->lo[1] >= b->hi[1] || b->lo[1] >= a->hi[1])
+        return false;
+    const ptri *t[2] = {a, b};
+    for (int w = 0; w < 2; w++) {
+        for (int k = 0; k < 3; k++)
+            if (ptri_inside(t[1 - w], t[w]->v[k])) return true;
+        double g[2] = {(t[w]->v[0][0] + t[w]->v[1][0] + t[w]->v[2][0]) / 3,
+                       (t[w]->v[0][1] + t[w]->v[1][1] + t[w]->v[2][1]) / 3};
+        if (ptri_inside(t[1 - w], g)) return true;
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (pm_segments_cross(a->v[i], a->v[(i + 1) % 3], b->v[j], b->v[(j + 1) % 3])) return true;
+    /* The same three corners (any order): one lies on the other. */
+    int same = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) same += a->v[i][0] == b->v[j][0] && a->v[i][1] == b->v[j][1];
+    return same == 3;
+}
+
+typedef struct vroad { float x, z; int64_t road; } vroad;
+
+static int vroad_cmp(const void *p, const void *q) {
+    const vroad *a = p, *b = q;
+    if (a->x != b->x) return a->x < b->x ? -1 : 1;
+    if (a->z != b->z) return a->z < b->z ? -1 : 1;
+    return a->road < b->road ? -1 : (a->road > b->road);
+}
+
+/* Every asphalt and sidewalk triangle with plan area, with its road: an
+ * asphalt triangle's from the metadata's piece ranges, a band triangle's
+ * from the road asphalt vertex its inner corner stands on (the curb's
+ * bottom is the road's edge, the same floats). */
+static size_t plan_tris(const pm_scene *s, ptri **out) {
+    size_t cap = 0, n = 0;
+    const pm_prim *A = &s->prims[0];
+    for (uint32_t i = 0; i < s->nprims; i++)
+        if (strcmp(s->prims[i].name, "curb") != 0) cap += s->prims[i].icount / 3;
+    *out = malloc((cap + 1) * sizeof **out);
+    int64_t *road = malloc((A->icount / 3 + 1) * sizeof *road);
+    vroad *vr = malloc((A->icount + 1) * sizeof *vr);
+    size_t nvr = 0;
+    for (uint32_t t = 0; t < A->icount / 3; t++) road[t] = -1;
+    const pm_meta *edges = pm_meta_get(s->meta, "edges");
+    for (const pm_meta *e = edges ? edges->u.kids.first : NULL; e; e = e->next) {
+        const pm_meta *tr = get(e, "triangles");
+        int64_t first = at(tr, 0)->u.i, count = at(tr, 1)->u.i;
+        for (int64_t t = first; t < first + count; t++) {
+            road[t] = geti(e, "road");
+            for (int k = 0; k < 3; k++) {
+                const float *q = A->positions + 3 * A->indices[3 * t + k];
+                vr[nvr++] = (vroad){q[0], q[2], road[t]};
+            }
+        }
+    }
+    qsort(vr, nvr, sizeof *vr, vroad_cmp);
+    for (uint32_t i = 0; i < s->nprims; i++) {
+        const pm_prim *P = &s->prims[i];
+        if (strcmp(P->name, "curb") == 0) continue;
+        for (uint32_t t = 0; t < P->icount; t += 3) {
+            double q[3][2];
+            int64_t rd = i == 0 ? road[t / 3] : -1;
+            for (int k = 0; k < 3; k++) {
+                const float *f = P->positions + 3 * P->indices[t + k];
+                q[k][0] = f[0];
+                q[k][1] = f[2];
+                vroad key = {f[0], f[2], -1};
+                const vroad *hit = NULL;
+                for (size_t lo = 0, hi = nvr; i != 0 && rd < 0 && lo < hi;) {
+                    size_t mid = (lo + hi) / 2;
+                    int c = vroad_cmp(&vr[mid], &key);
+                    if (vr[mid].x == f[0] && vr[mid].z == f[2]) { hit = &vr[mid]; break; }
+                    if (c < 0) lo = mid + 1;
+                    else hi = mid;
+                }
+                if (hit) rd = hit->road;
+            }
+            if (!ptri_make(q[0], q[1], q[2], &(*out)[n])) continue;
+            (*out)[n].road = rd;
+            n++;
+        }
+    }
+    free(road);
+    free(vr);
+    return n;
+}
+
+/* O(n^2): the number of overlapping pairs; the first in *first. Two
+ * triangles of one road are left out: a tight curve collapses its inner
+ * side on purpose, its fans overlapping by slivers, and an interrupted
+ * sidewalk ends over them (the fixed tests cover a road over itself). */
+static size_t brute_overlaps(const ptri *t, size_t n, size_t first[2]) {
+    size_t found = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (t[i].road >= 0 && t[i].road == t[j].road) continue;
+            else if (ptri_overlap(&t[i], &t[j]) && found++ == 0) { first[0] = i; first[1] = j; }
+            else if (getenv("PM_NET_DEBUG") && ptri_overlap(&t[i], &t[j])) fprintf(stderr, "pair %zu %zu: [%g %g, %g %g, %g %g] [%g %g, %g %g, %g %g]\n", i, j, t[i].v[0][0], t[i].v[0][1], t[i].v[1][0], t[i].v[1][1], t[i].v[2][0], t[i].v[2][1], t[j].v[0][0], t[j].v[0][1], t[j].v[1][0], t[j].v[1][1], t[j].v[2][0], t[j].v[2][1]);
+    return found;
+}
+
 /* A jittered grid of gx x gz nodes, S metres apart: each grid edge kept
  * with probability 0.8, a diagonal in some cells, a bend on some edges,
  * random widths, elevations, radii and sidewalks. */
@@ -467,7 +598,7 @@ static void random_net(net *n, pm_rng *r) {
 Test(network, random_planar_networks_stitch_into_one_manifold_surface, .timeout = 120) {
     pm_rng r;
     pm_rng_seed(&r, 20261130);
-    int ok = 0, refused = 0, skipped = 0, kinds[5] = {0, 0, 0, 0, 0};
+    int ok = 0, refused = 0, skipped = 0, kinds[6] = {0, 0, 0, 0, 0, 0}, overlapping = 0, oracle = 0;
     size_t slab_tris = 0;
     for (int it = 0; it < 300; it++) {
         net n;
@@ -488,14 +619,28 @@ Test(network, random_planar_networks_stitch_into_one_manifold_surface, .timeout 
         if (rc == PM_ERR_GEOMETRY) {
             refused++;
             cr_assert_gt(d.nproblems, 0, "%s", what);
-            for (size_t k = 0; k < d.nproblems; k++) kinds[d.problems[k].error % 5]++;
+            bool any = false;
+            for (size_t k = 0; k < d.nproblems; k++) kinds[d.problems[k].error % 6]++;
             for (size_t k = 0; getenv("PM_NET_DEBUG") && k < d.nproblems; k++)
-                if (d.problems[k].error == PM_NETWORK_SIDEWALK) fprintf(stderr, "%s: %s\n", what, d.problems[k].message);
-            for (size_t k = 0; k < d.nproblems; k++)
-                cr_assert(d.problems[k].error == PM_NETWORK_EDGE_TOO_SHORT ||
-                          d.problems[k].error == PM_NETWORK_JUNCTION ||
-                          d.problems[k].error == PM_NETWORK_SEAM ||
-                          d.problems[k].error == PM_NETWORK_SIDEWALK, "%s: %s", what, d.problems[k].message);
+                fprintf(stderr, "%s: %s\n", what, d.problems[k].message);
+            for (size_t k = 0; k < d.nproblems; k++) {
+                const pm_network_problem *q = &d.problems[k];
+                cr_assert(q->error == PM_NETWORK_EDGE_TOO_SHORT || q->error == PM_NETWORK_JUNCTION ||
+                          q->error == PM_NETWORK_SEAM || q->error == PM_NETWORK_SIDEWALK ||
+                          q->error == PM_NETWORK_OVERLAP, "%s: %s", what, q->message);
+                if (q->error != PM_NETWORK_OVERLAP) continue;
+                any = true;
+                /* The point lies inside both reported triangles, and they
+                 * overlap by the oracle's own test. */
+                ptri t[2];
+                for (int w = 0; w < 2; w++)
+                    cr_assert(ptri_make(q->tris[w], q->tris[w] + 2, q->tris[w] + 4, &t[w]), "%s", what);
+                cr_assert(ptri_inside(&t[0], q->point) && ptri_inside(&t[1], q->point),
+                          "%s: [%g, %g] not inside both triangles: %s", what, q->point[0], q->point[1], q->message);
+                cr_assert(ptri_overlap(&t[0], &t[1]), "%s: %s", what, q->message);
+                cr_assert(q->nedges + (q->node >= 0) + (q->node2 >= 0) >= 1, "%s", what);
+            }
+            overlapping += any;
         } else {
             cr_assert_eq(rc, PM_OK, "%s: rc %d", what, rc);
             ok++;
@@ -503,13 +648,26 @@ Test(network, random_planar_networks_stitch_into_one_manifold_surface, .timeout 
             check_seams(s, what);
             check_pieces(s, &n.p, what);
             slab_tris += check_slabs(s, &n.p, what);
+            /* The independent oracle, on the smaller networks. */
+            ptri *t;
+            size_t nt = plan_tris(s, &t), first[2] = {0, 0};
+            if (nt <= 3000) {
+                size_t bad = brute_overlaps(t, nt, first);
+                cr_assert_eq(bad, 0, "%s: %zu overlapping triangle pairs, e.g. near [%g, %g]", what, bad,
+                             t[first[0]].v[0][0], t[first[0]].v[0][1]);
+                oracle++;
+            }
+            free(t);
         }
         pm_arena_destroy(a);
     }
     cr_log_info("random networks: %d stitched, %d refused (%d junction, %d edge too short, %d fold "
-                "at a mouth, %d sidewalk), %d skipped (crossing); %zu slab triangles checked", ok, refused,
-                kinds[1], kinds[2], kinds[3], kinds[4], skipped, slab_tris);
+                "at a mouth, %d sidewalk; %d networks with overlaps, %d overlapping pairs named), "
+                "%d skipped (crossing); %zu slab triangles checked; %d accepted networks brute-force "
+                "checked for overlaps", ok, refused, kinds[1], kinds[2], kinds[3], kinds[4], overlapping,
+                kinds[5], skipped, slab_tris, oracle);
     cr_assert_geq(ok, 200, "only %d of 300 random networks were built (%d refused)", ok, refused);
+    cr_assert_geq(oracle, 100, "only %d networks were small enough for the oracle", oracle);
 }
 
 /* ---- fixed cases ---- */
@@ -877,7 +1035,9 @@ Test(network, a_hairpin_whose_inner_edge_crosses_itself_interrupts_the_sidewalk)
     /* Through (30, 0), (36, 6), (30, 12) the spline's tip is tighter than
      * the 6 m road's half width: the road collapses its inner side there
      * and its edge crosses itself. The sidewalk stops on both sides of
-     * that stretch, closed with end caps, and says so. */
+     * that stretch, closed with end caps, and says so. The legs are 12 m
+     * apart: 2 m sidewalks leave 2 m between their bands (4 m ones would
+     * overlap, see hairpin_with_wide_sidewalks_overlaps_itself). */
     net n;
     net_init(&n);
     uint32_t p0 = node(&n, 0, 0, 0), p1 = node(&n, 0, 0, 12);
@@ -885,7 +1045,7 @@ Test(network, a_hairpin_whose_inner_edge_crosses_itself_interrupts_the_sidewalk)
     static const double pts[] = {30, 0, 0, 36, 0, 6, 30, 0, 12};
     e->points = pts;
     e->npoints = 3;
-    sidewalk_all(&n, 4, 0.2);
+    sidewalk_all(&n, 2, 0.2);
     finish(&n);
     pm_arena *a = pm_arena_create(1 << 20);
     pm_network_diag d;
@@ -959,5 +1119,189 @@ Test(network, sharp_corners_join_the_road_slabs_too) {
     check_surface(s, &n.p, "sharp");
     check_slabs(s, &n.p, "sharp");
     check_band_single(prim_named(s, "sidewalk"), "sharp");
+    pm_arena_destroy(a);
+}
+
+/* ---- plan overlaps ---- */
+
+/* The network is refused; returns the overlap problems (at least one). */
+static size_t overlaps_of(net *n, pm_arena *a, pm_network_diag *d) {
+    pm_scene *s = NULL;
+    int rc = pm_network_generate(a, &n->p, &s, d);
+    cr_assert_eq(rc, PM_ERR_GEOMETRY, "rc %d: an overlapping network was built", rc);
+    size_t k = 0;
+    for (size_t i = 0; i < d->nproblems; i++) {
+        const pm_network_problem *q = &d->problems[i];
+        cr_assert_eq(q->error, PM_NETWORK_OVERLAP, "%s", q->message);
+        ptri t[2];
+        for (int w = 0; w < 2 && q->nedges + (q->node >= 0) > 0; w++) {
+            cr_assert(ptri_make(q->tris[w], q->tris[w] + 2, q->tris[w] + 4, &t[w]));
+            cr_assert(ptri_inside(&t[w], q->point), "%s", q->message);
+        }
+        k++;
+    }
+    cr_assert_gt(k, 0);
+    return k;
+}
+
+static bool names_edges(const pm_network_problem *q, uint32_t a, uint32_t b) {
+    return q->nedges == 2 && ((q->edges[0] == a && q->edges[1] == b) || (q->edges[0] == b && q->edges[1] == a));
+}
+
+Test(network, parallel_roads_closer_than_their_widths_overlap) {
+    /* Centre lines 5 m apart, 8 m wide: 3 m of asphalt on top of each
+     * other, though the polylines never cross. */
+    net n;
+    net_init(&n);
+    edge(&n, node(&n, 0, 0, 0), node(&n, 100, 0, 0), 8);
+    edge(&n, node(&n, 0, 0, 5), node(&n, 100, 0, 5), 8);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    cr_assert_eq(overlaps_of(&n, a, &d), 1);
+    const pm_network_problem *q = &d.problems[0];
+    cr_assert(names_edges(q, 0, 1), "%s", q->message);
+    cr_assert_eq(q->node, -1);
+    cr_assert_not_null(strstr(q->message, "edge 0's road overlaps edge 1's road near ["), "%s", q->message);
+    cr_assert(q->point[1] > 1 && q->point[1] < 4, "the overlap is the strip z in (1, 4): %g", q->point[1]);
+    pm_arena_destroy(a);
+}
+
+Test(network, parallel_roads_a_centimetre_apart_pass) {
+    /* 8.01 m apart: 1 cm of clearance between the curb lines; with 1 m
+     * sidewalks the same roads need 10.01 m. */
+    for (int sw = 0; sw < 2; sw++) {
+        net n;
+        net_init(&n);
+        double gap = sw ? 10.01 : 8.01;
+        edge(&n, node(&n, 0, 0, 0), node(&n, 100, 0, 0), 8);
+        edge(&n, node(&n, 0, 0, gap), node(&n, 100, 0, gap), 8);
+        if (sw) sidewalk_all(&n, 1, 0.15);
+        finish(&n);
+        pm_arena *a = pm_arena_create(1 << 20);
+        pm_network_diag d;
+        pm_scene *s = build(&n, a, &d);
+        ptri *t;
+        size_t nt = plan_tris(s, &t), first[2];
+        cr_assert_eq(brute_overlaps(t, nt, first), 0);
+        free(t);
+        pm_arena_destroy(a);
+        /* 2 cm closer, and they overlap by 1 cm. */
+        net_init(&n);
+        edge(&n, node(&n, 0, 0, 0), node(&n, 100, 0, 0), 8);
+        edge(&n, node(&n, 0, 0, gap - 0.02), node(&n, 100, 0, gap - 0.02), 8);
+        if (sw) sidewalk_all(&n, 1, 0.15);
+        finish(&n);
+        a = pm_arena_create(1 << 20);
+        overlaps_of(&n, a, &d);
+        cr_assert(names_edges(&d.problems[0], 0, 1), "%s", d.problems[0].message);
+        if (sw) cr_assert_not_null(strstr(d.problems[0].message, "sidewalk"), "%s", d.problems[0].message);
+        pm_arena_destroy(a);
+    }
+}
+
+Test(network, a_u_turn_whose_legs_overlap_overlaps_itself) {
+    /* One edge out 50 m, round a 3 m tip and back 6 m from itself: an
+     * 8 m road's legs share 2 m. Named once, "overlaps itself". */
+    net n;
+    net_init(&n);
+    pm_network_edge *e = edge(&n, node(&n, 0, 0, 0), node(&n, 0, 0, 6), 8);
+    static const double pts[] = {50, 0, 0, 56, 0, 3, 50, 0, 6};
+    e->points = pts;
+    e->npoints = 3;
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    cr_assert_eq(overlaps_of(&n, a, &d), 1);
+    const pm_network_problem *q = &d.problems[0];
+    cr_assert_eq(q->nedges, 1);
+    cr_assert_eq(q->edges[0], 0);
+    cr_assert_not_null(strstr(q->message, "edge 0 overlaps itself near ["), "%s", q->message);
+    pm_arena_destroy(a);
+    /* 8.5 m apart with a wider tip: legs clear of each other; its tight
+     * tip still collapses the inner side, which is no overlap. */
+    net_init(&n);
+    e = edge(&n, node(&n, 0, 0, 0), node(&n, 0, 0, 8.5), 8);
+    static const double wide[] = {50, 0, 0, 54.25, 0, 4.25, 50, 0, 8.5};
+    e->points = wide;
+    e->npoints = 3;
+    finish(&n);
+    a = pm_arena_create(1 << 20);
+    build(&n, a, &d);
+    pm_arena_destroy(a);
+}
+
+Test(network, hairpin_with_wide_sidewalks_overlaps_itself) {
+    /* The hairpin above with 4 m sidewalks: its inner bands (3 to 7 m
+     * and 5 to 9 m across) share 2 m along both legs. */
+    net n;
+    net_init(&n);
+    pm_network_edge *e = edge(&n, node(&n, 0, 0, 0), node(&n, 0, 0, 12), 6);
+    static const double pts[] = {30, 0, 0, 36, 0, 6, 30, 0, 12};
+    e->points = pts;
+    e->npoints = 3;
+    sidewalk_all(&n, 4, 0.2);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    overlaps_of(&n, a, &d);
+    cr_assert_not_null(strstr(d.problems[0].message, "edge 0 overlaps itself"), "%s", d.problems[0].message);
+    cr_assert_not_null(strstr(d.problems[0].message, "its sidewalk"), "%s", d.problems[0].message);
+    pm_arena_destroy(a);
+}
+
+Test(network, junctions_too_close_overlap_naming_both_nodes) {
+    /* Two junctions 6 m apart, each with arms west / east-free, north and
+     * south, 8 m wide: their north and south roads overlap, and so do the
+     * junctions themselves. */
+    net n;
+    net_init(&n);
+    uint32_t j0 = node(&n, 0, 0, 0), j1 = node(&n, 6, 0, 0);
+    edge(&n, j0, node(&n, -50, 0, 0), 8);
+    edge(&n, j0, node(&n, 0, 0, 50), 8);
+    edge(&n, j0, node(&n, 0, 0, -50), 8);
+    edge(&n, j1, node(&n, 56, 0, 0), 8);
+    edge(&n, j1, node(&n, 6, 0, 50), 8);
+    edge(&n, j1, node(&n, 6, 0, -50), 8);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    size_t k = overlaps_of(&n, a, &d);
+    bool nodes = false, north = false;
+    for (size_t i = 0; i < k; i++) {
+        const pm_network_problem *q = &d.problems[i];
+        nodes |= q->node == (int64_t)j0 && q->node2 == (int64_t)j1 && q->nedges == 0 &&
+                 strstr(q->message, "the junction at node 0 overlaps the junction at node 1") != NULL;
+        north |= names_edges(q, 1, 4);
+    }
+    cr_assert(nodes, "no junction-junction overlap named (%s)", d.problems[0].message);
+    cr_assert(north, "the north roads' overlap not named");
+    pm_arena_destroy(a);
+}
+
+Test(network, a_town_has_no_overlaps) {
+    /* A 3 x 3 town, 40 m blocks, bends and sidewalks: built, and no two of
+     * its surface triangles overlap by the brute-force oracle. */
+    net n;
+    net_init(&n);
+    uint32_t id[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) id[i][j] = node(&n, 40 * i, 0.2 * ((i + j) % 3), 40 * j);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            if (i + 1 < 3) edge(&n, id[i][j], id[i + 1][j], 7);
+            if (j + 1 < 3) bend(&n, edge(&n, id[i][j], id[i][j + 1], j % 2 ? 6 : 8), 40 * i + 3, 40 * j + 20);
+        }
+    sidewalk_all(&n, 2, 0.15);
+    n.p.corner_radius = 4;
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    pm_scene *s = build(&n, a, &d);
+    ptri *t;
+    size_t nt = plan_tris(s, &t), first[2];
+    cr_assert_gt(nt, 1000);
+    cr_assert_eq(brute_overlaps(t, nt, first), 0);
+    free(t);
     pm_arena_destroy(a);
 }

@@ -73,15 +73,21 @@ typedef enum pm_network_error {
     PM_NETWORK_EDGE_TOO_SHORT,    /* a segment cannot hold its mouth(s) */
     PM_NETWORK_SEAM,              /* a road's end section could not be matched to its mouth */
     PM_NETWORK_SIDEWALK,          /* a road's sidewalk folds over itself or misses its junction's */
+    PM_NETWORK_OVERLAP,           /* two pieces' surfaces (or two parts of one) overlap in plan */
 } pm_network_error;
 
 /* One reason the network has no mesh: the node (-1: none) and the edges
  * involved, and for PM_NETWORK_EDGE_TOO_SHORT the plan length the segment
- * has and the one it needs. */
+ * has and the one it needs. For PM_NETWORK_OVERLAP: a second node (two
+ * junctions), a plan point [x, z] inside both overlapping triangles, and
+ * those two triangles in plan (x0, z0, x1, z1, x2, z2). */
 typedef struct pm_network_problem {
     pm_network_error error;
     pm_junction_error junction;   /* for PM_NETWORK_JUNCTION */
     int64_t node;
+    int64_t node2;                /* -1: none */
+    double point[2];
+    double tris[2][6];
     uint32_t edges[4];
     size_t nedges;
     double length, needed;
