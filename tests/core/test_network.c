@@ -13,6 +13,7 @@
 #include "pm/predicates.h"
 #include "pm/result.h"
 #include "pm/rng.h"
+#include "pm_test_slab.h"
 
 /* ---- building networks ---- */
 
@@ -930,30 +931,10 @@ static void check_band_single(const pm_prim *P, const char *what) {
 /* Every vertical face faces out of its slab: eps behind its centroid
  * (against its normal) is sidewalk, eps in front is not. */
 static void check_walls_face_out(const pm_scene *s, double eps, const char *what) {
-    const pm_prim *curb = prim_named(s, "curb"), *side = prim_named(s, "sidewalk");
-    for (uint32_t t = 0; t < curb->icount; t += 3) {
-        const float *a = curb->positions + 3 * curb->indices[t], *b = curb->positions + 3 * curb->indices[t + 1],
-                    *c = curb->positions + 3 * curb->indices[t + 2];
-        double u[3], v[3];
-        for (int k = 0; k < 3; k++) { u[k] = (double)b[k] - a[k]; v[k] = (double)c[k] - a[k]; }
-        double n[2] = {u[1] * v[2] - u[2] * v[1], u[0] * v[1] - u[1] * v[0]}, l = hypot(n[0], n[1]);
-        double g[2] = {((double)a[0] + b[0] + c[0]) / 3, ((double)a[2] + b[2] + c[2]) / 3};
-        int inside[2] = {0, 0};
-        for (int f = 0; f < 2; f++) {
-            double q[2] = {g[0] + (f ? eps : -eps) * n[0] / l, g[1] + (f ? eps : -eps) * n[1] / l};
-            for (uint32_t k = 0; k < side->icount && !inside[f]; k += 3) {
-                double p[3][2];
-                for (int j = 0; j < 3; j++) {
-                    p[j][0] = side->positions[3 * side->indices[k + j]];
-                    p[j][1] = side->positions[3 * side->indices[k + j] + 2];
-                }
-                inside[f] = pm_orient_xz(p[0], p[1], q) >= 0 && pm_orient_xz(p[1], p[2], q) >= 0 &&
-                            pm_orient_xz(p[2], p[0], q) >= 0;
-            }
-        }
-        cr_assert(inside[0] && !inside[1], "%s: curb triangle %u at [%g, %g] does not face out of its slab",
-                  what, t / 3, g[0], g[1]);
-    }
+    double g[2];
+    long t = pm_test_slab_facing(prim_named(s, "curb"), prim_named(s, "sidewalk"), eps, g);
+    cr_assert_eq(t, -1, "%s: curb triangle %ld at [%g, %g] does not face out of its slab", what, t,
+                 g[0], g[1]);
 }
 
 Test(network, sidewalks_run_along_a_tee_from_mouth_to_mouth) {

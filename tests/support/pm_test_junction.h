@@ -31,6 +31,7 @@
 #include "pm/predicates.h"
 #include "pm/result.h"
 #include "pm/rng.h"
+#include "pm_test_slab.h"
 
 #define PI 3.14159265358979323846
 #define MAXA 16
@@ -447,35 +448,11 @@ static inline const char *check_slab(const pm_scene *s) {
     return w;
 }
 
-/* Whether [x, z] lies in (or on) a sidewalk triangle. */
-static inline bool in_sidewalk(const pm_prim *side, const double q[2]) {
-    for (uint32_t t = 0; t < side->icount; t += 3) {
-        double p[3][2];
-        for (int k = 0; k < 3; k++) xz(side, side->indices[t + k], p[k]);
-        if (pm_orient_xz(p[0], p[1], q) >= 0 && pm_orient_xz(p[1], p[2], q) >= 0 &&
-            pm_orient_xz(p[2], p[0], q) >= 0)
-            return true;
-    }
-    return false;
-}
-
-/* Every vertical face of the slabs (curb face, outer face, end caps: the
- * curb primitive) faces out of its slab: eps behind its centroid, against
- * its normal, is sidewalk; eps in front is not. */
+/* Every vertical face of the slabs faces out of its slab (pm_test_slab.h). */
 static inline const char *check_slab_facing(const pm_scene *s, double eps) {
-    const pm_prim *curb = find_prim(s, "curb"), *side = find_prim(s, "sidewalk");
-    for (uint32_t t = 0; t < curb->icount; t += 3) {
-        const float *a = curb->positions + 3 * curb->indices[t], *b = curb->positions + 3 * curb->indices[t + 1],
-                    *c = curb->positions + 3 * curb->indices[t + 2];
-        double u[3], v[3];
-        for (int k = 0; k < 3; k++) { u[k] = (double)b[k] - a[k]; v[k] = (double)c[k] - a[k]; }
-        double n[2] = {u[1] * v[2] - u[2] * v[1], u[0] * v[1] - u[1] * v[0]}, l = hypot(n[0], n[1]);
-        double g[2] = {((double)a[0] + b[0] + c[0]) / 3, ((double)a[2] + b[2] + c[2]) / 3};
-        double back[2] = {g[0] - eps * n[0] / l, g[1] - eps * n[1] / l};
-        double front[2] = {g[0] + eps * n[0] / l, g[1] + eps * n[1] / l};
-        if (!in_sidewalk(side, back) || in_sidewalk(side, front))
-            FAIL("curb triangle %u at [%g, %g] does not face out of its slab", t / 3, g[0], g[1]);
-    }
+    double g[2];
+    long t = pm_test_slab_facing(find_prim(s, "curb"), find_prim(s, "sidewalk"), eps, g);
+    if (t >= 0) FAIL("curb triangle %ld at [%g, %g] does not face out of its slab", t, g[0], g[1]);
     return NULL;
 }
 
