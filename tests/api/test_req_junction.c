@@ -389,26 +389,11 @@ static const golden goldens[] = {
                    "\"sidewalk\": {\"width\": 2.5}}", 0x82d5eec935fbcae6ull},
 };
 
-static uint64_t glb_hash(const char *body) {
-    run r;
-    build(&r, body);
-    cr_assert_eq(r.rc, 0, "%s", r.prob.detail);
-    pm_api_key k = pm_api_cache_key(&GEN, r.canon, PM_API_FMT_GLB);
-    char hex[33];
-    pm_api_key_hex(k, hex);
-    pm_api_buf out;
-    cr_assert_eq(pm_api_encode(r.scene, &GEN, hex, PM_API_FMT_GLB, &out), 0);
-    uint64_t h = XXH3_64bits(out.data, out.len);
-    free(out.data);
-    done(&r);
-    return h;
-}
-
 Test(req_junction, golden_glb_hashes) {
     bool print = getenv("PM_JUNCTION_GOLDEN") && strcmp(getenv("PM_JUNCTION_GOLDEN"), "print") == 0;
     for (size_t i = 0; i < sizeof goldens / sizeof *goldens; i++) {
-        uint64_t h = glb_hash(goldens[i].body);
-        cr_assert_eq(h, glb_hash(goldens[i].body), "%s: two runs differ", goldens[i].name);
+        uint64_t h = pm_test_api_glb_hash(&GEN, goldens[i].body);
+        cr_assert_eq(h, pm_test_api_glb_hash(&GEN, goldens[i].body), "%s: two runs differ", goldens[i].name);
         if (print) {
             fprintf(stderr, "golden %s: 0x%016llxull\n", goldens[i].name, (unsigned long long)h);
             continue;

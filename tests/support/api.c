@@ -4,7 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pm_api/encode.h"
+#include "pm_api/key.h"
 #include "pm_api/reader.h"
+
+#include <xxhash.h>
 
 static const pm_api_limits *or_default(const pm_api_limits *lim, pm_api_limits *store) {
     if (lim) return lim;
@@ -90,4 +94,18 @@ void pm_test_api_expect_422(const pm_api_generator *gen, const char *body, const
     cr_assert_eq(r.rc, -1, "%s should fail", body);
     pm_test_api_assert_422(&r, body, pointer, word);
     pm_test_api_done(&r);
+}
+
+uint64_t pm_test_api_glb_hash(const pm_api_generator *gen, const char *text) {
+    pm_test_api_run r;
+    pm_test_api_build(&r, gen, text, NULL);
+    cr_assert(r.parsed && r.generated && r.rc == 0, "%s: %s", text, r.prob.detail);
+    char hex[33];
+    pm_api_key_hex(pm_api_cache_key(gen, r.canon, PM_API_FMT_GLB), hex);
+    pm_api_buf out;
+    cr_assert_eq(pm_api_encode(r.scene, gen, hex, PM_API_FMT_GLB, &out), 0);
+    uint64_t h = XXH3_64bits(out.data, out.len);
+    free(out.data);
+    pm_test_api_done(&r);
+    return h;
 }

@@ -2,6 +2,7 @@
 #define PM_TEST_API_H
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "pm/arena.h"
 #include "pm/scene.h"
@@ -36,6 +37,11 @@ void pm_test_api_generate(pm_test_api_run *r, const pm_api_limits *lim);
 /* pm_test_api_parse, then pm_test_api_generate when the request parsed. */
 void pm_test_api_build(pm_test_api_run *r, const pm_api_generator *gen, const char *text,
                        const pm_api_limits *lim);
+
+/* The golden-hash value of a request: text built with gen under default
+ * limits (the test fails unless it parses and generates), encoded as GLB
+ * with its own cache key, hashed with XXH3-64. */
+uint64_t pm_test_api_glb_hash(const pm_api_generator *gen, const char *text);
 
 /* Frees everything the run holds. */
 void pm_test_api_done(pm_test_api_run *r);
