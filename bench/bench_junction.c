@@ -12,7 +12,7 @@
  *                              x y pairs counter-clockwise); it made
  *                              bench/polygons/junction.poly
  * Timing rule: after a warm-up, the median over >= 1 s (and >= 200) of
- * requests each timed on its own, stages likewise. */
+ * requests each timed on its own (thread CPU time), stages likewise. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,98 +25,44 @@
 #include "pm_api/generator.h"
 #include "pm_api/key.h"
 #include "pm_api/reader.h"
-#include "pm_bench.h"
+#include "pm_bench_request.h"
 
 extern const pm_api_generator pm_api_gen_junction;
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static const char *const four_arm_sidewalks =
     "{\"arms\": [{\"direction\": [1, 0], \"width\": 7}, {\"direction\": [0, 1], \"width\": 7},"
     " {\"direction\": [-1, 0], \"width\": 7}, {\"direction\": [0, -1], \"width\": 7}],"
     " \"sidewalk\": {\"width\": 2, \"curb_height\": 0.15}}";
 
-typedef struct stages { double body, parse, gen, enc; size_t bytes; uint64_t verts, tris; } stages;
-
-/* One request end to end; adds each stage's seconds to st. */
-static int one_request(const char *body, size_t len, stages *st) {
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
-    pm_api_problem prob;
-    pm_api_problem_init(&prob);
-    double t0 = now_s();
-    json_t *doc;
-    if (pm_api_parse_body(body, len, &doc, &prob) < 0) return -1;
-    double t1 = now_s();
-    pm_arena *a = pm_arena_create(0);
-    void *params;
-    json_t *canon;
-    int rc = pm_api_gen_junction.parse(doc, &lim, a, &params, &canon, &prob);
-    json_decref(doc);
-    char hex[33] = "";
-    if (rc == 0) pm_api_key_hex(pm_api_cache_key(&pm_api_gen_junction, canon, PM_API_FMT_GLB), hex);
-    double t2 = now_s();
-    pm_scene *s = NULL;
-    if (rc == 0) rc = pm_api_gen_junction.generate(params, &lim, a, NULL, &s, &prob);
-    double t3 = now_s();
-    pm_api_buf out = {NULL, 0};
-    if (rc == 0) rc = pm_api_encode(s, &pm_api_gen_junction, hex, PM_API_FMT_GLB, &out);
-    double t4 = now_s();
-    if (rc == 0) {
-        st->body += t1 - t0;
-        st->parse += t2 - t1;
-        st->gen += t3 - t2;
-        st->enc += t4 - t3;
-        st->bytes = out.len;
-        st->verts = pm_scene_vertex_count(s);
-        st->tris = pm_scene_triangle_count(s);
-    }
-    free(out.data);
-    if (canon) json_decref(canon);
-    pm_api_problem_free(&prob);
-    pm_arena_destroy(a);
-    return rc;
-}
-
-static double median(double *v, size_t n) {
-    qsort(v, n, sizeof *v, pm_bench_cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Medians over >= 1 s of requests (at least 200), each request timed on its
  * own: on a shared machine the median is the figure that repeats. */
 static void end_to_end(const char *name, const char *body) {
     size_t len = strlen(body);
-    stages warm = {0};
-    if (one_request(body, len, &warm) != 0) {
+    pm_bench_stages warm;
+    if (pm_bench_request(&pm_api_gen_junction, body, len, &warm) != 0) {
         printf("%-30s refused\n", name);
         return;
     }
     enum { MAXR = 200000 };
     static double tot[MAXR], body_t[MAXR], parse_t[MAXR], gen_t[MAXR], enc_t[MAXR];
-    size_t n = 0;
-    double t0 = now_s();
-    while (n < MAXR && (n < 200 || now_s() - t0 < 1.0)) {
-        stages st = {0};
-        double a = now_s();
-        one_request(body, len, &st);
-        tot[n] = now_s() - a;
+    int n = 0;
+    double t0 = pm_bench_wall_ms();
+    while (n < MAXR && (n < 200 || pm_bench_wall_ms() - t0 < 1000.0)) {
+        pm_bench_stages st;
+        pm_bench_request(&pm_api_gen_junction, body, len, &st);
+        tot[n] = pm_bench_stages_total(&st);
         body_t[n] = st.body;
         parse_t[n] = st.parse;
         gen_t[n] = st.gen;
         enc_t[n] = st.enc;
         n++;
     }
-    double m = median(tot, n);
+    double m = pm_bench_median(tot, n);
     printf("%-30s %8.1f us/request (%6.0f/s)  body %.1f  params+key %.1f  generate %.1f  "
-           "GLB %.1f us  [%llu vertices, %llu triangles, %zu bytes; median of %zu]\n", name,
-           m * 1e6, 1 / m, median(body_t, n) * 1e6, median(parse_t, n) * 1e6,
-           median(gen_t, n) * 1e6, median(enc_t, n) * 1e6, (unsigned long long)warm.verts,
-           (unsigned long long)warm.tris, warm.bytes, n);
+           "GLB %.1f us  [%llu vertices, %llu triangles, %zu bytes; median of %d]\n", name,
+           m * 1e3, 1e3 / m, pm_bench_median(body_t, n) * 1e3, pm_bench_median(parse_t, n) * 1e3,
+           pm_bench_median(gen_t, n) * 1e3, pm_bench_median(enc_t, n) * 1e3,
+           (unsigned long long)warm.verts, (unsigned long long)warm.tris, warm.bytes, n);
 }
 
 /* N random arm sets of the property tests: every junction checked against
@@ -129,9 +75,9 @@ static int sweep(long n, uint64_t seed) {
     for (long it = 0; it < n; it++) {
         jcase c;
         random_case(&g, &c);
-        double t0 = now_s();
+        double t0 = pm_bench_wall_ms();
         jrun r = run(&c);
-        gen_s += now_s() - t0;
+        gen_s += (pm_bench_wall_ms() - t0) / 1e3;
         if (r.rc == PM_ERR_GEOMETRY) {
             refused++;
             kinds[r.d.error]++;

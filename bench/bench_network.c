@@ -9,11 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm_api/encode.h"
-#include "pm_api/generator.h"
-#include "pm_api/key.h"
-#include "pm_api/reader.h"
-#include "pm_bench.h"
+#include "pm_bench_request.h"
 
 extern const pm_api_generator pm_api_gen_network;
 #define GEN pm_api_gen_network
@@ -46,64 +42,19 @@ static char *grid(int n) {
     return s;
 }
 
-typedef struct stages { double body, parse, gen, enc; size_t bytes; uint64_t verts, tris; } stages;
-
-static int one_request(const char *body, stages *st) {
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
-    pm_api_problem prob;
-    pm_api_problem_init(&prob);
-    double t0 = pm_bench_thread_ms();
-    json_t *doc;
-    if (pm_api_parse_body(body, strlen(body), &doc, &prob) < 0) {
-        fprintf(stderr, "body: %s\n", prob.detail);
-        return -1;
-    }
-    double t1 = pm_bench_thread_ms();
-    pm_arena *a = pm_arena_create(0);
-    void *params;
-    json_t *canon = NULL;
-    int rc = GEN.parse(doc, &lim, a, &params, &canon, &prob);
-    json_decref(doc);
-    char hex[33] = "";
-    if (rc == 0) pm_api_key_hex(pm_api_cache_key(&GEN, canon, PM_API_FMT_GLB), hex);
-    double t2 = pm_bench_thread_ms();
-    pm_scene *s = NULL;
-    if (rc == 0) rc = GEN.generate(params, &lim, a, NULL, &s, &prob);
-    double t3 = pm_bench_thread_ms();
-    pm_api_buf out = {NULL, 0};
-    if (rc == 0) rc = pm_api_encode(s, &GEN, hex, PM_API_FMT_GLB, &out);
-    double t4 = pm_bench_thread_ms();
-    if (rc == 0) {
-        st->body = t1 - t0;
-        st->parse = t2 - t1;
-        st->gen = t3 - t2;
-        st->enc = t4 - t3;
-        st->bytes = out.len;
-        st->verts = pm_scene_vertex_count(s);
-        st->tris = pm_scene_triangle_count(s);
-    } else {
-        fprintf(stderr, "request failed: %s\n", prob.detail);
-    }
-    free(out.data);
-    if (canon) json_decref(canon);
-    pm_api_problem_free(&prob);
-    pm_arena_destroy(a);
-    return rc;
-}
-
 static int run(int n) {
     char *body = grid(n);
-    stages st;
-    if (one_request(body, &st)) return 1;
+    size_t len = strlen(body);
+    pm_bench_stages st;
+    if (pm_bench_request(&GEN, body, len, &st)) return 1;
     enum { MAXR = 4000 };
     static double tot[MAXR], b[MAXR], p[MAXR], g[MAXR], e[MAXR];
     int r = 0;
     double start = pm_bench_wall_ms();
     while (r < MAXR && (r < 10 || pm_bench_wall_ms() - start < 1000.0)) {
-        if (one_request(body, &st)) return 1;
+        if (pm_bench_request(&GEN, body, len, &st)) return 1;
         b[r] = st.body; p[r] = st.parse; g[r] = st.gen; e[r] = st.enc;
-        tot[r] = st.body + st.parse + st.gen + st.enc;
+        tot[r] = pm_bench_stages_total(&st);
         r++;
     }
     printf("network %2dx%-2d (%3d nodes, %3d edges): request bytes -> GLB %8.3f ms median of %d "

@@ -2,7 +2,7 @@
 # Before/after of junction 1.1.0 (sloped asphalt refined to follow the
 # height field, sidewalk slabs closed): builds the tree at
 # $PM_JUNCTION_BEFORE (default 1ff5d7a, the last commit before that work)
-# with today's bench/bench_junction.c, then runs `bench_junction sloped`
+# with today's bench/bench_junction.c (and its bench headers), then runs `bench_junction sloped`
 # on both, twice, interleaved (request bytes -> GLB bytes, medians).
 #   bench/junction_heights.sh [build-dir]
 set -euo pipefail
@@ -17,7 +17,7 @@ if [ ! -f "$dir/.rev" ] || [ "$(cat "$dir/.rev")" != "$rev" ]; then
   cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   echo "$rev" > "$dir/.rev"
 fi
-cp "$src/bench/bench_junction.c" "$dir/src/bench/bench_junction.c"
+cp "$src/bench/bench_junction.c" "$src/bench/pm_bench.h" "$src/bench/pm_bench_request.h" "$dir/src/bench/"
 cmake --build "$dir/build" -j2 --target bench_junction >/dev/null
 cmake --build "$BUILD" -j2 --target bench_junction >/dev/null
 for round in 1 2; do
