@@ -374,9 +374,7 @@ Test(req_junction, warnings_reach_the_metadata) {
 
 /* ---- golden hashes of GLB bytes ----------------------------------------------------- */
 
-typedef struct golden { const char *name, *body; uint64_t hash; } golden;
-
-static const golden goldens[] = {
+static const pm_test_golden goldens[] = {
     {"cross", "{" CROSS "}", 0xf344cbc2ee004085ull},
     {"tee_sidewalks", "{\"arms\": [" ARM_X "," ARM_Z "," ARM_NX "], \"sidewalk\": {\"width\": 2}}",
      0x74c782b1248afeeeull},
@@ -390,18 +388,7 @@ static const golden goldens[] = {
 };
 
 Test(req_junction, golden_glb_hashes) {
-    bool print = getenv("PM_JUNCTION_GOLDEN") && strcmp(getenv("PM_JUNCTION_GOLDEN"), "print") == 0;
-    for (size_t i = 0; i < sizeof goldens / sizeof *goldens; i++) {
-        uint64_t h = pm_test_api_glb_hash(&GEN, goldens[i].body);
-        cr_assert_eq(h, pm_test_api_glb_hash(&GEN, goldens[i].body), "%s: two runs differ", goldens[i].name);
-        if (print) {
-            fprintf(stderr, "golden %s: 0x%016llxull\n", goldens[i].name, (unsigned long long)h);
-            continue;
-        }
-        cr_assert_eq(h, goldens[i].hash, "%s: GLB hash 0x%016llx, golden 0x%016llx (see the top "
-                     "of this file)", goldens[i].name, (unsigned long long)h,
-                     (unsigned long long)goldens[i].hash);
-    }
+    pm_test_api_check_goldens(&GEN, goldens, sizeof goldens / sizeof *goldens, "PM_JUNCTION_GOLDEN");
 }
 
 /* ---- golden hashes of the output without version and key ----------------------------- */

@@ -272,27 +272,14 @@ Test(req_network, grid_town_metadata) {
 
 /* ---- golden hashes of GLB bytes ---- */
 
-typedef struct golden { const char *name; const char *body; uint64_t hash; } golden;
-
 Test(req_network, golden_glb_hashes) {
     char *g = grid(3, 3);
-    golden goldens[] = {
+    pm_test_golden goldens[] = {
         {"tee", TEE, 0x7a80de658bca4af1ull},
         {"y_curved", YNET, 0x809ae0851527d1caull},
         {"grid3", g, 0xbd1b58327a6bd5c2ull},
     };
-    bool print = getenv("PM_NETWORK_GOLDEN") && strcmp(getenv("PM_NETWORK_GOLDEN"), "print") == 0;
-    for (size_t i = 0; i < sizeof goldens / sizeof *goldens; i++) {
-        uint64_t h = pm_test_api_glb_hash(&GEN, goldens[i].body);
-        cr_assert_eq(h, pm_test_api_glb_hash(&GEN, goldens[i].body), "%s: two runs differ", goldens[i].name);
-        if (print) {
-            fprintf(stderr, "golden %s: 0x%016llxull\n", goldens[i].name, (unsigned long long)h);
-            continue;
-        }
-        cr_assert_eq(h, goldens[i].hash, "%s: GLB hash 0x%016llx, golden 0x%016llx (see the top of "
-                     "this file)", goldens[i].name, (unsigned long long)h,
-                     (unsigned long long)goldens[i].hash);
-    }
+    pm_test_api_check_goldens(&GEN, goldens, sizeof goldens / sizeof *goldens, "PM_NETWORK_GOLDEN");
     free(g);
 }
 

@@ -1,6 +1,7 @@
 #include "pm_test_api.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,4 +109,21 @@ uint64_t pm_test_api_glb_hash(const pm_api_generator *gen, const char *text) {
     free(out.data);
     pm_test_api_done(&r);
     return h;
+}
+
+void pm_test_api_check_goldens(const pm_api_generator *gen, const pm_test_golden *g, size_t n,
+                               const char *print_env) {
+    const char *mode = getenv(print_env);
+    bool print = mode && strcmp(mode, "print") == 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = pm_test_api_glb_hash(gen, g[i].body);
+        cr_assert_eq(h, pm_test_api_glb_hash(gen, g[i].body), "%s: two runs differ", g[i].name);
+        if (print) {
+            fprintf(stderr, "golden %s: 0x%016llxull\n", g[i].name, (unsigned long long)h);
+            continue;
+        }
+        cr_assert_eq(h, g[i].hash, "%s: GLB hash 0x%016llx, golden 0x%016llx (%s=print prints "
+                     "the new ones)", g[i].name, (unsigned long long)h,
+                     (unsigned long long)g[i].hash, print_env);
+    }
 }

@@ -43,6 +43,15 @@ void pm_test_api_build(pm_test_api_run *r, const pm_api_generator *gen, const ch
  * with its own cache key, hashed with XXH3-64. */
 uint64_t pm_test_api_glb_hash(const pm_api_generator *gen, const char *text);
 
+/* A golden GLB hash: a request and the hash its output must have. */
+typedef struct pm_test_golden { const char *name, *body; uint64_t hash; } pm_test_golden;
+
+/* Checks every golden (built twice: the runs must agree). With the
+ * environment variable print_env set to "print" it prints the hashes to
+ * paste instead of checking them. */
+void pm_test_api_check_goldens(const pm_api_generator *gen, const pm_test_golden *g, size_t n,
+                               const char *print_env);
+
 /* Frees everything the run holds. */
 void pm_test_api_done(pm_test_api_run *r);
 
