@@ -46,6 +46,19 @@ static pm_network_edge *edge(net *n, uint32_t a, uint32_t b, double w) {
     return e;
 }
 
+/* A U-turn: one edge from (0, 0) to (0, gap), width w, out and back
+ * through the three [x, y, z] points of tip (static storage). */
+static pm_network_edge *u_turn(net *n, double gap, double w, const double tip[9]) {
+    pm_network_edge *e = edge(n, node(n, 0, 0, 0), node(n, 0, 0, gap), w);
+    e->points = tip;
+    e->npoints = 3;
+    return e;
+}
+
+/* The hairpin of the sidewalk tests: a 6 m road whose legs are 12 m apart
+ * and whose tip, through (36, 6), is tighter than its half width. */
+static const double hairpin_tip[] = {30, 0, 0, 36, 0, 6, 30, 0, 12};
+
 /* One interior point on edge e (heights interpolated like the api does). */
 static void bend(net *n, pm_network_edge *e, double x, double z) {
     double *q = n->pts + 3 * n->npts++;
@@ -1021,11 +1034,7 @@ Test(network, a_hairpin_whose_inner_edge_crosses_itself_interrupts_the_sidewalk)
      * overlap, see hairpin_with_wide_sidewalks_overlaps_itself). */
     net n;
     net_init(&n);
-    uint32_t p0 = node(&n, 0, 0, 0), p1 = node(&n, 0, 0, 12);
-    pm_network_edge *e = edge(&n, p0, p1, 6);
-    static const double pts[] = {30, 0, 0, 36, 0, 6, 30, 0, 12};
-    e->points = pts;
-    e->npoints = 3;
+    u_turn(&n, 12, 6, hairpin_tip);
     sidewalk_all(&n, 2, 0.2);
     finish(&n);
     pm_arena *a = pm_arena_create(1 << 20);
@@ -1186,10 +1195,8 @@ Test(network, a_u_turn_whose_legs_overlap_overlaps_itself) {
      * 8 m road's legs share 2 m. Named once, "overlaps itself". */
     net n;
     net_init(&n);
-    pm_network_edge *e = edge(&n, node(&n, 0, 0, 0), node(&n, 0, 0, 6), 8);
-    static const double pts[] = {50, 0, 0, 56, 0, 3, 50, 0, 6};
-    e->points = pts;
-    e->npoints = 3;
+    static const double tip[] = {50, 0, 0, 56, 0, 3, 50, 0, 6};
+    u_turn(&n, 6, 8, tip);
     finish(&n);
     pm_arena *a = pm_arena_create(1 << 20);
     pm_network_diag d;
@@ -1202,10 +1209,8 @@ Test(network, a_u_turn_whose_legs_overlap_overlaps_itself) {
     /* 8.5 m apart with a wider tip: legs clear of each other; its tight
      * tip still collapses the inner side, which is no overlap. */
     net_init(&n);
-    e = edge(&n, node(&n, 0, 0, 0), node(&n, 0, 0, 8.5), 8);
     static const double wide[] = {50, 0, 0, 54.25, 0, 4.25, 50, 0, 8.5};
-    e->points = wide;
-    e->npoints = 3;
+    u_turn(&n, 8.5, 8, wide);
     finish(&n);
     a = pm_arena_create(1 << 20);
     build(&n, a, &d);
@@ -1217,10 +1222,7 @@ Test(network, hairpin_with_wide_sidewalks_overlaps_itself) {
      * and 5 to 9 m across) share 2 m along both legs. */
     net n;
     net_init(&n);
-    pm_network_edge *e = edge(&n, node(&n, 0, 0, 0), node(&n, 0, 0, 12), 6);
-    static const double pts[] = {30, 0, 0, 36, 0, 6, 30, 0, 12};
-    e->points = pts;
-    e->npoints = 3;
+    u_turn(&n, 12, 6, hairpin_tip);
     sidewalk_all(&n, 4, 0.2);
     finish(&n);
     pm_arena *a = pm_arena_create(1 << 20);
