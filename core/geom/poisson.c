@@ -66,7 +66,7 @@ static bool pm__far_enough(const pm__pds *s, const double q[2]) {
     return true;
 }
 
-static int pm__add(pm__pds *s, const double q[2]) {
+static int pm__pds_add(pm__pds *s, const double q[2]) {
     if (s->p->max_points && s->n >= s->p->max_points) return PM_ERR_LIMIT;
     if (s->n == s->cap) {
         uint32_t cap = s->cap ? s->cap * 2 : 1024;
@@ -119,7 +119,7 @@ static int pm__expand(pm__pds *s, uint32_t slot, pm_rng *rng, double step_c, dou
     for (uint32_t k = 0; k < tries; k++) {
         double q[2] = {cx + dx, cy + dy};
         if (pm__usable(s, q)) {
-            int r = pm__add(s, q);
+            int r = pm__pds_add(s, q);
             if (r < 0) return r;
         }
         double nx = dx * step_c - dy * step_s;
@@ -134,14 +134,14 @@ static int pm__first(pm__pds *s, pm_rng *rng) {
     for (uint32_t i = 0; i < p->ninitial; i++) {
         const double *q = p->initial + 2 * (size_t)i;
         if (!pm__in_box(s, q, s->cell) || !pm__far_enough(s, q)) continue;
-        int r = pm__add(s, q);
+        int r = pm__pds_add(s, q);
         if (r < 0) return r;
     }
     /* A random start; a domain too thin to hit in 4096 draws stays empty. */
     for (int attempt = 0; s->n == 0 && attempt < 4096; attempt++) {
         double q[2] = {pm_rng_range(rng, p->center[0] - p->half[0], p->center[0] + p->half[0]),
                        pm_rng_range(rng, p->center[1] - p->half[1], p->center[1] + p->half[1])};
-        if (pm__inside(p, q)) return pm__add(s, q);
+        if (pm__inside(p, q)) return pm__pds_add(s, q);
     }
     return PM_OK;
 }
