@@ -1,6 +1,6 @@
 #ifndef PM_ROAD_INTERNAL_H
 #define PM_ROAD_INTERNAL_H
-/* Shared by the road's source files (core/src/road*.c): one level of
+/* Shared by the road's source files (core/road/road*.c): one level of
  * detail as sections along the centre line, their fold clamps, and the
  * vertex grid swept from them. Not a public header. */
 #include <math.h>

@@ -23,7 +23,9 @@ static size_t pm__locate_s(const pm__level *L, double s, double *f) {
     return lo;
 }
 
-/* Unit quaternion (x, y, z, w) of the rotation whose columns are X, Y, Z. */
+/* Unit quaternion (x, y, z, w) of the rotation whose columns are X, Y, Z.
+ * In double and ours, not cglm's float glm_mat3_quat, whose other branch
+ * order and rounding change the bits (docs/coregeom.md, "Doubles inside"). */
 static void pm__quat(const double X[3], const double Y[3], const double Z[3], float q[4]) {
     double m00 = X[0], m10 = X[1], m20 = X[2], m01 = Y[0], m11 = Y[1], m21 = Y[2];
     double m02 = Z[0], m12 = Z[1], m22 = Z[2], tr = m00 + m11 + m22, v[4];
