@@ -22,9 +22,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "pm/arena.h"
-#include "pm/earclip.h"
-#include "pm/rng.h"
+#include "scene/arena.h"
+#include "geom/earclip.h"
+#include "scene/rng.h"
 #include "pm_bench.h"
 
 typedef struct polyset {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "pm/poisson.h"
+#include "geom/poisson.h"
 #include "pm_bench.h"
 
 static long sample(uint64_t seed, double *ms) {
