@@ -18,7 +18,7 @@ if [ "$what" != build ]; then
   # chromium: the playground's browser test (tests/browser).
   pkgs+=(redis-server nginx-light procps python3-yaml chromium)
 fi
-[ "$what" = bench ] && pkgs+=(wrk hyperfine nginx-light)
+[ "$what" = bench ] && pkgs+=(wrk hyperfine nginx-light sumo)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
