@@ -18,17 +18,25 @@ struct pm_arena {
     size_t reserved, limit;
     void *last;          /* last allocation, for in-place realloc */
     size_t last_size;
+    pm_arena_allocator al;   /* al.alloc NULL: malloc and free */
 };
 
 static size_t pm__align_up(size_t n) { return (n + PM_ARENA_ALIGN - 1) & ~(size_t)(PM_ARENA_ALIGN - 1); }
 static size_t pm__header(void) { return pm__align_up(sizeof(pm__block)); }
 static unsigned char *pm__payload(pm__block *b) { return (unsigned char *)b + pm__header(); }
 
-pm_arena *pm_arena_create(size_t block_size) {
+pm_arena *pm_arena_create(size_t block_size) { return pm_arena_create_with(block_size, NULL); }
+
+pm_arena *pm_arena_create_with(size_t block_size, const pm_arena_allocator *al) {
     pm_arena *a = calloc(1, sizeof *a);
     if (!a) return NULL;
     a->block_size = block_size ? block_size : 64u * 1024u;
+    if (al) a->al = *al;
     return a;
+}
+
+static void *pm__block_alloc(pm_arena *a, size_t total) {
+    return a->al.alloc ? a->al.alloc(a->al.ctx, total) : malloc(total);
 }
 
 void pm_arena_destroy(pm_arena *a) {
@@ -36,7 +44,8 @@ void pm_arena_destroy(pm_arena *a) {
     pm__block *b = a->head;
     while (b) {
         pm__block *prev = b->prev;
-        free(b);
+        if (a->al.free) a->al.free(a->al.ctx, b, pm__header() + b->size);
+        else free(b);
         b = prev;
     }
     free(a);
@@ -59,7 +68,13 @@ static pm__block *pm__new_block(pm_arena *a, size_t need) {
         if (a->reserved > a->limit || total > a->limit - a->reserved) return NULL;
         size = need;
     }
-    pm__block *b = malloc(total);
+    pm__block *b = pm__block_alloc(a, total);
+    if (!b && size > need) {
+        /* A refusing allocator (a budget) may still grant the exact need. */
+        size = need;
+        total = pm__header() + need;
+        b = pm__block_alloc(a, total);
+    }
     if (!b) return NULL;
     b->prev = a->head;
     b->size = size;

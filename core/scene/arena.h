@@ -12,6 +12,20 @@ typedef struct pm_arena pm_arena;
 pm_arena *pm_arena_create(size_t block_size);
 void pm_arena_destroy(pm_arena *a);
 
+/* Where an arena's blocks come from: by default malloc and free. A caller
+ * that accounts memory (a budget shared by many arenas) supplies its own;
+ * alloc may refuse (NULL), which the arena treats as out of memory. size is
+ * the block's whole size, the same in alloc and free. */
+typedef struct pm_arena_allocator {
+    void *(*alloc)(void *ctx, size_t size);
+    void (*free)(void *ctx, void *p, size_t size);
+    void *ctx;
+} pm_arena_allocator;
+
+/* As pm_arena_create, with blocks (not the arena header) from *al, which
+ * must outlive the arena. al NULL: malloc. */
+pm_arena *pm_arena_create_with(size_t block_size, const pm_arena_allocator *al);
+
 /* Caps the bytes the arena may take from the system (0 = no cap). Past the
  * cap every allocation returns NULL, so one request cannot take the host. */
 void pm_arena_set_limit(pm_arena *a, size_t max_bytes);
