@@ -496,11 +496,12 @@ static void put_u32(unsigned char *o, uint32_t v) {
 
 /* GLB: header, JSON chunk (padded with spaces), BIN chunk (data already
  * 4-byte aligned; omitted when there is none). */
-static int glb_assemble(const pm_api__w *json, const gltf_plan *pl, pm_api_buf *out) {
+static int glb_assemble(const pm_api__w *json, const gltf_plan *pl, const pm_api_alloc *al,
+                        pm_api_buf *out) {
     size_t jlen = (json->len + 3) & ~(size_t)3;
     size_t total = 12 + 8 + jlen + (pl->bin_len ? 8 + pl->bin_len : 0);
     if (total > UINT32_MAX) return -1;
-    unsigned char *o = malloc(total);
+    unsigned char *o = pm_api__mem_realloc(al, NULL, 0, total);
     if (!o) return -1;
     put_u32(o, 0x46546C67);           /* "glTF" */
     put_u32(o + 4, 2);
@@ -531,27 +532,23 @@ int pm_api__encode_gltf(const pm_api__view *v, const pm_api_generator *gen,
     if (plan_build(&pl, v, &mk) < 0) goto done;
     size_t estimate = 4096 + 400 * (size_t)(pl.nacc + v->s->nprims + v->s->nprops);
     if (!glb) {
-        bin = malloc(pl.bin_len ? pl.bin_len : 1);
+        bin = pm_api__mem_realloc(v->al, NULL, 0, pl.bin_len ? pl.bin_len : 1);
         if (!bin) goto done;
         plan_fill(&pl, bin);
         estimate += (pl.bin_len + 2) / 3 * 4;
     }
-    pm_api__w_init(&w, estimate);
+    pm_api__w_init_al(&w, estimate, v->al);
     w_gltf_json(&w, &pl, gen, key_hex, bin);
     if (w.oom) goto done;
     if (glb) {
-        r = glb_assemble(&w, &pl, out);
+        r = glb_assemble(&w, &pl, v->al, out);
     } else {
         pm_api__w_char(&w, '\n');
-        if (w.oom) goto done;
-        out->data = (unsigned char *)w.data;
-        out->len = w.len;
-        w.data = NULL;
-        r = 0;
+        r = pm_api__w_take(&w, out);
     }
 done:
     pm_api__w_free(&w);
-    free(bin);
+    if (bin) pm_api__mem_free(v->al, bin, pl.bin_len ? pl.bin_len : 1);
     plan_free(&pl);
     return r;
 }

@@ -81,7 +81,7 @@ int pm_api__encode_json(const pm_api__view *v, const pm_api_generator *gen,
                         const char *key_hex, pm_api_buf *out) {
     const pm_scene *s = v->s;
     pm_api__w w;
-    pm_api__w_init(&w, pm_api__json_estimate(s));
+    pm_api__w_init_al(&w, pm_api__json_estimate(s), v->al);
     pm_api__w_char(&w, '{');
     pm_api__json_key(&w, "generator");
     pm_api__w_str(&w, gen->name);
@@ -115,11 +115,7 @@ int pm_api__encode_json(const pm_api__view *v, const pm_api_generator *gen,
     pm_api__w_lit(&w, ",\"triangles\":");
     pm_api__w_u64(&w, pm_scene_triangle_count(s));
     pm_api__w_lit(&w, "}}\n");
-    if (w.oom) {
-        pm_api__w_free(&w);
-        return -1;
-    }
-    out->data = (unsigned char *)w.data;
-    out->len = w.len;
-    return 0;
+    int r = pm_api__w_take(&w, out);
+    pm_api__w_free(&w);
+    return r;
 }

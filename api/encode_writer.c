@@ -6,11 +6,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pm_api__w_init(pm_api__w *w, size_t cap) {
+void *pm_api__mem_realloc(const pm_api_alloc *al, void *p, size_t old_size, size_t new_size) {
+    if (al) return al->realloc(al->ctx, p, old_size, new_size);
+    return realloc(p, new_size);
+}
+
+void pm_api__mem_free(const pm_api_alloc *al, void *p, size_t size) {
+    if (!p) return;
+    if (al) al->free(al->ctx, p, size);
+    else free(p);
+}
+
+void pm_api__w_init(pm_api__w *w, size_t cap) { pm_api__w_init_al(w, cap, NULL); }
+
+void pm_api__w_init_al(pm_api__w *w, size_t cap, const pm_api_alloc *al) {
     w->len = 0;
     w->oom = false;
+    w->al = al;
     w->cap = cap ? cap : 256;
-    w->data = malloc(w->cap);
+    w->data = pm_api__mem_realloc(al, NULL, 0, w->cap);
+    if (!w->data && al && w->cap > 65536) {
+        w->cap = 65536;   /* the estimate was refused; the text may still fit */
+        w->data = pm_api__mem_realloc(al, NULL, 0, w->cap);
+    }
     if (!w->data) {
         w->cap = 0;
         w->oom = true;
@@ -18,7 +36,7 @@ void pm_api__w_init(pm_api__w *w, size_t cap) {
 }
 
 void pm_api__w_free(pm_api__w *w) {
-    free(w->data);
+    pm_api__mem_free(w->al, w->data, w->cap);
     w->data = NULL;
     w->len = w->cap = 0;
 }
@@ -34,7 +52,13 @@ bool pm_api__w_reserve(pm_api__w *w, size_t n) {
         }
         cap *= 2;
     }
-    char *d = realloc(w->data, cap);
+    char *d = pm_api__mem_realloc(w->al, w->data, w->cap, cap);
+    if (!d && w->al) {
+        /* Doubling was refused: what is needed and 1/16 more. */
+        size_t need = w->len + n;
+        cap = need + need / 16;
+        d = pm_api__mem_realloc(w->al, w->data, w->cap, cap);
+    }
     if (!d) {
         w->oom = true;
         return false;
@@ -42,6 +66,23 @@ bool pm_api__w_reserve(pm_api__w *w, size_t n) {
     w->data = d;
     w->cap = cap;
     return true;
+}
+
+int pm_api__w_take(pm_api__w *w, pm_api_buf *out) {
+    if (w->oom) return -1;
+    if (w->al && w->len && w->len < w->cap) {
+        char *d = pm_api__mem_realloc(w->al, w->data, w->cap, w->len);
+        if (d) {
+            w->data = d;
+            w->cap = w->len;
+        }
+    }
+    if (w->al && w->cap != w->len) return -1;   /* the caller frees by length */
+    out->data = (unsigned char *)w->data;
+    out->len = w->len;
+    w->data = NULL;
+    w->len = w->cap = 0;
+    return 0;
 }
 
 void pm_api__w_raw(pm_api__w *w, const void *s, size_t n) {
@@ -355,6 +396,7 @@ static float *pm_api__clamp_colors(const pm_prim *p, bool *oom) {
 
 int pm_api__view_init(pm_api__view *v, const pm_scene *s) {
     v->s = s;
+    v->al = NULL;
     v->prims = calloc(s->nprims ? s->nprims : 1, sizeof *v->prims);
     if (!v->prims) return -1;
     for (uint32_t i = 0; i < s->nprops; i++) {

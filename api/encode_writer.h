@@ -14,10 +14,21 @@ typedef struct pm_api__w {
     char *data;
     size_t len, cap;
     bool oom;              /* sticky: every later write is a no-op */
+    const pm_api_alloc *al;   /* NULL: realloc and free */
 } pm_api__w;
+
+/* A block from al (NULL: realloc/free), as pm_api_alloc describes. */
+void *pm_api__mem_realloc(const pm_api_alloc *al, void *p, size_t old_size, size_t new_size);
+void pm_api__mem_free(const pm_api_alloc *al, void *p, size_t size);
 
 /* Starts with cap bytes reserved (the caller's estimate of the output). */
 void pm_api__w_init(pm_api__w *w, size_t cap);
+/* The same with the buffer from al. When al refuses the estimate, starts
+ * small; when it refuses doubling, grows by what is needed plus a little:
+ * the output stops exactly where al's limit is. */
+void pm_api__w_init_al(pm_api__w *w, size_t cap, const pm_api_alloc *al);
+/* Hands the text to out, trimmed to its length (0 or -1 out of memory). */
+int pm_api__w_take(pm_api__w *w, pm_api_buf *out);
 void pm_api__w_free(pm_api__w *w);
 /* Makes room for n more bytes; false (and oom set) when that fails. */
 bool pm_api__w_reserve(pm_api__w *w, size_t n);
@@ -59,6 +70,7 @@ typedef struct pm_api__prim_view {
 
 typedef struct pm_api__view {
     const pm_scene *s;
+    const pm_api_alloc *al;            /* the encoders' big buffers (NULL: malloc) */
     pm_api__prim_view *prims;          /* s->nprims entries */
 } pm_api__view;
 

@@ -30,5 +30,5 @@ void pm_api_limits_default(pm_api_limits *l) {
     l->max_rooms = 500;
     l->max_grid_size = 64;
     l->max_vertices = 4000000;
-    l->max_arena_bytes = (size_t)1 << 30;
+    l->max_arena_bytes = (size_t)256 << 20;
 }

@@ -30,4 +30,22 @@ typedef struct pm_api_buf { unsigned char *data; size_t len; } pm_api_buf;
  * generator bug, a 500. Output is byte-identical for identical input. */
 int pm_api_encode(const pm_scene *s, const pm_api_generator *gen, const char *key_hex,
                   pm_api_format f, pm_api_buf *out);
+
+/* Where the encoder's big buffers come from: the output as it grows, the
+ * binary buffer, the GLB assembly. By default realloc and free. A caller
+ * that accounts memory supplies its own; realloc may refuse (NULL, the
+ * old block untouched), which ends the encoding early as out of memory,
+ * so an output past the caller's limit is never built. realloc with p NULL
+ * is a new block (old_size 0); sizes are the blocks' exact sizes. */
+typedef struct pm_api_alloc {
+    void *(*realloc)(void *ctx, void *p, size_t old_size, size_t new_size);
+    void (*free)(void *ctx, void *p, size_t size);
+    void *ctx;
+} pm_api_alloc;
+
+/* pm_api_encode with its big buffers from *al (NULL: malloc). On success
+ * out->data is a block of al's of exactly out->len (> 0) bytes, for
+ * al->free(ctx, out->data, out->len). -1 also when al refused. */
+int pm_api_encode_with(const pm_scene *s, const pm_api_generator *gen, const char *key_hex,
+                       pm_api_format f, const pm_api_alloc *al, pm_api_buf *out);
 #endif
