@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "budget.h"
 #include "log.h"
 
 /* What one entry costs besides its body: the entry, the blob header and
@@ -80,6 +81,8 @@ pm_svc_blob *pm_svc_blob_wrap(void *base, unsigned char *data, size_t len) {
         return NULL;
     }
     atomic_init(&b->refs, 1);
+    b->budget = NULL;
+    atomic_init(&b->charged, 0);
     b->len = len;
     b->data = data;
     b->base = base;
@@ -97,6 +100,7 @@ void pm_svc_blob_ref(pm_svc_blob *b) { atomic_fetch_add_explicit(&b->refs, 1, me
 
 void pm_svc_blob_unref(pm_svc_blob *b) {
     if (!b || atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1) return;
+    pm_svc_blob_uncharge(b);
     free(b->base);
     free(b);
 }
@@ -215,6 +219,7 @@ static void pm_svc__evict(pm_svc_cache *c) {
         }
         pthread_mutex_unlock(&s->mu);
         if (e) {
+            pm_svc_blob_evicted(e->blob);   /* still being sent: in flight again */
             pm_svc_blob_unref(e->blob);
             free(e);
         }
@@ -233,6 +238,7 @@ static int pm_svc__make_ready(pm_svc_cache *c, pm_svc_shard *s, pm_svc_entry *e,
         return -1;
     }
     pm_svc_blob_ref(blob);
+    pm_svc_blob_uncharge(blob);   /* the cache's budget counts it from now on */
     e->blob = blob;
     e->flight = NULL;
     e->charge = charge;
@@ -325,6 +331,9 @@ void pm_svc_flight_finish(pm_svc_cache *c, pm_svc_flight *f, const pm_svc_outcom
     if (o->status == 200 && o->blob && !o->tier_hit && c->tier) {
         /* After the waiters were answered: the tier's latency is no one's. */
         size_t n = o->blob->len + PM_SVC__TIER_HDR;
+        /* This copy and the client's command buffer are in flight too. */
+        pm_svc_budget *b = o->blob->budget;
+        if (b) pm_svc_budget_add(b, 2 * n);
         unsigned char *v = malloc(n);
         if (v) {
             memcpy(v, pm_svc__tier_magic, 8);
@@ -339,6 +348,7 @@ void pm_svc_flight_finish(pm_svc_cache *c, pm_svc_flight *f, const pm_svc_outcom
             c->tier->put(c->tier, k, v, n);
             free(v);
         }
+        if (b) pm_svc_budget_sub(b, 2 * n);
     }
     pm_svc__flight_unref(f);   /* the owner's reference */
 }

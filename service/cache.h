@@ -24,6 +24,8 @@ typedef struct pm_svc_blob {
     size_t len;
     unsigned char *data;
     void *base;               /* what free() takes; data points into it */
+    struct pm_svc_budget *budget;   /* bytes in flight it is charged to (budget.h) */
+    atomic_size_t charged;          /* ... and how many: 0 while the cache holds it */
 } pm_svc_blob;
 
 /* Wraps malloc'd memory (data..data+len inside base) with one reference.

@@ -49,6 +49,9 @@ static const pm_svc_opt pm_svc__opts[] = {
      "jobs that may wait for a worker; past it: 503 + Retry-After"},
     {"cache-mb", "PROCMESH_CACHE_MB", PM_SVC_OPT_MIB, PM_SVC__F(cache_bytes), 0, 0, 1048576, 0,
      "256", "in-memory cache budget in MiB (0 = no memory cache)"},
+    {"max-inflight-mb", "PROCMESH_MAX_INFLIGHT_MB", PM_SVC_OPT_MIB, PM_SVC__F(inflight_bytes), 0,
+     1, 1048576, 0, "512",
+     "memory all jobs and uncached results may hold at once, in MiB; past it: 503"},
     {"body-limit", "PROCMESH_BODY_LIMIT", PM_SVC_OPT_BYTES, PM_SVC__F(body_limit), 0, 1,
      (uint64_t)1 << 32, 0, "1M", "request body cap in bytes (suffix K, M, G); past it: 413"},
     {"deadline-ms", "PROCMESH_DEADLINE_MS", PM_SVC_OPT_U32, PM_SVC__F(deadline_ms), 0, 1,
@@ -82,7 +85,7 @@ static const pm_svc_opt pm_svc__opts[] = {
     {"max-vertices", "PROCMESH_MAX_VERTICES", PM_SVC_OPT_U64, PM_SVC__F(limits.max_vertices), 0,
      1, (uint64_t)1 << 32, 0, "4000000", "most output vertices of one response"},
     {"max-job-mb", "PROCMESH_MAX_JOB_MB", PM_SVC_OPT_MIB, PM_SVC__F(limits.max_arena_bytes), 0,
-     1, 1048576, 0, "1024", "memory one generation job may take, in MiB"},
+     1, 1048576, 0, "256", "memory one generation job may take (arena, output), in MiB; past it: 422"},
 };
 #define PM_SVC__NOPTS (sizeof pm_svc__opts / sizeof pm_svc__opts[0])
 

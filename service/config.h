@@ -16,6 +16,7 @@ typedef struct pm_svc_config {
     uint32_t workers;          /* generation worker pool */
     uint32_t queue;            /* jobs that may wait for a worker */
     size_t cache_bytes;        /* in-memory cache budget */
+    size_t inflight_bytes;     /* cap on bytes held by jobs and uncached results */
     size_t body_limit;         /* request body cap in bytes */
     uint32_t deadline_ms;      /* per request, queue wait included */
     uint32_t drain_ms;         /* shutdown: time given to in-flight requests */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "budget.h"
 #include "cli.h"
 #include "config.h"
 #include "log.h"
@@ -39,6 +40,7 @@ int main(int argc, char **argv) {
     }
     pm_svc_log_set_level(cfg.log_level);
     raise_nofile(cfg.max_connections);
+    pm_svc_budget_malloc_policy(cfg.threads + cfg.workers);
 
     pm_svc_tier *tier = NULL;
     if (pm_svc_tier_open(&cfg, &tier, err, sizeof err) < 0) {

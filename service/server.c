@@ -16,6 +16,7 @@
 
 #include <microhttpd.h>
 
+#include "budget.h"
 #include "buf.h"
 #include "cache.h"
 #include "http.h"
@@ -58,6 +59,7 @@ struct pm_svc_server {
     pm_svc_router router;
     pm_svc_metrics *metrics;
     pm_svc_cache *cache;
+    pm_svc_budget *budget;         /* bytes in flight (--max-inflight-mb) */
     pm_svc_memo *memo;
     pm_svc_pool *pool;
     atomic_int draining, stopping;
@@ -111,6 +113,7 @@ typedef struct pm_svc_req {
     int retry_after;
     int has_key;
     char key_hex[33];
+    pm_svc_meter parse;   /* a big body's parsed document, until the job has it */
     int has_digest;       /* the request's memo digest (small bodies and GET) */
     pm_api_key digest;
     int timing;
@@ -125,6 +128,7 @@ typedef struct pm_svc_job {
     pm_svc_server *srv;
     const pm_svc_route *route;
     pm_arena *arena;
+    pm_svc_meter meter;   /* every byte the job holds (budget.h) */
     void *params;
     pm_api_format fmt;
     pm_api_key key;
@@ -308,6 +312,7 @@ static void pm_svc__on_outcome(void *arg, const pm_svc_outcome *o) {
 static void pm_svc__job_free(pm_svc_job *job) {
     if (!job) return;
     pm_arena_destroy(job->arena);
+    pm_svc_meter_end(&job->meter);
     free(job);
 }
 
@@ -323,16 +328,21 @@ static void pm_svc__generate(pm_svc_job *job, pm_svc_outcome *o, pm_api_problem 
                            pm_svc_flight_cancel(job->flight), &scene, prob);
     uint64_t t1 = pm_svc_now_ns();
     pm_api_buf out = {0};
-    if (rc == 0 && scene && pm_api_encode(scene, gen, job->key_hex, job->fmt, &out) == 0) {
-        /* Encoders grow their buffer by doubling; the cache keeps it for
-         * long, so give the slack back first. */
-        unsigned char *fit = realloc(out.data, out.len ? out.len : 1);
-        if (fit) out.data = fit;
+    /* The output is charged as it grows (and trimmed to its length), so an
+     * answer past the job's limit stops being written there. */
+    if (rc == 0 && scene &&
+        pm_api_encode_with(scene, gen, job->key_hex, job->fmt, &job->meter.enc, &out) == 0) {
         *blob = pm_svc_blob_wrap(out.data, out.data, out.len);
+        if (*blob) pm_svc_meter_give(&job->meter, *blob, out.len);
+        else pm_svc_budget_release(&job->meter, out.len);
     }
     uint64_t t2 = pm_svc_now_ns();
     pm_svc_gen_result res = PM_SVC_GEN_OK;
-    if (rc != 0 || !scene) {
+    if (!*blob && pm_svc_meter_problem(&job->meter, prob)) {   /* a memory limit */
+        res = PM_SVC_GEN_ERROR;
+        o->status = prob->status;
+        o->prob = prob;
+    } else if (rc != 0 || !scene) {
         if (!pm_api_problem_failed(prob))
             pm_api_problem_set(prob, 500, "internal", "Internal Server Error",
                                "the %s generator failed without saying why", gen->name);
@@ -370,6 +380,7 @@ static void pm_svc__job_run(void *arg, int aborted) {
         o.status = 503;   /* the watchdog has answered (or is about to) */
         o.prob = &srv->expired;
     } else if (pm_svc_cache_tier_get(srv->cache, job->key, &blob)) {
+        pm_svc_blob_charge(blob, srv->budget);   /* in flight until the cache takes it */
         o.status = 200;
         o.blob = blob;
         o.tier_hit = 1;
@@ -388,19 +399,25 @@ static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *p
     pm_svc_server *srv = r->srv;
     const pm_api_generator *gen = r->route->gen;
     pm_svc_job *job = calloc(1, sizeof *job);
-    pm_arena *arena = pm_arena_create(0);
+    pm_arena *arena = NULL;
     json_t *canonical = NULL;
+    if (job) {
+        /* The arena's blocks are charged to the job's limit and the
+         * budget (that is the job's limit: no arena limit of its own). */
+        pm_svc_meter_init(&job->meter, srv->budget, srv->cfg.limits.max_arena_bytes);
+        arena = pm_arena_create_with(0, &job->meter.arena);
+    }
     if (!job || !arena) {
         pm_api_problem_set(prob, 503, "overloaded", "Service Unavailable", "out of memory");
         goto fail;
     }
-    pm_arena_set_limit(arena, srv->cfg.limits.max_arena_bytes);
     job->srv = srv;
     job->route = r->route;
     job->arena = arena;
     job->fmt = r->fmt;
     if (gen->parse(doc, &srv->cfg.limits, arena, &job->params, &canonical, prob) != 0 ||
         !canonical) {
+        pm_svc_meter_problem(&job->meter, prob);
         if (!pm_api_problem_failed(prob))
             pm_api_problem_set(prob, 422, "validation", "Invalid request",
                                "the request was refused without a reason");
@@ -420,8 +437,9 @@ static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *p
 fail:
     json_decref(canonical);
     json_decref(doc);
-    free(job);
     pm_arena_destroy(arena);
+    if (job) pm_svc_meter_end(&job->meter);
+    free(job);
     return NULL;
 }
 
@@ -433,6 +451,7 @@ static enum MHD_Result pm_svc__resolve(pm_svc_req *r, json_t *doc, int on_worker
     pm_api_problem prob;
     pm_api_problem_init(&prob);
     pm_svc_job *job = pm_svc__prepare(r, doc, &prob);
+    pm_svc_meter_end(&r->parse);   /* the document is gone */
     if (job && r->has_digest) pm_svc_memo_put(srv->memo, r->digest, job->key);
     if (!job) {
         pm_svc__set_problem(r, &prob);
@@ -528,11 +547,23 @@ static void pm_svc__parse_run(void *arg, int aborted) {
     json_t *doc = NULL;
     pm_api_problem prob;
     pm_api_problem_init(&prob);
+    /* A parsed document is many times its text (PM_SVC_JSON_FACTOR): in
+     * flight too, and refused like a job when the budget is spent. */
+    pm_svc_meter_init(&r->parse, srv->budget, 0);
+    if (pm_svc_budget_charge(&r->parse, r->len * PM_SVC_JSON_FACTOR) != PM_SVC_REFUSED_NONE) {
+        pm_svc_meter_problem(&r->parse, &prob);
+        pm_svc_meter_end(&r->parse);
+        pm_svc__set_problem(r, &prob);
+        pm_api_problem_free(&prob);
+        pm_svc__complete(r);
+        return;
+    }
     int rc = pm_api_parse_body(r->body, r->len, &doc, &prob);
     free(r->body);   /* the document holds it all now */
     r->body = NULL;
     r->len = r->cap = 0;
     if (rc != 0 || !doc) {
+        pm_svc_meter_end(&r->parse);
         pm_svc__set_problem(r, &prob);
         pm_api_problem_free(&prob);
         pm_svc__complete(r);
@@ -618,6 +649,7 @@ static enum MHD_Result pm_svc__metrics_route(pm_svc_req *r) {
     pm_svc_metrics_render(srv->metrics, &b);
     pm_svc_cache_render(srv->cache, &b);
     pm_svc_memo_render(srv->memo, &b);
+    pm_svc_budget_render(srv->budget, &b);
     pm_svc_buf_printf(&b,
                       "# HELP procmesh_queue_depth Jobs waiting for a worker.\n"
                       "# TYPE procmesh_queue_depth gauge\nprocmesh_queue_depth %zu\n"
@@ -1047,6 +1079,7 @@ static socklen_t pm_svc__addr(const pm_svc_config *cfg, struct sockaddr_storage 
 static void pm_svc__free(pm_svc_server *s) {
     if (s->pool) pm_svc_pool_destroy(s->pool);
     pm_svc_cache_destroy(s->cache);
+    pm_svc_budget_destroy(s->budget);
     pm_svc_memo_destroy(s->memo);
     pm_svc_metrics_destroy(s->metrics);
     pm_svc_router_free(&s->router);
@@ -1105,9 +1138,10 @@ pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) 
                        "the server is shutting down");
     s->cache = pm_svc_cache_create(cfg->cache_bytes, 16, tier);
     if (!s->cache && tier) tier->destroy(tier);
+    s->budget = pm_svc_budget_create(cfg->inflight_bytes);
     pm_svc_outcome expired = {.status = 503, .prob = &s->expired};
     s->memo = pm_svc_memo_create(0);
-    if (!s->cache || !s->memo || pm_svc_router_init(&s->router, pm_api_generators, pm_svc_assets, pm_svc_nassets) < 0 ||
+    if (!s->cache || !s->memo || !s->budget || pm_svc_router_init(&s->router, pm_api_generators, pm_svc_assets, pm_svc_nassets) < 0 ||
         !(s->metrics = pm_svc_metrics_create(s->router.labels, s->router.nroutes + 1,
                                              s->router.gen_names, s->router.ngens)) ||
         pm_svc_cache_watchdog_start(s->cache, &expired) < 0 ||

@@ -145,7 +145,8 @@ Test(config, help_lists_every_flag_with_default_and_variable) {
         {"--max-rooms", "PROCMESH_MAX_ROOMS", "500"},
         {"--max-grid-size", "PROCMESH_MAX_GRID_SIZE", "64"},
         {"--max-vertices", "PROCMESH_MAX_VERTICES", "4000000"},
-        {"--max-job-mb", "PROCMESH_MAX_JOB_MB", "1024"},
+        {"--max-job-mb", "PROCMESH_MAX_JOB_MB", "256"},
+        {"--max-inflight-mb", "PROCMESH_MAX_INFLIGHT_MB", "512"},
     };
     for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
         const char *line = strstr(text, expect[i][0]);

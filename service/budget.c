@@ -1,0 +1,200 @@
+#include "budget.h"
+
+#include <malloc.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* Jobs that held at least this much trim the heap when they end: freed
+ * small blocks (jansson's, the arena's first blocks) sit in malloc's heaps
+ * otherwise, counted by RSS though no one uses them. */
+#define PM_SVC__TRIM_AFTER ((size_t)8 << 20)
+/* Blocks from this size up are mmap'd on their own and unmapped on free. */
+#define PM_SVC__MMAP_AT ((size_t)1 << 20)
+
+struct pm_svc_budget {
+    size_t cap;
+    atomic_size_t inflight;
+    atomic_uint_fast64_t refused_job, refused_inflight, trims;
+};
+
+pm_svc_budget *pm_svc_budget_create(size_t cap) {
+    pm_svc_budget *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->cap = cap;
+    return b;
+}
+
+void pm_svc_budget_destroy(pm_svc_budget *b) { free(b); }
+size_t pm_svc_budget_inflight(const pm_svc_budget *b) { return atomic_load(&b->inflight); }
+size_t pm_svc_budget_cap(const pm_svc_budget *b) { return b->cap; }
+
+void pm_svc_budget_add(pm_svc_budget *b, size_t n) { atomic_fetch_add(&b->inflight, n); }
+void pm_svc_budget_sub(pm_svc_budget *b, size_t n) { atomic_fetch_sub(&b->inflight, n); }
+
+/* Takes n bytes of the cap, or none. */
+static int pm_svc__budget_try(pm_svc_budget *b, size_t n) {
+    size_t cur = atomic_load(&b->inflight);
+    do {
+        if (b->cap && (cur > b->cap || n > b->cap - cur)) return -1;
+    } while (!atomic_compare_exchange_weak(&b->inflight, &cur, cur + n));
+    return 0;
+}
+
+pm_svc_refusal pm_svc_budget_charge(pm_svc_meter *m, size_t n) {
+    pm_svc_refusal r = PM_SVC_REFUSED_NONE;
+    if (m->limit && (m->held > m->limit || n > m->limit - m->held)) r = PM_SVC_REFUSED_JOB;
+    else if (pm_svc__budget_try(m->budget, n) < 0) r = PM_SVC_REFUSED_INFLIGHT;
+    if (r != PM_SVC_REFUSED_NONE) {
+        m->refused = r;   /* the last one: earlier ones may have been retried smaller */
+        return r;
+    }
+    m->held += n;
+    if (m->held > m->peak) m->peak = m->held;
+    return PM_SVC_REFUSED_NONE;
+}
+
+void pm_svc_budget_release(pm_svc_meter *m, size_t n) {
+    if (n > m->held) n = m->held;
+    m->held -= n;
+    pm_svc_budget_sub(m->budget, n);
+}
+
+/* ---- the allocators a job's arena and encoder use ---- */
+
+static void *pm_svc__arena_alloc(void *ctx, size_t size) {
+    pm_svc_meter *m = ctx;
+    if (pm_svc_budget_charge(m, size) != PM_SVC_REFUSED_NONE) return NULL;
+    void *p = malloc(size);
+    if (!p) pm_svc_budget_release(m, size);
+    return p;
+}
+
+static void pm_svc__arena_free(void *ctx, void *p, size_t size) {
+    free(p);
+    pm_svc_budget_release(ctx, size);
+}
+
+static void *pm_svc__enc_realloc(void *ctx, void *p, size_t old_size, size_t new_size) {
+    pm_svc_meter *m = ctx;
+    if (new_size > old_size) {
+        if (pm_svc_budget_charge(m, new_size - old_size) != PM_SVC_REFUSED_NONE) return NULL;
+    }
+    void *q = realloc(p, new_size ? new_size : 1);
+    if (!q) {
+        if (new_size > old_size) pm_svc_budget_release(m, new_size - old_size);
+        return NULL;
+    }
+    if (new_size < old_size) pm_svc_budget_release(m, old_size - new_size);
+    return q;
+}
+
+static void pm_svc__enc_free(void *ctx, void *p, size_t size) {
+    free(p);
+    pm_svc_budget_release(ctx, size);
+}
+
+void pm_svc_meter_init(pm_svc_meter *m, pm_svc_budget *b, size_t limit) {
+    *m = (pm_svc_meter){.budget = b, .limit = limit};
+    if (b && b->cap && (!limit || b->cap < limit)) {
+        m->limit = b->cap;
+        m->capped = 1;
+    }
+    m->arena = (pm_arena_allocator){pm_svc__arena_alloc, pm_svc__arena_free, m};
+    m->enc = (pm_api_alloc){pm_svc__enc_realloc, pm_svc__enc_free, m};
+}
+
+void pm_svc_meter_end(pm_svc_meter *m) {
+    if (!m->budget) return;
+    pm_svc_budget_release(m, m->held);
+    if (m->peak >= PM_SVC__TRIM_AFTER) {
+        malloc_trim(0);
+        atomic_fetch_add(&m->budget->trims, 1);
+    }
+    m->budget = NULL;
+}
+
+/* ---- results ---- */
+
+void pm_svc_meter_give(pm_svc_meter *m, pm_svc_blob *blob, size_t n) {
+    if (n > m->held) n = m->held;
+    m->held -= n;   /* still in flight: the blob's now */
+    blob->budget = m->budget;
+    atomic_fetch_add(&blob->charged, n);
+}
+
+void pm_svc_blob_charge(pm_svc_blob *blob, pm_svc_budget *b) {
+    pm_svc_budget_add(b, blob->len);
+    blob->budget = b;
+    atomic_fetch_add(&blob->charged, blob->len);
+}
+
+void pm_svc_blob_uncharge(pm_svc_blob *blob) {
+    size_t n = atomic_exchange(&blob->charged, 0);
+    if (n && blob->budget) pm_svc_budget_sub(blob->budget, n);
+}
+
+void pm_svc_blob_evicted(pm_svc_blob *blob) {
+    /* Called while the cache still holds its reference: more than one
+     * means a response is sending it, and it stays in memory past the
+     * cache's budget. */
+    if (!blob->budget || atomic_load(&blob->refs) <= 1) return;
+    pm_svc_budget_add(blob->budget, blob->len);
+    atomic_fetch_add(&blob->charged, blob->len);
+}
+
+/* ---- answers ---- */
+
+int pm_svc_meter_problem(const pm_svc_meter *m, pm_api_problem *prob) {
+    if (!m->refused) return 0;
+    if (m->budget)
+        atomic_fetch_add(m->refused == PM_SVC_REFUSED_JOB ? &m->budget->refused_job
+                                                          : &m->budget->refused_inflight, 1);
+    pm_api_problem_free(prob);
+    pm_api_problem_init(prob);
+    if (m->refused == PM_SVC_REFUSED_JOB)
+        pm_api_problem_field(prob, "",
+                             "the job needs more memory than the limit max_job_mb (%zu MiB, "
+                             "--max-job-mb%s): ask for a smaller output (fewer or coarser "
+                             "parts, or format=glb)",
+                             m->limit >> 20, m->capped ? ", capped by --max-inflight-mb" : "");
+    else
+        pm_api_problem_set(prob, 503, "overloaded", "Service Unavailable",
+                           "the server holds its limit of memory in flight, max_inflight_mb "
+                           "(%zu MiB, --max-inflight-mb); retry later",
+                           m->budget ? pm_svc_budget_cap(m->budget) >> 20 : 0);
+    return 1;
+}
+
+/* ---- the allocator policy ---- */
+
+void pm_svc_budget_malloc_policy(unsigned threads) {
+    /* A fixed threshold: glibc raises its own after every big free, and
+     * then keeps big blocks in heaps that only malloc_trim gives back. */
+    mallopt(M_MMAP_THRESHOLD, (int)PM_SVC__MMAP_AT);
+    mallopt(M_TRIM_THRESHOLD, (int)(4 * PM_SVC__MMAP_AT));
+    /* One heap per thread by default (8 x cores), each holding its own
+     * free pages; HTTP threads and workers share a few. */
+    unsigned arenas = threads < 2 ? 2 : threads;
+    if (arenas > 16) arenas = 16;
+    mallopt(M_ARENA_MAX, (int)arenas);
+}
+
+void pm_svc_budget_render(const pm_svc_budget *b, pm_svc_buf *out) {
+    pm_svc_buf_printf(
+        out,
+        "# HELP procmesh_memory_inflight_bytes Bytes held by jobs and by results not in the "
+        "cache.\n# TYPE procmesh_memory_inflight_bytes gauge\nprocmesh_memory_inflight_bytes "
+        "%zu\n"
+        "# HELP procmesh_memory_inflight_max_bytes The cap on bytes in flight "
+        "(--max-inflight-mb).\n# TYPE procmesh_memory_inflight_max_bytes gauge\n"
+        "procmesh_memory_inflight_max_bytes %zu\n"
+        "# HELP procmesh_memory_refused_total Jobs stopped by a memory limit.\n"
+        "# TYPE procmesh_memory_refused_total counter\n"
+        "procmesh_memory_refused_total{limit=\"max_job_mb\"} %llu\n"
+        "procmesh_memory_refused_total{limit=\"max_inflight_mb\"} %llu\n"
+        "# HELP procmesh_memory_trims_total Heap trims after big jobs.\n"
+        "# TYPE procmesh_memory_trims_total counter\nprocmesh_memory_trims_total %llu\n",
+        pm_svc_budget_inflight(b), b->cap, (unsigned long long)atomic_load(&b->refused_job),
+        (unsigned long long)atomic_load(&b->refused_inflight),
+        (unsigned long long)atomic_load(&b->trims));
+}
