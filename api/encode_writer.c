@@ -245,20 +245,28 @@ void pm_api__w_f32(pm_api__w *w, float f) {
     w->len += (size_t)pm_api__fmt_f32(w->data + w->len, f);
 }
 
+/* Long arrays are written in runs of this many values, each reserving its
+ * worst case: reserving a whole array's worst case (twice its usual text)
+ * would make a writer with a byte limit stop far before the limit. */
+#define PM_API__RUN 4096
+
 void pm_api__w_f32s(pm_api__w *w, const float *v, size_t n) {
-    if (!pm_api__w_reserve(w, n * 17 + 8)) return;
-    char *o = w->data + w->len;
-    for (size_t i = 0; i < n; i++) {
-        if (i) *o++ = ',';
-        o += pm_api__fmt_f32(o, v[i]);
+    for (size_t i = 0; i < n;) {
+        size_t end = n - i > PM_API__RUN ? i + PM_API__RUN : n;
+        if (!pm_api__w_reserve(w, (end - i) * 17 + 8)) return;
+        char *o = w->data + w->len;
+        for (; i < end; i++) {
+            if (i) *o++ = ',';
+            o += pm_api__fmt_f32(o, v[i]);
+        }
+        w->len = (size_t)(o - w->data);
     }
-    w->len = (size_t)(o - w->data);
 }
 
-void pm_api__w_u32s(pm_api__w *w, const uint32_t *v, size_t n) {
-    if (!pm_api__w_reserve(w, n * 11)) return;
+/* Values [i, end) of v, comma-separated after the first of the array. */
+static void pm_api__w_u32_run(pm_api__w *w, const uint32_t *v, size_t i, size_t end) {
     char *o = w->data + w->len;
-    for (size_t i = 0; i < n; i++) {
+    for (; i < end; i++) {
         if (i) *o++ = ',';
         char tmp[10];
         int k = 0;
@@ -270,6 +278,15 @@ void pm_api__w_u32s(pm_api__w *w, const uint32_t *v, size_t n) {
         while (k) *o++ = tmp[--k];
     }
     w->len = (size_t)(o - w->data);
+}
+
+void pm_api__w_u32s(pm_api__w *w, const uint32_t *v, size_t n) {
+    for (size_t i = 0; i < n;) {
+        size_t end = n - i > PM_API__RUN ? i + PM_API__RUN : n;
+        if (!pm_api__w_reserve(w, (end - i) * 11)) return;
+        pm_api__w_u32_run(w, v, i, end);
+        i = end;
+    }
 }
 
 void pm_api__w_f64(pm_api__w *w, double d) {

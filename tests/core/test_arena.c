@@ -1,6 +1,7 @@
 /* The per-request bump allocator and its growable arrays. */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scene/arena.h"
@@ -155,3 +156,39 @@ Test(arena, vec_push_fails_at_limit) {
 }
 
 Test(arena, destroy_null_is_harmless) { pm_arena_destroy(NULL); }
+
+/* A counting allocator that refuses past a limit. */
+typedef struct counted { size_t limit, held, calls; } counted;
+
+static void *counted_alloc(void *ctx, size_t size) {
+    counted *c = ctx;
+    c->calls++;
+    if (c->held + size > c->limit) return NULL;
+    c->held += size;
+    return malloc(size);
+}
+
+static void counted_free(void *ctx, void *p, size_t size) {
+    counted *c = ctx;
+    c->held -= size;
+    free(p);
+}
+
+Test(arena, blocks_come_from_the_allocator_and_go_back) {
+    counted c = {.limit = (size_t)1 << 20};
+    pm_arena_allocator al = {counted_alloc, counted_free, &c};
+    pm_arena *a = pm_arena_create_with(4096, &al);
+    for (int i = 0; i < 100; i++) cr_assert_not_null(pm_arena_alloc(a, 1000));
+    cr_assert_eq(c.held, pm_arena_reserved(a));
+    cr_assert_not_null(pm_arena_alloc(a, 600000));
+    /* The next block would be half the arena (300 KB); refused at that
+     * size, it is retried at the need. */
+    c.limit = c.held + 100000;
+    size_t calls = c.calls;
+    cr_assert_not_null(pm_arena_alloc(a, 50000));
+    cr_assert_eq(c.calls, calls + 2);
+    cr_assert_leq(c.held, c.limit);
+    cr_assert_null(pm_arena_alloc(a, 60000), "past the allocator's limit");
+    pm_arena_destroy(a);
+    cr_assert_eq(c.held, 0, "every block went back: %zu held", c.held);
+}
