@@ -32,8 +32,9 @@
 #define SVC_BODY_INVALID "{\"seed\":-1,\"generate\":{\"count\":0},\"colour\":\"red\"}"
 
 /* Flags that let a test ask for heavy jobs (more rooms than the default
- * limit allows). */
-#define SVC_HEAVY_FLAGS "--max-rooms", "3000"
+ * limit allows, and the memory they take: some 300 MiB each, counted as
+ * the arena reserves it). */
+#define SVC_HEAVY_FLAGS "--max-rooms", "3000", "--max-job-mb", "1024", "--max-inflight-mb", "8192"
 
 /* A request that keeps a worker busy for a while, a few hundred ms to a
  * second on one core: 3000 rooms on four 1024 x 1024 floors in an optimized
