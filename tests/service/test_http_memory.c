@@ -101,20 +101,35 @@ static const char *detail(const pm_http_response *r, char *buf, size_t cap) {
     return buf;
 }
 
+/* Starts the server with args and watches its RSS; returns the idle RSS. */
+static double start_watched(const char *const *args, sampler *smp) {
+    cr_assert_eq(pm_test_server_start(&srv, args), 0);
+    double idle = rss_mib(srv.pid);
+    sampler_start(smp, srv.pid);
+    return idle;
+}
+
 /* Allowance over the documented bound's own terms: none. Allowance for
  * "RSS came back": what the process may keep after big jobs (its code,
  * heaps of small blocks, thread stacks touched), measured at 1 to 3 MiB
  * above its idle RSS with the budget and 60 to 110 MiB without it. */
 #define BACK_MIB 24.0
 
+/* The peak stayed under bound_mib, and RSS comes back near idle. */
+static void check_rss(sampler *smp, double bound_mib, double idle) {
+    double peak = sampler_stop(smp);
+    cr_assert_leq(peak, bound_mib, "peak RSS %.1f MiB over the bound %.0f", peak, bound_mib);
+    double after = rss_settles(srv.pid, idle + BACK_MIB);
+    cr_assert_leq(after, idle + BACK_MIB, "RSS stays at %.1f MiB (idle %.1f, peak %.1f)", after,
+                  idle, peak);
+}
+
 Test(http_memory, output_counts_against_the_job_limit, .fini = stop, .timeout = 60) {
     /* The arena alone fits 56 MiB; arena and JSON answer do not. */
     const char *args[] = {"--max-job-mb", "56", "--cache-mb", "8", "--max-inflight-mb", "128",
                           "--workers", "2", "--deadline-ms", "60000", NULL};
-    cr_assert_eq(pm_test_server_start(&srv, args), 0);
-    double idle = rss_mib(srv.pid);
     sampler smp;
-    sampler_start(&smp, srv.pid);
+    double idle = start_watched(args, &smp);
     char buf[512];
     for (int i = 0; i < 2; i++) {
         char *body = town(6, 0.5, i);
@@ -134,12 +149,8 @@ Test(http_memory, output_counts_against_the_job_limit, .fini = stop, .timeout = 
     cr_assert_eq(r.status, 200, "%ld %.300s", r.status, r.body);
     pm_http_response_free(&r);
     free(small);
-    double peak = sampler_stop(&smp);
-    cr_assert_leq(peak, 8 + 128 + 64, "peak RSS %.1f MiB over the bound", peak);
     cr_expect_eq(pm_test_metric(&srv, "procmesh_memory_refused_total{limit=\"max_job_mb\"}"), 2);
-    double after = rss_settles(srv.pid, idle + BACK_MIB);
-    cr_assert_leq(after, idle + BACK_MIB, "RSS stays at %.1f MiB (idle %.1f, peak %.1f)", after,
-                  idle, peak);
+    check_rss(&smp, 8 + 128 + 64, idle);
 }
 
 /* Sends a request on a raw socket and reads nothing: the answer stays
@@ -162,14 +173,12 @@ static int hold(const char *path, const char *body) {
 }
 
 Test(http_memory, held_results_count_against_the_inflight_cap, .fini = stop, .timeout = 60) {
-    /* One town job needs 64 to 72 MiB: alone it fits the 76 MiB cap; with
+    /* One town job needs 68 to 72 MiB: alone it fits the 76 MiB cap; with
      * another town's 14.6 MB answer still unsent, it does not. */
     const char *args[] = {"--max-job-mb", "200", "--cache-mb", "0", "--max-inflight-mb", "76",
                           "--workers", "2", "--deadline-ms", "60000", NULL};
-    cr_assert_eq(pm_test_server_start(&srv, args), 0);
-    double idle = rss_mib(srv.pid);
     sampler smp;
-    sampler_start(&smp, srv.pid);
+    double idle = start_watched(args, &smp);
     char *a = town(6, 0.5, 10), *b = town(6, 0.5, 11), buf[512];
     int fd = hold("/v1/networks", a);
     cr_assert_eq(svc_wait_metric(&srv, "procmesh_generations_total{generator=\"network\","
@@ -192,11 +201,7 @@ Test(http_memory, held_results_count_against_the_inflight_cap, .fini = stop, .ti
     pm_http_response_free(&r);
     free(a);
     free(b);
-    double peak = sampler_stop(&smp);
-    cr_assert_leq(peak, 0 + 76 + 64, "peak RSS %.1f MiB over the bound", peak);
     /* Sent: nothing is in flight (the last reference goes just after). */
     cr_assert_eq(svc_wait_metric_below(&srv, "procmesh_memory_inflight_bytes", 0), 0);
-    double after = rss_settles(srv.pid, idle + BACK_MIB);
-    cr_assert_leq(after, idle + BACK_MIB, "RSS stays at %.1f MiB (idle %.1f, peak %.1f)", after,
-                  idle, peak);
+    check_rss(&smp, 0 + 76 + 64, idle);
 }
