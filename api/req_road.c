@@ -312,6 +312,9 @@ static int pm__road_generate(const void *params, const pm_api_limits *lim, pm_ar
     }
 }
 
+/* ?metadata=summary leaves out the flattened terrain heights (lengths, lods, props, warnings stay). */
+static const char *const road_summary_omit[] = {"terrain.heights", NULL};
+
 const pm_api_generator pm_api_gen_road = {
     .name = "road",
     .version = "1.0.0",
@@ -319,4 +322,5 @@ const pm_api_generator pm_api_gen_road = {
     .parse = pm__road_parse,
     .from_query = NULL,
     .generate = pm__road_generate,
+    .summary_omit = road_summary_omit,
 };
