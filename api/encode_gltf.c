@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode_lod.h"
 #include "encode_meshopt.h"
 #include "encode_writer.h"
 
@@ -84,6 +85,8 @@ typedef struct gltf_plan {
     unsigned char *cbin;      /* ?compress=meshopt: the compressed streams */
     pm_api__mo_prim *mo;      /* ?compress=meshopt: per primitive, reordered streams */
     pm_prim *mo_prims;        /* ... and the primitives that point at them */
+    uint32_t *prim_group;     /* per scene primitive: its group, UINT32_MAX: not written */
+    pm_api__lods lods;        /* LOD sets among the groups (MSFT_lod) */
     size_t cbin_len;
     gltf_prim_ref *prims;     /* per scene primitive; idx UINT32_MAX: skipped */
     const char **materials;   /* unique material names, first use first */
@@ -317,6 +320,11 @@ static int plan_build(gltf_plan *pl, const pm_api__view *v, const pm_api_output 
         pl->prims[i].group = pl->nprim_meshes - 1;
         prev = &s->prims[i];
     }
+    pl->prim_group = malloc((nprims + 1) * sizeof *pl->prim_group);
+    if (!pl->prim_group) return -1;
+    for (uint32_t i = 0; i < s->nprims; i++)
+        pl->prim_group[i] = pl->prims[i].idx == UINT32_MAX ? UINT32_MAX : pl->prims[i].group;
+    if (pm_api__lods_plan(&pl->lods, s, pl->prim_group, pl->nprim_meshes) < 0) return -1;
     if (o->quantize) plan_groups(pl);
     if (o->compress == PM_API_COMPRESS_MESHOPT && plan_reorder(pl) < 0) return -1;
     for (uint32_t i = 0; i < s->nprims; i++) {
@@ -363,6 +371,8 @@ static void plan_free(gltf_plan *pl) {
     for (uint32_t i = 0; pl->mo && i < pl->v->s->nprims; i++) pm_api__meshopt_prim_free(&pl->mo[i]);
     free(pl->mo);
     free(pl->mo_prims);
+    free(pl->prim_group);
+    pm_api__lods_free(&pl->lods);
 }
 
 static void put_u16(unsigned char *o, uint16_t x) { memcpy(o, &x, 2); }
@@ -618,6 +628,30 @@ static void w_meshes(pm_api__w *w, const gltf_plan *pl) {
     pm_api__w_char(w, ']');
 }
 
+/* A LOD set's node: level 0 as its children, the coarser levels' nodes
+ * (one per level group; group i is node i) in MSFT_lod.ids. */
+static void w_lod_node(pm_api__w *w, const pm_api__lods *l, const pm_api__lod_set *set) {
+    pm_api__w_char(w, '{');
+    w_key(w, "name");
+    pm_api__w_str(w, set->base);
+    pm_api__w_lit(w, ",\"children\":[");
+    for (uint32_t c = 0; c < set->nchildren; c++) {
+        if (c) pm_api__w_char(w, ',');
+        pm_api__w_u64(w, l->children[set->first_child + c]);
+    }
+    pm_api__w_lit(w, "],\"extensions\":{\"MSFT_lod\":{\"ids\":[");
+    for (uint32_t k = 0; k < set->nids; k++) {
+        if (k) pm_api__w_char(w, ',');
+        pm_api__w_u64(w, set->ids[k]);
+    }
+    pm_api__w_lit(w, "]}},\"extras\":{\"MSFT_screencoverage\":[");
+    for (uint32_t k = 0; k <= set->nids; k++) {
+        if (k) pm_api__w_char(w, ',');
+        pm_api__w_f64(w, set->coverage[k]);
+    }
+    pm_api__w_lit(w, "]}}");
+}
+
 static void w_nodes(pm_api__w *w, const gltf_plan *pl) {
     const pm_scene *s = pl->v->s;
     pm_api__w_lit(w, ",\"nodes\":[");
@@ -666,13 +700,38 @@ static void w_nodes(pm_api__w *w, const gltf_plan *pl) {
         w_key_u(w, "SCALE", a + 2);
         pm_api__w_lit(w, "}}}}");
     }
+    for (uint32_t i = 0; i < pl->lods.nsets; i++) {
+        if (!first) pm_api__w_char(w, ',');
+        first = false;
+        w_lod_node(w, &pl->lods, &pl->lods.sets[i]);
+    }
     pm_api__w_char(w, ']');
 }
 
-static uint32_t node_count(const gltf_plan *pl) {
-    uint32_t n = pl->nprim_meshes;
+static uint32_t prop_node_count(const gltf_plan *pl) {
+    uint32_t n = 0;
     for (uint32_t i = 0; i < pl->v->s->nprops; i++) n += pl->prop_acc[i] != UINT32_MAX;
     return n;
+}
+
+static uint32_t node_count(const gltf_plan *pl) {
+    return pl->nprim_meshes + prop_node_count(pl) + pl->lods.nsets;
+}
+
+/* The scene's root nodes: every primitive mesh's node but the LOD levels
+ * (level 0 hangs under its set's node, the others only under MSFT_lod),
+ * the prop nodes, the LOD sets' nodes. */
+static void w_scene_roots(pm_api__w *w, const gltf_plan *pl) {
+    pm_api__w_lit(w, ",\"nodes\":[");
+    bool first = true;
+    uint32_t n = node_count(pl);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i < pl->nprim_meshes && pl->lods.role[i] != PM_API__LOD_ROOT) continue;
+        if (!first) pm_api__w_char(w, ',');
+        first = false;
+        pm_api__w_u64(w, i);
+    }
+    pm_api__w_char(w, ']');
 }
 
 static void w_scene(pm_api__w *w, const gltf_plan *pl, const pm_api_generator *gen,
@@ -682,14 +741,7 @@ static void w_scene(pm_api__w *w, const gltf_plan *pl, const pm_api_generator *g
     pm_api__w_lit(w, ",\"scene\":0,\"scenes\":[{");
     w_key(w, "name");
     pm_api__w_str(w, gen->name);
-    if (nodes) {
-        pm_api__w_lit(w, ",\"nodes\":[");
-        for (uint32_t i = 0; i < nodes; i++) {
-            if (i) pm_api__w_char(w, ',');
-            pm_api__w_u64(w, i);
-        }
-        pm_api__w_char(w, ']');
-    }
+    if (nodes) w_scene_roots(w, pl);
     pm_api__w_lit(w, ",\"extras\":{\"generator\":");
     pm_api__w_str(w, gen->name);
     pm_api__w_lit(w, ",\"version\":");
@@ -711,12 +763,13 @@ static void w_scene(pm_api__w *w, const gltf_plan *pl, const pm_api_generator *g
 /* extensionsUsed, and extensionsRequired for the ones a reader cannot
  * ignore (compressed views, integer vertex attributes). */
 static void w_extensions(pm_api__w *w, const gltf_plan *pl) {
-    const char *used[3];
+    const char *used[4];
     int n = 0, req = 0;
     if (pl->cbin) used[n++] = "EXT_meshopt_compression";
     if (pl->quantized) used[n++] = "KHR_mesh_quantization";
     req = n;
     if (pl->nmarkers) used[n++] = "EXT_mesh_gpu_instancing";
+    if (pl->lods.nsets) used[n++] = "MSFT_lod";
     for (int list = 0; list < 2; list++) {
         int m = list ? req : n;
         if (!m) continue;
