@@ -182,17 +182,18 @@ static double acc_get(json_t *acc, const view_data *v, size_t k, int c) {
 
 /* One triangle corner: position (metres), normal, UV; and its key (the
  * values on the encoder's lattices, identical for the decoded and the
- * original data). */
-typedef struct corner { double v[8]; int64_t key[8]; } corner;
+ * original data) with the triangle's material. */
+typedef struct corner { double v[8]; int64_t key[9]; } corner;
 typedef struct tri { corner c[3]; } tri;
 
-static void corner_key(corner *c) {
+static void corner_key(corner *c, int64_t material) {
     static const double scale[8] = {512, 512, 512, 127, 127, 127, 65535, 65535};
     for (int k = 0; k < 8; k++) c->key[k] = (int64_t)nearbyint(c->v[k] * scale[k]);
+    c->key[8] = material;
 }
 
 static int corner_cmp(const corner *a, const corner *b) {
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < 9; k++)
         if (a->key[k] != b->key[k]) return a->key[k] < b->key[k] ? -1 : 1;
     return 0;
 }
@@ -216,101 +217,125 @@ static void tri_canon(tri *t) {
     *t = best;
 }
 
-/* The scene primitive's triangles as the encoder was given them. */
-static tri *scene_tris(const pm_prim *p) {
-    tri *t = calloc(p->icount / 3 + 1, sizeof *t);
-    for (uint32_t i = 0; i < p->icount; i++) {
-        corner *c = &t[i / 3].c[i % 3];
-        uint32_t v = p->indices[i];
-        for (int k = 0; k < 3; k++) c->v[k] = p->positions[3 * v + k];
-        for (int k = 0; k < 3; k++) c->v[3 + k] = p->normals[3 * v + k];
-        for (int k = 0; k < 2; k++) c->v[6 + k] = p->uvs ? p->uvs[2 * v + k] : 0;
-        corner_key(c);
+/* The index of a material name in the glTF's materials. */
+static int64_t material_index(json_t *j, const char *name) {
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(j, "materials"), i, m)
+        if (strcmp(json_string_value(json_object_get(m, "name")), name) == 0) return (int64_t)i;
+    cr_assert_fail("material %s is not in the glTF", name);
+    return -1;
+}
+
+/* Every triangle of the scene as the encoder was given it. */
+static tri *scene_tris(const pm_scene *s, json_t *j, size_t *n) {
+    size_t total = 0;
+    for (uint32_t p = 0; p < s->nprims; p++) total += s->prims[p].icount / 3;
+    tri *t = calloc(total + 1, sizeof *t);
+    size_t at = 0;
+    for (uint32_t pi = 0; pi < s->nprims; pi++) {
+        const pm_prim *p = &s->prims[pi];
+        if (p->icount == 0 || p->vcount == 0) continue;
+        int64_t mat = material_index(j, p->material);
+        for (uint32_t i = 0; i < p->icount; i++) {
+            corner *c = &t[at + i / 3].c[i % 3];
+            uint32_t v = p->indices[i];
+            for (int k = 0; k < 3; k++) c->v[k] = p->positions[3 * v + k];
+            for (int k = 0; k < 3; k++) c->v[3 + k] = p->normals[3 * v + k];
+            for (int k = 0; k < 2; k++) c->v[6 + k] = p->uvs ? p->uvs[2 * v + k] : 0;
+            corner_key(c, mat);
+        }
+        at += p->icount / 3;
     }
-    for (uint32_t i = 0; i < p->icount / 3; i++) tri_canon(&t[i]);
-    qsort(t, p->icount / 3, sizeof *t, tri_cmp);
+    for (size_t i = 0; i < at; i++) tri_canon(&t[i]);
+    qsort(t, at, sizeof *t, tri_cmp);
+    *n = at;
     return t;
 }
 
-/* Decodes a GLB and compares every primitive with the scene: the same
- * triangles (as sets, winding kept: meshopt reorders), positions within
- * pos_tol metres, normals within nrm_tol, UVs within uv_tol. */
+/* The triangles of one glTF primitive, through its node's transform. */
+static size_t decode_prim(json_t *j, json_t *gp, const view_data *views, const double t[3],
+                          const double sc[3], tri *out) {
+    json_t *accs = json_object_get(j, "accessors");
+    json_t *at = json_object_get(gp, "attributes");
+    json_t *apos = json_array_get(accs, json_integer_value(json_object_get(at, "POSITION")));
+    json_t *anrm = json_array_get(accs, json_integer_value(json_object_get(at, "NORMAL")));
+    json_t *juv = json_object_get(at, "TEXCOORD_0");
+    json_t *auv = juv ? json_array_get(accs, json_integer_value(juv)) : NULL;
+    json_t *aidx = json_array_get(accs, json_integer_value(json_object_get(gp, "indices")));
+    size_t vcount = (size_t)json_integer_value(json_object_get(apos, "count"));
+    size_t icount = (size_t)json_integer_value(json_object_get(aidx, "count"));
+    const view_data *vp = &views[json_integer_value(json_object_get(apos, "bufferView"))];
+    const view_data *vn = &views[json_integer_value(json_object_get(anrm, "bufferView"))];
+    const view_data *vu = auv ? &views[json_integer_value(json_object_get(auv, "bufferView"))] : NULL;
+    const view_data *vi = &views[json_integer_value(json_object_get(aidx, "bufferView"))];
+    int64_t mat = json_integer_value(json_object_get(gp, "material"));
+    for (size_t i = 0; i < icount; i++) {
+        double idx = acc_get(aidx, vi, i, 0);
+        cr_assert_lt(idx, (double)vcount, "index out of range");
+        size_t v = (size_t)idx;
+        corner *c = &out[i / 3].c[i % 3];
+        for (int k = 0; k < 3; k++) c->v[k] = acc_get(apos, vp, v, k) * sc[k] + t[k];
+        for (int k = 0; k < 3; k++) c->v[3 + k] = acc_get(anrm, vn, v, k);
+        for (int k = 0; k < 2; k++) c->v[6 + k] = vu ? acc_get(auv, vu, v, k) : 0;
+        corner_key(c, mat);
+    }
+    for (size_t i = 0; i < icount / 3; i++) tri_canon(&out[i]);
+    return icount / 3;
+}
+
+/* Decodes a GLB as a reader would (every node holding a primitive mesh,
+ * through its translation and scale) and compares the triangles with the
+ * scene's as sets (meshopt reorders, tiles split; winding and material
+ * kept): positions within pos_tol metres, normals within nrm_tol, UVs
+ * within uv_tol. */
 static void round_trip(const pm_scene *s, const pm_api_buf *b, double pos_tol, double nrm_tol,
                        double uv_tol, const char *what) {
     const unsigned char *bin;
-    size_t bin_len, nviews;
+    size_t bin_len, nviews, nwant;
     json_t *j = glb_json(b, &bin, &bin_len);
     view_data *views = decode_views(j, bin, bin_len, &nviews);
-    json_t *accs = json_object_get(j, "accessors"), *meshes = json_object_get(j, "meshes");
-    json_t *nodes = json_object_get(j, "nodes");
-    uint32_t prim = 0;
-    size_t mesh_i;
-    json_t *mesh;
-    json_array_foreach(meshes, mesh_i, mesh) {
+    json_t *meshes = json_object_get(j, "meshes");
+    tri *want = scene_tris(s, j, &nwant);
+    tri *got = calloc(nwant + 1, sizeof *got);
+    size_t ngot = 0, ni;
+    json_t *node;
+    json_array_foreach(json_object_get(j, "nodes"), ni, node) {
+        json_t *jm = json_object_get(node, "mesh");
+        if (!jm) continue;
+        json_t *mesh = json_array_get(meshes, json_integer_value(jm));
         if (json_object_get(mesh, "extras")) continue;   /* a prop's marker */
-        /* the node of mesh i is node i; its translation and scale restore metres */
-        json_t *node = json_array_get(nodes, mesh_i);
-        cr_assert_eq(json_integer_value(json_object_get(node, "mesh")), (json_int_t)mesh_i);
         double t[3] = {0, 0, 0}, sc[3] = {1, 1, 1};
+        json_t *tt = json_object_get(node, "translation"), *ss = json_object_get(node, "scale");
         for (int k = 0; k < 3; k++) {
-            json_t *tt = json_object_get(node, "translation"), *ss = json_object_get(node, "scale");
             if (tt) t[k] = json_number_value(json_array_get(tt, k));
             if (ss) sc[k] = json_number_value(json_array_get(ss, k));
         }
         size_t pi;
         json_t *gp;
         json_array_foreach(json_object_get(mesh, "primitives"), pi, gp) {
-            while (prim < s->nprims && (s->prims[prim].icount == 0 || s->prims[prim].vcount == 0))
-                prim++;
-            cr_assert_lt(prim, s->nprims, "%s: more glTF primitives than scene primitives", what);
-            const pm_prim *p = &s->prims[prim++];
-            json_t *at = json_object_get(gp, "attributes");
-            json_t *apos = json_array_get(accs, json_integer_value(json_object_get(at, "POSITION")));
-            json_t *anrm = json_array_get(accs, json_integer_value(json_object_get(at, "NORMAL")));
-            json_t *auv = json_object_get(at, "TEXCOORD_0")
-                              ? json_array_get(accs, json_integer_value(json_object_get(at, "TEXCOORD_0")))
-                              : NULL;
-            json_t *aidx = json_array_get(accs, json_integer_value(json_object_get(gp, "indices")));
-            cr_assert_eq(json_integer_value(json_object_get(apos, "count")), p->vcount, "%s", what);
-            cr_assert_eq(json_integer_value(json_object_get(aidx, "count")), p->icount, "%s", what);
-            const view_data *vp = &views[json_integer_value(json_object_get(apos, "bufferView"))];
-            const view_data *vn = &views[json_integer_value(json_object_get(anrm, "bufferView"))];
-            const view_data *vu = auv ? &views[json_integer_value(json_object_get(auv, "bufferView"))] : NULL;
-            const view_data *vi = &views[json_integer_value(json_object_get(aidx, "bufferView"))];
-            uint32_t ntri = p->icount / 3;
-            tri *got = calloc(ntri + 1, sizeof *got);
-            for (uint32_t i = 0; i < p->icount; i++) {
-                double idx = acc_get(aidx, vi, i, 0);
-                cr_assert_lt(idx, p->vcount, "%s: index out of range", what);
-                size_t v = (size_t)idx;
-                corner *c = &got[i / 3].c[i % 3];
-                for (int k = 0; k < 3; k++) c->v[k] = acc_get(apos, vp, v, k) * sc[k] + t[k];
-                for (int k = 0; k < 3; k++) c->v[3 + k] = acc_get(anrm, vn, v, k);
-                for (int k = 0; k < 2; k++) c->v[6 + k] = vu ? acc_get(auv, vu, v, k) : 0;
-                corner_key(c);
-            }
-            for (uint32_t i = 0; i < ntri; i++) tri_canon(&got[i]);
-            qsort(got, ntri, sizeof *got, tri_cmp);
-            tri *want = scene_tris(p);
-            for (uint32_t i = 0; i < ntri; i++) {
-                cr_assert_eq(tri_cmp(&got[i], &want[i]), 0, "%s: %s triangle sets differ", what,
-                             p->name);
-                for (int c = 0; c < 3; c++) {
-                    const double *g = got[i].c[c].v, *w = want[i].c[c].v;
-                    for (int k = 0; k < 3; k++)
-                        cr_assert_leq(fabs(g[k] - w[k]), pos_tol, "%s: %s position off by %g",
-                                      what, p->name, fabs(g[k] - w[k]));
-                    for (int k = 3; k < 6; k++)
-                        cr_assert_leq(fabs(g[k] - w[k]), nrm_tol, "%s: %s normal off", what,
-                                      p->name);
-                    for (int k = 6; k < 8; k++)
-                        cr_assert_leq(fabs(g[k] - w[k]), uv_tol, "%s: %s uv off", what, p->name);
-                }
-            }
-            free(want);
-            free(got);
+            size_t icount = (size_t)json_integer_value(json_object_get(
+                json_array_get(json_object_get(j, "accessors"),
+                               json_integer_value(json_object_get(gp, "indices"))), "count"));
+            cr_assert_leq(ngot + icount / 3, nwant, "%s: more triangles than the scene", what);
+            ngot += decode_prim(j, gp, views, t, sc, got + ngot);
         }
     }
+    cr_assert_eq(ngot, nwant, "%s: %zu triangles decoded, %zu in the scene", what, ngot, nwant);
+    qsort(got, ngot, sizeof *got, tri_cmp);
+    for (size_t i = 0; i < ngot; i++) {
+        cr_assert_eq(tri_cmp(&got[i], &want[i]), 0, "%s: the triangle sets differ", what);
+        for (int c = 0; c < 3; c++) {
+            const double *g = got[i].c[c].v, *w = want[i].c[c].v;
+            for (int k = 0; k < 3; k++)
+                cr_assert_leq(fabs(g[k] - w[k]), pos_tol, "%s: position off by %g", what,
+                              fabs(g[k] - w[k]));
+            for (int k = 3; k < 6; k++) cr_assert_leq(fabs(g[k] - w[k]), nrm_tol, "%s: normal off", what);
+            for (int k = 6; k < 8; k++) cr_assert_leq(fabs(g[k] - w[k]), uv_tol, "%s: uv off", what);
+        }
+    }
+    free(want);
+    free(got);
     free_views(views, nviews);
     json_decref(j);
 }
@@ -347,8 +372,9 @@ Test(compact, quantized_round_trip_within_the_documented_error) {
     }
 }
 
-/* The small junction gets uint16 positions with a node transform; the
- * 190 m road keeps float positions (a mesh wider than 128 m). */
+/* The small junction's meshes get uint16 positions with a node transform;
+ * the 190 m road's asphalt keeps float32 positions (wider than 128 m: the
+ * 1 mm bound would not hold in uint16) but its normals are int8. */
 Test(compact, quantize_picks_types_by_extent) {
     for (size_t i = 0; i < 2; i++) {
         pm_test_api_run r;
@@ -357,17 +383,25 @@ Test(compact, quantize_picks_types_by_extent) {
                               PM_API_META_NONE);
         json_t *j = glb_only_json(&b);
         json_t *node0 = json_array_get(json_object_get(j, "nodes"), 0);
-        json_t *acc0 = json_array_get(json_object_get(j, "accessors"), 0);
         json_t *req = json_object_get(j, "extensionsRequired");
         cr_assert_str_eq(json_string_value(json_array_get(req, 0)), "KHR_mesh_quantization");
+        json_t *mesh = json_array_get(json_object_get(j, "meshes"),
+                                      (size_t)json_integer_value(json_object_get(node0, "mesh")));
+        json_t *at = json_object_get(json_array_get(json_object_get(mesh, "primitives"), 0),
+                                     "attributes");
+        json_t *accs = json_object_get(j, "accessors");
+        json_t *pos = json_array_get(accs, (size_t)json_integer_value(json_object_get(at, "POSITION")));
+        json_t *nrm = json_array_get(accs, (size_t)json_integer_value(json_object_get(at, "NORMAL")));
+        cr_assert_eq(json_integer_value(json_object_get(nrm, "componentType")), 5120);
+        cr_assert(json_is_true(json_object_get(nrm, "normalized")));
         if (cases[i].gen == &pm_api_gen_junction) {
-            cr_assert_eq(json_integer_value(json_object_get(acc0, "componentType")), 5123);
+            cr_assert_eq(json_integer_value(json_object_get(pos, "componentType")), 5123);
             cr_assert_eq(json_number_value(json_array_get(json_object_get(node0, "scale"), 0)),
                          1.0 / 512);
             cr_assert_not_null(json_object_get(node0, "translation"));
         } else {
             cr_assert_str_eq(json_string_value(json_object_get(node0, "name")), "asphalt");
-            cr_assert_eq(json_integer_value(json_object_get(acc0, "componentType")), 5126);
+            cr_assert_eq(json_integer_value(json_object_get(pos, "componentType")), 5126);
             cr_assert_null(json_object_get(node0, "scale"));
         }
         json_decref(j);
