@@ -10,7 +10,7 @@ pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcglm-
       uuid-dev libcriterion-dev libmeshoptimizer-dev libxxhash-dev libcurl4-openssl-dev
       libhiredis-dev curl ca-certificates)
 if [ "$what" != build ]; then
-  pkgs+=(redis-server nginx-light procps python3-yaml)
+  pkgs+=(redis-server nginx-light procps python3-yaml chromium)   # chromium: tools/render.sh
   # Node.js may come from elsewhere (NodeSource ships npm inside nodejs, and
   # Debian's npm conflicts with it): only ask for what is absent.
   command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
