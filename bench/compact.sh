@@ -34,15 +34,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$BIN" --bind 127.0.0.1 --port 0 --threads 1 2>"$TMP/log" &
-PM_PID=$!
-PORT=
-for _ in $(seq 200); do
-  PORT=$(grep -o '"msg":"listening","port":[0-9]*' "$TMP/log" | grep -o '[0-9]*$')
-  [ -n "$PORT" ] && break
-  sleep 0.05
-done
-[ -n "$PORT" ] || { echo "procmesh did not start:"; cat "$TMP/log"; exit 1; }
+. "$HERE/lib/procmesh.bash"
+pm_bench_start_procmesh "$BIN" "$TMP/log" --threads 1
+PORT=$PM_PORT
 python3 "$HERE/compact/requests.py" "$TMP"
 
 # fetch NAME ROUTE QUERY [BODY]: writes $TMP/NAME.glb, prints "bytes enc_ms".

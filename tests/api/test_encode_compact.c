@@ -55,6 +55,21 @@ static pm_api_buf encode(const pm_scene *s, const pm_api_generator *gen, pm_api_
     return b;
 }
 
+/* Builds a case's scene into r and encodes it as GLB. */
+static pm_api_buf build_glb(pm_test_api_run *r, const pm_api_generator *gen, const char *body,
+                            pm_api_compress c, bool q, pm_api_metadata m) {
+    pm_test_api_build(r, gen, body, NULL);
+    cr_assert(r->generated, "%s did not generate", gen->name);
+    return encode(r->scene, gen, PM_API_FMT_GLB, c, q, m);
+}
+
+/* Frees what a GLB check holds. */
+static void finish(pm_test_api_run *r, pm_api_buf *b, json_t *j) {
+    json_decref(j);
+    free(b->data);
+    pm_test_api_done(r);
+}
+
 static uint32_t rd32(const unsigned char *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -98,7 +113,7 @@ Test(compact, every_generator_validates_in_every_mode) {
         cr_assert(r.generated, "%s did not generate", cases[i].gen->name);
         for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
             pm_api_buf b = encode(r.scene, cases[i].gen, modes[m].f, modes[m].c, modes[m].q,
-                                  PM_API_META_FULL);
+                                 PM_API_META_FULL);
             char report[8192];
             int bad = pm_test_gltf_validate(b.data, b.len, modes[m].f == PM_API_FMT_GLB,
                                             report, sizeof report);
@@ -343,9 +358,8 @@ static void round_trip(const pm_scene *s, const pm_api_buf *b, double pos_tol, d
 Test(compact, meshopt_round_trip_is_lossless) {
     for (size_t i = 0; i < NCASES; i++) {
         pm_test_api_run r;
-        pm_test_api_build(&r, cases[i].gen, cases[i].body, NULL);
-        pm_api_buf b = encode(r.scene, cases[i].gen, PM_API_FMT_GLB, PM_API_COMPRESS_MESHOPT,
-                              false, PM_API_META_NONE);
+        pm_api_buf b = build_glb(&r, cases[i].gen, cases[i].body, PM_API_COMPRESS_MESHOPT, false,
+                                 PM_API_META_NONE);
         round_trip(r.scene, &b, 0, 0, 0, cases[i].gen->name);
         free(b.data);
         pm_test_api_done(&r);
@@ -364,7 +378,7 @@ Test(compact, quantized_round_trip_within_the_documented_error) {
         for (int c = 0; c < 2; c++) {
             pm_api_buf b = encode(r.scene, cases[i].gen, PM_API_FMT_GLB,
                                   c ? PM_API_COMPRESS_MESHOPT : PM_API_COMPRESS_NONE, true,
-                                  PM_API_META_NONE);
+                                 PM_API_META_NONE);
             round_trip(r.scene, &b, pos_tol, nrm_tol, uv_tol, cases[i].gen->name);
             free(b.data);
         }
@@ -378,9 +392,8 @@ Test(compact, quantized_round_trip_within_the_documented_error) {
 Test(compact, quantize_picks_types_by_extent) {
     for (size_t i = 0; i < 2; i++) {
         pm_test_api_run r;
-        pm_test_api_build(&r, cases[i].gen, cases[i].body, NULL);
-        pm_api_buf b = encode(r.scene, cases[i].gen, PM_API_FMT_GLB, PM_API_COMPRESS_NONE, true,
-                              PM_API_META_NONE);
+        pm_api_buf b = build_glb(&r, cases[i].gen, cases[i].body, PM_API_COMPRESS_NONE, true,
+                                 PM_API_META_NONE);
         json_t *j = glb_only_json(&b);
         json_t *node0 = json_array_get(json_object_get(j, "nodes"), 0);
         json_t *req = json_object_get(j, "extensionsRequired");
@@ -404,9 +417,7 @@ Test(compact, quantize_picks_types_by_extent) {
             cr_assert_eq(json_integer_value(json_object_get(pos, "componentType")), 5126);
             cr_assert_null(json_object_get(node0, "scale"));
         }
-        json_decref(j);
-        free(b.data);
-        pm_test_api_done(&r);
+        finish(&r, &b, j);
     }
 }
 
@@ -415,7 +426,7 @@ Test(compact, output_is_deterministic_and_smaller) {
     pm_test_api_run r;
     pm_test_api_build(&r, &pm_api_gen_grid, cases[4].body, NULL);
     pm_api_buf plain = encode(r.scene, r.gen, PM_API_FMT_GLB, PM_API_COMPRESS_NONE, false,
-                              PM_API_META_NONE);
+                             PM_API_META_NONE);
     pm_api_buf a = encode(r.scene, r.gen, PM_API_FMT_GLB, PM_API_COMPRESS_MESHOPT, true,
                           PM_API_META_NONE);
     pm_api_buf b = encode(r.scene, r.gen, PM_API_FMT_GLB, PM_API_COMPRESS_MESHOPT, true,
@@ -434,9 +445,8 @@ Test(compact, output_is_deterministic_and_smaller) {
 
 Test(compact, road_lods_are_one_msft_lod_node) {
     pm_test_api_run r;
-    pm_test_api_build(&r, &pm_api_gen_road, cases[1].body, NULL);
-    pm_api_buf b = encode(r.scene, r.gen, PM_API_FMT_GLB, PM_API_COMPRESS_NONE, false,
-                          PM_API_META_NONE);
+    pm_api_buf b = build_glb(&r, &pm_api_gen_road, cases[1].body, PM_API_COMPRESS_NONE, false,
+                             PM_API_META_NONE);
     json_t *j = glb_only_json(&b);
     json_t *nodes = json_object_get(j, "nodes");
     json_t *roots = json_object_get(json_array_get(json_object_get(j, "scenes"), 0), "nodes");
@@ -484,9 +494,7 @@ Test(compact, road_lods_are_one_msft_lod_node) {
         declared |= strcmp(json_string_value(n), "MSFT_lod") == 0;
     cr_assert(declared);
     cr_assert_null(json_object_get(j, "extensionsRequired"), "MSFT_lod is optional");
-    json_decref(j);
-    free(b.data);
-    pm_test_api_done(&r);
+    finish(&r, &b, j);
 }
 
 /* ---- metadata modes ---- */
@@ -581,9 +589,8 @@ Test(compact, metadata_summary_and_none_for_every_generator) {
  * same mode. */
 Test(compact, grid_summary_in_gltf_extras) {
     pm_test_api_run r;
-    pm_test_api_build(&r, &pm_api_gen_grid, cases[4].body, NULL);
-    pm_api_buf b = encode(r.scene, r.gen, PM_API_FMT_GLB, PM_API_COMPRESS_NONE, false,
-                          PM_API_META_SUMMARY);
+    pm_api_buf b = build_glb(&r, &pm_api_gen_grid, cases[4].body, PM_API_COMPRESS_NONE, false,
+                             PM_API_META_SUMMARY);
     json_t *j = glb_only_json(&b);
     json_t *meta = json_object_get(
         json_object_get(json_array_get(json_object_get(j, "scenes"), 0), "extras"), "metadata");
@@ -602,9 +609,7 @@ Test(compact, grid_summary_in_gltf_extras) {
     cr_assert_null(json_object_get(extras, "metadata"));
     cr_assert_not_null(json_object_get(extras, "stats"));
     cr_assert_str_eq(json_string_value(json_object_get(extras, "key")), key_hex);
-    json_decref(j);
-    free(b.data);
-    pm_test_api_done(&r);
+    finish(&r, &b, j);
 }
 
 /* ---- the options: strict values, the key, the memo code ---- */
