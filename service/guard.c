@@ -357,6 +357,11 @@ void pm_svc_guard_drain_backlog(pm_svc_guard *g, struct MHD_Daemon *daemon, int 
     int fl = fcntl(listen_fd, F_GETFL);
     if (fl >= 0) fcntl(listen_fd, F_SETFL, fl | O_NONBLOCK);
     size_t added = 0;
+    /* The daemon may announce an added connection before or after
+     * MHD_add_connection returns: count from before the first one. */
+    pthread_mutex_lock(&g->mu);
+    uint64_t before = g->started_total;
+    pthread_mutex_unlock(&g->mu);
     for (;;) {
         struct sockaddr_storage a;
         socklen_t al = sizeof a;
@@ -375,7 +380,7 @@ void pm_svc_guard_drain_backlog(pm_svc_guard *g, struct MHD_Daemon *daemon, int 
         }
     }
     pthread_mutex_lock(&g->mu);
-    g->expect_started = g->started_total + added;
+    g->expect_started = before + added;
     pthread_mutex_unlock(&g->mu);
     close(listen_fd);
 }
