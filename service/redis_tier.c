@@ -18,7 +18,8 @@
  * backoff (PM__BACKOFF_MIN_MS doubling to PM__BACKOFF_MAX_MS, "equal
  * jitter" so that replicas do not reconnect in lockstep) and, while up,
  * PINGs every PM__PING_MS so that /readyz notices a dead Redis even without
- * traffic. It also writes a small probe key (PM__PROBE_KEY, expiring), so
+ * traffic. It also writes a small probe key ("<prefix>-write-probe",
+ * expiring in 10 s, outside the result keys' "<prefix>:" space), so
  * that a Redis that answers but refuses writes (maxmemory with noeviction,
  * a read-only replica, MISCONF) shows as "read-only" without traffic; a
  * refused SET of a result says the same at once. Pool connections from an old epoch are reopened lazily. The
@@ -48,7 +49,6 @@
 #define PM__BACKOFF_MIN_MS 100u
 #define PM__BACKOFF_MAX_MS 5000u
 #define PM__PING_MS 1000u
-#define PM__PROBE_KEY "write-probe"
 #define PM__NBUCKETS 13
 
 /* Histogram bucket bounds, in microseconds and as Prometheus prints them. */
@@ -74,6 +74,7 @@ typedef struct pm__redis {
     pm_svc_tier base; /* first: the tier pointer is the object pointer */
     pm_svc_redis_url url;
     char prefix[192];
+    char probe_key[192];     /* written by the monitor; outside prefix's key space */
     unsigned ttl;
     unsigned timeout_ms;
     struct timeval tv;
@@ -622,9 +623,7 @@ static void pm__ping(pm__redis *r) {
     }
     const char *ping[] = {"PING"};
     if (pm__simple(r->mon_c, err, sizeof err, 1, ping) == 0) {
-        char key[256];
-        snprintf(key, sizeof key, "%s%s", r->prefix, PM__PROBE_KEY);
-        const char *set[] = {"SET", key, "1", "PX", "10000"};
+        const char *set[] = {"SET", r->probe_key, "1", "PX", "10000"};
         if (pm__simple(r->mon_c, err, sizeof err, 5, set) == 0) {
             pm__wrote(r, 1, "");
             return;
@@ -764,6 +763,7 @@ pm_svc_tier *pm_svc_redis_tier_create(const char *url, unsigned ttl_seconds,
     }
     r->url = u;
     snprintf(r->prefix, sizeof r->prefix, "%.150s:%s:", key_prefix, PM_VERSION);
+    snprintf(r->probe_key, sizeof r->probe_key, "%.150s-write-probe", key_prefix);
     r->ttl = ttl_seconds;
     r->timeout_ms = timeout_ms ? timeout_ms : 1;
     r->tv.tv_sec = r->timeout_ms / 1000u;
