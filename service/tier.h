@@ -17,13 +17,13 @@ struct pm_svc_tier {
     void (*put)(pm_svc_tier *t, const uint8_t key[16], const unsigned char *data, size_t len);
     /* 1 when the tier answered its last call (readiness), 0 when degraded. */
     int (*healthy)(pm_svc_tier *t);
-    /* 1 when the tier accepts writes, 0 when it answers but refuses them
-     * (Redis over maxmemory with noeviction, a read-only replica, a failed
-     * save with stop-writes-on-bgsave-error). May be NULL: writable. */
-    int (*writable)(pm_svc_tier *t);
     /* Appends Prometheus text lines (hits, errors, latency) to buf; returns
      * the bytes written (at most cap). */
     size_t (*metrics)(pm_svc_tier *t, char *buf, size_t cap);
     void (*destroy)(pm_svc_tier *t);
+    /* 1 when the tier accepts writes, 0 when it answers but refuses them
+     * (Redis over maxmemory with noeviction, a read-only replica, a failed
+     * save with stop-writes-on-bgsave-error). May be NULL: writable. */
+    int (*writable)(pm_svc_tier *t);
 };
 #endif
