@@ -75,6 +75,9 @@ static const pm_svc_opt pm_svc__opts[] = {
     {"body-timeout-ms", "PROCMESH_BODY_TIMEOUT_MS", PM_SVC_OPT_U32, PM_SVC__F(body_timeout_ms),
      0, 0, 3600000, 0, "10000",
      "total time for a request body once the head is in; past it: 408 and close (0 = none)"},
+    {"admin-port", "PROCMESH_ADMIN_PORT", PM_SVC_OPT_U32, PM_SVC__F(admin_port), 0, 0, 65535, 0,
+     "0", "a second port serving only /healthz, /readyz and /metrics on its own thread, out "
+     "of reach of clients holding the main port's connections (0 = none)"},
     {"cors-origin", "PROCMESH_CORS_ORIGIN", PM_SVC_OPT_STR, PM_SVC__S(cors_origin), 0, 0, 0,
      "*", "allowed CORS origin: *, a comma-separated list of origins, or empty for none"},
     {"log-level", "PROCMESH_LOG_LEVEL", PM_SVC_OPT_LEVEL, PM_SVC__F(log_level), 0, 0, 0, 0,

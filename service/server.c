@@ -63,6 +63,9 @@ struct pm_svc_server {
     pm_svc_memo *memo;
     pm_svc_pool *pool;
     pm_svc_guard *guard;           /* connection deadlines and room (guard.h) */
+    struct MHD_Daemon *admin;      /* --admin-port: health and metrics only */
+    pm_svc_guard *admin_guard;
+    uint16_t admin_port;
     atomic_int draining, stopping;
     uint16_t port;
     int cors_list;                 /* origins are a list: responses vary by Origin */
@@ -97,6 +100,7 @@ typedef struct pm_svc_req {
     int decided;      /* answered from the headers; the body is only drained */
     int raw_sent;     /* a 413 was written on the socket while the body arrived */
     int uri_refused;  /* pm_svc_uri_verdict of the raw target (strict.h) */
+    int admin;        /* arrived on the admin listener */
     /* negotiation and conditions */
     pm_api_format fmt;
     char *inm;
@@ -751,8 +755,11 @@ static int pm_svc__early(pm_svc_req *r) {
                         "the query string has more than %d parameters", PM_SVC_MAX_URI_ARGS);
         return 1;
     }
-    if (!r->route) {
-        pm_svc__problem(r, 404, "not-found", "Not Found", "no route %s", r->path);
+    if (!r->route || (r->admin && r->route->kind != PM_SVC_ROUTE_HEALTHZ &&
+                      r->route->kind != PM_SVC_ROUTE_READYZ &&
+                      r->route->kind != PM_SVC_ROUTE_METRICS)) {
+        pm_svc__problem(r, 404, "not-found", "Not Found", "no route %s%s", r->path,
+                        r->admin ? " on the admin port (health and metrics only)" : "");
         return 1;
     }
     if (!(r->route->methods & r->mbit)) {
@@ -913,6 +920,10 @@ static pm_svc_req *pm_svc__req_new(pm_svc_server *srv, struct MHD_Connection *co
     snprintf(r->method, sizeof r->method, "%s", method);
     r->mbit = pm_svc_method_bit(method);
     r->route = pm_svc_router_find(&srv->router, url);
+    if (srv->admin) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_DAEMON);
+        r->admin = ci && ci->daemon == srv->admin;
+    }
     const char *rid = pm_svc__header(r, "X-Request-Id");
     if (rid && pm_svc_request_id_ok(rid))
         snprintf(r->id, sizeof r->id, "%s", rid);
@@ -1050,18 +1061,19 @@ static void pm_svc__mhd_log(void *cls, const char *fmt, va_list ap) {
 }
 
 /* Fills addr from cfg.bind and cfg.port. Returns its length, or 0. */
-static socklen_t pm_svc__addr(const pm_svc_config *cfg, struct sockaddr_storage *addr) {
+static socklen_t pm_svc__addr(const pm_svc_config *cfg, uint32_t port,
+                              struct sockaddr_storage *addr) {
     memset(addr, 0, sizeof *addr);
     struct sockaddr_in *v4 = (struct sockaddr_in *)addr;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)addr;
     if (inet_pton(AF_INET, cfg->bind, &v4->sin_addr) == 1) {
         v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)cfg->port);
+        v4->sin_port = htons((uint16_t)port);
         return sizeof *v4;
     }
     if (inet_pton(AF_INET6, cfg->bind, &v6->sin6_addr) == 1) {
         v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)cfg->port);
+        v6->sin6_port = htons((uint16_t)port);
         return sizeof *v6;
     }
     return 0;
@@ -1070,6 +1082,7 @@ static socklen_t pm_svc__addr(const pm_svc_config *cfg, struct sockaddr_storage 
 static void pm_svc__free(pm_svc_server *s) {
     if (s->pool) pm_svc_pool_destroy(s->pool);
     pm_svc_guard_destroy(s->guard);
+    pm_svc_guard_destroy(s->admin_guard);
     pm_svc_cache_destroy(s->cache);
     pm_svc_memo_destroy(s->memo);
     pm_svc_metrics_destroy(s->metrics);
@@ -1079,47 +1092,72 @@ static void pm_svc__free(pm_svc_server *s) {
     free(s);
 }
 
-static int pm_svc__start_daemon(pm_svc_server *s) {
+/* One listener on port: the public one, or the admin one (one thread, a
+ * few connections, its own guard). Returns the daemon (bound port in
+ * *bound), or NULL after logging why. */
+static struct MHD_Daemon *pm_svc__listen(pm_svc_server *s, uint32_t port, unsigned threads,
+                                         unsigned max_connections, unsigned per_ip,
+                                         pm_svc_guard *guard, uint16_t *bound) {
     struct sockaddr_storage addr;
-    socklen_t alen = pm_svc__addr(&s->cfg, &addr);
+    socklen_t alen = pm_svc__addr(&s->cfg, port, &addr);
     if (!alen) {
         char e[128];
         pm_svc_json_escape(e, sizeof e, s->cfg.bind);
         pm_svc_log(PM_SVC_LOG_ERROR, NULL, "--bind is not an IPv4 or IPv6 address",
                    "\"bind\":\"%s\"", e);
-        return -1;
+        return NULL;
     }
     unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (addr.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
-    s->daemon = MHD_start_daemon(
-        flags, (uint16_t)s->cfg.port, NULL, NULL, pm_svc__handler, s,
+    struct MHD_Daemon *d = MHD_start_daemon(
+        flags, (uint16_t)port, NULL, NULL, pm_svc__handler, s,
         MHD_OPTION_EXTERNAL_LOGGER, pm_svc__mhd_log, s,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.threads,
+        MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_NOTIFY_COMPLETED, pm_svc__completed, s,
         MHD_OPTION_URI_LOG_CALLBACK, pm_svc__uri, s,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.idle_timeout_s,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg.max_connections,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)s->cfg.max_connections_per_ip,
-        MHD_OPTION_NOTIFY_CONNECTION, pm_svc_guard_notify, s->guard,
+        MHD_OPTION_CONNECTION_LIMIT, max_connections,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
+        MHD_OPTION_NOTIFY_CONNECTION, pm_svc_guard_notify, guard,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
         MHD_OPTION_END);
-    if (!s->daemon) {
-        pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot listen", "\"port\":%u", s->cfg.port);
-        return -1;
+    if (!d) {
+        pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot listen", "\"port\":%u", port);
+        return NULL;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = info ? info->port : (uint16_t)s->cfg.port;
-    return 0;
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    *bound = info ? info->port : (uint16_t)port;
+    return d;
 }
 
-static pm_svc_guard *pm_svc__guard_create(const pm_svc_config *cfg) {
+/* Connections of the admin listener (--admin-port), and how many of them
+ * are kept free for new ones. */
+#define PM_SVC_ADMIN_CONNECTIONS 64
+#define PM_SVC_ADMIN_RESERVE 16
+
+static int pm_svc__start_daemon(pm_svc_server *s) {
+    const pm_svc_config *c = &s->cfg;
+    s->daemon = pm_svc__listen(s, c->port, c->threads, c->max_connections,
+                               c->max_connections_per_ip, s->guard, &s->port);
+    if (!s->daemon) return -1;
+    if (!c->admin_port) return 0;
+    s->admin = pm_svc__listen(s, c->admin_port, 1, PM_SVC_ADMIN_CONNECTIONS, 0, s->admin_guard,
+                              &s->admin_port);
+    if (s->admin) return 0;
+    MHD_stop_daemon(s->daemon);
+    s->daemon = NULL;
+    return -1;
+}
+
+static pm_svc_guard *pm_svc__guard_create(const pm_svc_config *cfg, unsigned max_connections,
+                                          unsigned reserve) {
     pm_svc_guard_conf gc = {
         .header_ms = cfg->header_timeout_ms,
         .body_ms = cfg->body_timeout_ms,
         .idle_s = cfg->idle_timeout_s,
-        .max_connections = cfg->max_connections,
-        .reserve = cfg->reserve_connections,
+        .max_connections = max_connections,
+        .reserve = reserve,
         .cors_origin = cfg->cors_origin,
     };
     return pm_svc_guard_create(&gc);
@@ -1149,7 +1187,9 @@ pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) 
         !(s->metrics = pm_svc_metrics_create(s->router.labels, s->router.nroutes + 1,
                                              s->router.gen_names, s->router.ngens)) ||
         pm_svc_cache_watchdog_start(s->cache, &expired) < 0 ||
-        !(s->guard = pm_svc__guard_create(cfg)) ||
+        !(s->guard = pm_svc__guard_create(cfg, cfg->max_connections, cfg->reserve_connections)) ||
+        (cfg->admin_port && !(s->admin_guard = pm_svc__guard_create(
+                                  cfg, PM_SVC_ADMIN_CONNECTIONS, PM_SVC_ADMIN_RESERVE))) ||
         !(s->pool = pm_svc_pool_create(cfg->workers, cfg->queue))) {
         pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot start: out of memory or threads", NULL);
         pm_svc__free(s);
@@ -1163,9 +1203,9 @@ pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) 
     pm_svc_json_escape(bind, sizeof bind, cfg->bind);
     pm_svc_log_lifecycle("listening",
                "\"port\":%u,\"bind\":\"%s\",\"threads\":%u,\"workers\":%u,\"queue\":%u,"
-               "\"cache_bytes\":%zu,\"version\":\"%s\"",
+               "\"cache_bytes\":%zu,\"admin_port\":%u,\"version\":\"%s\"",
                s->port, bind, cfg->threads, cfg->workers, cfg->queue, cfg->cache_bytes,
-               PM_VERSION);
+               s->admin_port, PM_VERSION);
     return s;
 }
 
@@ -1206,6 +1246,7 @@ size_t pm_svc_server_shutdown(pm_svc_server *s) {
     /* Resumed connections still need their HTTP thread to send the 503. */
     pm_svc__wait_idle(s, pm_svc_now_ns() + 1000000000ull);
     MHD_stop_daemon(s->daemon);
+    if (s->admin) MHD_stop_daemon(s->admin);
     if (s->quiesced_fd != MHD_INVALID_SOCKET) close(s->quiesced_fd);
     if (left > 0)
         pm_svc_log(PM_SVC_LOG_WARN, NULL, "drain time over: requests answered 503",
