@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "pm_test_raw.h"
+#include "procs.h"
 #include "svc_fixtures.h"
 
 static pm_test_server srv;
@@ -163,4 +164,35 @@ Test(http_guard, sigterm_answers_a_burst_of_fresh_connections, .fini = stop, .ti
     }
     cr_assert_gt(answered, B / 2);
     cr_assert_eq(pm_test_server_wait(&srv, 10000), 0);
+}
+
+Test(http_guard, the_admin_port_answers_health_while_the_main_port_is_full, .fini = stop,
+     .timeout = 60) {
+    /* No reserve: slow clients can take every connection of the main port. */
+    int admin = pm_tp_free_port();
+    char admin_s[16];
+    snprintf(admin_s, sizeof admin_s, "%d", admin);
+    const char *args[] = {"--max-connections", "16", "--reserve-connections", "0",
+                          "--header-timeout-ms", "60000", "--admin-port", admin_s, NULL};
+    cr_assert_eq(pm_test_server_start(&srv, args), 0);
+    enum { N = 24 };
+    int fds[N];
+    cr_assert_eq(hold_slow(fds, N, NULL), N);
+    pm_raw_reply r;
+    const char *health = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    pm_raw_exchange(srv.port, health, strlen(health), 500, &r);
+    cr_assert_eq(r.status, 0, "the main port is full (no reserve): %.100s", r.text);
+    for (int i = 0; i < 10; i++) {
+        pm_raw_exchange(admin, health, strlen(health), 2000, &r);
+        cr_assert_eq(r.status, 200, "admin /healthz: %.200s", r.text);
+        cr_assert_lt(r.seconds, 1.0);
+    }
+    const char *metrics = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    pm_raw_exchange(admin, metrics, strlen(metrics), 2000, &r);
+    cr_assert_eq(r.status, 200);
+    cr_assert_not_null(strstr(r.text, "# TYPE procmesh_http_requests_total counter"));
+    const char *gen = "GET " SVC_QUERY " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    pm_raw_exchange(admin, gen, strlen(gen), 2000, &r);
+    cr_assert_eq(r.status, 404, "generators are not served on the admin port");
+    close_all(fds, N);
 }
