@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "network_internal.h"
 #include "pm/result.h"
@@ -33,12 +34,6 @@ static double pm__plan(const double *a, const double *b) { return hypot(b[0] - a
  * (0: e->from first, 1: e->to first). */
 static const double *pm__interior(const pm_network_edge *e, size_t k, int from_end) {
     return e->points + 3 * (from_end == 0 ? k : e->npoints - 1 - k);
-}
-
-/* The first polyline point after node end `end` of edge e. */
-static const double *pm__next_point(const pm_network_params *p, const pm_network_edge *e, int end) {
-    if (e->npoints) return pm__interior(e, 0, end);
-    return p->nodes + 3 * (end == 0 ? e->to : e->from);
 }
 
 static int pm__problem(pm__net *N, pm_network_problem **out) {
@@ -208,56 +203,144 @@ static int pm__mouth(pm__node *V, const pm_meta *meta, uint32_t k) {
     return PM_OK;
 }
 
+/* Point i of the polyline of arm I as it leaves its node: 0 the node,
+ * 1 .. npoints the edge's interior points in that order, npoints + 1 the
+ * far node. */
+static const double *pm__arm_point(const pm_network_params *p, const pm__inc *I, size_t i) {
+    const pm_network_edge *E = &p->edges[I->edge];
+    if (i == 0) return p->nodes + 3 * (I->end == 0 ? E->from : E->to);
+    if (i <= E->npoints) return pm__interior(E, i - 1, I->end);
+    return p->nodes + 3 * (I->end == 0 ? E->to : E->from);
+}
+
+/* Arm k along its road: towards the first polyline point it keeps (the
+ * skip[k] interior points before it lie inside the junction or right
+ * after its mouth and are left out of the road), with that point's plan
+ * distance less the gap as its room. */
+static void pm__arm_from_road(pm__net *N, uint32_t n, uint32_t k, pm_junction_arm *A) {
+    const pm_network_params *p = N->p;
+    pm__node *V = &N->nodes[n];
+    const pm__inc *I = &N->inc[V->first + k];
+    const pm_network_edge *E = &p->edges[I->edge];
+    const double *c = p->nodes + 3 * n, *q = pm__arm_point(p, I, V->skip[k] + 1);
+    double seg = pm__plan(c, q), gap = pm_network_gap(p);
+    V->dir[2 * k] = (q[0] - c[0]) / seg;
+    V->dir[2 * k + 1] = (q[2] - c[2]) / seg;
+    A->direction[0] = V->dir[2 * k];
+    A->direction[1] = V->dir[2 * k + 1];
+    /* The mouth must leave room for the road; a positive room keeps
+     * the arm bounded (0 would mean unbounded). */
+    A->length = seg - gap > 1e-9 ? seg - gap : 1e-9;
+    A->width = E->width;
+    A->elevation = c[1];
+    A->has_sidewalk = E->has_sidewalk;
+    A->sidewalk = E->sidewalk;
+}
+
+/* Leaves arm k's next interior point out (inside the junction); false
+ * when only the far node is left. */
+static bool pm__skip_point(pm__net *N, uint32_t n, uint32_t k) {
+    pm__node *V = &N->nodes[n];
+    const pm__inc *I = &N->inc[V->first + k];
+    if (V->skip[k] >= N->p->edges[I->edge].npoints) return false;
+    V->skip[k]++;
+    return true;
+}
+
+/* The junction at node n. Its arms follow the roads, not their first
+ * control segments: an interior point the junction needs room past (its
+ * corner does not fit before it, or its fillet shrinks because of it), or
+ * one that would come right after the mouth (within half the road's width,
+ * where the road could not turn without folding), is left out of the road
+ * and the arm aims at the next point, until the junction fits or only the
+ * far node is left. Interior points near a node, in line or bending a few
+ * degrees, so change nothing but the junction's exact direction. */
 static int pm__junction(pm__net *N, uint32_t n) {
     const pm_network_params *p = N->p;
     pm__node *V = &N->nodes[n];
     const double *c = p->nodes + 3 * n;
     double gap = pm_network_gap(p);
     pm_junction_arm *arms = pm_arena_calloc(N->a, V->deg, sizeof *arms);
-    V->dir = pm_arena_alloc(N->a, 2 * V->deg * sizeof(double));
-    V->mouth_l = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
-    V->mouth_r = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
-    V->mouth_d = pm_arena_alloc(N->a, V->deg * sizeof(double));
-    V->split = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
-    if (!arms || !V->dir || !V->mouth_l || !V->mouth_r || !V->mouth_d || !V->split) return PM_ERR_NOMEM;
-    for (uint32_t k = 0; k < V->deg; k++) {
-        const pm__inc *I = &N->inc[V->first + k];
-        const pm_network_edge *E = &p->edges[I->edge];
-        const double *q = pm__next_point(p, E, I->end);
-        double seg = pm__plan(c, q);
-        V->dir[2 * k] = (q[0] - c[0]) / seg;
-        V->dir[2 * k + 1] = (q[2] - c[2]) / seg;
-        pm_junction_arm *A = &arms[k];
-        A->direction[0] = V->dir[2 * k];
-        A->direction[1] = V->dir[2 * k + 1];
-        /* The mouth must leave room for the road; a positive room keeps
-         * the arm bounded (0 would mean unbounded). */
-        A->length = seg - gap > 1e-9 ? seg - gap : 1e-9;
-        A->width = E->width;
-        A->elevation = c[1];
-        A->has_sidewalk = E->has_sidewalk;
-        A->sidewalk = E->sidewalk;
+    if (!V->dir) {
+        V->dir = pm_arena_alloc(N->a, 2 * V->deg * sizeof(double));
+        V->mouth_l = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
+        V->mouth_r = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
+        V->mouth_d = pm_arena_alloc(N->a, V->deg * sizeof(double));
+        V->split = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
+        V->skip = pm_arena_calloc(N->a, V->deg, sizeof(uint32_t));
     }
+    if (!arms || !V->dir || !V->mouth_l || !V->mouth_r || !V->mouth_d || !V->split || !V->skip)
+        return PM_ERR_NOMEM;
     pm_junction_params jp = {
         .arms = arms, .narms = V->deg, .has_center = true, .center = {c[0], c[2]},
         .corner_radius = p->corner_radius, .corner_segments = p->corner_segments,
         .uv_scale = p->uv_scale, .snap = p->snap, .open_mouths = true,
     };
-    V->scene = pm_scene_create(N->a);
-    if (!V->scene) return PM_ERR_NOMEM;
     pm_junction_diag d;
-    int rc = pm_junction_generate(V->scene, &jp, &d);
-    if (rc == PM_ERR_GEOMETRY) {
-        pm__junction_problem(N, n, &d);
-        V->scene = NULL;
-        return PM_OK;
+    for (;;) {
+        for (uint32_t k = 0; k < V->deg; k++) pm__arm_from_road(N, n, k, &arms[k]);
+        V->scene = pm_scene_create(N->a);
+        if (!V->scene) return PM_ERR_NOMEM;
+        int rc = pm_junction_generate(V->scene, &jp, &d);
+        if (rc < 0 && rc != PM_ERR_GEOMETRY) return rc;
+        bool moved = false;
+        if (rc == PM_ERR_GEOMETRY) {
+            for (size_t i = 0; i < d.narms; i++) moved |= pm__skip_point(N, n, (uint32_t)d.arms[i]);
+            if (moved) continue;
+            pm__junction_problem(N, n, &d);
+            V->scene = NULL;
+            return PM_OK;
+        }
+        for (uint32_t k = 0; k < V->deg; k++)
+            if (pm__mouth(V, V->scene->meta, k)) return PM_ERR_GEOMETRY;
+        /* A fillet shrunk because its arm's room ends at the mouth. */
+        for (size_t w = 0; w < d.nwarnings; w++)
+            for (int j = 0; j < 2; j++) {
+                uint32_t k = (uint32_t)d.warnings[w].arms[j];
+                if (V->mouth_d[k] >= arms[k].length - 0.01) moved |= pm__skip_point(N, n, k);
+            }
+        for (uint32_t k = 0; k < V->deg; k++) {
+            const pm__inc *I = &N->inc[V->first + k];
+            const pm_network_edge *E = &p->edges[I->edge];
+            if (V->skip[k] >= E->npoints) continue;
+            const double *q = pm__arm_point(p, I, V->skip[k] + 1);
+            if (pm__plan(c, q) < V->mouth_d[k] + gap + 0.5 * E->width) moved |= pm__skip_point(N, n, k);
+        }
+        if (!moved) break;
     }
-    if (rc < 0) return rc;
-    for (uint32_t k = 0; k < V->deg; k++)
-        if (pm__mouth(V, V->scene->meta, k)) return PM_ERR_GEOMETRY;
-    N->nwarnings += d.nwarnings;
+    V->nwarnings = d.nwarnings;
     V->slab = d.slab_ends;
     return PM_OK;
+}
+
+/* An edge between two junctions is one road from mouth to mouth, leaving
+ * each along its arm: so either both arms aim at points it keeps (the
+ * junctions left out fewer points than it has between them) or it keeps
+ * none and both aim at each other's node. Returns whether any junction
+ * must be built again. */
+static bool pm__agree(pm__net *N) {
+    const pm_network_params *p = N->p;
+    bool again = false;
+    for (uint32_t n = 0; n < p->nnodes; n++) {
+        pm__node *V = &N->nodes[n];
+        if (V->kind != PM__JUNCTION || !V->scene) continue;
+        for (uint32_t k = 0; k < V->deg; k++) {
+            const pm__inc *I = &N->inc[V->first + k];
+            const pm_network_edge *E = &p->edges[I->edge];
+            uint32_t far = I->end == 0 ? E->to : E->from;
+            pm__node *W = &N->nodes[far];
+            if (W->kind != PM__JUNCTION || !W->scene || far < n) continue;
+            uint32_t j = 0;
+            while (j < W->deg && !(N->inc[W->first + j].edge == I->edge && N->inc[W->first + j].end != I->end)) j++;
+            uint32_t np = (uint32_t)E->npoints;
+            if (j == W->deg || V->skip[k] + W->skip[j] < np || (V->skip[k] == np && W->skip[j] == np))
+                continue;
+            if (V->skip[k] != np) { V->skip[k] = np; V->dirty = true; }
+            if (W->skip[j] != np) { W->skip[j] = np; W->dirty = true; }
+            again = true;
+        }
+    }
+    return again;
 }
 
 /* ---- roads ---- */
@@ -305,9 +388,15 @@ static bool pm__road_ends(pm__net *N, pm__road *R) {
     bool j1 = R->end >= 0 && N->nodes[R->end].kind == PM__JUNCTION;
     if ((j0 && R->arm0 < 0) || (j1 && R->arm1 < 0)) return false;  /* its junction failed */
     if (R->closed) return true;
+    /* The interior points the junctions took in are left out. */
+    R->k0 = R->arm0 >= 0 ? N->nodes[R->start].skip[R->arm0] : 0;
+    R->k1 = R->arm1 >= 0 ? N->nodes[R->end].skip[R->arm1] : 0;
+    if (R->k0 + R->k1 > R->nctrl - 2) R->k1 = R->nctrl - 2 - R->k0;
     double gap = pm_network_gap(p);
-    size_t m = R->nctrl - 1;
-    double s0 = pm__plan(R->ctrl, R->ctrl + 3), s1 = pm__plan(R->ctrl + 3 * (m - 1), R->ctrl + 3 * m);
+    size_t m = R->nctrl - 1 - R->k0 - R->k1;
+    const double *ctrl0 = R->ctrl + 3 * R->k0, *last_pt = R->ctrl + 3 * (R->nctrl - 1);
+    double s0 = pm__plan(R->ctrl, m == 1 ? last_pt : ctrl0 + 3);
+    double s1 = pm__plan(m == 1 ? R->ctrl : last_pt - 3 * (R->k1 + 1), last_pt);
     char what[96], takes[96];
     if (m == 1) {
         if ((R->arm0 < 0 && R->arm1 < 0) || R->d0 + R->d1 + gap <= s0) return true;
@@ -351,15 +440,19 @@ static void pm__to_mouth(const pm__net *N, int64_t node, int64_t arm, double d, 
 
 static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
     const pm_network_params *p = N->p;
-    double *pts = pm_arena_alloc(N->a, 3 * R->nctrl * sizeof(double));
+    size_t np = R->nctrl - R->k0 - R->k1;
+    double *pts = pm_arena_alloc(N->a, 3 * np * sizeof(double));
     if (!pts) return PM_ERR_NOMEM;
-    memcpy(pts, R->ctrl, 3 * R->nctrl * sizeof(double));
+    memcpy(pts, R->ctrl, 3 * sizeof(double));
+    memcpy(pts + 3, R->ctrl + 3 * (1 + R->k0), 3 * (np - 2) * sizeof(double));
+    memcpy(pts + 3 * (np - 1), R->ctrl + 3 * (R->nctrl - 1), 3 * sizeof(double));
     if (R->arm0 >= 0) pm__to_mouth(N, R->start, R->arm0, R->d0, pts);
-    if (R->arm1 >= 0) pm__to_mouth(N, R->end, R->arm1, R->d1, pts + 3 * (R->nctrl - 1));
+    if (R->arm1 >= 0) pm__to_mouth(N, R->end, R->arm1, R->d1, pts + 3 * (np - 1));
+    if (getenv("PM_DBG")) { fprintf(stderr, "road start %lld end %lld k0 %zu k1 %zu nctrl %zu:", (long long)R->start, (long long)R->end, R->k0, R->k1, R->nctrl); for (size_t i = 0; i < np; i++) fprintf(stderr, " (%.2f %.2f)", pts[3*i], pts[3*i+2]); fprintf(stderr, "\n"); }
     pm_road_params rp;
     pm_road_params_default(&rp);
     rp.points = pts;
-    rp.npoints = R->nctrl;
+    rp.npoints = np;
     rp.closed = R->closed;
     rp.curve = PM_CURVE_CATMULL_ROM;
     rp.alpha = 0.5;
@@ -396,6 +489,13 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
         if (pm__cancelled(p)) rc = PM_ERR_CANCELLED;
         else if (N.nodes[n].kind == PM__JUNCTION) rc = pm__junction(&N, n);
     }
+    while (rc == PM_OK && pm__agree(&N))
+        for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) {
+            if (!N.nodes[n].dirty) continue;
+            N.nodes[n].dirty = false;
+            rc = pm__junction(&N, n);
+        }
+    for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) N.nwarnings += N.nodes[n].nwarnings;
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) N.roads.data[r].ok = pm__road_ends(&N, &N.roads.data[r]);
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     uint64_t used = 0;

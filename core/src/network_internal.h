@@ -18,6 +18,9 @@ typedef struct pm__node {
     double *dir;                  /* 2 * deg unit arm directions (x, z) */
     uint32_t *mouth_l, *mouth_r;  /* per arm, junction asphalt vertices */
     double *mouth_d;              /* per arm, mouth distance */
+    uint32_t *skip;               /* per arm, interior points inside the junction (left out) */
+    size_t nwarnings;             /* its junction's warnings */
+    bool dirty;                   /* to be built again (its skips changed) */
     uint32_t *split;              /* per arm, output triangle on the mouth edge */
     uint32_t voff, vcount, toff, tcount;  /* its block of the output asphalt */
     const pm_junction_slab_end *slab;     /* 2 per arm (left, right), or NULL */
@@ -33,6 +36,7 @@ typedef struct pm__road {
     double d0, d1;                /* mouth distances there */
     double *ctrl;                 /* control polyline [x, y, z] */
     size_t nctrl;
+    size_t k0, k1;                /* control points after the start / before the end left out */
     pm_scene *scene;
     double length;
     int64_t samples;

@@ -12,7 +12,8 @@
  * refusals are counted by reason and printed with the acceptance rate.
  *
  * PM_LAYOUTS=n runs n layouts instead of the default (bench/layouts.sh
- * runs a few thousand); PM_LAYOUTS_SHOW=1 prints each refusal. */
+ * runs a few thousand); PM_LAYOUTS_SHOW=1 prints each refusal and
+ * PM_LAYOUTS_ONLY=i runs layout i alone, printing its body. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdarg.h>
@@ -340,6 +341,7 @@ static int env_int(const char *name, int def) {
 
 Test(net_layouts, random_plausible_layouts_are_built_without_overlaps, .timeout = 600) {
     int count = env_int("PM_LAYOUTS", 300), show = env_int("PM_LAYOUTS_SHOW", 0);
+    int only = env_int("PM_LAYOUTS_ONLY", -1);
     pm_rng r;
     pm_rng_seed(&r, (uint64_t)env_int("PM_LAYOUTS_SEED", 11));
     int built[2] = {0, 0}, total[2] = {0, 0}, hist[NREASONS] = {0};
@@ -347,6 +349,8 @@ Test(net_layouts, random_plausible_layouts_are_built_without_overlaps, .timeout 
     for (int it = 0; it < count; it++) {
         int kind;
         char *body = random_layout(&r, &kind);
+        if (only >= 0 && it != only) { free(body); continue; }
+        if (only >= 0) fprintf(stderr, "%s\n", body);
         total[kind]++;
         pm_test_api_run run;
         pm_test_api_build(&run, &pm_api_gen_network, body, NULL);
