@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "pm/delaunay.h"
-#include "pm/result.h"
-#include "pm/rng.h"
+#include "geom/delaunay.h"
+#include "scene/result.h"
+#include "scene/rng.h"
 #include "pm_bench.h"
 
 static double *uniform(uint32_t n, uint64_t seed) {

@@ -17,8 +17,8 @@
 
 #include "../tests/support/pm_test_dungeon.h"
 #include "pm_bench.h"
-#include "pm/dungeon.h"
-#include "pm/result.h"
+#include "dungeon/dungeon.h"
+#include "scene/result.h"
 
 /* Counts 2..120, extents 24..200, 1..4 floors, sizes 3..17, spacing 1..4. */
 static const pm_tdg_mix mix = {.stream = 0xBE7C4, .max_count = 120, .max_extent = 200, .max_floors = 4,

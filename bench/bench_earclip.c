@@ -22,9 +22,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "pm/arena.h"
-#include "pm/earclip.h"
-#include "pm/rng.h"
+#include "scene/arena.h"
+#include "geom/earclip.h"
+#include "scene/rng.h"
 
 typedef struct polyset {
     char name[64];

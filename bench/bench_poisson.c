@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "pm/poisson.h"
+#include "geom/poisson.h"
 #include "pm_bench.h"
 
 int main(int argc, char **argv) {

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/rng.h"
+#include "scene/rng.h"
 #include "pm_api/generator.h"
 #include "pm_test_api.h"
 #include "pm_test_overlap.h"

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "pm/arena.h"
-#include "pm/result.h"
-#include "pm/rng.h"
-#include "pm/road.h"
+#include "scene/arena.h"
+#include "scene/result.h"
+#include "scene/rng.h"
+#include "road/road.h"
 
 /* ---- helpers ---- */
 

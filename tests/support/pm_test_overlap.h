@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "pm/predicates.h"
+#include "geom/predicates.h"
 
 typedef struct ptri { double v[3][2], lo[2], hi[2]; int64_t road; } ptri;
 
