@@ -48,6 +48,45 @@ static int pm__problem(pm__net *N, pm_network_problem **out) {
 
 /* ---- topology ---- */
 
+static const double *pm__arm_point(const pm_network_params *p, const pm__inc *I, size_t i);
+
+/* The road's direction leaving node n along incidence I: towards the
+ * first polyline point at least `look` metres away (or the far node). */
+static void pm__leave_dir(const pm__net *N, uint32_t n, const pm__inc *I, double look, double out[2]) {
+    const pm_network_params *p = N->p;
+    const double *c = p->nodes + 3 * n, *q = c;
+    size_t np = p->edges[I->edge].npoints;
+    for (size_t i = 1; i <= np + 1; i++) {
+        q = pm__arm_point(p, I, i);
+        if (pm__plan(c, q) >= look) break;
+    }
+    double d = pm__plan(c, q);
+    out[0] = (q[0] - c[0]) / d;
+    out[1] = (q[2] - c[2]) / d;
+}
+
+/* Whether a road through degree-2 node n would turn there by more than
+ * PM__SHARP_DEG: a spline through such a corner bends tighter than a
+ * road's half width allows (its inner side collapses, its sidewalk lies
+ * on it), so the node becomes a 2-arm junction, whose corner is a curb
+ * line with a fillet inside and a bevel outside. */
+#define PM__SHARP_DEG 40.0
+static bool pm__sharp(const pm__net *N, uint32_t n) {
+    const pm__node *V = &N->nodes[n];
+    const pm__inc *I = &N->inc[V->first];
+    const pm_network_edge *E = &N->p->edges[I->edge];
+    double look = E->width + (E->has_sidewalk ? 2 * E->sidewalk.width : 0.0), a[2], b[2];
+    pm__leave_dir(N, n, &I[0], look, a);
+    pm__leave_dir(N, n, &I[1], look, b);
+    /* The turn is pi less the angle between the two arms; the spline's
+     * radius there grows with its neighbouring control points' distance. */
+    double turn = 3.14159265358979323846 - acos(fmax(-1.0, fmin(1.0, a[0] * b[0] + a[1] * b[1])));
+    if (turn <= PM__SHARP_DEG * 3.14159265358979323846 / 180.0) return false;
+    const double *c = N->p->nodes + 3 * n;
+    double near = fmin(pm__plan(c, pm__arm_point(N->p, &I[0], 1)), pm__plan(c, pm__arm_point(N->p, &I[1], 1)));
+    return near < 6.0 * (look / 2) * turn;
+}
+
 static int pm__topology(pm__net *N) {
     const pm_network_params *p = N->p;
     N->nodes = pm_arena_calloc(N->a, p->nnodes ? p->nnodes : 1, sizeof *N->nodes);
@@ -86,7 +125,8 @@ static int pm__topology(pm__net *N) {
             bool same_sw = e0->has_sidewalk == e1->has_sidewalk &&
                            (!e0->has_sidewalk || (e0->sidewalk.width == e1->sidewalk.width &&
                                                   e0->sidewalk.curb_height == e1->sidewalk.curb_height));
-            V->kind = e0->width == e1->width && same_sw ? PM__THROUGH : PM__JUNCTION;
+            V->kind = e0->width == e1->width && same_sw && !pm__sharp(N, (uint32_t)n) ? PM__THROUGH
+                                                                                      : PM__JUNCTION;
         }
     }
     return PM_OK;

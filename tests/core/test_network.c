@@ -1241,3 +1241,75 @@ Test(network, a_town_has_no_overlaps) {
     free(t);
     pm_arena_destroy(a);
 }
+
+/* ---- arms from the road (issue 11) ---- */
+
+/* A 7 m crossroads, 40 m arms, with or without 2 m sidewalks; the east
+ * edge (edge 0) gets the interior points pts (n of them, [x, y, z]). */
+static void crossroads(net *n, bool sw, const double *pts, size_t np) {
+    net_init(n);
+    uint32_t c = node(n, 0, 0, 0), e = node(n, 40, 0, 0), w = node(n, -40, 0, 0), s = node(n, 0, 0, 40),
+             nn = node(n, 0, 0, -40);
+    pm_network_edge *east = edge(n, c, e, 7);
+    east->points = pts;
+    east->npoints = np;
+    edge(n, w, c, 7);
+    edge(n, c, s, 7);
+    edge(n, nn, c, 7);
+    if (sw) sidewalk_all(n, 2, 0.15);
+    finish(n);
+}
+
+static bool same_prim(const pm_prim *a, const pm_prim *b) {
+    return a->vcount == b->vcount && a->icount == b->icount &&
+           memcmp(a->positions, b->positions, 3 * sizeof(float) * a->vcount) == 0 &&
+           memcmp(a->indices, b->indices, sizeof(uint32_t) * a->icount) == 0;
+}
+
+Test(network, a_point_in_line_near_a_junction_changes_nothing) {
+    static const double at4[] = {4, 0, 0}, at12[] = {12, 0, 0};
+    for (int sw = 0; sw < 2; sw++) {
+        net plain, with4, with12;
+        crossroads(&plain, sw, NULL, 0);
+        crossroads(&with4, sw, at4, 1);
+        crossroads(&with12, sw, at12, 1);
+        pm_arena *a = pm_arena_create(1 << 20);
+        pm_network_diag d0, d4, d12;
+        pm_scene *s0 = build(&plain, a, &d0), *s4 = build(&with4, a, &d4), *s12 = build(&with12, a, &d12);
+        /* No fillet lost to the point: as many warnings as without it. */
+        cr_assert_eq(d4.nwarnings, d0.nwarnings, "sidewalks %d", sw);
+        cr_assert_eq(d12.nwarnings, d0.nwarnings, "sidewalks %d", sw);
+        cr_assert_eq(s4->nprims, s0->nprims);
+        for (uint32_t i = 0; i < s0->nprims; i++) {
+            cr_assert(same_prim(&s4->prims[i], &s0->prims[i]), "sidewalks %d: %s differs with a point 4 m out",
+                      sw, s0->prims[i].name);
+            /* Kept as a control point 12 m out, it only moves samples. */
+            double a0 = plan_area(&s0->prims[i]), a12 = plan_area(&s12->prims[i]);
+            cr_assert(fabs(a12 - a0) <= 1e-4 * a0 + 1e-6, "sidewalks %d: %s's plan area %g, %g without the point",
+                      sw, s0->prims[i].name, a12, a0);
+        }
+        pm_arena_destroy(a);
+    }
+}
+
+Test(network, a_bend_of_under_a_degree_near_a_junction_builds) {
+    /* The east edge bends 0.8 degrees at a point 9 m out (and again at
+     * 20 m, back towards the node's line), with and without sidewalks. */
+    double t = tan(0.8 * 3.14159265358979323846 / 180);
+    double pts[] = {9, 0, 0, 20, 0, 11 * t};
+    for (int sw = 0; sw < 2; sw++) {
+        net n;
+        crossroads(&n, sw, pts, 2);
+        pm_arena *a = pm_arena_create(1 << 20);
+        pm_network_diag d;
+        pm_scene *s = build(&n, a, &d);
+        check_surface(s, &n.p, "0.8 degree bend");
+        check_seams(s, "0.8 degree bend");
+        if (sw) check_slabs(s, &n.p, "0.8 degree bend");
+        ptri *tr;
+        size_t nt = plan_tris(s, &tr), first[2];
+        cr_assert_eq(brute_overlaps(tr, nt, first), 0);
+        free(tr);
+        pm_arena_destroy(a);
+    }
+}
