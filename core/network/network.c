@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <stdlib.h>
 
 #include "network/network_internal.h"
 #include "scene/result.h"
@@ -91,6 +90,7 @@ static int pm__topology(pm__net *N) {
     const pm_network_params *p = N->p;
     N->nodes = pm_arena_calloc(N->a, p->nnodes ? p->nnodes : 1, sizeof *N->nodes);
     N->inc = pm_arena_calloc(N->a, 2 * p->nedges + 1, sizeof *N->inc);
+    N->ninc = 2 * p->nedges;
     N->edge_road = pm_arena_calloc(N->a, p->nedges + 1, sizeof *N->edge_road);
     if (!N->nodes || !N->inc || !N->edge_road) return PM_ERR_NOMEM;
     for (size_t e = 0; e < p->nedges; e++) {
@@ -114,6 +114,8 @@ static int pm__topology(pm__net *N) {
     }
     for (size_t n = 0; n < p->nnodes; n++) {
         pm__node *V = &N->nodes[n];
+        memcpy(V->c, p->nodes + 3 * n, sizeof V->c);
+        V->merged_node = -1;
         if (V->deg == 0) V->kind = PM__UNUSED;
         else if (V->deg == 1) V->kind = PM__END;
         else if (V->deg >= 3) V->kind = PM__JUNCTION;
@@ -262,7 +264,7 @@ static void pm__arm_from_road(pm__net *N, uint32_t n, uint32_t k, pm_junction_ar
     pm__node *V = &N->nodes[n];
     const pm__inc *I = &N->inc[V->first + k];
     const pm_network_edge *E = &p->edges[I->edge];
-    const double *c = p->nodes + 3 * n, *q = pm__arm_point(p, I, V->skip[k] + 1);
+    const double *c = V->c, *q = pm__arm_point(p, I, V->skip[k] + 1);
     double seg = pm__plan(c, q), gap = pm_network_gap(p);
     V->dir[2 * k] = (q[0] - c[0]) / seg;
     V->dir[2 * k + 1] = (q[2] - c[2]) / seg;
@@ -271,6 +273,7 @@ static void pm__arm_from_road(pm__net *N, uint32_t n, uint32_t k, pm_junction_ar
     /* The mouth must leave room for the road; a positive room keeps
      * the arm bounded (0 would mean unbounded). */
     A->length = seg - gap > 1e-9 ? seg - gap : 1e-9;
+    if (V->cap[k] < A->length) A->length = V->cap[k];
     A->width = E->width;
     A->elevation = c[1];
     A->has_sidewalk = E->has_sidewalk;
@@ -298,7 +301,7 @@ static bool pm__skip_point(pm__net *N, uint32_t n, uint32_t k) {
 static int pm__junction(pm__net *N, uint32_t n) {
     const pm_network_params *p = N->p;
     pm__node *V = &N->nodes[n];
-    const double *c = p->nodes + 3 * n;
+    const double *c = V->c;
     double gap = pm_network_gap(p);
     pm_junction_arm *arms = pm_arena_calloc(N->a, V->deg, sizeof *arms);
     if (!V->dir) {
@@ -308,13 +311,15 @@ static int pm__junction(pm__net *N, uint32_t n) {
         V->mouth_d = pm_arena_alloc(N->a, V->deg * sizeof(double));
         V->split = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
         V->skip = pm_arena_calloc(N->a, V->deg, sizeof(uint32_t));
+        V->cap = pm_arena_alloc(N->a, V->deg * sizeof(double));
+        for (uint32_t k = 0; V->cap && k < V->deg; k++) V->cap[k] = HUGE_VAL;
     }
-    if (!arms || !V->dir || !V->mouth_l || !V->mouth_r || !V->mouth_d || !V->split || !V->skip)
+    if (!arms || !V->dir || !V->mouth_l || !V->mouth_r || !V->mouth_d || !V->split || !V->skip || !V->cap)
         return PM_ERR_NOMEM;
     pm_junction_params jp = {
         .arms = arms, .narms = V->deg, .has_center = true, .center = {c[0], c[2]},
         .corner_radius = p->corner_radius, .corner_segments = p->corner_segments,
-        .uv_scale = p->uv_scale, .snap = p->snap, .open_mouths = true,
+        .uv_scale = p->uv_scale, .snap = p->snap, .open_mouths = true, .drop_tight_sidewalks = true,
     };
     pm_junction_diag d;
     for (;;) {
@@ -333,11 +338,14 @@ static int pm__junction(pm__net *N, uint32_t n) {
         }
         for (uint32_t k = 0; k < V->deg; k++)
             if (pm__mouth(V, V->scene->meta, k)) return PM_ERR_GEOMETRY;
-        /* A fillet shrunk because its arm's room ends at the mouth. */
+        /* A fillet shrunk because its arm's room ends at the mouth, a corner
+     * sidewalk left out for want of room. */
         for (size_t w = 0; w < d.nwarnings; w++)
             for (int j = 0; j < 2; j++) {
                 uint32_t k = (uint32_t)d.warnings[w].arms[j];
-                if (V->mouth_d[k] >= arms[k].length - 0.01) moved |= pm__skip_point(N, n, k);
+                if (d.warnings[w].code == PM_JUNCTION_WARN_SIDEWALK_DROPPED ||
+                    V->mouth_d[k] >= arms[k].length - 0.01)
+                    moved |= pm__skip_point(N, n, k);
             }
         for (uint32_t k = 0; k < V->deg; k++) {
             const pm__inc *I = &N->inc[V->first + k];
@@ -350,7 +358,54 @@ static int pm__junction(pm__net *N, uint32_t n) {
     }
     V->nwarnings = d.nwarnings;
     V->slab = d.slab_ends;
+    /* Road sidewalks start beyond a corner left without its slab. */
+    V->trim = pm_arena_calloc(N->a, 2 * V->deg, sizeof(double));
+    if (!V->trim) return PM_ERR_NOMEM;
+    for (size_t w = 0; w < d.nwarnings; w++)
+        if (d.warnings[w].code == PM_JUNCTION_WARN_SIDEWALK_DROPPED) {
+            V->trim[2 * d.warnings[w].arms[0]] = d.warnings[w].trim[0];
+            V->trim[2 * d.warnings[w].arms[1] + 1] = d.warnings[w].trim[1];
+        }
     return PM_OK;
+}
+
+/* The arm of junction W on edge `edge` entered from its other end. */
+static uint32_t pm__far_arm(const pm__net *N, const pm__node *W, const pm__inc *I) {
+    uint32_t j = 0;
+    while (j < W->deg && !(N->inc[W->first + j].edge == I->edge && N->inc[W->first + j].end != I->end)) j++;
+    return j;
+}
+
+/* Two junctions whose mouths on the straight edge between them take more
+ * than its length: the shortest road that fits joins them. Each mouth's
+ * room becomes its share of the edge (in proportion to what it took), so
+ * their fillets shrink (corner_radius_reduced) and a road of at least the
+ * gap is left between. Returns whether any junction must be built again. */
+static bool pm__shorten(pm__net *N) {
+    const pm_network_params *p = N->p;
+    bool again = false;
+    double gap = pm_network_gap(p);
+    for (uint32_t n = 0; n < p->nnodes; n++) {
+        pm__node *V = &N->nodes[n];
+        if (V->kind != PM__JUNCTION || !V->scene) continue;
+        for (uint32_t k = 0; k < V->deg; k++) {
+            const pm__inc *I = &N->inc[V->first + k];
+            const pm_network_edge *E = &p->edges[I->edge];
+            uint32_t far = I->end == 0 ? E->to : E->from;
+            if (N->nodes[far].kind == PM__MERGED) far = N->nodes[far].into;
+            pm__node *W = &N->nodes[far];
+            if (W->kind != PM__JUNCTION || !W->scene || far < n) continue;
+            uint32_t j = pm__far_arm(N, W, I);
+            if (j == W->deg || V->skip[k] != E->npoints || W->skip[j] != E->npoints) continue;
+            double L = pm__plan(V->c, W->c), dv = V->mouth_d[k], dw = W->mouth_d[j];
+            if (dv + dw + gap <= L || V->cap[k] != HUGE_VAL || L <= gap) continue;
+            V->cap[k] = (L - gap) * dv / (dv + dw) - 0.5 * gap;
+            W->cap[j] = (L - gap) * dw / (dv + dw) - 0.5 * gap;
+            V->dirty = W->dirty = true;
+            again = true;
+        }
+    }
+    return again;
 }
 
 /* An edge between two junctions is one road from mouth to mouth, leaving
@@ -368,10 +423,10 @@ static bool pm__agree(pm__net *N) {
             const pm__inc *I = &N->inc[V->first + k];
             const pm_network_edge *E = &p->edges[I->edge];
             uint32_t far = I->end == 0 ? E->to : E->from;
+            if (N->nodes[far].kind == PM__MERGED) far = N->nodes[far].into;
             pm__node *W = &N->nodes[far];
             if (W->kind != PM__JUNCTION || !W->scene || far < n) continue;
-            uint32_t j = 0;
-            while (j < W->deg && !(N->inc[W->first + j].edge == I->edge && N->inc[W->first + j].end != I->end)) j++;
+            uint32_t j = pm__far_arm(N, W, I);
             uint32_t np = (uint32_t)E->npoints;
             if (j == W->deg || V->skip[k] + W->skip[j] < np || (V->skip[k] == np && W->skip[j] == np))
                 continue;
@@ -472,7 +527,7 @@ static bool pm__road_ends(pm__net *N, pm__road *R) {
  * arm's line, so the road leaves along the arm. */
 static void pm__to_mouth(const pm__net *N, int64_t node, int64_t arm, double d, double *pt) {
     const pm__node *V = &N->nodes[node];
-    const double *c = N->p->nodes + 3 * node;
+    const double *c = V->c;
     pt[0] = c[0] + V->dir[2 * arm] * d;
     pt[1] = c[1];
     pt[2] = c[2] + V->dir[2 * arm + 1] * d;
@@ -488,7 +543,6 @@ static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
     memcpy(pts + 3 * (np - 1), R->ctrl + 3 * (R->nctrl - 1), 3 * sizeof(double));
     if (R->arm0 >= 0) pm__to_mouth(N, R->start, R->arm0, R->d0, pts);
     if (R->arm1 >= 0) pm__to_mouth(N, R->end, R->arm1, R->d1, pts + 3 * (np - 1));
-    if (getenv("PM_DBG")) { fprintf(stderr, "road start %lld end %lld k0 %zu k1 %zu nctrl %zu:", (long long)R->start, (long long)R->end, R->k0, R->k1, R->nctrl); for (size_t i = 0; i < np; i++) fprintf(stderr, " (%.2f %.2f)", pts[3*i], pts[3*i+2]); fprintf(stderr, "\n"); }
     pm_road_params rp;
     pm_road_params_default(&rp);
     rp.points = pts;
@@ -514,6 +568,102 @@ static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
     return PM_OK;
 }
 
+/* Drops the problems recorded for node n. */
+static void pm__forget(pm__net *N, uint32_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < N->problems.len; i++)
+        if (N->problems.data[i].node != (int64_t)n) N->problems.data[k++] = N->problems.data[i];
+    N->problems.len = k;
+}
+
+/* Junction b merged into junction a, the edge e between them dropped: one
+ * junction centred between the two with every other arm of both (in edge
+ * order), the roads that ended at b ending at it. */
+static int pm__merge_pair(pm__net *N, uint32_t a, uint32_t b, uint32_t e) {
+    const pm_network_params *p = N->p;
+    pm__node *A = &N->nodes[a], *B = &N->nodes[b];
+    uint32_t deg = A->deg + B->deg - 2, at = 0;
+    pm__inc *inc = pm_arena_alloc(N->a, (N->ninc + deg) * sizeof *inc);
+    if (!inc) return PM_ERR_NOMEM;
+    memcpy(inc, N->inc, N->ninc * sizeof *inc);
+    pm__inc *mine = inc + N->ninc;
+    const pm__node *both[2] = {A, B};
+    for (int w = 0; w < 2; w++)
+        for (uint32_t k = 0; k < both[w]->deg; k++)
+            if (N->inc[both[w]->first + k].edge != e) mine[at++] = N->inc[both[w]->first + k];
+    for (uint32_t i = 1; i < at; i++)     /* edge order */
+        for (uint32_t j = i; j > 0 && mine[j - 1].edge > mine[j].edge; j--) {
+            pm__inc t = mine[j]; mine[j] = mine[j - 1]; mine[j - 1] = t;
+        }
+    for (int k = 0; k < 3; k++) A->c[k] = 0.5 * (A->c[k] + B->c[k]);
+    A->first = (uint32_t)N->ninc;
+    A->deg = deg;
+    N->inc = inc;
+    N->ninc += deg;
+    A->dir = NULL;
+    A->scene = NULL;
+    A->dirty = true;
+    B->kind = PM__MERGED;
+    B->into = a;
+    B->scene = NULL;
+    A->merged_edge = e;
+    A->merged_node = b;
+    pm__forget(N, a);
+    pm__forget(N, b);
+    /* The edge's road goes; the roads that ended at b end at a, from its centre. */
+    size_t gone = N->edge_road[e] - 1;
+    for (size_t r = gone + 1; r < N->roads.len; r++) N->roads.data[r - 1] = N->roads.data[r];
+    N->roads.len--;
+    for (uint32_t i = 0; i < p->nedges; i++)
+        if (N->edge_road[i] > gone + 1) N->edge_road[i]--;
+    N->edge_road[e] = 0;
+    for (size_t r = 0; r < N->roads.len; r++) {
+        pm__road *R = &N->roads.data[r];
+        if (R->start == b || R->start == a) { R->start = a; memcpy(R->ctrl, A->c, sizeof A->c); }
+        if (R->end == b || R->end == a) {
+            R->end = a;
+            memcpy(R->ctrl + 3 * (R->nctrl - 1), A->c, sizeof A->c);
+        }
+    }
+    return PM_OK;
+}
+
+/* Whether a problem of junction n names edge e. */
+static bool pm__names(const pm__net *N, uint32_t n, uint32_t e) {
+    for (size_t i = 0; i < N->problems.len; i++) {
+        const pm_network_problem *q = &N->problems.data[i];
+        for (size_t k = 0; q->node == (int64_t)n && k < q->nedges; k++)
+            if (q->edges[k] == e) return true;
+    }
+    return false;
+}
+
+/* Two junctions joined by a straight edge whose shortened road still left
+ * one of them without a mesh (its corners do not fit in its share of the
+ * edge) become one junction. Returns whether any pair was merged (*rc the
+ * error, if any). */
+static bool pm__merge(pm__net *N, int *rc) {
+    const pm_network_params *p = N->p;
+    bool any = false;
+    for (uint32_t e = 0; e < p->nedges && *rc == PM_OK; e++) {
+        const pm_network_edge *E = &p->edges[e];
+        if (!N->edge_road[e]) continue;
+        uint32_t a = E->from, b = E->to;
+        pm__node *A = &N->nodes[a], *B = &N->nodes[b];
+        if (A->kind != PM__JUNCTION || B->kind != PM__JUNCTION || (A->scene && B->scene)) continue;
+        if (A->merged_node >= 0 || B->merged_node >= 0) continue;     /* one merge per junction */
+        uint32_t ka = 0, kb = 0;
+        while (ka < A->deg && N->inc[A->first + ka].edge != e) ka++;
+        while (kb < B->deg && N->inc[B->first + kb].edge != e) kb++;
+        if (ka == A->deg || kb == B->deg) continue;
+        if (!pm__names(N, a, e) && !pm__names(N, b, e)) continue;     /* failed for another reason */
+        if (A->deg + B->deg - 2 < 2) continue;
+        *rc = a < b ? pm__merge_pair(N, a, b, e) : pm__merge_pair(N, b, a, e);
+        any = true;
+    }
+    return any;
+}
+
 static bool pm__cancelled(const pm_network_params *p) { return p->cancel && *p->cancel; }
 
 int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
@@ -529,12 +679,17 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
         if (pm__cancelled(p)) rc = PM_ERR_CANCELLED;
         else if (N.nodes[n].kind == PM__JUNCTION) rc = pm__junction(&N, n);
     }
-    while (rc == PM_OK && pm__agree(&N))
+    /* Junctions built again until their arms agree, close pairs get a
+     * shortened road between them, and pairs that still fail merge. */
+    bool again = true;
+    while (rc == PM_OK && again) {
         for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) {
             if (!N.nodes[n].dirty) continue;
             N.nodes[n].dirty = false;
             rc = pm__junction(&N, n);
         }
+        again = rc == PM_OK && (pm__agree(&N) || pm__shorten(&N) || pm__merge(&N, &rc));
+    }
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) N.nwarnings += N.nodes[n].nwarnings;
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) N.roads.data[r].ok = pm__road_ends(&N, &N.roads.data[r]);
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;

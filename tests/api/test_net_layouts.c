@@ -330,12 +330,12 @@ static const char *const reasons[] = {
 enum { NREASONS = sizeof reasons / sizeof *reasons };
 
 static int reason_of(const char *m) {
+    if (strstr(m, "overlaps itself")) return 6;
+    if (strstr(m, " overlaps ")) return 5;
     if (strstr(m, "m long in plan")) return 0;
     if (strstr(m, "the junction at node")) return 1;
     if (strstr(m, "next to the junction mouth")) return 2;
     if (strstr(m, "folds so tightly")) return 3;
-    if (strstr(m, "overlaps itself")) return 6;
-    if (strstr(m, " overlaps ")) return 5;
     if (strstr(m, "the sidewalk on the")) return 4;
     if (strstr(m, "crosses") || strstr(m, "degrees apart") || strstr(m, "degrees from")) return 7;
     return 8;
@@ -393,11 +393,10 @@ Test(net_layouts, random_plausible_layouts_are_built_without_overlaps, .timeout 
             100.0 * ok / count, built[0], total[0], built[1], total[1], tris, bad);
     for (int k = 0; k < NREASONS; k++)
         if (hist[k]) fprintf(stderr, "  refused: %-40s %d layouts\n", reasons[k], hist[k]);
-    /* Issue 11 aims at 97 % built and no faults at all. Until close
-     * junctions are merged (most refusals: "edge too short") and a road's
-     * own tight-curve collapse is no longer exempt in the generator's
-     * overlap check (the faults left), these are floors against
-     * regressions: 178 of the 300 default layouts build, 2 overlap. */
+    /* Issue 11 aims at 97 % built and no faults at all; these are floors
+     * against regressions until it gets there: 266 of the 300 default
+     * layouts build, 2 of them overlap (a road's own tight-curve collapse,
+     * which the generator's overlap check still exempts). */
     cr_assert_leq(bad * 100, (size_t)count, "%zu built layouts overlap, are non-manifold or face down", bad);
-    cr_assert_geq(ok * 100, count * 55, "only %d of %d layouts built", ok, count);
+    cr_assert_geq(ok * 100, count * 85, "only %d of %d layouts built", ok, count);
 }
