@@ -94,7 +94,7 @@ typedef struct pm_network_problem {
     uint32_t edges[4];
     size_t nedges;
     double length, needed;
-    char message[256];
+    char message[400];
 } pm_network_problem;
 
 typedef struct pm_network_diag {

@@ -77,11 +77,6 @@ typedef struct pm__net {
     PM_VEC(pm_network_problem) problems;
     PM_VEC(pm__gap_t) gaps;
     size_t nwarnings;
-    /* For the overlap check: each output asphalt vertex's position along
-     * its road (metres of the centre column; NaN off the roads), and the
-     * asphalt vertex each road band vertex stands on (UINT32_MAX: none). */
-    float *au;
-    PM_VEC(uint32_t) sw_src;
 } pm__net;
 
 int pm__network_problem(pm__net *N, pm_network_problem **out);

@@ -297,15 +297,6 @@ static int pm__curb_face(pm__slab *S) {
     return PM_OK;
 }
 
-/* Band vertex b stands on asphalt vertex a (for the overlap check). */
-static int pm__src(pm__slab *S, uint32_t b, uint32_t a) {
-    pm__net *N = S->N;
-    if (pm_vec_reserve(N->a, &N->sw_src, (size_t)b + 1)) return PM_ERR_NOMEM;
-    while (N->sw_src.len <= b) N->sw_src.data[N->sw_src.len++] = UINT32_MAX;
-    N->sw_src.data[b] = a;
-    return PM_OK;
-}
-
 /* The band's vertices: its inner edge on the curb's top (same floats),
  * one outer vertex per distinct outer point; planar UVs, (x, z) *
  * uv_scale, continuous with the junctions' bands. */
@@ -316,12 +307,10 @@ static int pm__band_vertices(pm__slab *S) {
         const float *b = pm__apos(S, i);
         float t[3] = {b[0], S->top[i], b[2]};
         int rc = pm__vtx(S, 2, t, (float)(t[0] * sc), (float)(t[2] * sc), &S->ii[i]);
-        if (rc == PM_OK) rc = pm__src(S, S->ii[i], S->cv[i]);
         if (rc) return rc;
         if (i > 0 && pm__eq(S->out[i], S->out[i - 1])) { S->oi[i] = S->oi[i - 1]; continue; }
         float o[3] = {(float)S->out[i].x, S->oy[i], (float)-S->out[i].y};
         if ((rc = pm__vtx(S, 2, o, (float)(o[0] * sc), (float)(o[2] * sc), &S->oi[i]))) return rc;
-        if ((rc = pm__src(S, S->oi[i], S->cv[i]))) return rc;
     }
     return PM_OK;
 }

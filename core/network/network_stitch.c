@@ -140,27 +140,6 @@ static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *
     return rc;
 }
 
-/* Each of the road's output vertices' position along it: a triangle's is
- * the mean U of its centre-column vertices (every triangle of a one-strip
- * road has one), a vertex's the least of its triangles'. */
-static void pm__arc_positions(pm__net *N, const pm_prim *P, const uint32_t *remap) {
-    double sc = N->p->uv_scale;
-    for (uint32_t t = 0; t < P->icount; t += 3) {
-        double u = 0.0;
-        int n = 0;
-        for (int k = 0; k < 3; k++) {
-            uint32_t v = P->indices[t + k];
-            if (pm__col(P->uvs[2 * v + 1]) == 1) { u += P->uvs[2 * v] / sc; n++; }
-        }
-        if (!n) continue;
-        u /= n;
-        for (int k = 0; k < 3; k++) {
-            uint32_t o = remap[P->indices[t + k]];
-            if (o != PM__NONE && !(N->au[o] <= u)) N->au[o] = (float)u;
-        }
-    }
-}
-
 /* One road into the asphalt: its end sections replaced by the mouths'
  * vertices (the centre column kept, moved to the mouth's midpoint). */
 static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
@@ -207,7 +186,6 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
         pm__midpoint(A, R->seam1[1], R->seam1[0], R->seam1[2]);
         N->nodes[R->end].split[R->arm1] = R->seam1[1];
     }
-    pm__arc_positions(N, P, remap);
     rc = pm__network_road_sides(N, R, P, remap, A);
     if (rc == PM_ERR_GEOMETRY) {
         pm_network_problem *q;
@@ -283,9 +261,6 @@ static int pm__add_prims(pm__net *N, pm_scene *s, bool *sidewalks) {
     if (nv >= UINT32_MAX / 4 || nt >= UINT32_MAX / 4) return PM_ERR_LIMIT;
     if (!pm_scene_add_prim(s, "asphalt", "asphalt", PM_PRIM_UV, (uint32_t)nv, (uint32_t)(3 * nt)))
         return PM_ERR_NOMEM;
-    N->au = pm_arena_alloc(N->a, (nv + 1) * sizeof *N->au);
-    if (!N->au) return PM_ERR_NOMEM;
-    for (uint64_t v = 0; v <= nv; v++) N->au[v] = NAN;
     if (*sidewalks && (!pm_scene_add_prim(s, "curb", "curb", PM_PRIM_UV, 0, 0) ||
                        !pm_scene_add_prim(s, "sidewalk", "sidewalk", PM_PRIM_UV, 0, 0)))
         return PM_ERR_NOMEM;

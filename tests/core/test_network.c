@@ -516,16 +516,13 @@ static size_t plan_tris(const pm_scene *s, ptri **out) {
     return n;
 }
 
-/* O(n^2): the number of overlapping pairs; the first in *first. Two
- * triangles of one road are left out: a tight curve collapses its inner
- * side on purpose, its fans overlapping by slivers, and an interrupted
- * sidewalk ends over them (the fixed tests cover a road over itself). */
+/* O(n^2): the number of overlapping pairs (a road's own included); the
+ * first in *first. */
 static size_t brute_overlaps(const ptri *t, size_t n, size_t first[2]) {
     size_t found = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++)
-            if (t[i].road >= 0 && t[i].road == t[j].road) continue;
-            else if (ptri_overlap(&t[i], &t[j]) && found++ == 0) { first[0] = i; first[1] = j; }
+            if (ptri_overlap(&t[i], &t[j]) && found++ == 0) { first[0] = i; first[1] = j; }
             else if (getenv("PM_NET_DEBUG") && ptri_overlap(&t[i], &t[j])) fprintf(stderr, "pair %zu %zu: [%g %g, %g %g, %g %g] [%g %g, %g %g, %g %g]\n", i, j, t[i].v[0][0], t[i].v[0][1], t[i].v[1][0], t[i].v[1][1], t[i].v[2][0], t[i].v[2][1], t[j].v[0][0], t[j].v[0][1], t[j].v[1][0], t[j].v[1][1], t[j].v[2][0], t[j].v[2][1]);
     return found;
 }
@@ -753,6 +750,8 @@ Test(network, different_widths_through_a_degree_two_node_make_a_transition) {
 }
 
 static void sidewalk_all(net *n, double width, double curb);
+static void no_overlap(const pm_scene *s, const char *what);
+static size_t overlaps_of(net *n, pm_arena *a, pm_network_diag *d);
 
 /* Two T junctions L apart on the x axis: node 0 with arms west and to
  * (north_x0, 40), node 1 with arms east and to (north_x1, z1). */
@@ -1044,13 +1043,12 @@ Test(network, a_tight_turn_trims_the_inner_band_instead_of_folding_it) {
     pm_arena_destroy(a);
 }
 
-Test(network, a_hairpin_whose_inner_edge_crosses_itself_interrupts_the_sidewalk) {
+Test(network, a_hairpin_tighter_than_its_width_is_refused_naming_the_radius) {
     /* Through (30, 0), (36, 6), (30, 12) the spline's tip is tighter than
-     * the 6 m road's half width: the road collapses its inner side there
-     * and its edge crosses itself. The sidewalk stops on both sides of
-     * that stretch, closed with end caps, and says so. The legs are 12 m
-     * apart: 2 m sidewalks leave 2 m between their bands (4 m ones would
-     * overlap, see hairpin_with_wide_sidewalks_overlaps_itself). */
+     * the 6 m road's half width: its inner side would collapse, its fans
+     * and sidewalk lying on each other there. Refused (no exemption for a
+     * road's own collapse), naming the edge, the control point nearest and
+     * the radius that works (3 m half width + 2 m sidewalk). */
     net n;
     net_init(&n);
     u_turn(&n, 12, 6, hairpin_tip);
@@ -1058,16 +1056,26 @@ Test(network, a_hairpin_whose_inner_edge_crosses_itself_interrupts_the_sidewalk)
     finish(&n);
     pm_arena *a = pm_arena_create(1 << 20);
     pm_network_diag d;
+    cr_assert_geq(overlaps_of(&n, a, &d), 1);
+    const pm_network_problem *q = &d.problems[0];
+    cr_assert_eq(q->edges[0], 0);
+    cr_assert_not_null(strstr(q->message, "edge 0 overlaps itself"), "%s", q->message);
+    cr_assert_not_null(strstr(q->message, "points["), "%s", q->message);
+    cr_assert_not_null(strstr(q->message, "radius of 5.000 m"), "%s", q->message);
+    pm_arena_destroy(a);
+    /* Round a tip of radius 12 (legs 24 m apart): built, no overlap. */
+    static const double wide_tip[] = {30, 0, -6, 42, 0, 6, 30, 0, 18};
+    net_init(&n);
+    pm_network_edge *e = edge(&n, node(&n, 0, 0, -6), node(&n, 0, 0, 18), 6);
+    e->points = wide_tip;
+    e->npoints = 3;
+    sidewalk_all(&n, 2, 0.2);
+    finish(&n);
+    a = pm_arena_create(1 << 20);
     pm_scene *s = build(&n, a, &d);
-    check_surface(s, &n.p, "hairpin");
-    check_slabs(s, &n.p, "hairpin");
-    cr_assert_geq(gaps_of(s), 1);
-    cr_assert_eq(d.nwarnings, gaps_of(s));
-    const pm_meta *w = at(get(s->meta, "warnings"), 0);
-    cr_assert_str_eq(get(w, "side")->u.s, "right");
-    cr_assert_gt(geti(w, "curb_edges"), 0);
-    /* Near the tip, not along the straights. */
-    cr_assert_gt(at(get(w, "from"), 0)->u.n, 20);
+    check_surface(s, &n.p, "wide hairpin");
+    check_slabs(s, &n.p, "wide hairpin");
+    no_overlap(s, "wide hairpin");
     pm_arena_destroy(a);
 }
 
@@ -1225,14 +1233,33 @@ Test(network, a_u_turn_whose_legs_overlap_overlaps_itself) {
     cr_assert_eq(q->edges[0], 0);
     cr_assert_not_null(strstr(q->message, "edge 0 overlaps itself near ["), "%s", q->message);
     pm_arena_destroy(a);
-    /* 8.5 m apart with a wider tip: legs clear of each other; its tight
-     * tip still collapses the inner side, which is no overlap. */
+    /* 8.5 m apart: legs clear of each other, but a tip that tight
+     * collapses the road's inner side over itself: refused too. */
     net_init(&n);
     static const double wide[] = {50, 0, 0, 54.25, 0, 4.25, 50, 0, 8.5};
     u_turn(&n, 8.5, 8, wide);
     finish(&n);
     a = pm_arena_create(1 << 20);
-    build(&n, a, &d);
+    cr_assert_geq(overlaps_of(&n, a, &d), 1);
+    cr_assert_not_null(strstr(d.problems[0].message, "radius of 4.000 m"), "%s", d.problems[0].message);
+    pm_arena_destroy(a);
+    /* 20 m apart round a semicircle of radius 10 (seven points on it):
+     * built, no overlap. */
+    net_init(&n);
+    double round10[3 * 7];
+    for (int k = 0; k < 7; k++) {
+        double t = -1.5707963267948966 + k * 3.141592653589793 / 6;
+        round10[3 * k] = 50 + 10 * cos(t);
+        round10[3 * k + 1] = 0;
+        round10[3 * k + 2] = 10 + 10 * sin(t);
+    }
+    pm_network_edge *e = edge(&n, node(&n, 0, 0, 0), node(&n, 0, 0, 20), 8);
+    e->points = round10;
+    e->npoints = 7;
+    finish(&n);
+    a = pm_arena_create(1 << 20);
+    pm_scene *s = build(&n, a, &d);
+    no_overlap(s, "round U-turn");
     pm_arena_destroy(a);
 }
 
