@@ -376,15 +376,19 @@ static uint32_t pm__far_arm(const pm__net *N, const pm__node *W, const pm__inc *
     return j;
 }
 
-/* Two junctions whose mouths on the straight edge between them take more
- * than its length: the shortest road that fits joins them. Each mouth's
- * room becomes its share of the edge (in proportion to what it took), so
- * their fillets shrink (corner_radius_reduced) and a road of at least the
- * gap is left between. Returns whether any junction must be built again. */
-static bool pm__shorten(pm__net *N) {
+/* One edge between two built junctions: V's arm k, W's arm j. */
+typedef struct pm__jpair {
+    pm__node *V, *W;
+    uint32_t k, j;
+    const pm_network_edge *E;
+} pm__jpair;
+
+/* Calls step on every edge between two built junctions (once each, a
+ * merged node standing for its junction); returns whether any call
+ * asked for junctions to be built again. */
+static bool pm__each_pair(pm__net *N, bool (*step)(pm__net *, const pm__jpair *)) {
     const pm_network_params *p = N->p;
     bool again = false;
-    double gap = pm_network_gap(p);
     for (uint32_t n = 0; n < p->nnodes; n++) {
         pm__node *V = &N->nodes[n];
         if (V->kind != PM__JUNCTION || !V->scene) continue;
@@ -395,47 +399,43 @@ static bool pm__shorten(pm__net *N) {
             if (N->nodes[far].kind == PM__MERGED) far = N->nodes[far].into;
             pm__node *W = &N->nodes[far];
             if (W->kind != PM__JUNCTION || !W->scene || far < n) continue;
-            uint32_t j = pm__far_arm(N, W, I);
-            if (j == W->deg || V->skip[k] != E->npoints || W->skip[j] != E->npoints) continue;
-            double L = pm__plan(V->c, W->c), dv = V->mouth_d[k], dw = W->mouth_d[j];
-            if (dv + dw + gap <= L || V->cap[k] != HUGE_VAL || L <= gap) continue;
-            V->cap[k] = (L - gap) * dv / (dv + dw) - 0.5 * gap;
-            W->cap[j] = (L - gap) * dw / (dv + dw) - 0.5 * gap;
-            V->dirty = W->dirty = true;
-            again = true;
+            pm__jpair P = {V, W, k, pm__far_arm(N, W, I), E};
+            if (P.j < W->deg) again |= step(N, &P);
         }
     }
     return again;
 }
 
+/* Two junctions whose mouths on the straight edge between them take more
+ * than its length: the shortest road that fits joins them. Each mouth's
+ * room becomes its share of the edge (in proportion to what it took), so
+ * their fillets shrink (corner_radius_reduced) and a road of at least the
+ * gap is left between. */
+static bool pm__shorten_pair(pm__net *N, const pm__jpair *P) {
+    pm__node *V = P->V, *W = P->W;
+    uint32_t k = P->k, j = P->j;
+    double gap = pm_network_gap(N->p);
+    if (V->skip[k] != P->E->npoints || W->skip[j] != P->E->npoints) return false;
+    double L = pm__plan(V->c, W->c), dv = V->mouth_d[k], dw = W->mouth_d[j];
+    if (dv + dw + gap <= L || V->cap[k] != HUGE_VAL || L <= gap) return false;
+    V->cap[k] = (L - gap) * dv / (dv + dw) - 0.5 * gap;
+    W->cap[j] = (L - gap) * dw / (dv + dw) - 0.5 * gap;
+    V->dirty = W->dirty = true;
+    return true;
+}
+
 /* An edge between two junctions is one road from mouth to mouth, leaving
  * each along its arm: so either both arms aim at points it keeps (the
  * junctions left out fewer points than it has between them) or it keeps
- * none and both aim at each other's node. Returns whether any junction
- * must be built again. */
-static bool pm__agree(pm__net *N) {
-    const pm_network_params *p = N->p;
-    bool again = false;
-    for (uint32_t n = 0; n < p->nnodes; n++) {
-        pm__node *V = &N->nodes[n];
-        if (V->kind != PM__JUNCTION || !V->scene) continue;
-        for (uint32_t k = 0; k < V->deg; k++) {
-            const pm__inc *I = &N->inc[V->first + k];
-            const pm_network_edge *E = &p->edges[I->edge];
-            uint32_t far = I->end == 0 ? E->to : E->from;
-            if (N->nodes[far].kind == PM__MERGED) far = N->nodes[far].into;
-            pm__node *W = &N->nodes[far];
-            if (W->kind != PM__JUNCTION || !W->scene || far < n) continue;
-            uint32_t j = pm__far_arm(N, W, I);
-            uint32_t np = (uint32_t)E->npoints;
-            if (j == W->deg || V->skip[k] + W->skip[j] < np || (V->skip[k] == np && W->skip[j] == np))
-                continue;
-            if (V->skip[k] != np) { V->skip[k] = np; V->dirty = true; }
-            if (W->skip[j] != np) { W->skip[j] = np; W->dirty = true; }
-            again = true;
-        }
-    }
-    return again;
+ * none and both aim at each other's node. */
+static bool pm__agree_pair(pm__net *N, const pm__jpair *P) {
+    (void)N;
+    pm__node *V = P->V, *W = P->W;
+    uint32_t k = P->k, j = P->j, np = (uint32_t)P->E->npoints;
+    if (V->skip[k] + W->skip[j] < np || (V->skip[k] == np && W->skip[j] == np)) return false;
+    if (V->skip[k] != np) { V->skip[k] = np; V->dirty = true; }
+    if (W->skip[j] != np) { W->skip[j] = np; W->dirty = true; }
+    return true;
 }
 
 /* ---- roads ---- */
@@ -688,7 +688,8 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
             N.nodes[n].dirty = false;
             rc = pm__junction(&N, n);
         }
-        again = rc == PM_OK && (pm__agree(&N) || pm__shorten(&N) || pm__merge(&N, &rc));
+        again = rc == PM_OK && (pm__each_pair(&N, pm__agree_pair) || pm__each_pair(&N, pm__shorten_pair) ||
+                                pm__merge(&N, &rc));
     }
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) N.nwarnings += N.nodes[n].nwarnings;
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) N.roads.data[r].ok = pm__road_ends(&N, &N.roads.data[r]);

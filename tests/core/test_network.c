@@ -776,6 +776,13 @@ static bool has_warning(const pm_scene *s, const char *code) {
     return false;
 }
 
+/* The surface, the slabs and no overlap at all. */
+static void check_clean(const pm_scene *s, const pm_network_params *p, const char *what) {
+    check_surface(s, p, what);
+    check_slabs(s, p, what);
+    no_overlap(s, what);
+}
+
 static void no_overlap(const pm_scene *s, const char *what) {
     ptri *tr;
     size_t nt = plan_tris(s, &tr), first[2] = {0, 0};
@@ -797,10 +804,8 @@ Test(network, close_junctions_are_joined_by_the_shortest_road_that_fits) {
     cr_assert(has_warning(s, "corner_radius_reduced"));
     cr_assert_str_eq(kind_of(s, 0), "junction");
     cr_assert_str_eq(kind_of(s, 1), "junction");
-    check_surface(s, &n.p, "close pair");
     check_seams(s, "close pair");
-    check_slabs(s, &n.p, "close pair");
-    no_overlap(s, "close pair");
+    check_clean(s, &n.p, "close pair");
     pm_arena_destroy(a);
 }
 
@@ -819,9 +824,7 @@ Test(network, close_junctions_merge_into_one_centred_between_them) {
     cr_assert_eq(get(e0, "road")->kind, PM_META_NULL);
     const pm_meta *c = get(at(get(s->meta, "nodes"), 0), "centre");
     cr_assert_float_eq(at(c, 0)->u.n, 1.5, 1e-12);
-    check_surface(s, &n.p, "merged pair");
-    check_slabs(s, &n.p, "merged pair");
-    no_overlap(s, "merged pair");
+    check_clean(s, &n.p, "merged pair");
     pm_arena_destroy(a);
 }
 
@@ -1073,9 +1076,7 @@ Test(network, a_hairpin_tighter_than_its_width_is_refused_naming_the_radius) {
     finish(&n);
     a = pm_arena_create(1 << 20);
     pm_scene *s = build(&n, a, &d);
-    check_surface(s, &n.p, "wide hairpin");
-    check_slabs(s, &n.p, "wide hairpin");
-    no_overlap(s, "wide hairpin");
+    check_clean(s, &n.p, "wide hairpin");
     pm_arena_destroy(a);
 }
 
