@@ -501,7 +501,7 @@ static int pm__network_generate(const void *params, const pm_api_limits *lim, pm
 
 const pm_api_generator pm_api_gen_network = {
     .name = "network",
-    .version = "1.1.0",
+    .version = "1.1.1",
     .path = "/v1/networks",
     .parse = pm__network_parse,
     .from_query = NULL,
