@@ -11,6 +11,8 @@ pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcglm-
       libhiredis-dev curl ca-certificates)
 if [ "$what" != build ]; then
   pkgs+=(redis-server nginx-light procps python3-yaml)
+  # make fuzz: libFuzzer comes with clang's runtime libraries.
+  pkgs+=(clang-14 libclang-rt-14-dev)
   # Node.js may come from elsewhere (NodeSource ships npm inside nodejs, and
   # Debian's npm conflicts with it): only ask for what is absent.
   command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
