@@ -19,15 +19,7 @@
 #define PM_LIST PM_SOURCE_DIR "/tests/fuzz/readme.golden"
 
 static unsigned char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(n > 0 ? (size_t)n : 1);
-    *len = b ? fread(b, 1, (size_t)n, f) : 0;
-    fclose(f);
-    return b;
+    return (unsigned char *)pm_golden_read_file(path, len);
 }
 
 static void dump(const char *exe, const char *dir, char *const env[]) {

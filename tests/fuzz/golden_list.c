@@ -62,28 +62,32 @@ void pm_golden_list_free(pm_golden_list *l) {
     *l = (pm_golden_list){0};
 }
 
+char *pm_golden_read_file(const char *path, size_t *len) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    char *buf = NULL;
+    size_t n = 0, cap = 0, got;
+    do {
+        if (n == cap) {
+            char *b = realloc(buf, cap = cap ? 2 * cap : 4096);
+            if (!b) {
+                free(buf);
+                fclose(fp);
+                return NULL;
+            }
+            buf = b;
+        }
+        n += got = fread(buf + n, 1, cap - n, fp);
+    } while (got > 0);
+    fclose(fp);
+    *len = n;
+    return buf;
+}
+
 char *pm_golden_read_seed(const char *src_dir, const pm_golden_entry *e, size_t *len) {
     char path[4096];
     snprintf(path, sizeof path, "%s/tests/fuzz/corpus/%s/%s", src_dir, e->route, e->file);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        fprintf(stderr, "%s: cannot open\n", path);
-        return NULL;
-    }
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 4096;
-            char *b = realloc(buf, cap);
-            if (!b) { free(buf); fclose(fp); return NULL; }
-            buf = b;
-        }
-        size_t got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-        if (got == 0) break;
-    }
-    fclose(fp);
-    *len = n;
+    char *buf = pm_golden_read_file(path, len);
+    if (!buf) fprintf(stderr, "%s: cannot read\n", path);
     return buf;
 }

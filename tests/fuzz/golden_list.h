@@ -21,6 +21,10 @@ typedef struct pm_golden_list { pm_golden_entry *e; size_t n; } pm_golden_list;
 int pm_golden_list_read(const char *path, pm_golden_list *l);
 void pm_golden_list_free(pm_golden_list *l);
 
-/* The seed file of e under src_dir (malloc'd, *len bytes), or NULL. */
+/* A whole file (malloc'd, *len bytes), or NULL. */
+char *pm_golden_read_file(const char *path, size_t *len);
+
+/* The seed file of e under src_dir (malloc'd, *len bytes), or NULL with a
+ * message on stderr. */
 char *pm_golden_read_seed(const char *src_dir, const pm_golden_entry *e, size_t *len);
 #endif

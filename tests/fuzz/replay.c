@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "fuzz_one.h"
+#include "golden_list.h"
 #include "pipeline.h"
 
 static int pm__cmp(const void *a, const void *b) {
@@ -19,21 +20,11 @@ static int pm__cmp(const void *a, const void *b) {
 }
 
 static int pm__file(const pm_api_generator *gen, const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    unsigned char *buf = NULL;
-    size_t n = 0, cap = 0, got;
-    do {
-        if (n == cap) {
-            unsigned char *b = realloc(buf, cap = cap ? 2 * cap : 4096);
-            if (!b) { free(buf); fclose(f); return -1; }
-            buf = b;
-        }
-        n += got = fread(buf + n, 1, cap - n, f);
-    } while (got > 0);
-    fclose(f);
+    size_t n;
+    char *buf = pm_golden_read_file(path, &n);
+    if (!buf) return -1;
     fprintf(stderr, "%s\n", path);   /* the last one named is the culprit */
-    pm_fuzz_one(gen, buf, n);
+    pm_fuzz_one(gen, (const uint8_t *)buf, n);
     free(buf);
     return 0;
 }
