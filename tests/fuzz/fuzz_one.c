@@ -10,10 +10,10 @@
 void pm_fuzz_limits(pm_api_limits *l) {
     pm_api_limits_default(l);
     l->max_arms = 8;
-    l->max_points = 64;
+    l->max_points = 2000;   /* a grid of size 10 needs ~1,000; inputs are <= 4 KB */
     l->max_rooms = 24;
-    l->max_grid_size = 8;
-    l->max_vertices = 200000;
+    l->max_grid_size = 10;
+    l->max_vertices = 100000;
     l->max_arena_bytes = (size_t)64 << 20;
 }
 

@@ -6,7 +6,8 @@
 #include "pm_api/generator.h"
 
 /* The limits the fuzzers run under: small, so one input costs
- * milliseconds and the fuzzers explore inputs rather than big meshes. */
+ * milliseconds and the fuzzers explore inputs rather than big meshes, yet
+ * every example in the seed corpora within them (at most 4 KB an input). */
 void pm_fuzz_limits(pm_api_limits *l);
 
 /* One fuzz input for gen: the pipeline (pipeline.h) under pm_fuzz_limits,

@@ -12,6 +12,13 @@ shift 2
 routes=("$@")
 [ ${#routes[@]} -eq 0 ] && routes=(junctions roads networks dungeons grids)
 src=$(cd "$(dirname "$0")/../.." && pwd)
+# A dictionary: JSON's tokens and every member name of the API contract.
+dict=$build/fuzz/json.dict
+mkdir -p "$build/fuzz"
+{
+  printf '"%s"\n' '{' '}' '[' ']' ',' ':' true false null 0 -1 0.5 1e308 -0 '\"' '?' '&' '='
+  grep -oE '^ +[a-z_]+:' "$src/api/openapi.yaml" | tr -d ' :' | sort -u | sed 's/.*/"\\"&\\""/'
+} >"$dict"
 failed=0
 printf '%-10s %12s %8s %s\n' route runs crashes "exec/s"
 for r in "${routes[@]}"; do
@@ -19,7 +26,7 @@ for r in "${routes[@]}"; do
   mkdir -p "$out/corpus"
   log=$out/log.txt
   nice "$build/fuzz_$r" -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$out/" "$out/corpus" "$src/tests/fuzz/corpus/$r" \
+    -print_final_stats=1 -dict="$dict" -artifact_prefix="$out/" "$out/corpus" "$src/tests/fuzz/corpus/$r" \
     >"$log" 2>&1
   rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
