@@ -627,7 +627,6 @@ static void pm__square_targets(const double *uv, const uint32_t *q, double t[4][
     for (int k = 0; k < 4; k++) t[k][0] = c[0] + r[k][0], t[k][1] = c[1] + r[k][1];
 }
 
-
 typedef struct pm__relaxer {
     pm__fine *g;
     const pm__adj *adj;
