@@ -8,6 +8,7 @@
 
 #include "network/network_internal.h"
 #include "geom/earclip.h"
+#include "geom/f32.h"
 #include "geom/predicates.h"
 #include "scene/result.h"
 
@@ -187,7 +188,7 @@ static void pm__offsets(pm__slab *S) {
         else m = (pm_v2){m.x / l, m.y / l};
         double c = m.x * nb.x + m.y * nb.y;
         double d = S->width / (c > 0.5 ? c : 0.5);
-        S->out[i] = (pm_v2){(float)(p.x + d * m.x), (float)(p.y + d * m.y)};
+        S->out[i] = (pm_v2){pm_f32(p.x + d * m.x), pm_f32(p.y + d * m.y)};
         double y = pm__apos(S, i)[1];
         S->top[i] = (float)(y + S->ch);
         S->oy[i] = (float)(y + S->ch);
@@ -202,7 +203,7 @@ static bool pm__crossing(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d, pm_v2 *x) {
     double den = rx * qy - ry * qx;
     if (den == 0) return false;
     double t = ((c.x - a.x) * qy - (c.y - a.y) * qx) / den;
-    *x = (pm_v2){(float)(a.x + t * rx), (float)(a.y + t * ry)};
+    *x = (pm_v2){pm_f32(a.x + t * rx), pm_f32(a.y + t * ry)};
     return true;
 }
 
