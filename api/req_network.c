@@ -446,7 +446,7 @@ static int pm__network_parse(const json_t *body, const pm_api_limits *lim, pm_ar
 /* ---- generation ---- */
 
 static void pm__problem_json(const pm__nreq *q, const pm_network_problem *pr, pm_api_problem *prob) {
-    char ptr[64], txt[80], msg[400];
+    char ptr[64], txt[80], msg[640];
     snprintf(msg, sizeof msg, "%s", pr->message);
     if (pr->error == PM_NETWORK_JUNCTION && pr->node >= 0) {
         pm__id_text(&q->ids[pr->node], txt, sizeof txt);
@@ -504,7 +504,7 @@ static const char *const network_summary_omit[] = {"nodes[].mouths", "nodes[].co
 
 const pm_api_generator pm_api_gen_network = {
     .name = "network",
-    .version = "1.1.0",
+    .version = "1.2.0",
     .path = "/v1/networks",
     .parse = pm__network_parse,
     .from_query = NULL,
