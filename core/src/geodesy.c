@@ -47,5 +47,6 @@ void pm_geo_local(const pm_geo_frame *f, double lon, double lat, double height, 
     out[0] = pm__dot(f->east, d);
     out[1] = pm__dot(f->up, d);
     out[2] = -pm__dot(f->north, d);
-    if (out[2] == 0.0) out[2] = 0.0;    /* no -0 in output */
+    for (int i = 0; i < 3; i++)
+        if (out[i] == 0.0) out[i] = 0.0;    /* no -0 in output */
 }
