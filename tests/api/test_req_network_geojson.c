@@ -311,3 +311,27 @@ Test(req_network_geojson, same_geojson_same_key_and_unlike_nodes_edges) {
 Test(req_network_geojson, output_is_deterministic) {
     cr_assert_eq(pm_test_api_glb_hash(&GEN, CROSS), pm_test_api_glb_hash(&GEN, CROSS));
 }
+
+/* The README's Rothenburg example, read from README.md itself: two
+ * junctions (Marktplatz, Ploenlein), six roads, sidewalks, and a GLB and
+ * glTF the validator passes. */
+Test(req_network_geojson, readme_rothenburg_builds_and_validates, .timeout = 120) {
+    FILE *f = fopen(PM_SOURCE_DIR "/README.md", "rb");
+    cr_assert_not_null(f);
+    static char text[1 << 17];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    const char *mark = "cat > rothenburg.geojson <<'EOF'\n";
+    char *start = strstr(text, mark), *end = start ? strstr(start, "\nEOF\n") : NULL;
+    cr_assert(start && end, "README.md has no rothenburg.geojson block");
+    *end = 0;
+    run r;
+    build(&r, start + strlen(mark));
+    cr_assert_eq(pm_meta_get(r.scene->meta, "junctions")->u.i, 2);
+    cr_assert_eq(pm_meta_get(r.scene->meta, "roads_count")->u.i, 6);
+    cr_assert_eq(pm_meta_get(r.scene->meta, "warnings")->u.kids.count, 0);
+    cr_assert_eq(r.scene->nprims, 3);
+    cr_assert_eq(pm_test_validate_scene(r.scene, &GEN), 0);
+    pm_test_api_done(&r);
+}
