@@ -18,6 +18,7 @@
 #define PM__GJ_HMAX 1e4
 #define PM__GJ_TOL_DEF 0.5         /* snapping tolerance, metres */
 #define PM__GJ_TOL_MAX 5.0
+#define PM__GJ_TOL_MIN 0.001       /* or 0: equal positions only */
 #define PM__GJ_LAYER_H_DEF 5.0     /* metres per layer */
 #define PM__GJ_LAYER_MAX 5
 #define PM__GJ_PTR 96
@@ -281,8 +282,10 @@ static void pm__read_top(pm__gread *R, const json_t *body, pm_api__geo *g, doubl
     const json_t *tol = json_object_get(body, "tolerance"), *lh = json_object_get(body, "layer_height");
     g->tolerance = PM__GJ_TOL_DEF;
     g->layer_height = PM__GJ_LAYER_H_DEF;
-    if (tol && !pm__num_in(tol, 0, PM__GJ_TOL_MAX, &g->tolerance))
-        pm_api_problem_field(prob, "/tolerance", "must be a number of metres in [0, %g]", PM__GJ_TOL_MAX);
+    if (tol && !(pm__num_in(tol, 0, PM__GJ_TOL_MAX, &g->tolerance) &&
+                 (g->tolerance == 0 || g->tolerance >= PM__GJ_TOL_MIN)))
+        pm_api_problem_field(prob, "/tolerance", "must be 0 or a number of metres in [%g, %g]",
+                             PM__GJ_TOL_MIN, PM__GJ_TOL_MAX);
     if (lh && !(pm__num_in(lh, 0, 100, &g->layer_height) && g->layer_height > 0))
         pm_api_problem_field(prob, "/layer_height", "must be a number of metres in (0, 100]");
     const json_t *fs = json_object_get(body, "features");
@@ -311,7 +314,7 @@ static void pm__project(pm__gread *R, pm_api__geo *g) {
             if (fabs(V->p[0]) <= PM__GJ_REACH && fabs(V->p[2]) <= PM__GJ_REACH) continue;
             pm__coord_ptr(p, sizeof p, L, k);
             pm_api_problem_field(R->prob, p, "lies %.0f km from the origin: every position must lie "
-                                 "within 100 km (east and north) of it", hypot(V->p[0], V->p[2]) / 1000);
+                                 "within 100 km (east and north) of it", sqrt(V->p[0] * V->p[0] + V->p[2] * V->p[2]) / 1000);
         }
     }
 }
@@ -335,6 +338,81 @@ static uint32_t pm__find(uint32_t *parent, uint32_t r) {
     return r;
 }
 
+static void pm__union(uint32_t *parent, uint32_t i, uint32_t j) {
+    uint32_t ri = pm__find(parent, i), rj = pm__find(parent, j);
+    if (ri < rj) parent[rj] = ri;
+    else if (rj < ri) parent[ri] = rj;
+}
+
+/* A vertex in its cell of a square grid in plan. */
+typedef struct pm__gcell { int64_t cx, cz; uint32_t rank; } pm__gcell;
+
+static int pm__cell_cmp(const void *x, const void *y) {
+    const pm__gcell *a = x, *b = y;
+    if (a->cx != b->cx) return a->cx < b->cx ? -1 : 1;
+    if (a->cz != b->cz) return a->cz < b->cz ? -1 : 1;
+    return a->rank < b->rank ? -1 : (a->rank > b->rank);
+}
+
+/* The first entry of cell (cx, cz) in the sorted cells, or n. */
+static size_t pm__cell_find(const pm__gcell *c, size_t n, int64_t cx, int64_t cz) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c[mid].cx < cx || (c[mid].cx == cx && c[mid].cz < cz)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && c[lo].cx == cx && c[lo].cz == cz ? lo : n;
+}
+
+static bool pm__close(const double *p, const double *q, double tol) {
+    double dx = q[0] - p[0], dz = q[2] - p[2];
+    return dx * dx + dz * dz <= tol * tol;     /* IEEE arithmetic only: no libm hypot */
+}
+
+/* Joins (in parent, over ranks) every two vertices within tol in plan.
+ * Cells of side 0.7 tol: a cell's own vertices are all within tol of one
+ * another (joined at once), and two cells, once joined, are never compared
+ * again, so a dense blob costs about n log n, not n^2. Without tolerance
+ * only equal positions join: they are neighbours in rank order. */
+static int pm__link(pm_arena *a, const pm__gvtx *v, const uint32_t *order, size_t n, double tol,
+                    uint32_t *parent) {
+    if (tol <= 0) {
+        for (size_t r = 1; r < n; r++) {
+            const double *p = v[order[r - 1]].p, *q = v[order[r]].p;
+            if (p[0] == q[0] && p[2] == q[2]) pm__union(parent, (uint32_t)r - 1, (uint32_t)r);
+        }
+        return 0;
+    }
+    const double side = 0.7 * tol;
+    pm__gcell *c = pm_arena_alloc(a, n * sizeof *c);
+    if (!c) return -1;
+    for (uint32_t r = 0; r < n; r++)
+        c[r] = (pm__gcell){(int64_t)floor(v[order[r]].p[0] / side),
+                           (int64_t)floor(v[order[r]].p[2] / side), r};
+    qsort(c, n, sizeof *c, pm__cell_cmp);
+    for (size_t i = 1; i < n; i++)
+        if (c[i].cx == c[i - 1].cx && c[i].cz == c[i - 1].cz) pm__union(parent, c[i - 1].rank, c[i].rank);
+    for (size_t i = 0; i < n;) {
+        size_t iend = i;
+        while (iend < n && c[iend].cx == c[i].cx && c[iend].cz == c[i].cz) iend++;
+        /* the later cells of the 5 x 5 window (tol < 2 sides) */
+        for (int64_t dx = 0; dx <= 2; dx++)
+            for (int64_t dz = dx ? -2 : 1; dz <= 2; dz++) {
+                size_t j = pm__cell_find(c, n, c[i].cx + dx, c[i].cz + dz);
+                bool joined = j == n || pm__find(parent, c[i].rank) == pm__find(parent, c[j].rank);
+                for (size_t p = i; p < iend && !joined; p++)
+                    for (size_t q = j; q < n && c[q].cx == c[j].cx && c[q].cz == c[j].cz && !joined; q++)
+                        if (pm__close(v[order[c[p].rank]].p, v[order[c[q].rank]].p, tol)) {
+                            pm__union(parent, c[p].rank, c[q].rank);
+                            joined = true;
+                        }
+            }
+        i = iend;
+    }
+    return 0;
+}
+
 /* Clusters: positions within tolerance in plan, chained (single linkage),
  * so the result depends on the positions only, never on feature order.
  * cl[v] gets the cluster of vertex v, numbered in (x, z, y) order; cpos
@@ -350,16 +428,7 @@ static size_t pm__snap(pm_arena *a, const pm__gvtx *v, size_t n, double tol, uin
     for (uint32_t i = 0; i < n; i++) key[i] = (pm__gkey){v[i].p[0], v[i].p[2], v[i].p[1], i};
     qsort(key, n, sizeof *key, pm__key_cmp);
     for (uint32_t i = 0; i < n; i++) order[i] = key[i].v, parent[i] = i;
-    for (uint32_t i = 0; i < n; i++) {
-        const double *p = v[order[i]].p;
-        for (uint32_t j = i + 1; j < n && v[order[j]].p[0] - p[0] <= tol; j++) {
-            const double *q = v[order[j]].p;
-            if (hypot(q[0] - p[0], q[2] - p[2]) > tol) continue;
-            uint32_t ri = pm__find(parent, i), rj = pm__find(parent, j);
-            if (ri < rj) parent[rj] = ri;
-            else if (rj < ri) parent[ri] = rj;
-        }
-    }
+    if (pm__link(a, v, order, n, tol, parent) < 0) return 0;
     size_t nc = 0;
     uint32_t *num = count;      /* reused: root rank -> cluster number + 1 */
     for (uint32_t i = 0; i < n; i++) {
@@ -378,6 +447,16 @@ static size_t pm__snap(pm_arena *a, const pm__gvtx *v, size_t n, double tol, uin
         for (int d = 0; d < 3; d++) cpos[3 * c + d] /= members[c];
     *cpos_out = cpos;
     return nc;
+}
+
+size_t pm_api__geojson_clusters(pm_arena *a, const double *pos, size_t n, double tol,
+                                uint32_t *cluster) {
+    pm__gvtx *v = pm_arena_calloc(a, n ? n : 1, sizeof *v);
+    double *cpos;
+    if (!v) return 0;
+    for (size_t i = 0; i < n; i++)
+        for (int d = 0; d < 3; d++) v[i].p[d] = pos[3 * i + d];
+    return n ? pm__snap(a, v, n, tol, cluster, &cpos) : 0;
 }
 
 /* ---- nodes and edges ---- */

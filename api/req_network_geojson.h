@@ -31,6 +31,12 @@ void pm_api__geojson_problem(const pm_api__geo *geo, const pm_api_problem *src,
  * generated scene. Returns 0, or -1 out of memory. */
 int pm_api__geojson_meta(const pm_api__geo *geo, pm_arena *arena, pm_scene *scene);
 
+/* The snapping alone, for tests: n local positions [x, y, z] into
+ * clusters (cluster[i], numbered in (x, z, y) order), positions within
+ * tol in plan chained. Returns the number of clusters, 0 out of memory. */
+size_t pm_api__geojson_clusters(pm_arena *a, const double *pos, size_t n, double tol,
+                                uint32_t *cluster);
+
 /* In req_network.c: the nodes / edges parser on an already built document.
  * geo (may be NULL) rides along in the params so that generate() can add
  * its metadata and point its problems back into the GeoJSON. */

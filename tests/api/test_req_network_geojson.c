@@ -14,6 +14,7 @@
 #include "pm_api/key.h"
 #include "pm_test_api.h"
 #include "pm_test_validator.h"
+#include "../../api/req_network_geojson.h"
 
 extern const pm_api_generator pm_api_gen_network;
 #define GEN pm_api_gen_network
@@ -153,6 +154,53 @@ Test(req_network_geojson, snapping_ignores_feature_order) {
     free(first);
 }
 
+/* The snapping against brute force: every pair compared, joined when
+ * within tolerance in plan, chained. Random blobs, grids at exactly the
+ * tolerance, streets along one meridian (one x), tolerance 0. */
+static uint32_t bf_find(uint32_t *p, uint32_t i) {
+    while (p[i] != i) i = p[i];
+    return i;
+}
+
+Test(req_network_geojson, snapping_matches_brute_force) {
+    enum { N = 600 };
+    static double pos[3 * N];
+    static uint32_t cl[N], parent[N];
+    uint64_t s = 12345;
+    for (int round = 0; round < 40; round++) {
+        double tol = round % 8 == 7 ? 0.0 : 0.1 + 0.05 * (round % 5);
+        for (int i = 0; i < N; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            double u = (double)(s >> 11) / 9007199254740992.0;
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            double w = (double)(s >> 11) / 9007199254740992.0;
+            switch (round % 4) {
+            case 0: pos[3 * i] = 6 * u, pos[3 * i + 2] = 6 * w; break;          /* a blob */
+            case 1: pos[3 * i] = tol * (i % 25), pos[3 * i + 2] = tol * (i / 25); break; /* at tol */
+            case 2: pos[3 * i] = 0.0, pos[3 * i + 2] = 150 * u; break;          /* one meridian */
+            default: pos[3 * i] = (int)(40 * u) * 0.25, pos[3 * i + 2] = (int)(40 * w) * 0.25;
+            }
+            pos[3 * i + 1] = w;
+            parent[i] = (uint32_t)i;
+        }
+        for (int i = 0; i < N; i++)
+            for (int j = i + 1; j < N; j++) {
+                double dx = pos[3 * j] - pos[3 * i], dz = pos[3 * j + 2] - pos[3 * i + 2];
+                if (dx * dx + dz * dz <= tol * tol) parent[bf_find(parent, (uint32_t)j)] = bf_find(parent, (uint32_t)i);
+            }
+        pm_arena *a = pm_arena_create(0);
+        size_t nc = pm_api__geojson_clusters(a, pos, N, tol, cl);
+        size_t roots = 0;
+        for (int i = 0; i < N; i++) roots += bf_find(parent, (uint32_t)i) == (uint32_t)i;
+        cr_assert_eq(nc, roots, "round %d: %zu clusters, brute force %zu", round, nc, roots);
+        for (int i = 0; i < N; i++)
+            for (int j = i + 1; j < N; j++)
+                cr_assert_eq(cl[i] == cl[j], bf_find(parent, (uint32_t)i) == bf_find(parent, (uint32_t)j),
+                             "round %d: %d and %d", round, i, j);
+        pm_arena_destroy(a);
+    }
+}
+
 /* A line through a position another line ends at is split there; a line
  * whose interior position another line also passes through is split too. */
 Test(req_network_geojson, lines_split_at_shared_positions) {
@@ -220,7 +268,8 @@ Test(req_network_geojson, bad_shapes_name_their_pointers) {
 Test(req_network_geojson, options_and_unknown_members) {
     /* the top level is the request: a typo there is refused */
     expect(CROSSX("\"tolerence\": 1, "), false, "/tolerence", "unknown field");
-    expect(CROSSX("\"tolerance\": 6, "), false, "/tolerance", "[0, 5]");
+    expect(CROSSX("\"tolerance\": 6, "), false, "/tolerance", "[0.001, 5]");
+    expect(CROSSX("\"tolerance\": 1e-9, "), false, "/tolerance", "must be 0 or");
     expect(CROSSX("\"origin\": [200, 50], "), false, "/origin/0", "longitude");
     expect(CROSSX("\"crs\": {\"type\": \"name\", \"properties\": {\"name\": \"EPSG:3857\"}}, "),
            false, "/crs", "CRS84");
