@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pm/scene.h"
+#include "scene/scene.h"
 #include "pm_api/encode.h"
 
 typedef struct pm_api__w {

@@ -1,11 +1,11 @@
 /* POST /v1/dungeons and GET /v1/dungeons?seed=…: request parsing,
- * validation and the run of the dungeon generator (core/src/dungeon*.c). */
+ * validation and the run of the dungeon generator (core/dungeon/). */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
-#include "pm/dungeon.h"
-#include "pm/result.h"
+#include "dungeon/dungeon.h"
+#include "scene/result.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
 

@@ -1,8 +1,8 @@
 /* POST /v1/grids and GET /v1/grids?seed=…&size=…: organic quad grids. */
 #include <string.h>
 
-#include "pm/grid.h"
-#include "pm/result.h"
+#include "grid/grid.h"
+#include "scene/result.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
 

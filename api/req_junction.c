@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pm/junction.h"
-#include "pm/result.h"
+#include "junction/junction.h"
+#include "scene/result.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/junction.h"
-#include "pm/network.h"
-#include "pm/result.h"
+#include "junction/junction.h"
+#include "network/network.h"
+#include "scene/result.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
 #include "req_network_geojson.h"

@@ -1,7 +1,7 @@
 /* POST /v1/networks with a GeoJSON FeatureCollection (RFC 7946) of
  * LineString / MultiLineString features in lon/lat (docs/network.md
  * "GeoJSON in"). Positions are projected onto the tangent plane at the
- * origin (core/pm/geodesy.h), snapped into nodes, split into edges, and the
+ * origin (core/geom/geodesy.h), snapped into nodes, split into edges, and the
  * resulting nodes / edges document goes through the ordinary parser. */
 #include "req_network_geojson.h"
 
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/geodesy.h"
-#include "pm/meta.h"
+#include "geom/geodesy.h"
+#include "scene/meta.h"
 
 #define PM__GJ_REACH 1e5           /* |x|, |z| bound of the network, metres */
 #define PM__GJ_HMIN (-1e4)         /* heights, metres above the ellipsoid */

@@ -7,8 +7,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "pm/arena.h"
-#include "pm/scene.h"
+#include "scene/arena.h"
+#include "scene/scene.h"
 #include "pm_api/generator.h"
 #include "pm_api/problem.h"
 

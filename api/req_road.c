@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pm/result.h"
-#include "pm/road.h"
+#include "scene/result.h"
+#include "road/road.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
 

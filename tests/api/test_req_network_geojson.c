@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pm/meta.h"
+#include "scene/meta.h"
 #include "pm_api/encode.h"
 #include "pm_api/generator.h"
 #include "pm_api/key.h"

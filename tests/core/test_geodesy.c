@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "pm/geodesy.h"
+#include "geom/geodesy.h"
 
 static void near3(const double *got, const double *want, double tol, const char *what) {
     for (int i = 0; i < 3; i++)

@@ -1,7 +1,7 @@
 #ifndef PM_API_ENCODE_H
 #define PM_API_ENCODE_H
 #include <stddef.h>
-#include "pm/scene.h"
+#include "scene/scene.h"
 #include "pm_api/generator.h"
 
 typedef enum pm_api_format {

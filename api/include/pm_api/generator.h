@@ -4,8 +4,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "pm/arena.h"
-#include "pm/scene.h"
+#include "scene/arena.h"
+#include "scene/scene.h"
 #include "pm_api/problem.h"
 
 /* The limits every generator honours; the service fills them from its
