@@ -68,9 +68,9 @@ static void pm__line_ptr(char *out, size_t cap, const pm__gline *L) {
 }
 
 static void pm__coord_ptr(char *out, size_t cap, const pm__gline *L, uint32_t k) {
-    char base[PM__GJ_PTR];
-    pm__line_ptr(base, sizeof base, L);
-    snprintf(out, cap, "%s/%u", base, k);
+    if (L->multi)
+        snprintf(out, cap, "/features/%u/geometry/coordinates/%u/%u", L->feature, L->part, k);
+    else snprintf(out, cap, "/features/%u/geometry/coordinates/%u", L->feature, k);
 }
 
 /* ---- reading the GeoJSON ---- */
@@ -170,7 +170,11 @@ static void pm__read_line(pm__gread *R, const json_t *coords, const char *ptr, u
     }
     R->v = pm__grow(R->arena, R->v, &R->capv, R->nv + n, sizeof *R->v);
     R->lines = pm__grow(R->arena, R->lines, &R->caplines, R->nlines + 1, sizeof *R->lines);
-    if (!R->v || !R->lines) return;
+    if (!R->v || !R->lines) {
+        pm_api_problem_set(R->prob, 503, "out-of-memory", "Service Unavailable", "no memory");
+        R->too_many = true;     /* stops reading */
+        return;
+    }
     R->lines[R->nlines++] = (pm__gline){f, part, multi, pr->has_width, pr->has_sidewalk,
                                         (uint32_t)R->nv, (uint32_t)n};
     char p[PM__GJ_PTR];
@@ -296,7 +300,7 @@ static void pm__read_top(pm__gread *R, const json_t *body, pm_api__geo *g, doubl
     }
     for (size_t f = 0; f < json_array_size(fs) && !R->too_many; f++)
         pm__read_feature(R, json_array_get(fs, f), (uint32_t)f);
-    if (R->too_many)
+    if (R->too_many)     /* after out of memory (503) this records nothing */
         pm_api_problem_field(prob, "/features", "hold more than %u positions in all (limit "
                              "max_points)", R->lim->max_points);
 }

@@ -2,11 +2,20 @@
  * layer: snapping (tolerance, independent of feature order), lines split
  * at shared positions, rings, 422 pointers into the GeoJSON (parse and
  * generate), foreign members, the canonical form and key, the projection
- * metadata, the glTF validator. */
+ * metadata, the glTF validator, golden hashes of the derived canonical
+ * form (the projection and snapping, bit for bit; the mesh itself is the
+ * network generator's, with its own goldens in test_req_network.c).
+ *
+ * Golden hashes: when a deliberate change moves the projection or the
+ * snapping, bump the network generator's version, run
+ *     PM_GEOJSON_GOLDEN=print build/api_test_req_network_geojson --filter 'req_network_geojson/golden*'
+ * and paste the printed hashes into `goldens` below. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "scene/meta.h"
 #include "pm_api/encode.h"
@@ -261,6 +270,10 @@ Test(req_network_geojson, bad_shapes_name_their_pointers) {
            "/features/0/properties/elevation", "metres");
     expect(FC(LINE("", "[10, 50], [10, 50.0000001]")), false, "/features/0/geometry/coordinates",
            "within tolerance");
+    pm_api_limits lim;
+    pm_api_limits_default(&lim);
+    lim.max_points = 8;     /* the crossroads has 9 positions */
+    pm_test_api_expect_422(&GEN, CROSS, &lim, false, "/features", "max_points");
     expect(FC(LINE("", "[10, 50], [10.5, 50], [13, 50]")), false,
            "/features/0/geometry/coordinates/2", "100 km");
 }
@@ -383,4 +396,26 @@ Test(req_network_geojson, readme_rothenburg_builds_and_validates, .timeout = 120
     cr_assert_eq(r.scene->nprims, 3);
     cr_assert_eq(pm_test_validate_scene(r.scene, &GEN), 0);
     pm_test_api_done(&r);
+}
+
+/* The canonical form carries every projected position as a double: its
+ * hash pins the projection and the snapping to the last bit. */
+Test(req_network_geojson, golden_canonical_hashes) {
+    static const struct { const char *name, *body; uint64_t hash; } goldens[] = {
+        {"cross", CROSS, 0x25e14a624367231eull},
+        {"cross_origin", CROSSX("\"origin\": [10.0001, 49.9999, 250], \"tolerance\": 0, "), 0xdbf29aa75b6f3a5cull},
+        {"ring", FC("{\"type\": \"Feature\", \"properties\": null, \"geometry\": {\"type\": "
+                    "\"MultiLineString\", \"coordinates\": [[[10.0, 50.0], [10.0008, 50.0]], "
+                    "[[10.0, 50.0], [9.9994, 50.0003, 4], [9.9988, 50.0], [9.9994, 49.9997], [10.0, 50.0]]]}}"), 0x7e747bf68fabc239ull},
+    };
+    bool print = getenv("PM_GEOJSON_GOLDEN") && strcmp(getenv("PM_GEOJSON_GOLDEN"), "print") == 0;
+    for (size_t i = 0; i < sizeof goldens / sizeof *goldens; i++) {
+        run r;
+        pm_test_api_parse(&r, &GEN, goldens[i].body, NULL);
+        cr_assert_eq(r.rc, 0, "%s: %s", goldens[i].name, r.prob.detail);
+        uint64_t h = XXH3_64bits(r.canon_text, strlen(r.canon_text));
+        if (print) printf("        {\"%s\", ..., 0x%016llxull},\n", goldens[i].name, (unsigned long long)h);
+        else cr_assert_eq(h, goldens[i].hash, "%s: 0x%016llx", goldens[i].name, (unsigned long long)h);
+        pm_test_api_done(&r);
+    }
 }
