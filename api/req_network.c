@@ -525,6 +525,9 @@ static int pm__network_generate(const void *params, const pm_api_limits *lim, pm
     return rc;
 }
 
+/* ?metadata=summary leaves out each junction's mouths and corners (seams, ids, edges, roads, warnings stay). */
+static const char *const network_summary_omit[] = {"nodes[].mouths", "nodes[].corners", NULL};
+
 const pm_api_generator pm_api_gen_network = {
     .name = "network",
     .version = "1.1.0",
@@ -532,4 +535,5 @@ const pm_api_generator pm_api_gen_network = {
     .parse = pm__network_parse,
     .from_query = NULL,
     .generate = pm__network_generate,
+    .summary_omit = network_summary_omit,
 };

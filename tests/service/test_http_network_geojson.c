@@ -89,6 +89,13 @@ Test(http_network_geojson, json_mesh_carries_the_projection_and_repeats_hit) {
     cr_assert_str_eq(svc_header(&r, "X-Cache", buf, sizeof buf), "HIT");
     cr_assert_str_eq(svc_header(&r, "ETag", buf, sizeof buf), etag);
     pm_http_response_free(&r);
+    /* summary metadata keeps the projection */
+    r = post_geo("/v1/networks?metadata=summary", TEE_GJ);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    j = svc_json(&r);
+    check_geo(json_object_get(json_object_get(j, "metadata"), "geo"));
+    json_decref(j);
+    pm_http_response_free(&r);
 }
 
 Test(http_network_geojson, glb_and_gltf_pass_the_validator_with_the_projection_in_extras) {
