@@ -15,8 +15,10 @@ pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcglm-
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 if [ "$what" != build ]; then
-  # chromium: the playground's browser test (tests/browser).
+  # chromium: the playground test (tests/browser) and tools/render.sh.
   pkgs+=(redis-server nginx-light procps python3-yaml chromium)
+  # make fuzz: libFuzzer comes with clang's runtime libraries.
+  pkgs+=(clang-14 libclang-rt-14-dev)
 fi
 [ "$what" = bench ] && pkgs+=(wrk hyperfine nginx-light sumo)
 missing=()

@@ -62,10 +62,11 @@ Test(encode_alloc, same_bytes_every_byte_counted_and_refusal_stops_early) {
     pm_scene *s = grid(a);
     for (int f = 0; f < 3; f++) {
         pm_api_buf plain, out;
+        pm_api_output o = pm_api_output_default((pm_api_format)f);
         cr_assert_eq(pm_api_encode(s, &gen, key, (pm_api_format)f, &plain), 0);
         meter m = {0};
         pm_api_alloc al = {m_realloc, m_free, &m};
-        cr_assert_eq(pm_api_encode_with(s, &gen, key, (pm_api_format)f, &al, &out), 0);
+        cr_assert_eq(pm_api_encode_with(s, &gen, key, &o, &al, &out), 0);
         cr_assert_eq(out.len, plain.len);
         cr_assert(memcmp(out.data, plain.data, out.len) == 0, "format %d: other bytes", f);
         /* Only the output is left, trimmed to its length. */
@@ -78,7 +79,7 @@ Test(encode_alloc, same_bytes_every_byte_counted_and_refusal_stops_early) {
         for (int k = 0; k < 2; k++) {
             meter tight = {.limit = limits[k]};
             al.ctx = &tight;
-            cr_assert_eq(pm_api_encode_with(s, &gen, key, (pm_api_format)f, &al, &out), -1);
+            cr_assert_eq(pm_api_encode_with(s, &gen, key, &o, &al, &out), -1);
             cr_assert_eq(tight.held, 0, "format %d leaks %zu bytes", f, tight.held);
             cr_assert_leq(tight.peak, tight.limit);
             cr_assert_gt(tight.refusals, 0);
@@ -92,7 +93,7 @@ Test(encode_alloc, same_bytes_every_byte_counted_and_refusal_stops_early) {
          * the JSON chunk beside the file. */
         if (f != PM_API_FMT_JSON) near.limit += plain.len;
         al.ctx = &near;
-        cr_assert_eq(pm_api_encode_with(s, &gen, key, (pm_api_format)f, &al, &out), 0,
+        cr_assert_eq(pm_api_encode_with(s, &gen, key, &o, &al, &out), 0,
                      "format %d: refused under %zu for a %zu-byte output", f, near.limit,
                      plain.len);
         m_free(&near, out.data, out.len);
