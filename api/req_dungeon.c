@@ -1,5 +1,5 @@
 /* POST /v1/dungeons and GET /v1/dungeons?seed=…: request parsing,
- * validation and the run of the dungeon generator (core/src/dungeon*.c). */
+ * validation and the run of the dungeon generator (core/dungeon/). */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>

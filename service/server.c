@@ -658,16 +658,21 @@ static enum MHD_Result pm_svc__readyz_route(pm_svc_req *r) {
     return pm_svc__static(r, 200, "application/json", body);
 }
 
-static enum MHD_Result pm_svc__openapi_route(pm_svc_req *r) {
-    struct MHD_Response *resp = MHD_create_response_from_buffer(
-        pm_api_openapi_yaml_len, (void *)pm_api_openapi_yaml, MHD_RESPMEM_PERSISTENT);
+/* A file compiled into the binary: the contract, the playground. */
+static enum MHD_Result pm_svc__constant_route(pm_svc_req *r, const char *ctype,
+                                              const void *data, size_t len) {
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
     if (!resp) return MHD_NO;
     r->status = 200;
-    r->ctype = "application/yaml";
+    r->ctype = ctype;
     pm_svc__headers(r, resp);
+    /* The playground changes with the binary: short-lived in caches. */
+    if (r->route->kind == PM_SVC_ROUTE_ASSET)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=300");
     r->phase = PM_SVC_PH_SENT;
     r->sent_status = 200;
-    r->sent_bytes = r->mbit == PM_SVC_M_HEAD ? 0 : pm_api_openapi_yaml_len;
+    r->sent_bytes = r->mbit == PM_SVC_M_HEAD ? 0 : len;
     enum MHD_Result ret = MHD_queue_response(r->conn, 200, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -681,7 +686,12 @@ static enum MHD_Result pm_svc__dispatch(pm_svc_req *r) {
         return pm_svc__static(r, 200, "application/json", "{\"status\":\"ok\"}");
     case PM_SVC_ROUTE_READYZ: return pm_svc__readyz_route(r);
     case PM_SVC_ROUTE_METRICS: return pm_svc__metrics_route(r);
-    case PM_SVC_ROUTE_OPENAPI: return pm_svc__openapi_route(r);
+    case PM_SVC_ROUTE_OPENAPI:
+        return pm_svc__constant_route(r, "application/yaml", pm_api_openapi_yaml,
+                                      pm_api_openapi_yaml_len);
+    case PM_SVC_ROUTE_ASSET:
+        return pm_svc__constant_route(r, r->route->asset->ctype, r->route->asset->data,
+                                      pm_svc_asset_len(r->route->asset));
     case PM_SVC_ROUTE_GENERATOR: break;
     }
     return pm_svc__generator_route(r);
@@ -1097,7 +1107,7 @@ pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) 
     if (!s->cache && tier) tier->destroy(tier);
     pm_svc_outcome expired = {.status = 503, .prob = &s->expired};
     s->memo = pm_svc_memo_create(0);
-    if (!s->cache || !s->memo || pm_svc_router_init(&s->router, pm_api_generators) < 0 ||
+    if (!s->cache || !s->memo || pm_svc_router_init(&s->router, pm_api_generators, pm_svc_assets, pm_svc_nassets) < 0 ||
         !(s->metrics = pm_svc_metrics_create(s->router.labels, s->router.nroutes + 1,
                                              s->router.gen_names, s->router.ngens)) ||
         pm_svc_cache_watchdog_start(s->cache, &expired) < 0 ||

@@ -7,7 +7,7 @@
 /* Delaunay triangulation of a planar point set in O(n log n): a sweep hull
  * (points added in order of distance from a seed circumcentre, each one
  * joined to the hull edges it sees, then Lawson flips). Every orientation and
- * in-circle decision is exact (pm/predicates.h behind a floating-point
+ * in-circle decision is exact (geom/predicates.h behind a floating-point
  * filter), so the result is a true Delaunay triangulation for any input:
  * duplicate points are skipped and reported, points that the sweep order
  * places inside or on the hull are located and inserted by splitting, and

@@ -14,7 +14,7 @@
  *   - the triangles tile the polygon: no overlap, no gap, so their areas
  *     sum to the polygon's area up to the rounding of the summation;
  *   - the output depends only on the input (deterministic).
- * Coordinates must be finite, within the range pm/predicates.h names. */
+ * Coordinates must be finite, within the range geom/predicates.h names. */
 
 /* Worst-case index count for n points: 3 * (n - 2) (0 for n < 3). */
 size_t pm_earclip_bound(size_t n);

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <cglm/vec3.h>
+
 #include "geom/predicates.h"
 
 /* ---- normals ------------------------------------------------------------ */
@@ -41,9 +43,10 @@ void pm_prim_compute_normals(pm_prim *p) {
         assert(tri[0] < p->vcount && tri[1] < p->vcount && tri[2] < p->vcount);
         double c[3];
         pm__face_cross(p->positions, tri[0], tri[1], tri[2], c);
+        vec3 cf = {(float)c[0], (float)c[1], (float)c[2]};
         for (int j = 0; j < 3; j++) {
             float *n = p->normals + 3 * (size_t)tri[j];
-            n[0] += (float)c[0], n[1] += (float)c[1], n[2] += (float)c[2];
+            glm_vec3_add(n, cf, n);
         }
     }
     for (uint32_t i = 0; i < p->vcount; i++) pm__normalize_or_up(p->normals + 3 * (size_t)i);
@@ -54,11 +57,9 @@ void pm_prim_compute_normals(pm_prim *p) {
 /* Widens min/max by the positions of p. */
 static void pm__extend_bounds(const pm_prim *p, float min[3], float max[3]) {
     for (uint32_t i = 0; i < p->vcount; i++) {
-        const float *v = p->positions + 3 * (size_t)i;
-        for (int k = 0; k < 3; k++) {
-            if (v[k] < min[k]) min[k] = v[k];
-            if (v[k] > max[k]) max[k] = v[k];
-        }
+        float *v = p->positions + 3 * (size_t)i;
+        glm_vec3_minv(v, min, min);   /* v < min ? v : min, per coordinate */
+        glm_vec3_maxv(v, max, max);
     }
 }
 

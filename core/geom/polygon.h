@@ -7,7 +7,7 @@
 
 /* Exact tests on polygons: n points as x,y pairs, closed implicitly (edge i
  * joins point i and point i + 1 mod n). Coordinates must be finite and
- * within the range pm/predicates.h names; every decision is exact. */
+ * within the range geom/predicates.h names; every decision is exact. */
 
 typedef struct pm_polygon_info {
     /* No repeated point, no edge meeting a non-adjacent edge, adjacent edges

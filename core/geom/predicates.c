@@ -29,7 +29,7 @@ static const double pm__splitter = 0x1p27 + 1.0;
 #define PM__ORIENT_A ((3.0 + 16.0 * PM__EPS) * PM__EPS)
 #define PM__ORIENT_B ((2.0 + 12.0 * PM__EPS) * PM__EPS)
 /* incircle's first bound, (10 + 96 eps) eps, is inlined in pm_incircle_fast
- * (pm/predicates.h) as 1.1102230246251577e-15. */
+ * (geom/predicates.h) as 1.1102230246251577e-15. */
 #define PM__INCIRCLE_B ((4.0 + 48.0 * PM__EPS) * PM__EPS)
 
 /* ---- error-free transformations ----------------------------------------- */

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "geom/vec.h"
 #include "scene/result.h"
 
 #define PM__SPLINE_MAX_DEPTH 30
@@ -132,11 +133,6 @@ double pm_point_segment_distance(const double p[3], const double a[3], const dou
     return sqrt(d2);
 }
 
-static double pm__dist(const double a[3], const double b[3]) {
-    double dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
-    return sqrt(dx * dx + dy * dy + dz * dz);
-}
-
 static double pm__probe(const pm_spline *s, const pm_sample_opts *o, double t, const double a[3],
                         const double b[3]) {
     double p[3];
@@ -213,7 +209,7 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
     if (sm->o->cancel && *sm->o->cancel) return PM_ERR_CANCELLED;
     double e = 0.0;
     bool exact = false;
-    bool split = pm__dist(p0, p1) > sm->o->max_segment ||
+    bool split = pm_v3_dist(p0, p1) > sm->o->max_segment ||
                  (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES, false)) > sm->o->max_error ||
                  pm__turns_too_much(sm->s, sm->o->max_turn, t0, t1);
     /* Seven probes can miss an off-centre peak; a chord that is already

@@ -1,6 +1,6 @@
 #ifndef PM_SRC_TRIG_H
 #define PM_SRC_TRIG_H
-/* Private to core/src. cos and sin from arithmetic alone: libm's results
+/* Private to core/. cos and sin from arithmetic alone: libm's results
  * may differ between platforms and versions, and output must not. A Taylor
  * series at x/64, then six angle doublings; about 1e-14 accurate for x in
  * [-2 pi, 2 pi], which is all the callers need (directions, thresholds). */

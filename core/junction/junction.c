@@ -58,33 +58,33 @@ int pm__jwarn(pm__junction *J, size_t corner, double requested, double actual) {
 
 /* Last segment of a centerline arm: its end (at the junction) and the point
  * before it, in the internal frame. */
-static void pm__last_segment(const pm_junction_arm *arm, pm__v2 *end, pm__v2 *prev) {
+static void pm__last_segment(const pm_junction_arm *arm, pm_v2 *end, pm_v2 *prev) {
     size_t n = arm->centerline_len;
     *end = pm__from_xz(arm->centerline[2 * (n - 1)], arm->centerline[2 * (n - 1) + 1]);
     *prev = pm__from_xz(arm->centerline[2 * (n - 2)], arm->centerline[2 * (n - 2) + 1]);
 }
 
-static pm__v2 pm__center_two(pm__v2 e0, pm__v2 d0, pm__v2 e1, pm__v2 d1) {
-    double s = pm__cross(d0, d1);
+static pm_v2 pm__center_two(pm_v2 e0, pm_v2 d0, pm_v2 e1, pm_v2 d1) {
+    double s = pm_v2_cross(d0, d1);
     /* Nearly parallel last segments meet nowhere useful. */
-    if (fabs(s) < 1e-2) return pm__mul(pm__add(e0, e1), 0.5);
-    double t = pm__cross(pm__sub(e1, e0), d1) / s;
-    return pm__axpy(e0, t, d0);
+    if (fabs(s) < 1e-2) return pm_v2_scale(pm_v2_add(e0, e1), 0.5);
+    double t = pm_v2_cross(pm_v2_sub(e1, e0), d1) / s;
+    return pm_v2_axpy(e0, t, d0);
 }
 
 void pm_junction_center(const pm_junction_params *prm, double out[2]) {
     if (prm->has_center) { out[0] = prm->center[0]; out[1] = prm->center[1]; return; }
     size_t nc = 0;
-    pm__v2 e[2] = {{0, 0}, {0, 0}}, d[2] = {{0, 0}, {0, 0}}, sum_e = {0, 0};
+    pm_v2 e[2] = {{0, 0}, {0, 0}}, d[2] = {{0, 0}, {0, 0}}, sum_e = {0, 0};
     double m00 = 0, m01 = 0, m11 = 0, b0 = 0, b1 = 0;
     for (size_t i = 0; i < prm->narms; i++) {
         const pm_junction_arm *arm = &prm->arms[i];
         if (!arm->centerline) continue;
-        pm__v2 end, prev;
+        pm_v2 end, prev;
         pm__last_segment(arm, &end, &prev);
-        pm__v2 u = pm__unit(pm__sub(prev, end));
+        pm_v2 u = pm_v2_unit(pm_v2_sub(prev, end));
         if (nc < 2) { e[nc] = end; d[nc] = u; }
-        sum_e = pm__add(sum_e, end);
+        sum_e = pm_v2_add(sum_e, end);
         /* Normal equations of sum |(I - u u^T)(x - end)|^2. */
         double p00 = 1 - u.x * u.x, p01 = -u.x * u.y, p11 = 1 - u.y * u.y;
         m00 += p00; m01 += p01; m11 += p11;
@@ -92,7 +92,7 @@ void pm_junction_center(const pm_junction_params *prm, double out[2]) {
         b1 += p01 * end.x + p11 * end.y;
         nc++;
     }
-    pm__v2 c = {0, 0};
+    pm_v2 c = {0, 0};
     if (nc == 1) {
         c = e[0];
     } else if (nc == 2) {
@@ -100,9 +100,9 @@ void pm_junction_center(const pm_junction_params *prm, double out[2]) {
     } else if (nc > 2) {
         double det = m00 * m11 - m01 * m01;
         if (det > 1e-6 * (m00 + m11) * (m00 + m11))
-            c = pm__v((m11 * b0 - m01 * b1) / det, (m00 * b1 - m01 * b0) / det);
+            c = pm_v2_xy((m11 * b0 - m01 * b1) / det, (m00 * b1 - m01 * b0) / det);
         else
-            c = pm__mul(sum_e, 1.0 / (double)nc);
+            c = pm_v2_scale(sum_e, 1.0 / (double)nc);
     }
     out[0] = c.x;
     out[1] = -c.y;
@@ -131,21 +131,21 @@ static int pm__arms(pm__junction *J) {
         pm__jarm *A = &J->arms[i];
         A->index = (int)i;
         if (in->centerline) {
-            pm__v2 end, prev;
+            pm_v2 end, prev;
             pm__last_segment(in, &end, &prev);
-            A->d = pm__unit(pm__sub(prev, end));
-            A->o = pm__axpy(end, pm__dot(pm__sub(J->c, end), A->d), A->d);
-            A->len = pm__dot(pm__sub(prev, A->o), A->d);
+            A->d = pm_v2_unit(pm_v2_sub(prev, end));
+            A->o = pm_v2_axpy(end, pm_v2_dot(pm_v2_sub(J->c, end), A->d), A->d);
+            A->len = pm_v2_dot(pm_v2_sub(prev, A->o), A->d);
             if (!(A->len > 0))
                 return pm__jfail(J, PM_JUNCTION_ARM_TOO_SHORT, (int)i, -1,
                                  "arm %zu's last centerline segment does not reach past the "
                                  "junction centre", i);
         } else {
-            A->d = pm__unit(pm__from_xz(in->direction[0], in->direction[1]));
+            A->d = pm_v2_unit(pm__from_xz(in->direction[0], in->direction[1]));
             A->o = J->c;
             A->len = in->length > 0 ? in->length : INFINITY;
         }
-        A->n = pm__left(A->d);
+        A->n = pm_v2_left(A->d);
         A->h = 0.5 * in->width;
         A->elev = in->elevation;
         A->angle = atan2(A->d.y, A->d.x);
@@ -172,7 +172,7 @@ static int pm__arms(pm__junction *J) {
 /* ---- metadata ---------------------------------------------------------------- */
 
 /* [x, z] of an internal point; + 0.0 turns -0 into 0 for tidy JSON. */
-static pm_meta *pm__xz(pm_arena *a, pm__v2 p) {
+static pm_meta *pm__xz(pm_arena *a, pm_v2 p) {
     double v[2] = {p.x + 0.0, -p.y + 0.0};
     return pm_meta_nums(a, v, 2);
 }
@@ -229,7 +229,7 @@ static pm_meta *pm__corner_meta(pm__junction *J, size_t k) {
     return rc == 0 ? o : NULL;
 }
 
-static pm_meta *pm__points_meta(pm_arena *a, const pm__v2 *p, size_t n) {
+static pm_meta *pm__points_meta(pm_arena *a, const pm_v2 *p, size_t n) {
     pm_meta *arr = pm_meta_arr(a);
     int rc = arr ? 0 : -1;
     for (size_t i = 0; i < n && rc == 0; i++) rc = pm_meta_push(arr, pm__xz(a, p[i]));

@@ -21,15 +21,15 @@ static double pm__wrap(double a) {
  * outer lines); parameters along a and b. sin_phi != 0. */
 static void pm__curb_meet(const pm__jarm *A, const pm__jarm *B, double offa, double offb,
                           double sin_phi, double *t, double *s) {
-    pm__v2 delta = pm__sub(pm__arm_pt(B, -1, 0, B->h + offb), pm__arm_pt(A, 1, 0, A->h + offa));
-    *t = pm__cross(delta, B->d) / sin_phi;
-    *s = pm__cross(delta, A->d) / sin_phi;
+    pm_v2 delta = pm_v2_sub(pm__arm_pt(B, -1, 0, B->h + offb), pm__arm_pt(A, 1, 0, A->h + offa));
+    *t = pm_v2_cross(delta, B->d) / sin_phi;
+    *s = pm_v2_cross(delta, A->d) / sin_phi;
 }
 
 static int pm__fillet_corner(pm__junction *J, size_t k) {
     pm__jcorner *C = &J->corners[k];
     const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
-    double sin_phi = pm__cross(A->d, B->d), cos_phi = pm__dot(A->d, B->d);
+    double sin_phi = pm_v2_cross(A->d, B->d), cos_phi = pm_v2_dot(A->d, B->d);
     double tan_half = (1 - cos_phi) / sin_phi;     /* tan(phi / 2), stable for phi < pi */
     pm__curb_meet(A, B, 0, 0, sin_phi, &C->tp, &C->sp);
     C->p = pm__arm_pt(A, 1, C->tp, A->h);
@@ -50,7 +50,7 @@ static int pm__fillet_corner(pm__junction *J, size_t k) {
     C->r = r;
     C->ta = C->tp + r / tan_half;
     C->sb = C->sp + r / tan_half;
-    C->fc = pm__axpy(pm__arm_pt(A, 1, C->ta, A->h), r, A->n);
+    C->fc = pm_v2_axpy(pm__arm_pt(A, 1, C->ta, A->h), r, A->n);
     C->sw = A->sw && B->sw;
     if (C->sw && fmax(A->sw_w, B->sw_w) >= r) {
         /* The sidewalk's outer edge cannot follow an arc of radius r - w < 0:
@@ -78,21 +78,21 @@ static int pm__fillet_corner(pm__junction *J, size_t k) {
  * offset circle. Returns false when that line misses the circle. */
 static bool pm__ring_fillet(const pm__junction *J, const pm__jarm *A, double side, double r,
                             pm__ringfillet *out) {
-    pm__v2 q = pm__sub(pm__arm_pt(A, side, 0, A->h + r), J->c);
-    double qd = pm__dot(q, A->d), qn = pm__dot(q, A->n), rr = J->R + r;
+    pm_v2 q = pm_v2_sub(pm__arm_pt(A, side, 0, A->h + r), J->c);
+    double qd = pm_v2_dot(q, A->d), qn = pm_v2_dot(q, A->n), rr = J->R + r;
     double disc = rr * rr - qn * qn;
     if (!(disc > 0)) return false;
     out->t = -qd + sqrt(disc);
     out->f = pm__arm_pt(A, side, out->t, A->h + r);
-    pm__v2 u = pm__sub(out->f, J->c);
-    out->tc = pm__axpy(J->c, J->R / pm__len(u), u);
+    pm_v2 u = pm_v2_sub(out->f, J->c);
+    out->tc = pm_v2_axpy(J->c, J->R / pm_v2_len(u), u);
     return true;
 }
 
 /* Angle of p about the centre relative to the middle of corner C's gap. */
-static double pm__gap_rel(const pm__junction *J, const pm__jcorner *C, pm__v2 p) {
+static double pm__gap_rel(const pm__junction *J, const pm__jcorner *C, pm_v2 p) {
     const pm__jarm *A = &J->arms[C->a];
-    pm__v2 u = pm__sub(p, J->c);
+    pm_v2 u = pm_v2_sub(p, J->c);
     return pm__wrap(atan2(u.y, u.x) - (A->angle + C->phi / 2));
 }
 
@@ -147,10 +147,10 @@ static int pm__ring_sidewalk(pm__junction *J, const pm__jcorner *C, const pm__ja
 static int pm__ring_sidewalk_meet(pm__junction *J, pm__jcorner *C) {
     if (!C->sw || !(C->fl.qmode || C->fr.qmode)) return 0;
     const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
-    pm__v2 qa = C->fl.qmode ? pm__arm_pt(A, 1, C->fl.tq, A->h + A->sw_w) : C->fl.tc;
-    pm__v2 qb = C->fr.qmode ? pm__arm_pt(B, -1, C->fr.tq, B->h + B->sw_w) : C->fr.tc;
+    pm_v2 qa = C->fl.qmode ? pm__arm_pt(A, 1, C->fl.tq, A->h + A->sw_w) : C->fl.tc;
+    pm_v2 qb = C->fr.qmode ? pm__arm_pt(B, -1, C->fr.tq, B->h + B->sw_w) : C->fr.tc;
     if (pm__gap_rel(J, C, qa) < pm__gap_rel(J, C, qb)) return 0;
-    double sin_phi = pm__cross(A->d, B->d);
+    double sin_phi = pm_v2_cross(A->d, B->d);
     if (sin_phi > 1e-9) {
         C->wq = fmax(A->sw_w, B->sw_w);
         pm__curb_meet(A, B, C->wq, C->wq, sin_phi, &C->qa, &C->qb);
@@ -249,10 +249,10 @@ static int pm__mouths(pm__junction *J) {
 static int pm__ring_mouths(pm__junction *J) {
     for (size_t k = 0; k < J->n; k++) {
         const pm__jarm *A = &J->arms[k];
-        pm__v2 l = pm__arm_pt(A, 1, A->mouth, A->h), r = pm__arm_pt(A, -1, A->mouth, A->h);
-        pm__v2 lr = pm__sub(l, r), rc = pm__sub(J->c, r);
-        double t = fmin(fmax(pm__dot(rc, lr) / pm__dot(lr, lr), 0), 1);
-        double d = pm__len(pm__sub(rc, pm__mul(lr, t)));
+        pm_v2 l = pm__arm_pt(A, 1, A->mouth, A->h), r = pm__arm_pt(A, -1, A->mouth, A->h);
+        pm_v2 lr = pm_v2_sub(l, r), rc = pm_v2_sub(J->c, r);
+        double t = fmin(fmax(pm_v2_dot(rc, lr) / pm_v2_dot(lr, lr), 0), 1);
+        double d = pm_v2_len(pm_v2_sub(rc, pm_v2_scale(lr, t)));
         if (d <= J->Ri + J->prm->snap)
             return pm__jfail(J, PM_JUNCTION_RING_NO_FIT, A->index, -1,
                              "arm %d is too wide for the ring: its mouth, %.3f m from the "
@@ -298,7 +298,7 @@ int pm__junction_corners(pm__junction *J) {
 
 /* ---- blocks --------------------------------------------------------------- */
 
-static int pm__push(pm__junction *J, pm__jblock *blk, pm__v2 p, pm__v2 out, double ch) {
+static int pm__push(pm__junction *J, pm__jblock *blk, pm_v2 p, pm_v2 out, double ch) {
     pm__jpt pt = {p, out, ch};
     return pm_vec_push(J->a, &blk->pts, pt) == 0 ? 0 : PM_ERR_NOMEM;
 }
@@ -306,9 +306,9 @@ static int pm__push(pm__junction *J, pm__jblock *blk, pm__v2 p, pm__v2 out, doub
 /* Points strictly inside the arc of radius r about centre from p0 to p1 (the
  * short way), count - 2 of them, each with its sidewalk point pulled toward
  * the centre by the width blended from w0 to w1 (or q when qmode). */
-static int pm__arc(pm__junction *J, pm__jblock *blk, pm__v2 centre, double r, pm__v2 p0,
-                   pm__v2 p1, uint32_t count, double w0, double w1, double ch0, double ch1,
-                   bool qmode, pm__v2 q) {
+static int pm__arc(pm__junction *J, pm__jblock *blk, pm_v2 centre, double r, pm_v2 p0,
+                   pm_v2 p1, uint32_t count, double w0, double w1, double ch0, double ch1,
+                   bool qmode, pm_v2 q) {
     double a0 = atan2(p0.y - centre.y, p0.x - centre.x);
     double sweep = pm__wrap(atan2(p1.y - centre.y, p1.x - centre.x) - a0);
     /* Points closer than a few snap steps would snap into zigzags: a short
@@ -317,10 +317,10 @@ static int pm__arc(pm__junction *J, pm__jblock *blk, pm__v2 centre, double r, pm
     if (room < (double)(count - 1)) count = room < 1 ? 2 : (uint32_t)room + 1;
     for (uint32_t i = 1; i + 1 < count; i++) {
         double s = (double)i / (double)(count - 1), a = a0 + sweep * s;
-        pm__v2 u = pm__v(cos(a), sin(a));
+        pm_v2 u = pm_v2_xy(cos(a), sin(a));
         double w = w0 + (w1 - w0) * s;
-        pm__v2 out = qmode ? q : pm__axpy(centre, r - w, u);
-        if (pm__push(J, blk, pm__axpy(centre, r, u), out, ch0 + (ch1 - ch0) * s) < 0)
+        pm_v2 out = qmode ? q : pm_v2_axpy(centre, r - w, u);
+        if (pm__push(J, blk, pm_v2_axpy(centre, r, u), out, ch0 + (ch1 - ch0) * s) < 0)
             return PM_ERR_NOMEM;
     }
     return 0;
@@ -329,19 +329,19 @@ static int pm__arc(pm__junction *J, pm__jblock *blk, pm__v2 centre, double r, pm
 /* Pushes the point at parameter t on arm A's curb (side +1 left, -1 right)
  * with its sidewalk point w further out, or q in qmode. */
 static int pm__curb(pm__junction *J, pm__jblock *blk, const pm__jarm *A, double side, double t,
-                    bool qmode, pm__v2 q) {
+                    bool qmode, pm_v2 q) {
     double w = A->sw ? A->sw_w : 0;
-    pm__v2 out = qmode ? q : pm__arm_pt(A, side, t, A->h + w);
+    pm_v2 out = qmode ? q : pm__arm_pt(A, side, t, A->h + w);
     return pm__push(J, blk, pm__arm_pt(A, side, t, A->h), out, A->sw ? A->sw_ch : 0);
 }
 
 static int pm__fillet_block(pm__junction *J, const pm__jcorner *C, pm__jblock *blk) {
     const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
-    pm__v2 q = C->qmode ? pm__arm_pt(A, 1, C->qa, A->h + C->wq) : pm__v(0, 0);
+    pm_v2 q = C->qmode ? pm__arm_pt(A, 1, C->qa, A->h + C->wq) : pm_v2_xy(0, 0);
     int rc = 0;
     if (C->ta != A->mouth) rc = pm__curb(J, blk, A, 1, C->ta, C->qmode, q);
     if (rc == 0 && C->r > 0) {
-        pm__v2 ta = pm__arm_pt(A, 1, C->ta, A->h), tb = pm__arm_pt(B, -1, C->sb, B->h);
+        pm_v2 ta = pm__arm_pt(A, 1, C->ta, A->h), tb = pm__arm_pt(B, -1, C->sb, B->h);
         double wa = C->sw ? A->sw_w : 0, wb = C->sw ? B->sw_w : 0;
         rc = pm__arc(J, blk, C->fc, C->r, ta, tb, J->prm->corner_segments, wa, wb,
                      C->sw ? A->sw_ch : 0, C->sw ? B->sw_ch : 0, C->qmode, q);
@@ -353,26 +353,26 @@ static int pm__fillet_block(pm__junction *J, const pm__jcorner *C, pm__jblock *b
 /* Sidewalk points around a convex (left) turn of the contour at v, from
  * the offset along n_in to the offset along n_out: a round join of steps at
  * most 30 degrees. A concave turn gets the mitre point of the two offsets. */
-static int pm__join(pm__junction *J, pm__jblock *blk, pm__v2 v, pm__v2 n_in, pm__v2 n_out,
+static int pm__join(pm__junction *J, pm__jblock *blk, pm_v2 v, pm_v2 n_in, pm_v2 n_out,
                     double w, double ch) {
-    double turn = atan2(pm__cross(n_in, n_out), pm__dot(n_in, n_out));
+    double turn = atan2(pm_v2_cross(n_in, n_out), pm_v2_dot(n_in, n_out));
     if (!(turn > 1e-9)) {
-        pm__v2 m = pm__add(n_in, n_out);
-        return pm__push(J, blk, v, pm__axpy(v, w / (1 + pm__dot(n_in, n_out)), m), ch);
+        pm_v2 m = pm_v2_add(n_in, n_out);
+        return pm__push(J, blk, v, pm_v2_axpy(v, w / (1 + pm_v2_dot(n_in, n_out)), m), ch);
     }
     int steps = (int)ceil(turn / (PM__PI / 6));
     double a0 = atan2(n_in.y, n_in.x);
     for (int i = 0; i <= steps; i++) {
         double a = i == 0 ? a0 : a0 + turn * i / steps;
-        pm__v2 u = i == 0 ? n_in : i == steps ? n_out : pm__v(cos(a), sin(a));
-        if (pm__push(J, blk, v, pm__axpy(v, w, u), ch) < 0) return PM_ERR_NOMEM;
+        pm_v2 u = i == 0 ? n_in : i == steps ? n_out : pm_v2_xy(cos(a), sin(a));
+        if (pm__push(J, blk, v, pm_v2_axpy(v, w, u), ch) < 0) return PM_ERR_NOMEM;
     }
     return 0;
 }
 
-static pm__v2 pm__right(pm__v2 a) { return pm__v(a.y, -a.x); }
+static pm_v2 pm__right(pm_v2 a) { return pm_v2_xy(a.y, -a.x); }
 
-static bool pm__segments_meet(pm__v2 a, pm__v2 b, pm__v2 c, pm__v2 d) {
+static bool pm__segments_meet(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d) {
     double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y}, pc[2] = {c.x, c.y}, pd[2] = {d.x, d.y};
     return pm_segments_intersect(pa, pb, pc, pd);
 }
@@ -383,22 +383,22 @@ static bool pm__segments_meet(pm__v2 a, pm__v2 b, pm__v2 c, pm__v2 d) {
  * an L) and a straight road stays one straight edge. */
 static int pm__straight_block(pm__junction *J, const pm__jcorner *C, pm__jblock *blk) {
     const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
-    pm__v2 cand[4] = {pm__arm_pt(A, 1, A->mouth, A->h), pm__arm_pt(A, 1, 0, A->h),
+    pm_v2 cand[4] = {pm__arm_pt(A, 1, A->mouth, A->h), pm__arm_pt(A, 1, 0, A->h),
                       pm__arm_pt(B, -1, 0, B->h), pm__arm_pt(B, -1, B->mouth, B->h)};
-    pm__v2 path[4];
+    pm_v2 path[4];
     int owner[4], from[4] = {0, 0, 1, 1};
     size_t m = 0;
     /* Converging curbs cross in front of the centre: their points there lie
      * past the crossing, so only the chord remains. */
-    bool back = pm__cross(A->d, B->d) <= 1e-9;
+    bool back = pm_v2_cross(A->d, B->d) <= 1e-9;
     for (int i = 0; i < 4; i++) {
         if (!back && (i == 1 || i == 2)) continue;
         /* Keep a corner only if it stands out of the chord by more than the
          * snap grid: anything less would be a collinear point after all. */
         while (m >= 2) {
-            pm__v2 chord = pm__sub(cand[i], path[m - 2]);
-            double l = pm__len(chord);
-            double out = l > 0 ? -pm__cross(chord, pm__sub(path[m - 1], path[m - 2])) / l : 0;
+            pm_v2 chord = pm_v2_sub(cand[i], path[m - 2]);
+            double l = pm_v2_len(chord);
+            double out = l > 0 ? -pm_v2_cross(chord, pm_v2_sub(path[m - 1], path[m - 2])) / l : 0;
             if (out > J->prm->snap) break;
             m--;
         }
@@ -415,8 +415,8 @@ static int pm__straight_block(pm__junction *J, const pm__jcorner *C, pm__jblock 
     for (size_t i = 0; i < m; i++) {
         const pm__jarm *O = owner[i] ? B : A;
         double w = C->sw ? O->sw_w : 0, ch = C->sw ? O->sw_ch : 0;
-        pm__v2 n_in = i == 0 ? A->n : pm__right(pm__unit(pm__sub(path[i], path[i - 1])));
-        pm__v2 n_out = i + 1 == m ? pm__mul(B->n, -1) : pm__right(pm__unit(pm__sub(path[i + 1], path[i])));
+        pm_v2 n_in = i == 0 ? A->n : pm__right(pm_v2_unit(pm_v2_sub(path[i], path[i - 1])));
+        pm_v2 n_out = i + 1 == m ? pm_v2_scale(B->n, -1) : pm__right(pm_v2_unit(pm_v2_sub(path[i + 1], path[i])));
         int rc = pm__join(J, blk, path[i], n_in, n_out, w, ch);
         if (rc < 0) return rc;
     }
@@ -434,8 +434,8 @@ static int pm__ring_gap(pm__junction *J, const pm__jcorner *C, pm__jblock *blk, 
     double gap = pm__gap_rel(J, C, C->fr.tc) - pm__gap_rel(J, C, C->fl.tc);
     double wa = C->sw ? A->sw_w : 0, wb = C->sw ? B->sw_w : 0;
     double cha = C->sw ? A->sw_ch : 0, chb = C->sw ? B->sw_ch : 0;
-    pm__v2 qa = C->fl.qmode ? pm__arm_pt(A, 1, C->fl.tq, A->h + A->sw_w) : pm__v(0, 0);
-    pm__v2 qb = C->fr.qmode ? pm__arm_pt(B, -1, C->fr.tq, B->h + B->sw_w) : pm__v(0, 0);
+    pm_v2 qa = C->fl.qmode ? pm__arm_pt(A, 1, C->fl.tq, A->h + A->sw_w) : pm_v2_xy(0, 0);
+    pm_v2 qb = C->fr.qmode ? pm__arm_pt(B, -1, C->fr.tq, B->h + B->sw_w) : pm_v2_xy(0, 0);
     double ra = C->fl.qmode ? pm__gap_rel(J, C, qa) : -4, rb = C->fr.qmode ? pm__gap_rel(J, C, qb) : 4;
     if (ra >= rb && !C->qmode)
         return pm__jfail(J, PM_JUNCTION_SIDEWALK_NO_FIT, A->index, B->index,
@@ -459,14 +459,14 @@ static int pm__ring_gap(pm__junction *J, const pm__jcorner *C, pm__jblock *blk, 
     if (!cut_in) s[ns++] = cut_s;
     assert(ns <= cap);
     for (size_t i = 0; i < ns; i++) {
-        pm__v2 u = pm__v(cos(a0 + s[i]), sin(a0 + s[i]));
+        pm_v2 u = pm_v2_xy(cos(a0 + s[i]), sin(a0 + s[i]));
         double f = s[i] / gap;
-        pm__v2 out = pm__axpy(J->c, J->R + wa + (wb - wa) * f, u);
+        pm_v2 out = pm_v2_axpy(J->c, J->R + wa + (wb - wa) * f, u);
         double rel = pm__gap_rel(J, C, out);
         if (C->fl.qmode && rel <= ra) out = qa;
         if (C->fr.qmode && rel >= rb) out = qb;
         if (s[i] == cut_s) blk->cut = blk->pts.len;
-        if (pm__push(J, blk, pm__axpy(J->c, J->R, u), out, cha + (chb - cha) * f) < 0)
+        if (pm__push(J, blk, pm_v2_axpy(J->c, J->R, u), out, cha + (chb - cha) * f) < 0)
             return PM_ERR_NOMEM;
     }
     *cut = a0 + cut_s;
@@ -478,16 +478,16 @@ static int pm__ring_gap(pm__junction *J, const pm__jcorner *C, pm__jblock *blk, 
 static int pm__ring_fillet_pts(pm__junction *J, const pm__jcorner *C, const pm__jarm *A,
                                double side, const pm__ringfillet *F, bool to_ring) {
     double w = C->sw ? A->sw_w : 0, ch = C->sw ? A->sw_ch : 0;
-    pm__v2 q = F->qmode ? pm__arm_pt(A, side, F->tq, A->h + A->sw_w) : pm__v(0, 0);
-    pm__v2 tl = pm__arm_pt(A, side, F->t, A->h);
-    pm__v2 tl_out = F->qmode ? q : pm__arm_pt(A, side, F->t, A->h + w);
-    pm__v2 tc_out = F->qmode ? q : pm__axpy(F->f, (C->r - w) / C->r, pm__sub(F->tc, F->f));
+    pm_v2 q = F->qmode ? pm__arm_pt(A, side, F->tq, A->h + A->sw_w) : pm_v2_xy(0, 0);
+    pm_v2 tl = pm__arm_pt(A, side, F->t, A->h);
+    pm_v2 tl_out = F->qmode ? q : pm__arm_pt(A, side, F->t, A->h + w);
+    pm_v2 tc_out = F->qmode ? q : pm_v2_axpy(F->f, (C->r - w) / C->r, pm_v2_sub(F->tc, F->f));
     pm__jblock *blk = &J->blocks[C - J->corners];
     int rc = 0;
     if (C->r == 0) {
         /* The curb line meets the ring at one point. */
-        return pm__push(J, blk, F->tc, F->qmode ? q : pm__axpy(J->c, (J->R + w) / J->R,
-                                                                pm__sub(F->tc, J->c)), ch);
+        return pm__push(J, blk, F->tc, F->qmode ? q : pm_v2_axpy(J->c, (J->R + w) / J->R,
+                                                                  pm_v2_sub(F->tc, J->c)), ch);
     }
     if (to_ring) {
         if (F->t != A->mouth) rc = pm__push(J, blk, tl, tl_out, ch);
@@ -510,7 +510,7 @@ static int pm__ring_block(pm__junction *J, const pm__jcorner *C, pm__jblock *blk
     if (rc == 0) rc = pm__ring_gap(J, C, blk, cut);
     if (rc == 0) rc = pm__ring_fillet_pts(J, C, B, -1, &C->fr, false);
     if (rc == 0 && C->qmode) {
-        pm__v2 q = pm__arm_pt(A, 1, C->qa, A->h + C->wq);
+        pm_v2 q = pm__arm_pt(A, 1, C->qa, A->h + C->wq);
         for (size_t i = first; i < blk->pts.len; i++) blk->pts.data[i].out = q;
     }
     return rc;
@@ -554,7 +554,7 @@ int pm__junction_blocks(pm__junction *J) {
         const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
         pm__jblock *blk = &J->blocks[k];
         memset(blk, 0, sizeof *blk);
-        pm__v2 none = pm__v(0, 0);
+        pm_v2 none = pm_v2_xy(0, 0);
         int rc;
         if (C->kind == PM__STRAIGHT) {
             rc = pm__straight_block(J, C, blk);

@@ -19,18 +19,18 @@ int pm__heights_init(pm__junction *J) {
     J->mouth_seg = pm_arena_alloc(J->a, 2 * J->n * sizeof *J->mouth_seg);
     J->mouth_inv_l2 = pm_arena_alloc(J->a, J->n * sizeof *J->mouth_inv_l2);
     if (!J->mouth_seg || !J->mouth_inv_l2) return PM_ERR_NOMEM;
-    pm__v2 bmin = J->blocks[0].pts.data[0].p, bmax = bmin;
+    pm_v2 bmin = J->blocks[0].pts.data[0].p, bmax = bmin;
     for (size_t k = 0; k < J->n; k++) {
         const pm__jblock *prev = &J->blocks[(k + J->n - 1) % J->n], *b = &J->blocks[k];
         J->mouth_seg[2 * k] = pm__final(J, prev->pts.data[prev->pts.len - 1].p);
         J->mouth_seg[2 * k + 1] = pm__final(J, b->pts.data[0].p);
-        pm__v2 ab = pm__sub(J->mouth_seg[2 * k + 1], J->mouth_seg[2 * k]);
+        pm_v2 ab = pm_v2_sub(J->mouth_seg[2 * k + 1], J->mouth_seg[2 * k]);
         /* A mouth is never a single point (see pm__contour); 0 keeps t = 0. */
-        J->mouth_inv_l2[k] = pm__dot(ab, ab) > 0 ? 1 / pm__dot(ab, ab) : 0;
+        J->mouth_inv_l2[k] = pm_v2_dot(ab, ab) > 0 ? 1 / pm_v2_dot(ab, ab) : 0;
         for (size_t j = 0; j < b->pts.len; j++) {
-            pm__v2 p = b->pts.data[j].p;
-            bmin = pm__v(fmin(bmin.x, p.x), fmin(bmin.y, p.y));
-            bmax = pm__v(fmax(bmax.x, p.x), fmax(bmax.y, p.y));
+            pm_v2 p = b->pts.data[j].p;
+            bmin = pm_v2_xy(fmin(bmin.x, p.x), fmin(bmin.y, p.y));
+            bmax = pm_v2_xy(fmax(bmax.x, p.x), fmax(bmax.y, p.y));
             far = fmax(far, fmax(fabs(p.x), fabs(p.y)));
         }
     }
@@ -43,20 +43,20 @@ int pm__heights_init(pm__junction *J) {
     /* The size floor keeps a discontinuity of the field (two mouths sharing
      * a corner point) from drawing points without end. */
     double xy_noise = fmax(J->prm->snap, FLT_EPSILON * far);
-    J->hmin = fmax(pm__len(pm__sub(bmax, bmin)) / 256, 16 * xy_noise);
+    J->hmin = fmax(pm_v2_len(pm_v2_sub(bmax, bmin)) / 256, 16 * xy_noise);
     return 0;
 }
 
-double pm__jheight(const pm__junction *J, pm__v2 p) {
+double pm__jheight(const pm__junction *J, pm_v2 p) {
     if (!J->sloped) return J->arms[0].elev;
     double sw = 0, swe = 0, zw = 0, zwe = 0;
     for (size_t k = 0; k < J->n; k++) {
         /* Squared distance to the mouth edge a + t (b - a), t in [0, 1]. */
-        pm__v2 a = J->mouth_seg[2 * k], ab = pm__sub(J->mouth_seg[2 * k + 1], a), ap = pm__sub(p, a);
-        double t = pm__dot(ap, ab) * J->mouth_inv_l2[k];
+        pm_v2 a = J->mouth_seg[2 * k], ab = pm_v2_sub(J->mouth_seg[2 * k + 1], a), ap = pm_v2_sub(p, a);
+        double t = pm_v2_dot(ap, ab) * J->mouth_inv_l2[k];
         t = t < 0 ? 0 : t > 1 ? 1 : t;
-        pm__v2 d = pm__sub(ap, pm__mul(ab, t));
-        double d2 = pm__dot(d, d);
+        pm_v2 d = pm_v2_sub(ap, pm_v2_scale(ab, t));
+        double d2 = pm_v2_dot(d, d);
         if (d2 == 0) { zw += 1; zwe += J->arms[k].elev; continue; }
         sw += 1 / d2;
         swe += J->arms[k].elev / d2;
@@ -66,19 +66,19 @@ double pm__jheight(const pm__junction *J, pm__v2 p) {
 
 /* How far the straight edge from a to b (final points) strays from the
  * field, sampled at its quarter points. */
-static double pm__edge_error(const pm__junction *J, pm__v2 a, pm__v2 b) {
+static double pm__edge_error(const pm__junction *J, pm_v2 a, pm_v2 b) {
     double ya = pm__final_y(J, pm__jheight(J, a)), yb = pm__final_y(J, pm__jheight(J, b)), e = 0;
     for (int i = 1; i <= 3; i++) {
         double t = 0.25 * i;
-        e = fmax(e, fabs(ya + t * (yb - ya) - pm__jheight(J, pm__axpy(a, t, pm__sub(b, a)))));
+        e = fmax(e, fabs(ya + t * (yb - ya) - pm__jheight(J, pm_v2_axpy(a, t, pm_v2_sub(b, a)))));
     }
     return e;
 }
 
-static bool pm__edge_needs_point(const pm__junction *J, pm__v2 a, pm__v2 b) {
+static bool pm__edge_needs_point(const pm__junction *J, pm_v2 a, pm_v2 b) {
     a = pm__final(J, a);
     b = pm__final(J, b);
-    return pm__len(pm__sub(b, a)) > J->hmin && pm__edge_error(J, a, b) > 0.5 * J->tol;
+    return pm_v2_len(pm_v2_sub(b, a)) > J->hmin && pm__edge_error(J, a, b) > 0.5 * J->tol;
 }
 
 typedef PM_VEC(pm__jpt) pm__jpts;
@@ -87,7 +87,7 @@ typedef PM_VEC(pm__jpt) pm__jpts;
  * order, halving it as often as its error asks (at most depth times). */
 static int pm__split_run(pm__junction *J, pm__jpts *out, pm__jpt a, pm__jpt b, int depth) {
     if (depth == 0 || !pm__edge_needs_point(J, a.p, b.p)) return 0;
-    pm__jpt m = {pm__mul(pm__add(a.p, b.p), 0.5), pm__mul(pm__add(a.out, b.out), 0.5),
+    pm__jpt m = {pm_v2_scale(pm_v2_add(a.p, b.p), 0.5), pm_v2_scale(pm_v2_add(a.out, b.out), 0.5),
                  0.5 * (a.ch + b.ch)};
     int rc = pm__split_run(J, out, a, m, depth - 1);
     if (rc == 0) rc = pm_vec_push(J->a, out, m) < 0 ? PM_ERR_NOMEM : 0;
@@ -111,8 +111,8 @@ static int pm__densify_block(pm__junction *J, pm__jblock *blk) {
     return 0;
 }
 
-static pm__v2 pm__island_pt(const pm__junction *J, double a) {
-    return pm__final(J, pm__axpy(J->c, J->Ri, pm__v(cos(a), sin(a))));
+static pm_v2 pm__island_pt(const pm__junction *J, double a) {
+    return pm__final(J, pm_v2_axpy(J->c, J->Ri, pm_v2_xy(cos(a), sin(a))));
 }
 
 typedef PM_VEC(double) pm__dvec;

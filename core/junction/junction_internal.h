@@ -16,26 +16,14 @@
 
 #include "scene/arena.h"
 #include "geom/geom.h"
+#include "geom/trig.h"
+#include "geom/vec.h"
 #include "junction/junction.h"
 #include "scene/result.h"
 
-typedef struct pm__v2 { double x, y; } pm__v2;
-
-static inline pm__v2 pm__v(double x, double y) { pm__v2 r = {x, y}; return r; }
-static inline pm__v2 pm__add(pm__v2 a, pm__v2 b) { return pm__v(a.x + b.x, a.y + b.y); }
-static inline pm__v2 pm__sub(pm__v2 a, pm__v2 b) { return pm__v(a.x - b.x, a.y - b.y); }
-static inline pm__v2 pm__mul(pm__v2 a, double s) { return pm__v(a.x * s, a.y * s); }
-static inline double pm__dot(pm__v2 a, pm__v2 b) { return a.x * b.x + a.y * b.y; }
-static inline double pm__cross(pm__v2 a, pm__v2 b) { return a.x * b.y - a.y * b.x; }
-static inline double pm__len(pm__v2 a) { return hypot(a.x, a.y); }
-static inline pm__v2 pm__left(pm__v2 a) { return pm__v(-a.y, a.x); }
-static inline pm__v2 pm__unit(pm__v2 a) { double l = pm__len(a); return pm__v(a.x / l, a.y / l); }
-static inline pm__v2 pm__from_xz(double x, double z) { return pm__v(x, -z); }
-/* a + s * b, the one way every point on a line is computed, so that equal
- * parameters give bit-identical points. */
-static inline pm__v2 pm__axpy(pm__v2 a, double s, pm__v2 b) { return pm__v(a.x + s * b.x, a.y + s * b.y); }
-
-#define PM__PI 3.14159265358979323846
+/* The plan point of (x, z): y = -z, so counter-clockwise in the plan is
+ * counter-clockwise seen from +Y. */
+static inline pm_v2 pm__from_xz(double x, double z) { return pm_v2_xy(x, -z); }
 /* Features below this many snap steps (fillet radii, arc spacing, the ring
  * arc between two fillets) are dropped or merged: snapped, they would turn
  * into zigzags of grid points. */
@@ -44,8 +32,8 @@ static inline pm__v2 pm__axpy(pm__v2 a, double s, pm__v2 b) { return pm__v(a.x +
 /* One arm, in sorted (counter-clockwise) order. */
 typedef struct pm__jarm {
     int index;           /* position in the request */
-    pm__v2 o;            /* a point on the arm's centre line near the centre */
-    pm__v2 d, n;         /* unit direction (outward) and its left normal */
+    pm_v2 o;             /* a point on the arm's centre line near the centre */
+    pm_v2 d, n;          /* unit direction (outward) and its left normal */
     double h;            /* half width */
     double len;          /* room for the mouth along d from o; INFINITY unbounded */
     double elev;
@@ -60,9 +48,9 @@ typedef enum pm__corner_kind { PM__FILLET, PM__STRAIGHT, PM__RING } pm__corner_k
 
 /* One side's fillet against the roundabout ring. */
 typedef struct pm__ringfillet {
-    pm__v2 f;            /* fillet centre */
+    pm_v2 f;             /* fillet centre */
     double t;            /* parameter of the tangent point on the curb line */
-    pm__v2 tc;           /* tangent point on the ring */
+    pm_v2 tc;            /* tangent point on the ring */
     bool qmode;          /* the sidewalk is wider than the fillet: its outer edge has a corner */
     double tq;           /* parameter of that corner on the sidewalk's outer line */
 } pm__ringfillet;
@@ -74,10 +62,10 @@ typedef struct pm__jcorner {
     double phi;          /* counter-clockwise angle from a to b, (0, 2 pi) */
     double r_req, r;     /* requested and actual radius */
     /* fillet */
-    pm__v2 p;            /* where the two curb lines meet */
+    pm_v2 p;             /* where the two curb lines meet */
     double tp, sp;       /* its parameters along a and b */
     double ta, sb;       /* tangent-point parameters along a and b */
-    pm__v2 fc;           /* fillet centre */
+    pm_v2 fc;            /* fillet centre */
     bool sw;             /* the corner carries a curb and sidewalk */
     bool qmode;          /* sidewalk outer lines meet in a point (width >= radius) */
     double wq;           /* the sidewalk width both outer lines take there */
@@ -89,7 +77,7 @@ typedef struct pm__jcorner {
 /* One point of a block: the curb side of the contour from arm a's left mouth
  * to arm b's right mouth, with its sidewalk outer point and curb height. */
 typedef struct pm__jpt {
-    pm__v2 p, out;
+    pm_v2 p, out;
     double ch;
 } pm__jpt;
 
@@ -104,7 +92,7 @@ typedef struct pm__junction {
     const pm_junction_params *prm;
     pm_junction_diag *diag;
     PM_VEC(pm_junction_warning) warnings;
-    pm__v2 c;
+    pm_v2 c;
     size_t n;
     pm__jarm *arms;          /* sorted */
     pm__jcorner *corners;    /* corner k between sorted arms k and k+1 */
@@ -119,14 +107,14 @@ typedef struct pm__junction {
     bool sloped;                 /* the arms' elevations are not all equal */
     double tol;                  /* allowed gap between the mesh and the blend (m) */
     double hmin;                 /* no refinement below this edge length (m) */
-    pm__v2 *mouth_seg;           /* per sorted arm: final right and left mouth points */
+    pm_v2 *mouth_seg;            /* per sorted arm: final right and left mouth points */
     double *mouth_inv_l2;        /* per sorted arm: 1 / squared mouth length (0 if none) */
     /* mesh results, filled by junction_mesh.c */
     size_t ncontour;             /* asphalt vertices 0..ncontour-1 are the contour */
-    pm__v2 *contour;             /* final (snapped, float-exact) points */
+    pm_v2 *contour;              /* final (snapped, float-exact) points */
     uint32_t *mouth_left, *mouth_right;   /* per sorted arm: asphalt vertex index */
     size_t nisland;
-    pm__v2 *island;              /* final island points (asphalt vertices after the contour) */
+    pm_v2 *island;               /* final island points (asphalt vertices after the contour) */
 } pm__junction;
 
 /* Records a geometry failure naming two arms (request indices, -1 unused);
@@ -149,14 +137,14 @@ int pm__junction_mesh(pm__junction *J);
  * point except neighbours at their common vertex, and no neighbour folds
  * back over the other. Exact (robust predicates). On failure bad (may be
  * NULL) gets the two offending edges (edge i runs from p[i] to p[i+1]). */
-bool pm__poly_simple(const pm__v2 *p, size_t n, size_t bad[2]);
+bool pm__poly_simple(const pm_v2 *p, size_t n, size_t bad[2]);
 
 /* The point as it will be written: snapped in x and z, rounded to float,
  * and read back exactly, so every later test sees the output's own numbers. */
-static inline pm__v2 pm__final(const pm__junction *J, pm__v2 p) {
+static inline pm_v2 pm__final(const pm__junction *J, pm_v2 p) {
     double g = J->prm->snap;
     float x = (float)pm_snap(p.x, g), z = (float)pm_snap(-p.y, g);
-    return pm__v((double)x, -(double)z);
+    return pm_v2_xy((double)x, -(double)z);
 }
 
 static inline float pm__final_y(const pm__junction *J, double y) {
@@ -171,7 +159,7 @@ int pm__heights_init(pm__junction *J);
 /* Ground height at p: the arms' elevations blended by inverse squared
  * distance to their mouth edges (exactly the elevation on a mouth edge,
  * constant when the junction is flat). */
-double pm__jheight(const pm__junction *J, pm__v2 p);
+double pm__jheight(const pm__junction *J, pm_v2 p);
 /* Sloped junctions only: adds points along the blocks' curb runs and the
  * island ring (between existing ones, on the same straight segments or on
  * the island's circle) wherever the straight edge between two points
@@ -181,7 +169,7 @@ int pm__densify(pm__junction *J);
 /* junction_refine.c: a triangulation whose interior is refined until its
  * linear heights follow the height field. */
 typedef struct pm__tmesh {
-    PM_VEC(pm__v2) v;        /* final (snapped, float-exact) points */
+    PM_VEC(pm_v2) v;         /* final (snapped, float-exact) points */
     PM_VEC(double) y;        /* final heights, as written */
     PM_VEC(uint32_t) t;      /* 3 per triangle, counter-clockwise from +Y */
     PM_VEC(uint32_t) nb;     /* 3 per triangle: across edge i (t[i] -> t[i+1]) the
@@ -199,7 +187,7 @@ typedef struct pm__tmesh {
 int pm__tmesh_refine(pm__junction *J, pm__tmesh *m, double yoff, size_t max_new);
 
 /* A point on arm's curb-parallel line: o + side * off * n + t * d. */
-static inline pm__v2 pm__arm_pt(const pm__jarm *a, double side, double t, double off) {
-    return pm__axpy(pm__axpy(a->o, side * off, a->n), t, a->d);
+static inline pm_v2 pm__arm_pt(const pm__jarm *a, double side, double t, double off) {
+    return pm_v2_axpy(pm_v2_axpy(a->o, side * off, a->n), t, a->d);
 }
 #endif

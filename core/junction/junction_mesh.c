@@ -22,12 +22,12 @@ static int pm__edge_cmp(const void *a, const void *b) {
     return ea->i < eb->i ? -1 : ea->i > eb->i;
 }
 
-static bool pm__folds(pm__v2 a, pm__v2 b, pm__v2 c) {
+static bool pm__folds(pm_v2 a, pm_v2 b, pm_v2 c) {
     double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y}, pc[2] = {c.x, c.y};
-    return pm_orient2d(pa, pb, pc) == 0 && pm__dot(pm__sub(a, b), pm__sub(c, b)) > 0;
+    return pm_orient2d(pa, pb, pc) == 0 && pm_v2_dot(pm_v2_sub(a, b), pm_v2_sub(c, b)) > 0;
 }
 
-bool pm__poly_simple(const pm__v2 *p, size_t n, size_t bad[2]) {
+bool pm__poly_simple(const pm_v2 *p, size_t n, size_t bad[2]) {
     size_t scratch[2];
     if (!bad) bad = scratch;
     bad[0] = bad[1] = 0;
@@ -41,7 +41,7 @@ bool pm__poly_simple(const pm__v2 *p, size_t n, size_t bad[2]) {
     pm__edge *e = malloc(n * sizeof *e);
     if (!e) return false;
     for (size_t i = 0; i < n; i++) {
-        pm__v2 a = p[i], b = p[(i + 1) % n];
+        pm_v2 a = p[i], b = p[(i + 1) % n];
         e[i] = (pm__edge){fmin(a.x, b.x), fmax(a.x, b.x), fmin(a.y, b.y), fmax(a.y, b.y), i};
     }
     /* Sweep along x: only edges whose x ranges overlap can meet. */
@@ -67,31 +67,24 @@ bool pm__poly_simple(const pm__v2 *p, size_t n, size_t bad[2]) {
 }
 
 /* Twice the signed area (counter-clockwise positive). */
-static double pm__area2(const pm__v2 *p, size_t n) {
+static double pm__area2(const pm_v2 *p, size_t n) {
     double s = 0;
-    for (size_t i = 0; i < n; i++) s += pm__cross(p[i], p[(i + 1) % n]);
+    for (size_t i = 0; i < n; i++) s += pm_v2_cross(p[i], p[(i + 1) % n]);
     return s;
-}
-
-static double pm__orient(pm__v2 a, pm__v2 b, pm__v2 c) {
-    double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y}, pc[2] = {c.x, c.y};
-    return pm_orient2d(pa, pb, pc);
 }
 
 /* ---- snapping ------------------------------------------------------------- */
 
-static bool pm__same(pm__v2 a, pm__v2 b) { return a.x == b.x && a.y == b.y; }
-
 /* Drops consecutive repeats (cyclically) from pts[0..n-1] in place, writing
  * for every input position the index it became; returns the new count. */
-static size_t pm__dedupe(pm__v2 *pts, size_t n, size_t *map, bool cyclic) {
+static size_t pm__dedupe(pm_v2 *pts, size_t n, size_t *map, bool cyclic) {
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        if (m > 0 && pm__same(pts[m - 1], pts[i])) { map[i] = m - 1; continue; }
+        if (m > 0 && pm_v2_eq(pts[m - 1], pts[i])) { map[i] = m - 1; continue; }
         pts[m] = pts[i];
         map[i] = m++;
     }
-    if (cyclic && m > 1 && pm__same(pts[m - 1], pts[0])) {
+    if (cyclic && m > 1 && pm_v2_eq(pts[m - 1], pts[0])) {
         for (size_t i = 0; i < n; i++) if (map[i] == m - 1) map[i] = 0;
         m--;
     }
@@ -104,7 +97,7 @@ static size_t pm__dedupe(pm__v2 *pts, size_t n, size_t *map, bool cyclic) {
  * block k runs from L_k to R_{k+1}. start[k] is R_k's raw index. */
 typedef struct pm__raw {
     size_t n;
-    pm__v2 *pts;
+    pm_v2 *pts;
     size_t *start, *map;
 } pm__raw;
 
@@ -191,7 +184,7 @@ static int pm__contour(pm__junction *J, pm__raw *raw) {
 
 /* ---- heights and vertices ------------------------------------------------- */
 
-static int pm__vertex(pm__junction *J, pm_prim *prim, pm__v2 p, float y, bool planar_uv,
+static int pm__vertex(pm__junction *J, pm_prim *prim, pm_v2 p, float y, bool planar_uv,
                       float u, float v) {
     float pos[3] = {(float)p.x, y, (float)-p.y};
     double s = J->prm->uv_scale;
@@ -212,7 +205,7 @@ typedef PM_VEC(uint32_t) pm__tris;
 
 /* Ear-clips the simple counter-clockwise polygon pts[0..n-1], appending its
  * triangles to out as ids[i] (i itself when ids is NULL). */
-static int pm__earclip(pm__junction *J, const pm__v2 *pts, size_t n, const uint32_t *ids,
+static int pm__earclip(pm__junction *J, const pm_v2 *pts, size_t n, const uint32_t *ids,
                        pm__tris *out) {
     double *xy = pm_arena_alloc(J->a, 2 * n * sizeof *xy);
     uint32_t *tri = pm_arena_alloc(J->a, pm_earclip_bound(n) * sizeof *tri);
@@ -243,7 +236,7 @@ static int pm__emit_tris(pm__junction *J, pm_prim *prim, const uint32_t *t, size
 static int pm__ring_sectors(pm__junction *J, const pm__raw *raw, const size_t *imap,
                             pm__tris *out) {
     size_t nc = J->ncontour, ni = J->nisland;
-    pm__v2 *pts = pm_arena_alloc(J->a, (nc + ni + 2) * sizeof *pts);
+    pm_v2 *pts = pm_arena_alloc(J->a, (nc + ni + 2) * sizeof *pts);
     uint32_t *ids = pm_arena_alloc(J->a, (nc + ni + 2) * sizeof *ids);
     if (!pts || !ids) return PM_ERR_NOMEM;
     for (size_t k = 0; k < J->n; k++) {
@@ -279,7 +272,7 @@ static int pm__island_points(pm__junction *J, size_t **imap) {
     if (!J->island || !*imap) return PM_ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
         double a = J->island_ang.data[i];
-        J->island[i] = pm__final(J, pm__axpy(J->c, J->Ri, pm__v(cos(a), sin(a))));
+        J->island[i] = pm__final(J, pm_v2_axpy(J->c, J->Ri, pm_v2_xy(cos(a), sin(a))));
     }
     J->nisland = pm__dedupe(J->island, n, *imap, true);
     if (!pm__poly_simple(J->island, J->nisland, NULL) || !(pm__area2(J->island, J->nisland) > 0))
@@ -292,7 +285,7 @@ static int pm__island_points(pm__junction *J, size_t **imap) {
  * points down to the size floor all round it. */
 #define PM__MAX_INTERIOR 4096
 
-static int pm__ground_point(pm__junction *J, pm__tmesh *m, pm__v2 p) {
+static int pm__ground_point(pm__junction *J, pm__tmesh *m, pm_v2 p) {
     if (pm_vec_push(J->a, &m->v, p) < 0) return PM_ERR_NOMEM;
     double y = pm__final_y(J, pm__jheight(J, p));
     return pm_vec_push(J->a, &m->y, y) < 0 ? PM_ERR_NOMEM : 0;
@@ -340,7 +333,7 @@ typedef struct pm__side {
     uint32_t *cv;      /* curb point: asphalt vertex */
     double *cch;       /* curb point: curb height */
     size_t *bc;        /* band pair: its curb point */
-    pm__v2 *bout;      /* band pair: final outer point */
+    pm_v2 *bout;       /* band pair: final outer point */
 } pm__side;
 
 static int pm__side_points(pm__junction *J, const pm__raw *raw, size_t k, pm__side *s) {
@@ -358,8 +351,8 @@ static int pm__side_points(pm__junction *J, const pm__raw *raw, size_t k, pm__si
             s->cv[s->nc] = v;
             s->cch[s->nc++] = b->pts.data[j].ch;
         }
-        pm__v2 out = pm__final(J, b->pts.data[j].out);
-        if (s->nb > 0 && s->bc[s->nb - 1] == s->nc - 1 && pm__same(s->bout[s->nb - 1], out))
+        pm_v2 out = pm__final(J, b->pts.data[j].out);
+        if (s->nb > 0 && s->bc[s->nb - 1] == s->nc - 1 && pm_v2_eq(s->bout[s->nb - 1], out))
             continue;
         s->bc[s->nb] = s->nc - 1;
         s->bout[s->nb++] = out;
@@ -367,8 +360,8 @@ static int pm__side_points(pm__junction *J, const pm__raw *raw, size_t k, pm__si
     return 0;
 }
 
-static pm__v2 pm__pos2(const pm_prim *p, uint32_t i) {
-    return pm__v((double)p->positions[3 * i], -(double)p->positions[3 * i + 2]);
+static pm_v2 pm__pos2(const pm_prim *p, uint32_t i) {
+    return pm_v2_xy((double)p->positions[3 * i], -(double)p->positions[3 * i + 2]);
 }
 
 /* The vertical curb face: bottom on the asphalt's own vertices (same
@@ -380,10 +373,10 @@ static int pm__curb_face(pm__junction *J, const pm__side *s, uint32_t asphalt, u
     uint32_t base = pm__prim(J, curb)->vcount;
     for (size_t j = 0; j < s->nc; j++) {
         const pm_prim *ap = pm__prim(J, asphalt);
-        pm__v2 p = pm__pos2(ap, s->cv[j]);
+        pm_v2 p = pm__pos2(ap, s->cv[j]);
         float ybot = ap->positions[3 * s->cv[j] + 1];
         top[j] = pm__final_y(J, pm__jheight(J, p) + s->cch[j]);
-        if (j > 0) u += pm__len(pm__sub(p, pm__pos2(ap, s->cv[j - 1])));
+        if (j > 0) u += pm_v2_len(pm_v2_sub(p, pm__pos2(ap, s->cv[j - 1])));
         pm_prim *cp = pm__prim(J, curb);
         int rc = pm__vertex(J, cp, p, ybot, false, (float)(u * sc), 0);
         if (rc == 0) rc = pm__vertex(J, cp, p, top[j], false, (float)(u * sc),
@@ -411,8 +404,8 @@ static int pm__side_fail(pm__junction *J, size_t k) {
 /* Keeps triangle abc when it is counter-clockwise from +Y; a flat one (zero
  * area, from points that snapped onto a line) is left out. Returns
  * PM_ERR_GEOMETRY for a clockwise one: the strip folds there. */
-static int pm__band_tri(pm__junction *J, pm__tris *t, const uint32_t v[3], const pm__v2 p[3]) {
-    double o = pm__orient(p[0], p[1], p[2]);
+static int pm__band_tri(pm__junction *J, pm__tris *t, const uint32_t v[3], const pm_v2 p[3]) {
+    double o = pm_v2_orient(p[0], p[1], p[2]);
     if (o == 0) return 0;
     if (o < 0) return PM_ERR_GEOMETRY;
     for (int i = 0; i < 3; i++)
@@ -423,29 +416,29 @@ static int pm__band_tri(pm__junction *J, pm__tris *t, const uint32_t v[3], const
 /* The band between pairs a and b: a fan around a shared curb point or a
  * shared outer point, else a quad split on the diagonal that keeps both
  * triangles counter-clockwise. */
-static int pm__band_step(pm__junction *J, pm__tris *t, const uint32_t q[4], const pm__v2 p[4]) {
+static int pm__band_step(pm__junction *J, pm__tris *t, const uint32_t q[4], const pm_v2 p[4]) {
     /* q/p: in_a, in_b, out_b, out_a */
     if (q[0] == q[1])
-        return pm__band_tri(J, t, (uint32_t[]){q[0], q[3], q[2]}, (pm__v2[]){p[0], p[3], p[2]});
+        return pm__band_tri(J, t, (uint32_t[]){q[0], q[3], q[2]}, (pm_v2[]){p[0], p[3], p[2]});
     if (q[2] == q[3])
-        return pm__band_tri(J, t, (uint32_t[]){q[0], q[3], q[1]}, (pm__v2[]){p[0], p[3], p[1]});
-    if (pm__orient(p[0], p[2], p[1]) > 0 && pm__orient(p[0], p[3], p[2]) > 0) {
-        int rc = pm__band_tri(J, t, (uint32_t[]){q[0], q[2], q[1]}, (pm__v2[]){p[0], p[2], p[1]});
-        return rc < 0 ? rc : pm__band_tri(J, t, (uint32_t[]){q[0], q[3], q[2]}, (pm__v2[]){p[0], p[3], p[2]});
+        return pm__band_tri(J, t, (uint32_t[]){q[0], q[3], q[1]}, (pm_v2[]){p[0], p[3], p[1]});
+    if (pm_v2_orient(p[0], p[2], p[1]) > 0 && pm_v2_orient(p[0], p[3], p[2]) > 0) {
+        int rc = pm__band_tri(J, t, (uint32_t[]){q[0], q[2], q[1]}, (pm_v2[]){p[0], p[2], p[1]});
+        return rc < 0 ? rc : pm__band_tri(J, t, (uint32_t[]){q[0], q[3], q[2]}, (pm_v2[]){p[0], p[3], p[2]});
     }
-    int rc = pm__band_tri(J, t, (uint32_t[]){q[0], q[3], q[1]}, (pm__v2[]){p[0], p[3], p[1]});
-    return rc < 0 ? rc : pm__band_tri(J, t, (uint32_t[]){q[1], q[3], q[2]}, (pm__v2[]){p[1], p[3], p[2]});
+    int rc = pm__band_tri(J, t, (uint32_t[]){q[0], q[3], q[1]}, (pm_v2[]){p[0], p[3], p[1]});
+    return rc < 0 ? rc : pm__band_tri(J, t, (uint32_t[]){q[1], q[3], q[2]}, (pm_v2[]){p[1], p[3], p[2]});
 }
 
 /* Where segments ab and cd cross, or false when they do not or are
  * parallel. */
-static bool pm__crossing(pm__v2 a, pm__v2 b, pm__v2 c, pm__v2 d, pm__v2 *x) {
+static bool pm__crossing(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d, pm_v2 *x) {
     double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y}, pc[2] = {c.x, c.y}, pd[2] = {d.x, d.y};
     if (!pm_segments_intersect(pa, pb, pc, pd)) return false;
-    pm__v2 r = pm__sub(b, a), q = pm__sub(d, c);
-    double den = pm__cross(r, q);
+    pm_v2 r = pm_v2_sub(b, a), q = pm_v2_sub(d, c);
+    double den = pm_v2_cross(r, q);
     if (den == 0) return false;
-    *x = pm__axpy(a, pm__cross(pm__sub(c, a), q) / den, r);
+    *x = pm_v2_axpy(a, pm_v2_cross(pm_v2_sub(c, a), q) / den, r);
     return true;
 }
 
@@ -453,12 +446,12 @@ static bool pm__crossing(pm__v2 a, pm__v2 b, pm__v2 c, pm__v2 d, pm__v2 *x) {
  * a narrow neck (two fillets close together, a short arm between wide
  * sidewalks) crosses itself, every outer point between the two crossing
  * segments becomes the crossing point, as an offset curve is trimmed. */
-static void pm__trim_outer(const pm__junction *J, pm__v2 *o, size_t n) {
+static void pm__trim_outer(const pm__junction *J, pm_v2 *o, size_t n) {
     for (size_t j = 0; j + 3 < n; j++) {
-        if (pm__same(o[j], o[j + 1])) continue;
+        if (pm_v2_eq(o[j], o[j + 1])) continue;
         for (size_t k = n - 2; k >= j + 2; k--) {
-            pm__v2 x;
-            if (pm__same(o[k], o[k + 1]) || !pm__crossing(o[j], o[j + 1], o[k], o[k + 1], &x))
+            pm_v2 x;
+            if (pm_v2_eq(o[k], o[k + 1]) || !pm__crossing(o[j], o[j + 1], o[k], o[k + 1], &x))
                 continue;
             x = pm__final(J, x);
             for (size_t i = j + 1; i <= k; i++) o[i] = x;
@@ -472,8 +465,8 @@ static void pm__trim_outer(const pm__junction *J, pm__v2 *o, size_t n) {
  * band pair j's outer vertex). */
 static int pm__sidewalk_band(pm__junction *J, pm__side *s, const float *top,
                              uint32_t asphalt, uint32_t side, size_t k, uint32_t *oi) {
-    pm__v2 *inner = pm_arena_alloc(J->a, s->nc * sizeof *inner);
-    pm__v2 *outline = pm_arena_alloc(J->a, (s->nc + s->nb) * sizeof *outline);
+    pm_v2 *inner = pm_arena_alloc(J->a, s->nc * sizeof *inner);
+    pm_v2 *outline = pm_arena_alloc(J->a, (s->nc + s->nb) * sizeof *outline);
     size_t *omap = pm_arena_alloc(J->a, (s->nc + s->nb) * sizeof *omap);
     if (!inner || !outline || !omap) return PM_ERR_NOMEM;
     pm__trim_outer(J, s->bout, s->nb);
@@ -483,7 +476,7 @@ static int pm__sidewalk_band(pm__junction *J, pm__side *s, const float *top,
         if (pm__vertex(J, pm__prim(J, side), inner[j], top[j], true, 0, 0) < 0) return PM_ERR_NOMEM;
     }
     for (size_t j = 0; j < s->nb; j++) {
-        if (j > 0 && pm__same(s->bout[j], s->bout[j - 1])) { oi[j] = oi[j - 1]; continue; }
+        if (j > 0 && pm_v2_eq(s->bout[j], s->bout[j - 1])) { oi[j] = oi[j - 1]; continue; }
         oi[j] = pm__prim(J, side)->vcount;
         float y = pm__final_y(J, pm__jheight(J, s->bout[j]) + s->cch[s->bc[j]]);
         if (pm__vertex(J, pm__prim(J, side), s->bout[j], y, true, 0, 0) < 0) return PM_ERR_NOMEM;
@@ -507,7 +500,7 @@ static int pm__sidewalk_band(pm__junction *J, pm__side *s, const float *top,
     for (size_t j = 0; j + 1 < s->nb && rc == 0; j++) {
         size_t ca = s->bc[j], cb = s->bc[j + 1];
         uint32_t q[4] = {base + (uint32_t)ca, base + (uint32_t)cb, oi[j + 1], oi[j]};
-        pm__v2 p[4] = {inner[ca], inner[cb], s->bout[j + 1], s->bout[j]};
+        pm_v2 p[4] = {inner[ca], inner[cb], s->bout[j + 1], s->bout[j]};
         rc = pm__band_step(J, &t, q, p);
     }
     if (rc == PM_ERR_NOMEM) return rc;
@@ -519,7 +512,7 @@ static int pm__sidewalk_band(pm__junction *J, pm__side *s, const float *top,
         return 0;
     }
     for (size_t a = 0, b = no - 1; a < b; a++, b--) {
-        pm__v2 tp = outline[a]; outline[a] = outline[b]; outline[b] = tp;
+        pm_v2 tp = outline[a]; outline[a] = outline[b]; outline[b] = tp;
         uint32_t ti = ids[a]; ids[a] = ids[b]; ids[b] = ti;
     }
     t.len = 0;
@@ -550,13 +543,13 @@ static int pm__outer_face(pm__junction *J, const pm__side *s, uint32_t curb, uin
                           const uint32_t *oi) {
     double sc = J->prm->uv_scale, u = 0;
     uint32_t base = pm__prim(J, curb)->vcount, m = 0;
-    pm__v2 prev = pm__v(0, 0);
+    pm_v2 prev = pm_v2_xy(0, 0);
     for (size_t j = 0; j < s->nb; j++) {
         if (j > 0 && oi[j] == oi[j - 1]) continue;
         const float *t = pm__at(J, side, oi[j]);
-        pm__v2 p = pm__v((double)t[0], -(double)t[2]);
+        pm_v2 p = pm_v2_xy((double)t[0], -(double)t[2]);
         float ytop = t[1], ybot = pm__final_y(J, pm__jheight(J, p));
-        if (m > 0) u += pm__len(pm__sub(p, prev));
+        if (m > 0) u += pm_v2_len(pm_v2_sub(p, prev));
         prev = p;
         int rc = pm__vertex(J, pm__prim(J, curb), p, ybot, false, (float)(u * sc), 0);
         if (rc == 0) rc = pm__vertex(J, pm__prim(J, curb), p, ytop, false, (float)(u * sc),
@@ -581,9 +574,9 @@ static int pm__outer_face(pm__junction *J, const pm__side *s, uint32_t curb, uin
 static int pm__end_cap(pm__junction *J, uint32_t asphalt, uint32_t curb, uint32_t side,
                        uint32_t cv, float ytop, uint32_t o, bool first) {
     const float *a = pm__at(J, asphalt, cv), *t = pm__at(J, side, o);
-    pm__v2 p = pm__v((double)a[0], -(double)a[2]), q = pm__v((double)t[0], -(double)t[2]);
+    pm_v2 p = pm_v2_xy((double)a[0], -(double)a[2]), q = pm_v2_xy((double)t[0], -(double)t[2]);
     float pbot = a[1], qtop = t[1], qbot = pm__final_y(J, pm__jheight(J, q));
-    double sc = J->prm->uv_scale, w = pm__len(pm__sub(q, p)) * sc;
+    double sc = J->prm->uv_scale, w = pm_v2_len(pm_v2_sub(q, p)) * sc;
     uint32_t v = pm__prim(J, curb)->vcount;
     int rc = pm__vertex(J, pm__prim(J, curb), p, pbot, false, 0, 0);
     if (rc == 0) rc = pm__vertex(J, pm__prim(J, curb), p, ytop, false, 0, (float)((ytop - pbot) * sc));
@@ -604,7 +597,7 @@ static int pm__end_cap(pm__junction *J, uint32_t asphalt, uint32_t curb, uint32_
 static void pm__slab_end(pm__junction *J, uint32_t asphalt, uint32_t side, pm_junction_slab_end *e,
                          uint32_t cv, float ytop, uint32_t o) {
     const float *a = pm__at(J, asphalt, cv), *t = pm__at(J, side, o);
-    pm__v2 q = pm__v((double)t[0], -(double)t[2]);
+    pm_v2 q = pm_v2_xy((double)t[0], -(double)t[2]);
     e->present = true;
     e->curb_vertex = cv;
     e->curb_top[0] = a[0];
@@ -688,7 +681,7 @@ static int pm__island(pm__junction *J, uint32_t asphalt) {
     for (size_t i = 0; i <= ni; i++) {
         size_t w = i % ni;
         float ybot = pm__prim(J, asphalt)->positions[3 * (nc + w) + 1], top = (float)m.y.data[w];
-        if (i > 0) u += pm__len(pm__sub(J->island[w], J->island[i - 1]));
+        if (i > 0) u += pm_v2_len(pm_v2_sub(J->island[w], J->island[i - 1]));
         rc = pm__vertex(J, pm__prim(J, isl), J->island[w], ybot, false, (float)(u * sc), 0);
         if (rc == 0) rc = pm__vertex(J, pm__prim(J, isl), J->island[w], top, false,
                                      (float)(u * sc), (float)((top - ybot) * sc));

@@ -29,12 +29,12 @@ typedef struct pm__refiner {
     PM_VEC(uint8_t) dirty;   /* per triangle: changed since its last check */
 } pm__refiner;
 
-static double pm__or(pm__v2 a, pm__v2 b, pm__v2 c) {
+static double pm__or(pm_v2 a, pm_v2 b, pm_v2 c) {
     double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y}, pc[2] = {c.x, c.y};
     return pm_orient2d_fast(pa, pb, pc);
 }
 
-static pm__v2 pm__pt(const pm__tmesh *m, uint32_t v) { return m->v.data[v]; }
+static pm_v2 pm__pt(const pm__tmesh *m, uint32_t v) { return m->v.data[v]; }
 
 static double pm__orient_v(const pm__tmesh *m, uint32_t a, uint32_t b, uint32_t c) {
     return pm__or(pm__pt(m, a), pm__pt(m, b), pm__pt(m, c));
@@ -43,7 +43,7 @@ static double pm__orient_v(const pm__tmesh *m, uint32_t a, uint32_t b, uint32_t 
 /* > 0 when d lies strictly inside the circle through a, b, c (counter-
  * clockwise). */
 static double pm__incircle_v(const pm__tmesh *m, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
-    pm__v2 A = pm__pt(m, a), B = pm__pt(m, b), C = pm__pt(m, c), D = pm__pt(m, d);
+    pm_v2 A = pm__pt(m, a), B = pm__pt(m, b), C = pm__pt(m, c), D = pm__pt(m, d);
     double pa[2] = {A.x, A.y}, pb[2] = {B.x, B.y}, pc[2] = {C.x, C.y}, pd[2] = {D.x, D.y};
     return pm_incircle_fast(pa, pb, pc, pd);
 }
@@ -139,7 +139,7 @@ static int pm__flip_all(pm__refiner *R) {
 /* ---- height error ------------------------------------------------------------- */
 
 static double pm__field(const pm__refiner *R, double x, double y) {
-    return pm__jheight(R->J, pm__v(x, y)) + R->yoff;
+    return pm__jheight(R->J, pm_v2_xy(x, y)) + R->yoff;
 }
 
 /* The largest gap between the triangle's linear heights and the field, at
@@ -147,7 +147,7 @@ static double pm__field(const pm__refiner *R, double x, double y) {
 static double pm__tri_error(const pm__refiner *R, uint32_t T) {
     const pm__tmesh *m = R->m;
     const uint32_t *t = &m->t.data[3 * T];
-    pm__v2 p[3];
+    pm_v2 p[3];
     double y[3], e = 0;
     for (int i = 0; i < 3; i++) { p[i] = m->v.data[t[i]]; y[i] = m->y.data[t[i]]; }
     e = fabs((y[0] + y[1] + y[2]) / 3 -
@@ -162,7 +162,7 @@ static double pm__tri_error(const pm__refiner *R, uint32_t T) {
 
 /* ---- point insertion ---------------------------------------------------------- */
 
-static int pm__add_vertex(pm__refiner *R, pm__v2 p, uint32_t *id) {
+static int pm__add_vertex(pm__refiner *R, pm_v2 p, uint32_t *id) {
     pm__tmesh *m = R->m;
     pm__junction *J = R->J;
     *id = (uint32_t)m->v.len;
@@ -200,10 +200,10 @@ static int pm__after_insert(pm__refiner *R, const uint32_t *tris, int n) {
 
 /* p into triangle T = (a, b, c): (a, b, p), (b, c, p), (c, a, p), when all
  * three are strictly counter-clockwise. Returns 1 when inserted. */
-static int pm__insert_in(pm__refiner *R, uint32_t T, pm__v2 p) {
+static int pm__insert_in(pm__refiner *R, uint32_t T, pm_v2 p) {
     pm__tmesh *m = R->m;
     uint32_t a = m->t.data[3 * T], b = m->t.data[3 * T + 1], c = m->t.data[3 * T + 2];
-    pm__v2 pa = pm__pt(m, a), pb = pm__pt(m, b), pc = pm__pt(m, c);
+    pm_v2 pa = pm__pt(m, a), pb = pm__pt(m, b), pc = pm__pt(m, c);
     if (!(pm__or(pa, pb, p) > 0) || !(pm__or(pb, pc, p) > 0) || !(pm__or(pc, pa, p) > 0)) return 0;
     uint32_t v = 0, T1 = 0, T2 = 0;   /* set below; -O3 cannot see it */
     int rc = pm__add_vertex(R, p, &v);
@@ -227,12 +227,12 @@ static int pm__insert_in(pm__refiner *R, uint32_t T, pm__v2 p) {
  * d): (c, a, p), (b, c, p), (a, d, p), (d, b, p), when all four are
  * strictly counter-clockwise (p need not lie exactly on a-b: it is
  * snapped). Returns 1 when inserted. */
-static int pm__insert_on(pm__refiner *R, uint32_t te, pm__v2 p) {
+static int pm__insert_on(pm__refiner *R, uint32_t te, pm_v2 p) {
     pm__tmesh *m = R->m;
     uint32_t ue = m->nb.data[te], T = te / 3, e = te % 3, N = ue / 3, f = ue % 3;
     const uint32_t *t = &m->t.data[3 * T], *n = &m->t.data[3 * N];
     uint32_t a = t[e], b = t[(e + 1) % 3], c = t[(e + 2) % 3], d = n[(f + 2) % 3];
-    pm__v2 pa = pm__pt(m, a), pb = pm__pt(m, b), pc = pm__pt(m, c), pd = pm__pt(m, d);
+    pm_v2 pa = pm__pt(m, a), pb = pm__pt(m, b), pc = pm__pt(m, c), pd = pm__pt(m, d);
     if (!(pm__or(pc, pa, p) > 0) || !(pm__or(pb, pc, p) > 0) || !(pm__or(pa, pd, p) > 0) ||
         !(pm__or(pd, pb, p) > 0))
         return 0;
@@ -260,9 +260,9 @@ static int pm__insert_on(pm__refiner *R, uint32_t te, pm__v2 p) {
 }
 
 static double pm__edge_len2(const pm__tmesh *m, uint32_t T, uint32_t e) {
-    pm__v2 a = m->v.data[m->t.data[3 * T + e]], b = m->v.data[m->t.data[3 * T + (e + 1) % 3]];
-    pm__v2 d = pm__sub(b, a);
-    return pm__dot(d, d);
+    pm_v2 a = m->v.data[m->t.data[3 * T + e]], b = m->v.data[m->t.data[3 * T + (e + 1) % 3]];
+    pm_v2 d = pm_v2_sub(b, a);
+    return pm_v2_dot(d, d);
 }
 
 /* The point that splits interior edge te: its snapped midpoint, or (when
@@ -273,12 +273,12 @@ static double pm__edge_len2(const pm__tmesh *m, uint32_t T, uint32_t e) {
 static int pm__split_edge(pm__refiner *R, uint32_t te) {
     pm__tmesh *m = R->m;
     uint32_t T = te / 3, e = te % 3, ue = m->nb.data[te];
-    pm__v2 a = m->v.data[m->t.data[3 * T + e]], b = m->v.data[m->t.data[3 * T + (e + 1) % 3]];
-    pm__v2 mid = pm__mul(pm__add(a, b), 0.5);
+    pm_v2 a = m->v.data[m->t.data[3 * T + e]], b = m->v.data[m->t.data[3 * T + (e + 1) % 3]];
+    pm_v2 mid = pm_v2_scale(pm_v2_add(a, b), 0.5);
     int rc = pm__insert_on(R, te, pm__final(R->J, mid));
     if (rc != 0) return rc;
-    pm__v2 d = m->v.data[m->t.data[3 * (ue / 3) + (ue % 3 + 2) % 3]];
-    return pm__insert_on(R, te, pm__final(R->J, pm__mul(pm__add(mid, d), 0.5)));
+    pm_v2 d = m->v.data[m->t.data[3 * (ue / 3) + (ue % 3 + 2) % 3]];
+    return pm__insert_on(R, te, pm__final(R->J, pm_v2_scale(pm_v2_add(mid, d), 0.5)));
 }
 
 /* Refines triangle T if its heights stray too far: the midpoint of its
@@ -295,15 +295,15 @@ static int pm__refine_tri(pm__refiner *R, uint32_t T) {
     if (sqrt(pm__edge_len2(m, T, order[0])) < R->J->hmin || !(pm__tri_error(R, T) > R->J->tol))
         return 0;
     int rc = 0;
-    pm__v2 a = m->v.data[m->t.data[3 * T]], b = m->v.data[m->t.data[3 * T + 1]],
+    pm_v2 a = m->v.data[m->t.data[3 * T]], b = m->v.data[m->t.data[3 * T + 1]],
            c = m->v.data[m->t.data[3 * T + 2]];
     uint32_t e0 = 3 * T + order[0];
     if (m->nb.data[e0] != PM__NO_NB) {
-        pm__v2 p = m->v.data[m->t.data[e0]], q = m->v.data[m->t.data[3 * T + (order[0] + 1) % 3]];
-        rc = pm__insert_on(R, e0, pm__final(R->J, pm__mul(pm__add(p, q), 0.5)));
+        pm_v2 p = m->v.data[m->t.data[e0]], q = m->v.data[m->t.data[3 * T + (order[0] + 1) % 3]];
+        rc = pm__insert_on(R, e0, pm__final(R->J, pm_v2_scale(pm_v2_add(p, q), 0.5)));
         if (rc != 0) return rc;
     }
-    pm__v2 g = pm__v((a.x + b.x + c.x) / 3, (a.y + b.y + c.y) / 3);
+    pm_v2 g = pm_v2_xy((a.x + b.x + c.x) / 3, (a.y + b.y + c.y) / 3);
     rc = pm__insert_in(R, T, pm__final(R->J, g));
     for (int i = 0; i < 3 && rc == 0; i++)
         if (m->nb.data[3 * T + order[i]] != PM__NO_NB) rc = pm__split_edge(R, 3 * T + order[i]);

@@ -1,6 +1,6 @@
 /* Road networks: topology (junctions, through nodes, chains of edges), the
  * junctions, the roads between their mouths, and the stitch into one
- * asphalt surface (network_stitch.c). See pm/network.h. */
+ * asphalt surface (network_stitch.c). See network/network.h. */
 #include "network/network.h"
 
 #include <assert.h>

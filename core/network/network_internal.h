@@ -2,6 +2,7 @@
 #define PM_NETWORK_INTERNAL_H
 /* Shared by network.c (topology, junctions, roads) and network_stitch.c
  * (one asphalt surface, metadata). */
+#include "geom/vec.h"
 #include "network/network.h"
 
 enum { PM__UNUSED, PM__END, PM__THROUGH, PM__JUNCTION };

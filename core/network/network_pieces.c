@@ -20,12 +20,6 @@ static double pm__plan2(const float *a, const double *b) {
     return ((double)a[0] - b[0]) * ((double)a[0] - b[0]) + ((double)a[2] - b[2]) * ((double)a[2] - b[2]);
 }
 
-static double pm__len3(const float *a, const float *b) {
-    double s = 0.0;
-    for (int k = 0; k < 3; k++) s += ((double)b[k] - a[k]) * ((double)b[k] - a[k]);
-    return sqrt(s);
-}
-
 /* The centre column (V = 0.5 in the road's own UVs) in travel order: its U
  * (the mean of the two edges' arc lengths) only grows along the road. */
 static uint32_t pm__centre_order(pm_arena *a, const pm_prim *P, uint32_t **order, uint32_t **rank) {
@@ -107,7 +101,7 @@ int pm__network_pieces(pm__net *N, const pm__road *R, const pm_prim *P, uint32_t
     size_t nsec = R->nsteps - 1;
     pm__through_sections(N, R, P, order, nc, sec);
     for (uint32_t r = 0; r + 1 < nc; r++)
-        len[pm__edge_of_interval(sec, nsec, r)] += pm__len3(P->positions + 3 * order[r], P->positions + 3 * order[r + 1]);
+        len[pm__edge_of_interval(sec, nsec, r)] += pm_v3f_dist(P->positions + 3 * order[r], P->positions + 3 * order[r + 1]);
     for (uint32_t t = 0; t < nt; t++) {
         const uint32_t *tri = P->indices + 3 * t;
         uint32_t lo = UINT32_MAX, hi = 0;

@@ -142,21 +142,12 @@ int pm__network_road_sides(pm__net *N, pm__road *R, const pm_prim *P, const uint
 
 /* A point in the plan frame where counter-clockwise is counter-clockwise
  * seen from +Y: (x, -z). */
-typedef struct pm__p2 { double x, y; } pm__p2;
-
-static pm__p2 pm__plan(const float *p) { return (pm__p2){p[0], -(double)p[2]}; }
-
-static double pm__orient(pm__p2 a, pm__p2 b, pm__p2 c) {
-    double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y}, pc[2] = {c.x, c.y};
-    return pm_orient2d(pa, pb, pc);
-}
-
-static bool pm__eq(pm__p2 a, pm__p2 b) { return a.x == b.x && a.y == b.y; }
+static pm_v2 pm__plan(const float *p) { return (pm_v2){p[0], -(double)p[2]}; }
 
 /* The unit normal to the right of a -> b. */
-static pm__p2 pm__right(pm__p2 a, pm__p2 b) {
+static pm_v2 pm__right(pm_v2 a, pm_v2 b) {
     double dx = b.x - a.x, dy = b.y - a.y, l = hypot(dx, dy);
-    return l > 0 ? (pm__p2){dy / l, -dx / l} : (pm__p2){0, 0};
+    return l > 0 ? (pm_v2){dy / l, -dx / l} : (pm_v2){0, 0};
 }
 
 typedef struct pm__slab {
@@ -167,9 +158,9 @@ typedef struct pm__slab {
     bool closed;
     double width, ch;
     float *top;              /* per section: curb top height */
-    pm__p2 *out;             /* per section: band outer point (floats) */
+    pm_v2 *out;              /* per section: band outer point (floats) */
     float *oy, *oby;         /* per section: its top and foot heights */
-    pm__p2 *out0;            /* outer points before trimming (whole chain) */
+    pm_v2 *out0;             /* outer points before trimming (whole chain) */
     float *oy0, *oby0;
     uint32_t *oi;            /* per section: its sidewalk vertex */
     uint32_t *ii;            /* per section: the band's inner (curb top) vertex */
@@ -185,19 +176,19 @@ static const float *pm__apos(const pm__slab *S, uint32_t i) {
 static void pm__offsets(pm__slab *S) {
     uint32_t n = S->n;
     for (uint32_t i = 0; i < n; i++) {
-        pm__p2 p = pm__plan(pm__apos(S, i));
+        pm_v2 p = pm__plan(pm__apos(S, i));
         bool has_prev = i > 0 || S->closed, has_next = i + 1 < n || S->closed;
-        pm__p2 a = has_prev ? pm__plan(pm__apos(S, i > 0 ? i - 1 : n - 2)) : p;
-        pm__p2 b = has_next ? pm__plan(pm__apos(S, i + 1 < n ? i + 1 : 1)) : p;
-        pm__p2 na = has_prev ? pm__right(a, p) : pm__right(p, b);
-        pm__p2 nb = has_next ? pm__right(p, b) : na;
-        pm__p2 m = {na.x + nb.x, na.y + nb.y};
+        pm_v2 a = has_prev ? pm__plan(pm__apos(S, i > 0 ? i - 1 : n - 2)) : p;
+        pm_v2 b = has_next ? pm__plan(pm__apos(S, i + 1 < n ? i + 1 : 1)) : p;
+        pm_v2 na = has_prev ? pm__right(a, p) : pm__right(p, b);
+        pm_v2 nb = has_next ? pm__right(p, b) : na;
+        pm_v2 m = {na.x + nb.x, na.y + nb.y};
         double l = hypot(m.x, m.y);
         if (l < 1e-9) m = nb;
-        else m = (pm__p2){m.x / l, m.y / l};
+        else m = (pm_v2){m.x / l, m.y / l};
         double c = m.x * nb.x + m.y * nb.y;
         double d = S->width / (c > 0.5 ? c : 0.5);
-        S->out[i] = (pm__p2){pm_f32(p.x + d * m.x), pm_f32(p.y + d * m.y)};
+        S->out[i] = (pm_v2){pm_f32(p.x + d * m.x), pm_f32(p.y + d * m.y)};
         double y = pm__apos(S, i)[1];
         S->top[i] = (float)(y + S->ch);
         S->oy[i] = (float)(y + S->ch);
@@ -205,14 +196,14 @@ static void pm__offsets(pm__slab *S) {
     }
 }
 
-static bool pm__crossing(pm__p2 a, pm__p2 b, pm__p2 c, pm__p2 d, pm__p2 *x) {
+static bool pm__crossing(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d, pm_v2 *x) {
     double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y}, pc[2] = {c.x, c.y}, pd[2] = {d.x, d.y};
     if (!pm_segments_intersect(pa, pb, pc, pd)) return false;
     double rx = b.x - a.x, ry = b.y - a.y, qx = d.x - c.x, qy = d.y - c.y;
     double den = rx * qy - ry * qx;
     if (den == 0) return false;
     double t = ((c.x - a.x) * qy - (c.y - a.y) * qx) / den;
-    *x = (pm__p2){pm_f32(a.x + t * rx), pm_f32(a.y + t * ry)};
+    *x = (pm_v2){pm_f32(a.x + t * rx), pm_f32(a.y + t * ry)};
     return true;
 }
 
@@ -225,18 +216,18 @@ static void pm__trim(pm__slab *S) {
     uint32_t n = S->n;
     double reach = 8.0 * S->width + 1.0;
     for (uint32_t j = 0; j + 3 < n; j++) {
-        if (pm__eq(S->out[j], S->out[j + 1])) continue;
+        if (pm_v2_eq(S->out[j], S->out[j + 1])) continue;
         uint32_t kmax = j + 2;
         double run = 0;
         while (kmax + 2 < n) {
-            pm__p2 a = pm__plan(pm__apos(S, kmax)), b = pm__plan(pm__apos(S, kmax + 1));
+            pm_v2 a = pm__plan(pm__apos(S, kmax)), b = pm__plan(pm__apos(S, kmax + 1));
             run += hypot(b.x - a.x, b.y - a.y);
             if (run > reach) break;
             kmax++;
         }
         for (uint32_t k = kmax; k >= j + 2; k--) {
-            pm__p2 x;
-            if (pm__eq(S->out[k], S->out[k + 1]) ||
+            pm_v2 x;
+            if (pm_v2_eq(S->out[k], S->out[k + 1]) ||
                 !pm__crossing(S->out[j], S->out[j + 1], S->out[k], S->out[k + 1], &x))
                 continue;
             for (uint32_t i = j + 1; i <= k; i++) {
@@ -319,7 +310,7 @@ static int pm__band_vertices(pm__slab *S) {
         int rc = pm__vtx(S, 2, t, (float)(t[0] * sc), (float)(t[2] * sc), &S->ii[i]);
         if (rc == PM_OK) rc = pm__src(S, S->ii[i], S->cv[i]);
         if (rc) return rc;
-        if (i > 0 && pm__eq(S->out[i], S->out[i - 1])) { S->oi[i] = S->oi[i - 1]; continue; }
+        if (i > 0 && pm_v2_eq(S->out[i], S->out[i - 1])) { S->oi[i] = S->oi[i - 1]; continue; }
         float o[3] = {(float)S->out[i].x, S->oy[i], (float)-S->out[i].y};
         if ((rc = pm__vtx(S, 2, o, (float)(o[0] * sc), (float)(o[2] * sc), &S->oi[i]))) return rc;
         if ((rc = pm__src(S, S->oi[i], S->cv[i]))) return rc;
@@ -332,9 +323,9 @@ typedef PM_VEC(uint32_t) pm__tris;
 /* Keeps triangle abc when counter-clockwise from +Y, drops a flat one;
  * PM_ERR_GEOMETRY for a clockwise one (the band folds there). t NULL:
  * only the test. */
-static int pm__band_tri(pm__slab *S, pm__tris *t, uint32_t a, uint32_t b, uint32_t c, pm__p2 pa,
-                        pm__p2 pb, pm__p2 pc) {
-    double o = pm__orient(pa, pb, pc);
+static int pm__band_tri(pm__slab *S, pm__tris *t, uint32_t a, uint32_t b, uint32_t c, pm_v2 pa,
+                        pm_v2 pb, pm_v2 pc) {
+    double o = pm_v2_orient(pa, pb, pc);
     if (o == 0) return PM_OK;
     if (o < 0) return PM_ERR_GEOMETRY;
     if (!t) return PM_OK;
@@ -348,10 +339,10 @@ static int pm__band_tri(pm__slab *S, pm__tris *t, uint32_t a, uint32_t b, uint32
  * that keeps both triangles counter-clockwise. */
 static int pm__band_step(pm__slab *S, pm__tris *t, uint32_t i) {
     uint32_t ia = S->ii[i], ib = S->ii[i + 1], ob = S->oi[i + 1], oa = S->oi[i];
-    pm__p2 pia = pm__plan(pm__apos(S, i)), pib = pm__plan(pm__apos(S, i + 1));
-    pm__p2 pob = S->out[i + 1], poa = S->out[i];
-    if (pm__eq(poa, pob)) return pm__band_tri(S, t, ia, oa, ib, pia, poa, pib);
-    if (pm__orient(pia, pob, pib) > 0 && pm__orient(pia, poa, pob) > 0) {
+    pm_v2 pia = pm__plan(pm__apos(S, i)), pib = pm__plan(pm__apos(S, i + 1));
+    pm_v2 pob = S->out[i + 1], poa = S->out[i];
+    if (pm_v2_eq(poa, pob)) return pm__band_tri(S, t, ia, oa, ib, pia, poa, pib);
+    if (pm_v2_orient(pia, pob, pib) > 0 && pm_v2_orient(pia, poa, pob) > 0) {
         int rc = pm__band_tri(S, t, ia, ob, ib, pia, pob, pib);
         return rc ? rc : pm__band_tri(S, t, ia, oa, ob, pia, poa, pob);
     }
@@ -372,7 +363,7 @@ static long pm__region_clip(pm__slab *S, uint32_t a, uint32_t b, uint32_t *out) 
     if (!xy || !code || !tri) return PM_ERR_NOMEM;
     for (uint32_t k = 0; k < b - a + 3; k++) {
         uint32_t c = k == 0 ? n + a : (k == 1 ? n + b : b - (k - 2));
-        pm__p2 p = c >= n ? S->out[c - n] : pm__plan(pm__apos(S, c));
+        pm_v2 p = c >= n ? S->out[c - n] : pm__plan(pm__apos(S, c));
         if (m > 0 && xy[2 * m - 2] == p.x && xy[2 * m - 1] == p.y) continue;
         xy[2 * m] = p.x;
         xy[2 * m + 1] = p.y;

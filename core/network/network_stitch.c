@@ -70,19 +70,14 @@ static bool pm__section(const pm_prim *P, bool at_end, uint32_t out[3]) {
     return count[0] == 1 && count[1] == 1 && count[2] == 1;
 }
 
-static double pm__dist3f(const float *a, const float *b) {
-    return sqrt(((double)a[0] - b[0]) * ((double)a[0] - b[0]) + ((double)a[1] - b[1]) * ((double)a[1] - b[1]) +
-                ((double)a[2] - b[2]) * ((double)a[2] - b[2]));
-}
-
 /* Maps one end section onto junction mouth (jl, jr: output vertices, the
  * road's own left and right there). Returns false when they are not the
  * same points (beyond snapping). */
 static bool pm__map_end(pm__net *N, const pm_prim *A, const pm_prim *P, const uint32_t sec[3],
                         uint32_t jl, uint32_t jr, uint32_t *remap) {
     double tol = 0.01 + 2.0 * N->p->snap;
-    if (pm__dist3f(P->positions + 3 * sec[0], A->positions + 3 * jl) > tol ||
-        pm__dist3f(P->positions + 3 * sec[2], A->positions + 3 * jr) > tol)
+    if (pm_v3f_dist(P->positions + 3 * sec[0], A->positions + 3 * jl) > tol ||
+        pm_v3f_dist(P->positions + 3 * sec[2], A->positions + 3 * jr) > tol)
         return false;
     remap[sec[0]] = jl;
     remap[sec[2]] = jr;

@@ -145,7 +145,7 @@ static int pm__flatten(pm__ctx *x, const pm__level *L, const pm_flatten_opts *o,
                 const double *a = L->pos + 3 * tri[t][0], *b = L->pos + 3 * tri[t][1],
                              *c = L->pos + 3 * tri[t][2];
                 double pa[2] = {a[0], a[2]}, pb[2] = {b[0], b[2]}, pc[2] = {c[0], c[2]};
-                if (!(pm__orient(pa, pb, pc) > 0.0)) continue;
+                if (!(pm_orient_xz_plain(pa, pb, pc) > 0.0)) continue;
                 memcpy(idx + 3 * nt++, tri[t], sizeof tri[t]);
             }
         }

@@ -37,7 +37,7 @@ static bool pm__band_ok(const pm__section *a, const pm__section *b, int side) {
     if (m > 1 && q[m - 1][0] == q[0][0] && q[m - 1][1] == q[0][1]) m--;
     if (m < 3) return true;
     for (int k = 0; k < m; k++)
-        if (!(pm__orient(q[k], q[(k + 1) % m], q[(k + 2) % m]) > 0.0)) return false;
+        if (!(pm_orient_xz_plain(q[k], q[(k + 1) % m], q[(k + 2) % m]) > 0.0)) return false;
     return true;
 }
 

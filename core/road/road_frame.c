@@ -150,23 +150,23 @@ static void pm__frame(const pm__ctx *x, pm__section *sc, const double t2[2], dou
                       double miter) {
     const pm_road_params *p = x->p;
     double T[3] = {t2[0], slope, t2[1]};
-    pm__normalize(T);
+    pm_v3_normalize(T);
     double up[3] = {0.0, 1.0, 0.0};
     if (p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK)
         pm_heightfield_normal(p->terrain, sc->c[0], sc->c[2], up);
     double R[3];
-    pm__cross(T, up, R);
-    if (pm__normalize(R) < 1e-6) {
+    pm_v3_cross(T, up, R);
+    if (pm_v3_normalize(R) < 1e-6) {
         double y[3] = {0.0, 1.0, 0.0};
-        pm__cross(T, y, R);
-        pm__normalize(R);
+        pm_v3_cross(T, y, R);
+        pm_v3_normalize(R);
     }
     /* Consistent sign: R always points to the plan right of travel. */
     if (R[0] * -t2[1] + R[2] * t2[0] < 0.0)
         for (int k = 0; k < 3; k++) R[k] = -R[k];
     double U[3];
-    pm__cross(R, T, U);
-    pm__normalize(U);
+    pm_v3_cross(R, T, U);
+    pm_v3_normalize(U);
     double cb = cos(sc->bank), sb = sin(sc->bank);
     for (int k = 0; k < 3; k++) {
         sc->tan[k] = T[k];
@@ -198,9 +198,7 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
         sc[i].t = smp[i].t;
         memcpy(sc[i].c, smp[i].p, sizeof sc[i].c);
         if (i > 0) {
-            double d[3] = {smp[i].p[0] - smp[i - 1].p[0], smp[i].p[1] - smp[i - 1].p[1],
-                           smp[i].p[2] - smp[i - 1].p[2]};
-            sc[i].s = sc[i - 1].s + sqrt(pm__dot(d, d));
+            sc[i].s = sc[i - 1].s + pm_v3_dist(smp[i - 1].p, smp[i].p);
         }
         sc[i].kappa = pm_spline_curvature(&x->spline, p->closed && i == n - 1 ? 0.0 : smp[i].t);
         pm__plan_tangent(x, smp, n, i, t2 + 4 * i, t2 + 4 * i + 2);

@@ -1,6 +1,6 @@
 #ifndef PM_ROAD_INTERNAL_H
 #define PM_ROAD_INTERNAL_H
-/* Shared by the road's source files (core/src/road*.c): one level of
+/* Shared by the road's source files (core/road/road*.c): one level of
  * detail as sections along the centre line, their fold clamps, and the
  * vertex grid swept from them. Not a public header. */
 #include <math.h>
@@ -8,9 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "geom/trig.h"
+#include "geom/vec.h"
 #include "road/road.h"
 
-#define PM__PI 3.14159265358979323846
 #define PM__DEG (PM__PI / 180.0)
 
 typedef struct pm__section {
@@ -54,34 +55,6 @@ typedef struct pm__ctx {
 
 /* Column ranges of one primitive (the shoulder has one per side). */
 typedef struct pm__range { uint32_t k0, k1; } pm__range;
-
-static inline double pm__dot(const double a[3], const double b[3]) {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static inline void pm__cross(const double a[3], const double b[3], double o[3]) {
-    double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
-    o[0] = x;
-    o[1] = y;
-    o[2] = z;
-}
-
-static inline double pm__normalize(double v[3]) {
-    double l = sqrt(pm__dot(v, v));
-    if (l > 0.0)
-        for (int k = 0; k < 3; k++) v[k] /= l;
-    return l;
-}
-
-/* Orientation of plan points seen from +Y: > 0 counter-clockwise. */
-static inline double pm__orient(const double a[2], const double b[2], const double c[2]) {
-    return (b[1] - a[1]) * (c[0] - a[0]) - (b[0] - a[0]) * (c[1] - a[1]);
-}
-
-static inline double pm__dist3(const double *a, const double *b) {
-    double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-    return sqrt(pm__dot(d, d));
-}
 
 /* road_frame.c: samples -> sections with frames and banking (L->sec, L->n). */
 int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size_t n);

@@ -48,7 +48,7 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
         double acc = 0.0;
         L->uv[2 * k] = 0.0;
         for (size_t i = 1; i < n; i++) {
-            acc += pm__dist3(L->pos + 3 * ((i - 1) * nc + k), L->pos + 3 * (i * nc + k));
+            acc += pm_v3_dist(L->pos + 3 * ((i - 1) * nc + k), L->pos + 3 * (i * nc + k));
             L->uv[2 * (i * nc + k)] = acc * p->uv_scale;
         }
         int slot = k == 0 && L->kl > 0 ? 0 : (k == L->kl ? 1 : (k == L->kr ? 2 : 3));
@@ -84,7 +84,7 @@ static double pm__maxabs(double m, double v) {
  * the margin only come from collapsed folds and are left out. */
 static bool pm__faces_up(const float *a, const float *b, const float *c) {
     double pa[2] = {a[0], a[2]}, pb[2] = {b[0], b[2]}, pc[2] = {c[0], c[2]};
-    double o = pm__orient(pa, pb, pc);
+    double o = pm_orient_xz_plain(pa, pb, pc);
     if (!(o > 0.0)) return false;
     double m = 1.0, e = 0.0;
     for (int k = 0; k < 2; k++) {

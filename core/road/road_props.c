@@ -23,11 +23,9 @@ static size_t pm__locate_s(const pm__level *L, double s, double *f) {
     return lo;
 }
 
-static void pm__lerp3(const double *a, const double *b, double f, double o[3]) {
-    for (int k = 0; k < 3; k++) o[k] = a[k] + f * (b[k] - a[k]);
-}
-
-/* Unit quaternion (x, y, z, w) of the rotation whose columns are X, Y, Z. */
+/* Unit quaternion (x, y, z, w) of the rotation whose columns are X, Y, Z.
+ * In double and ours, not cglm's float glm_mat3_quat, whose other branch
+ * order and rounding change the bits (docs/coregeom.md, "Doubles inside"). */
 static void pm__quat(const double X[3], const double Y[3], const double Z[3], float q[4]) {
     double m00 = X[0], m10 = X[1], m20 = X[2], m01 = Y[0], m11 = Y[1], m21 = Y[2];
     double m02 = Z[0], m12 = Z[1], m22 = Z[2], tr = m00 + m11 + m22, v[4];
@@ -66,22 +64,22 @@ static int pm__place(pm__ctx *x, const pm__level *L, const pm_road_prop *rp, uin
     double kappa = a->kappa + f * (b->kappa - a->kappa);
     if ((kappa > 0.0) == (side == 0) && fabs(kappa) * rp->offset >= 1.0) return 0;
     double c[3], r[3], T[3], U[3], pos[3];
-    pm__lerp3(a->c, b->c, f, c);
-    pm__lerp3(a->r, b->r, f, r);
-    pm__lerp3(a->tan, b->tan, f, T);
-    pm__lerp3(a->up, b->up, f, U);
+    pm_v3_lerp(a->c, b->c, f, c);
+    pm_v3_lerp(a->r, b->r, f, r);
+    pm_v3_lerp(a->tan, b->tan, f, T);
+    pm_v3_lerp(a->up, b->up, f, U);
     for (int k = 0; k < 3; k++) pos[k] = c[k] + sg * rp->offset * r[k];
     bool on_road = rp->offset <= W;
     if (p->terrain && (p->conform == PM_ROAD_DRAPE || !on_road))
         pos[1] = pm_heightfield_height(on_road ? p->terrain : x->ground, pos[0], pos[2]);
     if (rp->align == PM_ROAD_ALIGN_TERRAIN && p->terrain)
         pm_heightfield_normal(x->ground, pos[0], pos[2], U);
-    pm__normalize(U);
-    double d = pm__dot(T, U);
+    pm_v3_normalize(U);
+    double d = pm_v3_dot(T, U);
     for (int k = 0; k < 3; k++) T[k] -= d * U[k];
-    pm__normalize(T);
+    pm_v3_normalize(T);
     double R[3];
-    pm__cross(T, U, R);
+    pm_v3_cross(T, U, R);
     float t[3] = {(float)pos[0], (float)pos[1], (float)pos[2]}, q[4];
     const float one[3] = {1.0f, 1.0f, 1.0f};
     pm__quat(T, U, R, q);
