@@ -8,7 +8,7 @@ set -euo pipefail
 what=${1:-build}
 pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcglm-dev
       uuid-dev libcriterion-dev libmeshoptimizer-dev libxxhash-dev libcurl4-openssl-dev
-      libhiredis-dev curl ca-certificates)
+      libhiredis-dev zlib1g-dev libbrotli-dev curl ca-certificates)
 if [ "$what" != build ]; then
   pkgs+=(redis-server nginx-light procps python3-yaml)
   # Node.js may come from elsewhere (NodeSource ships npm inside nodejs, and

@@ -22,6 +22,8 @@ typedef struct pm_svc_config {
     uint32_t idle_timeout_s;   /* idle keep-alive connections are closed */
     uint32_t max_connections;  /* open connections at once, over all threads */
     char cors_origin[512];     /* "*", a comma-separated list, or "" (no CORS) */
+    char cache_control[256];   /* Cache-Control of results at unversioned URLs */
+    char cache_control_versioned[256]; /* ... at URLs whose ?v= names the generator version */
     int log_level;             /* pm_svc_log_level */
     char redis_url[512];       /* shared second tier; "" = memory only */
     uint32_t redis_ttl_s;      /* expiry of Redis entries; 0 = none */
