@@ -9,11 +9,7 @@
 #include <time.h>
 #include <zlib.h>
 
-/* Levels for results, from bench/compress.sh on a 1.6 MB town GLB (see
- * docs/svc.md): gzip 9 costs little more than 6 for a smaller body; br 11
- * takes seconds on a mesh, 9 gets most of its gain in a fraction. */
-const pm_svc_zlevels pm_svc_zlevels_result = {.gzip = 9, .br = 9, .min_len = 512};
-const pm_svc_zlevels pm_svc_zlevels_dynamic = {.gzip = 6, .br = 4, .min_len = 512};
+const pm_svc_zlevels pm_svc_zlevels_dynamic = {.gzip = 6, .br = 4, .min_len = PM_SVC_ZMIN_LEN};
 
 /* ---- Accept-Encoding ---- */
 

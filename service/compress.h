@@ -54,8 +54,9 @@ typedef struct pm_svc_zlevels {
     size_t min_len;
 } pm_svc_zlevels;
 
-/* Results: compressed once and kept, so effort pays back over many hits. */
-extern const pm_svc_zlevels pm_svc_zlevels_result;
+/* Results are compressed once and kept, so effort pays back over many
+ * hits: their levels are the server's --gzip-level and --br-quality. */
+#define PM_SVC_ZMIN_LEN 512
 /* Bodies made per response (metrics, problems): cheap levels. */
 extern const pm_svc_zlevels pm_svc_zlevels_dynamic;
 

@@ -61,6 +61,7 @@ struct pm_svc_server {
     pm_svc_memo *memo;
     pm_svc_pool *pool;
     pm_svc_blob *openapi;          /* api/openapi.yaml in every coding, made at start */
+    pm_svc_zlevels zlevels;        /* for results (--gzip-level, --br-quality) */
     atomic_int draining, stopping;
     uint16_t port;
     int cors_list;                 /* origins are a list: responses vary by Origin */
@@ -375,7 +376,7 @@ static void pm_svc__generate(pm_svc_job *job, pm_svc_outcome *o, pm_api_problem 
     }
     uint64_t t2 = pm_svc_now_ns();
     /* Once, before anyone sees the blob: every hit then picks a form. */
-    if (*blob) pm_svc_blob_compress(*blob, &pm_svc_zlevels_result, 0, PM_SVC_CODINGS_ALL);
+    if (*blob) pm_svc_blob_compress(*blob, &srv->zlevels, 0, PM_SVC_CODINGS_ALL);
     uint64_t t3 = pm_svc_now_ns();
     pm_svc_gen_result res = PM_SVC_GEN_OK;
     if (rc != 0 || !scene) {
@@ -1181,7 +1182,8 @@ pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) 
     s->memo = pm_svc_memo_create(0);
     s->openapi = pm_svc_blob_wrap(NULL, (unsigned char *)pm_api_openapi_yaml,
                                   pm_api_openapi_yaml_len);
-    if (s->openapi) pm_svc_blob_compress(s->openapi, &pm_svc_zlevels_result, 0, PM_SVC_CODINGS_ALL);
+    s->zlevels = (pm_svc_zlevels){(int)cfg->gzip_level, (int)cfg->br_quality, PM_SVC_ZMIN_LEN};
+    if (s->openapi) pm_svc_blob_compress(s->openapi, &s->zlevels, 0, PM_SVC_CODINGS_ALL);
     if (!s->cache || !s->memo || !s->openapi || pm_svc_router_init(&s->router, pm_api_generators) < 0 ||
         !(s->metrics = pm_svc_metrics_create(s->router.labels, s->router.nroutes + 1,
                                              s->router.gen_names, s->router.ngens)) ||
