@@ -16,7 +16,7 @@ if [ "$what" != build ]; then
   command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
   command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 fi
-[ "$what" = bench ] && pkgs+=(wrk hyperfine nginx-light)
+[ "$what" = bench ] && pkgs+=(wrk hyperfine nginx-light libnginx-mod-http-brotli-static)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
