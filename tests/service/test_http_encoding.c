@@ -4,10 +4,9 @@
  * also across replicas through Redis), Cache-Control with and without
  * ?v=<generator version>. */
 #define _GNU_SOURCE   /* memmem */
-#include <brotli/decode.h>
 #include <hiredis.h>
-#include <zlib.h>
 
+#include "pm_test_decode.h"
 #include "procs.h"
 #include "svc_fixtures.h"
 
@@ -39,27 +38,14 @@ static pm_http_response get_ae(const pm_test_server *s, const char *method, cons
 }
 
 static unsigned char *gunzip(const unsigned char *z, size_t zlen, size_t *n) {
-    size_t cap = zlen * 40 + 1024;
-    unsigned char *out = malloc(cap);
-    z_stream s;
-    memset(&s, 0, sizeof s);
-    cr_assert_eq(inflateInit2(&s, 16 + 15), Z_OK);
-    s.next_in = (unsigned char *)z;
-    s.avail_in = (uInt)zlen;
-    s.next_out = out;
-    s.avail_out = (uInt)cap;
-    cr_assert_eq(inflate(&s, Z_FINISH), Z_STREAM_END, "not one whole gzip stream");
-    *n = s.total_out;
-    inflateEnd(&s);
+    unsigned char *out = pm_test_gunzip(z, zlen, n);
+    cr_assert_not_null(out, "not one whole gzip stream");
     return out;
 }
 
 static unsigned char *unbrotli(const unsigned char *z, size_t zlen, size_t *n) {
-    size_t cap = zlen * 60 + 1024;
-    unsigned char *out = malloc(cap);
-    *n = cap;
-    cr_assert_eq(BrotliDecoderDecompress(zlen, z, n, out), BROTLI_DECODER_RESULT_SUCCESS,
-                 "not a brotli stream");
+    unsigned char *out = pm_test_unbrotli(z, zlen, n);
+    cr_assert_not_null(out, "not a brotli stream");
     return out;
 }
 
