@@ -60,7 +60,7 @@ struct pm_svc_server {
     pm_svc_cache *cache;
     pm_svc_memo *memo;
     pm_svc_pool *pool;
-    pm_svc_blob *openapi;          /* api/openapi.yaml in every coding, made at start */
+    pm_svc_blob **constants;       /* per route: a compiled-in file in every coding */
     pm_svc_zlevels zlevels;        /* for results (--gzip-level, --br-quality) */
     atomic_int draining, stopping;
     uint16_t port;
@@ -98,6 +98,7 @@ typedef struct pm_svc_req {
     int uri_refused;  /* the query had too many parameters (PM_SVC_MAX_URI_ARGS) */
     /* negotiation and conditions */
     pm_api_format fmt;
+    pm_api_output out;   /* fmt and the ?compress=, ?quantize=, ?metadata= options */
     char *inm;
     pm_svc_accept_enc ae;
     int coding;           /* the content coding sent (compress.h) */
@@ -133,7 +134,7 @@ typedef struct pm_svc_job {
     const pm_svc_route *route;
     pm_arena *arena;
     void *params;
-    pm_api_format fmt;
+    pm_api_output out;
     pm_api_key key;
     char key_hex[33];
     pm_svc_flight *flight;
@@ -285,6 +286,9 @@ static void pm_svc__headers(pm_svc_req *r, struct MHD_Response *resp) {
         }
     }
     if (r->status >= 400) MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    /* The playground changes with the binary: short-lived in caches. */
+    if (r->status == 200 && r->route && r->route->kind == PM_SVC_ROUTE_ASSET)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=300");
     if (r->allow) MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
     if (r->retry_after) MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, PM_SVC_RETRY_AFTER);
     if (atomic_load(&srv->draining))
@@ -367,7 +371,7 @@ static void pm_svc__generate(pm_svc_job *job, pm_svc_outcome *o, pm_api_problem 
                            pm_svc_flight_cancel(job->flight), &scene, prob);
     uint64_t t1 = pm_svc_now_ns();
     pm_api_buf out = {0};
-    if (rc == 0 && scene && pm_api_encode(scene, gen, job->key_hex, job->fmt, &out) == 0) {
+    if (rc == 0 && scene && pm_api_encode_output(scene, gen, job->key_hex, &job->out, &out) == 0) {
         /* Encoders grow their buffer by doubling; the cache keeps it for
          * long, so give the slack back first. */
         unsigned char *fit = realloc(out.data, out.len ? out.len : 1);
@@ -446,7 +450,7 @@ static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *p
     job->srv = srv;
     job->route = r->route;
     job->arena = arena;
-    job->fmt = r->fmt;
+    job->out = r->out;
     if (gen->parse(doc, &srv->cfg.limits, arena, &job->params, &canonical, prob) != 0 ||
         !canonical) {
         if (!pm_api_problem_failed(prob))
@@ -454,7 +458,7 @@ static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *p
                                "the request was refused without a reason");
         goto fail;
     }
-    job->key = pm_api_cache_key(gen, canonical, r->fmt);
+    job->key = pm_api_cache_key_output(gen, canonical, &r->out);
     if (job->key.hi == 0 && job->key.lo == 0) {   /* no key: out of memory */
         pm_api_problem_set(prob, 503, "overloaded", "Service Unavailable", "out of memory");
         goto fail;
@@ -549,7 +553,8 @@ static int pm_svc__memo_hit(pm_svc_req *r) {
 /* The memo digest of r's body (the route and format included). */
 static void pm_svc__digest_body(pm_svc_req *r) {
     size_t route = pm_svc_router_index(&r->srv->router, r->route);
-    r->digest = pm_svc_memo_digest_body(route, (int)r->fmt, r->body, r->len);
+    r->digest = pm_svc_memo_digest_body(route, (int)pm_api_output_code(&r->out), r->body,
+                                        r->len);
     r->has_digest = 1;
 }
 
@@ -629,7 +634,8 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
             pm_api_problem_field(&prob, "", "has more than %d query parameters",
                                  PM_SVC_MAX_QUERY_PAIRS);
         } else {
-            r->digest = pm_svc_memo_digest_query(route, (int)r->fmt, pairs.q, pairs.n);
+            r->digest = pm_svc_memo_digest_query(route, (int)pm_api_output_code(&r->out),
+                                                 pairs.q, pairs.n);
             r->has_digest = 1;
             if (pm_svc__memo_hit(r)) return pm_svc__send(r);
             doc = gen->from_query(pairs.q, pairs.n, &prob);
@@ -708,15 +714,17 @@ static enum MHD_Result pm_svc__readyz_route(pm_svc_req *r) {
     return pm_svc__static(r, 200, "application/json", body);
 }
 
-static enum MHD_Result pm_svc__openapi_route(pm_svc_req *r) {
-    pm_svc_blob *b = r->srv->openapi;
+/* A file compiled into the binary (the contract, the playground), in the
+ * coding the request prefers: its forms were made once at start. */
+static enum MHD_Result pm_svc__constant_route(pm_svc_req *r, const char *ctype) {
+    pm_svc_blob *b = r->srv->constants[pm_svc_router_index(&r->srv->router, r->route)];
     r->coding = pm_svc_accept_enc_choose(&r->ae, pm_svc_blob_codings(b));
-    if (r->coding < 0) r->coding = PM_SVC_CODING_IDENTITY;
+    if (r->coding < 0) r->coding = PM_SVC_CODING_IDENTITY;   /* it goes out anyway */
     r->vary_ae = 1;
     pm_svc_blob_ref(b);
     r->blob = b;
     r->status = 200;
-    r->ctype = "application/yaml";
+    r->ctype = ctype;
     return pm_svc__send(r);
 }
 
@@ -728,7 +736,10 @@ static enum MHD_Result pm_svc__dispatch(pm_svc_req *r) {
         return pm_svc__static(r, 200, "application/json", "{\"status\":\"ok\"}");
     case PM_SVC_ROUTE_READYZ: return pm_svc__readyz_route(r);
     case PM_SVC_ROUTE_METRICS: return pm_svc__metrics_route(r);
-    case PM_SVC_ROUTE_OPENAPI: return pm_svc__openapi_route(r);
+    case PM_SVC_ROUTE_OPENAPI:
+        return pm_svc__constant_route(r, "application/yaml");
+    case PM_SVC_ROUTE_ASSET:
+        return pm_svc__constant_route(r, r->route->asset->ctype);
     case PM_SVC_ROUTE_GENERATOR: break;
     }
     return pm_svc__generator_route(r);
@@ -752,16 +763,13 @@ static void pm_svc__preflight(pm_svc_req *r) {
     r->allow = r->route->allow;
 }
 
-typedef struct pm_svc_arg_count {
-    const char *name;
-    int n;
-} pm_svc_arg_count;
+typedef struct pm_svc_count { const char *name; int n; } pm_svc_count;
 
-static enum MHD_Result pm_svc__count_arg_cb(void *cls, enum MHD_ValueKind kind,
-                                             const char *key, const char *value) {
+static enum MHD_Result pm_svc__count_param_cb(void *cls, enum MHD_ValueKind kind,
+                                               const char *key, const char *value) {
     (void)kind;
     (void)value;
-    pm_svc_arg_count *c = cls;
+    pm_svc_count *c = cls;
     if (strcmp(key, c->name) == 0) c->n++;
     return MHD_YES;
 }
@@ -769,10 +777,33 @@ static enum MHD_Result pm_svc__count_arg_cb(void *cls, enum MHD_ValueKind kind,
 /* How many times the query names a parameter: the lookup sees only the
  * first, and a repeated parameter is refused everywhere else
  * (pm_api_query_doc). */
-static int pm_svc__count_arg(pm_svc_req *r, const char *name) {
-    pm_svc_arg_count c = {name, 0};
-    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, pm_svc__count_arg_cb, &c);
+static int pm_svc__count_param(pm_svc_req *r, const char *name) {
+    pm_svc_count c = {name, 0};
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, pm_svc__count_param_cb, &c);
     return c.n;
+}
+
+/* The output options beside the format (?compress=, ?quantize=,
+ * ?metadata=) into r->out. Returns 1 when r has its answer (a 422). */
+static int pm_svc__output_options(pm_svc_req *r) {
+    static const char *const names[] = {"format", "compress", "quantize", "metadata"};
+    const char *v[4];
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    for (int i = 0; i < 4; i++) {
+        v[i] = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, names[i]);
+        if (v[i] && pm_svc__count_param(r, names[i]) > 1) {
+            char ptr[16];
+            snprintf(ptr, sizeof ptr, "/%s", names[i]);
+            pm_api_problem_field(&p, ptr, "is given more than once");
+        }
+    }
+    r->out = pm_api_output_default(r->fmt);
+    if (!pm_api_problem_failed(&p)) pm_api_output_parse(v[1], v[2], v[3], &r->out, &p);
+    int failed = pm_api_problem_failed(&p);
+    if (failed) pm_svc__set_problem(r, &p);
+    pm_api_problem_free(&p);
+    return failed;
 }
 
 /* ?v=<generator version> pins a URL to one version of the bytes: such an
@@ -785,7 +816,7 @@ static int pm_svc__version(pm_svc_req *r) {
     const pm_api_generator *gen = r->route->gen;
     pm_api_problem p;
     pm_api_problem_init(&p);
-    if (pm_svc__count_arg(r, "v") > 1)
+    if (pm_svc__count_param(r, "v") > 1)
         pm_api_problem_field(&p, "/v", "is given more than once");
     else if (strcmp(v, gen->version) != 0)
         pm_api_problem_field(&p, "/v",
@@ -841,14 +872,7 @@ static int pm_svc__early(pm_svc_req *r) {
         }
     }
     const char *qf = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "format");
-    if (pm_svc__count_arg(r, "format") > 1) {
-        pm_api_problem p;
-        pm_api_problem_init(&p);
-        pm_api_problem_field(&p, "/format", "is given more than once");
-        pm_svc__set_problem(r, &p);
-        pm_api_problem_free(&p);
-        return 1;
-    }
+    if (qf && pm_svc__count_param(r, "format") > 1) return pm_svc__output_options(r);
     int n = pm_api_negotiate(qf, pm_svc__header(r, MHD_HTTP_HEADER_ACCEPT), &r->fmt);
     if (n == -1) {
         pm_api_problem p;
@@ -864,6 +888,7 @@ static int pm_svc__early(pm_svc_req *r) {
                         "model/gltf-binary (or use ?format=json|gltf|glb)");
         return 1;
     }
+    if (pm_svc__output_options(r)) return 1;
     return pm_svc__version(r);
 }
 
@@ -1121,11 +1146,38 @@ static void pm_svc__free(pm_svc_server *s) {
     pm_svc_cache_destroy(s->cache);
     pm_svc_memo_destroy(s->memo);
     pm_svc_metrics_destroy(s->metrics);
+    for (size_t i = 0; s->constants && i < s->router.nroutes; i++)
+        pm_svc_blob_unref(s->constants[i]);
+    free(s->constants);
     pm_svc_router_free(&s->router);
-    pm_svc_blob_unref(s->openapi);
     pm_api_problem_free(&s->expired);
     pm_api_problem_free(&s->shutdown);
     free(s);
+}
+
+/* The forms of every compiled-in file (the contract, the playground's
+ * assets), compressed once at start. Returns 0 or -1 (out of memory). */
+static int pm_svc__constants_init(pm_svc_server *s) {
+    s->constants = calloc(s->router.nroutes ? s->router.nroutes : 1, sizeof *s->constants);
+    if (!s->constants) return -1;
+    for (size_t i = 0; i < s->router.nroutes; i++) {
+        const pm_svc_route *rt = &s->router.routes[i];
+        const void *data = NULL;
+        size_t len = 0;
+        if (rt->kind == PM_SVC_ROUTE_OPENAPI) {
+            data = pm_api_openapi_yaml;
+            len = pm_api_openapi_yaml_len;
+        } else if (rt->kind == PM_SVC_ROUTE_ASSET) {
+            data = rt->asset->data;
+            len = pm_svc_asset_len(rt->asset);
+        } else {
+            continue;
+        }
+        s->constants[i] = pm_svc_blob_wrap(NULL, (unsigned char *)data, len);
+        if (!s->constants[i]) return -1;
+        pm_svc_blob_compress(s->constants[i], &s->zlevels, 0, PM_SVC_CODINGS_ALL);
+    }
+    return 0;
 }
 
 static int pm_svc__start_daemon(pm_svc_server *s) {
@@ -1180,11 +1232,9 @@ pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) 
     if (!s->cache && tier) tier->destroy(tier);
     pm_svc_outcome expired = {.status = 503, .prob = &s->expired};
     s->memo = pm_svc_memo_create(0);
-    s->openapi = pm_svc_blob_wrap(NULL, (unsigned char *)pm_api_openapi_yaml,
-                                  pm_api_openapi_yaml_len);
     s->zlevels = (pm_svc_zlevels){(int)cfg->gzip_level, (int)cfg->br_quality, PM_SVC_ZMIN_LEN};
-    if (s->openapi) pm_svc_blob_compress(s->openapi, &s->zlevels, 0, PM_SVC_CODINGS_ALL);
-    if (!s->cache || !s->memo || !s->openapi || pm_svc_router_init(&s->router, pm_api_generators) < 0 ||
+    if (!s->cache || !s->memo || pm_svc_router_init(&s->router, pm_api_generators, pm_svc_assets, pm_svc_nassets) < 0 ||
+        pm_svc__constants_init(s) < 0 ||
         !(s->metrics = pm_svc_metrics_create(s->router.labels, s->router.nroutes + 1,
                                              s->router.gen_names, s->router.ngens)) ||
         pm_svc_cache_watchdog_start(s->cache, &expired) < 0 ||
