@@ -17,8 +17,9 @@ enum { CLI_OK = 0, CLI_USAGE = 2, CLI_REFUSED = 3, CLI_FAILED = 4, CLI_WRITE = 5
 
 void pm_svc_cli_usage(FILE *out) {
     fprintf(out,
-            "usage: procmesh generate ROUTE [--format glb|gltf|json] [-o FILE] [--flag value]...\n"
-            "                         [NAME=VALUE]... [< request.json]\n"
+            "usage: procmesh generate ROUTE [--format glb|gltf|json] [-o FILE] [--compress meshopt]\n"
+            "                         [--quantize true] [--metadata full|summary|none]\n"
+            "                         [--flag value]... [NAME=VALUE]... [< request.json]\n"
             "Runs one request with no server: the same validation, cache key, generator and\n"
             "encoder as POST (or GET) ROUTE, the same bytes.\n"
             "  ROUTE       junctions, roads, networks, dungeons, grids (or /v1/junctions, ...)\n"
@@ -26,6 +27,7 @@ void pm_svc_cli_usage(FILE *out) {
             "              them the request body is read from standard input\n"
             "  --format    glb, gltf or json; default: from -o's extension, else json\n"
             "  -o FILE     write there instead of standard output\n"
+            "  --compress, --quantize, --metadata   as the ?compress=, ?quantize=, ?metadata= options\n"
             "  --flag      any server flag that sets a limit (--max-points, --max-vertices, ...)\n"
             "Exit: 0 written; 2 bad command line; 3 request refused (problem+json on stderr);\n"
             "4 generation failed; 5 output not written.\n");
@@ -129,7 +131,7 @@ static json_t *cli_document(const pm_api_generator *gen, const pm_svc_config *cf
 
 /* parse -> key -> generate -> encode: the HTTP route's own steps. */
 static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, json_t *doc,
-                   pm_api_format fmt, pm_api_buf *out, pm_api_problem *prob) {
+                   const pm_api_output *o, pm_api_buf *out, pm_api_problem *prob) {
     pm_arena *arena = pm_arena_create(0);
     json_t *canonical = NULL;
     void *params = NULL;
@@ -144,7 +146,7 @@ static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, json_t
         code = CLI_REFUSED;
         goto done;
     }
-    pm_api_key key = pm_api_cache_key(gen, canonical, fmt);
+    pm_api_key key = pm_api_cache_key_output(gen, canonical, o);
     char key_hex[33];
     pm_api_key_hex(key, key_hex);
     static const volatile int never = 0;
@@ -152,7 +154,7 @@ static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, json_t
         if (prob->status == 422) code = CLI_REFUSED;
         goto done;
     }
-    int rc = pm_api_encode(scene, gen, key_hex, fmt, out);
+    int rc = pm_api_encode_output(scene, gen, key_hex, o, out);
     if (rc != 0) {
         pm_api_problem_set(prob, rc == -1 ? 503 : 500, rc == -1 ? "overloaded" : "internal",
                            rc == -1 ? "Service Unavailable" : "Internal Server Error",
@@ -171,6 +173,7 @@ done:
 
 int pm_svc_cli_generate(int argc, char **argv) {
     const char *route = NULL, *file = NULL, *fmt_name = NULL;
+    const char *compress = NULL, *quantize = NULL, *metadata = NULL;
     pm_api_query_pair q[CLI_MAX_PAIRS];
     size_t nq = 0;
     char **flags = calloc((size_t)argc + 1, sizeof *flags);
@@ -184,13 +187,19 @@ int pm_svc_cli_generate(int argc, char **argv) {
             free(flags);
             return CLI_OK;
         }
-        int takes = strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--format") == 0;
+        const char **option = strcmp(a, "--compress") == 0   ? &compress
+                              : strcmp(a, "--quantize") == 0 ? &quantize
+                              : strcmp(a, "--metadata") == 0 ? &metadata
+                                                             : NULL;
+        int takes = option || strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
+                    strcmp(a, "--format") == 0;
         if (takes && i + 1 >= argc) {
             fprintf(stderr, "procmesh generate: %s needs a value\n", a);
             free(flags);
             return CLI_USAGE;
         }
-        if (strcmp(a, "--format") == 0) fmt_name = argv[++i];
+        if (option) *option = argv[++i];
+        else if (strcmp(a, "--format") == 0) fmt_name = argv[++i];
         else if (strncmp(a, "--format=", 9) == 0) fmt_name = a + 9;
         else if (takes) file = argv[++i];
         else if (strncmp(a, "--output=", 9) == 0) file = a + 9;
@@ -236,6 +245,12 @@ int pm_svc_cli_generate(int argc, char **argv) {
     }
     pm_api_problem prob;
     pm_api_problem_init(&prob);
+    pm_api_output out_opts = pm_api_output_default(fmt);
+    if (pm_api_output_parse(compress, quantize, metadata, &out_opts, &prob) != 0) {
+        int code = cli_problem(&prob, CLI_USAGE);
+        pm_api_problem_free(&prob);
+        return code;
+    }
     json_t *doc = cli_document(gen, &cfg, q, nq, &prob);
     int code;
     if (!doc) {
@@ -247,7 +262,7 @@ int pm_svc_cli_generate(int argc, char **argv) {
                                                        : CLI_REFUSED);
     } else {
         pm_api_buf out = {0};
-        code = cli_run(gen, &cfg, doc, fmt, &out, &prob);
+        code = cli_run(gen, &cfg, doc, &out_opts, &out, &prob);
         code = code == CLI_OK ? cli_write(file, &out) : cli_problem(&prob, code);
         free(out.data);
         json_decref(doc);

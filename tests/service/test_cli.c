@@ -109,6 +109,29 @@ Test(cli, same_bytes_as_the_http_route_in_every_format, .init = start, .fini = s
     }
 }
 
+Test(cli, output_options_give_the_http_bytes, .init = start, .fini = stop) {
+    const char *q = "?format=glb&compress=meshopt&quantize=true&metadata=summary";
+    for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s%s", examples[i].route, q);
+        pm_http_response h = svc_post(&srv, path, examples[i].body, NULL);
+        cr_assert_eq(h.status, 200, "%s: %s", path, h.body);
+        const char *args[] = {examples[i].route, "--format", "glb", "--compress", "meshopt",
+                              "--quantize", "true", "--metadata", "summary", NULL};
+        cli_result c = cli(examples[i].body, args);
+        cr_assert_eq(c.code, 0, "%s: %s", path, c.err);
+        cr_assert_eq(c.out_len, h.body_len, "%s", path);
+        cr_assert(memcmp(c.out, h.body, h.body_len) == 0, "%s: the bytes differ", path);
+        cli_free(&c);
+        pm_http_response_free(&h);
+    }
+    const char *bad[] = {"grids", "--metadata", "most", NULL};
+    cli_result c = cli("{\"seed\": 1, \"size\": 4}", bad);
+    cr_assert_eq(c.code, 2, "%s", c.err);
+    cr_assert(strstr(c.err, "/metadata"), "%s", c.err);
+    cli_free(&c);
+}
+
 Test(cli, get_routes_take_query_arguments, .init = start, .fini = stop) {
     pm_http_response h;
     pm_http_get(&srv, "/v1/grids?seed=9&size=5&format=glb", &h);
