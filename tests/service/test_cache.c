@@ -475,6 +475,16 @@ static fake_tier *fake_new(void) {
     return f;
 }
 
+/* Makes the caller the owner of a new flight for key, a (fresh) its waiter. */
+static pm_svc_flight *own_flight(pm_svc_cache *c, pm_api_key key, rec *a) {
+    rec_init(a);
+    pm_svc_blob *blob = NULL;
+    pm_svc_flight *f = NULL;
+    cr_assert_eq(pm_svc_cache_lookup(c, key, pm_svc_now_ns() + 1000000000ull, &a->w, &blob, &f),
+                 PM_SVC_LOOKUP_OWNER);
+    return f;
+}
+
 Test(cache, generated_results_go_to_the_tier_and_come_back) {
     fake_tier *ft = fake_new();
     pm_svc_cache *c = pm_svc_cache_create(1 << 20, 16, &ft->t);
@@ -530,11 +540,7 @@ Test(cache, compressed_forms_go_through_the_tier_and_count_in_the_budget) {
     fake_tier *ft = fake_new();
     pm_svc_cache *c = pm_svc_cache_create(1 << 20, 16, &ft->t);
     rec a;
-    rec_init(&a);
-    pm_svc_blob *blob = NULL;
-    pm_svc_flight *f = NULL;
-    cr_assert_eq(pm_svc_cache_lookup(c, key_n(7), pm_svc_now_ns() + 1000000000ull, &a.w, &blob, &f),
-                 PM_SVC_LOOKUP_OWNER);
+    pm_svc_flight *f = own_flight(c, key_n(7), &a);
     pm_svc_blob *b = blob_of(3000, 9);
     pm_svc_zlevels lv = {.gzip = 6, .br = 5, .min_len = 512};
     cr_assert_eq(pm_svc_blob_compress(b, &lv, 0, PM_SVC_CODINGS_ALL), 0);
@@ -571,11 +577,7 @@ Test(cache, a_tier_hit_is_not_written_back) {
     fake_tier *ft = fake_new();
     pm_svc_cache *c = pm_svc_cache_create(1 << 20, 16, &ft->t);
     rec a;
-    rec_init(&a);
-    pm_svc_blob *blob = NULL;
-    pm_svc_flight *f = NULL;
-    cr_assert_eq(pm_svc_cache_lookup(c, key_n(4), pm_svc_now_ns() + 1000000000ull, &a.w, &blob, &f),
-                 PM_SVC_LOOKUP_OWNER);
+    pm_svc_flight *f = own_flight(c, key_n(4), &a);
     pm_svc_blob *b = blob_of(12, 2);
     pm_svc_outcome o = {.status = 200, .blob = b, .tier_hit = 1};
     pm_svc_flight_finish(c, f, &o);
