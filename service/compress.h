@@ -47,7 +47,8 @@ unsigned pm_svc_blob_codings(const pm_svc_blob *b);
 const unsigned char *pm_svc_blob_form(const pm_svc_blob *b, int coding, size_t *len);
 
 /* Compression effort. Bodies under min_len are not compressed; a form is
- * kept only when it saves at least one sixteenth of the body. */
+ * kept only when it saves at least one sixteenth of the body. Bodies over
+ * 2 MiB get brotli 5 at most, over 8 MiB gzip 1 and brotli 4 at most. */
 typedef struct pm_svc_zlevels {
     int gzip;        /* zlib level 1..9 */
     int br;          /* brotli quality 0..11 */
