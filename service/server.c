@@ -21,6 +21,7 @@
 #include "http.h"
 #include "log.h"
 #include "memo.h"
+#include "pm_api/multipart.h"
 #include "metrics.h"
 #include "pm_api/encode.h"
 #include "pm_api/key.h"
@@ -96,6 +97,7 @@ typedef struct pm_svc_req {
     int uri_refused;  /* the query had too many parameters (PM_SVC_MAX_URI_ARGS) */
     /* negotiation and conditions */
     pm_api_format fmt;
+    char body_type[256];   /* a multipart/form-data Content-Type (boundary), else "" */
     char *inm;
     char acao[256];
     /* the answer, written by whichever thread produces it; sync says whether
@@ -528,7 +530,7 @@ static void pm_svc__parse_run(void *arg, int aborted) {
     json_t *doc = NULL;
     pm_api_problem prob;
     pm_api_problem_init(&prob);
-    int rc = pm_api_parse_body(r->body, r->len, &doc, &prob);
+    int rc = pm_api_parse_request(r->body, r->len, r->body_type, &doc, &prob);
     free(r->body);   /* the document holds it all now */
     r->body = NULL;
     r->len = r->cap = 0;
@@ -597,7 +599,7 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
     } else {
         pm_svc__digest_body(r);
         if (pm_svc__memo_hit(r)) return pm_svc__send(r);
-        pm_api_parse_body(r->body ? r->body : "", r->len, &doc, &prob);
+        pm_api_parse_request(r->body ? r->body : "", r->len, r->body_type, &doc, &prob);
     }
     if (!doc) {
         if (!pm_api_problem_failed(&prob))
@@ -753,9 +755,12 @@ static int pm_svc__early(pm_svc_req *r) {
             return 1;
         }
         const char *ct = pm_svc__header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
-        if (!pm_svc_is_json_type(ct)) {
+        if (pm_api_is_multipart(ct)) {   /* binary arrays (api/multipart.c) */
+            snprintf(r->body_type, sizeof r->body_type, "%s", ct);
+        } else if (!pm_svc_is_json_type(ct)) {
             pm_svc__problem(r, 415, "unsupported-media-type", "Unsupported Media Type",
-                            "the body must be application/json, not %s", ct ? ct : "untyped");
+                            "the body must be application/json or multipart/form-data, not %s",
+                            ct ? ct : "untyped");
             return 1;
         }
     }
