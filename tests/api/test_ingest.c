@@ -10,6 +10,7 @@
 #include "pm_api/key.h"
 #include "pm_api/multipart.h"
 #include "pm_api/reader.h"
+#include "pm_test_multipart.h"
 
 /* Request ingest: the fast JSON reader (bulk arrays, exact numbers, the
  * same trees as jansson), multipart float32 parts, and cache keys that do
@@ -159,19 +160,6 @@ static pm_api_key road_key(json_t *doc, double *h0) {
     return k;
 }
 
-static size_t multipart(char *out, size_t cap, const char *req, const float *h, size_t n,
-                        const char *name) {
-    size_t len = (size_t)snprintf(out, cap,
-                                  "--XyZ\r\nContent-Disposition: form-data; name=\"request\"\r\n"
-                                  "Content-Type: application/json\r\n\r\n%s\r\n--XyZ\r\n"
-                                  "Content-Disposition: form-data; name=\"%s\"; filename=\"h.f32\"\r\n"
-                                  "Content-Type: application/octet-stream\r\n\r\n", req, name);
-    memcpy(out + len, h, n * sizeof *h);   /* the test host is little-endian, as bulk.c checks */
-    len += n * sizeof *h;
-    len += (size_t)snprintf(out + len, cap - len, "\r\n--XyZ--\r\n");
-    return len;
-}
-
 Test(ingest, json_and_binary_heights_give_one_key) {
     enum { N = 40 * 30 };
     static float h[N];
@@ -188,8 +176,8 @@ Test(ingest, json_and_binary_heights_give_one_key) {
     cr_assert_eq(pm_api_parse_body(text, strlen(text), &a, &p), 0, "%s", p.detail);
     json_error_t e;
     c = json_loads(text, 0, &e);   /* no bulk arrays at all */
-    size_t blen = multipart(body, sizeof body, ROAD_HEAD "}}", h, N, "/terrain/heights");
-    cr_assert_eq(pm_api_parse_request(body, blen, "multipart/form-data; boundary=XyZ", &b, &p), 0,
+    size_t blen = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, N, "/terrain/heights");
+    cr_assert_eq(pm_api_parse_request(body, blen, PM_TEST_MULTIPART_TYPE, &b, &p), 0,
                  "%s", p.detail);
     cr_assert(pm_api_bulk_is(json_object_get(json_object_get(b, "terrain"), "heights")));
     double x;
@@ -198,9 +186,9 @@ Test(ingest, json_and_binary_heights_give_one_key) {
     cr_expect(ka.hi == kc.hi && ka.lo == kc.lo, "bulk or node-per-number input: one key");
     /* A different height is a different key. */
     h[77] += 0.5f;
-    blen = multipart(body, sizeof body, ROAD_HEAD "}}", h, N, "/terrain/heights");
+    blen = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, N, "/terrain/heights");
     json_decref(b);
-    cr_assert_eq(pm_api_parse_request(body, blen, "multipart/form-data; boundary=XyZ", &b, &p), 0);
+    cr_assert_eq(pm_api_parse_request(body, blen, PM_TEST_MULTIPART_TYPE, &b, &p), 0);
     pm_api_key kd = road_key(b, &x);
     cr_expect(!(ka.hi == kd.hi && ka.lo == kd.lo));
     json_decref(a);
@@ -213,7 +201,7 @@ static void expect_multipart_error(const char *body, size_t len, int status, con
     json_t *doc = NULL;
     pm_api_problem p;
     pm_api_problem_init(&p);
-    cr_expect_eq(pm_api_parse_request(body, len, "multipart/form-data; boundary=XyZ", &doc, &p), -1);
+    cr_expect_eq(pm_api_parse_request(body, len, PM_TEST_MULTIPART_TYPE, &doc, &p), -1);
     cr_expect_null(doc);
     cr_expect_eq(p.status, status, "%s", p.detail);
     json_t *j = pm_api_problem_json(&p, "t");
@@ -227,18 +215,18 @@ static void expect_multipart_error(const char *body, size_t len, int status, con
 Test(ingest, multipart_errors) {
     static char body[4096];
     float h[3] = {1, 2, 3};
-    size_t n = multipart(body, sizeof body, ROAD_HEAD "}}", h, 3, "/nothere/heights");
+    size_t n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, 3, "/nothere/heights");
     expect_multipart_error(body, n, 422, "\"pointer\": \"/nothere/heights\"");
-    n = multipart(body, sizeof body, ROAD_HEAD ", \"heights\": [1]}}", h, 3, "/terrain/heights");
+    n = pm_test_multipart(body, sizeof body, ROAD_HEAD ", \"heights\": [1]}}", h, 3, "/terrain/heights");
     expect_multipart_error(body, n, 422, "is given both");
-    n = multipart(body, sizeof body, ROAD_HEAD "}}", h, 3, "heights");
+    n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, 3, "heights");
     expect_multipart_error(body, n, 422, "neither");
-    n = multipart(body, sizeof body, ROAD_HEAD "}}", h, 3, "/terrain/heights");
+    n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, 3, "/terrain/heights");
     memmove(body + n - 12, body + n - 11, 11);   /* 11 bytes of data: not whole floats */
     expect_multipart_error(body, n - 1, 422, "not a multiple of 4");
-    n = multipart(body, sizeof body, ROAD_HEAD "}}", h, 3, "/terrain/heights");
+    n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, 3, "/terrain/heights");
     expect_multipart_error(body, n - 12, 400, "closing boundary");
-    n = multipart(body, sizeof body, "{\"a\": ", h, 3, "/terrain/heights");
+    n = pm_test_multipart(body, sizeof body, "{\"a\": ", h, 3, "/terrain/heights");
     expect_multipart_error(body, n, 400, "line 1");
     const char *noreq = "--XyZ\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\nabc\r\n--XyZ--\r\n";
     expect_multipart_error(noreq, strlen(noreq), 400, "no part is named");
@@ -256,7 +244,7 @@ Test(ingest, binary_heights_checked_per_element) {
     static char body[40 * 30 * 4 + 1024];
     h[5] = NAN;
     h[9] = 2e5f;
-    size_t n = multipart(body, sizeof body, ROAD_HEAD "}}", h, 40 * 30, "/terrain/heights");
+    size_t n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, 40 * 30, "/terrain/heights");
     json_t *doc;
     pm_api_problem p;
     pm_api_problem_init(&p);
