@@ -298,8 +298,10 @@ static json_t *pm_jf__object(pm_jf *j) {
     return NULL;
 }
 
-static bool pm_jf__grow(pm_jf *j) {
+/* Room for at least want doubles (at least double the current room). */
+static bool pm_jf__grow(pm_jf *j, size_t want) {
     size_t cap = j->cap ? 2 * j->cap : 4096;
+    if (cap < want) cap = want;
     char *b = realloc(j->scratch, PM_API_BULK_TAG_LEN + cap * sizeof(double));
     if (!b) return false;
     j->scratch = b;
@@ -317,12 +319,17 @@ static json_t *pm_jf__bulk(pm_jf *j) {
     const char *open = j->p;
     pm_jf_num first[PM_API_BULK_PARSE_MIN];
     size_t n = 0;
+    /* A numeric array ends at the first ']' and holds at most one number
+     * per two bytes: one allocation, no copies while it grows. */
+    const char *close = memchr(j->p, ']', (size_t)(j->end - j->p));
+    size_t bound = close ? (size_t)(close - j->p) / 2 + 1 : 0;
+    if (bound > j->cap && bound > PM_API_BULK_PARSE_MIN && !pm_jf__grow(j, bound)) return NULL;
     j->p++;
     for (;;) {
         pm_jf__ws(j);
         pm_jf_num x;
         if (!pm_jf__number(j, &x) || (x.is_int && !(fabs(x.d) <= PM_JF_EXACT_INT))) break;
-        if (n == j->cap && !pm_jf__grow(j)) break;
+        if (n == j->cap && !pm_jf__grow(j, 0)) break;
         memcpy(j->scratch + PM_API_BULK_TAG_LEN + n * sizeof(double), &x.d, sizeof x.d);
         if (n < PM_API_BULK_PARSE_MIN) first[n] = x;
         n++;

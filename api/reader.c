@@ -574,6 +574,11 @@ static bool pm_api__read_bulk(const json_t *in, size_t n, pm_api_range r, const 
  * PM_API_BULK_CANON_MIN numbers on (the cache key hashes its doubles),
  * whether the input was JSON text or binary. */
 static json_t *pm_api__vec_canon(const json_t *in, const double *v, size_t n) {
+    /* A bulk input already canonical (no -0) is shared, not copied: the
+     * canonical form is never modified. */
+    if (n >= PM_API_BULK_CANON_MIN && pm_api_bulk_is(in) && pm_api_bulk_len(in) == n &&
+        memcmp(pm_api_bulk_data(in), v, n * sizeof *v) == 0)
+        return json_incref((json_t *)in);
     if (n >= PM_API_BULK_CANON_MIN) return pm_api_bulk_new(v, n);
     return pm_api_bulk_is(in) ? pm_api__reals(v, n) : pm_api__reals_of(in, v, n);
 }
