@@ -253,6 +253,22 @@ static bool pm_jf__string(pm_jf *j, const char **s, size_t *n) {
 
 /* ---- containers ---- */
 
+/* After a member or element: 1 at ',' (then at the next token), 0 at the
+ * closing bracket (consumed), -1 at anything else. */
+static int pm_jf__after(pm_jf *j, char close) {
+    pm_jf__ws(j);
+    if (j->p < j->end && *j->p == ',') {
+        j->p++;
+        pm_jf__ws(j);
+        return 1;
+    }
+    if (j->p < j->end && *j->p == close) {
+        j->p++;
+        return 0;
+    }
+    return -1;
+}
+
 static json_t *pm_jf__object(pm_jf *j) {
     json_t *o = json_object();
     j->p++;
@@ -282,17 +298,9 @@ static json_t *pm_jf__object(pm_jf *j) {
         int r = v ? json_object_setn_new_nocheck(o, key, kn, v) : -1;
         if (key != kbuf) free(key);
         if (r < 0) break;
-        pm_jf__ws(j);
-        if (j->p < j->end && *j->p == ',') {
-            j->p++;
-            pm_jf__ws(j);
-            continue;
-        }
-        if (j->p < j->end && *j->p == '}') {
-            j->p++;
-            return o;
-        }
-        break;
+        int next = pm_jf__after(j, '}');
+        if (next == 0) return o;
+        if (next < 0) break;
     }
     json_decref(o);
     return NULL;
@@ -373,17 +381,9 @@ static json_t *pm_jf__array(pm_jf *j) {
     while (a) {
         json_t *v = pm_jf__value(j);
         if (!v || json_array_append_new(a, v) < 0) break;
-        pm_jf__ws(j);
-        if (j->p < j->end && *j->p == ',') {
-            j->p++;
-            pm_jf__ws(j);
-            continue;
-        }
-        if (j->p < j->end && *j->p == ']') {
-            j->p++;
-            return a;
-        }
-        break;
+        int next = pm_jf__after(j, ']');
+        if (next == 0) return a;
+        if (next < 0) break;
     }
     json_decref(a);
     return NULL;
