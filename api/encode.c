@@ -4,13 +4,20 @@
 
 int pm_api_encode(const pm_scene *s, const pm_api_generator *gen, const char *key_hex,
                   pm_api_format f, pm_api_buf *out) {
+    pm_api_output o = pm_api_output_default(f);
+    return pm_api_encode_output(s, gen, key_hex, &o, out);
+}
+
+int pm_api_encode_output(const pm_scene *s, const pm_api_generator *gen, const char *key_hex,
+                         const pm_api_output *o, pm_api_buf *out) {
     out->data = NULL;
     out->len = 0;
     pm_api__view v;
     int r = pm_api__view_init(&v, s);
     if (r == 0) {
-        if (f == PM_API_FMT_JSON) r = pm_api__encode_json(&v, gen, key_hex, out);
-        else r = pm_api__encode_gltf(&v, gen, key_hex, f == PM_API_FMT_GLB, out);
+        if (o->format == PM_API_FMT_JSON)
+            r = pm_api__encode_json(&v, gen, key_hex, o->metadata, out);
+        else r = pm_api__encode_gltf(&v, gen, key_hex, o, out);
     }
     pm_api__view_free(&v);
     return r;

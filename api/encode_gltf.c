@@ -1,7 +1,10 @@
 /* glTF 2.0: .gltf (JSON, the buffer as a base64 data URI) and GLB. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode_lod.h"
+#include "encode_meshopt.h"
 #include "encode_writer.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -13,6 +16,7 @@
 #endif
 
 enum {
+    GL_BYTE = 5120,
     GL_UNSIGNED_SHORT = 5123,
     GL_UNSIGNED_INT = 5125,
     GL_FLOAT = 5126,
@@ -20,29 +24,70 @@ enum {
     GL_ELEMENT_ARRAY_BUFFER = 34963,
 };
 
-/* One accessor and the bufferView it alone uses (tightly packed, so no
- * byteStride), with where its bytes come from. */
+/* ?quantize=true (KHR_mesh_quantization): positions on one lattice of
+ * 2^-9 m for the whole scene, so a vertex shared by two meshes (a seam)
+ * lands on the same point in both and the error is at most 2^-10 m
+ * (0.98 mm). A mesh spanning at most 65535 steps (128 m) per axis stores
+ * uint16 lattice offsets, restored by its node's translation and scale. */
+#define QPOS_SCALE 512.0
+#define QPOS_SPAN 65535.0
+#define QPOS_LIMIT 16777216.0   /* |lattice index| below 2^24: exact float translation */
+
+/* How an accessor's bytes are made from its source. */
+typedef enum gltf_conv {
+    CONV_COPY,    /* float32 as is */
+    CONV_INDEX,   /* uint32 indices as uint16 or uint32 */
+    CONV_QPOS,    /* positions -> uint16 lattice offsets, 2 bytes padding */
+    CONV_QNRM,    /* unit normals -> normalized int8, 1 byte padding */
+    CONV_QUV,     /* UVs in [0, 1] -> normalized uint16 */
+} gltf_conv;
+
+/* One accessor and the bufferView it alone uses, with where its bytes
+ * come from. Vertex elements are padded to 4 bytes (glTF's alignment rule
+ * for vertex attributes); only then does the view carry a byteStride. */
 typedef struct gltf_acc {
     const void *src;          /* floats or uint32 indices */
     size_t offset, length;    /* in the buffer; length before padding */
-    uint32_t count;
+    uint32_t count, stride;   /* stride: bytes per element, padding included */
+    uint32_t vcount;          /* index accessors: vertices they address */
     int ctype, target;        /* target 0: none (instancing data) */
     const char *type;         /* "SCALAR", "VEC2", … */
+    gltf_conv conv;
+    bool normalized, padded;
+    double qmin[3];           /* CONV_QPOS: the lattice index of the mesh's origin */
     bool minmax;
-    float min[3], max[3];
+    double min[3], max[3];
+    size_t coffset, clength;  /* ?compress=meshopt: the stream in buffer 0 */
 } gltf_acc;
+
+/* Per glTF mesh of primitives: whether its positions are quantized, and
+ * the lattice index of its node's translation. */
+typedef struct gltf_group {
+    bool qpos;
+    double qmin[3];
+} gltf_group;
 
 typedef struct gltf_prim_ref {
     uint32_t pos, nrm, uv, col, idx;   /* accessor indices; UINT32_MAX: absent */
     uint32_t material;
+    uint32_t group;                    /* its glTF mesh among the primitive meshes */
     bool opens;                        /* starts a new glTF mesh (its group) */
 } gltf_prim_ref;
 
 typedef struct gltf_plan {
     const pm_api__view *v;
+    const pm_api_output *o;
     gltf_acc *acc;
     uint32_t nacc;
     size_t bin_len;
+    gltf_group *groups;       /* per primitive mesh */
+    bool quantized;           /* some accessor uses KHR_mesh_quantization types */
+    unsigned char *cbin;      /* ?compress=meshopt: the compressed streams */
+    pm_api__mo_prim *mo;      /* ?compress=meshopt: per primitive, reordered streams */
+    pm_prim *mo_prims;        /* ... and the primitives that point at them */
+    uint32_t *prim_group;     /* per scene primitive: its group, UINT32_MAX: not written */
+    pm_api__lods lods;        /* LOD sets among the groups (MSFT_lod) */
+    size_t cbin_len;
     gltf_prim_ref *prims;     /* per scene primitive; idx UINT32_MAX: skipped */
     const char **materials;   /* unique material names, first use first */
     uint32_t nmat;
@@ -92,32 +137,88 @@ static void marker_build(marker *m) {
 
 /* ---- planning the buffer ---- */
 
-static uint32_t plan_add(gltf_plan *pl, const void *src, uint32_t count, int ctype,
-                         const char *type, int target) {
-    size_t comps = type[0] == 'S' ? 1 : (size_t)(type[3] - '0');
-    size_t csize = ctype == GL_UNSIGNED_SHORT ? 2 : 4;
+static uint32_t plan_add_conv(gltf_plan *pl, const void *src, uint32_t count, int ctype,
+                              const char *type, int target, gltf_conv conv) {
+    uint32_t comps = type[0] == 'S' ? 1 : (uint32_t)(type[3] - '0');
+    uint32_t csize = ctype == GL_BYTE ? 1 : ctype == GL_UNSIGNED_SHORT ? 2 : 4;
+    uint32_t esize = comps * csize;
     gltf_acc *a = &pl->acc[pl->nacc];
     memset(a, 0, sizeof *a);
     a->src = src;
-    a->offset = pl->bin_len;
-    a->length = comps * csize * count;
     a->count = count;
+    a->stride = target == GL_ARRAY_BUFFER ? (esize + 3) & ~3u : esize;
+    a->padded = a->stride != esize;
+    a->offset = pl->bin_len;
+    a->length = (size_t)a->stride * count;
     a->ctype = ctype;
     a->type = type;
     a->target = target;
+    a->conv = conv;
+    a->normalized = conv == CONV_QNRM || conv == CONV_QUV;
+    pl->quantized |= conv == CONV_QPOS || conv == CONV_QNRM || conv == CONV_QUV;
     pl->bin_len += (a->length + 3) & ~(size_t)3;
     return pl->nacc++;
 }
 
+static uint32_t plan_add(gltf_plan *pl, const void *src, uint32_t count, int ctype,
+                         const char *type, int target) {
+    return plan_add_conv(pl, src, count, ctype, type, target,
+                         target == GL_ELEMENT_ARRAY_BUFFER ? CONV_INDEX : CONV_COPY);
+}
+
+/* The lattice index of a coordinate (exact: scaling by 2^9 is exact). */
+static double qpos_index(float x) { return nearbyint((double)x * QPOS_SCALE); }
+
+/* POSITION min/max: of the float32 values, or of the stored lattice
+ * offsets; either way exactly what the buffer holds. */
 static void plan_bounds(gltf_acc *a, const float *p, uint32_t n) {
     a->minmax = true;
-    memcpy(a->min, p, sizeof a->min);
-    memcpy(a->max, p, sizeof a->max);
-    for (uint32_t i = 1; i < n; i++) {
+    for (int k = 0; k < 3; k++) a->min[k] = INFINITY, a->max[k] = -INFINITY;
+    for (uint32_t i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++) {
-            float x = p[3 * i + k];
+            double x = a->conv == CONV_QPOS ? qpos_index(p[3 * i + k]) - a->qmin[k]
+                                            : (double)p[3 * i + k];
             if (x < a->min[k]) a->min[k] = x;
             if (x > a->max[k]) a->max[k] = x;
+        }
+    }
+}
+
+static bool uvs_unit(const float *uv, uint32_t n) {
+    for (uint32_t i = 0; i < 2 * n; i++)
+        if (!(uv[i] >= 0.0f && uv[i] <= 1.0f)) return false;
+    return true;
+}
+
+/* Decides each primitive mesh's position lattice (?quantize=true): the
+ * mesh is quantized when its lattice span fits uint16 on every axis. */
+static void plan_groups(gltf_plan *pl) {
+    const pm_scene *s = pl->v->s;
+    uint32_t g = UINT32_MAX;
+    double lo[3], hi[3];
+    for (uint32_t i = 0; i <= s->nprims; i++) {
+        const gltf_prim_ref *r = i < s->nprims ? &pl->prims[i] : NULL;
+        if (r && r->idx == UINT32_MAX) continue;
+        if ((!r || r->opens) && g != UINT32_MAX) {
+            bool fits = true;
+            for (int k = 0; k < 3; k++)
+                fits &= hi[k] - lo[k] <= QPOS_SPAN && fabs(lo[k]) < QPOS_LIMIT &&
+                        fabs(hi[k]) < QPOS_LIMIT;
+            pl->groups[g].qpos = fits;
+            memcpy(pl->groups[g].qmin, lo, sizeof lo);
+        }
+        if (!r) break;
+        if (r->opens) {
+            g = r->group;
+            for (int k = 0; k < 3; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
+        }
+        const pm_prim *p = &s->prims[i];
+        for (uint32_t v = 0; v < p->vcount; v++) {
+            for (int k = 0; k < 3; k++) {
+                double q = qpos_index(p->positions[3 * v + k]);
+                if (q < lo[k]) lo[k] = q;
+                if (q > hi[k]) hi[k] = q;
+            }
         }
     }
 }
@@ -138,24 +239,66 @@ static bool same_group(const pm_prim *a, const pm_prim *b) {
 
 static void plan_prim(gltf_plan *pl, const pm_api__prim_view *pv, gltf_prim_ref *r) {
     const pm_prim *p = pv->p;
-    r->pos = plan_add(pl, p->positions, p->vcount, GL_FLOAT, "VEC3", GL_ARRAY_BUFFER);
+    const gltf_group *g = &pl->groups[r->group];
+    bool q = pl->o->quantize;
+    if (g->qpos) {
+        r->pos = plan_add_conv(pl, p->positions, p->vcount, GL_UNSIGNED_SHORT, "VEC3",
+                               GL_ARRAY_BUFFER, CONV_QPOS);
+        memcpy(pl->acc[r->pos].qmin, g->qmin, sizeof g->qmin);
+    } else {
+        r->pos = plan_add(pl, p->positions, p->vcount, GL_FLOAT, "VEC3", GL_ARRAY_BUFFER);
+    }
     plan_bounds(&pl->acc[r->pos], p->positions, p->vcount);
-    r->nrm = plan_add(pl, pv->normals, p->vcount, GL_FLOAT, "VEC3", GL_ARRAY_BUFFER);
-    r->uv = p->uvs ? plan_add(pl, p->uvs, p->vcount, GL_FLOAT, "VEC2", GL_ARRAY_BUFFER)
-                   : UINT32_MAX;
+    r->nrm = q ? plan_add_conv(pl, pv->normals, p->vcount, GL_BYTE, "VEC3", GL_ARRAY_BUFFER,
+                               CONV_QNRM)
+               : plan_add(pl, pv->normals, p->vcount, GL_FLOAT, "VEC3", GL_ARRAY_BUFFER);
+    r->uv = !p->uvs ? UINT32_MAX
+            : q && uvs_unit(p->uvs, p->vcount)
+                ? plan_add_conv(pl, p->uvs, p->vcount, GL_UNSIGNED_SHORT, "VEC2",
+                                GL_ARRAY_BUFFER, CONV_QUV)
+                : plan_add(pl, p->uvs, p->vcount, GL_FLOAT, "VEC2", GL_ARRAY_BUFFER);
     r->col = pv->colors ? plan_add(pl, pv->colors, p->vcount, GL_FLOAT, "VEC4", GL_ARRAY_BUFFER)
                         : UINT32_MAX;
     /* uint16 whenever it can hold every index; 65535 itself never occurs
      * then (it would be the primitive-restart value). */
     int ctype = p->vcount <= 65535 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT;
     r->idx = plan_add(pl, p->indices, p->icount, ctype, "SCALAR", GL_ELEMENT_ARRAY_BUFFER);
+    pl->acc[r->idx].vcount = p->vcount;
     r->material = plan_name(pl->materials, &pl->nmat, p->material);
 }
 
-static int plan_build(gltf_plan *pl, const pm_api__view *v, const marker *mk) {
+/* ?compress=meshopt: each included primitive reordered for the codecs
+ * (the vertex cache and fetch order compress far better). */
+static int plan_reorder(gltf_plan *pl) {
+    const pm_api__view *v = pl->v;
+    uint32_t n = v->s->nprims;
+    pl->mo = calloc(n ? n : 1, sizeof *pl->mo);
+    pl->mo_prims = calloc(n ? n : 1, sizeof *pl->mo_prims);
+    if (!pl->mo || !pl->mo_prims) return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (pl->prims[i].idx == UINT32_MAX) continue;
+        const pm_api__prim_view *pv = &v->prims[i];
+        const pm_prim *p = pv->p;
+        pm_api__mo_prim *m = &pl->mo[i];
+        if (pm_api__meshopt_reorder(p->positions, pv->normals, p->uvs, pv->colors, p->vcount,
+                                    p->indices, p->icount, m) < 0)
+            return -1;
+        pl->mo_prims[i] = *p;
+        pl->mo_prims[i].positions = m->positions;
+        pl->mo_prims[i].normals = m->normals;
+        pl->mo_prims[i].uvs = m->uvs;
+        pl->mo_prims[i].colors = m->colors;
+        pl->mo_prims[i].indices = m->indices;
+    }
+    return 0;
+}
+
+static int plan_build(gltf_plan *pl, const pm_api__view *v, const pm_api_output *o,
+                      const marker *mk) {
     const pm_scene *s = v->s;
     memset(pl, 0, sizeof *pl);
     pl->v = v;
+    pl->o = o;
     size_t nprims = s->nprims, nprops = s->nprops;
     pl->acc = malloc((6 * nprims + 3 + 3 * nprops) * sizeof *pl->acc);
     pl->prims = malloc((nprims + 1) * sizeof *pl->prims);
@@ -163,17 +306,36 @@ static int plan_build(gltf_plan *pl, const pm_api__view *v, const marker *mk) {
     pl->prop_acc = malloc((nprops + 1) * sizeof *pl->prop_acc);
     pl->prop_mesh = malloc((nprops + 1) * sizeof *pl->prop_mesh);
     pl->mesh_names = malloc((nprops + 1) * sizeof *pl->mesh_names);
+    pl->groups = calloc(nprims + 1, sizeof *pl->groups);
     if (!pl->acc || !pl->prims || !pl->materials || !pl->prop_acc || !pl->prop_mesh ||
-        !pl->mesh_names)
+        !pl->mesh_names || !pl->groups)
         return -1;
     const pm_prim *prev = NULL;
     for (uint32_t i = 0; i < s->nprims; i++) {
         pl->prims[i].idx = UINT32_MAX;
         if (!prim_included(&s->prims[i])) continue;
-        plan_prim(pl, &v->prims[i], &pl->prims[i]);
+        pl->prims[i].idx = 0;   /* included; the accessor comes below */
         pl->prims[i].opens = !same_group(prev, &s->prims[i]);
         pl->nprim_meshes += pl->prims[i].opens;
+        pl->prims[i].group = pl->nprim_meshes - 1;
         prev = &s->prims[i];
+    }
+    pl->prim_group = malloc((nprims + 1) * sizeof *pl->prim_group);
+    if (!pl->prim_group) return -1;
+    for (uint32_t i = 0; i < s->nprims; i++)
+        pl->prim_group[i] = pl->prims[i].idx == UINT32_MAX ? UINT32_MAX : pl->prims[i].group;
+    if (pm_api__lods_plan(&pl->lods, s, pl->prim_group, pl->nprim_meshes) < 0) return -1;
+    if (o->quantize) plan_groups(pl);
+    if (o->compress == PM_API_COMPRESS_MESHOPT && plan_reorder(pl) < 0) return -1;
+    for (uint32_t i = 0; i < s->nprims; i++) {
+        if (pl->prims[i].idx == UINT32_MAX) continue;
+        pm_api__prim_view pv = v->prims[i];
+        if (pl->mo) {   /* the same primitive, its streams reordered */
+            pv.p = &pl->mo_prims[i];
+            pv.normals = pl->mo[i].normals;
+            pv.colors = pl->mo[i].colors;
+        }
+        plan_prim(pl, &pv, &pl->prims[i]);
     }
     bool any_props = false;
     for (uint32_t i = 0; i < s->nprops; i++) any_props |= s->props[i].count > 0;
@@ -204,25 +366,81 @@ static void plan_free(gltf_plan *pl) {
     free(pl->prop_acc);
     free(pl->prop_mesh);
     free(pl->mesh_names);
+    free(pl->groups);
+    free(pl->cbin);
+    for (uint32_t i = 0; pl->mo && i < pl->v->s->nprims; i++) pm_api__meshopt_prim_free(&pl->mo[i]);
+    free(pl->mo);
+    free(pl->mo_prims);
+    free(pl->prim_group);
+    pm_api__lods_free(&pl->lods);
+}
+
+static void put_u16(unsigned char *o, uint16_t x) { memcpy(o, &x, 2); }
+
+/* One accessor's bytes (length, padding in elements zeroed). */
+static void fill_acc(const gltf_acc *a, unsigned char *o) {
+    const float *f = a->src;
+    memset(o, 0, a->length);
+    switch (a->conv) {
+    case CONV_COPY: memcpy(o, a->src, a->length); return;
+    case CONV_INDEX:
+        if (a->ctype == GL_UNSIGNED_INT) {
+            memcpy(o, a->src, a->length);
+            return;
+        }
+        for (uint32_t k = 0; k < a->count; k++)
+            put_u16(o + 2 * k, (uint16_t)((const uint32_t *)a->src)[k]);
+        return;
+    case CONV_QPOS:
+        for (uint32_t k = 0; k < 3 * a->count; k++)
+            put_u16(o + 8 * (k / 3) + 2 * (k % 3),
+                    (uint16_t)(qpos_index(f[k]) - a->qmin[k % 3]));
+        return;
+    case CONV_QNRM:
+        for (uint32_t k = 0; k < 3 * a->count; k++) {
+            double q = nearbyint((double)f[k] * 127.0);
+            int8_t b = (int8_t)(q > 127 ? 127 : q < -127 ? -127 : q);
+            memcpy(o + 4 * (k / 3) + k % 3, &b, 1);
+        }
+        return;
+    case CONV_QUV:
+        for (uint32_t k = 0; k < 2 * a->count; k++)
+            put_u16(o + 2 * k, (uint16_t)nearbyint((double)f[k] * 65535.0));
+        return;
+    }
 }
 
 /* Writes the buffer's bytes (bin_len, padding zeroed) to dst. */
 static void plan_fill(const gltf_plan *pl, unsigned char *dst) {
     for (uint32_t i = 0; i < pl->nacc; i++) {
         const gltf_acc *a = &pl->acc[i];
-        unsigned char *o = dst + a->offset;
-        if (a->ctype == GL_UNSIGNED_SHORT) {
-            const uint32_t *src = a->src;
-            for (uint32_t k = 0; k < a->count; k++) {
-                uint16_t x = (uint16_t)src[k];
-                memcpy(o + 2 * k, &x, 2);
-            }
-        } else {
-            memcpy(o, a->src, a->length);
-        }
+        fill_acc(a, dst + a->offset);
         size_t padded = (a->length + 3) & ~(size_t)3;
-        memset(o + a->length, 0, padded - a->length);
+        memset(dst + a->offset + a->length, 0, padded - a->length);
     }
+}
+
+/* ?compress=meshopt: every view through meshoptimizer's codecs, from the
+ * uncompressed buffer raw; the streams land in pl->cbin. */
+static int plan_compress(gltf_plan *pl, const unsigned char *raw) {
+    pm_api__mo_view *mv = calloc(pl->nacc ? pl->nacc : 1, sizeof *mv);
+    if (!mv) return -1;
+    for (uint32_t i = 0; i < pl->nacc; i++) {
+        const gltf_acc *a = &pl->acc[i];
+        mv[i].triangles = a->conv == CONV_INDEX;
+        mv[i].raw = raw + a->offset;
+        mv[i].indices = a->src;
+        mv[i].count = a->count;
+        mv[i].stride = a->stride;
+        mv[i].vcount = a->vcount;
+    }
+    int r = pm_api__meshopt_pack(mv, pl->nacc, &pl->cbin, &pl->cbin_len);
+    for (uint32_t i = 0; r == 0 && i < pl->nacc; i++) {
+        pl->acc[i].coffset = mv[i].offset;
+        pl->acc[i].clength = mv[i].length;
+    }
+    free(mv);
+    return r;
 }
 
 /* ---- the JSON part ---- */
@@ -300,6 +518,7 @@ static void w_accessors(pm_api__w *w, const gltf_plan *pl) {
         pm_api__w_char(w, ',');
         w_key(w, "type");
         pm_api__w_str(w, a->type);
+        if (a->normalized) pm_api__w_lit(w, ",\"normalized\":true");
         if (a->minmax) {
             /* Exact values of the float32 data, so readers (and the
              * validator) compare equal. */
@@ -307,7 +526,7 @@ static void w_accessors(pm_api__w *w, const gltf_plan *pl) {
                 pm_api__w_lit(w, b ? ",\"max\":[" : ",\"min\":[");
                 for (int k = 0; k < 3; k++) {
                     if (k) pm_api__w_char(w, ',');
-                    pm_api__w_f64(w, (double)(b ? a->max[k] : a->min[k]));
+                    pm_api__w_f64(w, b ? a->max[k] : a->min[k]);
                 }
                 pm_api__w_char(w, ']');
             }
@@ -317,18 +536,37 @@ static void w_accessors(pm_api__w *w, const gltf_plan *pl) {
     pm_api__w_char(w, ']');
 }
 
+/* With meshopt the views' own buffer is the fallback (buffer 1, no
+ * data) and the extension object names the stream in buffer 0. */
 static void w_buffer_views(pm_api__w *w, const gltf_plan *pl) {
+    bool mo = pl->cbin != NULL;
     pm_api__w_lit(w, ",\"bufferViews\":[");
     for (uint32_t i = 0; i < pl->nacc; i++) {
         const gltf_acc *a = &pl->acc[i];
         if (i) pm_api__w_char(w, ',');
-        pm_api__w_lit(w, "{\"buffer\":0,");
+        pm_api__w_lit(w, mo ? "{\"buffer\":1," : "{\"buffer\":0,");
         w_key_u(w, "byteOffset", a->offset);
         pm_api__w_char(w, ',');
         w_key_u(w, "byteLength", a->length);
+        if (a->padded) {
+            pm_api__w_char(w, ',');
+            w_key_u(w, "byteStride", a->stride);
+        }
         if (a->target) {
             pm_api__w_char(w, ',');
             w_key_u(w, "target", (uint64_t)a->target);
+        }
+        if (mo) {
+            pm_api__w_lit(w, ",\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,");
+            w_key_u(w, "byteOffset", a->coffset);
+            pm_api__w_char(w, ',');
+            w_key_u(w, "byteLength", a->clength);
+            pm_api__w_char(w, ',');
+            w_key_u(w, "byteStride", a->stride);
+            pm_api__w_char(w, ',');
+            w_key_u(w, "count", a->count);
+            pm_api__w_lit(w, a->conv == CONV_INDEX ? ",\"mode\":\"TRIANGLES\"}}"
+                                                   : ",\"mode\":\"ATTRIBUTES\"}}");
         }
         pm_api__w_char(w, '}');
     }
@@ -390,6 +628,30 @@ static void w_meshes(pm_api__w *w, const gltf_plan *pl) {
     pm_api__w_char(w, ']');
 }
 
+/* A LOD set's node: level 0 as its children, the coarser levels' nodes
+ * (one per level group; group i is node i) in MSFT_lod.ids. */
+static void w_lod_node(pm_api__w *w, const pm_api__lods *l, const pm_api__lod_set *set) {
+    pm_api__w_char(w, '{');
+    w_key(w, "name");
+    pm_api__w_str(w, set->base);
+    pm_api__w_lit(w, ",\"children\":[");
+    for (uint32_t c = 0; c < set->nchildren; c++) {
+        if (c) pm_api__w_char(w, ',');
+        pm_api__w_u64(w, l->children[set->first_child + c]);
+    }
+    pm_api__w_lit(w, "],\"extensions\":{\"MSFT_lod\":{\"ids\":[");
+    for (uint32_t k = 0; k < set->nids; k++) {
+        if (k) pm_api__w_char(w, ',');
+        pm_api__w_u64(w, set->ids[k]);
+    }
+    pm_api__w_lit(w, "]}},\"extras\":{\"MSFT_screencoverage\":[");
+    for (uint32_t k = 0; k <= set->nids; k++) {
+        if (k) pm_api__w_char(w, ',');
+        pm_api__w_f64(w, set->coverage[k]);
+    }
+    pm_api__w_lit(w, "]}}");
+}
+
 static void w_nodes(pm_api__w *w, const gltf_plan *pl) {
     const pm_scene *s = pl->v->s;
     pm_api__w_lit(w, ",\"nodes\":[");
@@ -403,6 +665,20 @@ static void w_nodes(pm_api__w *w, const gltf_plan *pl) {
         w_key(w, "name");
         pm_api__w_str(w, pm_prim_mesh(&s->prims[i]));
         pm_api__w_char(w, ',');
+        const gltf_group *g = &pl->groups[pl->prims[i].group];
+        if (g->qpos) {   /* lattice offsets -> metres */
+            pm_api__w_lit(w, "\"translation\":[");
+            for (int k = 0; k < 3; k++) {
+                if (k) pm_api__w_char(w, ',');
+                pm_api__w_f64(w, g->qmin[k] / QPOS_SCALE);
+            }
+            pm_api__w_lit(w, "],\"scale\":[");
+            for (int k = 0; k < 3; k++) {
+                if (k) pm_api__w_char(w, ',');
+                pm_api__w_f64(w, 1.0 / QPOS_SCALE);
+            }
+            pm_api__w_lit(w, "],");
+        }
         w_key_u(w, "mesh", mesh++);
         pm_api__w_char(w, '}');
     }
@@ -424,13 +700,38 @@ static void w_nodes(pm_api__w *w, const gltf_plan *pl) {
         w_key_u(w, "SCALE", a + 2);
         pm_api__w_lit(w, "}}}}");
     }
+    for (uint32_t i = 0; i < pl->lods.nsets; i++) {
+        if (!first) pm_api__w_char(w, ',');
+        first = false;
+        w_lod_node(w, &pl->lods, &pl->lods.sets[i]);
+    }
     pm_api__w_char(w, ']');
 }
 
-static uint32_t node_count(const gltf_plan *pl) {
-    uint32_t n = pl->nprim_meshes;
+static uint32_t prop_node_count(const gltf_plan *pl) {
+    uint32_t n = 0;
     for (uint32_t i = 0; i < pl->v->s->nprops; i++) n += pl->prop_acc[i] != UINT32_MAX;
     return n;
+}
+
+static uint32_t node_count(const gltf_plan *pl) {
+    return pl->nprim_meshes + prop_node_count(pl) + pl->lods.nsets;
+}
+
+/* The scene's root nodes: every primitive mesh's node but the LOD levels
+ * (level 0 hangs under its set's node, the others only under MSFT_lod),
+ * the prop nodes, the LOD sets' nodes. */
+static void w_scene_roots(pm_api__w *w, const gltf_plan *pl) {
+    pm_api__w_lit(w, ",\"nodes\":[");
+    bool first = true;
+    uint32_t n = node_count(pl);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i < pl->nprim_meshes && pl->lods.role[i] != PM_API__LOD_ROOT) continue;
+        if (!first) pm_api__w_char(w, ',');
+        first = false;
+        pm_api__w_u64(w, i);
+    }
+    pm_api__w_char(w, ']');
 }
 
 static void w_scene(pm_api__w *w, const gltf_plan *pl, const pm_api_generator *gen,
@@ -440,22 +741,17 @@ static void w_scene(pm_api__w *w, const gltf_plan *pl, const pm_api_generator *g
     pm_api__w_lit(w, ",\"scene\":0,\"scenes\":[{");
     w_key(w, "name");
     pm_api__w_str(w, gen->name);
-    if (nodes) {
-        pm_api__w_lit(w, ",\"nodes\":[");
-        for (uint32_t i = 0; i < nodes; i++) {
-            if (i) pm_api__w_char(w, ',');
-            pm_api__w_u64(w, i);
-        }
-        pm_api__w_char(w, ']');
-    }
+    if (nodes) w_scene_roots(w, pl);
     pm_api__w_lit(w, ",\"extras\":{\"generator\":");
     pm_api__w_str(w, gen->name);
     pm_api__w_lit(w, ",\"version\":");
     pm_api__w_str(w, gen->version);
     pm_api__w_lit(w, ",\"key\":");
     pm_api__w_str(w, key_hex ? key_hex : "");
-    pm_api__w_lit(w, ",\"metadata\":");
-    pm_api__w_meta(w, s->meta);
+    if (pl->o->metadata != PM_API_META_NONE) {
+        pm_api__w_lit(w, ",\"metadata\":");
+        pm_api__w_meta_mode(w, s->meta, gen, pl->o->metadata);
+    }
     pm_api__w_lit(w, ",\"stats\":{\"vertices\":");
     pm_api__w_u64(w, pm_scene_vertex_count(s));
     pm_api__w_lit(w, ",\"triangles\":");
@@ -464,28 +760,57 @@ static void w_scene(pm_api__w *w, const gltf_plan *pl, const pm_api_generator *g
     if (nodes) w_nodes(w, pl);
 }
 
-/* Everything but the buffer's data; for .gltf, bin (bin_len bytes) is
- * embedded as a data URI. */
+/* extensionsUsed, and extensionsRequired for the ones a reader cannot
+ * ignore (compressed views, integer vertex attributes). */
+static void w_extensions(pm_api__w *w, const gltf_plan *pl) {
+    const char *used[4];
+    int n = 0, req = 0;
+    if (pl->cbin) used[n++] = "EXT_meshopt_compression";
+    if (pl->quantized) used[n++] = "KHR_mesh_quantization";
+    req = n;
+    if (pl->nmarkers) used[n++] = "EXT_mesh_gpu_instancing";
+    if (pl->lods.nsets) used[n++] = "MSFT_lod";
+    for (int list = 0; list < 2; list++) {
+        int m = list ? req : n;
+        if (!m) continue;
+        pm_api__w_lit(w, list ? ",\"extensionsRequired\":[" : ",\"extensionsUsed\":[");
+        for (int i = 0; i < m; i++) {
+            if (i) pm_api__w_char(w, ',');
+            pm_api__w_str(w, used[i]);
+        }
+        pm_api__w_char(w, ']');
+    }
+}
+
+/* Everything but the buffer's data; for .gltf, bin (the buffer's bytes:
+ * compressed with meshopt) is embedded as a data URI. */
 static void w_gltf_json(pm_api__w *w, const gltf_plan *pl, const pm_api_generator *gen,
                         const char *key_hex, const unsigned char *bin) {
     pm_api__w_lit(w, "{\"asset\":{\"version\":\"2.0\",\"generator\":");
     pm_api__w_str(w, "procmesh " PM_VERSION);
     pm_api__w_char(w, '}');
-    if (pl->nmarkers) pm_api__w_lit(w, ",\"extensionsUsed\":[\"EXT_mesh_gpu_instancing\"]");
+    w_extensions(w, pl);
     w_scene(w, pl, gen, key_hex);
     if (pl->nprim_meshes + pl->nmarkers) w_meshes(w, pl);
     if (pl->nmat) w_materials(w, pl);
     if (pl->nacc) {
         w_accessors(w, pl);
         w_buffer_views(w, pl);
+        size_t len = pl->cbin ? pl->cbin_len : pl->bin_len;
         pm_api__w_lit(w, ",\"buffers\":[{");
-        w_key_u(w, "byteLength", pl->bin_len);
+        w_key_u(w, "byteLength", len);
         if (bin) {
             pm_api__w_lit(w, ",\"uri\":\"data:application/octet-stream;base64,");
-            pm_api__w_base64(w, bin, pl->bin_len);
+            pm_api__w_base64(w, bin, len);
             pm_api__w_char(w, '"');
         }
-        pm_api__w_lit(w, "}]");
+        pm_api__w_char(w, '}');
+        if (pl->cbin) {   /* the fallback: the uncompressed layout, no data */
+            pm_api__w_lit(w, ",{");
+            w_key_u(w, "byteLength", pl->bin_len);
+            pm_api__w_lit(w, ",\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}");
+        }
+        pm_api__w_char(w, ']');
     }
     pm_api__w_char(w, '}');
 }
@@ -498,7 +823,8 @@ static void put_u32(unsigned char *o, uint32_t v) {
  * 4-byte aligned; omitted when there is none). */
 static int glb_assemble(const pm_api__w *json, const gltf_plan *pl, pm_api_buf *out) {
     size_t jlen = (json->len + 3) & ~(size_t)3;
-    size_t total = 12 + 8 + jlen + (pl->bin_len ? 8 + pl->bin_len : 0);
+    size_t blen = pl->cbin ? pl->cbin_len : pl->bin_len;
+    size_t total = 12 + 8 + jlen + (blen ? 8 + blen : 0);
     if (total > UINT32_MAX) return -1;
     unsigned char *o = malloc(total);
     if (!o) return -1;
@@ -509,11 +835,12 @@ static int glb_assemble(const pm_api__w *json, const gltf_plan *pl, pm_api_buf *
     put_u32(o + 16, 0x4E4F534A);      /* "JSON" */
     memcpy(o + 20, json->data, json->len);
     memset(o + 20 + json->len, ' ', jlen - json->len);
-    if (pl->bin_len) {
+    if (blen) {
         unsigned char *b = o + 20 + jlen;
-        put_u32(b, (uint32_t)pl->bin_len);
+        put_u32(b, (uint32_t)blen);
         put_u32(b + 4, 0x004E4942);   /* "BIN\0" */
-        plan_fill(pl, b + 8);
+        if (pl->cbin) memcpy(b + 8, pl->cbin, blen);
+        else plan_fill(pl, b + 8);
     }
     out->data = o;
     out->len = total;
@@ -521,23 +848,26 @@ static int glb_assemble(const pm_api__w *json, const gltf_plan *pl, pm_api_buf *
 }
 
 int pm_api__encode_gltf(const pm_api__view *v, const pm_api_generator *gen,
-                        const char *key_hex, bool glb, pm_api_buf *out) {
+                        const char *key_hex, const pm_api_output *o, pm_api_buf *out) {
+    bool glb = o->format == PM_API_FMT_GLB;
     marker mk;
     marker_build(&mk);
     gltf_plan pl;
     int r = -1;
     unsigned char *bin = NULL;
     pm_api__w w = {0};
-    if (plan_build(&pl, v, &mk) < 0) goto done;
+    if (plan_build(&pl, v, o, &mk) < 0) goto done;
     size_t estimate = 4096 + 400 * (size_t)(pl.nacc + v->s->nprims + v->s->nprops);
-    if (!glb) {
+    bool mo = o->compress == PM_API_COMPRESS_MESHOPT && pl.nacc;
+    if (!glb || mo) {
         bin = malloc(pl.bin_len ? pl.bin_len : 1);
         if (!bin) goto done;
         plan_fill(&pl, bin);
-        estimate += (pl.bin_len + 2) / 3 * 4;
+        if (mo && plan_compress(&pl, bin) < 0) goto done;
+        estimate += ((mo ? pl.cbin_len : pl.bin_len) + 2) / 3 * 4;
     }
     pm_api__w_init(&w, estimate);
-    w_gltf_json(&w, &pl, gen, key_hex, bin);
+    w_gltf_json(&w, &pl, gen, key_hex, glb ? NULL : mo ? pl.cbin : bin);
     if (w.oom) goto done;
     if (glb) {
         r = glb_assemble(&w, &pl, out);

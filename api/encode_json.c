@@ -78,7 +78,7 @@ static void pm_api__json_props(pm_api__w *w, const pm_props *pr) {
 }
 
 int pm_api__encode_json(const pm_api__view *v, const pm_api_generator *gen,
-                        const char *key_hex, pm_api_buf *out) {
+                        const char *key_hex, pm_api_metadata meta, pm_api_buf *out) {
     const pm_scene *s = v->s;
     pm_api__w w;
     pm_api__w_init(&w, pm_api__json_estimate(s));
@@ -106,9 +106,11 @@ int pm_api__encode_json(const pm_api__view *v, const pm_api_generator *gen,
         pm_api__json_props(&w, &s->props[i]);
     }
     pm_api__w_lit(&w, "],");
-    pm_api__json_key(&w, "metadata");
-    pm_api__w_meta(&w, s->meta);
-    pm_api__w_char(&w, ',');
+    if (meta != PM_API_META_NONE) {
+        pm_api__json_key(&w, "metadata");
+        pm_api__w_meta_mode(&w, s->meta, gen, meta);
+        pm_api__w_char(&w, ',');
+    }
     pm_api__json_key(&w, "stats");
     pm_api__w_lit(&w, "{\"vertices\":");
     pm_api__w_u64(&w, pm_scene_vertex_count(s));

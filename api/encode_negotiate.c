@@ -86,7 +86,7 @@ int pm_api_negotiate(const char *query_format, const char *accept, pm_api_format
     *out = PM_API_FMT_JSON;
     if (query_format) {
         for (int f = 0; f < PM_API__NFMT; f++) {
-            if (strcasecmp(query_format, pm_api__names[f]) == 0) {
+            if (strcmp(query_format, pm_api__names[f]) == 0) {   /* exact: the enum is lowercase */
                 *out = (pm_api_format)f;
                 return 0;
             }

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pm/scene.h"
+#include "scene/scene.h"
 #include "pm_api/encode.h"
 
 typedef struct pm_api__w {
@@ -44,6 +44,11 @@ void pm_api__w_u32s(pm_api__w *w, const uint32_t *v, size_t n);
 void pm_api__w_f64(pm_api__w *w, double d);
 /* Metadata as JSON, object keys in insertion order. */
 void pm_api__w_meta(pm_api__w *w, const pm_meta *m);
+/* Metadata in a ?metadata= mode: full writes it all (pm_api__w_meta);
+ * summary leaves out gen->summary_omit and adds "omitted" (path -> elements
+ * left out). NONE is the caller's business (it writes no member). */
+void pm_api__w_meta_mode(pm_api__w *w, const pm_meta *m, const pm_api_generator *gen,
+                         pm_api_metadata mode);
 /* Standard base64 (RFC 4648, with padding). */
 void pm_api__w_base64(pm_api__w *w, const unsigned char *b, size_t n);
 
@@ -70,7 +75,7 @@ void pm_api__view_free(pm_api__view *v);
 
 /* The format encoders, over a checked view. 0 or -1 (out of memory). */
 int pm_api__encode_json(const pm_api__view *v, const pm_api_generator *gen,
-                        const char *key_hex, pm_api_buf *out);
+                        const char *key_hex, pm_api_metadata meta, pm_api_buf *out);
 int pm_api__encode_gltf(const pm_api__view *v, const pm_api_generator *gen,
-                        const char *key_hex, bool glb, pm_api_buf *out);
+                        const char *key_hex, const pm_api_output *o, pm_api_buf *out);
 #endif

@@ -47,6 +47,12 @@ static int pm_api__hash_canonical(XXH3_state_t *st, const json_t *canonical) {
 
 pm_api_key pm_api_cache_key(const pm_api_generator *gen, const json_t *canonical,
                             pm_api_format f) {
+    pm_api_output o = pm_api_output_default(f);
+    return pm_api_cache_key_output(gen, canonical, &o);
+}
+
+pm_api_key pm_api_cache_key_output(const pm_api_generator *gen, const json_t *canonical,
+                                   const pm_api_output *o) {
     pm_api_key k = {0, 0};
     XXH3_state_t st;
     XXH3_INITSTATE(&st);
@@ -57,7 +63,16 @@ pm_api_key pm_api_cache_key(const pm_api_generator *gen, const json_t *canonical
     pm_api__hash_str(&st, gen->version);
     pm_api__hash_str(&st, gen->path);
     if (pm_api__hash_canonical(&st, canonical) < 0) return k;
-    pm_api__hash_str(&st, pm_api_format_name(f));
+    pm_api__hash_str(&st, pm_api_format_name(o->format));
+    /* The default options add nothing, so keys from before the options
+     * existed stay valid; any other choice adds one more framed part. */
+    uint32_t code = pm_api_output_code(o);
+    if (code != (uint32_t)o->format) {
+        char opt[64];
+        snprintf(opt, sizeof opt, "compress=%d;quantize=%d;metadata=%d", (int)o->compress,
+                 (int)o->quantize, (int)o->metadata);
+        pm_api__hash_str(&st, opt);
+    }
     XXH128_hash_t h = XXH3_128bits_digest(&st);
     k.hi = h.high64;
     k.lo = h.low64;

@@ -9,6 +9,7 @@
 
 #include "json_fast.h"
 #include "pm_api/bulk.h"
+#include "pm_api/encode.h"
 
 /* Reals up to this magnitude are exactly integral doubles; past it an
  * integer spelled as a real may already have lost digits. */
@@ -697,7 +698,7 @@ json_t *pm_api_query_doc(const pm_api_qparam *table, size_t nt, const pm_api_que
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(q[i].key, "format") == 0) continue;
+        if (pm_api_output_param(q[i].key)) continue;   /* the service reads these */
         char ptr[PM_API_POINTER_MAX];
         pm_api_pointer_join(ptr, sizeof ptr, "", q[i].key);
         const pm_api_qparam *e = NULL;

@@ -1,11 +1,11 @@
 /* POST /v1/dungeons and GET /v1/dungeons?seed=…: request parsing,
- * validation and the run of the dungeon generator (core/src/dungeon*.c). */
+ * validation and the run of the dungeon generator (core/dungeon/). */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
-#include "pm/dungeon.h"
-#include "pm/result.h"
+#include "dungeon/dungeon.h"
+#include "scene/result.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
 
@@ -269,6 +269,9 @@ static int pm_dg_generate(const void *params, const pm_api_limits *lim, pm_arena
     return 0;
 }
 
+/* ?metadata=summary leaves out the cells of every corridor (rooms, edges, doors and shafts stay). */
+static const char *const dungeon_summary_omit[] = {"corridors[].cells", NULL};
+
 const pm_api_generator pm_api_gen_dungeon = {
     .name = "dungeon",
     .version = "1.0.0",
@@ -276,4 +279,5 @@ const pm_api_generator pm_api_gen_dungeon = {
     .parse = pm_dg_parse,
     .from_query = pm_dg_from_query,
     .generate = pm_dg_generate,
+    .summary_omit = dungeon_summary_omit,
 };

@@ -1,8 +1,8 @@
 /* POST /v1/grids and GET /v1/grids?seed=…&size=…: organic quad grids. */
 #include <string.h>
 
-#include "pm/grid.h"
-#include "pm/result.h"
+#include "grid/grid.h"
+#include "scene/result.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
 
@@ -121,6 +121,9 @@ static int grid_generate(const void *params, const pm_api_limits *lim, pm_arena 
     }
 }
 
+/* ?metadata=summary leaves out the per-quad and per-vertex arrays (counts and quality stay). */
+static const char *const grid_summary_omit[] = {"quads", "neighbors", "boundary", NULL};
+
 const pm_api_generator pm_api_gen_grid = {
     .name = "grid",
     .version = "1.0.0",
@@ -128,4 +131,5 @@ const pm_api_generator pm_api_gen_grid = {
     .parse = grid_parse,
     .from_query = grid_from_query,
     .generate = grid_generate,
+    .summary_omit = grid_summary_omit,
 };

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pm/junction.h"
-#include "pm/result.h"
+#include "junction/junction.h"
+#include "scene/result.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
 
@@ -285,6 +285,9 @@ static int pm_api__junction_generate(const void *params, const pm_api_limits *li
     return 0;
 }
 
+/* ?metadata=summary leaves out the asphalt contour points (arms, mouths, corners, warnings stay). */
+static const char *const junction_summary_omit[] = {"contour", NULL};
+
 const pm_api_generator pm_api_gen_junction = {
     .name = "junction",
     .version = "1.1.0",
@@ -292,4 +295,5 @@ const pm_api_generator pm_api_gen_junction = {
     .parse = pm_api__junction_parse,
     .from_query = NULL,
     .generate = pm_api__junction_generate,
+    .summary_omit = junction_summary_omit,
 };

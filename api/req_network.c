@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/junction.h"
-#include "pm/network.h"
-#include "pm/result.h"
+#include "junction/junction.h"
+#include "network/network.h"
+#include "scene/result.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
 
@@ -499,6 +499,9 @@ static int pm__network_generate(const void *params, const pm_api_limits *lim, pm
     }
 }
 
+/* ?metadata=summary leaves out each junction's mouths and corners (seams, ids, edges, roads, warnings stay). */
+static const char *const network_summary_omit[] = {"nodes[].mouths", "nodes[].corners", NULL};
+
 const pm_api_generator pm_api_gen_network = {
     .name = "network",
     .version = "1.1.0",
@@ -506,4 +509,5 @@ const pm_api_generator pm_api_gen_network = {
     .parse = pm__network_parse,
     .from_query = NULL,
     .generate = pm__network_generate,
+    .summary_omit = network_summary_omit,
 };

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pm/result.h"
-#include "pm/road.h"
+#include "scene/result.h"
+#include "road/road.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
 
@@ -312,11 +312,15 @@ static int pm__road_generate(const void *params, const pm_api_limits *lim, pm_ar
     }
 }
 
+/* ?metadata=summary leaves out the flattened terrain heights (lengths, lods, props, warnings stay). */
+static const char *const road_summary_omit[] = {"terrain.heights", NULL};
+
 const pm_api_generator pm_api_gen_road = {
     .name = "road",
-    .version = "1.0.0",
+    .version = "1.1.0",   /* 1.1.0: LOD levels as one MSFT_lod node in glTF */
     .path = "/v1/roads",
     .parse = pm__road_parse,
     .from_query = NULL,
     .generate = pm__road_generate,
+    .summary_omit = road_summary_omit,
 };

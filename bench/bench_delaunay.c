@@ -3,8 +3,9 @@
  *   bench_delaunay gen N FILE [SEED] write N uniform points in [0, 1000)^2 to FILE
  *                                    (2N little-endian doubles x, y), the input
  *                                    bench/delaunator.sh gives both sides
- *   bench_delaunay time FILE [RUNS]  triangulate FILE's points RUNS times (default 7);
- *                                    prints "median_ms min_ms triangles hull cpu_ms"
+ *   bench_delaunay time FILE         triangulate FILE's points PM_WARMUP times untimed,
+ *                                    then PM_RUNS times (bench/compare.sh); prints
+ *                                    "median_ms min_ms triangles hull cpu_ms"
  * Wall-clock figures are medians and minima; cpu_ms is the median process
  * CPU time per run, steadier than wall time on a shared machine. */
 #include <math.h>
@@ -13,9 +14,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "pm/delaunay.h"
-#include "pm/result.h"
-#include "pm/rng.h"
+#include "geom/delaunay.h"
+#include "scene/result.h"
+#include "scene/rng.h"
 #include "pm_bench.h"
 
 static double *uniform(uint32_t n, uint64_t seed) {
@@ -84,6 +85,8 @@ static int time_file(const char *file, int runs) {
     fclose(f);
     double med, best, cpu;
     pm_delaunay d;
+    if (pm_bench_warmup() > 0 && time_runs(p, n, pm_bench_warmup(), &med, &best, &cpu, &d) < 0)
+        return 1;
     if (time_runs(p, n, runs, &med, &best, &cpu, &d) < 0) return 1;
     printf("%.2f %.2f %u %u %.2f\n", med, best, d.ntriangles, d.nhull, cpu);
     free(p);
@@ -115,8 +118,8 @@ int main(int argc, char **argv) {
     if (argc >= 4 && strcmp(argv[1], "gen") == 0)
         return gen((uint32_t)strtoul(argv[2], NULL, 10), argv[3], argc > 4 ? strtoull(argv[4], NULL, 10) : 1);
     if (argc >= 3 && strcmp(argv[1], "time") == 0)
-        return time_file(argv[2], argc > 3 ? atoi(argv[3]) : 7);
+        return time_file(argv[2], pm_bench_runs());
     if (argc == 1) return growth();
-    fprintf(stderr, "usage: bench_delaunay [gen N FILE [SEED] | time FILE [RUNS]]\n");
+    fprintf(stderr, "usage: bench_delaunay [gen N FILE [SEED] | time FILE]\n");
     return 2;
 }

@@ -1,13 +1,13 @@
 /* Dungeon benchmark.
  *   bench_dungeon            the three sections below
- *   bench_dungeon --peer N   only section 2, N maps, last line "ms_per_map X"
+ *   bench_dungeon --time layout|full N   bench/dungeon_vs_rot.sh's side (median ms per map)
  * 1. Invariants (tests/support/pm_test_dungeon.h) over 10,000 seeds with
  *    mixed parameters, and the time per dungeon (layout + mesh).
  * 2. The rot.js comparison set-up: extent 200 x 200, 170 rooms of 5..11
  *    cells (rot's default 3..9 interior plus walls), spacing 1.
- * Times are CPU time per map: the machine is shared, and the peer
- * (bench/rot_uniform.mjs) measures CPU time as well.
- *    bench/dungeon_vs_rot.sh runs rot.js's ROT.Map.Uniform beside it.
+ * Times are wall-clock per map, as the peer (bench/rot_uniform.mjs)
+ * measures; bench/dungeon_vs_rot.sh runs rot.js's ROT.Map.Uniform beside
+ * it, pinned to one CPU.
  * 3. Growth from 50 to 800 rooms at that density. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +17,8 @@
 
 #include "../tests/support/pm_test_dungeon.h"
 #include "pm_bench.h"
-#include "pm/dungeon.h"
-#include "pm/result.h"
+#include "dungeon/dungeon.h"
+#include "scene/result.h"
 
 /* Counts 2..120, extents 24..200, 1..4 floors, sizes 3..17, spacing 1..4. */
 static const pm_tdg_mix mix = {.stream = 0xBE7C4, .max_count = 120, .max_extent = 200, .max_floors = 4,
@@ -89,9 +89,9 @@ static double timed(uint32_t n, int maps, bool mesh, int *bad, double *rooms_ok,
         pm_dungeon_layout l;
         pm_dungeon_failure f;
         pm_scene *s = NULL;
-        double t0 = pm_bench_cpu_ms();
+        double t0 = pm_bench_wall_ms();
         int r = mesh ? pm_dungeon_generate(a, &p, NULL, &s, &l, &f) : pm_dungeon_layout_build(a, &p, NULL, &l, &f);
-        total += pm_bench_cpu_ms() - t0;
+        total += pm_bench_wall_ms() - t0;
         char err[256];
         if (r != 0) {
             (*bad)++;
@@ -117,7 +117,21 @@ static int peer(int maps) {
     printf("procmesh 200x200, 170 rooms: %d maps, %.3f ms layout, %.3f ms layout+mesh, %.0f triangles, "
            "%d with corridors through rooms or errors\n",
            maps, layout, full, tris, bad);
-    printf("ms_per_map %.4f\n", layout);
+    return bad;
+}
+
+/* `bench_dungeon --time layout|full MAPS`: bench/dungeon_vs_rot.sh's side,
+ * timed like rot_uniform.mjs: PM_WARMUP untimed runs, then the median of
+ * PM_RUNS runs, each the wall-clock mean over MAPS seeded maps (the
+ * generator call alone: the invariant check after it is not timed). */
+static int time_mode(const char *mode, int maps) {
+    bool mesh = strcmp(mode, "full") == 0;
+    int bad = 0, runs = pm_bench_runs();
+    double rooms, tris, *ms = malloc((size_t)runs * sizeof *ms);
+    for (int w = 0; w < pm_bench_warmup(); w++) timed(170, maps, mesh, &bad, &rooms, &tris);
+    for (int r = 0; r < runs; r++) ms[r] = timed(170, maps, mesh, &bad, &rooms, &tris);
+    printf("%.4f ms per map (%s, %.1f rooms)\n", pm_bench_median(ms, runs), mode, rooms);
+    free(ms);
     return bad;
 }
 
@@ -138,7 +152,7 @@ static int growth(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc == 3 && strcmp(argv[1], "--peer") == 0) return peer(atoi(argv[2])) ? 1 : 0;
+    if (argc == 4 && strcmp(argv[1], "--time") == 0) return time_mode(argv[2], atoi(argv[3])) ? 1 : 0;
     int bad = invariants(10000);
     bad += peer(200);
     bad += growth();

@@ -22,9 +22,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "pm/arena.h"
-#include "pm/earclip.h"
-#include "pm/rng.h"
+#include "scene/arena.h"
+#include "geom/earclip.h"
+#include "scene/rng.h"
+#include "pm_bench.h"
 
 typedef struct polyset {
     char name[64];
@@ -245,16 +246,18 @@ static int run_once(const polyset *s, uint32_t *out) {
     return bad;
 }
 
-/* Milliseconds per polygon: the best of 7 rounds, each the mean over at
- * least 0.1 s of repetitions (the best round is the least disturbed by other
- * load on a shared machine; earcut.sh uses the same rule). */
+/* Milliseconds per polygon: PM_WARMUP untimed passes over the set, then
+ * the median of PM_RUNS rounds, each the mean over at least 0.1 s of
+ * repetitions (earcut.sh times earcut by the same rule). */
 static double time_set(const polyset *s, int *bad) {
     size_t maxn = 0;
     for (size_t k = 0; k < s->count; k++) maxn = s->n[k] > maxn ? s->n[k] : maxn;
     uint32_t *out = xmalloc(pm_earclip_bound(maxn) * sizeof *out);
-    *bad = run_once(s, out); /* warm-up and validation */
-    double best = INFINITY;
-    for (int round = 0; round < 7; round++) {
+    *bad = run_once(s, out); /* validation */
+    for (int w = 1; w < pm_bench_warmup(); w++) run_once(s, out);
+    int runs = pm_bench_runs();
+    double *ms = xmalloc((size_t)runs * sizeof *ms);
+    for (int round = 0; round < runs; round++) {
         size_t reps = 0;
         double t0 = now_s(), t;
         do {
@@ -262,11 +265,12 @@ static double time_set(const polyset *s, int *bad) {
             reps++;
             t = now_s() - t0;
         } while (t < 0.1);
-        double ms = 1e3 * t / (double)(reps * s->count);
-        if (ms < best) best = ms;
+        ms[round] = 1e3 * t / (double)(reps * s->count);
     }
+    double med = pm_bench_median(ms, runs);
+    free(ms);
     free(out);
-    return best;
+    return med;
 }
 
 static void bench_set(const char *dir, const polyset *s) {
@@ -321,9 +325,9 @@ static void clear_dir(const char *dir) {
     closedir(d);
 }
 
-/* `bench_earclip --time FILE`: prints the best-of-7 milliseconds per
- * polygon for one written set, so earcut.sh can alternate the two
- * implementations on a machine whose load changes from second to second. */
+/* `bench_earclip --time FILE`: prints the median milliseconds per polygon
+ * for one written set, so earcut.sh can interleave the two implementations
+ * (bench/compare.sh). */
 static int time_file(const char *file) {
     polyset s;
     if (load_set(file, "set", &s) < 0) {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pm/scene.h"
+#include "scene/scene.h"
 #include "pm_api/encode.h"
 
 static const pm_api_generator gen = {.name = "bench", .version = "1", .path = "/bench"};

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "pm/grid.h"
-#include "pm/result.h"
+#include "grid/grid.h"
+#include "scene/result.h"
 #include "pm_api/encode.h"
 #include "pm_bench.h"
 

@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "../tests/support/pm_test_junction.h"
-#include "pm/junction.h"
+#include "junction/junction.h"
 #include "pm_api/encode.h"
 #include "pm_api/generator.h"
 #include "pm_api/key.h"

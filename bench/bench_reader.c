@@ -14,7 +14,7 @@
 
 #include "pm_bench.h"
 
-#include "pm/arena.h"
+#include "scene/arena.h"
 #include "pm_api/generator.h"
 #include "pm_api/key.h"
 #include "pm_api/reader.h"

@@ -14,9 +14,9 @@
 
 #include "pm_bench.h"
 
-#include "pm/arena.h"
-#include "pm/rng.h"
-#include "pm/road.h"
+#include "scene/arena.h"
+#include "scene/rng.h"
+#include "road/road.h"
 #include "pm_api/encode.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"

@@ -33,6 +33,20 @@ static inline int pm_bench_cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* PM_WARMUP and PM_RUNS (bench/compare.sh): the untimed runs before the
+ * timed ones, and the timed runs a median is taken of; the same numbers
+ * are given to the peer, so both sides are measured alike. */
+static inline int pm_bench_env_int(const char *name, int def) {
+    const char *v = getenv(name);
+    int n = v ? atoi(v) : def;
+    return n < 0 ? def : n;
+}
+static inline int pm_bench_warmup(void) { return pm_bench_env_int("PM_WARMUP", 2); }
+static inline int pm_bench_runs(void) {
+    int n = pm_bench_env_int("PM_RUNS", 5);
+    return n < 1 ? 1 : n;
+}
+
 /* The median of v[0..n) (sorts v in place); n > 0. */
 static inline double pm_bench_median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, pm_bench_cmp_double);

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "pm/arena.h"
-#include "pm/scene.h"
+#include "scene/arena.h"
+#include "scene/scene.h"
 #include "pm_api/encode.h"
 #include "pm_api/generator.h"
 #include "pm_api/key.h"

@@ -1,13 +1,30 @@
 // The peer of bench/bench_dungeon.c: rot.js ROT.Map.Uniform on a 200 x 200
-// map, seeded, with its timeLimit raised so no run is cut short. Counts the
-// maps where a corridor cell lies inside a room's interior.
-//   node bench/rot_uniform.mjs <node_dir> <maps> [dug_percentage]
+// map, seeded, with its timeLimit raised so no run is cut short.
+//   node bench/rot_uniform.mjs <node_dir> time layout|full <maps>
+//     timed like bench_dungeon --time: PM_WARMUP untimed runs, then the
+//     median of PM_RUNS runs, each the wall-clock mean over <maps> maps.
+//     layout: create() alone (rooms and corridors); full: create() with a
+//     callback that fills the 200 x 200 cell grid, the map a game uses.
+//   node bench/rot_uniform.mjs <node_dir> quality <maps>
+//     counts the maps where a corridor cell lies inside a room.
 import { createRequire } from "node:module";
 import path from "node:path";
-const [nodeDir, mapsArg, dugArg] = process.argv.slice(2);
+const [nodeDir, what, a, b] = process.argv.slice(2);
 const require = createRequire(path.resolve(nodeDir, "package.json"));
 const ROT = require("rot-js");
-const maps = Number(mapsArg || 200), dug = Number(dugArg || 0.105);
+const DUG = 0.1015;   // about 170 rooms per map, as bench_dungeon's set-up
+
+function build(seed, fill) {
+  ROT.RNG.setSeed(seed);
+  const map = new ROT.Map.Uniform(200, 200, { roomDugPercentage: DUG, timeLimit: 1e9 });
+  if (fill) {
+    const cells = new Uint8Array(200 * 200);
+    map.create((x, y, v) => { cells[y * 200 + x] = v; });
+  } else {
+    map.create();
+  }
+  return map;
+}
 
 function corridorCells(c) {
   const cells = [];
@@ -21,29 +38,38 @@ function corridorCells(c) {
   return cells;
 }
 
-let total = 0, rooms = 0, overlapping = 0, corridorsThrough = 0, corridors = 0;
-for (let k = 0; k < maps; k++) {
-  ROT.RNG.setSeed(k + 1);
-  const t0 = process.cpuUsage();
-  const map = new ROT.Map.Uniform(200, 200, { roomDugPercentage: dug, timeLimit: 1e9 });
-  map.create();
-  const dt = process.cpuUsage(t0);   // CPU time, as bench_dungeon measures
-  total += (dt.user + dt.system) / 1e3;
-  const rs = map.getRooms();
-  rooms += rs.length;
-  let bad = false;
-  for (const c of map.getCorridors()) {
-    corridors++;
-    let through = false;
-    for (const [x, y] of corridorCells(c))
-      for (const r of rs)
-        if (x >= r.getLeft() && x <= r.getRight() && y >= r.getTop() && y <= r.getBottom()) through = true;
-    if (through) { corridorsThrough++; bad = true; }
+if (what === "time") {
+  const fill = a === "full", maps = Number(b || 20);
+  const warmup = Number(process.env.PM_WARMUP ?? 2), runs = Math.max(1, Number(process.env.PM_RUNS ?? 5));
+  const run = () => { for (let k = 0; k < maps; k++) build(k + 1, fill); };
+  for (let w = 0; w < warmup; w++) run();
+  const ms = [];
+  for (let r = 0; r < runs; r++) {
+    const t0 = process.hrtime.bigint();
+    run();
+    ms.push(Number(process.hrtime.bigint() - t0) / 1e6 / maps);
   }
-  if (bad) overlapping++;
+  ms.sort((x, y) => x - y);
+  console.log(`${ms[runs >> 1].toFixed(4)} ms per map (${a})`);
+} else {
+  const maps = Number(a || 100);
+  let rooms = 0, overlapping = 0, corridorsThrough = 0, corridors = 0;
+  for (let k = 0; k < maps; k++) {
+    const map = build(k + 1, false);
+    const rs = map.getRooms();
+    rooms += rs.length;
+    let bad = false;
+    for (const c of map.getCorridors()) {
+      corridors++;
+      let through = false;
+      for (const [x, y] of corridorCells(c))
+        for (const r of rs)
+          if (x >= r.getLeft() && x <= r.getRight() && y >= r.getTop() && y <= r.getBottom()) through = true;
+      if (through) { corridorsThrough++; bad = true; }
+    }
+    if (bad) overlapping++;
+  }
+  console.log(`rot.js Uniform 200x200: ${maps} maps, ${(rooms / maps).toFixed(1)} rooms per map, ` +
+    `${overlapping} maps (${(100 * overlapping / maps).toFixed(1)}%) with corridors through rooms ` +
+    `(${corridorsThrough} of ${corridors} corridors)`);
 }
-console.log(`rot.js Uniform 200x200: ${maps} maps, ${(rooms / maps).toFixed(1)} rooms per map, ` +
-  `${(total / maps).toFixed(3)} ms per map, ${overlapping} maps (${(100 * overlapping / maps).toFixed(1)}%) ` +
-  `with corridors through rooms (${corridorsThrough} of ${corridors} corridors)`);
-console.log(`rot_ms_per_map ${(total / maps).toFixed(4)}`);
-console.log(`rot_rooms_per_map ${(rooms / maps).toFixed(1)}`);

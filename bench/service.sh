@@ -41,19 +41,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
+. "$HERE/lib/procmesh.bash"
+
 # Starts procmesh on a free port; sets PM_PID and PM_PORT.
 start_procmesh() {
-  local log=$TMP/procmesh-$RANDOM.log
-  "$BIN" --bind 127.0.0.1 --port 0 --threads $THREADS "$@" 2>"$log" &
-  PM_PID=$!
+  pm_bench_start_procmesh "$BIN" "$TMP/procmesh-$RANDOM.log" --threads $THREADS "$@"
   PIDS+=($PM_PID)
-  PM_PORT=
-  for _ in $(seq 200); do
-    PM_PORT=$(grep -o '"msg":"listening","port":[0-9]*' "$log" | grep -o '[0-9]*$')
-    [ -n "$PM_PORT" ] && break
-    sleep 0.05
-  done
-  [ -n "$PM_PORT" ] || { echo "procmesh did not start:"; cat "$log"; exit 1; }
 }
 
 stop_procmesh() {

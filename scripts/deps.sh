@@ -9,14 +9,16 @@ what=${1:-build}
 pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcglm-dev
       uuid-dev libcriterion-dev libmeshoptimizer-dev libxxhash-dev libcurl4-openssl-dev
       libhiredis-dev curl ca-certificates)
+# npm brings the pinned three.js that the playground page (at /) embeds.
+# Node.js may come from elsewhere (NodeSource ships npm inside nodejs, and
+# Debian's npm conflicts with it): only ask for what is absent.
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 if [ "$what" != build ]; then
-  pkgs+=(redis-server nginx-light procps python3-yaml)
-  # Node.js may come from elsewhere (NodeSource ships npm inside nodejs, and
-  # Debian's npm conflicts with it): only ask for what is absent.
-  command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
-  command -v npm >/dev/null 2>&1 || pkgs+=(npm)
+  # chromium: the playground test (tests/browser) and tools/render.sh.
+  pkgs+=(redis-server nginx-light procps python3-yaml chromium)
 fi
-[ "$what" = bench ] && pkgs+=(wrk hyperfine nginx-light)
+[ "$what" = bench ] && pkgs+=(wrk hyperfine nginx-light sumo)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

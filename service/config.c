@@ -276,6 +276,7 @@ int pm_svc_config_load(pm_svc_config *c, int argc, char *const *argv, char *cons
 void pm_svc_config_usage(FILE *out) {
     fprintf(out,
             "usage: procmesh [--flag value | --flag=value]...\n"
+            "       procmesh generate ROUTE [options] < request.json   (no server; generate --help)\n"
             "procmesh %s: procedural meshes (glTF, GLB, JSON) over HTTP.\n"
             "Every flag also reads its PROCMESH_* environment variable; flags win.\n\n",
             PM_VERSION);

@@ -1,11 +1,13 @@
 /* procmesh: the HTTP service. Reads the configuration, serves until SIGTERM
  * or SIGINT, drains, exits 0. Exit 2 on a bad configuration, 1 when the
- * server cannot start. */
+ * server cannot start. `procmesh generate …` runs one request offline
+ * (cli.c). */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 
+#include "cli.h"
 #include "config.h"
 #include "log.h"
 #include "server.h"
@@ -25,6 +27,7 @@ static void raise_nofile(uint32_t connections) {
 }
 
 int main(int argc, char **argv) {
+    if (argc >= 2 && strcmp(argv[1], "generate") == 0) return pm_svc_cli_generate(argc - 1, argv + 1);
     pm_svc_config cfg;
     char err[512];
     pm_svc_config_default(&cfg);

@@ -38,11 +38,12 @@ static void pm_svc__allow(pm_svc_route *rt) {
     }
 }
 
-int pm_svc_router_init(pm_svc_router *r, const pm_api_generator *const *gens) {
+int pm_svc_router_init(pm_svc_router *r, const pm_api_generator *const *gens,
+                       const pm_svc_asset *assets, size_t nassets) {
     memset(r, 0, sizeof *r);
     size_t ngens = 0;
     while (gens[ngens]) ngens++;
-    size_t n = ngens + PM_SVC__NOWN;
+    size_t n = ngens + PM_SVC__NOWN + nassets;
     r->routes = calloc(n, sizeof *r->routes);
     r->labels = calloc(n + 1, sizeof *r->labels);
     r->gen_names = calloc(ngens + 1, sizeof *r->gen_names);
@@ -61,6 +62,13 @@ int pm_svc_router_init(pm_svc_router *r, const pm_api_generator *const *gens) {
         pm_svc_route *rt = &r->routes[ngens + i];
         rt->path = pm_svc__own_routes[i].path;
         rt->kind = pm_svc__own_routes[i].kind;
+        rt->methods = PM_SVC_M_GET | PM_SVC_M_HEAD | PM_SVC_M_OPTIONS;
+    }
+    for (size_t i = 0; i < nassets; i++) {
+        pm_svc_route *rt = &r->routes[ngens + PM_SVC__NOWN + i];
+        rt->path = assets[i].path;
+        rt->kind = PM_SVC_ROUTE_ASSET;
+        rt->asset = &assets[i];
         rt->methods = PM_SVC_M_GET | PM_SVC_M_HEAD | PM_SVC_M_OPTIONS;
     }
     r->nroutes = n;

@@ -2,6 +2,7 @@
 #define PM_SVC_ROUTER_H
 #include <stddef.h>
 
+#include "assets.h"
 #include "pm_api/generator.h"
 
 /* The routing table: one route per generator (from pm_api_generators[],
@@ -12,6 +13,7 @@ typedef enum pm_svc_route_kind {
     PM_SVC_ROUTE_READYZ,
     PM_SVC_ROUTE_METRICS,
     PM_SVC_ROUTE_OPENAPI,
+    PM_SVC_ROUTE_ASSET,      /* a static file compiled in (the playground) */
 } pm_svc_route_kind;
 
 enum {
@@ -26,6 +28,7 @@ typedef struct pm_svc_route {
     pm_svc_route_kind kind;
     const pm_api_generator *gen;   /* generator routes */
     size_t gen_index;              /* index in the generator list (metrics) */
+    const pm_svc_asset *asset;     /* asset routes */
     unsigned methods;              /* PM_SVC_M_* */
     char allow[40];                /* the Allow header: "GET, HEAD, POST, OPTIONS" */
 } pm_svc_route;
@@ -38,9 +41,11 @@ typedef struct pm_svc_router {
     size_t ngens;
 } pm_svc_router;
 
-/* Builds the table from gens (NULL-terminated). Returns 0, or -1 when out
- * of memory or when two routes share a path. */
-int pm_svc_router_init(pm_svc_router *r, const pm_api_generator *const *gens);
+/* Builds the table from gens (NULL-terminated) and nassets static files
+ * (GET and HEAD). Returns 0, or -1 when out of memory or when two routes
+ * share a path. */
+int pm_svc_router_init(pm_svc_router *r, const pm_api_generator *const *gens,
+                       const pm_svc_asset *assets, size_t nassets);
 void pm_svc_router_free(pm_svc_router *r);
 
 /* The route for an exact path, or NULL. */

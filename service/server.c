@@ -97,6 +97,7 @@ typedef struct pm_svc_req {
     int uri_refused;  /* the query had too many parameters (PM_SVC_MAX_URI_ARGS) */
     /* negotiation and conditions */
     pm_api_format fmt;
+    pm_api_output out;   /* fmt and the ?compress=, ?quantize=, ?metadata= options */
     char body_type[256];   /* a multipart/form-data Content-Type (boundary), else "" */
     char *inm;
     char acao[256];
@@ -128,7 +129,7 @@ typedef struct pm_svc_job {
     const pm_svc_route *route;
     pm_arena *arena;
     void *params;
-    pm_api_format fmt;
+    pm_api_output out;
     pm_api_key key;
     char key_hex[33];
     pm_svc_flight *flight;
@@ -325,7 +326,7 @@ static void pm_svc__generate(pm_svc_job *job, pm_svc_outcome *o, pm_api_problem 
                            pm_svc_flight_cancel(job->flight), &scene, prob);
     uint64_t t1 = pm_svc_now_ns();
     pm_api_buf out = {0};
-    if (rc == 0 && scene && pm_api_encode(scene, gen, job->key_hex, job->fmt, &out) == 0) {
+    if (rc == 0 && scene && pm_api_encode_output(scene, gen, job->key_hex, &job->out, &out) == 0) {
         /* Encoders grow their buffer by doubling; the cache keeps it for
          * long, so give the slack back first. */
         unsigned char *fit = realloc(out.data, out.len ? out.len : 1);
@@ -400,7 +401,7 @@ static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *p
     job->srv = srv;
     job->route = r->route;
     job->arena = arena;
-    job->fmt = r->fmt;
+    job->out = r->out;
     if (gen->parse(doc, &srv->cfg.limits, arena, &job->params, &canonical, prob) != 0 ||
         !canonical) {
         if (!pm_api_problem_failed(prob))
@@ -408,7 +409,7 @@ static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *p
                                "the request was refused without a reason");
         goto fail;
     }
-    job->key = pm_api_cache_key(gen, canonical, r->fmt);
+    job->key = pm_api_cache_key_output(gen, canonical, &r->out);
     if (job->key.hi == 0 && job->key.lo == 0) {   /* no key: out of memory */
         pm_api_problem_set(prob, 503, "overloaded", "Service Unavailable", "out of memory");
         goto fail;
@@ -503,7 +504,8 @@ static int pm_svc__memo_hit(pm_svc_req *r) {
 /* The memo digest of r's body (the route and format included). */
 static void pm_svc__digest_body(pm_svc_req *r) {
     size_t route = pm_svc_router_index(&r->srv->router, r->route);
-    r->digest = pm_svc_memo_digest_body(route, (int)r->fmt, r->body, r->len);
+    r->digest = pm_svc_memo_digest_body(route, (int)pm_api_output_code(&r->out), r->body,
+                                        r->len);
     r->has_digest = 1;
 }
 
@@ -582,7 +584,8 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
             pm_api_problem_field(&prob, "", "has more than %d query parameters",
                                  PM_SVC_MAX_QUERY_PAIRS);
         } else {
-            r->digest = pm_svc_memo_digest_query(route, (int)r->fmt, pairs.q, pairs.n);
+            r->digest = pm_svc_memo_digest_query(route, (int)pm_api_output_code(&r->out),
+                                                 pairs.q, pairs.n);
             r->has_digest = 1;
             if (pm_svc__memo_hit(r)) return pm_svc__send(r);
             doc = gen->from_query(pairs.q, pairs.n, &prob);
@@ -660,16 +663,21 @@ static enum MHD_Result pm_svc__readyz_route(pm_svc_req *r) {
     return pm_svc__static(r, 200, "application/json", body);
 }
 
-static enum MHD_Result pm_svc__openapi_route(pm_svc_req *r) {
-    struct MHD_Response *resp = MHD_create_response_from_buffer(
-        pm_api_openapi_yaml_len, (void *)pm_api_openapi_yaml, MHD_RESPMEM_PERSISTENT);
+/* A file compiled into the binary: the contract, the playground. */
+static enum MHD_Result pm_svc__constant_route(pm_svc_req *r, const char *ctype,
+                                              const void *data, size_t len) {
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
     if (!resp) return MHD_NO;
     r->status = 200;
-    r->ctype = "application/yaml";
+    r->ctype = ctype;
     pm_svc__headers(r, resp);
+    /* The playground changes with the binary: short-lived in caches. */
+    if (r->route->kind == PM_SVC_ROUTE_ASSET)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=300");
     r->phase = PM_SVC_PH_SENT;
     r->sent_status = 200;
-    r->sent_bytes = r->mbit == PM_SVC_M_HEAD ? 0 : pm_api_openapi_yaml_len;
+    r->sent_bytes = r->mbit == PM_SVC_M_HEAD ? 0 : len;
     enum MHD_Result ret = MHD_queue_response(r->conn, 200, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -683,7 +691,12 @@ static enum MHD_Result pm_svc__dispatch(pm_svc_req *r) {
         return pm_svc__static(r, 200, "application/json", "{\"status\":\"ok\"}");
     case PM_SVC_ROUTE_READYZ: return pm_svc__readyz_route(r);
     case PM_SVC_ROUTE_METRICS: return pm_svc__metrics_route(r);
-    case PM_SVC_ROUTE_OPENAPI: return pm_svc__openapi_route(r);
+    case PM_SVC_ROUTE_OPENAPI:
+        return pm_svc__constant_route(r, "application/yaml", pm_api_openapi_yaml,
+                                      pm_api_openapi_yaml_len);
+    case PM_SVC_ROUTE_ASSET:
+        return pm_svc__constant_route(r, r->route->asset->ctype, r->route->asset->data,
+                                      pm_svc_asset_len(r->route->asset));
     case PM_SVC_ROUTE_GENERATOR: break;
     }
     return pm_svc__generator_route(r);
@@ -707,20 +720,47 @@ static void pm_svc__preflight(pm_svc_req *r) {
     r->allow = r->route->allow;
 }
 
-static enum MHD_Result pm_svc__count_format_cb(void *cls, enum MHD_ValueKind kind,
-                                                const char *key, const char *value) {
+typedef struct pm_svc_count { const char *name; int n; } pm_svc_count;
+
+static enum MHD_Result pm_svc__count_param_cb(void *cls, enum MHD_ValueKind kind,
+                                               const char *key, const char *value) {
     (void)kind;
     (void)value;
-    if (strcmp(key, "format") == 0) ++*(int *)cls;
+    pm_svc_count *c = cls;
+    if (strcmp(key, c->name) == 0) c->n++;
     return MHD_YES;
 }
 
-/* How many times the query names format: the lookup sees only the first,
- * and a repeated parameter is refused everywhere else (pm_api_query_doc). */
-static int pm_svc__count_format(pm_svc_req *r) {
-    int n = 0;
-    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, pm_svc__count_format_cb, &n);
-    return n;
+/* How many times the query names a parameter: the lookup sees only the
+ * first, and a repeated parameter is refused everywhere else
+ * (pm_api_query_doc). */
+static int pm_svc__count_param(pm_svc_req *r, const char *name) {
+    pm_svc_count c = {name, 0};
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, pm_svc__count_param_cb, &c);
+    return c.n;
+}
+
+/* The output options beside the format (?compress=, ?quantize=,
+ * ?metadata=) into r->out. Returns 1 when r has its answer (a 422). */
+static int pm_svc__output_options(pm_svc_req *r) {
+    static const char *const names[] = {"format", "compress", "quantize", "metadata"};
+    const char *v[4];
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    for (int i = 0; i < 4; i++) {
+        v[i] = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, names[i]);
+        if (v[i] && pm_svc__count_param(r, names[i]) > 1) {
+            char ptr[16];
+            snprintf(ptr, sizeof ptr, "/%s", names[i]);
+            pm_api_problem_field(&p, ptr, "is given more than once");
+        }
+    }
+    r->out = pm_api_output_default(r->fmt);
+    if (!pm_api_problem_failed(&p)) pm_api_output_parse(v[1], v[2], v[3], &r->out, &p);
+    int failed = pm_api_problem_failed(&p);
+    if (failed) pm_svc__set_problem(r, &p);
+    pm_api_problem_free(&p);
+    return failed;
 }
 
 /* Decides what the headers alone decide: 404, 405, preflight, 413 from
@@ -765,14 +805,7 @@ static int pm_svc__early(pm_svc_req *r) {
         }
     }
     const char *qf = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "format");
-    if (pm_svc__count_format(r) > 1) {
-        pm_api_problem p;
-        pm_api_problem_init(&p);
-        pm_api_problem_field(&p, "/format", "is given more than once");
-        pm_svc__set_problem(r, &p);
-        pm_api_problem_free(&p);
-        return 1;
-    }
+    if (qf && pm_svc__count_param(r, "format") > 1) return pm_svc__output_options(r);
     int n = pm_api_negotiate(qf, pm_svc__header(r, MHD_HTTP_HEADER_ACCEPT), &r->fmt);
     if (n == -1) {
         pm_api_problem p;
@@ -788,7 +821,7 @@ static int pm_svc__early(pm_svc_req *r) {
                         "model/gltf-binary (or use ?format=json|gltf|glb)");
         return 1;
     }
-    return 0;
+    return pm_svc__output_options(r);
 }
 
 /* Appends a body chunk; past the limit, prepares the 413 and drops the
@@ -1102,7 +1135,7 @@ pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) 
     if (!s->cache && tier) tier->destroy(tier);
     pm_svc_outcome expired = {.status = 503, .prob = &s->expired};
     s->memo = pm_svc_memo_create(0);
-    if (!s->cache || !s->memo || pm_svc_router_init(&s->router, pm_api_generators) < 0 ||
+    if (!s->cache || !s->memo || pm_svc_router_init(&s->router, pm_api_generators, pm_svc_assets, pm_svc_nassets) < 0 ||
         !(s->metrics = pm_svc_metrics_create(s->router.labels, s->router.nroutes + 1,
                                              s->router.gen_names, s->router.ngens)) ||
         pm_svc_cache_watchdog_start(s->cache, &expired) < 0 ||

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Developer tool: look at a mesh. Renders a GLB to a PNG with three.js in
 # headless Chromium (Debian's chromium package), with a wireframe overlay.
-#   tools/render.sh in.glb out.png [iso|top]
+#   tools/render.sh in.glb out.png [iso|top]     (RENDER_WIRE=0: no wireframe overlay)
+# ?compress=meshopt GLBs load too (three's MeshoptDecoder).
 # Or straight from the server:
 #   curl -s -X POST 'localhost:8080/v1/junctions?format=glb' -d @req.json -o j.glb
 #   tools/render.sh j.glb j.png top

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/rng.h"
+#include "scene/rng.h"
 #include "pm_api/key.h"
 
 /* pm_api_canonical_dump must write jansson's bytes exactly (keys already

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/scene.h"
+#include "scene/scene.h"
 #include "pm_api/encode.h"
 #include "pm_test_validator.h"
 

@@ -16,7 +16,10 @@ Test(negotiate, query_format_beats_accept) {
     expect_fmt("glb", "application/json", 0, PM_API_FMT_GLB);
     expect_fmt("gltf", NULL, 0, PM_API_FMT_GLTF);
     expect_fmt("json", "model/gltf-binary", 0, PM_API_FMT_JSON);
-    expect_fmt("GLB", NULL, 0, PM_API_FMT_GLB);
+    /* The enum is lowercase, and ?format= is as strict as every other
+     * query enum (issue 12): another spelling is a 422 at /format. */
+    expect_fmt("GLB", NULL, -1, PM_API_FMT_JSON);
+    expect_fmt("Json", "model/gltf-binary", -1, PM_API_FMT_JSON);
     expect_fmt("obj", NULL, -1, PM_API_FMT_JSON);
     expect_fmt("", "model/gltf-binary", -1, PM_API_FMT_JSON);
     /* Even an Accept nothing satisfies loses to an explicit format. */

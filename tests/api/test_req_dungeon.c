@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "pm/dungeon.h"
+#include "dungeon/dungeon.h"
 #include "pm_api/generator.h"
 #include "pm_api/key.h"
 #include "pm_api/reader.h"

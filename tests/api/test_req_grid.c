@@ -1,7 +1,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "pm/grid.h"
+#include "grid/grid.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
 #include "pm_test_api.h"

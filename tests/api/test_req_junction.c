@@ -13,7 +13,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "pm/junction.h"
+#include "junction/junction.h"
 #include "pm_api/encode.h"
 #include "pm_api/generator.h"
 #include "pm_api/key.h"

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/arena.h"
+#include "scene/arena.h"
 #include "pm_api/encode.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
-#include "pm/rng.h"
+#include "scene/rng.h"
 #include "pm_test_api.h"
 #include "pm_test_validator.h"
 

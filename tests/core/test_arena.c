@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pm/arena.h"
+#include "scene/arena.h"
 
 static bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 

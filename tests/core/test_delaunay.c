@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/delaunay.h"
-#include "pm/predicates.h"
-#include "pm/result.h"
-#include "pm/rng.h"
+#include "geom/delaunay.h"
+#include "geom/predicates.h"
+#include "scene/result.h"
+#include "scene/rng.h"
 
 /* Checks everything a Delaunay triangulation promises, exactly:
  * - each triangle is CCW with positive area;

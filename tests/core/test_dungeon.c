@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "pm/dungeon.h"
-#include "pm/result.h"
+#include "dungeon/dungeon.h"
+#include "scene/result.h"
 #include "../support/pm_test_dungeon.h"
 
 #define SEEDS 10000

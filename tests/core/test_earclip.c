@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/earclip.h"
-#include "pm/predicates.h"
-#include "pm/result.h"
-#include "pm/rng.h"
+#include "geom/earclip.h"
+#include "geom/predicates.h"
+#include "scene/result.h"
+#include "scene/rng.h"
 
 /* ---- checking a triangulation ------------------------------------------- */
 

@@ -3,9 +3,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "pm/geom.h"
-#include "pm/rng.h"
-#include "pm/scene.h"
+#include "geom/geom.h"
+#include "scene/rng.h"
+#include "scene/scene.h"
 
 typedef struct fixture { pm_arena *a; pm_scene *s; } fixture;
 

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/grid.h"
-#include "pm/predicates.h"
-#include "pm/result.h"
+#include "grid/grid.h"
+#include "geom/predicates.h"
+#include "scene/result.h"
 
 static const pm_grid_shape shapes[] = {PM_GRID_HEXAGON, PM_GRID_SQUARE, PM_GRID_DISK};
 static const pm_grid_points modes[] = {PM_GRID_LATTICE, PM_GRID_POISSON};

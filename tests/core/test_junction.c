@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/geom.h"
-#include "pm/junction.h"
-#include "pm/predicates.h"
-#include "pm/result.h"
-#include "pm/rng.h"
+#include "geom/geom.h"
+#include "junction/junction.h"
+#include "geom/predicates.h"
+#include "scene/result.h"
+#include "scene/rng.h"
 #include "pm_test_junction.h"
 
 static void assert_valid(const jcase *c, jrun *r) {

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "pm/meta.h"
+#include "scene/meta.h"
 
 Test(meta, object_keeps_insertion_order) {
     pm_arena *a = pm_arena_create(0);

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/arena.h"
-#include "pm/network.h"
-#include "pm/predicates.h"
-#include "pm/result.h"
-#include "pm/rng.h"
+#include "scene/arena.h"
+#include "network/network.h"
+#include "geom/predicates.h"
+#include "scene/result.h"
+#include "scene/rng.h"
 #include "pm_test_slab.h"
 
 /* ---- building networks ---- */

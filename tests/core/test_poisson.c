@@ -2,8 +2,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "pm/poisson.h"
-#include "pm/result.h"
+#include "geom/poisson.h"
+#include "scene/result.h"
 
 static long sample(pm_arena *a, const pm_poisson_params *p, uint64_t seed, double **out) {
     pm_rng r;

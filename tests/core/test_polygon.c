@@ -4,10 +4,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "pm/polygon.h"
-#include "pm/predicates.h"
-#include "pm/result.h"
-#include "pm/rng.h"
+#include "geom/polygon.h"
+#include "geom/predicates.h"
+#include "scene/result.h"
+#include "scene/rng.h"
 
 static pm_polygon_info classify(const double *p, size_t n) {
     pm_arena *a = pm_arena_create(0);

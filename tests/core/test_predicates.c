@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pm/predicates.h"
-#include "pm/rng.h"
+#include "geom/predicates.h"
+#include "scene/rng.h"
 
 /* ---- oracle: 512-bit two's complement integers -------------------------- */
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <stdint.h>
 
-#include "pm/rng.h"
+#include "scene/rng.h"
 
 Test(rng, seeding_golden) {
     pm_rng r;

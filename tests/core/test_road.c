@@ -1,3 +1,4 @@
+#include <cglm/quat.h>
 #include <criterion/criterion.h>
 #include <math.h>
 #include <meshoptimizer.h>
@@ -6,10 +7,10 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "pm/arena.h"
-#include "pm/result.h"
-#include "pm/rng.h"
-#include "pm/road.h"
+#include "scene/arena.h"
+#include "scene/result.h"
+#include "scene/rng.h"
+#include "road/road.h"
 
 /* ---- helpers ---- */
 
@@ -619,12 +620,12 @@ Test(road, flatten_matches_the_road_within_the_margin) {
 
 /* ---- props ---- */
 
+/* v turned by the prop rotation q (x, y, z, w), as a glTF viewer does it. */
 static void quat_rotate(const float q[4], const double v[3], double o[3]) {
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    double tx = 2 * (y * v[2] - z * v[1]), ty = 2 * (z * v[0] - x * v[2]), tz = 2 * (x * v[1] - y * v[0]);
-    o[0] = v[0] + w * tx + (y * tz - z * ty);
-    o[1] = v[1] + w * ty + (z * tx - x * tz);
-    o[2] = v[2] + w * tz + (x * ty - y * tx);
+    versor r = {q[0], q[1], q[2], q[3]};
+    vec3 fv = {(float)v[0], (float)v[1], (float)v[2]}, out;
+    glm_quat_rotatev(r, fv, out);
+    for (int k = 0; k < 3; k++) o[k] = out[k];
 }
 
 Test(road, props_on_both_sides_at_arc_length_spacing) {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pm/scene.h"
+#include "scene/scene.h"
 
 Test(scene, create_is_empty_with_meta_object) {
     pm_arena *a = pm_arena_create(0);

@@ -1,10 +1,10 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "pm/arena.h"
-#include "pm/result.h"
-#include "pm/rng.h"
-#include "pm/spline.h"
+#include "scene/arena.h"
+#include "scene/result.h"
+#include "scene/rng.h"
+#include "geom/spline.h"
 
 /* Random control polygon: a wandering walk in plan with gentle heights,
  * consecutive points at least 1 m apart, sometimes sharp turns. */

@@ -190,8 +190,8 @@ def check_dockerfile(src, known, binary):
         if w == "COPY" and s == 0:
             copied.update(p.rstrip("/").split("/")[0] for p in shlex.split(a)[:-1])
     for d in sorted(set(re.findall(r"\b([a-z_]+)/[\w*.${}/-]+", cmake))):
-        if d in ("tests", "bench") or not os.path.isdir(os.path.join(src, d)):
-            continue  # not built into the image / not a source directory
+        if d in ("tests", "bench", "build") or not os.path.isdir(os.path.join(src, d)):
+            continue  # not built into the image / not a source directory / the build tree
         check(d in copied, f"Dockerfile: build stage does not COPY {d}/ that CMakeLists.txt uses")
     runtime_pkgs = set()
     for s, w, a in ins:

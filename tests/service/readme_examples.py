@@ -68,7 +68,10 @@ try:
             continue
         start = os.path.getsize(log.name)
         script = block.replace("localhost:8080", f"127.0.0.1:{port}")
-        r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=scratch,
+        # `procmesh generate …` (the offline CLI) runs the binary under test.
+        env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(binary)) + os.pathsep +
+                   os.environ.get("PATH", ""))
+        r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=scratch, env=env,
                            capture_output=True, text=True, timeout=120)
         first = block.strip().splitlines()[0][:70]
         if r.returncode != 0 or not r.stdout.strip() and "-o " not in block:

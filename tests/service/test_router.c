@@ -12,13 +12,13 @@ static json_t *no_query(const pm_api_query_pair *q, size_t n, pm_api_problem *p)
 }
 
 /* Route entries only: the router never calls parse or generate. */
-static const pm_api_generator post_only = {"a", "1", "/v1/as", NULL, NULL, NULL};
-static const pm_api_generator with_get = {"b", "1", "/v1/bs", NULL, no_query, NULL};
+static const pm_api_generator post_only = {"a", "1", "/v1/as", NULL, NULL, NULL, NULL};
+static const pm_api_generator with_get = {"b", "1", "/v1/bs", NULL, no_query, NULL, NULL};
 
 Test(router, generator_routes_then_service_routes) {
     const pm_api_generator *gens[] = {&post_only, &with_get, NULL};
     pm_svc_router r;
-    cr_assert_eq(pm_svc_router_init(&r, gens), 0);
+    cr_assert_eq(pm_svc_router_init(&r, gens, NULL, 0), 0);
     cr_assert_eq(r.ngens, 2);
     cr_assert_eq(r.nroutes, 6);
     const pm_svc_route *a = pm_svc_router_find(&r, "/v1/as");
@@ -45,15 +45,34 @@ Test(router, generator_routes_then_service_routes) {
 Test(router, two_routes_on_one_path_are_refused) {
     const pm_api_generator *gens[] = {&post_only, &post_only, NULL};
     pm_svc_router r;
-    cr_assert_eq(pm_svc_router_init(&r, gens), -1);
+    cr_assert_eq(pm_svc_router_init(&r, gens, NULL, 0), -1);
 }
 
 Test(router, the_product_table_builds) {
     pm_svc_router r;
-    cr_assert_eq(pm_svc_router_init(&r, pm_api_generators), 0);
+    cr_assert_eq(pm_svc_router_init(&r, pm_api_generators, pm_svc_assets, pm_svc_nassets), 0);
     for (size_t i = 0; pm_api_generators[i]; i++)
         cr_assert_eq(pm_svc_router_find(&r, pm_api_generators[i]->path)->gen, pm_api_generators[i]);
+    /* The playground page is at / and every asset has its own exact route. */
+    const pm_svc_route *root = pm_svc_router_find(&r, "/");
+    cr_assert_not_null(root);
+    cr_assert_eq(root->kind, PM_SVC_ROUTE_ASSET);
+    cr_assert_str_eq(root->allow, "GET, HEAD, OPTIONS");
+    for (size_t i = 0; i < pm_svc_nassets; i++)
+        cr_assert_eq(pm_svc_router_find(&r, pm_svc_assets[i].path)->asset, &pm_svc_assets[i]);
     pm_svc_router_free(&r);
+}
+
+Test(router, assets_share_no_path) {
+    const pm_api_generator *gens[] = {&post_only, NULL};
+    static const unsigned char bytes[] = "x";
+    const pm_svc_asset dup[] = {{"/", "text/plain", bytes, bytes + 1}, {"/", "text/plain", bytes, bytes + 1}};
+    pm_svc_router r;
+    cr_assert_eq(pm_svc_router_init(&r, gens, dup, 1), 0);
+    cr_assert_eq(r.nroutes, 6);
+    cr_assert_eq(pm_svc_asset_len(pm_svc_router_find(&r, "/")->asset), 1);
+    pm_svc_router_free(&r);
+    cr_assert_eq(pm_svc_router_init(&r, gens, dup, 2), -1);
 }
 
 Test(router, methods) {

@@ -4,8 +4,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "pm/arena.h"
-#include "pm/scene.h"
+#include "scene/arena.h"
+#include "scene/scene.h"
 #include "pm_api/generator.h"
 #include "pm_api/problem.h"
 

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/dungeon.h"
-#include "pm/rng.h"
+#include "dungeon/dungeon.h"
+#include "scene/rng.h"
 
 typedef struct pm_tdg {
     int32_t x0, z0, W, D, F;

@@ -26,11 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/geom.h"
-#include "pm/junction.h"
-#include "pm/predicates.h"
-#include "pm/result.h"
-#include "pm/rng.h"
+#include "geom/geom.h"
+#include "junction/junction.h"
+#include "geom/predicates.h"
+#include "scene/result.h"
+#include "scene/rng.h"
 #include "pm_test_slab.h"
 
 #define PI 3.14159265358979323846

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "pm/predicates.h"
-#include "pm/scene.h"
+#include "geom/predicates.h"
+#include "scene/scene.h"
 
 /* Whether [x, z] lies in (or on) a triangle of side. */
 static inline bool pm_test_in_sidewalk(const pm_prim *side, const double q[2]) {

@@ -2,7 +2,7 @@
 #define PM_TEST_VALIDATOR_H
 #include <stddef.h>
 
-#include "pm/scene.h"
+#include "scene/scene.h"
 #include "pm_api/generator.h"
 
 /* Runs the Khronos glTF-Validator (npm gltf-validator in PM_NODE_DIR,

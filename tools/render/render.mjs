@@ -5,6 +5,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 
 const [input, output, view = 'iso'] = process.argv.slice(2);
+const wire = process.env.RENDER_WIRE ?? '1';   // 0: shaded only (image comparisons)
 const here = path.dirname(new URL(import.meta.url).pathname);
 const nodeDir = process.env.RENDER_NODE_DIR;
 const types = { '.js': 'text/javascript', '.html': 'text/html', '.glb': 'model/gltf-binary' };
@@ -30,7 +31,7 @@ const browser = await chromium.launch({
 });
 try {
   const page = await browser.newPage({ viewport: { width: 1024, height: 768 } });
-  await page.goto(`http://127.0.0.1:${port}/?view=${view}`);
+  await page.goto(`http://127.0.0.1:${port}/?view=${view}&wire=${wire}`);
   await page.waitForFunction(() => window.__done, null, { timeout: 30000 });
   const done = await page.evaluate(() => window.__done);
   if (done !== 'ok') throw new Error(done);

@@ -1,7 +1,9 @@
 #ifndef PM_API_ENCODE_H
 #define PM_API_ENCODE_H
+#include <stdbool.h>
 #include <stddef.h>
-#include "pm/scene.h"
+#include <stdint.h>
+#include "scene/scene.h"
 #include "pm_api/generator.h"
 
 typedef enum pm_api_format {
@@ -30,4 +32,50 @@ typedef struct pm_api_buf { unsigned char *data; size_t len; } pm_api_buf;
  * generator bug, a 500. Output is byte-identical for identical input. */
 int pm_api_encode(const pm_scene *s, const pm_api_generator *gen, const char *key_hex,
                   pm_api_format f, pm_api_buf *out);
+
+/* ---- the representation options beside the format (docs/api.md) ---- */
+
+typedef enum pm_api_compress {
+    PM_API_COMPRESS_NONE = 0,
+    PM_API_COMPRESS_MESHOPT = 1,  /* glTF buffer views with EXT_meshopt_compression */
+} pm_api_compress;
+
+typedef enum pm_api_metadata {
+    PM_API_META_FULL = 0,         /* every metadata field */
+    PM_API_META_SUMMARY = 1,      /* counts, warnings, seams, ids: bulk arrays left out */
+    PM_API_META_NONE = 2,         /* no metadata object at all */
+} pm_api_metadata;
+
+/* Everything that decides a response's bytes besides the request body: the
+ * format and the ?compress=, ?quantize=, ?metadata= options. Part of the
+ * cache key and of the service's request memo. */
+typedef struct pm_api_output {
+    pm_api_format format;
+    pm_api_compress compress;
+    bool quantize;                /* KHR_mesh_quantization */
+    pm_api_metadata metadata;
+} pm_api_output;
+
+/* The defaults: the given format, no compression, float vertices, full
+ * metadata. */
+pm_api_output pm_api_output_default(pm_api_format f);
+
+/* Whether a query parameter name is one the service reads itself (format,
+ * compress, quantize, metadata), so generators' from_query skip it. */
+bool pm_api_output_param(const char *name);
+
+/* Reads the option values (each may be NULL: its default) into o, whose
+ * format is already set. Values are exact lowercase enum words. Returns 0,
+ * or -1 with p holding a 422 naming /compress, /quantize or /metadata (a
+ * bad value, or compress/quantize asked of the JSON mesh). */
+int pm_api_output_parse(const char *compress, const char *quantize, const char *metadata,
+                        pm_api_output *o, pm_api_problem *p);
+
+/* A small integer that differs for any two different outputs (the
+ * service's request memo digests it with the route). */
+uint32_t pm_api_output_code(const pm_api_output *o);
+
+/* pm_api_encode with every option. */
+int pm_api_encode_output(const pm_scene *s, const pm_api_generator *gen, const char *key_hex,
+                         const pm_api_output *o, pm_api_buf *out);
 #endif

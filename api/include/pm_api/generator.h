@@ -4,8 +4,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "pm/arena.h"
-#include "pm/scene.h"
+#include "scene/arena.h"
+#include "scene/scene.h"
 #include "pm_api/problem.h"
 
 /* The limits every generator honours; the service fills them from its
@@ -50,6 +50,11 @@ typedef struct pm_api_generator {
      * scene's metadata carries the generator's own fields. */
     int (*generate)(const void *params, const pm_api_limits *lim, pm_arena *arena,
                     const volatile int *cancel, pm_scene **scene, pm_api_problem *prob);
+
+    /* What ?metadata=summary leaves out: NULL-terminated metadata paths
+     * ("quads", "terrain.heights", "nodes[].mouths": members joined by
+     * ".", "[]" for every element of an array), at most 16; NULL keeps all. */
+    const char *const *summary_omit;
 } pm_api_generator;
 
 /* Every generator, NULL-terminated, in route order. */

@@ -16,6 +16,11 @@ typedef struct pm_api_key { uint64_t hi, lo; } pm_api_key;
  * (a real digest of zero is remapped, so {0, 0} never names an entry). */
 pm_api_key pm_api_cache_key(const pm_api_generator *gen, const json_t *canonical,
                             pm_api_format f);
+/* The key of one request with output options: equal to pm_api_cache_key
+ * for the default options (so existing keys and ETags stay), another key
+ * for any other compress / quantize / metadata choice. */
+pm_api_key pm_api_cache_key_output(const pm_api_generator *gen, const json_t *canonical,
+                                   const pm_api_output *o);
 /* Writes a canonical form to cb as the key hashes it: byte for byte what
  * json_dump_callback writes with JSON_SORT_KEYS | JSON_COMPACT |
  * JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY, except that -0 is written as

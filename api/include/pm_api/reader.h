@@ -196,7 +196,8 @@ typedef struct pm_api_qparam {
  * generator's from_query. Returns a new object, or NULL with p set: 422 at
  * "/<name>" for a value of the wrong shape ("must be an integer"), for a
  * parameter given twice, and for a parameter not in the table ("unknown
- * query parameter"). "format" is skipped (the service reads it). Ranges are
+ * query parameter"). format, compress, quantize and metadata are skipped
+ * (the service reads them: pm_api_output_param). Ranges are
  * left to parse(), whose pointers "/<name>" then name the parameter too. */
 json_t *pm_api_query_doc(const pm_api_qparam *table, size_t nt, const pm_api_query_pair *q,
                          size_t n, pm_api_problem *p);

@@ -1,0 +1,94 @@
+/* Metadata as JSON in the three ?metadata= modes. Summary leaves out the
+ * generator's bulk paths (pm_api_generator.summary_omit) and says what it
+ * left out and how many elements in "omitted". */
+#include <stdio.h>
+#include <string.h>
+
+#include "encode_writer.h"
+
+#define PM_API__META_PATH_MAX 256
+#define PM_API__META_OMIT_MAX 16
+
+typedef struct pm_api__meta_filter {
+    const char *const *omit;               /* NULL-terminated paths */
+    uint64_t counts[PM_API__META_OMIT_MAX];
+    bool seen[PM_API__META_OMIT_MAX];
+    size_t nomit;
+} pm_api__meta_filter;
+
+/* The index of path among the omitted paths, or -1. */
+static int pm_api__meta_omitted(const pm_api__meta_filter *f, const char *path) {
+    for (size_t i = 0; i < f->nomit; i++)
+        if (strcmp(f->omit[i], path) == 0) return (int)i;
+    return -1;
+}
+
+/* path: the member's path in the summary syntax ("terrain.heights",
+ * "nodes[].mouths"); a value too deep for the buffer is written whole. */
+static void pm_api__meta_filtered(pm_api__w *w, const pm_meta *m, char *path, size_t plen,
+                                  pm_api__meta_filter *f) {
+    if (m->kind != PM_META_ARR && m->kind != PM_META_OBJ) {
+        pm_api__w_meta(w, m);
+        return;
+    }
+    bool obj = m->kind == PM_META_OBJ;
+    pm_api__w_char(w, obj ? '{' : '[');
+    bool first = true;
+    for (const pm_meta *k = m->u.kids.first; k; k = k->next) {
+        size_t n = plen;
+        const char *key = k->key ? k->key : "";
+        int wrote = obj ? snprintf(path + plen, PM_API__META_PATH_MAX - plen, "%s%s",
+                                   plen ? "." : "", key)
+                        : snprintf(path + plen, PM_API__META_PATH_MAX - plen, "[]");
+        if (wrote > 0 && (size_t)wrote < PM_API__META_PATH_MAX - plen) n = plen + (size_t)wrote;
+        if (obj && n != plen) {
+            int o = pm_api__meta_omitted(f, path);
+            if (o >= 0) {
+                f->seen[o] = true;
+                f->counts[o] += k->kind == PM_META_ARR ? k->u.kids.count : 1;
+                path[plen] = '\0';
+                continue;
+            }
+        }
+        if (!first) pm_api__w_char(w, ',');
+        first = false;
+        if (obj) {
+            pm_api__w_str(w, key);
+            pm_api__w_char(w, ':');
+        }
+        if (n == plen) pm_api__w_meta(w, k);
+        else pm_api__meta_filtered(w, k, path, n, f);
+        path[plen] = '\0';
+    }
+    if (plen == 0 && obj) {   /* the top level: what summary left out */
+        bool any = false;
+        for (size_t i = 0; i < f->nomit; i++) any |= f->seen[i];
+        if (any) {
+            if (!first) pm_api__w_char(w, ',');
+            pm_api__w_lit(w, "\"omitted\":{");
+            bool one = false;
+            for (size_t i = 0; i < f->nomit; i++) {
+                if (!f->seen[i]) continue;
+                if (one) pm_api__w_char(w, ',');
+                one = true;
+                pm_api__w_str(w, f->omit[i]);
+                pm_api__w_char(w, ':');
+                pm_api__w_u64(w, f->counts[i]);
+            }
+            pm_api__w_char(w, '}');
+        }
+    }
+    pm_api__w_char(w, obj ? '}' : ']');
+}
+
+void pm_api__w_meta_mode(pm_api__w *w, const pm_meta *m, const pm_api_generator *gen,
+                         pm_api_metadata mode) {
+    if (mode != PM_API_META_SUMMARY || !gen->summary_omit) {
+        pm_api__w_meta(w, m);
+        return;
+    }
+    pm_api__meta_filter f = {.omit = gen->summary_omit};
+    while (f.nomit < PM_API__META_OMIT_MAX && gen->summary_omit[f.nomit]) f.nomit++;
+    char path[PM_API__META_PATH_MAX] = "";
+    pm_api__meta_filtered(w, m, path, 0, &f);
+}

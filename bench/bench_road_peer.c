@@ -1,0 +1,49 @@
+/* procmesh's side of bench/opendrive.sh: one road request file through the
+ * whole request path (request bytes -> params and cache key -> road ->
+ * GLB; pm_bench_request), PM_WARMUP untimed times, then PM_RUNS timed ones.
+ *   bench_road_peer FILE
+ * prints "median_ms us_per_vertex vertices triangles" (thread CPU time),
+ * then the median stages on a second line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm_bench_request.h"
+
+extern const pm_api_generator pm_api_gen_road;
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: bench_road_peer REQUEST.json\n");
+        return 2;
+    }
+    FILE *f = fopen(argv[1], "rb");
+    if (!f) return 1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *body = malloc((size_t)n + 1);
+    if (!body || fread(body, 1, (size_t)n, f) != (size_t)n) return 1;
+    fclose(f);
+    int runs = pm_bench_runs();
+    double *tot = malloc((size_t)runs * sizeof *tot), *gen = malloc((size_t)runs * sizeof *gen);
+    pm_bench_stages st;
+    for (int w = 0; w < pm_bench_warmup(); w++)
+        if (pm_bench_request(&pm_api_gen_road, body, (size_t)n, &st)) return 1;
+    double body_ms = 0, parse_ms = 0, enc_ms = 0;
+    for (int r = 0; r < runs; r++) {
+        if (pm_bench_request(&pm_api_gen_road, body, (size_t)n, &st)) return 1;
+        tot[r] = pm_bench_stages_total(&st);
+        gen[r] = st.gen;
+        body_ms += st.body / runs, parse_ms += st.parse / runs, enc_ms += st.enc / runs;
+    }
+    double med = pm_bench_median(tot, runs);
+    printf("%.3f %.4f %llu %llu\n", med, 1e3 * med / (double)st.verts, (unsigned long long)st.verts,
+           (unsigned long long)st.tris);
+    printf("stages (mean ms): JSON %.3f, params+key %.3f, generate (median) %.3f, GLB %.3f; %zu bytes\n",
+           body_ms, parse_ms, pm_bench_median(gen, runs), enc_ms, st.bytes);
+    free(tot);
+    free(gen);
+    free(body);
+    return 0;
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Road networks: procmesh against SUMO's netconvert (Debian package sumo) on
+# the same N x N grid town (100 m blocks, 7 m streets), end to end from the
+# request's bytes on disk to the output file, both as one process per run
+# timed in CPU milliseconds
+# (`procmesh generate networks`, the same path as POST /v1/networks), the
+# same warm-up and runs, interleaved rounds on one pinned CPU
+# (bench/compare.sh). netconvert reads plain node/edge XML, in two forms:
+#   one-way: one edge per street, 2 lanes of 3.5 m
+#   two-way: two edges per street (one per direction), 1 lane of 3.5 m each
+# and procmesh one edge per street of width 7; with sidewalks, netconvert
+# guesses 2 m sidewalks (--sidewalks.guess) and procmesh builds 2 m ones.
+#   bench/netconvert.sh BUILD_DIR [N...]     (default: 10 40)
+set -euo pipefail
+B=${1:-build}
+shift || true
+SIZES=("$@")
+[ ${#SIZES[@]} -gt 0 ] || SIZES=(10 40)
+here=$(cd "$(dirname "$0")" && pwd)
+if ! command -v netconvert >/dev/null 2>&1; then
+  echo "netconvert.sh: netconvert not installed (apt-get install sumo; make bench does): skipped"; exit 0
+fi
+. "$here/compare.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+PM=$(cd "$B" && pwd)/procmesh
+
+# Prints the median CPU milliseconds (user + system, of the process and its
+# children) of PM_RUNS runs of a command, after PM_WARMUP untimed ones: on a
+# shared 2-core host, CPU time is what the other load does not inflate;
+# both sides are single-threaded processes, so it is also their latency.
+pm_time_cmd() {
+  local w r ts=() t
+  for ((w = 0; w < PM_WARMUP; w++)); do bash -c "$1" >/dev/null 2>&1; done
+  for ((r = 0; r < PM_RUNS; r++)); do
+    t=$( { TIMEFORMAT='%3U %3S'; time bash -c "$1" >/dev/null 2>&1 || echo FAILED >&2; } 2>&1 )
+    case $t in *FAILED*) echo "failed: $1" >&2; exit 1 ;; esac
+    ts+=("$(awk '{ printf "%.3f", 1000 * ($1 + $2) }' <<<"$t")")
+  done
+  printf '%s\n' "${ts[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+export -f pm_time_cmd
+
+for n in "${SIZES[@]}"; do
+  python3 - "$n" "$work" <<'PY'
+import json, sys
+n, d = int(sys.argv[1]), sys.argv[2]
+S = 100.0
+ids = lambda i, j: f"n{i}_{j}"
+nodes = [(ids(i, j), S * i, S * j) for i in range(n) for j in range(n)]
+streets = [(ids(i, j), ids(i + 1, j)) for i in range(n - 1) for j in range(n)] + \
+          [(ids(i, j), ids(i, j + 1)) for i in range(n) for j in range(n - 1)]
+with open(f"{d}/grid.nod.xml", "w") as f:
+    f.write("<nodes>\n")
+    for k, x, y in nodes:
+        f.write(f'  <node id="{k}" x="{x}" y="{y}" type="priority"/>\n')
+    f.write("</nodes>\n")
+for form in ("oneway", "twoway"):
+    with open(f"{d}/{form}.edg.xml", "w") as f:
+        f.write("<edges>\n")
+        for a, b in streets:
+            if form == "oneway":
+                f.write(f'  <edge id="{a}-{b}" from="{a}" to="{b}" numLanes="2" width="3.5"/>\n')
+            else:
+                f.write(f'  <edge id="{a}-{b}" from="{a}" to="{b}" numLanes="1" width="3.5"/>\n')
+                f.write(f'  <edge id="{b}-{a}" from="{b}" to="{a}" numLanes="1" width="3.5"/>\n')
+        f.write("</edges>\n")
+# procmesh: positions are [x, z] on the ground plane (netconvert's y is our -z).
+for sw in (0, 1):
+    req = {"nodes": [{"id": k, "position": [x, -y]} for k, x, y in nodes],
+           "edges": [{"from": a, "to": b, "width": 7} for a, b in streets]}
+    if sw:
+        req["sidewalk"] = {"width": 2}
+    with open(f"{d}/req{sw}.json", "w") as f:
+        json.dump(req, f)
+PY
+  LIM="--max-vertices 50000000 --max-job-mb 4096 --body-limit 67108864"
+  for sw in 0 1; do
+    guess=$([ $sw = 1 ] && echo "--sidewalks.guess true --sidewalks.guess.min-speed 0" || echo "")
+    label=$([ $sw = 1 ] && echo "with sidewalks" || echo "no sidewalks")
+    for form in oneway twoway; do
+      pm_compare "network ${n}x${n}, $form, $label" "ms CPU" \
+        "pm_time_cmd '$PM generate networks --format glb $LIM -o $work/out.glb < $work/req$sw.json'" \
+        "pm_time_cmd 'netconvert --node-files $work/grid.nod.xml --edge-files $work/$form.edg.xml $guess -o $work/out.net.xml'" \
+        procmesh netconvert
+    done
+  done
+  printf '  procmesh GLB %s bytes; netconvert net.xml %s bytes (last pair)\n' \
+    "$(stat -c %s "$work/out.glb")" "$(stat -c %s "$work/out.net.xml")"
+done

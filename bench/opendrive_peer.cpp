@@ -1,0 +1,54 @@
+// libOpenDRIVE's side of bench/opendrive.sh (built against a checkout
+// outside this repository; never part of the build): an .xodr file parsed
+// and meshed (get_road_network_mesh, eps from the command line) PM_WARMUP
+// untimed times, then PM_RUNS timed ones, in thread CPU time.
+//   opendrive_peer FILE EPS
+// prints "median_ms us_per_vertex vertices triangles".
+#include <OpenDriveMap.h>
+#include <RoadNetworkMesh.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <vector>
+
+static double thread_ms() {
+    timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int env_int(const char* name, int def) {
+    const char* v = std::getenv(name);
+    return v ? std::atoi(v) : def;
+}
+
+int main(int argc, char** argv) {
+    if (argc != 3) {
+        std::fprintf(stderr, "usage: opendrive_peer FILE.xodr EPS\n");
+        return 2;
+    }
+    const double eps = std::atof(argv[2]);
+    size_t verts = 0, tris = 0;
+    auto once = [&]() {
+        odr::OpenDriveMap map(argv[1], false, false, false, false);
+        odr::RoadNetworkMesh mesh = map.get_road_network_mesh(eps);
+        // The lanes' surface: the road procmesh builds (no marks or objects
+        // in the file, so the other meshes are empty).
+        verts = mesh.lanes_mesh.vertices.size();
+        tris = mesh.lanes_mesh.indices.size() / 3;
+    };
+    for (int w = 0; w < env_int("PM_WARMUP", 2); w++) once();
+    const int runs = std::max(1, env_int("PM_RUNS", 5));
+    std::vector<double> ms;
+    for (int r = 0; r < runs; r++) {
+        double t0 = thread_ms();
+        once();
+        ms.push_back(thread_ms() - t0);
+    }
+    std::sort(ms.begin(), ms.end());
+    const double med = ms[runs / 2];
+    std::printf("%.3f %.4f %zu %zu\n", med, 1e3 * med / (double)verts, verts, tris);
+    return 0;
+}

@@ -1,0 +1,214 @@
+#include "geom/geom.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include <cglm/vec3.h>
+
+#include "geom/predicates.h"
+
+/* ---- normals ------------------------------------------------------------ */
+
+/* (b - a) x (c - a) in double: its length is twice the triangle's area, so
+ * summing it weights each face by its area. */
+static void pm__face_cross(const float *pos, uint32_t ia, uint32_t ib, uint32_t ic,
+                           double out[3]) {
+    const float *a = pos + 3 * (size_t)ia, *b = pos + 3 * (size_t)ib, *c = pos + 3 * (size_t)ic;
+    double u[3], v[3];
+    for (int k = 0; k < 3; k++) {
+        u[k] = (double)b[k] - a[k];
+        v[k] = (double)c[k] - a[k];
+    }
+    out[0] = u[1] * v[2] - u[2] * v[1];
+    out[1] = u[2] * v[0] - u[0] * v[2];
+    out[2] = u[0] * v[1] - u[1] * v[0];
+}
+
+static void pm__normalize_or_up(float *n) {
+    double x = n[0], y = n[1], z = n[2];
+    double len = sqrt(x * x + y * y + z * z);
+    if (!(len > 0.0) || !isfinite(len)) {
+        n[0] = 0.0f, n[1] = 1.0f, n[2] = 0.0f;
+        return;
+    }
+    n[0] = (float)(x / len), n[1] = (float)(y / len), n[2] = (float)(z / len);
+}
+
+void pm_prim_compute_normals(pm_prim *p) {
+    assert(p && p->icount % 3 == 0);
+    if (p->vcount) memset(p->normals, 0, (size_t)p->vcount * 3 * sizeof(float));
+    for (uint32_t t = 0; t < p->icount; t += 3) {
+        const uint32_t *tri = p->indices + t;
+        assert(tri[0] < p->vcount && tri[1] < p->vcount && tri[2] < p->vcount);
+        double c[3];
+        pm__face_cross(p->positions, tri[0], tri[1], tri[2], c);
+        vec3 cf = {(float)c[0], (float)c[1], (float)c[2]};
+        for (int j = 0; j < 3; j++) {
+            float *n = p->normals + 3 * (size_t)tri[j];
+            glm_vec3_add(n, cf, n);
+        }
+    }
+    for (uint32_t i = 0; i < p->vcount; i++) pm__normalize_or_up(p->normals + 3 * (size_t)i);
+}
+
+/* ---- bounds ------------------------------------------------------------- */
+
+/* Widens min/max by the positions of p. */
+static void pm__extend_bounds(const pm_prim *p, float min[3], float max[3]) {
+    for (uint32_t i = 0; i < p->vcount; i++) {
+        float *v = p->positions + 3 * (size_t)i;
+        glm_vec3_minv(v, min, min);   /* v < min ? v : min, per coordinate */
+        glm_vec3_maxv(v, max, max);
+    }
+}
+
+bool pm_prim_bounds(const pm_prim *p, float min[3], float max[3]) {
+    assert(p && min && max);
+    if (p->vcount == 0) return false;
+    memcpy(min, p->positions, 3 * sizeof(float));
+    memcpy(max, p->positions, 3 * sizeof(float));
+    pm__extend_bounds(p, min, max);
+    return true;
+}
+
+bool pm_scene_bounds(const pm_scene *s, float min[3], float max[3]) {
+    assert(s && min && max);
+    bool any = false;
+    for (uint32_t i = 0; i < s->nprims; i++) {
+        const pm_prim *p = &s->prims[i];
+        if (p->vcount == 0) continue;
+        if (!any) {
+            memcpy(min, p->positions, 3 * sizeof(float));
+            memcpy(max, p->positions, 3 * sizeof(float));
+            any = true;
+        }
+        pm__extend_bounds(p, min, max);
+    }
+    return any;
+}
+
+/* ---- snapping ----------------------------------------------------------- */
+
+double pm_snap(double v, double grid) {
+    assert(grid > 0.0 && isfinite(grid) && isfinite(v));
+    /* The exact recipe is the contract: k = round(v / grid) (ties away from
+     * zero), then k * grid, each one IEEE operation. Adding +0.0 turns -0
+     * into +0, so equal positions never differ in their sign bit. */
+    return round(v / grid) * grid + 0.0;
+}
+
+void pm_prim_snap(pm_prim *p, double grid) {
+    assert(p && grid > 0.0 && isfinite(grid));
+    for (size_t i = 0; i < (size_t)p->vcount * 3; i++)
+        p->positions[i] = (float)pm_snap(p->positions[i], grid);
+}
+
+/* ---- welding ------------------------------------------------------------ */
+
+/* Attribute arrays of a primitive, with their float counts per vertex. */
+typedef struct pm__attr { float *data; int width; } pm__attr;
+
+static int pm__attrs(pm_prim *p, pm__attr out[4]) {
+    int n = 0;
+    out[n++] = (pm__attr){p->positions, 3};
+    out[n++] = (pm__attr){p->normals, 3};
+    if (p->uvs) out[n++] = (pm__attr){p->uvs, 2};
+    if (p->colors) out[n++] = (pm__attr){p->colors, 4};
+    return n;
+}
+
+static uint64_t pm__mix(uint64_t h, uint32_t w) {
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+static uint64_t pm__vertex_hash(const pm__attr *at, int na, uint32_t v) {
+    uint64_t h = 0x243F6A8885A308D3ull;
+    for (int k = 0; k < na; k++) {
+        const float *f = at[k].data + (size_t)v * (size_t)at[k].width;
+        for (int j = 0; j < at[k].width; j++) {
+            uint32_t bits;
+            memcpy(&bits, f + j, sizeof bits);
+            h = pm__mix(h, bits);
+        }
+    }
+    return h;
+}
+
+static bool pm__vertex_equal(const pm__attr *at, int na, uint32_t u, uint32_t v) {
+    for (int k = 0; k < na; k++) {
+        size_t w = (size_t)at[k].width;
+        if (memcmp(at[k].data + u * w, at[k].data + v * w, w * sizeof(float)) != 0) return false;
+    }
+    return true;
+}
+
+static void pm__vertex_move(const pm__attr *at, int na, uint32_t to, uint32_t from) {
+    for (int k = 0; k < na; k++) {
+        size_t w = (size_t)at[k].width;
+        memmove(at[k].data + to * w, at[k].data + from * w, w * sizeof(float));
+    }
+}
+
+int64_t pm_prim_weld(pm_arena *scratch, pm_prim *p) {
+    assert(scratch && p);
+    size_t cap = 16;
+    while (cap < 2 * (size_t)p->vcount) cap *= 2;
+    uint32_t *table = pm_arena_alloc(scratch, cap * sizeof *table);
+    uint32_t *remap = pm_arena_alloc(scratch, ((size_t)p->vcount + 1) * sizeof *remap);
+    if (!table || !remap) return -1;
+    memset(table, 0xFF, cap * sizeof *table); /* UINT32_MAX: empty slot */
+    pm__attr at[4];
+    int na = pm__attrs(p, at);
+    uint32_t n = 0;
+    /* Kept vertices move down to slot n <= i, never over an unread one, so
+     * the compaction happens in place in first-occurrence order. */
+    for (uint32_t i = 0; i < p->vcount; i++) {
+        size_t slot = (size_t)pm__vertex_hash(at, na, i) & (cap - 1);
+        while (table[slot] != UINT32_MAX && !pm__vertex_equal(at, na, table[slot], i))
+            slot = (slot + 1) & (cap - 1);
+        if (table[slot] == UINT32_MAX) {
+            pm__vertex_move(at, na, n, i);
+            table[slot] = n++;
+        }
+        remap[i] = table[slot];
+    }
+    for (uint32_t t = 0; t < p->icount; t++) {
+        assert(p->indices[t] < p->vcount);
+        p->indices[t] = remap[p->indices[t]];
+    }
+    p->vcount = n;
+    return n;
+}
+
+/* ---- degenerate triangles ----------------------------------------------- */
+
+/* Exactly zero area in 3D: the cross product's components are the signed
+ * areas of the three axis-plane projections, each decided exactly. */
+static bool pm__tri_degenerate(const float *pos, const uint32_t *tri) {
+    double v[3][3];
+    for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 3; k++) v[j][k] = pos[3 * (size_t)tri[j] + (size_t)k];
+    for (int k = 0; k < 3; k++) {
+        int u = (k + 1) % 3, w = (k + 2) % 3;
+        double a[2] = {v[0][u], v[0][w]}, b[2] = {v[1][u], v[1][w]}, c[2] = {v[2][u], v[2][w]};
+        if (pm_orient2d(a, b, c) != 0.0) return false;
+    }
+    return true;
+}
+
+uint32_t pm_prim_drop_degenerate(pm_prim *p) {
+    assert(p && p->icount % 3 == 0);
+    uint32_t kept = 0;
+    for (uint32_t t = 0; t < p->icount; t += 3) {
+        const uint32_t *tri = p->indices + t;
+        assert(tri[0] < p->vcount && tri[1] < p->vcount && tri[2] < p->vcount);
+        if (pm__tri_degenerate(p->positions, tri)) continue;
+        memmove(p->indices + kept, tri, 3 * sizeof *tri);
+        kept += 3;
+    }
+    uint32_t dropped = (p->icount - kept) / 3;
+    p->icount = kept;
+    return dropped;
+}

@@ -1,0 +1,282 @@
+#include "geom/spline.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include "geom/vec.h"
+#include "scene/result.h"
+
+#define PM__SPLINE_MAX_DEPTH 30
+#define PM__SPLINE_PROBES 7
+#define PM__SPLINE_FINE_PROBES 15
+
+/* Control point i of the (possibly phantom-extended) sequence. */
+static void pm__ctrl(const double *pts, size_t n, bool closed, long i, double out[3]) {
+    long nn = (long)n;
+    if (closed) {
+        long k = ((i % nn) + nn) % nn;
+        memcpy(out, pts + 3 * k, 3 * sizeof(double));
+        return;
+    }
+    if (i < 0) {            /* reflect P1 through P0 */
+        for (int c = 0; c < 3; c++) out[c] = 2.0 * pts[c] - pts[3 + c];
+    } else if (i >= nn) {   /* reflect P(n-2) through P(n-1) */
+        for (int c = 0; c < 3; c++) out[c] = 2.0 * pts[3 * (nn - 1) + c] - pts[3 * (nn - 2) + c];
+    } else {
+        memcpy(out, pts + 3 * i, 3 * sizeof(double));
+    }
+}
+
+static double pm__knot(const double a[3], const double b[3], double alpha) {
+    double d = hypot(b[0] - a[0], b[2] - a[2]);
+    assert(d > 0.0);
+    return alpha == 0.0 ? 1.0 : pow(d, alpha);
+}
+
+/* Non-uniform Catmull-Rom as a cubic Hermite segment from P1 to P2 (the
+ * tangents of the Barry-Goldman pyramid, scaled to u in [0, 1]). */
+static void pm__cr_segment(const double P[4][3], double alpha, double c[4][3]) {
+    double d01 = pm__knot(P[0], P[1], alpha);
+    double d12 = pm__knot(P[1], P[2], alpha);
+    double d23 = pm__knot(P[2], P[3], alpha);
+    for (int k = 0; k < 3; k++) {
+        double m1 = d12 * ((P[1][k] - P[0][k]) / d01 - (P[2][k] - P[0][k]) / (d01 + d12) +
+                           (P[2][k] - P[1][k]) / d12);
+        double m2 = d12 * ((P[2][k] - P[1][k]) / d12 - (P[3][k] - P[1][k]) / (d12 + d23) +
+                           (P[3][k] - P[2][k]) / d23);
+        c[0][k] = P[1][k];
+        c[1][k] = m1;
+        c[2][k] = -3.0 * P[1][k] - 2.0 * m1 + 3.0 * P[2][k] - m2;
+        c[3][k] = 2.0 * P[1][k] + m1 - 2.0 * P[2][k] + m2;
+    }
+}
+
+int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool closed,
+                   pm_curve_kind kind, double alpha) {
+    assert(n >= 2 && (!closed || n >= 3));
+    assert(alpha >= 0.0 && alpha <= 1.0);
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    s->closed = closed;
+    s->npoints = (uint32_t)n;
+    s->nseg = (uint32_t)(closed ? n : n - 1);
+    s->coef = pm_arena_alloc(a, (size_t)s->nseg * sizeof *s->coef);
+    if (!s->coef) return PM_ERR_NOMEM;
+    for (uint32_t i = 0; i < s->nseg; i++) {
+        double P[4][3];
+        for (int j = 0; j < 4; j++) pm__ctrl(pts, n, closed, (long)i - 1 + j, P[j]);
+        if (kind == PM_CURVE_LINEAR) {
+            memset(s->coef[i], 0, sizeof s->coef[i]);
+            for (int k = 0; k < 3; k++) {
+                s->coef[i][0][k] = P[1][k];
+                s->coef[i][1][k] = P[2][k] - P[1][k];
+            }
+        } else {
+            pm__cr_segment((const double(*)[3])P, alpha, s->coef[i]);
+        }
+    }
+    return PM_OK;
+}
+
+/* Splits t into a segment index and a local u in [0, 1]. */
+static uint32_t pm__locate(const pm_spline *s, double t, double *u) {
+    if (t <= 0.0) { *u = 0.0; return 0; }
+    if (t >= (double)s->nseg) { *u = 1.0; return s->nseg - 1; }
+    double f = floor(t);
+    *u = t - f;
+    return (uint32_t)f;
+}
+
+void pm_spline_eval(const pm_spline *s, double t, double p[3], double d1[3], double d2[3]) {
+    double u;
+    uint32_t i = pm__locate(s, t, &u);
+    const double(*c)[3] = s->coef[i];
+    for (int k = 0; k < 3; k++) {
+        p[k] = c[0][k] + u * (c[1][k] + u * (c[2][k] + u * c[3][k]));
+        if (d1) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
+        if (d2) d2[k] = 2.0 * c[2][k] + 6.0 * u * c[3][k];
+    }
+}
+
+double pm_spline_curvature(const pm_spline *s, double t) {
+    if (s->kind == PM_CURVE_LINEAR) return 0.0;
+    double p[3], d1[3], d2[3];
+    pm_spline_eval(s, t, p, d1, d2);
+    double sp2 = d1[0] * d1[0] + d1[2] * d1[2];
+    if (sp2 <= 0.0) return 0.0;
+    /* With right = (-tz, 0, tx), a left turn (towards -right) is positive. */
+    return (d2[0] * d1[2] - d2[2] * d1[0]) / (sp2 * sqrt(sp2));
+}
+
+void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, double p[3]) {
+    pm_spline_eval(s, t, p, NULL, NULL);
+    if (o && o->height) p[1] = o->height(o->height_ctx, p[0], p[2]);
+}
+
+double pm_point_segment_distance(const double p[3], const double a[3], const double b[3]) {
+    double ab[3], ap[3], l2 = 0.0, dot = 0.0;
+    for (int k = 0; k < 3; k++) {
+        ab[k] = b[k] - a[k];
+        ap[k] = p[k] - a[k];
+        l2 += ab[k] * ab[k];
+        dot += ab[k] * ap[k];
+    }
+    double f = l2 > 0.0 ? dot / l2 : 0.0;
+    if (f < 0.0) f = 0.0;
+    if (f > 1.0) f = 1.0;
+    double d2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        double e = ap[k] - f * ab[k];
+        d2 += e * e;
+    }
+    return sqrt(d2);
+}
+
+static double pm__probe(const pm_spline *s, const pm_sample_opts *o, double t, const double a[3],
+                        const double b[3]) {
+    double p[3];
+    pm_spline_point(s, o, t, p);
+    return pm_point_segment_distance(p, a, b);
+}
+
+/* Largest distance from the curve over (t0, t1) to the chord, at probes
+ * evenly spaced in t. With refine, the best probe's neighbourhood is then
+ * searched (golden section), so a peak between probes is found too. */
+static double pm__chord_error(const pm_spline *s, const pm_sample_opts *o, double t0, double t1,
+                              const double a[3], const double b[3], uint32_t probes, bool refine) {
+    double worst = 0.0, h = (t1 - t0) / (double)(probes + 1), tbest = t0;
+    for (uint32_t k = 1; k <= probes; k++) {
+        double t = t0 + h * (double)k, d = pm__probe(s, o, t, a, b);
+        if (d > worst) { worst = d; tbest = t; }
+    }
+    if (!refine || worst == 0.0) return worst;
+    const double g = 0.6180339887498949;
+    double lo = tbest - h, hi = tbest + h;
+    double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+    double f1 = pm__probe(s, o, x1, a, b), f2 = pm__probe(s, o, x2, a, b);
+    for (int it = 0; it < 16; it++) {
+        if (f1 > f2) { hi = x2; x2 = x1; f2 = f1; x1 = hi - g * (hi - lo); f1 = pm__probe(s, o, x1, a, b); }
+        else { lo = x1; x1 = x2; f1 = f2; x2 = lo + g * (hi - lo); f2 = pm__probe(s, o, x2, a, b); }
+    }
+    return fmax(worst, fmax(f1, f2));
+}
+
+/* First derivative inside segment seg at local u (so u = 1 is the end of
+ * seg, not the start of the next one: linear corners are not turns). */
+static void pm__d1_in(const pm_spline *s, uint32_t seg, double u, double d1[3]) {
+    const double(*c)[3] = s->coef[seg];
+    for (int k = 0; k < 3; k++) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
+}
+
+/* Whether the plan tangent turns by more than max_turn over [t0, t1] (one
+ * segment); a vanishing plan tangent (a cusp) counts as turning. */
+static bool pm__turns_too_much(const pm_spline *s, double max_turn, double t0, double t1) {
+    if (max_turn <= 0.0) return false;
+    double d0[3], d1[3], f = floor(t0);
+    uint32_t seg = (uint32_t)f;
+    if (seg >= s->nseg) seg = s->nseg - 1;
+    pm__d1_in(s, seg, t0 - (double)seg, d0);
+    pm__d1_in(s, seg, t1 - (double)seg, d1);
+    double l0 = hypot(d0[0], d0[2]), l1 = hypot(d1[0], d1[2]);
+    if (l0 <= 0.0 || l1 <= 0.0) return true;
+    double c = (d0[0] * d1[0] + d0[2] * d1[2]) / (l0 * l1);
+    return c < cos(max_turn);
+}
+
+typedef PM_VEC(pm_curve_sample) pm__sample_vec;
+
+typedef struct pm__sampler {
+    pm_arena *a;
+    const pm_spline *s;
+    const pm_sample_opts *o;
+    pm__sample_vec v;
+    double err;             /* error of the last accepted chord: its end is pushed next */
+    bool exact;
+} pm__sampler;
+
+static int pm__push(pm__sampler *sm, double t, const double p[3]) {
+    if (sm->o->max_samples && sm->v.len >= sm->o->max_samples) return PM_ERR_LIMIT;
+    pm_curve_sample c = {.t = t, .p = {p[0], p[1], p[2]}, .err = sm->err, .err_exact = sm->exact};
+    sm->err = 0.0;
+    sm->exact = true;
+    return pm_vec_push(sm->a, &sm->v, c) == 0 ? PM_OK : PM_ERR_NOMEM;
+}
+
+/* Emits the samples strictly inside (t0, t1), in order. */
+static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double t1,
+                         const double p1[3], int depth) {
+    if (sm->o->cancel && *sm->o->cancel) return PM_ERR_CANCELLED;
+    double e = 0.0;
+    bool exact = false;
+    bool split = pm_v3_dist(p0, p1) > sm->o->max_segment ||
+                 (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES, false)) > sm->o->max_error ||
+                 pm__turns_too_much(sm->s, sm->o->max_turn, t0, t1);
+    /* Seven probes can miss an off-centre peak; a chord that is already
+     * close to the bound gets a finer look before it is accepted. */
+    if (!split && e > 0.5 * sm->o->max_error) {
+        e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_FINE_PROBES, true);
+        exact = true;
+        split = e > sm->o->max_error;
+    }
+    if (!split || depth >= PM__SPLINE_MAX_DEPTH) {
+        sm->err = e;
+        sm->exact = exact;
+        return PM_OK;
+    }
+    double tm = 0.5 * (t0 + t1), pm[3];
+    pm_spline_point(sm->s, sm->o, tm, pm);
+    int r = pm__subdivide(sm, t0, p0, tm, pm, depth + 1);
+    if (r == PM_OK) r = pm__push(sm, tm, pm);
+    if (r == PM_OK) r = pm__subdivide(sm, tm, pm, t1, p1, depth + 1);
+    return r;
+}
+
+int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
+                     pm_curve_sample **out, size_t *n) {
+    assert(o->max_error > 0.0 && o->max_segment > 0.0);
+    pm__sampler sm = {.a = a, .s = s, .o = o, .exact = true};
+    double p0[3];
+    pm_spline_point(s, o, 0.0, p0);
+    int r = pm__push(&sm, 0.0, p0);
+    double first[3] = {p0[0], p0[1], p0[2]};
+    for (uint32_t i = 0; r == PM_OK && i < s->nseg; i++) {
+        double p1[3];
+        /* A closed curve ends exactly where it began, bit for bit. */
+        if (s->closed && i + 1 == s->nseg) memcpy(p1, first, sizeof p1);
+        else pm_spline_point(s, o, (double)(i + 1), p1);
+        r = pm__subdivide(&sm, (double)i, p0, (double)(i + 1), p1, 0);
+        if (r == PM_OK) r = pm__push(&sm, (double)(i + 1), p1);
+        memcpy(p0, p1, sizeof p0);
+    }
+    if (r != PM_OK) return r;
+    *out = sm.v.data;
+    *n = sm.v.len;
+    return PM_OK;
+}
+
+double pm_spline_chord_error(const pm_spline *s, const pm_sample_opts *o,
+                             const pm_curve_sample *smp, size_t n, uint32_t probes) {
+    double worst = 0.0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        double e = pm__chord_error(s, o, smp[i].t, smp[i + 1].t, smp[i].p, smp[i + 1].p, probes, true);
+        if (e > worst) worst = e;
+    }
+    return worst;
+}
+
+double pm_spline_sample_error(const pm_spline *s, const pm_sample_opts *o,
+                              const pm_curve_sample *smp, size_t n) {
+    double worst = 0.0;
+    for (size_t i = 1; i < n; i++)
+        if (smp[i].err_exact && smp[i].err > worst) worst = smp[i].err;
+    /* A 7-probe estimate misses a smooth peak by a few percent at most:
+     * only estimates within 25% of the worst can change the answer. */
+    for (size_t i = 1; i < n; i++) {
+        if (smp[i].err_exact || smp[i].err * 1.25 <= worst) continue;
+        double e = pm__chord_error(s, o, smp[i - 1].t, smp[i].t, smp[i - 1].p, smp[i].p,
+                                   PM__SPLINE_FINE_PROBES, true);
+        if (e > worst) worst = e;
+    }
+    return worst;
+}

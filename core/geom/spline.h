@@ -1,0 +1,96 @@
+#ifndef PM_SPLINE_H
+#define PM_SPLINE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "scene/arena.h"
+
+/* Curves through control points [x, y, z], and their adaptive sampling.
+ *
+ * Catmull-Rom uses knot intervals |P(i+1) - P(i)|^alpha measured in plan
+ * (x, z): alpha 0.5 (centripetal) gives a plan curve without cusps or
+ * self-intersections inside a segment (Yuksel et al. 2011), which a road
+ * needs more than a cusp-free 3D curve; the height y rides on the same
+ * knots. Open curves get phantom end points reflected through the ends.
+ * Each segment is stored as a cubic p(u) = c0 + c1 u + c2 u^2 + c3 u^3,
+ * u in [0, 1]; the curve parameter t = segment + u runs over [0, nseg]. */
+
+typedef enum pm_curve_kind {
+    PM_CURVE_CATMULL_ROM = 0,
+    PM_CURVE_LINEAR = 1,
+} pm_curve_kind;
+
+typedef struct pm_spline {
+    pm_curve_kind kind;
+    bool closed;
+    uint32_t npoints;
+    uint32_t nseg;          /* npoints - 1 open, npoints closed */
+    double (*coef)[4][3];   /* nseg cubic coefficient sets */
+} pm_spline;
+
+/* Builds the curve through n points (3 * n doubles). Preconditions (the
+ * caller validates): n >= 2 (>= 3 when closed), consecutive points (and the
+ * last and first when closed) distinct in plan, 0 <= alpha <= 1. Returns 0
+ * or PM_ERR_NOMEM. */
+int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool closed,
+                   pm_curve_kind kind, double alpha);
+
+/* Position p (and, when not NULL, first and second derivatives with respect
+ * to t) at curve parameter t in [0, nseg]. */
+void pm_spline_eval(const pm_spline *s, double t, double p[3], double d1[3], double d2[3]);
+
+/* Signed plan curvature at t (1/m): > 0 where the curve turns left (towards
+ * -right, right = tangent x up), 0 on straight or linear curves. */
+double pm_spline_curvature(const pm_spline *s, double t);
+
+/* Optional height override: y = height(ctx, x, z) replaces the curve's own
+ * y, so a road draped on terrain is sampled against its real 3D shape. */
+typedef double (*pm_height_fn)(const void *ctx, double x, double z);
+
+typedef struct pm_sample_opts {
+    double max_error;       /* > 0: distance from the curve to each chord */
+    double max_segment;     /* > 0: longest chord (3D) */
+    double max_turn;        /* radians between plan tangents of one chord; 0 = off */
+    uint32_t max_samples;   /* 0 = no cap; past it sampling fails with PM_ERR_LIMIT */
+    pm_height_fn height;    /* NULL: the curve's own heights */
+    const void *height_ctx;
+    const volatile int *cancel;  /* NULL, or raised to stop (PM_ERR_CANCELLED) */
+} pm_sample_opts;
+
+typedef struct pm_curve_sample {
+    double t;               /* curve parameter */
+    double p[3];            /* position, with the height override applied */
+    double err;             /* chord error of the chord ending here (0 first) */
+    bool err_exact;         /* err was refined; else from 7 probes, <= max_error / 2 */
+} pm_curve_sample;
+
+/* Point at t with the height override of o applied (o may be NULL). */
+void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, double p[3]);
+
+/* Adaptive sampling: every segment is split recursively at its parameter
+ * midpoint until the chord is no longer than max_segment, the curve stays
+ * within max_error of the chord (probed at 7 interior points; near the bound, at 15 and then around the worst
+ * probe by golden-section search), and the plan
+ * tangent turns less than max_turn; recursion stops at 2^-30 of a segment.
+ * Control points are always samples. Closed curves end with a copy of the
+ * first sample (t = nseg). Returns 0 with *out (in a) and *n set, or
+ * PM_ERR_NOMEM, PM_ERR_LIMIT, PM_ERR_CANCELLED. */
+int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
+                     pm_curve_sample **out, size_t *n);
+
+/* The achieved chord error of a sampling from its recorded per-chord
+ * errors: exact ones as they are, and the few 7-probe estimates that could
+ * matter refined. Equal to pm_spline_chord_error with dense probes, at a
+ * fraction of its cost. */
+double pm_spline_sample_error(const pm_spline *s, const pm_sample_opts *o,
+                              const pm_curve_sample *smp, size_t n);
+
+/* The achieved chord error of a sampling: the largest distance from the
+ * curve to the chord that replaces it, per chord from `probes` (>= 1)
+ * points evenly spaced in t, refined around the worst one. */
+double pm_spline_chord_error(const pm_spline *s, const pm_sample_opts *o,
+                             const pm_curve_sample *smp, size_t n, uint32_t probes);
+
+/* Distance from point p to segment ab (3D). */
+double pm_point_segment_distance(const double p[3], const double a[3], const double b[3]);
+#endif

@@ -1,0 +1,393 @@
+#include "geom/terrain.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include "scene/result.h"
+
+/* ---- noise ---- */
+
+/* Sixteen unit gradients, written out so no libm call can differ between
+ * platforms: (cos, sin) of k * 22.5 degrees. */
+static const double pm__grad[16][2] = {
+    {1.0, 0.0}, {0.92387953251128674, 0.38268343236508978},
+    {0.70710678118654757, 0.70710678118654757}, {0.38268343236508978, 0.92387953251128674},
+    {0.0, 1.0}, {-0.38268343236508978, 0.92387953251128674},
+    {-0.70710678118654757, 0.70710678118654757}, {-0.92387953251128674, 0.38268343236508978},
+    {-1.0, 0.0}, {-0.92387953251128674, -0.38268343236508978},
+    {-0.70710678118654757, -0.70710678118654757}, {-0.38268343236508978, -0.92387953251128674},
+    {0.0, -1.0}, {0.38268343236508978, -0.92387953251128674},
+    {0.70710678118654757, -0.70710678118654757}, {0.92387953251128674, -0.38268343236508978},
+};
+
+static uint64_t pm__mix(uint64_t z) {
+    z ^= z >> 30;
+    z *= 0xbf58476d1ce4e5b9ULL;
+    z ^= z >> 27;
+    z *= 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static const double *pm__gradient(uint64_t seed, int64_t ix, int64_t iz) {
+    uint64_t h = pm__mix(seed ^ pm__mix((uint64_t)ix * 0x9e3779b97f4a7c15ULL ^
+                                        (uint64_t)iz * 0xc2b2ae3d27d4eb4fULL));
+    return pm__grad[h >> 60];
+}
+
+static double pm__fade(double t) { return t * t * t * (t * (t * 6.0 - 15.0) + 10.0); }
+
+/* One octave's constants, and the gradients of the last lattice cell it
+ * visited: neighbouring grid nodes mostly share a cell, so a heightfield
+ * fill hashes each lattice corner about once. */
+typedef struct pm__octave {
+    uint64_t seed;
+    double freq, amp, ox, oz;
+    int64_t ix, iz;
+    bool valid;
+    const double *g[4];
+} pm__octave;
+
+/* One octave of gradient noise, within about +-1. */
+static double pm__perlin(pm__octave *o, double x, double z) {
+    double fx0 = floor(x), fz0 = floor(z);
+    int64_t ix = (int64_t)fx0, iz = (int64_t)fz0;
+    if (!o->valid || ix != o->ix || iz != o->iz) {
+        o->g[0] = pm__gradient(o->seed, ix, iz);
+        o->g[1] = pm__gradient(o->seed, ix + 1, iz);
+        o->g[2] = pm__gradient(o->seed, ix, iz + 1);
+        o->g[3] = pm__gradient(o->seed, ix + 1, iz + 1);
+        o->ix = ix;
+        o->iz = iz;
+        o->valid = true;
+    }
+    double fx = x - fx0, fz = z - fz0;
+    const double *g00 = o->g[0], *g10 = o->g[1], *g01 = o->g[2], *g11 = o->g[3];
+    double n00 = g00[0] * fx + g00[1] * fz;
+    double n10 = g10[0] * (fx - 1.0) + g10[1] * fz;
+    double n01 = g01[0] * fx + g01[1] * (fz - 1.0);
+    double n11 = g11[0] * (fx - 1.0) + g11[1] * (fz - 1.0);
+    double u = pm__fade(fx), v = pm__fade(fz);
+    double nx0 = n00 + u * (n10 - n00), nx1 = n01 + u * (n11 - n01);
+    /* 2D gradient noise peaks at sqrt(1/2); scale it to +-1. */
+    return (nx0 + v * (nx1 - nx0)) * 1.4142135623730951;
+}
+
+/* Per-octave seeds (independent streams) and offsets (so lattice zeros
+ * do not line up at the origin); amplitudes normalized to sum 1. */
+static void pm__octaves(const pm_noise *n, pm__octave o[8]) {
+    assert(n->wavelength > 0.0 && n->octaves >= 1 && n->octaves <= 8);
+    double amp = 1.0, norm = 0.0, freq = 1.0 / n->wavelength;
+    for (uint32_t k = 0; k < n->octaves; k++) norm += amp, amp *= 0.5;
+    amp = 1.0 / norm;
+    for (uint32_t k = 0; k < n->octaves; k++) {
+        uint64_t seed = pm__mix(n->seed + 0x632be59bd9b4e019ULL * (k + 1));
+        o[k] = (pm__octave){.seed = seed, .freq = freq, .amp = amp,
+                            .ox = (double)(seed & 0xffff) / 65536.0 * 97.0,
+                            .oz = (double)((seed >> 16) & 0xffff) / 65536.0 * 89.0};
+        amp *= 0.5;
+        freq *= 2.0;
+    }
+}
+
+static double pm__noise_eval(const pm_noise *n, pm__octave *o, double x, double z) {
+    double sum = 0.0;
+    for (uint32_t k = 0; k < n->octaves; k++)
+        sum += o[k].amp * pm__perlin(&o[k], x * o[k].freq + o[k].ox, z * o[k].freq + o[k].oz);
+    double h = n->amplitude * sum;
+    if (h > n->amplitude) h = n->amplitude;
+    if (h < -n->amplitude) h = -n->amplitude;
+    return h;
+}
+
+double pm_noise_height(const pm_noise *n, double x, double z) {
+    pm__octave o[8];
+    pm__octaves(n, o);
+    return pm__noise_eval(n, o, x, z);
+}
+
+int pm_heightfield_from_noise(pm_arena *a, pm_heightfield *hf, const pm_noise *n,
+                              const volatile int *cancel) {
+    assert(hf->cols >= 2 && hf->rows >= 2 && hf->cell > 0.0);
+    hf->h = pm_arena_alloc(a, (size_t)hf->cols * hf->rows * sizeof(double));
+    if (!hf->h) return PM_ERR_NOMEM;
+    pm__octave o[8];
+    pm__octaves(n, o);
+    for (uint32_t r = 0; r < hf->rows; r++) {
+        if (cancel && *cancel) return PM_ERR_CANCELLED;
+        double z = hf->origin[1] + (double)r * hf->cell;
+        for (uint32_t c = 0; c < hf->cols; c++)
+            hf->h[(size_t)r * hf->cols + c] = pm__noise_eval(n, o, hf->origin[0] + (double)c * hf->cell, z);
+    }
+    return PM_OK;
+}
+
+/* ---- sampling ---- */
+
+/* Grid coordinate of x along an axis of n nodes: cell index and fraction. */
+static uint32_t pm__axis(double x, double origin, double cell, uint32_t n, double *f) {
+    double g = (x - origin) / cell;
+    if (!(g > 0.0)) { *f = 0.0; return 0; }
+    if (g >= (double)(n - 1)) { *f = 1.0; return n - 2; }
+    double i = floor(g);
+    *f = g - i;
+    return (uint32_t)i;
+}
+
+double pm_heightfield_height(const void *ctx, double x, double z) {
+    const pm_heightfield *hf = ctx;
+    double fx, fz;
+    uint32_t c = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
+    uint32_t r = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
+    const double *row0 = hf->h + (size_t)r * hf->cols + c, *row1 = row0 + hf->cols;
+    double h0 = row0[0] + fx * (row0[1] - row0[0]);
+    double h1 = row1[0] + fx * (row1[1] - row1[0]);
+    return h0 + fz * (h1 - h0);
+}
+
+/* Central-difference gradient (dh/dx, dh/dz) at node (c, r). */
+static void pm__node_gradient(const pm_heightfield *hf, uint32_t c, uint32_t r, double g[2]) {
+    uint32_t c0 = c ? c - 1 : c, c1 = c + 1 < hf->cols ? c + 1 : c;
+    uint32_t r0 = r ? r - 1 : r, r1 = r + 1 < hf->rows ? r + 1 : r;
+    const double *h = hf->h;
+    size_t w = hf->cols;
+    g[0] = (h[r * w + c1] - h[r * w + c0]) / ((double)(c1 - c0) * hf->cell);
+    g[1] = (h[r1 * w + c] - h[r0 * w + c]) / ((double)(r1 - r0) * hf->cell);
+}
+
+void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
+    double fx, fz, a[2], b[2], c[2], d[2];
+    uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
+    uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
+    pm__node_gradient(hf, ci, ri, a);
+    pm__node_gradient(hf, ci + 1, ri, b);
+    pm__node_gradient(hf, ci, ri + 1, c);
+    pm__node_gradient(hf, ci + 1, ri + 1, d);
+    double g[2];
+    for (int k = 0; k < 2; k++) {
+        double top = a[k] + fx * (b[k] - a[k]), bot = c[k] + fx * (d[k] - c[k]);
+        g[k] = top + fz * (bot - top);
+    }
+    double l = sqrt(g[0] * g[0] + 1.0 + g[1] * g[1]);
+    n[0] = -g[0] / l;
+    n[1] = 1.0 / l;
+    n[2] = -g[1] / l;
+}
+
+/* ---- flattening ---- */
+
+typedef struct pm__flat {
+    const pm_heightfield *hf;
+    double *dist;       /* plan distance to the outline; 0 under the road */
+    double *target;     /* road height there, minus depth */
+    unsigned char *under;
+} pm__flat;
+
+/* Inclusive node range covering [lo, hi] along one axis, clipped. */
+static bool pm__node_range(double lo, double hi, double origin, double cell, uint32_t n,
+                           uint32_t *i0, uint32_t *i1) {
+    double g0 = ceil((lo - origin) / cell), g1 = floor((hi - origin) / cell);
+    if (g0 < 0.0) g0 = 0.0;
+    if (g1 > (double)(n - 1)) g1 = (double)(n - 1);
+    if (g0 > g1) return false;
+    *i0 = (uint32_t)g0;
+    *i1 = (uint32_t)g1;
+    return true;
+}
+
+/* Nodes whose plan position lies in triangle abc take its surface height. */
+static void pm__flat_triangle(pm__flat *f, const double *a, const double *b, const double *c,
+                              double depth) {
+    const pm_heightfield *hf = f->hf;
+    double det = (b[0] - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (b[2] - a[2]);
+    if (det == 0.0) return;
+    uint32_t c0, c1, r0, r1;
+    if (!pm__node_range(fmin(a[0], fmin(b[0], c[0])), fmax(a[0], fmax(b[0], c[0])),
+                        hf->origin[0], hf->cell, hf->cols, &c0, &c1) ||
+        !pm__node_range(fmin(a[2], fmin(b[2], c[2])), fmax(a[2], fmax(b[2], c[2])),
+                        hf->origin[1], hf->cell, hf->rows, &r0, &r1))
+        return;
+    const double tol = -1e-9;
+    for (uint32_t r = r0; r <= r1; r++) {
+        double z = hf->origin[1] + (double)r * hf->cell;
+        for (uint32_t col = c0; col <= c1; col++) {
+            double x = hf->origin[0] + (double)col * hf->cell;
+            double wb = ((x - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (z - a[2])) / det;
+            double wc = ((b[0] - a[0]) * (z - a[2]) - (x - a[0]) * (b[2] - a[2])) / det;
+            double wa = 1.0 - wb - wc;
+            if (wa < tol || wb < tol || wc < tol) continue;
+            double y = wa * a[1] + wb * b[1] + wc * c[1] - depth;
+            size_t k = (size_t)r * hf->cols + col;
+            if (!f->under[k] || y < f->target[k]) f->target[k] = y;
+            f->under[k] = 1;
+            f->dist[k] = 0.0;
+        }
+    }
+}
+
+/* Nodes within reach of outline segment ab remember it when it is nearer. */
+static void pm__flat_segment(pm__flat *f, const double *a, const double *b, double reach,
+                             double depth) {
+    const pm_heightfield *hf = f->hf;
+    uint32_t c0, c1, r0, r1;
+    if (!pm__node_range(fmin(a[0], b[0]) - reach, fmax(a[0], b[0]) + reach, hf->origin[0],
+                        hf->cell, hf->cols, &c0, &c1) ||
+        !pm__node_range(fmin(a[2], b[2]) - reach, fmax(a[2], b[2]) + reach, hf->origin[1],
+                        hf->cell, hf->rows, &r0, &r1))
+        return;
+    double ex = b[0] - a[0], ez = b[2] - a[2], l2 = ex * ex + ez * ez;
+    for (uint32_t r = r0; r <= r1; r++) {
+        double z = hf->origin[1] + (double)r * hf->cell;
+        for (uint32_t col = c0; col <= c1; col++) {
+            size_t k = (size_t)r * hf->cols + col;
+            if (f->under[k]) continue;
+            double x = hf->origin[0] + (double)col * hf->cell;
+            double t = l2 > 0.0 ? ((x - a[0]) * ex + (z - a[2]) * ez) / l2 : 0.0;
+            t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+            double d = hypot(x - (a[0] + t * ex), z - (a[2] + t * ez));
+            if (d < f->dist[k]) {
+                f->dist[k] = d;
+                f->target[k] = a[1] + t * (b[1] - a[1]) - depth;
+            }
+        }
+    }
+}
+
+/* The terrain mesh splits cell (c, r) along the diagonal from (c, r+1) to
+ * (c+1, r): the nodes and weights of the triangle that holds a point. */
+static void pm__grid_triangle(const pm_heightfield *hf, double x, double z, size_t k[3], double w[3]) {
+    double fx, fz;
+    uint32_t c = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
+    uint32_t r = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
+    size_t k00 = (size_t)r * hf->cols + c, k10 = k00 + 1, k01 = k00 + hf->cols, k11 = k01 + 1;
+    if (fx + fz <= 1.0) {
+        k[0] = k00, k[1] = k10, k[2] = k01;
+        w[0] = 1.0 - fx - fz, w[1] = fx, w[2] = fz;
+    } else {
+        k[0] = k11, k[1] = k01, k[2] = k10;
+        w[0] = fx + fz - 1.0, w[1] = 1.0 - fx, w[2] = 1.0 - fz;
+    }
+}
+
+/* A road vertex above which the terrain's triangle would rise (the road
+ * bends inside the cell) lowers that triangle's flattened corners just
+ * enough. Lowering only ever lowers, so vertices done earlier stay below. */
+static void pm__flat_vertex(const pm__flat *f, double *h, const double *v, double margin, double depth) {
+    size_t k[3];
+    double w[3], at = 0.0, wl = 0.0;
+    pm__grid_triangle(f->hf, v[0], v[2], k, w);
+    for (int j = 0; j < 3; j++) {
+        at += w[j] * h[k[j]];
+        if (f->dist[k[j]] <= margin) wl += w[j];
+    }
+    double excess = at - (v[1] - depth);
+    if (!(excess > 0.0) || wl <= 0.0) return;
+    /* A triangle mostly outside the margin (a steep cut beside a narrow
+     * margin) is only partly corrected rather than spiked down. */
+    double drop = wl >= 0.5 ? excess / wl : 2.0 * excess;
+    for (int j = 0; j < 3; j++)
+        if (f->dist[k[j]] <= margin) h[k[j]] -= drop;
+}
+
+static double pm__smoothstep(double t) {
+    if (t <= 0.0) return 0.0;
+    if (t >= 1.0) return 1.0;
+    return t * t * (3.0 - 2.0 * t);
+}
+
+int pm_heightfield_flatten(pm_arena *a, const pm_heightfield *in, const pm_flatten_shape *shape,
+                           const pm_flatten_opts *o, pm_heightfield *out,
+                           const volatile int *cancel) {
+    size_t n = (size_t)in->cols * in->rows;
+    *out = *in;
+    out->h = pm_arena_alloc(a, n * sizeof(double));
+    pm__flat f = {.hf = in,
+                  .dist = pm_arena_alloc(a, n * sizeof(double)),
+                  .target = pm_arena_alloc(a, n * sizeof(double)),
+                  .under = pm_arena_calloc(a, n, 1)};
+    if (!out->h || !f.dist || !f.target || !f.under) return PM_ERR_NOMEM;
+    for (size_t k = 0; k < n; k++) f.dist[k] = INFINITY;
+    for (size_t t = 0; t < shape->ntriangles; t++) {
+        if (cancel && (t & 1023) == 0 && *cancel) return PM_ERR_CANCELLED;
+        const uint32_t *ix = shape->indices + 3 * t;
+        pm__flat_triangle(&f, shape->positions + 3 * ix[0], shape->positions + 3 * ix[1],
+                          shape->positions + 3 * ix[2], o->depth);
+    }
+    double reach = o->margin + o->falloff;
+    for (size_t l = 0; l < shape->nlines; l++) {
+        if (cancel && *cancel) return PM_ERR_CANCELLED;
+        for (size_t i = 0; i + 1 < shape->line_len[l]; i++)
+            pm__flat_segment(&f, shape->lines[l] + 3 * i, shape->lines[l] + 3 * (i + 1), reach,
+                             o->depth);
+    }
+    for (size_t k = 0; k < n; k++) {
+        double d = f.dist[k], h = in->h[k];
+        if (d <= o->margin) h = f.target[k];
+        else if (d < reach) h += (f.target[k] - h) * pm__smoothstep((reach - d) / o->falloff);
+        out->h[k] = h;
+    }
+    for (size_t v = 0; v < shape->nvertices; v++)
+        pm__flat_vertex(&f, out->h, shape->positions + 3 * v, o->margin, o->depth);
+    return PM_OK;
+}
+
+/* ---- mesh ---- */
+
+#define PM__TERRAIN_BAND 7
+
+static int64_t pm__grid_vertex(pm_scene *s, pm_prim *p, const pm_heightfield *hf, uint32_t *map,
+                               uint32_t c, uint32_t r) {
+    size_t k = (size_t)r * hf->cols + c;
+    if (map[k] != UINT32_MAX) return map[k];
+    double g[2];
+    pm__node_gradient(hf, c, r, g);
+    double l = sqrt(g[0] * g[0] + 1.0 + g[1] * g[1]);
+    double n[3] = {-g[0] / l, 1.0 / l, -g[1] / l};
+    float pos[3] = {(float)(hf->origin[0] + (double)c * hf->cell), (float)hf->h[k],
+                    (float)(hf->origin[1] + (double)r * hf->cell)};
+    float nf[3] = {(float)n[0], (float)n[1], (float)n[2]};
+    float uv[2] = {(float)((double)c / (double)(hf->cols - 1)),
+                   (float)((double)r / (double)(hf->rows - 1))};
+    int64_t v = pm_prim_add_vertex(s, p, pos, nf, uv, NULL);
+    if (v >= 0) map[k] = (uint32_t)v;
+    return v;
+}
+
+/* Cell (c, r) as two triangles, counter-clockwise seen from +Y. */
+static int pm__grid_cell(pm_scene *s, pm_prim *p, const pm_heightfield *hf, uint32_t *map,
+                         uint32_t c, uint32_t r) {
+    int64_t v00 = pm__grid_vertex(s, p, hf, map, c, r);
+    int64_t v01 = pm__grid_vertex(s, p, hf, map, c, r + 1);
+    int64_t v10 = pm__grid_vertex(s, p, hf, map, c + 1, r);
+    int64_t v11 = pm__grid_vertex(s, p, hf, map, c + 1, r + 1);
+    if (v00 < 0 || v01 < 0 || v10 < 0 || v11 < 0) return PM_ERR_NOMEM;
+    if (pm_prim_add_tri(s, p, (uint32_t)v00, (uint32_t)v01, (uint32_t)v10) < 0 ||
+        pm_prim_add_tri(s, p, (uint32_t)v01, (uint32_t)v11, (uint32_t)v10) < 0)
+        return PM_ERR_NOMEM;
+    return PM_OK;
+}
+
+long pm_heightfield_to_prim(pm_scene *s, const pm_heightfield *hf, const char *name,
+                            const volatile int *cancel) {
+    size_t n = (size_t)hf->cols * hf->rows;
+    if (n > UINT32_MAX - 2) return PM_ERR_LIMIT;
+    uint64_t ntri = 2ull * (hf->cols - 1) * (hf->rows - 1);
+    if (3 * ntri > UINT32_MAX) return PM_ERR_LIMIT;
+    uint32_t *map = pm_arena_alloc(s->arena, n * sizeof(uint32_t));
+    long index = (long)s->nprims;
+    pm_prim *p = map ? pm_scene_add_prim(s, name, "terrain", PM_PRIM_UV, (uint32_t)n,
+                                         (uint32_t)(3 * ntri)) : NULL;
+    if (!p) return PM_ERR_NOMEM;
+    memset(map, 0xff, n * sizeof(uint32_t));
+    for (uint32_t b0 = 0; b0 + 1 < hf->cols; b0 += PM__TERRAIN_BAND) {
+        uint32_t b1 = b0 + PM__TERRAIN_BAND < hf->cols - 1 ? b0 + PM__TERRAIN_BAND : hf->cols - 1;
+        for (uint32_t r = 0; r + 1 < hf->rows; r++) {
+            if (cancel && *cancel) return PM_ERR_CANCELLED;
+            for (uint32_t c = b0; c < b1; c++) {
+                int e = pm__grid_cell(s, p, hf, map, c, r);
+                if (e < 0) return e;
+            }
+        }
+    }
+    return index;
+}

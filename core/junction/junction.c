@@ -1,0 +1,333 @@
+/* Junction generator: the centre, the arms in angular order, diagnostics and
+ * metadata. The contour is built in junction_contour.c, the mesh in
+ * junction_mesh.c. */
+#include "junction/junction.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "junction/junction_internal.h"
+#include "scene/meta.h"
+#include "scene/result.h"
+
+const char *pm_junction_error_name(pm_junction_error e) {
+    switch (e) {
+    case PM_JUNCTION_OK: return "ok";
+    case PM_JUNCTION_ARMS_TOO_CLOSE: return "arms_too_close";
+    case PM_JUNCTION_ARM_TOO_SHORT: return "arm_too_short";
+    case PM_JUNCTION_SELF_INTERSECTION: return "self_intersection";
+    case PM_JUNCTION_SIDEWALK_NO_FIT: return "sidewalk_no_fit";
+    case PM_JUNCTION_RING_NO_FIT: return "ring_no_fit";
+    case PM_JUNCTION_TOO_SMALL: return "too_small";
+    }
+    return "unknown";
+}
+
+int pm__jfail(pm__junction *J, pm_junction_error e, int arm_a, int arm_b, const char *fmt, ...) {
+    pm_junction_diag *d = J->diag;
+    d->error = e;
+    d->narms = 0;
+    if (arm_a >= 0) d->arms[d->narms++] = arm_a;
+    if (arm_b >= 0 && arm_b != arm_a) d->arms[d->narms++] = arm_b;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->message, sizeof d->message, fmt, ap);
+    va_end(ap);
+    return PM_ERR_GEOMETRY;
+}
+
+int pm__jwarn(pm__junction *J, size_t corner, double requested, double actual) {
+    const pm__jcorner *C = &J->corners[corner];
+    pm_junction_warning w;
+    memset(&w, 0, sizeof w);
+    w.corner = (uint32_t)corner;
+    w.arms[0] = J->arms[C->a].index;
+    w.arms[1] = J->arms[C->b].index;
+    w.requested_radius = requested;
+    w.radius = actual;
+    snprintf(w.message, sizeof w.message,
+             "corner between arms %d and %d: radius reduced from %g to %.3f m to fit",
+             w.arms[0], w.arms[1], requested, actual);
+    return pm_vec_push(J->a, &J->warnings, w) == 0 ? 0 : PM_ERR_NOMEM;
+}
+
+/* ---- centre ---------------------------------------------------------------- */
+
+/* Last segment of a centerline arm: its end (at the junction) and the point
+ * before it, in the internal frame. */
+static void pm__last_segment(const pm_junction_arm *arm, pm_v2 *end, pm_v2 *prev) {
+    size_t n = arm->centerline_len;
+    *end = pm__from_xz(arm->centerline[2 * (n - 1)], arm->centerline[2 * (n - 1) + 1]);
+    *prev = pm__from_xz(arm->centerline[2 * (n - 2)], arm->centerline[2 * (n - 2) + 1]);
+}
+
+static pm_v2 pm__center_two(pm_v2 e0, pm_v2 d0, pm_v2 e1, pm_v2 d1) {
+    double s = pm_v2_cross(d0, d1);
+    /* Nearly parallel last segments meet nowhere useful. */
+    if (fabs(s) < 1e-2) return pm_v2_scale(pm_v2_add(e0, e1), 0.5);
+    double t = pm_v2_cross(pm_v2_sub(e1, e0), d1) / s;
+    return pm_v2_axpy(e0, t, d0);
+}
+
+void pm_junction_center(const pm_junction_params *prm, double out[2]) {
+    if (prm->has_center) { out[0] = prm->center[0]; out[1] = prm->center[1]; return; }
+    size_t nc = 0;
+    pm_v2 e[2] = {{0, 0}, {0, 0}}, d[2] = {{0, 0}, {0, 0}}, sum_e = {0, 0};
+    double m00 = 0, m01 = 0, m11 = 0, b0 = 0, b1 = 0;
+    for (size_t i = 0; i < prm->narms; i++) {
+        const pm_junction_arm *arm = &prm->arms[i];
+        if (!arm->centerline) continue;
+        pm_v2 end, prev;
+        pm__last_segment(arm, &end, &prev);
+        pm_v2 u = pm_v2_unit(pm_v2_sub(prev, end));
+        if (nc < 2) { e[nc] = end; d[nc] = u; }
+        sum_e = pm_v2_add(sum_e, end);
+        /* Normal equations of sum |(I - u u^T)(x - end)|^2. */
+        double p00 = 1 - u.x * u.x, p01 = -u.x * u.y, p11 = 1 - u.y * u.y;
+        m00 += p00; m01 += p01; m11 += p11;
+        b0 += p00 * end.x + p01 * end.y;
+        b1 += p01 * end.x + p11 * end.y;
+        nc++;
+    }
+    pm_v2 c = {0, 0};
+    if (nc == 1) {
+        c = e[0];
+    } else if (nc == 2) {
+        c = pm__center_two(e[0], d[0], e[1], d[1]);
+    } else if (nc > 2) {
+        double det = m00 * m11 - m01 * m01;
+        if (det > 1e-6 * (m00 + m11) * (m00 + m11))
+            c = pm_v2_xy((m11 * b0 - m01 * b1) / det, (m00 * b1 - m01 * b0) / det);
+        else
+            c = pm_v2_scale(sum_e, 1.0 / (double)nc);
+    }
+    out[0] = c.x;
+    out[1] = -c.y;
+}
+
+/* ---- arms ------------------------------------------------------------------ */
+
+static int pm__arm_cmp(const void *a, const void *b) {
+    const pm__jarm *x = a, *y = b;
+    if (x->angle != y->angle) return x->angle < y->angle ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int pm__arms(pm__junction *J) {
+    const pm_junction_params *prm = J->prm;
+    double c2[2];
+    pm_junction_center(prm, c2);
+    J->c = pm__from_xz(c2[0], c2[1]);
+    J->n = prm->narms;
+    J->arms = pm_arena_calloc(J->a, J->n, sizeof *J->arms);
+    J->corners = pm_arena_calloc(J->a, J->n, sizeof *J->corners);
+    J->blocks = pm_arena_calloc(J->a, J->n, sizeof *J->blocks);
+    if (!J->arms || !J->corners || !J->blocks) return PM_ERR_NOMEM;
+    for (size_t i = 0; i < J->n; i++) {
+        const pm_junction_arm *in = &prm->arms[i];
+        pm__jarm *A = &J->arms[i];
+        A->index = (int)i;
+        if (in->centerline) {
+            pm_v2 end, prev;
+            pm__last_segment(in, &end, &prev);
+            A->d = pm_v2_unit(pm_v2_sub(prev, end));
+            A->o = pm_v2_axpy(end, pm_v2_dot(pm_v2_sub(J->c, end), A->d), A->d);
+            A->len = pm_v2_dot(pm_v2_sub(prev, A->o), A->d);
+            if (!(A->len > 0))
+                return pm__jfail(J, PM_JUNCTION_ARM_TOO_SHORT, (int)i, -1,
+                                 "arm %zu's last centerline segment does not reach past the "
+                                 "junction centre", i);
+        } else {
+            A->d = pm_v2_unit(pm__from_xz(in->direction[0], in->direction[1]));
+            A->o = J->c;
+            A->len = in->length > 0 ? in->length : INFINITY;
+        }
+        A->n = pm_v2_left(A->d);
+        A->h = 0.5 * in->width;
+        A->elev = in->elevation;
+        A->angle = atan2(A->d.y, A->d.x);
+        if (A->angle < 0) A->angle += 2 * PM__PI;
+        A->sw = in->has_sidewalk;
+        A->sw_w = in->has_sidewalk ? in->sidewalk.width : 0;
+        A->sw_ch = in->has_sidewalk ? in->sidewalk.curb_height : 0;
+    }
+    qsort(J->arms, J->n, sizeof *J->arms, pm__arm_cmp);
+    const double min_sep = PM_JUNCTION_MIN_SEPARATION_DEG * PM__PI / 180.0;
+    for (size_t k = 0; k < J->n; k++) {
+        const pm__jarm *A = &J->arms[k], *B = &J->arms[(k + 1) % J->n];
+        double gap = B->angle - A->angle;
+        if (k + 1 == J->n) gap += 2 * PM__PI;
+        if (gap < min_sep)
+            return pm__jfail(J, PM_JUNCTION_ARMS_TOO_CLOSE, A->index, B->index,
+                             "arms %d and %d are %.2f degrees apart; at least %g are needed "
+                             "to separate them", A->index, B->index, gap * 180.0 / PM__PI,
+                             PM_JUNCTION_MIN_SEPARATION_DEG);
+    }
+    return 0;
+}
+
+/* ---- metadata ---------------------------------------------------------------- */
+
+/* [x, z] of an internal point; + 0.0 turns -0 into 0 for tidy JSON. */
+static pm_meta *pm__xz(pm_arena *a, pm_v2 p) {
+    double v[2] = {p.x + 0.0, -p.y + 0.0};
+    return pm_meta_nums(a, v, 2);
+}
+
+static pm_meta *pm__vertex_meta(pm_arena *a, const pm_prim *p, uint32_t i) {
+    double v[3] = {p->positions[3 * i], p->positions[3 * i + 1], p->positions[3 * i + 2]};
+    return pm_meta_nums(a, v, 3);
+}
+
+static pm_meta *pm__sidewalk_meta(pm_arena *a, const pm__jarm *A) {
+    if (!A->sw) return pm_meta_null(a);
+    pm_meta *o = pm_meta_obj(a);
+    int rc = pm_meta_set(a, o, "width", pm_meta_num(a, A->sw_w));
+    rc |= pm_meta_set(a, o, "curb_height", pm_meta_num(a, A->sw_ch));
+    return rc == 0 ? o : NULL;
+}
+
+static pm_meta *pm__arm_meta(pm__junction *J, size_t k, const pm_prim *asphalt) {
+    pm_arena *a = J->a;
+    const pm__jarm *A = &J->arms[k];
+    pm_meta *o = pm_meta_obj(a), *m = pm_meta_obj(a);
+    int rc = pm_meta_set(a, o, "index", pm_meta_int(a, A->index));
+    rc |= pm_meta_set(a, o, "order", pm_meta_int(a, (int64_t)k));
+    rc |= pm_meta_set(a, o, "direction", pm__xz(a, A->d));
+    rc |= pm_meta_set(a, o, "angle", pm_meta_num(a, A->angle * 180.0 / PM__PI + 0.0));
+    rc |= pm_meta_set(a, o, "width", pm_meta_num(a, 2 * A->h));
+    rc |= pm_meta_set(a, o, "elevation", pm_meta_num(a, A->elev));
+    rc |= pm_meta_set(a, o, "sidewalk", pm__sidewalk_meta(a, A));
+    rc |= pm_meta_set(a, m, "distance", pm_meta_num(a, A->mouth));
+    rc |= pm_meta_set(a, m, "left", pm__vertex_meta(a, asphalt, J->mouth_left[k]));
+    rc |= pm_meta_set(a, m, "right", pm__vertex_meta(a, asphalt, J->mouth_right[k]));
+    rc |= pm_meta_set(a, m, "left_index", pm_meta_int(a, J->mouth_left[k]));
+    rc |= pm_meta_set(a, m, "right_index", pm_meta_int(a, J->mouth_right[k]));
+    rc |= pm_meta_set(a, o, "mouth", m);
+    return rc == 0 ? o : NULL;
+}
+
+static const char *pm__kind_name(pm__corner_kind k) {
+    return k == PM__FILLET ? "fillet" : k == PM__STRAIGHT ? "straight" : "ring";
+}
+
+static pm_meta *pm__corner_meta(pm__junction *J, size_t k) {
+    pm_arena *a = J->a;
+    const pm__jcorner *C = &J->corners[k];
+    pm_meta *o = pm_meta_obj(a);
+    int64_t arms[2] = {J->arms[C->a].index, J->arms[C->b].index};
+    int rc = pm_meta_set(a, o, "arms", pm_meta_ints(a, arms, 2));
+    rc |= pm_meta_set(a, o, "kind", pm_meta_str(a, pm__kind_name(C->kind)));
+    rc |= pm_meta_set(a, o, "angle", pm_meta_num(a, C->phi * 180.0 / PM__PI));
+    rc |= pm_meta_set(a, o, "requested_radius", pm_meta_num(a, C->kind == PM__STRAIGHT ? 0 : C->r_req));
+    rc |= pm_meta_set(a, o, "radius", pm_meta_num(a, C->r));
+    if (C->kind == PM__FILLET) rc |= pm_meta_set(a, o, "point", pm__xz(a, C->p));
+    rc |= pm_meta_set(a, o, "sidewalk", pm_meta_bool(a, C->sw));
+    return rc == 0 ? o : NULL;
+}
+
+static pm_meta *pm__points_meta(pm_arena *a, const pm_v2 *p, size_t n) {
+    pm_meta *arr = pm_meta_arr(a);
+    int rc = arr ? 0 : -1;
+    for (size_t i = 0; i < n && rc == 0; i++) rc = pm_meta_push(arr, pm__xz(a, p[i]));
+    return rc == 0 ? arr : NULL;
+}
+
+static pm_meta *pm__warnings_meta(pm__junction *J) {
+    pm_arena *a = J->a;
+    pm_meta *arr = pm_meta_arr(a);
+    int rc = arr ? 0 : -1;
+    for (size_t i = 0; i < J->warnings.len && rc == 0; i++) {
+        const pm_junction_warning *w = &J->warnings.data[i];
+        pm_meta *o = pm_meta_obj(a);
+        int64_t arms[2] = {w->arms[0], w->arms[1]};
+        rc |= pm_meta_set(a, o, "code", pm_meta_str(a, "corner_radius_reduced"));
+        rc |= pm_meta_set(a, o, "corner", pm_meta_int(a, w->corner));
+        rc |= pm_meta_set(a, o, "arms", pm_meta_ints(a, arms, 2));
+        rc |= pm_meta_set(a, o, "requested_radius", pm_meta_num(a, w->requested_radius));
+        rc |= pm_meta_set(a, o, "radius", pm_meta_num(a, w->radius));
+        rc |= pm_meta_set(a, o, "message", pm_meta_str(a, w->message));
+        rc |= pm_meta_push(arr, o);
+    }
+    return rc == 0 ? arr : NULL;
+}
+
+static int pm__metadata(pm__junction *J) {
+    pm_arena *a = J->a;
+    pm_meta *meta = J->scene->meta, *arms = pm_meta_arr(a), *order = pm_meta_arr(a),
+            *corners = pm_meta_arr(a);
+    const pm_prim *asphalt = &J->scene->prims[0];
+    int rc = (arms && order && corners) ? 0 : -1;
+    /* Arms in request order; "order" lists them counter-clockwise. */
+    for (size_t i = 0; i < J->n && rc == 0; i++)
+        for (size_t k = 0; k < J->n; k++)
+            if (J->arms[k].index == (int)i) rc = pm_meta_push(arms, pm__arm_meta(J, k, asphalt));
+    for (size_t k = 0; k < J->n && rc == 0; k++) {
+        rc |= pm_meta_push(order, pm_meta_int(a, J->arms[k].index));
+        rc |= pm_meta_push(corners, pm__corner_meta(J, k));
+    }
+    rc |= pm_meta_set(a, meta, "center", pm__xz(a, J->c));
+    rc |= pm_meta_set(a, meta, "arms", arms);
+    rc |= pm_meta_set(a, meta, "order", order);
+    rc |= pm_meta_set(a, meta, "corners", corners);
+    rc |= pm_meta_set(a, meta, "contour", pm__points_meta(a, J->contour, J->ncontour));
+    if (J->ring) {
+        pm_meta *r = pm_meta_obj(a);
+        rc |= pm_meta_set(a, r, "radius", pm_meta_num(a, J->R));
+        rc |= pm_meta_set(a, r, "island_radius", pm_meta_num(a, J->Ri));
+        rc |= pm_meta_set(a, r, "island", pm__points_meta(a, J->island, J->nisland));
+        rc |= pm_meta_set(a, r, "island_first_index", pm_meta_int(a, (int64_t)J->ncontour));
+        rc |= pm_meta_set(a, meta, "roundabout", r);
+    }
+    rc |= pm_meta_set(a, meta, "warnings", pm__warnings_meta(J));
+    return rc == 0 ? 0 : PM_ERR_NOMEM;
+}
+
+/* ---- entry point ------------------------------------------------------------- */
+
+static void pm__check_params(const pm_junction_params *p) {
+    assert(p->narms >= 2 && p->arms);
+    assert(p->corner_radius >= 0 && isfinite(p->corner_radius));
+    assert(p->corner_segments >= 2);
+    assert(p->uv_scale > 0 && p->snap > 0);
+    for (size_t i = 0; i < p->narms; i++) {
+        const pm_junction_arm *a = &p->arms[i];
+        assert(a->width > 0 && isfinite(a->elevation));
+        assert(a->centerline ? a->centerline_len >= 2
+                             : (a->direction[0] != 0 || a->direction[1] != 0));
+        assert(!a->has_sidewalk || (a->sidewalk.width > 0 && a->sidewalk.curb_height > 0));
+        (void)a;
+    }
+    assert(!p->has_roundabout || (p->roundabout.island_radius > 0 &&
+                                  p->roundabout.island_radius < p->roundabout.radius &&
+                                  p->roundabout.segments >= 8 &&
+                                  p->roundabout.island_height > 0));
+    (void)p;
+}
+
+int pm_junction_generate(pm_scene *scene, const pm_junction_params *params,
+                         pm_junction_diag *diag) {
+    memset(diag, 0, sizeof *diag);
+    pm__check_params(params);
+    pm__junction J;
+    memset(&J, 0, sizeof J);
+    J.a = scene->arena;
+    J.scene = scene;
+    J.prm = params;
+    J.diag = diag;
+    J.ring = params->has_roundabout;
+    J.R = params->roundabout.radius;
+    J.Ri = params->roundabout.island_radius;
+    int rc = pm__arms(&J);
+    if (rc == 0) rc = pm__junction_corners(&J);
+    for (size_t k = 0; rc == 0 && k < J.n; k++) J.any_sidewalk = J.any_sidewalk || J.corners[k].sw;
+    if (rc == 0) rc = pm__junction_blocks(&J);
+    if (rc == 0) rc = pm__junction_mesh(&J);
+    if (rc == 0) rc = pm__metadata(&J);
+    diag->warnings = J.warnings.data;
+    diag->nwarnings = J.warnings.len;
+    return rc;
+}

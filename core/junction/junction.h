@@ -1,0 +1,144 @@
+#ifndef PM_JUNCTION_H
+#define PM_JUNCTION_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "scene/arena.h"
+#include "scene/scene.h"
+
+/* Road junction meshes: the asphalt where N arms meet, built as its own
+ * polygon (curb-line corners, circular fillets, ear clipping) plus optional
+ * curbs, sidewalks and a roundabout island.
+ *
+ * Frames and orders (all documented in docs/junction.md):
+ * - Input points are ground points [x, z]; +Y is up. "Left" of an arm is
+ *   the left hand of someone standing on it looking outward (away from the
+ *   centre), seen from +Y.
+ * - Arms are sorted counter-clockwise seen from +Y; corner k joins sorted
+ *   arm k's left curb to sorted arm k+1's right curb.
+ * - Everything the caller sees (mouths, warnings, errors) names arms by
+ *   their index in the request, not the sorted order.
+ *
+ * core/ validates nothing: pm_junction_generate asserts what the api layer
+ * must have checked (see each field's range). Geometry that valid numbers
+ * cannot build (arms too close, a contour that would cross itself) is
+ * reported in pm_junction_diag, never as a broken mesh. */
+
+/* Two neighbouring arms must differ by at least this much in direction
+ * (degrees); closer arms are "too close to separate". */
+#define PM_JUNCTION_MIN_SEPARATION_DEG 5.0
+/* Neighbouring arms at least this far apart (degrees), i.e. within 10
+ * degrees of opposite or diverging, are joined by a straight edge between
+ * their mouths instead of a fillet. */
+#define PM_JUNCTION_STRAIGHT_DEG 170.0
+
+typedef struct pm_junction_sidewalk {
+    double width;          /* band width outside the curb, > 0 */
+    double curb_height;    /* height of the vertical curb face, > 0 */
+} pm_junction_sidewalk;
+
+typedef struct pm_junction_arm {
+    /* Exactly one of: a direction [x, z] pointing away from the centre (any
+     * non-zero length), or a centerline of centerline_len >= 2 points [x, z]
+     * (x0, z0, x1, z1, ...) whose LAST point is at the junction. */
+    double direction[2];
+    const double *centerline;      /* NULL for a direction arm */
+    size_t centerline_len;
+    /* Room along the arm for the mouth, from the centre (direction arms);
+     * 0 means unbounded. Centerline arms ignore it: their room is the length
+     * of the last segment from the centre's projection on it. */
+    double length;
+    double width;                  /* > 0 */
+    double elevation;              /* height of the mouth edge */
+    bool has_sidewalk;             /* resolved override: the arm's or the global one */
+    pm_junction_sidewalk sidewalk;
+} pm_junction_arm;
+
+typedef struct pm_junction_roundabout {
+    double radius;          /* outer radius of the ring road, > every arm's half width */
+    double island_radius;   /* 0 < island_radius < radius */
+    uint32_t segments;      /* points on a full circle, >= 8 */
+    double island_height;   /* the island's raised top above the asphalt, > 0 */
+} pm_junction_roundabout;
+
+typedef struct pm_junction_params {
+    const pm_junction_arm *arms;
+    size_t narms;                 /* >= 2 */
+    bool has_center;              /* false: computed (see pm_junction_center) */
+    double center[2];
+    double corner_radius;         /* >= 0 */
+    uint32_t corner_segments;     /* points per fillet arc, >= 2 */
+    double uv_scale;              /* > 0 */
+    double snap;                  /* grid every output coordinate snaps to, > 0 */
+    bool has_roundabout;
+    pm_junction_roundabout roundabout;
+    /* false (the default): each sidewalk slab is closed at the mouths by an
+     * end cap. true: no end caps, the slabs stay open at the mouths for a
+     * road's sidewalk to continue them (pm_network); diag->slab_ends then
+     * gives the floats such a road must start from. */
+    bool open_mouths;
+} pm_junction_params;
+
+/* Why a valid-looking request has no junction. */
+typedef enum pm_junction_error {
+    PM_JUNCTION_OK = 0,
+    PM_JUNCTION_ARMS_TOO_CLOSE,      /* neighbours < PM_JUNCTION_MIN_SEPARATION_DEG apart */
+    PM_JUNCTION_ARM_TOO_SHORT,       /* a corner does not fit on the arm even with radius 0 */
+    PM_JUNCTION_SELF_INTERSECTION,   /* the final contour would cross itself */
+    PM_JUNCTION_SIDEWALK_NO_FIT,     /* a sidewalk band would fold over itself */
+    PM_JUNCTION_RING_NO_FIT,         /* roundabout: an arm does not meet the ring cleanly */
+    PM_JUNCTION_TOO_SMALL,           /* a mouth collapses when snapped to floats / the grid */
+} pm_junction_error;
+
+const char *pm_junction_error_name(pm_junction_error e);
+
+/* Where a sidewalk slab meets a mouth: its cross-section there, the
+ * floats a continuing slab must share. The curb's bottom is the asphalt
+ * mouth vertex. */
+typedef struct pm_junction_slab_end {
+    bool present;               /* a slab ends here */
+    uint32_t curb_vertex;       /* asphalt vertex: the mouth point */
+    float curb_top[3];          /* top of the curb face above it (band's inner point) */
+    float outer_top[3];         /* band's outer point */
+    float outer_bottom[3];      /* the outer face's foot below it */
+} pm_junction_slab_end;
+
+typedef struct pm_junction_warning {
+    uint32_t corner;        /* corner index in metadata "corners" (sorted order) */
+    int arms[2];            /* request indices of the corner's two arms */
+    double requested_radius, radius;
+    char message[160];
+} pm_junction_warning;
+
+/* What the generator has to say besides the mesh. arms[0..narms-1] are
+ * the request indices of the arms involved; the api layer names them as
+ * /arms/i (narms 0: the whole request). */
+typedef struct pm_junction_diag {
+    pm_junction_error error;
+    int arms[4];
+    size_t narms;
+    char message[256];
+    pm_junction_warning *warnings;   /* in the scene's arena */
+    size_t nwarnings;
+    /* After PM_OK with any sidewalk: 2 per arm in request order, [2 i] at
+     * arm i's left mouth point, [2 i + 1] at its right (looking outward),
+     * in the scene's arena; NULL otherwise. */
+    pm_junction_slab_end *slab_ends;
+} pm_junction_diag;
+
+/* The centre the generator uses: params->center when given; else from the
+ * centerline arms: two of them meet where their last segments' lines cross
+ * (the midpoint of their ends when parallel), three or more at the
+ * least-squares point nearest all last-segment lines; one centerline arm
+ * gives its end; direction arms alone give [0, 0]. */
+void pm_junction_center(const pm_junction_params *params, double out[2]);
+
+/* Builds the junction into scene (primitives "asphalt", then "curb" and
+ * "sidewalk" when any arm has a sidewalk, then "island" for roundabouts) and
+ * fills scene->meta (see docs/junction.md). Returns PM_OK;
+ * PM_ERR_GEOMETRY with diag->error set when the arms give no valid junction
+ * (scene may then hold partial primitives and must be dropped);
+ * PM_ERR_NOMEM. diag is always initialised. */
+int pm_junction_generate(pm_scene *scene, const pm_junction_params *params,
+                         pm_junction_diag *diag);
+#endif

@@ -1,0 +1,95 @@
+#ifndef PM_NETWORK_INTERNAL_H
+#define PM_NETWORK_INTERNAL_H
+/* Shared by network.c (topology, junctions, roads) and network_stitch.c
+ * (one asphalt surface, metadata). */
+#include "geom/vec.h"
+#include "network/network.h"
+
+enum { PM__UNUSED, PM__END, PM__THROUGH, PM__JUNCTION };
+
+/* Edge `edge` touches the node at its end `end` (0: from, 1: to). */
+typedef struct pm__inc { uint32_t edge; uint8_t end; } pm__inc;
+/* One edge of a road, travelled from its end `end`. */
+typedef struct pm__step { uint32_t edge; uint8_t end; } pm__step;
+
+typedef struct pm__node {
+    int kind;
+    uint32_t first, deg;          /* incidences inc[first .. first + deg) = arms */
+    pm_scene *scene;              /* junctions: the generated junction */
+    double *dir;                  /* 2 * deg unit arm directions (x, z) */
+    uint32_t *mouth_l, *mouth_r;  /* per arm, junction asphalt vertices */
+    double *mouth_d;              /* per arm, mouth distance */
+    uint32_t *split;              /* per arm, output triangle on the mouth edge */
+    uint32_t voff, vcount, toff, tcount;  /* its block of the output asphalt */
+    const pm_junction_slab_end *slab;     /* 2 per arm (left, right), or NULL */
+    uint32_t xt0, xtn;            /* its mouth-split triangles appended after the roads */
+    uint32_t swt0, swtn;          /* its slab's triangles in the output sidewalk */
+} pm__node;
+
+typedef struct pm__road {
+    size_t first_step, nsteps;
+    bool closed, ok;
+    int64_t start, end;           /* node indices; -1 for a closed road */
+    int64_t arm0, arm1;           /* arm at the start / end junction, or -1 */
+    double d0, d1;                /* mouth distances there */
+    double *ctrl;                 /* control polyline [x, y, z] */
+    size_t nctrl;
+    pm_scene *scene;
+    double length;
+    int64_t samples;
+    uint32_t voff, vcount, toff, tcount;
+    uint32_t *piece;              /* per edge (step): vertex first, count, triangle first, count */
+    double *piece_len;            /* per edge: sampled centre-line length of its piece */
+    uint32_t seam0[3], seam1[3];  /* output vertices: left, centre, right (road's sides) */
+    uint32_t *chain[2];           /* sidewalks: left and right edge, output vertices with */
+    uint32_t nchain[2];           /* the asphalt on their left (0: no sidewalk) */
+    uint32_t swt0, swtn;          /* its slabs' triangles in the output sidewalk */
+} pm__road;
+
+/* A stretch of a road side without sidewalk (its own edge crosses itself
+ * there): side 0 left, 1 right as the road runs; bare curb edges. */
+typedef struct pm__gap_t {
+    size_t road;
+    int side;
+    uint32_t bare;
+    float from[3], to[3];
+} pm__gap_t;
+
+typedef struct pm__net {
+    pm_arena *a;
+    const pm_network_params *p;
+    pm__node *nodes;
+    pm__inc *inc;
+    uint32_t *edge_road;          /* road index + 1 per edge */
+    PM_VEC(pm__road) roads;
+    PM_VEC(pm__step) steps;
+    PM_VEC(pm_network_problem) problems;
+    PM_VEC(pm__gap_t) gaps;
+    size_t nwarnings;
+    /* For the overlap check: each output asphalt vertex's position along
+     * its road (metres of the centre column; NaN off the roads), and the
+     * asphalt vertex each road band vertex stands on (UINT32_MAX: none). */
+    float *au;
+    PM_VEC(uint32_t) sw_src;
+} pm__net;
+
+int pm__network_problem(pm__net *N, pm_network_problem **out);
+int pm__network_stitch(pm__net *N, pm_scene **out);
+/* The edge (step index) of each of the road prim P's triangles, and each
+ * edge's piece length (len: nsteps). */
+int pm__network_pieces(pm__net *N, const pm__road *R, const pm_prim *P, uint32_t *tri_edge,
+                       double *len);
+int pm__network_meta(pm__net *N, pm_scene *s);
+/* network_sidewalk.c: the road's two edges as chains of output vertices
+ * (P: its own primitive, remap: P's vertex -> A's), when it has a
+ * sidewalk; PM_ERR_GEOMETRY when an edge is not one path. */
+int pm__network_road_sides(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *remap,
+                           const pm_prim *A);
+/* The slabs along every road side with a sidewalk into s's curb (1) and
+ * sidewalk (2) primitives; problems for those that cannot be built. */
+int pm__network_sidewalks(pm__net *N, pm_scene *s);
+/* network_overlap.c: a PM_NETWORK_OVERLAP problem for each pair of pieces
+ * (junctions, edges' roads and sidewalks) whose asphalt or sidewalk
+ * triangles overlap in plan (interiors, exact predicates). */
+int pm__network_overlaps(pm__net *N, const pm_scene *s);
+#endif

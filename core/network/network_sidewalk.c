@@ -1,0 +1,635 @@
+/* Sidewalk slabs along the roads: curb face, band, outer face and end caps
+ * on every road side whose edges have a sidewalk, continuing the
+ * junctions' slabs at the mouths on the same floats. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "network/network_internal.h"
+#include "geom/earclip.h"
+#include "geom/predicates.h"
+#include "scene/result.h"
+
+#define PM__NONE UINT32_MAX
+
+/* ---- the road's two edges, from its own triangles ---- */
+
+/* Column of a road vertex from its V (0 left, 1 centre, 2 right). */
+static int pm__vcol(const pm_prim *P, uint32_t v) {
+    float x = P->uvs[2 * v + 1];
+    return x < 0.25f ? 0 : (x > 0.75f ? 2 : 1);
+}
+
+static int pm__u64_cmp(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool pm__has_edge(const uint64_t *e, size_t n, uint32_t a, uint32_t b) {
+    uint64_t k = (uint64_t)a << 32 | b;
+    return bsearch(&k, e, n, sizeof *e, pm__u64_cmp) != NULL;
+}
+
+/* Boundary successors: out[2 v], out[2 v + 1] are the ends of the (up to
+ * two) boundary edges leaving v, PM__NONE when absent. Triangles face up,
+ * so a boundary edge has the asphalt on its left (seen from +Y). */
+static int pm__boundary(pm_arena *a, const pm_prim *P, uint32_t *out) {
+    size_t ne = P->icount;
+    uint64_t *e = pm_arena_alloc(a, (ne ? ne : 1) * sizeof *e);
+    if (!e) return PM_ERR_NOMEM;
+    for (size_t t = 0; t < ne; t += 3)
+        for (int k = 0; k < 3; k++)
+            e[t + k] = (uint64_t)P->indices[t + k] << 32 | P->indices[t + (k + 1) % 3];
+    qsort(e, ne, sizeof *e, pm__u64_cmp);
+    for (uint32_t v = 0; v < 2 * P->vcount; v++) out[v] = PM__NONE;
+    for (size_t i = 0; i < ne; i++) {
+        uint32_t x = (uint32_t)(e[i] >> 32), y = (uint32_t)e[i];
+        if (pm__has_edge(e, ne, y, x)) continue;
+        if (out[2 * x] == PM__NONE) out[2 * x] = y;
+        else out[2 * x + 1] = y;
+    }
+    return PM_OK;
+}
+
+/* The next vertex of column c after v along the boundary: directly, or
+ * across a centre vertex (*via) where the road left a triangle out there
+ * (a collapsed, welded stretch of its edge, or a sliver). */
+static uint32_t pm__next(const pm_prim *P, const uint32_t *out, uint32_t v, int c, uint32_t *via) {
+    *via = PM__NONE;
+    for (int i = 0; i < 2; i++) {
+        uint32_t b = out[2 * v + i];
+        if (b == PM__NONE) continue;
+        if (pm__vcol(P, b) == c) return b;
+        if (pm__vcol(P, b) != 1) continue;
+        for (int j = 0; j < 2; j++) {
+            uint32_t x = out[2 * b + j];
+            if (x != PM__NONE && x != v && pm__vcol(P, x) == c) {
+                *via = b;
+                return x;
+            }
+        }
+    }
+    return PM__NONE;
+}
+
+/* One side's edge as output asphalt vertices, in boundary order (asphalt
+ * on the left): the right side from the road's start, the left from its
+ * end. Consecutive vertices at the same position are kept once. */
+static int pm__side_chain(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *out,
+                          const uint32_t *remap, const pm_prim *A, int c) {
+    uint32_t nv = P->vcount, start = PM__NONE, members = 0;
+    uint8_t *pred = pm_arena_calloc(N->a, nv ? nv : 1, 1);
+    if (!pred) return PM_ERR_NOMEM;
+    for (uint32_t v = 0; v < nv; v++) {
+        if (pm__vcol(P, v) != c || out[2 * v] == PM__NONE) continue;
+        uint32_t via, x = pm__next(P, out, v, c, &via);
+        if (x != PM__NONE) pred[x] = 1;
+    }
+    for (uint32_t v = 0; v < nv; v++) {
+        if (pm__vcol(P, v) != c || out[2 * v] == PM__NONE) continue;
+        members++;
+        if (!pred[v] && start == PM__NONE) start = v;
+    }
+    if (start == PM__NONE && R->closed) {
+        for (uint32_t v = 0; v < nv && start == PM__NONE; v++)
+            if (pm__vcol(P, v) == c && out[2 * v] != PM__NONE) start = v;
+    }
+    uint32_t *chain = pm_arena_alloc(N->a, (2 * members + 2) * sizeof *chain);
+    if (!chain || start == PM__NONE) return chain ? PM_ERR_GEOMETRY : PM_ERR_NOMEM;
+    uint32_t n = 0, steps = 0;
+    for (uint32_t v = start, via = PM__NONE; v != PM__NONE && steps <= members; steps++) {
+        /* The asphalt's boundary runs through the centre vertex where a
+         * sliver was left out; where the edge was welded (both ends at
+         * one point) it goes there and straight back: no curb on that. */
+        uint32_t w[2] = {via, v};
+        for (int k = 0; k < 2; k++) {
+            if (w[k] == PM__NONE) continue;
+            const float *p = A->positions + 3 * remap[w[k]];
+            if (k == 0 && n > 0 && memcmp(A->positions + 3 * chain[n - 1], A->positions + 3 * remap[v],
+                                          3 * sizeof *p) == 0)
+                continue;
+            if (n == 0 || memcmp(A->positions + 3 * chain[n - 1], p, 3 * sizeof *p) != 0) chain[n++] = remap[w[k]];
+        }
+        v = pm__next(P, out, v, c, &via);
+        if (v == start) break;
+    }
+    /* Every vertex of the side on one chain, or the edge is not a path. */
+    if (steps + 1 < members || n < 2) return PM_ERR_GEOMETRY;
+    /* A closed road's first and last sections are one (welded): the chain
+     * ends where it started. */
+    if (R->closed && chain[n - 1] != chain[0]) chain[n++] = chain[0];
+    int s = c == 2 ? 1 : 0;
+    R->chain[s] = chain;
+    R->nchain[s] = n;
+    return PM_OK;
+}
+
+int pm__network_road_sides(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *remap,
+                           const pm_prim *A) {
+    R->nchain[0] = R->nchain[1] = 0;
+    if (!N->p->edges[N->steps.data[R->first_step].edge].has_sidewalk) return PM_OK;
+    uint32_t *out = pm_arena_alloc(N->a, 2 * (P->vcount ? P->vcount : 1) * sizeof *out);
+    if (!out) return PM_ERR_NOMEM;
+    int rc = pm__boundary(N->a, P, out);
+    if (rc == PM_OK) rc = pm__side_chain(N, R, P, out, remap, A, 2);
+    if (rc == PM_OK) rc = pm__side_chain(N, R, P, out, remap, A, 0);
+    return rc;
+}
+
+/* ---- the slab along one side ---- */
+
+/* A point in the plan frame where counter-clockwise is counter-clockwise
+ * seen from +Y: (x, -z). */
+static pm_v2 pm__plan(const float *p) { return (pm_v2){p[0], -(double)p[2]}; }
+
+/* The unit normal to the right of a -> b. */
+static pm_v2 pm__right(pm_v2 a, pm_v2 b) {
+    double dx = b.x - a.x, dy = b.y - a.y, l = hypot(dx, dy);
+    return l > 0 ? (pm_v2){dy / l, -dx / l} : (pm_v2){0, 0};
+}
+
+typedef struct pm__slab {
+    pm__net *N;
+    pm_scene *s;
+    uint32_t n;              /* sections */
+    const uint32_t *cv;      /* curb bottom: output asphalt vertices */
+    bool closed;
+    double width, ch;
+    float *top;              /* per section: curb top height */
+    pm_v2 *out;              /* per section: band outer point (floats) */
+    float *oy, *oby;         /* per section: its top and foot heights */
+    pm_v2 *out0;             /* outer points before trimming (whole chain) */
+    float *oy0, *oby0;
+    uint32_t *oi;            /* per section: its sidewalk vertex */
+    uint32_t *ii;            /* per section: the band's inner (curb top) vertex */
+    int edge;
+} pm__slab;
+
+static const float *pm__apos(const pm__slab *S, uint32_t i) {
+    return S->s->prims[0].positions + 3 * S->cv[i];
+}
+
+/* Outer points: each section's curb point moved out by width along the
+ * mitred normal (the miter at most doubled), rounded to floats. */
+static void pm__offsets(pm__slab *S) {
+    uint32_t n = S->n;
+    for (uint32_t i = 0; i < n; i++) {
+        pm_v2 p = pm__plan(pm__apos(S, i));
+        bool has_prev = i > 0 || S->closed, has_next = i + 1 < n || S->closed;
+        pm_v2 a = has_prev ? pm__plan(pm__apos(S, i > 0 ? i - 1 : n - 2)) : p;
+        pm_v2 b = has_next ? pm__plan(pm__apos(S, i + 1 < n ? i + 1 : 1)) : p;
+        pm_v2 na = has_prev ? pm__right(a, p) : pm__right(p, b);
+        pm_v2 nb = has_next ? pm__right(p, b) : na;
+        pm_v2 m = {na.x + nb.x, na.y + nb.y};
+        double l = hypot(m.x, m.y);
+        if (l < 1e-9) m = nb;
+        else m = (pm_v2){m.x / l, m.y / l};
+        double c = m.x * nb.x + m.y * nb.y;
+        double d = S->width / (c > 0.5 ? c : 0.5);
+        S->out[i] = (pm_v2){(float)(p.x + d * m.x), (float)(p.y + d * m.y)};
+        double y = pm__apos(S, i)[1];
+        S->top[i] = (float)(y + S->ch);
+        S->oy[i] = (float)(y + S->ch);
+        S->oby[i] = (float)y;
+    }
+}
+
+static bool pm__crossing(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d, pm_v2 *x) {
+    double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y}, pc[2] = {c.x, c.y}, pd[2] = {d.x, d.y};
+    if (!pm_segments_intersect(pa, pb, pc, pd)) return false;
+    double rx = b.x - a.x, ry = b.y - a.y, qx = d.x - c.x, qy = d.y - c.y;
+    double den = rx * qy - ry * qx;
+    if (den == 0) return false;
+    double t = ((c.x - a.x) * qy - (c.y - a.y) * qx) / den;
+    *x = (pm_v2){(float)(a.x + t * rx), (float)(a.y + t * ry)};
+    return true;
+}
+
+/* Cuts the loops out of the outer edge on the inside of tight curves
+ * (radius under the width, where the offset curve crosses itself): every
+ * outer point between two crossing segments becomes the crossing point,
+ * with the heights of the first. Only segments within a few widths of
+ * curb length can meet, which bounds the search. The ends never move. */
+static void pm__trim(pm__slab *S) {
+    uint32_t n = S->n;
+    double reach = 8.0 * S->width + 1.0;
+    for (uint32_t j = 0; j + 3 < n; j++) {
+        if (pm_v2_eq(S->out[j], S->out[j + 1])) continue;
+        uint32_t kmax = j + 2;
+        double run = 0;
+        while (kmax + 2 < n) {
+            pm_v2 a = pm__plan(pm__apos(S, kmax)), b = pm__plan(pm__apos(S, kmax + 1));
+            run += hypot(b.x - a.x, b.y - a.y);
+            if (run > reach) break;
+            kmax++;
+        }
+        for (uint32_t k = kmax; k >= j + 2; k--) {
+            pm_v2 x;
+            if (pm_v2_eq(S->out[k], S->out[k + 1]) ||
+                !pm__crossing(S->out[j], S->out[j + 1], S->out[k], S->out[k + 1], &x))
+                continue;
+            for (uint32_t i = j + 1; i <= k; i++) {
+                S->out[i] = x;
+                S->oy[i] = S->oy[j + 1];
+                S->oby[i] = S->oby[j + 1];
+            }
+            break;
+        }
+    }
+}
+
+static int pm__vtx(pm__slab *S, uint32_t prim, const float pos[3], float u, float v, uint32_t *id) {
+    float uv[2] = {u, v};
+    int64_t r = pm_prim_add_vertex(S->s, &S->s->prims[prim], pos, NULL, uv, NULL);
+    if (r < 0) return PM_ERR_NOMEM;
+    *id = (uint32_t)r;
+    return PM_OK;
+}
+
+/* A vertical triangle, left out when its heights round to one float (a
+ * curb lower than float resolution this high). */
+static int pm__wall(pm__slab *S, uint32_t a, uint32_t b, uint32_t c) {
+    pm_prim *p = &S->s->prims[1];
+    const float *pa = p->positions + 3 * a, *pb = p->positions + 3 * b, *pc = p->positions + 3 * c;
+    double u[3], v[3];
+    for (int i = 0; i < 3; i++) { u[i] = (double)pb[i] - pa[i]; v[i] = (double)pc[i] - pa[i]; }
+    if (u[1] * v[2] - u[2] * v[1] == 0 && u[0] * v[1] - u[1] * v[0] == 0) return PM_OK;
+    return pm_prim_add_tri(S->s, p, a, b, c) < 0 ? PM_ERR_NOMEM : PM_OK;
+}
+
+static int pm__quad_wall(pm__slab *S, uint32_t b0, uint32_t t0, uint32_t b1, uint32_t t1, bool curb) {
+    int rc = curb ? pm__wall(S, b0, t1, b1) : pm__wall(S, b0, b1, t1);
+    if (rc == PM_OK) rc = curb ? pm__wall(S, b0, t0, t1) : pm__wall(S, b0, t1, t0);
+    return rc;
+}
+
+/* The curb face: bottom on the asphalt's own vertices (same floats), top
+ * curb_height up, facing the road; U along the curb, V up (uv_scale). */
+static int pm__curb_face(pm__slab *S) {
+    double sc = S->N->p->uv_scale, u = 0;
+    uint32_t b0 = 0, t0 = 0, bf = 0, tf = 0;
+    for (uint32_t i = 0; i < S->n; i++) {
+        const float *b = pm__apos(S, i);
+        if (i > 0) u += hypot((double)b[0] - pm__apos(S, i - 1)[0], (double)b[2] - pm__apos(S, i - 1)[2]);
+        float t[3] = {b[0], S->top[i], b[2]};
+        uint32_t b1, t1;
+        if (S->closed && i + 1 == S->n) { b1 = bf; t1 = tf; }
+        else {
+            int rc = pm__vtx(S, 1, b, (float)(u * sc), 0, &b1);
+            if (rc == PM_OK) rc = pm__vtx(S, 1, t, (float)(u * sc), (float)(((double)t[1] - b[1]) * sc), &t1);
+            if (rc) return rc;
+        }
+        if (i == 0) { bf = b1; tf = t1; }
+        else if (pm__quad_wall(S, b0, t0, b1, t1, true)) return PM_ERR_NOMEM;
+        b0 = b1;
+        t0 = t1;
+    }
+    return PM_OK;
+}
+
+/* Band vertex b stands on asphalt vertex a (for the overlap check). */
+static int pm__src(pm__slab *S, uint32_t b, uint32_t a) {
+    pm__net *N = S->N;
+    if (pm_vec_reserve(N->a, &N->sw_src, (size_t)b + 1)) return PM_ERR_NOMEM;
+    while (N->sw_src.len <= b) N->sw_src.data[N->sw_src.len++] = UINT32_MAX;
+    N->sw_src.data[b] = a;
+    return PM_OK;
+}
+
+/* The band's vertices: its inner edge on the curb's top (same floats),
+ * one outer vertex per distinct outer point; planar UVs, (x, z) *
+ * uv_scale, continuous with the junctions' bands. */
+static int pm__band_vertices(pm__slab *S) {
+    double sc = S->N->p->uv_scale;
+    for (uint32_t i = 0; i < S->n; i++) {
+        if (S->closed && i + 1 == S->n) { S->ii[i] = S->ii[0]; S->oi[i] = S->oi[0]; continue; }
+        const float *b = pm__apos(S, i);
+        float t[3] = {b[0], S->top[i], b[2]};
+        int rc = pm__vtx(S, 2, t, (float)(t[0] * sc), (float)(t[2] * sc), &S->ii[i]);
+        if (rc == PM_OK) rc = pm__src(S, S->ii[i], S->cv[i]);
+        if (rc) return rc;
+        if (i > 0 && pm_v2_eq(S->out[i], S->out[i - 1])) { S->oi[i] = S->oi[i - 1]; continue; }
+        float o[3] = {(float)S->out[i].x, S->oy[i], (float)-S->out[i].y};
+        if ((rc = pm__vtx(S, 2, o, (float)(o[0] * sc), (float)(o[2] * sc), &S->oi[i]))) return rc;
+        if ((rc = pm__src(S, S->oi[i], S->cv[i]))) return rc;
+    }
+    return PM_OK;
+}
+
+typedef PM_VEC(uint32_t) pm__tris;
+
+/* Keeps triangle abc when counter-clockwise from +Y, drops a flat one;
+ * PM_ERR_GEOMETRY for a clockwise one (the band folds there). t NULL:
+ * only the test. */
+static int pm__band_tri(pm__slab *S, pm__tris *t, uint32_t a, uint32_t b, uint32_t c, pm_v2 pa,
+                        pm_v2 pb, pm_v2 pc) {
+    double o = pm_v2_orient(pa, pb, pc);
+    if (o == 0) return PM_OK;
+    if (o < 0) return PM_ERR_GEOMETRY;
+    if (!t) return PM_OK;
+    if (pm_vec_push(S->N->a, t, a) < 0 || pm_vec_push(S->N->a, t, b) < 0 || pm_vec_push(S->N->a, t, c) < 0)
+        return PM_ERR_NOMEM;
+    return PM_OK;
+}
+
+/* The band between sections i and i + 1: a triangle where the outer
+ * point is shared (a trimmed loop), else the quad split on the diagonal
+ * that keeps both triangles counter-clockwise. */
+static int pm__band_step(pm__slab *S, pm__tris *t, uint32_t i) {
+    uint32_t ia = S->ii[i], ib = S->ii[i + 1], ob = S->oi[i + 1], oa = S->oi[i];
+    pm_v2 pia = pm__plan(pm__apos(S, i)), pib = pm__plan(pm__apos(S, i + 1));
+    pm_v2 pob = S->out[i + 1], poa = S->out[i];
+    if (pm_v2_eq(poa, pob)) return pm__band_tri(S, t, ia, oa, ib, pia, poa, pib);
+    if (pm_v2_orient(pia, pob, pib) > 0 && pm_v2_orient(pia, poa, pob) > 0) {
+        int rc = pm__band_tri(S, t, ia, ob, ib, pia, pob, pib);
+        return rc ? rc : pm__band_tri(S, t, ia, oa, ob, pia, poa, pob);
+    }
+    int rc = pm__band_tri(S, t, ia, oa, ib, pia, poa, pib);
+    return rc ? rc : pm__band_tri(S, t, ib, oa, ob, pib, poa, pob);
+}
+
+/* Ear-clips the band between sections a and b as one polygon: outer
+ * point a, outer point b, then the curb back from b to a (counter-
+ * clockwise). Writes triangles of section-coded corners (k: curb point k,
+ * n + k: outer point k) to out; returns their count or PM_ERR_GEOMETRY
+ * when the polygon is not simple. */
+static long pm__region_clip(pm__slab *S, uint32_t a, uint32_t b, uint32_t *out) {
+    uint32_t n = S->n, m = 0, cap = b - a + 3;
+    double *xy = pm_arena_alloc(S->N->a, 2 * cap * sizeof *xy);
+    uint32_t *code = pm_arena_alloc(S->N->a, cap * sizeof *code);
+    uint32_t *tri = pm_arena_alloc(S->N->a, pm_earclip_bound(cap) * sizeof *tri);
+    if (!xy || !code || !tri) return PM_ERR_NOMEM;
+    for (uint32_t k = 0; k < b - a + 3; k++) {
+        uint32_t c = k == 0 ? n + a : (k == 1 ? n + b : b - (k - 2));
+        pm_v2 p = c >= n ? S->out[c - n] : pm__plan(pm__apos(S, c));
+        if (m > 0 && xy[2 * m - 2] == p.x && xy[2 * m - 1] == p.y) continue;
+        xy[2 * m] = p.x;
+        xy[2 * m + 1] = p.y;
+        code[m++] = c;
+    }
+    if (m > 1 && xy[0] == xy[2 * m - 2] && xy[1] == xy[2 * m - 1]) m--;
+    long nt = m >= 3 ? pm_earclip(S->N->a, xy, m, tri) : PM_ERR_GEOMETRY;
+    if (nt < 0) return nt == PM_ERR_NOMEM ? PM_ERR_NOMEM : PM_ERR_GEOMETRY;
+    for (long k = 0; k < 3 * nt; k++) out[k] = code[tri[k]];
+    return nt;
+}
+
+/* Where the band's quads would fold (the curb zigzags where the road
+ * collapsed its inner side next to a tight turn), the sections between
+ * share one outer point and the band there is ear-clipped as one polygon,
+ * widened a section at a time until that polygon is simple. reg[a] = b
+ * marks such a region. Before the vertices: positions only. */
+static int pm__band_plan(pm__slab *S, uint32_t *reg, uint32_t bad[2]) {
+    uint32_t n = S->n;
+    uint32_t *tri = pm_arena_alloc(S->N->a, 3 * (n + 2) * sizeof *tri);
+    if (!tri) return PM_ERR_NOMEM;
+    for (uint32_t i = 0; i < n; i++) reg[i] = 0;
+    for (uint32_t i = 0; i + 1 < n;) {
+        if (pm__band_step(S, NULL, i) == PM_OK) { i++; continue; }
+        uint32_t a = i, b = i + 1;
+        while (b + 1 < n && pm__band_step(S, NULL, b) != PM_OK) b++;
+        long nt = PM_ERR_GEOMETRY;
+        for (int grow = 0; grow < 12; grow++) {
+            nt = pm__region_clip(S, a, b, tri);
+            if (nt != PM_ERR_GEOMETRY) break;
+            if (a > 0 && (grow % 2 == 0 || b + 1 >= n)) a--;
+            else if (b + 1 < n) b++;
+            else break;
+        }
+        if (nt == PM_ERR_GEOMETRY) {
+            bad[0] = i;
+            bad[1] = i + 1;
+            while (bad[1] + 1 < n && pm__band_step(S, NULL, bad[1]) != PM_OK) bad[1]++;
+        }
+        if (nt < 0) return (int)nt;
+        /* Earlier regions this one grew into are merged into it. */
+        for (uint32_t k = a; k < b; k++) reg[k] = 0;
+        for (uint32_t k = a + 1; k < b; k++) {
+            S->out[k] = S->out[a];
+            S->oy[k] = S->oy[a];
+            S->oby[k] = S->oby[a];
+        }
+        reg[a] = b;
+        i = b;
+    }
+    return PM_OK;
+}
+
+static int pm__band(pm__slab *S, const uint32_t *reg) {
+    pm__tris t = {0};
+    uint32_t n = S->n;
+    uint32_t *tri = pm_arena_alloc(S->N->a, 3 * (n + 2) * sizeof *tri);
+    if (!tri) return PM_ERR_NOMEM;
+    int rc = PM_OK;
+    for (uint32_t i = 0; rc == PM_OK && i + 1 < n;) {
+        if (!reg[i]) { rc = pm__band_step(S, &t, i++); continue; }
+        long nt = pm__region_clip(S, i, reg[i], tri);
+        if (nt < 0) return (int)nt;
+        for (long k = 0; k < 3 * nt; k++) {
+            uint32_t c = tri[k];
+            if (pm_vec_push(S->N->a, &t, c >= n ? S->oi[c - n] : S->ii[c]) < 0) return PM_ERR_NOMEM;
+        }
+        i = reg[i];
+    }
+    if (rc) return rc;
+    pm_prim *sp = &S->s->prims[2];
+    for (size_t i = 0; i < t.len; i += 3)
+        if (pm_prim_add_tri(S->s, sp, t.data[i], t.data[i + 1], t.data[i + 2]) < 0) return PM_ERR_NOMEM;
+    return PM_OK;
+}
+
+/* The outer face: from each distinct outer point of the band (same floats)
+ * down to the road edge's height, facing away from the slab. */
+static int pm__outer_face(pm__slab *S) {
+    double sc = S->N->p->uv_scale, u = 0;
+    uint32_t b0 = 0, t0 = 0, bf = 0, tf = 0, prev = 0;
+    bool any = false;
+    for (uint32_t i = 0; i < S->n; i++) {
+        if (i > 0 && S->oi[i] == S->oi[i - 1]) continue;
+        const float *o = S->s->prims[2].positions + 3 * S->oi[i];
+        float bot[3] = {o[0], S->oby[i], o[2]};
+        if (any) u += hypot(S->out[i].x - S->out[prev].x, S->out[i].y - S->out[prev].y);
+        uint32_t b1, t1;
+        if (S->closed && i + 1 == S->n) { b1 = bf; t1 = tf; }
+        else {
+            int rc = pm__vtx(S, 1, bot, (float)(u * sc), 0, &b1);
+            if (rc == PM_OK) rc = pm__vtx(S, 1, o, (float)(u * sc), (float)(((double)o[1] - bot[1]) * sc), &t1);
+            if (rc) return rc;
+        }
+        if (!any) { bf = b1; tf = t1; }
+        else if (pm__quad_wall(S, b0, t0, b1, t1, false)) return PM_ERR_NOMEM;
+        any = true;
+        prev = i;
+        b0 = b1;
+        t0 = t1;
+    }
+    return PM_OK;
+}
+
+/* An end cap at a free end of the slab (a road's free end, or a mouth
+ * whose junction has no slab on that side): the vertical quad from the
+ * curb's edge to the outer face's edge, facing back along the road at the
+ * chain's start and forward at its end. */
+static int pm__end_cap(pm__slab *S, uint32_t i, bool first) {
+    const float *b = pm__apos(S, i);
+    float t[3] = {b[0], S->top[i], b[2]};
+    float ot[3] = {(float)S->out[i].x, S->oy[i], (float)-S->out[i].y};
+    float ob[3] = {ot[0], S->oby[i], ot[2]};
+    double sc = S->N->p->uv_scale, w = hypot(S->out[i].x - b[0], S->out[i].y + b[2]) * sc;
+    uint32_t v[4];
+    int rc = pm__vtx(S, 1, b, 0, 0, &v[0]);
+    if (rc == PM_OK) rc = pm__vtx(S, 1, t, 0, (float)(((double)t[1] - b[1]) * sc), &v[1]);
+    if (rc == PM_OK) rc = pm__vtx(S, 1, ot, (float)w, (float)(((double)ot[1] - b[1]) * sc), &v[2]);
+    if (rc == PM_OK) rc = pm__vtx(S, 1, ob, (float)w, (float)(((double)ob[1] - b[1]) * sc), &v[3]);
+    if (rc) return rc;
+    if (first) {
+        rc = pm__wall(S, v[0], v[3], v[2]);
+        return rc ? rc : pm__wall(S, v[0], v[2], v[1]);
+    }
+    rc = pm__wall(S, v[0], v[1], v[2]);
+    return rc ? rc : pm__wall(S, v[0], v[2], v[3]);
+}
+
+/* Takes a junction slab's cross-section for section i; false when the
+ * slab's curb vertex is not this section's (the chain is not where the
+ * stitch put it). */
+static bool pm__join(pm__slab *S, uint32_t i, const pm__node *V, const pm_junction_slab_end *e) {
+    if (S->cv[i] != V->voff + e->curb_vertex) return false;
+    S->top[i] = e->curb_top[1];
+    S->out[i] = pm__plan(e->outer_top);
+    S->oy[i] = e->outer_top[1];
+    S->oby[i] = e->outer_bottom[1];
+    return true;
+}
+
+/* The junction slab end that side `side` (0 left, 1 right) of the road
+ * meets at its start (at_end false) or end, or NULL. */
+static const pm_junction_slab_end *pm__slab_at(const pm__net *N, const pm__road *R, int side,
+                                               bool at_end, const pm__node **V) {
+    int64_t node = at_end ? R->end : R->start, arm = at_end ? R->arm1 : R->arm0;
+    if (R->closed || arm < 0) return NULL;
+    *V = &N->nodes[node];
+    if (!(*V)->slab) return NULL;
+    /* Looking out of the junction, the road's left at its start is the
+     * mouth's left; at its end, the mouth's right. */
+    bool mouth_left = at_end ? side == 1 : side == 0;
+    const pm_junction_slab_end *e = &(*V)->slab[2 * arm + (mouth_left ? 0 : 1)];
+    return e->present ? e : NULL;
+}
+
+static void pm__slab_problem(pm__net *N, const pm__road *R, int side, const char *why) {
+    pm_network_problem *q;
+    if (pm__network_problem(N, &q)) return;
+    q->error = PM_NETWORK_SIDEWALK;
+    q->node = -1;
+    for (size_t k = 0; k < R->nsteps && q->nedges < 4; k++)
+        q->edges[q->nedges++] = N->steps.data[R->first_step + k].edge;
+    snprintf(q->message, sizeof q->message, "the sidewalk on the %s side of the road along edge %u %s",
+             side ? "right" : "left", q->edges[0], why);
+}
+
+/* Records where a side's sidewalk is interrupted (sections a..b of its
+ * chain, b - a curb edges left bare). */
+static int pm__gap(pm__net *N, const pm__slab *S, size_t road, int side, uint32_t a, uint32_t b) {
+    if (pm_vec_reserve(N->a, &N->gaps, N->gaps.len + 1)) return PM_ERR_NOMEM;
+    pm__gap_t *g = &N->gaps.data[N->gaps.len++];
+    g->road = road;
+    g->side = side;
+    g->bare = b - a;
+    memcpy(g->from, pm__apos(S, a), sizeof g->from);
+    memcpy(g->to, pm__apos(S, b), sizeof g->to);
+    return PM_OK;
+}
+
+/* The slab over sections lo..hi of the full chain F, with an end cap at
+ * lo and / or hi (else a junction's slab continues there). Where the band
+ * cannot be built (the road's own inner edge crosses itself in a turn too
+ * tight for it), the slab stops on both sides of that stretch with end
+ * caps, and the gap is recorded. */
+static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint32_t hi, bool cap_lo,
+                          bool cap_hi) {
+    pm__slab T = *F;
+    T.cv += lo; T.top += lo; T.out += lo; T.oy += lo; T.oby += lo; T.oi += lo; T.ii += lo;
+    T.n = hi - lo + 1;
+    T.closed = F->closed && lo == 0 && hi + 1 == F->n;
+    /* Each piece trims its own outer edge: a loop cut by a gap must not
+     * leave both pieces one shared outer point. */
+    memcpy(T.out, F->out0 + lo, T.n * sizeof *T.out);
+    memcpy(T.oy, F->oy0 + lo, T.n * sizeof *T.oy);
+    memcpy(T.oby, F->oby0 + lo, T.n * sizeof *T.oby);
+    pm__trim(&T);
+    uint32_t *reg = pm_arena_alloc(F->N->a, T.n * sizeof *reg), bad[2] = {0, 0};
+    if (!reg) return PM_ERR_NOMEM;
+    int rc = pm__band_plan(&T, reg, bad);
+    if (rc == PM_ERR_GEOMETRY && !T.closed) {
+        rc = pm__gap(F->N, &T, road, side, bad[0], bad[1]);
+        /* A piece left empty at a junction's end still closes its slab,
+         * with the cap the junction left out. */
+        if (rc == PM_OK && bad[0] >= 1) rc = pm__slab_piece(F, road, side, lo, lo + bad[0], cap_lo, true);
+        else if (rc == PM_OK && !cap_lo) rc = pm__end_cap(&T, 0, false);
+        if (rc == PM_OK && bad[1] + 1 < T.n) rc = pm__slab_piece(F, road, side, lo + bad[1], hi, true, cap_hi);
+        else if (rc == PM_OK && !cap_hi) rc = pm__end_cap(&T, T.n - 1, true);
+        return rc;
+    }
+    if (rc == PM_OK) rc = pm__curb_face(&T);
+    if (rc == PM_OK) rc = pm__band_vertices(&T);
+    if (rc == PM_OK) rc = pm__band(&T, reg);
+    if (rc == PM_OK) rc = pm__outer_face(&T);
+    if (rc == PM_OK && !T.closed && cap_lo) rc = pm__end_cap(&T, 0, true);
+    if (rc == PM_OK && !T.closed && cap_hi) rc = pm__end_cap(&T, T.n - 1, false);
+    return rc;
+}
+
+static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
+    const pm__road *R = &N->roads.data[road];
+    const pm_network_edge *E = &N->p->edges[N->steps.data[R->first_step].edge];
+    uint32_t n = R->nchain[side];
+    pm__slab S = {.N = N, .s = s, .n = n, .cv = R->chain[side], .closed = R->closed,
+                  .width = E->sidewalk.width, .ch = E->sidewalk.curb_height};
+    S.top = pm_arena_alloc(N->a, n * sizeof *S.top);
+    S.out = pm_arena_alloc(N->a, n * sizeof *S.out);
+    S.oy = pm_arena_alloc(N->a, n * sizeof *S.oy);
+    S.oby = pm_arena_alloc(N->a, n * sizeof *S.oby);
+    S.oi = pm_arena_alloc(N->a, n * sizeof *S.oi);
+    S.ii = pm_arena_alloc(N->a, n * sizeof *S.ii);
+    if (!S.top || !S.out || !S.oy || !S.oby || !S.oi || !S.ii) return PM_ERR_NOMEM;
+    pm__offsets(&S);
+    /* The chain runs with the asphalt on its left: the right side from the
+     * road's start, the left side from its end. */
+    const pm__node *V0 = NULL, *V1 = NULL;
+    const pm_junction_slab_end *e0 = pm__slab_at(N, R, side, side == 0, &V0);
+    const pm_junction_slab_end *e1 = pm__slab_at(N, R, side, side != 0, &V1);
+    if ((e0 && !pm__join(&S, 0, V0, e0)) || (e1 && !pm__join(&S, n - 1, V1, e1))) {
+        pm__slab_problem(N, R, side, "does not meet its junction's sidewalk");
+        return PM_OK;
+    }
+    S.out0 = pm_arena_alloc(N->a, n * sizeof *S.out0);
+    S.oy0 = pm_arena_alloc(N->a, n * sizeof *S.oy0);
+    S.oby0 = pm_arena_alloc(N->a, n * sizeof *S.oby0);
+    if (!S.out0 || !S.oy0 || !S.oby0) return PM_ERR_NOMEM;
+    memcpy(S.out0, S.out, n * sizeof *S.out);
+    memcpy(S.oy0, S.oy, n * sizeof *S.oy);
+    memcpy(S.oby0, S.oby, n * sizeof *S.oby);
+    int rc = pm__slab_piece(&S, road, side, 0, n - 1, !e0, !e1);
+    if (rc == PM_ERR_GEOMETRY) {
+        pm__slab_problem(N, R, side, "cannot follow its curb: the ring road turns so tightly "
+                         "that its inner edge crosses itself; make it wider or the road narrower");
+        return PM_OK;
+    }
+    return rc;
+}
+
+int pm__network_sidewalks(pm__net *N, pm_scene *s) {
+    for (size_t r = 0; r < N->roads.len; r++) {
+        pm__road *R = &N->roads.data[r];
+        R->swt0 = s->prims[2].icount / 3;
+        for (int side = 0; side < 2; side++) {
+            if (R->nchain[side] < 2) continue;
+            int rc = pm__side_slab(N, s, r, side);
+            if (rc) return rc;
+        }
+        R->swtn = s->prims[2].icount / 3 - R->swt0;
+    }
+    return PM_OK;
+}

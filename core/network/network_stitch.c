@@ -1,0 +1,561 @@
+/* The stitch: every junction's and every road's asphalt into one primitive
+ * whose seams share vertices, and the network's metadata. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "network/network_internal.h"
+#include "geom/geom.h"
+#include "scene/result.h"
+
+#define PM__NONE UINT32_MAX
+
+static int64_t pm__prim_index(const pm_scene *s, const char *name) {
+    for (uint32_t i = 0; s && i < s->nprims; i++)
+        if (strcmp(s->prims[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* Appends src's vertices and triangles to dst; returns the vertex offset
+ * through *voff. */
+static int pm__append(pm_scene *s, uint32_t dst, const pm_prim *src, uint32_t *voff) {
+    pm_prim *D = &s->prims[dst];
+    *voff = D->vcount;
+    for (uint32_t v = 0; v < src->vcount; v++)
+        if (pm_prim_add_vertex(s, D, src->positions + 3 * v, src->normals + 3 * v,
+                               src->uvs ? src->uvs + 2 * v : NULL, NULL) < 0)
+            return PM_ERR_NOMEM;
+    for (uint32_t t = 0; t < src->icount; t += 3)
+        if (pm_prim_add_tri(s, D, *voff + src->indices[t], *voff + src->indices[t + 1],
+                            *voff + src->indices[t + 2]))
+            return PM_ERR_NOMEM;
+    return PM_OK;
+}
+
+/* A road whose end section is not its mouth: it turns so tightly right
+ * after the mouth that its inner side folds back over the mouth. */
+static void pm__seam_problem(pm__net *N, const pm__road *R, int end) {
+    pm_network_problem *q;
+    if (pm__network_problem(N, &q)) return;
+    const pm__step *st = &N->steps.data[R->first_step + (end ? R->nsteps - 1 : 0)];
+    q->error = PM_NETWORK_SEAM;
+    q->node = end ? R->end : R->start;
+    q->edges[q->nedges++] = st->edge;
+    snprintf(q->message, sizeof q->message, "the road along edge %u turns so tightly next to the "
+             "junction mouth at node %lld that its inner side folds back over the mouth: give it "
+             "more room after the mouth (a longer first segment, a gentler turn) or a smaller width",
+             st->edge, (long long)q->node);
+}
+
+/* Column of a road vertex from its V (0 left, 0.5 centre, 1 right). */
+static int pm__col(float v) { return v < 0.25f ? 0 : (v > 0.75f ? 2 : 1); }
+
+/* The road's start section (U = 0 exactly) or end section (the largest U
+ * of each column), as road-local vertices left, centre, right. */
+static bool pm__section(const pm_prim *P, bool at_end, uint32_t out[3]) {
+    uint32_t count[3] = {0, 0, 0};
+    float best[3] = {-1, -1, -1};
+    for (int c = 0; c < 3; c++) out[c] = PM__NONE;
+    for (uint32_t v = 0; v < P->vcount; v++) {
+        float u = P->uvs[2 * v];
+        int c = pm__col(P->uvs[2 * v + 1]);
+        if (!at_end) {
+            if (u == 0.0f) { out[c] = v; count[c]++; }
+        } else if (u > best[c]) {
+            best[c] = u; out[c] = v; count[c] = 1;
+        } else if (u == best[c]) {
+            count[c]++;
+        }
+    }
+    return count[0] == 1 && count[1] == 1 && count[2] == 1;
+}
+
+/* Maps one end section onto junction mouth (jl, jr: output vertices, the
+ * road's own left and right there). Returns false when they are not the
+ * same points (beyond snapping). */
+static bool pm__map_end(pm__net *N, const pm_prim *A, const pm_prim *P, const uint32_t sec[3],
+                        uint32_t jl, uint32_t jr, uint32_t *remap) {
+    double tol = 0.01 + 2.0 * N->p->snap;
+    if (pm_v3f_dist(P->positions + 3 * sec[0], A->positions + 3 * jl) > tol ||
+        pm_v3f_dist(P->positions + 3 * sec[2], A->positions + 3 * jr) > tol)
+        return false;
+    remap[sec[0]] = jl;
+    remap[sec[2]] = jr;
+    return true;
+}
+
+static void pm__midpoint(pm_prim *A, uint32_t c, uint32_t l, uint32_t r) {
+    for (int k = 0; k < 3; k++)
+        A->positions[3 * c + k] = (float)(((double)A->positions[3 * l + k] + A->positions[3 * r + k]) / 2.0);
+}
+
+/* Appends road vertex v once (an aliased vertex becomes its twin). */
+static int pm__emit(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t v, uint32_t *remap,
+                    const uint32_t *alias) {
+    if (remap[v] != PM__NONE) return PM_OK;
+    if (alias[v] != PM__NONE) {
+        int rc = pm__emit(s, A, P, alias[v], remap, alias);
+        remap[v] = remap[alias[v]];
+        return rc;
+    }
+    int64_t id = pm_prim_add_vertex(s, A, P->positions + 3 * v, P->normals + 3 * v, P->uvs + 2 * v, NULL);
+    if (id < 0) return PM_ERR_NOMEM;
+    remap[v] = (uint32_t)id;
+    return PM_OK;
+}
+
+/* The road's triangles edge by edge of its chain (each edge's vertices and
+ * triangles then form ranges), vertices in order of first use. */
+static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *P, uint32_t *remap,
+                           const uint32_t *alias) {
+    pm_prim *A = &s->prims[0];
+    uint32_t nt = P->icount / 3;
+    uint32_t *tri_edge = pm_arena_alloc(N->a, (nt + 1) * sizeof *tri_edge);
+    R->piece = pm_arena_calloc(N->a, 4 * R->nsteps, sizeof *R->piece);
+    R->piece_len = pm_arena_calloc(N->a, R->nsteps, sizeof *R->piece_len);
+    if (!tri_edge || !R->piece || !R->piece_len) return PM_ERR_NOMEM;
+    int rc = pm__network_pieces(N, R, P, tri_edge, R->piece_len);
+    R->voff = A->vcount;
+    R->toff = A->icount / 3;
+    for (uint32_t k = 0; rc == PM_OK && k < R->nsteps; k++) {
+        uint32_t v0 = A->vcount, t0 = A->icount / 3;
+        for (uint32_t t = 0; rc == PM_OK && t < nt; t++) {
+            if (tri_edge[t] != k) continue;
+            const uint32_t *q = P->indices + 3 * t;
+            for (int c = 0; c < 3 && rc == PM_OK; c++) rc = pm__emit(s, A, P, q[c], remap, alias);
+            if (rc == PM_OK && pm_prim_add_tri(s, A, remap[q[0]], remap[q[1]], remap[q[2]])) rc = PM_ERR_NOMEM;
+        }
+        R->piece[4 * k] = v0;
+        R->piece[4 * k + 1] = A->vcount - v0;
+        R->piece[4 * k + 2] = t0;
+        R->piece[4 * k + 3] = A->icount / 3 - t0;
+    }
+    R->vcount = A->vcount - R->voff;
+    R->tcount = A->icount / 3 - R->toff;
+    return rc;
+}
+
+/* Each of the road's output vertices' position along it: a triangle's is
+ * the mean U of its centre-column vertices (every triangle of a one-strip
+ * road has one), a vertex's the least of its triangles'. */
+static void pm__arc_positions(pm__net *N, const pm_prim *P, const uint32_t *remap) {
+    double sc = N->p->uv_scale;
+    for (uint32_t t = 0; t < P->icount; t += 3) {
+        double u = 0.0;
+        int n = 0;
+        for (int k = 0; k < 3; k++) {
+            uint32_t v = P->indices[t + k];
+            if (pm__col(P->uvs[2 * v + 1]) == 1) { u += P->uvs[2 * v] / sc; n++; }
+        }
+        if (!n) continue;
+        u /= n;
+        for (int k = 0; k < 3; k++) {
+            uint32_t o = remap[P->indices[t + k]];
+            if (o != PM__NONE && !(N->au[o] <= u)) N->au[o] = (float)u;
+        }
+    }
+}
+
+/* One road into the asphalt: its end sections replaced by the mouths'
+ * vertices (the centre column kept, moved to the mouth's midpoint). */
+static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
+    const pm_prim *P = &R->scene->prims[0];
+    pm_prim *A = &s->prims[0];
+    uint32_t *remap = pm_arena_alloc(N->a, (P->vcount ? P->vcount : 1) * sizeof *remap);
+    uint32_t *alias = pm_arena_alloc(N->a, (P->vcount ? P->vcount : 1) * sizeof *alias);
+    if (!remap || !alias) return PM_ERR_NOMEM;
+    for (uint32_t v = 0; v < P->vcount; v++) remap[v] = alias[v] = PM__NONE;
+    uint32_t sec0[3], sec1[3];
+    const pm__node *J0 = R->arm0 >= 0 ? &N->nodes[R->start] : NULL;
+    const pm__node *J1 = R->arm1 >= 0 ? &N->nodes[R->end] : NULL;
+    if (J0 && !(pm__section(P, false, sec0) &&
+                pm__map_end(N, A, P, sec0, J0->voff + J0->mouth_l[R->arm0],
+                            J0->voff + J0->mouth_r[R->arm0], remap))) {
+        pm__seam_problem(N, R, 0);
+        return PM_OK;
+    }
+    /* Entering the junction, the road's left is the mouth's right. */
+    if (J1 && !(pm__section(P, true, sec1) &&
+                pm__map_end(N, A, P, sec1, J1->voff + J1->mouth_r[R->arm1],
+                            J1->voff + J1->mouth_l[R->arm1], remap))) {
+        pm__seam_problem(N, R, 1);
+        return PM_OK;
+    }
+    /* A closed road repeats its first section at the end (its own U runs
+     * on); here UVs are planar, so the two are one. */
+    bool weld = R->closed && pm__section(P, false, sec0) && pm__section(P, true, sec1);
+    if (weld)
+        for (int c = 0; c < 3; c++) alias[sec1[c]] = sec0[c];
+    int rc = pm__emit_pieces(N, s, R, P, remap, alias);
+    /* The centre of a seam is always used by the road's triangles; should
+     * it not be, it still has to exist for the junction's split. */
+    if (rc == PM_OK && J0) rc = pm__emit(s, A, P, sec0[1], remap, alias);
+    if (rc == PM_OK && J1) rc = pm__emit(s, A, P, sec1[1], remap, alias);
+    if (rc) return rc;
+    if (J0) {
+        for (int c = 0; c < 3; c++) R->seam0[c] = remap[sec0[c]];
+        pm__midpoint(A, R->seam0[1], R->seam0[0], R->seam0[2]);
+        N->nodes[R->start].split[R->arm0] = R->seam0[1];
+    }
+    if (J1) {
+        for (int c = 0; c < 3; c++) R->seam1[c] = remap[sec1[c]];
+        pm__midpoint(A, R->seam1[1], R->seam1[0], R->seam1[2]);
+        N->nodes[R->end].split[R->arm1] = R->seam1[1];
+    }
+    pm__arc_positions(N, P, remap);
+    rc = pm__network_road_sides(N, R, P, remap, A);
+    if (rc == PM_ERR_GEOMETRY) {
+        pm_network_problem *q;
+        if (pm__network_problem(N, &q)) return PM_OK;
+        q->error = PM_NETWORK_SIDEWALK;
+        q->node = -1;
+        q->edges[q->nedges++] = N->steps.data[R->first_step].edge;
+        snprintf(q->message, sizeof q->message, "the road along edge %u folds so tightly that its "
+                 "edge has no single curb line for a sidewalk: give it gentler curves",
+                 q->edges[0]);
+        return PM_OK;
+    }
+    return rc;
+}
+
+/* The triangle holding directed edge a -> b among [t0, t1) and [e0, e1). */
+static int64_t pm__find_edge(const pm_prim *A, uint32_t t0, uint32_t t1, uint32_t e0, uint32_t e1,
+                             uint32_t a, uint32_t b, int *rot) {
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t lo = pass ? e0 : t0, hi = pass ? e1 : t1;
+        for (uint32_t t = lo; t < hi; t++) {
+            const uint32_t *q = A->indices + 3 * t;
+            for (int r = 0; r < 3; r++)
+                if (q[r] == a && q[(r + 1) % 3] == b) { *rot = r; return t; }
+        }
+    }
+    return -1;
+}
+
+/* Splits each junction's mouth-edge triangle at the road's centre vertex,
+ * so the junction's side of the seam has the road's two edges. */
+static int pm__split_mouths(pm__net *N, pm_scene *s) {
+    pm_prim *A = &s->prims[0];
+    for (size_t n = 0; n < N->p->nnodes; n++) {
+        pm__node *V = &N->nodes[n];
+        if (!V->scene) continue;
+        uint32_t e0 = A->icount / 3;
+        for (uint32_t k = 0; k < V->deg; k++) {
+            uint32_t c = V->split[k];
+            if (c == PM__NONE) continue;
+            uint32_t l = V->voff + V->mouth_l[k], r = V->voff + V->mouth_r[k];
+            int rot = 0;
+            int64_t t = pm__find_edge(A, V->toff, V->toff + V->tcount, e0, A->icount / 3, r, l, &rot);
+            if (t < 0) return PM_ERR_GEOMETRY;
+            uint32_t x = A->indices[3 * t + (rot + 2) % 3];
+            A->indices[3 * t] = r;
+            A->indices[3 * t + 1] = c;
+            A->indices[3 * t + 2] = x;
+            if (pm_prim_add_tri(s, A, c, l, x)) return PM_ERR_NOMEM;
+        }
+        V->xt0 = e0;
+        V->xtn = A->icount / 3 - e0;
+    }
+    return PM_OK;
+}
+
+static int pm__add_prims(pm__net *N, pm_scene *s, bool *sidewalks) {
+    uint64_t nv = 0, nt = 0;
+    *sidewalks = false;
+    for (size_t n = 0; n < N->p->nnodes; n++) {
+        const pm_scene *J = N->nodes[n].scene;
+        if (!J) continue;
+        nv += J->prims[0].vcount;
+        nt += J->prims[0].icount / 3 + N->nodes[n].deg;
+        if (pm__prim_index(J, "curb") >= 0) *sidewalks = true;
+    }
+    for (size_t r = 0; r < N->roads.len; r++) {
+        const pm__road *R = &N->roads.data[r];
+        nv += R->scene->prims[0].vcount;
+        nt += R->scene->prims[0].icount / 3;
+        if (N->p->edges[N->steps.data[R->first_step].edge].has_sidewalk) *sidewalks = true;
+    }
+    if (nv >= UINT32_MAX / 4 || nt >= UINT32_MAX / 4) return PM_ERR_LIMIT;
+    if (!pm_scene_add_prim(s, "asphalt", "asphalt", PM_PRIM_UV, (uint32_t)nv, (uint32_t)(3 * nt)))
+        return PM_ERR_NOMEM;
+    N->au = pm_arena_alloc(N->a, (nv + 1) * sizeof *N->au);
+    if (!N->au) return PM_ERR_NOMEM;
+    for (uint64_t v = 0; v <= nv; v++) N->au[v] = NAN;
+    if (*sidewalks && (!pm_scene_add_prim(s, "curb", "curb", PM_PRIM_UV, 0, 0) ||
+                       !pm_scene_add_prim(s, "sidewalk", "sidewalk", PM_PRIM_UV, 0, 0)))
+        return PM_ERR_NOMEM;
+    return PM_OK;
+}
+
+static int pm__stitch_junction(pm_scene *s, pm__node *V) {
+    uint32_t off;
+    for (uint32_t k = 0; k < V->deg; k++) V->split[k] = PM__NONE;
+    int rc = pm__append(s, 0, &V->scene->prims[0], &off);
+    if (rc) return rc;
+    V->voff = off;
+    V->vcount = V->scene->prims[0].vcount;
+    V->tcount = V->scene->prims[0].icount / 3;
+    V->toff = s->prims[0].icount / 3 - V->tcount;
+    const char *names[2] = {"curb", "sidewalk"};
+    V->swt0 = s->nprims == 3 ? s->prims[2].icount / 3 : 0;
+    for (uint32_t i = 0; i < 2 && s->nprims == 3; i++) {
+        int64_t k = pm__prim_index(V->scene, names[i]);
+        if (k >= 0 && (rc = pm__append(s, 1 + i, &V->scene->prims[k], &off))) return rc;
+    }
+    if (s->nprims == 3) V->swtn = s->prims[2].icount / 3 - V->swt0;
+    return PM_OK;
+}
+
+int pm__network_stitch(pm__net *N, pm_scene **out) {
+    pm_scene *s = pm_scene_create(N->a);
+    if (!s) return PM_ERR_NOMEM;
+    bool sidewalks;
+    int rc = pm__add_prims(N, s, &sidewalks);
+    for (size_t n = 0; rc == PM_OK && n < N->p->nnodes; n++)
+        if (N->nodes[n].scene) rc = pm__stitch_junction(s, &N->nodes[n]);
+    for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++) rc = pm__stitch_road(N, s, &N->roads.data[r]);
+    if (rc == PM_OK && N->problems.len) return PM_OK;     /* reported by the caller */
+    if (rc == PM_OK) rc = pm__split_mouths(N, s);
+    if (rc == PM_OK && s->nprims == 3) rc = pm__network_sidewalks(N, s);
+    if (rc == PM_OK && N->problems.len) return PM_OK;     /* reported by the caller */
+    if (rc) return rc;
+    if (s->nprims == 3) {
+        /* The bands' UVs planar over the whole network like the asphalt's,
+         * so they run on across junction/road seams. */
+        pm_prim *sw = &s->prims[2];
+        for (uint32_t v = 0; v < sw->vcount; v++) {
+            sw->uvs[2 * v] = (float)((double)sw->positions[3 * v] * N->p->uv_scale);
+            sw->uvs[2 * v + 1] = (float)((double)sw->positions[3 * v + 2] * N->p->uv_scale);
+        }
+        pm_prim_compute_normals(&s->prims[1]);
+        pm_prim_compute_normals(sw);
+    }
+    /* One UV scheme for the whole surface: a seam vertex can carry only one
+     * UV, and planar UVs are the scheme that is continuous across seams. */
+    pm_prim *A = &s->prims[0];
+    for (uint32_t v = 0; v < A->vcount; v++) {
+        A->uvs[2 * v] = (float)((double)A->positions[3 * v] * N->p->uv_scale);
+        A->uvs[2 * v + 1] = (float)((double)A->positions[3 * v + 2] * N->p->uv_scale);
+    }
+    pm_prim_compute_normals(A);
+    *out = s;
+    return PM_OK;
+}
+
+/* ---- metadata ---- */
+
+static pm_meta *pm__id(pm_arena *a, const pm_network_params *p, size_t n) {
+    if (!p->ids) return pm_meta_int(a, (int64_t)n);
+    return p->ids[n].is_num ? pm_meta_int(a, p->ids[n].num) : pm_meta_str(a, p->ids[n].str);
+}
+
+static pm_meta *pm__range(pm_arena *a, uint32_t first, uint32_t count) {
+    int64_t v[2] = {first, count};
+    return pm_meta_ints(a, v, 2);
+}
+
+static pm_meta *pm__vertex(pm_arena *a, const pm_prim *A, uint32_t v) {
+    double q[3] = {A->positions[3 * v], A->positions[3 * v + 1], A->positions[3 * v + 2]};
+    return pm_meta_nums(a, q, 3);
+}
+
+/* A member of the junction's own metadata, unlinked from it and moved
+ * into the network's tree (a node can sit in one list only). */
+static pm_meta *pm__take(const pm_scene *J, const char *key) {
+    pm_meta *obj = J->meta, *prev = NULL;
+    for (pm_meta *m = obj->u.kids.first; m; prev = m, m = m->next) {
+        if (strcmp(m->key, key) != 0) continue;
+        if (prev) prev->next = m->next;
+        else obj->u.kids.first = m->next;
+        if (obj->u.kids.last == m) obj->u.kids.last = prev;
+        obj->u.kids.count--;
+        m->next = NULL;
+        return m;
+    }
+    return NULL;
+}
+
+static const char *const pm__kinds[] = {"unused", "end", "through", "junction"};
+
+static int pm__node_meta(pm__net *N, const pm_scene *s, size_t n, pm_meta *arr) {
+    pm_arena *a = N->a;
+    const pm__node *V = &N->nodes[n];
+    const pm_prim *A = &s->prims[0];
+    pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a);
+    int rc = pm_meta_set(a, o, "id", pm__id(a, N->p, n));
+    rc |= pm_meta_set(a, o, "index", pm_meta_int(a, (int64_t)n));
+    rc |= pm_meta_set(a, o, "kind", pm_meta_str(a, pm__kinds[V->kind]));
+    rc |= pm_meta_set(a, o, "position", pm_meta_nums(a, N->p->nodes + 3 * n, 3));
+    for (uint32_t k = 0; k < V->deg; k++) rc |= pm_meta_push(edges, pm_meta_int(a, N->inc[V->first + k].edge));
+    rc |= pm_meta_set(a, o, "edges", edges);
+    if (V->scene) {
+        pm_meta *mouths = pm_meta_arr(a);
+        for (uint32_t k = 0; k < V->deg; k++) {
+            pm_meta *m = pm_meta_obj(a);
+            uint32_t l = V->voff + V->mouth_l[k], r = V->voff + V->mouth_r[k];
+            rc |= pm_meta_set(a, m, "edge", pm_meta_int(a, N->inc[V->first + k].edge));
+            rc |= pm_meta_set(a, m, "distance", pm_meta_num(a, V->mouth_d[k]));
+            rc |= pm_meta_set(a, m, "left", pm__vertex(a, A, l));
+            rc |= pm_meta_set(a, m, "right", pm__vertex(a, A, r));
+            rc |= pm_meta_set(a, m, "left_index", pm_meta_int(a, l));
+            rc |= pm_meta_set(a, m, "right_index", pm_meta_int(a, r));
+            rc |= pm_meta_set(a, m, "centre_index", pm_meta_int(a, V->split[k]));
+            rc |= pm_meta_push(mouths, m);
+        }
+        rc |= pm_meta_set(a, o, "vertices", pm__range(a, V->voff, V->vcount));
+        rc |= pm_meta_set(a, o, "mouths", mouths);
+        rc |= pm_meta_set(a, o, "corners", pm__take(V->scene, "corners"));
+    }
+    return rc | pm_meta_push(arr, o);
+}
+
+static int pm__edge_meta(pm__net *N, uint32_t e, pm_meta *arr) {
+    pm_arena *a = N->a;
+    const pm_network_edge *E = &N->p->edges[e];
+    const double *q = N->p->nodes + 3 * E->from;
+    double len = 0.0;
+    for (size_t i = 0; i <= E->npoints; i++) {
+        const double *r = i < E->npoints ? E->points + 3 * i : N->p->nodes + 3 * E->to;
+        len += hypot(r[0] - q[0], r[2] - q[2]);
+        q = r;
+    }
+    const pm__road *R = &N->roads.data[N->edge_road[e] - 1];
+    size_t k = 0;
+    while (k + 1 < R->nsteps && N->steps.data[R->first_step + k].edge != e) k++;
+    const uint32_t *piece = R->piece + 4 * k;
+    pm_meta *o = pm_meta_obj(a);
+    int rc = pm_meta_set(a, o, "index", pm_meta_int(a, e));
+    rc |= pm_meta_set(a, o, "from", pm__id(a, N->p, E->from));
+    rc |= pm_meta_set(a, o, "to", pm__id(a, N->p, E->to));
+    rc |= pm_meta_set(a, o, "road", pm_meta_int(a, (int64_t)N->edge_road[e] - 1));
+    rc |= pm_meta_set(a, o, "width", pm_meta_num(a, E->width));
+    rc |= pm_meta_set(a, o, "plan_length", pm_meta_num(a, len));
+    rc |= pm_meta_set(a, o, "length", pm_meta_num(a, R->piece_len[k]));
+    rc |= pm_meta_set(a, o, "vertices", pm__range(a, piece[0], piece[1]));
+    rc |= pm_meta_set(a, o, "triangles", pm__range(a, piece[2], piece[3]));
+    /* Sides as seen travelling from `from` to `to`; the road may run the
+     * other way. */
+    pm_meta *sides = pm_meta_arr(a);
+    bool rev = N->steps.data[R->first_step + k].end == 1;
+    if (R->nchain[rev ? 1 : 0] >= 2) rc |= pm_meta_push(sides, pm_meta_str(a, "left"));
+    if (R->nchain[rev ? 0 : 1] >= 2) rc |= pm_meta_push(sides, pm_meta_str(a, "right"));
+    rc |= pm_meta_set(a, o, "sidewalk_sides", sides);
+    return rc | pm_meta_push(arr, o);
+}
+
+static int pm__seam_meta(pm__net *N, size_t r, int end, pm_meta *arr) {
+    pm_arena *a = N->a;
+    const pm__road *R = &N->roads.data[r];
+    const uint32_t *sv = end ? R->seam1 : R->seam0;
+    const pm__step *st = &N->steps.data[R->first_step + (end ? R->nsteps - 1 : 0)];
+    pm_meta *o = pm_meta_obj(a);
+    int rc = pm_meta_set(a, o, "node", pm_meta_int(a, end ? R->end : R->start));
+    rc |= pm_meta_set(a, o, "edge", pm_meta_int(a, st->edge));
+    rc |= pm_meta_set(a, o, "road", pm_meta_int(a, (int64_t)r));
+    rc |= pm_meta_set(a, o, "road_end", pm_meta_str(a, end ? "end" : "start"));
+    /* The mouth's left/right as seen from the junction looking out. */
+    rc |= pm_meta_set(a, o, "left_index", pm_meta_int(a, end ? sv[2] : sv[0]));
+    rc |= pm_meta_set(a, o, "centre_index", pm_meta_int(a, sv[1]));
+    rc |= pm_meta_set(a, o, "right_index", pm_meta_int(a, end ? sv[0] : sv[2]));
+    return rc | pm_meta_push(arr, o);
+}
+
+static int pm__road_meta(pm__net *N, size_t r, pm_meta *roads, pm_meta *seams) {
+    pm_arena *a = N->a;
+    const pm__road *R = &N->roads.data[r];
+    pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a), *rev = pm_meta_arr(a);
+    int rc = 0;
+    for (size_t k = 0; k < R->nsteps; k++) {
+        const pm__step *st = &N->steps.data[R->first_step + k];
+        rc |= pm_meta_push(edges, pm_meta_int(a, st->edge));
+        rc |= pm_meta_push(rev, pm_meta_bool(a, st->end == 1));
+    }
+    rc |= pm_meta_set(a, o, "edges", edges);
+    rc |= pm_meta_set(a, o, "reversed", rev);
+    rc |= pm_meta_set(a, o, "closed", pm_meta_bool(a, R->closed));
+    rc |= pm_meta_set(a, o, "start", R->closed ? pm_meta_null(a) : pm_meta_int(a, R->start));
+    rc |= pm_meta_set(a, o, "end", R->closed ? pm_meta_null(a) : pm_meta_int(a, R->end));
+    rc |= pm_meta_set(a, o, "length", pm_meta_num(a, R->length));
+    rc |= pm_meta_set(a, o, "samples", pm_meta_int(a, R->samples));
+    rc |= pm_meta_set(a, o, "vertices", pm__range(a, R->voff, R->vcount));
+    rc |= pm_meta_set(a, o, "triangles", pm__range(a, R->toff, R->tcount));
+    rc |= pm_meta_push(roads, o);
+    if (R->arm0 >= 0) rc |= pm__seam_meta(N, r, 0, seams);
+    if (R->arm1 >= 0) rc |= pm__seam_meta(N, r, 1, seams);
+    return rc;
+}
+
+/* A road side whose sidewalk stops short of a stretch where the road's own
+ * edge crosses itself. */
+static int pm__gap_meta(pm__net *N, const pm__gap_t *g, pm_meta *out) {
+    pm_arena *a = N->a;
+    const pm__road *R = &N->roads.data[g->road];
+    pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a);
+    double from[3] = {g->from[0], g->from[1], g->from[2]}, to[3] = {g->to[0], g->to[1], g->to[2]};
+    int rc = pm_meta_set(a, o, "code", pm_meta_str(a, "sidewalk_interrupted"));
+    for (size_t k = 0; k < R->nsteps; k++)
+        rc |= pm_meta_push(edges, pm_meta_int(a, N->steps.data[R->first_step + k].edge));
+    rc |= pm_meta_set(a, o, "road", pm_meta_int(a, (int64_t)g->road));
+    rc |= pm_meta_set(a, o, "edges", edges);
+    rc |= pm_meta_set(a, o, "side", pm_meta_str(a, g->side ? "right" : "left"));
+    rc |= pm_meta_set(a, o, "from", pm_meta_nums(a, from, 3));
+    rc |= pm_meta_set(a, o, "to", pm_meta_nums(a, to, 3));
+    rc |= pm_meta_set(a, o, "curb_edges", pm_meta_int(a, g->bare));
+    char msg[200];
+    snprintf(msg, sizeof msg, "the road's %s edge crosses itself in a turn too tight for its width: "
+             "its sidewalk stops (with end caps) on both sides of that stretch",
+             g->side ? "right" : "left");
+    rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
+    return rc | pm_meta_push(out, o);
+}
+
+/* Junction warnings, each naming its node and the edges of its arms. */
+static int pm__warnings_meta(pm__net *N, pm_meta *out) {
+    pm_arena *a = N->a;
+    int rc = 0;
+    for (size_t n = 0; n < N->p->nnodes; n++) {
+        const pm__node *V = &N->nodes[n];
+        const pm_meta *w = V->scene ? pm_meta_get(V->scene->meta, "warnings") : NULL;
+        for (const pm_meta *it = w ? w->u.kids.first : NULL; it; it = it->next) {
+            pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a);
+            const pm_meta *arms = pm_meta_get(it, "arms"), *code = pm_meta_get(it, "code");
+            const pm_meta *msg = pm_meta_get(it, "message");
+            rc |= pm_meta_set(a, o, "code", pm_meta_str(a, code ? code->u.s : "junction"));
+            rc |= pm_meta_set(a, o, "node", pm_meta_int(a, (int64_t)n));
+            for (const pm_meta *k = arms ? arms->u.kids.first : NULL; k; k = k->next)
+                if (k->kind == PM_META_INT && k->u.i >= 0 && k->u.i < V->deg)
+                    rc |= pm_meta_push(edges, pm_meta_int(a, N->inc[V->first + k->u.i].edge));
+            rc |= pm_meta_set(a, o, "edges", edges);
+            const pm_meta *rq = pm_meta_get(it, "requested_radius"), *rr = pm_meta_get(it, "radius");
+            if (rq) rc |= pm_meta_set(a, o, "requested_radius", pm_meta_num(a, rq->u.n));
+            if (rr) rc |= pm_meta_set(a, o, "radius", pm_meta_num(a, rr->u.n));
+            rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg ? msg->u.s : ""));
+            rc |= pm_meta_push(out, o);
+        }
+    }
+    for (size_t g = 0; g < N->gaps.len; g++) rc |= pm__gap_meta(N, &N->gaps.data[g], out);
+    return rc;
+}
+
+int pm__network_meta(pm__net *N, pm_scene *s) {
+    pm_arena *a = N->a;
+    pm_meta *nodes = pm_meta_arr(a), *edges = pm_meta_arr(a), *roads = pm_meta_arr(a);
+    pm_meta *seams = pm_meta_arr(a), *warnings = pm_meta_arr(a);
+    int rc = 0;
+    size_t nj = 0;
+    for (size_t n = 0; n < N->p->nnodes; n++) {
+        rc |= pm__node_meta(N, s, n, nodes);
+        nj += N->nodes[n].scene != NULL;
+    }
+    for (uint32_t e = 0; e < N->p->nedges; e++) rc |= pm__edge_meta(N, e, edges);
+    for (size_t r = 0; r < N->roads.len; r++) rc |= pm__road_meta(N, r, roads, seams);
+    rc |= pm__warnings_meta(N, warnings);
+    rc |= pm_meta_set(a, s->meta, "junctions", pm_meta_int(a, (int64_t)nj));
+    rc |= pm_meta_set(a, s->meta, "roads_count", pm_meta_int(a, (int64_t)N->roads.len));
+    rc |= pm_meta_set(a, s->meta, "nodes", nodes);
+    rc |= pm_meta_set(a, s->meta, "edges", edges);
+    rc |= pm_meta_set(a, s->meta, "roads", roads);
+    rc |= pm_meta_set(a, s->meta, "seams", seams);
+    rc |= pm_meta_set(a, s->meta, "warnings", warnings);
+    return rc ? PM_ERR_NOMEM : PM_OK;
+}

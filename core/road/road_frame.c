@@ -1,0 +1,222 @@
+#include "road/road_internal.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include "scene/result.h"
+
+/* Sections along the centre line: plan tangents (mitred at linear
+ * corners), slopes, curvature, banking, and the frame of each section. */
+
+/* Plan tangent, miter factor for linear corners. */
+static void pm__plan_tangent(const pm__ctx *x, const pm_curve_sample *smp, size_t n, size_t i,
+                             double t[2], double *miter) {
+    const pm_spline *s = &x->spline;
+    double p[3], d1[3];
+    pm_spline_eval(s, smp[i].t, p, d1, NULL);
+    *miter = 1.0;
+    size_t prev = i > 0 ? i - 1 : (s->closed ? n - 2 : 0);
+    size_t next = i + 1 < n ? i + 1 : (s->closed ? 1 : i);
+    double ti = smp[i].t;
+    bool corner = s->kind == PM_CURVE_LINEAR && ti == floor(ti) &&
+                  (s->closed || (ti > 0.0 && ti < (double)s->nseg));
+    if (corner) {
+        double in[2] = {smp[i].p[0] - smp[prev].p[0], smp[i].p[2] - smp[prev].p[2]};
+        double out[2] = {smp[next].p[0] - smp[i].p[0], smp[next].p[2] - smp[i].p[2]};
+        double li = hypot(in[0], in[1]), lo = hypot(out[0], out[1]);
+        double b[2] = {in[0] / li + out[0] / lo, in[1] / li + out[1] / lo};
+        double lb = hypot(b[0], b[1]);
+        if (lb > 1e-6) {
+            t[0] = b[0] / lb;
+            t[1] = b[1] / lb;
+            double c = (t[0] * out[0] + t[1] * out[1]) / lo;   /* cos(half turn) */
+            *miter = c > 0.25 ? 1.0 / c : 4.0;
+            return;
+        }
+    }
+    double l = hypot(d1[0], d1[2]);
+    if (l > 1e-12) {
+        t[0] = d1[0] / l;
+        t[1] = d1[2] / l;
+        return;
+    }
+    /* A cusp (uniform Catmull-Rom can have them): follow the chord. */
+    size_t a = i > 0 ? prev : i, b = i > 0 ? i : next;
+    double c[2] = {smp[b].p[0] - smp[a].p[0], smp[b].p[2] - smp[a].p[2]};
+    double lc = hypot(c[0], c[1]);
+    t[0] = lc > 0.0 ? c[0] / lc : 1.0;
+    t[1] = lc > 0.0 ? c[1] / lc : 0.0;
+}
+
+/* Slope dy / d(plan distance) at sample i. */
+static double pm__slope(const pm__ctx *x, const pm_curve_sample *smp, size_t n, size_t i) {
+    const pm_spline *s = &x->spline;
+    if (!x->p->terrain) {
+        double p[3], d1[3];
+        pm_spline_eval(s, smp[i].t, p, d1, NULL);
+        double l = hypot(d1[0], d1[2]);
+        return l > 1e-12 ? d1[1] / l : 0.0;
+    }
+    size_t prev = i > 0 ? i - 1 : (s->closed ? n - 2 : 0);
+    size_t next = i + 1 < n ? i + 1 : (s->closed ? 1 : i);
+    double d = hypot(smp[i].p[0] - smp[prev].p[0], smp[i].p[2] - smp[prev].p[2]) +
+               hypot(smp[next].p[0] - smp[i].p[0], smp[next].p[2] - smp[i].p[2]);
+    return d > 0.0 ? (smp[next].p[1] - smp[prev].p[1]) / d : 0.0;
+}
+
+/* Bank before smoothing: curvature share plus interpolated per-point roll. */
+static double pm__raw_bank(const pm__ctx *x, const pm__section *sc) {
+    const pm_road_params *p = x->p;
+    double b = 0.0;
+    /* A draped section lies on the terrain: there is nothing to bank, and
+     * props must not roll with a bank the surface does not have. */
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) return 0.0;
+    if (p->bank_max_degrees > 0.0 && sc->kappa != 0.0) {
+        double share = fabs(sc->kappa) * p->bank_radius;
+        if (share > 1.0) share = 1.0;
+        b = -(sc->kappa > 0.0 ? 1.0 : -1.0) * p->bank_max_degrees * PM__DEG * share;
+    }
+    if (p->roll) {
+        double f0 = floor(sc->t);
+        size_t i = (size_t)f0;
+        double u = sc->t - f0;
+        if (i >= x->spline.nseg) { i = x->spline.nseg - 1; u = 1.0; }
+        size_t j = (i + 1) % p->npoints;
+        b += (p->roll[i] * (1.0 - u) + p->roll[j] * u) * PM__DEG;
+    }
+    return b;
+}
+
+/* Integral of the piecewise-linear bank from 0 to arc length s (periodic
+ * for closed roads). pre[i] is the integral up to section i. */
+static double pm__bank_integral(const pm__section *sc, const double *pre, size_t n, bool closed,
+                                double s) {
+    double L = sc[n - 1].s;
+    double base = 0.0;
+    if (closed && L > 0.0) {
+        double k = floor(s / L);
+        base = k * pre[n - 1];
+        s -= k * L;
+    }
+    if (s <= 0.0) return base;
+    if (s >= L) return base + pre[n - 1];
+    size_t lo = 0, hi = n - 1;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (sc[mid].s <= s) lo = mid; else hi = mid;
+    }
+    double ds = sc[hi].s - sc[lo].s, f = ds > 0.0 ? (s - sc[lo].s) / ds : 0.0;
+    double bs = sc[lo].bank + f * (sc[hi].bank - sc[lo].bank);
+    return base + pre[lo] + 0.5 * (sc[lo].bank + bs) * (s - sc[lo].s);
+}
+
+/* Averages the bank over the transition length, so curvature steps at
+ * control points (Catmull-Rom is only C1) ramp in like superelevation. */
+static int pm__smooth_bank(pm__ctx *x, pm__section *sc, size_t n) {
+    const pm_road_params *p = x->p;
+    double h = 0.5 * p->bank_transition, L = sc[n - 1].s;
+    double lim = PM_ROAD_MAX_BANK_DEGREES * PM__DEG;
+    if (h > 0.0 && L > 0.0) {
+        double *pre = pm_arena_alloc(x->a, n * sizeof(double));
+        double *out = pm_arena_alloc(x->a, n * sizeof(double));
+        if (!pre || !out) return PM_ERR_NOMEM;
+        pre[0] = 0.0;
+        for (size_t i = 1; i < n; i++)
+            pre[i] = pre[i - 1] + 0.5 * (sc[i - 1].bank + sc[i].bank) * (sc[i].s - sc[i - 1].s);
+        bool closed = p->closed;
+        for (size_t i = 0; i < n; i++) {
+            double lo = sc[i].s - h, hi = sc[i].s + h;
+            if (!closed) {
+                if (lo < 0.0) lo = 0.0;
+                if (hi > L) hi = L;
+            }
+            out[i] = hi > lo ? (pm__bank_integral(sc, pre, n, closed, hi) -
+                                pm__bank_integral(sc, pre, n, closed, lo)) / (hi - lo)
+                             : sc[i].bank;
+        }
+        for (size_t i = 0; i < n; i++) sc[i].bank = out[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (sc[i].bank > lim) sc[i].bank = lim;
+        if (sc[i].bank < -lim) sc[i].bank = -lim;
+    }
+    return PM_OK;
+}
+
+/* Frame at one section: T from the plan tangent and slope, R = T x up with
+ * the sign of the plan right, then the bank about T. */
+static void pm__frame(const pm__ctx *x, pm__section *sc, const double t2[2], double slope,
+                      double miter) {
+    const pm_road_params *p = x->p;
+    double T[3] = {t2[0], slope, t2[1]};
+    pm_v3_normalize(T);
+    double up[3] = {0.0, 1.0, 0.0};
+    if (p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK)
+        pm_heightfield_normal(p->terrain, sc->c[0], sc->c[2], up);
+    double R[3];
+    pm_v3_cross(T, up, R);
+    if (pm_v3_normalize(R) < 1e-6) {
+        double y[3] = {0.0, 1.0, 0.0};
+        pm_v3_cross(T, y, R);
+        pm_v3_normalize(R);
+    }
+    /* Consistent sign: R always points to the plan right of travel. */
+    if (R[0] * -t2[1] + R[2] * t2[0] < 0.0)
+        for (int k = 0; k < 3; k++) R[k] = -R[k];
+    double U[3];
+    pm_v3_cross(R, T, U);
+    pm_v3_normalize(U);
+    double cb = cos(sc->bank), sb = sin(sc->bank);
+    for (int k = 0; k < 3; k++) {
+        sc->tan[k] = T[k];
+        sc->right[k] = R[k] * cb - U[k] * sb;
+        sc->up[k] = U[k] * cb + R[k] * sb;
+    }
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) {
+        /* Draped sections are plan lines; heights come from the terrain. */
+        sc->r[0] = -t2[1] * miter;
+        sc->r[1] = 0.0;
+        sc->r[2] = t2[0] * miter;
+    } else {
+        /* The miter widens the plan offset; the cross slope per metre of
+         * plan offset stays, so corner edges meet their neighbours. */
+        sc->r[0] = sc->right[0] * miter;
+        sc->r[1] = sc->right[1];
+        sc->r[2] = sc->right[2] * miter;
+    }
+}
+
+int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size_t n) {
+    const pm_road_params *p = x->p;
+    pm__section *sc = pm_arena_calloc(x->a, n, sizeof *sc);
+    if (!sc) return PM_ERR_NOMEM;
+    double *t2 = pm_arena_alloc(x->a, n * 4 * sizeof(double));
+    if (!t2) return PM_ERR_NOMEM;
+    double W = 0.5 * p->width + p->shoulder;
+    for (size_t i = 0; i < n; i++) {
+        sc[i].t = smp[i].t;
+        memcpy(sc[i].c, smp[i].p, sizeof sc[i].c);
+        if (i > 0) {
+            sc[i].s = sc[i - 1].s + pm_v3_dist(smp[i - 1].p, smp[i].p);
+        }
+        sc[i].kappa = pm_spline_curvature(&x->spline, p->closed && i == n - 1 ? 0.0 : smp[i].t);
+        pm__plan_tangent(x, smp, n, i, t2 + 4 * i, t2 + 4 * i + 2);
+        t2[4 * i + 3] = pm__slope(x, smp, n, i);
+        sc[i].bank = pm__raw_bank(x, &sc[i]);
+        sc[i].clamp[0] = sc[i].clamp[1] = W;
+    }
+    if (p->closed) {   /* the closing section is the first one again */
+        memcpy(t2 + 4 * (n - 1), t2, 4 * sizeof(double));
+        sc[n - 1].kappa = sc[0].kappa;
+        sc[n - 1].bank = sc[0].bank;
+    }
+    int r = pm__smooth_bank(x, sc, n);
+    if (r < 0) return r;
+    for (size_t i = 0; i < n; i++) pm__frame(x, &sc[i], t2 + 4 * i, t2[4 * i + 3], t2[4 * i + 2]);
+    L->sec = sc;
+    L->n = n;
+    L->closed = p->closed;
+    L->length = sc[n - 1].s;
+    return PM_OK;
+}

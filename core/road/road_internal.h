@@ -1,0 +1,80 @@
+#ifndef PM_ROAD_INTERNAL_H
+#define PM_ROAD_INTERNAL_H
+/* Shared by the road's source files (core/road/road*.c): one level of
+ * detail as sections along the centre line, their fold clamps, and the
+ * vertex grid swept from them. Not a public header. */
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "geom/trig.h"
+#include "geom/vec.h"
+#include "road/road.h"
+
+#define PM__DEG (PM__PI / 180.0)
+
+typedef struct pm__section {
+    double t, s;            /* curve parameter, centre arc length */
+    double c[3];            /* centre */
+    double tan[3];          /* unit 3D tangent */
+    double r[3];            /* sideways per nominal metre (bank, miter included) */
+    double up[3];           /* unit section normal (banked) */
+    double right[3];        /* unit banked right */
+    double kappa;           /* signed plan curvature */
+    double bank;            /* radians, + lowers the right edge */
+    double clamp[2];        /* allowed nominal extent: [0] left, [1] right */
+} pm__section;
+
+typedef struct pm__level {
+    size_t n;               /* sections */
+    pm__section *sec;
+    uint32_t ncol;
+    double *col;            /* ncol nominal offsets, ascending, 0 included */
+    uint32_t kl, kr;        /* carriageway edge columns */
+    double *pos;            /* n * ncol * 3 */
+    double *uv;             /* n * ncol * 2 */
+    double edge_len[4];     /* left shoulder, left, right, right shoulder */
+    double length;          /* centre polyline, 3D */
+    double achieved;        /* measured chord error */
+    uint64_t skipped;       /* degenerate triangles left out */
+    bool closed;
+    uint64_t triangles;     /* emitted */
+} pm__level;
+
+typedef struct pm__ctx {
+    pm_arena *a;
+    const pm_road_params *p;
+    pm_spline spline;
+    pm_road_failure *fail;
+    uint64_t budget;        /* vertices still allowed; UINT64_MAX = no cap */
+    const pm_heightfield *ground;   /* terrain under props (flattened or not) */
+    pm_scene *scene;
+    pm_meta *warnings;
+} pm__ctx;
+
+/* Column ranges of one primitive (the shoulder has one per side). */
+typedef struct pm__range { uint32_t k0, k1; } pm__range;
+
+/* road_frame.c: samples -> sections with frames and banking (L->sec, L->n). */
+int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size_t n);
+
+/* road_fold.c: cuts back the inner side where consecutive sections cross
+ * inside the road; welds consecutive collapse points into one 3D point. */
+void pm__road_clamp_folds(pm__ctx *x, pm__level *L);
+void pm__road_weld_collapses(pm__level *L);
+/* Whether column k of section sc is cut back onto the fold's collapse point. */
+bool pm__road_collapsed(const pm__level *L, const pm__section *sc, uint32_t k);
+
+/* road_mesh.c: the vertex grid (positions, per-side U, V) and primitives. */
+void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d, double o[3]);
+int pm__road_grid(pm__ctx *x, pm__level *L);
+int pm__road_emit(pm__ctx *x, pm__level *L, const char *name, const char *material,
+                  const pm__range *rg, int nrg);
+
+/* road_props.c: instanced props along the base level; out gets per-line counts. */
+int pm__road_props(pm__ctx *x, const pm__level *L, pm_meta *out);
+
+/* road.c: records a limit failure (field, needed) and returns PM_ERR_LIMIT. */
+int pm__road_limit(pm__ctx *x, const char *field, uint64_t needed);
+#endif

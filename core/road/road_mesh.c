@@ -1,0 +1,196 @@
+#include "road/road_internal.h"
+
+#include <assert.h>
+#include <math.h>
+#include <meshoptimizer.h>
+#include <string.h>
+
+#include "scene/result.h"
+
+/* ---- vertex grid ---- */
+
+static double pm__ground(const pm_road_params *p, double x, double z) {
+    return pm_heightfield_height(p->terrain, x, z);
+}
+
+void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d, double o[3]) {
+    double e = d < 0.0 ? -fmin(-d, sc->clamp[0]) : fmin(d, sc->clamp[1]);
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) {
+        o[0] = sc->c[0] + e * sc->r[0];
+        o[2] = sc->c[2] + e * sc->r[2];
+        o[1] = pm__ground(p, o[0], o[2]);
+    } else {
+        for (int k = 0; k < 3; k++) o[k] = sc->c[k] + e * sc->r[k];
+    }
+}
+
+
+/* Positions, then U along the edges that own their length, V across. */
+int pm__road_grid(pm__ctx *x, pm__level *L) {
+    const pm_road_params *p = x->p;
+    size_t n = L->n, nc = L->ncol;
+    L->pos = pm_arena_alloc(x->a, n * nc * 3 * sizeof(double));
+    L->uv = pm_arena_alloc(x->a, n * nc * 2 * sizeof(double));
+    if (!L->pos || !L->uv) return PM_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        if (p->cancel && *p->cancel) return PM_ERR_CANCELLED;
+        for (size_t k = 0; k < nc; k++) pm__road_vertex_at(p, &L->sec[i], L->col[k], L->pos + 3 * (i * nc + k));
+    }
+    pm__road_weld_collapses(L);
+    /* Columns that own their length: outer shoulder edges and carriageway edges. */
+    uint32_t own[4], nown = 0;
+    if (L->kl > 0) own[nown++] = 0;
+    own[nown++] = L->kl;
+    own[nown++] = L->kr;
+    if (L->kr + 1 < nc) own[nown++] = (uint32_t)nc - 1;
+    for (uint32_t j = 0; j < nown; j++) {
+        uint32_t k = own[j];
+        double acc = 0.0;
+        L->uv[2 * k] = 0.0;
+        for (size_t i = 1; i < n; i++) {
+            acc += pm_v3_dist(L->pos + 3 * ((i - 1) * nc + k), L->pos + 3 * (i * nc + k));
+            L->uv[2 * (i * nc + k)] = acc * p->uv_scale;
+        }
+        int slot = k == 0 && L->kl > 0 ? 0 : (k == L->kl ? 1 : (k == L->kr ? 2 : 3));
+        L->edge_len[slot] = acc;
+    }
+    if (L->kl == 0) L->edge_len[0] = L->edge_len[1];
+    if (L->kr + 1 == nc) L->edge_len[3] = L->edge_len[2];
+    for (size_t k = 0; k < nc; k++) {
+        uint32_t ja = 0;
+        while (ja + 1 < nown && own[ja + 1] <= k) ja++;
+        uint32_t ka = own[ja], kb = ja + 1 < nown ? own[ja + 1] : ka;
+        double f = kb > ka ? (L->col[k] - L->col[ka]) / (L->col[kb] - L->col[ka]) : 0.0;
+        double v = (L->col[k] + 0.5 * p->width) / p->width;
+        for (size_t i = 0; i < n; i++) {
+            double *uv = L->uv + 2 * (i * nc + k);
+            if (k != ka) uv[0] = L->uv[2 * (i * nc + ka)] * (1.0 - f) + L->uv[2 * (i * nc + kb)] * f;
+            uv[1] = v;
+        }
+    }
+    return PM_OK;
+}
+
+/* ---- primitives ---- */
+
+static double pm__maxabs(double m, double v) {
+    v = v < 0.0 ? -v : v;
+    return v > m ? v : m;
+}
+
+/* Triangle abc of float positions faces up with a margin: its plan area
+ * stays positive even when a consumer subtracts the coordinates in float
+ * (error about one ulp of the coordinate per difference). Slivers below
+ * the margin only come from collapsed folds and are left out. */
+static bool pm__faces_up(const float *a, const float *b, const float *c) {
+    double pa[2] = {a[0], a[2]}, pb[2] = {b[0], b[2]}, pc[2] = {c[0], c[2]};
+    double o = pm_orient_xz_plain(pa, pb, pc);
+    if (!(o > 0.0)) return false;
+    double m = 1.0, e = 0.0;
+    for (int k = 0; k < 2; k++) {
+        m = pm__maxabs(pm__maxabs(pm__maxabs(m, pa[k]), pb[k]), pc[k]);
+        e = pm__maxabs(pm__maxabs(pm__maxabs(e, pb[k] - pa[k]), pc[k] - pa[k]), pc[k] - pb[k]);
+    }
+    return o > 4.0 * 1.2e-7 * m * e;
+}
+
+/* Reorders triangles for the post-transform cache and vertices for fetch
+ * locality, dropping unreferenced vertices. */
+static int pm__optimize(pm_arena *a, pm_prim *pr) {
+    if (pr->icount == 0) return PM_OK;
+    uint32_t *idx = pm_arena_alloc(a, pr->icount * sizeof(uint32_t));
+    uint32_t *remap = pm_arena_alloc(a, pr->vcount * sizeof(uint32_t));
+    float *tmp = pm_arena_alloc(a, (size_t)pr->vcount * 3 * sizeof(float));
+    if (!idx || !remap || !tmp) return PM_ERR_NOMEM;
+    meshopt_optimizeVertexCache(idx, pr->indices, pr->icount, pr->vcount);
+    size_t nv = meshopt_optimizeVertexFetchRemap(remap, idx, pr->icount, pr->vcount);
+    meshopt_remapIndexBuffer(pr->indices, idx, pr->icount, remap);
+    meshopt_remapVertexBuffer(tmp, pr->positions, pr->vcount, 3 * sizeof(float), remap);
+    memcpy(pr->positions, tmp, nv * 3 * sizeof(float));
+    meshopt_remapVertexBuffer(tmp, pr->normals, pr->vcount, 3 * sizeof(float), remap);
+    memcpy(pr->normals, tmp, nv * 3 * sizeof(float));
+    if (pr->uvs) {
+        meshopt_remapVertexBuffer(tmp, pr->uvs, pr->vcount, 2 * sizeof(float), remap);
+        memcpy(pr->uvs, tmp, nv * 2 * sizeof(float));
+    }
+    pr->vcount = (uint32_t)nv;
+    return PM_OK;
+}
+
+static void pm__vertex_normal(const pm_road_params *p, const pm__section *sc, const double *pos,
+                              float nf[3]) {
+    double nd[3];
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) pm_heightfield_normal(p->terrain, pos[0], pos[2], nd);
+    else memcpy(nd, sc->up, sizeof nd);
+    for (int k = 0; k < 3; k++) nf[k] = (float)nd[k];
+}
+
+
+/* Emits columns k0..k1 as vertices of pr. Collapsed columns share the
+ * outermost column's vertex, so the mesh border always carries the edge's
+ * own V and U (a painted edge line follows the real border). */
+static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, uint32_t *map) {
+    const pm_road_params *p = x->p;
+    size_t n = L->n, nc = L->ncol, w = rg.k1 - rg.k0 + 1;
+    for (size_t i = 0; i < n; i++) {
+        const pm__section *sc = &L->sec[i];
+        for (uint32_t j = 0; j < w; j++) {
+            uint32_t k = rg.k0 + j;
+            uint32_t outer = L->col[k] < 0.0 ? rg.k0 : rg.k1;
+            if (k != outer && pm__road_collapsed(L, sc, k) && pm__road_collapsed(L, sc, outer)) {
+                map[i * w + j] = UINT32_MAX;   /* resolved below */
+                continue;
+            }
+            const double *pd = L->pos + 3 * (i * nc + k), *ud = L->uv + 2 * (i * nc + k);
+            float pf[3] = {(float)pd[0], (float)pd[1], (float)pd[2]}, nf[3];
+            float uf[2] = {(float)ud[0], (float)ud[1]};
+            pm__vertex_normal(p, sc, pd, nf);
+            int64_t v = pm_prim_add_vertex(x->scene, pr, pf, nf, uf, NULL);
+            if (v < 0) return PM_ERR_NOMEM;
+            map[i * w + j] = (uint32_t)v;
+        }
+        for (uint32_t j = 0; j < w; j++)
+            if (map[i * w + j] == UINT32_MAX)
+                map[i * w + j] = map[i * w + (L->col[rg.k0 + j] < 0.0 ? 0 : w - 1)];
+    }
+    for (size_t i = 0; i + 1 < n; i++) {
+        for (uint32_t j = 0; j + 1 < w; j++) {
+            uint32_t v1 = map[i * w + j], v2 = map[i * w + j + 1];
+            uint32_t v4 = map[(i + 1) * w + j], v3 = map[(i + 1) * w + j + 1];
+            uint32_t tri[2][3] = {{v1, v2, v4}, {v2, v3, v4}};
+            for (int t = 0; t < 2; t++) {
+                const uint32_t *q = tri[t];
+                const float *P = pr->positions;
+                if (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
+                    !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2])) {
+                    L->skipped++;
+                    continue;
+                }
+                if (pm_prim_add_tri(x->scene, pr, q[0], q[1], q[2]) < 0) return PM_ERR_NOMEM;
+                L->triangles++;
+            }
+        }
+    }
+    return PM_OK;
+}
+
+int pm__road_emit(pm__ctx *x, pm__level *L, const char *name, const char *material,
+                    const pm__range *rg, int nrg) {
+    size_t n = L->n, nv = 0, nt = 0, wmax = 0;
+    for (int j = 0; j < nrg; j++) {
+        size_t w = rg[j].k1 - rg[j].k0 + 1;
+        nv += n * w;
+        nt += 2 * (n - 1) * (w - 1);
+        if (w > wmax) wmax = w;
+    }
+    if (nv > UINT32_MAX - 2 || 3 * nt > UINT32_MAX) return PM_ERR_LIMIT;
+    uint32_t *map = pm_arena_alloc(x->a, n * wmax * sizeof(uint32_t));
+    pm_prim *pr = map ? pm_scene_add_prim(x->scene, name, material, PM_PRIM_UV, (uint32_t)nv,
+                                          (uint32_t)(3 * nt)) : NULL;
+    if (!pr) return PM_ERR_NOMEM;
+    for (int j = 0; j < nrg; j++) {
+        int r = pm__emit_range(x, L, pr, rg[j], map);
+        if (r < 0) return r;
+    }
+    return pm__optimize(x->a, pr);
+}

@@ -1,0 +1,83 @@
+#include "scene/meta.h"
+
+#include <math.h>
+#include <string.h>
+
+static pm_meta *pm__meta_node(pm_arena *a, pm_meta_kind kind) {
+    pm_meta *m = pm_arena_calloc(a, 1, sizeof *m);
+    if (m) m->kind = kind;
+    return m;
+}
+
+pm_meta *pm_meta_null(pm_arena *a) { return pm__meta_node(a, PM_META_NULL); }
+
+pm_meta *pm_meta_bool(pm_arena *a, bool b) {
+    pm_meta *m = pm__meta_node(a, PM_META_BOOL);
+    if (m) m->u.b = b;
+    return m;
+}
+
+pm_meta *pm_meta_int(pm_arena *a, int64_t i) {
+    pm_meta *m = pm__meta_node(a, PM_META_INT);
+    if (m) m->u.i = i;
+    return m;
+}
+
+pm_meta *pm_meta_num(pm_arena *a, double n) {
+    if (!isfinite(n)) return pm_meta_null(a);
+    pm_meta *m = pm__meta_node(a, PM_META_NUM);
+    if (m) m->u.n = n;
+    return m;
+}
+
+pm_meta *pm_meta_str(pm_arena *a, const char *s) {
+    char *copy = pm_arena_strdup(a, s);
+    pm_meta *m = copy ? pm__meta_node(a, PM_META_STR) : NULL;
+    if (m) m->u.s = copy;
+    return m;
+}
+
+pm_meta *pm_meta_arr(pm_arena *a) { return pm__meta_node(a, PM_META_ARR); }
+pm_meta *pm_meta_obj(pm_arena *a) { return pm__meta_node(a, PM_META_OBJ); }
+
+static void pm__meta_append(pm_meta *parent, pm_meta *v) {
+    if (parent->u.kids.last) parent->u.kids.last->next = v;
+    else parent->u.kids.first = v;
+    parent->u.kids.last = v;
+    parent->u.kids.count++;
+}
+
+int pm_meta_push(pm_meta *arr, pm_meta *v) {
+    if (!arr || !v || arr->kind != PM_META_ARR) return -1;
+    pm__meta_append(arr, v);
+    return 0;
+}
+
+int pm_meta_set(pm_arena *a, pm_meta *obj, const char *key, pm_meta *v) {
+    if (!obj || !v || obj->kind != PM_META_OBJ) return -1;
+    v->key = pm_arena_strdup(a, key);
+    if (!v->key) return -1;
+    pm__meta_append(obj, v);
+    return 0;
+}
+
+pm_meta *pm_meta_get(const pm_meta *obj, const char *key) {
+    if (!obj || obj->kind != PM_META_OBJ) return NULL;
+    for (pm_meta *m = obj->u.kids.first; m; m = m->next)
+        if (strcmp(m->key, key) == 0) return m;
+    return NULL;
+}
+
+pm_meta *pm_meta_nums(pm_arena *a, const double *v, size_t n) {
+    pm_meta *arr = pm_meta_arr(a);
+    for (size_t i = 0; arr && i < n; i++)
+        if (pm_meta_push(arr, pm_meta_num(a, v[i])) < 0) return NULL;
+    return arr;
+}
+
+pm_meta *pm_meta_ints(pm_arena *a, const int64_t *v, size_t n) {
+    pm_meta *arr = pm_meta_arr(a);
+    for (size_t i = 0; arr && i < n; i++)
+        if (pm_meta_push(arr, pm_meta_int(a, v[i])) < 0) return NULL;
+    return arr;
+}

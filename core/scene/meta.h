@@ -1,0 +1,51 @@
+#ifndef PM_META_H
+#define PM_META_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "scene/arena.h"
+
+/* Generator metadata: a small JSON-shaped tree built in the scene's arena.
+ * core/ knows no JSON; api/ turns this tree into JSON for the JSON mesh and
+ * into scene.extras for glTF. Object keys keep insertion order, so output
+ * is deterministic. Every constructor returns NULL when out of memory, and
+ * every setter accepts a NULL value and then returns -1, so a generator can
+ * build a tree and check for failure once at the end. */
+typedef enum pm_meta_kind {
+    PM_META_NULL, PM_META_BOOL, PM_META_INT, PM_META_NUM, PM_META_STR,
+    PM_META_ARR, PM_META_OBJ
+} pm_meta_kind;
+
+typedef struct pm_meta pm_meta;
+struct pm_meta {
+    pm_meta_kind kind;
+    const char *key;          /* set when this node is an object member */
+    pm_meta *next;            /* next sibling */
+    union {
+        bool b;
+        int64_t i;
+        double n;
+        const char *s;
+        struct { pm_meta *first, *last; size_t count; } kids;
+    } u;
+};
+
+pm_meta *pm_meta_null(pm_arena *a);
+pm_meta *pm_meta_bool(pm_arena *a, bool b);
+pm_meta *pm_meta_int(pm_arena *a, int64_t i);
+pm_meta *pm_meta_num(pm_arena *a, double n);   /* non-finite becomes null */
+pm_meta *pm_meta_str(pm_arena *a, const char *s);  /* copies s */
+pm_meta *pm_meta_arr(pm_arena *a);
+pm_meta *pm_meta_obj(pm_arena *a);
+/* Arrays of numbers, the common case (points, indices). */
+pm_meta *pm_meta_nums(pm_arena *a, const double *v, size_t n);
+pm_meta *pm_meta_ints(pm_arena *a, const int64_t *v, size_t n);
+
+/* Appends v to array arr; returns 0, or -1 when v or arr is NULL. */
+int pm_meta_push(pm_meta *arr, pm_meta *v);
+/* Adds member key (copied) = v to object obj; returns 0 or -1. Keys are
+ * not checked for duplicates: the generator owns its key set. */
+int pm_meta_set(pm_arena *a, pm_meta *obj, const char *key, pm_meta *v);
+/* Looks up a member (linear); NULL when absent. */
+pm_meta *pm_meta_get(const pm_meta *obj, const char *key);
+#endif

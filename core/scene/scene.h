@@ -1,0 +1,80 @@
+#ifndef PM_SCENE_H
+#define PM_SCENE_H
+#include <stdint.h>
+#include "scene/arena.h"
+#include "scene/meta.h"
+
+/* The scene every generator returns and every encoder reads. All memory
+ * lives in the scene's arena. Positions are metres, +Y up; triangles are
+ * counter-clockwise seen from their front (from +Y for ground surfaces). */
+
+enum {
+    PM_PRIM_UV = 1u << 0,      /* the primitive carries TEXCOORD_0 */
+    PM_PRIM_COLOR = 1u << 1,   /* the primitive carries COLOR_0 (RGBA) */
+};
+
+/* One named primitive: a triangle list with one material. Consecutive
+ * primitives with the same mesh name form one group: glTF writes them as one
+ * mesh (and node) of that name with several primitives. mesh is NULL for a
+ * primitive that is its own group, named after the primitive. */
+typedef struct pm_prim {
+    const char *name;
+    const char *material;
+    const char *mesh;
+    unsigned flags;            /* PM_PRIM_* */
+    uint32_t vcount, vcap;
+    uint32_t icount, icap;
+    float *positions;          /* 3 * vcount */
+    float *normals;            /* 3 * vcount, unit length */
+    float *uvs;                /* 2 * vcount, or NULL without PM_PRIM_UV */
+    float *colors;             /* 4 * vcount, or NULL without PM_PRIM_COLOR */
+    uint32_t *indices;         /* icount, a multiple of 3 */
+} pm_prim;
+
+/* An instanced prop: one name, many placements (TRS). */
+typedef struct pm_props {
+    const char *name;
+    uint32_t count, cap;
+    float *translations;       /* 3 * count */
+    float *rotations;          /* 4 * count, unit quaternions x,y,z,w */
+    float *scales;             /* 3 * count */
+} pm_props;
+
+typedef struct pm_scene {
+    pm_arena *arena;
+    pm_prim *prims;
+    uint32_t nprims, prims_cap;
+    pm_props *props;
+    uint32_t nprops, props_cap;
+    pm_meta *meta;             /* an object, never NULL */
+} pm_scene;
+
+/* Creates an empty scene in arena a; NULL when out of memory. */
+pm_scene *pm_scene_create(pm_arena *a);
+
+/* Adds a primitive with room for the given counts (it grows past them).
+ * name and material are copied. The returned pointer stays valid only until
+ * the next pm_scene_add_prim: keep the index for later access. */
+pm_prim *pm_scene_add_prim(pm_scene *s, const char *name, const char *material,
+                           unsigned flags, uint32_t vreserve, uint32_t ireserve);
+/* Puts p in the group (glTF mesh) named mesh (copied). Returns 0 or -1. */
+int pm_prim_set_mesh(pm_scene *s, pm_prim *p, const char *mesh);
+/* The name of p's group: its mesh name, or its own name. */
+static inline const char *pm_prim_mesh(const pm_prim *p) { return p->mesh ? p->mesh : p->name; }
+
+/* Appends a vertex; n or uv or rgba may be NULL (zeros). Returns its index
+ * or -1 when out of memory (or past 2^32-2 vertices). */
+int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float pos[3],
+                           const float n[3], const float uv[2], const float rgba[4]);
+/* Appends one triangle. Returns 0 or -1. */
+int pm_prim_add_tri(pm_scene *s, pm_prim *p, uint32_t a, uint32_t b, uint32_t c);
+
+/* Adds an (empty) prop set; name copied. Stable until the next add. */
+pm_props *pm_scene_add_props(pm_scene *s, const char *name);
+int pm_props_add(pm_scene *s, pm_props *p, const float t[3], const float r[4],
+                 const float scale[3]);
+
+/* Total vertices and triangles over all primitives. */
+uint64_t pm_scene_vertex_count(const pm_scene *s);
+uint64_t pm_scene_triangle_count(const pm_scene *s);
+#endif
