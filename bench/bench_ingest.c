@@ -97,9 +97,29 @@ static int jansson_request(const char *body, size_t len, pm_bench_stages *st) {
 }
 
 enum { JSHORT, J17, MPART, PEER, NKIND };
+
+/* One request end to end; not inlined, so that
+ *   valgrind --tool=callgrind --toggle-collect=one_request bench_ingest once K
+ * counts the instructions of exactly one request of kind K (0..2). */
+__attribute__((noinline)) int one_request(const char *ctype, const char *body, size_t len,
+                                          pm_bench_stages *st);
+__attribute__((noinline)) int one_request(const char *ctype, const char *body, size_t len,
+                                          pm_bench_stages *st) {
+    return pm_bench_request_typed(&pm_api_gen_road, ctype, body, len, st);
+}
 static const char *const names[NKIND] = {"json-short", "json-17", "multipart", "jansson (peer)"};
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "once") == 0) {
+        int k = atoi(argv[2]);
+        size_t len;
+        char *b = k == MPART ? multipart_body(0, &len) : json_body(0, k == J17, &len);
+        pm_bench_stages st;
+        int rc = one_request(k == MPART ? "multipart/form-data; boundary=bench" : NULL, b, len, &st);
+        printf("%s: %zu bytes -> GLB %zu bytes\n", names[k], len, st.bytes);
+        free(b);
+        return rc;
+    }
     for (int mesh = 0; mesh <= 1; mesh++) {
         size_t len[NKIND];
         char *body[NKIND];

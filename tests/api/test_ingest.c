@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pm/arena.h"
+#include "scene/arena.h"
 #include "pm_api/bulk.h"
 #include "pm_api/generator.h"
 #include "pm_api/key.h"
