@@ -115,24 +115,22 @@ static bool pm_jf__number(pm_jf *j, pm_jf_num *out) {
         p++;
         if (p < e && (unsigned)(*p - '0') <= 9) return false;   /* leading zero */
     } else {
-        for (; p < e && (unsigned)(*p - '0') <= 9; p++) {
-            if (digits < 19) w = w * 10 + (uint64_t)(*p - '0'), digits++;
-            else digits++, exp10++;
-        }
+        for (; p < e && (unsigned)(*p - '0') <= 9 && digits < 19; p++)
+            w = w * 10 + (uint64_t)(*p - '0'), digits++;
+        for (; p < e && (unsigned)(*p - '0') <= 9; p++) digits++, exp10++;
     }
     bool real = false;
     if (p < e && *p == '.') {
         real = true;
         p++;
         if (p >= e || (unsigned)(*p - '0') > 9) return false;
-        for (; p < e && (unsigned)(*p - '0') <= 9; p++) {
-            if (w == 0 && *p == '0') {   /* leading zeros of 0.00ddd */
-                exp10--;
-                continue;
-            }
-            if (digits < 19) w = w * 10 + (uint64_t)(*p - '0'), digits++, exp10--;
-            else digits++;
-        }
+        if (w == 0)   /* leading zeros of 0.00ddd are not significant */
+            for (; p < e && *p == '0'; p++) exp10--;
+        const char *f = p;
+        for (; p < e && (unsigned)(*p - '0') <= 9 && digits < 19; p++)
+            w = w * 10 + (uint64_t)(*p - '0'), digits++;
+        exp10 -= (int)(p - f);
+        for (; p < e && (unsigned)(*p - '0') <= 9; p++) digits++;   /* past 19: strtod */
     }
     if (p < e && (*p == 'e' || *p == 'E')) {
         real = true;
