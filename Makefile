@@ -5,7 +5,7 @@ PORT ?= 8080
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 NODE_DIR := $(BUILD)/node
 
-.PHONY: all deps deps-test deps-bench configure build run test test-asan node bench clean
+.PHONY: all deps deps-test deps-bench configure build run test test-asan fuzz node bench clean
 
 all: build
 
@@ -43,10 +43,19 @@ test: deps-test configure node
 test-asan:
 	@$(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_ARGS=-DPM_SANITIZE=ON
 
+# Every route's libFuzzer harness (clang, ASan + UBSan) for FUZZ_SECONDS each;
+# `make test` replays the seed corpora and kept crash files (tests/fuzz/).
+FUZZ_SECONDS ?= 60
+fuzz: deps-test
+	@CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DPM_FUZZ=ON -DPM_SANITIZE=ON >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target fuzzers
+	@tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
 bench: deps-bench configure
 	@$(MAKE) --no-print-directory node
 	@cmake --build $(BUILD) -j $(JOBS) --target procmesh benches
 	@bench/run.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz

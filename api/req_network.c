@@ -12,6 +12,7 @@
 #include "scene/result.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
+#include "req_network_geojson.h"
 
 #define PM__NCOORD 1e5             /* |coordinate| bound, metres */
 #define PM__NID_MAX 64             /* longest string id */
@@ -23,6 +24,7 @@ typedef struct pm__nreq {
     double *nodes;
     pm_network_id *ids;
     pm_network_edge *edges;
+    const pm_api__geo *geo;    /* GeoJSON in: its projection and pointers, else NULL */
 } pm__nreq;
 
 /* An id as read, for lookups: the request's order kept in `index`. */
@@ -392,13 +394,15 @@ static void pm__check_crossings(pm__nreq *q, pm_arena *arena, pm_api_problem *pr
                              "listed)", (long long)n, PM__NMAX_CROSSINGS);
 }
 
-static int pm__network_parse(const json_t *body, const pm_api_limits *lim, pm_arena *arena,
-                             void **params, json_t **canonical, pm_api_problem *prob) {
+int pm_api__network_parse_doc(const json_t *body, const pm_api_limits *lim, pm_arena *arena,
+                              const pm_api__geo *geo, void **params, json_t **canonical,
+                              pm_api_problem *prob) {
     pm__nreq *q = pm_arena_calloc(arena, 1, sizeof *q);
     if (!q) {
         pm_api_problem_set(prob, 503, "out-of-memory", "Service Unavailable", "no memory");
         return -1;
     }
+    q->geo = geo;
     pm_network_params *p = &q->p;
     pm_network_params_default(p);
     pm_api_node root, sw;
@@ -443,10 +447,17 @@ static int pm__network_parse(const json_t *body, const pm_api_limits *lim, pm_ar
     return 0;
 }
 
+static int pm__network_parse(const json_t *body, const pm_api_limits *lim, pm_arena *arena,
+                             void **params, json_t **canonical, pm_api_problem *prob) {
+    if (pm_api__geojson_is(body))
+        return pm_api__geojson_parse(body, lim, arena, params, canonical, prob);
+    return pm_api__network_parse_doc(body, lim, arena, NULL, params, canonical, prob);
+}
+
 /* ---- generation ---- */
 
 static void pm__problem_json(const pm__nreq *q, const pm_network_problem *pr, pm_api_problem *prob) {
-    char ptr[64], txt[80], msg[400];
+    char ptr[64], txt[80], msg[640];
     snprintf(msg, sizeof msg, "%s", pr->message);
     if (pr->error == PM_NETWORK_JUNCTION && pr->node >= 0) {
         pm__id_text(&q->ids[pr->node], txt, sizeof txt);
@@ -468,9 +479,8 @@ static void pm__problem_json(const pm__nreq *q, const pm_network_problem *pr, pm
     if (pr->node < 0 && pr->nedges == 0) pm_api_problem_field(prob, "", "%s", msg);
 }
 
-static int pm__network_generate(const void *params, const pm_api_limits *lim, pm_arena *arena,
-                                const volatile int *cancel, pm_scene **scene, pm_api_problem *prob) {
-    const pm__nreq *q = params;
+static int pm__network_run(const pm__nreq *q, const pm_api_limits *lim, pm_arena *arena,
+                           const volatile int *cancel, pm_scene **scene, pm_api_problem *prob) {
     pm_network_params p = q->p;
     p.max_vertices = lim->max_vertices;
     p.cancel = cancel;
@@ -499,12 +509,28 @@ static int pm__network_generate(const void *params, const pm_api_limits *lim, pm
     }
 }
 
+static int pm__network_generate(const void *params, const pm_api_limits *lim, pm_arena *arena,
+                                const volatile int *cancel, pm_scene **scene, pm_api_problem *prob) {
+    const pm__nreq *q = params;
+    if (!q->geo) return pm__network_run(q, lim, arena, cancel, scene, prob);
+    pm_api_problem own;
+    pm_api_problem_init(&own);
+    int rc = pm__network_run(q, lim, arena, cancel, scene, &own);
+    if (rc == 0 && pm_api__geojson_meta(q->geo, arena, *scene) < 0) {
+        pm_api_problem_set(prob, 503, "out-of-memory", "Service Unavailable", "no memory");
+        rc = -1;
+    }
+    if (pm_api_problem_failed(&own)) pm_api__geojson_problem(q->geo, &own, prob);
+    pm_api_problem_free(&own);
+    return rc;
+}
+
 /* ?metadata=summary leaves out each junction's mouths and corners (seams, ids, edges, roads, warnings stay). */
 static const char *const network_summary_omit[] = {"nodes[].mouths", "nodes[].corners", NULL};
 
 const pm_api_generator pm_api_gen_network = {
     .name = "network",
-    .version = "1.1.0",
+    .version = "1.2.0",
     .path = "/v1/networks",
     .parse = pm__network_parse,
     .from_query = NULL,

@@ -17,6 +17,8 @@ command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 if [ "$what" != build ]; then
   # chromium: the playground test (tests/browser) and tools/render.sh.
   pkgs+=(redis-server nginx-light procps python3-yaml chromium)
+  # make fuzz: libFuzzer comes with clang's runtime libraries.
+  pkgs+=(clang-14 libclang-rt-14-dev)
 fi
 [ "$what" = bench ] && pkgs+=(wrk hyperfine nginx-light sumo)
 missing=()

@@ -469,7 +469,8 @@ int pm_svc_cache_tier_get(pm_svc_cache *c, pm_api_key key, pm_svc_blob **blob) {
 
 int pm_svc_cache_tier_state(pm_svc_cache *c) {
     if (!c->tier) return -1;
-    return c->tier->healthy(c->tier) ? 1 : 0;
+    if (!c->tier->healthy(c->tier)) return 0;
+    return c->tier->writable && !c->tier->writable(c->tier) ? 2 : 1;
 }
 
 /* ---- deadlines ---- */

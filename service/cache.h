@@ -86,7 +86,8 @@ void pm_svc_cache_put(pm_svc_cache *c, pm_api_key key, pm_svc_blob *blob);
 /* Asks the second tier (none: 0). Returns 1 with *blob (a new reference)
  * on a hit, 0 on a miss, an error or a malformed entry. */
 int pm_svc_cache_tier_get(pm_svc_cache *c, pm_api_key key, pm_svc_blob **blob);
-/* 1 when there is no tier or it is healthy; 0 when degraded; -1 none. */
+/* -1 no tier; 1 healthy; 0 degraded (unreachable); 2 answering but
+ * refusing writes (tier.h writable). */
 int pm_svc_cache_tier_state(pm_svc_cache *c);
 
 /* The cancel flag a job hands to its generator, raised when the flight

@@ -60,6 +60,24 @@ static const pm_svc_opt pm_svc__opts[] = {
     {"max-connections", "PROCMESH_MAX_CONNECTIONS", PM_SVC_OPT_U32, PM_SVC__F(max_connections),
      0, 1, 1000000, 0, "4096",
      "open connections at once (the open-files limit is raised to fit when allowed)"},
+    {"reserve-connections", "PROCMESH_RESERVE_CONNECTIONS", PM_SVC_OPT_U32,
+     PM_SVC__F(reserve_connections), 0, 0, 1000000, 0, "64",
+     "kept free for new connections (health probes): past max-connections less this, a new "
+     "connection closes the oldest one whose request is incomplete"},
+    {"max-connections-per-ip", "PROCMESH_MAX_CONNECTIONS_PER_IP", PM_SVC_OPT_U32,
+     PM_SVC__F(max_connections_per_ip), 0, 0, 1000000, 0, "0",
+     "open connections from one client address (0 = no limit; behind a proxy every client "
+     "has the proxy's address)"},
+    {"header-timeout-ms", "PROCMESH_HEADER_TIMEOUT_MS", PM_SVC_OPT_U32,
+     PM_SVC__F(header_timeout_ms), 0, 0, 3600000, 0, "10000",
+     "total time for a request head from accept (or from idle-timeout-s after the previous "
+     "answer); past it: 408 and close (0 = none)"},
+    {"body-timeout-ms", "PROCMESH_BODY_TIMEOUT_MS", PM_SVC_OPT_U32, PM_SVC__F(body_timeout_ms),
+     0, 0, 3600000, 0, "10000",
+     "total time for a request body once the head is in; past it: 408 and close (0 = none)"},
+    {"admin-port", "PROCMESH_ADMIN_PORT", PM_SVC_OPT_U32, PM_SVC__F(admin_port), 0, 0, 65535, 0,
+     "0", "a second port serving only /healthz, /readyz and /metrics on its own thread, out "
+     "of reach of clients holding the main port's connections (0 = none)"},
     {"cors-origin", "PROCMESH_CORS_ORIGIN", PM_SVC_OPT_STR, PM_SVC__S(cors_origin), 0, 0, 0,
      "*", "allowed CORS origin: *, a comma-separated list of origins, or empty for none"},
     {"log-level", "PROCMESH_LOG_LEVEL", PM_SVC_OPT_LEVEL, PM_SVC__F(log_level), 0, 0, 0, 0,

@@ -21,6 +21,11 @@ typedef struct pm_svc_config {
     uint32_t drain_ms;         /* shutdown: time given to in-flight requests */
     uint32_t idle_timeout_s;   /* idle keep-alive connections are closed */
     uint32_t max_connections;  /* open connections at once, over all threads */
+    uint32_t reserve_connections;    /* kept free: new ones close the oldest incomplete */
+    uint32_t max_connections_per_ip; /* 0 = no per-address limit */
+    uint32_t header_timeout_ms;      /* total time for a request head (0 = none) */
+    uint32_t body_timeout_ms;        /* total time for a request body (0 = none) */
+    uint32_t admin_port;             /* health and metrics only; 0 = none */
     char cors_origin[512];     /* "*", a comma-separated list, or "" (no CORS) */
     int log_level;             /* pm_svc_log_level */
     char redis_url[512];       /* shared second tier; "" = memory only */

@@ -18,7 +18,11 @@
  * backoff (PM__BACKOFF_MIN_MS doubling to PM__BACKOFF_MAX_MS, "equal
  * jitter" so that replicas do not reconnect in lockstep) and, while up,
  * PINGs every PM__PING_MS so that /readyz notices a dead Redis even without
- * traffic. Pool connections from an old epoch are reopened lazily. The
+ * traffic. It also writes a small probe key ("<prefix>-write-probe",
+ * expiring in 10 s, outside the result keys' "<prefix>:" space), so
+ * that a Redis that answers but refuses writes (maxmemory with noeviction,
+ * a read-only replica, MISCONF) shows as "read-only" without traffic; a
+ * refused SET of a result says the same at once. Pool connections from an old epoch are reopened lazily. The
  * monitor also resolves the host name, so request threads only ever
  * connect to a numeric address (a DNS lookup has no timeout). */
 #include "redis_tier.h"
@@ -70,11 +74,13 @@ typedef struct pm__redis {
     pm_svc_tier base; /* first: the tier pointer is the object pointer */
     pm_svc_redis_url url;
     char prefix[192];
+    char probe_key[192];     /* written by the monitor; outside prefix's key space */
     unsigned ttl;
     unsigned timeout_ms;
     struct timeval tv;
 
     atomic_int healthy;
+    atomic_int writable;     /* the last write (a result or the probe) was accepted */
     atomic_uint epoch;
 
     pthread_mutex_t addr_mu; /* guards addr (written by the monitor) */
@@ -420,6 +426,16 @@ static void pm__broken(pm__redis *r, pm__slot *s) {
     pm__mark_down(r, e, why);
 }
 
+/* Records whether Redis took the last write; logs each change. why is the
+ * error reply when it refused. */
+static void pm__wrote(pm__redis *r, int ok, const char *why) {
+    if (atomic_exchange(&r->writable, ok) == ok) return;
+    if (ok)
+        pm__log(PM_SVC_LOG_INFO, "redis accepts writes again", "");
+    else
+        pm__log(PM_SVC_LOG_WARN, "redis refuses writes; results are not shared", why);
+}
+
 /* ---- the tier operations ----------------------------------------------- */
 
 static size_t pm__key(const pm__redis *r, const uint8_t key[16], char *out, size_t cap) {
@@ -484,11 +500,15 @@ static void pm__put(pm_svc_tier *t, const uint8_t key[16], const unsigned char *
         atomic_fetch_add(&r->err_set, 1);
         pm__broken(r, s);
     } else {
-        atomic_fetch_add(rep->type == REDIS_REPLY_ERROR ? &r->err_set : &r->stores, 1);
+        int refused = rep->type == REDIS_REPLY_ERROR;
+        atomic_fetch_add(refused ? &r->err_set : &r->stores, 1);
+        pm__wrote(r, !refused, refused && rep->str ? rep->str : "");
         freeReplyObject(rep);
     }
     pm__release(r, s);
 }
+
+static int pm__writable(pm_svc_tier *t) { return atomic_load(&((pm__redis *)t)->writable); }
 
 static int pm__healthy(pm_svc_tier *t) {
     return atomic_load(&((pm__redis *)t)->healthy);
@@ -544,6 +564,10 @@ static size_t pm__metrics(pm_svc_tier *t, char *buf, size_t cap) {
     pm__line(&o, "# HELP procmesh_redis_up 1 when the Redis tier answers, 0 when degraded.\n");
     pm__line(&o, "# TYPE procmesh_redis_up gauge\n");
     pm__line(&o, "procmesh_redis_up %d\n", atomic_load(&r->healthy));
+    pm__line(&o, "# HELP procmesh_redis_writable 1 when Redis took the last write, 0 when it "
+                 "refuses writes.\n");
+    pm__line(&o, "# TYPE procmesh_redis_writable gauge\n");
+    pm__line(&o, "procmesh_redis_writable %d\n", atomic_load(&r->writable));
     pm__counter(&o, "procmesh_redis_hits_total", "Redis lookups that found an entry.",
                 atomic_load(&r->hits));
     pm__counter(&o, "procmesh_redis_misses_total", "Redis lookups that found no entry.",
@@ -598,7 +622,17 @@ static void pm__ping(pm__redis *r) {
         return;
     }
     const char *ping[] = {"PING"};
-    if (pm__simple(r->mon_c, err, sizeof err, 1, ping) == 0) return;
+    if (pm__simple(r->mon_c, err, sizeof err, 1, ping) == 0) {
+        const char *set[] = {"SET", r->probe_key, "1", "PX", "10000"};
+        if (pm__simple(r->mon_c, err, sizeof err, 5, set) == 0) {
+            pm__wrote(r, 1, "");
+            return;
+        }
+        if (!r->mon_c->err) { /* an error reply: up, but refusing writes */
+            pm__wrote(r, 0, err);
+            return;
+        }
+    }
     if (r->mon_c->err) { /* I/O failure, not an error reply */
         redisFree(r->mon_c);
         r->mon_c = NULL;
@@ -729,6 +763,7 @@ pm_svc_tier *pm_svc_redis_tier_create(const char *url, unsigned ttl_seconds,
     }
     r->url = u;
     snprintf(r->prefix, sizeof r->prefix, "%.150s:%s:", key_prefix, PM_VERSION);
+    snprintf(r->probe_key, sizeof r->probe_key, "%.150s-write-probe", key_prefix);
     r->ttl = ttl_seconds;
     r->timeout_ms = timeout_ms ? timeout_ms : 1;
     r->tv.tv_sec = r->timeout_ms / 1000u;
@@ -738,6 +773,8 @@ pm_svc_tier *pm_svc_redis_tier_create(const char *url, unsigned ttl_seconds,
     r->base.get = pm__get;
     r->base.put = pm__put;
     r->base.healthy = pm__healthy;
+    r->base.writable = pm__writable;
+    atomic_init(&r->writable, 1);
     r->base.metrics = pm__metrics;
     r->base.destroy = pm__destroy;
     pm__ignore_sigpipe();

@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "cache.h"
+#include "guard.h"
 #include "http.h"
 #include "log.h"
 #include "memo.h"
@@ -27,6 +28,7 @@
 #include "pm_api/key.h"
 #include "pm_api/reader.h"
 #include "router.h"
+#include "strict.h"
 #include "workers.h"
 
 extern const unsigned char pm_api_openapi_yaml[];
@@ -44,7 +46,7 @@ extern const size_t pm_api_openapi_yaml_len;
  * it: the library stores every parameter in the connection's 32 KiB memory
  * pool, and when that runs out (some 500 parameters) 0.9.75 queues its 431
  * but never sends it, leaving the client hanging until the idle timeout.
- * Far above what any route accepts (PM_SVC_MAX_QUERY_PAIRS). */
+ * Far above what any route accepts (PM_SVC_MAX_QUERY_PAIRS). (strict.c) */
 #define PM_SVC_MAX_URI_ARGS 128
 #define PM_SVC_RETRY_AFTER "1"
 #define PM_SVC_CACHE_CONTROL "public, max-age=31536000, immutable"
@@ -61,6 +63,10 @@ struct pm_svc_server {
     pm_svc_cache *cache;
     pm_svc_memo *memo;
     pm_svc_pool *pool;
+    pm_svc_guard *guard;           /* connection deadlines and room (guard.h) */
+    struct MHD_Daemon *admin;      /* --admin-port: health and metrics only */
+    pm_svc_guard *admin_guard;
+    uint16_t admin_port;
     atomic_int draining, stopping;
     uint16_t port;
     int cors_list;                 /* origins are a list: responses vary by Origin */
@@ -94,7 +100,8 @@ typedef struct pm_svc_req {
     int too_large;
     int decided;      /* answered from the headers; the body is only drained */
     int raw_sent;     /* a 413 was written on the socket while the body arrived */
-    int uri_refused;  /* the query had too many parameters (PM_SVC_MAX_URI_ARGS) */
+    int uri_refused;  /* pm_svc_uri_verdict of the raw target (strict.h) */
+    int admin;        /* arrived on the admin listener */
     /* negotiation and conditions */
     pm_api_format fmt;
     pm_api_output out;   /* fmt and the ?compress=, ?quantize=, ?metadata= options */
@@ -623,6 +630,7 @@ static enum MHD_Result pm_svc__metrics_route(pm_svc_req *r) {
     pm_svc_metrics_render(srv->metrics, &b);
     pm_svc_cache_render(srv->cache, &b);
     pm_svc_memo_render(srv->memo, &b);
+    pm_svc_guard_render(srv->guard, &b);
     pm_svc_buf_printf(&b,
                       "# HELP procmesh_queue_depth Jobs waiting for a worker.\n"
                       "# TYPE procmesh_queue_depth gauge\nprocmesh_queue_depth %zu\n"
@@ -659,6 +667,7 @@ static enum MHD_Result pm_svc__readyz_route(pm_svc_req *r) {
     /* A degraded tier costs hit rate, not correctness: still ready. */
     const char *body = t < 0    ? "{\"status\":\"ready\",\"tier\":\"none\"}"
                        : t == 0 ? "{\"status\":\"ready\",\"tier\":\"degraded\"}"
+                       : t == 2 ? "{\"status\":\"ready\",\"tier\":\"read-only\"}"
                                 : "{\"status\":\"ready\",\"tier\":\"ok\"}";
     return pm_svc__static(r, 200, "application/json", body);
 }
@@ -763,17 +772,36 @@ static int pm_svc__output_options(pm_svc_req *r) {
     return failed;
 }
 
+/* Framing the library lets through (strict.h): a control byte in the path,
+ * duplicate Content-Length, an unsupported Transfer-Encoding, HTTP/1.1
+ * without Host. Returns 1 when r has its answer. */
+static int pm_svc__strict(pm_svc_req *r, const char *version) {
+    if (r->uri_refused == PM_SVC_URI_CONTROL) {
+        pm_svc__problem(r, 400, "bad-request", "Bad Request",
+                        "the path holds a control character (raw or %%-encoded)");
+        return 1;
+    }
+    pm_svc_strict_verdict v;
+    pm_svc_strict_head(r->conn, version, &v);
+    if (!v.status) return 0;
+    pm_svc__problem(r, v.status, v.type, v.title, "%s", v.detail);
+    return 1;
+}
+
 /* Decides what the headers alone decide: 404, 405, preflight, 413 from
  * Content-Length, 415, 406. Returns 1 when r has its answer. */
 static int pm_svc__early(pm_svc_req *r) {
     pm_svc_server *srv = r->srv;
-    if (r->uri_refused) {
+    if (r->uri_refused == PM_SVC_URI_TOO_MANY_ARGS) {
         pm_svc__problem(r, 414, "uri-too-long", "URI Too Long",
                         "the query string has more than %d parameters", PM_SVC_MAX_URI_ARGS);
         return 1;
     }
-    if (!r->route) {
-        pm_svc__problem(r, 404, "not-found", "Not Found", "no route %s", r->path);
+    if (!r->route || (r->admin && r->route->kind != PM_SVC_ROUTE_HEALTHZ &&
+                      r->route->kind != PM_SVC_ROUTE_READYZ &&
+                      r->route->kind != PM_SVC_ROUTE_METRICS)) {
+        pm_svc__problem(r, 404, "not-found", "Not Found", "no route %s%s", r->path,
+                        r->admin ? " on the admin port (health and metrics only)" : "");
         return 1;
     }
     if (!(r->route->methods & r->mbit)) {
@@ -897,6 +925,7 @@ static void pm_svc__send_raw(pm_svc_req *r) {
     }
     shutdown(fd, SHUT_WR);
     pm_svc_buf_free(&b);
+    pm_svc_guard_request_raw(r->conn);
     r->raw_sent = 1;
     r->phase = PM_SVC_PH_SENT;
     r->sent_status = r->status;
@@ -929,6 +958,10 @@ static pm_svc_req *pm_svc__req_new(pm_svc_server *srv, struct MHD_Connection *co
     snprintf(r->method, sizeof r->method, "%s", method);
     r->mbit = pm_svc_method_bit(method);
     r->route = pm_svc_router_find(&srv->router, url);
+    if (srv->admin) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_DAEMON);
+        r->admin = ci && ci->daemon == srv->admin;
+    }
     const char *rid = pm_svc__header(r, "X-Request-Id");
     if (rid && pm_svc_request_id_ok(rid))
         snprintf(r->id, sizeof r->id, "%s", rid);
@@ -954,8 +987,9 @@ static void pm_svc__req_free(pm_svc_req *r) {
     free(r);
 }
 
-/* Marks, as the connection's context, a request whose query was dropped. */
-static char pm_svc__uri_refused;
+/* Marks, as the connection's context, a request whose query was dropped
+ * and one with a control byte in its path. */
+static char pm_svc__uri_refused, pm_svc__uri_control;
 
 /* libmicrohttpd's URI callback, run when the request line is in and just
  * before the query is parsed. A query with too many parameters (see
@@ -964,33 +998,41 @@ static char pm_svc__uri_refused;
 static void *pm_svc__uri(void *cls, const char *uri, struct MHD_Connection *conn) {
     (void)cls;
     (void)conn;
-    char *q = strchr(uri, '?');   /* the library's own (writable) read buffer */
-    size_t args = 0;
-    for (const char *p = q; p && (p = strchr(p + 1, '&'));) args++;
-    if (args < PM_SVC_MAX_URI_ARGS) return NULL;
-    q[1] = '\0';
+    pm_svc_uri_verdict v = pm_svc_strict_uri(uri, PM_SVC_MAX_URI_ARGS);
+    if (v == PM_SVC_URI_CONTROL) return &pm_svc__uri_control;
+    if (v == PM_SVC_URI_OK) return NULL;
+    strchr(uri, '?')[1] = '\0';   /* the library's own (writable) read buffer */
     return &pm_svc__uri_refused;
 }
 
 static enum MHD_Result pm_svc__handler(void *cls, struct MHD_Connection *conn, const char *url,
                                        const char *method, const char *version,
                                        const char *upload, size_t *upload_size, void **con_cls) {
-    (void)version;
     pm_svc_req *r = *con_cls;
-    if (!r || *con_cls == &pm_svc__uri_refused) {
-        int refused = r != NULL;
+    if (!r || r == (void *)&pm_svc__uri_refused || r == (void *)&pm_svc__uri_control) {
+        int refused = !r ? PM_SVC_URI_OK
+                      : r == (void *)&pm_svc__uri_control ? PM_SVC_URI_CONTROL
+                                                           : PM_SVC_URI_TOO_MANY_ARGS;
         r = pm_svc__req_new(cls, conn, url, method);
         if (!r) return MHD_NO;
         *con_cls = r;
         r->phase = PM_SVC_PH_BODY;
         r->uri_refused = refused;
+        if (!pm_svc_guard_request_head(conn, r->id, r->acao)) return MHD_NO;   /* timed out */
+        if (pm_svc__strict(r, version)) {
+            /* Framing that cannot be trusted: answer before any body byte. */
+            pm_svc_guard_request_in(conn);
+            return pm_svc__send(r);
+        }
         if (pm_svc__early(r)) {
             /* A body declared over the limit is not read at all: answer
              * now (the connection closes). Other early answers wait for
              * the end of a small body so the connection can be kept. */
             const char *cl = pm_svc__header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
-            if (r->too_large || (cl && strtoull(cl, NULL, 10) > r->srv->cfg.body_limit))
+            if (r->too_large || (cl && strtoull(cl, NULL, 10) > r->srv->cfg.body_limit)) {
+                pm_svc_guard_request_in(conn);
                 return pm_svc__send(r);
+            }
             r->decided = 1;
         }
         return MHD_YES;
@@ -1006,6 +1048,8 @@ static enum MHD_Result pm_svc__handler(void *cls, struct MHD_Connection *conn, c
     }
     if (r->raw_sent) return MHD_NO;   /* the 413 went out already: close */
     if (r->phase == PM_SVC_PH_SENT) return MHD_YES;
+    if (r->phase == PM_SVC_PH_BODY && !pm_svc_guard_request_in(conn))
+        return MHD_NO;   /* the body deadline passed: a 408 went out */
     if (r->decided) return pm_svc__send(r);
     if (r->phase == PM_SVC_PH_WAIT) return pm_svc__send(r);   /* resumed with the answer */
     return pm_svc__dispatch(r);
@@ -1013,14 +1057,14 @@ static enum MHD_Result pm_svc__handler(void *cls, struct MHD_Connection *conn, c
 
 static void pm_svc__completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                               enum MHD_RequestTerminationCode toe) {
-    (void)conn;
     (void)toe;
     pm_svc_server *srv = cls;
     pm_svc_req *r = *con_cls;
     *con_cls = NULL;
-    if (!r || r == (void *)&pm_svc__uri_refused) return;
+    int cut = pm_svc_guard_request_end(conn);
+    if (!r || r == (void *)&pm_svc__uri_refused || r == (void *)&pm_svc__uri_control) return;
     uint64_t now = pm_svc_now_ns();
-    int status = r->phase == PM_SVC_PH_SENT ? r->sent_status : 0;
+    int status = r->phase == PM_SVC_PH_SENT ? r->sent_status : cut;
     pm_svc_metrics_request(srv->metrics, pm_svc_router_index(&srv->router, r->route), status,
                            (double)(now - r->t0) / 1e9);
     pm_svc_access a = {
@@ -1055,18 +1099,19 @@ static void pm_svc__mhd_log(void *cls, const char *fmt, va_list ap) {
 }
 
 /* Fills addr from cfg.bind and cfg.port. Returns its length, or 0. */
-static socklen_t pm_svc__addr(const pm_svc_config *cfg, struct sockaddr_storage *addr) {
+static socklen_t pm_svc__addr(const pm_svc_config *cfg, uint32_t port,
+                              struct sockaddr_storage *addr) {
     memset(addr, 0, sizeof *addr);
     struct sockaddr_in *v4 = (struct sockaddr_in *)addr;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)addr;
     if (inet_pton(AF_INET, cfg->bind, &v4->sin_addr) == 1) {
         v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)cfg->port);
+        v4->sin_port = htons((uint16_t)port);
         return sizeof *v4;
     }
     if (inet_pton(AF_INET6, cfg->bind, &v6->sin6_addr) == 1) {
         v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)cfg->port);
+        v6->sin6_port = htons((uint16_t)port);
         return sizeof *v6;
     }
     return 0;
@@ -1074,6 +1119,8 @@ static socklen_t pm_svc__addr(const pm_svc_config *cfg, struct sockaddr_storage 
 
 static void pm_svc__free(pm_svc_server *s) {
     if (s->pool) pm_svc_pool_destroy(s->pool);
+    pm_svc_guard_destroy(s->guard);
+    pm_svc_guard_destroy(s->admin_guard);
     pm_svc_cache_destroy(s->cache);
     pm_svc_memo_destroy(s->memo);
     pm_svc_metrics_destroy(s->metrics);
@@ -1083,36 +1130,75 @@ static void pm_svc__free(pm_svc_server *s) {
     free(s);
 }
 
-static int pm_svc__start_daemon(pm_svc_server *s) {
+/* One listener on port: the public one, or the admin one (one thread, a
+ * few connections, its own guard). Returns the daemon (bound port in
+ * *bound), or NULL after logging why. */
+static struct MHD_Daemon *pm_svc__listen(pm_svc_server *s, uint32_t port, unsigned threads,
+                                         unsigned max_connections, unsigned per_ip,
+                                         pm_svc_guard *guard, uint16_t *bound) {
     struct sockaddr_storage addr;
-    socklen_t alen = pm_svc__addr(&s->cfg, &addr);
+    socklen_t alen = pm_svc__addr(&s->cfg, port, &addr);
     if (!alen) {
         char e[128];
         pm_svc_json_escape(e, sizeof e, s->cfg.bind);
         pm_svc_log(PM_SVC_LOG_ERROR, NULL, "--bind is not an IPv4 or IPv6 address",
                    "\"bind\":\"%s\"", e);
-        return -1;
+        return NULL;
     }
     unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (addr.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
-    s->daemon = MHD_start_daemon(
-        flags, (uint16_t)s->cfg.port, NULL, NULL, pm_svc__handler, s,
+    struct MHD_Daemon *d = MHD_start_daemon(
+        flags, (uint16_t)port, NULL, NULL, pm_svc__handler, s,
         MHD_OPTION_EXTERNAL_LOGGER, pm_svc__mhd_log, s,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.threads,
+        MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_NOTIFY_COMPLETED, pm_svc__completed, s,
         MHD_OPTION_URI_LOG_CALLBACK, pm_svc__uri, s,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.idle_timeout_s,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg.max_connections,
+        MHD_OPTION_CONNECTION_LIMIT, max_connections,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
+        MHD_OPTION_NOTIFY_CONNECTION, pm_svc_guard_notify, guard,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
         MHD_OPTION_END);
-    if (!s->daemon) {
-        pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot listen", "\"port\":%u", s->cfg.port);
-        return -1;
+    if (!d) {
+        pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot listen", "\"port\":%u", port);
+        return NULL;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = info ? info->port : (uint16_t)s->cfg.port;
-    return 0;
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    *bound = info ? info->port : (uint16_t)port;
+    return d;
+}
+
+/* Connections of the admin listener (--admin-port), and how many of them
+ * are kept free for new ones. */
+#define PM_SVC_ADMIN_CONNECTIONS 64
+#define PM_SVC_ADMIN_RESERVE 16
+
+static int pm_svc__start_daemon(pm_svc_server *s) {
+    const pm_svc_config *c = &s->cfg;
+    s->daemon = pm_svc__listen(s, c->port, c->threads, c->max_connections,
+                               c->max_connections_per_ip, s->guard, &s->port);
+    if (!s->daemon) return -1;
+    if (!c->admin_port) return 0;
+    s->admin = pm_svc__listen(s, c->admin_port, 1, PM_SVC_ADMIN_CONNECTIONS, 0, s->admin_guard,
+                              &s->admin_port);
+    if (s->admin) return 0;
+    MHD_stop_daemon(s->daemon);
+    s->daemon = NULL;
+    return -1;
+}
+
+static pm_svc_guard *pm_svc__guard_create(const pm_svc_config *cfg, unsigned max_connections,
+                                          unsigned reserve) {
+    pm_svc_guard_conf gc = {
+        .header_ms = cfg->header_timeout_ms,
+        .body_ms = cfg->body_timeout_ms,
+        .idle_s = cfg->idle_timeout_s,
+        .max_connections = max_connections,
+        .reserve = reserve,
+        .cors_origin = cfg->cors_origin,
+    };
+    return pm_svc_guard_create(&gc);
 }
 
 pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) {
@@ -1139,6 +1225,9 @@ pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) 
         !(s->metrics = pm_svc_metrics_create(s->router.labels, s->router.nroutes + 1,
                                              s->router.gen_names, s->router.ngens)) ||
         pm_svc_cache_watchdog_start(s->cache, &expired) < 0 ||
+        !(s->guard = pm_svc__guard_create(cfg, cfg->max_connections, cfg->reserve_connections)) ||
+        (cfg->admin_port && !(s->admin_guard = pm_svc__guard_create(
+                                  cfg, PM_SVC_ADMIN_CONNECTIONS, PM_SVC_ADMIN_RESERVE))) ||
         !(s->pool = pm_svc_pool_create(cfg->workers, cfg->queue))) {
         pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot start: out of memory or threads", NULL);
         pm_svc__free(s);
@@ -1152,9 +1241,9 @@ pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) 
     pm_svc_json_escape(bind, sizeof bind, cfg->bind);
     pm_svc_log_lifecycle("listening",
                "\"port\":%u,\"bind\":\"%s\",\"threads\":%u,\"workers\":%u,\"queue\":%u,"
-               "\"cache_bytes\":%zu,\"version\":\"%s\"",
+               "\"cache_bytes\":%zu,\"admin_port\":%u,\"version\":\"%s\"",
                s->port, bind, cfg->threads, cfg->workers, cfg->queue, cfg->cache_bytes,
-               PM_VERSION);
+               s->admin_port, PM_VERSION);
     return s;
 }
 
@@ -1168,7 +1257,8 @@ static void pm_svc__sleep_ms(unsigned ms) {
 /* Waits until no request is in flight or until deadline_ns. */
 static int64_t pm_svc__wait_idle(pm_svc_server *s, uint64_t deadline_ns) {
     int64_t n;
-    while ((n = pm_svc_metrics_inflight(s->metrics)) > 0 && pm_svc_now_ns() < deadline_ns)
+    while ((n = pm_svc_metrics_inflight(s->metrics) + (int64_t)pm_svc_guard_busy(s->guard)) > 0 &&
+           pm_svc_now_ns() < deadline_ns)
         pm_svc__sleep_ms(5);
     return n;
 }
@@ -1176,6 +1266,9 @@ static int64_t pm_svc__wait_idle(pm_svc_server *s, uint64_t deadline_ns) {
 size_t pm_svc_server_shutdown(pm_svc_server *s) {
     atomic_store(&s->draining, 1);
     s->quiesced_fd = MHD_quiesce_daemon(s->daemon);
+    /* Connections queued in the backlog are taken in and answered, not reset. */
+    pm_svc_guard_drain_backlog(s->guard, s->daemon, s->quiesced_fd);
+    s->quiesced_fd = MHD_INVALID_SOCKET;
     pm_svc_log_lifecycle("draining", "\"in_flight\":%lld,\"drain_ms\":%u",
                (long long)pm_svc_metrics_inflight(s->metrics), s->cfg.drain_ms);
     uint64_t end = pm_svc_now_ns() + (uint64_t)s->cfg.drain_ms * 1000000ull;
@@ -1191,6 +1284,7 @@ size_t pm_svc_server_shutdown(pm_svc_server *s) {
     /* Resumed connections still need their HTTP thread to send the 503. */
     pm_svc__wait_idle(s, pm_svc_now_ns() + 1000000000ull);
     MHD_stop_daemon(s->daemon);
+    if (s->admin) MHD_stop_daemon(s->admin);
     if (s->quiesced_fd != MHD_INVALID_SOCKET) close(s->quiesced_fd);
     if (left > 0)
         pm_svc_log(PM_SVC_LOG_WARN, NULL, "drain time over: requests answered 503",

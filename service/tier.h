@@ -21,5 +21,9 @@ struct pm_svc_tier {
      * the bytes written (at most cap). */
     size_t (*metrics)(pm_svc_tier *t, char *buf, size_t cap);
     void (*destroy)(pm_svc_tier *t);
+    /* 1 when the tier accepts writes, 0 when it answers but refuses them
+     * (Redis over maxmemory with noeviction, a read-only replica, a failed
+     * save with stop-writes-on-bgsave-error). May be NULL: writable. */
+    int (*writable)(pm_svc_tier *t);
 };
 #endif

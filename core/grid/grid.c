@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "geom/delaunay.h"
+#include "geom/f32.h"
 #include "geom/poisson.h"
 #include "geom/predicates.h"
 #include "scene/result.h"
@@ -626,8 +627,6 @@ static void pm__square_targets(const double *uv, const uint32_t *q, double t[4][
     for (int k = 0; k < 4; k++) t[k][0] = c[0] + r[k][0], t[k][1] = c[1] + r[k][1];
 }
 
-static double pm__to_float(double v) { return (double)(float)v; }
-
 typedef struct pm__relaxer {
     pm__fine *g;
     const pm__adj *adj;
@@ -682,8 +681,8 @@ static void pm__relax_step(pm__relaxer *x) {
     for (uint32_t v = 0; v < g->nv; v++) {
         if (!(x->wsum[v] > 0) || (x->r->lock_boundary && g->boundary[v])) continue;
         double s = x->r->strength / x->wsum[v];
-        g->uv[2 * (size_t)v] = pm__to_float(g->uv[2 * (size_t)v] + s * x->acc[2 * (size_t)v]);
-        g->uv[2 * (size_t)v + 1] = pm__to_float(g->uv[2 * (size_t)v + 1] + s * x->acc[2 * (size_t)v + 1]);
+        g->uv[2 * (size_t)v] = pm_f32(g->uv[2 * (size_t)v] + s * x->acc[2 * (size_t)v]);
+        g->uv[2 * (size_t)v + 1] = pm_f32(g->uv[2 * (size_t)v + 1] + s * x->acc[2 * (size_t)v + 1]);
     }
     uint32_t nw = 0;
     for (uint32_t i = 0; i < g->nq; i++) {
@@ -720,7 +719,7 @@ static int pm__relax(pm_arena *a, pm__fine *g, const pm__adj *adj, const pm_grid
     if (!x.acc || !x.wsum || !x.old || !x.mark || !x.work) return PM_ERR_NOMEM;
     /* Every step works on float-exact positions, so the convexity checks
      * hold for the float output. */
-    for (uint32_t v = 0; v < 2 * g->nv; v++) g->uv[v] = pm__to_float(g->uv[v]);
+    for (uint32_t v = 0; v < 2 * g->nv; v++) g->uv[v] = pm_f32(g->uv[v]);
     for (uint32_t it = 0; it < r->iterations; it++) {
         if (cancel && *cancel) return PM_ERR_CANCELLED;
         pm__relax_step(&x);

@@ -54,6 +54,23 @@ int pm__jwarn(pm__junction *J, size_t corner, double requested, double actual) {
     return pm_vec_push(J->a, &J->warnings, w) == 0 ? 0 : PM_ERR_NOMEM;
 }
 
+int pm__jwarn_sidewalk(pm__junction *J, size_t corner, int arm, double at, double room) {
+    const pm__jcorner *C = &J->corners[corner];
+    pm_junction_warning w;
+    memset(&w, 0, sizeof w);
+    w.trim[0] = C->qa;
+    w.trim[1] = C->qb;
+    w.code = PM_JUNCTION_WARN_SIDEWALK_DROPPED;
+    w.corner = (uint32_t)corner;
+    w.arms[0] = J->arms[C->a].index;
+    w.arms[1] = J->arms[C->b].index;
+    w.requested_radius = w.radius = C->r;
+    snprintf(w.message, sizeof w.message,
+             "corner between arms %d and %d: no sidewalk (its corner would lie %.3f m along arm "
+             "%d, beyond its %.3f m)", w.arms[0], w.arms[1], at, arm, room);
+    return pm_vec_push(J->a, &J->warnings, w) == 0 ? 0 : PM_ERR_NOMEM;
+}
+
 /* ---- centre ---------------------------------------------------------------- */
 
 /* Last segment of a centerline arm: its end (at the junction) and the point
@@ -244,11 +261,13 @@ static pm_meta *pm__warnings_meta(pm__junction *J) {
         const pm_junction_warning *w = &J->warnings.data[i];
         pm_meta *o = pm_meta_obj(a);
         int64_t arms[2] = {w->arms[0], w->arms[1]};
-        rc |= pm_meta_set(a, o, "code", pm_meta_str(a, "corner_radius_reduced"));
+        bool radius = w->code == PM_JUNCTION_WARN_RADIUS;
+        rc |= pm_meta_set(a, o, "code", pm_meta_str(a, radius ? "corner_radius_reduced"
+                                                              : "corner_sidewalk_dropped"));
         rc |= pm_meta_set(a, o, "corner", pm_meta_int(a, w->corner));
         rc |= pm_meta_set(a, o, "arms", pm_meta_ints(a, arms, 2));
-        rc |= pm_meta_set(a, o, "requested_radius", pm_meta_num(a, w->requested_radius));
-        rc |= pm_meta_set(a, o, "radius", pm_meta_num(a, w->radius));
+        if (radius) rc |= pm_meta_set(a, o, "requested_radius", pm_meta_num(a, w->requested_radius));
+        if (radius) rc |= pm_meta_set(a, o, "radius", pm_meta_num(a, w->radius));
         rc |= pm_meta_set(a, o, "message", pm_meta_str(a, w->message));
         rc |= pm_meta_push(arr, o);
     }

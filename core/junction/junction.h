@@ -77,6 +77,11 @@ typedef struct pm_junction_params {
      * road's sidewalk to continue them (pm_network); diag->slab_ends then
      * gives the floats such a road must start from. */
     bool open_mouths;
+    /* A corner whose sidewalk's outer corner lies beyond an arm's room gets
+     * no slab (a corner_sidewalk_dropped warning) instead of failing with
+     * PM_JUNCTION_SIDEWALK_NO_FIT: road networks, whose roads' sidewalks
+     * then start beyond it (pm_junction_warning.trim). */
+    bool drop_tight_sidewalks;
 } pm_junction_params;
 
 /* Why a valid-looking request has no junction. */
@@ -103,10 +108,20 @@ typedef struct pm_junction_slab_end {
     float outer_bottom[3];      /* the outer face's foot below it */
 } pm_junction_slab_end;
 
+typedef enum pm_junction_warning_code {
+    PM_JUNCTION_WARN_RADIUS = 0,      /* corner_radius_reduced: a fillet shrunk to fit */
+    PM_JUNCTION_WARN_SIDEWALK_DROPPED, /* corner_sidewalk_dropped: its slab's corner would not fit */
+} pm_junction_warning_code;
+
 typedef struct pm_junction_warning {
+    pm_junction_warning_code code;
     uint32_t corner;        /* corner index in metadata "corners" (sorted order) */
     int arms[2];            /* request indices of the corner's two arms */
     double requested_radius, radius;
+    /* corner_sidewalk_dropped: how far along arms[0] and arms[1] (from the
+     * centre) the corner's outer sidewalk lines meet; a sidewalk running on
+     * along either arm must start beyond, or it lies on the other's. */
+    double trim[2];
     char message[160];
 } pm_junction_warning;
 

@@ -60,11 +60,22 @@ static int pm__fillet_corner(pm__junction *J, size_t k) {
         C->qmode = true;
         C->wq = fmax(A->sw_w, B->sw_w);
         pm__curb_meet(A, B, C->wq, C->wq, sin_phi, &C->qa, &C->qb);
-        if (C->qa > A->len || C->qb > B->len)
+        if ((C->qa > A->len || C->qb > B->len) && !J->prm->drop_tight_sidewalks)
             return pm__jfail(J, PM_JUNCTION_SIDEWALK_NO_FIT, A->index, B->index,
                              "the sidewalk corner between arms %d and %d does not fit on "
                              "arm %d", A->index, B->index,
                              C->qa > A->len ? A->index : B->index);
+        if (C->qa > A->len || C->qb > B->len) {
+            /* Its outer corner lies beyond an arm's room, where the slab
+             * would reach over the road: the corner gets no slab (the
+             * arms' sidewalks end at the mouth), with a warning. */
+            C->sw = false;
+            C->qmode = false;
+            int rc = pm__jwarn_sidewalk(J, k, C->qa > A->len ? A->index : B->index,
+                                        C->qa > A->len ? C->qa : C->qb,
+                                        C->qa > A->len ? A->len : B->len);
+            if (rc) return rc;
+        }
     }
     if (r < C->r_req) return pm__jwarn(J, k, C->r_req, r);
     return 0;

@@ -123,6 +123,9 @@ int pm__jfail(pm__junction *J, pm_junction_error e, int arm_a, int arm_b, const 
     __attribute__((format(printf, 5, 6)));
 /* Adds a corner-radius warning; returns 0 or PM_ERR_NOMEM. */
 int pm__jwarn(pm__junction *J, size_t corner, double requested, double actual);
+/* The corner's sidewalk left out: its outer corner lies `at` metres along
+ * arm `arm` (request index), beyond the arm's room `room`. */
+int pm__jwarn_sidewalk(pm__junction *J, size_t corner, int arm, double at, double room);
 
 /* junction_contour.c: corners (kind, radius, tangent points), mouths, then
  * the blocks of contour points. */

@@ -35,12 +35,6 @@ static const double *pm__interior(const pm_network_edge *e, size_t k, int from_e
     return e->points + 3 * (from_end == 0 ? k : e->npoints - 1 - k);
 }
 
-/* The first polyline point after node end `end` of edge e. */
-static const double *pm__next_point(const pm_network_params *p, const pm_network_edge *e, int end) {
-    if (e->npoints) return pm__interior(e, 0, end);
-    return p->nodes + 3 * (end == 0 ? e->to : e->from);
-}
-
 static int pm__problem(pm__net *N, pm_network_problem **out) {
     if (pm_vec_reserve(N->a, &N->problems, N->problems.len + 1)) return PM_ERR_NOMEM;
     pm_network_problem *q = &N->problems.data[N->problems.len++];
@@ -53,10 +47,50 @@ static int pm__problem(pm__net *N, pm_network_problem **out) {
 
 /* ---- topology ---- */
 
+static const double *pm__arm_point(const pm_network_params *p, const pm__inc *I, size_t i);
+
+/* The road's direction leaving node n along incidence I: towards the
+ * first polyline point at least `look` metres away (or the far node). */
+static void pm__leave_dir(const pm__net *N, uint32_t n, const pm__inc *I, double look, double out[2]) {
+    const pm_network_params *p = N->p;
+    const double *c = p->nodes + 3 * n, *q = c;
+    size_t np = p->edges[I->edge].npoints;
+    for (size_t i = 1; i <= np + 1; i++) {
+        q = pm__arm_point(p, I, i);
+        if (pm__plan(c, q) >= look) break;
+    }
+    double d = pm__plan(c, q);
+    out[0] = (q[0] - c[0]) / d;
+    out[1] = (q[2] - c[2]) / d;
+}
+
+/* Whether a road through degree-2 node n would turn there by more than
+ * PM__SHARP_DEG: a spline through such a corner bends tighter than a
+ * road's half width allows (its inner side collapses, its sidewalk lies
+ * on it), so the node becomes a 2-arm junction, whose corner is a curb
+ * line with a fillet inside and a bevel outside. */
+#define PM__SHARP_DEG 40.0
+static bool pm__sharp(const pm__net *N, uint32_t n) {
+    const pm__node *V = &N->nodes[n];
+    const pm__inc *I = &N->inc[V->first];
+    const pm_network_edge *E = &N->p->edges[I->edge];
+    double look = E->width + (E->has_sidewalk ? 2 * E->sidewalk.width : 0.0), a[2], b[2];
+    pm__leave_dir(N, n, &I[0], look, a);
+    pm__leave_dir(N, n, &I[1], look, b);
+    /* The turn is pi less the angle between the two arms; the spline's
+     * radius there grows with its neighbouring control points' distance. */
+    double turn = 3.14159265358979323846 - acos(fmax(-1.0, fmin(1.0, a[0] * b[0] + a[1] * b[1])));
+    if (turn <= PM__SHARP_DEG * 3.14159265358979323846 / 180.0) return false;
+    const double *c = N->p->nodes + 3 * n;
+    double near = fmin(pm__plan(c, pm__arm_point(N->p, &I[0], 1)), pm__plan(c, pm__arm_point(N->p, &I[1], 1)));
+    return near < 6.0 * (look / 2) * turn;
+}
+
 static int pm__topology(pm__net *N) {
     const pm_network_params *p = N->p;
     N->nodes = pm_arena_calloc(N->a, p->nnodes ? p->nnodes : 1, sizeof *N->nodes);
     N->inc = pm_arena_calloc(N->a, 2 * p->nedges + 1, sizeof *N->inc);
+    N->ninc = 2 * p->nedges;
     N->edge_road = pm_arena_calloc(N->a, p->nedges + 1, sizeof *N->edge_road);
     if (!N->nodes || !N->inc || !N->edge_road) return PM_ERR_NOMEM;
     for (size_t e = 0; e < p->nedges; e++) {
@@ -80,6 +114,8 @@ static int pm__topology(pm__net *N) {
     }
     for (size_t n = 0; n < p->nnodes; n++) {
         pm__node *V = &N->nodes[n];
+        memcpy(V->c, p->nodes + 3 * n, sizeof V->c);
+        V->merged_node = -1;
         if (V->deg == 0) V->kind = PM__UNUSED;
         else if (V->deg == 1) V->kind = PM__END;
         else if (V->deg >= 3) V->kind = PM__JUNCTION;
@@ -91,7 +127,8 @@ static int pm__topology(pm__net *N) {
             bool same_sw = e0->has_sidewalk == e1->has_sidewalk &&
                            (!e0->has_sidewalk || (e0->sidewalk.width == e1->sidewalk.width &&
                                                   e0->sidewalk.curb_height == e1->sidewalk.curb_height));
-            V->kind = e0->width == e1->width && same_sw ? PM__THROUGH : PM__JUNCTION;
+            V->kind = e0->width == e1->width && same_sw && !pm__sharp(N, (uint32_t)n) ? PM__THROUGH
+                                                                                      : PM__JUNCTION;
         }
     }
     return PM_OK;
@@ -208,56 +245,197 @@ static int pm__mouth(pm__node *V, const pm_meta *meta, uint32_t k) {
     return PM_OK;
 }
 
+/* Point i of the polyline of arm I as it leaves its node: 0 the node,
+ * 1 .. npoints the edge's interior points in that order, npoints + 1 the
+ * far node. */
+static const double *pm__arm_point(const pm_network_params *p, const pm__inc *I, size_t i) {
+    const pm_network_edge *E = &p->edges[I->edge];
+    if (i == 0) return p->nodes + 3 * (I->end == 0 ? E->from : E->to);
+    if (i <= E->npoints) return pm__interior(E, i - 1, I->end);
+    return p->nodes + 3 * (I->end == 0 ? E->to : E->from);
+}
+
+/* Arm k along its road: towards the first polyline point it keeps (the
+ * skip[k] interior points before it lie inside the junction or right
+ * after its mouth and are left out of the road), with that point's plan
+ * distance less the gap as its room. */
+static void pm__arm_from_road(pm__net *N, uint32_t n, uint32_t k, pm_junction_arm *A) {
+    const pm_network_params *p = N->p;
+    pm__node *V = &N->nodes[n];
+    const pm__inc *I = &N->inc[V->first + k];
+    const pm_network_edge *E = &p->edges[I->edge];
+    const double *c = V->c, *q = pm__arm_point(p, I, V->skip[k] + 1);
+    double seg = pm__plan(c, q), gap = pm_network_gap(p);
+    V->dir[2 * k] = (q[0] - c[0]) / seg;
+    V->dir[2 * k + 1] = (q[2] - c[2]) / seg;
+    A->direction[0] = V->dir[2 * k];
+    A->direction[1] = V->dir[2 * k + 1];
+    /* The mouth must leave room for the road; a positive room keeps
+     * the arm bounded (0 would mean unbounded). */
+    A->length = seg - gap > 1e-9 ? seg - gap : 1e-9;
+    if (V->cap[k] < A->length) A->length = V->cap[k];
+    A->width = E->width;
+    A->elevation = c[1];
+    A->has_sidewalk = E->has_sidewalk;
+    A->sidewalk = E->sidewalk;
+}
+
+/* Leaves arm k's next interior point out (inside the junction); false
+ * when only the far node is left. */
+static bool pm__skip_point(pm__net *N, uint32_t n, uint32_t k) {
+    pm__node *V = &N->nodes[n];
+    const pm__inc *I = &N->inc[V->first + k];
+    if (V->skip[k] >= N->p->edges[I->edge].npoints) return false;
+    V->skip[k]++;
+    return true;
+}
+
+/* The junction at node n. Its arms follow the roads, not their first
+ * control segments: an interior point the junction needs room past (its
+ * corner does not fit before it, or its fillet shrinks because of it), or
+ * one that would come right after the mouth (within half the road's width,
+ * where the road could not turn without folding), is left out of the road
+ * and the arm aims at the next point, until the junction fits or only the
+ * far node is left. Interior points near a node, in line or bending a few
+ * degrees, so change nothing but the junction's exact direction. */
 static int pm__junction(pm__net *N, uint32_t n) {
     const pm_network_params *p = N->p;
     pm__node *V = &N->nodes[n];
-    const double *c = p->nodes + 3 * n;
+    const double *c = V->c;
     double gap = pm_network_gap(p);
     pm_junction_arm *arms = pm_arena_calloc(N->a, V->deg, sizeof *arms);
-    V->dir = pm_arena_alloc(N->a, 2 * V->deg * sizeof(double));
-    V->mouth_l = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
-    V->mouth_r = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
-    V->mouth_d = pm_arena_alloc(N->a, V->deg * sizeof(double));
-    V->split = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
-    if (!arms || !V->dir || !V->mouth_l || !V->mouth_r || !V->mouth_d || !V->split) return PM_ERR_NOMEM;
-    for (uint32_t k = 0; k < V->deg; k++) {
-        const pm__inc *I = &N->inc[V->first + k];
-        const pm_network_edge *E = &p->edges[I->edge];
-        const double *q = pm__next_point(p, E, I->end);
-        double seg = pm__plan(c, q);
-        V->dir[2 * k] = (q[0] - c[0]) / seg;
-        V->dir[2 * k + 1] = (q[2] - c[2]) / seg;
-        pm_junction_arm *A = &arms[k];
-        A->direction[0] = V->dir[2 * k];
-        A->direction[1] = V->dir[2 * k + 1];
-        /* The mouth must leave room for the road; a positive room keeps
-         * the arm bounded (0 would mean unbounded). */
-        A->length = seg - gap > 1e-9 ? seg - gap : 1e-9;
-        A->width = E->width;
-        A->elevation = c[1];
-        A->has_sidewalk = E->has_sidewalk;
-        A->sidewalk = E->sidewalk;
+    if (!V->dir) {
+        V->dir = pm_arena_alloc(N->a, 2 * V->deg * sizeof(double));
+        V->mouth_l = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
+        V->mouth_r = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
+        V->mouth_d = pm_arena_alloc(N->a, V->deg * sizeof(double));
+        V->split = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
+        V->skip = pm_arena_calloc(N->a, V->deg, sizeof(uint32_t));
+        V->cap = pm_arena_alloc(N->a, V->deg * sizeof(double));
+        for (uint32_t k = 0; V->cap && k < V->deg; k++) V->cap[k] = HUGE_VAL;
     }
+    if (!arms || !V->dir || !V->mouth_l || !V->mouth_r || !V->mouth_d || !V->split || !V->skip || !V->cap)
+        return PM_ERR_NOMEM;
     pm_junction_params jp = {
         .arms = arms, .narms = V->deg, .has_center = true, .center = {c[0], c[2]},
         .corner_radius = p->corner_radius, .corner_segments = p->corner_segments,
-        .uv_scale = p->uv_scale, .snap = p->snap, .open_mouths = true,
+        .uv_scale = p->uv_scale, .snap = p->snap, .open_mouths = true, .drop_tight_sidewalks = true,
     };
-    V->scene = pm_scene_create(N->a);
-    if (!V->scene) return PM_ERR_NOMEM;
     pm_junction_diag d;
-    int rc = pm_junction_generate(V->scene, &jp, &d);
-    if (rc == PM_ERR_GEOMETRY) {
-        pm__junction_problem(N, n, &d);
-        V->scene = NULL;
-        return PM_OK;
+    for (;;) {
+        for (uint32_t k = 0; k < V->deg; k++) pm__arm_from_road(N, n, k, &arms[k]);
+        V->scene = pm_scene_create(N->a);
+        if (!V->scene) return PM_ERR_NOMEM;
+        int rc = pm_junction_generate(V->scene, &jp, &d);
+        if (rc < 0 && rc != PM_ERR_GEOMETRY) return rc;
+        bool moved = false;
+        if (rc == PM_ERR_GEOMETRY) {
+            for (size_t i = 0; i < d.narms; i++) moved |= pm__skip_point(N, n, (uint32_t)d.arms[i]);
+            if (moved) continue;
+            pm__junction_problem(N, n, &d);
+            V->scene = NULL;
+            return PM_OK;
+        }
+        for (uint32_t k = 0; k < V->deg; k++)
+            if (pm__mouth(V, V->scene->meta, k)) return PM_ERR_GEOMETRY;
+        /* A fillet shrunk because its arm's room ends at the mouth, a corner
+     * sidewalk left out for want of room. */
+        for (size_t w = 0; w < d.nwarnings; w++)
+            for (int j = 0; j < 2; j++) {
+                uint32_t k = (uint32_t)d.warnings[w].arms[j];
+                if (d.warnings[w].code == PM_JUNCTION_WARN_SIDEWALK_DROPPED ||
+                    V->mouth_d[k] >= arms[k].length - 0.01)
+                    moved |= pm__skip_point(N, n, k);
+            }
+        for (uint32_t k = 0; k < V->deg; k++) {
+            const pm__inc *I = &N->inc[V->first + k];
+            const pm_network_edge *E = &p->edges[I->edge];
+            if (V->skip[k] >= E->npoints) continue;
+            const double *q = pm__arm_point(p, I, V->skip[k] + 1);
+            if (pm__plan(c, q) < V->mouth_d[k] + gap + 0.5 * E->width) moved |= pm__skip_point(N, n, k);
+        }
+        if (!moved) break;
     }
-    if (rc < 0) return rc;
-    for (uint32_t k = 0; k < V->deg; k++)
-        if (pm__mouth(V, V->scene->meta, k)) return PM_ERR_GEOMETRY;
-    N->nwarnings += d.nwarnings;
+    V->nwarnings = d.nwarnings;
     V->slab = d.slab_ends;
+    /* Road sidewalks start beyond a corner left without its slab. */
+    V->trim = pm_arena_calloc(N->a, 2 * V->deg, sizeof(double));
+    if (!V->trim) return PM_ERR_NOMEM;
+    for (size_t w = 0; w < d.nwarnings; w++)
+        if (d.warnings[w].code == PM_JUNCTION_WARN_SIDEWALK_DROPPED) {
+            V->trim[2 * d.warnings[w].arms[0]] = d.warnings[w].trim[0];
+            V->trim[2 * d.warnings[w].arms[1] + 1] = d.warnings[w].trim[1];
+        }
     return PM_OK;
+}
+
+/* The arm of junction W on edge `edge` entered from its other end. */
+static uint32_t pm__far_arm(const pm__net *N, const pm__node *W, const pm__inc *I) {
+    uint32_t j = 0;
+    while (j < W->deg && !(N->inc[W->first + j].edge == I->edge && N->inc[W->first + j].end != I->end)) j++;
+    return j;
+}
+
+/* One edge between two built junctions: V's arm k, W's arm j. */
+typedef struct pm__jpair {
+    pm__node *V, *W;
+    uint32_t k, j;
+    const pm_network_edge *E;
+} pm__jpair;
+
+/* Calls step on every edge between two built junctions (once each, a
+ * merged node standing for its junction); returns whether any call
+ * asked for junctions to be built again. */
+static bool pm__each_pair(pm__net *N, bool (*step)(pm__net *, const pm__jpair *)) {
+    const pm_network_params *p = N->p;
+    bool again = false;
+    for (uint32_t n = 0; n < p->nnodes; n++) {
+        pm__node *V = &N->nodes[n];
+        if (V->kind != PM__JUNCTION || !V->scene) continue;
+        for (uint32_t k = 0; k < V->deg; k++) {
+            const pm__inc *I = &N->inc[V->first + k];
+            const pm_network_edge *E = &p->edges[I->edge];
+            uint32_t far = I->end == 0 ? E->to : E->from;
+            if (N->nodes[far].kind == PM__MERGED) far = N->nodes[far].into;
+            pm__node *W = &N->nodes[far];
+            if (W->kind != PM__JUNCTION || !W->scene || far < n) continue;
+            pm__jpair P = {V, W, k, pm__far_arm(N, W, I), E};
+            if (P.j < W->deg) again |= step(N, &P);
+        }
+    }
+    return again;
+}
+
+/* Two junctions whose mouths on the straight edge between them take more
+ * than its length: the shortest road that fits joins them. Each mouth's
+ * room becomes its share of the edge (in proportion to what it took), so
+ * their fillets shrink (corner_radius_reduced) and a road of at least the
+ * gap is left between. */
+static bool pm__shorten_pair(pm__net *N, const pm__jpair *P) {
+    pm__node *V = P->V, *W = P->W;
+    uint32_t k = P->k, j = P->j;
+    double gap = pm_network_gap(N->p);
+    if (V->skip[k] != P->E->npoints || W->skip[j] != P->E->npoints) return false;
+    double L = pm__plan(V->c, W->c), dv = V->mouth_d[k], dw = W->mouth_d[j];
+    if (dv + dw + gap <= L || V->cap[k] != HUGE_VAL || L <= gap) return false;
+    V->cap[k] = (L - gap) * dv / (dv + dw) - 0.5 * gap;
+    W->cap[j] = (L - gap) * dw / (dv + dw) - 0.5 * gap;
+    V->dirty = W->dirty = true;
+    return true;
+}
+
+/* An edge between two junctions is one road from mouth to mouth, leaving
+ * each along its arm: so either both arms aim at points it keeps (the
+ * junctions left out fewer points than it has between them) or it keeps
+ * none and both aim at each other's node. */
+static bool pm__agree_pair(pm__net *N, const pm__jpair *P) {
+    (void)N;
+    pm__node *V = P->V, *W = P->W;
+    uint32_t k = P->k, j = P->j, np = (uint32_t)P->E->npoints;
+    if (V->skip[k] + W->skip[j] < np || (V->skip[k] == np && W->skip[j] == np)) return false;
+    if (V->skip[k] != np) { V->skip[k] = np; V->dirty = true; }
+    if (W->skip[j] != np) { W->skip[j] = np; W->dirty = true; }
+    return true;
 }
 
 /* ---- roads ---- */
@@ -305,9 +483,15 @@ static bool pm__road_ends(pm__net *N, pm__road *R) {
     bool j1 = R->end >= 0 && N->nodes[R->end].kind == PM__JUNCTION;
     if ((j0 && R->arm0 < 0) || (j1 && R->arm1 < 0)) return false;  /* its junction failed */
     if (R->closed) return true;
+    /* The interior points the junctions took in are left out. */
+    R->k0 = R->arm0 >= 0 ? N->nodes[R->start].skip[R->arm0] : 0;
+    R->k1 = R->arm1 >= 0 ? N->nodes[R->end].skip[R->arm1] : 0;
+    if (R->k0 + R->k1 > R->nctrl - 2) R->k1 = R->nctrl - 2 - R->k0;
     double gap = pm_network_gap(p);
-    size_t m = R->nctrl - 1;
-    double s0 = pm__plan(R->ctrl, R->ctrl + 3), s1 = pm__plan(R->ctrl + 3 * (m - 1), R->ctrl + 3 * m);
+    size_t m = R->nctrl - 1 - R->k0 - R->k1;
+    const double *ctrl0 = R->ctrl + 3 * R->k0, *last_pt = R->ctrl + 3 * (R->nctrl - 1);
+    double s0 = pm__plan(R->ctrl, m == 1 ? last_pt : ctrl0 + 3);
+    double s1 = pm__plan(m == 1 ? R->ctrl : last_pt - 3 * (R->k1 + 1), last_pt);
     char what[96], takes[96];
     if (m == 1) {
         if ((R->arm0 < 0 && R->arm1 < 0) || R->d0 + R->d1 + gap <= s0) return true;
@@ -343,7 +527,7 @@ static bool pm__road_ends(pm__net *N, pm__road *R) {
  * arm's line, so the road leaves along the arm. */
 static void pm__to_mouth(const pm__net *N, int64_t node, int64_t arm, double d, double *pt) {
     const pm__node *V = &N->nodes[node];
-    const double *c = N->p->nodes + 3 * node;
+    const double *c = V->c;
     pt[0] = c[0] + V->dir[2 * arm] * d;
     pt[1] = c[1];
     pt[2] = c[2] + V->dir[2 * arm + 1] * d;
@@ -351,15 +535,18 @@ static void pm__to_mouth(const pm__net *N, int64_t node, int64_t arm, double d, 
 
 static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
     const pm_network_params *p = N->p;
-    double *pts = pm_arena_alloc(N->a, 3 * R->nctrl * sizeof(double));
+    size_t np = R->nctrl - R->k0 - R->k1;
+    double *pts = pm_arena_alloc(N->a, 3 * np * sizeof(double));
     if (!pts) return PM_ERR_NOMEM;
-    memcpy(pts, R->ctrl, 3 * R->nctrl * sizeof(double));
+    memcpy(pts, R->ctrl, 3 * sizeof(double));
+    memcpy(pts + 3, R->ctrl + 3 * (1 + R->k0), 3 * (np - 2) * sizeof(double));
+    memcpy(pts + 3 * (np - 1), R->ctrl + 3 * (R->nctrl - 1), 3 * sizeof(double));
     if (R->arm0 >= 0) pm__to_mouth(N, R->start, R->arm0, R->d0, pts);
-    if (R->arm1 >= 0) pm__to_mouth(N, R->end, R->arm1, R->d1, pts + 3 * (R->nctrl - 1));
+    if (R->arm1 >= 0) pm__to_mouth(N, R->end, R->arm1, R->d1, pts + 3 * (np - 1));
     pm_road_params rp;
     pm_road_params_default(&rp);
     rp.points = pts;
-    rp.npoints = R->nctrl;
+    rp.npoints = np;
     rp.closed = R->closed;
     rp.curve = PM_CURVE_CATMULL_ROM;
     rp.alpha = 0.5;
@@ -381,6 +568,102 @@ static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
     return PM_OK;
 }
 
+/* Drops the problems recorded for node n. */
+static void pm__forget(pm__net *N, uint32_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < N->problems.len; i++)
+        if (N->problems.data[i].node != (int64_t)n) N->problems.data[k++] = N->problems.data[i];
+    N->problems.len = k;
+}
+
+/* Junction b merged into junction a, the edge e between them dropped: one
+ * junction centred between the two with every other arm of both (in edge
+ * order), the roads that ended at b ending at it. */
+static int pm__merge_pair(pm__net *N, uint32_t a, uint32_t b, uint32_t e) {
+    const pm_network_params *p = N->p;
+    pm__node *A = &N->nodes[a], *B = &N->nodes[b];
+    uint32_t deg = A->deg + B->deg - 2, at = 0;
+    pm__inc *inc = pm_arena_alloc(N->a, (N->ninc + deg) * sizeof *inc);
+    if (!inc) return PM_ERR_NOMEM;
+    memcpy(inc, N->inc, N->ninc * sizeof *inc);
+    pm__inc *mine = inc + N->ninc;
+    const pm__node *both[2] = {A, B};
+    for (int w = 0; w < 2; w++)
+        for (uint32_t k = 0; k < both[w]->deg; k++)
+            if (N->inc[both[w]->first + k].edge != e) mine[at++] = N->inc[both[w]->first + k];
+    for (uint32_t i = 1; i < at; i++)     /* edge order */
+        for (uint32_t j = i; j > 0 && mine[j - 1].edge > mine[j].edge; j--) {
+            pm__inc t = mine[j]; mine[j] = mine[j - 1]; mine[j - 1] = t;
+        }
+    for (int k = 0; k < 3; k++) A->c[k] = 0.5 * (A->c[k] + B->c[k]);
+    A->first = (uint32_t)N->ninc;
+    A->deg = deg;
+    N->inc = inc;
+    N->ninc += deg;
+    A->dir = NULL;
+    A->scene = NULL;
+    A->dirty = true;
+    B->kind = PM__MERGED;
+    B->into = a;
+    B->scene = NULL;
+    A->merged_edge = e;
+    A->merged_node = b;
+    pm__forget(N, a);
+    pm__forget(N, b);
+    /* The edge's road goes; the roads that ended at b end at a, from its centre. */
+    size_t gone = N->edge_road[e] - 1;
+    for (size_t r = gone + 1; r < N->roads.len; r++) N->roads.data[r - 1] = N->roads.data[r];
+    N->roads.len--;
+    for (uint32_t i = 0; i < p->nedges; i++)
+        if (N->edge_road[i] > gone + 1) N->edge_road[i]--;
+    N->edge_road[e] = 0;
+    for (size_t r = 0; r < N->roads.len; r++) {
+        pm__road *R = &N->roads.data[r];
+        if (R->start == b || R->start == a) { R->start = a; memcpy(R->ctrl, A->c, sizeof A->c); }
+        if (R->end == b || R->end == a) {
+            R->end = a;
+            memcpy(R->ctrl + 3 * (R->nctrl - 1), A->c, sizeof A->c);
+        }
+    }
+    return PM_OK;
+}
+
+/* Whether a problem of junction n names edge e. */
+static bool pm__names(const pm__net *N, uint32_t n, uint32_t e) {
+    for (size_t i = 0; i < N->problems.len; i++) {
+        const pm_network_problem *q = &N->problems.data[i];
+        for (size_t k = 0; q->node == (int64_t)n && k < q->nedges; k++)
+            if (q->edges[k] == e) return true;
+    }
+    return false;
+}
+
+/* Two junctions joined by a straight edge whose shortened road still left
+ * one of them without a mesh (its corners do not fit in its share of the
+ * edge) become one junction. Returns whether any pair was merged (*rc the
+ * error, if any). */
+static bool pm__merge(pm__net *N, int *rc) {
+    const pm_network_params *p = N->p;
+    bool any = false;
+    for (uint32_t e = 0; e < p->nedges && *rc == PM_OK; e++) {
+        const pm_network_edge *E = &p->edges[e];
+        if (!N->edge_road[e]) continue;
+        uint32_t a = E->from, b = E->to;
+        pm__node *A = &N->nodes[a], *B = &N->nodes[b];
+        if (A->kind != PM__JUNCTION || B->kind != PM__JUNCTION || (A->scene && B->scene)) continue;
+        if (A->merged_node >= 0 || B->merged_node >= 0) continue;     /* one merge per junction */
+        uint32_t ka = 0, kb = 0;
+        while (ka < A->deg && N->inc[A->first + ka].edge != e) ka++;
+        while (kb < B->deg && N->inc[B->first + kb].edge != e) kb++;
+        if (ka == A->deg || kb == B->deg) continue;
+        if (!pm__names(N, a, e) && !pm__names(N, b, e)) continue;     /* failed for another reason */
+        if (A->deg + B->deg - 2 < 2) continue;
+        *rc = a < b ? pm__merge_pair(N, a, b, e) : pm__merge_pair(N, b, a, e);
+        any = true;
+    }
+    return any;
+}
+
 static bool pm__cancelled(const pm_network_params *p) { return p->cancel && *p->cancel; }
 
 int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
@@ -396,6 +679,19 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
         if (pm__cancelled(p)) rc = PM_ERR_CANCELLED;
         else if (N.nodes[n].kind == PM__JUNCTION) rc = pm__junction(&N, n);
     }
+    /* Junctions built again until their arms agree, close pairs get a
+     * shortened road between them, and pairs that still fail merge. */
+    bool again = true;
+    while (rc == PM_OK && again) {
+        for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) {
+            if (!N.nodes[n].dirty) continue;
+            N.nodes[n].dirty = false;
+            rc = pm__junction(&N, n);
+        }
+        again = rc == PM_OK && (pm__each_pair(&N, pm__agree_pair) || pm__each_pair(&N, pm__shorten_pair) ||
+                                pm__merge(&N, &rc));
+    }
+    for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) N.nwarnings += N.nodes[n].nwarnings;
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) N.roads.data[r].ok = pm__road_ends(&N, &N.roads.data[r]);
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     uint64_t used = 0;

@@ -11,10 +11,13 @@
  * graph, stitched into one watertight asphalt surface (docs/network.md).
  *
  * Topology. A node of degree >= 3 is a junction (pm_junction_generate, one
- * arm per incident edge along the edge's first segment). A node of degree 2
+ * arm per incident edge, along the road: interior points inside the
+ * junction or right after its mouth are left out). A node of degree 2
  * joining two edges of the same width is a "through" node: the two edges
- * are one road through it (a chain); with different widths it is a 2-arm
- * junction (a width transition). Degree 1 is a free road end; degree 0 is
+ * are one road through it (a chain); with different widths, or a turn too
+ * sharp for a spline, it is a 2-arm junction. Two junctions too close for
+ * their corners are joined by a shortened road or merged into one
+ * (docs/network.md, "Close junctions"). Degree 1 is a free road end; degree 0 is
  * unused. Every chain of edges between two non-through nodes (or a closed
  * cycle of through nodes) is one road (pm_road_generate, no shoulder, one
  * carriageway strip each side of the centre column).
@@ -91,7 +94,7 @@ typedef struct pm_network_problem {
     uint32_t edges[4];
     size_t nedges;
     double length, needed;
-    char message[256];
+    char message[400];
 } pm_network_problem;
 
 typedef struct pm_network_diag {

@@ -5,7 +5,7 @@
 #include "geom/vec.h"
 #include "network/network.h"
 
-enum { PM__UNUSED, PM__END, PM__THROUGH, PM__JUNCTION };
+enum { PM__UNUSED, PM__END, PM__THROUGH, PM__JUNCTION, PM__MERGED };
 
 /* Edge `edge` touches the node at its end `end` (0: from, 1: to). */
 typedef struct pm__inc { uint32_t edge; uint8_t end; } pm__inc;
@@ -14,14 +14,23 @@ typedef struct pm__step { uint32_t edge; uint8_t end; } pm__step;
 
 typedef struct pm__node {
     int kind;
+    double c[3];                  /* junction centre: the node, or between two merged nodes */
+    uint32_t into;                /* PM__MERGED: the junction node it is part of */
+    int64_t merged_node;          /* a junction: the node merged into it, or -1 */
+    uint32_t merged_edge;         /* ... and the edge dropped between them */
     uint32_t first, deg;          /* incidences inc[first .. first + deg) = arms */
     pm_scene *scene;              /* junctions: the generated junction */
     double *dir;                  /* 2 * deg unit arm directions (x, z) */
     uint32_t *mouth_l, *mouth_r;  /* per arm, junction asphalt vertices */
     double *mouth_d;              /* per arm, mouth distance */
+    uint32_t *skip;               /* per arm, interior points inside the junction (left out) */
+    double *cap;                  /* per arm, room cap (HUGE_VAL: none), for a close junction */
+    size_t nwarnings;             /* its junction's warnings */
+    bool dirty;                   /* to be built again (its skips changed) */
     uint32_t *split;              /* per arm, output triangle on the mouth edge */
     uint32_t voff, vcount, toff, tcount;  /* its block of the output asphalt */
     const pm_junction_slab_end *slab;     /* 2 per arm (left, right), or NULL */
+    double *trim;                 /* 2 per arm (left, right): a road sidewalk starts this far out, or 0 */
     uint32_t xt0, xtn;            /* its mouth-split triangles appended after the roads */
     uint32_t swt0, swtn;          /* its slab's triangles in the output sidewalk */
 } pm__node;
@@ -34,6 +43,7 @@ typedef struct pm__road {
     double d0, d1;                /* mouth distances there */
     double *ctrl;                 /* control polyline [x, y, z] */
     size_t nctrl;
+    size_t k0, k1;                /* control points after the start / before the end left out */
     pm_scene *scene;
     double length;
     int64_t samples;
@@ -51,6 +61,7 @@ typedef struct pm__road {
 typedef struct pm__gap_t {
     size_t road;
     int side;
+    bool corner;                  /* at a mouth whose corner had no room for its sidewalk */
     uint32_t bare;
     float from[3], to[3];
 } pm__gap_t;
@@ -60,17 +71,13 @@ typedef struct pm__net {
     const pm_network_params *p;
     pm__node *nodes;
     pm__inc *inc;
+    size_t ninc;
     uint32_t *edge_road;          /* road index + 1 per edge */
     PM_VEC(pm__road) roads;
     PM_VEC(pm__step) steps;
     PM_VEC(pm_network_problem) problems;
     PM_VEC(pm__gap_t) gaps;
     size_t nwarnings;
-    /* For the overlap check: each output asphalt vertex's position along
-     * its road (metres of the centre column; NaN off the roads), and the
-     * asphalt vertex each road band vertex stands on (UINT32_MAX: none). */
-    float *au;
-    PM_VEC(uint32_t) sw_src;
 } pm__net;
 
 int pm__network_problem(pm__net *N, pm_network_problem **out);

@@ -21,7 +21,6 @@ typedef struct pm__otri {
     float f[3][2];             /* plan, counter-clockwise in pm_orient2d's sense */
     uint32_t part;             /* edge e (< E), node E + n, road sidewalk E + V + r */
     uint32_t road;             /* its road, or UINT32_MAX (a junction's) */
-    float u;                   /* its position along the road (metres), NaN unknown */
     uint8_t sidewalk;          /* from the sidewalk primitive */
 } pm__otri;
 
@@ -78,7 +77,6 @@ typedef struct pm__ov {
     pm__ogrid g;
     pm__ohit *hits;            /* open addressing on key */
     size_t cap, nhits;
-    double *reach;             /* per road: the arc within which it may touch itself */
     pm_arena *s;               /* the request's arena */
 } pm__ov;
 
@@ -172,17 +170,11 @@ static void pm__add_prim(pm__ov *O, const pm_prim *P, const uint32_t *own, uint8
     for (uint32_t t = 0; t < P->icount / 3; t++) {
         if (own[t] == UINT32_MAX) continue;
         pm__otri *T = &O->tri[O->ntri];
-        double u = 0.0;
-        int nu = 0;
         for (int k = 0; k < 3; k++) {
-            uint32_t v = P->indices[3 * t + k];
-            const float *q = P->positions + 3 * v;
+            const float *q = P->positions + 3 * P->indices[3 * t + k];
             T->f[k][0] = q[0];
             T->f[k][1] = q[2];
-            if (sidewalk) v = v < N->sw_src.len ? N->sw_src.data[v] : UINT32_MAX;
-            if (v != UINT32_MAX && N->au[v] == N->au[v]) { u += N->au[v]; nu++; }
         }
-        T->u = nu ? (float)(u / nu) : NAN;
         T->road = own[t] < O->E ? N->edge_road[own[t]] - 1
                   : own[t] >= O->E + O->V ? own[t] - O->E - O->V : UINT32_MAX;
         pm__dtri d = pm__wide(T);
@@ -223,13 +215,6 @@ static int pm__collect(pm__ov *O, const pm_scene *s) {
     }
     pm__add_prim(O, A, own, 0);
     if (S) pm__add_prim(O, S, own + na, 1);
-    O->reach = pm_arena_alloc(O->s, (N->roads.len + 1) * sizeof *O->reach);
-    if (!O->reach) return PM_ERR_NOMEM;
-    for (size_t r = 0; r < N->roads.len; r++) {
-        const pm_network_edge *E = &N->p->edges[N->steps.data[N->roads.data[r].first_step].edge];
-        double h = E->width / 2, sw = E->has_sidewalk ? E->sidewalk.width : 0.0;
-        O->reach[r] = 3.141592653589793 * (h + sw) + 2.0 * h;
-    }
     return PM_OK;
 }
 
@@ -378,20 +363,6 @@ static int pm__record(pm__ov *O, const pm__otri *a, const pm__otri *b) {
     return PM_OK;
 }
 
-/* Two parts of one road within half a turn round its full width of each
- * other: there a tight curve collapses the road's inner side on purpose
- * (its fans overlap by slivers), and where the road's edge crosses itself
- * its sidewalk stops short with end caps over those slivers (a
- * sidewalk_interrupted warning). Beyond that, a road that comes back over
- * itself has gone round. */
-static bool pm__same_stretch(const pm__ov *O, const pm__otri *a, const pm__otri *b) {
-    if (a->road != b->road || a->road == UINT32_MAX || a->u != a->u || b->u != b->u) return false;
-    const pm__road *R = &O->N->roads.data[a->road];
-    double d = fabs((double)a->u - b->u);
-    if (R->closed && R->length - d < d) d = R->length - d;
-    return d < O->reach[a->road];
-}
-
 /* Every pair of triangles sharing a cell, each pair once: in the cell
  * holding the lower corner of their bounds' intersection. */
 static int pm__sweep(pm__ov *O) {
@@ -411,7 +382,7 @@ static int pm__sweep(pm__ov *O) {
                     const pm__otri *a = &O->tri[g->items[i]], *b = &O->tri[g->items[j]];
                     /* A junction's own surfaces are the junction
                      * generator's (docs/junction.md). */
-                    if ((a->part == b->part && a->road == UINT32_MAX) || pm__same_stretch(O, a, b)) continue;
+                    if (a->part == b->part && a->road == UINT32_MAX) continue;
                     pm__dtri da = pm__wide(a), db = pm__wide(b);
                     if (!pm__overlap(&da, &db)) continue;
                     int rc = pm__record(O, a, b);
@@ -440,6 +411,23 @@ static int pm__hit_cmp(const void *x, const void *y) {
     return a->key < b->key ? -1 : (a->key > b->key);
 }
 
+/* The control point of edge E nearest pt in plan: "points[k]" or its
+ * "from node" / "to node". */
+static void pm__nearest_point(const pm_network_params *p, const pm_network_edge *E, const double pt[2],
+                              char *out, size_t cap) {
+    double best = HUGE_VAL;
+    size_t bk = 0;
+    for (size_t k = 0; k < E->npoints + 2; k++) {
+        const double *c = k == 0 ? p->nodes + 3 * E->from
+                          : k <= E->npoints ? E->points + 3 * (k - 1) : p->nodes + 3 * E->to;
+        double d = hypot(c[0] - pt[0], c[2] - pt[1]);
+        if (d < best) { best = d; bk = k; }
+    }
+    if (bk == 0) snprintf(out, cap, "from node");
+    else if (bk > E->npoints) snprintf(out, cap, "to node");
+    else snprintf(out, cap, "points[%zu]", bk - 1);
+}
+
 static int pm__report(pm__ov *O) {
     pm__ohit *h = pm_arena_alloc(O->s, (O->nhits + 1) * sizeof *h);
     if (!h) return PM_ERR_NOMEM;
@@ -463,10 +451,17 @@ static int pm__report(pm__ov *O) {
             const char *part = h[i].t[0].sidewalk == h[i].t[1].sidewalk
                                    ? (h[i].t[0].sidewalk ? "its sidewalk" : "its road")
                                    : "its road and its sidewalk";
-            if (a < O->E)
+            if (a < O->E) {
+                char near[64];
+                const pm_network_edge *E = &O->N->p->edges[a];
+                pm__nearest_point(O->N->p, E, q->point, near, sizeof near);
                 snprintf(q->message, sizeof q->message, "edge %u overlaps itself near [%.3f, %.3f] "
-                         "(%s): its legs pass closer than its width (and sidewalks) allow; give it "
-                         "more room or make it narrower", a, q->point[0], q->point[1], part);
+                         "(%s), nearest its %s: its legs pass closer than its width (and "
+                         "sidewalks) allow, or it turns tighter than a centre-line radius of "
+                         "%.3f m (half its width plus its sidewalk); give it more room, gentler "
+                         "turns or make it narrower", a, q->point[0], q->point[1], part, near,
+                         E->width / 2 + (E->has_sidewalk ? E->sidewalk.width : 0.0));
+            }
             else
                 snprintf(q->message, sizeof q->message, "%s overlaps itself near [%.3f, %.3f]",
                          wa, q->point[0], q->point[1]);

@@ -8,6 +8,7 @@
 
 #include "network/network_internal.h"
 #include "geom/earclip.h"
+#include "geom/f32.h"
 #include "geom/predicates.h"
 #include "scene/result.h"
 
@@ -187,7 +188,7 @@ static void pm__offsets(pm__slab *S) {
         else m = (pm_v2){m.x / l, m.y / l};
         double c = m.x * nb.x + m.y * nb.y;
         double d = S->width / (c > 0.5 ? c : 0.5);
-        S->out[i] = (pm_v2){(float)(p.x + d * m.x), (float)(p.y + d * m.y)};
+        S->out[i] = (pm_v2){pm_f32(p.x + d * m.x), pm_f32(p.y + d * m.y)};
         double y = pm__apos(S, i)[1];
         S->top[i] = (float)(y + S->ch);
         S->oy[i] = (float)(y + S->ch);
@@ -202,7 +203,7 @@ static bool pm__crossing(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d, pm_v2 *x) {
     double den = rx * qy - ry * qx;
     if (den == 0) return false;
     double t = ((c.x - a.x) * qy - (c.y - a.y) * qx) / den;
-    *x = (pm_v2){(float)(a.x + t * rx), (float)(a.y + t * ry)};
+    *x = (pm_v2){pm_f32(a.x + t * rx), pm_f32(a.y + t * ry)};
     return true;
 }
 
@@ -288,15 +289,6 @@ static int pm__curb_face(pm__slab *S) {
     return PM_OK;
 }
 
-/* Band vertex b stands on asphalt vertex a (for the overlap check). */
-static int pm__src(pm__slab *S, uint32_t b, uint32_t a) {
-    pm__net *N = S->N;
-    if (pm_vec_reserve(N->a, &N->sw_src, (size_t)b + 1)) return PM_ERR_NOMEM;
-    while (N->sw_src.len <= b) N->sw_src.data[N->sw_src.len++] = UINT32_MAX;
-    N->sw_src.data[b] = a;
-    return PM_OK;
-}
-
 /* The band's vertices: its inner edge on the curb's top (same floats),
  * one outer vertex per distinct outer point; planar UVs, (x, z) *
  * uv_scale, continuous with the junctions' bands. */
@@ -307,12 +299,10 @@ static int pm__band_vertices(pm__slab *S) {
         const float *b = pm__apos(S, i);
         float t[3] = {b[0], S->top[i], b[2]};
         int rc = pm__vtx(S, 2, t, (float)(t[0] * sc), (float)(t[2] * sc), &S->ii[i]);
-        if (rc == PM_OK) rc = pm__src(S, S->ii[i], S->cv[i]);
         if (rc) return rc;
         if (i > 0 && pm_v2_eq(S->out[i], S->out[i - 1])) { S->oi[i] = S->oi[i - 1]; continue; }
         float o[3] = {(float)S->out[i].x, S->oy[i], (float)-S->out[i].y};
         if ((rc = pm__vtx(S, 2, o, (float)(o[0] * sc), (float)(o[2] * sc), &S->oi[i]))) return rc;
-        if ((rc = pm__src(S, S->oi[i], S->cv[i]))) return rc;
     }
     return PM_OK;
 }
@@ -531,9 +521,11 @@ static void pm__slab_problem(pm__net *N, const pm__road *R, int side, const char
 
 /* Records where a side's sidewalk is interrupted (sections a..b of its
  * chain, b - a curb edges left bare). */
-static int pm__gap(pm__net *N, const pm__slab *S, size_t road, int side, uint32_t a, uint32_t b) {
+static int pm__gap(pm__net *N, const pm__slab *S, size_t road, int side, uint32_t a, uint32_t b,
+                   bool corner) {
     if (pm_vec_reserve(N->a, &N->gaps, N->gaps.len + 1)) return PM_ERR_NOMEM;
     pm__gap_t *g = &N->gaps.data[N->gaps.len++];
+    g->corner = corner;
     g->road = road;
     g->side = side;
     g->bare = b - a;
@@ -563,7 +555,7 @@ static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint3
     if (!reg) return PM_ERR_NOMEM;
     int rc = pm__band_plan(&T, reg, bad);
     if (rc == PM_ERR_GEOMETRY && !T.closed) {
-        rc = pm__gap(F->N, &T, road, side, bad[0], bad[1]);
+        rc = pm__gap(F->N, &T, road, side, bad[0], bad[1], false);
         /* A piece left empty at a junction's end still closes its slab,
          * with the cap the junction left out. */
         if (rc == PM_OK && bad[0] >= 1) rc = pm__slab_piece(F, road, side, lo, lo + bad[0], cap_lo, true);
@@ -579,6 +571,26 @@ static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint3
     if (rc == PM_OK && !T.closed && cap_lo) rc = pm__end_cap(&T, 0, true);
     if (rc == PM_OK && !T.closed && cap_hi) rc = pm__end_cap(&T, T.n - 1, false);
     return rc;
+}
+
+/* The first section (from the chain's start, first) or last whose curb
+ * point lies beyond the trim of the junction at that end of the road side,
+ * into *at (unchanged without a trim). */
+static void pm__trimmed(const pm__net *N, const pm__road *R, int side, bool at_end, const pm__slab *S,
+                        uint32_t *at, bool first) {
+    int64_t node = at_end ? R->end : R->start, arm = at_end ? R->arm1 : R->arm0;
+    if (R->closed || arm < 0) return;
+    const pm__node *V = &N->nodes[node];
+    bool mouth_left = at_end ? side == 1 : side == 0;
+    double t = V->trim ? V->trim[2 * arm + (mouth_left ? 0 : 1)] : 0.0;
+    if (t <= 0) return;
+    const double *d = V->dir + 2 * arm;
+    for (uint32_t k = 0; k < S->n; k++) {
+        uint32_t i = first ? k : S->n - 1 - k;
+        const float *q = pm__apos(S, i);
+        if ((q[0] - V->c[0]) * d[0] + (q[2] - V->c[2]) * d[1] >= t) { *at = i; return; }
+    }
+    *at = first ? S->n - 1 : 0;
 }
 
 static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
@@ -611,7 +623,23 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
     memcpy(S.out0, S.out, n * sizeof *S.out);
     memcpy(S.oy0, S.oy, n * sizeof *S.oy);
     memcpy(S.oby0, S.oby, n * sizeof *S.oby);
-    int rc = pm__slab_piece(&S, road, side, 0, n - 1, !e0, !e1);
+    /* Where a junction corner had no room for its slab, the road's
+     * sidewalk starts beyond the corner's outer lines' meeting point. */
+    uint32_t lo = 0, hi = n - 1;
+    pm__trimmed(N, R, side, side == 0, &S, &lo, true);
+    pm__trimmed(N, R, side, side != 0, &S, &hi, false);
+    if (lo >= hi) {
+        /* Nothing left of this side: a junction slab that waited for it
+         * gets the end cap it left out. */
+        int rc = pm__gap(N, &S, road, side, 0, n - 1, true);
+        if (rc == PM_OK && e0) rc = pm__end_cap(&S, 0, false);
+        if (rc == PM_OK && e1) rc = pm__end_cap(&S, n - 1, true);
+        return rc;
+    }
+    int rc = PM_OK;
+    if (lo > 0) rc = pm__gap(N, &S, road, side, 0, lo, true);
+    if (rc == PM_OK && hi < n - 1) rc = pm__gap(N, &S, road, side, hi, n - 1, true);
+    if (rc == PM_OK) rc = pm__slab_piece(&S, road, side, lo, hi, !e0 || lo > 0, !e1 || hi < n - 1);
     if (rc == PM_ERR_GEOMETRY) {
         pm__slab_problem(N, R, side, "cannot follow its curb: the ring road turns so tightly "
                          "that its inner edge crosses itself; make it wider or the road narrower");

@@ -135,27 +135,6 @@ static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *
     return rc;
 }
 
-/* Each of the road's output vertices' position along it: a triangle's is
- * the mean U of its centre-column vertices (every triangle of a one-strip
- * road has one), a vertex's the least of its triangles'. */
-static void pm__arc_positions(pm__net *N, const pm_prim *P, const uint32_t *remap) {
-    double sc = N->p->uv_scale;
-    for (uint32_t t = 0; t < P->icount; t += 3) {
-        double u = 0.0;
-        int n = 0;
-        for (int k = 0; k < 3; k++) {
-            uint32_t v = P->indices[t + k];
-            if (pm__col(P->uvs[2 * v + 1]) == 1) { u += P->uvs[2 * v] / sc; n++; }
-        }
-        if (!n) continue;
-        u /= n;
-        for (int k = 0; k < 3; k++) {
-            uint32_t o = remap[P->indices[t + k]];
-            if (o != PM__NONE && !(N->au[o] <= u)) N->au[o] = (float)u;
-        }
-    }
-}
-
 /* One road into the asphalt: its end sections replaced by the mouths'
  * vertices (the centre column kept, moved to the mouth's midpoint). */
 static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
@@ -202,7 +181,6 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
         pm__midpoint(A, R->seam1[1], R->seam1[0], R->seam1[2]);
         N->nodes[R->end].split[R->arm1] = R->seam1[1];
     }
-    pm__arc_positions(N, P, remap);
     rc = pm__network_road_sides(N, R, P, remap, A);
     if (rc == PM_ERR_GEOMETRY) {
         pm_network_problem *q;
@@ -278,9 +256,6 @@ static int pm__add_prims(pm__net *N, pm_scene *s, bool *sidewalks) {
     if (nv >= UINT32_MAX / 4 || nt >= UINT32_MAX / 4) return PM_ERR_LIMIT;
     if (!pm_scene_add_prim(s, "asphalt", "asphalt", PM_PRIM_UV, (uint32_t)nv, (uint32_t)(3 * nt)))
         return PM_ERR_NOMEM;
-    N->au = pm_arena_alloc(N->a, (nv + 1) * sizeof *N->au);
-    if (!N->au) return PM_ERR_NOMEM;
-    for (uint64_t v = 0; v <= nv; v++) N->au[v] = NAN;
     if (*sidewalks && (!pm_scene_add_prim(s, "curb", "curb", PM_PRIM_UV, 0, 0) ||
                        !pm_scene_add_prim(s, "sidewalk", "sidewalk", PM_PRIM_UV, 0, 0)))
         return PM_ERR_NOMEM;
@@ -375,7 +350,7 @@ static pm_meta *pm__take(const pm_scene *J, const char *key) {
     return NULL;
 }
 
-static const char *const pm__kinds[] = {"unused", "end", "through", "junction"};
+static const char *const pm__kinds[] = {"unused", "end", "through", "junction", "merged"};
 
 static int pm__node_meta(pm__net *N, const pm_scene *s, size_t n, pm_meta *arr) {
     pm_arena *a = N->a;
@@ -388,6 +363,8 @@ static int pm__node_meta(pm__net *N, const pm_scene *s, size_t n, pm_meta *arr) 
     rc |= pm_meta_set(a, o, "position", pm_meta_nums(a, N->p->nodes + 3 * n, 3));
     for (uint32_t k = 0; k < V->deg; k++) rc |= pm_meta_push(edges, pm_meta_int(a, N->inc[V->first + k].edge));
     rc |= pm_meta_set(a, o, "edges", edges);
+    if (V->kind == PM__MERGED) rc |= pm_meta_set(a, o, "junction", pm_meta_int(a, V->into));
+    if (V->merged_node >= 0) rc |= pm_meta_set(a, o, "centre", pm_meta_nums(a, V->c, 3));
     if (V->scene) {
         pm_meta *mouths = pm_meta_arr(a);
         for (uint32_t k = 0; k < V->deg; k++) {
@@ -418,6 +395,20 @@ static int pm__edge_meta(pm__net *N, uint32_t e, pm_meta *arr) {
         const double *r = i < E->npoints ? E->points + 3 * i : N->p->nodes + 3 * E->to;
         len += hypot(r[0] - q[0], r[2] - q[2]);
         q = r;
+    }
+    if (!N->edge_road[e]) {      /* inside a merged junction: no road of its own */
+        pm_meta *o = pm_meta_obj(a);
+        int rc = pm_meta_set(a, o, "index", pm_meta_int(a, e));
+        rc |= pm_meta_set(a, o, "from", pm__id(a, N->p, E->from));
+        rc |= pm_meta_set(a, o, "to", pm__id(a, N->p, E->to));
+        rc |= pm_meta_set(a, o, "road", pm_meta_null(a));
+        rc |= pm_meta_set(a, o, "width", pm_meta_num(a, E->width));
+        rc |= pm_meta_set(a, o, "plan_length", pm_meta_num(a, len));
+        rc |= pm_meta_set(a, o, "length", pm_meta_num(a, 0.0));
+        rc |= pm_meta_set(a, o, "vertices", pm__range(a, 0, 0));
+        rc |= pm_meta_set(a, o, "triangles", pm__range(a, 0, 0));
+        rc |= pm_meta_set(a, o, "sidewalk_sides", pm_meta_arr(a));
+        return rc | pm_meta_push(arr, o);
     }
     const pm__road *R = &N->roads.data[N->edge_road[e] - 1];
     size_t k = 0;
@@ -502,11 +493,72 @@ static int pm__gap_meta(pm__net *N, const pm__gap_t *g, pm_meta *out) {
     rc |= pm_meta_set(a, o, "to", pm_meta_nums(a, to, 3));
     rc |= pm_meta_set(a, o, "curb_edges", pm_meta_int(a, g->bare));
     char msg[200];
-    snprintf(msg, sizeof msg, "the road's %s edge crosses itself in a turn too tight for its width: "
-             "its sidewalk stops (with end caps) on both sides of that stretch",
-             g->side ? "right" : "left");
+    if (g->corner)
+        snprintf(msg, sizeof msg, "the road's %s sidewalk starts beyond a junction corner that "
+                 "had no room for its own (corner_sidewalk_dropped): from there it would lie on "
+                 "the neighbouring road's", g->side ? "right" : "left");
+    else
+        snprintf(msg, sizeof msg, "the road's %s edge crosses itself in a turn too tight for its "
+                 "width: its sidewalk stops (with end caps) on both sides of that stretch",
+                 g->side ? "right" : "left");
     rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
     return rc | pm_meta_push(out, o);
+}
+
+/* Close junctions: each pair merged into one (junctions_merged), and each
+ * pair joined by a road shortened to fit (junctions_close). */
+static int pm__close_meta(pm__net *N, pm_meta *out) {
+    pm_arena *a = N->a;
+    const pm_network_params *p = N->p;
+    int rc = 0;
+    char msg[240];
+    for (size_t n = 0; n < p->nnodes; n++) {
+        const pm__node *V = &N->nodes[n];
+        if (V->merged_node < 0 || !V->scene) continue;
+        const pm_network_edge *E = &p->edges[V->merged_edge];
+        pm_meta *o = pm_meta_obj(a), *nodes = pm_meta_arr(a), *edges = pm_meta_arr(a);
+        rc |= pm_meta_set(a, o, "code", pm_meta_str(a, "junctions_merged"));
+        rc |= pm_meta_push(nodes, pm_meta_int(a, (int64_t)n));
+        rc |= pm_meta_push(nodes, pm_meta_int(a, V->merged_node));
+        rc |= pm_meta_push(edges, pm_meta_int(a, V->merged_edge));
+        rc |= pm_meta_set(a, o, "node", pm_meta_int(a, (int64_t)n));
+        rc |= pm_meta_set(a, o, "nodes", nodes);
+        rc |= pm_meta_set(a, o, "edges", edges);
+        rc |= pm_meta_set(a, o, "centre", pm_meta_nums(a, V->c, 3));
+        snprintf(msg, sizeof msg, "nodes %zu and %lld are %.3f m apart, too close for two junctions "
+                 "and a road between them: merged into one junction centred between them, with "
+                 "every arm of both; edge %u lies inside it", n, (long long)V->merged_node,
+                 hypot(p->nodes[3 * E->from] - p->nodes[3 * E->to],
+                       p->nodes[3 * E->from + 2] - p->nodes[3 * E->to + 2]), V->merged_edge);
+        rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
+        rc |= pm_meta_push(out, o);
+        N->nwarnings++;
+    }
+    for (uint32_t e = 0; e < p->nedges; e++) {
+        const pm_network_edge *E = &p->edges[e];
+        const pm__node *A = &N->nodes[E->from], *B = &N->nodes[E->to];
+        if (!N->edge_road[e] || !A->scene || !B->scene || !A->cap || !B->cap) continue;
+        uint32_t ka = 0, kb = 0;
+        while (ka < A->deg && !(N->inc[A->first + ka].edge == e && N->inc[A->first + ka].end == 0)) ka++;
+        while (kb < B->deg && !(N->inc[B->first + kb].edge == e && N->inc[B->first + kb].end == 1)) kb++;
+        if (ka == A->deg || kb == B->deg || (A->cap[ka] == HUGE_VAL && B->cap[kb] == HUGE_VAL)) continue;
+        const pm__road *R = &N->roads.data[N->edge_road[e] - 1];
+        pm_meta *o = pm_meta_obj(a), *nodes = pm_meta_arr(a), *edges = pm_meta_arr(a);
+        rc |= pm_meta_set(a, o, "code", pm_meta_str(a, "junctions_close"));
+        rc |= pm_meta_push(nodes, pm_meta_int(a, E->from));
+        rc |= pm_meta_push(nodes, pm_meta_int(a, E->to));
+        rc |= pm_meta_push(edges, pm_meta_int(a, e));
+        rc |= pm_meta_set(a, o, "nodes", nodes);
+        rc |= pm_meta_set(a, o, "edges", edges);
+        rc |= pm_meta_set(a, o, "road_length", pm_meta_num(a, R->length));
+        snprintf(msg, sizeof msg, "the junctions at nodes %u and %u are too close for their full "
+                 "corners: their corners were made smaller so that a road of %.3f m joins them "
+                 "along edge %u", E->from, E->to, R->length, e);
+        rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
+        rc |= pm_meta_push(out, o);
+        N->nwarnings++;
+    }
+    return rc;
 }
 
 /* Junction warnings, each naming its node and the edges of its arms. */
@@ -534,6 +586,7 @@ static int pm__warnings_meta(pm__net *N, pm_meta *out) {
         }
     }
     for (size_t g = 0; g < N->gaps.len; g++) rc |= pm__gap_meta(N, &N->gaps.data[g], out);
+    rc |= pm__close_meta(N, out);
     return rc;
 }
 

@@ -144,14 +144,39 @@ Test(req_network, duplicate_edge_names_both) {
                " {\"from\": \"e\", \"to\": \"c\", \"points\": [[20, 10]]}]}", false, ptrs, 2, "duplicate edge");
 }
 
-Test(req_network, edge_too_short_says_how_long) {
-    /* Two T junctions 8 m apart: each mouth takes 6.5 m. */
-    expect("{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [8, 0]},"
+Test(req_network, close_junctions_are_joined_or_merged_and_say_so) {
+    /* Two T junctions 8 m apart (each mouth wants 6.5 m): the road
+     * between them is shortened, their corners shrink; said in warnings. */
+    run r;
+    build(&r, "{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [8, 0]},"
+              " {\"id\": 2, \"position\": [-40, 0]}, {\"id\": 3, \"position\": [0, 40]},"
+              " {\"id\": 4, \"position\": [8, 40]}, {\"id\": 5, \"position\": [48, 0]}],"
+              " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 0, \"to\": 2}, {\"from\": 0, \"to\": 3},"
+              " {\"from\": 1, \"to\": 4}, {\"from\": 1, \"to\": 5}]}");
+    const pm_meta *w = pm_meta_get(r.scene->meta, "warnings");
+    bool close = false;
+    for (const pm_meta *it = w->u.kids.first; it; it = it->next)
+        close |= strcmp(pm_meta_get(it, "code")->u.s, "junctions_close") == 0;
+    cr_assert(close, "no junctions_close warning");
+    pm_test_api_done(&r);
+    /* 3 m apart, arms spread, sidewalks: one junction between them. */
+    build(&r, "{\"sidewalk\": {\"width\": 2}, \"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [3, 0]},"
+              " {\"id\": 2, \"position\": [-40, 0]}, {\"id\": 3, \"position\": [-30, 30]},"
+              " {\"id\": 4, \"position\": [33, 30]}, {\"id\": 5, \"position\": [43, 0]}],"
+              " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 0, \"to\": 2}, {\"from\": 0, \"to\": 3},"
+              " {\"from\": 1, \"to\": 4}, {\"from\": 1, \"to\": 5}]}");
+    w = pm_meta_get(r.scene->meta, "warnings");
+    bool merged = false;
+    for (const pm_meta *it = w->u.kids.first; it; it = it->next)
+        merged |= strcmp(pm_meta_get(it, "code")->u.s, "junctions_merged") == 0;
+    cr_assert(merged, "no junctions_merged warning");
+    pm_test_api_done(&r);
+    /* 3 m apart with both north roads side by side: no valid junction. */
+    expect("{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [3, 0]},"
            " {\"id\": 2, \"position\": [-40, 0]}, {\"id\": 3, \"position\": [0, 40]},"
-           " {\"id\": 4, \"position\": [8, 40]}, {\"id\": 5, \"position\": [48, 0]}],"
+           " {\"id\": 4, \"position\": [3, 40]}, {\"id\": 5, \"position\": [43, 0]}],"
            " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 0, \"to\": 2}, {\"from\": 0, \"to\": 3},"
-           " {\"from\": 1, \"to\": 4}, {\"from\": 1, \"to\": 5}]}", true, "/edges/0",
-           "it must be at least 13.010 m long");
+           " {\"from\": 1, \"to\": 4}, {\"from\": 1, \"to\": 5}]}", true, "/nodes/0", "degrees apart");
 }
 
 Test(req_network, arms_too_close_name_the_node_and_both_edges) {
@@ -275,9 +300,9 @@ Test(req_network, grid_town_metadata) {
 Test(req_network, golden_glb_hashes) {
     char *g = grid(3, 3);
     pm_test_golden goldens[] = {
-        {"tee", TEE, 0x7a80de658bca4af1ull},
-        {"y_curved", YNET, 0x809ae0851527d1caull},
-        {"grid3", g, 0xbd1b58327a6bd5c2ull},
+        {"tee", TEE, 0x5f610f5ebeae14daull},
+        {"y_curved", YNET, 0xb79001459024d8f3ull},
+        {"grid3", g, 0x58bef87e227eb381ull},
     };
     pm_test_api_check_goldens(&GEN, goldens, sizeof goldens / sizeof *goldens, "PM_NETWORK_GOLDEN");
     free(g);

@@ -469,7 +469,7 @@ static void ft_destroy(pm_svc_tier *t) {
 
 static fake_tier *fake_new(void) {
     fake_tier *f = calloc(1, sizeof *f);
-    f->t = (pm_svc_tier){ft_get, ft_put, ft_healthy, ft_metrics, ft_destroy};
+    f->t = (pm_svc_tier){ft_get, ft_put, ft_healthy, ft_metrics, ft_destroy, NULL};
     f->healthy = 1;
     return f;
 }

@@ -122,14 +122,16 @@ Test(http_network, invalid_networks_are_422_with_pointers) {
     svc_expect_problem(&r, "/edges/0");
     svc_expect_problem(&r, "/edges/1");
     pm_http_response_free(&r);
-    /* Generator: an edge too short for the two junctions' mouths. */
-    r = svc_post(&srv, "/v1/networks", "{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": 1, \"position\": [8, 0]},"
-             " {\"id\": 2, \"position\": [-40, 0]}, {\"id\": 3, \"position\": [0, 40]},"
+    /* Generator: two T junctions 8 m apart, joined by a shortened road,
+     * whose north roads with their sidewalks lie on each other. */
+    r = svc_post(&srv, "/v1/networks", "{\"sidewalk\": {\"width\": 2}, \"nodes\": [{\"id\": 0, \"position\": [0, 0]},"
+             " {\"id\": 1, \"position\": [8, 0]}, {\"id\": 2, \"position\": [-40, 0]}, {\"id\": 3, \"position\": [0, 40]},"
              " {\"id\": 4, \"position\": [8, 40]}, {\"id\": 5, \"position\": [48, 0]}],"
              " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 0, \"to\": 2}, {\"from\": 0, \"to\": 3},"
              " {\"from\": 1, \"to\": 4}, {\"from\": 1, \"to\": 5}]}", NULL);
-    svc_expect_problem(&r, "/edges/0");
-    cr_assert_not_null(strstr((const char *)r.body, "at least 13.010 m"), "%s", r.body);
+    svc_expect_problem(&r, "/edges/2");
+    svc_expect_problem(&r, "/edges/3");
+    cr_assert_not_null(strstr((const char *)r.body, "overlaps"), "%s", r.body);
     pm_http_response_free(&r);
 }
 

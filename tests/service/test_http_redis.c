@@ -139,6 +139,36 @@ Test(redis_http, a_hung_redis_costs_one_timeout_then_nothing) {
     cr_expect(wait_ready_state("\"ok\"", 10000), "no recovery after SIGCONT");
 }
 
+static void redis_config(const char *name, const char *value) {
+    redisContext *c = redisConnect("127.0.0.1", rd.port);
+    cr_assert(c && !c->err);
+    redisReply *r = redisCommand(c, "CONFIG SET %s %s", name, value);
+    cr_assert(r && r->type == REDIS_REPLY_STATUS, "CONFIG SET %s %s failed", name, value);
+    freeReplyObject(r);
+    redisFree(c);
+}
+
+Test(redis_http, a_redis_that_refuses_writes_is_reported_read_only) {
+    start_with("60", "200");
+    cr_assert(wait_ready_state("\"ok\"", 2000));
+    /* A real Redis over its memory limit with no eviction: reads work, every
+     * write is refused with an OOM error. No traffic is needed to notice. */
+    redis_config("maxmemory-policy", "noeviction");
+    redis_config("maxmemory", "1");
+    cr_expect(wait_ready_state("\"tier\":\"read-only\"", 4000),
+              "readiness must report a tier that refuses writes");
+    cr_expect_eq(pm_test_metric(&srv, "procmesh_redis_writable"), 0);
+    cr_expect_eq(pm_test_metric(&srv, "procmesh_redis_up"), 1);
+    char xc[16];
+    cr_expect_eq(get_status("/v1/dungeons?seed=31", xc, sizeof xc), 200, "requests still served");
+    char *log = pm_test_server_log(&srv);
+    cr_expect(strstr(log, "redis refuses writes") && strstr(log, "OOM"), "no warning naming the refusal");
+    free(log);
+    redis_config("maxmemory", "0");
+    cr_expect(wait_ready_state("\"tier\":\"ok\"", 4000), "writable again once Redis takes writes");
+    cr_expect_eq(pm_test_metric(&srv, "procmesh_redis_writable"), 1);
+}
+
 static int run_exit(const char *const *argv, const char *env, char *out, size_t cap) {
     char log[] = "/tmp/procmesh-cfg-XXXXXX";
     int fd = mkstemp(log);

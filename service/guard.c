@@ -1,0 +1,410 @@
+#define _GNU_SOURCE
+#include "guard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "http.h"
+#include "log.h"
+
+typedef enum pm_svc__cstate {
+    PM_SVC_C_HEAD,   /* waiting for a request head */
+    PM_SVC_C_BODY,   /* head in, body arriving */
+    PM_SVC_C_WAIT,   /* request in (or answer decided): the server answers */
+    PM_SVC_C_RAW,    /* answered on the socket while the body still arrives */
+    PM_SVC_C_CUT,    /* shut down by the guard; the library will close it */
+} pm_svc__cstate;
+
+typedef struct pm_svc__conn {
+    struct pm_svc__conn *prev, *next;   /* oldest first */
+    pm_svc_guard *g;
+    int fd;
+    pm_svc__cstate state;
+    uint64_t opened_ns, deadline_ns;    /* deadline 0: none */
+    unsigned served;                    /* requests answered on it */
+    int answered;                       /* status the guard wrote (408) */
+    char id[PM_SVC_REQID_MAX + 1];
+    char acao[256];
+} pm_svc__conn;
+
+enum { PM_SVC_CUT_HEAD, PM_SVC_CUT_BODY, PM_SVC_CUT_IDLE, PM_SVC_CUT_EVICT, PM_SVC_NCUTS };
+static const char *const pm_svc__cut_label[PM_SVC_NCUTS] = {"head", "body", "idle", "evicted"};
+
+struct pm_svc_guard {
+    pm_svc_guard_conf conf;
+    int cors_any;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t sweeper;
+    int stop;
+    pm_svc__conn *head, *tail;
+    size_t open, cut;                   /* cut: shut down, not yet closed */
+    uint64_t started_total, expect_started;
+    atomic_ullong cuts[PM_SVC_NCUTS];
+};
+
+/* Sweeps this often: a tenth of the shortest deadline, within 5..250 ms. */
+static unsigned pm_svc__period_ms(const pm_svc_guard_conf *c) {
+    unsigned m = 250;
+    if (c->header_ms && c->header_ms / 10 < m) m = c->header_ms / 10;
+    if (c->body_ms && c->body_ms / 10 < m) m = c->body_ms / 10;
+    return m < 5 ? 5 : m;
+}
+
+/* Writes a 408 problem+json on fd without blocking: it is small and the
+ * socket's send buffer is empty while a request is being read. */
+static void pm_svc__write_408(const pm_svc__conn *c, const char *phase) {
+    char id[37], date[64], body[512], head[1024];
+    const char *rid = c->id;
+    if (!rid[0]) {
+        pm_svc_request_id_new(id);
+        rid = id;
+    }
+    unsigned ms = strcmp(phase, "head") == 0 ? c->g->conf.header_ms : c->g->conf.body_ms;
+    int bl = snprintf(body, sizeof body,
+                      "{\"type\":\"urn:procmesh:problem:request-timeout\","
+                      "\"title\":\"Request Timeout\",\"status\":408,"
+                      "\"detail\":\"the request %s was not complete within %u ms (--%s-timeout-ms)\","
+                      "\"instance\":\"%s\"}",
+                      phase, ms, strcmp(phase, "head") == 0 ? "header" : "body", rid);
+    const char *acao = c->acao[0] ? c->acao : c->g->cors_any ? "*" : "";
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    int hl = snprintf(head, sizeof head,
+                      "HTTP/1.1 408 Request Timeout\r\nDate: %s\r\nConnection: close\r\n"
+                      "X-Request-Id: %s\r\nContent-Type: application/problem+json\r\n"
+                      "Cache-Control: no-store\r\nContent-Length: %d\r\n%s%s%s\r\n",
+                      date, rid, bl, acao[0] ? "Access-Control-Allow-Origin: " : "", acao,
+                      acao[0] ? "\r\nAccess-Control-Expose-Headers: X-Request-Id\r\n" : "");
+    if (hl <= 0 || bl <= 0 || (size_t)hl >= sizeof head || (size_t)bl >= sizeof body) return;
+    struct iovec v[2] = {{head, (size_t)hl}, {body, (size_t)bl}};
+    struct msghdr m = {.msg_iov = v, .msg_iovlen = 2};
+    ssize_t w = sendmsg(c->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+    (void)w;   /* a full buffer or a gone client: the close says enough */
+    pm_svc_log(PM_SVC_LOG_INFO, rid, "request timeout", "\"phase\":\"%s\",\"status\":408", phase);
+}
+
+/* Shuts c's socket down (g->mu held); the library sees the end of the
+ * stream and closes the connection on its own thread. */
+static void pm_svc__cut(pm_svc_guard *g, pm_svc__conn *c, int why) {
+    shutdown(c->fd, SHUT_RDWR);
+    c->state = PM_SVC_C_CUT;
+    g->cut++;
+    atomic_fetch_add_explicit(&g->cuts[why], 1, memory_order_relaxed);
+}
+
+static void pm_svc__sweep(pm_svc_guard *g, uint64_t now) {
+    for (pm_svc__conn *c = g->head; c; c = c->next) {
+        if (!c->deadline_ns || now < c->deadline_ns) continue;
+        switch (c->state) {
+        case PM_SVC_C_HEAD:
+            if (c->served) {
+                pm_svc__cut(g, c, PM_SVC_CUT_IDLE);   /* a kept-alive connection: close quietly */
+            } else {
+                pm_svc__write_408(c, "head");
+                c->answered = 408;
+                pm_svc__cut(g, c, PM_SVC_CUT_HEAD);
+            }
+            break;
+        case PM_SVC_C_BODY:
+            pm_svc__write_408(c, "body");
+            c->answered = 408;
+            pm_svc__cut(g, c, PM_SVC_CUT_BODY);
+            break;
+        case PM_SVC_C_RAW: pm_svc__cut(g, c, PM_SVC_CUT_BODY); break;
+        default: break;
+        }
+    }
+}
+
+static void *pm_svc__sweeper(void *arg) {
+    pm_svc_guard *g = arg;
+    unsigned ms = pm_svc__period_ms(&g->conf);
+    pthread_mutex_lock(&g->mu);
+    while (!g->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += (long)ms * 1000000L;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&g->cv, &g->mu, &ts);
+        if (!g->stop) pm_svc__sweep(g, pm_svc_now_ns());
+    }
+    pthread_mutex_unlock(&g->mu);
+    return NULL;
+}
+
+pm_svc_guard *pm_svc_guard_create(const pm_svc_guard_conf *conf) {
+    pm_svc_guard *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->conf = *conf;
+    g->cors_any = conf->cors_origin && strcmp(conf->cors_origin, "*") == 0;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (pthread_create(&g->sweeper, NULL, pm_svc__sweeper, g) != 0) {
+        pthread_cond_destroy(&g->cv);
+        pthread_mutex_destroy(&g->mu);
+        free(g);
+        return NULL;
+    }
+    return g;
+}
+
+void pm_svc_guard_destroy(pm_svc_guard *g) {
+    if (!g) return;
+    pthread_mutex_lock(&g->mu);
+    g->stop = 1;
+    pthread_cond_signal(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+    pthread_join(g->sweeper, NULL);
+    while (g->head) {   /* the daemon has stopped: only leftovers of a failed start */
+        pm_svc__conn *c = g->head;
+        g->head = c->next;
+        free(c);
+    }
+    pthread_cond_destroy(&g->cv);
+    pthread_mutex_destroy(&g->mu);
+    free(g);
+}
+
+static uint64_t pm_svc__ms_ns(unsigned ms) { return (uint64_t)ms * 1000000ull; }
+
+/* Keeps reserve connections free: closes the oldest incomplete one
+ * (g->mu held) when the live ones reach the limit less the reserve. */
+static void pm_svc__make_room(pm_svc_guard *g, const pm_svc__conn *fresh) {
+    size_t live = g->open - g->cut;
+    size_t room = g->conf.max_connections > g->conf.reserve
+                      ? g->conf.max_connections - g->conf.reserve
+                      : 1;
+    for (pm_svc__conn *c = g->head; c && live > room; c = c->next) {
+        if (c == fresh || (c->state != PM_SVC_C_HEAD && c->state != PM_SVC_C_BODY)) continue;
+        pm_svc__cut(g, c, PM_SVC_CUT_EVICT);
+        live--;
+    }
+}
+
+void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                         enum MHD_ConnectionNotificationCode code) {
+    pm_svc_guard *g = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        pm_svc__conn *c = ci ? calloc(1, sizeof *c) : NULL;
+        *socket_context = c;
+        if (!c) return;   /* untracked: the library's idle timeout still applies */
+        c->g = g;
+        c->fd = ci->connect_fd;
+        c->state = PM_SVC_C_HEAD;
+        c->opened_ns = pm_svc_now_ns();
+        c->deadline_ns = g->conf.header_ms ? c->opened_ns + pm_svc__ms_ns(g->conf.header_ms) : 0;
+        pthread_mutex_lock(&g->mu);
+        c->prev = g->tail;
+        if (g->tail) g->tail->next = c;
+        else g->head = c;
+        g->tail = c;
+        g->open++;
+        g->started_total++;
+        pm_svc__make_room(g, c);
+        pthread_mutex_unlock(&g->mu);
+        return;
+    }
+    pm_svc__conn *c = *socket_context;
+    *socket_context = NULL;
+    if (!c) return;
+    pthread_mutex_lock(&g->mu);
+    if (c->prev) c->prev->next = c->next;
+    else g->head = c->next;
+    if (c->next) c->next->prev = c->prev;
+    else g->tail = c->prev;
+    g->open--;
+    if (c->state == PM_SVC_C_CUT) g->cut--;
+    pthread_mutex_unlock(&g->mu);
+    free(c);
+}
+
+static pm_svc__conn *pm_svc__of(struct MHD_Connection *conn) {
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+/* Moves c from one of the states in mask to state to; 0 when the guard
+ * has cut it. */
+static int pm_svc__move(pm_svc__conn *c, pm_svc__cstate to, uint64_t deadline_ns) {
+    pm_svc_guard *g = c->g;
+    pthread_mutex_lock(&g->mu);
+    int ok = c->state != PM_SVC_C_CUT;
+    if (ok) {
+        c->state = to;
+        c->deadline_ns = deadline_ns;
+    }
+    pthread_mutex_unlock(&g->mu);
+    return ok;
+}
+
+int pm_svc_guard_request_head(struct MHD_Connection *conn, const char *id, const char *acao) {
+    pm_svc__conn *c = pm_svc__of(conn);
+    if (!c) return 1;
+    /* Written by this (the connection's) thread only, read by the sweeper
+     * under the lock once the state says BODY. */
+    pthread_mutex_lock(&c->g->mu);
+    snprintf(c->id, sizeof c->id, "%s", id);
+    snprintf(c->acao, sizeof c->acao, "%s", acao);
+    pthread_mutex_unlock(&c->g->mu);
+    unsigned ms = c->g->conf.body_ms;
+    return pm_svc__move(c, PM_SVC_C_BODY, ms ? pm_svc_now_ns() + pm_svc__ms_ns(ms) : 0);
+}
+
+int pm_svc_guard_request_in(struct MHD_Connection *conn) {
+    pm_svc__conn *c = pm_svc__of(conn);
+    return c ? pm_svc__move(c, PM_SVC_C_WAIT, 0) : 1;
+}
+
+void pm_svc_guard_request_raw(struct MHD_Connection *conn) {
+    pm_svc__conn *c = pm_svc__of(conn);
+    if (!c) return;
+    pthread_mutex_lock(&c->g->mu);
+    if (c->state == PM_SVC_C_BODY) c->state = PM_SVC_C_RAW;   /* keeps the body deadline */
+    pthread_mutex_unlock(&c->g->mu);
+}
+
+int pm_svc_guard_request_end(struct MHD_Connection *conn) {
+    pm_svc__conn *c = pm_svc__of(conn);
+    if (!c) return 0;
+    pm_svc_guard *g = c->g;
+    /* A kept-alive connection may idle as long as the library allows, then
+     * has the head deadline for its next request. */
+    uint64_t wait = pm_svc__ms_ns(g->conf.header_ms) + (uint64_t)g->conf.idle_s * 1000000000ull;
+    pthread_mutex_lock(&g->mu);
+    int answered = c->answered;
+    if (c->state != PM_SVC_C_CUT) {
+        c->state = PM_SVC_C_HEAD;
+        c->served++;
+        c->id[0] = c->acao[0] = '\0';
+        c->deadline_ns = g->conf.header_ms ? pm_svc_now_ns() + wait : 0;
+    }
+    pthread_mutex_unlock(&g->mu);
+    return answered;
+}
+
+size_t pm_svc_guard_busy(pm_svc_guard *g) {
+    uint64_t now = pm_svc_now_ns();
+    /* A fresh connection gets this long to show its head during a drain. */
+    uint64_t grace = pm_svc__ms_ns(g->conf.header_ms && g->conf.header_ms < 1000 ? g->conf.header_ms
+                                                                                 : 1000);
+    size_t n = 0;
+    pthread_mutex_lock(&g->mu);
+    if (g->expect_started > g->started_total) n += (size_t)(g->expect_started - g->started_total);
+    for (pm_svc__conn *c = g->head; c; c = c->next) {
+        int unread = 0;
+        switch (c->state) {
+        case PM_SVC_C_BODY:
+        case PM_SVC_C_WAIT: n++; break;
+        case PM_SVC_C_HEAD:
+            if (!c->served && now < c->opened_ns + grace) {
+                n++;
+            } else if (ioctl(c->fd, FIONREAD, &unread) == 0 && unread > 0) {
+                n++;
+            }
+            break;
+        default: break;
+        }
+    }
+    pthread_mutex_unlock(&g->mu);
+    return n;
+}
+
+/* Answers a queued connection the daemon has no room for: 503, close. */
+static void pm_svc__refuse(int fd) {
+    char sink[4096];
+    while (recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0) {
+    }
+    static const char body[] =
+        "{\"type\":\"urn:procmesh:problem:shutting-down\",\"title\":\"Service Unavailable\","
+        "\"status\":503,\"detail\":\"the server is shutting down\"}";
+    char msg[512];
+    int n = snprintf(msg, sizeof msg,
+                     "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\n"
+                     "Content-Type: application/problem+json\r\nCache-Control: no-store\r\n"
+                     "Content-Length: %zu\r\n\r\n%s",
+                     sizeof body - 1, body);
+    if (n > 0) {
+        ssize_t w = send(fd, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+        (void)w;
+    }
+    shutdown(fd, SHUT_WR);
+    close(fd);
+}
+
+void pm_svc_guard_drain_backlog(pm_svc_guard *g, struct MHD_Daemon *daemon, int listen_fd) {
+    if (listen_fd < 0) return;
+    int fl = fcntl(listen_fd, F_GETFL);
+    if (fl >= 0) fcntl(listen_fd, F_SETFL, fl | O_NONBLOCK);
+    size_t added = 0;
+    /* The daemon may announce an added connection before or after
+     * MHD_add_connection returns: count from before the first one. */
+    pthread_mutex_lock(&g->mu);
+    uint64_t before = g->started_total;
+    pthread_mutex_unlock(&g->mu);
+    for (;;) {
+        struct sockaddr_storage a;
+        socklen_t al = sizeof a;
+        int fd = accept4(listen_fd, (struct sockaddr *)&a, &al, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED) continue;
+            break;   /* EAGAIN: the backlog is empty (or out of descriptors) */
+        }
+        pthread_mutex_lock(&g->mu);
+        int full = g->open + added >= g->conf.max_connections;
+        pthread_mutex_unlock(&g->mu);
+        if (full) {
+            pm_svc__refuse(fd);
+        } else if (MHD_add_connection(daemon, fd, (struct sockaddr *)&a, al) == MHD_YES) {
+            added++;
+        }
+    }
+    pthread_mutex_lock(&g->mu);
+    g->expect_started = before + added;
+    pthread_mutex_unlock(&g->mu);
+    close(listen_fd);
+}
+
+void pm_svc_guard_render(pm_svc_guard *g, pm_svc_buf *b) {
+    pthread_mutex_lock(&g->mu);
+    size_t open = g->open, cut = g->cut;
+    pthread_mutex_unlock(&g->mu);
+    pm_svc_buf_printf(b,
+                      "# HELP procmesh_connections_open Connections open (accepted, not closed).\n"
+                      "# TYPE procmesh_connections_open gauge\nprocmesh_connections_open %zu\n"
+                      "# HELP procmesh_connections_limit Connections the server takes at once.\n"
+                      "# TYPE procmesh_connections_limit gauge\nprocmesh_connections_limit %u\n"
+                      "# HELP procmesh_connections_closing Connections shut down by the guard, "
+                      "not yet closed.\n"
+                      "# TYPE procmesh_connections_closing gauge\nprocmesh_connections_closing %zu\n"
+                      "# HELP procmesh_connections_cut_total Connections closed by the guard: "
+                      "head or body deadline (408), idle keep-alive past its next head's "
+                      "deadline, evicted to keep room.\n"
+                      "# TYPE procmesh_connections_cut_total counter\n",
+                      open, g->conf.max_connections, cut);
+    for (int i = 0; i < PM_SVC_NCUTS; i++)
+        pm_svc_buf_printf(b, "procmesh_connections_cut_total{reason=\"%s\"} %llu\n",
+                          pm_svc__cut_label[i],
+                          (unsigned long long)atomic_load_explicit(&g->cuts[i],
+                                                                   memory_order_relaxed));
+}

@@ -1,0 +1,79 @@
+#ifndef PM_SVC_GUARD_H
+#define PM_SVC_GUARD_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include <microhttpd.h>
+
+#include "buf.h"
+
+/* Connection defence: every connection libmicrohttpd accepts is tracked
+ * (MHD_OPTION_NOTIFY_CONNECTION) from accept to close, so that
+ *  - a request head has a TOTAL deadline (header_ms from accept, or from
+ *    the previous answer plus the idle time on a kept-alive connection),
+ *    and a body one (body_ms from the end of the head), however slowly
+ *    the bytes trickle in; the library's own idle timer restarts on every
+ *    byte and cannot do this;
+ *  - capacity is kept for new connections (health probes among them):
+ *    when the open connections reach max_connections - reserve, each new
+ *    one closes the oldest connection whose request is incomplete (no
+ *    complete head, or a body still arriving); a connection waiting for
+ *    its answer is never taken;
+ *  - a shutdown accepts what waits in the listen backlog and waits until
+ *    no connection has a request in progress, so queued requests get
+ *    answers, not resets.
+ * A sweeper thread enforces the deadlines: it writes a 408 problem+json on
+ * the socket (the library cannot queue a response while it reads a head or
+ * a body) and shuts the socket down; the library then sees the end of the
+ * stream and closes the connection in its own thread. The sweeper holds
+ * the table's lock while it touches a socket, and a connection leaves the
+ * table (NOTIFY_CLOSED) before the library closes its descriptor, so a
+ * reused descriptor is never touched. */
+
+typedef struct pm_svc_guard pm_svc_guard;
+
+typedef struct pm_svc_guard_conf {
+    unsigned header_ms;        /* request head deadline (0: none) */
+    unsigned body_ms;          /* request body deadline (0: none) */
+    unsigned idle_s;           /* keep-alive idle time before a next head */
+    unsigned max_connections;  /* the library's own limit */
+    unsigned reserve;          /* kept free for new connections */
+    const char *cors_origin;   /* "*" adds Access-Control-Allow-Origin to 408s */
+} pm_svc_guard_conf;
+
+/* Starts the sweeper. NULL when out of memory or threads. */
+pm_svc_guard *pm_svc_guard_create(const pm_svc_guard_conf *conf);
+/* Stops the sweeper; call after MHD_stop_daemon. NULL is ignored. */
+void pm_svc_guard_destroy(pm_svc_guard *g);
+
+/* The MHD_OPTION_NOTIFY_CONNECTION callback (cls: the guard). */
+void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                         enum MHD_ConnectionNotificationCode code);
+
+/* A request's head is in (first handler call): the body deadline starts.
+ * id and acao (may be "") label a 408. Returns 0 when the sweeper has cut
+ * the connection already: the handler must return MHD_NO. */
+int pm_svc_guard_request_head(struct MHD_Connection *conn, const char *id, const char *acao);
+/* The body is complete or the answer is decided: no 408 from now on.
+ * Returns 0 when the sweeper cut the connection first. */
+int pm_svc_guard_request_in(struct MHD_Connection *conn);
+/* An answer was written on the socket while the body still arrives (a
+ * 413): at the body deadline the connection is closed without a 408. */
+void pm_svc_guard_request_raw(struct MHD_Connection *conn);
+/* The request is over (completed callback): the next head's deadline
+ * starts. Returns the status the sweeper answered (408), or 0. */
+int pm_svc_guard_request_end(struct MHD_Connection *conn);
+
+/* Connections with a request in progress: a head started on a fresh
+ * connection (not past its deadline), unread bytes waiting, a body
+ * arriving, or an answer being prepared. Shutdown waits for 0. */
+size_t pm_svc_guard_busy(pm_svc_guard *g);
+
+/* Shutdown: accepts every connection waiting in the backlog of the
+ * (quiesced) listening socket and hands it to daemon, then closes the
+ * socket, so new connections are refused and none queued is reset. */
+void pm_svc_guard_drain_backlog(pm_svc_guard *g, struct MHD_Daemon *daemon, int listen_fd);
+
+/* Appends procmesh_connections_* series. */
+void pm_svc_guard_render(pm_svc_guard *g, pm_svc_buf *b);
+#endif

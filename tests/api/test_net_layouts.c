@@ -1,0 +1,400 @@
+/* Acceptance of /v1/networks on random plausible layouts, the way map
+ * editors draw them (issue 11): jittered grid towns with 20-60 m blocks and
+ * some diagonals, and random planar street graphs with 20-60 m edges and
+ * angles of 30 degrees or more; widths 6-12 m; interior points along the
+ * edges, in line or bending a few degrees, some 2-12 m from a node;
+ * sidewalks on half of them. Each layout is a JSON body run through the
+ * real request path (the api reader, core, the mesh). Every built one is
+ * checked by an independent oracle: no two asphalt / sidewalk triangles
+ * overlap in plan (exact, every pair whose x ranges meet, no exemption),
+ * no non-manifold edge (by float position: at most two triangles on an
+ * edge, in opposite directions), no ground face looking down. The
+ * refusals are counted by reason and printed with the acceptance rate.
+ *
+ * PM_LAYOUTS=n runs n layouts instead of the default (bench/layouts.sh
+ * runs a few thousand); PM_LAYOUTS_SHOW=1 prints each refusal and
+ * PM_LAYOUTS_ONLY=i runs layout i alone, printing its body. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene/rng.h"
+#include "pm_api/generator.h"
+#include "pm_test_api.h"
+#include "pm_test_overlap.h"
+
+extern const pm_api_generator pm_api_gen_network;
+
+#define PI 3.14159265358979323846
+
+/* ---- a growing string ---- */
+
+typedef struct sbuf { char *s; size_t n, cap; } sbuf;
+
+static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(sbuf *b, const char *fmt, ...) {
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (b->s && (size_t)k < b->cap - b->n) { b->n += (size_t)k; return; }
+        b->cap = 2 * (b->cap + (size_t)k + 64);
+        b->s = realloc(b->s, b->cap);
+    }
+}
+
+/* ---- layouts ---- */
+
+#define MAXN 40
+#define MAXE 90
+
+typedef struct layout {
+    double x[MAXN], z[MAXN], y[MAXN];
+    int n;
+    int ea[MAXE], eb[MAXE];
+    int ne;
+} layout;
+
+static double angle_between(const layout *L, int c, int a, int b) {
+    double ux = L->x[a] - L->x[c], uz = L->z[a] - L->z[c], vx = L->x[b] - L->x[c], vz = L->z[b] - L->z[c];
+    return acos(fmax(-1.0, fmin(1.0, (ux * vx + uz * vz) / (hypot(ux, uz) * hypot(vx, vz)))));
+}
+
+/* Whether edge a-b leaves both ends at least min_angle from the edges
+ * already there. */
+static bool angles_ok(const layout *L, int a, int b, double min_angle) {
+    for (int e = 0; e < L->ne; e++) {
+        int ends[2] = {a, b}, other[2] = {b, a};
+        for (int k = 0; k < 2; k++) {
+            int c = ends[k], far = -1;
+            if (L->ea[e] == c) far = L->eb[e];
+            else if (L->eb[e] == c) far = L->ea[e];
+            if (far >= 0 && angle_between(L, c, other[k], far) < min_angle) return false;
+        }
+    }
+    return true;
+}
+
+static double seg_point_dist(double ax, double az, double bx, double bz, double px, double pz) {
+    double dx = bx - ax, dz = bz - az, t = ((px - ax) * dx + (pz - az) * dz) / (dx * dx + dz * dz);
+    t = fmax(0, fmin(1, t));
+    return hypot(ax + t * dx - px, az + t * dz - pz);
+}
+
+/* A jittered grid town: columns and rows 20-60 m apart, nodes moved up to
+ * 3 m, most grid edges, a diagonal in some cells (where it meets the
+ * streets at 30 degrees or more). */
+static void grid_town(layout *L, pm_rng *r) {
+    int gx = (int)pm_rng_int(r, 2, 5), gz = (int)pm_rng_int(r, 2, 5);
+    double cx[6], cz[6];
+    cx[0] = cz[0] = 0;
+    for (int i = 1; i < gx; i++) cx[i] = cx[i - 1] + pm_rng_range(r, 20, 60);
+    for (int j = 1; j < gz; j++) cz[j] = cz[j - 1] + pm_rng_range(r, 20, 60);
+    bool hilly = pm_rng_chance(r, 0.2);
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            L->x[L->n] = cx[i] + pm_rng_range(r, -3, 3);
+            L->z[L->n] = cz[j] + pm_rng_range(r, -3, 3);
+            L->y[L->n] = hilly ? pm_rng_range(r, -1.5, 1.5) : 0;
+            L->n++;
+        }
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            int id = i * gz + j;
+            if (i + 1 < gx && pm_rng_chance(r, 0.9)) { L->ea[L->ne] = id; L->eb[L->ne++] = id + gz; }
+            if (j + 1 < gz && pm_rng_chance(r, 0.9)) { L->ea[L->ne] = id; L->eb[L->ne++] = id + 1; }
+            if (i + 1 < gx && j + 1 < gz && pm_rng_chance(r, 0.2)) {
+                bool up = pm_rng_chance(r, 0.5);
+                int a = up ? id : id + 1, b = up ? id + gz + 1 : id + gz;
+                if (angles_ok(L, a, b, 30 * PI / 180)) { L->ea[L->ne] = a; L->eb[L->ne++] = b; }
+            }
+        }
+}
+
+/* A random planar street graph: nodes at least 20 m apart, edges 20-60 m
+ * added shortest first where they cross nothing, pass 10 m or more from
+ * every other node and leave both ends 30 degrees or more from the
+ * edges there; some left out. */
+static void planar_graph(layout *L, pm_rng *r) {
+    int want = (int)pm_rng_int(r, 4, 16);
+    double side = 35 * sqrt((double)want);
+    for (int tries = 0; L->n < want && tries < 2000; tries++) {
+        double x = pm_rng_range(r, 0, side), z = pm_rng_range(r, 0, side);
+        bool ok = true;
+        for (int i = 0; i < L->n && ok; i++) ok = hypot(L->x[i] - x, L->z[i] - z) >= 20;
+        if (!ok) continue;
+        L->x[L->n] = x;
+        L->z[L->n] = z;
+        L->y[L->n] = 0;
+        L->n++;
+    }
+    typedef struct cand { double len; int a, b; } cand;
+    cand c[MAXN * MAXN / 2];
+    int nc = 0;
+    for (int a = 0; a < L->n; a++)
+        for (int b = a + 1; b < L->n; b++) {
+            double len = hypot(L->x[a] - L->x[b], L->z[a] - L->z[b]);
+            if (len >= 20 && len <= 60) c[nc++] = (cand){len, a, b};
+        }
+    for (int i = 1; i < nc; i++)
+        for (int j = i; j > 0 && c[j - 1].len > c[j].len; j--) { cand t = c[j]; c[j] = c[j - 1]; c[j - 1] = t; }
+    for (int i = 0; i < nc && L->ne < MAXE; i++) {
+        int a = c[i].a, b = c[i].b;
+        if (!pm_rng_chance(r, 0.85)) continue;
+        bool ok = angles_ok(L, a, b, 30 * PI / 180);
+        for (int k = 0; k < L->n && ok; k++)
+            if (k != a && k != b) ok = seg_point_dist(L->x[a], L->z[a], L->x[b], L->z[b], L->x[k], L->z[k]) >= 10;
+        double pa[2] = {L->x[a], L->z[a]}, pb[2] = {L->x[b], L->z[b]};
+        for (int e = 0; e < L->ne && ok; e++) {
+            if (L->ea[e] == a || L->eb[e] == a || L->ea[e] == b || L->eb[e] == b) continue;
+            double qa[2] = {L->x[L->ea[e]], L->z[L->ea[e]]}, qb[2] = {L->x[L->eb[e]], L->z[L->eb[e]]};
+            ok = !pm_segments_intersect(pa, pb, qa, qb);
+        }
+        if (ok) { L->ea[L->ne] = a; L->eb[L->ne++] = b; }
+    }
+}
+
+/* The interior points of edge a-b: none on half the edges; else one to
+ * three, each in line or off it (no segment more than 4 degrees off the
+ * chord), about a third of them 2-12 m from a node. */
+static void edge_points(sbuf *B, const layout *L, int a, int b, pm_rng *r) {
+    if (pm_rng_chance(r, 0.5)) return;
+    double len = hypot(L->x[b] - L->x[a], L->z[b] - L->z[a]);
+    double ux = (L->x[b] - L->x[a]) / len, uz = (L->z[b] - L->z[a]) / len;
+    int k = (int)pm_rng_int(r, 1, 3);
+    double d[3];
+    for (int i = 0; i < k; i++) {
+        if (pm_rng_chance(r, 0.35)) {
+            double near = pm_rng_range(r, 2, fmin(12, len / 2 - 1));
+            d[i] = pm_rng_chance(r, 0.5) ? near : len - near;
+        } else {
+            d[i] = pm_rng_range(r, 0.2 * len, 0.8 * len);
+        }
+    }
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && d[j - 1] > d[j]; j--) { double t = d[j]; d[j] = d[j - 1]; d[j - 1] = t; }
+    put(B, ", \"points\": [");
+    /* Each segment leaves the chord by at most 4 degrees, so the polyline
+     * bends by at most 8 degrees at any point. */
+    double last = 0, h = 0, tn = tan(4 * PI / 180);
+    int written = 0;
+    for (int i = 0; i < k; i++) {
+        if (d[i] - last < 1.5 || len - d[i] < 1.5) continue;
+        double off = 0;
+        if (pm_rng_chance(r, 0.6)) {
+            off = h + pm_rng_range(r, -1, 1) * (d[i] - last) * tn;
+            double lim = fmin(d[i], len - d[i]) * tn;
+            off = fmax(-lim, fmin(lim, off));
+        }
+        last = d[i];
+        h = off;
+        put(B, "%s[%.3f, %.3f]", written++ ? ", " : "", L->x[a] + ux * d[i] - uz * off,
+            L->z[a] + uz * d[i] + ux * off);
+    }
+    put(B, "]");
+}
+
+/* A random layout as a /v1/networks body (malloc'd); *kind 0 town, 1 graph. */
+static char *random_layout(pm_rng *r, int *kind) {
+    layout L;
+    memset(&L, 0, sizeof L);
+    *kind = pm_rng_chance(r, 0.5);
+    if (*kind) planar_graph(&L, r);
+    else grid_town(&L, r);
+    sbuf B = {0};
+    double width = pm_rng_range(r, 6, 12);
+    put(&B, "{\"width\": %.2f", width);
+    if (pm_rng_chance(r, 0.5)) put(&B, ", \"sidewalk\": {\"width\": %.2f}", pm_rng_range(r, 1.5, 3));
+    if (pm_rng_chance(r, 0.3)) put(&B, ", \"corner_radius\": %.2f", pm_rng_range(r, 1, 6));
+    put(&B, ", \"nodes\": [");
+    for (int i = 0; i < L.n; i++)
+        put(&B, "%s{\"id\": %d, \"position\": [%.3f, %.3f, %.3f]}", i ? ", " : "", i, L.x[i], L.y[i], L.z[i]);
+    put(&B, "], \"edges\": [");
+    for (int e = 0; e < L.ne; e++) {
+        bool flip = pm_rng_chance(r, 0.5);
+        int a = flip ? L.eb[e] : L.ea[e], b = flip ? L.ea[e] : L.eb[e];
+        put(&B, "%s{\"from\": %d, \"to\": %d", e ? ", " : "", a, b);
+        if (pm_rng_chance(r, 0.25)) put(&B, ", \"width\": %.2f", pm_rng_range(r, 6, 12));
+        edge_points(&B, &L, a, b, r);
+        put(&B, "}");
+    }
+    put(&B, "]}");
+    return B.s;
+}
+
+/* ---- the oracle ---- */
+
+typedef struct faults { size_t overlaps, nonmanifold, down, tris; double at[2]; } faults;
+
+typedef struct fedge { float a[3], b[3]; int dir; } fedge;
+
+static int fcmp3(const float *a, const float *b) {
+    for (int k = 0; k < 3; k++)
+        if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+static int fedge_cmp(const void *x, const void *y) {
+    const fedge *s = x, *t = y;
+    int c = fcmp3(s->a, t->a);
+    return c ? c : fcmp3(s->b, t->b);
+}
+
+/* Non-manifold edges of the primitives' triangles taken together, by
+ * float position: more than two triangles on one edge, or two running it
+ * the same way. */
+static size_t nonmanifold(const pm_prim *const *P, int np) {
+    size_t n = 0, bad = 0;
+    for (int i = 0; i < np; i++) n += P[i]->icount;
+    fedge *E = malloc((n + 1) * sizeof *E);
+    size_t m = 0;
+    for (int i = 0; i < np; i++)
+        for (uint32_t t = 0; t < P[i]->icount; t += 3)
+            for (int k = 0; k < 3; k++) {
+                const float *u = P[i]->positions + 3 * P[i]->indices[t + k],
+                            *v = P[i]->positions + 3 * P[i]->indices[t + (k + 1) % 3];
+                bool fwd = fcmp3(u, v) < 0;
+                fedge *f = &E[m++];
+                memcpy(f->a, fwd ? u : v, sizeof f->a);
+                memcpy(f->b, fwd ? v : u, sizeof f->b);
+                f->dir = fwd;
+            }
+    qsort(E, m, sizeof *E, fedge_cmp);
+    for (size_t i = 0; i < m;) {
+        size_t j = i;
+        while (j < m && fedge_cmp(&E[i], &E[j]) == 0) j++;
+        if (j - i > 2 || (j - i == 2 && E[i].dir == E[i + 1].dir)) bad++;
+        i = j;
+    }
+    free(E);
+    return bad;
+}
+
+static int ptri_lo_cmp(const void *x, const void *y) {
+    const ptri *s = x, *t = y;
+    return s->lo[0] < t->lo[0] ? -1 : (s->lo[0] > t->lo[0]);
+}
+
+static const pm_prim *prim(const pm_scene *s, const char *name) {
+    for (uint32_t i = 0; i < s->nprims; i++)
+        if (strcmp(s->prims[i].name, name) == 0) return &s->prims[i];
+    return NULL;
+}
+
+static void check_mesh(const pm_scene *s, faults *f) {
+    memset(f, 0, sizeof *f);
+    const pm_prim *ground[2] = {prim(s, "asphalt"), prim(s, "sidewalk")};
+    const pm_prim *slab[2] = {prim(s, "curb"), prim(s, "sidewalk")};
+    cr_assert_not_null(ground[0]);
+    f->nonmanifold = nonmanifold(ground, 1) + (slab[0] ? nonmanifold(slab, 2) : 0);
+    size_t cap = 0, n = 0;
+    for (int g = 0; g < 2; g++) cap += ground[g] ? ground[g]->icount / 3 : 0;
+    ptri *T = malloc((cap + 1) * sizeof *T);
+    for (int g = 0; g < 2; g++) {
+        const pm_prim *P = ground[g];
+        for (uint32_t t = 0; P && t < P->icount; t += 3) {
+            double q[3][2];
+            for (int k = 0; k < 3; k++) {
+                const float *v = P->positions + 3 * P->indices[t + k];
+                q[k][0] = v[0];
+                q[k][1] = v[2];
+            }
+            /* Up (+Y) is counter-clockwise seen from above in (x, z) with
+             * x right and z down the page: pm_orient_xz > 0. */
+            if (pm_orient_xz(q[0], q[1], q[2]) <= 0) f->down++;
+            if (ptri_make(q[0], q[1], q[2], &T[n])) n++;
+        }
+    }
+    f->tris = n;
+    qsort(T, n, sizeof *T, ptri_lo_cmp);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n && T[j].lo[0] < T[i].hi[0]; j++)
+            if (ptri_overlap(&T[i], &T[j]) && f->overlaps++ == 0) {
+                f->at[0] = (T[i].v[0][0] + T[i].v[1][0] + T[i].v[2][0]) / 3;
+                f->at[1] = (T[i].v[0][1] + T[i].v[1][1] + T[i].v[2][1]) / 3;
+            }
+    free(T);
+}
+
+/* ---- refusals ---- */
+
+static const char *const reasons[] = {
+    "edge too short for its junction mouths", "junction has no valid mesh",
+    "road folds back over a mouth", "road folds over itself", "sidewalk cannot be built",
+    "surfaces overlap (two pieces)", "road overlaps itself", "edges cross / arms too close",
+    "other"};
+enum { NREASONS = sizeof reasons / sizeof *reasons };
+
+static int reason_of(const char *m) {
+    if (strstr(m, "overlaps itself")) return 6;
+    if (strstr(m, " overlaps ")) return 5;
+    if (strstr(m, "m long in plan")) return 0;
+    if (strstr(m, "the junction at node")) return 1;
+    if (strstr(m, "next to the junction mouth")) return 2;
+    if (strstr(m, "folds so tightly")) return 3;
+    if (strstr(m, "the sidewalk on the")) return 4;
+    if (strstr(m, "crosses") || strstr(m, "degrees apart") || strstr(m, "degrees from")) return 7;
+    return 8;
+}
+
+static int env_int(const char *name, int def) {
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : def;
+}
+
+Test(net_layouts, random_plausible_layouts_are_built_without_overlaps, .timeout = 600) {
+    int count = env_int("PM_LAYOUTS", 300), show = env_int("PM_LAYOUTS_SHOW", 0);
+    int only = env_int("PM_LAYOUTS_ONLY", -1);
+    pm_rng r;
+    pm_rng_seed(&r, (uint64_t)env_int("PM_LAYOUTS_SEED", 11));
+    int built[2] = {0, 0}, total[2] = {0, 0}, hist[NREASONS] = {0};
+    size_t tris = 0, bad = 0;
+    for (int it = 0; it < count; it++) {
+        int kind;
+        char *body = random_layout(&r, &kind);
+        if (only >= 0 && it != only) { free(body); continue; }
+        if (only >= 0) fprintf(stderr, "%s\n", body);
+        total[kind]++;
+        pm_test_api_run run;
+        pm_test_api_build(&run, &pm_api_gen_network, body, NULL);
+        if (run.generated) {
+            built[kind]++;
+            faults f;
+            check_mesh(run.scene, &f);
+            tris += f.tris;
+            if (f.overlaps || f.nonmanifold || f.down) {
+                bad++;
+                fprintf(stderr, "layout %d: %zu overlapping pairs (first near [%.3f, %.3f]), %zu "
+                        "non-manifold edges, %zu faces down\n%s\n", it, f.overlaps, f.at[0], f.at[1],
+                        f.nonmanifold, f.down, show ? body : "");
+            }
+        } else {
+            cr_assert_eq(run.prob.status, 422, "layout %d: %d %s", it, run.prob.status, run.prob.detail);
+            bool seen[NREASONS] = {false};
+            size_t i;
+            json_t *e;
+            json_array_foreach(run.prob.errors, i, e) {
+                const char *m = json_string_value(json_object_get(e, "message"));
+                seen[reason_of(m ? m : "")] = true;
+            }
+            for (int k = 0; k < NREASONS; k++) hist[k] += seen[k];
+            if (show) fprintf(stderr, "layout %d refused: %s\n%s\n", it, run.prob.detail, body);
+        }
+        pm_test_api_done(&run);
+        free(body);
+    }
+    int ok = built[0] + built[1];
+    fprintf(stderr, "layouts: %d of %d built (%.1f %%): towns %d of %d, planar graphs %d of %d; "
+            "%zu ground triangles checked, %zu built layouts with faults\n", ok, count,
+            100.0 * ok / count, built[0], total[0], built[1], total[1], tris, bad);
+    for (int k = 0; k < NREASONS; k++)
+        if (hist[k]) fprintf(stderr, "  refused: %-40s %d layouts\n", reasons[k], hist[k]);
+    /* Every built layout is clean. Issue 11 aims at 97 % built; 264 of
+     * the 300 default layouts build today: the floor guards that. */
+    cr_assert_eq(bad, 0, "%zu built layouts overlap, are non-manifold or face down", bad);
+    cr_assert_geq(ok * 100, count * 85, "only %d of %d layouts built", ok, count);
+}

@@ -1,0 +1,60 @@
+#ifndef PM_TEST_OVERLAP_H
+#define PM_TEST_OVERLAP_H
+/* The plan-overlap oracle shared by tests/core/test_network.c and the
+ * random-layout acceptance test (tests/support/layouts.c): triangles in
+ * plan (x, z) and an exact test of whether two interiors meet, written
+ * independently of the generator's own check (network_overlap.c uses a
+ * grid and separating edges; this uses vertices, centroids and proper edge
+ * crossings, all with exact predicates). */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "geom/predicates.h"
+
+typedef struct ptri { double v[3][2], lo[2], hi[2]; int64_t road; } ptri;
+
+/* A triangle in plan, counter-clockwise (pm_orient2d); false when it has
+ * no plan area (a vertical face). */
+static inline bool ptri_make(const double *a, const double *b, const double *c, ptri *t) {
+    double o = pm_orient2d(a, b, c);
+    if (o == 0) return false;
+    const double *q[3] = {a, o > 0 ? b : c, o > 0 ? c : b};
+    t->road = -1;
+    for (int k = 0; k < 3; k++) { t->v[k][0] = q[k][0]; t->v[k][1] = q[k][1]; }
+    for (int c2 = 0; c2 < 2; c2++) {
+        t->lo[c2] = fmin(t->v[0][c2], fmin(t->v[1][c2], t->v[2][c2]));
+        t->hi[c2] = fmax(t->v[0][c2], fmax(t->v[1][c2], t->v[2][c2]));
+    }
+    return true;
+}
+
+/* Whether p lies strictly inside t. */
+static inline bool ptri_inside(const ptri *t, const double *p) {
+    return pm_orient2d(t->v[0], t->v[1], p) > 0 && pm_orient2d(t->v[1], t->v[2], p) > 0 &&
+           pm_orient2d(t->v[2], t->v[0], p) > 0;
+}
+
+/* Interiors meet: some point of one strictly inside the other, or two
+ * edges crossing at interior points, or the two the same triangle. */
+static inline bool ptri_overlap(const ptri *a, const ptri *b) {
+    if (a->lo[0] >= b->hi[0] || b->lo[0] >= a->hi[0] || a->lo[1] >= b->hi[1] || b->lo[1] >= a->hi[1])
+        return false;
+    const ptri *t[2] = {a, b};
+    for (int w = 0; w < 2; w++) {
+        for (int k = 0; k < 3; k++)
+            if (ptri_inside(t[1 - w], t[w]->v[k])) return true;
+        double g[2] = {(t[w]->v[0][0] + t[w]->v[1][0] + t[w]->v[2][0]) / 3,
+                       (t[w]->v[0][1] + t[w]->v[1][1] + t[w]->v[2][1]) / 3};
+        if (ptri_inside(t[1 - w], g)) return true;
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (pm_segments_cross(a->v[i], a->v[(i + 1) % 3], b->v[j], b->v[(j + 1) % 3])) return true;
+    /* The same three corners (any order): one lies on the other. */
+    int same = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) same += a->v[i][0] == b->v[j][0] && a->v[i][1] == b->v[j][1];
+    return same == 3;
+}
+#endif
