@@ -3,7 +3,11 @@
 #  1. cached-hit throughput against nginx serving the same bytes as a
 #     static file: same wrk, same connections, same run (goal >= 0.8);
 #  2. /healthz p99 latency while every worker is busy generating (< 5 ms);
-#  3. peak RSS (VmHWM) over a 60 s run of cache misses (< budget + 64 MiB).
+#  3. peak RSS (VmHWM) over a 60 s run of cache misses (< budget + 64 MiB);
+#  1b. compressed cached hits (gzip, br) against nginx serving the same
+#     compressed bytes from files with gzip_static / brotli_static and
+#     open_file_cache, rounds interleaved, medians (goal >= 0.8);
+#  1c. size and CPU time of each compression level on the 10 x 10 town GLB.
 # Everything listens on 127.0.0.1 and is stopped on exit.
 set -uo pipefail
 BUILD=${1:-build}
@@ -54,12 +58,19 @@ stop_procmesh() {
   wait "$PM_PID" 2>/dev/null
 }
 
-# Starts nginx serving $TMP/www on a free loopback port; sets NGX_PORT.
+# nginx's brotli_static (Debian libnginx-mod-http-brotli-static), when installed.
+BROTLI_MOD=/usr/lib/nginx/modules/ngx_http_brotli_static_module.so
+HAVE_BR=0
+[ -f "$BROTLI_MOD" ] && HAVE_BR=1
+
+# Starts nginx serving $TMP/www on a free loopback port; sets NGX_PORT. A
+# request with Accept-Encoding gets FILE.gz / FILE.br when they exist.
 start_nginx() {
   mkdir -p "$TMP/www" "$TMP/logs"
   for try in $(seq 20); do
     NGX_PORT=$((20000 + RANDOM % 40000))
     cat > "$TMP/nginx.conf" <<NGX
+$([ $HAVE_BR = 1 ] && echo "load_module $BROTLI_MOD;")
 worker_processes $THREADS;
 daemon on;
 pid $TMP/nginx.pid;
@@ -71,6 +82,12 @@ http {
   tcp_nopush on;
   keepalive_requests 1000000;
   keepalive_timeout 60;
+  open_file_cache max=1000 inactive=60s;
+  open_file_cache_valid 60s;
+  gzip off;
+  gzip_static on;
+  gzip_vary on;
+  $([ $HAVE_BR = 1 ] && echo "brotli_static on;")
   server {
     listen 127.0.0.1:$NGX_PORT;
     root $TMP/www;
@@ -98,7 +115,8 @@ echo "procmesh service benchmarks (loopback, $(nproc) cores, wrk -t$THREADS -c$C
 
 # ---- 1. cached hits vs nginx -----------------------------------------------
 mkdir -p "$TMP/www"
-start_procmesh --workers 2 --log-level info
+# (a long deadline: the town of 1c takes a while on a loaded host)
+start_procmesh --workers 2 --log-level info --deadline-ms 60000
 curl -s -o "$TMP/www/hit.glb" "http://127.0.0.1:$PM_PORT$ROUTE$HIT_QUERY"
 chmod 644 "$TMP/www/hit.glb"
 SIZE=$(stat -c %s "$TMP/www/hit.glb")
@@ -129,6 +147,66 @@ echo "  POST /v1/junctions cached ($post_size-byte GLB): $post req/s"
 hits=$(curl -s "http://127.0.0.1:$PM_PORT/metrics" | awk '/^procmesh_cache_hits_total/ { print $2 }')
 ratio=$(awk -v a="$best_pm" -v b="$best_ngx" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
 echo "RESULT cached-hit throughput: procmesh $best_pm req/s vs nginx $best_ngx req/s (best of 3): ratio $ratio (goal >= 0.80); $hits cache hits served"
+
+# ---- 1b. compressed cached hits vs nginx gzip_static / brotli_static --------
+# The same compressed bytes on both sides: procmesh's forms (made once when
+# the result entered its cache) saved as FILE.gz / FILE.br for nginx.
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ROUNDS=${PM_BENCH_ROUNDS:-5}
+ZDUR=${PM_BENCH_ZSECONDS:-5}
+declare -A ZQUERY=([hit]="$ROUTE$HIT_QUERY" [grid]='/v1/grids?seed=1&size=20&format=glb')
+for name in hit grid; do
+  f=$TMP/www/$name.glb
+  curl -s -o "$f" "http://127.0.0.1:$PM_PORT${ZQUERY[$name]}"
+  curl -s -H 'Accept-Encoding: gzip' -o "$f.gz" "http://127.0.0.1:$PM_PORT${ZQUERY[$name]}"
+  curl -s -H 'Accept-Encoding: br' -o "$f.br" "http://127.0.0.1:$PM_PORT${ZQUERY[$name]}"
+  chmod 644 "$f" "$f.gz" "$f.br"
+  echo "  $name (GET ${ZQUERY[$name]}): identity $(stat -c %s "$f"), gzip $(stat -c %s "$f.gz"), br $(stat -c %s "$f.br") bytes"
+done
+z0=$(curl -s "http://127.0.0.1:$PM_PORT/metrics" | awk '/^procmesh_compressions_total\{.*result/ { s += $2 } END { print s }')
+for name in hit grid; do
+  for ae in gzip br; do
+    ext=$([ $ae = gzip ] && echo gz || echo br)
+    if [ $ae = br ] && [ $HAVE_BR = 0 ]; then
+      echo "  $name br: skipped, no brotli_static module (make deps-bench)"; continue
+    fi
+    curl -s -D "$TMP/h" -H "Accept-Encoding: $ae" "http://127.0.0.1:$NGX_PORT/$name.glb" \
+      | cmp -s - "$TMP/www/$name.glb.$ext" && grep -qi "^Content-Encoding: $ae" "$TMP/h" \
+      || { echo "nginx does not serve the $ae bytes of $name"; exit 1; }
+    : > "$TMP/zpm.txt"; : > "$TMP/zngx.txt"
+    for round in $(seq "$ROUNDS"); do
+      wrk -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$NGX_PORT/$name.glb" | rps >> "$TMP/zngx.txt"
+      wrk -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$PM_PORT${ZQUERY[$name]}" | rps >> "$TMP/zpm.txt"
+    done
+    pm=$(median < "$TMP/zpm.txt"); ngx=$(median < "$TMP/zngx.txt")
+    ratio=$(awk -v a="$pm" -v b="$ngx" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
+    echo "  $name $ae rounds: procmesh $(paste -sd' ' "$TMP/zpm.txt"); nginx $(paste -sd' ' "$TMP/zngx.txt") req/s"
+    echo "RESULT $name $ae cached hits: procmesh median $pm req/s vs nginx $([ $ae = gzip ] && echo gzip_static || echo brotli_static) median $ngx req/s ($ROUNDS x ${ZDUR}s interleaved): ratio $ratio (goal >= 0.80); load average $(cut -d' ' -f1 /proc/loadavg)"
+  done
+done
+z1=$(curl -s "http://127.0.0.1:$PM_PORT/metrics" | awk '/^procmesh_compressions_total\{.*result/ { s += $2 } END { print s }')
+echo "  compressions during the compressed-hit runs: $((z1 - z0)) (hits never compress)"
+
+# ---- 1c. compression levels on the 10 x 10 town GLB ---------------------------
+python3 - > "$TMP/town.json" <<'PY'
+import json
+n = 10
+nodes = [{"id": i * n + j, "position": [40 * i, round(0.2 * ((i * 7 + j * 3) % 5), 1), 40 * j]}
+         for i in range(n) for j in range(n)]
+edges = []
+for i in range(n):
+    for j in range(n):
+        if i + 1 < n: edges.append({"from": i * n + j, "to": (i + 1) * n + j})
+        if j + 1 < n: edges.append({"from": i * n + j, "to": i * n + j + 1, "width": 6 if j % 2 else 8,
+                                    "points": [[40.0 * i + 3, 40.0 * j + 20]]})
+print(json.dumps({"sidewalk": {"width": 2}, "corner_radius": 4, "nodes": nodes, "edges": edges}))
+PY
+code=$(curl -s -D "$TMP/town.h" -o "$TMP/town.glb" -w '%{http_code}' -H 'Content-Type: application/json' \
+  --data-binary @"$TMP/town.json" "http://127.0.0.1:$PM_PORT/v1/networks?format=glb")
+[ "$code" = 200 ] || { echo "  the town request failed ($code): $(head -c 300 "$TMP/town.glb")"; }
+echo "  10 x 10 town GLB, $(stat -c %s "$TMP/town.glb") bytes, miss: $(grep -i '^Server-Timing' "$TMP/town.h" | tr -d '\r')"
+if [ -x "$BUILD/bench_compress" ]; then "$BUILD/bench_compress" "$TMP/town.glb" | sed 's/^/  /'
+else echo "  (no $BUILD/bench_compress: make bench builds it)"; fi
 stop_procmesh
 
 # ---- 2. /healthz p99 while every worker is busy -----------------------------

@@ -12,10 +12,23 @@
  * allocator overhead, so the budget bounds real memory, not just bodies. */
 #define PM_SVC__ENTRY_OVERHEAD 192
 
-/* A body in the second tier is prefixed with this magic and its length, so
- * a truncated or foreign value is a miss, never a wrong response. */
-static const unsigned char pm_svc__tier_magic[8] = {'p', 'm', 'b', 'l', 'o', 'b', '0', '1'};
-#define PM_SVC__TIER_HDR 16
+/* A body in the second tier is prefixed with this magic and the lengths of
+ * its forms (identity, gzip, br: the compressed forms travel with it, so no
+ * replica compresses again), so a truncated or foreign value is a miss,
+ * never a wrong response. */
+static const unsigned char pm_svc__tier_magic[8] = {'p', 'm', 'b', 'l', 'o', 'b', '0', '2'};
+#define PM_SVC__TIER_FORMS 3
+#define PM_SVC__TIER_HDR (8 + 8 * PM_SVC__TIER_FORMS)
+
+static void pm_svc__put_u64(unsigned char *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t pm_svc__get_u64(const unsigned char *p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
 
 typedef struct pm_svc_entry pm_svc_entry;
 struct pm_svc_entry {
@@ -83,6 +96,9 @@ pm_svc_blob *pm_svc_blob_wrap(void *base, unsigned char *data, size_t len) {
     b->len = len;
     b->data = data;
     b->base = base;
+    b->coded[0] = b->coded[1] = NULL;
+    b->coded_len[0] = b->coded_len[1] = 0;
+    b->zbase = NULL;
     return b;
 }
 
@@ -98,6 +114,7 @@ void pm_svc_blob_ref(pm_svc_blob *b) { atomic_fetch_add_explicit(&b->refs, 1, me
 void pm_svc_blob_unref(pm_svc_blob *b) {
     if (!b || atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1) return;
     free(b->base);
+    free(b->zbase);
     free(b);
 }
 
@@ -227,7 +244,9 @@ static int pm_svc__make_ready(pm_svc_cache *c, pm_svc_shard *s, pm_svc_entry *e,
                               pm_svc_blob *blob) {
     /* What the allocator really holds for the body, not just its length. */
     size_t held = blob->base ? malloc_usable_size(blob->base) : 0;
-    size_t charge = (held > blob->len ? held : blob->len) + PM_SVC__ENTRY_OVERHEAD;
+    size_t forms = blob->len + blob->coded_len[0] + blob->coded_len[1];
+    if (blob->zbase) held += malloc_usable_size(blob->zbase);
+    size_t charge = (held > forms ? held : forms) + PM_SVC__ENTRY_OVERHEAD;
     if (charge > c->max_bytes) {
         atomic_fetch_add_explicit(&c->too_large, 1, memory_order_relaxed);
         return -1;
@@ -324,13 +343,20 @@ void pm_svc_flight_finish(pm_svc_cache *c, pm_svc_flight *f, const pm_svc_outcom
     pm_svc__settle(c, f, o, 1);
     if (o->status == 200 && o->blob && !o->tier_hit && c->tier) {
         /* After the waiters were answered: the tier's latency is no one's. */
-        size_t n = o->blob->len + PM_SVC__TIER_HDR;
+        const pm_svc_blob *b = o->blob;
+        const unsigned char *form[PM_SVC__TIER_FORMS] = {b->data, b->coded[0], b->coded[1]};
+        size_t flen[PM_SVC__TIER_FORMS] = {b->len, b->coded[0] ? b->coded_len[0] : 0,
+                                           b->coded[1] ? b->coded_len[1] : 0};
+        size_t n = PM_SVC__TIER_HDR + flen[0] + flen[1] + flen[2];
         unsigned char *v = malloc(n);
         if (v) {
             memcpy(v, pm_svc__tier_magic, 8);
-            uint64_t len = o->blob->len;
-            for (int i = 0; i < 8; i++) v[8 + i] = (unsigned char)(len >> (8 * i));
-            memcpy(v + PM_SVC__TIER_HDR, o->blob->data, o->blob->len);
+            size_t at = PM_SVC__TIER_HDR;
+            for (int i = 0; i < PM_SVC__TIER_FORMS; i++) {
+                pm_svc__put_u64(v + 8 + 8 * i, flen[i]);
+                if (flen[i]) memcpy(v + at, form[i], flen[i]);
+                at += flen[i];
+            }
             uint8_t k[16];
             for (int i = 0; i < 8; i++) {
                 k[i] = (uint8_t)(f->key.hi >> (56 - 8 * i));
@@ -452,17 +478,28 @@ int pm_svc_cache_tier_get(pm_svc_cache *c, pm_api_key key, pm_svc_blob **blob) {
         atomic_fetch_add_explicit(&c->tier_misses, 1, memory_order_relaxed);
         return 0;
     }
-    uint64_t body = 0;
-    for (int i = 0; i < 8 && len >= PM_SVC__TIER_HDR; i++) body |= (uint64_t)data[8 + i] << (8 * i);
-    if (!data || len < PM_SVC__TIER_HDR || memcmp(data, pm_svc__tier_magic, 8) != 0 ||
-        body != len - PM_SVC__TIER_HDR) {
+    uint64_t flen[PM_SVC__TIER_FORMS] = {0}, sum = 0;
+    int ok = data && len >= PM_SVC__TIER_HDR && memcmp(data, pm_svc__tier_magic, 8) == 0;
+    for (int i = 0; ok && i < PM_SVC__TIER_FORMS; i++) {
+        flen[i] = pm_svc__get_u64(data + 8 + 8 * i);
+        ok = flen[i] <= len && sum + flen[i] <= len;
+        sum += flen[i];
+    }
+    if (!ok || sum != len - PM_SVC__TIER_HDR) {
         free(data);
         atomic_fetch_add_explicit(&c->tier_bad, 1, memory_order_relaxed);
         pm_svc_log(PM_SVC_LOG_WARN, NULL, "tier entry malformed, ignored", NULL);
         return 0;
     }
-    *blob = pm_svc_blob_wrap(data, data + PM_SVC__TIER_HDR, len - PM_SVC__TIER_HDR);
+    unsigned char *at = data + PM_SVC__TIER_HDR;
+    *blob = pm_svc_blob_wrap(data, at, flen[0]);
     if (!*blob) return 0;
+    at += flen[0];
+    for (int i = 0; i < 2; i++) {
+        (*blob)->coded[i] = flen[1 + i] ? at : NULL;
+        (*blob)->coded_len[i] = flen[1 + i];
+        at += flen[1 + i];
+    }
     atomic_fetch_add_explicit(&c->tier_hits, 1, memory_order_relaxed);
     return 1;
 }

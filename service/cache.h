@@ -18,12 +18,17 @@
  * (tier.h, e.g. Redis) sits behind the memory: the job asks it on a memory
  * miss, and a generated result is stored in both. */
 
-/* An immutable, reference-counted response body. */
+/* An immutable, reference-counted response body: its identity bytes and
+ * the compressed forms worth keeping (compress.h), all built before the
+ * blob is shared. */
 typedef struct pm_svc_blob {
     atomic_int refs;
     size_t len;
     unsigned char *data;
     void *base;               /* what free() takes; data points into it */
+    const unsigned char *coded[2];   /* gzip, br (compress.h); NULL: not kept */
+    size_t coded_len[2];
+    void *zbase;              /* freed with the blob when not NULL */
 } pm_svc_blob;
 
 /* Wraps malloc'd memory (data..data+len inside base) with one reference.
@@ -38,7 +43,7 @@ typedef struct pm_svc_outcome {
     int status;                  /* 200, or the error status */
     pm_svc_blob *blob;           /* 200: the body; borrowed (take a ref to keep it) */
     const pm_api_problem *prob;  /* errors: borrowed, valid during the call */
-    double gen_ms, enc_ms;       /* time spent generating and encoding */
+    double gen_ms, enc_ms, zip_ms; /* time spent generating, encoding, compressing */
     int tier_hit;                /* the body came from the second tier */
 } pm_svc_outcome;
 

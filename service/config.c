@@ -80,6 +80,16 @@ static const pm_svc_opt pm_svc__opts[] = {
      "of reach of clients holding the main port's connections (0 = none)"},
     {"cors-origin", "PROCMESH_CORS_ORIGIN", PM_SVC_OPT_STR, PM_SVC__S(cors_origin), 0, 0, 0,
      "*", "allowed CORS origin: *, a comma-separated list of origins, or empty for none"},
+    {"cache-control", "PROCMESH_CACHE_CONTROL", PM_SVC_OPT_STR, PM_SVC__S(cache_control), 0, 0,
+     0, "public, max-age=3600",
+     "Cache-Control of generated results (its bytes change when a generator version does)"},
+    {"cache-control-versioned", "PROCMESH_CACHE_CONTROL_VERSIONED", PM_SVC_OPT_STR,
+     PM_SVC__S(cache_control_versioned), 0, 0, 0, "public, max-age=31536000, immutable",
+     "Cache-Control of results asked with ?v=<generator version> (bytes fixed for good)"},
+    {"gzip-level", "PROCMESH_GZIP_LEVEL", PM_SVC_OPT_U32, PM_SVC__F(gzip_level), 0, 1, 9, 0, "6",
+     "zlib level of a result's gzip form, made once when it enters the cache"},
+    {"br-quality", "PROCMESH_BR_QUALITY", PM_SVC_OPT_U32, PM_SVC__F(br_quality), 0, 0, 11, 0,
+     "9", "brotli quality of a result's br form (10 and 11 take seconds on a large mesh)"},
     {"log-level", "PROCMESH_LOG_LEVEL", PM_SVC_OPT_LEVEL, PM_SVC__F(log_level), 0, 0, 0, 0,
      "info", "debug, info (access lines), warn, error or off"},
     {"redis", "PROCMESH_REDIS_URL", PM_SVC_OPT_STR, PM_SVC__S(redis_url), 0, 0, 0, "",
@@ -171,6 +181,11 @@ static int pm_svc__set(pm_svc_config *c, const pm_svc_opt *o, const char *val, c
             pm_svc__err(err, errcap, "%s: value is longer than %zu bytes", src, o->cap - 1);
             return -1;
         }
+        for (const char *p = val; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) {   /* some end up in headers */
+                pm_svc__err(err, errcap, "%s: value has a control character", src);
+                return -1;
+            }
         memcpy(field, val, strlen(val) + 1);
         return 0;
     case PM_SVC_OPT_LEVEL: {

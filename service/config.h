@@ -27,6 +27,10 @@ typedef struct pm_svc_config {
     uint32_t body_timeout_ms;        /* total time for a request body (0 = none) */
     uint32_t admin_port;             /* health and metrics only; 0 = none */
     char cors_origin[512];     /* "*", a comma-separated list, or "" (no CORS) */
+    char cache_control[256];   /* Cache-Control of results at unversioned URLs */
+    char cache_control_versioned[256]; /* ... at URLs whose ?v= names the generator version */
+    uint32_t gzip_level;       /* zlib level of cached results' gzip form */
+    uint32_t br_quality;       /* brotli quality of their br form */
     int log_level;             /* pm_svc_log_level */
     char redis_url[512];       /* shared second tier; "" = memory only */
     uint32_t redis_ttl_s;      /* expiry of Redis entries; 0 = none */

@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "cache.h"
+#include "compress.h"
 #include "guard.h"
 #include "http.h"
 #include "log.h"
@@ -49,7 +50,6 @@ extern const size_t pm_api_openapi_yaml_len;
  * Far above what any route accepts (PM_SVC_MAX_QUERY_PAIRS). (strict.c) */
 #define PM_SVC_MAX_URI_ARGS 128
 #define PM_SVC_RETRY_AFTER "1"
-#define PM_SVC_CACHE_CONTROL "public, max-age=31536000, immutable"
 #define PM_SVC_EXPOSE "ETag, X-Cache, X-Request-Id, Server-Timing"
 #define PM_SVC_ALLOW_HEADERS "Content-Type, Accept, If-None-Match, X-Request-Id"
 #define PM_SVC_PREFLIGHT_MAX_AGE "86400"
@@ -63,6 +63,8 @@ struct pm_svc_server {
     pm_svc_cache *cache;
     pm_svc_memo *memo;
     pm_svc_pool *pool;
+    pm_svc_blob **constants;       /* per route: a compiled-in file in every coding */
+    pm_svc_zlevels zlevels;        /* for results (--gzip-level, --br-quality) */
     pm_svc_guard *guard;           /* connection deadlines and room (guard.h) */
     struct MHD_Daemon *admin;      /* --admin-port: health and metrics only */
     pm_svc_guard *admin_guard;
@@ -107,6 +109,11 @@ typedef struct pm_svc_req {
     pm_api_output out;   /* fmt and the ?compress=, ?quantize=, ?metadata= options */
     char body_type[256];   /* a multipart/form-data Content-Type (boundary), else "" */
     char *inm;
+    pm_svc_accept_enc ae;
+    int coding;           /* the content coding sent (compress.h) */
+    int vary_ae;          /* the body could have been coded otherwise */
+    int versioned;        /* ?v= named the generator's version: immutable */
+    char etag[40];        /* key_hex plus the coding's suffix */
     char acao[256];
     /* the answer, written by whichever thread produces it; sync says whether
      * it is there and whether the connection waits suspended */
@@ -124,7 +131,7 @@ typedef struct pm_svc_req {
     int has_digest;       /* the request's memo digest (small bodies and GET) */
     pm_api_key digest;
     int timing;
-    double gen_ms, enc_ms;
+    double gen_ms, enc_ms, zip_ms;
     /* the access line */
     int sent_status;
     uint64_t sent_bytes;
@@ -188,12 +195,23 @@ static void pm_svc__set_text(pm_svc_req *r, int status, const char *ctype, char 
 /* A generated body for r: 304 when the client holds it already. Takes the
  * caller's reference on blob. */
 static void pm_svc__set_body(pm_svc_req *r, pm_svc_blob *blob) {
-    if (r->inm && pm_svc_etag_match(r->inm, r->key_hex)) {
-        r->status = 304;
+    unsigned forms = pm_svc_blob_codings(blob);
+    int coding = pm_svc_accept_enc_choose(&r->ae, forms);
+    r->vary_ae = 1;
+    if (coding < 0) {
         pm_svc_blob_unref(blob);
+        pm_svc__problem(r, 406, "not-acceptable", "Not Acceptable",
+                        "Accept-Encoding allows none of the forms of this result: identity%s%s",
+                        forms & (1u << PM_SVC_CODING_GZIP) ? ", gzip" : "",
+                        forms & (1u << PM_SVC_CODING_BR) ? ", br" : "");
         return;
     }
-    r->status = 200;
+    r->coding = coding;
+    snprintf(r->etag, sizeof r->etag, "%s%s", r->key_hex, pm_svc_coding_tag_suffix(coding));
+    /* A 304 keeps the blob for its length only: libmicrohttpd (0.9.75)
+     * writes a Content-Length on every 304, and RFC 9110 8.6 allows one
+     * only when it is the length the 200 would have had. No body is sent. */
+    r->status = r->inm && pm_svc_etag_match(r->inm, r->etag) ? 304 : 200;
     r->blob = blob;
     r->ctype = pm_api_format_mime(r->fmt);
 }
@@ -202,13 +220,31 @@ static void pm_svc__set_body(pm_svc_req *r, pm_svc_blob *blob) {
 
 static void pm_svc__blob_release(void *cls) { pm_svc_blob_unref(cls); }
 
+/* A text body made for this response (metrics, problems) in the coding the
+ * request prefers, compressed now at cheap levels: it is not kept. */
+static void pm_svc__code_text(pm_svc_req *r) {
+    const pm_svc_zlevels *lv = &pm_svc_zlevels_dynamic;
+    if (!r->text || r->text_len < lv->min_len) return;
+    r->vary_ae = 1;
+    int want = pm_svc_accept_enc_choose(&r->ae, ~0u);
+    if (want <= PM_SVC_CODING_IDENTITY) return;
+    pm_svc_blob *b = pm_svc_blob_wrap(r->text, (unsigned char *)r->text, r->text_len);
+    r->text = NULL;   /* the blob owns it (or freed it) */
+    if (!b) return;
+    pm_svc_blob_compress(b, lv, 1, 1u << want);
+    r->coding = pm_svc_accept_enc_choose(&r->ae, pm_svc_blob_codings(b));
+    if (r->coding < 0) r->coding = PM_SVC_CODING_IDENTITY;   /* an error goes out anyway */
+    r->blob = b;
+}
+
 static struct MHD_Response *pm_svc__response(pm_svc_req *r, size_t *len) {
     struct MHD_Response *resp = NULL;
     *len = 0;
+    pm_svc__code_text(r);
     if (r->blob) {
-        *len = r->blob->len;
+        const unsigned char *data = pm_svc_blob_form(r->blob, r->coding, len);
         resp = MHD_create_response_from_buffer_with_free_callback_cls(
-            r->blob->len, r->blob->data, pm_svc__blob_release, r->blob);
+            *len, (void *)data, pm_svc__blob_release, r->blob);
         if (resp) r->blob = NULL;   /* the response owns the reference now */
     } else if (r->text) {
         *len = r->text_len;
@@ -235,23 +271,33 @@ static void pm_svc__headers(pm_svc_req *r, struct MHD_Response *resp) {
         }
     }
     int generated = r->has_key && (r->status == 200 || r->status == 304);
+    const char *coding = pm_svc_coding_name(r->coding);
+    if (coding && r->status != 304)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, coding);
+    char vary[48] = "";
+    if (generated) strcat(vary, "Accept, ");
+    if (generated || r->vary_ae) strcat(vary, "Accept-Encoding, ");
+    if (srv->cors_list) strcat(vary, "Origin, ");
+    if (vary[0]) vary[strlen(vary) - 2] = '\0';
+    if (vary[0]) MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, vary);
     if (generated) {
-        char etag[40];
-        snprintf(etag, sizeof etag, "\"%s\"", r->key_hex);
+        char etag[48];
+        snprintf(etag, sizeof etag, "\"%s\"", r->etag);
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, PM_SVC_CACHE_CONTROL);
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY,
-                                srv->cors_list ? "Accept, Origin" : "Accept");
+        const char *cc = r->versioned ? srv->cfg.cache_control_versioned : srv->cfg.cache_control;
+        if (cc[0]) MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, cc);
         MHD_add_response_header(resp, "X-Cache", r->cache == PM_SVC_CACHE_HIT ? "HIT" : "MISS");
         if (r->timing) {
-            char st[96];
-            snprintf(st, sizeof st, "gen;dur=%.3f, enc;dur=%.3f", r->gen_ms, r->enc_ms);
+            char st[128];
+            snprintf(st, sizeof st, "gen;dur=%.3f, enc;dur=%.3f, zip;dur=%.3f", r->gen_ms,
+                     r->enc_ms, r->zip_ms);
             MHD_add_response_header(resp, "Server-Timing", st);
         }
-    } else if (srv->cors_list) {
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Origin");
     }
     if (r->status >= 400) MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    /* The playground changes with the binary: short-lived in caches. */
+    if (r->status == 200 && r->route && r->route->kind == PM_SVC_ROUTE_ASSET)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=300");
     if (r->allow) MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
     if (r->retry_after) MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, PM_SVC_RETRY_AFTER);
     if (atomic_load(&srv->draining))
@@ -302,6 +348,7 @@ static void pm_svc__on_outcome(void *arg, const pm_svc_outcome *o) {
         r->timing = !o->tier_hit;
         r->gen_ms = o->gen_ms;
         r->enc_ms = o->enc_ms;
+        r->zip_ms = o->zip_ms;
         pm_svc_blob_ref(o->blob);
         pm_svc__set_body(r, o->blob);
     } else if (o->prob) {
@@ -341,6 +388,9 @@ static void pm_svc__generate(pm_svc_job *job, pm_svc_outcome *o, pm_api_problem 
         *blob = pm_svc_blob_wrap(out.data, out.data, out.len);
     }
     uint64_t t2 = pm_svc_now_ns();
+    /* Once, before anyone sees the blob: every hit then picks a form. */
+    if (*blob) pm_svc_blob_compress(*blob, &srv->zlevels, 0, PM_SVC_CODINGS_ALL);
+    uint64_t t3 = pm_svc_now_ns();
     pm_svc_gen_result res = PM_SVC_GEN_OK;
     if (rc != 0 || !scene) {
         if (!pm_api_problem_failed(prob))
@@ -360,6 +410,7 @@ static void pm_svc__generate(pm_svc_job *job, pm_svc_outcome *o, pm_api_problem 
         o->blob = *blob;
         o->gen_ms = pm_svc__ms(t0, t1);
         o->enc_ms = pm_svc__ms(t1, t2);
+        o->zip_ms = pm_svc__ms(t2, t3);
     }
     pm_svc_metrics_generation(srv->metrics, job->route->gen_index, res, (double)(t2 - t0) / 1e9);
 }
@@ -569,6 +620,7 @@ static enum MHD_Result pm_svc__collect(void *cls, enum MHD_ValueKind kind, const
         p->overflow = 1;
         return MHD_NO;
     }
+    if (strcmp(key, "v") == 0) return MHD_YES;   /* the service's own (pm_svc__version) */
     p->q[p->n++] = (pm_api_query_pair){key, value ? value : ""};
     return MHD_YES;
 }
@@ -630,6 +682,7 @@ static enum MHD_Result pm_svc__metrics_route(pm_svc_req *r) {
     pm_svc_metrics_render(srv->metrics, &b);
     pm_svc_cache_render(srv->cache, &b);
     pm_svc_memo_render(srv->memo, &b);
+    pm_svc_compress_render(&b);
     pm_svc_guard_render(srv->guard, &b);
     pm_svc_buf_printf(&b,
                       "# HELP procmesh_queue_depth Jobs waiting for a worker.\n"
@@ -672,24 +725,18 @@ static enum MHD_Result pm_svc__readyz_route(pm_svc_req *r) {
     return pm_svc__static(r, 200, "application/json", body);
 }
 
-/* A file compiled into the binary: the contract, the playground. */
-static enum MHD_Result pm_svc__constant_route(pm_svc_req *r, const char *ctype,
-                                              const void *data, size_t len) {
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
-    if (!resp) return MHD_NO;
+/* A file compiled into the binary (the contract, the playground), in the
+ * coding the request prefers: its forms were made once at start. */
+static enum MHD_Result pm_svc__constant_route(pm_svc_req *r, const char *ctype) {
+    pm_svc_blob *b = r->srv->constants[pm_svc_router_index(&r->srv->router, r->route)];
+    r->coding = pm_svc_accept_enc_choose(&r->ae, pm_svc_blob_codings(b));
+    if (r->coding < 0) r->coding = PM_SVC_CODING_IDENTITY;   /* it goes out anyway */
+    r->vary_ae = 1;
+    pm_svc_blob_ref(b);
+    r->blob = b;
     r->status = 200;
     r->ctype = ctype;
-    pm_svc__headers(r, resp);
-    /* The playground changes with the binary: short-lived in caches. */
-    if (r->route->kind == PM_SVC_ROUTE_ASSET)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=300");
-    r->phase = PM_SVC_PH_SENT;
-    r->sent_status = 200;
-    r->sent_bytes = r->mbit == PM_SVC_M_HEAD ? 0 : len;
-    enum MHD_Result ret = MHD_queue_response(r->conn, 200, resp);
-    MHD_destroy_response(resp);
-    return ret;
+    return pm_svc__send(r);
 }
 
 /* The whole request is in: answer or start the work. */
@@ -701,11 +748,9 @@ static enum MHD_Result pm_svc__dispatch(pm_svc_req *r) {
     case PM_SVC_ROUTE_READYZ: return pm_svc__readyz_route(r);
     case PM_SVC_ROUTE_METRICS: return pm_svc__metrics_route(r);
     case PM_SVC_ROUTE_OPENAPI:
-        return pm_svc__constant_route(r, "application/yaml", pm_api_openapi_yaml,
-                                      pm_api_openapi_yaml_len);
+        return pm_svc__constant_route(r, "application/yaml");
     case PM_SVC_ROUTE_ASSET:
-        return pm_svc__constant_route(r, r->route->asset->ctype, r->route->asset->data,
-                                      pm_svc_asset_len(r->route->asset));
+        return pm_svc__constant_route(r, r->route->asset->ctype);
     case PM_SVC_ROUTE_GENERATOR: break;
     }
     return pm_svc__generator_route(r);
@@ -770,6 +815,33 @@ static int pm_svc__output_options(pm_svc_req *r) {
     if (failed) pm_svc__set_problem(r, &p);
     pm_api_problem_free(&p);
     return failed;
+}
+
+/* ?v=<generator version> pins a URL to one version of the bytes: such an
+ * answer may be cached for good (--cache-control-versioned). Another
+ * version is refused with 422 rather than answered with bytes it never
+ * made. Returns 1 when r has its answer. */
+static int pm_svc__version(pm_svc_req *r) {
+    const char *v = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "v");
+    if (!v) return 0;
+    const pm_api_generator *gen = r->route->gen;
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    if (pm_svc__count_param(r, "v") > 1)
+        pm_api_problem_field(&p, "/v", "is given more than once");
+    else if (strcmp(v, gen->version) != 0)
+        pm_api_problem_field(&p, "/v",
+                             "must be %s, the %s generator's version (this server no longer "
+                             "makes the bytes of other versions)",
+                             gen->version, gen->name);
+    if (!pm_api_problem_failed(&p)) {
+        r->versioned = 1;
+        pm_api_problem_free(&p);
+        return 0;
+    }
+    pm_svc__set_problem(r, &p);
+    pm_api_problem_free(&p);
+    return 1;
 }
 
 /* Framing the library lets through (strict.h): a control byte in the path,
@@ -849,7 +921,8 @@ static int pm_svc__early(pm_svc_req *r) {
                         "model/gltf-binary (or use ?format=json|gltf|glb)");
         return 1;
     }
-    return pm_svc__output_options(r);
+    if (pm_svc__output_options(r)) return 1;
+    return pm_svc__version(r);
 }
 
 /* Appends a body chunk; past the limit, prepares the 413 and drops the
@@ -971,6 +1044,7 @@ static pm_svc_req *pm_svc__req_new(pm_svc_server *srv, struct MHD_Connection *co
                        sizeof r->acao);
     const char *inm = pm_svc__header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
     if (inm) r->inm = strdup(inm);
+    pm_svc_accept_enc_parse(pm_svc__header(r, MHD_HTTP_HEADER_ACCEPT_ENCODING), &r->ae);
     atomic_init(&r->sync, PM_SVC_SYNC_NONE);
     r->waiter.fn = pm_svc__on_outcome;
     r->waiter.arg = r;
@@ -1124,10 +1198,38 @@ static void pm_svc__free(pm_svc_server *s) {
     pm_svc_cache_destroy(s->cache);
     pm_svc_memo_destroy(s->memo);
     pm_svc_metrics_destroy(s->metrics);
+    for (size_t i = 0; s->constants && i < s->router.nroutes; i++)
+        pm_svc_blob_unref(s->constants[i]);
+    free(s->constants);
     pm_svc_router_free(&s->router);
     pm_api_problem_free(&s->expired);
     pm_api_problem_free(&s->shutdown);
     free(s);
+}
+
+/* The forms of every compiled-in file (the contract, the playground's
+ * assets), compressed once at start. Returns 0 or -1 (out of memory). */
+static int pm_svc__constants_init(pm_svc_server *s) {
+    s->constants = calloc(s->router.nroutes ? s->router.nroutes : 1, sizeof *s->constants);
+    if (!s->constants) return -1;
+    for (size_t i = 0; i < s->router.nroutes; i++) {
+        const pm_svc_route *rt = &s->router.routes[i];
+        const void *data = NULL;
+        size_t len = 0;
+        if (rt->kind == PM_SVC_ROUTE_OPENAPI) {
+            data = pm_api_openapi_yaml;
+            len = pm_api_openapi_yaml_len;
+        } else if (rt->kind == PM_SVC_ROUTE_ASSET) {
+            data = rt->asset->data;
+            len = pm_svc_asset_len(rt->asset);
+        } else {
+            continue;
+        }
+        s->constants[i] = pm_svc_blob_wrap(NULL, (unsigned char *)data, len);
+        if (!s->constants[i]) return -1;
+        pm_svc_blob_compress(s->constants[i], &s->zlevels, 0, PM_SVC_CODINGS_ALL);
+    }
+    return 0;
 }
 
 /* One listener on port: the public one, or the admin one (one thread, a
@@ -1221,7 +1323,9 @@ pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) 
     if (!s->cache && tier) tier->destroy(tier);
     pm_svc_outcome expired = {.status = 503, .prob = &s->expired};
     s->memo = pm_svc_memo_create(0);
+    s->zlevels = (pm_svc_zlevels){(int)cfg->gzip_level, (int)cfg->br_quality, PM_SVC_ZMIN_LEN};
     if (!s->cache || !s->memo || pm_svc_router_init(&s->router, pm_api_generators, pm_svc_assets, pm_svc_nassets) < 0 ||
+        pm_svc__constants_init(s) < 0 ||
         !(s->metrics = pm_svc_metrics_create(s->router.labels, s->router.nroutes + 1,
                                              s->router.gen_names, s->router.ngens)) ||
         pm_svc_cache_watchdog_start(s->cache, &expired) < 0 ||

@@ -65,7 +65,7 @@ Test(builds, readme_examples_same_bytes_in_both_builds_and_golden, .timeout = 30
         const char *route = strrchr(pm_api_generators[g]->path, '/') + 1;
         int formats = 0;
         for (size_t i = 0; i < l.n; i++)
-            if (strcmp(l.e[i].route, route) == 0) formats |= 1 << l.e[i].format;
+            if (strcmp(l.e[i].route, route) == 0 && !l.e[i].refused) formats |= 1 << l.e[i].format;
         cr_assert_eq(formats, 7, "%s: readme.golden lacks a format of its examples", route);
     }
     /* c: this build again, with glibc's libm on its SSE2 code (no FMA or
@@ -79,6 +79,7 @@ Test(builds, readme_examples_same_bytes_in_both_builds_and_golden, .timeout = 30
     bool print = getenv("PM_GOLDEN") && strcmp(getenv("PM_GOLDEN"), "print") == 0;
     for (size_t i = 0; i < l.n; i++) {
         const pm_golden_entry *e = &l.e[i];
+        if (e->refused) continue;   /* the dumps checked the status */
         const char *fmt = pm_api_format_name(e->format);
         size_t na = 0;
         unsigned char *da = output(a, e, &na);

@@ -7,7 +7,8 @@
  *
  * LIST (tests/fuzz/readme.golden) has one example a line, "<route>/<seed
  * file> <format> <hash>"; each output is written to OUT_DIR/<seed
- * file>.<format>. Exit status 0 when every example generated. */
+ * file>.<format>; a "refused" example must be refused with its status.
+ * Exit status 0 when every example did as listed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,15 @@ int main(int argc, char **argv) {
         pm_api_buf out;
         int status, rc = in && gen ? pm_pipeline_run(gen, in, len, &lim, 1, &e->format, &out, &status) : -1;
         free(in);
+        if (e->refused) {   /* the example shows an error: it must stay one */
+            if (rc != 1 || status != e->refused) {
+                fprintf(stderr, "%s/%s: want refused with %d, got %s %d\n", e->route, e->file,
+                        e->refused, rc == 0 ? "an output," : "status", status);
+                bad = 1;
+            }
+            if (rc == 0) free(out.data);
+            continue;
+        }
         char path[4096];
         snprintf(path, sizeof path, "%s/%s.%s", argv[3], e->file, pm_api_format_name(e->format));
         if (rc != 0 || pm__write(path, &out) != 0) {

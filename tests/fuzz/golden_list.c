@@ -34,13 +34,20 @@ int pm_golden_list_read(const char *path, pm_golden_list *l) {
         pm_golden_entry e = {0};
         char *slash = strchr(name, '/'), *end = NULL;
         if (got == 3 && slash && (size_t)(slash - name) < sizeof e.route &&
-            strlen(slash + 1) < sizeof e.file && pm__format(fmt, &e.format) == 0) {
+            strlen(slash + 1) < sizeof e.file) {
             memcpy(e.route, name, (size_t)(slash - name));
             strcpy(e.file, slash + 1);
-            e.hash = strtoull(h, &end, 16);
+            if (strcmp(fmt, "refused") == 0) {
+                long st = strtol(h, &end, 10);
+                e.refused = st >= 400 && st < 600 ? (int)st : 0;
+                if (!e.refused) end = NULL;
+            } else if (pm__format(fmt, &e.format) == 0 && strncmp(h, "0x", 2) == 0) {
+                e.hash = strtoull(h, &end, 16);
+            }
         }
-        if (!end || *end || strncmp(h, "0x", 2) != 0) {
-            fprintf(stderr, "%s:%d: want \"<route>/<file> <json|gltf|glb> 0x<hash>\"\n", path, lineno);
+        if (!end || *end) {
+            fprintf(stderr, "%s:%d: want \"<route>/<file> <json|gltf|glb> 0x<hash>\" or "
+                    "\"<route>/<file> refused <status>\"\n", path, lineno);
             rc = -1;
             break;
         }

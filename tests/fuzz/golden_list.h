@@ -6,12 +6,15 @@
 #include "pm_api/encode.h"
 
 /* tests/fuzz/readme.golden: the golden hashes of the README examples, one
- * a line: "<route>/<seed file> <format> 0x<XXH3-64 of the output>", the
- * seed file in tests/fuzz/corpus/<route>/; '#' starts a comment. */
+ * a line: "<route>/<seed file> <format> 0x<XXH3-64 of the output>", or,
+ * for an example the service refuses, "<route>/<seed file> refused
+ * <status>"; the seed file in tests/fuzz/corpus/<route>/; '#' starts a
+ * comment. */
 typedef struct pm_golden_entry {
     char route[32], file[96];
     pm_api_format format;
     uint64_t hash;
+    int refused;            /* the refusal's HTTP status, 0 for an output */
 } pm_golden_entry;
 
 typedef struct pm_golden_list { pm_golden_entry *e; size_t n; } pm_golden_list;

@@ -52,6 +52,25 @@ done:
     return doc;
 }
 
+/* The value of one query parameter (a static copy, cut at 31 bytes), or NULL. */
+static const char *pm__query_value(const char *in, size_t len, const char *name) {
+    static _Thread_local char v[3][32];
+    static _Thread_local int slot;
+    size_t nl = strlen(name);
+    for (size_t i = 1; i + nl < len; i++) {
+        if ((in[i - 1] != '?' && in[i - 1] != '&') || strncmp(in + i, name, nl) != 0 || in[i + nl] != '=')
+            continue;
+        size_t a = i + nl + 1, b = a;
+        while (b < len && in[b] != '&') b++;
+        char *out = v[slot++ % 3];
+        size_t n = b - a < 31 ? b - a : 31;
+        memcpy(out, in + a, n);
+        out[n] = 0;
+        return out;
+    }
+    return NULL;
+}
+
 int pm_pipeline_run(const pm_api_generator *gen, const char *in, size_t len,
                     const pm_api_limits *lim, size_t nf, const pm_api_format *fmt,
                     pm_api_buf *out, int *status) {
@@ -75,10 +94,18 @@ int pm_pipeline_run(const pm_api_generator *gen, const char *in, size_t len,
     if (gen->generate(params, lim, arena, &cancel, &scene, &prob) != 0) goto refused;
     if (!scene) goto done;
     for (size_t i = 0; i < nf; i++) {
-        pm_api_key k = pm_api_cache_key(gen, canon, fmt[i]);
+        /* A query's ?compress=, ?quantize=, ?metadata= as the service reads them. */
+        pm_api_output o = pm_api_output_default(fmt[i]);
+        if (len > 0 && in[0] == '?' &&
+            pm_api_output_parse(pm__query_value(in, len, "compress"), pm__query_value(in, len, "quantize"),
+                                pm__query_value(in, len, "metadata"), &o, &prob) != 0) {
+            for (size_t j = 0; j < i; j++) free(out[j].data), out[j] = (pm_api_buf){0};
+            goto refused;
+        }
+        pm_api_key k = pm_api_cache_key_output(gen, canon, &o);
         char hex[33];
         pm_api_key_hex(k, hex);
-        if ((k.hi == 0 && k.lo == 0) || pm_api_encode(scene, gen, hex, fmt[i], &out[i]) != 0) {
+        if ((k.hi == 0 && k.lo == 0) || pm_api_encode_output(scene, gen, hex, &o, &out[i]) != 0) {
             for (size_t j = 0; j < i; j++) free(out[j].data), out[j] = (pm_api_buf){0};
             goto done;
         }

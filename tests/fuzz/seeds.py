@@ -9,7 +9,9 @@ fuzzers read an input that starts with "?" as a query string). The name is a has
 content: one seed for an example shown in two places, and moving an
 example leaves its seed in place.
 
-  seeds.py SRC_DIR          checks every example has its seed (a ctest)
+  seeds.py SRC_DIR          checks every example has its seed, and every
+                            README.md example its lines in readme.golden
+                            (a ctest)
   seeds.py SRC_DIR --write  writes the missing ones
 
 Seeds of examples since edited or removed stay: they are still good inputs.
@@ -83,12 +85,18 @@ def main():
     corpus = src / "tests" / "fuzz" / "corpus"
     missing = []
     count = 0
+    golden = src / "tests" / "fuzz" / "readme.golden"
+    listed = {line.split()[0] for line in golden.read_text().splitlines()
+              if line.strip() and not line.startswith("#")}
     for doc in docs:
         for route, ext, content in examples(doc):
             count += 1
             data = content.encode()
             name = f"{hashlib.sha1(data).hexdigest()[:12]}.{ext}"
             path = corpus / route / name
+            if doc.name == "README.md" and f"{route}/{name}" not in listed:
+                missing.append(f"{route}/{name}: a README example without its lines in "
+                               f"tests/fuzz/readme.golden ({content[:60]!r})")
             if path.exists() and path.read_bytes() == data:
                 continue
             if write:
@@ -101,8 +109,8 @@ def main():
         print("no examples found: the extractor is broken", file=sys.stderr)
         return 1
     if missing:
-        print("examples without a seed (run tests/fuzz/seeds.py . --write and add the files, "
-              "and goldens in tests/fuzz/readme.golden for README examples):", file=sys.stderr)
+        print("examples without a seed (run tests/fuzz/seeds.py . --write and add the files) "
+              "or README examples without golden lines (docs/determinism.md):", file=sys.stderr)
         for m in missing:
             print("  " + m, file=sys.stderr)
         return 1

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cache.h"
+#include "compress.h"
 
 static pm_api_key key_n(uint64_t n) {
     /* Spread like real keys (hashes): every shard gets some. */
@@ -474,6 +475,16 @@ static fake_tier *fake_new(void) {
     return f;
 }
 
+/* Makes the caller the owner of a new flight for key, a (fresh) its waiter. */
+static pm_svc_flight *own_flight(pm_svc_cache *c, pm_api_key key, rec *a) {
+    rec_init(a);
+    pm_svc_blob *blob = NULL;
+    pm_svc_flight *f = NULL;
+    cr_assert_eq(pm_svc_cache_lookup(c, key, pm_svc_now_ns() + 1000000000ull, &a->w, &blob, &f),
+                 PM_SVC_LOOKUP_OWNER);
+    return f;
+}
+
 Test(cache, generated_results_go_to_the_tier_and_come_back) {
     fake_tier *ft = fake_new();
     pm_svc_cache *c = pm_svc_cache_create(1 << 20, 16, &ft->t);
@@ -489,7 +500,7 @@ Test(cache, generated_results_go_to_the_tier_and_come_back) {
     pm_svc_flight_finish(c, f, &o);
     pm_svc_blob_unref(b);
     cr_assert_eq(ft->puts, 1);
-    cr_assert_eq(ft->len, 77 + 16);
+    cr_assert_eq(ft->len, 77 + 32);   /* magic and three form lengths */
     /* A second process (a fresh memory cache) finds it in the tier. */
     pm_svc_cache *c2 = pm_svc_cache_create(1 << 20, 16, NULL);
     pm_svc_cache_destroy(c2);
@@ -523,15 +534,50 @@ Test(cache, generated_results_go_to_the_tier_and_come_back) {
     cr_assert_eq(ft_destroyed, before + 1);
 }
 
+/* A result's compressed forms travel through the tier with it (no replica
+ * compresses again), and each one is charged to the memory budget. */
+Test(cache, compressed_forms_go_through_the_tier_and_count_in_the_budget) {
+    fake_tier *ft = fake_new();
+    pm_svc_cache *c = pm_svc_cache_create(1 << 20, 16, &ft->t);
+    rec a;
+    pm_svc_flight *f = own_flight(c, key_n(7), &a);
+    pm_svc_blob *b = blob_of(3000, 9);
+    pm_svc_zlevels lv = {.gzip = 6, .br = 5, .min_len = 512};
+    cr_assert_eq(pm_svc_blob_compress(b, &lv, 0, PM_SVC_CODINGS_ALL), 0);
+    cr_assert_eq(pm_svc_blob_codings(b), 7u);
+    size_t gl = b->coded_len[0], bl = b->coded_len[1];
+    pm_svc_outcome o = {.status = 200, .blob = b};
+    pm_svc_flight_finish(c, f, &o);
+    cr_assert_eq(ft->len, 32 + 3000 + gl + bl);
+    pm_svc_cache_stats s;
+    pm_svc_cache_stats_get(c, &s);
+    cr_assert_geq(s.bytes, 3000 + gl + bl + 192, "the compressed forms count in the budget");
+    pm_svc_blob *t = NULL;
+    cr_assert_eq(pm_svc_cache_tier_get(c, key_n(7), &t), 1);
+    cr_assert_eq(t->len, 3000);
+    cr_assert_eq(memcmp(t->data, b->data, 3000), 0);
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(t->coded_len[i], b->coded_len[i]);
+        cr_assert_eq(memcmp(t->coded[i], b->coded[i], b->coded_len[i]), 0);
+    }
+    pm_svc_blob_unref(t);
+    /* Lengths that do not add up to the value: malformed, a miss. */
+    ft->val[8 + 8] ^= 1;   /* the gzip length */
+    cr_assert_eq(pm_svc_cache_tier_get(c, key_n(7), &t), 0);
+    ft->val[8 + 8] ^= 1;
+    memset(ft->val + 8 + 16, 0xff, 8);   /* a br length past the value */
+    cr_assert_eq(pm_svc_cache_tier_get(c, key_n(7), &t), 0);
+    pm_svc_cache_stats_get(c, &s);
+    cr_assert_eq(s.tier_bad, 2);
+    pm_svc_blob_unref(b);
+    pm_svc_cache_destroy(c);
+}
+
 Test(cache, a_tier_hit_is_not_written_back) {
     fake_tier *ft = fake_new();
     pm_svc_cache *c = pm_svc_cache_create(1 << 20, 16, &ft->t);
     rec a;
-    rec_init(&a);
-    pm_svc_blob *blob = NULL;
-    pm_svc_flight *f = NULL;
-    cr_assert_eq(pm_svc_cache_lookup(c, key_n(4), pm_svc_now_ns() + 1000000000ull, &a.w, &blob, &f),
-                 PM_SVC_LOOKUP_OWNER);
+    pm_svc_flight *f = own_flight(c, key_n(4), &a);
     pm_svc_blob *b = blob_of(12, 2);
     pm_svc_outcome o = {.status = 200, .blob = b, .tier_hit = 1};
     pm_svc_flight_finish(c, f, &o);
