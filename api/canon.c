@@ -6,12 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pm_api/bulk.h"
+
 /* The canonical form's bytes are what the cache key hashes, and keys
  * already issued must not change: the output is jansson's own (sorted
  * keys, compact, reals as "%.17g" plus jansson's touch-ups), byte for
  * byte. Only reals are written here, because glibc's printf of a double
  * costs ~0.4 us and a request can carry 10^6 of them (inline terrain
- * heights); every other scalar, and object keys, go through jansson. */
+ * heights); every other scalar, and object keys, go through jansson.
+ *
+ * The one exception is a bulk array (pm_api/bulk.h), which pm_api_vec
+ * makes of long numeric arrays: it is written as its 8-byte tag (its first
+ * byte, 0xFF, never occurs in JSON text, so the stream stays unambiguous),
+ * the count as 8 little-endian bytes, and the doubles' own bytes. */
 
 typedef unsigned __int128 pm_u128;
 
@@ -231,8 +238,19 @@ static int pm_api__object(const json_t *j, pm_api__out *o, int depth) {
     return r == 0 ? pm_api__emit("}", 1, o) : -1;
 }
 
+static int pm_api__bulk(const json_t *j, pm_api__out *o) {
+    size_t n = pm_api_bulk_len(j);
+    unsigned char len[8];
+    for (int i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)n >> (8 * i));
+    int r = pm_api__emit(pm_api_bulk_tag, PM_API_BULK_TAG_LEN, o);
+    if (r == 0) r = pm_api__emit((const char *)len, sizeof len, o);
+    if (r == 0) r = pm_api__emit((const char *)pm_api_bulk_data(j), n * sizeof(double), o);
+    return r;
+}
+
 static int pm_api__walk(const json_t *j, pm_api__out *o, int depth) {
     if (!j || depth > PM_API__MAX_DEPTH) return -1;
+    if (pm_api_bulk_is(j)) return pm_api__bulk(j, o);
     if (json_is_real(j)) {
         char buf[40];
         size_t n = pm_api__real17(json_real_value(j), buf);

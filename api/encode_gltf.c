@@ -195,7 +195,7 @@ static bool uvs_unit(const float *uv, uint32_t n) {
 static void plan_groups(gltf_plan *pl) {
     const pm_scene *s = pl->v->s;
     uint32_t g = UINT32_MAX;
-    double lo[3], hi[3];
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     for (uint32_t i = 0; i <= s->nprims; i++) {
         const gltf_prim_ref *r = i < s->nprims ? &pl->prims[i] : NULL;
         if (r && r->idx == UINT32_MAX) continue;
@@ -380,7 +380,8 @@ static void put_u16(unsigned char *o, uint16_t x) { memcpy(o, &x, 2); }
 /* One accessor's bytes (length, padding in elements zeroed). */
 static void fill_acc(const gltf_acc *a, unsigned char *o) {
     const float *f = a->src;
-    memset(o, 0, a->length);
+    if (a->conv != CONV_COPY && !(a->conv == CONV_INDEX && a->ctype == GL_UNSIGNED_INT))
+        memset(o, 0, a->length);   /* the copies below write every byte themselves */
     switch (a->conv) {
     case CONV_COPY: memcpy(o, a->src, a->length); return;
     case CONV_INDEX:
@@ -827,7 +828,9 @@ static int glb_assemble(const pm_api__w *json, const gltf_plan *pl, const pm_api
     size_t blen = pl->cbin ? pl->cbin_len : pl->bin_len;
     size_t total = 12 + 8 + jlen + (blen ? 8 + blen : 0);
     if (total > UINT32_MAX) return -1;
-    unsigned char *o = pm_api__mem_realloc(al, NULL, 0, total);
+    /* The caller's allocator counts the bytes (the service's budget); with
+     * none, a big output gets huge pages (pm_api__out_alloc). */
+    unsigned char *o = al ? pm_api__mem_realloc(al, NULL, 0, total) : pm_api__out_alloc(total);
     if (!o) return -1;
     put_u32(o, 0x46546C67);           /* "glTF" */
     put_u32(o + 4, 2);

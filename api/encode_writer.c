@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE   /* madvise, MADV_HUGEPAGE */
 #include "encode_writer.h"
 
 #include <inttypes.h>
@@ -5,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 void *pm_api__mem_realloc(const pm_api_alloc *al, void *p, size_t old_size, size_t new_size) {
     if (al) return al->realloc(al->ctx, p, old_size, new_size);
@@ -350,34 +352,27 @@ void pm_api__w_base64(pm_api__w *w, const unsigned char *b, size_t n) {
     w->len = (size_t)(o - w->data);
 }
 
+/* ---- the output buffer ---- */
+
+#define PM_API__HUGE ((size_t)2 << 20)
+
+void *pm_api__out_alloc(size_t n) {
+    if (n < 4 * PM_API__HUGE) return malloc(n ? n : 1);
+    void *p = aligned_alloc(PM_API__HUGE, n);
+#ifdef MADV_HUGEPAGE
+    /* Advice only: where THP is off the pages are simply 4 KiB. */
+    if (p) (void)madvise(p, n & ~(PM_API__HUGE - 1), MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
 /* ---- the scene view ---- */
-
-static bool pm_api__finite(const float *v, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(v[i])) return false;
-    return true;
-}
-
-static bool pm_api__prim_ok(const pm_prim *p) {
-    if (p->icount % 3 != 0) return false;
-    for (uint32_t i = 0; i < p->icount; i++)
-        if (p->indices[i] >= p->vcount) return false;
-    size_t n = p->vcount;
-    return pm_api__finite(p->positions, 3 * n) && pm_api__finite(p->normals, 3 * n) &&
-           (!p->uvs || pm_api__finite(p->uvs, 2 * n)) &&
-           (!p->colors || pm_api__finite(p->colors, 4 * n));
-}
-
-static bool pm_api__unit(const float *n) {
-    float l2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
-    return fabsf(l2 - 1.0f) <= 1e-4f;
-}
 
 /* Returns a malloc'd copy of normals with the bad ones fixed, NULL when all
  * are unit already (*oom tells a failed malloc apart). */
 static float *pm_api__fix_normals(const pm_prim *p, bool *oom) {
     uint32_t first = 0;
-    while (first < p->vcount && pm_api__unit(p->normals + 3 * first)) first++;
+    while (first < p->vcount && pm_normal_is_unit(p->normals + 3 * first)) first++;
     if (first == p->vcount) return NULL;
     float *n = malloc((size_t)p->vcount * 3 * sizeof *n);
     if (!n) {
@@ -387,13 +382,7 @@ static float *pm_api__fix_normals(const pm_prim *p, bool *oom) {
     memcpy(n, p->normals, (size_t)p->vcount * 3 * sizeof *n);
     for (uint32_t i = first; i < p->vcount; i++) {
         float *v = n + 3 * i;
-        if (pm_api__unit(v)) continue;
-        double l = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
-        if (l > 1e-12) {
-            for (int k = 0; k < 3; k++) v[k] = (float)(v[k] / l);
-        } else {
-            v[0] = 0, v[1] = 1, v[2] = 0;
-        }
+        if (!pm_normal_is_unit(v)) pm_normal_fix(v);
     }
     return n;
 }
@@ -407,7 +396,7 @@ static float *pm_api__clamp_colors(const pm_prim *p, bool *oom) {
         *oom = true;
         return NULL;
     }
-    for (i = 0; i < n; i++) c[i] = fminf(fmaxf(p->colors[i], 0.0f), 1.0f);
+    for (i = 0; i < n; i++) c[i] = pm_color_clamp(p->colors[i]);
     return c;
 }
 
@@ -416,19 +405,21 @@ int pm_api__view_init(pm_api__view *v, const pm_scene *s) {
     v->al = NULL;
     v->prims = calloc(s->nprims ? s->nprims : 1, sizeof *v->prims);
     if (!v->prims) return -1;
-    for (uint32_t i = 0; i < s->nprops; i++) {
-        const pm_props *pr = &s->props[i];
-        size_t n = pr->count;
-        if (!pm_api__finite(pr->translations, 3 * n) || !pm_api__finite(pr->rotations, 4 * n) ||
-            !pm_api__finite(pr->scales, 3 * n))
-            return -2;
+    if (s->validated) {   /* pm_scene_validate checked and fixed it where it was made */
+        for (uint32_t i = 0; i < s->nprims; i++) {
+            const pm_prim *p = &s->prims[i];
+            v->prims[i] = (pm_api__prim_view){p, p->normals, p->colors, NULL, NULL};
+        }
+        return 0;
     }
+    for (uint32_t i = 0; i < s->nprops; i++)
+        if (!pm_props_finite(&s->props[i])) return -2;
     bool oom = false;
     for (uint32_t i = 0; i < s->nprims; i++) {
         const pm_prim *p = &s->prims[i];
         pm_api__prim_view *pv = &v->prims[i];
         pv->p = p;
-        if (!pm_api__prim_ok(p)) return -2;
+        if (!pm_prim_contract_ok(p)) return -2;
         pv->own_normals = pm_api__fix_normals(p, &oom);
         pv->own_colors = p->colors ? pm_api__clamp_colors(p, &oom) : NULL;
         if (oom) return -1;

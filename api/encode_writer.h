@@ -81,9 +81,17 @@ typedef struct pm_api__view {
 
 /* Returns 0, -1 out of memory, -2 when the scene breaks its contract: a
  * non-finite number, an index past its primitive's vertices, or an index
- * count that is not a multiple of 3. */
+ * count that is not a multiple of 3. A scene with s->validated set
+ * (pm_scene_validate: checked and fixed where it was made) is taken as it
+ * is, with no pass over its numbers. */
 int pm_api__view_init(pm_api__view *v, const pm_scene *s);
 void pm_api__view_free(pm_api__view *v);
+
+/* A malloc'd (free()able) output buffer of n bytes the encoder is about to
+ * write in full: big ones come 2 MiB aligned with transparent huge pages
+ * asked for, so writing them takes a few dozen page faults, not one per
+ * 4 KiB. NULL when out of memory. */
+void *pm_api__out_alloc(size_t n);
 
 /* The format encoders, over a checked view. 0 or -1 (out of memory). */
 int pm_api__encode_json(const pm_api__view *v, const pm_api_generator *gen,

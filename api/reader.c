@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_fast.h"
+#include "pm_api/bulk.h"
 #include "pm_api/encode.h"
 
 /* Reals up to this magnitude are exactly integral doubles; past it an
@@ -41,8 +43,16 @@ int pm_api_parse_body(const char *buf, size_t len, json_t **out, pm_api_problem 
                            "the request body is empty; expected a JSON object");
         return -1;
     }
+    /* The fast reader takes nearly every valid request; whatever it does
+     * not take (every malformed one included) jansson reads, so errors keep
+     * jansson's messages. */
+    json_t *j = pm_api__json_fast(buf, len);
+    if (j) {
+        *out = j;
+        return 0;
+    }
     json_error_t e;
-    json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
+    j = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
     if (!j) {
         if (json_error_code(&e) == json_error_duplicate_key) {
             char key[128];
@@ -197,6 +207,24 @@ int pm_api_object(pm_api_node *n, const char *key, unsigned flags, pm_api_node *
     return pm_api__child_open(n, key, child, (json_t *)s.v, json_object()) < 0 ? -1 : 1;
 }
 
+/* A bulk array read element by element (pm_api_array) is replaced, in the
+ * input document, by a JSON array of the same numbers: the rare path
+ * (bulk arrays are meant for pm_api_vec) stays the ordinary one. Returns
+ * the replacement (borrowed from the document), or NULL when out of memory. */
+static const json_t *pm_api__expand_in_place(pm_api_node *n, const char *key, const json_t *v) {
+    json_t *a = pm_api_bulk_expand(v);
+    json_t *parent = (json_t *)n->in;
+    int r = !a ? -1
+            : n->is_array ? json_array_set(parent, n->next - 1, a)
+                          : json_object_set(parent, key, a);
+    json_decref(a);
+    if (r < 0) {
+        pm_api__oom(n->prob);
+        return NULL;
+    }
+    return a;
+}
+
 static void pm_api__limit_suffix(char *out, size_t cap, const char *limit) {
     if (limit) snprintf(out, cap, " (limit %s)", limit);
     else out[0] = '\0';
@@ -213,6 +241,7 @@ size_t pm_api_array(pm_api_node *n, const char *key, unsigned flags, pm_api_iran
         pm_api__fail(n, key, &s, "is required");
         return 0;
     }
+    if (pm_api_bulk_is(s.v)) s.v = pm_api__expand_in_place(n, key, s.v);
     if (s.v && !json_is_array(s.v)) {
         pm_api__fail(n, key, &s, "must be an array");
         return 0;
@@ -382,7 +411,7 @@ int pm_api_u64(pm_api_node *n, const char *key, unsigned flags, uint64_t def, ui
     }
     uint64_t v;
     int64_t i;
-    if (json_is_string(s.v)) {
+    if (json_is_string(s.v) && !pm_api_bulk_is(s.v)) {
         if (!pm_api__parse_u64(json_string_value(s.v), &v))
             return pm_api__fail(n, key, &s,
                                 "must be a decimal string of digits up to 18446744073709551615");
@@ -419,7 +448,7 @@ int pm_api_enum(pm_api_node *n, const char *key, unsigned flags, const char *con
         if (pm_api__absent(n, key, &s, flags) < 0) return -1;
         return pm_api__put(n, key, json_string(names[def]));
     }
-    const char *str = json_string_value(s.v);
+    const char *str = pm_api_bulk_is(s.v) ? NULL : json_string_value(s.v);
     for (int i = 0; str && names[i]; i++) {
         if (strcmp(str, names[i]) == 0) {
             *out = i;
@@ -444,7 +473,8 @@ int pm_api_str(pm_api_node *n, const char *key, unsigned flags, size_t max_len,
         if (pm_api__absent(n, key, &s, flags) < 0) return -1;
         return pm_api__put(n, key, json_string(out));
     }
-    if (!json_is_string(s.v)) return pm_api__fail(n, key, &s, "must be a string");
+    if (!json_is_string(s.v) || pm_api_bulk_is(s.v))
+        return pm_api__fail(n, key, &s, "must be a string");
     if (json_string_length(s.v) > max_len)
         return pm_api__fail(n, key, &s, "must be at most %zu bytes long", max_len);
     memcpy(out, json_string_value(s.v), json_string_length(s.v) + 1);
@@ -518,6 +548,42 @@ static bool pm_api__read_nums(const json_t *in, size_t n, pm_api_range r, const 
     return ok;
 }
 
+/* The bulk counterpart of pm_api__read_nums: the doubles are copied in one
+ * block, then checked (finite, in r) and -0 made 0 in one pass. */
+static bool pm_api__read_bulk(const json_t *in, size_t n, pm_api_range r, const char *base,
+                              pm_api_problem *prob, double *out) {
+    memcpy(out, pm_api_bulk_data(in), n * sizeof *out);
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        double x = out[i];
+        bool in_range = (r.lo_open ? x > r.lo : x >= r.lo) && (r.hi_open ? x < r.hi : x <= r.hi);
+        if (in_range && isfinite(x)) {
+            out[i] = pm_api__canon_real(x);
+            continue;
+        }
+        char msg[160], ptr[PM_API_POINTER_MAX];
+        const char *why = !isfinite(x) ? "must be finite"
+                          : pm_api__range_msg(r, x, msg, sizeof msg) ? msg : "is out of range";
+        pm_api_pointer_index(ptr, sizeof ptr, base, i);
+        pm_api_problem_field(prob, ptr, "%s", why);
+        ok = false;
+    }
+    return ok;
+}
+
+/* The canonical array of the n values v read from in: a bulk array from
+ * PM_API_BULK_CANON_MIN numbers on (the cache key hashes its doubles),
+ * whether the input was JSON text or binary. */
+static json_t *pm_api__vec_canon(const json_t *in, const double *v, size_t n) {
+    /* A bulk input already canonical (no -0) is shared, not copied: the
+     * canonical form is never modified. */
+    if (n >= PM_API_BULK_CANON_MIN && pm_api_bulk_is(in) && pm_api_bulk_len(in) == n &&
+        memcmp(pm_api_bulk_data(in), v, n * sizeof *v) == 0)
+        return json_incref((json_t *)in);
+    if (n >= PM_API_BULK_CANON_MIN) return pm_api_bulk_new(v, n);
+    return pm_api_bulk_is(in) ? pm_api__reals(v, n) : pm_api__reals_of(in, v, n);
+}
+
 int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, size_t max_n,
                pm_api_range r, const double *def, double *out, size_t *count) {
     assert(min_n <= max_n && max_n > 0);
@@ -529,24 +595,27 @@ int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, si
         assert(def);
         return pm_api__put(n, key, pm_api__reals(def, min_n));
     }
-    size_t len = json_is_array(s.v) ? json_array_size(s.v) : 0;
-    if (!json_is_array(s.v) || len < min_n || len > max_n) {
+    bool bulk = pm_api_bulk_is(s.v), arr = bulk || json_is_array(s.v);
+    size_t len = bulk ? pm_api_bulk_len(s.v) : json_is_array(s.v) ? json_array_size(s.v) : 0;
+    bool (*read)(const json_t *, size_t, pm_api_range, const char *, pm_api_problem *,
+                 double *) = bulk ? pm_api__read_bulk : pm_api__read_nums;
+    if (!arr || len < min_n || len > max_n) {
         if (min_n == max_n)
             pm_api__fail(n, key, &s, "must be an array of %zu numbers", min_n);
         else
             pm_api__fail(n, key, &s, "must be an array of %zu to %zu numbers", min_n, max_n);
         /* The elements there are still checked (all errors in one response). */
-        pm_api__read_nums(s.v, len < max_n ? len : max_n, r, s.ptr, n->prob, out);
+        read(s.v, len < max_n ? len : max_n, r, s.ptr, n->prob, out);
         pm_api__vec_default(def, min_n, out, count);
         return -1;
     }
-    if (!pm_api__read_nums(s.v, len, r, s.ptr, n->prob, out)) {
+    if (!read(s.v, len, r, s.ptr, n->prob, out)) {
         pm_api__vec_default(def, min_n, out, count);
         pm_api__put(n, key, json_null());
         return -1;
     }
     if (count) *count = len;
-    return pm_api__put(n, key, pm_api__reals_of(s.v, out, len));
+    return pm_api__put(n, key, pm_api__vec_canon(s.v, out, len));
 }
 
 /* ---- GET query strings ---- */

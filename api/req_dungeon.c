@@ -266,6 +266,7 @@ static int pm_dg_generate(const void *params, const pm_api_limits *lim, pm_arena
                              lim->max_vertices);
         return -1;
     }
+    pm_scene_validate(*scene);   /* checked once here: the encoders then skip it */
     return 0;
 }
 

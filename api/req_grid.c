@@ -106,6 +106,7 @@ static int grid_generate(const void *params, const pm_api_limits *lim, pm_arena 
     int r = pm_grid_generate(arena, p, cancel, scene);
     switch (r) {
     case PM_OK:
+        pm_scene_validate(*scene);   /* checked once here: the encoders then skip it */
         return 0;
     case PM_ERR_CANCELLED:
         pm_api_problem_set(prob, 503, "deadline", "Deadline exceeded",

@@ -282,6 +282,7 @@ static int pm_api__junction_generate(const void *params, const pm_api_limits *li
         return -1;
     }
     *scene = s;
+    pm_scene_validate(*scene);   /* checked once here: the encoders then skip it */
     return 0;
 }
 

@@ -488,6 +488,7 @@ static int pm__network_run(const pm__nreq *q, const pm_api_limits *lim, pm_arena
     int rc = pm_network_generate(arena, &p, scene, &diag);
     switch (rc) {
     case PM_OK:
+        pm_scene_validate(*scene);   /* checked once here: the encoders then skip it */
         return 0;
     case PM_ERR_GEOMETRY:
         for (size_t i = 0; i < diag.nproblems; i++) pm__problem_json(q, &diag.problems[i], prob);

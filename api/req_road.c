@@ -290,6 +290,7 @@ static int pm__road_generate(const void *params, const pm_api_limits *lim, pm_ar
     if (r == PM_OK) r = pm_road_generate(arena, &p, scene, &fail);
     switch (r) {
     case PM_OK:
+        pm_scene_validate(*scene);   /* checked once here: the encoders then skip it */
         return 0;
     case PM_ERR_LIMIT:
         pm_api_problem_field(prob, fail.field ? fail.field : "",

@@ -1,25 +1,24 @@
-/* Encoder CPU time (the process CPU clock: the machine is shared) on a
- * 1M-vertex scene (a 999 x 1000 quad grid with UVs and colours, about 2M
- * triangles), per format, against a peer:
- * jansson serializing the same numbers (the obvious way to write the JSON
- * mesh) and a bare memcpy of the vertex data (the floor for GLB). Also a
- * 4M-vertex run to show the cost grows linearly. */
-#include <jansson.h>
+/* Encoder time on a 1M-vertex scene (a 999 x 1000 quad grid with UVs and
+ * colours, about 2M triangles) and a 4M-vertex one, against the floor for
+ * GLB: a memcpy of the same vertex and index bytes into a fresh buffer of
+ * the GLB's size (what the encoder must hand back too), and into a warm
+ * one. Like for like: each side gets pm_bench_warmup() untimed runs, then
+ * pm_bench_runs() timed runs interleaved (A B, then B A), medians of this
+ * thread's CPU time; bench/run.sh pins the process when it can.
+ * The scene is validated once where it is made (pm_scene_validate, as the
+ * generators do); "unvalidated" encodes a copy without the flag, so the
+ * encoder checks every number itself. There is no JSON peer: a DOM
+ * library building one node per number does a different job, and the
+ * JSON mesh's text (shortest round-trip floats) has no equal elsewhere. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "scene/scene.h"
+#include "pm_bench.h"
 #include "pm_api/encode.h"
+#include "scene/scene.h"
 
 static const pm_api_generator gen = {.name = "bench", .version = "1", .path = "/bench"};
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static pm_scene *grid(pm_arena *a, uint32_t nx, uint32_t nz) {
     pm_scene *s = pm_scene_create(a);
@@ -42,87 +41,114 @@ static pm_scene *grid(pm_arena *a, uint32_t nx, uint32_t nz) {
     return s;
 }
 
-static double best_of(int reps, const pm_scene *s, pm_api_format f, size_t *len) {
-    double best = 1e30;
-    for (int r = 0; r < reps; r++) {
-        pm_api_buf b;
-        double t0 = now();
-        if (pm_api_encode(s, &gen, "00000000000000000000000000000000", f, &b) != 0) exit(1);
-        double t = now() - t0;
-        if (t < best) best = t;
-        *len = b.len;
-        free(b.data);
-    }
-    return best;
-}
+typedef struct side {
+    const char *name;
+    double (*run)(const pm_scene *s, int f, size_t *len);
+    int f;
+    double *t;
+    size_t len;
+} side;
 
-/* The peer for the JSON mesh: the same arrays through jansson. */
-static double jansson_peer(const pm_scene *s, size_t *len) {
-    double t0 = now();
-    const pm_prim *p = &s->prims[0];
-    json_t *m = json_object();
-    const struct { const char *k; const float *v; size_t n; } arrs[] = {
-        {"positions", p->positions, 3}, {"normals", p->normals, 3}, {"uvs", p->uvs, 2},
-        {"colors", p->colors, 4}};
-    for (int a = 0; a < 4; a++) {
-        json_t *arr = json_array();
-        for (size_t i = 0; i < arrs[a].n * p->vcount; i++)
-            json_array_append_new(arr, json_real(arrs[a].v[i]));
-        json_object_set_new(m, arrs[a].k, arr);
-    }
-    json_t *idx = json_array();
-    for (uint32_t i = 0; i < p->icount; i++) json_array_append_new(idx, json_integer(p->indices[i]));
-    json_object_set_new(m, "indices", idx);
-    char *text = json_dumps(m, JSON_COMPACT | JSON_REAL_PRECISION(9));
-    double t = now() - t0;
-    *len = strlen(text);
-    free(text);
-    json_decref(m);
+static double encode_once(const pm_scene *s, int f, size_t *len) {
+    pm_api_buf b;
+    double t0 = pm_bench_thread_ms();
+    if (pm_api_encode(s, &gen, "00000000000000000000000000000000", (pm_api_format)f, &b) != 0)
+        exit(1);
+    double t = pm_bench_thread_ms() - t0;
+    *len = b.len;
+    free(b.data);
     return t;
 }
 
-static double memcpy_floor(const pm_scene *s) {
+/* The GLB's vertex and index bytes, copied into a buffer of the GLB's size. */
+static size_t glb_len;
+static unsigned char *warm;
+
+static double copy_into(const pm_scene *s, unsigned char *dst) {
     const pm_prim *p = &s->prims[0];
-    size_t bytes = (size_t)p->vcount * 12 * 4 + (size_t)p->icount * 4;
-    char *dst = malloc(bytes);
-    double t0 = now();
-    size_t o = 0;
-    memcpy(dst + o, p->positions, (size_t)p->vcount * 12), o += (size_t)p->vcount * 12;
-    memcpy(dst + o, p->normals, (size_t)p->vcount * 12), o += (size_t)p->vcount * 12;
-    memcpy(dst + o, p->uvs, (size_t)p->vcount * 8), o += (size_t)p->vcount * 8;
-    memcpy(dst + o, p->colors, (size_t)p->vcount * 16), o += (size_t)p->vcount * 16;
+    size_t o = 0, nv = p->vcount;
+    memcpy(dst + o, p->positions, nv * 12), o += nv * 12;
+    memcpy(dst + o, p->normals, nv * 12), o += nv * 12;
+    memcpy(dst + o, p->uvs, nv * 8), o += nv * 8;
+    memcpy(dst + o, p->colors, nv * 16), o += nv * 16;
     memcpy(dst + o, p->indices, (size_t)p->icount * 4);
-    double t = now() - t0;
-    volatile char sink = dst[bytes / 2];
+    return dst[glb_len / 2];
+}
+
+static double memcpy_fresh(const pm_scene *s, int f, size_t *len) {
+    (void)f;
+    double t0 = pm_bench_thread_ms();
+    unsigned char *dst = malloc(glb_len);
+    if (!dst) exit(1);
+    volatile double sink = copy_into(s, dst);
     (void)sink;
+    double t = pm_bench_thread_ms() - t0;   /* free() untimed, as for the encoder */
     free(dst);
+    *len = glb_len;
     return t;
+}
+
+static double memcpy_warm(const pm_scene *s, int f, size_t *len) {
+    (void)f;
+    double t0 = pm_bench_thread_ms();
+    volatile double sink = copy_into(s, warm);
+    (void)sink;
+    *len = glb_len;
+    return pm_bench_thread_ms() - t0;
+}
+
+/* Every side warm-up times, then runs rounds in alternating order. */
+static void measure(side *sd, int n, const pm_scene *const *scenes, int runs) {
+    for (int w = 0; w < pm_bench_warmup(); w++)
+        for (int k = 0; k < n; k++) sd[k].run(scenes[k], sd[k].f, &sd[k].len);
+    for (int r = 0; r < runs; r++)
+        for (int j = 0; j < n; j++) {
+            int k = r % 2 ? n - 1 - j : j;
+            sd[k].t[r] = sd[k].run(scenes[k], sd[k].f, &sd[k].len);
+        }
 }
 
 int main(void) {
-    const char *names[] = {"json", "gltf", "glb"};
+    int runs = pm_bench_runs();
     uint32_t sizes[][2] = {{999, 1000}, {1999, 2000}};
     for (int k = 0; k < 2; k++) {
-        pm_arena *a = pm_arena_create(1 << 24);
+        pm_arena *a = pm_arena_create(1 << 24), *b = pm_arena_create(1 << 24);
         pm_scene *s = grid(a, sizes[k][0], sizes[k][1]);
-        printf("scene: %llu vertices, %llu triangles\n",
+        pm_scene *raw = grid(b, sizes[k][0], sizes[k][1]);   /* never validated */
+        if (!s || !raw || pm_scene_validate(s) != 0) return 1;
+        printf("scene: %llu vertices, %llu triangles (warm-up %d, median of %d interleaved runs, "
+               "thread CPU time)\n",
                (unsigned long long)pm_scene_vertex_count(s),
-               (unsigned long long)pm_scene_triangle_count(s));
-        for (int f = 0; f < 3; f++) {
-            size_t len;
-            double t = best_of(3, s, (pm_api_format)f, &len);
-            printf("  encode %-4s %8.1f ms  %7.1f MB  %6.1f MB/s\n", names[f], t * 1e3,
-                   (double)len / 1e6, (double)len / 1e6 / t);
+               (unsigned long long)pm_scene_triangle_count(s), pm_bench_warmup(), runs);
+        encode_once(s, PM_API_FMT_GLB, &glb_len);
+        warm = malloc(glb_len);
+        if (!warm) return 1;
+        memset(warm, 0, glb_len);
+        double t[6][64];
+        if (runs > 64) runs = 64;
+        side sd[] = {
+            {"glb (validated scene)", encode_once, PM_API_FMT_GLB, t[0], 0},
+            {"memcpy, fresh buffer", memcpy_fresh, 0, t[1], 0},
+            {"glb (unvalidated scene)", encode_once, PM_API_FMT_GLB, t[2], 0},
+            {"memcpy, warm buffer", memcpy_warm, 0, t[3], 0},
+            {"gltf (validated scene)", encode_once, PM_API_FMT_GLTF, t[4], 0},
+            {"json (validated scene)", encode_once, PM_API_FMT_JSON, t[5], 0},
+        };
+        const pm_scene *sc[] = {s, s, raw, s, s, s};
+        int n = k == 0 ? 6 : 4;   /* the text formats once: they take seconds at 4M */
+        measure(sd, n, sc, runs);
+        double med[6];
+        for (int i = 0; i < n; i++) {
+            med[i] = pm_bench_median(sd[i].t, runs);
+            printf("  %-26s %8.2f ms  %7.1f MB  %7.1f MB/s\n", sd[i].name, med[i],
+                   (double)sd[i].len / 1e6, (double)sd[i].len / 1e3 / med[i]);
         }
-        if (k == 0) {
-            size_t len;
-            double t = jansson_peer(s, &len);
-            printf("  peer jansson json_dumps (same arrays, %%.9g) %8.1f ms  %7.1f MB\n",
-                   t * 1e3, (double)len / 1e6);
-            printf("  floor memcpy of the vertex+index data        %8.1f ms\n",
-                   memcpy_floor(s) * 1e3);
-        }
+        printf("  glb / memcpy (fresh buffer): %.2fx validated, %.2fx unvalidated; "
+               "glb / memcpy (warm buffer): %.2fx\n",
+               med[0] / med[1], med[2] / med[1], med[0] / med[3]);
+        free(warm);
         pm_arena_destroy(a);
+        pm_arena_destroy(b);
     }
     return 0;
 }

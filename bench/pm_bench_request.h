@@ -12,6 +12,7 @@
 #include "pm_api/encode.h"
 #include "pm_api/generator.h"
 #include "pm_api/key.h"
+#include "pm_api/multipart.h"
 #include "pm_api/reader.h"
 #include "pm_bench.h"
 
@@ -26,17 +27,18 @@ static inline double pm_bench_stages_total(const pm_bench_stages *s) {
     return s->body + s->parse + s->gen + s->enc;
 }
 
-/* body (len bytes) through gen under default limits into *st. Returns 0,
- * or nonzero after printing why the request failed. */
-static inline int pm_bench_request(const pm_api_generator *gen, const char *body, size_t len,
-                                   pm_bench_stages *st) {
+/* body (len bytes, of Content-Type ctype: NULL for JSON) through gen
+ * under default limits into *st. Returns 0, or nonzero after printing why
+ * the request failed. */
+static inline int pm_bench_request_typed(const pm_api_generator *gen, const char *ctype,
+                                         const char *body, size_t len, pm_bench_stages *st) {
     pm_api_limits lim;
     pm_api_limits_default(&lim);
     pm_api_problem prob;
     pm_api_problem_init(&prob);
     double t0 = pm_bench_thread_ms();
     json_t *doc;
-    if (pm_api_parse_body(body, len, &doc, &prob) < 0) {
+    if (pm_api_parse_request(body, len, ctype, &doc, &prob) < 0) {
         fprintf(stderr, "%s body: %s\n", gen->name, prob.detail);
         pm_api_problem_free(&prob);
         return -1;
@@ -67,5 +69,9 @@ static inline int pm_bench_request(const pm_api_generator *gen, const char *body
     pm_api_problem_free(&prob);
     pm_arena_destroy(a);
     return rc;
+}
+static inline int pm_bench_request(const pm_api_generator *gen, const char *body, size_t len,
+                                   pm_bench_stages *st) {
+    return pm_bench_request_typed(gen, NULL, body, len, st);
 }
 #endif

@@ -123,9 +123,10 @@ void pm_svc_meter_give(pm_svc_meter *m, pm_svc_blob *blob, size_t n) {
 }
 
 void pm_svc_blob_charge(pm_svc_blob *blob, pm_svc_budget *b) {
-    pm_svc_budget_add(b, blob->len);
+    size_t n = blob->len + blob->coded_len[0] + blob->coded_len[1];   /* every form */
+    pm_svc_budget_add(b, n);
     blob->budget = b;
-    atomic_fetch_add(&blob->charged, blob->len);
+    atomic_fetch_add(&blob->charged, n);
 }
 
 void pm_svc_blob_uncharge(pm_svc_blob *blob) {

@@ -286,3 +286,12 @@ void pm_svc_compress_render(pm_svc_buf *b) {
             }
     }
 }
+
+void pm_svc_blob_drop_coded(pm_svc_blob *b) {
+    free(b->zbase);
+    b->zbase = NULL;
+    for (int i = 0; i < 2; i++) {
+        b->coded[i] = NULL;
+        b->coded_len[i] = 0;
+    }
+}

@@ -66,6 +66,9 @@ extern const pm_svc_zlevels pm_svc_zlevels_dynamic;
  * Counts the compressions under kind (0 result, 1 dynamic). Returns 0; -1
  * when out of memory (b is then left as it was: identity only, valid). */
 int pm_svc_blob_compress(pm_svc_blob *b, const pm_svc_zlevels *lv, int kind, unsigned want);
+/* Frees b's compressed forms (only before anyone else sees b): it is then
+ * served as identity, e.g. when the memory budget has no room for them. */
+void pm_svc_blob_drop_coded(pm_svc_blob *b);
 #define PM_SVC_CODINGS_ALL 7u
 
 /* One coding of src into a malloc'd *out. Returns 0 or -1. */

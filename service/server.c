@@ -24,6 +24,7 @@
 #include "http.h"
 #include "log.h"
 #include "memo.h"
+#include "pm_api/multipart.h"
 #include "metrics.h"
 #include "pm_api/encode.h"
 #include "pm_api/key.h"
@@ -108,6 +109,7 @@ typedef struct pm_svc_req {
     /* negotiation and conditions */
     pm_api_format fmt;
     pm_api_output out;   /* fmt and the ?compress=, ?quantize=, ?metadata= options */
+    char body_type[256];   /* a multipart/form-data Content-Type (boundary), else "" */
     char *inm;
     pm_svc_accept_enc ae;
     int coding;           /* the content coding sent (compress.h) */
@@ -392,8 +394,16 @@ static void pm_svc__generate(pm_svc_job *job, pm_svc_outcome *o, pm_api_problem 
         else pm_svc_budget_release(&job->meter, out.len);
     }
     uint64_t t2 = pm_svc_now_ns();
-    /* Once, before anyone sees the blob: every hit then picks a form. */
-    if (*blob) pm_svc_blob_compress(*blob, &srv->zlevels, 0, PM_SVC_CODINGS_ALL);
+    /* Once, before anyone sees the blob: every hit then picks a form. The
+     * compressed forms are in flight too: charged like the output, and
+     * dropped (identity only) when the budget has no room for them. */
+    if (*blob && pm_svc_blob_compress(*blob, &srv->zlevels, 0, PM_SVC_CODINGS_ALL) == 0) {
+        size_t z = (*blob)->coded_len[0] + (*blob)->coded_len[1];
+        if (z && pm_svc_budget_charge(&job->meter, z) == PM_SVC_REFUSED_NONE)
+            pm_svc_meter_give(&job->meter, *blob, z);
+        else if (z)
+            pm_svc_blob_drop_coded(*blob);
+    }
     uint64_t t3 = pm_svc_now_ns();
     pm_svc_gen_result res = PM_SVC_GEN_OK;
     if (!*blob && pm_svc_meter_problem(&job->meter, prob)) {   /* a memory limit */
@@ -618,7 +628,7 @@ static void pm_svc__parse_run(void *arg, int aborted) {
         pm_svc__complete(r);
         return;
     }
-    int rc = pm_api_parse_body(r->body, r->len, &doc, &prob);
+    int rc = pm_api_parse_request(r->body, r->len, r->body_type, &doc, &prob);
     free(r->body);   /* the document holds it all now */
     r->body = NULL;
     r->len = r->cap = 0;
@@ -690,7 +700,7 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
     } else {
         pm_svc__digest_body(r);
         if (pm_svc__memo_hit(r)) return pm_svc__send(r);
-        pm_api_parse_body(r->body ? r->body : "", r->len, &doc, &prob);
+        pm_api_parse_request(r->body ? r->body : "", r->len, r->body_type, &doc, &prob);
     }
     if (!doc) {
         if (!pm_api_problem_failed(&prob))
@@ -925,9 +935,12 @@ static int pm_svc__early(pm_svc_req *r) {
             return 1;
         }
         const char *ct = pm_svc__header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
-        if (!pm_svc_is_json_type(ct)) {
+        if (pm_api_is_multipart(ct)) {   /* binary arrays (api/multipart.c) */
+            snprintf(r->body_type, sizeof r->body_type, "%s", ct);
+        } else if (!pm_svc_is_json_type(ct)) {
             pm_svc__problem(r, 415, "unsupported-media-type", "Unsupported Media Type",
-                            "the body must be application/json, not %s", ct ? ct : "untyped");
+                            "the body must be application/json or multipart/form-data, not %s",
+                            ct ? ct : "untyped");
             return 1;
         }
     }

@@ -1,5 +1,6 @@
 #include "scene/scene.h"
 
+#include <math.h>
 #include <string.h>
 
 pm_scene *pm_scene_create(pm_arena *a) {
@@ -62,6 +63,7 @@ pm_prim *pm_scene_add_prim(pm_scene *s, const char *name, const char *material,
         s->prims = np;
         s->prims_cap = cap;
     }
+    s->validated = false;
     pm_prim *p = &s->prims[s->nprims];
     memset(p, 0, sizeof *p);
     p->name = pm_arena_strdup(s->arena, name);
@@ -81,6 +83,7 @@ int pm_prim_set_mesh(pm_scene *s, pm_prim *p, const char *mesh) {
 
 int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float pos[3],
                            const float n[3], const float uv[2], const float rgba[4]) {
+    s->validated = false;
     if (p->vcount >= UINT32_MAX - 1) return -1;
     if (pm__prim_reserve_v(s->arena, p, p->vcount + 1) < 0) return -1;
     uint32_t i = p->vcount++;
@@ -93,6 +96,7 @@ int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float pos[3],
 }
 
 int pm_prim_add_tri(pm_scene *s, pm_prim *p, uint32_t a, uint32_t b, uint32_t c) {
+    s->validated = false;
     if (p->icount > UINT32_MAX - 3) return -1;
     if (pm__prim_reserve_i(s->arena, p, p->icount + 3) < 0) return -1;
     p->indices[p->icount++] = a;
@@ -110,6 +114,7 @@ pm_props *pm_scene_add_props(pm_scene *s, const char *name) {
         s->props = np;
         s->props_cap = cap;
     }
+    s->validated = false;
     pm_props *p = &s->props[s->nprops];
     memset(p, 0, sizeof *p);
     p->name = pm_arena_strdup(s->arena, name);
@@ -135,6 +140,7 @@ int pm_props_add(pm_scene *s, pm_props *p, const float t[3], const float r[4],
         p->scales = ns;
         p->cap = cap;
     }
+    s->validated = false;
     uint32_t i = p->count++;
     memcpy(p->translations + 3 * i, t, 12);
     memcpy(p->rotations + 4 * i, r, 16);
@@ -152,4 +158,81 @@ uint64_t pm_scene_triangle_count(const pm_scene *s) {
     uint64_t n = 0;
     for (uint32_t i = 0; i < s->nprims; i++) n += s->prims[i].icount / 3;
     return n;
+}
+
+/* ---- the contract (pm_scene_validate) ----
+ * The loops run to the end without branching on the data, so the compiler
+ * vectorizes them: they go at memory speed. */
+
+static bool pm__finite(const float *v, size_t n) {
+    uint32_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t b;
+        memcpy(&b, v + i, sizeof b);
+        bad |= (b & 0x7f800000u) == 0x7f800000u;
+    }
+    return !bad;
+}
+
+bool pm_prim_contract_ok(const pm_prim *p) {
+    if (p->icount % 3 != 0) return false;
+    uint32_t bad = 0, n = p->vcount;
+    for (uint32_t i = 0; i < p->icount; i++) bad |= p->indices[i] >= n;
+    return !bad && pm__finite(p->positions, 3 * (size_t)n) && pm__finite(p->normals, 3 * (size_t)n) &&
+           (!p->uvs || pm__finite(p->uvs, 2 * (size_t)n)) &&
+           (!p->colors || pm__finite(p->colors, 4 * (size_t)n));
+}
+
+bool pm_props_finite(const pm_props *p) {
+    size_t n = p->count;
+    return pm__finite(p->translations, 3 * n) && pm__finite(p->rotations, 4 * n) &&
+           pm__finite(p->scales, 3 * n);
+}
+
+bool pm_normal_is_unit(const float n[3]) {
+    float l2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+    return fabsf(l2 - 1.0f) <= 1e-4f;
+}
+
+void pm_normal_fix(float v[3]) {
+    double l = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+    if (l > 1e-12) {
+        for (int k = 0; k < 3; k++) v[k] = (float)(v[k] / l);
+    } else {
+        v[0] = 0, v[1] = 1, v[2] = 0;
+    }
+}
+
+float pm_color_clamp(float c) { return fminf(fmaxf(c, 0.0f), 1.0f); }
+
+/* How many normals of p are not unit length (counted without branches). */
+static uint32_t pm__bad_normals(const pm_prim *p) {
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < p->vcount; i++) bad += !pm_normal_is_unit(p->normals + 3 * (size_t)i);
+    return bad;
+}
+
+static bool pm__colors_in_range(const float *c, size_t n) {
+    uint32_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad |= !(c[i] >= 0 && c[i] <= 1);
+    return !bad;
+}
+
+int pm_scene_validate(pm_scene *s) {
+    s->validated = false;
+    for (uint32_t i = 0; i < s->nprops; i++)
+        if (!pm_props_finite(&s->props[i])) return -1;
+    for (uint32_t i = 0; i < s->nprims; i++)
+        if (!pm_prim_contract_ok(&s->prims[i])) return -1;
+    for (uint32_t i = 0; i < s->nprims; i++) {
+        pm_prim *p = &s->prims[i];
+        if (pm__bad_normals(p))
+            for (uint32_t v = 0; v < p->vcount; v++)
+                if (!pm_normal_is_unit(p->normals + 3 * (size_t)v)) pm_normal_fix(p->normals + 3 * (size_t)v);
+        size_t nc = 4 * (size_t)p->vcount;
+        if (p->colors && !pm__colors_in_range(p->colors, nc))
+            for (size_t k = 0; k < nc; k++) p->colors[k] = pm_color_clamp(p->colors[k]);
+    }
+    s->validated = true;
+    return 0;
 }

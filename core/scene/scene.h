@@ -1,5 +1,6 @@
 #ifndef PM_SCENE_H
 #define PM_SCENE_H
+#include <stdbool.h>
 #include <stdint.h>
 #include "scene/arena.h"
 #include "scene/meta.h"
@@ -47,6 +48,7 @@ typedef struct pm_scene {
     pm_props *props;
     uint32_t nprops, props_cap;
     pm_meta *meta;             /* an object, never NULL */
+    bool validated;            /* pm_scene_validate passed; adding to the scene clears it */
 } pm_scene;
 
 /* Creates an empty scene in arena a; NULL when out of memory. */
@@ -73,6 +75,24 @@ int pm_prim_add_tri(pm_scene *s, pm_prim *p, uint32_t a, uint32_t b, uint32_t c)
 pm_props *pm_scene_add_props(pm_scene *s, const char *name);
 int pm_props_add(pm_scene *s, pm_props *p, const float t[3], const float r[4],
                  const float scale[3]);
+
+/* The contract encoders rely on, checked once where the scene is made
+ * (each generator's last step) so the encoders need not check it again:
+ * every number finite, every index below its primitive's vertex count,
+ * index counts multiples of 3. Normals that are not unit length (squared
+ * length off by more than 1e-4, or zero: +Y) are renormalized and colours
+ * clamped to [0, 1] in place: the same fixes encoders make in private
+ * copies for a scene that was not validated, so the output is the same.
+ * Returns 0 and sets s->validated, or -1 (a broken contract; validated
+ * stays false and the encoders refuse the scene). Code that writes the
+ * arrays directly after this must clear s->validated. */
+int pm_scene_validate(pm_scene *s);
+/* The parts of it, for encoders checking a scene that was not validated. */
+bool pm_prim_contract_ok(const pm_prim *p);
+bool pm_props_finite(const pm_props *p);
+bool pm_normal_is_unit(const float n[3]);
+void pm_normal_fix(float n[3]);            /* unit length, or +Y when ~zero */
+float pm_color_clamp(float c);             /* to [0, 1] */
 
 /* Total vertices and triangles over all primitives. */
 uint64_t pm_scene_vertex_count(const pm_scene *s);

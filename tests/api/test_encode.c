@@ -615,3 +615,79 @@ Test(encode, float_printing_matches_reference) {
         cr_expect_eq((float)strtod(a, NULL), cases[i], "%s", a);
     }
 }
+
+/* ---- scenes validated where they are made (pm_scene_validate) ---- */
+
+/* Two copies of one scene with bad normals and colours (fixed by the
+ * encoder's private copies in one, by pm_scene_validate in the other), a
+ * prop set and metadata; large enough that its GLB takes the huge-page
+ * output path (over 8 MiB). */
+static pm_scene *fix_me_scene(fixture *f) {
+    pm_scene *s = new_scene(f);
+    add_grid(s, "g", "grid", PM_PRIM_UV | PM_PRIM_COLOR, 420, 420, 0.5f);
+    add_grid(s, "h", "grid", 0, 3, 2, 1.0f);
+    add_props(s, "lamp", 3);
+    add_meta(s);
+    pm_prim *p = &s->prims[0];
+    memset(p->normals, 0, 3 * sizeof(float));
+    p->normals[3] = 0, p->normals[4] = 2, p->normals[5] = 0.5f;
+    p->colors[0] = 1.5f;
+    p->colors[9] = -0.25f;
+    return s;
+}
+
+Test(encode, validated_scene_encodes_the_same_bytes) {
+    fixture a, b;
+    pm_scene *raw = fix_me_scene(&a), *val = fix_me_scene(&b);
+    cr_assert_eq(pm_scene_validate(val), 0);
+    cr_assert(val->validated);
+    cr_assert_not(raw->validated, "built with pm_prim_add_*: not validated");
+    cr_expect_eq(val->prims[0].normals[1], 1.0f, "fixed in place");
+    const pm_api_output outs[] = {
+        pm_api_output_default(PM_API_FMT_JSON), pm_api_output_default(PM_API_FMT_GLTF),
+        pm_api_output_default(PM_API_FMT_GLB),
+        {PM_API_FMT_GLB, PM_API_COMPRESS_MESHOPT, true, PM_API_META_SUMMARY},
+        {PM_API_FMT_GLTF, PM_API_COMPRESS_NONE, true, PM_API_META_NONE}};
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
+        pm_api_buf x, y;
+        cr_assert_eq(pm_api_encode_output(raw, &gen, key, &outs[i], &x), 0);
+        cr_assert_eq(pm_api_encode_output(val, &gen, key, &outs[i], &y), 0);
+        cr_expect_eq(x.len, y.len, "output %zu", i);
+        cr_expect(x.len == y.len && memcmp(x.data, y.data, x.len) == 0, "output %zu differs", i);
+        if (i == 2) cr_expect_gt(x.len, (size_t)8 << 20, "the big-output path is taken");
+        free(x.data);
+        free(y.data);
+    }
+    pm_api_buf g = encode(val, PM_API_FMT_GLB);
+    char report[8192];
+    int r = pm_test_gltf_validate(g.data, g.len, true, report, sizeof report);
+    cr_expect_eq(r, 0, "validator errors+warnings %d:\n%s", r, report);
+    free(g.data);
+    pm_arena_destroy(a.arena);
+    pm_arena_destroy(b.arena);
+}
+
+/* The encoder trusts the flag (that is the point: no pass over the
+ * numbers), and checks everything once the flag is down again. */
+Test(encode, the_validated_flag_decides_who_checks) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "g", "grid", 0, 2, 2, 0);
+    cr_assert_eq(pm_scene_validate(s), 0);
+    s->prims[0].indices[2] = 1000;   /* a write behind the producer's back */
+    pm_api_buf b;
+    cr_expect_eq(pm_api_encode(s, &gen, key, PM_API_FMT_GLB, &b), 0, "validated: not rechecked");
+    free(b.data);
+    s->validated = false;
+    cr_expect_eq(pm_api_encode(s, &gen, key, PM_API_FMT_GLB, &b), -2);
+    cr_expect_eq(pm_scene_validate(s), -1);
+    cr_expect_not(s->validated);
+    cr_expect_eq(pm_api_encode(s, &gen, key, PM_API_FMT_JSON, &b), -2, "still refused");
+    s->prims[0].indices[2] = 1;
+    cr_expect_eq(pm_scene_validate(s), 0);
+    s->prims[0].positions[7] = NAN;
+    s->validated = false;
+    for (int fmt = 0; fmt < 3; fmt++)
+        cr_expect_eq(pm_api_encode(s, &gen, key, (pm_api_format)fmt, &b), -2);
+    pm_arena_destroy(f.arena);
+}

@@ -203,3 +203,41 @@ Test(req_grid, descriptor) {
     cr_expect_str_eq(pm_api_gen_grid.version, "1.0.0");
     cr_expect_eq(pm_api_find_generator("/v1/grids"), &pm_api_gen_grid);
 }
+
+/* The sizes README.md ("--max-grid-size") and docs/grid.md promise: with
+ * the default limits, the largest size of each shape and point set parses
+ * and the next one is a 422 naming max_points; with --max-points 27000
+ * every shape reaches max_grid_size (64). */
+Test(req_grid, documented_largest_sizes) {
+    static const struct { const char *shape, *points; int largest; } doc[] = {
+        {"hexagon", "lattice", 57}, {"disk", "lattice", 57}, {"hexagon", "poisson", 54},
+        {"disk", "poisson", 49},    {"square", "lattice", 45}, {"square", "poisson", 43},
+    };
+    pm_api_limits lim;
+    pm_api_limits_default(&lim);
+    for (size_t i = 0; i < sizeof doc / sizeof *doc; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "{\"shape\":\"%s\",\"points\":\"%s\",\"size\":%d}", doc[i].shape,
+                 doc[i].points, doc[i].largest);
+        parsed ok = parse_with(text, &lim);
+        cr_expect_eq(ok.rc, 0, "%s: %s", text, ok.prob.detail);
+        done(&ok);
+        snprintf(text, sizeof text, "{\"shape\":\"%s\",\"points\":\"%s\",\"size\":%d}", doc[i].shape,
+                 doc[i].points, doc[i].largest + 1);
+        parsed over = parse_with(text, &lim);
+        cr_expect_eq(over.rc, -1, "%s", text);
+        cr_expect(msg_at(&over.prob, "/size") && strstr(msg_at(&over.prob, "/size"), "max_points"),
+                  "%s", text);
+        done(&over);
+    }
+    pm_api_limits big = lim;
+    big.max_points = 27000;
+    for (size_t i = 0; i < sizeof doc / sizeof *doc; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "{\"shape\":\"%s\",\"points\":\"%s\",\"size\":%u}", doc[i].shape,
+                 doc[i].points, big.max_grid_size);
+        parsed ok = parse_with(text, &big);
+        cr_expect_eq(ok.rc, 0, "%s: %s", text, ok.prob.detail);
+        done(&ok);
+    }
+}

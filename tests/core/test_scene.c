@@ -1,5 +1,6 @@
 /* The scene model: primitives and props that grow past their reserve. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -128,5 +129,91 @@ Test(scene, out_of_memory_is_reported) {
     cr_assert_eq(r, -1);
     cr_assert_eq(p->vcount, added);
     cr_assert_leq(pm_arena_reserved(a), (size_t)64 * 1024);
+    pm_arena_destroy(a);
+}
+
+/* ---- pm_scene_validate: the contract checked once, where it is made ---- */
+
+static pm_scene *tri_scene(pm_arena *a, unsigned flags) {
+    pm_scene *s = pm_scene_create(a);
+    pm_prim *p = pm_scene_add_prim(s, "t", "m", flags, 0, 0);
+    const float pos[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 0, 1}}, up[3] = {0, 1, 0};
+    const float c[4] = {0.5f, 0.5f, 0.5f, 1};
+    for (int i = 0; i < 3; i++) cr_assert_geq(pm_prim_add_vertex(s, p, pos[i], up, NULL, c), 0);
+    cr_assert_eq(pm_prim_add_tri(s, p, 0, 2, 1), 0);
+    return s;
+}
+
+Test(scene, validate_sets_the_flag_and_adding_clears_it) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s = tri_scene(a, PM_PRIM_COLOR);
+    cr_assert_not(s->validated);
+    cr_assert_eq(pm_scene_validate(s), 0);
+    cr_assert(s->validated);
+    const float p[3] = {2, 0, 2};
+    cr_assert_geq(pm_prim_add_vertex(s, &s->prims[0], p, NULL, NULL, NULL), 0);
+    cr_expect_not(s->validated, "a new vertex is unchecked");
+    cr_assert_eq(pm_scene_validate(s), 0, "the zero normal is fixed, not refused");
+    cr_expect_eq(s->prims[0].normals[3 * 3 + 1], 1.0f);
+    cr_assert_eq(pm_prim_add_tri(s, &s->prims[0], 0, 1, 3), 0);
+    cr_expect_not(s->validated);
+    cr_assert_eq(pm_scene_validate(s), 0);
+    pm_props *pr = pm_scene_add_props(s, "x");
+    cr_expect_not(s->validated);
+    cr_assert_eq(pm_scene_validate(s), 0);
+    const float t[3] = {0, 0, 0}, r[4] = {0, 0, 0, 1}, sc[3] = {1, 1, 1};
+    cr_assert_eq(pm_props_add(s, pr, t, r, sc), 0);
+    cr_expect_not(s->validated);
+    cr_assert_eq(pm_scene_add_prim(s, "u", "m", 0, 0, 0) != NULL, 1);
+    cr_expect_not(s->validated);
+    pm_arena_destroy(a);
+}
+
+Test(scene, validate_refuses_a_broken_contract) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s = tri_scene(a, PM_PRIM_UV | PM_PRIM_COLOR);
+    pm_prim *p = &s->prims[0];
+    float *fields[] = {p->positions + 4, p->normals + 2, p->uvs + 5, p->colors + 11};
+    for (int i = 0; i < 4; i++) {
+        float keep = *fields[i];
+        *fields[i] = i % 2 ? INFINITY : NAN;
+        cr_expect_eq(pm_scene_validate(s), -1, "non-finite number in array %d", i);
+        cr_expect_not(s->validated);
+        *fields[i] = keep;
+    }
+    p->indices[1] = 3;
+    cr_expect_eq(pm_scene_validate(s), -1, "index past the vertices");
+    p->indices[1] = 2;
+    p->icount = 2;
+    cr_expect_eq(pm_scene_validate(s), -1, "index count not a multiple of 3");
+    p->icount = 3;
+    cr_expect_eq(pm_scene_validate(s), 0);
+    pm_props *pr = pm_scene_add_props(s, "x");
+    const float t[3] = {0, 0, 0}, r[4] = {0, 0, 0, 1}, sc[3] = {1, 1, 1};
+    cr_assert_eq(pm_props_add(s, pr, t, r, sc), 0);
+    s->props[0].rotations[3] = -INFINITY;
+    cr_expect_eq(pm_scene_validate(s), -1, "non-finite prop");
+    cr_expect_not(s->validated);
+    pm_arena_destroy(a);
+}
+
+Test(scene, validate_fixes_normals_and_colours_in_place) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s = tri_scene(a, PM_PRIM_COLOR);
+    pm_prim *p = &s->prims[0];
+    p->normals[0] = 0, p->normals[1] = 0, p->normals[2] = 0;   /* zero: +Y */
+    p->normals[3] = 3, p->normals[4] = 0, p->normals[5] = 4;   /* length 5 */
+    p->normals[7] = 1.00004f;                                  /* within 1e-4: kept */
+    p->colors[0] = 1.5f, p->colors[6] = -0.25f;
+    cr_assert_eq(pm_scene_validate(s), 0);
+    cr_expect_eq(p->normals[0], 0.0f);
+    cr_expect_eq(p->normals[1], 1.0f);
+    cr_expect_eq(p->normals[3], 0.6f);
+    cr_expect_eq(p->normals[5], 0.8f);
+    cr_expect_eq(p->normals[7], 1.00004f);
+    cr_expect_eq(p->colors[0], 1.0f);
+    cr_expect_eq(p->colors[6], 0.0f);
+    cr_expect_eq(p->colors[1], 0.5f);
+    for (int v = 0; v < 3; v++) cr_expect(pm_normal_is_unit(p->normals + 3 * v));
     pm_arena_destroy(a);
 }

@@ -43,6 +43,7 @@ static json_t *pm__query_doc(const pm_api_generator *gen, const char *q, size_t 
         if (!*tok) continue;
         char *eq = strchr(tok, '=');
         if (eq) *eq++ = 0;
+        if (strcmp(tok, "v") == 0) continue;   /* the service's own (?v=, the version pin) */
         pairs[n++] = (pm_api_query_pair){tok, eq ? eq : ""};
     }
     doc = gen->from_query(pairs, n, prob);

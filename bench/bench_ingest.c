@@ -1,0 +1,158 @@
+/* Request ingest end to end (issue 14, item 1): a 2 km road on a 512 x 512
+ * heightfield, from request bytes to GLB bytes (body read, road parse and
+ * validation, cache key, generation, GLB encoding; no cache), with the
+ * heights sent three ways:
+ *   json-short   JSON, heights as short decimals ("12.345", what
+ *                JSON.stringify or Python's json write for such values)
+ *   json-17      JSON, heights with 17 significant digits (jansson's dump)
+ *   multipart    multipart/form-data: the JSON request + float32 heights
+ * and the peer: the same json-short body through json_loadb (jansson's
+ * tree, a node per number), then the same reader, key and generator.
+ * Runs are interleaved (one of each per round) and medians of thread CPU
+ * time are reported, since the machine is shared. Throughput is request
+ * bytes over the end-to-end time. */
+#define _POSIX_C_SOURCE 200809L
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm_bench.h"
+#include "pm_bench_request.h"
+
+extern const pm_api_generator pm_api_gen_road;
+
+#define SIDE 512
+#define ROUNDS 11
+
+/* A gently curving 2 km road of 21 points over a 2.1 km square terrain. */
+static size_t head(char *out, size_t cap, int mesh) {
+    size_t n = (size_t)snprintf(out, cap, "{\"points\": [");
+    for (int i = 0; i <= 20; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s[%.3f, 0, %.3f]", i ? ", " : "", 50.0 + i * 100.0,
+                              1050.0 + 150.0 * sin(i * 0.6));
+    n += (size_t)snprintf(out + n, cap - n,
+                          "], \"width\": 8, \"max_error\": 0.05, \"props\": [{\"name\": \"guardrail\","
+                          " \"spacing\": 4, \"offset\": 5, \"side\": \"right\"}],"
+                          " \"terrain\": {\"origin\": [0, 0], \"cell\": %.6f, \"cols\": %d,"
+                          " \"rows\": %d, \"mesh\": %s",
+                          2100.0 / (SIDE - 1), SIDE, SIDE, mesh ? "true" : "false");
+    return n;
+}
+
+/* Heights in millimetres (as a GIS export has them), exact in float32. */
+static double height(int i) {
+    int r = i / SIDE, c = i % SIDE;
+    double h = 20.0 * sin(r * 0.013) * cos(c * 0.011) + 3.0 * sin(r * 0.21 + c * 0.17);
+    return (double)(float)(round(h * 1000.0) / 1000.0);
+}
+
+static char *json_body(int mesh, int digits17, size_t *len) {
+    size_t cap = (size_t)SIDE * SIDE * 26 + 4096, n;
+    char *b = malloc(cap);
+    n = head(b, cap, mesh);
+    n += (size_t)snprintf(b + n, cap - n, ", \"heights\": [");
+    for (int i = 0; i < SIDE * SIDE; i++) {
+        double h = height(i);
+        n += (size_t)snprintf(b + n, cap - n, digits17 ? "%s%.17g" : "%s%.9g", i ? "," : "", h);
+    }
+    n += (size_t)snprintf(b + n, cap - n, "]}}");
+    *len = n;
+    return b;
+}
+
+static char *multipart_body(int mesh, size_t *len) {
+    size_t cap = (size_t)SIDE * SIDE * 4 + 8192, n;
+    char *b = malloc(cap);
+    n = (size_t)snprintf(b, cap, "--bench\r\nContent-Disposition: form-data; name=\"request\"\r\n"
+                                 "Content-Type: application/json\r\n\r\n");
+    n += head(b + n, cap - n, mesh);
+    n += (size_t)snprintf(b + n, cap - n,
+                          "}}\r\n--bench\r\nContent-Disposition: form-data; name=\"/terrain/heights\";"
+                          " filename=\"h.f32\"\r\nContent-Type: application/octet-stream\r\n\r\n");
+    for (int i = 0; i < SIDE * SIDE; i++) {
+        float f = (float)height(i);
+        memcpy(b + n, &f, 4);   /* little-endian host */
+        n += 4;
+    }
+    n += (size_t)snprintf(b + n, cap - n, "\r\n--bench--\r\n");
+    *len = n;
+    return b;
+}
+
+/* The peer path: jansson's json_loadb, then the same stages. */
+static int jansson_request(const char *body, size_t len, pm_bench_stages *st) {
+    double t0 = pm_bench_thread_ms();
+    json_error_t e;
+    json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
+    if (!doc) return -1;
+    double t1 = pm_bench_thread_ms();
+    json_decref(doc);   /* its parse and free, then the rest as the service runs it */
+    double t2 = pm_bench_thread_ms();
+    int r = pm_bench_request(&pm_api_gen_road, body, len, st);
+    st->body = t2 - t0;   /* jansson instead of the fast reader */
+    (void)t1;
+    return r;
+}
+
+enum { JSHORT, J17, MPART, PEER, NKIND };
+
+/* One request end to end; not inlined, so that
+ *   valgrind --tool=callgrind --toggle-collect=one_request bench_ingest once K
+ * counts the instructions of exactly one request of kind K (0..2). */
+__attribute__((noinline)) int one_request(const char *ctype, const char *body, size_t len,
+                                          pm_bench_stages *st);
+__attribute__((noinline)) int one_request(const char *ctype, const char *body, size_t len,
+                                          pm_bench_stages *st) {
+    return pm_bench_request_typed(&pm_api_gen_road, ctype, body, len, st);
+}
+static const char *const names[NKIND] = {"json-short", "json-17", "multipart", "jansson (peer)"};
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "once") == 0) {
+        int k = atoi(argv[2]);
+        size_t len;
+        char *b = k == MPART ? multipart_body(0, &len) : json_body(0, k == J17, &len);
+        pm_bench_stages st;
+        int rc = one_request(k == MPART ? "multipart/form-data; boundary=bench" : NULL, b, len, &st);
+        printf("%s: %zu bytes -> GLB %zu bytes\n", names[k], len, st.bytes);
+        free(b);
+        return rc;
+    }
+    for (int mesh = 0; mesh <= 1; mesh++) {
+        size_t len[NKIND];
+        char *body[NKIND];
+        body[JSHORT] = json_body(mesh, 0, &len[JSHORT]);
+        body[J17] = json_body(mesh, 1, &len[J17]);
+        body[MPART] = multipart_body(mesh, &len[MPART]);
+        body[PEER] = body[JSHORT], len[PEER] = len[JSHORT];
+        double tot[NKIND][ROUNDS], parse[NKIND][ROUNDS], ge[NKIND][ROUNDS];
+        pm_bench_stages st[NKIND];
+        for (int r = 0; r < ROUNDS; r++) {
+            for (int k = 0; k < NKIND; k++) {
+                int rc = k == PEER ? jansson_request(body[k], len[k], &st[k])
+                                   : pm_bench_request_typed(&pm_api_gen_road,
+                                                            k == MPART ? "multipart/form-data; boundary=bench" : NULL,
+                                                            body[k], len[k], &st[k]);
+                if (rc != 0) return 1;
+                tot[k][r] = pm_bench_stages_total(&st[k]);
+                parse[k][r] = st[k].body + st[k].parse;
+                ge[k][r] = st[k].gen + st[k].enc;
+            }
+        }
+        printf("2 km road, 512x512 heights, terrain mesh %s: request bytes -> GLB (%zu KiB), "
+               "median of %d interleaved, thread CPU\n", mesh ? "on" : "off", st[0].bytes / 1024, ROUNDS);
+        for (int k = 0; k < NKIND; k++) {
+            double t = pm_bench_median(tot[k], ROUNDS), best = tot[k][0];
+            for (int r = 1; r < ROUNDS; r++) best = tot[k][r] < best ? tot[k][r] : best;
+            printf("  %-15s %5.2f MB  median %7.2f ms %6.1f MB/s (best %7.2f ms %6.1f MB/s)"
+                   "  [read+validate+key %6.2f ms, generate+encode %6.2f ms]\n", names[k],
+                   (double)len[k] / 1e6, t, (double)len[k] / 1e3 / t, best,
+                   (double)len[k] / 1e3 / best, pm_bench_median(parse[k], ROUNDS),
+                   pm_bench_median(ge[k], ROUNDS));
+        }
+        for (int k = 0; k < PEER; k++) free(body[k]);
+    }
+    return 0;
+}

@@ -1,0 +1,265 @@
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene/arena.h"
+#include "pm_api/bulk.h"
+#include "pm_api/generator.h"
+#include "pm_api/key.h"
+#include "pm_api/multipart.h"
+#include "pm_api/reader.h"
+#include "pm_test_multipart.h"
+
+/* Request ingest: the fast JSON reader (bulk arrays, exact numbers, the
+ * same trees as jansson), multipart float32 parts, and cache keys that do
+ * not depend on how the numbers arrived. */
+
+extern const pm_api_generator pm_api_gen_road;
+
+static uint64_t rng = 0x243f6a8885a308d3u;
+static uint64_t next(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* A random JSON number token: short decimals, 17-digit dumps, long
+ * mantissas, exponents, tiny and huge magnitudes, integers. */
+static void token(char *out, size_t cap) {
+    uint64_t r = next();
+    double x;
+    memcpy(&x, &r, sizeof x);
+    switch (next() % 6) {
+    case 0: snprintf(out, cap, "%.3f", (double)(int64_t)(next() % 2000000) / 1000.0 - 1000.0); break;
+    case 1:
+        if (!isfinite(x)) x = 1.5;
+        snprintf(out, cap, "%.17g", x);
+        /* A large integral double has neither '.' nor 'e': that would be an
+         * integer beyond 2^53, which keeps an array out of bulk form. */
+        if (!strpbrk(out, ".e")) strcat(out, ".0");
+        break;
+    case 2: snprintf(out, cap, "%.17g", (double)(next() % 100000) / 7.0 - 5000.0); break;
+    case 3: snprintf(out, cap, "%llu.%llue%d", (unsigned long long)(next() % 100000000000ull),
+                     (unsigned long long)(next() % 1000000000000ull), (int)(next() % 60) - 30); break;
+    case 4: snprintf(out, cap, "-0.%018llu%llu", (unsigned long long)(next() % 1000000000000000000ull),
+                     (unsigned long long)(next() % 1000)); break;
+    default: snprintf(out, cap, "%lld", (long long)(next() % 18000000000000000ull) - 9000000000000000ll); break;
+    }
+}
+
+/* Every number of a bulk array is bit for bit what strtod reads. */
+Test(ingest, numbers_are_exactly_strtod) {
+    enum { N = 4096, ROUNDS = 40 };
+    static char text[N * 48 + 32], toks[N][48];
+    for (int round = 0; round < ROUNDS; round++) {
+        size_t len = (size_t)snprintf(text, sizeof text, "{\"h\":[");
+        for (int i = 0; i < N; i++) {
+            token(toks[i], sizeof toks[i]);
+            len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", i ? ", " : "", toks[i]);
+        }
+        len += (size_t)snprintf(text + len, sizeof text - len, "]}");
+        json_t *doc;
+        pm_api_problem p;
+        pm_api_problem_init(&p);
+        cr_assert_eq(pm_api_parse_body(text, len, &doc, &p), 0, "%s", p.detail);
+        const json_t *h = json_object_get(doc, "h");
+        cr_assert(pm_api_bulk_is(h), "a long numeric array is read in bulk");
+        cr_assert_eq(pm_api_bulk_len(h), N);
+        for (int i = 0; i < N; i++) {
+            double want = strchr(toks[i], '.') || strchr(toks[i], 'e')
+                              ? strtod(toks[i], NULL) : (double)strtoll(toks[i], NULL, 10);
+            double got = pm_api_bulk_at(h, (size_t)i);
+            cr_assert(memcmp(&want, &got, sizeof got) == 0, "%s: %.17g, strtod %.17g", toks[i],
+                      got, want);
+        }
+        json_decref(doc);
+        pm_api_problem_free(&p);
+    }
+}
+
+/* Apart from bulk arrays, the fast reader builds jansson's tree: integers
+ * stay integers in short arrays, escapes and UTF-8 are decoded the same. */
+Test(ingest, same_tree_as_jansson) {
+    const char *texts[] = {
+        "{\"a\": [1, 2.0, -0, -0.0, 1e2, 9007199254740993], \"b\": {\"c\": [[1,2,3],[4.5,5,6]]},"
+        " \"s\": \"caf\xc3\xa9 \\\"q\\\" \\\\ \\/ \\n\\t\", \"t\": true, \"f\": false, \"n\": null,"
+        " \"e\": {}, \"ea\": [], \"big\": 9223372036854775807, \"neg\": -9223372036854775808}",
+        "  {\"x\":\"\\u00e9\\ud83d\\ude00\"}  ",   /* \u escapes: jansson reads it */
+        NULL,   /* 100 nested arrays: jansson reads it */
+    };
+    char deep[256] = "{\"d\": ";
+    for (int i = 0; i < 100; i++) strcat(deep, "[");
+    strcat(deep, "1");
+    for (int i = 0; i < 100; i++) strcat(deep, "]");
+    strcat(deep, "}");
+    texts[2] = deep;
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        json_t *doc;
+        pm_api_problem p;
+        pm_api_problem_init(&p);
+        cr_assert_eq(pm_api_parse_body(texts[i], strlen(texts[i]), &doc, &p), 0, "%s", p.detail);
+        json_error_t e;
+        json_t *want = json_loads(texts[i], JSON_REJECT_DUPLICATES, &e);
+        cr_assert_not_null(want);
+        cr_expect(json_equal(doc, want), "tree %zu differs", i);
+        cr_expect(json_is_integer(json_array_get(json_object_get(want, "a"), 2)) ==
+                  json_is_integer(json_array_get(json_object_get(doc, "a"), 2)));
+        json_decref(doc);
+        json_decref(want);
+        pm_api_problem_free(&p);
+    }
+}
+
+/* Malformed bodies keep jansson's 400s (line and column), also when the
+ * error sits in or after a long numeric array. */
+Test(ingest, errors_keep_line_and_column) {
+    static char text[8192];
+    size_t len = (size_t)snprintf(text, sizeof text, "{\"h\": [");
+    for (int i = 0; i < 200; i++) len += (size_t)snprintf(text + len, sizeof text - len, "%d.5,\n", i);
+    struct { const char *tail, *want; } cases[] = {
+        {"1e999]}", "line 201"},
+        {"01]}", "line 201"},
+        {"1, ]}", "line 201"},
+        {"NaN]}", "line 201"},
+        {"1], \"h\": 2}", "duplicate key \"h\" at line 201"},
+        {"1] \"x\"}", "line 201"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(text + len, sizeof text - len, "%s", cases[i].tail);
+        json_t *doc;
+        pm_api_problem p;
+        pm_api_problem_init(&p);
+        cr_expect_eq(pm_api_parse_body(text, strlen(text), &doc, &p), -1, "%s", cases[i].tail);
+        cr_expect_eq(p.status, 400);
+        cr_expect(p.detail && strstr(p.detail, cases[i].want), "%s: %s", cases[i].tail, p.detail);
+        pm_api_problem_free(&p);
+    }
+}
+
+/* A road request, its heights as text or as multipart float32: the same
+ * params and the same key, because the key hashes the doubles. */
+#define ROAD_HEAD "{\"points\": [[1,0,1],[50,0,40]], \"terrain\": {\"cell\": 1, \"cols\": 40, \"rows\": 30"
+
+static pm_api_key road_key(json_t *doc, double *h0) {
+    pm_api_limits lim;
+    pm_api_limits_default(&lim);
+    pm_arena *a = pm_arena_create(0);
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    void *params;
+    json_t *canon = NULL;
+    cr_assert_eq(pm_api_gen_road.parse(doc, &lim, a, &params, &canon, &p), 0, "%s", p.detail);
+    pm_api_key k = pm_api_cache_key(&pm_api_gen_road, canon, PM_API_FMT_GLB);
+    *h0 = json_number_value(json_object_get(json_object_get(canon, "terrain"), "cell"));
+    json_decref(canon);
+    pm_api_problem_free(&p);
+    pm_arena_destroy(a);
+    return k;
+}
+
+Test(ingest, json_and_binary_heights_give_one_key) {
+    enum { N = 40 * 30 };
+    static float h[N];
+    static char text[N * 16 + 256], body[N * 4 + 1024];
+    size_t len = (size_t)snprintf(text, sizeof text, ROAD_HEAD ", \"heights\": [");
+    for (int i = 0; i < N; i++) {
+        h[i] = (float)((i * 37) % 1000) / 8.0f - 60.0f;   /* exact in float32 and in text */
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s%g", i ? "," : "", (double)h[i]);
+    }
+    snprintf(text + len, sizeof text - len, "]}}");
+    json_t *a, *b, *c;
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    cr_assert_eq(pm_api_parse_body(text, strlen(text), &a, &p), 0, "%s", p.detail);
+    json_error_t e;
+    c = json_loads(text, 0, &e);   /* no bulk arrays at all */
+    size_t blen = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, N, "/terrain/heights");
+    cr_assert_eq(pm_api_parse_request(body, blen, PM_TEST_MULTIPART_TYPE, &b, &p), 0,
+                 "%s", p.detail);
+    cr_assert(pm_api_bulk_is(json_object_get(json_object_get(b, "terrain"), "heights")));
+    double x;
+    pm_api_key ka = road_key(a, &x), kb = road_key(b, &x), kc = road_key(c, &x);
+    cr_expect(ka.hi == kb.hi && ka.lo == kb.lo, "text and float32 heights: one key");
+    cr_expect(ka.hi == kc.hi && ka.lo == kc.lo, "bulk or node-per-number input: one key");
+    /* A different height is a different key. */
+    h[77] += 0.5f;
+    blen = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, N, "/terrain/heights");
+    json_decref(b);
+    cr_assert_eq(pm_api_parse_request(body, blen, PM_TEST_MULTIPART_TYPE, &b, &p), 0);
+    pm_api_key kd = road_key(b, &x);
+    cr_expect(!(ka.hi == kd.hi && ka.lo == kd.lo));
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+    pm_api_problem_free(&p);
+}
+
+static void expect_multipart_error(const char *body, size_t len, int status, const char *want) {
+    json_t *doc = NULL;
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    cr_expect_eq(pm_api_parse_request(body, len, PM_TEST_MULTIPART_TYPE, &doc, &p), -1);
+    cr_expect_null(doc);
+    cr_expect_eq(p.status, status, "%s", p.detail);
+    json_t *j = pm_api_problem_json(&p, "t");
+    char *s = json_dumps(j, 0);
+    cr_expect(strstr(s, want) != NULL, "%s lacks %s", s, want);
+    free(s);
+    json_decref(j);
+    pm_api_problem_free(&p);
+}
+
+Test(ingest, multipart_errors) {
+    static char body[4096];
+    float h[3] = {1, 2, 3};
+    size_t n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, 3, "/nothere/heights");
+    expect_multipart_error(body, n, 422, "\"pointer\": \"/nothere/heights\"");
+    n = pm_test_multipart(body, sizeof body, ROAD_HEAD ", \"heights\": [1]}}", h, 3, "/terrain/heights");
+    expect_multipart_error(body, n, 422, "is given both");
+    n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, 3, "heights");
+    expect_multipart_error(body, n, 422, "neither");
+    n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, 3, "/terrain/heights");
+    memmove(body + n - 12, body + n - 11, 11);   /* 11 bytes of data: not whole floats */
+    expect_multipart_error(body, n - 1, 422, "not a multiple of 4");
+    n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, 3, "/terrain/heights");
+    expect_multipart_error(body, n - 12, 400, "closing boundary");
+    n = pm_test_multipart(body, sizeof body, "{\"a\": ", h, 3, "/terrain/heights");
+    expect_multipart_error(body, n, 400, "line 1");
+    const char *noreq = "--XyZ\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\nabc\r\n--XyZ--\r\n";
+    expect_multipart_error(noreq, strlen(noreq), 400, "no part is named");
+    json_t *doc;
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    cr_expect_eq(pm_api_parse_request(noreq, strlen(noreq), "multipart/form-data", &doc, &p), -1);
+    cr_expect(strstr(p.detail, "boundary") != NULL, "%s", p.detail);
+    pm_api_problem_free(&p);
+}
+
+/* A non-finite float32 is named at its own pointer, as in JSON. */
+Test(ingest, binary_heights_checked_per_element) {
+    static float h[40 * 30];
+    static char body[40 * 30 * 4 + 1024];
+    h[5] = NAN;
+    h[9] = 2e5f;
+    size_t n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, 40 * 30, "/terrain/heights");
+    json_t *doc;
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    cr_assert_eq(pm_api_parse_request(body, n, "multipart/form-data; boundary=\"XyZ\"", &doc, &p), 0);
+    pm_api_limits lim;
+    pm_api_limits_default(&lim);
+    pm_arena *a = pm_arena_create(0);
+    void *params;
+    json_t *canon = NULL;
+    cr_expect_eq(pm_api_gen_road.parse(doc, &lim, a, &params, &canon, &p), -1);
+    char *s = json_dumps(p.errors, 0);
+    cr_expect(strstr(s, "/terrain/heights/5") && strstr(s, "must be finite"), "%s", s);
+    cr_expect(strstr(s, "/terrain/heights/9") && strstr(s, "must be <= 100000"), "%s", s);
+    free(s);
+    pm_arena_destroy(a);
+    json_decref(doc);
+    pm_api_problem_free(&p);
+}
