@@ -11,6 +11,7 @@
 #include "scene/result.h"
 #include "scene/rng.h"
 #include "road/road.h"
+#include "pm_test_overlap.h"
 
 /* ---- helpers ---- */
 
@@ -152,6 +153,36 @@ static uint64_t scene_hash(const pm_scene *s) {
     uint64_t h = XXH64_digest(st);
     XXH64_freeState(st);
     return h;
+}
+
+/* Overlapping plan triangle pairs of one level's surface (asphalt and
+ * shoulder; suffix "" for the base, "_lod1".. for LODs), by the oracle. */
+static size_t level_overlaps(const pm_scene *s, const char *suffix) {
+    char an[32], sn[32];
+    snprintf(an, sizeof an, "asphalt%s", suffix);
+    snprintf(sn, sizeof sn, "shoulder%s", suffix);
+    const char *names[] = {an, sn, NULL};
+    size_t n;
+    ptri *t = ptri_from_prims(s, names, &n);
+    size_t k = ptri_count_overlaps(t, n);
+    free(t);
+    return k;
+}
+
+/* A refusal for overlap names at least one pair of existing points and
+ * says what works. */
+static void assert_overlap_refusal(const pm_road_params *p, const pm_road_failure *f, const char *what) {
+    const pm_road_overlaps *o = &f->overlaps;
+    cr_assert_gt(o->pairs, 0, "%s", what);
+    cr_assert_gt(o->n, 0, "%s", what);
+    cr_assert_leq(o->level, p->nlods, "%s", what);
+    cr_assert_float_eq(o->radius, p->width / 2 + p->shoulder, 1e-12, "%s", what);
+    cr_assert_float_eq(o->spacing, p->width + 2 * p->shoulder, 1e-12, "%s", what);
+    for (size_t k = 0; k < o->n; k++) {
+        cr_assert_leq(o->o[k].point[0], o->o[k].point[1], "%s", what);
+        cr_assert_lt(o->o[k].point[1], p->npoints, "%s", what);
+        cr_assert(isfinite(o->o[k].at[0]) && isfinite(o->o[k].at[1]), "%s", what);
+    }
 }
 
 static pm_scene *gen(pm_arena *a, const pm_road_params *p) {
@@ -770,7 +801,7 @@ Test(road, random_roads_face_up_bound_error_own_uvs_and_repeat_bytes) {
     pm_heightfield hf = {.origin = {-400, -400}, .cell = 8.0, .cols = 101, .rows = 101};
     pm_noise nz = {.seed = 77, .amplitude = 15, .wavelength = 120, .octaves = 3};
     pm_heightfield_from_noise(ta, &hf, &nz, NULL);
-    size_t folds = 0;
+    size_t folds = 0, refused = 0;
     for (int iter = 0; iter < 1000; iter++) {
         pm_road_params p;
         random_road(&r, &p, pts, 10);
@@ -779,9 +810,26 @@ Test(road, random_roads_face_up_bound_error_own_uvs_and_repeat_bytes) {
             p.up = iter % 8 == 0 ? PM_ROAD_UP_TERRAIN : PM_ROAD_UP_WORLD;
         }
         pm_arena *a = pm_arena_create(0), *b = pm_arena_create(0);
-        pm_scene *s = gen(a, &p);
         char what[32];
         snprintf(what, sizeof what, "road %d", iter);
+        pm_scene *s = NULL;
+        pm_road_failure fail;
+        int rc = pm_road_generate(a, &p, &s, &fail);
+        if (rc == PM_ERR_GEOMETRY) {
+            /* Refused: it lies on itself (and refuses the same way again). */
+            assert_overlap_refusal(&p, &fail, what);
+            if (getenv("PM_ROAD_DEBUG")) fprintf(stderr, "REF %d pairs %llu level %u n %zu pts %u-%u w %g sh %g curve %d\n", iter, (unsigned long long)fail.overlaps.pairs, fail.overlaps.level, fail.overlaps.n, fail.overlaps.o[0].point[0], fail.overlaps.o[0].point[1], p.width, p.shoulder, p.curve);
+            pm_road_failure again;
+            cr_assert_eq(pm_road_generate(b, &p, &s, &again), PM_ERR_GEOMETRY, "%s", what);
+            cr_assert_eq(memcmp(&again.overlaps, &fail.overlaps, sizeof fail.overlaps), 0, "%s", what);
+            refused++;
+            pm_arena_destroy(a);
+            pm_arena_destroy(b);
+            continue;
+        }
+        cr_assert_eq(rc, PM_OK, "%s: %s", what, pm_result_name((pm_result)rc));
+        /* Built: its surface never lies on itself in plan. */
+        cr_assert_eq(level_overlaps(s, ""), 0, "%s: overlaps itself", what);
         assert_faces_up(s, what);
         cr_assert_leq(meta_num(s->meta, "max_chord_error"), p.max_error * (1 + 1e-9), "%s", what);
         const pm_prim *road = find_prim(s, "asphalt");
@@ -809,7 +857,9 @@ Test(road, random_roads_face_up_bound_error_own_uvs_and_repeat_bytes) {
         pm_arena_destroy(a);
         pm_arena_destroy(b);
     }
+    fprintf(stderr, "random roads: %zu refused for overlap, %zu folds built\n", refused, folds);
     cr_assert_gt(folds, 50, "the random set must include folding hairpins (%zu)", folds);
+    cr_assert_gt(refused, 50, "the random set must include roads lying on themselves (%zu)", refused);
     pm_arena_destroy(ta);
 }
 
