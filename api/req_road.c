@@ -296,8 +296,9 @@ static void pm__overlap_problem(const pm__road_req *q, const pm_road_overlaps *o
                              turn, o->spacing);
     }
     if (o->pairs > o->n && o->n == PM_ROAD_MAX_OVERLAPS)
-        pm_api_problem_field(prob, "/points", "%llu pairs of triangles overlap in all (the first %d "
-                             "pairs of points are named)", (unsigned long long)o->pairs,
+        pm_api_problem_field(prob, "/points", "%s%llu pairs of triangles overlap (the first %d "
+                             "pairs of points are named)", o->pairs >= 4096 ? "at least " : "",
+                             (unsigned long long)o->pairs,
                              PM_ROAD_MAX_OVERLAPS);
 }
 

@@ -124,7 +124,8 @@ typedef struct pm_road_overlap {
 /* Set when generation fails with PM_ERR_GEOMETRY: the road's own surface
  * (asphalt and shoulders) would overlap itself in plan, at level `level`
  * (0 the base, k the LOD lods[k - 1]); the first distinct pairs of control
- * points whose parts overlap, how many triangle pairs overlap in all, and
+ * points whose parts overlap, how many triangle pairs overlap (counting
+ * stops at 4096), and
  * what works: a centre-line radius of at least half the width plus the
  * shoulder, legs at least the full width (shoulders included) apart. */
 typedef struct pm_road_overlaps {

@@ -10,6 +10,8 @@
 
 #include "scene/result.h"
 
+#define PM__ENOUGH_PAIRS 4096
+
 typedef struct pm__rov {
     const pm__level *L;
     const pm_road_params *p;
@@ -28,7 +30,9 @@ static uint32_t pm__point_of(const pm__rov *R, uint32_t i) {
 static int pm__hit(void *ctx, const pm_ptri *a, const pm_ptri *b) {
     pm__rov *R = ctx;
     pm_road_overlaps *O = R->out;
-    O->pairs++;
+    /* Enough to name: a road lying on itself everywhere (far wider than
+     * its turns) would otherwise cost a test per pair of its triangles. */
+    if (++O->pairs >= PM__ENOUGH_PAIRS) return 1;
     uint32_t pa = pm__point_of(R, a->part), pb = pm__point_of(R, b->part);
     bool swap = pa > pb;
     pm_road_overlap h = {.point = {swap ? pb : pa, swap ? pa : pb},
@@ -59,7 +63,7 @@ int pm__road_overlaps(pm__ctx *x, pm__level *L, uint32_t level) {
     pm_road_overlaps *O = x->fail ? &x->fail->overlaps : &local.overlaps;
     memset(O, 0, sizeof *O);
     pm__rov R = {.L = L, .p = x->p, .out = O};
-    if ((r = pm_pset_sweep(L->plan, NULL, pm__hit, &R)) < 0) return r;
+    if ((r = pm_pset_sweep(L->plan, NULL, pm__hit, &R)) < 0) return r;   /* > 0: enough */
     if (!O->pairs) return PM_OK;
     O->level = level;
     O->radius = 0.5 * x->p->width + x->p->shoulder;

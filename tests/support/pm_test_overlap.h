@@ -60,9 +60,14 @@ static inline bool ptri_overlap(const ptri *a, const ptri *b) {
         for (int j = 0; j < 3; j++) same += a->v[i][0] == b->v[j][0] && a->v[i][1] == b->v[j][1];
     return same == 3;
 }
-static inline int ptri_lo_cmp(const void *x, const void *y) {
+static inline int ptri_lo_cmp_x(const void *x, const void *y) {
     const ptri *a = x, *b = y;
     return a->lo[0] < b->lo[0] ? -1 : (a->lo[0] > b->lo[0]);
+}
+
+static inline int ptri_lo_cmp_z(const void *x, const void *y) {
+    const ptri *a = x, *b = y;
+    return a->lo[1] < b->lo[1] ? -1 : (a->lo[1] > b->lo[1]);
 }
 
 /* The plan triangles of every primitive of s named in names (NULL-ended),
@@ -89,13 +94,18 @@ static inline ptri *ptri_from_prims(const pm_scene *s, const char *const *names,
     return t;
 }
 
-/* Every pair (sorted by left bound only to skip pairs apart in x, each
- * remaining pair tested exactly): how many overlap. Sorts t. */
+/* Every pair (sorted by lower bound along the longer axis of the whole
+ * set only to skip pairs apart on it, each remaining pair tested exactly):
+ * how many overlap. Sorts t. */
 static inline size_t ptri_count_overlaps(ptri *t, size_t n) {
-    qsort(t, n, sizeof *t, ptri_lo_cmp);
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < 2; c++) { lo[c] = fmin(lo[c], t[i].lo[c]); hi[c] = fmax(hi[c], t[i].hi[c]); }
+    int ax = hi[1] - lo[1] > hi[0] - lo[0];
+    qsort(t, n, sizeof *t, ax ? ptri_lo_cmp_z : ptri_lo_cmp_x);
     size_t found = 0;
     for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n && t[j].lo[0] < t[i].hi[0]; j++) found += ptri_overlap(&t[i], &t[j]);
+        for (size_t j = i + 1; j < n && t[j].lo[ax] < t[i].hi[ax]; j++) found += ptri_overlap(&t[i], &t[j]);
     return found;
 }
 #endif
