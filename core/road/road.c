@@ -124,10 +124,11 @@ static int pm__emit_level(pm__ctx *x, pm__level *L, const char *suffix, uint32_t
     char name[48];
     pm_pset plan;
     size_t cap = 2 * (L->n - 1) * (L->ncol - 1);
-    if (cap >= UINT32_MAX) return PM_ERR_LIMIT;
-    int r = pm_pset_init(x->a, &plan, (uint32_t)cap);
+    bool check = !x->p->overlaps_checked_by_caller;
+    if (check && cap >= UINT32_MAX) return PM_ERR_LIMIT;
+    int r = check ? pm_pset_init(x->a, &plan, (uint32_t)cap) : PM_OK;
     if (r < 0) return r;
-    L->plan = &plan;
+    L->plan = check ? &plan : NULL;
     L->plan_flag = 0;
     pm__range road = {L->kl, L->kr};
     snprintf(name, sizeof name, "asphalt%s", suffix);

@@ -89,6 +89,8 @@ typedef struct pm_road_params {
     size_t nlods;
     double uv_scale;            /* > 0 */
     uint64_t max_vertices;      /* 0 = no cap; over it PM_ERR_LIMIT */
+    bool overlaps_checked_by_caller;  /* true: no self-overlap check (a network
+                                         checks its whole surface itself) */
     const volatile int *cancel; /* NULL or raised to stop */
 } pm_road_params;
 

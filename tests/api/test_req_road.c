@@ -232,9 +232,11 @@ Test(req_road, validator_straight_scurve_loop) {
 }
 
 Test(req_road, validator_hairpin_and_linear) {
-    validate("{\"points\": [[0,0,0],[40,0,0],[43,0,3],[40,0,6],[0,0,6]], \"width\": 10,"
+    /* Folds that collapse (a tight apex, right-angle corners); hairpins
+     * whose legs lie on each other are refused (test_http_road.c). */
+    validate("{\"points\": [[0,0,0],[40,0,0],[50,0,10],[40,0,20],[0,0,20]], \"width\": 6,"
              " \"conform\": \"bank\", \"banking\": {\"max_degrees\": 10}}");
-    validate("{\"points\": [[0,0,0],[30,0,0],[30,0,30],[5,0,2]], \"curve\": \"linear\", \"width\": 6}");
+    validate("{\"points\": [[0,0,0],[30,0,0],[30,0,30],[0,0,30]], \"curve\": \"linear\", \"width\": 6}");
 }
 
 Test(req_road, validator_terrain_drape_bank_flatten) {
