@@ -269,6 +269,39 @@ static int pm__road_parse(const json_t *body, const pm_api_limits *lim, pm_arena
     return 0;
 }
 
+/* A road lying on itself: one error per pair of control points named,
+ * pointing at the first of the two. */
+static void pm__overlap_problem(const pm__road_req *q, const pm_road_overlaps *o, pm_api_problem *prob) {
+    char lod[64] = "", ptr[32];
+    if (o->level)
+        snprintf(lod, sizeof lod, " at level of detail lods[%u] (%g m)", o->level - 1,
+                 q->lods[o->level - 1]);
+    for (size_t k = 0; k < o->n; k++) {
+        const pm_road_overlap *h = &o->o[k];
+        const char *what = h->shoulder[0] == h->shoulder[1] ? (h->shoulder[0] ? "shoulder" : "asphalt")
+                                                            : "asphalt and shoulder";
+        char parts[64];
+        if (h->point[0] == h->point[1]) snprintf(parts, sizeof parts, "around points[%u]", h->point[0]);
+        else snprintf(parts, sizeof parts, "near points[%u] and near points[%u]", h->point[0], h->point[1]);
+        char turn[64] = "";
+        if (h->turn_radius == 0.0) snprintf(turn, sizeof turn, " (it turns there at a sharp corner)");
+        else if (isfinite(h->turn_radius))
+            snprintf(turn, sizeof turn, " (its tightest turn there: %.3f m)", h->turn_radius);
+        pm_api_pointer_index(ptr, sizeof ptr, "/points", h->point[0]);
+        pm_api_problem_field(prob, ptr, "the road overlaps itself%s near [%.3f, %.3f] (%s): its parts %s "
+                             "lie on each other in plan; a turn needs a centre-line radius of at least "
+                             "%.3f m (half the width plus the shoulder)%s and two legs need their centre "
+                             "lines at least %.3f m apart; move the points apart, turn more gently or "
+                             "make the road narrower", lod, h->at[0], h->at[1], what, parts, o->radius,
+                             turn, o->spacing);
+    }
+    if (o->pairs > o->n && o->n == PM_ROAD_MAX_OVERLAPS)
+        pm_api_problem_field(prob, "/points", "%s%llu pairs of triangles overlap (the first %d "
+                             "pairs of points are named)", o->pairs >= 4096 ? "at least " : "",
+                             (unsigned long long)o->pairs,
+                             PM_ROAD_MAX_OVERLAPS);
+}
+
 static int pm__road_generate(const void *params, const pm_api_limits *lim, pm_arena *arena,
                              const volatile int *cancel, pm_scene **scene, pm_api_problem *prob) {
     const pm__road_req *req = params;
@@ -297,6 +330,14 @@ static int pm__road_generate(const void *params, const pm_api_limits *lim, pm_ar
                              "the output needs more than the limit max_vertices (%llu) vertices "
                              "or instances: coarsen max_error / max_segment, or shorten the road",
                              (unsigned long long)lim->max_vertices);
+        return -1;
+    case PM_ERR_GEOMETRY:
+        if (fail.overlaps.pairs) {
+            pm__overlap_problem(req, &fail.overlaps, prob);
+            return -1;
+        }
+        pm_api_problem_field(prob, "/points", "these points give no valid road (%s)",
+                             pm_result_name((pm_result)r));
         return -1;
     case PM_ERR_CANCELLED:
         pm_api_problem_set(prob, 503, "deadline", "Service Unavailable",

@@ -558,6 +558,7 @@ static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
     rp.uv_scale = p->uv_scale;
     rp.max_vertices = budget;
     rp.cancel = p->cancel;
+    rp.overlaps_checked_by_caller = true;   /* network_overlap.c, with the junctions */
     pm_road_failure fail = {0};
     int rc = pm_road_generate(N->a, &rp, &R->scene, &fail);
     if (rc < 0) return rc;

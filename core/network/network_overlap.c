@@ -10,152 +10,30 @@
 #include <string.h>
 
 #include "network/network_internal.h"
-#include "geom/predicates.h"
+#include "geom/plan_overlap.h"
 #include "scene/result.h"
 
 #define PM__MAX_REPORTED 20
 
-/* A triangle to test, in plan: its corners are floats (the mesh's), held
- * as such to keep the array small, widened to doubles exactly to test. */
-typedef struct pm__otri {
-    float f[3][2];             /* plan, counter-clockwise in pm_orient2d's sense */
-    uint32_t part;             /* edge e (< E), node E + n, road sidewalk E + V + r */
-    uint32_t road;             /* its road, or UINT32_MAX (a junction's) */
-    uint8_t sidewalk;          /* from the sidewalk primitive */
-} pm__otri;
-
-/* The same corners as doubles, for the predicates. */
-typedef struct pm__dtri {
-    double v[3][2];
-    uint8_t sidewalk;
-} pm__dtri;
-
-static pm__dtri pm__wide(const pm__otri *T) {
-    pm__dtri d = {.sidewalk = T->sidewalk};
-    for (int k = 0; k < 3; k++) { d.v[k][0] = T->f[k][0]; d.v[k][1] = T->f[k][1]; }
-    return d;
-}
-
-/* (Comparisons, not fminf / fmaxf: those are library calls without
- * -ffast-math, and this runs three times per triangle.) */
-static void pm__bounds(const pm__otri *T, float lo[2], float hi[2]) {
-    for (int c = 0; c < 2; c++) {
-        float a = T->f[0][c], b = T->f[1][c], d = T->f[2][c];
-        float l = a < b ? a : b, h = a < b ? b : a;
-        lo[c] = d < l ? d : l;
-        hi[c] = d > h ? d : h;
-    }
-}
-
-/* A triangle's bounds (plan coordinates are floats exactly) and first
- * cells, apart from its corners: the candidate loop reads only these. */
-typedef struct pm__obox {
-    float lo[2], hi[2];
-    uint16_t cx, cz;
-} pm__obox;
-
-typedef struct pm__ogrid {
-    double x0, z0, cell, inv;      /* inv = 1 / cell */
-    uint32_t nx, nz;
-    uint32_t *start;           /* nx * nz + 1 */
-    uint32_t *items;           /* triangle indices, cell by cell */
-    pm__obox *box;             /* per triangle */
-} pm__ogrid;
+/* Triangles: part = edge e (< E), node E + n, road sidewalk E + V + r;
+ * aux = its road, or UINT32_MAX (a junction's); flag = from the sidewalk
+ * primitive. */
 
 /* One overlap of two named things: an edge e (< E) or a node E + n. */
 typedef struct pm__ohit {
     uint64_t key;              /* (smaller << 32) | larger, + 1: 0 is empty */
     double point[2];
-    pm__dtri t[2];
+    pm_ptri t[2];
 } pm__ohit;
 
 typedef struct pm__ov {
     pm__net *N;
     uint32_t E, V;
-    pm__otri *tri;
-    uint32_t ntri;
-    pm__ogrid g;
+    pm_pset set;
     pm__ohit *hits;            /* open addressing on key */
     size_t cap, nhits;
     pm_arena *s;               /* the request's arena */
 } pm__ov;
-
-static double pm__o(const double *a, const double *b, const double *c) { return pm_orient2d_fast(a, b, c); }
-
-/* Whether an edge of a has all of b on or outside its line. */
-static bool pm__separates(const pm__dtri *a, const pm__dtri *b) {
-    for (int i = 0; i < 3; i++) {
-        const double *p = a->v[i], *q = a->v[(i + 1) % 3];
-        if (pm__o(p, q, b->v[0]) <= 0 && pm__o(p, q, b->v[1]) <= 0 && pm__o(p, q, b->v[2]) <= 0)
-            return true;
-    }
-    return false;
-}
-
-static bool pm__same(const double *p, const double *q) { return p[0] == q[0] && p[1] == q[1]; }
-
-/* Interiors meet: no edge of either separates them (two convex polygons
- * with disjoint interiors have a separating line through an edge). Two
- * triangles on one edge (most candidate pairs: neighbours), both
- * counter-clockwise, overlap exactly when they run it the same way (both
- * lie on its left); run opposite ways, the edge's line separates them. */
-static bool pm__overlap(const pm__dtri *a, const pm__dtri *b) {
-    for (int i = 0; i < 3; i++) {
-        const double *p = a->v[i], *q = a->v[(i + 1) % 3];
-        for (int j = 0; j < 3; j++) {
-            const double *r = b->v[j], *t = b->v[(j + 1) % 3];
-            if (pm__same(p, r) && pm__same(q, t)) return true;
-            if (pm__same(p, t) && pm__same(q, r)) return false;
-        }
-    }
-    return !pm__separates(a, b) && !pm__separates(b, a);
-}
-
-static bool pm__inside(const pm__dtri *t, const double *p) {
-    return pm__o(t->v[0], t->v[1], p) > 0 && pm__o(t->v[1], t->v[2], p) > 0 &&
-           pm__o(t->v[2], t->v[0], p) > 0;
-}
-
-/* A point inside both triangles: the centroid of b clipped by a's three
- * half-planes, checked exactly; else a vertex or centroid of one strictly
- * inside the other (a sliver's computed clip can miss by rounding). */
-static void pm__witness(const pm__dtri *a, const pm__dtri *b, double out[2]) {
-    double poly[2][12][2];
-    int n = 3, cur = 0;
-    memcpy(poly[0], b->v, sizeof b->v);
-    for (int i = 0; i < 3 && n > 0; i++) {
-        const double *p = a->v[i], *q = a->v[(i + 1) % 3];
-        int m = 0;
-        for (int k = 0; k < n; k++) {
-            const double *s = poly[cur][k], *e = poly[cur][(k + 1) % n];
-            double ds = (q[0] - p[0]) * (s[1] - p[1]) - (q[1] - p[1]) * (s[0] - p[0]);
-            double de = (q[0] - p[0]) * (e[1] - p[1]) - (q[1] - p[1]) * (e[0] - p[0]);
-            if (ds >= 0 && m < 12) { poly[1 - cur][m][0] = s[0]; poly[1 - cur][m][1] = s[1]; m++; }
-            if (((ds >= 0) != (de >= 0)) && m < 12) {
-                double t = ds / (ds - de);
-                poly[1 - cur][m][0] = s[0] + (e[0] - s[0]) * t;
-                poly[1 - cur][m][1] = s[1] + (e[1] - s[1]) * t;
-                m++;
-            }
-        }
-        n = m;
-        cur = 1 - cur;
-    }
-    double c[2] = {0, 0};
-    for (int k = 0; k < n; k++) { c[0] += poly[cur][k][0] / n; c[1] += poly[cur][k][1] / n; }
-    if (n > 0 && pm__inside(a, c) && pm__inside(b, c)) { out[0] = c[0]; out[1] = c[1]; return; }
-    const pm__dtri *t2[2] = {a, b};
-    for (int w = 0; w < 2; w++) {
-        const pm__dtri *s = t2[w], *o = t2[1 - w];
-        double g[2] = {(s->v[0][0] + s->v[1][0] + s->v[2][0]) / 3, (s->v[0][1] + s->v[1][1] + s->v[2][1]) / 3};
-        if (pm__inside(o, g)) { out[0] = g[0]; out[1] = g[1]; return; }
-        for (int k = 0; k < 3; k++)
-            if (pm__inside(o, s->v[k])) { out[0] = s->v[k][0]; out[1] = s->v[k][1]; return; }
-    }
-    out[0] = n > 0 ? c[0] : b->v[0][0];
-    out[1] = n > 0 ? c[1] : b->v[0][1];
-}
-
 
 /* ---- the triangles and their owners ---- */
 
@@ -169,25 +47,11 @@ static void pm__add_prim(pm__ov *O, const pm_prim *P, const uint32_t *own, uint8
     const pm__net *N = O->N;
     for (uint32_t t = 0; t < P->icount / 3; t++) {
         if (own[t] == UINT32_MAX) continue;
-        pm__otri *T = &O->tri[O->ntri];
-        for (int k = 0; k < 3; k++) {
-            const float *q = P->positions + 3 * P->indices[3 * t + k];
-            T->f[k][0] = q[0];
-            T->f[k][1] = q[2];
-        }
-        T->road = own[t] < O->E ? N->edge_road[own[t]] - 1
-                  : own[t] >= O->E + O->V ? own[t] - O->E - O->V : UINT32_MAX;
-        pm__dtri d = pm__wide(T);
-        double o = pm__o(d.v[0], d.v[1], d.v[2]);
-        if (o == 0) continue;
-        if (o < 0) {
-            float s[2] = {T->f[1][0], T->f[1][1]};
-            memcpy(T->f[1], T->f[2], sizeof s);
-            memcpy(T->f[2], s, sizeof s);
-        }
-        T->part = own[t];
-        T->sidewalk = sidewalk;
-        O->ntri++;
+        uint32_t road = own[t] < O->E ? N->edge_road[own[t]] - 1
+                        : own[t] >= O->E + O->V ? own[t] - O->E - O->V : UINT32_MAX;
+        const uint32_t *q = P->indices + 3 * t;
+        pm_pset_add(&O->set, P->positions + 3 * q[0], P->positions + 3 * q[1], P->positions + 3 * q[2],
+                    own[t], road, sidewalk);
     }
 }
 
@@ -197,8 +61,7 @@ static int pm__collect(pm__ov *O, const pm_scene *s) {
     const pm_prim *S = s->nprims == 3 ? &s->prims[2] : NULL;
     uint32_t na = A->icount / 3, ns = S ? S->icount / 3 : 0;
     uint32_t *own = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *own);
-    O->tri = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *O->tri);
-    if (!own || !O->tri) return PM_ERR_NOMEM;
+    if (!own || pm_pset_init(O->s, &O->set, na + ns)) return PM_ERR_NOMEM;
     memset(own, 0xff, ((size_t)na + ns) * sizeof *own);
     for (uint32_t n = 0; n < N->p->nnodes; n++) {
         const pm__node *V = &N->nodes[n];
@@ -218,83 +81,6 @@ static int pm__collect(pm__ov *O, const pm_scene *s) {
     return PM_OK;
 }
 
-/* ---- the grid ---- */
-
-static uint32_t pm__cell(const pm__ogrid *g, double v, double v0, uint32_t n) {
-    double c = (v - v0) * g->inv;
-    if (!(c > 0)) return 0;
-    return c >= n ? n - 1 : (uint32_t)c;   /* truncation: floor for c > 0 */
-}
-
-static void pm__cells(const pm__ogrid *g, const float lo[2], const float hi[2], uint32_t c[4]) {
-    c[0] = pm__cell(g, lo[0], g->x0, g->nx);
-    c[1] = pm__cell(g, hi[0], g->x0, g->nx);
-    c[2] = pm__cell(g, lo[1], g->z0, g->nz);
-    c[3] = pm__cell(g, hi[1], g->z0, g->nz);
-}
-
-/* Cells about twice the mean triangle's size (measured: fewer entries
- * outweigh the longer cell lists), at most about 4 per triangle. */
-static int pm__grid(pm__ov *O) {
-    pm__ogrid *g = &O->g;
-    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, ext = 0;
-    for (uint32_t i = 0; i < O->ntri; i++) {
-        float tl[2], th[2];
-        pm__bounds(&O->tri[i], tl, th);
-        for (int c = 0; c < 2; c++) {
-            lo[c] = tl[c] < lo[c] ? tl[c] : lo[c];
-            hi[c] = th[c] > hi[c] ? th[c] : hi[c];
-        }
-        double dx = (double)th[0] - tl[0], dz = (double)th[1] - tl[1];
-        ext += dx > dz ? dx : dz;
-    }
-    double w = fmax(hi[0] - lo[0], 1e-9), h = fmax(hi[1] - lo[1], 1e-9);
-    g->cell = fmax(2.0 * ext / O->ntri, sqrt(w * h / (4.0 * O->ntri)));
-    g->cell = fmax(g->cell, fmax(w, h) / 4096.0);
-    g->inv = 1.0 / g->cell;
-    g->x0 = lo[0];
-    g->z0 = lo[1];
-    g->nx = (uint32_t)fmin(floor(w / g->cell) + 1, 4096);   /* cells fit uint16_t */
-    g->nz = (uint32_t)fmin(floor(h / g->cell) + 1, 4096);
-    size_t ncell = (size_t)g->nx * g->nz;
-    g->start = pm_arena_calloc(O->s, ncell + 1, sizeof *g->start);
-    if (!g->start) return PM_ERR_NOMEM;
-    size_t total = 0;
-    uint32_t c[4];
-    float tl[2], th[2];
-    for (uint32_t i = 0; i < O->ntri; i++) {
-        pm__bounds(&O->tri[i], tl, th);
-        pm__cells(g, tl, th, c);
-        for (uint32_t z = c[2]; z <= c[3]; z++)
-            for (uint32_t x = c[0]; x <= c[1]; x++) g->start[(size_t)z * g->nx + x + 1]++;
-        total += (size_t)(c[1] - c[0] + 1) * (c[3] - c[2] + 1);
-    }
-    if (total >= UINT32_MAX) return PM_ERR_LIMIT;
-    for (size_t k = 0; k < ncell; k++) g->start[k + 1] += g->start[k];
-    g->items = pm_arena_alloc(O->s, (total + 1) * sizeof *g->items);
-    g->box = pm_arena_alloc(O->s, ((size_t)O->ntri + 1) * sizeof *g->box);
-    uint32_t *fill = pm_arena_alloc(O->s, (ncell + 1) * sizeof *fill);
-    if (!g->items || !g->box || !fill) return PM_ERR_NOMEM;
-    memcpy(fill, g->start, ncell * sizeof *fill);
-    for (uint32_t i = 0; i < O->ntri; i++) {
-        pm__bounds(&O->tri[i], tl, th);
-        pm__cells(g, tl, th, c);
-        g->box[i] = (pm__obox){{tl[0], tl[1]}, {th[0], th[1]}, (uint16_t)c[0], (uint16_t)c[2]};
-        for (uint32_t z = c[2]; z <= c[3]; z++)
-            for (uint32_t x = c[0]; x <= c[1]; x++) g->items[fill[(size_t)z * g->nx + x]++] = i;
-    }
-    /* Each cell by the left of its bounds, so a pair search stops at the
-     * first triangle starting right of the current one's end. */
-    for (size_t k = 0; k < ncell; k++)
-        for (uint32_t i = g->start[k] + 1; i < g->start[k + 1]; i++) {
-            uint32_t t = g->items[i], j = i;
-            for (; j > g->start[k] && g->box[g->items[j - 1]].lo[0] > g->box[t].lo[0]; j--)
-                g->items[j] = g->items[j - 1];
-            g->items[j] = t;
-        }
-    return PM_OK;
-}
-
 /* ---- naming ---- */
 
 /* The edge a road's sidewalk triangle belongs to: the edge whose asphalt
@@ -304,8 +90,8 @@ static uint32_t pm__sidewalk_edge(const pm__ov *O, uint32_t road, const double *
     const pm__road *R = &N->roads.data[road];
     uint32_t best = N->steps.data[R->first_step].edge;
     if (R->nsteps == 1) return best;
-    const pm__ogrid *g = &O->g;
-    uint32_t cx = pm__cell(g, p[0], g->x0, g->nx), cz = pm__cell(g, p[1], g->z0, g->nz);
+    const pm_pgrid *g = &O->set.g;
+    uint32_t cx = pm_pset_cell_x(&O->set, p[0]), cz = pm_pset_cell_z(&O->set, p[1]);
     double bd = HUGE_VAL;
     for (uint32_t ring = 1; ring <= 64 && bd == HUGE_VAL; ring *= 2) {
         uint32_t x0 = cx > ring ? cx - ring : 0, z0 = cz > ring ? cz - ring : 0;
@@ -314,7 +100,7 @@ static uint32_t pm__sidewalk_edge(const pm__ov *O, uint32_t road, const double *
             for (uint32_t x = x0; x <= x1; x++) {
                 size_t k = (size_t)z * g->nx + x;
                 for (uint32_t i = g->start[k]; i < g->start[k + 1]; i++) {
-                    const pm__otri *T = &O->tri[g->items[i]];
+                    const pm_ptri *T = &O->set.tri[g->items[i]];
                     if (T->part >= O->E || N->edge_road[T->part] != road + 1) continue;
                     double mx = ((double)T->f[0][0] + T->f[1][0] + T->f[2][0]) / 3 - p[0];
                     double mz = ((double)T->f[0][1] + T->f[1][1] + T->f[2][1]) / 3 - p[1];
@@ -325,12 +111,13 @@ static uint32_t pm__sidewalk_edge(const pm__ov *O, uint32_t road, const double *
     return best;
 }
 
-static uint32_t pm__named(const pm__ov *O, const pm__otri *T, const double *p) {
+static uint32_t pm__named(const pm__ov *O, const pm_ptri *T, const double *p) {
     if (T->part < O->E + O->V) return T->part;
     return pm__sidewalk_edge(O, T->part - O->E - O->V, p);
 }
 
-static int pm__record(pm__ov *O, const pm__otri *a, const pm__otri *b) {
+static int pm__record(void *ctx, const pm_ptri *a, const pm_ptri *b) {
+    pm__ov *O = ctx;
     if (2 * (O->nhits + 1) > O->cap) {
         size_t cap = O->cap ? 2 * O->cap : 64;
         pm__ohit *h = pm_arena_calloc(O->s, cap, sizeof *h);
@@ -345,8 +132,7 @@ static int pm__record(pm__ov *O, const pm__otri *a, const pm__otri *b) {
         O->cap = cap;
     }
     double pt[2];
-    pm__dtri da = pm__wide(a), db = pm__wide(b);
-    pm__witness(&da, &db, pt);
+    pm_ptri_witness(a, b, pt);
     uint32_t na = pm__named(O, a, pt), nb = pm__named(O, b, pt);
     bool swap = na > nb;
     uint64_t key = ((uint64_t)(swap ? nb : na) << 32 | (swap ? na : nb)) + 1;
@@ -357,47 +143,23 @@ static int pm__record(pm__ov *O, const pm__otri *a, const pm__otri *b) {
     H->key = key;
     H->point[0] = pt[0];
     H->point[1] = pt[1];
-    H->t[0] = swap ? db : da;
-    H->t[1] = swap ? da : db;
+    H->t[0] = swap ? *b : *a;
+    H->t[1] = swap ? *a : *b;
     O->nhits++;
     return PM_OK;
 }
 
-/* Every pair of triangles sharing a cell, each pair once: in the cell
- * holding the lower corner of their bounds' intersection. */
-static int pm__sweep(pm__ov *O) {
-    const pm__ogrid *g = &O->g;
-    for (uint32_t z = 0; z < g->nz; z++)
-        for (uint32_t x = 0; x < g->nx; x++) {
-            size_t k = (size_t)z * g->nx + x;
-            for (uint32_t i = g->start[k]; i < g->start[k + 1]; i++) {
-                const pm__obox *p = &g->box[g->items[i]];
-                for (uint32_t j = i + 1; j < g->start[k + 1]; j++) {
-                    const pm__obox *q = &g->box[g->items[j]];
-                    if (q->lo[0] >= p->hi[0]) break;
-                    if (q->lo[1] >= p->hi[1] || p->lo[1] >= q->hi[1]) continue;
-                    /* The cell of the larger lower corner is the larger cell. */
-                    if ((p->cx > q->cx ? p->cx : q->cx) != x || (p->cz > q->cz ? p->cz : q->cz) != z)
-                        continue;
-                    const pm__otri *a = &O->tri[g->items[i]], *b = &O->tri[g->items[j]];
-                    /* A junction's own surfaces are the junction
-                     * generator's (docs/junction.md). */
-                    if (a->part == b->part && a->road == UINT32_MAX) continue;
-                    pm__dtri da = pm__wide(a), db = pm__wide(b);
-                    if (!pm__overlap(&da, &db)) continue;
-                    int rc = pm__record(O, a, b);
-                    if (rc) return rc;
-                }
-            }
-        }
-    return PM_OK;
+/* A junction's own surfaces are the junction generator's (docs/junction.md). */
+static bool pm__skip(void *ctx, const pm_ptri *a, const pm_ptri *b) {
+    (void)ctx;
+    return a->part == b->part && a->aux == UINT32_MAX;
 }
 
 /* ---- problems ---- */
 
-static void pm__what(const pm__ov *O, uint32_t who, const pm__dtri *T, char *buf, size_t n) {
+static void pm__what(const pm__ov *O, uint32_t who, const pm_ptri *T, char *buf, size_t n) {
     if (who >= O->E) snprintf(buf, n, "the junction at node %u", who - O->E);
-    else snprintf(buf, n, "edge %u's %s", who, T->sidewalk ? "sidewalk" : "road");
+    else snprintf(buf, n, "edge %u's %s", who, T->flag ? "sidewalk" : "road");
 }
 
 static void pm__name(pm_network_problem *q, const pm__ov *O, uint32_t who) {
@@ -442,14 +204,18 @@ static int pm__report(pm__ov *O) {
         q->error = PM_NETWORK_OVERLAP;
         q->point[0] = h[i].point[0];
         q->point[1] = h[i].point[1];
-        for (int k = 0; k < 2; k++) memcpy(q->tris[k], h[i].t[k].v, sizeof q->tris[k]);
+        for (int k = 0; k < 2; k++) {
+            double v[3][2];
+            pm_ptri_corners(&h[i].t[k], v);
+            memcpy(q->tris[k], v, sizeof q->tris[k]);
+        }
         char wa[64], wb[64];
         pm__what(O, a, &h[i].t[0], wa, sizeof wa);
         pm__what(O, b, &h[i].t[1], wb, sizeof wb);
         pm__name(q, O, a);
         if (a == b) {
-            const char *part = h[i].t[0].sidewalk == h[i].t[1].sidewalk
-                                   ? (h[i].t[0].sidewalk ? "its sidewalk" : "its road")
+            const char *part = h[i].t[0].flag == h[i].t[1].flag
+                                   ? (h[i].t[0].flag ? "its sidewalk" : "its road")
                                    : "its road and its sidewalk";
             if (a < O->E) {
                 char near[64];
@@ -485,9 +251,9 @@ static int pm__report(pm__ov *O) {
 int pm__network_overlaps(pm__net *N, const pm_scene *s) {
     pm__ov O = {.N = N, .E = (uint32_t)N->p->nedges, .V = (uint32_t)N->p->nnodes, .s = N->a};
     int rc = pm__collect(&O, s);
-    if (rc || O.ntri < 2) return rc;
-    rc = pm__grid(&O);
-    if (rc == PM_OK) rc = pm__sweep(&O);
+    if (rc || O.set.ntri < 2) return rc;
+    rc = pm_pset_grid(O.s, &O.set);
+    if (rc == PM_OK) rc = pm_pset_sweep(&O.set, pm__skip, pm__record, &O);
     if (rc == PM_OK && O.nhits) rc = pm__report(&O);
     return rc;
 }

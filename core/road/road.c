@@ -118,15 +118,30 @@ static int pm__level_build(pm__ctx *x, pm__level *L, double max_error, double ma
     return pm__road_grid(x, L);
 }
 
-static int pm__emit_level(pm__ctx *x, pm__level *L, const char *suffix) {
+/* Emits the level's asphalt and shoulder, then refuses it (level as in
+ * pm_road_overlaps) when that surface overlaps itself in plan. */
+static int pm__emit_level(pm__ctx *x, pm__level *L, const char *suffix, uint32_t level) {
     char name[48];
+    pm_pset plan;
+    size_t cap = 2 * (L->n - 1) * (L->ncol - 1);
+    bool check = !x->p->overlaps_checked_by_caller;
+    if (check && cap >= UINT32_MAX) return PM_ERR_LIMIT;
+    int r = check ? pm_pset_init(x->a, &plan, (uint32_t)cap) : PM_OK;
+    if (r < 0) return r;
+    L->plan = check ? &plan : NULL;
+    L->plan_flag = 0;
     pm__range road = {L->kl, L->kr};
     snprintf(name, sizeof name, "asphalt%s", suffix);
-    int r = pm__road_emit(x, L, name, "asphalt", &road, 1);
-    if (r < 0 || L->kl == 0) return r;
-    pm__range sh[2] = {{0, L->kl}, {L->kr, L->ncol - 1}};
-    snprintf(name, sizeof name, "shoulder%s", suffix);
-    return pm__road_emit(x, L, name, "shoulder", sh, 2);
+    r = pm__road_emit(x, L, name, "asphalt", &road, 1);
+    if (r == PM_OK && L->kl > 0) {
+        pm__range sh[2] = {{0, L->kl}, {L->kr, L->ncol - 1}};
+        snprintf(name, sizeof name, "shoulder%s", suffix);
+        L->plan_flag = 1;
+        r = pm__road_emit(x, L, name, "shoulder", sh, 2);
+    }
+    if (r == PM_OK) r = pm__road_overlaps(x, L, level);
+    L->plan = NULL;
+    return r;
 }
 
 /* ---- terrain flattening ---- */
@@ -302,7 +317,7 @@ static int pm__lods(pm__ctx *x, pm_meta *arr) {
         if (r < 0) return r;
         snprintf(suffix, sizeof suffix, "_lod%zu", l + 1);
         uint32_t first = x->scene->nprims;
-        if ((r = pm__emit_level(x, &L, suffix)) < 0) return r;
+        if ((r = pm__emit_level(x, &L, suffix, (uint32_t)(l + 1))) < 0) return r;
         /* glTF gets one mesh per level, road_lod<k>, holding its asphalt
          * and shoulder primitives. */
         snprintf(name, sizeof name, "road%s", suffix);
@@ -356,7 +371,7 @@ static int pm__generate(pm__ctx *x) {
     uint32_t ss = p->shoulder > 0.0 ? pm__shoulder_strips(p, p->cross_segments) : 0;
     int r = pm__level_build(x, &base, p->max_error, p->max_segment, PM_ROAD_MAX_TURN_RADIANS,
                             p->cross_segments, ss, "/max_error");
-    if (r < 0 || (r = pm__emit_level(x, &base, "")) < 0) return r;
+    if (r < 0 || (r = pm__emit_level(x, &base, "", 0)) < 0) return r;
     if ((r = pm__base_meta(x, &base)) < 0) return r;
     if ((r = pm__terrain_stage(x, &base)) < 0) return r;
     pm_meta *props = pm_meta_arr(a), *lods = pm_meta_arr(a);

@@ -89,6 +89,8 @@ typedef struct pm_road_params {
     size_t nlods;
     double uv_scale;            /* > 0 */
     uint64_t max_vertices;      /* 0 = no cap; over it PM_ERR_LIMIT */
+    bool overlaps_checked_by_caller;  /* true: no self-overlap check (a network
+                                         checks its whole surface itself) */
     const volatile int *cancel; /* NULL or raised to stop */
 } pm_road_params;
 
@@ -111,9 +113,35 @@ uint32_t pm_road_columns(const pm_road_params *p);
 /* Set when generation fails with PM_ERR_LIMIT: which request field drives
  * the size ("/max_error", "/props/1/spacing", "/lods/0", "/terrain") and
  * the vertex or instance count that was needed. */
+typedef struct pm_road_overlap {
+    uint32_t point[2];      /* control points nearest the two parts, [0] <= [1] */
+    bool shoulder[2];       /* each part's triangle is the shoulder's (else asphalt) */
+    double at[2];           /* plan (x, z) of a point inside both */
+    double turn_radius;     /* tightest centre-line radius from one part to the
+                               other (0 at a linear road's corner, INFINITY straight) */
+} pm_road_overlap;
+
+#define PM_ROAD_MAX_OVERLAPS 8
+
+/* Set when generation fails with PM_ERR_GEOMETRY: the road's own surface
+ * (asphalt and shoulders) would overlap itself in plan, at level `level`
+ * (0 the base, k the LOD lods[k - 1]); the first distinct pairs of control
+ * points whose parts overlap, how many triangle pairs overlap (counting
+ * stops at 4096), and
+ * what works: a centre-line radius of at least half the width plus the
+ * shoulder, legs at least the full width (shoulders included) apart. */
+typedef struct pm_road_overlaps {
+    uint32_t level;
+    size_t n;
+    pm_road_overlap o[PM_ROAD_MAX_OVERLAPS];
+    uint64_t pairs;
+    double radius, spacing;
+} pm_road_overlaps;
+
 typedef struct pm_road_failure {
     const char *field;
     uint64_t needed;
+    pm_road_overlaps overlaps;
 } pm_road_failure;
 
 /* Generates the road scene in a: primitives "asphalt", "shoulder" (when
@@ -122,7 +150,8 @@ typedef struct pm_road_failure {
  * coarser error); prop sets per name; metadata (see docs/road.md). Every
  * primitive's triangles are ordered for the vertex cache and its vertices
  * for fetch (meshoptimizer). Returns 0, PM_ERR_NOMEM, PM_ERR_LIMIT (fail
- * filled when not NULL), PM_ERR_CANCELLED. */
+ * filled when not NULL), PM_ERR_GEOMETRY (the surface of some level would
+ * lie on itself in plan: fail->overlaps filled), PM_ERR_CANCELLED. */
 int pm_road_generate(pm_arena *a, const pm_road_params *p, pm_scene **out,
                      pm_road_failure *fail);
 #endif

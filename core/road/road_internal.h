@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "geom/plan_overlap.h"
 #include "geom/trig.h"
 #include "geom/vec.h"
 #include "road/road.h"
@@ -40,6 +41,8 @@ typedef struct pm__level {
     uint64_t skipped;       /* degenerate triangles left out */
     bool closed;
     uint64_t triangles;     /* emitted */
+    pm_pset *plan;          /* NULL, or gets each emitted triangle (part = section) */
+    uint8_t plan_flag;      /* flag of the triangles emitted now: 1 = shoulder */
 } pm__level;
 
 typedef struct pm__ctx {
@@ -71,6 +74,11 @@ void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d
 int pm__road_grid(pm__ctx *x, pm__level *L);
 int pm__road_emit(pm__ctx *x, pm__level *L, const char *name, const char *material,
                   const pm__range *rg, int nrg);
+
+/* road_overlap.c: PM_ERR_GEOMETRY (x->fail->overlaps filled) when the
+ * triangles collected in L->plan overlap in plan; level as in
+ * pm_road_overlaps. */
+int pm__road_overlaps(pm__ctx *x, pm__level *L, uint32_t level);
 
 /* road_props.c: instanced props along the base level; out gets per-line counts. */
 int pm__road_props(pm__ctx *x, const pm__level *L, pm_meta *out);

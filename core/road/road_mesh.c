@@ -167,6 +167,9 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
                     continue;
                 }
                 if (pm_prim_add_tri(x->scene, pr, q[0], q[1], q[2]) < 0) return PM_ERR_NOMEM;
+                if (L->plan)
+                    pm_pset_add(L->plan, P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], (uint32_t)i, 0,
+                                L->plan_flag);
                 L->triangles++;
             }
         }

@@ -12,6 +12,7 @@
 #include "scene/rng.h"
 #include "pm_test_api.h"
 #include "pm_test_validator.h"
+#include "pm_test_overlap.h"
 
 extern const pm_api_generator pm_api_gen_road;
 
@@ -231,9 +232,11 @@ Test(req_road, validator_straight_scurve_loop) {
 }
 
 Test(req_road, validator_hairpin_and_linear) {
-    validate("{\"points\": [[0,0,0],[40,0,0],[43,0,3],[40,0,6],[0,0,6]], \"width\": 10,"
+    /* Folds that collapse (a tight apex, right-angle corners); hairpins
+     * whose legs lie on each other are refused (test_http_road.c). */
+    validate("{\"points\": [[0,0,0],[40,0,0],[50,0,10],[40,0,20],[0,0,20]], \"width\": 6,"
              " \"conform\": \"bank\", \"banking\": {\"max_degrees\": 10}}");
-    validate("{\"points\": [[0,0,0],[30,0,0],[30,0,30],[5,0,2]], \"curve\": \"linear\", \"width\": 6}");
+    validate("{\"points\": [[0,0,0],[30,0,0],[30,0,30],[0,0,30]], \"curve\": \"linear\", \"width\": 6}");
 }
 
 Test(req_road, validator_terrain_drape_bank_flatten) {
@@ -289,7 +292,7 @@ Test(req_road, adversarial_requests_answer_200_or_problem) {
     const char *curves[] = {"catmull-rom", "linear"}, *conf[] = {"drape", "bank"};
     pm_api_limits l = limits();
     l.max_vertices = 200000;
-    int ok = 0, refused = 0;
+    int ok = 0, refused = 0, overlapping = 0;
     for (int iter = 0; iter < 300; iter++) {
         json_t *doc = json_object(), *pts = json_array();
         int n = 2 + (int)pm_rng_below(&r, 12);
@@ -335,6 +338,19 @@ Test(req_road, adversarial_requests_answer_200_or_problem) {
         run rr = road(body, &l);
         if (rr.parsed && rr.generated) {
             ok++;
+            /* Never a surface lying on itself: each level checked by the
+             * brute-force oracle (asphalt and shoulder together). */
+            for (int lv = 0; lv <= 2; lv++) {
+                char an[32], sn[32];
+                snprintf(an, sizeof an, lv ? "asphalt_lod%d" : "asphalt", lv);
+                snprintf(sn, sizeof sn, lv ? "shoulder_lod%d" : "shoulder", lv);
+                const char *names[] = {an, sn, NULL};
+                size_t nt;
+                ptri *t = ptri_from_prims(rr.scene, names, &nt);
+                size_t over = ptri_count_overlaps(t, nt);
+                free(t);
+                cr_assert_eq(over, 0, "iter %d: level %d overlaps itself (%zu pairs): %s", iter, lv, over, body);
+            }
             /* Every triangle faces up, whatever came in. */
             for (uint32_t i = 0; i < rr.scene->nprims; i++) {
                 const pm_prim *p = &rr.scene->prims[i];
@@ -349,11 +365,23 @@ Test(req_road, adversarial_requests_answer_200_or_problem) {
             refused++;
             cr_assert(rr.prob.status == 422 || rr.prob.status == 503, "iter %d: status %d", iter, rr.prob.status);
             cr_assert(rr.prob.status != 422 || json_array_size(rr.prob.errors) > 0, "iter %d: no pointer", iter);
+            /* A road lying on itself is refused naming an existing point. */
+            json_t *e0 = json_array_get(rr.prob.errors, 0);
+            const char *ptr = json_string_value(json_object_get(e0, "pointer"));
+            const char *det = json_string_value(json_object_get(e0, "message"));
+            if (det && strstr(det, "overlaps itself")) {
+                overlapping++;
+                size_t npts = 0;
+                cr_assert(ptr && sscanf(ptr, "/points/%zu", &npts) == 1, "iter %d: pointer %s", iter, ptr);
+                cr_assert(strstr(det, "radius of at least"), "iter %d: %s", iter, det);
+            }
         }
         free(body);
         done(&rr);
     }
-    fprintf(stderr, "adversarial: %d generated, %d refused\n", ok, refused);
-    cr_assert_gt(ok, 100, "%d generated, %d refused", ok, refused);
+    fprintf(stderr, "adversarial: %d generated, %d refused (%d lying on themselves)\n", ok, refused,
+            overlapping);
+    cr_assert_gt(overlapping, 5, "%d refused for overlap", overlapping);
+    cr_assert_gt(ok, 20, "%d generated, %d refused", ok, refused);
     cr_assert_gt(refused, 5, "%d generated, %d refused", ok, refused);
 }

@@ -133,6 +133,18 @@ Test(http_road, invalid_requests_are_422_with_pointers) {
     expect_problem("{\"points\": [[0,0,0],[99000,0,0],[99000,0,99000]]}", 422, "/max_segment");
 }
 
+Test(http_road, roads_lying_on_themselves_are_422_naming_their_points) {
+    /* The README's refused hairpin: inner shoulders cross at the apex. */
+    expect_problem("{\"points\": [[0,0,0],[40,0,0],[46,0,6],[40,0,12],[0,0,12]], \"width\": 8}", 422,
+                   "/points/2");
+    /* Legs 6 m apart on a 10 m road. */
+    expect_problem("{\"points\": [[0,0,0],[40,0,0],[43,0,3],[40,0,6],[0,0,6]], \"width\": 10}", 422,
+                   "/points/1");
+    /* A linear road turning back 146 degrees at points[1]. */
+    expect_problem("{\"points\": [[0,0,0],[30,0,0],[0,0,20]], \"width\": 6, \"curve\": \"linear\"}",
+                   422, "/points/1");
+}
+
 Test(http_road, get_is_405) {
     pm_http_response r;
     char allow[64];

@@ -9,8 +9,11 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "geom/predicates.h"
+#include "scene/scene.h"
 
 typedef struct ptri { double v[3][2], lo[2], hi[2]; int64_t road; } ptri;
 
@@ -56,5 +59,53 @@ static inline bool ptri_overlap(const ptri *a, const ptri *b) {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) same += a->v[i][0] == b->v[j][0] && a->v[i][1] == b->v[j][1];
     return same == 3;
+}
+static inline int ptri_lo_cmp_x(const void *x, const void *y) {
+    const ptri *a = x, *b = y;
+    return a->lo[0] < b->lo[0] ? -1 : (a->lo[0] > b->lo[0]);
+}
+
+static inline int ptri_lo_cmp_z(const void *x, const void *y) {
+    const ptri *a = x, *b = y;
+    return a->lo[1] < b->lo[1] ? -1 : (a->lo[1] > b->lo[1]);
+}
+
+/* The plan triangles of every primitive of s named in names (NULL-ended),
+ * malloc'ed; *n gets their count. */
+static inline ptri *ptri_from_prims(const pm_scene *s, const char *const *names, size_t *n) {
+    size_t cap = 1;
+    for (uint32_t i = 0; i < s->nprims; i++) cap += s->prims[i].icount / 3;
+    ptri *t = malloc(cap * sizeof *t);
+    *n = 0;
+    for (uint32_t i = 0; i < s->nprims; i++) {
+        const pm_prim *P = &s->prims[i];
+        bool want = false;
+        for (const char *const *nm = names; *nm; nm++) want |= strcmp(P->name, *nm) == 0;
+        if (!want) continue;
+        for (uint32_t k = 0; k + 2 < P->icount; k += 3) {
+            double q[3][2];
+            for (int c = 0; c < 3; c++) {
+                q[c][0] = P->positions[3 * P->indices[k + c]];
+                q[c][1] = P->positions[3 * P->indices[k + c] + 2];
+            }
+            if (ptri_make(q[0], q[1], q[2], &t[*n])) (*n)++;
+        }
+    }
+    return t;
+}
+
+/* Every pair (sorted by lower bound along the longer axis of the whole
+ * set only to skip pairs apart on it, each remaining pair tested exactly):
+ * how many overlap. Sorts t. */
+static inline size_t ptri_count_overlaps(ptri *t, size_t n) {
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < 2; c++) { lo[c] = fmin(lo[c], t[i].lo[c]); hi[c] = fmax(hi[c], t[i].hi[c]); }
+    int ax = hi[1] - lo[1] > hi[0] - lo[0];
+    qsort(t, n, sizeof *t, ax ? ptri_lo_cmp_z : ptri_lo_cmp_x);
+    size_t found = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n && t[j].lo[ax] < t[i].hi[ax]; j++) found += ptri_overlap(&t[i], &t[j]);
+    return found;
 }
 #endif

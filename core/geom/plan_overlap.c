@@ -1,0 +1,256 @@
+/* Plan-view overlap of triangles (geom/plan_overlap.h): a uniform grid for
+ * candidate pairs, separating edges with exact orientation per pair. */
+#include "geom/plan_overlap.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "geom/predicates.h"
+#include "scene/result.h"
+
+typedef struct pm__dtri { double v[3][2]; } pm__dtri;
+
+static pm__dtri pm__wide(const pm_ptri *T) {
+    pm__dtri d;
+    for (int k = 0; k < 3; k++) { d.v[k][0] = T->f[k][0]; d.v[k][1] = T->f[k][1]; }
+    return d;
+}
+
+void pm_ptri_corners(const pm_ptri *t, double v[3][2]) {
+    pm__dtri d = pm__wide(t);
+    memcpy(v, d.v, sizeof d.v);
+}
+
+static double pm__o(const double *a, const double *b, const double *c) { return pm_orient2d_fast(a, b, c); }
+
+/* (Comparisons, not fminf / fmaxf: those are library calls without
+ * -ffast-math, and this runs three times per triangle.) */
+static void pm__bounds(const pm_ptri *T, float lo[2], float hi[2]) {
+    for (int c = 0; c < 2; c++) {
+        float a = T->f[0][c], b = T->f[1][c], d = T->f[2][c];
+        float l = a < b ? a : b, h = a < b ? b : a;
+        lo[c] = d < l ? d : l;
+        hi[c] = d > h ? d : h;
+    }
+}
+
+/* Whether an edge of a has all of b on or outside its line. */
+static bool pm__separates(const pm__dtri *a, const pm__dtri *b) {
+    for (int i = 0; i < 3; i++) {
+        const double *p = a->v[i], *q = a->v[(i + 1) % 3];
+        if (pm__o(p, q, b->v[0]) <= 0 && pm__o(p, q, b->v[1]) <= 0 && pm__o(p, q, b->v[2]) <= 0)
+            return true;
+    }
+    return false;
+}
+
+static bool pm__same(const double *p, const double *q) { return p[0] == q[0] && p[1] == q[1]; }
+
+/* Interiors meet: no edge of either separates them (two convex polygons
+ * with disjoint interiors have a separating line through an edge). Two
+ * triangles on one edge (most candidate pairs: neighbours), both
+ * counter-clockwise, overlap exactly when they run it the same way (both
+ * lie on its left); run opposite ways, the edge's line separates them. */
+static bool pm__overlap(const pm__dtri *a, const pm__dtri *b) {
+    for (int i = 0; i < 3; i++) {
+        const double *p = a->v[i], *q = a->v[(i + 1) % 3];
+        for (int j = 0; j < 3; j++) {
+            const double *r = b->v[j], *t = b->v[(j + 1) % 3];
+            if (pm__same(p, r) && pm__same(q, t)) return true;
+            if (pm__same(p, t) && pm__same(q, r)) return false;
+        }
+    }
+    return !pm__separates(a, b) && !pm__separates(b, a);
+}
+
+bool pm_ptri_overlap(const pm_ptri *a, const pm_ptri *b) {
+    pm__dtri da = pm__wide(a), db = pm__wide(b);
+    return pm__overlap(&da, &db);
+}
+
+static bool pm__inside(const pm__dtri *t, const double *p) {
+    return pm__o(t->v[0], t->v[1], p) > 0 && pm__o(t->v[1], t->v[2], p) > 0 &&
+           pm__o(t->v[2], t->v[0], p) > 0;
+}
+
+/* A point inside both triangles: the centroid of b clipped by a's three
+ * half-planes, checked exactly; else a vertex or centroid of one strictly
+ * inside the other (a sliver's computed clip can miss by rounding). */
+void pm_ptri_witness(const pm_ptri *ta, const pm_ptri *tb, double out[2]) {
+    pm__dtri da = pm__wide(ta), db = pm__wide(tb);
+    const pm__dtri *a = &da, *b = &db;
+    double poly[2][12][2];
+    int n = 3, cur = 0;
+    memcpy(poly[0], b->v, sizeof b->v);
+    for (int i = 0; i < 3 && n > 0; i++) {
+        const double *p = a->v[i], *q = a->v[(i + 1) % 3];
+        int m = 0;
+        for (int k = 0; k < n; k++) {
+            const double *s = poly[cur][k], *e = poly[cur][(k + 1) % n];
+            double ds = (q[0] - p[0]) * (s[1] - p[1]) - (q[1] - p[1]) * (s[0] - p[0]);
+            double de = (q[0] - p[0]) * (e[1] - p[1]) - (q[1] - p[1]) * (e[0] - p[0]);
+            if (ds >= 0 && m < 12) { poly[1 - cur][m][0] = s[0]; poly[1 - cur][m][1] = s[1]; m++; }
+            if (((ds >= 0) != (de >= 0)) && m < 12) {
+                double t = ds / (ds - de);
+                poly[1 - cur][m][0] = s[0] + (e[0] - s[0]) * t;
+                poly[1 - cur][m][1] = s[1] + (e[1] - s[1]) * t;
+                m++;
+            }
+        }
+        n = m;
+        cur = 1 - cur;
+    }
+    double c[2] = {0, 0};
+    for (int k = 0; k < n; k++) { c[0] += poly[cur][k][0] / n; c[1] += poly[cur][k][1] / n; }
+    if (n > 0 && pm__inside(a, c) && pm__inside(b, c)) { out[0] = c[0]; out[1] = c[1]; return; }
+    const pm__dtri *t2[2] = {a, b};
+    for (int w = 0; w < 2; w++) {
+        const pm__dtri *s = t2[w], *o = t2[1 - w];
+        double g[2] = {(s->v[0][0] + s->v[1][0] + s->v[2][0]) / 3, (s->v[0][1] + s->v[1][1] + s->v[2][1]) / 3};
+        if (pm__inside(o, g)) { out[0] = g[0]; out[1] = g[1]; return; }
+        for (int k = 0; k < 3; k++)
+            if (pm__inside(o, s->v[k])) { out[0] = s->v[k][0]; out[1] = s->v[k][1]; return; }
+    }
+    out[0] = n > 0 ? c[0] : b->v[0][0];
+    out[1] = n > 0 ? c[1] : b->v[0][1];
+}
+
+/* ---- the set ---- */
+
+int pm_pset_init(pm_arena *a, pm_pset *S, uint32_t cap) {
+    memset(S, 0, sizeof *S);
+    S->tri = pm_arena_alloc(a, ((size_t)cap + 1) * sizeof *S->tri);
+    S->cap = cap;
+    return S->tri ? PM_OK : PM_ERR_NOMEM;
+}
+
+bool pm_pset_add(pm_pset *S, const float *a, const float *b, const float *c, uint32_t part,
+                 uint32_t aux, uint8_t flag) {
+    if (S->ntri >= S->cap) return false;
+    pm_ptri *T = &S->tri[S->ntri];
+    const float *q[3] = {a, b, c};
+    for (int k = 0; k < 3; k++) {
+        T->f[k][0] = q[k][0];
+        T->f[k][1] = q[k][2];
+    }
+    pm__dtri d = pm__wide(T);
+    double o = pm__o(d.v[0], d.v[1], d.v[2]);
+    if (o == 0) return false;
+    if (o < 0) {
+        float s[2] = {T->f[1][0], T->f[1][1]};
+        memcpy(T->f[1], T->f[2], sizeof s);
+        memcpy(T->f[2], s, sizeof s);
+    }
+    T->part = part;
+    T->aux = aux;
+    T->flag = flag;
+    S->ntri++;
+    return true;
+}
+
+/* ---- the grid ---- */
+
+static uint32_t pm__cell(const pm_pgrid *g, double v, double v0, uint32_t n) {
+    double c = (v - v0) * g->inv;
+    if (!(c > 0)) return 0;
+    return c >= n ? n - 1 : (uint32_t)c;   /* truncation: floor for c > 0 */
+}
+
+uint32_t pm_pset_cell_x(const pm_pset *S, double x) { return pm__cell(&S->g, x, S->g.x0, S->g.nx); }
+uint32_t pm_pset_cell_z(const pm_pset *S, double z) { return pm__cell(&S->g, z, S->g.z0, S->g.nz); }
+
+static void pm__cells(const pm_pgrid *g, const float lo[2], const float hi[2], uint32_t c[4]) {
+    c[0] = pm__cell(g, lo[0], g->x0, g->nx);
+    c[1] = pm__cell(g, hi[0], g->x0, g->nx);
+    c[2] = pm__cell(g, lo[1], g->z0, g->nz);
+    c[3] = pm__cell(g, hi[1], g->z0, g->nz);
+}
+
+/* Cells about twice the mean triangle's size (measured: fewer entries
+ * outweigh the longer cell lists), at most about 4 per triangle. */
+int pm_pset_grid(pm_arena *a, pm_pset *S) {
+    pm_pgrid *g = &S->g;
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, ext = 0;
+    for (uint32_t i = 0; i < S->ntri; i++) {
+        float tl[2], th[2];
+        pm__bounds(&S->tri[i], tl, th);
+        for (int c = 0; c < 2; c++) {
+            lo[c] = tl[c] < lo[c] ? tl[c] : lo[c];
+            hi[c] = th[c] > hi[c] ? th[c] : hi[c];
+        }
+        double dx = (double)th[0] - tl[0], dz = (double)th[1] - tl[1];
+        ext += dx > dz ? dx : dz;
+    }
+    double w = fmax(hi[0] - lo[0], 1e-9), h = fmax(hi[1] - lo[1], 1e-9);
+    g->cell = fmax(2.0 * ext / S->ntri, sqrt(w * h / (4.0 * S->ntri)));
+    g->cell = fmax(g->cell, fmax(w, h) / 4096.0);
+    g->inv = 1.0 / g->cell;
+    g->x0 = lo[0];
+    g->z0 = lo[1];
+    g->nx = (uint32_t)fmin(floor(w / g->cell) + 1, 4096);   /* cells fit uint16_t */
+    g->nz = (uint32_t)fmin(floor(h / g->cell) + 1, 4096);
+    size_t ncell = (size_t)g->nx * g->nz;
+    g->start = pm_arena_calloc(a, ncell + 1, sizeof *g->start);
+    if (!g->start) return PM_ERR_NOMEM;
+    size_t total = 0;
+    uint32_t c[4];
+    float tl[2], th[2];
+    for (uint32_t i = 0; i < S->ntri; i++) {
+        pm__bounds(&S->tri[i], tl, th);
+        pm__cells(g, tl, th, c);
+        for (uint32_t z = c[2]; z <= c[3]; z++)
+            for (uint32_t x = c[0]; x <= c[1]; x++) g->start[(size_t)z * g->nx + x + 1]++;
+        total += (size_t)(c[1] - c[0] + 1) * (c[3] - c[2] + 1);
+    }
+    if (total >= UINT32_MAX) return PM_ERR_LIMIT;
+    for (size_t k = 0; k < ncell; k++) g->start[k + 1] += g->start[k];
+    g->items = pm_arena_alloc(a, (total + 1) * sizeof *g->items);
+    g->box = pm_arena_alloc(a, ((size_t)S->ntri + 1) * sizeof *g->box);
+    uint32_t *fill = pm_arena_alloc(a, (ncell + 1) * sizeof *fill);
+    if (!g->items || !g->box || !fill) return PM_ERR_NOMEM;
+    memcpy(fill, g->start, ncell * sizeof *fill);
+    for (uint32_t i = 0; i < S->ntri; i++) {
+        pm__bounds(&S->tri[i], tl, th);
+        pm__cells(g, tl, th, c);
+        g->box[i] = (pm_pbox){{tl[0], tl[1]}, {th[0], th[1]}, (uint16_t)c[0], (uint16_t)c[2]};
+        for (uint32_t z = c[2]; z <= c[3]; z++)
+            for (uint32_t x = c[0]; x <= c[1]; x++) g->items[fill[(size_t)z * g->nx + x]++] = i;
+    }
+    /* Each cell by the left of its bounds, so a pair search stops at the
+     * first triangle starting right of the current one's end. */
+    for (size_t k = 0; k < ncell; k++)
+        for (uint32_t i = g->start[k] + 1; i < g->start[k + 1]; i++) {
+            uint32_t t = g->items[i], j = i;
+            for (; j > g->start[k] && g->box[g->items[j - 1]].lo[0] > g->box[t].lo[0]; j--)
+                g->items[j] = g->items[j - 1];
+            g->items[j] = t;
+        }
+    return PM_OK;
+}
+
+/* Every pair of triangles sharing a cell, each pair once: in the cell
+ * holding the lower corner of their bounds' intersection. */
+int pm_pset_sweep(const pm_pset *S, pm_pset_skip_fn skip, pm_pset_hit_fn hit, void *ctx) {
+    const pm_pgrid *g = &S->g;
+    for (uint32_t z = 0; z < g->nz; z++)
+        for (uint32_t x = 0; x < g->nx; x++) {
+            size_t k = (size_t)z * g->nx + x;
+            for (uint32_t i = g->start[k]; i < g->start[k + 1]; i++) {
+                const pm_pbox *p = &g->box[g->items[i]];
+                for (uint32_t j = i + 1; j < g->start[k + 1]; j++) {
+                    const pm_pbox *q = &g->box[g->items[j]];
+                    if (q->lo[0] >= p->hi[0]) break;
+                    if (q->lo[1] >= p->hi[1] || p->lo[1] >= q->hi[1]) continue;
+                    /* The cell of the larger lower corner is the larger cell. */
+                    if ((p->cx > q->cx ? p->cx : q->cx) != x || (p->cz > q->cz ? p->cz : q->cz) != z)
+                        continue;
+                    const pm_ptri *a = &S->tri[g->items[i]], *b = &S->tri[g->items[j]];
+                    if (skip && skip(ctx, a, b)) continue;
+                    if (!pm_ptri_overlap(a, b)) continue;
+                    int rc = hit(ctx, a, b);
+                    if (rc) return rc;
+                }
+            }
+        }
+    return PM_OK;
+}

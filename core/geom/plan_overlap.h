@@ -1,0 +1,74 @@
+#ifndef PM_PLAN_OVERLAP_H
+#define PM_PLAN_OVERLAP_H
+/* Plan-view (x, z) overlap of a set of triangles: which pairs' interiors
+ * meet. Candidate pairs come from a uniform grid over the triangles'
+ * bounds; each pair is decided exactly (separating edges with exact
+ * orientation), so shared vertices, shared edges and collinear boundaries
+ * never count. Used by the network (core/network/network_overlap.c) and the
+ * road (core/road/road_overlap.c) to refuse meshes lying on themselves. */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scene/arena.h"
+
+/* A triangle in plan: corners are the mesh's floats, kept as such to keep
+ * the array small and widened to doubles exactly to test. part, aux and
+ * flag belong to the caller (what the triangle is part of). */
+typedef struct pm_ptri {
+    float f[3][2];             /* counter-clockwise in pm_orient2d's sense */
+    uint32_t part, aux;
+    uint8_t flag;
+} pm_ptri;
+
+/* A triangle's bounds and first cells: the candidate loop reads only these. */
+typedef struct pm_pbox {
+    float lo[2], hi[2];
+    uint16_t cx, cz;
+} pm_pbox;
+
+typedef struct pm_pgrid {
+    double x0, z0, cell, inv;  /* inv = 1 / cell */
+    uint32_t nx, nz;
+    uint32_t *start;           /* nx * nz + 1 */
+    uint32_t *items;           /* triangle indices, cell by cell */
+    pm_pbox *box;              /* per triangle */
+} pm_pgrid;
+
+typedef struct pm_pset {
+    pm_ptri *tri;
+    uint32_t ntri, cap;
+    pm_pgrid g;
+} pm_pset;
+
+/* Room for cap triangles in a. */
+int pm_pset_init(pm_arena *a, pm_pset *S, uint32_t cap);
+
+/* Adds the plan triangle of 3D float corners a, b, c (x, z), turned
+ * counter-clockwise; false (nothing added) when it has no plan area or the
+ * set is full. */
+bool pm_pset_add(pm_pset *S, const float *a, const float *b, const float *c, uint32_t part,
+                 uint32_t aux, uint8_t flag);
+
+/* Builds the grid over the triangles added (at least one). */
+int pm_pset_grid(pm_arena *a, pm_pset *S);
+
+/* Grid cell of a plan coordinate, clamped to the grid. */
+uint32_t pm_pset_cell_x(const pm_pset *S, double x);
+uint32_t pm_pset_cell_z(const pm_pset *S, double z);
+
+/* Called for each pair of overlapping triangles (each pair once, in a
+ * fixed order); skip (NULL: none) leaves a candidate pair out before the
+ * exact test. A nonzero return of hit stops the sweep and is returned. */
+typedef bool (*pm_pset_skip_fn)(void *ctx, const pm_ptri *a, const pm_ptri *b);
+typedef int (*pm_pset_hit_fn)(void *ctx, const pm_ptri *a, const pm_ptri *b);
+int pm_pset_sweep(const pm_pset *S, pm_pset_skip_fn skip, pm_pset_hit_fn hit, void *ctx);
+
+/* Whether the interiors of a and b meet (exact). */
+bool pm_ptri_overlap(const pm_ptri *a, const pm_ptri *b);
+
+/* A point inside both overlapping triangles (plan), to name where. */
+void pm_ptri_witness(const pm_ptri *a, const pm_ptri *b, double out[2]);
+
+/* The corners of t as doubles. */
+void pm_ptri_corners(const pm_ptri *t, double v[3][2]);
+#endif

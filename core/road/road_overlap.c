@@ -1,0 +1,72 @@
+/* A road whose own surface lies on itself in plan (legs closer than the
+ * road is wide, or a turn the fold clamp cannot untangle) is refused: two
+ * asphalt or shoulder triangles of one level whose interiors meet in
+ * (x, z), found with the grid and exact test of geom/plan_overlap.h, are
+ * named by the control points nearest their sections. */
+#include "road/road_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "scene/result.h"
+
+#define PM__ENOUGH_PAIRS 4096
+
+typedef struct pm__rov {
+    const pm__level *L;
+    const pm_road_params *p;
+    pm_road_overlaps *out;
+} pm__rov;
+
+/* The control point nearest section i along the curve: its parameter
+ * rounded (segment k runs from points[k] to points[k + 1]). */
+static uint32_t pm__point_of(const pm__rov *R, uint32_t i) {
+    double t = floor(R->L->sec[i].t + 0.5);
+    uint32_t n = (uint32_t)R->p->npoints, k = t > 0 ? (uint32_t)t : 0;
+    if (R->p->closed) return k % n;
+    return k < n ? k : n - 1;
+}
+
+static int pm__hit(void *ctx, const pm_ptri *a, const pm_ptri *b) {
+    pm__rov *R = ctx;
+    pm_road_overlaps *O = R->out;
+    /* Enough to name: a road lying on itself everywhere (far wider than
+     * its turns) would otherwise cost a test per pair of its triangles. */
+    if (++O->pairs >= PM__ENOUGH_PAIRS) return 1;
+    uint32_t pa = pm__point_of(R, a->part), pb = pm__point_of(R, b->part);
+    bool swap = pa > pb;
+    pm_road_overlap h = {.point = {swap ? pb : pa, swap ? pa : pb},
+                         .shoulder = {swap ? b->flag : a->flag, swap ? a->flag : b->flag}};
+    for (size_t k = 0; k < O->n; k++)
+        if (O->o[k].point[0] == h.point[0] && O->o[k].point[1] == h.point[1]) return 0;
+    if (O->n == PM_ROAD_MAX_OVERLAPS) return 0;
+    pm_ptri_witness(a, b, h.at);
+    uint32_t i0 = a->part < b->part ? a->part : b->part, i1 = a->part ^ b->part ^ i0;
+    h.turn_radius = INFINITY;
+    double last = R->p->closed ? (double)R->p->npoints : (double)R->p->npoints - 1.0;
+    for (uint32_t i = i0; i <= i1 + 1 && i < R->L->n; i++) {
+        double k = R->L->sec[i].kappa, t = R->L->sec[i].t;
+        if (k != 0.0) h.turn_radius = fmin(h.turn_radius, 1.0 / fabs(k));
+        /* A linear road turns at its interior control points. */
+        if (R->p->curve == PM_CURVE_LINEAR && t == floor(t) && (R->p->closed || (t > 0 && t < last)))
+            h.turn_radius = 0.0;
+    }
+    O->o[O->n++] = h;
+    return 0;
+}
+
+int pm__road_overlaps(pm__ctx *x, pm__level *L, uint32_t level) {
+    if (!L->plan || L->plan->ntri < 2) return PM_OK;
+    int r = pm_pset_grid(x->a, L->plan);
+    if (r < 0) return r;
+    pm_road_failure local;
+    pm_road_overlaps *O = x->fail ? &x->fail->overlaps : &local.overlaps;
+    memset(O, 0, sizeof *O);
+    pm__rov R = {.L = L, .p = x->p, .out = O};
+    if ((r = pm_pset_sweep(L->plan, NULL, pm__hit, &R)) < 0) return r;   /* > 0: enough */
+    if (!O->pairs) return PM_OK;
+    O->level = level;
+    O->radius = 0.5 * x->p->width + x->p->shoulder;
+    O->spacing = 2.0 * O->radius;
+    return PM_ERR_GEOMETRY;
+}
