@@ -110,54 +110,82 @@ double pm_spline_curvature(const pm_spline *s, double t) {
 }
 
 void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, double p[3]) {
-    pm_spline_eval(s, t, p, NULL, NULL);
+    /* pm_spline_eval without derivatives, inlined: the sampler's probes. */
+    double u;
+    const double(*c)[3] = s->coef[pm__locate(s, t, &u)];
+    for (int k = 0; k < 3; k++) p[k] = c[0][k] + u * (c[1][k] + u * (c[2][k] + u * c[3][k]));
     if (o && o->height) p[1] = o->height(o->height_ctx, p[0], p[2]);
 }
 
-double pm_point_segment_distance(const double p[3], const double a[3], const double b[3]) {
-    double ab[3], ap[3], l2 = 0.0, dot = 0.0;
+/* A chord a -> b with what every probe against it reuses. */
+typedef struct pm__chord {
+    const double *a;
+    double ab[3], l2;
+} pm__chord;
+
+static void pm__chord_init(pm__chord *c, const double a[3], const double b[3]) {
+    c->a = a;
+    c->l2 = 0.0;
     for (int k = 0; k < 3; k++) {
-        ab[k] = b[k] - a[k];
-        ap[k] = p[k] - a[k];
-        l2 += ab[k] * ab[k];
-        dot += ab[k] * ap[k];
+        c->ab[k] = b[k] - a[k];
+        c->l2 += c->ab[k] * c->ab[k];
     }
-    double f = l2 > 0.0 ? dot / l2 : 0.0;
+}
+
+static double pm__chord_distance(const pm__chord *c, const double p[3]) {
+    double ap[3], dot = 0.0;
+    for (int k = 0; k < 3; k++) {
+        ap[k] = p[k] - c->a[k];
+        dot += c->ab[k] * ap[k];
+    }
+    double f = c->l2 > 0.0 ? dot / c->l2 : 0.0;
     if (f < 0.0) f = 0.0;
     if (f > 1.0) f = 1.0;
     double d2 = 0.0;
     for (int k = 0; k < 3; k++) {
-        double e = ap[k] - f * ab[k];
+        double e = ap[k] - f * c->ab[k];
         d2 += e * e;
     }
     return sqrt(d2);
 }
 
-static double pm__probe(const pm_spline *s, const pm_sample_opts *o, double t, const double a[3],
-                        const double b[3]) {
+double pm_point_segment_distance(const double p[3], const double a[3], const double b[3]) {
+    pm__chord c;
+    pm__chord_init(&c, a, b);
+    return pm__chord_distance(&c, p);
+}
+
+static double pm__probe(const pm_spline *s, const pm_sample_opts *o, double t, const pm__chord *c) {
     double p[3];
     pm_spline_point(s, o, t, p);
-    return pm_point_segment_distance(p, a, b);
+    return pm__chord_distance(c, p);
 }
 
 /* Largest distance from the curve over (t0, t1) to the chord, at probes
  * evenly spaced in t. With refine, the best probe's neighbourhood is then
- * searched (golden section), so a peak between probes is found too. */
+ * searched (golden section), so a peak between probes is found too. A
+ * probe farther than stop ends the search at once (the chord will be
+ * split, so the exact figure is not needed): the result is then only
+ * known to exceed stop. */
 static double pm__chord_error(const pm_spline *s, const pm_sample_opts *o, double t0, double t1,
-                              const double a[3], const double b[3], uint32_t probes, bool refine) {
+                              const double a[3], const double b[3], uint32_t probes, bool refine,
+                              double stop) {
+    pm__chord c;
+    pm__chord_init(&c, a, b);
     double worst = 0.0, h = (t1 - t0) / (double)(probes + 1), tbest = t0;
     for (uint32_t k = 1; k <= probes; k++) {
-        double t = t0 + h * (double)k, d = pm__probe(s, o, t, a, b);
+        double t = t0 + h * (double)k, d = pm__probe(s, o, t, &c);
         if (d > worst) { worst = d; tbest = t; }
+        if (d > stop) return worst;
     }
     if (!refine || worst == 0.0) return worst;
     const double g = 0.6180339887498949;
     double lo = tbest - h, hi = tbest + h;
     double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
-    double f1 = pm__probe(s, o, x1, a, b), f2 = pm__probe(s, o, x2, a, b);
+    double f1 = pm__probe(s, o, x1, &c), f2 = pm__probe(s, o, x2, &c);
     for (int it = 0; it < 16; it++) {
-        if (f1 > f2) { hi = x2; x2 = x1; f2 = f1; x1 = hi - g * (hi - lo); f1 = pm__probe(s, o, x1, a, b); }
-        else { lo = x1; x1 = x2; f1 = f2; x2 = lo + g * (hi - lo); f2 = pm__probe(s, o, x2, a, b); }
+        if (f1 > f2) { hi = x2; x2 = x1; f2 = f1; x1 = hi - g * (hi - lo); f1 = pm__probe(s, o, x1, &c); }
+        else { lo = x1; x1 = x2; f1 = f2; x2 = lo + g * (hi - lo); f2 = pm__probe(s, o, x2, &c); }
     }
     return fmax(worst, fmax(f1, f2));
 }
@@ -171,7 +199,8 @@ static void pm__d1_in(const pm_spline *s, uint32_t seg, double u, double d1[3]) 
 
 /* Whether the plan tangent turns by more than max_turn over [t0, t1] (one
  * segment); a vanishing plan tangent (a cusp) counts as turning. */
-static bool pm__turns_too_much(const pm_spline *s, double max_turn, double t0, double t1) {
+static bool pm__turns_too_much(const pm_spline *s, double max_turn, double cos_turn, double t0,
+                               double t1) {
     if (max_turn <= 0.0) return false;
     double d0[3], d1[3], f = floor(t0);
     uint32_t seg = (uint32_t)f;
@@ -181,7 +210,7 @@ static bool pm__turns_too_much(const pm_spline *s, double max_turn, double t0, d
     double l0 = hypot(d0[0], d0[2]), l1 = hypot(d1[0], d1[2]);
     if (l0 <= 0.0 || l1 <= 0.0) return true;
     double c = (d0[0] * d1[0] + d0[2] * d1[2]) / (l0 * l1);
-    return c < cos(max_turn);
+    return c < cos_turn;
 }
 
 typedef PM_VEC(pm_curve_sample) pm__sample_vec;
@@ -191,6 +220,7 @@ typedef struct pm__sampler {
     const pm_spline *s;
     const pm_sample_opts *o;
     pm__sample_vec v;
+    double cos_turn;        /* cos(o->max_turn), once */
     double err;             /* error of the last accepted chord: its end is pushed next */
     bool exact;
 } pm__sampler;
@@ -209,13 +239,16 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
     if (sm->o->cancel && *sm->o->cancel) return PM_ERR_CANCELLED;
     double e = 0.0;
     bool exact = false;
+    /* Below the depth limit a chord beyond max_error is split whatever its
+     * exact error, so the probes may stop at the first one beyond it. */
+    double stop = depth < PM__SPLINE_MAX_DEPTH ? sm->o->max_error : INFINITY;
     bool split = pm_v3_dist(p0, p1) > sm->o->max_segment ||
-                 (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES, false)) > sm->o->max_error ||
-                 pm__turns_too_much(sm->s, sm->o->max_turn, t0, t1);
+                 (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES, false, stop)) > sm->o->max_error ||
+                 pm__turns_too_much(sm->s, sm->o->max_turn, sm->cos_turn, t0, t1);
     /* Seven probes can miss an off-centre peak; a chord that is already
      * close to the bound gets a finer look before it is accepted. */
     if (!split && e > 0.5 * sm->o->max_error) {
-        e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_FINE_PROBES, true);
+        e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_FINE_PROBES, true, stop);
         exact = true;
         split = e > sm->o->max_error;
     }
@@ -235,7 +268,7 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
 int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
                      pm_curve_sample **out, size_t *n) {
     assert(o->max_error > 0.0 && o->max_segment > 0.0);
-    pm__sampler sm = {.a = a, .s = s, .o = o, .exact = true};
+    pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn), .exact = true};
     double p0[3];
     pm_spline_point(s, o, 0.0, p0);
     int r = pm__push(&sm, 0.0, p0);
@@ -259,7 +292,8 @@ double pm_spline_chord_error(const pm_spline *s, const pm_sample_opts *o,
                              const pm_curve_sample *smp, size_t n, uint32_t probes) {
     double worst = 0.0;
     for (size_t i = 0; i + 1 < n; i++) {
-        double e = pm__chord_error(s, o, smp[i].t, smp[i + 1].t, smp[i].p, smp[i + 1].p, probes, true);
+        double e = pm__chord_error(s, o, smp[i].t, smp[i + 1].t, smp[i].p, smp[i + 1].p, probes, true,
+                                   INFINITY);
         if (e > worst) worst = e;
     }
     return worst;
@@ -275,7 +309,7 @@ double pm_spline_sample_error(const pm_spline *s, const pm_sample_opts *o,
     for (size_t i = 1; i < n; i++) {
         if (smp[i].err_exact || smp[i].err * 1.25 <= worst) continue;
         double e = pm__chord_error(s, o, smp[i - 1].t, smp[i].t, smp[i - 1].p, smp[i].p,
-                                   PM__SPLINE_FINE_PROBES, true);
+                                   PM__SPLINE_FINE_PROBES, true, INFINITY);
         if (e > worst) worst = e;
     }
     return worst;
