@@ -10,6 +10,8 @@
 #define PM__SPLINE_MAX_DEPTH 30
 #define PM__SPLINE_PROBES 7
 #define PM__SPLINE_FINE_PROBES 15
+/* The fine probes fall on the coarse ones every other step (see pm__chord_error). */
+_Static_assert(PM__SPLINE_FINE_PROBES + 1 == 2 * (PM__SPLINE_PROBES + 1), "probe grids nest");
 
 /* Control point i of the (possibly phantom-extended) sequence. */
 static void pm__ctrl(const double *pts, size_t n, bool closed, long i, double out[3]) {
@@ -166,15 +168,20 @@ static double pm__probe(const pm_spline *s, const pm_sample_opts *o, double t, c
  * searched (golden section), so a peak between probes is found too. A
  * probe farther than stop ends the search at once (the chord will be
  * split, so the exact figure is not needed): the result is then only
- * known to exceed stop. */
+ * known to exceed stop. With memo (7 probes) each probe's distance is
+ * kept; with memo (15 probes) every other one is read back from a full
+ * 7-probe pass: (t1 - t0) / 16 * 2k is (t1 - t0) / 8 * k bit for bit. */
 static double pm__chord_error(const pm_spline *s, const pm_sample_opts *o, double t0, double t1,
                               const double a[3], const double b[3], uint32_t probes, bool refine,
-                              double stop) {
+                              double stop, double *memo) {
     pm__chord c;
     pm__chord_init(&c, a, b);
     double worst = 0.0, h = (t1 - t0) / (double)(probes + 1), tbest = t0;
+    bool reuse = memo && probes == PM__SPLINE_FINE_PROBES;
     for (uint32_t k = 1; k <= probes; k++) {
-        double t = t0 + h * (double)k, d = pm__probe(s, o, t, &c);
+        double t = t0 + h * (double)k;
+        double d = reuse && k % 2 == 0 ? memo[k / 2 - 1] : pm__probe(s, o, t, &c);
+        if (memo && !reuse) memo[k - 1] = d;
         if (d > worst) { worst = d; tbest = t; }
         if (d > stop) return worst;
     }
@@ -242,13 +249,16 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
     /* Below the depth limit a chord beyond max_error is split whatever its
      * exact error, so the probes may stop at the first one beyond it. */
     double stop = depth < PM__SPLINE_MAX_DEPTH ? sm->o->max_error : INFINITY;
+    double memo[PM__SPLINE_PROBES];
     bool split = pm_v3_dist(p0, p1) > sm->o->max_segment ||
-                 (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES, false, stop)) > sm->o->max_error ||
+                 (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES, false, stop,
+                                      memo)) > sm->o->max_error ||
                  pm__turns_too_much(sm->s, sm->o->max_turn, sm->cos_turn, t0, t1);
     /* Seven probes can miss an off-centre peak; a chord that is already
-     * close to the bound gets a finer look before it is accepted. */
+     * close to the bound gets a finer look before it is accepted (its
+     * seven probes all ran: none was past max_error). */
     if (!split && e > 0.5 * sm->o->max_error) {
-        e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_FINE_PROBES, true, stop);
+        e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_FINE_PROBES, true, stop, memo);
         exact = true;
         split = e > sm->o->max_error;
     }
@@ -293,7 +303,7 @@ double pm_spline_chord_error(const pm_spline *s, const pm_sample_opts *o,
     double worst = 0.0;
     for (size_t i = 0; i + 1 < n; i++) {
         double e = pm__chord_error(s, o, smp[i].t, smp[i + 1].t, smp[i].p, smp[i + 1].p, probes, true,
-                                   INFINITY);
+                                   INFINITY, NULL);
         if (e > worst) worst = e;
     }
     return worst;
@@ -309,7 +319,7 @@ double pm_spline_sample_error(const pm_spline *s, const pm_sample_opts *o,
     for (size_t i = 1; i < n; i++) {
         if (smp[i].err_exact || smp[i].err * 1.25 <= worst) continue;
         double e = pm__chord_error(s, o, smp[i - 1].t, smp[i].t, smp[i - 1].p, smp[i].p,
-                                   PM__SPLINE_FINE_PROBES, true, INFINITY);
+                                   PM__SPLINE_FINE_PROBES, true, INFINITY, NULL);
         if (e > worst) worst = e;
     }
     return worst;
