@@ -37,11 +37,9 @@ static double pm__knot(const double a[3], const double b[3], double alpha) {
 }
 
 /* Non-uniform Catmull-Rom as a cubic Hermite segment from P1 to P2 (the
- * tangents of the Barry-Goldman pyramid, scaled to u in [0, 1]). */
-static void pm__cr_segment(const double P[4][3], double alpha, double c[4][3]) {
-    double d01 = pm__knot(P[0], P[1], alpha);
-    double d12 = pm__knot(P[1], P[2], alpha);
-    double d23 = pm__knot(P[2], P[3], alpha);
+ * tangents of the Barry-Goldman pyramid, scaled to u in [0, 1]); d01, d12,
+ * d23 are the knot intervals between P0 .. P3. */
+static void pm__cr_segment(const double P[4][3], double d01, double d12, double d23, double c[4][3]) {
     for (int k = 0; k < 3; k++) {
         double m1 = d12 * ((P[1][k] - P[0][k]) / d01 - (P[2][k] - P[0][k]) / (d01 + d12) +
                            (P[2][k] - P[1][k]) / d12);
@@ -65,9 +63,20 @@ int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool 
     s->nseg = (uint32_t)(closed ? n : n - 1);
     s->coef = pm_arena_alloc(a, (size_t)s->nseg * sizeof *s->coef);
     if (!s->coef) return PM_ERR_NOMEM;
+    double knot[3] = {0.0, 0.0, 0.0};   /* rolls along: each interval's pow once */
     for (uint32_t i = 0; i < s->nseg; i++) {
         double P[4][3];
         for (int j = 0; j < 4; j++) pm__ctrl(pts, n, closed, (long)i - 1 + j, P[j]);
+        if (kind != PM_CURVE_LINEAR) {
+            if (i == 0) {
+                knot[0] = pm__knot(P[0], P[1], alpha);
+                knot[1] = pm__knot(P[1], P[2], alpha);
+            } else {
+                knot[0] = knot[1];
+                knot[1] = knot[2];
+            }
+            knot[2] = pm__knot(P[2], P[3], alpha);
+        }
         if (kind == PM_CURVE_LINEAR) {
             memset(s->coef[i], 0, sizeof s->coef[i]);
             for (int k = 0; k < 3; k++) {
@@ -75,7 +84,7 @@ int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool 
                 s->coef[i][1][k] = P[2][k] - P[1][k];
             }
         } else {
-            pm__cr_segment((const double(*)[3])P, alpha, s->coef[i]);
+            pm__cr_segment((const double(*)[3])P, knot[0], knot[1], knot[2], s->coef[i]);
         }
     }
     return PM_OK;
@@ -111,18 +120,27 @@ double pm_spline_curvature(const pm_spline *s, double t) {
     return (d2[0] * d1[2] - d2[2] * d1[0]) / (sp2 * sqrt(sp2));
 }
 
-void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, double p[3]) {
-    /* pm_spline_eval without derivatives, inlined: the sampler's probes. */
-    double u;
-    const double(*c)[3] = s->coef[pm__locate(s, t, &u)];
+/* pm_spline_eval without derivatives at local u of segment c, then the
+ * height override: the sampler's probes. */
+static inline void pm__point_at(const double (*c)[3], const pm_sample_opts *o, double u, double p[3]) {
     for (int k = 0; k < 3; k++) p[k] = c[0][k] + u * (c[1][k] + u * (c[2][k] + u * c[3][k]));
     if (o && o->height) p[1] = o->height(o->height_ctx, p[0], p[2]);
 }
 
-/* A chord a -> b with what every probe against it reuses. */
+void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, double p[3]) {
+    double u;
+    uint32_t i = pm__locate(s, t, &u);
+    pm__point_at(s->coef[i], o, u, p);
+}
+
+/* A chord a -> b with what every probe against it reuses: its vector and
+ * length, and the segment seg its start lies in (probes strictly inside
+ * it skip pm__locate: there floor(t) is seg, so u = t - seg as there). */
 typedef struct pm__chord {
     const double *a;
     double ab[3], l2;
+    uint32_t seg;
+    double seg0, seg1;
 } pm__chord;
 
 static void pm__chord_init(pm__chord *c, const double a[3], const double b[3]) {
@@ -157,9 +175,17 @@ double pm_point_segment_distance(const double p[3], const double a[3], const dou
     return pm__chord_distance(&c, p);
 }
 
+static void pm__chord_segment(const pm_spline *s, double t0, pm__chord *c) {
+    double f = floor(t0);
+    c->seg = t0 <= 0.0 ? 0 : (f >= (double)s->nseg ? s->nseg - 1 : (uint32_t)f);
+    c->seg0 = (double)c->seg;
+    c->seg1 = c->seg0 + 1.0;
+}
+
 static double pm__probe(const pm_spline *s, const pm_sample_opts *o, double t, const pm__chord *c) {
     double p[3];
-    pm_spline_point(s, o, t, p);
+    if (t > c->seg0 && t < c->seg1) pm__point_at(s->coef[c->seg], o, t - c->seg0, p);
+    else pm_spline_point(s, o, t, p);
     return pm__chord_distance(c, p);
 }
 
@@ -176,6 +202,7 @@ static double pm__chord_error(const pm_spline *s, const pm_sample_opts *o, doubl
                               double stop, double *memo) {
     pm__chord c;
     pm__chord_init(&c, a, b);
+    pm__chord_segment(s, t0, &c);
     double worst = 0.0, h = (t1 - t0) / (double)(probes + 1), tbest = t0;
     bool reuse = memo && probes == PM__SPLINE_FINE_PROBES;
     for (uint32_t k = 1; k <= probes; k++) {
