@@ -263,19 +263,34 @@ static void pm__road_fans(pm__ctx *x, pm__level *L, int side) {
     pm__fanning F = {.L = L, .side = side, .m = L->closed ? L->n - 1 : L->n,
                      .W = -L->col[0], .hw = 0.5 * p->width};
     if (F.m < 3) return;
-    size_t nseg = L->closed ? F.m : L->n - 1;
+    size_t nseg = L->closed ? F.m : L->n - 1, nb = L->closed ? 2 * F.m : nseg;
+    /* fold[i]: the first band at or after i (counting on past a closed
+     * road's end) that is not convex at full width; a loop holds one, so
+     * only segments within reach of a fold are searched. */
+    size_t *fold = pm_arena_alloc(x->a, (nb + 1) * sizeof(size_t));
     F.q = pm_arena_alloc(x->a, F.m * 2 * sizeof(double));
-    if (!F.q) return;   /* no fans: the pairwise cut and the overlap check still hold */
+    if (!fold || !F.q) return;   /* no fans: the pairwise cut and the overlap check still hold */
+    fold[nb] = SIZE_MAX;
+    bool any = false;
+    for (size_t i = nb; i-- > 0;) {
+        size_t w = pm__wrap(&F, i);
+        bool folds = !pm__band_ok(&L->sec[w], &L->sec[pm__wrap(&F, i + 1)], side);
+        fold[i] = folds ? i : fold[i + 1];
+        any |= folds;
+    }
+    if (!any) return;
     double sg = side ? 1.0 : -1.0;
     for (size_t i = 0; i < F.m; i++) pm__plan_at(&L->sec[i], sg * F.W, F.q + 2 * i);
     double reach = PM__FAN_REACH * F.W;
     for (size_t j = 0; j < nseg; j++) {
+        size_t b = fold[j], last = L->closed ? j + nseg - 2 : nseg - 1;
+        if (b == SIZE_MAX || pm__arc(&F, b) - pm__arc(&F, j + 1) > reach) continue;
         /* The crossings of segment j, the furthest first: the widest loop
          * that makes a valid fan wins (two tight corners in a row each
          * get their own when one fan over both would turn too far). */
         pm__cross c[PM__FAN_TRIES];
-        size_t nc = 0, last = L->closed ? j + nseg - 2 : nseg - 1;
-        for (size_t k = j + 2; k <= last && pm__arc(&F, k) - pm__arc(&F, j + 1) <= reach; k++) {
+        size_t nc = 0;
+        for (size_t k = b > j + 2 ? b : j + 2; k <= last && pm__arc(&F, k) - pm__arc(&F, j + 1) <= reach; k++) {
             pm__cross *e = &c[nc < PM__FAN_TRIES ? nc : PM__FAN_TRIES - 1];
             if (!pm__edges_cross(&F, j, k, e->X, e->tu)) continue;
             e->k = k;
