@@ -193,6 +193,8 @@ static pm_scene *gen(pm_arena *a, const pm_road_params *p) {
     return s;
 }
 
+static size_t border_pieces(const pm_scene *s, const char *sfx, size_t *over);
+
 /* ---- cases ---- */
 
 Test(road, straight) {
@@ -327,6 +329,10 @@ Test(road, closed_loop_circle) {
     }
     free(L.v);
     free(R.v);
+    /* One sheet with two borders (its two sides), no edge of three triangles. */
+    size_t over;
+    cr_assert_eq(border_pieces(s, "", &over), 2);
+    cr_assert_eq(over, 0);
     pm_arena_destroy(a);
 }
 
@@ -482,6 +488,80 @@ static void assert_edges_own_u(const pm_scene *s, const pm_road_params *p, const
     }
 }
 
+/* ---- watertight: the level's asphalt and shoulder welded by float position ---- */
+
+typedef struct wpos { float p[3]; uint32_t at; } wpos;
+static int wpos_cmp(const void *x, const void *y) {
+    const wpos *a = x, *b = y;
+    int c = memcmp(a->p, b->p, sizeof a->p);
+    return c ? c : (a->at > b->at) - (a->at < b->at);
+}
+static int u64_cmp(const void *x, const void *y) {
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+static uint32_t uf_find(uint32_t *up, uint32_t v) {
+    while (up[v] != v) v = up[v] = up[up[v]];
+    return v;
+}
+
+/* Welds the level's asphalt and shoulder by position; *over gets the edges
+ * used by more than two triangles, the result is the number of connected
+ * pieces of the border (edges used once): one for an open road, two (its
+ * two sides) for a closed one. */
+static size_t border_pieces(const pm_scene *s, const char *sfx, size_t *over) {
+    char an[32], sn[32];
+    snprintf(an, sizeof an, "asphalt%s", sfx);
+    snprintf(sn, sizeof sn, "shoulder%s", sfx);
+    const pm_prim *pr[2] = {find_prim(s, an), find_prim(s, sn)};
+    size_t nv = 0, nt = 0;
+    for (int k = 0; k < 2; k++)
+        if (pr[k]) { nv += pr[k]->vcount; nt += pr[k]->icount / 3; }
+    wpos *w = malloc(nv * sizeof *w);
+    uint32_t *id = malloc(nv * sizeof *id), *up = malloc(nv * sizeof *up);
+    uint64_t *e = malloc(3 * nt * sizeof *e);
+    size_t n = 0, ne = 0;
+    for (int k = 0; k < 2; k++)
+        for (uint32_t v = 0; pr[k] && v < pr[k]->vcount; v++, n++) {
+            memcpy(w[n].p, pr[k]->positions + 3 * v, sizeof w[n].p);
+            w[n].at = (uint32_t)n;
+        }
+    qsort(w, nv, sizeof *w, wpos_cmp);
+    for (size_t i = 0, u = 0; i < nv; i++) {
+        if (i && memcmp(w[i].p, w[i - 1].p, sizeof w[i].p)) u++;
+        id[w[i].at] = (uint32_t)u;
+    }
+    for (size_t base = 0, k = 0; k < 2; base += pr[k] ? pr[k]->vcount : 0, k++)
+        for (uint32_t t = 0; pr[k] && t < pr[k]->icount; t += 3)
+            for (int c = 0; c < 3; c++) {
+                uint64_t a = id[base + pr[k]->indices[t + c]], b = id[base + pr[k]->indices[t + (c + 1) % 3]];
+                e[ne++] = a < b ? a << 32 | b : b << 32 | a;
+            }
+    qsort(e, ne, sizeof *e, u64_cmp);
+    for (size_t v = 0; v < nv; v++) up[v] = (uint32_t)v;
+    size_t pieces = 0;
+    *over = 0;
+    bool *on = calloc(nv, sizeof *on);
+    for (size_t i = 0; i < ne;) {
+        size_t j = i;
+        while (j < ne && e[j] == e[i]) j++;
+        *over += j - i > 2;
+        if (j - i == 1) {
+            uint32_t a = (uint32_t)(e[i] >> 32), b = (uint32_t)e[i];
+            on[a] = on[b] = true;
+            up[uf_find(up, a)] = uf_find(up, b);
+        }
+        i = j;
+    }
+    for (size_t v = 0; v < nv; v++) pieces += on[v] && uf_find(up, (uint32_t)v) == v;
+    free(w);
+    free(id);
+    free(up);
+    free(e);
+    free(on);
+    return pieces;
+}
+
 /* A tight turn: a hairpin whose legs are at least the road's full width
  * apart, or one corner turning 20..165 degrees with long legs, linear or
  * Catmull-Rom, any width, shoulder, banking, terrain mode and LODs. */
@@ -556,6 +636,9 @@ Test(road, tight_turns_build_as_fans_with_no_overlap) {
             char sfx[24] = "";
             if (l) snprintf(sfx, sizeof sfx, "_lod%u", (unsigned)l);
             cr_assert_eq(level_overlaps(s, sfx), 0, "%s: level %u overlaps itself", what, (unsigned)l);
+            size_t over;
+            cr_assert_eq(border_pieces(s, sfx, &over), 1, "%s: level %u is not one sheet", what, (unsigned)l);
+            cr_assert_eq(over, 0, "%s: level %u has edges of three triangles", what, (unsigned)l);
             assert_edges_own_u(s, &p, sfx, what);
         }
         assert_faces_up(s, what);
