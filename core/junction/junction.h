@@ -37,6 +37,13 @@ typedef struct pm_junction_sidewalk {
     double curb_height;    /* height of the vertical curb face, > 0 */
 } pm_junction_sidewalk;
 
+/* A link of a merged junction (pm_network): two of its nodes joined by a
+ * straight road too short to build on its own, which lies inside it. */
+typedef struct pm_junction_link {
+    uint32_t a, b;                 /* node indices, a != b */
+    double width;                  /* > 0 */
+} pm_junction_link;
+
 typedef struct pm_junction_arm {
     /* Exactly one of: a direction [x, z] pointing away from the centre (any
      * non-zero length), or a centerline of centerline_len >= 2 points [x, z]
@@ -52,6 +59,9 @@ typedef struct pm_junction_arm {
     double elevation;              /* height of the mouth edge */
     bool has_sidewalk;             /* resolved override: the arm's or the global one */
     pm_junction_sidewalk sidewalk;
+    /* With params->nnodes > 0: the node this (direction) arm leaves from;
+     * its centre line passes through it and its length counts from it. */
+    uint32_t node;
 } pm_junction_arm;
 
 typedef struct pm_junction_roundabout {
@@ -82,6 +92,20 @@ typedef struct pm_junction_params {
      * PM_JUNCTION_SIDEWALK_NO_FIT: road networks, whose roads' sidewalks
      * then start beyond it (pm_junction_warning.trim). */
     bool drop_tight_sidewalks;
+    /* A merged junction (0: an ordinary one): nnodes points [x, z] joined
+     * by nlinks links into one connected set, every arm a direction arm
+     * leaving one of them. Its outline runs round the outside of the
+     * nodes' arms and links: each node's arms in counter-clockwise order,
+     * from one node to the next along a link's side (a sharp corner where
+     * two curb lines meet, a bevel round the outside of a bend; a link
+     * side that the corners at its ends pass over is left out), so a face
+     * closed by links is asphalt. Such corners get no fillet
+     * (corner_radius_reduced) and no sidewalk (corner_sidewalk_dropped).
+     * No roundabout. */
+    const double *nodes;
+    size_t nnodes;
+    const pm_junction_link *links;
+    size_t nlinks;
 } pm_junction_params;
 
 /* Why a valid-looking request has no junction. */
@@ -93,6 +117,7 @@ typedef enum pm_junction_error {
     PM_JUNCTION_SIDEWALK_NO_FIT,     /* a sidewalk band would fold over itself */
     PM_JUNCTION_RING_NO_FIT,         /* roundabout: an arm does not meet the ring cleanly */
     PM_JUNCTION_TOO_SMALL,           /* a mouth collapses when snapped to floats / the grid */
+    PM_JUNCTION_LINKS_OVERLAP,       /* merged: two roads meet across a link (a face needs its third node) */
 } pm_junction_error;
 
 const char *pm_junction_error_name(pm_junction_error e);
