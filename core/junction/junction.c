@@ -198,7 +198,7 @@ static int pm__arms(pm__junction *J) {
         int rc = pm__merged_order(J);
         if (rc) return rc;
     }
-    const double min_sep = PM_JUNCTION_MIN_SEPARATION_DEG * PM__PI / 180.0;
+    const double min_sep = PM_JUNCTION_PARALLEL_DEG * PM__PI / 180.0;
     for (size_t k = 0; k < J->n; k++) {
         const pm__jarm *A = &J->arms[k], *B = &J->arms[(k + 1) % J->n];
         if (J->corners[k].nvia) continue;      /* a corner along links */
@@ -208,7 +208,7 @@ static int pm__arms(pm__junction *J) {
             return pm__jfail(J, PM_JUNCTION_ARMS_TOO_CLOSE, A->index, B->index,
                              "arms %d and %d are %.2f degrees apart; at least %g are needed "
                              "to separate them", A->index, B->index, gap * 180.0 / PM__PI,
-                             PM_JUNCTION_MIN_SEPARATION_DEG);
+                             PM_JUNCTION_PARALLEL_DEG);
     }
     return 0;
 }
@@ -372,6 +372,7 @@ int pm_junction_generate(pm_scene *scene, const pm_junction_params *params,
     for (size_t k = 0; rc == 0 && k < J.n; k++) J.any_sidewalk = J.any_sidewalk || J.corners[k].sw;
     if (rc == 0) rc = pm__junction_blocks(&J);
     if (rc == 0) rc = pm__junction_mesh(&J);
+    if (rc == 0 && params->nnodes) rc = pm__merged_cover(&J);
     if (rc == 0) rc = pm__metadata(&J);
     diag->warnings = J.warnings.data;
     diag->nwarnings = J.warnings.len;

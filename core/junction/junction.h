@@ -24,9 +24,14 @@
  * cannot build (arms too close, a contour that would cross itself) is
  * reported in pm_junction_diag, never as a broken mesh. */
 
-/* Two neighbouring arms must differ by at least this much in direction
- * (degrees); closer arms are "too close to separate". */
+/* Edges leaving a network node must differ by at least this much in
+ * direction (degrees): the network's rule (api/req_network.c). */
 #define PM_JUNCTION_MIN_SEPARATION_DEG 5.0
+/* Neighbouring arms closer than this (degrees) are "too close to
+ * separate": their edges would part only kilometres out. Any wider angle
+ * builds: the mouths go out to where the two arms' edges part (and the
+ * fillet beyond), or the arms' rooms say how far that is. */
+#define PM_JUNCTION_PARALLEL_DEG 0.5
 /* Neighbouring arms at least this far apart (degrees), i.e. within 10
  * degrees of opposite or diverging, are joined by a straight edge between
  * their mouths instead of a fillet. */
@@ -111,7 +116,7 @@ typedef struct pm_junction_params {
 /* Why a valid-looking request has no junction. */
 typedef enum pm_junction_error {
     PM_JUNCTION_OK = 0,
-    PM_JUNCTION_ARMS_TOO_CLOSE,      /* neighbours < PM_JUNCTION_MIN_SEPARATION_DEG apart */
+    PM_JUNCTION_ARMS_TOO_CLOSE,      /* neighbours < PM_JUNCTION_PARALLEL_DEG apart */
     PM_JUNCTION_ARM_TOO_SHORT,       /* a corner does not fit on the arm even with radius 0 */
     PM_JUNCTION_SELF_INTERSECTION,   /* the final contour would cross itself */
     PM_JUNCTION_SIDEWALK_NO_FIT,     /* a sidewalk band would fold over itself */

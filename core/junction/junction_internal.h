@@ -146,6 +146,9 @@ int pm__merged_order(pm__junction *J);
 /* A corner that walks along links: its outline points and a's and b's
  * parameters there (ta, sb). */
 int pm__chain_corner(pm__junction *J, size_t k);
+/* After the mesh: every node and link of a merged junction lies inside
+ * its final outline (else PM_JUNCTION_LINKS_OVERLAP). */
+int pm__merged_cover(pm__junction *J);
 
 /* junction_contour.c: corners (kind, radius, tangent points), mouths, then
  * the blocks of contour points. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "junction/junction_internal.h"
+#include "geom/predicates.h"
 
 /* ---- outline order ------------------------------------------------------- */
 
@@ -236,4 +237,42 @@ int pm__chain_corner(pm__junction *J, size_t k) {
         rc = pm__jwarn_chain_sidewalk(J, k);
     }
     return rc;
+}
+
+/* ---- cover ----------------------------------------------------------------- */
+
+/* Whether p lies strictly inside the closed polygon q[0..n-1] (winding
+ * number, exact orientation tests). */
+static bool pm__inside(const pm_v2 *q, size_t n, pm_v2 p) {
+    int wn = 0;
+    double pp[2] = {p.x, p.y};
+    for (size_t i = 0; i < n; i++) {
+        pm_v2 a = q[i], b = q[(i + 1) % n];
+        double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y};
+        double o = pm_orient2d(pa, pb, pp);
+        if (o == 0 && fmin(a.x, b.x) <= p.x && p.x <= fmax(a.x, b.x) && fmin(a.y, b.y) <= p.y &&
+            p.y <= fmax(a.y, b.y))
+            return false;
+        if (a.y <= p.y) {
+            if (b.y > p.y && o > 0) wn++;
+        } else if (b.y <= p.y && o < 0) {
+            wn--;
+        }
+    }
+    return wn != 0;
+}
+
+int pm__merged_cover(pm__junction *J) {
+    const pm_junction_params *prm = J->prm;
+    for (size_t i = 0; i < prm->nlinks; i++) {
+        const pm__jarm *R = &J->rays[2 * i];
+        pm_v2 pts[3] = {R->o, pm_v2_axpy(R->o, 0.5 * R->len, R->d), pm_v2_axpy(R->o, R->len, R->d)};
+        for (int k = 0; k < 3; k++)
+            if (!pm__inside(J->contour, J->ncontour, pts[k]))
+                return pm__jfail(J, PM_JUNCTION_LINKS_OVERLAP, -1, -1,
+                                 "the outline of the merged junction passes over its link "
+                                 "from node %u to node %u: its arms' roads cross it",
+                                 prm->links[i].a, prm->links[i].b);
+    }
+    return 0;
 }

@@ -735,7 +735,7 @@ static uint32_t pm__arms_left(const pm__net *N, uint32_t r, uint32_t s) {
  * from its centre coincide), become one junction, of at most
  * PM__MERGE_MAX nodes. Returns whether any pair was merged (*rc the
  * error, if any). */
-#define PM__MERGE_MAX 3
+#define PM__MERGE_MAX 5
 static bool pm__merge(pm__net *N, int *rc) {
     const pm_network_params *p = N->p;
     bool any = false;
