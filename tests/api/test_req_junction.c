@@ -53,7 +53,7 @@ static void expect_422(const char *body, const char *pointer, const char *word) 
 
 Test(req_junction, identity) {
     cr_assert_str_eq(GEN.name, "junction");
-    cr_assert_str_eq(GEN.version, "1.1.0");
+    cr_assert_str_eq(GEN.version, "1.2.0");
     cr_assert_str_eq(GEN.path, "/v1/junctions");
     cr_assert_null(GEN.from_query, "POST only");
     cr_assert_eq(pm_api_find_generator("/v1/junctions"), &GEN);
