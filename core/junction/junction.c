@@ -40,13 +40,26 @@ int pm__jfail(pm__junction *J, pm_junction_error e, int arm_a, int arm_b, const 
     return PM_ERR_GEOMETRY;
 }
 
-int pm__jwarn(pm__junction *J, size_t corner, double requested, double actual) {
+/* A warning about corner `corner`, naming its two arms. */
+static pm_junction_warning pm__warning(const pm__junction *J, size_t corner,
+                                       pm_junction_warning_code code) {
     const pm__jcorner *C = &J->corners[corner];
     pm_junction_warning w;
     memset(&w, 0, sizeof w);
+    w.code = code;
     w.corner = (uint32_t)corner;
     w.arms[0] = J->arms[C->a].index;
     w.arms[1] = J->arms[C->b].index;
+    if (code == PM_JUNCTION_WARN_SIDEWALK_DROPPED) {
+        w.trim[0] = C->qa;
+        w.trim[1] = C->qb;
+        w.requested_radius = w.radius = C->r;
+    }
+    return w;
+}
+
+int pm__jwarn(pm__junction *J, size_t corner, double requested, double actual) {
+    pm_junction_warning w = pm__warning(J, corner, PM_JUNCTION_WARN_RADIUS);
     w.requested_radius = requested;
     w.radius = actual;
     snprintf(w.message, sizeof w.message,
@@ -56,16 +69,7 @@ int pm__jwarn(pm__junction *J, size_t corner, double requested, double actual) {
 }
 
 int pm__jwarn_sidewalk(pm__junction *J, size_t corner, int arm, double at, double room) {
-    const pm__jcorner *C = &J->corners[corner];
-    pm_junction_warning w;
-    memset(&w, 0, sizeof w);
-    w.trim[0] = C->qa;
-    w.trim[1] = C->qb;
-    w.code = PM_JUNCTION_WARN_SIDEWALK_DROPPED;
-    w.corner = (uint32_t)corner;
-    w.arms[0] = J->arms[C->a].index;
-    w.arms[1] = J->arms[C->b].index;
-    w.requested_radius = w.radius = C->r;
+    pm_junction_warning w = pm__warning(J, corner, PM_JUNCTION_WARN_SIDEWALK_DROPPED);
     snprintf(w.message, sizeof w.message,
              "corner between arms %d and %d: no sidewalk (its corner would lie %.3f m along arm "
              "%d, beyond its %.3f m)", w.arms[0], w.arms[1], at, arm, room);
@@ -73,19 +77,11 @@ int pm__jwarn_sidewalk(pm__junction *J, size_t corner, int arm, double at, doubl
 }
 
 int pm__jwarn_chain_sidewalk(pm__junction *J, size_t corner) {
-    const pm__jcorner *C = &J->corners[corner];
-    pm_junction_warning w;
-    memset(&w, 0, sizeof w);
-    w.trim[0] = C->qa;
-    w.trim[1] = C->qb;
-    w.code = PM_JUNCTION_WARN_SIDEWALK_DROPPED;
-    w.corner = (uint32_t)corner;
-    w.arms[0] = J->arms[C->a].index;
-    w.arms[1] = J->arms[C->b].index;
+    pm_junction_warning w = pm__warning(J, corner, PM_JUNCTION_WARN_SIDEWALK_DROPPED);
     snprintf(w.message, sizeof w.message,
              "corner between arms %d and %d: no sidewalk round this corner of the merged "
              "junction; the arms' sidewalks start %.3f and %.3f m out", w.arms[0], w.arms[1],
-             C->qa, C->qb);
+             w.trim[0], w.trim[1]);
     return pm_vec_push(J->a, &J->warnings, w) == 0 ? 0 : PM_ERR_NOMEM;
 }
 

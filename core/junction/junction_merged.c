@@ -121,6 +121,7 @@ typedef struct pm__line {
     double s1;           /* parameter of its end node (0 for a's line: q is there) */
     double in, out;      /* parameters where the outline enters and leaves it */
     bool kept;
+    bool bevel_in, bevel_out;   /* it enters / leaves at its node, round a bend */
 } pm__line;
 
 /* Where lines u and v meet (false when nearly parallel). */
@@ -133,8 +134,7 @@ static bool pm__meet(const pm__line *u, const pm__line *v, double *su, double *s
     return true;
 }
 
-/* Sine of the smallest turn that still counts as a corner; flatter turns
- * (and turns to the left, round the outside) get a bevel at the node. */
+/* Sine of the turn under which two arms side by side count as parallel. */
 #define PM__CHAIN_TURN 0.17
 
 static int pm__chain_fail(pm__junction *J, const pm__jcorner *C, const char *why) {
@@ -144,18 +144,23 @@ static int pm__chain_fail(pm__junction *J, const pm__jcorner *C, const char *why
 }
 
 /* Joins line u to the next kept line v: a point where they meet (a turn
- * to the right), else each ends at its node. Returns false when lines of
- * different nodes cannot meet. */
-static bool pm__join_lines(pm__line *u, pm__line *v, bool same_node) {
+ * to the right, where that point is near the node: two lines of one node
+ * nearly in line but of different widths meet far off), else each ends at
+ * its node (a bevel round a turn to the left, a step between widths).
+ * Returns false when lines of different nodes cannot meet. */
+static bool pm__join_lines(pm__line *u, pm__line *v, bool same_node, double near) {
     double su, sv;
-    if (pm_v2_cross(u->t, v->t) < -PM__CHAIN_TURN && pm__meet(u, v, &su, &sv)) {
+    if (pm_v2_cross(u->t, v->t) < -1e-12 && pm__meet(u, v, &su, &sv) &&
+        (!same_node || (fabs(su - u->s1) <= near && fabs(sv) <= near))) {
         u->out = su;
         v->in = sv;
+        u->bevel_out = v->bevel_in = false;
         return true;
     }
     if (!same_node) return false;
     u->out = u->s1;
     v->in = 0;
+    u->bevel_out = v->bevel_in = true;
     return true;
 }
 
@@ -163,7 +168,7 @@ static bool pm__join_lines(pm__line *u, pm__line *v, bool same_node) {
  * on the road of line Ln, the next one of the chain: where the sidewalk's
  * outer line crosses it, if beyond the corner at t. */
 static double pm__sidewalk_clear(const pm__jarm *A, double side, const pm__line *Ln, double t) {
-    pm__line outer = {pm__arm_pt(A, side, 0, A->h + A->sw_w), A->d, 0, 0, 0, true};
+    pm__line outer = {pm__arm_pt(A, side, 0, A->h + A->sw_w), A->d, 0, 0, 0, true, false, false};
     double su, sv;
     if (pm__meet(&outer, Ln, &su, &sv) && su > t) t = su;
     return fmax(t, 0);
@@ -178,14 +183,16 @@ int pm__chain_corner(pm__junction *J, size_t k) {
     if (!L || !C->chain) return PM_ERR_NOMEM;
     /* a's left curb walked inward, the links' right curbs, b's right curb
      * walked outward. */
-    L[0] = (pm__line){pm__arm_pt(A, 1, 0, A->h), pm_v2_scale(A->d, -1), 0, -INFINITY, 0, true};
+    L[0] = (pm__line){pm__arm_pt(A, 1, 0, A->h), pm_v2_scale(A->d, -1), 0, -INFINITY, 0, true, false, false};
     for (size_t i = 0; i < C->nvia; i++) {
         const pm__jarm *R = C->via[i];
-        L[i + 1] = (pm__line){pm__arm_pt(R, -1, 0, R->h), R->d, R->len, 0, R->len, true};
+        L[i + 1] = (pm__line){pm__arm_pt(R, -1, 0, R->h), R->d, R->len, 0, R->len, true, false, false};
     }
-    L[m - 1] = (pm__line){pm__arm_pt(B, -1, 0, B->h), B->d, 0, 0, INFINITY, true};
+    L[m - 1] = (pm__line){pm__arm_pt(B, -1, 0, B->h), B->d, 0, 0, INFINITY, true, false, false};
+    double near = 4 * fmax(A->h, B->h);
+    for (size_t i = 0; i < C->nvia; i++) near = fmax(near, 4 * C->via[i]->h);
     for (size_t i = 0; i + 1 < m; i++)
-        if (!pm__join_lines(&L[i], &L[i + 1], true))
+        if (!pm__join_lines(&L[i], &L[i + 1], true, near))
             return pm__chain_fail(J, C, "cannot be joined");
     /* A link side walked backwards lies under the corners at its ends:
      * leave it out, its neighbours meet instead. */
@@ -197,8 +204,17 @@ int pm__chain_corner(pm__junction *J, size_t k) {
             while (!L[u].kept) u--;
             while (!L[v].kept) v++;
             L[i].kept = false;
-            if (!pm__join_lines(&L[u], &L[v], false))
+            if (!pm__join_lines(&L[u], &L[v], false, near)) {
+                if (u == 0 && v + 1 == m && fabs(pm_v2_cross(A->d, B->d)) < PM__CHAIN_TURN) {
+                    /* Side by side: their centre lines are this far apart. */
+                    double apart = fabs(pm_v2_cross(pm_v2_sub(B->o, A->o), A->d));
+                    return pm__jfail(J, PM_JUNCTION_LINKS_OVERLAP, A->index, B->index,
+                                     "arms %d and %d of the merged junction run side by side "
+                                     "%.3f m apart: their roads need %.3f m", A->index, B->index,
+                                     apart, A->h + B->h);
+                }
                 return pm__chain_fail(J, C, "run into each other across a link");
+            }
             pm_v2 p = pm_v2_axpy(L[u].q, L[u].out, L[u].t);
             /* On the link's left, its own road: the face is asphalt. */
             if (pm_v2_cross(L[i].t, pm_v2_sub(p, L[i].q)) > 0)
@@ -207,8 +223,10 @@ int pm__chain_corner(pm__junction *J, size_t k) {
             again = true;
         }
     }
-    C->ta = -L[0].out;
-    C->sb = L[m - 1].in;
+    /* Round the outside of a bend the arm keeps a square-ish piece of road
+     * its half width long (or its room), as at a straight join. */
+    C->ta = L[0].bevel_out ? fmin(A->h, A->len) : -L[0].out;
+    C->sb = L[m - 1].bevel_in ? fmin(B->h, B->len) : L[m - 1].in;
     if (C->ta > A->len || C->sb > B->len) {
         bool a_short = C->ta > A->len;
         const pm__jarm *S = a_short ? A : B;

@@ -199,6 +199,11 @@ Test(junction_merged, a_solid_face_names_its_arms) {
     pm_arena_destroy(r.a);
 }
 
+/* Whether direction (x, z) is at least 30 degrees from unit (ux, uz). */
+static bool apart(double x, double z, double ux, double uz) {
+    return (x * ux + z * uz) / hypot(x, z) < cos(30 * PI / 180);
+}
+
 /* Random clusters of 2-3 nodes 4-25 m apart joined by a path (or a
  * triangle) of links, each node with 1-3 arms at least 30 degrees from
  * each other and from its links, 6-12 m wide, with rooms of 15-40 m:
@@ -232,15 +237,11 @@ Test(junction_merged, random_clusters_pass_the_oracle) {
                     const pm_junction_link *L = &m.links[l];
                     if (L->a != (uint32_t)v && L->b != (uint32_t)v) continue;
                     uint32_t o = L->a == (uint32_t)v ? L->b : L->a;
-                    double lx = m.nodes[2 * o] - m.nodes[2 * v], lz = m.nodes[2 * o + 1] - m.nodes[2 * v + 1];
-                    ok = (lx * ux + lz * uz) / hypot(lx, lz) < cos(30 * PI / 180);
+                    ok = apart(m.nodes[2 * o] - m.nodes[2 * v], m.nodes[2 * o + 1] - m.nodes[2 * v + 1], ux, uz);
                 }
-                for (size_t i = 0; i < m.c.p.narms && ok; i++) {
-                    const pm_junction_arm *a = &m.c.arms[i];
-                    if (a->node != (uint32_t)v) continue;
-                    ok = (a->direction[0] * ux + a->direction[1] * uz) / hypot(a->direction[0], a->direction[1]) <
-                         cos(30 * PI / 180);
-                }
+                for (size_t i = 0; i < m.c.p.narms && ok; i++)
+                    if (m.c.arms[i].node == (uint32_t)v)
+                        ok = apart(m.c.arms[i].direction[0], m.c.arms[i].direction[1], ux, uz);
                 if (!ok) continue;
                 marm(&m, (uint32_t)v, m.nodes[2 * v] + ux, m.nodes[2 * v + 1] + uz, pm_rng_range(&rng, 6, 12),
                      pm_rng_range(&rng, 15, 40));
