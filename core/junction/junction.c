@@ -341,8 +341,13 @@ static void pm__check_params(const pm_junction_params *p) {
         assert(a->centerline ? a->centerline_len >= 2
                              : (a->direction[0] != 0 || a->direction[1] != 0));
         assert(!a->has_sidewalk || (a->sidewalk.width > 0 && a->sidewalk.curb_height > 0));
+        assert(!p->nnodes || (!a->centerline && a->node < p->nnodes));
         (void)a;
     }
+    assert(!p->nnodes || (p->nodes && p->nlinks >= p->nnodes - 1 && !p->has_roundabout));
+    for (size_t i = 0; i < p->nlinks; i++)
+        assert(p->links[i].a < p->nnodes && p->links[i].b < p->nnodes &&
+               p->links[i].a != p->links[i].b && p->links[i].width > 0);
     assert(!p->has_roundabout || (p->roundabout.island_radius > 0 &&
                                   p->roundabout.island_radius < p->roundabout.radius &&
                                   p->roundabout.segments >= 8 &&
