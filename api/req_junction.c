@@ -291,7 +291,7 @@ static const char *const junction_summary_omit[] = {"contour", NULL};
 
 const pm_api_generator pm_api_gen_junction = {
     .name = "junction",
-    .version = "1.1.0",
+    .version = "1.2.0",   /* 1.2.0: neighbours 0.5-5 degrees apart build */
     .path = "/v1/junctions",
     .parse = pm_api__junction_parse,
     .from_query = NULL,

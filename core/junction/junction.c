@@ -22,6 +22,7 @@ const char *pm_junction_error_name(pm_junction_error e) {
     case PM_JUNCTION_SIDEWALK_NO_FIT: return "sidewalk_no_fit";
     case PM_JUNCTION_RING_NO_FIT: return "ring_no_fit";
     case PM_JUNCTION_TOO_SMALL: return "too_small";
+    case PM_JUNCTION_LINKS_OVERLAP: return "links_overlap";
     }
     return "unknown";
 }
@@ -39,13 +40,26 @@ int pm__jfail(pm__junction *J, pm_junction_error e, int arm_a, int arm_b, const 
     return PM_ERR_GEOMETRY;
 }
 
-int pm__jwarn(pm__junction *J, size_t corner, double requested, double actual) {
+/* A warning about corner `corner`, naming its two arms. */
+static pm_junction_warning pm__warning(const pm__junction *J, size_t corner,
+                                       pm_junction_warning_code code) {
     const pm__jcorner *C = &J->corners[corner];
     pm_junction_warning w;
     memset(&w, 0, sizeof w);
+    w.code = code;
     w.corner = (uint32_t)corner;
     w.arms[0] = J->arms[C->a].index;
     w.arms[1] = J->arms[C->b].index;
+    if (code == PM_JUNCTION_WARN_SIDEWALK_DROPPED) {
+        w.trim[0] = C->qa;
+        w.trim[1] = C->qb;
+        w.requested_radius = w.radius = C->r;
+    }
+    return w;
+}
+
+int pm__jwarn(pm__junction *J, size_t corner, double requested, double actual) {
+    pm_junction_warning w = pm__warning(J, corner, PM_JUNCTION_WARN_RADIUS);
     w.requested_radius = requested;
     w.radius = actual;
     snprintf(w.message, sizeof w.message,
@@ -55,19 +69,19 @@ int pm__jwarn(pm__junction *J, size_t corner, double requested, double actual) {
 }
 
 int pm__jwarn_sidewalk(pm__junction *J, size_t corner, int arm, double at, double room) {
-    const pm__jcorner *C = &J->corners[corner];
-    pm_junction_warning w;
-    memset(&w, 0, sizeof w);
-    w.trim[0] = C->qa;
-    w.trim[1] = C->qb;
-    w.code = PM_JUNCTION_WARN_SIDEWALK_DROPPED;
-    w.corner = (uint32_t)corner;
-    w.arms[0] = J->arms[C->a].index;
-    w.arms[1] = J->arms[C->b].index;
-    w.requested_radius = w.radius = C->r;
+    pm_junction_warning w = pm__warning(J, corner, PM_JUNCTION_WARN_SIDEWALK_DROPPED);
     snprintf(w.message, sizeof w.message,
              "corner between arms %d and %d: no sidewalk (its corner would lie %.3f m along arm "
              "%d, beyond its %.3f m)", w.arms[0], w.arms[1], at, arm, room);
+    return pm_vec_push(J->a, &J->warnings, w) == 0 ? 0 : PM_ERR_NOMEM;
+}
+
+int pm__jwarn_chain_sidewalk(pm__junction *J, size_t corner) {
+    pm_junction_warning w = pm__warning(J, corner, PM_JUNCTION_WARN_SIDEWALK_DROPPED);
+    snprintf(w.message, sizeof w.message,
+             "corner between arms %d and %d: no sidewalk round this corner of the merged "
+             "junction; the arms' sidewalks start %.3f and %.3f m out", w.arms[0], w.arms[1],
+             w.trim[0], w.trim[1]);
     return pm_vec_push(J->a, &J->warnings, w) == 0 ? 0 : PM_ERR_NOMEM;
 }
 
@@ -162,6 +176,10 @@ static int pm__arms(pm__junction *J) {
             A->o = J->c;
             A->len = in->length > 0 ? in->length : INFINITY;
         }
+        if (prm->nnodes) {
+            A->node = in->node;
+            A->o = pm__from_xz(prm->nodes[2 * in->node], prm->nodes[2 * in->node + 1]);
+        }
         A->n = pm_v2_left(A->d);
         A->h = 0.5 * in->width;
         A->elev = in->elevation;
@@ -172,16 +190,21 @@ static int pm__arms(pm__junction *J) {
         A->sw_ch = in->has_sidewalk ? in->sidewalk.curb_height : 0;
     }
     qsort(J->arms, J->n, sizeof *J->arms, pm__arm_cmp);
-    const double min_sep = PM_JUNCTION_MIN_SEPARATION_DEG * PM__PI / 180.0;
+    if (prm->nnodes) {
+        int rc = pm__merged_order(J);
+        if (rc) return rc;
+    }
+    const double min_sep = PM_JUNCTION_PARALLEL_DEG * PM__PI / 180.0;
     for (size_t k = 0; k < J->n; k++) {
         const pm__jarm *A = &J->arms[k], *B = &J->arms[(k + 1) % J->n];
+        if (J->corners[k].nvia) continue;      /* a corner along links */
         double gap = B->angle - A->angle;
-        if (k + 1 == J->n) gap += 2 * PM__PI;
+        if (prm->nnodes ? gap < 0 : k + 1 == J->n) gap += 2 * PM__PI;
         if (gap < min_sep)
             return pm__jfail(J, PM_JUNCTION_ARMS_TOO_CLOSE, A->index, B->index,
                              "arms %d and %d are %.2f degrees apart; at least %g are needed "
                              "to separate them", A->index, B->index, gap * 180.0 / PM__PI,
-                             PM_JUNCTION_MIN_SEPARATION_DEG);
+                             PM_JUNCTION_PARALLEL_DEG);
     }
     return 0;
 }
@@ -228,7 +251,7 @@ static pm_meta *pm__arm_meta(pm__junction *J, size_t k, const pm_prim *asphalt) 
 }
 
 static const char *pm__kind_name(pm__corner_kind k) {
-    return k == PM__FILLET ? "fillet" : k == PM__STRAIGHT ? "straight" : "ring";
+    return k == PM__FILLET ? "fillet" : k == PM__STRAIGHT ? "straight" : k == PM__RING ? "ring" : "links";
 }
 
 static pm_meta *pm__corner_meta(pm__junction *J, size_t k) {
@@ -318,8 +341,13 @@ static void pm__check_params(const pm_junction_params *p) {
         assert(a->centerline ? a->centerline_len >= 2
                              : (a->direction[0] != 0 || a->direction[1] != 0));
         assert(!a->has_sidewalk || (a->sidewalk.width > 0 && a->sidewalk.curb_height > 0));
+        assert(!p->nnodes || (!a->centerline && a->node < p->nnodes));
         (void)a;
     }
+    assert(!p->nnodes || (p->nodes && p->nlinks >= p->nnodes - 1 && !p->has_roundabout));
+    for (size_t i = 0; i < p->nlinks; i++)
+        assert(p->links[i].a < p->nnodes && p->links[i].b < p->nnodes &&
+               p->links[i].a != p->links[i].b && p->links[i].width > 0);
     assert(!p->has_roundabout || (p->roundabout.island_radius > 0 &&
                                   p->roundabout.island_radius < p->roundabout.radius &&
                                   p->roundabout.segments >= 8 &&
@@ -345,6 +373,7 @@ int pm_junction_generate(pm_scene *scene, const pm_junction_params *params,
     for (size_t k = 0; rc == 0 && k < J.n; k++) J.any_sidewalk = J.any_sidewalk || J.corners[k].sw;
     if (rc == 0) rc = pm__junction_blocks(&J);
     if (rc == 0) rc = pm__junction_mesh(&J);
+    if (rc == 0 && params->nnodes) rc = pm__merged_cover(&J);
     if (rc == 0) rc = pm__metadata(&J);
     diag->warnings = J.warnings.data;
     diag->nwarnings = J.warnings.len;

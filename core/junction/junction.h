@@ -24,9 +24,14 @@
  * cannot build (arms too close, a contour that would cross itself) is
  * reported in pm_junction_diag, never as a broken mesh. */
 
-/* Two neighbouring arms must differ by at least this much in direction
- * (degrees); closer arms are "too close to separate". */
+/* Edges leaving a network node must differ by at least this much in
+ * direction (degrees): the network's rule (api/req_network.c). */
 #define PM_JUNCTION_MIN_SEPARATION_DEG 5.0
+/* Neighbouring arms closer than this (degrees) are "too close to
+ * separate": their edges would part only kilometres out. Any wider angle
+ * builds: the mouths go out to where the two arms' edges part (and the
+ * fillet beyond), or the arms' rooms say how far that is. */
+#define PM_JUNCTION_PARALLEL_DEG 0.5
 /* Neighbouring arms at least this far apart (degrees), i.e. within 10
  * degrees of opposite or diverging, are joined by a straight edge between
  * their mouths instead of a fillet. */
@@ -36,6 +41,13 @@ typedef struct pm_junction_sidewalk {
     double width;          /* band width outside the curb, > 0 */
     double curb_height;    /* height of the vertical curb face, > 0 */
 } pm_junction_sidewalk;
+
+/* A link of a merged junction (pm_network): two of its nodes joined by a
+ * straight road too short to build on its own, which lies inside it. */
+typedef struct pm_junction_link {
+    uint32_t a, b;                 /* node indices, a != b */
+    double width;                  /* > 0 */
+} pm_junction_link;
 
 typedef struct pm_junction_arm {
     /* Exactly one of: a direction [x, z] pointing away from the centre (any
@@ -52,6 +64,9 @@ typedef struct pm_junction_arm {
     double elevation;              /* height of the mouth edge */
     bool has_sidewalk;             /* resolved override: the arm's or the global one */
     pm_junction_sidewalk sidewalk;
+    /* With params->nnodes > 0: the node this (direction) arm leaves from;
+     * its centre line passes through it and its length counts from it. */
+    uint32_t node;
 } pm_junction_arm;
 
 typedef struct pm_junction_roundabout {
@@ -82,17 +97,32 @@ typedef struct pm_junction_params {
      * PM_JUNCTION_SIDEWALK_NO_FIT: road networks, whose roads' sidewalks
      * then start beyond it (pm_junction_warning.trim). */
     bool drop_tight_sidewalks;
+    /* A merged junction (0: an ordinary one): nnodes points [x, z] joined
+     * by nlinks links into one connected set, every arm a direction arm
+     * leaving one of them. Its outline runs round the outside of the
+     * nodes' arms and links: each node's arms in counter-clockwise order,
+     * from one node to the next along a link's side (a sharp corner where
+     * two curb lines meet, a bevel round the outside of a bend; a link
+     * side that the corners at its ends pass over is left out), so a face
+     * closed by links is asphalt. Such corners get no fillet
+     * (corner_radius_reduced) and no sidewalk (corner_sidewalk_dropped).
+     * No roundabout. */
+    const double *nodes;
+    size_t nnodes;
+    const pm_junction_link *links;
+    size_t nlinks;
 } pm_junction_params;
 
 /* Why a valid-looking request has no junction. */
 typedef enum pm_junction_error {
     PM_JUNCTION_OK = 0,
-    PM_JUNCTION_ARMS_TOO_CLOSE,      /* neighbours < PM_JUNCTION_MIN_SEPARATION_DEG apart */
+    PM_JUNCTION_ARMS_TOO_CLOSE,      /* neighbours < PM_JUNCTION_PARALLEL_DEG apart */
     PM_JUNCTION_ARM_TOO_SHORT,       /* a corner does not fit on the arm even with radius 0 */
     PM_JUNCTION_SELF_INTERSECTION,   /* the final contour would cross itself */
     PM_JUNCTION_SIDEWALK_NO_FIT,     /* a sidewalk band would fold over itself */
     PM_JUNCTION_RING_NO_FIT,         /* roundabout: an arm does not meet the ring cleanly */
     PM_JUNCTION_TOO_SMALL,           /* a mouth collapses when snapped to floats / the grid */
+    PM_JUNCTION_LINKS_OVERLAP,       /* merged: two roads meet across a link (a face needs its third node) */
 } pm_junction_error;
 
 const char *pm_junction_error_name(pm_junction_error e);

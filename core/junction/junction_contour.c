@@ -214,7 +214,7 @@ static int pm__mouths(pm__junction *J) {
     for (size_t k = 0; k < J->n; k++) {
         const pm__jcorner *C = &J->corners[k];
         pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
-        if (C->kind == PM__FILLET) {
+        if (C->kind == PM__FILLET || C->kind == PM__CHAIN) {
             pm__need(A, C->ta);
             pm__need(B, C->sb);
             if (C->qmode) { pm__need(A, C->qa); pm__need(B, C->qb); }
@@ -281,7 +281,11 @@ int pm__junction_corners(pm__junction *J) {
                          J->prm->roundabout.segments);
     for (size_t k = 0; k < J->n; k++) {
         pm__jcorner *C = &J->corners[k];
+        const pm__jarm **via = C->via;
+        size_t nvia = C->nvia;
         memset(C, 0, sizeof *C);
+        C->via = via;
+        C->nvia = nvia;
         C->a = k;
         C->b = (k + 1) % J->n;
         const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
@@ -292,6 +296,9 @@ int pm__junction_corners(pm__junction *J) {
         if (J->ring) {
             C->kind = PM__RING;
             rc = pm__ring_corner(J, k);
+        } else if (C->nvia) {
+            C->kind = PM__CHAIN;
+            rc = pm__chain_corner(J, k);
         } else if (C->phi >= straight) {
             C->kind = PM__STRAIGHT;
             C->sw = A->sw && B->sw;
@@ -572,6 +579,8 @@ int pm__junction_blocks(pm__junction *J) {
         } else {
             rc = pm__curb(J, blk, A, 1, A->mouth, false, none);
             if (rc == 0 && C->kind == PM__FILLET) rc = pm__fillet_block(J, C, blk);
+            for (size_t i = 0; rc == 0 && C->kind == PM__CHAIN && i < C->nchain; i++)
+                rc = pm__push(J, blk, C->chain[i], C->chain[i], 0);
             if (rc == 0 && C->kind == PM__RING) rc = pm__ring_block(J, C, blk, &cut[k]);
             if (rc == 0) rc = pm__curb(J, blk, B, -1, B->mouth, false, none);
         }

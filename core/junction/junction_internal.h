@@ -42,9 +42,12 @@ typedef struct pm__jarm {
     double sw_w, sw_ch;
     double mouth;        /* parameter of the mouth along d from o */
     bool has_corner;     /* a fillet or ring corner decides its mouth */
+    uint32_t node;       /* merged junctions: the node it leaves from */
+    bool link;           /* merged junctions: one direction of a link (o = its node) */
+    size_t twin;         /* a link's other direction */
 } pm__jarm;
 
-typedef enum pm__corner_kind { PM__FILLET, PM__STRAIGHT, PM__RING } pm__corner_kind;
+typedef enum pm__corner_kind { PM__FILLET, PM__STRAIGHT, PM__RING, PM__CHAIN } pm__corner_kind;
 
 /* One side's fillet against the roundabout ring. */
 typedef struct pm__ringfillet {
@@ -72,6 +75,12 @@ typedef struct pm__jcorner {
     double qa, qb;       /* that point's parameters along a and b (offset lines) */
     /* ring */
     pm__ringfillet fl, fr;   /* a's left fillet, b's right fillet */
+    /* chain (merged junctions): the links' directions walked from a to b,
+     * then the outline points between a's and b's mouths */
+    const pm__jarm **via;
+    size_t nvia;
+    pm_v2 *chain;
+    size_t nchain;
 } pm__jcorner;
 
 /* One point of a block: the curb side of the contour from arm a's left mouth
@@ -94,7 +103,8 @@ typedef struct pm__junction {
     PM_VEC(pm_junction_warning) warnings;
     pm_v2 c;
     size_t n;
-    pm__jarm *arms;          /* sorted */
+    pm__jarm *arms;          /* sorted (merged junctions: in outline order) */
+    pm__jarm *rays;          /* merged junctions: 2 per link, [2 i] from a to b */
     pm__jcorner *corners;    /* corner k between sorted arms k and k+1 */
     pm__jblock *blocks;      /* block k belongs to corner k */
     bool any_sidewalk;
@@ -126,6 +136,19 @@ int pm__jwarn(pm__junction *J, size_t corner, double requested, double actual);
 /* The corner's sidewalk left out: its outer corner lies `at` metres along
  * arm `arm` (request index), beyond the arm's room `room`. */
 int pm__jwarn_sidewalk(pm__junction *J, size_t corner, int arm, double at, double room);
+/* A merged junction's corner along links left without sidewalk: the arms'
+ * sidewalks start C->qa and C->qb out. */
+int pm__jwarn_chain_sidewalk(pm__junction *J, size_t corner);
+
+/* junction_merged.c: a merged junction's arms in outline order and the
+ * links each corner walks along (J->arms sorted by node then angle). */
+int pm__merged_order(pm__junction *J);
+/* A corner that walks along links: its outline points and a's and b's
+ * parameters there (ta, sb). */
+int pm__chain_corner(pm__junction *J, size_t k);
+/* After the mesh: every node and link of a merged junction lies inside
+ * its final outline (else PM_JUNCTION_LINKS_OVERLAP). */
+int pm__merged_cover(pm__junction *J);
 
 /* junction_contour.c: corners (kind, radius, tangent points), mouths, then
  * the blocks of contour points. */

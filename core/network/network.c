@@ -255,6 +255,46 @@ static const double *pm__arm_point(const pm_network_params *p, const pm__inc *I,
     return p->nodes + 3 * (I->end == 0 ? E->to : E->from);
 }
 
+/* The junction node standing for node n: n, or the node a merged one is part of. */
+static uint32_t pm__root(const pm__net *N, uint32_t n) {
+    return N->nodes[n].kind == PM__MERGED ? N->nodes[n].into : n;
+}
+
+/* A merged junction's nodes (every node merged into n, n among them, in
+ * index order) and links (the edges between them) for its parameters;
+ * each arm gets its node's index among them. */
+static int pm__merged_params(pm__net *N, uint32_t n, pm_junction_arm *arms, pm_junction_params *jp) {
+    const pm_network_params *p = N->p;
+    const pm__node *V = &N->nodes[n];
+    uint32_t *slot = pm_arena_alloc(N->a, p->nnodes * sizeof *slot);
+    double *xz = pm_arena_alloc(N->a, 2 * p->nnodes * sizeof *xz);
+    pm_junction_link *links = pm_arena_alloc(N->a, (p->nedges + 1) * sizeof *links);
+    if (!slot || !xz || !links) return PM_ERR_NOMEM;
+    uint32_t m = 0;
+    for (uint32_t v = 0; v < p->nnodes; v++) {
+        if (pm__root(N, v) != n) continue;
+        slot[v] = m;
+        xz[2 * m] = p->nodes[3 * v];
+        xz[2 * m + 1] = p->nodes[3 * v + 2];
+        m++;
+    }
+    size_t nl = 0;
+    for (uint32_t e = 0; e < p->nedges; e++) {
+        const pm_network_edge *E = &p->edges[e];
+        if (pm__root(N, E->from) == n && pm__root(N, E->to) == n)
+            links[nl++] = (pm_junction_link){slot[E->from], slot[E->to], E->width};
+    }
+    for (uint32_t k = 0; k < V->deg; k++) {
+        const pm__inc *I = &N->inc[V->first + k];
+        arms[k].node = slot[I->end == 0 ? p->edges[I->edge].from : p->edges[I->edge].to];
+    }
+    jp->nodes = xz;
+    jp->nnodes = m;
+    jp->links = links;
+    jp->nlinks = nl;
+    return PM_OK;
+}
+
 /* Arm k along its road: towards the first polyline point it keeps (the
  * skip[k] interior points before it lie inside the junction or right
  * after its mouth and are left out of the road), with that point's plan
@@ -264,7 +304,8 @@ static void pm__arm_from_road(pm__net *N, uint32_t n, uint32_t k, pm_junction_ar
     pm__node *V = &N->nodes[n];
     const pm__inc *I = &N->inc[V->first + k];
     const pm_network_edge *E = &p->edges[I->edge];
-    const double *c = V->c, *q = pm__arm_point(p, I, V->skip[k] + 1);
+    /* A merged junction's arm leaves its own node, on the line it was drawn on. */
+    const double *c = pm__arm_point(p, I, 0), *q = pm__arm_point(p, I, V->skip[k] + 1);
     double seg = pm__plan(c, q), gap = pm_network_gap(p);
     V->dir[2 * k] = (q[0] - c[0]) / seg;
     V->dir[2 * k + 1] = (q[2] - c[2]) / seg;
@@ -301,7 +342,6 @@ static bool pm__skip_point(pm__net *N, uint32_t n, uint32_t k) {
 static int pm__junction(pm__net *N, uint32_t n) {
     const pm_network_params *p = N->p;
     pm__node *V = &N->nodes[n];
-    const double *c = V->c;
     double gap = pm_network_gap(p);
     pm_junction_arm *arms = pm_arena_calloc(N->a, V->deg, sizeof *arms);
     if (!V->dir) {
@@ -317,10 +357,14 @@ static int pm__junction(pm__net *N, uint32_t n) {
     if (!arms || !V->dir || !V->mouth_l || !V->mouth_r || !V->mouth_d || !V->split || !V->skip || !V->cap)
         return PM_ERR_NOMEM;
     pm_junction_params jp = {
-        .arms = arms, .narms = V->deg, .has_center = true, .center = {c[0], c[2]},
+        .arms = arms, .narms = V->deg, .has_center = true, .center = {V->c[0], V->c[2]},
         .corner_radius = p->corner_radius, .corner_segments = p->corner_segments,
         .uv_scale = p->uv_scale, .snap = p->snap, .open_mouths = true, .drop_tight_sidewalks = true,
     };
+    if (V->merged_node >= 0) {
+        int rc = pm__merged_params(N, n, arms, &jp);
+        if (rc) return rc;
+    }
     pm_junction_diag d;
     for (;;) {
         for (uint32_t k = 0; k < V->deg; k++) pm__arm_from_road(N, n, k, &arms[k]);
@@ -352,7 +396,8 @@ static int pm__junction(pm__net *N, uint32_t n) {
             const pm_network_edge *E = &p->edges[I->edge];
             if (V->skip[k] >= E->npoints) continue;
             const double *q = pm__arm_point(p, I, V->skip[k] + 1);
-            if (pm__plan(c, q) < V->mouth_d[k] + gap + 0.5 * E->width) moved |= pm__skip_point(N, n, k);
+            if (pm__plan(pm__arm_point(p, I, 0), q) < V->mouth_d[k] + gap + 0.5 * E->width)
+                moved |= pm__skip_point(N, n, k);
         }
         if (!moved) break;
     }
@@ -416,8 +461,11 @@ static bool pm__shorten_pair(pm__net *N, const pm__jpair *P) {
     uint32_t k = P->k, j = P->j;
     double gap = pm_network_gap(N->p);
     if (V->skip[k] != P->E->npoints || W->skip[j] != P->E->npoints) return false;
-    double L = pm__plan(V->c, W->c), dv = V->mouth_d[k], dw = W->mouth_d[j];
-    if (dv + dw + gap <= L || V->cap[k] != HUGE_VAL || L <= gap) return false;
+    double L = pm__plan(N->p->nodes + 3 * P->E->from, N->p->nodes + 3 * P->E->to);
+    double dv = V->mouth_d[k], dw = W->mouth_d[j];
+    /* Once per pair of arms: a merged junction's new arm shares the edge
+     * afresh with a neighbour that had shared it before the merge. */
+    if (dv + dw + gap <= L || (V->cap[k] != HUGE_VAL && W->cap[j] != HUGE_VAL) || L <= gap) return false;
     V->cap[k] = (L - gap) * dv / (dv + dw) - 0.5 * gap;
     W->cap[j] = (L - gap) * dw / (dv + dw) - 0.5 * gap;
     V->dirty = W->dirty = true;
@@ -527,7 +575,7 @@ static bool pm__road_ends(pm__net *N, pm__road *R) {
  * arm's line, so the road leaves along the arm. */
 static void pm__to_mouth(const pm__net *N, int64_t node, int64_t arm, double d, double *pt) {
     const pm__node *V = &N->nodes[node];
-    const double *c = V->c;
+    const double *c = pm__arm_point(N->p, &N->inc[V->first + arm], 0);   /* the arm's own node */
     pt[0] = c[0] + V->dir[2 * arm] * d;
     pt[1] = c[1];
     pt[2] = c[2] + V->dir[2 * arm + 1] * d;
@@ -577,54 +625,80 @@ static void pm__forget(pm__net *N, uint32_t n) {
     N->problems.len = k;
 }
 
-/* Junction b merged into junction a, the edge e between them dropped: one
- * junction centred between the two with every other arm of both (in edge
- * order), the roads that ended at b ending at it. */
+/* How many nodes the junction at root node r stands for. */
+static uint32_t pm__cluster_size(const pm__net *N, uint32_t r) {
+    uint32_t k = 0;
+    for (size_t n = 0; n < N->p->nnodes; n++) k += pm__root(N, (uint32_t)n) == r;
+    return k;
+}
+
+/* Drops edge e's road (an edge between two junctions is a road of its own). */
+static void pm__drop_road(pm__net *N, uint32_t e) {
+    size_t gone = N->edge_road[e] - 1;
+    for (size_t r = gone + 1; r < N->roads.len; r++) N->roads.data[r - 1] = N->roads.data[r];
+    N->roads.len--;
+    for (uint32_t i = 0; i < N->p->nedges; i++)
+        if (N->edge_road[i] > gone + 1) N->edge_road[i]--;
+    N->edge_road[e] = 0;
+}
+
+/* Junction b (with the nodes merged into it) merged into junction a: one
+ * junction of all their nodes (its centre the mean of their positions,
+ * heights too) with every arm of both but the edges between them (in
+ * edge order), each arm still leaving its own node; those edges are its
+ * links and have no road, and the roads that ended at b end at a. */
 static int pm__merge_pair(pm__net *N, uint32_t a, uint32_t b, uint32_t e) {
     const pm_network_params *p = N->p;
     pm__node *A = &N->nodes[a], *B = &N->nodes[b];
-    uint32_t deg = A->deg + B->deg - 2, at = 0;
-    pm__inc *inc = pm_arena_alloc(N->a, (N->ninc + deg) * sizeof *inc);
+    pm__inc *inc = pm_arena_alloc(N->a, (N->ninc + A->deg + B->deg) * sizeof *inc);
     if (!inc) return PM_ERR_NOMEM;
     memcpy(inc, N->inc, N->ninc * sizeof *inc);
     pm__inc *mine = inc + N->ninc;
+    uint32_t at = 0;
     const pm__node *both[2] = {A, B};
     for (int w = 0; w < 2; w++)
-        for (uint32_t k = 0; k < both[w]->deg; k++)
-            if (N->inc[both[w]->first + k].edge != e) mine[at++] = N->inc[both[w]->first + k];
+        for (uint32_t k = 0; k < both[w]->deg; k++) {
+            const pm__inc *I = &N->inc[both[w]->first + k];
+            uint32_t far = pm__root(N, pm__far(p, I->edge, I->end));
+            if (far == a || far == b) {
+                if (N->edge_road[I->edge]) pm__drop_road(N, I->edge);
+            } else {
+                mine[at++] = *I;
+            }
+        }
     for (uint32_t i = 1; i < at; i++)     /* edge order */
         for (uint32_t j = i; j > 0 && mine[j - 1].edge > mine[j].edge; j--) {
             pm__inc t = mine[j]; mine[j] = mine[j - 1]; mine[j - 1] = t;
         }
-    for (int k = 0; k < 3; k++) A->c[k] = 0.5 * (A->c[k] + B->c[k]);
-    A->first = (uint32_t)N->ninc;
-    A->deg = deg;
-    N->inc = inc;
-    N->ninc += deg;
-    A->dir = NULL;
-    A->scene = NULL;
-    A->dirty = true;
+    for (size_t n = 0; n < p->nnodes; n++)
+        if (n != b && N->nodes[n].kind == PM__MERGED && N->nodes[n].into == b) N->nodes[n].into = a;
     B->kind = PM__MERGED;
     B->into = a;
     B->scene = NULL;
-    A->merged_edge = e;
-    A->merged_node = b;
+    double c[3] = {0, 0, 0}, members = 0;
+    for (size_t n = 0; n < p->nnodes; n++)
+        if (pm__root(N, (uint32_t)n) == a) {
+            for (int k = 0; k < 3; k++) c[k] += p->nodes[3 * n + k];
+            members++;
+        }
+    for (int k = 0; k < 3; k++) A->c[k] = c[k] / members;
+    A->first = (uint32_t)N->ninc;
+    A->deg = at;
+    N->inc = inc;
+    N->ninc += at;
+    A->dir = NULL;
+    A->scene = NULL;
+    A->dirty = true;
+    if (A->merged_node < 0) {
+        A->merged_edge = e;
+        A->merged_node = b;
+    }
     pm__forget(N, a);
     pm__forget(N, b);
-    /* The edge's road goes; the roads that ended at b end at a, from its centre. */
-    size_t gone = N->edge_road[e] - 1;
-    for (size_t r = gone + 1; r < N->roads.len; r++) N->roads.data[r - 1] = N->roads.data[r];
-    N->roads.len--;
-    for (uint32_t i = 0; i < p->nedges; i++)
-        if (N->edge_road[i] > gone + 1) N->edge_road[i]--;
-    N->edge_road[e] = 0;
     for (size_t r = 0; r < N->roads.len; r++) {
         pm__road *R = &N->roads.data[r];
-        if (R->start == b || R->start == a) { R->start = a; memcpy(R->ctrl, A->c, sizeof A->c); }
-        if (R->end == b || R->end == a) {
-            R->end = a;
-            memcpy(R->ctrl + 3 * (R->nctrl - 1), A->c, sizeof A->c);
-        }
+        if (R->start == b) R->start = a;
+        if (R->end == b) R->end = a;
     }
     return PM_OK;
 }
@@ -639,26 +713,41 @@ static bool pm__names(const pm__net *N, uint32_t n, uint32_t e) {
     return false;
 }
 
+/* Arms of junction r that would be left if junction s merged into it. */
+static uint32_t pm__arms_left(const pm__net *N, uint32_t r, uint32_t s) {
+    uint32_t k = 0;
+    const uint32_t both[2] = {r, s};
+    for (int w = 0; w < 2; w++) {
+        const pm__node *V = &N->nodes[both[w]];
+        for (uint32_t i = 0; i < V->deg; i++) {
+            const pm__inc *I = &N->inc[V->first + i];
+            uint32_t far = pm__root(N, pm__far(N->p, I->edge, I->end));
+            k += far != r && far != s;
+        }
+    }
+    return k;
+}
+
 /* Two junctions joined by a straight edge whose shortened road still left
  * one of them without a mesh (its corners do not fit in its share of the
- * edge) become one junction. Returns whether any pair was merged (*rc the
+ * edge), or a merged junction that still has none because of an edge to
+ * a third one (its two nodes send roads to the same node: their arms
+ * from its centre coincide), become one junction, of at most
+ * PM__MERGE_MAX nodes. Returns whether any pair was merged (*rc the
  * error, if any). */
+#define PM__MERGE_MAX 5
 static bool pm__merge(pm__net *N, int *rc) {
     const pm_network_params *p = N->p;
     bool any = false;
     for (uint32_t e = 0; e < p->nedges && *rc == PM_OK; e++) {
         const pm_network_edge *E = &p->edges[e];
         if (!N->edge_road[e]) continue;
-        uint32_t a = E->from, b = E->to;
+        uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
         pm__node *A = &N->nodes[a], *B = &N->nodes[b];
-        if (A->kind != PM__JUNCTION || B->kind != PM__JUNCTION || (A->scene && B->scene)) continue;
-        if (A->merged_node >= 0 || B->merged_node >= 0) continue;     /* one merge per junction */
-        uint32_t ka = 0, kb = 0;
-        while (ka < A->deg && N->inc[A->first + ka].edge != e) ka++;
-        while (kb < B->deg && N->inc[B->first + kb].edge != e) kb++;
-        if (ka == A->deg || kb == B->deg) continue;
+        if (a == b || A->kind != PM__JUNCTION || B->kind != PM__JUNCTION || (A->scene && B->scene)) continue;
         if (!pm__names(N, a, e) && !pm__names(N, b, e)) continue;     /* failed for another reason */
-        if (A->deg + B->deg - 2 < 2) continue;
+        if (pm__cluster_size(N, a) + pm__cluster_size(N, b) > PM__MERGE_MAX) continue;
+        if (pm__arms_left(N, a, b) < 2) continue;
         *rc = a < b ? pm__merge_pair(N, a, b, e) : pm__merge_pair(N, b, a, e);
         any = true;
     }

@@ -585,10 +585,14 @@ static void pm__trimmed(const pm__net *N, const pm__road *R, int side, bool at_e
     double t = V->trim ? V->trim[2 * arm + (mouth_left ? 0 : 1)] : 0.0;
     if (t <= 0) return;
     const double *d = V->dir + 2 * arm;
+    /* Measured from the arm's own node (a merged junction's arms leave theirs). */
+    const pm__inc *I = &N->inc[V->first + arm];
+    const pm_network_edge *E = &N->p->edges[I->edge];
+    const double *c = N->p->nodes + 3 * (I->end == 0 ? E->from : E->to);
     for (uint32_t k = 0; k < S->n; k++) {
         uint32_t i = first ? k : S->n - 1 - k;
         const float *q = pm__apos(S, i);
-        if ((q[0] - V->c[0]) * d[0] + (q[2] - V->c[2]) * d[1] >= t) { *at = i; return; }
+        if ((q[0] - c[0]) * d[0] + (q[2] - c[2]) * d[1] >= t) { *at = i; return; }
     }
     *at = first ? S->n - 1 : 0;
 }

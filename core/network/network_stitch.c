@@ -505,31 +505,63 @@ static int pm__gap_meta(pm__net *N, const pm__gap_t *g, pm_meta *out) {
     return rc | pm_meta_push(out, o);
 }
 
+/* The nodes merged into junction n (n first) and the edges inside it, in
+ * index order, into nodes and edges; the warning's message into msg. */
+static int pm__merged_lists(pm__net *N, size_t n, pm_meta *nodes, pm_meta *edges, char *msg,
+                            size_t cap) {
+    const pm_network_params *p = N->p;
+    const pm__node *V = &N->nodes[n];
+    pm_arena *a = N->a;
+    int rc = pm_meta_push(nodes, pm_meta_int(a, (int64_t)n));
+    size_t count = 1;
+    for (size_t m = 0; m < p->nnodes; m++)
+        if (N->nodes[m].kind == PM__MERGED && N->nodes[m].into == n) {
+            rc |= pm_meta_push(nodes, pm_meta_int(a, (int64_t)m));
+            count++;
+        }
+    for (uint32_t e = 0; e < p->nedges; e++) {
+        const pm_network_edge *E = &p->edges[e];
+        uint32_t f = N->nodes[E->from].kind == PM__MERGED ? N->nodes[E->from].into : E->from;
+        uint32_t t = N->nodes[E->to].kind == PM__MERGED ? N->nodes[E->to].into : E->to;
+        if (f == n && t == n) rc |= pm_meta_push(edges, pm_meta_int(a, e));
+    }
+    const pm_network_edge *E = &p->edges[V->merged_edge];
+    if (count == 2) {
+        snprintf(msg, cap, "nodes %zu and %lld are %.3f m apart, too close for two junctions "
+                 "and a road between them: merged into one junction centred between them, with "
+                 "every arm of both; edge %u lies inside it", n, (long long)V->merged_node,
+                 hypot(p->nodes[3 * E->from] - p->nodes[3 * E->to],
+                       p->nodes[3 * E->from + 2] - p->nodes[3 * E->to + 2]), V->merged_edge);
+    } else {
+        int k = snprintf(msg, cap, "nodes %zu", n);
+        for (size_t m = 0; m < p->nnodes && k > 0 && (size_t)k < cap; m++)
+            if (N->nodes[m].kind == PM__MERGED && N->nodes[m].into == n)
+                k += snprintf(msg + k, cap - (size_t)k, ", %zu", m);
+        if (k > 0 && (size_t)k < cap)
+            snprintf(msg + k, cap - (size_t)k, " are too close for separate junctions (roads from "
+                     "two of them meet the third within their widths): merged into one junction "
+                     "centred among them, with every arm of all; the edges between them lie inside it");
+    }
+    return rc;
+}
+
 /* Close junctions: each pair merged into one (junctions_merged), and each
  * pair joined by a road shortened to fit (junctions_close). */
 static int pm__close_meta(pm__net *N, pm_meta *out) {
     pm_arena *a = N->a;
     const pm_network_params *p = N->p;
     int rc = 0;
-    char msg[240];
+    char msg[320];
     for (size_t n = 0; n < p->nnodes; n++) {
         const pm__node *V = &N->nodes[n];
         if (V->merged_node < 0 || !V->scene) continue;
-        const pm_network_edge *E = &p->edges[V->merged_edge];
         pm_meta *o = pm_meta_obj(a), *nodes = pm_meta_arr(a), *edges = pm_meta_arr(a);
         rc |= pm_meta_set(a, o, "code", pm_meta_str(a, "junctions_merged"));
-        rc |= pm_meta_push(nodes, pm_meta_int(a, (int64_t)n));
-        rc |= pm_meta_push(nodes, pm_meta_int(a, V->merged_node));
-        rc |= pm_meta_push(edges, pm_meta_int(a, V->merged_edge));
+        rc |= pm__merged_lists(N, n, nodes, edges, msg, sizeof msg);
         rc |= pm_meta_set(a, o, "node", pm_meta_int(a, (int64_t)n));
         rc |= pm_meta_set(a, o, "nodes", nodes);
         rc |= pm_meta_set(a, o, "edges", edges);
         rc |= pm_meta_set(a, o, "centre", pm_meta_nums(a, V->c, 3));
-        snprintf(msg, sizeof msg, "nodes %zu and %lld are %.3f m apart, too close for two junctions "
-                 "and a road between them: merged into one junction centred between them, with "
-                 "every arm of both; edge %u lies inside it", n, (long long)V->merged_node,
-                 hypot(p->nodes[3 * E->from] - p->nodes[3 * E->to],
-                       p->nodes[3 * E->from + 2] - p->nodes[3 * E->to + 2]), V->merged_edge);
         rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
         rc |= pm_meta_push(out, o);
         N->nwarnings++;

@@ -12,7 +12,8 @@
  * refusals are counted by reason and printed with the acceptance rate.
  *
  * PM_LAYOUTS=n runs n layouts instead of the default (bench/layouts.sh
- * runs a few thousand); PM_LAYOUTS_SHOW=1 prints each refusal and
+ * runs a few thousand); PM_LAYOUTS_SHOW=1 prints each refusal (2: with
+ * every one of its error messages) and
  * PM_LAYOUTS_ONLY=i runs layout i alone, printing its body. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -380,6 +381,7 @@ Test(net_layouts, random_plausible_layouts_are_built_without_overlaps, .timeout 
             json_array_foreach(run.prob.errors, i, e) {
                 const char *m = json_string_value(json_object_get(e, "message"));
                 seen[reason_of(m ? m : "")] = true;
+                if (show > 1) fprintf(stderr, "layout %d error: %s\n", it, m ? m : "");
             }
             for (int k = 0; k < NREASONS; k++) hist[k] += seen[k];
             if (show) fprintf(stderr, "layout %d refused: %s\n%s\n", it, run.prob.detail, body);

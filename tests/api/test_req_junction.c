@@ -53,7 +53,7 @@ static void expect_422(const char *body, const char *pointer, const char *word) 
 
 Test(req_junction, identity) {
     cr_assert_str_eq(GEN.name, "junction");
-    cr_assert_str_eq(GEN.version, "1.1.0");
+    cr_assert_str_eq(GEN.version, "1.2.0");
     cr_assert_str_eq(GEN.path, "/v1/junctions");
     cr_assert_null(GEN.from_query, "POST only");
     cr_assert_eq(pm_api_find_generator("/v1/junctions"), &GEN);
@@ -284,7 +284,7 @@ static void expect_generate_422(const char *body, const char *p0, const char *p1
 }
 
 Test(req_junction, geometry_refusals_name_arms) {
-    expect_generate_422("{\"arms\": [" ARM_X ", {\"direction\": [0.9986, 0.0523], \"width\": 7}, "
+    expect_generate_422("{\"arms\": [" ARM_X ", {\"direction\": [0.999986, 0.005236], \"width\": 7}, "
                         ARM_NX "]}", "/arms/0", "/arms/1");
     expect_generate_422("{\"arms\": [{\"direction\": [1, 0], \"width\": 8, \"length\": 2}, "
                         "{\"direction\": [0, 1], \"width\": 8}]}", "/arms/0", "/arms/1");
@@ -375,16 +375,16 @@ Test(req_junction, warnings_reach_the_metadata) {
 /* ---- golden hashes of GLB bytes ----------------------------------------------------- */
 
 static const pm_test_golden goldens[] = {
-    {"cross", "{" CROSS "}", 0xf344cbc2ee004085ull},
+    {"cross", "{" CROSS "}", 0x3315016958035c0full},
     {"tee_sidewalks", "{\"arms\": [" ARM_X "," ARM_Z "," ARM_NX "], \"sidewalk\": {\"width\": 2}}",
-     0x74c782b1248afeeeull},
+     0x719f998c8096bc31ull},
     {"five_sloped", "{\"arms\": [{\"direction\": [1, 0.2], \"width\": 8, \"elevation\": 1}, "
                     "{\"direction\": [0.3, 1], \"width\": 6}, {\"direction\": [-1, 0.5], \"width\": 7, "
                     "\"elevation\": -0.5}, {\"direction\": [-0.6, -1], \"width\": 9}, "
                     "{\"direction\": [0.7, -0.8], \"width\": 5, \"elevation\": 2}], "
-                    "\"corner_radius\": 4, \"corner_segments\": 6}", 0xb6da9afe14515f39ull},
+                    "\"corner_radius\": 4, \"corner_segments\": 6}", 0xc0aea36eec4b86ebull},
     {"roundabout", "{" CROSS ", \"roundabout\": {\"radius\": 16, \"island_radius\": 8}, "
-                   "\"sidewalk\": {\"width\": 2.5}}", 0x82d5eec935fbcae6ull},
+                   "\"sidewalk\": {\"width\": 2.5}}", 0x29f2e7c7c38f6293ull},
 };
 
 Test(req_junction, golden_glb_hashes) {

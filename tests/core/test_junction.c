@@ -506,20 +506,50 @@ static void expect_error(const jcase *c, pm_junction_error e, int a0, int a1) {
 Test(junction_invalid, arms_too_close) {
     jcase c;
     jcase_init(&c);
-    add_arm(&c, 0, 7);
-    add_arm(&c, 120, 7);
-    add_arm(&c, 240, 7);
-    add_arm(&c, 123, 7);      /* 3 degrees from arm 1 */
-    expect_error(&c, PM_JUNCTION_ARMS_TOO_CLOSE, 1, 3);
-    jcase_init(&c);
     add_arm(&c, 45, 7);
     add_arm(&c, 45, 9);       /* the same direction */
     expect_error(&c, PM_JUNCTION_ARMS_TOO_CLOSE, 0, 1);
     jcase_init(&c);
-    add_arm(&c, 358, 7);
+    add_arm(&c, 0, 7);
+    add_arm(&c, 120, 7);
+    add_arm(&c, 240, 7);
+    add_arm(&c, 120.3, 7);    /* 0.3 degrees from arm 1 */
+    expect_error(&c, PM_JUNCTION_ARMS_TOO_CLOSE, 1, 3);
+    jcase_init(&c);
+    add_arm(&c, 359.8, 7);
     add_arm(&c, 90, 7);
-    add_arm(&c, 1, 7);        /* across the 0/360 wrap */
+    add_arm(&c, 0.1, 7);      /* across the 0/360 wrap */
     expect_error(&c, PM_JUNCTION_ARMS_TOO_CLOSE, 0, 2);
+}
+
+/* Arms a few degrees apart build: their mouths go out to where their
+ * edges part, the fillet beyond; with too little room the refusal says
+ * how far out that is. */
+Test(junction, arms_three_degrees_apart_part_where_their_edges_do) {
+    jcase c;
+    jcase_init(&c);
+    add_arm(&c, 0, 7);
+    add_arm(&c, 120, 7);
+    add_arm(&c, 240, 7);
+    add_arm(&c, 123, 7);
+    jrun r;
+    assert_valid(&c, &r);
+    /* Curb lines 3 degrees apart, 3.5 m off each centre line, meet
+     * (3.5 cos 3 + 3.5) / sin 3 out; the 3 m fillet ends 3 / tan 1.5 beyond. */
+    double phi = 3 * PI / 180, meet = (3.5 * cos(phi) + 3.5) / sin(phi), fillet = 3 / tan(phi / 2);
+    for (int i = 1; i <= 3; i += 2) {
+        double d = mnum(pm_meta_get(arm_meta(&r, (size_t)i), "mouth"), "distance");
+        cr_assert_float_eq(d, meet + fillet, 1e-6, "arm %d's mouth at %.6f", i, d);
+    }
+    pm_arena_destroy(r.a);
+    c.arms[1].length = c.arms[3].length = 100;
+    r = run(&c);
+    cr_assert_eq(r.rc, PM_ERR_GEOMETRY);
+    cr_assert_eq(r.d.error, PM_JUNCTION_ARM_TOO_SHORT);
+    char want[64];
+    snprintf(want, sizeof want, "lies %.3f m along arm", meet);
+    cr_assert(strstr(r.d.message, want), "%s (wanted '%s')", r.d.message, want);
+    pm_arena_destroy(r.a);
 }
 
 Test(junction_invalid, corner_beyond_short_arm) {
@@ -810,9 +840,10 @@ Test(junction_property, random_valid_arm_sets, .timeout = 120) {
     cr_assert_lt(refused, N / 4, "%d of %d refused", refused, it);
 }
 
-/* Any arm set with two neighbours under 5 degrees apart is refused, naming
- * exactly those two. */
-Test(junction_property, random_too_close_pairs) {
+/* Any arm set with two neighbours 1 to 5 degrees apart builds, valid by
+ * every check, when the arms have room; when those two arms' rooms end
+ * before their edges part, it is refused naming exactly those two. */
+Test(junction_property, random_close_pairs) {
     pm_rng g;
     pm_rng_seed(&g, 77);
     for (int it = 0; it < 2000; it++) {
@@ -822,9 +853,19 @@ Test(junction_property, random_too_close_pairs) {
         double base = pm_rng_range(&g, 0, 360), step = 360.0 / (double)n;
         for (size_t i = 0; i < n; i++) add_arm(&c, base + step * (double)i, pm_rng_range(&g, 3, 20));
         size_t k = (size_t)pm_rng_below(&g, n);
-        pm_junction_arm *extra = add_arm(&c, base + step * (double)k + pm_rng_range(&g, -4.9, 4.9), 5);
-        (void)extra;
-        expect_error(&c, PM_JUNCTION_ARMS_TOO_CLOSE, (int)k, (int)n);
+        double off = pm_rng_range(&g, 1, 4.9) * (pm_rng_chance(&g, 0.5) ? 1 : -1);
+        add_arm(&c, base + step * (double)k + off, 5);
+        if (it % 2) set_sidewalks(&c, pm_rng_range(&g, 1, 3), 0.15);
+        jrun r;
+        r = run(&c);
+        const char *w = check_all(&r, &c, true);
+        cr_assert_null(w, "case %d (%g degrees): %s", it, off, w);
+        pm_arena_destroy(r.a);
+        /* Room for everything but the parting of the two close arms. */
+        double phi = fabs(off) * PI / 180;
+        double meet = (0.5 * c.arms[k].width * cos(phi) + 2.5) / sin(phi);
+        c.arms[k].length = c.arms[n].length = 0.9 * meet;
+        expect_error(&c, PM_JUNCTION_ARM_TOO_SHORT, (int)k, (int)n);
     }
 }
 

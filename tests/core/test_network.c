@@ -128,7 +128,8 @@ static void graph_counts(const pm_network_params *p, size_t *comps, size_t *used
 }
 
 /* The asphalt is one oriented 2-manifold per graph component, of genus 0,
- * with one boundary loop more than the graph has bounded faces: every
+ * with one boundary loop more than the graph has bounded faces (but those
+ * a merged junction fills): every
  * interior edge has exactly two triangles (in opposite directions), every
  * seam is welded (an unwelded seam would add components or boundary), all
  * triangles face up with positive area. */
@@ -192,6 +193,13 @@ static void check_surface(const pm_scene *s, const pm_network_params *p, const c
     size_t gcomps, gused;
     graph_counts(p, &gcomps, &gused);
     size_t faces = p->nedges + gcomps - gused;      /* bounded faces of the plane graph */
+    /* Less the faces inside merged junctions (asphalt through): per merged
+     * junction, its edges without road less its nodes merged in. */
+    const pm_meta *me = pm_meta_get(s->meta, "edges"), *mn = pm_meta_get(s->meta, "nodes");
+    for (const pm_meta *it = me->u.kids.first; it; it = it->next)
+        faces -= pm_meta_get(it, "road")->kind == PM_META_NULL;
+    for (const pm_meta *it = mn->u.kids.first; it; it = it->next)
+        faces += strcmp(pm_meta_get(it, "kind")->u.s, "merged") == 0;
     cr_assert_eq(comps, gcomps, "%s: %zu surface pieces for %zu graph components (a seam not welded?)",
                  what, comps, gcomps);
     cr_assert_eq(loops, gcomps + faces, "%s: %zu boundary loops, expected %zu", what, loops, gcomps + faces);
@@ -828,9 +836,52 @@ Test(network, close_junctions_merge_into_one_centred_between_them) {
     pm_arena_destroy(a);
 }
 
+/* A triangle of streets with a short side: nodes 0 and 1 6 m apart both
+ * send a road to node 2 40 m south. Their junctions have no room on the
+ * 6 m edge, and merged (before network 1.3.0, from a centre between them)
+ * their two roads south coincided: refused, "0.00 degrees apart". Now the
+ * merged junction keeps both roads on their lines; those two overlap all
+ * the way south (no block fits between them), so node 2 joins it too:
+ * one junction of three nodes, every other road intact. */
+Test(network, a_triangle_with_a_short_side_merges_into_one_junction) {
+    net n;
+    net_init(&n);
+    uint32_t a0 = node(&n, 0, 0, 0), a1 = node(&n, 6, 0, 0), a2 = node(&n, 3, 0, 40);
+    uint32_t w = node(&n, -40, 0, 0), e = node(&n, 46, 0, 0), s2 = node(&n, 3, 0, 80);
+    edge(&n, a0, a1, 7);
+    edge(&n, a0, a2, 7);
+    edge(&n, a1, a2, 7);
+    edge(&n, a0, w, 7);
+    edge(&n, a1, e, 7);
+    edge(&n, a2, s2, 7);
+    sidewalk_all(&n, 2, 0.15);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    pm_scene *s = build(&n, a, &d);
+    cr_assert(has_warning(s, "junctions_merged"));
+    cr_assert_str_eq(kind_of(s, 0), "junction");
+    cr_assert_str_eq(kind_of(s, 1), "merged");
+    cr_assert_str_eq(kind_of(s, 2), "merged");
+    cr_assert_eq(geti(s->meta, "junctions"), 1);
+    for (size_t i = 0; i < 3; i++)
+        cr_assert_eq(get(at(get(s->meta, "edges"), i), "road")->kind, PM_META_NULL, "edge %zu", i);
+    for (size_t i = 3; i < 6; i++)
+        cr_assert_neq(get(at(get(s->meta, "edges"), i), "road")->kind, PM_META_NULL, "edge %zu", i);
+    const pm_meta *wm = get(s->meta, "warnings");
+    const pm_meta *merged = NULL;
+    for (const pm_meta *it = wm->u.kids.first; it; it = it->next)
+        if (strcmp(get(it, "code")->u.s, "junctions_merged") == 0) merged = it;
+    cr_assert_eq(get(merged, "nodes")->u.kids.count, 3);
+    cr_assert_eq(get(merged, "edges")->u.kids.count, 3);
+    check_seams(s, "merged triangle");
+    check_clean(s, &n.p, "merged triangle");
+    pm_arena_destroy(a);
+}
+
 Test(network, close_junctions_with_no_valid_geometry_name_their_nodes) {
-    /* 3 m apart, both north roads leaving side by side: merged, their
-     * arms are under 5 degrees apart. */
+    /* 3 m apart, both north roads leaving side by side (7 m wide, 3 m
+     * apart): merged, those two roads still overlap each other. */
     net n;
     close_pair(&n, 3, 0, 3, 40);
     pm_arena *a = pm_arena_create(1 << 20);

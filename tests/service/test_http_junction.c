@@ -34,7 +34,7 @@ Test(http_junction, post_gives_a_json_mesh) {
     cr_assert_eq(strlen(svc_header(&r, "ETag", etag, sizeof etag)), 34, "a quoted 32-digit key: %s", etag);
     json_t *j = svc_json(&r);
     cr_assert_str_eq(json_string_value(json_object_get(j, "generator")), "junction");
-    cr_assert_str_eq(json_string_value(json_object_get(j, "version")), "1.1.0");
+    cr_assert_str_eq(json_string_value(json_object_get(j, "version")), "1.2.0");
     cr_assert_eq(strncmp(json_string_value(json_object_get(j, "key")), etag + 1, 32), 0);
     json_t *meshes = json_object_get(j, "meshes");
     cr_assert_eq(json_array_size(meshes), 3);
@@ -110,11 +110,16 @@ Test(http_junction, invalid_requests_are_422_with_pointers) {
     svc_expect_problem(&r, "/arms/1/width");
     svc_expect_problem(&r, "/colour");
     pm_http_response_free(&r);
-    /* Valid numbers, no junction: arms 3 degrees apart, named by the generator. */
+    /* Valid numbers, no junction: arms 0.3 degrees apart, named by the generator. */
     r = svc_post(&srv, "/v1/junctions", "{\"arms\": [{\"direction\": [1, 0], \"width\": 7}, {\"direction\": "
-             "[0.99863, 0.05234], \"width\": 7}, {\"direction\": [-1, 0], \"width\": 7}]}", NULL);
+             "[0.999986, 0.005236], \"width\": 7}, {\"direction\": [-1, 0], \"width\": 7}]}", NULL);
     svc_expect_problem(&r, "/arms/0");
     svc_expect_problem(&r, "/arms/1");
+    pm_http_response_free(&r);
+    /* 3 degrees apart they build, their mouths out where their edges part. */
+    r = svc_post(&srv, "/v1/junctions", "{\"arms\": [{\"direction\": [1, 0], \"width\": 7}, {\"direction\": "
+             "[0.99863, 0.05234], \"width\": 7}, {\"direction\": [-1, 0], \"width\": 7}]}", NULL);
+    cr_assert_eq(r.status, 200, "%ld %s", r.status, (const char *)r.body);
     pm_http_response_free(&r);
 }
 

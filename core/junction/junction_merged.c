@@ -1,0 +1,296 @@
+/* Merged junctions: several nodes joined by links (roads too short to
+ * build between them), each node with its own arms on the lines they were
+ * drawn on. The outline walks round the outside: a node's arms counter-
+ * clockwise, and where the next one is a link, along that link's side to
+ * its other node and on from there. A corner between two arms that walks
+ * along links is a chain of curb lines: where two of them turn inward
+ * they meet in a point, round the outside of a bend they get a bevel, and
+ * a link side that its two corners pass over is left out (the lines
+ * before and after it meet instead) — unless that point lies inside the
+ * link's own road, which means the face on that side is asphalt through
+ * and through: then the node across the face must be merged too. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "junction/junction_internal.h"
+#include "geom/predicates.h"
+
+/* ---- outline order ------------------------------------------------------- */
+
+/* One ray round a node: a real arm (arm >= 0) or a link direction. */
+typedef struct pm__ray {
+    uint32_t node;
+    double angle;
+    int arm;             /* sorted-arm index, or -1 */
+    size_t link;         /* J->rays index when arm < 0 */
+} pm__ray;
+
+static int pm__ray_cmp(const void *x, const void *y) {
+    const pm__ray *a = x, *b = y;
+    if (a->node != b->node) return a->node < b->node ? -1 : 1;
+    if (a->angle != b->angle) return a->angle < b->angle ? -1 : 1;
+    if (a->arm != b->arm) return a->arm < b->arm ? -1 : 1;
+    return a->link < b->link ? -1 : a->link > b->link;
+}
+
+static double pm__angle_of(pm_v2 d) {
+    double a = atan2(d.y, d.x);
+    return a < 0 ? a + 2 * PM__PI : a;
+}
+
+/* The link rays: [2 i] from link i's node a to b, [2 i + 1] back. */
+static int pm__link_rays(pm__junction *J) {
+    const pm_junction_params *prm = J->prm;
+    J->rays = pm_arena_calloc(J->a, 2 * prm->nlinks + 1, sizeof *J->rays);
+    if (!J->rays) return PM_ERR_NOMEM;
+    for (size_t i = 0; i < prm->nlinks; i++) {
+        const pm_junction_link *L = &prm->links[i];
+        pm_v2 pa = pm__from_xz(prm->nodes[2 * L->a], prm->nodes[2 * L->a + 1]);
+        pm_v2 pb = pm__from_xz(prm->nodes[2 * L->b], prm->nodes[2 * L->b + 1]);
+        for (int s = 0; s < 2; s++) {
+            pm__jarm *R = &J->rays[2 * i + (size_t)s];
+            R->index = -1;
+            R->link = true;
+            R->twin = 2 * i + (size_t)(1 - s);
+            R->node = s ? L->b : L->a;
+            R->o = s ? pb : pa;
+            R->d = pm_v2_unit(pm_v2_sub(s ? pa : pb, R->o));
+            R->n = pm_v2_left(R->d);
+            R->h = 0.5 * L->width;
+            R->len = pm_v2_len(pm_v2_sub(pb, pa));
+            R->angle = pm__angle_of(R->d);
+        }
+    }
+    return 0;
+}
+
+int pm__merged_order(pm__junction *J) {
+    const pm_junction_params *prm = J->prm;
+    int rc = pm__link_rays(J);
+    if (rc) return rc;
+    size_t nr = J->n + 2 * prm->nlinks;
+    pm__ray *ray = pm_arena_alloc(J->a, nr * sizeof *ray);
+    size_t *first = pm_arena_calloc(J->a, prm->nnodes + 1, sizeof *first);
+    size_t *pos_link = pm_arena_alloc(J->a, (2 * prm->nlinks + 1) * sizeof *pos_link);
+    pm__jarm *order = pm_arena_alloc(J->a, J->n * sizeof *order);
+    if (!ray || !first || !pos_link || !order) return PM_ERR_NOMEM;
+    for (size_t k = 0; k < J->n; k++)
+        ray[k] = (pm__ray){J->arms[k].node, J->arms[k].angle, (int)k, 0};
+    for (size_t i = 0; i < 2 * prm->nlinks; i++)
+        ray[J->n + i] = (pm__ray){J->rays[i].node, J->rays[i].angle, -1, i};
+    qsort(ray, nr, sizeof *ray, pm__ray_cmp);
+    for (size_t i = 0; i < nr; i++) first[ray[i].node + 1] = i + 1;
+    for (size_t v = 1; v <= prm->nnodes; v++)
+        if (first[v] < first[v - 1]) first[v] = first[v - 1];
+    for (size_t i = 0; i < nr; i++)
+        if (ray[i].arm < 0) pos_link[ray[i].link] = i;
+    /* The ray after i counter-clockwise round its node. */
+#define PM__NEXT(i) (((i) + 1 < first[ray[i].node + 1]) ? (i) + 1 : first[ray[i].node])
+    size_t start = 0;
+    while (ray[start].arm < 0) start++;
+    size_t at = start, count = 0, steps = 0;
+    do {
+        pm__jcorner *C = &J->corners[count];
+        C->via = pm_arena_alloc(J->a, (2 * prm->nlinks + 1) * sizeof *C->via);
+        if (!C->via) return PM_ERR_NOMEM;
+        C->nvia = 0;
+        order[count] = J->arms[ray[at].arm];
+        size_t i = PM__NEXT(at);
+        while (ray[i].arm < 0 && steps++ < 4 * nr) {
+            C->via[C->nvia++] = &J->rays[ray[i].link];
+            i = PM__NEXT(pos_link[J->rays[ray[i].link].twin]);
+        }
+        at = i;
+        count++;
+    } while (at != start && count < J->n && steps < 4 * nr);
+#undef PM__NEXT
+    if (at != start || count != J->n)
+        return pm__jfail(J, PM_JUNCTION_SELF_INTERSECTION, -1, -1,
+                         "the links of the merged junction enclose some of its arms");
+    memcpy(J->arms, order, J->n * sizeof *order);
+    return 0;
+}
+
+/* ---- chain corners -------------------------------------------------------- */
+
+/* One curb line of a chain, walked with the asphalt on its left: a point
+ * on it at the node it starts from (s0 = 0) and the one it ends at (s1). */
+typedef struct pm__line {
+    pm_v2 q, t;
+    double s1;           /* parameter of its end node (0 for a's line: q is there) */
+    double in, out;      /* parameters where the outline enters and leaves it */
+    bool kept;
+    bool bevel_in, bevel_out;   /* it enters / leaves at its node, round a bend */
+} pm__line;
+
+/* Where lines u and v meet (false when nearly parallel). */
+static bool pm__meet(const pm__line *u, const pm__line *v, double *su, double *sv) {
+    double den = pm_v2_cross(u->t, v->t);
+    if (fabs(den) < 1e-9) return false;
+    pm_v2 w = pm_v2_sub(v->q, u->q);
+    *su = pm_v2_cross(w, v->t) / den;
+    *sv = pm_v2_cross(w, u->t) / den;
+    return true;
+}
+
+/* Sine of the turn under which two arms side by side count as parallel. */
+#define PM__CHAIN_TURN 0.17
+
+static int pm__chain_fail(pm__junction *J, const pm__jcorner *C, const char *why) {
+    const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
+    return pm__jfail(J, PM_JUNCTION_LINKS_OVERLAP, A->index, B->index,
+                     "arms %d and %d of the merged junction %s", A->index, B->index, why);
+}
+
+/* Joins line u to the next kept line v: a point where they meet (a turn
+ * to the right, where that point is near the node: two lines of one node
+ * nearly in line but of different widths meet far off), else each ends at
+ * its node (a bevel round a turn to the left, a step between widths).
+ * Returns false when lines of different nodes cannot meet. */
+static bool pm__join_lines(pm__line *u, pm__line *v, bool same_node, double near) {
+    double su, sv;
+    if (pm_v2_cross(u->t, v->t) < -1e-12 && pm__meet(u, v, &su, &sv) &&
+        (!same_node || (fabs(su - u->s1) <= near && fabs(sv) <= near))) {
+        u->out = su;
+        v->in = sv;
+        u->bevel_out = v->bevel_in = false;
+        return true;
+    }
+    if (!same_node) return false;
+    u->out = u->s1;
+    v->in = 0;
+    u->bevel_out = v->bevel_in = true;
+    return true;
+}
+
+/* How far along arm A its sidewalk on `side` must start so as not to lie
+ * on the road of line Ln, the next one of the chain: where the sidewalk's
+ * outer line crosses it, if beyond the corner at t. */
+static double pm__sidewalk_clear(const pm__jarm *A, double side, const pm__line *Ln, double t) {
+    pm__line outer = {pm__arm_pt(A, side, 0, A->h + A->sw_w), A->d, 0, 0, 0, true, false, false};
+    double su, sv;
+    if (pm__meet(&outer, Ln, &su, &sv) && su > t) t = su;
+    return fmax(t, 0);
+}
+
+int pm__chain_corner(pm__junction *J, size_t k) {
+    pm__jcorner *C = &J->corners[k];
+    const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
+    size_t m = C->nvia + 2;
+    pm__line *L = pm_arena_calloc(J->a, m, sizeof *L);
+    C->chain = pm_arena_alloc(J->a, 2 * m * sizeof *C->chain);
+    if (!L || !C->chain) return PM_ERR_NOMEM;
+    /* a's left curb walked inward, the links' right curbs, b's right curb
+     * walked outward. */
+    L[0] = (pm__line){pm__arm_pt(A, 1, 0, A->h), pm_v2_scale(A->d, -1), 0, -INFINITY, 0, true, false, false};
+    for (size_t i = 0; i < C->nvia; i++) {
+        const pm__jarm *R = C->via[i];
+        L[i + 1] = (pm__line){pm__arm_pt(R, -1, 0, R->h), R->d, R->len, 0, R->len, true, false, false};
+    }
+    L[m - 1] = (pm__line){pm__arm_pt(B, -1, 0, B->h), B->d, 0, 0, INFINITY, true, false, false};
+    double near = 4 * fmax(A->h, B->h);
+    for (size_t i = 0; i < C->nvia; i++) near = fmax(near, 4 * C->via[i]->h);
+    for (size_t i = 0; i + 1 < m; i++)
+        if (!pm__join_lines(&L[i], &L[i + 1], true, near))
+            return pm__chain_fail(J, C, "cannot be joined");
+    /* A link side walked backwards lies under the corners at its ends:
+     * leave it out, its neighbours meet instead. */
+    for (bool again = true; again;) {
+        again = false;
+        for (size_t i = 1; i + 1 < m; i++) {
+            if (!L[i].kept || L[i].in <= L[i].out) continue;
+            size_t u = i - 1, v = i + 1;
+            while (!L[u].kept) u--;
+            while (!L[v].kept) v++;
+            L[i].kept = false;
+            if (!pm__join_lines(&L[u], &L[v], false, near)) {
+                if (u == 0 && v + 1 == m && fabs(pm_v2_cross(A->d, B->d)) < PM__CHAIN_TURN) {
+                    /* Side by side: their centre lines are this far apart. */
+                    double apart = fabs(pm_v2_cross(pm_v2_sub(B->o, A->o), A->d));
+                    return pm__jfail(J, PM_JUNCTION_LINKS_OVERLAP, A->index, B->index,
+                                     "arms %d and %d of the merged junction run side by side "
+                                     "%.3f m apart: their roads need %.3f m", A->index, B->index,
+                                     apart, A->h + B->h);
+                }
+                return pm__chain_fail(J, C, "run into each other across a link");
+            }
+            pm_v2 p = pm_v2_axpy(L[u].q, L[u].out, L[u].t);
+            /* On the link's left, its own road: the face is asphalt. */
+            if (pm_v2_cross(L[i].t, pm_v2_sub(p, L[i].q)) > 0)
+                return pm__chain_fail(J, C, "meet inside a link's road: the nodes round that "
+                                      "face are too close for a block between them");
+            again = true;
+        }
+    }
+    /* Round the outside of a bend the arm keeps a square-ish piece of road
+     * its half width long (or its room), as at a straight join. */
+    C->ta = L[0].bevel_out ? fmin(A->h, A->len) : -L[0].out;
+    C->sb = L[m - 1].bevel_in ? fmin(B->h, B->len) : L[m - 1].in;
+    if (C->ta > A->len || C->sb > B->len) {
+        bool a_short = C->ta > A->len;
+        const pm__jarm *S = a_short ? A : B;
+        return pm__jfail(J, PM_JUNCTION_ARM_TOO_SHORT, A->index, B->index,
+                         "the corner between arms %d and %d lies %.3f m along arm %d, "
+                         "beyond its %.3f m", A->index, B->index, a_short ? C->ta : C->sb,
+                         S->index, S->len);
+    }
+    C->nchain = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (!L[i].kept) continue;
+        if (i > 0) C->chain[C->nchain++] = pm_v2_axpy(L[i].q, L[i].in, L[i].t);
+        if (i + 1 < m) C->chain[C->nchain++] = pm_v2_axpy(L[i].q, L[i].out, L[i].t);
+    }
+    /* No fillets, no sidewalk round such a corner. */
+    C->r = 0;
+    C->sw = false;
+    int rc = 0;
+    if (C->r_req > 0) rc = pm__jwarn(J, k, C->r_req, 0);
+    if (rc == 0 && A->sw && B->sw) {
+        size_t u = 1, v = m - 2;
+        while (!L[u].kept) u++;
+        while (!L[v].kept) v--;
+        C->qa = pm__sidewalk_clear(A, 1, &L[u], C->ta);
+        C->qb = pm__sidewalk_clear(B, -1, &L[v], C->sb);
+        rc = pm__jwarn_chain_sidewalk(J, k);
+    }
+    return rc;
+}
+
+/* ---- cover ----------------------------------------------------------------- */
+
+/* Whether p lies strictly inside the closed polygon q[0..n-1] (winding
+ * number, exact orientation tests). */
+static bool pm__inside(const pm_v2 *q, size_t n, pm_v2 p) {
+    int wn = 0;
+    double pp[2] = {p.x, p.y};
+    for (size_t i = 0; i < n; i++) {
+        pm_v2 a = q[i], b = q[(i + 1) % n];
+        double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y};
+        double o = pm_orient2d(pa, pb, pp);
+        if (o == 0 && fmin(a.x, b.x) <= p.x && p.x <= fmax(a.x, b.x) && fmin(a.y, b.y) <= p.y &&
+            p.y <= fmax(a.y, b.y))
+            return false;
+        if (a.y <= p.y) {
+            if (b.y > p.y && o > 0) wn++;
+        } else if (b.y <= p.y && o < 0) {
+            wn--;
+        }
+    }
+    return wn != 0;
+}
+
+int pm__merged_cover(pm__junction *J) {
+    const pm_junction_params *prm = J->prm;
+    for (size_t i = 0; i < prm->nlinks; i++) {
+        const pm__jarm *R = &J->rays[2 * i];
+        pm_v2 pts[3] = {R->o, pm_v2_axpy(R->o, 0.5 * R->len, R->d), pm_v2_axpy(R->o, R->len, R->d)};
+        for (int k = 0; k < 3; k++)
+            if (!pm__inside(J->contour, J->ncontour, pts[k]))
+                return pm__jfail(J, PM_JUNCTION_LINKS_OVERLAP, -1, -1,
+                                 "the outline of the merged junction passes over its link "
+                                 "from node %u to node %u: its arms' roads cross it",
+                                 prm->links[i].a, prm->links[i].b);
+    }
+    return 0;
+}
