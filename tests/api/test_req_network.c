@@ -176,7 +176,8 @@ Test(req_network, close_junctions_are_joined_or_merged_and_say_so) {
            " {\"id\": 2, \"position\": [-40, 0]}, {\"id\": 3, \"position\": [0, 40]},"
            " {\"id\": 4, \"position\": [3, 40]}, {\"id\": 5, \"position\": [43, 0]}],"
            " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 0, \"to\": 2}, {\"from\": 0, \"to\": 3},"
-           " {\"from\": 1, \"to\": 4}, {\"from\": 1, \"to\": 5}]}", true, "/nodes/0", "degrees apart");
+           " {\"from\": 1, \"to\": 4}, {\"from\": 1, \"to\": 5}]}", true, "/nodes/0",
+           "run side by side 3.000 m apart: their roads need 7.000 m");
 }
 
 Test(req_network, arms_too_close_name_the_node_and_both_edges) {
