@@ -25,6 +25,7 @@
 #include "log.h"
 #include "memo.h"
 #include "pm_api/multipart.h"
+#include "pm_api/request.h"
 #include "metrics.h"
 #include "pm_api/encode.h"
 #include "pm_api/key.h"
@@ -381,8 +382,8 @@ static void pm_svc__generate(pm_svc_job *job, pm_svc_outcome *o, pm_api_problem 
     const pm_api_generator *gen = job->route->gen;
     pm_scene *scene = NULL;
     uint64_t t0 = pm_svc_now_ns();
-    int rc = gen->generate(job->params, &srv->cfg.limits, job->arena,
-                           pm_svc_flight_cancel(job->flight), &scene, prob);
+    pm_api_job aj = {gen, &srv->cfg.limits, job->arena, job->params, NULL};
+    int rc = pm_api_job_generate(&aj, pm_svc_flight_cancel(job->flight), &scene, prob);
     uint64_t t1 = pm_svc_now_ns();
     pm_api_buf out = {0};
     /* The output is charged as it grows (and trimmed to its length), so an
@@ -469,7 +470,6 @@ static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *p
     const pm_api_generator *gen = r->route->gen;
     pm_svc_job *job = calloc(1, sizeof *job);
     pm_arena *arena = NULL;
-    json_t *canonical = NULL;
     if (job) {
         /* The arena's blocks are charged to the job's limit and the
          * budget (that is the job's limit: no arena limit of its own). */
@@ -484,27 +484,23 @@ static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *p
     job->route = r->route;
     job->arena = arena;
     job->out = r->out;
-    if (gen->parse(doc, &srv->cfg.limits, arena, &job->params, &canonical, prob) != 0 ||
-        !canonical) {
-        pm_svc_meter_problem(&job->meter, prob);
-        if (!pm_api_problem_failed(prob))
-            pm_api_problem_set(prob, 422, "validation", "Invalid request",
-                               "the request was refused without a reason");
+    pm_api_job aj;
+    if (pm_api_job_parse(&aj, gen, &srv->cfg.limits, arena, doc, prob) != 0) {
+        pm_svc_meter_problem(&job->meter, prob);   /* past the job's memory: say so */
         goto fail;
     }
-    job->key = pm_api_cache_key_output(gen, canonical, &r->out);
+    job->params = aj.params;
+    job->key = pm_api_job_key(&aj, &r->out, job->key_hex);
+    pm_api_job_end(&aj);
     if (job->key.hi == 0 && job->key.lo == 0) {   /* no key: out of memory */
         pm_api_problem_set(prob, 503, "overloaded", "Service Unavailable", "out of memory");
         goto fail;
     }
-    pm_api_key_hex(job->key, job->key_hex);
-    json_decref(canonical);
     json_decref(doc);
     memcpy(r->key_hex, job->key_hex, sizeof r->key_hex);
     r->has_key = 1;
     return job;
 fail:
-    json_decref(canonical);
     json_decref(doc);
     pm_arena_destroy(arena);
     if (job) pm_svc_meter_end(&job->meter);
@@ -628,7 +624,9 @@ static void pm_svc__parse_run(void *arg, int aborted) {
         pm_svc__complete(r);
         return;
     }
-    int rc = pm_api_parse_request(r->body, r->len, r->body_type, &doc, &prob);
+    pm_api_request rq = {.gen = r->route->gen, .body = r->body, .body_len = r->len,
+                         .content_type = r->body_type};
+    int rc = pm_api_request_document(&rq, &doc, &prob);
     free(r->body);   /* the document holds it all now */
     r->body = NULL;
     r->len = r->cap = 0;
@@ -686,7 +684,8 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
                                                  pairs.q, pairs.n);
             r->has_digest = 1;
             if (pm_svc__memo_hit(r)) return pm_svc__send(r);
-            doc = gen->from_query(pairs.q, pairs.n, &prob);
+            pm_api_request rq = {.gen = gen, .get = true, .query = pairs.q, .nquery = pairs.n};
+            pm_api_request_document(&rq, &doc, &prob);
         }
     } else if (r->len > PM_SVC_INLINE_PARSE_MAX) {
         enum MHD_Result ret = pm_svc__park(r);
@@ -700,12 +699,11 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
     } else {
         pm_svc__digest_body(r);
         if (pm_svc__memo_hit(r)) return pm_svc__send(r);
-        pm_api_parse_request(r->body ? r->body : "", r->len, r->body_type, &doc, &prob);
+        pm_api_request rq = {.gen = gen, .body = r->body, .body_len = r->len,
+                             .content_type = r->body_type};
+        pm_api_request_document(&rq, &doc, &prob);
     }
-    if (!doc) {
-        if (!pm_api_problem_failed(&prob))
-            pm_api_problem_set(&prob, 400, "malformed-json", "Malformed request",
-                               "the request could not be read");
+    if (!doc) {   /* the problem says why (pm_api_request_document) */
         pm_svc__set_problem(r, &prob);
         pm_api_problem_free(&prob);
         return pm_svc__send(r);
