@@ -47,7 +47,7 @@ static inline void pm_bench__stage(void *cls, pm_api_stage stage, const pm_scene
 /* body (len bytes, of Content-Type ctype: NULL for JSON) through gen
  * under default limits into *st, as a GLB, by the service's own stages
  * (pm_api_request_run). Returns 0, or nonzero after printing why the
- * request failed. */
+ * request failed (*st then holds the stages that ran). */
 static inline int pm_bench_request_typed(const pm_api_generator *gen, const char *ctype,
                                          const char *body, size_t len, pm_bench_stages *st) {
     pm_api_limits lim;
@@ -62,12 +62,9 @@ static inline int pm_bench_request_typed(const pm_api_generator *gen, const char
                       .stage_done = pm_bench__stage, .cls = &clock};
     pm_api_buf out = {NULL, 0};
     int rc = pm_api_request_run(&rq, &run, &out, NULL, &prob);
-    if (rc == 0) {
-        got.bytes = out.len;
-        *st = got;
-    } else {
-        fprintf(stderr, "%s request failed: %s\n", gen->name, prob.detail);
-    }
+    got.bytes = out.len;
+    *st = got;   /* zeros from the stage that failed on */
+    if (rc != 0) fprintf(stderr, "%s request failed: %s\n", gen->name, prob.detail);
     free(out.data);
     pm_api_problem_free(&prob);
     return rc;
