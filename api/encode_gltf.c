@@ -38,8 +38,10 @@ typedef enum gltf_conv {
     CONV_COPY,    /* float32 as is */
     CONV_INDEX,   /* uint32 indices as uint16 or uint32 */
     CONV_QPOS,    /* positions -> uint16 lattice offsets, 2 bytes padding */
+    CONV_QPOSF,   /* positions -> float32 lattice points (meshes over 128 m) */
     CONV_QNRM,    /* unit normals -> normalized int8, 1 byte padding */
     CONV_QUV,     /* UVs in [0, 1] -> normalized uint16 */
+    CONV_QUVF,    /* other UVs -> float32 on a 2^-14 lattice */
 } gltf_conv;
 
 /* One accessor and the bufferView it alone uses, with where its bytes
@@ -58,12 +60,14 @@ typedef struct gltf_acc {
     bool minmax;
     double min[3], max[3];
     size_t coffset, clength;  /* ?compress=meshopt: the stream in buffer 0 */
+    int exponent;             /* ?compress=meshopt: the EXPONENTIAL filter's, 0: no filter */
 } gltf_acc;
 
 /* Per glTF mesh of primitives: whether its positions are quantized, and
  * the lattice index of its node's translation. */
 typedef struct gltf_group {
-    bool qpos;
+    bool qpos;                /* uint16 offsets from qmin */
+    bool qfloat;              /* else float32 lattice points (every index below QPOS_LIMIT) */
     double qmin[3];
 } gltf_group;
 
@@ -169,6 +173,17 @@ static uint32_t plan_add(gltf_plan *pl, const void *src, uint32_t count, int cty
 /* The lattice index of a coordinate (exact: scaling by 2^9 is exact). */
 static double qpos_index(float x) { return nearbyint((double)x * QPOS_SCALE); }
 
+/* The lattice point nearest x as a float32 (exact below QPOS_LIMIT steps). */
+static float qpos_point(float x) { return (float)(qpos_index(x) / QPOS_SCALE); }
+
+/* ?quantize=true: UVs outside [0, 1] (they run in UV units per metre, a
+ * repeating texture) on a lattice of 2^-14, 1/16 of a texel of a 1024
+ * texture; below 2^9 in magnitude so that the EXPONENTIAL filter keeps
+ * every lattice point (24 bits), else float32 as they are. */
+#define QUV_SCALE 16384.0
+#define QUV_LIMIT 512.0   /* 2^23 lattice steps */
+static float quv_point(float x) { return (float)(nearbyint((double)x * QUV_SCALE) / QUV_SCALE); }
+
 /* POSITION min/max: of the float32 values, or of the stored lattice
  * offsets; either way exactly what the buffer holds. */
 static void plan_bounds(gltf_acc *a, const float *p, uint32_t n) {
@@ -176,12 +191,34 @@ static void plan_bounds(gltf_acc *a, const float *p, uint32_t n) {
     for (int k = 0; k < 3; k++) a->min[k] = INFINITY, a->max[k] = -INFINITY;
     for (uint32_t i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++) {
-            double x = a->conv == CONV_QPOS ? qpos_index(p[3 * i + k]) - a->qmin[k]
-                                            : (double)p[3 * i + k];
+            double x = a->conv == CONV_QPOS    ? qpos_index(p[3 * i + k]) - a->qmin[k]
+                       : a->conv == CONV_QPOSF ? (double)qpos_point(p[3 * i + k])
+                                               : (double)p[3 * i + k];
             if (x < a->min[k]) a->min[k] = x;
             if (x > a->max[k]) a->max[k] = x;
         }
     }
+}
+
+/* ?compress=meshopt: the EXPONENTIAL filter's exponent for values on a
+ * lattice of step 2^-step_bits, none above m in magnitude: -step_bits,
+ * when every lattice index fits the filter's signed 24-bit mantissa;
+ * else 0 (no filter: a position past 16 km, a UV past 512). */
+static int lattice_exponent(double m, int step_bits) {
+    return ldexp(m, step_bits) < 8388608.0 ? -step_bits : 0;
+}
+
+static int qpos_exponent(const gltf_acc *a) {
+    double m = 0;
+    for (int k = 0; k < 3; k++) m = fmax(m, fmax(fabs(a->min[k]), fabs(a->max[k])));
+    return lattice_exponent(m, 9);
+}
+
+/* The largest |u| or |v|. */
+static double uvs_extent(const float *uv, uint32_t n) {
+    double m = 0;
+    for (uint32_t i = 0; i < 2 * n; i++) m = fmax(m, fabs((double)uv[i]));
+    return m;
 }
 
 static bool uvs_unit(const float *uv, uint32_t n) {
@@ -200,11 +237,13 @@ static void plan_groups(gltf_plan *pl) {
         const gltf_prim_ref *r = i < s->nprims ? &pl->prims[i] : NULL;
         if (r && r->idx == UINT32_MAX) continue;
         if ((!r || r->opens) && g != UINT32_MAX) {
-            bool fits = true;
-            for (int k = 0; k < 3; k++)
-                fits &= hi[k] - lo[k] <= QPOS_SPAN && fabs(lo[k]) < QPOS_LIMIT &&
-                        fabs(hi[k]) < QPOS_LIMIT;
-            pl->groups[g].qpos = fits;
+            bool fits = true, lattice = true;
+            for (int k = 0; k < 3; k++) {
+                lattice &= fabs(lo[k]) < QPOS_LIMIT && fabs(hi[k]) < QPOS_LIMIT;
+                fits &= hi[k] - lo[k] <= QPOS_SPAN;
+            }
+            pl->groups[g].qpos = fits && lattice;
+            pl->groups[g].qfloat = !fits && lattice;
             memcpy(pl->groups[g].qmin, lo, sizeof lo);
         }
         if (!r) break;
@@ -241,22 +280,34 @@ static void plan_prim(gltf_plan *pl, const pm_api__prim_view *pv, gltf_prim_ref 
     const pm_prim *p = pv->p;
     const gltf_group *g = &pl->groups[r->group];
     bool q = pl->o->quantize;
+    /* Lattice floats only where the EXPONENTIAL filter makes them pay. */
+    bool mo = pl->o->compress == PM_API_COMPRESS_MESHOPT;
     if (g->qpos) {
         r->pos = plan_add_conv(pl, p->positions, p->vcount, GL_UNSIGNED_SHORT, "VEC3",
                                GL_ARRAY_BUFFER, CONV_QPOS);
         memcpy(pl->acc[r->pos].qmin, g->qmin, sizeof g->qmin);
+    } else if (g->qfloat && mo) {
+        r->pos = plan_add_conv(pl, p->positions, p->vcount, GL_FLOAT, "VEC3", GL_ARRAY_BUFFER,
+                               CONV_QPOSF);
     } else {
         r->pos = plan_add(pl, p->positions, p->vcount, GL_FLOAT, "VEC3", GL_ARRAY_BUFFER);
     }
     plan_bounds(&pl->acc[r->pos], p->positions, p->vcount);
+    if (g->qfloat && mo) pl->acc[r->pos].exponent = qpos_exponent(&pl->acc[r->pos]);
     r->nrm = q ? plan_add_conv(pl, pv->normals, p->vcount, GL_BYTE, "VEC3", GL_ARRAY_BUFFER,
                                CONV_QNRM)
                : plan_add(pl, pv->normals, p->vcount, GL_FLOAT, "VEC3", GL_ARRAY_BUFFER);
+    double uv_max = q && p->uvs ? uvs_extent(p->uvs, p->vcount) : 0;
     r->uv = !p->uvs ? UINT32_MAX
             : q && uvs_unit(p->uvs, p->vcount)
                 ? plan_add_conv(pl, p->uvs, p->vcount, GL_UNSIGNED_SHORT, "VEC2",
                                 GL_ARRAY_BUFFER, CONV_QUV)
+            : q && mo && uv_max < QUV_LIMIT
+                ? plan_add_conv(pl, p->uvs, p->vcount, GL_FLOAT, "VEC2", GL_ARRAY_BUFFER,
+                                CONV_QUVF)
                 : plan_add(pl, p->uvs, p->vcount, GL_FLOAT, "VEC2", GL_ARRAY_BUFFER);
+    if (r->uv != UINT32_MAX && pl->acc[r->uv].conv == CONV_QUVF)
+        pl->acc[r->uv].exponent = lattice_exponent(uv_max, 14);
     r->col = pv->colors ? plan_add(pl, pv->colors, p->vcount, GL_FLOAT, "VEC4", GL_ARRAY_BUFFER)
                         : UINT32_MAX;
     /* uint16 whenever it can hold every index; 65535 itself never occurs
@@ -392,6 +443,18 @@ static void fill_acc(const gltf_acc *a, unsigned char *o) {
         for (uint32_t k = 0; k < a->count; k++)
             put_u16(o + 2 * k, (uint16_t)((const uint32_t *)a->src)[k]);
         return;
+    case CONV_QPOSF:
+        for (uint32_t k = 0; k < 3 * a->count; k++) {
+            float x = qpos_point(f[k]);
+            memcpy(o + 4 * k, &x, 4);
+        }
+        return;
+    case CONV_QUVF:
+        for (uint32_t k = 0; k < 2 * a->count; k++) {
+            float x = quv_point(f[k]);
+            memcpy(o + 4 * k, &x, 4);
+        }
+        return;
     case CONV_QPOS:
         for (uint32_t k = 0; k < 3 * a->count; k++)
             put_u16(o + 8 * (k / 3) + 2 * (k % 3),
@@ -434,6 +497,9 @@ static int plan_compress(gltf_plan *pl, const unsigned char *raw) {
         mv[i].count = a->count;
         mv[i].stride = a->stride;
         mv[i].vcount = a->vcount;
+        mv[i].exp_fixed = a->exponent != 0;
+        mv[i].exponent = a->exponent;
+        mv[i].oct_normals = a->conv == CONV_QNRM ? a->src : NULL;
     }
     int r = pm_api__meshopt_pack(mv, pl->nacc, &pl->cbin, &pl->cbin_len);
     for (uint32_t i = 0; r == 0 && i < pl->nacc; i++) {
@@ -566,8 +632,11 @@ static void w_buffer_views(pm_api__w *w, const gltf_plan *pl) {
             w_key_u(w, "byteStride", a->stride);
             pm_api__w_char(w, ',');
             w_key_u(w, "count", a->count);
-            pm_api__w_lit(w, a->conv == CONV_INDEX ? ",\"mode\":\"TRIANGLES\"}}"
-                                                   : ",\"mode\":\"ATTRIBUTES\"}}");
+            pm_api__w_lit(w, a->conv == CONV_INDEX ? ",\"mode\":\"TRIANGLES\""
+                                                   : ",\"mode\":\"ATTRIBUTES\"");
+            if (a->exponent) pm_api__w_lit(w, ",\"filter\":\"EXPONENTIAL\"");
+            if (a->conv == CONV_QNRM) pm_api__w_lit(w, ",\"filter\":\"OCTAHEDRAL\"");
+            pm_api__w_lit(w, "}}");
         }
         pm_api__w_char(w, '}');
     }

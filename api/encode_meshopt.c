@@ -1,5 +1,6 @@
 #include "encode_meshopt.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,47 @@ static size_t pm_api__mo_bound(const pm_api__mo_view *v) {
                         : meshopt_encodeVertexBufferBound(v->count, v->stride);
 }
 
+/* The EXPONENTIAL filter's format (each 32-bit value a signed 24-bit
+ * mantissa m and an 8-bit exponent e, decoded as m * 2^e) with one
+ * exponent for every value: fixed point. meshoptimizer 0.18's
+ * meshopt_encodeFilterExp picks the exponent per vector from its largest
+ * component, so neighbouring vertices get different scales and the
+ * codec's byte deltas grow (the road's terrain positions: 847 KB against
+ * 738 KB fixed); later versions call this mode SharedComponent. */
+static void pm_api__mo_exp_fixed(uint32_t *d, const float *src, size_t n, int exponent) {
+    for (size_t i = 0; i < n; i++) {
+        int32_t m = (int32_t)lrint(ldexp((double)src[i], -exponent));
+        d[i] = ((uint32_t)m & 0xFFFFFFu) | (uint32_t)(uint8_t)(int8_t)exponent << 24;
+    }
+}
+
+/* v's vertex stream through meshoptimizer's vertex codec, after its
+ * filter. Returns the bytes written, 0 when out of memory. */
+static size_t pm_api__mo_vertices(unsigned char *o, size_t bound, const pm_api__mo_view *v) {
+    if (!v->exp_fixed && !v->oct_normals)
+        return meshopt_encodeVertexBuffer(o, bound, v->raw, v->count, v->stride);
+    size_t bytes = (size_t)v->count * v->stride;
+    unsigned char *f = malloc(bytes ? bytes : 1);
+    float *n4 = v->oct_normals ? malloc(((size_t)v->count + 1) * 4 * sizeof *n4) : NULL;
+    size_t w = 0;
+    if (f && v->oct_normals && n4) {
+        for (size_t i = 0; i < v->count; i++) {   /* w = 0: the padding byte stays 0 */
+            memcpy(n4 + 4 * i, v->oct_normals + 3 * i, 3 * sizeof *n4);
+            n4[4 * i + 3] = 0.0f;
+        }
+        meshopt_encodeFilterOct(f, v->count, v->stride, 8, n4);
+        w = meshopt_encodeVertexBuffer(o, bound, f, v->count, v->stride);
+    } else if (f && v->exp_fixed) {
+        /* raw is 4-byte aligned: views start on 4-byte boundaries of the buffer */
+        pm_api__mo_exp_fixed((uint32_t *)(void *)f, (const float *)(const void *)v->raw,
+                             bytes / 4, v->exponent);
+        w = meshopt_encodeVertexBuffer(o, bound, f, v->count, v->stride);
+    }
+    free(n4);
+    free(f);
+    return w;
+}
+
 int pm_api__meshopt_pack(pm_api__mo_view *v, size_t n, unsigned char **out, size_t *len) {
     pthread_once(&pm_api__mo_once, pm_api__mo_init);
     size_t cap = 0;
@@ -31,9 +73,8 @@ int pm_api__meshopt_pack(pm_api__mo_view *v, size_t n, unsigned char **out, size
         size_t bound = pm_api__mo_bound(&v[i]);
         size_t w = v[i].triangles
                        ? meshopt_encodeIndexBuffer(o + at, bound, v[i].indices, v[i].count)
-                       : meshopt_encodeVertexBuffer(o + at, bound, v[i].raw, v[i].count,
-                                                    v[i].stride);
-        if (w == 0) {   /* cannot happen with the bound's room */
+                       : pm_api__mo_vertices(o + at, bound, &v[i]);
+        if (w == 0) {   /* out of memory (the bound leaves room) */
             free(o);
             return -1;
         }
@@ -79,7 +120,7 @@ int pm_api__meshopt_reorder(const float *positions, const float *normals, const 
         pm_api__meshopt_prim_free(m);
         return -1;
     }
-    meshopt_optimizeVertexCache(m->indices, indices, icount, vcount);
+    meshopt_optimizeVertexCacheStrip(m->indices, indices, icount, vcount);
     size_t used = meshopt_optimizeVertexFetchRemap(remap, m->indices, icount, vcount);
     for (uint32_t v = 0; v < vcount; v++)   /* unused vertices: kept, at the end */
         if (remap[v] == ~0u) remap[v] = (unsigned int)used++;

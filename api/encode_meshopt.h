@@ -2,7 +2,8 @@
 #define PM_API_ENCODE_MESHOPT_H
 /* Internal to the glTF encoder: buffer views compressed with
  * meshoptimizer's codecs for EXT_meshopt_compression (vertex codec version
- * 0, index codec version 1, no filters). */
+ * 0, index codec version 1, the EXPONENTIAL and OCTAHEDRAL filters where
+ * asked). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,12 +15,21 @@ typedef struct pm_api__mo_view {
     uint32_t count, stride;    /* stride: 4..256, a multiple of 4 (attributes) */
     uint32_t vcount;           /* TRIANGLES: vertices the indices address */
     bool triangles;
+    bool exp_fixed;            /* ATTRIBUTES of floats, each a multiple of
+                                  2^exponent below 2^(exponent + 23) in magnitude:
+                                  through the EXPONENTIAL filter, exactly */
+    int exponent;
+    const float *oct_normals;  /* ATTRIBUTES of stride 4 (int8 VEC3 + padding):
+                                  made from these unit vectors (3 floats each)
+                                  by the OCTAHEDRAL filter (8 bits); NULL: none */
     /* out: where the stream landed in the packed buffer */
     size_t offset, length;
 } pm_api__mo_view;
 
 /* A primitive's streams reordered for the codecs: triangles for the
- * vertex cache (meshopt_optimizeVertexCache), vertices in first-use order
+ * vertex cache in strip-like order (meshopt_optimizeVertexCacheStrip:
+ * smaller index and vertex streams than meshopt_optimizeVertexCache's
+ * order, at a slightly worse cache hit rate), vertices in first-use order
  * (meshopt_optimizeVertexFetchRemap), vertices no triangle uses kept at
  * the end in their order, so the vertex count stays. Every array is
  * malloc'd (NULL when its input is NULL). */

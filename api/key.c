@@ -68,9 +68,14 @@ pm_api_key pm_api_cache_key_output(const pm_api_generator *gen, const json_t *ca
      * existed stay valid; any other choice adds one more framed part. */
     uint32_t code = pm_api_output_code(o);
     if (code != (uint32_t)o->format) {
-        char opt[64];
+        char opt[80];
         snprintf(opt, sizeof opt, "compress=%d;quantize=%d;metadata=%d", (int)o->compress,
                  (int)o->quantize, (int)o->metadata);
+        /* The compact encoder's bytes changed with its version (2: strip
+         * order, filters, lattice floats): new keys, so no cache serves
+         * the old bytes under the new tag. */
+        if (o->compress != PM_API_COMPRESS_NONE || o->quantize)
+            strcat(opt, ";compact=" PM_API_COMPACT_VERSION);
         pm_api__hash_str(&st, opt);
     }
     XXH128_hash_t h = XXH3_128bits_digest(&st);

@@ -7,13 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "scene/arena.h"
 #include "scene/scene.h"
-#include "pm_api/encode.h"
-#include "pm_api/generator.h"
-#include "pm_api/key.h"
-#include "pm_api/multipart.h"
-#include "pm_api/reader.h"
+#include "pm_api/request.h"
 #include "pm_bench.h"
 
 /* Milliseconds of thread CPU time per stage, and what came out. */
@@ -27,47 +22,51 @@ static inline double pm_bench_stages_total(const pm_bench_stages *s) {
     return s->body + s->parse + s->gen + s->enc;
 }
 
+typedef struct pm_bench__clock {
+    pm_bench_stages *st;
+    double t;
+} pm_bench__clock;
+
+/* pm_api_request_run's stage hook: each stage's thread CPU time. */
+static inline void pm_bench__stage(void *cls, pm_api_stage stage, const pm_scene *scene) {
+    pm_bench__clock *c = cls;
+    double now = pm_bench_thread_ms(), ms = now - c->t;
+    c->t = now;
+    switch (stage) {
+    case PM_API_STAGE_DOCUMENT: c->st->body = ms; break;
+    case PM_API_STAGE_PARSE: c->st->parse = ms; break;
+    case PM_API_STAGE_GENERATE:
+        c->st->gen = ms;
+        c->st->verts = pm_scene_vertex_count(scene);
+        c->st->tris = pm_scene_triangle_count(scene);
+        break;
+    case PM_API_STAGE_ENCODE: c->st->enc = ms; break;
+    }
+}
+
 /* body (len bytes, of Content-Type ctype: NULL for JSON) through gen
- * under default limits into *st. Returns 0, or nonzero after printing why
- * the request failed. */
+ * under default limits into *st, as a GLB, by the service's own stages
+ * (pm_api_request_run). Returns 0, or nonzero after printing why the
+ * request failed (*st then holds the stages that ran). */
 static inline int pm_bench_request_typed(const pm_api_generator *gen, const char *ctype,
                                          const char *body, size_t len, pm_bench_stages *st) {
     pm_api_limits lim;
     pm_api_limits_default(&lim);
     pm_api_problem prob;
     pm_api_problem_init(&prob);
-    double t0 = pm_bench_thread_ms();
-    json_t *doc;
-    if (pm_api_parse_request(body, len, ctype, &doc, &prob) < 0) {
-        fprintf(stderr, "%s body: %s\n", gen->name, prob.detail);
-        pm_api_problem_free(&prob);
-        return -1;
-    }
-    double t1 = pm_bench_thread_ms();
-    pm_arena *a = pm_arena_create(0);
-    void *params;
-    json_t *canon = NULL;
-    int rc = gen->parse(doc, &lim, a, &params, &canon, &prob);
-    json_decref(doc);
-    char hex[33] = "";
-    if (rc == 0) pm_api_key_hex(pm_api_cache_key(gen, canon, PM_API_FMT_GLB), hex);
-    double t2 = pm_bench_thread_ms();
-    pm_scene *s = NULL;
-    if (rc == 0) rc = gen->generate(params, &lim, a, NULL, &s, &prob);
-    double t3 = pm_bench_thread_ms();
+    pm_api_output glb = pm_api_output_default(PM_API_FMT_GLB);
+    pm_api_request rq = {.gen = gen, .body = body, .body_len = len, .content_type = ctype};
+    pm_bench_stages got = {0};
+    pm_bench__clock clock = {&got, pm_bench_thread_ms()};
+    pm_api_run run = {.lim = &lim, .outputs = &glb, .noutputs = 1,
+                      .stage_done = pm_bench__stage, .cls = &clock};
     pm_api_buf out = {NULL, 0};
-    if (rc == 0) rc = pm_api_encode(s, gen, hex, PM_API_FMT_GLB, &out);
-    double t4 = pm_bench_thread_ms();
-    if (rc == 0) {
-        *st = (pm_bench_stages){t1 - t0, t2 - t1, t3 - t2, t4 - t3, out.len,
-                                pm_scene_vertex_count(s), pm_scene_triangle_count(s)};
-    } else {
-        fprintf(stderr, "%s request failed: %s\n", gen->name, prob.detail);
-    }
+    int rc = pm_api_request_run(&rq, &run, &out, NULL, &prob);
+    got.bytes = out.len;
+    *st = got;   /* zeros from the stage that failed on */
+    if (rc != 0) fprintf(stderr, "%s request failed: %s\n", gen->name, prob.detail);
     free(out.data);
-    if (canon) json_decref(canon);
     pm_api_problem_free(&prob);
-    pm_arena_destroy(a);
     return rc;
 }
 static inline int pm_bench_request(const pm_api_generator *gen, const char *body, size_t len,

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 
 #include "cli.h"
@@ -8,25 +9,34 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "http.h"
 #include "pm_api/encode.h"
-#include "pm_api/key.h"
-#include "pm_api/reader.h"
+#include "pm_api/multipart.h"
+#include "pm_api/request.h"
 
 enum { CLI_OK = 0, CLI_USAGE = 2, CLI_REFUSED = 3, CLI_FAILED = 4, CLI_WRITE = 5 };
 #define CLI_MAX_PAIRS 64
+#define CLI_MAX_PARTS 15   /* the multipart reader takes 16 parts, the request one of them */
 
 void pm_svc_cli_usage(FILE *out) {
     fprintf(out,
             "usage: procmesh generate ROUTE [--format glb|gltf|json] [-o FILE] [--compress meshopt]\n"
             "                         [--quantize true] [--metadata full|summary|none]\n"
-            "                         [--flag value]... [NAME=VALUE]... [< request.json]\n"
-            "Runs one request with no server: the same validation, cache key, generator and\n"
-            "encoder as POST (or GET) ROUTE, the same bytes.\n"
+            "                         [--content-type TYPE] [--part /POINTER=FILE]...\n"
+            "                         [--flag value]... [NAME=VALUE]... [< request]\n"
+            "Runs one request with no server: the same reader, validation, cache key,\n"
+            "generator and encoder as POST (or GET) ROUTE, the same bytes.\n"
             "  ROUTE       junctions, roads, networks, dungeons, grids (or /v1/junctions, ...)\n"
             "  NAME=VALUE  query parameters of a GET route (e.g. seed=42 size=10); without\n"
             "              them the request body is read from standard input\n"
             "  --format    glb, gltf or json; default: from -o's extension, else json\n"
             "  -o FILE     write there instead of standard output\n"
+            "  --content-type TYPE  the body's media type as HTTP would send it: JSON by\n"
+            "              default (GeoJSON too), or multipart/form-data; boundary=B for a\n"
+            "              body saved from a browser's FormData or curl -F\n"
+            "  --part /POINTER=FILE a binary array (float32 little-endian; .png: image/png)\n"
+            "              for that JSON pointer, e.g. --part /terrain/heights=h.f32: the\n"
+            "              JSON on standard input and the files go as one multipart body\n"
             "  --compress, --quantize, --metadata   as the ?compress=, ?quantize=, ?metadata= options\n"
             "  --flag      any server flag that sets a limit (--max-points, --max-vertices, ...)\n"
             "Exit: 0 written; 2 bad command line; 3 request refused (problem+json on stderr);\n"
@@ -100,82 +110,130 @@ static int cli_write(const char *file, const pm_api_buf *out) {
     return CLI_OK;
 }
 
-/* Reads the request document: query pairs, or the body on stdin. */
-static json_t *cli_document(const pm_api_generator *gen, const pm_svc_config *cfg,
-                            const pm_api_query_pair *q, size_t nq, pm_api_problem *prob) {
-    if (nq) {
-        if (!gen->from_query) {
-            pm_api_problem_set(prob, 405, "method-not-allowed", "Method Not Allowed",
-                               "%s takes a JSON body on standard input, not NAME=VALUE", gen->path);
-            return NULL;
-        }
-        return gen->from_query(q, nq, prob);
-    }
-    size_t len = 0;
-    int too_big = 0;
-    char *body = cli_read_all(stdin, cfg->body_limit, &len, &too_big);
-    if (!body) {
-        if (too_big)
-            pm_api_problem_set(prob, 413, "payload-too-large", "Content Too Large",
-                               "the request body is over the limit of %zu bytes (--body-limit)",
-                               cfg->body_limit);
-        else
-            pm_api_problem_set(prob, 503, "overloaded", "Service Unavailable", "out of memory");
-        return NULL;
-    }
-    json_t *doc = NULL;
-    pm_api_parse_body(body, len, &doc, prob);
-    free(body);
-    return doc;
+/* One --part: a binary array for the JSON pointer name, from a file. */
+typedef struct cli_part { const char *pointer, *file; } cli_part;
+
+static char *cli_read_file(const char *file, size_t limit, size_t *len, int *too_big) {
+    FILE *f = fopen(file, "rb");
+    if (!f) return NULL;
+    char *b = cli_read_all(f, limit, len, too_big);
+    fclose(f);
+    return b;
 }
 
-/* parse -> key -> generate -> encode: the HTTP route's own steps. */
-static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, json_t *doc,
-                   const pm_api_output *o, pm_api_buf *out, pm_api_problem *prob) {
-    pm_arena *arena = pm_arena_create(0);
-    json_t *canonical = NULL;
-    void *params = NULL;
-    pm_scene *scene = NULL;
-    int code = CLI_FAILED;
-    if (!arena) {
-        pm_api_problem_set(prob, 503, "overloaded", "Service Unavailable", "out of memory");
-        goto done;
+/* A boundary that occurs in none of the n blobs. */
+static void cli_boundary(char *out, size_t cap, const char *const *blob, const size_t *len,
+                         size_t n) {
+    for (unsigned k = 0;; k++) {
+        snprintf(out, cap, "procmesh-cli-%u", k);
+        size_t bl = strlen(out), i = 0;
+        for (; i < n; i++)
+            if (memmem(blob[i], len[i], out, bl)) break;
+        if (i == n) return;
     }
-    pm_arena_set_limit(arena, cfg->limits.max_arena_bytes);
-    if (gen->parse(doc, &cfg->limits, arena, &params, &canonical, prob) != 0 || !canonical) {
-        code = CLI_REFUSED;
-        goto done;
+}
+
+/* The multipart/form-data body a browser's FormData would send for the
+ * JSON document json and the parts (the same reader then places them):
+ * *ctype gets its Content-Type. NULL when out of memory or a part's file
+ * cannot be read (then *bad names it). */
+static char *cli_multipart(const char *json, size_t json_len, const cli_part *parts,
+                           size_t nparts, size_t limit, size_t *len, char *ctype, size_t cap,
+                           const char **bad, int *too_big) {
+    const char *blob[CLI_MAX_PARTS + 1] = {json};
+    size_t blen[CLI_MAX_PARTS + 1] = {json_len}, total = json_len + 256;
+    char *out = NULL;
+    size_t i;
+    for (i = 0; i < nparts; i++) {
+        char *b = cli_read_file(parts[i].file, limit, &blen[i + 1], too_big);
+        if (!b) {
+            *bad = parts[i].file;
+            goto done;
+        }
+        blob[i + 1] = b;
+        total += blen[i + 1] + 256 + strlen(parts[i].pointer);
     }
-    pm_api_key key = pm_api_cache_key_output(gen, canonical, o);
-    char key_hex[33];
-    pm_api_key_hex(key, key_hex);
-    static const volatile int never = 0;
-    if (gen->generate(params, &cfg->limits, arena, &never, &scene, prob) != 0 || !scene) {
-        if (prob->status == 422) code = CLI_REFUSED;
-        goto done;
+    char boundary[48];
+    cli_boundary(boundary, sizeof boundary, blob, blen, nparts + 1);
+    snprintf(ctype, cap, "multipart/form-data; boundary=%s", boundary);
+    out = malloc(total);
+    if (!out) goto done;
+    size_t at = 0;
+    for (size_t k = 0; k <= nparts; k++) {
+        const char *dot = k ? strrchr(parts[k - 1].file, '.') : NULL;
+        at += (size_t)sprintf(out + at,
+                              "--%s\r\nContent-Disposition: form-data; name=\"%s\"\r\n"
+                              "Content-Type: %s\r\n\r\n",
+                              boundary, k ? parts[k - 1].pointer : "request",
+                              !k                                 ? "application/json"
+                              : dot && strcmp(dot, ".png") == 0 ? "image/png"
+                                                                 : "application/octet-stream");
+        memcpy(out + at, blob[k], blen[k]);
+        at += blen[k];
+        at += (size_t)sprintf(out + at, "\r\n");
     }
-    int rc = pm_api_encode_output(scene, gen, key_hex, o, out);
-    if (rc != 0) {
-        pm_api_problem_set(prob, rc == -1 ? 503 : 500, rc == -1 ? "overloaded" : "internal",
-                           rc == -1 ? "Service Unavailable" : "Internal Server Error",
-                           rc == -1 ? "out of memory while encoding" : "the scene broke its contract");
-        goto done;
-    }
-    code = CLI_OK;
+    at += (size_t)sprintf(out + at, "--%s--\r\n", boundary);
+    *len = at;
 done:
-    if (code != CLI_OK && !pm_api_problem_failed(prob))
-        pm_api_problem_set(prob, 500, "internal", "Internal Server Error",
-                           "the %s generator failed without saying why", gen->name);
-    json_decref(canonical);
-    pm_arena_destroy(arena);
-    return code;
+    for (size_t k = 1; k <= i && k <= nparts; k++) free((char *)blob[k]);
+    return out;
+}
+
+/* The exit code of a refusal with problem p. */
+static int cli_code(const pm_api_problem *p) {
+    if (p->status == 405) return CLI_USAGE;
+    if (p->status >= 500) return CLI_FAILED;
+    return CLI_REFUSED;
+}
+
+/* The route's own stages (pm_api_request_run) on the body from standard
+ * input (with the parts) or on the query pairs; out gets the bytes. */
+static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, const char *ctype,
+                   const cli_part *parts, size_t nparts, const pm_api_query_pair *q, size_t nq,
+                   const pm_api_output *o, pm_api_buf *out, pm_api_problem *prob) {
+    pm_api_request rq = {.gen = gen, .get = nq > 0, .query = q, .nquery = nq,
+                         .content_type = ctype};
+    char *body = NULL, *json = NULL, mp_type[96];
+    size_t len = 0;
+    int too_big = 0;
+    const char *bad = NULL;
+    if (!rq.get) {
+        body = json = cli_read_all(stdin, cfg->body_limit, &len, &too_big);
+        if (json && nparts) {
+            body = cli_multipart(json, len, parts, nparts, cfg->body_limit, &len, mp_type,
+                                 sizeof mp_type, &bad, &too_big);
+            rq.content_type = mp_type;
+        }
+        if (body && len > cfg->body_limit) too_big = 1;
+        if (!body || too_big) {
+            if (too_big)
+                pm_api_problem_set(prob, 413, "payload-too-large", "Content Too Large",
+                                   "the request body is over the limit of %zu bytes (--body-limit)",
+                                   cfg->body_limit);
+            else if (bad)
+                pm_api_problem_set(prob, 400, "bad-request", "Bad Request",
+                                   "cannot read --part file %s: %s", bad, strerror(errno));
+            else pm_api_problem_set(prob, 503, "overloaded", "Service Unavailable", "out of memory");
+            if (body != json) free(body);
+            free(json);
+            return bad && !too_big ? CLI_USAGE : cli_code(prob);
+        }
+        rq.body = body;
+        rq.body_len = len;
+    }
+    pm_api_run run = {.lim = &cfg->limits, .outputs = o, .noutputs = 1};
+    int rc = pm_api_request_run(&rq, &run, out, NULL, prob);
+    if (body != json) free(body);
+    free(json);
+    return rc == 0 ? CLI_OK : cli_code(prob);
 }
 
 int pm_svc_cli_generate(int argc, char **argv) {
     const char *route = NULL, *file = NULL, *fmt_name = NULL;
-    const char *compress = NULL, *quantize = NULL, *metadata = NULL;
+    const char *compress = NULL, *quantize = NULL, *metadata = NULL, *ctype = NULL;
     pm_api_query_pair q[CLI_MAX_PAIRS];
-    size_t nq = 0;
+    cli_part parts[CLI_MAX_PARTS];
+    size_t nq = 0, nparts = 0;
     char **flags = calloc((size_t)argc + 1, sizeof *flags);
     int nflags = 0;
     if (!flags) return CLI_FAILED;
@@ -192,14 +250,26 @@ int pm_svc_cli_generate(int argc, char **argv) {
                               : strcmp(a, "--metadata") == 0 ? &metadata
                                                              : NULL;
         int takes = option || strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
-                    strcmp(a, "--format") == 0;
+                    strcmp(a, "--format") == 0 || strcmp(a, "--content-type") == 0 ||
+                    strcmp(a, "--part") == 0;
         if (takes && i + 1 >= argc) {
             fprintf(stderr, "procmesh generate: %s needs a value\n", a);
             free(flags);
             return CLI_USAGE;
         }
         if (option) *option = argv[++i];
-        else if (strcmp(a, "--format") == 0) fmt_name = argv[++i];
+        else if (strcmp(a, "--content-type") == 0) ctype = argv[++i];
+        else if (strcmp(a, "--part") == 0) {
+            char *eq = strchr(argv[++i], '=');
+            if (!eq || argv[i][0] != '/' || nparts == CLI_MAX_PARTS) {
+                fprintf(stderr, "procmesh generate: --part takes /JSON/POINTER=FILE (at most %d)\n",
+                        CLI_MAX_PARTS);
+                free(flags);
+                return CLI_USAGE;
+            }
+            *eq = '\0';
+            parts[nparts++] = (cli_part){argv[i], eq + 1};
+        } else if (strcmp(a, "--format") == 0) fmt_name = argv[++i];
         else if (strncmp(a, "--format=", 9) == 0) fmt_name = a + 9;
         else if (takes) file = argv[++i];
         else if (strncmp(a, "--output=", 9) == 0) file = a + 9;
@@ -243,6 +313,18 @@ int pm_svc_cli_generate(int argc, char **argv) {
         fprintf(stderr, "procmesh generate: a GLB is binary; give -o FILE or redirect the output\n");
         return CLI_USAGE;
     }
+    if (ctype && !pm_svc_is_json_type(ctype) && !pm_api_is_multipart(ctype)) {
+        fprintf(stderr, "procmesh generate: --content-type must be a JSON type or "
+                        "multipart/form-data; boundary=..., as the route takes (not %s)\n", ctype);
+        return CLI_USAGE;
+    }
+    if ((nq && (ctype || nparts)) || (nparts && ctype && pm_api_is_multipart(ctype))) {
+        fprintf(stderr, "procmesh generate: %s\n",
+                nq ? "NAME=VALUE arguments make a GET request: no body, --content-type or --part"
+                   : "--part builds the multipart body itself: give the JSON document on "
+                     "standard input, not a multipart --content-type");
+        return CLI_USAGE;
+    }
     pm_api_problem prob;
     pm_api_problem_init(&prob);
     pm_api_output out_opts = pm_api_output_default(fmt);
@@ -251,22 +333,10 @@ int pm_svc_cli_generate(int argc, char **argv) {
         pm_api_problem_free(&prob);
         return code;
     }
-    json_t *doc = cli_document(gen, &cfg, q, nq, &prob);
-    int code;
-    if (!doc) {
-        if (!pm_api_problem_failed(&prob))
-            pm_api_problem_set(&prob, 400, "malformed-json", "Malformed request",
-                               "the request could not be read");
-        code = cli_problem(&prob, prob.status == 503   ? CLI_FAILED
-                                  : prob.status == 405 ? CLI_USAGE
-                                                       : CLI_REFUSED);
-    } else {
-        pm_api_buf out = {0};
-        code = cli_run(gen, &cfg, doc, &out_opts, &out, &prob);
-        code = code == CLI_OK ? cli_write(file, &out) : cli_problem(&prob, code);
-        free(out.data);
-        json_decref(doc);
-    }
+    pm_api_buf out = {0};
+    int code = cli_run(gen, &cfg, ctype, parts, nparts, q, nq, &out_opts, &out, &prob);
+    code = code == CLI_OK ? cli_write(file, &out) : cli_problem(&prob, code);
+    free(out.data);
     pm_api_problem_free(&prob);
     return code;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <microhttpd.h>
+#include <xxhash.h>
 
 #include "budget.h"
 #include "buf.h"
@@ -25,6 +26,7 @@
 #include "log.h"
 #include "memo.h"
 #include "pm_api/multipart.h"
+#include "pm_api/request.h"
 #include "metrics.h"
 #include "pm_api/encode.h"
 #include "pm_api/key.h"
@@ -66,6 +68,7 @@ struct pm_svc_server {
     pm_svc_memo *memo;
     pm_svc_pool *pool;
     pm_svc_blob **constants;       /* per route: a compiled-in file in every coding */
+    char (*constant_tags)[33];     /* ... and its strong tag (XXH3-128 of the file) */
     pm_svc_zlevels zlevels;        /* for results (--gzip-level, --br-quality) */
     pm_svc_guard *guard;           /* connection deadlines and room (guard.h) */
     struct MHD_Daemon *admin;      /* --admin-port: health and metrics only */
@@ -129,6 +132,7 @@ typedef struct pm_svc_req {
     const char *allow;
     int retry_after;
     int has_key;
+    int constant_tag;     /* a compiled-in file: ETag, revalidated (no-cache) */
     char key_hex[33];
     pm_svc_meter parse;   /* a big body's parsed document, until the job has it */
     int has_digest;       /* the request's memo digest (small bodies and GET) */
@@ -299,9 +303,14 @@ static void pm_svc__headers(pm_svc_req *r, struct MHD_Response *resp) {
         }
     }
     if (r->status >= 400) MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    /* The playground changes with the binary: short-lived in caches. */
-    if (r->status == 200 && r->route && r->route->kind == PM_SVC_ROUTE_ASSET)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=300");
+    /* The compiled-in files change with the binary: caches keep them but
+     * revalidate every use (a 304 while the binary stands). */
+    if (r->constant_tag && (r->status == 200 || r->status == 304)) {
+        char etag[48];
+        snprintf(etag, sizeof etag, "\"%s\"", r->etag);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, no-cache");
+    }
     if (r->allow) MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
     if (r->retry_after) MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, PM_SVC_RETRY_AFTER);
     if (atomic_load(&srv->draining))
@@ -381,8 +390,8 @@ static void pm_svc__generate(pm_svc_job *job, pm_svc_outcome *o, pm_api_problem 
     const pm_api_generator *gen = job->route->gen;
     pm_scene *scene = NULL;
     uint64_t t0 = pm_svc_now_ns();
-    int rc = gen->generate(job->params, &srv->cfg.limits, job->arena,
-                           pm_svc_flight_cancel(job->flight), &scene, prob);
+    pm_api_job aj = {gen, &srv->cfg.limits, job->arena, job->params, NULL};
+    int rc = pm_api_job_generate(&aj, pm_svc_flight_cancel(job->flight), &scene, prob);
     uint64_t t1 = pm_svc_now_ns();
     pm_api_buf out = {0};
     /* The output is charged as it grows (and trimmed to its length), so an
@@ -469,7 +478,6 @@ static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *p
     const pm_api_generator *gen = r->route->gen;
     pm_svc_job *job = calloc(1, sizeof *job);
     pm_arena *arena = NULL;
-    json_t *canonical = NULL;
     if (job) {
         /* The arena's blocks are charged to the job's limit and the
          * budget (that is the job's limit: no arena limit of its own). */
@@ -484,27 +492,23 @@ static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *p
     job->route = r->route;
     job->arena = arena;
     job->out = r->out;
-    if (gen->parse(doc, &srv->cfg.limits, arena, &job->params, &canonical, prob) != 0 ||
-        !canonical) {
-        pm_svc_meter_problem(&job->meter, prob);
-        if (!pm_api_problem_failed(prob))
-            pm_api_problem_set(prob, 422, "validation", "Invalid request",
-                               "the request was refused without a reason");
+    pm_api_job aj;
+    if (pm_api_job_parse(&aj, gen, &srv->cfg.limits, arena, doc, prob) != 0) {
+        pm_svc_meter_problem(&job->meter, prob);   /* past the job's memory: say so */
         goto fail;
     }
-    job->key = pm_api_cache_key_output(gen, canonical, &r->out);
+    job->params = aj.params;
+    job->key = pm_api_job_key(&aj, &r->out, job->key_hex);
+    pm_api_job_end(&aj);
     if (job->key.hi == 0 && job->key.lo == 0) {   /* no key: out of memory */
         pm_api_problem_set(prob, 503, "overloaded", "Service Unavailable", "out of memory");
         goto fail;
     }
-    pm_api_key_hex(job->key, job->key_hex);
-    json_decref(canonical);
     json_decref(doc);
     memcpy(r->key_hex, job->key_hex, sizeof r->key_hex);
     r->has_key = 1;
     return job;
 fail:
-    json_decref(canonical);
     json_decref(doc);
     pm_arena_destroy(arena);
     if (job) pm_svc_meter_end(&job->meter);
@@ -628,7 +632,9 @@ static void pm_svc__parse_run(void *arg, int aborted) {
         pm_svc__complete(r);
         return;
     }
-    int rc = pm_api_parse_request(r->body, r->len, r->body_type, &doc, &prob);
+    pm_api_request rq = {.gen = r->route->gen, .body = r->body, .body_len = r->len,
+                         .content_type = r->body_type};
+    int rc = pm_api_request_document(&rq, &doc, &prob);
     free(r->body);   /* the document holds it all now */
     r->body = NULL;
     r->len = r->cap = 0;
@@ -686,7 +692,8 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
                                                  pairs.q, pairs.n);
             r->has_digest = 1;
             if (pm_svc__memo_hit(r)) return pm_svc__send(r);
-            doc = gen->from_query(pairs.q, pairs.n, &prob);
+            pm_api_request rq = {.gen = gen, .get = true, .query = pairs.q, .nquery = pairs.n};
+            pm_api_request_document(&rq, &doc, &prob);
         }
     } else if (r->len > PM_SVC_INLINE_PARSE_MAX) {
         enum MHD_Result ret = pm_svc__park(r);
@@ -700,12 +707,11 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
     } else {
         pm_svc__digest_body(r);
         if (pm_svc__memo_hit(r)) return pm_svc__send(r);
-        pm_api_parse_request(r->body ? r->body : "", r->len, r->body_type, &doc, &prob);
+        pm_api_request rq = {.gen = gen, .body = r->body, .body_len = r->len,
+                             .content_type = r->body_type};
+        pm_api_request_document(&rq, &doc, &prob);
     }
-    if (!doc) {
-        if (!pm_api_problem_failed(&prob))
-            pm_api_problem_set(&prob, 400, "malformed-json", "Malformed request",
-                               "the request could not be read");
+    if (!doc) {   /* the problem says why (pm_api_request_document) */
         pm_svc__set_problem(r, &prob);
         pm_api_problem_free(&prob);
         return pm_svc__send(r);
@@ -766,15 +772,21 @@ static enum MHD_Result pm_svc__readyz_route(pm_svc_req *r) {
 }
 
 /* A file compiled into the binary (the contract, the playground), in the
- * coding the request prefers: its forms were made once at start. */
+ * coding the request prefers: its forms were made once at start. Each form
+ * has its strong tag (the file's hash, the coding's suffix), so a browser
+ * revalidates with If-None-Match and gets a 304 until the binary changes. */
 static enum MHD_Result pm_svc__constant_route(pm_svc_req *r, const char *ctype) {
-    pm_svc_blob *b = r->srv->constants[pm_svc_router_index(&r->srv->router, r->route)];
+    size_t i = pm_svc_router_index(&r->srv->router, r->route);
+    pm_svc_blob *b = r->srv->constants[i];
     r->coding = pm_svc_accept_enc_choose(&r->ae, pm_svc_blob_codings(b));
     if (r->coding < 0) r->coding = PM_SVC_CODING_IDENTITY;   /* it goes out anyway */
     r->vary_ae = 1;
+    snprintf(r->etag, sizeof r->etag, "%s%s", r->srv->constant_tags[i],
+             pm_svc_coding_tag_suffix(r->coding));
+    r->constant_tag = 1;
     pm_svc_blob_ref(b);
     r->blob = b;
-    r->status = 200;
+    r->status = r->inm && pm_svc_etag_match(r->inm, r->etag) ? 304 : 200;
     r->ctype = ctype;
     return pm_svc__send(r);
 }
@@ -1242,6 +1254,7 @@ static void pm_svc__free(pm_svc_server *s) {
     for (size_t i = 0; s->constants && i < s->router.nroutes; i++)
         pm_svc_blob_unref(s->constants[i]);
     free(s->constants);
+    free(s->constant_tags);
     pm_svc_router_free(&s->router);
     pm_api_problem_free(&s->expired);
     pm_api_problem_free(&s->shutdown);
@@ -1252,7 +1265,8 @@ static void pm_svc__free(pm_svc_server *s) {
  * assets), compressed once at start. Returns 0 or -1 (out of memory). */
 static int pm_svc__constants_init(pm_svc_server *s) {
     s->constants = calloc(s->router.nroutes ? s->router.nroutes : 1, sizeof *s->constants);
-    if (!s->constants) return -1;
+    s->constant_tags = calloc(s->router.nroutes ? s->router.nroutes : 1, sizeof *s->constant_tags);
+    if (!s->constants || !s->constant_tags) return -1;
     for (size_t i = 0; i < s->router.nroutes; i++) {
         const pm_svc_route *rt = &s->router.routes[i];
         const void *data = NULL;
@@ -1266,6 +1280,9 @@ static int pm_svc__constants_init(pm_svc_server *s) {
         } else {
             continue;
         }
+        XXH128_hash_t h = XXH3_128bits(data, len);
+        snprintf(s->constant_tags[i], sizeof s->constant_tags[i], "%016llx%016llx",
+                 (unsigned long long)h.high64, (unsigned long long)h.low64);
         s->constants[i] = pm_svc_blob_wrap(NULL, (unsigned char *)data, len);
         if (!s->constants[i]) return -1;
         pm_svc_blob_compress(s->constants[i], &s->zlevels, 0, PM_SVC_CODINGS_ALL);

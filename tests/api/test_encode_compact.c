@@ -158,6 +158,13 @@ static view_data *decode_views(json_t *j, const unsigned char *bin, size_t bin_l
                          ? meshopt_decodeIndexBuffer(v[i].data, count, stride, bin + off, clen)
                          : meshopt_decodeVertexBuffer(v[i].data, count, stride, bin + off, clen);
             cr_assert_eq(rc, 0, "view %zu (%s) does not decode", i, mode);
+            const char *filter = json_string_value(json_object_get(mo, "filter"));
+            if (filter && strcmp(filter, "EXPONENTIAL") == 0)
+                meshopt_decodeFilterExp(v[i].data, count, stride);
+            else if (filter && strcmp(filter, "OCTAHEDRAL") == 0)
+                meshopt_decodeFilterOct(v[i].data, count, stride);
+            else
+                cr_assert_null(filter, "view %zu: filter %s", i, filter);
         } else {
             size_t off = (size_t)json_integer_value(json_object_get(bv, "byteOffset"));
             cr_assert_leq(off + len, bin_len);
@@ -196,19 +203,19 @@ static double acc_get(json_t *acc, const view_data *v, size_t k, int c) {
 }
 
 /* One triangle corner: position (metres), normal, UV; and its key (the
- * values on the encoder's lattices, identical for the decoded and the
- * original data) with the triangle's material. */
-typedef struct corner { double v[8]; int64_t key[9]; } corner;
+ * position on the encoder's 2^-9 m lattice, identical for the decoded and
+ * the original data) with the triangle's material. Normals and UVs are
+ * compared within their tolerances once the triangles are matched. */
+typedef struct corner { double v[8]; int64_t key[4]; } corner;
 typedef struct tri { corner c[3]; } tri;
 
 static void corner_key(corner *c, int64_t material) {
-    static const double scale[8] = {512, 512, 512, 127, 127, 127, 65535, 65535};
-    for (int k = 0; k < 8; k++) c->key[k] = (int64_t)nearbyint(c->v[k] * scale[k]);
-    c->key[8] = material;
+    for (int k = 0; k < 3; k++) c->key[k] = (int64_t)nearbyint(c->v[k] * 512);
+    c->key[3] = material;
 }
 
 static int corner_cmp(const corner *a, const corner *b) {
-    for (int k = 0; k < 9; k++)
+    for (int k = 0; k < 4; k++)
         if (a->key[k] != b->key[k]) return a->key[k] < b->key[k] ? -1 : 1;
     return 0;
 }
@@ -366,12 +373,14 @@ Test(compact, meshopt_round_trip_is_lossless) {
     }
 }
 
-/* Positions within 2^-10 m (the lattice's half step; float ones exact),
- * int8 normals within half a step (0.5 / 127), unit UVs within half a
- * uint16 step: the documented bounds. With and without meshopt. */
+/* Positions within 2^-10 m (the lattice's half step, for the float ones
+ * with meshopt too), int8 normals within half a step (0.5 / 127; with
+ * meshopt, octahedral: 0.02), unit UVs within half a uint16 step, other
+ * UVs exact (with meshopt on the 2^-14 lattice: 2^-15): the documented
+ * bounds. With and without meshopt. */
 Test(compact, quantized_round_trip_within_the_documented_error) {
-    const double pos_tol = 1.0 / 1024 + 1e-9, nrm_tol = 0.5 / 127 + 1e-6,
-                 uv_tol = 0.5 / 65535 + 1e-9;
+    const double pos_tol = 1.0 / 1024 + 1e-9, nrm_tol[2] = {0.5 / 127 + 1e-6, 0.02},
+                 uv_tol[2] = {0.5 / 65535 + 1e-9, 1.0 / 32768 + 1e-9};
     for (size_t i = 0; i < NCASES; i++) {
         pm_test_api_run r;
         pm_test_api_build(&r, cases[i].gen, cases[i].body, NULL);
@@ -379,7 +388,7 @@ Test(compact, quantized_round_trip_within_the_documented_error) {
             pm_api_buf b = encode(r.scene, cases[i].gen, PM_API_FMT_GLB,
                                   c ? PM_API_COMPRESS_MESHOPT : PM_API_COMPRESS_NONE, true,
                                  PM_API_META_NONE);
-            round_trip(r.scene, &b, pos_tol, nrm_tol, uv_tol, cases[i].gen->name);
+            round_trip(r.scene, &b, pos_tol, nrm_tol[c], uv_tol[c], cases[i].gen->name);
             free(b.data);
         }
         pm_test_api_done(&r);
@@ -419,6 +428,65 @@ Test(compact, quantize_picks_types_by_extent) {
         }
         finish(&r, &b, j);
     }
+}
+
+/* With meshopt, the road's 190 m asphalt stores its positions as float32
+ * lattice points through the EXPONENTIAL filter with one exponent, -9,
+ * for every value (fixed point: what compresses), its UVs (metres times
+ * uv_scale, beyond [0, 1]) on the 2^-14 lattice with exponent -14, and
+ * its int8 normals through the OCTAHEDRAL filter. */
+Test(compact, meshopt_quantize_filters_large_meshes) {
+    pm_test_api_run r;
+    pm_api_buf b = build_glb(&r, cases[1].gen, cases[1].body, PM_API_COMPRESS_MESHOPT, true,
+                             PM_API_META_NONE);
+    const unsigned char *bin;
+    size_t bin_len, nviews;
+    json_t *j = glb_json(&b, &bin, &bin_len);
+    json_t *node0 = json_array_get(json_object_get(j, "nodes"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(node0, "name")), "asphalt");
+    json_t *mesh = json_array_get(json_object_get(j, "meshes"),
+                                  (size_t)json_integer_value(json_object_get(node0, "mesh")));
+    json_t *at = json_object_get(json_array_get(json_object_get(mesh, "primitives"), 0),
+                                 "attributes");
+    static const struct { const char *attr, *filter; int exponent; } want[] = {
+        {"POSITION", "EXPONENTIAL", -9}, {"TEXCOORD_0", "EXPONENTIAL", -14},
+        {"NORMAL", "OCTAHEDRAL", 0}};
+    for (size_t k = 0; k < 3; k++) {
+        json_t *acc = json_array_get(json_object_get(j, "accessors"),
+                                     (size_t)json_integer_value(json_object_get(at, want[k].attr)));
+        json_t *bv = json_array_get(json_object_get(j, "bufferViews"),
+                                    (size_t)json_integer_value(json_object_get(acc, "bufferView")));
+        json_t *mo = json_object_get(json_object_get(bv, "extensions"), "EXT_meshopt_compression");
+        cr_assert_str_eq(json_string_value(json_object_get(mo, "filter")), want[k].filter,
+                         "%s", want[k].attr);
+        if (!want[k].exponent) continue;
+        cr_assert_eq(json_integer_value(json_object_get(acc, "componentType")), 5126);
+        /* the stream before the filter is decoded: every exponent byte the same */
+        size_t count = (size_t)json_integer_value(json_object_get(mo, "count"));
+        size_t stride = (size_t)json_integer_value(json_object_get(mo, "byteStride"));
+        uint32_t *raw = malloc(count * stride);
+        cr_assert_eq(meshopt_decodeVertexBuffer(
+                         raw, count, stride,
+                         bin + json_integer_value(json_object_get(mo, "byteOffset")),
+                         (size_t)json_integer_value(json_object_get(mo, "byteLength"))),
+                     0);
+        for (size_t i = 0; i < count * stride / 4; i++)
+            cr_assert_eq((int8_t)(raw[i] >> 24), want[k].exponent, "%s value %zu",
+                         want[k].attr, i);
+        free(raw);
+    }
+    /* decoded, the positions are lattice points */
+    view_data *views = decode_views(j, bin, bin_len, &nviews);
+    json_t *pos = json_array_get(json_object_get(j, "accessors"),
+                                 (size_t)json_integer_value(json_object_get(at, "POSITION")));
+    const view_data *vp = &views[json_integer_value(json_object_get(pos, "bufferView"))];
+    for (size_t i = 0; i < (size_t)json_integer_value(json_object_get(pos, "count")); i++)
+        for (int c = 0; c < 3; c++) {
+            double x = acc_get(pos, vp, i, c) * 512;
+            cr_assert_eq(x, nearbyint(x), "position %zu is not a lattice point", i);
+        }
+    free_views(views, nviews);
+    finish(&r, &b, j);
 }
 
 /* Same input, same bytes; and the options change the bytes. */

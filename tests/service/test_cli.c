@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pm_test_multipart.h"
 #include "pm_test_server.h"
 #include "procs.h"
 #include "svc_fixtures.h"
@@ -33,15 +34,15 @@ static unsigned char *slurp(const char *path, size_t *len) {
     return b;
 }
 
-/* Runs PM_BINARY generate args… with stdin_text on standard input. */
-static cli_result cli(const char *stdin_text, const char *const *args) {
+/* Runs PM_BINARY generate args… with in_len bytes of in on standard input. */
+static cli_result cli_bytes(const void *in_data, size_t in_len, const char *const *args) {
     char *dir = pm_tp_tmpdir("cli");
     char in[512], out[512], err[512];
     snprintf(in, sizeof in, "%s/in", dir);
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(err, sizeof err, "%s/err", dir);
     FILE *f = fopen(in, "wb");
-    fputs(stdin_text ? stdin_text : "", f);
+    if (in_len) fwrite(in_data, 1, in_len, f);
     fclose(f);
     char *argv[32] = {PM_BINARY, "generate"};
     int n = 2;
@@ -66,6 +67,11 @@ static cli_result cli(const char *stdin_text, const char *const *args) {
     pm_tp_rmrf(dir);
     free(dir);
     return r;
+}
+
+/* ... with the text stdin_text on standard input. */
+static cli_result cli(const char *stdin_text, const char *const *args) {
+    return cli_bytes(stdin_text, stdin_text ? strlen(stdin_text) : 0, args);
 }
 
 static void cli_free(cli_result *r) {
@@ -214,4 +220,104 @@ Test(cli, command_line_mistakes_exit_2) {
     cr_assert_eq(h.code, 0);
     cr_assert(strstr((char *)h.out, "usage: procmesh generate"));
     cli_free(&h);
+}
+
+/* Posts len bytes of type ctype to path; the answer must be a 200. */
+static pm_http_response post_typed(const char *path, const char *ctype, const void *data,
+                                   size_t len) {
+    char ct[128];
+    snprintf(ct, sizeof ct, "Content-Type: %s", ctype);
+    const char *h[] = {ct, NULL};
+    pm_http_request req = {.method = "POST", .path = path, .headers = h, .body = data,
+                           .body_len = len};
+    pm_http_response r;
+    cr_assert_eq(pm_http(&srv, &req, &r), 0, "no response from %s", path);
+    cr_assert_eq(r.status, 200, "%s: %s", path, r.body);
+    return r;
+}
+
+static void expect_same(const cli_result *c, const pm_http_response *h, const char *what) {
+    cr_assert_eq(c->code, 0, "%s: exit %d: %s", what, c->code, c->err);
+    cr_assert_eq(c->out_len, h->body_len, "%s: %zu bytes offline, %zu over HTTP", what,
+                 c->out_len, h->body_len);
+    cr_assert(memcmp(c->out, h->body, h->body_len) == 0, "%s: the bytes differ", what);
+}
+
+/* A GeoJSON network, as application/geo+json over HTTP and on standard
+ * input (with and without --content-type): the same bytes. */
+Test(cli, geojson_networks_give_the_http_bytes, .init = start, .fini = stop) {
+    const char *gj =
+        "{\"type\": \"FeatureCollection\", \"features\": ["
+        "{\"type\": \"Feature\", \"properties\": {\"width\": 8}, \"geometry\": {\"type\": "
+        "\"LineString\", \"coordinates\": [[10, 50], [10.0006, 50], [10.0012, 50]]}},"
+        "{\"type\": \"Feature\", \"properties\": {}, \"geometry\": {\"type\": \"LineString\","
+        " \"coordinates\": [[10.0006, 50], [10.0006, 50.0006]]}}]}";
+    pm_http_response h = post_typed("/v1/networks?format=glb", "application/geo+json", gj,
+                                    strlen(gj));
+    cli_result a = cli(gj, (const char *const[]){"networks", "--format", "glb", NULL});
+    expect_same(&a, &h, "geojson");
+    cli_result b = cli(gj, (const char *const[]){"networks", "--format", "glb", "--content-type",
+                                                 "application/geo+json", NULL});
+    expect_same(&b, &h, "geojson with --content-type");
+    cli_free(&a);
+    cli_free(&b);
+    pm_http_response_free(&h);
+}
+
+#define CLI_COLS 24
+#define CLI_ROWS 20
+#define CLI_ROAD "{\"points\": [[2,0,2],[30,0,15],[44,0,18]], \"terrain\": {\"cell\": 2, " \
+                 "\"cols\": 24, \"rows\": 20}}"
+
+/* Binary heights: a multipart body saved as it was posted
+ * (--content-type), and the JSON document with the float32 file
+ * (--part): the bytes of the multipart route. */
+Test(cli, binary_heights_give_the_http_bytes, .init = start, .fini = stop) {
+    static float hts[CLI_COLS * CLI_ROWS];
+    static char body[CLI_COLS * CLI_ROWS * 4 + 1024];
+    for (int i = 0; i < CLI_COLS * CLI_ROWS; i++) hts[i] = (float)((i * 37) % 300) / 32.0f - 4.0f;
+    size_t blen = pm_test_multipart(body, sizeof body, CLI_ROAD, hts, CLI_COLS * CLI_ROWS,
+                                    "/terrain/heights");
+    pm_http_response h = post_typed("/v1/roads?format=glb", PM_TEST_MULTIPART_TYPE, body, blen);
+    cli_result a = cli_bytes(body, blen, (const char *const[]){"roads", "--format", "glb",
+                                                               "--content-type",
+                                                               PM_TEST_MULTIPART_TYPE, NULL});
+    expect_same(&a, &h, "multipart on standard input");
+    char *dir = pm_tp_tmpdir("cli-part");
+    char file[512], part[600];
+    snprintf(file, sizeof file, "%s/h.f32", dir);
+    FILE *f = fopen(file, "wb");
+    fwrite(hts, sizeof *hts, CLI_COLS * CLI_ROWS, f);
+    fclose(f);
+    snprintf(part, sizeof part, "/terrain/heights=%s", file);
+    cli_result b = cli(CLI_ROAD, (const char *const[]){"roads", "--format", "glb", "--part", part,
+                                                       NULL});
+    expect_same(&b, &h, "--part");
+    /* one height short: the route's 422 at the part's pointer, exit 3 */
+    f = fopen(file, "wb");
+    fwrite(hts, sizeof *hts, CLI_COLS * CLI_ROWS - 1, f);
+    fclose(f);
+    cli_result c = cli(CLI_ROAD, (const char *const[]){"roads", "--part", part, NULL});
+    cr_assert_eq(c.code, 3, "%s", c.err);
+    json_t *j = problem_of(&c);
+    cr_assert_eq(json_integer_value(json_object_get(j, "status")), 422);
+    cr_assert(strstr(c.err, "/terrain/heights"), "%s", c.err);
+    json_decref(j);
+    /* a file that is not there, a media type the route does not take: exit 2 */
+    snprintf(part, sizeof part, "/terrain/heights=%s/none.f32", dir);
+    cli_result d = cli(CLI_ROAD, (const char *const[]){"roads", "--part", part, NULL});
+    cr_assert_eq(d.code, 2, "%s", d.err);
+    cli_result e = cli(CLI_ROAD, (const char *const[]){"roads", "--content-type", "text/plain", NULL});
+    cr_assert_eq(e.code, 2, "%s", e.err);
+    cli_result g = cli(NULL, (const char *const[]){"grids", "seed=1", "--part", part, NULL});
+    cr_assert_eq(g.code, 2, "%s", g.err);
+    cli_free(&a);
+    cli_free(&b);
+    cli_free(&c);
+    cli_free(&d);
+    cli_free(&e);
+    cli_free(&g);
+    pm_tp_rmrf(dir);
+    free(dir);
+    pm_http_response_free(&h);
 }

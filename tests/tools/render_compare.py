@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """three.js renders compact glTF like the plain one (issue 12).
 
-Starts procmesh, fetches a grid and a junction as plain GLB,
+Starts procmesh, fetches a grid, a junction and a 190 m road as plain GLB,
 ?compress=meshopt and ?compress=meshopt&quantize=true, renders each with
 tools/render.sh (three.js with its MeshoptDecoder in headless Chromium,
 shaded, no wireframe) and compares the pixels with the plain render:
 meshopt (lossless, reordered) must be pixel-identical; meshopt + quantize
-(positions within 1 mm, int8 normals) may differ in at most 0.2% of the
+(positions within 1 mm, octahedral int8 normals) may differ in at most 0.2% of the
 pixels by more than 8/255.
 
     render_compare.py PROCMESH SOURCE_DIR
@@ -99,6 +99,10 @@ def main():
             'junction': ('/v1/junctions', b'{"arms": [{"direction": [1, 0], "width": 7}, '
                          b'{"direction": [0, 1], "width": 7}, {"direction": [-1, 0.2], "width": 7}],'
                          b' "sidewalk": {"width": 2}}'),
+            # 190 m: positions as float32 lattice points through meshopt's
+            # EXPONENTIAL filter, UVs beyond [0, 1] too (docs/api.md)
+            'road': ('/v1/roads', b'{"points": [[0,0,0], [60,0,25], [120,0,-15], [190,0,10]],'
+                     b' "width": 8, "shoulder": 1.5}'),
         }
         failures = 0
         for name, (path, body) in cases.items():

@@ -49,6 +49,10 @@ typedef enum pm_api_metadata {
 /* Everything that decides a response's bytes besides the request body: the
  * format and the ?compress=, ?quantize=, ?metadata= options. Part of the
  * cache key and of the service's request memo. */
+/* The compact glTF encoder's version (?compress=, ?quantize=): part of
+ * the cache key of those outputs, bumped when their bytes change. */
+#define PM_API_COMPACT_VERSION "2"
+
 typedef struct pm_api_output {
     pm_api_format format;
     pm_api_compress compress;

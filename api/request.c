@@ -1,0 +1,137 @@
+/* One request through every stage with no sockets (pm_api/request.h). */
+#include "pm_api/request.h"
+
+#include <stdlib.h>
+
+#include "pm_api/multipart.h"
+#include "pm_api/reader.h"
+
+static void pm_api__out_of_memory(pm_api_problem *p, const char *what) {
+    pm_api_problem_set(p, 503, "overloaded", "Service Unavailable", "out of memory %s", what);
+}
+
+int pm_api_request_document(const pm_api_request *rq, json_t **doc, pm_api_problem *p) {
+    *doc = NULL;
+    if (rq->get) {
+        if (!rq->gen->from_query) {
+            pm_api_problem_set(p, 405, "method-not-allowed", "Method Not Allowed",
+                               "%s takes POST only (a JSON body)", rq->gen->path);
+            return -1;
+        }
+        *doc = rq->gen->from_query(rq->query, rq->nquery, p);
+    } else if (pm_api_parse_request(rq->body ? rq->body : "", rq->body_len, rq->content_type,
+                                    doc, p) != 0) {
+        json_decref(*doc);
+        *doc = NULL;
+    }
+    if (*doc) return 0;
+    if (!pm_api_problem_failed(p))
+        pm_api_problem_set(p, 400, "malformed-json", "Malformed request",
+                           "the request could not be read");
+    return -1;
+}
+
+int pm_api_job_parse(pm_api_job *job, const pm_api_generator *gen, const pm_api_limits *lim,
+                     pm_arena *arena, const json_t *doc, pm_api_problem *p) {
+    *job = (pm_api_job){gen, lim, arena, NULL, NULL};
+    if (gen->parse(doc, lim, arena, &job->params, &job->canonical, p) != 0) {
+        json_decref(job->canonical);
+        job->canonical = NULL;
+        if (!pm_api_problem_failed(p))
+            pm_api_problem_set(p, 422, "validation", "Invalid request",
+                               "the request was refused without a reason");
+        return -1;
+    }
+    if (!job->canonical) {
+        pm_api_problem_set(p, 500, "internal", "Internal Server Error",
+                           "the %s reader gave no canonical form", gen->name);
+        return -1;
+    }
+    return 0;
+}
+
+pm_api_key pm_api_job_key(const pm_api_job *job, const pm_api_output *o, char hex[33]) {
+    pm_api_key k = pm_api_cache_key_output(job->gen, job->canonical, o);
+    if (hex) pm_api_key_hex(k, hex);
+    return k;
+}
+
+int pm_api_job_generate(const pm_api_job *job, const volatile int *cancel, pm_scene **scene,
+                        pm_api_problem *p) {
+    static const volatile int never = 0;
+    *scene = NULL;
+    if (job->gen->generate(job->params, job->lim, job->arena, cancel ? cancel : &never, scene,
+                           p) == 0 &&
+        *scene)
+        return 0;
+    *scene = NULL;
+    if (!pm_api_problem_failed(p))
+        pm_api_problem_set(p, 500, "internal", "Internal Server Error",
+                           "the %s generator failed without saying why", job->gen->name);
+    return -1;
+}
+
+int pm_api_job_encode(const pm_api_job *job, const pm_scene *scene, const pm_api_output *o,
+                      const char *key_hex, const pm_api_alloc *al, pm_api_buf *out,
+                      pm_api_problem *p) {
+    int rc = pm_api_encode_with(scene, job->gen, key_hex, o, al, out);
+    if (rc == 0) return 0;
+    if (rc == -1) pm_api__out_of_memory(p, "while encoding the result");
+    else
+        pm_api_problem_set(p, 500, "internal", "Internal Server Error",
+                           "the %s scene broke the encoder's contract", job->gen->name);
+    return -1;
+}
+
+void pm_api_job_end(pm_api_job *job) {
+    json_decref(job->canonical);
+    job->canonical = NULL;
+}
+
+static void pm_api__stage(const pm_api_run *run, pm_api_stage st, const pm_scene *scene) {
+    if (run->stage_done) run->stage_done(run->cls, st, scene);
+}
+
+int pm_api_request_run(const pm_api_request *rq, const pm_api_run *run, pm_api_buf *out,
+                       pm_api_key *keys, pm_api_problem *p) {
+    size_t n = run->noutputs, done = 0;
+    for (size_t i = 0; i < n; i++) out[i] = (pm_api_buf){0};
+    char (*hex)[33] = calloc(n ? n : 1, sizeof *hex);
+    pm_arena *arena = pm_arena_create(0);
+    json_t *doc = NULL;
+    pm_api_job job = {0};
+    pm_scene *scene = NULL;
+    int rc = -1;
+    if (!hex || !arena) {
+        pm_api__out_of_memory(p, "");
+        goto done;
+    }
+    pm_arena_set_limit(arena, run->lim->max_arena_bytes);
+    if (pm_api_request_document(rq, &doc, p) != 0) goto done;
+    pm_api__stage(run, PM_API_STAGE_DOCUMENT, NULL);
+    if (pm_api_job_parse(&job, rq->gen, run->lim, arena, doc, p) != 0) goto done;
+    for (size_t i = 0; i < n; i++) {
+        pm_api_key k = pm_api_job_key(&job, &run->outputs[i], hex[i]);
+        if (k.hi == 0 && k.lo == 0) {
+            pm_api__out_of_memory(p, "for the cache key");
+            goto done;
+        }
+        if (keys) keys[i] = k;
+    }
+    pm_api__stage(run, PM_API_STAGE_PARSE, NULL);
+    if (pm_api_job_generate(&job, NULL, &scene, p) != 0) goto done;
+    pm_api__stage(run, PM_API_STAGE_GENERATE, scene);
+    for (; done < n; done++)
+        if (pm_api_job_encode(&job, scene, &run->outputs[done], hex[done], NULL, &out[done], p) != 0)
+            goto done;
+    pm_api__stage(run, PM_API_STAGE_ENCODE, scene);
+    rc = 0;
+done:
+    if (rc != 0)
+        for (size_t i = 0; i < done; i++) free(out[i].data), out[i] = (pm_api_buf){0};
+    pm_api_job_end(&job);
+    json_decref(doc);
+    pm_arena_destroy(arena);
+    free(hex);
+    return rc;
+}
