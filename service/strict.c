@@ -91,3 +91,255 @@ void pm_svc_strict_head(struct MHD_Connection *conn, const char *version,
                            host.n ? "more than one Host header" : "HTTP/1.1 without Host");
     }
 }
+
+/* ---- the framing follower (strict.h) ---- */
+
+enum {
+    PM_SVC__FR_START,     /* before a request line: empty lines are skipped */
+    PM_SVC__FR_HEAD,      /* in a head, after its request line */
+    PM_SVC__FR_BODY,      /* Content-Length bytes */
+    PM_SVC__FR_SIZE,      /* a chunk size's hex digits */
+    PM_SVC__FR_SIZE_CR,   /* a CR after them: LF must follow */
+    PM_SVC__FR_EXT,       /* a chunk extension, up to LF */
+    PM_SVC__FR_DATA,      /* a chunk's data */
+    PM_SVC__FR_DATA_END,  /* CRLF (or LF) after a chunk's data */
+    PM_SVC__FR_DATA_CR,   /* its CR seen: LF must follow */
+    PM_SVC__FR_TRAILER,   /* trailer lines after the last chunk, up to an empty one */
+    PM_SVC__FR_OFF,       /* not judging this connection any more */
+    PM_SVC__FR_JUDGED,    /* a verdict is out */
+};
+
+void pm_svc_framing_init(pm_svc_framing *f, uint64_t limit) {
+    memset(f, 0, sizeof *f);
+    f->state = PM_SVC__FR_START;
+    f->limit = limit;
+}
+
+void pm_svc_framing_off(pm_svc_framing *f) {
+    if (f->state != PM_SVC__FR_JUDGED) f->state = PM_SVC__FR_OFF;
+}
+
+int pm_svc_framing_on(const pm_svc_framing *f) {
+    return f->state != PM_SVC__FR_OFF && f->state != PM_SVC__FR_JUDGED;
+}
+
+void pm_svc_framing_verdict(const pm_svc_framing *f, pm_svc_strict_verdict *v) {
+    memset(v, 0, sizeof *v);
+    if (f->status == 413)
+        pm_svc__refuse(v, 413, "payload-too-large", "Content Too Large", f->detail);
+    else if (f->status)
+        pm_svc__refuse(v, 400, "bad-request", "Bad Request", f->detail);
+}
+
+static void pm_svc__judge(pm_svc_framing *f, int status, const char *detail) {
+    f->status = status;
+    f->verdict_request = f->requests;
+    f->verdict_head_len = f->last_head_len;
+    snprintf(f->detail, sizeof f->detail, "%s", detail);
+    f->state = PM_SVC__FR_JUDGED;
+}
+
+/* A line's bytes are kept up to its first NUL (the library reads lines as
+ * C strings) and as many as fit; line_len counts them all. */
+static void pm_svc__line_byte(pm_svc_framing *f, char c) {
+    if (!f->line_len) f->kept = 0;
+    if (f->kept == f->line_len && f->kept < sizeof f->line - 1 && c != '\0') f->line[f->kept++] = c;
+    f->line_len++;
+}
+
+/* The line ends at this LF; a CR just before it is no part of it (the
+ * library's CRLF). Returns 1 when the kept bytes are the whole C string. */
+static int pm_svc__line_end(pm_svc_framing *f) {
+    if (!f->line_len) f->kept = 0;
+    int whole = f->kept == f->line_len || f->kept < sizeof f->line - 1;
+    if (f->kept == f->line_len && f->kept && f->line[f->kept - 1] == '\r') f->kept--;
+    f->line[f->kept] = '\0';
+    f->line_len = 0;
+    return whole;
+}
+
+/* The head ends: where its body ends follows from its framing headers. */
+static void pm_svc__head_end(pm_svc_framing *f) {
+    f->requests++;
+    f->last_head_len = f->head_len;
+    f->last_chunked = f->te_n > 0;
+    f->head_len = f->declared = f->size = 0;
+    if (f->folded) {
+        f->state = PM_SVC__FR_OFF;
+    } else if (f->te_n) {
+        f->state = f->te_n == 1 && !f->cl_n && f->te_chunked ? PM_SVC__FR_SIZE : PM_SVC__FR_OFF;
+    } else if (f->cl_n) {
+        f->left = f->cl;
+        f->state = f->cl_n > 1 || !f->cl_ok ? PM_SVC__FR_OFF
+                   : f->cl                  ? PM_SVC__FR_BODY
+                                            : PM_SVC__FR_START;
+    } else {
+        f->state = PM_SVC__FR_START;
+    }
+    f->cl_n = f->te_n = f->te_chunked = f->cl_ok = f->folded = f->framing_prev = 0;
+}
+
+/* A header line of a head: only Content-Length and Transfer-Encoding
+ * matter, named exactly (the library compares the whole name). */
+static void pm_svc__header_line(pm_svc_framing *f, int whole) {
+    const char *l = f->line;
+    if (l[0] == ' ' || l[0] == '\t') {   /* continues the previous value */
+        if (f->framing_prev) f->folded = 1;
+        return;
+    }
+    const char *colon = strchr(l, ':');
+    f->framing_prev = 0;
+    if (!colon) return;   /* the library refuses it (400), or the name is long */
+    size_t name = (size_t)(colon - l);
+    int cl = name == 14 && strncasecmp(l, "content-length", 14) == 0;
+    int te = name == 17 && strncasecmp(l, "transfer-encoding", 17) == 0;
+    if (!cl && !te) return;
+    f->framing_prev = 1;
+    if (!whole) {   /* a framing value longer than what is kept: unsure */
+        f->folded = 1;
+        return;
+    }
+    const char *v = colon + 1;
+    while (*v == ' ' || *v == '\t') v++;
+    if (te) {
+        f->te_n++;
+        f->te_chunked = strcasecmp(v, "chunked") == 0;
+        return;
+    }
+    f->cl_n++;
+    f->cl_ok = *v != '\0';
+    f->cl = 0;
+    for (; *v && f->cl_ok; v++) {
+        unsigned d = (unsigned)(*v - '0');
+        if (d > 9 || f->cl > (UINT64_MAX - d) / 10) f->cl_ok = 0;
+        else f->cl = f->cl * 10 + d;
+    }
+}
+
+/* A chunk size digit: refused as soon as the size passes what is left of
+ * the limit (more digits only make it larger). */
+static void pm_svc__size_digit(pm_svc_framing *f, int d) {
+    uint64_t room = f->limit - f->declared;
+    if ((uint64_t)d > room || f->size > (room - (uint64_t)d) / 16) {
+        char detail[200];
+        snprintf(detail, sizeof detail,
+                 "a chunk declares more than the %llu bytes left of the body limit of %llu "
+                 "bytes (--body-limit)",
+                 (unsigned long long)room, (unsigned long long)f->limit);
+        pm_svc__judge(f, 413, detail);
+        return;
+    }
+    f->size = f->size * 16 + (uint64_t)d;
+}
+
+/* The chunk size line ends: its data follows, or the trailers. */
+static void pm_svc__size_end(pm_svc_framing *f) {
+    if (f->line_len == 0 && f->state == PM_SVC__FR_SIZE) {
+        pm_svc__judge(f, 400, "chunked framing: a chunk size line without a size");
+        return;
+    }
+    f->line_len = 0;
+    if (f->size == 0) {
+        f->state = PM_SVC__FR_TRAILER;
+        return;
+    }
+    f->declared += f->size;
+    f->left = f->size;
+    f->size = 0;
+    f->state = PM_SVC__FR_DATA;
+}
+
+size_t pm_svc_framing_feed(pm_svc_framing *f, const char *p, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        char c = p[i];
+        switch (f->state) {
+        case PM_SVC__FR_OFF:
+        case PM_SVC__FR_JUDGED: return n;
+        case PM_SVC__FR_BODY:
+        case PM_SVC__FR_DATA: {
+            uint64_t take = n - i < f->left ? n - i : f->left;
+            i += (size_t)take;
+            f->left -= take;
+            if (!f->left) f->state = f->state == PM_SVC__FR_BODY ? PM_SVC__FR_START : PM_SVC__FR_DATA_END;
+            continue;
+        }
+        case PM_SVC__FR_START:
+        case PM_SVC__FR_HEAD:
+        case PM_SVC__FR_TRAILER: {
+            if (f->state != PM_SVC__FR_START || f->line_len) f->head_len++;
+            if (c != '\n') {
+                if (f->state == PM_SVC__FR_START && !f->line_len) f->head_len = 1;
+                pm_svc__line_byte(f, c);
+                break;
+            }
+            int whole = pm_svc__line_end(f);
+            if (f->state == PM_SVC__FR_START) {
+                if (f->kept) f->state = PM_SVC__FR_HEAD;   /* the request line */
+                else f->head_len = 0;                     /* an empty line before it */
+            } else if (f->state == PM_SVC__FR_HEAD) {
+                if (!f->kept) pm_svc__head_end(f);
+                else pm_svc__header_line(f, whole);
+            } else {
+                if (!f->kept) {
+                    f->head_len = 0;
+                    f->state = PM_SVC__FR_START;
+                } else if (whole && !strchr(f->line, ':') && f->line[0] != ' ' &&
+                           f->line[0] != '\t') {
+                    pm_svc__judge(f, 400, "chunked framing: a trailer line that is no field");
+                    return i;
+                }
+            }
+            break;
+        }
+        case PM_SVC__FR_SIZE:
+        case PM_SVC__FR_EXT:
+            if (c == '\n') {
+                pm_svc__size_end(f);
+                if (f->state == PM_SVC__FR_JUDGED) return i;
+                break;
+            }
+            if (++f->line_len > PM_SVC_CHUNK_LINE_MAX) {
+                pm_svc__judge(f, 400, "chunked framing: a chunk size line (with its extensions) "
+                                      "over 1024 bytes");
+                return i;
+            }
+            if (f->state == PM_SVC__FR_EXT) break;
+            if (c == ';' && f->line_len > 1) {
+                f->state = PM_SVC__FR_EXT;
+            } else if (c == '\r' && f->line_len > 1) {
+                f->state = PM_SVC__FR_SIZE_CR;
+            } else if (pm_svc__hexval(c) >= 0) {
+                pm_svc__size_digit(f, pm_svc__hexval(c));
+                if (f->state == PM_SVC__FR_JUDGED) return i;
+            } else {
+                pm_svc__judge(f, 400, "chunked framing: a chunk size that is no hexadecimal "
+                                      "number");
+                return i;
+            }
+            break;
+        case PM_SVC__FR_SIZE_CR:
+            if (c != '\n') {
+                pm_svc__judge(f, 400, "chunked framing: a CR without LF after a chunk size");
+                return i;
+            }
+            pm_svc__size_end(f);
+            break;
+        case PM_SVC__FR_DATA_END:
+        case PM_SVC__FR_DATA_CR:
+            if (c == '\n') {
+                f->state = PM_SVC__FR_SIZE;
+                f->line_len = 0;
+            } else if (c == '\r' && f->state == PM_SVC__FR_DATA_END) {
+                f->state = PM_SVC__FR_DATA_CR;
+            } else {
+                pm_svc__judge(f, 400, "chunked framing: a chunk's data is longer than its size "
+                                      "(no CRLF after it)");
+                return i;
+            }
+            break;
+        }
+        i++;
+    }
+    return n;
+}
