@@ -1,0 +1,192 @@
+/* The framing follower (strict.h): where requests, heads and chunks begin
+ * and end in a connection's byte stream, and the verdicts on chunked
+ * bodies, whatever way the stream is cut into reads. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strict.h"
+
+#define H "POST /v1/dungeons HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+#define H_LEN (sizeof H - 1)
+
+typedef struct fed {
+    int status;
+    size_t at;          /* offset of the byte that decided, or the length */
+    unsigned requests;
+    uint64_t last_head_len;
+    int on;
+} fed;
+
+/* Feeds s cut at the given places (cuts ascending, n_cuts of them). */
+static fed feed_cut(const char *s, size_t len, uint64_t limit, const size_t *cuts, size_t n_cuts) {
+    pm_svc_framing f;
+    pm_svc_framing_init(&f, limit);
+    fed out = {0, len, 0, 0, 0};
+    size_t from = 0;
+    for (size_t k = 0; k <= n_cuts; k++) {
+        size_t to = k < n_cuts ? cuts[k] : len;
+        size_t used = pm_svc_framing_feed(&f, s + from, to - from);
+        if (f.status && out.at == len) out.at = from + used;
+        from = to;
+    }
+    out.status = f.status;
+    out.requests = f.requests;
+    out.last_head_len = f.last_head_len;
+    out.on = pm_svc_framing_on(&f);
+    return out;
+}
+
+/* The same result in one read, in every two reads, and byte by byte. */
+static fed feed_all_ways(const char *s, size_t len, uint64_t limit) {
+    fed one = feed_cut(s, len, limit, NULL, 0);
+    for (size_t c = 1; c < len; c++) {
+        fed two = feed_cut(s, len, limit, &c, 1);
+        cr_assert(two.status == one.status && two.at == one.at && two.requests == one.requests &&
+                      two.last_head_len == one.last_head_len && two.on == one.on,
+                  "cut at %zu: status %d at %zu vs %d at %zu: %s", c, two.status, two.at,
+                  one.status, one.at, s);
+    }
+    size_t *cuts = malloc(len * sizeof *cuts);
+    for (size_t c = 1; c < len; c++) cuts[c - 1] = c;
+    fed bytes = feed_cut(s, len, limit, cuts, len ? len - 1 : 0);
+    free(cuts);
+    cr_assert(bytes.status == one.status && bytes.at == one.at && bytes.requests == one.requests,
+              "byte by byte differs: %s", s);
+    return one;
+}
+
+#define FEED(lit, limit) feed_all_ways(lit, sizeof lit - 1, limit)
+
+Test(framing, valid_streams_pass_and_heads_are_measured) {
+    fed r = FEED(H "34\r\n0123456789012345678901234567890123456789012345678901\r\n0\r\n\r\n", 1000);
+    cr_assert_eq(r.status, 0);
+    cr_assert_eq(r.requests, 1);
+    cr_assert_eq(r.last_head_len, H_LEN, "the library's header_size: request line to blank line");
+    cr_assert(r.on);
+    /* Empty lines before a request line are no part of its head. */
+    r = FEED("\r\n\n" H "0\r\n\r\n", 1000);
+    cr_assert_eq(r.status, 0);
+    cr_assert_eq(r.last_head_len, H_LEN);
+    /* Extensions, trailers, bare LF, upper-case hex and leading zeros. */
+    r = FEED(H "0002;a=\"b;c\"\r\n{}\r\n00A\n0123456789\n0;end\r\nX-T: 1\r\nX-U: 2\r\n\r\n", 12);
+    cr_assert_eq(r.status, 0, "exactly the limit is allowed");
+    /* Pipelined: chunked, Content-Length, no body, chunked. */
+    r = FEED(H "2\r\n{}\r\n0\r\n\r\n"
+               "POST /a HTTP/1.1\r\nContent-Length: 5\r\n\r\n12345"
+               "GET /b HTTP/1.1\r\n\r\n" H "0\r\n\r\n",
+             1000);
+    cr_assert_eq(r.status, 0);
+    cr_assert_eq(r.requests, 4);
+    cr_assert(r.on);
+    /* A Content-Length body is data, whatever it holds. */
+    r = FEED("POST /a HTTP/1.1\r\nContent-length: 12\r\n\r\nzz\r\n\r\nGET / " H "1\r\nx\r\n0\r\n\r\n",
+             1000);
+    cr_assert_eq(r.status, 0);
+    cr_assert_eq(r.requests, 2);
+}
+
+Test(framing, a_chunk_past_the_limit_is_413_at_its_first_digit_too_many) {
+    fed r = FEED(H "7fffffff\r\n", 4096);
+    cr_assert_eq(r.status, 413);
+    cr_assert_eq(r.at, H_LEN + 3, "0x7fff > 4096: decided at the fourth digit");
+    r = FEED(H "1000\r\n", 4096);
+    cr_assert_eq(r.status, 0);
+    r = FEED(H "1001\r\n", 4096);
+    cr_assert_eq(r.status, 413);
+    cr_assert_eq(r.at, H_LEN + 3);
+    /* What is left after earlier chunks counts. */
+    r = FEED(H "8\r\n12345678\r\n9\r\n", 16);
+    cr_assert_eq(r.status, 413);
+    r = FEED(H "8\r\n12345678\r\n8\r\n12345678\r\n0\r\n\r\n", 16);
+    cr_assert_eq(r.status, 0);
+    /* Past 64 bits, and leading zeros do not count. */
+    r = FEED(H "ffffffffffffffffff\r\n", UINT64_MAX);
+    cr_assert_eq(r.status, 413);
+    r = FEED(H "000000000000000000000001\r\nx\r\n0\r\n\r\n", 1);
+    cr_assert_eq(r.status, 0);
+    /* Each request has the whole limit. */
+    r = FEED(H "8\r\n12345678\r\n0\r\n\r\n" H "8\r\n12345678\r\n0\r\n\r\n", 8);
+    cr_assert_eq(r.status, 0);
+    cr_assert_eq(r.requests, 2);
+}
+
+Test(framing, malformed_chunk_framing_is_400_at_the_byte_that_shows_it) {
+    static const struct {
+        const char *body;
+        size_t at;   /* offset in body of the deciding byte */
+    } bad[] = {
+        {"zz\r\n", 0},          {"-5\r\n", 0},        {"5 \r\n", 1},       {"\r\n", 0},
+        {"\n", 0},              {";x\r\n", 0},        {"2\rx", 2},         {"2\r\n{}XY", 5},
+        {"2\r\n{}\rX", 6},      {"0x10\r\n", 1},      {"2\r\n{}\r\n0\r\nbad\r\n\r\n", 14},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char s[256];
+        int n = snprintf(s, sizeof s, H "%s", bad[i].body);
+        fed r = feed_all_ways(s, (size_t)n, 1000);
+        cr_assert_eq(r.status, 400, "%s", bad[i].body);
+        cr_assert_eq(r.at, H_LEN + bad[i].at, "%s: decided at %zu", bad[i].body, r.at - H_LEN);
+        cr_assert_eq(r.requests, 1);
+    }
+    /* A size line with its extensions may have 1024 bytes, not more. */
+    char s[2048];
+    int n = snprintf(s, sizeof s, H "1;");
+    memset(s + n, 'e', 1021);
+    strcpy(s + n + 1021, "\r\nx\r\n0\r\n\r\n");
+    cr_assert_eq(feed_all_ways(s, strlen(s), 1000).status, 0);
+    memset(s + n, 'e', 1022);
+    strcpy(s + n + 1022, "\r\nx\r\n0\r\n\r\n");
+    fed r = feed_all_ways(s, strlen(s), 1000);
+    cr_assert_eq(r.status, 400);
+    cr_assert_eq(r.at, H_LEN + 1024);
+}
+
+Test(framing, unsure_framing_turns_it_off) {
+    /* The head checks or the library answer these; the follower judges
+     * nothing after them. */
+    static const char *const heads[] = {
+        "POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n",
+        "POST / HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "POST / HTTP/1.1\r\nTransfer-Encoding:\r\n chunked\r\n\r\n",
+        "POST / HTTP/1.1\r\nContent-Length: 1x\r\n\r\n",
+        "POST / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n",
+        "POST / HTTP/1.1\r\nContent-Length: \r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
+        char s[512];
+        int n = snprintf(s, sizeof s, "%szz\r\n", heads[i]);
+        fed r = feed_all_ways(s, (size_t)n, 1000);
+        cr_assert_eq(r.status, 0, "%s", heads[i]);
+        cr_assert(!r.on, "%s", heads[i]);
+    }
+    /* A name the library does not take for the framing header is no
+     * framing header here either ("Transfer-Encoding :"). */
+    fed r = FEED("POST / HTTP/1.1\r\nTransfer-Encoding : chunked\r\n\r\nGET / HTTP/1.1\r\n\r\n", 10);
+    cr_assert_eq(r.status, 0);
+    cr_assert_eq(r.requests, 2);
+    cr_assert(r.on);
+    /* Off on request, and once off it stays off. */
+    pm_svc_framing f;
+    pm_svc_framing_init(&f, 10);
+    pm_svc_framing_off(&f);
+    cr_assert_eq(pm_svc_framing_feed(&f, H "zz\r\n", H_LEN + 4), H_LEN + 4);
+    cr_assert_eq(f.status, 0);
+}
+
+Test(framing, a_verdict_names_its_request) {
+    pm_svc_framing f;
+    pm_svc_framing_init(&f, 100);
+    const char *s = "GET / HTTP/1.1\r\n\r\n" H "zz";
+    size_t n = strlen(s);
+    cr_assert_eq(pm_svc_framing_feed(&f, s, n), n - 2);
+    cr_assert_eq(f.verdict_request, 2);
+    cr_assert_eq(f.verdict_head_len, H_LEN);
+    pm_svc_strict_verdict v;
+    pm_svc_framing_verdict(&f, &v);
+    cr_assert_eq(v.status, 400);
+    cr_assert_str_eq(v.type, "bad-request");
+    cr_assert(!pm_svc_framing_on(&f));
+}
