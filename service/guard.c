@@ -45,6 +45,7 @@ typedef struct pm_svc__conn {
     unsigned confirmed;                 /* the follower agrees on this head's length */
     unsigned decided;                   /* this request's answer came from its head */
     int draining;                       /* answered on the socket: swallow the rest */
+    int head_refusal;                   /* a head refused while the last answer is out */
     uint64_t drained;
 } pm_svc__conn;
 
@@ -62,8 +63,10 @@ struct pm_svc_guard {
     size_t open, cut;                   /* cut: shut down, not yet closed */
     uint64_t started_total, expect_started;
     atomic_ullong cuts[PM_SVC_NCUTS];
-    atomic_ullong framing[2];           /* refused by the follower: 400, 413 */
+    atomic_ullong framing[5];           /* refused by the follower, by status (below) */
 };
+
+static int pm_svc__refuse_head(pm_svc__conn *c);
 
 /* Tracked connections by descriptor, for recv(). A slot is set when the
  * library announces a connection and cleared when it closes it, both on
@@ -321,6 +324,14 @@ int pm_svc_guard_request_head(struct MHD_Connection *conn, const char *id, const
     return pm_svc__move(c, PM_SVC_C_BODY, ms ? pm_svc_now_ns() + pm_svc__ms_ns(ms) : 0);
 }
 
+static const int pm_svc__refusal_status[5] = {400, 413, 414, 431, 505};
+
+static void pm_svc__count_refusal(pm_svc_guard *g, int status) {
+    for (int i = 0; i < 5; i++)
+        if (pm_svc__refusal_status[i] == status)
+            atomic_fetch_add_explicit(&g->framing[i], 1, memory_order_relaxed);
+}
+
 int pm_svc_guard_framing(struct MHD_Connection *conn, int decided, pm_svc_strict_verdict *v) {
     memset(v, 0, sizeof *v);
     pm_svc__conn *c = pm_svc__of(conn);
@@ -333,14 +344,13 @@ int pm_svc_guard_framing(struct MHD_Connection *conn, int decided, pm_svc_strict
     int chunked = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                               MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
     if (f->status) {
-        if (f->verdict_request != c->heads) return 0;   /* a later request's */
+        if (f->verdict_in_head || f->verdict_request != c->heads) return 0;   /* a later one's */
         if (f->verdict_head_len == head && chunked) {
             pm_svc_framing_verdict(f, v);
-            atomic_fetch_add_explicit(&c->g->framing[f->status == 413], 1, memory_order_relaxed);
+            pm_svc__count_refusal(c->g, f->status);
             return f->status;
         }
-        f->status = 0;   /* the library saw another head: forget it (all bytes went on) */
-        pm_svc_framing_off(f);
+        pm_svc_framing_off(f);   /* the library saw another head: forget it (all bytes went on) */
         return 0;
     }
     if (!pm_svc_framing_on(f) || f->requests < c->heads) {
@@ -381,6 +391,10 @@ int pm_svc_guard_request_end(struct MHD_Connection *conn) {
         c->deadline_ns = g->conf.header_ms ? pm_svc_now_ns() + wait : 0;
     }
     pthread_mutex_unlock(&g->mu);
+    if (c->head_refusal) {   /* the next head was refused while this answer went out */
+        c->head_refusal = 0;
+        pm_svc__refuse_head(c);
+    }
     return answered;
 }
 
@@ -490,13 +504,16 @@ void pm_svc_guard_render(pm_svc_guard *g, pm_svc_buf *b) {
                                                                    memory_order_relaxed));
     pm_svc_buf_printf(
         b,
-        "# HELP procmesh_framing_refused_total Request bodies refused from their chunk framing "
-        "before their data arrived: malformed (400), a chunk declared past --body-limit (413).\n"
-        "# TYPE procmesh_framing_refused_total counter\n"
-        "procmesh_framing_refused_total{status=\"400\"} %llu\n"
-        "procmesh_framing_refused_total{status=\"413\"} %llu\n",
-        (unsigned long long)atomic_load_explicit(&g->framing[0], memory_order_relaxed),
-        (unsigned long long)atomic_load_explicit(&g->framing[1], memory_order_relaxed));
+        "# HELP procmesh_framing_refused_total Requests refused from their framing as the bytes "
+        "arrived, before libmicrohttpd judged them: malformed heads or chunks (400), a chunk "
+        "declared past --body-limit (413), request lines (414) or heads (431) too long, HTTP "
+        "versions other than 1.x (505).\n"
+        "# TYPE procmesh_framing_refused_total counter\n");
+    for (int i = 0; i < 5; i++)
+        pm_svc_buf_printf(b, "procmesh_framing_refused_total{status=\"%d\"} %llu\n",
+                          pm_svc__refusal_status[i],
+                          (unsigned long long)atomic_load_explicit(&g->framing[i],
+                                                                   memory_order_relaxed));
 }
 
 /* ---- the bytes the library receives ---- */
@@ -517,8 +534,30 @@ static int pm_svc__refuse_body(pm_svc__conn *c) {
         c->state = PM_SVC_C_RAW;   /* closed at the body deadline at the latest */
     }
     pthread_mutex_unlock(&g->mu);
-    if (reading) atomic_fetch_add_explicit(&g->framing[v.status == 413], 1, memory_order_relaxed);
+    if (reading) pm_svc__count_refusal(g, v.status);
     return reading;
+}
+
+/* Answers the follower's verdict on a request head on the socket (the
+ * library never handed it over): 0 while an earlier request on the
+ * connection is still being answered (pm_svc_guard_request_end answers it
+ * then, so answers keep their order). */
+static int pm_svc__refuse_head(pm_svc__conn *c) {
+    pm_svc_guard *g = c->g;
+    pm_svc_strict_verdict v;
+    pm_svc_framing_verdict(&c->frame, &v);
+    pthread_mutex_lock(&g->mu);
+    int idle = c->state == PM_SVC_C_HEAD;
+    if (idle) {
+        c->id[0] = c->acao[0] = '\0';   /* a new request id; CORS as for a 408 */
+        pm_svc__write_problem(c, v.status, v.type, v.title, v.detail);
+        shutdown(c->fd, SHUT_WR);
+        c->answered = v.status;
+        c->state = PM_SVC_C_RAW;   /* closed at the head deadline at the latest */
+    }
+    pthread_mutex_unlock(&g->mu);
+    if (idle) pm_svc__count_refusal(g, v.status);
+    return idle;
 }
 
 /* Swallows what the client still sends after an answer written on the
@@ -547,10 +586,20 @@ ssize_t recv(int fd, void *buf, size_t len, int flags) {
     size_t keep = pm_svc_framing_feed(&c->frame, buf, (size_t)n);
     /* A verdict on a request whose head the library has not handed over
      * yet waits for that head call; every byte goes on meanwhile. */
-    const pm_svc_framing *f = &c->frame;
-    if (!f->status || f->verdict_request != c->confirmed ||
-        (f->status == 413 && c->decided == f->verdict_request) || !pm_svc__refuse_body(c))
+    pm_svc_framing *f = &c->frame;
+    if (!f->status) return n;
+    if (f->verdict_in_head) {
+        /* Acted on only where the follower agreed with the library on
+         * every head so far; else the library answers as it would. */
+        if (f->requests != c->confirmed || c->heads != f->requests) {
+            pm_svc_framing_off(f);
+            return n;
+        }
+        if (!pm_svc__refuse_head(c)) c->head_refusal = 1;
+    } else if (f->verdict_request != c->confirmed ||
+               (f->status == 413 && c->decided == f->verdict_request) || !pm_svc__refuse_body(c)) {
         return n;   /* a request refused from its head goes on as before (server.c) */
+    }
     c->draining = 1;
     c->drained = (uint64_t)n - keep;
     return keep ? (ssize_t)keep : pm_svc__swallow(c, fd, buf, len, recvfrom(fd, buf, len, 0, NULL, NULL));

@@ -116,7 +116,8 @@ void pm_svc_framing_init(pm_svc_framing *f, uint64_t limit) {
 }
 
 void pm_svc_framing_off(pm_svc_framing *f) {
-    if (f->state != PM_SVC__FR_JUDGED) f->state = PM_SVC__FR_OFF;
+    f->state = PM_SVC__FR_OFF;
+    f->status = 0;
 }
 
 int pm_svc_framing_on(const pm_svc_framing *f) {
@@ -124,16 +125,23 @@ int pm_svc_framing_on(const pm_svc_framing *f) {
 }
 
 void pm_svc_framing_verdict(const pm_svc_framing *f, pm_svc_strict_verdict *v) {
+    static const struct { int status; const char *type, *title; } kinds[] = {
+        {400, "bad-request", "Bad Request"},
+        {413, "payload-too-large", "Content Too Large"},
+        {414, "uri-too-long", "URI Too Long"},
+        {431, "request-header-fields-too-large", "Request Header Fields Too Large"},
+        {505, "http-version-not-supported", "HTTP Version Not Supported"},
+    };
     memset(v, 0, sizeof *v);
-    if (f->status == 413)
-        pm_svc__refuse(v, 413, "payload-too-large", "Content Too Large", f->detail);
-    else if (f->status)
-        pm_svc__refuse(v, 400, "bad-request", "Bad Request", f->detail);
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (kinds[i].status == f->status)
+            pm_svc__refuse(v, f->status, kinds[i].type, kinds[i].title, f->detail);
 }
 
 static void pm_svc__judge(pm_svc_framing *f, int status, const char *detail) {
     f->status = status;
-    f->verdict_request = f->requests;
+    f->verdict_in_head = f->state == PM_SVC__FR_START || f->state == PM_SVC__FR_HEAD;
+    f->verdict_request = f->requests + (unsigned)f->verdict_in_head;
     f->verdict_head_len = f->last_head_len;
     snprintf(f->detail, sizeof f->detail, "%s", detail);
     f->state = PM_SVC__FR_JUDGED;
@@ -160,6 +168,12 @@ static int pm_svc__line_end(pm_svc_framing *f) {
 
 /* The head ends: where its body ends follows from its framing headers. */
 static void pm_svc__head_end(pm_svc_framing *f) {
+    if (!f->te_n && f->cl_n && f->cl_first && !f->folded) {   /* the library's own 400/413 */
+        pm_svc__judge(f, f->cl_first == 2 ? 413 : 400,
+                      f->cl_first == 2 ? "Content-Length is past 64 bits"
+                                       : "Content-Length must be one decimal number");
+        return;
+    }
     f->requests++;
     f->last_head_len = f->head_len;
     f->last_chunked = f->te_n > 0;
@@ -177,6 +191,8 @@ static void pm_svc__head_end(pm_svc_framing *f) {
         f->state = PM_SVC__FR_START;
     }
     f->cl_n = f->te_n = f->te_chunked = f->cl_ok = f->folded = f->framing_prev = 0;
+    f->cl_first = 0;
+    f->head_lines = 0;
 }
 
 /* A header line of a head: only Content-Length and Transfer-Encoding
@@ -209,11 +225,58 @@ static void pm_svc__header_line(pm_svc_framing *f, int whole) {
     f->cl_n++;
     f->cl_ok = *v != '\0';
     f->cl = 0;
+    int past = 0;
     for (; *v && f->cl_ok; v++) {
         unsigned d = (unsigned)(*v - '0');
-        if (d > 9 || f->cl > (UINT64_MAX - d) / 10) f->cl_ok = 0;
+        past = d <= 9 && f->cl > (UINT64_MAX - d) / 10;
+        if (d > 9 || past) f->cl_ok = 0;
         else f->cl = f->cl * 10 + d;
     }
+    if (f->cl_n == 1 && !f->cl_ok) f->cl_first = past ? 2 : 1;
+}
+
+/* The request line ends (CR stripped; len bytes): what the library would
+ * refuse, judged as it would (connection.c parse_initial_message_line,
+ * parse_http_version). Returns 0 when it passes. */
+static int pm_svc__request_line(pm_svc_framing *f, size_t len) {
+    if (f->sp_first == SIZE_MAX || f->target >= len || f->sp_last < f->target ||
+        f->sp_last == len - 1) {
+        pm_svc__judge(f, 400, "the request line must be METHOD SP target SP HTTP-version");
+        return 1;
+    }
+    size_t vlen = len - f->sp_last - 1;
+    char v[16];
+    if (vlen != 8) {
+        pm_svc__judge(f, 400, "the request line must end with an HTTP version (HTTP/1.1)");
+        return 1;
+    }
+    for (size_t i = 0; i < 8; i++) v[i] = f->tail[(f->sp_last + 1 + i) % sizeof f->tail];
+    if (memcmp(v, "HTTP/", 5) != 0 || v[6] != '.' || v[5] < '0' || v[5] > '9' || v[7] < '0' ||
+        v[7] > '9') {
+        pm_svc__judge(f, 400, "the request line must end with an HTTP version (HTTP/1.1)");
+        return 1;
+    }
+    if (v[5] != '1') {
+        pm_svc__judge(f, 505, "only HTTP/1.x is served");
+        return 1;
+    }
+    return 0;
+}
+
+/* A byte of the request line (not its LF): where its spaces are, and its
+ * last bytes. */
+static void pm_svc__request_byte(pm_svc_framing *f, char c) {
+    size_t i = f->line_len;   /* its index; line_len counts it already */
+    if (i == 0) {
+        f->sp_first = f->sp_last = f->target = SIZE_MAX;
+    }
+    if (c == ' ') {
+        if (f->sp_first == SIZE_MAX) f->sp_first = i;
+        f->sp_last = i;
+    } else if (f->sp_first != SIZE_MAX && f->target == SIZE_MAX) {
+        f->target = i;
+    }
+    f->tail[i % sizeof f->tail] = c;
 }
 
 /* A chunk size digit: refused as soon as the size passes what is left of
@@ -267,19 +330,53 @@ size_t pm_svc_framing_feed(pm_svc_framing *f, const char *p, size_t n) {
         case PM_SVC__FR_START:
         case PM_SVC__FR_HEAD:
         case PM_SVC__FR_TRAILER: {
+            int head = f->state != PM_SVC__FR_TRAILER;
             if (f->state != PM_SVC__FR_START || f->line_len) f->head_len++;
+            if (head && f->head_len > PM_SVC_HEAD_MAX) {
+                pm_svc__judge(f, 431, "the request head is longer than 12288 bytes");
+                return i;
+            }
             if (c != '\n') {
                 if (f->state == PM_SVC__FR_START && !f->line_len) f->head_len = 1;
+                if (!f->line_len) f->colon = 0;
+                if (c == ':') f->colon = 1;
+                /* A NUL first in a line before the request line makes it an
+                 * empty line to the library; anywhere else it cuts the line. */
+                if (c == '\0' && head && (f->state == PM_SVC__FR_HEAD || f->line_len)) {
+                    pm_svc__judge(f, 400, "a NUL byte in the request head");
+                    return i;
+                }
+                if (f->state == PM_SVC__FR_START) pm_svc__request_byte(f, c);
                 pm_svc__line_byte(f, c);
+                if (f->state == PM_SVC__FR_START && f->line_len > PM_SVC_REQUEST_LINE_MAX &&
+                    (c != '\r' || f->line_len > PM_SVC_REQUEST_LINE_MAX + 1)) {   /* CR: its end */
+                    pm_svc__judge(f, 414, "the request line is longer than 8192 bytes");
+                    return i;
+                }
                 break;
             }
+            size_t len = f->line_len;
             int whole = pm_svc__line_end(f);
             if (f->state == PM_SVC__FR_START) {
-                if (f->kept) f->state = PM_SVC__FR_HEAD;   /* the request line */
-                else f->head_len = 0;                     /* an empty line before it */
+                if (f->kept) {   /* the request line */
+                    if (pm_svc__request_line(f, len && f->tail[(len - 1) % sizeof f->tail] == '\r' ? len - 1 : len)) return i;
+                    f->state = PM_SVC__FR_HEAD;
+                } else {
+                    f->head_len = 0;   /* an empty line before it */
+                }
             } else if (f->state == PM_SVC__FR_HEAD) {
-                if (!f->kept) pm_svc__head_end(f);
-                else pm_svc__header_line(f, whole);
+                if (!f->kept) {
+                    pm_svc__head_end(f);
+                    if (f->state == PM_SVC__FR_JUDGED) return i;
+                } else if (++f->head_lines > PM_SVC_HEAD_LINES_MAX) {
+                    pm_svc__judge(f, 431, "the request head has more than 100 header lines");
+                    return i;
+                } else if (!f->colon && (f->head_lines == 1 || (f->line[0] != ' ' && f->line[0] != '\t'))) {
+                    pm_svc__judge(f, 400, "a header line without a colon");
+                    return i;
+                } else {
+                    pm_svc__header_line(f, whole);
+                }
             } else {
                 if (!f->kept) {
                     f->head_len = 0;

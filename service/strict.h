@@ -63,6 +63,24 @@ void pm_svc_strict_head(struct MHD_Connection *conn, const char *version,
  * those). The caller confirms its view at each request head
  * (pm_svc_framing_head_len) before acting on a verdict. */
 #define PM_SVC_CHUNK_LINE_MAX 1024
+/* Heads the library would refuse itself with an HTML body (or not at all)
+ * are judged here first, so the answer is problem+json:
+ *  - a request line over PM_SVC_REQUEST_LINE_MAX bytes: 414;
+ *  - a head over PM_SVC_HEAD_MAX bytes or PM_SVC_HEAD_LINES_MAX header
+ *    lines: 431 (the library's own limit, its 32 KiB connection memory
+ *    pool, comes later: some 32 KiB of head, fewer with many lines);
+ *  - a request line that is not METHOD SP target SP HTTP/d.d: 400; a
+ *    major version other than 1: 505;
+ *  - a header line without a colon: 400;
+ *  - a NUL byte in the request line or a header line: 400 (the library
+ *    reads lines as C strings and would serve "/v1/dungeons\0x" as
+ *    "/v1/dungeons");
+ *  - the one Content-Length the library reads that is no decimal number:
+ *    400; one past 64 bits: 413.
+ * These are judged on the wire only (guard.c), as the head arrives. */
+#define PM_SVC_REQUEST_LINE_MAX 8192
+#define PM_SVC_HEAD_MAX 12288
+#define PM_SVC_HEAD_LINES_MAX 100
 
 typedef struct pm_svc_framing {
     int state;                /* PM_SVC__FR_* (strict.c) */
@@ -78,12 +96,20 @@ typedef struct pm_svc_framing {
     char line[96];            /* its first bytes, up to a NUL */
     size_t kept;
     int cl_n, te_n, te_chunked, cl_ok;
+    int cl_first;             /* the first Content-Length: 0 a number, 1 not, 2 past 64 bits */
+    unsigned head_lines;      /* header lines of the head being read */
+    int colon;                /* the current line has a colon */
+    /* the request line: first space, start of the target, last space, and
+     * its last bytes (the version) */
+    size_t sp_first, target, sp_last;
+    char tail[16];
     int folded;               /* a framing header continued on the next line */
     int framing_prev;         /* the previous header line was a framing one */
     uint64_t cl;
     /* the verdict: status 0 while none */
     int status;
     unsigned verdict_request; /* the request (1 = the first) it refuses */
+    int verdict_in_head;      /* on that request's head (not yet complete) */
     uint64_t verdict_head_len;
     char detail[200];
 } pm_svc_framing;
@@ -94,11 +120,11 @@ void pm_svc_framing_init(pm_svc_framing *f, uint64_t limit);
  * of a verdict (n when there is none); after a verdict (f->status set) or
  * once off, it consumes everything and judges nothing. */
 size_t pm_svc_framing_feed(pm_svc_framing *f, const char *p, size_t n);
-/* Stops judging this connection (the caller's view disagrees). */
+/* Stops judging this connection (the caller's view disagrees); a
+ * verdict not acted on is dropped. */
 void pm_svc_framing_off(pm_svc_framing *f);
 /* Whether it still follows (no verdict, not off). */
 int pm_svc_framing_on(const pm_svc_framing *f);
-/* The verdict as a refusal (problem type, title, detail), for the head
- * call of request f->verdict_request. */
+/* The verdict as a refusal (problem type, title, detail). */
 void pm_svc_framing_verdict(const pm_svc_framing *f, pm_svc_strict_verdict *v);
 #endif

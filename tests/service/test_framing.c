@@ -151,9 +151,8 @@ Test(framing, unsure_framing_turns_it_off) {
         "POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
         "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
         "POST / HTTP/1.1\r\nTransfer-Encoding:\r\n chunked\r\n\r\n",
-        "POST / HTTP/1.1\r\nContent-Length: 1x\r\n\r\n",
-        "POST / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n",
-        "POST / HTTP/1.1\r\nContent-Length: \r\n\r\n",
+        "POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: x\r\n\r\n",
+        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: x\r\n\r\n",
     };
     for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
         char s[512];
@@ -189,4 +188,91 @@ Test(framing, a_verdict_names_its_request) {
     cr_assert_eq(v.status, 400);
     cr_assert_str_eq(v.type, "bad-request");
     cr_assert(!pm_svc_framing_on(&f));
+}
+
+/* Heads the library would refuse itself (or serve wrongly): judged at the
+ * byte that shows it, on the request whose head it is. */
+Test(framing, heads_the_library_would_refuse) {
+    static const struct {
+        const char *head;
+        int status;
+        long at;   /* offset of the deciding byte; -1: the end of the head */
+    } bad[] = {
+        {"GET /healthz\0x HTTP/1.1\r\nHost: x\r\n\r\n", 400, 12},
+        {"GET /healthz HTTP/1.1\r\nX-A: a\0b\r\n\r\n", 400, 29},
+        {"GET /healthz HTTP/1.1\r\n\0x\r\n\r\n", 400, 23},
+        {"GARBAGE\r\n\r\n", 400, 8},
+        {"GET /healthz\r\n\r\n", 400, 13},
+        {"GET  \r\n\r\n", 400, 6},
+        {"GET /healthz HTTP/1.1 \r\n\r\n", 400, 23},
+        {"GET /healthz HTTX/1.1\r\n\r\n", 400, 22},
+        {"GET /healthz HTTP/1.10\r\n\r\n", 400, 23},
+        {"GET /healthz HTTP/0.9\r\n\r\n", 505, 22},
+        {"GET /healthz HTTP/2.0\n\n", 505, 21},
+        {"GET /healthz HTTP/1.1\r\nHost: x\r\nno colon\r\n\r\n", 400, 41},
+        {"GET /healthz HTTP/1.1\r\n folded first: x\r\nno colon\r\n\r\n", 400, 50},
+        {"POST / HTTP/1.1\r\nContent-Length: 1x\r\n\r\n", 400, -1},
+        {"POST / HTTP/1.1\r\nContent-Length: \r\n\r\n", 400, -1},
+        {"POST / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n", 413, -1},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t len = strlen(bad[i].head);
+        if (i < 3) len = strlen(bad[i].head) + 1 + strlen(bad[i].head + strlen(bad[i].head) + 1);
+        fed r = feed_all_ways(bad[i].head, len, 100);
+        cr_assert_eq(r.status, bad[i].status, "%zu: %d", i, r.status);
+        size_t at = bad[i].at < 0 ? len - 1 : (size_t)bad[i].at;
+        cr_assert_eq(r.at, at, "%zu: decided at %zu, not %zu", i, r.at, at);
+        cr_assert_eq(r.requests, 0);
+    }
+    /* A NUL that starts a line before the request line: an empty line. */
+    static const char nul_first[] = "\0\r\nGET / HTTP/1.1\r\n\r\n";
+    fed r = feed_all_ways(nul_first, sizeof nul_first - 1, 100);
+    cr_assert_eq(r.status, 0);
+    cr_assert_eq(r.requests, 1);
+    /* Continuation lines, HTTP/1.0 and 1.9 pass. */
+    r = FEED("GET / HTTP/1.0\r\nX-A: a\r\n  b\r\n\tc\r\n\r\nGET / HTTP/1.9\r\n\r\n", 100);
+    cr_assert_eq(r.status, 0);
+    cr_assert_eq(r.requests, 2);
+    /* Sizes: the request line, the head, its lines. */
+    char s[20000];
+    int n = snprintf(s, sizeof s, "GET /");
+    memset(s + n, 'a', PM_SVC_REQUEST_LINE_MAX - 14);
+    n += PM_SVC_REQUEST_LINE_MAX - 14;
+    n += snprintf(s + n, sizeof s - (size_t)n, " HTTP/1.1\r\n\r\n");
+    cr_assert_eq(feed_cut(s, (size_t)n, 100, NULL, 0).status, 0, "a request line of 8192 bytes");
+    n = snprintf(s, sizeof s, "GET /");
+    memset(s + n, 'a', PM_SVC_REQUEST_LINE_MAX);
+    n += PM_SVC_REQUEST_LINE_MAX;
+    r = feed_cut(s, (size_t)n, 100, NULL, 0);
+    cr_assert_eq(r.status, 414);
+    cr_assert_eq(r.at, PM_SVC_REQUEST_LINE_MAX);
+    n = snprintf(s, sizeof s, "GET / HTTP/1.1\r\n");
+    for (int k = 0; k < 99; k++) n += snprintf(s + n, sizeof s - (size_t)n, "X-%d: 1\r\n", k);
+    n += snprintf(s + n, sizeof s - (size_t)n, "X-A: ");
+    int room = PM_SVC_HEAD_MAX - n - 4;
+    memset(s + n, 'v', (size_t)room);
+    n += room;
+    n += snprintf(s + n, sizeof s - (size_t)n, "\r\n\r\n");
+    cr_assert_eq(n, PM_SVC_HEAD_MAX);
+    r = feed_cut(s, (size_t)n, 100, NULL, 0);
+    cr_assert_eq(r.status, 0, "100 lines, 12288 bytes: %d", r.status);
+    s[n - 4] = 'v';
+    strcpy(s + n - 3, "\r\n\r\n");
+    r = feed_cut(s, (size_t)n + 1, 100, NULL, 0);
+    cr_assert_eq(r.status, 431);
+    cr_assert_eq(r.at, PM_SVC_HEAD_MAX);
+    n = snprintf(s, sizeof s, "GET / HTTP/1.1\r\n");
+    for (int k = 0; k < 101; k++) n += snprintf(s + n, sizeof s - (size_t)n, "X-%d: 1\r\n", k);
+    r = feed_cut(s, (size_t)n, 100, NULL, 0);
+    cr_assert_eq(r.status, 431);
+    cr_assert_eq(r.at, (size_t)n - 1);
+    /* A verdict on a head names the request whose head it is. */
+    pm_svc_framing f;
+    pm_svc_framing_init(&f, 100);
+    static const char two[] = "GET / HTTP/1.1\r\n\r\nGET /\0 HTTP/1.1\r\n\r\n";
+    pm_svc_framing_feed(&f, two, sizeof two - 1);
+    cr_assert_eq(f.status, 400);
+    cr_assert_eq(f.requests, 1);
+    cr_assert_eq(f.verdict_request, 2);
+    cr_assert(f.verdict_in_head);
 }
