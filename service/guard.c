@@ -345,7 +345,7 @@ int pm_svc_guard_framing(struct MHD_Connection *conn, int decided, pm_svc_strict
                                               MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
     if (f->status) {
         if (f->verdict_in_head || f->verdict_request != c->heads) return 0;   /* a later one's */
-        if (f->verdict_head_len == head && chunked) {
+        if (f->verdict_head_len == head && (chunked || f->verdict_on_head)) {
             pm_svc_framing_verdict(f, v);
             pm_svc__count_refusal(c->g, f->status);
             return f->status;

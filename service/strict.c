@@ -141,6 +141,7 @@ void pm_svc_framing_verdict(const pm_svc_framing *f, pm_svc_strict_verdict *v) {
 static void pm_svc__judge(pm_svc_framing *f, int status, const char *detail) {
     f->status = status;
     f->verdict_in_head = f->state == PM_SVC__FR_START || f->state == PM_SVC__FR_HEAD;
+    f->verdict_on_head = 0;
     f->verdict_request = f->requests + (unsigned)f->verdict_in_head;
     f->verdict_head_len = f->last_head_len;
     snprintf(f->detail, sizeof f->detail, "%s", detail);
@@ -177,6 +178,13 @@ static void pm_svc__head_end(pm_svc_framing *f) {
     f->requests++;
     f->last_head_len = f->head_len;
     f->last_chunked = f->te_n > 0;
+    if (f->nul) {   /* the library takes the head (cut at the NUL): refused at its head call */
+        pm_svc__judge(f, 400, "a NUL byte in the request head");
+        f->verdict_in_head = 0;
+        f->verdict_on_head = 1;
+        f->verdict_request = f->requests;
+        return;
+    }
     f->head_len = f->declared = f->size = 0;
     if (f->folded) {
         f->state = PM_SVC__FR_OFF;
@@ -193,6 +201,7 @@ static void pm_svc__head_end(pm_svc_framing *f) {
     f->cl_n = f->te_n = f->te_chunked = f->cl_ok = f->folded = f->framing_prev = 0;
     f->cl_first = 0;
     f->head_lines = 0;
+    f->nul = 0;
 }
 
 /* A header line of a head: only Content-Length and Transfer-Encoding
@@ -342,10 +351,7 @@ size_t pm_svc_framing_feed(pm_svc_framing *f, const char *p, size_t n) {
                 if (c == ':') f->colon = 1;
                 /* A NUL first in a line before the request line makes it an
                  * empty line to the library; anywhere else it cuts the line. */
-                if (c == '\0' && head && (f->state == PM_SVC__FR_HEAD || f->line_len)) {
-                    pm_svc__judge(f, 400, "a NUL byte in the request head");
-                    return i;
-                }
+                if (c == '\0' && head && (f->state == PM_SVC__FR_HEAD || f->line_len)) f->nul = 1;
                 if (f->state == PM_SVC__FR_START) pm_svc__request_byte(f, c);
                 pm_svc__line_byte(f, c);
                 if (f->state == PM_SVC__FR_START && f->line_len > PM_SVC_REQUEST_LINE_MAX &&

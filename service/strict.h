@@ -77,7 +77,8 @@ void pm_svc_strict_head(struct MHD_Connection *conn, const char *version,
  *    "/v1/dungeons");
  *  - the one Content-Length the library reads that is no decimal number:
  *    400; one past 64 bits: 413.
- * These are judged on the wire only (guard.c), as the head arrives. */
+ * All but the NUL are answered on the wire (guard.c), as the head arrives:
+ * the library would refuse them before it hands the head over. */
 #define PM_SVC_REQUEST_LINE_MAX 8192
 #define PM_SVC_HEAD_MAX 12288
 #define PM_SVC_HEAD_LINES_MAX 100
@@ -109,7 +110,9 @@ typedef struct pm_svc_framing {
     /* the verdict: status 0 while none */
     int status;
     unsigned verdict_request; /* the request (1 = the first) it refuses */
-    int verdict_in_head;      /* on that request's head (not yet complete) */
+    int verdict_in_head;      /* on that request's head, not yet complete: answer on the wire */
+    int verdict_on_head;      /* on a complete head (a NUL in it): answer at its head call */
+    int nul;                  /* a NUL byte in the head being read */
     uint64_t verdict_head_len;
     char detail[200];
 } pm_svc_framing;

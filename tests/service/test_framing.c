@@ -198,9 +198,9 @@ Test(framing, heads_the_library_would_refuse) {
         int status;
         long at;   /* offset of the deciding byte; -1: the end of the head */
     } bad[] = {
-        {"GET /healthz\0x HTTP/1.1\r\nHost: x\r\n\r\n", 400, 12},
-        {"GET /healthz HTTP/1.1\r\nX-A: a\0b\r\n\r\n", 400, 29},
-        {"GET /healthz HTTP/1.1\r\n\0x\r\n\r\n", 400, 23},
+        {"GET /healthz\0x HTTP/1.1\r\nHost: x\r\n\r\n", 400, -1},
+        {"GET /healthz HTTP/1.1\r\nX-A: a\0b\r\n\r\n", 400, -1},
+        {"GET /healthz HTTP/1.1\r\n\0x\r\n\r\n", 400, 26},
         {"GARBAGE\r\n\r\n", 400, 8},
         {"GET /healthz\r\n\r\n", 400, 13},
         {"GET  \r\n\r\n", 400, 6},
@@ -222,7 +222,7 @@ Test(framing, heads_the_library_would_refuse) {
         cr_assert_eq(r.status, bad[i].status, "%zu: %d", i, r.status);
         size_t at = bad[i].at < 0 ? len - 1 : (size_t)bad[i].at;
         cr_assert_eq(r.at, at, "%zu: decided at %zu, not %zu", i, r.at, at);
-        cr_assert_eq(r.requests, 0);
+        cr_assert_eq(r.requests, i < 3 ? 1 : 0, "%zu: a NUL is judged on the complete head", i);
     }
     /* A NUL that starts a line before the request line: an empty line. */
     static const char nul_first[] = "\0\r\nGET / HTTP/1.1\r\n\r\n";
@@ -269,10 +269,20 @@ Test(framing, heads_the_library_would_refuse) {
     /* A verdict on a head names the request whose head it is. */
     pm_svc_framing f;
     pm_svc_framing_init(&f, 100);
-    static const char two[] = "GET / HTTP/1.1\r\n\r\nGET /\0 HTTP/1.1\r\n\r\n";
+    static const char two[] = "GET / HTTP/1.1\r\n\r\nGET / HTTP/2.0\r\n\r\n";
     pm_svc_framing_feed(&f, two, sizeof two - 1);
-    cr_assert_eq(f.status, 400);
+    cr_assert_eq(f.status, 505);
     cr_assert_eq(f.requests, 1);
     cr_assert_eq(f.verdict_request, 2);
     cr_assert(f.verdict_in_head);
+    /* A NUL: a verdict on the complete head, the library's view of it (a
+     * line starting with NUL ends it). */
+    pm_svc_framing_init(&f, 100);
+    static const char nul[] = "GET / HTTP/1.1\r\n\r\nGET /a HTTP/1.1\r\n\0X: 1\r\nY: 2\r\n\r\n";
+    pm_svc_framing_feed(&f, nul, sizeof nul - 1);
+    cr_assert_eq(f.status, 400);
+    cr_assert_eq(f.requests, 2);
+    cr_assert_eq(f.verdict_request, 2);
+    cr_assert(!f.verdict_in_head && f.verdict_on_head);
+    cr_assert_eq(f.verdict_head_len, strlen("GET /a HTTP/1.1\r\n") + 7);
 }
