@@ -66,7 +66,7 @@ struct pm_svc_guard {
     atomic_ullong framing[5];           /* refused by the follower, by status (below) */
 };
 
-static int pm_svc__refuse_head(pm_svc__conn *c);
+static int pm_svc__refuse_on_wire(pm_svc__conn *c, pm_svc__cstate from);
 
 /* Tracked connections by descriptor, for recv(). A slot is set when the
  * library announces a connection and cleared when it closes it, both on
@@ -225,6 +225,7 @@ void pm_svc_guard_destroy(pm_svc_guard *g) {
     while (g->head) {   /* the daemon has stopped: only leftovers of a failed start */
         pm_svc__conn *c = g->head;
         g->head = c->next;
+        pm_svc__fd_set(c->fd, NULL);
         free(c);
     }
     pthread_cond_destroy(&g->cv);
@@ -393,7 +394,7 @@ int pm_svc_guard_request_end(struct MHD_Connection *conn) {
     pthread_mutex_unlock(&g->mu);
     if (c->head_refusal) {   /* the next head was refused while this answer went out */
         c->head_refusal = 0;
-        pm_svc__refuse_head(c);
+        pm_svc__refuse_on_wire(c, PM_SVC_C_HEAD);
     }
     return answered;
 }
@@ -518,46 +519,32 @@ void pm_svc_guard_render(pm_svc_guard *g, pm_svc_buf *b) {
 
 /* ---- the bytes the library receives ---- */
 
-/* Answers the follower's verdict on the socket (the library is reading
- * the body, so it cannot queue an answer): 0 when the connection is no
- * longer reading a body (answered otherwise, or cut). */
-static int pm_svc__refuse_body(pm_svc__conn *c) {
+/* Answers the follower's verdict on the socket, when c is in state from
+ * (g->mu taken here), and shuts its sending side: the answer is all.
+ * Returns 0 when c is not (answered otherwise, or cut; or, for a head, an
+ * earlier request on the connection is still being answered: then
+ * pm_svc_guard_request_end answers it, so answers keep their order).
+ *  - PM_SVC_C_BODY: a chunk's verdict (the library cannot queue an answer
+ *    while it reads a body);
+ *  - PM_SVC_C_HEAD: a head's (the library never hands it over): a new
+ *    request id, CORS as for a 408.
+ * The connection is then closed at its deadline at the latest. */
+static int pm_svc__refuse_on_wire(pm_svc__conn *c, pm_svc__cstate from) {
     pm_svc_guard *g = c->g;
     pm_svc_strict_verdict v;
     pm_svc_framing_verdict(&c->frame, &v);
     pthread_mutex_lock(&g->mu);
-    int reading = c->state == PM_SVC_C_BODY;
-    if (reading) {
-        pm_svc__write_problem(c, v.status, v.type, v.title, v.detail);
-        shutdown(c->fd, SHUT_WR);   /* the answer is all: the client sees the end */
-        c->answered = v.status;
-        c->state = PM_SVC_C_RAW;   /* closed at the body deadline at the latest */
-    }
-    pthread_mutex_unlock(&g->mu);
-    if (reading) pm_svc__count_refusal(g, v.status);
-    return reading;
-}
-
-/* Answers the follower's verdict on a request head on the socket (the
- * library never handed it over): 0 while an earlier request on the
- * connection is still being answered (pm_svc_guard_request_end answers it
- * then, so answers keep their order). */
-static int pm_svc__refuse_head(pm_svc__conn *c) {
-    pm_svc_guard *g = c->g;
-    pm_svc_strict_verdict v;
-    pm_svc_framing_verdict(&c->frame, &v);
-    pthread_mutex_lock(&g->mu);
-    int idle = c->state == PM_SVC_C_HEAD;
-    if (idle) {
-        c->id[0] = c->acao[0] = '\0';   /* a new request id; CORS as for a 408 */
+    int now = c->state == from;
+    if (now) {
+        if (from == PM_SVC_C_HEAD) c->id[0] = c->acao[0] = '\0';
         pm_svc__write_problem(c, v.status, v.type, v.title, v.detail);
         shutdown(c->fd, SHUT_WR);
         c->answered = v.status;
-        c->state = PM_SVC_C_RAW;   /* closed at the head deadline at the latest */
+        c->state = PM_SVC_C_RAW;
     }
     pthread_mutex_unlock(&g->mu);
-    if (idle) pm_svc__count_refusal(g, v.status);
-    return idle;
+    if (now) pm_svc__count_refusal(g, v.status);
+    return now;
 }
 
 /* Swallows what the client still sends after an answer written on the
@@ -595,9 +582,10 @@ ssize_t recv(int fd, void *buf, size_t len, int flags) {
             pm_svc_framing_off(f);
             return n;
         }
-        if (!pm_svc__refuse_head(c)) c->head_refusal = 1;
+        if (!pm_svc__refuse_on_wire(c, PM_SVC_C_HEAD)) c->head_refusal = 1;
     } else if (f->verdict_request != c->confirmed ||
-               (f->status == 413 && c->decided == f->verdict_request) || !pm_svc__refuse_body(c)) {
+               (f->status == 413 && c->decided == f->verdict_request) ||
+               !pm_svc__refuse_on_wire(c, PM_SVC_C_BODY)) {
         return n;   /* a request refused from its head goes on as before (server.c) */
     }
     c->draining = 1;
