@@ -321,6 +321,48 @@ static void pm_svc__size_end(pm_svc_framing *f) {
     f->state = PM_SVC__FR_DATA;
 }
 
+/* m bytes of a head or trailer line, none of them LF, taken at once: the
+ * same state as byte by byte below, for the common run that holds no NUL
+ * and crosses no size limit. Returns 0, having changed nothing, for any
+ * other run (byte by byte then finds the exact byte of a verdict). */
+static int pm_svc__line_run(pm_svc_framing *f, const char *p, size_t m) {
+    int start = f->state == PM_SVC__FR_START, head = f->state != PM_SVC__FR_TRAILER;
+    size_t l0 = f->line_len;
+    uint64_t head_len = start && !l0 ? m : f->head_len + m;
+    if (memchr(p, '\0', m) || (head && head_len > PM_SVC_HEAD_MAX) ||
+        (start && l0 + m > PM_SVC_REQUEST_LINE_MAX))
+        return 0;
+    f->head_len = head_len;
+    if (!l0) f->colon = 0;
+    if (memchr(p, ':', m)) f->colon = 1;
+    if (start) {
+        if (!l0) f->sp_first = f->sp_last = f->target = SIZE_MAX;
+        const char *sp = memchr(p, ' ', m);
+        if (f->sp_first == SIZE_MAX && sp) f->sp_first = l0 + (size_t)(sp - p);
+        if (f->sp_first != SIZE_MAX && f->target == SIZE_MAX) {
+            size_t j = f->sp_first >= l0 ? f->sp_first - l0 + 1 : 0;
+            while (j < m && p[j] == ' ') j++;
+            if (j < m) f->target = l0 + j;
+        }
+        for (size_t j = m; sp && j-- > 0;)
+            if (p[j] == ' ') {
+                f->sp_last = l0 + j;
+                break;
+            }
+        for (size_t j = m > sizeof f->tail ? m - sizeof f->tail : 0; j < m; j++)
+            f->tail[(l0 + j) % sizeof f->tail] = p[j];
+    }
+    if (!l0) f->kept = 0;
+    if (f->kept == l0 && f->kept < sizeof f->line - 1) {
+        size_t c = sizeof f->line - 1 - f->kept;
+        if (c > m) c = m;
+        memcpy(f->line + f->kept, p, c);
+        f->kept += c;
+    }
+    f->line_len = l0 + m;
+    return 1;
+}
+
 size_t pm_svc_framing_feed(pm_svc_framing *f, const char *p, size_t n) {
     size_t i = 0;
     while (i < n) {
@@ -339,6 +381,14 @@ size_t pm_svc_framing_feed(pm_svc_framing *f, const char *p, size_t n) {
         case PM_SVC__FR_START:
         case PM_SVC__FR_HEAD:
         case PM_SVC__FR_TRAILER: {
+            if (c != '\n') {
+                const char *lf = memchr(p + i, '\n', n - i);
+                size_t m = (lf ? (size_t)(lf - p) : n) - i;
+                if (m > 1 && pm_svc__line_run(f, p + i, m)) {
+                    i += m;
+                    continue;
+                }
+            }
             int head = f->state != PM_SVC__FR_TRAILER;
             if (f->state != PM_SVC__FR_START || f->line_len) f->head_len++;
             if (head && f->head_len > PM_SVC_HEAD_MAX) {
