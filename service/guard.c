@@ -72,7 +72,7 @@ static int pm_svc__refuse_on_wire(pm_svc__conn *c, pm_svc__cstate from);
  * library announces a connection and cleared when it closes it, both on
  * the connection's own thread, which is also the one calling recv() on it;
  * other threads never read a slot. Sized once by the descriptor limit. */
-static _Atomic(pm_svc__conn *) *pm_svc__fds;
+static _Atomic(pm_svc__conn *) *_Atomic pm_svc__fds;   /* set once, then read only */
 static size_t pm_svc__nfds;
 static pthread_once_t pm_svc__fds_once = PTHREAD_ONCE_INIT;
 
@@ -85,12 +85,18 @@ static void pm_svc__fds_create(void) {
     _Atomic(pm_svc__conn *) *t = calloc(n, sizeof *t);
     if (!t) return;   /* no table: no connection is followed */
     pm_svc__nfds = n;
-    pm_svc__fds = t;
+    atomic_store_explicit(&pm_svc__fds, t, memory_order_release);
+}
+
+/* The slot of fd, or NULL (no table, or fd past it). */
+static _Atomic(pm_svc__conn *) *pm_svc__fd_slot(int fd) {
+    _Atomic(pm_svc__conn *) *t = atomic_load_explicit(&pm_svc__fds, memory_order_acquire);
+    return t && fd >= 0 && (size_t)fd < pm_svc__nfds ? &t[fd] : NULL;
 }
 
 static void pm_svc__fd_set(int fd, pm_svc__conn *c) {
-    if (pm_svc__fds && fd >= 0 && (size_t)fd < pm_svc__nfds)
-        atomic_store_explicit(&pm_svc__fds[fd], c, memory_order_release);
+    _Atomic(pm_svc__conn *) *slot = pm_svc__fd_slot(fd);
+    if (slot) atomic_store_explicit(slot, c, memory_order_release);
 }
 
 /* Sweeps this often: a tenth of the shortest deadline, within 5..250 ms. */
@@ -565,8 +571,8 @@ static ssize_t pm_svc__swallow(pm_svc__conn *c, int fd, void *buf, size_t cap, s
  * libc's. Bytes of tracked connections go through the framing follower. */
 ssize_t recv(int fd, void *buf, size_t len, int flags) {
     ssize_t n = recvfrom(fd, buf, len, flags, NULL, NULL);
-    if (flags || !pm_svc__fds || fd < 0 || (size_t)fd >= pm_svc__nfds) return n;
-    pm_svc__conn *c = atomic_load_explicit(&pm_svc__fds[fd], memory_order_acquire);
+    _Atomic(pm_svc__conn *) *slot = flags ? NULL : pm_svc__fd_slot(fd);
+    pm_svc__conn *c = slot ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
     if (!c) return n;
     if (c->draining) return pm_svc__swallow(c, fd, buf, len, n);
     if (n <= 0 || !pm_svc_framing_on(&c->frame)) return n;
