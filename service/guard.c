@@ -1,3 +1,5 @@
+/* recv() is defined below: the fortified inline one must not be. */
+#undef _FORTIFY_SOURCE
 #define _GNU_SOURCE
 #include "guard.h"
 
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +38,15 @@ typedef struct pm_svc__conn {
     int answered;                       /* status the guard wrote (408) */
     char id[PM_SVC_REQID_MAX + 1];
     char acao[256];
+    /* The framing follower, fed by recv() on the connection's own thread
+     * (as are the head calls that read and confirm it). */
+    pm_svc_framing frame;
+    unsigned heads;                     /* request heads the library has handed over */
+    unsigned confirmed;                 /* the follower agrees on this head's length */
+    unsigned decided;                   /* this request's answer came from its head */
+    int draining;                       /* answered on the socket: swallow the rest */
+    int head_refusal;                   /* a head refused while the last answer is out */
+    uint64_t drained;
 } pm_svc__conn;
 
 enum { PM_SVC_CUT_HEAD, PM_SVC_CUT_BODY, PM_SVC_CUT_IDLE, PM_SVC_CUT_EVICT, PM_SVC_NCUTS };
@@ -51,7 +63,41 @@ struct pm_svc_guard {
     size_t open, cut;                   /* cut: shut down, not yet closed */
     uint64_t started_total, expect_started;
     atomic_ullong cuts[PM_SVC_NCUTS];
+    atomic_ullong framing[5];           /* refused by the follower, by status (below) */
 };
+
+static int pm_svc__refuse_on_wire(pm_svc__conn *c, pm_svc__cstate from);
+
+/* Tracked connections by descriptor, for recv(). A slot is set when the
+ * library announces a connection and cleared when it closes it, both on
+ * the connection's own thread, which is also the one calling recv() on it;
+ * other threads never read a slot. Sized once by the descriptor limit. */
+static _Atomic(pm_svc__conn *) *_Atomic pm_svc__fds;   /* set once, then read only */
+static size_t pm_svc__nfds;
+static pthread_once_t pm_svc__fds_once = PTHREAD_ONCE_INIT;
+
+static void pm_svc__fds_create(void) {
+    struct rlimit rl;
+    size_t n = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                   ? (size_t)rl.rlim_cur
+                   : 65536;
+    if (n > (1u << 20)) n = 1u << 20;
+    _Atomic(pm_svc__conn *) *t = calloc(n, sizeof *t);
+    if (!t) return;   /* no table: no connection is followed */
+    pm_svc__nfds = n;
+    atomic_store_explicit(&pm_svc__fds, t, memory_order_release);
+}
+
+/* The slot of fd, or NULL (no table, or fd past it). */
+static _Atomic(pm_svc__conn *) *pm_svc__fd_slot(int fd) {
+    _Atomic(pm_svc__conn *) *t = atomic_load_explicit(&pm_svc__fds, memory_order_acquire);
+    return t && fd >= 0 && (size_t)fd < pm_svc__nfds ? &t[fd] : NULL;
+}
+
+static void pm_svc__fd_set(int fd, pm_svc__conn *c) {
+    _Atomic(pm_svc__conn *) *slot = pm_svc__fd_slot(fd);
+    if (slot) atomic_store_explicit(slot, c, memory_order_release);
+}
 
 /* Sweeps this often: a tenth of the shortest deadline, within 5..250 ms. */
 static unsigned pm_svc__period_ms(const pm_svc_guard_conf *c) {
@@ -61,39 +107,47 @@ static unsigned pm_svc__period_ms(const pm_svc_guard_conf *c) {
     return m < 5 ? 5 : m;
 }
 
-/* Writes a 408 problem+json on fd without blocking: it is small and the
- * socket's send buffer is empty while a request is being read. */
-static void pm_svc__write_408(const pm_svc__conn *c, const char *phase) {
-    char id[37], date[64], body[512], head[1024];
+/* Writes a problem+json answer on c's socket without blocking: it is
+ * small and the socket's send buffer is empty while a request is read. */
+static void pm_svc__write_problem(const pm_svc__conn *c, int status, const char *type,
+                                  const char *title, const char *detail) {
+    char id[37], date[64], body[640], head[1024];
     const char *rid = c->id;
     if (!rid[0]) {
         pm_svc_request_id_new(id);
         rid = id;
     }
-    unsigned ms = strcmp(phase, "head") == 0 ? c->g->conf.header_ms : c->g->conf.body_ms;
     int bl = snprintf(body, sizeof body,
-                      "{\"type\":\"urn:procmesh:problem:request-timeout\","
-                      "\"title\":\"Request Timeout\",\"status\":408,"
-                      "\"detail\":\"the request %s was not complete within %u ms (--%s-timeout-ms)\","
-                      "\"instance\":\"%s\"}",
-                      phase, ms, strcmp(phase, "head") == 0 ? "header" : "body", rid);
+                      "{\"type\":\"urn:procmesh:problem:%s\",\"title\":\"%s\",\"status\":%d,"
+                      "\"detail\":\"%s\",\"instance\":\"%s\"}",
+                      type, title, status, detail, rid);
     const char *acao = c->acao[0] ? c->acao : c->g->cors_any ? "*" : "";
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
     int hl = snprintf(head, sizeof head,
-                      "HTTP/1.1 408 Request Timeout\r\nDate: %s\r\nConnection: close\r\n"
+                      "HTTP/1.1 %d %s\r\nDate: %s\r\nConnection: close\r\n"
                       "X-Request-Id: %s\r\nContent-Type: application/problem+json\r\n"
                       "Cache-Control: no-store\r\nContent-Length: %d\r\n%s%s%s\r\n",
-                      date, rid, bl, acao[0] ? "Access-Control-Allow-Origin: " : "", acao,
+                      status, title, date, rid, bl,
+                      acao[0] ? "Access-Control-Allow-Origin: " : "", acao,
                       acao[0] ? "\r\nAccess-Control-Expose-Headers: X-Request-Id\r\n" : "");
     if (hl <= 0 || bl <= 0 || (size_t)hl >= sizeof head || (size_t)bl >= sizeof body) return;
     struct iovec v[2] = {{head, (size_t)hl}, {body, (size_t)bl}};
     struct msghdr m = {.msg_iov = v, .msg_iovlen = 2};
     ssize_t w = sendmsg(c->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
     (void)w;   /* a full buffer or a gone client: the close says enough */
-    pm_svc_log(PM_SVC_LOG_INFO, rid, "request timeout", "\"phase\":\"%s\",\"status\":408", phase);
+    pm_svc_log(PM_SVC_LOG_INFO, rid, "request refused", "\"status\":%d,\"detail\":\"%s\"",
+               status, detail);
+}
+
+static void pm_svc__write_408(const pm_svc__conn *c, const char *phase) {
+    char detail[160];
+    int head = strcmp(phase, "head") == 0;
+    snprintf(detail, sizeof detail, "the request %s was not complete within %u ms (--%s-timeout-ms)",
+             phase, head ? c->g->conf.header_ms : c->g->conf.body_ms, head ? "header" : "body");
+    pm_svc__write_problem(c, 408, "request-timeout", "Request Timeout", detail);
 }
 
 /* Shuts c's socket down (g->mu held); the library sees the end of the
@@ -151,6 +205,7 @@ pm_svc_guard *pm_svc_guard_create(const pm_svc_guard_conf *conf) {
     if (!g) return NULL;
     g->conf = *conf;
     g->cors_any = conf->cors_origin && strcmp(conf->cors_origin, "*") == 0;
+    pthread_once(&pm_svc__fds_once, pm_svc__fds_create);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -176,6 +231,7 @@ void pm_svc_guard_destroy(pm_svc_guard *g) {
     while (g->head) {   /* the daemon has stopped: only leftovers of a failed start */
         pm_svc__conn *c = g->head;
         g->head = c->next;
+        pm_svc__fd_set(c->fd, NULL);
         free(c);
     }
     pthread_cond_destroy(&g->cv);
@@ -213,6 +269,8 @@ void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_c
         c->state = PM_SVC_C_HEAD;
         c->opened_ns = pm_svc_now_ns();
         c->deadline_ns = g->conf.header_ms ? c->opened_ns + pm_svc__ms_ns(g->conf.header_ms) : 0;
+        pm_svc_framing_init(&c->frame, g->conf.body_limit);
+        pm_svc__fd_set(c->fd, c);
         pthread_mutex_lock(&g->mu);
         c->prev = g->tail;
         if (g->tail) g->tail->next = c;
@@ -227,6 +285,7 @@ void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_c
     pm_svc__conn *c = *socket_context;
     *socket_context = NULL;
     if (!c) return;
+    pm_svc__fd_set(c->fd, NULL);
     pthread_mutex_lock(&g->mu);
     if (c->prev) c->prev->next = c->next;
     else g->head = c->next;
@@ -263,12 +322,51 @@ int pm_svc_guard_request_head(struct MHD_Connection *conn, const char *id, const
     if (!c) return 1;
     /* Written by this (the connection's) thread only, read by the sweeper
      * under the lock once the state says BODY. */
+    c->heads++;
     pthread_mutex_lock(&c->g->mu);
     snprintf(c->id, sizeof c->id, "%s", id);
     snprintf(c->acao, sizeof c->acao, "%s", acao);
     pthread_mutex_unlock(&c->g->mu);
     unsigned ms = c->g->conf.body_ms;
     return pm_svc__move(c, PM_SVC_C_BODY, ms ? pm_svc_now_ns() + pm_svc__ms_ns(ms) : 0);
+}
+
+static const int pm_svc__refusal_status[5] = {400, 413, 414, 431, 505};
+
+static void pm_svc__count_refusal(pm_svc_guard *g, int status) {
+    for (int i = 0; i < 5; i++)
+        if (pm_svc__refusal_status[i] == status)
+            atomic_fetch_add_explicit(&g->framing[i], 1, memory_order_relaxed);
+}
+
+int pm_svc_guard_framing(struct MHD_Connection *conn, int decided, pm_svc_strict_verdict *v) {
+    memset(v, 0, sizeof *v);
+    pm_svc__conn *c = pm_svc__of(conn);
+    if (!c) return 0;
+    if (decided) c->decided = c->heads;
+    pm_svc_framing *f = &c->frame;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    uint64_t head = ci ? ci->header_size : 0;
+    int chunked = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                              MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+    if (f->status) {
+        if (f->verdict_in_head || f->verdict_request != c->heads) return 0;   /* a later one's */
+        if (f->verdict_head_len == head && (chunked || f->verdict_on_head)) {
+            pm_svc_framing_verdict(f, v);
+            pm_svc__count_refusal(c->g, f->status);
+            return f->status;
+        }
+        pm_svc_framing_off(f);   /* the library saw another head: forget it (all bytes went on) */
+        return 0;
+    }
+    if (!pm_svc_framing_on(f) || f->requests < c->heads) {
+        pm_svc_framing_off(f);
+    } else if (f->requests == c->heads) {
+        if (f->last_head_len == head && f->last_chunked == chunked) c->confirmed = c->heads;
+        else pm_svc_framing_off(f);
+    }
+    return 0;
 }
 
 int pm_svc_guard_request_in(struct MHD_Connection *conn) {
@@ -300,6 +398,10 @@ int pm_svc_guard_request_end(struct MHD_Connection *conn) {
         c->deadline_ns = g->conf.header_ms ? pm_svc_now_ns() + wait : 0;
     }
     pthread_mutex_unlock(&g->mu);
+    if (c->head_refusal) {   /* the next head was refused while this answer went out */
+        c->head_refusal = 0;
+        pm_svc__refuse_on_wire(c, PM_SVC_C_HEAD);
+    }
     return answered;
 }
 
@@ -407,4 +509,92 @@ void pm_svc_guard_render(pm_svc_guard *g, pm_svc_buf *b) {
                           pm_svc__cut_label[i],
                           (unsigned long long)atomic_load_explicit(&g->cuts[i],
                                                                    memory_order_relaxed));
+    pm_svc_buf_printf(
+        b,
+        "# HELP procmesh_framing_refused_total Requests refused from their framing as the bytes "
+        "arrived, before libmicrohttpd judged them: malformed heads or chunks (400), a chunk "
+        "declared past --body-limit (413), request lines (414) or heads (431) too long, HTTP "
+        "versions other than 1.x (505).\n"
+        "# TYPE procmesh_framing_refused_total counter\n");
+    for (int i = 0; i < 5; i++)
+        pm_svc_buf_printf(b, "procmesh_framing_refused_total{status=\"%d\"} %llu\n",
+                          pm_svc__refusal_status[i],
+                          (unsigned long long)atomic_load_explicit(&g->framing[i],
+                                                                   memory_order_relaxed));
+}
+
+/* ---- the bytes the library receives ---- */
+
+/* Answers the follower's verdict on the socket, when c is in state from
+ * (g->mu taken here), and shuts its sending side: the answer is all.
+ * Returns 0 when c is not (answered otherwise, or cut; or, for a head, an
+ * earlier request on the connection is still being answered: then
+ * pm_svc_guard_request_end answers it, so answers keep their order).
+ *  - PM_SVC_C_BODY: a chunk's verdict (the library cannot queue an answer
+ *    while it reads a body);
+ *  - PM_SVC_C_HEAD: a head's (the library never hands it over): a new
+ *    request id, CORS as for a 408.
+ * The connection is then closed at its deadline at the latest. */
+static int pm_svc__refuse_on_wire(pm_svc__conn *c, pm_svc__cstate from) {
+    pm_svc_guard *g = c->g;
+    pm_svc_strict_verdict v;
+    pm_svc_framing_verdict(&c->frame, &v);
+    pthread_mutex_lock(&g->mu);
+    int now = c->state == from;
+    if (now) {
+        if (from == PM_SVC_C_HEAD) c->id[0] = c->acao[0] = '\0';
+        pm_svc__write_problem(c, v.status, v.type, v.title, v.detail);
+        shutdown(c->fd, SHUT_WR);
+        c->answered = v.status;
+        c->state = PM_SVC_C_RAW;
+    }
+    pthread_mutex_unlock(&g->mu);
+    if (now) pm_svc__count_refusal(g, v.status);
+    return now;
+}
+
+/* Swallows what the client still sends after an answer written on the
+ * socket, so that it reads the answer rather than a reset, up to four
+ * times the body limit; then reports the end of the stream, and the
+ * library closes the connection. n is what the last read returned. */
+static ssize_t pm_svc__swallow(pm_svc__conn *c, int fd, void *buf, size_t cap, ssize_t n) {
+    for (;;) {
+        if (n <= 0) return n;   /* the client closed, or nothing waits (EAGAIN) */
+        c->drained += (uint64_t)n;
+        if (c->drained / 4 > c->g->conf.body_limit) return 0;
+        n = recvfrom(fd, buf, cap, 0, NULL, NULL);
+    }
+}
+
+/* libmicrohttpd reads every request byte through this (0.9.75 calls
+ * recv() with no flags); the definition in the executable comes before
+ * libc's. Bytes of tracked connections go through the framing follower. */
+ssize_t recv(int fd, void *buf, size_t len, int flags) {
+    ssize_t n = recvfrom(fd, buf, len, flags, NULL, NULL);
+    _Atomic(pm_svc__conn *) *slot = flags ? NULL : pm_svc__fd_slot(fd);
+    pm_svc__conn *c = slot ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
+    if (!c) return n;
+    if (c->draining) return pm_svc__swallow(c, fd, buf, len, n);
+    if (n <= 0 || !pm_svc_framing_on(&c->frame)) return n;
+    size_t keep = pm_svc_framing_feed(&c->frame, buf, (size_t)n);
+    /* A verdict on a request whose head the library has not handed over
+     * yet waits for that head call; every byte goes on meanwhile. */
+    pm_svc_framing *f = &c->frame;
+    if (!f->status) return n;
+    if (f->verdict_in_head) {
+        /* Acted on only where the follower agreed with the library on
+         * every head so far; else the library answers as it would. */
+        if (f->requests != c->confirmed || c->heads != f->requests) {
+            pm_svc_framing_off(f);
+            return n;
+        }
+        if (!pm_svc__refuse_on_wire(c, PM_SVC_C_HEAD)) c->head_refusal = 1;
+    } else if (f->verdict_request != c->confirmed ||
+               (f->status == 413 && c->decided == f->verdict_request) ||
+               !pm_svc__refuse_on_wire(c, PM_SVC_C_BODY)) {
+        return n;   /* a request refused from its head goes on as before (server.c) */
+    }
+    c->draining = 1;
+    c->drained = (uint64_t)n - keep;
+    return keep ? (ssize_t)keep : pm_svc__swallow(c, fd, buf, len, recvfrom(fd, buf, len, 0, NULL, NULL));
 }

@@ -6,6 +6,7 @@
 #include <microhttpd.h>
 
 #include "buf.h"
+#include "strict.h"
 
 /* Connection defence: every connection libmicrohttpd accepts is tracked
  * (MHD_OPTION_NOTIFY_CONNECTION) from accept to close, so that
@@ -28,7 +29,18 @@
  * stream and closes the connection in its own thread. The sweeper holds
  * the table's lock while it touches a socket, and a connection leaves the
  * table (NOTIFY_CLOSED) before the library closes its descriptor, so a
- * reused descriptor is never touched. */
+ * reused descriptor is never touched.
+ *
+ * The guard also reads each tracked connection's bytes as the library
+ * receives them: this file defines recv(), which the library calls (it
+ * has no hook of its own for a request body's chunk framing), and passes
+ * them through a pm_svc_framing follower (strict.h). A chunk declared past
+ * the body limit (413) or malformed chunked framing (400) is answered at
+ * once with problem+json: on the socket when the library has the
+ * request's head already (the rest of the body is then swallowed, not
+ * given to the library), else by the handler at the head call
+ * (pm_svc_guard_framing). Descriptors the guard does not track, and calls
+ * with flags, pass through untouched. docs/svc.md says why. */
 
 typedef struct pm_svc_guard pm_svc_guard;
 
@@ -39,6 +51,7 @@ typedef struct pm_svc_guard_conf {
     unsigned max_connections;  /* the library's own limit */
     unsigned reserve;          /* kept free for new connections */
     const char *cors_origin;   /* "*" adds Access-Control-Allow-Origin to 408s */
+    uint64_t body_limit;       /* --body-limit: chunks declared past it are refused */
 } pm_svc_guard_conf;
 
 /* Starts the sweeper. NULL when out of memory or threads. */
@@ -54,6 +67,15 @@ void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_c
  * id and acao (may be "") label a 408. Returns 0 when the sweeper has cut
  * the connection already: the handler must return MHD_NO. */
 int pm_svc_guard_request_head(struct MHD_Connection *conn, const char *id, const char *acao);
+/* After the head checks (strict.h and the route's own; decided: they
+ * gave the answer): returns 400 or 413, with the refusal in v, when the
+ * framing follower refused this request's body already (its head and body
+ * arrived together), else 0. It also confirms the follower's view of the
+ * head (its length against the library's) so that later verdicts on this
+ * body are answered on the socket at once, or turns the follower off for
+ * the connection when the two differ. A request decided from its head
+ * gets no 413 from the follower: its own answer goes out as before. */
+int pm_svc_guard_framing(struct MHD_Connection *conn, int decided, pm_svc_strict_verdict *v);
 /* The body is complete or the answer is decided: no 408 from now on.
  * Returns 0 when the sweeper cut the connection first. */
 int pm_svc_guard_request_in(struct MHD_Connection *conn);

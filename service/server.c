@@ -912,6 +912,21 @@ static int pm_svc__strict(pm_svc_req *r, const char *version) {
     return 1;
 }
 
+/* A chunked body the guard refused from its framing before this head call
+ * (guard.h): malformed (400) is answered whatever the head decided; a
+ * chunk past the limit (413) unless the head decided another answer,
+ * which then goes out at once. Returns 1 when r's answer goes now. */
+static int pm_svc__framing(pm_svc_req *r, int decided) {
+    pm_svc_strict_verdict v;
+    int status = pm_svc_guard_framing(r->conn, decided, &v);
+    if (!status) return 0;
+    if (status == 400 || !decided) {
+        r->allow = NULL;
+        pm_svc__problem(r, v.status, v.type, v.title, "%s", v.detail);
+    }
+    return 1;
+}
+
 /* Decides what the headers alone decide: 404, 405, preflight, 413 from
  * Content-Length, 415, 406. Returns 1 when r has its answer. */
 static int pm_svc__early(pm_svc_req *r) {
@@ -1150,7 +1165,12 @@ static enum MHD_Result pm_svc__handler(void *cls, struct MHD_Connection *conn, c
             pm_svc_guard_request_in(conn);
             return pm_svc__send(r);
         }
-        if (pm_svc__early(r)) {
+        int early = pm_svc__early(r);
+        if (pm_svc__framing(r, early)) {
+            pm_svc_guard_request_in(conn);
+            return pm_svc__send(r);
+        }
+        if (early) {
             /* A body declared over the limit is not read at all: answer
              * now (the connection closes). Other early answers wait for
              * the end of a small body so the connection can be kept. */
@@ -1357,6 +1377,7 @@ static pm_svc_guard *pm_svc__guard_create(const pm_svc_config *cfg, unsigned max
         .max_connections = max_connections,
         .reserve = reserve,
         .cors_origin = cfg->cors_origin,
+        .body_limit = cfg->body_limit,
     };
     return pm_svc_guard_create(&gc);
 }

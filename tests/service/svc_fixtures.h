@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pm_test_raw.h"
 #include "pm_test_server.h"
 
 #define SVC_ROUTE "/v1/dungeons"
@@ -151,5 +152,32 @@ static inline void svc_expect_problem(const pm_http_response *r, const char *poi
     }
     cr_assert(found, "no error at %s in %s", pointer, r->body);
     json_decref(j);
+}
+/* Fails the test unless r (a raw-socket answer) is status as problem+json
+ * of that status with a detail, CORS headers and a request id, came within
+ * within_s, and the server closed the connection after it. The problem's
+ * type (after urn:procmesh:problem:) and detail go to type and detail
+ * (cap bytes each). */
+static inline void svc_expect_raw_problem(const char *what, const pm_raw_reply *r, long status,
+                                          double within_s, char *type, char *detail, size_t cap) {
+    cr_assert_eq(r->status, status, "%s: %ld, not %ld: %.300s", what, r->status, status, r->text);
+    cr_assert_lt(r->seconds, within_s, "%s: answered after %.2f s", what, r->seconds);
+    char buf[256];
+    cr_assert_str_eq(pm_raw_header(r, "Content-Type", buf, sizeof buf) ? buf : "",
+                     "application/problem+json", "%s: %.300s", what, r->text);
+    cr_assert_str_eq(pm_raw_header(r, "Access-Control-Allow-Origin", buf, sizeof buf) ? buf : "",
+                     "*", "%s: no CORS header", what);
+    cr_assert_not_null(pm_raw_header(r, "X-Request-Id", buf, sizeof buf), "%s", what);
+    json_error_t e;
+    json_t *j = json_loads(pm_raw_body(r), 0, &e);
+    cr_assert_not_null(j, "%s: body is not one JSON document: %s", what, pm_raw_body(r));
+    cr_assert_eq(json_integer_value(json_object_get(j, "status")), status, "%s", what);
+    const char *t = json_string_value(json_object_get(j, "type"));
+    const char *d = json_string_value(json_object_get(j, "detail"));
+    cr_assert(t && d, "%s: no type or detail: %s", what, pm_raw_body(r));
+    snprintf(type, cap, "%s", strncmp(t, "urn:procmesh:problem:", 21) == 0 ? t + 21 : t);
+    snprintf(detail, cap, "%s", d);
+    json_decref(j);
+    cr_assert(r->closed, "%s: the connection must close", what);
 }
 #endif
