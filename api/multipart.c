@@ -109,6 +109,19 @@ static bool pm_mp__headers(const char *h, const char *e, pm_mp_part *part) {
     return part->name[0] != '\0';
 }
 
+/* The first delimiter in [q, e), or NULL. Every delimiter starts with CR:
+ * memchr skips the bytes between CRs (most of a binary part) at memory
+ * speed, where a general substring search looks at each of them. */
+static const char *pm_mp__find(const char *q, const char *e, const char *delim, size_t dl) {
+    while ((size_t)(e - q) >= dl) {
+        const char *c = memchr(q, '\r', (size_t)(e - q) - dl + 1);
+        if (!c) return NULL;
+        if (memcmp(c, delim, dl) == 0) return c;
+        q = c + 1;
+    }
+    return NULL;
+}
+
 /* Splits body into parts. Returns the count, or -1 with p set. */
 static int pm_mp__split(const char *body, size_t len, const char *boundary, pm_mp_part *parts,
                         pm_api_problem *p) {
@@ -118,7 +131,7 @@ static int pm_mp__split(const char *body, size_t len, const char *boundary, pm_m
     /* The first delimiter may open the body (no preamble, no CRLF). */
     const char *q;
     if (len >= (size_t)dl - 2 && memcmp(body, delim + 2, (size_t)dl - 2) == 0) q = body + dl - 2;
-    else if ((q = memmem(body, len, delim, (size_t)dl))) q += dl;
+    else if ((q = pm_mp__find(body, e, delim, (size_t)dl))) q += dl;
     else return pm_mp__bad(p, "no part starts with the boundary of the Content-Type"), -1;
     int n = 0;
     for (;;) {
@@ -138,7 +151,7 @@ static int pm_mp__split(const char *body, size_t len, const char *boundary, pm_m
             return -1;
         }
         const char *d = he + 4;
-        const char *de = memmem(d, (size_t)(e - d), delim, (size_t)dl);
+        const char *de = pm_mp__find(d, e, delim, (size_t)dl);
         if (!de) break;
         parts[n].data = d;
         parts[n].len = (size_t)(de - d);
@@ -177,14 +190,23 @@ static json_t *pm_mp__float32(const pm_mp_part *part) {
     char *buf = malloc(PM_API_BULK_TAG_LEN + n * sizeof(double));
     if (!buf) return NULL;
     double *out = (double *)(void *)(buf + PM_API_BULK_TAG_LEN);
-    const unsigned char *s = (const unsigned char *)part->data;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t u = (uint32_t)s[4 * i] | (uint32_t)s[4 * i + 1] << 8 |
-                     (uint32_t)s[4 * i + 2] << 16 | (uint32_t)s[4 * i + 3] << 24;
+    /* Little-endian host (bulk.c checks): the bytes are the floats. Four
+     * at a time (vector extensions), so the conversion runs at memory speed. */
+    typedef float v4f __attribute__((vector_size(16)));
+    typedef double v4d __attribute__((vector_size(32)));
+    const char *s = part->data;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        v4f f;
+        memcpy(&f, s + 4 * i, sizeof f);
+        v4d d = __builtin_convertvector(f, v4d);
+        memcpy(out + i, &d, sizeof d);
+    }
+    for (; i < n; i++) {
         float f;
-        memcpy(&f, &u, sizeof f);
+        memcpy(&f, s + 4 * i, sizeof f);
         double d = f;
-        memcpy(&out[i], &d, sizeof d);
+        memcpy(out + i, &d, sizeof d);
     }
     json_t *j = pm_api_bulk_adopt(buf, n);
     free(buf);
