@@ -293,6 +293,19 @@ int pm_api_parse_multipart(const char *buf, size_t len, const char *content_type
     return 0;
 }
 
+long long pm_api_multipart_request_len(const char *buf, size_t len, const char *content_type) {
+    char boundary[PM_MP_BOUNDARY_MAX + 1];
+    if (!pm_mp__boundary(content_type, boundary)) return -1;
+    pm_mp_part parts[PM_MP_MAX_PARTS];
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    int n = pm_mp__split(buf ? buf : "", buf ? len : 0, boundary, parts, &p);
+    pm_api_problem_free(&p);
+    for (int i = 0; i < n; i++)
+        if (strcmp(parts[i].name, "request") == 0) return (long long)parts[i].len;
+    return -1;
+}
+
 int pm_api_parse_request(const char *buf, size_t len, const char *content_type, json_t **out,
                          pm_api_problem *p) {
     if (pm_api_is_multipart(content_type))

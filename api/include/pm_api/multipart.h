@@ -21,6 +21,10 @@ int pm_api_is_multipart(const char *ct);
  * twice, length not a multiple of 4, not application/octet-stream). */
 int pm_api_parse_multipart(const char *buf, size_t len, const char *content_type, json_t **out,
                            pm_api_problem *p);
+/* The length of the "request" part of a multipart body, found without
+ * parsing it (for limits and memory charges before the parse), or -1 when
+ * the body is malformed (pm_api_parse_multipart then says how). */
+long long pm_api_multipart_request_len(const char *buf, size_t len, const char *content_type);
 /* pm_api_parse_multipart for multipart/form-data, else pm_api_parse_body. */
 int pm_api_parse_request(const char *buf, size_t len, const char *content_type, json_t **out,
                          pm_api_problem *p);
