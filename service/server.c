@@ -104,6 +104,7 @@ typedef struct pm_svc_req {
     size_t limit;         /* the body's cap: --body-limit, or --binary-body-limit */
     size_t declared;      /* Content-Length, when given and within limit */
     pm_svc_meter upload;  /* a binary (multipart) body's buffer, charged as it grows */
+    pm_api_ingest ingest; /* ?png_scale=, ?png_offset= */
     int too_large;
     int decided;      /* answered from the headers; the body is only drained */
     int raw_sent;     /* a 413 was written on the socket while the body arrived */
@@ -579,7 +580,7 @@ static enum MHD_Result pm_svc__resolve(pm_svc_req *r, json_t *doc, int on_worker
 static int pm_svc__memo_hit(pm_svc_req *r) {
     pm_svc_server *srv = r->srv;
     pm_api_key key;
-    if (!pm_svc_memo_get(srv->memo, r->digest, &key)) return 0;
+    if (!r->has_digest || !pm_svc_memo_get(srv->memo, r->digest, &key)) return 0;
     pm_svc_blob *blob = pm_svc_cache_get(srv->cache, key);
     if (!blob) return 0;   /* evicted: the full path counts the miss */
     pm_api_key_hex(key, r->key_hex);
@@ -591,6 +592,7 @@ static int pm_svc__memo_hit(pm_svc_req *r) {
 
 /* The memo digest of r's body (the route and format included). */
 static void pm_svc__digest_body(pm_svc_req *r) {
+    if (r->ingest.given) return;   /* the query changes what the body means: no memo */
     size_t route = pm_svc_router_index(&r->srv->router, r->route);
     r->digest = pm_svc_memo_digest_body(route, (int)pm_api_output_code(&r->out), r->body,
                                         r->len);
@@ -598,11 +600,12 @@ static void pm_svc__digest_body(pm_svc_req *r) {
 }
 
 /* The memory the document of r's multipart body takes, into *cost: its
- * JSON part as any JSON text, each float32 as a double (plus the converted
- * block while it is copied). Returns 1 when r has its answer: a JSON part
+ * JSON part as any JSON text, its binary parts as doubles (float32 parts:
+ * 4 times their bytes; PNG images: by their pixel count). Returns 1 when r has its answer: a JSON part
  * over --body-limit is a 413 as a JSON body would be. */
 static int pm_svc__binary_cost(pm_svc_req *r, size_t *cost) {
-    long long json = pm_api_multipart_request_len(r->body, r->len, r->body_type);
+    size_t decoded = 0;
+    long long json = pm_api_multipart_request_len(r->body, r->len, r->body_type, &decoded);
     if (json < 0) return 0;   /* malformed: the parse says how, at once */
     if ((size_t)json > r->srv->cfg.body_limit) {
         pm_svc__problem(r, 413, "payload-too-large", "Content Too Large",
@@ -611,7 +614,7 @@ static int pm_svc__binary_cost(pm_svc_req *r, size_t *cost) {
                         "--binary-body-limit", json, r->srv->cfg.body_limit);
         return 1;
     }
-    *cost = (size_t)json * PM_SVC_JSON_FACTOR + (r->len - (size_t)json) * 4;
+    *cost = (size_t)json * PM_SVC_JSON_FACTOR + decoded;
     return 0;
 }
 
@@ -654,7 +657,7 @@ static void pm_svc__parse_run(void *arg, int aborted) {
         pm_svc__complete(r);
         return;
     }
-    int rc = pm_api_parse_request(r->body, r->len, r->body_type, &doc, &prob);
+    int rc = pm_api_parse_request_with(r->body, r->len, r->body_type, &r->ingest, &doc, &prob);
     free(r->body);   /* the document holds it all now */
     r->body = NULL;
     r->len = r->cap = 0;
@@ -732,7 +735,8 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
             pm_api_problem_free(&prob);
             return pm_svc__send(r);
         }
-        pm_api_parse_request(r->body ? r->body : "", r->len, r->body_type, &doc, &prob);
+        pm_api_parse_request_with(r->body ? r->body : "", r->len, r->body_type, &r->ingest, &doc,
+                                  &prob);
     }
     if (!doc) {
         if (!pm_api_problem_failed(&prob))
@@ -965,6 +969,28 @@ static int pm_svc__strict(pm_svc_req *r, const char *version) {
     return 1;
 }
 
+/* ?png_scale= and ?png_offset= (PNG heightmaps, api/multipart.h) into
+ * r->ingest. Returns 1 when r has its answer (a 422). */
+static int pm_svc__ingest_options(pm_svc_req *r) {
+    static const char *const names[] = {"png_scale", "png_offset"};
+    const char *v[2];
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    for (int i = 0; i < 2; i++) {
+        v[i] = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, names[i]);
+        if (v[i] && pm_svc__count_param(r, names[i]) > 1) {
+            char ptr[16];
+            snprintf(ptr, sizeof ptr, "/%s", names[i]);
+            pm_api_problem_field(&p, ptr, "is given more than once");
+        }
+    }
+    if (!pm_api_problem_failed(&p)) pm_api_ingest_query(v[0], v[1], &r->ingest, &p);
+    int failed = pm_api_problem_failed(&p);
+    if (failed) pm_svc__set_problem(r, &p);
+    pm_api_problem_free(&p);
+    return failed;
+}
+
 /* Decides what the headers alone decide: 404, 405, preflight, 413 from
  * Content-Length, 415, 406. Returns 1 when r has its answer. */
 static int pm_svc__early(pm_svc_req *r) {
@@ -994,6 +1020,7 @@ static int pm_svc__early(pm_svc_req *r) {
     }
     if (r->route->kind != PM_SVC_ROUTE_GENERATOR) return 0;
     if (r->mbit == PM_SVC_M_POST) {
+        if (pm_svc__ingest_options(r)) return 1;
         const char *cl = pm_svc__header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
         const char *ct = pm_svc__header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
         if (pm_api_is_multipart(ct)) {   /* binary arrays (api/multipart.c) */
@@ -1144,6 +1171,7 @@ static pm_svc_req *pm_svc__req_new(pm_svc_server *srv, struct MHD_Connection *co
     }
     r->srv = srv;
     r->conn = conn;
+    r->ingest = PM_API_INGEST_DEFAULT;
     r->t0 = pm_svc_now_ns();
     r->deadline = r->t0 + (uint64_t)srv->cfg.deadline_ms * 1000000ull;
     snprintf(r->method, sizeof r->method, "%s", method);

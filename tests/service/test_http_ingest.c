@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pm_test_multipart.h"
+#include "pm_test_png.h"
 #include "svc_fixtures.h"
 
 static pm_test_server srv;
@@ -240,4 +241,89 @@ Test(http_ingest_limits, a_binary_body_is_charged_to_the_memory_budget, .fini = 
     /* A JSON body of that size is not charged so: refused by its own limit. */
     st = declared_post(own.port, "application/json", 1536 * 1024, out, sizeof out);
     cr_expect(st == 413 && strstr(out, "(--body-limit)"), "%s", out);
+}
+
+/* ---- PNG heightmaps ---- */
+
+/* A 16-bit grey heightmap with ?png_scale and ?png_offset: the same key,
+ * ETag and bytes as the same heights sent as JSON. */
+Test(http_ingest, png_heightmap_same_etag_as_json) {
+    static unsigned s[COLS * ROWS];
+    for (int i = 0; i < COLS * ROWS; i++) s[i] = (unsigned)((i * 7919) % 60000);
+    size_t n = (size_t)snprintf(text, sizeof text, HEAD ", \"heights\": [");
+    for (int i = 0; i < COLS * ROWS; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s%.17g", i ? "," : "",
+                              -5.0 + 0.0009765625 * s[i]);
+    snprintf(text + n, sizeof text - n, "]}}");
+    pm_http_response a = post("/v1/roads?format=glb", "application/json", text, strlen(text));
+    cr_assert_eq(a.status, 200, "%s", a.body);
+    pm_test_png png;
+    pm_test_png_make(&png, COLS, ROWS, 16, PNG_COLOR_TYPE_GRAY, 0, s);
+    size_t blen = pm_test_multipart_part(body, sizeof body, HEAD "}}", png.data, png.len,
+                                         "/terrain/heights", "image/png");
+    pm_http_response b = post("/v1/roads?format=glb&png_scale=0.0009765625&png_offset=-5",
+                              PM_TEST_MULTIPART_TYPE, body, blen);
+    cr_assert_eq(b.status, 200, "%s", b.body);
+    char ea[128], eb[128];
+    cr_expect_str_eq(svc_header(&a, "ETag", ea, sizeof ea), svc_header(&b, "ETag", eb, sizeof eb));
+    cr_expect(a.body_len == b.body_len && memcmp(a.body, b.body, a.body_len) == 0, "same GLB");
+    pm_http_response_free(&a);
+    pm_http_response_free(&b);
+    /* The options are checked, and only go with a PNG part. */
+    const char *bad[] = {"/v1/roads?png_scale=abc", "/v1/roads?png_scale=0",
+                         "/v1/roads?png_offset=1&png_offset=2"};
+    for (int i = 0; i < 3; i++) {
+        b = post(bad[i], PM_TEST_MULTIPART_TYPE, body, blen);
+        svc_expect_problem(&b, i == 2 ? "/png_offset" : "/png_scale");
+        pm_http_response_free(&b);
+    }
+    b = post("/v1/roads?png_scale=2", "application/json", text, strlen(text));
+    svc_expect_problem(&b, "/png_scale");
+    pm_http_response_free(&b);
+    /* Colour images are refused at the part. */
+    static unsigned rgb[COLS * ROWS * 3];
+    pm_test_png bad_png;
+    pm_test_png_make(&bad_png, COLS, ROWS, 8, PNG_COLOR_TYPE_RGB, 0, rgb);
+    blen = pm_test_multipart_part(body, sizeof body, HEAD "}}", bad_png.data, bad_png.len,
+                                  "/terrain/heights", "image/png");
+    b = post("/v1/roads", PM_TEST_MULTIPART_TYPE, body, blen);
+    svc_expect_problem(&b, "/terrain/heights");
+    cr_expect(strstr((const char *)b.body, "grayscale") != NULL, "%s", b.body);
+    pm_http_response_free(&b);
+    free(bad_png.data);
+    free(png.data);
+}
+
+/* The same PNG body with another scale is another road: the query takes
+ * part in what the body means (a large body, read by a worker, too). */
+Test(http_ingest, png_scale_changes_the_key) {
+    enum { MID = 256 };
+    static unsigned s[MID * MID];
+    uint64_t x = 88172645463325252u;   /* noise: the PNG stays over 64 KiB */
+    for (int i = 0; i < MID * MID; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        s[i] = (unsigned)(x >> 52);
+    }
+    pm_test_png png;
+    pm_test_png_make(&png, MID, MID, 16, PNG_COLOR_TYPE_GRAY, 0, s);
+    static char big[MID * MID * 4 + 4096];
+    size_t n = pm_test_multipart_part(big, sizeof big,
+                                      "{\"points\": [[10,0,10],[300,0,200],[500,0,450]], \"terrain\": "
+                                      "{\"cell\": 2, \"cols\": 256, \"rows\": 256, \"mesh\": false}}",
+                                      png.data, png.len,
+                                      "/terrain/heights", "image/png");
+    cr_assert_gt(n, 64 * 1024, "parsed by a worker");
+    const char *paths[] = {"/v1/roads?format=glb&png_scale=0.01", "/v1/roads?format=glb&png_scale=0.02",
+                           "/v1/roads?format=glb&png_scale=0.01"};
+    char e[3][128], xc[32];
+    for (int i = 0; i < 3; i++) {
+        pm_http_response r = post(paths[i], PM_TEST_MULTIPART_TYPE, big, n);
+        cr_assert_eq(r.status, 200, "%s", r.body);
+        svc_header(&r, "ETag", e[i], sizeof e[i]);
+        cr_expect_str_eq(svc_header(&r, "X-Cache", xc, sizeof xc), i == 2 ? "HIT" : "MISS", "%d", i);
+        pm_http_response_free(&r);
+    }
+    cr_expect_str_neq(e[0], e[1]);
+    cr_expect_str_eq(e[0], e[2]);
+    free(png.data);
 }
