@@ -193,21 +193,24 @@ static json_t *pm_mp__float32(const pm_mp_part *part) {
     if (!buf) return NULL;
     double *out = (double *)(void *)(buf + PM_API_BULK_TAG_LEN);
     /* Little-endian host (bulk.c checks): the bytes are the floats. Four
-     * at a time (vector extensions), so the conversion runs at memory speed. */
+     * at a time (vector extensions), so the conversion runs at memory speed;
+     * -0 becomes 0 (as every reader makes it), so the canonical form can
+     * share the block instead of copying it. */
     typedef float v4f __attribute__((vector_size(16)));
     typedef double v4d __attribute__((vector_size(32)));
     const char *s = part->data;
     size_t i = 0;
+    const v4d zero = {0, 0, 0, 0};   /* -0 + 0 is 0: see pm_api__copy_checked */
     for (; i + 4 <= n; i += 4) {
         v4f f;
         memcpy(&f, s + 4 * i, sizeof f);
-        v4d d = __builtin_convertvector(f, v4d);
+        v4d d = __builtin_convertvector(f, v4d) + zero;
         memcpy(out + i, &d, sizeof d);
     }
     for (; i < n; i++) {
         float f;
         memcpy(&f, s + 4 * i, sizeof f);
-        double d = f;
+        double d = (double)f + 0.0;
         memcpy(out + i, &d, sizeof d);
     }
     json_t *j = pm_api_bulk_adopt(buf, n);

@@ -8,7 +8,9 @@
  * as one block of doubles instead of one jansson node per number.
  *
  * A bulk array is a jansson string whose bytes are an 8-byte tag followed
- * by the doubles in host (little-endian) order. The tag starts with byte
+ * by the doubles in host (little-endian) order. The request readers store
+ * -0 as 0 (every reader makes it 0), so that pm_api_vec's canonical array
+ * can share the input's block instead of copying it. The tag starts with byte
  * 0xFF, which never occurs in UTF-8, and every string read from a request
  * is checked UTF-8: no request text can forge one. Only the request
  * readers (pm_api_parse_body, pm_api_parse_request) create them in input
