@@ -30,15 +30,17 @@ static inline double pm_bench_stages_total(const pm_bench_stages *s) {
 /* body (len bytes, of Content-Type ctype: NULL for JSON) through gen
  * under default limits into *st. Returns 0, or nonzero after printing why
  * the request failed. */
-static inline int pm_bench_request_typed(const pm_api_generator *gen, const char *ctype,
-                                         const char *body, size_t len, pm_bench_stages *st) {
+/* The same with the query's ingest options (?png_scale=, ?png_offset=). */
+static inline int pm_bench_request_with(const pm_api_generator *gen, const char *ctype,
+                                        const pm_api_ingest *ing, const char *body, size_t len,
+                                        pm_bench_stages *st) {
     pm_api_limits lim;
     pm_api_limits_default(&lim);
     pm_api_problem prob;
     pm_api_problem_init(&prob);
     double t0 = pm_bench_thread_ms();
     json_t *doc;
-    if (pm_api_parse_request(body, len, ctype, &doc, &prob) < 0) {
+    if (pm_api_parse_request_with(body, len, ctype, ing, &doc, &prob) < 0) {
         fprintf(stderr, "%s body: %s\n", gen->name, prob.detail);
         pm_api_problem_free(&prob);
         return -1;
@@ -69,6 +71,11 @@ static inline int pm_bench_request_typed(const pm_api_generator *gen, const char
     pm_api_problem_free(&prob);
     pm_arena_destroy(a);
     return rc;
+}
+static inline int pm_bench_request_typed(const pm_api_generator *gen, const char *ctype,
+                                         const char *body, size_t len, pm_bench_stages *st) {
+    pm_api_ingest ing = PM_API_INGEST_DEFAULT;
+    return pm_bench_request_with(gen, ctype, &ing, body, len, st);
 }
 static inline int pm_bench_request(const pm_api_generator *gen, const char *body, size_t len,
                                    pm_bench_stages *st) {
