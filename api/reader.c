@@ -591,7 +591,17 @@ static bool pm_api__read_bulk(const json_t *in, size_t n, pm_api_range r, const 
     /* An open bound is the closed one at the next double inwards. */
     double lo = r.lo_open ? nextafter(r.lo, HUGE_VAL) : r.lo;
     double hi = r.hi_open ? nextafter(r.hi, -HUGE_VAL) : r.hi;
-    if (pm_api__copy_checked(pm_api_bulk_data(in), n, lo, hi, out)) return true;
+    bool good = true;
+    if (!pm_api_bulk_is_f32(in)) {
+        good = pm_api__copy_checked(pm_api_bulk_data(in), n, lo, hi, out);
+    } else {   /* converted in blocks that stay in cache, then checked in place */
+        for (size_t i = 0; i < n; i += 1024) {
+            size_t k = n - i < 1024 ? n - i : 1024;
+            pm_api_bulk_get(in, i, k, out + i);
+            good &= pm_api__copy_checked((const unsigned char *)(out + i), k, lo, hi, out + i);
+        }
+    }
+    if (good) return true;
     bool ok = true;
     for (size_t i = 0; i < n; i++) {
         double x = out[i];
@@ -613,11 +623,23 @@ static bool pm_api__read_bulk(const json_t *in, size_t n, pm_api_range r, const 
 /* The canonical array of the n values v read from in: a bulk array from
  * PM_API_BULK_CANON_MIN numbers on (the cache key hashes its doubles),
  * whether the input was JSON text or binary. */
+/* true when bulk array in holds exactly the n values v. */
+static bool pm_api__bulk_equals(const json_t *in, const double *v, size_t n) {
+    if (!pm_api_bulk_is(in) || pm_api_bulk_len(in) != n) return false;
+    if (!pm_api_bulk_is_f32(in)) return memcmp(pm_api_bulk_data(in), v, n * sizeof *v) == 0;
+    for (size_t i = 0; i < n; i += 512) {
+        double d[512];
+        size_t k = n - i < 512 ? n - i : 512;
+        pm_api_bulk_get(in, i, k, d);
+        if (memcmp(d, v + i, k * sizeof *d) != 0) return false;
+    }
+    return true;
+}
+
 static json_t *pm_api__vec_canon(const json_t *in, const double *v, size_t n) {
     /* A bulk input already canonical (no -0) is shared, not copied: the
      * canonical form is never modified. */
-    if (n >= PM_API_BULK_CANON_MIN && pm_api_bulk_is(in) && pm_api_bulk_len(in) == n &&
-        memcmp(pm_api_bulk_data(in), v, n * sizeof *v) == 0)
+    if (n >= PM_API_BULK_CANON_MIN && pm_api__bulk_equals(in, v, n))
         return json_incref((json_t *)in);
     if (n >= PM_API_BULK_CANON_MIN) return pm_api_bulk_new(v, n);
     return pm_api_bulk_is(in) ? pm_api__reals(v, n) : pm_api__reals_of(in, v, n);

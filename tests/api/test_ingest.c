@@ -455,3 +455,41 @@ Test(ingest, png_options_checked) {
     pm_api_problem_free(&p);
     free(png.data);
 }
+
+/* float32 parts stay float32 in the document (half the bytes of doubles);
+ * the canonical form shares that block, and -0 in it is 0: the key of the
+ * same heights with 0 and of the same heights as JSON text. */
+Test(ingest, float32_parts_are_kept_and_shared) {
+    enum { N = 40 * 30 };
+    static float h[N];
+    static char body[N * 4 + 1024];
+    for (int i = 0; i < N; i++) h[i] = (float)(i % 50) * 0.25f - 3.0f;
+    h[12] = 0.0f;
+    size_t n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, N, "/terrain/heights");
+    json_t *a, *b;
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    cr_assert_eq(pm_api_parse_request(body, n, PM_TEST_MULTIPART_TYPE, &a, &p), 0, "%s", p.detail);
+    h[12] = -0.0f;
+    n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, N, "/terrain/heights");
+    cr_assert_eq(pm_api_parse_request(body, n, PM_TEST_MULTIPART_TYPE, &b, &p), 0, "%s", p.detail);
+    const json_t *hb = json_object_get(json_object_get(b, "terrain"), "heights");
+    cr_assert(pm_api_bulk_is_f32(hb) && pm_api_bulk_len(hb) == N);
+    cr_expect(pm_api_bulk_at(hb, 12) == 0.0 && !signbit(pm_api_bulk_at(hb, 12)), "-0 stored as 0");
+    /* The canonical heights are the input's block itself. */
+    pm_api_limits lim;
+    pm_api_limits_default(&lim);
+    pm_arena *ar = pm_arena_create(0);
+    void *params;
+    json_t *canon = NULL;
+    cr_assert_eq(pm_api_gen_road.parse(b, &lim, ar, &params, &canon, &p), 0, "%s", p.detail);
+    cr_expect_eq(json_object_get(json_object_get(canon, "terrain"), "heights"), hb);
+    json_decref(canon);
+    pm_arena_destroy(ar);
+    double x;
+    pm_api_key ka = road_key(a, &x), kb = road_key(b, &x);
+    cr_expect(ka.hi == kb.hi && ka.lo == kb.lo, "-0 and 0: one key");
+    json_decref(a);
+    json_decref(b);
+    pm_api_problem_free(&p);
+}
