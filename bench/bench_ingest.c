@@ -66,15 +66,21 @@ static char *json_body(int mesh, int digits17, size_t *len) {
     return b;
 }
 
-static char *multipart_body(int mesh, size_t *len) {
-    size_t cap = (size_t)SIDE * SIDE * 4 + 8192, n;
-    char *b = malloc(cap);
-    n = (size_t)snprintf(b, cap, "--bench\r\nContent-Disposition: form-data; name=\"request\"\r\n"
-                                 "Content-Type: application/json\r\n\r\n");
+/* The multipart envelope up to the heights part's bytes (of type ctype). */
+static size_t part_head(char *b, size_t cap, int mesh, const char *ctype) {
+    size_t n = (size_t)snprintf(b, cap, "--bench\r\nContent-Disposition: form-data; name=\"request\"\r\n"
+                                        "Content-Type: application/json\r\n\r\n");
     n += head(b + n, cap - n, mesh);
     n += (size_t)snprintf(b + n, cap - n,
                           "}}\r\n--bench\r\nContent-Disposition: form-data; name=\"/terrain/heights\";"
-                          " filename=\"h.f32\"\r\nContent-Type: application/octet-stream\r\n\r\n");
+                          " filename=\"h\"\r\nContent-Type: %s\r\n\r\n", ctype);
+    return n;
+}
+
+static char *multipart_body(int mesh, size_t *len) {
+    size_t cap = (size_t)SIDE * SIDE * 4 + 8192;
+    char *b = malloc(cap);
+    size_t n = part_head(b, cap, mesh, "application/octet-stream");
     for (int i = 0; i < SIDE * SIDE; i++) {
         float f = (float)height(i);
         memcpy(b + n, &f, 4);   /* little-endian host */
@@ -97,14 +103,9 @@ static void png_flush(png_structp png) { (void)png; }
 #define PNG_SCALE 0.001
 #define PNG_OFFSET (-32.768)
 static char *png_body(int mesh, size_t *len) {
-    size_t cap = (size_t)SIDE * SIDE * 3 + 8192, n;
+    size_t cap = (size_t)SIDE * SIDE * 3 + 8192;
     char *b = malloc(cap);
-    n = (size_t)snprintf(b, cap, "--bench\r\nContent-Disposition: form-data; name=\"request\"\r\n"
-                                 "Content-Type: application/json\r\n\r\n");
-    n += head(b + n, cap - n, mesh);
-    n += (size_t)snprintf(b + n, cap - n,
-                          "}}\r\n--bench\r\nContent-Disposition: form-data; name=\"/terrain/heights\";"
-                          " filename=\"h.png\"\r\nContent-Type: image/png\r\n\r\n");
+    size_t n = part_head(b, cap, mesh, "image/png");
     png_out o = {b + n, 0, cap - n - 64};
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     png_infop info = png_create_info_struct(png);

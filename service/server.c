@@ -903,6 +903,20 @@ static int pm_svc__count_param(pm_svc_req *r, const char *name) {
     return c.n;
 }
 
+/* The values of the n query parameters names into v (NULL when absent);
+ * one given more than once is a 422 at its name in p. */
+static void pm_svc__query_values(pm_svc_req *r, const char *const *names, int n, const char **v,
+                                 pm_api_problem *p) {
+    for (int i = 0; i < n; i++) {
+        v[i] = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, names[i]);
+        if (v[i] && pm_svc__count_param(r, names[i]) > 1) {
+            char ptr[32];
+            snprintf(ptr, sizeof ptr, "/%s", names[i]);
+            pm_api_problem_field(p, ptr, "is given more than once");
+        }
+    }
+}
+
 /* The output options beside the format (?compress=, ?quantize=,
  * ?metadata=) into r->out. Returns 1 when r has its answer (a 422). */
 static int pm_svc__output_options(pm_svc_req *r) {
@@ -910,14 +924,7 @@ static int pm_svc__output_options(pm_svc_req *r) {
     const char *v[4];
     pm_api_problem p;
     pm_api_problem_init(&p);
-    for (int i = 0; i < 4; i++) {
-        v[i] = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, names[i]);
-        if (v[i] && pm_svc__count_param(r, names[i]) > 1) {
-            char ptr[16];
-            snprintf(ptr, sizeof ptr, "/%s", names[i]);
-            pm_api_problem_field(&p, ptr, "is given more than once");
-        }
-    }
+    pm_svc__query_values(r, names, 4, v, &p);
     r->out = pm_api_output_default(r->fmt);
     if (!pm_api_problem_failed(&p)) pm_api_output_parse(v[1], v[2], v[3], &r->out, &p);
     int failed = pm_api_problem_failed(&p);
@@ -976,14 +983,7 @@ static int pm_svc__ingest_options(pm_svc_req *r) {
     const char *v[2];
     pm_api_problem p;
     pm_api_problem_init(&p);
-    for (int i = 0; i < 2; i++) {
-        v[i] = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, names[i]);
-        if (v[i] && pm_svc__count_param(r, names[i]) > 1) {
-            char ptr[16];
-            snprintf(ptr, sizeof ptr, "/%s", names[i]);
-            pm_api_problem_field(&p, ptr, "is given more than once");
-        }
-    }
+    pm_svc__query_values(r, names, 2, v, &p);
     if (!pm_api_problem_failed(&p)) pm_api_ingest_query(v[0], v[1], &r->ingest, &p);
     int failed = pm_api_problem_failed(&p);
     if (failed) pm_svc__set_problem(r, &p);

@@ -239,6 +239,19 @@ Test(ingest, multipart_errors) {
     pm_api_problem_free(&p);
 }
 
+/* The road reader's errors on doc (it must refuse it), as JSON text to
+ * free. */
+static char *road_errors(json_t *doc, pm_api_problem *p) {
+    pm_api_limits lim;
+    pm_api_limits_default(&lim);
+    pm_arena *a = pm_arena_create(0);
+    void *params;
+    json_t *canon = NULL;
+    cr_expect_eq(pm_api_gen_road.parse(doc, &lim, a, &params, &canon, p), -1);
+    pm_arena_destroy(a);
+    return json_dumps(p->errors, 0);
+}
+
 /* A non-finite float32 is named at its own pointer, as in JSON. */
 Test(ingest, binary_heights_checked_per_element) {
     static float h[40 * 30];
@@ -250,17 +263,10 @@ Test(ingest, binary_heights_checked_per_element) {
     pm_api_problem p;
     pm_api_problem_init(&p);
     cr_assert_eq(pm_api_parse_request(body, n, "multipart/form-data; boundary=\"XyZ\"", &doc, &p), 0);
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
-    pm_arena *a = pm_arena_create(0);
-    void *params;
-    json_t *canon = NULL;
-    cr_expect_eq(pm_api_gen_road.parse(doc, &lim, a, &params, &canon, &p), -1);
-    char *s = json_dumps(p.errors, 0);
+    char *s = road_errors(doc, &p);
     cr_expect(strstr(s, "/terrain/heights/5") && strstr(s, "must be finite"), "%s", s);
     cr_expect(strstr(s, "/terrain/heights/9") && strstr(s, "must be <= 100000"), "%s", s);
     free(s);
-    pm_arena_destroy(a);
     json_decref(doc);
     pm_api_problem_free(&p);
 }
@@ -441,16 +447,9 @@ Test(ingest, png_options_checked) {
     pm_api_problem_init(&p);
     cr_assert_eq(pm_api_ingest_query("2", NULL, &o, &p), 0);
     cr_assert_eq(png_request(&png, ROAD_HEAD "}}", &o, &doc, &p), 0, "%s", p.detail);
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
-    pm_arena *a = pm_arena_create(0);
-    void *params;
-    json_t *canon = NULL;
-    cr_expect_eq(pm_api_gen_road.parse(doc, &lim, a, &params, &canon, &p), -1);
-    char *e = json_dumps(p.errors, 0);
+    char *e = road_errors(doc, &p);
     cr_expect(strstr(e, "/terrain/heights/3") && strstr(e, "must be <= 100000"), "%s", e);
     free(e);
-    pm_arena_destroy(a);
     json_decref(doc);
     pm_api_problem_free(&p);
     free(png.data);
