@@ -289,11 +289,12 @@ static void pm__overlap_problem(const pm__road_req *q, const pm_road_overlaps *o
             snprintf(turn, sizeof turn, " (its tightest turn there: %.3f m)", h->turn_radius);
         pm_api_pointer_index(ptr, sizeof ptr, "/points", h->point[0]);
         pm_api_problem_field(prob, ptr, "the road overlaps itself%s near [%.3f, %.3f] (%s): its parts %s "
-                             "lie on each other in plan; a turn needs a centre-line radius of at least "
-                             "%.3f m (half the width plus the shoulder)%s and two legs need their centre "
-                             "lines at least %.3f m apart; move the points apart, turn more gently or "
-                             "make the road narrower", lod, h->at[0], h->at[1], what, parts, o->radius,
-                             turn, o->spacing);
+                             "lie on each other in plan; two legs need their centre lines at least "
+                             "%.3f m apart, and a turn tighter than a centre-line radius of %.3f m (half "
+                             "the width plus the shoulder)%s has its inner side merged into one point "
+                             "only where the legs leaving it keep that spacing; move the points apart, "
+                             "turn more gently or make the road narrower", lod, h->at[0], h->at[1], what,
+                             parts, o->spacing, o->radius, turn);
     }
     if (o->pairs > o->n && o->n == PM_ROAD_MAX_OVERLAPS)
         pm_api_problem_field(prob, "/points", "%s%llu pairs of triangles overlap (the first %d "
@@ -359,7 +360,7 @@ static const char *const road_summary_omit[] = {"terrain.heights", NULL};
 
 const pm_api_generator pm_api_gen_road = {
     .name = "road",
-    .version = "1.1.0",   /* 1.1.0: LOD levels as one MSFT_lod node in glTF */
+    .version = "1.2.0",   /* 1.1.0: LOD levels as one MSFT_lod node in glTF; 1.2.0: tight turns fan their inner side */
     .path = "/v1/roads",
     .parse = pm__road_parse,
     .from_query = NULL,

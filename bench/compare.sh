@@ -33,6 +33,7 @@ pm_compare() {
   done
   local ma mb
   ma=$(pm__median "${ta[@]}") mb=$(pm__median "${tb[@]}")
+  PM_CMP_A=$ma PM_CMP_B=$mb   # the two medians, for lines a caller prints under the row
   awk -v l="$label" -v u="$unit" -v na="$na" -v nb="$nb" -v ma="$ma" -v mb="$mb" \
       -v la="$(pm__min "${ta[@]}")" -v ha="$(pm__max "${ta[@]}")" \
       -v lb="$(pm__min "${tb[@]}")" -v hb="$(pm__max "${tb[@]}")" -v n="$PM_ROUNDS" \

@@ -9,10 +9,25 @@
 # across, so one column per lane border as libOpenDRIVE has, no shoulder,
 # max_error 0.05, no chord cap) from request bytes to GLB. Both in thread
 # CPU time, the same warm-up and runs, interleaved on one pinned CPU
-# (bench/compare.sh). The row compares the time for the whole road; the
-# lines under it give each side's vertices and microseconds per output
-# vertex (the two sample the curve differently: per vertex alone would
-# reward the denser mesh).
+# (bench/compare.sh).
+#
+# What each side makes. libOpenDRIVE: an in-memory mesh per lane (double
+# positions, normals, s/t coordinates, a strip of two borders per lane,
+# so the centre border twice) and empty roadmark/object/signal meshes; it
+# also meshes the centre lane (id 0) as a strip of zero width. procmesh:
+# one GLB (float positions, normals, UVs, indices ordered for the vertex
+# cache, metadata), after parsing, validation, the cache key and the
+# self-overlap check; three columns per section, the centre one shared.
+# Neither side makes shoulders, LODs, props or terrain here.
+#
+# How they sample. libOpenDRIVE ignores eps on arcs (Arc::approximate_linear
+# steps 0.01 / curvature: 1 m here, a chord error of about 1.3 mm), so at
+# "eps 0.05" it makes about 3x the sections procmesh needs for 5 cm. So the
+# rows below: the whole road; per output vertex as each outputs it; per
+# lane vertex (libOpenDRIVE's zero-width centre lane left out); per lane
+# and section; and a second road where procmesh meets libOpenDRIVE's real
+# accuracy (max_error 0.00125, the chord error of 1 m steps on a 100 m
+# radius), where the two meshes are about as dense.
 #   bench/opendrive.sh BUILD_DIR
 set -euo pipefail
 B=${1:-build}
@@ -82,11 +97,54 @@ req = {"points": [[round(px, 6), 0, round(-py, 6)] for px, py in pts], "width": 
 json.dump(req, open(f"{d}/road.json", "w"))
 PY
 . "$here/compare.sh"
-pm_compare "road 2 km, 2 x 4 m lanes, eps 0.05" "ms/road" "$B/bench_road_peer $work/road.json" \
-  "$ob/opendrive_peer $work/road.xodr 0.05" procmesh libOpenDRIVE
-read -r pm_ms pm_us pm_v pm_t < <("$B/bench_road_peer" "$work/road.json" | head -1)
-read -r od_ms od_us od_v od_t < <("$ob/opendrive_peer" "$work/road.xodr" 0.05)
-echo "  procmesh:     $pm_v vertices, $pm_t triangles, $pm_ms ms, $pm_us us per output vertex"
-echo "  libOpenDRIVE: $od_v vertices, $od_t triangles, $od_ms ms, $od_us us per output vertex"
-awk -v a="$pm_us" -v b="$od_us" 'BEGIN { printf "  per output vertex: %s %.2fx\n", (b >= a ? "procmesh faster" : "libOpenDRIVE faster (we lose)"), (b >= a ? b / a : a / b) }'
-"$B/bench_road_peer" "$work/road.json" | sed -n '2s/^/  procmesh /p'
+# One road: the timed row, then each side's counts and the per-unit ratios.
+pm__road_rows() {
+  local label=$1 req=$2
+  pm_compare "$label" "ms/road" "$B/bench_road_peer $req" \
+    "$ob/opendrive_peer $work/road.xodr 0.05" procmesh libOpenDRIVE
+  local pm_ms pm_us pm_v pm_t od_ms od_us od_v od_t od_lv od_sec
+  read -r pm_ms pm_us pm_v pm_t < <("${PM_PIN[@]}" "$B/bench_road_peer" "$req" | head -1)
+  read -r od_ms od_us od_v od_t od_lv od_sec < <("${PM_PIN[@]}" "$ob/opendrive_peer" "$work/road.xodr" 0.05)
+  local pm_sec=$((pm_v / 3))
+  echo "  procmesh:     $pm_v vertices ($pm_sec sections x 3 columns, the centre one shared by both lanes), $pm_t triangles"
+  echo "  libOpenDRIVE: $od_v vertices ($od_lv in the two lanes: $od_sec sections x 2 lanes x 2 borders; the rest its zero-width centre lane), $od_t triangles"
+  # Per unit from the row's medians.
+  awk -v pm="$PM_CMP_A" -v od="$PM_CMP_B" -v pv="$pm_v" -v ov="$od_v" -v olv="$od_lv" -v ps="$pm_sec" -v os="$od_sec" '
+    function row(what, a, b) {
+      printf "  %-44s procmesh %.4f us, libOpenDRIVE %.4f us: %s %.2fx\n", what, a, b,
+        (b >= a ? "procmesh faster" : "libOpenDRIVE faster (we lose)"), (b >= a ? b / a : a / b) }
+    BEGIN {
+      row("per output vertex, as output:", 1e3 * pm / pv, 1e3 * od / ov)
+      row("per lane vertex (centre lane left out):", 1e3 * pm / pv, 1e3 * od / olv)
+      row("per lane and section:", 1e3 * pm / (2 * ps), 1e3 * od / (2 * os)) }'
+  "${PM_PIN[@]}" "$B/bench_road_peer" "$req" | sed -n '2s/^/  procmesh /p'
+}
+pm__road_rows "road 2 km, 2 x 4 m lanes, eps 0.05" "$work/road.json"
+sed 's/"max_error": 0.05/"max_error": 0.00125/' "$work/road.json" > "$work/road_fine.json"
+pm__road_rows "the same at libOpenDRIVE's accuracy" "$work/road_fine.json"
+# Stage by stage: instructions of one procmesh request (callgrind, so the
+# load on the host does not matter), inclusive of what each stage calls.
+if command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/null 2>&1; then
+  for req in "$work/road.json" "$work/road_fine.json"; do
+    PM_WARMUP=0 PM_RUNS=1 valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+      "$B/bench_road_peer" "$req" >/dev/null 2>&1 || continue
+    echo "procmesh stages, instructions of one request ($(basename "$req" .json)):"
+    callgrind_annotate --inclusive=yes --auto=no --threshold=100 "$work/cg.out" 2>/dev/null | awk '
+      { n = $1; gsub(",", "", n) }
+      / \[/ && n ~ /^[0-9]+$/ {
+        f = $0; sub(/ \[.*/, "", f); sub(/.*:/, "", f); sub(/ *$/, "", f)
+        if (!(f in ir) || n + 0 > ir[f]) ir[f] = n + 0 }
+      END {
+        split("pm_bench_request_typed.constprop.0:whole request|pm_api_parse_request:JSON text|" \
+              "pm__road_parse:params|pm_api_cache_key:cache key|pm__road_generate:generate|" \
+              "pm_spline_sample:  adaptive sampling|pm__road_sections:  frames and banking|" \
+              "pm__road_clamp_folds:  fold clamps|pm__road_grid:  vertex grid|pm__road_emit:  mesh|" \
+              "meshopt_optimizeVertexCache:    of it vertex-cache order|pm__road_overlaps:  overlap check|" \
+              "pm_api_encode:GLB", st, "|")
+        for (i = 1; i in st; i++) {
+          k = st[i]; sub(/:.*/, "", k); l = st[i]; sub(/^[^:]*:/, "", l)
+          if (k in ir) printf "  %-32s %10d\n", l, ir[k] } }'
+  done
+else
+  echo "procmesh stages: valgrind not installed (scripts/deps.sh bench): skipped"
+fi

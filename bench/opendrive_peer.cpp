@@ -3,7 +3,10 @@
 // and meshed (get_road_network_mesh, eps from the command line) PM_WARMUP
 // untimed times, then PM_RUNS timed ones, in thread CPU time.
 //   opendrive_peer FILE EPS
-// prints "median_ms us_per_vertex vertices triangles".
+// prints "median_ms us_per_vertex vertices triangles lane_vertices
+// sections": lane_vertices leaves out the centre lane (id 0), which
+// libOpenDRIVE meshes as a strip of zero width (two vertices per section,
+// degenerate triangles); sections = lane_vertices / (2 per lane) / lanes.
 #include <OpenDriveMap.h>
 #include <RoadNetworkMesh.h>
 
@@ -11,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <iterator>
 #include <vector>
 
 static double thread_ms() {
@@ -30,7 +34,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     const double eps = std::atof(argv[2]);
-    size_t verts = 0, tris = 0;
+    size_t verts = 0, tris = 0, lane_verts = 0, lanes = 0;
     auto once = [&]() {
         odr::OpenDriveMap map(argv[1], false, false, false, false);
         odr::RoadNetworkMesh mesh = map.get_road_network_mesh(eps);
@@ -38,6 +42,15 @@ int main(int argc, char** argv) {
         // in the file, so the other meshes are empty).
         verts = mesh.lanes_mesh.vertices.size();
         tris = mesh.lanes_mesh.indices.size() / 3;
+        lane_verts = lanes = 0;
+        const auto& starts = mesh.lanes_mesh.lane_start_indices;
+        for (auto it = starts.begin(); it != starts.end(); ++it) {
+            auto next = std::next(it);
+            size_t end = next == starts.end() ? verts : next->first;
+            if (it->second == 0) continue;
+            lane_verts += end - it->first;
+            lanes++;
+        }
     };
     for (int w = 0; w < env_int("PM_WARMUP", 2); w++) once();
     const int runs = std::max(1, env_int("PM_RUNS", 5));
@@ -49,6 +62,7 @@ int main(int argc, char** argv) {
     }
     std::sort(ms.begin(), ms.end());
     const double med = ms[runs / 2];
-    std::printf("%.3f %.4f %zu %zu\n", med, 1e3 * med / (double)verts, verts, tris);
+    std::printf("%.3f %.4f %zu %zu %zu %zu\n", med, 1e3 * med / (double)verts, verts, tris, lane_verts,
+                lanes ? lane_verts / 2 / lanes : 0);
     return 0;
 }

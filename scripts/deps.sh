@@ -20,7 +20,7 @@ if [ "$what" != build ]; then
   # make fuzz: libFuzzer comes with clang's runtime libraries.
   pkgs+=(clang-14 libclang-rt-14-dev)
 fi
-[ "$what" = bench ] && pkgs+=(wrk hyperfine nginx-light sumo libnginx-mod-http-brotli-static)
+[ "$what" = bench ] && pkgs+=(wrk hyperfine nginx-light sumo libnginx-mod-http-brotli-static valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

@@ -10,6 +10,8 @@
 #define PM__SPLINE_MAX_DEPTH 30
 #define PM__SPLINE_PROBES 7
 #define PM__SPLINE_FINE_PROBES 15
+/* The fine probes fall on the coarse ones every other step (see pm__chord_error). */
+_Static_assert(PM__SPLINE_FINE_PROBES + 1 == 2 * (PM__SPLINE_PROBES + 1), "probe grids nest");
 
 /* Control point i of the (possibly phantom-extended) sequence. */
 static void pm__ctrl(const double *pts, size_t n, bool closed, long i, double out[3]) {
@@ -35,11 +37,9 @@ static double pm__knot(const double a[3], const double b[3], double alpha) {
 }
 
 /* Non-uniform Catmull-Rom as a cubic Hermite segment from P1 to P2 (the
- * tangents of the Barry-Goldman pyramid, scaled to u in [0, 1]). */
-static void pm__cr_segment(const double P[4][3], double alpha, double c[4][3]) {
-    double d01 = pm__knot(P[0], P[1], alpha);
-    double d12 = pm__knot(P[1], P[2], alpha);
-    double d23 = pm__knot(P[2], P[3], alpha);
+ * tangents of the Barry-Goldman pyramid, scaled to u in [0, 1]); d01, d12,
+ * d23 are the knot intervals between P0 .. P3. */
+static void pm__cr_segment(const double P[4][3], double d01, double d12, double d23, double c[4][3]) {
     for (int k = 0; k < 3; k++) {
         double m1 = d12 * ((P[1][k] - P[0][k]) / d01 - (P[2][k] - P[0][k]) / (d01 + d12) +
                            (P[2][k] - P[1][k]) / d12);
@@ -63,9 +63,20 @@ int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool 
     s->nseg = (uint32_t)(closed ? n : n - 1);
     s->coef = pm_arena_alloc(a, (size_t)s->nseg * sizeof *s->coef);
     if (!s->coef) return PM_ERR_NOMEM;
+    double knot[3] = {0.0, 0.0, 0.0};   /* rolls along: each interval's pow once */
     for (uint32_t i = 0; i < s->nseg; i++) {
         double P[4][3];
         for (int j = 0; j < 4; j++) pm__ctrl(pts, n, closed, (long)i - 1 + j, P[j]);
+        if (kind != PM_CURVE_LINEAR) {
+            if (i == 0) {
+                knot[0] = pm__knot(P[0], P[1], alpha);
+                knot[1] = pm__knot(P[1], P[2], alpha);
+            } else {
+                knot[0] = knot[1];
+                knot[1] = knot[2];
+            }
+            knot[2] = pm__knot(P[2], P[3], alpha);
+        }
         if (kind == PM_CURVE_LINEAR) {
             memset(s->coef[i], 0, sizeof s->coef[i]);
             for (int k = 0; k < 3; k++) {
@@ -73,7 +84,7 @@ int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool 
                 s->coef[i][1][k] = P[2][k] - P[1][k];
             }
         } else {
-            pm__cr_segment((const double(*)[3])P, alpha, s->coef[i]);
+            pm__cr_segment((const double(*)[3])P, knot[0], knot[1], knot[2], s->coef[i]);
         }
     }
     return PM_OK;
@@ -109,55 +120,106 @@ double pm_spline_curvature(const pm_spline *s, double t) {
     return (d2[0] * d1[2] - d2[2] * d1[0]) / (sp2 * sqrt(sp2));
 }
 
-void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, double p[3]) {
-    pm_spline_eval(s, t, p, NULL, NULL);
+/* pm_spline_eval without derivatives at local u of segment c, then the
+ * height override: the sampler's probes. */
+static inline void pm__point_at(const double (*c)[3], const pm_sample_opts *o, double u, double p[3]) {
+    for (int k = 0; k < 3; k++) p[k] = c[0][k] + u * (c[1][k] + u * (c[2][k] + u * c[3][k]));
     if (o && o->height) p[1] = o->height(o->height_ctx, p[0], p[2]);
 }
 
-double pm_point_segment_distance(const double p[3], const double a[3], const double b[3]) {
-    double ab[3], ap[3], l2 = 0.0, dot = 0.0;
+void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, double p[3]) {
+    double u;
+    uint32_t i = pm__locate(s, t, &u);
+    pm__point_at(s->coef[i], o, u, p);
+}
+
+/* A chord a -> b with what every probe against it reuses: its vector and
+ * length, and the segment seg its start lies in (probes strictly inside
+ * it skip pm__locate: there floor(t) is seg, so u = t - seg as there). */
+typedef struct pm__chord {
+    const double *a;
+    double ab[3], l2;
+    uint32_t seg;
+    double seg0, seg1;
+} pm__chord;
+
+static void pm__chord_init(pm__chord *c, const double a[3], const double b[3]) {
+    c->a = a;
+    c->l2 = 0.0;
     for (int k = 0; k < 3; k++) {
-        ab[k] = b[k] - a[k];
-        ap[k] = p[k] - a[k];
-        l2 += ab[k] * ab[k];
-        dot += ab[k] * ap[k];
+        c->ab[k] = b[k] - a[k];
+        c->l2 += c->ab[k] * c->ab[k];
     }
-    double f = l2 > 0.0 ? dot / l2 : 0.0;
+}
+
+static double pm__chord_distance(const pm__chord *c, const double p[3]) {
+    double ap[3], dot = 0.0;
+    for (int k = 0; k < 3; k++) {
+        ap[k] = p[k] - c->a[k];
+        dot += c->ab[k] * ap[k];
+    }
+    double f = c->l2 > 0.0 ? dot / c->l2 : 0.0;
     if (f < 0.0) f = 0.0;
     if (f > 1.0) f = 1.0;
     double d2 = 0.0;
     for (int k = 0; k < 3; k++) {
-        double e = ap[k] - f * ab[k];
+        double e = ap[k] - f * c->ab[k];
         d2 += e * e;
     }
     return sqrt(d2);
 }
 
-static double pm__probe(const pm_spline *s, const pm_sample_opts *o, double t, const double a[3],
-                        const double b[3]) {
+double pm_point_segment_distance(const double p[3], const double a[3], const double b[3]) {
+    pm__chord c;
+    pm__chord_init(&c, a, b);
+    return pm__chord_distance(&c, p);
+}
+
+static void pm__chord_segment(const pm_spline *s, double t0, pm__chord *c) {
+    double f = floor(t0);
+    c->seg = t0 <= 0.0 ? 0 : (f >= (double)s->nseg ? s->nseg - 1 : (uint32_t)f);
+    c->seg0 = (double)c->seg;
+    c->seg1 = c->seg0 + 1.0;
+}
+
+static double pm__probe(const pm_spline *s, const pm_sample_opts *o, double t, const pm__chord *c) {
     double p[3];
-    pm_spline_point(s, o, t, p);
-    return pm_point_segment_distance(p, a, b);
+    if (t > c->seg0 && t < c->seg1) pm__point_at(s->coef[c->seg], o, t - c->seg0, p);
+    else pm_spline_point(s, o, t, p);
+    return pm__chord_distance(c, p);
 }
 
 /* Largest distance from the curve over (t0, t1) to the chord, at probes
  * evenly spaced in t. With refine, the best probe's neighbourhood is then
- * searched (golden section), so a peak between probes is found too. */
+ * searched (golden section), so a peak between probes is found too. A
+ * probe farther than stop ends the search at once (the chord will be
+ * split, so the exact figure is not needed): the result is then only
+ * known to exceed stop. With memo (7 probes) each probe's distance is
+ * kept; with memo (15 probes) every other one is read back from a full
+ * 7-probe pass: (t1 - t0) / 16 * 2k is (t1 - t0) / 8 * k bit for bit. */
 static double pm__chord_error(const pm_spline *s, const pm_sample_opts *o, double t0, double t1,
-                              const double a[3], const double b[3], uint32_t probes, bool refine) {
+                              const double a[3], const double b[3], uint32_t probes, bool refine,
+                              double stop, double *memo) {
+    pm__chord c;
+    pm__chord_init(&c, a, b);
+    pm__chord_segment(s, t0, &c);
     double worst = 0.0, h = (t1 - t0) / (double)(probes + 1), tbest = t0;
+    bool reuse = memo && probes == PM__SPLINE_FINE_PROBES;
     for (uint32_t k = 1; k <= probes; k++) {
-        double t = t0 + h * (double)k, d = pm__probe(s, o, t, a, b);
+        double t = t0 + h * (double)k;
+        double d = reuse && k % 2 == 0 ? memo[k / 2 - 1] : pm__probe(s, o, t, &c);
+        if (memo && !reuse) memo[k - 1] = d;
         if (d > worst) { worst = d; tbest = t; }
+        if (d > stop) return worst;
     }
     if (!refine || worst == 0.0) return worst;
     const double g = 0.6180339887498949;
     double lo = tbest - h, hi = tbest + h;
     double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
-    double f1 = pm__probe(s, o, x1, a, b), f2 = pm__probe(s, o, x2, a, b);
+    double f1 = pm__probe(s, o, x1, &c), f2 = pm__probe(s, o, x2, &c);
     for (int it = 0; it < 16; it++) {
-        if (f1 > f2) { hi = x2; x2 = x1; f2 = f1; x1 = hi - g * (hi - lo); f1 = pm__probe(s, o, x1, a, b); }
-        else { lo = x1; x1 = x2; f1 = f2; x2 = lo + g * (hi - lo); f2 = pm__probe(s, o, x2, a, b); }
+        if (f1 > f2) { hi = x2; x2 = x1; f2 = f1; x1 = hi - g * (hi - lo); f1 = pm__probe(s, o, x1, &c); }
+        else { lo = x1; x1 = x2; f1 = f2; x2 = lo + g * (hi - lo); f2 = pm__probe(s, o, x2, &c); }
     }
     return fmax(worst, fmax(f1, f2));
 }
@@ -171,7 +233,8 @@ static void pm__d1_in(const pm_spline *s, uint32_t seg, double u, double d1[3]) 
 
 /* Whether the plan tangent turns by more than max_turn over [t0, t1] (one
  * segment); a vanishing plan tangent (a cusp) counts as turning. */
-static bool pm__turns_too_much(const pm_spline *s, double max_turn, double t0, double t1) {
+static bool pm__turns_too_much(const pm_spline *s, double max_turn, double cos_turn, double t0,
+                               double t1) {
     if (max_turn <= 0.0) return false;
     double d0[3], d1[3], f = floor(t0);
     uint32_t seg = (uint32_t)f;
@@ -181,7 +244,7 @@ static bool pm__turns_too_much(const pm_spline *s, double max_turn, double t0, d
     double l0 = hypot(d0[0], d0[2]), l1 = hypot(d1[0], d1[2]);
     if (l0 <= 0.0 || l1 <= 0.0) return true;
     double c = (d0[0] * d1[0] + d0[2] * d1[2]) / (l0 * l1);
-    return c < cos(max_turn);
+    return c < cos_turn;
 }
 
 typedef PM_VEC(pm_curve_sample) pm__sample_vec;
@@ -191,6 +254,7 @@ typedef struct pm__sampler {
     const pm_spline *s;
     const pm_sample_opts *o;
     pm__sample_vec v;
+    double cos_turn;        /* cos(o->max_turn), once */
     double err;             /* error of the last accepted chord: its end is pushed next */
     bool exact;
 } pm__sampler;
@@ -209,13 +273,19 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
     if (sm->o->cancel && *sm->o->cancel) return PM_ERR_CANCELLED;
     double e = 0.0;
     bool exact = false;
+    /* Below the depth limit a chord beyond max_error is split whatever its
+     * exact error, so the probes may stop at the first one beyond it. */
+    double stop = depth < PM__SPLINE_MAX_DEPTH ? sm->o->max_error : INFINITY;
+    double memo[PM__SPLINE_PROBES];
     bool split = pm_v3_dist(p0, p1) > sm->o->max_segment ||
-                 (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES, false)) > sm->o->max_error ||
-                 pm__turns_too_much(sm->s, sm->o->max_turn, t0, t1);
+                 (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES, false, stop,
+                                      memo)) > sm->o->max_error ||
+                 pm__turns_too_much(sm->s, sm->o->max_turn, sm->cos_turn, t0, t1);
     /* Seven probes can miss an off-centre peak; a chord that is already
-     * close to the bound gets a finer look before it is accepted. */
+     * close to the bound gets a finer look before it is accepted (its
+     * seven probes all ran: none was past max_error). */
     if (!split && e > 0.5 * sm->o->max_error) {
-        e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_FINE_PROBES, true);
+        e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_FINE_PROBES, true, stop, memo);
         exact = true;
         split = e > sm->o->max_error;
     }
@@ -235,7 +305,7 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
 int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
                      pm_curve_sample **out, size_t *n) {
     assert(o->max_error > 0.0 && o->max_segment > 0.0);
-    pm__sampler sm = {.a = a, .s = s, .o = o, .exact = true};
+    pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn), .exact = true};
     double p0[3];
     pm_spline_point(s, o, 0.0, p0);
     int r = pm__push(&sm, 0.0, p0);
@@ -259,7 +329,8 @@ double pm_spline_chord_error(const pm_spline *s, const pm_sample_opts *o,
                              const pm_curve_sample *smp, size_t n, uint32_t probes) {
     double worst = 0.0;
     for (size_t i = 0; i + 1 < n; i++) {
-        double e = pm__chord_error(s, o, smp[i].t, smp[i + 1].t, smp[i].p, smp[i + 1].p, probes, true);
+        double e = pm__chord_error(s, o, smp[i].t, smp[i + 1].t, smp[i].p, smp[i + 1].p, probes, true,
+                                   INFINITY, NULL);
         if (e > worst) worst = e;
     }
     return worst;
@@ -275,7 +346,7 @@ double pm_spline_sample_error(const pm_spline *s, const pm_sample_opts *o,
     for (size_t i = 1; i < n; i++) {
         if (smp[i].err_exact || smp[i].err * 1.25 <= worst) continue;
         double e = pm__chord_error(s, o, smp[i - 1].t, smp[i].t, smp[i - 1].p, smp[i].p,
-                                   PM__SPLINE_FINE_PROBES, true);
+                                   PM__SPLINE_FINE_PROBES, true, INFINITY, NULL);
         if (e > worst) worst = e;
     }
     return worst;

@@ -196,7 +196,12 @@ static int pm__warn(pm__ctx *x, const char *fmt, double a, double b, double c) {
     return pm_meta_push(x->warnings, pm_meta_str(x->a, buf));
 }
 
-/* Runs of sections whose side is cut back: where the road folded. */
+/* Whether a section's side is cut back or fanned onto a pivot. */
+static bool pm__folded(const pm__section *sc, int side, double W) {
+    return sc->fan[side] || sc->clamp[side] < W * (1.0 - 1e-9);
+}
+
+/* Runs of sections whose side is cut back or fanned: where the road folded. */
 static int pm__folds(pm__ctx *x, const pm__level *L, pm_meta *arr) {
     const pm_road_params *p = x->p;
     pm_arena *a = x->a;
@@ -204,12 +209,16 @@ static int pm__folds(pm__ctx *x, const pm__level *L, pm_meta *arr) {
     for (int side = 0; side < 2; side++) {
         double sg = side ? 1.0 : -1.0;
         for (size_t i = 0; i < L->n;) {
-            if (!(L->sec[i].clamp[side] < W * (1.0 - 1e-9))) { i++; continue; }
+            if (!pm__folded(&L->sec[i], side, W)) { i++; continue; }
             size_t j = i, m = i;
             double rmin = INFINITY;
-            while (j + 1 < L->n && L->sec[j + 1].clamp[side] < W * (1.0 - 1e-9)) j++;
+            bool fan = false;
+            while (j + 1 < L->n && pm__folded(&L->sec[j + 1], side, W)) j++;
             for (size_t k = i; k <= j; k++) {
-                if (L->sec[k].clamp[side] < L->sec[m].clamp[side]) m = k;
+                fan |= L->sec[k].fan[side];
+                if (L->sec[k].fan[side] > L->sec[m].fan[side] ||
+                    (L->sec[k].fan[side] == L->sec[m].fan[side] && L->sec[k].clamp[side] < L->sec[m].clamp[side]))
+                    m = k;
                 if (L->sec[k].kappa != 0.0) rmin = fmin(rmin, 1.0 / fabs(L->sec[k].kappa));
             }
             if (p->curve == PM_CURVE_LINEAR) rmin = 0.0;   /* a corner */
@@ -221,6 +230,7 @@ static int pm__folds(pm__ctx *x, const pm__level *L, pm_meta *arr) {
             pm_meta_set(a, f, "to", pm_meta_num(a, L->sec[j].s));
             pm_meta_set(a, f, "min_radius", isfinite(rmin) ? pm_meta_num(a, rmin) : pm_meta_null(a));
             pm_meta_set(a, f, "carriageway", pm_meta_bool(a, L->sec[m].clamp[side] < hw));
+            pm_meta_set(a, f, "fan", pm_meta_bool(a, fan));
             pm_meta_set(a, f, "at", pm_meta_nums(a, at, 3));
             if (pm_meta_push(arr, f) < 0) return PM_ERR_NOMEM;
             if (pm__warn(x, side ? "right side collapsed from s=%.2f m to s=%.2f m (radius %.2f m)"

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "geom/predicates.h"
 #include "scene/result.h"
 
 /* ---- fold clamping ---- */
@@ -14,15 +15,26 @@ static void pm__plan_at(const pm__section *sc, double e, double o[2]) {
     o[1] = sc->c[2] + e * sc->r[2];
 }
 
+/* Outer plan corner of one side of a section: its pivot when the side is
+ * fanned, else the point where it is cut back. */
+static void pm__corner(const pm__section *sc, int side, double o[2]) {
+    if (sc->fan[side]) {
+        o[0] = sc->piv[side][0];
+        o[1] = sc->piv[side][2];
+        return;
+    }
+    pm__plan_at(sc, (side ? 1.0 : -1.0) * sc->clamp[side], o);
+}
+
 /* Whether the side band between sections a and b, with their clamps, is a
  * convex counter-clockwise polygon (or degenerate to a segment). */
 static bool pm__band_ok(const pm__section *a, const pm__section *b, int side) {
-    double sg = side ? 1.0 : -1.0, q[4][2];
+    double q[4][2];
     double A1[2], A2[2], B1[2], B2[2];
     pm__plan_at(a, 0.0, A1);
     pm__plan_at(b, 0.0, A2);
-    pm__plan_at(a, sg * a->clamp[side], B1);
-    pm__plan_at(b, sg * b->clamp[side], B2);
+    pm__corner(a, side, B1);
+    pm__corner(b, side, B2);
     const double *order[4];
     if (side) { order[0] = A1; order[1] = B1; order[2] = B2; order[3] = A2; }
     else { order[0] = B1; order[1] = A1; order[2] = A2; order[3] = B2; }
@@ -41,9 +53,275 @@ static bool pm__band_ok(const pm__section *a, const pm__section *b, int side) {
     return true;
 }
 
+/* ---- fans: a turn tighter than the half width ---- */
+
+/* How far along the centre line (in outer half widths W) a turn's inner
+ * edge may run before it meets itself: a linear corner turning 160 degrees
+ * needs about 11 W; parts further apart than this are two legs, not a turn. */
+#define PM__FAN_REACH 16.0
+
+/* Crossings of one edge segment tried as fans (the last slot keeps the
+ * furthest). */
+#define PM__FAN_TRIES 8
+
+typedef struct pm__cross {
+    size_t k;               /* the later segment */
+    double X[2], tu[2];     /* where, and at which fraction of each segment */
+} pm__cross;
+
+typedef struct pm__fanning {
+    pm__level *L;
+    int side;
+    size_t m;               /* distinct sections (a closed road's last is its first) */
+    double W, hw;
+    double *q;              /* m plan points of the side's full-width edge */
+} pm__fanning;
+
+static size_t pm__wrap(const pm__fanning *F, size_t i) { return i % F->m; }
+
+/* Arc length of section index i, counting on past a closed road's end. */
+static double pm__arc(const pm__fanning *F, size_t i) {
+    const pm__level *L = F->L;
+    return i < F->m ? L->sec[i].s : L->sec[i - F->m].s + L->sec[L->n - 1].s;
+}
+
+static const double *pm__q(const pm__fanning *F, size_t i) { return F->q + 2 * pm__wrap(F, i); }
+
+/* Whether edge segments j and k (each from point i to i + 1) cross, where
+ * (X) and at which fractions of each (tu). */
+static bool pm__edges_cross(const pm__fanning *F, size_t j, size_t k, double X[2], double tu[2]) {
+    const double *A = pm__q(F, j), *B = pm__q(F, j + 1), *C = pm__q(F, k), *D = pm__q(F, k + 1);
+    if (fmax(A[0], B[0]) < fmin(C[0], D[0]) || fmax(C[0], D[0]) < fmin(A[0], B[0]) ||
+        fmax(A[1], B[1]) < fmin(C[1], D[1]) || fmax(C[1], D[1]) < fmin(A[1], B[1]))
+        return false;
+    if (!pm_segments_cross(A, B, C, D)) return false;
+    double e[2] = {B[0] - A[0], B[1] - A[1]}, f[2] = {D[0] - C[0], D[1] - C[1]};
+    double g[2] = {C[0] - A[0], C[1] - A[1]};
+    double den = e[0] * f[1] - e[1] * f[0];
+    if (den == 0.0) return false;
+    tu[0] = (g[0] * f[1] - g[1] * f[0]) / den;
+    tu[1] = (g[0] * e[1] - g[1] * e[0]) / den;
+    X[0] = A[0] + tu[0] * e[0];
+    X[1] = A[1] + tu[0] * e[1];
+    return true;
+}
+
+/* Signed plan turn between the frames of sections a and b (radians). */
+static double pm__turn(const pm__section *a, const pm__section *b) {
+    double c = a->r[0] * b->r[2] - a->r[2] * b->r[0], d = a->r[0] * b->r[0] + a->r[2] * b->r[2];
+    return atan2(c, d);
+}
+
+/* Height of the side's full-width edge at fraction t of segment j. */
+static double pm__edge_height(const pm__fanning *F, size_t j, double t) {
+    const pm__section *a = &F->L->sec[pm__wrap(F, j)], *b = &F->L->sec[pm__wrap(F, j + 1)];
+    double sg = F->side ? 1.0 : -1.0;
+    double ya = a->c[1] + sg * F->W * a->r[1], yb = b->c[1] + sg * F->W * b->r[1];
+    return ya + t * (yb - ya);
+}
+
+/* Makes section sc's side run to pivot P: the carriageway keeps its width
+ * along the ray to P where it fits and the shoulder reaches P
+ * (pm__road_vertex_at); where P is nearer than the carriageway edge, the
+ * columns beyond it collapse onto P. */
+static void pm__set_fan(const pm__fanning *F, pm__section *sc, const double P[3]) {
+    int side = F->side;
+    double rl = hypot(sc->r[0], sc->r[2]), d = hypot(P[0] - sc->c[0], P[2] - sc->c[2]);
+    sc->fan[side] = true;
+    memcpy(sc->piv[side], P, 3 * sizeof(double));
+    sc->clamp[side] = d > F->hw * rl ? F->W : d / rl;
+}
+
+static void pm__unset_fan(const pm__fanning *F, pm__section *sc) {
+    sc->fan[F->side] = false;
+    sc->clamp[F->side] = F->W;
+}
+
+/* Sets (or unsets) the fan of section index i, and of its twin on a closed
+ * road (the last section is the first). */
+static void pm__mark(const pm__fanning *F, size_t i, const double *P) {
+    pm__level *L = F->L;
+    size_t w = pm__wrap(F, i);
+    pm__section *t[2] = {&L->sec[w], L->closed && w == 0 ? &L->sec[L->n - 1] : NULL};
+    for (int k = 0; k < 2; k++) {
+        if (!t[k]) continue;
+        if (P) pm__set_fan(F, t[k], P);
+        else pm__unset_fan(F, t[k]);
+    }
+}
+
+/* The angle the fan and its two boundary bands sweep around P: from the
+ * corner of section j over the centres of j .. k + 1 to the corner of
+ * k + 1. Each band convex, the steps all turn one way; a fan whose sweep
+ * reaches a full turn would lie on itself. */
+static double pm__fan_sweep(const pm__fanning *F, size_t j, size_t k, const double P[3]) {
+    const pm__level *L = F->L;
+    double prev = 0.0, sum = 0.0;
+    for (size_t i = j; i <= k + 3; i++) {
+        const pm__section *sc = &L->sec[pm__wrap(F, i == j ? j : (i > k + 2 ? k + 1 : i - 1))];
+        double v[2];
+        if (i == j || i == k + 3) pm__corner(sc, F->side, v);
+        else { v[0] = sc->c[0]; v[1] = sc->c[2]; }
+        double ang = atan2(v[1] - P[2], v[0] - P[0]);
+        if (i > j) {
+            double d = ang - prev;
+            while (d > PM__PI) d -= 2.0 * PM__PI;
+            while (d < -PM__PI) d += 2.0 * PM__PI;
+            sum += d;
+        }
+        prev = ang;
+    }
+    return fabs(sum);
+}
+
+/* Tries the fan of sections j + 1 .. k onto P: kept when the road folds
+ * somewhere from j to k + 1 (a tight turn, not two legs meeting), turns
+ * less than half a circle there, every band from j to k + 1 is convex and
+ * together they sweep less than a full turn around P. */
+static bool pm__try_fan(const pm__fanning *F, size_t j, size_t k, const double P[3]) {
+    pm__level *L = F->L;
+    int side = F->side;
+    bool folds = false;
+    double turn = 0.0;
+    for (size_t i = j; i <= k; i++) {
+        const pm__section *a = &L->sec[pm__wrap(F, i)], *b = &L->sec[pm__wrap(F, i + 1)];
+        if (b->fan[side]) return false;   /* an earlier fan, across a closed road's seam */
+        folds |= !pm__band_ok(a, b, side);
+        turn += pm__turn(a, b);
+    }
+    if (!folds || !(fabs(turn) < PM__PI * (1.0 - 1e-9))) return false;
+    for (size_t i = j + 1; i <= k; i++) pm__mark(F, i, P);
+    bool ok = true;
+    for (size_t i = j; i <= k && ok; i++)
+        ok = pm__band_ok(&L->sec[pm__wrap(F, i)], &L->sec[pm__wrap(F, i + 1)], side);
+    if (ok && pm__fan_sweep(F, j, k, P) < 2.0 * PM__PI * (1.0 - 1e-9)) return true;
+    for (size_t i = j + 1; i <= k; i++) pm__mark(F, i, NULL);
+    return false;
+}
+
+/* Where the lines of sections a and b meet on the side, when that is
+ * within both sections' full width. */
+static bool pm__lines_meet(const pm__fanning *F, const pm__section *a, const pm__section *b, double P[3]) {
+    double sg = F->side ? 1.0 : -1.0;
+    double d[2] = {b->c[0] - a->c[0], b->c[2] - a->c[2]};
+    double det = -a->r[0] * b->r[2] + b->r[0] * a->r[2];
+    if (det == 0.0) return false;
+    double t = (-d[0] * b->r[2] + b->r[0] * d[1]) / det;
+    double u = (a->r[0] * d[1] - a->r[2] * d[0]) / det;
+    if (!(sg * t > 0.0 && sg * t <= F->W && sg * u > 0.0 && sg * u <= F->W)) return false;
+    for (int k = 0; k < 3; k++) P[k] = 0.5 * (a->c[k] + t * a->r[k] + b->c[k] + u * b->r[k]);
+    P[0] = a->c[0] + t * a->r[0];
+    P[2] = a->c[2] + t * a->r[2];
+    return true;
+}
+
+/* Where the lines of edge segments j and k meet, when that is near both
+ * (a loop the samples just fail to close). */
+static bool pm__edges_meet(const pm__fanning *F, size_t j, size_t k, double P[3]) {
+    const double *A = pm__q(F, j), *B = pm__q(F, j + 1), *C = pm__q(F, k), *D = pm__q(F, k + 1);
+    double e[2] = {B[0] - A[0], B[1] - A[1]}, f[2] = {D[0] - C[0], D[1] - C[1]};
+    double g[2] = {C[0] - A[0], C[1] - A[1]};
+    double den = e[0] * f[1] - e[1] * f[0];
+    if (den == 0.0) return false;
+    double t = (g[0] * f[1] - g[1] * f[0]) / den, u = (g[0] * e[1] - g[1] * e[0]) / den;
+    if (!(t > 0.0 && t < 2.0 && u > -1.0 && u < 1.0)) return false;
+    P[0] = A[0] + t * e[0];
+    P[2] = A[1] + t * e[1];
+    P[1] = 0.5 * (pm__edge_height(F, j, t) + pm__edge_height(F, k, u));
+    return true;
+}
+
+/* A fold too small for the sampled edge to cross itself (its loop lies
+ * between two samples) still tangles: bands i0..i1 are not convex. Their
+ * sections fan onto the point where the lines of the sections around the
+ * run meet, widening the run a section at a time until the fan holds. */
+static void pm__fan_run(const pm__fanning *F, pm__ctx *x, size_t i0, size_t i1) {
+    const pm_road_params *p = x->p;
+    pm__level *L = F->L;
+    for (size_t g = 0; g < PM__FAN_TRIES && g < i0 && i1 + 2 + g < L->n; g++) {
+        size_t a = i0 - g, b = i1 + 1 + g;
+        if (L->sec[b].s - L->sec[a].s > PM__FAN_REACH * F->W) return;
+        double P[2][3];
+        bool has[2] = {pm__edges_meet(F, a - 1, b, P[0]), pm__lines_meet(F, &L->sec[a], &L->sec[b], P[1])};
+        for (int c = 0; c < 2; c++) {
+            if (!has[c]) continue;
+            if (p->terrain && p->conform == PM_ROAD_DRAPE)
+                P[c][1] = pm_heightfield_height(p->terrain, P[c][0], P[c][2]);
+            if (pm__try_fan(F, a - 1, b, P[c])) return;
+        }
+    }
+}
+
+/* The side's full-width edge in a turn tighter than W loops back over
+ * itself (a swallowtail): edge segment j crosses a later segment k at P.
+ * Every section between them ends its side at P, so the inner side is one
+ * fan of triangles around P instead of a tangle. Two legs of the road
+ * meeting (turning half a circle or more, or not folding in between) are
+ * left alone: the overlap check refuses them. */
+static void pm__road_fans(pm__ctx *x, pm__level *L, int side) {
+    const pm_road_params *p = x->p;
+    pm__fanning F = {.L = L, .side = side, .m = L->closed ? L->n - 1 : L->n,
+                     .W = -L->col[0], .hw = 0.5 * p->width};
+    if (F.m < 3) return;
+    size_t nseg = L->closed ? F.m : L->n - 1, nb = L->closed ? 2 * F.m : nseg;
+    /* fold[i]: the first band at or after i (counting on past a closed
+     * road's end) that is not convex at full width; a loop holds one, so
+     * only segments within reach of a fold are searched. */
+    size_t *fold = pm_arena_alloc(x->a, (nb + 1) * sizeof(size_t));
+    F.q = pm_arena_alloc(x->a, F.m * 2 * sizeof(double));
+    if (!fold || !F.q) return;   /* no fans: the pairwise cut and the overlap check still hold */
+    fold[nb] = SIZE_MAX;
+    bool any = false;
+    for (size_t i = nb; i-- > 0;) {
+        size_t w = pm__wrap(&F, i);
+        bool folds = !pm__band_ok(&L->sec[w], &L->sec[pm__wrap(&F, i + 1)], side);
+        fold[i] = folds ? i : fold[i + 1];
+        any |= folds;
+    }
+    if (!any) return;
+    double sg = side ? 1.0 : -1.0;
+    for (size_t i = 0; i < F.m; i++) pm__plan_at(&L->sec[i], sg * F.W, F.q + 2 * i);
+    double reach = PM__FAN_REACH * F.W;
+    for (size_t j = 0; j < nseg; j++) {
+        size_t b = fold[j], last = L->closed ? j + nseg - 2 : nseg - 1;
+        if (b == SIZE_MAX || pm__arc(&F, b) - pm__arc(&F, j + 1) > reach) continue;
+        /* The crossings of segment j, the furthest first: the widest loop
+         * that makes a valid fan wins (two tight corners in a row each
+         * get their own when one fan over both would turn too far). */
+        pm__cross c[PM__FAN_TRIES];
+        size_t nc = 0;
+        for (size_t k = b > j + 2 ? b : j + 2; k <= last && pm__arc(&F, k) - pm__arc(&F, j + 1) <= reach; k++) {
+            pm__cross *e = &c[nc < PM__FAN_TRIES ? nc : PM__FAN_TRIES - 1];
+            if (!pm__edges_cross(&F, j, k, e->X, e->tu)) continue;
+            e->k = k;
+            if (nc < PM__FAN_TRIES) nc++;
+        }
+        while (nc-- > 0) {
+            double P[3] = {c[nc].X[0], 0.0, c[nc].X[1]};
+            if (p->terrain && p->conform == PM_ROAD_DRAPE) P[1] = pm_heightfield_height(p->terrain, P[0], P[2]);
+            else P[1] = 0.5 * (pm__edge_height(&F, j, c[nc].tu[0]) + pm__edge_height(&F, c[nc].k, c[nc].tu[1]));
+            if (pm__try_fan(&F, j, c[nc].k, P)) {
+                j = c[nc].k;
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i + 1 < L->n; i++) {
+        if (L->sec[i].fan[side] || L->sec[i + 1].fan[side] || pm__band_ok(&L->sec[i], &L->sec[i + 1], side))
+            continue;
+        size_t i1 = i;
+        while (i1 + 2 < L->n && !L->sec[i1 + 2].fan[side] && !pm__band_ok(&L->sec[i1 + 1], &L->sec[i1 + 2], side))
+            i1++;
+        pm__fan_run(&F, x, i, i1);
+        i = i1;
+    }
+}
+
 /* Cuts the side back where sections a and b cross inside the road. */
 static bool pm__clamp_pair(pm__section *a, pm__section *b, int side) {
-    if (pm__band_ok(a, b, side)) return false;
+    /* A fan's bands were all checked convex when it was made, and cutting
+     * back a neighbour's side (a chord from the pivot) keeps them so. */
+    if (a->fan[side] || b->fan[side] || pm__band_ok(a, b, side)) return false;
     double sg = side ? 1.0 : -1.0;
     double ra[2] = {a->r[0], a->r[2]}, rb[2] = {b->r[0], b->r[2]};
     double d[2] = {b->c[0] - a->c[0], b->c[2] - a->c[2]};
@@ -71,6 +349,8 @@ static bool pm__clamp_pair(pm__section *a, pm__section *b, int side) {
 void pm__road_clamp_folds(pm__ctx *x, pm__level *L) {
     pm__section *sc = L->sec;
     size_t n = L->n;
+    pm__road_fans(x, L, 0);
+    pm__road_fans(x, L, 1);
     for (int pass = 0; pass < 4; pass++) {
         bool changed = false;
         for (int side = 0; side < 2; side++)

@@ -117,7 +117,10 @@ static int pm__smooth_bank(pm__ctx *x, pm__section *sc, size_t n) {
     const pm_road_params *p = x->p;
     double h = 0.5 * p->bank_transition, L = sc[n - 1].s;
     double lim = PM_ROAD_MAX_BANK_DEGREES * PM__DEG;
-    if (h > 0.0 && L > 0.0) {
+    /* No bank anywhere (every one +0.0) averages to +0.0 bit for bit. */
+    bool flat = true;
+    for (size_t i = 0; i < n && flat; i++) flat = sc[i].bank == 0.0 && !signbit(sc[i].bank);
+    if (h > 0.0 && L > 0.0 && !flat) {
         double *pre = pm_arena_alloc(x->a, n * sizeof(double));
         double *out = pm_arena_alloc(x->a, n * sizeof(double));
         if (!pre || !out) return PM_ERR_NOMEM;

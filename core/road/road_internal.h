@@ -25,6 +25,8 @@ typedef struct pm__section {
     double kappa;           /* signed plan curvature */
     double bank;            /* radians, + lowers the right edge */
     double clamp[2];        /* allowed nominal extent: [0] left, [1] right */
+    bool fan[2];            /* this side runs to the turn's pivot (road_fold.c) */
+    double piv[2][3];       /* that pivot: one point for the whole run */
 } pm__section;
 
 typedef struct pm__level {
@@ -62,8 +64,10 @@ typedef struct pm__range { uint32_t k0, k1; } pm__range;
 /* road_frame.c: samples -> sections with frames and banking (L->sec, L->n). */
 int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size_t n);
 
-/* road_fold.c: cuts back the inner side where consecutive sections cross
- * inside the road; welds consecutive collapse points into one 3D point. */
+/* road_fold.c: merges the inner side of a turn tighter than the half width
+ * into one pivot (a fan), cuts back the inner side where other consecutive
+ * sections cross inside the road; welds consecutive collapse points into
+ * one 3D point. */
 void pm__road_clamp_folds(pm__ctx *x, pm__level *L);
 void pm__road_weld_collapses(pm__level *L);
 /* Whether column k of section sc is cut back onto the fold's collapse point. */

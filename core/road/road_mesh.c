@@ -13,7 +13,35 @@ static double pm__ground(const pm_road_params *p, double x, double z) {
     return pm_heightfield_height(p->terrain, x, z);
 }
 
+/* Column at nominal offset d (> 0) of a side fanned onto its pivot P
+ * (road_fold.c): on the ray from the centre to P, the carriageway at its
+ * own width where it fits, the shoulder stretched or squeezed to end on P
+ * (without a shoulder the carriageway ends there); where P is nearer than
+ * the carriageway edge, everything from P on is P. Monotonic in d, so
+ * consecutive sections' columns never cross inside the fan. */
+static void pm__fan_vertex(const pm_road_params *p, const pm__section *sc, int side, double d,
+                           double o[3]) {
+    const double *P = sc->piv[side];
+    double hw = 0.5 * p->width, W = hw + p->shoulder;
+    if (d >= sc->clamp[side]) {
+        memcpy(o, P, 3 * sizeof(double));
+        return;
+    }
+    double rl = hypot(sc->r[0], sc->r[2]), len = hypot(P[0] - sc->c[0], P[2] - sc->c[2]);
+    double g = d * rl / len;
+    if (len > hw * rl) {
+        double ghw = hw * rl / len;
+        g = p->shoulder > 0.0 ? (d <= hw ? g : ghw + (1.0 - ghw) * (d - hw) / (W - hw)) : d / W;
+    }
+    for (int k = 0; k < 3; k++) o[k] = sc->c[k] + g * (P[k] - sc->c[k]);
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) o[1] = pm__ground(p, o[0], o[2]);
+}
+
 void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d, double o[3]) {
+    if (d != 0.0 && sc->fan[d > 0.0]) {
+        pm__fan_vertex(p, sc, d > 0.0, fabs(d), o);
+        return;
+    }
     double e = d < 0.0 ? -fmin(-d, sc->clamp[0]) : fmin(d, sc->clamp[1]);
     if (p->terrain && p->conform == PM_ROAD_DRAPE) {
         o[0] = sc->c[0] + e * sc->r[0];
@@ -126,6 +154,12 @@ static void pm__vertex_normal(const pm_road_params *p, const pm__section *sc, co
 }
 
 
+/* Whether vertex v of pr has position pf and UV uf. */
+static bool pm__same_vertex(const pm_prim *pr, uint32_t v, const float pf[3], const float uf[2]) {
+    const float *q = pr->positions + 3 * (size_t)v, *u = pr->uvs + 2 * (size_t)v;
+    return q[0] == pf[0] && q[1] == pf[1] && q[2] == pf[2] && u[0] == uf[0] && u[1] == uf[1];
+}
+
 /* Emits columns k0..k1 as vertices of pr. Collapsed columns share the
  * outermost column's vertex, so the mesh border always carries the edge's
  * own V and U (a painted edge line follows the real border). */
@@ -144,6 +178,10 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
             const double *pd = L->pos + 3 * (i * nc + k), *ud = L->uv + 2 * (i * nc + k);
             float pf[3] = {(float)pd[0], (float)pd[1], (float)pd[2]}, nf[3];
             float uf[2] = {(float)ud[0], (float)ud[1]};
+            if (i > 0 && pm__same_vertex(pr, map[(i - 1) * w + j], pf, uf)) {
+                map[i * w + j] = map[(i - 1) * w + j];   /* a fan's pivot: one vertex */
+                continue;
+            }
             pm__vertex_normal(p, sc, pd, nf);
             int64_t v = pm_prim_add_vertex(x->scene, pr, pf, nf, uf, NULL);
             if (v < 0) return PM_ERR_NOMEM;

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "geom/plan_boundary.h"
 #include "scene/result.h"
 
 #define PM__ENOUGH_PAIRS 4096
@@ -57,11 +58,14 @@ static int pm__hit(void *ctx, const pm_ptri *a, const pm_ptri *b) {
 
 int pm__road_overlaps(pm__ctx *x, pm__level *L, uint32_t level) {
     if (!L->plan || L->plan->ntri < 2) return PM_OK;
-    int r = pm_pset_grid(x->a, L->plan);
-    if (r < 0) return r;
     pm_road_failure local;
     pm_road_overlaps *O = x->fail ? &x->fail->overlaps : &local.overlaps;
     memset(O, 0, sizeof *O);
+    /* A road that does not touch itself has one simple outline: then no
+     * pair can overlap, without testing the pairs. */
+    int r = pm_pset_simple_boundary(x->a, L->plan);
+    if (r != 0) return r < 0 ? r : PM_OK;
+    if ((r = pm_pset_grid(x->a, L->plan)) < 0) return r;
     pm__rov R = {.L = L, .p = x->p, .out = O};
     if ((r = pm_pset_sweep(L->plan, NULL, pm__hit, &R)) < 0) return r;   /* > 0: enough */
     if (!O->pairs) return PM_OK;

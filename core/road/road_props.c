@@ -59,6 +59,7 @@ static int pm__place(pm__ctx *x, const pm__level *L, const pm_road_prop *rp, uin
     double W = 0.5 * p->width + p->shoulder;
     double clamp = fmin(a->clamp[side], b->clamp[side]);
     if (clamp < W * (1.0 - 1e-9) && rp->offset > clamp) return 0;
+    if ((a->fan[side] || b->fan[side]) && rp->offset > 0.0) return 0;   /* all runs to the pivot */
     /* Beyond the centre of curvature on the inner side, a line of props
      * would fold back on itself like the road edge would. */
     double kappa = a->kappa + f * (b->kappa - a->kappa);

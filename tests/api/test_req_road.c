@@ -237,6 +237,15 @@ Test(req_road, validator_hairpin_and_linear) {
     validate("{\"points\": [[0,0,0],[40,0,0],[50,0,10],[40,0,20],[0,0,20]], \"width\": 6,"
              " \"conform\": \"bank\", \"banking\": {\"max_degrees\": 10}}");
     validate("{\"points\": [[0,0,0],[30,0,0],[30,0,30],[0,0,30]], \"curve\": \"linear\", \"width\": 6}");
+    /* Turns tighter than the half width: the inner side fans onto one
+     * pivot (a banked hairpin with LODs, a linear road turning back
+     * 146 degrees, a closed loop with a tight corner, draped on terrain). */
+    validate("{\"points\": [[0,0,0],[40,0,0],[46,0,6],[40,0,12],[0,0,12]], \"width\": 8,"
+             " \"conform\": \"bank\", \"banking\": {\"max_degrees\": 12}, \"lods\": [0.3, 2]}");
+    validate("{\"points\": [[0,0,0],[30,0,0],[0,0,20]], \"curve\": \"linear\", \"width\": 6}");
+    validate("{\"points\": [[0,0,0],[60,0,0],[64,0,4],[60,0,8],[20,0,40]], \"closed\": true, \"width\": 7,"
+             " \"terrain\": {\"origin\": [-20,-20], \"cell\": 4, \"cols\": 30, \"rows\": 20,"
+             " \"noise\": {\"seed\": 2, \"amplitude\": 6, \"wavelength\": 40}}}");
 }
 
 Test(req_road, validator_terrain_drape_bank_flatten) {
@@ -373,7 +382,7 @@ Test(req_road, adversarial_requests_answer_200_or_problem) {
                 overlapping++;
                 size_t npts = 0;
                 cr_assert(ptr && sscanf(ptr, "/points/%zu", &npts) == 1, "iter %d: pointer %s", iter, ptr);
-                cr_assert(strstr(det, "radius of at least"), "iter %d: %s", iter, det);
+                cr_assert(strstr(det, "centre-line radius of"), "iter %d: %s", iter, det);
             }
         }
         free(body);

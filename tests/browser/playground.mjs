@@ -10,8 +10,10 @@ import assert from 'node:assert/strict';
 const [binary, nodeDir] = process.argv.slice(2);
 const { chromium } = createRequire(`${nodeDir}/package.json`)('playwright-core');
 
+// The page is under test, not the deadline: a loaded CI host may take
+// seconds for the banked terrain example, so the server's deadline is long.
 function startServer() {
-  const proc = spawn(binary, ['--port', '0', '--bind', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(binary, ['--port', '0', '--bind', '127.0.0.1', '--deadline-ms', '60000'], { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let seen = '';
     const onData = (d) => {

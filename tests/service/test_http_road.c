@@ -1,11 +1,13 @@
 /* Black box: POST /v1/roads against the real binary. */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "svc_fixtures.h"
+#include "pm_test_overlap.h"
 #include "pm_test_validator.h"
 
 static pm_test_server srv;
@@ -53,7 +55,7 @@ Test(http_road, json_mesh_with_metadata_then_a_cache_hit) {
     cr_assert_str_eq(header(&r, "X-Cache", a, sizeof a), "MISS");
     json_t *doc = svc_json(&r);
     cr_assert_str_eq(json_string_value(json_object_get(doc, "generator")), "road");
-    cr_assert_str_eq(json_string_value(json_object_get(doc, "version")), "1.1.0");
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "version")), "1.2.0");
     const char *names[] = {"asphalt", "shoulder", "terrain", "asphalt_lod1", "shoulder_lod2"};
     for (int i = 0; i < 5; i++) cr_assert(has_mesh(doc, names[i]), "mesh %s", names[i]);
     json_t *md = json_object_get(doc, "metadata");
@@ -133,16 +135,71 @@ Test(http_road, invalid_requests_are_422_with_pointers) {
     expect_problem("{\"points\": [[0,0,0],[99000,0,0],[99000,0,99000]]}", 422, "/max_segment");
 }
 
+/* The README's hairpin: 8 m wide, apex radius 2.23 m, legs 12 m apart
+ * (2 m clear of each other). */
+#define README_HAIRPIN "{\"points\": [[0,0,0],[40,0,0],[46,0,6],[40,0,12],[0,0,12]], \"width\": 8}"
+
+/* Plan triangles of every mesh of a JSON mesh document (oracle input). */
+static ptri *json_plan_tris(json_t *doc, size_t *n) {
+    size_t cap = 1, i;
+    json_t *m;
+    json_array_foreach(json_object_get(doc, "meshes"), i, m) cap += json_array_size(json_object_get(m, "indices")) / 3;
+    ptri *t = malloc(cap * sizeof *t);
+    *n = 0;
+    json_array_foreach(json_object_get(doc, "meshes"), i, m) {
+        json_t *pos = json_object_get(m, "positions"), *idx = json_object_get(m, "indices");
+        for (size_t k = 0; k + 2 < json_array_size(idx); k += 3) {
+            double q[3][2];
+            for (int c = 0; c < 3; c++) {
+                size_t v = (size_t)json_integer_value(json_array_get(idx, k + c));
+                q[c][0] = (double)(float)json_number_value(json_array_get(pos, 3 * v));
+                q[c][1] = (double)(float)json_number_value(json_array_get(pos, 3 * v + 2));
+            }
+            if (ptri_make(q[0], q[1], q[2], &t[*n])) (*n)++;
+        }
+    }
+    return t;
+}
+
+Test(http_road, readme_hairpin_builds_its_inner_side_as_one_fan) {
+    pm_http_response r;
+    cr_assert_eq(pm_http_post_json(&srv, "/v1/roads", README_HAIRPIN, &r), 0);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    json_t *doc = svc_json(&r);
+    json_t *folds = json_object_get(json_object_get(doc, "metadata"), "folds");
+    cr_assert_eq(json_array_size(folds), 1, "%s", json_dumps(folds, 0));
+    json_t *f = json_array_get(folds, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(f, "side")), "right");
+    cr_assert(json_is_true(json_object_get(f, "fan")));
+    cr_assert_float_eq(json_number_value(json_object_get(f, "min_radius")), 2.227, 1e-3);
+    /* The pivot: inside the turn, between the legs' inner shoulder edges. */
+    json_t *at = json_object_get(f, "at");
+    double ax = json_number_value(json_array_get(at, 0)), az = json_number_value(json_array_get(at, 2));
+    cr_assert(ax > 38 && ax < 44 && fabs(az - 6.0) < 1.0, "pivot at (%g, %g)", ax, az);
+    size_t nt;
+    ptri *t = json_plan_tris(doc, &nt);
+    cr_assert_gt(nt, 400);
+    cr_assert_eq(ptri_count_overlaps(t, nt), 0, "no two triangles overlap in plan");
+    free(t);
+    json_decref(doc);
+    pm_http_response_free(&r);
+    const char *paths[] = {"/v1/roads?format=glb", "/v1/roads?format=gltf"};
+    for (int k = 0; k < 2; k++) {
+        char report[4096];
+        cr_assert_eq(pm_http_post_json(&srv, paths[k], README_HAIRPIN, &r), 0);
+        cr_assert_eq(r.status, 200, "%s", r.body);
+        cr_assert_eq(pm_test_gltf_validate(r.body, r.body_len, !k, report, sizeof report), 0, "%s", report);
+        pm_http_response_free(&r);
+    }
+}
+
 Test(http_road, roads_lying_on_themselves_are_422_naming_their_points) {
-    /* The README's refused hairpin: inner shoulders cross at the apex. */
-    expect_problem("{\"points\": [[0,0,0],[40,0,0],[46,0,6],[40,0,12],[0,0,12]], \"width\": 8}", 422,
-                   "/points/2");
     /* Legs 6 m apart on a 10 m road. */
     expect_problem("{\"points\": [[0,0,0],[40,0,0],[43,0,3],[40,0,6],[0,0,6]], \"width\": 10}", 422,
                    "/points/1");
-    /* A linear road turning back 146 degrees at points[1]. */
-    expect_problem("{\"points\": [[0,0,0],[30,0,0],[0,0,20]], \"width\": 6, \"curve\": \"linear\"}",
-                   422, "/points/1");
+    /* A loop crossing its own first leg. */
+    expect_problem("{\"points\": [[0,0,0],[60,0,0],[60,0,30],[30,0,-30]], \"width\": 6}", 422,
+                   "/points/1");
 }
 
 Test(http_road, get_is_405) {

@@ -1,0 +1,235 @@
+/* The boundary certificate of geom/plan_boundary.h: cancel twin edges in a
+ * hash table, walk what is left as one loop, then test the loop's edges
+ * for crossings over a uniform grid. */
+#include "geom/plan_boundary.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "geom/predicates.h"
+#include "scene/result.h"
+
+/* A plan point as the bits of its two floats, -0 read as +0 so that equal
+ * coordinates give equal keys. */
+typedef uint64_t pm__pkey;
+
+static uint32_t pm__bits(float f) {
+    f += 0.0f;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static pm__pkey pm__key(const float p[2]) { return (uint64_t)pm__bits(p[0]) << 32 | pm__bits(p[1]); }
+
+static void pm__point(pm__pkey k, double out[2]) {
+    uint32_t ux = (uint32_t)(k >> 32), uz = (uint32_t)k;
+    float x, z;
+    memcpy(&x, &ux, sizeof x);
+    memcpy(&z, &uz, sizeof z);
+    out[0] = x;
+    out[1] = z;
+}
+
+/* Multiplicative hashing: the top bits of the product index the table. */
+static size_t pm__hash(uint64_t lo, uint64_t hi, unsigned shift) {
+    return (size_t)(((lo * 0x9e3779b97f4a7c15ull) ^ hi) * 0xc2b2ae3d27d4eb4full >> shift);
+}
+
+/* An undirected edge lo < hi (so hi != 0: 0 marks a free slot); its net
+ * count of lo -> hi minus hi -> lo is kept beside it. */
+typedef struct pm__edge {
+    pm__pkey lo, hi;
+} pm__edge;
+
+/* The smallest power of two above n (at least 16), and its log2. */
+static size_t pm__pow2(size_t n, unsigned *bits) {
+    size_t c = 16;
+    *bits = 4;
+    while (c <= n) c *= 2, ++*bits;
+    return c;
+}
+
+/* Directed boundary edges a -> b, and the loop order. */
+typedef struct pm__seg {
+    double a[2], b[2];
+    float lo[2], hi[2];
+    uint32_t next;
+} pm__seg;
+
+/* next[i] for every boundary edge, through a table of start points; false
+ * unless every point starts one edge and the edges form a single loop. */
+static int pm__link(pm_arena *ar, pm__pkey *from, pm__pkey *to, pm__seg *s, uint32_t m) {
+    unsigned bits;
+    size_t cap = pm__pow2(2 * (size_t)m, &bits), mask = cap - 1;
+    uint32_t *slot = pm_arena_alloc(ar, cap * sizeof *slot);
+    if (!slot) return PM_ERR_NOMEM;
+    memset(slot, 0xff, cap * sizeof *slot);
+    for (uint32_t e = 0; e < m; e++) {
+        size_t i = pm__hash(from[e], 0, 64 - bits);
+        while (slot[i] != UINT32_MAX) {
+            if (from[slot[i]] == from[e]) return 0;
+            i = (i + 1) & mask;
+        }
+        slot[i] = e;
+    }
+    for (uint32_t e = 0; e < m; e++) {
+        size_t i = pm__hash(to[e], 0, 64 - bits);
+        while (slot[i] != UINT32_MAX && from[slot[i]] != to[e]) i = (i + 1) & mask;
+        if (slot[i] == UINT32_MAX) return 0;
+        s[e].next = slot[i];
+    }
+    uint32_t e = 0, steps = 0;
+    do {
+        e = s[e].next;
+        steps++;
+    } while (e != 0 && steps <= m);
+    return steps == m;
+}
+
+static bool pm__between(double a, double b, double c) { return (a <= b && b <= c) || (c <= b && b <= a); }
+
+/* Whether boundary edges i and j meet where a simple polygon's edges may
+ * not: anywhere for two edges apart, beyond their shared corner for
+ * neighbours (i -> j). */
+static bool pm__crossing(const pm__seg *s, uint32_t i, uint32_t j) {
+    const pm__seg *p = &s[i], *q = &s[j];
+    if (p->next == j || q->next == i) {
+        if (q->next == i) { const pm__seg *t = p; p = q; q = t; }
+        /* p = A -> B, q = B -> D: they meet only at B unless D turns back
+         * along the line of A B. */
+        if (pm_orient2d_fast(p->a, p->b, q->b) != 0) return false;
+        return !(pm__between(p->a[0], p->b[0], q->b[0]) && pm__between(p->a[1], p->b[1], q->b[1]) &&
+                 (p->a[0] != q->b[0] || p->a[1] != q->b[1]));
+    }
+    double o1 = pm_orient2d_fast(p->a, p->b, q->a), o2 = pm_orient2d_fast(p->a, p->b, q->b);
+    if ((o1 > 0 && o2 > 0) || (o1 < 0 && o2 < 0)) return false;
+    double o3 = pm_orient2d_fast(q->a, q->b, p->a), o4 = pm_orient2d_fast(q->a, q->b, p->b);
+    /* Else they cross, or touch, or lie on one line where (on one line)
+     * meeting bounds, which every candidate pair has, mean meeting. */
+    return !((o3 > 0 && o4 > 0) || (o3 < 0 && o4 < 0));
+}
+
+static uint32_t pm__cell(double v, double v0, double inv, uint32_t n) {
+    double c = (v - v0) * inv;
+    if (!(c > 0)) return 0;
+    return c >= n ? n - 1 : (uint32_t)c;
+}
+
+/* No two boundary edges cross: candidates from a uniform grid over their
+ * bounds, each pair tested in the cell of its bounds' common lower corner. */
+static int pm__simple(pm_arena *ar, const pm__seg *s, uint32_t m) {
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, ext = 0;
+    for (uint32_t e = 0; e < m; e++) {
+        for (int c = 0; c < 2; c++) {
+            lo[c] = fmin(lo[c], s[e].lo[c]);
+            hi[c] = fmax(hi[c], s[e].hi[c]);
+        }
+        ext += fmax((double)s[e].hi[0] - s[e].lo[0], (double)s[e].hi[1] - s[e].lo[1]);
+    }
+    double w = fmax(hi[0] - lo[0], 1e-9), h = fmax(hi[1] - lo[1], 1e-9);
+    /* Cells about twice the mean edge: an outline is a thin loop, so most
+     * cells stay empty; at most about 4 of them per edge (measured best). */
+    double cell = fmax(fmax(2.0 * ext / m, sqrt(w * h / (4.0 * m))), fmax(w, h) / 4096.0);
+    double inv = 1.0 / cell;
+    uint32_t nx = (uint32_t)fmin(floor(w / cell) + 1, 4096), nz = (uint32_t)fmin(floor(h / cell) + 1, 4096);
+    size_t ncell = (size_t)nx * nz;
+    uint32_t *start = pm_arena_calloc(ar, ncell + 1, sizeof *start);
+    uint32_t(*box)[4] = pm_arena_alloc(ar, (size_t)m * sizeof *box);
+    if (!start || !box) return PM_ERR_NOMEM;
+    size_t total = 0;
+    for (uint32_t e = 0; e < m; e++) {
+        uint32_t *c = box[e];
+        c[0] = pm__cell(s[e].lo[0], lo[0], inv, nx);
+        c[1] = pm__cell(s[e].hi[0], lo[0], inv, nx);
+        c[2] = pm__cell(s[e].lo[1], lo[1], inv, nz);
+        c[3] = pm__cell(s[e].hi[1], lo[1], inv, nz);
+        for (uint32_t z = c[2]; z <= c[3]; z++)
+            for (uint32_t x = c[0]; x <= c[1]; x++) start[(size_t)z * nx + x + 1]++;
+        total += (size_t)(c[1] - c[0] + 1) * (c[3] - c[2] + 1);
+    }
+    if (total >= UINT32_MAX) return 0;
+    for (size_t k = 0; k < ncell; k++) start[k + 1] += start[k];
+    uint32_t *items = pm_arena_alloc(ar, (total + 1) * sizeof *items);
+    uint32_t *fill = pm_arena_alloc(ar, (ncell + 1) * sizeof *fill);
+    if (!items || !fill) return PM_ERR_NOMEM;
+    memcpy(fill, start, ncell * sizeof *fill);
+    for (uint32_t e = 0; e < m; e++) {
+        const uint32_t *c = box[e];
+        for (uint32_t z = c[2]; z <= c[3]; z++)
+            for (uint32_t x = c[0]; x <= c[1]; x++) items[fill[(size_t)z * nx + x]++] = e;
+    }
+    for (uint32_t z = 0; z < nz; z++)
+        for (uint32_t x = 0; x < nx; x++) {
+            size_t k = (size_t)z * nx + x;
+            for (uint32_t a = start[k]; a < start[k + 1]; a++) {
+                uint32_t i = items[a];
+                const pm__seg *p = &s[i];
+                for (uint32_t b = a + 1; b < start[k + 1]; b++) {
+                    uint32_t j = items[b];
+                    const pm__seg *q = &s[j];
+                    if (q->lo[0] > p->hi[0] || p->lo[0] > q->hi[0] || q->lo[1] > p->hi[1] ||
+                        p->lo[1] > q->hi[1])
+                        continue;
+                    uint32_t cx = box[i][0] > box[j][0] ? box[i][0] : box[j][0];
+                    uint32_t cz = box[i][2] > box[j][2] ? box[i][2] : box[j][2];
+                    if (cx != x || cz != z) continue;
+                    if (pm__crossing(s, i, j)) return 0;
+                }
+            }
+        }
+    return 1;
+}
+
+int pm_pset_simple_boundary(pm_arena *ar, const pm_pset *S) {
+    size_t ne = 3 * (size_t)S->ntri;
+    if (ne < 3 || ne > UINT32_MAX / 4) return 0;
+    /* Edges mostly come in twins: about half as many keys as edges. */
+    unsigned bits;
+    size_t cap = pm__pow2(ne, &bits), mask = cap - 1;
+    pm__edge *t = pm_arena_calloc(ar, cap, sizeof *t);
+    int8_t *net = pm_arena_calloc(ar, cap, sizeof *net);
+    if (!t || !net) return PM_ERR_NOMEM;
+    for (uint32_t i = 0; i < S->ntri; i++) {
+        pm__pkey v[3] = {pm__key(S->tri[i].f[0]), pm__key(S->tri[i].f[1]), pm__key(S->tri[i].f[2])};
+        for (int k = 0; k < 3; k++) {
+            pm__pkey p = v[k], q = v[k == 2 ? 0 : k + 1];
+            if (p == q) return 0;
+            pm__pkey lo = p < q ? p : q, hi = p < q ? q : p;
+            size_t j = pm__hash(lo, hi, 64 - bits);
+            while (t[j].hi && (t[j].lo != lo || t[j].hi != hi)) j = (j + 1) & mask;
+            t[j].lo = lo;
+            t[j].hi = hi;
+            /* Three alike would already fail below: stop before int8 wraps. */
+            if ((net[j] += p < q ? 1 : -1) > 2 || net[j] < -2) return 0;
+        }
+    }
+    uint32_t m = 0;
+    for (size_t i = 0; i < cap; i++) {
+        if (net[i] == 0) continue;
+        if (net[i] != 1 && net[i] != -1) return 0;
+        m++;
+    }
+    if (m < 3) return 0;
+    pm__seg *s = pm_arena_alloc(ar, (size_t)m * sizeof *s);
+    pm__pkey *from = pm_arena_alloc(ar, (size_t)m * sizeof *from);
+    pm__pkey *to = pm_arena_alloc(ar, (size_t)m * sizeof *to);
+    if (!s || !from || !to) return PM_ERR_NOMEM;
+    m = 0;
+    for (size_t i = 0; i < cap; i++) {
+        if (net[i] == 0) continue;
+        from[m] = net[i] > 0 ? t[i].lo : t[i].hi;
+        to[m] = net[i] > 0 ? t[i].hi : t[i].lo;
+        pm__seg *g = &s[m++];
+        pm__point(from[m - 1], g->a);
+        pm__point(to[m - 1], g->b);
+        for (int c = 0; c < 2; c++) {
+            g->lo[c] = (float)fmin(g->a[c], g->b[c]);
+            g->hi[c] = (float)fmax(g->a[c], g->b[c]);
+        }
+    }
+    int r = pm__link(ar, from, to, s, m);
+    if (r != 1) return r;
+    return pm__simple(ar, s, m);
+}

@@ -1,0 +1,23 @@
+#ifndef PM_PLAN_BOUNDARY_H
+#define PM_PLAN_BOUNDARY_H
+/* A cheap certificate that a set of plan triangles has no overlapping pair,
+ * for the common case of a clean strip or sheet, before the pairwise test
+ * of geom/plan_overlap.h.
+ *
+ * Every triangle in a pm_pset is counter-clockwise. Sum their directed
+ * edges and let opposite twins (P -> Q and Q -> P, same float corners)
+ * cancel: for a point p on no edge, the number of triangles holding p is
+ * the winding number of what is left around p. When what is left is one
+ * simple closed polygon, that number is 0 or 1 everywhere, so no two
+ * interiors meet: pm_pset_sweep would report nothing. Any other boundary
+ * (holes, several loops, a loop touching itself, edges left twice) proves
+ * nothing, and the caller runs the sweep. */
+#include "geom/plan_overlap.h"
+#include "scene/arena.h"
+
+/* 1 when the triangles of S (at least one) are shown pairwise disjoint as
+ * above, 0 when not shown, PM_ERR_NOMEM. Exact: orientations with
+ * geom/predicates.h, coordinates compared as the stored floats. Scratch
+ * memory comes from a. */
+int pm_pset_simple_boundary(pm_arena *a, const pm_pset *S);
+#endif
