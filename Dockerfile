@@ -29,7 +29,7 @@ FROM debian:12-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       libmicrohttpd12 libjansson4 libcglm0 libuuid1 libmeshoptimizer2d \
-      libxxhash0 libhiredis0.14 zlib1g libbrotli1 curl \
+      libxxhash0 libhiredis0.14 zlib1g libbrotli1 libpng16-16 curl \
  && rm -rf /var/lib/apt/lists/*
 # A fixed numeric UID/GID so Kubernetes' runAsNonRoot can verify it.
 RUN groupadd --system --gid 10001 procmesh \

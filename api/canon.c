@@ -244,7 +244,18 @@ static int pm_api__bulk(const json_t *j, pm_api__out *o) {
     for (int i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)n >> (8 * i));
     int r = pm_api__emit(pm_api_bulk_tag, PM_API_BULK_TAG_LEN, o);
     if (r == 0) r = pm_api__emit((const char *)len, sizeof len, o);
-    if (r == 0) r = pm_api__emit((const char *)pm_api_bulk_data(j), n * sizeof(double), o);
+    if (!pm_api_bulk_is_f32(j)) {
+        if (r == 0) r = pm_api__emit((const char *)pm_api_bulk_data(j), n * sizeof(double), o);
+        return r;
+    }
+    /* float32 values are hashed as the doubles they are: the same key as
+     * the same values in JSON text or float64. */
+    for (size_t i = 0; i < n && r == 0; i += PM_API__DUMP_BUF / sizeof(double)) {
+        double d[PM_API__DUMP_BUF / sizeof(double)];
+        size_t k = n - i < PM_API__DUMP_BUF / sizeof(double) ? n - i : PM_API__DUMP_BUF / sizeof(double);
+        pm_api_bulk_get(j, i, k, d);
+        r = pm_api__emit((const char *)d, k * sizeof *d, o);
+    }
     return r;
 }
 

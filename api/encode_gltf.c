@@ -188,6 +188,10 @@ static float quv_point(float x) { return (float)(nearbyint((double)x * QUV_SCALE
  * offsets; either way exactly what the buffer holds. */
 static void plan_bounds(gltf_acc *a, const float *p, uint32_t n) {
     a->minmax = true;
+    if (a->conv != CONV_QPOS) {
+        pm_api__f32_bounds3(p, n, a->min, a->max);
+        return;
+    }
     for (int k = 0; k < 3; k++) a->min[k] = INFINITY, a->max[k] = -INFINITY;
     for (uint32_t i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++) {

@@ -366,6 +366,65 @@ void *pm_api__out_alloc(size_t n) {
     return p;
 }
 
+/* ---- POSITION bounds ---- */
+
+/* Four floats at a time (GCC and clang vector extensions). */
+typedef float pm_api__v4f __attribute__((vector_size(16)));
+typedef int32_t pm_api__v4i __attribute__((vector_size(16)));
+
+static pm_api__v4f pm_api__v4_pick(pm_api__v4f a, pm_api__v4f b, pm_api__v4i take_a) {
+    return (pm_api__v4f)(((pm_api__v4i)a & take_a) | ((pm_api__v4i)b & ~take_a));
+}
+
+/* The first of p[k], p[k + 3], ... (n of them) that is zero: which zero a
+ * scalar "if (x < min) min = x" pass keeps when the bound is 0. */
+static double pm_api__first_zero(const float *p, uint32_t n, int k) {
+    for (uint32_t i = 0; i < n; i++)
+        if (p[3 * i + k] == 0.0f) return (double)p[3 * i + k];
+    return 0.0;
+}
+
+/* Four vertices (twelve floats, three vectors whose lanes cycle through
+ * the axes) per step: the plain pass over every position took longer than
+ * copying the whole GLB buffer. */
+void pm_api__f32_bounds3(const float *p, uint32_t n, double mn[3], double mx[3]) {
+    for (int k = 0; k < 3; k++) mn[k] = INFINITY, mx[k] = -INFINITY;
+    if (n == 0) return;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    uint32_t i = 0;
+    if (n >= 4) {
+        pm_api__v4f l[3], h[3];
+        for (int j = 0; j < 3; j++) memcpy(&l[j], p + 4 * j, sizeof l[j]), h[j] = l[j];
+        for (i = 4; i + 4 <= n; i += 4)
+            for (int j = 0; j < 3; j++) {
+                pm_api__v4f x;
+                memcpy(&x, p + 3 * i + 4 * j, sizeof x);
+                l[j] = pm_api__v4_pick(x, l[j], x < l[j]);
+                h[j] = pm_api__v4_pick(x, h[j], x > h[j]);
+            }
+        /* lane axes: l[0] x y z x, l[1] y z x y, l[2] z x y z */
+        static const int lane[3][4][2] = {{{0, 0}, {0, 3}, {1, 2}, {2, 1}},
+                                          {{0, 1}, {1, 0}, {1, 3}, {2, 2}},
+                                          {{0, 2}, {1, 1}, {2, 0}, {2, 3}}};
+        for (int k = 0; k < 3; k++)
+            for (int q = 0; q < 4; q++) {
+                float a = l[lane[k][q][0]][lane[k][q][1]], b = h[lane[k][q][0]][lane[k][q][1]];
+                lo[k] = a < lo[k] ? a : lo[k];
+                hi[k] = b > hi[k] ? b : hi[k];
+            }
+    }
+    for (; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            float x = p[3 * i + k];
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
+        }
+    for (int k = 0; k < 3; k++) {
+        mn[k] = lo[k] == 0.0f ? pm_api__first_zero(p, n, k) : (double)lo[k];
+        mx[k] = hi[k] == 0.0f ? pm_api__first_zero(p, n, k) : (double)hi[k];
+    }
+}
+
 /* ---- the scene view ---- */
 
 /* Returns a malloc'd copy of normals with the bad ones fixed, NULL when all

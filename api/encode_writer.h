@@ -87,6 +87,11 @@ typedef struct pm_api__view {
 int pm_api__view_init(pm_api__view *v, const pm_scene *s);
 void pm_api__view_free(pm_api__view *v);
 
+/* min and max per axis of n finite xyz points, exactly as a plain scalar
+ * "if (x < min) min = x" pass finds them, the same zero too (-0 or 0);
+ * INFINITY / -INFINITY for none. */
+void pm_api__f32_bounds3(const float *p, uint32_t n, double mn[3], double mx[3]);
+
 /* A malloc'd (free()able) output buffer of n bytes the encoder is about to
  * write in full: big ones come 2 MiB aligned with transparent huge pages
  * asked for, so writing them takes a few dozen page faults, not one per

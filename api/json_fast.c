@@ -336,7 +336,10 @@ static json_t *pm_jf__bulk(pm_jf *j) {
         pm_jf_num x;
         if (!pm_jf__number(j, &x) || (x.is_int && !(fabs(x.d) <= PM_JF_EXACT_INT))) break;
         if (n == j->cap && !pm_jf__grow(j, 0)) break;
-        memcpy(j->scratch + PM_API_BULK_TAG_LEN + n * sizeof(double), &x.d, sizeof x.d);
+        /* -0 stored as 0: every reader makes it 0, and a canonical bulk
+         * array can then share these bytes instead of copying them. */
+        double d = x.d + 0.0;
+        memcpy(j->scratch + PM_API_BULK_TAG_LEN + n * sizeof(double), &d, sizeof d);
         if (n < PM_API_BULK_PARSE_MIN) first[n] = x;
         n++;
         pm_jf__ws(j);

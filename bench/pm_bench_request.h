@@ -46,16 +46,19 @@ static inline void pm_bench__stage(void *cls, pm_api_stage stage, const pm_scene
 
 /* body (len bytes, of Content-Type ctype: NULL for JSON) through gen
  * under default limits into *st, as a GLB, by the service's own stages
- * (pm_api_request_run). Returns 0, or nonzero after printing why the
- * request failed (*st then holds the stages that ran). */
-static inline int pm_bench_request_typed(const pm_api_generator *gen, const char *ctype,
-                                         const char *body, size_t len, pm_bench_stages *st) {
+ * (pm_api_request_run), with the query's ingest options (?png_scale=,
+ * ?png_offset=). Returns 0, or nonzero after printing why the request
+ * failed (*st then holds the stages that ran). */
+static inline int pm_bench_request_with(const pm_api_generator *gen, const char *ctype,
+                                        const pm_api_ingest *ing, const char *body, size_t len,
+                                        pm_bench_stages *st) {
     pm_api_limits lim;
     pm_api_limits_default(&lim);
     pm_api_problem prob;
     pm_api_problem_init(&prob);
     pm_api_output glb = pm_api_output_default(PM_API_FMT_GLB);
-    pm_api_request rq = {.gen = gen, .body = body, .body_len = len, .content_type = ctype};
+    pm_api_request rq = {.gen = gen, .body = body, .body_len = len, .content_type = ctype,
+                          .ingest = ing};
     pm_bench_stages got = {0};
     pm_bench__clock clock = {&got, pm_bench_thread_ms()};
     pm_api_run run = {.lim = &lim, .outputs = &glb, .noutputs = 1,
@@ -68,6 +71,11 @@ static inline int pm_bench_request_typed(const pm_api_generator *gen, const char
     free(out.data);
     pm_api_problem_free(&prob);
     return rc;
+}
+static inline int pm_bench_request_typed(const pm_api_generator *gen, const char *ctype,
+                                         const char *body, size_t len, pm_bench_stages *st) {
+    pm_api_ingest ing = PM_API_INGEST_DEFAULT;
+    return pm_bench_request_with(gen, ctype, &ing, body, len, st);
 }
 static inline int pm_bench_request(const pm_api_generator *gen, const char *body, size_t len,
                                    pm_bench_stages *st) {

@@ -8,7 +8,7 @@ set -euo pipefail
 what=${1:-build}
 pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcglm-dev
       uuid-dev libcriterion-dev libmeshoptimizer-dev libxxhash-dev libcurl4-openssl-dev
-      libhiredis-dev zlib1g-dev libbrotli-dev curl ca-certificates)
+      libhiredis-dev zlib1g-dev libbrotli-dev libpng-dev curl ca-certificates)
 # npm brings the pinned three.js that the playground page (at /) embeds.
 # Node.js may come from elsewhere (NodeSource ships npm inside nodejs, and
 # Debian's npm conflicts with it): only ask for what is absent.

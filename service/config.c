@@ -54,6 +54,10 @@ static const pm_svc_opt pm_svc__opts[] = {
      "memory all jobs and uncached results may hold at once, in MiB; past it: 503"},
     {"body-limit", "PROCMESH_BODY_LIMIT", PM_SVC_OPT_BYTES, PM_SVC__F(body_limit), 0, 1,
      (uint64_t)1 << 32, 0, "1M", "request body cap in bytes (suffix K, M, G); past it: 413"},
+    {"binary-body-limit", "PROCMESH_BINARY_BODY_LIMIT", PM_SVC_OPT_BYTES,
+     PM_SVC__F(binary_body_limit), 0, 1, (uint64_t)1 << 32, 0, "17M",
+     "cap of a multipart/form-data body with binary heights (its JSON part stays within "
+     "--body-limit); charged to --max-inflight-mb while it arrives; past it: 413"},
     {"deadline-ms", "PROCMESH_DEADLINE_MS", PM_SVC_OPT_U32, PM_SVC__F(deadline_ms), 0, 1,
      3600000, 0, "10000", "per-request deadline in ms, queueing included; past it: 503"},
     {"drain-ms", "PROCMESH_DRAIN_MS", PM_SVC_OPT_U32, PM_SVC__F(drain_ms), 0, 0, 3600000, 0,

@@ -18,6 +18,7 @@ typedef struct pm_svc_config {
     size_t cache_bytes;        /* in-memory cache budget */
     size_t inflight_bytes;     /* cap on bytes held by jobs and uncached results */
     size_t body_limit;         /* request body cap in bytes */
+    size_t binary_body_limit;  /* cap of a multipart body (binary heights) */
     uint32_t deadline_ms;      /* per request, queue wait included */
     uint32_t drain_ms;         /* shutdown: time given to in-flight requests */
     uint32_t idle_timeout_s;   /* idle keep-alive connections are closed */

@@ -269,7 +269,7 @@ void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_c
         c->state = PM_SVC_C_HEAD;
         c->opened_ns = pm_svc_now_ns();
         c->deadline_ns = g->conf.header_ms ? c->opened_ns + pm_svc__ms_ns(g->conf.header_ms) : 0;
-        pm_svc_framing_init(&c->frame, g->conf.body_limit);
+        pm_svc_framing_init(&c->frame, g->conf.body_limit, g->conf.binary_body_limit);
         pm_svc__fd_set(c->fd, c);
         pthread_mutex_lock(&g->mu);
         c->prev = g->tail;
@@ -561,7 +561,7 @@ static ssize_t pm_svc__swallow(pm_svc__conn *c, int fd, void *buf, size_t cap, s
     for (;;) {
         if (n <= 0) return n;   /* the client closed, or nothing waits (EAGAIN) */
         c->drained += (uint64_t)n;
-        if (c->drained / 4 > c->g->conf.body_limit) return 0;
+        if (c->drained / 4 > c->frame.limit) return 0;
         n = recvfrom(fd, buf, cap, 0, NULL, NULL);
     }
 }

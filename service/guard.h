@@ -52,6 +52,7 @@ typedef struct pm_svc_guard_conf {
     unsigned reserve;          /* kept free for new connections */
     const char *cors_origin;   /* "*" adds Access-Control-Allow-Origin to 408s */
     uint64_t body_limit;       /* --body-limit: chunks declared past it are refused */
+    uint64_t binary_body_limit; /* --binary-body-limit: the same for multipart bodies */
 } pm_svc_guard_conf;
 
 /* Starts the sweeper. NULL when out of memory or threads. */

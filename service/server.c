@@ -104,6 +104,10 @@ typedef struct pm_svc_req {
     /* body */
     char *body;
     size_t len, cap, discarded;
+    size_t limit;         /* the body's cap: --body-limit, or --binary-body-limit */
+    size_t declared;      /* Content-Length, when given and within limit */
+    pm_svc_meter upload;  /* a binary (multipart) body's buffer, charged as it grows */
+    pm_api_ingest ingest; /* ?png_scale=, ?png_offset= */
     int too_large;
     int decided;      /* answered from the headers; the body is only drained */
     int raw_sent;     /* a 413 was written on the socket while the body arrived */
@@ -580,7 +584,7 @@ static enum MHD_Result pm_svc__resolve(pm_svc_req *r, json_t *doc, int on_worker
 static int pm_svc__memo_hit(pm_svc_req *r) {
     pm_svc_server *srv = r->srv;
     pm_api_key key;
-    if (!pm_svc_memo_get(srv->memo, r->digest, &key)) return 0;
+    if (!r->has_digest || !pm_svc_memo_get(srv->memo, r->digest, &key)) return 0;
     pm_svc_blob *blob = pm_svc_cache_get(srv->cache, key);
     if (!blob) return 0;   /* evicted: the full path counts the miss */
     pm_api_key_hex(key, r->key_hex);
@@ -592,10 +596,30 @@ static int pm_svc__memo_hit(pm_svc_req *r) {
 
 /* The memo digest of r's body (the route and format included). */
 static void pm_svc__digest_body(pm_svc_req *r) {
+    if (r->ingest.given) return;   /* the query changes what the body means: no memo */
     size_t route = pm_svc_router_index(&r->srv->router, r->route);
     r->digest = pm_svc_memo_digest_body(route, (int)pm_api_output_code(&r->out), r->body,
                                         r->len);
     r->has_digest = 1;
+}
+
+/* The memory the document of r's multipart body takes, into *cost: its
+ * JSON part as any JSON text, its binary parts as doubles (float32 parts:
+ * 4 times their bytes; PNG images: by their pixel count). Returns 1 when r has its answer: a JSON part
+ * over --body-limit is a 413 as a JSON body would be. */
+static int pm_svc__binary_cost(pm_svc_req *r, size_t *cost) {
+    size_t decoded = 0;
+    long long json = pm_api_multipart_request_len(r->body, r->len, r->body_type, &decoded);
+    if (json < 0) return 0;   /* malformed: the parse says how, at once */
+    if ((size_t)json > r->srv->cfg.body_limit) {
+        pm_svc__problem(r, 413, "payload-too-large", "Content Too Large",
+                        "the request part of the multipart body (%lld bytes) is over the limit "
+                        "of %zu bytes (--body-limit); only the binary parts may go up to "
+                        "--binary-body-limit", json, r->srv->cfg.body_limit);
+        return 1;
+    }
+    *cost = (size_t)json * PM_SVC_JSON_FACTOR + decoded;
+    return 0;
 }
 
 /* A worker's job for a body too big to parse on the HTTP thread. */
@@ -624,7 +648,12 @@ static void pm_svc__parse_run(void *arg, int aborted) {
     /* A parsed document is many times its text (PM_SVC_JSON_FACTOR): in
      * flight too, and refused like a job when the budget is spent. */
     pm_svc_meter_init(&r->parse, srv->budget, 0);
-    if (pm_svc_budget_charge(&r->parse, r->len * PM_SVC_JSON_FACTOR) != PM_SVC_REFUSED_NONE) {
+    size_t cost = r->len * PM_SVC_JSON_FACTOR;
+    if (r->body_type[0] && pm_svc__binary_cost(r, &cost)) {
+        pm_svc__complete(r);
+        return;
+    }
+    if (pm_svc_budget_charge(&r->parse, cost) != PM_SVC_REFUSED_NONE) {
         pm_svc_meter_problem(&r->parse, &prob);
         pm_svc_meter_end(&r->parse);
         pm_svc__set_problem(r, &prob);
@@ -633,11 +662,12 @@ static void pm_svc__parse_run(void *arg, int aborted) {
         return;
     }
     pm_api_request rq = {.gen = r->route->gen, .body = r->body, .body_len = r->len,
-                         .content_type = r->body_type};
+                         .content_type = r->body_type, .ingest = &r->ingest};
     int rc = pm_api_request_document(&rq, &doc, &prob);
     free(r->body);   /* the document holds it all now */
     r->body = NULL;
     r->len = r->cap = 0;
+    pm_svc_meter_end(&r->upload);
     if (rc != 0 || !doc) {
         pm_svc_meter_end(&r->parse);
         pm_svc__set_problem(r, &prob);
@@ -707,8 +737,13 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
     } else {
         pm_svc__digest_body(r);
         if (pm_svc__memo_hit(r)) return pm_svc__send(r);
+        size_t cost;
+        if (r->body_type[0] && pm_svc__binary_cost(r, &cost)) {
+            pm_api_problem_free(&prob);
+            return pm_svc__send(r);
+        }
         pm_api_request rq = {.gen = gen, .body = r->body, .body_len = r->len,
-                             .content_type = r->body_type};
+                             .content_type = r->body_type, .ingest = &r->ingest};
         pm_api_request_document(&rq, &doc, &prob);
     }
     if (!doc) {   /* the problem says why (pm_api_request_document) */
@@ -814,11 +849,44 @@ static const char *pm_svc__header(pm_svc_req *r, const char *name) {
     return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
 }
 
+/* The cap on r's body: a multipart body (binary heights) has its own. */
+static size_t pm_svc__limit(const pm_svc_req *r) {
+    return r->limit ? r->limit : r->srv->cfg.body_limit;
+}
+
 static void pm_svc__too_large(pm_svc_req *r, const char *how) {
     r->too_large = 1;
     pm_svc__problem(r, 413, "payload-too-large", "Content Too Large",
-                    "the request body %s the limit of %zu bytes (--body-limit)", how,
-                    r->srv->cfg.body_limit);
+                    "the request body %s the limit of %zu bytes (%s)", how, pm_svc__limit(r),
+                    r->body_type[0] ? "--binary-body-limit, for a multipart/form-data body"
+                                    : "--body-limit");
+}
+
+/* Charges a binary body's buffer growing to cap bytes to the memory budget
+ * (it can be many MiB: the process bound counts it). Returns 0, or -1 with
+ * r's answer set: 503 naming max_inflight_mb while others hold the memory,
+ * 413 when the body is more than the whole cap. */
+static int pm_svc__upload_charge(pm_svc_req *r, size_t cap) {
+    if (!r->body_type[0]) return 0;   /* JSON bodies: within the 64 MiB of the bound */
+    if (!r->upload.budget) pm_svc_meter_init(&r->upload, r->srv->budget, 0);
+    if (cap <= r->upload.held) return 0;
+    pm_svc_refusal why = pm_svc_budget_charge(&r->upload, cap - r->upload.held);
+    if (why == PM_SVC_REFUSED_NONE) return 0;
+    if (why == PM_SVC_REFUSED_JOB) {   /* more than the whole cap: it never fits */
+        pm_svc__problem(r, 413, "payload-too-large", "Content Too Large",
+                        "the request body (%zu bytes) is more than the memory the server may "
+                        "hold in flight, max_inflight_mb (%zu MiB, --max-inflight-mb)",
+                        cap, pm_svc_budget_cap(r->srv->budget) >> 20);
+    } else {
+        pm_api_problem p;
+        pm_api_problem_init(&p);
+        pm_svc_meter_problem(&r->upload, &p);   /* 503 naming max_inflight_mb */
+        pm_svc__set_problem(r, &p);
+        pm_api_problem_free(&p);
+    }
+    pm_svc_meter_end(&r->upload);
+    r->too_large = 1;   /* answered at once, the body unread, as a body over the limit is */
+    return -1;
 }
 
 static void pm_svc__preflight(pm_svc_req *r) {
@@ -846,6 +914,20 @@ static int pm_svc__count_param(pm_svc_req *r, const char *name) {
     return c.n;
 }
 
+/* The values of the n query parameters names into v (NULL when absent);
+ * one given more than once is a 422 at its name in p. */
+static void pm_svc__query_values(pm_svc_req *r, const char *const *names, int n, const char **v,
+                                 pm_api_problem *p) {
+    for (int i = 0; i < n; i++) {
+        v[i] = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, names[i]);
+        if (v[i] && pm_svc__count_param(r, names[i]) > 1) {
+            char ptr[32];
+            snprintf(ptr, sizeof ptr, "/%s", names[i]);
+            pm_api_problem_field(p, ptr, "is given more than once");
+        }
+    }
+}
+
 /* The output options beside the format (?compress=, ?quantize=,
  * ?metadata=) into r->out. Returns 1 when r has its answer (a 422). */
 static int pm_svc__output_options(pm_svc_req *r) {
@@ -853,14 +935,7 @@ static int pm_svc__output_options(pm_svc_req *r) {
     const char *v[4];
     pm_api_problem p;
     pm_api_problem_init(&p);
-    for (int i = 0; i < 4; i++) {
-        v[i] = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, names[i]);
-        if (v[i] && pm_svc__count_param(r, names[i]) > 1) {
-            char ptr[16];
-            snprintf(ptr, sizeof ptr, "/%s", names[i]);
-            pm_api_problem_field(&p, ptr, "is given more than once");
-        }
-    }
+    pm_svc__query_values(r, names, 4, v, &p);
     r->out = pm_api_output_default(r->fmt);
     if (!pm_api_problem_failed(&p)) pm_api_output_parse(v[1], v[2], v[3], &r->out, &p);
     int failed = pm_api_problem_failed(&p);
@@ -927,6 +1002,21 @@ static int pm_svc__framing(pm_svc_req *r, int decided) {
     return 1;
 }
 
+/* ?png_scale= and ?png_offset= (PNG heightmaps, api/multipart.h) into
+ * r->ingest. Returns 1 when r has its answer (a 422). */
+static int pm_svc__ingest_options(pm_svc_req *r) {
+    static const char *const names[] = {"png_scale", "png_offset"};
+    const char *v[2];
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    pm_svc__query_values(r, names, 2, v, &p);
+    if (!pm_api_problem_failed(&p)) pm_api_ingest_query(v[0], v[1], &r->ingest, &p);
+    int failed = pm_api_problem_failed(&p);
+    if (failed) pm_svc__set_problem(r, &p);
+    pm_api_problem_free(&p);
+    return failed;
+}
+
 /* Decides what the headers alone decide: 404, 405, preflight, 413 from
  * Content-Length, 415, 406. Returns 1 when r has its answer. */
 static int pm_svc__early(pm_svc_req *r) {
@@ -956,15 +1046,23 @@ static int pm_svc__early(pm_svc_req *r) {
     }
     if (r->route->kind != PM_SVC_ROUTE_GENERATOR) return 0;
     if (r->mbit == PM_SVC_M_POST) {
+        if (pm_svc__ingest_options(r)) return 1;
         const char *cl = pm_svc__header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (cl && strtoull(cl, NULL, 10) > srv->cfg.body_limit) {
-            pm_svc__too_large(r, "declares a size over");
-            return 1;
-        }
         const char *ct = pm_svc__header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
         if (pm_api_is_multipart(ct)) {   /* binary arrays (api/multipart.c) */
             snprintf(r->body_type, sizeof r->body_type, "%s", ct);
-        } else if (!pm_svc_is_json_type(ct)) {
+            r->limit = srv->cfg.binary_body_limit > srv->cfg.body_limit
+                           ? srv->cfg.binary_body_limit : srv->cfg.body_limit;
+        }
+        unsigned long long declared = cl ? strtoull(cl, NULL, 10) : 0;
+        if (declared > pm_svc__limit(r)) {
+            pm_svc__too_large(r, "declares a size over");
+            return 1;
+        }
+        r->declared = (size_t)declared;
+        /* A binary body's memory is taken before a byte of it is read. */
+        if (r->body_type[0] && declared && pm_svc__upload_charge(r, r->declared) < 0) return 1;
+        if (!r->body_type[0] && !pm_svc_is_json_type(ct)) {
             pm_svc__problem(r, 415, "unsupported-media-type", "Unsupported Media Type",
                             "the body must be application/json or multipart/form-data, not %s",
                             ct ? ct : "untyped");
@@ -996,7 +1094,7 @@ static int pm_svc__early(pm_svc_req *r) {
  * rest. Returns 1 when the body just went past the limit, 0 to go on, -1
  * when the connection should be closed. */
 static int pm_svc__body(pm_svc_req *r, const char *data, size_t n) {
-    size_t limit = r->srv->cfg.body_limit;
+    size_t limit = pm_svc__limit(r);
     if (r->too_large || n > limit - r->len) {
         int first = !r->too_large;
         if (first) pm_svc__too_large(r, "grew past");
@@ -1005,9 +1103,15 @@ static int pm_svc__body(pm_svc_req *r, const char *data, size_t n) {
         return first;
     }
     if (r->len + n > r->cap) {
-        size_t cap = r->cap ? r->cap : 4096;
+        /* The declared length at once (one allocation, no copies), else
+         * doubling. */
+        size_t cap = r->cap ? r->cap : r->declared >= r->len + n ? r->declared : 4096;
         while (cap < r->len + n) cap *= 2;
         if (cap > limit) cap = limit;
+        if (pm_svc__upload_charge(r, cap) < 0) {
+            r->discarded += n;
+            return 1;
+        }
         char *b = realloc(r->body, cap + 1);
         if (!b) return -1;
         r->body = b;
@@ -1076,7 +1180,7 @@ static void pm_svc__send_raw(pm_svc_req *r) {
  * goes out as soon as the body passes the limit, and the connection closes
  * when it passes PM_SVC_DISCARD_FACTOR times the limit. */
 static enum MHD_Result pm_svc__drain(pm_svc_req *r, size_t n) {
-    size_t limit = r->srv->cfg.body_limit;
+    size_t limit = pm_svc__limit(r);
     r->discarded += n;
     if (!r->raw_sent && r->discarded > limit) pm_svc__send_raw(r);
     return r->discarded / PM_SVC_DISCARD_FACTOR > limit ? MHD_NO : MHD_YES;
@@ -1093,6 +1197,7 @@ static pm_svc_req *pm_svc__req_new(pm_svc_server *srv, struct MHD_Connection *co
     }
     r->srv = srv;
     r->conn = conn;
+    r->ingest = PM_API_INGEST_DEFAULT;
     r->t0 = pm_svc_now_ns();
     r->deadline = r->t0 + (uint64_t)srv->cfg.deadline_ms * 1000000ull;
     snprintf(r->method, sizeof r->method, "%s", method);
@@ -1122,6 +1227,7 @@ static pm_svc_req *pm_svc__req_new(pm_svc_server *srv, struct MHD_Connection *co
 static void pm_svc__req_free(pm_svc_req *r) {
     free(r->path);
     free(r->body);
+    pm_svc_meter_end(&r->upload);
     free(r->inm);
     free(r->text);
     pm_svc_blob_unref(r->blob);
@@ -1175,7 +1281,7 @@ static enum MHD_Result pm_svc__handler(void *cls, struct MHD_Connection *conn, c
              * now (the connection closes). Other early answers wait for
              * the end of a small body so the connection can be kept. */
             const char *cl = pm_svc__header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
-            if (r->too_large || (cl && strtoull(cl, NULL, 10) > r->srv->cfg.body_limit)) {
+            if (r->too_large || (cl && strtoull(cl, NULL, 10) > pm_svc__limit(r))) {
                 pm_svc_guard_request_in(conn);
                 return pm_svc__send(r);
             }
@@ -1378,6 +1484,7 @@ static pm_svc_guard *pm_svc__guard_create(const pm_svc_config *cfg, unsigned max
         .reserve = reserve,
         .cors_origin = cfg->cors_origin,
         .body_limit = cfg->body_limit,
+        .binary_body_limit = cfg->binary_body_limit,
     };
     return pm_svc_guard_create(&gc);
 }

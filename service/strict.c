@@ -109,10 +109,11 @@ enum {
     PM_SVC__FR_JUDGED,    /* a verdict is out */
 };
 
-void pm_svc_framing_init(pm_svc_framing *f, uint64_t limit) {
+void pm_svc_framing_init(pm_svc_framing *f, uint64_t limit, uint64_t multipart_limit) {
     memset(f, 0, sizeof *f);
     f->state = PM_SVC__FR_START;
-    f->limit = limit;
+    f->limit = f->limit_json = limit;
+    f->limit_multipart = multipart_limit;
 }
 
 void pm_svc_framing_off(pm_svc_framing *f) {
@@ -186,6 +187,7 @@ static void pm_svc__head_end(pm_svc_framing *f) {
         return;
     }
     f->head_len = f->declared = f->size = 0;
+    f->limit = f->multipart ? f->limit_multipart : f->limit_json;
     if (f->folded) {
         f->state = PM_SVC__FR_OFF;
     } else if (f->te_n) {
@@ -202,10 +204,12 @@ static void pm_svc__head_end(pm_svc_framing *f) {
     f->cl_first = 0;
     f->head_lines = 0;
     f->nul = 0;
+    f->multipart = 0;
 }
 
 /* A header line of a head: only Content-Length and Transfer-Encoding
- * matter, named exactly (the library compares the whole name). */
+ * matter, named exactly (the library compares the whole name), and
+ * whether Content-Type is multipart (its body has the larger limit). */
 static void pm_svc__header_line(pm_svc_framing *f, int whole) {
     const char *l = f->line;
     if (l[0] == ' ' || l[0] == '\t') {   /* continues the previous value */
@@ -218,6 +222,11 @@ static void pm_svc__header_line(pm_svc_framing *f, int whole) {
     size_t name = (size_t)(colon - l);
     int cl = name == 14 && strncasecmp(l, "content-length", 14) == 0;
     int te = name == 17 && strncasecmp(l, "transfer-encoding", 17) == 0;
+    if (name == 12 && strncasecmp(l, "content-type", 12) == 0) {
+        const char *v = colon + 1;
+        while (*v == ' ' || *v == '\t') v++;
+        f->multipart = strncasecmp(v, "multipart/", 10) == 0;
+    }
     if (!cl && !te) return;
     f->framing_prev = 1;
     if (!whole) {   /* a framing value longer than what is kept: unsure */
@@ -296,8 +305,8 @@ static void pm_svc__size_digit(pm_svc_framing *f, int d) {
         char detail[200];
         snprintf(detail, sizeof detail,
                  "a chunk declares more than the %llu bytes left of the body limit of %llu "
-                 "bytes (--body-limit)",
-                 (unsigned long long)room, (unsigned long long)f->limit);
+                 "bytes (%s)", (unsigned long long)room, (unsigned long long)f->limit,
+                 f->limit == f->limit_json ? "--body-limit" : "--binary-body-limit");
         pm_svc__judge(f, 413, detail);
         return;
     }

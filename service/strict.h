@@ -85,7 +85,10 @@ void pm_svc_strict_head(struct MHD_Connection *conn, const char *version,
 
 typedef struct pm_svc_framing {
     int state;                /* PM_SVC__FR_* (strict.c) */
-    uint64_t limit;           /* the body limit */
+    uint64_t limit;           /* the body limit of the body being read */
+    uint64_t limit_json;      /* --body-limit */
+    uint64_t limit_multipart; /* --binary-body-limit, for multipart/form-data */
+    int multipart;            /* the head being read has a multipart Content-Type */
     uint64_t left;            /* bytes left of a Content-Length body or a chunk */
     uint64_t declared;        /* chunk bytes declared so far in this body */
     uint64_t size;            /* the chunk size being read */
@@ -117,8 +120,9 @@ typedef struct pm_svc_framing {
     char detail[200];
 } pm_svc_framing;
 
-/* Starts following a connection's bytes; limit is the body limit. */
-void pm_svc_framing_init(pm_svc_framing *f, uint64_t limit);
+/* Starts following a connection's bytes; limit is the body limit,
+ * multipart_limit that of a multipart/form-data body. */
+void pm_svc_framing_init(pm_svc_framing *f, uint64_t limit, uint64_t multipart_limit);
 /* Follows n more bytes. Returns how many of them come before the point
  * of a verdict (n when there is none); after a verdict (f->status set) or
  * once off, it consumes everything and judges nothing. */

@@ -691,3 +691,41 @@ Test(encode, the_validated_flag_decides_who_checks) {
         cr_expect_eq(pm_api_encode(s, &gen, key, (pm_api_format)fmt, &b), -2);
     pm_arena_destroy(f.arena);
 }
+
+/* The POSITION bounds, four vertices at a time, against the plain scalar
+ * pass: every count (tails of 0 to 3 vertices), random values, and zeros
+ * of both signs in every order (which zero the scalar pass keeps shows in
+ * the text: "-0" or "0"). */
+static void scalar_bounds(const float *p, uint32_t n, double mn[3], double mx[3]) {
+    for (int k = 0; k < 3; k++) mn[k] = INFINITY, mx[k] = -INFINITY;
+    for (uint32_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            double x = p[3 * i + k];
+            if (x < mn[k]) mn[k] = x;
+            if (x > mx[k]) mx[k] = x;
+        }
+}
+
+Test(encode, position_bounds_match_the_scalar_pass) {
+    static float p[3 * 64];
+    uint64_t r = 0x9e3779b97f4a7c15u;
+    for (int round = 0; round < 4000; round++) {
+        uint32_t n = (uint32_t)(round % 37);
+        for (uint32_t i = 0; i < 3 * n; i++) {
+            r = r * 6364136223846793005u + 1442695040888963407u;
+            uint32_t u = (uint32_t)(r >> 33);
+            /* mostly zeros of either sign and small values, so the bound
+             * is often a zero */
+            p[i] = u % 5 == 0 ? 0.0f : u % 5 == 1 ? -0.0f
+                   : (float)((int)(u % 2001) - 1000) / (round % 3 ? 1.0f : 1e4f) *
+                         (round % 2 ? 1.0f : (float)(u % 3));
+            if (round % 4 == 3) p[i] = fabsf(p[i]) * (round % 8 == 3 ? 1.0f : -1.0f);
+        }
+        double a[3], b[3], c[3], d[3];
+        pm_api__f32_bounds3(p, n, a, b);
+        scalar_bounds(p, n, c, d);
+        for (int k = 0; k < 3; k++)
+            cr_assert(memcmp(&a[k], &c[k], sizeof a[k]) == 0 && memcmp(&b[k], &d[k], sizeof b[k]) == 0,
+                      "round %d n %u axis %d: %g %g vs %g %g", round, n, k, a[k], b[k], c[k], d[k]);
+    }
+}

@@ -11,6 +11,7 @@
 #include "pm_api/multipart.h"
 #include "pm_api/reader.h"
 #include "pm_test_multipart.h"
+#include "pm_test_png.h"
 
 /* Request ingest: the fast JSON reader (bulk arrays, exact numbers, the
  * same trees as jansson), multipart float32 parts, and cache keys that do
@@ -238,6 +239,19 @@ Test(ingest, multipart_errors) {
     pm_api_problem_free(&p);
 }
 
+/* The road reader's errors on doc (it must refuse it), as JSON text to
+ * free. */
+static char *road_errors(json_t *doc, pm_api_problem *p) {
+    pm_api_limits lim;
+    pm_api_limits_default(&lim);
+    pm_arena *a = pm_arena_create(0);
+    void *params;
+    json_t *canon = NULL;
+    cr_expect_eq(pm_api_gen_road.parse(doc, &lim, a, &params, &canon, p), -1);
+    pm_arena_destroy(a);
+    return json_dumps(p->errors, 0);
+}
+
 /* A non-finite float32 is named at its own pointer, as in JSON. */
 Test(ingest, binary_heights_checked_per_element) {
     static float h[40 * 30];
@@ -249,17 +263,232 @@ Test(ingest, binary_heights_checked_per_element) {
     pm_api_problem p;
     pm_api_problem_init(&p);
     cr_assert_eq(pm_api_parse_request(body, n, "multipart/form-data; boundary=\"XyZ\"", &doc, &p), 0);
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
-    pm_arena *a = pm_arena_create(0);
-    void *params;
-    json_t *canon = NULL;
-    cr_expect_eq(pm_api_gen_road.parse(doc, &lim, a, &params, &canon, &p), -1);
-    char *s = json_dumps(p.errors, 0);
+    char *s = road_errors(doc, &p);
     cr_expect(strstr(s, "/terrain/heights/5") && strstr(s, "must be finite"), "%s", s);
     cr_expect(strstr(s, "/terrain/heights/9") && strstr(s, "must be <= 100000"), "%s", s);
     free(s);
-    pm_arena_destroy(a);
     json_decref(doc);
+    pm_api_problem_free(&p);
+}
+
+/* ---- PNG heightmaps (docs/road.md "PNG heightmaps") ---- */
+
+#define PW 40
+#define PH 30
+
+/* Samples of a PW x PH grey image, below 2^depth. */
+static void png_samples(unsigned *s, int depth) {
+    for (int i = 0; i < PW * PH; i++) s[i] = (unsigned)(i * 2654435761u >> 7) % (1u << depth);
+}
+
+/* The road request with heights from a PNG part, read with o. */
+static int png_request(const pm_test_png *png, const char *head, const pm_api_ingest *o,
+                       json_t **doc, pm_api_problem *p) {
+    static char body[1 << 20];
+    size_t n = pm_test_multipart_part(body, sizeof body, head, png->data, png->len,
+                                      "/terrain/heights", "image/png");
+    pm_api_problem_init(p);
+    return pm_api_parse_request_with(body, n, PM_TEST_MULTIPART_TYPE, o, doc, p);
+}
+
+/* The same heights as JSON numbers: offset + scale x sample. */
+static json_t *json_heights(const unsigned *s, double scale, double offset) {
+    static char text[PW * PH * 32 + 256];
+    size_t len = (size_t)snprintf(text, sizeof text, ROAD_HEAD ", \"heights\": [");
+    for (int i = 0; i < PW * PH; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s%.17g", i ? "," : "",
+                                offset + scale * (double)s[i]);
+    snprintf(text + len, sizeof text - len, "]}}");
+    json_t *d;
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    cr_assert_eq(pm_api_parse_body(text, strlen(text), &d, &p), 0, "%s", p.detail);
+    pm_api_problem_free(&p);
+    return d;
+}
+
+/* 16- and 8-bit, interlaced or not: the heights are offset + scale x
+ * sample, row by row from the image's top row, and the key is the key of
+ * the same heights sent as JSON. */
+Test(ingest, png_heights_are_scaled_samples) {
+    static unsigned s[PW * PH];
+    for (int depth = 8; depth <= 16; depth += 8)
+        for (int interlace = 0; interlace <= 1; interlace++) {
+            png_samples(s, depth);
+            pm_test_png png;
+            pm_test_png_make(&png, PW, PH, depth, PNG_COLOR_TYPE_GRAY, interlace, s);
+            pm_api_ingest o;
+            pm_api_problem p;
+            pm_api_problem_init(&p);
+            cr_assert_eq(pm_api_ingest_query("0.015625", "-200.5", &o, &p), 0);
+            json_t *doc, *ref = json_heights(s, 0.015625, -200.5);
+            cr_assert_eq(png_request(&png, ROAD_HEAD "}}", &o, &doc, &p), 0, "%s", p.detail);
+            const json_t *h = json_object_get(json_object_get(doc, "terrain"), "heights");
+            cr_assert(pm_api_bulk_is(h) && pm_api_bulk_len(h) == PW * PH);
+            for (int i = 0; i < PW * PH; i++)
+                cr_assert_eq(pm_api_bulk_at(h, (size_t)i), -200.5 + 0.015625 * s[i],
+                             "depth %d interlace %d: [%d]", depth, interlace, i);
+            double x;
+            pm_api_key a = road_key(doc, &x), b = road_key(ref, &x);
+            cr_expect(a.hi == b.hi && a.lo == b.lo, "PNG and JSON: one key");
+            json_decref(doc);
+            json_decref(ref);
+            pm_api_problem_free(&p);
+            free(png.data);
+        }
+}
+
+/* Without ?png_scale / ?png_offset the samples are the heights. */
+Test(ingest, png_without_options_gives_the_samples) {
+    static unsigned s[PW * PH];
+    png_samples(s, 16);
+    pm_test_png png;
+    pm_test_png_make(&png, PW, PH, 16, PNG_COLOR_TYPE_GRAY, 0, s);
+    pm_api_ingest o = PM_API_INGEST_DEFAULT;
+    json_t *doc;
+    pm_api_problem p;
+    cr_assert_eq(png_request(&png, ROAD_HEAD "}}", &o, &doc, &p), 0, "%s", p.detail);
+    const json_t *h = json_object_get(json_object_get(doc, "terrain"), "heights");
+    for (int i = 0; i < PW * PH; i++) cr_assert_eq(pm_api_bulk_at(h, (size_t)i), (double)s[i]);
+    json_decref(doc);
+    pm_api_problem_free(&p);
+    free(png.data);
+}
+
+static void expect_png_error(const pm_test_png *png, const char *head, const pm_api_ingest *o,
+                             const char *pointer, const char *want) {
+    json_t *doc = NULL;
+    pm_api_problem p;
+    cr_expect_eq(png_request(png, head, o, &doc, &p), -1, "%s", want);
+    cr_expect_null(doc);
+    cr_expect_eq(p.status, 422, "%d %s", p.status, p.detail);
+    char *s = json_dumps(p.errors, 0);
+    cr_expect(s && strstr(s, pointer) && strstr(s, want), "%s lacks %s / %s", s, pointer, want);
+    free(s);
+    pm_api_problem_free(&p);
+}
+
+/* Colour, alpha, palette, other depths, another shape, not a PNG, a cut or
+ * corrupted one, no cols/rows to check against: each a 422 at the part. */
+Test(ingest, png_strictly_checked) {
+    static unsigned s[PW * PH * 4];
+    for (size_t i = 0; i < PW * PH * 4; i++) s[i] = (unsigned)i % 16;
+    pm_api_ingest o = PM_API_INGEST_DEFAULT;
+    pm_test_png png;
+    pm_test_png_make(&png, PW, PH, 8, PNG_COLOR_TYPE_RGB, 0, s);
+    expect_png_error(&png, ROAD_HEAD "}}", &o, "/terrain/heights", "not RGB (colour type 2)");
+    free(png.data);
+    pm_test_png_make(&png, PW, PH, 16, PNG_COLOR_TYPE_GRAY_ALPHA, 0, s);
+    expect_png_error(&png, ROAD_HEAD "}}", &o, "/terrain/heights", "grayscale with alpha");
+    free(png.data);
+    pm_test_png_make(&png, PW, PH, 8, PNG_COLOR_TYPE_PALETTE, 0, s);
+    expect_png_error(&png, ROAD_HEAD "}}", &o, "/terrain/heights", "palette");
+    free(png.data);
+    pm_test_png_make(&png, PW, PH, 4, PNG_COLOR_TYPE_GRAY, 0, s);
+    expect_png_error(&png, ROAD_HEAD "}}", &o, "/terrain/heights", "8 or 16 bits per sample, not 4");
+    free(png.data);
+    pm_test_png_make(&png, PH, PW, 16, PNG_COLOR_TYPE_GRAY, 0, s);   /* 30 x 40: transposed */
+    expect_png_error(&png, ROAD_HEAD "}}", &o, "/terrain/heights",
+                     "is a 30 x 40 image, but cols x rows in the request is 40 x 30");
+    free(png.data);
+    pm_test_png_make(&png, PW, PH, 16, PNG_COLOR_TYPE_GRAY, 0, s);
+    expect_png_error(&png, "{\"points\": [[1,0,1],[50,0,40]], \"terrain\": {\"cell\": 1}}", &o,
+                     "/terrain/heights", "needs integer cols and rows");
+    pm_test_png cut = png;
+    cut.len = png.len / 2;
+    expect_png_error(&cut, ROAD_HEAD "}}", &o, "/terrain/heights", "not a readable PNG");
+    png.data[png.len / 2] ^= 0x55;   /* inside the image data: a CRC or inflate error */
+    expect_png_error(&png, ROAD_HEAD "}}", &o, "/terrain/heights", "not a readable PNG");
+    memcpy(png.data, "GIF89a", 6);
+    expect_png_error(&png, ROAD_HEAD "}}", &o, "/terrain/heights", "not a PNG image");
+    free(png.data);
+}
+
+/* The query options: finite numbers, a scale that is not 0, and only with
+ * a PNG part; heights out of range after scaling are named each. */
+Test(ingest, png_options_checked) {
+    pm_api_ingest o;
+    pm_api_problem p;
+    const char *bad[][3] = {{"abc", NULL, "/png_scale"}, {"0", NULL, "/png_scale"},
+                            {"inf", NULL, "/png_scale"}, {"", NULL, "/png_scale"},
+                            {NULL, "nan", "/png_offset"}, {NULL, "1e999", "/png_offset"},
+                            {"1", "2x", "/png_offset"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pm_api_problem_init(&p);
+        cr_expect_eq(pm_api_ingest_query(bad[i][0], bad[i][1], &o, &p), -1, "%zu", i);
+        char *s = json_dumps(p.errors, 0);
+        cr_expect(s && strstr(s, bad[i][2]), "%zu: %s", i, s);
+        free(s);
+        pm_api_problem_free(&p);
+    }
+    /* Given with float32 heights or a JSON body: refused, not ignored. */
+    pm_api_problem_init(&p);
+    cr_assert_eq(pm_api_ingest_query(NULL, "5", &o, &p), 0);
+    static float h[PW * PH];
+    static char body[PW * PH * 4 + 1024];
+    size_t n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, PW * PH, "/terrain/heights");
+    json_t *doc = NULL;
+    cr_expect_eq(pm_api_parse_request_with(body, n, PM_TEST_MULTIPART_TYPE, &o, &doc, &p), -1);
+    char *es = json_dumps(p.errors, 0);
+    cr_expect(es && strstr(es, "/png_offset"), "%s", p.detail);
+    free(es);
+    pm_api_problem_free(&p);
+    pm_api_problem_init(&p);
+    const char *js = ROAD_HEAD "}}";
+    cr_expect_eq(pm_api_parse_request_with(js, strlen(js), "application/json", &o, &doc, &p), -1);
+    cr_expect_eq(p.status, 422);
+    pm_api_problem_free(&p);
+    /* Scaled past the range of heights: each one named by the reader. */
+    static unsigned s[PW * PH];
+    png_samples(s, 16);
+    s[3] = 65535;
+    pm_test_png png;
+    pm_test_png_make(&png, PW, PH, 16, PNG_COLOR_TYPE_GRAY, 0, s);
+    pm_api_problem_init(&p);
+    cr_assert_eq(pm_api_ingest_query("2", NULL, &o, &p), 0);
+    cr_assert_eq(png_request(&png, ROAD_HEAD "}}", &o, &doc, &p), 0, "%s", p.detail);
+    char *e = road_errors(doc, &p);
+    cr_expect(strstr(e, "/terrain/heights/3") && strstr(e, "must be <= 100000"), "%s", e);
+    free(e);
+    json_decref(doc);
+    pm_api_problem_free(&p);
+    free(png.data);
+}
+
+/* float32 parts stay float32 in the document (half the bytes of doubles);
+ * the canonical form shares that block, and -0 in it is 0: the key of the
+ * same heights with 0 and of the same heights as JSON text. */
+Test(ingest, float32_parts_are_kept_and_shared) {
+    enum { N = 40 * 30 };
+    static float h[N];
+    static char body[N * 4 + 1024];
+    for (int i = 0; i < N; i++) h[i] = (float)(i % 50) * 0.25f - 3.0f;
+    h[12] = 0.0f;
+    size_t n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, N, "/terrain/heights");
+    json_t *a, *b;
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    cr_assert_eq(pm_api_parse_request(body, n, PM_TEST_MULTIPART_TYPE, &a, &p), 0, "%s", p.detail);
+    h[12] = -0.0f;
+    n = pm_test_multipart(body, sizeof body, ROAD_HEAD "}}", h, N, "/terrain/heights");
+    cr_assert_eq(pm_api_parse_request(body, n, PM_TEST_MULTIPART_TYPE, &b, &p), 0, "%s", p.detail);
+    const json_t *hb = json_object_get(json_object_get(b, "terrain"), "heights");
+    cr_assert(pm_api_bulk_is_f32(hb) && pm_api_bulk_len(hb) == N);
+    cr_expect(pm_api_bulk_at(hb, 12) == 0.0 && !signbit(pm_api_bulk_at(hb, 12)), "-0 stored as 0");
+    /* The canonical heights are the input's block itself. */
+    pm_api_limits lim;
+    pm_api_limits_default(&lim);
+    pm_arena *ar = pm_arena_create(0);
+    void *params;
+    json_t *canon = NULL;
+    cr_assert_eq(pm_api_gen_road.parse(b, &lim, ar, &params, &canon, &p), 0, "%s", p.detail);
+    cr_expect_eq(json_object_get(json_object_get(canon, "terrain"), "heights"), hb);
+    json_decref(canon);
+    pm_arena_destroy(ar);
+    double x;
+    pm_api_key ka = road_key(a, &x), kb = road_key(b, &x);
+    cr_expect(ka.hi == kb.hi && ka.lo == kb.lo, "-0 and 0: one key");
+    json_decref(a);
+    json_decref(b);
     pm_api_problem_free(&p);
 }

@@ -1,5 +1,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
@@ -124,4 +126,36 @@ Test(key, hex_is_32_lowercase_digits) {
     cr_expect_str_eq(hex, "0123456789abcdeffedcba9876543210");
     pm_api_key_hex((pm_api_key){0, 1}, hex);
     cr_expect_str_eq(hex, "00000000000000000000000000000001");
+}
+
+/* The long blocks of a key go through the AVX2 build of XXH3 when the CPU
+ * has it: the digest is the library's, for every length and split. */
+void pm_api__hash_update(XXH3_state_t *st, const void *buf, size_t size);
+
+Test(key, simd_hashing_gives_the_library_digest) {
+    enum { N = 3 << 20 };
+    unsigned char *b = malloc(N);
+    uint64_t x = 0x2545f4914f6cdd1du;
+    for (size_t i = 0; i < N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        b[i] = (unsigned char)(x >> 56);
+    }
+    const size_t cuts[][3] = {{0, 4096, N}, {1, 4095, N - 1}, {7, 100000, N},
+                              {8, 2 << 20, N - 3}, {64, 4160, 4161}, {0, 0, 1 << 20}};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        XXH3_state_t a, s;
+        XXH3_INITSTATE(&a);
+        XXH3_INITSTATE(&s);
+        XXH3_128bits_reset(&a);
+        XXH3_128bits_reset(&s);
+        size_t prev = 0;
+        for (int k = 0; k < 3; k++) {   /* three updates: prev..cuts[c][k] */
+            XXH3_128bits_update(&a, b + prev, cuts[c][k] - prev);
+            pm_api__hash_update(&s, b + prev, cuts[c][k] - prev);
+            prev = cuts[c][k];
+        }
+        XXH128_hash_t ha = XXH3_128bits_digest(&a), hs = XXH3_128bits_digest(&s);
+        cr_assert(ha.high64 == hs.high64 && ha.low64 == hs.low64, "split %zu", c);
+    }
+    free(b);
 }

@@ -169,3 +169,61 @@ Test(reader_arrays, road_heights) {
     pm_arena_destroy(a);
     json_decref(doc);
 }
+
+/* A bulk array (binary or fast-parsed input) is checked in one branch-free
+ * pass: every value that fails is still named, wherever it sits (in a
+ * block of four or in the tail), with exclusive bounds exact to the last
+ * double; values that pass are copied as they are, -0 as 0. */
+static void bulk_read(const double *v, size_t n, pm_api_range r, double *out, char *ptrs,
+                      size_t cap) {
+    json_t *doc = json_object();
+    json_object_set_new(doc, "a", pm_api_bulk_new(v, n));
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    pm_api_node root;
+    pm_api_begin(&root, doc, &p);
+    size_t count = 0;
+    pm_api_vec(&root, "a", PM_API_REQUIRED, n, n, r, NULL, out, &count);
+    json_decref(pm_api_finish(&root));
+    pointers(&p, ptrs, cap);
+    pm_api_problem_free(&p);
+    json_decref(doc);
+}
+
+Test(reader_arrays, bulk_values_checked_in_one_pass) {
+    enum { N = 4099 };   /* blocks of four and a tail of three */
+    static double v[N], out[N];
+    char ptrs[512];
+    for (size_t i = 0; i < N; i++) v[i] = (double)i * 0.25 - 512.0;
+    v[10] = -0.0;
+    bulk_read(v, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "");
+    for (size_t i = 0; i < N; i++)
+        cr_assert(out[i] == v[i] && !signbit(out[10]), "out[%zu] = %g", i, out[i]);
+    /* Exactly at the bounds passes; one double past them fails. */
+    v[0] = 1e5;
+    v[1] = -1e5;
+    v[2] = nextafter(1e5, HUGE_VAL);
+    v[5] = nextafter(-1e5, -HUGE_VAL);
+    v[7] = NAN;
+    v[N - 1] = HUGE_VAL;
+    v[N - 2] = -HUGE_VAL;
+    bulk_read(v, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "/a/2 /a/5 /a/7 /a/4097 /a/4098");
+    /* Any range: infinities and NaN still fail. */
+    bulk_read(v, N, PM_API_ANY, out, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "/a/7 /a/4097 /a/4098");
+    /* Exclusive bounds: the bound itself fails, the next double passes. */
+    for (size_t i = 0; i < N; i++) v[i] = 1.0 + (double)i;
+    v[3] = 0.0;
+    v[4] = nextafter(0.0, 1.0);
+    v[N - 1] = 0.0;
+    bulk_read(v, N, PM_API_GT(0), out, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "/a/3 /a/4098");
+    pm_api_range below = {0, 10, false, true, NULL};   /* [0, 10) */
+    for (size_t i = 0; i < N; i++) v[i] = 9.5;
+    v[6] = 10.0;
+    v[8] = nextafter(10.0, 0.0);
+    bulk_read(v, N, below, out, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "/a/6");
+}

@@ -37,6 +37,10 @@ Test(config, defaults_match_the_contract_and_the_api_limits) {
     cr_assert_eq(c.threads, (uint32_t)cores);
     cr_assert_eq(c.cache_bytes, (size_t)256 << 20);
     cr_assert_eq(c.body_limit, (size_t)1 << 20);
+    /* 512 x 512 float32 heights (1 MiB) beside a request part, and the
+     * largest heightfield max_vertices allows (4M x 4 bytes): with room. */
+    cr_assert_eq(c.binary_body_limit, (size_t)17 << 20);
+    cr_assert_geq(c.binary_body_limit, c.limits.max_vertices * 4 + c.body_limit);
     cr_assert_eq(c.queue, 64);
     cr_assert_str_eq(c.cors_origin, "*");
     cr_assert_eq(c.log_level, PM_SVC_LOG_INFO);
@@ -135,6 +139,7 @@ Test(config, help_lists_every_flag_with_default_and_variable) {
         {"--queue", "PROCMESH_QUEUE", "64"},
         {"--cache-mb", "PROCMESH_CACHE_MB", "256"},
         {"--body-limit", "PROCMESH_BODY_LIMIT", "1M"},
+        {"--binary-body-limit", "PROCMESH_BINARY_BODY_LIMIT", "17M"},
         {"--deadline-ms", "PROCMESH_DEADLINE_MS", "10000"},
         {"--drain-ms", "PROCMESH_DRAIN_MS", "10000"},
         {"--max-connections", "PROCMESH_MAX_CONNECTIONS", "4096"},

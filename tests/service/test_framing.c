@@ -22,7 +22,7 @@ typedef struct fed {
 /* Feeds s cut at the given places (cuts ascending, n_cuts of them). */
 static fed feed_cut(const char *s, size_t len, uint64_t limit, const size_t *cuts, size_t n_cuts) {
     pm_svc_framing f;
-    pm_svc_framing_init(&f, limit);
+    pm_svc_framing_init(&f, limit, limit);
     fed out = {0, len, 0, 0, 0};
     size_t from = 0;
     for (size_t k = 0; k <= n_cuts; k++) {
@@ -169,7 +169,7 @@ Test(framing, unsure_framing_turns_it_off) {
     cr_assert(r.on);
     /* Off on request, and once off it stays off. */
     pm_svc_framing f;
-    pm_svc_framing_init(&f, 10);
+    pm_svc_framing_init(&f, 10, 10);
     pm_svc_framing_off(&f);
     cr_assert_eq(pm_svc_framing_feed(&f, H "zz\r\n", H_LEN + 4), H_LEN + 4);
     cr_assert_eq(f.status, 0);
@@ -177,7 +177,7 @@ Test(framing, unsure_framing_turns_it_off) {
 
 Test(framing, a_verdict_names_its_request) {
     pm_svc_framing f;
-    pm_svc_framing_init(&f, 100);
+    pm_svc_framing_init(&f, 100, 100);
     const char *s = "GET / HTTP/1.1\r\n\r\n" H "zz";
     size_t n = strlen(s);
     cr_assert_eq(pm_svc_framing_feed(&f, s, n), n - 2);
@@ -268,7 +268,7 @@ Test(framing, heads_the_library_would_refuse) {
     cr_assert_eq(r.at, (size_t)n - 1);
     /* A verdict on a head names the request whose head it is. */
     pm_svc_framing f;
-    pm_svc_framing_init(&f, 100);
+    pm_svc_framing_init(&f, 100, 100);
     static const char two[] = "GET / HTTP/1.1\r\n\r\nGET / HTTP/2.0\r\n\r\n";
     pm_svc_framing_feed(&f, two, sizeof two - 1);
     cr_assert_eq(f.status, 505);
@@ -277,7 +277,7 @@ Test(framing, heads_the_library_would_refuse) {
     cr_assert(f.verdict_in_head);
     /* A NUL: a verdict on the complete head, the library's view of it (a
      * line starting with NUL ends it). */
-    pm_svc_framing_init(&f, 100);
+    pm_svc_framing_init(&f, 100, 100);
     static const char nul[] = "GET / HTTP/1.1\r\n\r\nGET /a HTTP/1.1\r\n\0X: 1\r\nY: 2\r\n\r\n";
     pm_svc_framing_feed(&f, nul, sizeof nul - 1);
     cr_assert_eq(f.status, 400);
@@ -285,4 +285,32 @@ Test(framing, heads_the_library_would_refuse) {
     cr_assert_eq(f.verdict_request, 2);
     cr_assert(!f.verdict_in_head && f.verdict_on_head);
     cr_assert_eq(f.verdict_head_len, strlen("GET /a HTTP/1.1\r\n") + 7);
+}
+
+/* A multipart body has the larger limit (--binary-body-limit), another
+ * body the smaller (--body-limit), decided per request on one connection. */
+Test(framing, multipart_bodies_have_their_own_limit) {
+    static const char both[] =
+        "POST /v1/roads HTTP/1.1\r\nHost: x\r\nContent-Type: Multipart/Form-Data; boundary=b\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n40\r\n";
+    static const char json_after[] =
+        "POST /v1/roads HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n"
+        "POST /v1/roads HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n40\r\n";
+    pm_svc_framing f;
+    pm_svc_framing_init(&f, 16, 100);
+    pm_svc_framing_feed(&f, both, sizeof both - 1);
+    cr_assert_eq(f.status, 0, "a 64-byte chunk within the multipart limit of 100: %d", f.status);
+    pm_svc_framing_init(&f, 16, 100);
+    pm_svc_framing_feed(&f, json_after, sizeof json_after - 1);
+    cr_assert_eq(f.status, 413, "the JSON request after it has the limit of 16: %d", f.status);
+    pm_svc_strict_verdict v;
+    pm_svc_framing_verdict(&f, &v);
+    cr_assert(strstr(v.detail, "--body-limit") && !strstr(v.detail, "binary"), "%s", v.detail);
+    pm_svc_framing_init(&f, 16, 32);
+    pm_svc_framing_feed(&f, both, sizeof both - 1);
+    cr_assert_eq(f.status, 413, "past the multipart limit of 32: %d", f.status);
+    pm_svc_framing_verdict(&f, &v);
+    cr_assert(strstr(v.detail, "--binary-body-limit"), "%s", v.detail);
 }

@@ -13,6 +13,7 @@
 #include "pm_api/encode.h"
 #include "pm_api/generator.h"
 #include "pm_api/key.h"
+#include "pm_api/multipart.h"
 #include "pm_api/problem.h"
 
 /* What a route receives. */
@@ -25,6 +26,9 @@ typedef struct pm_api_request {
     const char *body;
     size_t body_len;
     const char *content_type;
+    /* POST: how image parts become numbers (?png_scale=, ?png_offset=);
+     * NULL: PM_API_INGEST_DEFAULT. */
+    const pm_api_ingest *ingest;
     /* GET: the query pairs, percent-decoded, without the service's own
      * ?v= (the output options are skipped by from_query). */
     const pm_api_query_pair *query;
