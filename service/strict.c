@@ -304,7 +304,7 @@ static void pm_svc__size_digit(pm_svc_framing *f, int d) {
     if ((uint64_t)d > room || f->size > (room - (uint64_t)d) / 16) {
         char detail[200];
         snprintf(detail, sizeof detail,
-                 "a chunk declares more than the %llu bytes left of the body limit of %llu "
+                 "a chunk declares more than the %llu bytes left of the limit of %llu "
                  "bytes (%s)", (unsigned long long)room, (unsigned long long)f->limit,
                  f->limit == f->limit_json ? "--body-limit" : "--binary-body-limit");
         pm_svc__judge(f, 413, detail);
