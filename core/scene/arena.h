@@ -36,7 +36,10 @@ void *pm_arena_alloc(pm_arena *a, size_t size);
 /* Zeroed n*size bytes; NULL on overflow of n*size as well. */
 void *pm_arena_calloc(pm_arena *a, size_t n, size_t size);
 /* Grows a block from old_size to new_size, keeping its content. Extends in
- * place when p is the last allocation. p may be NULL (old_size 0). */
+ * place when p is the last allocation. p may be NULL (old_size 0). An
+ * allocation of 1 MiB or more has a chunk of its own, which grows by the
+ * system's realloc (its pages moved, not copied, the old chunk freed), so
+ * a growing array takes about its own size, not twice. */
 void *pm_arena_realloc(pm_arena *a, void *p, size_t old_size, size_t new_size);
 char *pm_arena_strdup(pm_arena *a, const char *s);
 
