@@ -197,6 +197,38 @@ Test(scene, validate_refuses_a_broken_contract) {
     pm_arena_destroy(a);
 }
 
+/* Every element is checked, whichever of the vectorized checks' lanes or
+ * tail it falls in: one bad number or index anywhere is refused. */
+Test(scene, validate_checks_every_element) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s = pm_scene_create(a);
+    pm_prim *p = pm_scene_add_prim(s, "t", "m", PM_PRIM_UV | PM_PRIM_COLOR, 0, 0);
+    const float up[3] = {0, 1, 0}, uv[2] = {0.5f, 0.5f}, c[4] = {0.5f, 0.5f, 0.5f, 1};
+    for (int i = 0; i < 11; i++) {
+        const float pos[3] = {(float)i, 0, (float)(i % 2)};
+        cr_assert_geq(pm_prim_add_vertex(s, p, pos, up, uv, c), 0);
+    }
+    for (uint32_t i = 0; i + 2 < 11; i++) cr_assert_eq(pm_prim_add_tri(s, p, i, i + 1, i + 2), 0);
+    cr_assert_eq(pm_scene_validate(s), 0);
+    float *arrays[] = {p->positions, p->normals, p->uvs, p->colors};
+    const size_t sizes[] = {33, 33, 22, 44};
+    for (int k = 0; k < 4; k++)
+        for (size_t i = 0; i < sizes[k]; i++) {
+            float keep = arrays[k][i];
+            arrays[k][i] = i % 2 ? -INFINITY : NAN;
+            cr_assert_eq(pm_scene_validate(s), -1, "array %d, element %zu", k, i);
+            arrays[k][i] = keep;
+        }
+    for (uint32_t i = 0; i < p->icount; i++) {
+        uint32_t keep = p->indices[i];
+        p->indices[i] = 11 + i % 3;
+        cr_assert_eq(pm_scene_validate(s), -1, "index %u", i);
+        p->indices[i] = keep;
+    }
+    cr_assert_eq(pm_scene_validate(s), 0);
+    pm_arena_destroy(a);
+}
+
 Test(scene, validate_fixes_normals_and_colours_in_place) {
     pm_arena *a = pm_arena_create(0);
     pm_scene *s = tri_scene(a, PM_PRIM_COLOR);
