@@ -227,16 +227,22 @@ static bool pm__crossing(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d, pm_v2 *x) {
  * outer point between two crossing segments becomes the crossing point,
  * with the heights of the first. Only segments within a few widths of
  * curb length can meet, which bounds the search. The ends never move. */
-static void pm__trim(pm__slab *S) {
+static int pm__trim(pm__slab *S) {
     uint32_t n = S->n;
     double reach = 8.0 * S->width + 1.0;
+    /* Each curb segment's plan length, once: the windows below overlap. */
+    double own[256], *len = n <= 256 ? own : pm_arena_alloc(S->N->a, n * sizeof *len);
+    if (!len) return PM_ERR_NOMEM;
+    for (uint32_t k = 0; k + 1 < n; k++) {
+        pm_v2 a = pm__plan(pm__apos(S, k)), b = pm__plan(pm__apos(S, k + 1));
+        len[k] = hypot(b.x - a.x, b.y - a.y);
+    }
     for (uint32_t j = 0; j + 3 < n; j++) {
         if (pm_v2_eq(S->out[j], S->out[j + 1])) continue;
         uint32_t kmax = j + 2;
         double run = 0;
         while (kmax + 2 < n) {
-            pm_v2 a = pm__plan(pm__apos(S, kmax)), b = pm__plan(pm__apos(S, kmax + 1));
-            run += hypot(b.x - a.x, b.y - a.y);
+            run += len[kmax];
             if (run > reach) break;
             kmax++;
         }
@@ -253,6 +259,7 @@ static void pm__trim(pm__slab *S) {
             break;
         }
     }
+    return PM_OK;
 }
 
 static int pm__vtx(pm__slab *S, uint32_t prim, const float pos[3], float u, float v, uint32_t *id) {
@@ -565,7 +572,7 @@ static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint3
     memcpy(T.out, F->out0 + lo, T.n * sizeof *T.out);
     memcpy(T.oy, F->oy0 + lo, T.n * sizeof *T.oy);
     memcpy(T.oby, F->oby0 + lo, T.n * sizeof *T.oby);
-    pm__trim(&T);
+    if (pm__trim(&T)) return PM_ERR_NOMEM;
     uint32_t *reg = pm_arena_alloc(F->N->a, T.n * sizeof *reg), bad[2] = {0, 0};
     if (!reg) return PM_ERR_NOMEM;
     int rc = pm__band_plan(&T, reg, bad);
