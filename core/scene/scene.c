@@ -85,7 +85,7 @@ int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float pos[3],
                            const float n[3], const float uv[2], const float rgba[4]) {
     s->validated = false;
     if (p->vcount >= UINT32_MAX - 1) return -1;
-    if (pm__prim_reserve_v(s->arena, p, p->vcount + 1) < 0) return -1;
+    if (p->vcount == p->vcap && pm__prim_reserve_v(s->arena, p, p->vcount + 1) < 0) return -1;
     uint32_t i = p->vcount++;
     static const float zero[4] = {0, 0, 0, 0};
     memcpy(p->positions + 3 * i, pos, 3 * sizeof(float));
@@ -98,7 +98,7 @@ int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float pos[3],
 int pm_prim_add_tri(pm_scene *s, pm_prim *p, uint32_t a, uint32_t b, uint32_t c) {
     s->validated = false;
     if (p->icount > UINT32_MAX - 3) return -1;
-    if (pm__prim_reserve_i(s->arena, p, p->icount + 3) < 0) return -1;
+    if (p->icount + 3 > p->icap && pm__prim_reserve_i(s->arena, p, p->icount + 3) < 0) return -1;
     p->indices[p->icount++] = a;
     p->indices[p->icount++] = b;
     p->indices[p->icount++] = c;
