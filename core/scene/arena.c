@@ -76,6 +76,34 @@ void pm_arena_destroy(pm_arena *a) {
     free(a);
 }
 
+static void *pm__from_parent(void *ctx, size_t size) { return pm_arena_alloc(ctx, size); }
+static void pm__to_parent(void *ctx, void *p, size_t size) { (void)ctx, (void)p, (void)size; }
+
+pm_arena *pm_arena_create_scratch(pm_arena *parent) {
+    const pm_arena_allocator al = {pm__from_parent, pm__to_parent, parent};
+    return pm_arena_create_with(0, &al);
+}
+
+void pm_arena_reset(pm_arena *a) {
+    for (pm__chunk *c = a->big, *next; c; c = next) {
+        next = c->next;
+        pm__block_free(a, c, pm__chunk_header() + c->size);
+    }
+    a->big = NULL;
+    pm__block *keep = a->head;
+    if (keep) {
+        for (pm__block *b = keep->prev, *prev; b; b = prev) {
+            prev = b->prev;
+            pm__block_free(a, b, pm__header() + b->size);
+        }
+        keep->prev = NULL;
+        keep->used = 0;
+    }
+    a->reserved = keep ? pm__header() + keep->size : 0;
+    a->last = NULL;
+    a->last_size = 0;
+}
+
 void pm_arena_set_limit(pm_arena *a, size_t max_bytes) { a->limit = max_bytes; }
 
 size_t pm_arena_reserved(const pm_arena *a) { return a->reserved; }

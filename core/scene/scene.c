@@ -76,6 +76,56 @@ pm_prim *pm_scene_add_prim(pm_scene *s, const char *name, const char *material,
     return p;
 }
 
+/* n bytes of src copied into a (NULL src: NULL, not a failure). */
+static bool pm__dup(pm_arena *a, const void *src, size_t n, void **out) {
+    *out = NULL;
+    if (!src) return true;
+    *out = pm_arena_alloc(a, n);
+    if (*out) memcpy(*out, src, n);
+    return *out != NULL;
+}
+
+static bool pm__copy_prim(pm_arena *a, pm_prim *d, const pm_prim *p) {
+    size_t nv = p->vcount;
+    *d = (pm_prim){.flags = p->flags, .vcount = p->vcount, .vcap = p->vcount, .icount = p->icount,
+                   .icap = p->icount};
+    d->name = pm_arena_strdup(a, p->name);
+    d->material = pm_arena_strdup(a, p->material);
+    if (!d->name || !d->material || (p->mesh && !(d->mesh = pm_arena_strdup(a, p->mesh)))) return false;
+    return pm__dup(a, p->positions, 3 * nv * sizeof(float), (void **)&d->positions) &&
+           pm__dup(a, p->normals, 3 * nv * sizeof(float), (void **)&d->normals) &&
+           pm__dup(a, p->uvs, 2 * nv * sizeof(float), (void **)&d->uvs) &&
+           pm__dup(a, p->colors, 4 * nv * sizeof(float), (void **)&d->colors) &&
+           pm__dup(a, p->indices, (size_t)p->icount * sizeof(uint32_t), (void **)&d->indices);
+}
+
+static bool pm__copy_props(pm_arena *a, pm_props *d, const pm_props *p) {
+    size_t n = p->count;
+    *d = (pm_props){.count = p->count, .cap = p->count};
+    d->name = pm_arena_strdup(a, p->name);
+    return d->name && pm__dup(a, p->translations, 3 * n * sizeof(float), (void **)&d->translations) &&
+           pm__dup(a, p->rotations, 4 * n * sizeof(float), (void **)&d->rotations) &&
+           pm__dup(a, p->scales, 3 * n * sizeof(float), (void **)&d->scales);
+}
+
+pm_scene *pm_scene_copy(pm_arena *a, const pm_scene *src) {
+    pm_scene *s = pm_arena_calloc(a, 1, sizeof *s);
+    if (!s) return NULL;
+    s->arena = a;
+    s->meta = pm_meta_copy(a, src->meta);
+    s->prims = pm_arena_alloc(a, (src->nprims ? src->nprims : 1) * sizeof *s->prims);
+    s->props = pm_arena_alloc(a, (src->nprops ? src->nprops : 1) * sizeof *s->props);
+    if (!s->meta || !s->prims || !s->props) return NULL;
+    s->nprims = s->prims_cap = src->nprims;
+    s->nprops = s->props_cap = src->nprops;
+    for (uint32_t i = 0; i < src->nprims; i++)
+        if (!pm__copy_prim(a, &s->prims[i], &src->prims[i])) return NULL;
+    for (uint32_t i = 0; i < src->nprops; i++)
+        if (!pm__copy_props(a, &s->props[i], &src->props[i])) return NULL;
+    s->validated = src->validated;
+    return s;
+}
+
 int pm_prim_set_mesh(pm_scene *s, pm_prim *p, const char *mesh) {
     p->mesh = pm_arena_strdup(s->arena, mesh);
     return p->mesh ? 0 : -1;

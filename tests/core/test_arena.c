@@ -246,3 +246,41 @@ Test(arena, big_growth_respects_the_limit) {
     cr_assert_eq(pm_arena_realloc(a, p, (size_t)2 << 20, ((size_t)2 << 20) - 16), p);
     pm_arena_destroy(a);
 }
+
+/* A scratch arena takes its blocks from its parent and, reset, uses its
+ * newest block again: the same work after a reset takes no new memory. */
+Test(arena, scratch_reuses_its_memory_after_reset) {
+    pm_arena *parent = pm_arena_create(0);
+    pm_arena *s = pm_arena_create_scratch(parent);
+    cr_assert_not_null(s);
+    unsigned char *first = NULL;
+    size_t after_first = 0;
+    for (int round = 0; round < 5; round++) {
+        pm_arena_reset(s);
+        unsigned char *p = pm_arena_alloc(s, 3000);
+        cr_assert_not_null(p);
+        memset(p, round, 3000);
+        for (int i = 0; i < 20; i++) cr_assert_not_null(pm_arena_alloc(s, 1000));
+        if (round == 0) first = p;
+        if (round == 1) after_first = pm_arena_reserved(parent);
+        if (round >= 1) {
+            cr_assert_eq(p, first, "round %d starts at the same place", round);
+            cr_assert_eq(pm_arena_reserved(parent), after_first, "round %d took new memory", round);
+        }
+    }
+    pm_arena_destroy(s);
+    pm_arena_destroy(parent);
+}
+
+/* A scratch arena's blocks count against its parent's limit. */
+Test(arena, scratch_respects_the_parents_limit) {
+    pm_arena *parent = pm_arena_create(4096);
+    pm_arena_set_limit(parent, 64 * 1024);
+    pm_arena *s = pm_arena_create_scratch(parent);
+    int got = 0;
+    while (got < 1000 && pm_arena_alloc(s, 1000)) got++;
+    cr_assert_lt(got, 64, "the parent's cap stops the scratch arena");
+    cr_assert_leq(pm_arena_reserved(parent), (size_t)64 * 1024);
+    pm_arena_destroy(s);
+    pm_arena_destroy(parent);
+}

@@ -249,3 +249,49 @@ Test(scene, validate_fixes_normals_and_colours_in_place) {
     for (int v = 0; v < 3; v++) cr_expect(pm_normal_is_unit(p->normals + 3 * v));
     pm_arena_destroy(a);
 }
+
+/* A copy lives in its own arena: exact arrays, metadata and props kept,
+ * the source's arena freed after. */
+Test(scene, copy_outlives_the_source_arena) {
+    pm_arena *src = pm_arena_create(0), *dst = pm_arena_create(0);
+    pm_scene *s = tri_scene(src, PM_PRIM_UV | PM_PRIM_COLOR);
+    cr_assert_eq(pm_prim_set_mesh(s, &s->prims[0], "group"), 0);
+    cr_assert_not_null(pm_scene_add_prim(s, "empty", "m", 0, 0, 0));
+    pm_props *pr = pm_scene_add_props(s, "lamp");
+    const float t[3] = {1, 2, 3}, r[4] = {0, 0, 0, 1}, sc[3] = {1, 1, 1};
+    cr_assert_eq(pm_props_add(s, pr, t, r, sc), 0);
+    pm_meta *arr = pm_meta_arr(src);
+    cr_assert_eq(pm_meta_push(arr, pm_meta_str(src, "x")), 0);
+    cr_assert_eq(pm_meta_push(arr, pm_meta_num(src, 1.5)), 0);
+    cr_assert_eq(pm_meta_set(src, s->meta, "list", arr), 0);
+    cr_assert_eq(pm_meta_set(src, s->meta, "n", pm_meta_int(src, -7)), 0);
+    cr_assert_eq(pm_scene_validate(s), 0);
+    pm_scene *c = pm_scene_copy(dst, s);
+    cr_assert_not_null(c);
+    pm_arena_destroy(src);
+    cr_assert_eq(c->nprims, 2);
+    cr_assert(c->validated);
+    const pm_prim *p = &c->prims[0];
+    cr_assert_str_eq(p->name, "t");
+    cr_assert_str_eq(p->mesh, "group");
+    cr_assert_eq(p->vcount, 3);
+    cr_assert_eq(p->icount, 3);
+    cr_assert_eq(p->positions[3], 1.0f);
+    cr_assert_eq(p->indices[1], 2);
+    cr_assert_eq(p->colors[4], 0.5f);
+    cr_assert_eq(c->prims[1].vcount, 0);
+    cr_assert_null(c->prims[1].uvs);
+    cr_assert_eq(c->nprops, 1);
+    cr_assert_eq(c->props[0].translations[2], 3.0f);
+    const pm_meta *l = pm_meta_get(c->meta, "list");
+    cr_assert_not_null(l);
+    cr_assert_eq(l->u.kids.count, 2);
+    cr_assert_str_eq(l->u.kids.first->u.s, "x");
+    cr_assert_eq(l->u.kids.last->u.n, 1.5);
+    cr_assert_eq(pm_meta_get(c->meta, "n")->u.i, -7);
+    /* The copy grows like any scene. */
+    const float q[3] = {5, 0, 5};
+    cr_assert_eq(pm_prim_add_vertex(c, &c->prims[0], q, NULL, NULL, NULL), 3);
+    cr_assert_eq(c->prims[0].positions[3], 1.0f);
+    pm_arena_destroy(dst);
+}
