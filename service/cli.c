@@ -129,6 +129,20 @@ static json_t *cli_document(const pm_api_generator *gen, const pm_svc_config *cf
     return doc;
 }
 
+/* The encoder's buffers from malloc, as the server's (counted) ones are:
+ * one run of the command is one request. */
+static void *cli_realloc(void *ctx, void *p, size_t old_size, size_t new_size) {
+    (void)ctx, (void)old_size;
+    return realloc(p, new_size ? new_size : 1);
+}
+
+static void cli_free(void *ctx, void *p, size_t size) {
+    (void)ctx, (void)size;
+    free(p);
+}
+
+static const pm_api_alloc cli_alloc = {cli_realloc, cli_free, NULL};
+
 /* parse -> key -> generate -> encode: the HTTP route's own steps. */
 static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, json_t *doc,
                    const pm_api_output *o, pm_api_buf *out, pm_api_problem *prob) {
@@ -154,7 +168,7 @@ static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, json_t
         if (prob->status == 422) code = CLI_REFUSED;
         goto done;
     }
-    int rc = pm_api_encode_output(scene, gen, key_hex, o, out);
+    int rc = pm_api_encode_with(scene, gen, key_hex, o, &cli_alloc, out);
     if (rc != 0) {
         pm_api_problem_set(prob, rc == -1 ? 503 : 500, rc == -1 ? "overloaded" : "internal",
                            rc == -1 ? "Service Unavailable" : "Internal Server Error",
