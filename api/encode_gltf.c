@@ -193,6 +193,18 @@ static void plan_bounds(gltf_acc *a, const float *p, uint32_t n) {
         return;
     }
     for (int k = 0; k < 3; k++) a->min[k] = INFINITY, a->max[k] = -INFINITY;
+    if (a->conv != CONV_QPOS) {
+        /* Plain floats: their extremes widened are the widened extremes. */
+        float lx = INFINITY, ly = INFINITY, lz = INFINITY, hx = -INFINITY, hy = -INFINITY, hz = -INFINITY;
+        for (const float *q = p, *end = p + 3 * (size_t)n; q < end; q += 3) {
+            lx = q[0] < lx ? q[0] : lx, hx = q[0] > hx ? q[0] : hx;
+            ly = q[1] < ly ? q[1] : ly, hy = q[1] > hy ? q[1] : hy;
+            lz = q[2] < lz ? q[2] : lz, hz = q[2] > hz ? q[2] : hz;
+        }
+        a->min[0] = lx, a->min[1] = ly, a->min[2] = lz;
+        a->max[0] = hx, a->max[1] = hy, a->max[2] = hz;
+        return;
+    }
     for (uint32_t i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++) {
             double x = a->conv == CONV_QPOS    ? qpos_index(p[3 * i + k]) - a->qmin[k]

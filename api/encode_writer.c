@@ -1,7 +1,6 @@
 #define _DEFAULT_SOURCE   /* madvise, MADV_HUGEPAGE */
 #include "encode_writer.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,15 +122,30 @@ void pm_api__w_str(pm_api__w *w, const char *s) {
     w->len = (size_t)(o - w->data);
 }
 
+/* Decimal digits of v, as "%" PRIu64 writes them (metadata holds many
+ * indices and counts: snprintf's format parsing was most of their cost). */
+static int pm_api__fmt_u64(char *o, uint64_t v) {
+    char tmp[20];
+    int k = 0;
+    do {
+        tmp[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (int i = 0; i < k; i++) o[i] = tmp[k - 1 - i];
+    return k;
+}
+
 void pm_api__w_u64(pm_api__w *w, uint64_t v) {
     char tmp[24];
-    int n = snprintf(tmp, sizeof tmp, "%" PRIu64, v);
-    pm_api__w_raw(w, tmp, (size_t)n);
+    pm_api__w_raw(w, tmp, (size_t)pm_api__fmt_u64(tmp, v));
 }
 
 void pm_api__w_i64(pm_api__w *w, int64_t v) {
     char tmp[24];
-    int n = snprintf(tmp, sizeof tmp, "%" PRId64, v);
+    int n = 0;
+    if (v < 0) tmp[n++] = '-';
+    /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit. */
+    n += pm_api__fmt_u64(tmp + n, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
     pm_api__w_raw(w, tmp, (size_t)n);
 }
 

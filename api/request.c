@@ -123,7 +123,7 @@ int pm_api_request_run(const pm_api_request *rq, const pm_api_run *run, pm_api_b
     if (pm_api_job_generate(&job, NULL, &scene, p) != 0) goto done;
     pm_api__stage(run, PM_API_STAGE_GENERATE, scene);
     for (; done < n; done++)
-        if (pm_api_job_encode(&job, scene, &run->outputs[done], hex[done], NULL, &out[done], p) != 0)
+        if (pm_api_job_encode(&job, scene, &run->outputs[done], hex[done], run->alloc, &out[done], p) != 0)
             goto done;
     pm_api__stage(run, PM_API_STAGE_ENCODE, scene);
     rc = 0;

@@ -121,6 +121,21 @@ static char *cli_read_file(const char *file, size_t limit, size_t *len, int *too
     return b;
 }
 
+/* The encoder's buffers from malloc, as the server's (counted) ones are:
+ * one run of the command is one request (not fresh huge pages, whose
+ * compaction costs a busy host more than it saves). */
+static void *cli_realloc(void *ctx, void *p, size_t old_size, size_t new_size) {
+    (void)ctx, (void)old_size;
+    return realloc(p, new_size ? new_size : 1);
+}
+
+static void cli_free(void *ctx, void *p, size_t size) {
+    (void)ctx, (void)size;
+    free(p);
+}
+
+static const pm_api_alloc cli_alloc = {cli_realloc, cli_free, NULL};
+
 /* A boundary that occurs in none of the n blobs. */
 static void cli_boundary(char *out, size_t cap, const char *const *blob, const size_t *len,
                          size_t n) {
@@ -221,7 +236,7 @@ static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, const 
         rq.body = body;
         rq.body_len = len;
     }
-    pm_api_run run = {.lim = &cfg->limits, .outputs = o, .noutputs = 1};
+    pm_api_run run = {.lim = &cfg->limits, .outputs = o, .noutputs = 1, .alloc = &cli_alloc};
     int rc = pm_api_request_run(&rq, &run, out, NULL, prob);
     if (body != json) free(body);
     free(json);

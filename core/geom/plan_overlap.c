@@ -167,18 +167,22 @@ static void pm__cells(const pm_pgrid *g, const float lo[2], const float hi[2], u
 }
 
 /* Cells about twice the mean triangle's size (measured: fewer entries
- * outweigh the longer cell lists), at most about 4 per triangle. */
+ * outweigh the longer cell lists), at most about 4 per triangle. Each
+ * triangle's bounds and cells are computed once and kept (box, last). */
 int pm_pset_grid(pm_arena *a, pm_pset *S) {
     pm_pgrid *g = &S->g;
     double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, ext = 0;
+    g->box = pm_arena_alloc(a, ((size_t)S->ntri + 1) * sizeof *g->box);
+    uint16_t *last = pm_arena_alloc(a, 2 * ((size_t)S->ntri + 1) * sizeof *last);
+    if (!g->box || !last) return PM_ERR_NOMEM;
     for (uint32_t i = 0; i < S->ntri; i++) {
-        float tl[2], th[2];
-        pm__bounds(&S->tri[i], tl, th);
+        pm_pbox *B = &g->box[i];
+        pm__bounds(&S->tri[i], B->lo, B->hi);
         for (int c = 0; c < 2; c++) {
-            lo[c] = tl[c] < lo[c] ? tl[c] : lo[c];
-            hi[c] = th[c] > hi[c] ? th[c] : hi[c];
+            lo[c] = B->lo[c] < lo[c] ? B->lo[c] : lo[c];
+            hi[c] = B->hi[c] > hi[c] ? B->hi[c] : hi[c];
         }
-        double dx = (double)th[0] - tl[0], dz = (double)th[1] - tl[1];
+        double dx = (double)B->hi[0] - B->lo[0], dz = (double)B->hi[1] - B->lo[1];
         ext += dx > dz ? dx : dz;
     }
     double w = fmax(hi[0] - lo[0], 1e-9), h = fmax(hi[1] - lo[1], 1e-9);
@@ -194,10 +198,13 @@ int pm_pset_grid(pm_arena *a, pm_pset *S) {
     if (!g->start) return PM_ERR_NOMEM;
     size_t total = 0;
     uint32_t c[4];
-    float tl[2], th[2];
     for (uint32_t i = 0; i < S->ntri; i++) {
-        pm__bounds(&S->tri[i], tl, th);
-        pm__cells(g, tl, th, c);
+        pm_pbox *B = &g->box[i];
+        pm__cells(g, B->lo, B->hi, c);
+        B->cx = (uint16_t)c[0];
+        B->cz = (uint16_t)c[2];
+        last[2 * i] = (uint16_t)c[1];
+        last[2 * i + 1] = (uint16_t)c[3];
         for (uint32_t z = c[2]; z <= c[3]; z++)
             for (uint32_t x = c[0]; x <= c[1]; x++) g->start[(size_t)z * g->nx + x + 1]++;
         total += (size_t)(c[1] - c[0] + 1) * (c[3] - c[2] + 1);
@@ -205,16 +212,13 @@ int pm_pset_grid(pm_arena *a, pm_pset *S) {
     if (total >= UINT32_MAX) return PM_ERR_LIMIT;
     for (size_t k = 0; k < ncell; k++) g->start[k + 1] += g->start[k];
     g->items = pm_arena_alloc(a, (total + 1) * sizeof *g->items);
-    g->box = pm_arena_alloc(a, ((size_t)S->ntri + 1) * sizeof *g->box);
     uint32_t *fill = pm_arena_alloc(a, (ncell + 1) * sizeof *fill);
-    if (!g->items || !g->box || !fill) return PM_ERR_NOMEM;
+    if (!g->items || !fill) return PM_ERR_NOMEM;
     memcpy(fill, g->start, ncell * sizeof *fill);
     for (uint32_t i = 0; i < S->ntri; i++) {
-        pm__bounds(&S->tri[i], tl, th);
-        pm__cells(g, tl, th, c);
-        g->box[i] = (pm_pbox){{tl[0], tl[1]}, {th[0], th[1]}, (uint16_t)c[0], (uint16_t)c[2]};
-        for (uint32_t z = c[2]; z <= c[3]; z++)
-            for (uint32_t x = c[0]; x <= c[1]; x++) g->items[fill[(size_t)z * g->nx + x]++] = i;
+        const pm_pbox *B = &g->box[i];
+        for (uint32_t z = B->cz; z <= last[2 * i + 1]; z++)
+            for (uint32_t x = B->cx; x <= last[2 * i]; x++) g->items[fill[(size_t)z * g->nx + x]++] = i;
     }
     /* Each cell by the left of its bounds, so a pair search stops at the
      * first triangle starting right of the current one's end. */

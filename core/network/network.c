@@ -584,7 +584,11 @@ static void pm__to_mouth(const pm__net *N, int64_t node, int64_t arm, double d, 
 static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
     const pm_network_params *p = N->p;
     size_t np = R->nctrl - R->k0 - R->k1;
-    double *pts = pm_arena_alloc(N->a, 3 * np * sizeof(double));
+    /* Built in the scratch arena, kept as a compact copy: a road's working
+     * memory (samples, frames, its mesh's growth) is used again by the next
+     * instead of new pages for each. */
+    pm_arena_reset(N->tmp);
+    double *pts = pm_arena_alloc(N->tmp, 3 * np * sizeof(double));
     if (!pts) return PM_ERR_NOMEM;
     memcpy(pts, R->ctrl, 3 * sizeof(double));
     memcpy(pts + 3, R->ctrl + 3 * (1 + R->k0), 3 * (np - 2) * sizeof(double));
@@ -608,8 +612,11 @@ static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
     rp.cancel = p->cancel;
     rp.overlaps_checked_by_caller = true;   /* network_overlap.c, with the junctions */
     pm_road_failure fail = {0};
-    int rc = pm_road_generate(N->a, &rp, &R->scene, &fail);
+    pm_scene *built = NULL;
+    int rc = pm_road_generate(N->tmp, &rp, &built, &fail);
     if (rc < 0) return rc;
+    R->scene = pm_scene_copy(N->a, built);
+    if (!R->scene) return PM_ERR_NOMEM;
     const pm_meta *len = pm_meta_get(R->scene->meta, "length");
     const pm_meta *smp = pm_meta_get(R->scene->meta, "samples");
     R->length = len && len->kind == PM_META_NUM ? len->u.n : 0.0;
@@ -785,6 +792,7 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) N.roads.data[r].ok = pm__road_ends(&N, &N.roads.data[r]);
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     uint64_t used = 0;
+    if (rc == PM_OK && !(N.tmp = pm_arena_create_scratch(a))) rc = PM_ERR_NOMEM;
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++)
         if (N.nodes[n].scene) used += pm_scene_vertex_count(N.nodes[n].scene);
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) {
@@ -792,6 +800,7 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
         else rc = pm__build_road(&N, &N.roads.data[r], p->max_vertices ? p->max_vertices - used : 0);
         if (rc == PM_OK) used += pm_scene_vertex_count(N.roads.data[r].scene);
     }
+    pm_arena_destroy(N.tmp);
     if (rc == PM_OK && p->max_vertices && used > p->max_vertices) rc = PM_ERR_LIMIT;
     if (rc == PM_OK) rc = pm__network_stitch(&N, out);
     if (rc == PM_OK && !N.problems.len) rc = pm__network_overlaps(&N, *out);

@@ -68,6 +68,7 @@ typedef struct pm__gap_t {
 
 typedef struct pm__net {
     pm_arena *a;
+    pm_arena *tmp;                /* scratch for one road at a time (reset before each) */
     const pm_network_params *p;
     pm__node *nodes;
     pm__inc *inc;

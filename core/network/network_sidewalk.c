@@ -22,34 +22,37 @@ static int pm__vcol(const pm_prim *P, uint32_t v) {
     return x < 0.25f ? 0 : (x > 0.75f ? 2 : 1);
 }
 
-static int pm__u64_cmp(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static bool pm__has_edge(const uint64_t *e, size_t n, uint32_t a, uint32_t b) {
-    uint64_t k = (uint64_t)a << 32 | b;
-    return bsearch(&k, e, n, sizeof *e, pm__u64_cmp) != NULL;
-}
-
 /* Boundary successors: out[2 v], out[2 v + 1] are the ends of the (up to
- * two) boundary edges leaving v, PM__NONE when absent. Triangles face up,
- * so a boundary edge has the asphalt on its left (seen from +Y). */
+ * two) boundary edges leaving v, PM__NONE when absent; a third overwrites
+ * the second. Triangles face up, so a boundary edge (one whose reverse no
+ * triangle has) has the asphalt on its left (seen from +Y). The directed
+ * edges are grouped by their first vertex (each group in ascending order
+ * of the second), so finding a reverse scans one vertex's few edges. */
 static int pm__boundary(pm_arena *a, const pm_prim *P, uint32_t *out) {
     size_t ne = P->icount;
-    uint64_t *e = pm_arena_alloc(a, (ne ? ne : 1) * sizeof *e);
-    if (!e) return PM_ERR_NOMEM;
+    uint32_t nv = P->vcount;
+    uint32_t *start = pm_arena_calloc(a, (size_t)nv + 1, sizeof *start);
+    uint32_t *end = pm_arena_alloc(a, ((size_t)nv + 1) * sizeof *end);
+    uint32_t *to = pm_arena_alloc(a, (ne ? ne : 1) * sizeof *to);
+    if (!start || !end || !to) return PM_ERR_NOMEM;
+    for (size_t i = 0; i < ne; i++) start[P->indices[i] + 1]++;
+    for (uint32_t v = 0; v < nv; v++) start[v + 1] += start[v];
+    memcpy(end, start, ((size_t)nv + 1) * sizeof *end);
     for (size_t t = 0; t < ne; t += 3)
-        for (int k = 0; k < 3; k++)
-            e[t + k] = (uint64_t)P->indices[t + k] << 32 | P->indices[t + (k + 1) % 3];
-    qsort(e, ne, sizeof *e, pm__u64_cmp);
-    for (uint32_t v = 0; v < 2 * P->vcount; v++) out[v] = PM__NONE;
-    for (size_t i = 0; i < ne; i++) {
-        uint32_t x = (uint32_t)(e[i] >> 32), y = (uint32_t)e[i];
-        if (pm__has_edge(e, ne, y, x)) continue;
-        if (out[2 * x] == PM__NONE) out[2 * x] = y;
-        else out[2 * x + 1] = y;
-    }
+        for (int k = 0; k < 3; k++) {
+            uint32_t x = P->indices[t + k], y = P->indices[t + (k + 1) % 3], j = end[x]++;
+            for (; j > start[x] && to[j - 1] > y; j--) to[j] = to[j - 1];
+            to[j] = y;
+        }
+    for (uint32_t v = 0; v < 2 * nv; v++) out[v] = PM__NONE;
+    for (uint32_t x = 0; x < nv; x++)
+        for (uint32_t i = start[x]; i < end[x]; i++) {
+            uint32_t y = to[i], j = start[y];
+            while (j < end[y] && to[j] != x) j++;
+            if (j < end[y]) continue;
+            if (out[2 * x] == PM__NONE) out[2 * x] = y;
+            else out[2 * x + 1] = y;
+        }
     return PM_OK;
 }
 
@@ -196,7 +199,19 @@ static void pm__offsets(pm__slab *S) {
     }
 }
 
+/* Whether the bounds of segments ab and cd are apart on an axis: then
+ * the segments cannot meet (the cheap test most pairs end at). */
+static bool pm__apart(double a, double b, double c, double d) {
+    double lo1 = a < b ? a : b, hi1 = a < b ? b : a, lo2 = c < d ? c : d, hi2 = c < d ? d : c;
+    return hi1 < lo2 || hi2 < lo1;
+}
+
+static bool pm__boxes_apart(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d) {
+    return pm__apart(a.x, b.x, c.x, d.x) || pm__apart(a.y, b.y, c.y, d.y);
+}
+
 static bool pm__crossing(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d, pm_v2 *x) {
+    if (pm__boxes_apart(a, b, c, d)) return false;
     double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y}, pc[2] = {c.x, c.y}, pd[2] = {d.x, d.y};
     if (!pm_segments_intersect(pa, pb, pc, pd)) return false;
     double rx = b.x - a.x, ry = b.y - a.y, qx = d.x - c.x, qy = d.y - c.y;
@@ -212,16 +227,22 @@ static bool pm__crossing(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d, pm_v2 *x) {
  * outer point between two crossing segments becomes the crossing point,
  * with the heights of the first. Only segments within a few widths of
  * curb length can meet, which bounds the search. The ends never move. */
-static void pm__trim(pm__slab *S) {
+static int pm__trim(pm__slab *S) {
     uint32_t n = S->n;
     double reach = 8.0 * S->width + 1.0;
+    /* Each curb segment's plan length, once: the windows below overlap. */
+    double own[256], *len = n <= 256 ? own : pm_arena_alloc(S->N->a, n * sizeof *len);
+    if (!len) return PM_ERR_NOMEM;
+    for (uint32_t k = 0; k + 1 < n; k++) {
+        pm_v2 a = pm__plan(pm__apos(S, k)), b = pm__plan(pm__apos(S, k + 1));
+        len[k] = hypot(b.x - a.x, b.y - a.y);
+    }
     for (uint32_t j = 0; j + 3 < n; j++) {
         if (pm_v2_eq(S->out[j], S->out[j + 1])) continue;
         uint32_t kmax = j + 2;
         double run = 0;
         while (kmax + 2 < n) {
-            pm_v2 a = pm__plan(pm__apos(S, kmax)), b = pm__plan(pm__apos(S, kmax + 1));
-            run += hypot(b.x - a.x, b.y - a.y);
+            run += len[kmax];
             if (run > reach) break;
             kmax++;
         }
@@ -238,6 +259,7 @@ static void pm__trim(pm__slab *S) {
             break;
         }
     }
+    return PM_OK;
 }
 
 static int pm__vtx(pm__slab *S, uint32_t prim, const float pos[3], float u, float v, uint32_t *id) {
@@ -550,7 +572,7 @@ static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint3
     memcpy(T.out, F->out0 + lo, T.n * sizeof *T.out);
     memcpy(T.oy, F->oy0 + lo, T.n * sizeof *T.oy);
     memcpy(T.oby, F->oby0 + lo, T.n * sizeof *T.oby);
-    pm__trim(&T);
+    if (pm__trim(&T)) return PM_ERR_NOMEM;
     uint32_t *reg = pm_arena_alloc(F->N->a, T.n * sizeof *reg), bad[2] = {0, 0};
     if (!reg) return PM_ERR_NOMEM;
     int rc = pm__band_plan(&T, reg, bad);

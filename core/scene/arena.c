@@ -1,5 +1,6 @@
 #include "scene/arena.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,22 @@ typedef struct pm__block {
     /* payload follows, aligned */
 } pm__block;
 
+/* An allocation of PM__BIG bytes or more has a chunk of its own, so that
+ * growing it (a scene's vertex arrays, a long vector) is a realloc, which
+ * for large chunks moves pages instead of copying them into fresh memory
+ * and leaving the old copy behind: the bytes touched, and with them the
+ * page faults, stay about the data's size. */
+#define PM__BIG ((size_t)1 << 20)
+
+typedef struct pm__chunk {
+    struct pm__chunk *prev, *next;
+    size_t size;
+    /* payload follows, aligned */
+} pm__chunk;
+
 struct pm_arena {
     pm__block *head;
+    pm__chunk *big;      /* the chunks of big allocations, newest first */
     size_t block_size;
     size_t reserved, limit;
     void *last;          /* last allocation, for in-place realloc */
@@ -24,6 +39,8 @@ struct pm_arena {
 static size_t pm__align_up(size_t n) { return (n + PM_ARENA_ALIGN - 1) & ~(size_t)(PM_ARENA_ALIGN - 1); }
 static size_t pm__header(void) { return pm__align_up(sizeof(pm__block)); }
 static unsigned char *pm__payload(pm__block *b) { return (unsigned char *)b + pm__header(); }
+static size_t pm__chunk_header(void) { return pm__align_up(sizeof(pm__chunk)); }
+static unsigned char *pm__chunk_payload(pm__chunk *c) { return (unsigned char *)c + pm__chunk_header(); }
 
 pm_arena *pm_arena_create(size_t block_size) { return pm_arena_create_with(block_size, NULL); }
 
@@ -39,16 +56,52 @@ static void *pm__block_alloc(pm_arena *a, size_t total) {
     return a->al.alloc ? a->al.alloc(a->al.ctx, total) : malloc(total);
 }
 
+static void pm__block_free(pm_arena *a, void *p, size_t total) {
+    if (a->al.free) a->al.free(a->al.ctx, p, total);
+    else free(p);
+}
+
 void pm_arena_destroy(pm_arena *a) {
     if (!a) return;
+    for (pm__chunk *c = a->big, *next; c; c = next) {
+        next = c->next;
+        pm__block_free(a, c, pm__chunk_header() + c->size);
+    }
     pm__block *b = a->head;
     while (b) {
         pm__block *prev = b->prev;
-        if (a->al.free) a->al.free(a->al.ctx, b, pm__header() + b->size);
-        else free(b);
+        pm__block_free(a, b, pm__header() + b->size);
         b = prev;
     }
     free(a);
+}
+
+static void *pm__from_parent(void *ctx, size_t size) { return pm_arena_alloc(ctx, size); }
+static void pm__to_parent(void *ctx, void *p, size_t size) { (void)ctx, (void)p, (void)size; }
+
+pm_arena *pm_arena_create_scratch(pm_arena *parent) {
+    const pm_arena_allocator al = {pm__from_parent, pm__to_parent, parent};
+    return pm_arena_create_with(0, &al);
+}
+
+void pm_arena_reset(pm_arena *a) {
+    for (pm__chunk *c = a->big, *next; c; c = next) {
+        next = c->next;
+        pm__block_free(a, c, pm__chunk_header() + c->size);
+    }
+    a->big = NULL;
+    pm__block *keep = a->head;
+    if (keep) {
+        for (pm__block *b = keep->prev, *prev; b; b = prev) {
+            prev = b->prev;
+            pm__block_free(a, b, pm__header() + b->size);
+        }
+        keep->prev = NULL;
+        keep->used = 0;
+    }
+    a->reserved = keep ? pm__header() + keep->size : 0;
+    a->last = NULL;
+    a->last_size = 0;
 }
 
 void pm_arena_set_limit(pm_arena *a, size_t max_bytes) { a->limit = max_bytes; }
@@ -84,9 +137,65 @@ static pm__block *pm__new_block(pm_arena *a, size_t need) {
     return b;
 }
 
+/* Whether total more bytes stay within the limit. */
+static bool pm__within_limit(const pm_arena *a, size_t total) {
+    return !a->limit || (a->reserved <= a->limit && total <= a->limit - a->reserved);
+}
+
+static void *pm__big_alloc(pm_arena *a, size_t n) {
+    if (n > SIZE_MAX - pm__chunk_header()) return NULL;
+    size_t total = pm__chunk_header() + n;
+    if (!pm__within_limit(a, total)) return NULL;
+    pm__chunk *c = pm__block_alloc(a, total);
+    if (!c) return NULL;
+    c->size = n;
+    c->prev = NULL;
+    c->next = a->big;
+    if (a->big) a->big->prev = c;
+    a->big = c;
+    a->reserved += total;
+    return pm__chunk_payload(c);
+}
+
+/* The chunk whose payload is p, or NULL when p lives in a block. */
+static pm__chunk *pm__big_find(const pm_arena *a, const void *p) {
+    for (pm__chunk *c = a->big; c; c = c->next)
+        if (pm__chunk_payload(c) == (const unsigned char *)p) return c;
+    return NULL;
+}
+
+/* Grows chunk c to n bytes: the allocator's realloc when it is malloc,
+ * else a new chunk, the copy, and the old one back to the allocator. */
+static void *pm__big_grow(pm_arena *a, pm__chunk *c, size_t n) {
+    size_t h = pm__chunk_header(), old_total = h + c->size;
+    if (n > SIZE_MAX - h) return NULL;
+    size_t total = h + n;
+    if (!pm__within_limit(a, total - old_total)) return NULL;
+    pm__chunk *g;
+    if (a->al.alloc) {
+        g = a->al.alloc(a->al.ctx, total);
+        if (!g) return NULL;
+        memcpy(g, c, h + c->size);
+        pm__block_free(a, c, old_total);
+    } else {
+        g = realloc(c, total);
+        if (!g) return NULL;
+    }
+    g->size = n;
+    if (g->prev) g->prev->next = g;
+    else a->big = g;
+    if (g->next) g->next->prev = g;
+    a->reserved += total - old_total;
+    return pm__chunk_payload(g);
+}
+
 void *pm_arena_alloc(pm_arena *a, size_t size) {
     if (size > SIZE_MAX - PM_ARENA_ALIGN) return NULL;
     size_t n = pm__align_up(size ? size : 1);
+    if (n >= PM__BIG) {
+        a->last = NULL;
+        return pm__big_alloc(a, n);
+    }
     pm__block *b = a->head;
     if (!b || b->size - b->used < n) {
         b = pm__new_block(a, n);
@@ -106,9 +215,18 @@ void *pm_arena_calloc(pm_arena *a, size_t n, size_t size) {
     return p;
 }
 
+/* The chunk of p when p is a big allocation (one of old_size bytes can be
+ * one only when old_size is big). */
+static pm__chunk *pm__pick_chunk(const pm_arena *a, const void *p, size_t old_size) {
+    return pm__align_up(old_size) >= PM__BIG ? pm__big_find(a, p) : NULL;
+}
+
 void *pm_arena_realloc(pm_arena *a, void *p, size_t old_size, size_t new_size) {
     if (!p) return pm_arena_alloc(a, new_size);
     if (new_size <= old_size) return p;
+    if (new_size > SIZE_MAX - PM_ARENA_ALIGN) return NULL;
+    pm__chunk *c = pm__pick_chunk(a, p, old_size);
+    if (c) return pm__align_up(new_size) <= c->size ? p : pm__big_grow(a, c, pm__align_up(new_size));
     pm__block *b = a->head;
     if (p == a->last && b && new_size <= SIZE_MAX - PM_ARENA_ALIGN) {
         size_t n = pm__align_up(new_size);

@@ -26,6 +26,16 @@ typedef struct pm_arena_allocator {
  * must outlive the arena. al NULL: malloc. */
 pm_arena *pm_arena_create_with(size_t block_size, const pm_arena_allocator *al);
 
+/* An arena for scratch work inside a (a request's) arena: its blocks are
+ * taken from parent, so they count against parent's limit and allocator
+ * and go with it; reset, it is used again from the start. Destroy it
+ * before parent. NULL when out of memory. */
+pm_arena *pm_arena_create_scratch(pm_arena *parent);
+/* Forgets every allocation of a at once, keeping its newest block to be
+ * used again (the others go back): what was allocated from a before is no
+ * longer valid. */
+void pm_arena_reset(pm_arena *a);
+
 /* Caps the bytes the arena may take from the system (0 = no cap). Past the
  * cap every allocation returns NULL, so one request cannot take the host. */
 void pm_arena_set_limit(pm_arena *a, size_t max_bytes);
@@ -36,7 +46,10 @@ void *pm_arena_alloc(pm_arena *a, size_t size);
 /* Zeroed n*size bytes; NULL on overflow of n*size as well. */
 void *pm_arena_calloc(pm_arena *a, size_t n, size_t size);
 /* Grows a block from old_size to new_size, keeping its content. Extends in
- * place when p is the last allocation. p may be NULL (old_size 0). */
+ * place when p is the last allocation. p may be NULL (old_size 0). An
+ * allocation of 1 MiB or more has a chunk of its own, which grows by the
+ * system's realloc (its pages moved, not copied, the old chunk freed), so
+ * a growing array takes about its own size, not twice. */
 void *pm_arena_realloc(pm_arena *a, void *p, size_t old_size, size_t new_size);
 char *pm_arena_strdup(pm_arena *a, const char *s);
 

@@ -81,3 +81,23 @@ pm_meta *pm_meta_ints(pm_arena *a, const int64_t *v, size_t n) {
         if (pm_meta_push(arr, pm_meta_int(a, v[i])) < 0) return NULL;
     return arr;
 }
+
+pm_meta *pm_meta_copy(pm_arena *a, const pm_meta *m) {
+    pm_meta *c = pm__meta_node(a, m->kind);
+    if (!c) return NULL;
+    if (m->key && !(c->key = pm_arena_strdup(a, m->key))) return NULL;
+    if (m->kind == PM_META_STR) {
+        c->u.s = pm_arena_strdup(a, m->u.s);
+        return c->u.s ? c : NULL;
+    }
+    if (m->kind != PM_META_ARR && m->kind != PM_META_OBJ) {
+        c->u = m->u;
+        return c;
+    }
+    for (const pm_meta *k = m->u.kids.first; k; k = k->next) {
+        pm_meta *kc = pm_meta_copy(a, k);
+        if (!kc) return NULL;
+        pm__meta_append(c, kc);
+    }
+    return c;
+}

@@ -46,6 +46,9 @@ int pm_meta_push(pm_meta *arr, pm_meta *v);
 /* Adds member key (copied) = v to object obj; returns 0 or -1. Keys are
  * not checked for duplicates: the generator owns its key set. */
 int pm_meta_set(pm_arena *a, pm_meta *obj, const char *key, pm_meta *v);
+/* A deep copy of m (keys, strings and children) in a; NULL when out of
+ * memory. The copy's own key is m's. */
+pm_meta *pm_meta_copy(pm_arena *a, const pm_meta *m);
 /* Looks up a member (linear); NULL when absent. */
 pm_meta *pm_meta_get(const pm_meta *obj, const char *key);
 #endif

@@ -54,6 +54,10 @@ typedef struct pm_scene {
 /* Creates an empty scene in arena a; NULL when out of memory. */
 pm_scene *pm_scene_create(pm_arena *a);
 
+/* A copy of src in arena a, each array exactly its size (primitives,
+ * props, metadata, the validated flag): how a part built in a scratch arena
+ * (pm_arena_create_scratch) outlives its reset. NULL when out of memory. */
+pm_scene *pm_scene_copy(pm_arena *a, const pm_scene *src);
 /* Adds a primitive with room for the given counts (it grows past them).
  * name and material are copied. The returned pointer stays valid only until
  * the next pm_scene_add_prim: keep the index for later access. */

@@ -1,4 +1,5 @@
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -613,6 +614,24 @@ Test(encode, float_printing_matches_reference) {
         a[pm_api__fmt_f32(a, cases[i])] = '\0';
         cr_expect_str_eq(a, want[i]);
         cr_expect_eq((float)strtod(a, NULL), cases[i], "%s", a);
+    }
+}
+
+/* Integers are written as printf writes them, the extremes included. */
+Test(encode, integer_printing_matches_printf) {
+    const int64_t cases[] = {0, 1, -1, 9, 10, -10, 123456789, INT64_MAX, INT64_MIN, INT64_MIN + 1,
+                             (int64_t)UINT32_MAX, -(int64_t)UINT32_MAX};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char want[64];
+        pm_api__w w;
+        pm_api__w_init(&w, 8);
+        pm_api__w_i64(&w, cases[i]);
+        pm_api__w_char(&w, ' ');
+        pm_api__w_u64(&w, (uint64_t)cases[i]);
+        snprintf(want, sizeof want, "%" PRId64 " %" PRIu64, cases[i], (uint64_t)cases[i]);
+        cr_assert_eq(w.len, strlen(want));
+        cr_assert_eq(memcmp(w.data, want, w.len), 0, "%s", want);
+        pm_api__w_free(&w);
     }
 }
 

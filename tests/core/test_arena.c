@@ -192,3 +192,95 @@ Test(arena, blocks_come_from_the_allocator_and_go_back) {
     pm_arena_destroy(a);
     cr_assert_eq(c.held, 0, "every block went back: %zu held", c.held);
 }
+
+/* Grows p (a big allocation, not the last one) from 1 MiB to 64 MiB by
+ * doubling, a small allocation between each step; checks the bytes. */
+static unsigned char *grow_big(pm_arena *a, size_t *size) {
+    size_t n = (size_t)1 << 20;
+    unsigned char *p = pm_arena_alloc(a, n);
+    cr_assert_not_null(p);
+    for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(i * 7);
+    for (; n < (size_t)64 << 20; n *= 2) {
+        cr_assert_not_null(pm_arena_alloc(a, 100));
+        p = pm_arena_realloc(a, p, n, 2 * n);
+        cr_assert_not_null(p);
+        cr_assert(aligned16(p));
+        for (size_t i = n; i < 2 * n; i++) p[i] = (unsigned char)(i * 7);
+    }
+    for (size_t i = 0; i < n; i += 4093) cr_assert_eq(p[i], (unsigned char)(i * 7), "byte %zu", i);
+    *size = n;
+    return p;
+}
+
+Test(arena, growing_a_big_allocation_leaves_no_copies_behind) {
+    pm_arena *a = pm_arena_create(0);
+    size_t n;
+    grow_big(a, &n);
+    /* Copied at each doubling, the arena would hold every old size too
+     * (about twice the final one). */
+    cr_assert_lt(pm_arena_reserved(a), n + n / 8, "reserved %zu for %zu", pm_arena_reserved(a), n);
+    pm_arena_destroy(a);
+}
+
+Test(arena, big_allocations_come_from_the_allocator_and_go_back) {
+    counted c = {.limit = (size_t)1 << 30};
+    pm_arena_allocator al = {counted_alloc, counted_free, &c};
+    pm_arena *a = pm_arena_create_with(4096, &al);
+    size_t n;
+    grow_big(a, &n);
+    cr_assert_eq(c.held, pm_arena_reserved(a));
+    cr_assert_lt(c.held, n + n / 8, "the old chunks went back: %zu held", c.held);
+    pm_arena_destroy(a);
+    cr_assert_eq(c.held, 0, "every chunk went back: %zu held", c.held);
+}
+
+Test(arena, big_growth_respects_the_limit) {
+    pm_arena *a = pm_arena_create(0);
+    pm_arena_set_limit(a, (size_t)3 << 20);
+    unsigned char *p = pm_arena_alloc(a, (size_t)2 << 20);
+    cr_assert_not_null(p);
+    memset(p, 5, (size_t)2 << 20);
+    cr_assert_null(pm_arena_realloc(a, p, (size_t)2 << 20, (size_t)4 << 20));
+    cr_assert_leq(pm_arena_reserved(a), (size_t)3 << 20);
+    cr_assert_eq(p[((size_t)2 << 20) - 1], 5, "the old allocation is kept");
+    cr_assert_eq(pm_arena_realloc(a, p, (size_t)2 << 20, ((size_t)2 << 20) - 16), p);
+    pm_arena_destroy(a);
+}
+
+/* A scratch arena takes its blocks from its parent and, reset, uses its
+ * newest block again: the same work after a reset takes no new memory. */
+Test(arena, scratch_reuses_its_memory_after_reset) {
+    pm_arena *parent = pm_arena_create(0);
+    pm_arena *s = pm_arena_create_scratch(parent);
+    cr_assert_not_null(s);
+    unsigned char *first = NULL;
+    size_t after_first = 0;
+    for (int round = 0; round < 5; round++) {
+        pm_arena_reset(s);
+        unsigned char *p = pm_arena_alloc(s, 3000);
+        cr_assert_not_null(p);
+        memset(p, round, 3000);
+        for (int i = 0; i < 20; i++) cr_assert_not_null(pm_arena_alloc(s, 1000));
+        if (round == 0) first = p;
+        if (round == 1) after_first = pm_arena_reserved(parent);
+        if (round >= 1) {
+            cr_assert_eq(p, first, "round %d starts at the same place", round);
+            cr_assert_eq(pm_arena_reserved(parent), after_first, "round %d took new memory", round);
+        }
+    }
+    pm_arena_destroy(s);
+    pm_arena_destroy(parent);
+}
+
+/* A scratch arena's blocks count against its parent's limit. */
+Test(arena, scratch_respects_the_parents_limit) {
+    pm_arena *parent = pm_arena_create(4096);
+    pm_arena_set_limit(parent, 64 * 1024);
+    pm_arena *s = pm_arena_create_scratch(parent);
+    int got = 0;
+    while (got < 1000 && pm_arena_alloc(s, 1000)) got++;
+    cr_assert_lt(got, 64, "the parent's cap stops the scratch arena");
+    cr_assert_leq(pm_arena_reserved(parent), (size_t)64 * 1024);
+    pm_arena_destroy(s);
+    pm_arena_destroy(parent);
+}

@@ -197,6 +197,38 @@ Test(scene, validate_refuses_a_broken_contract) {
     pm_arena_destroy(a);
 }
 
+/* Every element is checked, whichever of the vectorized checks' lanes or
+ * tail it falls in: one bad number or index anywhere is refused. */
+Test(scene, validate_checks_every_element) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s = pm_scene_create(a);
+    pm_prim *p = pm_scene_add_prim(s, "t", "m", PM_PRIM_UV | PM_PRIM_COLOR, 0, 0);
+    const float up[3] = {0, 1, 0}, uv[2] = {0.5f, 0.5f}, c[4] = {0.5f, 0.5f, 0.5f, 1};
+    for (int i = 0; i < 11; i++) {
+        const float pos[3] = {(float)i, 0, (float)(i % 2)};
+        cr_assert_geq(pm_prim_add_vertex(s, p, pos, up, uv, c), 0);
+    }
+    for (uint32_t i = 0; i + 2 < 11; i++) cr_assert_eq(pm_prim_add_tri(s, p, i, i + 1, i + 2), 0);
+    cr_assert_eq(pm_scene_validate(s), 0);
+    float *arrays[] = {p->positions, p->normals, p->uvs, p->colors};
+    const size_t sizes[] = {33, 33, 22, 44};
+    for (int k = 0; k < 4; k++)
+        for (size_t i = 0; i < sizes[k]; i++) {
+            float keep = arrays[k][i];
+            arrays[k][i] = i % 2 ? -INFINITY : NAN;
+            cr_assert_eq(pm_scene_validate(s), -1, "array %d, element %zu", k, i);
+            arrays[k][i] = keep;
+        }
+    for (uint32_t i = 0; i < p->icount; i++) {
+        uint32_t keep = p->indices[i];
+        p->indices[i] = 11 + i % 3;
+        cr_assert_eq(pm_scene_validate(s), -1, "index %u", i);
+        p->indices[i] = keep;
+    }
+    cr_assert_eq(pm_scene_validate(s), 0);
+    pm_arena_destroy(a);
+}
+
 Test(scene, validate_fixes_normals_and_colours_in_place) {
     pm_arena *a = pm_arena_create(0);
     pm_scene *s = tri_scene(a, PM_PRIM_COLOR);
@@ -216,4 +248,50 @@ Test(scene, validate_fixes_normals_and_colours_in_place) {
     cr_expect_eq(p->colors[1], 0.5f);
     for (int v = 0; v < 3; v++) cr_expect(pm_normal_is_unit(p->normals + 3 * v));
     pm_arena_destroy(a);
+}
+
+/* A copy lives in its own arena: exact arrays, metadata and props kept,
+ * the source's arena freed after. */
+Test(scene, copy_outlives_the_source_arena) {
+    pm_arena *src = pm_arena_create(0), *dst = pm_arena_create(0);
+    pm_scene *s = tri_scene(src, PM_PRIM_UV | PM_PRIM_COLOR);
+    cr_assert_eq(pm_prim_set_mesh(s, &s->prims[0], "group"), 0);
+    cr_assert_not_null(pm_scene_add_prim(s, "empty", "m", 0, 0, 0));
+    pm_props *pr = pm_scene_add_props(s, "lamp");
+    const float t[3] = {1, 2, 3}, r[4] = {0, 0, 0, 1}, sc[3] = {1, 1, 1};
+    cr_assert_eq(pm_props_add(s, pr, t, r, sc), 0);
+    pm_meta *arr = pm_meta_arr(src);
+    cr_assert_eq(pm_meta_push(arr, pm_meta_str(src, "x")), 0);
+    cr_assert_eq(pm_meta_push(arr, pm_meta_num(src, 1.5)), 0);
+    cr_assert_eq(pm_meta_set(src, s->meta, "list", arr), 0);
+    cr_assert_eq(pm_meta_set(src, s->meta, "n", pm_meta_int(src, -7)), 0);
+    cr_assert_eq(pm_scene_validate(s), 0);
+    pm_scene *c = pm_scene_copy(dst, s);
+    cr_assert_not_null(c);
+    pm_arena_destroy(src);
+    cr_assert_eq(c->nprims, 2);
+    cr_assert(c->validated);
+    const pm_prim *p = &c->prims[0];
+    cr_assert_str_eq(p->name, "t");
+    cr_assert_str_eq(p->mesh, "group");
+    cr_assert_eq(p->vcount, 3);
+    cr_assert_eq(p->icount, 3);
+    cr_assert_eq(p->positions[3], 1.0f);
+    cr_assert_eq(p->indices[1], 2);
+    cr_assert_eq(p->colors[4], 0.5f);
+    cr_assert_eq(c->prims[1].vcount, 0);
+    cr_assert_null(c->prims[1].uvs);
+    cr_assert_eq(c->nprops, 1);
+    cr_assert_eq(c->props[0].translations[2], 3.0f);
+    const pm_meta *l = pm_meta_get(c->meta, "list");
+    cr_assert_not_null(l);
+    cr_assert_eq(l->u.kids.count, 2);
+    cr_assert_str_eq(l->u.kids.first->u.s, "x");
+    cr_assert_eq(l->u.kids.last->u.n, 1.5);
+    cr_assert_eq(pm_meta_get(c->meta, "n")->u.i, -7);
+    /* The copy grows like any scene. */
+    const float q[3] = {5, 0, 5};
+    cr_assert_eq(pm_prim_add_vertex(c, &c->prims[0], q, NULL, NULL, NULL), 3);
+    cr_assert_eq(c->prims[0].positions[3], 1.0f);
+    pm_arena_destroy(dst);
 }

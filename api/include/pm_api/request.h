@@ -86,6 +86,9 @@ typedef struct pm_api_run {
     /* Optional: called as each stage ends (scene set from GENERATE on). */
     void (*stage_done)(void *cls, pm_api_stage stage, const pm_scene *scene);
     void *cls;
+    /* Optional: where the encoder's big buffers come from (NULL: its own,
+     * pm_api_job_encode). */
+    const pm_api_alloc *alloc;
 } pm_api_run;
 
 /* rq through every stage in one arena: out[i] gets run->outputs[i] (the
