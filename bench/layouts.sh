@@ -1,11 +1,13 @@
 #!/bin/sh
 # Acceptance of /v1/networks on random plausible layouts (issue 11): the
 # random-layout test of `make test` (300 layouts) run on more of them.
-#   bench/layouts.sh [count] [seed]      (default 3000 layouts, seed 11)
+#   bench/layouts.sh [build-dir] [count] [seed]      (default 3000 layouts, seed 11)
 # Prints the share built, the refusal histogram and any built layout that
 # overlaps itself, has a non-manifold edge or a face looking down.
 set -e
 BUILD=${BUILD:-build}
+# bench/run.sh passes the build directory first, as to every bench script.
+if [ -d "${1:-}" ]; then BUILD=$1; shift; fi
 cmake --build "$BUILD" -j2 --target api_test_net_layouts >/dev/null
 PM_LAYOUTS=${1:-3000} PM_LAYOUTS_SEED=${2:-11} "$BUILD"/api_test_net_layouts --jobs 1 2>&1 |
     grep -v '^\[' || true
