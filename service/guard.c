@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +48,9 @@ typedef struct pm_svc__conn {
     int draining;                       /* answered on the socket: swallow the rest */
     int head_refusal;                   /* a head refused while the last answer is out */
     uint64_t drained;
+    /* a 304 head's Content-Length line still to leave out of what the
+     * library sends: its offset in the next send's buffer, its length */
+    size_t cut_at, cut_len;
 } pm_svc__conn;
 
 enum { PM_SVC_CUT_HEAD, PM_SVC_CUT_BODY, PM_SVC_CUT_IDLE, PM_SVC_CUT_EVICT, PM_SVC_NCUTS };
@@ -597,4 +601,60 @@ ssize_t recv(int fd, void *buf, size_t len, int flags) {
     c->draining = 1;
     c->drained = (uint64_t)n - keep;
     return keep ? (ssize_t)keep : pm_svc__swallow(c, fd, buf, len, recvfrom(fd, buf, len, 0, NULL, NULL));
+}
+
+/* The Content-Length line of the head at the start of b (n bytes), as
+ * [*at, *at + *len), or 0 when it has none before the blank line. */
+static int pm_svc__head_cl(const char *b, size_t n, size_t *at, size_t *len) {
+    static const char name[] = "content-length:";
+    const char *p = memchr(b, '\n', n);   /* past the status line */
+    while (p && (size_t)(p + 1 - b) < n) {
+        const char *line = p + 1;
+        size_t left = n - (size_t)(line - b);
+        const char *eol = memchr(line, '\n', left);
+        if (!eol || eol == line || (eol == line + 1 && line[0] == '\r')) return 0;
+        if ((size_t)(eol - line) > sizeof name - 1 && strncasecmp(line, name, sizeof name - 1) == 0) {
+            *at = (size_t)(line - b);
+            *len = (size_t)(eol + 1 - line);
+            return 1;
+        }
+        p = eol;
+    }
+    return 0;
+}
+
+/* libmicrohttpd (0.9.75 and 1.0) writes a Content-Length on every 304
+ * (connection.c leaves it out for 1xx and 204 only), with no option to
+ * drop it; RFC 9110 8.6 lets a 304 carry one only with the 200's length,
+ * and caches do better without. So the head of a 304 on a tracked
+ * connection goes out without that line, and the library is told that
+ * every byte it gave was sent (offsets stay its own across partial
+ * sends). The library writes a head with send(); any other byte passes
+ * untouched. */
+ssize_t send(int fd, const void *buf, size_t n, int flags) {
+    static const char s304[] = "HTTP/1.1 304 ";
+    _Atomic(pm_svc__conn *) *slot = pm_svc__fd_slot(fd);
+    pm_svc__conn *c = slot ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
+    const char *b = buf;
+    if (!c) return sendto(fd, buf, n, flags, NULL, 0);
+    if (!c->cut_len && (n < sizeof s304 - 1 || memcmp(b, s304, sizeof s304 - 1) != 0 ||
+                        !pm_svc__head_cl(b, n, &c->cut_at, &c->cut_len)))
+        return sendto(fd, buf, n, flags, NULL, 0);
+    if (c->cut_at >= n) {   /* the line comes in a later call */
+        ssize_t k = sendto(fd, buf, n, flags, NULL, 0);
+        if (k > 0) c->cut_at -= (size_t)k;
+        return k;
+    }
+    size_t skip = c->cut_len < n - c->cut_at ? c->cut_len : n - c->cut_at;
+    struct iovec v[2] = {{(void *)b, c->cut_at}, {(void *)(b + c->cut_at + skip), n - c->cut_at - skip}};
+    struct msghdr m = {.msg_iov = v, .msg_iovlen = 2};
+    ssize_t k = sendmsg(fd, &m, flags);
+    if (k < 0) return k;
+    if ((size_t)k < c->cut_at) {
+        c->cut_at -= (size_t)k;
+        return k;
+    }
+    c->cut_len -= skip;   /* 0 unless the line goes on in the next buffer */
+    c->cut_at = 0;
+    return k + (ssize_t)skip;
 }

@@ -220,9 +220,10 @@ static void pm_svc__set_body(pm_svc_req *r, pm_svc_blob *blob) {
     }
     r->coding = coding;
     snprintf(r->etag, sizeof r->etag, "%s%s", r->key_hex, pm_svc_coding_tag_suffix(coding));
-    /* A 304 keeps the blob for its length only: libmicrohttpd (0.9.75)
-     * writes a Content-Length on every 304, and RFC 9110 8.6 allows one
-     * only when it is the length the 200 would have had. No body is sent. */
+    /* A 304 keeps the blob: libmicrohttpd (0.9.75) writes a Content-Length
+     * on every 304 from the response's size, which RFC 9110 8.6 allows
+     * only as the 200's length, and the guard (guard.c, send) leaves that
+     * line out on the wire. No body is sent. */
     r->status = r->inm && pm_svc_etag_match(r->inm, r->etag) ? 304 : 200;
     r->blob = blob;
     r->ctype = pm_api_format_mime(r->fmt);
