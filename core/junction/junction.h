@@ -82,6 +82,11 @@ typedef struct pm_junction_params {
      * PM_JUNCTION_SIDEWALK_NO_FIT: road networks, whose roads' sidewalks
      * then start beyond it (pm_junction_warning.trim). */
     bool drop_tight_sidewalks;
+    /* NULL, or narms flags in request order: a set flag leaves out the
+     * slab of the corner on that arm's left (joining its left curb to the
+     * next arm's right curb); the asphalt is unchanged. Road networks,
+     * where that slab would lie on another piece. */
+    const bool *bare_corners;
 } pm_junction_params;
 
 /* Why a valid-looking request has no junction. */

@@ -312,14 +312,17 @@ static int pm__junction(pm__net *N, uint32_t n) {
         V->split = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
         V->skip = pm_arena_calloc(N->a, V->deg, sizeof(uint32_t));
         V->cap = pm_arena_alloc(N->a, V->deg * sizeof(double));
+        V->bare = pm_arena_calloc(N->a, V->deg, sizeof(bool));
         for (uint32_t k = 0; V->cap && k < V->deg; k++) V->cap[k] = HUGE_VAL;
     }
-    if (!arms || !V->dir || !V->mouth_l || !V->mouth_r || !V->mouth_d || !V->split || !V->skip || !V->cap)
+    if (!arms || !V->dir || !V->mouth_l || !V->mouth_r || !V->mouth_d || !V->split || !V->skip || !V->cap ||
+        !V->bare)
         return PM_ERR_NOMEM;
     pm_junction_params jp = {
         .arms = arms, .narms = V->deg, .has_center = true, .center = {c[0], c[2]},
         .corner_radius = p->corner_radius, .corner_segments = p->corner_segments,
         .uv_scale = p->uv_scale, .snap = p->snap, .open_mouths = true, .drop_tight_sidewalks = true,
+        .bare_corners = V->bare,
     };
     pm_junction_diag d;
     for (;;) {
@@ -667,6 +670,11 @@ static bool pm__merge(pm__net *N, int *rc) {
 
 static bool pm__cancelled(const pm_network_params *p) { return p->cancel && *p->cancel; }
 
+/* Rounds of cutting back sidewalks that lie on other pieces; each cuts
+ * every one found, so a few suffice (a cut's end caps can bring the next
+ * band triangle onto the other piece). */
+#define PM__CUT_ROUNDS 8
+
 int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
                         pm_network_diag *diag) {
     assert(p->nnodes >= 1 && p->corner_segments >= 2 && p->snap > 0 && p->uv_scale > 0);
@@ -704,8 +712,21 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
         if (rc == PM_OK) used += pm_scene_vertex_count(N.roads.data[r].scene);
     }
     if (rc == PM_OK && p->max_vertices && used > p->max_vertices) rc = PM_ERR_LIMIT;
-    if (rc == PM_OK) rc = pm__network_stitch(&N, out);
-    if (rc == PM_OK && !N.problems.len) rc = pm__network_overlaps(&N, *out);
+    /* Sidewalks lying on another piece are cut back, and the whole is
+     * stitched and checked again (their asphalt stays as it was). */
+    for (int round = 0; rc == PM_OK; round++) {
+        rc = pm__network_stitch(&N, out);
+        if (rc != PM_OK || N.problems.len) break;
+        bool retry = false;
+        rc = pm__network_overlaps(&N, *out, round < PM__CUT_ROUNDS ? &retry : NULL);
+        if (rc != PM_OK || !retry) break;
+        N.gaps.len = 0;
+        for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) {
+            if (!N.nodes[n].dirty) continue;
+            N.nodes[n].dirty = false;
+            rc = pm__junction(&N, n);
+        }
+    }
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     /* The roads' sidewalks come on top of what the parts had. */
     if (rc == PM_OK && p->max_vertices && pm_scene_vertex_count(*out) > p->max_vertices) rc = PM_ERR_LIMIT;
@@ -713,6 +734,9 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     diag->problems = N.problems.data;
     diag->nproblems = N.problems.len;
     diag->nwarnings = N.nwarnings + N.gaps.len;
+    for (uint32_t n = 0; n < p->nnodes; n++)
+        for (uint32_t k = 0; N.nodes[n].scene && N.nodes[n].bare && k < N.nodes[n].deg; k++)
+            diag->nwarnings += N.nodes[n].bare[k];
     return rc;
 }
 

@@ -493,7 +493,11 @@ static int pm__gap_meta(pm__net *N, const pm__gap_t *g, pm_meta *out) {
     rc |= pm_meta_set(a, o, "to", pm_meta_nums(a, to, 3));
     rc |= pm_meta_set(a, o, "curb_edges", pm_meta_int(a, g->bare));
     char msg[200];
-    if (g->corner)
+    if (g->overlap)
+        snprintf(msg, sizeof msg, "the road's %s sidewalk would lie on another road, junction or "
+                 "sidewalk there (too little room between them): it stops (with end caps) on both "
+                 "sides of that stretch", g->side ? "right" : "left");
+    else if (g->corner)
         snprintf(msg, sizeof msg, "the road's %s sidewalk starts beyond a junction corner that "
                  "had no room for its own (corner_sidewalk_dropped): from there it would lie on "
                  "the neighbouring road's", g->side ? "right" : "left");
@@ -561,6 +565,40 @@ static int pm__close_meta(pm__net *N, pm_meta *out) {
     return rc;
 }
 
+/* Junction corners whose slab was left out because it lay on another
+ * piece (corner_sidewalk_dropped, like a corner without room). */
+static int pm__bare_meta(pm__net *N, pm_meta *out) {
+    pm_arena *a = N->a;
+    int rc = 0;
+    for (size_t n = 0; n < N->p->nnodes; n++) {
+        const pm__node *V = &N->nodes[n];
+        for (uint32_t k = 0; V->scene && V->bare && k < V->deg; k++) {
+            if (!V->bare[k]) continue;
+            /* The corner's other arm: the next one clockwise in atan2(z, x). */
+            double ak = atan2(V->dir[2 * k + 1], V->dir[2 * k]), best = HUGE_VAL;
+            uint32_t j = k;
+            for (uint32_t i = 0; i < V->deg; i++) {
+                double d = ak - atan2(V->dir[2 * i + 1], V->dir[2 * i]);
+                while (d <= 0) d += 2 * 3.14159265358979323846;
+                if (i != k && d < best) { best = d; j = i; }
+            }
+            uint32_t ek = N->inc[V->first + k].edge, ej = N->inc[V->first + j].edge;
+            pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a);
+            rc |= pm_meta_set(a, o, "code", pm_meta_str(a, "corner_sidewalk_dropped"));
+            rc |= pm_meta_set(a, o, "node", pm_meta_int(a, (int64_t)n));
+            rc |= pm_meta_push(edges, pm_meta_int(a, ek));
+            rc |= pm_meta_push(edges, pm_meta_int(a, ej));
+            rc |= pm_meta_set(a, o, "edges", edges);
+            char msg[200];
+            snprintf(msg, sizeof msg, "corner between edges %u and %u: no sidewalk (its slab would "
+                     "lie on another road, junction or sidewalk: too little room between them)", ek, ej);
+            rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
+            rc |= pm_meta_push(out, o);
+        }
+    }
+    return rc;
+}
+
 /* Junction warnings, each naming its node and the edges of its arms. */
 static int pm__warnings_meta(pm__net *N, pm_meta *out) {
     pm_arena *a = N->a;
@@ -586,6 +624,7 @@ static int pm__warnings_meta(pm__net *N, pm_meta *out) {
         }
     }
     for (size_t g = 0; g < N->gaps.len; g++) rc |= pm__gap_meta(N, &N->gaps.data[g], out);
+    rc |= pm__bare_meta(N, out);
     rc |= pm__close_meta(N, out);
     return rc;
 }
