@@ -47,7 +47,7 @@ static int pm__problem(pm__net *N, pm_network_problem **out) {
 
 /* ---- topology ---- */
 
-static const double *pm__arm_point(const pm_network_params *p, const pm__inc *I, size_t i);
+static const double *pm__arm_point(const pm__net *N, const pm__inc *I, size_t i);
 
 /* The road's direction leaving node n along incidence I: towards the
  * first polyline point at least `look` metres away (or the far node). */
@@ -56,7 +56,7 @@ static void pm__leave_dir(const pm__net *N, uint32_t n, const pm__inc *I, double
     const double *c = p->nodes + 3 * n, *q = c;
     size_t np = p->edges[I->edge].npoints;
     for (size_t i = 1; i <= np + 1; i++) {
-        q = pm__arm_point(p, I, i);
+        q = pm__arm_point(N, I, i);
         if (pm__plan(c, q) >= look) break;
     }
     double d = pm__plan(c, q);
@@ -82,7 +82,7 @@ static bool pm__sharp(const pm__net *N, uint32_t n) {
     double turn = 3.14159265358979323846 - acos(fmax(-1.0, fmin(1.0, a[0] * b[0] + a[1] * b[1])));
     if (turn <= PM__SHARP_DEG * 3.14159265358979323846 / 180.0) return false;
     const double *c = N->p->nodes + 3 * n;
-    double near = fmin(pm__plan(c, pm__arm_point(N->p, &I[0], 1)), pm__plan(c, pm__arm_point(N->p, &I[1], 1)));
+    double near = fmin(pm__plan(c, pm__arm_point(N, &I[0], 1)), pm__plan(c, pm__arm_point(N, &I[1], 1)));
     return near < 6.0 * (look / 2) * turn;
 }
 
@@ -247,12 +247,18 @@ static int pm__mouth(pm__node *V, const pm_meta *meta, uint32_t k) {
 
 /* Point i of the polyline of arm I as it leaves its node: 0 the node,
  * 1 .. npoints the edge's interior points in that order, npoints + 1 the
- * far node. */
-static const double *pm__arm_point(const pm_network_params *p, const pm__inc *I, size_t i) {
+ * far node, or the centre of the junction it was merged into (where the
+ * road now ends, so both arms of a road aim along one line). */
+static const double *pm__arm_point(const pm__net *N, const pm__inc *I, size_t i) {
+    const pm_network_params *p = N->p;
     const pm_network_edge *E = &p->edges[I->edge];
     if (i == 0) return p->nodes + 3 * (I->end == 0 ? E->from : E->to);
     if (i <= E->npoints) return pm__interior(E, i - 1, I->end);
-    return p->nodes + 3 * (I->end == 0 ? E->to : E->from);
+    uint32_t far = I->end == 0 ? E->to : E->from;
+    const pm__node *W = &N->nodes[far];
+    if (W->kind == PM__MERGED) return N->nodes[W->into].c;
+    if (W->kind == PM__JUNCTION && W->merged_node >= 0) return W->c;
+    return p->nodes + 3 * far;
 }
 
 /* Arm k along its road: towards the first polyline point it keeps (the
@@ -264,7 +270,7 @@ static void pm__arm_from_road(pm__net *N, uint32_t n, uint32_t k, pm_junction_ar
     pm__node *V = &N->nodes[n];
     const pm__inc *I = &N->inc[V->first + k];
     const pm_network_edge *E = &p->edges[I->edge];
-    const double *c = V->c, *q = pm__arm_point(p, I, V->skip[k] + 1);
+    const double *c = V->c, *q = pm__arm_point(N, I, V->skip[k] + 1);
     double seg = pm__plan(c, q), gap = pm_network_gap(p);
     V->dir[2 * k] = (q[0] - c[0]) / seg;
     V->dir[2 * k + 1] = (q[2] - c[2]) / seg;
@@ -354,7 +360,7 @@ static int pm__junction(pm__net *N, uint32_t n) {
             const pm__inc *I = &N->inc[V->first + k];
             const pm_network_edge *E = &p->edges[I->edge];
             if (V->skip[k] >= E->npoints) continue;
-            const double *q = pm__arm_point(p, I, V->skip[k] + 1);
+            const double *q = pm__arm_point(N, I, V->skip[k] + 1);
             if (pm__plan(c, q) < V->mouth_d[k] + gap + 0.5 * E->width) moved |= pm__skip_point(N, n, k);
         }
         if (!moved) break;
@@ -642,6 +648,26 @@ static bool pm__names(const pm__net *N, uint32_t n, uint32_t e) {
     return false;
 }
 
+/* After a merge: every other junction with an arm aiming at a merged
+ * pair's node is built again, aiming at their junction's centre (its
+ * problems, if it had none, dropped: they are found again). Returns true. */
+static bool pm__aim_at_merged(pm__net *N) {
+    const pm_network_params *p = N->p;
+    for (uint32_t n = 0; n < p->nnodes; n++) {
+        pm__node *V = &N->nodes[n];
+        if (V->kind != PM__JUNCTION || V->merged_node >= 0 || !V->skip) continue;
+        for (uint32_t k = 0; k < V->deg; k++) {
+            const pm__inc *I = &N->inc[V->first + k];
+            const pm_network_edge *E = &p->edges[I->edge];
+            const pm__node *W = &N->nodes[I->end == 0 ? E->to : E->from];
+            if (V->skip[k] < E->npoints || !(W->kind == PM__MERGED || W->merged_node >= 0)) continue;
+            if (!V->scene) pm__forget(N, n);
+            V->dirty = true;
+        }
+    }
+    return true;
+}
+
 /* Two junctions joined by a straight edge whose shortened road still left
  * one of them without a mesh (its corners do not fit in its share of the
  * edge) become one junction. Returns whether any pair was merged (*rc the
@@ -698,7 +724,7 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
             rc = pm__junction(&N, n);
         }
         again = rc == PM_OK && (pm__each_pair(&N, pm__agree_pair) || pm__each_pair(&N, pm__shorten_pair) ||
-                                pm__merge(&N, &rc));
+                                (pm__merge(&N, &rc) && pm__aim_at_merged(&N)));
     }
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) N.nwarnings += N.nodes[n].nwarnings;
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) N.roads.data[r].ok = pm__road_ends(&N, &N.roads.data[r]);
