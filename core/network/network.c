@@ -245,20 +245,53 @@ static int pm__mouth(pm__node *V, const pm_meta *meta, uint32_t k) {
     return PM_OK;
 }
 
-/* Point i of the polyline of arm I as it leaves its node: 0 the node,
- * 1 .. npoints the edge's interior points in that order, npoints + 1 the
- * far node, or the centre of the junction it was merged into (where the
- * road now ends, so both arms of a road aim along one line). */
+/* Point i of the polyline of arm I's road as it leaves its node: 0 the
+ * node, then the edge's interior points in that order, then its far node,
+ * and on through each through node along the next edge of the chain, to
+ * the road's far end: the node, or the centre of the junction it was
+ * merged into (where the road now ends, so both arms of a road aim along
+ * one line). */
 static const double *pm__arm_point(const pm__net *N, const pm__inc *I, size_t i) {
     const pm_network_params *p = N->p;
-    const pm_network_edge *E = &p->edges[I->edge];
-    if (i == 0) return p->nodes + 3 * (I->end == 0 ? E->from : E->to);
-    if (i <= E->npoints) return pm__interior(E, i - 1, I->end);
-    uint32_t far = I->end == 0 ? E->to : E->from;
-    const pm__node *W = &N->nodes[far];
-    if (W->kind == PM__MERGED) return N->nodes[W->into].c;
-    if (W->kind == PM__JUNCTION && W->merged_node >= 0) return W->c;
-    return p->nodes + 3 * far;
+    uint32_t edge = I->edge;
+    int end = I->end;
+    const pm_network_edge *E = &p->edges[edge];
+    if (i == 0) return p->nodes + 3 * (end == 0 ? E->from : E->to);
+    for (size_t steps = 0;; steps++) {
+        E = &p->edges[edge];
+        if (i <= E->npoints) return pm__interior(E, i - 1, end);
+        uint32_t far = end == 0 ? E->to : E->from;
+        const pm__node *W = &N->nodes[far];
+        if (W->kind == PM__MERGED) return N->nodes[W->into].c;
+        if (W->kind == PM__JUNCTION && W->merged_node >= 0) return W->c;
+        if (i == E->npoints + 1 || W->kind != PM__THROUGH || steps > p->nedges) return p->nodes + 3 * far;
+        i -= E->npoints + 1;
+        const pm__inc *o = pm__other(N, far, edge);
+        edge = o->edge;
+        end = o->end;
+    }
+}
+
+/* The far end of arm I's road (the first node along it that is not a
+ * through node); *inner: the control points before it (interior points
+ * and through nodes), which the arm may leave out. */
+static uint32_t pm__road_far(const pm__net *N, const pm__inc *I, uint32_t *inner) {
+    const pm_network_params *p = N->p;
+    uint32_t edge = I->edge, n = 0;
+    int end = I->end;
+    for (size_t steps = 0;; steps++) {
+        const pm_network_edge *E = &p->edges[edge];
+        n += (uint32_t)E->npoints;
+        uint32_t far = end == 0 ? E->to : E->from;
+        if (N->nodes[far].kind != PM__THROUGH || steps > p->nedges) {
+            *inner = n;
+            return far;
+        }
+        n++;
+        const pm__inc *o = pm__other(N, far, edge);
+        edge = o->edge;
+        end = o->end;
+    }
 }
 
 /* Arm k along its road: towards the first polyline point it keeps (the
@@ -290,8 +323,9 @@ static void pm__arm_from_road(pm__net *N, uint32_t n, uint32_t k, pm_junction_ar
  * when only the far node is left. */
 static bool pm__skip_point(pm__net *N, uint32_t n, uint32_t k) {
     pm__node *V = &N->nodes[n];
-    const pm__inc *I = &N->inc[V->first + k];
-    if (V->skip[k] >= N->p->edges[I->edge].npoints) return false;
+    uint32_t inner;
+    pm__road_far(N, &N->inc[V->first + k], &inner);
+    if (V->skip[k] >= inner) return false;
     V->skip[k]++;
     return true;
 }
@@ -359,7 +393,9 @@ static int pm__junction(pm__net *N, uint32_t n) {
         for (uint32_t k = 0; k < V->deg; k++) {
             const pm__inc *I = &N->inc[V->first + k];
             const pm_network_edge *E = &p->edges[I->edge];
-            if (V->skip[k] >= E->npoints) continue;
+            uint32_t inner;
+            pm__road_far(N, I, &inner);
+            if (V->skip[k] >= inner) continue;
             const double *q = pm__arm_point(N, I, V->skip[k] + 1);
             if (pm__plan(c, q) < V->mouth_d[k] + gap + 0.5 * E->width) moved |= pm__skip_point(N, n, k);
         }
@@ -464,6 +500,29 @@ static double pm__mouth_at(const pm__net *N, int64_t n, uint32_t edge, int end, 
         }
     }
     return 0.0;
+}
+
+/* A road through through nodes between two junctions, as pm__agree_pair
+ * for one edge: its arms, which may leave out through nodes too, either
+ * both aim at points it keeps or both at each other's centre. */
+static bool pm__agree_chains(pm__net *N) {
+    bool again = false;
+    for (size_t r = 0; r < N->roads.len; r++) {
+        const pm__road *R = &N->roads.data[r];
+        if (R->closed || R->nsteps < 2 || R->start < 0 || R->end < 0 || R->start == R->end) continue;
+        const pm__step *st = &N->steps.data[R->first_step], *last = st + R->nsteps - 1;
+        int64_t k, j;
+        pm__mouth_at(N, R->start, st->edge, st->end, &k);
+        pm__mouth_at(N, R->end, last->edge, last->end ? 0 : 1, &j);
+        if (k < 0 || j < 0) continue;
+        pm__node *V = &N->nodes[R->start], *W = &N->nodes[R->end];
+        uint32_t np = (uint32_t)R->nctrl - 2;
+        if (V->skip[k] + W->skip[j] < np || (V->skip[k] == np && W->skip[j] == np)) continue;
+        if (V->skip[k] != np) { V->skip[k] = np; V->dirty = true; }
+        if (W->skip[j] != np) { W->skip[j] = np; W->dirty = true; }
+        again = true;
+    }
+    return again;
 }
 
 static void pm__too_short(pm__net *N, uint32_t edge, int64_t node, double len, double need,
@@ -657,10 +716,9 @@ static bool pm__aim_at_merged(pm__net *N) {
         pm__node *V = &N->nodes[n];
         if (V->kind != PM__JUNCTION || V->merged_node >= 0 || !V->skip) continue;
         for (uint32_t k = 0; k < V->deg; k++) {
-            const pm__inc *I = &N->inc[V->first + k];
-            const pm_network_edge *E = &p->edges[I->edge];
-            const pm__node *W = &N->nodes[I->end == 0 ? E->to : E->from];
-            if (V->skip[k] < E->npoints || !(W->kind == PM__MERGED || W->merged_node >= 0)) continue;
+            uint32_t inner;
+            const pm__node *W = &N->nodes[pm__road_far(N, &N->inc[V->first + k], &inner)];
+            if (V->skip[k] < inner || !(W->kind == PM__MERGED || W->merged_node >= 0)) continue;
             if (!V->scene) pm__forget(N, n);
             V->dirty = true;
         }
@@ -723,7 +781,8 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
             N.nodes[n].dirty = false;
             rc = pm__junction(&N, n);
         }
-        again = rc == PM_OK && (pm__each_pair(&N, pm__agree_pair) || pm__each_pair(&N, pm__shorten_pair) ||
+        again = rc == PM_OK && (pm__each_pair(&N, pm__agree_pair) || pm__agree_chains(&N) ||
+                                pm__each_pair(&N, pm__shorten_pair) ||
                                 (pm__merge(&N, &rc) && pm__aim_at_merged(&N)));
     }
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) N.nwarnings += N.nodes[n].nwarnings;
