@@ -69,7 +69,7 @@ static void pm__leave_dir(const pm__net *N, uint32_t n, const pm__inc *I, double
  * road's half width allows (its inner side collapses, its sidewalk lies
  * on it), so the node becomes a 2-arm junction, whose corner is a curb
  * line with a fillet inside and a bevel outside. */
-#define PM__SHARP_DEG 40.0
+#define PM__SHARP_DEG 30.0
 static bool pm__sharp(const pm__net *N, uint32_t n) {
     const pm__node *V = &N->nodes[n];
     const pm__inc *I = &N->inc[V->first];
