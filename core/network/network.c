@@ -426,6 +426,7 @@ typedef struct pm__jpair {
     pm__node *V, *W;
     uint32_t k, j;
     const pm_network_edge *E;
+    uint32_t np;                  /* control points between the two nodes */
 } pm__jpair;
 
 /* Calls step on every edge between two built junctions (once each, a
@@ -444,7 +445,7 @@ static bool pm__each_pair(pm__net *N, bool (*step)(pm__net *, const pm__jpair *)
             if (N->nodes[far].kind == PM__MERGED) far = N->nodes[far].into;
             pm__node *W = &N->nodes[far];
             if (W->kind != PM__JUNCTION || !W->scene || far < n) continue;
-            pm__jpair P = {V, W, k, pm__far_arm(N, W, I), E};
+            pm__jpair P = {V, W, k, pm__far_arm(N, W, I), E, (uint32_t)E->npoints};
             if (P.j < W->deg) again |= step(N, &P);
         }
     }
@@ -460,7 +461,7 @@ static bool pm__shorten_pair(pm__net *N, const pm__jpair *P) {
     pm__node *V = P->V, *W = P->W;
     uint32_t k = P->k, j = P->j;
     double gap = pm_network_gap(N->p);
-    if (V->skip[k] != P->E->npoints || W->skip[j] != P->E->npoints) return false;
+    if (V->skip[k] != P->np || W->skip[j] != P->np) return false;
     double L = pm__plan(V->c, W->c), dv = V->mouth_d[k], dw = W->mouth_d[j];
     if (dv + dw + gap <= L || V->cap[k] != HUGE_VAL || L <= gap) return false;
     V->cap[k] = (L - gap) * dv / (dv + dw) - 0.5 * gap;
@@ -476,7 +477,7 @@ static bool pm__shorten_pair(pm__net *N, const pm__jpair *P) {
 static bool pm__agree_pair(pm__net *N, const pm__jpair *P) {
     (void)N;
     pm__node *V = P->V, *W = P->W;
-    uint32_t k = P->k, j = P->j, np = (uint32_t)P->E->npoints;
+    uint32_t k = P->k, j = P->j, np = P->np;
     if (V->skip[k] + W->skip[j] < np || (V->skip[k] == np && W->skip[j] == np)) return false;
     if (V->skip[k] != np) { V->skip[k] = np; V->dirty = true; }
     if (W->skip[j] != np) { W->skip[j] = np; W->dirty = true; }
@@ -502,10 +503,10 @@ static double pm__mouth_at(const pm__net *N, int64_t n, uint32_t edge, int end, 
     return 0.0;
 }
 
-/* A road through through nodes between two junctions, as pm__agree_pair
- * for one edge: its arms, which may leave out through nodes too, either
- * both aim at points it keeps or both at each other's centre. */
-static bool pm__agree_chains(pm__net *N) {
+/* pm__each_pair for the roads through through nodes between two built
+ * junctions: their arms may leave out the through nodes too, so the same
+ * steps hold (np: the road's control points between the two nodes). */
+static bool pm__each_chain(pm__net *N, bool (*step)(pm__net *, const pm__jpair *)) {
     bool again = false;
     for (size_t r = 0; r < N->roads.len; r++) {
         const pm__road *R = &N->roads.data[r];
@@ -515,12 +516,9 @@ static bool pm__agree_chains(pm__net *N) {
         pm__mouth_at(N, R->start, st->edge, st->end, &k);
         pm__mouth_at(N, R->end, last->edge, last->end ? 0 : 1, &j);
         if (k < 0 || j < 0) continue;
-        pm__node *V = &N->nodes[R->start], *W = &N->nodes[R->end];
-        uint32_t np = (uint32_t)R->nctrl - 2;
-        if (V->skip[k] + W->skip[j] < np || (V->skip[k] == np && W->skip[j] == np)) continue;
-        if (V->skip[k] != np) { V->skip[k] = np; V->dirty = true; }
-        if (W->skip[j] != np) { W->skip[j] = np; W->dirty = true; }
-        again = true;
+        pm__jpair P = {&N->nodes[R->start], &N->nodes[R->end], (uint32_t)k, (uint32_t)j,
+                       &N->p->edges[st->edge], (uint32_t)R->nctrl - 2};
+        again |= step(N, &P);
     }
     return again;
 }
@@ -555,7 +553,9 @@ static bool pm__road_ends(pm__net *N, pm__road *R) {
     R->k0 = R->arm0 >= 0 ? N->nodes[R->start].skip[R->arm0] : 0;
     R->k1 = R->arm1 >= 0 ? N->nodes[R->end].skip[R->arm1] : 0;
     if (R->k0 + R->k1 > R->nctrl - 2) R->k1 = R->nctrl - 2 - R->k0;
-    double gap = pm_network_gap(p);
+    /* A mouth at the very end of its arm's room leaves the gap up to
+     * rounding: a micrometre less still makes a road. */
+    double gap = pm_network_gap(p) - 1e-6;
     size_t m = R->nctrl - 1 - R->k0 - R->k1;
     const double *ctrl0 = R->ctrl + 3 * R->k0, *last_pt = R->ctrl + 3 * (R->nctrl - 1);
     double s0 = pm__plan(R->ctrl, m == 1 ? last_pt : ctrl0 + 3);
@@ -781,8 +781,8 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
             N.nodes[n].dirty = false;
             rc = pm__junction(&N, n);
         }
-        again = rc == PM_OK && (pm__each_pair(&N, pm__agree_pair) || pm__agree_chains(&N) ||
-                                pm__each_pair(&N, pm__shorten_pair) ||
+        again = rc == PM_OK && (pm__each_pair(&N, pm__agree_pair) || pm__each_chain(&N, pm__agree_pair) ||
+                                pm__each_pair(&N, pm__shorten_pair) || pm__each_chain(&N, pm__shorten_pair) ||
                                 (pm__merge(&N, &rc) && pm__aim_at_merged(&N)));
     }
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) N.nwarnings += N.nodes[n].nwarnings;

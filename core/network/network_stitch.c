@@ -509,6 +509,47 @@ static int pm__gap_meta(pm__net *N, const pm__gap_t *g, pm_meta *out) {
     return rc | pm_meta_push(out, o);
 }
 
+/* The arm of junction node n on (edge, end), or -1. */
+static int64_t pm__arm_on(const pm__net *N, int64_t n, uint32_t edge, int end) {
+    const pm__node *V = n >= 0 ? &N->nodes[n] : NULL;
+    for (uint32_t k = 0; V && V->scene && V->cap && k < V->deg; k++)
+        if (N->inc[V->first + k].edge == edge && N->inc[V->first + k].end == end) return k;
+    return -1;
+}
+
+/* junctions_close for a road through through nodes between two junctions
+ * whose mouths were shortened to fit (naming every edge of the road). */
+static int pm__close_chain_meta(pm__net *N, pm_meta *out) {
+    pm_arena *a = N->a;
+    int rc = 0;
+    for (size_t r = 0; r < N->roads.len; r++) {
+        const pm__road *R = &N->roads.data[r];
+        if (R->closed || R->nsteps < 2) continue;
+        const pm__step *st = &N->steps.data[R->first_step], *last = st + R->nsteps - 1;
+        int64_t k = pm__arm_on(N, R->start, st->edge, st->end);
+        int64_t j = pm__arm_on(N, R->end, last->edge, last->end ? 0 : 1);
+        if (k < 0 || j < 0) continue;
+        if (N->nodes[R->start].cap[k] == HUGE_VAL && N->nodes[R->end].cap[j] == HUGE_VAL) continue;
+        pm_meta *o = pm_meta_obj(a), *nodes = pm_meta_arr(a), *edges = pm_meta_arr(a);
+        rc |= pm_meta_set(a, o, "code", pm_meta_str(a, "junctions_close"));
+        rc |= pm_meta_push(nodes, pm_meta_int(a, R->start));
+        rc |= pm_meta_push(nodes, pm_meta_int(a, R->end));
+        for (size_t i = 0; i < R->nsteps; i++) rc |= pm_meta_push(edges, pm_meta_int(a, st[i].edge));
+        rc |= pm_meta_set(a, o, "nodes", nodes);
+        rc |= pm_meta_set(a, o, "edges", edges);
+        rc |= pm_meta_set(a, o, "road_length", pm_meta_num(a, R->length));
+        char msg[240];
+        snprintf(msg, sizeof msg, "the junctions at nodes %lld and %lld are too close for their full "
+                 "corners: their corners were made smaller so that a road of %.3f m joins them along "
+                 "edges %u to %u (through their through nodes)", (long long)R->start, (long long)R->end,
+                 R->length, st->edge, last->edge);
+        rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
+        rc |= pm_meta_push(out, o);
+        N->nwarnings++;
+    }
+    return rc;
+}
+
 /* Close junctions: each pair merged into one (junctions_merged), and each
  * pair joined by a road shortened to fit (junctions_close). */
 static int pm__close_meta(pm__net *N, pm_meta *out) {
@@ -562,7 +603,7 @@ static int pm__close_meta(pm__net *N, pm_meta *out) {
         rc |= pm_meta_push(out, o);
         N->nwarnings++;
     }
-    return rc;
+    return rc | pm__close_chain_meta(N, out);
 }
 
 /* Junction corners whose slab was left out because it lay on another
