@@ -531,7 +531,7 @@ static const char *const network_summary_omit[] = {"nodes[].mouths", "nodes[].co
 
 const pm_api_generator pm_api_gen_network = {
     .name = "network",
-    .version = "1.2.0",
+    .version = "1.3.0",
     .path = "/v1/networks",
     .parse = pm__network_parse,
     .from_query = NULL,
