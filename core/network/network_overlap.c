@@ -250,6 +250,38 @@ static void pm__nearest_point(const pm_network_params *p, const pm_network_edge 
     else snprintf(out, cap, "points[%zu]", bk - 1);
 }
 
+/* A road's half width plus its sidewalk: how far its surface reaches
+ * from its centre line. */
+static double pm__reach(const pm_network_edge *E) {
+    return E->width / 2 + (E->has_sidewalk ? E->sidewalk.width : 0.0);
+}
+
+/* Two edges overlapping: two parts of one road round a through node it
+ * turns at too tightly, or two roads whose centre lines must keep their
+ * reaches apart (q->needed). */
+static void pm__edges_message(const pm__ov *O, pm_network_problem *q, uint32_t a, uint32_t b,
+                              const char *wa, const char *wb) {
+    const pm_network_params *p = O->N->p;
+    const pm_network_edge *A = &p->edges[a], *B = &p->edges[b];
+    int64_t node = -1;
+    if (A->from == B->from || A->from == B->to) node = A->from;
+    else if (A->to == B->from || A->to == B->to) node = A->to;
+    if (O->N->edge_road[a] == O->N->edge_road[b] && node >= 0) {
+        q->node = node;
+        q->needed = pm__reach(A);
+        snprintf(q->message, sizeof q->message, "the road along edges %u and %u overlaps itself near "
+                 "[%.3f, %.3f], where it turns at node %lld tighter than a centre-line radius of %.3f m "
+                 "(half its width plus its sidewalk): move the control points next to the node further "
+                 "from it, make the turn gentler or the road narrower", a, b, q->point[0], q->point[1],
+                 (long long)node, q->needed);
+        return;
+    }
+    q->needed = pm__reach(A) + pm__reach(B);
+    snprintf(q->message, sizeof q->message, "%s overlaps %s near [%.3f, %.3f]: their centre lines "
+             "must stay %.3f m apart there (half widths plus sidewalks); move them apart or make them "
+             "narrower", wa, wb, q->point[0], q->point[1], q->needed);
+}
+
 static int pm__report(pm__ov *O) {
     pm__ohit *h = pm_arena_alloc(O->s, (O->nhits + 1) * sizeof *h);
     if (!h) return PM_ERR_NOMEM;
@@ -294,6 +326,10 @@ static int pm__report(pm__ov *O) {
             continue;
         }
         pm__name(q, O, b);
+        if (a < O->E && b < O->E) {
+            pm__edges_message(O, q, a, b, wa, wb);
+            continue;
+        }
         snprintf(q->message, sizeof q->message, "%s overlaps %s near [%.3f, %.3f]: they pass closer "
                  "than their widths (and sidewalks) allow; move them apart or make them narrower",
                  wa, wb, q->point[0], q->point[1]);

@@ -1208,7 +1208,33 @@ Test(network, parallel_roads_a_centimetre_apart_pass) {
     a = pm_arena_create(1 << 20);
     overlaps_of(&n, a, &d);
     cr_assert(names_edges(&d.problems[0], 0, 1), "%s", d.problems[0].message);
+    /* The distance their centre lines need: two half widths. */
+    cr_assert_float_eq(d.problems[0].needed, 8.0, 1e-9);
+    cr_assert_not_null(strstr(d.problems[0].message, "must stay 8.000 m apart"), "%s", d.problems[0].message);
     pm_arena_destroy(a);
+}
+
+Test(network, a_road_turning_too_tightly_at_a_through_node_names_the_node) {
+    /* A 25-degree turn at a through node whose neighbouring control points
+     * lie 1.5 m from it: the 8 m road's two edges lie on each other round
+     * its inside. One road, so "overlaps itself", at that node, with the
+     * radius it needs. */
+    net n;
+    net_init(&n);
+    double t = 25 * 3.14159265358979323846 / 180;
+    uint32_t a = node(&n, -40, 0, 0), b = node(&n, 0, 0, 0), c = node(&n, 40 * cos(t), 0, 40 * sin(t));
+    bend(&n, edge(&n, a, b, 8), -1.5, 0);
+    bend(&n, edge(&n, b, c, 8), 1.5 * cos(t), 1.5 * sin(t));
+    finish(&n);
+    pm_arena *ar = pm_arena_create(1 << 20);
+    pm_network_diag d;
+    overlaps_of(&n, ar, &d);
+    const pm_network_problem *q = &d.problems[0];
+    cr_assert_eq(q->node, (int64_t)b, "%s", q->message);
+    cr_assert(names_edges(q, 0, 1), "%s", q->message);
+    cr_assert_float_eq(q->needed, 4.0, 1e-9);
+    cr_assert_not_null(strstr(q->message, "the road along edges 0 and 1 overlaps itself near ["), "%s", q->message);
+    pm_arena_destroy(ar);
 }
 
 Test(network, parallel_sidewalks_a_centimetre_over_each_other_are_cut_back) {
