@@ -634,9 +634,24 @@ static int pm__cut_pieces(pm__slab *S, const pm__road *R, uint32_t lo, uint32_t 
                     grew = true;
                 }
         }
-        if (a > at) rc = pm__slab_piece(S, S->road, S->side, at, a, at == lo ? cap_lo : true,
-                                        a == hi ? cap_hi : true);
-        else if (at == lo && !cap_lo) rc = pm__end_cap(S, lo, false);
+        /* A piece ending with an end cap (at a cut, a free end or a
+         * junction corner without slab) shorter than the sidewalk is wide
+         * would be a needle standing out of the curb: it goes too. */
+        double run = 0;
+        for (uint32_t i = at; i < a; i++) {
+            const float *u = pm__apos(S, i), *v = pm__apos(S, i + 1);
+            run += hypot((double)v[0] - u[0], (double)v[2] - u[2]);
+        }
+        bool capped = (at == lo ? cap_lo : true) || (a == hi ? cap_hi : true);
+        bool needle = capped && run < S->width;
+        if (a > at && !needle)
+            rc = pm__slab_piece(S, S->road, S->side, at, a, at == lo ? cap_lo : true, a == hi ? cap_hi : true);
+        else {
+            if (at == lo && !cap_lo) rc = pm__end_cap(S, lo, false);
+            if (rc == PM_OK && a > at) rc = pm__gap(S->N, S, S->road, S->side, at, a, false);
+            if (rc == PM_OK && a > at) S->N->gaps.data[S->N->gaps.len - 1].overlap = true;
+            if (rc == PM_OK && a == hi && a > at && !cap_hi) rc = pm__end_cap(S, hi, true);
+        }
         if (!any) break;
         if (rc == PM_OK) rc = pm__gap(S->N, S, S->road, S->side, a, b, false);
         if (rc == PM_OK) S->N->gaps.data[S->N->gaps.len - 1].overlap = true;
