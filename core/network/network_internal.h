@@ -7,6 +7,8 @@
 
 enum { PM__UNUSED, PM__END, PM__THROUGH, PM__JUNCTION, PM__MERGED };
 
+typedef PM_VEC(uint32_t) pm__u32s;
+
 /* Edge `edge` touches the node at its end `end` (0: from, 1: to). */
 typedef struct pm__inc { uint32_t edge; uint8_t end; } pm__inc;
 /* One edge of a road, travelled from its end `end`. */
@@ -55,7 +57,7 @@ typedef struct pm__road {
     uint32_t *chain[2];           /* sidewalks: left and right edge, output vertices with */
     uint32_t nchain[2];           /* the asphalt on their left (0: no sidewalk) */
     uint32_t swt0, swtn;          /* its slabs' triangles in the output sidewalk */
-    PM_VEC(uint32_t) cut[2];      /* per side: section pairs (a, b) whose band is left out */
+    pm__u32s cut[2];              /* per side: section pairs (a, b) whose band is left out */
 } pm__road;
 
 /* A stretch of a road side without sidewalk (its own edge crosses itself

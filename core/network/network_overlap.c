@@ -159,7 +159,7 @@ static int pm__cut_back(pm__ov *O, const pm_ptri *T) {
         return PM_OK;
     }
     pm__road *R = &N->roads.data[src->road];
-    PM_VEC(uint32_t) *cut = (void *)&R->cut[src->side];
+    pm__u32s *cut = &R->cut[src->side];
     for (size_t i = 0; i < cut->len; i += 2)
         if (cut->data[i] <= src->lo && src->hi <= cut->data[i + 1]) return PM_OK;
     if (pm_vec_push(N->a, cut, src->lo) < 0 || pm_vec_push(N->a, cut, src->hi) < 0) return PM_ERR_NOMEM;

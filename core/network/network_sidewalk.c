@@ -709,6 +709,14 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
     int rc = PM_OK;
     if (lo > 0) rc = pm__gap(N, &S, road, side, 0, lo, true);
     if (rc == PM_OK && hi < n - 1) rc = pm__gap(N, &S, road, side, hi, n - 1, true);
+    /* A closed side cut somewhere is open: it opens one section at its
+     * start too, so that its first and last pieces do not end in two end
+     * caps on one spot. */
+    if (rc == PM_OK && R->closed && R->cut[side].len && n > 3) {
+        rc = pm__gap(N, &S, road, side, 0, 1, false);
+        if (rc == PM_OK) N->gaps.data[N->gaps.len - 1].overlap = true;
+        lo = 1;
+    }
     if (rc == PM_OK) rc = pm__cut_pieces(&S, R, lo, hi, !e0 || lo > 0, !e1 || hi < n - 1);
     if (rc == PM_ERR_GEOMETRY) {
         pm__slab_problem(N, R, side, "cannot follow its curb: the ring road turns so tightly "
