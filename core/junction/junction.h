@@ -111,6 +111,11 @@ typedef struct pm_junction_params {
     size_t nnodes;
     const pm_junction_link *links;
     size_t nlinks;
+    /* NULL, or narms flags in request order: a set flag leaves out the
+     * slab of the corner on that arm's left (joining its left curb to the
+     * next arm's right curb); the asphalt is unchanged. Road networks,
+     * where that slab would lie on another piece. */
+    const bool *bare_corners;
 } pm_junction_params;
 
 /* Why a valid-looking request has no junction. */

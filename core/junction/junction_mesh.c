@@ -618,6 +618,7 @@ static int pm__sides(pm__junction *J, const pm__raw *raw, uint32_t asphalt) {
     uint32_t side = J->scene->nprims - 1;
     for (size_t k = 0; k < J->n; k++) {
         if (!J->corners[k].sw) continue;
+        if (J->prm->bare_corners && J->prm->bare_corners[J->arms[k].index]) continue;
         pm__side s;
         int rc = pm__side_points(J, raw, k, &s);
         if (rc < 0) return rc;

@@ -47,7 +47,7 @@ static int pm__problem(pm__net *N, pm_network_problem **out) {
 
 /* ---- topology ---- */
 
-static const double *pm__arm_point(const pm_network_params *p, const pm__inc *I, size_t i);
+static const double *pm__arm_point(const pm__net *N, const pm__inc *I, size_t i);
 
 /* The road's direction leaving node n along incidence I: towards the
  * first polyline point at least `look` metres away (or the far node). */
@@ -56,7 +56,7 @@ static void pm__leave_dir(const pm__net *N, uint32_t n, const pm__inc *I, double
     const double *c = p->nodes + 3 * n, *q = c;
     size_t np = p->edges[I->edge].npoints;
     for (size_t i = 1; i <= np + 1; i++) {
-        q = pm__arm_point(p, I, i);
+        q = pm__arm_point(N, I, i);
         if (pm__plan(c, q) >= look) break;
     }
     double d = pm__plan(c, q);
@@ -69,7 +69,7 @@ static void pm__leave_dir(const pm__net *N, uint32_t n, const pm__inc *I, double
  * road's half width allows (its inner side collapses, its sidewalk lies
  * on it), so the node becomes a 2-arm junction, whose corner is a curb
  * line with a fillet inside and a bevel outside. */
-#define PM__SHARP_DEG 40.0
+#define PM__SHARP_DEG 30.0
 static bool pm__sharp(const pm__net *N, uint32_t n) {
     const pm__node *V = &N->nodes[n];
     const pm__inc *I = &N->inc[V->first];
@@ -82,7 +82,7 @@ static bool pm__sharp(const pm__net *N, uint32_t n) {
     double turn = 3.14159265358979323846 - acos(fmax(-1.0, fmin(1.0, a[0] * b[0] + a[1] * b[1])));
     if (turn <= PM__SHARP_DEG * 3.14159265358979323846 / 180.0) return false;
     const double *c = N->p->nodes + 3 * n;
-    double near = fmin(pm__plan(c, pm__arm_point(N->p, &I[0], 1)), pm__plan(c, pm__arm_point(N->p, &I[1], 1)));
+    double near = fmin(pm__plan(c, pm__arm_point(N, &I[0], 1)), pm__plan(c, pm__arm_point(N, &I[1], 1)));
     return near < 6.0 * (look / 2) * turn;
 }
 
@@ -245,14 +245,51 @@ static int pm__mouth(pm__node *V, const pm_meta *meta, uint32_t k) {
     return PM_OK;
 }
 
-/* Point i of the polyline of arm I as it leaves its node: 0 the node,
- * 1 .. npoints the edge's interior points in that order, npoints + 1 the
- * far node. */
-static const double *pm__arm_point(const pm_network_params *p, const pm__inc *I, size_t i) {
-    const pm_network_edge *E = &p->edges[I->edge];
-    if (i == 0) return p->nodes + 3 * (I->end == 0 ? E->from : E->to);
-    if (i <= E->npoints) return pm__interior(E, i - 1, I->end);
-    return p->nodes + 3 * (I->end == 0 ? E->to : E->from);
+/* Point i of the polyline of arm I's road as it leaves its node: 0 the
+ * node, then the edge's interior points in that order, then its far node,
+ * and on through each through node along the next edge of the chain, to
+ * the road's far end. A merged junction's arms leave their own nodes, so
+ * a road into one ends at its node, not at the junction's centre, and
+ * both arms of a road aim along one line. */
+static const double *pm__arm_point(const pm__net *N, const pm__inc *I, size_t i) {
+    const pm_network_params *p = N->p;
+    uint32_t edge = I->edge;
+    int end = I->end;
+    const pm_network_edge *E = &p->edges[edge];
+    if (i == 0) return p->nodes + 3 * (end == 0 ? E->from : E->to);
+    for (size_t steps = 0;; steps++) {
+        E = &p->edges[edge];
+        if (i <= E->npoints) return pm__interior(E, i - 1, end);
+        uint32_t far = end == 0 ? E->to : E->from;
+        const pm__node *W = &N->nodes[far];
+        if (i == E->npoints + 1 || W->kind != PM__THROUGH || steps > p->nedges) return p->nodes + 3 * far;
+        i -= E->npoints + 1;
+        const pm__inc *o = pm__other(N, far, edge);
+        edge = o->edge;
+        end = o->end;
+    }
+}
+
+/* The far end of arm I's road (the first node along it that is not a
+ * through node); *inner: the control points before it (interior points
+ * and through nodes), which the arm may leave out. */
+static uint32_t pm__road_far(const pm__net *N, const pm__inc *I, uint32_t *inner) {
+    const pm_network_params *p = N->p;
+    uint32_t edge = I->edge, n = 0;
+    int end = I->end;
+    for (size_t steps = 0;; steps++) {
+        const pm_network_edge *E = &p->edges[edge];
+        n += (uint32_t)E->npoints;
+        uint32_t far = end == 0 ? E->to : E->from;
+        if (N->nodes[far].kind != PM__THROUGH || steps > p->nedges) {
+            *inner = n;
+            return far;
+        }
+        n++;
+        const pm__inc *o = pm__other(N, far, edge);
+        edge = o->edge;
+        end = o->end;
+    }
 }
 
 /* The junction node standing for node n: n, or the node a merged one is part of. */
@@ -305,7 +342,7 @@ static void pm__arm_from_road(pm__net *N, uint32_t n, uint32_t k, pm_junction_ar
     const pm__inc *I = &N->inc[V->first + k];
     const pm_network_edge *E = &p->edges[I->edge];
     /* A merged junction's arm leaves its own node, on the line it was drawn on. */
-    const double *c = pm__arm_point(p, I, 0), *q = pm__arm_point(p, I, V->skip[k] + 1);
+    const double *c = pm__arm_point(N, I, 0), *q = pm__arm_point(N, I, V->skip[k] + 1);
     double seg = pm__plan(c, q), gap = pm_network_gap(p);
     V->dir[2 * k] = (q[0] - c[0]) / seg;
     V->dir[2 * k + 1] = (q[2] - c[2]) / seg;
@@ -325,8 +362,9 @@ static void pm__arm_from_road(pm__net *N, uint32_t n, uint32_t k, pm_junction_ar
  * when only the far node is left. */
 static bool pm__skip_point(pm__net *N, uint32_t n, uint32_t k) {
     pm__node *V = &N->nodes[n];
-    const pm__inc *I = &N->inc[V->first + k];
-    if (V->skip[k] >= N->p->edges[I->edge].npoints) return false;
+    uint32_t inner;
+    pm__road_far(N, &N->inc[V->first + k], &inner);
+    if (V->skip[k] >= inner) return false;
     V->skip[k]++;
     return true;
 }
@@ -352,14 +390,17 @@ static int pm__junction(pm__net *N, uint32_t n) {
         V->split = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
         V->skip = pm_arena_calloc(N->a, V->deg, sizeof(uint32_t));
         V->cap = pm_arena_alloc(N->a, V->deg * sizeof(double));
+        V->bare = pm_arena_calloc(N->a, V->deg, sizeof(bool));
         for (uint32_t k = 0; V->cap && k < V->deg; k++) V->cap[k] = HUGE_VAL;
     }
-    if (!arms || !V->dir || !V->mouth_l || !V->mouth_r || !V->mouth_d || !V->split || !V->skip || !V->cap)
+    if (!arms || !V->dir || !V->mouth_l || !V->mouth_r || !V->mouth_d || !V->split || !V->skip || !V->cap ||
+        !V->bare)
         return PM_ERR_NOMEM;
     pm_junction_params jp = {
         .arms = arms, .narms = V->deg, .has_center = true, .center = {V->c[0], V->c[2]},
         .corner_radius = p->corner_radius, .corner_segments = p->corner_segments,
         .uv_scale = p->uv_scale, .snap = p->snap, .open_mouths = true, .drop_tight_sidewalks = true,
+        .bare_corners = V->bare,
     };
     if (V->merged_node >= 0) {
         int rc = pm__merged_params(N, n, arms, &jp);
@@ -394,9 +435,11 @@ static int pm__junction(pm__net *N, uint32_t n) {
         for (uint32_t k = 0; k < V->deg; k++) {
             const pm__inc *I = &N->inc[V->first + k];
             const pm_network_edge *E = &p->edges[I->edge];
-            if (V->skip[k] >= E->npoints) continue;
-            const double *q = pm__arm_point(p, I, V->skip[k] + 1);
-            if (pm__plan(pm__arm_point(p, I, 0), q) < V->mouth_d[k] + gap + 0.5 * E->width)
+            uint32_t inner;
+            pm__road_far(N, I, &inner);
+            if (V->skip[k] >= inner) continue;
+            const double *q = pm__arm_point(N, I, V->skip[k] + 1);
+            if (pm__plan(pm__arm_point(N, I, 0), q) < V->mouth_d[k] + gap + 0.5 * E->width)
                 moved |= pm__skip_point(N, n, k);
         }
         if (!moved) break;
@@ -426,6 +469,7 @@ typedef struct pm__jpair {
     pm__node *V, *W;
     uint32_t k, j;
     const pm_network_edge *E;
+    uint32_t np;                  /* control points between the two nodes */
 } pm__jpair;
 
 /* Calls step on every edge between two built junctions (once each, a
@@ -444,7 +488,7 @@ static bool pm__each_pair(pm__net *N, bool (*step)(pm__net *, const pm__jpair *)
             if (N->nodes[far].kind == PM__MERGED) far = N->nodes[far].into;
             pm__node *W = &N->nodes[far];
             if (W->kind != PM__JUNCTION || !W->scene || far < n) continue;
-            pm__jpair P = {V, W, k, pm__far_arm(N, W, I), E};
+            pm__jpair P = {V, W, k, pm__far_arm(N, W, I), E, (uint32_t)E->npoints};
             if (P.j < W->deg) again |= step(N, &P);
         }
     }
@@ -460,8 +504,9 @@ static bool pm__shorten_pair(pm__net *N, const pm__jpair *P) {
     pm__node *V = P->V, *W = P->W;
     uint32_t k = P->k, j = P->j;
     double gap = pm_network_gap(N->p);
-    if (V->skip[k] != P->E->npoints || W->skip[j] != P->E->npoints) return false;
-    double L = pm__plan(N->p->nodes + 3 * P->E->from, N->p->nodes + 3 * P->E->to);
+    if (V->skip[k] != P->np || W->skip[j] != P->np) return false;
+    /* Between the arms' own nodes (a merged junction's arm leaves its own). */
+    double L = pm__plan(pm__arm_point(N, &N->inc[V->first + k], 0), pm__arm_point(N, &N->inc[W->first + j], 0));
     double dv = V->mouth_d[k], dw = W->mouth_d[j];
     /* Once per pair of arms: a merged junction's new arm shares the edge
      * afresh with a neighbour that had shared it before the merge. */
@@ -479,7 +524,7 @@ static bool pm__shorten_pair(pm__net *N, const pm__jpair *P) {
 static bool pm__agree_pair(pm__net *N, const pm__jpair *P) {
     (void)N;
     pm__node *V = P->V, *W = P->W;
-    uint32_t k = P->k, j = P->j, np = (uint32_t)P->E->npoints;
+    uint32_t k = P->k, j = P->j, np = P->np;
     if (V->skip[k] + W->skip[j] < np || (V->skip[k] == np && W->skip[j] == np)) return false;
     if (V->skip[k] != np) { V->skip[k] = np; V->dirty = true; }
     if (W->skip[j] != np) { W->skip[j] = np; W->dirty = true; }
@@ -503,6 +548,26 @@ static double pm__mouth_at(const pm__net *N, int64_t n, uint32_t edge, int end, 
         }
     }
     return 0.0;
+}
+
+/* pm__each_pair for the roads through through nodes between two built
+ * junctions: their arms may leave out the through nodes too, so the same
+ * steps hold (np: the road's control points between the two nodes). */
+static bool pm__each_chain(pm__net *N, bool (*step)(pm__net *, const pm__jpair *)) {
+    bool again = false;
+    for (size_t r = 0; r < N->roads.len; r++) {
+        const pm__road *R = &N->roads.data[r];
+        if (R->closed || R->nsteps < 2 || R->start < 0 || R->end < 0 || R->start == R->end) continue;
+        const pm__step *st = &N->steps.data[R->first_step], *last = st + R->nsteps - 1;
+        int64_t k, j;
+        pm__mouth_at(N, R->start, st->edge, st->end, &k);
+        pm__mouth_at(N, R->end, last->edge, last->end ? 0 : 1, &j);
+        if (k < 0 || j < 0) continue;
+        pm__jpair P = {&N->nodes[R->start], &N->nodes[R->end], (uint32_t)k, (uint32_t)j,
+                       &N->p->edges[st->edge], (uint32_t)R->nctrl - 2};
+        again |= step(N, &P);
+    }
+    return again;
 }
 
 static void pm__too_short(pm__net *N, uint32_t edge, int64_t node, double len, double need,
@@ -535,7 +600,9 @@ static bool pm__road_ends(pm__net *N, pm__road *R) {
     R->k0 = R->arm0 >= 0 ? N->nodes[R->start].skip[R->arm0] : 0;
     R->k1 = R->arm1 >= 0 ? N->nodes[R->end].skip[R->arm1] : 0;
     if (R->k0 + R->k1 > R->nctrl - 2) R->k1 = R->nctrl - 2 - R->k0;
-    double gap = pm_network_gap(p);
+    /* A mouth at the very end of its arm's room leaves the gap up to
+     * rounding: a micrometre less still makes a road. */
+    double gap = pm_network_gap(p) - 1e-6;
     size_t m = R->nctrl - 1 - R->k0 - R->k1;
     const double *ctrl0 = R->ctrl + 3 * R->k0, *last_pt = R->ctrl + 3 * (R->nctrl - 1);
     double s0 = pm__plan(R->ctrl, m == 1 ? last_pt : ctrl0 + 3);
@@ -575,7 +642,7 @@ static bool pm__road_ends(pm__net *N, pm__road *R) {
  * arm's line, so the road leaves along the arm. */
 static void pm__to_mouth(const pm__net *N, int64_t node, int64_t arm, double d, double *pt) {
     const pm__node *V = &N->nodes[node];
-    const double *c = pm__arm_point(N->p, &N->inc[V->first + arm], 0);   /* the arm's own node */
+    const double *c = pm__arm_point(N, &N->inc[V->first + arm], 0);   /* the arm's own node */
     pt[0] = c[0] + V->dir[2 * arm] * d;
     pt[1] = c[1];
     pt[2] = c[2] + V->dir[2 * arm + 1] * d;
@@ -763,6 +830,11 @@ static bool pm__merge(pm__net *N, int *rc) {
 
 static bool pm__cancelled(const pm_network_params *p) { return p->cancel && *p->cancel; }
 
+/* Rounds of cutting back sidewalks that lie on other pieces; each cuts
+ * every one found, so a few suffice (a cut's end caps can bring the next
+ * band triangle onto the other piece). */
+#define PM__CUT_ROUNDS 8
+
 int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
                         pm_network_diag *diag) {
     assert(p->nnodes >= 1 && p->corner_segments >= 2 && p->snap > 0 && p->uv_scale > 0);
@@ -785,7 +857,8 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
             N.nodes[n].dirty = false;
             rc = pm__junction(&N, n);
         }
-        again = rc == PM_OK && (pm__each_pair(&N, pm__agree_pair) || pm__each_pair(&N, pm__shorten_pair) ||
+        again = rc == PM_OK && (pm__each_pair(&N, pm__agree_pair) || pm__each_chain(&N, pm__agree_pair) ||
+                                pm__each_pair(&N, pm__shorten_pair) || pm__each_chain(&N, pm__shorten_pair) ||
                                 pm__merge(&N, &rc));
     }
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) N.nwarnings += N.nodes[n].nwarnings;
@@ -802,8 +875,21 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     }
     pm_arena_destroy(N.tmp);
     if (rc == PM_OK && p->max_vertices && used > p->max_vertices) rc = PM_ERR_LIMIT;
-    if (rc == PM_OK) rc = pm__network_stitch(&N, out);
-    if (rc == PM_OK && !N.problems.len) rc = pm__network_overlaps(&N, *out);
+    /* Sidewalks lying on another piece are cut back, and the whole is
+     * stitched and checked again (their asphalt stays as it was). */
+    for (int round = 0; rc == PM_OK; round++) {
+        rc = pm__network_stitch(&N, out);
+        if (rc != PM_OK || N.problems.len) break;
+        bool retry = false;
+        rc = pm__network_overlaps(&N, *out, round < PM__CUT_ROUNDS ? &retry : NULL);
+        if (rc != PM_OK || !retry) break;
+        N.gaps.len = 0;
+        for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) {
+            if (!N.nodes[n].dirty) continue;
+            N.nodes[n].dirty = false;
+            rc = pm__junction(&N, n);
+        }
+    }
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     /* The roads' sidewalks come on top of what the parts had. */
     if (rc == PM_OK && p->max_vertices && pm_scene_vertex_count(*out) > p->max_vertices) rc = PM_ERR_LIMIT;
@@ -811,6 +897,9 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     diag->problems = N.problems.data;
     diag->nproblems = N.problems.len;
     diag->nwarnings = N.nwarnings + N.gaps.len;
+    for (uint32_t n = 0; n < p->nnodes; n++)
+        for (uint32_t k = 0; N.nodes[n].scene && N.nodes[n].bare && k < N.nodes[n].deg; k++)
+            diag->nwarnings += N.nodes[n].bare[k];
     return rc;
 }
 

@@ -7,6 +7,8 @@
 
 enum { PM__UNUSED, PM__END, PM__THROUGH, PM__JUNCTION, PM__MERGED };
 
+typedef PM_VEC(uint32_t) pm__u32s;
+
 /* Edge `edge` touches the node at its end `end` (0: from, 1: to). */
 typedef struct pm__inc { uint32_t edge; uint8_t end; } pm__inc;
 /* One edge of a road, travelled from its end `end`. */
@@ -31,6 +33,7 @@ typedef struct pm__node {
     uint32_t voff, vcount, toff, tcount;  /* its block of the output asphalt */
     const pm_junction_slab_end *slab;     /* 2 per arm (left, right), or NULL */
     double *trim;                 /* 2 per arm (left, right): a road sidewalk starts this far out, or 0 */
+    bool *bare;                   /* per arm: its left corner's slab left out (it lay on another piece) */
     uint32_t xt0, xtn;            /* its mouth-split triangles appended after the roads */
     uint32_t swt0, swtn;          /* its slab's triangles in the output sidewalk */
 } pm__node;
@@ -54,6 +57,7 @@ typedef struct pm__road {
     uint32_t *chain[2];           /* sidewalks: left and right edge, output vertices with */
     uint32_t nchain[2];           /* the asphalt on their left (0: no sidewalk) */
     uint32_t swt0, swtn;          /* its slabs' triangles in the output sidewalk */
+    pm__u32s cut[2];              /* per side: section pairs (a, b) whose band is left out */
 } pm__road;
 
 /* A stretch of a road side without sidewalk (its own edge crosses itself
@@ -62,9 +66,15 @@ typedef struct pm__gap_t {
     size_t road;
     int side;
     bool corner;                  /* at a mouth whose corner had no room for its sidewalk */
+    bool overlap;                 /* cut out where it lay on another piece */
     uint32_t bare;
     float from[3], to[3];
 } pm__gap_t;
+
+/* Where an output sidewalk triangle comes from: a road side's band
+ * between sections lo and hi of its chain, or (road UINT32_MAX) a
+ * junction's slab. */
+typedef struct pm__swsrc { uint32_t road, lo, hi; uint8_t side; } pm__swsrc;
 
 typedef struct pm__net {
     pm_arena *a;
@@ -78,6 +88,8 @@ typedef struct pm__net {
     PM_VEC(pm__step) steps;
     PM_VEC(pm_network_problem) problems;
     PM_VEC(pm__gap_t) gaps;
+    PM_VEC(pm__swsrc) swsrc;      /* per output sidewalk triangle: its road side's sections */
+    size_t nbare;                 /* junction corners left bare */
     size_t nwarnings;
 } pm__net;
 
@@ -98,6 +110,10 @@ int pm__network_road_sides(pm__net *N, pm__road *R, const pm_prim *P, const uint
 int pm__network_sidewalks(pm__net *N, pm_scene *s);
 /* network_overlap.c: a PM_NETWORK_OVERLAP problem for each pair of pieces
  * (junctions, edges' roads and sidewalks) whose asphalt or sidewalk
- * triangles overlap in plan (interiors, exact predicates). */
-int pm__network_overlaps(pm__net *N, const pm_scene *s);
+ * triangles overlap in plan (interiors, exact predicates). With retry
+ * (not NULL), sidewalk triangles lying on anything are cut back instead
+ * (their junction corner made bare and marked dirty, their road side's
+ * band cut there) and *retry says whether any was: the caller builds
+ * again and checks anew. */
+int pm__network_overlaps(pm__net *N, const pm_scene *s, bool *retry);
 #endif

@@ -33,6 +33,10 @@ typedef struct pm__ov {
     pm__ohit *hits;            /* open addressing on key */
     size_t cap, nhits;
     pm_arena *s;               /* the request's arena */
+    uint32_t *tri_of;          /* per set triangle: its index in its primitive */
+    bool retreat;              /* sidewalks on other pieces are cut back, not reported */
+    bool moved;                /* ... and some were */
+    bool stuck;                /* ... or one could not be */
 } pm__ov;
 
 /* ---- the triangles and their owners ---- */
@@ -50,8 +54,9 @@ static void pm__add_prim(pm__ov *O, const pm_prim *P, const uint32_t *own, uint8
         uint32_t road = own[t] < O->E ? N->edge_road[own[t]] - 1
                         : own[t] >= O->E + O->V ? own[t] - O->E - O->V : UINT32_MAX;
         const uint32_t *q = P->indices + 3 * t;
-        pm_pset_add(&O->set, P->positions + 3 * q[0], P->positions + 3 * q[1], P->positions + 3 * q[2],
-                    own[t], road, sidewalk);
+        if (pm_pset_add(&O->set, P->positions + 3 * q[0], P->positions + 3 * q[1], P->positions + 3 * q[2],
+                        own[t], road, sidewalk))
+            O->tri_of[O->set.ntri - 1] = t;
     }
 }
 
@@ -61,7 +66,8 @@ static int pm__collect(pm__ov *O, const pm_scene *s) {
     const pm_prim *S = s->nprims == 3 ? &s->prims[2] : NULL;
     uint32_t na = A->icount / 3, ns = S ? S->icount / 3 : 0;
     uint32_t *own = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *own);
-    if (!own || pm_pset_init(O->s, &O->set, na + ns)) return PM_ERR_NOMEM;
+    O->tri_of = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *O->tri_of);
+    if (!own || !O->tri_of || pm_pset_init(O->s, &O->set, na + ns)) return PM_ERR_NOMEM;
     memset(own, 0xff, ((size_t)na + ns) * sizeof *own);
     for (uint32_t n = 0; n < N->p->nnodes; n++) {
         const pm__node *V = &N->nodes[n];
@@ -116,8 +122,62 @@ static uint32_t pm__named(const pm__ov *O, const pm_ptri *T, const double *p) {
     return pm__sidewalk_edge(O, T->part - O->E - O->V, p);
 }
 
+/* ---- sidewalks cut back ---- */
+
+/* The arm of junction V whose left corner holds plan point p: corner k
+ * runs from arm k clockwise in atan2(z, x) (to its left, looking out) to
+ * the next arm, and its slab lies in that angle about the centre. */
+static uint32_t pm__corner_arm(const pm__node *V, const double p[2]) {
+    const double two_pi = 6.283185307179586;
+    double ap = atan2(p[1] - V->c[2], p[0] - V->c[0]), best = HUGE_VAL;
+    uint32_t arm = 0;
+    for (uint32_t k = 0; k < V->deg; k++) {
+        double d = atan2(V->dir[2 * k + 1], V->dir[2 * k]) - ap;
+        while (d < 0) d += two_pi;
+        while (d >= two_pi) d -= two_pi;
+        if (d < best) { best = d; arm = k; }
+    }
+    return arm;
+}
+
+/* Leaves out the sidewalk that set triangle T belongs to: its junction
+ * corner's slab, or its road side's band between its sections. */
+static int pm__cut_back(pm__ov *O, const pm_ptri *T) {
+    pm__net *N = O->N;
+    uint32_t t = O->tri_of[T - O->set.tri];
+    const pm__swsrc *src = &N->swsrc.data[t];
+    if (src->road == UINT32_MAX) {
+        pm__node *V = &N->nodes[T->part - O->E];
+        double c[2] = {((double)T->f[0][0] + T->f[1][0] + T->f[2][0]) / 3,
+                       ((double)T->f[0][1] + T->f[1][1] + T->f[2][1]) / 3};
+        uint32_t k = pm__corner_arm(V, c);
+        if (!V->bare[k]) {
+            V->bare[k] = true;
+            V->dirty = true;
+            O->moved = true;
+        }
+        return PM_OK;
+    }
+    pm__road *R = &N->roads.data[src->road];
+    pm__u32s *cut = &R->cut[src->side];
+    for (size_t i = 0; i < cut->len; i += 2)
+        if (cut->data[i] <= src->lo && src->hi <= cut->data[i + 1]) return PM_OK;
+    if (pm_vec_push(N->a, cut, src->lo) < 0 || pm_vec_push(N->a, cut, src->hi) < 0) return PM_ERR_NOMEM;
+    O->moved = true;
+    return PM_OK;
+}
+
 static int pm__record(void *ctx, const pm_ptri *a, const pm_ptri *b) {
     pm__ov *O = ctx;
+    if (O->retreat && (a->flag || b->flag)) {
+        bool before = O->moved;
+        O->moved = false;
+        int rc = a->flag ? pm__cut_back(O, a) : PM_OK;
+        if (rc == PM_OK && b->flag) rc = pm__cut_back(O, b);
+        O->stuck |= !O->moved;
+        O->moved |= before;
+        return rc;
+    }
     if (2 * (O->nhits + 1) > O->cap) {
         size_t cap = O->cap ? 2 * O->cap : 64;
         pm__ohit *h = pm_arena_calloc(O->s, cap, sizeof *h);
@@ -190,6 +250,38 @@ static void pm__nearest_point(const pm_network_params *p, const pm_network_edge 
     else snprintf(out, cap, "points[%zu]", bk - 1);
 }
 
+/* A road's half width plus its sidewalk: how far its surface reaches
+ * from its centre line. */
+static double pm__reach(const pm_network_edge *E) {
+    return E->width / 2 + (E->has_sidewalk ? E->sidewalk.width : 0.0);
+}
+
+/* Two edges overlapping: two parts of one road round a through node it
+ * turns at too tightly, or two roads whose centre lines must keep their
+ * reaches apart (q->needed). */
+static void pm__edges_message(const pm__ov *O, pm_network_problem *q, uint32_t a, uint32_t b,
+                              const char *wa, const char *wb) {
+    const pm_network_params *p = O->N->p;
+    const pm_network_edge *A = &p->edges[a], *B = &p->edges[b];
+    int64_t node = -1;
+    if (A->from == B->from || A->from == B->to) node = A->from;
+    else if (A->to == B->from || A->to == B->to) node = A->to;
+    if (O->N->edge_road[a] == O->N->edge_road[b] && node >= 0) {
+        q->node = node;
+        q->needed = pm__reach(A);
+        snprintf(q->message, sizeof q->message, "the road along edges %u and %u overlaps itself near "
+                 "[%.3f, %.3f], where it turns at node %lld tighter than a centre-line radius of %.3f m "
+                 "(half its width plus its sidewalk): move the control points next to the node further "
+                 "from it, make the turn gentler or the road narrower", a, b, q->point[0], q->point[1],
+                 (long long)node, q->needed);
+        return;
+    }
+    q->needed = pm__reach(A) + pm__reach(B);
+    snprintf(q->message, sizeof q->message, "%s overlaps %s near [%.3f, %.3f]: their centre lines "
+             "must stay %.3f m apart there (half widths plus sidewalks); move them apart or make them "
+             "narrower", wa, wb, q->point[0], q->point[1], q->needed);
+}
+
 static int pm__report(pm__ov *O) {
     pm__ohit *h = pm_arena_alloc(O->s, (O->nhits + 1) * sizeof *h);
     if (!h) return PM_ERR_NOMEM;
@@ -234,6 +326,10 @@ static int pm__report(pm__ov *O) {
             continue;
         }
         pm__name(q, O, b);
+        if (a < O->E && b < O->E) {
+            pm__edges_message(O, q, a, b, wa, wb);
+            continue;
+        }
         snprintf(q->message, sizeof q->message, "%s overlaps %s near [%.3f, %.3f]: they pass closer "
                  "than their widths (and sidewalks) allow; move them apart or make them narrower",
                  wa, wb, q->point[0], q->point[1]);
@@ -248,12 +344,26 @@ static int pm__report(pm__ov *O) {
     return PM_OK;
 }
 
-int pm__network_overlaps(pm__net *N, const pm_scene *s) {
+int pm__network_overlaps(pm__net *N, const pm_scene *s, bool *retry) {
     pm__ov O = {.N = N, .E = (uint32_t)N->p->nedges, .V = (uint32_t)N->p->nnodes, .s = N->a};
+    if (retry) *retry = false;
     int rc = pm__collect(&O, s);
     if (rc || O.set.ntri < 2) return rc;
     rc = pm_pset_grid(O.s, &O.set);
+    O.retreat = retry != NULL && N->swsrc.len == (s->nprims == 3 ? s->prims[2].icount / 3 : 0);
     if (rc == PM_OK) rc = pm_pset_sweep(&O.set, pm__skip, pm__record, &O);
+    if (rc == PM_OK && O.moved) {
+        *retry = true;
+        return PM_OK;
+    }
+    if (rc == PM_OK && O.stuck) {
+        /* A sidewalk overlap that cutting back did not reach: reported
+         * with the rest. */
+        O.retreat = false;
+        O.nhits = O.cap = 0;
+        O.hits = NULL;
+        rc = pm_pset_sweep(&O.set, pm__skip, pm__record, &O);
+    }
     if (rc == PM_OK && O.nhits) rc = pm__report(&O);
     return rc;
 }

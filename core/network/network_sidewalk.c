@@ -168,6 +168,8 @@ typedef struct pm__slab {
     uint32_t *oi;            /* per section: its sidewalk vertex */
     uint32_t *ii;            /* per section: the band's inner (curb top) vertex */
     int edge;
+    uint32_t road, base;     /* its road; its first section in the side's whole chain */
+    int side;
 } pm__slab;
 
 static const float *pm__apos(const pm__slab *S, uint32_t i) {
@@ -434,15 +436,24 @@ static int pm__band(pm__slab *S, const uint32_t *reg) {
     uint32_t *tri = pm_arena_alloc(S->N->a, 3 * (n + 2) * sizeof *tri);
     if (!tri) return PM_ERR_NOMEM;
     int rc = PM_OK;
+    pm__net *N = S->N;
     for (uint32_t i = 0; rc == PM_OK && i + 1 < n;) {
-        if (!reg[i]) { rc = pm__band_step(S, &t, i++); continue; }
-        long nt = pm__region_clip(S, i, reg[i], tri);
-        if (nt < 0) return (int)nt;
-        for (long k = 0; k < 3 * nt; k++) {
-            uint32_t c = tri[k];
-            if (pm_vec_push(S->N->a, &t, c >= n ? S->oi[c - n] : S->ii[c]) < 0) return PM_ERR_NOMEM;
+        size_t before = t.len;
+        uint32_t next = reg[i] ? reg[i] : i + 1;
+        if (!reg[i]) rc = pm__band_step(S, &t, i);
+        else {
+            long nt = pm__region_clip(S, i, reg[i], tri);
+            if (nt < 0) return (int)nt;
+            for (long k = 0; k < 3 * nt; k++) {
+                uint32_t c = tri[k];
+                if (pm_vec_push(N->a, &t, c >= n ? S->oi[c - n] : S->ii[c]) < 0) return PM_ERR_NOMEM;
+            }
         }
-        i = reg[i];
+        /* Each triangle's sections, to cut it out should it lie on another piece. */
+        pm__swsrc src = {S->road, S->base + i, S->base + next, (uint8_t)S->side};
+        for (size_t k = before; rc == PM_OK && k < t.len; k += 3)
+            if (pm_vec_push(N->a, &N->swsrc, src) < 0) return PM_ERR_NOMEM;
+        i = next;
     }
     if (rc) return rc;
     pm_prim *sp = &S->s->prims[2];
@@ -566,6 +577,7 @@ static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint3
     pm__slab T = *F;
     T.cv += lo; T.top += lo; T.out += lo; T.oy += lo; T.oby += lo; T.oi += lo; T.ii += lo;
     T.n = hi - lo + 1;
+    T.base = lo;
     T.closed = F->closed && lo == 0 && hi + 1 == F->n;
     /* Each piece trims its own outer edge: a loop cut by a gap must not
      * leave both pieces one shared outer point. */
@@ -619,12 +631,70 @@ static void pm__trimmed(const pm__net *N, const pm__road *R, int side, bool at_e
     *at = first ? S->n - 1 : 0;
 }
 
+/* The slab over sections lo..hi less the stretches cut out where its band
+ * lay on another piece (network_overlap.c): one piece between each two
+ * cuts, closed with end caps at them; a junction slab waiting at lo (or
+ * hi) inside a cut gets its end cap there. */
+static int pm__cut_pieces(pm__slab *S, const pm__road *R, uint32_t lo, uint32_t hi, bool cap_lo,
+                          bool cap_hi) {
+    const uint32_t *cut = R->cut[S->side].data;
+    size_t ncut = R->cut[S->side].len / 2;
+    uint32_t at = lo;
+    int rc = PM_OK;
+    while (rc == PM_OK) {
+        /* The next cut reaching past `at`: the one starting first. */
+        uint32_t a = hi, b = hi;
+        bool any = false;
+        for (size_t i = 0; i < ncut; i++)
+            if (cut[2 * i + 1] > at && cut[2 * i] < hi && (!any || cut[2 * i] < a)) {
+                a = cut[2 * i] > at ? cut[2 * i] : at;
+                b = cut[2 * i + 1] < hi ? cut[2 * i + 1] : hi;
+                any = true;
+            }
+        /* Cuts overlapping this one are one stretch. */
+        for (bool grew = any; grew;) {
+            grew = false;
+            for (size_t i = 0; i < ncut; i++)
+                if (cut[2 * i] <= b && cut[2 * i + 1] > b) {
+                    b = cut[2 * i + 1] < hi ? cut[2 * i + 1] : hi;
+                    grew = true;
+                }
+        }
+        /* A piece ending with an end cap (at a cut, a free end or a
+         * junction corner without slab) shorter than the sidewalk is wide
+         * would be a needle standing out of the curb: it goes too. */
+        double run = 0;
+        for (uint32_t i = at; i < a; i++) {
+            const float *u = pm__apos(S, i), *v = pm__apos(S, i + 1);
+            run += hypot((double)v[0] - u[0], (double)v[2] - u[2]);
+        }
+        bool capped = (at == lo ? cap_lo : true) || (a == hi ? cap_hi : true);
+        bool needle = capped && run < S->width;
+        if (a > at && !needle)
+            rc = pm__slab_piece(S, S->road, S->side, at, a, at == lo ? cap_lo : true, a == hi ? cap_hi : true);
+        else {
+            if (at == lo && !cap_lo) rc = pm__end_cap(S, lo, false);
+            if (rc == PM_OK && a > at) rc = pm__gap(S->N, S, S->road, S->side, at, a, false);
+            if (rc == PM_OK && a > at) S->N->gaps.data[S->N->gaps.len - 1].overlap = true;
+            if (rc == PM_OK && a == hi && a > at && !cap_hi) rc = pm__end_cap(S, hi, true);
+        }
+        if (!any) break;
+        if (rc == PM_OK) rc = pm__gap(S->N, S, S->road, S->side, a, b, false);
+        if (rc == PM_OK) S->N->gaps.data[S->N->gaps.len - 1].overlap = true;
+        if (rc == PM_OK && b == hi && !cap_hi) rc = pm__end_cap(S, hi, true);
+        at = b;
+        if (at >= hi) break;
+    }
+    return rc;
+}
+
 static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
     const pm__road *R = &N->roads.data[road];
     const pm_network_edge *E = &N->p->edges[N->steps.data[R->first_step].edge];
     uint32_t n = R->nchain[side];
     pm__slab S = {.N = N, .s = s, .n = n, .cv = R->chain[side], .closed = R->closed,
-                  .width = E->sidewalk.width, .ch = E->sidewalk.curb_height};
+                  .width = E->sidewalk.width, .ch = E->sidewalk.curb_height,
+                  .road = (uint32_t)road, .side = side};
     S.top = pm_arena_alloc(N->a, n * sizeof *S.top);
     S.out = pm_arena_alloc(N->a, n * sizeof *S.out);
     S.oy = pm_arena_alloc(N->a, n * sizeof *S.oy);
@@ -665,7 +735,15 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
     int rc = PM_OK;
     if (lo > 0) rc = pm__gap(N, &S, road, side, 0, lo, true);
     if (rc == PM_OK && hi < n - 1) rc = pm__gap(N, &S, road, side, hi, n - 1, true);
-    if (rc == PM_OK) rc = pm__slab_piece(&S, road, side, lo, hi, !e0 || lo > 0, !e1 || hi < n - 1);
+    /* A closed side cut somewhere is open: it opens one section at its
+     * start too, so that its first and last pieces do not end in two end
+     * caps on one spot. */
+    if (rc == PM_OK && R->closed && R->cut[side].len && n > 3) {
+        rc = pm__gap(N, &S, road, side, 0, 1, false);
+        if (rc == PM_OK) N->gaps.data[N->gaps.len - 1].overlap = true;
+        lo = 1;
+    }
+    if (rc == PM_OK) rc = pm__cut_pieces(&S, R, lo, hi, !e0 || lo > 0, !e1 || hi < n - 1);
     if (rc == PM_ERR_GEOMETRY) {
         pm__slab_problem(N, R, side, "cannot follow its curb: the ring road turns so tightly "
                          "that its inner edge crosses itself; make it wider or the road narrower");
@@ -675,6 +753,11 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
 }
 
 int pm__network_sidewalks(pm__net *N, pm_scene *s) {
+    /* The junctions' slabs came first. */
+    N->swsrc.len = 0;
+    pm__swsrc none = {UINT32_MAX, 0, 0, 0};
+    for (uint32_t t = 0; t < s->prims[2].icount / 3; t++)
+        if (pm_vec_push(N->a, &N->swsrc, none) < 0) return PM_ERR_NOMEM;
     for (size_t r = 0; r < N->roads.len; r++) {
         pm__road *R = &N->roads.data[r];
         R->swt0 = s->prims[2].icount / 3;

@@ -493,7 +493,11 @@ static int pm__gap_meta(pm__net *N, const pm__gap_t *g, pm_meta *out) {
     rc |= pm_meta_set(a, o, "to", pm_meta_nums(a, to, 3));
     rc |= pm_meta_set(a, o, "curb_edges", pm_meta_int(a, g->bare));
     char msg[200];
-    if (g->corner)
+    if (g->overlap)
+        snprintf(msg, sizeof msg, "the road's %s sidewalk would lie on another road, junction or "
+                 "sidewalk there (too little room between them): it stops (with end caps) on both "
+                 "sides of that stretch", g->side ? "right" : "left");
+    else if (g->corner)
         snprintf(msg, sizeof msg, "the road's %s sidewalk starts beyond a junction corner that "
                  "had no room for its own (corner_sidewalk_dropped): from there it would lie on "
                  "the neighbouring road's", g->side ? "right" : "left");
@@ -545,6 +549,47 @@ static int pm__merged_lists(pm__net *N, size_t n, pm_meta *nodes, pm_meta *edges
     return rc;
 }
 
+/* The arm of junction node n on (edge, end), or -1. */
+static int64_t pm__arm_on(const pm__net *N, int64_t n, uint32_t edge, int end) {
+    const pm__node *V = n >= 0 ? &N->nodes[n] : NULL;
+    for (uint32_t k = 0; V && V->scene && V->cap && k < V->deg; k++)
+        if (N->inc[V->first + k].edge == edge && N->inc[V->first + k].end == end) return k;
+    return -1;
+}
+
+/* junctions_close for a road through through nodes between two junctions
+ * whose mouths were shortened to fit (naming every edge of the road). */
+static int pm__close_chain_meta(pm__net *N, pm_meta *out) {
+    pm_arena *a = N->a;
+    int rc = 0;
+    for (size_t r = 0; r < N->roads.len; r++) {
+        const pm__road *R = &N->roads.data[r];
+        if (R->closed || R->nsteps < 2) continue;
+        const pm__step *st = &N->steps.data[R->first_step], *last = st + R->nsteps - 1;
+        int64_t k = pm__arm_on(N, R->start, st->edge, st->end);
+        int64_t j = pm__arm_on(N, R->end, last->edge, last->end ? 0 : 1);
+        if (k < 0 || j < 0) continue;
+        if (N->nodes[R->start].cap[k] == HUGE_VAL && N->nodes[R->end].cap[j] == HUGE_VAL) continue;
+        pm_meta *o = pm_meta_obj(a), *nodes = pm_meta_arr(a), *edges = pm_meta_arr(a);
+        rc |= pm_meta_set(a, o, "code", pm_meta_str(a, "junctions_close"));
+        rc |= pm_meta_push(nodes, pm_meta_int(a, R->start));
+        rc |= pm_meta_push(nodes, pm_meta_int(a, R->end));
+        for (size_t i = 0; i < R->nsteps; i++) rc |= pm_meta_push(edges, pm_meta_int(a, st[i].edge));
+        rc |= pm_meta_set(a, o, "nodes", nodes);
+        rc |= pm_meta_set(a, o, "edges", edges);
+        rc |= pm_meta_set(a, o, "road_length", pm_meta_num(a, R->length));
+        char msg[240];
+        snprintf(msg, sizeof msg, "the junctions at nodes %lld and %lld are too close for their full "
+                 "corners: their corners were made smaller so that a road of %.3f m joins them along "
+                 "edges %u to %u (through their through nodes)", (long long)R->start, (long long)R->end,
+                 R->length, st->edge, last->edge);
+        rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
+        rc |= pm_meta_push(out, o);
+        N->nwarnings++;
+    }
+    return rc;
+}
+
 /* Close junctions: each pair merged into one (junctions_merged), and each
  * pair joined by a road shortened to fit (junctions_close). */
 static int pm__close_meta(pm__net *N, pm_meta *out) {
@@ -590,6 +635,40 @@ static int pm__close_meta(pm__net *N, pm_meta *out) {
         rc |= pm_meta_push(out, o);
         N->nwarnings++;
     }
+    return rc | pm__close_chain_meta(N, out);
+}
+
+/* Junction corners whose slab was left out because it lay on another
+ * piece (corner_sidewalk_dropped, like a corner without room). */
+static int pm__bare_meta(pm__net *N, pm_meta *out) {
+    pm_arena *a = N->a;
+    int rc = 0;
+    for (size_t n = 0; n < N->p->nnodes; n++) {
+        const pm__node *V = &N->nodes[n];
+        for (uint32_t k = 0; V->scene && V->bare && k < V->deg; k++) {
+            if (!V->bare[k]) continue;
+            /* The corner's other arm: the next one clockwise in atan2(z, x). */
+            double ak = atan2(V->dir[2 * k + 1], V->dir[2 * k]), best = HUGE_VAL;
+            uint32_t j = k;
+            for (uint32_t i = 0; i < V->deg; i++) {
+                double d = ak - atan2(V->dir[2 * i + 1], V->dir[2 * i]);
+                while (d <= 0) d += 2 * 3.14159265358979323846;
+                if (i != k && d < best) { best = d; j = i; }
+            }
+            uint32_t ek = N->inc[V->first + k].edge, ej = N->inc[V->first + j].edge;
+            pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a);
+            rc |= pm_meta_set(a, o, "code", pm_meta_str(a, "corner_sidewalk_dropped"));
+            rc |= pm_meta_set(a, o, "node", pm_meta_int(a, (int64_t)n));
+            rc |= pm_meta_push(edges, pm_meta_int(a, ek));
+            rc |= pm_meta_push(edges, pm_meta_int(a, ej));
+            rc |= pm_meta_set(a, o, "edges", edges);
+            char msg[200];
+            snprintf(msg, sizeof msg, "corner between edges %u and %u: no sidewalk (its slab would "
+                     "lie on another road, junction or sidewalk: too little room between them)", ek, ej);
+            rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
+            rc |= pm_meta_push(out, o);
+        }
+    }
     return rc;
 }
 
@@ -618,6 +697,7 @@ static int pm__warnings_meta(pm__net *N, pm_meta *out) {
         }
     }
     for (size_t g = 0; g < N->gaps.len; g++) rc |= pm__gap_meta(N, &N->gaps.data[g], out);
+    rc |= pm__bare_meta(N, out);
     rc |= pm__close_meta(N, out);
     return rc;
 }

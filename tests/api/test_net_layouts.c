@@ -395,8 +395,9 @@ Test(net_layouts, random_plausible_layouts_are_built_without_overlaps, .timeout 
             100.0 * ok / count, built[0], total[0], built[1], total[1], tris, bad);
     for (int k = 0; k < NREASONS; k++)
         if (hist[k]) fprintf(stderr, "  refused: %-40s %d layouts\n", reasons[k], hist[k]);
-    /* Every built layout is clean. Issue 11 aims at 97 % built; 264 of
-     * the 300 default layouts build today: the floor guards that. */
+    /* Every built layout is clean. Issue 11 aims at 97 % built; 299 of
+     * the 300 default layouts build today (298-300 on seeds 1-5, 2983 of
+     * 3000 on bench/layouts.sh): the floor guards that. */
     cr_assert_eq(bad, 0, "%zu built layouts overlap, are non-manifold or face down", bad);
-    cr_assert_geq(ok * 100, count * 85, "only %d of %d layouts built", ok, count);
+    cr_assert_geq(ok * 100, count * 98, "only %d of %d layouts built", ok, count);
 }

@@ -122,16 +122,42 @@ Test(http_network, invalid_networks_are_422_with_pointers) {
     svc_expect_problem(&r, "/edges/0");
     svc_expect_problem(&r, "/edges/1");
     pm_http_response_free(&r);
-    /* Generator: two T junctions 8 m apart, joined by a shortened road,
-     * whose north roads with their sidewalks lie on each other. */
-    r = svc_post(&srv, "/v1/networks", "{\"sidewalk\": {\"width\": 2}, \"nodes\": [{\"id\": 0, \"position\": [0, 0]},"
+    /* Generator: two 7 m roads 6 m apart lie on each other (sidewalks
+     * would be cut back; asphalt cannot be). */
+    r = svc_post(&srv, "/v1/networks", "{\"nodes\": [{\"id\": 0, \"position\": [0, 0]},"
+             " {\"id\": 1, \"position\": [40, 0]}, {\"id\": 2, \"position\": [0, 6]}, {\"id\": 3, \"position\": [40, 6]}],"
+             " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 2, \"to\": 3}]}", NULL);
+    svc_expect_problem(&r, "/edges/0");
+    svc_expect_problem(&r, "/edges/1");
+    cr_assert_not_null(strstr((const char *)r.body, "overlaps"), "%s", r.body);
+    pm_http_response_free(&r);
+}
+
+Test(http_network, sidewalks_with_no_room_between_roads_are_cut_back_and_said_so) {
+    /* Two T junctions 8 m apart, joined by a shortened road, whose north
+     * roads' 2 m sidewalks would lie on each other: built without the two
+     * between them, each stretch named in the warnings. */
+    pm_http_response r = svc_post(&srv, "/v1/networks", "{\"sidewalk\": {\"width\": 2}, \"nodes\": [{\"id\": 0, \"position\": [0, 0]},"
              " {\"id\": 1, \"position\": [8, 0]}, {\"id\": 2, \"position\": [-40, 0]}, {\"id\": 3, \"position\": [0, 40]},"
              " {\"id\": 4, \"position\": [8, 40]}, {\"id\": 5, \"position\": [48, 0]}],"
              " \"edges\": [{\"from\": 0, \"to\": 1}, {\"from\": 0, \"to\": 2}, {\"from\": 0, \"to\": 3},"
              " {\"from\": 1, \"to\": 4}, {\"from\": 1, \"to\": 5}]}", NULL);
-    svc_expect_problem(&r, "/edges/2");
-    svc_expect_problem(&r, "/edges/3");
-    cr_assert_not_null(strstr((const char *)r.body, "overlaps"), "%s", r.body);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    json_error_t err;
+    json_t *doc = json_loadb((const char *)r.body, r.body_len, 0, &err);
+    cr_assert_not_null(doc);
+    json_t *w = json_object_get(json_object_get(doc, "metadata"), "warnings");
+    size_t i, cut = 0;
+    json_t *it;
+    json_array_foreach(w, i, it) {
+        const char *m = json_string_value(json_object_get(it, "message"));
+        if (m && strstr(m, "would lie on another road, junction or sidewalk")) {
+            cr_assert_str_eq(json_string_value(json_object_get(it, "code")), "sidewalk_interrupted");
+            cut++;
+        }
+    }
+    cr_assert_eq(cut, 2, "%s", r.body);
+    json_decref(doc);
     pm_http_response_free(&r);
 }
 
