@@ -20,6 +20,10 @@ typedef struct pm__block {
  * page faults, stay about the data's size. */
 #define PM__BIG ((size_t)1 << 20)
 
+/* The largest block an arena takes for small allocations (unless one
+ * allocation needs more). */
+#define PM__BLOCK_MAX (4 * PM__BIG)
+
 typedef struct pm__chunk {
     struct pm__chunk *prev, *next;
     size_t size;
@@ -110,8 +114,13 @@ size_t pm_arena_reserved(const pm_arena *a) { return a->reserved; }
 
 static pm__block *pm__new_block(pm_arena *a, size_t need) {
     size_t size = a->block_size;
-    /* Grow block sizes with the arena so large requests take few blocks. */
+    /* Grow block sizes with the arena so many requests take few blocks, up
+     * to PM__BLOCK_MAX: a block is charged whole to a metered allocator
+     * however little of it is used, and one of half a big arena (30 MB for
+     * a town network) pushed a job past its budget while it needed far
+     * less. Allocations of PM__BIG and more have chunks of their own. */
     if (size < a->reserved / 2) size = a->reserved / 2;
+    if (size > PM__BLOCK_MAX) size = PM__BLOCK_MAX;
     if (size < need) size = need;
     if (size > SIZE_MAX - pm__header()) return NULL;
     size_t total = pm__header() + size;

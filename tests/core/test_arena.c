@@ -29,6 +29,24 @@ Test(arena, growth_keeps_every_allocation) {
     pm_arena_destroy(a);
 }
 
+/* Blocks stop growing at a few MiB: past 32 MiB of small allocations the
+ * next block does not take half of that again, unused (a metered job paid
+ * for such a block whole). */
+Test(arena, blocks_stop_growing_at_a_few_mib) {
+    pm_arena *a = pm_arena_create(0);
+    size_t used = 0;
+    while (used < ((size_t)32 << 20)) {
+        cr_assert_not_null(pm_arena_alloc(a, 64 * 1024));
+        used += 64 * 1024;
+    }
+    size_t before = pm_arena_reserved(a);
+    while (pm_arena_reserved(a) == before) cr_assert_not_null(pm_arena_alloc(a, 64 * 1024));
+    size_t grew = pm_arena_reserved(a) - before;
+    cr_assert_leq(grew, (size_t)5 << 20, "a new block of %zu bytes", grew);
+    cr_assert_lt(pm_arena_reserved(a), used + ((size_t)10 << 20), "reserved %zu", pm_arena_reserved(a));
+    pm_arena_destroy(a);
+}
+
 Test(arena, zero_size_gives_unique_pointers) {
     pm_arena *a = pm_arena_create(0);
     void *p = pm_arena_alloc(a, 0), *q = pm_arena_alloc(a, 0);
