@@ -173,11 +173,9 @@ static int hold(const char *path, const char *body) {
 }
 
 Test(http_memory, held_results_count_against_the_inflight_cap, .fini = stop, .timeout = 60) {
-    /* One town job needs 88 to 90 MiB (network 1.3.0; 68 to 72 before the
-     * sidewalk re-stitching and the scratch arenas met): alone it fits the
-     * 96 MiB cap; with
+    /* One town job needs 68 to 72 MiB: alone it fits the 76 MiB cap; with
      * another town's 14.6 MB answer still unsent, it does not. */
-    const char *args[] = {"--max-job-mb", "200", "--cache-mb", "0", "--max-inflight-mb", "96",
+    const char *args[] = {"--max-job-mb", "200", "--cache-mb", "0", "--max-inflight-mb", "76",
                           "--workers", "2", "--deadline-ms", "60000", NULL};
     sampler smp;
     double idle = start_watched(args, &smp);
@@ -193,7 +191,7 @@ Test(http_memory, held_results_count_against_the_inflight_cap, .fini = stop, .ti
     pm_http_response r;
     pm_http_post_json(&srv, "/v1/networks", b, &r);
     cr_assert_eq(r.status, 503, "%ld %.300s", r.status, r.body);
-    cr_assert_not_null(strstr(detail(&r, buf, sizeof buf), "max_inflight_mb (96 MiB"), "%s", buf);
+    cr_assert_not_null(strstr(detail(&r, buf, sizeof buf), "max_inflight_mb (76 MiB"), "%s", buf);
     cr_assert_str_eq(svc_header(&r, "Retry-After", buf, sizeof buf), "1");
     pm_http_response_free(&r);
     /* The slow client leaves: its answer is freed, and the retry fits. */
@@ -207,5 +205,5 @@ Test(http_memory, held_results_count_against_the_inflight_cap, .fini = stop, .ti
     free(b);
     /* Sent: nothing is in flight (the last reference goes just after). */
     cr_assert_eq(svc_wait_metric_below(&srv, "procmesh_memory_inflight_bytes", 0), 0);
-    check_rss(&smp, 0 + 96 + 64, idle);
+    check_rss(&smp, 0 + 76 + 64, idle);
 }
