@@ -80,12 +80,12 @@ Test(http_grid, glb_passes_the_validator) {
     }
 }
 
-/* 422 with the pointer and message for field at pointer. */
-static void expect_422(const char *method_body, const char *path, const char *pointer,
-                       const char *text) {
+/* 422 from server s with the pointer and message for field at pointer. */
+static void expect_422_on(pm_test_server *s, const char *method_body, const char *path,
+                          const char *pointer, const char *text) {
     pm_http_response r;
-    if (method_body) cr_assert_eq(pm_http_post_json(&srv, path, method_body, &r), 0);
-    else cr_assert_eq(pm_http_get(&srv, path, &r), 0);
+    if (method_body) cr_assert_eq(pm_http_post_json(s, path, method_body, &r), 0);
+    else cr_assert_eq(pm_http_get(s, path, &r), 0);
     cr_assert_eq(r.status, 422, "%s %s: status %ld", path, method_body ? method_body : "",
                  r.status);
     cr_assert_str_eq(hdr(&r, "Content-Type"), "application/problem+json");
@@ -102,6 +102,10 @@ static void expect_422(const char *method_body, const char *path, const char *po
     cr_assert(found, "no error at %s: %.300s", pointer, r.body);
     json_decref(j);
     pm_http_response_free(&r);
+}
+static void expect_422(const char *method_body, const char *path, const char *pointer,
+                       const char *text) {
+    expect_422_on(&srv, method_body, path, pointer, text);
 }
 
 Test(http_grid, bad_input_is_422) {
@@ -131,4 +135,32 @@ Test(http_grid, point_limit_from_the_command_line) {
     cr_assert_eq(r.status, 200);
     pm_http_response_free(&r);
     cr_assert_eq(pm_test_server_stop(&small), 0);
+}
+
+/* The sizes README.md (--max-grid-size) and docs/grid.md promise with the
+ * server's default limits: the largest size of each shape and point set
+ * builds (a GLB, not only a parsed request), the next one is a 422 at
+ * /size naming max_points, and past max_grid_size (64) a 422 naming it. */
+Test(http_grid, documented_largest_sizes_build_with_the_defaults) {
+    static const struct { const char *shape, *points; int largest; } doc[] = {
+        {"hexagon", "lattice", 57}, {"disk", "lattice", 57}, {"hexagon", "poisson", 54},
+        {"disk", "poisson", 49},    {"square", "lattice", 45}, {"square", "poisson", 43},
+    };
+    pm_test_server dflt;
+    cr_assert_eq(pm_test_server_start(&dflt, NULL), 0);
+    for (size_t i = 0; i < sizeof doc / sizeof *doc; i++) {
+        char path[160];
+        snprintf(path, sizeof path, "/v1/grids?seed=1&shape=%s&points=%s&size=%d&format=glb&metadata=none",
+                 doc[i].shape, doc[i].points, doc[i].largest);
+        pm_http_response r;
+        cr_assert_eq(pm_http_get(&dflt, path, &r), 0);
+        cr_expect_eq(r.status, 200, "%s: status %ld: %.300s", path, r.status, r.body);
+        cr_expect(r.body_len > 12 && memcmp(r.body, "glTF", 4) == 0, "%s", path);
+        pm_http_response_free(&r);
+        snprintf(path, sizeof path, "/v1/grids?seed=1&shape=%s&points=%s&size=%d", doc[i].shape,
+                 doc[i].points, doc[i].largest + 1);
+        expect_422_on(&dflt, NULL, path, "/size", "max_points");
+    }
+    expect_422_on(&dflt, NULL, "/v1/grids?seed=1&size=65", "/size", "max_grid_size");
+    cr_assert_eq(pm_test_server_stop(&dflt), 0);
 }
