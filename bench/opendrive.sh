@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Spline roads: procmesh against libOpenDRIVE (not in any package registry:
-# a checkout of it outside this repository, in $PM_OPENDRIVE_DIR, is built
-# into $BUILD/opendrive; without one this prints why and skips). The same
+# a checkout of it outside this repository, in $PM_OPENDRIVE_DIR, by default
+# ../peers/libOpenDRIVE beside the repository (or beside the main checkout
+# of a git worktree), is built into $BUILD/opendrive; without one this
+# prints where it looked and skips). The same
 # 2 km road on both sides: a reference line of straights and 100 m-radius
 # arcs, two 4 m lanes (8 m), eps 0.05. libOpenDRIVE parses the .xodr and
 # meshes its lanes (get_road_network_mesh); procmesh takes a request with
@@ -33,8 +35,14 @@ set -euo pipefail
 B=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 ODR=${PM_OPENDRIVE_DIR:-}
+if [ -z "$ODR" ]; then
+  main=$(dirname "$(git -C "$here" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || echo "$here/../.git")")
+  for d in "$here/../../peers/libOpenDRIVE" "$main/../peers/libOpenDRIVE"; do
+    [ -f "$d/include/OpenDriveMap.h" ] && { ODR=$(cd "$d" && pwd); break; }
+  done
+fi
 if [ -z "$ODR" ] || [ ! -f "$ODR/include/OpenDriveMap.h" ]; then
-  echo "opendrive.sh: libOpenDRIVE not present (set PM_OPENDRIVE_DIR to a checkout of it): skipped"; exit 0
+  echo "opendrive.sh: libOpenDRIVE not found in ${ODR:-../peers/libOpenDRIVE beside the repository} (set PM_OPENDRIVE_DIR to a checkout of it): skipped"; exit 0
 fi
 if ! pkg-config --exists pugixml 2>/dev/null && [ ! -f /usr/include/pugixml.hpp ]; then
   echo "opendrive.sh: libOpenDRIVE needs pugixml (apt-get install libpugixml-dev): skipped"; exit 0
