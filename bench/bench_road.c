@@ -1,8 +1,10 @@
 /* Road benchmark (issue 4): a 2 km road, 20 control points, width 8,
  * max_error 0.05, one guardrail prop line, draped on a 512 x 512
- * heightfield, end to end (request text to GLB bytes), and how the time
+ * heightfield, end to end from request bytes to GLB bytes by the service's
+ * own path (the cache key included) and stage by stage, and how the time
  * grows from 1 km to 16 km. Also LODs by re-sampling vs meshopt_simplify.
- * Prints one line per measurement; medians over repeated runs. */
+ * Prints one line per measurement; PM_WARMUP untimed runs, then medians
+ * over repeated runs. */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
 #include <math.h>
@@ -13,6 +15,7 @@
 #include <time.h>
 
 #include "pm_bench.h"
+#include "pm_bench_request.h"
 
 #include "scene/arena.h"
 #include "scene/rng.h"
@@ -35,7 +38,10 @@ typedef struct layout {
     double origin[2], cell;
 } layout;
 
-static void make_layout(layout *L, double km, uint64_t seed) {
+/* wander: the heading's random walk is unbounded (the road may come back
+ * on itself, which the generator refuses), else held within 1.3 rad of
+ * its start, so a long road never meets itself. */
+static void make_layout_with(layout *L, double km, uint64_t seed, int wander) {
     pm_rng r;
     pm_rng_seed(&r, seed);
     L->n = (int)(10 * km) + 1;
@@ -46,6 +52,7 @@ static void make_layout(layout *L, double km, uint64_t seed) {
         L->pts[3 * i + 2] = z;
         lo[0] = fmin(lo[0], x), lo[1] = fmin(lo[1], z), hi[0] = fmax(hi[0], x), hi[1] = fmax(hi[1], z);
         h += pm_rng_range(&r, -0.6, 0.6);
+        if (!wander && fabs(h - 0.3) > 1.3) h = 0.3 + copysign(2.6, h - 0.3) - (h - 0.3);
         x += step * cos(h);
         z += step * sin(h);
     }
@@ -54,6 +61,7 @@ static void make_layout(layout *L, double km, uint64_t seed) {
     L->origin[1] = lo[1] - 100.0;
     L->cell = ext / 511.0;
 }
+static void make_layout(layout *L, double km, uint64_t seed) { make_layout_with(L, km, seed, 1); }
 
 /* The request text; heights inline (a real heightfield upload) or noise. */
 static char *request(const layout *L, int inline_heights, int terrain_mesh) {
@@ -87,70 +95,35 @@ static char *request(const layout *L, int inline_heights, int terrain_mesh) {
     return s;
 }
 
-typedef struct timing { double parse, validate, generate, encode, total, wall; size_t glb; uint64_t tris, verts; } timing;
-
-static int run_once(const char *body, timing *t) {
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
-    pm_api_problem prob;
-    pm_api_problem_init(&prob);
-    double w0 = pm_bench_wall_ms(), t0 = pm_bench_thread_ms();
-    json_t *doc;
-    if (pm_api_parse_body(body, strlen(body), &doc, &prob) != 0) return -1;
-    double t1 = pm_bench_thread_ms();
-    pm_arena *a = pm_arena_create(1 << 20);
-    void *params;
-    json_t *canon;
-    if (pm_api_gen_road.parse(doc, &lim, a, &params, &canon, &prob) != 0) {
-        fprintf(stderr, "parse: %s\n", prob.detail);
-        return -1;
-    }
-    double t2 = pm_bench_thread_ms();
-    pm_scene *s;
-    volatile int cancel = 0;
-    if (pm_api_gen_road.generate(params, &lim, a, &cancel, &s, &prob) != 0) {
-        fprintf(stderr, "generate: %s\n", prob.detail);
-        return -1;
-    }
-    double t3 = pm_bench_thread_ms();
-    pm_api_buf out;
-    if (pm_api_encode(s, &pm_api_gen_road, "00000000000000000000000000000000", PM_API_FMT_GLB, &out) != 0)
-        return -1;
-    double t4 = pm_bench_thread_ms();
-    t->wall = pm_bench_wall_ms() - w0;
-    t->parse = t1 - t0;
-    t->validate = t2 - t1;
-    t->generate = t3 - t2;
-    t->encode = t4 - t3;
-    t->total = t4 - t0;
-    t->glb = out.len;
-    t->tris = pm_scene_triangle_count(s);
-    t->verts = pm_scene_vertex_count(s);
-    free(out.data);
-    json_decref(doc);
-    json_decref(canon);
-    pm_arena_destroy(a);
-    pm_api_problem_free(&prob);
-    return 0;
-}
-
+/* One request by the service's own path (pm_bench_request: document,
+ * params and cache key, generation, GLB), each stage in thread CPU time. */
 static void measure(const char *label, const char *body, double km, int reps) {
-    double p[64], v[64], g[64], e[64], tot[64], w[64], ge[64];
-    timing t = {0};
-    for (int i = 0; i < reps; i++) {
-        if (run_once(body, &t) != 0) {
+    double tot[64], js[64], pk[64], g[64], e[64], ge[64], w[64];
+    pm_bench_stages st = {0};
+    size_t len = strlen(body);
+    if (reps > 64) reps = 64;
+    for (int i = 0; i < pm_bench_warmup(); i++)
+        if (pm_bench_request(&pm_api_gen_road, body, len, &st) != 0) {
             printf("%s: failed\n", label);
             return;
         }
-        p[i] = t.parse, v[i] = t.validate, g[i] = t.generate, e[i] = t.encode, tot[i] = t.total;
-        w[i] = t.wall, ge[i] = t.generate + t.encode;
+    for (int i = 0; i < reps; i++) {
+        double w0 = pm_bench_wall_ms();
+        if (pm_bench_request(&pm_api_gen_road, body, len, &st) != 0) {
+            printf("%s: failed\n", label);
+            return;
+        }
+        w[i] = pm_bench_wall_ms() - w0;
+        tot[i] = pm_bench_stages_total(&st);
+        js[i] = st.body, pk[i] = st.parse, g[i] = st.gen, e[i] = st.enc, ge[i] = st.gen + st.enc;
     }
     double mt = pm_bench_median(tot, reps), mge = pm_bench_median(ge, reps);
-    printf("%-34s %5.2f km  parsed->GLB %7.3f ms (%6.3f ms/km)  text->GLB %8.3f ms [json %7.3f"
-           " validate %7.3f generate %7.3f encode %6.3f] wall %8.3f | %llu verts, %llu tris, GLB %zu KiB\n",
-           label, km, mge, mge / km, mt, pm_bench_median(p, reps), pm_bench_median(v, reps), pm_bench_median(g, reps),
-           pm_bench_median(e, reps), pm_bench_median(w, reps), (unsigned long long)t.verts, (unsigned long long)t.tris,
-           t.glb / 1024);
+    printf("%-34s %5.2f km  bytes->GLB %8.3f ms (%6.3f ms/km) [JSON %7.3f params+key %7.3f generate %7.3f"
+           " GLB %6.3f] generate+GLB %7.3f ms (%6.3f ms/km) wall %8.3f | %llu verts, %llu tris, GLB %zu KiB,"
+           " body %zu KiB\n",
+           label, km, mt, mt / km, pm_bench_median(js, reps), pm_bench_median(pk, reps),
+           pm_bench_median(g, reps), pm_bench_median(e, reps), mge, mge / km, pm_bench_median(w, reps),
+           (unsigned long long)st.verts, (unsigned long long)st.tris, st.bytes / 1024, len / 1024);
 }
 
 /* ---- LODs: re-sampling at the coarser error vs meshopt_simplify ---- */
@@ -254,9 +227,10 @@ static void lod_comparison(void) {
 }
 
 int main(void) {
-    printf("bench_road: medians of thread CPU time (wall time last); json = jansson parse of the\n"
-           "body, validate = reader + defaults, generate = core road (+ noise terrain), encode = GLB.\n"
-           "parsed->GLB = generate + encode; text->GLB = everything.\n");
+    printf("bench_road: each request by the service's path from its bytes (no cache), PM_WARMUP untimed,\n"
+           "then medians of thread CPU time (wall time after): bytes->GLB = everything, by stage: JSON =\n"
+           "the body's document, params+key = validation, defaults and the cache key, generate = core\n"
+           "road (+ noise terrain), GLB = encoding; generate+GLB = the two core stages alone.\n");
     layout L;
     make_layout(&L, 1.9, 1);   /* the issue's case: 20 points, 1.9 km of polygon, ~2 km of curve */
     char *b1 = request(&L, 1, 0), *b2 = request(&L, 0, 0), *b3 = request(&L, 1, 1), *b4 = request(&L, 0, 1);
@@ -265,9 +239,10 @@ int main(void) {
     measure("2 km, heights inline, terrain mesh", b3, 2.0, 9);
     measure("2 km, noise terrain, terrain mesh", b4, 2.0, 9);
     free(b1), free(b2), free(b3), free(b4);
-    printf("growth (heights inline, 512x512 stretched over the road, no terrain mesh):\n");
+    printf("growth (heights inline, 512x512 stretched over the road, no terrain mesh; the heading kept\n"
+           "within 1.3 rad of its start, so no road meets itself):\n");
     for (double km = 1; km <= 16; km *= 2) {
-        make_layout(&L, km, 3);
+        make_layout_with(&L, km, 3, 0);
         char *b = request(&L, 1, 0);
         char label[64];
         snprintf(label, sizeof label, "  %g km", km);
