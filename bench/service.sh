@@ -2,13 +2,14 @@
 # Service benchmarks (run by bench/run.sh with the build directory as $1):
 #  1. cached-hit throughput against nginx serving the same bytes as a
 #     static file (open_file_cache): same wrk, same connections, same run,
-#     5 rounds interleaved with the first server alternating, medians
-#     (goal >= 0.8);
+#     5 rounds interleaved with the first server alternating, medians,
+#     both servers pinned to one CPU and wrk to the others when the host
+#     has more than one core (bench/compare.sh's rule) (goal >= 0.8);
 #  2. /healthz p99 latency while every worker is busy generating (< 5 ms);
 #  3. peak RSS (VmHWM) over a 60 s run of cache misses (< budget + 64 MiB);
 #  1b. compressed cached hits (gzip, br) against nginx serving the same
 #     compressed bytes from files with gzip_static / brotli_static and
-#     open_file_cache, rounds interleaved, medians (goal >= 0.8);
+#     open_file_cache, rounds interleaved, medians, pinned as 1 (goal >= 0.8);
 #  1c. size and CPU time of each compression level on the 10 x 10 town GLB.
 # Everything listens on 127.0.0.1 and is stopped on exit.
 set -uo pipefail
@@ -34,6 +35,21 @@ for tool in wrk nginx curl; do
   command -v $tool >/dev/null || { echo "service.sh: $tool is missing (make deps-bench)"; exit 1; }
 done
 [ -x "$BIN" ] || { echo "service.sh: no $BIN (build first)"; exit 1; }
+
+# Sections 1 and 1b compare two servers: each pinned to the same CPU
+# (PM_BENCH_CPU, default 1) and wrk to the other ones, so that neither
+# server shares its core with the load generator. Sections 2 and 3 measure
+# procmesh alone and run it unpinned (nginx, still pinned, is only the
+# noise floor there).
+SRV_CPU=${PM_BENCH_CPU:-1}
+SRV_PIN=() CLI_PIN=()
+if [ "$(nproc)" -gt 1 ] && command -v taskset >/dev/null; then
+  SRV_PIN=(taskset -c "$SRV_CPU")
+  CLI_PIN=(taskset -c "$(seq 0 $(($(nproc) - 1)) | grep -vx "$SRV_CPU" | paste -sd, -)")
+fi
+PINNED=${SRV_PIN[*]:+servers on CPU $SRV_CPU, wrk on CPU ${CLI_PIN[2]}}
+PINNED=${PINNED:-unpinned}
+wrk_c() { "${CLI_PIN[@]}" wrk "$@"; }
 
 TMP=$(mktemp -d /tmp/pm-bench-svc.XXXXXX)
 chmod 755 "$TMP"
@@ -97,7 +113,7 @@ http {
   }
 }
 NGX
-    nginx -p "$TMP" -c "$TMP/nginx.conf" 2>/dev/null && return 0
+    "${SRV_PIN[@]}" nginx -p "$TMP" -c "$TMP/nginx.conf" 2>/dev/null && return 0
   done
   echo "nginx did not start:"; cat "$TMP/logs/error.log"; exit 1
 }
@@ -113,12 +129,13 @@ p99_ms() {
 }
 vm_hwm_kib() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
 
-echo "procmesh service benchmarks (loopback, $(nproc) cores, wrk -t$THREADS -c$CONNS, ${DUR}s runs)"
+echo "procmesh service benchmarks (loopback, $(nproc) cores, wrk -t$THREADS -c$CONNS, ${DUR}s runs; 1 and 1b: $PINNED; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 
 # ---- 1. cached hits vs nginx -----------------------------------------------
 mkdir -p "$TMP/www"
 # (a long deadline: the town of 1c takes a while on a loaded host)
 start_procmesh --workers 2 --log-level info --deadline-ms 60000
+[ ${#SRV_PIN[@]} -gt 0 ] && taskset -a -p -c "$SRV_CPU" "$PM_PID" >/dev/null
 curl -s -o "$TMP/www/hit.glb" "http://127.0.0.1:$PM_PORT$ROUTE$HIT_QUERY"
 chmod 644 "$TMP/www/hit.glb"
 SIZE=$(stat -c %s "$TMP/www/hit.glb")
@@ -133,11 +150,11 @@ ROUNDS=${PM_BENCH_ROUNDS:-5}
 : > "$TMP/pm1.txt"; : > "$TMP/ngx1.txt"
 for round in $(seq "$ROUNDS"); do
   if [ $((round % 2)) = 1 ]; then
-    ngx=$(wrk -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$NGX_PORT/hit.glb" | rps)
-    pm=$(wrk -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$PM_PORT$ROUTE$HIT_QUERY" | rps)
+    ngx=$(wrk_c -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$NGX_PORT/hit.glb" | rps)
+    pm=$(wrk_c -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$PM_PORT$ROUTE$HIT_QUERY" | rps)
   else
-    pm=$(wrk -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$PM_PORT$ROUTE$HIT_QUERY" | rps)
-    ngx=$(wrk -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$NGX_PORT/hit.glb" | rps)
+    pm=$(wrk_c -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$PM_PORT$ROUTE$HIT_QUERY" | rps)
+    ngx=$(wrk_c -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$NGX_PORT/hit.glb" | rps)
   fi
   echo "$ngx" >> "$TMP/ngx1.txt"; echo "$pm" >> "$TMP/pm1.txt"
   echo "  round $round: nginx static $ngx req/s, procmesh cached $pm req/s"
@@ -152,12 +169,12 @@ cat > "$TMP/post.json" <<'JSON'
 JSON
 post_size=$(curl -s -H 'Content-Type: application/json' --data-binary @"$TMP/post.json" \
   "http://127.0.0.1:$PM_PORT/v1/junctions?format=glb" | wc -c)
-post=$(PM_BODY_FILE=$TMP/post.json wrk -t$THREADS -c$CONNS -d${DUR}s -s "$HERE/wrk_post.lua" \
+post=$(PM_BODY_FILE=$TMP/post.json wrk_c -t$THREADS -c$CONNS -d${DUR}s -s "$HERE/wrk_post.lua" \
   "http://127.0.0.1:$PM_PORT/v1/junctions?format=glb" | rps)
 echo "  POST /v1/junctions cached ($post_size-byte GLB): $post req/s"
 hits=$(curl -s "http://127.0.0.1:$PM_PORT/metrics" | awk '/^procmesh_cache_hits_total/ { print $2 }')
 ratio=$(awk -v a="$med_pm" -v b="$med_ngx" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
-echo "RESULT cached-hit throughput: procmesh median $med_pm req/s vs nginx median $med_ngx req/s ($ROUNDS rounds, interleaved): ratio $ratio (goal >= 0.80); $hits cache hits served"
+echo "RESULT cached-hit throughput: procmesh median $med_pm req/s vs nginx median $med_ngx req/s ($ROUNDS x ${DUR}s interleaved, $PINNED): ratio $ratio (goal >= 0.80); $hits cache hits served; load average $(cut -d' ' -f1 /proc/loadavg)"
 
 # ---- 1b. compressed cached hits vs nginx gzip_static / brotli_static --------
 # The same compressed bytes on both sides: procmesh's forms (made once when
@@ -185,17 +202,17 @@ for name in hit grid; do
     : > "$TMP/zpm.txt"; : > "$TMP/zngx.txt"
     for round in $(seq "$ROUNDS"); do
       if [ $((round % 2)) = 1 ]; then
-        wrk -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$NGX_PORT/$name.glb" | rps >> "$TMP/zngx.txt"
-        wrk -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$PM_PORT${ZQUERY[$name]}" | rps >> "$TMP/zpm.txt"
+        wrk_c -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$NGX_PORT/$name.glb" | rps >> "$TMP/zngx.txt"
+        wrk_c -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$PM_PORT${ZQUERY[$name]}" | rps >> "$TMP/zpm.txt"
       else
-        wrk -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$PM_PORT${ZQUERY[$name]}" | rps >> "$TMP/zpm.txt"
-        wrk -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$NGX_PORT/$name.glb" | rps >> "$TMP/zngx.txt"
+        wrk_c -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$PM_PORT${ZQUERY[$name]}" | rps >> "$TMP/zpm.txt"
+        wrk_c -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$NGX_PORT/$name.glb" | rps >> "$TMP/zngx.txt"
       fi
     done
     pm=$(median < "$TMP/zpm.txt"); ngx=$(median < "$TMP/zngx.txt")
     ratio=$(awk -v a="$pm" -v b="$ngx" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
     echo "  $name $ae rounds: procmesh $(paste -sd' ' "$TMP/zpm.txt"); nginx $(paste -sd' ' "$TMP/zngx.txt") req/s"
-    echo "RESULT $name $ae cached hits: procmesh median $pm req/s vs nginx $([ $ae = gzip ] && echo gzip_static || echo brotli_static) median $ngx req/s ($ROUNDS x ${ZDUR}s interleaved): ratio $ratio (goal >= 0.80); load average $(cut -d' ' -f1 /proc/loadavg)"
+    echo "RESULT $name $ae cached hits: procmesh median $pm req/s vs nginx $([ $ae = gzip ] && echo gzip_static || echo brotli_static) median $ngx req/s ($ROUNDS x ${ZDUR}s interleaved, $PINNED): ratio $ratio (goal >= 0.80); load average $(cut -d' ' -f1 /proc/loadavg)"
   done
 done
 z1=$(curl -s "http://127.0.0.1:$PM_PORT/metrics" | awk '/^procmesh_compressions_total\{.*result/ { s += $2 } END { print s }')
