@@ -40,10 +40,11 @@ done
 # (PM_BENCH_CPU, default 1) and wrk to the other ones, so that neither
 # server shares its core with the load generator. Sections 2 and 3 measure
 # procmesh alone and run it unpinned (nginx, still pinned, is only the
-# noise floor there).
+# noise floor there). PM_BENCH_PIN=0 runs everything unpinned, for the
+# figure with the servers' threads free to use every core.
 SRV_CPU=${PM_BENCH_CPU:-1}
 SRV_PIN=() CLI_PIN=()
-if [ "$(nproc)" -gt 1 ] && command -v taskset >/dev/null; then
+if [ "${PM_BENCH_PIN:-1}" != 0 ] && [ "$(nproc)" -gt 1 ] && command -v taskset >/dev/null; then
   SRV_PIN=(taskset -c "$SRV_CPU")
   CLI_PIN=(taskset -c "$(seq 0 $(($(nproc) - 1)) | grep -vx "$SRV_CPU" | paste -sd, -)")
 fi
