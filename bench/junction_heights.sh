@@ -3,7 +3,8 @@
 # height field, sidewalk slabs closed): builds the tree at
 # $PM_JUNCTION_BEFORE (default 1ff5d7a, the last commit before that work)
 # with today's bench/bench_junction.c (and its bench headers), then runs `bench_junction sloped`
-# on both, twice, interleaved (request bytes -> GLB bytes, medians).
+# on both, PM_ROUNDS times (5) interleaved with the first side alternating, on
+# one pinned CPU (bench/compare.sh) (request bytes -> GLB bytes, medians).
 #   bench/junction_heights.sh [build-dir]
 set -euo pipefail
 BUILD=${1:-build}
@@ -20,9 +21,12 @@ fi
 cp "$src/bench/bench_junction.c" "$src/bench/pm_bench.h" "$src/bench/pm_bench_request.h" "$dir/src/bench/"
 cmake --build "$dir/build" -j2 --target bench_junction >/dev/null
 cmake --build "$BUILD" -j2 --target bench_junction >/dev/null
-for round in 1 2; do
-  echo "-- round $round, before ($rev):"
-  "$dir/build/bench_junction" sloped | tail -n +2
+. "$src/bench/compare.sh"
+before() { echo "-- round $round, before ($rev):"; "${PM_PIN[@]}" "$dir/build/bench_junction" sloped | tail -n +2; }
+after() {
   echo "-- round $round, after ($(git -C "$src" rev-parse --short HEAD)):"
-  "$BUILD/bench_junction" sloped | tail -n +2
+  "${PM_PIN[@]}" "$BUILD/bench_junction" sloped | tail -n +2
+}
+for ((round = 1; round <= PM_ROUNDS; round++)); do
+  if ((round % 2)); then before; after; else after; before; fi
 done
