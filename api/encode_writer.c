@@ -192,8 +192,8 @@ int pm_api__fmt_f32_ref(char *o, float f) {
 
 /* Writes digits m (p of them, trailing zeros dropped) with decimal
  * exponent x the way "%.<p>g" does. */
-static int pm_api__fmt_digits(char *o, bool neg, uint32_t m, int p, int x) {
-    char d[10];
+static int pm_api__fmt_digits(char *o, bool neg, uint64_t m, int p, int x) {
+    char d[17];
     for (int i = p - 1; i >= 0; i--, m /= 10) d[i] = (char)('0' + m % 10);
     int nd = p;
     while (nd > 1 && d[nd - 1] == '0') nd--;
@@ -305,20 +305,138 @@ void pm_api__w_u32s(pm_api__w *w, const uint32_t *v, size_t n) {
     }
 }
 
-void pm_api__w_f64(pm_api__w *w, double d) {
-    if (!isfinite(d)) {
-        pm_api__w_lit(w, "null");
-        return;
-    }
-    if (!pm_api__w_reserve(w, 32)) return;
-    char *o = w->data + w->len;
+int pm_api__fmt_f64_ref(char *o, double d) {
     if (d == 0) d = 0;
     int n = pm_api__fmt_small_int(o, d);
     for (int prec = 15; n == 0 && prec <= 17; prec++) {
         n = snprintf(o, 32, "%.*g", prec, d);
         if (prec < 17 && strtod(o, NULL) != d) n = 0;
     }
-    w->len += (size_t)n;
+    return n;
+}
+
+typedef unsigned __int128 pm_api__u128;
+
+/* Exact powers of ten as integers, 10^0 .. 10^19. */
+static const uint64_t pm_api__u10[20] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+    100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+    10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+    100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+
+/* 5^k for k <= 27 (< 2^63): 10^k / 2^k, in two steps past 10^19. */
+static uint64_t pm_api__pow5(int k) {
+    if (k <= 19) return pm_api__u10[k] >> k;
+    return (pm_api__u10[19] >> 19) * (pm_api__u10[k - 19] >> (k - 19));
+}
+
+/* The fraction r / den (0 <= r < den) as the rounding rules need it:
+ * 0 none, 1 below one half, 2 exactly one half, 3 above. */
+static int pm_api__frac_class(pm_api__u128 r, pm_api__u128 den) {
+    if (r == 0) return 0;
+    pm_api__u128 rest = den - r;
+    return r < rest ? 1 : r == rest ? 2 : 3;
+}
+
+/* floor(m 2^e 10^k) and the class of what the floor drops, exact in 128
+ * bits; false when that does not fit (the caller falls back to printf)
+ * or the integer part reaches 2^64. */
+static bool pm_api__scale_floor(uint64_t m, int e, int k, uint64_t *n, int *frac) {
+    pm_api__u128 v, den;
+    if (k >= 0) {
+        if (k > 27) return false;
+        v = (pm_api__u128)m * pm_api__pow5(k);   /* < 2^53 * 2^63 */
+        int s = e + k;
+        if (s >= 0) {
+            if (s >= 64 || (v >> (64 - s)) != 0) return false;
+            *n = (uint64_t)(v << s);
+            *frac = 0;
+            return true;
+        }
+        if (s < -126) return false;
+        den = (pm_api__u128)1 << -s;
+    } else {
+        if (k < -38 || e < 0 || e > 74) return false;   /* m 2^e < 2^127 */
+        v = (pm_api__u128)m << e;
+        den = -k <= 19 ? pm_api__u10[-k] : (pm_api__u128)pm_api__u10[19] * pm_api__u10[-k - 19];
+    }
+    pm_api__u128 q = v / den;
+    if (q >> 64) return false;
+    *n = (uint64_t)q;
+    *frac = pm_api__frac_class(v - q * den, den);
+    return true;
+}
+
+/* n (17 digits) and the dropped fraction's class, rounded to p digits as
+ * printf rounds (to nearest, ties to even, on the exact value); *x moves
+ * up on a carry to 10^p. *exact: no digit was dropped but zeros. */
+static uint64_t pm_api__round_digits(uint64_t n, int frac, int p, int *x, bool *exact) {
+    uint64_t div = pm_api__u10[17 - p], q = n / div, r = n - q * div;
+    int c;   /* the dropped part against one half of the last kept digit */
+    if (div == 1) c = frac == 0 ? -2 : frac == 2 ? 0 : frac == 1 ? -1 : 1;
+    else if (r == div / 2) c = frac ? 1 : 0;
+    else c = r == 0 && !frac ? -2 : r < div / 2 ? -1 : 1;
+    *exact = c == -2;
+    q += c > 0 || (c == 0 && (q & 1));
+    if (q == pm_api__u10[p]) {
+        q = pm_api__u10[p - 1];
+        (*x)++;
+    }
+    return q;
+}
+
+/* The same text as pm_api__fmt_f64_ref without printf or strtod for
+ * |d| in [1e-10, 1e38): the 17 significant digits are exact (128-bit
+ * integer scaling) with what they leave out, so the 15- and 16-digit
+ * roundings are printf's; whether one reads back is decided exactly too:
+ * digits below 2^53 times an exact power of ten (|exponent| <= 22) is one
+ * correctly rounded operation, which is what strtod returns. Other
+ * candidates are read back with strtod. */
+int pm_api__fmt_f64(char *o, double d) {
+    if (d == 0) d = 0;
+    int n = pm_api__fmt_small_int(o, d);
+    if (n) return n;
+    double a = fabs(d);
+    if (!(a >= 1e-10 && a < 1e38)) return pm_api__fmt_f64_ref(o, d);
+    int be;
+    uint64_t m = (uint64_t)ldexp(frexp(a, &be), 53);   /* a = m 2^(be - 53) */
+    int x = (int)floor((be - 1) * 0.30102999566398119521);   /* 10^x <= a, or one above */
+    uint64_t digits = 0;
+    int frac = 0, tries = 0;
+    for (;; tries++) {
+        if (tries == 3 || !pm_api__scale_floor(m, be - 53, 16 - x, &digits, &frac))
+            return pm_api__fmt_f64_ref(o, d);
+        if (digits >= pm_api__u10[17]) x++;
+        else if (digits < pm_api__u10[16]) x--;
+        else break;
+    }
+    for (int p = 15; p <= 17; p++) {
+        int px = x;
+        bool exact;
+        uint64_t q = pm_api__round_digits(digits, frac, p, &px, &exact);
+        if (p < 17 && !exact) {
+            int ex = px - p + 1;   /* the text's value: q 10^ex */
+            if (q < (1ull << 53) && ex >= -22 && ex <= 22) {
+                double back = ex >= 0 ? (double)q * pm_api__p10[ex] : (double)q / pm_api__p10[-ex];
+                if (back != a) continue;
+            } else {
+                n = pm_api__fmt_digits(o, false, q, p, px);
+                o[n] = '\0';
+                if (strtod(o, NULL) != a) continue;
+            }
+        }
+        return pm_api__fmt_digits(o, d < 0, q, p, px);
+    }
+    return pm_api__fmt_f64_ref(o, d);   /* not reached: 17 digits always read back */
+}
+
+void pm_api__w_f64(pm_api__w *w, double d) {
+    if (!isfinite(d)) {
+        pm_api__w_lit(w, "null");
+        return;
+    }
+    if (!pm_api__w_reserve(w, 32)) return;
+    w->len += (size_t)pm_api__fmt_f64(w->data + w->len, d);
 }
 
 void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {

@@ -51,7 +51,11 @@ void pm_api__w_f32s(pm_api__w *w, const float *v, size_t n);
 void pm_api__w_u32s(pm_api__w *w, const uint32_t *v, size_t n);
 /* The shortest "%.Ng" (N = 15..17) that reads back as the same double;
  * non-finite prints null. Used for metadata and for accessor min/max, whose
- * float32 values are exact doubles. */
+ * float32 values are exact doubles. fmt writes the text of a finite d (at
+ * most 32 bytes) and returns its length; fmt_ref is the slow reference
+ * (snprintf + strtod) it matches byte for byte. */
+int pm_api__fmt_f64(char *o, double d);
+int pm_api__fmt_f64_ref(char *o, double d);
 void pm_api__w_f64(pm_api__w *w, double d);
 /* Metadata as JSON, object keys in insertion order. */
 void pm_api__w_meta(pm_api__w *w, const pm_meta *m);
