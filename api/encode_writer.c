@@ -99,13 +99,10 @@ void pm_api__w_char(pm_api__w *w, char c) {
     w->data[w->len++] = c;
 }
 
-void pm_api__w_str(pm_api__w *w, const char *s) {
+/* s[0..n) as the inside of a JSON string; o has room for 6 n bytes. */
+static char *pm_api__put_escaped(char *o, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
-    size_t n = strlen(s);
-    if (!pm_api__w_reserve(w, 6 * n + 2)) return;
-    char *o = w->data + w->len;
-    *o++ = '"';
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    for (const unsigned char *c = (const unsigned char *)s, *end = c + n; c < end; c++) {
         if (*c == '"' || *c == '\\') {
             *o++ = '\\';
             *o++ = (char)*c;
@@ -118,6 +115,15 @@ void pm_api__w_str(pm_api__w *w, const char *s) {
             *o++ = (char)*c;
         }
     }
+    return o;
+}
+
+void pm_api__w_str(pm_api__w *w, const char *s) {
+    size_t n = strlen(s);
+    if (!pm_api__w_reserve(w, 6 * n + 2)) return;
+    char *o = w->data + w->len;
+    *o++ = '"';
+    o = pm_api__put_escaped(o, s, n);
     *o++ = '"';
     w->len = (size_t)(o - w->data);
 }
@@ -193,10 +199,15 @@ int pm_api__fmt_f32_ref(char *o, float f) {
 /* Writes digits m (p of them, trailing zeros dropped) with decimal
  * exponent x the way "%.<p>g" does. */
 static int pm_api__fmt_digits(char *o, bool neg, uint64_t m, int p, int x) {
-    char d[17];
-    for (int i = p - 1; i >= 0; i--, m /= 10) d[i] = (char)('0' + m % 10);
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
+    char d[18];
     int nd = p;
-    while (nd > 1 && d[nd - 1] == '0') nd--;
+    while (nd > 1 && m % 10 == 0) m /= 10, nd--;   /* trailing zeros: "%g" drops them */
+    int left = nd;
+    for (; left >= 2; left -= 2, m /= 100) memcpy(d + left - 2, pairs + 2 * (m % 100), 2);
+    if (left) d[0] = (char)('0' + m);
     int n = 0;
     if (neg) o[n++] = '-';
     if (x < -4 || x >= p) {
@@ -342,7 +353,7 @@ static int pm_api__frac_class(pm_api__u128 r, pm_api__u128 den) {
  * bits; false when that does not fit (the caller falls back to printf)
  * or the integer part reaches 2^64. */
 static bool pm_api__scale_floor(uint64_t m, int e, int k, uint64_t *n, int *frac) {
-    pm_api__u128 v, den;
+    pm_api__u128 v, q, r, den;
     if (k >= 0) {
         if (k > 27) return false;
         v = (pm_api__u128)m * pm_api__pow5(k);   /* < 2^53 * 2^63 */
@@ -355,15 +366,18 @@ static bool pm_api__scale_floor(uint64_t m, int e, int k, uint64_t *n, int *frac
         }
         if (s < -126) return false;
         den = (pm_api__u128)1 << -s;
+        q = v >> -s;
+        r = v & (den - 1);
     } else {
         if (k < -38 || e < 0 || e > 74) return false;   /* m 2^e < 2^127 */
         v = (pm_api__u128)m << e;
         den = -k <= 19 ? pm_api__u10[-k] : (pm_api__u128)pm_api__u10[19] * pm_api__u10[-k - 19];
+        q = v / den;
+        r = v - q * den;
     }
-    pm_api__u128 q = v / den;
     if (q >> 64) return false;
     *n = (uint64_t)q;
-    *frac = pm_api__frac_class(v - q * den, den);
+    *frac = pm_api__frac_class(r, den);
     return true;
 }
 
@@ -398,8 +412,10 @@ int pm_api__fmt_f64(char *o, double d) {
     if (n) return n;
     double a = fabs(d);
     if (!(a >= 1e-10 && a < 1e38)) return pm_api__fmt_f64_ref(o, d);
-    int be;
-    uint64_t m = (uint64_t)ldexp(frexp(a, &be), 53);   /* a = m 2^(be - 53) */
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);   /* normal here: a = m 2^(be - 53) */
+    uint64_t m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
+    int be = (int)(bits >> 52) - 1022;
     int x = (int)floor((be - 1) * 0.30102999566398119521);   /* 10^x <= a, or one above */
     uint64_t digits = 0;
     int frac = 0, tries = 0;
@@ -439,25 +455,55 @@ void pm_api__w_f64(pm_api__w *w, double d) {
     w->len += (size_t)pm_api__fmt_f64(w->data + w->len, d);
 }
 
-void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
+/* A scalar's text (at most 32 bytes), or NULL for a string or container. */
+static char *pm_api__put_scalar(char *o, const pm_meta *m) {
     switch (m->kind) {
-    case PM_META_NULL: pm_api__w_lit(w, "null"); return;
-    case PM_META_BOOL: pm_api__w_lit(w, m->u.b ? "true" : "false"); return;
-    case PM_META_INT: pm_api__w_i64(w, m->u.i); return;
-    case PM_META_NUM: pm_api__w_f64(w, m->u.n); return;
-    case PM_META_STR: pm_api__w_str(w, m->u.s); return;
-    case PM_META_ARR:
-    case PM_META_OBJ: break;
+    case PM_META_NULL: memcpy(o, "null", 4); return o + 4;
+    case PM_META_BOOL:
+        memcpy(o, m->u.b ? "true" : "false", m->u.b ? 4 : 5);
+        return o + (m->u.b ? 4 : 5);
+    case PM_META_INT:
+        if (m->u.i < 0) *o++ = '-';
+        /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit. */
+        return o + pm_api__fmt_u64(o, m->u.i < 0 ? 0 - (uint64_t)m->u.i : (uint64_t)m->u.i);
+    case PM_META_NUM:
+        if (!isfinite(m->u.n)) {
+            memcpy(o, "null", 4);
+            return o + 4;
+        }
+        return o + pm_api__fmt_f64(o, m->u.n);
+    default: return NULL;
+    }
+}
+
+/* One pass over the tree, one room check per member: the key (its length
+ * is in the node) and a scalar go straight into the buffer. */
+void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
+    if (m->kind == PM_META_STR) {
+        pm_api__w_str(w, m->u.s);
+        return;
+    }
+    if (m->kind != PM_META_ARR && m->kind != PM_META_OBJ) {
+        if (!pm_api__w_reserve(w, 32)) return;
+        w->len = (size_t)(pm_api__put_scalar(w->data + w->len, m) - w->data);
+        return;
     }
     bool obj = m->kind == PM_META_OBJ;
     pm_api__w_char(w, obj ? '{' : '[');
     for (const pm_meta *k = m->u.kids.first; k; k = k->next) {
-        if (k != m->u.kids.first) pm_api__w_char(w, ',');
+        size_t kl = obj && k->key ? k->key_len : 0;
+        if (!pm_api__w_reserve(w, 6 * kl + 36)) return;
+        char *o = w->data + w->len;
+        if (k != m->u.kids.first) *o++ = ',';
         if (obj) {
-            pm_api__w_str(w, k->key ? k->key : "");
-            pm_api__w_char(w, ':');
+            *o++ = '"';
+            o = pm_api__put_escaped(o, k->key ? k->key : "", kl);
+            *o++ = '"';
+            *o++ = ':';
         }
-        pm_api__w_meta(w, k);
+        char *end = pm_api__put_scalar(o, k);
+        w->len = (size_t)((end ? end : o) - w->data);
+        if (!end) pm_api__w_meta(w, k);
     }
     pm_api__w_char(w, obj ? '}' : ']');
 }

@@ -681,6 +681,39 @@ Test(encode, double_printing_matches_reference) {
     }
 }
 
+/* The metadata writer's exact text: keys copied, literal and needing
+ * escapes, arrays made in one block and pushed to later, every scalar
+ * kind, a number made non-finite after the fact (null), nesting. */
+Test(encode, metadata_text_is_exact) {
+    pm_arena *a = pm_arena_create(0);
+    pm_meta *root = pm_meta_obj(a);
+    double v[3] = {0.5, -0.0, 1e300};
+    pm_meta *nums = pm_meta_nums(a, v, 3);
+    pm_meta_push(nums, pm_meta_int(a, INT64_MIN));
+    pm_meta_push(nums, pm_meta_obj(a));
+    pm_meta_push(nums, pm_meta_arr(a));
+    cr_assert_eq(pm_meta_set(a, root, "k\"e\\y\x01", nums), 0);
+    cr_assert_eq(pm_meta_set_lit(root, "lit", pm_meta_bool(a, false)), 0);
+    pm_meta *bad = pm_meta_num(a, 1);
+    bad->u.n = NAN;
+    pm_meta_set_lit(root, "", bad);
+    int64_t iv[2] = {-7, 12345678901};
+    pm_meta *inner = pm_meta_obj(a);
+    pm_meta_set_lit(inner, "ints", pm_meta_ints(a, iv, 2));
+    pm_meta_set_lit(inner, "s", pm_meta_str(a, "\t\"x\""));
+    pm_meta_set_lit(root, "inner", inner);
+    pm_api__w w;
+    pm_api__w_init(&w, 1);
+    pm_api__w_meta(&w, root);
+    const char *want = "{\"k\\\"e\\\\y\\u0001\":[0.5,0,1e+300,-9223372036854775808,{},[]],"
+                       "\"lit\":false,\"\":null,\"inner\":{\"ints\":[-7,12345678901],"
+                       "\"s\":\"\\u0009\\\"x\\\"\"}}";
+    cr_assert_eq(w.len, strlen(want), "%.*s", (int)w.len, w.data);
+    cr_assert_eq(memcmp(w.data, want, w.len), 0, "%.*s", (int)w.len, w.data);
+    pm_api__w_free(&w);
+    pm_arena_destroy(a);
+}
+
 /* Integers are written as printf writes them, the extremes included. */
 Test(encode, integer_printing_matches_printf) {
     const int64_t cases[] = {0, 1, -1, 9, 10, -10, 123456789, INT64_MAX, INT64_MIN, INT64_MIN + 1,
