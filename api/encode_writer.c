@@ -99,10 +99,28 @@ void pm_api__w_char(pm_api__w *w, char c) {
     w->data[w->len++] = c;
 }
 
-/* s[0..n) as the inside of a JSON string; o has room for 6 n bytes. */
+/* True when one of the 8 bytes in x is '"', '\\' or below 0x20 (exact:
+ * the borrow tricks can only misplace a hit, not invent one). */
+static bool pm_api__needs_escape8(uint64_t x) {
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+    uint64_t hit = ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b);
+    return (hit & highs) != 0;
+}
+
+/* s[0..n) as the inside of a JSON string; o has room for 6 n bytes. Runs
+ * of 8 plain bytes are copied as they are. */
 static char *pm_api__put_escaped(char *o, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
-    for (const unsigned char *c = (const unsigned char *)s, *end = c + n; c < end; c++) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        if (pm_api__needs_escape8(x)) break;
+        memcpy(o, &x, 8);
+        o += 8;
+    }
+    for (const unsigned char *c = (const unsigned char *)s + i, *end = (const unsigned char *)s + n; c < end; c++) {
         if (*c == '"' || *c == '\\') {
             *o++ = '\\';
             *o++ = (char)*c;
@@ -128,16 +146,23 @@ void pm_api__w_str(pm_api__w *w, const char *s) {
     w->len = (size_t)(o - w->data);
 }
 
+/* "00" .. "99": digits are written two at a time. */
+static const char pm_api__pairs[201] =
+    "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+    "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+/* The n lowest decimal digits of v (leading zeros included) into o[0..n). */
+static void pm_api__put_digits(char *o, uint64_t v, int n) {
+    for (; n >= 2; n -= 2, v /= 100) memcpy(o + n - 2, pm_api__pairs + 2 * (v % 100), 2);
+    if (n) o[0] = (char)('0' + v % 10);
+}
+
 /* Decimal digits of v, as "%" PRIu64 writes them (metadata holds many
  * indices and counts: snprintf's format parsing was most of their cost). */
 static int pm_api__fmt_u64(char *o, uint64_t v) {
-    char tmp[20];
-    int k = 0;
-    do {
-        tmp[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (int i = 0; i < k; i++) o[i] = tmp[k - 1 - i];
+    int k = 1;
+    for (uint64_t t = v; t >= 10 && k < 20; t /= 10) k++;
+    pm_api__put_digits(o, v, k);
     return k;
 }
 
@@ -158,21 +183,15 @@ void pm_api__w_i64(pm_api__w *w, int64_t v) {
 /* Small integers are common in meshes (grid coordinates, 0 and 1 in
  * normals and UVs) and need no search for the shortest form. */
 static int pm_api__fmt_small_int(char *o, double d) {
-    if (d != floor(d) || fabs(d) >= 1e6) return 0;
-    long v = (long)d;
+    if (!(fabs(d) < 1e6)) return 0;
+    long v = (long)d;   /* truncated: d is an integer when it comes back */
+    if ((double)v != d) return 0;
     int n = 0;
-    char tmp[12];
     if (v < 0) {
         o[n++] = '-';
         v = -v;
     }
-    int k = 0;
-    do {
-        tmp[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (k) o[n++] = tmp[--k];
-    return n;
+    return n + pm_api__fmt_u64(o + n, (uint64_t)v);
 }
 
 /* Exact powers of ten (every 10^k up to 10^22 is a double). */
@@ -199,15 +218,10 @@ int pm_api__fmt_f32_ref(char *o, float f) {
 /* Writes digits m (p of them, trailing zeros dropped) with decimal
  * exponent x the way "%.<p>g" does. */
 static int pm_api__fmt_digits(char *o, bool neg, uint64_t m, int p, int x) {
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                "8081828384858687888990919293949596979899";
-    char d[18];
+    char d[17];
+    pm_api__put_digits(d, m, p);
     int nd = p;
-    while (nd > 1 && m % 10 == 0) m /= 10, nd--;   /* trailing zeros: "%g" drops them */
-    int left = nd;
-    for (; left >= 2; left -= 2, m /= 100) memcpy(d + left - 2, pairs + 2 * (m % 100), 2);
-    if (left) d[0] = (char)('0' + m);
+    while (nd > 1 && d[nd - 1] == '0') nd--;   /* "%g" drops trailing zeros */
     int n = 0;
     if (neg) o[n++] = '-';
     if (x < -4 || x >= p) {
@@ -223,11 +237,16 @@ static int pm_api__fmt_digits(char *o, bool neg, uint64_t m, int p, int x) {
         if (ax >= 100) o[n++] = (char)('0' + ax / 100);
         o[n++] = (char)('0' + ax / 10 % 10);
         o[n++] = (char)('0' + ax % 10);
+    } else if (x >= nd - 1) {   /* an integer: digits, then zeros */
+        memcpy(o + n, d, (size_t)nd);
+        memset(o + n + nd, '0', (size_t)(x + 1 - nd));
+        n += x + 1;
     } else if (x >= 0) {
-        for (int i = 0; i <= x || i < nd; i++) {
-            if (i == x + 1) o[n++] = '.';
-            o[n++] = i < nd ? d[i] : '0';
-        }
+        memcpy(o + n, d, (size_t)x + 1);
+        n += x + 1;
+        o[n++] = '.';
+        memcpy(o + n, d + x + 1, (size_t)(nd - x - 1));
+        n += nd - x - 1;
     } else {
         o[n++] = '0';
         o[n++] = '.';
@@ -295,14 +314,7 @@ static void pm_api__w_u32_run(pm_api__w *w, const uint32_t *v, size_t i, size_t 
     char *o = w->data + w->len;
     for (; i < end; i++) {
         if (i) *o++ = ',';
-        char tmp[10];
-        int k = 0;
-        uint32_t x = v[i];
-        do {
-            tmp[k++] = (char)('0' + x % 10);
-            x /= 10;
-        } while (x);
-        while (k) *o++ = tmp[--k];
+        o += pm_api__fmt_u64(o, v[i]);
     }
     w->len = (size_t)(o - w->data);
 }

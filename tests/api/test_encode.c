@@ -714,6 +714,38 @@ Test(encode, metadata_text_is_exact) {
     pm_arena_destroy(a);
 }
 
+/* Strings (and keys) are escaped byte by byte as JSON needs, whatever
+ * the position of a quote, backslash or control byte in the 8-byte runs
+ * the writer copies whole, UTF-8 bytes passed through. */
+Test(encode, string_escaping_matches_bytewise) {
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    const unsigned char pick[] = {'"', '\\', 1, 0x1f, '\n', ' ', 'a', 0x7f, 0x80, 0xc3, 0xa9, 0xff, '~'};
+    for (int t = 0; t < 20000; t++) {
+        char in[48], want[6 * 48 + 3];
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t n = x % 41, k = 0;
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            in[i] = (char)(x % 4 ? 'a' + (char)(x % 26) : pick[(x >> 8) % sizeof pick]);
+        }
+        in[n] = '\0';
+        want[k++] = '"';
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)in[i];
+            if (c == '"' || c == '\\') want[k++] = '\\', want[k++] = (char)c;
+            else if (c < 0x20) k += (size_t)snprintf(want + k, 7, "\\u%04x", c);
+            else want[k++] = (char)c;
+        }
+        want[k++] = '"';
+        pm_api__w w;
+        pm_api__w_init(&w, 1);
+        pm_api__w_str(&w, in);
+        cr_assert_eq(w.len, k, "case %d", t);
+        cr_assert_eq(memcmp(w.data, want, k), 0, "case %d", t);
+        pm_api__w_free(&w);
+    }
+}
+
 /* Integers are written as printf writes them, the extremes included. */
 Test(encode, integer_printing_matches_printf) {
     const int64_t cases[] = {0, 1, -1, 9, 10, -10, 123456789, INT64_MAX, INT64_MIN, INT64_MIN + 1,
