@@ -42,7 +42,7 @@ void pm_api__w_free(pm_api__w *w) {
     w->len = w->cap = 0;
 }
 
-bool pm_api__w_reserve(pm_api__w *w, size_t n) {
+bool pm_api__w_grow(pm_api__w *w, size_t n) {
     if (w->oom) return false;
     if (n <= w->cap - w->len) return true;
     size_t cap = w->cap;
@@ -428,7 +428,7 @@ int pm_api__fmt_f64(char *o, double d) {
     memcpy(&bits, &a, sizeof bits);   /* normal here: a = m 2^(be - 53) */
     uint64_t m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
     int be = (int)(bits >> 52) - 1022;
-    int x = (int)floor((be - 1) * 0.30102999566398119521);   /* 10^x <= a, or one above */
+    int x = ((be - 1) * 78913) >> 18;   /* floor((be - 1) log10 2): 10^x <= a, or one above */
     uint64_t digits = 0;
     int frac = 0, tries = 0;
     for (;; tries++) {

@@ -30,8 +30,13 @@ void pm_api__w_init_al(pm_api__w *w, size_t cap, const pm_api_alloc *al);
 /* Hands the text to out, trimmed to its length (0 or -1 out of memory). */
 int pm_api__w_take(pm_api__w *w, pm_api_buf *out);
 void pm_api__w_free(pm_api__w *w);
-/* Makes room for n more bytes; false (and oom set) when that fails. */
-bool pm_api__w_reserve(pm_api__w *w, size_t n);
+/* Makes room for n more bytes; false (and oom set) when that fails. The
+ * check is inline (writers call it per token); growing is not. */
+bool pm_api__w_grow(pm_api__w *w, size_t n);
+static inline bool pm_api__w_reserve(pm_api__w *w, size_t n) {
+    if (w->oom) return false;
+    return n <= w->cap - w->len || pm_api__w_grow(w, n);
+}
 void pm_api__w_raw(pm_api__w *w, const void *s, size_t n);
 void pm_api__w_lit(pm_api__w *w, const char *s);            /* unquoted text */
 void pm_api__w_char(pm_api__w *w, char c);
