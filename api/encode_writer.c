@@ -151,19 +151,29 @@ static const char pm_api__pairs[201] =
     "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
     "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
-/* The n lowest decimal digits of v (leading zeros included) into o[0..n). */
+/* Exact powers of ten as integers, 10^0 .. 10^19. */
+static const uint64_t pm_api__u10[20] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+    100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+    10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+    100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+
+/* The n lowest decimal digits of v (leading zeros included) into o[0..n);
+ * in 32-bit arithmetic when v fits (floats' digits, indices). */
 static void pm_api__put_digits(char *o, uint64_t v, int n) {
-    for (; n >= 2; n -= 2, v /= 100) memcpy(o + n - 2, pm_api__pairs + 2 * (v % 100), 2);
-    if (n) o[0] = (char)('0' + v % 10);
+    for (; n >= 2 && v > UINT32_MAX; n -= 2, v /= 100) memcpy(o + n - 2, pm_api__pairs + 2 * (v % 100), 2);
+    uint32_t s = (uint32_t)v;
+    for (; n >= 2; n -= 2, s /= 100) memcpy(o + n - 2, pm_api__pairs + 2 * (s % 100), 2);
+    if (n) o[0] = (char)('0' + s % 10);
 }
 
 /* Decimal digits of v, as "%" PRIu64 writes them (metadata holds many
  * indices and counts: snprintf's format parsing was most of their cost). */
 static int pm_api__fmt_u64(char *o, uint64_t v) {
-    int k = 1;
-    for (uint64_t t = v; t >= 10 && k < 20; t /= 10) k++;
-    pm_api__put_digits(o, v, k);
-    return k;
+    int k = ((63 - __builtin_clzll(v | 1)) * 1233) >> 12;   /* floor(log10 v), or one below */
+    k += v >= pm_api__u10[k + 1];   /* k <= 18 before */
+    pm_api__put_digits(o, v, k + 1);
+    return k + 1;
 }
 
 void pm_api__w_u64(pm_api__w *w, uint64_t v) {
@@ -269,10 +279,18 @@ int pm_api__fmt_f32(char *o, float f) {
     float fa = fabsf(f);
     if (!(fa >= 1e-13f && fa < 1e15f)) return pm_api__fmt_f32_ref(o, f);
     double a = fa;
-    double lo = (a + (double)nextafterf(fa, 0)) / 2, hi = (a + (double)nextafterf(fa, INFINITY)) / 2;
-    int e = (int)floor(log10(a));
+    /* fa's float neighbours: fa is normal and below FLT_MAX here. */
+    uint32_t bits, down, up;
+    memcpy(&bits, &fa, sizeof bits);
+    down = bits - 1, up = bits + 1;
+    float fd, fu;
+    memcpy(&fd, &down, sizeof fd);
+    memcpy(&fu, &up, sizeof fu);
+    double lo = (a + (double)fd) / 2, hi = (a + (double)fu) / 2;
+    int e = (((int)(bits >> 23) - 127) * 78913) >> 18;   /* floor(log10 a), or one below */
     for (int p = 6; p <= 9; p++) {
-        for (int tries = 0; tries < 3; tries++) {
+        for (int tries = 0;; tries++) {
+            if (tries == 4) return pm_api__fmt_f32_ref(o, f);
             int sc = p - 1 - e;
             double m = nearbyint(sc >= 0 ? a * pm_api__p10[sc] : a / pm_api__p10[-sc]);
             if (m >= pm_api__p10[p]) { e++; continue; }
@@ -339,13 +357,6 @@ int pm_api__fmt_f64_ref(char *o, double d) {
 }
 
 typedef unsigned __int128 pm_api__u128;
-
-/* Exact powers of ten as integers, 10^0 .. 10^19. */
-static const uint64_t pm_api__u10[20] = {
-    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-    100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
-    10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-    100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
 
 /* 5^k for k <= 27 (< 2^63): 10^k / 2^k, in two steps past 10^19. */
 static uint64_t pm_api__pow5(int k) {

@@ -762,6 +762,32 @@ Test(encode, integer_printing_matches_printf) {
         cr_assert_eq(memcmp(w.data, want, w.len), 0, "%s", want);
         pm_api__w_free(&w);
     }
+    /* Every digit count's edges (10^k - 1, 10^k, 2^k - 1, 2^k) and random
+     * values, through the index writer too. */
+    uint64_t x = 0x853C49E6748FEA9Bull;
+    for (int i = 0; i < 20000; i++) {
+        uint64_t v;
+        if (i < 64) v = (1ull << i) - (i % 2);
+        else if (i < 104) {
+            v = 1;
+            for (int k = 0; k < (i - 64) / 2; k++) v *= 10;
+            v -= (uint64_t)(i % 2);
+        } else {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            v = x >> (x % 64);
+        }
+        char want[64];
+        uint32_t u32[2] = {(uint32_t)v, 7};
+        snprintf(want, sizeof want, "%" PRIu64 " %" PRIu32 ",7", v, u32[0]);
+        pm_api__w w;
+        pm_api__w_init(&w, 1);
+        pm_api__w_u64(&w, v);
+        pm_api__w_char(&w, ' ');
+        pm_api__w_u32s(&w, u32, 2);
+        cr_assert_eq(w.len, strlen(want), "%s", want);
+        cr_assert_eq(memcmp(w.data, want, w.len), 0, "%s", want);
+        pm_api__w_free(&w);
+    }
 }
 
 /* ---- scenes validated where they are made (pm_scene_validate) ---- */
