@@ -287,8 +287,11 @@ int pm_api__fmt_f32(char *o, float f) {
     memcpy(&fd, &down, sizeof fd);
     memcpy(&fu, &up, sizeof fu);
     double lo = (a + (double)fd) / 2, hi = (a + (double)fu) / 2;
-    int e = (((int)(bits >> 23) - 127) * 78913) >> 18;   /* floor(log10 a), or one below */
+    /* floor(log10 a), or one below; each precision starts from it again
+     * (a carry at 6 digits, 999999.9 -> 10^6, says nothing about 7). */
+    int e0 = (((int)(bits >> 23) - 127) * 78913) >> 18;
     for (int p = 6; p <= 9; p++) {
+        int e = e0;
         for (int tries = 0;; tries++) {
             if (tries == 4) return pm_api__fmt_f32_ref(o, f);
             int sc = p - 1 - e;

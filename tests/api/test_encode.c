@@ -606,9 +606,9 @@ Test(encode, float_printing_matches_reference) {
         cr_assert_eq((float)strtod(a, NULL), f, "%s", a);
     }
     const float cases[] = {0.1f, -0.0f, 1e6f, 123456.5f, 1e-7f, 3.4028235e38f, 1.4e-45f,
-                           117760704.0f, 0.000123f, -2.5e-5f};
+                           117760704.0f, 0.000123f, -2.5e-5f, 9.9999986e-10f};
     const char *want[] = {"0.1", "0", "1e+06", "123456.5", "1e-07", "3.4028235e+38",
-                          "1.4013e-45", "1.177607e+08", "0.000123", "-2.5e-05"};
+                          "1.4013e-45", "1.177607e+08", "0.000123", "-2.5e-05", "9.999999e-10"};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char a[32];
         a[pm_api__fmt_f32(a, cases[i])] = '\0';
