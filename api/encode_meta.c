@@ -1,7 +1,6 @@
 /* Metadata as JSON in the three ?metadata= modes. Summary leaves out the
  * generator's bulk paths (pm_api_generator.summary_omit) and says what it
  * left out and how many elements in "omitted". */
-#include <stdio.h>
 #include <string.h>
 
 #include "encode_writer.h"
@@ -23,6 +22,15 @@ static int pm_api__meta_omitted(const pm_api__meta_filter *f, const char *path) 
     return -1;
 }
 
+/* True when an omitted path lies below path[0..n): only there is the
+ * walk slower than writing the value whole. */
+static bool pm_api__meta_below(const pm_api__meta_filter *f, const char *path, size_t n) {
+    for (size_t i = 0; i < f->nomit; i++)
+        if (strncmp(f->omit[i], path, n) == 0 && (f->omit[i][n] == '.' || f->omit[i][n] == '['))
+            return true;
+    return false;
+}
+
 /* path: the member's path in the summary syntax ("terrain.heights",
  * "nodes[].mouths"); a value too deep for the buffer is written whole. */
 static void pm_api__meta_filtered(pm_api__w *w, const pm_meta *m, char *path, size_t plen,
@@ -37,10 +45,14 @@ static void pm_api__meta_filtered(pm_api__w *w, const pm_meta *m, char *path, si
     for (const pm_meta *k = m->u.kids.first; k; k = k->next) {
         size_t n = plen;
         const char *key = k->key ? k->key : "";
-        int wrote = obj ? snprintf(path + plen, PM_API__META_PATH_MAX - plen, "%s%s",
-                                   plen ? "." : "", key)
-                        : snprintf(path + plen, PM_API__META_PATH_MAX - plen, "[]");
-        if (wrote > 0 && (size_t)wrote < PM_API__META_PATH_MAX - plen) n = plen + (size_t)wrote;
+        size_t klen = k->key ? k->key_len : 0, add = obj ? (plen ? 1 : 0) + klen : 2;
+        if (add < PM_API__META_PATH_MAX - plen) {
+            if (!obj) memcpy(path + plen, "[]", 2);
+            else if (plen) path[plen] = '.';
+            if (obj) memcpy(path + n + (plen ? 1 : 0), key, klen);
+            n = plen + add;
+            path[n] = '\0';
+        }
         if (obj && n != plen) {
             int o = pm_api__meta_omitted(f, path);
             if (o >= 0) {
@@ -56,7 +68,7 @@ static void pm_api__meta_filtered(pm_api__w *w, const pm_meta *m, char *path, si
             pm_api__w_str(w, key);
             pm_api__w_char(w, ':');
         }
-        if (n == plen) pm_api__w_meta(w, k);
+        if (n == plen || !pm_api__meta_below(f, path, n)) pm_api__w_meta(w, k);
         else pm_api__meta_filtered(w, k, path, n, f);
         path[plen] = '\0';
     }

@@ -42,7 +42,7 @@ void pm_api__w_free(pm_api__w *w) {
     w->len = w->cap = 0;
 }
 
-bool pm_api__w_reserve(pm_api__w *w, size_t n) {
+bool pm_api__w_grow(pm_api__w *w, size_t n) {
     if (w->oom) return false;
     if (n <= w->cap - w->len) return true;
     size_t cap = w->cap;
@@ -99,13 +99,28 @@ void pm_api__w_char(pm_api__w *w, char c) {
     w->data[w->len++] = c;
 }
 
-void pm_api__w_str(pm_api__w *w, const char *s) {
+/* True when one of the 8 bytes in x is '"', '\\' or below 0x20 (exact:
+ * the borrow tricks can only misplace a hit, not invent one). */
+static bool pm_api__needs_escape8(uint64_t x) {
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+    uint64_t hit = ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b);
+    return (hit & highs) != 0;
+}
+
+/* s[0..n) as the inside of a JSON string; o has room for 6 n bytes. Runs
+ * of 8 plain bytes are copied as they are. */
+static char *pm_api__put_escaped(char *o, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
-    size_t n = strlen(s);
-    if (!pm_api__w_reserve(w, 6 * n + 2)) return;
-    char *o = w->data + w->len;
-    *o++ = '"';
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        if (pm_api__needs_escape8(x)) break;
+        memcpy(o, &x, 8);
+        o += 8;
+    }
+    for (const unsigned char *c = (const unsigned char *)s + i, *end = (const unsigned char *)s + n; c < end; c++) {
         if (*c == '"' || *c == '\\') {
             *o++ = '\\';
             *o++ = (char)*c;
@@ -118,21 +133,47 @@ void pm_api__w_str(pm_api__w *w, const char *s) {
             *o++ = (char)*c;
         }
     }
+    return o;
+}
+
+void pm_api__w_str(pm_api__w *w, const char *s) {
+    size_t n = strlen(s);
+    if (!pm_api__w_reserve(w, 6 * n + 2)) return;
+    char *o = w->data + w->len;
+    *o++ = '"';
+    o = pm_api__put_escaped(o, s, n);
     *o++ = '"';
     w->len = (size_t)(o - w->data);
+}
+
+/* "00" .. "99": digits are written two at a time. */
+static const char pm_api__pairs[201] =
+    "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+    "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+/* Exact powers of ten as integers, 10^0 .. 10^19. */
+static const uint64_t pm_api__u10[20] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+    100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+    10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+    100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+
+/* The n lowest decimal digits of v (leading zeros included) into o[0..n);
+ * in 32-bit arithmetic when v fits (floats' digits, indices). */
+static void pm_api__put_digits(char *o, uint64_t v, int n) {
+    for (; n >= 2 && v > UINT32_MAX; n -= 2, v /= 100) memcpy(o + n - 2, pm_api__pairs + 2 * (v % 100), 2);
+    uint32_t s = (uint32_t)v;
+    for (; n >= 2; n -= 2, s /= 100) memcpy(o + n - 2, pm_api__pairs + 2 * (s % 100), 2);
+    if (n) o[0] = (char)('0' + s % 10);
 }
 
 /* Decimal digits of v, as "%" PRIu64 writes them (metadata holds many
  * indices and counts: snprintf's format parsing was most of their cost). */
 static int pm_api__fmt_u64(char *o, uint64_t v) {
-    char tmp[20];
-    int k = 0;
-    do {
-        tmp[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (int i = 0; i < k; i++) o[i] = tmp[k - 1 - i];
-    return k;
+    int k = ((63 - __builtin_clzll(v | 1)) * 1233) >> 12;   /* floor(log10 v), or one below */
+    k += v >= pm_api__u10[k + 1];   /* k <= 18 before */
+    pm_api__put_digits(o, v, k + 1);
+    return k + 1;
 }
 
 void pm_api__w_u64(pm_api__w *w, uint64_t v) {
@@ -152,21 +193,15 @@ void pm_api__w_i64(pm_api__w *w, int64_t v) {
 /* Small integers are common in meshes (grid coordinates, 0 and 1 in
  * normals and UVs) and need no search for the shortest form. */
 static int pm_api__fmt_small_int(char *o, double d) {
-    if (d != floor(d) || fabs(d) >= 1e6) return 0;
-    long v = (long)d;
+    if (!(fabs(d) < 1e6)) return 0;
+    long v = (long)d;   /* truncated: d is an integer when it comes back */
+    if ((double)v != d) return 0;
     int n = 0;
-    char tmp[12];
     if (v < 0) {
         o[n++] = '-';
         v = -v;
     }
-    int k = 0;
-    do {
-        tmp[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (k) o[n++] = tmp[--k];
-    return n;
+    return n + pm_api__fmt_u64(o + n, (uint64_t)v);
 }
 
 /* Exact powers of ten (every 10^k up to 10^22 is a double). */
@@ -192,11 +227,11 @@ int pm_api__fmt_f32_ref(char *o, float f) {
 
 /* Writes digits m (p of them, trailing zeros dropped) with decimal
  * exponent x the way "%.<p>g" does. */
-static int pm_api__fmt_digits(char *o, bool neg, uint32_t m, int p, int x) {
-    char d[10];
-    for (int i = p - 1; i >= 0; i--, m /= 10) d[i] = (char)('0' + m % 10);
+static int pm_api__fmt_digits(char *o, bool neg, uint64_t m, int p, int x) {
+    char d[17];
+    pm_api__put_digits(d, m, p);
     int nd = p;
-    while (nd > 1 && d[nd - 1] == '0') nd--;
+    while (nd > 1 && d[nd - 1] == '0') nd--;   /* "%g" drops trailing zeros */
     int n = 0;
     if (neg) o[n++] = '-';
     if (x < -4 || x >= p) {
@@ -212,11 +247,16 @@ static int pm_api__fmt_digits(char *o, bool neg, uint32_t m, int p, int x) {
         if (ax >= 100) o[n++] = (char)('0' + ax / 100);
         o[n++] = (char)('0' + ax / 10 % 10);
         o[n++] = (char)('0' + ax % 10);
+    } else if (x >= nd - 1) {   /* an integer: digits, then zeros */
+        memcpy(o + n, d, (size_t)nd);
+        memset(o + n + nd, '0', (size_t)(x + 1 - nd));
+        n += x + 1;
     } else if (x >= 0) {
-        for (int i = 0; i <= x || i < nd; i++) {
-            if (i == x + 1) o[n++] = '.';
-            o[n++] = i < nd ? d[i] : '0';
-        }
+        memcpy(o + n, d, (size_t)x + 1);
+        n += x + 1;
+        o[n++] = '.';
+        memcpy(o + n, d + x + 1, (size_t)(nd - x - 1));
+        n += nd - x - 1;
     } else {
         o[n++] = '0';
         o[n++] = '.';
@@ -239,10 +279,21 @@ int pm_api__fmt_f32(char *o, float f) {
     float fa = fabsf(f);
     if (!(fa >= 1e-13f && fa < 1e15f)) return pm_api__fmt_f32_ref(o, f);
     double a = fa;
-    double lo = (a + (double)nextafterf(fa, 0)) / 2, hi = (a + (double)nextafterf(fa, INFINITY)) / 2;
-    int e = (int)floor(log10(a));
+    /* fa's float neighbours: fa is normal and below FLT_MAX here. */
+    uint32_t bits, down, up;
+    memcpy(&bits, &fa, sizeof bits);
+    down = bits - 1, up = bits + 1;
+    float fd, fu;
+    memcpy(&fd, &down, sizeof fd);
+    memcpy(&fu, &up, sizeof fu);
+    double lo = (a + (double)fd) / 2, hi = (a + (double)fu) / 2;
+    /* floor(log10 a), or one below; each precision starts from it again
+     * (a carry at 6 digits, 999999.9 -> 10^6, says nothing about 7). */
+    int e0 = (((int)(bits >> 23) - 127) * 78913) >> 18;
     for (int p = 6; p <= 9; p++) {
-        for (int tries = 0; tries < 3; tries++) {
+        int e = e0;
+        for (int tries = 0;; tries++) {
+            if (tries == 4) return pm_api__fmt_f32_ref(o, f);
             int sc = p - 1 - e;
             double m = nearbyint(sc >= 0 ? a * pm_api__p10[sc] : a / pm_api__p10[-sc]);
             if (m >= pm_api__p10[p]) { e++; continue; }
@@ -284,14 +335,7 @@ static void pm_api__w_u32_run(pm_api__w *w, const uint32_t *v, size_t i, size_t 
     char *o = w->data + w->len;
     for (; i < end; i++) {
         if (i) *o++ = ',';
-        char tmp[10];
-        int k = 0;
-        uint32_t x = v[i];
-        do {
-            tmp[k++] = (char)('0' + x % 10);
-            x /= 10;
-        } while (x);
-        while (k) *o++ = tmp[--k];
+        o += pm_api__fmt_u64(o, v[i]);
     }
     w->len = (size_t)(o - w->data);
 }
@@ -305,41 +349,187 @@ void pm_api__w_u32s(pm_api__w *w, const uint32_t *v, size_t n) {
     }
 }
 
-void pm_api__w_f64(pm_api__w *w, double d) {
-    if (!isfinite(d)) {
-        pm_api__w_lit(w, "null");
-        return;
-    }
-    if (!pm_api__w_reserve(w, 32)) return;
-    char *o = w->data + w->len;
+int pm_api__fmt_f64_ref(char *o, double d) {
     if (d == 0) d = 0;
     int n = pm_api__fmt_small_int(o, d);
     for (int prec = 15; n == 0 && prec <= 17; prec++) {
         n = snprintf(o, 32, "%.*g", prec, d);
         if (prec < 17 && strtod(o, NULL) != d) n = 0;
     }
-    w->len += (size_t)n;
+    return n;
 }
 
-void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
+typedef unsigned __int128 pm_api__u128;
+
+/* 5^k for k <= 27 (< 2^63): 10^k / 2^k, in two steps past 10^19. */
+static uint64_t pm_api__pow5(int k) {
+    if (k <= 19) return pm_api__u10[k] >> k;
+    return (pm_api__u10[19] >> 19) * (pm_api__u10[k - 19] >> (k - 19));
+}
+
+/* The fraction r / den (0 <= r < den) as the rounding rules need it:
+ * 0 none, 1 below one half, 2 exactly one half, 3 above. */
+static int pm_api__frac_class(pm_api__u128 r, pm_api__u128 den) {
+    if (r == 0) return 0;
+    pm_api__u128 rest = den - r;
+    return r < rest ? 1 : r == rest ? 2 : 3;
+}
+
+/* floor(m 2^e 10^k) and the class of what the floor drops, exact in 128
+ * bits; false when that does not fit (the caller falls back to printf)
+ * or the integer part reaches 2^64. */
+static bool pm_api__scale_floor(uint64_t m, int e, int k, uint64_t *n, int *frac) {
+    pm_api__u128 v, q, r, den;
+    if (k >= 0) {
+        if (k > 27) return false;
+        v = (pm_api__u128)m * pm_api__pow5(k);   /* < 2^53 * 2^63 */
+        int s = e + k;
+        if (s >= 0) {
+            if (s >= 64 || (v >> (64 - s)) != 0) return false;
+            *n = (uint64_t)(v << s);
+            *frac = 0;
+            return true;
+        }
+        if (s < -126) return false;
+        den = (pm_api__u128)1 << -s;
+        q = v >> -s;
+        r = v & (den - 1);
+    } else {
+        if (k < -38 || e < 0 || e > 74) return false;   /* m 2^e < 2^127 */
+        v = (pm_api__u128)m << e;
+        den = -k <= 19 ? pm_api__u10[-k] : (pm_api__u128)pm_api__u10[19] * pm_api__u10[-k - 19];
+        q = v / den;
+        r = v - q * den;
+    }
+    if (q >> 64) return false;
+    *n = (uint64_t)q;
+    *frac = pm_api__frac_class(r, den);
+    return true;
+}
+
+/* n (17 digits) and the dropped fraction's class, rounded to p digits as
+ * printf rounds (to nearest, ties to even, on the exact value); *x moves
+ * up on a carry to 10^p. *exact: no digit was dropped but zeros. */
+static uint64_t pm_api__round_digits(uint64_t n, int frac, int p, int *x, bool *exact) {
+    uint64_t div = pm_api__u10[17 - p], q = n / div, r = n - q * div;
+    int c;   /* the dropped part against one half of the last kept digit */
+    if (div == 1) c = frac == 0 ? -2 : frac == 2 ? 0 : frac == 1 ? -1 : 1;
+    else if (r == div / 2) c = frac ? 1 : 0;
+    else c = r == 0 && !frac ? -2 : r < div / 2 ? -1 : 1;
+    *exact = c == -2;
+    q += c > 0 || (c == 0 && (q & 1));
+    if (q == pm_api__u10[p]) {
+        q = pm_api__u10[p - 1];
+        (*x)++;
+    }
+    return q;
+}
+
+/* The same text as pm_api__fmt_f64_ref without printf or strtod for
+ * |d| in [1e-10, 1e38): the 17 significant digits are exact (128-bit
+ * integer scaling) with what they leave out, so the 15- and 16-digit
+ * roundings are printf's; whether one reads back is decided exactly too:
+ * digits below 2^53 times an exact power of ten (|exponent| <= 22) is one
+ * correctly rounded operation, which is what strtod returns. Other
+ * candidates are read back with strtod. */
+int pm_api__fmt_f64(char *o, double d) {
+    if (d == 0) d = 0;
+    int n = pm_api__fmt_small_int(o, d);
+    if (n) return n;
+    double a = fabs(d);
+    if (!(a >= 1e-10 && a < 1e38)) return pm_api__fmt_f64_ref(o, d);
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);   /* normal here: a = m 2^(be - 53) */
+    uint64_t m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
+    int be = (int)(bits >> 52) - 1022;
+    int x = ((be - 1) * 78913) >> 18;   /* floor((be - 1) log10 2): 10^x <= a, or one above */
+    uint64_t digits = 0;
+    int frac = 0, tries = 0;
+    for (;; tries++) {
+        if (tries == 3 || !pm_api__scale_floor(m, be - 53, 16 - x, &digits, &frac))
+            return pm_api__fmt_f64_ref(o, d);
+        if (digits >= pm_api__u10[17]) x++;
+        else if (digits < pm_api__u10[16]) x--;
+        else break;
+    }
+    for (int p = 15; p <= 17; p++) {
+        int px = x;
+        bool exact;
+        uint64_t q = pm_api__round_digits(digits, frac, p, &px, &exact);
+        if (p < 17 && !exact) {
+            int ex = px - p + 1;   /* the text's value: q 10^ex */
+            if (q < (1ull << 53) && ex >= -22 && ex <= 22) {
+                double back = ex >= 0 ? (double)q * pm_api__p10[ex] : (double)q / pm_api__p10[-ex];
+                if (back != a) continue;
+            } else {
+                n = pm_api__fmt_digits(o, false, q, p, px);
+                o[n] = '\0';
+                if (strtod(o, NULL) != a) continue;
+            }
+        }
+        return pm_api__fmt_digits(o, d < 0, q, p, px);
+    }
+    return pm_api__fmt_f64_ref(o, d);   /* not reached: 17 digits always read back */
+}
+
+void pm_api__w_f64(pm_api__w *w, double d) {
+    if (!isfinite(d)) {
+        pm_api__w_lit(w, "null");
+        return;
+    }
+    if (!pm_api__w_reserve(w, 32)) return;
+    w->len += (size_t)pm_api__fmt_f64(w->data + w->len, d);
+}
+
+/* A scalar's text (at most 32 bytes), or NULL for a string or container. */
+static char *pm_api__put_scalar(char *o, const pm_meta *m) {
     switch (m->kind) {
-    case PM_META_NULL: pm_api__w_lit(w, "null"); return;
-    case PM_META_BOOL: pm_api__w_lit(w, m->u.b ? "true" : "false"); return;
-    case PM_META_INT: pm_api__w_i64(w, m->u.i); return;
-    case PM_META_NUM: pm_api__w_f64(w, m->u.n); return;
-    case PM_META_STR: pm_api__w_str(w, m->u.s); return;
-    case PM_META_ARR:
-    case PM_META_OBJ: break;
+    case PM_META_NULL: memcpy(o, "null", 4); return o + 4;
+    case PM_META_BOOL:
+        memcpy(o, m->u.b ? "true" : "false", m->u.b ? 4 : 5);
+        return o + (m->u.b ? 4 : 5);
+    case PM_META_INT:
+        if (m->u.i < 0) *o++ = '-';
+        /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit. */
+        return o + pm_api__fmt_u64(o, m->u.i < 0 ? 0 - (uint64_t)m->u.i : (uint64_t)m->u.i);
+    case PM_META_NUM:
+        if (!isfinite(m->u.n)) {
+            memcpy(o, "null", 4);
+            return o + 4;
+        }
+        return o + pm_api__fmt_f64(o, m->u.n);
+    default: return NULL;
+    }
+}
+
+/* One pass over the tree, one room check per member: the key (its length
+ * is in the node) and a scalar go straight into the buffer. */
+void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
+    if (m->kind == PM_META_STR) {
+        pm_api__w_str(w, m->u.s);
+        return;
+    }
+    if (m->kind != PM_META_ARR && m->kind != PM_META_OBJ) {
+        if (!pm_api__w_reserve(w, 32)) return;
+        w->len = (size_t)(pm_api__put_scalar(w->data + w->len, m) - w->data);
+        return;
     }
     bool obj = m->kind == PM_META_OBJ;
     pm_api__w_char(w, obj ? '{' : '[');
     for (const pm_meta *k = m->u.kids.first; k; k = k->next) {
-        if (k != m->u.kids.first) pm_api__w_char(w, ',');
+        size_t kl = obj && k->key ? k->key_len : 0;
+        if (!pm_api__w_reserve(w, 6 * kl + 36)) return;
+        char *o = w->data + w->len;
+        if (k != m->u.kids.first) *o++ = ',';
         if (obj) {
-            pm_api__w_str(w, k->key ? k->key : "");
-            pm_api__w_char(w, ':');
+            *o++ = '"';
+            o = pm_api__put_escaped(o, k->key ? k->key : "", kl);
+            *o++ = '"';
+            *o++ = ':';
         }
-        pm_api__w_meta(w, k);
+        char *end = pm_api__put_scalar(o, k);
+        w->len = (size_t)((end ? end : o) - w->data);
+        if (!end) pm_api__w_meta(w, k);
     }
     pm_api__w_char(w, obj ? '}' : ']');
 }

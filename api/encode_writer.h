@@ -30,8 +30,13 @@ void pm_api__w_init_al(pm_api__w *w, size_t cap, const pm_api_alloc *al);
 /* Hands the text to out, trimmed to its length (0 or -1 out of memory). */
 int pm_api__w_take(pm_api__w *w, pm_api_buf *out);
 void pm_api__w_free(pm_api__w *w);
-/* Makes room for n more bytes; false (and oom set) when that fails. */
-bool pm_api__w_reserve(pm_api__w *w, size_t n);
+/* Makes room for n more bytes; false (and oom set) when that fails. The
+ * check is inline (writers call it per token); growing is not. */
+bool pm_api__w_grow(pm_api__w *w, size_t n);
+static inline bool pm_api__w_reserve(pm_api__w *w, size_t n) {
+    if (w->oom) return false;
+    return n <= w->cap - w->len || pm_api__w_grow(w, n);
+}
 void pm_api__w_raw(pm_api__w *w, const void *s, size_t n);
 void pm_api__w_lit(pm_api__w *w, const char *s);            /* unquoted text */
 void pm_api__w_char(pm_api__w *w, char c);
@@ -51,7 +56,11 @@ void pm_api__w_f32s(pm_api__w *w, const float *v, size_t n);
 void pm_api__w_u32s(pm_api__w *w, const uint32_t *v, size_t n);
 /* The shortest "%.Ng" (N = 15..17) that reads back as the same double;
  * non-finite prints null. Used for metadata and for accessor min/max, whose
- * float32 values are exact doubles. */
+ * float32 values are exact doubles. fmt writes the text of a finite d (at
+ * most 32 bytes) and returns its length; fmt_ref is the slow reference
+ * (snprintf + strtod) it matches byte for byte. */
+int pm_api__fmt_f64(char *o, double d);
+int pm_api__fmt_f64_ref(char *o, double d);
 void pm_api__w_f64(pm_api__w *w, double d);
 /* Metadata as JSON, object keys in insertion order. */
 void pm_api__w_meta(pm_api__w *w, const pm_meta *m);

@@ -357,31 +357,31 @@ static int pm__node_meta(pm__net *N, const pm_scene *s, size_t n, pm_meta *arr) 
     const pm__node *V = &N->nodes[n];
     const pm_prim *A = &s->prims[0];
     pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a);
-    int rc = pm_meta_set(a, o, "id", pm__id(a, N->p, n));
-    rc |= pm_meta_set(a, o, "index", pm_meta_int(a, (int64_t)n));
-    rc |= pm_meta_set(a, o, "kind", pm_meta_str(a, pm__kinds[V->kind]));
-    rc |= pm_meta_set(a, o, "position", pm_meta_nums(a, N->p->nodes + 3 * n, 3));
+    int rc = pm_meta_set_lit(o, "id", pm__id(a, N->p, n));
+    rc |= pm_meta_set_lit(o, "index", pm_meta_int(a, (int64_t)n));
+    rc |= pm_meta_set_lit(o, "kind", pm_meta_str(a, pm__kinds[V->kind]));
+    rc |= pm_meta_set_lit(o, "position", pm_meta_nums(a, N->p->nodes + 3 * n, 3));
     for (uint32_t k = 0; k < V->deg; k++) rc |= pm_meta_push(edges, pm_meta_int(a, N->inc[V->first + k].edge));
-    rc |= pm_meta_set(a, o, "edges", edges);
-    if (V->kind == PM__MERGED) rc |= pm_meta_set(a, o, "junction", pm_meta_int(a, V->into));
-    if (V->merged_node >= 0) rc |= pm_meta_set(a, o, "centre", pm_meta_nums(a, V->c, 3));
+    rc |= pm_meta_set_lit(o, "edges", edges);
+    if (V->kind == PM__MERGED) rc |= pm_meta_set_lit(o, "junction", pm_meta_int(a, V->into));
+    if (V->merged_node >= 0) rc |= pm_meta_set_lit(o, "centre", pm_meta_nums(a, V->c, 3));
     if (V->scene) {
         pm_meta *mouths = pm_meta_arr(a);
         for (uint32_t k = 0; k < V->deg; k++) {
             pm_meta *m = pm_meta_obj(a);
             uint32_t l = V->voff + V->mouth_l[k], r = V->voff + V->mouth_r[k];
-            rc |= pm_meta_set(a, m, "edge", pm_meta_int(a, N->inc[V->first + k].edge));
-            rc |= pm_meta_set(a, m, "distance", pm_meta_num(a, V->mouth_d[k]));
-            rc |= pm_meta_set(a, m, "left", pm__vertex(a, A, l));
-            rc |= pm_meta_set(a, m, "right", pm__vertex(a, A, r));
-            rc |= pm_meta_set(a, m, "left_index", pm_meta_int(a, l));
-            rc |= pm_meta_set(a, m, "right_index", pm_meta_int(a, r));
-            rc |= pm_meta_set(a, m, "centre_index", pm_meta_int(a, V->split[k]));
+            rc |= pm_meta_set_lit(m, "edge", pm_meta_int(a, N->inc[V->first + k].edge));
+            rc |= pm_meta_set_lit(m, "distance", pm_meta_num(a, V->mouth_d[k]));
+            rc |= pm_meta_set_lit(m, "left", pm__vertex(a, A, l));
+            rc |= pm_meta_set_lit(m, "right", pm__vertex(a, A, r));
+            rc |= pm_meta_set_lit(m, "left_index", pm_meta_int(a, l));
+            rc |= pm_meta_set_lit(m, "right_index", pm_meta_int(a, r));
+            rc |= pm_meta_set_lit(m, "centre_index", pm_meta_int(a, V->split[k]));
             rc |= pm_meta_push(mouths, m);
         }
-        rc |= pm_meta_set(a, o, "vertices", pm__range(a, V->voff, V->vcount));
-        rc |= pm_meta_set(a, o, "mouths", mouths);
-        rc |= pm_meta_set(a, o, "corners", pm__take(V->scene, "corners"));
+        rc |= pm_meta_set_lit(o, "vertices", pm__range(a, V->voff, V->vcount));
+        rc |= pm_meta_set_lit(o, "mouths", mouths);
+        rc |= pm_meta_set_lit(o, "corners", pm__take(V->scene, "corners"));
     }
     return rc | pm_meta_push(arr, o);
 }
@@ -398,16 +398,16 @@ static int pm__edge_meta(pm__net *N, uint32_t e, pm_meta *arr) {
     }
     if (!N->edge_road[e]) {      /* inside a merged junction: no road of its own */
         pm_meta *o = pm_meta_obj(a);
-        int rc = pm_meta_set(a, o, "index", pm_meta_int(a, e));
-        rc |= pm_meta_set(a, o, "from", pm__id(a, N->p, E->from));
-        rc |= pm_meta_set(a, o, "to", pm__id(a, N->p, E->to));
-        rc |= pm_meta_set(a, o, "road", pm_meta_null(a));
-        rc |= pm_meta_set(a, o, "width", pm_meta_num(a, E->width));
-        rc |= pm_meta_set(a, o, "plan_length", pm_meta_num(a, len));
-        rc |= pm_meta_set(a, o, "length", pm_meta_num(a, 0.0));
-        rc |= pm_meta_set(a, o, "vertices", pm__range(a, 0, 0));
-        rc |= pm_meta_set(a, o, "triangles", pm__range(a, 0, 0));
-        rc |= pm_meta_set(a, o, "sidewalk_sides", pm_meta_arr(a));
+        int rc = pm_meta_set_lit(o, "index", pm_meta_int(a, e));
+        rc |= pm_meta_set_lit(o, "from", pm__id(a, N->p, E->from));
+        rc |= pm_meta_set_lit(o, "to", pm__id(a, N->p, E->to));
+        rc |= pm_meta_set_lit(o, "road", pm_meta_null(a));
+        rc |= pm_meta_set_lit(o, "width", pm_meta_num(a, E->width));
+        rc |= pm_meta_set_lit(o, "plan_length", pm_meta_num(a, len));
+        rc |= pm_meta_set_lit(o, "length", pm_meta_num(a, 0.0));
+        rc |= pm_meta_set_lit(o, "vertices", pm__range(a, 0, 0));
+        rc |= pm_meta_set_lit(o, "triangles", pm__range(a, 0, 0));
+        rc |= pm_meta_set_lit(o, "sidewalk_sides", pm_meta_arr(a));
         return rc | pm_meta_push(arr, o);
     }
     const pm__road *R = &N->roads.data[N->edge_road[e] - 1];
@@ -415,22 +415,22 @@ static int pm__edge_meta(pm__net *N, uint32_t e, pm_meta *arr) {
     while (k + 1 < R->nsteps && N->steps.data[R->first_step + k].edge != e) k++;
     const uint32_t *piece = R->piece + 4 * k;
     pm_meta *o = pm_meta_obj(a);
-    int rc = pm_meta_set(a, o, "index", pm_meta_int(a, e));
-    rc |= pm_meta_set(a, o, "from", pm__id(a, N->p, E->from));
-    rc |= pm_meta_set(a, o, "to", pm__id(a, N->p, E->to));
-    rc |= pm_meta_set(a, o, "road", pm_meta_int(a, (int64_t)N->edge_road[e] - 1));
-    rc |= pm_meta_set(a, o, "width", pm_meta_num(a, E->width));
-    rc |= pm_meta_set(a, o, "plan_length", pm_meta_num(a, len));
-    rc |= pm_meta_set(a, o, "length", pm_meta_num(a, R->piece_len[k]));
-    rc |= pm_meta_set(a, o, "vertices", pm__range(a, piece[0], piece[1]));
-    rc |= pm_meta_set(a, o, "triangles", pm__range(a, piece[2], piece[3]));
+    int rc = pm_meta_set_lit(o, "index", pm_meta_int(a, e));
+    rc |= pm_meta_set_lit(o, "from", pm__id(a, N->p, E->from));
+    rc |= pm_meta_set_lit(o, "to", pm__id(a, N->p, E->to));
+    rc |= pm_meta_set_lit(o, "road", pm_meta_int(a, (int64_t)N->edge_road[e] - 1));
+    rc |= pm_meta_set_lit(o, "width", pm_meta_num(a, E->width));
+    rc |= pm_meta_set_lit(o, "plan_length", pm_meta_num(a, len));
+    rc |= pm_meta_set_lit(o, "length", pm_meta_num(a, R->piece_len[k]));
+    rc |= pm_meta_set_lit(o, "vertices", pm__range(a, piece[0], piece[1]));
+    rc |= pm_meta_set_lit(o, "triangles", pm__range(a, piece[2], piece[3]));
     /* Sides as seen travelling from `from` to `to`; the road may run the
      * other way. */
     pm_meta *sides = pm_meta_arr(a);
     bool rev = N->steps.data[R->first_step + k].end == 1;
     if (R->nchain[rev ? 1 : 0] >= 2) rc |= pm_meta_push(sides, pm_meta_str(a, "left"));
     if (R->nchain[rev ? 0 : 1] >= 2) rc |= pm_meta_push(sides, pm_meta_str(a, "right"));
-    rc |= pm_meta_set(a, o, "sidewalk_sides", sides);
+    rc |= pm_meta_set_lit(o, "sidewalk_sides", sides);
     return rc | pm_meta_push(arr, o);
 }
 
@@ -440,14 +440,14 @@ static int pm__seam_meta(pm__net *N, size_t r, int end, pm_meta *arr) {
     const uint32_t *sv = end ? R->seam1 : R->seam0;
     const pm__step *st = &N->steps.data[R->first_step + (end ? R->nsteps - 1 : 0)];
     pm_meta *o = pm_meta_obj(a);
-    int rc = pm_meta_set(a, o, "node", pm_meta_int(a, end ? R->end : R->start));
-    rc |= pm_meta_set(a, o, "edge", pm_meta_int(a, st->edge));
-    rc |= pm_meta_set(a, o, "road", pm_meta_int(a, (int64_t)r));
-    rc |= pm_meta_set(a, o, "road_end", pm_meta_str(a, end ? "end" : "start"));
+    int rc = pm_meta_set_lit(o, "node", pm_meta_int(a, end ? R->end : R->start));
+    rc |= pm_meta_set_lit(o, "edge", pm_meta_int(a, st->edge));
+    rc |= pm_meta_set_lit(o, "road", pm_meta_int(a, (int64_t)r));
+    rc |= pm_meta_set_lit(o, "road_end", pm_meta_str(a, end ? "end" : "start"));
     /* The mouth's left/right as seen from the junction looking out. */
-    rc |= pm_meta_set(a, o, "left_index", pm_meta_int(a, end ? sv[2] : sv[0]));
-    rc |= pm_meta_set(a, o, "centre_index", pm_meta_int(a, sv[1]));
-    rc |= pm_meta_set(a, o, "right_index", pm_meta_int(a, end ? sv[0] : sv[2]));
+    rc |= pm_meta_set_lit(o, "left_index", pm_meta_int(a, end ? sv[2] : sv[0]));
+    rc |= pm_meta_set_lit(o, "centre_index", pm_meta_int(a, sv[1]));
+    rc |= pm_meta_set_lit(o, "right_index", pm_meta_int(a, end ? sv[0] : sv[2]));
     return rc | pm_meta_push(arr, o);
 }
 
@@ -461,15 +461,15 @@ static int pm__road_meta(pm__net *N, size_t r, pm_meta *roads, pm_meta *seams) {
         rc |= pm_meta_push(edges, pm_meta_int(a, st->edge));
         rc |= pm_meta_push(rev, pm_meta_bool(a, st->end == 1));
     }
-    rc |= pm_meta_set(a, o, "edges", edges);
-    rc |= pm_meta_set(a, o, "reversed", rev);
-    rc |= pm_meta_set(a, o, "closed", pm_meta_bool(a, R->closed));
-    rc |= pm_meta_set(a, o, "start", R->closed ? pm_meta_null(a) : pm_meta_int(a, R->start));
-    rc |= pm_meta_set(a, o, "end", R->closed ? pm_meta_null(a) : pm_meta_int(a, R->end));
-    rc |= pm_meta_set(a, o, "length", pm_meta_num(a, R->length));
-    rc |= pm_meta_set(a, o, "samples", pm_meta_int(a, R->samples));
-    rc |= pm_meta_set(a, o, "vertices", pm__range(a, R->voff, R->vcount));
-    rc |= pm_meta_set(a, o, "triangles", pm__range(a, R->toff, R->tcount));
+    rc |= pm_meta_set_lit(o, "edges", edges);
+    rc |= pm_meta_set_lit(o, "reversed", rev);
+    rc |= pm_meta_set_lit(o, "closed", pm_meta_bool(a, R->closed));
+    rc |= pm_meta_set_lit(o, "start", R->closed ? pm_meta_null(a) : pm_meta_int(a, R->start));
+    rc |= pm_meta_set_lit(o, "end", R->closed ? pm_meta_null(a) : pm_meta_int(a, R->end));
+    rc |= pm_meta_set_lit(o, "length", pm_meta_num(a, R->length));
+    rc |= pm_meta_set_lit(o, "samples", pm_meta_int(a, R->samples));
+    rc |= pm_meta_set_lit(o, "vertices", pm__range(a, R->voff, R->vcount));
+    rc |= pm_meta_set_lit(o, "triangles", pm__range(a, R->toff, R->tcount));
     rc |= pm_meta_push(roads, o);
     if (R->arm0 >= 0) rc |= pm__seam_meta(N, r, 0, seams);
     if (R->arm1 >= 0) rc |= pm__seam_meta(N, r, 1, seams);
@@ -483,15 +483,15 @@ static int pm__gap_meta(pm__net *N, const pm__gap_t *g, pm_meta *out) {
     const pm__road *R = &N->roads.data[g->road];
     pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a);
     double from[3] = {g->from[0], g->from[1], g->from[2]}, to[3] = {g->to[0], g->to[1], g->to[2]};
-    int rc = pm_meta_set(a, o, "code", pm_meta_str(a, "sidewalk_interrupted"));
+    int rc = pm_meta_set_lit(o, "code", pm_meta_str(a, "sidewalk_interrupted"));
     for (size_t k = 0; k < R->nsteps; k++)
         rc |= pm_meta_push(edges, pm_meta_int(a, N->steps.data[R->first_step + k].edge));
-    rc |= pm_meta_set(a, o, "road", pm_meta_int(a, (int64_t)g->road));
-    rc |= pm_meta_set(a, o, "edges", edges);
-    rc |= pm_meta_set(a, o, "side", pm_meta_str(a, g->side ? "right" : "left"));
-    rc |= pm_meta_set(a, o, "from", pm_meta_nums(a, from, 3));
-    rc |= pm_meta_set(a, o, "to", pm_meta_nums(a, to, 3));
-    rc |= pm_meta_set(a, o, "curb_edges", pm_meta_int(a, g->bare));
+    rc |= pm_meta_set_lit(o, "road", pm_meta_int(a, (int64_t)g->road));
+    rc |= pm_meta_set_lit(o, "edges", edges);
+    rc |= pm_meta_set_lit(o, "side", pm_meta_str(a, g->side ? "right" : "left"));
+    rc |= pm_meta_set_lit(o, "from", pm_meta_nums(a, from, 3));
+    rc |= pm_meta_set_lit(o, "to", pm_meta_nums(a, to, 3));
+    rc |= pm_meta_set_lit(o, "curb_edges", pm_meta_int(a, g->bare));
     char msg[200];
     if (g->overlap)
         snprintf(msg, sizeof msg, "the road's %s sidewalk would lie on another road, junction or "
@@ -505,7 +505,7 @@ static int pm__gap_meta(pm__net *N, const pm__gap_t *g, pm_meta *out) {
         snprintf(msg, sizeof msg, "the road's %s edge crosses itself in a turn too tight for its "
                  "width: its sidewalk stops (with end caps) on both sides of that stretch",
                  g->side ? "right" : "left");
-    rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
+    rc |= pm_meta_set_lit(o, "message", pm_meta_str(a, msg));
     return rc | pm_meta_push(out, o);
 }
 
@@ -571,19 +571,19 @@ static int pm__close_chain_meta(pm__net *N, pm_meta *out) {
         if (k < 0 || j < 0) continue;
         if (N->nodes[R->start].cap[k] == HUGE_VAL && N->nodes[R->end].cap[j] == HUGE_VAL) continue;
         pm_meta *o = pm_meta_obj(a), *nodes = pm_meta_arr(a), *edges = pm_meta_arr(a);
-        rc |= pm_meta_set(a, o, "code", pm_meta_str(a, "junctions_close"));
+        rc |= pm_meta_set_lit(o, "code", pm_meta_str(a, "junctions_close"));
         rc |= pm_meta_push(nodes, pm_meta_int(a, R->start));
         rc |= pm_meta_push(nodes, pm_meta_int(a, R->end));
         for (size_t i = 0; i < R->nsteps; i++) rc |= pm_meta_push(edges, pm_meta_int(a, st[i].edge));
-        rc |= pm_meta_set(a, o, "nodes", nodes);
-        rc |= pm_meta_set(a, o, "edges", edges);
-        rc |= pm_meta_set(a, o, "road_length", pm_meta_num(a, R->length));
+        rc |= pm_meta_set_lit(o, "nodes", nodes);
+        rc |= pm_meta_set_lit(o, "edges", edges);
+        rc |= pm_meta_set_lit(o, "road_length", pm_meta_num(a, R->length));
         char msg[240];
         snprintf(msg, sizeof msg, "the junctions at nodes %lld and %lld are too close for their full "
                  "corners: their corners were made smaller so that a road of %.3f m joins them along "
                  "edges %u to %u (through their through nodes)", (long long)R->start, (long long)R->end,
                  R->length, st->edge, last->edge);
-        rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
+        rc |= pm_meta_set_lit(o, "message", pm_meta_str(a, msg));
         rc |= pm_meta_push(out, o);
         N->nwarnings++;
     }
@@ -601,13 +601,13 @@ static int pm__close_meta(pm__net *N, pm_meta *out) {
         const pm__node *V = &N->nodes[n];
         if (V->merged_node < 0 || !V->scene) continue;
         pm_meta *o = pm_meta_obj(a), *nodes = pm_meta_arr(a), *edges = pm_meta_arr(a);
-        rc |= pm_meta_set(a, o, "code", pm_meta_str(a, "junctions_merged"));
+        rc |= pm_meta_set_lit(o, "code", pm_meta_str(a, "junctions_merged"));
         rc |= pm__merged_lists(N, n, nodes, edges, msg, sizeof msg);
-        rc |= pm_meta_set(a, o, "node", pm_meta_int(a, (int64_t)n));
-        rc |= pm_meta_set(a, o, "nodes", nodes);
-        rc |= pm_meta_set(a, o, "edges", edges);
-        rc |= pm_meta_set(a, o, "centre", pm_meta_nums(a, V->c, 3));
-        rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
+        rc |= pm_meta_set_lit(o, "node", pm_meta_int(a, (int64_t)n));
+        rc |= pm_meta_set_lit(o, "nodes", nodes);
+        rc |= pm_meta_set_lit(o, "edges", edges);
+        rc |= pm_meta_set_lit(o, "centre", pm_meta_nums(a, V->c, 3));
+        rc |= pm_meta_set_lit(o, "message", pm_meta_str(a, msg));
         rc |= pm_meta_push(out, o);
         N->nwarnings++;
     }
@@ -621,17 +621,17 @@ static int pm__close_meta(pm__net *N, pm_meta *out) {
         if (ka == A->deg || kb == B->deg || (A->cap[ka] == HUGE_VAL && B->cap[kb] == HUGE_VAL)) continue;
         const pm__road *R = &N->roads.data[N->edge_road[e] - 1];
         pm_meta *o = pm_meta_obj(a), *nodes = pm_meta_arr(a), *edges = pm_meta_arr(a);
-        rc |= pm_meta_set(a, o, "code", pm_meta_str(a, "junctions_close"));
+        rc |= pm_meta_set_lit(o, "code", pm_meta_str(a, "junctions_close"));
         rc |= pm_meta_push(nodes, pm_meta_int(a, E->from));
         rc |= pm_meta_push(nodes, pm_meta_int(a, E->to));
         rc |= pm_meta_push(edges, pm_meta_int(a, e));
-        rc |= pm_meta_set(a, o, "nodes", nodes);
-        rc |= pm_meta_set(a, o, "edges", edges);
-        rc |= pm_meta_set(a, o, "road_length", pm_meta_num(a, R->length));
+        rc |= pm_meta_set_lit(o, "nodes", nodes);
+        rc |= pm_meta_set_lit(o, "edges", edges);
+        rc |= pm_meta_set_lit(o, "road_length", pm_meta_num(a, R->length));
         snprintf(msg, sizeof msg, "the junctions at nodes %u and %u are too close for their full "
                  "corners: their corners were made smaller so that a road of %.3f m joins them "
                  "along edge %u", E->from, E->to, R->length, e);
-        rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
+        rc |= pm_meta_set_lit(o, "message", pm_meta_str(a, msg));
         rc |= pm_meta_push(out, o);
         N->nwarnings++;
     }
@@ -657,15 +657,15 @@ static int pm__bare_meta(pm__net *N, pm_meta *out) {
             }
             uint32_t ek = N->inc[V->first + k].edge, ej = N->inc[V->first + j].edge;
             pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a);
-            rc |= pm_meta_set(a, o, "code", pm_meta_str(a, "corner_sidewalk_dropped"));
-            rc |= pm_meta_set(a, o, "node", pm_meta_int(a, (int64_t)n));
+            rc |= pm_meta_set_lit(o, "code", pm_meta_str(a, "corner_sidewalk_dropped"));
+            rc |= pm_meta_set_lit(o, "node", pm_meta_int(a, (int64_t)n));
             rc |= pm_meta_push(edges, pm_meta_int(a, ek));
             rc |= pm_meta_push(edges, pm_meta_int(a, ej));
-            rc |= pm_meta_set(a, o, "edges", edges);
+            rc |= pm_meta_set_lit(o, "edges", edges);
             char msg[200];
             snprintf(msg, sizeof msg, "corner between edges %u and %u: no sidewalk (its slab would "
                      "lie on another road, junction or sidewalk: too little room between them)", ek, ej);
-            rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg));
+            rc |= pm_meta_set_lit(o, "message", pm_meta_str(a, msg));
             rc |= pm_meta_push(out, o);
         }
     }
@@ -683,16 +683,16 @@ static int pm__warnings_meta(pm__net *N, pm_meta *out) {
             pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a);
             const pm_meta *arms = pm_meta_get(it, "arms"), *code = pm_meta_get(it, "code");
             const pm_meta *msg = pm_meta_get(it, "message");
-            rc |= pm_meta_set(a, o, "code", pm_meta_str(a, code ? code->u.s : "junction"));
-            rc |= pm_meta_set(a, o, "node", pm_meta_int(a, (int64_t)n));
+            rc |= pm_meta_set_lit(o, "code", pm_meta_str(a, code ? code->u.s : "junction"));
+            rc |= pm_meta_set_lit(o, "node", pm_meta_int(a, (int64_t)n));
             for (const pm_meta *k = arms ? arms->u.kids.first : NULL; k; k = k->next)
                 if (k->kind == PM_META_INT && k->u.i >= 0 && k->u.i < V->deg)
                     rc |= pm_meta_push(edges, pm_meta_int(a, N->inc[V->first + k->u.i].edge));
-            rc |= pm_meta_set(a, o, "edges", edges);
+            rc |= pm_meta_set_lit(o, "edges", edges);
             const pm_meta *rq = pm_meta_get(it, "requested_radius"), *rr = pm_meta_get(it, "radius");
-            if (rq) rc |= pm_meta_set(a, o, "requested_radius", pm_meta_num(a, rq->u.n));
-            if (rr) rc |= pm_meta_set(a, o, "radius", pm_meta_num(a, rr->u.n));
-            rc |= pm_meta_set(a, o, "message", pm_meta_str(a, msg ? msg->u.s : ""));
+            if (rq) rc |= pm_meta_set_lit(o, "requested_radius", pm_meta_num(a, rq->u.n));
+            if (rr) rc |= pm_meta_set_lit(o, "radius", pm_meta_num(a, rr->u.n));
+            rc |= pm_meta_set_lit(o, "message", pm_meta_str(a, msg ? msg->u.s : ""));
             rc |= pm_meta_push(out, o);
         }
     }
@@ -715,12 +715,12 @@ int pm__network_meta(pm__net *N, pm_scene *s) {
     for (uint32_t e = 0; e < N->p->nedges; e++) rc |= pm__edge_meta(N, e, edges);
     for (size_t r = 0; r < N->roads.len; r++) rc |= pm__road_meta(N, r, roads, seams);
     rc |= pm__warnings_meta(N, warnings);
-    rc |= pm_meta_set(a, s->meta, "junctions", pm_meta_int(a, (int64_t)nj));
-    rc |= pm_meta_set(a, s->meta, "roads_count", pm_meta_int(a, (int64_t)N->roads.len));
-    rc |= pm_meta_set(a, s->meta, "nodes", nodes);
-    rc |= pm_meta_set(a, s->meta, "edges", edges);
-    rc |= pm_meta_set(a, s->meta, "roads", roads);
-    rc |= pm_meta_set(a, s->meta, "seams", seams);
-    rc |= pm_meta_set(a, s->meta, "warnings", warnings);
+    rc |= pm_meta_set_lit(s->meta, "junctions", pm_meta_int(a, (int64_t)nj));
+    rc |= pm_meta_set_lit(s->meta, "roads_count", pm_meta_int(a, (int64_t)N->roads.len));
+    rc |= pm_meta_set_lit(s->meta, "nodes", nodes);
+    rc |= pm_meta_set_lit(s->meta, "edges", edges);
+    rc |= pm_meta_set_lit(s->meta, "roads", roads);
+    rc |= pm_meta_set_lit(s->meta, "seams", seams);
+    rc |= pm_meta_set_lit(s->meta, "warnings", warnings);
     return rc ? PM_ERR_NOMEM : PM_OK;
 }

@@ -4,8 +4,8 @@
 #include <string.h>
 
 static pm_meta *pm__meta_node(pm_arena *a, pm_meta_kind kind) {
-    pm_meta *m = pm_arena_calloc(a, 1, sizeof *m);
-    if (m) m->kind = kind;
+    pm_meta *m = pm_arena_alloc(a, sizeof *m);
+    if (m) *m = (pm_meta){.kind = kind};
     return m;
 }
 
@@ -55,8 +55,21 @@ int pm_meta_push(pm_meta *arr, pm_meta *v) {
 
 int pm_meta_set(pm_arena *a, pm_meta *obj, const char *key, pm_meta *v) {
     if (!obj || !v || obj->kind != PM_META_OBJ) return -1;
-    v->key = pm_arena_strdup(a, key);
-    if (!v->key) return -1;
+    size_t n = strlen(key);
+    if (n > UINT32_MAX) return -1;
+    char *copy = pm_arena_alloc(a, n + 1);
+    if (!copy) return -1;
+    memcpy(copy, key, n + 1);
+    v->key = copy;
+    v->key_len = (uint32_t)n;
+    pm__meta_append(obj, v);
+    return 0;
+}
+
+int pm_meta_set_keyn(pm_meta *obj, const char *key, size_t n, pm_meta *v) {
+    if (!obj || !v || obj->kind != PM_META_OBJ || n > UINT32_MAX) return -1;
+    v->key = key;
+    v->key_len = (uint32_t)n;
     pm__meta_append(obj, v);
     return 0;
 }
@@ -68,17 +81,38 @@ pm_meta *pm_meta_get(const pm_meta *obj, const char *key) {
     return NULL;
 }
 
+/* An array and its n elements in one allocation, linked as pushes would
+ * link them (later pushes and moves work the same). */
+static pm_meta *pm__meta_block(pm_arena *a, size_t n) {
+    if (n > SIZE_MAX / sizeof(pm_meta) - 1) return NULL;
+    pm_meta *arr = pm_arena_alloc(a, (n + 1) * sizeof *arr);
+    if (!arr) return NULL;
+    *arr = (pm_meta){.kind = PM_META_ARR};
+    pm_meta *k = arr + 1;
+    for (size_t i = 0; i < n; i++) k[i] = (pm_meta){.next = i + 1 < n ? &k[i + 1] : NULL};
+    if (n) {
+        arr->u.kids.first = k;
+        arr->u.kids.last = &k[n - 1];
+        arr->u.kids.count = n;
+    }
+    return arr;
+}
+
 pm_meta *pm_meta_nums(pm_arena *a, const double *v, size_t n) {
-    pm_meta *arr = pm_meta_arr(a);
-    for (size_t i = 0; arr && i < n; i++)
-        if (pm_meta_push(arr, pm_meta_num(a, v[i])) < 0) return NULL;
+    pm_meta *arr = pm__meta_block(a, n);
+    for (pm_meta *k = arr ? arr->u.kids.first : NULL; k; k = k->next, v++) {
+        k->kind = isfinite(*v) ? PM_META_NUM : PM_META_NULL;
+        if (k->kind == PM_META_NUM) k->u.n = *v;
+    }
     return arr;
 }
 
 pm_meta *pm_meta_ints(pm_arena *a, const int64_t *v, size_t n) {
-    pm_meta *arr = pm_meta_arr(a);
-    for (size_t i = 0; arr && i < n; i++)
-        if (pm_meta_push(arr, pm_meta_int(a, v[i])) < 0) return NULL;
+    pm_meta *arr = pm__meta_block(a, n);
+    for (pm_meta *k = arr ? arr->u.kids.first : NULL; k; k = k->next, v++) {
+        k->kind = PM_META_INT;
+        k->u.i = *v;
+    }
     return arr;
 }
 
@@ -86,6 +120,7 @@ pm_meta *pm_meta_copy(pm_arena *a, const pm_meta *m) {
     pm_meta *c = pm__meta_node(a, m->kind);
     if (!c) return NULL;
     if (m->key && !(c->key = pm_arena_strdup(a, m->key))) return NULL;
+    c->key_len = m->key_len;
     if (m->kind == PM_META_STR) {
         c->u.s = pm_arena_strdup(a, m->u.s);
         return c->u.s ? c : NULL;

@@ -19,6 +19,7 @@ typedef enum pm_meta_kind {
 typedef struct pm_meta pm_meta;
 struct pm_meta {
     pm_meta_kind kind;
+    uint32_t key_len;         /* strlen(key), so writers need not measure it */
     const char *key;          /* set when this node is an object member */
     pm_meta *next;            /* next sibling */
     union {
@@ -46,6 +47,11 @@ int pm_meta_push(pm_meta *arr, pm_meta *v);
 /* Adds member key (copied) = v to object obj; returns 0 or -1. Keys are
  * not checked for duplicates: the generator owns its key set. */
 int pm_meta_set(pm_arena *a, pm_meta *obj, const char *key, pm_meta *v);
+/* The same for a string literal key, which is not copied (it outlives
+ * the tree) nor measured at run time: no copy per member in big trees. */
+#define pm_meta_set_lit(obj, key, v) pm_meta_set_keyn((obj), "" key, sizeof(key) - 1, (v))
+/* key[0..n) (with key[n] == '\0') is kept as it is, not copied. */
+int pm_meta_set_keyn(pm_meta *obj, const char *key, size_t n, pm_meta *v);
 /* A deep copy of m (keys, strings and children) in a; NULL when out of
  * memory. The copy's own key is m's. */
 pm_meta *pm_meta_copy(pm_arena *a, const pm_meta *m);

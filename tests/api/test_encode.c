@@ -606,14 +606,143 @@ Test(encode, float_printing_matches_reference) {
         cr_assert_eq((float)strtod(a, NULL), f, "%s", a);
     }
     const float cases[] = {0.1f, -0.0f, 1e6f, 123456.5f, 1e-7f, 3.4028235e38f, 1.4e-45f,
-                           117760704.0f, 0.000123f, -2.5e-5f};
+                           117760704.0f, 0.000123f, -2.5e-5f, 9.9999986e-10f};
     const char *want[] = {"0.1", "0", "1e+06", "123456.5", "1e-07", "3.4028235e+38",
-                          "1.4013e-45", "1.177607e+08", "0.000123", "-2.5e-05"};
+                          "1.4013e-45", "1.177607e+08", "0.000123", "-2.5e-05", "9.999999e-10"};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char a[32];
         a[pm_api__fmt_f32(a, cases[i])] = '\0';
         cr_expect_str_eq(a, want[i]);
         cr_expect_eq((float)strtod(a, NULL), cases[i], "%s", a);
+    }
+}
+
+/* One double of the families metadata and bounds carry, by case i. */
+static double fmt_case(uint64_t x, uint64_t y, int i) {
+    double d;
+    switch (i % 12) {
+    case 0: memcpy(&d, &x, 8); return d;                          /* any bit pattern */
+    case 1: return ldexp((double)(x >> 11), (int)(y % 300) - 200); /* any magnitude */
+    case 2: return (double)((int64_t)(x % 2000000001) - 1000000000) * 0.001; /* mm */
+    case 3: {                                                     /* float32 positions */
+        uint32_t b = (uint32_t)x;
+        float f;
+        memcpy(&f, &b, 4);
+        return y & 1 ? (double)f : (double)(float)((double)(int32_t)b * 1e-4);
+    }
+    case 4: return (double)(x % 100000) * 0.1 + (double)(y % 1000) * 0.01; /* 0.1 + 0.2 */
+    case 5: return hypot((double)(x % 100000) * 0.01, (double)(y % 100000) * 0.01);
+    case 6: return ldexp((double)(x >> 11), -(int)(y % 8));       /* halves, quarters: ties */
+    case 7: return (double)(x >> (y % 40));                       /* integers, big ones */
+    case 8: return nextafter(pow(10, (double)(int)(y % 60) - 20), x & 1 ? INFINITY : 0);
+    case 9: return (double)(x % 1000000000000000ull) * pow(10, (double)(int)(y % 40) - 30);
+    case 10: return -(double)(x % 100000000) / (double)(y % 99999 + 1);
+    default: return (double)(x % 10000) / 16.0 + (double)(int64_t)(y % 7 - 3);
+    }
+}
+
+/* The fast double printer gives exactly the reference text (shortest
+ * "%.Ng", N = 15..17, that reads back, by snprintf and strtod) on random
+ * doubles of every family above, -0, ties and the fallback's range, and
+ * the text reads back. PM_FMT_CASES=N runs N cases (default 400000). */
+Test(encode, double_printing_matches_reference) {
+    const char *env = getenv("PM_FMT_CASES");
+    long cases = env ? atol(env) : 400000;
+    uint64_t x = 0x9E3779B97F4A7C15ull, y = 88172645463325252ull;
+    for (long i = 0; i < cases; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        y ^= y << 13, y ^= y >> 7, y ^= y << 17;
+        double d = fmt_case(x, y, (int)i);
+        if (!isfinite(d)) continue;
+        if ((i / 12) % 2) d = -d;
+        char a[40], r[40];
+        a[pm_api__fmt_f64(a, d)] = '\0';
+        r[pm_api__fmt_f64_ref(r, d)] = '\0';
+        cr_assert_str_eq(a, r, "double %a", d);
+        cr_assert(strtod(a, NULL) == d || d == 0, "%s %a", a, d);
+    }
+    const double cs[] = {0.1 + 0.2, -0.0, 0.1, 1e15 + 0.5, 2251799813685246.25, 2251799813685247.75,
+                         1e16, 123456789012345678.0, 1e-10, 9.999999999999999e-11, 1e38,
+                         9.999999999999999e37, 5e-324, 1.7976931348623157e308, 1e6, -999999.5,
+                         100.0 / 3, 0.30000000000000004, 9007199254740993.0, 1e21, 1e22, 1e23};
+    const char *want[] = {"0.30000000000000004", "0", "0.1", "1000000000000000.5",
+                          "2251799813685246.2", "2251799813685247.8", "1e+16",
+                          "1.2345678901234568e+17", "1e-10", "9.999999999999999e-11", "1e+38",
+                          "1e+38", "4.94065645841247e-324",
+                          "1.7976931348623157e+308", "1000000", "-999999.5", "33.333333333333336",
+                          "0.30000000000000004", "9007199254740992", "1e+21", "1e+22", "1e+23"};
+    for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+        char a[40];
+        a[pm_api__fmt_f64(a, cs[i])] = '\0';
+        cr_expect_str_eq(a, want[i], "%a", cs[i]);
+        char r[40];
+        r[pm_api__fmt_f64_ref(r, cs[i])] = '\0';
+        cr_expect_str_eq(r, want[i], "%a", cs[i]);
+    }
+}
+
+/* The metadata writer's exact text: keys copied, literal and needing
+ * escapes, arrays made in one block and pushed to later, every scalar
+ * kind, a number made non-finite after the fact (null), nesting. */
+Test(encode, metadata_text_is_exact) {
+    pm_arena *a = pm_arena_create(0);
+    pm_meta *root = pm_meta_obj(a);
+    double v[3] = {0.5, -0.0, 1e300};
+    pm_meta *nums = pm_meta_nums(a, v, 3);
+    pm_meta_push(nums, pm_meta_int(a, INT64_MIN));
+    pm_meta_push(nums, pm_meta_obj(a));
+    pm_meta_push(nums, pm_meta_arr(a));
+    cr_assert_eq(pm_meta_set(a, root, "k\"e\\y\x01", nums), 0);
+    cr_assert_eq(pm_meta_set_lit(root, "lit", pm_meta_bool(a, false)), 0);
+    pm_meta *bad = pm_meta_num(a, 1);
+    bad->u.n = NAN;
+    pm_meta_set_lit(root, "", bad);
+    int64_t iv[2] = {-7, 12345678901};
+    pm_meta *inner = pm_meta_obj(a);
+    pm_meta_set_lit(inner, "ints", pm_meta_ints(a, iv, 2));
+    pm_meta_set_lit(inner, "s", pm_meta_str(a, "\t\"x\""));
+    pm_meta_set_lit(root, "inner", inner);
+    pm_api__w w;
+    pm_api__w_init(&w, 1);
+    pm_api__w_meta(&w, root);
+    const char *want = "{\"k\\\"e\\\\y\\u0001\":[0.5,0,1e+300,-9223372036854775808,{},[]],"
+                       "\"lit\":false,\"\":null,\"inner\":{\"ints\":[-7,12345678901],"
+                       "\"s\":\"\\u0009\\\"x\\\"\"}}";
+    cr_assert_eq(w.len, strlen(want), "%.*s", (int)w.len, w.data);
+    cr_assert_eq(memcmp(w.data, want, w.len), 0, "%.*s", (int)w.len, w.data);
+    pm_api__w_free(&w);
+    pm_arena_destroy(a);
+}
+
+/* Strings (and keys) are escaped byte by byte as JSON needs, whatever
+ * the position of a quote, backslash or control byte in the 8-byte runs
+ * the writer copies whole, UTF-8 bytes passed through. */
+Test(encode, string_escaping_matches_bytewise) {
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    const unsigned char pick[] = {'"', '\\', 1, 0x1f, '\n', ' ', 'a', 0x7f, 0x80, 0xc3, 0xa9, 0xff, '~'};
+    for (int t = 0; t < 20000; t++) {
+        char in[48], want[6 * 48 + 3];
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t n = x % 41, k = 0;
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            in[i] = (char)(x % 4 ? 'a' + (char)(x % 26) : pick[(x >> 8) % sizeof pick]);
+        }
+        in[n] = '\0';
+        want[k++] = '"';
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)in[i];
+            if (c == '"' || c == '\\') want[k++] = '\\', want[k++] = (char)c;
+            else if (c < 0x20) k += (size_t)snprintf(want + k, 7, "\\u%04x", c);
+            else want[k++] = (char)c;
+        }
+        want[k++] = '"';
+        pm_api__w w;
+        pm_api__w_init(&w, 1);
+        pm_api__w_str(&w, in);
+        cr_assert_eq(w.len, k, "case %d", t);
+        cr_assert_eq(memcmp(w.data, want, k), 0, "case %d", t);
+        pm_api__w_free(&w);
     }
 }
 
@@ -630,6 +759,32 @@ Test(encode, integer_printing_matches_printf) {
         pm_api__w_u64(&w, (uint64_t)cases[i]);
         snprintf(want, sizeof want, "%" PRId64 " %" PRIu64, cases[i], (uint64_t)cases[i]);
         cr_assert_eq(w.len, strlen(want));
+        cr_assert_eq(memcmp(w.data, want, w.len), 0, "%s", want);
+        pm_api__w_free(&w);
+    }
+    /* Every digit count's edges (10^k - 1, 10^k, 2^k - 1, 2^k) and random
+     * values, through the index writer too. */
+    uint64_t x = 0x853C49E6748FEA9Bull;
+    for (int i = 0; i < 20000; i++) {
+        uint64_t v;
+        if (i < 64) v = (1ull << i) - (i % 2);
+        else if (i < 104) {
+            v = 1;
+            for (int k = 0; k < (i - 64) / 2; k++) v *= 10;
+            v -= (uint64_t)(i % 2);
+        } else {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            v = x >> (x % 64);
+        }
+        char want[64];
+        uint32_t u32[2] = {(uint32_t)v, 7};
+        snprintf(want, sizeof want, "%" PRIu64 " %" PRIu32 ",7", v, u32[0]);
+        pm_api__w w;
+        pm_api__w_init(&w, 1);
+        pm_api__w_u64(&w, v);
+        pm_api__w_char(&w, ' ');
+        pm_api__w_u32s(&w, u32, 2);
+        cr_assert_eq(w.len, strlen(want), "%s", want);
         cr_assert_eq(memcmp(w.data, want, w.len), 0, "%s", want);
         pm_api__w_free(&w);
     }

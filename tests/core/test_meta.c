@@ -62,6 +62,35 @@ Test(meta, number_arrays) {
     pm_arena_destroy(a);
 }
 
+/* Literal keys are kept (not copied), every key's length is recorded,
+ * and a number array made in one block takes pushes and copies like any. */
+Test(meta, literal_keys_lengths_and_blocks) {
+    pm_arena *a = pm_arena_create(0);
+    pm_meta *o = pm_meta_obj(a);
+    static const char lit[] = "position";
+    cr_assert_eq(pm_meta_set_lit(o, "position", pm_meta_int(a, 1)), 0);
+    cr_assert_eq(pm_meta_set(a, o, "copied", pm_meta_int(a, 2)), 0);
+    cr_assert_eq(pm_meta_set_lit(NULL, "x", pm_meta_int(a, 3)), -1);
+    cr_assert_eq(pm_meta_set_lit(o, "x", NULL), -1);
+    cr_assert_str_eq(o->u.kids.first->key, lit);
+    cr_assert_eq(o->u.kids.first->key_len, 8);
+    cr_assert_eq(o->u.kids.last->key_len, 6);
+    cr_assert_eq(o->u.kids.count, 2);
+    double v[2] = {1, 2};
+    pm_meta *arr = pm_meta_nums(a, v, 2);
+    cr_assert_eq(pm_meta_push(arr, pm_meta_num(a, 3)), 0);
+    cr_assert_eq(arr->u.kids.count, 3);
+    cr_assert_eq(arr->u.kids.last->u.n, 3.0);
+    double want = 1;
+    for (pm_meta *m = arr->u.kids.first; m; m = m->next) cr_assert_eq(m->u.n, want++);
+    cr_assert_eq(pm_meta_set_lit(o, "arr", arr), 0);
+    pm_meta *c = pm_meta_copy(a, o);
+    cr_assert_eq(pm_meta_get(c, "arr")->u.kids.count, 3);
+    cr_assert_eq(pm_meta_get(c, "arr")->key_len, 3);
+    cr_assert_eq(pm_meta_get(c, "position")->key_len, 8);
+    pm_arena_destroy(a);
+}
+
 Test(meta, nesting) {
     pm_arena *a = pm_arena_create(0);
     pm_meta *root = pm_meta_obj(a), *arms = pm_meta_arr(a);
