@@ -28,3 +28,20 @@ int pm_api_encode_with(const pm_scene *s, const pm_api_generator *gen, const cha
     pm_api__view_free(&v);
     return r;
 }
+
+int pm_api_encode_to(const pm_scene *s, const pm_api_generator *gen, const char *key_hex,
+                     const pm_api_output *o, const pm_api_alloc *al, const pm_api_sink *sink) {
+    if (o->format != PM_API_FMT_GLB) {
+        pm_api_buf out;
+        int r = pm_api_encode_with(s, gen, key_hex, o, al, &out);
+        if (r == 0 && sink->write(sink->ctx, out.data, out.len) != 0) r = -3;
+        if (out.data) pm_api__mem_free(al, out.data, out.len);
+        return r;
+    }
+    pm_api__view v;
+    int r = pm_api__view_init(&v, s);
+    v.al = al;
+    if (r == 0) r = pm_api__stream_glb(&v, gen, key_hex, o, sink);
+    pm_api__view_free(&v);
+    return r;
+}

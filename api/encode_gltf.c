@@ -905,29 +905,44 @@ static void put_u32(unsigned char *o, uint32_t v) {
     for (int i = 0; i < 4; i++) o[i] = (unsigned char)(v >> (8 * i));
 }
 
+/* The GLB's first 20 bytes (header, JSON chunk header) for a JSON text
+ * of json_len bytes and a BIN chunk of blen; *total gets the file's size,
+ * *jlen the JSON chunk's (padded with spaces). -1 past 4 GiB. */
+static int glb_head(size_t json_len, size_t blen, unsigned char head[20], size_t *total,
+                    size_t *jlen) {
+    *jlen = (json_len + 3) & ~(size_t)3;
+    *total = 12 + 8 + *jlen + (blen ? 8 + blen : 0);
+    if (*total > UINT32_MAX) return -1;
+    put_u32(head, 0x46546C67);           /* "glTF" */
+    put_u32(head + 4, 2);
+    put_u32(head + 8, (uint32_t)*total);
+    put_u32(head + 12, (uint32_t)*jlen);
+    put_u32(head + 16, 0x4E4F534A);      /* "JSON" */
+    return 0;
+}
+
+static void glb_bin_head(size_t blen, unsigned char b[8]) {
+    put_u32(b, (uint32_t)blen);
+    put_u32(b + 4, 0x004E4942);   /* "BIN\0" */
+}
+
 /* GLB: header, JSON chunk (padded with spaces), BIN chunk (data already
  * 4-byte aligned; omitted when there is none). */
 static int glb_assemble(const pm_api__w *json, const gltf_plan *pl, const pm_api_alloc *al,
                         pm_api_buf *out) {
-    size_t jlen = (json->len + 3) & ~(size_t)3;
-    size_t blen = pl->cbin ? pl->cbin_len : pl->bin_len;
-    size_t total = 12 + 8 + jlen + (blen ? 8 + blen : 0);
-    if (total > UINT32_MAX) return -1;
+    size_t blen = pl->cbin ? pl->cbin_len : pl->bin_len, total, jlen;
+    unsigned char head[20];
+    if (glb_head(json->len, blen, head, &total, &jlen) < 0) return -1;
     /* The caller's allocator counts the bytes (the service's budget); with
      * none, a big output gets huge pages (pm_api__out_alloc). */
     unsigned char *o = al ? pm_api__mem_realloc(al, NULL, 0, total) : pm_api__out_alloc(total);
     if (!o) return -1;
-    put_u32(o, 0x46546C67);           /* "glTF" */
-    put_u32(o + 4, 2);
-    put_u32(o + 8, (uint32_t)total);
-    put_u32(o + 12, (uint32_t)jlen);
-    put_u32(o + 16, 0x4E4F534A);      /* "JSON" */
+    memcpy(o, head, sizeof head);
     memcpy(o + 20, json->data, json->len);
     memset(o + 20 + json->len, ' ', jlen - json->len);
     if (blen) {
         unsigned char *b = o + 20 + jlen;
-        put_u32(b, (uint32_t)blen);
-        put_u32(b + 4, 0x004E4942);   /* "BIN\0" */
+        glb_bin_head(blen, b);
         if (pl->cbin) memcpy(b + 8, pl->cbin, blen);
         else plan_fill(pl, b + 8);
     }
@@ -936,35 +951,106 @@ static int glb_assemble(const pm_api__w *json, const gltf_plan *pl, const pm_api
     return 0;
 }
 
+/* Whether accessor a's bytes are its source array's as they are. */
+static bool acc_verbatim(const gltf_acc *a) {
+    return a->conv == CONV_COPY || (a->conv == CONV_INDEX && a->ctype == GL_UNSIGNED_INT);
+}
+
+static int sink_fill(const pm_api_sink *k, unsigned char c, size_t n) {
+    unsigned char fill[64];
+    memset(fill, c, sizeof fill);
+    for (size_t m; n; n -= m) {
+        m = n < sizeof fill ? n : sizeof fill;
+        if (k->write(k->ctx, fill, m) != 0) return -1;
+    }
+    return 0;
+}
+
+/* The GLB of glb_assemble, to sink: the arrays kept as they are go
+ * straight from the scene, the converted ones through tmp (room for the
+ * longest). -1 when sink stopped. */
+static int glb_stream(const pm_api__w *json, const gltf_plan *pl, unsigned char *tmp,
+                      const pm_api_sink *k) {
+    size_t blen = pl->cbin ? pl->cbin_len : pl->bin_len, total, jlen;
+    unsigned char head[20], bhead[8];
+    if (glb_head(json->len, blen, head, &total, &jlen) < 0) return -1;
+    if (k->write(k->ctx, head, sizeof head) || k->write(k->ctx, json->data, json->len) ||
+        sink_fill(k, ' ', jlen - json->len))
+        return -1;
+    if (!blen) return 0;
+    glb_bin_head(blen, bhead);
+    if (k->write(k->ctx, bhead, sizeof bhead)) return -1;
+    if (pl->cbin) return k->write(k->ctx, pl->cbin, blen);
+    for (uint32_t i = 0; i < pl->nacc; i++) {
+        const gltf_acc *a = &pl->acc[i];
+        const void *src = a->src;
+        if (!acc_verbatim(a)) {
+            fill_acc(a, tmp);
+            src = tmp;
+        }
+        /* plan_add lays the accessors out one after another, 4-aligned. */
+        size_t padded = (a->length + 3) & ~(size_t)3;
+        if (k->write(k->ctx, src, a->length) || sink_fill(k, 0, padded - a->length)) return -1;
+    }
+    return 0;
+}
+
+/* The plan and the JSON text of output o, with for .gltf or meshopt the
+ * buffer's bytes (*bin, bin_len of them, for pm_api__mem_free). */
+static int gltf_prepare(const pm_api__view *v, const pm_api_generator *gen, const char *key_hex,
+                        const pm_api_output *o, const marker *mk, gltf_plan *pl, pm_api__w *w,
+                        unsigned char **bin) {
+    bool glb = o->format == PM_API_FMT_GLB;
+    *bin = NULL;
+    if (plan_build(pl, v, o, mk) < 0) return -1;
+    size_t estimate = 4096 + 400 * (size_t)(pl->nacc + v->s->nprims + v->s->nprops);
+    bool mo = o->compress == PM_API_COMPRESS_MESHOPT && pl->nacc;
+    if (!glb || mo) {
+        *bin = pm_api__mem_realloc(v->al, NULL, 0, pl->bin_len ? pl->bin_len : 1);
+        if (!*bin) return -1;
+        plan_fill(pl, *bin);
+        if (mo && plan_compress(pl, *bin) < 0) return -1;
+        estimate += ((mo ? pl->cbin_len : pl->bin_len) + 2) / 3 * 4;
+    }
+    pm_api__w_init_al(w, estimate, v->al);
+    w_gltf_json(w, pl, gen, key_hex, glb ? NULL : mo ? pl->cbin : *bin);
+    return w->oom ? -1 : 0;
+}
+
 int pm_api__encode_gltf(const pm_api__view *v, const pm_api_generator *gen,
                         const char *key_hex, const pm_api_output *o, pm_api_buf *out) {
-    bool glb = o->format == PM_API_FMT_GLB;
     marker mk;
     marker_build(&mk);
     gltf_plan pl;
-    int r = -1;
     unsigned char *bin = NULL;
     pm_api__w w = {0};
-    if (plan_build(&pl, v, o, &mk) < 0) goto done;
-    size_t estimate = 4096 + 400 * (size_t)(pl.nacc + v->s->nprims + v->s->nprops);
-    bool mo = o->compress == PM_API_COMPRESS_MESHOPT && pl.nacc;
-    if (!glb || mo) {
-        bin = pm_api__mem_realloc(v->al, NULL, 0, pl.bin_len ? pl.bin_len : 1);
-        if (!bin) goto done;
-        plan_fill(&pl, bin);
-        if (mo && plan_compress(&pl, bin) < 0) goto done;
-        estimate += ((mo ? pl.cbin_len : pl.bin_len) + 2) / 3 * 4;
-    }
-    pm_api__w_init_al(&w, estimate, v->al);
-    w_gltf_json(&w, &pl, gen, key_hex, glb ? NULL : mo ? pl.cbin : bin);
-    if (w.oom) goto done;
-    if (glb) {
+    int r = gltf_prepare(v, gen, key_hex, o, &mk, &pl, &w, &bin);
+    if (r == 0 && o->format == PM_API_FMT_GLB) {
         r = glb_assemble(&w, &pl, v->al, out);
-    } else {
+    } else if (r == 0) {
         pm_api__w_char(&w, '\n');
         r = pm_api__w_take(&w, out);
     }
-done:
+    pm_api__w_free(&w);
+    if (bin) pm_api__mem_free(v->al, bin, pl.bin_len ? pl.bin_len : 1);
+    plan_free(&pl);
+    return r;
+}
+
+int pm_api__stream_glb(const pm_api__view *v, const pm_api_generator *gen, const char *key_hex,
+                       const pm_api_output *o, const pm_api_sink *sink) {
+    marker mk;
+    marker_build(&mk);
+    gltf_plan pl;
+    unsigned char *bin = NULL, *tmp = NULL;
+    pm_api__w w = {0};
+    size_t ntmp = 0;
+    int r = gltf_prepare(v, gen, key_hex, o, &mk, &pl, &w, &bin);
+    for (uint32_t i = 0; r == 0 && !pl.cbin && i < pl.nacc; i++)
+        if (!acc_verbatim(&pl.acc[i]) && pl.acc[i].length > ntmp) ntmp = pl.acc[i].length;
+    if (r == 0 && ntmp && !(tmp = pm_api__mem_realloc(v->al, NULL, 0, ntmp))) r = -1;
+    if (r == 0 && glb_stream(&w, &pl, tmp, sink) != 0) r = -3;
+    if (tmp) pm_api__mem_free(v->al, tmp, ntmp);
     pm_api__w_free(&w);
     if (bin) pm_api__mem_free(v->al, bin, pl.bin_len ? pl.bin_len : 1);
     plan_free(&pl);

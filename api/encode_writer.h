@@ -112,4 +112,8 @@ int pm_api__encode_json(const pm_api__view *v, const pm_api_generator *gen,
                         const char *key_hex, pm_api_metadata meta, pm_api_buf *out);
 int pm_api__encode_gltf(const pm_api__view *v, const pm_api_generator *gen,
                         const char *key_hex, const pm_api_output *o, pm_api_buf *out);
+/* A GLB straight to sink, never assembled (encode_gltf.c): 0, -1 out of
+ * memory, -3 the sink failed. */
+int pm_api__stream_glb(const pm_api__view *v, const pm_api_generator *gen, const char *key_hex,
+                       const pm_api_output *o, const pm_api_sink *sink);
 #endif

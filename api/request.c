@@ -72,16 +72,28 @@ int pm_api_job_generate(const pm_api_job *job, const volatile int *cancel, pm_sc
     return -1;
 }
 
-int pm_api_job_encode(const pm_api_job *job, const pm_scene *scene, const pm_api_output *o,
-                      const char *key_hex, const pm_api_alloc *al, pm_api_buf *out,
-                      pm_api_problem *p) {
-    int rc = pm_api_encode_with(scene, job->gen, key_hex, o, al, out);
+/* 0, or -1 with p set for the encoder's result rc. */
+static int pm_api__encoded(const pm_api_job *job, int rc, pm_api_problem *p) {
     if (rc == 0) return 0;
     if (rc == -1) pm_api__out_of_memory(p, "while encoding the result");
     else
         pm_api_problem_set(p, 500, "internal", "Internal Server Error",
-                           "the %s scene broke the encoder's contract", job->gen->name);
+                           rc == -3 ? "the %s result could not be written"
+                                    : "the %s scene broke the encoder's contract",
+                           job->gen->name);
     return -1;
+}
+
+int pm_api_job_encode(const pm_api_job *job, const pm_scene *scene, const pm_api_output *o,
+                      const char *key_hex, const pm_api_alloc *al, pm_api_buf *out,
+                      pm_api_problem *p) {
+    return pm_api__encoded(job, pm_api_encode_with(scene, job->gen, key_hex, o, al, out), p);
+}
+
+int pm_api_job_stream(const pm_api_job *job, const pm_scene *scene, const pm_api_output *o,
+                      const char *key_hex, const pm_api_alloc *al, const pm_api_sink *sink,
+                      pm_api_problem *p) {
+    return pm_api__encoded(job, pm_api_encode_to(scene, job->gen, key_hex, o, al, sink), p);
 }
 
 void pm_api_job_end(pm_api_job *job) {
@@ -123,7 +135,9 @@ int pm_api_request_run(const pm_api_request *rq, const pm_api_run *run, pm_api_b
     if (pm_api_job_generate(&job, NULL, &scene, p) != 0) goto done;
     pm_api__stage(run, PM_API_STAGE_GENERATE, scene);
     for (; done < n; done++)
-        if (pm_api_job_encode(&job, scene, &run->outputs[done], hex[done], run->alloc, &out[done], p) != 0)
+        if (done == 0 && run->sink
+                ? pm_api_job_stream(&job, scene, &run->outputs[0], hex[0], run->alloc, run->sink, p) != 0
+                : pm_api_job_encode(&job, scene, &run->outputs[done], hex[done], run->alloc, &out[done], p) != 0)
             goto done;
     pm_api__stage(run, PM_API_STAGE_ENCODE, scene);
     rc = 0;

@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -95,19 +96,69 @@ static int cli_problem(const pm_api_problem *p, int code) {
     return code;
 }
 
-static int cli_write(const char *file, const pm_api_buf *out) {
-    FILE *f = file ? fopen(file, "wb") : stdout;
-    if (!f) {
-        fprintf(stderr, "procmesh: cannot write %s: %s\n", file, strerror(errno));
-        return CLI_WRITE;
+/* Where the output goes: the file (created at the first byte, so a refused
+ * request leaves none) or standard output. Small pieces are gathered,
+ * big ones (a GLB's arrays, straight from the scene) written as they are:
+ * the output is never assembled in memory. */
+typedef struct cli_out {
+    const char *file;   /* NULL: standard output */
+    int fd;             /* -1 until opened */
+    int err;            /* errno of a failed open or write */
+    size_t len;
+    unsigned char buf[1 << 16];
+} cli_out;
+
+static int cli_out_raw(cli_out *o, const void *data, size_t n) {
+    for (const unsigned char *c = data; n;) {
+        ssize_t w = write(o->fd, c, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            o->err = w < 0 ? errno : EIO;
+            return -1;
+        }
+        c += w;
+        n -= (size_t)w;
     }
-    int ok = fwrite(out->data, 1, out->len, f) == out->len;
-    if (file ? fclose(f) != 0 : fflush(f) != 0) ok = 0;
-    if (!ok) {
-        fprintf(stderr, "procmesh: writing %s failed\n", file ? file : "standard output");
-        return CLI_WRITE;
+    return 0;
+}
+
+static int cli_out_open(cli_out *o) {
+    if (o->fd >= 0) return 0;
+    o->fd = o->file ? open(o->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : STDOUT_FILENO;
+    if (o->fd < 0) o->err = errno;
+    return o->fd < 0 ? -1 : 0;
+}
+
+static int cli_out_flush(cli_out *o) {
+    int r = o->len ? cli_out_raw(o, o->buf, o->len) : 0;
+    o->len = 0;
+    return r;
+}
+
+static int cli_out_write(void *ctx, const void *data, size_t n) {
+    cli_out *o = ctx;
+    if (o->err || cli_out_open(o) != 0) return -1;
+    if (n <= sizeof o->buf - o->len) {
+        memcpy(o->buf + o->len, data, n);
+        o->len += n;
+        return 0;
     }
-    return CLI_OK;
+    if (cli_out_flush(o) != 0) return -1;
+    if (n >= sizeof o->buf / 2) return cli_out_raw(o, data, n);
+    memcpy(o->buf, data, n);
+    o->len = n;
+    return 0;
+}
+
+/* Flushes and closes; CLI_OK or CLI_WRITE (said on stderr). */
+static int cli_out_end(cli_out *o) {
+    if (!o->err && cli_out_open(o) == 0) cli_out_flush(o);
+    if (o->file && o->fd >= 0 && close(o->fd) != 0 && !o->err) o->err = errno;
+    o->fd = -1;
+    if (!o->err) return CLI_OK;
+    fprintf(stderr, "procmesh: writing %s failed: %s\n", o->file ? o->file : "standard output",
+            strerror(o->err));
+    return CLI_WRITE;
 }
 
 /* One --part: a binary array for the JSON pointer name, from a file. */
@@ -205,7 +256,7 @@ static int cli_code(const pm_api_problem *p) {
  * input (with the parts) or on the query pairs; out gets the bytes. */
 static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, const char *ctype,
                    const cli_part *parts, size_t nparts, const pm_api_query_pair *q, size_t nq,
-                   const pm_api_output *o, pm_api_buf *out, pm_api_problem *prob) {
+                   const pm_api_output *o, cli_out *out, pm_api_problem *prob) {
     pm_api_request rq = {.gen = gen, .get = nq > 0, .query = q, .nquery = nq,
                          .content_type = ctype};
     char *body = NULL, *json = NULL, mp_type[96];
@@ -236,8 +287,11 @@ static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, const 
         rq.body = body;
         rq.body_len = len;
     }
-    pm_api_run run = {.lim = &cfg->limits, .outputs = o, .noutputs = 1, .alloc = &cli_alloc};
-    int rc = pm_api_request_run(&rq, &run, out, NULL, prob);
+    const pm_api_sink sink = {cli_out_write, out};
+    pm_api_run run = {.lim = &cfg->limits, .outputs = o, .noutputs = 1, .alloc = &cli_alloc,
+                      .sink = &sink};
+    pm_api_buf none;
+    int rc = pm_api_request_run(&rq, &run, &none, NULL, prob);
     if (body != json) free(body);
     free(json);
     return rc == 0 ? CLI_OK : cli_code(prob);
@@ -348,10 +402,14 @@ int pm_svc_cli_generate(int argc, char **argv) {
         pm_api_problem_free(&prob);
         return code;
     }
-    pm_api_buf out = {0};
-    int code = cli_run(gen, &cfg, ctype, parts, nparts, q, nq, &out_opts, &out, &prob);
-    code = code == CLI_OK ? cli_write(file, &out) : cli_problem(&prob, code);
-    free(out.data);
+    cli_out *out = malloc(sizeof *out);
+    if (!out) return CLI_FAILED;
+    *out = (cli_out){.file = file, .fd = -1};
+    int code = cli_run(gen, &cfg, ctype, parts, nparts, q, nq, &out_opts, out, &prob);
+    if (out->err) code = cli_out_end(out);   /* the output failed, not the request */
+    else code = code == CLI_OK ? cli_out_end(out) : cli_problem(&prob, code);
+    if (out->file && out->fd >= 0) close(out->fd);
+    free(out);
     pm_api_problem_free(&prob);
     return code;
 }

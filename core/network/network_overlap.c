@@ -344,9 +344,23 @@ static int pm__report(pm__ov *O) {
     return PM_OK;
 }
 
+static int pm__overlaps(pm__ov *O, const pm_scene *s, bool *retry);
+
 int pm__network_overlaps(pm__net *N, const pm_scene *s, bool *retry) {
-    pm__ov O = {.N = N, .E = (uint32_t)N->p->nedges, .V = (uint32_t)N->p->nnodes, .s = N->a};
+    /* The triangle set, its grid and the hits in a scratch arena, given
+     * back to the network's at the end for what comes next (the metadata,
+     * another round) instead of fresh memory. */
+    pm__ov O = {.N = N, .E = (uint32_t)N->p->nedges, .V = (uint32_t)N->p->nnodes,
+                .s = pm_arena_create_scratch(N->a)};
     if (retry) *retry = false;
+    int rc = O.s ? pm__overlaps(&O, s, retry) : PM_ERR_NOMEM;
+    pm_arena_destroy(O.s);
+    return rc;
+}
+
+static int pm__overlaps(pm__ov *Op, const pm_scene *s, bool *retry) {
+    pm__ov O = *Op;
+    pm__net *N = O.N;
     int rc = pm__collect(&O, s);
     if (rc || O.set.ntri < 2) return rc;
     rc = pm_pset_grid(O.s, &O.set);

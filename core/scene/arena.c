@@ -10,6 +10,7 @@
 typedef struct pm__block {
     struct pm__block *prev;
     size_t size, used;
+    bool borrowed;       /* a free region of another block or chunk: not freed itself */
     /* payload follows, aligned */
 } pm__block;
 
@@ -27,17 +28,34 @@ typedef struct pm__block {
 typedef struct pm__chunk {
     struct pm__chunk *prev, *next;
     size_t size;
+    bool dead;           /* given back; its payload is a free region */
     /* payload follows, aligned */
 } pm__chunk;
+
+/* Memory given back (pm_arena_free, a realloc that moved, a scratch
+ * arena's blocks) is kept as free regions of at least PM__REGION_MIN bytes
+ * and used again as blocks, so the bytes an arena touches stay near what
+ * it holds at once instead of the sum of all it ever allocated: fresh
+ * memory costs a page fault per 4 KiB. Smaller pieces are not worth the
+ * bookkeeping. */
+#define PM__REGION_MIN ((size_t)4096)
+#define PM__BINS 64
+
+typedef struct pm__region {
+    struct pm__region *next;
+    size_t size;
+} pm__region;
 
 struct pm_arena {
     pm__block *head;
     pm__chunk *big;      /* the chunks of big allocations, newest first */
-    size_t block_size;
+    size_t block_size, block_max;
     size_t reserved, limit;
     void *last;          /* last allocation, for in-place realloc */
     size_t last_size;
     pm_arena_allocator al;   /* al.alloc NULL: malloc and free */
+    pm__region *bins[PM__BINS];   /* free regions by size class (floor log2) */
+    uint64_t binmask;             /* bit k: bins[k] not empty */
 };
 
 static size_t pm__align_up(size_t n) { return (n + PM_ARENA_ALIGN - 1) & ~(size_t)(PM_ARENA_ALIGN - 1); }
@@ -52,6 +70,7 @@ pm_arena *pm_arena_create_with(size_t block_size, const pm_arena_allocator *al) 
     pm_arena *a = calloc(1, sizeof *a);
     if (!a) return NULL;
     a->block_size = block_size ? block_size : 64u * 1024u;
+    a->block_max = PM__BLOCK_MAX;
     if (al) a->al = *al;
     return a;
 }
@@ -65,44 +84,61 @@ static void pm__block_free(pm_arena *a, void *p, size_t total) {
     else free(p);
 }
 
-void pm_arena_destroy(pm_arena *a) {
-    if (!a) return;
-    for (pm__chunk *c = a->big, *next; c; c = next) {
-        next = c->next;
-        pm__block_free(a, c, pm__chunk_header() + c->size);
-    }
-    pm__block *b = a->head;
-    while (b) {
-        pm__block *prev = b->prev;
-        pm__block_free(a, b, pm__header() + b->size);
-        b = prev;
-    }
-    free(a);
-}
-
-static void *pm__from_parent(void *ctx, size_t size) { return pm_arena_alloc(ctx, size); }
-static void pm__to_parent(void *ctx, void *p, size_t size) { (void)ctx, (void)p, (void)size; }
-
-pm_arena *pm_arena_create_scratch(pm_arena *parent) {
-    const pm_arena_allocator al = {pm__from_parent, pm__to_parent, parent};
-    return pm_arena_create_with(0, &al);
-}
-
-void pm_arena_reset(pm_arena *a) {
+/* Frees every chunk, dead or alive, to the allocator. */
+static void pm__free_chunks(pm_arena *a) {
     for (pm__chunk *c = a->big, *next; c; c = next) {
         next = c->next;
         pm__block_free(a, c, pm__chunk_header() + c->size);
     }
     a->big = NULL;
-    pm__block *keep = a->head;
+}
+
+/* Blocks before chunks: a borrowed block may lie in a dead chunk. The
+ * chain runs newest first, so a borrowed block is read before the block
+ * it lies in is freed. */
+void pm_arena_destroy(pm_arena *a) {
+    if (!a) return;
+    pm__block *b = a->head;
+    while (b) {
+        pm__block *prev = b->prev;
+        if (!b->borrowed) pm__block_free(a, b, pm__header() + b->size);
+        b = prev;
+    }
+    pm__free_chunks(a);
+    free(a);
+}
+
+static void *pm__from_parent(void *ctx, size_t size) { return pm_arena_alloc(ctx, size); }
+static void pm__to_parent(void *ctx, void *p, size_t size) { pm_arena_free(ctx, p, size); }
+
+pm_arena *pm_arena_create_scratch(pm_arena *parent) {
+    const pm_arena_allocator al = {pm__from_parent, pm__to_parent, parent};
+    pm_arena *a = pm_arena_create_with(0, &al);
+    /* Its blocks stay small allocations of the parent, which come from the
+     * parent's free regions: the blocks it gives back on reset are used
+     * again (a big allocation would be a fresh chunk each time). */
+    if (a) a->block_max = PM__BIG - pm__header() - PM_ARENA_ALIGN;
+    return a;
+}
+
+void pm_arena_reset(pm_arena *a) {
+    /* Borrowed blocks and free regions lie in the memory freed here or in
+     * the block kept: they are simply forgotten. */
+    pm__block *keep = NULL;
+    for (pm__block *b = a->head, *prev; b; b = prev) {
+        prev = b->prev;
+        if (b->borrowed) continue;
+        if (!keep) keep = b;
+        else pm__block_free(a, b, pm__header() + b->size);
+    }
+    pm__free_chunks(a);
+    memset(a->bins, 0, sizeof a->bins);
+    a->binmask = 0;
     if (keep) {
-        for (pm__block *b = keep->prev, *prev; b; b = prev) {
-            prev = b->prev;
-            pm__block_free(a, b, pm__header() + b->size);
-        }
         keep->prev = NULL;
         keep->used = 0;
     }
+    a->head = keep;
     a->reserved = keep ? pm__header() + keep->size : 0;
     a->last = NULL;
     a->last_size = 0;
@@ -112,7 +148,84 @@ void pm_arena_set_limit(pm_arena *a, size_t max_bytes) { a->limit = max_bytes; }
 
 size_t pm_arena_reserved(const pm_arena *a) { return a->reserved; }
 
+static int pm__bin(size_t n) { return 63 - __builtin_clzll((unsigned long long)n); }
+
+/* Keeps n bytes at p (16-aligned, unused) as a free region. */
+static void pm__region_put(pm_arena *a, void *p, size_t n) {
+    if (n < PM__REGION_MIN) return;
+    pm__region *r = p;
+    int k = pm__bin(n);
+    r->size = n;
+    r->next = a->bins[k];
+    a->bins[k] = r;
+    a->binmask |= (uint64_t)1 << k;
+}
+
+/* A free region of at least n bytes, taken from the largest size class
+ * (a big region makes a long-lived block), or NULL. */
+static pm__region *pm__region_take(pm_arena *a, size_t n) {
+    if (!a->binmask) return NULL;
+    int k = pm__bin(a->binmask);
+    pm__region *r = a->bins[k];
+    if (r->size < n) return NULL;
+    a->bins[k] = r->next;
+    if (!r->next) a->binmask &= ~((uint64_t)1 << k);
+    return r;
+}
+
+/* n bytes (at least PM__REGION_MIN, 16-aligned) from a free region that
+ * holds them, the rest kept as a region; NULL when none does. Its own
+ * size class first, then the smallest class sure to hold n, so big
+ * regions stay whole. */
+static void *pm__region_fit(pm_arena *a, size_t n) {
+    int k = pm__bin(n);
+    uint64_t above = k >= PM__BINS - 1 ? 0 : a->binmask & ~(((uint64_t)2 << k) - 1);
+    pm__region **at = NULL;
+    if (a->binmask & ((uint64_t)1 << k)) {
+        /* Its own class: the closest fit of the first few (a block given
+         * back is asked for again at the same size). */
+        pm__region **p = &a->bins[k];
+        for (int tries = 0; *p && tries < 8; tries++, p = &(*p)->next)
+            if ((*p)->size >= n && (!at || (*p)->size < (*at)->size)) at = p;
+    }
+    if (!at && above) at = &a->bins[__builtin_ctzll(above)];
+    if (!at) return NULL;
+    pm__region *r = *at;
+    int rk = pm__bin(r->size);
+    *at = r->next;
+    if (!a->bins[rk]) a->binmask &= ~((uint64_t)1 << rk);
+    size_t rest = r->size - n;
+    if (rest) pm__region_put(a, (unsigned char *)r + n, rest);
+    return r;
+}
+
+/* The head block's unused tail, when big enough, becomes a free region
+ * before another block takes its place. */
+static void pm__retire_head(pm_arena *a) {
+    pm__block *h = a->head;
+    a->last = NULL;   /* no longer extended in place: the tail may be reused */
+    if (!h) return;
+    size_t used = pm__align_up(h->used);
+    if (used < h->size && h->size - used >= PM__REGION_MIN) {
+        pm__region_put(a, pm__payload(h) + used, h->size - used);
+        h->used = h->size;
+    }
+}
+
 static pm__block *pm__new_block(pm_arena *a, size_t need) {
+    if (need > SIZE_MAX - pm__header()) return NULL;
+    pm__retire_head(a);
+    pm__region *r = pm__region_take(a, pm__header() + need);
+    if (r) {
+        size_t whole = r->size;
+        pm__block *b = (pm__block *)r;
+        b->prev = a->head;
+        b->size = whole - pm__header();
+        b->used = 0;
+        b->borrowed = true;
+        a->head = b;
+        return b;
+    }
     size_t size = a->block_size;
     /* Grow block sizes with the arena so many requests take few blocks, up
      * to PM__BLOCK_MAX: a block is charged whole to a metered allocator
@@ -120,7 +233,7 @@ static pm__block *pm__new_block(pm_arena *a, size_t need) {
      * a town network) pushed a job past its budget while it needed far
      * less. Allocations of PM__BIG and more have chunks of their own. */
     if (size < a->reserved / 2) size = a->reserved / 2;
-    if (size > PM__BLOCK_MAX) size = PM__BLOCK_MAX;
+    if (size > a->block_max) size = a->block_max;
     if (size < need) size = need;
     if (size > SIZE_MAX - pm__header()) return NULL;
     size_t total = pm__header() + size;
@@ -141,6 +254,7 @@ static pm__block *pm__new_block(pm_arena *a, size_t need) {
     b->prev = a->head;
     b->size = size;
     b->used = 0;
+    b->borrowed = false;
     a->head = b;
     a->reserved += total;
     return b;
@@ -158,6 +272,7 @@ static void *pm__big_alloc(pm_arena *a, size_t n) {
     pm__chunk *c = pm__block_alloc(a, total);
     if (!c) return NULL;
     c->size = n;
+    c->dead = false;
     c->prev = NULL;
     c->next = a->big;
     if (a->big) a->big->prev = c;
@@ -169,7 +284,7 @@ static void *pm__big_alloc(pm_arena *a, size_t n) {
 /* The chunk whose payload is p, or NULL when p lives in a block. */
 static pm__chunk *pm__big_find(const pm_arena *a, const void *p) {
     for (pm__chunk *c = a->big; c; c = c->next)
-        if (pm__chunk_payload(c) == (const unsigned char *)p) return c;
+        if (!c->dead && pm__chunk_payload(c) == (const unsigned char *)p) return c;
     return NULL;
 }
 
@@ -204,6 +319,13 @@ void *pm_arena_alloc(pm_arena *a, size_t size) {
     if (n >= PM__BIG) {
         a->last = NULL;
         return pm__big_alloc(a, n);
+    }
+    if (n >= PM__REGION_MIN && a->binmask) {
+        void *r = pm__region_fit(a, n);
+        if (r) {
+            a->last = NULL;
+            return r;
+        }
     }
     pm__block *b = a->head;
     if (!b || b->size - b->used < n) {
@@ -247,8 +369,45 @@ void *pm_arena_realloc(pm_arena *a, void *p, size_t old_size, size_t new_size) {
         }
     }
     void *q = pm_arena_alloc(a, new_size);
-    if (q) memcpy(q, p, old_size);
+    if (!q) return NULL;
+    memcpy(q, p, old_size);
+    pm_arena_free(a, p, old_size);
     return q;
+}
+
+/* Unlinks chunk c and gives it back: to the caller's allocator, which may
+ * grant it again (a budget); with malloc, its pages stay with the arena
+ * as a free region (free would unmap them, and the next block would fault
+ * fresh ones in). */
+static void pm__chunk_give_back(pm_arena *a, pm__chunk *c) {
+    if (!a->al.alloc) {
+        c->dead = true;
+        pm__region_put(a, pm__chunk_payload(c), c->size);
+        return;
+    }
+    if (c->prev) c->prev->next = c->next;
+    else a->big = c->next;
+    if (c->next) c->next->prev = c->prev;
+    size_t total = pm__chunk_header() + c->size;
+    a->reserved -= total;
+    pm__block_free(a, c, total);
+}
+
+void pm_arena_free(pm_arena *a, void *p, size_t size) {
+    if (!p) return;
+    pm__chunk *c = pm__pick_chunk(a, p, size);
+    if (c) {
+        pm__chunk_give_back(a, c);
+        return;
+    }
+    pm__block *b = a->head;
+    if (p == a->last && b) {
+        /* The newest allocation: the head block takes it back. */
+        b->used = (size_t)((unsigned char *)p - pm__payload(b));
+        a->last = NULL;
+        return;
+    }
+    pm__region_put(a, p, pm__align_up(size ? size : 1));
 }
 
 char *pm_arena_strdup(pm_arena *a, const char *s) {

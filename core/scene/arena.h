@@ -32,8 +32,9 @@ pm_arena *pm_arena_create_with(size_t block_size, const pm_arena_allocator *al);
  * before parent. NULL when out of memory. */
 pm_arena *pm_arena_create_scratch(pm_arena *parent);
 /* Forgets every allocation of a at once, keeping its newest block to be
- * used again (the others go back): what was allocated from a before is no
- * longer valid. */
+ * used again (the others go back to its allocator: for a scratch arena,
+ * to its parent, which uses them again): what was allocated from a before
+ * is no longer valid. */
 void pm_arena_reset(pm_arena *a);
 
 /* Caps the bytes the arena may take from the system (0 = no cap). Past the
@@ -52,6 +53,13 @@ void *pm_arena_calloc(pm_arena *a, size_t n, size_t size);
  * a growing array takes about its own size, not twice. */
 void *pm_arena_realloc(pm_arena *a, void *p, size_t old_size, size_t new_size);
 char *pm_arena_strdup(pm_arena *a, const char *s);
+/* Gives back p, an allocation of size bytes (as allocated or last grown;
+ * NULL: nothing), which must not be used again: later allocations of a
+ * reuse its memory instead of new pages. A big one (1 MiB or more) goes
+ * back to the arena's allocator when it has one (a budget grants it
+ * again); with malloc it stays with the arena, as a realloc that moves an
+ * allocation gives back the old one. */
+void pm_arena_free(pm_arena *a, void *p, size_t size);
 
 /* Bytes taken from the system so far (blocks, not just what was used). */
 size_t pm_arena_reserved(const pm_arena *a);

@@ -131,28 +131,19 @@ int pm_prim_set_mesh(pm_scene *s, pm_prim *p, const char *mesh) {
     return p->mesh ? 0 : -1;
 }
 
-int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float pos[3],
-                           const float n[3], const float uv[2], const float rgba[4]) {
+int64_t pm__prim_add_vertex_grow(pm_scene *s, pm_prim *p, const float pos[3], const float n[3],
+                                 const float uv[2], const float rgba[4]) {
     s->validated = false;
     if (p->vcount >= UINT32_MAX - 1) return -1;
     if (p->vcount == p->vcap && pm__prim_reserve_v(s->arena, p, p->vcount + 1) < 0) return -1;
-    uint32_t i = p->vcount++;
-    static const float zero[4] = {0, 0, 0, 0};
-    memcpy(p->positions + 3 * i, pos, 3 * sizeof(float));
-    memcpy(p->normals + 3 * i, n ? n : zero, 3 * sizeof(float));
-    if (p->uvs) memcpy(p->uvs + 2 * i, uv ? uv : zero, 2 * sizeof(float));
-    if (p->colors) memcpy(p->colors + 4 * i, rgba ? rgba : zero, 4 * sizeof(float));
-    return i;
+    return pm_prim_add_vertex(s, p, pos, n, uv, rgba);
 }
 
-int pm_prim_add_tri(pm_scene *s, pm_prim *p, uint32_t a, uint32_t b, uint32_t c) {
+int pm__prim_add_tri_grow(pm_scene *s, pm_prim *p, uint32_t a, uint32_t b, uint32_t c) {
     s->validated = false;
     if (p->icount > UINT32_MAX - 3) return -1;
     if (p->icount + 3 > p->icap && pm__prim_reserve_i(s->arena, p, p->icount + 3) < 0) return -1;
-    p->indices[p->icount++] = a;
-    p->indices[p->icount++] = b;
-    p->indices[p->icount++] = c;
-    return 0;
+    return pm_prim_add_tri(s, p, a, b, c);
 }
 
 pm_props *pm_scene_add_props(pm_scene *s, const char *name) {

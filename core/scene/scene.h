@@ -69,11 +69,41 @@ int pm_prim_set_mesh(pm_scene *s, pm_prim *p, const char *mesh);
 static inline const char *pm_prim_mesh(const pm_prim *p) { return p->mesh ? p->mesh : p->name; }
 
 /* Appends a vertex; n or uv or rgba may be NULL (zeros). Returns its index
- * or -1 when out of memory (or past 2^32-2 vertices). */
-int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float pos[3],
-                           const float n[3], const float uv[2], const float rgba[4]);
+ * or -1 when out of memory (or past 2^32-2 vertices). Inline: generators
+ * call it once per vertex, and with room left it is a few stores. */
+static inline int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float pos[3],
+                                         const float n[3], const float uv[2], const float rgba[4]);
 /* Appends one triangle. Returns 0 or -1. */
-int pm_prim_add_tri(pm_scene *s, pm_prim *p, uint32_t a, uint32_t b, uint32_t c);
+static inline int pm_prim_add_tri(pm_scene *s, pm_prim *p, uint32_t a, uint32_t b, uint32_t c);
+/* Their paths that grow the arrays first (scene.c). */
+int64_t pm__prim_add_vertex_grow(pm_scene *s, pm_prim *p, const float pos[3], const float n[3],
+                                 const float uv[2], const float rgba[4]);
+int pm__prim_add_tri_grow(pm_scene *s, pm_prim *p, uint32_t a, uint32_t b, uint32_t c);
+
+static inline void pm__put(float *d, const float *src, int k) {
+    for (int i = 0; i < k; i++) d[i] = src ? src[i] : 0.0f;
+}
+
+static inline int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float pos[3],
+                                         const float n[3], const float uv[2], const float rgba[4]) {
+    if (p->vcount >= p->vcap) return pm__prim_add_vertex_grow(s, p, pos, n, uv, rgba);
+    s->validated = false;
+    uint32_t i = p->vcount++;
+    pm__put(p->positions + 3 * (size_t)i, pos, 3);
+    pm__put(p->normals + 3 * (size_t)i, n, 3);
+    if (p->uvs) pm__put(p->uvs + 2 * (size_t)i, uv, 2);
+    if (p->colors) pm__put(p->colors + 4 * (size_t)i, rgba, 4);
+    return i;
+}
+
+static inline int pm_prim_add_tri(pm_scene *s, pm_prim *p, uint32_t a, uint32_t b, uint32_t c) {
+    if (p->icount > p->icap || p->icap - p->icount < 3) return pm__prim_add_tri_grow(s, p, a, b, c);
+    s->validated = false;
+    uint32_t *d = p->indices + p->icount;
+    d[0] = a, d[1] = b, d[2] = c;
+    p->icount += 3;
+    return 0;
+}
 
 /* Adds an (empty) prop set; name copied. Stable until the next add. */
 pm_props *pm_scene_add_props(pm_scene *s, const char *name);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pm_api/encode.h"
+#include "pm_test_scene.h"
 #include "scene/scene.h"
 
 static const pm_api_generator gen = {.name = "test", .version = "0.0.1", .path = "/v1/test"};
@@ -38,22 +39,8 @@ static void m_free(void *ctx, void *p, size_t size) {
 
 /* A 200 x 200 quad grid with UVs: a few MB in every format. */
 static pm_scene *grid(pm_arena *a) {
-    pm_scene *s = pm_scene_create(a);
-    uint32_t n = 200;
-    pm_prim *p = pm_scene_add_prim(s, "g", "terrain", PM_PRIM_UV, (n + 1) * (n + 1), n * n * 6);
-    const float up[3] = {0, 1, 0};
-    for (uint32_t j = 0; j <= n; j++)
-        for (uint32_t i = 0; i <= n; i++) {
-            float pos[3] = {(float)i * 0.37f, (float)((i * j) % 7) * 0.01f, (float)j * 0.41f};
-            float uv[2] = {(float)i / (float)n, (float)j / (float)n};
-            cr_assert_geq(pm_prim_add_vertex(s, p, pos, up, uv, NULL), 0);
-        }
-    for (uint32_t j = 0; j < n; j++)
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t a0 = j * (n + 1) + i, b = a0 + n + 1;
-            cr_assert_eq(pm_prim_add_tri(s, p, a0, b, a0 + 1), 0);
-            cr_assert_eq(pm_prim_add_tri(s, p, a0 + 1, b, b + 1), 0);
-        }
+    pm_scene *s = pm_test_grid_scene(a, 200);
+    cr_assert_not_null(s);
     return s;
 }
 

@@ -302,3 +302,129 @@ Test(arena, scratch_respects_the_parents_limit) {
     pm_arena_destroy(s);
     pm_arena_destroy(parent);
 }
+
+static bool inside(const void *p, const void *lo, size_t n) {
+    return (const unsigned char *)p >= (const unsigned char *)lo &&
+           (const unsigned char *)p < (const unsigned char *)lo + n;
+}
+
+/* Memory given back is used again before the arena takes more: a freed
+ * allocation becomes the next block. */
+Test(arena, freed_memory_is_used_again) {
+    pm_arena *a = pm_arena_create(4096);
+    unsigned char *big = pm_arena_alloc(a, 200000);
+    cr_assert_not_null(pm_arena_alloc(a, 16));   /* big is not the last one */
+    memset(big, 1, 200000);
+    size_t before = pm_arena_reserved(a);
+    pm_arena_free(a, big, 200000);
+    int reused = 0;
+    /* The block after big (about 100 KB) fills first, then the freed
+     * memory takes 190 of them. */
+    for (int i = 0; i < 250; i++) {
+        unsigned char *p = pm_arena_alloc(a, 1000);
+        cr_assert_not_null(p);
+        cr_assert(aligned16(p));
+        memset(p, 2, 1000);
+        reused += inside(p, big, 200000);
+    }
+    cr_assert_geq(reused, 140, "only %d of 250 allocations in the freed memory", reused);
+    cr_assert_eq(pm_arena_reserved(a), before, "no new memory while freed memory was left");
+    pm_arena_destroy(a);
+}
+
+/* The last allocation given back is taken back by its block. */
+Test(arena, freeing_the_last_allocation_rewinds) {
+    pm_arena *a = pm_arena_create(4096);
+    cr_assert_not_null(pm_arena_alloc(a, 100));
+    void *p = pm_arena_alloc(a, 500);
+    pm_arena_free(a, p, 500);
+    cr_assert_eq(pm_arena_alloc(a, 300), p);
+    pm_arena_destroy(a);
+}
+
+/* A realloc that moves gives the old memory back: an array growing by
+ * doubling among other allocations does not leave its old sizes behind. */
+Test(arena, realloc_that_moves_gives_the_old_memory_back) {
+    pm_arena *a = pm_arena_create(0);
+    size_t n = 8192;
+    unsigned char *p = pm_arena_alloc(a, n);
+    memset(p, 7, n);
+    for (; n < 512 * 1024; n *= 2) {
+        cr_assert_not_null(pm_arena_alloc(a, 16));
+        p = pm_arena_realloc(a, p, n, 2 * n);
+        cr_assert_not_null(p);
+        memset(p + n, 7, n);
+    }
+    for (size_t i = 0; i < n; i++) cr_assert_eq(p[i], 7);
+    /* The old sizes (8 KiB to 256 KiB, 504 KiB) serve the next 400 KiB. */
+    size_t before = pm_arena_reserved(a);
+    for (int i = 0; i < 100; i++) cr_assert_not_null(pm_arena_alloc(a, 4000));
+    cr_assert_eq(pm_arena_reserved(a), before, "took %zu new bytes", pm_arena_reserved(a) - before);
+    pm_arena_destroy(a);
+}
+
+/* A scratch arena reset gives its other blocks back to its parent, which
+ * uses them again: rounds of work bigger than one block do not make the
+ * parent grow round after round. */
+Test(arena, scratch_blocks_go_back_to_the_parent) {
+    pm_arena *parent = pm_arena_create(0);
+    pm_arena *s = pm_arena_create_scratch(parent);
+    size_t after[6];
+    for (int round = 0; round < 6; round++) {
+        pm_arena_reset(s);
+        for (int i = 0; i < 300; i++) {   /* 3 MB in several blocks */
+            unsigned char *p = pm_arena_alloc(s, 10000);
+            cr_assert_not_null(p);
+            memset(p, round, 10000);
+        }
+        /* What the parent keeps of the round: copied out, as a network
+         * keeps each road. */
+        cr_assert_not_null(pm_arena_alloc(parent, 50000));
+        after[round] = pm_arena_reserved(parent);
+    }
+    /* Without the blocks back, each round would add about 3 MB. */
+    cr_assert_lt(after[5] - after[1], (size_t)1 << 20, "rounds 2 to 6 took %zu bytes",
+                 after[5] - after[1]);
+    pm_arena_destroy(s);
+    pm_arena_destroy(parent);
+}
+
+/* With an allocator, a big allocation given back goes back to it. */
+Test(arena, freed_big_allocations_go_back_to_the_allocator) {
+    counted c = {.limit = (size_t)1 << 30};
+    pm_arena_allocator al = {counted_alloc, counted_free, &c};
+    pm_arena *a = pm_arena_create_with(4096, &al);
+    void *p = pm_arena_alloc(a, (size_t)8 << 20);
+    cr_assert_not_null(p);
+    size_t held = c.held;
+    pm_arena_free(a, p, (size_t)8 << 20);
+    cr_assert_lt(c.held, held - ((size_t)8 << 20) + 4096, "held %zu of %zu", c.held, held);
+    cr_assert_eq(c.held, pm_arena_reserved(a));
+    pm_arena_destroy(a);
+    cr_assert_eq(c.held, 0);
+}
+
+/* With malloc, a big allocation given back stays with the arena (its
+ * pages are already there) and serves the next blocks. */
+Test(arena, freed_big_allocations_serve_later_blocks) {
+    pm_arena *a = pm_arena_create(0);
+    unsigned char *big = pm_arena_alloc(a, (size_t)4 << 20);
+    cr_assert_not_null(big);
+    memset(big, 3, (size_t)4 << 20);
+    pm_arena_free(a, big, (size_t)4 << 20);
+    size_t before = pm_arena_reserved(a);
+    for (int i = 0; i < 3000; i++) {
+        unsigned char *p = pm_arena_alloc(a, 1000);
+        cr_assert_not_null(p);
+        cr_assert(inside(p, big, (size_t)4 << 20), "allocation %d outside the freed chunk", i);
+        memset(p, 4, 1000);
+    }
+    cr_assert_eq(pm_arena_reserved(a), before);
+    /* A big allocation does not come from such a region. */
+    unsigned char *q = pm_arena_alloc(a, (size_t)2 << 20);
+    cr_assert_not_null(q);
+    cr_assert_not(inside(q, big, (size_t)4 << 20));
+    pm_arena_reset(a);
+    cr_assert_not_null(pm_arena_alloc(a, 100));
+    pm_arena_destroy(a);
+}

@@ -2,6 +2,7 @@
  * route for the same request, and its exit codes and problem+json. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,4 +321,43 @@ Test(cli, binary_heights_give_the_http_bytes, .init = start, .fini = stop) {
     pm_tp_rmrf(dir);
     free(dir);
     pm_http_response_free(&h);
+}
+
+/* The output goes to -o as it is encoded (a GLB never assembled in
+ * memory): the file appears only for an answer, whole. */
+Test(cli, the_output_file_appears_only_for_an_answer) {
+    char *dir = pm_tp_tmpdir("cli-out");
+    char file[512];
+    snprintf(file, sizeof file, "%s/town.glb", dir);
+    const char *args[] = {"grids", "-o", file, NULL};
+    cli_result c = cli("{\"seed\": 1, \"size\": -3}", args);
+    cr_assert_eq(c.code, 3, "%s", c.err);
+    cr_assert_eq(access(file, F_OK), -1, "a refused request leaves no file");
+    cli_free(&c);
+    c = cli("{\"seed\": 1, \"size\": 6}", args);
+    cr_assert_eq(c.code, 0, "%s", c.err);
+    cr_assert_eq(c.out_len, 0, "nothing on standard output");
+    size_t n;
+    unsigned char *b = slurp(file, &n);
+    cr_assert_gt(n, 20u);
+    cr_assert(memcmp(b, "glTF", 4) == 0);
+    uint32_t total = (uint32_t)b[8] | (uint32_t)b[9] << 8 | (uint32_t)b[10] << 16 | (uint32_t)b[11] << 24;
+    cr_assert_eq(total, n, "the header's length is the file's");
+    free(b);
+    cli_free(&c);
+    pm_tp_rmrf(dir);
+    free(dir);
+}
+
+Test(cli, an_output_that_cannot_be_written_exits_5) {
+    const char *full[] = {"grids", "--format", "glb", "-o", "/dev/full", NULL};
+    cli_result c = cli("{\"seed\": 1, \"size\": 6}", full);
+    cr_assert_eq(c.code, 5, "exit %d: %s", c.code, c.err);
+    cr_assert(strstr(c.err, "/dev/full"), "%s", c.err);
+    cli_free(&c);
+    const char *nodir[] = {"grids", "-o", "/nonexistent-dir/x.glb", NULL};
+    c = cli("{\"seed\": 1, \"size\": 6}", nodir);
+    cr_assert_eq(c.code, 5, "exit %d: %s", c.code, c.err);
+    cr_assert(strstr(c.err, "/nonexistent-dir/x.glb"), "%s", c.err);
+    cli_free(&c);
 }

@@ -16,7 +16,10 @@ static void stop(void) { cr_assert_eq(pm_test_server_stop(&srv), 0, "clean exit"
 
 /* A town grid of n x n nodes 100 m apart, every street with sidewalks,
  * sampled every seg metres: 6 x 6 at 0.5 m is a 14.6 MB JSON answer (a
- * 9.8 MB GLB) from a 3.4 KB request, whose arena takes 40 to 48 MiB.
+ * 9.8 MB GLB) from a 3.4 KB request. Its job needs 44 MiB with the JSON
+ * answer, 37 MiB as a 7.9 MB quantized GLB without metadata (measured by
+ * bisecting --max-job-mb; 66 with the JSON answer before the arena reused
+ * memory given back).
  * shift moves one node by a millimetre: another cache key, the same size. */
 static char *town(int n, double seg, int shift) {
     json_t *nodes = json_array(), *edges = json_array();
@@ -125,8 +128,9 @@ static void check_rss(sampler *smp, double bound_mib, double idle) {
 }
 
 Test(http_memory, output_counts_against_the_job_limit, .fini = stop, .timeout = 60) {
-    /* The arena alone fits 56 MiB; arena and JSON answer do not. */
-    const char *args[] = {"--max-job-mb", "56", "--cache-mb", "8", "--max-inflight-mb", "128",
+    /* The job with a smaller answer fits 40 MiB; with its JSON answer it
+     * does not. */
+    const char *args[] = {"--max-job-mb", "40", "--cache-mb", "8", "--max-inflight-mb", "128",
                           "--workers", "2", "--deadline-ms", "60000", NULL};
     sampler smp;
     double idle = start_watched(args, &smp);
@@ -136,15 +140,23 @@ Test(http_memory, output_counts_against_the_job_limit, .fini = stop, .timeout = 
         pm_http_response r;
         pm_http_post_json(&srv, "/v1/networks", body, &r);
         cr_assert_eq(r.status, 422, "%ld %.300s", r.status, r.body);
-        cr_assert_not_null(strstr(detail(&r, buf, sizeof buf), "max_job_mb (56 MiB"), "%s", buf);
+        cr_assert_not_null(strstr(detail(&r, buf, sizeof buf), "max_job_mb (40 MiB"), "%s", buf);
         cr_assert_str_eq(svc_header(&r, "Content-Type", buf, sizeof buf),
                          "application/problem+json");
         pm_http_response_free(&r);
         free(body);
     }
+    /* The same generation with a smaller answer fits: what went past the
+     * limit was the answer. */
+    char *same = town(6, 0.5, 2);
+    pm_http_response r;
+    pm_http_post_json(&srv, "/v1/networks?format=glb&quantize=true&metadata=none", same, &r);
+    cr_assert_eq(r.status, 200, "%ld %.300s", r.status, r.body);
+    cr_assert_lt(r.body_len, 9000000u);
+    pm_http_response_free(&r);
+    free(same);
     /* A small network still works. */
     char *small = town(3, 5, 0);
-    pm_http_response r;
     pm_http_post_json(&srv, "/v1/networks", small, &r);
     cr_assert_eq(r.status, 200, "%ld %.300s", r.status, r.body);
     pm_http_response_free(&r);
@@ -173,9 +185,10 @@ static int hold(const char *path, const char *body) {
 }
 
 Test(http_memory, held_results_count_against_the_inflight_cap, .fini = stop, .timeout = 60) {
-    /* One town job needs 68 to 72 MiB: alone it fits the 76 MiB cap; with
-     * another town's 14.6 MB answer still unsent, it does not. */
-    const char *args[] = {"--max-job-mb", "200", "--cache-mb", "0", "--max-inflight-mb", "76",
+    /* One town job needs 44 MiB: alone it fits the 52 MiB cap; with
+     * another town's answer still unsent (16 to 24 MB with its compressed
+     * forms, checked below), it does not. */
+    const char *args[] = {"--max-job-mb", "200", "--cache-mb", "0", "--max-inflight-mb", "52",
                           "--workers", "2", "--deadline-ms", "60000", NULL};
     sampler smp;
     double idle = start_watched(args, &smp);
@@ -191,7 +204,7 @@ Test(http_memory, held_results_count_against_the_inflight_cap, .fini = stop, .ti
     pm_http_response r;
     pm_http_post_json(&srv, "/v1/networks", b, &r);
     cr_assert_eq(r.status, 503, "%ld %.300s", r.status, r.body);
-    cr_assert_not_null(strstr(detail(&r, buf, sizeof buf), "max_inflight_mb (76 MiB"), "%s", buf);
+    cr_assert_not_null(strstr(detail(&r, buf, sizeof buf), "max_inflight_mb (52 MiB"), "%s", buf);
     cr_assert_str_eq(svc_header(&r, "Retry-After", buf, sizeof buf), "1");
     pm_http_response_free(&r);
     /* The slow client leaves: its answer is freed, and the retry fits. */
@@ -205,5 +218,5 @@ Test(http_memory, held_results_count_against_the_inflight_cap, .fini = stop, .ti
     free(b);
     /* Sent: nothing is in flight (the last reference goes just after). */
     cr_assert_eq(svc_wait_metric_below(&srv, "procmesh_memory_inflight_bytes", 0), 0);
-    check_rss(&smp, 0 + 76 + 64, idle);
+    check_rss(&smp, 0 + 52 + 64, idle);
 }

@@ -100,4 +100,21 @@ typedef struct pm_api_alloc {
  * al->free(ctx, out->data, out->len). -1 also when al refused. */
 int pm_api_encode_with(const pm_scene *s, const pm_api_generator *gen, const char *key_hex,
                        const pm_api_output *o, const pm_api_alloc *al, pm_api_buf *out);
+
+/* Where an output can go instead of a buffer: write gets its bytes in
+ * order, in pieces valid only during the call, and returns 0, or -1 to
+ * stop (it failed to pass them on). */
+typedef struct pm_api_sink {
+    int (*write)(void *ctx, const void *data, size_t len);
+    void *ctx;
+} pm_api_sink;
+
+/* pm_api_encode_with, the same bytes given to sink: a GLB goes out piece
+ * by piece (header, JSON chunk, then each array straight from the scene),
+ * never assembled in one buffer, so a big one costs no copy and no fresh
+ * pages; the other formats are built, then written. Nothing is written
+ * unless the encoding succeeds up to the writing. Returns 0, -1 (out of
+ * memory), -2 (the scene's contract), -3 (sink stopped). */
+int pm_api_encode_to(const pm_scene *s, const pm_api_generator *gen, const char *key_hex,
+                     const pm_api_output *o, const pm_api_alloc *al, const pm_api_sink *sink);
 #endif

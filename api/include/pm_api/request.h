@@ -69,6 +69,11 @@ int pm_api_job_generate(const pm_api_job *job, const volatile int *cancel, pm_sc
 int pm_api_job_encode(const pm_api_job *job, const pm_scene *scene, const pm_api_output *o,
                       const char *key_hex, const pm_api_alloc *al, pm_api_buf *out,
                       pm_api_problem *p);
+/* pm_api_job_encode with the bytes given to sink (pm_api_encode_to), not
+ * kept: -1 with p set as there, or a 500 when the sink stopped. */
+int pm_api_job_stream(const pm_api_job *job, const pm_scene *scene, const pm_api_output *o,
+                      const char *key_hex, const pm_api_alloc *al, const pm_api_sink *sink,
+                      pm_api_problem *p);
 void pm_api_job_end(pm_api_job *job);
 
 typedef enum pm_api_stage {
@@ -89,6 +94,9 @@ typedef struct pm_api_run {
     /* Optional: where the encoder's big buffers come from (NULL: its own,
      * pm_api_job_encode). */
     const pm_api_alloc *alloc;
+    /* Optional: outputs[0] goes to sink as it is encoded (out[0] stays
+     * empty), e.g. a GLB straight to a file, never assembled in memory. */
+    const pm_api_sink *sink;
 } pm_api_run;
 
 /* rq through every stage in one arena: out[i] gets run->outputs[i] (the
