@@ -547,13 +547,15 @@ static int pm_svc__refuse_on_wire(pm_svc__conn *c, pm_svc__cstate from) {
     int now = c->state == from;
     if (now) {
         if (from == PM_SVC_C_HEAD) c->id[0] = c->acao[0] = '\0';
+        /* Counted before the answer leaves: a client that reads the answer
+         * and then asks /metrics sees it counted. */
+        pm_svc__count_refusal(g, v.status);
         pm_svc__write_problem(c, v.status, v.type, v.title, v.detail);
         shutdown(c->fd, SHUT_WR);
         c->answered = v.status;
         c->state = PM_SVC_C_RAW;
     }
     pthread_mutex_unlock(&g->mu);
-    if (now) pm_svc__count_refusal(g, v.status);
     return now;
 }
 
