@@ -233,3 +233,22 @@ int pm_pset_simple_boundary(pm_arena *ar, const pm_pset *S) {
     if (r != 1) return r;
     return pm__simple(ar, s, m);
 }
+
+int pm_loop_simple(pm_arena *ar, const float *xz, uint32_t m) {
+    if (m < 3) return 0;
+    pm__seg *s = pm_arena_alloc(ar, (size_t)m * sizeof *s);
+    if (!s) return PM_ERR_NOMEM;
+    for (uint32_t e = 0; e < m; e++) {
+        const float *a = xz + 2 * e, *b = xz + 2 * (e + 1 < m ? e + 1 : 0);
+        if (a[0] == b[0] && a[1] == b[1]) return 0;
+        pm__seg *g = &s[e];
+        for (int c = 0; c < 2; c++) {
+            g->a[c] = a[c];
+            g->b[c] = b[c];
+            g->lo[c] = a[c] < b[c] ? a[c] : b[c];
+            g->hi[c] = a[c] < b[c] ? b[c] : a[c];
+        }
+        g->next = e + 1 < m ? e + 1 : 0;
+    }
+    return pm__simple(ar, s, m);
+}

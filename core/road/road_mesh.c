@@ -176,7 +176,7 @@ static int pm__emit_quads(pm__ctx *x, pm__level *L, pm_prim *pr, const uint32_t 
                 continue;
             }
             if (pm_prim_add_tri(x->scene, pr, q[0], q[1], q[2]) < 0) return PM_ERR_NOMEM;
-            if (L->plan) pm_pset_add(L->plan, P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], i, 0, L->plan_flag);
+            if (L->tsec) L->tsec[L->ntsec++] = i;
             L->triangles++;
         }
     }
