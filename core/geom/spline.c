@@ -114,6 +114,11 @@ double pm_spline_curvature(const pm_spline *s, double t) {
     if (s->kind == PM_CURVE_LINEAR) return 0.0;
     double p[3], d1[3], d2[3];
     pm_spline_eval(s, t, p, d1, d2);
+    return pm_spline_curvature_of(s, d1, d2);
+}
+
+double pm_spline_curvature_of(const pm_spline *s, const double d1[3], const double d2[3]) {
+    if (s->kind == PM_CURVE_LINEAR) return 0.0;
     double sp2 = d1[0] * d1[0] + d1[2] * d1[2];
     if (sp2 <= 0.0) return 0.0;
     /* With right = (-tz, 0, tx), a left turn (towards -right) is positive. */
