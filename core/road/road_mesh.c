@@ -105,8 +105,8 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
 #define PM__BAND_QUADS 7
 
 static double pm__maxabs(double m, double v) {
-    v = v < 0.0 ? -v : v;
-    return v > m ? v : m;
+    v = fabs(v);
+    return v > m ? v : m;   /* maxsd: no branch */
 }
 
 /* Triangle abc of float positions faces up with a margin: its plan area
@@ -162,8 +162,8 @@ static bool pm__same_vertex(const pm_prim *pr, uint32_t v, const float pf[3], co
 
 /* Quads j0 .. j1 - 1 between grid rows row and row + w of map (section
  * i to i + 1) as two triangles each, skipping slivers (pm__faces_up). */
-static int pm__emit_quads(pm__ctx *x, pm__level *L, pm_prim *pr, const uint32_t *row, uint32_t w,
-                          uint32_t j0, uint32_t j1, uint32_t i) {
+static void pm__emit_quads(pm__level *L, pm_prim *pr, const uint32_t *row, uint32_t w,
+                           uint32_t j0, uint32_t j1, uint32_t i) {
     const float *P = pr->positions;
     for (uint32_t j = j0; j < j1; j++) {
         uint32_t v1 = row[j], v2 = row[j + 1], v4 = row[w + j], v3 = row[w + j + 1];
@@ -175,12 +175,14 @@ static int pm__emit_quads(pm__ctx *x, pm__level *L, pm_prim *pr, const uint32_t 
                 L->skipped++;
                 continue;
             }
-            if (pm_prim_add_tri(x->scene, pr, q[0], q[1], q[2]) < 0) return PM_ERR_NOMEM;
+            /* pm__road_emit reserved every quad's two triangles. */
+            assert(pr->icount + 3 <= pr->icap);
+            memcpy(pr->indices + pr->icount, q, 3 * sizeof(uint32_t));
+            pr->icount += 3;
             if (L->tsec) L->tsec[L->ntsec++] = i;
             L->triangles++;
         }
     }
-    return PM_OK;
 }
 
 /* Emits columns k0..k1 as vertices of pr. Collapsed columns share the
@@ -221,7 +223,7 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
     for (uint32_t j0 = 0; j0 + 1 < w; j0 += PM__BAND_QUADS) {
         uint32_t j1 = j0 + PM__BAND_QUADS < w - 1 ? j0 + PM__BAND_QUADS : w - 1;
         for (size_t i = 0; i + 1 < n; i++)
-            if (pm__emit_quads(x, L, pr, map + i * w, w, j0, j1, (uint32_t)i) < 0) return PM_ERR_NOMEM;
+            pm__emit_quads(L, pr, map + i * w, w, j0, j1, (uint32_t)i);
     }
     return PM_OK;
 }
