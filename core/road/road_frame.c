@@ -167,7 +167,8 @@ static void pm__frame(const pm__ctx *x, pm__section *sc, const double t2[2], dou
     double U[3];
     pm_v3_cross(R, T, U);
     pm_v3_normalize(U);
-    double cb = cos(sc->bank), sb = sin(sc->bank);
+    double cb = 1.0, sb = 0.0;   /* an unbanked section (most) skips the sincos */
+    if (sc->bank != 0.0 || signbit(sc->bank)) cb = cos(sc->bank), sb = sin(sc->bank);
     for (int k = 0; k < 3; k++) {
         sc->tan[k] = T[k];
         sc->right[k] = R[k] * cb - U[k] * sb;
