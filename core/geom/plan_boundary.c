@@ -117,6 +117,27 @@ static uint32_t pm__cell(double v, double v0, double inv, uint32_t n) {
     return c >= n ? n - 1 : (uint32_t)c;
 }
 
+/* The cells of edge e's bounds: x from c[0] to c[1], z from c[2] to c[3]. */
+static inline void pm__edge_cells(const pm__seg *s, uint32_t e, const double lo[2], double inv, uint32_t nx,
+                                  uint32_t nz, uint32_t c[4]) {
+    c[0] = pm__cell(s[e].lo[0], lo[0], inv, nx);
+    c[1] = pm__cell(s[e].hi[0], lo[0], inv, nx);
+    c[2] = pm__cell(s[e].lo[1], lo[1], inv, nz);
+    c[3] = pm__cell(s[e].hi[1], lo[1], inv, nz);
+}
+
+/* Whether edges i and j, met in cell (x, z), cross there: each pair is
+ * tested once, in the cell of its bounds' common lower corner. */
+static inline bool pm__crossing_in(const pm__seg *s, const uint32_t (*box)[4], uint32_t i, uint32_t j,
+                                   uint32_t x, uint32_t z) {
+    const pm__seg *p = &s[i], *q = &s[j];
+    if (q->lo[0] > p->hi[0] || p->lo[0] > q->hi[0] || q->lo[1] > p->hi[1] || p->lo[1] > q->hi[1])
+        return false;
+    uint32_t cx = box[i][0] > box[j][0] ? box[i][0] : box[j][0];
+    uint32_t cz = box[i][2] > box[j][2] ? box[i][2] : box[j][2];
+    return cx == x && cz == z && pm__crossing(s, i, j);
+}
+
 /* No two boundary edges cross: candidates from a uniform grid over their
  * bounds, each pair tested in the cell of its bounds' common lower corner. */
 static int pm__simple(pm_arena *ar, const pm__seg *s, uint32_t m) {
@@ -141,10 +162,7 @@ static int pm__simple(pm_arena *ar, const pm__seg *s, uint32_t m) {
     size_t total = 0;
     for (uint32_t e = 0; e < m; e++) {
         uint32_t *c = box[e];
-        c[0] = pm__cell(s[e].lo[0], lo[0], inv, nx);
-        c[1] = pm__cell(s[e].hi[0], lo[0], inv, nx);
-        c[2] = pm__cell(s[e].lo[1], lo[1], inv, nz);
-        c[3] = pm__cell(s[e].hi[1], lo[1], inv, nz);
+        pm__edge_cells(s, e, lo, inv, nx, nz, c);
         for (uint32_t z = c[2]; z <= c[3]; z++)
             for (uint32_t x = c[0]; x <= c[1]; x++) start[(size_t)z * nx + x + 1]++;
         total += (size_t)(c[1] - c[0] + 1) * (c[3] - c[2] + 1);
@@ -163,21 +181,9 @@ static int pm__simple(pm_arena *ar, const pm__seg *s, uint32_t m) {
     for (uint32_t z = 0; z < nz; z++)
         for (uint32_t x = 0; x < nx; x++) {
             size_t k = (size_t)z * nx + x;
-            for (uint32_t a = start[k]; a < start[k + 1]; a++) {
-                uint32_t i = items[a];
-                const pm__seg *p = &s[i];
-                for (uint32_t b = a + 1; b < start[k + 1]; b++) {
-                    uint32_t j = items[b];
-                    const pm__seg *q = &s[j];
-                    if (q->lo[0] > p->hi[0] || p->lo[0] > q->hi[0] || q->lo[1] > p->hi[1] ||
-                        p->lo[1] > q->hi[1])
-                        continue;
-                    uint32_t cx = box[i][0] > box[j][0] ? box[i][0] : box[j][0];
-                    uint32_t cz = box[i][2] > box[j][2] ? box[i][2] : box[j][2];
-                    if (cx != x || cz != z) continue;
-                    if (pm__crossing(s, i, j)) return 0;
-                }
-            }
+            for (uint32_t a = start[k]; a < start[k + 1]; a++)
+                for (uint32_t b = a + 1; b < start[k + 1]; b++)
+                    if (pm__crossing_in(s, (const uint32_t(*)[4])box, items[a], items[b], x, z)) return 0;
         }
     return 1;
 }
@@ -258,10 +264,7 @@ static int pm__simple_sparse(pm_arena *ar, const pm__seg *s, uint32_t m) {
     size_t total = 0;
     for (uint32_t e = 0; e < m; e++) {
         uint32_t *c = box[e];
-        c[0] = pm__cell(s[e].lo[0], lo[0], inv, nx);
-        c[1] = pm__cell(s[e].hi[0], lo[0], inv, nx);
-        c[2] = pm__cell(s[e].lo[1], lo[1], inv, nz);
-        c[3] = pm__cell(s[e].hi[1], lo[1], inv, nz);
+        pm__edge_cells(s, e, lo, inv, nx, nz, c);
         total += (size_t)(c[1] - c[0] + 1) * (c[3] - c[2] + 1);
     }
     if (total > 64 * (size_t)m) return pm__simple(ar, s, m);   /* not a thin loop */
@@ -293,20 +296,10 @@ static int pm__simple_sparse(pm_arena *ar, const pm__seg *s, uint32_t m) {
         size_t b = a + 1;
         while (b < total && ent[b] >> 32 == ent[a] >> 32) b++;
         uint32_t key = (uint32_t)(ent[a] >> 32), x = key % nx, z = key / nx;
-        for (size_t i0 = a; i0 < b; i0++) {
-            uint32_t i = (uint32_t)ent[i0];
-            const pm__seg *p = &s[i];
-            for (size_t j0 = i0 + 1; j0 < b; j0++) {
-                uint32_t j = (uint32_t)ent[j0];
-                const pm__seg *q = &s[j];
-                if (q->lo[0] > p->hi[0] || p->lo[0] > q->hi[0] || q->lo[1] > p->hi[1] || p->lo[1] > q->hi[1])
-                    continue;
-                uint32_t cx = box[i][0] > box[j][0] ? box[i][0] : box[j][0];
-                uint32_t cz = box[i][2] > box[j][2] ? box[i][2] : box[j][2];
-                if (cx != x || cz != z) continue;
-                if (pm__crossing(s, i, j)) return 0;
-            }
-        }
+        for (size_t i = a; i < b; i++)
+            for (size_t j = i + 1; j < b; j++)
+                if (pm__crossing_in(s, (const uint32_t(*)[4])box, (uint32_t)ent[i], (uint32_t)ent[j], x, z))
+                    return 0;
         a = b;
     }
     return 1;
