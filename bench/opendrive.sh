@@ -17,9 +17,9 @@
 # positions, normals, s/t coordinates, a strip of two borders per lane,
 # so the centre border twice) and empty roadmark/object/signal meshes; it
 # also meshes the centre lane (id 0) as a strip of zero width. procmesh:
-# one GLB (float positions, normals, UVs, indices ordered for the vertex
-# cache, metadata), after parsing, validation, the cache key and the
-# self-overlap check; three columns per section, the centre one shared.
+# one GLB (float positions, normals, UVs, indices in vertex-cache order,
+# metadata), after parsing, validation, the cache key and the self-overlap
+# check; three columns per section, the centre one shared.
 # Neither side makes shoulders, LODs, props or terrain here.
 #
 # How they sample. libOpenDRIVE ignores eps on arcs (Arc::approximate_linear
@@ -47,7 +47,9 @@ fi
 if ! pkg-config --exists pugixml 2>/dev/null && [ ! -f /usr/include/pugixml.hpp ]; then
   echo "opendrive.sh: libOpenDRIVE needs pugixml (apt-get install libpugixml-dev): skipped"; exit 0
 fi
-[ -x "$B/bench_road_peer" ] || cmake --build "$B" --target bench_road_peer >/dev/null
+# Always brought up to date: bench targets are not in the default build,
+# so a bench_road_peer left from an older checkout would be measured.
+cmake --build "$B" --target bench_road_peer >/dev/null
 ob=$B/opendrive
 if [ ! -f "$ob/libOpenDrive.a" ]; then
   cmake -S "$ODR" -B "$ob" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF >/dev/null
@@ -143,12 +145,12 @@ if command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/nu
         f = $0; sub(/ \[.*/, "", f); sub(/.*:/, "", f); sub(/ *$/, "", f)
         if (!(f in ir) || n + 0 > ir[f]) ir[f] = n + 0 }
       END {
-        split("pm_bench_request_typed.constprop.0:whole request|pm_api_parse_request:JSON text|" \
-              "pm__road_parse:params|pm_api_cache_key:cache key|pm__road_generate:generate|" \
+        split("pm_api_request_run:whole request|pm_api_parse_request_with:JSON text|" \
+              "pm__road_parse:params|pm_api_cache_key_output:cache key|pm__road_generate:generate|" \
               "pm_spline_sample:  adaptive sampling|pm__road_sections:  frames and banking|" \
               "pm__road_clamp_folds:  fold clamps|pm__road_grid:  vertex grid|pm__road_emit:  mesh|" \
               "meshopt_optimizeVertexCache:    of it vertex-cache order|pm__road_overlaps:  overlap check|" \
-              "pm_api_encode:GLB", st, "|")
+              "pm_api_job_encode:GLB", st, "|")
         for (i = 1; i in st; i++) {
           k = st[i]; sub(/:.*/, "", k); l = st[i]; sub(/^[^:]*:/, "", l)
           if (k in ir) printf "  %-32s %10d\n", l, ir[k] } }'

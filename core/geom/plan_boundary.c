@@ -117,6 +117,27 @@ static uint32_t pm__cell(double v, double v0, double inv, uint32_t n) {
     return c >= n ? n - 1 : (uint32_t)c;
 }
 
+/* The cells of edge e's bounds: x from c[0] to c[1], z from c[2] to c[3]. */
+static inline void pm__edge_cells(const pm__seg *s, uint32_t e, const double lo[2], double inv, uint32_t nx,
+                                  uint32_t nz, uint32_t c[4]) {
+    c[0] = pm__cell(s[e].lo[0], lo[0], inv, nx);
+    c[1] = pm__cell(s[e].hi[0], lo[0], inv, nx);
+    c[2] = pm__cell(s[e].lo[1], lo[1], inv, nz);
+    c[3] = pm__cell(s[e].hi[1], lo[1], inv, nz);
+}
+
+/* Whether edges i and j, met in cell (x, z), cross there: each pair is
+ * tested once, in the cell of its bounds' common lower corner. */
+static inline bool pm__crossing_in(const pm__seg *s, const uint32_t (*box)[4], uint32_t i, uint32_t j,
+                                   uint32_t x, uint32_t z) {
+    const pm__seg *p = &s[i], *q = &s[j];
+    if (q->lo[0] > p->hi[0] || p->lo[0] > q->hi[0] || q->lo[1] > p->hi[1] || p->lo[1] > q->hi[1])
+        return false;
+    uint32_t cx = box[i][0] > box[j][0] ? box[i][0] : box[j][0];
+    uint32_t cz = box[i][2] > box[j][2] ? box[i][2] : box[j][2];
+    return cx == x && cz == z && pm__crossing(s, i, j);
+}
+
 /* No two boundary edges cross: candidates from a uniform grid over their
  * bounds, each pair tested in the cell of its bounds' common lower corner. */
 static int pm__simple(pm_arena *ar, const pm__seg *s, uint32_t m) {
@@ -141,10 +162,7 @@ static int pm__simple(pm_arena *ar, const pm__seg *s, uint32_t m) {
     size_t total = 0;
     for (uint32_t e = 0; e < m; e++) {
         uint32_t *c = box[e];
-        c[0] = pm__cell(s[e].lo[0], lo[0], inv, nx);
-        c[1] = pm__cell(s[e].hi[0], lo[0], inv, nx);
-        c[2] = pm__cell(s[e].lo[1], lo[1], inv, nz);
-        c[3] = pm__cell(s[e].hi[1], lo[1], inv, nz);
+        pm__edge_cells(s, e, lo, inv, nx, nz, c);
         for (uint32_t z = c[2]; z <= c[3]; z++)
             for (uint32_t x = c[0]; x <= c[1]; x++) start[(size_t)z * nx + x + 1]++;
         total += (size_t)(c[1] - c[0] + 1) * (c[3] - c[2] + 1);
@@ -163,21 +181,9 @@ static int pm__simple(pm_arena *ar, const pm__seg *s, uint32_t m) {
     for (uint32_t z = 0; z < nz; z++)
         for (uint32_t x = 0; x < nx; x++) {
             size_t k = (size_t)z * nx + x;
-            for (uint32_t a = start[k]; a < start[k + 1]; a++) {
-                uint32_t i = items[a];
-                const pm__seg *p = &s[i];
-                for (uint32_t b = a + 1; b < start[k + 1]; b++) {
-                    uint32_t j = items[b];
-                    const pm__seg *q = &s[j];
-                    if (q->lo[0] > p->hi[0] || p->lo[0] > q->hi[0] || q->lo[1] > p->hi[1] ||
-                        p->lo[1] > q->hi[1])
-                        continue;
-                    uint32_t cx = box[i][0] > box[j][0] ? box[i][0] : box[j][0];
-                    uint32_t cz = box[i][2] > box[j][2] ? box[i][2] : box[j][2];
-                    if (cx != x || cz != z) continue;
-                    if (pm__crossing(s, i, j)) return 0;
-                }
-            }
+            for (uint32_t a = start[k]; a < start[k + 1]; a++)
+                for (uint32_t b = a + 1; b < start[k + 1]; b++)
+                    if (pm__crossing_in(s, (const uint32_t(*)[4])box, items[a], items[b], x, z)) return 0;
         }
     return 1;
 }
@@ -232,4 +238,88 @@ int pm_pset_simple_boundary(pm_arena *ar, const pm_pset *S) {
     int r = pm__link(ar, from, to, s, m);
     if (r != 1) return r;
     return pm__simple(ar, s, m);
+}
+
+/* pm__simple over a sparse grid: (cell, edge) entries sorted by cell (a
+ * stable radix sort of cell << 32 | edge), so only occupied cells cost
+ * anything and cells can be as small as the edges of a long thin loop
+ * (a road's outline), whose dense grid would be mostly empty. */
+static int pm__simple_sparse(pm_arena *ar, const pm__seg *s, uint32_t m) {
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, ext = 0;
+    for (uint32_t e = 0; e < m; e++) {   /* (finite floats: no fmin / fmax calls) */
+        for (int c = 0; c < 2; c++) {
+            lo[c] = s[e].lo[c] < lo[c] ? s[e].lo[c] : lo[c];
+            hi[c] = s[e].hi[c] > hi[c] ? s[e].hi[c] : hi[c];
+        }
+        double dx = (double)s[e].hi[0] - s[e].lo[0], dz = (double)s[e].hi[1] - s[e].lo[1];
+        ext += dx > dz ? dx : dz;
+    }
+    double w = fmax(hi[0] - lo[0], 1e-9), h = fmax(hi[1] - lo[1], 1e-9);
+    /* Cells about twice the mean edge; at most 32768 a side, so a cell
+     * index fits 30 bits. */
+    double cell = fmax(2.0 * ext / m, fmax(w, h) / 32768.0), inv = 1.0 / cell;
+    uint32_t nx = (uint32_t)fmin(floor(w / cell) + 1, 32768), nz = (uint32_t)fmin(floor(h / cell) + 1, 32768);
+    uint32_t(*box)[4] = pm_arena_alloc(ar, (size_t)m * sizeof *box);
+    if (!box) return PM_ERR_NOMEM;
+    size_t total = 0;
+    for (uint32_t e = 0; e < m; e++) {
+        uint32_t *c = box[e];
+        pm__edge_cells(s, e, lo, inv, nx, nz, c);
+        total += (size_t)(c[1] - c[0] + 1) * (c[3] - c[2] + 1);
+    }
+    if (total > 64 * (size_t)m) return pm__simple(ar, s, m);   /* not a thin loop */
+    uint64_t *ent = pm_arena_alloc(ar, total * sizeof *ent), *tmp = pm_arena_alloc(ar, total * sizeof *tmp);
+    uint32_t *cnt = pm_arena_alloc(ar, 2048 * sizeof *cnt);
+    if (!ent || !tmp || !cnt) return PM_ERR_NOMEM;
+    size_t k = 0;
+    for (uint32_t e = 0; e < m; e++) {
+        const uint32_t *c = box[e];
+        for (uint32_t z = c[2]; z <= c[3]; z++)
+            for (uint32_t x = c[0]; x <= c[1]; x++) ent[k++] = ((uint64_t)z * nx + x) << 32 | e;
+    }
+    uint64_t cells = (uint64_t)nx * nz;
+    for (unsigned shift = 32; shift < 64 && (cells - 1) >> (shift - 32) != 0; shift += 11) {
+        memset(cnt, 0, 2048 * sizeof *cnt);
+        for (size_t i = 0; i < total; i++) cnt[(ent[i] >> shift) & 2047]++;
+        uint32_t sum = 0;
+        for (int d = 0; d < 2048; d++) {
+            uint32_t c = cnt[d];
+            cnt[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < total; i++) tmp[cnt[(ent[i] >> shift) & 2047]++] = ent[i];
+        uint64_t *t = ent;
+        ent = tmp;
+        tmp = t;
+    }
+    for (size_t a = 0; a < total;) {
+        size_t b = a + 1;
+        while (b < total && ent[b] >> 32 == ent[a] >> 32) b++;
+        uint32_t key = (uint32_t)(ent[a] >> 32), x = key % nx, z = key / nx;
+        for (size_t i = a; i < b; i++)
+            for (size_t j = i + 1; j < b; j++)
+                if (pm__crossing_in(s, (const uint32_t(*)[4])box, (uint32_t)ent[i], (uint32_t)ent[j], x, z))
+                    return 0;
+        a = b;
+    }
+    return 1;
+}
+
+int pm_loop_simple(pm_arena *ar, const float *xz, uint32_t m) {
+    if (m < 3) return 0;
+    pm__seg *s = pm_arena_alloc(ar, (size_t)m * sizeof *s);
+    if (!s) return PM_ERR_NOMEM;
+    for (uint32_t e = 0; e < m; e++) {
+        const float *a = xz + 2 * e, *b = xz + 2 * (e + 1 < m ? e + 1 : 0);
+        if (a[0] == b[0] && a[1] == b[1]) return 0;
+        pm__seg *g = &s[e];
+        for (int c = 0; c < 2; c++) {
+            g->a[c] = a[c];
+            g->b[c] = b[c];
+            g->lo[c] = a[c] < b[c] ? a[c] : b[c];
+            g->hi[c] = a[c] < b[c] ? b[c] : a[c];
+        }
+        g->next = e + 1 < m ? e + 1 : 0;
+    }
+    return pm__simple_sparse(ar, s, m);
 }

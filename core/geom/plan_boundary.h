@@ -20,4 +20,11 @@
  * geom/predicates.h, coordinates compared as the stored floats. Scratch
  * memory comes from a. */
 int pm_pset_simple_boundary(pm_arena *a, const pm_pset *S);
+
+/* 1 when the closed polygon of m plan points xz ([x, z] floats; the last
+ * joins the first) is simple: no two edges meet but neighbours at their
+ * shared corner, no point repeated. 0 when not, PM_ERR_NOMEM. The caller
+ * who knows the outline of its triangles (a strip's border) skips
+ * pm_pset_simple_boundary's edge table with it. Exact, as above. */
+int pm_loop_simple(pm_arena *a, const float *xz, uint32_t m);
 #endif

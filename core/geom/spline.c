@@ -114,6 +114,11 @@ double pm_spline_curvature(const pm_spline *s, double t) {
     if (s->kind == PM_CURVE_LINEAR) return 0.0;
     double p[3], d1[3], d2[3];
     pm_spline_eval(s, t, p, d1, d2);
+    return pm_spline_curvature_of(s, d1, d2);
+}
+
+double pm_spline_curvature_of(const pm_spline *s, const double d1[3], const double d2[3]) {
+    if (s->kind == PM_CURVE_LINEAR) return 0.0;
     double sp2 = d1[0] * d1[0] + d1[2] * d1[2];
     if (sp2 <= 0.0) return 0.0;
     /* With right = (-tz, 0, tx), a left turn (towards -right) is positive. */
@@ -224,6 +229,65 @@ static double pm__chord_error(const pm_spline *s, const pm_sample_opts *o, doubl
     return fmax(worst, fmax(f1, f2));
 }
 
+/* Largest 3D distance from the cubic over (t0, t1) (one segment, no height
+ * override) to its chord a -> b, in closed form. Over v in [0, 1] the
+ * curve minus a is q(v) = q1 v + q2 v^2 + q3 v^3; its part across the
+ * chord vanishes at both ends, so it is v (1 - v) (A + B v), and
+ * |A + B v| <= (1 - v) |A| + v |A + B|: the cubic bound g below is exact
+ * for a plane curve without an inflection inside the chord, an upper bound
+ * otherwise. Distance to the chord's line is distance to the chord while
+ * the projection along it runs monotonically from a to b; false (probe
+ * instead) when it does not. */
+static bool pm__chord_bound(const pm_spline *s, double t0, double t1, const double a[3],
+                            const double b[3], double *e) {
+    double f = floor(t0);
+    uint32_t seg = t0 <= 0.0 ? 0 : (f >= (double)s->nseg ? s->nseg - 1 : (uint32_t)f);
+    const double(*c)[3] = s->coef[seg];
+    double u = t0 - (double)seg, h = t1 - t0;
+    double q[3][3], ab[3], l2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        q[0][k] = h * (c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]));
+        q[1][k] = h * h * (c[2][k] + u * 3.0 * c[3][k]);
+        q[2][k] = h * h * h * c[3][k];
+        ab[k] = b[k] - a[k];
+        l2 += ab[k] * ab[k];
+    }
+    if (!(l2 > 0.0)) return false;
+    double sp[3];   /* q_k . ab / |ab|^2: the projection's coefficients */
+    for (int j = 0; j < 3; j++) sp[j] = (q[j][0] * ab[0] + q[j][1] * ab[1] + q[j][2] * ab[2]) / l2;
+    /* Its derivative sp0 + 2 sp1 v + 3 sp2 v^2 must not go negative. */
+    if (sp[0] < 0.0 || sp[0] + 2.0 * sp[1] + 3.0 * sp[2] < 0.0) return false;
+    if (sp[2] != 0.0) {
+        double v = -sp[1] / (3.0 * sp[2]);
+        if (v > 0.0 && v < 1.0 && sp[0] - sp[1] * sp[1] / (3.0 * sp[2]) < 0.0) return false;
+    }
+    double A2 = 0.0, AB2 = 0.0;   /* |A|^2, |A + B|^2 with A = w1, A + B = -w2 - 2 w3 */
+    for (int k = 0; k < 3; k++) {
+        double w1 = q[0][k] - sp[0] * ab[k], w2 = q[1][k] - sp[1] * ab[k], w3 = q[2][k] - sp[2] * ab[k];
+        double apb = -w2 - 2.0 * w3;
+        A2 += w1 * w1;
+        AB2 += apb * apb;
+    }
+    double ga = sqrt(A2), d = sqrt(AB2) - ga;
+    /* g(v) = ga v + (d - ga) v^2 - d v^3; g' = ga + 2 (d - ga) v - 3 d v^2
+     * is >= 0 at 0 and <= 0 at 1: its roots in [0, 1] hold the maximum. */
+    double r[2] = {0.5, 0.5};
+    if (d != 0.0) {
+        double qa = -3.0 * d, qb = 2.0 * (d - ga), disc = qb * qb + 12.0 * d * ga;
+        double sq = sqrt(fmax(disc, 0.0));
+        r[0] = (-qb + sq) / (2.0 * qa);
+        r[1] = (-qb - sq) / (2.0 * qa);
+    }
+    double worst = 0.0;
+    for (int k = 0; k < 2; k++) {
+        double v = fmin(fmax(r[k], 0.0), 1.0);
+        double g = v * (1.0 - v) * (ga + d * v);
+        if (g > worst) worst = g;
+    }
+    *e = worst;
+    return true;
+}
+
 /* First derivative inside segment seg at local u (so u = 1 is the end of
  * seg, not the start of the next one: linear corners are not turns). */
 static void pm__d1_in(const pm_spline *s, uint32_t seg, double u, double d1[3]) {
@@ -277,14 +341,18 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
      * exact error, so the probes may stop at the first one beyond it. */
     double stop = depth < PM__SPLINE_MAX_DEPTH ? sm->o->max_error : INFINITY;
     double memo[PM__SPLINE_PROBES];
-    bool split = pm_v3_dist(p0, p1) > sm->o->max_segment ||
-                 (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES, false, stop,
-                                      memo)) > sm->o->max_error ||
-                 pm__turns_too_much(sm->s, sm->o->max_turn, sm->cos_turn, t0, t1);
+    bool split = pm_v3_dist(p0, p1) > sm->o->max_segment;
+    /* The curve's own heights: its error in closed form. */
+    bool bound = !split && !sm->o->height && pm__chord_bound(sm->s, t0, t1, p0, p1, &e);
+    if (bound) exact = true;
+    split = split || (bound ? e > sm->o->max_error
+                            : (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES,
+                                                   false, stop, memo)) > sm->o->max_error) ||
+            pm__turns_too_much(sm->s, sm->o->max_turn, sm->cos_turn, t0, t1);
     /* Seven probes can miss an off-centre peak; a chord that is already
      * close to the bound gets a finer look before it is accepted (its
      * seven probes all ran: none was past max_error). */
-    if (!split && e > 0.5 * sm->o->max_error) {
+    if (!split && !bound && e > 0.5 * sm->o->max_error) {
         e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_FINE_PROBES, true, stop, memo);
         exact = true;
         split = e > sm->o->max_error;

@@ -42,6 +42,8 @@ void pm_spline_eval(const pm_spline *s, double t, double p[3], double d1[3], dou
 /* Signed plan curvature at t (1/m): > 0 where the curve turns left (towards
  * -right, right = tangent x up), 0 on straight or linear curves. */
 double pm_spline_curvature(const pm_spline *s, double t);
+/* The same from the derivatives pm_spline_eval gave at t. */
+double pm_spline_curvature_of(const pm_spline *s, const double d1[3], const double d2[3]);
 
 /* Optional height override: y = height(ctx, x, z) replaces the curve's own
  * y, so a road draped on terrain is sampled against its real 3D shape. */

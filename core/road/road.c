@@ -122,25 +122,23 @@ static int pm__level_build(pm__ctx *x, pm__level *L, double max_error, double ma
  * pm_road_overlaps) when that surface overlaps itself in plan. */
 static int pm__emit_level(pm__ctx *x, pm__level *L, const char *suffix, uint32_t level) {
     char name[48];
-    pm_pset plan;
     size_t cap = 2 * (L->n - 1) * (L->ncol - 1);
     bool check = !x->p->overlaps_checked_by_caller;
     if (check && cap >= UINT32_MAX) return PM_ERR_LIMIT;
-    int r = check ? pm_pset_init(x->a, &plan, (uint32_t)cap) : PM_OK;
-    if (r < 0) return r;
-    L->plan = check ? &plan : NULL;
-    L->plan_flag = 0;
+    L->tsec = check ? pm_arena_alloc(x->a, cap * sizeof(uint32_t)) : NULL;
+    if (check && !L->tsec) return PM_ERR_NOMEM;
+    L->ntsec = 0;
+    uint32_t first = x->scene->nprims;
     pm__range road = {L->kl, L->kr};
     snprintf(name, sizeof name, "asphalt%s", suffix);
-    r = pm__road_emit(x, L, name, "asphalt", &road, 1);
+    int r = pm__road_emit(x, L, name, "asphalt", &road, 1);
     if (r == PM_OK && L->kl > 0) {
         pm__range sh[2] = {{0, L->kl}, {L->kr, L->ncol - 1}};
         snprintf(name, sizeof name, "shoulder%s", suffix);
-        L->plan_flag = 1;
         r = pm__road_emit(x, L, name, "shoulder", sh, 2);
     }
-    if (r == PM_OK) r = pm__road_overlaps(x, L, level);
-    L->plan = NULL;
+    if (r == PM_OK && check) r = pm__road_overlaps(x, L, level, first);
+    L->tsec = NULL;
     return r;
 }
 

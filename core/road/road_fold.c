@@ -48,6 +48,9 @@ static bool pm__band_ok(const pm__section *a, const pm__section *b, int side) {
     }
     if (m > 1 && q[m - 1][0] == q[0][0] && q[m - 1][1] == q[0][1]) m--;
     if (m < 3) return true;
+    if (m == 4)   /* the usual quad, unrolled */
+        return pm_orient_xz_plain(q[0], q[1], q[2]) > 0.0 && pm_orient_xz_plain(q[1], q[2], q[3]) > 0.0 &&
+               pm_orient_xz_plain(q[2], q[3], q[0]) > 0.0 && pm_orient_xz_plain(q[3], q[0], q[1]) > 0.0;
     for (int k = 0; k < m; k++)
         if (!(pm_orient_xz_plain(q[k], q[(k + 1) % m], q[(k + 2) % m]) > 0.0)) return false;
     return true;
@@ -257,19 +260,20 @@ static void pm__fan_run(const pm__fanning *F, pm__ctx *x, size_t i0, size_t i1) 
  * Every section between them ends its side at P, so the inner side is one
  * fan of triangles around P instead of a tangle. Two legs of the road
  * meeting (turning half a circle or more, or not folding in between) are
- * left alone: the overlap check refuses them. */
-static void pm__road_fans(pm__ctx *x, pm__level *L, int side) {
+ * left alone: the overlap check refuses them. False when every band of
+ * the side is convex at full width (no fan, nothing to cut back). */
+static bool pm__road_fans(pm__ctx *x, pm__level *L, int side) {
     const pm_road_params *p = x->p;
     pm__fanning F = {.L = L, .side = side, .m = L->closed ? L->n - 1 : L->n,
                      .W = -L->col[0], .hw = 0.5 * p->width};
-    if (F.m < 3) return;
+    if (F.m < 3) return true;
     size_t nseg = L->closed ? F.m : L->n - 1, nb = L->closed ? 2 * F.m : nseg;
     /* fold[i]: the first band at or after i (counting on past a closed
      * road's end) that is not convex at full width; a loop holds one, so
      * only segments within reach of a fold are searched. */
     size_t *fold = pm_arena_alloc(x->a, (nb + 1) * sizeof(size_t));
     F.q = pm_arena_alloc(x->a, F.m * 2 * sizeof(double));
-    if (!fold || !F.q) return;   /* no fans: the pairwise cut and the overlap check still hold */
+    if (!fold || !F.q) return true;   /* no fans: the pairwise cut and the overlap check still hold */
     fold[nb] = SIZE_MAX;
     bool any = false;
     for (size_t i = nb; i-- > 0;) {
@@ -278,7 +282,7 @@ static void pm__road_fans(pm__ctx *x, pm__level *L, int side) {
         fold[i] = folds ? i : fold[i + 1];
         any |= folds;
     }
-    if (!any) return;
+    if (!any) return false;
     double sg = side ? 1.0 : -1.0;
     for (size_t i = 0; i < F.m; i++) pm__plan_at(&L->sec[i], sg * F.W, F.q + 2 * i);
     double reach = PM__FAN_REACH * F.W;
@@ -315,6 +319,7 @@ static void pm__road_fans(pm__ctx *x, pm__level *L, int side) {
         pm__fan_run(&F, x, i, i1);
         i = i1;
     }
+    return true;
 }
 
 /* Cuts the side back where sections a and b cross inside the road. */
@@ -349,8 +354,9 @@ static bool pm__clamp_pair(pm__section *a, pm__section *b, int side) {
 void pm__road_clamp_folds(pm__ctx *x, pm__level *L) {
     pm__section *sc = L->sec;
     size_t n = L->n;
-    pm__road_fans(x, L, 0);
-    pm__road_fans(x, L, 1);
+    bool left = pm__road_fans(x, L, 0), right = pm__road_fans(x, L, 1);
+    /* Every band convex at full width on both sides: nothing to cut back. */
+    if (!left && !right) return;
     for (int pass = 0; pass < 4; pass++) {
         bool changed = false;
         for (int side = 0; side < 2; side++)

@@ -11,10 +11,8 @@
 
 /* Plan tangent, miter factor for linear corners. */
 static void pm__plan_tangent(const pm__ctx *x, const pm_curve_sample *smp, size_t n, size_t i,
-                             double t[2], double *miter) {
+                             const double d1[3], double t[2], double *miter) {
     const pm_spline *s = &x->spline;
-    double p[3], d1[3];
-    pm_spline_eval(s, smp[i].t, p, d1, NULL);
     *miter = 1.0;
     size_t prev = i > 0 ? i - 1 : (s->closed ? n - 2 : 0);
     size_t next = i + 1 < n ? i + 1 : (s->closed ? 1 : i);
@@ -49,12 +47,11 @@ static void pm__plan_tangent(const pm__ctx *x, const pm_curve_sample *smp, size_
     t[1] = lc > 0.0 ? c[1] / lc : 0.0;
 }
 
-/* Slope dy / d(plan distance) at sample i. */
-static double pm__slope(const pm__ctx *x, const pm_curve_sample *smp, size_t n, size_t i) {
+/* Slope dy / d(plan distance) at sample i (d1: the curve's derivative there). */
+static double pm__slope(const pm__ctx *x, const pm_curve_sample *smp, size_t n, size_t i,
+                        const double d1[3]) {
     const pm_spline *s = &x->spline;
     if (!x->p->terrain) {
-        double p[3], d1[3];
-        pm_spline_eval(s, smp[i].t, p, d1, NULL);
         double l = hypot(d1[0], d1[2]);
         return l > 1e-12 ? d1[1] / l : 0.0;
     }
@@ -170,7 +167,8 @@ static void pm__frame(const pm__ctx *x, pm__section *sc, const double t2[2], dou
     double U[3];
     pm_v3_cross(R, T, U);
     pm_v3_normalize(U);
-    double cb = cos(sc->bank), sb = sin(sc->bank);
+    double cb = 1.0, sb = 0.0;   /* an unbanked section (most) skips the sincos */
+    if (sc->bank != 0.0 || signbit(sc->bank)) cb = cos(sc->bank), sb = sin(sc->bank);
     for (int k = 0; k < 3; k++) {
         sc->tan[k] = T[k];
         sc->right[k] = R[k] * cb - U[k] * sb;
@@ -203,9 +201,13 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
         if (i > 0) {
             sc[i].s = sc[i - 1].s + pm_v3_dist(smp[i - 1].p, smp[i].p);
         }
-        sc[i].kappa = pm_spline_curvature(&x->spline, p->closed && i == n - 1 ? 0.0 : smp[i].t);
-        pm__plan_tangent(x, smp, n, i, t2 + 4 * i, t2 + 4 * i + 2);
-        t2[4 * i + 3] = pm__slope(x, smp, n, i);
+        /* One evaluation for the curvature, tangent and slope. */
+        double pt[3], d1[3], d2[3], tk = p->closed && i == n - 1 ? 0.0 : smp[i].t;
+        pm_spline_eval(&x->spline, tk, pt, d1, d2);
+        sc[i].kappa = pm_spline_curvature_of(&x->spline, d1, d2);
+        if (tk != smp[i].t) pm_spline_eval(&x->spline, smp[i].t, pt, d1, NULL);
+        pm__plan_tangent(x, smp, n, i, d1, t2 + 4 * i, t2 + 4 * i + 2);
+        t2[4 * i + 3] = pm__slope(x, smp, n, i, d1);
         sc[i].bank = pm__raw_bank(x, &sc[i]);
         sc[i].clamp[0] = sc[i].clamp[1] = W;
     }

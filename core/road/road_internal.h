@@ -43,8 +43,8 @@ typedef struct pm__level {
     uint64_t skipped;       /* degenerate triangles left out */
     bool closed;
     uint64_t triangles;     /* emitted */
-    pm_pset *plan;          /* NULL, or gets each emitted triangle (part = section) */
-    uint8_t plan_flag;      /* flag of the triangles emitted now: 1 = shoulder */
+    uint32_t *tsec;         /* NULL, or gets the section of each emitted triangle */
+    size_t ntsec;
 } pm__level;
 
 typedef struct pm__ctx {
@@ -80,9 +80,10 @@ int pm__road_emit(pm__ctx *x, pm__level *L, const char *name, const char *materi
                   const pm__range *rg, int nrg);
 
 /* road_overlap.c: PM_ERR_GEOMETRY (x->fail->overlaps filled) when the
- * triangles collected in L->plan overlap in plan; level as in
+ * triangles of the level's primitives (scene->prims[first ..], asphalt
+ * then shoulder, their sections in L->tsec) overlap in plan; level as in
  * pm_road_overlaps. */
-int pm__road_overlaps(pm__ctx *x, pm__level *L, uint32_t level);
+int pm__road_overlaps(pm__ctx *x, pm__level *L, uint32_t level, uint32_t first);
 
 /* road_props.c: instanced props along the base level; out gets per-line counts. */
 int pm__road_props(pm__ctx *x, const pm__level *L, pm_meta *out);

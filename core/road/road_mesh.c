@@ -101,9 +101,12 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
 
 /* ---- primitives ---- */
 
+/* Quads across one band of the emission order (see pm__emit_range). */
+#define PM__BAND_QUADS 7
+
 static double pm__maxabs(double m, double v) {
-    v = v < 0.0 ? -v : v;
-    return v > m ? v : m;
+    v = fabs(v);
+    return v > m ? v : m;   /* maxsd: no branch */
 }
 
 /* Triangle abc of float positions faces up with a margin: its plan area
@@ -122,17 +125,14 @@ static bool pm__faces_up(const float *a, const float *b, const float *c) {
     return o > 4.0 * 1.2e-7 * m * e;
 }
 
-/* Reorders triangles for the post-transform cache and vertices for fetch
- * locality, dropping unreferenced vertices. */
-static int pm__optimize(pm_arena *a, pm_prim *pr) {
+/* Puts vertices in order of first use, dropping unreferenced ones. */
+static int pm__fetch_order(pm_arena *a, pm_prim *pr) {
     if (pr->icount == 0) return PM_OK;
-    uint32_t *idx = pm_arena_alloc(a, pr->icount * sizeof(uint32_t));
     uint32_t *remap = pm_arena_alloc(a, pr->vcount * sizeof(uint32_t));
     float *tmp = pm_arena_alloc(a, (size_t)pr->vcount * 3 * sizeof(float));
-    if (!idx || !remap || !tmp) return PM_ERR_NOMEM;
-    meshopt_optimizeVertexCache(idx, pr->indices, pr->icount, pr->vcount);
-    size_t nv = meshopt_optimizeVertexFetchRemap(remap, idx, pr->icount, pr->vcount);
-    meshopt_remapIndexBuffer(pr->indices, idx, pr->icount, remap);
+    if (!remap || !tmp) return PM_ERR_NOMEM;
+    size_t nv = meshopt_optimizeVertexFetchRemap(remap, pr->indices, pr->icount, pr->vcount);
+    meshopt_remapIndexBuffer(pr->indices, pr->indices, pr->icount, remap);
     meshopt_remapVertexBuffer(tmp, pr->positions, pr->vcount, 3 * sizeof(float), remap);
     memcpy(pr->positions, tmp, nv * 3 * sizeof(float));
     meshopt_remapVertexBuffer(tmp, pr->normals, pr->vcount, 3 * sizeof(float), remap);
@@ -158,6 +158,31 @@ static void pm__vertex_normal(const pm_road_params *p, const pm__section *sc, co
 static bool pm__same_vertex(const pm_prim *pr, uint32_t v, const float pf[3], const float uf[2]) {
     const float *q = pr->positions + 3 * (size_t)v, *u = pr->uvs + 2 * (size_t)v;
     return q[0] == pf[0] && q[1] == pf[1] && q[2] == pf[2] && u[0] == uf[0] && u[1] == uf[1];
+}
+
+/* Quads j0 .. j1 - 1 between grid rows row and row + w of map (section
+ * i to i + 1) as two triangles each, skipping slivers (pm__faces_up). */
+static void pm__emit_quads(pm__level *L, pm_prim *pr, const uint32_t *row, uint32_t w,
+                           uint32_t j0, uint32_t j1, uint32_t i) {
+    const float *P = pr->positions;
+    for (uint32_t j = j0; j < j1; j++) {
+        uint32_t v1 = row[j], v2 = row[j + 1], v4 = row[w + j], v3 = row[w + j + 1];
+        uint32_t tri[2][3] = {{v1, v2, v4}, {v2, v3, v4}};
+        for (int t = 0; t < 2; t++) {
+            const uint32_t *q = tri[t];
+            if (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
+                !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2])) {
+                L->skipped++;
+                continue;
+            }
+            /* pm__road_emit reserved every quad's two triangles. */
+            assert(pr->icount + 3 <= pr->icap);
+            memcpy(pr->indices + pr->icount, q, 3 * sizeof(uint32_t));
+            pr->icount += 3;
+            if (L->tsec) L->tsec[L->ntsec++] = i;
+            L->triangles++;
+        }
+    }
 }
 
 /* Emits columns k0..k1 as vertices of pr. Collapsed columns share the
@@ -191,26 +216,14 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
             if (map[i * w + j] == UINT32_MAX)
                 map[i * w + j] = map[i * w + (L->col[rg.k0 + j] < 0.0 ? 0 : w - 1)];
     }
-    for (size_t i = 0; i + 1 < n; i++) {
-        for (uint32_t j = 0; j + 1 < w; j++) {
-            uint32_t v1 = map[i * w + j], v2 = map[i * w + j + 1];
-            uint32_t v4 = map[(i + 1) * w + j], v3 = map[(i + 1) * w + j + 1];
-            uint32_t tri[2][3] = {{v1, v2, v4}, {v2, v3, v4}};
-            for (int t = 0; t < 2; t++) {
-                const uint32_t *q = tri[t];
-                const float *P = pr->positions;
-                if (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
-                    !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2])) {
-                    L->skipped++;
-                    continue;
-                }
-                if (pm_prim_add_tri(x->scene, pr, q[0], q[1], q[2]) < 0) return PM_ERR_NOMEM;
-                if (L->plan)
-                    pm_pset_add(L->plan, P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], (uint32_t)i, 0,
-                                L->plan_flag);
-                L->triangles++;
-            }
-        }
+    /* Triangles in bands of at most PM__BAND_QUADS quads across, row by
+     * row: two rows of a band (16 vertices) fit a 16-entry FIFO cache, so
+     * each vertex is transformed about once, ACMR near the strip's bound
+     * (what meshopt_optimizeVertexCache would find, without its cost). */
+    for (uint32_t j0 = 0; j0 + 1 < w; j0 += PM__BAND_QUADS) {
+        uint32_t j1 = j0 + PM__BAND_QUADS < w - 1 ? j0 + PM__BAND_QUADS : w - 1;
+        for (size_t i = 0; i + 1 < n; i++)
+            pm__emit_quads(L, pr, map + i * w, w, j0, j1, (uint32_t)i);
     }
     return PM_OK;
 }
@@ -229,9 +242,13 @@ int pm__road_emit(pm__ctx *x, pm__level *L, const char *name, const char *materi
     pm_prim *pr = map ? pm_scene_add_prim(x->scene, name, material, PM_PRIM_UV, (uint32_t)nv,
                                           (uint32_t)(3 * nt)) : NULL;
     if (!pr) return PM_ERR_NOMEM;
+    uint64_t skipped = L->skipped;
     for (int j = 0; j < nrg; j++) {
         int r = pm__emit_range(x, L, pr, rg[j], map);
         if (r < 0) return r;
     }
-    return pm__optimize(x->a, pr);
+    /* Vertices go in row by row; a wider grid's bands (or a skipped
+     * sliver's orphan) want them in order of first use. */
+    bool banded = wmax > PM__BAND_QUADS + 1;
+    return L->skipped > skipped || banded ? pm__fetch_order(x->a, pr) : PM_OK;
 }

@@ -56,18 +56,65 @@ static int pm__hit(void *ctx, const pm_ptri *a, const pm_ptri *b) {
     return 0;
 }
 
-int pm__road_overlaps(pm__ctx *x, pm__level *L, uint32_t level) {
-    if (!L->plan || L->plan->ntri < 2) return PM_OK;
+/* A level with no fold, no sliver left out and open ends is the full grid
+ * of its sections and columns: its outline is the left edge, the last
+ * section, the right edge and the first section. When that loop is simple,
+ * so is the outline pm_pset_simple_boundary would find (the same loop):
+ * no two triangles overlap. 1 proven, 0 not, PM_ERR_NOMEM. */
+static int pm__outline_simple(pm__ctx *x, const pm__level *L) {
+    const pm_road_params *p = x->p;
+    double W = 0.5 * p->width + p->shoulder;
+    if (L->closed || L->skipped) return 0;
+    for (size_t i = 0; i < L->n; i++) {
+        const pm__section *sc = &L->sec[i];
+        if (sc->fan[0] || sc->fan[1] || sc->clamp[0] < W || sc->clamp[1] < W) return 0;
+    }
+    size_t n = L->n, nc = L->ncol, m = 2 * n + 2 * (nc - 2), k = 0;
+    if (m >= UINT32_MAX / 2) return 0;
+    float *xz = pm_arena_alloc(x->a, 2 * m * sizeof(float));
+    if (!xz) return PM_ERR_NOMEM;
+    const double *P = L->pos;
+#define PM__PUT(i, c) (xz[2 * k] = (float)P[3 * ((i) * nc + (c))], xz[2 * k + 1] = (float)P[3 * ((i) * nc + (c)) + 2], k++)
+    for (size_t i = 0; i < n; i++) PM__PUT(i, 0);
+    for (size_t c = 1; c < nc; c++) PM__PUT(n - 1, c);
+    for (size_t i = n - 1; i-- > 0;) PM__PUT(i, nc - 1);
+    for (size_t c = nc - 1; --c > 0;) PM__PUT(0, c);
+#undef PM__PUT
+    return pm_loop_simple(x->a, xz, (uint32_t)m);
+}
+
+/* The level's triangles as a plan set: part = section, flag 1 = shoulder. */
+static int pm__plan_set(pm__ctx *x, const pm__level *L, uint32_t first, pm_pset *S) {
+    int r = pm_pset_init(x->a, S, (uint32_t)L->ntsec);
+    if (r < 0) return r;
+    size_t t = 0;
+    for (uint32_t k = first; k < x->scene->nprims; k++) {
+        const pm_prim *pr = &x->scene->prims[k];
+        const float *P = pr->positions;
+        for (uint32_t j = 0; j + 2 < pr->icount && t < L->ntsec; j += 3, t++) {
+            const uint32_t *q = pr->indices + j;
+            pm_pset_add(S, P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], L->tsec[t], 0, k > first);
+        }
+    }
+    return PM_OK;
+}
+
+int pm__road_overlaps(pm__ctx *x, pm__level *L, uint32_t level, uint32_t first) {
+    if (L->ntsec < 2) return PM_OK;
+    int r = pm__outline_simple(x, L);
+    if (r != 0) return r < 0 ? r : PM_OK;
+    pm_pset plan;
+    if ((r = pm__plan_set(x, L, first, &plan)) < 0) return r;
+    if (plan.ntri < 2) return PM_OK;
     pm_road_failure local;
     pm_road_overlaps *O = x->fail ? &x->fail->overlaps : &local.overlaps;
     memset(O, 0, sizeof *O);
     /* A road that does not touch itself has one simple outline: then no
      * pair can overlap, without testing the pairs. */
-    int r = pm_pset_simple_boundary(x->a, L->plan);
-    if (r != 0) return r < 0 ? r : PM_OK;
-    if ((r = pm_pset_grid(x->a, L->plan)) < 0) return r;
+    if ((r = pm_pset_simple_boundary(x->a, &plan)) != 0) return r < 0 ? r : PM_OK;
+    if ((r = pm_pset_grid(x->a, &plan)) < 0) return r;
     pm__rov R = {.L = L, .p = x->p, .out = O};
-    if ((r = pm_pset_sweep(L->plan, NULL, pm__hit, &R)) < 0) return r;   /* > 0: enough */
+    if ((r = pm_pset_sweep(&plan, NULL, pm__hit, &R)) < 0) return r;   /* > 0: enough */
     if (!O->pairs) return PM_OK;
     O->level = level;
     O->radius = 0.5 * x->p->width + x->p->shoulder;

@@ -191,3 +191,86 @@ Test(plan_boundary, random_strips_never_shown_when_they_overlap) {
     cr_assert_gt(overlapping, 50, "the trials must include overlapping strips (%d)", overlapping);
     cr_assert_gt(shown, clean * 8 / 10, "shown %d of %d clean strips", shown, clean);
 }
+
+/* pm_loop_simple: a polygon given as its loop of points. */
+Test(plan_boundary, loop_simple_cases) {
+    pm_arena *a = pm_arena_create(0);
+    const float square[] = {0, 0, 4, 0, 4, 4, 0, 4};
+    const float bowtie[] = {0, 0, 4, 4, 4, 0, 0, 4};
+    const float pinched[] = {0, 0, 4, 0, 2, 2, 4, 4, 0, 4, 2, 2};   /* a point twice */
+    const float spike[] = {0, 0, 4, 0, 4, 4, 4, 1, 4, 6, 0, 4};     /* doubles back on its edge */
+    const float repeat[] = {0, 0, 4, 0, 4, 0, 0, 4};
+    const float collinear[] = {0, 0, 2, 0, 4, 0, 4, 4, 0, 4};       /* a straight corner is fine */
+    cr_assert_eq(pm_loop_simple(a, square, 4), 1);
+    cr_assert_eq(pm_loop_simple(a, collinear, 5), 1);
+    cr_assert_eq(pm_loop_simple(a, bowtie, 4), 0);
+    cr_assert_eq(pm_loop_simple(a, pinched, 6), 0);
+    cr_assert_eq(pm_loop_simple(a, spike, 6), 0);
+    cr_assert_eq(pm_loop_simple(a, repeat, 4), 0);
+    pm_arena_destroy(a);
+}
+
+/* A strip's outline (one border, the last row, the other border back, the
+ * first row) simple means its triangles, all the same way round, are
+ * disjoint: what the road's check relies on. Random wandering strips, as
+ * above, whose triangles all face the same way. */
+Test(plan_boundary, strip_outline_simple_only_when_disjoint) {
+    pm_rng rng;
+    pm_rng_seed(&rng, 23);
+    static float v[160][5][2];
+    static float loop[2 * (2 * 160 + 2 * 5)];
+    int shown = 0, overlapping = 0, tried = 0;
+    for (int trial = 0; trial < 1500; trial++) {
+        int rows = 3 + (int)pm_rng_below(&rng, 150), cols = 1 + (int)pm_rng_below(&rng, 4);
+        double hw = pm_rng_range(&rng, 0.5, 8.0), step = pm_rng_range(&rng, 0.3, 6.0);
+        double turn = pm_rng_range(&rng, 0.0, 0.5), x = 0, z = 0, h = pm_rng_range(&rng, 0, 6.283), dh = 0;
+        for (int i = 0; i < rows; i++) {
+            for (int j = 0; j <= cols; j++) {
+                double d = -hw + 2 * hw * j / cols;
+                v[i][j][0] = (float)(x - d * sin(h));
+                v[i][j][1] = (float)(z + d * cos(h));
+            }
+            dh = 0.7 * dh + pm_rng_range(&rng, -turn, turn);
+            h += dh;
+            x += step * cos(h);
+            z += step * sin(h);
+        }
+        pm_arena *a = pm_arena_create(0);
+        pm_pset S;
+        cr_assert_eq(pm_pset_init(a, &S, 2 * rows * cols), PM_OK);
+        bool ccw = true;   /* all one way round (the loop's sense does not matter) */
+        double sense = 0;
+        for (int i = 0; i + 1 < rows && ccw; i++)
+            for (int j = 0; j < cols && ccw; j++) {
+                const float *p[4] = {v[i][j], v[i][j + 1], v[i + 1][j + 1], v[i + 1][j]};
+                const int tri[2][3] = {{0, 1, 3}, {1, 2, 3}};
+                for (int t = 0; t < 2 && ccw; t++) {
+                    const float *A = p[tri[t][0]], *B = p[tri[t][1]], *C = p[tri[t][2]];
+                    double o = ((double)B[0] - A[0]) * ((double)C[1] - A[1]) - ((double)B[1] - A[1]) * ((double)C[0] - A[0]);
+                    if (sense == 0) sense = o;
+                    ccw = o * sense > 0;
+                    float a3[3] = {A[0], 0, A[1]}, b3[3] = {B[0], 0, B[1]}, c3[3] = {C[0], 0, C[1]};
+                    pm_pset_add(&S, a3, b3, c3, 0, 0, 0);
+                }
+            }
+        if (!ccw) {
+            pm_arena_destroy(a);
+            continue;
+        }
+        int m = 0;
+        for (int i = 0; i < rows; i++) memcpy(loop + 2 * m++, v[i][0], sizeof v[i][0]);
+        for (int j = 1; j <= cols; j++) memcpy(loop + 2 * m++, v[rows - 1][j], sizeof v[0][0]);
+        for (int i = rows - 2; i >= 0; i--) memcpy(loop + 2 * m++, v[i][cols], sizeof v[0][0]);
+        for (int j = cols - 1; j >= 1; j--) memcpy(loop + 2 * m++, v[0][j], sizeof v[0][0]);
+        int cert = pm_loop_simple(a, loop, (uint32_t)m);
+        cr_assert_geq(cert, 0);
+        int pairs = sweep_pairs(a, &S);
+        if (cert == 1) cr_assert_eq(pairs, 0, "trial %d: outline simple, %d pairs overlap", trial, pairs);
+        tried++;
+        shown += cert == 1;
+        overlapping += pairs > 0;
+        pm_arena_destroy(a);
+    }
+    cr_assert_gt(overlapping, 50, "the trials must include overlapping strips (%d of %d)", overlapping, tried);
+    cr_assert_gt(shown, tried / 4, "shown %d of %d", shown, tried);
+}

@@ -236,3 +236,35 @@ Test(spline, sample_cap_and_cancel) {
     cr_assert_eq(pm_spline_sample(a, &s, &o, &smp, &n), PM_ERR_CANCELLED);
     pm_arena_destroy(a);
 }
+
+/* Without a height override each chord's error comes in closed form: on a
+ * plane curve (flat here) it is the exact error unless the curve inflects
+ * inside the chord (then an upper bound), so the recorded achieved error
+ * is never below a dense measurement and almost always equal to it, and
+ * no accepted chord is left with more than max_error by any of 400 probes. */
+Test(spline, closed_form_chord_error_is_exact_on_plane_curves) {
+    pm_arena *a = pm_arena_create(0);
+    pm_rng r;
+    pm_rng_seed(&r, 7);
+    double pts[3 * 12];
+    int exact = 0;
+    for (int iter = 0; iter < 500; iter++) {
+        size_t n = random_points(&r, pts, 12);
+        for (size_t i = 0; i < n; i++) pts[3 * i + 1] = 0.0;
+        pm_spline s;
+        cr_assert_eq(pm_spline_init(a, &s, pts, n, false, PM_CURVE_CATMULL_ROM, 0.5), PM_OK);
+        pm_sample_opts o = {.max_error = iter % 2 ? 0.05 : 0.002, .max_segment = 1000.0};
+        pm_curve_sample *smp;
+        size_t ns;
+        cr_assert_eq(pm_spline_sample(a, &s, &o, &smp, &ns), PM_OK);
+        double dense = pm_spline_chord_error(&s, &o, smp, ns, 400);
+        double rec = pm_spline_sample_error(&s, &o, smp, ns);
+        cr_assert_leq(dense, o.max_error * (1.0 + 1e-9), "iter %d: %g > %g", iter, dense, o.max_error);
+        cr_assert_leq(rec, o.max_error * (1.0 + 1e-9));
+        cr_assert_geq(rec, dense - 1e-9 * o.max_error, "iter %d: recorded %.12g < dense %.12g", iter, rec, dense);
+        exact += rec - dense <= 1e-6 * o.max_error;
+        for (size_t i = 1; i < ns; i++) cr_assert(smp[i].err_exact);
+    }
+    cr_assert_geq(exact, 450, "recorded = measured in %d of 500", exact);
+    pm_arena_destroy(a);
+}
