@@ -174,10 +174,20 @@ Test(reader_arrays, road_heights) {
  * pass: every value that fails is still named, wherever it sits (in a
  * block of four or in the tail), with exclusive bounds exact to the last
  * double; values that pass are copied as they are, -0 as 0. */
-static void bulk_read(const double *v, size_t n, pm_api_range r, double *out, char *ptrs,
-                      size_t cap) {
+static void bulk_read_as(bool f32, const double *v, size_t n, pm_api_range r, double *out,
+                         char *ptrs, size_t cap) {
     json_t *doc = json_object();
-    json_object_set_new(doc, "a", pm_api_bulk_new(v, n));
+    if (f32) {   /* binary uploads: the same values as float32 */
+        char *buf = malloc(PM_API_BULK_TAG_LEN + n * sizeof(float));
+        for (size_t i = 0; i < n; i++) {
+            float f = (float)v[i];
+            memcpy(buf + PM_API_BULK_TAG_LEN + i * sizeof f, &f, sizeof f);
+        }
+        json_object_set_new(doc, "a", pm_api_bulk_adopt_f32(buf, n));
+        free(buf);
+    } else {
+        json_object_set_new(doc, "a", pm_api_bulk_new(v, n));
+    }
     pm_api_problem p;
     pm_api_problem_init(&p);
     pm_api_node root;
@@ -188,6 +198,11 @@ static void bulk_read(const double *v, size_t n, pm_api_range r, double *out, ch
     pointers(&p, ptrs, cap);
     pm_api_problem_free(&p);
     json_decref(doc);
+}
+
+static void bulk_read(const double *v, size_t n, pm_api_range r, double *out, char *ptrs,
+                      size_t cap) {
+    bulk_read_as(false, v, n, r, out, ptrs, cap);
 }
 
 Test(reader_arrays, bulk_values_checked_in_one_pass) {
@@ -226,4 +241,36 @@ Test(reader_arrays, bulk_values_checked_in_one_pass) {
     v[8] = nextafter(10.0, 0.0);
     bulk_read(v, N, below, out, ptrs, sizeof ptrs);
     cr_expect_str_eq(ptrs, "/a/6");
+}
+
+Test(reader_arrays, float32_values_converted_and_checked_in_one_pass) {
+    enum { N = 4099 };   /* blocks of eight and a tail of three */
+    static double v[N], out[N];
+    char ptrs[512];
+    for (size_t i = 0; i < N; i++) v[i] = (double)i * 0.25 - 512.0;
+    v[10] = -0.0;
+    v[N - 2] = -0.0;
+    bulk_read_as(true, v, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "");
+    for (size_t i = 0; i < N; i++)
+        cr_assert(out[i] == v[i] && !(out[i] == 0 && signbit(out[i])), "out[%zu] = %g", i, out[i]);
+    /* The bounds (float32 values here) pass; the next float32 past them fails. */
+    v[0] = 1e5;
+    v[1] = -1e5;
+    v[2] = nextafterf(1e5f, HUGE_VALF);
+    v[5] = nextafterf(-1e5f, -HUGE_VALF);
+    v[7] = NAN;
+    v[N - 1] = HUGE_VAL;
+    v[N - 3] = -HUGE_VAL;
+    bulk_read_as(true, v, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "/a/2 /a/5 /a/7 /a/4096 /a/4098");
+    bulk_read_as(true, v, N, PM_API_ANY, out, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "/a/7 /a/4096 /a/4098");
+    /* An exclusive bound: the bound fails, the smallest float32 above passes. */
+    for (size_t i = 0; i < N; i++) v[i] = 1.0 + (double)i;
+    v[3] = 0.0;
+    v[4] = nextafterf(0.0f, 1.0f);
+    v[N - 1] = 0.0;
+    bulk_read_as(true, v, N, PM_API_GT(0), out, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "/a/3 /a/4098");
 }
