@@ -124,14 +124,17 @@ int pm_heightfield_from_noise(pm_arena *a, pm_heightfield *hf, const pm_noise *n
 
 /* ---- sampling ---- */
 
-/* Grid coordinate of x along an axis of n nodes: cell index and fraction. */
-static uint32_t pm__axis(double x, double origin, double cell, uint32_t n, double *f) {
+/* Grid coordinate of x along an axis of n nodes: cell index and fraction.
+ * Inside the grid g is positive, so truncation is floor (a libm call
+ * where the baseline x86-64 has no rounding instruction) with the same
+ * bits. */
+static inline uint32_t pm__axis(double x, double origin, double cell, uint32_t n, double *f) {
     double g = (x - origin) / cell;
     if (!(g > 0.0)) { *f = 0.0; return 0; }
     if (g >= (double)(n - 1)) { *f = 1.0; return n - 2; }
-    double i = floor(g);
-    *f = g - i;
-    return (uint32_t)i;
+    uint32_t i = (uint32_t)g;
+    *f = g - (double)i;
+    return i;
 }
 
 double pm_heightfield_height(const void *ctx, double x, double z) {
@@ -145,24 +148,44 @@ double pm_heightfield_height(const void *ctx, double x, double z) {
     return h0 + fz * (h1 - h0);
 }
 
-/* Central-difference gradient (dh/dx, dh/dz) at node (c, r). */
-static void pm__node_gradient(const pm_heightfield *hf, uint32_t c, uint32_t r, double g[2]) {
-    uint32_t c0 = c ? c - 1 : c, c1 = c + 1 < hf->cols ? c + 1 : c;
-    uint32_t r0 = r ? r - 1 : r, r1 = r + 1 < hf->rows ? r + 1 : r;
+/* Central-difference gradient (dh/dx, dh/dz) at node (c, r); one-sided on
+ * the border. cell2 is 2 * cell, exactly (double)(c1 - c0) * cell for an
+ * inner node, so both cases give the bits of the general formula. */
+static inline void pm__node_gradient(const pm_heightfield *hf, uint32_t c, uint32_t r, double cell2,
+                                     double g[2]) {
     const double *h = hf->h;
-    size_t w = hf->cols;
-    g[0] = (h[r * w + c1] - h[r * w + c0]) / ((double)(c1 - c0) * hf->cell);
-    g[1] = (h[r1 * w + c] - h[r0 * w + c]) / ((double)(r1 - r0) * hf->cell);
+    size_t w = hf->cols, at = (size_t)r * w + c;
+    if (c - 1 < hf->cols - 2) g[0] = (h[at + 1] - h[at - 1]) / cell2;
+    else {
+        uint32_t c0 = c ? c - 1 : c, c1 = c + 1 < hf->cols ? c + 1 : c;
+        g[0] = (h[(size_t)r * w + c1] - h[(size_t)r * w + c0]) / ((double)(c1 - c0) * hf->cell);
+    }
+    if (r - 1 < hf->rows - 2) g[1] = (h[at + w] - h[at - w]) / cell2;
+    else {
+        uint32_t r0 = r ? r - 1 : r, r1 = r + 1 < hf->rows ? r + 1 : r;
+        g[1] = (h[(size_t)r1 * w + c] - h[(size_t)r0 * w + c]) / ((double)(r1 - r0) * hf->cell);
+    }
 }
 
 void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
-    double fx, fz, a[2], b[2], c[2], d[2];
+    double fx, fz, a[2], b[2], c[2], d[2], cell2 = 2.0 * hf->cell;
     uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
     uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
-    pm__node_gradient(hf, ci, ri, a);
-    pm__node_gradient(hf, ci + 1, ri, b);
-    pm__node_gradient(hf, ci, ri + 1, c);
-    pm__node_gradient(hf, ci + 1, ri + 1, d);
+    if (ci - 1 < hf->cols - 3 && ri - 1 < hf->rows - 3) {
+        /* The four corners are inner nodes (the usual case): central
+         * differences straight from the rows around them. */
+        ptrdiff_t w = (ptrdiff_t)hf->cols;
+        const double *p0 = hf->h + (size_t)ri * hf->cols + ci, *p1 = p0 + w;
+        a[0] = (p0[1] - p0[-1]) / cell2, b[0] = (p0[2] - p0[0]) / cell2;
+        c[0] = (p1[1] - p1[-1]) / cell2, d[0] = (p1[2] - p1[0]) / cell2;
+        a[1] = (p1[0] - p0[-w]) / cell2, b[1] = (p1[1] - p0[1 - w]) / cell2;
+        c[1] = (p1[w] - p0[0]) / cell2, d[1] = (p1[w + 1] - p0[1]) / cell2;
+    } else {
+        pm__node_gradient(hf, ci, ri, cell2, a);
+        pm__node_gradient(hf, ci + 1, ri, cell2, b);
+        pm__node_gradient(hf, ci, ri + 1, cell2, c);
+        pm__node_gradient(hf, ci + 1, ri + 1, cell2, d);
+    }
     double g[2];
     for (int k = 0; k < 2; k++) {
         double top = a[k] + fx * (b[k] - a[k]), bot = c[k] + fx * (d[k] - c[k]);
@@ -340,7 +363,7 @@ static int64_t pm__grid_vertex(pm_scene *s, pm_prim *p, const pm_heightfield *hf
     size_t k = (size_t)r * hf->cols + c;
     if (map[k] != UINT32_MAX) return map[k];
     double g[2];
-    pm__node_gradient(hf, c, r, g);
+    pm__node_gradient(hf, c, r, 2.0 * hf->cell, g);
     double l = sqrt(g[0] * g[0] + 1.0 + g[1] * g[1]);
     double n[3] = {-g[0] / l, 1.0 / l, -g[1] / l};
     float pos[3] = {(float)(hf->origin[0] + (double)c * hf->cell), (float)hf->h[k],
