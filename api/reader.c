@@ -549,36 +549,45 @@ static bool pm_api__read_nums(const json_t *in, size_t n, pm_api_range r, const 
     return ok;
 }
 
+/* The closed finite bounds of r for the one-pass check: an open bound is
+ * the closed one at the next double inwards, and the bounds are made
+ * finite so that the range check is the finiteness check too. */
+static void pm_api__bulk_bounds(pm_api_range r, double *lo, double *hi) {
+    double l = r.lo_open ? nextafter(r.lo, HUGE_VAL) : r.lo;
+    double h = r.hi_open ? nextafter(r.hi, -HUGE_VAL) : r.hi;
+    *lo = l < -DBL_MAX ? -DBL_MAX : l;
+    *hi = h > DBL_MAX ? DBL_MAX : h;
+}
+
+/* Element i (value x) of a bulk array below base: true when it is finite
+ * and in r, else reported at its own pointer. */
+static bool pm_api__bulk_elem_ok(double x, size_t i, pm_api_range r, const char *base,
+                                 pm_api_problem *prob) {
+    bool in_range = (r.lo_open ? x > r.lo : x >= r.lo) && (r.hi_open ? x < r.hi : x <= r.hi);
+    if (in_range && isfinite(x)) return true;
+    char msg[160], ptr[PM_API_POINTER_MAX];
+    const char *why = !isfinite(x) ? "must be finite"
+                      : pm_api__range_msg(r, x, msg, sizeof msg) ? msg : "is out of range";
+    pm_api_pointer_index(ptr, sizeof ptr, base, i);
+    pm_api_problem_field(prob, ptr, "%s", why);
+    return false;
+}
+
 /* The bulk counterpart of pm_api__read_nums: the values are converted,
  * checked (finite, in r) and -0 made 0 in one pass (pm_api/bulk.h); only
- * when one fails are they walked again to name each bad one. *neg0 tells whether the input held a -0 (the
- * canonical form cannot share it then). */
+ * when one fails are they walked again to name each bad one. *neg0 tells
+ * whether the input held a -0. */
 static bool pm_api__read_bulk(const json_t *in, size_t n, pm_api_range r, const char *base,
                               pm_api_problem *prob, double *out, bool *neg0) {
-    /* An open bound is the closed one at the next double inwards; the
-     * bounds are made finite, so that the range check is the finiteness
-     * check too. */
-    double lo = r.lo_open ? nextafter(r.lo, HUGE_VAL) : r.lo;
-    double hi = r.hi_open ? nextafter(r.hi, -HUGE_VAL) : r.hi;
-    lo = lo < -DBL_MAX ? -DBL_MAX : lo;
-    hi = hi > DBL_MAX ? DBL_MAX : hi;
+    double lo, hi;
+    pm_api__bulk_bounds(r, &lo, &hi);
     unsigned got = pm_api_bulk_get_checked(in, 0, n, lo, hi, out);
     *neg0 = (got & PM_API_BULK_NEG_ZERO) != 0;
     if (got & PM_API_BULK_IN_RANGE) return true;
     bool ok = true;
     for (size_t i = 0; i < n; i++) {
-        double x = out[i];
-        bool in_range = (r.lo_open ? x > r.lo : x >= r.lo) && (r.hi_open ? x < r.hi : x <= r.hi);
-        if (in_range && isfinite(x)) {
-            out[i] = pm_api__canon_real(x);
-            continue;
-        }
-        char msg[160], ptr[PM_API_POINTER_MAX];
-        const char *why = !isfinite(x) ? "must be finite"
-                          : pm_api__range_msg(r, x, msg, sizeof msg) ? msg : "is out of range";
-        pm_api_pointer_index(ptr, sizeof ptr, base, i);
-        pm_api_problem_field(prob, ptr, "%s", why);
-        ok = false;
+        if (pm_api__bulk_elem_ok(out[i], i, r, base, prob)) out[i] = pm_api__canon_real(out[i]);
+        else ok = false;
     }
     return ok;
 }
@@ -637,6 +646,30 @@ int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, si
     }
     if (count) *count = len;
     return pm_api__put(n, key, pm_api__vec_canon(s.v, out, len, neg0));
+}
+
+int pm_api_vec_f32(pm_api_node *n, const char *key, size_t count, pm_api_range r, float *out) {
+    pm_api__slot s;
+    if (!pm_api__slot_open(n, key, &s)) return -1;
+    assert(pm_api_bulk_is_f32(s.v));
+    size_t len = pm_api_bulk_len(s.v);
+    double lo, hi;
+    pm_api__bulk_bounds(r, &lo, &hi);
+    unsigned got = len == count ? pm_api_bulk_f32_checked(s.v, lo, hi, out) : 0;
+    if (len != count) pm_api__fail(n, key, &s, "must be an array of %zu numbers", count);
+    if (!(got & PM_API_BULK_IN_RANGE)) {   /* every bad element named, as pm_api_vec does */
+        for (size_t i = 0; i < len && i < count; i++)
+            pm_api__bulk_elem_ok(pm_api_bulk_at(s.v, i), i, r, s.ptr, n->prob);
+        if (len == count) pm_api__put(n, key, json_null());
+        return -1;
+    }
+    if (count >= PM_API_BULK_CANON_MIN) {   /* pm_api__vec_canon's choice, without doubles */
+        if (got & PM_API_BULK_NEG_ZERO) pm_api_bulk_zero_neg0(s.v);
+        return pm_api__put(n, key, json_incref((json_t *)s.v));
+    }
+    double v[PM_API_BULK_CANON_MIN];
+    for (size_t i = 0; i < count; i++) v[i] = out[i];
+    return pm_api__put(n, key, pm_api__reals(v, count));
 }
 
 /* ---- GET query strings ---- */

@@ -63,6 +63,9 @@ void pm_api_bulk_get(const json_t *j, size_t first, size_t n, double *out);
  * or'ed with PM_API_BULK_NEG_ZERO when any was -0. */
 unsigned pm_api_bulk_get_checked(const json_t *j, size_t first, size_t n, double lo, double hi,
                                  double *out);
+/* The same for a float32 bulk array j, whose values are copied into out
+ * as float32 (the same values: no rounding), -0 made 0. */
+unsigned pm_api_bulk_f32_checked(const json_t *j, double lo, double hi, float *out);
 /* Writes every -0 of bulk array j as 0, in place: no reader tells them
  * apart (all read -0 as 0), so an input bulk array so made canonical can
  * be shared by the canonical form. */
