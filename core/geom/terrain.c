@@ -168,6 +168,18 @@ double pm_heightfield_height(const void *ctx, double x, double z) {
 static inline void pm__node_gradient(const pm_heightfield *hf, uint32_t c, uint32_t r, double cell2,
                                      double g[2]) {
     size_t w = hf->cols, at = (size_t)r * w + c;
+    if (c - 1 < hf->cols - 2 && r - 1 < hf->rows - 2) {   /* an inner node: one storage test */
+        if (hf->h32) {
+            const float *q = hf->h32 + at;
+            g[0] = ((double)q[1] - (double)q[-1]) / cell2;
+            g[1] = ((double)q[w] - (double)*(q - w)) / cell2;
+        } else {
+            const double *q = hf->h + at;
+            g[0] = (q[1] - q[-1]) / cell2;
+            g[1] = (q[w] - *(q - w)) / cell2;
+        }
+        return;
+    }
     if (c - 1 < hf->cols - 2) g[0] = (pm__node_h(hf, at + 1) - pm__node_h(hf, at - 1)) / cell2;
     else {
         uint32_t c0 = c ? c - 1 : c, c1 = c + 1 < hf->cols ? c + 1 : c;
@@ -386,10 +398,9 @@ int pm_heightfield_flatten(pm_arena *a, const pm_heightfield *in, const pm_flatt
 
 #define PM__TERRAIN_BAND 7
 
-static int64_t pm__grid_vertex(pm_scene *s, pm_prim *p, const pm_heightfield *hf, uint32_t *map,
-                               uint32_t c, uint32_t r) {
-    size_t k = (size_t)r * hf->cols + c;
-    if (map[k] != UINT32_MAX) return map[k];
+/* Adds node (c, r) = k as a vertex (the first time it is used). */
+static int64_t pm__grid_vertex_new(pm_scene *s, pm_prim *p, const pm_heightfield *hf, uint32_t *map,
+                                   uint32_t c, uint32_t r, size_t k) {
     double g[2];
     pm__node_gradient(hf, c, r, 2.0 * hf->cell, g);
     double l = sqrt(g[0] * g[0] + 1.0 + g[1] * g[1]);
@@ -402,6 +413,15 @@ static int64_t pm__grid_vertex(pm_scene *s, pm_prim *p, const pm_heightfield *hf
     int64_t v = pm_prim_add_vertex(s, p, pos, nf, uv, NULL);
     if (v >= 0) map[k] = (uint32_t)v;
     return v;
+}
+
+/* The vertex of node (c, r): three of a cell's four corners are usually
+ * there already, so that lookup is inline and the rest out of line. */
+static inline int64_t pm__grid_vertex(pm_scene *s, pm_prim *p, const pm_heightfield *hf,
+                                      uint32_t *map, uint32_t c, uint32_t r) {
+    size_t k = (size_t)r * hf->cols + c;
+    if (map[k] != UINT32_MAX) return map[k];
+    return pm__grid_vertex_new(s, p, hf, map, c, r, k);
 }
 
 /* Cell (c, r) as two triangles, counter-clockwise seen from +Y. */
