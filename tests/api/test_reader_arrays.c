@@ -200,80 +200,55 @@ static void bulk_read_as(bool f32, const double *v, size_t n, pm_api_range r, do
     json_decref(doc);
 }
 
-static void bulk_read(const double *v, size_t n, pm_api_range r, double *out, char *ptrs,
-                      size_t cap) {
-    bulk_read_as(false, v, n, r, out, ptrs, cap);
+/* The next value of the kind the bulk array holds from x towards to. */
+static double past(bool f32, double x, double to) {
+    return f32 ? (double)nextafterf((float)x, (float)to) : nextafter(x, to);
 }
 
-Test(reader_arrays, bulk_values_checked_in_one_pass) {
-    enum { N = 4099 };   /* blocks of four and a tail of three */
-    static double v[N], out[N];
-    char ptrs[512];
-    for (size_t i = 0; i < N; i++) v[i] = (double)i * 0.25 - 512.0;
-    v[10] = -0.0;
-    bulk_read(v, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs);
-    cr_expect_str_eq(ptrs, "");
-    for (size_t i = 0; i < N; i++)
-        cr_assert(out[i] == v[i] && !signbit(out[10]), "out[%zu] = %g", i, out[i]);
-    /* Exactly at the bounds passes; one double past them fails. */
-    v[0] = 1e5;
-    v[1] = -1e5;
-    v[2] = nextafter(1e5, HUGE_VAL);
-    v[5] = nextafter(-1e5, -HUGE_VAL);
-    v[7] = NAN;
-    v[N - 1] = HUGE_VAL;
-    v[N - 2] = -HUGE_VAL;
-    bulk_read(v, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs);
-    cr_expect_str_eq(ptrs, "/a/2 /a/5 /a/7 /a/4097 /a/4098");
-    /* Any range: infinities and NaN still fail. */
-    bulk_read(v, N, PM_API_ANY, out, ptrs, sizeof ptrs);
-    cr_expect_str_eq(ptrs, "/a/7 /a/4097 /a/4098");
-    /* Exclusive bounds: the bound itself fails, the next double passes. */
-    for (size_t i = 0; i < N; i++) v[i] = 1.0 + (double)i;
-    v[3] = 0.0;
-    v[4] = nextafter(0.0, 1.0);
-    v[N - 1] = 0.0;
-    bulk_read(v, N, PM_API_GT(0), out, ptrs, sizeof ptrs);
-    cr_expect_str_eq(ptrs, "/a/3 /a/4098");
-    pm_api_range below = {0, 10, false, true, NULL};   /* [0, 10) */
-    for (size_t i = 0; i < N; i++) v[i] = 9.5;
-    v[6] = 10.0;
-    v[8] = nextafter(10.0, 0.0);
-    bulk_read(v, N, below, out, ptrs, sizeof ptrs);
-    cr_expect_str_eq(ptrs, "/a/6");
-}
-
-Test(reader_arrays, float32_values_converted_and_checked_in_one_pass) {
-    enum { N = 4099 };   /* blocks of eight and a tail of three */
+/* pm_api_vec's one pass over a bulk array of doubles or of float32 (the
+ * values below are exact in both). */
+static void checked_in_one_pass(bool f32) {
+    enum { N = 4099 };   /* blocks of four or eight and a tail of three */
     static double v[N], out[N];
     char ptrs[512];
     for (size_t i = 0; i < N; i++) v[i] = (double)i * 0.25 - 512.0;
     v[10] = -0.0;
     v[N - 2] = -0.0;
-    bulk_read_as(true, v, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs);
+    bulk_read_as(f32, v, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs);
     cr_expect_str_eq(ptrs, "");
     for (size_t i = 0; i < N; i++)
         cr_assert(out[i] == v[i] && !(out[i] == 0 && signbit(out[i])), "out[%zu] = %g", i, out[i]);
-    /* The bounds (float32 values here) pass; the next float32 past them fails. */
+    /* Exactly at the bounds passes; one value past them fails. */
     v[0] = 1e5;
     v[1] = -1e5;
-    v[2] = nextafterf(1e5f, HUGE_VALF);
-    v[5] = nextafterf(-1e5f, -HUGE_VALF);
+    v[2] = past(f32, 1e5, HUGE_VAL);
+    v[5] = past(f32, -1e5, -HUGE_VAL);
     v[7] = NAN;
     v[N - 1] = HUGE_VAL;
     v[N - 3] = -HUGE_VAL;
-    bulk_read_as(true, v, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs);
+    bulk_read_as(f32, v, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs);
     cr_expect_str_eq(ptrs, "/a/2 /a/5 /a/7 /a/4096 /a/4098");
-    bulk_read_as(true, v, N, PM_API_ANY, out, ptrs, sizeof ptrs);
+    /* Any range: infinities and NaN still fail. */
+    bulk_read_as(f32, v, N, PM_API_ANY, out, ptrs, sizeof ptrs);
     cr_expect_str_eq(ptrs, "/a/7 /a/4096 /a/4098");
-    /* An exclusive bound: the bound fails, the smallest float32 above passes. */
+    /* Exclusive bounds: the bound itself fails, the next value passes. */
     for (size_t i = 0; i < N; i++) v[i] = 1.0 + (double)i;
     v[3] = 0.0;
-    v[4] = nextafterf(0.0f, 1.0f);
+    v[4] = past(f32, 0.0, 1.0);
     v[N - 1] = 0.0;
-    bulk_read_as(true, v, N, PM_API_GT(0), out, ptrs, sizeof ptrs);
+    bulk_read_as(f32, v, N, PM_API_GT(0), out, ptrs, sizeof ptrs);
     cr_expect_str_eq(ptrs, "/a/3 /a/4098");
+    pm_api_range below = {0, 10, false, true, NULL};   /* [0, 10) */
+    for (size_t i = 0; i < N; i++) v[i] = 9.5;
+    v[6] = 10.0;
+    v[8] = past(f32, 10.0, 0.0);
+    bulk_read_as(f32, v, N, below, out, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "/a/6");
 }
+
+Test(reader_arrays, bulk_values_checked_in_one_pass) { checked_in_one_pass(false); }
+
+Test(reader_arrays, float32_values_converted_and_checked_in_one_pass) { checked_in_one_pass(true); }
 
 /* pm_api_vec_f32 on a float32 bulk array of the n values v: the floats
  * read (into out32), the pointers of every error, and the canonical form
