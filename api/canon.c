@@ -249,12 +249,14 @@ static int pm_api__bulk(const json_t *j, pm_api__out *o) {
         return r;
     }
     /* float32 values are hashed as the doubles they are: the same key as
-     * the same values in JSON text or float64. */
+     * the same values in JSON text or float64. Each converted block goes
+     * straight to the callback (already a large block: no copy into buf). */
+    if (r == 0) r = pm_api__flush(o);
     for (size_t i = 0; i < n && r == 0; i += PM_API__DUMP_BUF / sizeof(double)) {
         double d[PM_API__DUMP_BUF / sizeof(double)];
         size_t k = n - i < PM_API__DUMP_BUF / sizeof(double) ? n - i : PM_API__DUMP_BUF / sizeof(double);
         pm_api_bulk_get(j, i, k, d);
-        r = pm_api__emit((const char *)d, k * sizeof *d, o);
+        if (o->cb((const char *)d, k * sizeof *d, o->data) != 0) r = o->err = -1;
     }
     return r;
 }

@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -548,99 +549,66 @@ static bool pm_api__read_nums(const json_t *in, size_t n, pm_api_range r, const 
     return ok;
 }
 
-/* Two doubles at a time (GCC and clang vector extensions: SSE2 on x86-64,
- * NEON on arm64), two such pairs per step. */
-typedef double pm_api__v2d __attribute__((vector_size(16)));
-typedef long long pm_api__v2l __attribute__((vector_size(16)));
-
-/* out[i] = in[i] + 0 (-0 becomes 0, every other value stays) for n
- * values, true when all are finite and within [lo, hi]. Branch-free, so a
- * heightfield of 10^6 values takes about as long as copying it. */
-static bool pm_api__copy_checked(const unsigned char *in, size_t n, double lo, double hi,
-                                 double *out) {
-    const pm_api__v2d vlo = {lo, lo}, vhi = {hi, hi}, zero = {0, 0};
-    pm_api__v2l ok = {-1, -1};
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        pm_api__v2d x, y;
-        memcpy(&x, in + i * sizeof(double), sizeof x);
-        memcpy(&y, in + (i + 2) * sizeof(double), sizeof y);
-        /* x - x is 0 only for finite x; NaN fails every comparison. */
-        ok &= (x >= vlo) & (x <= vhi) & (x - x == zero) & (y >= vlo) & (y <= vhi) &
-              (y - y == zero);
-        x = x + zero;
-        y = y + zero;
-        memcpy(out + i, &x, sizeof x);
-        memcpy(out + i + 2, &y, sizeof y);
-    }
-    bool good = (ok[0] & ok[1]) == -1;
-    for (; i < n; i++) {
-        double x;
-        memcpy(&x, in + i * sizeof x, sizeof x);
-        good &= x >= lo && x <= hi && x - x == 0.0;
-        out[i] = x + 0.0;
-    }
-    return good;
+/* The closed finite bounds of r for the one-pass check: an open bound is
+ * the closed one at the next double inwards, and the bounds are made
+ * finite so that the range check is the finiteness check too. */
+static void pm_api__bulk_bounds(pm_api_range r, double *lo, double *hi) {
+    double l = r.lo_open ? nextafter(r.lo, HUGE_VAL) : r.lo;
+    double h = r.hi_open ? nextafter(r.hi, -HUGE_VAL) : r.hi;
+    *lo = l < -DBL_MAX ? -DBL_MAX : l;
+    *hi = h > DBL_MAX ? DBL_MAX : h;
 }
 
-/* The bulk counterpart of pm_api__read_nums: the doubles are copied,
- * checked (finite, in r) and -0 made 0 in one pass; only when one fails
- * are they walked again to name each bad one. */
+/* Element i (value x) of a bulk array below base: true when it is finite
+ * and in r, else reported at its own pointer. */
+static bool pm_api__bulk_elem_ok(double x, size_t i, pm_api_range r, const char *base,
+                                 pm_api_problem *prob) {
+    bool in_range = (r.lo_open ? x > r.lo : x >= r.lo) && (r.hi_open ? x < r.hi : x <= r.hi);
+    if (in_range && isfinite(x)) return true;
+    char msg[160], ptr[PM_API_POINTER_MAX];
+    const char *why = !isfinite(x) ? "must be finite"
+                      : pm_api__range_msg(r, x, msg, sizeof msg) ? msg : "is out of range";
+    pm_api_pointer_index(ptr, sizeof ptr, base, i);
+    pm_api_problem_field(prob, ptr, "%s", why);
+    return false;
+}
+
+/* The bulk counterpart of pm_api__read_nums: the values are converted,
+ * checked (finite, in r) and -0 made 0 in one pass (pm_api/bulk.h); only
+ * when one fails are they walked again to name each bad one. *neg0 tells
+ * whether the input held a -0. */
 static bool pm_api__read_bulk(const json_t *in, size_t n, pm_api_range r, const char *base,
-                              pm_api_problem *prob, double *out) {
-    /* An open bound is the closed one at the next double inwards. */
-    double lo = r.lo_open ? nextafter(r.lo, HUGE_VAL) : r.lo;
-    double hi = r.hi_open ? nextafter(r.hi, -HUGE_VAL) : r.hi;
-    bool good = true;
-    if (!pm_api_bulk_is_f32(in)) {
-        good = pm_api__copy_checked(pm_api_bulk_data(in), n, lo, hi, out);
-    } else {   /* converted in blocks that stay in cache, then checked in place */
-        for (size_t i = 0; i < n; i += 1024) {
-            size_t k = n - i < 1024 ? n - i : 1024;
-            pm_api_bulk_get(in, i, k, out + i);
-            good &= pm_api__copy_checked((const unsigned char *)(out + i), k, lo, hi, out + i);
-        }
-    }
-    if (good) return true;
+                              pm_api_problem *prob, double *out, bool *neg0) {
+    double lo, hi;
+    pm_api__bulk_bounds(r, &lo, &hi);
+    unsigned got = pm_api_bulk_get_checked(in, 0, n, lo, hi, out);
+    *neg0 = (got & PM_API_BULK_NEG_ZERO) != 0;
+    if (got & PM_API_BULK_IN_RANGE) return true;
     bool ok = true;
     for (size_t i = 0; i < n; i++) {
-        double x = out[i];
-        bool in_range = (r.lo_open ? x > r.lo : x >= r.lo) && (r.hi_open ? x < r.hi : x <= r.hi);
-        if (in_range && isfinite(x)) {
-            out[i] = pm_api__canon_real(x);
-            continue;
-        }
-        char msg[160], ptr[PM_API_POINTER_MAX];
-        const char *why = !isfinite(x) ? "must be finite"
-                          : pm_api__range_msg(r, x, msg, sizeof msg) ? msg : "is out of range";
-        pm_api_pointer_index(ptr, sizeof ptr, base, i);
-        pm_api_problem_field(prob, ptr, "%s", why);
-        ok = false;
+        if (pm_api__bulk_elem_ok(out[i], i, r, base, prob)) out[i] = pm_api__canon_real(out[i]);
+        else ok = false;
     }
     return ok;
 }
 
-/* The canonical array of the n values v read from in: a bulk array from
- * PM_API_BULK_CANON_MIN numbers on (the cache key hashes its doubles),
- * whether the input was JSON text or binary. */
-/* true when bulk array in holds exactly the n values v. */
-static bool pm_api__bulk_equals(const json_t *in, const double *v, size_t n) {
-    if (!pm_api_bulk_is(in) || pm_api_bulk_len(in) != n) return false;
-    if (!pm_api_bulk_is_f32(in)) return memcmp(pm_api_bulk_data(in), v, n * sizeof *v) == 0;
-    for (size_t i = 0; i < n; i += 512) {
-        double d[512];
-        size_t k = n - i < 512 ? n - i : 512;
-        pm_api_bulk_get(in, i, k, d);
-        if (memcmp(d, v + i, k * sizeof *d) != 0) return false;
-    }
-    return true;
+/* pm_api__read_nums with pm_api__read_bulk's signature. */
+static bool pm_api__read_array(const json_t *in, size_t n, pm_api_range r, const char *base,
+                               pm_api_problem *prob, double *out, bool *neg0) {
+    *neg0 = true;   /* nothing to share */
+    return pm_api__read_nums(in, n, r, base, prob, out);
 }
 
-static json_t *pm_api__vec_canon(const json_t *in, const double *v, size_t n) {
-    /* A bulk input already canonical (no -0) is shared, not copied: the
-     * canonical form is never modified. */
-    if (n >= PM_API_BULK_CANON_MIN && pm_api__bulk_equals(in, v, n))
+/* The canonical array of the n values v read from in: a bulk array from
+ * PM_API_BULK_CANON_MIN numbers on (the cache key hashes its doubles),
+ * whether the input was JSON text or binary. A bulk input holds exactly
+ * the canonical values once its -0 are 0, and is shared, not copied
+ * (canonical forms are never modified). */
+static json_t *pm_api__vec_canon(const json_t *in, const double *v, size_t n, bool neg0) {
+    if (n >= PM_API_BULK_CANON_MIN && pm_api_bulk_is(in)) {
+        if (neg0) pm_api_bulk_zero_neg0(in);   /* rare: then it is canonical */
         return json_incref((json_t *)in);
+    }
     if (n >= PM_API_BULK_CANON_MIN) return pm_api_bulk_new(v, n);
     return pm_api_bulk_is(in) ? pm_api__reals(v, n) : pm_api__reals_of(in, v, n);
 }
@@ -658,25 +626,50 @@ int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, si
     }
     bool bulk = pm_api_bulk_is(s.v), arr = bulk || json_is_array(s.v);
     size_t len = bulk ? pm_api_bulk_len(s.v) : json_is_array(s.v) ? json_array_size(s.v) : 0;
-    bool (*read)(const json_t *, size_t, pm_api_range, const char *, pm_api_problem *,
-                 double *) = bulk ? pm_api__read_bulk : pm_api__read_nums;
+    bool (*read)(const json_t *, size_t, pm_api_range, const char *, pm_api_problem *, double *,
+                 bool *) = bulk ? pm_api__read_bulk : pm_api__read_array;
+    bool neg0;
     if (!arr || len < min_n || len > max_n) {
         if (min_n == max_n)
             pm_api__fail(n, key, &s, "must be an array of %zu numbers", min_n);
         else
             pm_api__fail(n, key, &s, "must be an array of %zu to %zu numbers", min_n, max_n);
         /* The elements there are still checked (all errors in one response). */
-        read(s.v, len < max_n ? len : max_n, r, s.ptr, n->prob, out);
+        read(s.v, len < max_n ? len : max_n, r, s.ptr, n->prob, out, &neg0);
         pm_api__vec_default(def, min_n, out, count);
         return -1;
     }
-    if (!read(s.v, len, r, s.ptr, n->prob, out)) {
+    if (!read(s.v, len, r, s.ptr, n->prob, out, &neg0)) {
         pm_api__vec_default(def, min_n, out, count);
         pm_api__put(n, key, json_null());
         return -1;
     }
     if (count) *count = len;
-    return pm_api__put(n, key, pm_api__vec_canon(s.v, out, len));
+    return pm_api__put(n, key, pm_api__vec_canon(s.v, out, len, neg0));
+}
+
+int pm_api_vec_f32(pm_api_node *n, const char *key, size_t count, pm_api_range r, float *out) {
+    pm_api__slot s;
+    if (!pm_api__slot_open(n, key, &s)) return -1;
+    assert(pm_api_bulk_is_f32(s.v));
+    size_t len = pm_api_bulk_len(s.v);
+    double lo, hi;
+    pm_api__bulk_bounds(r, &lo, &hi);
+    unsigned got = len == count ? pm_api_bulk_f32_checked(s.v, lo, hi, out) : 0;
+    if (len != count) pm_api__fail(n, key, &s, "must be an array of %zu numbers", count);
+    if (!(got & PM_API_BULK_IN_RANGE)) {   /* every bad element named, as pm_api_vec does */
+        for (size_t i = 0; i < len && i < count; i++)
+            pm_api__bulk_elem_ok(pm_api_bulk_at(s.v, i), i, r, s.ptr, n->prob);
+        if (len == count) pm_api__put(n, key, json_null());
+        return -1;
+    }
+    if (count >= PM_API_BULK_CANON_MIN) {   /* pm_api__vec_canon's choice, without doubles */
+        if (got & PM_API_BULK_NEG_ZERO) pm_api_bulk_zero_neg0(s.v);
+        return pm_api__put(n, key, json_incref((json_t *)s.v));
+    }
+    double v[PM_API_BULK_CANON_MIN];
+    for (size_t i = 0; i < count; i++) v[i] = out[i];
+    return pm_api__put(n, key, pm_api__reals(v, count));
 }
 
 /* ---- GET query strings ---- */

@@ -5,6 +5,7 @@
 #include "scene/result.h"
 #include "road/road.h"
 #include "pm_api/generator.h"
+#include "pm_api/bulk.h"
 #include "pm_api/reader.h"
 
 /* POST /v1/roads: a spline road, optionally on a terrain (docs/road.md,
@@ -130,6 +131,16 @@ static void pm__read_terrain(pm_api_node *root, pm__road_req *q, const pm_api_li
         pm_api_problem_field(prob, "/terrain", "give either heights or noise, not both");
     } else if (has_noise || !has_heights) {
         pm__read_noise(&t, q);
+    } else if (size_ok && pm_api_bulk_is_f32(json_object_get(t.in, "heights"))) {
+        /* Binary heights stay float32: half the memory, the same values. */
+        float *h32 = pm_arena_alloc(arena, nodes * sizeof(float));
+        q->hf.h32 = h32;
+        if (h32)
+            pm_api_vec_f32(&t, "heights", nodes,
+                           PM_API_RANGE(-PM_ROAD_COORD_MAX, PM_ROAD_COORD_MAX), h32);
+        else
+            pm_api_problem_set(prob, 503, "out-of-memory", "Service Unavailable",
+                               "no memory for the heightfield");
     } else if (size_ok) {
         q->hf.h = pm_arena_alloc(arena, nodes * sizeof(double));
         if (q->hf.h)

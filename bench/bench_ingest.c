@@ -150,7 +150,8 @@ enum { JSHORT, J17, MPART, PNG16, PEER, NKIND };
 
 /* One request end to end; not inlined, so that
  *   valgrind --tool=callgrind --toggle-collect=one_request bench_ingest once K
- * counts the instructions of exactly one request of kind K (0..3). */
+ * counts the instructions of exactly one request of kind K (0..3);
+ * bench_ingest loop K N runs N of them. */
 __attribute__((noinline)) int one_request(int kind, const char *body, size_t len,
                                           pm_bench_stages *st);
 __attribute__((noinline)) int one_request(int kind, const char *body, size_t len,
@@ -171,6 +172,18 @@ static char *body_of(int kind, int mesh, size_t *len) {
 }
 
 int main(int argc, char **argv) {
+    /* bench_ingest loop K N: N requests of kind K, for a profiler
+     * (perf record -e cpu-clock, perf stat -e page-faults). */
+    if (argc == 4 && strcmp(argv[1], "loop") == 0) {
+        int k = atoi(argv[2]), n = atoi(argv[3]);
+        size_t len;
+        char *b = body_of(k, 0, &len);
+        pm_bench_stages st;
+        for (int i = 0; i < n; i++)
+            if (one_request(k, b, len, &st) != 0) return 1;
+        free(b);
+        return 0;
+    }
     if (argc == 3 && strcmp(argv[1], "once") == 0) {
         int k = atoi(argv[2]);
         size_t len;

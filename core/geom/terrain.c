@@ -110,6 +110,7 @@ int pm_heightfield_from_noise(pm_arena *a, pm_heightfield *hf, const pm_noise *n
                               const volatile int *cancel) {
     assert(hf->cols >= 2 && hf->rows >= 2 && hf->cell > 0.0);
     hf->h = pm_arena_alloc(a, (size_t)hf->cols * hf->rows * sizeof(double));
+    hf->h32 = NULL;
     if (!hf->h) return PM_ERR_NOMEM;
     pm__octave o[8];
     pm__octaves(n, o);
@@ -124,45 +125,106 @@ int pm_heightfield_from_noise(pm_arena *a, pm_heightfield *hf, const pm_noise *n
 
 /* ---- sampling ---- */
 
-/* Grid coordinate of x along an axis of n nodes: cell index and fraction. */
-static uint32_t pm__axis(double x, double origin, double cell, uint32_t n, double *f) {
+/* Grid coordinate of x along an axis of n nodes: cell index and fraction.
+ * Inside the grid g is positive, so truncation is floor (a libm call
+ * where the baseline x86-64 has no rounding instruction) with the same
+ * bits. */
+static inline uint32_t pm__axis(double x, double origin, double cell, uint32_t n, double *f) {
     double g = (x - origin) / cell;
     if (!(g > 0.0)) { *f = 0.0; return 0; }
     if (g >= (double)(n - 1)) { *f = 1.0; return n - 2; }
-    double i = floor(g);
-    *f = g - i;
-    return (uint32_t)i;
+    uint32_t i = (uint32_t)g;
+    *f = g - (double)i;
+    return i;
 }
+
+/* Height of node k, whichever the storage. */
+static inline double pm__node_h(const pm_heightfield *hf, size_t k) {
+    return hf->h32 ? (double)hf->h32[k] : hf->h[k];
+}
+
+/* Bilinear interpolation in the cell whose first node is row0[0] (rows w
+ * apart), for either storage: the same operations on the same values. */
+#define PM__BILINEAR(row0, w, fx, fz)                                                             \
+    do {                                                                                          \
+        double a_ = (row0)[0], b_ = (row0)[1], c_ = (row0)[w], d_ = (row0)[(w) + 1];              \
+        double h0_ = a_ + (fx) * (b_ - a_), h1_ = c_ + (fx) * (d_ - c_);                          \
+        return h0_ + (fz) * (h1_ - h0_);                                                          \
+    } while (0)
 
 double pm_heightfield_height(const void *ctx, double x, double z) {
     const pm_heightfield *hf = ctx;
     double fx, fz;
     uint32_t c = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
     uint32_t r = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
-    const double *row0 = hf->h + (size_t)r * hf->cols + c, *row1 = row0 + hf->cols;
-    double h0 = row0[0] + fx * (row0[1] - row0[0]);
-    double h1 = row1[0] + fx * (row1[1] - row1[0]);
-    return h0 + fz * (h1 - h0);
+    size_t k = (size_t)r * hf->cols + c;
+    if (hf->h32) PM__BILINEAR(hf->h32 + k, hf->cols, fx, fz);
+    PM__BILINEAR(hf->h + k, hf->cols, fx, fz);
 }
 
-/* Central-difference gradient (dh/dx, dh/dz) at node (c, r). */
-static void pm__node_gradient(const pm_heightfield *hf, uint32_t c, uint32_t r, double g[2]) {
-    uint32_t c0 = c ? c - 1 : c, c1 = c + 1 < hf->cols ? c + 1 : c;
-    uint32_t r0 = r ? r - 1 : r, r1 = r + 1 < hf->rows ? r + 1 : r;
-    const double *h = hf->h;
-    size_t w = hf->cols;
-    g[0] = (h[r * w + c1] - h[r * w + c0]) / ((double)(c1 - c0) * hf->cell);
-    g[1] = (h[r1 * w + c] - h[r0 * w + c]) / ((double)(r1 - r0) * hf->cell);
+/* Central-difference gradient (dh/dx, dh/dz) at node (c, r); one-sided on
+ * the border. cell2 is 2 * cell, exactly (double)(c1 - c0) * cell for an
+ * inner node, so both cases give the bits of the general formula. */
+static inline void pm__node_gradient(const pm_heightfield *hf, uint32_t c, uint32_t r, double cell2,
+                                     double g[2]) {
+    size_t w = hf->cols, at = (size_t)r * w + c;
+    if (c - 1 < hf->cols - 2 && r - 1 < hf->rows - 2) {   /* an inner node: one storage test */
+        if (hf->h32) {
+            const float *q = hf->h32 + at;
+            g[0] = ((double)q[1] - (double)q[-1]) / cell2;
+            g[1] = ((double)q[w] - (double)*(q - w)) / cell2;
+        } else {
+            const double *q = hf->h + at;
+            g[0] = (q[1] - q[-1]) / cell2;
+            g[1] = (q[w] - *(q - w)) / cell2;
+        }
+        return;
+    }
+    if (c - 1 < hf->cols - 2) g[0] = (pm__node_h(hf, at + 1) - pm__node_h(hf, at - 1)) / cell2;
+    else {
+        uint32_t c0 = c ? c - 1 : c, c1 = c + 1 < hf->cols ? c + 1 : c;
+        g[0] = (pm__node_h(hf, (size_t)r * w + c1) - pm__node_h(hf, (size_t)r * w + c0)) /
+               ((double)(c1 - c0) * hf->cell);
+    }
+    if (r - 1 < hf->rows - 2) g[1] = (pm__node_h(hf, at + w) - pm__node_h(hf, at - w)) / cell2;
+    else {
+        uint32_t r0 = r ? r - 1 : r, r1 = r + 1 < hf->rows ? r + 1 : r;
+        g[1] = (pm__node_h(hf, (size_t)r1 * w + c) - pm__node_h(hf, (size_t)r0 * w + c)) /
+               ((double)(r1 - r0) * hf->cell);
+    }
 }
+
+/* The gradients at the four corners of a cell whose corners are all inner
+ * nodes (the usual case), straight from the rows around it: p0 is the
+ * cell's first node, rows w apart. */
+#define PM__CORNER_GRADIENTS(p0, w, cell2, a, b, c, d)                                            \
+    do {                                                                                          \
+        const __typeof__(*(p0)) *p1_ = (p0) + (w);                                                \
+        a[0] = ((double)(p0)[1] - (double)(p0)[-1]) / (cell2);                                    \
+        b[0] = ((double)(p0)[2] - (double)(p0)[0]) / (cell2);                                     \
+        c[0] = ((double)p1_[1] - (double)p1_[-1]) / (cell2);                                      \
+        d[0] = ((double)p1_[2] - (double)p1_[0]) / (cell2);                                       \
+        a[1] = ((double)p1_[0] - (double)(p0)[-(w)]) / (cell2);                                   \
+        b[1] = ((double)p1_[1] - (double)(p0)[1 - (w)]) / (cell2);                                \
+        c[1] = ((double)p1_[w] - (double)(p0)[0]) / (cell2);                                      \
+        d[1] = ((double)p1_[(w) + 1] - (double)(p0)[1]) / (cell2);                                \
+    } while (0)
 
 void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
-    double fx, fz, a[2], b[2], c[2], d[2];
+    double fx, fz, a[2], b[2], c[2], d[2], cell2 = 2.0 * hf->cell;
     uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
     uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
-    pm__node_gradient(hf, ci, ri, a);
-    pm__node_gradient(hf, ci + 1, ri, b);
-    pm__node_gradient(hf, ci, ri + 1, c);
-    pm__node_gradient(hf, ci + 1, ri + 1, d);
+    if (ci - 1 < hf->cols - 3 && ri - 1 < hf->rows - 3) {
+        ptrdiff_t w = (ptrdiff_t)hf->cols;
+        size_t k = (size_t)ri * hf->cols + ci;
+        if (hf->h32) PM__CORNER_GRADIENTS(hf->h32 + k, w, cell2, a, b, c, d);
+        else PM__CORNER_GRADIENTS(hf->h + k, w, cell2, a, b, c, d);
+    } else {
+        pm__node_gradient(hf, ci, ri, cell2, a);
+        pm__node_gradient(hf, ci + 1, ri, cell2, b);
+        pm__node_gradient(hf, ci, ri + 1, cell2, c);
+        pm__node_gradient(hf, ci + 1, ri + 1, cell2, d);
+    }
     double g[2];
     for (int k = 0; k < 2; k++) {
         double top = a[k] + fx * (b[k] - a[k]), bot = c[k] + fx * (d[k] - c[k]);
@@ -301,6 +363,7 @@ int pm_heightfield_flatten(pm_arena *a, const pm_heightfield *in, const pm_flatt
     size_t n = (size_t)in->cols * in->rows;
     *out = *in;
     out->h = pm_arena_alloc(a, n * sizeof(double));
+    out->h32 = NULL;
     pm__flat f = {.hf = in,
                   .dist = pm_arena_alloc(a, n * sizeof(double)),
                   .target = pm_arena_alloc(a, n * sizeof(double)),
@@ -321,7 +384,7 @@ int pm_heightfield_flatten(pm_arena *a, const pm_heightfield *in, const pm_flatt
                              o->depth);
     }
     for (size_t k = 0; k < n; k++) {
-        double d = f.dist[k], h = in->h[k];
+        double d = f.dist[k], h = pm__node_h(in, k);
         if (d <= o->margin) h = f.target[k];
         else if (d < reach) h += (f.target[k] - h) * pm__smoothstep((reach - d) / o->falloff);
         out->h[k] = h;
@@ -335,15 +398,14 @@ int pm_heightfield_flatten(pm_arena *a, const pm_heightfield *in, const pm_flatt
 
 #define PM__TERRAIN_BAND 7
 
-static int64_t pm__grid_vertex(pm_scene *s, pm_prim *p, const pm_heightfield *hf, uint32_t *map,
-                               uint32_t c, uint32_t r) {
-    size_t k = (size_t)r * hf->cols + c;
-    if (map[k] != UINT32_MAX) return map[k];
+/* Adds node (c, r) = k as a vertex (the first time it is used). */
+static int64_t pm__grid_vertex_new(pm_scene *s, pm_prim *p, const pm_heightfield *hf, uint32_t *map,
+                                   uint32_t c, uint32_t r, size_t k) {
     double g[2];
-    pm__node_gradient(hf, c, r, g);
+    pm__node_gradient(hf, c, r, 2.0 * hf->cell, g);
     double l = sqrt(g[0] * g[0] + 1.0 + g[1] * g[1]);
     double n[3] = {-g[0] / l, 1.0 / l, -g[1] / l};
-    float pos[3] = {(float)(hf->origin[0] + (double)c * hf->cell), (float)hf->h[k],
+    float pos[3] = {(float)(hf->origin[0] + (double)c * hf->cell), (float)pm__node_h(hf, k),
                     (float)(hf->origin[1] + (double)r * hf->cell)};
     float nf[3] = {(float)n[0], (float)n[1], (float)n[2]};
     float uv[2] = {(float)((double)c / (double)(hf->cols - 1)),
@@ -351,6 +413,15 @@ static int64_t pm__grid_vertex(pm_scene *s, pm_prim *p, const pm_heightfield *hf
     int64_t v = pm_prim_add_vertex(s, p, pos, nf, uv, NULL);
     if (v >= 0) map[k] = (uint32_t)v;
     return v;
+}
+
+/* The vertex of node (c, r): three of a cell's four corners are usually
+ * there already, so that lookup is inline and the rest out of line. */
+static inline int64_t pm__grid_vertex(pm_scene *s, pm_prim *p, const pm_heightfield *hf,
+                                      uint32_t *map, uint32_t c, uint32_t r) {
+    size_t k = (size_t)r * hf->cols + c;
+    if (map[k] != UINT32_MAX) return map[k];
+    return pm__grid_vertex_new(s, p, hf, map, c, r, k);
 }
 
 /* Cell (c, r) as two triangles, counter-clockwise seen from +Y. */

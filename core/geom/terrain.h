@@ -13,6 +13,10 @@ typedef struct pm_heightfield {
     double cell;            /* > 0 */
     uint32_t cols, rows;    /* >= 2 each */
     double *h;              /* cols * rows, row-major */
+    /* When not NULL, the heights as float32 (a binary upload, kept at half
+     * the bytes: every float32 is exactly a double, so every result is
+     * the same as from h holding the same values); h is then unused. */
+    const float *h32;
 } pm_heightfield;
 
 /* Seeded fractal gradient noise: octaves of 2D gradient (Perlin-style)

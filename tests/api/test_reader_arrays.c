@@ -174,10 +174,20 @@ Test(reader_arrays, road_heights) {
  * pass: every value that fails is still named, wherever it sits (in a
  * block of four or in the tail), with exclusive bounds exact to the last
  * double; values that pass are copied as they are, -0 as 0. */
-static void bulk_read(const double *v, size_t n, pm_api_range r, double *out, char *ptrs,
-                      size_t cap) {
+static void bulk_read_as(bool f32, const double *v, size_t n, pm_api_range r, double *out,
+                         char *ptrs, size_t cap) {
     json_t *doc = json_object();
-    json_object_set_new(doc, "a", pm_api_bulk_new(v, n));
+    if (f32) {   /* binary uploads: the same values as float32 */
+        char *buf = malloc(PM_API_BULK_TAG_LEN + n * sizeof(float));
+        for (size_t i = 0; i < n; i++) {
+            float f = (float)v[i];
+            memcpy(buf + PM_API_BULK_TAG_LEN + i * sizeof f, &f, sizeof f);
+        }
+        json_object_set_new(doc, "a", pm_api_bulk_adopt_f32(buf, n));
+        free(buf);
+    } else {
+        json_object_set_new(doc, "a", pm_api_bulk_new(v, n));
+    }
     pm_api_problem p;
     pm_api_problem_init(&p);
     pm_api_node root;
@@ -190,40 +200,140 @@ static void bulk_read(const double *v, size_t n, pm_api_range r, double *out, ch
     json_decref(doc);
 }
 
-Test(reader_arrays, bulk_values_checked_in_one_pass) {
-    enum { N = 4099 };   /* blocks of four and a tail of three */
+/* The next value of the kind the bulk array holds from x towards to. */
+static double past(bool f32, double x, double to) {
+    return f32 ? (double)nextafterf((float)x, (float)to) : nextafter(x, to);
+}
+
+/* pm_api_vec's one pass over a bulk array of doubles or of float32 (the
+ * values below are exact in both). */
+static void checked_in_one_pass(bool f32) {
+    enum { N = 4099 };   /* blocks of four or eight and a tail of three */
     static double v[N], out[N];
     char ptrs[512];
     for (size_t i = 0; i < N; i++) v[i] = (double)i * 0.25 - 512.0;
     v[10] = -0.0;
-    bulk_read(v, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs);
+    v[N - 2] = -0.0;
+    bulk_read_as(f32, v, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs);
     cr_expect_str_eq(ptrs, "");
     for (size_t i = 0; i < N; i++)
-        cr_assert(out[i] == v[i] && !signbit(out[10]), "out[%zu] = %g", i, out[i]);
-    /* Exactly at the bounds passes; one double past them fails. */
+        cr_assert(out[i] == v[i] && !(out[i] == 0 && signbit(out[i])), "out[%zu] = %g", i, out[i]);
+    /* Exactly at the bounds passes; one value past them fails. */
     v[0] = 1e5;
     v[1] = -1e5;
-    v[2] = nextafter(1e5, HUGE_VAL);
-    v[5] = nextafter(-1e5, -HUGE_VAL);
+    v[2] = past(f32, 1e5, HUGE_VAL);
+    v[5] = past(f32, -1e5, -HUGE_VAL);
     v[7] = NAN;
     v[N - 1] = HUGE_VAL;
-    v[N - 2] = -HUGE_VAL;
-    bulk_read(v, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs);
-    cr_expect_str_eq(ptrs, "/a/2 /a/5 /a/7 /a/4097 /a/4098");
+    v[N - 3] = -HUGE_VAL;
+    bulk_read_as(f32, v, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "/a/2 /a/5 /a/7 /a/4096 /a/4098");
     /* Any range: infinities and NaN still fail. */
-    bulk_read(v, N, PM_API_ANY, out, ptrs, sizeof ptrs);
-    cr_expect_str_eq(ptrs, "/a/7 /a/4097 /a/4098");
-    /* Exclusive bounds: the bound itself fails, the next double passes. */
+    bulk_read_as(f32, v, N, PM_API_ANY, out, ptrs, sizeof ptrs);
+    cr_expect_str_eq(ptrs, "/a/7 /a/4096 /a/4098");
+    /* Exclusive bounds: the bound itself fails, the next value passes. */
     for (size_t i = 0; i < N; i++) v[i] = 1.0 + (double)i;
     v[3] = 0.0;
-    v[4] = nextafter(0.0, 1.0);
+    v[4] = past(f32, 0.0, 1.0);
     v[N - 1] = 0.0;
-    bulk_read(v, N, PM_API_GT(0), out, ptrs, sizeof ptrs);
+    bulk_read_as(f32, v, N, PM_API_GT(0), out, ptrs, sizeof ptrs);
     cr_expect_str_eq(ptrs, "/a/3 /a/4098");
     pm_api_range below = {0, 10, false, true, NULL};   /* [0, 10) */
     for (size_t i = 0; i < N; i++) v[i] = 9.5;
     v[6] = 10.0;
-    v[8] = nextafter(10.0, 0.0);
-    bulk_read(v, N, below, out, ptrs, sizeof ptrs);
+    v[8] = past(f32, 10.0, 0.0);
+    bulk_read_as(f32, v, N, below, out, ptrs, sizeof ptrs);
     cr_expect_str_eq(ptrs, "/a/6");
+}
+
+Test(reader_arrays, bulk_values_checked_in_one_pass) { checked_in_one_pass(false); }
+
+Test(reader_arrays, float32_values_converted_and_checked_in_one_pass) { checked_in_one_pass(true); }
+
+/* pm_api_vec_f32 on a float32 bulk array of the n values v: the floats
+ * read (into out32), the pointers of every error, and the canonical form
+ * compared with pm_api_vec's for the same input. */
+static void f32_read(const double *v, size_t n, size_t count, pm_api_range r, float *out32,
+                     char *ptrs, size_t cap, bool *same_canon) {
+    char *buf = malloc(PM_API_BULK_TAG_LEN + n * sizeof(float));
+    for (size_t i = 0; i < n; i++) {
+        float f = (float)v[i];
+        memcpy(buf + PM_API_BULK_TAG_LEN + i * sizeof f, &f, sizeof f);
+    }
+    json_t *doc = json_object(), *doc2 = json_object();
+    json_object_set_new(doc, "a", pm_api_bulk_adopt_f32(buf, n));
+    json_object_set_new(doc2, "a", pm_api_bulk_adopt_f32(buf, n));
+    free(buf);
+    pm_api_problem p, p2;
+    pm_api_problem_init(&p);
+    pm_api_problem_init(&p2);
+    pm_api_node root, root2;
+    pm_api_begin(&root, doc, &p);
+    pm_api_vec_f32(&root, "a", count, r, out32);
+    json_t *c1 = pm_api_finish(&root);
+    double *out = malloc((count ? count : 1) * sizeof *out);
+    pm_api_begin(&root2, doc2, &p2);
+    pm_api_vec(&root2, "a", PM_API_REQUIRED, count, count, r, NULL, out, NULL);
+    json_t *c2 = pm_api_finish(&root2);
+    *same_canon = (c1 == NULL) == (c2 == NULL) && (!c1 || json_equal(c1, c2));
+    for (size_t i = 0; c1 && i < count; i++) *same_canon &= (double)out32[i] == out[i];
+    char ptrs2[512];
+    pointers(&p, ptrs, cap);
+    pointers(&p2, ptrs2, sizeof ptrs2);
+    *same_canon &= strcmp(ptrs, ptrs2) == 0;
+    json_decref(c1);
+    json_decref(c2);
+    free(out);
+    pm_api_problem_free(&p);
+    pm_api_problem_free(&p2);
+    json_decref(doc);
+    json_decref(doc2);
+}
+
+Test(reader_arrays, float32_heights_kept_as_float32) {
+    enum { N = 2051 };   /* blocks of eight and a tail of three */
+    static double v[N];
+    static float out[N];
+    char ptrs[512];
+    bool same;
+    for (size_t i = 0; i < N; i++) v[i] = (double)i * 0.125 - 100.0;
+    v[9] = -0.0;
+    v[N - 1] = -0.0;
+    f32_read(v, N, N, PM_API_RANGE(-1e5, 1e5), out, ptrs, sizeof ptrs, &same);
+    cr_expect_str_eq(ptrs, "");
+    cr_expect(same, "the same canonical form and values as pm_api_vec");
+    for (size_t i = 0; i < N; i++)
+        cr_assert(out[i] == (float)v[i] && !(out[i] == 0 && signbit(out[i])), "out[%zu]", i);
+    /* Bounds that are no float32: 0.1 rounds up to a float32 above it. */
+    for (size_t i = 0; i < N; i++) v[i] = 0.05;
+    v[3] = 0.1;                                    /* (float)0.1 > 0.1: fails */
+    v[4] = nextafterf((float)0.1, 0.0f);           /* the float32 below passes */
+    v[11] = -0.1;
+    v[12] = NAN;
+    v[N - 2] = HUGE_VAL;
+    f32_read(v, N, N, PM_API_RANGE(-0.1, 0.1), out, ptrs, sizeof ptrs, &same);
+    cr_expect_str_eq(ptrs, "/a/3 /a/11 /a/12 /a/2049");
+    cr_expect(same);
+    /* Any range: only NaN and the infinities fail. */
+    v[N - 3] = -HUGE_VAL;
+    f32_read(v, N, N, PM_API_ANY, out, ptrs, sizeof ptrs, &same);
+    cr_expect_str_eq(ptrs, "/a/12 /a/2048 /a/2049");
+    cr_expect(same);
+    /* An exclusive bound: 0 fails, the smallest float32 above passes. */
+    for (size_t i = 0; i < N; i++) v[i] = 1.0;
+    v[5] = 0.0;
+    v[6] = nextafterf(0.0f, 1.0f);
+    f32_read(v, N, N, PM_API_GT(0), out, ptrs, sizeof ptrs, &same);
+    cr_expect_str_eq(ptrs, "/a/5");
+    cr_expect(same);
+    /* The wrong count: said once, and the elements there still checked. */
+    v[5] = 1.0;
+    v[7] = NAN;
+    f32_read(v, N, N + 1, PM_API_GT(0), out, ptrs, sizeof ptrs, &same);
+    cr_expect_str_eq(ptrs, "/a /a/7");
+    cr_expect(same);
+    /* Few values: a canonical array of reals, as pm_api_vec gives. */
+    f32_read(v, 6, 6, PM_API_GT(0), out, ptrs, sizeof ptrs, &same);
+    cr_expect_str_eq(ptrs, "");
+    cr_expect(same);
 }

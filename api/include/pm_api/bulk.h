@@ -8,9 +8,9 @@
  * as one block of doubles instead of one jansson node per number.
  *
  * A bulk array is a jansson string whose bytes are an 8-byte tag followed
- * by the doubles in host (little-endian) order. The request readers store
- * -0 as 0 (every reader makes it 0), so that pm_api_vec's canonical array
- * can share the input's block instead of copying it. The tag starts with byte
+ * by the doubles in host (little-endian) order. pm_api_vec's canonical
+ * array shares the input's block instead of copying it when the block
+ * holds no -0 (the canonical zero is 0). The tag starts with byte
  * 0xFF, which never occurs in UTF-8, and every string read from a request
  * is checked UTF-8: no request text can forge one. Only the request
  * readers (pm_api_parse_body, pm_api_parse_request) create them in input
@@ -39,9 +39,13 @@ json_t *pm_api_bulk_new(const double *v, size_t n);
 /* A new bulk array from buf, whose first PM_API_BULK_TAG_LEN bytes are
  * scratch (the tag is written there) followed by n doubles. */
 json_t *pm_api_bulk_adopt(char *buf, size_t n);
-/* The same for n float32 values after the scratch tag bytes; they must
- * hold no -0 (as the readers make -0 0). */
+/* The same for n float32 values after the scratch tag bytes. */
 json_t *pm_api_bulk_adopt_f32(char *buf, size_t n);
+/* A float32 bulk array of the n values at data (unaligned), copied once;
+ * the PM_API_BULK_TAG_LEN bytes before data must be readable (they are
+ * not modified: the copy gets the tag in their place). NULL when out of
+ * memory. */
+json_t *pm_api_bulk_f32_copy(const char *data, size_t n);
 bool pm_api_bulk_is(const json_t *j);
 /* true for a bulk array of float32 values. */
 bool pm_api_bulk_is_f32(const json_t *j);
@@ -49,6 +53,23 @@ bool pm_api_bulk_is_f32(const json_t *j);
 size_t pm_api_bulk_len(const json_t *j);
 /* Values [first, first + n) of bulk array j as doubles into out. */
 void pm_api_bulk_get(const json_t *j, size_t first, size_t n, double *out);
+/* pm_api_bulk_get_checked's answer: every value is within [lo, hi] (so
+ * finite, as the bounds are), and some value was -0. */
+#define PM_API_BULK_IN_RANGE 1u
+#define PM_API_BULK_NEG_ZERO 2u
+/* pm_api_bulk_get with -0 made 0 and every value checked against the
+ * finite bounds [lo, hi] in the same pass (one read of the block):
+ * returns PM_API_BULK_IN_RANGE when all are within them (NaN never is),
+ * or'ed with PM_API_BULK_NEG_ZERO when any was -0. */
+unsigned pm_api_bulk_get_checked(const json_t *j, size_t first, size_t n, double lo, double hi,
+                                 double *out);
+/* The same for a float32 bulk array j, whose values are copied into out
+ * as float32 (the same values: no rounding), -0 made 0. */
+unsigned pm_api_bulk_f32_checked(const json_t *j, double lo, double hi, float *out);
+/* Writes every -0 of bulk array j as 0, in place: no reader tells them
+ * apart (all read -0 as 0), so an input bulk array so made canonical can
+ * be shared by the canonical form. */
+void pm_api_bulk_zero_neg0(const json_t *j);
 /* The values' bytes: doubles, or floats for a float32 bulk array
  * (unaligned: read them with pm_api_bulk_get or pm_api_bulk_at). */
 const unsigned char *pm_api_bulk_data(const json_t *j);

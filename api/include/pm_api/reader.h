@@ -175,6 +175,12 @@ int pm_api_str(pm_api_node *n, const char *key, unsigned flags, size_t max_len,
  * canonical form, about 30 ns per number. */
 int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, size_t max_n,
                pm_api_range r, const double *def, double *out, size_t *count);
+/* pm_api_vec for a float32 bulk array (a binary upload, pm_api/bulk.h),
+ * which must be the value at key: its count values, checked as pm_api_vec
+ * checks them (with the same messages and pointers), are copied into out
+ * as float32 (the same values at half the bytes), with the same canonical
+ * form as pm_api_vec gives them. Returns 0, or -1 with the errors set. */
+int pm_api_vec_f32(pm_api_node *n, const char *key, size_t count, pm_api_range r, float *out);
 
 /* ---- GET query strings ---- */
 
