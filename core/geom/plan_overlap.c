@@ -166,6 +166,40 @@ static void pm__cells(const pm_pgrid *g, const float lo[2], const float hi[2], u
     c[3] = pm__cell(g, hi[1], g->z0, g->nz);
 }
 
+/* A float's bits as an unsigned key in the float's order (-0 as +0). */
+static uint32_t pm__fkey(float f) {
+    union { float f; uint32_t u; } v = {f + 0.0f};
+    return v.u & 0x80000000u ? ~v.u : v.u | 0x80000000u;
+}
+
+/* The triangles in order of the left of their bounds, ties in index order
+ * (a stable LSD radix sort, 11 bits a pass): filled into the cells in this
+ * order, each cell's list comes out sorted without sorting it. */
+static uint32_t *pm__by_left(pm_arena *a, const pm_pset *S) {
+    uint32_t n = S->ntri, *cnt = pm_arena_calloc(a, 3 * 2048, sizeof *cnt);
+    uint32_t *buf[2] = {pm_arena_alloc(a, ((size_t)n + 1) * sizeof **buf),
+                        pm_arena_alloc(a, ((size_t)n + 1) * sizeof **buf)};
+    if (!cnt || !buf[0] || !buf[1]) return NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = pm__fkey(S->g.box[i].lo[0]);
+        cnt[k & 2047]++;
+        cnt[2048 + (k >> 11 & 2047)]++;
+        cnt[4096 + (k >> 22)]++;
+        buf[0][i] = i;
+    }
+    for (int pass = 0; pass < 3; pass++) {
+        uint32_t *c = cnt + 2048 * pass, sum = 0;
+        for (int d = 0; d < 2048; d++) { uint32_t t = c[d]; c[d] = sum; sum += t; }
+        const uint32_t *from = buf[pass & 1];
+        uint32_t *to = buf[1 - (pass & 1)];
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t t = from[i];
+            to[c[pm__fkey(S->g.box[t].lo[0]) >> (11 * pass) & 2047]++] = t;
+        }
+    }
+    return buf[1];
+}
+
 /* Cells about twice the mean triangle's size (measured: fewer entries
  * outweigh the longer cell lists), at most about 4 per triangle. Each
  * triangle's bounds and cells are computed once and kept (box, last). */
@@ -213,22 +247,17 @@ int pm_pset_grid(pm_arena *a, pm_pset *S) {
     for (size_t k = 0; k < ncell; k++) g->start[k + 1] += g->start[k];
     g->items = pm_arena_alloc(a, (total + 1) * sizeof *g->items);
     uint32_t *fill = pm_arena_alloc(a, (ncell + 1) * sizeof *fill);
-    if (!g->items || !fill) return PM_ERR_NOMEM;
+    const uint32_t *order = pm__by_left(a, S);
+    if (!g->items || !fill || !order) return PM_ERR_NOMEM;
     memcpy(fill, g->start, ncell * sizeof *fill);
-    for (uint32_t i = 0; i < S->ntri; i++) {
+    /* Each cell by the left of its bounds, so a pair search stops at the
+     * first triangle starting right of the current one's end. */
+    for (uint32_t r = 0; r < S->ntri; r++) {
+        uint32_t i = order[r];
         const pm_pbox *B = &g->box[i];
         for (uint32_t z = B->cz; z <= last[2 * i + 1]; z++)
             for (uint32_t x = B->cx; x <= last[2 * i]; x++) g->items[fill[(size_t)z * g->nx + x]++] = i;
     }
-    /* Each cell by the left of its bounds, so a pair search stops at the
-     * first triangle starting right of the current one's end. */
-    for (size_t k = 0; k < ncell; k++)
-        for (uint32_t i = g->start[k] + 1; i < g->start[k + 1]; i++) {
-            uint32_t t = g->items[i], j = i;
-            for (; j > g->start[k] && g->box[g->items[j - 1]].lo[0] > g->box[t].lo[0]; j--)
-                g->items[j] = g->items[j - 1];
-            g->items[j] = t;
-        }
     return PM_OK;
 }
 
