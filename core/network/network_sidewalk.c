@@ -277,9 +277,12 @@ static int pm__vtx(pm__slab *S, uint32_t prim, const float pos[3], float u, floa
 static int pm__wall(pm__slab *S, uint32_t a, uint32_t b, uint32_t c) {
     pm_prim *p = &S->s->prims[1];
     const float *pa = p->positions + 3 * a, *pb = p->positions + 3 * b, *pc = p->positions + 3 * c;
-    double u[3], v[3];
-    for (int i = 0; i < 3; i++) { u[i] = (double)pb[i] - pa[i]; v[i] = (double)pc[i] - pa[i]; }
-    if (u[1] * v[2] - u[2] * v[1] == 0 && u[0] * v[1] - u[1] * v[0] == 0) return PM_OK;
+    /* (The x component first: nonzero for nearly every wall, and then the
+     * z one is not needed.) */
+    double u1 = (double)pb[1] - pa[1], v1 = (double)pc[1] - pa[1];
+    if (u1 * ((double)pc[2] - pa[2]) - ((double)pb[2] - pa[2]) * v1 == 0 &&
+        ((double)pb[0] - pa[0]) * v1 - u1 * ((double)pc[0] - pa[0]) == 0)
+        return PM_OK;
     return pm_prim_add_tri(S->s, p, a, b, c) < 0 ? PM_ERR_NOMEM : PM_OK;
 }
 
