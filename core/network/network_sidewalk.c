@@ -224,6 +224,15 @@ static bool pm__crossing(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d, pm_v2 *x) {
     return true;
 }
 
+/* Segment k's bounds (x0, x1, y0, y1) from outer points k and k + 1. */
+static void pm__seg_box(const pm__slab *S, uint32_t k, double *b) {
+    pm_v2 a = S->out[k], c = S->out[k + 1];
+    b[0] = a.x < c.x ? a.x : c.x;
+    b[1] = a.x < c.x ? c.x : a.x;
+    b[2] = a.y < c.y ? a.y : c.y;
+    b[3] = a.y < c.y ? c.y : a.y;
+}
+
 /* Cuts the loops out of the outer edge on the inside of tight curves
  * (radius under the width, where the offset curve crosses itself): every
  * outer point between two crossing segments becomes the crossing point,
@@ -232,12 +241,17 @@ static bool pm__crossing(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d, pm_v2 *x) {
 static int pm__trim(pm__slab *S) {
     uint32_t n = S->n;
     double reach = 8.0 * S->width + 1.0;
-    /* Each curb segment's plan length, once: the windows below overlap. */
-    double own[256], *len = n <= 256 ? own : pm_arena_alloc(S->N->a, n * sizeof *len);
-    if (!len) return PM_ERR_NOMEM;
+    /* Each curb segment's plan length and each outer segment's bounds,
+     * once: the windows below overlap (the bounds are what most pairs end
+     * at, as in pm__crossing). */
+    double own[256], ownb[4 * 256];
+    double *len = n <= 256 ? own : pm_arena_alloc(S->N->a, n * sizeof *len);
+    double *box = n <= 256 ? ownb : pm_arena_alloc(S->N->a, 4 * n * sizeof *box);
+    if (!len || !box) return PM_ERR_NOMEM;
     for (uint32_t k = 0; k + 1 < n; k++) {
         pm_v2 a = pm__plan(pm__apos(S, k)), b = pm__plan(pm__apos(S, k + 1));
         len[k] = hypot(b.x - a.x, b.y - a.y);
+        pm__seg_box(S, k, box + 4 * k);
     }
     for (uint32_t j = 0; j + 3 < n; j++) {
         if (pm_v2_eq(S->out[j], S->out[j + 1])) continue;
@@ -248,9 +262,12 @@ static int pm__trim(pm__slab *S) {
             if (run > reach) break;
             kmax++;
         }
+        const double *bj = box + 4 * j;
         for (uint32_t k = kmax; k >= j + 2; k--) {
+            const double *bk = box + 4 * k;
             pm_v2 x;
-            if (pm_v2_eq(S->out[k], S->out[k + 1]) ||
+            if (bj[1] < bk[0] || bk[1] < bj[0] || bj[3] < bk[2] || bk[3] < bj[2] ||
+                pm_v2_eq(S->out[k], S->out[k + 1]) ||
                 !pm__crossing(S->out[j], S->out[j + 1], S->out[k], S->out[k + 1], &x))
                 continue;
             for (uint32_t i = j + 1; i <= k; i++) {
@@ -258,6 +275,7 @@ static int pm__trim(pm__slab *S) {
                 S->oy[i] = S->oy[j + 1];
                 S->oby[i] = S->oby[j + 1];
             }
+            for (uint32_t i = j; i <= k; i++) pm__seg_box(S, i, box + 4 * i);
             break;
         }
     }
