@@ -10,6 +10,14 @@
 #   two-way: two edges per street (one per direction), 1 lane of 3.5 m each
 # and procmesh one edge per street of width 7; with sidewalks, netconvert
 # guesses 2 m sidewalks (--sidewalks.guess) and procmesh builds 2 m ones.
+# procmesh runs in two configurations against the same netconvert runs
+# (three commands interleaved per round, A B C then C B A, medians):
+#   default:   max_segment 5 m (a chord at least every 5 m: a 100 m street
+#              is 20 sections of mesh, the 40 x 40 town with sidewalks a
+#              79 MB GLB);
+#   "netconvert's detail": max_segment 1000, so a straight street is one
+#              chord, as netconvert's lane shape of 2 points is (curves
+#              still follow max_error; corner arcs as by default).
 #   bench/netconvert.sh BUILD_DIR [N...]     (default: 10 40)
 set -euo pipefail
 B=${1:-build}
@@ -40,6 +48,37 @@ pm_time_cmd() {
   printf '%s\n' "${ts[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 export -f pm_time_cmd
+
+# Like pm_compare (bench/compare.sh), for two procmesh commands against one
+# peer command, all three in each round (A B C, then C B A), pinned: two
+# rows, each procmesh median against the same peer median.
+pm_compare2() {
+  local label=$1 unit=$2 a=$3 c=$4 b=$5 lc=$6
+  local ta=() tb=() tc=() r x
+  for ((r = 0; r < PM_ROUNDS; r++)); do
+    local order=(a c b)
+    ((r % 2 == 0)) || order=(b c a)
+    for k in "${order[@]}"; do
+      case $k in
+        a) x=$("${PM_PIN[@]}" bash -c "$a" | awk 'NR == 1 { print $1 }'); ta+=("$x") ;;
+        c) x=$("${PM_PIN[@]}" bash -c "$c" | awk 'NR == 1 { print $1 }'); tc+=("$x") ;;
+        b) x=$("${PM_PIN[@]}" bash -c "$b" | awk 'NR == 1 { print $1 }'); tb+=("$x") ;;
+      esac
+    done
+  done
+  local mb; mb=$(pm__median "${tb[@]}")
+  local row t l
+  for row in a c; do
+    if [ $row = a ]; then t=("${ta[@]}"); l=$label; else t=("${tc[@]}"); l="$label, $lc"; fi
+    awk -v l="$l" -v u="$unit" -v ma="$(pm__median "${t[@]}")" -v mb="$mb" \
+        -v la="$(pm__min "${t[@]}")" -v ha="$(pm__max "${t[@]}")" \
+        -v lb="$(pm__min "${tb[@]}")" -v hb="$(pm__max "${tb[@]}")" -v n="$PM_ROUNDS" \
+        -v pin="${PM_PIN[*]:-unpinned}" 'BEGIN {
+      printf "%-76s procmesh %8.4g %s [%.4g..%.4g] | netconvert %8.4g %s [%.4g..%.4g] | %s %.2fx %s  (median of %d interleaved rounds, %s)\n",
+        l, ma, u, la, ha, mb, u, lb, hb, (mb >= ma ? "procmesh" : "netconvert"), (mb >= ma ? mb / ma : ma / mb),
+        (mb >= ma ? "faster" : "faster (we lose)"), n, pin }'
+  done
+}
 
 for n in "${SIZES[@]}"; do
   python3 - "$n" "$work" <<'PY'
@@ -73,18 +112,22 @@ for sw in (0, 1):
         req["sidewalk"] = {"width": 2}
     with open(f"{d}/req{sw}.json", "w") as f:
         json.dump(req, f)
+    req["max_segment"] = 1000   # netconvert's level of detail: a straight street is one chord
+    with open(f"{d}/req{sw}c.json", "w") as f:
+        json.dump(req, f)
 PY
   LIM="--max-vertices 50000000 --max-job-mb 4096 --body-limit 67108864"
   for sw in 0 1; do
     guess=$([ $sw = 1 ] && echo "--sidewalks.guess true --sidewalks.guess.min-speed 0" || echo "")
     label=$([ $sw = 1 ] && echo "with sidewalks" || echo "no sidewalks")
     for form in oneway twoway; do
-      pm_compare "network ${n}x${n}, $form, $label" "ms CPU" \
+      pm_compare2 "network ${n}x${n}, $form, $label" "ms CPU" \
         "pm_time_cmd '$PM generate networks --format glb $LIM -o $work/out.glb < $work/req$sw.json'" \
+        "pm_time_cmd '$PM generate networks --format glb $LIM -o $work/outc.glb < $work/req${sw}c.json'" \
         "pm_time_cmd 'netconvert --node-files $work/grid.nod.xml --edge-files $work/$form.edg.xml $guess -o $work/out.net.xml'" \
-        procmesh netconvert
+        "at netconvert's detail (max_segment 1000)"
     done
+    printf '  %s: procmesh GLB %s bytes (default), %s bytes (max_segment 1000); netconvert net.xml %s bytes (two-way)\n' \
+      "$label" "$(stat -c %s "$work/out.glb")" "$(stat -c %s "$work/outc.glb")" "$(stat -c %s "$work/out.net.xml")"
   done
-  printf '  procmesh GLB %s bytes; netconvert net.xml %s bytes (last pair)\n' \
-    "$(stat -c %s "$work/out.glb")" "$(stat -c %s "$work/out.net.xml")"
 done

@@ -44,28 +44,25 @@ static bool pm__separates(const pm__dtri *a, const pm__dtri *b) {
     return false;
 }
 
-static bool pm__same(const double *p, const double *q) { return p[0] == q[0] && p[1] == q[1]; }
+static bool pm__same(const float *p, const float *q) { return p[0] == q[0] && p[1] == q[1]; }
 
 /* Interiors meet: no edge of either separates them (two convex polygons
  * with disjoint interiors have a separating line through an edge). Two
  * triangles on one edge (most candidate pairs: neighbours), both
  * counter-clockwise, overlap exactly when they run it the same way (both
- * lie on its left); run opposite ways, the edge's line separates them. */
-static bool pm__overlap(const pm__dtri *a, const pm__dtri *b) {
+ * lie on its left); run opposite ways, the edge's line separates them.
+ * (The edge test on the floats: widening is exact, so it is the same.) */
+bool pm_ptri_overlap(const pm_ptri *a, const pm_ptri *b) {
     for (int i = 0; i < 3; i++) {
-        const double *p = a->v[i], *q = a->v[(i + 1) % 3];
+        const float *p = a->f[i], *q = a->f[(i + 1) % 3];
         for (int j = 0; j < 3; j++) {
-            const double *r = b->v[j], *t = b->v[(j + 1) % 3];
+            const float *r = b->f[j], *t = b->f[(j + 1) % 3];
             if (pm__same(p, r) && pm__same(q, t)) return true;
             if (pm__same(p, t) && pm__same(q, r)) return false;
         }
     }
-    return !pm__separates(a, b) && !pm__separates(b, a);
-}
-
-bool pm_ptri_overlap(const pm_ptri *a, const pm_ptri *b) {
     pm__dtri da = pm__wide(a), db = pm__wide(b);
-    return pm__overlap(&da, &db);
+    return !pm__separates(&da, &db) && !pm__separates(&db, &da);
 }
 
 static bool pm__inside(const pm__dtri *t, const double *p) {
@@ -166,6 +163,41 @@ static void pm__cells(const pm_pgrid *g, const float lo[2], const float hi[2], u
     c[3] = pm__cell(g, hi[1], g->z0, g->nz);
 }
 
+/* A float's bits as an unsigned key in the float's order (-0 as +0). */
+static uint32_t pm__fkey(float f) {
+    union { float f; uint32_t u; } v = {f + 0.0f};
+    return v.u & 0x80000000u ? ~v.u : v.u | 0x80000000u;
+}
+
+/* The triangles in order of the left of their bounds, ties in index order
+ * (a stable LSD radix sort, 11 bits a pass): filled into the cells in this
+ * order, each cell's list comes out sorted without sorting it. */
+static uint32_t *pm__by_left(pm_arena *a, const pm_pset *S) {
+    uint32_t n = S->ntri, *cnt = pm_arena_calloc(a, 3 * 2048, sizeof *cnt);
+    uint32_t *key = pm_arena_alloc(a, ((size_t)n + 1) * sizeof *key);
+    uint32_t *buf[2] = {pm_arena_alloc(a, ((size_t)n + 1) * sizeof **buf),
+                        pm_arena_alloc(a, ((size_t)n + 1) * sizeof **buf)};
+    if (!cnt || !key || !buf[0] || !buf[1]) return NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = key[i] = pm__fkey(S->g.box[i].lo[0]);
+        cnt[k & 2047]++;
+        cnt[2048 + (k >> 11 & 2047)]++;
+        cnt[4096 + (k >> 22)]++;
+        buf[0][i] = i;
+    }
+    for (int pass = 0; pass < 3; pass++) {
+        uint32_t *c = cnt + 2048 * pass, sum = 0;
+        for (int d = 0; d < 2048; d++) { uint32_t t = c[d]; c[d] = sum; sum += t; }
+        const uint32_t *from = buf[pass & 1];
+        uint32_t *to = buf[1 - (pass & 1)];
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t t = from[i];
+            to[c[key[t] >> (11 * pass) & 2047]++] = t;
+        }
+    }
+    return buf[1];
+}
+
 /* Cells about twice the mean triangle's size (measured: fewer entries
  * outweigh the longer cell lists), at most about 4 per triangle. Each
  * triangle's bounds and cells are computed once and kept (box, last). */
@@ -213,35 +245,35 @@ int pm_pset_grid(pm_arena *a, pm_pset *S) {
     for (size_t k = 0; k < ncell; k++) g->start[k + 1] += g->start[k];
     g->items = pm_arena_alloc(a, (total + 1) * sizeof *g->items);
     uint32_t *fill = pm_arena_alloc(a, (ncell + 1) * sizeof *fill);
-    if (!g->items || !fill) return PM_ERR_NOMEM;
+    const uint32_t *order = pm__by_left(a, S);
+    if (!g->items || !fill || !order) return PM_ERR_NOMEM;
     memcpy(fill, g->start, ncell * sizeof *fill);
-    for (uint32_t i = 0; i < S->ntri; i++) {
+    /* Each cell by the left of its bounds, so a pair search stops at the
+     * first triangle starting right of the current one's end. */
+    for (uint32_t r = 0; r < S->ntri; r++) {
+        uint32_t i = order[r];
         const pm_pbox *B = &g->box[i];
         for (uint32_t z = B->cz; z <= last[2 * i + 1]; z++)
             for (uint32_t x = B->cx; x <= last[2 * i]; x++) g->items[fill[(size_t)z * g->nx + x]++] = i;
     }
-    /* Each cell by the left of its bounds, so a pair search stops at the
-     * first triangle starting right of the current one's end. */
-    for (size_t k = 0; k < ncell; k++)
-        for (uint32_t i = g->start[k] + 1; i < g->start[k + 1]; i++) {
-            uint32_t t = g->items[i], j = i;
-            for (; j > g->start[k] && g->box[g->items[j - 1]].lo[0] > g->box[t].lo[0]; j--)
-                g->items[j] = g->items[j - 1];
-            g->items[j] = t;
-        }
     return PM_OK;
 }
 
 /* Every pair of triangles sharing a cell, each pair once: in the cell
- * holding the lower corner of their bounds' intersection. */
+ * holding the lower corner of their bounds' intersection. In a cell's
+ * list (by the left of the bounds) that corner's column is the later
+ * triangle's first column, so the later one of a pair is never one of
+ * those starting in a column further left: they come first (from). */
 int pm_pset_sweep(const pm_pset *S, pm_pset_skip_fn skip, pm_pset_hit_fn hit, void *ctx) {
     const pm_pgrid *g = &S->g;
     for (uint32_t z = 0; z < g->nz; z++)
         for (uint32_t x = 0; x < g->nx; x++) {
             size_t k = (size_t)z * g->nx + x;
+            uint32_t from = g->start[k];
+            while (from < g->start[k + 1] && g->box[g->items[from]].cx < x) from++;
             for (uint32_t i = g->start[k]; i < g->start[k + 1]; i++) {
                 const pm_pbox *p = &g->box[g->items[i]];
-                for (uint32_t j = i + 1; j < g->start[k + 1]; j++) {
+                for (uint32_t j = i + 1 > from ? i + 1 : from; j < g->start[k + 1]; j++) {
                     const pm_pbox *q = &g->box[g->items[j]];
                     if (q->lo[0] >= p->hi[0]) break;
                     if (q->lo[1] >= p->hi[1] || p->lo[1] >= q->hi[1]) continue;

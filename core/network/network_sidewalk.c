@@ -224,6 +224,15 @@ static bool pm__crossing(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d, pm_v2 *x) {
     return true;
 }
 
+/* Segment k's bounds (x0, x1, y0, y1) from outer points k and k + 1. */
+static void pm__seg_box(const pm__slab *S, uint32_t k, double *b) {
+    pm_v2 a = S->out[k], c = S->out[k + 1];
+    b[0] = a.x < c.x ? a.x : c.x;
+    b[1] = a.x < c.x ? c.x : a.x;
+    b[2] = a.y < c.y ? a.y : c.y;
+    b[3] = a.y < c.y ? c.y : a.y;
+}
+
 /* Cuts the loops out of the outer edge on the inside of tight curves
  * (radius under the width, where the offset curve crosses itself): every
  * outer point between two crossing segments becomes the crossing point,
@@ -232,12 +241,17 @@ static bool pm__crossing(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d, pm_v2 *x) {
 static int pm__trim(pm__slab *S) {
     uint32_t n = S->n;
     double reach = 8.0 * S->width + 1.0;
-    /* Each curb segment's plan length, once: the windows below overlap. */
-    double own[256], *len = n <= 256 ? own : pm_arena_alloc(S->N->a, n * sizeof *len);
-    if (!len) return PM_ERR_NOMEM;
+    /* Each curb segment's plan length and each outer segment's bounds,
+     * once: the windows below overlap (the bounds are what most pairs end
+     * at, as in pm__crossing). */
+    double own[256], ownb[4 * 256];
+    double *len = n <= 256 ? own : pm_arena_alloc(S->N->a, n * sizeof *len);
+    double *box = n <= 256 ? ownb : pm_arena_alloc(S->N->a, 4 * n * sizeof *box);
+    if (!len || !box) return PM_ERR_NOMEM;
     for (uint32_t k = 0; k + 1 < n; k++) {
         pm_v2 a = pm__plan(pm__apos(S, k)), b = pm__plan(pm__apos(S, k + 1));
         len[k] = hypot(b.x - a.x, b.y - a.y);
+        pm__seg_box(S, k, box + 4 * k);
     }
     for (uint32_t j = 0; j + 3 < n; j++) {
         if (pm_v2_eq(S->out[j], S->out[j + 1])) continue;
@@ -248,9 +262,12 @@ static int pm__trim(pm__slab *S) {
             if (run > reach) break;
             kmax++;
         }
+        const double *bj = box + 4 * j;
         for (uint32_t k = kmax; k >= j + 2; k--) {
+            const double *bk = box + 4 * k;
             pm_v2 x;
-            if (pm_v2_eq(S->out[k], S->out[k + 1]) ||
+            if (bj[1] < bk[0] || bk[1] < bj[0] || bj[3] < bk[2] || bk[3] < bj[2] ||
+                pm_v2_eq(S->out[k], S->out[k + 1]) ||
                 !pm__crossing(S->out[j], S->out[j + 1], S->out[k], S->out[k + 1], &x))
                 continue;
             for (uint32_t i = j + 1; i <= k; i++) {
@@ -258,6 +275,7 @@ static int pm__trim(pm__slab *S) {
                 S->oy[i] = S->oy[j + 1];
                 S->oby[i] = S->oby[j + 1];
             }
+            for (uint32_t i = j; i <= k; i++) pm__seg_box(S, i, box + 4 * i);
             break;
         }
     }
@@ -277,9 +295,12 @@ static int pm__vtx(pm__slab *S, uint32_t prim, const float pos[3], float u, floa
 static int pm__wall(pm__slab *S, uint32_t a, uint32_t b, uint32_t c) {
     pm_prim *p = &S->s->prims[1];
     const float *pa = p->positions + 3 * a, *pb = p->positions + 3 * b, *pc = p->positions + 3 * c;
-    double u[3], v[3];
-    for (int i = 0; i < 3; i++) { u[i] = (double)pb[i] - pa[i]; v[i] = (double)pc[i] - pa[i]; }
-    if (u[1] * v[2] - u[2] * v[1] == 0 && u[0] * v[1] - u[1] * v[0] == 0) return PM_OK;
+    /* (The x component first: nonzero for nearly every wall, and then the
+     * z one is not needed.) */
+    double u1 = (double)pb[1] - pa[1], v1 = (double)pc[1] - pa[1];
+    if (u1 * ((double)pc[2] - pa[2]) - ((double)pb[2] - pa[2]) * v1 == 0 &&
+        ((double)pb[0] - pa[0]) * v1 - u1 * ((double)pc[0] - pa[0]) == 0)
+        return PM_OK;
     return pm_prim_add_tri(S->s, p, a, b, c) < 0 ? PM_ERR_NOMEM : PM_OK;
 }
 
@@ -333,34 +354,55 @@ static int pm__band_vertices(pm__slab *S) {
 
 typedef PM_VEC(uint32_t) pm__tris;
 
-/* Keeps triangle abc when counter-clockwise from +Y, drops a flat one;
- * PM_ERR_GEOMETRY for a clockwise one (the band folds there). t NULL:
- * only the test. */
-static int pm__band_tri(pm__slab *S, pm__tris *t, uint32_t a, uint32_t b, uint32_t c, pm_v2 pa,
-                        pm_v2 pb, pm_v2 pc) {
+/* How the band between two sections is triangulated, decided once while
+ * planning (pm__band_step) and replayed when building (pm__band_emit):
+ * one triangle where the outer point is shared, else the quad split on
+ * one diagonal or the other; each triangle kept unless flat. */
+enum { PM__STEP_ONE = 1, PM__STEP_DIAG = 2, PM__STEP_KEEP1 = 4, PM__STEP_KEEP2 = 8 };
+
+/* 0 for a flat triangle, its keep bit for a counter-clockwise one (from
+ * +Y), -1 for a clockwise one (the band folds there). */
+static int pm__band_tri(pm_v2 pa, pm_v2 pb, pm_v2 pc, int keep) {
     double o = pm_v2_orient(pa, pb, pc);
-    if (o == 0) return PM_OK;
-    if (o < 0) return PM_ERR_GEOMETRY;
-    if (!t) return PM_OK;
-    if (pm_vec_push(S->N->a, t, a) < 0 || pm_vec_push(S->N->a, t, b) < 0 || pm_vec_push(S->N->a, t, c) < 0)
-        return PM_ERR_NOMEM;
-    return PM_OK;
+    return o == 0 ? 0 : (o < 0 ? -1 : keep);
 }
 
 /* The band between sections i and i + 1: a triangle where the outer
  * point is shared (a trimmed loop), else the quad split on the diagonal
- * that keeps both triangles counter-clockwise. */
-static int pm__band_step(pm__slab *S, pm__tris *t, uint32_t i) {
-    uint32_t ia = S->ii[i], ib = S->ii[i + 1], ob = S->oi[i + 1], oa = S->oi[i];
+ * that keeps both triangles counter-clockwise. Returns its PM__STEP_
+ * code, or PM_ERR_GEOMETRY where it folds. Before the vertices:
+ * positions only. */
+static int pm__band_step(const pm__slab *S, uint32_t i) {
     pm_v2 pia = pm__plan(pm__apos(S, i)), pib = pm__plan(pm__apos(S, i + 1));
     pm_v2 pob = S->out[i + 1], poa = S->out[i];
-    if (pm_v2_eq(poa, pob)) return pm__band_tri(S, t, ia, oa, ib, pia, poa, pib);
-    if (pm_v2_orient(pia, pob, pib) > 0 && pm_v2_orient(pia, poa, pob) > 0) {
-        int rc = pm__band_tri(S, t, ia, ob, ib, pia, pob, pib);
-        return rc ? rc : pm__band_tri(S, t, ia, oa, ob, pia, poa, pob);
+    if (pm_v2_eq(poa, pob)) {
+        int k = pm__band_tri(pia, poa, pib, PM__STEP_KEEP1);
+        return k < 0 ? PM_ERR_GEOMETRY : PM__STEP_ONE | k;
     }
-    int rc = pm__band_tri(S, t, ia, oa, ib, pia, poa, pib);
-    return rc ? rc : pm__band_tri(S, t, ib, oa, ob, pib, poa, pob);
+    if (pm_v2_orient(pia, pob, pib) > 0 && pm_v2_orient(pia, poa, pob) > 0)
+        return PM__STEP_DIAG | PM__STEP_KEEP1 | PM__STEP_KEEP2;
+    int k1 = pm__band_tri(pia, poa, pib, PM__STEP_KEEP1);
+    int k2 = k1 < 0 ? -1 : pm__band_tri(pib, poa, pob, PM__STEP_KEEP2);
+    return k1 < 0 || k2 < 0 ? PM_ERR_GEOMETRY : k1 | k2;
+}
+
+/* Appends step i's triangles (code from pm__band_step) to t. */
+static int pm__band_emit(pm__slab *S, pm__tris *t, uint32_t i, int code) {
+    uint32_t ia = S->ii[i], ib = S->ii[i + 1], ob = S->oi[i + 1], oa = S->oi[i];
+    if (pm_vec_reserve(S->N->a, t, t->len + 6)) return PM_ERR_NOMEM;
+    uint32_t *d = t->data + t->len;
+    size_t n = 0;
+    if (code & PM__STEP_ONE) {
+        if (code & PM__STEP_KEEP1) { d[n++] = ia; d[n++] = oa; d[n++] = ib; }
+    } else if (code & PM__STEP_DIAG) {
+        d[n++] = ia; d[n++] = ob; d[n++] = ib;
+        d[n++] = ia; d[n++] = oa; d[n++] = ob;
+    } else {
+        if (code & PM__STEP_KEEP1) { d[n++] = ia; d[n++] = oa; d[n++] = ib; }
+        if (code & PM__STEP_KEEP2) { d[n++] = ib; d[n++] = oa; d[n++] = ob; }
+    }
+    t->len += n;
+    return PM_OK;
 }
 
 /* Ear-clips the band between sections a and b as one polygon: outer
@@ -394,15 +436,16 @@ static long pm__region_clip(pm__slab *S, uint32_t a, uint32_t b, uint32_t *out) 
  * share one outer point and the band there is ear-clipped as one polygon,
  * widened a section at a time until that polygon is simple. reg[a] = b
  * marks such a region. Before the vertices: positions only. */
-static int pm__band_plan(pm__slab *S, uint32_t *reg, uint32_t bad[2]) {
+static int pm__band_plan(pm__slab *S, uint32_t *reg, uint8_t *step, uint32_t bad[2]) {
     uint32_t n = S->n;
     uint32_t *tri = pm_arena_alloc(S->N->a, 3 * (n + 2) * sizeof *tri);
     if (!tri) return PM_ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++) reg[i] = 0;
     for (uint32_t i = 0; i + 1 < n;) {
-        if (pm__band_step(S, NULL, i) == PM_OK) { i++; continue; }
+        int code = pm__band_step(S, i);
+        if (code >= 0) { step[i++] = (uint8_t)code; continue; }
         uint32_t a = i, b = i + 1;
-        while (b + 1 < n && pm__band_step(S, NULL, b) != PM_OK) b++;
+        while (b + 1 < n && pm__band_step(S, b) < 0) b++;
         long nt = PM_ERR_GEOMETRY;
         for (int grow = 0; grow < 12; grow++) {
             nt = pm__region_clip(S, a, b, tri);
@@ -414,7 +457,7 @@ static int pm__band_plan(pm__slab *S, uint32_t *reg, uint32_t bad[2]) {
         if (nt == PM_ERR_GEOMETRY) {
             bad[0] = i;
             bad[1] = i + 1;
-            while (bad[1] + 1 < n && pm__band_step(S, NULL, bad[1]) != PM_OK) bad[1]++;
+            while (bad[1] + 1 < n && pm__band_step(S, bad[1]) < 0) bad[1]++;
         }
         if (nt < 0) return (int)nt;
         /* Earlier regions this one grew into are merged into it. */
@@ -430,7 +473,9 @@ static int pm__band_plan(pm__slab *S, uint32_t *reg, uint32_t bad[2]) {
     return PM_OK;
 }
 
-static int pm__band(pm__slab *S, const uint32_t *reg) {
+/* The band's triangles: each step as planned (a step outside the regions
+ * keeps its outer points from then), each region ear-clipped. */
+static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
     pm__tris t = {0};
     uint32_t n = S->n;
     uint32_t *tri = pm_arena_alloc(S->N->a, 3 * (n + 2) * sizeof *tri);
@@ -440,7 +485,7 @@ static int pm__band(pm__slab *S, const uint32_t *reg) {
     for (uint32_t i = 0; rc == PM_OK && i + 1 < n;) {
         size_t before = t.len;
         uint32_t next = reg[i] ? reg[i] : i + 1;
-        if (!reg[i]) rc = pm__band_step(S, &t, i);
+        if (!reg[i]) rc = pm__band_emit(S, &t, i, step[i]);
         else {
             long nt = pm__region_clip(S, i, reg[i], tri);
             if (nt < 0) return (int)nt;
@@ -451,8 +496,9 @@ static int pm__band(pm__slab *S, const uint32_t *reg) {
         }
         /* Each triangle's sections, to cut it out should it lie on another piece. */
         pm__swsrc src = {S->road, S->base + i, S->base + next, (uint8_t)S->side};
-        for (size_t k = before; rc == PM_OK && k < t.len; k += 3)
-            if (pm_vec_push(N->a, &N->swsrc, src) < 0) return PM_ERR_NOMEM;
+        if (rc == PM_OK && pm_vec_reserve(N->a, &N->swsrc, N->swsrc.len + (t.len - before) / 3))
+            return PM_ERR_NOMEM;
+        for (size_t k = before; rc == PM_OK && k < t.len; k += 3) N->swsrc.data[N->swsrc.len++] = src;
         i = next;
     }
     if (rc) return rc;
@@ -586,8 +632,9 @@ static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint3
     memcpy(T.oby, F->oby0 + lo, T.n * sizeof *T.oby);
     if (pm__trim(&T)) return PM_ERR_NOMEM;
     uint32_t *reg = pm_arena_alloc(F->N->a, T.n * sizeof *reg), bad[2] = {0, 0};
-    if (!reg) return PM_ERR_NOMEM;
-    int rc = pm__band_plan(&T, reg, bad);
+    uint8_t *step = pm_arena_alloc(F->N->a, T.n);
+    if (!reg || !step) return PM_ERR_NOMEM;
+    int rc = pm__band_plan(&T, reg, step, bad);
     if (rc == PM_ERR_GEOMETRY && !T.closed) {
         rc = pm__gap(F->N, &T, road, side, bad[0], bad[1], false);
         /* A piece left empty at a junction's end still closes its slab,
@@ -600,7 +647,7 @@ static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint3
     }
     if (rc == PM_OK) rc = pm__curb_face(&T);
     if (rc == PM_OK) rc = pm__band_vertices(&T);
-    if (rc == PM_OK) rc = pm__band(&T, reg);
+    if (rc == PM_OK) rc = pm__band(&T, reg, step);
     if (rc == PM_OK) rc = pm__outer_face(&T);
     if (rc == PM_OK && !T.closed && cap_lo) rc = pm__end_cap(&T, 0, true);
     if (rc == PM_OK && !T.closed && cap_hi) rc = pm__end_cap(&T, T.n - 1, false);
