@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "pm_api/bulk.h"
 
 /* The canonical form's bytes are what the cache key hashes, and keys
@@ -19,8 +20,6 @@
  * makes of long numeric arrays: it is written as its 8-byte tag (its first
  * byte, 0xFF, never occurs in JSON text, so the stream stays unambiguous),
  * the count as 8 little-endian bytes, and the doubles' own bytes. */
-
-typedef unsigned __int128 pm_u128;
 
 #define PM_API__DUMP_BUF 4096
 #define PM_API__MAX_DEPTH 256 /* canonical forms are shallow; a cycle ends here */
@@ -52,98 +51,6 @@ static int pm_api__emit(const char *s, size_t n, void *data) {
 
 /* ---- "%.17g" of a double, exactly as glibc rounds it ---- */
 
-static const uint64_t pm_api__pow5[28] = {
-    1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull,
-    9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull, 30517578125ull,
-    152587890625ull, 762939453125ull, 3814697265625ull, 19073486328125ull,
-    95367431640625ull, 476837158203125ull, 2384185791015625ull, 11920928955078125ull,
-    59604644775390625ull, 298023223876953125ull, 1490116119384765625ull,
-    7450580596923828125ull};
-
-static const uint64_t pm_api__pow10[20] = {
-    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-    100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
-    10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-    100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
-
-static pm_u128 pm_api__p5(int p) { /* p <= 32 */
-    return p <= 27 ? pm_api__pow5[p] : (pm_u128)pm_api__pow5[27] * pm_api__pow5[p - 27];
-}
-
-static pm_u128 pm_api__p10(int q) { /* q <= 38 */
-    return q <= 19 ? pm_api__pow10[q] : (pm_u128)pm_api__pow10[19] * pm_api__pow10[q - 19];
-}
-
-/* v / 2^s (1 <= s <= 127) and v / d, rounded half to even as printf does
- * in the default rounding mode. */
-static pm_u128 pm_api__shr_round(pm_u128 v, int s) {
-    pm_u128 q = v >> s, rem = v - (q << s), half = (pm_u128)1 << (s - 1);
-    return q + (rem > half || (rem == half && (q & 1)));
-}
-
-static pm_u128 pm_api__div_round(pm_u128 v, pm_u128 d) {
-    pm_u128 q = v / d, rem = v % d; /* rem < d < 2^127: 2 rem cannot wrap */
-    return q + (2 * rem > d || (2 * rem == d && (q & 1)));
-}
-
-/* a * 10^p rounded to an integer, exact in 128 bits, where a = m 2^e.
- * Returns false outside the range this covers (then printf is used). */
-static bool pm_api__scaled(uint64_t m, int e, int p, pm_u128 *out) {
-    if (p >= 0) {
-        if (p > 32) return false;
-        pm_u128 n = (pm_u128)m * pm_api__p5(p); /* < 2^53 * 5^32 < 2^128 */
-        int s = e + p;
-        if (s >= 0) {
-            if (s > 60 || (n >> (127 - s)) != 0) return false;
-            *out = n << s;
-        } else {
-            if (s < -127) return false;
-            *out = pm_api__shr_round(n, -s);
-        }
-        return true;
-    }
-    if (p < -38 || e < 0 || e > 74) return false; /* m 2^e < 2^127 */
-    *out = pm_api__div_round((pm_u128)m << e, pm_api__p10(-p));
-    return true;
-}
-
-/* The 17 significant digits of a > 0 (finite, normal): *d in
- * [10^16, 10^17) and the decimal exponent *k of the first digit, after
- * rounding (a carry to 10^17 moves to the next exponent, as in printf). */
-static bool pm_api__digits17(double a, uint64_t *d, int *k) {
-    int E;
-    double f = frexp(a, &E);
-    uint64_t m = (uint64_t)ldexp(f, 53);
-    int e = E - 53, kk = (int)floor(log10(a));
-    for (int tries = 0; tries < 4; tries++) {
-        pm_u128 v;
-        if (!pm_api__scaled(m, e, 16 - kk, &v)) return false;
-        if (v >= pm_api__pow10[17]) {
-            kk++;
-            continue;
-        }
-        if (v < pm_api__pow10[16]) {
-            kk--;
-            continue;
-        }
-        /* Exactly 10^16 may be a value just below it rounded up: then its
-         * first digit is one place lower (unless that rounds up to 10^17,
-         * the carry printf makes too). */
-        pm_u128 below;
-        if (v == pm_api__pow10[16]) {
-            if (!pm_api__scaled(m, e, 17 - kk, &below)) return false;
-            if (below < pm_api__pow10[17]) {
-                v = below;
-                kk--;
-            }
-        }
-        *d = (uint64_t)v;
-        *k = kk;
-        return true;
-    }
-    return false;
-}
-
 /* Writes x as jansson writes a real at precision 17 ("%.17g"; ".0" added
  * when there is neither '.' nor 'e'; no '+' or leading zeros in the
  * exponent), with -0 as 0. Returns the length, or 0 when x is outside the
@@ -156,8 +63,10 @@ static size_t pm_api__real17(double x, char *out) {
     }
     if (!isnormal(x)) return 0;
     uint64_t d;
-    int k;
-    if (!pm_api__digits17(fabs(x), &d, &k)) return 0;
+    int k, frac;
+    bool exact;
+    if (!pm_api__dec17(fabs(x), &d, &k, &frac)) return 0;
+    d = pm_api__dec_round(d, frac, 17, &k, &exact);
     char dig[17];
     for (int i = 16; i >= 0; i--, d /= 10) dig[i] = (char)('0' + d % 10);
     int nd = 17;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "decimal.h"
+
 void *pm_api__mem_realloc(const pm_api_alloc *al, void *p, size_t old_size, size_t new_size) {
     if (al) return al->realloc(al->ctx, p, old_size, new_size);
     return realloc(p, new_size);
@@ -150,13 +152,6 @@ void pm_api__w_str(pm_api__w *w, const char *s) {
 static const char pm_api__pairs[201] =
     "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
     "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
-
-/* Exact powers of ten as integers, 10^0 .. 10^19. */
-static const uint64_t pm_api__u10[20] = {
-    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-    100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
-    10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-    100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
 
 /* The n lowest decimal digits of v (leading zeros included) into o[0..n);
  * in 32-bit arithmetic when v fits (floats' digits, indices). */
@@ -359,72 +354,6 @@ int pm_api__fmt_f64_ref(char *o, double d) {
     return n;
 }
 
-typedef unsigned __int128 pm_api__u128;
-
-/* 5^k for k <= 27 (< 2^63): 10^k / 2^k, in two steps past 10^19. */
-static uint64_t pm_api__pow5(int k) {
-    if (k <= 19) return pm_api__u10[k] >> k;
-    return (pm_api__u10[19] >> 19) * (pm_api__u10[k - 19] >> (k - 19));
-}
-
-/* The fraction r / den (0 <= r < den) as the rounding rules need it:
- * 0 none, 1 below one half, 2 exactly one half, 3 above. */
-static int pm_api__frac_class(pm_api__u128 r, pm_api__u128 den) {
-    if (r == 0) return 0;
-    pm_api__u128 rest = den - r;
-    return r < rest ? 1 : r == rest ? 2 : 3;
-}
-
-/* floor(m 2^e 10^k) and the class of what the floor drops, exact in 128
- * bits; false when that does not fit (the caller falls back to printf)
- * or the integer part reaches 2^64. */
-static bool pm_api__scale_floor(uint64_t m, int e, int k, uint64_t *n, int *frac) {
-    pm_api__u128 v, q, r, den;
-    if (k >= 0) {
-        if (k > 27) return false;
-        v = (pm_api__u128)m * pm_api__pow5(k);   /* < 2^53 * 2^63 */
-        int s = e + k;
-        if (s >= 0) {
-            if (s >= 64 || (v >> (64 - s)) != 0) return false;
-            *n = (uint64_t)(v << s);
-            *frac = 0;
-            return true;
-        }
-        if (s < -126) return false;
-        den = (pm_api__u128)1 << -s;
-        q = v >> -s;
-        r = v & (den - 1);
-    } else {
-        if (k < -38 || e < 0 || e > 74) return false;   /* m 2^e < 2^127 */
-        v = (pm_api__u128)m << e;
-        den = -k <= 19 ? pm_api__u10[-k] : (pm_api__u128)pm_api__u10[19] * pm_api__u10[-k - 19];
-        q = v / den;
-        r = v - q * den;
-    }
-    if (q >> 64) return false;
-    *n = (uint64_t)q;
-    *frac = pm_api__frac_class(r, den);
-    return true;
-}
-
-/* n (17 digits) and the dropped fraction's class, rounded to p digits as
- * printf rounds (to nearest, ties to even, on the exact value); *x moves
- * up on a carry to 10^p. *exact: no digit was dropped but zeros. */
-static uint64_t pm_api__round_digits(uint64_t n, int frac, int p, int *x, bool *exact) {
-    uint64_t div = pm_api__u10[17 - p], q = n / div, r = n - q * div;
-    int c;   /* the dropped part against one half of the last kept digit */
-    if (div == 1) c = frac == 0 ? -2 : frac == 2 ? 0 : frac == 1 ? -1 : 1;
-    else if (r == div / 2) c = frac ? 1 : 0;
-    else c = r == 0 && !frac ? -2 : r < div / 2 ? -1 : 1;
-    *exact = c == -2;
-    q += c > 0 || (c == 0 && (q & 1));
-    if (q == pm_api__u10[p]) {
-        q = pm_api__u10[p - 1];
-        (*x)++;
-    }
-    return q;
-}
-
 /* The same text as pm_api__fmt_f64_ref without printf or strtod for
  * |d| in [1e-10, 1e38): the 17 significant digits are exact (128-bit
  * integer scaling) with what they leave out, so the 15- and 16-digit
@@ -438,24 +367,13 @@ int pm_api__fmt_f64(char *o, double d) {
     if (n) return n;
     double a = fabs(d);
     if (!(a >= 1e-10 && a < 1e38)) return pm_api__fmt_f64_ref(o, d);
-    uint64_t bits;
-    memcpy(&bits, &a, sizeof bits);   /* normal here: a = m 2^(be - 53) */
-    uint64_t m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
-    int be = (int)(bits >> 52) - 1022;
-    int x = ((be - 1) * 78913) >> 18;   /* floor((be - 1) log10 2): 10^x <= a, or one above */
-    uint64_t digits = 0;
-    int frac = 0, tries = 0;
-    for (;; tries++) {
-        if (tries == 3 || !pm_api__scale_floor(m, be - 53, 16 - x, &digits, &frac))
-            return pm_api__fmt_f64_ref(o, d);
-        if (digits >= pm_api__u10[17]) x++;
-        else if (digits < pm_api__u10[16]) x--;
-        else break;
-    }
+    uint64_t digits;
+    int x, frac;
+    if (!pm_api__dec17(a, &digits, &x, &frac)) return pm_api__fmt_f64_ref(o, d);
     for (int p = 15; p <= 17; p++) {
         int px = x;
         bool exact;
-        uint64_t q = pm_api__round_digits(digits, frac, p, &px, &exact);
+        uint64_t q = pm_api__dec_round(digits, frac, p, &px, &exact);
         if (p < 17 && !exact) {
             int ex = px - p + 1;   /* the text's value: q 10^ex */
             if (q < (1ull << 53) && ex >= -22 && ex <= 22) {
