@@ -274,13 +274,16 @@ static bool pm__chord_bound(const pm_spline *s, double t0, double t1, const doub
     double r[2] = {0.5, 0.5};
     if (d != 0.0) {
         double qa = -3.0 * d, qb = 2.0 * (d - ga), disc = qb * qb + 12.0 * d * ga;
-        double sq = sqrt(fmax(disc, 0.0));
+        /* fmax / fmin as maxsd / minsd (what glibc's return for these
+         * arguments, NaN included), without a call. */
+        double sq = sqrt(disc > 0.0 ? disc : 0.0);
         r[0] = (-qb + sq) / (2.0 * qa);
         r[1] = (-qb - sq) / (2.0 * qa);
     }
     double worst = 0.0;
     for (int k = 0; k < 2; k++) {
-        double v = fmin(fmax(r[k], 0.0), 1.0);
+        double v = r[k] > 0.0 ? r[k] : 0.0;
+        v = v < 1.0 ? v : 1.0;
         double g = v * (1.0 - v) * (ga + d * v);
         if (g > worst) worst = g;
     }
@@ -305,6 +308,14 @@ static bool pm__turns_too_much(const pm_spline *s, double max_turn, double cos_t
     if (seg >= s->nseg) seg = s->nseg - 1;
     pm__d1_in(s, seg, t0 - (double)seg, d0);
     pm__d1_in(s, seg, t1 - (double)seg, d1);
+    /* The cosine with sqrt first (a few ulp from the hypot one): only a
+     * turn within 1e-12 of the bound needs hypot's to decide. */
+    double s0 = d0[0] * d0[0] + d0[2] * d0[2], s1 = d1[0] * d1[0] + d1[2] * d1[2];
+    if (s0 > 1e-280 && s0 < 1e280 && s1 > 1e-280 && s1 < 1e280) {
+        double ca = (d0[0] * d1[0] + d0[2] * d1[2]) / (sqrt(s0) * sqrt(s1));
+        if (ca < cos_turn - 1e-12) return true;
+        if (ca > cos_turn + 1e-12) return false;
+    }
     double l0 = hypot(d0[0], d0[2]), l1 = hypot(d1[0], d1[2]);
     if (l0 <= 0.0 || l1 <= 0.0) return true;
     double c = (d0[0] * d1[0] + d0[2] * d1[2]) / (l0 * l1);
@@ -328,6 +339,10 @@ static int pm__push(pm__sampler *sm, double t, const double p[3]) {
     pm_curve_sample c = {.t = t, .p = {p[0], p[1], p[2]}, .err = sm->err, .err_exact = sm->exact};
     sm->err = 0.0;
     sm->exact = true;
+    if (sm->v.len < sm->v.cap) {   /* the common case, without a call */
+        sm->v.data[sm->v.len++] = c;
+        return PM_OK;
+    }
     return pm_vec_push(sm->a, &sm->v, c) == 0 ? PM_OK : PM_ERR_NOMEM;
 }
 

@@ -9,9 +9,9 @@
 /* Sections along the centre line: plan tangents (mitred at linear
  * corners), slopes, curvature, banking, and the frame of each section. */
 
-/* Plan tangent, miter factor for linear corners. */
+/* Plan tangent, miter factor for linear corners (l: the plan length of d1). */
 static void pm__plan_tangent(const pm__ctx *x, const pm_curve_sample *smp, size_t n, size_t i,
-                             const double d1[3], double t[2], double *miter) {
+                             const double d1[3], double l, double t[2], double *miter) {
     const pm_spline *s = &x->spline;
     *miter = 1.0;
     size_t prev = i > 0 ? i - 1 : (s->closed ? n - 2 : 0);
@@ -33,7 +33,6 @@ static void pm__plan_tangent(const pm__ctx *x, const pm_curve_sample *smp, size_
             return;
         }
     }
-    double l = hypot(d1[0], d1[2]);
     if (l > 1e-12) {
         t[0] = d1[0] / l;
         t[1] = d1[2] / l;
@@ -47,14 +46,12 @@ static void pm__plan_tangent(const pm__ctx *x, const pm_curve_sample *smp, size_
     t[1] = lc > 0.0 ? c[1] / lc : 0.0;
 }
 
-/* Slope dy / d(plan distance) at sample i (d1: the curve's derivative there). */
+/* Slope dy / d(plan distance) at sample i (d1: the curve's derivative
+ * there, l its plan length). */
 static double pm__slope(const pm__ctx *x, const pm_curve_sample *smp, size_t n, size_t i,
-                        const double d1[3]) {
+                        const double d1[3], double l) {
     const pm_spline *s = &x->spline;
-    if (!x->p->terrain) {
-        double l = hypot(d1[0], d1[2]);
-        return l > 1e-12 ? d1[1] / l : 0.0;
-    }
+    if (!x->p->terrain) return l > 1e-12 ? d1[1] / l : 0.0;
     size_t prev = i > 0 ? i - 1 : (s->closed ? n - 2 : 0);
     size_t next = i + 1 < n ? i + 1 : (s->closed ? 1 : i);
     double d = hypot(smp[i].p[0] - smp[prev].p[0], smp[i].p[2] - smp[prev].p[2]) +
@@ -190,7 +187,9 @@ static void pm__frame(const pm__ctx *x, pm__section *sc, const double t2[2], dou
 
 int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size_t n) {
     const pm_road_params *p = x->p;
-    pm__section *sc = pm_arena_calloc(x->a, n, sizeof *sc);
+    /* Not zeroed (a section is 224 bytes): every field is set below or in
+     * pm__frame, but the pivots, read only where a fan is set. */
+    pm__section *sc = pm_arena_alloc(x->a, n * sizeof *sc);
     if (!sc) return PM_ERR_NOMEM;
     double *t2 = pm_arena_alloc(x->a, n * 4 * sizeof(double));
     if (!t2) return PM_ERR_NOMEM;
@@ -198,16 +197,16 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
     for (size_t i = 0; i < n; i++) {
         sc[i].t = smp[i].t;
         memcpy(sc[i].c, smp[i].p, sizeof sc[i].c);
-        if (i > 0) {
-            sc[i].s = sc[i - 1].s + pm_v3_dist(smp[i - 1].p, smp[i].p);
-        }
+        sc[i].s = i > 0 ? sc[i - 1].s + pm_v3_dist(smp[i - 1].p, smp[i].p) : 0.0;
+        sc[i].fan[0] = sc[i].fan[1] = false;
         /* One evaluation for the curvature, tangent and slope. */
         double pt[3], d1[3], d2[3], tk = p->closed && i == n - 1 ? 0.0 : smp[i].t;
         pm_spline_eval(&x->spline, tk, pt, d1, d2);
         sc[i].kappa = pm_spline_curvature_of(&x->spline, d1, d2);
         if (tk != smp[i].t) pm_spline_eval(&x->spline, smp[i].t, pt, d1, NULL);
-        pm__plan_tangent(x, smp, n, i, d1, t2 + 4 * i, t2 + 4 * i + 2);
-        t2[4 * i + 3] = pm__slope(x, smp, n, i, d1);
+        double l = hypot(d1[0], d1[2]);   /* once for the tangent and the slope */
+        pm__plan_tangent(x, smp, n, i, d1, l, t2 + 4 * i, t2 + 4 * i + 2);
+        t2[4 * i + 3] = pm__slope(x, smp, n, i, d1, l);
         sc[i].bank = pm__raw_bank(x, &sc[i]);
         sc[i].clamp[0] = sc[i].clamp[1] = W;
     }
