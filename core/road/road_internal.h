@@ -85,6 +85,12 @@ int pm__road_emit(pm__ctx *x, pm__level *L, const char *name, const char *materi
  * pm_road_overlaps. */
 int pm__road_overlaps(pm__ctx *x, pm__level *L, uint32_t level, uint32_t first);
 
+/* road_outline.c: 1 when the outline loop of a clean open level (no fold,
+ * no sliver; W its half width with the shoulder) is proven simple by a
+ * cheap pass over chunks of sections, 0 when not proven (then ask
+ * pm_loop_simple), PM_ERR_NOMEM. */
+int pm__road_outline_windows(pm_arena *a, const pm__level *L, double W);
+
 /* road_props.c: instanced props along the base level; out gets per-line counts. */
 int pm__road_props(pm__ctx *x, const pm__level *L, pm_meta *out);
 

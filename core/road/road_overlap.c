@@ -69,6 +69,8 @@ static int pm__outline_simple(pm__ctx *x, const pm__level *L) {
         const pm__section *sc = &L->sec[i];
         if (sc->fan[0] || sc->fan[1] || sc->clamp[0] < W || sc->clamp[1] < W) return 0;
     }
+    int r = pm__road_outline_windows(x->a, L, W);   /* a long road: proven in one pass */
+    if (r != 0) return r;
     size_t n = L->n, nc = L->ncol, m = 2 * n + 2 * (nc - 2), k = 0;
     if (m >= UINT32_MAX / 2) return 0;
     float *xz = pm_arena_alloc(x->a, 2 * m * sizeof(float));

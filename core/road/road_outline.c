@@ -1,0 +1,219 @@
+/* A cheap proof that a clean level's outline (road_overlap.c's loop: the
+ * left edge, the last section, the right edge back, the first section;
+ * the float plan points the primitives carry) is a simple polygon, for
+ * long roads whose every part is locally straight-ish. Each claim below is
+ * exact for those float points: every computed quantity is compared with
+ * a margin far above its rounding error. When a condition does not hold
+ * the answer is "not proven" and the caller runs pm_loop_simple, so the
+ * verdict (and the output) is never changed, only reached sooner.
+ *
+ * The sections are cut into chunks of about 4 W of arc (W: the half
+ * width with the shoulder). The loop is simple when
+ *   - chunks two or more apart have disjoint plan boxes (first and last
+ *     chunks' boxes hold their end sections), so their edges cannot meet;
+ *   - in every window of two consecutive chunks, along the direction d
+ *     from its first section's middle to its last one's, the left edge and
+ *     the right edge each strictly advance (a strictly monotone polyline is
+ *     simple, its consecutive edges meet only at their shared point), and
+ *     one line along d separates the left points from the right ones;
+ *   - each end section (a cap: its columns in a row, the loop runs across
+ *     it) is nearly straight and strictly ordered along itself, every other
+ *     point of its window lies strictly beyond it, and the two edges that
+ *     leave its corners leave steeply, so they meet the cap only at the
+ *     corner they start from. */
+#include "road/road_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "scene/result.h"
+
+typedef struct pm__obox {
+    float lo[2], hi[2];
+    uint32_t chunk;
+} pm__obox;
+
+typedef struct pm__outline {
+    const pm__level *L;
+    double *e;              /* per section: left x, z, right x, z (floats, in double) */
+    double mg;              /* margin over any rounding of the sums below */
+} pm__outline;
+
+/* Float plan point of column c of section i, in double. */
+static void pm__pt(const pm__level *L, size_t i, size_t c, double o[2]) {
+    const double *P = L->pos + 3 * (i * L->ncol + c);
+    o[0] = (float)P[0];
+    o[1] = (float)P[2];
+}
+
+static void pm__box_add(pm__obox *b, const double p[2]) {
+    for (int k = 0; k < 2; k++) {
+        float v = (float)p[k];   /* p holds a float exactly */
+        if (v < b->lo[k]) b->lo[k] = v;
+        if (v > b->hi[k]) b->hi[k] = v;
+    }
+}
+
+static int pm__by_lo(const void *a, const void *b) {
+    const pm__obox *p = a, *q = b;
+    return p->lo[0] < q->lo[0] ? -1 : (p->lo[0] > q->lo[0] ? 1 : (p->chunk > q->chunk) - (p->chunk < q->chunk));
+}
+
+/* Chunks two or more apart have disjoint boxes (a sweep along the axis
+ * the boxes spread most on, given up when they overlap too much to pay). */
+static bool pm__boxes_apart(pm__obox *b, uint32_t nb) {
+    float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < nb; i++)
+        for (int k = 0; k < 2; k++) {
+            lo[k] = b[i].lo[k] < lo[k] ? b[i].lo[k] : lo[k];
+            hi[k] = b[i].hi[k] > hi[k] ? b[i].hi[k] : hi[k];
+        }
+    if (hi[1] - lo[1] > hi[0] - lo[0])
+        for (uint32_t i = 0; i < nb; i++) {
+            float t = b[i].lo[0];
+            b[i].lo[0] = b[i].lo[1], b[i].lo[1] = t;
+            t = b[i].hi[0];
+            b[i].hi[0] = b[i].hi[1], b[i].hi[1] = t;
+        }
+    qsort(b, nb, sizeof *b, pm__by_lo);
+    size_t tests = 0;
+    for (uint32_t i = 0; i < nb; i++)
+        for (uint32_t k = i + 1; k < nb && !(b[k].lo[0] > b[i].hi[0]); k++) {
+            if (++tests > 16 * (size_t)nb) return false;
+            uint32_t d = b[i].chunk > b[k].chunk ? b[i].chunk - b[k].chunk : b[k].chunk - b[i].chunk;
+            if (d >= 2 && !(b[k].lo[1] > b[i].hi[1] || b[i].lo[1] > b[k].hi[1])) return false;
+        }
+    return true;
+}
+
+/* Sections i0 .. i1: both edges strictly advance along the direction
+ * between the middles of the end sections, and a line along it parts the
+ * left points from the right ones. */
+static bool pm__window_ok(const pm__outline *O, size_t i0, size_t i1) {
+    const double *a = O->e + 4 * i0, *b = O->e + 4 * i1;
+    double d[2] = {0.5 * (b[0] + b[2]) - 0.5 * (a[0] + a[2]), 0.5 * (b[1] + b[3]) - 0.5 * (a[1] + a[3])};
+    double l = sqrt(d[0] * d[0] + d[1] * d[1]);
+    if (!(l > 1e3 * O->mg)) return false;
+    d[0] /= l;
+    d[1] /= l;
+    double mg = O->mg, minl = INFINITY, maxl = -INFINITY, minr = INFINITY, maxr = -INFINITY;
+    double pl = d[0] * a[0] + d[1] * a[1] - 2.0 * mg, pr = d[0] * a[2] + d[1] * a[3] - 2.0 * mg;
+    for (const double *p = a; p <= b; p += 4) {
+        double ul = d[0] * p[0] + d[1] * p[1], ur = d[0] * p[2] + d[1] * p[3];
+        double vl = d[0] * p[1] - d[1] * p[0], vr = d[0] * p[3] - d[1] * p[2];
+        if (!(ul - pl > mg && ur - pr > mg)) return false;
+        pl = ul, pr = ur;
+        minl = vl < minl ? vl : minl;
+        maxl = vl > maxl ? vl : maxl;
+        minr = vr < minr ? vr : minr;
+        maxr = vr > maxr ? vr : maxr;
+    }
+    return minl - maxr > mg || minr - maxl > mg;
+}
+
+/* End section e (0 or n - 1) of the window reaching section far: its
+ * columns nearly on one line and strictly ordered along it, every other
+ * point of the window's edges strictly beyond them, the edges from its
+ * corners leaving at 14 degrees or more. */
+static bool pm__cap_ok(const pm__outline *O, size_t e, size_t far) {
+    const pm__level *L = O->L;
+    size_t nc = L->ncol, nx = e == 0 ? 1 : e - 1;
+    double p0[2], p1[2];
+    pm__pt(L, e, 0, p0);
+    pm__pt(L, e, nc - 1, p1);
+    double a[2] = {p1[0] - p0[0], p1[1] - p0[1]}, la = sqrt(a[0] * a[0] + a[1] * a[1]);
+    if (!(la > 1e3 * O->mg)) return false;
+    a[0] /= la;
+    a[1] /= la;
+    double f[2] = {-a[1], a[0]};
+    /* f towards the road: the next section's middle is ahead. */
+    double q0[2], q1[2];
+    pm__pt(L, nx, 0, q0);
+    pm__pt(L, nx, nc - 1, q1);
+    double ahead = f[0] * (q0[0] + q1[0] - p0[0] - p1[0]) + f[1] * (q0[1] + q1[1] - p0[1] - p1[1]);
+    if (ahead < 0.0) f[0] = -f[0], f[1] = -f[1];
+    double hmin = INFINITY, hmax = -INFINITY, gap = INFINITY, prev = 0.0;
+    for (size_t c = 0; c < nc; c++) {
+        double p[2];
+        pm__pt(L, e, c, p);
+        double s = a[0] * p[0] + a[1] * p[1], h = f[0] * p[0] + f[1] * p[1];
+        if (c > 0) gap = fmin(gap, s - prev);
+        prev = s;
+        hmin = fmin(hmin, h);
+        hmax = fmax(hmax, h);
+    }
+    double tau = hmax - hmin + O->mg;
+    if (!(gap > 16.0 * tau + O->mg)) return false;
+    size_t lo = e < far ? e + 1 : far, hi = e < far ? far : e - 1;
+    for (size_t i = lo; i <= hi; i++)
+        for (int side = 0; side < 2; side++) {
+            double p[2];
+            pm__pt(L, i, side ? nc - 1 : 0, p);
+            if (!(f[0] * p[0] + f[1] * p[1] > hmax + O->mg)) return false;
+        }
+    for (int side = 0; side < 2; side++) {
+        double c0[2], c1[2];
+        pm__pt(L, e, side ? nc - 1 : 0, c0);
+        pm__pt(L, nx, side ? nc - 1 : 0, c1);
+        double v[2] = {c1[0] - c0[0], c1[1] - c0[1]};
+        if (!(f[0] * v[0] + f[1] * v[1] > 0.25 * sqrt(v[0] * v[0] + v[1] * v[1]) + O->mg)) return false;
+    }
+    return true;
+}
+
+int pm__road_outline_windows(pm_arena *a, const pm__level *L, double W) {
+    size_t n = L->n, nc = L->ncol;
+    if (n < 8 || nc < 2 || L->closed) return 0;
+    double reach = 4.0 * W, M = 1.0;
+    /* Chunk starts: a new chunk once the last one spans `reach` of arc. */
+    uint32_t *start = pm_arena_alloc(a, (n + 1) * sizeof *start);
+    if (!start) return PM_ERR_NOMEM;
+    uint32_t nch = 0;
+    start[nch++] = 0;
+    for (size_t i = 1; i + 1 < n; i++)
+        if (L->sec[i].s - L->sec[start[nch - 1]].s >= reach && L->sec[n - 1].s - L->sec[i].s >= 0.5 * reach)
+            start[nch++] = (uint32_t)i;
+    if (nch < 3) return 0;
+    start[nch] = (uint32_t)(n - 1);
+    pm__obox *box = pm_arena_alloc(a, nch * sizeof *box);
+    double *e = pm_arena_alloc(a, n * 4 * sizeof *e);
+    if (!box || !e) return PM_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        pm__pt(L, i, 0, e + 4 * i);
+        pm__pt(L, i, nc - 1, e + 4 * i + 2);
+    }
+    for (uint32_t j = 0; j < nch; j++) {
+        pm__obox *b = &box[j];
+        b->lo[0] = b->lo[1] = INFINITY;
+        b->hi[0] = b->hi[1] = -INFINITY;
+        b->chunk = j;
+        for (size_t i = start[j]; i <= start[j + 1]; i++) {
+            pm__box_add(b, e + 4 * i);
+            pm__box_add(b, e + 4 * i + 2);
+        }
+        /* M: the largest coordinate, for the margin. */
+        for (int k = 0; k < 2; k++) {
+            double m = fabs(b->lo[k]) > fabs(b->hi[k]) ? fabs(b->lo[k]) : fabs(b->hi[k]);
+            M = m > M ? m : M;
+        }
+    }
+    for (size_t c = 1; c + 1 < nc; c++) {
+        double p[2];
+        pm__pt(L, 0, c, p);
+        pm__box_add(&box[0], p);
+        pm__pt(L, n - 1, c, p);
+        pm__box_add(&box[nch - 1], p);
+    }
+    for (int k = 0; k < 2; k++) {
+        double m = fabs(box[0].lo[k]) > fabs(box[0].hi[k]) ? fabs(box[0].lo[k]) : fabs(box[0].hi[k]);
+        double m1 = fabs(box[nch - 1].lo[k]) > fabs(box[nch - 1].hi[k]) ? fabs(box[nch - 1].lo[k]) : fabs(box[nch - 1].hi[k]);
+        M = m > M ? m : M;
+        M = m1 > M ? m1 : M;
+    }
+    /* Sums of a few products of numbers up to M err by a few 1e-16 M. */
+    pm__outline O = {.L = L, .e = e, .mg = 1e-12 * M};
+    for (uint32_t j = 0; j + 1 < nch; j++)
+        if (!pm__window_ok(&O, start[j], start[j + 2])) return 0;
+    if (!pm__cap_ok(&O, 0, start[2]) || !pm__cap_ok(&O, n - 1, start[nch - 2])) return 0;
+    return pm__boxes_apart(box, nch) ? 1 : 0;
+}
