@@ -113,10 +113,16 @@ static double pm__maxabs(double m, double v) {
  * stays positive even when a consumer subtracts the coordinates in float
  * (error about one ulp of the coordinate per difference). Slivers below
  * the margin only come from collapsed folds and are left out. */
-static bool pm__faces_up(const float *a, const float *b, const float *c) {
+static bool pm__faces_up(const float *a, const float *b, const float *c, double mbound) {
     double pa[2] = {a[0], a[2]}, pb[2] = {b[0], b[2]}, pc[2] = {c[0], c[2]};
     double o = pm_orient_xz_plain(pa, pb, pc);
     if (!(o > 0.0)) return false;
+    /* Sure at once when the margin holds with m <= mbound (every point of
+     * the range) and e <= 2 max(|b - a|, |c - a|): rounding is monotone,
+     * so the product below bounds the exact one from above. */
+    double e2 = 0.0;
+    for (int k = 0; k < 2; k++) e2 = pm__maxabs(pm__maxabs(e2, pb[k] - pa[k]), pc[k] - pa[k]);
+    if (o > 4.0 * 1.2e-7 * mbound * (2.0 * e2)) return true;
     double m = 1.0, e = 0.0;
     for (int k = 0; k < 2; k++) {
         m = pm__maxabs(pm__maxabs(pm__maxabs(m, pa[k]), pb[k]), pc[k]);
@@ -163,7 +169,7 @@ static bool pm__same_vertex(const pm_prim *pr, uint32_t v, const float pf[3], co
 /* Quads j0 .. j1 - 1 between grid rows row and row + w of map (section
  * i to i + 1) as two triangles each, skipping slivers (pm__faces_up). */
 static void pm__emit_quads(pm__level *L, pm_prim *pr, const uint32_t *row, uint32_t w,
-                           uint32_t j0, uint32_t j1, uint32_t i) {
+                           uint32_t j0, uint32_t j1, uint32_t i, double mbound) {
     const float *P = pr->positions;
     for (uint32_t j = j0; j < j1; j++) {
         uint32_t v1 = row[j], v2 = row[j + 1], v4 = row[w + j], v3 = row[w + j + 1];
@@ -171,7 +177,7 @@ static void pm__emit_quads(pm__level *L, pm_prim *pr, const uint32_t *row, uint3
         for (int t = 0; t < 2; t++) {
             const uint32_t *q = tri[t];
             if (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
-                !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2])) {
+                !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], mbound)) {
                 L->skipped++;
                 continue;
             }
@@ -191,6 +197,7 @@ static void pm__emit_quads(pm__level *L, pm_prim *pr, const uint32_t *row, uint3
 static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, uint32_t *map) {
     const pm_road_params *p = x->p;
     size_t n = L->n, nc = L->ncol, w = rg.k1 - rg.k0 + 1;
+    double mbound = 1.0;   /* max(1, |x|, |z|) over the range's vertices */
     for (size_t i = 0; i < n; i++) {
         const pm__section *sc = &L->sec[i];
         for (uint32_t j = 0; j < w; j++) {
@@ -207,6 +214,7 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
                 map[i * w + j] = map[(i - 1) * w + j];   /* a fan's pivot: one vertex */
                 continue;
             }
+            mbound = pm__maxabs(pm__maxabs(mbound, pf[0]), pf[2]);
             pm__vertex_normal(p, sc, pd, nf);
             int64_t v = pm_prim_add_vertex(x->scene, pr, pf, nf, uf, NULL);
             if (v < 0) return PM_ERR_NOMEM;
@@ -223,7 +231,7 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
     for (uint32_t j0 = 0; j0 + 1 < w; j0 += PM__BAND_QUADS) {
         uint32_t j1 = j0 + PM__BAND_QUADS < w - 1 ? j0 + PM__BAND_QUADS : w - 1;
         for (size_t i = 0; i + 1 < n; i++)
-            pm__emit_quads(L, pr, map + i * w, w, j0, j1, (uint32_t)i);
+            pm__emit_quads(L, pr, map + i * w, w, j0, j1, (uint32_t)i, mbound);
     }
     return PM_OK;
 }
