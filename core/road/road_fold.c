@@ -26,18 +26,23 @@ static void pm__corner(const pm__section *sc, int side, double o[2]) {
     pm__plan_at(sc, (side ? 1.0 : -1.0) * sc->clamp[side], o);
 }
 
-/* Whether the side band between sections a and b, with their clamps, is a
- * convex counter-clockwise polygon (or degenerate to a segment). */
-static bool pm__band_ok(const pm__section *a, const pm__section *b, int side) {
+/* Whether the band A1 (centre) B1 (corner) of one section, A2 B2 of the
+ * next, on the side, is a convex counter-clockwise polygon (or degenerate
+ * to a segment). */
+static bool pm__quad_ok(const double A1[2], const double A2[2], const double B1[2], const double B2[2],
+                        int side) {
     double q[4][2];
-    double A1[2], A2[2], B1[2], B2[2];
-    pm__plan_at(a, 0.0, A1);
-    pm__plan_at(b, 0.0, A2);
-    pm__corner(a, side, B1);
-    pm__corner(b, side, B2);
     const double *order[4];
     if (side) { order[0] = A1; order[1] = B1; order[2] = B2; order[3] = A2; }
     else { order[0] = B1; order[1] = A1; order[2] = A2; order[3] = B2; }
+    /* The usual quad: four distinct corners in a row, no copy. */
+#define PM__SAME(u, v) ((u)[0] == (v)[0] && (u)[1] == (v)[1])
+    if (!PM__SAME(A1, B1) && !PM__SAME(B1, B2) && !PM__SAME(B2, A2) && !PM__SAME(A2, A1))
+        return pm_orient_xz_plain(order[0], order[1], order[2]) > 0.0 &&
+               pm_orient_xz_plain(order[1], order[2], order[3]) > 0.0 &&
+               pm_orient_xz_plain(order[2], order[3], order[0]) > 0.0 &&
+               pm_orient_xz_plain(order[3], order[0], order[1]) > 0.0;
+#undef PM__SAME
     int m = 0;
     for (int k = 0; k < 4; k++) {
         const double *v = order[k];
@@ -54,6 +59,17 @@ static bool pm__band_ok(const pm__section *a, const pm__section *b, int side) {
     for (int k = 0; k < m; k++)
         if (!(pm_orient_xz_plain(q[k], q[(k + 1) % m], q[(k + 2) % m]) > 0.0)) return false;
     return true;
+}
+
+/* Whether the side band between sections a and b, with their clamps, is a
+ * convex counter-clockwise polygon (or degenerate to a segment). */
+static bool pm__band_ok(const pm__section *a, const pm__section *b, int side) {
+    double A1[2], A2[2], B1[2], B2[2];
+    pm__plan_at(a, 0.0, A1);
+    pm__plan_at(b, 0.0, A2);
+    pm__corner(a, side, B1);
+    pm__corner(b, side, B2);
+    return pm__quad_ok(A1, A2, B1, B2, side);
 }
 
 /* ---- fans: a turn tighter than the half width ---- */
@@ -273,12 +289,19 @@ static bool pm__road_fans(pm__ctx *x, pm__level *L, int side) {
      * only segments within reach of a fold are searched. */
     size_t *fold = pm_arena_alloc(x->a, (nb + 1) * sizeof(size_t));
     F.q = pm_arena_alloc(x->a, F.m * 2 * sizeof(double));
-    if (!fold || !F.q) return true;   /* no fans: the pairwise cut and the overlap check still hold */
+    /* Each section's centre and corner once, for its two bands. */
+    double *cc = pm_arena_alloc(x->a, F.m * 4 * sizeof(double));
+    if (!fold || !F.q || !cc) return true;   /* no fans: the pairwise cut and the overlap check still hold */
+    for (size_t i = 0; i < F.m; i++) {
+        pm__plan_at(&L->sec[i], 0.0, cc + 4 * i);
+        pm__corner(&L->sec[i], side, cc + 4 * i + 2);
+    }
     fold[nb] = SIZE_MAX;
     bool any = false;
     for (size_t i = nb; i-- > 0;) {
-        size_t w = pm__wrap(&F, i);
-        bool folds = !pm__band_ok(&L->sec[w], &L->sec[pm__wrap(&F, i + 1)], side);
+        size_t w = i < F.m ? i : i - F.m, v = w + 1 < F.m ? w + 1 : w + 1 - F.m;   /* pm__wrap */
+        const double *a = cc + 4 * w, *b = cc + 4 * v;
+        bool folds = !pm__quad_ok(a, b, a + 2, b + 2, side);
         fold[i] = folds ? i : fold[i + 1];
         any |= folds;
     }
