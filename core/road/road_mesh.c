@@ -37,12 +37,14 @@ static void pm__fan_vertex(const pm_road_params *p, const pm__section *sc, int s
     if (p->terrain && p->conform == PM_ROAD_DRAPE) o[1] = pm__ground(p, o[0], o[2]);
 }
 
-void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d, double o[3]) {
+/* pm__road_vertex_at, inlined into the grid's loop. fmin as minsd (what
+ * glibc's returns for a clamp, never NaN), without a call. */
+static inline void pm__vertex(const pm_road_params *p, const pm__section *sc, double d, double o[3]) {
     if (d != 0.0 && sc->fan[d > 0.0]) {
         pm__fan_vertex(p, sc, d > 0.0, fabs(d), o);
         return;
     }
-    double e = d < 0.0 ? -fmin(-d, sc->clamp[0]) : fmin(d, sc->clamp[1]);
+    double e = d < 0.0 ? -(-d < sc->clamp[0] ? -d : sc->clamp[0]) : (d < sc->clamp[1] ? d : sc->clamp[1]);
     if (p->terrain && p->conform == PM_ROAD_DRAPE) {
         o[0] = sc->c[0] + e * sc->r[0];
         o[2] = sc->c[2] + e * sc->r[2];
@@ -50,6 +52,10 @@ void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d
     } else {
         for (int k = 0; k < 3; k++) o[k] = sc->c[k] + e * sc->r[k];
     }
+}
+
+void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d, double o[3]) {
+    pm__vertex(p, sc, d, o);
 }
 
 
@@ -62,7 +68,7 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
     if (!L->pos || !L->uv) return PM_ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
         if (p->cancel && *p->cancel) return PM_ERR_CANCELLED;
-        for (size_t k = 0; k < nc; k++) pm__road_vertex_at(p, &L->sec[i], L->col[k], L->pos + 3 * (i * nc + k));
+        for (size_t k = 0; k < nc; k++) pm__vertex(p, &L->sec[i], L->col[k], L->pos + 3 * (i * nc + k));
     }
     pm__road_weld_collapses(L);
     /* Columns that own their length: outer shoulder edges and carriageway edges. */
