@@ -238,10 +238,8 @@ static double pm__chord_error(const pm_spline *s, const pm_sample_opts *o, doubl
  * otherwise. Distance to the chord's line is distance to the chord while
  * the projection along it runs monotonically from a to b; false (probe
  * instead) when it does not. */
-static bool pm__chord_bound(const pm_spline *s, double t0, double t1, const double a[3],
+static bool pm__chord_bound(const pm_spline *s, uint32_t seg, double t0, double t1, const double a[3],
                             const double b[3], double *e) {
-    double f = floor(t0);
-    uint32_t seg = t0 <= 0.0 ? 0 : (f >= (double)s->nseg ? s->nseg - 1 : (uint32_t)f);
     const double(*c)[3] = s->coef[seg];
     double u = t0 - (double)seg, h = t1 - t0;
     double q[3][3], ab[3], l2 = 0.0;
@@ -298,14 +296,12 @@ static void pm__d1_in(const pm_spline *s, uint32_t seg, double u, double d1[3]) 
     for (int k = 0; k < 3; k++) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
 }
 
-/* Whether the plan tangent turns by more than max_turn over [t0, t1] (one
- * segment); a vanishing plan tangent (a cusp) counts as turning. */
-static bool pm__turns_too_much(const pm_spline *s, double max_turn, double cos_turn, double t0,
-                               double t1) {
+/* Whether the plan tangent turns by more than max_turn over [t0, t1] (in
+ * segment seg); a vanishing plan tangent (a cusp) counts as turning. */
+static bool pm__turns_too_much(const pm_spline *s, uint32_t seg, double max_turn, double cos_turn,
+                               double t0, double t1) {
     if (max_turn <= 0.0) return false;
-    double d0[3], d1[3], f = floor(t0);
-    uint32_t seg = (uint32_t)f;
-    if (seg >= s->nseg) seg = s->nseg - 1;
+    double d0[3], d1[3];
     pm__d1_in(s, seg, t0 - (double)seg, d0);
     pm__d1_in(s, seg, t1 - (double)seg, d1);
     /* The cosine with sqrt first (a few ulp from the hypot one): only a
@@ -330,6 +326,7 @@ typedef struct pm__sampler {
     const pm_sample_opts *o;
     pm__sample_vec v;
     double cos_turn;        /* cos(o->max_turn), once */
+    uint32_t seg;           /* the segment being subdivided: floor(t) of every t inside it */
     double err;             /* error of the last accepted chord: its end is pushed next */
     bool exact;
 } pm__sampler;
@@ -358,12 +355,12 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
     double memo[PM__SPLINE_PROBES];
     bool split = pm_v3_dist(p0, p1) > sm->o->max_segment;
     /* The curve's own heights: its error in closed form. */
-    bool bound = !split && !sm->o->height && pm__chord_bound(sm->s, t0, t1, p0, p1, &e);
+    bool bound = !split && !sm->o->height && pm__chord_bound(sm->s, sm->seg, t0, t1, p0, p1, &e);
     if (bound) exact = true;
     split = split || (bound ? e > sm->o->max_error
                             : (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES,
                                                    false, stop, memo)) > sm->o->max_error) ||
-            pm__turns_too_much(sm->s, sm->o->max_turn, sm->cos_turn, t0, t1);
+            pm__turns_too_much(sm->s, sm->seg, sm->o->max_turn, sm->cos_turn, t0, t1);
     /* Seven probes can miss an off-centre peak; a chord that is already
      * close to the bound gets a finer look before it is accepted (its
      * seven probes all ran: none was past max_error). */
@@ -377,8 +374,9 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
         sm->exact = exact;
         return PM_OK;
     }
-    double tm = 0.5 * (t0 + t1), pm[3];
-    pm_spline_point(sm->s, sm->o, tm, pm);
+    double tm = 0.5 * (t0 + t1), pm[3], s0 = (double)sm->seg;
+    if (tm > s0 && tm < s0 + 1.0) pm__point_at(sm->s->coef[sm->seg], sm->o, tm - s0, pm);   /* pm__locate's */
+    else pm_spline_point(sm->s, sm->o, tm, pm);
     int r = pm__subdivide(sm, t0, p0, tm, pm, depth + 1);
     if (r == PM_OK) r = pm__push(sm, tm, pm);
     if (r == PM_OK) r = pm__subdivide(sm, tm, pm, t1, p1, depth + 1);
@@ -398,6 +396,7 @@ int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
         /* A closed curve ends exactly where it began, bit for bit. */
         if (s->closed && i + 1 == s->nseg) memcpy(p1, first, sizeof p1);
         else pm_spline_point(s, o, (double)(i + 1), p1);
+        sm.seg = i;
         r = pm__subdivide(&sm, (double)i, p0, (double)(i + 1), p1, 0);
         if (r == PM_OK) r = pm__push(&sm, (double)(i + 1), p1);
         memcpy(p0, p1, sizeof p0);
