@@ -94,9 +94,9 @@ int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool 
 static uint32_t pm__locate(const pm_spline *s, double t, double *u) {
     if (t <= 0.0) { *u = 0.0; return 0; }
     if (t >= (double)s->nseg) { *u = 1.0; return s->nseg - 1; }
-    double f = floor(t);
-    *u = t - f;
-    return (uint32_t)f;
+    uint32_t i = (uint32_t)t;   /* floor(t), as 0 < t < nseg, without the call */
+    *u = t - (double)i;
+    return i;
 }
 
 void pm_spline_eval(const pm_spline *s, double t, double p[3], double d1[3], double d2[3]) {
