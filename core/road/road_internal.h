@@ -85,6 +85,11 @@ int pm__road_emit(pm__ctx *x, pm__level *L, const char *name, const char *materi
  * pm_road_overlaps. */
 int pm__road_overlaps(pm__ctx *x, pm__level *L, uint32_t level, uint32_t first);
 
+/* road_overlap.c: pm_loop_simple of the outline loop of an open level
+ * (left edge, last section, right edge back, first section; float plan
+ * points): 1 simple, 0 not, PM_ERR_NOMEM. */
+int pm__road_outline_loop(pm_arena *a, const pm__level *L);
+
 /* road_outline.c: 1 when the outline loop of a clean open level (no fold,
  * no sliver; W its half width with the shoulder) is proven simple by a
  * cheap pass over chunks of sections, 0 when not proven (then ask

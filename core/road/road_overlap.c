@@ -56,6 +56,21 @@ static int pm__hit(void *ctx, const pm_ptri *a, const pm_ptri *b) {
     return 0;
 }
 
+int pm__road_outline_loop(pm_arena *a, const pm__level *L) {
+    size_t n = L->n, nc = L->ncol, m = 2 * n + 2 * (nc - 2), k = 0;
+    if (m >= UINT32_MAX / 2) return 0;
+    float *xz = pm_arena_alloc(a, 2 * m * sizeof(float));
+    if (!xz) return PM_ERR_NOMEM;
+    const double *P = L->pos;
+#define PM__PUT(i, c) (xz[2 * k] = (float)P[3 * ((i) * nc + (c))], xz[2 * k + 1] = (float)P[3 * ((i) * nc + (c)) + 2], k++)
+    for (size_t i = 0; i < n; i++) PM__PUT(i, 0);
+    for (size_t c = 1; c < nc; c++) PM__PUT(n - 1, c);
+    for (size_t i = n - 1; i-- > 0;) PM__PUT(i, nc - 1);
+    for (size_t c = nc - 1; --c > 0;) PM__PUT(0, c);
+#undef PM__PUT
+    return pm_loop_simple(a, xz, (uint32_t)m);
+}
+
 /* A level with no fold, no sliver left out and open ends is the full grid
  * of its sections and columns: its outline is the left edge, the last
  * section, the right edge and the first section. When that loop is simple,
@@ -71,18 +86,7 @@ static int pm__outline_simple(pm__ctx *x, const pm__level *L) {
     }
     int r = pm__road_outline_windows(x->a, L, W);   /* a long road: proven in one pass */
     if (r != 0) return r;
-    size_t n = L->n, nc = L->ncol, m = 2 * n + 2 * (nc - 2), k = 0;
-    if (m >= UINT32_MAX / 2) return 0;
-    float *xz = pm_arena_alloc(x->a, 2 * m * sizeof(float));
-    if (!xz) return PM_ERR_NOMEM;
-    const double *P = L->pos;
-#define PM__PUT(i, c) (xz[2 * k] = (float)P[3 * ((i) * nc + (c))], xz[2 * k + 1] = (float)P[3 * ((i) * nc + (c)) + 2], k++)
-    for (size_t i = 0; i < n; i++) PM__PUT(i, 0);
-    for (size_t c = 1; c < nc; c++) PM__PUT(n - 1, c);
-    for (size_t i = n - 1; i-- > 0;) PM__PUT(i, nc - 1);
-    for (size_t c = nc - 1; --c > 0;) PM__PUT(0, c);
-#undef PM__PUT
-    return pm_loop_simple(x->a, xz, (uint32_t)m);
+    return pm__road_outline_loop(x->a, L);
 }
 
 /* The level's triangles as a plan set: part = section, flag 1 = shoulder. */

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "geom/plan_boundary.h"
 #include "road/road_internal.h"
 #include "scene/arena.h"
 #include "scene/rng.h"
@@ -48,21 +47,6 @@ static pm__level make_level(pm_arena *a, size_t n, uint32_t ncol, double W, doub
     return make_level_skewed(a, n, ncol, W, len, turn, 0.0);
 }
 
-/* The loop road_overlap.c hands pm_loop_simple. */
-static int loop_simple(pm_arena *a, const pm__level *L) {
-    size_t n = L->n, nc = L->ncol, m = 2 * n + 2 * (nc - 2), k = 0;
-    float *xz = pm_arena_alloc(a, 2 * m * sizeof(float));
-    const double *P = L->pos;
-#define PUT(i, c) (xz[2 * k] = (float)P[3 * ((i) * nc + (c))], xz[2 * k + 1] = (float)P[3 * ((i) * nc + (c)) + 2], k++)
-    for (size_t i = 0; i < n; i++) PUT(i, 0);
-    for (size_t c = 1; c < nc; c++) PUT(n - 1, c);
-    for (size_t i = n - 1; i-- > 0;) PUT(i, nc - 1);
-    for (size_t c = nc - 1; --c > 0;) PUT(0, c);
-#undef PUT
-    cr_assert_eq(k, m);
-    return pm_loop_simple(a, xz, (uint32_t)m);
-}
-
 Test(road_outline, never_claims_what_the_loop_test_denies) {
     pm_arena *a = pm_arena_create(0);
     pm_rng rng;
@@ -84,7 +68,7 @@ Test(road_outline, never_claims_what_the_loop_test_denies) {
         pm__level L = make_level_skewed(a, n, ncol, W, len, turn, skew);
         int w = pm__road_outline_windows(a, &L, W);
         cr_assert(w == 0 || w == 1);
-        int s = loop_simple(a, &L);
+        int s = pm__road_outline_loop(a, &L);
         if (w == 1) cr_assert_eq(s, 1, "trial %d: proven simple, the loop test says not", trial);
         proven += w;
         denied += s == 0;
@@ -102,12 +86,12 @@ Test(road_outline, a_long_gentle_road_is_proven_a_u_turn_onto_itself_is_not) {
     for (int i = 0; i < 400; i++) turn[i] = 0.004;   /* radius 250 m at 1 m steps */
     pm__level L = make_level(a, 400, 3, 4.0, 1.0, turn);
     cr_assert_eq(pm__road_outline_windows(a, &L, 4.0), 1);
-    cr_assert_eq(loop_simple(a, &L), 1);
+    cr_assert_eq(pm__road_outline_loop(a, &L), 1);
     /* 180 degrees over 6 m then back: the return leg, 4 m from the
      * first, lies on it (8 m wide). */
     for (int i = 0; i < 400; i++) turn[i] = i >= 100 && i < 106 ? PM__PI / 6.0 : 0.0;
     L = make_level(a, 400, 3, 4.0, 1.0, turn);
-    cr_assert_eq(loop_simple(a, &L), 0);
+    cr_assert_eq(pm__road_outline_loop(a, &L), 0);
     cr_assert_eq(pm__road_outline_windows(a, &L, 4.0), 0);
     /* The same turn with legs 3 m apart at a half width of 1 m: simple,
      * but the turn is too tight to prove here; the loop test decides. */
