@@ -83,27 +83,51 @@ static void pm_api__oom(pm_api_problem *p) {
                        "out of memory while reading the request");
 }
 
-/* Where one read happens: the input value (NULL when absent) and pointer. */
+/* Where one read happens: the input value (NULL when absent) and where it
+ * is (member key, or element index, of node n). Its pointer is written
+ * only when something needs it (an error, a child node): a valid request
+ * formats none for its scalars. */
 typedef struct pm_api__slot {
     const json_t *v;
+    const pm_api_node *n;
+    const char *key;
+    size_t index;
+    bool formatted;
     char ptr[PM_API_POINTER_MAX];
 } pm_api__slot;
+
+/* The slot's JSON pointer written into out (cap bytes). */
+static void pm_api__slot_write(const pm_api__slot *s, char *out, size_t cap) {
+    if (s->formatted) snprintf(out, cap, "%s", s->ptr);
+    else if (s->key) pm_api_pointer_join(out, cap, s->n->ptr, s->key);
+    else pm_api_pointer_index(out, cap, s->n->ptr, s->index);
+}
+
+/* The slot's JSON pointer. */
+static const char *pm_api__slot_ptr(pm_api__slot *s) {
+    if (!s->formatted) {
+        pm_api__slot_write(s, s->ptr, sizeof s->ptr);
+        s->formatted = true;
+    }
+    return s->ptr;
+}
 
 /* Resolves key (objects) or the next element (arrays). Returns false on a
  * dead node: nothing to read, nothing to report. */
 static bool pm_api__slot_open(pm_api_node *n, const char *key, pm_api__slot *s) {
     s->v = NULL;
+    s->n = n;
+    s->key = key;
+    s->formatted = n->dead;
     s->ptr[0] = '\0';
     if (n->dead) return false;
     if (n->is_array) {
         assert(!key && n->next < n->len);
-        size_t i = n->next++;
-        s->v = json_array_get(n->in, i);
-        pm_api_pointer_index(s->ptr, sizeof s->ptr, n->ptr, i);
+        s->index = n->next++;
+        s->v = json_array_get(n->in, s->index);
     } else {
         assert(key);
         s->v = n->in ? json_object_get(n->in, key) : NULL;
-        pm_api_pointer_join(s->ptr, sizeof s->ptr, n->ptr, key);
     }
     return true;
 }
@@ -126,16 +150,16 @@ static int pm_api__put(pm_api_node *n, const char *key, json_t *val) {
 }
 
 /* Records an error at the slot and marks the field as read (null). */
-static int pm_api__fail(pm_api_node *n, const char *key, const pm_api__slot *s,
+static int pm_api__fail(pm_api_node *n, const char *key, pm_api__slot *s,
                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int pm_api__fail(pm_api_node *n, const char *key, const pm_api__slot *s,
+static int pm_api__fail(pm_api_node *n, const char *key, pm_api__slot *s,
                         const char *fmt, ...) {
     char msg[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pm_api_problem_field(n->prob, s->ptr, "%s", msg);
+    pm_api_problem_field(n->prob, pm_api__slot_ptr(s), "%s", msg);
     pm_api__put(n, key, json_null());
     return -1;
 }
@@ -144,7 +168,7 @@ static void pm_api__child_init(pm_api_node *n, pm_api_node *c, const pm_api__slo
     memset(c, 0, sizeof *c);
     c->prob = n->prob;
     c->dead = true;
-    snprintf(c->ptr, sizeof c->ptr, "%s", s->ptr);
+    pm_api__slot_write(s, c->ptr, sizeof c->ptr);
 }
 
 void pm_api_begin(pm_api_node *root, const json_t *doc, pm_api_problem *p) {
@@ -253,11 +277,11 @@ size_t pm_api_array(pm_api_node *n, const char *key, unsigned flags, pm_api_iran
      * caller buffers sized by it hold them) are still read: their errors
      * go into the same response. The canonical form is dropped anyway. */
     if (len.lo > 0 && size < (uint64_t)len.lo) {
-        pm_api_problem_field(n->prob, s.ptr, "must have at least %" PRId64 " item%s", len.lo,
+        pm_api_problem_field(n->prob, pm_api__slot_ptr(&s), "must have at least %" PRId64 " item%s", len.lo,
                              len.lo == 1 ? "" : "s");
     } else if (len.hi >= 0 && size > (uint64_t)len.hi) {
         pm_api__limit_suffix(lim, sizeof lim, len.limit);
-        pm_api_problem_field(n->prob, s.ptr, "must have at most %" PRId64 " items%s", len.hi,
+        pm_api_problem_field(n->prob, pm_api__slot_ptr(&s), "must have at most %" PRId64 " items%s", len.hi,
                              lim);
         size = (size_t)len.hi;
     }
@@ -321,7 +345,7 @@ static bool pm_api__range_msg(pm_api_range r, double x, char *msg, size_t cap) {
 
 /* A field that is absent: required is an error, else the default. Returns
  * 1 when the caller should store def, -1 on error. */
-static int pm_api__absent(pm_api_node *n, const char *key, const pm_api__slot *s,
+static int pm_api__absent(pm_api_node *n, const char *key, pm_api__slot *s,
                           unsigned flags) {
     if (flags & PM_API_REQUIRED) return pm_api__fail(n, key, s, "is required");
     return 1;
@@ -528,9 +552,9 @@ static const char *pm_api__num_why(const json_t *e, pm_api_range r, char *msg, s
 }
 
 /* Reads the n elements of array in into out (canonical values) and
- * reports every bad one at its own pointer below base. The pointer is
+ * reports every bad one at its own pointer below the slot at. The pointer is
  * only formatted for an error: a large valid array costs no formatting. */
-static bool pm_api__read_nums(const json_t *in, size_t n, pm_api_range r, const char *base,
+static bool pm_api__read_nums(const json_t *in, size_t n, pm_api_range r, pm_api__slot *at,
                               pm_api_problem *prob, double *out) {
     bool ok = true;
     for (size_t i = 0; i < n; i++) {
@@ -542,7 +566,7 @@ static bool pm_api__read_nums(const json_t *in, size_t n, pm_api_range r, const 
             continue;
         }
         char ptr[PM_API_POINTER_MAX];
-        pm_api_pointer_index(ptr, sizeof ptr, base, i);
+        pm_api_pointer_index(ptr, sizeof ptr, pm_api__slot_ptr(at), i);
         pm_api_problem_field(prob, ptr, "%s", why);
         ok = false;
     }
@@ -559,16 +583,16 @@ static void pm_api__bulk_bounds(pm_api_range r, double *lo, double *hi) {
     *hi = h > DBL_MAX ? DBL_MAX : h;
 }
 
-/* Element i (value x) of a bulk array below base: true when it is finite
+/* Element i (value x) of a bulk array below the slot at: true when it is finite
  * and in r, else reported at its own pointer. */
-static bool pm_api__bulk_elem_ok(double x, size_t i, pm_api_range r, const char *base,
+static bool pm_api__bulk_elem_ok(double x, size_t i, pm_api_range r, pm_api__slot *at,
                                  pm_api_problem *prob) {
     bool in_range = (r.lo_open ? x > r.lo : x >= r.lo) && (r.hi_open ? x < r.hi : x <= r.hi);
     if (in_range && isfinite(x)) return true;
     char msg[160], ptr[PM_API_POINTER_MAX];
     const char *why = !isfinite(x) ? "must be finite"
                       : pm_api__range_msg(r, x, msg, sizeof msg) ? msg : "is out of range";
-    pm_api_pointer_index(ptr, sizeof ptr, base, i);
+    pm_api_pointer_index(ptr, sizeof ptr, pm_api__slot_ptr(at), i);
     pm_api_problem_field(prob, ptr, "%s", why);
     return false;
 }
@@ -577,7 +601,7 @@ static bool pm_api__bulk_elem_ok(double x, size_t i, pm_api_range r, const char 
  * checked (finite, in r) and -0 made 0 in one pass (pm_api/bulk.h); only
  * when one fails are they walked again to name each bad one. *neg0 tells
  * whether the input held a -0. */
-static bool pm_api__read_bulk(const json_t *in, size_t n, pm_api_range r, const char *base,
+static bool pm_api__read_bulk(const json_t *in, size_t n, pm_api_range r, pm_api__slot *at,
                               pm_api_problem *prob, double *out, bool *neg0) {
     double lo, hi;
     pm_api__bulk_bounds(r, &lo, &hi);
@@ -586,17 +610,17 @@ static bool pm_api__read_bulk(const json_t *in, size_t n, pm_api_range r, const 
     if (got & PM_API_BULK_IN_RANGE) return true;
     bool ok = true;
     for (size_t i = 0; i < n; i++) {
-        if (pm_api__bulk_elem_ok(out[i], i, r, base, prob)) out[i] = pm_api__canon_real(out[i]);
+        if (pm_api__bulk_elem_ok(out[i], i, r, at, prob)) out[i] = pm_api__canon_real(out[i]);
         else ok = false;
     }
     return ok;
 }
 
 /* pm_api__read_nums with pm_api__read_bulk's signature. */
-static bool pm_api__read_array(const json_t *in, size_t n, pm_api_range r, const char *base,
+static bool pm_api__read_array(const json_t *in, size_t n, pm_api_range r, pm_api__slot *at,
                                pm_api_problem *prob, double *out, bool *neg0) {
     *neg0 = true;   /* nothing to share */
-    return pm_api__read_nums(in, n, r, base, prob, out);
+    return pm_api__read_nums(in, n, r, at, prob, out);
 }
 
 /* The canonical array of the n values v read from in: a bulk array from
@@ -626,7 +650,7 @@ int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, si
     }
     bool bulk = pm_api_bulk_is(s.v), arr = bulk || json_is_array(s.v);
     size_t len = bulk ? pm_api_bulk_len(s.v) : json_is_array(s.v) ? json_array_size(s.v) : 0;
-    bool (*read)(const json_t *, size_t, pm_api_range, const char *, pm_api_problem *, double *,
+    bool (*read)(const json_t *, size_t, pm_api_range, pm_api__slot *, pm_api_problem *, double *,
                  bool *) = bulk ? pm_api__read_bulk : pm_api__read_array;
     bool neg0;
     if (!arr || len < min_n || len > max_n) {
@@ -635,11 +659,11 @@ int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, si
         else
             pm_api__fail(n, key, &s, "must be an array of %zu to %zu numbers", min_n, max_n);
         /* The elements there are still checked (all errors in one response). */
-        read(s.v, len < max_n ? len : max_n, r, s.ptr, n->prob, out, &neg0);
+        read(s.v, len < max_n ? len : max_n, r, &s, n->prob, out, &neg0);
         pm_api__vec_default(def, min_n, out, count);
         return -1;
     }
-    if (!read(s.v, len, r, s.ptr, n->prob, out, &neg0)) {
+    if (!read(s.v, len, r, &s, n->prob, out, &neg0)) {
         pm_api__vec_default(def, min_n, out, count);
         pm_api__put(n, key, json_null());
         return -1;
@@ -659,7 +683,7 @@ int pm_api_vec_f32(pm_api_node *n, const char *key, size_t count, pm_api_range r
     if (len != count) pm_api__fail(n, key, &s, "must be an array of %zu numbers", count);
     if (!(got & PM_API_BULK_IN_RANGE)) {   /* every bad element named, as pm_api_vec does */
         for (size_t i = 0; i < len && i < count; i++)
-            pm_api__bulk_elem_ok(pm_api_bulk_at(s.v, i), i, r, s.ptr, n->prob);
+            pm_api__bulk_elem_ok(pm_api_bulk_at(s.v, i), i, r, &s, n->prob);
         if (len == count) pm_api__put(n, key, json_null());
         return -1;
     }
