@@ -8,6 +8,7 @@
 
 #include "decimal.h"
 #include "pm_api/bulk.h"
+#include "pm_api/rows.h"
 
 /* The canonical form's bytes are what the cache key hashes, and keys
  * already issued must not change: the output is jansson's own (sorted
@@ -246,6 +247,24 @@ static int pm_api__real(double x, pm_api__out *o) {
     return r;
 }
 
+/* A row block (pm_api/rows.h) as the JSON text of its arrays of reals. */
+static int pm_api__rows(const json_t *j, pm_api__out *o) {
+    size_t n = pm_api_rows_count(j), cols = pm_api_rows_cols(j);
+    const char *d = json_string_value(j) + PM_API_ROWS_HEAD;
+    int r = pm_api__emit("[", 1, o);
+    for (size_t i = 0; i < n && r == 0; i++) {
+        r = pm_api__emit(i ? ",[" : "[", i ? 2 : 1, o);
+        for (size_t c = 0; c < cols && r == 0; c++, d += sizeof(double)) {
+            double x;
+            memcpy(&x, d, sizeof x);
+            if (c) r = pm_api__emit(",", 1, o);
+            if (r == 0) r = pm_api__real(x, o);
+        }
+        if (r == 0) r = pm_api__emit("]", 1, o);
+    }
+    return r == 0 ? pm_api__emit("]", 1, o) : -1;
+}
+
 static int pm_api__walk(const json_t *j, pm_api__out *o, int depth) {
     if (!j || depth > PM_API__MAX_DEPTH) return -1;
     switch (json_typeof(j)) {
@@ -256,6 +275,7 @@ static int pm_api__walk(const json_t *j, pm_api__out *o, int depth) {
     case JSON_NULL: return pm_api__emit("null", 4, o);
     case JSON_STRING:
         if (pm_api_bulk_is(j)) return pm_api__bulk(j, o);
+        if (pm_api_rows_is(j)) return pm_api__rows(j, o);
         return pm_api__string(json_string_value(j), json_string_length(j), o);
     case JSON_OBJECT: return pm_api__object(j, o, depth);
     case JSON_ARRAY: break;

@@ -11,6 +11,7 @@
 #include "json_fast.h"
 #include "pm_api/bulk.h"
 #include "pm_api/encode.h"
+#include "pm_api/rows.h"
 
 /* Reals up to this magnitude are exactly integral doubles; past it an
  * integer spelled as a real may already have lost digits. */
@@ -37,7 +38,8 @@ static void pm_api__dup_key(const char *text, char *out, size_t cap) {
     snprintf(out, cap, "%.*s", (int)n, near);
 }
 
-int pm_api_parse_body(const char *buf, size_t len, json_t **out, pm_api_problem *p) {
+static int pm_api__parse_body(const char *buf, size_t len, bool rows, json_t **out,
+                              pm_api_problem *p) {
     *out = NULL;
     if (!buf || pm_api__blank(buf, len)) {
         pm_api_problem_set(p, 400, "malformed-json", "Malformed JSON",
@@ -47,7 +49,7 @@ int pm_api_parse_body(const char *buf, size_t len, json_t **out, pm_api_problem 
     /* The fast reader takes nearly every valid request; whatever it does
      * not take (every malformed one included) jansson reads, so errors keep
      * jansson's messages. */
-    json_t *j = pm_api__json_fast(buf, len);
+    json_t *j = pm_api__json_fast(buf, len, rows);
     if (j) {
         *out = j;
         return 0;
@@ -75,6 +77,17 @@ int pm_api_parse_body(const char *buf, size_t len, json_t **out, pm_api_problem 
     *out = j;
     return 0;
 }
+
+int pm_api_parse_body(const char *buf, size_t len, json_t **out, pm_api_problem *p) {
+    return pm_api__parse_body(buf, len, false, out, p);
+}
+
+int pm_api_parse_body_rows(const char *buf, size_t len, json_t **out, pm_api_problem *p) {
+    return pm_api__parse_body(buf, len, true, out, p);
+}
+
+/* A bulk array or row block: a jansson string that is no request string. */
+static bool pm_api__opaque(const json_t *v) { return pm_api_bulk_is(v) || pm_api_rows_is(v); }
 
 /* ---- the cursor ---- */
 
@@ -237,7 +250,7 @@ int pm_api_object(pm_api_node *n, const char *key, unsigned flags, pm_api_node *
  * (bulk arrays are meant for pm_api_vec) stays the ordinary one. Returns
  * the replacement (borrowed from the document), or NULL when out of memory. */
 static const json_t *pm_api__expand_in_place(pm_api_node *n, const char *key, const json_t *v) {
-    json_t *a = pm_api_bulk_expand(v);
+    json_t *a = pm_api_rows_is(v) ? pm_api_rows_expand(v) : pm_api_bulk_expand(v);
     json_t *parent = (json_t *)n->in;
     int r = !a ? -1
             : n->is_array ? json_array_set(parent, n->next - 1, a)
@@ -266,7 +279,7 @@ size_t pm_api_array(pm_api_node *n, const char *key, unsigned flags, pm_api_iran
         pm_api__fail(n, key, &s, "is required");
         return 0;
     }
-    if (pm_api_bulk_is(s.v)) s.v = pm_api__expand_in_place(n, key, s.v);
+    if (pm_api__opaque(s.v)) s.v = pm_api__expand_in_place(n, key, s.v);
     if (s.v && !json_is_array(s.v)) {
         pm_api__fail(n, key, &s, "must be an array");
         return 0;
@@ -436,7 +449,7 @@ int pm_api_u64(pm_api_node *n, const char *key, unsigned flags, uint64_t def, ui
     }
     uint64_t v;
     int64_t i;
-    if (json_is_string(s.v) && !pm_api_bulk_is(s.v)) {
+    if (json_is_string(s.v) && !pm_api__opaque(s.v)) {
         if (!pm_api__parse_u64(json_string_value(s.v), &v))
             return pm_api__fail(n, key, &s,
                                 "must be a decimal string of digits up to 18446744073709551615");
@@ -473,7 +486,7 @@ int pm_api_enum(pm_api_node *n, const char *key, unsigned flags, const char *con
         if (pm_api__absent(n, key, &s, flags) < 0) return -1;
         return pm_api__put(n, key, json_string(names[def]));
     }
-    const char *str = pm_api_bulk_is(s.v) ? NULL : json_string_value(s.v);
+    const char *str = pm_api__opaque(s.v) ? NULL : json_string_value(s.v);
     for (int i = 0; str && names[i]; i++) {
         if (strcmp(str, names[i]) == 0) {
             *out = i;
@@ -498,7 +511,7 @@ int pm_api_str(pm_api_node *n, const char *key, unsigned flags, size_t max_len,
         if (pm_api__absent(n, key, &s, flags) < 0) return -1;
         return pm_api__put(n, key, json_string(out));
     }
-    if (!json_is_string(s.v) || pm_api_bulk_is(s.v))
+    if (!json_is_string(s.v) || pm_api__opaque(s.v))
         return pm_api__fail(n, key, &s, "must be a string");
     if (json_string_length(s.v) > max_len)
         return pm_api__fail(n, key, &s, "must be at most %zu bytes long", max_len);
@@ -648,6 +661,7 @@ int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, si
         assert(def);
         return pm_api__put(n, key, pm_api__reals(def, min_n));
     }
+    if (pm_api_rows_is(s.v) && !(s.v = pm_api__expand_in_place(n, key, s.v))) return -1;
     bool bulk = pm_api_bulk_is(s.v), arr = bulk || json_is_array(s.v);
     size_t len = bulk ? pm_api_bulk_len(s.v) : json_is_array(s.v) ? json_array_size(s.v) : 0;
     bool (*read)(const json_t *, size_t, pm_api_range, pm_api__slot *, pm_api_problem *, double *,
@@ -694,6 +708,43 @@ int pm_api_vec_f32(pm_api_node *n, const char *key, size_t count, pm_api_range r
     double v[PM_API_BULK_CANON_MIN];
     for (size_t i = 0; i < count; i++) v[i] = out[i];
     return pm_api__put(n, key, pm_api__reals(v, count));
+}
+
+double *pm_api_rows(pm_api_node *n, const char *key, unsigned flags, pm_api_irange len,
+                    size_t cols, pm_api_range r, pm_arena *arena, size_t *count) {
+    assert(key && !n->is_array && cols > 0);
+    *count = 0;
+    const json_t *v = n->dead ? NULL : json_object_get(n->in, key);
+    size_t rows = pm_api_rows_count(v);
+    if (pm_api_rows_cols(v) == cols && (len.hi < 0 || rows <= (uint64_t)len.hi) &&
+        (len.lo <= 0 || rows >= (uint64_t)len.lo)) {
+        /* The row block as read: every value checked in one pass, the
+         * block itself the canonical form (its -0 are 0 already). */
+        double *out = pm_arena_alloc(arena, rows * cols * sizeof(double));
+        const char *data = json_string_value(v) + PM_API_ROWS_HEAD;
+        double lo, hi;
+        pm_api__bulk_bounds(r, &lo, &hi);
+        bool ok = out != NULL;
+        for (size_t i = 0; ok && i < rows * cols; i++) {
+            memcpy(&out[i], data + i * sizeof(double), sizeof(double));
+            ok = out[i] >= lo && out[i] <= hi;
+        }
+        if (ok) {
+            *count = rows;
+            return pm_api__put(n, key, json_incref((json_t *)v)) == 0 ? out : NULL;
+        }
+    }
+    /* Anything else (a bad value, length or shape, JSON arrays): element by
+     * element, with every error at its own pointer. */
+    pm_api_node arr;
+    size_t m = pm_api_array(n, key, flags, len, &arr);
+    double *out = pm_arena_alloc(arena, (m ? m : 1) * cols * sizeof(double));
+    if (!out) return NULL;
+    for (size_t i = 0; i < m; i++)
+        pm_api_vec(&arr, NULL, PM_API_REQUIRED, cols, cols, r, NULL, out + cols * i, NULL);
+    pm_api_end(&arr);
+    *count = m;
+    return out;
 }
 
 /* ---- GET query strings ---- */

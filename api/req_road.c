@@ -36,17 +36,11 @@ static double pm__plan_dist(const double *a, const double *b) {
 
 static void pm__read_points(pm_api_node *root, pm__road_req *q, const pm_api_limits *lim,
                             pm_arena *arena) {
-    pm_api_node arr;
-    size_t n = pm_api_array(root, "points", PM_API_REQUIRED,
-                            PM_API_ILIMIT(2, lim->max_points, "max_points"), &arr);
-    double *pts = pm_arena_alloc(arena, (n ? n : 1) * 3 * sizeof(double));
-    q->p.points = pts;
+    size_t n = 0;
+    q->p.points = pm_api_rows(root, "points", PM_API_REQUIRED,
+                              PM_API_ILIMIT(2, lim->max_points, "max_points"), 3,
+                              PM_API_RANGE(-PM_ROAD_COORD_MAX, PM_ROAD_COORD_MAX), arena, &n);
     q->p.npoints = n;
-    if (!pts) return;
-    for (size_t i = 0; i < n; i++)
-        pm_api_vec(&arr, NULL, PM_API_REQUIRED, 3, 3,
-                   PM_API_RANGE(-PM_ROAD_COORD_MAX, PM_ROAD_COORD_MAX), NULL, pts + 3 * i, NULL);
-    pm_api_end(&arr);
 }
 
 /* Checks that need several fields: distinct consecutive points, closed
@@ -377,4 +371,5 @@ const pm_api_generator pm_api_gen_road = {
     .from_query = NULL,
     .generate = pm__road_generate,
     .summary_omit = road_summary_omit,
+    .row_arrays = true,   /* points as one block */
 };
