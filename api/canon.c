@@ -48,7 +48,8 @@ static int pm_api__emit(const char *s, size_t n, void *data) {
     pm_api__out *o = data;
     if (o->len + n > sizeof o->buf && pm_api__flush(o) < 0) return -1;
     if (n > sizeof o->buf) return o->cb(s, n, o->data) != 0 ? (o->err = -1) : 0;
-    memcpy(o->buf + o->len, s, n);
+    if (n == 1) o->buf[o->len] = *s;   /* brackets and commas: no call */
+    else memcpy(o->buf + o->len, s, n);
     o->len += n;
     return 0;
 }
@@ -61,10 +62,22 @@ static const char pm_api__d2[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+/* x < 10^8 as 8 digits, in 32-bit steps. */
+static void pm_api__digits8(uint32_t x, char *out) {
+    uint32_t hi = x / 10000, lo = x - hi * 10000;
+    uint32_t a = hi / 100, b = hi - a * 100, c = lo / 100, d = lo - c * 100;
+    memcpy(out, pm_api__d2 + 2 * a, 2);
+    memcpy(out + 2, pm_api__d2 + 2 * b, 2);
+    memcpy(out + 4, pm_api__d2 + 2 * c, 2);
+    memcpy(out + 6, pm_api__d2 + 2 * d, 2);
+}
+
 /* Writes x as jansson writes a real at precision 17 ("%.17g"; ".0" added
  * when there is neither '.' nor 'e'; no '+' or leading zeros in the
  * exponent), with -0 as 0. Returns the length, or 0 when x is outside the
- * fast path (zero excepted: subnormal, tiny, huge, non-finite). */
+ * fast path (zero excepted: subnormal, tiny, huge, non-finite). out has
+ * room for PM_API__REAL_ROOM bytes (whole blocks are copied past the end). */
+#define PM_API__REAL_ROOM 40
 static size_t pm_api__real17(double x, char *out) {
     char *o = out;
     if (x == 0) {
@@ -77,18 +90,22 @@ static size_t pm_api__real17(double x, char *out) {
     bool exact;
     if (!pm_api__dec17(fabs(x), &d, &k, &frac)) return 0;
     d = pm_api__dec_round(d, frac, 17, &k, &exact);
-    char dig[17];
+    char dig[40];   /* 17 digits, then '0's: the copies below are of fixed size */
+    memset(dig + 17, '0', sizeof dig - 17);
     uint64_t lead = d / pm_api__u10[16], rest = d - lead * pm_api__u10[16];
     dig[0] = (char)('0' + lead);
-    for (int i = 15; i > 0; i -= 2, rest /= 100) memcpy(dig + i, pm_api__d2 + 2 * (rest % 100), 2);
+    uint64_t high = rest / 100000000u;
+    pm_api__digits8((uint32_t)high, dig + 1);
+    pm_api__digits8((uint32_t)(rest - high * 100000000u), dig + 9);
     int nd = 17;
     while (nd > 1 && dig[nd - 1] == '0') nd--;
     if (x < 0) *o++ = '-';
     if (k >= 0 && k < 17) { /* "%f" style: integer digits, then the rest */
-        for (int i = 0; i <= k; i++) *o++ = i < nd ? dig[i] : '0';
+        memcpy(o, dig, 17);   /* the digits past nd are '0' */
+        o += k + 1;
         *o++ = '.';
         if (nd > k + 1) {
-            memcpy(o, dig + k + 1, (size_t)(nd - k - 1));
+            memcpy(o, dig + k + 1, 16);
             o += nd - k - 1;
         } else {
             *o++ = '0';
@@ -97,13 +114,13 @@ static size_t pm_api__real17(double x, char *out) {
         *o++ = '0';
         *o++ = '.';
         for (int i = -1; i > k; i--) *o++ = '0';
-        memcpy(o, dig, (size_t)nd);
+        memcpy(o, dig, 17);
         o += nd;
     } else { /* "%e" style: d.ddde-5, d.ddde17 */
         *o++ = dig[0];
         if (nd > 1) {
             *o++ = '.';
-            memcpy(o, dig + 1, (size_t)(nd - 1));
+            memcpy(o, dig + 1, 16);
             o += nd - 1;
         }
         *o++ = 'e';
@@ -234,7 +251,7 @@ static int pm_api__bulk(const json_t *j, pm_api__out *o) {
 }
 
 static int pm_api__real(double x, pm_api__out *o) {
-    char *w = pm_api__room(o, 40);
+    char *w = pm_api__room(o, PM_API__REAL_ROOM);
     if (!w) return -1;
     size_t n = pm_api__real17(x, w);
     if (n) {
@@ -253,14 +270,30 @@ static int pm_api__rows(const json_t *j, pm_api__out *o) {
     const char *d = json_string_value(j) + PM_API_ROWS_HEAD;
     int r = pm_api__emit("[", 1, o);
     for (size_t i = 0; i < n && r == 0; i++) {
-        r = pm_api__emit(i ? ",[" : "[", i ? 2 : 1, o);
+        /* One room check per row: PM_API_ROWS_MAX_COLS reals and commas
+         * fit in the block many times over. */
+        char *w = pm_api__room(o, 3 + cols * (PM_API__REAL_ROOM + 1));
+        if (!w) return -1;
+        char *start = w;
+        if (i) *w++ = ',';
+        *w++ = '[';
         for (size_t c = 0; c < cols && r == 0; c++, d += sizeof(double)) {
             double x;
             memcpy(&x, d, sizeof x);
-            if (c) r = pm_api__emit(",", 1, o);
-            if (r == 0) r = pm_api__real(x, o);
+            if (c) *w++ = ',';
+            size_t len = pm_api__real17(x, w);
+            if (len) {
+                w += len;
+                continue;
+            }
+            o->len += (size_t)(w - start);   /* outside the exact path: jansson writes it */
+            r = pm_api__real(x, o);
+            if (r == 0 && !(w = pm_api__room(o, 2 + (cols - c) * (PM_API__REAL_ROOM + 1)))) r = -1;
+            start = w;
         }
-        if (r == 0) r = pm_api__emit("]", 1, o);
+        if (r) return -1;
+        *w++ = ']';
+        o->len += (size_t)(w - start);
     }
     return r == 0 ? pm_api__emit("]", 1, o) : -1;
 }

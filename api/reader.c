@@ -157,7 +157,7 @@ static int pm_api__put(pm_api_node *n, const char *key, json_t *val) {
         return -1;
     }
     int r = n->is_array ? json_array_append_new(n->canon, val)
-                        : json_object_set_new(n->canon, key, val);
+                        : json_object_set_new_nocheck(n->canon, key, val);   /* keys: the parse's own literals */
     if (r < 0) pm_api__oom(n->prob);
     return r;
 }
@@ -504,7 +504,10 @@ int pm_api_enum(pm_api_node *n, const char *key, unsigned flags, const char *con
 int pm_api_str(pm_api_node *n, const char *key, unsigned flags, size_t max_len,
                const char *def, char *out, size_t cap) {
     assert(cap > max_len);
-    snprintf(out, cap, "%s", def ? def : "");
+    size_t dl = def ? strlen(def) : 0;
+    if (dl >= cap) dl = cap - 1;
+    if (dl) memcpy(out, def, dl);
+    out[dl] = '\0';
     pm_api__slot s;
     if (!pm_api__slot_open(n, key, &s)) return -1;
     if (!s.v) {
@@ -516,7 +519,9 @@ int pm_api_str(pm_api_node *n, const char *key, unsigned flags, size_t max_len,
     if (json_string_length(s.v) > max_len)
         return pm_api__fail(n, key, &s, "must be at most %zu bytes long", max_len);
     memcpy(out, json_string_value(s.v), json_string_length(s.v) + 1);
-    return pm_api__put(n, key, json_string(out));
+    /* The input string is the canonical one (checked UTF-8, no NUL):
+     * shared, not copied; canonical forms are never modified. */
+    return pm_api__put(n, key, json_incref((json_t *)s.v));
 }
 
 static void pm_api__vec_default(const double *def, size_t n, double *out, size_t *count) {
