@@ -52,7 +52,10 @@ static void pm__check_points(pm__road_req *q, pm_api_problem *prob) {
     for (size_t i = 1; i <= p->npoints; i++) {
         if (i == p->npoints && !p->closed) break;
         size_t k = i % p->npoints;
-        if (pm__plan_dist(p->points + 3 * (i - 1), p->points + 3 * k) >= 1e-3) continue;
+        const double *a = p->points + 3 * (i - 1), *b = p->points + 3 * k;
+        /* hypot is at least either side: most pairs need no hypot. */
+        if (fabs(b[0] - a[0]) >= 1e-3 || fabs(b[2] - a[2]) >= 1e-3) continue;
+        if (pm__plan_dist(a, b) >= 1e-3) continue;
         pm_api_pointer_index(ptr, sizeof ptr, "/points", i == p->npoints ? p->npoints - 1 : i);
         if (i == p->npoints)
             pm_api_problem_field(prob, ptr, "coincides with points[0] in plan (x, z); a closed "
@@ -213,13 +216,21 @@ static void pm__read_lods(pm_api_node *root, pm__road_req *q, pm_api_problem *pr
 static void pm__check_size(const pm__road_req *q, const pm_api_limits *lim, pm_api_problem *prob) {
     const pm_road_params *p = &q->p;
     if (pm_api_problem_failed(prob)) return;
+    double per = (double)pm_road_columns(p) + (p->shoulder > 0.0 ? 2.0 : 0.0);
+    double terrain = q->has_terrain && p->terrain_mesh ? (double)q->hf.cols * (double)q->hf.rows : 0.0;
+    /* Far within the limit by the plan's |dx| + |dz| (at least its
+     * length): no hypot per point. Near it, the exact count decides. */
+    double l1 = 0.0;
+    for (size_t i = 1; i < p->npoints; i++)
+        l1 += fabs(p->points[3 * i] - p->points[3 * i - 3]) + fabs(p->points[3 * i + 2] - p->points[3 * i - 1]);
+    if (p->closed) l1 += fabs(p->points[0] - p->points[3 * p->npoints - 3]) + fabs(p->points[2] - p->points[3 * p->npoints - 1]);
+    if ((l1 * 1.001 / p->max_segment + 1.0 + (double)p->npoints) * per + terrain < 0.999 * (double)lim->max_vertices)
+        return;
     double len = 0.0;
     for (size_t i = 1; i < p->npoints; i++) len += pm__plan_dist(p->points + 3 * (i - 1), p->points + 3 * i);
     if (p->closed) len += pm__plan_dist(p->points + 3 * (p->npoints - 1), p->points);
     double samples = floor(len / p->max_segment) + (double)p->npoints;
-    double per = (double)pm_road_columns(p) + (p->shoulder > 0.0 ? 2.0 : 0.0);
-    double need = samples * per;
-    if (q->has_terrain && p->terrain_mesh) need += (double)q->hf.cols * (double)q->hf.rows;
+    double need = samples * per + terrain;
     if (need > (double)lim->max_vertices)
         pm_api_problem_field(prob, "/max_segment", "the road needs at least %.0f vertices, over the "
                              "limit max_vertices (%llu): raise max_segment or shorten the road",
