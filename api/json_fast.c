@@ -400,24 +400,16 @@ static json_t *pm_jf__rows(pm_jf *j) {
                 goto fail;
             memcpy(j->scratch + PM_API_ROWS_HEAD + n * sizeof d, &d, sizeof d);
             n++, have++;
-            pm_jf__ws(j);
-            if (j->p < j->end && *j->p == ',') {
-                j->p++;
-                continue;
-            }
-            if (j->p >= j->end || *j->p != ']') goto fail;
-            j->p++;
+            int next = pm_jf__after(j, ']');
+            if (next > 0) continue;
+            if (next < 0) goto fail;
             break;
         }
         if (cols == 0) cols = have;
         if (have != cols) break;
-        pm_jf__ws(j);
-        if (j->p < j->end && *j->p == ',') {
-            j->p++;
-            continue;
-        }
-        if (j->p >= j->end || *j->p != ']') break;
-        j->p++;
+        int next = pm_jf__after(j, ']');
+        if (next > 0) continue;
+        if (next < 0) break;
         json_t *r = pm_api_rows_adopt(j->scratch, n / cols, cols);
         if (r) return r;
         break;
