@@ -744,7 +744,10 @@ double *pm_api_rows(pm_api_node *n, const char *key, unsigned flags, pm_api_iran
     pm_api_node arr;
     size_t m = pm_api_array(n, key, flags, len, &arr);
     double *out = pm_arena_alloc(arena, (m ? m : 1) * cols * sizeof(double));
-    if (!out) return NULL;
+    if (!out) {
+        pm_api__oom(n->prob);
+        return NULL;
+    }
     for (size_t i = 0; i < m; i++)
         pm_api_vec(&arr, NULL, PM_API_REQUIRED, cols, cols, r, NULL, out + cols * i, NULL);
     pm_api_end(&arr);

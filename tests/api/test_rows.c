@@ -129,3 +129,32 @@ Test(rows, random_roads_give_the_same_key) {
         same(text, true);
     }
 }
+
+/* Points that do not fit the job's memory are a 503 on either path, not
+ * a road read from nothing (nor a crash in the checks that follow). */
+Test(rows, points_past_the_memory_limit_are_a_503) {
+    static char text[300 * 40 + 64];
+    int len = snprintf(text, sizeof text, "{\"points\": [");
+    for (int i = 0; i < 300; i++)
+        len += snprintf(text + len, sizeof text - (size_t)len, "%s[%d.5, 0, %d]", i ? "," : "", 10 * i, i % 7);
+    snprintf(text + len, sizeof text - (size_t)len, "]}");
+    for (int rows = 0; rows < 2; rows++) {
+        pm_api_problem p;
+        pm_api_problem_init(&p);
+        json_t *doc = NULL;
+        cr_assert_eq(rows ? pm_api_parse_body_rows(text, strlen(text), &doc, &p)
+                          : pm_api_parse_body(text, strlen(text), &doc, &p), 0);
+        pm_api_limits lim;
+        pm_api_limits_default(&lim);
+        pm_arena *a = pm_arena_create(1024);
+        pm_arena_set_limit(a, 4096);   /* the request's struct fits, 300 points do not */
+        void *params = NULL;
+        json_t *canon = NULL;
+        cr_expect_eq(pm_api_gen_road.parse(doc, &lim, a, &params, &canon, &p), -1);
+        cr_expect_eq(p.status, 503, "%s: %d %s", rows ? "row block" : "JSON arrays", p.status, p.detail);
+        cr_expect_null(canon);
+        json_decref(doc);
+        pm_arena_destroy(a);
+        pm_api_problem_free(&p);
+    }
+}
