@@ -8,13 +8,17 @@
 
 #include "decimal.h"
 #include "pm_api/bulk.h"
+#include "pm_api/rows.h"
 
 /* The canonical form's bytes are what the cache key hashes, and keys
  * already issued must not change: the output is jansson's own (sorted
  * keys, compact, reals as "%.17g" plus jansson's touch-ups), byte for
- * byte. Only reals are written here, because glibc's printf of a double
- * costs ~0.4 us and a request can carry 10^6 of them (inline terrain
- * heights); every other scalar, and object keys, go through jansson.
+ * byte. Reals are written here, because glibc's printf of a double costs
+ * ~0.4 us and a request can carry 10^6 of them (inline terrain heights);
+ * so are integers, literals and the strings and keys that need no escape
+ * (jansson's dump of one costs an allocation and a callback per token).
+ * Strings with escapes, and reals outside the exact path, go through
+ * jansson itself.
  *
  * The one exception is a bulk array (pm_api/bulk.h), which pm_api_vec
  * makes of long numeric arrays: it is written as its 8-byte tag (its first
@@ -44,17 +48,36 @@ static int pm_api__emit(const char *s, size_t n, void *data) {
     pm_api__out *o = data;
     if (o->len + n > sizeof o->buf && pm_api__flush(o) < 0) return -1;
     if (n > sizeof o->buf) return o->cb(s, n, o->data) != 0 ? (o->err = -1) : 0;
-    memcpy(o->buf + o->len, s, n);
+    if (n == 1) o->buf[o->len] = *s;   /* brackets and commas: no call */
+    else memcpy(o->buf + o->len, s, n);
     o->len += n;
     return 0;
 }
 
 /* ---- "%.17g" of a double, exactly as glibc rounds it ---- */
 
+/* "00" .. "99". */
+static const char pm_api__d2[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* x < 10^8 as 8 digits, in 32-bit steps. */
+static void pm_api__digits8(uint32_t x, char *out) {
+    uint32_t hi = x / 10000, lo = x - hi * 10000;
+    uint32_t a = hi / 100, b = hi - a * 100, c = lo / 100, d = lo - c * 100;
+    memcpy(out, pm_api__d2 + 2 * a, 2);
+    memcpy(out + 2, pm_api__d2 + 2 * b, 2);
+    memcpy(out + 4, pm_api__d2 + 2 * c, 2);
+    memcpy(out + 6, pm_api__d2 + 2 * d, 2);
+}
+
 /* Writes x as jansson writes a real at precision 17 ("%.17g"; ".0" added
  * when there is neither '.' nor 'e'; no '+' or leading zeros in the
  * exponent), with -0 as 0. Returns the length, or 0 when x is outside the
- * fast path (zero excepted: subnormal, tiny, huge, non-finite). */
+ * fast path (zero excepted: subnormal, tiny, huge, non-finite). out has
+ * room for PM_API__REAL_ROOM bytes (whole blocks are copied past the end). */
+#define PM_API__REAL_ROOM 40
 static size_t pm_api__real17(double x, char *out) {
     char *o = out;
     if (x == 0) {
@@ -67,16 +90,22 @@ static size_t pm_api__real17(double x, char *out) {
     bool exact;
     if (!pm_api__dec17(fabs(x), &d, &k, &frac)) return 0;
     d = pm_api__dec_round(d, frac, 17, &k, &exact);
-    char dig[17];
-    for (int i = 16; i >= 0; i--, d /= 10) dig[i] = (char)('0' + d % 10);
+    char dig[40];   /* 17 digits, then '0's: the copies below are of fixed size */
+    memset(dig + 17, '0', sizeof dig - 17);
+    uint64_t lead = d / pm_api__u10[16], rest = d - lead * pm_api__u10[16];
+    dig[0] = (char)('0' + lead);
+    uint64_t high = rest / 100000000u;
+    pm_api__digits8((uint32_t)high, dig + 1);
+    pm_api__digits8((uint32_t)(rest - high * 100000000u), dig + 9);
     int nd = 17;
     while (nd > 1 && dig[nd - 1] == '0') nd--;
     if (x < 0) *o++ = '-';
     if (k >= 0 && k < 17) { /* "%f" style: integer digits, then the rest */
-        for (int i = 0; i <= k; i++) *o++ = i < nd ? dig[i] : '0';
+        memcpy(o, dig, 17);   /* the digits past nd are '0' */
+        o += k + 1;
         *o++ = '.';
         if (nd > k + 1) {
-            memcpy(o, dig + k + 1, (size_t)(nd - k - 1));
+            memcpy(o, dig + k + 1, 16);
             o += nd - k - 1;
         } else {
             *o++ = '0';
@@ -85,13 +114,13 @@ static size_t pm_api__real17(double x, char *out) {
         *o++ = '0';
         *o++ = '.';
         for (int i = -1; i > k; i--) *o++ = '0';
-        memcpy(o, dig, (size_t)nd);
+        memcpy(o, dig, 17);
         o += nd;
     } else { /* "%e" style: d.ddde-5, d.ddde17 */
         *o++ = dig[0];
         if (nd > 1) {
             *o++ = '.';
-            memcpy(o, dig + 1, (size_t)(nd - 1));
+            memcpy(o, dig + 1, 16);
             o += nd - 1;
         }
         *o++ = 'e';
@@ -108,7 +137,42 @@ static size_t pm_api__real17(double x, char *out) {
 
 #define PM_API__FLAGS (JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY)
 
-typedef struct pm_api__key { const char *s; size_t len; } pm_api__key;
+/* Room for n bytes at the end of the block (flushed first when needed);
+ * NULL when the sink failed. n is at most the block's size. */
+static char *pm_api__room(pm_api__out *o, size_t n) {
+    if (o->len + n > sizeof o->buf && pm_api__flush(o) < 0) return NULL;
+    return o->buf + o->len;
+}
+
+/* A string as jansson writes it when it needs no escape (printable ASCII
+ * other than '"' and '\\'): quoted, bytes as they are. Returns 0, -1
+ * when the sink failed, or 1 when the string needs jansson's escaping. */
+static int pm_api__plain_string(const char *s, size_t n, pm_api__out *o) {
+    if (n + 2 > sizeof o->buf) return 1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return 1;
+    }
+    char *w = pm_api__room(o, n + 2);
+    if (!w) return -1;
+    w[0] = '"';
+    memcpy(w + 1, s, n);
+    w[n + 1] = '"';
+    o->len += n + 2;
+    return 0;
+}
+
+/* An integer as jansson writes it ("%" JSON_INTEGER_FORMAT). */
+static int pm_api__integer(json_int_t v, pm_api__out *o) {
+    char tmp[24], *e = tmp + sizeof tmp, *b = e;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do *--b = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0) *--b = '-';
+    return pm_api__emit(b, (size_t)(e - b), o);
+}
+
+typedef struct pm_api__key { const char *s; size_t len; const json_t *v; } pm_api__key;
 
 /* jansson's order for sorted keys: bytes, then length. */
 static int pm_api__key_cmp(const void *a, const void *b) {
@@ -119,31 +183,47 @@ static int pm_api__key_cmp(const void *a, const void *b) {
 
 static int pm_api__walk(const json_t *j, pm_api__out *o, int depth);
 
-static int pm_api__key_out(const pm_api__key *k, pm_api__out *o) {
-    json_t *s = json_stringn_nocheck(k->s, k->len);
-    int r = s ? json_dump_callback(s, pm_api__emit, o, PM_API__FLAGS) : -1;
-    json_decref(s);
+/* A string or key: written here when plain, else by jansson. */
+static int pm_api__string(const char *s, size_t n, pm_api__out *o) {
+    int r = pm_api__plain_string(s, n, o);
+    if (r <= 0) return r;
+    json_t *js = json_stringn_nocheck(s, n);
+    r = js ? json_dump_callback(js, pm_api__emit, o, PM_API__FLAGS) : -1;
+    json_decref(js);
     return r;
 }
 
+/* Keys sorted by insertion into a small array (canonical objects have a
+ * few dozen members at most); qsort past that. */
+#define PM_API__SMALL_OBJECT 32
+
 static int pm_api__object(const json_t *j, pm_api__out *o, int depth) {
     size_t n = json_object_size(j), i = 0;
-    pm_api__key *keys = malloc((n ? n : 1) * sizeof *keys);
+    pm_api__key small[PM_API__SMALL_OBJECT];
+    pm_api__key *keys = n <= PM_API__SMALL_OBJECT ? small : malloc(n * sizeof *keys);
     if (!keys) return -1;
     for (void *it = json_object_iter((json_t *)j); it && i < n;
          it = json_object_iter_next((json_t *)j, it), i++) {
-        keys[i].s = json_object_iter_key(it);
-        keys[i].len = json_object_iter_key_len(it);
+        pm_api__key k = {json_object_iter_key(it), json_object_iter_key_len(it),
+                         json_object_iter_value(it)};
+        if (keys != small) {
+            keys[i] = k;
+            continue;
+        }
+        size_t at = i;
+        for (; at > 0 && pm_api__key_cmp(&keys[at - 1], &k) > 0; at--) keys[at] = keys[at - 1];
+        keys[at] = k;
     }
-    qsort(keys, n, sizeof *keys, pm_api__key_cmp);
+    n = i;
+    if (keys != small) qsort(keys, n, sizeof *keys, pm_api__key_cmp);
     int r = pm_api__emit("{", 1, o);
     for (i = 0; i < n && r == 0; i++) {
         if (i) r = pm_api__emit(",", 1, o);
-        if (r == 0) r = pm_api__key_out(&keys[i], o);
+        if (r == 0) r = pm_api__string(keys[i].s, keys[i].len, o);
         if (r == 0) r = pm_api__emit(":", 1, o);
-        if (r == 0) r = pm_api__walk(json_object_getn(j, keys[i].s, keys[i].len), o, depth + 1);
+        if (r == 0) r = pm_api__walk(keys[i].v, o, depth + 1);
     }
-    free(keys);
+    if (keys != small) free(keys);
     return r == 0 ? pm_api__emit("}", 1, o) : -1;
 }
 
@@ -170,17 +250,69 @@ static int pm_api__bulk(const json_t *j, pm_api__out *o) {
     return r;
 }
 
+static int pm_api__real(double x, pm_api__out *o) {
+    char *w = pm_api__room(o, PM_API__REAL_ROOM);
+    if (!w) return -1;
+    size_t n = pm_api__real17(x, w);
+    if (n) {
+        o->len += n;
+        return 0;
+    }
+    json_t *j = json_real(x);
+    int r = j ? json_dump_callback(j, pm_api__emit, o, PM_API__FLAGS) : -1;
+    json_decref(j);
+    return r;
+}
+
+/* A row block (pm_api/rows.h) as the JSON text of its arrays of reals. */
+static int pm_api__rows(const json_t *j, pm_api__out *o) {
+    size_t n = pm_api_rows_count(j), cols = pm_api_rows_cols(j);
+    const char *d = json_string_value(j) + PM_API_ROWS_HEAD;
+    int r = pm_api__emit("[", 1, o);
+    for (size_t i = 0; i < n && r == 0; i++) {
+        /* One room check per row: PM_API_ROWS_MAX_COLS reals and commas
+         * fit in the block many times over. */
+        char *w = pm_api__room(o, 3 + cols * (PM_API__REAL_ROOM + 1));
+        if (!w) return -1;
+        char *start = w;
+        if (i) *w++ = ',';
+        *w++ = '[';
+        for (size_t c = 0; c < cols && r == 0; c++, d += sizeof(double)) {
+            double x;
+            memcpy(&x, d, sizeof x);
+            if (c) *w++ = ',';
+            size_t len = pm_api__real17(x, w);
+            if (len) {
+                w += len;
+                continue;
+            }
+            o->len += (size_t)(w - start);   /* outside the exact path: jansson writes it */
+            r = pm_api__real(x, o);
+            if (r == 0 && !(w = pm_api__room(o, 2 + (cols - c) * (PM_API__REAL_ROOM + 1)))) r = -1;
+            start = w;
+        }
+        if (r) return -1;
+        *w++ = ']';
+        o->len += (size_t)(w - start);
+    }
+    return r == 0 ? pm_api__emit("]", 1, o) : -1;
+}
+
 static int pm_api__walk(const json_t *j, pm_api__out *o, int depth) {
     if (!j || depth > PM_API__MAX_DEPTH) return -1;
-    if (pm_api_bulk_is(j)) return pm_api__bulk(j, o);
-    if (json_is_real(j)) {
-        char buf[40];
-        size_t n = pm_api__real17(json_real_value(j), buf);
-        if (n) return pm_api__emit(buf, n, o);
-        return json_dump_callback(j, pm_api__emit, o, PM_API__FLAGS);
+    switch (json_typeof(j)) {
+    case JSON_REAL: return pm_api__real(json_real_value(j), o);
+    case JSON_INTEGER: return pm_api__integer(json_integer_value(j), o);
+    case JSON_TRUE: return pm_api__emit("true", 4, o);
+    case JSON_FALSE: return pm_api__emit("false", 5, o);
+    case JSON_NULL: return pm_api__emit("null", 4, o);
+    case JSON_STRING:
+        if (pm_api_bulk_is(j)) return pm_api__bulk(j, o);
+        if (pm_api_rows_is(j)) return pm_api__rows(j, o);
+        return pm_api__string(json_string_value(j), json_string_length(j), o);
+    case JSON_OBJECT: return pm_api__object(j, o, depth);
+    case JSON_ARRAY: break;
     }
-    if (json_is_object(j)) return pm_api__object(j, o, depth);
-    if (!json_is_array(j)) return json_dump_callback(j, pm_api__emit, o, PM_API__FLAGS);
     int r = pm_api__emit("[", 1, o);
     size_t n = json_array_size(j);
     for (size_t i = 0; i < n && r == 0; i++) {

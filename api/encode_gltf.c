@@ -444,11 +444,25 @@ static void plan_free(gltf_plan *pl) {
 
 static void put_u16(unsigned char *o, uint16_t x) { memcpy(o, &x, 2); }
 
+/* n 32-bit indices (each below 2^16) at src as 16-bit ones, eight per step. */
+static void put_u16s(unsigned char *o, const uint32_t *src, uint32_t n) {
+    typedef uint32_t v8w __attribute__((vector_size(32)));
+    typedef uint16_t v8h __attribute__((vector_size(16)));
+    uint32_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        v8w x;
+        memcpy(&x, src + k, sizeof x);
+        v8h y = __builtin_convertvector(x, v8h);
+        memcpy(o + 2 * k, &y, sizeof y);
+    }
+    for (; k < n; k++) put_u16(o + 2 * k, (uint16_t)src[k]);
+}
+
 /* One accessor's bytes (length, padding in elements zeroed). */
 static void fill_acc(const gltf_acc *a, unsigned char *o) {
     const float *f = a->src;
-    if (a->conv != CONV_COPY && !(a->conv == CONV_INDEX && a->ctype == GL_UNSIGNED_INT))
-        memset(o, 0, a->length);   /* the copies below write every byte themselves */
+    if (a->conv != CONV_COPY && a->conv != CONV_INDEX)
+        memset(o, 0, a->length);   /* the copies and indices write every byte themselves */
     switch (a->conv) {
     case CONV_COPY: memcpy(o, a->src, a->length); return;
     case CONV_INDEX:
@@ -456,8 +470,7 @@ static void fill_acc(const gltf_acc *a, unsigned char *o) {
             memcpy(o, a->src, a->length);
             return;
         }
-        for (uint32_t k = 0; k < a->count; k++)
-            put_u16(o + 2 * k, (uint16_t)((const uint32_t *)a->src)[k]);
+        put_u16s(o, a->src, a->count);
         return;
     case CONV_QPOSF:
         for (uint32_t k = 0; k < 3 * a->count; k++) {

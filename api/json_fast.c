@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pm_api/bulk.h"
+#include "pm_api/rows.h"
 
 /* A strict JSON reader for request bodies, about 20x faster than
  * json_loadb on large numeric arrays: arrays of numbers become bulk arrays
@@ -29,6 +30,7 @@ typedef struct pm_jf {
     size_t cap;             /* doubles scratch holds */
     char *sbuf;             /* unescaped string */
     size_t scap;
+    bool rows;              /* arrays of short numeric arrays as row blocks */
 } pm_jf;
 
 static json_t *pm_jf__value(pm_jf *j);
@@ -365,11 +367,67 @@ static json_t *pm_jf__bulk(pm_jf *j) {
     return NULL;
 }
 
+/* One number of a bulk array or row block (integers within 2^53), -0 as
+ * 0; false at anything else. */
+static bool pm_jf__bulk_number(pm_jf *j, double *d) {
+    pm_jf_num x;
+    if (!pm_jf__number(j, &x) || (x.is_int && !(fabs(x.d) <= PM_JF_EXACT_INT))) return false;
+    *d = x.d + 0.0;
+    return true;
+}
+
+/* An array that starts with '[' and a number, when row blocks are on, is
+ * tried as one (pm_api/rows.h): every element an array of the same count
+ * (1 .. PM_API_ROWS_MAX_COLS) of bulk numbers. Returns the row block, or
+ * NULL with j->p back at the '[' (the generic path then reads it). The
+ * scratch holds the head in its first two doubles' room. */
+static json_t *pm_jf__rows(pm_jf *j) {
+    const char *open = j->p;
+    size_t n = 0, cols = 0, have = 0;   /* values, columns, values in this row */
+    const size_t head = PM_API_ROWS_HEAD - PM_API_BULK_TAG_LEN;   /* in the scratch's doubles */
+    j->p++;
+    for (;;) {
+        pm_jf__ws(j);
+        if (j->p >= j->end || *j->p != '[') break;
+        j->p++;
+        have = 0;
+        for (;;) {
+            pm_jf__ws(j);
+            double d;
+            if (have == PM_API_ROWS_MAX_COLS || !pm_jf__bulk_number(j, &d)) goto fail;
+            if (head / sizeof(double) + n + 1 > j->cap &&
+                !pm_jf__grow(j, head / sizeof(double) + n + 1))
+                goto fail;
+            memcpy(j->scratch + PM_API_ROWS_HEAD + n * sizeof d, &d, sizeof d);
+            n++, have++;
+            int next = pm_jf__after(j, ']');
+            if (next > 0) continue;
+            if (next < 0) goto fail;
+            break;
+        }
+        if (cols == 0) cols = have;
+        if (have != cols) break;
+        int next = pm_jf__after(j, ']');
+        if (next > 0) continue;
+        if (next < 0) break;
+        json_t *r = pm_api_rows_adopt(j->scratch, n / cols, cols);
+        if (r) return r;
+        break;
+    }
+fail:
+    j->p = open;
+    return NULL;
+}
+
 static json_t *pm_jf__array(pm_jf *j) {
     const char *q = j->p + 1;
     while (q < j->end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')) q++;
     if (q < j->end && (*q == '-' || (unsigned)(*q - '0') <= 9)) {
         json_t *b = pm_jf__bulk(j);
+        if (b) return b;
+    }
+    if (j->rows && q < j->end && *q == '[') {
+        json_t *b = pm_jf__rows(j);
         if (b) return b;
     }
     json_t *a = json_array();
@@ -423,8 +481,8 @@ static json_t *pm_jf__value(pm_jf *j) {
     }
 }
 
-json_t *pm_api__json_fast(const char *buf, size_t len) {
-    pm_jf j = {.p = buf, .end = buf + len};
+json_t *pm_api__json_fast(const char *buf, size_t len, bool rows) {
+    pm_jf j = {.p = buf, .end = buf + len, .rows = rows};
     pm_jf__ws(&j);
     json_t *doc = NULL;
     if (j.p < j.end && *j.p == '{') {

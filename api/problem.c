@@ -173,7 +173,9 @@ int pm_api_pointer_join(char *out, size_t cap, const char *base, const char *tok
 }
 
 int pm_api_pointer_index(char *out, size_t cap, const char *base, size_t index) {
-    char tok[24];
-    snprintf(tok, sizeof tok, "%zu", index);
-    return pm_api_pointer_join(out, cap, base, tok);
+    char tok[24], *t = tok + sizeof tok - 1;   /* "%zu", without printf */
+    *t = '\0';
+    do *--t = (char)('0' + index % 10);
+    while ((index /= 10) != 0);
+    return pm_api_pointer_join(out, cap, base, t);
 }

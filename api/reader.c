@@ -11,6 +11,7 @@
 #include "json_fast.h"
 #include "pm_api/bulk.h"
 #include "pm_api/encode.h"
+#include "pm_api/rows.h"
 
 /* Reals up to this magnitude are exactly integral doubles; past it an
  * integer spelled as a real may already have lost digits. */
@@ -37,7 +38,8 @@ static void pm_api__dup_key(const char *text, char *out, size_t cap) {
     snprintf(out, cap, "%.*s", (int)n, near);
 }
 
-int pm_api_parse_body(const char *buf, size_t len, json_t **out, pm_api_problem *p) {
+static int pm_api__parse_body(const char *buf, size_t len, bool rows, json_t **out,
+                              pm_api_problem *p) {
     *out = NULL;
     if (!buf || pm_api__blank(buf, len)) {
         pm_api_problem_set(p, 400, "malformed-json", "Malformed JSON",
@@ -47,7 +49,7 @@ int pm_api_parse_body(const char *buf, size_t len, json_t **out, pm_api_problem 
     /* The fast reader takes nearly every valid request; whatever it does
      * not take (every malformed one included) jansson reads, so errors keep
      * jansson's messages. */
-    json_t *j = pm_api__json_fast(buf, len);
+    json_t *j = pm_api__json_fast(buf, len, rows);
     if (j) {
         *out = j;
         return 0;
@@ -76,6 +78,17 @@ int pm_api_parse_body(const char *buf, size_t len, json_t **out, pm_api_problem 
     return 0;
 }
 
+int pm_api_parse_body(const char *buf, size_t len, json_t **out, pm_api_problem *p) {
+    return pm_api__parse_body(buf, len, false, out, p);
+}
+
+int pm_api_parse_body_rows(const char *buf, size_t len, json_t **out, pm_api_problem *p) {
+    return pm_api__parse_body(buf, len, true, out, p);
+}
+
+/* A bulk array or row block: a jansson string that is no request string. */
+static bool pm_api__opaque(const json_t *v) { return pm_api_bulk_is(v) || pm_api_rows_is(v); }
+
 /* ---- the cursor ---- */
 
 static void pm_api__oom(pm_api_problem *p) {
@@ -83,27 +96,51 @@ static void pm_api__oom(pm_api_problem *p) {
                        "out of memory while reading the request");
 }
 
-/* Where one read happens: the input value (NULL when absent) and pointer. */
+/* Where one read happens: the input value (NULL when absent) and where it
+ * is (member key, or element index, of node n). Its pointer is written
+ * only when something needs it (an error, a child node): a valid request
+ * formats none for its scalars. */
 typedef struct pm_api__slot {
     const json_t *v;
+    const pm_api_node *n;
+    const char *key;
+    size_t index;
+    bool formatted;
     char ptr[PM_API_POINTER_MAX];
 } pm_api__slot;
+
+/* The slot's JSON pointer written into out (cap bytes). */
+static void pm_api__slot_write(const pm_api__slot *s, char *out, size_t cap) {
+    if (s->formatted) snprintf(out, cap, "%s", s->ptr);
+    else if (s->key) pm_api_pointer_join(out, cap, s->n->ptr, s->key);
+    else pm_api_pointer_index(out, cap, s->n->ptr, s->index);
+}
+
+/* The slot's JSON pointer. */
+static const char *pm_api__slot_ptr(pm_api__slot *s) {
+    if (!s->formatted) {
+        pm_api__slot_write(s, s->ptr, sizeof s->ptr);
+        s->formatted = true;
+    }
+    return s->ptr;
+}
 
 /* Resolves key (objects) or the next element (arrays). Returns false on a
  * dead node: nothing to read, nothing to report. */
 static bool pm_api__slot_open(pm_api_node *n, const char *key, pm_api__slot *s) {
     s->v = NULL;
+    s->n = n;
+    s->key = key;
+    s->formatted = n->dead;
     s->ptr[0] = '\0';
     if (n->dead) return false;
     if (n->is_array) {
         assert(!key && n->next < n->len);
-        size_t i = n->next++;
-        s->v = json_array_get(n->in, i);
-        pm_api_pointer_index(s->ptr, sizeof s->ptr, n->ptr, i);
+        s->index = n->next++;
+        s->v = json_array_get(n->in, s->index);
     } else {
         assert(key);
         s->v = n->in ? json_object_get(n->in, key) : NULL;
-        pm_api_pointer_join(s->ptr, sizeof s->ptr, n->ptr, key);
     }
     return true;
 }
@@ -120,22 +157,22 @@ static int pm_api__put(pm_api_node *n, const char *key, json_t *val) {
         return -1;
     }
     int r = n->is_array ? json_array_append_new(n->canon, val)
-                        : json_object_set_new(n->canon, key, val);
+                        : json_object_set_new_nocheck(n->canon, key, val);   /* keys: the parse's own literals */
     if (r < 0) pm_api__oom(n->prob);
     return r;
 }
 
 /* Records an error at the slot and marks the field as read (null). */
-static int pm_api__fail(pm_api_node *n, const char *key, const pm_api__slot *s,
+static int pm_api__fail(pm_api_node *n, const char *key, pm_api__slot *s,
                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int pm_api__fail(pm_api_node *n, const char *key, const pm_api__slot *s,
+static int pm_api__fail(pm_api_node *n, const char *key, pm_api__slot *s,
                         const char *fmt, ...) {
     char msg[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pm_api_problem_field(n->prob, s->ptr, "%s", msg);
+    pm_api_problem_field(n->prob, pm_api__slot_ptr(s), "%s", msg);
     pm_api__put(n, key, json_null());
     return -1;
 }
@@ -144,7 +181,7 @@ static void pm_api__child_init(pm_api_node *n, pm_api_node *c, const pm_api__slo
     memset(c, 0, sizeof *c);
     c->prob = n->prob;
     c->dead = true;
-    snprintf(c->ptr, sizeof c->ptr, "%s", s->ptr);
+    pm_api__slot_write(s, c->ptr, sizeof c->ptr);
 }
 
 void pm_api_begin(pm_api_node *root, const json_t *doc, pm_api_problem *p) {
@@ -213,7 +250,7 @@ int pm_api_object(pm_api_node *n, const char *key, unsigned flags, pm_api_node *
  * (bulk arrays are meant for pm_api_vec) stays the ordinary one. Returns
  * the replacement (borrowed from the document), or NULL when out of memory. */
 static const json_t *pm_api__expand_in_place(pm_api_node *n, const char *key, const json_t *v) {
-    json_t *a = pm_api_bulk_expand(v);
+    json_t *a = pm_api_rows_is(v) ? pm_api_rows_expand(v) : pm_api_bulk_expand(v);
     json_t *parent = (json_t *)n->in;
     int r = !a ? -1
             : n->is_array ? json_array_set(parent, n->next - 1, a)
@@ -242,7 +279,7 @@ size_t pm_api_array(pm_api_node *n, const char *key, unsigned flags, pm_api_iran
         pm_api__fail(n, key, &s, "is required");
         return 0;
     }
-    if (pm_api_bulk_is(s.v)) s.v = pm_api__expand_in_place(n, key, s.v);
+    if (pm_api__opaque(s.v)) s.v = pm_api__expand_in_place(n, key, s.v);
     if (s.v && !json_is_array(s.v)) {
         pm_api__fail(n, key, &s, "must be an array");
         return 0;
@@ -253,11 +290,11 @@ size_t pm_api_array(pm_api_node *n, const char *key, unsigned flags, pm_api_iran
      * caller buffers sized by it hold them) are still read: their errors
      * go into the same response. The canonical form is dropped anyway. */
     if (len.lo > 0 && size < (uint64_t)len.lo) {
-        pm_api_problem_field(n->prob, s.ptr, "must have at least %" PRId64 " item%s", len.lo,
+        pm_api_problem_field(n->prob, pm_api__slot_ptr(&s), "must have at least %" PRId64 " item%s", len.lo,
                              len.lo == 1 ? "" : "s");
     } else if (len.hi >= 0 && size > (uint64_t)len.hi) {
         pm_api__limit_suffix(lim, sizeof lim, len.limit);
-        pm_api_problem_field(n->prob, s.ptr, "must have at most %" PRId64 " items%s", len.hi,
+        pm_api_problem_field(n->prob, pm_api__slot_ptr(&s), "must have at most %" PRId64 " items%s", len.hi,
                              lim);
         size = (size_t)len.hi;
     }
@@ -321,7 +358,7 @@ static bool pm_api__range_msg(pm_api_range r, double x, char *msg, size_t cap) {
 
 /* A field that is absent: required is an error, else the default. Returns
  * 1 when the caller should store def, -1 on error. */
-static int pm_api__absent(pm_api_node *n, const char *key, const pm_api__slot *s,
+static int pm_api__absent(pm_api_node *n, const char *key, pm_api__slot *s,
                           unsigned flags) {
     if (flags & PM_API_REQUIRED) return pm_api__fail(n, key, s, "is required");
     return 1;
@@ -412,7 +449,7 @@ int pm_api_u64(pm_api_node *n, const char *key, unsigned flags, uint64_t def, ui
     }
     uint64_t v;
     int64_t i;
-    if (json_is_string(s.v) && !pm_api_bulk_is(s.v)) {
+    if (json_is_string(s.v) && !pm_api__opaque(s.v)) {
         if (!pm_api__parse_u64(json_string_value(s.v), &v))
             return pm_api__fail(n, key, &s,
                                 "must be a decimal string of digits up to 18446744073709551615");
@@ -449,7 +486,7 @@ int pm_api_enum(pm_api_node *n, const char *key, unsigned flags, const char *con
         if (pm_api__absent(n, key, &s, flags) < 0) return -1;
         return pm_api__put(n, key, json_string(names[def]));
     }
-    const char *str = pm_api_bulk_is(s.v) ? NULL : json_string_value(s.v);
+    const char *str = pm_api__opaque(s.v) ? NULL : json_string_value(s.v);
     for (int i = 0; str && names[i]; i++) {
         if (strcmp(str, names[i]) == 0) {
             *out = i;
@@ -467,19 +504,24 @@ int pm_api_enum(pm_api_node *n, const char *key, unsigned flags, const char *con
 int pm_api_str(pm_api_node *n, const char *key, unsigned flags, size_t max_len,
                const char *def, char *out, size_t cap) {
     assert(cap > max_len);
-    snprintf(out, cap, "%s", def ? def : "");
+    size_t dl = def ? strlen(def) : 0;
+    if (dl >= cap) dl = cap - 1;
+    if (dl) memcpy(out, def, dl);
+    out[dl] = '\0';
     pm_api__slot s;
     if (!pm_api__slot_open(n, key, &s)) return -1;
     if (!s.v) {
         if (pm_api__absent(n, key, &s, flags) < 0) return -1;
         return pm_api__put(n, key, json_string(out));
     }
-    if (!json_is_string(s.v) || pm_api_bulk_is(s.v))
+    if (!json_is_string(s.v) || pm_api__opaque(s.v))
         return pm_api__fail(n, key, &s, "must be a string");
     if (json_string_length(s.v) > max_len)
         return pm_api__fail(n, key, &s, "must be at most %zu bytes long", max_len);
     memcpy(out, json_string_value(s.v), json_string_length(s.v) + 1);
-    return pm_api__put(n, key, json_string(out));
+    /* The input string is the canonical one (checked UTF-8, no NUL):
+     * shared, not copied; canonical forms are never modified. */
+    return pm_api__put(n, key, json_incref((json_t *)s.v));
 }
 
 static void pm_api__vec_default(const double *def, size_t n, double *out, size_t *count) {
@@ -528,9 +570,9 @@ static const char *pm_api__num_why(const json_t *e, pm_api_range r, char *msg, s
 }
 
 /* Reads the n elements of array in into out (canonical values) and
- * reports every bad one at its own pointer below base. The pointer is
+ * reports every bad one at its own pointer below the slot at. The pointer is
  * only formatted for an error: a large valid array costs no formatting. */
-static bool pm_api__read_nums(const json_t *in, size_t n, pm_api_range r, const char *base,
+static bool pm_api__read_nums(const json_t *in, size_t n, pm_api_range r, pm_api__slot *at,
                               pm_api_problem *prob, double *out) {
     bool ok = true;
     for (size_t i = 0; i < n; i++) {
@@ -542,7 +584,7 @@ static bool pm_api__read_nums(const json_t *in, size_t n, pm_api_range r, const 
             continue;
         }
         char ptr[PM_API_POINTER_MAX];
-        pm_api_pointer_index(ptr, sizeof ptr, base, i);
+        pm_api_pointer_index(ptr, sizeof ptr, pm_api__slot_ptr(at), i);
         pm_api_problem_field(prob, ptr, "%s", why);
         ok = false;
     }
@@ -559,16 +601,16 @@ static void pm_api__bulk_bounds(pm_api_range r, double *lo, double *hi) {
     *hi = h > DBL_MAX ? DBL_MAX : h;
 }
 
-/* Element i (value x) of a bulk array below base: true when it is finite
+/* Element i (value x) of a bulk array below the slot at: true when it is finite
  * and in r, else reported at its own pointer. */
-static bool pm_api__bulk_elem_ok(double x, size_t i, pm_api_range r, const char *base,
+static bool pm_api__bulk_elem_ok(double x, size_t i, pm_api_range r, pm_api__slot *at,
                                  pm_api_problem *prob) {
     bool in_range = (r.lo_open ? x > r.lo : x >= r.lo) && (r.hi_open ? x < r.hi : x <= r.hi);
     if (in_range && isfinite(x)) return true;
     char msg[160], ptr[PM_API_POINTER_MAX];
     const char *why = !isfinite(x) ? "must be finite"
                       : pm_api__range_msg(r, x, msg, sizeof msg) ? msg : "is out of range";
-    pm_api_pointer_index(ptr, sizeof ptr, base, i);
+    pm_api_pointer_index(ptr, sizeof ptr, pm_api__slot_ptr(at), i);
     pm_api_problem_field(prob, ptr, "%s", why);
     return false;
 }
@@ -577,7 +619,7 @@ static bool pm_api__bulk_elem_ok(double x, size_t i, pm_api_range r, const char 
  * checked (finite, in r) and -0 made 0 in one pass (pm_api/bulk.h); only
  * when one fails are they walked again to name each bad one. *neg0 tells
  * whether the input held a -0. */
-static bool pm_api__read_bulk(const json_t *in, size_t n, pm_api_range r, const char *base,
+static bool pm_api__read_bulk(const json_t *in, size_t n, pm_api_range r, pm_api__slot *at,
                               pm_api_problem *prob, double *out, bool *neg0) {
     double lo, hi;
     pm_api__bulk_bounds(r, &lo, &hi);
@@ -586,17 +628,17 @@ static bool pm_api__read_bulk(const json_t *in, size_t n, pm_api_range r, const 
     if (got & PM_API_BULK_IN_RANGE) return true;
     bool ok = true;
     for (size_t i = 0; i < n; i++) {
-        if (pm_api__bulk_elem_ok(out[i], i, r, base, prob)) out[i] = pm_api__canon_real(out[i]);
+        if (pm_api__bulk_elem_ok(out[i], i, r, at, prob)) out[i] = pm_api__canon_real(out[i]);
         else ok = false;
     }
     return ok;
 }
 
 /* pm_api__read_nums with pm_api__read_bulk's signature. */
-static bool pm_api__read_array(const json_t *in, size_t n, pm_api_range r, const char *base,
+static bool pm_api__read_array(const json_t *in, size_t n, pm_api_range r, pm_api__slot *at,
                                pm_api_problem *prob, double *out, bool *neg0) {
     *neg0 = true;   /* nothing to share */
-    return pm_api__read_nums(in, n, r, base, prob, out);
+    return pm_api__read_nums(in, n, r, at, prob, out);
 }
 
 /* The canonical array of the n values v read from in: a bulk array from
@@ -624,9 +666,10 @@ int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, si
         assert(def);
         return pm_api__put(n, key, pm_api__reals(def, min_n));
     }
+    if (pm_api_rows_is(s.v) && !(s.v = pm_api__expand_in_place(n, key, s.v))) return -1;
     bool bulk = pm_api_bulk_is(s.v), arr = bulk || json_is_array(s.v);
     size_t len = bulk ? pm_api_bulk_len(s.v) : json_is_array(s.v) ? json_array_size(s.v) : 0;
-    bool (*read)(const json_t *, size_t, pm_api_range, const char *, pm_api_problem *, double *,
+    bool (*read)(const json_t *, size_t, pm_api_range, pm_api__slot *, pm_api_problem *, double *,
                  bool *) = bulk ? pm_api__read_bulk : pm_api__read_array;
     bool neg0;
     if (!arr || len < min_n || len > max_n) {
@@ -635,11 +678,11 @@ int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, si
         else
             pm_api__fail(n, key, &s, "must be an array of %zu to %zu numbers", min_n, max_n);
         /* The elements there are still checked (all errors in one response). */
-        read(s.v, len < max_n ? len : max_n, r, s.ptr, n->prob, out, &neg0);
+        read(s.v, len < max_n ? len : max_n, r, &s, n->prob, out, &neg0);
         pm_api__vec_default(def, min_n, out, count);
         return -1;
     }
-    if (!read(s.v, len, r, s.ptr, n->prob, out, &neg0)) {
+    if (!read(s.v, len, r, &s, n->prob, out, &neg0)) {
         pm_api__vec_default(def, min_n, out, count);
         pm_api__put(n, key, json_null());
         return -1;
@@ -659,7 +702,7 @@ int pm_api_vec_f32(pm_api_node *n, const char *key, size_t count, pm_api_range r
     if (len != count) pm_api__fail(n, key, &s, "must be an array of %zu numbers", count);
     if (!(got & PM_API_BULK_IN_RANGE)) {   /* every bad element named, as pm_api_vec does */
         for (size_t i = 0; i < len && i < count; i++)
-            pm_api__bulk_elem_ok(pm_api_bulk_at(s.v, i), i, r, s.ptr, n->prob);
+            pm_api__bulk_elem_ok(pm_api_bulk_at(s.v, i), i, r, &s, n->prob);
         if (len == count) pm_api__put(n, key, json_null());
         return -1;
     }
@@ -670,6 +713,46 @@ int pm_api_vec_f32(pm_api_node *n, const char *key, size_t count, pm_api_range r
     double v[PM_API_BULK_CANON_MIN];
     for (size_t i = 0; i < count; i++) v[i] = out[i];
     return pm_api__put(n, key, pm_api__reals(v, count));
+}
+
+double *pm_api_rows(pm_api_node *n, const char *key, unsigned flags, pm_api_irange len,
+                    size_t cols, pm_api_range r, pm_arena *arena, size_t *count) {
+    assert(key && !n->is_array && cols > 0);
+    *count = 0;
+    const json_t *v = n->dead ? NULL : json_object_get(n->in, key);
+    size_t rows = pm_api_rows_count(v);
+    if (pm_api_rows_cols(v) == cols && (len.hi < 0 || rows <= (uint64_t)len.hi) &&
+        (len.lo <= 0 || rows >= (uint64_t)len.lo)) {
+        /* The row block as read: every value checked in one pass, the
+         * block itself the canonical form (its -0 are 0 already). */
+        double *out = pm_arena_alloc(arena, rows * cols * sizeof(double));
+        const char *data = json_string_value(v) + PM_API_ROWS_HEAD;
+        double lo, hi;
+        pm_api__bulk_bounds(r, &lo, &hi);
+        bool ok = out != NULL;
+        for (size_t i = 0; ok && i < rows * cols; i++) {
+            memcpy(&out[i], data + i * sizeof(double), sizeof(double));
+            ok = out[i] >= lo && out[i] <= hi;
+        }
+        if (ok) {
+            *count = rows;
+            return pm_api__put(n, key, json_incref((json_t *)v)) == 0 ? out : NULL;
+        }
+    }
+    /* Anything else (a bad value, length or shape, JSON arrays): element by
+     * element, with every error at its own pointer. */
+    pm_api_node arr;
+    size_t m = pm_api_array(n, key, flags, len, &arr);
+    double *out = pm_arena_alloc(arena, (m ? m : 1) * cols * sizeof(double));
+    if (!out) {
+        pm_api__oom(n->prob);
+        return NULL;
+    }
+    for (size_t i = 0; i < m; i++)
+        pm_api_vec(&arr, NULL, PM_API_REQUIRED, cols, cols, r, NULL, out + cols * i, NULL);
+    pm_api_end(&arr);
+    *count = m;
+    return out;
 }
 
 /* ---- GET query strings ---- */

@@ -36,17 +36,11 @@ static double pm__plan_dist(const double *a, const double *b) {
 
 static void pm__read_points(pm_api_node *root, pm__road_req *q, const pm_api_limits *lim,
                             pm_arena *arena) {
-    pm_api_node arr;
-    size_t n = pm_api_array(root, "points", PM_API_REQUIRED,
-                            PM_API_ILIMIT(2, lim->max_points, "max_points"), &arr);
-    double *pts = pm_arena_alloc(arena, (n ? n : 1) * 3 * sizeof(double));
-    q->p.points = pts;
+    size_t n = 0;
+    q->p.points = pm_api_rows(root, "points", PM_API_REQUIRED,
+                              PM_API_ILIMIT(2, lim->max_points, "max_points"), 3,
+                              PM_API_RANGE(-PM_ROAD_COORD_MAX, PM_ROAD_COORD_MAX), arena, &n);
     q->p.npoints = n;
-    if (!pts) return;
-    for (size_t i = 0; i < n; i++)
-        pm_api_vec(&arr, NULL, PM_API_REQUIRED, 3, 3,
-                   PM_API_RANGE(-PM_ROAD_COORD_MAX, PM_ROAD_COORD_MAX), NULL, pts + 3 * i, NULL);
-    pm_api_end(&arr);
 }
 
 /* Checks that need several fields: distinct consecutive points, closed
@@ -58,7 +52,10 @@ static void pm__check_points(pm__road_req *q, pm_api_problem *prob) {
     for (size_t i = 1; i <= p->npoints; i++) {
         if (i == p->npoints && !p->closed) break;
         size_t k = i % p->npoints;
-        if (pm__plan_dist(p->points + 3 * (i - 1), p->points + 3 * k) >= 1e-3) continue;
+        const double *a = p->points + 3 * (i - 1), *b = p->points + 3 * k;
+        /* hypot is at least either side: most pairs need no hypot. */
+        if (fabs(b[0] - a[0]) >= 1e-3 || fabs(b[2] - a[2]) >= 1e-3) continue;
+        if (pm__plan_dist(a, b) >= 1e-3) continue;
         pm_api_pointer_index(ptr, sizeof ptr, "/points", i == p->npoints ? p->npoints - 1 : i);
         if (i == p->npoints)
             pm_api_problem_field(prob, ptr, "coincides with points[0] in plan (x, z); a closed "
@@ -219,13 +216,21 @@ static void pm__read_lods(pm_api_node *root, pm__road_req *q, pm_api_problem *pr
 static void pm__check_size(const pm__road_req *q, const pm_api_limits *lim, pm_api_problem *prob) {
     const pm_road_params *p = &q->p;
     if (pm_api_problem_failed(prob)) return;
+    double per = (double)pm_road_columns(p) + (p->shoulder > 0.0 ? 2.0 : 0.0);
+    double terrain = q->has_terrain && p->terrain_mesh ? (double)q->hf.cols * (double)q->hf.rows : 0.0;
+    /* Far within the limit by the plan's |dx| + |dz| (at least its
+     * length): no hypot per point. Near it, the exact count decides. */
+    double l1 = 0.0;
+    for (size_t i = 1; i < p->npoints; i++)
+        l1 += fabs(p->points[3 * i] - p->points[3 * i - 3]) + fabs(p->points[3 * i + 2] - p->points[3 * i - 1]);
+    if (p->closed) l1 += fabs(p->points[0] - p->points[3 * p->npoints - 3]) + fabs(p->points[2] - p->points[3 * p->npoints - 1]);
+    if ((l1 * 1.001 / p->max_segment + 1.0 + (double)p->npoints) * per + terrain < 0.999 * (double)lim->max_vertices)
+        return;
     double len = 0.0;
     for (size_t i = 1; i < p->npoints; i++) len += pm__plan_dist(p->points + 3 * (i - 1), p->points + 3 * i);
     if (p->closed) len += pm__plan_dist(p->points + 3 * (p->npoints - 1), p->points);
     double samples = floor(len / p->max_segment) + (double)p->npoints;
-    double per = (double)pm_road_columns(p) + (p->shoulder > 0.0 ? 2.0 : 0.0);
-    double need = samples * per;
-    if (q->has_terrain && p->terrain_mesh) need += (double)q->hf.cols * (double)q->hf.rows;
+    double need = samples * per + terrain;
     if (need > (double)lim->max_vertices)
         pm_api_problem_field(prob, "/max_segment", "the road needs at least %.0f vertices, over the "
                              "limit max_vertices (%llu): raise max_segment or shorten the road",
@@ -377,4 +382,5 @@ const pm_api_generator pm_api_gen_road = {
     .from_query = NULL,
     .generate = pm__road_generate,
     .summary_omit = road_summary_omit,
+    .row_arrays = true,   /* points as one block */
 };

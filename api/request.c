@@ -20,6 +20,13 @@ int pm_api_request_document(const pm_api_request *rq, json_t **doc, pm_api_probl
             return -1;
         }
         *doc = rq->gen->from_query(rq->query, rq->nquery, p);
+    } else if (rq->gen->row_arrays && !pm_api_is_multipart(rq->content_type) &&
+               !(rq->ingest && rq->ingest->given)) {
+        /* JSON text for a parse that takes row blocks (pm_api/rows.h). */
+        if (pm_api_parse_body_rows(rq->body ? rq->body : "", rq->body_len, doc, p) != 0) {
+            json_decref(*doc);
+            *doc = NULL;
+        }
     } else if (pm_api_parse_request_with(rq->body ? rq->body : "", rq->body_len, rq->content_type,
                                          rq->ingest ? rq->ingest : &ingest, doc, p) != 0) {
         json_decref(*doc);

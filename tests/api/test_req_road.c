@@ -394,3 +394,26 @@ Test(req_road, adversarial_requests_answer_200_or_problem) {
     cr_assert_gt(ok, 20, "%d generated, %d refused", ok, refused);
     cr_assert_gt(refused, 5, "%d generated, %d refused", ok, refused);
 }
+
+/* The up-front vertex count is exact at the limit (the cheap |dx| + |dz|
+ * bound only skips it far from the limit): the smallest max_vertices that
+ * a road parses under is a whole number of sections, one less is a 422. */
+Test(req_road, up_front_count_exact_at_the_limit) {
+    const char *roads[] = {"{\"points\": [[0,0,0],[60,0,80]]}",                     /* |dx| + |dz| 140, 100 m */
+                           "{\"points\": [[0,0,0],[60,0,80],[0,0,160]], \"closed\": true}"};
+    for (int k = 0; k < 2; k++) {
+        pm_api_limits l = limits();
+        uint64_t first = 0;
+        for (l.max_vertices = 50; l.max_vertices < 1000 && !first; l.max_vertices++) {
+            pm_test_api_run r;
+            pm_test_api_parse(&r, &pm_api_gen_road, roads[k], &l);
+            if (r.parsed) first = l.max_vertices;
+            else cr_assert(pm_test_api_has_error(&r.prob, "/max_segment", "max_vertices"), "%s", roads[k]);
+            pm_test_api_done(&r);
+        }
+        /* 100 m (closed: 360 m) in 5 m chords: 22 (75) sections. */
+        uint64_t sections = k ? 75 : 22;
+        cr_expect(first > 0 && first % sections == 0, "%s: first accepted at %llu", roads[k],
+                  (unsigned long long)first);
+    }
+}

@@ -55,6 +55,10 @@ typedef struct pm_api_generator {
      * ("quads", "terrain.heights", "nodes[].mouths": members joined by
      * ".", "[]" for every element of an array), at most 16; NULL keeps all. */
     const char *const *summary_omit;
+
+    /* parse takes row blocks (pm_api/rows.h) from JSON bodies: every input
+     * array is read with the reader.h calls, which accept them. */
+    bool row_arrays;
 } pm_api_generator;
 
 /* Every generator, NULL-terminated, in route order. */

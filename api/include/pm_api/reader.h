@@ -62,6 +62,10 @@
  * JSON but not an object. Integers beyond int64 and reals beyond double are
  * malformed (400): send big seeds as decimal strings. */
 int pm_api_parse_body(const char *buf, size_t len, json_t **out, pm_api_problem *p);
+/* The same with arrays of equally long short numeric arrays read as row
+ * blocks (pm_api/rows.h), for a generator whose parse takes them
+ * (pm_api_generator.row_arrays): the same document for its readers. */
+int pm_api_parse_body_rows(const char *buf, size_t len, json_t **out, pm_api_problem *p);
 
 /* ---- constraints ---- */
 
@@ -181,6 +185,17 @@ int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, si
  * as float32 (the same values at half the bytes), with the same canonical
  * form as pm_api_vec gives them. Returns 0, or -1 with the errors set. */
 int pm_api_vec_f32(pm_api_node *n, const char *key, size_t count, pm_api_range r, float *out);
+
+/* An array of len.lo..len.hi vectors of cols numbers each, in r (a road's
+ * [[x, y, z], ...]), read as pm_api_array and pm_api_vec per element read
+ * it, with the same errors, pointers and canonical form. Returns the
+ * vectors (count x cols doubles, in arena; room for one vector when count
+ * is 0), *count the vectors read; NULL when out of memory (a 503 is
+ * then in the problem). A row block
+ * (pm_api/rows.h) with every value good is taken in one pass and shared
+ * as the canonical form. */
+double *pm_api_rows(pm_api_node *n, const char *key, unsigned flags, pm_api_irange len,
+                    size_t cols, pm_api_range r, pm_arena *arena, size_t *count);
 
 /* ---- GET query strings ---- */
 
