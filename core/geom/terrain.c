@@ -315,31 +315,35 @@ static inline void pm__node_gradient(const pm_heightfield *hf, uint32_t c, uint3
     }
 }
 
-/* The gradients at the four corners of a cell whose corners are all inner
- * nodes (the usual case), straight from the rows around it: p0 is the
- * cell's first node, rows w apart. */
-#define PM__CORNER_GRADIENTS(p0, w, cell2, a, b, c, d)                                            \
+/* The four corners' central differences (2 cell times their gradients)
+ * of a cell whose corners are all inner nodes (the usual case), straight
+ * from the rows around it: p0 is the cell's first node, rows w apart. */
+#define PM__CORNER_DIFFS(p0, w, a, b, c, d)                                                       \
     do {                                                                                          \
         const __typeof__(*(p0)) *p1_ = (p0) + (w);                                                \
-        a[0] = ((double)(p0)[1] - (double)(p0)[-1]) / (cell2);                                    \
-        b[0] = ((double)(p0)[2] - (double)(p0)[0]) / (cell2);                                     \
-        c[0] = ((double)p1_[1] - (double)p1_[-1]) / (cell2);                                      \
-        d[0] = ((double)p1_[2] - (double)p1_[0]) / (cell2);                                       \
-        a[1] = ((double)p1_[0] - (double)(p0)[-(w)]) / (cell2);                                   \
-        b[1] = ((double)p1_[1] - (double)(p0)[1 - (w)]) / (cell2);                                \
-        c[1] = ((double)p1_[w] - (double)(p0)[0]) / (cell2);                                      \
-        d[1] = ((double)p1_[(w) + 1] - (double)(p0)[1]) / (cell2);                                \
+        a[0] = (double)(p0)[1] - (double)(p0)[-1];                                                \
+        b[0] = (double)(p0)[2] - (double)(p0)[0];                                                 \
+        c[0] = (double)p1_[1] - (double)p1_[-1];                                                  \
+        d[0] = (double)p1_[2] - (double)p1_[0];                                                   \
+        a[1] = (double)p1_[0] - (double)(p0)[-(w)];                                               \
+        b[1] = (double)p1_[1] - (double)(p0)[1 - (w)];                                            \
+        c[1] = (double)p1_[w] - (double)(p0)[0];                                                  \
+        d[1] = (double)p1_[(w) + 1] - (double)(p0)[1];                                            \
     } while (0)
 
+/* Inside the grid the corners' differences are interpolated and then
+ * divided by 2 cell once (one division where each corner had its own);
+ * on the border each corner's one-sided gradient is interpolated. */
 void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
-    double fx, fz, a[2], b[2], c[2], d[2], cell2 = 2.0 * hf->cell;
+    double fx, fz, a[2], b[2], c[2], d[2], cell2 = 2.0 * hf->cell, scale = 1.0;
     uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
     uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
     if (ci - 1 < hf->cols - 3 && ri - 1 < hf->rows - 3) {
         ptrdiff_t w = (ptrdiff_t)hf->cols;
         size_t k = (size_t)ri * hf->cols + ci;
-        if (hf->h32) PM__CORNER_GRADIENTS(hf->h32 + k, w, cell2, a, b, c, d);
-        else PM__CORNER_GRADIENTS(hf->h + k, w, cell2, a, b, c, d);
+        if (hf->h32) PM__CORNER_DIFFS(hf->h32 + k, w, a, b, c, d);
+        else PM__CORNER_DIFFS(hf->h + k, w, a, b, c, d);
+        scale = 1.0 / cell2;
     } else {
         pm__node_gradient(hf, ci, ri, cell2, a);
         pm__node_gradient(hf, ci + 1, ri, cell2, b);
@@ -349,12 +353,12 @@ void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double 
     double g[2];
     for (int k = 0; k < 2; k++) {
         double top = a[k] + fx * (b[k] - a[k]), bot = c[k] + fx * (d[k] - c[k]);
-        g[k] = top + fz * (bot - top);
+        g[k] = (top + fz * (bot - top)) * scale;
     }
-    double l = sqrt(g[0] * g[0] + 1.0 + g[1] * g[1]);
-    n[0] = -g[0] / l;
-    n[1] = 1.0 / l;
-    n[2] = -g[1] / l;
+    double il = 1.0 / sqrt(g[0] * g[0] + 1.0 + g[1] * g[1]);
+    n[0] = -g[0] * il;
+    n[1] = il;
+    n[2] = -g[1] * il;
 }
 
 /* ---- flattening ---- */
