@@ -164,6 +164,10 @@ double pm_heightfield_height(const void *ctx, double x, double z) {
 
 /* ---- chord bounds ---- */
 
+/* The most cells pm_heightfield_chord_bound scans for the slope across a
+ * chord (below the sampler's depth limit). */
+#define PM__BOUND_CELLS 4096
+
 /* The four corner heights of cell (c, r): h00, h10, h01, h11. */
 static inline void pm__cell_corners(const pm_heightfield *hf, uint32_t c, uint32_t r, double q[4]) {
     size_t k = (size_t)r * hf->cols + c, w = hf->cols;
@@ -268,6 +272,10 @@ double pm_heightfield_chord_bound(const void *ctx, const double a[3], const doub
     uint32_t c1 = pm__cellg(pm__clampg(x1 + m, hf->cols), hf->cols);
     uint32_t r0 = pm__cellg(pm__clampg(z0 - m, hf->rows), hf->rows);
     uint32_t r1 = pm__cellg(pm__clampg(z1 + m, hf->rows), hf->rows);
+    /* A long chord over a wide box (only coarse LODs have them, and then
+     * seldom within the error) is split rather than scanned cell by cell:
+     * its halves cover a quarter of the box. */
+    if ((uint64_t)(c1 - c0 + 1) * (r1 - r0 + 1) > PM__BOUND_CELLS && stop < INFINITY) return INFINITY;
     double gx = 0.0, gz = 0.0;
     for (uint32_t r = r0; r <= r1; r++) {
         for (uint32_t c = c0; c <= c1; c++) {

@@ -51,7 +51,8 @@ double pm_heightfield_height(const void *hf, double x, double z);
  * quadratic's vertex; off the chord it changes by at most the largest
  * slope across the chord, from the cell edges of the region, times dp.
  * Returns early (a value above stop) once the deviation along the chord
- * exceeds stop. */
+ * exceeds stop, and INFINITY for a stop below INFINITY when the chord's
+ * box (widened by dp) spans more than 4096 cells (split it). */
 double pm_heightfield_chord_bound(const void *hf, const double a[3], const double b[3], double dp,
                                   double stop);
 
