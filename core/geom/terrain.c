@@ -6,6 +6,10 @@
 
 #include "scene/result.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* ---- noise ---- */
 
 /* Sixteen unit gradients, written out so no libm call can differ between
@@ -323,45 +327,69 @@ static inline void pm__node_gradient(const pm_heightfield *hf, uint32_t c, uint3
     }
 }
 
+/* Two neighbouring node heights as doubles, whichever the storage (for
+ * float32 one 8-byte load and one conversion). */
+typedef double pm__v2d __attribute__((vector_size(16)));
+typedef float pm__v2f __attribute__((vector_size(8)));
+static inline pm__v2d pm__pair_f(const float *p) {
+#if defined(__SSE2__)
+    double t;   /* the two floats' bytes: movq, then cvtps2pd */
+    memcpy(&t, p, sizeof t);
+    return (pm__v2d)_mm_cvtps_pd(_mm_castpd_ps(_mm_set_sd(t)));
+#else
+    pm__v2f f;
+    memcpy(&f, p, sizeof f);
+    return __builtin_convertvector(f, pm__v2d);
+#endif
+}
+static inline pm__v2d pm__pair_d(const double *p) {
+    pm__v2d d;
+    memcpy(&d, p, sizeof d);
+    return d;
+}
+
 /* The four corners' central differences (2 cell times their gradients)
  * of a cell whose corners are all inner nodes (the usual case), straight
- * from the rows around it: p0 is the cell's first node, rows w apart. */
-#define PM__CORNER_DIFFS(p0, w, a, b, c, d)                                                       \
+ * from the rows around it (p0 the cell's first node, rows w apart), as
+ * pairs (x, z): a at (c, r), b at (c+1, r), c at (c, r+1), d at (c+1, r+1). */
+#define PM__CORNER_DIFFS(pair, p0, w, A, B, C, D)                                                 \
     do {                                                                                          \
         const __typeof__(*(p0)) *p1_ = (p0) + (w);                                                \
-        a[0] = (double)(p0)[1] - (double)(p0)[-1];                                                \
-        b[0] = (double)(p0)[2] - (double)(p0)[0];                                                 \
-        c[0] = (double)p1_[1] - (double)p1_[-1];                                                  \
-        d[0] = (double)p1_[2] - (double)p1_[0];                                                   \
-        a[1] = (double)p1_[0] - (double)(p0)[-(w)];                                               \
-        b[1] = (double)p1_[1] - (double)(p0)[1 - (w)];                                            \
-        c[1] = (double)p1_[w] - (double)(p0)[0];                                                  \
-        d[1] = (double)p1_[(w) + 1] - (double)(p0)[1];                                            \
+        pm__v2d x0_ = pair((p0) + 1) - pair((p0) - 1), x1_ = pair(p1_ + 1) - pair(p1_ - 1);       \
+        pm__v2d z0_ = pair(p1_) - pair((p0) - (w)), z1_ = pair(p1_ + (w)) - pair(p0);             \
+        A = (pm__v2d){x0_[0], z0_[0]};                                                            \
+        B = (pm__v2d){x0_[1], z0_[1]};                                                            \
+        C = (pm__v2d){x1_[0], z1_[0]};                                                            \
+        D = (pm__v2d){x1_[1], z1_[1]};                                                            \
     } while (0)
 
 /* Inside the grid the corners' differences are interpolated and then
  * divided by 2 cell once (one division where each corner had its own);
  * on the border each corner's one-sided gradient is interpolated. */
 void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
-    double fx, fz, a[2], b[2], c[2], d[2], cell2 = 2.0 * hf->cell, scale = 1.0;
+    double fx, fz, cell2 = 2.0 * hf->cell, g[2];
     uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
     uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
     if (ci - 1 < hf->cols - 3 && ri - 1 < hf->rows - 3) {
         ptrdiff_t w = (ptrdiff_t)hf->cols;
         size_t k = (size_t)ri * hf->cols + ci;
-        if (hf->h32) PM__CORNER_DIFFS(hf->h32 + k, w, a, b, c, d);
-        else PM__CORNER_DIFFS(hf->h + k, w, a, b, c, d);
-        scale = 1.0 / cell2;
+        pm__v2d a, b, c, d;
+        if (hf->h32) PM__CORNER_DIFFS(pm__pair_f, hf->h32 + k, w, a, b, c, d);
+        else PM__CORNER_DIFFS(pm__pair_d, hf->h + k, w, a, b, c, d);
+        pm__v2d top = a + fx * (b - a), bot = c + fx * (d - c);
+        pm__v2d gv = (top + fz * (bot - top)) * (1.0 / cell2);
+        g[0] = gv[0];
+        g[1] = gv[1];
     } else {
+        double a[2], b[2], c[2], d[2];
         pm__node_gradient(hf, ci, ri, cell2, a);
         pm__node_gradient(hf, ci + 1, ri, cell2, b);
         pm__node_gradient(hf, ci, ri + 1, cell2, c);
         pm__node_gradient(hf, ci + 1, ri + 1, cell2, d);
-    }
-    double g[2];
-    for (int k = 0; k < 2; k++) {
-        double top = a[k] + fx * (b[k] - a[k]), bot = c[k] + fx * (d[k] - c[k]);
-        g[k] = (top + fz * (bot - top)) * scale;
+        for (int j = 0; j < 2; j++) {
+            double top = a[j] + fx * (b[j] - a[j]), bot = c[j] + fx * (d[j] - c[j]);
+            g[j] = top + fz * (bot - top);
+        }
     }
     double il = 1.0 / sqrt(g[0] * g[0] + 1.0 + g[1] * g[1]);
     n[0] = -g[0] * il;
