@@ -376,7 +376,7 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
     double stop = depth < PM__SPLINE_MAX_DEPTH ? sm->o->max_error : INFINITY;
     double memo[PM__SPLINE_PROBES];
     bool split = pm_v3_dist(p0, p1) > sm->o->max_segment;
-    /* The curve's own heights: its error in closed form. */
+    /* Its error in closed form: the curve's own heights, or draped (a height bound). */
     pm__sampler_opts_view view = {sm->s, sm->o, stop};
     bool bound = !split && (sm->o->height ? pm__drape_bound(&view, t0, t1, p0, p1, &e)
                                           : pm__chord_bound(sm->s, t0, t1, p0, p1, false, &e));

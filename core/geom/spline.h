@@ -87,11 +87,12 @@ void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, doub
  * tangent turns less than max_turn; recursion stops at 2^-30 of a segment.
  * The chord error comes in closed form (an upper bound, exact for a plane
  * curve without inflection) for the curve's own heights, and with a height
- * override that has a height_bound as sqrt(dp^2 + height_bound) (dp the
- * plan part's closed form): max_error then holds by construction. Else
- * (or where the chord's projection does not run monotonically along the
- * curve) it is probed at 7 interior points; near the bound, at 15 and then
- * around the worst probe by golden-section search.
+ * override that has a height_bound as sqrt(dp^2 + bound^2) (dp the
+ * plan part's closed form): max_error then holds by construction. Where
+ * the chord's projection does not run monotonically along the curve there
+ * is no bound: a draped chord is then split (and probed at the depth
+ * limit); else the error is probed at 7 interior points; near the bound,
+ * at 15 and then around the worst probe by golden-section search.
  * Control points are always samples. Closed curves end with a copy of the
  * first sample (t = nseg). Returns 0 with *out (in a) and *n set, or
  * PM_ERR_NOMEM, PM_ERR_LIMIT, PM_ERR_CANCELLED. */
