@@ -129,11 +129,13 @@ static void pm_api__f32_bounds(double lo, double hi, float *flo, float *fhi) {
     *fhi = h;
 }
 
-/* n float32 values at in copied into out as they are (-0 made 0) and
- * checked against [lo, hi] (pm_api_bulk_get_checked's answer), as float32
- * against the bounds pm_api__f32_bounds gives: eight values per step with
- * no conversion. */
-PM_API__CLONES static unsigned pm_api__f32_checked_f32(const unsigned char *in, size_t n, double lo,
+/* n float32 values at in copied into out as they are (-0 made 0, in out
+ * and in in itself) and checked against [lo, hi] (pm_api_bulk_get_checked's
+ * answer), as float32 against the bounds pm_api__f32_bounds gives: eight
+ * values per step with no conversion. Writing the step back to in costs a
+ * store to a line just read, where a separate pass for the rare -0 would
+ * read the whole block again. */
+PM_API__CLONES static unsigned pm_api__f32_checked_f32(unsigned char *in, size_t n, double lo,
                                                        double hi, float *out) {
     typedef float v8f __attribute__((vector_size(32)));
     typedef int32_t v8i __attribute__((vector_size(32)));
@@ -154,6 +156,7 @@ PM_API__CLONES static unsigned pm_api__f32_checked_f32(const unsigned char *in, 
         neg0 |= z;
         u &= ~z;
         memcpy(out + i, &u, sizeof u);
+        memcpy(in + i * sizeof(float), &u, sizeof u);
     }
     int32_t all = -1, any = 0;
     for (int k = 0; k < 8; k++) all &= ok[k], any |= neg0[k];
@@ -164,6 +167,7 @@ PM_API__CLONES static unsigned pm_api__f32_checked_f32(const unsigned char *in, 
         good &= f >= fl && f <= fh;
         any0 |= f == 0 && signbit(f);
         out[i] = f + 0.0f;
+        memcpy(in + i * sizeof f, &out[i], sizeof f);
     }
     return (good ? PM_API_BULK_IN_RANGE : 0u) | (any0 ? PM_API_BULK_NEG_ZERO : 0u);
 }
@@ -241,7 +245,9 @@ void pm_api_bulk_get(const json_t *j, size_t first, size_t n, double *out) {
 }
 
 unsigned pm_api_bulk_f32_checked(const json_t *j, double lo, double hi, float *out) {
-    return pm_api__f32_checked_f32(pm_api_bulk_data(j), pm_api_bulk_len(j), lo, hi, out);
+    /* Writable: the readers' own copy (see pm_api_bulk_zero_neg0). */
+    unsigned char *d = (unsigned char *)(uintptr_t)pm_api_bulk_data(j);
+    return pm_api__f32_checked_f32(d, pm_api_bulk_len(j), lo, hi, out);
 }
 
 unsigned pm_api_bulk_get_checked(const json_t *j, size_t first, size_t n, double lo, double hi,

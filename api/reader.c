@@ -706,10 +706,8 @@ int pm_api_vec_f32(pm_api_node *n, const char *key, size_t count, pm_api_range r
         if (len == count) pm_api__put(n, key, json_null());
         return -1;
     }
-    if (count >= PM_API_BULK_CANON_MIN) {   /* pm_api__vec_canon's choice, without doubles */
-        if (got & PM_API_BULK_NEG_ZERO) pm_api_bulk_zero_neg0(s.v);
-        return pm_api__put(n, key, json_incref((json_t *)s.v));
-    }
+    if (count >= PM_API_BULK_CANON_MIN)   /* pm_api__vec_canon's choice, without doubles */
+        return pm_api__put(n, key, json_incref((json_t *)s.v));   /* the check made -0 0 there */
     double v[PM_API_BULK_CANON_MIN];
     for (size_t i = 0; i < count; i++) v[i] = out[i];
     return pm_api__put(n, key, pm_api__reals(v, count));

@@ -229,6 +229,15 @@ static double pm__chord_error(const pm_spline *s, const pm_sample_opts *o, doubl
     return fmax(worst, fmax(f1, f2));
 }
 
+/* What pm__drape_bound needs of the sampler: the curve, the options and
+ * the error past which the exact figure is not needed. */
+typedef struct pm__sampler_opts_view {
+    const pm_spline *s;
+    const pm_sample_opts *o;
+    double stop;
+    uint32_t seg;   /* the segment holding the chord */
+} pm__sampler_opts_view;
+
 /* Largest 3D distance from the cubic over (t0, t1) (one segment, no height
  * override) to its chord a -> b, in closed form. Over v in [0, 1] the
  * curve minus a is q(v) = q1 v + q2 v^2 + q3 v^3; its part across the
@@ -237,9 +246,10 @@ static double pm__chord_error(const pm_spline *s, const pm_sample_opts *o, doubl
  * for a plane curve without an inflection inside the chord, an upper bound
  * otherwise. Distance to the chord's line is distance to the chord while
  * the projection along it runs monotonically from a to b; false (probe
- * instead) when it does not. */
+ * instead) when it does not. With plan, the same for the plan curve and
+ * chord (y dropped: a draped curve's plan part). */
 static bool pm__chord_bound(const pm_spline *s, uint32_t seg, double t0, double t1, const double a[3],
-                            const double b[3], double *e) {
+                            const double b[3], bool plan, double *e) {
     const double(*c)[3] = s->coef[seg];
     double u = t0 - (double)seg, h = t1 - t0;
     double q[3][3], ab[3], l2 = 0.0;
@@ -248,8 +258,9 @@ static bool pm__chord_bound(const pm_spline *s, uint32_t seg, double t0, double 
         q[1][k] = h * h * (c[2][k] + u * 3.0 * c[3][k]);
         q[2][k] = h * h * h * c[3][k];
         ab[k] = b[k] - a[k];
-        l2 += ab[k] * ab[k];
     }
+    if (plan) q[0][1] = q[1][1] = q[2][1] = ab[1] = 0.0;   /* the plan curve and chord */
+    for (int k = 0; k < 3; k++) l2 += ab[k] * ab[k];
     if (!(l2 > 0.0)) return false;
     double sp[3];   /* q_k . ab / |ab|^2: the projection's coefficients */
     for (int j = 0; j < 3; j++) sp[j] = (q[j][0] * ab[0] + q[j][1] * ab[1] + q[j][2] * ab[2]) / l2;
@@ -286,6 +297,30 @@ static bool pm__chord_bound(const pm_spline *s, uint32_t seg, double t0, double 
         if (g > worst) worst = g;
     }
     *e = worst;
+    return true;
+}
+
+/* A draped chord's error bound (pm_sample_opts.height_bound): the plan
+ * curve P(v) lies within dp of the plan chord, projecting onto it at s(v)
+ * running monotonically over [0, 1] (pm__chord_bound in plan), so the
+ * chord's point at s(v) is at most sqrt(dp^2 + dv^2) from the draped
+ * curve's point, dv bounding |height(P(v)) - chord height at s(v)|.
+ * False: probe instead. */
+static bool pm__drape_bound(const pm__sampler_opts_view *v, double t0, double t1, const double a[3],
+                            const double b[3], double *e) {
+    double dp;
+    if (!v->o->height_bound) return false;
+    if (!pm__chord_bound(v->s, v->seg, t0, t1, a, b, true, &dp)) {
+        /* No bound for this chord (its plan projection turns back): its
+         * halves get one, so split it; at the depth limit, probe it. */
+        if (isinf(v->stop)) return false;
+        *e = INFINITY;
+        return true;
+    }
+    double stop = v->stop, s2 = stop * stop - dp * dp;
+    double dv = v->o->height_bound(v->o->height_ctx, a, b, dp, s2 > 0.0 ? sqrt(s2) : 0.0);
+    /* A few ulps of the coordinates for the rounding of both parts. */
+    *e = sqrt(dp * dp + dv * dv) * (1.0 + 1e-12) + 1e-12;
     return true;
 }
 
@@ -354,8 +389,10 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
     double stop = depth < PM__SPLINE_MAX_DEPTH ? sm->o->max_error : INFINITY;
     double memo[PM__SPLINE_PROBES];
     bool split = pm_v3_dist(p0, p1) > sm->o->max_segment;
-    /* The curve's own heights: its error in closed form. */
-    bool bound = !split && !sm->o->height && pm__chord_bound(sm->s, sm->seg, t0, t1, p0, p1, &e);
+    /* Its error in closed form: the curve's own heights, or draped (a height bound). */
+    pm__sampler_opts_view view = {sm->s, sm->o, stop, sm->seg};
+    bool bound = !split && (sm->o->height ? pm__drape_bound(&view, t0, t1, p0, p1, &e)
+                                          : pm__chord_bound(sm->s, sm->seg, t0, t1, p0, p1, false, &e));
     if (bound) exact = true;
     split = split || (bound ? e > sm->o->max_error
                             : (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES,

@@ -49,12 +49,24 @@ double pm_spline_curvature_of(const pm_spline *s, const double d1[3], const doub
  * y, so a road draped on terrain is sampled against its real 3D shape. */
 typedef double (*pm_height_fn)(const void *ctx, double x, double z);
 
+/* Optional with a height override: an upper bound on |height(P) - h(s)|
+ * over every plan point P within plan distance dp of the plan chord a -> b
+ * (a and b on the ground: their y is height there) that projects onto
+ * the chord at fraction s, where h(s) is the chord's own height there.
+ * It may return any value above stop as soon as it knows the bound
+ * exceeds stop. Then the sampler bounds a draped chord's 3D error as
+ * sqrt(dp^2 + bound^2), dp the plan curve's closed-form bound (see
+ * pm_spline_sample), instead of probing it. */
+typedef double (*pm_height_bound_fn)(const void *ctx, const double a[3], const double b[3],
+                                     double dp, double stop);
+
 typedef struct pm_sample_opts {
     double max_error;       /* > 0: distance from the curve to each chord */
     double max_segment;     /* > 0: longest chord (3D) */
     double max_turn;        /* radians between plan tangents of one chord; 0 = off */
     uint32_t max_samples;   /* 0 = no cap; past it sampling fails with PM_ERR_LIMIT */
     pm_height_fn height;    /* NULL: the curve's own heights */
+    pm_height_bound_fn height_bound;   /* NULL: a draped chord's error is probed */
     const void *height_ctx;
     const volatile int *cancel;  /* NULL, or raised to stop (PM_ERR_CANCELLED) */
 } pm_sample_opts;
@@ -71,9 +83,16 @@ void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, doub
 
 /* Adaptive sampling: every segment is split recursively at its parameter
  * midpoint until the chord is no longer than max_segment, the curve stays
- * within max_error of the chord (probed at 7 interior points; near the bound, at 15 and then around the worst
- * probe by golden-section search), and the plan
+ * within max_error of the chord, and the plan
  * tangent turns less than max_turn; recursion stops at 2^-30 of a segment.
+ * The chord error comes in closed form (an upper bound, exact for a plane
+ * curve without inflection) for the curve's own heights, and with a height
+ * override that has a height_bound as sqrt(dp^2 + bound^2) (dp the
+ * plan part's closed form): max_error then holds by construction. Where
+ * the chord's projection does not run monotonically along the curve there
+ * is no bound: a draped chord is then split (and probed at the depth
+ * limit); else the error is probed at 7 interior points; near the bound,
+ * at 15 and then around the worst probe by golden-section search.
  * Control points are always samples. Closed curves end with a copy of the
  * first sample (t = nseg). Returns 0 with *out (in a) and *n set, or
  * PM_ERR_NOMEM, PM_ERR_LIMIT, PM_ERR_CANCELLED. */

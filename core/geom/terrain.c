@@ -6,6 +6,10 @@
 
 #include "scene/result.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* ---- noise ---- */
 
 /* Sixteen unit gradients, written out so no libm call can differ between
@@ -162,6 +166,135 @@ double pm_heightfield_height(const void *ctx, double x, double z) {
     PM__BILINEAR(hf->h + k, hf->cols, fx, fz);
 }
 
+/* ---- chord bounds ---- */
+
+/* The most cells pm_heightfield_chord_bound scans for the slope across a
+ * chord (below the sampler's depth limit). */
+#define PM__BOUND_CELLS 4096
+
+/* The four corner heights of cell (c, r): h00, h10, h01, h11. */
+static inline void pm__cell_corners(const pm_heightfield *hf, uint32_t c, uint32_t r, double q[4]) {
+    size_t k = (size_t)r * hf->cols + c, w = hf->cols;
+    if (hf->h32) {
+        const float *p = hf->h32 + k;
+        q[0] = p[0], q[1] = p[1], q[2] = p[w], q[3] = p[w + 1];
+    } else {
+        const double *p = hf->h + k;
+        q[0] = p[0], q[1] = p[1], q[2] = p[w], q[3] = p[w + 1];
+    }
+}
+
+/* max(m, |v|) for m >= 0, without a libm call. */
+static inline double pm__maxabs2(double m, double v) {
+    v = fabs(v);
+    return v > m ? v : m;
+}
+
+/* A grid coordinate clamped to the grid [0, n - 1]. */
+static inline double pm__clampg(double g, uint32_t n) {
+    return g < 0.0 ? 0.0 : (g > (double)(n - 1) ? (double)(n - 1) : g);
+}
+
+/* The cell holding clamped grid coordinate g along an axis of n nodes. */
+static inline uint32_t pm__cellg(double g, uint32_t n) {
+    uint32_t i = (uint32_t)g;
+    return i > n - 2 ? n - 2 : i;
+}
+
+/* The next integer grid line after parameter s along g0 + s * d (d != 0)
+ * inside the grid, as a parameter; 2 when there is none before s = 1. */
+static inline double pm__next_line(double g0, double d, double s, uint32_t n) {
+    if (d == 0.0) return 2.0;
+    double g = g0 + s * d;
+    if (!(g > -1e15 && g < 1e15)) return 2.0;   /* no cell lines that far out */
+    double k = (double)(int64_t)g;   /* g truncated; then the line strictly ahead */
+    if (d > 0.0) k += k > g ? 0.0 : 1.0;
+    else k -= k < g ? 0.0 : 1.0;
+    if (k < 0.0 || k > (double)(n - 1)) {   /* outside: the grid's edge, if ahead */
+        k = d > 0.0 ? (k < 0.0 ? 0.0 : INFINITY) : (k > (double)(n - 1) ? (double)(n - 1) : -INFINITY);
+        if (!isfinite(k)) return 2.0;
+    }
+    double t = (k - g0) / d;
+    while (!(t > s)) {   /* g rounded just short of a line: the one after it */
+        k += d > 0.0 ? 1.0 : -1.0;
+        if (k < 0.0 || k > (double)(n - 1)) return 2.0;
+        t = (k - g0) / d;
+    }
+    return t;
+}
+
+/* Largest |height - chord height| along the plan chord itself. */
+static double pm__chord_dev(const pm_heightfield *hf, const double g0[2], const double d[2],
+                            double ya, double yb, double stop) {
+    double worst = 0.0, s0 = 0.0;
+    double sx = pm__next_line(g0[0], d[0], 0.0, hf->cols), sz = pm__next_line(g0[1], d[1], 0.0, hf->rows);
+    while (s0 < 1.0) {
+        double s1 = sx < sz ? sx : sz;
+        if (s1 > 1.0) s1 = 1.0;
+        double sm = 0.5 * (s0 + s1);
+        uint32_t c = pm__cellg(pm__clampg(g0[0] + sm * d[0], hf->cols), hf->cols);
+        uint32_t r = pm__cellg(pm__clampg(g0[1] + sm * d[1], hf->rows), hf->rows);
+        double q[4], f[2], fx[2], fz[2];
+        pm__cell_corners(hf, c, r, q);
+        for (int e = 0; e < 2; e++) {
+            double s = e ? s1 : s0;
+            fx[e] = pm__clampg(g0[0] + s * d[0], hf->cols) - (double)c;
+            fz[e] = pm__clampg(g0[1] + s * d[1], hf->rows) - (double)r;
+            double h0 = q[0] + fx[e] * (q[1] - q[0]), h1 = q[2] + fx[e] * (q[3] - q[2]);
+            f[e] = h0 + fz[e] * (h1 - h0) - (ya + s * (yb - ya));
+        }
+        /* Over the piece, tau in [0, 1]: f0 + (f1 - f0) tau - k tau (1 - tau). */
+        double k = (q[0] - q[1] - q[2] + q[3]) * (fx[1] - fx[0]) * (fz[1] - fz[0]);
+        double m = pm__maxabs2(fabs(f[0]), f[1]);
+        if (k != 0.0) {
+            double tau = 0.5 * (1.0 - (f[1] - f[0]) / k);
+            if (tau > 0.0 && tau < 1.0) m = pm__maxabs2(m, f[0] + (f[1] - f[0]) * tau - k * tau * (1.0 - tau));
+        }
+        if (m > worst) worst = m;
+        if (worst > stop) return worst;
+        if (s1 == sx) sx = pm__next_line(g0[0], d[0], s1, hf->cols);
+        if (s1 == sz) sz = pm__next_line(g0[1], d[1], s1, hf->rows);
+        s0 = s1;
+    }
+    return worst;
+}
+
+double pm_heightfield_chord_bound(const void *ctx, const double a[3], const double b[3], double dp,
+                                  double stop) {
+    const pm_heightfield *hf = ctx;
+    double g0[2] = {(a[0] - hf->origin[0]) / hf->cell, (a[2] - hf->origin[1]) / hf->cell};
+    double d[2] = {(b[0] - hf->origin[0]) / hf->cell - g0[0], (b[2] - hf->origin[1]) / hf->cell - g0[1]};
+    double dev = pm__chord_dev(hf, g0, d, a[1], b[1], stop);
+    if (dev > stop || !(dp > 0.0)) return dev;
+    /* Slopes across the chord over the cells within dp of it: per cell,
+     * the largest edge differences along x and along z (outside the grid
+     * the clamped height has one of them, or none). */
+    double m = dp / hf->cell, x0 = g0[0], x1 = g0[0] + d[0], z0 = g0[1], z1 = g0[1] + d[1];
+    if (x1 < x0) x0 = x1, x1 = g0[0];
+    if (z1 < z0) z0 = z1, z1 = g0[1];
+    uint32_t c0 = pm__cellg(pm__clampg(x0 - m, hf->cols), hf->cols);
+    uint32_t c1 = pm__cellg(pm__clampg(x1 + m, hf->cols), hf->cols);
+    uint32_t r0 = pm__cellg(pm__clampg(z0 - m, hf->rows), hf->rows);
+    uint32_t r1 = pm__cellg(pm__clampg(z1 + m, hf->rows), hf->rows);
+    /* A long chord over a wide box (only coarse LODs have them, and then
+     * seldom within the error) is split rather than scanned cell by cell:
+     * its halves cover a quarter of the box. */
+    if ((uint64_t)(c1 - c0 + 1) * (r1 - r0 + 1) > PM__BOUND_CELLS && stop < INFINITY) return INFINITY;
+    double gx = 0.0, gz = 0.0;
+    for (uint32_t r = r0; r <= r1; r++) {
+        for (uint32_t c = c0; c <= c1; c++) {
+            double q[4];
+            pm__cell_corners(hf, c, r, q);
+            gx = pm__maxabs2(pm__maxabs2(gx, q[1] - q[0]), q[3] - q[2]);
+            gz = pm__maxabs2(pm__maxabs2(gz, q[2] - q[0]), q[3] - q[1]);
+        }
+    }
+    /* The plan offset is along the chord's normal (-dz, dx) / |d|. */
+    double len = sqrt(d[0] * d[0] + d[1] * d[1]);
+    double across = len > 0.0 ? (fabs(d[1]) * gx + fabs(d[0]) * gz) / len : (gx + gz);
+    return dev + across / hf->cell * dp;
+}
+
 /* Central-difference gradient (dh/dx, dh/dz) at node (c, r); one-sided on
  * the border. cell2 is 2 * cell, exactly (double)(c1 - c0) * cell for an
  * inner node, so both cases give the bits of the general formula. */
@@ -194,46 +327,74 @@ static inline void pm__node_gradient(const pm_heightfield *hf, uint32_t c, uint3
     }
 }
 
-/* The gradients at the four corners of a cell whose corners are all inner
- * nodes (the usual case), straight from the rows around it: p0 is the
- * cell's first node, rows w apart. */
-#define PM__CORNER_GRADIENTS(p0, w, cell2, a, b, c, d)                                            \
+/* Two neighbouring node heights as doubles, whichever the storage (for
+ * float32 one 8-byte load and one conversion). */
+typedef double pm__v2d __attribute__((vector_size(16)));
+typedef float pm__v2f __attribute__((vector_size(8)));
+static inline pm__v2d pm__pair_f(const float *p) {
+#if defined(__SSE2__)
+    double t;   /* the two floats' bytes: movq, then cvtps2pd */
+    memcpy(&t, p, sizeof t);
+    return (pm__v2d)_mm_cvtps_pd(_mm_castpd_ps(_mm_set_sd(t)));
+#else
+    pm__v2f f;
+    memcpy(&f, p, sizeof f);
+    return __builtin_convertvector(f, pm__v2d);
+#endif
+}
+static inline pm__v2d pm__pair_d(const double *p) {
+    pm__v2d d;
+    memcpy(&d, p, sizeof d);
+    return d;
+}
+
+/* The four corners' central differences (2 cell times their gradients)
+ * of a cell whose corners are all inner nodes (the usual case), straight
+ * from the rows around it (p0 the cell's first node, rows w apart), as
+ * pairs (x, z): a at (c, r), b at (c+1, r), c at (c, r+1), d at (c+1, r+1). */
+#define PM__CORNER_DIFFS(pair, p0, w, A, B, C, D)                                                 \
     do {                                                                                          \
         const __typeof__(*(p0)) *p1_ = (p0) + (w);                                                \
-        a[0] = ((double)(p0)[1] - (double)(p0)[-1]) / (cell2);                                    \
-        b[0] = ((double)(p0)[2] - (double)(p0)[0]) / (cell2);                                     \
-        c[0] = ((double)p1_[1] - (double)p1_[-1]) / (cell2);                                      \
-        d[0] = ((double)p1_[2] - (double)p1_[0]) / (cell2);                                       \
-        a[1] = ((double)p1_[0] - (double)(p0)[-(w)]) / (cell2);                                   \
-        b[1] = ((double)p1_[1] - (double)(p0)[1 - (w)]) / (cell2);                                \
-        c[1] = ((double)p1_[w] - (double)(p0)[0]) / (cell2);                                      \
-        d[1] = ((double)p1_[(w) + 1] - (double)(p0)[1]) / (cell2);                                \
+        pm__v2d x0_ = pair((p0) + 1) - pair((p0) - 1), x1_ = pair(p1_ + 1) - pair(p1_ - 1);       \
+        pm__v2d z0_ = pair(p1_) - pair((p0) - (w)), z1_ = pair(p1_ + (w)) - pair(p0);             \
+        A = (pm__v2d){x0_[0], z0_[0]};                                                            \
+        B = (pm__v2d){x0_[1], z0_[1]};                                                            \
+        C = (pm__v2d){x1_[0], z1_[0]};                                                            \
+        D = (pm__v2d){x1_[1], z1_[1]};                                                            \
     } while (0)
 
+/* Inside the grid the corners' differences are interpolated and then
+ * divided by 2 cell once (one division where each corner had its own);
+ * on the border each corner's one-sided gradient is interpolated. */
 void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
-    double fx, fz, a[2], b[2], c[2], d[2], cell2 = 2.0 * hf->cell;
+    double fx, fz, cell2 = 2.0 * hf->cell, g[2];
     uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
     uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
     if (ci - 1 < hf->cols - 3 && ri - 1 < hf->rows - 3) {
         ptrdiff_t w = (ptrdiff_t)hf->cols;
         size_t k = (size_t)ri * hf->cols + ci;
-        if (hf->h32) PM__CORNER_GRADIENTS(hf->h32 + k, w, cell2, a, b, c, d);
-        else PM__CORNER_GRADIENTS(hf->h + k, w, cell2, a, b, c, d);
+        pm__v2d a, b, c, d;
+        if (hf->h32) PM__CORNER_DIFFS(pm__pair_f, hf->h32 + k, w, a, b, c, d);
+        else PM__CORNER_DIFFS(pm__pair_d, hf->h + k, w, a, b, c, d);
+        pm__v2d top = a + fx * (b - a), bot = c + fx * (d - c);
+        pm__v2d gv = (top + fz * (bot - top)) * (1.0 / cell2);
+        g[0] = gv[0];
+        g[1] = gv[1];
     } else {
+        double a[2], b[2], c[2], d[2];
         pm__node_gradient(hf, ci, ri, cell2, a);
         pm__node_gradient(hf, ci + 1, ri, cell2, b);
         pm__node_gradient(hf, ci, ri + 1, cell2, c);
         pm__node_gradient(hf, ci + 1, ri + 1, cell2, d);
+        for (int j = 0; j < 2; j++) {
+            double top = a[j] + fx * (b[j] - a[j]), bot = c[j] + fx * (d[j] - c[j]);
+            g[j] = top + fz * (bot - top);
+        }
     }
-    double g[2];
-    for (int k = 0; k < 2; k++) {
-        double top = a[k] + fx * (b[k] - a[k]), bot = c[k] + fx * (d[k] - c[k]);
-        g[k] = top + fz * (bot - top);
-    }
-    double l = sqrt(g[0] * g[0] + 1.0 + g[1] * g[1]);
-    n[0] = -g[0] / l;
-    n[1] = 1.0 / l;
-    n[2] = -g[1] / l;
+    double il = 1.0 / sqrt(g[0] * g[0] + 1.0 + g[1] * g[1]);
+    n[0] = -g[0] * il;
+    n[1] = il;
+    n[2] = -g[1] * il;
 }
 
 /* ---- flattening ---- */

@@ -42,6 +42,20 @@ int pm_heightfield_from_noise(pm_arena *a, pm_heightfield *hf, const pm_noise *n
  * (ctx is the heightfield). */
 double pm_heightfield_height(const void *hf, double x, double z);
 
+/* Bound on the height's deviation along a plan chord (pm_height_bound_fn,
+ * ctx the heightfield): over plan points within dp of the chord a -> b
+ * (a[1], b[1] the heights at its ends), |height - the chord's own height
+ * at the point's projection| <= the result. Along the chord the bilinear
+ * (border-clamped) height is a quadratic between cell-line crossings, its
+ * deviation from the chord taken exactly at the crossings and at each
+ * quadratic's vertex; off the chord it changes by at most the largest
+ * slope across the chord, from the cell edges of the region, times dp.
+ * Returns early (a value above stop) once the deviation along the chord
+ * exceeds stop, and INFINITY for a stop below INFINITY when the chord's
+ * box (widened by dp) spans more than 4096 cells (split it). */
+double pm_heightfield_chord_bound(const void *hf, const double a[3], const double b[3], double dp,
+                                  double stop);
+
 /* Smooth unit normal at a ground point: central-difference gradients at
  * the nodes, interpolated bilinearly, as (-dh/dx, 1, -dh/dz) normalized
  * (no facets at cell edges). */

@@ -104,6 +104,7 @@ static int pm__level_build(pm__ctx *x, pm__level *L, double max_error, double ma
                         .cancel = p->cancel};
     if (p->terrain) {
         o.height = pm_heightfield_height;
+        o.height_bound = pm_heightfield_chord_bound;
         o.height_ctx = p->terrain;
     }
     pm_curve_sample *smp;

@@ -9,13 +9,14 @@
 
 /* ---- props ---- */
 
-/* Section interval and fraction at centre arc length s. */
-static size_t pm__locate_s(const pm__level *L, double s, double *f) {
-    size_t lo = 0, hi = L->n - 1;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (L->sec[mid].s <= s) lo = mid; else hi = mid;
-    }
+/* Section interval and fraction at centre arc length s: the last section
+ * lo <= n - 2 with sec[lo].s <= s (or 0), what a bisection finds, walked
+ * from *at (an interval at or before it: props come in increasing s). */
+static size_t pm__locate_s(const pm__level *L, double s, size_t *at, double *f) {
+    size_t lo = *at;
+    while (lo + 2 < L->n && L->sec[lo + 1].s <= s) lo++;
+    *at = lo;
+    size_t hi = lo + 1 < L->n ? lo + 1 : lo;
     double ds = L->sec[hi].s - L->sec[lo].s;
     *f = ds > 0.0 ? (s - L->sec[lo].s) / ds : 0.0;
     if (*f < 0.0) *f = 0.0;
@@ -50,10 +51,10 @@ static void pm__quat(const double X[3], const double Y[3], const double Z[3], fl
 /* Places one prop at arc length s on side sg (-1 left, +1 right). Returns
  * 1 when placed, 0 when skipped (inside a collapsed fold), < 0 on error. */
 static int pm__place(pm__ctx *x, const pm__level *L, const pm_road_prop *rp, uint32_t set, double s,
-                     double sg) {
+                     double sg, size_t *at) {
     const pm_road_params *p = x->p;
     double f;
-    size_t i = pm__locate_s(L, s, &f);
+    size_t i = pm__locate_s(L, s, at, &f);
     const pm__section *a = &L->sec[i], *b = &L->sec[i + 1 < L->n ? i + 1 : i];
     int side = sg > 0.0;
     double W = 0.5 * p->width + p->shoulder;
@@ -119,12 +120,13 @@ int pm__road_props(pm__ctx *x, const pm__level *L, pm_meta *out) {
         }
         uint64_t per = pm__prop_count(L, rp, p->closed) / (rp->side == PM_ROAD_SIDE_BOTH ? 2u : 1u);
         int64_t placed = 0, skipped = 0;
+        size_t at = 0;
         for (uint64_t k = 0; k < per; k++) {
             if (p->cancel && (k & 255) == 0 && *p->cancel) return PM_ERR_CANCELLED;
             double s = (double)k * rp->spacing;
             for (int sd = 0; sd < 2; sd++) {
                 if (!(rp->side & (sd ? PM_ROAD_SIDE_RIGHT : PM_ROAD_SIDE_LEFT))) continue;
-                int r = pm__place(x, L, rp, set, s, sd ? 1.0 : -1.0);
+                int r = pm__place(x, L, rp, set, s, sd ? 1.0 : -1.0, &at);
                 if (r < 0) return r;
                 if (r) placed++; else skipped++;
             }

@@ -64,7 +64,9 @@ void pm_api_bulk_get(const json_t *j, size_t first, size_t n, double *out);
 unsigned pm_api_bulk_get_checked(const json_t *j, size_t first, size_t n, double lo, double hi,
                                  double *out);
 /* The same for a float32 bulk array j, whose values are copied into out
- * as float32 (the same values: no rounding), -0 made 0. */
+ * as float32 (the same values: no rounding), -0 made 0 there and in j
+ * itself in the same pass (as pm_api_bulk_zero_neg0 would: j is then fit
+ * for the canonical form). */
 unsigned pm_api_bulk_f32_checked(const json_t *j, double lo, double hi, float *out);
 /* Writes every -0 of bulk array j as 0, in place: no reader tells them
  * apart (all read -0 as 0), so an input bulk array so made canonical can
