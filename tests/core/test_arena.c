@@ -432,3 +432,38 @@ Test(arena, freed_big_allocations_serve_later_blocks) {
     cr_assert_not_null(pm_arena_alloc(a, 100));
     pm_arena_destroy(a);
 }
+
+/* A job's allocations under an allocator capped at limit: small ones
+ * (1 to 201 KiB, which fill blocks) with a big one (1 to 3 MiB, a chunk of
+ * its own) every 50; whether all were granted. */
+static bool job_fits(size_t limit) {
+    counted c = {.limit = limit};
+    pm_arena_allocator al = {counted_alloc, counted_free, &c};
+    pm_arena *a = pm_arena_create_with(0, &al);
+    uint32_t x = 1;
+    bool ok = true;
+    for (int i = 0; i < 200 && ok; i++) {
+        x = x * 1103515245u + 12345u;
+        size_t n = i % 50 == 49 ? ((size_t)1 << 20) + (x >> 8) % ((size_t)2 << 20)
+                                : 1024 + (x >> 8) % (200 * 1024);
+        ok = pm_arena_alloc(a, n) != NULL;
+    }
+    pm_arena_destroy(a);
+    cr_assert_eq(c.held, 0);
+    return ok;
+}
+
+/* Whether a job fits is monotonic in the cap: a block refused at its size
+ * is not retried smaller, so a higher cap cannot grant a bigger block that
+ * leaves no room for a later need. (It did: with blocks of up to 4 MiB,
+ * retried at the need when refused, this job fitted under 27.85 MB and
+ * was refused under 28.25.) */
+Test(arena, a_higher_limit_never_refuses_what_a_lower_one_grants) {
+    size_t lowest = 0;
+    for (size_t limit = (size_t)20 << 20; limit <= (size_t)40 << 20; limit += (size_t)64 << 10) {
+        bool fits = job_fits(limit);
+        cr_assert(fits || !lowest, "refused under %zu bytes, granted under %zu", limit, lowest);
+        if (fits && !lowest) lowest = limit;
+    }
+    cr_assert_gt(lowest, (size_t)20 << 20, "the walk starts below the job's need");
+}

@@ -2,40 +2,17 @@
  * higher cap accepts too. A job runs here the way a worker runs it
  * (service/server.c: the arena's blocks and the encoder's buffers charged
  * to the job's meter, service/budget.c), once without a limit to learn the
- * peak it holds, then under caps walked around that peak: it must fit
- * exactly from the peak on. (Network 1.3.1's town GLB fitted at 38 MiB,
- * not at 40, and again from 42: a block the arena took at 4 MiB under a
- * higher cap, and retried at its need under a lower one, left no room for
- * the output.) */
+ * peak it holds, then under caps walked up to that peak. (Network 1.3.1's
+ * town GLB fitted at 38 MiB, not at 40, and again from 42: a block the
+ * arena took at 4 MiB under a higher cap, and retried at its need under a
+ * lower one, left no room for the output.) */
 #include <criterion/criterion.h>
 #include <jansson.h>
 
 #include "budget.h"
 #include "pm_api/generator.h"
 #include "pm_api/request.h"
-
-/* The test_http_memory town: n x n nodes 100 m apart, sidewalks, sampled
- * every seg metres. */
-static json_t *town(int n, double seg) {
-    json_t *nodes = json_array(), *edges = json_array();
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) {
-            char id[32], to[32];
-            snprintf(id, sizeof id, "n%d_%d", i, j);
-            json_array_append_new(nodes, json_pack("{s:s,s:[f,f]}", "id", id, "position",
-                                                   i * 100.0, j * 100.0));
-            if (i + 1 < n) {
-                snprintf(to, sizeof to, "n%d_%d", i + 1, j);
-                json_array_append_new(edges, json_pack("{s:s,s:s}", "from", id, "to", to));
-            }
-            if (j + 1 < n) {
-                snprintf(to, sizeof to, "n%d_%d", i, j + 1);
-                json_array_append_new(edges, json_pack("{s:s,s:s}", "from", id, "to", to));
-            }
-        }
-    return json_pack("{s:o,s:o,s:{s:i},s:f}", "nodes", nodes, "edges", edges, "sidewalk",
-                     "width", 2, "max_segment", seg);
-}
+#include "test_http_memory_town.h"
 
 /* Runs the job under limit (0: none) as a worker does. Returns 1 when it
  * fits, 0 when the meter refused it (any other failure fails the test);
@@ -75,43 +52,41 @@ static int run_job(const json_t *doc, const pm_api_output *o, size_t limit, size
     return fits;
 }
 
-/* Walks caps from 12 MiB below the job's unlimited peak to 2 MiB above it
- * in steps of 512 KiB: once the job fits, it fits under every higher cap,
- * and it fits at its peak. Returns the lowest cap it fitted. (Below its
- * peak it may fit too: the encoder's text buffer is retried at its need
- * when doubling is refused.) */
-static size_t walk_caps(const json_t *doc, const pm_api_output *o) {
+/* Walks caps from 5/8 of the job's unlimited peak to 1 MiB above it in
+ * steps of 1 MiB: once the job fits, it fits under every higher cap; it
+ * fits at its peak, and the walk saw it refused. exact: it fits exactly
+ * from its peak on (nothing is retried smaller; the encoder's text buffer
+ * is, when doubling is refused, so a JSON answer may fit below). */
+static void walk_caps(const json_t *doc, const pm_api_output *o, bool exact) {
     size_t peak, p2, lowest = 0;
     cr_assert_eq(run_job(doc, o, 0, &peak), 1);
     cr_assert_gt(peak, (size_t)16 << 20, "a job big enough to walk: %zu", peak);
-    const size_t step = (size_t)512 << 10;
-    for (size_t cap = peak - ((size_t)12 << 20); cap <= peak + ((size_t)2 << 20); cap += step) {
+    for (size_t cap = peak / 8 * 5; cap <= peak + ((size_t)1 << 20); cap += (size_t)1 << 20) {
         int fits = run_job(doc, o, cap, &p2);
         cr_assert(fits || !lowest, "cap %.2f MiB: refused, though %.2f MiB fitted (peak %.2f MiB)",
                   cap / 1048576.0, lowest / 1048576.0, peak / 1048576.0);
+        if (exact) cr_assert_eq(fits, cap >= peak, "cap %.2f MiB, peak %.2f MiB", cap / 1048576.0,
+                                peak / 1048576.0);
         if (fits && !lowest) lowest = cap;
     }
+    cr_assert_gt(lowest, peak / 8 * 5, "refused under the lowest cap walked");
     cr_assert_eq(run_job(doc, o, peak, &p2), 1, "fits at its peak");
     cr_assert_leq(p2, peak);
-    return lowest;
+    if (exact) cr_assert_eq(run_job(doc, o, peak - 1, &p2), 0, "refused a byte below its peak");
 }
 
 Test(http_memory_caps, a_higher_cap_never_refuses_a_quantized_glb) {
-    json_t *doc = town(6, 0.5);
+    json_t *doc = pm_test_town(6, 0.5, 0);
     pm_api_output o = pm_api_output_default(PM_API_FMT_GLB);
     o.quantize = true;
     o.metadata = PM_API_META_NONE;
-    /* Nothing here is retried smaller: it fits exactly from its peak on. */
-    size_t peak, p2;
-    cr_assert_eq(run_job(doc, &o, 0, &peak), 1);
-    cr_assert_eq(walk_caps(doc, &o), peak, "the walk's caps are peak - k * 512 KiB");
-    cr_assert_eq(run_job(doc, &o, peak - 1, &p2), 0, "refused a byte below its peak");
+    walk_caps(doc, &o, true);
     json_decref(doc);
 }
 
 Test(http_memory_caps, a_higher_cap_never_refuses_a_json_answer) {
-    json_t *doc = town(6, 0.5);
+    json_t *doc = pm_test_town(6, 0.5, 0);
     pm_api_output o = pm_api_output_default(PM_API_FMT_JSON);
-    walk_caps(doc, &o);
+    walk_caps(doc, &o, false);
     json_decref(doc);
 }
