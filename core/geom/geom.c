@@ -15,11 +15,10 @@
 static void pm__face_cross(const float *pos, uint32_t ia, uint32_t ib, uint32_t ic,
                            double out[3]) {
     const float *a = pos + 3 * (size_t)ia, *b = pos + 3 * (size_t)ib, *c = pos + 3 * (size_t)ic;
-    double u[3], v[3];
-    for (int k = 0; k < 3; k++) {
-        u[k] = (double)b[k] - a[k];
-        v[k] = (double)c[k] - a[k];
-    }
+    /* Written out (no loop): a network's stitch runs this on millions of
+     * triangles. */
+    double u[3] = {(double)b[0] - a[0], (double)b[1] - a[1], (double)b[2] - a[2]};
+    double v[3] = {(double)c[0] - a[0], (double)c[1] - a[1], (double)c[2] - a[2]};
     out[0] = u[1] * v[2] - u[2] * v[1];
     out[1] = u[2] * v[0] - u[0] * v[2];
     out[2] = u[0] * v[1] - u[1] * v[0];
@@ -44,10 +43,9 @@ void pm_prim_compute_normals(pm_prim *p) {
         double c[3];
         pm__face_cross(p->positions, tri[0], tri[1], tri[2], c);
         vec3 cf = {(float)c[0], (float)c[1], (float)c[2]};
-        for (int j = 0; j < 3; j++) {
-            float *n = p->normals + 3 * (size_t)tri[j];
-            glm_vec3_add(n, cf, n);
-        }
+        glm_vec3_add(p->normals + 3 * (size_t)tri[0], cf, p->normals + 3 * (size_t)tri[0]);
+        glm_vec3_add(p->normals + 3 * (size_t)tri[1], cf, p->normals + 3 * (size_t)tri[1]);
+        glm_vec3_add(p->normals + 3 * (size_t)tri[2], cf, p->normals + 3 * (size_t)tri[2]);
     }
     for (uint32_t i = 0; i < p->vcount; i++) pm__normalize_or_up(p->normals + 3 * (size_t)i);
 }

@@ -10,10 +10,10 @@
 
 typedef struct pm__dtri { double v[3][2]; } pm__dtri;
 
+/* The small loops here are written out: they run per triangle (0.86 M
+ * of them for a 40 x 40 town with sidewalks) or per candidate pair. */
 static pm__dtri pm__wide(const pm_ptri *T) {
-    pm__dtri d;
-    for (int k = 0; k < 3; k++) { d.v[k][0] = T->f[k][0]; d.v[k][1] = T->f[k][1]; }
-    return d;
+    return (pm__dtri){{{T->f[0][0], T->f[0][1]}, {T->f[1][0], T->f[1][1]}, {T->f[2][0], T->f[2][1]}}};
 }
 
 void pm_ptri_corners(const pm_ptri *t, double v[3][2]) {
@@ -25,13 +25,16 @@ static double pm__o(const double *a, const double *b, const double *c) { return 
 
 /* (Comparisons, not fminf / fmaxf: those are library calls without
  * -ffast-math, and this runs three times per triangle.) */
+static void pm__bounds1(const pm_ptri *T, int c, float *lo, float *hi) {
+    float a = T->f[0][c], b = T->f[1][c], d = T->f[2][c];
+    float l = a < b ? a : b, h = a < b ? b : a;
+    *lo = d < l ? d : l;
+    *hi = d > h ? d : h;
+}
+
 static void pm__bounds(const pm_ptri *T, float lo[2], float hi[2]) {
-    for (int c = 0; c < 2; c++) {
-        float a = T->f[0][c], b = T->f[1][c], d = T->f[2][c];
-        float l = a < b ? a : b, h = a < b ? b : a;
-        lo[c] = d < l ? d : l;
-        hi[c] = d > h ? d : h;
-    }
+    pm__bounds1(T, 0, &lo[0], &hi[0]);
+    pm__bounds1(T, 1, &lo[1], &hi[1]);
 }
 
 /* Whether an edge of a has all of b on or outside its line. */
@@ -125,11 +128,9 @@ bool pm_pset_add(pm_pset *S, const float *a, const float *b, const float *c, uin
                  uint32_t aux, uint8_t flag) {
     if (S->ntri >= S->cap) return false;
     pm_ptri *T = &S->tri[S->ntri];
-    const float *q[3] = {a, b, c};
-    for (int k = 0; k < 3; k++) {
-        T->f[k][0] = q[k][0];
-        T->f[k][1] = q[k][2];
-    }
+    T->f[0][0] = a[0], T->f[0][1] = a[2];
+    T->f[1][0] = b[0], T->f[1][1] = b[2];
+    T->f[2][0] = c[0], T->f[2][1] = c[2];
     pm__dtri d = pm__wide(T);
     double o = pm__o(d.v[0], d.v[1], d.v[2]);
     if (o == 0) return false;
@@ -210,10 +211,10 @@ int pm_pset_grid(pm_arena *a, pm_pset *S) {
     for (uint32_t i = 0; i < S->ntri; i++) {
         pm_pbox *B = &g->box[i];
         pm__bounds(&S->tri[i], B->lo, B->hi);
-        for (int c = 0; c < 2; c++) {
-            lo[c] = B->lo[c] < lo[c] ? B->lo[c] : lo[c];
-            hi[c] = B->hi[c] > hi[c] ? B->hi[c] : hi[c];
-        }
+        lo[0] = B->lo[0] < lo[0] ? B->lo[0] : lo[0];
+        lo[1] = B->lo[1] < lo[1] ? B->lo[1] : lo[1];
+        hi[0] = B->hi[0] > hi[0] ? B->hi[0] : hi[0];
+        hi[1] = B->hi[1] > hi[1] ? B->hi[1] : hi[1];
         double dx = (double)B->hi[0] - B->lo[0], dz = (double)B->hi[1] - B->lo[1];
         ext += dx > dz ? dx : dz;
     }

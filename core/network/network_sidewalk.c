@@ -83,7 +83,7 @@ static uint32_t pm__next(const pm_prim *P, const uint32_t *out, uint32_t v, int 
 static int pm__side_chain(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *out,
                           const uint32_t *remap, const pm_prim *A, int c) {
     uint32_t nv = P->vcount, start = PM__NONE, members = 0;
-    uint8_t *pred = pm_arena_calloc(N->a, nv ? nv : 1, 1);
+    uint8_t *pred = pm_arena_calloc(N->tmp, nv ? nv : 1, 1);
     if (!pred) return PM_ERR_NOMEM;
     for (uint32_t v = 0; v < nv; v++) {
         if (pm__vcol(P, v) != c || out[2 * v] == PM__NONE) continue;
@@ -133,9 +133,9 @@ int pm__network_road_sides(pm__net *N, pm__road *R, const pm_prim *P, const uint
                            const pm_prim *A) {
     R->nchain[0] = R->nchain[1] = 0;
     if (!N->p->edges[N->steps.data[R->first_step].edge].has_sidewalk) return PM_OK;
-    uint32_t *out = pm_arena_alloc(N->a, 2 * (P->vcount ? P->vcount : 1) * sizeof *out);
+    uint32_t *out = pm_arena_alloc(N->tmp, 2 * (P->vcount ? P->vcount : 1) * sizeof *out);
     if (!out) return PM_ERR_NOMEM;
-    int rc = pm__boundary(N->a, P, out);
+    int rc = pm__boundary(N->tmp, P, out);
     if (rc == PM_OK) rc = pm__side_chain(N, R, P, out, remap, A, 2);
     if (rc == PM_OK) rc = pm__side_chain(N, R, P, out, remap, A, 0);
     return rc;
@@ -155,6 +155,7 @@ static pm_v2 pm__right(pm_v2 a, pm_v2 b) {
 
 typedef struct pm__slab {
     pm__net *N;
+    pm_arena *tmp;           /* N->tmp: the side's working arrays, reset per side */
     pm_scene *s;
     uint32_t n;              /* sections */
     const uint32_t *cv;      /* curb bottom: output asphalt vertices */
@@ -245,8 +246,8 @@ static int pm__trim(pm__slab *S) {
      * once: the windows below overlap (the bounds are what most pairs end
      * at, as in pm__crossing). */
     double own[256], ownb[4 * 256];
-    double *len = n <= 256 ? own : pm_arena_alloc(S->N->a, n * sizeof *len);
-    double *box = n <= 256 ? ownb : pm_arena_alloc(S->N->a, 4 * n * sizeof *box);
+    double *len = n <= 256 ? own : pm_arena_alloc(S->tmp, n * sizeof *len);
+    double *box = n <= 256 ? ownb : pm_arena_alloc(S->tmp, 4 * n * sizeof *box);
     if (!len || !box) return PM_ERR_NOMEM;
     for (uint32_t k = 0; k + 1 < n; k++) {
         pm_v2 a = pm__plan(pm__apos(S, k)), b = pm__plan(pm__apos(S, k + 1));
@@ -389,7 +390,7 @@ static int pm__band_step(const pm__slab *S, uint32_t i) {
 /* Appends step i's triangles (code from pm__band_step) to t. */
 static int pm__band_emit(pm__slab *S, pm__tris *t, uint32_t i, int code) {
     uint32_t ia = S->ii[i], ib = S->ii[i + 1], ob = S->oi[i + 1], oa = S->oi[i];
-    if (pm_vec_reserve(S->N->a, t, t->len + 6)) return PM_ERR_NOMEM;
+    if (pm_vec_reserve(S->tmp, t, t->len + 6)) return PM_ERR_NOMEM;
     uint32_t *d = t->data + t->len;
     size_t n = 0;
     if (code & PM__STEP_ONE) {
@@ -412,9 +413,9 @@ static int pm__band_emit(pm__slab *S, pm__tris *t, uint32_t i, int code) {
  * when the polygon is not simple. */
 static long pm__region_clip(pm__slab *S, uint32_t a, uint32_t b, uint32_t *out) {
     uint32_t n = S->n, m = 0, cap = b - a + 3;
-    double *xy = pm_arena_alloc(S->N->a, 2 * cap * sizeof *xy);
-    uint32_t *code = pm_arena_alloc(S->N->a, cap * sizeof *code);
-    uint32_t *tri = pm_arena_alloc(S->N->a, pm_earclip_bound(cap) * sizeof *tri);
+    double *xy = pm_arena_alloc(S->tmp, 2 * cap * sizeof *xy);
+    uint32_t *code = pm_arena_alloc(S->tmp, cap * sizeof *code);
+    uint32_t *tri = pm_arena_alloc(S->tmp, pm_earclip_bound(cap) * sizeof *tri);
     if (!xy || !code || !tri) return PM_ERR_NOMEM;
     for (uint32_t k = 0; k < b - a + 3; k++) {
         uint32_t c = k == 0 ? n + a : (k == 1 ? n + b : b - (k - 2));
@@ -425,7 +426,7 @@ static long pm__region_clip(pm__slab *S, uint32_t a, uint32_t b, uint32_t *out) 
         code[m++] = c;
     }
     if (m > 1 && xy[0] == xy[2 * m - 2] && xy[1] == xy[2 * m - 1]) m--;
-    long nt = m >= 3 ? pm_earclip(S->N->a, xy, m, tri) : PM_ERR_GEOMETRY;
+    long nt = m >= 3 ? pm_earclip(S->tmp, xy, m, tri) : PM_ERR_GEOMETRY;
     if (nt < 0) return nt == PM_ERR_NOMEM ? PM_ERR_NOMEM : PM_ERR_GEOMETRY;
     for (long k = 0; k < 3 * nt; k++) out[k] = code[tri[k]];
     return nt;
@@ -438,7 +439,7 @@ static long pm__region_clip(pm__slab *S, uint32_t a, uint32_t b, uint32_t *out) 
  * marks such a region. Before the vertices: positions only. */
 static int pm__band_plan(pm__slab *S, uint32_t *reg, uint8_t *step, uint32_t bad[2]) {
     uint32_t n = S->n;
-    uint32_t *tri = pm_arena_alloc(S->N->a, 3 * (n + 2) * sizeof *tri);
+    uint32_t *tri = pm_arena_alloc(S->tmp, 3 * (n + 2) * sizeof *tri);
     if (!tri) return PM_ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++) reg[i] = 0;
     for (uint32_t i = 0; i + 1 < n;) {
@@ -478,7 +479,7 @@ static int pm__band_plan(pm__slab *S, uint32_t *reg, uint8_t *step, uint32_t bad
 static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
     pm__tris t = {0};
     uint32_t n = S->n;
-    uint32_t *tri = pm_arena_alloc(S->N->a, 3 * (n + 2) * sizeof *tri);
+    uint32_t *tri = pm_arena_alloc(S->tmp, 3 * (n + 2) * sizeof *tri);
     if (!tri) return PM_ERR_NOMEM;
     int rc = PM_OK;
     pm__net *N = S->N;
@@ -491,7 +492,7 @@ static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
             if (nt < 0) return (int)nt;
             for (long k = 0; k < 3 * nt; k++) {
                 uint32_t c = tri[k];
-                if (pm_vec_push(N->a, &t, c >= n ? S->oi[c - n] : S->ii[c]) < 0) return PM_ERR_NOMEM;
+                if (pm_vec_push(S->tmp, &t, c >= n ? S->oi[c - n] : S->ii[c]) < 0) return PM_ERR_NOMEM;
             }
         }
         /* Each triangle's sections, to cut it out should it lie on another piece. */
@@ -631,8 +632,8 @@ static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint3
     memcpy(T.oy, F->oy0 + lo, T.n * sizeof *T.oy);
     memcpy(T.oby, F->oby0 + lo, T.n * sizeof *T.oby);
     if (pm__trim(&T)) return PM_ERR_NOMEM;
-    uint32_t *reg = pm_arena_alloc(F->N->a, T.n * sizeof *reg), bad[2] = {0, 0};
-    uint8_t *step = pm_arena_alloc(F->N->a, T.n);
+    uint32_t *reg = pm_arena_alloc(F->tmp, T.n * sizeof *reg), bad[2] = {0, 0};
+    uint8_t *step = pm_arena_alloc(F->tmp, T.n);
     if (!reg || !step) return PM_ERR_NOMEM;
     int rc = pm__band_plan(&T, reg, step, bad);
     if (rc == PM_ERR_GEOMETRY && !T.closed) {
@@ -739,15 +740,15 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
     const pm__road *R = &N->roads.data[road];
     const pm_network_edge *E = &N->p->edges[N->steps.data[R->first_step].edge];
     uint32_t n = R->nchain[side];
-    pm__slab S = {.N = N, .s = s, .n = n, .cv = R->chain[side], .closed = R->closed,
+    pm__slab S = {.N = N, .tmp = N->tmp, .s = s, .n = n, .cv = R->chain[side], .closed = R->closed,
                   .width = E->sidewalk.width, .ch = E->sidewalk.curb_height,
                   .road = (uint32_t)road, .side = side};
-    S.top = pm_arena_alloc(N->a, n * sizeof *S.top);
-    S.out = pm_arena_alloc(N->a, n * sizeof *S.out);
-    S.oy = pm_arena_alloc(N->a, n * sizeof *S.oy);
-    S.oby = pm_arena_alloc(N->a, n * sizeof *S.oby);
-    S.oi = pm_arena_alloc(N->a, n * sizeof *S.oi);
-    S.ii = pm_arena_alloc(N->a, n * sizeof *S.ii);
+    S.top = pm_arena_alloc(S.tmp, n * sizeof *S.top);
+    S.out = pm_arena_alloc(S.tmp, n * sizeof *S.out);
+    S.oy = pm_arena_alloc(S.tmp, n * sizeof *S.oy);
+    S.oby = pm_arena_alloc(S.tmp, n * sizeof *S.oby);
+    S.oi = pm_arena_alloc(S.tmp, n * sizeof *S.oi);
+    S.ii = pm_arena_alloc(S.tmp, n * sizeof *S.ii);
     if (!S.top || !S.out || !S.oy || !S.oby || !S.oi || !S.ii) return PM_ERR_NOMEM;
     pm__offsets(&S);
     /* The chain runs with the asphalt on its left: the right side from the
@@ -759,9 +760,9 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
         pm__slab_problem(N, R, side, "does not meet its junction's sidewalk");
         return PM_OK;
     }
-    S.out0 = pm_arena_alloc(N->a, n * sizeof *S.out0);
-    S.oy0 = pm_arena_alloc(N->a, n * sizeof *S.oy0);
-    S.oby0 = pm_arena_alloc(N->a, n * sizeof *S.oby0);
+    S.out0 = pm_arena_alloc(S.tmp, n * sizeof *S.out0);
+    S.oy0 = pm_arena_alloc(S.tmp, n * sizeof *S.oy0);
+    S.oby0 = pm_arena_alloc(S.tmp, n * sizeof *S.oby0);
     if (!S.out0 || !S.oy0 || !S.oby0) return PM_ERR_NOMEM;
     memcpy(S.out0, S.out, n * sizeof *S.out);
     memcpy(S.oy0, S.oy, n * sizeof *S.oy);
@@ -810,6 +811,9 @@ int pm__network_sidewalks(pm__net *N, pm_scene *s) {
         R->swt0 = s->prims[2].icount / 3;
         for (int side = 0; side < 2; side++) {
             if (R->nchain[side] < 2) continue;
+            /* Its working arrays last as long as the side: 90 MB for the
+             * 40 x 40 town's sides when they stayed in the job's arena. */
+            pm_arena_reset(N->tmp);
             int rc = pm__side_slab(N, s, r, side);
             if (rc) return rc;
         }

@@ -110,7 +110,7 @@ static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *
                            const uint32_t *alias) {
     pm_prim *A = &s->prims[0];
     uint32_t nt = P->icount / 3;
-    uint32_t *tri_edge = pm_arena_alloc(N->a, (nt + 1) * sizeof *tri_edge);
+    uint32_t *tri_edge = pm_arena_alloc(N->tmp, (nt + 1) * sizeof *tri_edge);
     R->piece = pm_arena_calloc(N->a, 4 * R->nsteps, sizeof *R->piece);
     R->piece_len = pm_arena_calloc(N->a, R->nsteps, sizeof *R->piece_len);
     if (!tri_edge || !R->piece || !R->piece_len) return PM_ERR_NOMEM;
@@ -140,8 +140,9 @@ static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *
 static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     const pm_prim *P = &R->scene->prims[0];
     pm_prim *A = &s->prims[0];
-    uint32_t *remap = pm_arena_alloc(N->a, (P->vcount ? P->vcount : 1) * sizeof *remap);
-    uint32_t *alias = pm_arena_alloc(N->a, (P->vcount ? P->vcount : 1) * sizeof *alias);
+    pm_arena_reset(N->tmp);   /* the road's working arrays: until the next road */
+    uint32_t *remap = pm_arena_alloc(N->tmp, (P->vcount ? P->vcount : 1) * sizeof *remap);
+    uint32_t *alias = pm_arena_alloc(N->tmp, (P->vcount ? P->vcount : 1) * sizeof *alias);
     if (!remap || !alias) return PM_ERR_NOMEM;
     for (uint32_t v = 0; v < P->vcount; v++) remap[v] = alias[v] = PM__NONE;
     uint32_t sec0[3], sec1[3];
@@ -281,7 +282,20 @@ static int pm__stitch_junction(pm_scene *s, pm__node *V) {
     return PM_OK;
 }
 
+static int pm__stitch_all(pm__net *N, pm_scene **out);
+
 int pm__network_stitch(pm__net *N, pm_scene **out) {
+    /* The working arrays of one road or one sidewalk side at a time, in a
+     * scratch arena: they go back to the job's arena as they end instead
+     * of staying until the job does. */
+    N->tmp = pm_arena_create_scratch(N->a);
+    int rc = N->tmp ? pm__stitch_all(N, out) : PM_ERR_NOMEM;
+    pm_arena_destroy(N->tmp);
+    N->tmp = NULL;
+    return rc;
+}
+
+static int pm__stitch_all(pm__net *N, pm_scene **out) {
     pm_scene *s = pm_scene_create(N->a);
     if (!s) return PM_ERR_NOMEM;
     bool sidewalks;

@@ -22,8 +22,11 @@ typedef struct pm__block {
 #define PM__BIG ((size_t)1 << 20)
 
 /* The largest block an arena takes for small allocations (unless one
- * allocation needs more). */
-#define PM__BLOCK_MAX (4 * PM__BIG)
+ * allocation needs more): allocations of PM__BIG and more have chunks of
+ * their own, so a block never needs to be bigger, and what a block holds
+ * unused (its tail, until the next block retires it to a free region) stays
+ * under 1 MiB. */
+#define PM__BLOCK_MAX PM__BIG
 
 typedef struct pm__chunk {
     struct pm__chunk *prev, *next;
@@ -226,30 +229,24 @@ static pm__block *pm__new_block(pm_arena *a, size_t need) {
         a->head = b;
         return b;
     }
+    /* Block sizes grow with the arena so many requests take few blocks,
+     * up to block_max. They depend on the arena's history only, never on
+     * its limit or on its allocator's answers: a block refused at that
+     * size is not retried smaller. A retry would make the sizes taken
+     * depend on how much room the cap leaves, and then whether a job fits
+     * would not be monotonic in the cap: a bigger block granted by a
+     * higher cap could leave no room for a later need that a lower cap,
+     * with its smaller retried block, had room for. With sizes fixed by
+     * the requests alone, the bytes held at each step are the same under
+     * any cap, and a job fits exactly when its cap reaches their peak. */
     size_t size = a->block_size;
-    /* Grow block sizes with the arena so many requests take few blocks, up
-     * to PM__BLOCK_MAX: a block is charged whole to a metered allocator
-     * however little of it is used, and one of half a big arena (30 MB for
-     * a town network) pushed a job past its budget while it needed far
-     * less. Allocations of PM__BIG and more have chunks of their own. */
     if (size < a->reserved / 2) size = a->reserved / 2;
     if (size > a->block_max) size = a->block_max;
     if (size < need) size = need;
     if (size > SIZE_MAX - pm__header()) return NULL;
     size_t total = pm__header() + size;
-    if (a->limit && (a->reserved > a->limit || total > a->limit - a->reserved)) {
-        /* Retry with the exact need before giving up on the limit. */
-        total = pm__header() + need;
-        if (a->reserved > a->limit || total > a->limit - a->reserved) return NULL;
-        size = need;
-    }
+    if (a->limit && (a->reserved > a->limit || total > a->limit - a->reserved)) return NULL;
     pm__block *b = pm__block_alloc(a, total);
-    if (!b && size > need) {
-        /* A refusing allocator (a budget) may still grant the exact need. */
-        size = need;
-        total = pm__header() + need;
-        b = pm__block_alloc(a, total);
-    }
     if (!b) return NULL;
     b->prev = a->head;
     b->size = size;

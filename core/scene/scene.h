@@ -2,6 +2,7 @@
 #define PM_SCENE_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include "scene/arena.h"
 #include "scene/meta.h"
 
@@ -80,8 +81,11 @@ int64_t pm__prim_add_vertex_grow(pm_scene *s, pm_prim *p, const float pos[3], co
                                  const float uv[2], const float rgba[4]);
 int pm__prim_add_tri_grow(pm_scene *s, pm_prim *p, uint32_t a, uint32_t b, uint32_t c);
 
+/* k floats of src, or zeros; src tested once (a vertex's attributes are
+ * a stitch's inner loop). */
 static inline void pm__put(float *d, const float *src, int k) {
-    for (int i = 0; i < k; i++) d[i] = src ? src[i] : 0.0f;
+    if (src) memcpy(d, src, (size_t)k * sizeof *d);
+    else memset(d, 0, (size_t)k * sizeof *d);
 }
 
 static inline int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float pos[3],

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "svc_fixtures.h"
+#include "test_http_memory_town.h"
 
 static pm_test_server srv;
 
@@ -16,34 +17,17 @@ static void stop(void) { cr_assert_eq(pm_test_server_stop(&srv), 0, "clean exit"
 
 /* A town grid of n x n nodes 100 m apart, every street with sidewalks,
  * sampled every seg metres: 6 x 6 at 0.5 m is a 14.6 MB JSON answer (a
- * 9.8 MB GLB) from a 3.4 KB request. Its job needs 48 MiB with the JSON
- * answer, 38 to 42 MiB as a 7.9 MB quantized GLB without metadata (measured
- * by trying each --max-job-mb from 38 to 48 on network 1.3.1: the GLB fits
- * at 38 and from 42 on but not at 40, since a vector's doubling that a
- * higher cap grants can leave no room for a later block; 66 with the JSON
- * answer before the arena reused memory given back).
+ * 9.8 MB GLB) from a 3.4 KB request. Its job needs 41 MiB with the JSON
+ * answer, 35 MiB as a 7.9 MB quantized GLB without metadata (measured by
+ * trying each --max-job-mb from 32 to 44 on network 1.3.1; every higher
+ * cap fits too, tests/service/test_http_memory_caps.c. Before the stitch's
+ * working arrays went to a scratch arena: 45 and 39 MiB; before the
+ * arena's block sizes stopped following the room left, the GLB fitted at
+ * 38, not at 40, and from 42 on; 66 with the JSON answer before the arena
+ * reused memory given back).
  * shift moves one node by a millimetre: another cache key, the same size. */
 static char *town(int n, double seg, int shift) {
-    json_t *nodes = json_array(), *edges = json_array();
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) {
-            char id[32];
-            snprintf(id, sizeof id, "n%d_%d", i, j);
-            double x = i * 100.0 + (i == 0 && j == 0 ? shift * 0.001 : 0);
-            json_array_append_new(nodes, json_pack("{s:s,s:[f,f]}", "id", id, "position", x,
-                                                   j * 100.0));
-            char to[32];
-            if (i + 1 < n) {
-                snprintf(to, sizeof to, "n%d_%d", i + 1, j);
-                json_array_append_new(edges, json_pack("{s:s,s:s}", "from", id, "to", to));
-            }
-            if (j + 1 < n) {
-                snprintf(to, sizeof to, "n%d_%d", i, j + 1);
-                json_array_append_new(edges, json_pack("{s:s,s:s}", "from", id, "to", to));
-            }
-        }
-    json_t *doc = json_pack("{s:o,s:o,s:{s:i},s:f}", "nodes", nodes, "edges", edges,
-                            "sidewalk", "width", 2, "max_segment", seg);
+    json_t *doc = pm_test_town(n, seg, shift);
     char *text = json_dumps(doc, JSON_COMPACT);
     json_decref(doc);
     return text;
@@ -130,9 +114,9 @@ static void check_rss(sampler *smp, double bound_mib, double idle) {
 }
 
 Test(http_memory, output_counts_against_the_job_limit, .fini = stop, .timeout = 60) {
-    /* The job with a smaller answer fits 44 MiB (and 42, 46); with its
+    /* The job with a smaller answer fits 38 MiB (from 35 on); with its
      * JSON answer it does not. */
-    const char *args[] = {"--max-job-mb", "44", "--cache-mb", "8", "--max-inflight-mb", "128",
+    const char *args[] = {"--max-job-mb", "38", "--cache-mb", "8", "--max-inflight-mb", "128",
                           "--workers", "2", "--deadline-ms", "60000", NULL};
     sampler smp;
     double idle = start_watched(args, &smp);
@@ -142,7 +126,7 @@ Test(http_memory, output_counts_against_the_job_limit, .fini = stop, .timeout = 
         pm_http_response r;
         pm_http_post_json(&srv, "/v1/networks", body, &r);
         cr_assert_eq(r.status, 422, "%ld %.300s", r.status, r.body);
-        cr_assert_not_null(strstr(detail(&r, buf, sizeof buf), "max_job_mb (44 MiB"), "%s", buf);
+        cr_assert_not_null(strstr(detail(&r, buf, sizeof buf), "max_job_mb (38 MiB"), "%s", buf);
         cr_assert_str_eq(svc_header(&r, "Content-Type", buf, sizeof buf),
                          "application/problem+json");
         pm_http_response_free(&r);
@@ -187,7 +171,7 @@ static int hold(const char *path, const char *body) {
 }
 
 Test(http_memory, held_results_count_against_the_inflight_cap, .fini = stop, .timeout = 60) {
-    /* One town job needs 48 MiB: alone it fits the 52 MiB cap; with
+    /* One town job needs 41 MiB: alone it fits the 52 MiB cap; with
      * another town's answer still unsent (16 to 24 MB with its compressed
      * forms, checked below), it does not. */
     const char *args[] = {"--max-job-mb", "200", "--cache-mb", "0", "--max-inflight-mb", "52",
