@@ -20,7 +20,13 @@ typedef struct pm__jentry {
     int rc;
     pm_junction_diag d;        /* warnings and slab ends in the local frame */
     pm_scene *scene;           /* local frame; NULL when rc != PM_OK */
-    int8_t *sign;              /* per triangle of every prim: its plan orientation's sign */
+    /* Per triangle of every prim: its plan orientation (twice its signed
+     * area, in doubles) and a bound on how far that orientation can move
+     * when its corners move by d: slack[0] + slack[1] d + 8 d^2 (the
+     * product's own error, and the L1 lengths of the edges from its third
+     * corner). 0 and 0: two corners share x and z (a vertical face). */
+    double *orient, (*slack)[2];
+    double rmax;               /* the largest |x| or |z| of any vertex */
     struct pm__jentry *next;
 } pm__jentry;
 
@@ -114,18 +120,63 @@ static double pm__orient(const float *P, const uint32_t *t, const double off[3])
 
 static int8_t pm__sgn(double v) { return (int8_t)((v > 0) - (v < 0)); }
 
-/* The signs of every triangle's plan orientation in the local result. */
-static int pm__signs(pm__net *N, pm__jentry *e) {
+/* Every triangle's plan orientation and slack in the local result. */
+static int pm__orients(pm__net *N, pm__jentry *e) {
     size_t nt = 0;
     for (uint32_t i = 0; i < e->scene->nprims; i++) nt += e->scene->prims[i].icount / 3;
-    e->sign = pm_arena_alloc(N->a, nt + 1);
-    if (!e->sign) return PM_ERR_NOMEM;
+    e->orient = pm_arena_alloc(N->a, (nt + 1) * sizeof *e->orient);
+    e->slack = pm_arena_alloc(N->a, (nt + 1) * sizeof *e->slack);
+    if (!e->orient || !e->slack) return PM_ERR_NOMEM;
     size_t k = 0;
     for (uint32_t i = 0; i < e->scene->nprims; i++) {
         const pm_prim *P = &e->scene->prims[i];
-        for (uint32_t t = 0; t < P->icount; t += 3) e->sign[k++] = pm__sgn(pm__orient(P->positions, P->indices + t, NULL));
+        for (uint32_t v = 0; v < P->vcount; v++) {
+            double x = fabs(P->positions[3 * v]), z = fabs(P->positions[3 * v + 2]);
+            if (x > e->rmax) e->rmax = x;
+            if (z > e->rmax) e->rmax = z;
+        }
+        for (uint32_t t = 0; t < P->icount; t += 3, k++) {
+            const float *a = P->positions + 3 * (size_t)P->indices[t];
+            const float *b = P->positions + 3 * (size_t)P->indices[t + 1];
+            const float *c = P->positions + 3 * (size_t)P->indices[t + 2];
+            /* Differences of floats are exact in doubles; so are their
+             * products here, to within the bound below. */
+            double ax = (double)a[0] - c[0], az = (double)a[2] - c[2];
+            double bx = (double)b[0] - c[0], bz = (double)b[2] - c[2];
+            double l = ax * -bz, r = -az * bx;
+            bool vertical = (a[0] == b[0] && a[2] == b[2]) || (ax == 0 && az == 0) || (bx == 0 && bz == 0);
+            e->orient[k] = vertical ? 0.0 : l - r;
+            e->slack[k][0] = vertical ? 0.0 : 4e-16 * (fabs(l) + fabs(r));
+            e->slack[k][1] = 2.0 * (fabs(ax) + fabs(az) + fabs(bx) + fabs(bz));
+        }
     }
     return PM_OK;
+}
+
+/* Whether every triangle keeps its plan orientation's sign when its
+ * corners are moved by off and rounded to floats. Rounding moves each
+ * coordinate by at most d (an ulp of the largest magnitude there), so a
+ * triangle whose orientation is clear of its slack needs no exact test;
+ * the others are tested exactly, before and after. A vertical face stays
+ * one: its two corners with the same x and z keep them the same. */
+static bool pm__keeps_orientation(const pm__jentry *e, const double off[3]) {
+    double m = e->rmax + fmax(fabs(off[0]), fabs(off[2]));
+    int ex;
+    frexp(m, &ex);
+    double d = ldexp(1.0, ex - 24);    /* an ulp of a float below 2^ex */
+    size_t k = 0;
+    for (uint32_t i = 0; i < e->scene->nprims; i++) {
+        const pm_prim *P = &e->scene->prims[i];
+        for (uint32_t t = 0; t < P->icount; t += 3, k++) {
+            double o = e->orient[k];
+            if (o == 0.0 && e->slack[k][0] == 0.0) continue;
+            if (fabs(o) > e->slack[k][0] + e->slack[k][1] * d + 8.0 * d * d) continue;
+            if (pm__sgn(pm__orient(P->positions, P->indices + t, off)) !=
+                pm__sgn(pm__orient(P->positions, P->indices + t, NULL)))
+                return false;
+        }
+    }
+    return true;
 }
 
 static void pm__move(float out[3], const float in[3], const double off[3]) {
@@ -193,14 +244,7 @@ static pm_meta *pm__place_meta(pm_arena *a, const pm_meta *local, const double o
 static int pm__place(pm__net *N, const pm__jentry *e, const double off[3], pm_scene **out,
                      pm_junction_diag *d, bool *fits) {
     const pm_scene *L = e->scene;
-    *fits = true;
-    size_t k = 0;
-    for (uint32_t i = 0; *fits && i < L->nprims; i++) {
-        const pm_prim *P = &L->prims[i];
-        for (uint32_t t = 0; *fits && t < P->icount; t += 3, k++)
-            *fits = pm__sgn(pm__orient(P->positions, P->indices + t, off)) == e->sign[k];
-    }
-    if (!*fits) return PM_OK;
+    if (!(*fits = pm__keeps_orientation(e, off))) return PM_OK;
     pm_scene *s = pm_scene_create(N->a);
     if (!s) return PM_ERR_NOMEM;
     s->prims = pm_arena_alloc(N->a, (L->nprims + 1) * sizeof *s->prims);
@@ -284,7 +328,7 @@ int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const doubl
         N->jc_built++;
         e->rc = pm_junction_generate(e->scene, local, &e->d);
         if (e->rc < 0 && e->rc != PM_ERR_GEOMETRY) return e->rc;
-        if (e->rc == PM_OK && (rc = pm__signs(N, e))) return rc;
+        if (e->rc == PM_OK && (rc = pm__orients(N, e))) return rc;
         if (e->rc != PM_OK) e->scene = NULL;
         e->next = C->slot[h & (C->nslot - 1)];
         C->slot[h & (C->nslot - 1)] = e;
