@@ -355,10 +355,10 @@ static void pm__check_params(const pm_junction_params *p) {
     (void)p;
 }
 
-int pm_junction_generate(pm_scene *scene, const pm_junction_params *params,
-                         pm_junction_diag *diag) {
+/* One attempt; chain_fillets false: corners along links stay sharp. */
+static int pm__generate(pm_scene *scene, const pm_junction_params *params, pm_junction_diag *diag,
+                        bool chain_fillets, bool *filleted) {
     memset(diag, 0, sizeof *diag);
-    pm__check_params(params);
     pm__junction J;
     memset(&J, 0, sizeof J);
     J.a = scene->arena;
@@ -368,6 +368,7 @@ int pm_junction_generate(pm_scene *scene, const pm_junction_params *params,
     J.ring = params->has_roundabout;
     J.R = params->roundabout.radius;
     J.Ri = params->roundabout.island_radius;
+    J.chain_fillets = chain_fillets;
     int rc = pm__arms(&J);
     if (rc == 0) rc = pm__junction_corners(&J);
     for (size_t k = 0; rc == 0 && k < J.n; k++) J.any_sidewalk = J.any_sidewalk || J.corners[k].sw;
@@ -377,5 +378,22 @@ int pm_junction_generate(pm_scene *scene, const pm_junction_params *params,
     if (rc == 0) rc = pm__metadata(&J);
     diag->warnings = J.warnings.data;
     diag->nwarnings = J.warnings.len;
+    *filleted = J.nchain_fillets > 0;
+    return rc;
+}
+
+int pm_junction_generate(pm_scene *scene, const pm_junction_params *params,
+                         pm_junction_diag *diag) {
+    pm__check_params(params);
+    bool filleted = false;
+    uint32_t nprims = scene->nprims;
+    int rc = pm__generate(scene, params, diag, true, &filleted);
+    /* A merged junction whose fillets along links do not fit (they cut
+     * into another part of its outline) keeps those corners sharp. */
+    if (rc == PM_ERR_GEOMETRY && filleted) {
+        scene->nprims = nprims;     /* what the first attempt added is dropped */
+        scene->validated = false;
+        rc = pm__generate(scene, params, diag, false, &filleted);
+    }
     return rc;
 }
