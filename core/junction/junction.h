@@ -118,6 +118,9 @@ typedef struct pm_junction_params {
      * next arm's right curb); the asphalt is unchanged. Road networks,
      * where that slab would lie on another piece. */
     const bool *bare_corners;
+    /* true: the normals are left zero, for a caller that computes them on
+     * its own mesh (pm_network, after the stitch). */
+    bool no_normals;
 } pm_junction_params;
 
 /* Why a valid-looking request has no junction. */

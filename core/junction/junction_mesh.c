@@ -347,7 +347,7 @@ static int pm__asphalt(pm__junction *J, const pm__raw *raw, uint32_t *pi) {
         rc = pm__vertex(J, prim, m.v.data[i], (float)m.y.data[i], true, 0, 0);
     if (rc == 0) rc = pm__emit_tris(J, prim, m.t.data, m.t.len);
     if (rc < 0) return rc;
-    pm_prim_compute_normals(prim);
+    if (!J->prm->no_normals) pm_prim_compute_normals(prim);
     return 0;
 }
 
@@ -671,8 +671,10 @@ static int pm__sides(pm__junction *J, const pm__raw *raw, uint32_t asphalt) {
         pm__slab_end(J, asphalt, side, &J->diag->slab_ends[2 * J->arms[(k + 1) % J->n].index + 1],
                      s.cv[s.nc - 1], top[s.nc - 1], oi[s.nb - 1]);
     }
-    pm_prim_compute_normals(pm__prim(J, curb));
-    pm_prim_compute_normals(pm__prim(J, side));
+    if (!J->prm->no_normals) {
+        pm_prim_compute_normals(pm__prim(J, curb));
+        pm_prim_compute_normals(pm__prim(J, side));
+    }
     return 0;
 }
 
@@ -724,7 +726,7 @@ static int pm__island(pm__junction *J, uint32_t asphalt) {
             pm_prim_add_tri(J->scene, ip, b0, t1, t0) < 0)
             return PM_ERR_NOMEM;
     }
-    pm_prim_compute_normals(ip);
+    if (!J->prm->no_normals) pm_prim_compute_normals(ip);
     return 0;
 }
 

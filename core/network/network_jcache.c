@@ -56,7 +56,7 @@ static int pm__key(pm__net *N, const pm_junction_params *jp) {
     *w++ = pm__bits(jp->snap);
     *w++ = (uint64_t)jp->has_center | (uint64_t)jp->open_mouths << 1 |
            (uint64_t)jp->drop_tight_sidewalks << 2 | (uint64_t)jp->has_roundabout << 3 |
-           (uint64_t)(jp->bare_corners != NULL) << 4;
+           (uint64_t)(jp->bare_corners != NULL) << 4 | (uint64_t)jp->no_normals << 5;
     *w++ = jp->nnodes;
     *w++ = jp->nlinks;
     for (size_t i = 0; i < jp->narms; i++) {
