@@ -225,8 +225,8 @@ static pm_meta *pm__vertex_meta(pm_arena *a, const pm_prim *p, uint32_t i) {
 static pm_meta *pm__sidewalk_meta(pm_arena *a, const pm__jarm *A) {
     if (!A->sw) return pm_meta_null(a);
     pm_meta *o = pm_meta_obj(a);
-    int rc = pm_meta_set(a, o, "width", pm_meta_num(a, A->sw_w));
-    rc |= pm_meta_set(a, o, "curb_height", pm_meta_num(a, A->sw_ch));
+    int rc = pm_meta_set_lit(o, "width", pm_meta_num(a, A->sw_w));
+    rc |= pm_meta_set_lit(o, "curb_height", pm_meta_num(a, A->sw_ch));
     return rc == 0 ? o : NULL;
 }
 
@@ -234,19 +234,19 @@ static pm_meta *pm__arm_meta(pm__junction *J, size_t k, const pm_prim *asphalt) 
     pm_arena *a = J->a;
     const pm__jarm *A = &J->arms[k];
     pm_meta *o = pm_meta_obj(a), *m = pm_meta_obj(a);
-    int rc = pm_meta_set(a, o, "index", pm_meta_int(a, A->index));
-    rc |= pm_meta_set(a, o, "order", pm_meta_int(a, (int64_t)k));
-    rc |= pm_meta_set(a, o, "direction", pm__xz(a, A->d));
-    rc |= pm_meta_set(a, o, "angle", pm_meta_num(a, A->angle * 180.0 / PM__PI + 0.0));
-    rc |= pm_meta_set(a, o, "width", pm_meta_num(a, 2 * A->h));
-    rc |= pm_meta_set(a, o, "elevation", pm_meta_num(a, A->elev));
-    rc |= pm_meta_set(a, o, "sidewalk", pm__sidewalk_meta(a, A));
-    rc |= pm_meta_set(a, m, "distance", pm_meta_num(a, A->mouth));
-    rc |= pm_meta_set(a, m, "left", pm__vertex_meta(a, asphalt, J->mouth_left[k]));
-    rc |= pm_meta_set(a, m, "right", pm__vertex_meta(a, asphalt, J->mouth_right[k]));
-    rc |= pm_meta_set(a, m, "left_index", pm_meta_int(a, J->mouth_left[k]));
-    rc |= pm_meta_set(a, m, "right_index", pm_meta_int(a, J->mouth_right[k]));
-    rc |= pm_meta_set(a, o, "mouth", m);
+    int rc = pm_meta_set_lit(o, "index", pm_meta_int(a, A->index));
+    rc |= pm_meta_set_lit(o, "order", pm_meta_int(a, (int64_t)k));
+    rc |= pm_meta_set_lit(o, "direction", pm__xz(a, A->d));
+    rc |= pm_meta_set_lit(o, "angle", pm_meta_num(a, A->angle * 180.0 / PM__PI + 0.0));
+    rc |= pm_meta_set_lit(o, "width", pm_meta_num(a, 2 * A->h));
+    rc |= pm_meta_set_lit(o, "elevation", pm_meta_num(a, A->elev));
+    rc |= pm_meta_set_lit(o, "sidewalk", pm__sidewalk_meta(a, A));
+    rc |= pm_meta_set_lit(m, "distance", pm_meta_num(a, A->mouth));
+    rc |= pm_meta_set_lit(m, "left", pm__vertex_meta(a, asphalt, J->mouth_left[k]));
+    rc |= pm_meta_set_lit(m, "right", pm__vertex_meta(a, asphalt, J->mouth_right[k]));
+    rc |= pm_meta_set_lit(m, "left_index", pm_meta_int(a, J->mouth_left[k]));
+    rc |= pm_meta_set_lit(m, "right_index", pm_meta_int(a, J->mouth_right[k]));
+    rc |= pm_meta_set_lit(o, "mouth", m);
     return rc == 0 ? o : NULL;
 }
 
@@ -259,13 +259,13 @@ static pm_meta *pm__corner_meta(pm__junction *J, size_t k) {
     const pm__jcorner *C = &J->corners[k];
     pm_meta *o = pm_meta_obj(a);
     int64_t arms[2] = {J->arms[C->a].index, J->arms[C->b].index};
-    int rc = pm_meta_set(a, o, "arms", pm_meta_ints(a, arms, 2));
-    rc |= pm_meta_set(a, o, "kind", pm_meta_str(a, pm__kind_name(C->kind)));
-    rc |= pm_meta_set(a, o, "angle", pm_meta_num(a, C->phi * 180.0 / PM__PI));
-    rc |= pm_meta_set(a, o, "requested_radius", pm_meta_num(a, C->kind == PM__STRAIGHT ? 0 : C->r_req));
-    rc |= pm_meta_set(a, o, "radius", pm_meta_num(a, C->r));
-    if (C->kind == PM__FILLET) rc |= pm_meta_set(a, o, "point", pm__xz(a, C->p));
-    rc |= pm_meta_set(a, o, "sidewalk", pm_meta_bool(a, C->sw));
+    int rc = pm_meta_set_lit(o, "arms", pm_meta_ints(a, arms, 2));
+    rc |= pm_meta_set_lit(o, "kind", pm_meta_str(a, pm__kind_name(C->kind)));
+    rc |= pm_meta_set_lit(o, "angle", pm_meta_num(a, C->phi * 180.0 / PM__PI));
+    rc |= pm_meta_set_lit(o, "requested_radius", pm_meta_num(a, C->kind == PM__STRAIGHT ? 0 : C->r_req));
+    rc |= pm_meta_set_lit(o, "radius", pm_meta_num(a, C->r));
+    if (C->kind == PM__FILLET) rc |= pm_meta_set_lit(o, "point", pm__xz(a, C->p));
+    rc |= pm_meta_set_lit(o, "sidewalk", pm_meta_bool(a, C->sw));
     return rc == 0 ? o : NULL;
 }
 
@@ -285,13 +285,13 @@ static pm_meta *pm__warnings_meta(pm__junction *J) {
         pm_meta *o = pm_meta_obj(a);
         int64_t arms[2] = {w->arms[0], w->arms[1]};
         bool radius = w->code == PM_JUNCTION_WARN_RADIUS;
-        rc |= pm_meta_set(a, o, "code", pm_meta_str(a, radius ? "corner_radius_reduced"
+        rc |= pm_meta_set_lit(o, "code", pm_meta_str(a, radius ? "corner_radius_reduced"
                                                               : "corner_sidewalk_dropped"));
-        rc |= pm_meta_set(a, o, "corner", pm_meta_int(a, w->corner));
-        rc |= pm_meta_set(a, o, "arms", pm_meta_ints(a, arms, 2));
-        if (radius) rc |= pm_meta_set(a, o, "requested_radius", pm_meta_num(a, w->requested_radius));
-        if (radius) rc |= pm_meta_set(a, o, "radius", pm_meta_num(a, w->radius));
-        rc |= pm_meta_set(a, o, "message", pm_meta_str(a, w->message));
+        rc |= pm_meta_set_lit(o, "corner", pm_meta_int(a, w->corner));
+        rc |= pm_meta_set_lit(o, "arms", pm_meta_ints(a, arms, 2));
+        if (radius) rc |= pm_meta_set_lit(o, "requested_radius", pm_meta_num(a, w->requested_radius));
+        if (radius) rc |= pm_meta_set_lit(o, "radius", pm_meta_num(a, w->radius));
+        rc |= pm_meta_set_lit(o, "message", pm_meta_str(a, w->message));
         rc |= pm_meta_push(arr, o);
     }
     return rc == 0 ? arr : NULL;
@@ -311,20 +311,20 @@ static int pm__metadata(pm__junction *J) {
         rc |= pm_meta_push(order, pm_meta_int(a, J->arms[k].index));
         rc |= pm_meta_push(corners, pm__corner_meta(J, k));
     }
-    rc |= pm_meta_set(a, meta, "center", pm__xz(a, J->c));
-    rc |= pm_meta_set(a, meta, "arms", arms);
-    rc |= pm_meta_set(a, meta, "order", order);
-    rc |= pm_meta_set(a, meta, "corners", corners);
-    rc |= pm_meta_set(a, meta, "contour", pm__points_meta(a, J->contour, J->ncontour));
+    rc |= pm_meta_set_lit(meta, "center", pm__xz(a, J->c));
+    rc |= pm_meta_set_lit(meta, "arms", arms);
+    rc |= pm_meta_set_lit(meta, "order", order);
+    rc |= pm_meta_set_lit(meta, "corners", corners);
+    rc |= pm_meta_set_lit(meta, "contour", pm__points_meta(a, J->contour, J->ncontour));
     if (J->ring) {
         pm_meta *r = pm_meta_obj(a);
-        rc |= pm_meta_set(a, r, "radius", pm_meta_num(a, J->R));
-        rc |= pm_meta_set(a, r, "island_radius", pm_meta_num(a, J->Ri));
-        rc |= pm_meta_set(a, r, "island", pm__points_meta(a, J->island, J->nisland));
-        rc |= pm_meta_set(a, r, "island_first_index", pm_meta_int(a, (int64_t)J->ncontour));
-        rc |= pm_meta_set(a, meta, "roundabout", r);
+        rc |= pm_meta_set_lit(r, "radius", pm_meta_num(a, J->R));
+        rc |= pm_meta_set_lit(r, "island_radius", pm_meta_num(a, J->Ri));
+        rc |= pm_meta_set_lit(r, "island", pm__points_meta(a, J->island, J->nisland));
+        rc |= pm_meta_set_lit(r, "island_first_index", pm_meta_int(a, (int64_t)J->ncontour));
+        rc |= pm_meta_set_lit(meta, "roundabout", r);
     }
-    rc |= pm_meta_set(a, meta, "warnings", pm__warnings_meta(J));
+    rc |= pm_meta_set_lit(meta, "warnings", pm__warnings_meta(J));
     return rc == 0 ? 0 : PM_ERR_NOMEM;
 }
 
@@ -355,10 +355,10 @@ static void pm__check_params(const pm_junction_params *p) {
     (void)p;
 }
 
-int pm_junction_generate(pm_scene *scene, const pm_junction_params *params,
-                         pm_junction_diag *diag) {
+/* One attempt; chain_fillets false: corners along links stay sharp. */
+static int pm__generate(pm_scene *scene, const pm_junction_params *params, pm_junction_diag *diag,
+                        bool chain_fillets, bool *filleted) {
     memset(diag, 0, sizeof *diag);
-    pm__check_params(params);
     pm__junction J;
     memset(&J, 0, sizeof J);
     J.a = scene->arena;
@@ -368,6 +368,7 @@ int pm_junction_generate(pm_scene *scene, const pm_junction_params *params,
     J.ring = params->has_roundabout;
     J.R = params->roundabout.radius;
     J.Ri = params->roundabout.island_radius;
+    J.chain_fillets = chain_fillets;
     int rc = pm__arms(&J);
     if (rc == 0) rc = pm__junction_corners(&J);
     for (size_t k = 0; rc == 0 && k < J.n; k++) J.any_sidewalk = J.any_sidewalk || J.corners[k].sw;
@@ -377,5 +378,22 @@ int pm_junction_generate(pm_scene *scene, const pm_junction_params *params,
     if (rc == 0) rc = pm__metadata(&J);
     diag->warnings = J.warnings.data;
     diag->nwarnings = J.warnings.len;
+    *filleted = J.nchain_fillets > 0;
+    return rc;
+}
+
+int pm_junction_generate(pm_scene *scene, const pm_junction_params *params,
+                         pm_junction_diag *diag) {
+    pm__check_params(params);
+    bool filleted = false;
+    uint32_t nprims = scene->nprims;
+    int rc = pm__generate(scene, params, diag, true, &filleted);
+    /* A merged junction whose fillets along links do not fit (they cut
+     * into another part of its outline) keeps those corners sharp. */
+    if (rc == PM_ERR_GEOMETRY && filleted) {
+        scene->nprims = nprims;     /* what the first attempt added is dropped */
+        scene->validated = false;
+        rc = pm__generate(scene, params, diag, false, &filleted);
+    }
     return rc;
 }

@@ -104,9 +104,11 @@ typedef struct pm_junction_params {
      * from one node to the next along a link's side (a sharp corner where
      * two curb lines meet, a bevel round the outside of a bend; a link
      * side that the corners at its ends pass over is left out), so a face
-     * closed by links is asphalt. Such corners get no fillet
-     * (corner_radius_reduced) and no sidewalk (corner_sidewalk_dropped).
-     * No roundabout. */
+     * closed by links is asphalt. Where two of those curb lines meet in a
+     * point (a block's corner) it gets a fillet of corner_radius, smaller
+     * where the lines are short (corner_radius_reduced; none when one
+     * would cut into another part of the outline); such corners get no
+     * sidewalk (corner_sidewalk_dropped). No roundabout. */
     const double *nodes;
     size_t nnodes;
     const pm_junction_link *links;
@@ -116,6 +118,9 @@ typedef struct pm_junction_params {
      * next arm's right curb); the asphalt is unchanged. Road networks,
      * where that slab would lie on another piece. */
     const bool *bare_corners;
+    /* true: the normals are left zero, for a caller that computes them on
+     * its own mesh (pm_network, after the stitch). */
+    bool no_normals;
 } pm_junction_params;
 
 /* Why a valid-looking request has no junction. */

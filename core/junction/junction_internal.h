@@ -125,6 +125,9 @@ typedef struct pm__junction {
     uint32_t *mouth_left, *mouth_right;   /* per sorted arm: asphalt vertex index */
     size_t nisland;
     pm_v2 *island;               /* final island points (asphalt vertices after the contour) */
+    /* merged junctions: whether corners along links get fillets, and how many did */
+    bool chain_fillets;
+    size_t nchain_fillets;
 } pm__junction;
 
 /* Records a geometry failure naming two arms (request indices, -1 unused);

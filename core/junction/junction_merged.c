@@ -174,13 +174,68 @@ static double pm__sidewalk_clear(const pm__jarm *A, double side, const pm__line 
     return fmax(t, 0);
 }
 
+/* Fillets where kept line i meets the next kept one in a point (a turn to
+ * the right: the block's corner): radius corner_radius, or less so that
+ * its tangent points stay on the lines, an arm's within its room and a
+ * link side's within what the fillet at its start left (at most half of
+ * it when its end has a fillet too); under a few snap steps none. dt[i] and rad[i] (0: none) for
+ * the join after line i; returns the smallest radius (0 when none). */
+static double pm__chain_fillets(pm__junction *J, const pm__jcorner *C, const pm__line *L, size_t m,
+                                double *dt, double *rad) {
+    const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
+    double rmin = INFINITY, used = 0;   /* used: of line i, by the fillet where it is entered */
+    for (size_t i = 0; i + 1 < m; i++) {
+        if (!L[i].kept) continue;
+        size_t v = i + 1;
+        while (!L[v].kept) v++;
+        double used_u = used;
+        used = 0;
+        if (L[i].bevel_out) continue;
+        double sin_t = -pm_v2_cross(L[i].t, L[v].t), cos_t = pm_v2_dot(L[i].t, L[v].t);
+        if (!(sin_t > 1e-9)) { rmin = 0; continue; }
+        double tan_half = (1 - cos_t) / sin_t;      /* tan of half the turn */
+        double room_u = i == 0 ? A->len - (-L[0].out) : L[i].out - L[i].in - used_u;
+        /* A link side shares its length with the fillet at its other end. */
+        double room_v = v + 1 == m ? B->len - L[m - 1].in
+                                   : (L[v].bevel_out ? 1.0 : 0.5) * (L[v].out - L[v].in);
+        double r = fmin(C->r_req, fmin(room_u, room_v) / tan_half);
+        if (!(r >= PM__MIN_RADIUS_SNAPS * J->prm->snap)) { rmin = 0; continue; }
+        rad[i] = r;
+        dt[i] = used = r * tan_half;
+        rmin = fmin(rmin, r);
+        J->nchain_fillets++;
+    }
+    return isfinite(rmin) ? rmin : 0;
+}
+
+/* The points strictly inside the fillet of radius r from line u to line v
+ * (tangent dt before and after their meeting point); returns how many. */
+static size_t pm__chain_arc(const pm__junction *J, const pm__line *u, const pm__line *v, double dt,
+                            double r, pm_v2 *out) {
+    pm_v2 p = pm_v2_axpy(u->q, u->out, u->t);
+    pm_v2 tu = pm_v2_axpy(p, -dt, u->t), tv = pm_v2_axpy(p, dt, v->t);
+    pm_v2 centre = pm_v2_axpy(tu, r, pm_v2_xy(u->t.y, -u->t.x));   /* on the right: the block */
+    double a0 = atan2(tu.y - centre.y, tu.x - centre.x);
+    double sweep = atan2(tv.y - centre.y, tv.x - centre.x) - a0;
+    while (sweep <= -PM__PI) sweep += 2 * PM__PI;
+    while (sweep > PM__PI) sweep -= 2 * PM__PI;
+    uint32_t count = J->prm->corner_segments;
+    double room = fabs(sweep) * r / (PM__MIN_RADIUS_SNAPS * J->prm->snap);
+    if (room < (double)(count - 1)) count = room < 1 ? 2 : (uint32_t)room + 1;
+    size_t n = 0;
+    for (uint32_t i = 1; i + 1 < count; i++) {
+        double a = a0 + sweep * (double)i / (double)(count - 1);
+        out[n++] = pm_v2_axpy(centre, r, pm_v2_xy(cos(a), sin(a)));
+    }
+    return n;
+}
+
 int pm__chain_corner(pm__junction *J, size_t k) {
     pm__jcorner *C = &J->corners[k];
     const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
     size_t m = C->nvia + 2;
     pm__line *L = pm_arena_calloc(J->a, m, sizeof *L);
-    C->chain = pm_arena_alloc(J->a, 2 * m * sizeof *C->chain);
-    if (!L || !C->chain) return PM_ERR_NOMEM;
+    if (!L) return PM_ERR_NOMEM;
     /* a's left curb walked inward, the links' right curbs, b's right curb
      * walked outward. */
     L[0] = (pm__line){pm__arm_pt(A, 1, 0, A->h), pm_v2_scale(A->d, -1), 0, -INFINITY, 0, true, false, false};
@@ -223,10 +278,17 @@ int pm__chain_corner(pm__junction *J, size_t k) {
             again = true;
         }
     }
+    /* Where two kept lines meet in a point, a fillet (pm__chain_fillets). */
+    double *dt = pm_arena_calloc(J->a, m, sizeof *dt), *rad = pm_arena_calloc(J->a, m, sizeof *rad);
+    if (!dt || !rad) return PM_ERR_NOMEM;
+    double rmin = J->chain_fillets ? pm__chain_fillets(J, C, L, m, dt, rad) : 0;
     /* Round the outside of a bend the arm keeps a square-ish piece of road
-     * its half width long (or its room), as at a straight join. */
-    C->ta = L[0].bevel_out ? fmin(A->h, A->len) : -L[0].out;
-    C->sb = L[m - 1].bevel_in ? fmin(B->h, B->len) : L[m - 1].in;
+     * its half width long (or its room), as at a straight join; a fillet
+     * at its end starts its tangent distance further out. */
+    C->ta = L[0].bevel_out ? fmin(A->h, A->len) : -L[0].out + dt[0];
+    size_t last = m - 2;
+    while (!L[last].kept) last--;
+    C->sb = L[m - 1].bevel_in ? fmin(B->h, B->len) : L[m - 1].in + dt[last];
     if (C->ta > A->len || C->sb > B->len) {
         bool a_short = C->ta > A->len;
         const pm__jarm *S = a_short ? A : B;
@@ -235,17 +297,27 @@ int pm__chain_corner(pm__junction *J, size_t k) {
                          "beyond its %.3f m", A->index, B->index, a_short ? C->ta : C->sb,
                          S->index, S->len);
     }
+    uint32_t seg = J->prm->corner_segments;
+    C->chain = pm_arena_alloc(J->a, m * (2 + seg) * sizeof *C->chain);
+    if (!C->chain) return PM_ERR_NOMEM;
     C->nchain = 0;
+    double din = 0;        /* the fillet's tangent distance where line i is entered */
     for (size_t i = 0; i < m; i++) {
         if (!L[i].kept) continue;
-        if (i > 0) C->chain[C->nchain++] = pm_v2_axpy(L[i].q, L[i].in, L[i].t);
-        if (i + 1 < m) C->chain[C->nchain++] = pm_v2_axpy(L[i].q, L[i].out, L[i].t);
+        if (i > 0) C->chain[C->nchain++] = pm_v2_axpy(L[i].q, L[i].in + din, L[i].t);
+        if (i + 1 == m) break;
+        C->chain[C->nchain++] = pm_v2_axpy(L[i].q, L[i].out - dt[i], L[i].t);
+        size_t v = i + 1;
+        while (!L[v].kept) v++;
+        din = rad[i] > 0 ? dt[i] : 0;
+        if (rad[i] > 0) C->nchain += pm__chain_arc(J, &L[i], &L[v], dt[i], rad[i], C->chain + C->nchain);
     }
-    /* No fillets, no sidewalk round such a corner. */
-    C->r = 0;
+    /* No sidewalk round such a corner; its fillets as at other corners,
+     * where two curb lines meet (the smallest is its radius). */
+    C->r = rmin;
     C->sw = false;
     int rc = 0;
-    if (C->r_req > 0) rc = pm__jwarn(J, k, C->r_req, 0);
+    if (rmin < C->r_req) rc = pm__jwarn(J, k, C->r_req, rmin);
     if (rc == 0 && A->sw && B->sw) {
         size_t u = 1, v = m - 2;
         while (!L[u].kept) u++;

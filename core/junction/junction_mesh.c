@@ -16,10 +16,37 @@
 
 typedef struct pm__edge { double x0, x1, y0, y1; size_t i; } pm__edge;
 
-static int pm__edge_cmp(const void *a, const void *b) {
-    const pm__edge *ea = a, *eb = b;
-    if (ea->x0 != eb->x0) return ea->x0 < eb->x0 ? -1 : 1;
-    return ea->i < eb->i ? -1 : ea->i > eb->i;
+static bool pm__edge_before(const pm__edge *a, const pm__edge *b) {
+    return a->x0 < b->x0 || (a->x0 == b->x0 && a->i < b->i);
+}
+
+/* Sorts e[0..n-1] by (x0, i), a total order (so any sort gives the same
+ * result), bottom-up merging through tmp; returns the sorted array (e or
+ * tmp). Runs of 8 are first sorted by insertion. */
+static pm__edge *pm__edge_sort(pm__edge *e, pm__edge *tmp, size_t n) {
+    for (size_t lo = 0; lo < n; lo += 8) {
+        size_t hi = lo + 8 < n ? lo + 8 : n;
+        for (size_t i = lo + 1; i < hi; i++) {
+            pm__edge x = e[i];
+            size_t j = i;
+            while (j > lo && pm__edge_before(&x, &e[j - 1])) { e[j] = e[j - 1]; j--; }
+            e[j] = x;
+        }
+    }
+    pm__edge *src = e, *dst = tmp;
+    for (size_t w = 8; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) dst[k++] = pm__edge_before(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid) dst[k++] = src[i++];
+            while (j < hi) dst[k++] = src[j++];
+        }
+        pm__edge *t = src;
+        src = dst;
+        dst = t;
+    }
+    return src;
 }
 
 static bool pm__folds(pm_v2 a, pm_v2 b, pm_v2 c) {
@@ -38,14 +65,16 @@ bool pm__poly_simple(const pm_v2 *p, size_t n, size_t bad[2]) {
         if (p[i].x == p[(i + 1) % n].x && p[i].y == p[(i + 1) % n].y) return false;
         if (pm__folds(p[(i + n - 1) % n], p[i], p[(i + 1) % n])) return false;
     }
-    pm__edge *e = malloc(n * sizeof *e);
-    if (!e) return false;
+    /* Junction contours are short: their edges sort on the stack. */
+    pm__edge stack[2 * 128], *heap = NULL, *e = stack;
+    if (n > 128 && !(e = heap = malloc(2 * n * sizeof *e))) return false;
     for (size_t i = 0; i < n; i++) {
         pm_v2 a = p[i], b = p[(i + 1) % n];
-        e[i] = (pm__edge){fmin(a.x, b.x), fmax(a.x, b.x), fmin(a.y, b.y), fmax(a.y, b.y), i};
+        e[i] = (pm__edge){a.x < b.x ? a.x : b.x, a.x < b.x ? b.x : a.x,
+                          a.y < b.y ? a.y : b.y, a.y < b.y ? b.y : a.y, i};
     }
     /* Sweep along x: only edges whose x ranges overlap can meet. */
-    qsort(e, n, sizeof *e, pm__edge_cmp);
+    e = pm__edge_sort(e, e + n, n);
     bool ok = true;
     for (size_t u = 0; u < n && ok; u++) {
         for (size_t v = u + 1; v < n && e[v].x0 <= e[u].x1 && ok; v++) {
@@ -62,7 +91,7 @@ bool pm__poly_simple(const pm_v2 *p, size_t n, size_t bad[2]) {
             }
         }
     }
-    free(e);
+    free(heap);
     return ok;
 }
 
@@ -318,7 +347,7 @@ static int pm__asphalt(pm__junction *J, const pm__raw *raw, uint32_t *pi) {
         rc = pm__vertex(J, prim, m.v.data[i], (float)m.y.data[i], true, 0, 0);
     if (rc == 0) rc = pm__emit_tris(J, prim, m.t.data, m.t.len);
     if (rc < 0) return rc;
-    pm_prim_compute_normals(prim);
+    if (!J->prm->no_normals) pm_prim_compute_normals(prim);
     return 0;
 }
 
@@ -642,8 +671,10 @@ static int pm__sides(pm__junction *J, const pm__raw *raw, uint32_t asphalt) {
         pm__slab_end(J, asphalt, side, &J->diag->slab_ends[2 * J->arms[(k + 1) % J->n].index + 1],
                      s.cv[s.nc - 1], top[s.nc - 1], oi[s.nb - 1]);
     }
-    pm_prim_compute_normals(pm__prim(J, curb));
-    pm_prim_compute_normals(pm__prim(J, side));
+    if (!J->prm->no_normals) {
+        pm_prim_compute_normals(pm__prim(J, curb));
+        pm_prim_compute_normals(pm__prim(J, side));
+    }
     return 0;
 }
 
@@ -695,7 +726,7 @@ static int pm__island(pm__junction *J, uint32_t asphalt) {
             pm_prim_add_tri(J->scene, ip, b0, t1, t0) < 0)
             return PM_ERR_NOMEM;
     }
-    pm_prim_compute_normals(ip);
+    if (!J->prm->no_normals) pm_prim_compute_normals(ip);
     return 0;
 }
 

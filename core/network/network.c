@@ -311,8 +311,8 @@ static int pm__merged_params(pm__net *N, uint32_t n, pm_junction_arm *arms, pm_j
     for (uint32_t v = 0; v < p->nnodes; v++) {
         if (pm__root(N, v) != n) continue;
         slot[v] = m;
-        xz[2 * m] = p->nodes[3 * v];
-        xz[2 * m + 1] = p->nodes[3 * v + 2];
+        xz[2 * m] = p->nodes[3 * v] - V->c[0];      /* the junction's local frame */
+        xz[2 * m + 1] = p->nodes[3 * v + 2] - V->c[2];
         m++;
     }
     size_t nl = 0;
@@ -396,11 +396,13 @@ static int pm__junction(pm__net *N, uint32_t n) {
     if (!arms || !V->dir || !V->mouth_l || !V->mouth_r || !V->mouth_d || !V->split || !V->skip || !V->cap ||
         !V->bare)
         return PM_ERR_NOMEM;
+    /* Built in the node's local frame (network_jcache.c): the centre at
+     * the origin, heights relative to it. */
     pm_junction_params jp = {
-        .arms = arms, .narms = V->deg, .has_center = true, .center = {V->c[0], V->c[2]},
+        .arms = arms, .narms = V->deg, .has_center = true, .center = {0.0, 0.0},
         .corner_radius = p->corner_radius, .corner_segments = p->corner_segments,
         .uv_scale = p->uv_scale, .snap = p->snap, .open_mouths = true, .drop_tight_sidewalks = true,
-        .bare_corners = V->bare,
+        .bare_corners = V->bare, .no_normals = true,   /* the stitch computes them */
     };
     if (V->merged_node >= 0) {
         int rc = pm__merged_params(N, n, arms, &jp);
@@ -408,10 +410,11 @@ static int pm__junction(pm__net *N, uint32_t n) {
     }
     pm_junction_diag d;
     for (;;) {
-        for (uint32_t k = 0; k < V->deg; k++) pm__arm_from_road(N, n, k, &arms[k]);
-        V->scene = pm_scene_create(N->a);
-        if (!V->scene) return PM_ERR_NOMEM;
-        int rc = pm_junction_generate(V->scene, &jp, &d);
+        for (uint32_t k = 0; k < V->deg; k++) {
+            pm__arm_from_road(N, n, k, &arms[k]);
+            arms[k].elevation -= V->c[1];
+        }
+        int rc = pm__jcache_generate(N, &jp, V->c, &V->scene, &d);
         if (rc < 0 && rc != PM_ERR_GEOMETRY) return rc;
         bool moved = false;
         if (rc == PM_ERR_GEOMETRY) {
@@ -897,6 +900,9 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     diag->problems = N.problems.data;
     diag->nproblems = N.problems.len;
     diag->nwarnings = N.nwarnings + N.gaps.len;
+    diag->junctions_built = N.jc_built;
+    diag->junctions_reused = N.jc_reused;
+    diag->junctions_in_place = N.jc_in_place;
     for (uint32_t n = 0; n < p->nnodes; n++)
         for (uint32_t k = 0; N.nodes[n].scene && N.nodes[n].bare && k < N.nodes[n].deg; k++)
             diag->nwarnings += N.nodes[n].bare[k];

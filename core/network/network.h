@@ -101,6 +101,12 @@ typedef struct pm_network_diag {
     pm_network_problem *problems; /* every problem found, in the scene arena */
     size_t nproblems;
     size_t nwarnings;             /* warnings in the metadata: the junctions', interrupted sidewalks */
+    /* Junction builds (each node's junction is built in its local frame;
+     * a build may be tried again as its arms change): generator runs,
+     * builds that reused an identical earlier result, and runs in place
+     * (global frame) because the moved result would not have kept its
+     * triangles' orientation. built + reused builds in all. */
+    size_t junctions_built, junctions_reused, junctions_in_place;
 } pm_network_diag;
 
 /* The gap (metres) a road keeps between a mouth and the next control point:

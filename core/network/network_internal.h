@@ -76,6 +76,8 @@ typedef struct pm__gap_t {
  * junction's slab. */
 typedef struct pm__swsrc { uint32_t road, lo, hi; uint8_t side; } pm__swsrc;
 
+typedef struct pm__jcache pm__jcache;
+
 typedef struct pm__net {
     pm_arena *a;
     pm_arena *tmp;                /* scratch for one road at a time (reset before each) */
@@ -91,6 +93,8 @@ typedef struct pm__net {
     PM_VEC(pm__swsrc) swsrc;      /* per output sidewalk triangle: its road side's sections */
     size_t nbare;                 /* junction corners left bare */
     size_t nwarnings;
+    pm__jcache *jc;               /* junction results by local parameters (network_jcache.c) */
+    size_t jc_built, jc_reused, jc_in_place;
 } pm__net;
 
 int pm__network_problem(pm__net *N, pm_network_problem **out);
@@ -116,4 +120,12 @@ int pm__network_sidewalks(pm__net *N, pm_scene *s);
  * band cut there) and *retry says whether any was: the caller builds
  * again and checks anew. */
 int pm__network_overlaps(pm__net *N, const pm_scene *s, bool *retry);
+/* network_jcache.c: pm_junction_generate for parameters in the node's
+ * local frame (centre [0, 0], heights and merged nodes relative to off),
+ * its result moved by off (x, y, z) into *out (NULL on failure). A result
+ * whose local parameters are bit-identical to an earlier call's is reused;
+ * one whose triangles would not keep their orientation when moved is built
+ * where it stands instead. Returns as pm_junction_generate. */
+int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const double off[3],
+                        pm_scene **out, pm_junction_diag *d);
 #endif

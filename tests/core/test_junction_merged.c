@@ -199,6 +199,45 @@ Test(junction_merged, a_solid_face_names_its_arms) {
     pm_arena_destroy(r.a);
 }
 
+Test(junction_merged, a_corner_along_a_link_gets_its_fillet) {
+    /* Nodes 10 m apart joined by an 8 m link; node 0 sends a road west
+     * and one diagonally back (towards [-30, -30]), node 1 roads east and
+     * south. Where the diagonal's curb meets the link's side (at
+     * [4 sqrt 2 - 4, -4]) the block has a 135-degree corner: it gets a
+     * fillet of the requested radius, as any block corner does, so a
+     * point 0.15 m into the block along its bisector is asphalt (a sharp
+     * corner left it outside). */
+    mcase m;
+    mcase_init(&m);
+    uint32_t a = mnode(&m, 0, 0), b = mnode(&m, 10, 0);
+    mlink(&m, a, b, 8);
+    marm(&m, a, -30, 0, 8, 30);
+    marm(&m, a, -30, -30, 8, 30);
+    marm(&m, b, 40, 0, 8, 30);
+    marm(&m, b, 10, 30, 8, 30);
+    jrun r = run(&m.c);
+    const char *w = check_merged(&r, &m);
+    cr_assert_null(w, "%s", w);
+    const pm_meta *corners = pm_meta_get(r.s->meta, "corners");
+    bool found = false;
+    for (size_t k = 0; k < corners->u.kids.count; k++) {
+        const pm_meta *arms = pm_meta_get(at(corners, k), "arms");
+        if (strcmp(corner_kind(&r, k), "links") != 0 || arms->u.kids.last->u.i != 1) continue;
+        found = true;
+        cr_assert_float_eq(mnum(at(corners, k), "radius"), 3.0, 1e-12);
+    }
+    cr_assert(found, "no corner along the link from the diagonal arm");
+    double p[2] = {4 * sqrt(2.0) - 4, -4}, bis[2] = {1 - sqrt(0.5), -sqrt(0.5)};
+    double l = hypot(bis[0], bis[1]);
+    double q[2] = {p[0] + 0.15 * bis[0] / l, p[1] + 0.15 * bis[1] / l};
+    cr_assert(inside_asphalt(find_prim(r.s, "asphalt"), q), "[%g, %g] is not asphalt", q[0], q[1]);
+    /* Beyond the fillet (0.25 m from the corner along the bisector) the
+     * block stays. */
+    double q2[2] = {p[0] + 0.4 * bis[0] / l, p[1] + 0.4 * bis[1] / l};
+    cr_assert(!inside_asphalt(find_prim(r.s, "asphalt"), q2), "[%g, %g] is asphalt", q2[0], q2[1]);
+    pm_arena_destroy(r.a);
+}
+
 /* Whether direction (x, z) is at least 30 degrees from unit (ux, uz). */
 static bool apart(double x, double z, double ux, double uz) {
     return (x * ux + z * uz) / hypot(x, z) < cos(30 * PI / 180);

@@ -1,0 +1,346 @@
+/* Junctions built in their node's local frame and reused: on a grid most
+ * junctions are one junction translated. Each is generated with its node at
+ * the origin (arms, heights and merged nodes relative to it), and the
+ * result is translated when it is placed; a node whose local parameters
+ * are bit-identical to an earlier one's (same key bytes, compared in full)
+ * takes that result. Reuse therefore gives exactly the bytes a fresh build
+ * would: the output does not depend on which node came first. */
+#include <math.h>
+#include <string.h>
+
+#include "network/network_internal.h"
+#include "geom/predicates.h"
+#include "scene/result.h"
+
+/* One local result: the key it was built from and what the generator said. */
+typedef struct pm__jentry {
+    uint64_t hash;
+    const uint64_t *key;
+    size_t nkey;
+    int rc;
+    pm_junction_diag d;        /* warnings and slab ends in the local frame */
+    pm_scene *scene;           /* local frame; NULL when rc != PM_OK */
+    /* Per triangle of every prim: its plan orientation (twice its signed
+     * area, in doubles) and a bound on how far that orientation can move
+     * when its corners move by d: slack[0] + slack[1] d + 8 d^2 (the
+     * product's own error, and the L1 lengths of the edges from its third
+     * corner). 0 and 0: two corners share x and z (a vertical face). */
+    double *orient, (*slack)[2];
+    double rmax;               /* the largest |x| or |z| of any vertex */
+    struct pm__jentry *next;
+} pm__jentry;
+
+struct pm__jcache {
+    pm__jentry **slot;
+    size_t nslot, count;
+    PM_VEC(uint64_t) buf;      /* the key being built */
+};
+
+static uint64_t pm__bits(double v) {
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/* Every field of the (local) parameters the generator reads, as words. */
+static int pm__key(pm__net *N, const pm_junction_params *jp) {
+    size_t n = 10 + 10 * jp->narms + 2 * jp->nnodes + 2 * jp->nlinks;
+    if (pm_vec_reserve(N->a, &N->jc->buf, n)) return PM_ERR_NOMEM;
+    uint64_t *w = N->jc->buf.data;
+    *w++ = jp->narms;
+    *w++ = pm__bits(jp->center[0]);
+    *w++ = pm__bits(jp->center[1]);
+    *w++ = pm__bits(jp->corner_radius);
+    *w++ = jp->corner_segments;
+    *w++ = pm__bits(jp->uv_scale);
+    *w++ = pm__bits(jp->snap);
+    *w++ = (uint64_t)jp->has_center | (uint64_t)jp->open_mouths << 1 |
+           (uint64_t)jp->drop_tight_sidewalks << 2 | (uint64_t)jp->has_roundabout << 3 |
+           (uint64_t)(jp->bare_corners != NULL) << 4 | (uint64_t)jp->no_normals << 5;
+    *w++ = jp->nnodes;
+    *w++ = jp->nlinks;
+    for (size_t i = 0; i < jp->narms; i++) {
+        const pm_junction_arm *A = &jp->arms[i];
+        *w++ = pm__bits(A->direction[0]);
+        *w++ = pm__bits(A->direction[1]);
+        *w++ = pm__bits(A->length);
+        *w++ = pm__bits(A->width);
+        *w++ = pm__bits(A->elevation);
+        *w++ = A->has_sidewalk;
+        *w++ = pm__bits(A->has_sidewalk ? A->sidewalk.width : 0.0);
+        *w++ = pm__bits(A->has_sidewalk ? A->sidewalk.curb_height : 0.0);
+        *w++ = A->node;
+        *w++ = jp->bare_corners ? jp->bare_corners[i] : 0;
+    }
+    for (size_t i = 0; i < 2 * jp->nnodes; i++) *w++ = pm__bits(jp->nodes[i]);
+    for (size_t i = 0; i < jp->nlinks; i++) {
+        *w++ = (uint64_t)jp->links[i].a << 32 | jp->links[i].b;
+        *w++ = pm__bits(jp->links[i].width);
+    }
+    N->jc->buf.len = n;
+    return PM_OK;
+}
+
+static uint64_t pm__hash(const uint64_t *w, size_t n) {
+    uint64_t h = 0x9e3779b97f4a7c15u ^ n;
+    for (size_t i = 0; i < n; i++) {
+        h ^= w[i];
+        h *= 0xbf58476d1ce4e5b9u;
+        h ^= h >> 29;
+    }
+    return h ^ (h >> 32);
+}
+
+static int pm__grow(pm__net *N) {
+    pm__jcache *C = N->jc;
+    size_t n = C->nslot ? 2 * C->nslot : 64;
+    pm__jentry **s = pm_arena_calloc(N->a, n, sizeof *s);
+    if (!s) return PM_ERR_NOMEM;
+    for (size_t i = 0; i < C->nslot; i++)
+        for (pm__jentry *e = C->slot[i], *nx; e; e = nx) {
+            nx = e->next;
+            e->next = s[e->hash & (n - 1)];
+            s[e->hash & (n - 1)] = e;
+        }
+    C->slot = s;
+    C->nslot = n;
+    return PM_OK;
+}
+
+static double pm__orient(const float *P, const uint32_t *t, const double off[3]) {
+    double q[3][2];
+    for (int k = 0; k < 3; k++) {
+        const float *v = P + 3 * (size_t)t[k];
+        /* (x, -z): counter-clockwise seen from +Y is positive. */
+        q[k][0] = off ? (double)(float)((double)v[0] + off[0]) : v[0];
+        q[k][1] = -(off ? (double)(float)((double)v[2] + off[2]) : v[2]);
+    }
+    return pm_orient2d_fast(q[0], q[1], q[2]);
+}
+
+static int8_t pm__sgn(double v) { return (int8_t)((v > 0) - (v < 0)); }
+
+/* Every triangle's plan orientation and slack in the local result. */
+static int pm__orients(pm__net *N, pm__jentry *e) {
+    size_t nt = 0;
+    for (uint32_t i = 0; i < e->scene->nprims; i++) nt += e->scene->prims[i].icount / 3;
+    e->orient = pm_arena_alloc(N->a, (nt + 1) * sizeof *e->orient);
+    e->slack = pm_arena_alloc(N->a, (nt + 1) * sizeof *e->slack);
+    if (!e->orient || !e->slack) return PM_ERR_NOMEM;
+    size_t k = 0;
+    for (uint32_t i = 0; i < e->scene->nprims; i++) {
+        const pm_prim *P = &e->scene->prims[i];
+        for (uint32_t v = 0; v < P->vcount; v++) {
+            double x = fabs(P->positions[3 * v]), z = fabs(P->positions[3 * v + 2]);
+            if (x > e->rmax) e->rmax = x;
+            if (z > e->rmax) e->rmax = z;
+        }
+        for (uint32_t t = 0; t < P->icount; t += 3, k++) {
+            const float *a = P->positions + 3 * (size_t)P->indices[t];
+            const float *b = P->positions + 3 * (size_t)P->indices[t + 1];
+            const float *c = P->positions + 3 * (size_t)P->indices[t + 2];
+            /* Differences of floats are exact in doubles; so are their
+             * products here, to within the bound below. */
+            double ax = (double)a[0] - c[0], az = (double)a[2] - c[2];
+            double bx = (double)b[0] - c[0], bz = (double)b[2] - c[2];
+            double l = ax * -bz, r = -az * bx;
+            bool vertical = (a[0] == b[0] && a[2] == b[2]) || (ax == 0 && az == 0) || (bx == 0 && bz == 0);
+            e->orient[k] = vertical ? 0.0 : l - r;
+            e->slack[k][0] = vertical ? 0.0 : 4e-16 * (fabs(l) + fabs(r));
+            e->slack[k][1] = 2.0 * (fabs(ax) + fabs(az) + fabs(bx) + fabs(bz));
+        }
+    }
+    return PM_OK;
+}
+
+/* Whether every triangle keeps its plan orientation's sign when its
+ * corners are moved by off and rounded to floats. Rounding moves each
+ * coordinate by at most d (an ulp of the largest magnitude there), so a
+ * triangle whose orientation is clear of its slack needs no exact test;
+ * the others are tested exactly, before and after. A vertical face stays
+ * one: its two corners with the same x and z keep them the same. */
+static bool pm__keeps_orientation(const pm__jentry *e, const double off[3]) {
+    double m = e->rmax + fmax(fabs(off[0]), fabs(off[2]));
+    int ex;
+    frexp(m, &ex);
+    double d = ldexp(1.0, ex - 24);    /* an ulp of a float below 2^ex */
+    size_t k = 0;
+    for (uint32_t i = 0; i < e->scene->nprims; i++) {
+        const pm_prim *P = &e->scene->prims[i];
+        for (uint32_t t = 0; t < P->icount; t += 3, k++) {
+            double o = e->orient[k];
+            if (o == 0.0 && e->slack[k][0] == 0.0) continue;
+            if (fabs(o) > e->slack[k][0] + e->slack[k][1] * d + 8.0 * d * d) continue;
+            if (pm__sgn(pm__orient(P->positions, P->indices + t, off)) !=
+                pm__sgn(pm__orient(P->positions, P->indices + t, NULL)))
+                return false;
+        }
+    }
+    return true;
+}
+
+static void pm__move(float out[3], const float in[3], const double off[3]) {
+    for (int k = 0; k < 3; k++) out[k] = (float)((double)in[k] + off[k]);
+}
+
+/* A copy of array/object m's node that shares m's children (read only). */
+static pm_meta *pm__shallow(pm_arena *a, const pm_meta *m) {
+    pm_meta *c = pm_arena_alloc(a, sizeof *c);
+    if (!c || !m) return NULL;
+    *c = *m;
+    c->next = NULL;
+    return c;
+}
+
+static pm_meta *pm__link(pm_meta *list, pm_meta *last, pm_meta *m) {
+    if (last) last->next = m;
+    else list->u.kids.first = m;
+    list->u.kids.last = m;
+    return m;
+}
+
+/* A copy of the junction's "corners" whose objects and fillet points are
+ * the node's own, moved by off; the other values are shared. */
+static pm_meta *pm__corners(pm_arena *a, const pm_meta *local, const double off[3]) {
+    pm_meta *arr = pm__shallow(a, local);
+    if (!arr) return NULL;
+    pm_meta *lc = NULL;
+    for (const pm_meta *c = local->u.kids.first; c; c = c->next) {
+        pm_meta *o = pm__shallow(a, c), *lm = NULL;
+        if (!o) return NULL;
+        for (const pm_meta *m = c->u.kids.first; m; m = m->next) {
+            pm_meta *q = pm__shallow(a, m);
+            if (!q) return NULL;
+            if (m->kind == PM_META_ARR && m->key_len == 5 && memcmp(m->key, "point", 5) == 0 &&
+                m->u.kids.count == 2) {
+                double v[2] = {m->u.kids.first->u.n + off[0], m->u.kids.last->u.n + off[2]};
+                pm_meta *p = pm_meta_nums(a, v, 2);
+                if (!p) return NULL;
+                q->u.kids = p->u.kids;
+            }
+            lm = pm__link(o, lm, q);
+        }
+        lc = pm__link(arr, lc, o);
+    }
+    return arr;
+}
+
+/* The node's metadata: the members the network reads, "corners" its own
+ * (the stitch moves it into the output) with each fillet point moved. */
+static pm_meta *pm__place_meta(pm_arena *a, const pm_meta *local, const double off[3]) {
+    pm_meta *o = pm_meta_obj(a);
+    const pm_meta *lc = pm_meta_get(local, "corners");
+    pm_meta *corners = lc ? pm__corners(a, lc, off) : NULL;
+    if (!o || !corners) return NULL;
+    int rc = pm_meta_set_lit(o, "arms", pm__shallow(a, pm_meta_get(local, "arms")));
+    rc |= pm_meta_set_lit(o, "corners", corners);
+    rc |= pm_meta_set_lit(o, "warnings", pm__shallow(a, pm_meta_get(local, "warnings")));
+    return rc == 0 ? o : NULL;
+}
+
+/* The local result moved by off into a scene of its own (positions new,
+ * the other arrays shared). *fits false: a triangle's plan orientation
+ * changed when its corners were rounded to floats there. */
+static int pm__place(pm__net *N, const pm__jentry *e, const double off[3], pm_scene **out,
+                     pm_junction_diag *d, bool *fits) {
+    const pm_scene *L = e->scene;
+    if (!(*fits = pm__keeps_orientation(e, off))) return PM_OK;
+    pm_scene *s = pm_scene_create(N->a);
+    if (!s) return PM_ERR_NOMEM;
+    s->prims = pm_arena_alloc(N->a, (L->nprims + 1) * sizeof *s->prims);
+    if (!s->prims) return PM_ERR_NOMEM;
+    for (uint32_t i = 0; i < L->nprims; i++) {
+        pm_prim P = L->prims[i];
+        float *pos = pm_arena_alloc(N->a, (3 * (size_t)P.vcount + 1) * sizeof *pos);
+        if (!pos) return PM_ERR_NOMEM;
+        for (uint32_t v = 0; v < P.vcount; v++) pm__move(pos + 3 * (size_t)v, P.positions + 3 * (size_t)v, off);
+        P.positions = pos;
+        P.vcap = P.vcount;     /* nothing may grow the shared arrays */
+        P.icap = P.icount;
+        s->prims[i] = P;
+    }
+    s->nprims = s->prims_cap = L->nprims;
+    if (!(s->meta = pm__place_meta(N->a, L->meta, off))) return PM_ERR_NOMEM;
+    *d = e->d;
+    if (e->d.slab_ends) {
+        size_t n = 2 * (size_t)e->key[0];   /* narms */
+        d->slab_ends = pm_arena_alloc(N->a, n * sizeof *d->slab_ends);
+        if (!d->slab_ends) return PM_ERR_NOMEM;
+        for (size_t i = 0; i < n; i++) {
+            d->slab_ends[i] = e->d.slab_ends[i];
+            pm__move(d->slab_ends[i].curb_top, e->d.slab_ends[i].curb_top, off);
+            pm__move(d->slab_ends[i].outer_top, e->d.slab_ends[i].outer_top, off);
+            pm__move(d->slab_ends[i].outer_bottom, e->d.slab_ends[i].outer_bottom, off);
+        }
+    }
+    *out = s;
+    return PM_OK;
+}
+
+/* The same junction built where it stands (no reuse): when the local
+ * result would not survive its move. */
+static int pm__in_place(pm__net *N, const pm_junction_params *local, const double off[3],
+                        pm_scene **out, pm_junction_diag *d) {
+    pm_junction_params g = *local;
+    pm_junction_arm *arms = pm_arena_alloc(N->a, local->narms * sizeof *arms);
+    double *nodes = local->nnodes ? pm_arena_alloc(N->a, 2 * local->nnodes * sizeof *nodes) : NULL;
+    *out = pm_scene_create(N->a);
+    if (!arms || (local->nnodes && !nodes) || !*out) return PM_ERR_NOMEM;
+    memcpy(arms, local->arms, local->narms * sizeof *arms);
+    for (size_t i = 0; i < local->narms; i++) arms[i].elevation += off[1];
+    for (size_t i = 0; i < local->nnodes; i++) {
+        nodes[2 * i] = local->nodes[2 * i] + off[0];
+        nodes[2 * i + 1] = local->nodes[2 * i + 1] + off[2];
+    }
+    g.arms = arms;
+    g.nodes = nodes;
+    g.center[0] = local->center[0] + off[0];
+    g.center[1] = local->center[1] + off[2];
+    N->jc_built++;
+    N->jc_in_place++;
+    return pm_junction_generate(*out, &g, d);
+}
+
+int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const double off[3],
+                        pm_scene **out, pm_junction_diag *d) {
+    if (!N->jc && !(N->jc = pm_arena_calloc(N->a, 1, sizeof *N->jc))) return PM_ERR_NOMEM;
+    pm__jcache *C = N->jc;
+    int rc = pm__key(N, local);
+    if (rc) return rc;
+    uint64_t h = pm__hash(C->buf.data, C->buf.len);
+    pm__jentry *e = NULL;
+    for (e = C->nslot ? C->slot[h & (C->nslot - 1)] : NULL; e; e = e->next)
+        if (e->hash == h && e->nkey == C->buf.len &&
+            memcmp(e->key, C->buf.data, C->buf.len * sizeof *e->key) == 0)
+            break;
+    if (e) {
+        N->jc_reused++;
+    } else {
+        if ((C->count + 1) * 2 > C->nslot && (rc = pm__grow(N))) return rc;
+        e = pm_arena_calloc(N->a, 1, sizeof *e);
+        uint64_t *key = pm_arena_alloc(N->a, C->buf.len * sizeof *key);
+        if (!e || !key) return PM_ERR_NOMEM;
+        memcpy(key, C->buf.data, C->buf.len * sizeof *key);
+        e->hash = h;
+        e->key = key;
+        e->nkey = C->buf.len;
+        if (!(e->scene = pm_scene_create(N->a))) return PM_ERR_NOMEM;
+        N->jc_built++;
+        e->rc = pm_junction_generate(e->scene, local, &e->d);
+        if (e->rc < 0 && e->rc != PM_ERR_GEOMETRY) return e->rc;
+        if (e->rc == PM_OK && (rc = pm__orients(N, e))) return rc;
+        if (e->rc != PM_OK) e->scene = NULL;
+        e->next = C->slot[h & (C->nslot - 1)];
+        C->slot[h & (C->nslot - 1)] = e;
+        C->count++;
+    }
+    if (e->rc != PM_OK) {
+        *d = e->d;
+        *out = NULL;
+        return e->rc;
+    }
+    bool fits;
+    rc = pm__place(N, e, off, out, d, &fits);
+    if (rc == PM_OK && !fits) rc = pm__in_place(N, local, off, out, d);
+    return rc;
+}

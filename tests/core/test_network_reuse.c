@@ -1,0 +1,257 @@
+/* Junctions in their node's local frame (network 1.4.0): identical
+ * junctions are built once and reused, a junction's vertices are its local
+ * result moved to its node (the same floats wherever it stands, whichever
+ * node came first), and parameters that differ in one bit are never
+ * confused. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "network/network.h"
+#include "scene/arena.h"
+#include "scene/result.h"
+#include "scene/rng.h"
+
+typedef struct net {
+    double nodes[3 * 256];
+    pm_network_edge edges[512];
+    size_t nnodes, nedges;
+    pm_network_params p;
+} net;
+
+static void net_init(net *n) {
+    memset(n, 0, sizeof *n);
+    pm_network_params_default(&n->p);
+}
+
+static uint32_t node(net *n, double x, double y, double z) {
+    double *q = n->nodes + 3 * n->nnodes;
+    q[0] = x, q[1] = y, q[2] = z;
+    return (uint32_t)n->nnodes++;
+}
+
+static pm_network_edge *edge(net *n, uint32_t a, uint32_t b, double w, bool sw) {
+    pm_network_edge *e = &n->edges[n->nedges++];
+    memset(e, 0, sizeof *e);
+    e->from = a, e->to = b, e->width = w;
+    e->has_sidewalk = sw;
+    e->sidewalk = (pm_junction_sidewalk){2.0, 0.15};
+    return e;
+}
+
+static void finish(net *n) {
+    n->p.nodes = n->nodes;
+    n->p.nnodes = n->nnodes;
+    n->p.edges = n->edges;
+    n->p.nedges = n->nedges;
+}
+
+/* A k x k grid town, s metres apart, its origin at (x0, y0, z0); with
+ * reverse, the nodes are listed in the opposite order (the same town). */
+static void grid(net *n, int k, double s, const double o[3], bool sw, bool reverse) {
+    net_init(n);
+    uint32_t id[16][16];
+    for (int t = 0; t < k * k; t++) {
+        int u = reverse ? k * k - 1 - t : t, i = u / k, j = u % k;
+        id[i][j] = node(n, o[0] + s * i, o[1], o[2] + s * j);
+    }
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++) {
+            if (i + 1 < k) edge(n, id[i][j], id[i + 1][j], 7, sw);
+            if (j + 1 < k) edge(n, id[i][j], id[i][j + 1], 7, sw);
+        }
+    finish(n);
+}
+
+static pm_scene *build(net *n, pm_arena *a, pm_network_diag *d) {
+    pm_scene *s = NULL;
+    int rc = pm_network_generate(a, &n->p, &s, d);
+    cr_assert_eq(rc, PM_OK, "rc %d: %s", rc, d->nproblems ? d->problems[0].message : "");
+    return s;
+}
+
+static const pm_meta *get(const pm_meta *o, const char *k) {
+    const pm_meta *m = pm_meta_get(o, k);
+    cr_assert_not_null(m, "metadata %s", k);
+    return m;
+}
+
+static const pm_meta *at(const pm_meta *arr, size_t i) {
+    const pm_meta *m = arr->u.kids.first;
+    while (m && i--) m = m->next;
+    cr_assert_not_null(m);
+    return m;
+}
+
+/* The asphalt vertex block of node i's junction: first vertex and count. */
+static void block(const pm_scene *s, size_t i, uint32_t *first, uint32_t *count) {
+    const pm_meta *v = get(at(get(s->meta, "nodes"), i), "vertices");
+    *first = (uint32_t)v->u.kids.first->u.i;
+    *count = (uint32_t)v->u.kids.last->u.i;
+}
+
+/* The node of n at (x, z), by position. */
+static size_t node_at(const net *n, double x, double z) {
+    for (size_t i = 0; i < n->nnodes; i++)
+        if (n->nodes[3 * i] == x && n->nodes[3 * i + 2] == z) return i;
+    cr_assert_fail("no node at %g %g", x, z);
+    return 0;
+}
+
+Test(network_reuse, a_grid_builds_each_kind_of_junction_once) {
+    for (int sw = 0; sw < 2; sw++) {
+        net n;
+        grid(&n, 8, 100, (double[3]){0, 0, 0}, sw, false);
+        pm_arena *a = pm_arena_create(1 << 20);
+        pm_network_diag d;
+        build(&n, a, &d);
+        size_t runs = d.junctions_built + d.junctions_reused;
+        /* The 4 corners are through nodes (a road turning). */
+        cr_log_info("8x8 grid%s: %zu junction builds, %zu generator runs, %zu reused, %zu in place",
+                    sw ? " with sidewalks" : "", runs, d.junctions_built, d.junctions_reused,
+                    d.junctions_in_place);
+        cr_assert_geq(runs, 60);
+        /* Sides (4 directions) and crossroads: kinds, not nodes. */
+        cr_assert_leq(d.junctions_built, 12, "%zu generator runs for 64 nodes", d.junctions_built);
+        cr_assert_eq(d.junctions_in_place, 0);
+        pm_arena_destroy(a);
+    }
+}
+
+/* A crossroads of 7 m streets, 40 m arms, centred at o. */
+static void crossroads(net *n, const double o[3], bool sw) {
+    net_init(n);
+    uint32_t m = node(n, o[0], o[1], o[2]);
+    edge(n, m, node(n, o[0] + 40, o[1], o[2]), 7, sw);
+    edge(n, m, node(n, o[0], o[1] + 1, o[2] + 40), 7, sw);
+    edge(n, node(n, o[0] - 40, o[1], o[2]), m, 7, sw);
+    edge(n, m, node(n, o[0] + 1, o[1] - 2, o[2] - 40), 7, sw);
+    finish(n);
+}
+
+static const double far_off[3] = {3071.37, 12.625, -2048.11};
+
+Test(network_reuse, a_junction_is_its_local_result_moved) {
+    /* At the origin a junction's floats are its local result; far away
+     * they are those floats moved, (float)(local + offset). */
+    for (int sw = 0; sw < 2; sw++) {
+        net n0, n1;
+        crossroads(&n0, (double[3]){0, 0, 0}, sw);
+        crossroads(&n1, far_off, sw);
+        pm_arena *a = pm_arena_create(1 << 20);
+        pm_network_diag d0, d1;
+        const pm_scene *s0 = build(&n0, a, &d0), *s1 = build(&n1, a, &d1);
+        cr_assert_eq(d1.junctions_in_place, 0);
+        const pm_prim *A0 = &s0->prims[0], *A1 = &s1->prims[0];
+        uint32_t f0, k0, f1, k1;
+        block(s0, 0, &f0, &k0);
+        block(s1, 0, &f1, &k1);
+        cr_assert_eq(k0, k1);
+        cr_assert_gt(k0, 8);
+        for (uint32_t v = 0; v < k0; v++) {
+            for (int q = 0; q < 3; q++) {
+                float want = (float)((double)A0->positions[3 * (f0 + v) + q] + far_off[q]);
+                cr_assert_eq(A1->positions[3 * (f1 + v) + q], want, "vertex %u axis %d: %.9g, want %.9g",
+                             v, q, A1->positions[3 * (f1 + v) + q], want);
+            }
+        }
+        pm_arena_destroy(a);
+    }
+}
+
+Test(network_reuse, which_node_comes_first_changes_nothing) {
+    /* The same far-away town with its nodes listed forwards and backwards
+     * (so a different node of each kind is built and the others reuse it):
+     * every junction's vertices are the same floats. */
+    for (int sw = 0; sw < 2; sw++) {
+        net n0, n1;
+        grid(&n0, 4, 60, far_off, sw, false);
+        grid(&n1, 4, 60, far_off, sw, true);
+        pm_arena *a = pm_arena_create(1 << 20);
+        pm_network_diag d0, d1;
+        const pm_scene *s0 = build(&n0, a, &d0), *s1 = build(&n1, a, &d1);
+        cr_assert_gt(d0.junctions_reused, 0);
+        const pm_prim *A0 = &s0->prims[0], *A1 = &s1->prims[0];
+        for (size_t i = 0; i < n0.nnodes; i++) {
+            const double *c = n0.nodes + 3 * i;
+            size_t j = node_at(&n1, c[0], c[2]);
+            if (strcmp(get(at(get(s0->meta, "nodes"), i), "kind")->u.s, "junction") != 0) continue;
+            uint32_t f0, k0, f1, k1;
+            block(s0, i, &f0, &k0);
+            block(s1, j, &f1, &k1);
+            cr_assert_eq(k0, k1, "node %zu: %u vertices against %u", i, k0, k1);
+            cr_assert(memcmp(A0->positions + 3 * f0, A1->positions + 3 * f1, 3 * k0 * sizeof(float)) == 0,
+                      "node %zu: other floats", i);
+            cr_assert(memcmp(A0->uvs + 2 * f0, A1->uvs + 2 * f1, 2 * k0 * sizeof(float)) == 0);
+        }
+        pm_arena_destroy(a);
+    }
+}
+
+Test(network_reuse, parameters_one_bit_apart_are_never_confused) {
+    /* Two crossroads far apart: alike, the second reuses the first; with
+     * one arm's width, one sidewalk's curb height or one arm's direction
+     * one ulp apart, both are built. */
+    for (int change = 0; change < 4; change++) {
+        net n;
+        net_init(&n);
+        for (int c = 0; c < 2; c++) {
+            double x = 500.0 * c;
+            uint32_t m = node(&n, x, 0, 0);
+            uint32_t far[4] = {node(&n, x + 50, 0, 0), node(&n, x, 0, 50), node(&n, x - 50, 0, 0),
+                               node(&n, x, 0, -50)};
+            for (int k = 0; k < 4; k++) {
+                double w = 7.0;
+                if (c == 1 && k == 2 && change == 1) w = nextafter(7.0, 8.0);
+                pm_network_edge *e = edge(&n, m, far[k], w, true);
+                if (c == 1 && k == 1 && change == 2) e->sidewalk.curb_height = nextafter(0.15, 1.0);
+            }
+            if (c == 1 && change == 3) n.nodes[3 * far[0]] = nextafter(x + 50, 1e9);
+        }
+        finish(&n);
+        pm_arena *a = pm_arena_create(1 << 20);
+        pm_network_diag d;
+        build(&n, a, &d);
+        cr_assert_eq(d.junctions_reused, change == 0 ? 1u : 0u, "change %d: %zu reused", change,
+                     d.junctions_reused);
+        pm_arena_destroy(a);
+    }
+}
+
+Test(network_reuse, jittered_towns_reuse_only_what_is_identical) {
+    /* Map-editor towns (nodes jittered by up to 5 m, heights varying):
+     * hardly any two junctions are alike, and whatever is reused must give
+     * what a build would, which the other tests check; here the rate. */
+    pm_rng r;
+    pm_rng_seed(&r, 20261201);
+    size_t built = 0, reused = 0;
+    for (int it = 0; it < 20; it++) {
+        net n;
+        net_init(&n);
+        int k = 5;
+        uint32_t id[5][5];
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++)
+                id[i][j] = node(&n, 45.0 * i + pm_rng_range(&r, -5, 5), pm_rng_range(&r, -1, 1),
+                                45.0 * j + pm_rng_range(&r, -5, 5));
+        bool sw = pm_rng_chance(&r, 0.5);
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++) {
+                if (i + 1 < k) edge(&n, id[i][j], id[i + 1][j], 7, sw);
+                if (j + 1 < k) edge(&n, id[i][j], id[i][j + 1], 7, sw);
+            }
+        finish(&n);
+        pm_arena *a = pm_arena_create(1 << 20);
+        pm_scene *s = NULL;
+        pm_network_diag d;
+        int rc = pm_network_generate(a, &n.p, &s, &d);
+        cr_assert(rc == PM_OK || rc == PM_ERR_GEOMETRY, "rc %d", rc);
+        built += d.junctions_built;
+        reused += d.junctions_reused;
+        pm_arena_destroy(a);
+    }
+    cr_log_info("jittered 5x5 towns: %zu generator runs, %zu reused (%.1f %%)", built, reused,
+                100.0 * (double)reused / (double)(built + reused));
+    cr_assert_gt(built, 20 * 9);
+}
