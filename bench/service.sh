@@ -11,6 +11,10 @@
 #     compressed bytes from files with gzip_static / brotli_static and
 #     open_file_cache, rounds interleaved, medians, pinned as 1 (goal >= 0.8);
 #  1c. size and CPU time of each compression level on the 10 x 10 town GLB.
+# Sections 1 and 1b also print each server's CPU time per request (user and
+# system, from /proc, all threads, over the same wrk runs): on a host shared
+# with other jobs the requests/s follow the share of the core each server
+# gets, while the CPU a request costs stays put.
 # Everything listens on 127.0.0.1 and is stopped on exit.
 set -uo pipefail
 BUILD=${1:-build}
@@ -51,6 +55,31 @@ fi
 PINNED=${SRV_PIN[*]:+servers on CPU $SRV_CPU, wrk on CPU ${CLI_PIN[2]}}
 PINNED=${PINNED:-unpinned}
 wrk_c() { "${CLI_PIN[@]}" wrk "$@"; }
+
+# CPU time (user, system; clock ticks) of every thread of the processes given.
+cpu_ticks() {
+  local u=0 s=0 t a b
+  for p in "$@"; do
+    for t in /proc/"$p"/task/*/stat; do
+      read -r a b < <(awk '{ print $14, $15 }' "$t" 2>/dev/null) || continue
+      u=$((u + ${a:-0})); s=$((s + ${b:-0}))
+    done
+  done
+  echo "$u $s"
+}
+# wrk_cpu PID... -- WRK_ARGS...: one wrk run; prints "req/s user_us sys_us",
+# the CPU the processes spent per request.
+wrk_cpu() {
+  local pids=() u0 s0 u1 s1 out
+  while [ "$1" != -- ]; do pids+=("$1"); shift; done
+  shift
+  read -r u0 s0 < <(cpu_ticks "${pids[@]}")
+  out=$(wrk_c "$@")
+  read -r u1 s1 < <(cpu_ticks "${pids[@]}")
+  echo "$out" | awk -v du=$((u1 - u0)) -v ds=$((s1 - s0)) -v hz="$(getconf CLK_TCK)" '
+    /^Requests\/sec:/ { r = $2 } / requests in / { n = $1 }
+    END { printf "%s %.1f %.1f\n", r, (n > 0) ? du / hz * 1e6 / n : 0, (n > 0) ? ds / hz * 1e6 / n : 0 }'
+}
 
 TMP=$(mktemp -d /tmp/pm-bench-svc.XXXXXX)
 chmod 755 "$TMP"
@@ -143,24 +172,31 @@ SIZE=$(stat -c %s "$TMP/www/hit.glb")
 start_nginx
 curl -s "http://127.0.0.1:$NGX_PORT/hit.glb" | cmp -s - "$TMP/www/hit.glb" \
   || { echo "nginx does not serve the same bytes"; exit 1; }
+NGX_PIDS=$(cat "$TMP/nginx.pid"; pgrep -P "$(cat "$TMP/nginx.pid")")
 echo "response: $SIZE bytes (GET $ROUTE$HIT_QUERY), both servers log every request"
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# "user system" medians (us per request) of the lines "req/s user system" in a file.
+cpu_med() { echo "$(awk '{ print $2 }' "$1" | median) $(awk '{ print $3 }' "$1" | median)"; }
 ROUNDS=${PM_BENCH_ROUNDS:-5}
 # Rounds interleaved, the first server alternating (nginx then procmesh,
 # then procmesh then nginx), medians: neither side always runs first.
 : > "$TMP/pm1.txt"; : > "$TMP/ngx1.txt"
+: > "$TMP/pm1c.txt"; : > "$TMP/ngx1c.txt"
 for round in $(seq "$ROUNDS"); do
   if [ $((round % 2)) = 1 ]; then
-    ngx=$(wrk_c -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$NGX_PORT/hit.glb" | rps)
-    pm=$(wrk_c -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$PM_PORT$ROUTE$HIT_QUERY" | rps)
+    ngx=$(wrk_cpu $NGX_PIDS -- -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$NGX_PORT/hit.glb")
+    pm=$(wrk_cpu "$PM_PID" -- -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$PM_PORT$ROUTE$HIT_QUERY")
   else
-    pm=$(wrk_c -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$PM_PORT$ROUTE$HIT_QUERY" | rps)
-    ngx=$(wrk_c -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$NGX_PORT/hit.glb" | rps)
+    pm=$(wrk_cpu "$PM_PID" -- -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$PM_PORT$ROUTE$HIT_QUERY")
+    ngx=$(wrk_cpu $NGX_PIDS -- -t$THREADS -c$CONNS -d${DUR}s "http://127.0.0.1:$NGX_PORT/hit.glb")
   fi
-  echo "$ngx" >> "$TMP/ngx1.txt"; echo "$pm" >> "$TMP/pm1.txt"
-  echo "  round $round: nginx static $ngx req/s, procmesh cached $pm req/s"
+  echo "$ngx" >> "$TMP/ngx1c.txt"; echo "$pm" >> "$TMP/pm1c.txt"
+  echo "${ngx%% *}" >> "$TMP/ngx1.txt"; echo "${pm%% *}" >> "$TMP/pm1.txt"
+  set -- $ngx $pm
+  echo "  round $round: nginx static $1 req/s ($2 + $3 us CPU per request), procmesh cached $4 req/s ($5 + $6 us)"
 done
 med_pm=$(median < "$TMP/pm1.txt"); med_ngx=$(median < "$TMP/ngx1.txt")
+read -r cu_pm cs_pm <<< "$(cpu_med "$TMP/pm1c.txt")"; read -r cu_ngx cs_ngx <<< "$(cpu_med "$TMP/ngx1c.txt")"
 # The same through POST, as map editors send it (a junction with sidewalks):
 # nginx serves no POST from a file, so this is read against its GET figure.
 cat > "$TMP/post.json" <<'JSON'
@@ -176,6 +212,8 @@ echo "  POST /v1/junctions cached ($post_size-byte GLB): $post req/s"
 hits=$(curl -s "http://127.0.0.1:$PM_PORT/metrics" | awk '/^procmesh_cache_hits_total/ { print $2 }')
 ratio=$(awk -v a="$med_pm" -v b="$med_ngx" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
 echo "RESULT cached-hit throughput: procmesh median $med_pm req/s vs nginx median $med_ngx req/s ($ROUNDS x ${DUR}s interleaved, $PINNED): ratio $ratio (goal >= 0.80); $hits cache hits served; load average $(cut -d' ' -f1 /proc/loadavg)"
+cratio=$(awk -v a="$cu_pm" -v b="$cs_pm" -v c="$cu_ngx" -v d="$cs_ngx" 'BEGIN { printf "%.2f", (a + b > 0) ? (c + d) / (a + b) : 0 }')
+echo "RESULT cached-hit CPU per request (user + system, medians): procmesh $cu_pm + $cs_pm us vs nginx $cu_ngx + $cs_ngx us: nginx/procmesh $cratio"
 
 # ---- 1b. compressed cached hits vs nginx gzip_static / brotli_static --------
 # The same compressed bytes on both sides: procmesh's forms (made once when
@@ -203,17 +241,18 @@ for name in hit grid; do
     : > "$TMP/zpm.txt"; : > "$TMP/zngx.txt"
     for round in $(seq "$ROUNDS"); do
       if [ $((round % 2)) = 1 ]; then
-        wrk_c -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$NGX_PORT/$name.glb" | rps >> "$TMP/zngx.txt"
-        wrk_c -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$PM_PORT${ZQUERY[$name]}" | rps >> "$TMP/zpm.txt"
+        wrk_cpu $NGX_PIDS -- -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$NGX_PORT/$name.glb" >> "$TMP/zngx.txt"
+        wrk_cpu "$PM_PID" -- -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$PM_PORT${ZQUERY[$name]}" >> "$TMP/zpm.txt"
       else
-        wrk_c -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$PM_PORT${ZQUERY[$name]}" | rps >> "$TMP/zpm.txt"
-        wrk_c -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$NGX_PORT/$name.glb" | rps >> "$TMP/zngx.txt"
+        wrk_cpu "$PM_PID" -- -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$PM_PORT${ZQUERY[$name]}" >> "$TMP/zpm.txt"
+        wrk_cpu $NGX_PIDS -- -t$THREADS -c$CONNS -d${ZDUR}s -H "Accept-Encoding: $ae" "http://127.0.0.1:$NGX_PORT/$name.glb" >> "$TMP/zngx.txt"
       fi
     done
-    pm=$(median < "$TMP/zpm.txt"); ngx=$(median < "$TMP/zngx.txt")
+    pm=$(awk '{ print $1 }' "$TMP/zpm.txt" | median); ngx=$(awk '{ print $1 }' "$TMP/zngx.txt" | median)
+    read -r cu_pm cs_pm <<< "$(cpu_med "$TMP/zpm.txt")"; read -r cu_ngx cs_ngx <<< "$(cpu_med "$TMP/zngx.txt")"
     ratio=$(awk -v a="$pm" -v b="$ngx" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
-    echo "  $name $ae rounds: procmesh $(paste -sd' ' "$TMP/zpm.txt"); nginx $(paste -sd' ' "$TMP/zngx.txt") req/s"
-    echo "RESULT $name $ae cached hits: procmesh median $pm req/s vs nginx $([ $ae = gzip ] && echo gzip_static || echo brotli_static) median $ngx req/s ($ROUNDS x ${ZDUR}s interleaved, $PINNED): ratio $ratio (goal >= 0.80); load average $(cut -d' ' -f1 /proc/loadavg)"
+    echo "  $name $ae rounds: procmesh $(awk '{ print $1 }' "$TMP/zpm.txt" | paste -sd' '); nginx $(awk '{ print $1 }' "$TMP/zngx.txt" | paste -sd' ') req/s"
+    echo "RESULT $name $ae cached hits: procmesh median $pm req/s vs nginx $([ $ae = gzip ] && echo gzip_static || echo brotli_static) median $ngx req/s ($ROUNDS x ${ZDUR}s interleaved, $PINNED): ratio $ratio (goal >= 0.80); CPU per request (user + system, medians) procmesh $cu_pm + $cs_pm us, nginx $cu_ngx + $cs_ngx us; load average $(cut -d' ' -f1 /proc/loadavg)"
   done
 done
 z1=$(curl -s "http://127.0.0.1:$PM_PORT/metrics" | awk '/^procmesh_compressions_total\{.*result/ { s += $2 } END { print s }')
