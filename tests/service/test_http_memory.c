@@ -19,9 +19,10 @@ static void stop(void) { cr_assert_eq(pm_test_server_stop(&srv), 0, "clean exit"
  * sampled every seg metres: 6 x 6 at 0.5 m is a 14.6 MB JSON answer (a
  * 9.8 MB GLB) from a 3.4 KB request. Its job needs 41 MiB with the JSON
  * answer, 35 MiB as a 7.9 MB quantized GLB without metadata (measured by
- * trying each --max-job-mb from 32 to 44 on network 1.3.1; network
- * 1.4.0's junction reuse lowers both a little, the JSON answer is still
- * refused at 38 (below); every higher
+ * trying each --max-job-mb from 32 to 44 on network 1.3.1; on
+ * network 1.4.0, whose junction reuse alone took the JSON job from 48 to
+ * 44 MiB before the scratch arena, the JSON answer is still refused at 38,
+ * below; every higher
  * cap fits too, tests/service/test_http_memory_caps.c. Before the stitch's
  * working arrays went to a scratch arena: 45 and 39 MiB; before the
  * arena's block sizes stopped following the room left, the GLB fitted at
