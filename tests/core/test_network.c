@@ -15,37 +15,9 @@
 #include "scene/rng.h"
 #include "pm_test_overlap.h"
 #include "pm_test_slab.h"
+#include "pm_test_network.h"
 
-/* ---- building networks ---- */
-
-typedef struct net {
-    double nodes[3 * 64];
-    pm_network_edge edges[256];
-    double pts[3 * 256];
-    size_t nnodes, nedges, npts;
-    pm_network_params p;
-} net;
-
-static void net_init(net *n) {
-    memset(n, 0, sizeof *n);
-    pm_network_params_default(&n->p);
-}
-
-static uint32_t node(net *n, double x, double y, double z) {
-    n->nodes[3 * n->nnodes] = x;
-    n->nodes[3 * n->nnodes + 1] = y;
-    n->nodes[3 * n->nnodes + 2] = z;
-    return (uint32_t)n->nnodes++;
-}
-
-static pm_network_edge *edge(net *n, uint32_t a, uint32_t b, double w) {
-    pm_network_edge *e = &n->edges[n->nedges++];
-    memset(e, 0, sizeof *e);
-    e->from = a;
-    e->to = b;
-    e->width = w;
-    return e;
-}
+/* ---- building networks (pm_test_network.h) ---- */
 
 /* A U-turn: one edge from (0, 0) to (0, gap), width w, out and back
  * through the three [x, y, z] points of tip (static storage). */
@@ -59,25 +31,6 @@ static pm_network_edge *u_turn(net *n, double gap, double w, const double tip[9]
 /* The hairpin of the sidewalk tests: a 6 m road whose legs are 12 m apart
  * and whose tip, through (36, 6), is tighter than its half width. */
 static const double hairpin_tip[] = {30, 0, 0, 36, 0, 6, 30, 0, 12};
-
-/* One interior point on edge e (heights interpolated like the api does). */
-static void bend(net *n, pm_network_edge *e, double x, double z) {
-    double *q = n->pts + 3 * n->npts++;
-    const double *a = n->nodes + 3 * e->from, *b = n->nodes + 3 * e->to;
-    double da = hypot(x - a[0], z - a[2]), db = hypot(b[0] - x, b[2] - z);
-    q[0] = x;
-    q[1] = a[1] + (b[1] - a[1]) * da / (da + db);
-    q[2] = z;
-    e->points = q;
-    e->npoints = 1;
-}
-
-static void finish(net *n) {
-    n->p.nodes = n->nodes;
-    n->p.nnodes = n->nnodes;
-    n->p.edges = n->edges;
-    n->p.nedges = n->nedges;
-}
 
 /* ---- checking the output ---- */
 

@@ -12,39 +12,14 @@
 #include "scene/arena.h"
 #include "scene/result.h"
 #include "scene/rng.h"
+#include "pm_test_network.h"
 
-typedef struct net {
-    double nodes[3 * 256];
-    pm_network_edge edges[512];
-    size_t nnodes, nedges;
-    pm_network_params p;
-} net;
-
-static void net_init(net *n) {
-    memset(n, 0, sizeof *n);
-    pm_network_params_default(&n->p);
-}
-
-static uint32_t node(net *n, double x, double y, double z) {
-    double *q = n->nodes + 3 * n->nnodes;
-    q[0] = x, q[1] = y, q[2] = z;
-    return (uint32_t)n->nnodes++;
-}
-
-static pm_network_edge *edge(net *n, uint32_t a, uint32_t b, double w, bool sw) {
-    pm_network_edge *e = &n->edges[n->nedges++];
-    memset(e, 0, sizeof *e);
-    e->from = a, e->to = b, e->width = w;
+/* An edge of width w, with 2 m sidewalks when sw. */
+static pm_network_edge *street(net *n, uint32_t a, uint32_t b, double w, bool sw) {
+    pm_network_edge *e = edge(n, a, b, w);
     e->has_sidewalk = sw;
     e->sidewalk = (pm_junction_sidewalk){2.0, 0.15};
     return e;
-}
-
-static void finish(net *n) {
-    n->p.nodes = n->nodes;
-    n->p.nnodes = n->nnodes;
-    n->p.edges = n->edges;
-    n->p.nedges = n->nedges;
 }
 
 /* A k x k grid town, s metres apart, its origin at (x0, y0, z0); with
@@ -58,8 +33,8 @@ static void grid(net *n, int k, double s, const double o[3], bool sw, bool rever
     }
     for (int i = 0; i < k; i++)
         for (int j = 0; j < k; j++) {
-            if (i + 1 < k) edge(n, id[i][j], id[i + 1][j], 7, sw);
-            if (j + 1 < k) edge(n, id[i][j], id[i][j + 1], 7, sw);
+            if (i + 1 < k) street(n, id[i][j], id[i + 1][j], 7, sw);
+            if (j + 1 < k) street(n, id[i][j], id[i][j + 1], 7, sw);
         }
     finish(n);
 }
@@ -123,10 +98,10 @@ Test(network_reuse, a_grid_builds_each_kind_of_junction_once) {
 static void crossroads(net *n, const double o[3], bool sw) {
     net_init(n);
     uint32_t m = node(n, o[0], o[1], o[2]);
-    edge(n, m, node(n, o[0] + 40, o[1], o[2]), 7, sw);
-    edge(n, m, node(n, o[0], o[1] + 1, o[2] + 40), 7, sw);
-    edge(n, node(n, o[0] - 40, o[1], o[2]), m, 7, sw);
-    edge(n, m, node(n, o[0] + 1, o[1] - 2, o[2] - 40), 7, sw);
+    street(n, m, node(n, o[0] + 40, o[1], o[2]), 7, sw);
+    street(n, m, node(n, o[0], o[1] + 1, o[2] + 40), 7, sw);
+    street(n, node(n, o[0] - 40, o[1], o[2]), m, 7, sw);
+    street(n, m, node(n, o[0] + 1, o[1] - 2, o[2] - 40), 7, sw);
     finish(n);
 }
 
@@ -204,7 +179,7 @@ Test(network_reuse, parameters_one_bit_apart_are_never_confused) {
             for (int k = 0; k < 4; k++) {
                 double w = 7.0;
                 if (c == 1 && k == 2 && change == 1) w = nextafter(7.0, 8.0);
-                pm_network_edge *e = edge(&n, m, far[k], w, true);
+                pm_network_edge *e = street(&n, m, far[k], w, true);
                 if (c == 1 && k == 1 && change == 2) e->sidewalk.curb_height = nextafter(0.15, 1.0);
             }
             if (c == 1 && change == 3) n.nodes[3 * far[0]] = nextafter(x + 50, 1e9);
@@ -238,8 +213,8 @@ Test(network_reuse, jittered_towns_reuse_only_what_is_identical) {
         bool sw = pm_rng_chance(&r, 0.5);
         for (int i = 0; i < k; i++)
             for (int j = 0; j < k; j++) {
-                if (i + 1 < k) edge(&n, id[i][j], id[i + 1][j], 7, sw);
-                if (j + 1 < k) edge(&n, id[i][j], id[i][j + 1], 7, sw);
+                if (i + 1 < k) street(&n, id[i][j], id[i + 1][j], 7, sw);
+                if (j + 1 < k) street(&n, id[i][j], id[i][j + 1], 7, sw);
             }
         finish(&n);
         pm_arena *a = pm_arena_create(1 << 20);

@@ -1,0 +1,57 @@
+#ifndef PM_TEST_NETWORK_H
+#define PM_TEST_NETWORK_H
+/* Building a network's parameters by hand in the core tests: nodes, edges
+ * (one optional interior point each, from the net's own storage) and the
+ * pm_network_params that point at them. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "network/network.h"
+
+typedef struct net {
+    double nodes[3 * 256];
+    pm_network_edge edges[512];
+    double pts[3 * 512];
+    size_t nnodes, nedges, npts;
+    pm_network_params p;
+} net;
+
+static inline void net_init(net *n) {
+    memset(n, 0, sizeof *n);
+    pm_network_params_default(&n->p);
+}
+
+static inline uint32_t node(net *n, double x, double y, double z) {
+    double *q = n->nodes + 3 * n->nnodes;
+    q[0] = x, q[1] = y, q[2] = z;
+    return (uint32_t)n->nnodes++;
+}
+
+static inline pm_network_edge *edge(net *n, uint32_t a, uint32_t b, double w) {
+    pm_network_edge *e = &n->edges[n->nedges++];
+    memset(e, 0, sizeof *e);
+    e->from = a, e->to = b, e->width = w;
+    return e;
+}
+
+/* One interior point on edge e (heights interpolated like the api does). */
+static inline void bend(net *n, pm_network_edge *e, double x, double z) {
+    double *q = n->pts + 3 * n->npts++;
+    const double *a = n->nodes + 3 * e->from, *b = n->nodes + 3 * e->to;
+    double da = hypot(x - a[0], z - a[2]), db = hypot(b[0] - x, b[2] - z);
+    q[0] = x;
+    q[1] = a[1] + (b[1] - a[1]) * da / (da + db);
+    q[2] = z;
+    e->points = q;
+    e->npoints = 1;
+}
+
+static inline void finish(net *n) {
+    n->p.nodes = n->nodes;
+    n->p.nnodes = n->nnodes;
+    n->p.edges = n->edges;
+    n->p.nedges = n->nedges;
+}
+
+#endif
