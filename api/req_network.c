@@ -189,6 +189,10 @@ static void pm__read_edges(pm_api_node *root, pm__nreq *q, const pm_api_limits *
     pm__raw_edge *raw = pm_arena_calloc(arena, n ? n : 1, sizeof *raw);
     *raw_out = raw;
     size_t total = 0;
+    /* The canonical sidewalk of an edge without one of its own: one object
+     * shared by all of them (canonical forms are never modified), not one
+     * built, dumped for the key and deleted per edge. */
+    json_t *gsw_json = NULL;
     for (size_t i = 0; i < n && q->edges && raw; i++) {
         pm_network_edge *E = &q->edges[i];
         if (pm_api_object(&arr, NULL, PM_API_REQUIRED, &o) != 1) continue;
@@ -205,10 +209,12 @@ static void pm__read_edges(pm_api_node *root, pm__nreq *q, const pm_api_limits *
         } else {
             E->has_sidewalk = gsw_on;
             E->sidewalk = *gsw;
-            if (o.canon) json_object_set_new(o.canon, "sidewalk", pm__sidewalk_json(gsw_on, gsw));
+            if (o.canon && !gsw_json) gsw_json = pm__sidewalk_json(gsw_on, gsw);
+            if (o.canon) json_object_set(o.canon, "sidewalk", gsw_json);
         }
         pm_api_end(&o);
     }
+    json_decref(gsw_json);
     pm_api_end(&arr);
     if (total > lim->max_points)
         pm_api_problem_field(root->prob, "/edges", "holds %zu interior points in all (limit "
