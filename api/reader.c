@@ -140,9 +140,18 @@ static bool pm_api__slot_open(pm_api_node *n, const char *key, pm_api__slot *s) 
         s->v = json_array_get(n->in, s->index);
     } else {
         assert(key);
-        s->v = n->in ? json_object_get(n->in, key) : NULL;
+        s->v = key == n->peek_key ? n->peek_v : n->in ? json_object_get(n->in, key) : NULL;
     }
+    n->peek_key = NULL;   /* one read only: the input may change after it */
     return true;
+}
+
+const json_t *pm_api_peek(pm_api_node *n, const char *key) {
+    n->peek_key = NULL;
+    if (n->dead || n->is_array || !n->in) return NULL;
+    n->peek_key = key;
+    n->peek_v = json_object_get(n->in, key);
+    return n->peek_v;
 }
 
 /* Stores val (a new reference, consumed) in the canonical form of n. An

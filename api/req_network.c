@@ -51,7 +51,7 @@ static void pm__id_text(const pm_network_id *id, char *out, size_t cap) {
 
 /* An id member: an integer or a string of 1..64 bytes. Returns 0 when read. */
 static int pm__read_id(pm_api_node *n, const char *key, pm_arena *arena, pm_network_id *out) {
-    const json_t *v = n->in ? json_object_get(n->in, key) : NULL;
+    const json_t *v = pm_api_peek(n, key);
     memset(out, 0, sizeof *out);
     out->is_num = true;
     if (v && json_is_string(v)) {
@@ -93,8 +93,8 @@ static json_t *pm__sidewalk_json(bool on, const pm_junction_sidewalk *s) {
     return o;
 }
 
-static bool pm__has(const pm_api_node *n, const char *key) {
-    return n->in && json_object_get(n->in, key) != NULL;
+static bool pm__has(pm_api_node *n, const char *key) {
+    return pm_api_peek(n, key) != NULL;
 }
 
 static void pm__read_nodes(pm_api_node *root, pm__nreq *q, const pm_api_limits *lim,
