@@ -612,3 +612,20 @@ Test(reader, peek_then_read) {
     pm_api_problem_free(&p);
     json_decref(doc);
 }
+
+/* pm_api_end skips its search for unknown members only when every input
+ * member was stored: a member read twice counts once. */
+Test(reader, unknown_member_after_a_member_read_twice) {
+    json_t *doc = json_pack("{s:f,s:i}", "a", 1.5, "zzz", 2);
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    pm_api_node root;
+    pm_api_begin(&root, doc, &p);
+    double x;
+    pm_api_num(&root, "a", 0, PM_API_ANY, 0, &x);
+    pm_api_num(&root, "a", 0, PM_API_ANY, 0, &x);
+    cr_assert_null(pm_api_finish(&root));
+    cr_assert_str_eq(msg_at(&p, "/zzz"), "unknown field");
+    pm_api_problem_free(&p);
+    json_decref(doc);
+}

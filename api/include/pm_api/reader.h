@@ -113,6 +113,8 @@ typedef struct pm_api_node {
     bool dead;                 /* after an error on the node itself: reads give defaults */
     const char *peek_key;      /* pm_api_peek's key and value, for the next read of it */
     const json_t *peek_v;
+    bool read_present;         /* objects: the last read found its member in the input */
+    size_t known;              /* objects: input members read into the canonical form */
     char ptr[PM_API_POINTER_MAX];
 } pm_api_node;
 
