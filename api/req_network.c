@@ -360,7 +360,15 @@ static void pm__check_angles(pm__nreq *q, pm_arena *arena, pm_api_problem *prob)
         pm__arm *A = arms + first[n];
         uint32_t d = deg[n];
         if (d < 2) continue;
-        qsort(A, d, sizeof *A, pm__arm_cmp);
+        /* A node has a handful of arms: sorted in place (the order is total,
+         * so the same as qsort's), without qsort's set-up per call. */
+        if (d > 16) qsort(A, d, sizeof *A, pm__arm_cmp);
+        for (uint32_t k = 1; d <= 16 && k < d; k++) {
+            pm__arm x = A[k];
+            uint32_t at = k;
+            for (; at > 0 && pm__arm_cmp(&A[at - 1], &x) > 0; at--) A[at] = A[at - 1];
+            A[at] = x;
+        }
         for (uint32_t k = 0; k < d; k++) {
             const pm__arm *a = &A[k], *b = &A[(k + 1) % d];
             double gap = k + 1 < d ? b->angle - a->angle : b->angle + 2 * pi - a->angle;
