@@ -223,6 +223,51 @@ static void pm__read_edges(pm_api_node *root, pm__nreq *q, const pm_api_limits *
     q->p.nedges = q->edges ? n : 0;
 }
 
+static uint64_t pm__id_hash(const pm_network_id *id) {
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a over the bytes, then mixed */
+    if (id->is_num) h ^= (uint64_t)id->num;
+    else for (const unsigned char *c = (const unsigned char *)id->str; *c; c++) h = (h ^ *c) * 1099511628211ull;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 32);
+}
+
+/* An open-addressing table of the sorted ids' first positions (power-of-two
+ * size, at most half full): an edge's id found in one or two probes rather
+ * than by a binary search of string compares. NULL when out of memory. */
+static uint32_t *pm__id_table(const pm__idref *ref, size_t nn, pm_arena *arena, size_t *mask) {
+    size_t size = 16;
+    while (size < 2 * nn) size *= 2;
+    uint32_t *t = pm_arena_alloc(arena, size * sizeof *t);
+    if (!t) return NULL;
+    memset(t, 0xff, size * sizeof *t);   /* UINT32_MAX: empty */
+    *mask = size - 1;
+    for (size_t i = 0; i < nn; i++) {
+        if (i && pm__id_cmp(&ref[i].id, &ref[i - 1].id) == 0) continue;
+        size_t h = (size_t)pm__id_hash(&ref[i].id) & *mask;
+        while (t[h] != UINT32_MAX) h = (h + 1) & *mask;
+        t[h] = (uint32_t)i;
+    }
+    return t;
+}
+
+/* The sorted position of the first node with id, or nn when none has it. */
+static size_t pm__id_find(const pm__idref *ref, size_t nn, const uint32_t *t, size_t mask,
+                          const pm_network_id *id) {
+    if (!t) {
+        size_t lo = 0, hi = nn;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (pm__id_cmp(&ref[mid].id, id) < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        return lo < nn && pm__id_cmp(&ref[lo].id, id) == 0 ? lo : nn;
+    }
+    for (size_t h = (size_t)pm__id_hash(id) & mask; t[h] != UINT32_MAX; h = (h + 1) & mask)
+        if (pm__id_cmp(&ref[t[h]].id, id) == 0) return t[h];
+    return nn;
+}
+
 /* Ids: duplicates among nodes, then each edge's from / to resolved (edges
  * whose ids all resolved are marked). */
 static void pm__resolve(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob) {
@@ -239,19 +284,15 @@ static void pm__resolve(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_
         snprintf(ptr, sizeof ptr, "/nodes/%zu/id", ref[i].index);
         pm_api_problem_field(prob, ptr, "duplicates the id %s of /nodes/%zu", txt, ref[i - 1].index);
     }
+    size_t mask = 0;
+    const uint32_t *table = pm__id_table(ref, nn, arena, &mask);
     for (size_t e = 0; e < q->p.nedges; e++) {
         raw[e].resolved = raw[e].ids_ok;
         for (int end = 0; end < 2 && raw[e].ids_ok; end++) {
             const pm_network_id *id = end ? &raw[e].to : &raw[e].from;
-            pm__idref key = {*id, 0};
-            size_t lo = 0, hi = nn;
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (pm__id_cmp(&ref[mid].id, &key.id) < 0) lo = mid + 1;
-                else hi = mid;
-            }
+            size_t lo = pm__id_find(ref, nn, table, mask, id);
             uint32_t *dst = end ? &q->edges[e].to : &q->edges[e].from;
-            if (lo < nn && pm__id_cmp(&ref[lo].id, &key.id) == 0) {
+            if (lo < nn) {
                 *dst = (uint32_t)ref[lo].index;
                 continue;
             }
