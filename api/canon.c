@@ -30,15 +30,22 @@
 
 /* Output batched into large blocks: one hash update per block, not one per
  * token. */
+#define PM_API__MEMO 256   /* longest memoised object text */
+
 typedef struct pm_api__out {
     json_dump_callback_t cb;
     void *data;
     size_t len;
     int err;
+    unsigned long flushes;     /* bytes that left buf: a text that spans one is not memoised */
+    const json_t *memo;        /* the last shared object written, and its text */
+    size_t memo_len;
+    char memo_buf[PM_API__MEMO];
     char buf[PM_API__DUMP_BUF];
 } pm_api__out;
 
 static int pm_api__flush(pm_api__out *o) {
+    o->flushes++;
     if (o->len && !o->err && o->cb(o->buf, o->len, o->data) != 0) o->err = -1;
     o->len = 0;
     return o->err;
@@ -47,7 +54,10 @@ static int pm_api__flush(pm_api__out *o) {
 static int pm_api__emit(const char *s, size_t n, void *data) {
     pm_api__out *o = data;
     if (o->len + n > sizeof o->buf && pm_api__flush(o) < 0) return -1;
-    if (n > sizeof o->buf) return o->cb(s, n, o->data) != 0 ? (o->err = -1) : 0;
+    if (n > sizeof o->buf) {
+        o->flushes++;
+        return o->cb(s, n, o->data) != 0 ? (o->err = -1) : 0;
+    }
     if (n == 1) o->buf[o->len] = *s;   /* brackets and commas: no call */
     else memcpy(o->buf + o->len, s, n);
     o->len += n;
@@ -197,7 +207,33 @@ static int pm_api__string(const char *s, size_t n, pm_api__out *o) {
  * few dozen members at most); qsort past that. */
 #define PM_API__SMALL_OBJECT 32
 
+static int pm_api__object_text(const json_t *j, pm_api__out *o, int depth);
+
+/* An object held in several places of the canonical form (a request
+ * default shared by every element, e.g. a network's sidewalk) is written
+ * once; its next occurrences copy that text. The canonical form is not
+ * modified while it is written, so the same object has the same text. */
 static int pm_api__object(const json_t *j, pm_api__out *o, int depth) {
+    if (j->refcount < 2) return pm_api__object_text(j, o, depth);
+    if (j == o->memo) {
+        char *w = pm_api__room(o, o->memo_len);
+        if (!w) return -1;
+        memcpy(w, o->memo_buf, o->memo_len);
+        o->len += o->memo_len;
+        return 0;
+    }
+    size_t start = o->len;
+    unsigned long flushes = o->flushes;
+    int r = pm_api__object_text(j, o, depth);
+    if (r == 0 && o->flushes == flushes && o->len - start <= sizeof o->memo_buf) {
+        o->memo = j;
+        o->memo_len = o->len - start;
+        memcpy(o->memo_buf, o->buf + start, o->memo_len);
+    }
+    return r;
+}
+
+static int pm_api__object_text(const json_t *j, pm_api__out *o, int depth) {
     size_t n = json_object_size(j), i = 0;
     pm_api__key small[PM_API__SMALL_OBJECT];
     pm_api__key *keys = n <= PM_API__SMALL_OBJECT ? small : malloc(n * sizeof *keys);
@@ -245,6 +281,7 @@ static int pm_api__bulk(const json_t *j, pm_api__out *o) {
         double d[PM_API__DUMP_BUF / sizeof(double)];
         size_t k = n - i < PM_API__DUMP_BUF / sizeof(double) ? n - i : PM_API__DUMP_BUF / sizeof(double);
         pm_api_bulk_get(j, i, k, d);
+        o->flushes++;
         if (o->cb((const char *)d, k * sizeof *d, o->data) != 0) r = o->err = -1;
     }
     return r;
@@ -329,6 +366,9 @@ int pm_api_canonical_dump(const json_t *canonical, json_dump_callback_t cb, void
     o->data = data;
     o->len = 0;
     o->err = 0;
+    o->flushes = 0;
+    o->memo = NULL;
+    o->memo_len = 0;
     int r = pm_api__walk(canonical, o, 0);
     if (pm_api__flush(o) < 0) r = -1;
     free(o);

@@ -283,7 +283,7 @@ static json_t *pm_jf__object(pm_jf *j) {
         if (j->p >= j->end || *j->p != '"' || !pm_jf__string(j, &k, &kn)) break;
         /* jansson keys are C strings: a key with NUL is left to it, as is a
          * duplicate (its message names the key, line and column). */
-        if (memchr(k, '\0', kn) || json_object_getn(o, k, kn)) break;
+        if (memchr(k, '\0', kn)) break;
         char kbuf[128], *key = kn < sizeof kbuf ? kbuf : malloc(kn + 1);
         if (!key) break;
         memcpy(key, k, kn);
@@ -295,9 +295,12 @@ static json_t *pm_jf__object(pm_jf *j) {
             pm_jf__ws(j);
             v = pm_jf__value(j);
         }
+        /* A duplicate replaces the earlier member: the size then does not
+         * grow, which finds it without a lookup per member. */
+        size_t before = json_object_size(o);
         int r = v ? json_object_setn_new_nocheck(o, key, kn, v) : -1;
         if (key != kbuf) free(key);
-        if (r < 0) break;
+        if (r < 0 || json_object_size(o) == before) break;
         int next = pm_jf__after(j, '}');
         if (next == 0) return o;
         if (next < 0) break;

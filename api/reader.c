@@ -140,9 +140,19 @@ static bool pm_api__slot_open(pm_api_node *n, const char *key, pm_api__slot *s) 
         s->v = json_array_get(n->in, s->index);
     } else {
         assert(key);
-        s->v = n->in ? json_object_get(n->in, key) : NULL;
+        s->v = key == n->peek_key ? n->peek_v : n->in ? json_object_get(n->in, key) : NULL;
+        n->read_present = s->v != NULL;
     }
+    n->peek_key = NULL;   /* one read only: the input may change after it */
     return true;
+}
+
+const json_t *pm_api_peek(pm_api_node *n, const char *key) {
+    n->peek_key = NULL;
+    if (n->dead || n->is_array || !n->in) return NULL;
+    n->peek_key = key;
+    n->peek_v = json_object_get(n->in, key);
+    return n->peek_v;
 }
 
 /* Stores val (a new reference, consumed) in the canonical form of n. An
@@ -156,9 +166,19 @@ static int pm_api__put(pm_api_node *n, const char *key, json_t *val) {
         json_decref(val);
         return -1;
     }
-    int r = n->is_array ? json_array_append_new(n->canon, val)
-                        : json_object_set_new_nocheck(n->canon, key, val);   /* keys: the parse's own literals */
+    if (n->is_array) {
+        int r = json_array_append_new(n->canon, val);
+        if (r < 0) pm_api__oom(n->prob);
+        return r;
+    }
+    /* An input member stored under a new key is counted: when all of them
+     * are, pm_api_end has no unknown member to look for. */
+    bool present = n->read_present;
+    n->read_present = false;
+    size_t before = json_object_size(n->canon);
+    int r = json_object_set_new_nocheck(n->canon, key, val);   /* keys: the parse's own literals */
     if (r < 0) pm_api__oom(n->prob);
+    else if (present && json_object_size(n->canon) > before) n->known++;
     return r;
 }
 
@@ -309,6 +329,7 @@ void pm_api_end(pm_api_node *c) {
         assert(c->next == c->len && "read every element of an array before pm_api_end");
         return;
     }
+    if (c->known == json_object_size(c->in)) return;
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)c->in, k, v) {

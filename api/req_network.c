@@ -51,7 +51,7 @@ static void pm__id_text(const pm_network_id *id, char *out, size_t cap) {
 
 /* An id member: an integer or a string of 1..64 bytes. Returns 0 when read. */
 static int pm__read_id(pm_api_node *n, const char *key, pm_arena *arena, pm_network_id *out) {
-    const json_t *v = n->in ? json_object_get(n->in, key) : NULL;
+    const json_t *v = pm_api_peek(n, key);
     memset(out, 0, sizeof *out);
     out->is_num = true;
     if (v && json_is_string(v)) {
@@ -93,8 +93,8 @@ static json_t *pm__sidewalk_json(bool on, const pm_junction_sidewalk *s) {
     return o;
 }
 
-static bool pm__has(const pm_api_node *n, const char *key) {
-    return n->in && json_object_get(n->in, key) != NULL;
+static bool pm__has(pm_api_node *n, const char *key) {
+    return pm_api_peek(n, key) != NULL;
 }
 
 static void pm__read_nodes(pm_api_node *root, pm__nreq *q, const pm_api_limits *lim,
@@ -189,6 +189,10 @@ static void pm__read_edges(pm_api_node *root, pm__nreq *q, const pm_api_limits *
     pm__raw_edge *raw = pm_arena_calloc(arena, n ? n : 1, sizeof *raw);
     *raw_out = raw;
     size_t total = 0;
+    /* The canonical sidewalk of an edge without one of its own: one object
+     * shared by all of them (canonical forms are never modified), not one
+     * built, dumped for the key and deleted per edge. */
+    json_t *gsw_json = NULL;
     for (size_t i = 0; i < n && q->edges && raw; i++) {
         pm_network_edge *E = &q->edges[i];
         if (pm_api_object(&arr, NULL, PM_API_REQUIRED, &o) != 1) continue;
@@ -205,16 +209,63 @@ static void pm__read_edges(pm_api_node *root, pm__nreq *q, const pm_api_limits *
         } else {
             E->has_sidewalk = gsw_on;
             E->sidewalk = *gsw;
-            if (o.canon) json_object_set_new(o.canon, "sidewalk", pm__sidewalk_json(gsw_on, gsw));
+            if (o.canon && !gsw_json) gsw_json = pm__sidewalk_json(gsw_on, gsw);
+            if (o.canon) json_object_set(o.canon, "sidewalk", gsw_json);
         }
         pm_api_end(&o);
     }
+    json_decref(gsw_json);
     pm_api_end(&arr);
     if (total > lim->max_points)
         pm_api_problem_field(root->prob, "/edges", "holds %zu interior points in all (limit "
                              "max_points = %u)", total, lim->max_points);
     q->p.edges = q->edges;
     q->p.nedges = q->edges ? n : 0;
+}
+
+static uint64_t pm__id_hash(const pm_network_id *id) {
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a over the bytes, then mixed */
+    if (id->is_num) h ^= (uint64_t)id->num;
+    else for (const unsigned char *c = (const unsigned char *)id->str; *c; c++) h = (h ^ *c) * 1099511628211ull;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 32);
+}
+
+/* An open-addressing table of the sorted ids' first positions (power-of-two
+ * size, at most half full): an edge's id found in one or two probes rather
+ * than by a binary search of string compares. NULL when out of memory. */
+static uint32_t *pm__id_table(const pm__idref *ref, size_t nn, pm_arena *arena, size_t *mask) {
+    size_t size = 16;
+    while (size < 2 * nn) size *= 2;
+    uint32_t *t = pm_arena_alloc(arena, size * sizeof *t);
+    if (!t) return NULL;
+    memset(t, 0xff, size * sizeof *t);   /* UINT32_MAX: empty */
+    *mask = size - 1;
+    for (size_t i = 0; i < nn; i++) {
+        if (i && pm__id_cmp(&ref[i].id, &ref[i - 1].id) == 0) continue;
+        size_t h = (size_t)pm__id_hash(&ref[i].id) & *mask;
+        while (t[h] != UINT32_MAX) h = (h + 1) & *mask;
+        t[h] = (uint32_t)i;
+    }
+    return t;
+}
+
+/* The sorted position of the first node with id, or nn when none has it. */
+static size_t pm__id_find(const pm__idref *ref, size_t nn, const uint32_t *t, size_t mask,
+                          const pm_network_id *id) {
+    if (!t) {
+        size_t lo = 0, hi = nn;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (pm__id_cmp(&ref[mid].id, id) < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        return lo < nn && pm__id_cmp(&ref[lo].id, id) == 0 ? lo : nn;
+    }
+    for (size_t h = (size_t)pm__id_hash(id) & mask; t[h] != UINT32_MAX; h = (h + 1) & mask)
+        if (pm__id_cmp(&ref[t[h]].id, id) == 0) return t[h];
+    return nn;
 }
 
 /* Ids: duplicates among nodes, then each edge's from / to resolved (edges
@@ -233,19 +284,15 @@ static void pm__resolve(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_
         snprintf(ptr, sizeof ptr, "/nodes/%zu/id", ref[i].index);
         pm_api_problem_field(prob, ptr, "duplicates the id %s of /nodes/%zu", txt, ref[i - 1].index);
     }
+    size_t mask = 0;
+    const uint32_t *table = pm__id_table(ref, nn, arena, &mask);
     for (size_t e = 0; e < q->p.nedges; e++) {
         raw[e].resolved = raw[e].ids_ok;
         for (int end = 0; end < 2 && raw[e].ids_ok; end++) {
             const pm_network_id *id = end ? &raw[e].to : &raw[e].from;
-            pm__idref key = {*id, 0};
-            size_t lo = 0, hi = nn;
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (pm__id_cmp(&ref[mid].id, &key.id) < 0) lo = mid + 1;
-                else hi = mid;
-            }
+            size_t lo = pm__id_find(ref, nn, table, mask, id);
             uint32_t *dst = end ? &q->edges[e].to : &q->edges[e].from;
-            if (lo < nn && pm__id_cmp(&ref[lo].id, &key.id) == 0) {
+            if (lo < nn) {
                 *dst = (uint32_t)ref[lo].index;
                 continue;
             }
@@ -354,7 +401,15 @@ static void pm__check_angles(pm__nreq *q, pm_arena *arena, pm_api_problem *prob)
         pm__arm *A = arms + first[n];
         uint32_t d = deg[n];
         if (d < 2) continue;
-        qsort(A, d, sizeof *A, pm__arm_cmp);
+        /* A node has a handful of arms: sorted in place (the order is total,
+         * so the same as qsort's), without qsort's set-up per call. */
+        if (d > 16) qsort(A, d, sizeof *A, pm__arm_cmp);
+        for (uint32_t k = 1; d <= 16 && k < d; k++) {
+            pm__arm x = A[k];
+            uint32_t at = k;
+            for (; at > 0 && pm__arm_cmp(&A[at - 1], &x) > 0; at--) A[at] = A[at - 1];
+            A[at] = x;
+        }
         for (uint32_t k = 0; k < d; k++) {
             const pm__arm *a = &A[k], *b = &A[(k + 1) % d];
             double gap = k + 1 < d ? b->angle - a->angle : b->angle + 2 * pi - a->angle;

@@ -1,6 +1,7 @@
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,4 +163,39 @@ Test(canon, large_arrays_and_failures) {
     free(y);
     cr_expect_eq(pm_api_canonical_dump(a, failing_cb, NULL), -1, "a failing sink is reported");
     json_decref(a);
+}
+
+/* Objects shared by many members (a request default set on every element):
+ * each occurrence written as jansson writes it, also when one straddles the
+ * dump's internal block, when two shared objects alternate, when one holds
+ * another, and when one is too long to be copied. */
+Test(canon, shared_objects) {
+    json_t *small = json_pack("{s:f,s:f}", "width", 2.0, "curb_height", 0.15);
+    json_t *other = json_pack("{s:i,s:s}", "b", -3, "a", "x y");
+    json_t *outer = json_pack("{s:O,s:f}", "in", small, "k", 1.0 / 3);
+    json_t *big = json_object();
+    for (int i = 0; i < 40; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "key%02d", i);
+        json_object_set_new(big, k, json_real(i * 0.1));
+    }
+    json_t *a = json_array();
+    for (int i = 0; i < 3000; i++) {
+        json_t *e = json_object();
+        json_object_set(e, "sidewalk", i % 3 ? small : other);
+        json_object_set_new(e, "from", json_integer(i));
+        if (i % 7 == 0) json_object_set(e, "outer", outer);
+        if (i % 101 == 0) json_object_set(e, "big", big);
+        json_array_append_new(a, e);
+    }
+    char *x = ours(a), *y = json_dumps(a, FLAGS);
+    cr_assert_gt(strlen(y), 3 * 4096, "the dump spans several blocks");
+    cr_expect_str_eq(x, y);
+    free(x);
+    free(y);
+    json_decref(a);
+    json_decref(big);
+    json_decref(outer);
+    json_decref(other);
+    json_decref(small);
 }

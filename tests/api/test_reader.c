@@ -582,3 +582,50 @@ Test(reader, random_documents_never_crash) {
     cr_expect_gt(e400, 0);
     cr_expect_gt(e422, 0);
 }
+
+/* pm_api_peek: the value without reading it; the next read of the key takes
+ * it (one read only: a later read of the same key looks it up again). */
+Test(reader, peek_then_read) {
+    json_t *doc = json_pack("{s:s,s:i}", "id", "a7", "n", 3);
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    pm_api_node root;
+    pm_api_begin(&root, doc, &p);
+    const char *id = "id", *n = "n", *gone = "gone";
+    cr_assert_str_eq(json_string_value(pm_api_peek(&root, id)), "a7");
+    cr_assert_null(pm_api_peek(&root, gone), "an absent member peeks as NULL");
+    cr_assert_not_null(pm_api_peek(&root, n));
+    char buf[8];
+    cr_assert_eq(pm_api_str(&root, id, PM_API_REQUIRED, 7, "", buf, sizeof buf), 0,
+                 "a peek of another key leaves this read its own lookup");
+    cr_assert_str_eq(buf, "a7");
+    cr_assert_null(pm_api_peek(&root, gone));
+    int64_t v = 0;
+    cr_assert_lt(pm_api_int(&root, gone, PM_API_REQUIRED, PM_API_IANY, 0, &v), 0);
+    cr_assert_not_null(pm_api_peek(&root, n));
+    cr_assert_eq(pm_api_int(&root, n, PM_API_REQUIRED, PM_API_IANY, 0, &v), 0);
+    cr_assert_eq(v, 3);
+    json_t *c = pm_api_finish(&root);
+    cr_assert_null(c, "the missing member failed the request");
+    cr_assert_str_eq(msg_at(&p, "/gone"), "is required");
+    cr_assert_null(msg_at(&p, "/id"));
+    pm_api_problem_free(&p);
+    json_decref(doc);
+}
+
+/* pm_api_end skips its search for unknown members only when every input
+ * member was stored: a member read twice counts once. */
+Test(reader, unknown_member_after_a_member_read_twice) {
+    json_t *doc = json_pack("{s:f,s:i}", "a", 1.5, "zzz", 2);
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    pm_api_node root;
+    pm_api_begin(&root, doc, &p);
+    double x;
+    pm_api_num(&root, "a", 0, PM_API_ANY, 0, &x);
+    pm_api_num(&root, "a", 0, PM_API_ANY, 0, &x);
+    cr_assert_null(pm_api_finish(&root));
+    cr_assert_str_eq(msg_at(&p, "/zzz"), "unknown field");
+    pm_api_problem_free(&p);
+    json_decref(doc);
+}

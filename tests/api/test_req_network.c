@@ -329,3 +329,30 @@ Test(req_network, two_d_points_interpolate_heights) {
     }
     pm_test_api_done(&r);
 }
+
+/* Many ids, numbers and strings mixed (the lookup is a hash table): a
+ * chain of 120 nodes parses with every edge joining its two neighbours;
+ * an id no node has, among them, is still named. */
+Test(req_network, many_ids_resolve) {
+    char *body = malloc(1 << 16);
+    cr_assert_not_null(body);
+    size_t len = (size_t)sprintf(body, "{\"nodes\": [");
+    for (int i = 0; i < 120; i++)
+        len += (size_t)sprintf(body + len, i % 2 ? "%s{\"id\": \"s%d\", \"position\": [%d, 0]}"
+                                                 : "%s{\"id\": %d, \"position\": [%d, 0]}",
+                               i ? ", " : "", i, 50 * i);
+    len += (size_t)sprintf(body + len, "], \"edges\": [");
+    for (int i = 0; i + 1 < 120; i++)
+        len += (size_t)sprintf(body + len, i % 2 ? "%s{\"from\": \"s%d\", \"to\": %d}"
+                                                 : "%s{\"from\": %d, \"to\": \"s%d\"}",
+                               i ? ", " : "", i, i + 1);
+    size_t at = len;
+    sprintf(body + len, "]}");
+    run r;
+    pm_test_api_parse(&r, &GEN, body, NULL);
+    cr_assert_eq(r.rc, 0, "the chain parses: %s", r.prob.detail);
+    pm_test_api_done(&r);
+    sprintf(body + at, ", {\"from\": \"s119\", \"to\": \"s120\"}]}");
+    expect(body, false, "/edges/119/to", "no node has the id \"s120\"");
+    free(body);
+}

@@ -111,8 +111,17 @@ typedef struct pm_api_node {
     size_t len, next;          /* arrays: element count, next element to read */
     bool is_array;
     bool dead;                 /* after an error on the node itself: reads give defaults */
+    const char *peek_key;      /* pm_api_peek's key and value, for the next read of it */
+    const json_t *peek_v;
+    bool read_present;         /* objects: the last read found its member in the input */
+    size_t known;              /* objects: input members read into the canonical form */
     char ptr[PM_API_POINTER_MAX];
 } pm_api_node;
+
+/* The input value of member key of object node n (NULL: absent, or n is
+ * no live object), without reading it. The next read of that key (the
+ * same pointer) then takes it without a second lookup. */
+const json_t *pm_api_peek(pm_api_node *n, const char *key);
 
 /* Starts reading document doc (an object; anything else is a 422 at "").
  * Always pair with pm_api_finish, which owns the canonical form. */
