@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "junction/junction.h"
 #include "network/network.h"
@@ -224,12 +225,7 @@ static void pm__read_edges(pm_api_node *root, pm__nreq *q, const pm_api_limits *
 }
 
 static uint64_t pm__id_hash(const pm_network_id *id) {
-    uint64_t h = 1469598103934665603ull;   /* FNV-1a over the bytes, then mixed */
-    if (id->is_num) h ^= (uint64_t)id->num;
-    else for (const unsigned char *c = (const unsigned char *)id->str; *c; c++) h = (h ^ *c) * 1099511628211ull;
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    return h ^ (h >> 32);
+    return id->is_num ? XXH3_64bits(&id->num, sizeof id->num) : XXH3_64bits(id->str, strlen(id->str));
 }
 
 /* An open-addressing table of the sorted ids' first positions (power-of-two
@@ -254,15 +250,6 @@ static uint32_t *pm__id_table(const pm__idref *ref, size_t nn, pm_arena *arena, 
 /* The sorted position of the first node with id, or nn when none has it. */
 static size_t pm__id_find(const pm__idref *ref, size_t nn, const uint32_t *t, size_t mask,
                           const pm_network_id *id) {
-    if (!t) {
-        size_t lo = 0, hi = nn;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (pm__id_cmp(&ref[mid].id, id) < 0) lo = mid + 1;
-            else hi = mid;
-        }
-        return lo < nn && pm__id_cmp(&ref[lo].id, id) == 0 ? lo : nn;
-    }
     for (size_t h = (size_t)pm__id_hash(id) & mask; t[h] != UINT32_MAX; h = (h + 1) & mask)
         if (pm__id_cmp(&ref[t[h]].id, id) == 0) return t[h];
     return nn;
@@ -273,7 +260,10 @@ static size_t pm__id_find(const pm__idref *ref, size_t nn, const uint32_t *t, si
 static void pm__resolve(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob) {
     size_t nn = q->p.nnodes;
     pm__idref *ref = pm_arena_alloc(arena, (nn ? nn : 1) * sizeof *ref);
-    if (!ref) return;
+    if (!ref) {
+        pm_api_problem_set(prob, 503, "out-of-memory", "Service Unavailable", "no memory");
+        return;
+    }
     for (size_t i = 0; i < nn; i++) ref[i] = (pm__idref){q->ids[i], i};
     qsort(ref, nn, sizeof *ref, pm__idref_cmp);
     char txt[80];
@@ -286,6 +276,10 @@ static void pm__resolve(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_
     }
     size_t mask = 0;
     const uint32_t *table = pm__id_table(ref, nn, arena, &mask);
+    if (!table) {
+        pm_api_problem_set(prob, 503, "out-of-memory", "Service Unavailable", "no memory");
+        return;
+    }
     for (size_t e = 0; e < q->p.nedges; e++) {
         raw[e].resolved = raw[e].ids_ok;
         for (int end = 0; end < 2 && raw[e].ids_ok; end++) {
