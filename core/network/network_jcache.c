@@ -17,6 +17,7 @@ typedef struct pm__jentry {
     uint64_t hash;
     const uint64_t *key;
     size_t nkey;
+    size_t narms;              /* d.slab_ends holds 2 per arm */
     int rc;
     pm_junction_diag d;        /* warnings and slab ends in the local frame */
     pm_scene *scene;           /* local frame; NULL when rc != PM_OK */
@@ -263,7 +264,7 @@ static int pm__place(pm__net *N, const pm__jentry *e, const double off[3], pm_sc
     if (!(s->meta = pm__place_meta(N->a, L->meta, off))) return PM_ERR_NOMEM;
     *d = e->d;
     if (e->d.slab_ends) {
-        size_t n = 2 * (size_t)e->key[0];   /* narms */
+        size_t n = 2 * e->narms;
         d->slab_ends = pm_arena_alloc(N->a, n * sizeof *d->slab_ends);
         if (!d->slab_ends) return PM_ERR_NOMEM;
         for (size_t i = 0; i < n; i++) {
@@ -324,6 +325,7 @@ int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const doubl
         e->hash = h;
         e->key = key;
         e->nkey = C->buf.len;
+        e->narms = local->narms;
         if (!(e->scene = pm_scene_create(N->a))) return PM_ERR_NOMEM;
         N->jc_built++;
         e->rc = pm_junction_generate(e->scene, local, &e->d);
