@@ -396,11 +396,6 @@ void pm__road_clamp_folds(pm__ctx *x, pm__level *L) {
 }
 
 
-bool pm__road_collapsed(const pm__level *L, const pm__section *sc, uint32_t k) {
-    double d = L->col[k];
-    return d < 0.0 ? -d >= sc->clamp[0] : (d > 0.0 && d >= sc->clamp[1]);
-}
-
 /* Copies the collapsed columns of section `from` onto section `to` (one side). */
 static void pm__copy_collapse(pm__level *L, size_t from, size_t to, int side) {
     size_t nc = L->ncol;

@@ -70,8 +70,12 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
  * one 3D point. */
 void pm__road_clamp_folds(pm__ctx *x, pm__level *L);
 void pm__road_weld_collapses(pm__level *L);
-/* Whether column k of section sc is cut back onto the fold's collapse point. */
-bool pm__road_collapsed(const pm__level *L, const pm__section *sc, uint32_t k);
+/* Whether column k of section sc is cut back onto the fold's collapse point
+ * (inline: emission asks it of every vertex). */
+static inline bool pm__road_collapsed(const pm__level *L, const pm__section *sc, uint32_t k) {
+    double d = L->col[k];
+    return d < 0.0 ? -d >= sc->clamp[0] : (d > 0.0 && d >= sc->clamp[1]);
+}
 
 /* road_mesh.c: the vertex grid (positions, per-side U, V) and primitives. */
 void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d, double o[3]);

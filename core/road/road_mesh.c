@@ -173,10 +173,13 @@ static bool pm__same_vertex(const pm_prim *pr, uint32_t v, const float pf[3], co
 }
 
 /* Quads j0 .. j1 - 1 between grid rows row and row + w of map (section
- * i to i + 1) as two triangles each, skipping slivers (pm__faces_up). */
+ * i to i + 1) as two triangles each, skipping slivers (pm__faces_up).
+ * Counts kept in locals: the index stores could alias pr->icount. */
 static void pm__emit_quads(pm__level *L, pm_prim *pr, const uint32_t *row, uint32_t w,
                            uint32_t j0, uint32_t j1, uint32_t i, double mbound) {
     const float *P = pr->positions;
+    uint32_t *out = pr->indices + pr->icount;
+    uint64_t kept = 0, skipped = 0;
     for (uint32_t j = j0; j < j1; j++) {
         uint32_t v1 = row[j], v2 = row[j + 1], v4 = row[w + j], v3 = row[w + j + 1];
         uint32_t tri[2][3] = {{v1, v2, v4}, {v2, v3, v4}};
@@ -184,17 +187,20 @@ static void pm__emit_quads(pm__level *L, pm_prim *pr, const uint32_t *row, uint3
             const uint32_t *q = tri[t];
             if (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
                 !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], mbound)) {
-                L->skipped++;
+                skipped++;
                 continue;
             }
             /* pm__road_emit reserved every quad's two triangles. */
-            assert(pr->icount + 3 <= pr->icap);
-            memcpy(pr->indices + pr->icount, q, 3 * sizeof(uint32_t));
-            pr->icount += 3;
-            if (L->tsec) L->tsec[L->ntsec++] = i;
-            L->triangles++;
+            assert(pr->icount + 3 * (kept + 1) <= pr->icap);
+            memcpy(out + 3 * kept, q, 3 * sizeof(uint32_t));
+            kept++;
         }
     }
+    pr->icount += (uint32_t)(3 * kept);
+    if (L->tsec)
+        for (uint64_t t = 0; t < kept; t++) L->tsec[L->ntsec++] = i;
+    L->triangles += kept;
+    L->skipped += skipped;
 }
 
 /* Emits columns k0..k1 as vertices of pr. Collapsed columns share the
@@ -204,8 +210,12 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
     const pm_road_params *p = x->p;
     size_t n = L->n, nc = L->ncol, w = rg.k1 - rg.k0 + 1;
     double mbound = 1.0;   /* max(1, |x|, |z|) over the range's vertices */
+    bool drape = p->terrain && p->conform == PM_ROAD_DRAPE;
+    assert(!pr->colors && pr->uvs);
     for (size_t i = 0; i < n; i++) {
         const pm__section *sc = &L->sec[i];
+        /* Off terrain every vertex of a section has its (banked) up. */
+        float up[3] = {(float)sc->up[0], (float)sc->up[1], (float)sc->up[2]};
         for (uint32_t j = 0; j < w; j++) {
             uint32_t k = rg.k0 + j;
             uint32_t outer = L->col[k] < 0.0 ? rg.k0 : rg.k1;
@@ -221,10 +231,20 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
                 continue;
             }
             mbound = pm__maxabs(pm__maxabs(mbound, pf[0]), pf[2]);
-            pm__vertex_normal(p, sc, pd, nf);
-            int64_t v = pm_prim_add_vertex(x->scene, pr, pf, nf, uf, NULL);
-            if (v < 0) return PM_ERR_NOMEM;
-            map[i * w + j] = (uint32_t)v;
+            if (drape) pm__vertex_normal(p, sc, pd, nf);
+            else memcpy(nf, up, sizeof nf);
+            uint32_t v = pr->vcount;
+            if (v < pr->vcap) {   /* pm__road_emit reserved them all: pm_prim_add_vertex's stores */
+                memcpy(pr->positions + 3 * (size_t)v, pf, sizeof pf);
+                memcpy(pr->normals + 3 * (size_t)v, nf, sizeof nf);
+                memcpy(pr->uvs + 2 * (size_t)v, uf, sizeof uf);
+                pr->vcount = v + 1;
+            } else {
+                int64_t r = pm_prim_add_vertex(x->scene, pr, pf, nf, uf, NULL);
+                if (r < 0) return PM_ERR_NOMEM;
+                v = (uint32_t)r;
+            }
+            map[i * w + j] = v;
         }
         for (uint32_t j = 0; j < w; j++)
             if (map[i * w + j] == UINT32_MAX)
