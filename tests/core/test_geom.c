@@ -103,6 +103,62 @@ Test(geom, normals_unit_length_on_random_meshes) {
     pm_arena_destroy(f.a);
 }
 
+/* The general recipe, written out: area-weighted float sums of the double
+ * face crosses, each normalized in double (zero or not finite: +Y). */
+static void reference_normals(const pm_prim *p, float *out) {
+    memset(out, 0, (size_t)p->vcount * 3 * sizeof(float));
+    for (uint32_t t = 0; t < p->icount; t += 3) {
+        const float *a = p->positions + 3 * p->indices[t], *b = p->positions + 3 * p->indices[t + 1],
+                    *c = p->positions + 3 * p->indices[t + 2];
+        double u[3] = {(double)b[0] - a[0], (double)b[1] - a[1], (double)b[2] - a[2]};
+        double v[3] = {(double)c[0] - a[0], (double)c[1] - a[1], (double)c[2] - a[2]};
+        float cf[3] = {(float)(u[1] * v[2] - u[2] * v[1]), (float)(u[2] * v[0] - u[0] * v[2]),
+                       (float)(u[0] * v[1] - u[1] * v[0])};
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < 3; j++) out[3 * p->indices[t + k] + j] += cf[j];
+    }
+    for (uint32_t i = 0; i < p->vcount; i++) {
+        float *n = out + 3 * i;
+        double x = n[0], y = n[1], z = n[2], len = sqrt(x * x + y * y + z * z);
+        if (!(len > 0.0) || !isfinite(len)) { n[0] = 0.0f, n[1] = 1.0f, n[2] = 0.0f; continue; }
+        n[0] = (float)(x / len), n[1] = (float)(y / len), n[2] = (float)(z / len);
+    }
+}
+
+/* A flat primitive (one height: roads and networks on flat ground) takes a
+ * shortcut; it must give the general recipe's bits, also with degenerate
+ * faces, unused vertices, a face pointing down or one vertex off the plane. */
+Test(geom, normals_flat_shortcut_is_bit_exact) {
+    pm_rng r;
+    pm_rng_seed(&r, 11);
+    for (int round = 0; round < 400; round++) {
+        fixture f = make();
+        pm_prim *p = pm_scene_add_prim(f.s, "x", "x", 0, 0, 0);
+        float y = round % 3 ? 0.0f : (float)pm_rng_range(&r, -50, 50);
+        uint32_t nv = 3 + (uint32_t)pm_rng_below(&r, 60);
+        for (uint32_t i = 0; i < nv; i++)
+            add_v(&f, p, (float)pm_rng_range(&r, -1e3, 1e3), y, (float)pm_rng_range(&r, -1e3, 1e3));
+        int mode = round % 5;   /* 0-2 CCW only, 3 one face down, 4 one vertex off the plane */
+        for (uint32_t t = 0; t < 2 * nv; t++) {
+            uint32_t a = (uint32_t)pm_rng_below(&r, nv), b = (uint32_t)pm_rng_below(&r, nv),
+                     c = round % 7 == 0 && t == 0 ? b : (uint32_t)pm_rng_below(&r, nv);
+            const float *pa = p->positions + 3 * a, *pb = p->positions + 3 * b, *pc = p->positions + 3 * c;
+            double o = ((double)pb[2] - pa[2]) * ((double)pc[0] - pa[0]) -
+                       ((double)pb[0] - pa[0]) * ((double)pc[2] - pa[2]);
+            bool down = mode == 3 && t == nv;
+            if ((o < 0.0) != down) add_t(&f, p, a, c, b);
+            else add_t(&f, p, a, b, c);
+        }
+        if (mode == 4) p->positions[3 * (nv - 1) + 1] = y + 0.25f;
+        float *want = pm_arena_alloc(f.a, (size_t)nv * 3 * sizeof(float));
+        cr_assert_not_null(want);
+        reference_normals(p, want);
+        pm_prim_compute_normals(p);
+        cr_assert(memcmp(want, p->normals, (size_t)nv * 3 * sizeof(float)) == 0, "round %d (mode %d)", round, mode);
+        pm_arena_destroy(f.a);
+    }
+}
+
 /* ---- bounds ------------------------------------------------------------- */
 
 Test(geom, bounds) {
