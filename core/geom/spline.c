@@ -102,12 +102,14 @@ static uint32_t pm__locate(const pm_spline *s, double t, double *u) {
 void pm_spline_eval(const pm_spline *s, double t, double p[3], double d1[3], double d2[3]) {
     double u;
     uint32_t i = pm__locate(s, t, &u);
-    const double(*c)[3] = s->coef[i];
-    for (int k = 0; k < 3; k++) {
-        p[k] = c[0][k] + u * (c[1][k] + u * (c[2][k] + u * c[3][k]));
-        if (d1) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
-        if (d2) d2[k] = 2.0 * c[2][k] + 6.0 * u * c[3][k];
-    }
+    double c[4][3];   /* a copy: the stores below cannot alias it, so no reloads */
+    memcpy(c, s->coef[i], sizeof c);
+    if (p)
+        for (int k = 0; k < 3; k++) p[k] = c[0][k] + u * (c[1][k] + u * (c[2][k] + u * c[3][k]));
+    if (d1)
+        for (int k = 0; k < 3; k++) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
+    if (d2)
+        for (int k = 0; k < 3; k++) d2[k] = 2.0 * c[2][k] + 6.0 * u * c[3][k];
 }
 
 double pm_spline_curvature(const pm_spline *s, double t) {
@@ -331,14 +333,37 @@ static void pm__d1_in(const pm_spline *s, uint32_t seg, double u, double d1[3]) 
     for (int k = 0; k < 3; k++) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
 }
 
+typedef PM_VEC(pm_curve_sample) pm__sample_vec;
+
+typedef struct pm__sampler {
+    pm_arena *a;
+    const pm_spline *s;
+    const pm_sample_opts *o;
+    pm__sample_vec v;
+    double cos_turn;        /* cos(o->max_turn), once */
+    uint32_t seg;           /* the segment being subdivided: floor(t) of every t inside it */
+    double err;             /* error of the last accepted chord: its end is pushed next */
+    bool exact;
+    /* The derivative pm__turns_too_much found at the end of the last chord
+     * it looked at (in segment seg): the next accepted chord starts there. */
+    bool d1_ok;
+    double d1_t, d1_at[3];
+} pm__sampler;
+
 /* Whether the plan tangent turns by more than max_turn over [t0, t1] (in
- * segment seg); a vanishing plan tangent (a cusp) counts as turning. */
-static bool pm__turns_too_much(const pm_spline *s, uint32_t seg, double max_turn, double cos_turn,
-                               double t0, double t1) {
-    if (max_turn <= 0.0) return false;
+ * segment sm->seg); a vanishing plan tangent (a cusp) counts as turning. */
+static bool pm__turns_too_much(pm__sampler *sm, double t0, double t1) {
+    const pm_spline *s = sm->s;
+    uint32_t seg = sm->seg;
+    double cos_turn = sm->cos_turn;
+    if (sm->o->max_turn <= 0.0) return false;
     double d0[3], d1[3];
-    pm__d1_in(s, seg, t0 - (double)seg, d0);
+    if (sm->d1_ok && sm->d1_t == t0) memcpy(d0, sm->d1_at, sizeof d0);
+    else pm__d1_in(s, seg, t0 - (double)seg, d0);
     pm__d1_in(s, seg, t1 - (double)seg, d1);
+    sm->d1_ok = true;
+    sm->d1_t = t1;
+    memcpy(sm->d1_at, d1, sizeof d1);
     /* The cosine with sqrt first (a few ulp from the hypot one): only a
      * turn within 1e-12 of the bound needs hypot's to decide. */
     double s0 = d0[0] * d0[0] + d0[2] * d0[2], s1 = d1[0] * d1[0] + d1[2] * d1[2];
@@ -352,19 +377,6 @@ static bool pm__turns_too_much(const pm_spline *s, uint32_t seg, double max_turn
     double c = (d0[0] * d1[0] + d0[2] * d1[2]) / (l0 * l1);
     return c < cos_turn;
 }
-
-typedef PM_VEC(pm_curve_sample) pm__sample_vec;
-
-typedef struct pm__sampler {
-    pm_arena *a;
-    const pm_spline *s;
-    const pm_sample_opts *o;
-    pm__sample_vec v;
-    double cos_turn;        /* cos(o->max_turn), once */
-    uint32_t seg;           /* the segment being subdivided: floor(t) of every t inside it */
-    double err;             /* error of the last accepted chord: its end is pushed next */
-    bool exact;
-} pm__sampler;
 
 static int pm__push(pm__sampler *sm, double t, const double p[3]) {
     if (sm->o->max_samples && sm->v.len >= sm->o->max_samples) return PM_ERR_LIMIT;
@@ -397,7 +409,7 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
     split = split || (bound ? e > sm->o->max_error
                             : (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES,
                                                    false, stop, memo)) > sm->o->max_error) ||
-            pm__turns_too_much(sm->s, sm->seg, sm->o->max_turn, sm->cos_turn, t0, t1);
+            pm__turns_too_much(sm, t0, t1);
     /* Seven probes can miss an off-centre peak; a chord that is already
      * close to the bound gets a finer look before it is accepted (its
      * seven probes all ran: none was past max_error). */
@@ -434,6 +446,7 @@ int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
         if (s->closed && i + 1 == s->nseg) memcpy(p1, first, sizeof p1);
         else pm_spline_point(s, o, (double)(i + 1), p1);
         sm.seg = i;
+        sm.d1_ok = false;
         r = pm__subdivide(&sm, (double)i, p0, (double)(i + 1), p1, 0);
         if (r == PM_OK) r = pm__push(&sm, (double)(i + 1), p1);
         memcpy(p0, p1, sizeof p0);

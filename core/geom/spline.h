@@ -35,8 +35,8 @@ typedef struct pm_spline {
 int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool closed,
                    pm_curve_kind kind, double alpha);
 
-/* Position p (and, when not NULL, first and second derivatives with respect
- * to t) at curve parameter t in [0, nseg]. */
+/* Position p and first and second derivatives with respect to t, each
+ * where not NULL, at curve parameter t in [0, nseg]. */
 void pm_spline_eval(const pm_spline *s, double t, double p[3], double d1[3], double d2[3]);
 
 /* Signed plan curvature at t (1/m): > 0 where the curve turns left (towards

@@ -200,10 +200,10 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
         sc[i].s = i > 0 ? sc[i - 1].s + pm_v3_dist(smp[i - 1].p, smp[i].p) : 0.0;
         sc[i].fan[0] = sc[i].fan[1] = false;
         /* One evaluation for the curvature, tangent and slope. */
-        double pt[3], d1[3], d2[3], tk = p->closed && i == n - 1 ? 0.0 : smp[i].t;
-        pm_spline_eval(&x->spline, tk, pt, d1, d2);
+        double d1[3], d2[3], tk = p->closed && i == n - 1 ? 0.0 : smp[i].t;
+        pm_spline_eval(&x->spline, tk, NULL, d1, d2);
         sc[i].kappa = pm_spline_curvature_of(&x->spline, d1, d2);
-        if (tk != smp[i].t) pm_spline_eval(&x->spline, smp[i].t, pt, d1, NULL);
+        if (tk != smp[i].t) pm_spline_eval(&x->spline, smp[i].t, NULL, d1, NULL);
         double l = hypot(d1[0], d1[2]);   /* once for the tangent and the slope */
         pm__plan_tangent(x, smp, n, i, d1, l, t2 + 4 * i, t2 + 4 * i + 2);
         t2[4 * i + 3] = pm__slope(x, smp, n, i, d1, l);
