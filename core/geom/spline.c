@@ -343,6 +343,7 @@ typedef struct pm__sampler {
     double cos_turn;        /* cos(o->max_turn), once */
     uint32_t seg;           /* the segment being subdivided: floor(t) of every t inside it */
     double err;             /* error of the last accepted chord: its end is pushed next */
+    double len;             /* and its length */
     bool exact;
     /* The derivative pm__turns_too_much found at the end of the last chord
      * it looked at (in segment seg): the next accepted chord starts there. */
@@ -380,8 +381,10 @@ static bool pm__turns_too_much(pm__sampler *sm, double t0, double t1) {
 
 static int pm__push(pm__sampler *sm, double t, const double p[3]) {
     if (sm->o->max_samples && sm->v.len >= sm->o->max_samples) return PM_ERR_LIMIT;
-    pm_curve_sample c = {.t = t, .p = {p[0], p[1], p[2]}, .err = sm->err, .err_exact = sm->exact};
+    pm_curve_sample c = {.t = t, .p = {p[0], p[1], p[2]}, .err = sm->err, .len = sm->len,
+                         .err_exact = sm->exact};
     sm->err = 0.0;
+    sm->len = 0.0;
     sm->exact = true;
     if (sm->v.len < sm->v.cap) {   /* the common case, without a call */
         sm->v.data[sm->v.len++] = c;
@@ -400,7 +403,8 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
      * exact error, so the probes may stop at the first one beyond it. */
     double stop = depth < PM__SPLINE_MAX_DEPTH ? sm->o->max_error : INFINITY;
     double memo[PM__SPLINE_PROBES];
-    bool split = pm_v3_dist(p0, p1) > sm->o->max_segment;
+    double len = pm_v3_dist(p0, p1);
+    bool split = len > sm->o->max_segment;
     /* Its error in closed form: the curve's own heights, or draped (a height bound). */
     pm__sampler_opts_view view = {sm->s, sm->o, stop, sm->seg};
     bool bound = !split && (sm->o->height ? pm__drape_bound(&view, t0, t1, p0, p1, &e)
@@ -420,6 +424,7 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
     }
     if (!split || depth >= PM__SPLINE_MAX_DEPTH) {
         sm->err = e;
+        sm->len = len;
         sm->exact = exact;
         return PM_OK;
     }

@@ -75,6 +75,7 @@ typedef struct pm_curve_sample {
     double t;               /* curve parameter */
     double p[3];            /* position, with the height override applied */
     double err;             /* chord error of the chord ending here (0 first) */
+    double len;             /* that chord's 3D length, pm_v3_dist of its ends (0 first) */
     bool err_exact;         /* err was refined; else from 7 probes, <= max_error / 2 */
 } pm_curve_sample;
 

@@ -197,7 +197,7 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
     for (size_t i = 0; i < n; i++) {
         sc[i].t = smp[i].t;
         memcpy(sc[i].c, smp[i].p, sizeof sc[i].c);
-        sc[i].s = i > 0 ? sc[i - 1].s + pm_v3_dist(smp[i - 1].p, smp[i].p) : 0.0;
+        sc[i].s = i > 0 ? sc[i - 1].s + smp[i].len : 0.0;   /* the sampler's pm_v3_dist of the chord */
         sc[i].fan[0] = sc[i].fan[1] = false;
         /* One evaluation for the curvature, tangent and slope. */
         double d1[3], d2[3], tk = p->closed && i == n - 1 ? 0.0 : smp[i].t;
