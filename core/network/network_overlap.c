@@ -22,6 +22,7 @@
 #include "network/network_internal.h"
 #include "geom/plan_boundary.h"
 #include "geom/plan_overlap.h"
+#include "geom/predicates.h"
 #include "scene/result.h"
 
 #define PM__MAX_REPORTED 20
@@ -68,6 +69,8 @@ typedef struct pm__ov {
     pm__clu *clu;
     uint32_t nclu;
     PM_VEC(pm__pair) pairs;
+    uint32_t *head[2];         /* per asphalt / sidewalk vertex: its first edge in
+                                * pm__outline's pool, UINT32_MAX: none */
     pm_arena *w;               /* per cluster or cluster pair, reset each time */
     pm_pset set;               /* the whole set and its grid: built only to name
                                 * a road sidewalk's edge (pm__sidewalk_edge) */
@@ -134,7 +137,12 @@ static int pm__owners(pm__ov *O, const pm_scene *s) {
     O->ref = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *O->ref);
     O->box = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *O->box);
     O->clu = pm_arena_alloc(O->s, ((size_t)N->p->nnodes + N->roads.len + 1) * sizeof *O->clu);
-    if (!own || !O->ref || !O->box || !O->clu) return PM_ERR_NOMEM;
+    for (int k = 0; k < 2; k++) {
+        uint32_t nv = k ? (S ? S->vcount : 0) : A->vcount;
+        if ((O->head[k] = pm_arena_alloc(O->s, ((size_t)nv + 1) * sizeof *O->head[k])))
+            memset(O->head[k], 0xff, (size_t)nv * sizeof *O->head[k]);
+    }
+    if (!own || !O->ref || !O->box || !O->clu || !O->head[0] || !O->head[1]) return PM_ERR_NOMEM;
     O->sc = s;
     O->na = na;
     memset(own, 0xff, ((size_t)na + ns) * sizeof *own);
@@ -182,6 +190,86 @@ static bool pm__same_side(void *ctx, const pm_ptri *a, const pm_ptri *b) {
 
 /* ---- clusters ---- */
 
+/* An edge between scene vertices a < b of one primitive (PM__SW on a: the
+ * sidewalk's) and the count of its uses a -> b less those b -> a; next:
+ * a's next edge. */
+typedef struct pm__iedge { uint32_t a, b, next; int32_t net; } pm__iedge;
+
+/* The m asphalt edges bv[2e] -> bv[2e + 1] (vertex indices; plan points
+ * from[e]) as one loop by their indices, convex (pm_loop_convex): 1 when
+ * shown, 0 when not (the caller then tries by plan points). */
+static int pm__index_loop(pm__ov *O, const uint32_t *bv, const float *from, uint32_t m) {
+    uint32_t *out = O->head[0], e = 0, k = 0;
+    float *xz = pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *xz);
+    if (!xz) return PM_ERR_NOMEM;
+    bool ok = true;
+    for (uint32_t i = 0; i < m; i++) {
+        ok &= out[bv[2 * i]] == UINT32_MAX;
+        out[bv[2 * i]] = i;
+    }
+    for (; ok && k < m; k++) {
+        xz[2 * k] = from[2 * e];
+        xz[2 * k + 1] = from[2 * e + 1];
+        e = out[bv[2 * e + 1]];
+        if (e == UINT32_MAX || (e == 0) != (k + 1 == m)) ok = false;
+    }
+    for (uint32_t i = 0; i < m; i++) out[bv[2 * i]] = UINT32_MAX;
+    return ok && k == m ? pm_loop_convex(xz, m) : 0;
+}
+
+/* Adds the edges of the counter-clockwise triangle v (vertex indices of
+ * one primitive, sw: the sidewalk's) to pool: twins on one edge cancel in
+ * a per-vertex list, no hashing. */
+static inline void pm__edges_add(pm__ov *O, pm__iedge *pool, uint32_t *np, const uint32_t v[3], uint32_t sw) {
+    uint32_t *head = O->head[sw];
+    for (int k = 0; k < 3; k++) {
+        uint32_t u = v[k], w = v[k == 2 ? 0 : k + 1], a = u < w ? u : w, b = u < w ? w : u;
+        uint32_t e = head[a];
+        while (e != UINT32_MAX && pool[e].b != b) e = pool[e].next;
+        if (e == UINT32_MAX) {
+            e = (*np)++;
+            pool[e].a = a | (sw ? PM__SW : 0);
+            pool[e].b = b;
+            pool[e].next = head[a];
+            pool[e].net = 0;
+            head[a] = e;
+        }
+        pool[e].net += u < w ? 1 : -1;
+    }
+}
+
+/* The certificate of geom/plan_boundary.h for a road cluster's triangles,
+ * their counter-clockwise edges summed in pool (pm__edges_add): what is
+ * left, by its indices when it is one primitive's (pm__index_loop), else
+ * by its plan points (pm_edges_simple_loop: where the sidewalk meets the
+ * asphalt, the same floats in two primitives). 1: no two of them overlap.
+ * Clears the per-vertex lists. */
+static int pm__outline(pm__ov *O, pm__iedge *pool, uint32_t np) {
+    float *from = pm_arena_alloc(O->w, 4 * ((size_t)np + 1) * sizeof *from), *to = from + 2 * ((size_t)np + 1);
+    uint32_t *bv = pm_arena_alloc(O->w, 2 * ((size_t)np + 1) * sizeof *bv);
+    if (!from || !bv) return PM_ERR_NOMEM;
+    uint32_t m = 0, prims = 0;
+    bool bad = false;
+    for (uint32_t e = 0; e < np; e++) {
+        const pm__iedge *E = &pool[e];
+        uint32_t sw = E->a & PM__SW ? 1 : 0, a = E->a & ~PM__SW;
+        O->head[sw][a] = UINT32_MAX;
+        if (E->net == 0) continue;
+        if (E->net != 1 && E->net != -1) bad = true;
+        const float *pos = O->sc->prims[sw ? 2 : 0].positions;
+        bv[2 * m] = E->net > 0 ? a : E->b;
+        bv[2 * m + 1] = E->net > 0 ? E->b : a;
+        const float *p = pos + 3 * (size_t)bv[2 * m], *r = pos + 3 * (size_t)bv[2 * m + 1];
+        from[2 * m] = p[0], from[2 * m + 1] = p[2];
+        to[2 * m] = r[0], to[2 * m + 1] = r[2];
+        prims |= 1u << sw;
+        m++;
+    }
+    if (bad || m < 3) return 0;
+    int rc = prims == 1 ? pm__index_loop(O, bv, from, m) : 0;
+    return rc ? rc : pm_edges_simple_loop(O->w, from, to, m);
+}
+
 /* Scene triangles ref0 + i (i < count) owned by part. */
 typedef struct pm__range { uint32_t ref0, count, part; } pm__range;
 
@@ -193,33 +281,56 @@ static int pm__cluster(pm__ov *O, const pm__range *rg, size_t n, bool junction) 
     for (size_t i = 0; i < n; i++) cap += rg[i].count;
     if (cap == 0) return PM_OK;
     pm_arena_reset(O->w);
-    pm_pset S;
-    if (pm_pset_init(O->w, &S, (uint32_t)cap)) return PM_ERR_NOMEM;
+    pm__iedge *pool = junction ? NULL : pm_arena_alloc(O->w, 3 * cap * sizeof *pool);
+    if (!junction && !pool) return PM_ERR_NOMEM;
+    uint32_t np = 0;
     pm__clu *C = &O->clu[O->nclu];
     C->first = O->ntri;
-    for (size_t i = 0; i < n; i++)
-        for (uint32_t k = 0; k < rg[i].count; k++) {
-            uint32_t ref = rg[i].ref0 + k, *own = &O->own[(ref & PM__SW ? O->na : 0) + (ref & ~PM__SW)];
-            if (*own != rg[i].part) continue;
-            *own |= PM__TAKEN;
-            if (pm__add_ref(O, &S, ref)) O->ref[O->ntri++] = ref;
-        }
-    C->count = S.ntri;
-    if (S.ntri == 0) return PM_OK;
-    O->nclu++;
     C->lo[0] = C->lo[1] = HUGE_VALF;
     C->hi[0] = C->hi[1] = -HUGE_VALF;
-    for (uint32_t i = 0; i < S.ntri; i++) {
-        pm_pbox *B = &O->box[C->first + i];
-        pm_ptri_bounds(&S.tri[i], B->lo, B->hi);
-        for (int c = 0; c < 2; c++) {
-            C->lo[c] = B->lo[c] < C->lo[c] ? B->lo[c] : C->lo[c];
-            C->hi[c] = B->hi[c] > C->hi[c] ? B->hi[c] : C->hi[c];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
+        const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
+        uint32_t *own = O->own + (sw ? O->na : 0);
+        for (uint32_t t = t0; t < t0 + rg[i].count; t++) {
+            if (own[t] != rg[i].part) continue;
+            own[t] |= PM__TAKEN;
+            /* What pm_pset_add keeps (plan area; turned counter-clockwise)
+             * and its bounds, without the copy. */
+            const uint32_t *q = P->indices + 3 * (size_t)t;
+            const float *a = P->positions + 3 * (size_t)q[0], *b = P->positions + 3 * (size_t)q[1],
+                        *c = P->positions + 3 * (size_t)q[2];
+            double A[2] = {a[0], a[2]}, B[2] = {b[0], b[2]}, D[2] = {c[0], c[2]};
+            double o = pm_orient2d_fast(A, B, D);
+            if (o == 0) continue;
+            pm_pbox *X = &O->box[O->ntri];
+            for (int k = 0; k < 3; k += 2) {
+                float l = a[k] < b[k] ? a[k] : b[k], h = a[k] < b[k] ? b[k] : a[k];
+                X->lo[k / 2] = c[k] < l ? c[k] : l;
+                X->hi[k / 2] = c[k] > h ? c[k] : h;
+                C->lo[k / 2] = X->lo[k / 2] < C->lo[k / 2] ? X->lo[k / 2] : C->lo[k / 2];
+                C->hi[k / 2] = X->hi[k / 2] > C->hi[k / 2] ? X->hi[k / 2] : C->hi[k / 2];
+            }
+            O->ref[O->ntri++] = t | (sw ? PM__SW : 0);
+            if (junction) continue;
+            uint32_t v[3] = {q[0], o > 0 ? q[1] : q[2], o > 0 ? q[2] : q[1]};
+            pm__edges_add(O, pool, &np, v, sw);
         }
     }
-    if (junction || S.ntri < 2) return PM_OK;
-    int rc = pm_pset_simple_boundary(O->w, &S);
-    if (rc != 0) return rc < 0 ? rc : PM_OK;
+    C->count = O->ntri - C->first;
+    if (C->count == 0) return PM_OK;
+    O->nclu++;
+    if (junction) return PM_OK;
+    int rc = pm__outline(O, pool, np);
+    if (rc != 0 || C->count < 2) return rc < 0 ? rc : PM_OK;
+    /* Not shown: every pair of the road's own over a grid. */
+    pm_pset S;
+    if (pm_pset_init(O->w, &S, C->count)) return PM_ERR_NOMEM;
+    for (uint32_t k = C->first; k < O->ntri; k++) {
+        bool added = pm__add_ref(O, &S, O->ref[k]);
+        (void)added;
+        assert(added);
+    }
     if ((rc = pm_pset_grid(O->w, &S)) != PM_OK) return rc;
     pm__found F = {.O = O, .S = &S, .first = C->first};
     return pm_pset_sweep(&S, NULL, pm__found_hit, &F);
