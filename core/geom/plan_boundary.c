@@ -188,8 +188,95 @@ static int pm__simple(pm_arena *ar, const pm__seg *s, uint32_t m) {
     return 1;
 }
 
-int pm_pset_simple_boundary(pm_arena *ar, const pm_pset *S) {
-    size_t ne = 3 * (size_t)S->ntri;
+int pm_loop_convex(const float *xz, uint32_t m) {
+    if (m < 3) return 0;
+    int changes = 0, last = 0, first = 0;
+    double A[2] = {xz[0], xz[1]}, B[2] = {xz[2], xz[3]}, C[2];
+    for (uint32_t k = 0; k < m; k++, memcpy(A, B, sizeof A), memcpy(B, C, sizeof B)) {
+        uint32_t j = k + 2 < m ? k + 2 : k + 2 - m;
+        C[0] = xz[2 * j];
+        C[1] = xz[2 * j + 1];
+        double dx = B[0] - A[0], dz = B[1] - A[1], o = pm_orient2d_fast(A, B, C);
+        if (o < 0 || (dx == 0 && dz == 0)) return 0;
+        if (o == 0 && dx * (C[0] - B[0]) + dz * (C[1] - B[1]) <= 0) return 0;
+        int sg = (dx > 0) - (dx < 0);
+        if (sg == 0) continue;
+        if (first == 0) first = sg;
+        else if (sg != last) changes++;
+        last = sg;
+    }
+    if (last != first) changes++;   /* round the corner back to the start */
+    return changes <= 2;
+}
+
+/* pm__simple by a sweep along the outline's longer side: the edges in
+ * order of their bounds' low end there, each tested against those that
+ * start before it ends (bounds meeting, ends included: the grid's pairs).
+ * Walked along the loop, a thin outline's edges come in a few runs
+ * already sorted one way or the other, so a natural merge of the runs
+ * sorts them in about linear time. */
+static int pm__simple_sweep(pm_arena *ar, const pm__seg *s, uint32_t m) {
+    float lo[2] = {s[0].lo[0], s[0].lo[1]}, hi[2] = {s[0].hi[0], s[0].hi[1]};
+    for (uint32_t e = 1; e < m; e++)
+        for (int c = 0; c < 2; c++) {
+            lo[c] = s[e].lo[c] < lo[c] ? s[e].lo[c] : lo[c];
+            hi[c] = s[e].hi[c] > hi[c] ? s[e].hi[c] : hi[c];
+        }
+    int ax = (double)hi[0] - lo[0] >= (double)hi[1] - lo[1] ? 0 : 1, bx = 1 - ax;
+    uint32_t *ord = pm_arena_alloc(ar, 3 * (size_t)m * sizeof *ord), *run = pm_arena_alloc(ar, ((size_t)m + 1) * sizeof *run);
+    if (!ord || !run) return PM_ERR_NOMEM;
+    uint32_t *tmp = ord + m, nrun = 0;
+    for (uint32_t e = 0, k = 0; k < m; k++, e = s[e].next) ord[k] = e;
+    float *xz = (float *)tmp;   /* (free until the merge) */
+    for (uint32_t k = 0; k < m; k++) {
+        xz[2 * k] = (float)s[ord[k]].a[0];
+        xz[2 * k + 1] = (float)s[ord[k]].a[1];
+    }
+    if (pm_loop_convex(xz, m)) return 1;
+    /* Runs: maximal stretches whose low ends never fall (or never rise:
+     * turned round). */
+    for (uint32_t a = 0; a < m;) {
+        uint32_t b = a + 1;
+        if (b < m && s[ord[b]].lo[ax] < s[ord[a]].lo[ax]) {
+            while (b < m && s[ord[b]].lo[ax] <= s[ord[b - 1]].lo[ax]) b++;
+            for (uint32_t i = a, j = b - 1; i < j; i++, j--) { uint32_t t = ord[i]; ord[i] = ord[j]; ord[j] = t; }
+        } else
+            while (b < m && s[ord[b]].lo[ax] >= s[ord[b - 1]].lo[ax]) b++;
+        run[nrun++] = a;
+        a = b;
+    }
+    run[nrun] = m;
+    while (nrun > 1) {
+        uint32_t n2 = 0;
+        for (uint32_t r = 0; r < nrun; r += 2) {
+            uint32_t i = run[r], mid = run[r + 1], end = r + 2 <= nrun ? run[r + 2] : m;
+            uint32_t j = mid, k = run[r];
+            while (i < mid && j < end) tmp[k++] = s[ord[j]].lo[ax] < s[ord[i]].lo[ax] ? ord[j++] : ord[i++];
+            while (i < mid) tmp[k++] = ord[i++];
+            while (j < end) tmp[k++] = ord[j++];
+            run[n2++] = run[r];
+        }
+        run[n2] = m;
+        nrun = n2;
+        uint32_t *t = ord;
+        ord = tmp;
+        tmp = t;
+    }
+    for (uint32_t i = 0; i < m; i++) {
+        const pm__seg *p = &s[ord[i]];
+        for (uint32_t j = i + 1; j < m && s[ord[j]].lo[ax] <= p->hi[ax]; j++) {
+            const pm__seg *q = &s[ord[j]];
+            if (q->lo[bx] > p->hi[bx] || p->lo[bx] > q->hi[bx]) continue;
+            if (pm__crossing(s, ord[i], ord[j])) return 0;
+        }
+    }
+    return 1;
+}
+
+/* The directed edges ef[i] -> et[i] (point keys), opposite twins
+ * cancelled: 1 when what is left is one simple loop (the certificate of
+ * plan_boundary.h), 0 when not, PM_ERR_NOMEM. */
+static int pm__boundary_loop(pm_arena *ar, const pm__pkey *ef, const pm__pkey *et, size_t ne) {
     if (ne < 3 || ne > UINT32_MAX / 4) return 0;
     /* Edges mostly come in twins: about half as many keys as edges. */
     unsigned bits;
@@ -197,19 +284,16 @@ int pm_pset_simple_boundary(pm_arena *ar, const pm_pset *S) {
     pm__edge *t = pm_arena_calloc(ar, cap, sizeof *t);
     int8_t *net = pm_arena_calloc(ar, cap, sizeof *net);
     if (!t || !net) return PM_ERR_NOMEM;
-    for (uint32_t i = 0; i < S->ntri; i++) {
-        pm__pkey v[3] = {pm__key(S->tri[i].f[0]), pm__key(S->tri[i].f[1]), pm__key(S->tri[i].f[2])};
-        for (int k = 0; k < 3; k++) {
-            pm__pkey p = v[k], q = v[k == 2 ? 0 : k + 1];
-            if (p == q) return 0;
-            pm__pkey lo = p < q ? p : q, hi = p < q ? q : p;
-            size_t j = pm__hash(lo, hi, 64 - bits);
-            while (t[j].hi && (t[j].lo != lo || t[j].hi != hi)) j = (j + 1) & mask;
-            t[j].lo = lo;
-            t[j].hi = hi;
-            /* Three alike would already fail below: stop before int8 wraps. */
-            if ((net[j] += p < q ? 1 : -1) > 2 || net[j] < -2) return 0;
-        }
+    for (size_t e = 0; e < ne; e++) {
+        pm__pkey p = ef[e], q = et[e];
+        if (p == q) return 0;
+        pm__pkey lo = p < q ? p : q, hi = p < q ? q : p;
+        size_t j = pm__hash(lo, hi, 64 - bits);
+        while (t[j].hi && (t[j].lo != lo || t[j].hi != hi)) j = (j + 1) & mask;
+        t[j].lo = lo;
+        t[j].hi = hi;
+        /* Three alike would already fail below: stop before int8 wraps. */
+        if ((net[j] += p < q ? 1 : -1) > 2 || net[j] < -2) return 0;
     }
     uint32_t m = 0;
     for (size_t i = 0; i < cap; i++) {
@@ -231,13 +315,38 @@ int pm_pset_simple_boundary(pm_arena *ar, const pm_pset *S) {
         pm__point(from[m - 1], g->a);
         pm__point(to[m - 1], g->b);
         for (int c = 0; c < 2; c++) {
-            g->lo[c] = (float)fmin(g->a[c], g->b[c]);
-            g->hi[c] = (float)fmax(g->a[c], g->b[c]);
+            g->lo[c] = (float)(g->a[c] < g->b[c] ? g->a[c] : g->b[c]);
+            g->hi[c] = (float)(g->a[c] < g->b[c] ? g->b[c] : g->a[c]);
         }
     }
     int r = pm__link(ar, from, to, s, m);
     if (r != 1) return r;
-    return pm__simple(ar, s, m);
+    return pm__simple_sweep(ar, s, m);
+}
+
+int pm_pset_simple_boundary(pm_arena *ar, const pm_pset *S) {
+    size_t ne = 3 * (size_t)S->ntri;
+    if (ne < 3 || ne > UINT32_MAX / 4) return 0;
+    pm__pkey *ef = pm_arena_alloc(ar, ne * sizeof *ef), *et = pm_arena_alloc(ar, ne * sizeof *et);
+    if (!ef || !et) return PM_ERR_NOMEM;
+    for (uint32_t i = 0; i < S->ntri; i++) {
+        pm__pkey v[3] = {pm__key(S->tri[i].f[0]), pm__key(S->tri[i].f[1]), pm__key(S->tri[i].f[2])};
+        for (int k = 0; k < 3; k++) {
+            ef[3 * (size_t)i + k] = v[k];
+            et[3 * (size_t)i + k] = v[k == 2 ? 0 : k + 1];
+        }
+    }
+    return pm__boundary_loop(ar, ef, et, ne);
+}
+
+int pm_edges_simple_loop(pm_arena *ar, const float *from, const float *to, uint32_t m) {
+    pm__pkey *ef = pm_arena_alloc(ar, ((size_t)m + 1) * sizeof *ef), *et = pm_arena_alloc(ar, ((size_t)m + 1) * sizeof *et);
+    if (!ef || !et) return PM_ERR_NOMEM;
+    for (uint32_t e = 0; e < m; e++) {
+        ef[e] = pm__key(from + 2 * (size_t)e);
+        et[e] = pm__key(to + 2 * (size_t)e);
+    }
+    return pm__boundary_loop(ar, ef, et, m);
 }
 
 /* pm__simple over a sparse grid: (cell, edge) entries sorted by cell (a

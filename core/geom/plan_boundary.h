@@ -21,6 +21,21 @@
  * memory comes from a. */
 int pm_pset_simple_boundary(pm_arena *a, const pm_pset *S);
 
+/* The same certificate for directed plan edges from[i] -> to[i] ([x, z]
+ * floats each) that the caller has partly cancelled already (say, twins
+ * on shared vertex indices): 1 when, opposite twins cancelled, what is
+ * left is one simple closed loop, so that any triangles whose directed
+ * edges sum to these are pairwise disjoint; 0 when not shown,
+ * PM_ERR_NOMEM. */
+int pm_edges_simple_loop(pm_arena *a, const float *from, const float *to, uint32_t m);
+
+/* 1 when the closed polygon of m plan points xz (as below) turns left or
+ * goes straight on at every corner, never back, and its x runs one way
+ * then the other only once: its direction then turns by one full turn,
+ * monotonically, so it bounds a convex region once round and is simple
+ * (a straight road's outline, in linear time). 0: not shown. */
+int pm_loop_convex(const float *xz, uint32_t m);
+
 /* 1 when the closed polygon of m plan points xz ([x, z] floats; the last
  * joins the first) is simple: no two edges meet but neighbours at their
  * shared corner, no point repeated. 0 when not, PM_ERR_NOMEM. The caller

@@ -199,18 +199,14 @@ static uint32_t *pm__by_left(pm_arena *a, const pm_pset *S) {
     return buf[1];
 }
 
+void pm_ptri_bounds(const pm_ptri *t, float lo[2], float hi[2]) { pm__bounds(t, lo, hi); }
+
 /* Cells about twice the mean triangle's size (measured: fewer entries
- * outweigh the longer cell lists), at most about 4 per triangle. Each
- * triangle's bounds and cells are computed once and kept (box, last). */
-int pm_pset_grid(pm_arena *a, pm_pset *S) {
-    pm_pgrid *g = &S->g;
+ * outweigh the longer cell lists), at most about 4 per triangle. */
+void pm_pgrid_size(pm_pgrid *g, const pm_pbox *box, uint32_t n) {
     double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, ext = 0;
-    g->box = pm_arena_alloc(a, ((size_t)S->ntri + 1) * sizeof *g->box);
-    uint16_t *last = pm_arena_alloc(a, 2 * ((size_t)S->ntri + 1) * sizeof *last);
-    if (!g->box || !last) return PM_ERR_NOMEM;
-    for (uint32_t i = 0; i < S->ntri; i++) {
-        pm_pbox *B = &g->box[i];
-        pm__bounds(&S->tri[i], B->lo, B->hi);
+    for (uint32_t i = 0; i < n; i++) {
+        const pm_pbox *B = &box[i];
         lo[0] = B->lo[0] < lo[0] ? B->lo[0] : lo[0];
         lo[1] = B->lo[1] < lo[1] ? B->lo[1] : lo[1];
         hi[0] = B->hi[0] > hi[0] ? B->hi[0] : hi[0];
@@ -219,13 +215,29 @@ int pm_pset_grid(pm_arena *a, pm_pset *S) {
         ext += dx > dz ? dx : dz;
     }
     double w = fmax(hi[0] - lo[0], 1e-9), h = fmax(hi[1] - lo[1], 1e-9);
-    g->cell = fmax(2.0 * ext / S->ntri, sqrt(w * h / (4.0 * S->ntri)));
+    g->cell = fmax(2.0 * ext / n, sqrt(w * h / (4.0 * n)));
     g->cell = fmax(g->cell, fmax(w, h) / 4096.0);
     g->inv = 1.0 / g->cell;
     g->x0 = lo[0];
     g->z0 = lo[1];
     g->nx = (uint32_t)fmin(floor(w / g->cell) + 1, 4096);   /* cells fit uint16_t */
     g->nz = (uint32_t)fmin(floor(h / g->cell) + 1, 4096);
+}
+
+uint32_t pm_pgrid_cell(const pm_pgrid *g, double v, int axis) {
+    return axis ? pm__cell(g, v, g->z0, g->nz) : pm__cell(g, v, g->x0, g->nx);
+}
+
+uint32_t pm_pbox_left_key(float lo0) { return pm__fkey(lo0); }
+
+/* Each triangle's bounds and cells are computed once and kept (box, last). */
+int pm_pset_grid(pm_arena *a, pm_pset *S) {
+    pm_pgrid *g = &S->g;
+    g->box = pm_arena_alloc(a, ((size_t)S->ntri + 1) * sizeof *g->box);
+    uint16_t *last = pm_arena_alloc(a, 2 * ((size_t)S->ntri + 1) * sizeof *last);
+    if (!g->box || !last) return PM_ERR_NOMEM;
+    for (uint32_t i = 0; i < S->ntri; i++) pm__bounds(&S->tri[i], g->box[i].lo, g->box[i].hi);
+    pm_pgrid_size(g, g->box, S->ntri);
     size_t ncell = (size_t)g->nx * g->nz;
     g->start = pm_arena_calloc(a, ncell + 1, sizeof *g->start);
     if (!g->start) return PM_ERR_NOMEM;

@@ -52,7 +52,25 @@ bool pm_pset_add(pm_pset *S, const float *a, const float *b, const float *c, uin
 /* Builds the grid over the triangles added (at least one). */
 int pm_pset_grid(pm_arena *a, pm_pset *S);
 
-/* Grid cell of a plan coordinate, clamped to the grid. */
+/* The bounds of t in plan, as pm_pset_grid keeps them. */
+void pm_ptri_bounds(const pm_ptri *t, float lo[2], float hi[2]);
+
+/* The cells pm_pset_grid would choose for n (at least one) triangles of
+ * these bounds (lo, hi; in the set's order): g's origin, cell size and
+ * counts, nothing allocated. A caller that finds pairs some other way
+ * orders them as pm_pset_sweep would report them with it (below). */
+void pm_pgrid_size(pm_pgrid *g, const pm_pbox *box, uint32_t n);
+
+/* Cell of a plan coordinate (axis 0: x, 1: z), clamped to g. */
+uint32_t pm_pgrid_cell(const pm_pgrid *g, double v, int axis);
+
+/* The order of the left of a triangle's bounds as an unsigned key (-0 as
+ * +0). pm_pset_sweep reports pair (a, b) in the cell of the larger lower
+ * corner of their bounds (cells by z, then x), within a cell by (key of
+ * lo[0], index in the set) of a, then of b, a being the smaller. */
+uint32_t pm_pbox_left_key(float lo0);
+
+/* Grid cell of a plan coordinate, clamped to the set's grid. */
 uint32_t pm_pset_cell_x(const pm_pset *S, double x);
 uint32_t pm_pset_cell_z(const pm_pset *S, double z);
 

@@ -1,16 +1,28 @@
 /* Plan-view overlap of the built network: two asphalt or sidewalk
  * triangles whose interiors meet in (x, z) mean two pieces (or two parts of
- * one) lie on top of each other, a mesh no valid request may get. Candidate
- * pairs come from a uniform grid over the triangles' bounds; each pair is
- * decided exactly (separating edges with pm_orient2d), so shared vertices,
- * shared edges and collinear boundaries never count. */
+ * one) lie on top of each other, a mesh no valid request may get. Each
+ * pair is decided exactly (separating edges with pm_orient2d), so shared
+ * vertices, shared edges and collinear boundaries never count.
+ *
+ * The triangles come in clusters: a junction (its own pairs are its
+ * generator's, never tested) or a road (its edges' asphalt and its
+ * sidewalk). A road's own pairs are shown disjoint at once by its outline
+ * (geom/plan_boundary.h) and tested pairwise over a grid only when that
+ * fails; two clusters' pairs are tested only where the clusters' bounds
+ * meet, among the triangles reaching into that box. What is found is
+ * then put in the order one grid sweep over all the triangles (the
+ * check's first form) reported it, so the problems, the sidewalks cut
+ * back and their order stay as they were. */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "network/network_internal.h"
+#include "geom/plan_boundary.h"
 #include "geom/plan_overlap.h"
+#include "geom/predicates.h"
 #include "scene/result.h"
 
 #define PM__MAX_REPORTED 20
@@ -26,14 +38,46 @@ typedef struct pm__ohit {
     pm_ptri t[2];
 } pm__ohit;
 
+/* A set triangle by its place in the scene: triangle t of the asphalt
+ * (prim 0), or of the sidewalk (prim 2) with PM__SW: ascending refs are
+ * the order of the one set the check used to build. */
+#define PM__SW 0x80000000u
+#define PM__TAKEN 0x80000000u  /* in own: the triangle is in a cluster already */
+
+/* A cluster's triangles are ref[first .. first + count); lo, hi bound them. */
+typedef struct pm__clu {
+    uint32_t first, count;
+    float lo[2], hi[2];
+} pm__clu;
+
+/* One pair found: cluster-order indices (a, b), then its place in the
+ * sweep's order (cell, then each one's left key and set index). */
+typedef struct pm__pair {
+    uint64_t cell, ka, kb;
+    uint32_t a, b;
+} pm__pair;
+
 typedef struct pm__ov {
     pm__net *N;
     uint32_t E, V;
-    pm_pset set;
+    const pm_scene *sc;
+    uint32_t na;               /* asphalt triangles: own[na + t] is sidewalk t's */
+    uint32_t *own;             /* per scene triangle: its part, UINT32_MAX: none */
+    uint32_t *ref;             /* per set triangle, cluster by cluster */
+    pm_pbox *box;              /* ... its bounds */
+    uint32_t ntri;
+    pm__clu *clu;
+    uint32_t nclu;
+    PM_VEC(pm__pair) pairs;
+    uint32_t *head[2];         /* per asphalt / sidewalk vertex: its first edge in
+                                * pm__outline's pool, UINT32_MAX: none */
+    pm_arena *w;               /* per cluster or cluster pair, reset each time */
+    pm_pset set;               /* the whole set and its grid: built only to name
+                                * a road sidewalk's edge (pm__sidewalk_edge) */
+    bool whole;
     pm__ohit *hits;            /* open addressing on key */
     size_t cap, nhits;
     pm_arena *s;               /* the request's arena */
-    uint32_t *tri_of;          /* per set triangle: its index in its primitive */
     bool retreat;              /* sidewalks on other pieces are cut back, not reported */
     bool moved;                /* ... and some were */
     bool stuck;                /* ... or one could not be */
@@ -45,29 +89,62 @@ static void pm__own_range(uint32_t *own, uint32_t first, uint32_t count, uint32_
     for (uint32_t t = first; t < first + count; t++) own[t] = part;
 }
 
-/* Adds prim P's triangles with positive plan area (a vertical face has
- * none) and their owners. */
-static void pm__add_prim(pm__ov *O, const pm_prim *P, const uint32_t *own, uint8_t sidewalk) {
-    const pm__net *N = O->N;
-    for (uint32_t t = 0; t < P->icount / 3; t++) {
-        if (own[t] == UINT32_MAX) continue;
-        uint32_t road = own[t] < O->E ? N->edge_road[own[t]] - 1
-                        : own[t] >= O->E + O->V ? own[t] - O->E - O->V : UINT32_MAX;
-        const uint32_t *q = P->indices + 3 * t;
-        if (pm_pset_add(&O->set, P->positions + 3 * q[0], P->positions + 3 * q[1], P->positions + 3 * q[2],
-                        own[t], road, sidewalk))
-            O->tri_of[O->set.ntri - 1] = t;
-    }
+/* The part of a triangle owned by `own` (one of O->own's), UINT32_MAX for none. */
+static uint32_t pm__part(uint32_t own) { return own == UINT32_MAX ? own : own & ~PM__TAKEN; }
+
+/* The road of part: an edge's or a road sidewalk's, UINT32_MAX for a junction. */
+static uint32_t pm__road_of(const pm__ov *O, uint32_t part) {
+    return part < O->E ? O->N->edge_road[part] - 1 : part >= O->E + O->V ? part - O->E - O->V : UINT32_MAX;
 }
 
-static int pm__collect(pm__ov *O, const pm_scene *s) {
+/* Adds the scene triangle ref to S as the check sees it (turned
+ * counter-clockwise, its part, road and primitive); false when it has no
+ * plan area (a vertical face has none) or S is full. */
+static bool pm__add_ref(const pm__ov *O, pm_pset *S, uint32_t ref) {
+    bool sw = ref & PM__SW;
+    uint32_t t = ref & ~PM__SW, part = pm__part(O->own[(sw ? O->na : 0) + t]);
+    const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
+    const uint32_t *q = P->indices + 3 * (size_t)t;
+    return pm_pset_add(S, P->positions + 3 * q[0], P->positions + 3 * q[1], P->positions + 3 * q[2], part,
+                       pm__road_of(O, part), sw);
+}
+
+/* The set triangle of ref, as pm__add_ref adds it. */
+static void pm__tri(const pm__ov *O, uint32_t ref, pm_ptri *T) {
+    pm_pset one = {.tri = T, .cap = 1};
+    bool added = pm__add_ref(O, &one, ref);
+    (void)added;
+    assert(added);
+}
+
+/* The whole set, in the order of the check's first form, for
+ * pm__sidewalk_edge's search (a refused network's naming only). */
+static int pm__whole_set(pm__ov *O) {
+    uint32_t ns = O->sc->nprims == 3 ? O->sc->prims[2].icount / 3 : 0;
+    if (pm_pset_init(O->s, &O->set, O->na + ns)) return PM_ERR_NOMEM;
+    for (uint32_t l = 0; l < O->na + ns; l++)
+        if (O->own[l] != UINT32_MAX) pm__add_ref(O, &O->set, l < O->na ? l : (l - O->na) | PM__SW);
+    O->whole = true;
+    return O->set.ntri ? pm_pset_grid(O->s, &O->set) : PM_OK;
+}
+
+static int pm__owners(pm__ov *O, const pm_scene *s) {
     pm__net *N = O->N;
     const pm_prim *A = &s->prims[0];
     const pm_prim *S = s->nprims == 3 ? &s->prims[2] : NULL;
     uint32_t na = A->icount / 3, ns = S ? S->icount / 3 : 0;
-    uint32_t *own = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *own);
-    O->tri_of = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *O->tri_of);
-    if (!own || !O->tri_of || pm_pset_init(O->s, &O->set, na + ns)) return PM_ERR_NOMEM;
+    uint32_t *own = O->own = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *own);
+    O->ref = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *O->ref);
+    O->box = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *O->box);
+    O->clu = pm_arena_alloc(O->s, ((size_t)N->p->nnodes + N->roads.len + 1) * sizeof *O->clu);
+    for (int k = 0; k < 2; k++) {
+        uint32_t nv = k ? (S ? S->vcount : 0) : A->vcount;
+        if ((O->head[k] = pm_arena_alloc(O->s, ((size_t)nv + 1) * sizeof *O->head[k])))
+            memset(O->head[k], 0xff, (size_t)nv * sizeof *O->head[k]);
+    }
+    if (!own || !O->ref || !O->box || !O->clu || !O->head[0] || !O->head[1]) return PM_ERR_NOMEM;
+    O->sc = s;
+    O->na = na;
     memset(own, 0xff, ((size_t)na + ns) * sizeof *own);
     for (uint32_t n = 0; n < N->p->nnodes; n++) {
         const pm__node *V = &N->nodes[n];
@@ -82,8 +159,334 @@ static int pm__collect(pm__ov *O, const pm_scene *s) {
             pm__own_range(own, R->piece[4 * k + 2], R->piece[4 * k + 3], N->steps.data[R->first_step + k].edge);
         pm__own_range(own + na, R->swt0, R->swtn, O->E + O->V + (uint32_t)r);
     }
-    pm__add_prim(O, A, own, 0);
-    if (S) pm__add_prim(O, S, own + na, 1);
+    return PM_OK;
+}
+
+/* ---- pairs found ---- */
+
+typedef struct pm__found {
+    pm__ov *O;
+    const pm_pset *S;
+    uint32_t first;            /* S's triangle i is set triangle first + i ... */
+    const uint32_t *map;       /* ... or map[aux] (NULL: none) */
+} pm__found;
+
+static int pm__push(pm__ov *O, uint32_t a, uint32_t b) {
+    pm__pair p = {.a = a, .b = b};
+    return pm_vec_push(O->s, &O->pairs, p) < 0 ? PM_ERR_NOMEM : PM_OK;
+}
+
+static int pm__found_hit(void *ctx, const pm_ptri *a, const pm_ptri *b) {
+    const pm__found *F = ctx;
+    if (F->map) return pm__push(F->O, F->map[a->aux], F->map[b->aux]);
+    return pm__push(F->O, F->first + (uint32_t)(a - F->S->tri), F->first + (uint32_t)(b - F->S->tri));
+}
+
+/* Two triangles of the two sides of a cluster pair (part 0 and 1 here). */
+static bool pm__same_side(void *ctx, const pm_ptri *a, const pm_ptri *b) {
+    (void)ctx;
+    return a->part == b->part;
+}
+
+/* ---- clusters ---- */
+
+/* An edge between scene vertices a < b of one primitive (PM__SW on a: the
+ * sidewalk's) and the count of its uses a -> b less those b -> a; next:
+ * a's next edge. */
+typedef struct pm__iedge { uint32_t a, b, next; int32_t net; } pm__iedge;
+
+/* The m asphalt edges bv[2e] -> bv[2e + 1] (vertex indices; plan points
+ * from[e]) as one loop by their indices, convex (pm_loop_convex): 1 when
+ * shown, 0 when not (the caller then tries by plan points). */
+static int pm__index_loop(pm__ov *O, const uint32_t *bv, const float *from, uint32_t m) {
+    uint32_t *out = O->head[0], e = 0, k = 0;
+    float *xz = pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *xz);
+    if (!xz) return PM_ERR_NOMEM;
+    bool ok = true;
+    for (uint32_t i = 0; i < m; i++) {
+        ok &= out[bv[2 * i]] == UINT32_MAX;
+        out[bv[2 * i]] = i;
+    }
+    for (; ok && k < m; k++) {
+        xz[2 * k] = from[2 * e];
+        xz[2 * k + 1] = from[2 * e + 1];
+        e = out[bv[2 * e + 1]];
+        if (e == UINT32_MAX || (e == 0) != (k + 1 == m)) ok = false;
+    }
+    for (uint32_t i = 0; i < m; i++) out[bv[2 * i]] = UINT32_MAX;
+    return ok && k == m ? pm_loop_convex(xz, m) : 0;
+}
+
+/* Adds the edges of the counter-clockwise triangle v (vertex indices of
+ * one primitive, sw: the sidewalk's) to pool: twins on one edge cancel in
+ * a per-vertex list, no hashing. */
+static inline void pm__edges_add(pm__ov *O, pm__iedge *pool, uint32_t *np, const uint32_t v[3], uint32_t sw) {
+    uint32_t *head = O->head[sw];
+    for (int k = 0; k < 3; k++) {
+        uint32_t u = v[k], w = v[k == 2 ? 0 : k + 1], a = u < w ? u : w, b = u < w ? w : u;
+        uint32_t e = head[a];
+        while (e != UINT32_MAX && pool[e].b != b) e = pool[e].next;
+        if (e == UINT32_MAX) {
+            e = (*np)++;
+            pool[e].a = a | (sw ? PM__SW : 0);
+            pool[e].b = b;
+            pool[e].next = head[a];
+            pool[e].net = 0;
+            head[a] = e;
+        }
+        pool[e].net += u < w ? 1 : -1;
+    }
+}
+
+/* The certificate of geom/plan_boundary.h for a road cluster's triangles,
+ * their counter-clockwise edges summed in pool (pm__edges_add): what is
+ * left, by its indices when it is one primitive's (pm__index_loop), else
+ * by its plan points (pm_edges_simple_loop: where the sidewalk meets the
+ * asphalt, the same floats in two primitives). 1: no two of them overlap.
+ * Clears the per-vertex lists. */
+static int pm__outline(pm__ov *O, pm__iedge *pool, uint32_t np) {
+    float *from = pm_arena_alloc(O->w, 4 * ((size_t)np + 1) * sizeof *from), *to = from + 2 * ((size_t)np + 1);
+    uint32_t *bv = pm_arena_alloc(O->w, 2 * ((size_t)np + 1) * sizeof *bv);
+    if (!from || !bv) return PM_ERR_NOMEM;
+    uint32_t m = 0, prims = 0;
+    bool bad = false;
+    for (uint32_t e = 0; e < np; e++) {
+        const pm__iedge *E = &pool[e];
+        uint32_t sw = E->a & PM__SW ? 1 : 0, a = E->a & ~PM__SW;
+        O->head[sw][a] = UINT32_MAX;
+        if (E->net == 0) continue;
+        if (E->net != 1 && E->net != -1) bad = true;
+        const float *pos = O->sc->prims[sw ? 2 : 0].positions;
+        bv[2 * m] = E->net > 0 ? a : E->b;
+        bv[2 * m + 1] = E->net > 0 ? E->b : a;
+        const float *p = pos + 3 * (size_t)bv[2 * m], *r = pos + 3 * (size_t)bv[2 * m + 1];
+        from[2 * m] = p[0], from[2 * m + 1] = p[2];
+        to[2 * m] = r[0], to[2 * m + 1] = r[2];
+        prims |= 1u << sw;
+        m++;
+    }
+    if (bad || m < 3) return 0;
+    int rc = prims == 1 ? pm__index_loop(O, bv, from, m) : 0;
+    return rc ? rc : pm_edges_simple_loop(O->w, from, to, m);
+}
+
+/* Scene triangles ref0 + i (i < count) owned by part. */
+typedef struct pm__range { uint32_t ref0, count, part; } pm__range;
+
+/* The cluster of the owned, not yet taken triangles in rg[0 .. n), their
+ * bounds, and (road: own pairs not skipped) the pairs among them that
+ * overlap unless the outline shows there are none. */
+static int pm__cluster(pm__ov *O, const pm__range *rg, size_t n, bool junction) {
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++) cap += rg[i].count;
+    if (cap == 0) return PM_OK;
+    pm_arena_reset(O->w);
+    pm__iedge *pool = junction ? NULL : pm_arena_alloc(O->w, 3 * cap * sizeof *pool);
+    if (!junction && !pool) return PM_ERR_NOMEM;
+    uint32_t np = 0;
+    pm__clu *C = &O->clu[O->nclu];
+    C->first = O->ntri;
+    C->lo[0] = C->lo[1] = HUGE_VALF;
+    C->hi[0] = C->hi[1] = -HUGE_VALF;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
+        const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
+        uint32_t *own = O->own + (sw ? O->na : 0);
+        for (uint32_t t = t0; t < t0 + rg[i].count; t++) {
+            if (own[t] != rg[i].part) continue;
+            own[t] |= PM__TAKEN;
+            /* What pm_pset_add keeps (plan area; turned counter-clockwise)
+             * and its bounds, without the copy. */
+            const uint32_t *q = P->indices + 3 * (size_t)t;
+            const float *a = P->positions + 3 * (size_t)q[0], *b = P->positions + 3 * (size_t)q[1],
+                        *c = P->positions + 3 * (size_t)q[2];
+            double A[2] = {a[0], a[2]}, B[2] = {b[0], b[2]}, D[2] = {c[0], c[2]};
+            double o = pm_orient2d_fast(A, B, D);
+            if (o == 0) continue;
+            pm_pbox *X = &O->box[O->ntri];
+            for (int k = 0; k < 3; k += 2) {
+                float l = a[k] < b[k] ? a[k] : b[k], h = a[k] < b[k] ? b[k] : a[k];
+                X->lo[k / 2] = c[k] < l ? c[k] : l;
+                X->hi[k / 2] = c[k] > h ? c[k] : h;
+                C->lo[k / 2] = X->lo[k / 2] < C->lo[k / 2] ? X->lo[k / 2] : C->lo[k / 2];
+                C->hi[k / 2] = X->hi[k / 2] > C->hi[k / 2] ? X->hi[k / 2] : C->hi[k / 2];
+            }
+            O->ref[O->ntri++] = t | (sw ? PM__SW : 0);
+            if (junction) continue;
+            uint32_t v[3] = {q[0], o > 0 ? q[1] : q[2], o > 0 ? q[2] : q[1]};
+            pm__edges_add(O, pool, &np, v, sw);
+        }
+    }
+    C->count = O->ntri - C->first;
+    if (C->count == 0) return PM_OK;
+    O->nclu++;
+    if (junction) return PM_OK;
+    int rc = pm__outline(O, pool, np);
+    if (rc != 0 || C->count < 2) return rc < 0 ? rc : PM_OK;
+    /* Not shown: every pair of the road's own over a grid. */
+    pm_pset S;
+    if (pm_pset_init(O->w, &S, C->count)) return PM_ERR_NOMEM;
+    for (uint32_t k = C->first; k < O->ntri; k++) {
+        bool added = pm__add_ref(O, &S, O->ref[k]);
+        (void)added;
+        assert(added);
+    }
+    if ((rc = pm_pset_grid(O->w, &S)) != PM_OK) return rc;
+    pm__found F = {.O = O, .S = &S, .first = C->first};
+    return pm_pset_sweep(&S, NULL, pm__found_hit, &F);
+}
+
+static int pm__clusters(pm__ov *O) {
+    pm__net *N = O->N;
+    pm__range rg[3];
+    int rc = PM_OK;
+    for (uint32_t n = 0; rc == PM_OK && n < N->p->nnodes; n++) {
+        const pm__node *V = &N->nodes[n];
+        if (!V->scene) continue;
+        rg[0] = (pm__range){V->toff, V->tcount, O->E + n};
+        rg[1] = (pm__range){V->xt0, V->xtn, O->E + n};
+        rg[2] = (pm__range){V->swt0 | PM__SW, V->swtn, O->E + n};
+        rc = pm__cluster(O, rg, 3, true);
+    }
+    pm__range *rr = NULL;
+    size_t rcap = 0;
+    for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++) {
+        const pm__road *R = &N->roads.data[r];
+        if (R->nsteps + 1 > rcap) {
+            rcap = 2 * (R->nsteps + 1);
+            if (!(rr = pm_arena_alloc(O->s, rcap * sizeof *rr))) return PM_ERR_NOMEM;
+        }
+        for (size_t k = 0; k < R->nsteps; k++)
+            rr[k] = (pm__range){R->piece[4 * k + 2], R->piece[4 * k + 3], N->steps.data[R->first_step + k].edge};
+        rr[R->nsteps] = (pm__range){R->swt0 | PM__SW, R->swtn, O->E + O->V + (uint32_t)r};
+        rc = pm__cluster(O, rr, R->nsteps + 1, false);
+    }
+    return rc;
+}
+
+static bool pm__meets(const float alo[2], const float ahi[2], const float blo[2], const float bhi[2]) {
+    return alo[0] < bhi[0] && blo[0] < ahi[0] && alo[1] < bhi[1] && blo[1] < ahi[1];
+}
+
+/* Up to this many candidate pairs between two clusters are tested one by
+ * one; more (two long roads side by side) go through a grid. */
+#define PM__PAIRWISE 4096
+
+/* The overlapping pairs of a triangle of P and one of Q: only those whose
+ * bounds reach into the box where P's and Q's meet can be one. */
+static int pm__cross(pm__ov *O, const pm__clu *P, const pm__clu *Q) {
+    float lo[2] = {P->lo[0] > Q->lo[0] ? P->lo[0] : Q->lo[0], P->lo[1] > Q->lo[1] ? P->lo[1] : Q->lo[1]};
+    float hi[2] = {P->hi[0] < Q->hi[0] ? P->hi[0] : Q->hi[0], P->hi[1] < Q->hi[1] ? P->hi[1] : Q->hi[1]};
+    pm_arena_reset(O->w);
+    const pm__clu *side[2] = {P, Q};
+    uint32_t *c[2], n[2] = {0, 0};
+    for (int w = 0; w < 2; w++) {
+        if (!(c[w] = pm_arena_alloc(O->w, (size_t)side[w]->count * sizeof *c[w]))) return PM_ERR_NOMEM;
+        for (uint32_t k = side[w]->first; k < side[w]->first + side[w]->count; k++)
+            if (pm__meets(O->box[k].lo, O->box[k].hi, lo, hi)) c[w][n[w]++] = k;
+        if (n[w] == 0) return PM_OK;
+    }
+    if ((uint64_t)n[0] * n[1] <= PM__PAIRWISE) {
+        pm_ptri *t[2];
+        for (int w = 0; w < 2; w++) {
+            if (!(t[w] = pm_arena_alloc(O->w, (size_t)n[w] * sizeof *t[w]))) return PM_ERR_NOMEM;
+            for (uint32_t i = 0; i < n[w]; i++) pm__tri(O, O->ref[c[w][i]], &t[w][i]);
+        }
+        for (uint32_t i = 0; i < n[0]; i++) {
+            const pm_pbox *A = &O->box[c[0][i]];
+            for (uint32_t j = 0; j < n[1]; j++) {
+                const pm_pbox *B = &O->box[c[1][j]];
+                if (!pm__meets(A->lo, A->hi, B->lo, B->hi) || !pm_ptri_overlap(&t[0][i], &t[1][j])) continue;
+                int rc = pm__push(O, c[0][i], c[1][j]);
+                if (rc) return rc;
+            }
+        }
+        return PM_OK;
+    }
+    pm_pset S;
+    uint32_t *map = pm_arena_alloc(O->w, ((size_t)n[0] + n[1]) * sizeof *map);
+    if (!map || pm_pset_init(O->w, &S, n[0] + n[1])) return PM_ERR_NOMEM;
+    for (int w = 0; w < 2; w++)
+        for (uint32_t i = 0; i < n[w]; i++) {
+            bool added = pm__add_ref(O, &S, O->ref[c[w][i]]);
+            (void)added;
+            assert(added);
+            S.tri[S.ntri - 1].part = (uint32_t)w;
+            S.tri[S.ntri - 1].aux = S.ntri - 1;
+            map[S.ntri - 1] = c[w][i];
+        }
+    int rc = pm_pset_grid(O->w, &S);
+    pm__found F = {.O = O, .S = &S, .map = map};
+    return rc ? rc : pm_pset_sweep(&S, pm__same_side, pm__found_hit, &F);
+}
+
+static int pm__clu_cmp(const void *x, const void *y) {
+    const pm__clu *a = x, *b = y;
+    if (a->lo[0] != b->lo[0]) return a->lo[0] < b->lo[0] ? -1 : 1;
+    return a->first < b->first ? -1 : (a->first > b->first);
+}
+
+/* Every pair of clusters whose bounds meet (sorted by their left). */
+static int pm__crossings(pm__ov *O) {
+    pm__clu *C = O->clu;
+    qsort(C, O->nclu, sizeof *C, pm__clu_cmp);
+    for (uint32_t i = 0; i < O->nclu; i++)
+        for (uint32_t j = i + 1; j < O->nclu && C[j].lo[0] < C[i].hi[0]; j++) {
+            if (!(C[j].lo[1] < C[i].hi[1] && C[i].lo[1] < C[j].hi[1])) continue;
+            int rc = pm__cross(O, &C[i], &C[j]);
+            if (rc) return rc;
+        }
+    return PM_OK;
+}
+
+/* ---- in the sweep's order ---- */
+
+static int pm__pair_cmp(const void *x, const void *y) {
+    const pm__pair *a = x, *b = y;
+    if (a->cell != b->cell) return a->cell < b->cell ? -1 : 1;
+    if (a->ka != b->ka) return a->ka < b->ka ? -1 : 1;
+    return a->kb < b->kb ? -1 : (a->kb > b->kb);
+}
+
+/* Each pair's place in the order of one grid sweep over the whole set
+ * (geom/plan_overlap.h: pm_pbox_left_key), the pairs sorted by it, each
+ * pair's a the one that comes first in its cell. */
+static int pm__order(pm__ov *O) {
+    uint32_t ns = O->sc->nprims == 3 ? O->sc->prims[2].icount / 3 : 0;
+    uint32_t *at = pm_arena_alloc(O->s, ((size_t)O->na + ns + 1) * sizeof *at);
+    uint32_t *idx = pm_arena_alloc(O->s, ((size_t)O->ntri + 1) * sizeof *idx);
+    pm_pbox *box = pm_arena_alloc(O->s, ((size_t)O->ntri + 1) * sizeof *box);
+    if (!at || !idx || !box) return PM_ERR_NOMEM;
+    memset(at, 0xff, ((size_t)O->na + ns) * sizeof *at);
+    for (uint32_t k = 0; k < O->ntri; k++) {
+        uint32_t r = O->ref[k];
+        at[(r & PM__SW ? O->na : 0) + (r & ~PM__SW)] = k;
+    }
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < O->na + ns; l++)
+        if (at[l] != UINT32_MAX) {
+            idx[at[l]] = n;
+            box[n++] = O->box[at[l]];
+        }
+    pm_pgrid g;
+    pm_pgrid_size(&g, box, n);
+    for (size_t i = 0; i < O->pairs.len; i++) {
+        pm__pair *p = &O->pairs.data[i];
+        const pm_pbox *A = &O->box[p->a], *B = &O->box[p->b];
+        uint64_t ka = (uint64_t)pm_pbox_left_key(A->lo[0]) << 32 | idx[p->a];
+        uint64_t kb = (uint64_t)pm_pbox_left_key(B->lo[0]) << 32 | idx[p->b];
+        uint64_t cx = pm_pgrid_cell(&g, A->lo[0] > B->lo[0] ? A->lo[0] : B->lo[0], 0);
+        uint64_t cz = pm_pgrid_cell(&g, A->lo[1] > B->lo[1] ? A->lo[1] : B->lo[1], 1);
+        p->cell = cz * g.nx + cx;
+        if (ka > kb) {
+            uint32_t t = p->a;
+            p->a = p->b;
+            p->b = t;
+        }
+        p->ka = ka < kb ? ka : kb;
+        p->kb = ka < kb ? kb : ka;
+    }
+    qsort(O->pairs.data, O->pairs.len, sizeof *O->pairs.data, pm__pair_cmp);
     return PM_OK;
 }
 
@@ -117,9 +520,14 @@ static uint32_t pm__sidewalk_edge(const pm__ov *O, uint32_t road, const double *
     return best;
 }
 
-static uint32_t pm__named(const pm__ov *O, const pm_ptri *T, const double *p) {
-    if (T->part < O->E + O->V) return T->part;
-    return pm__sidewalk_edge(O, T->part - O->E - O->V, p);
+static int pm__named(pm__ov *O, const pm_ptri *T, const double *p, uint32_t *out) {
+    if (T->part < O->E + O->V) {
+        *out = T->part;
+        return PM_OK;
+    }
+    int rc = O->whole ? PM_OK : pm__whole_set(O);
+    if (rc == PM_OK) *out = pm__sidewalk_edge(O, T->part - O->E - O->V, p);
+    return rc;
 }
 
 /* ---- sidewalks cut back ---- */
@@ -140,11 +548,11 @@ static uint32_t pm__corner_arm(const pm__node *V, const double p[2]) {
     return arm;
 }
 
-/* Leaves out the sidewalk that set triangle T belongs to: its junction
- * corner's slab, or its road side's band between its sections. */
-static int pm__cut_back(pm__ov *O, const pm_ptri *T) {
+/* Leaves out the sidewalk that set triangle T (sidewalk triangle t)
+ * belongs to: its junction corner's slab, or its road side's band between
+ * its sections. */
+static int pm__cut_back(pm__ov *O, const pm_ptri *T, uint32_t t) {
     pm__net *N = O->N;
-    uint32_t t = O->tri_of[T - O->set.tri];
     const pm__swsrc *src = &N->swsrc.data[t];
     if (src->road == UINT32_MAX) {
         pm__node *V = &N->nodes[T->part - O->E];
@@ -167,13 +575,14 @@ static int pm__cut_back(pm__ov *O, const pm_ptri *T) {
     return PM_OK;
 }
 
-static int pm__record(void *ctx, const pm_ptri *a, const pm_ptri *b) {
-    pm__ov *O = ctx;
+/* Pair a, b (scene triangles ra, rb) overlaps: a sidewalk cut back, or a
+ * hit recorded for its two things (the first pair found for them). */
+static int pm__record(pm__ov *O, const pm_ptri *a, uint32_t ra, const pm_ptri *b, uint32_t rb) {
     if (O->retreat && (a->flag || b->flag)) {
         bool before = O->moved;
         O->moved = false;
-        int rc = a->flag ? pm__cut_back(O, a) : PM_OK;
-        if (rc == PM_OK && b->flag) rc = pm__cut_back(O, b);
+        int rc = a->flag ? pm__cut_back(O, a, ra & ~PM__SW) : PM_OK;
+        if (rc == PM_OK && b->flag) rc = pm__cut_back(O, b, rb & ~PM__SW);
         O->stuck |= !O->moved;
         O->moved |= before;
         return rc;
@@ -193,7 +602,10 @@ static int pm__record(void *ctx, const pm_ptri *a, const pm_ptri *b) {
     }
     double pt[2];
     pm_ptri_witness(a, b, pt);
-    uint32_t na = pm__named(O, a, pt), nb = pm__named(O, b, pt);
+    uint32_t na, nb;
+    int rc = pm__named(O, a, pt, &na);
+    if (rc == PM_OK) rc = pm__named(O, b, pt, &nb);
+    if (rc) return rc;
     bool swap = na > nb;
     uint64_t key = ((uint64_t)(swap ? nb : na) << 32 | (swap ? na : nb)) + 1;
     size_t j = (size_t)(key * 0x9E3779B97F4A7C15ull >> 20) & (O->cap - 1);
@@ -210,9 +622,20 @@ static int pm__record(void *ctx, const pm_ptri *a, const pm_ptri *b) {
 }
 
 /* A junction's own surfaces are the junction generator's (docs/junction.md). */
-static bool pm__skip(void *ctx, const pm_ptri *a, const pm_ptri *b) {
-    (void)ctx;
-    return a->part == b->part && a->aux == UINT32_MAX;
+static bool pm__skip(const pm_ptri *a, const pm_ptri *b) { return a->part == b->part && a->aux == UINT32_MAX; }
+
+/* The pairs found, in the sweep's order, to pm__record. */
+static int pm__replay(pm__ov *O) {
+    for (size_t i = 0; i < O->pairs.len; i++) {
+        const pm__pair *p = &O->pairs.data[i];
+        pm_ptri a, b;
+        pm__tri(O, O->ref[p->a], &a);
+        pm__tri(O, O->ref[p->b], &b);
+        if (pm__skip(&a, &b)) continue;
+        int rc = pm__record(O, &a, O->ref[p->a], &b, O->ref[p->b]);
+        if (rc) return rc;
+    }
+    return PM_OK;
 }
 
 /* ---- problems ---- */
@@ -361,11 +784,15 @@ int pm__network_overlaps(pm__net *N, const pm_scene *s, bool *retry) {
 static int pm__overlaps(pm__ov *Op, const pm_scene *s, bool *retry) {
     pm__ov O = *Op;
     pm__net *N = O.N;
-    int rc = pm__collect(&O, s);
-    if (rc || O.set.ntri < 2) return rc;
-    rc = pm_pset_grid(O.s, &O.set);
+    int rc = pm__owners(&O, s);
+    if (rc == PM_OK && !(O.w = pm_arena_create_scratch(O.s))) rc = PM_ERR_NOMEM;
+    if (rc == PM_OK) rc = pm__clusters(&O);
+    if (rc == PM_OK) rc = pm__crossings(&O);
+    if (O.w) pm_arena_destroy(O.w);
+    if (rc || O.pairs.len == 0) return rc;
+    rc = pm__order(&O);
     O.retreat = retry != NULL && N->swsrc.len == (s->nprims == 3 ? s->prims[2].icount / 3 : 0);
-    if (rc == PM_OK) rc = pm_pset_sweep(&O.set, pm__skip, pm__record, &O);
+    if (rc == PM_OK) rc = pm__replay(&O);
     if (rc == PM_OK && O.moved) {
         *retry = true;
         return PM_OK;
@@ -376,7 +803,7 @@ static int pm__overlaps(pm__ov *Op, const pm_scene *s, bool *retry) {
         O.retreat = false;
         O.nhits = O.cap = 0;
         O.hits = NULL;
-        rc = pm_pset_sweep(&O.set, pm__skip, pm__record, &O);
+        rc = pm__replay(&O);
     }
     if (rc == PM_OK && O.nhits) rc = pm__report(&O);
     return rc;
