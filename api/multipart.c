@@ -388,7 +388,7 @@ long long pm_api_multipart_request_len(const char *buf, size_t len, const char *
         else if (pm_mp__is_type(parts[i].ctype, "image/png") &&
                  pm_api__png_info_read((const unsigned char *)parts[i].data, parts[i].len, &info) == 0)
             more += pm_api__png_decode_bytes(&info);
-        else more += parts[i].len * 4;   /* doubles, and their copy in the document */
+        else more += parts[i].len * 4;   /* at most doubles read from it, and their canonical copy */
     }
     if (decoded) *decoded = more;
     return json;
