@@ -16,6 +16,7 @@
 #include "pm_api/key.h"
 #include "pm_api/multipart.h"
 #include "pm_api/request.h"
+#include "pm_test_api.h"
 #include "pm_test_multipart.h"
 #include "pm_test_png.h"
 
@@ -37,37 +38,50 @@ static size_t json_text(const double *h, size_t n) {
     return len;
 }
 
-/* The request's key and GLB as the service makes them (pm_api_request_run). */
-static pm_api_key run(const char *b, size_t len, const char *ctype, const pm_api_ingest *ing,
-                      pm_api_buf *glb) {
+/* Runs the road request (b, len, ctype) as the service does
+ * (pm_api_request_run) into *glb and *key; returns its result, p set. */
+static int request(const char *b, size_t len, const char *ctype, const pm_api_ingest *ing,
+                   pm_api_buf *glb, pm_api_key *key, pm_api_problem *p) {
     pm_api_limits lim;
     pm_api_limits_default(&lim);
-    pm_api_problem p;
-    pm_api_problem_init(&p);
+    pm_api_problem_init(p);
     pm_api_output o = pm_api_output_default(PM_API_FMT_GLB);
     pm_api_request rq = {.gen = &pm_api_gen_road, .body = b, .body_len = len,
                          .content_type = ctype, .ingest = ing};
     pm_api_run r = {.lim = &lim, .outputs = &o, .noutputs = 1};
+    return pm_api_request_run(&rq, &r, glb, key, p);
+}
+
+/* The request's key and GLB, which it must have. */
+static pm_api_key run(const char *b, size_t len, const char *ctype, const pm_api_ingest *ing,
+                      pm_api_buf *glb) {
+    pm_api_problem p;
     pm_api_key k = {0, 0};
-    cr_assert_eq(pm_api_request_run(&rq, &r, glb, &k, &p), 0, "%s", p.detail);
+    cr_assert_eq(request(b, len, ctype, ing, glb, &k, &p), 0, "%s", p.detail);
     pm_api_problem_free(&p);
     return k;
 }
 
-/* The key of request document doc (GLB), read by the road's parser. */
-static pm_api_key key_of(const json_t *doc) {
+/* The road's canonical form of request document doc (read in arena a). */
+static json_t *road_canon(const json_t *doc, pm_arena *a) {
     pm_api_limits lim;
     pm_api_limits_default(&lim);
     pm_api_problem p;
     pm_api_problem_init(&p);
-    pm_arena *a = pm_arena_create(0);
     void *params;
     json_t *canon = NULL;
     cr_assert_eq(pm_api_gen_road.parse(doc, &lim, a, &params, &canon, &p), 0, "%s", p.detail);
+    pm_api_problem_free(&p);
+    return canon;
+}
+
+/* The key of request document doc (GLB), read by the road's parser. */
+static pm_api_key key_of(const json_t *doc) {
+    pm_arena *a = pm_arena_create(0);
+    json_t *canon = road_canon(doc, a);
     pm_api_key k = pm_api_cache_key(&pm_api_gen_road, canon, PM_API_FMT_GLB);
     json_decref(canon);
     pm_arena_destroy(a);
-    pm_api_problem_free(&p);
     return k;
 }
 
@@ -116,29 +130,17 @@ Test(ingest_key, one_key_and_one_glb_for_json_float32_and_png) {
     free(png.data);
 }
 
-/* The canonical dump (what the key hashes) of the road request doc. */
+/* The canonical dump (what the key hashes) of the road request b. */
 typedef struct dump { char *b; size_t n; } dump;
-static int dump_cb(const char *s, size_t n, void *d) {
-    dump *o = d;
-    o->b = realloc(o->b, o->n + n);
-    memcpy(o->b + o->n, s, n);
-    o->n += n;
-    return 0;
-}
-
 static dump canonical_of(const char *b, size_t len, const char *ctype) {
     json_t *doc;
     pm_api_problem p;
     pm_api_problem_init(&p);
     cr_assert_eq(pm_api_parse_request(b, len, ctype, &doc, &p), 0, "%s", p.detail);
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
     pm_arena *a = pm_arena_create(0);
-    void *params;
-    json_t *canon = NULL;
-    cr_assert_eq(pm_api_gen_road.parse(doc, &lim, a, &params, &canon, &p), 0, "%s", p.detail);
-    dump d = {NULL, 0};
-    cr_assert_eq(pm_api_canonical_dump(canon, dump_cb, &d), 0);
+    json_t *canon = road_canon(doc, a);
+    dump d;
+    d.b = pm_test_api_canonical_bytes(canon, &d.n);
     json_decref(canon);
     pm_arena_destroy(a);
     json_decref(doc);
@@ -219,12 +221,8 @@ Test(ingest_key, float32_part_referred_to_not_copied) {
     cr_expect(d > (const unsigned char *)body && d + 4 * N < (const unsigned char *)body + len,
               "the values are the body's bytes");
     cr_expect_eq(memcmp(d, f, sizeof f), 0);
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
     pm_arena *a = pm_arena_create(0);
-    void *params;
-    json_t *canon = NULL;
-    cr_assert_eq(pm_api_gen_road.parse(doc, &lim, a, &params, &canon, &p), 0, "%s", p.detail);
+    json_t *canon = road_canon(doc, a);
     const json_t *ch = json_object_get(json_object_get(canon, "terrain"), "heights");
     const unsigned char *cd = pm_api_bulk_data(ch);
     cr_expect(cd + 4 * N <= (const unsigned char *)body || cd >= (const unsigned char *)body + len,
@@ -255,16 +253,9 @@ Test(ingest_key, float32_part_referred_to_not_copied) {
  * the request part head, as "pointer: message" lines. */
 static char *binary_errors(const char *head, const float *f, size_t n) {
     size_t len = pm_test_multipart(body, sizeof body, head, f, n, "/terrain/heights");
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
     pm_api_problem p;
-    pm_api_problem_init(&p);
-    pm_api_output o = pm_api_output_default(PM_API_FMT_GLB);
-    pm_api_request rq = {.gen = &pm_api_gen_road, .body = body, .body_len = len,
-                         .content_type = PM_TEST_MULTIPART_TYPE};
-    pm_api_run r = {.lim = &lim, .outputs = &o, .noutputs = 1};
     pm_api_buf g;
-    cr_assert_neq(pm_api_request_run(&rq, &r, &g, NULL, &p), 0, "refused");
+    cr_assert_neq(request(body, len, PM_TEST_MULTIPART_TYPE, NULL, &g, NULL, &p), 0, "refused");
     cr_expect_eq(p.status, 422);
     char *s = p.errors ? json_dumps(p.errors, JSON_COMPACT) : strdup(p.detail);
     pm_api_problem_free(&p);

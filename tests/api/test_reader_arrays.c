@@ -7,8 +7,8 @@
 #include "scene/arena.h"
 #include "pm_api/generator.h"
 #include "pm_api/bulk.h"
-#include "pm_api/key.h"
 #include "pm_api/reader.h"
+#include "pm_test_api.h"
 
 /* Large numeric arrays (the fast path of pm_api_vec) and arrays of the
  * wrong length, whose elements are still checked. */
@@ -251,25 +251,14 @@ Test(reader_arrays, bulk_values_checked_in_one_pass) { checked_in_one_pass(false
 
 Test(reader_arrays, float32_values_converted_and_checked_in_one_pass) { checked_in_one_pass(true); }
 
-/* The canonical dump (the bytes the cache key hashes) of j, in a new buffer. */
-typedef struct dump { char *b; size_t n; } dump;
-static int dump_cb(const char *s, size_t n, void *d) {
-    dump *o = d;
-    o->b = realloc(o->b, o->n + n);
-    memcpy(o->b + o->n, s, n);
-    o->n += n;
-    return 0;
-}
-
 /* Whether a and b have the same canonical dump (pm_api_vec_f32 refers to
  * its output where pm_api_vec shares its input: other jansson strings). */
 static bool same_dump(const json_t *a, const json_t *b) {
-    dump da = {NULL, 0}, db = {NULL, 0};
-    bool same = pm_api_canonical_dump(a, dump_cb, &da) == 0 &&
-                pm_api_canonical_dump(b, dump_cb, &db) == 0 && da.n == db.n &&
-                memcmp(da.b, db.b, da.n) == 0;
-    free(da.b);
-    free(db.b);
+    size_t na, nb;
+    char *da = pm_test_api_canonical_bytes(a, &na), *db = pm_test_api_canonical_bytes(b, &nb);
+    bool same = na == nb && memcmp(da, db, na) == 0;
+    free(da);
+    free(db);
     return same;
 }
 
