@@ -21,9 +21,11 @@
  * jansson itself.
  *
  * The one exception is a bulk array (pm_api/bulk.h), which pm_api_vec
- * makes of long numeric arrays: it is written as its 8-byte tag (its first
+ * makes of long numeric arrays: it is written as an 8-byte tag (its first
  * byte, 0xFF, never occurs in JSON text, so the stream stays unambiguous),
- * the count as 8 little-endian bytes, and the doubles' own bytes. */
+ * the count as 8 little-endian bytes, and the values' own bytes: float32
+ * under pm_api_bulk_tag_f32 when every value is one, else doubles under
+ * pm_api_bulk_tag (pm_api/bulk.h). */
 
 #define PM_API__DUMP_BUF 4096
 #define PM_API__MAX_DEPTH 256 /* canonical forms are shallow; a cycle ends here */
@@ -267,22 +269,26 @@ static int pm_api__bulk(const json_t *j, pm_api__out *o) {
     size_t n = pm_api_bulk_len(j);
     unsigned char len[8];
     for (int i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)n >> (8 * i));
-    int r = pm_api__emit(pm_api_bulk_tag, PM_API_BULK_TAG_LEN, o);
+    /* Values that are all float32 (binary uploads, and text or PNG heights
+     * that are) are hashed as float32 under the float32 tag, any other as
+     * doubles: one key for the same values whichever way they came, half
+     * the bytes to hash, and a double that is no float32 never meets its
+     * rounding (the tags differ). */
+    bool f32 = pm_api_bulk_f32_exact(j);
+    int r = pm_api__emit(f32 ? pm_api_bulk_tag_f32 : pm_api_bulk_tag, PM_API_BULK_TAG_LEN, o);
     if (r == 0) r = pm_api__emit((const char *)len, sizeof len, o);
-    if (!pm_api_bulk_is_f32(j)) {
-        if (r == 0) r = pm_api__emit((const char *)pm_api_bulk_data(j), n * sizeof(double), o);
-        return r;
-    }
-    /* float32 values are hashed as the doubles they are: the same key as
-     * the same values in JSON text or float64. Each converted block goes
-     * straight to the callback (already a large block: no copy into buf). */
+    if (r == 0 && (!f32 || pm_api_bulk_is_f32(j)))
+        return pm_api__emit((const char *)pm_api_bulk_data(j),
+                            n * (f32 ? sizeof(float) : sizeof(double)), o);
+    /* Exact doubles: each converted block goes straight to the callback
+     * (already a large block: no copy into buf). */
     if (r == 0) r = pm_api__flush(o);
-    for (size_t i = 0; i < n && r == 0; i += PM_API__DUMP_BUF / sizeof(double)) {
-        double d[PM_API__DUMP_BUF / sizeof(double)];
-        size_t k = n - i < PM_API__DUMP_BUF / sizeof(double) ? n - i : PM_API__DUMP_BUF / sizeof(double);
-        pm_api_bulk_get(j, i, k, d);
+    for (size_t i = 0; i < n && r == 0; i += PM_API__DUMP_BUF / sizeof(float)) {
+        float f[PM_API__DUMP_BUF / sizeof(float)];
+        size_t k = n - i < PM_API__DUMP_BUF / sizeof(float) ? n - i : PM_API__DUMP_BUF / sizeof(float);
+        pm_api_bulk_get_f32(j, i, k, f);
         o->flushes++;
-        if (o->cb((const char *)d, k * sizeof *d, o->data) != 0) r = o->err = -1;
+        if (o->cb((const char *)f, k * sizeof *f, o->data) != 0) r = o->err = -1;
     }
     return r;
 }

@@ -186,22 +186,6 @@ static json_t *pm_mp__parent(json_t *doc, const char *ptr, char *member, size_t 
     }
 }
 
-/* A float32 little-endian part as a float32 bulk array (half the bytes
- * of doubles; pm_api_vec converts and checks them in one pass), copied
- * once. A part's data always follows its headers (a name at least), so
- * the bytes pm_api_bulk_f32_copy reads before it are the body's; the
- * check keeps that true whatever the splitter becomes. */
-static json_t *pm_mp__float32(const char *body, const pm_mp_part *part) {
-    size_t n = part->len / 4;
-    if (part->data - body >= PM_API_BULK_TAG_LEN) return pm_api_bulk_f32_copy(part->data, n);
-    char *buf = malloc(PM_API_BULK_TAG_LEN + n * sizeof(float));
-    if (!buf) return NULL;
-    memcpy(buf + PM_API_BULK_TAG_LEN, part->data, n * sizeof(float));
-    json_t *j = pm_api_bulk_adopt_f32(buf, n);
-    free(buf);
-    return j;
-}
-
 static bool pm_mp__is_type(const char *ct, const char *want) {
     size_t n = strlen(want);
     return strncasecmp(ct, want, n) == 0 && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
@@ -284,7 +268,7 @@ static json_t *pm_mp__png(const json_t *parent, const pm_mp_part *part, const pm
 
 /* Places the binary part in doc at its pointer; 422 at the pointer when
  * it cannot go there. Returns 1 when the part was an image. */
-static int pm_mp__place(json_t *doc, const char *body, const pm_mp_part *part,
+static int pm_mp__place(json_t *doc, const pm_mp_part *part,
                         const pm_api_ingest *o, pm_api_problem *p) {
     char member[PM_API_POINTER_MAX];
     if (part->name[0] != '/') {
@@ -320,7 +304,10 @@ static int pm_mp__place(json_t *doc, const char *body, const pm_mp_part *part,
                              "a multiple of 4", part->len);
         return 0;
     }
-    json_t *v = pm_mp__float32(body, part);
+    /* A float32 bulk array that refers to the part's bytes in the body, not
+     * a copy: the reader checks them into the job's memory in one pass, and
+     * the body outlives that (pm_api/request.h). */
+    json_t *v = pm_api_bulk_f32_ref(part->data, part->len / 4);
     if (!v || json_object_set_new(parent, member, v) < 0)
         pm_api_problem_set(p, 503, "out-of-memory", "Service Unavailable",
                            "out of memory while reading the request");
@@ -367,7 +354,7 @@ static int pm_mp__parse(const char *buf, size_t len, const char *content_type,
         for (int k = 0; k < i; k++)
             if (strcmp(parts[k].name, parts[i].name) == 0)
                 pm_api_problem_field(p, parts[i].name, "is given as more than one part");
-        if (!pm_api_problem_failed(p)) images += pm_mp__place(doc, buf, &parts[i], o, p);
+        if (!pm_api_problem_failed(p)) images += pm_mp__place(doc, &parts[i], o, p);
     }
     if (!images && !pm_api_problem_failed(p)) pm_mp__unused_options(o, p);
     if (pm_api_problem_failed(p)) {
@@ -401,7 +388,7 @@ long long pm_api_multipart_request_len(const char *buf, size_t len, const char *
         else if (pm_mp__is_type(parts[i].ctype, "image/png") &&
                  pm_api__png_info_read((const unsigned char *)parts[i].data, parts[i].len, &info) == 0)
             more += pm_api__png_decode_bytes(&info);
-        else more += parts[i].len * 4;   /* doubles, and their copy in the document */
+        else more += parts[i].len * 4;   /* at most doubles read from it, and their canonical copy */
     }
     if (decoded) *decoded = more;
     return json;

@@ -666,9 +666,10 @@ static bool pm_api__read_array(const json_t *in, size_t n, pm_api_range r, pm_ap
  * PM_API_BULK_CANON_MIN numbers on (the cache key hashes its doubles),
  * whether the input was JSON text or binary. A bulk input holds exactly
  * the canonical values once its -0 are 0, and is shared, not copied
- * (canonical forms are never modified). */
+ * (canonical forms are never modified), unless it refers to values it does
+ * not hold (pm_api_bulk_f32_ref: the request body's). */
 static json_t *pm_api__vec_canon(const json_t *in, const double *v, size_t n, bool neg0) {
-    if (n >= PM_API_BULK_CANON_MIN && pm_api_bulk_is(in)) {
+    if (n >= PM_API_BULK_CANON_MIN && pm_api_bulk_is(in) && !pm_api_bulk_is_ref(in)) {
         if (neg0) pm_api_bulk_zero_neg0(in);   /* rare: then it is canonical */
         return json_incref((json_t *)in);
     }
@@ -727,8 +728,10 @@ int pm_api_vec_f32(pm_api_node *n, const char *key, size_t count, pm_api_range r
         if (len == count) pm_api__put(n, key, json_null());
         return -1;
     }
-    if (count >= PM_API_BULK_CANON_MIN)   /* pm_api__vec_canon's choice, without doubles */
-        return pm_api__put(n, key, json_incref((json_t *)s.v));   /* the check made -0 0 there */
+    /* pm_api__vec_canon's choice, without doubles: the values checked
+     * into out (-0 made 0), referred to, not copied. out outlives the
+     * canonical form: the caller's arena, which a job frees last. */
+    if (count >= PM_API_BULK_CANON_MIN) return pm_api__put(n, key, pm_api_bulk_f32_ref(out, count));
     double v[PM_API_BULK_CANON_MIN];
     for (size_t i = 0; i < count; i++) v[i] = out[i];
     return pm_api__put(n, key, pm_api__reals(v, count));

@@ -8,8 +8,11 @@
  * small blocks (jansson's, the arena's first blocks) sit in malloc's heaps
  * otherwise, counted by RSS though no one uses them. */
 #define PM_SVC__TRIM_AFTER ((size_t)8 << 20)
-/* Blocks from this size up are mmap'd on their own and unmapped on free. */
-#define PM_SVC__MMAP_AT ((size_t)1 << 20)
+/* Blocks from this size up are mmap'd on their own and unmapped on free.
+ * Smaller ones are used again by the next request: a 512 x 512 float32
+ * upload (1 MiB) and its checked copy, which mapped afresh would fault 257
+ * pages per request (docs/svc.md). */
+#define PM_SVC__MMAP_AT ((size_t)2 << 20)
 
 struct pm_svc_budget {
     size_t cap;

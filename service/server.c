@@ -521,6 +521,14 @@ fail:
     return NULL;
 }
 
+/* Frees r's body and its charge, once nothing refers to it. */
+static void pm_svc__drop_body(pm_svc_req *r) {
+    free(r->body);
+    r->body = NULL;
+    r->len = r->cap = 0;
+    pm_svc_meter_end(&r->upload);
+}
+
 /* From a request document to an answer: cache hit, join, or a new job.
  * On the HTTP thread (on_worker 0) it queues or parks; on a worker (the
  * connection is parked already) it completes r or runs the job itself. */
@@ -530,6 +538,7 @@ static enum MHD_Result pm_svc__resolve(pm_svc_req *r, json_t *doc, int on_worker
     pm_api_problem_init(&prob);
     pm_svc_job *job = pm_svc__prepare(r, doc, &prob);
     pm_svc_meter_end(&r->parse);   /* the document is gone */
+    if (on_worker) pm_svc__drop_body(r);   /* pm_svc__parse_run kept it for the document */
     if (job && r->has_digest) pm_svc_memo_put(srv->memo, r->digest, job->key);
     if (!job) {
         pm_svc__set_problem(r, &prob);
@@ -665,10 +674,10 @@ static void pm_svc__parse_run(void *arg, int aborted) {
     pm_api_request rq = {.gen = r->route->gen, .body = r->body, .body_len = r->len,
                          .content_type = r->body_type, .ingest = &r->ingest};
     int rc = pm_api_request_document(&rq, &doc, &prob);
-    free(r->body);   /* the document holds it all now */
-    r->body = NULL;
-    r->len = r->cap = 0;
-    pm_svc_meter_end(&r->upload);
+    /* The document holds it all now, but for a multipart body's float32
+     * parts, which it refers to: that body goes once the job is read
+     * (pm_svc__resolve). */
+    if (rc != 0 || !doc || !pm_api_is_multipart(r->body_type)) pm_svc__drop_body(r);
     if (rc != 0 || !doc) {
         pm_svc_meter_end(&r->parse);
         pm_svc__set_problem(r, &prob);

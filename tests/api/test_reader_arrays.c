@@ -8,6 +8,7 @@
 #include "pm_api/generator.h"
 #include "pm_api/bulk.h"
 #include "pm_api/reader.h"
+#include "pm_test_api.h"
 
 /* Large numeric arrays (the fast path of pm_api_vec) and arrays of the
  * wrong length, whose elements are still checked. */
@@ -250,6 +251,17 @@ Test(reader_arrays, bulk_values_checked_in_one_pass) { checked_in_one_pass(false
 
 Test(reader_arrays, float32_values_converted_and_checked_in_one_pass) { checked_in_one_pass(true); }
 
+/* Whether a and b have the same canonical dump (pm_api_vec_f32 refers to
+ * its output where pm_api_vec shares its input: other jansson strings). */
+static bool same_dump(const json_t *a, const json_t *b) {
+    size_t na, nb;
+    char *da = pm_test_api_canonical_bytes(a, &na), *db = pm_test_api_canonical_bytes(b, &nb);
+    bool same = na == nb && memcmp(da, db, na) == 0;
+    free(da);
+    free(db);
+    return same;
+}
+
 /* pm_api_vec_f32 on a float32 bulk array of the n values v: the floats
  * read (into out32), the pointers of every error, and the canonical form
  * compared with pm_api_vec's for the same input. */
@@ -275,7 +287,7 @@ static void f32_read(const double *v, size_t n, size_t count, pm_api_range r, fl
     pm_api_begin(&root2, doc2, &p2);
     pm_api_vec(&root2, "a", PM_API_REQUIRED, count, count, r, NULL, out, NULL);
     json_t *c2 = pm_api_finish(&root2);
-    *same_canon = (c1 == NULL) == (c2 == NULL) && (!c1 || json_equal(c1, c2));
+    *same_canon = (c1 == NULL) == (c2 == NULL) && (!c1 || same_dump(c1, c2));
     for (size_t i = 0; c1 && i < count; i++) *same_canon &= (double)out32[i] == out[i];
     char ptrs2[512];
     pointers(&p, ptrs, cap);

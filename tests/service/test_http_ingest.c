@@ -11,9 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pm_api/generator.h"
+#include "pm_api/key.h"
+#include "pm_api/request.h"
 #include "pm_test_multipart.h"
 #include "pm_test_png.h"
 #include "svc_fixtures.h"
+
+extern const pm_api_generator pm_api_gen_road;
 
 static pm_test_server srv;
 
@@ -74,6 +79,74 @@ Test(http_ingest, binary_heights_same_etag_and_bytes_as_json) {
     cr_expect_str_neq(svc_header(&b, "ETag", eb, sizeof eb), ea);
     cr_expect_str_eq(svc_header(&b, "X-Cache", xc, sizeof xc), "MISS");
     pm_http_response_free(&b);
+}
+
+/* Over 64 KiB a body is read on a worker, and the service keeps a
+ * multipart body until the job is read (its float32 part is referred to,
+ * not copied): the same ETag and GLB as the same heights in JSON, each
+ * way generated once (the second a HIT), and the body's charge released. */
+#define WSIDE 160
+#define WSIDE_HEAD "{\"points\": [[5,0,5],[150,0,90],[300,0,250]], \"terrain\": {\"cell\": 2, " \
+                 "\"cols\": 160, \"rows\": 160"
+Test(http_ingest, worker_read_binary_heights_same_etag_and_bytes_as_json) {
+    static float h[WSIDE * WSIDE];
+    static char mtext[WSIDE * WSIDE * 16 + 512], mbody[WSIDE * WSIDE * 4 + 1024];
+    for (int i = 0; i < WSIDE * WSIDE; i++) h[i] = (float)((i * 53) % 640) / 32.0f - 7.5f;
+    size_t n = (size_t)snprintf(mtext, sizeof mtext, WSIDE_HEAD ", \"heights\": [");
+    for (int i = 0; i < WSIDE * WSIDE; i++)
+        n += (size_t)snprintf(mtext + n, sizeof mtext - n, "%s%.9g", i ? "," : "", (double)h[i]);
+    snprintf(mtext + n, sizeof mtext - n, "]}}");
+    size_t blen = pm_test_multipart(mbody, sizeof mbody, WSIDE_HEAD "}}", h, WSIDE * WSIDE,
+                                    "/terrain/heights");
+    cr_assert_gt(blen, (size_t)64 * 1024, "read on a worker");
+    pm_http_response b = post("/v1/roads?format=glb", PM_TEST_MULTIPART_TYPE, mbody, blen);
+    cr_assert_eq(b.status, 200, "%s", b.body);
+    memset(mbody, 0, blen);   /* the client's copy: nothing the server holds */
+    pm_http_response a = post("/v1/roads?format=glb", "application/json", mtext, strlen(mtext));
+    cr_assert_eq(a.status, 200, "%s", a.body);
+    char ea[128], eb[128], xc[32];
+    cr_expect_str_eq(svc_header(&a, "ETag", ea, sizeof ea), svc_header(&b, "ETag", eb, sizeof eb));
+    cr_expect_str_eq(svc_header(&a, "X-Cache", xc, sizeof xc), "HIT");
+    cr_expect(a.body_len == b.body_len && memcmp(a.body, b.body, a.body_len) == 0, "same GLB");
+    pm_http_response_free(&a);
+    pm_http_response_free(&b);
+    /* 1024 x 1024 heights (4 MiB): a body mapped on its own, so a read
+     * after it was unmapped would take the server down. */
+    enum { BIG = 1024 };
+    static float hb[BIG * BIG];
+    static char bbody[BIG * BIG * 4 + 1024];
+    for (int i = 0; i < BIG * BIG; i++) hb[i] = (float)(i % 1000) / 16.0f;
+    blen = pm_test_multipart(bbody, sizeof bbody, "{\"points\": [[5,0,5],[900,0,700]], \"terrain\": "
+                             "{\"cell\": 1, \"cols\": 1024, \"rows\": 1024, \"mesh\": false}}",
+                             hb, BIG * BIG, "/terrain/heights");
+    /* What the API makes of it in this process, the body alive throughout. */
+    pm_api_limits lim;
+    pm_api_limits_default(&lim);
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    pm_api_output o = pm_api_output_default(PM_API_FMT_GLB);
+    pm_api_request rq = {.gen = &pm_api_gen_road, .body = bbody, .body_len = blen,
+                         .content_type = PM_TEST_MULTIPART_TYPE};
+    pm_api_run run = {.lim = &lim, .outputs = &o, .noutputs = 1};
+    pm_api_buf want;
+    pm_api_key key;
+    cr_assert_eq(pm_api_request_run(&rq, &run, &want, &key, &p), 0, "%s", p.detail);
+    char hex[33], etag[40];
+    pm_api_key_hex(key, hex);
+    snprintf(etag, sizeof etag, "\"%s\"", hex);
+    for (int k = 0; k < 2; k++) {
+        b = post("/v1/roads?format=glb", PM_TEST_MULTIPART_TYPE, bbody, blen);
+        cr_expect_eq(b.status, 200, "%s", b.body);
+        cr_expect_str_eq(svc_header(&b, "X-Cache", xc, sizeof xc), k ? "HIT" : "MISS");
+        cr_expect_str_eq(svc_header(&b, "ETag", eb, sizeof eb), etag);
+        cr_expect(b.body_len == want.len && memcmp(b.body, want.data, want.len) == 0,
+                  "the GLB of the heights sent");
+        pm_http_response_free(&b);
+    }
+    free(want.data);
+    pm_api_problem_free(&p);
+    cr_expect_eq(svc_wait_metric_below(&srv, "procmesh_memory_inflight_bytes", 0), 0,
+                 "the upload's charge is released");
 }
 
 Test(http_ingest, binary_errors_are_problems) {

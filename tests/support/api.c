@@ -127,3 +127,21 @@ void pm_test_api_check_goldens(const pm_api_generator *gen, const pm_test_golden
                      (unsigned long long)g[i].hash, print_env);
     }
 }
+
+typedef struct pm_test__bytes { char *b; size_t n; } pm_test__bytes;
+
+static int pm_test__bytes_cb(const char *s, size_t n, void *d) {
+    pm_test__bytes *o = d;
+    o->b = realloc(o->b, o->n + n);
+    cr_assert_not_null(o->b);
+    memcpy(o->b + o->n, s, n);
+    o->n += n;
+    return 0;
+}
+
+char *pm_test_api_canonical_bytes(const json_t *canon, size_t *len) {
+    pm_test__bytes o = {malloc(1), 0};
+    cr_assert_eq(pm_api_canonical_dump(canon, pm_test__bytes_cb, &o), 0);
+    *len = o.n;
+    return o.b;
+}

@@ -55,6 +55,10 @@ void pm_test_api_check_goldens(const pm_api_generator *gen, const pm_test_golden
 /* Frees everything the run holds. */
 void pm_test_api_done(pm_test_api_run *r);
 
+/* The bytes pm_api_canonical_dump writes for canon (what the cache key
+ * hashes: bulk arrays in binary), in a new buffer of *len bytes. */
+char *pm_test_api_canonical_bytes(const json_t *canon, size_t *len);
+
 /* The message of the first error recorded at pointer, or NULL. */
 const char *pm_test_api_msg_at(const pm_api_problem *p, const char *pointer);
 

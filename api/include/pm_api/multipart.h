@@ -12,7 +12,11 @@
  * at that pointer as a bulk array
  * (pm_api/bulk.h). The parent object must be in the request part and the
  * member absent from it. The document is then read as any other: the
- * generator's reader checks the count, and each value at its own pointer. */
+ * generator's reader checks the count, and each value at its own pointer.
+ * A float32 part is not copied: its bulk array refers to the body's bytes
+ * (pm_api_bulk_f32_ref), so the body must outlive the reading of the
+ * document (pm_api_job_parse; the canonical form holds no reference to
+ * it). */
 
 /* How image parts become numbers: height = offset + scale * sample, the
  * sample as the PNG stores it (0..255 or 0..65535). Given in the query

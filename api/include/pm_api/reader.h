@@ -192,7 +192,10 @@ int pm_api_vec(pm_api_node *n, const char *key, unsigned flags, size_t min_n, si
  * which must be the value at key: its count values, checked as pm_api_vec
  * checks them (with the same messages and pointers), are copied into out
  * as float32 (the same values at half the bytes), with the same canonical
- * form as pm_api_vec gives them. Returns 0, or -1 with the errors set. */
+ * form as pm_api_vec gives them (the same key). A canonical bulk array
+ * refers to out (pm_api_bulk_f32_ref): out must outlive the canonical
+ * form's use (an arena freed after pm_api_job_end). Returns 0, or -1 with
+ * the errors set. */
 int pm_api_vec_f32(pm_api_node *n, const char *key, size_t count, pm_api_range r, float *out);
 
 /* An array of len.lo..len.hi vectors of cols numbers each, in r (a road's

@@ -22,7 +22,9 @@ typedef struct pm_api_request {
     bool get;                         /* GET: query; POST: body */
     /* POST: the body and its Content-Type: NULL or a JSON type for JSON
      * (GeoJSON included), multipart/form-data with its boundary for
-     * binary arrays (pm_api/multipart.h). */
+     * binary arrays (pm_api/multipart.h). A multipart document refers to
+     * its float32 parts in body: keep body until pm_api_job_parse is done
+     * with the document. */
     const char *body;
     size_t body_len;
     const char *content_type;
