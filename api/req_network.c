@@ -13,25 +13,12 @@
 #include "scene/result.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
-#include "req_network_geojson.h"
+#include "req_network.h"
 
-#define PM__NCOORD 1e5             /* |coordinate| bound, metres */
-#define PM__NID_MAX 64             /* longest string id */
 #define PM__NMAX_CROSSINGS 20      /* crossing pairs listed in one response */
-#define PM__POS(hi) ((pm_api_range){0, (hi), true, false, NULL})   /* (0, hi] */
-
-typedef struct pm__nreq {
-    pm_network_params p;
-    double *nodes;
-    pm_network_id *ids;
-    pm_network_edge *edges;
-    const pm_api__geo *geo;    /* GeoJSON in: its projection and pointers, else NULL */
-} pm__nreq;
 
 /* An id as read, for lookups: the request's order kept in `index`. */
 typedef struct pm__idref { pm_network_id id; size_t index; } pm__idref;
-
-static const pm_junction_sidewalk pm__sidewalk_def = {2.0, 0.15};
 
 static int pm__id_cmp(const pm_network_id *a, const pm_network_id *b) {
     if (a->is_num != b->is_num) return a->is_num ? -1 : 1;
@@ -173,12 +160,6 @@ static size_t pm__read_points(pm_api_node *e, const pm_api_limits *lim, pm_arena
     *known = kn;
     return pts && kn ? n : 0;
 }
-
-typedef struct pm__raw_edge {
-    pm_network_id from, to;
-    bool ids_ok, resolved;
-    bool *known;
-} pm__raw_edge;
 
 static void pm__read_edges(pm_api_node *root, pm__nreq *q, const pm_api_limits *lim,
                            pm_arena *arena, double width, bool gsw_on,
@@ -451,6 +432,18 @@ static void pm__check_crossings(pm__nreq *q, pm_arena *arena, pm_api_problem *pr
                              "listed)", (long long)n, PM__NMAX_CROSSINGS);
 }
 
+void pm_api__network_check(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob) {
+    const pm_network_params *p = &q->p;
+    pm__resolve(q, raw, arena, prob);
+    for (size_t e = 0; e < p->nedges; e++)
+        if (raw[e].resolved && p->edges[e].npoints)
+            pm__fill_heights((double *)p->edges[e].points, raw[e].known, p->edges[e].npoints,
+                             p->nodes + 3 * p->edges[e].from, p->nodes + 3 * p->edges[e].to);
+    pm__check_edges(q, raw, arena, prob);
+    if (!pm_api_problem_failed(prob)) pm__check_angles(q, arena, prob);
+    if (!pm_api_problem_failed(prob)) pm__check_crossings(q, arena, prob);
+}
+
 int pm_api__network_parse_doc(const json_t *body, const pm_api_limits *lim, pm_arena *arena,
                               const pm_api__geo *geo, void **params, json_t **canonical,
                               pm_api_problem *prob) {
@@ -483,17 +476,7 @@ int pm_api__network_parse_doc(const json_t *body, const pm_api_limits *lim, pm_a
     pm__read_edges(&root, q, lim, arena, width, gsw_on, &gsw, &raw);
     /* Edges are checked as far as their own ids resolve, so one answer
      * lists every bad edge; angles and crossings need the whole graph. */
-    bool ids_ok = nodes_ok && raw && q->edges;
-    if (ids_ok) {
-        pm__resolve(q, raw, arena, prob);
-        for (size_t e = 0; e < p->nedges; e++)
-            if (raw[e].resolved && p->edges[e].npoints)
-                pm__fill_heights((double *)p->edges[e].points, raw[e].known, p->edges[e].npoints,
-                                 p->nodes + 3 * p->edges[e].from, p->nodes + 3 * p->edges[e].to);
-        pm__check_edges(q, raw, arena, prob);
-    }
-    if (ids_ok && !pm_api_problem_failed(prob)) pm__check_angles(q, arena, prob);
-    if (ids_ok && !pm_api_problem_failed(prob)) pm__check_crossings(q, arena, prob);
+    if (nodes_ok && raw && q->edges) pm_api__network_check(q, raw, arena, prob);
     json_t *canon = pm_api_finish(&root);
     if (!canon || pm_api_problem_failed(prob)) {
         json_decref(canon);
@@ -591,6 +574,7 @@ const pm_api_generator pm_api_gen_network = {
     .version = "1.4.0",   /* 1.4.0: junctions built in their node's local frame (translated when placed, identical ones reused; coordinates rounded there); 1.3.1: road 1.3.0's triangle order and sampling; 1.3.0 (never released): merged junctions keep their arms at their own nodes; roads fan the inner side of turns tighter than their half width; sidewalks on other pieces cut back (bare corners, interrupted road sidewalks); arms past through nodes; 30-degree sharp nodes */
     .path = "/v1/networks",
     .parse = pm__network_parse,
+    .parse_text = pm_api__network_parse_text,
     .from_query = NULL,
     .generate = pm__network_generate,
     .summary_omit = network_summary_omit,
