@@ -333,7 +333,20 @@ static bool pm__nf_list(pm__nf *f, pm__nf_doc *d, bool (*one)(pm__nf *, pm__nf_d
 
 /* ---- the canonical text ---- */
 
-typedef struct pm__nf_out { char *b; size_t len, cap; bool failed; } pm__nf_out;
+#define PM__NF_MEMO 4
+
+typedef struct pm__nf_out {
+    char *b;
+    size_t len, cap;
+    bool failed;
+    /* The last reals written and their text: towns repeat an edge's
+     * width and sidewalk and a grid column's x, and a copy is cheaper
+     * than the digits. */
+    uint64_t memo_bits[PM__NF_MEMO];
+    uint8_t memo_len[PM__NF_MEMO];
+    char memo[PM__NF_MEMO][PM_API_CANON_REAL_ROOM];
+    unsigned memo_next;
+} pm__nf_out;
 
 /* Room for n more bytes, or NULL (failed set). */
 static char *pm__nf_room(pm__nf_out *o, size_t n) {
@@ -364,9 +377,25 @@ static void pm__nf_put(pm__nf_out *o, const char *s, size_t n) {
 static void pm__nf_real(pm__nf_out *o, double x) {
     char *w = pm__nf_room(o, PM_API_CANON_REAL_ROOM);
     if (!w) return;
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    for (unsigned i = 0; i < PM__NF_MEMO; i++) {
+        if (o->memo_len[i] && o->memo_bits[i] == bits) {
+            memcpy(w, o->memo[i], PM_API_CANON_REAL_ROOM);   /* whole: fixed size */
+            o->len += o->memo_len[i];
+            return;
+        }
+    }
     size_t n = pm_api__canon_real_text(x, w);
-    if (!n) o->failed = true;
+    if (!n) {
+        o->failed = true;
+        return;
+    }
     o->len += n;
+    unsigned k = o->memo_next++ % PM__NF_MEMO;
+    o->memo_bits[k] = bits;
+    o->memo_len[k] = (uint8_t)n;
+    memcpy(o->memo[k], w, n);
 }
 
 /* An integer as jansson writes it. */
