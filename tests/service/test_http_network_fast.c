@@ -78,12 +78,13 @@ static void same(const char *body) {
     pm_api_problem_free(&p);
 }
 
-#define TEE                                                                                       \
-    "{\"nodes\": [{\"id\": \"c\", \"position\": [0, 0]}, {\"id\": \"e\", \"position\": [60, 0]},"  \
-    " {\"id\": \"w\", \"position\": [-60, 0]}, {\"id\": \"s\", \"position\": [0, 0.5, 50]}],"      \
-    " \"edges\": [{\"from\": \"c\", \"to\": \"e\"}, {\"from\": \"w\", \"to\": \"c\"},"              \
-    " {\"from\": \"c\", \"to\": \"s\", \"width\": 6, \"points\": [[8, 25]]}],"                      \
-    " \"sidewalk\": {\"width\": 2}}"
+/* A crossroads with a bend, mixed ids, one edge without its sidewalk. */
+#define CROSS                                                                                     \
+    "{\"nodes\": [{\"id\": 0, \"position\": [0, 0]}, {\"id\": \"n\", \"position\": [0, 1, -70]}," \
+    " {\"id\": \"s\", \"position\": [0, 70]}, {\"id\": 3, \"position\": [70, 0]},"             \
+    " {\"id\": 4, \"position\": [-70, 0.5, 0]}], \"edges\": [{\"from\": 0, \"to\": \"n\"},"       \
+    " {\"from\": \"s\", \"to\": 0, \"width\": 8}, {\"from\": 0, \"to\": 3, \"sidewalk\": null},"    \
+    " {\"from\": 4, \"to\": 0, \"points\": [[-35, 4]]}], \"sidewalk\": {\"curb_height\": 0.2}}"
 
 /* An n x n grid town at 60 m with ids long enough for a body over 64 KiB
  * at n = 20; tail (may be "") goes before the closing brace. */
@@ -112,7 +113,7 @@ static char *grid(int n, const char *tail) {
 }
 
 Test(http_network_fast, small_bodies_read_on_the_http_thread) {
-    same(TEE);
+    same(CROSS);
     same("{\"nodes\": [{\"id\": 1, \"position\": [0, 0]}, {\"id\": 2, \"position\": [50, 0]}], "
          "\"edges\": [{\"from\": 1, \"to\": 2, \"sidewalk\": null}], \"max_segment\": 1000}");
     /* Refused after reading (the fast reader's own problem), and refused
