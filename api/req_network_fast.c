@@ -365,7 +365,9 @@ static char *pm__nf_room(pm__nf_out *o, size_t n) {
     return o->b + o->len;
 }
 
-static void pm__nf_put(pm__nf_out *o, const char *s, size_t n) {
+/* Inlined: most calls copy a literal, whose copy then needs no call. */
+static inline __attribute__((always_inline)) void pm__nf_put(pm__nf_out *o, const char *s,
+                                                              size_t n) {
     char *w = pm__nf_room(o, n);
     if (!w) return;
     memcpy(w, s, n);
