@@ -209,66 +209,77 @@ static uint64_t pm__id_hash(const pm_network_id *id) {
     return id->is_num ? XXH3_64bits(&id->num, sizeof id->num) : XXH3_64bits(id->str, strlen(id->str));
 }
 
-/* An open-addressing table of the sorted ids' first positions (power-of-two
+/* An open-addressing table of the node ids' first holders (power-of-two
  * size, at most half full): an edge's id found in one or two probes rather
- * than by a binary search of string compares. NULL when out of memory. */
-static uint32_t *pm__id_table(const pm__idref *ref, size_t nn, pm_arena *arena, size_t *mask) {
+ * than by a binary search of string compares. *dup tells whether an id
+ * repeats (the table keeps its lowest node). NULL when out of memory. */
+static uint32_t *pm__id_table(const pm_network_id *ids, size_t nn, pm_arena *arena, size_t *mask,
+                              bool *dup) {
     size_t size = 16;
     while (size < 2 * nn) size *= 2;
     uint32_t *t = pm_arena_alloc(arena, size * sizeof *t);
     if (!t) return NULL;
     memset(t, 0xff, size * sizeof *t);   /* UINT32_MAX: empty */
     *mask = size - 1;
+    *dup = false;
     for (size_t i = 0; i < nn; i++) {
-        if (i && pm__id_cmp(&ref[i].id, &ref[i - 1].id) == 0) continue;
-        size_t h = (size_t)pm__id_hash(&ref[i].id) & *mask;
-        while (t[h] != UINT32_MAX) h = (h + 1) & *mask;
-        t[h] = (uint32_t)i;
+        size_t h = (size_t)pm__id_hash(&ids[i]) & *mask;
+        while (t[h] != UINT32_MAX && pm__id_cmp(&ids[t[h]], &ids[i]) != 0) h = (h + 1) & *mask;
+        if (t[h] == UINT32_MAX) t[h] = (uint32_t)i;
+        else *dup = true;
     }
     return t;
 }
 
-/* The sorted position of the first node with id, or nn when none has it. */
-static size_t pm__id_find(const pm__idref *ref, size_t nn, const uint32_t *t, size_t mask,
+/* The lowest node with id, or nn when none has it. */
+static size_t pm__id_find(const pm_network_id *ids, size_t nn, const uint32_t *t, size_t mask,
                           const pm_network_id *id) {
     for (size_t h = (size_t)pm__id_hash(id) & mask; t[h] != UINT32_MAX; h = (h + 1) & mask)
-        if (pm__id_cmp(&ref[t[h]].id, id) == 0) return t[h];
+        if (pm__id_cmp(&ids[t[h]], id) == 0) return t[h];
     return nn;
 }
 
-/* Ids: duplicates among nodes, then each edge's from / to resolved (edges
- * whose ids all resolved are marked). */
-static void pm__resolve(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob) {
+/* Each node whose id an earlier node has, in the order of the sorted ids
+ * (then of the nodes). Returns 0, or -1 when out of memory (a 503). */
+static int pm__report_duplicates(const pm__nreq *q, pm_arena *arena, pm_api_problem *prob) {
     size_t nn = q->p.nnodes;
     pm__idref *ref = pm_arena_alloc(arena, (nn ? nn : 1) * sizeof *ref);
     if (!ref) {
         pm_api_problem_set(prob, 503, "out-of-memory", "Service Unavailable", "no memory");
-        return;
+        return -1;
     }
     for (size_t i = 0; i < nn; i++) ref[i] = (pm__idref){q->ids[i], i};
     qsort(ref, nn, sizeof *ref, pm__idref_cmp);
-    char txt[80];
+    char txt[80], ptr[64];
     for (size_t i = 1; i < nn; i++) {
         if (pm__id_cmp(&ref[i].id, &ref[i - 1].id)) continue;
         pm__id_text(&ref[i].id, txt, sizeof txt);
-        char ptr[64];
         snprintf(ptr, sizeof ptr, "/nodes/%zu/id", ref[i].index);
         pm_api_problem_field(prob, ptr, "duplicates the id %s of /nodes/%zu", txt, ref[i - 1].index);
     }
-    size_t mask = 0;
-    const uint32_t *table = pm__id_table(ref, nn, arena, &mask);
+    return 0;
+}
+
+/* Ids: duplicates among nodes (sorted only when there are any), then each
+ * edge's from / to resolved (edges whose ids all resolved are marked). */
+static void pm__resolve(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob) {
+    size_t nn = q->p.nnodes, mask = 0;
+    bool dup = false;
+    const uint32_t *table = pm__id_table(q->ids, nn, arena, &mask, &dup);
     if (!table) {
         pm_api_problem_set(prob, 503, "out-of-memory", "Service Unavailable", "no memory");
         return;
     }
+    if (dup && pm__report_duplicates(q, arena, prob) < 0) return;
+    char txt[80];
     for (size_t e = 0; e < q->p.nedges; e++) {
         raw[e].resolved = raw[e].ids_ok;
         for (int end = 0; end < 2 && raw[e].ids_ok; end++) {
             const pm_network_id *id = end ? &raw[e].to : &raw[e].from;
-            size_t lo = pm__id_find(ref, nn, table, mask, id);
+            size_t lo = pm__id_find(q->ids, nn, table, mask, id);
             uint32_t *dst = end ? &q->edges[e].to : &q->edges[e].from;
             if (lo < nn) {
-                *dst = (uint32_t)ref[lo].index;
+                *dst = (uint32_t)lo;
                 continue;
             }
             char ptr[64];
@@ -287,6 +298,24 @@ static int pm__pair_cmp(const void *x, const void *y) {
     if (s->a != t->a) return s->a < t->a ? -1 : 1;
     if (s->b != t->b) return s->b < t->b ? -1 : 1;
     return s->edge < t->edge ? -1 : (s->edge > t->edge);
+}
+
+/* Whether two of the n pairs join the same two nodes (a hash of each; true
+ * when out of memory, so the sort decides). */
+static bool pm__pairs_repeat(const pm__pair *pairs, size_t n, pm_arena *arena) {
+    size_t size = 16;
+    while (size < 2 * n) size *= 2;
+    uint32_t *t = pm_arena_alloc(arena, size * sizeof *t);
+    if (!t) return true;
+    memset(t, 0xff, size * sizeof *t);   /* UINT32_MAX: empty */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = (uint64_t)pairs[i].a << 32 | pairs[i].b;
+        size_t h = (size_t)(XXH3_64bits(&k, sizeof k) & (size - 1));
+        for (; t[h] != UINT32_MAX; h = (h + 1) & (size - 1))
+            if (pairs[t[h]].a == pairs[i].a && pairs[t[h]].b == pairs[i].b) return true;
+        t[h] = (uint32_t)i;
+    }
+    return false;
 }
 
 /* Self-loops, duplicate edges, points too close, widths against the snap
@@ -324,6 +353,7 @@ static void pm__check_edges(pm__nreq *q, const pm__raw_edge *raw, pm_arena *aren
             prev = cur;
         }
     }
+    if (!pm__pairs_repeat(pairs, np, arena)) return;   /* nothing to list: no sort */
     qsort(pairs, np, sizeof *pairs, pm__pair_cmp);
     for (size_t i = 1; i < np; i++) {
         if (pairs[i].a != pairs[i - 1].a || pairs[i].b != pairs[i - 1].b) continue;
