@@ -82,7 +82,7 @@ static bool pm__nf_key(pm__nf *f, const char *const *names, unsigned *seen, unsi
     size_t n;
     if (!pm__nf_plain(f, &k, &n) || !pm__nf_take(f, ':')) return false;
     for (unsigned i = 0; names[i]; i++) {
-        /* First byte, then the end: most names differ there, no strlen. */
+        /* The first byte first (most names differ there); no strlen. */
         if (!n || names[i][0] != k[0] || strncmp(names[i], k, n) != 0 || names[i][n]) continue;
         if (*seen & (1u << i)) return false;
         *seen |= 1u << i;
