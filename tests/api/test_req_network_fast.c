@@ -207,6 +207,23 @@ Test(req_network_fast, checks_after_reading_give_the_same_problem) {
     taken("{\"nodes\": [{\"id\": 1, \"position\": [0, 0]}, {\"id\": 2, \"position\": [100, 100]}, "
           "{\"id\": 3, \"position\": [0, 100]}, {\"id\": 4, \"position\": [100, 0]}], \"edges\": "
           "[{\"from\": 1, \"to\": 2}, {\"from\": 3, \"to\": 4}]}");
+    taken("{\"nodes\": [{\"id\": 1, \"position\": [0, 0]}, {\"id\": 2, \"position\": [100, -40]}], "
+          "\"edges\": [{\"from\": 1, \"to\": 2, \"points\": [[80, 0], [80, 40], [40, 40], [40, -40]]}]}");
+    /* More crossings than are listed one by one: 6 x 6 streets with no node. */
+    text t = {0};
+    text_str(&t, "{\"nodes\": [");
+    for (int k = 0; k < 6; k++)
+        text_printf(&t, "%s{\"id\": \"w%d\", \"position\": [0, %d]}, {\"id\": \"e%d\", \"position\": "
+                    "[100, %d]}, {\"id\": \"s%d\", \"position\": [%d, -20]}, {\"id\": \"n%d\", "
+                    "\"position\": [%d, 90]}", k ? ", " : "", k, 12 * k, k, 12 * k, k, 10 + 15 * k, k,
+                    10 + 15 * k);
+    text_str(&t, "], \"edges\": [");
+    for (int k = 0; k < 6; k++)
+        text_printf(&t, "%s{\"from\": \"w%d\", \"to\": \"e%d\"}, {\"from\": \"s%d\", \"to\": \"n%d\"}",
+                    k ? ", " : "", k, k, k, k);
+    text_str(&t, "]}");
+    taken(t.s);
+    free(t.s);
 }
 
 /* Anything unusual is left to the document path (whose answers these are:
