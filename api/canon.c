@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon_text.h"
 #include "decimal.h"
 #include "pm_api/bulk.h"
 #include "pm_api/rows.h"
@@ -143,6 +144,28 @@ static size_t pm_api__real17(double x, char *out) {
         *o++ = (char)('0' + ak % 10);
     }
     return (size_t)(o - out);
+}
+
+const char pm_api__canon_text_tag[PM_API_CANON_TEXT_TAG_LEN] = {'\xff', 'p', 'm', 'c',
+                                                                  'a', 'n', 'o', 'n'};
+
+bool pm_api__canon_text_is(const json_t *j) {
+    return json_is_string(j) && json_string_length(j) >= PM_API_CANON_TEXT_TAG_LEN &&
+           memcmp(json_string_value(j), pm_api__canon_text_tag, PM_API_CANON_TEXT_TAG_LEN) == 0;
+}
+
+size_t pm_api__canon_real_text(double x, char *out) {
+    _Static_assert(PM_API_CANON_REAL_ROOM >= PM_API__REAL_ROOM, "room for a real");
+    size_t n = pm_api__real17(x, out);
+    if (n) return n;
+    json_t *j = json_real(x);   /* outside the exact path: jansson's own text */
+    char *t = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY) : NULL;
+    json_decref(j);
+    n = t ? strlen(t) : 0;
+    if (n > PM_API_CANON_REAL_ROOM) n = 0;
+    if (n) memcpy(out, t, n);
+    free(t);
+    return n;
 }
 
 /* ---- the walk ---- */
@@ -352,6 +375,9 @@ static int pm_api__walk(const json_t *j, pm_api__out *o, int depth) {
     case JSON_STRING:
         if (pm_api_bulk_is(j)) return pm_api__bulk(j, o);
         if (pm_api_rows_is(j)) return pm_api__rows(j, o);
+        if (pm_api__canon_text_is(j))
+            return pm_api__emit(json_string_value(j) + PM_API_CANON_TEXT_TAG_LEN,
+                                json_string_length(j) - PM_API_CANON_TEXT_TAG_LEN, o);
         return pm_api__string(json_string_value(j), json_string_length(j), o);
     case JSON_OBJECT: return pm_api__object(j, o, depth);
     case JSON_ARRAY: break;

@@ -180,6 +180,17 @@ static bool pm_jf__number(pm_jf *j, pm_jf_num *out) {
     return true;
 }
 
+bool pm_api__json_number(const char **p, const char *end, bool *is_int, int64_t *i, double *d) {
+    pm_jf j = {.p = *p, .end = end};
+    pm_jf_num x;
+    if (!pm_jf__number(&j, &x)) return false;
+    *p = j.p;
+    *is_int = x.is_int;
+    *i = x.is_int ? x.i : 0;
+    *d = x.d;
+    return true;
+}
+
 /* ---- strings ---- */
 
 /* Length of the valid UTF-8 sequence at s (as jansson accepts it: no

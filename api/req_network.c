@@ -13,25 +13,12 @@
 #include "scene/result.h"
 #include "pm_api/generator.h"
 #include "pm_api/reader.h"
-#include "req_network_geojson.h"
+#include "req_network.h"
 
-#define PM__NCOORD 1e5             /* |coordinate| bound, metres */
-#define PM__NID_MAX 64             /* longest string id */
 #define PM__NMAX_CROSSINGS 20      /* crossing pairs listed in one response */
-#define PM__POS(hi) ((pm_api_range){0, (hi), true, false, NULL})   /* (0, hi] */
-
-typedef struct pm__nreq {
-    pm_network_params p;
-    double *nodes;
-    pm_network_id *ids;
-    pm_network_edge *edges;
-    const pm_api__geo *geo;    /* GeoJSON in: its projection and pointers, else NULL */
-} pm__nreq;
 
 /* An id as read, for lookups: the request's order kept in `index`. */
 typedef struct pm__idref { pm_network_id id; size_t index; } pm__idref;
-
-static const pm_junction_sidewalk pm__sidewalk_def = {2.0, 0.15};
 
 static int pm__id_cmp(const pm_network_id *a, const pm_network_id *b) {
     if (a->is_num != b->is_num) return a->is_num ? -1 : 1;
@@ -174,12 +161,6 @@ static size_t pm__read_points(pm_api_node *e, const pm_api_limits *lim, pm_arena
     return pts && kn ? n : 0;
 }
 
-typedef struct pm__raw_edge {
-    pm_network_id from, to;
-    bool ids_ok, resolved;
-    bool *known;
-} pm__raw_edge;
-
 static void pm__read_edges(pm_api_node *root, pm__nreq *q, const pm_api_limits *lim,
                            pm_arena *arena, double width, bool gsw_on,
                            const pm_junction_sidewalk *gsw, pm__raw_edge **raw_out) {
@@ -228,66 +209,77 @@ static uint64_t pm__id_hash(const pm_network_id *id) {
     return id->is_num ? XXH3_64bits(&id->num, sizeof id->num) : XXH3_64bits(id->str, strlen(id->str));
 }
 
-/* An open-addressing table of the sorted ids' first positions (power-of-two
+/* An open-addressing table of the node ids' first holders (power-of-two
  * size, at most half full): an edge's id found in one or two probes rather
- * than by a binary search of string compares. NULL when out of memory. */
-static uint32_t *pm__id_table(const pm__idref *ref, size_t nn, pm_arena *arena, size_t *mask) {
+ * than by a binary search of string compares. *dup tells whether an id
+ * repeats (the table keeps its lowest node). NULL when out of memory. */
+static uint32_t *pm__id_table(const pm_network_id *ids, size_t nn, pm_arena *arena, size_t *mask,
+                              bool *dup) {
     size_t size = 16;
     while (size < 2 * nn) size *= 2;
     uint32_t *t = pm_arena_alloc(arena, size * sizeof *t);
     if (!t) return NULL;
     memset(t, 0xff, size * sizeof *t);   /* UINT32_MAX: empty */
     *mask = size - 1;
+    *dup = false;
     for (size_t i = 0; i < nn; i++) {
-        if (i && pm__id_cmp(&ref[i].id, &ref[i - 1].id) == 0) continue;
-        size_t h = (size_t)pm__id_hash(&ref[i].id) & *mask;
-        while (t[h] != UINT32_MAX) h = (h + 1) & *mask;
-        t[h] = (uint32_t)i;
+        size_t h = (size_t)pm__id_hash(&ids[i]) & *mask;
+        while (t[h] != UINT32_MAX && pm__id_cmp(&ids[t[h]], &ids[i]) != 0) h = (h + 1) & *mask;
+        if (t[h] == UINT32_MAX) t[h] = (uint32_t)i;
+        else *dup = true;
     }
     return t;
 }
 
-/* The sorted position of the first node with id, or nn when none has it. */
-static size_t pm__id_find(const pm__idref *ref, size_t nn, const uint32_t *t, size_t mask,
+/* The lowest node with id, or nn when none has it. */
+static size_t pm__id_find(const pm_network_id *ids, size_t nn, const uint32_t *t, size_t mask,
                           const pm_network_id *id) {
     for (size_t h = (size_t)pm__id_hash(id) & mask; t[h] != UINT32_MAX; h = (h + 1) & mask)
-        if (pm__id_cmp(&ref[t[h]].id, id) == 0) return t[h];
+        if (pm__id_cmp(&ids[t[h]], id) == 0) return t[h];
     return nn;
 }
 
-/* Ids: duplicates among nodes, then each edge's from / to resolved (edges
- * whose ids all resolved are marked). */
-static void pm__resolve(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob) {
+/* Each node whose id an earlier node has, in the order of the sorted ids
+ * (then of the nodes). Returns 0, or -1 when out of memory (a 503). */
+static int pm__report_duplicates(const pm__nreq *q, pm_arena *arena, pm_api_problem *prob) {
     size_t nn = q->p.nnodes;
     pm__idref *ref = pm_arena_alloc(arena, (nn ? nn : 1) * sizeof *ref);
     if (!ref) {
         pm_api_problem_set(prob, 503, "out-of-memory", "Service Unavailable", "no memory");
-        return;
+        return -1;
     }
     for (size_t i = 0; i < nn; i++) ref[i] = (pm__idref){q->ids[i], i};
     qsort(ref, nn, sizeof *ref, pm__idref_cmp);
-    char txt[80];
+    char txt[80], ptr[64];
     for (size_t i = 1; i < nn; i++) {
         if (pm__id_cmp(&ref[i].id, &ref[i - 1].id)) continue;
         pm__id_text(&ref[i].id, txt, sizeof txt);
-        char ptr[64];
         snprintf(ptr, sizeof ptr, "/nodes/%zu/id", ref[i].index);
         pm_api_problem_field(prob, ptr, "duplicates the id %s of /nodes/%zu", txt, ref[i - 1].index);
     }
-    size_t mask = 0;
-    const uint32_t *table = pm__id_table(ref, nn, arena, &mask);
+    return 0;
+}
+
+/* Ids: duplicates among nodes (sorted only when there are any), then each
+ * edge's from / to resolved (edges whose ids all resolved are marked). */
+static void pm__resolve(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob) {
+    size_t nn = q->p.nnodes, mask = 0;
+    bool dup = false;
+    const uint32_t *table = pm__id_table(q->ids, nn, arena, &mask, &dup);
     if (!table) {
         pm_api_problem_set(prob, 503, "out-of-memory", "Service Unavailable", "no memory");
         return;
     }
+    if (dup && pm__report_duplicates(q, arena, prob) < 0) return;
+    char txt[80];
     for (size_t e = 0; e < q->p.nedges; e++) {
         raw[e].resolved = raw[e].ids_ok;
         for (int end = 0; end < 2 && raw[e].ids_ok; end++) {
             const pm_network_id *id = end ? &raw[e].to : &raw[e].from;
-            size_t lo = pm__id_find(ref, nn, table, mask, id);
+            size_t lo = pm__id_find(q->ids, nn, table, mask, id);
             uint32_t *dst = end ? &q->edges[e].to : &q->edges[e].from;
             if (lo < nn) {
-                *dst = (uint32_t)ref[lo].index;
+                *dst = (uint32_t)lo;
                 continue;
             }
             char ptr[64];
@@ -306,6 +298,24 @@ static int pm__pair_cmp(const void *x, const void *y) {
     if (s->a != t->a) return s->a < t->a ? -1 : 1;
     if (s->b != t->b) return s->b < t->b ? -1 : 1;
     return s->edge < t->edge ? -1 : (s->edge > t->edge);
+}
+
+/* Whether two of the n pairs join the same two nodes (a hash of each; true
+ * when out of memory, so the sort decides). */
+static bool pm__pairs_repeat(const pm__pair *pairs, size_t n, pm_arena *arena) {
+    size_t size = 16;
+    while (size < 2 * n) size *= 2;
+    uint32_t *t = pm_arena_alloc(arena, size * sizeof *t);
+    if (!t) return true;
+    memset(t, 0xff, size * sizeof *t);   /* UINT32_MAX: empty */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = (uint64_t)pairs[i].a << 32 | pairs[i].b;
+        size_t h = (size_t)(XXH3_64bits(&k, sizeof k) & (size - 1));
+        for (; t[h] != UINT32_MAX; h = (h + 1) & (size - 1))
+            if (pairs[t[h]].a == pairs[i].a && pairs[t[h]].b == pairs[i].b) return true;
+        t[h] = (uint32_t)i;
+    }
+    return false;
 }
 
 /* Self-loops, duplicate edges, points too close, widths against the snap
@@ -343,6 +353,7 @@ static void pm__check_edges(pm__nreq *q, const pm__raw_edge *raw, pm_arena *aren
             prev = cur;
         }
     }
+    if (!pm__pairs_repeat(pairs, np, arena)) return;   /* nothing to list: no sort */
     qsort(pairs, np, sizeof *pairs, pm__pair_cmp);
     for (size_t i = 1; i < np; i++) {
         if (pairs[i].a != pairs[i - 1].a || pairs[i].b != pairs[i - 1].b) continue;
@@ -451,6 +462,18 @@ static void pm__check_crossings(pm__nreq *q, pm_arena *arena, pm_api_problem *pr
                              "listed)", (long long)n, PM__NMAX_CROSSINGS);
 }
 
+void pm_api__network_check(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob) {
+    const pm_network_params *p = &q->p;
+    pm__resolve(q, raw, arena, prob);
+    for (size_t e = 0; e < p->nedges; e++)
+        if (raw[e].resolved && p->edges[e].npoints)
+            pm__fill_heights((double *)p->edges[e].points, raw[e].known, p->edges[e].npoints,
+                             p->nodes + 3 * p->edges[e].from, p->nodes + 3 * p->edges[e].to);
+    pm__check_edges(q, raw, arena, prob);
+    if (!pm_api_problem_failed(prob)) pm__check_angles(q, arena, prob);
+    if (!pm_api_problem_failed(prob)) pm__check_crossings(q, arena, prob);
+}
+
 int pm_api__network_parse_doc(const json_t *body, const pm_api_limits *lim, pm_arena *arena,
                               const pm_api__geo *geo, void **params, json_t **canonical,
                               pm_api_problem *prob) {
@@ -483,17 +506,7 @@ int pm_api__network_parse_doc(const json_t *body, const pm_api_limits *lim, pm_a
     pm__read_edges(&root, q, lim, arena, width, gsw_on, &gsw, &raw);
     /* Edges are checked as far as their own ids resolve, so one answer
      * lists every bad edge; angles and crossings need the whole graph. */
-    bool ids_ok = nodes_ok && raw && q->edges;
-    if (ids_ok) {
-        pm__resolve(q, raw, arena, prob);
-        for (size_t e = 0; e < p->nedges; e++)
-            if (raw[e].resolved && p->edges[e].npoints)
-                pm__fill_heights((double *)p->edges[e].points, raw[e].known, p->edges[e].npoints,
-                                 p->nodes + 3 * p->edges[e].from, p->nodes + 3 * p->edges[e].to);
-        pm__check_edges(q, raw, arena, prob);
-    }
-    if (ids_ok && !pm_api_problem_failed(prob)) pm__check_angles(q, arena, prob);
-    if (ids_ok && !pm_api_problem_failed(prob)) pm__check_crossings(q, arena, prob);
+    if (nodes_ok && raw && q->edges) pm_api__network_check(q, raw, arena, prob);
     json_t *canon = pm_api_finish(&root);
     if (!canon || pm_api_problem_failed(prob)) {
         json_decref(canon);
@@ -591,6 +604,7 @@ const pm_api_generator pm_api_gen_network = {
     .version = "1.4.0",   /* 1.4.0: junctions built in their node's local frame (translated when placed, identical ones reused; coordinates rounded there); 1.3.1: road 1.3.0's triangle order and sampling; 1.3.0 (never released): merged junctions keep their arms at their own nodes; roads fan the inner side of turns tighter than their half width; sidewalks on other pieces cut back (bare corners, interrupted road sidewalks); arms past through nodes; 30-degree sharp nodes */
     .path = "/v1/networks",
     .parse = pm__network_parse,
+    .parse_text = pm_api__network_parse_text,
     .from_query = NULL,
     .generate = pm__network_generate,
     .summary_omit = network_summary_omit,

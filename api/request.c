@@ -2,6 +2,7 @@
 #include "pm_api/request.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "pm_api/multipart.h"
 #include "pm_api/reader.h"
@@ -39,10 +40,9 @@ int pm_api_request_document(const pm_api_request *rq, json_t **doc, pm_api_probl
     return -1;
 }
 
-int pm_api_job_parse(pm_api_job *job, const pm_api_generator *gen, const pm_api_limits *lim,
-                     pm_arena *arena, const json_t *doc, pm_api_problem *p) {
-    *job = (pm_api_job){gen, lim, arena, NULL, NULL};
-    if (gen->parse(doc, lim, arena, &job->params, &job->canonical, p) != 0) {
+/* The end of a parse that returned rc: 0, or -1 with p saying why. */
+static int pm_api__job_parsed(pm_api_job *job, int rc, pm_api_problem *p) {
+    if (rc != 0) {
         json_decref(job->canonical);
         job->canonical = NULL;
         if (!pm_api_problem_failed(p))
@@ -52,10 +52,29 @@ int pm_api_job_parse(pm_api_job *job, const pm_api_generator *gen, const pm_api_
     }
     if (!job->canonical) {
         pm_api_problem_set(p, 500, "internal", "Internal Server Error",
-                           "the %s reader gave no canonical form", gen->name);
+                           "the %s reader gave no canonical form", job->gen->name);
         return -1;
     }
     return 0;
+}
+
+int pm_api_job_parse(pm_api_job *job, const pm_api_generator *gen, const pm_api_limits *lim,
+                     pm_arena *arena, const json_t *doc, pm_api_problem *p) {
+    *job = (pm_api_job){gen, lim, arena, NULL, NULL};
+    return pm_api__job_parsed(job, gen->parse(doc, lim, arena, &job->params, &job->canonical, p), p);
+}
+
+int pm_api_job_parse_text(pm_api_job *job, const pm_api_generator *gen, const pm_api_limits *lim,
+                          pm_arena *arena, const char *body, size_t len, pm_api_problem *p) {
+    *job = (pm_api_job){gen, lim, arena, NULL, NULL};
+    if (!gen->parse_text || !body) return 1;
+    int rc = gen->parse_text(body, len, lim, arena, &job->params, &job->canonical, p);
+    if (rc == 1) {
+        json_decref(job->canonical);
+        *job = (pm_api_job){gen, lim, arena, NULL, NULL};
+        return 1;
+    }
+    return pm_api__job_parsed(job, rc, p);
 }
 
 pm_api_key pm_api_job_key(const pm_api_job *job, const pm_api_output *o, char hex[33]) {
@@ -127,9 +146,21 @@ int pm_api_request_run(const pm_api_request *rq, const pm_api_run *run, pm_api_b
         goto done;
     }
     pm_arena_set_limit(arena, run->lim->max_arena_bytes);
-    if (pm_api_request_document(rq, &doc, p) != 0) goto done;
-    pm_api__stage(run, PM_API_STAGE_DOCUMENT, NULL);
-    if (pm_api_job_parse(&job, rq->gen, run->lim, arena, doc, p) != 0) goto done;
+    /* A plain JSON body goes to the route's fast path first (no document
+     * at all); what it does not take is read as ever. */
+    bool json = !rq->content_type || !rq->content_type[0] || strstr(rq->content_type, "json");
+    int fast = rq->get || !json || pm_api_is_multipart(rq->content_type) ||
+                       (rq->ingest && rq->ingest->given)
+                   ? 1
+                   : pm_api_job_parse_text(&job, rq->gen, run->lim, arena, rq->body, rq->body_len, p);
+    if (fast < 0) goto done;
+    if (fast == 1) {
+        if (pm_api_request_document(rq, &doc, p) != 0) goto done;
+        pm_api__stage(run, PM_API_STAGE_DOCUMENT, NULL);
+        if (pm_api_job_parse(&job, rq->gen, run->lim, arena, doc, p) != 0) goto done;
+    } else {
+        pm_api__stage(run, PM_API_STAGE_DOCUMENT, NULL);
+    }
     for (size_t i = 0; i < n; i++) {
         pm_api_key k = pm_api_job_key(&job, &run->outputs[i], hex[i]);
         if (k.hi == 0 && k.lo == 0) {

@@ -476,8 +476,16 @@ static void pm_svc__job_run(void *arg, int aborted) {
     pm_svc__job_free(job);
 }
 
+/* A plain JSON body for a route with a fast path (pm_api_generator.
+ * parse_text): pm_svc__prepare reads it from its bytes, no document first. */
+static int pm_svc__fast_body(const pm_svc_req *r) {
+    return r->route->gen->parse_text && !r->body_type[0] && !r->ingest.given;
+}
+
 /* Validates doc with r's generator and computes the cache key. Returns the
- * job (arena, params), or NULL with prob set. Consumes doc. */
+ * job (arena, params), or NULL with prob set. Consumes doc. doc NULL: r's
+ * body (pm_svc__fast_body) through the fast path, or its document when
+ * the fast path does not take it; the body is then freed. */
 static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *prob) {
     pm_svc_server *srv = r->srv;
     const pm_api_generator *gen = r->route->gen;
@@ -498,7 +506,19 @@ static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *p
     job->arena = arena;
     job->out = r->out;
     pm_api_job aj;
-    if (pm_api_job_parse(&aj, gen, &srv->cfg.limits, arena, doc, prob) != 0) {
+    int rc = 1;
+    if (!doc) {
+        pm_api_request rq = {.gen = gen, .body = r->body, .body_len = r->len,
+                             .content_type = r->body_type, .ingest = &r->ingest};
+        rc = pm_api_job_parse_text(&aj, gen, &srv->cfg.limits, arena, r->body, r->len, prob);
+        if (rc == 1 && pm_api_request_document(&rq, &doc, prob) != 0) goto fail;
+        free(r->body);   /* read: the job or the document holds it all now */
+        r->body = NULL;
+        r->len = r->cap = 0;
+        pm_svc_meter_end(&r->upload);
+    }
+    if (rc == 1) rc = pm_api_job_parse(&aj, gen, &srv->cfg.limits, arena, doc, prob);
+    if (rc != 0) {
         pm_svc_meter_problem(&job->meter, prob);   /* past the job's memory: say so */
         goto fail;
     }
@@ -671,6 +691,11 @@ static void pm_svc__parse_run(void *arg, int aborted) {
         pm_svc__complete(r);
         return;
     }
+    if (pm_svc__fast_body(r)) {
+        pm_api_problem_free(&prob);
+        pm_svc__resolve(r, NULL, 1);
+        return;
+    }
     pm_api_request rq = {.gen = r->route->gen, .body = r->body, .body_len = r->len,
                          .content_type = r->body_type, .ingest = &r->ingest};
     int rc = pm_api_request_document(&rq, &doc, &prob);
@@ -751,6 +776,10 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
         if (r->body_type[0] && pm_svc__binary_cost(r, &cost)) {
             pm_api_problem_free(&prob);
             return pm_svc__send(r);
+        }
+        if (pm_svc__fast_body(r)) {
+            pm_api_problem_free(&prob);
+            return pm_svc__resolve(r, NULL, 0);
         }
         pm_api_request rq = {.gen = gen, .body = r->body, .body_len = r->len,
                              .content_type = r->body_type, .ingest = &r->ingest};

@@ -12,8 +12,9 @@ static json_t *no_query(const pm_api_query_pair *q, size_t n, pm_api_problem *p)
 }
 
 /* Route entries only: the router never calls parse or generate. */
-static const pm_api_generator post_only = {"a", "1", "/v1/as", NULL, NULL, NULL, NULL, false};
-static const pm_api_generator with_get = {"b", "1", "/v1/bs", NULL, no_query, NULL, NULL, false};
+static const pm_api_generator post_only = {.name = "a", .version = "1", .path = "/v1/as"};
+static const pm_api_generator with_get = {.name = "b", .version = "1", .path = "/v1/bs",
+                                          .from_query = no_query};
 
 Test(router, generator_routes_then_service_routes) {
     const pm_api_generator *gens[] = {&post_only, &with_get, NULL};

@@ -38,6 +38,16 @@ typedef struct pm_api_generator {
     int (*parse)(const json_t *body, const pm_api_limits *lim, pm_arena *arena,
                  void **params, json_t **canonical, pm_api_problem *prob);
 
+    /* Optional fast path (NULL: none): parse straight from a JSON body's
+     * bytes, with no document. Returns 1 when it does not take the body
+     * (anything outside its common case: the caller then reads the
+     * document and calls parse, which gives every error as ever);
+     * otherwise what parse returns for the same body, with the same
+     * params, and a canonical form with the same dump (and so the same
+     * cache key). */
+    int (*parse_text)(const char *body, size_t len, const pm_api_limits *lim, pm_arena *arena,
+                      void **params, json_t **canonical, pm_api_problem *prob);
+
     /* GET support (NULL when the route is POST-only): turns query pairs into
      * a request document for parse, or returns NULL with prob set (422 with
      * pointers naming the query parameter, e.g. "/seed"). */

@@ -58,6 +58,13 @@ typedef struct pm_api_job {
  * saying so; a parse with no canonical form a 500). */
 int pm_api_job_parse(pm_api_job *job, const pm_api_generator *gen, const pm_api_limits *lim,
                      pm_arena *arena, const json_t *doc, pm_api_problem *p);
+/* The route's fast path (pm_api_generator.parse_text) on a JSON body:
+ * returns 1 when it does not take the body (no fast path, or anything
+ * unusual: read the document and call pm_api_job_parse), else what
+ * pm_api_job_parse returns for the document of the same body, with the
+ * same parameters, keys and problem. */
+int pm_api_job_parse_text(pm_api_job *job, const pm_api_generator *gen, const pm_api_limits *lim,
+                          pm_arena *arena, const char *body, size_t len, pm_api_problem *p);
 /* The cache key of output o of job, and its hex form in hex (may be
  * NULL); {0, 0} when out of memory. */
 pm_api_key pm_api_job_key(const pm_api_job *job, const pm_api_output *o, char hex[33]);

@@ -1,0 +1,656 @@
+/* POST /v1/networks straight from the body's bytes (pm_api_generator.
+ * parse_text): nodes and edges read into the job's arrays with no jansson
+ * node per value, and the canonical form written as the text its dump
+ * would be (api/canon.c), from the values read.
+ *
+ * It takes the common case only: a body that req_network.c would read
+ * without a single error, spelled plainly (ids as integers or strings of
+ * printable ASCII with no escapes; known members only, each once). At
+ * anything else it gives up (returns 1) and the document path reads the
+ * body, so every error, pointer and message is that path's own. A body it
+ * takes gets the same parameters, and the checks after reading (ids,
+ * edges, angles, crossings: pm_api__network_check) are the same code. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "canon_text.h"
+#include "json_fast.h"
+#include "req_network.h"
+
+/* ---- the cursor ---- */
+
+typedef struct pm__nf { const char *p, *end; } pm__nf;
+
+static void pm__nf_ws(pm__nf *f) {
+    while (f->p < f->end && (*f->p == ' ' || *f->p == '\n' || *f->p == '\r' || *f->p == '\t'))
+        f->p++;
+}
+
+/* Skips blanks, then takes c. */
+static bool pm__nf_take(pm__nf *f, char c) {
+    pm__nf_ws(f);
+    if (f->p >= f->end || *f->p != c) return false;
+    f->p++;
+    return true;
+}
+
+/* After a member or element: 1 at ',', 0 at close (both taken), -1 else. */
+static int pm__nf_next(pm__nf *f, char close) {
+    pm__nf_ws(f);
+    if (f->p < f->end && *f->p == ',') {
+        f->p++;
+        return 1;
+    }
+    if (f->p < f->end && *f->p == close) {
+        f->p++;
+        return 0;
+    }
+    return -1;
+}
+
+/* 1 when the container just opened is empty (its close taken), else 0. */
+static int pm__nf_empty(pm__nf *f, char close) {
+    pm__nf_ws(f);
+    if (f->p < f->end && *f->p == close) {
+        f->p++;
+        return 1;
+    }
+    return 0;
+}
+
+/* A string of printable ASCII other than '"' and '\\' (so its text is its
+ * bytes, in the input and in the canonical form alike). */
+static bool pm__nf_plain(pm__nf *f, const char **s, size_t *n) {
+    pm__nf_ws(f);
+    if (f->p >= f->end || *f->p != '"') return false;
+    const char *start = ++f->p;
+    for (; f->p < f->end && *f->p != '"'; f->p++) {
+        unsigned char c = (unsigned char)*f->p;
+        if (c < 0x20 || c > 0x7e || c == '\\') return false;
+    }
+    if (f->p >= f->end) return false;
+    *s = start;
+    *n = (size_t)(f->p++ - start);
+    return true;
+}
+
+/* A member's key and its ':'; *bit the key's bit in names (NULL-terminated),
+ * which must not be in *seen yet (unknown and repeated keys give up). */
+static bool pm__nf_key(pm__nf *f, const char *const *names, unsigned *seen, unsigned *bit) {
+    const char *k;
+    size_t n;
+    if (!pm__nf_plain(f, &k, &n) || !pm__nf_take(f, ':')) return false;
+    for (unsigned i = 0; names[i]; i++) {
+        /* The first byte first (most names differ there); no strlen. */
+        if (!n || names[i][0] != k[0] || strncmp(names[i], k, n) != 0 || names[i][n]) continue;
+        if (*seen & (1u << i)) return false;
+        *seen |= 1u << i;
+        *bit = i;
+        pm__nf_ws(f);
+        return true;
+    }
+    return false;
+}
+
+static bool pm__nf_null(pm__nf *f) {
+    pm__nf_ws(f);
+    if ((size_t)(f->end - f->p) < 4 || memcmp(f->p, "null", 4) != 0) return false;
+    f->p += 4;
+    return true;
+}
+
+/* A number in [lo, hi] (lo excluded when lo_open), -0 made 0. */
+static bool pm__nf_num(pm__nf *f, double lo, bool lo_open, double hi, double *out) {
+    bool is_int;
+    int64_t i;
+    double x;
+    pm__nf_ws(f);
+    if (!pm_api__json_number(&f->p, f->end, &is_int, &i, &x)) return false;
+    if (lo_open ? !(x > lo) : !(x >= lo)) return false;
+    if (!(x <= hi)) return false;
+    *out = x + 0.0;
+    return true;
+}
+
+/* An integer token (no fraction, no exponent) in [lo, hi]. */
+static bool pm__nf_int(pm__nf *f, int64_t lo, int64_t hi, int64_t *out) {
+    bool is_int;
+    double x;
+    pm__nf_ws(f);
+    if (!pm_api__json_number(&f->p, f->end, &is_int, out, &x) || !is_int) return false;
+    return *out >= lo && *out <= hi;
+}
+
+/* An id: an integer token, or a plain string of 1..PM__NID_MAX bytes. */
+static bool pm__nf_id(pm__nf *f, pm_arena *arena, pm_network_id *out) {
+    memset(out, 0, sizeof *out);
+    out->is_num = true;
+    pm__nf_ws(f);
+    if (f->p < f->end && *f->p == '"') {
+        const char *s;
+        size_t n;
+        if (!pm__nf_plain(f, &s, &n) || n == 0 || n > PM__NID_MAX) return false;
+        char *str = pm_arena_alloc(arena, n + 1);
+        if (!str) return false;
+        memcpy(str, s, n);
+        str[n] = '\0';
+        out->is_num = false;
+        out->str = str;
+        return true;
+    }
+    return pm__nf_int(f, INT64_MIN, INT64_MAX, &out->num);
+}
+
+/* [x, z] or [x, y, z], each within the coordinate bound: *dim 2 or 3. */
+static bool pm__nf_vec(pm__nf *f, double v[3], size_t *dim) {
+    if (!pm__nf_take(f, '[')) return false;
+    size_t n = 0;
+    for (;;) {
+        if (n == 3 || !pm__nf_num(f, -PM__NCOORD, false, PM__NCOORD, &v[n])) return false;
+        n++;
+        int next = pm__nf_next(f, ']');
+        if (next < 0) return false;
+        if (next == 0) break;
+    }
+    *dim = n;
+    return n >= 2;
+}
+
+/* ---- growing arrays (malloc: what is kept goes to the arena at the end) ---- */
+
+static bool pm__nf_grow(void **data, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return true;
+    size_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    void *d = realloc(*data, c * elem);
+    if (!d) return false;
+    *data = d;
+    *cap = c;
+    return true;
+}
+
+/* A sidewalk as given: which members, their values. */
+typedef struct pm__nf_sw {
+    int state;                 /* 0 absent, 1 null, 2 an object */
+    bool has_width, has_curb;
+    double width, curb;
+} pm__nf_sw;
+
+typedef struct pm__nf_edge {
+    pm_network_id from, to;
+    bool has_width;
+    double width;
+    pm__nf_sw sw;
+    size_t first, npoints;     /* into the point pool */
+} pm__nf_edge;
+
+typedef struct pm__nf_doc {
+    pm_arena *arena;
+    double *nodes;             /* 3 per node, y 0 for [x, z] */
+    bool *node3;               /* the node's position had its y */
+    pm_network_id *ids;
+    size_t nnodes, node_cap;
+    pm__nf_edge *edges;
+    size_t nedges, edge_cap;
+    double *pts;               /* every edge's interior points, 3 each */
+    bool *pt3;
+    size_t npts, pt_cap;
+} pm__nf_doc;
+
+static void pm__nf_doc_free(pm__nf_doc *d) {
+    free(d->nodes);
+    free(d->node3);
+    free(d->ids);
+    free(d->edges);
+    free(d->pts);
+    free(d->pt3);
+}
+
+/* null, or {"width", "curb_height"} in their ranges. */
+static bool pm__nf_sidewalk(pm__nf *f, pm__nf_sw *sw) {
+    static const char *const names[] = {"width", "curb_height", NULL};
+    if (pm__nf_null(f)) {
+        sw->state = 1;
+        return true;
+    }
+    if (!pm__nf_take(f, '{')) return false;
+    sw->state = 2;
+    if (pm__nf_empty(f, '}')) return true;
+    unsigned seen = 0, k;
+    for (;;) {
+        if (!pm__nf_key(f, names, &seen, &k)) return false;
+        if (k == 0 ? !pm__nf_num(f, 0, true, 100, &sw->width)
+                   : !pm__nf_num(f, 0, true, 2, &sw->curb))
+            return false;
+        int next = pm__nf_next(f, '}');
+        if (next < 0) return false;
+        if (next == 0) break;
+    }
+    sw->has_width = seen & 1u;
+    sw->has_curb = (seen >> 1) & 1u;
+    return true;
+}
+
+static bool pm__nf_node(pm__nf *f, pm__nf_doc *d) {
+    static const char *const names[] = {"id", "position", NULL};
+    size_t i = d->nnodes;
+    if (i == d->node_cap) {   /* the three arrays grow together */
+        size_t c1 = i, c2 = i, c3 = i;
+        if (!pm__nf_grow((void **)&d->nodes, &c1, i + 1, 3 * sizeof(double)) ||
+            !pm__nf_grow((void **)&d->ids, &c2, c1, sizeof *d->ids) ||
+            !pm__nf_grow((void **)&d->node3, &c3, c1, sizeof *d->node3))
+            return false;
+        d->node_cap = c1;
+    }
+    if (!pm__nf_take(f, '{')) return false;
+    unsigned seen = 0, k;
+    for (;;) {
+        if (!pm__nf_key(f, names, &seen, &k)) return false;
+        if (k == 0) {
+            if (!pm__nf_id(f, d->arena, &d->ids[i])) return false;
+        } else {
+            double v[3];
+            size_t dim;
+            if (!pm__nf_vec(f, v, &dim)) return false;
+            d->nodes[3 * i] = v[0];
+            d->nodes[3 * i + 1] = dim == 3 ? v[1] : 0.0;
+            d->nodes[3 * i + 2] = dim == 3 ? v[2] : v[1];
+            d->node3[i] = dim == 3;
+        }
+        int next = pm__nf_next(f, '}');
+        if (next < 0) return false;
+        if (next == 0) break;
+    }
+    d->nnodes++;
+    return seen == 3u;
+}
+
+static bool pm__nf_points(pm__nf *f, pm__nf_doc *d, pm__nf_edge *e) {
+    if (!pm__nf_take(f, '[')) return false;
+    e->first = d->npts;
+    if (pm__nf_empty(f, ']')) return true;
+    for (;;) {
+        size_t i = d->npts;
+        if (i == d->pt_cap) {   /* both arrays grow together */
+            size_t c1 = i, c2 = i;
+            if (!pm__nf_grow((void **)&d->pts, &c1, i + 1, 3 * sizeof(double)) ||
+                !pm__nf_grow((void **)&d->pt3, &c2, c1, sizeof *d->pt3))
+                return false;
+            d->pt_cap = c1;
+        }
+        double v[3];
+        size_t dim;
+        if (!pm__nf_vec(f, v, &dim)) return false;
+        d->pts[3 * i] = v[0];
+        d->pts[3 * i + 1] = dim == 3 ? v[1] : 0.0;
+        d->pts[3 * i + 2] = dim == 3 ? v[2] : v[1];
+        d->pt3[i] = dim == 3;
+        d->npts++;
+        e->npoints++;
+        int next = pm__nf_next(f, ']');
+        if (next < 0) return false;
+        if (next == 0) return true;
+    }
+}
+
+static bool pm__nf_edge_read(pm__nf *f, pm__nf_doc *d) {
+    static const char *const names[] = {"from", "to", "width", "points", "sidewalk", NULL};
+    if (!pm__nf_grow((void **)&d->edges, &d->edge_cap, d->nedges + 1, sizeof *d->edges))
+        return false;
+    pm__nf_edge *e = &d->edges[d->nedges];
+    memset(e, 0, sizeof *e);
+    if (!pm__nf_take(f, '{')) return false;
+    unsigned seen = 0, k;
+    for (;;) {
+        if (!pm__nf_key(f, names, &seen, &k)) return false;
+        bool ok = k == 0   ? pm__nf_id(f, d->arena, &e->from)
+                  : k == 1 ? pm__nf_id(f, d->arena, &e->to)
+                  : k == 2 ? pm__nf_num(f, 0, true, 1000, &e->width)
+                  : k == 3 ? pm__nf_points(f, d, e)
+                           : pm__nf_sidewalk(f, &e->sw);
+        if (!ok) return false;
+        int next = pm__nf_next(f, '}');
+        if (next < 0) return false;
+        if (next == 0) break;
+    }
+    e->has_width = (seen >> 2) & 1u;
+    d->nedges++;
+    return (seen & 3u) == 3u;
+}
+
+/* An array of objects, each read by one. */
+static bool pm__nf_list(pm__nf *f, pm__nf_doc *d, bool (*one)(pm__nf *, pm__nf_doc *)) {
+    if (!pm__nf_take(f, '[')) return false;
+    if (pm__nf_empty(f, ']')) return true;
+    for (;;) {
+        if (!one(f, d)) return false;
+        int next = pm__nf_next(f, ']');
+        if (next < 0) return false;
+        if (next == 0) return true;
+    }
+}
+
+/* ---- the canonical text ---- */
+
+#define PM__NF_MEMO 4
+
+typedef struct pm__nf_out {
+    char *b;
+    size_t len, cap;
+    bool failed;
+    /* The last reals written and their text: towns repeat an edge's
+     * width and sidewalk and a grid column's x, and a copy is cheaper
+     * than the digits. */
+    uint64_t memo_bits[PM__NF_MEMO];
+    uint8_t memo_len[PM__NF_MEMO];
+    char memo[PM__NF_MEMO][PM_API_CANON_REAL_ROOM];
+    unsigned memo_next;
+} pm__nf_out;
+
+/* Room for n more bytes, or NULL (failed set). */
+static char *pm__nf_room(pm__nf_out *o, size_t n) {
+    if (o->failed) return NULL;
+    if (o->len + n > o->cap) {
+        size_t c = o->cap ? o->cap : 4096;
+        while (c < o->len + n) c *= 2;
+        char *b = realloc(o->b, c);
+        if (!b) {
+            o->failed = true;
+            return NULL;
+        }
+        o->b = b;
+        o->cap = c;
+    }
+    return o->b + o->len;
+}
+
+/* Inlined: most calls copy a literal, whose copy then needs no call. */
+static inline __attribute__((always_inline)) void pm__nf_put(pm__nf_out *o, const char *s,
+                                                              size_t n) {
+    char *w = pm__nf_room(o, n);
+    if (!w) return;
+    memcpy(w, s, n);
+    o->len += n;
+}
+
+#define PM__NF_LIT(o, s) pm__nf_put((o), (s), sizeof(s) - 1)
+
+static void pm__nf_real(pm__nf_out *o, double x) {
+    char *w = pm__nf_room(o, PM_API_CANON_REAL_ROOM);
+    if (!w) return;
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    for (unsigned i = 0; i < PM__NF_MEMO; i++) {
+        if (o->memo_len[i] && o->memo_bits[i] == bits) {
+            memcpy(w, o->memo[i], PM_API_CANON_REAL_ROOM);   /* whole: fixed size */
+            o->len += o->memo_len[i];
+            return;
+        }
+    }
+    size_t n = pm_api__canon_real_text(x, w);
+    if (!n) {
+        o->failed = true;
+        return;
+    }
+    o->len += n;
+    unsigned k = o->memo_next++ % PM__NF_MEMO;
+    o->memo_bits[k] = bits;
+    o->memo_len[k] = (uint8_t)n;
+    memcpy(o->memo[k], w, n);
+}
+
+/* An integer as jansson writes it. */
+static void pm__nf_integer(pm__nf_out *o, int64_t v) {
+    char tmp[24], *e = tmp + sizeof tmp, *b = e;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do *--b = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0) *--b = '-';
+    pm__nf_put(o, b, (size_t)(e - b));
+}
+
+static void pm__nf_id_text(pm__nf_out *o, const pm_network_id *id) {
+    if (id->is_num) {
+        pm__nf_integer(o, id->num);
+        return;
+    }
+    size_t n = strlen(id->str);
+    char *w = pm__nf_room(o, n + 2);
+    if (!w) return;
+    w[0] = '"';
+    memcpy(w + 1, id->str, n);
+    w[n + 1] = '"';
+    o->len += n + 2;
+}
+
+/* [x, z] or [x, y, z] of a point stored as [x, y, z]. */
+static void pm__nf_vec_text(pm__nf_out *o, const double *v, bool has_y) {
+    PM__NF_LIT(o, "[");
+    pm__nf_real(o, v[0]);
+    PM__NF_LIT(o, ",");
+    if (has_y) {
+        pm__nf_real(o, v[1]);
+        PM__NF_LIT(o, ",");
+    }
+    pm__nf_real(o, v[2]);
+    PM__NF_LIT(o, "]");
+}
+
+static void pm__nf_sidewalk_text(pm__nf_out *o, bool on, const pm_junction_sidewalk *s) {
+    if (!on) {
+        PM__NF_LIT(o, "null");
+        return;
+    }
+    PM__NF_LIT(o, "{\"curb_height\":");
+    pm__nf_real(o, s->curb_height);
+    PM__NF_LIT(o, ",\"width\":");
+    pm__nf_real(o, s->width);
+    PM__NF_LIT(o, "}");
+}
+
+/* The canonical form's dump, keys in jansson's sorted order, after the
+ * tag that makes it a canonical text (canon_text.h). */
+static void pm__nf_canon(pm__nf_out *o, const pm__nreq *q, const pm__raw_edge *raw,
+                         const bool *node3, bool gsw_on, const pm_junction_sidewalk *gsw,
+                         double width) {
+    const pm_network_params *p = &q->p;
+    pm__nf_put(o, pm_api__canon_text_tag, PM_API_CANON_TEXT_TAG_LEN);
+    PM__NF_LIT(o, "{\"corner_radius\":");
+    pm__nf_real(o, p->corner_radius);
+    PM__NF_LIT(o, ",\"corner_segments\":");
+    pm__nf_integer(o, p->corner_segments);
+    PM__NF_LIT(o, ",\"edges\":[");
+    for (size_t e = 0; e < p->nedges && !o->failed; e++) {
+        const pm_network_edge *E = &p->edges[e];
+        if (e) PM__NF_LIT(o, ",");
+        PM__NF_LIT(o, "{\"from\":");
+        pm__nf_id_text(o, &raw[e].from);
+        PM__NF_LIT(o, ",\"points\":[");
+        for (size_t k = 0; k < E->npoints; k++) {
+            if (k) PM__NF_LIT(o, ",");
+            pm__nf_vec_text(o, E->points + 3 * k, raw[e].known[k]);
+        }
+        PM__NF_LIT(o, "],\"sidewalk\":");
+        pm__nf_sidewalk_text(o, E->has_sidewalk, &E->sidewalk);
+        PM__NF_LIT(o, ",\"to\":");
+        pm__nf_id_text(o, &raw[e].to);
+        PM__NF_LIT(o, ",\"width\":");
+        pm__nf_real(o, E->width);
+        PM__NF_LIT(o, "}");
+    }
+    PM__NF_LIT(o, "],\"max_error\":");
+    pm__nf_real(o, p->max_error);
+    PM__NF_LIT(o, ",\"max_segment\":");
+    pm__nf_real(o, p->max_segment);
+    PM__NF_LIT(o, ",\"nodes\":[");
+    for (size_t n = 0; n < p->nnodes && !o->failed; n++) {
+        if (n) PM__NF_LIT(o, ",");
+        PM__NF_LIT(o, "{\"id\":");
+        pm__nf_id_text(o, &p->ids[n]);
+        PM__NF_LIT(o, ",\"position\":");
+        pm__nf_vec_text(o, p->nodes + 3 * n, node3[n]);
+        PM__NF_LIT(o, "}");
+    }
+    PM__NF_LIT(o, "],\"sidewalk\":");
+    pm__nf_sidewalk_text(o, gsw_on, gsw);
+    PM__NF_LIT(o, ",\"snap\":");
+    pm__nf_real(o, p->snap);
+    PM__NF_LIT(o, ",\"uv_scale\":");
+    pm__nf_real(o, p->uv_scale);
+    PM__NF_LIT(o, ",\"width\":");
+    pm__nf_real(o, width);
+    PM__NF_LIT(o, "}");
+}
+
+/* ---- the request ---- */
+
+/* The root's members: read into d and p. */
+typedef struct pm__nf_root {
+    pm__nf_sw sw;
+    double width;
+    int64_t segs;
+} pm__nf_root;
+
+enum { PM__NF_SIDEWALK, PM__NF_WIDTH, PM__NF_RADIUS, PM__NF_SEGS, PM__NF_UV, PM__NF_SNAP,
+       PM__NF_ERROR, PM__NF_SEGMENT, PM__NF_NODES, PM__NF_EDGES };
+
+static bool pm__nf_root_read(pm__nf *f, pm__nf_doc *d, pm_network_params *p, pm__nf_root *r,
+                             unsigned *seen) {
+    static const char *const names[] = {"sidewalk", "width", "corner_radius", "corner_segments",
+                                        "uv_scale", "snap", "max_error", "max_segment",
+                                        "nodes", "edges", NULL};
+    if (!pm__nf_take(f, '{')) return false;
+    if (pm__nf_empty(f, '}')) return true;
+    for (;;) {
+        unsigned k;
+        if (!pm__nf_key(f, names, seen, &k)) return false;
+        bool ok = false;
+        switch (k) {
+        case PM__NF_SIDEWALK: ok = pm__nf_sidewalk(f, &r->sw); break;
+        case PM__NF_WIDTH: ok = pm__nf_num(f, 0, true, 1000, &r->width); break;
+        case PM__NF_RADIUS: ok = pm__nf_num(f, 0, false, 1000, &p->corner_radius); break;
+        case PM__NF_SEGS: ok = pm__nf_int(f, 2, 64, &r->segs); break;
+        case PM__NF_UV: ok = pm__nf_num(f, 0, true, 1000, &p->uv_scale); break;
+        case PM__NF_SNAP: ok = pm__nf_num(f, 1e-6, false, 1, &p->snap); break;
+        case PM__NF_ERROR: ok = pm__nf_num(f, 1e-3, false, 100, &p->max_error); break;
+        case PM__NF_SEGMENT: ok = pm__nf_num(f, 0.05, false, 1000, &p->max_segment); break;
+        case PM__NF_NODES: ok = pm__nf_list(f, d, pm__nf_node); break;
+        case PM__NF_EDGES: ok = pm__nf_list(f, d, pm__nf_edge_read); break;
+        default: break;
+        }
+        if (!ok) return false;
+        int next = pm__nf_next(f, '}');
+        if (next < 0) return false;
+        if (next == 0) break;
+    }
+    pm__nf_ws(f);
+    return f->p == f->end;
+}
+
+/* The read document into q's arena arrays, as req_network.c fills them.
+ * Returns the raw edges, or NULL when out of memory. */
+static pm__raw_edge *pm__nf_fill(const pm__nf_doc *d, pm__nreq *q, pm_arena *arena,
+                                 double width, bool gsw_on, const pm_junction_sidewalk *gsw) {
+    size_t n = d->nnodes, m = d->nedges;
+    q->nodes = pm_arena_alloc(arena, 3 * n * sizeof(double));
+    q->ids = pm_arena_alloc(arena, n * sizeof *q->ids);
+    q->edges = pm_arena_calloc(arena, m, sizeof *q->edges);
+    pm__raw_edge *raw = pm_arena_calloc(arena, m, sizeof *raw);
+    /* Every edge has its points array (room for one point when it has
+     * none), as req_network.c gives it; the empty ones share one. */
+    double *pts = pm_arena_calloc(arena, 3 * (d->npts + 1), sizeof(double));
+    bool *known = pm_arena_calloc(arena, d->npts + 1, sizeof(bool));
+    if (!q->nodes || !q->ids || !q->edges || !raw || !pts || !known) return NULL;
+    memcpy(q->nodes, d->nodes, 3 * n * sizeof(double));
+    memcpy(q->ids, d->ids, n * sizeof *q->ids);
+    if (d->npts) {
+        memcpy(pts + 3, d->pts, 3 * d->npts * sizeof(double));
+        memcpy(known + 1, d->pt3, d->npts * sizeof(bool));
+    }
+    for (size_t i = 0; i < m; i++) {
+        const pm__nf_edge *s = &d->edges[i];
+        pm_network_edge *E = &q->edges[i];
+        raw[i].from = s->from;
+        raw[i].to = s->to;
+        raw[i].ids_ok = true;
+        E->width = s->has_width ? s->width : width;
+        E->npoints = s->npoints;
+        E->points = s->npoints ? pts + 3 * (1 + s->first) : pts;
+        raw[i].known = s->npoints ? known + 1 + s->first : known;
+        if (s->sw.state == 0) {
+            E->has_sidewalk = gsw_on;
+            E->sidewalk = *gsw;
+        } else if (s->sw.state == 2) {
+            const pm_junction_sidewalk *def = gsw_on ? gsw : &pm__sidewalk_def;
+            E->has_sidewalk = true;
+            E->sidewalk.width = s->sw.has_width ? s->sw.width : def->width;
+            E->sidewalk.curb_height = s->sw.has_curb ? s->sw.curb : def->curb_height;
+        }
+    }
+    q->p.nodes = q->nodes;
+    q->p.ids = q->ids;
+    q->p.nnodes = n;
+    q->p.edges = q->edges;
+    q->p.nedges = m;
+    return raw;
+}
+
+/* The sizes req_network.c checks while reading, all within their limits. */
+static bool pm__nf_sizes(const pm__nf_doc *d, const pm_api_limits *lim, unsigned seen) {
+    if (!(seen & (1u << PM__NF_NODES)) || !(seen & (1u << PM__NF_EDGES))) return false;
+    if (d->nnodes < 2 || d->nnodes > lim->max_points) return false;
+    if (d->nedges < 1 || d->nedges > lim->max_points) return false;
+    return d->npts <= lim->max_points;   /* each edge's count is at most the total */
+}
+
+int pm_api__network_parse_text(const char *body, size_t len, const pm_api_limits *lim,
+                               pm_arena *arena, void **params, json_t **canonical,
+                               pm_api_problem *prob) {
+    *canonical = NULL;
+    pm__nreq *q = pm_arena_calloc(arena, 1, sizeof *q);
+    if (!q) return 1;
+    pm_network_params *p = &q->p;
+    pm_network_params_default(p);
+    p->corner_radius = 3;
+    p->uv_scale = 0.1;
+    p->snap = 0.001;
+    p->max_error = 0.05;
+    p->max_segment = 5.0;
+    pm__nf_root r = {.width = 7.0, .segs = 4};
+    pm__nf_doc d = {.arena = arena};
+    pm__nf f = {body, body + len};
+    unsigned seen = 0;
+    bool ok = pm__nf_root_read(&f, &d, p, &r, &seen) && pm__nf_sizes(&d, lim, seen);
+    pm__raw_edge *raw = NULL;
+    pm_junction_sidewalk gsw = pm__sidewalk_def;
+    bool gsw_on = r.sw.state == 2;
+    if (ok) {
+        if (r.sw.has_width) gsw.width = r.sw.width;
+        if (r.sw.has_curb) gsw.curb_height = r.sw.curb;
+        p->corner_segments = (uint32_t)r.segs;
+        raw = pm__nf_fill(&d, q, arena, r.width, gsw_on, &gsw);
+    }
+    bool *node3 = d.node3;
+    d.node3 = NULL;
+    pm__nf_doc_free(&d);
+    if (!raw) {
+        free(node3);
+        return 1;
+    }
+    /* The text before the checks: they fill the heights of 2D points. */
+    pm__nf_out o = {0};
+    pm__nf_canon(&o, q, raw, node3, gsw_on, &gsw, r.width);
+    free(node3);
+    json_t *canon = o.failed ? NULL : json_stringn_nocheck(o.b, o.len);
+    free(o.b);
+    if (!canon) return 1;
+    pm_api__network_check(q, raw, arena, prob);
+    if (pm_api_problem_failed(prob)) {
+        json_decref(canon);
+        return -1;
+    }
+    *params = q;
+    *canonical = canon;
+    return 0;
+}
