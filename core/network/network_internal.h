@@ -47,7 +47,7 @@ typedef struct pm__road {
     double *ctrl;                 /* control polyline [x, y, z] */
     size_t nctrl;
     size_t k0, k1;                /* control points after the start / before the end left out */
-    pm_scene *scene;
+    pm_scene *scene;              /* its asphalt alone: positions, UVs, triangles (no normals, no meta) */
     double length;
     int64_t samples;
     uint32_t voff, vcount, toff, tcount;
