@@ -159,6 +159,7 @@ typedef struct pm__slab {
     pm_scene *s;
     uint32_t n;              /* sections */
     const uint32_t *cv;      /* curb bottom: output asphalt vertices */
+    const double *len;       /* per curb segment (k, k + 1): its plan length */
     bool closed;
     double width, ch;
     float *top;              /* per section: curb top height */
@@ -177,17 +178,28 @@ static const float *pm__apos(const pm__slab *S, uint32_t i) {
     return S->s->prims[0].positions + 3 * S->cv[i];
 }
 
+/* Each curb segment's plan length (k, k + 1) and right normal, once:
+ * the sections on both its ends and the slab's faces all read them. */
+static void pm__segments(pm__slab *S, double *len, pm_v2 *right) {
+    for (uint32_t k = 0; k + 1 < S->n; k++) {
+        const float *a = pm__apos(S, k), *b = pm__apos(S, k + 1);
+        len[k] = hypot((double)b[0] - a[0], (double)b[2] - a[2]);
+        right[k] = pm__right(pm__plan(a), pm__plan(b));
+    }
+}
+
 /* Outer points: each section's curb point moved out by width along the
- * mitred normal (the miter at most doubled), rounded to floats. */
-static void pm__offsets(pm__slab *S) {
+ * mitred normal (the miter at most doubled), rounded to floats. sn: the
+ * segments' right normals (pm__segments; n >= 2). A closed side's last
+ * section is its first (one vertex), so segment n - 2 ends at section 0
+ * and segment 0 starts at section n - 1. */
+static void pm__offsets(pm__slab *S, const pm_v2 *sn) {
     uint32_t n = S->n;
     for (uint32_t i = 0; i < n; i++) {
         pm_v2 p = pm__plan(pm__apos(S, i));
         bool has_prev = i > 0 || S->closed, has_next = i + 1 < n || S->closed;
-        pm_v2 a = has_prev ? pm__plan(pm__apos(S, i > 0 ? i - 1 : n - 2)) : p;
-        pm_v2 b = has_next ? pm__plan(pm__apos(S, i + 1 < n ? i + 1 : 1)) : p;
-        pm_v2 na = has_prev ? pm__right(a, p) : pm__right(p, b);
-        pm_v2 nb = has_next ? pm__right(p, b) : na;
+        pm_v2 na = has_prev ? sn[i > 0 ? i - 1 : n - 2] : sn[0];
+        pm_v2 nb = has_next ? sn[i + 1 < n ? i : 0] : na;
         pm_v2 m = {na.x + nb.x, na.y + nb.y};
         double l = hypot(m.x, m.y);
         if (l < 1e-9) m = nb;
@@ -245,15 +257,11 @@ static int pm__trim(pm__slab *S) {
     /* Each curb segment's plan length and each outer segment's bounds,
      * once: the windows below overlap (the bounds are what most pairs end
      * at, as in pm__crossing). */
-    double own[256], ownb[4 * 256];
-    double *len = n <= 256 ? own : pm_arena_alloc(S->tmp, n * sizeof *len);
+    double ownb[4 * 256];
+    const double *len = S->len;
     double *box = n <= 256 ? ownb : pm_arena_alloc(S->tmp, 4 * n * sizeof *box);
-    if (!len || !box) return PM_ERR_NOMEM;
-    for (uint32_t k = 0; k + 1 < n; k++) {
-        pm_v2 a = pm__plan(pm__apos(S, k)), b = pm__plan(pm__apos(S, k + 1));
-        len[k] = hypot(b.x - a.x, b.y - a.y);
-        pm__seg_box(S, k, box + 4 * k);
-    }
+    if (!box) return PM_ERR_NOMEM;
+    for (uint32_t k = 0; k + 1 < n; k++) pm__seg_box(S, k, box + 4 * k);
     for (uint32_t j = 0; j + 3 < n; j++) {
         if (pm_v2_eq(S->out[j], S->out[j + 1])) continue;
         uint32_t kmax = j + 2;
@@ -318,7 +326,7 @@ static int pm__curb_face(pm__slab *S) {
     uint32_t b0 = 0, t0 = 0, bf = 0, tf = 0;
     for (uint32_t i = 0; i < S->n; i++) {
         const float *b = pm__apos(S, i);
-        if (i > 0) u += hypot((double)b[0] - pm__apos(S, i - 1)[0], (double)b[2] - pm__apos(S, i - 1)[2]);
+        if (i > 0) u += S->len[i - 1];
         float t[3] = {b[0], S->top[i], b[2]};
         uint32_t b1, t1;
         if (S->closed && i + 1 == S->n) { b1 = bf; t1 = tf; }
@@ -622,7 +630,7 @@ static int pm__gap(pm__net *N, const pm__slab *S, size_t road, int side, uint32_
 static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint32_t hi, bool cap_lo,
                           bool cap_hi) {
     pm__slab T = *F;
-    T.cv += lo; T.top += lo; T.out += lo; T.oy += lo; T.oby += lo; T.oi += lo; T.ii += lo;
+    T.cv += lo; T.len += lo; T.top += lo; T.out += lo; T.oy += lo; T.oby += lo; T.oi += lo; T.ii += lo;
     T.n = hi - lo + 1;
     T.base = lo;
     T.closed = F->closed && lo == 0 && hi + 1 == F->n;
@@ -712,10 +720,7 @@ static int pm__cut_pieces(pm__slab *S, const pm__road *R, uint32_t lo, uint32_t 
          * junction corner without slab) shorter than the sidewalk is wide
          * would be a needle standing out of the curb: it goes too. */
         double run = 0;
-        for (uint32_t i = at; i < a; i++) {
-            const float *u = pm__apos(S, i), *v = pm__apos(S, i + 1);
-            run += hypot((double)v[0] - u[0], (double)v[2] - u[2]);
-        }
+        for (uint32_t i = at; i < a; i++) run += S->len[i];
         bool capped = (at == lo ? cap_lo : true) || (a == hi ? cap_hi : true);
         bool needle = capped && run < S->width;
         if (a > at && !needle)
@@ -749,8 +754,12 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
     S.oby = pm_arena_alloc(S.tmp, n * sizeof *S.oby);
     S.oi = pm_arena_alloc(S.tmp, n * sizeof *S.oi);
     S.ii = pm_arena_alloc(S.tmp, n * sizeof *S.ii);
-    if (!S.top || !S.out || !S.oy || !S.oby || !S.oi || !S.ii) return PM_ERR_NOMEM;
-    pm__offsets(&S);
+    double *len = pm_arena_alloc(S.tmp, n * sizeof *len);
+    pm_v2 *sn = pm_arena_alloc(S.tmp, n * sizeof *sn);
+    if (!S.top || !S.out || !S.oy || !S.oby || !S.oi || !S.ii || !len || !sn) return PM_ERR_NOMEM;
+    pm__segments(&S, len, sn);
+    S.len = len;
+    pm__offsets(&S, sn);
     /* The chain runs with the asphalt on its left: the right side from the
      * road's start, the left side from its end. */
     const pm__node *V0 = NULL, *V1 = NULL;
