@@ -292,13 +292,11 @@ static int pm__stitch_junction(pm_scene *s, pm__node *V) {
     return PM_OK;
 }
 
-/* pm_prim_compute_normals, bit for bit, for a primitive whose vertices all
- * lie at one height (a town on flat ground: its asphalt, its sidewalks'
- * top). There each face's cross product is (+-0, c, +-0), so the sums'
- * x and z stay +0 and only the float sum of the c is needed, in the same
- * face order; the normal is then (0, +-1, 0), or +Y where the sum is not
- * positive or negative. Returns false (nothing written) when p is not flat. */
-static bool pm__flat_normals(pm_prim *p) {
+/* Each face's cross product is (+-0, c, +-0) on a flat primitive, so the
+ * sums' x and z stay +0 and only the float sum of the c is needed, in the
+ * same face order; the normal is then (0, +-1, 0), or +Y where the sum is
+ * zero or not finite (sqrt(y * y) is exactly |y| for a float y). */
+bool pm__flat_normals(pm_prim *p) {
     const float *P = p->positions;
     for (uint32_t v = 1; v < p->vcount; v++)
         if (P[3 * (size_t)v + 1] != P[1]) return false;
@@ -316,7 +314,7 @@ static bool pm__flat_normals(pm_prim *p) {
     }
     for (uint32_t v = 0; v < p->vcount; v++) {
         float *m = n + 3 * (size_t)v;
-        double y = m[1], len = sqrt(y * y);   /* exactly |y|: y is a float */
+        double y = m[1], len = sqrt(y * y);
         if (!(len > 0.0) || !isfinite(len)) m[1] = 1.0f;
         else m[1] = (float)(y / len);
     }
