@@ -23,11 +23,11 @@ static int pm__vcol(const pm_prim *P, uint32_t v) {
 }
 
 /* Boundary successors: out[2 v], out[2 v + 1] are the ends of the (up to
- * two) boundary edges leaving v, PM__NONE when absent; a third overwrites
- * the second. Triangles face up, so a boundary edge (one whose reverse no
- * triangle has) has the asphalt on its left (seen from +Y). The directed
- * edges are grouped by their first vertex (each group in ascending order
- * of the second), so finding a reverse scans one vertex's few edges. */
+ * two) boundary edges leaving v, PM__NONE when absent; with more than two,
+ * the smallest and the largest. Triangles face up, so a boundary edge (one
+ * whose reverse no triangle has) has the asphalt on its left (seen from
+ * +Y). The directed edges are grouped by their first vertex, so finding a
+ * reverse scans one vertex's few edges. */
 static int pm__boundary(pm_arena *a, const pm_prim *P, uint32_t *out) {
     size_t ne = P->icount;
     uint32_t nv = P->vcount;
@@ -35,24 +35,29 @@ static int pm__boundary(pm_arena *a, const pm_prim *P, uint32_t *out) {
     uint32_t *end = pm_arena_alloc(a, ((size_t)nv + 1) * sizeof *end);
     uint32_t *to = pm_arena_alloc(a, (ne ? ne : 1) * sizeof *to);
     if (!start || !end || !to) return PM_ERR_NOMEM;
-    for (size_t i = 0; i < ne; i++) start[P->indices[i] + 1]++;
+    const uint32_t *ix = P->indices;
+    for (size_t i = 0; i < ne; i++) start[ix[i] + 1]++;
     for (uint32_t v = 0; v < nv; v++) start[v + 1] += start[v];
     memcpy(end, start, ((size_t)nv + 1) * sizeof *end);
-    for (size_t t = 0; t < ne; t += 3)
-        for (int k = 0; k < 3; k++) {
-            uint32_t x = P->indices[t + k], y = P->indices[t + (k + 1) % 3], j = end[x]++;
-            for (; j > start[x] && to[j - 1] > y; j--) to[j] = to[j - 1];
-            to[j] = y;
-        }
-    for (uint32_t v = 0; v < 2 * nv; v++) out[v] = PM__NONE;
-    for (uint32_t x = 0; x < nv; x++)
+    for (size_t t = 0; t < ne; t += 3) {
+        uint32_t p0 = ix[t], p1 = ix[t + 1], p2 = ix[t + 2];
+        to[end[p0]++] = p1;
+        to[end[p1]++] = p2;
+        to[end[p2]++] = p0;
+    }
+    for (uint32_t x = 0; x < nv; x++) {
+        uint32_t lo = PM__NONE, hi = 0, count = 0;
         for (uint32_t i = start[x]; i < end[x]; i++) {
             uint32_t y = to[i], j = start[y];
             while (j < end[y] && to[j] != x) j++;
             if (j < end[y]) continue;
-            if (out[2 * x] == PM__NONE) out[2 * x] = y;
-            else out[2 * x + 1] = y;
+            lo = y < lo ? y : lo;
+            hi = y > hi ? y : hi;
+            count++;
         }
+        out[2 * x] = count ? lo : PM__NONE;
+        out[2 * x + 1] = count > 1 ? hi : PM__NONE;
+    }
     return PM_OK;
 }
 
