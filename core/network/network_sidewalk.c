@@ -403,7 +403,7 @@ static int pm__band_step(const pm__slab *S, uint32_t i) {
 /* Appends step i's triangles (code from pm__band_step) to t. */
 static int pm__band_emit(pm__slab *S, pm__tris *t, uint32_t i, int code) {
     uint32_t ia = S->ii[i], ib = S->ii[i + 1], ob = S->oi[i + 1], oa = S->oi[i];
-    if (pm_vec_reserve(S->tmp, t, t->len + 6)) return PM_ERR_NOMEM;
+    if (t->len + 6 > t->cap && pm_vec_reserve(S->tmp, t, t->len + 6)) return PM_ERR_NOMEM;
     uint32_t *d = t->data + t->len;
     size_t n = 0;
     if (code & PM__STEP_ONE) {
@@ -510,8 +510,8 @@ static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
         }
         /* Each triangle's sections, to cut it out should it lie on another piece. */
         pm__swsrc src = {S->road, S->base + i, S->base + next, (uint8_t)S->side};
-        if (rc == PM_OK && pm_vec_reserve(N->a, &N->swsrc, N->swsrc.len + (t.len - before) / 3))
-            return PM_ERR_NOMEM;
+        size_t need = N->swsrc.len + (t.len - before) / 3;
+        if (rc == PM_OK && need > N->swsrc.cap && pm_vec_reserve(N->a, &N->swsrc, need)) return PM_ERR_NOMEM;
         for (size_t k = before; rc == PM_OK && k < t.len; k += 3) N->swsrc.data[N->swsrc.len++] = src;
         i = next;
     }
@@ -818,8 +818,10 @@ int pm__network_sidewalks(pm__net *N, pm_scene *s) {
     /* The junctions' slabs came first. */
     N->swsrc.len = 0;
     pm__swsrc none = {UINT32_MAX, 0, 0, 0};
-    for (uint32_t t = 0; t < s->prims[2].icount / 3; t++)
-        if (pm_vec_push(N->a, &N->swsrc, none) < 0) return PM_ERR_NOMEM;
+    uint32_t nj = s->prims[2].icount / 3;
+    if (pm_vec_reserve(N->a, &N->swsrc, nj)) return PM_ERR_NOMEM;
+    for (uint32_t t = 0; t < nj; t++) N->swsrc.data[t] = none;
+    N->swsrc.len = nj;
     for (size_t r = 0; r < N->roads.len; r++) {
         pm__road *R = &N->roads.data[r];
         R->swt0 = s->prims[2].icount / 3;
