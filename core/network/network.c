@@ -228,11 +228,9 @@ static void pm__junction_problem(pm__net *N, uint32_t n, const pm_junction_diag 
         for (uint32_t k = 0; k < V->deg && q->nedges < 4; k++) q->edges[q->nedges++] = N->inc[V->first + k].edge;
 }
 
-/* Reads arm k's mouth out of the junction's metadata. */
-static int pm__mouth(pm__node *V, const pm_meta *meta, uint32_t k) {
-    const pm_meta *arms = pm_meta_get(meta, "arms");
-    const pm_meta *arm = arms ? arms->u.kids.first : NULL;
-    for (uint32_t i = 0; arm && i < k; i++) arm = arm->next;
+/* Reads arm k's mouth out of its entry of the junction's metadata
+ * "arms" (NULL: missing). */
+static int pm__mouth(pm__node *V, const pm_meta *arm, uint32_t k) {
     const pm_meta *m = arm ? pm_meta_get(arm, "mouth") : NULL;
     const pm_meta *l = m ? pm_meta_get(m, "left_index") : NULL;
     const pm_meta *r = m ? pm_meta_get(m, "right_index") : NULL;
@@ -424,8 +422,10 @@ static int pm__junction(pm__net *N, uint32_t n) {
             V->scene = NULL;
             return PM_OK;
         }
-        for (uint32_t k = 0; k < V->deg; k++)
-            if (pm__mouth(V, V->scene->meta, k)) return PM_ERR_GEOMETRY;
+        const pm_meta *listed = pm_meta_get(V->scene->meta, "arms");   /* one entry per arm */
+        const pm_meta *arm = listed ? listed->u.kids.first : NULL;
+        for (uint32_t k = 0; k < V->deg; k++, arm = arm ? arm->next : NULL)
+            if (pm__mouth(V, arm, k)) return PM_ERR_GEOMETRY;
         /* A fillet shrunk because its arm's room ends at the mouth, a corner
      * sidewalk left out for want of room. */
         for (size_t w = 0; w < d.nwarnings; w++)

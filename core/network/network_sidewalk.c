@@ -296,7 +296,7 @@ static int pm__trim(pm__slab *S) {
     return PM_OK;
 }
 
-static int pm__vtx(pm__slab *S, uint32_t prim, const float pos[3], float u, float v, uint32_t *id) {
+static inline int pm__vtx(pm__slab *S, uint32_t prim, const float pos[3], float u, float v, uint32_t *id) {
     float uv[2] = {u, v};
     int64_t r = pm_prim_add_vertex(S->s, &S->s->prims[prim], pos, NULL, uv, NULL);
     if (r < 0) return PM_ERR_NOMEM;
@@ -306,7 +306,7 @@ static int pm__vtx(pm__slab *S, uint32_t prim, const float pos[3], float u, floa
 
 /* A vertical triangle, left out when its heights round to one float (a
  * curb lower than float resolution this high). */
-static int pm__wall(pm__slab *S, uint32_t a, uint32_t b, uint32_t c) {
+static inline int pm__wall(pm__slab *S, uint32_t a, uint32_t b, uint32_t c) {
     pm_prim *p = &S->s->prims[1];
     const float *pa = p->positions + 3 * a, *pb = p->positions + 3 * b, *pc = p->positions + 3 * c;
     /* (The x component first: nonzero for nearly every wall, and then the
