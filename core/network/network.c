@@ -228,11 +228,9 @@ static void pm__junction_problem(pm__net *N, uint32_t n, const pm_junction_diag 
         for (uint32_t k = 0; k < V->deg && q->nedges < 4; k++) q->edges[q->nedges++] = N->inc[V->first + k].edge;
 }
 
-/* Reads arm k's mouth out of the junction's metadata. */
-static int pm__mouth(pm__node *V, const pm_meta *meta, uint32_t k) {
-    const pm_meta *arms = pm_meta_get(meta, "arms");
-    const pm_meta *arm = arms ? arms->u.kids.first : NULL;
-    for (uint32_t i = 0; arm && i < k; i++) arm = arm->next;
+/* Reads arm k's mouth out of its entry of the junction's metadata
+ * "arms" (NULL: missing). */
+static int pm__mouth(pm__node *V, const pm_meta *arm, uint32_t k) {
     const pm_meta *m = arm ? pm_meta_get(arm, "mouth") : NULL;
     const pm_meta *l = m ? pm_meta_get(m, "left_index") : NULL;
     const pm_meta *r = m ? pm_meta_get(m, "right_index") : NULL;
@@ -424,8 +422,10 @@ static int pm__junction(pm__net *N, uint32_t n) {
             V->scene = NULL;
             return PM_OK;
         }
-        for (uint32_t k = 0; k < V->deg; k++)
-            if (pm__mouth(V, V->scene->meta, k)) return PM_ERR_GEOMETRY;
+        const pm_meta *listed = pm_meta_get(V->scene->meta, "arms");   /* one entry per arm */
+        const pm_meta *arm = listed ? listed->u.kids.first : NULL;
+        for (uint32_t k = 0; k < V->deg; k++, arm = arm ? arm->next : NULL)
+            if (pm__mouth(V, arm, k)) return PM_ERR_GEOMETRY;
         /* A fillet shrunk because its arm's room ends at the mouth, a corner
      * sidewalk left out for want of room. */
         for (size_t w = 0; w < d.nwarnings; w++)
@@ -651,6 +651,34 @@ static void pm__to_mouth(const pm__net *N, int64_t node, int64_t arm, double d, 
     pt[2] = c[2] + V->dir[2 * arm + 1] * d;
 }
 
+/* n bytes of src into a new block of a (NULL when out of memory). */
+static void *pm__dup(pm_arena *a, const void *src, size_t n) {
+    void *d = pm_arena_alloc(a, n ? n : 1);
+    if (d && n) memcpy(d, src, n);
+    return d;
+}
+
+/* The road's asphalt as the stitch reads it, copied out of the scratch
+ * arena each array its size: positions, UVs (its columns and travel
+ * order) and triangles. Not its normals nor its metadata: the stitch
+ * computes the surface's normals anew, and the length and samples are
+ * read before (the copies were a fifth of the stitch's memory). */
+static pm_scene *pm__road_copy(pm_arena *a, const pm_prim *P) {
+    pm_scene *s = pm_arena_calloc(a, 1, sizeof *s);
+    pm_prim *d = pm_arena_calloc(a, 1, sizeof *d);
+    if (!s || !d) return NULL;
+    *d = (pm_prim){.name = "asphalt", .material = "asphalt", .flags = P->flags, .vcount = P->vcount,
+                   .vcap = P->vcount, .icount = P->icount, .icap = P->icount};
+    d->positions = pm__dup(a, P->positions, 3 * (size_t)P->vcount * sizeof(float));
+    d->uvs = pm__dup(a, P->uvs, 2 * (size_t)P->vcount * sizeof(float));
+    d->indices = pm__dup(a, P->indices, (size_t)P->icount * sizeof(uint32_t));
+    if (!d->positions || !d->uvs || !d->indices) return NULL;
+    s->arena = a;
+    s->prims = d;
+    s->nprims = s->prims_cap = 1;
+    return s;
+}
+
 static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
     const pm_network_params *p = N->p;
     size_t np = R->nctrl - R->k0 - R->k1;
@@ -685,13 +713,12 @@ static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
     pm_scene *built = NULL;
     int rc = pm_road_generate(N->tmp, &rp, &built, &fail);
     if (rc < 0) return rc;
-    R->scene = pm_scene_copy(N->a, built);
-    if (!R->scene) return PM_ERR_NOMEM;
-    const pm_meta *len = pm_meta_get(R->scene->meta, "length");
-    const pm_meta *smp = pm_meta_get(R->scene->meta, "samples");
+    const pm_meta *len = pm_meta_get(built->meta, "length");
+    const pm_meta *smp = pm_meta_get(built->meta, "samples");
     R->length = len && len->kind == PM_META_NUM ? len->u.n : 0.0;
     R->samples = smp && smp->kind == PM_META_INT ? smp->u.i : 0;
-    return PM_OK;
+    R->scene = pm__road_copy(N->a, &built->prims[0]);
+    return R->scene ? PM_OK : PM_ERR_NOMEM;
 }
 
 /* Drops the problems recorded for node n. */

@@ -47,7 +47,7 @@ typedef struct pm__road {
     double *ctrl;                 /* control polyline [x, y, z] */
     size_t nctrl;
     size_t k0, k1;                /* control points after the start / before the end left out */
-    pm_scene *scene;
+    pm_scene *scene;              /* its asphalt alone: positions, UVs, triangles (no normals, no meta) */
     double length;
     int64_t samples;
     uint32_t voff, vcount, toff, tcount;
@@ -104,6 +104,11 @@ int pm__network_stitch(pm__net *N, pm_scene **out);
 int pm__network_pieces(pm__net *N, const pm__road *R, const pm_prim *P, uint32_t *tri_edge,
                        double *len);
 int pm__network_meta(pm__net *N, pm_scene *s);
+/* pm_prim_compute_normals, bit for bit, for a primitive whose vertices all
+ * lie at one height (a town on flat ground: its asphalt, its sidewalks'
+ * top), at a fraction of its cost. Returns false, writing nothing, when p
+ * is not flat. */
+bool pm__flat_normals(pm_prim *p);
 /* network_sidewalk.c: the road's two edges as chains of output vertices
  * (P: its own primitive, remap: P's vertex -> A's), when it has a
  * sidewalk; PM_ERR_GEOMETRY when an edge is not one path. */

@@ -23,11 +23,11 @@ static int pm__vcol(const pm_prim *P, uint32_t v) {
 }
 
 /* Boundary successors: out[2 v], out[2 v + 1] are the ends of the (up to
- * two) boundary edges leaving v, PM__NONE when absent; a third overwrites
- * the second. Triangles face up, so a boundary edge (one whose reverse no
- * triangle has) has the asphalt on its left (seen from +Y). The directed
- * edges are grouped by their first vertex (each group in ascending order
- * of the second), so finding a reverse scans one vertex's few edges. */
+ * two) boundary edges leaving v, PM__NONE when absent; with more than two,
+ * the smallest and the largest. Triangles face up, so a boundary edge (one
+ * whose reverse no triangle has) has the asphalt on its left (seen from
+ * +Y). The directed edges are grouped by their first vertex, so finding a
+ * reverse scans one vertex's few edges. */
 static int pm__boundary(pm_arena *a, const pm_prim *P, uint32_t *out) {
     size_t ne = P->icount;
     uint32_t nv = P->vcount;
@@ -35,24 +35,29 @@ static int pm__boundary(pm_arena *a, const pm_prim *P, uint32_t *out) {
     uint32_t *end = pm_arena_alloc(a, ((size_t)nv + 1) * sizeof *end);
     uint32_t *to = pm_arena_alloc(a, (ne ? ne : 1) * sizeof *to);
     if (!start || !end || !to) return PM_ERR_NOMEM;
-    for (size_t i = 0; i < ne; i++) start[P->indices[i] + 1]++;
+    const uint32_t *ix = P->indices;
+    for (size_t i = 0; i < ne; i++) start[ix[i] + 1]++;
     for (uint32_t v = 0; v < nv; v++) start[v + 1] += start[v];
     memcpy(end, start, ((size_t)nv + 1) * sizeof *end);
-    for (size_t t = 0; t < ne; t += 3)
-        for (int k = 0; k < 3; k++) {
-            uint32_t x = P->indices[t + k], y = P->indices[t + (k + 1) % 3], j = end[x]++;
-            for (; j > start[x] && to[j - 1] > y; j--) to[j] = to[j - 1];
-            to[j] = y;
-        }
-    for (uint32_t v = 0; v < 2 * nv; v++) out[v] = PM__NONE;
-    for (uint32_t x = 0; x < nv; x++)
+    for (size_t t = 0; t < ne; t += 3) {
+        uint32_t p0 = ix[t], p1 = ix[t + 1], p2 = ix[t + 2];
+        to[end[p0]++] = p1;
+        to[end[p1]++] = p2;
+        to[end[p2]++] = p0;
+    }
+    for (uint32_t x = 0; x < nv; x++) {
+        uint32_t lo = PM__NONE, hi = 0, count = 0;
         for (uint32_t i = start[x]; i < end[x]; i++) {
             uint32_t y = to[i], j = start[y];
             while (j < end[y] && to[j] != x) j++;
             if (j < end[y]) continue;
-            if (out[2 * x] == PM__NONE) out[2 * x] = y;
-            else out[2 * x + 1] = y;
+            lo = y < lo ? y : lo;
+            hi = y > hi ? y : hi;
+            count++;
         }
+        out[2 * x] = count ? lo : PM__NONE;
+        out[2 * x + 1] = count > 1 ? hi : PM__NONE;
+    }
     return PM_OK;
 }
 
@@ -159,6 +164,7 @@ typedef struct pm__slab {
     pm_scene *s;
     uint32_t n;              /* sections */
     const uint32_t *cv;      /* curb bottom: output asphalt vertices */
+    const double *len;       /* per curb segment (k, k + 1): its plan length */
     bool closed;
     double width, ch;
     float *top;              /* per section: curb top height */
@@ -177,17 +183,28 @@ static const float *pm__apos(const pm__slab *S, uint32_t i) {
     return S->s->prims[0].positions + 3 * S->cv[i];
 }
 
+/* Each curb segment's plan length (k, k + 1) and right normal, once:
+ * the sections on both its ends and the slab's faces all read them. */
+static void pm__segments(pm__slab *S, double *len, pm_v2 *right) {
+    for (uint32_t k = 0; k + 1 < S->n; k++) {
+        const float *a = pm__apos(S, k), *b = pm__apos(S, k + 1);
+        len[k] = hypot((double)b[0] - a[0], (double)b[2] - a[2]);
+        right[k] = pm__right(pm__plan(a), pm__plan(b));
+    }
+}
+
 /* Outer points: each section's curb point moved out by width along the
- * mitred normal (the miter at most doubled), rounded to floats. */
-static void pm__offsets(pm__slab *S) {
+ * mitred normal (the miter at most doubled), rounded to floats. sn: the
+ * segments' right normals (pm__segments; n >= 2). A closed side's last
+ * section is its first (one vertex), so segment n - 2 ends at section 0
+ * and segment 0 starts at section n - 1. */
+static void pm__offsets(pm__slab *S, const pm_v2 *sn) {
     uint32_t n = S->n;
     for (uint32_t i = 0; i < n; i++) {
         pm_v2 p = pm__plan(pm__apos(S, i));
         bool has_prev = i > 0 || S->closed, has_next = i + 1 < n || S->closed;
-        pm_v2 a = has_prev ? pm__plan(pm__apos(S, i > 0 ? i - 1 : n - 2)) : p;
-        pm_v2 b = has_next ? pm__plan(pm__apos(S, i + 1 < n ? i + 1 : 1)) : p;
-        pm_v2 na = has_prev ? pm__right(a, p) : pm__right(p, b);
-        pm_v2 nb = has_next ? pm__right(p, b) : na;
+        pm_v2 na = has_prev ? sn[i > 0 ? i - 1 : n - 2] : sn[0];
+        pm_v2 nb = has_next ? sn[i + 1 < n ? i : 0] : na;
         pm_v2 m = {na.x + nb.x, na.y + nb.y};
         double l = hypot(m.x, m.y);
         if (l < 1e-9) m = nb;
@@ -245,15 +262,11 @@ static int pm__trim(pm__slab *S) {
     /* Each curb segment's plan length and each outer segment's bounds,
      * once: the windows below overlap (the bounds are what most pairs end
      * at, as in pm__crossing). */
-    double own[256], ownb[4 * 256];
-    double *len = n <= 256 ? own : pm_arena_alloc(S->tmp, n * sizeof *len);
+    double ownb[4 * 256];
+    const double *len = S->len;
     double *box = n <= 256 ? ownb : pm_arena_alloc(S->tmp, 4 * n * sizeof *box);
-    if (!len || !box) return PM_ERR_NOMEM;
-    for (uint32_t k = 0; k + 1 < n; k++) {
-        pm_v2 a = pm__plan(pm__apos(S, k)), b = pm__plan(pm__apos(S, k + 1));
-        len[k] = hypot(b.x - a.x, b.y - a.y);
-        pm__seg_box(S, k, box + 4 * k);
-    }
+    if (!box) return PM_ERR_NOMEM;
+    for (uint32_t k = 0; k + 1 < n; k++) pm__seg_box(S, k, box + 4 * k);
     for (uint32_t j = 0; j + 3 < n; j++) {
         if (pm_v2_eq(S->out[j], S->out[j + 1])) continue;
         uint32_t kmax = j + 2;
@@ -283,7 +296,7 @@ static int pm__trim(pm__slab *S) {
     return PM_OK;
 }
 
-static int pm__vtx(pm__slab *S, uint32_t prim, const float pos[3], float u, float v, uint32_t *id) {
+static inline int pm__vtx(pm__slab *S, uint32_t prim, const float pos[3], float u, float v, uint32_t *id) {
     float uv[2] = {u, v};
     int64_t r = pm_prim_add_vertex(S->s, &S->s->prims[prim], pos, NULL, uv, NULL);
     if (r < 0) return PM_ERR_NOMEM;
@@ -293,7 +306,7 @@ static int pm__vtx(pm__slab *S, uint32_t prim, const float pos[3], float u, floa
 
 /* A vertical triangle, left out when its heights round to one float (a
  * curb lower than float resolution this high). */
-static int pm__wall(pm__slab *S, uint32_t a, uint32_t b, uint32_t c) {
+static inline int pm__wall(pm__slab *S, uint32_t a, uint32_t b, uint32_t c) {
     pm_prim *p = &S->s->prims[1];
     const float *pa = p->positions + 3 * a, *pb = p->positions + 3 * b, *pc = p->positions + 3 * c;
     /* (The x component first: nonzero for nearly every wall, and then the
@@ -318,7 +331,7 @@ static int pm__curb_face(pm__slab *S) {
     uint32_t b0 = 0, t0 = 0, bf = 0, tf = 0;
     for (uint32_t i = 0; i < S->n; i++) {
         const float *b = pm__apos(S, i);
-        if (i > 0) u += hypot((double)b[0] - pm__apos(S, i - 1)[0], (double)b[2] - pm__apos(S, i - 1)[2]);
+        if (i > 0) u += S->len[i - 1];
         float t[3] = {b[0], S->top[i], b[2]};
         uint32_t b1, t1;
         if (S->closed && i + 1 == S->n) { b1 = bf; t1 = tf; }
@@ -390,7 +403,7 @@ static int pm__band_step(const pm__slab *S, uint32_t i) {
 /* Appends step i's triangles (code from pm__band_step) to t. */
 static int pm__band_emit(pm__slab *S, pm__tris *t, uint32_t i, int code) {
     uint32_t ia = S->ii[i], ib = S->ii[i + 1], ob = S->oi[i + 1], oa = S->oi[i];
-    if (pm_vec_reserve(S->tmp, t, t->len + 6)) return PM_ERR_NOMEM;
+    if (t->len + 6 > t->cap && pm_vec_reserve(S->tmp, t, t->len + 6)) return PM_ERR_NOMEM;
     uint32_t *d = t->data + t->len;
     size_t n = 0;
     if (code & PM__STEP_ONE) {
@@ -497,8 +510,8 @@ static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
         }
         /* Each triangle's sections, to cut it out should it lie on another piece. */
         pm__swsrc src = {S->road, S->base + i, S->base + next, (uint8_t)S->side};
-        if (rc == PM_OK && pm_vec_reserve(N->a, &N->swsrc, N->swsrc.len + (t.len - before) / 3))
-            return PM_ERR_NOMEM;
+        size_t need = N->swsrc.len + (t.len - before) / 3;
+        if (rc == PM_OK && need > N->swsrc.cap && pm_vec_reserve(N->a, &N->swsrc, need)) return PM_ERR_NOMEM;
         for (size_t k = before; rc == PM_OK && k < t.len; k += 3) N->swsrc.data[N->swsrc.len++] = src;
         i = next;
     }
@@ -622,7 +635,7 @@ static int pm__gap(pm__net *N, const pm__slab *S, size_t road, int side, uint32_
 static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint32_t hi, bool cap_lo,
                           bool cap_hi) {
     pm__slab T = *F;
-    T.cv += lo; T.top += lo; T.out += lo; T.oy += lo; T.oby += lo; T.oi += lo; T.ii += lo;
+    T.cv += lo; T.len += lo; T.top += lo; T.out += lo; T.oy += lo; T.oby += lo; T.oi += lo; T.ii += lo;
     T.n = hi - lo + 1;
     T.base = lo;
     T.closed = F->closed && lo == 0 && hi + 1 == F->n;
@@ -712,10 +725,7 @@ static int pm__cut_pieces(pm__slab *S, const pm__road *R, uint32_t lo, uint32_t 
          * junction corner without slab) shorter than the sidewalk is wide
          * would be a needle standing out of the curb: it goes too. */
         double run = 0;
-        for (uint32_t i = at; i < a; i++) {
-            const float *u = pm__apos(S, i), *v = pm__apos(S, i + 1);
-            run += hypot((double)v[0] - u[0], (double)v[2] - u[2]);
-        }
+        for (uint32_t i = at; i < a; i++) run += S->len[i];
         bool capped = (at == lo ? cap_lo : true) || (a == hi ? cap_hi : true);
         bool needle = capped && run < S->width;
         if (a > at && !needle)
@@ -749,8 +759,12 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
     S.oby = pm_arena_alloc(S.tmp, n * sizeof *S.oby);
     S.oi = pm_arena_alloc(S.tmp, n * sizeof *S.oi);
     S.ii = pm_arena_alloc(S.tmp, n * sizeof *S.ii);
-    if (!S.top || !S.out || !S.oy || !S.oby || !S.oi || !S.ii) return PM_ERR_NOMEM;
-    pm__offsets(&S);
+    double *len = pm_arena_alloc(S.tmp, n * sizeof *len);
+    pm_v2 *sn = pm_arena_alloc(S.tmp, n * sizeof *sn);
+    if (!S.top || !S.out || !S.oy || !S.oby || !S.oi || !S.ii || !len || !sn) return PM_ERR_NOMEM;
+    pm__segments(&S, len, sn);
+    S.len = len;
+    pm__offsets(&S, sn);
     /* The chain runs with the asphalt on its left: the right side from the
      * road's start, the left side from its end. */
     const pm__node *V0 = NULL, *V1 = NULL;
@@ -804,8 +818,10 @@ int pm__network_sidewalks(pm__net *N, pm_scene *s) {
     /* The junctions' slabs came first. */
     N->swsrc.len = 0;
     pm__swsrc none = {UINT32_MAX, 0, 0, 0};
-    for (uint32_t t = 0; t < s->prims[2].icount / 3; t++)
-        if (pm_vec_push(N->a, &N->swsrc, none) < 0) return PM_ERR_NOMEM;
+    uint32_t nj = s->prims[2].icount / 3;
+    if (pm_vec_reserve(N->a, &N->swsrc, nj)) return PM_ERR_NOMEM;
+    for (uint32_t t = 0; t < nj; t++) N->swsrc.data[t] = none;
+    N->swsrc.len = nj;
     for (size_t r = 0; r < N->roads.len; r++) {
         pm__road *R = &N->roads.data[r];
         R->swt0 = s->prims[2].icount / 3;

@@ -17,13 +17,14 @@ static int64_t pm__prim_index(const pm_scene *s, const char *name) {
 }
 
 /* Appends src's vertices and triangles to dst; returns the vertex offset
- * through *voff. */
+ * through *voff. Normals are left zero: the stitch computes every
+ * primitive's normals over the whole network at the end. */
 static int pm__append(pm_scene *s, uint32_t dst, const pm_prim *src, uint32_t *voff) {
     pm_prim *D = &s->prims[dst];
     *voff = D->vcount;
     for (uint32_t v = 0; v < src->vcount; v++)
-        if (pm_prim_add_vertex(s, D, src->positions + 3 * v, src->normals + 3 * v,
-                               src->uvs ? src->uvs + 2 * v : NULL, NULL) < 0)
+        if (pm_prim_add_vertex(s, D, src->positions + 3 * v, NULL, src->uvs ? src->uvs + 2 * v : NULL,
+                               NULL) < 0)
             return PM_ERR_NOMEM;
     for (uint32_t t = 0; t < src->icount; t += 3)
         if (pm_prim_add_tri(s, D, *voff + src->indices[t], *voff + src->indices[t + 1],
@@ -50,24 +51,25 @@ static void pm__seam_problem(pm__net *N, const pm__road *R, int end) {
 /* Column of a road vertex from its V (0 left, 0.5 centre, 1 right). */
 static int pm__col(float v) { return v < 0.25f ? 0 : (v > 0.75f ? 2 : 1); }
 
-/* The road's start section (U = 0 exactly) or end section (the largest U
- * of each column), as road-local vertices left, centre, right. */
-static bool pm__section(const pm_prim *P, bool at_end, uint32_t out[3]) {
-    uint32_t count[3] = {0, 0, 0};
+/* The road's start section (U = 0 exactly; ok[0]) and end section (the
+ * largest U of each column; ok[1]), as road-local vertices left, centre,
+ * right, in one pass; ok says whether each is one vertex per column. */
+static void pm__sections(const pm_prim *P, uint32_t s0[3], uint32_t s1[3], bool ok[2]) {
+    uint32_t n0[3] = {0, 0, 0}, n1[3] = {0, 0, 0};
     float best[3] = {-1, -1, -1};
-    for (int c = 0; c < 3; c++) out[c] = PM__NONE;
+    for (int c = 0; c < 3; c++) s0[c] = s1[c] = PM__NONE;
     for (uint32_t v = 0; v < P->vcount; v++) {
         float u = P->uvs[2 * v];
         int c = pm__col(P->uvs[2 * v + 1]);
-        if (!at_end) {
-            if (u == 0.0f) { out[c] = v; count[c]++; }
-        } else if (u > best[c]) {
-            best[c] = u; out[c] = v; count[c] = 1;
+        if (u == 0.0f) { s0[c] = v; n0[c]++; }
+        if (u > best[c]) {
+            best[c] = u; s1[c] = v; n1[c] = 1;
         } else if (u == best[c]) {
-            count[c]++;
+            n1[c]++;
         }
     }
-    return count[0] == 1 && count[1] == 1 && count[2] == 1;
+    ok[0] = n0[0] == 1 && n0[1] == 1 && n0[2] == 1;
+    ok[1] = n1[0] == 1 && n1[1] == 1 && n1[2] == 1;
 }
 
 /* Maps one end section onto junction mouth (jl, jr: output vertices, the
@@ -98,7 +100,7 @@ static int pm__emit(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t v, uint3
         remap[v] = remap[alias[v]];
         return rc;
     }
-    int64_t id = pm_prim_add_vertex(s, A, P->positions + 3 * v, P->normals + 3 * v, P->uvs + 2 * v, NULL);
+    int64_t id = pm_prim_add_vertex(s, A, P->positions + 3 * v, NULL, NULL, NULL);   /* see pm__append */
     if (id < 0) return PM_ERR_NOMEM;
     remap[v] = (uint32_t)id;
     return PM_OK;
@@ -122,8 +124,14 @@ static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *
         for (uint32_t t = 0; rc == PM_OK && t < nt; t++) {
             if (tri_edge[t] != k) continue;
             const uint32_t *q = P->indices + 3 * t;
-            for (int c = 0; c < 3 && rc == PM_OK; c++) rc = pm__emit(s, A, P, q[c], remap, alias);
-            if (rc == PM_OK && pm_prim_add_tri(s, A, remap[q[0]], remap[q[1]], remap[q[2]])) rc = PM_ERR_NOMEM;
+            uint32_t o[3];
+            for (int c = 0; c < 3 && rc == PM_OK; c++) {
+                o[c] = remap[q[c]];
+                if (o[c] != PM__NONE) continue;    /* most corners: a vertex already out */
+                rc = pm__emit(s, A, P, q[c], remap, alias);
+                o[c] = remap[q[c]];
+            }
+            if (rc == PM_OK && pm_prim_add_tri(s, A, o[0], o[1], o[2])) rc = PM_ERR_NOMEM;
         }
         R->piece[4 * k] = v0;
         R->piece[4 * k + 1] = A->vcount - v0;
@@ -146,16 +154,18 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     if (!remap || !alias) return PM_ERR_NOMEM;
     for (uint32_t v = 0; v < P->vcount; v++) remap[v] = alias[v] = PM__NONE;
     uint32_t sec0[3], sec1[3];
+    bool sec_ok[2];
+    pm__sections(P, sec0, sec1, sec_ok);
     const pm__node *J0 = R->arm0 >= 0 ? &N->nodes[R->start] : NULL;
     const pm__node *J1 = R->arm1 >= 0 ? &N->nodes[R->end] : NULL;
-    if (J0 && !(pm__section(P, false, sec0) &&
+    if (J0 && !(sec_ok[0] &&
                 pm__map_end(N, A, P, sec0, J0->voff + J0->mouth_l[R->arm0],
                             J0->voff + J0->mouth_r[R->arm0], remap))) {
         pm__seam_problem(N, R, 0);
         return PM_OK;
     }
     /* Entering the junction, the road's left is the mouth's right. */
-    if (J1 && !(pm__section(P, true, sec1) &&
+    if (J1 && !(sec_ok[1] &&
                 pm__map_end(N, A, P, sec1, J1->voff + J1->mouth_r[R->arm1],
                             J1->voff + J1->mouth_l[R->arm1], remap))) {
         pm__seam_problem(N, R, 1);
@@ -163,7 +173,7 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     }
     /* A closed road repeats its first section at the end (its own U runs
      * on); here UVs are planar, so the two are one. */
-    bool weld = R->closed && pm__section(P, false, sec0) && pm__section(P, true, sec1);
+    bool weld = R->closed && sec_ok[0] && sec_ok[1];
     if (weld)
         for (int c = 0; c < 3; c++) alias[sec1[c]] = sec0[c];
     int rc = pm__emit_pieces(N, s, R, P, remap, alias);
@@ -282,6 +292,39 @@ static int pm__stitch_junction(pm_scene *s, pm__node *V) {
     return PM_OK;
 }
 
+/* Each face's cross product is (+-0, c, +-0) on a flat primitive, so the
+ * sums' x and z stay +0 and only the float sum of the c is needed, in the
+ * same face order; the normal is then (0, +-1, 0), or +Y where the sum is
+ * zero or not finite (sqrt(y * y) is exactly |y| for a float y). */
+bool pm__flat_normals(pm_prim *p) {
+    const float *P = p->positions;
+    for (uint32_t v = 1; v < p->vcount; v++)
+        if (P[3 * (size_t)v + 1] != P[1]) return false;
+    float *n = p->normals;
+    if (p->vcount) memset(n, 0, (size_t)p->vcount * 3 * sizeof *n);
+    for (uint32_t t = 0; t < p->icount; t += 3) {
+        const uint32_t *q = p->indices + t;
+        const float *a = P + 3 * (size_t)q[0], *b = P + 3 * (size_t)q[1], *c = P + 3 * (size_t)q[2];
+        double u0 = (double)b[0] - a[0], u2 = (double)b[2] - a[2];
+        double v0 = (double)c[0] - a[0], v2 = (double)c[2] - a[2];
+        float cy = (float)(u2 * v0 - u0 * v2);
+        n[3 * (size_t)q[0] + 1] += cy;
+        n[3 * (size_t)q[1] + 1] += cy;
+        n[3 * (size_t)q[2] + 1] += cy;
+    }
+    for (uint32_t v = 0; v < p->vcount; v++) {
+        float *m = n + 3 * (size_t)v;
+        double y = m[1], len = sqrt(y * y);
+        if (!(len > 0.0) || !isfinite(len)) m[1] = 1.0f;
+        else m[1] = (float)(y / len);
+    }
+    return true;
+}
+
+static void pm__normals(pm_prim *p) {
+    if (!pm__flat_normals(p)) pm_prim_compute_normals(p);
+}
+
 static int pm__stitch_all(pm__net *N, pm_scene **out);
 
 int pm__network_stitch(pm__net *N, pm_scene **out) {
@@ -317,7 +360,7 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
             sw->uvs[2 * v + 1] = (float)((double)sw->positions[3 * v + 2] * N->p->uv_scale);
         }
         pm_prim_compute_normals(&s->prims[1]);
-        pm_prim_compute_normals(sw);
+        pm__normals(sw);
     }
     /* One UV scheme for the whole surface: a seam vertex can carry only one
      * UV, and planar UVs are the scheme that is continuous across seams. */
@@ -326,7 +369,7 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
         A->uvs[2 * v] = (float)((double)A->positions[3 * v] * N->p->uv_scale);
         A->uvs[2 * v + 1] = (float)((double)A->positions[3 * v + 2] * N->p->uv_scale);
     }
-    pm_prim_compute_normals(A);
+    pm__normals(A);
     *out = s;
     return PM_OK;
 }
