@@ -122,6 +122,26 @@ static char *pm_api__put_escaped(char *o, const char *s, size_t n) {
         memcpy(o, &x, 8);
         o += 8;
     }
+    /* The tail of a plain string (keys, ids) in one more check: its last 8
+     * bytes, overlapping what was copied, or, shorter than 8, two 4-byte
+     * halves that overlap; only the bytes of s are read. */
+    if (n >= 8 && i < n && n - i < 8) {   /* every full word before was plain */
+        uint64_t x;
+        memcpy(&x, s + n - 8, 8);
+        if (!pm_api__needs_escape8(x)) {
+            memcpy(o + (n - 8 - i), &x, 8);
+            return o + (n - i);
+        }
+    } else if (n >= 4 && n < 8) {
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        if (!pm_api__needs_escape8((uint64_t)hi << 32 | lo)) {
+            memcpy(o, &lo, 4);
+            memcpy(o + n - 4, &hi, 4);
+            return o + n;
+        }
+    }
     for (const unsigned char *c = (const unsigned char *)s + i, *end = (const unsigned char *)s + n; c < end; c++) {
         if (*c == '"' || *c == '\\') {
             *o++ = '\\';
@@ -361,11 +381,41 @@ int pm_api__fmt_f64_ref(char *o, double d) {
  * digits below 2^53 times an exact power of ten (|exponent| <= 22) is one
  * correctly rounded operation, which is what strtod returns. Other
  * candidates are read back with strtod. */
+/* The decimal digit count of v > 0. */
+static int pm_api__ndigits(uint64_t v) {
+    int k = ((63 - __builtin_clzll(v)) * 1233) >> 12;   /* floor(log10 v), or one below */
+    return k + 1 + (v >= pm_api__u10[k + 1]);
+}
+
+/* A short decimal (m / 10^k, m below 10^15, k = 1..8): the values metadata
+ * is full of (6.5, -103.5, 0.25). When a is the double nearest m / 10^k,
+ * "%.15g" prints m's digits: a lies within half an ulp of m / 10^k, under
+ * a ninth of the 15th digit's unit, so rounding a to 15 digits gives
+ * m / 10^k, and that text reads back as a, so 15 digits is the shortest
+ * the reference takes. "a is the double nearest m / 10^k" is decided
+ * exactly: m < 2^53 and 10^k are exact doubles, and one division of them
+ * is correctly rounded, as strtod of the text is. 0 when no k fits. */
+static int pm_api__fmt_short(char *o, bool neg, double a) {
+    if (!(a >= 1e-4 && a < 1e14)) return 0;
+    for (int k = 1; k <= 8; k++) {
+        double s = a * pm_api__p10[k];
+        if (!(s < 1e15)) return 0;
+        double m = (s + 0x1p52) - 0x1p52;   /* s rounded to an integer (0 <= s < 2^52) */
+        if (m / pm_api__p10[k] == a && m > 0) {
+            uint64_t q = (uint64_t)m;
+            int p = pm_api__ndigits(q);
+            return pm_api__fmt_digits(o, neg, q, p, p - 1 - k);
+        }
+    }
+    return 0;
+}
+
 int pm_api__fmt_f64(char *o, double d) {
     if (d == 0) d = 0;
     int n = pm_api__fmt_small_int(o, d);
     if (n) return n;
     double a = fabs(d);
+    if ((n = pm_api__fmt_short(o, d < 0, a))) return n;
     if (!(a >= 1e-10 && a < 1e38)) return pm_api__fmt_f64_ref(o, d);
     uint64_t digits;
     int x, frac;
