@@ -185,6 +185,14 @@ static void pm_api__put_digits(char *o, uint64_t v, int n) {
 /* Decimal digits of v, as "%" PRIu64 writes them (metadata holds many
  * indices and counts: snprintf's format parsing was most of their cost). */
 static int pm_api__fmt_u64(char *o, uint64_t v) {
+    if (v < 100) {   /* counts, arm numbers, small indices: no digit count */
+        if (v < 10) {
+            o[0] = (char)('0' + v);
+            return 1;
+        }
+        memcpy(o, pm_api__pairs + 2 * v, 2);
+        return 2;
+    }
     int k = ((63 - __builtin_clzll(v | 1)) * 1233) >> 12;   /* floor(log10 v), or one below */
     k += v >= pm_api__u10[k + 1];   /* k <= 18 before */
     pm_api__put_digits(o, v, k + 1);
@@ -381,12 +389,6 @@ int pm_api__fmt_f64_ref(char *o, double d) {
  * digits below 2^53 times an exact power of ten (|exponent| <= 22) is one
  * correctly rounded operation, which is what strtod returns. Other
  * candidates are read back with strtod. */
-/* The decimal digit count of v > 0. */
-static int pm_api__ndigits(uint64_t v) {
-    int k = ((63 - __builtin_clzll(v)) * 1233) >> 12;   /* floor(log10 v), or one below */
-    return k + 1 + (v >= pm_api__u10[k + 1]);
-}
-
 /* A short decimal (m / 10^k, m below 10^15, k = 1..8): the values metadata
  * is full of (6.5, -103.5, 0.25). When a is the double nearest m / 10^k,
  * "%.15g" prints m's digits: a lies within half an ulp of m / 10^k, under
@@ -402,9 +404,17 @@ static int pm_api__fmt_short(char *o, bool neg, double a) {
         if (!(s < 1e15)) return 0;
         double m = (s + 0x1p52) - 0x1p52;   /* s rounded to an integer (0 <= s < 2^52) */
         if (m / pm_api__p10[k] == a && m > 0) {
-            uint64_t q = (uint64_t)m;
-            int p = pm_api__ndigits(q);
-            return pm_api__fmt_digits(o, neg, q, p, p - 1 - k);
+            /* a >= 1e-4: "%g" writes it unscaled, as ip.fraction without
+             * the fraction's trailing zeros */
+            uint64_t q = (uint64_t)m, ip = q / pm_api__u10[k], fr = q - ip * pm_api__u10[k];
+            while (fr && fr % 10 == 0) fr /= 10, k--;
+            int n = 0;
+            if (neg) o[n++] = '-';
+            n += pm_api__fmt_u64(o + n, ip);
+            if (!fr) return n;
+            o[n++] = '.';
+            pm_api__put_digits(o + n, fr, k);
+            return n + k;
         }
     }
     return 0;
@@ -450,7 +460,7 @@ void pm_api__w_f64(pm_api__w *w, double d) {
 }
 
 /* A scalar's text (at most 32 bytes), or NULL for a string or container. */
-static char *pm_api__put_scalar(char *o, const pm_meta *m) {
+static inline __attribute__((always_inline)) char *pm_api__put_scalar(char *o, const pm_meta *m) {
     switch (m->kind) {
     case PM_META_NULL: memcpy(o, "null", 4); return o + 4;
     case PM_META_BOOL:
@@ -470,9 +480,43 @@ static char *pm_api__put_scalar(char *o, const pm_meta *m) {
     }
 }
 
+/* Object keys as written ("key":), by the key's address: a tree's keys
+ * are mostly a few literals repeated (pm_meta_set_lit), so each is checked
+ * for escapes once and then copied as one 32-byte block. */
+#define PM_API__KEYS 64
+#define PM_API__KEY_TEXT 32
+
+typedef struct pm_api__key_slot {
+    const char *key;
+    size_t len;
+    char text[PM_API__KEY_TEXT];   /* "key": and what the copy may carry past it */
+} pm_api__key_slot;
+
+/* Writes key k (kl bytes) as "k": at o (room for 6 kl + 35 bytes);
+ * returns the end. */
+static char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__key_slot *cache) {
+    pm_api__key_slot *c = &cache[((uintptr_t)k >> 3 ^ (uintptr_t)k >> 9 ^ kl) & (PM_API__KEYS - 1)];
+    if (c->key == k && c->len == kl) {
+        memcpy(o, c->text, PM_API__KEY_TEXT);
+        return o + kl + 3;
+    }
+    char *start = o;
+    *o++ = '"';
+    o = pm_api__put_escaped(o, k, kl);
+    *o++ = '"';
+    *o++ = ':';
+    size_t n = (size_t)(o - start);
+    if (n == kl + 3 && n <= PM_API__KEY_TEXT) {   /* plain, and short enough to keep */
+        c->key = k;
+        c->len = kl;
+        memcpy(c->text, start, n);
+    }
+    return o;
+}
+
 /* One pass over the tree, one room check per member: the key (its length
  * is in the node) and a scalar go straight into the buffer. */
-void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
+static void pm_api__w_meta_keys(pm_api__w *w, const pm_meta *m, pm_api__key_slot *cache) {
     if (m->kind == PM_META_STR) {
         pm_api__w_str(w, m->u.s);
         return;
@@ -486,20 +530,22 @@ void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
     pm_api__w_char(w, obj ? '{' : '[');
     for (const pm_meta *k = m->u.kids.first; k; k = k->next) {
         size_t kl = obj && k->key ? k->key_len : 0;
+        /* comma, key (6 kl + 3 escaped, or its 32-byte block), scalar (32) */
         if (!pm_api__w_reserve(w, 6 * kl + 36)) return;
         char *o = w->data + w->len;
         if (k != m->u.kids.first) *o++ = ',';
-        if (obj) {
-            *o++ = '"';
-            o = pm_api__put_escaped(o, k->key ? k->key : "", kl);
-            *o++ = '"';
-            *o++ = ':';
-        }
+        if (obj) o = pm_api__put_key(o, k->key ? k->key : "", kl, cache);
         char *end = pm_api__put_scalar(o, k);
         w->len = (size_t)((end ? end : o) - w->data);
-        if (!end) pm_api__w_meta(w, k);
+        if (!end) pm_api__w_meta_keys(w, k, cache);
     }
     pm_api__w_char(w, obj ? '}' : ']');
+}
+
+void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
+    pm_api__key_slot cache[PM_API__KEYS];
+    for (int i = 0; i < PM_API__KEYS; i++) cache[i].key = NULL;
+    pm_api__w_meta_keys(w, m, cache);
 }
 
 void pm_api__w_base64(pm_api__w *w, const unsigned char *b, size_t n) {
