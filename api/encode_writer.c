@@ -510,6 +510,7 @@ static char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__key_slot
         c->key = k;
         c->len = kl;
         memcpy(c->text, start, n);
+        memset(c->text + n, ' ', PM_API__KEY_TEXT - n);   /* copied past the key, overwritten */
     }
     return o;
 }
@@ -527,7 +528,8 @@ static void pm_api__w_meta_keys(pm_api__w *w, const pm_meta *m, pm_api__key_slot
         return;
     }
     bool obj = m->kind == PM_META_OBJ;
-    pm_api__w_char(w, obj ? '{' : '[');
+    if (!pm_api__w_reserve(w, 1)) return;
+    w->data[w->len++] = obj ? '{' : '[';
     for (const pm_meta *k = m->u.kids.first; k; k = k->next) {
         size_t kl = obj && k->key ? k->key_len : 0;
         /* comma, key (6 kl + 3 escaped, or its 32-byte block), scalar (32) */
@@ -539,10 +541,15 @@ static void pm_api__w_meta_keys(pm_api__w *w, const pm_meta *m, pm_api__key_slot
         w->len = (size_t)((end ? end : o) - w->data);
         if (!end) pm_api__w_meta_keys(w, k, cache);
     }
-    pm_api__w_char(w, obj ? '}' : ']');
+    if (!pm_api__w_reserve(w, 1)) return;
+    w->data[w->len++] = obj ? '}' : ']';
 }
 
 void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
+    if (m->kind != PM_META_OBJ && m->kind != PM_META_ARR) {   /* no key to cache */
+        pm_api__w_meta_keys(w, m, NULL);
+        return;
+    }
     pm_api__key_slot cache[PM_API__KEYS];
     for (int i = 0; i < PM_API__KEYS; i++) cache[i].key = NULL;
     pm_api__w_meta_keys(w, m, cache);
