@@ -685,15 +685,13 @@ static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
     pm_scene *built = NULL;
     int rc = pm_road_generate(N->tmp, &rp, &built, &fail);
     if (rc < 0) return rc;
-    const pm_meta *len = pm_meta_get(built->meta, "length");
-    const pm_meta *smp = pm_meta_get(built->meta, "samples");
+    R->scene = pm_scene_copy(N->a, built);
+    if (!R->scene) return PM_ERR_NOMEM;
+    const pm_meta *len = pm_meta_get(R->scene->meta, "length");
+    const pm_meta *smp = pm_meta_get(R->scene->meta, "samples");
     R->length = len && len->kind == PM_META_NUM ? len->u.n : 0.0;
     R->samples = smp && smp->kind == PM_META_INT ? smp->u.i : 0;
-    /* Nothing else of the road's metadata reaches the network's: it stays
-     * behind in the scratch arena instead of being copied. */
-    if (!(built->meta = pm_meta_obj(N->tmp))) return PM_ERR_NOMEM;
-    R->scene = pm_scene_copy(N->a, built);
-    return R->scene ? PM_OK : PM_ERR_NOMEM;
+    return PM_OK;
 }
 
 /* Drops the problems recorded for node n. */
