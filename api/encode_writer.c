@@ -182,16 +182,39 @@ static void pm_api__put_digits(char *o, uint64_t v, int n) {
     if (n) o[0] = (char)('0' + s % 10);
 }
 
-/* Decimal digits of v, as "%" PRIu64 writes them (metadata holds many
- * indices and counts: snprintf's format parsing was most of their cost). */
-static int pm_api__fmt_u64(char *o, uint64_t v) {
-    if (v < 100) {   /* counts, arm numbers, small indices: no digit count */
+/* 1 to 4 digits of v < 10000, no leading zeros; returns the count. */
+static inline int pm_api__put_upto4(char *o, uint32_t v) {
+    if (v < 100) {
         if (v < 10) {
             o[0] = (char)('0' + v);
             return 1;
         }
         memcpy(o, pm_api__pairs + 2 * v, 2);
         return 2;
+    }
+    uint32_t hi = v / 100, lo = v % 100;
+    if (hi < 10) {
+        o[0] = (char)('0' + hi);
+        memcpy(o + 1, pm_api__pairs + 2 * lo, 2);
+        return 3;
+    }
+    memcpy(o, pm_api__pairs + 2 * hi, 2);
+    memcpy(o + 2, pm_api__pairs + 2 * lo, 2);
+    return 4;
+}
+
+/* Decimal digits of v, as "%" PRIu64 writes them (metadata holds many
+ * indices and counts: snprintf's format parsing was most of their cost).
+ * Below 10^8 (indices, counts) in two groups of four without a digit
+ * count or a loop. */
+static int pm_api__fmt_u64(char *o, uint64_t v) {
+    if (v < 10000) return pm_api__put_upto4(o, (uint32_t)v);
+    if (v < 100000000) {
+        uint32_t hi = (uint32_t)v / 10000, lo = (uint32_t)v % 10000;
+        int n = pm_api__put_upto4(o, hi);
+        memcpy(o + n, pm_api__pairs + 2 * (lo / 100), 2);
+        memcpy(o + n + 2, pm_api__pairs + 2 * (lo % 100), 2);
+        return n + 4;
     }
     int k = ((63 - __builtin_clzll(v | 1)) * 1233) >> 12;   /* floor(log10 v), or one below */
     k += v >= pm_api__u10[k + 1];   /* k <= 18 before */

@@ -106,7 +106,8 @@ static pm_meta *random_tree(pm_arena *a, uint64_t *s, int depth) {
     uint64_t x = *s;
     int kind = depth >= 4 ? (int)(x % 5) : (int)(x % 7);
     switch (kind) {
-    case 0: return pm_meta_int(a, (int64_t)(x >> 8) % 2000001 - 1000000);
+    case 0: /* every magnitude: 1 to 19 digits, both signs, INT64_MIN */
+        return pm_meta_int(a, x % 97 == 0 ? INT64_MIN : (int64_t)(x ^ (x << 32)) >> (x % 64));
     case 1: return pm_meta_num(a, (double)((int64_t)(x >> 8) % 200001 - 100000) / (double)(1 + (x >> 40) % 1000));
     case 2: return pm_meta_num(a, (double)(int32_t)(x >> 16) * 0.5);
     case 3: return pm_meta_bool(a, x & 256);
