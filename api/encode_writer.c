@@ -506,7 +506,8 @@ static inline __attribute__((always_inline)) char *pm_api__put_scalar(char *o, c
 /* Object keys as written ("key":), by the key's address: a tree's keys
  * are mostly a few literals repeated (pm_meta_set_lit), so each is checked
  * for escapes once and then copied as one 32-byte block. */
-#define PM_API__KEYS 64
+#define PM_API__KEY_BITS 8
+#define PM_API__KEYS (1 << PM_API__KEY_BITS)
 #define PM_API__KEY_TEXT 32
 
 typedef struct pm_api__key_slot {
@@ -518,7 +519,10 @@ typedef struct pm_api__key_slot {
 /* Writes key k (kl bytes) as "k": at o (room for 6 kl + 35 bytes);
  * returns the end. */
 static char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__key_slot *cache) {
-    pm_api__key_slot *c = &cache[((uintptr_t)k >> 3 ^ (uintptr_t)k >> 9 ^ kl) & (PM_API__KEYS - 1)];
+    /* Fibonacci hashing: the top bits of a multiple mix every bit of the
+     * address (a tree's few dozen literals must not collide and thrash). */
+    uint64_t h = ((uint64_t)(uintptr_t)k ^ (uint64_t)kl << 48) * 0x9E3779B97F4A7C15ull;
+    pm_api__key_slot *c = &cache[h >> (64 - PM_API__KEY_BITS)];
     if (c->key == k && c->len == kl) {
         memcpy(o, c->text, PM_API__KEY_TEXT);
         return o + kl + 3;
