@@ -1,6 +1,7 @@
 #ifndef PM_ARENA_H
 #define PM_ARENA_H
 #include <stddef.h>
+#include <stdint.h>
 
 /* A bump allocator for per-request memory: every allocation of one request
  * lives until pm_arena_destroy, which frees everything at once. Not
@@ -57,7 +58,8 @@ void *pm__arena_alloc_slow(pm_arena *a, size_t size);
 static inline void *pm_arena_alloc(pm_arena *a, size_t size) {
     pm__arena_bump *b = (pm__arena_bump *)(void *)a;
     size_t n = (size + 15) & ~(size_t)15;
-    if (__builtin_expect(size - 1 < 4096 - 16 && (size_t)(b->end - b->cur) >= n, 1)) {
+    /* as integers: with no head block both pointers are NULL */
+    if (__builtin_expect(size - 1 < 4096 - 16 && (uintptr_t)b->end - (uintptr_t)b->cur >= n, 1)) {
         void *p = b->cur;
         b->cur += n;
         b->last = p;
