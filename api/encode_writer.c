@@ -122,6 +122,26 @@ static char *pm_api__put_escaped(char *o, const char *s, size_t n) {
         memcpy(o, &x, 8);
         o += 8;
     }
+    /* The tail of a plain string (keys, ids) in one more check: its last 8
+     * bytes, overlapping what was copied, or, shorter than 8, two 4-byte
+     * halves that overlap; only the bytes of s are read. */
+    if (n >= 8 && i < n && n - i < 8) {   /* every full word before was plain */
+        uint64_t x;
+        memcpy(&x, s + n - 8, 8);
+        if (!pm_api__needs_escape8(x)) {
+            memcpy(o + (n - 8 - i), &x, 8);
+            return o + (n - i);
+        }
+    } else if (n >= 4 && n < 8) {
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        if (!pm_api__needs_escape8((uint64_t)hi << 32 | lo)) {
+            memcpy(o, &lo, 4);
+            memcpy(o + n - 4, &hi, 4);
+            return o + n;
+        }
+    }
     for (const unsigned char *c = (const unsigned char *)s + i, *end = (const unsigned char *)s + n; c < end; c++) {
         if (*c == '"' || *c == '\\') {
             *o++ = '\\';
@@ -162,9 +182,40 @@ static void pm_api__put_digits(char *o, uint64_t v, int n) {
     if (n) o[0] = (char)('0' + s % 10);
 }
 
+/* 1 to 4 digits of v < 10000, no leading zeros; returns the count. */
+static inline int pm_api__put_upto4(char *o, uint32_t v) {
+    if (v < 100) {
+        if (v < 10) {
+            o[0] = (char)('0' + v);
+            return 1;
+        }
+        memcpy(o, pm_api__pairs + 2 * v, 2);
+        return 2;
+    }
+    uint32_t hi = v / 100, lo = v % 100;
+    if (hi < 10) {
+        o[0] = (char)('0' + hi);
+        memcpy(o + 1, pm_api__pairs + 2 * lo, 2);
+        return 3;
+    }
+    memcpy(o, pm_api__pairs + 2 * hi, 2);
+    memcpy(o + 2, pm_api__pairs + 2 * lo, 2);
+    return 4;
+}
+
 /* Decimal digits of v, as "%" PRIu64 writes them (metadata holds many
- * indices and counts: snprintf's format parsing was most of their cost). */
+ * indices and counts: snprintf's format parsing was most of their cost).
+ * Below 10^8 (indices, counts) in two groups of four without a digit
+ * count or a loop. */
 static int pm_api__fmt_u64(char *o, uint64_t v) {
+    if (v < 10000) return pm_api__put_upto4(o, (uint32_t)v);
+    if (v < 100000000) {
+        uint32_t hi = (uint32_t)v / 10000, lo = (uint32_t)v % 10000;
+        int n = pm_api__put_upto4(o, hi);
+        memcpy(o + n, pm_api__pairs + 2 * (lo / 100), 2);
+        memcpy(o + n + 2, pm_api__pairs + 2 * (lo % 100), 2);
+        return n + 4;
+    }
     int k = ((63 - __builtin_clzll(v | 1)) * 1233) >> 12;   /* floor(log10 v), or one below */
     k += v >= pm_api__u10[k + 1];   /* k <= 18 before */
     pm_api__put_digits(o, v, k + 1);
@@ -361,11 +412,43 @@ int pm_api__fmt_f64_ref(char *o, double d) {
  * digits below 2^53 times an exact power of ten (|exponent| <= 22) is one
  * correctly rounded operation, which is what strtod returns. Other
  * candidates are read back with strtod. */
+/* A short decimal (m / 10^k, m below 10^15, k = 1..8): the values metadata
+ * is full of (6.5, -103.5, 0.25). When a is the double nearest m / 10^k,
+ * "%.15g" prints m's digits: a lies within half an ulp of m / 10^k, under
+ * a ninth of the 15th digit's unit, so rounding a to 15 digits gives
+ * m / 10^k, and that text reads back as a, so 15 digits is the shortest
+ * the reference takes. "a is the double nearest m / 10^k" is decided
+ * exactly: m < 2^53 and 10^k are exact doubles, and one division of them
+ * is correctly rounded, as strtod of the text is. 0 when no k fits. */
+static int pm_api__fmt_short(char *o, bool neg, double a) {
+    if (!(a >= 1e-4 && a < 1e14)) return 0;
+    for (int k = 1; k <= 8; k++) {
+        double s = a * pm_api__p10[k];
+        if (!(s < 1e15)) return 0;
+        double m = (s + 0x1p52) - 0x1p52;   /* s rounded to an integer (0 <= s < 2^52) */
+        if (m / pm_api__p10[k] == a && m > 0) {
+            /* a >= 1e-4: "%g" writes it unscaled, as ip.fraction without
+             * the fraction's trailing zeros */
+            uint64_t q = (uint64_t)m, ip = q / pm_api__u10[k], fr = q - ip * pm_api__u10[k];
+            while (fr && fr % 10 == 0) fr /= 10, k--;
+            int n = 0;
+            if (neg) o[n++] = '-';
+            n += pm_api__fmt_u64(o + n, ip);
+            if (!fr) return n;
+            o[n++] = '.';
+            pm_api__put_digits(o + n, fr, k);
+            return n + k;
+        }
+    }
+    return 0;
+}
+
 int pm_api__fmt_f64(char *o, double d) {
     if (d == 0) d = 0;
     int n = pm_api__fmt_small_int(o, d);
     if (n) return n;
     double a = fabs(d);
+    if ((n = pm_api__fmt_short(o, d < 0, a))) return n;
     if (!(a >= 1e-10 && a < 1e38)) return pm_api__fmt_f64_ref(o, d);
     uint64_t digits;
     int x, frac;
@@ -400,7 +483,7 @@ void pm_api__w_f64(pm_api__w *w, double d) {
 }
 
 /* A scalar's text (at most 32 bytes), or NULL for a string or container. */
-static char *pm_api__put_scalar(char *o, const pm_meta *m) {
+static inline __attribute__((always_inline)) char *pm_api__put_scalar(char *o, const pm_meta *m) {
     switch (m->kind) {
     case PM_META_NULL: memcpy(o, "null", 4); return o + 4;
     case PM_META_BOOL:
@@ -420,9 +503,48 @@ static char *pm_api__put_scalar(char *o, const pm_meta *m) {
     }
 }
 
+/* Object keys as written ("key":), by the key's address: a tree's keys
+ * are mostly a few literals repeated (pm_meta_set_lit), so each is checked
+ * for escapes once and then copied as one 32-byte block. */
+#define PM_API__KEY_BITS 8
+#define PM_API__KEYS (1 << PM_API__KEY_BITS)
+#define PM_API__KEY_TEXT 32
+
+typedef struct pm_api__key_slot {
+    const char *key;
+    size_t len;
+    char text[PM_API__KEY_TEXT];   /* "key": and what the copy may carry past it */
+} pm_api__key_slot;
+
+/* Writes key k (kl bytes) as "k": at o (room for 6 kl + 35 bytes);
+ * returns the end. */
+static char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__key_slot *cache) {
+    /* Fibonacci hashing: the top bits of a multiple mix every bit of the
+     * address (a tree's few dozen literals must not collide and thrash). */
+    uint64_t h = ((uint64_t)(uintptr_t)k ^ (uint64_t)kl << 48) * 0x9E3779B97F4A7C15ull;
+    pm_api__key_slot *c = &cache[h >> (64 - PM_API__KEY_BITS)];
+    if (c->key == k && c->len == kl) {
+        memcpy(o, c->text, PM_API__KEY_TEXT);
+        return o + kl + 3;
+    }
+    char *start = o;
+    *o++ = '"';
+    o = pm_api__put_escaped(o, k, kl);
+    *o++ = '"';
+    *o++ = ':';
+    size_t n = (size_t)(o - start);
+    if (n == kl + 3 && n <= PM_API__KEY_TEXT) {   /* plain, and short enough to keep */
+        c->key = k;
+        c->len = kl;
+        memcpy(c->text, start, n);
+        memset(c->text + n, ' ', PM_API__KEY_TEXT - n);   /* copied past the key, overwritten */
+    }
+    return o;
+}
+
 /* One pass over the tree, one room check per member: the key (its length
  * is in the node) and a scalar go straight into the buffer. */
-void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
+static void pm_api__w_meta_keys(pm_api__w *w, const pm_meta *m, pm_api__key_slot *cache) {
     if (m->kind == PM_META_STR) {
         pm_api__w_str(w, m->u.s);
         return;
@@ -433,23 +555,31 @@ void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
         return;
     }
     bool obj = m->kind == PM_META_OBJ;
-    pm_api__w_char(w, obj ? '{' : '[');
+    if (!pm_api__w_reserve(w, 1)) return;
+    w->data[w->len++] = obj ? '{' : '[';
     for (const pm_meta *k = m->u.kids.first; k; k = k->next) {
         size_t kl = obj && k->key ? k->key_len : 0;
+        /* comma, key (6 kl + 3 escaped, or its 32-byte block), scalar (32) */
         if (!pm_api__w_reserve(w, 6 * kl + 36)) return;
         char *o = w->data + w->len;
         if (k != m->u.kids.first) *o++ = ',';
-        if (obj) {
-            *o++ = '"';
-            o = pm_api__put_escaped(o, k->key ? k->key : "", kl);
-            *o++ = '"';
-            *o++ = ':';
-        }
+        if (obj) o = pm_api__put_key(o, k->key ? k->key : "", kl, cache);
         char *end = pm_api__put_scalar(o, k);
         w->len = (size_t)((end ? end : o) - w->data);
-        if (!end) pm_api__w_meta(w, k);
+        if (!end) pm_api__w_meta_keys(w, k, cache);
     }
-    pm_api__w_char(w, obj ? '}' : ']');
+    if (!pm_api__w_reserve(w, 1)) return;
+    w->data[w->len++] = obj ? '}' : ']';
+}
+
+void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
+    if (m->kind != PM_META_OBJ && m->kind != PM_META_ARR) {   /* no key to cache */
+        pm_api__w_meta_keys(w, m, NULL);
+        return;
+    }
+    pm_api__key_slot cache[PM_API__KEYS];
+    for (int i = 0; i < PM_API__KEYS; i++) cache[i].key = NULL;
+    pm_api__w_meta_keys(w, m, cache);
 }
 
 void pm_api__w_base64(pm_api__w *w, const unsigned char *b, size_t n) {

@@ -9,7 +9,7 @@
 
 typedef struct pm__block {
     struct pm__block *prev;
-    size_t size, used;
+    size_t size;         /* the head block's used part is a->bump.cur - its payload */
     bool borrowed;       /* a free region of another block or chunk: not freed itself */
     /* payload follows, aligned */
 } pm__block;
@@ -50,12 +50,11 @@ typedef struct pm__region {
 } pm__region;
 
 struct pm_arena {
+    pm__arena_bump bump;     /* first: read by the inline pm_arena_alloc (arena.h) */
     pm__block *head;
     pm__chunk *big;      /* the chunks of big allocations, newest first */
     size_t block_size, block_max;
     size_t reserved, limit;
-    void *last;          /* last allocation, for in-place realloc */
-    size_t last_size;
     pm_arena_allocator al;   /* al.alloc NULL: malloc and free */
     pm__region *bins[PM__BINS];   /* free regions by size class (floor log2) */
     uint64_t binmask;             /* bit k: bins[k] not empty */
@@ -66,6 +65,13 @@ static size_t pm__header(void) { return pm__align_up(sizeof(pm__block)); }
 static unsigned char *pm__payload(pm__block *b) { return (unsigned char *)b + pm__header(); }
 static size_t pm__chunk_header(void) { return pm__align_up(sizeof(pm__chunk)); }
 static unsigned char *pm__chunk_payload(pm__chunk *c) { return (unsigned char *)c + pm__chunk_header(); }
+
+/* Makes b (NULL: none) the head block with its first used bytes taken. */
+static void pm__set_head(pm_arena *a, pm__block *b, size_t used) {
+    a->head = b;
+    a->bump.cur = b ? pm__payload(b) + used : NULL;
+    a->bump.end = b ? pm__payload(b) + b->size : NULL;
+}
 
 pm_arena *pm_arena_create(size_t block_size) { return pm_arena_create_with(block_size, NULL); }
 
@@ -137,14 +143,10 @@ void pm_arena_reset(pm_arena *a) {
     pm__free_chunks(a);
     memset(a->bins, 0, sizeof a->bins);
     a->binmask = 0;
-    if (keep) {
-        keep->prev = NULL;
-        keep->used = 0;
-    }
-    a->head = keep;
+    if (keep) keep->prev = NULL;
+    pm__set_head(a, keep, 0);
     a->reserved = keep ? pm__header() + keep->size : 0;
-    a->last = NULL;
-    a->last_size = 0;
+    a->bump.last = NULL;
 }
 
 void pm_arena_set_limit(pm_arena *a, size_t max_bytes) { a->limit = max_bytes; }
@@ -206,12 +208,12 @@ static void *pm__region_fit(pm_arena *a, size_t n) {
  * before another block takes its place. */
 static void pm__retire_head(pm_arena *a) {
     pm__block *h = a->head;
-    a->last = NULL;   /* no longer extended in place: the tail may be reused */
+    a->bump.last = NULL;   /* no longer extended in place: the tail may be reused */
     if (!h) return;
-    size_t used = pm__align_up(h->used);
+    size_t used = pm__align_up((size_t)(a->bump.cur - pm__payload(h)));
     if (used < h->size && h->size - used >= PM__REGION_MIN) {
         pm__region_put(a, pm__payload(h) + used, h->size - used);
-        h->used = h->size;
+        a->bump.cur = a->bump.end;
     }
 }
 
@@ -224,9 +226,8 @@ static pm__block *pm__new_block(pm_arena *a, size_t need) {
         pm__block *b = (pm__block *)r;
         b->prev = a->head;
         b->size = whole - pm__header();
-        b->used = 0;
         b->borrowed = true;
-        a->head = b;
+        pm__set_head(a, b, 0);
         return b;
     }
     /* Block sizes grow with the arena so many requests take few blocks,
@@ -250,9 +251,8 @@ static pm__block *pm__new_block(pm_arena *a, size_t need) {
     if (!b) return NULL;
     b->prev = a->head;
     b->size = size;
-    b->used = 0;
     b->borrowed = false;
-    a->head = b;
+    pm__set_head(a, b, 0);
     a->reserved += total;
     return b;
 }
@@ -310,29 +310,29 @@ static void *pm__big_grow(pm_arena *a, pm__chunk *c, size_t n) {
     return pm__chunk_payload(g);
 }
 
-void *pm_arena_alloc(pm_arena *a, size_t size) {
+/* Everything but a small allocation that fits the head block (the
+ * inline pm_arena_alloc in arena.h), so that the common case (metadata
+ * nodes, small arrays: hundreds of thousands per network) takes no call. */
+void *pm__arena_alloc_slow(pm_arena *a, size_t size) {
     if (size > SIZE_MAX - PM_ARENA_ALIGN) return NULL;
     size_t n = pm__align_up(size ? size : 1);
     if (n >= PM__BIG) {
-        a->last = NULL;
+        a->bump.last = NULL;
         return pm__big_alloc(a, n);
     }
     if (n >= PM__REGION_MIN && a->binmask) {
         void *r = pm__region_fit(a, n);
         if (r) {
-            a->last = NULL;
+            a->bump.last = NULL;
             return r;
         }
     }
-    pm__block *b = a->head;
-    if (!b || b->size - b->used < n) {
-        b = pm__new_block(a, n);
-        if (!b) return NULL;
+    if (!a->head || (size_t)(a->bump.end - a->bump.cur) < n) {
+        if (!pm__new_block(a, n)) return NULL;
     }
-    void *p = pm__payload(b) + b->used;
-    b->used += n;
-    a->last = p;
-    a->last_size = n;
+    void *p = a->bump.cur;
+    a->bump.cur += n;
+    a->bump.last = p;
     return p;
 }
 
@@ -356,12 +356,11 @@ void *pm_arena_realloc(pm_arena *a, void *p, size_t old_size, size_t new_size) {
     pm__chunk *c = pm__pick_chunk(a, p, old_size);
     if (c) return pm__align_up(new_size) <= c->size ? p : pm__big_grow(a, c, pm__align_up(new_size));
     pm__block *b = a->head;
-    if (p == a->last && b && new_size <= SIZE_MAX - PM_ARENA_ALIGN) {
+    if (p == a->bump.last && b && new_size <= SIZE_MAX - PM_ARENA_ALIGN) {
         size_t n = pm__align_up(new_size);
         size_t start = (size_t)((unsigned char *)p - pm__payload(b));
         if (n <= b->size - start) {
-            b->used = start + n;
-            a->last_size = n;
+            a->bump.cur = pm__payload(b) + start + n;
             return p;
         }
     }
@@ -397,11 +396,10 @@ void pm_arena_free(pm_arena *a, void *p, size_t size) {
         pm__chunk_give_back(a, c);
         return;
     }
-    pm__block *b = a->head;
-    if (p == a->last && b) {
+    if (p == a->bump.last && a->head) {
         /* The newest allocation: the head block takes it back. */
-        b->used = (size_t)((unsigned char *)p - pm__payload(b));
-        a->last = NULL;
+        a->bump.cur = p;
+        a->bump.last = NULL;
         return;
     }
     pm__region_put(a, p, pm__align_up(size ? size : 1));

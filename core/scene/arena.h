@@ -1,6 +1,7 @@
 #ifndef PM_ARENA_H
 #define PM_ARENA_H
 #include <stddef.h>
+#include <stdint.h>
 
 /* A bump allocator for per-request memory: every allocation of one request
  * lives until pm_arena_destroy, which frees everything at once. Not
@@ -41,9 +42,31 @@ void pm_arena_reset(pm_arena *a);
  * cap every allocation returns NULL, so one request cannot take the host. */
 void pm_arena_set_limit(pm_arena *a, size_t max_bytes);
 
+/* Internal (arena.c and the inline allocation below): the head block's
+ * free space, the first member of every arena. */
+typedef struct pm__arena_bump {
+    unsigned char *cur, *end;   /* the head block's free bytes (NULL: none) */
+    void *last;                 /* the newest allocation, for in-place realloc */
+} pm__arena_bump;
+void *pm__arena_alloc_slow(pm_arena *a, size_t size);
+
 /* Returns size bytes aligned to 16, or NULL (out of memory, or past the
- * limit). Allocation of 0 bytes returns a valid unique pointer. */
-void *pm_arena_alloc(pm_arena *a, size_t size);
+ * limit). Allocation of 0 bytes returns a valid unique pointer. Inline: a
+ * small allocation that fits the head block is a bump of its pointer
+ * (networks make hundreds of thousands of metadata nodes); anything else,
+ * and size 0 (which wraps around below), goes to arena.c. */
+static inline void *pm_arena_alloc(pm_arena *a, size_t size) {
+    pm__arena_bump *b = (pm__arena_bump *)(void *)a;
+    size_t n = (size + 15) & ~(size_t)15;
+    /* as integers: with no head block both pointers are NULL */
+    if (__builtin_expect(size - 1 < 4096 - 16 && (uintptr_t)b->end - (uintptr_t)b->cur >= n, 1)) {
+        void *p = b->cur;
+        b->cur += n;
+        b->last = p;
+        return p;
+    }
+    return pm__arena_alloc_slow(a, size);
+}
 /* Zeroed n*size bytes; NULL on overflow of n*size as well. */
 void *pm_arena_calloc(pm_arena *a, size_t n, size_t size);
 /* Grows a block from old_size to new_size, keeping its content. Extends in

@@ -76,8 +76,9 @@ int pm_meta_set_keyn(pm_meta *obj, const char *key, size_t n, pm_meta *v) {
 
 pm_meta *pm_meta_get(const pm_meta *obj, const char *key) {
     if (!obj || obj->kind != PM_META_OBJ) return NULL;
+    size_t n = strlen(key);   /* members of another length are passed by their key_len */
     for (pm_meta *m = obj->u.kids.first; m; m = m->next)
-        if (strcmp(m->key, key) == 0) return m;
+        if (m->key_len == n && memcmp(m->key, key, n) == 0) return m;
     return NULL;
 }
 
@@ -89,7 +90,14 @@ static pm_meta *pm__meta_block(pm_arena *a, size_t n) {
     if (!arr) return NULL;
     *arr = (pm_meta){.kind = PM_META_ARR};
     pm_meta *k = arr + 1;
-    for (size_t i = 0; i < n; i++) k[i] = (pm_meta){.next = i + 1 < n ? &k[i + 1] : NULL};
+    /* Field by field: a compound literal per element zeroed and copied
+     * all 48 bytes, for arrays that are mostly 2 or 3 numbers long. */
+    for (size_t i = 0; i < n; i++) {
+        k[i].key = NULL;
+        k[i].key_len = 0;
+        k[i].next = &k[i + 1];
+    }
+    if (n) k[n - 1].next = NULL;
     if (n) {
         arr->u.kids.first = k;
         arr->u.kids.last = &k[n - 1];

@@ -1,0 +1,106 @@
+/* The metadata's double printer (pm_api__fmt_f64) against its reference:
+ * the shortest "%.Ng" (N = 15..17) that strtod reads back, by snprintf,
+ * after integers below 1e6 as integers. Its fast paths (small integers,
+ * short decimals m / 10^k, the 128-bit digits) must give the same bytes on
+ * every double, and the text must read back. */
+#include <criterion/criterion.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../api/encode_writer.h"
+
+static uint64_t xorshift(uint64_t *s) {
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return *s;
+}
+
+/* fmt against fmt_ref and strtod; a message naming d when they differ. */
+static void check(double d) {
+    char a[40], r[40];
+    a[pm_api__fmt_f64(a, d)] = '\0';
+    r[pm_api__fmt_f64_ref(r, d)] = '\0';
+    cr_assert_str_eq(a, r, "double %a (%.17g)", d, d);
+    cr_assert(strtod(a, NULL) == d || d == 0, "%s does not read back as %a", a, d);
+}
+
+/* The double nearest m / 10^k as strtod reads the text (the short
+ * decimals the fast path takes), then its neighbours one ulp away, which
+ * it must not take for the decimal. */
+static void check_decimal(uint64_t m, int k, bool neg) {
+    char t[48];
+    snprintf(t, sizeof t, "%s%llue-%d", neg ? "-" : "", (unsigned long long)m, k);
+    double d = strtod(t, NULL);
+    check(d);
+    check(nextafter(d, INFINITY));
+    check(nextafter(d, -INFINITY));
+}
+
+static long cases(long def) {
+    const char *env = getenv("PM_FMT_CASES");
+    return env ? atol(env) : def;
+}
+
+/* Short decimals of every length and scale: 1 to 17 digits, k = 0..12
+ * decimals, with their ulp neighbours (PM_FMT_CASES=N: N of them). */
+Test(fmt_f64, short_decimals_and_their_neighbours) {
+    uint64_t s = 0x2545F4914F6CDD1Dull;
+    long n = cases(300000);
+    for (long i = 0; i < n; i++) {
+        uint64_t x = xorshift(&s);
+        int digits = 1 + (int)(x % 17), k = (int)((x >> 8) % 13);
+        uint64_t m = xorshift(&s) % (uint64_t)pow(10, digits);
+        check_decimal(m, k, (x >> 20) & 1);
+    }
+}
+
+/* Any bit pattern, any magnitude, float32 values (the vertices metadata
+ * repeats), integers near 2^53, and the edges of each path's range. */
+Test(fmt_f64, random_doubles_and_edges) {
+    uint64_t s = 0x9E3779B97F4A7C15ull;
+    long n = cases(1000000);
+    for (long i = 0; i < n; i++) {
+        uint64_t x = xorshift(&s), y = xorshift(&s);
+        double d;
+        switch (i % 5) {
+        case 0: memcpy(&d, &x, 8); break;
+        case 1: d = ldexp((double)(x >> 11), (int)(y % 2200) - 1100); break;
+        case 2: {
+            uint32_t b = (uint32_t)x;
+            float f;
+            memcpy(&f, &b, 4);
+            d = (double)f;
+            break;
+        }
+        case 3: d = 9007199254740992.0 + (double)((int64_t)(x % 2001) - 1000); break;
+        default: d = (double)(x % 100000000) / (double)(y % 99999 + 1); break;
+        }
+        if (!isfinite(d)) continue;
+        check(y & 1 ? -d : d);
+    }
+    const double edges[] = {0.0, -0.0, 5e-324, -5e-324, 2.2250738585072009e-308,
+                            2.2250738585072014e-308, DBL_MAX, -DBL_MAX, 1e300, 1e-300,
+                            9007199254740991.0, 9007199254740993.0, 4503599627370495.5,
+                            4503599627370496.5, 1e-4, 9.9999999999999991e-5, 1.0000000000000001e-4,
+                            1e14, 99999999999999.98, 100000000000000.02, 1e15, 999999999999999.9,
+                            0.1, 0.2, 0.3, 6.5, -103.5, 90, 999999.5, 1000000.5, 0.000123,
+                            123456789012345.6, 12345678901234.56, 0.30000000000000004};
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++) check(edges[i]);
+    /* Subnormals: every exponent of a random mantissa. */
+    for (int e = 0; e < 53; e++) check(ldexp((double)(xorshift(&s) >> 11), -1074 - 53 + e + 1));
+}
+
+/* The texts the network metadata is full of, exactly. */
+Test(fmt_f64, texts_of_common_values) {
+    const double v[] = {6.5, -103.5, 90, 0.25, -0.0, 1234567.125, 3.5e-4, 1e-5, 2e6, 0.1 + 0.2};
+    const char *want[] = {"6.5",        "-103.5", "90",     "0.25", "0",
+                          "1234567.125", "0.00035", "1e-05", "2000000", "0.30000000000000004"};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        char a[40];
+        a[pm_api__fmt_f64(a, v[i])] = '\0';
+        cr_expect_str_eq(a, want[i], "%a", v[i]);
+    }
+}
