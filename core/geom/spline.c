@@ -341,6 +341,9 @@ typedef struct pm__sampler {
     const pm_sample_opts *o;
     pm__sample_vec v;
     double cos_turn;        /* cos(o->max_turn), once */
+    /* The longest chord: max_segment and 1e-12 of it for rounding, so that
+     * 100 m at 5 m is 20 pieces (one measured 5 + 7e-15 m would be cut). */
+    double max_len;
     uint32_t seg;           /* the segment being subdivided: floor(t) of every t inside it */
     double err;             /* error of the last accepted chord: its end is pushed next */
     double len;             /* and its length */
@@ -404,7 +407,7 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
     double stop = depth < PM__SPLINE_MAX_DEPTH ? sm->o->max_error : INFINITY;
     double memo[PM__SPLINE_PROBES];
     double len = pm_v3_dist(p0, p1);
-    bool split = len > sm->o->max_segment;
+    bool split = len > sm->max_len;
     /* Its error in closed form: the curve's own heights, or draped (a height bound). */
     pm__sampler_opts_view view = {sm->s, sm->o, stop, sm->seg};
     bool bound = !split && (sm->o->height ? pm__drape_bound(&view, t0, t1, p0, p1, &e)
@@ -428,19 +431,43 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
         sm->exact = exact;
         return PM_OK;
     }
-    double tm = 0.5 * (t0 + t1), pm[3], s0 = (double)sm->seg;
-    if (tm > s0 && tm < s0 + 1.0) pm__point_at(sm->s->coef[sm->seg], sm->o, tm - s0, pm);   /* pm__locate's */
-    else pm_spline_point(sm->s, sm->o, tm, pm);
-    int r = pm__subdivide(sm, t0, p0, tm, pm, depth + 1);
-    if (r == PM_OK) r = pm__push(sm, tm, pm);
-    if (r == PM_OK) r = pm__subdivide(sm, tm, pm, t1, p1, depth + 1);
+    /* A chord too long is cut into the fewest equal parameter pieces that
+     * could each be short enough, k = ceil(len / max_segment) (halving
+     * would overshoot: an 87 m straight at 5 m gave 32 chords, not 18);
+     * a piece still too long (a curved or non-uniform stretch) is cut again
+     * by the same rule. k counts as ceil(log2 k) levels of depth and is
+     * capped so that no piece is narrower than 2^-MAX_DEPTH of a segment.
+     * The error and turn rules halve. */
+    uint32_t k = 2;
+    int bits = 1;
+    if (len > sm->max_len) {
+        double want = fmax(ceil(len / sm->max_len), 2.0);   /* len a hair past it: 1 */
+        while (bits < PM__SPLINE_MAX_DEPTH - depth && (double)k < want) {
+            k *= 2;
+            bits++;
+        }
+        if ((double)k > want) k = (uint32_t)want;   /* want > k / 2: still bits levels */
+    }
+    double q0[3] = {p0[0], p0[1], p0[2]}, ta = t0, s0 = (double)sm->seg;
+    int r = PM_OK;
+    for (uint32_t j = 1; r == PM_OK && j < k; j++) {
+        double tm = k == 2 ? 0.5 * (t0 + t1) : t0 + (t1 - t0) * ((double)j / (double)k), pm[3];
+        if (tm > s0 && tm < s0 + 1.0) pm__point_at(sm->s->coef[sm->seg], sm->o, tm - s0, pm);   /* pm__locate's */
+        else pm_spline_point(sm->s, sm->o, tm, pm);
+        r = pm__subdivide(sm, ta, q0, tm, pm, depth + bits);
+        if (r == PM_OK) r = pm__push(sm, tm, pm);
+        ta = tm;
+        memcpy(q0, pm, sizeof q0);
+    }
+    if (r == PM_OK) r = pm__subdivide(sm, ta, q0, t1, p1, depth + bits);
     return r;
 }
 
 int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
                      pm_curve_sample **out, size_t *n) {
     assert(o->max_error > 0.0 && o->max_segment > 0.0);
-    pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn), .exact = true};
+    pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn), .exact = true,
+                      .max_len = o->max_segment * (1.0 + 1e-12)};
     double p0[3];
     pm_spline_point(s, o, 0.0, p0);
     int r = pm__push(&sm, 0.0, p0);

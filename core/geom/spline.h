@@ -82,10 +82,16 @@ typedef struct pm_curve_sample {
 /* Point at t with the height override of o applied (o may be NULL). */
 void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, double p[3]);
 
-/* Adaptive sampling: every segment is split recursively at its parameter
- * midpoint until the chord is no longer than max_segment, the curve stays
- * within max_error of the chord, and the plan
- * tangent turns less than max_turn; recursion stops at 2^-30 of a segment.
+/* Adaptive sampling: every segment is split recursively until the chord
+ * is no longer than max_segment (to 1e-12 of it, for rounding), the curve
+ * stays within max_error of the chord, and the plan tangent turns less
+ * than max_turn. A chord too long is cut into k = ceil(len / max_segment)
+ * equal parameter pieces (the fewest that can fit: a straight segment at
+ * uniform speed gets exactly k chords), and a piece still too long (curved
+ * or non-uniform) is cut again by the same rule; a chord past max_error or
+ * max_turn is cut at its parameter midpoint. A k-way cut counts as
+ * ceil(log2 k) levels, and recursion stops at 2^-30 of a segment (k is
+ * capped so that no piece is narrower).
  * The chord error comes in closed form (an upper bound, exact for a plane
  * curve without inflection) for the curve's own heights, and with a height
  * override that has a height_bound as sqrt(dp^2 + bound^2) (dp the

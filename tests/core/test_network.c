@@ -1410,7 +1410,7 @@ Test(network, a_town_has_no_overlaps) {
     pm_scene *s = build(&n, a, &d);
     ptri *t;
     size_t nt = plan_tris(s, &t), first[2];
-    cr_assert_gt(nt, 1000);
+    cr_assert_gt(nt, 800, "%zu", nt);   /* 918 (1,000+ before streets took the fewest chords) */
     cr_assert_eq(brute_overlaps(t, nt, first), 0);
     free(t);
     pm_arena_destroy(a);

@@ -211,7 +211,7 @@ Test(road, straight) {
     pm_scene *s = gen(a, &p);
     assert_faces_up(s, "straight");
     cr_assert_float_eq(meta_num(s->meta, "length"), 100.0, 1e-9);
-    cr_assert_eq(meta_num(s->meta, "samples"), 33);   /* 32 chords of 3.125 m */
+    cr_assert_eq(meta_num(s->meta, "samples"), 21);   /* 20 chords of 5 m (halving made 32 of 3.125 m) */
     cr_assert_leq(meta_num(s->meta, "max_chord_error"), 1e-9);
     const pm_meta *edges = meta(s, "edges");
     cr_assert_float_eq(meta_num(edges, "left"), 100.0, 1e-9);
@@ -221,8 +221,8 @@ Test(road, straight) {
     cr_assert_not_null(road);
     cr_assert_not_null(sh);
     cr_assert_str_eq(sh->material, "shoulder");
-    cr_assert_eq(road->vcount, 33 * 5);
-    cr_assert_eq(road->icount / 3, 32 * 4 * 2);
+    cr_assert_eq(road->vcount, 21 * 5);
+    cr_assert_eq(road->icount / 3, 20 * 4 * 2);
     for (uint32_t v = 0; v < road->vcount; v++) {
         const float *q = road->positions + 3 * v;
         cr_assert_float_eq(q[1], 2.0f, 1e-6, "control point height kept");
@@ -418,6 +418,7 @@ Test(road, linear_corners_are_mitred_and_folds_collapse) {
     p.npoints = 4;
     p.curve = PM_CURVE_LINEAR;
     p.width = 6;
+    p.max_segment = 3.5;   /* sections 3.33 m apart, closer than the 4 m half width: the inner side folds */
     pm_scene *s = gen(a, &p);
     assert_faces_up(s, "linear");
     cr_assert_eq(level_overlaps(s, ""), 0);
@@ -446,6 +447,7 @@ Test(road, linear_road_turning_back_fans_its_corner) {
     p.npoints = 3;
     p.curve = PM_CURVE_LINEAR;
     p.width = 6;
+    p.max_segment = 3.5;   /* sections 3.33 m apart, closer than the 4 m half width: the inner side folds */
     pm_scene *s = gen(a, &p);
     assert_faces_up(s, "linear");
     cr_assert_eq(level_overlaps(s, ""), 0);
@@ -1246,7 +1248,7 @@ Test(road, golden_hashes) {
     p.terrain = &hf;
     p.flatten = true;
     got[2] = scene_hash(gen(a, &p));
-    const uint64_t want[3] = {0xb33b1d13fd740e85ull, 0xa21b5ee7c8c0c1bfull, 0x02211294502668e1ull};
+    const uint64_t want[3] = {0x50428f0a1f00364eull, 0xa21b5ee7c8c0c1bfull, 0x79dbea14a8312cd4ull};
     for (int i = 0; i < 3; i++)
         cr_expect_eq(got[i], want[i], "golden %d: 0x%016llx", i, (unsigned long long)got[i]);
     pm_arena_destroy(a);

@@ -55,10 +55,10 @@ Test(spline, straight_line_respects_max_segment) {
     pm_curve_sample *smp;
     size_t n;
     cr_assert_eq(pm_spline_sample(a, &s, &o, &smp, &n), PM_OK);
-    /* Midpoint splits of 100 m down to <= 5 m: 32 chords of 3.125 m. */
-    cr_assert_eq(n, 33);
+    /* 100 m at <= 5 m: the fewest chords, 20 of 5 m (halving gave 32 of 3.125 m). */
+    cr_assert_eq(n, 21, "%zu", n);
     for (size_t i = 0; i + 1 < n; i++) {
-        cr_assert_leq(dist3(smp[i].p, smp[i + 1].p), 5.0);
+        cr_assert_leq(dist3(smp[i].p, smp[i + 1].p), 5.0 * (1.0 + 1e-12));
         cr_assert_float_eq(smp[i].p[1], 0.0, 1e-12);
     }
     cr_assert_float_eq(smp[n - 1].p[0], 100.0, 1e-9);
@@ -194,7 +194,7 @@ Test(spline, linear_keeps_corners_and_has_zero_error) {
     pm_curve_sample *smp;
     size_t n;
     cr_assert_eq(pm_spline_sample(a, &s, &o, &smp, &n), PM_OK);
-    cr_assert_eq(n, 9, "two segments split into 4 chords each");
+    cr_assert_eq(n, 7, "two segments of 10.2 m split into 3 chords each");
     cr_assert_float_eq(pm_spline_chord_error(&s, &o, smp, n, 16), 0.0, 1e-12);
     cr_assert_eq(pm_spline_curvature(&s, 0.5), 0.0);
     pm_arena_destroy(a);
@@ -266,5 +266,143 @@ Test(spline, closed_form_chord_error_is_exact_on_plane_curves) {
         for (size_t i = 1; i < ns; i++) cr_assert(smp[i].err_exact);
     }
     cr_assert_geq(exact, 450, "recorded = measured in %d of 500", exact);
+    pm_arena_destroy(a);
+}
+
+/* Chords per segment: samples with t in (seg, seg + 1]. */
+static void chords_per_segment(const pm_curve_sample *smp, size_t n, uint32_t nseg, uint32_t *count) {
+    for (uint32_t k = 0; k < nseg; k++) count[k] = 0;
+    for (size_t i = 1; i < n; i++) count[(uint32_t)ceil(smp[i].t) - 1]++;
+}
+
+/* A straight segment at uniform speed (every linear segment) needs
+ * ceil(L / max_segment) chords and gets exactly that many; the old
+ * midpoint halving gave the next power of two (87 m at 5 m: 32, not 18). */
+Test(spline, straight_lines_take_the_fewest_chords) {
+    pm_arena *a = pm_arena_create(0);
+    pm_curve_sample *smp;
+    size_t n;
+    pm_spline s;
+    double street[] = {0, 0, 0, 87, 0, 0};
+    cr_assert_eq(pm_spline_init(a, &s, street, 2, false, PM_CURVE_LINEAR, 0.5), PM_OK);
+    pm_sample_opts o = {.max_error = 0.05, .max_segment = 5.0, .max_turn = 0.1};
+    cr_assert_eq(pm_spline_sample(a, &s, &o, &smp, &n), PM_OK);
+    cr_assert_eq(n, 19, "87 m at 5 m: 18 chords, got %zu", n - 1);
+    pm_rng r;
+    pm_rng_seed(&r, 11);
+    double pts[3 * 12];
+    uint32_t count[12];
+    size_t chords = 0;
+    for (int iter = 0; iter < 3000; iter++) {
+        size_t np = random_points(&r, pts, 12);
+        bool closed = np >= 3 && pm_rng_chance(&r, 0.2);
+        cr_assert_eq(pm_spline_init(a, &s, pts, np, closed, PM_CURVE_LINEAR, 0.5), PM_OK);
+        o.max_segment = iter % 4 == 0 ? pm_rng_range(&r, 0.05, 1.0) : pm_rng_range(&r, 1.0, 80.0);
+        o.max_error = iter % 2 ? 0.01 : 0.5;
+        o.max_turn = iter % 3 ? 0.0 : 0.2;
+        cr_assert_eq(pm_spline_sample(a, &s, &o, &smp, &n), PM_OK);
+        chords_per_segment(smp, n, s.nseg, count);
+        for (uint32_t k = 0; k < s.nseg; k++) {
+            const double *p0 = pts + 3 * k, *p1 = pts + 3 * ((k + 1) % np);
+            uint32_t want = (uint32_t)ceil(dist3(p0, p1) / o.max_segment);
+            cr_assert_eq(count[k], want, "iter %d segment %u: %g m at %g m: %u chords, want %u", iter, k,
+                         dist3(p0, p1), o.max_segment, count[k], want);
+            chords += want;
+        }
+        for (size_t i = 0; i + 1 < n; i++)
+            cr_assert_leq(dist3(smp[i].p, smp[i + 1].p), o.max_segment * (1.0 + 1e-12));
+        pm_arena_reset(a);
+    }
+    cr_assert_gt(chords, 100000);
+    pm_arena_destroy(a);
+}
+
+/* Plan angle between the tangents at t0 and t1 (C1 curves). */
+static double plan_turn(const pm_spline *s, double t0, double t1) {
+    double p[3], d0[3], d1[3];
+    pm_spline_eval(s, t0, p, d0, NULL);
+    pm_spline_eval(s, t1, p, d1, NULL);
+    double c = (d0[0] * d1[0] + d0[2] * d1[2]) / (hypot(d0[0], d0[2]) * hypot(d1[0], d1[2]));
+    return acos(fmax(-1.0, fmin(1.0, c)));
+}
+
+/* Every documented property, on thousands of random straight and curved
+ * splines, open and closed, with and without a turn limit: every chord
+ * no longer than max_segment and its recorded length its own, the curve
+ * within max_error of it, the plan tangent turning less than max_turn,
+ * control points as samples in increasing t, closed curves ending on
+ * their first sample bit for bit, and the same samples twice. */
+Test(spline, every_guarantee_holds_with_equal_pieces) {
+    pm_arena *a = pm_arena_create(0), *b = pm_arena_create(0);
+    pm_rng r;
+    pm_rng_seed(&r, 23);
+    double pts[3 * 10];
+    double errs[] = {0.5, 0.05, 0.01};
+    for (int iter = 0; iter < 2000; iter++) {
+        size_t np = random_points(&r, pts, 10);
+        if (iter % 4 == 0) /* collinear, unevenly spaced: straight, not uniform in t */
+            for (size_t i = 1; i < np; i++) {
+                double f = pm_rng_range(&r, 1.0, 40.0);
+                for (int c = 0; c < 3; c++) pts[3 * i + c] = pts[3 * (i - 1) + c] + f * (c == 0 ? 0.8 : c == 2 ? 0.6 : 0.0);
+            }
+        bool closed = np >= 3 && iter % 4 != 0 && pm_rng_chance(&r, 0.3);
+        pm_spline s;
+        cr_assert_eq(pm_spline_init(a, &s, pts, np, closed, PM_CURVE_CATMULL_ROM, 0.5), PM_OK);
+        pm_sample_opts o = {.max_error = errs[iter % 3], .max_segment = pm_rng_range(&r, 0.3, 30.0),
+                            .max_turn = iter % 2 ? pm_rng_range(&r, 0.05, 0.6) : 0.0};
+        pm_curve_sample *smp, *again;
+        size_t n, n2;
+        cr_assert_eq(pm_spline_sample(a, &s, &o, &smp, &n), PM_OK);
+        cr_assert_eq(pm_spline_sample(b, &s, &o, &again, &n2), PM_OK);
+        cr_assert_eq(n, n2);
+        for (size_t i = 0; i < n; i++)   /* field by field: the struct has padding */
+            cr_assert(smp[i].t == again[i].t && memcmp(smp[i].p, again[i].p, sizeof smp[i].p) == 0 &&
+                          smp[i].err == again[i].err && smp[i].len == again[i].len &&
+                          smp[i].err_exact == again[i].err_exact,
+                      "iter %d: not deterministic", iter);
+        cr_assert_eq(smp[0].t, 0.0);
+        cr_assert_eq(smp[n - 1].t, (double)s.nseg);
+        if (closed) cr_assert(memcmp(smp[0].p, smp[n - 1].p, sizeof smp[0].p) == 0);
+        size_t ctl = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (smp[i].t == floor(smp[i].t)) {
+                size_t k = (size_t)smp[i].t % np;
+                cr_assert_float_eq(dist3(smp[i].p, pts + 3 * k), 0.0, 1e-9);
+                ctl++;
+            }
+            if (i == 0) continue;
+            cr_assert_gt(smp[i].t, smp[i - 1].t);
+            double len = dist3(smp[i - 1].p, smp[i].p);
+            cr_assert_leq(len, o.max_segment * (1.0 + 1e-12), "iter %d: chord %g > %g", iter, len, o.max_segment);
+            cr_assert_float_eq(smp[i].len, len, 1e-9 * (1.0 + len));
+            if (o.max_turn > 0.0)
+                cr_assert_leq(plan_turn(&s, smp[i - 1].t, smp[i].t), o.max_turn + 1e-9, "iter %d", iter);
+        }
+        cr_assert_eq(ctl, s.nseg + 1);
+        double ref = reference_error(&s, smp, n);
+        cr_assert_leq(ref, o.max_error * (1.0 + 1e-9), "iter %d: error %g > %g", iter, ref, o.max_error);
+        cr_assert_leq(pm_spline_sample_error(&s, &o, smp, n), o.max_error * (1.0 + 1e-9));
+        pm_arena_reset(a);
+        pm_arena_reset(b);
+    }
+    pm_arena_destroy(a);
+    pm_arena_destroy(b);
+}
+
+/* A chord far longer than max_segment: the sample cap still stops the
+ * k-way cut, and without a cap the pieces are the fewest that fit. */
+Test(spline, long_chords_keep_the_sample_cap) {
+    pm_arena *a = pm_arena_create(0);
+    double pts[] = {0, 0, 0, 1e7, 0, 0};
+    pm_spline s;
+    pm_spline_init(a, &s, pts, 2, false, PM_CURVE_LINEAR, 0.5);
+    pm_sample_opts o = {.max_error = 0.05, .max_segment = 1e-6, .max_samples = 1000};
+    pm_curve_sample *smp;
+    size_t n;
+    cr_assert_eq(pm_spline_sample(a, &s, &o, &smp, &n), PM_ERR_LIMIT);
+    o.max_samples = 0;
+    o.max_segment = 1e7 / 299999.5;   /* in one cut of 300000 pieces, not 2^19 */
+    cr_assert_eq(pm_spline_sample(a, &s, &o, &smp, &n), PM_OK);
+    cr_assert_eq(n, 300001);
     pm_arena_destroy(a);
 }
