@@ -299,10 +299,10 @@ static int pm__stitch_junction(pm_scene *s, pm__node *V) {
  * asphalt and sidewalk tops have no face pointing down: every normal is
  * then +Y with no sums at all (pm_prim_flat_up_normals). */
 bool pm__flat_normals(pm_prim *p) {
+    if (pm_prim_flat_up_normals(p)) return true;   /* first: it checks the heights too */
     const float *P = p->positions;
     for (uint32_t v = 1; v < p->vcount; v++)
         if (P[3 * (size_t)v + 1] != P[1]) return false;
-    if (pm_prim_flat_up_normals(p)) return true;
     float *n = p->normals;
     if (p->vcount) memset(n, 0, (size_t)p->vcount * 3 * sizeof *n);
     for (uint32_t t = 0; t < p->icount; t += 3) {
