@@ -41,7 +41,7 @@ static void pm__normalize_or_up(float *n) {
  * +inf at most (never NaN), and its normal is (0, y / |y|, 0) = (0, 1, 0),
  * or +Y itself where the sum is 0 or the length not finite. False (nothing
  * written) when the primitive is not flat or a face points down. */
-static bool pm__flat_normals(pm_prim *p) {
+bool pm_prim_flat_up_normals(pm_prim *p) {
     const float *pos = p->positions;
     if (p->vcount == 0) return true;
     float y = pos[1];
@@ -66,7 +66,7 @@ static bool pm__flat_normals(pm_prim *p) {
 
 void pm_prim_compute_normals(pm_prim *p) {
     assert(p && p->icount % 3 == 0);
-    if (pm__flat_normals(p)) return;
+    if (pm_prim_flat_up_normals(p)) return;
     if (p->vcount) memset(p->normals, 0, (size_t)p->vcount * 3 * sizeof(float));
     for (uint32_t t = 0; t < p->icount; t += 3) {
         const uint32_t *tri = p->indices + t;

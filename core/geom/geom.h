@@ -14,6 +14,10 @@
  * degenerate, gets +Y. Indices must be < vcount. Deterministic: faces are
  * summed in index order. */
 void pm_prim_compute_normals(pm_prim *p);
+/* pm_prim_compute_normals' shortcut for a flat primitive (every position at
+ * one height) none of whose faces points down: every normal (0, 1, 0), the
+ * same bits, without summing. False, nothing written, for any other. */
+bool pm_prim_flat_up_normals(pm_prim *p);
 
 /* Axis-aligned bounds of the positions; returns false when p is empty. */
 bool pm_prim_bounds(const pm_prim *p, float min[3], float max[3]);

@@ -295,8 +295,11 @@ static int pm__stitch_junction(pm_scene *s, pm__node *V) {
 /* Each face's cross product is (+-0, c, +-0) on a flat primitive, so the
  * sums' x and z stay +0 and only the float sum of the c is needed, in the
  * same face order; the normal is then (0, +-1, 0), or +Y where the sum is
- * zero or not finite (sqrt(y * y) is exactly |y| for a float y). */
+ * zero or not finite (sqrt(y * y) is exactly |y| for a float y). A network's
+ * asphalt and sidewalk tops have no face pointing down: every normal is
+ * then +Y with no sums at all (pm_prim_flat_up_normals). */
 bool pm__flat_normals(pm_prim *p) {
+    if (pm_prim_flat_up_normals(p)) return true;   /* first: it checks the heights too */
     const float *P = p->positions;
     for (uint32_t v = 1; v < p->vcount; v++)
         if (P[3 * (size_t)v + 1] != P[1]) return false;
