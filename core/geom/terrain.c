@@ -156,14 +156,20 @@ static inline double pm__node_h(const pm_heightfield *hf, size_t k) {
         return h0_ + (fz) * (h1_ - h0_);                                                          \
     } while (0)
 
+/* Height in cell (c, r) at fractions (fx, fz). */
+static inline double pm__cell_height(const pm_heightfield *hf, uint32_t c, uint32_t r, double fx,
+                                     double fz) {
+    size_t k = (size_t)r * hf->cols + c;
+    if (hf->h32) PM__BILINEAR(hf->h32 + k, hf->cols, fx, fz);
+    PM__BILINEAR(hf->h + k, hf->cols, fx, fz);
+}
+
 double pm_heightfield_height(const void *ctx, double x, double z) {
     const pm_heightfield *hf = ctx;
     double fx, fz;
     uint32_t c = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
     uint32_t r = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
-    size_t k = (size_t)r * hf->cols + c;
-    if (hf->h32) PM__BILINEAR(hf->h32 + k, hf->cols, fx, fz);
-    PM__BILINEAR(hf->h + k, hf->cols, fx, fz);
+    return pm__cell_height(hf, c, r, fx, fz);
 }
 
 /* ---- chord bounds ---- */
@@ -366,10 +372,9 @@ static inline pm__v2d pm__pair_d(const double *p) {
 /* Inside the grid the corners' differences are interpolated and then
  * divided by 2 cell once (one division where each corner had its own);
  * on the border each corner's one-sided gradient is interpolated. */
-void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
-    double fx, fz, cell2 = 2.0 * hf->cell, g[2];
-    uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
-    uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
+static inline __attribute__((always_inline)) void pm__cell_normal(const pm_heightfield *hf, uint32_t ci, uint32_t ri, double fx,
+                                                                  double fz, double n[3]) {
+    double cell2 = 2.0 * hf->cell, g[2];
     if (ci - 1 < hf->cols - 3 && ri - 1 < hf->rows - 3) {
         ptrdiff_t w = (ptrdiff_t)hf->cols;
         size_t k = (size_t)ri * hf->cols + ci;
@@ -395,6 +400,21 @@ void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double 
     n[0] = -g[0] * il;
     n[1] = il;
     n[2] = -g[1] * il;
+}
+
+void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
+    double fx, fz;
+    uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
+    uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
+    pm__cell_normal(hf, ci, ri, fx, fz, n);
+}
+
+double pm_heightfield_height_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
+    double fx, fz;
+    uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
+    uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
+    pm__cell_normal(hf, ci, ri, fx, fz, n);
+    return pm__cell_height(hf, ci, ri, fx, fz);
 }
 
 /* ---- flattening ---- */

@@ -9,8 +9,13 @@
 
 /* ---- vertex grid ---- */
 
-static double pm__ground(const pm_road_params *p, double x, double z) {
-    return pm_heightfield_height(p->terrain, x, z);
+/* Ground height at (x, z); with nf, also the terrain normal there (one
+ * cell lookup for both, the same bits as asking for each). */
+static double pm__ground(const pm_road_params *p, double x, double z, float *nf) {
+    if (!nf) return pm_heightfield_height(p->terrain, x, z);
+    double nd[3], h = pm_heightfield_height_normal(p->terrain, x, z, nd);
+    for (int k = 0; k < 3; k++) nf[k] = (float)nd[k];
+    return h;
 }
 
 /* Column at nominal offset d (> 0) of a side fanned onto its pivot P
@@ -20,11 +25,12 @@ static double pm__ground(const pm_road_params *p, double x, double z) {
  * the carriageway edge, everything from P on is P. Monotonic in d, so
  * consecutive sections' columns never cross inside the fan. */
 static void pm__fan_vertex(const pm_road_params *p, const pm__section *sc, int side, double d,
-                           double o[3]) {
+                           double o[3], float *nf) {
     const double *P = sc->piv[side];
     double hw = 0.5 * p->width, W = hw + p->shoulder;
     if (d >= sc->clamp[side]) {
         memcpy(o, P, 3 * sizeof(double));
+        if (nf) pm__ground(p, o[0], o[2], nf);
         return;
     }
     double rl = hypot(sc->r[0], sc->r[2]), len = hypot(P[0] - sc->c[0], P[2] - sc->c[2]);
@@ -34,28 +40,30 @@ static void pm__fan_vertex(const pm_road_params *p, const pm__section *sc, int s
         g = p->shoulder > 0.0 ? (d <= hw ? g : ghw + (1.0 - ghw) * (d - hw) / (W - hw)) : d / W;
     }
     for (int k = 0; k < 3; k++) o[k] = sc->c[k] + g * (P[k] - sc->c[k]);
-    if (p->terrain && p->conform == PM_ROAD_DRAPE) o[1] = pm__ground(p, o[0], o[2]);
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) o[1] = pm__ground(p, o[0], o[2], nf);
 }
 
 /* pm__road_vertex_at, inlined into the grid's loop. fmin as minsd (what
- * glibc's returns for a clamp, never NaN), without a call. */
-static inline void pm__vertex(const pm_road_params *p, const pm__section *sc, double d, double o[3]) {
+ * glibc's returns for a clamp, never NaN), without a call. nf (drape
+ * only, else NULL) gets the terrain normal at the vertex. */
+static inline void pm__vertex(const pm_road_params *p, const pm__section *sc, double d, double o[3],
+                              float *nf) {
     if (d != 0.0 && sc->fan[d > 0.0]) {
-        pm__fan_vertex(p, sc, d > 0.0, fabs(d), o);
+        pm__fan_vertex(p, sc, d > 0.0, fabs(d), o, nf);
         return;
     }
     double e = d < 0.0 ? -(-d < sc->clamp[0] ? -d : sc->clamp[0]) : (d < sc->clamp[1] ? d : sc->clamp[1]);
     if (p->terrain && p->conform == PM_ROAD_DRAPE) {
         o[0] = sc->c[0] + e * sc->r[0];
         o[2] = sc->c[2] + e * sc->r[2];
-        o[1] = pm__ground(p, o[0], o[2]);
+        o[1] = pm__ground(p, o[0], o[2], nf);
     } else {
         for (int k = 0; k < 3; k++) o[k] = sc->c[k] + e * sc->r[k];
     }
 }
 
 void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d, double o[3]) {
-    pm__vertex(p, sc, d, o);
+    pm__vertex(p, sc, d, o, NULL);
 }
 
 
@@ -66,9 +74,17 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
     L->pos = pm_arena_alloc(x->a, n * nc * 3 * sizeof(double));
     L->uv = pm_arena_alloc(x->a, n * nc * 2 * sizeof(double));
     if (!L->pos || !L->uv) return PM_ERR_NOMEM;
+    /* A drape's normals come with its heights (the same cell), once per
+     * grid point rather than once per emitted vertex. */
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) {
+        L->nrm = pm_arena_alloc(x->a, n * nc * 3 * sizeof(float));
+        if (!L->nrm) return PM_ERR_NOMEM;
+    }
     for (size_t i = 0; i < n; i++) {
         if (p->cancel && *p->cancel) return PM_ERR_CANCELLED;
-        for (size_t k = 0; k < nc; k++) pm__vertex(p, &L->sec[i], L->col[k], L->pos + 3 * (i * nc + k));
+        for (size_t k = 0; k < nc; k++)
+            pm__vertex(p, &L->sec[i], L->col[k], L->pos + 3 * (i * nc + k),
+                       L->nrm ? L->nrm + 3 * (i * nc + k) : NULL);
     }
     pm__road_weld_collapses(L);
     /* Columns that own their length: outer shoulder edges and carriageway edges. */
@@ -157,14 +173,6 @@ static int pm__fetch_order(pm_arena *a, pm_prim *pr) {
     return PM_OK;
 }
 
-static void pm__vertex_normal(const pm_road_params *p, const pm__section *sc, const double *pos,
-                              float nf[3]) {
-    double nd[3];
-    if (p->terrain && p->conform == PM_ROAD_DRAPE) pm_heightfield_normal(p->terrain, pos[0], pos[2], nd);
-    else memcpy(nd, sc->up, sizeof nd);
-    for (int k = 0; k < 3; k++) nf[k] = (float)nd[k];
-}
-
 
 /* Whether vertex v of pr has position pf and UV uf. */
 static bool pm__same_vertex(const pm_prim *pr, uint32_t v, const float pf[3], const float uf[2]) {
@@ -231,7 +239,7 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
                 continue;
             }
             mbound = pm__maxabs(pm__maxabs(mbound, pf[0]), pf[2]);
-            if (drape) pm__vertex_normal(p, sc, pd, nf);
+            if (drape) memcpy(nf, L->nrm + 3 * (i * nc + k), sizeof nf);
             else memcpy(nf, up, sizeof nf);
             uint32_t v = pr->vcount;
             if (v < pr->vcap) {   /* pm__road_emit reserved them all: pm_prim_add_vertex's stores */
