@@ -180,21 +180,48 @@ static bool pm__same_vertex(const pm_prim *pr, uint32_t v, const float pf[3], co
     return q[0] == pf[0] && q[1] == pf[1] && q[2] == pf[2] && u[0] == uf[0] && u[1] == uf[1];
 }
 
+/* Two doubles, one per triangle of a quad: the quad's two tests run side
+ * by side, each lane the same IEEE operations as pm__faces_up's. */
+typedef double pm__v2d __attribute__((vector_size(16)));
+typedef int64_t pm__v2i __attribute__((vector_size(16)));
+
+/* fabs and b > a ? b : a, lane by lane (C has no vector ?:). */
+static inline pm__v2d pm__v2abs(pm__v2d v) { return (pm__v2d)((pm__v2i)v & INT64_MAX); }
+static inline pm__v2d pm__v2max(pm__v2d a, pm__v2d b) {
+    pm__v2i m = b > a;
+    return (pm__v2d)(((pm__v2i)b & m) | ((pm__v2i)a & ~m));
+}
+
 /* Quads j0 .. j1 - 1 between grid rows row and row + w of map (section
  * i to i + 1) as two triangles each, skipping slivers (pm__faces_up).
- * Counts kept in locals: the index stores could alias pr->icount. */
+ * Both triangles' fast tests at once: plan orientation o and the margin
+ * with mbound; a triangle with a repeated index has o = 0 (or NaN), so
+ * the fast test already drops it; one between 0 and the fast margin
+ * takes pm__faces_up's exact test. Counts kept in locals: the index
+ * stores could alias pr->icount. */
 static void pm__emit_quads(pm__level *L, pm_prim *pr, const uint32_t *row, uint32_t w,
                            uint32_t j0, uint32_t j1, uint32_t i, double mbound) {
     const float *P = pr->positions;
     uint32_t *out = pr->indices + pr->icount;
     uint64_t kept = 0, skipped = 0;
+    double m4 = 4.0 * 1.2e-7 * mbound;
     for (uint32_t j = j0; j < j1; j++) {
         uint32_t v1 = row[j], v2 = row[j + 1], v4 = row[w + j], v3 = row[w + j + 1];
+        const float *p1 = P + 3 * (size_t)v1, *p2 = P + 3 * (size_t)v2, *p3 = P + 3 * (size_t)v3,
+                    *p4 = P + 3 * (size_t)v4;
+        /* triangle 0 = (v1, v2, v4), triangle 1 = (v2, v3, v4) */
+        pm__v2d ax = {p1[0], p2[0]}, az = {p1[2], p2[2]}, bx = {p2[0], p3[0]}, bz = {p2[2], p3[2]};
+        pm__v2d cx = {p4[0], p4[0]}, cz = {p4[2], p4[2]};
+        pm__v2d dbx = bx - ax, dbz = bz - az, dcx = cx - ax, dcz = cz - az;
+        pm__v2d o = dbz * dcx - dbx * dcz;
+        pm__v2d e2 = pm__v2max(pm__v2max(pm__v2abs(dbx), pm__v2abs(dcx)),
+                               pm__v2max(pm__v2abs(dbz), pm__v2abs(dcz)));
+        pm__v2i sure = o > m4 * (2.0 * e2), up = o > 0.0;
         uint32_t tri[2][3] = {{v1, v2, v4}, {v2, v3, v4}};
         for (int t = 0; t < 2; t++) {
             const uint32_t *q = tri[t];
-            if (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
-                !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], mbound)) {
+            if (!up[t] || (!sure[t] && (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
+                                        !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], mbound)))) {
                 skipped++;
                 continue;
             }
