@@ -218,6 +218,13 @@ static void pm__emit_quads(pm__level *L, pm_prim *pr, const uint32_t *row, uint3
                                pm__v2max(pm__v2abs(dbz), pm__v2abs(dcz)));
         pm__v2i sure = o > m4 * (2.0 * e2), up = o > 0.0;
         uint32_t tri[2][3] = {{v1, v2, v4}, {v2, v3, v4}};
+        /* pm__road_emit reserved every quad's two triangles. */
+        assert(pr->icount + 3 * (kept + 2) <= pr->icap);
+        if (sure[0] & sure[1] & up[0] & up[1]) {   /* the usual quad: both at once */
+            memcpy(out + 3 * kept, tri, sizeof tri);
+            kept += 2;
+            continue;
+        }
         for (int t = 0; t < 2; t++) {
             const uint32_t *q = tri[t];
             if (!up[t] || (!sure[t] && (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
@@ -225,15 +232,16 @@ static void pm__emit_quads(pm__level *L, pm_prim *pr, const uint32_t *row, uint3
                 skipped++;
                 continue;
             }
-            /* pm__road_emit reserved every quad's two triangles. */
-            assert(pr->icount + 3 * (kept + 1) <= pr->icap);
             memcpy(out + 3 * kept, q, 3 * sizeof(uint32_t));
             kept++;
         }
     }
     pr->icount += (uint32_t)(3 * kept);
-    if (L->tsec)
-        for (uint64_t t = 0; t < kept; t++) L->tsec[L->ntsec++] = i;
+    if (L->tsec) {
+        uint32_t *ts = L->tsec + L->ntsec;
+        for (uint64_t t = 0; t < kept; t++) ts[t] = i;
+        L->ntsec += kept;
+    }
     L->triangles += kept;
     L->skipped += skipped;
 }
