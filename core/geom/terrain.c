@@ -409,11 +409,12 @@ void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double 
     pm__cell_normal(hf, ci, ri, fx, fz, n);
 }
 
-double pm_heightfield_height_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
-    double fx, fz;
+double pm_heightfield_height_normalf(const pm_heightfield *hf, double x, double z, float n[3]) {
+    double fx, fz, nd[3];
     uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
     uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
-    pm__cell_normal(hf, ci, ri, fx, fz, n);
+    pm__cell_normal(hf, ci, ri, fx, fz, nd);
+    for (int k = 0; k < 3; k++) n[k] = (float)nd[k];
     return pm__cell_height(hf, ci, ri, fx, fz);
 }
 

@@ -12,10 +12,7 @@
 /* Ground height at (x, z); with nf, also the terrain normal there (one
  * cell lookup for both, the same bits as asking for each). */
 static double pm__ground(const pm_road_params *p, double x, double z, float *nf) {
-    if (!nf) return pm_heightfield_height(p->terrain, x, z);
-    double nd[3], h = pm_heightfield_height_normal(p->terrain, x, z, nd);
-    for (int k = 0; k < 3; k++) nf[k] = (float)nd[k];
-    return h;
+    return nf ? pm_heightfield_height_normalf(p->terrain, x, z, nf) : pm_heightfield_height(p->terrain, x, z);
 }
 
 /* Column at nominal offset d (> 0) of a side fanned onto its pivot P
@@ -259,39 +256,42 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
         const pm__section *sc = &L->sec[i];
         /* Off terrain every vertex of a section has its (banked) up. */
         float up[3] = {(float)sc->up[0], (float)sc->up[1], (float)sc->up[2]};
-        for (uint32_t j = 0; j < w; j++) {
+        /* A column only collapses onto a collapsed outer column. */
+        bool cut[2] = {pm__road_collapsed(L, sc, rg.k0), pm__road_collapsed(L, sc, rg.k1)}, holes = false;
+        size_t at = i * nc + rg.k0;   /* grid point of column k0 */
+        const double *pd = L->pos + 3 * at, *ud = L->uv + 2 * at;
+        const float *nd = drape ? L->nrm + 3 * at : up;
+        uint32_t *mrow = map + i * w, *mprev = mrow - w;
+        for (uint32_t j = 0; j < w; j++, pd += 3, ud += 2, nd += drape ? 3 : 0) {
             uint32_t k = rg.k0 + j;
-            uint32_t outer = L->col[k] < 0.0 ? rg.k0 : rg.k1;
-            if (k != outer && pm__road_collapsed(L, sc, k) && pm__road_collapsed(L, sc, outer)) {
-                map[i * w + j] = UINT32_MAX;   /* resolved below */
+            bool right = !(L->col[k] < 0.0);
+            if (cut[right] && k != (right ? rg.k1 : rg.k0) && pm__road_collapsed(L, sc, k)) {
+                mrow[j] = UINT32_MAX;   /* resolved below */
+                holes = true;
                 continue;
             }
-            const double *pd = L->pos + 3 * (i * nc + k), *ud = L->uv + 2 * (i * nc + k);
-            float pf[3] = {(float)pd[0], (float)pd[1], (float)pd[2]}, nf[3];
+            float pf[3] = {(float)pd[0], (float)pd[1], (float)pd[2]};
             float uf[2] = {(float)ud[0], (float)ud[1]};
-            if (i > 0 && pm__same_vertex(pr, map[(i - 1) * w + j], pf, uf)) {
-                map[i * w + j] = map[(i - 1) * w + j];   /* a fan's pivot: one vertex */
+            if (i > 0 && pm__same_vertex(pr, mprev[j], pf, uf)) {
+                mrow[j] = mprev[j];   /* a fan's pivot: one vertex */
                 continue;
             }
             mbound = pm__maxabs(pm__maxabs(mbound, pf[0]), pf[2]);
-            if (drape) memcpy(nf, L->nrm + 3 * (i * nc + k), sizeof nf);
-            else memcpy(nf, up, sizeof nf);
             uint32_t v = pr->vcount;
             if (v < pr->vcap) {   /* pm__road_emit reserved them all: pm_prim_add_vertex's stores */
                 memcpy(pr->positions + 3 * (size_t)v, pf, sizeof pf);
-                memcpy(pr->normals + 3 * (size_t)v, nf, sizeof nf);
+                memcpy(pr->normals + 3 * (size_t)v, nd, 3 * sizeof(float));
                 memcpy(pr->uvs + 2 * (size_t)v, uf, sizeof uf);
                 pr->vcount = v + 1;
             } else {
-                int64_t r = pm_prim_add_vertex(x->scene, pr, pf, nf, uf, NULL);
+                int64_t r = pm_prim_add_vertex(x->scene, pr, pf, nd, uf, NULL);
                 if (r < 0) return PM_ERR_NOMEM;
                 v = (uint32_t)r;
             }
-            map[i * w + j] = v;
+            mrow[j] = v;
         }
-        for (uint32_t j = 0; j < w; j++)
-            if (map[i * w + j] == UINT32_MAX)
-                map[i * w + j] = map[i * w + (L->col[rg.k0 + j] < 0.0 ? 0 : w - 1)];
+        for (uint32_t j = 0; holes && j < w; j++)
+            if (mrow[j] == UINT32_MAX) mrow[j] = mrow[L->col[rg.k0 + j] < 0.0 ? 0 : w - 1];
     }
     /* Triangles in bands of at most PM__BAND_QUADS quads across, row by
      * row: two rows of a band (16 vertices) fit a 16-entry FIFO cache, so
