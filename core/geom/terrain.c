@@ -234,6 +234,10 @@ static double pm__chord_dev(const pm_heightfield *hf, const double g0[2], const 
                             double ya, double yb, double stop) {
     double worst = 0.0, s0 = 0.0;
     double sx = pm__next_line(g0[0], d[0], 0.0, hf->cols), sz = pm__next_line(g0[1], d[1], 0.0, hf->rows);
+    /* A piece starts where the last one ended: its clamped grid point
+     * and chord height carry over (the same operations on the same s). */
+    double gx0 = pm__clampg(g0[0] + s0 * d[0], hf->cols), gz0 = pm__clampg(g0[1] + s0 * d[1], hf->rows);
+    double y0 = ya + s0 * (yb - ya);
     while (s0 < 1.0) {
         double s1 = sx < sz ? sx : sz;
         if (s1 > 1.0) s1 = 1.0;
@@ -242,12 +246,13 @@ static double pm__chord_dev(const pm_heightfield *hf, const double g0[2], const 
         uint32_t r = pm__cellg(pm__clampg(g0[1] + sm * d[1], hf->rows), hf->rows);
         double q[4], f[2], fx[2], fz[2];
         pm__cell_corners(hf, c, r, q);
+        double gx1 = pm__clampg(g0[0] + s1 * d[0], hf->cols), gz1 = pm__clampg(g0[1] + s1 * d[1], hf->rows);
+        double y1 = ya + s1 * (yb - ya);
+        fx[0] = gx0 - (double)c, fx[1] = gx1 - (double)c;
+        fz[0] = gz0 - (double)r, fz[1] = gz1 - (double)r;
         for (int e = 0; e < 2; e++) {
-            double s = e ? s1 : s0;
-            fx[e] = pm__clampg(g0[0] + s * d[0], hf->cols) - (double)c;
-            fz[e] = pm__clampg(g0[1] + s * d[1], hf->rows) - (double)r;
             double h0 = q[0] + fx[e] * (q[1] - q[0]), h1 = q[2] + fx[e] * (q[3] - q[2]);
-            f[e] = h0 + fz[e] * (h1 - h0) - (ya + s * (yb - ya));
+            f[e] = h0 + fz[e] * (h1 - h0) - (e ? y1 : y0);
         }
         /* Over the piece, tau in [0, 1]: f0 + (f1 - f0) tau - k tau (1 - tau). */
         double k = (q[0] - q[1] - q[2] + q[3]) * (fx[1] - fx[0]) * (fz[1] - fz[0]);
@@ -260,7 +265,7 @@ static double pm__chord_dev(const pm_heightfield *hf, const double g0[2], const 
         if (worst > stop) return worst;
         if (s1 == sx) sx = pm__next_line(g0[0], d[0], s1, hf->cols);
         if (s1 == sz) sz = pm__next_line(g0[1], d[1], s1, hf->rows);
-        s0 = s1;
+        s0 = s1, gx0 = gx1, gz0 = gz1, y0 = y1;
     }
     return worst;
 }
