@@ -261,7 +261,7 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
         size_t at = i * nc + rg.k0;   /* grid point of column k0 */
         const double *pd = L->pos + 3 * at, *ud = L->uv + 2 * at;
         const float *nd = drape ? L->nrm + 3 * at : up;
-        uint32_t *mrow = map + i * w, *mprev = mrow - w;
+        uint32_t *mrow = map + i * w, *mprev = i > 0 ? mrow - w : mrow;   /* read only when i > 0 */
         for (uint32_t j = 0; j < w; j++, pd += 3, ud += 2, nd += drape ? 3 : 0) {
             uint32_t k = rg.k0 + j;
             bool right = !(L->col[k] < 0.0);
