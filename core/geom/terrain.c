@@ -156,14 +156,20 @@ static inline double pm__node_h(const pm_heightfield *hf, size_t k) {
         return h0_ + (fz) * (h1_ - h0_);                                                          \
     } while (0)
 
+/* Height in cell (c, r) at fractions (fx, fz). */
+static inline double pm__cell_height(const pm_heightfield *hf, uint32_t c, uint32_t r, double fx,
+                                     double fz) {
+    size_t k = (size_t)r * hf->cols + c;
+    if (hf->h32) PM__BILINEAR(hf->h32 + k, hf->cols, fx, fz);
+    PM__BILINEAR(hf->h + k, hf->cols, fx, fz);
+}
+
 double pm_heightfield_height(const void *ctx, double x, double z) {
     const pm_heightfield *hf = ctx;
     double fx, fz;
     uint32_t c = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
     uint32_t r = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
-    size_t k = (size_t)r * hf->cols + c;
-    if (hf->h32) PM__BILINEAR(hf->h32 + k, hf->cols, fx, fz);
-    PM__BILINEAR(hf->h + k, hf->cols, fx, fz);
+    return pm__cell_height(hf, c, r, fx, fz);
 }
 
 /* ---- chord bounds ---- */
@@ -228,6 +234,10 @@ static double pm__chord_dev(const pm_heightfield *hf, const double g0[2], const 
                             double ya, double yb, double stop) {
     double worst = 0.0, s0 = 0.0;
     double sx = pm__next_line(g0[0], d[0], 0.0, hf->cols), sz = pm__next_line(g0[1], d[1], 0.0, hf->rows);
+    /* A piece starts where the last one ended: its clamped grid point
+     * and chord height carry over (the same operations on the same s). */
+    double gx0 = pm__clampg(g0[0] + s0 * d[0], hf->cols), gz0 = pm__clampg(g0[1] + s0 * d[1], hf->rows);
+    double y0 = ya + s0 * (yb - ya);
     while (s0 < 1.0) {
         double s1 = sx < sz ? sx : sz;
         if (s1 > 1.0) s1 = 1.0;
@@ -236,12 +246,13 @@ static double pm__chord_dev(const pm_heightfield *hf, const double g0[2], const 
         uint32_t r = pm__cellg(pm__clampg(g0[1] + sm * d[1], hf->rows), hf->rows);
         double q[4], f[2], fx[2], fz[2];
         pm__cell_corners(hf, c, r, q);
+        double gx1 = pm__clampg(g0[0] + s1 * d[0], hf->cols), gz1 = pm__clampg(g0[1] + s1 * d[1], hf->rows);
+        double y1 = ya + s1 * (yb - ya);
+        fx[0] = gx0 - (double)c, fx[1] = gx1 - (double)c;
+        fz[0] = gz0 - (double)r, fz[1] = gz1 - (double)r;
         for (int e = 0; e < 2; e++) {
-            double s = e ? s1 : s0;
-            fx[e] = pm__clampg(g0[0] + s * d[0], hf->cols) - (double)c;
-            fz[e] = pm__clampg(g0[1] + s * d[1], hf->rows) - (double)r;
             double h0 = q[0] + fx[e] * (q[1] - q[0]), h1 = q[2] + fx[e] * (q[3] - q[2]);
-            f[e] = h0 + fz[e] * (h1 - h0) - (ya + s * (yb - ya));
+            f[e] = h0 + fz[e] * (h1 - h0) - (e ? y1 : y0);
         }
         /* Over the piece, tau in [0, 1]: f0 + (f1 - f0) tau - k tau (1 - tau). */
         double k = (q[0] - q[1] - q[2] + q[3]) * (fx[1] - fx[0]) * (fz[1] - fz[0]);
@@ -254,7 +265,7 @@ static double pm__chord_dev(const pm_heightfield *hf, const double g0[2], const 
         if (worst > stop) return worst;
         if (s1 == sx) sx = pm__next_line(g0[0], d[0], s1, hf->cols);
         if (s1 == sz) sz = pm__next_line(g0[1], d[1], s1, hf->rows);
-        s0 = s1;
+        s0 = s1, gx0 = gx1, gz0 = gz1, y0 = y1;
     }
     return worst;
 }
@@ -366,10 +377,9 @@ static inline pm__v2d pm__pair_d(const double *p) {
 /* Inside the grid the corners' differences are interpolated and then
  * divided by 2 cell once (one division where each corner had its own);
  * on the border each corner's one-sided gradient is interpolated. */
-void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
-    double fx, fz, cell2 = 2.0 * hf->cell, g[2];
-    uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
-    uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
+static inline __attribute__((always_inline)) void pm__cell_normal(const pm_heightfield *hf, uint32_t ci, uint32_t ri, double fx,
+                                                                  double fz, double n[3]) {
+    double cell2 = 2.0 * hf->cell, g[2];
     if (ci - 1 < hf->cols - 3 && ri - 1 < hf->rows - 3) {
         ptrdiff_t w = (ptrdiff_t)hf->cols;
         size_t k = (size_t)ri * hf->cols + ci;
@@ -395,6 +405,22 @@ void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double 
     n[0] = -g[0] * il;
     n[1] = il;
     n[2] = -g[1] * il;
+}
+
+void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
+    double fx, fz;
+    uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
+    uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
+    pm__cell_normal(hf, ci, ri, fx, fz, n);
+}
+
+double pm_heightfield_height_normalf(const pm_heightfield *hf, double x, double z, float n[3]) {
+    double fx, fz, nd[3];
+    uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
+    uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
+    pm__cell_normal(hf, ci, ri, fx, fz, nd);
+    for (int k = 0; k < 3; k++) n[k] = (float)nd[k];
+    return pm__cell_height(hf, ci, ri, fx, fz);
 }
 
 /* ---- flattening ---- */

@@ -61,6 +61,11 @@ double pm_heightfield_chord_bound(const void *hf, const double a[3], const doubl
  * (no facets at cell edges). */
 void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]);
 
+/* Both at once, for the cost of one cell lookup: returns exactly
+ * pm_heightfield_height's value and stores pm_heightfield_normal's
+ * rounded to float (what a mesh vertex keeps). */
+double pm_heightfield_height_normalf(const pm_heightfield *hf, double x, double z, float n[3]);
+
 /* What flattening needs to know about a road: its surface as triangles
  * (positions in metres, front faces up) and its outline as polylines (the
  * outer edges, and for open roads the end sections), 3D points. */

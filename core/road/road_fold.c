@@ -399,9 +399,13 @@ void pm__road_clamp_folds(pm__ctx *x, pm__level *L) {
 /* Copies the collapsed columns of section `from` onto section `to` (one side). */
 static void pm__copy_collapse(pm__level *L, size_t from, size_t to, int side) {
     size_t nc = L->ncol;
-    for (size_t k = 0; k < nc; k++)
-        if ((L->col[k] > 0.0) == (side == 1) && L->col[k] != 0.0 && pm__road_collapsed(L, &L->sec[to], (uint32_t)k))
-            memcpy(L->pos + 3 * (to * nc + k), L->pos + 3 * (from * nc + (side ? nc - 1 : 0)), 3 * sizeof(double));
+    for (size_t k = 0; k < nc; k++) {
+        if ((L->col[k] > 0.0) != (side == 1) || L->col[k] == 0.0 || !pm__road_collapsed(L, &L->sec[to], (uint32_t)k))
+            continue;
+        size_t t = to * nc + k, f = from * nc + (side ? nc - 1 : 0);
+        memcpy(L->pos + 3 * t, L->pos + 3 * f, 3 * sizeof(double));
+        if (L->nrm) memcpy(L->nrm + 3 * t, L->nrm + 3 * f, 3 * sizeof(float));   /* with its plan point */
+    }
 }
 
 /* Consecutive sections cut back to the same plan point (a fold's collapse

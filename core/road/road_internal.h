@@ -37,6 +37,7 @@ typedef struct pm__level {
     uint32_t kl, kr;        /* carriageway edge columns */
     double *pos;            /* n * ncol * 3 */
     double *uv;             /* n * ncol * 2 */
+    float *nrm;             /* n * ncol * 3 terrain normals on a drape, else NULL */
     double edge_len[4];     /* left shoulder, left, right, right shoulder */
     double length;          /* centre polyline, 3D */
     double achieved;        /* measured chord error */

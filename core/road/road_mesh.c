@@ -9,8 +9,10 @@
 
 /* ---- vertex grid ---- */
 
-static double pm__ground(const pm_road_params *p, double x, double z) {
-    return pm_heightfield_height(p->terrain, x, z);
+/* Ground height at (x, z); with nf, also the terrain normal there (one
+ * cell lookup for both, the same bits as asking for each). */
+static double pm__ground(const pm_road_params *p, double x, double z, float *nf) {
+    return nf ? pm_heightfield_height_normalf(p->terrain, x, z, nf) : pm_heightfield_height(p->terrain, x, z);
 }
 
 /* Column at nominal offset d (> 0) of a side fanned onto its pivot P
@@ -20,11 +22,12 @@ static double pm__ground(const pm_road_params *p, double x, double z) {
  * the carriageway edge, everything from P on is P. Monotonic in d, so
  * consecutive sections' columns never cross inside the fan. */
 static void pm__fan_vertex(const pm_road_params *p, const pm__section *sc, int side, double d,
-                           double o[3]) {
+                           double o[3], float *nf) {
     const double *P = sc->piv[side];
     double hw = 0.5 * p->width, W = hw + p->shoulder;
     if (d >= sc->clamp[side]) {
         memcpy(o, P, 3 * sizeof(double));
+        if (nf) pm__ground(p, o[0], o[2], nf);
         return;
     }
     double rl = hypot(sc->r[0], sc->r[2]), len = hypot(P[0] - sc->c[0], P[2] - sc->c[2]);
@@ -34,28 +37,30 @@ static void pm__fan_vertex(const pm_road_params *p, const pm__section *sc, int s
         g = p->shoulder > 0.0 ? (d <= hw ? g : ghw + (1.0 - ghw) * (d - hw) / (W - hw)) : d / W;
     }
     for (int k = 0; k < 3; k++) o[k] = sc->c[k] + g * (P[k] - sc->c[k]);
-    if (p->terrain && p->conform == PM_ROAD_DRAPE) o[1] = pm__ground(p, o[0], o[2]);
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) o[1] = pm__ground(p, o[0], o[2], nf);
 }
 
 /* pm__road_vertex_at, inlined into the grid's loop. fmin as minsd (what
- * glibc's returns for a clamp, never NaN), without a call. */
-static inline void pm__vertex(const pm_road_params *p, const pm__section *sc, double d, double o[3]) {
+ * glibc's returns for a clamp, never NaN), without a call. nf (drape
+ * only, else NULL) gets the terrain normal at the vertex. */
+static inline void pm__vertex(const pm_road_params *p, const pm__section *sc, double d, double o[3],
+                              float *nf) {
     if (d != 0.0 && sc->fan[d > 0.0]) {
-        pm__fan_vertex(p, sc, d > 0.0, fabs(d), o);
+        pm__fan_vertex(p, sc, d > 0.0, fabs(d), o, nf);
         return;
     }
     double e = d < 0.0 ? -(-d < sc->clamp[0] ? -d : sc->clamp[0]) : (d < sc->clamp[1] ? d : sc->clamp[1]);
     if (p->terrain && p->conform == PM_ROAD_DRAPE) {
         o[0] = sc->c[0] + e * sc->r[0];
         o[2] = sc->c[2] + e * sc->r[2];
-        o[1] = pm__ground(p, o[0], o[2]);
+        o[1] = pm__ground(p, o[0], o[2], nf);
     } else {
         for (int k = 0; k < 3; k++) o[k] = sc->c[k] + e * sc->r[k];
     }
 }
 
 void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d, double o[3]) {
-    pm__vertex(p, sc, d, o);
+    pm__vertex(p, sc, d, o, NULL);
 }
 
 
@@ -66,9 +71,17 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
     L->pos = pm_arena_alloc(x->a, n * nc * 3 * sizeof(double));
     L->uv = pm_arena_alloc(x->a, n * nc * 2 * sizeof(double));
     if (!L->pos || !L->uv) return PM_ERR_NOMEM;
+    /* A drape's normals come with its heights (the same cell), once per
+     * grid point rather than once per emitted vertex. */
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) {
+        L->nrm = pm_arena_alloc(x->a, n * nc * 3 * sizeof(float));
+        if (!L->nrm) return PM_ERR_NOMEM;
+    }
     for (size_t i = 0; i < n; i++) {
         if (p->cancel && *p->cancel) return PM_ERR_CANCELLED;
-        for (size_t k = 0; k < nc; k++) pm__vertex(p, &L->sec[i], L->col[k], L->pos + 3 * (i * nc + k));
+        for (size_t k = 0; k < nc; k++)
+            pm__vertex(p, &L->sec[i], L->col[k], L->pos + 3 * (i * nc + k),
+                       L->nrm ? L->nrm + 3 * (i * nc + k) : NULL);
     }
     pm__road_weld_collapses(L);
     /* Columns that own their length: outer shoulder edges and carriageway edges. */
@@ -157,14 +170,6 @@ static int pm__fetch_order(pm_arena *a, pm_prim *pr) {
     return PM_OK;
 }
 
-static void pm__vertex_normal(const pm_road_params *p, const pm__section *sc, const double *pos,
-                              float nf[3]) {
-    double nd[3];
-    if (p->terrain && p->conform == PM_ROAD_DRAPE) pm_heightfield_normal(p->terrain, pos[0], pos[2], nd);
-    else memcpy(nd, sc->up, sizeof nd);
-    for (int k = 0; k < 3; k++) nf[k] = (float)nd[k];
-}
-
 
 /* Whether vertex v of pr has position pf and UV uf. */
 static bool pm__same_vertex(const pm_prim *pr, uint32_t v, const float pf[3], const float uf[2]) {
@@ -172,33 +177,68 @@ static bool pm__same_vertex(const pm_prim *pr, uint32_t v, const float pf[3], co
     return q[0] == pf[0] && q[1] == pf[1] && q[2] == pf[2] && u[0] == uf[0] && u[1] == uf[1];
 }
 
+/* Two doubles, one per triangle of a quad: the quad's two tests run side
+ * by side, each lane the same IEEE operations as pm__faces_up's. */
+typedef double pm__v2d __attribute__((vector_size(16)));
+typedef int64_t pm__v2i __attribute__((vector_size(16)));
+
+/* fabs and b > a ? b : a, lane by lane (C has no vector ?:). */
+static inline pm__v2d pm__v2abs(pm__v2d v) { return (pm__v2d)((pm__v2i)v & INT64_MAX); }
+static inline pm__v2d pm__v2max(pm__v2d a, pm__v2d b) {
+    pm__v2i m = b > a;
+    return (pm__v2d)(((pm__v2i)b & m) | ((pm__v2i)a & ~m));
+}
+
 /* Quads j0 .. j1 - 1 between grid rows row and row + w of map (section
  * i to i + 1) as two triangles each, skipping slivers (pm__faces_up).
- * Counts kept in locals: the index stores could alias pr->icount. */
+ * Both triangles' fast tests at once: plan orientation o and the margin
+ * with mbound; a triangle with a repeated index has o = 0 (or NaN), so
+ * the fast test already drops it; one between 0 and the fast margin
+ * takes pm__faces_up's exact test. Counts kept in locals: the index
+ * stores could alias pr->icount. */
 static void pm__emit_quads(pm__level *L, pm_prim *pr, const uint32_t *row, uint32_t w,
                            uint32_t j0, uint32_t j1, uint32_t i, double mbound) {
     const float *P = pr->positions;
     uint32_t *out = pr->indices + pr->icount;
     uint64_t kept = 0, skipped = 0;
+    double m4 = 4.0 * 1.2e-7 * mbound;
     for (uint32_t j = j0; j < j1; j++) {
         uint32_t v1 = row[j], v2 = row[j + 1], v4 = row[w + j], v3 = row[w + j + 1];
+        const float *p1 = P + 3 * (size_t)v1, *p2 = P + 3 * (size_t)v2, *p3 = P + 3 * (size_t)v3,
+                    *p4 = P + 3 * (size_t)v4;
+        /* triangle 0 = (v1, v2, v4), triangle 1 = (v2, v3, v4) */
+        pm__v2d ax = {p1[0], p2[0]}, az = {p1[2], p2[2]}, bx = {p2[0], p3[0]}, bz = {p2[2], p3[2]};
+        pm__v2d cx = {p4[0], p4[0]}, cz = {p4[2], p4[2]};
+        pm__v2d dbx = bx - ax, dbz = bz - az, dcx = cx - ax, dcz = cz - az;
+        pm__v2d o = dbz * dcx - dbx * dcz;
+        pm__v2d e2 = pm__v2max(pm__v2max(pm__v2abs(dbx), pm__v2abs(dcx)),
+                               pm__v2max(pm__v2abs(dbz), pm__v2abs(dcz)));
+        pm__v2i sure = o > m4 * (2.0 * e2), up = o > 0.0;
         uint32_t tri[2][3] = {{v1, v2, v4}, {v2, v3, v4}};
+        /* pm__road_emit reserved every quad's two triangles. */
+        assert(pr->icount + 3 * (kept + 2) <= pr->icap);
+        if (sure[0] & sure[1] & up[0] & up[1]) {   /* the usual quad: both at once */
+            memcpy(out + 3 * kept, tri, sizeof tri);
+            kept += 2;
+            continue;
+        }
         for (int t = 0; t < 2; t++) {
             const uint32_t *q = tri[t];
-            if (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
-                !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], mbound)) {
+            if (!up[t] || (!sure[t] && (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
+                                        !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], mbound)))) {
                 skipped++;
                 continue;
             }
-            /* pm__road_emit reserved every quad's two triangles. */
-            assert(pr->icount + 3 * (kept + 1) <= pr->icap);
             memcpy(out + 3 * kept, q, 3 * sizeof(uint32_t));
             kept++;
         }
     }
     pr->icount += (uint32_t)(3 * kept);
-    if (L->tsec)
-        for (uint64_t t = 0; t < kept; t++) L->tsec[L->ntsec++] = i;
+    if (L->tsec) {
+        uint32_t *ts = L->tsec + L->ntsec;
+        for (uint64_t t = 0; t < kept; t++) ts[t] = i;
+        L->ntsec += kept;
+    }
     L->triangles += kept;
     L->skipped += skipped;
 }
@@ -216,39 +256,42 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
         const pm__section *sc = &L->sec[i];
         /* Off terrain every vertex of a section has its (banked) up. */
         float up[3] = {(float)sc->up[0], (float)sc->up[1], (float)sc->up[2]};
-        for (uint32_t j = 0; j < w; j++) {
+        /* A column only collapses onto a collapsed outer column. */
+        bool cut[2] = {pm__road_collapsed(L, sc, rg.k0), pm__road_collapsed(L, sc, rg.k1)}, holes = false;
+        size_t at = i * nc + rg.k0;   /* grid point of column k0 */
+        const double *pd = L->pos + 3 * at, *ud = L->uv + 2 * at;
+        const float *nd = drape ? L->nrm + 3 * at : up;
+        uint32_t *mrow = map + i * w, *mprev = i > 0 ? mrow - w : mrow;   /* read only when i > 0 */
+        for (uint32_t j = 0; j < w; j++, pd += 3, ud += 2, nd += drape ? 3 : 0) {
             uint32_t k = rg.k0 + j;
-            uint32_t outer = L->col[k] < 0.0 ? rg.k0 : rg.k1;
-            if (k != outer && pm__road_collapsed(L, sc, k) && pm__road_collapsed(L, sc, outer)) {
-                map[i * w + j] = UINT32_MAX;   /* resolved below */
+            bool right = !(L->col[k] < 0.0);
+            if (cut[right] && k != (right ? rg.k1 : rg.k0) && pm__road_collapsed(L, sc, k)) {
+                mrow[j] = UINT32_MAX;   /* resolved below */
+                holes = true;
                 continue;
             }
-            const double *pd = L->pos + 3 * (i * nc + k), *ud = L->uv + 2 * (i * nc + k);
-            float pf[3] = {(float)pd[0], (float)pd[1], (float)pd[2]}, nf[3];
+            float pf[3] = {(float)pd[0], (float)pd[1], (float)pd[2]};
             float uf[2] = {(float)ud[0], (float)ud[1]};
-            if (i > 0 && pm__same_vertex(pr, map[(i - 1) * w + j], pf, uf)) {
-                map[i * w + j] = map[(i - 1) * w + j];   /* a fan's pivot: one vertex */
+            if (i > 0 && pm__same_vertex(pr, mprev[j], pf, uf)) {
+                mrow[j] = mprev[j];   /* a fan's pivot: one vertex */
                 continue;
             }
             mbound = pm__maxabs(pm__maxabs(mbound, pf[0]), pf[2]);
-            if (drape) pm__vertex_normal(p, sc, pd, nf);
-            else memcpy(nf, up, sizeof nf);
             uint32_t v = pr->vcount;
             if (v < pr->vcap) {   /* pm__road_emit reserved them all: pm_prim_add_vertex's stores */
                 memcpy(pr->positions + 3 * (size_t)v, pf, sizeof pf);
-                memcpy(pr->normals + 3 * (size_t)v, nf, sizeof nf);
+                memcpy(pr->normals + 3 * (size_t)v, nd, 3 * sizeof(float));
                 memcpy(pr->uvs + 2 * (size_t)v, uf, sizeof uf);
                 pr->vcount = v + 1;
             } else {
-                int64_t r = pm_prim_add_vertex(x->scene, pr, pf, nf, uf, NULL);
+                int64_t r = pm_prim_add_vertex(x->scene, pr, pf, nd, uf, NULL);
                 if (r < 0) return PM_ERR_NOMEM;
                 v = (uint32_t)r;
             }
-            map[i * w + j] = v;
+            mrow[j] = v;
         }
-        for (uint32_t j = 0; j < w; j++)
-            if (map[i * w + j] == UINT32_MAX)
-                map[i * w + j] = map[i * w + (L->col[rg.k0 + j] < 0.0 ? 0 : w - 1)];
+        for (uint32_t j = 0; holes && j < w; j++)
+            if (mrow[j] == UINT32_MAX) mrow[j] = mrow[L->col[rg.k0 + j] < 0.0 ? 0 : w - 1];
     }
     /* Triangles in bands of at most PM__BAND_QUADS quads across, row by
      * row: two rows of a band (16 vertices) fit a 16-entry FIFO cache, so

@@ -48,6 +48,33 @@ Test(terrain, float32_heights_give_the_bits_of_doubles) {
     pm_arena_destroy(a);
 }
 
+/* The draped road takes its vertices' heights and normals from one cell
+ * lookup: exactly the height and the normal (rounded to float) that the
+ * two separate lookups give, for either storage, inside, on the border
+ * and outside the grid. */
+Test(terrain, height_normalf_gives_the_bits_of_both_lookups) {
+    pm_arena *a = pm_arena_create(0);
+    pm_heightfield hd, hf;
+    both_ways(a, &hd, &hf);
+    const pm_heightfield *hs[2] = {&hd, &hf};
+    pm_rng r;
+    pm_rng_seed(&r, 11);
+    for (int i = 0; i < 20000; i++) {
+        double x = -40.0 + 160.0 * pm_rng_unit(&r), z = -80.0 + 120.0 * pm_rng_unit(&r);
+        if (i % 10 == 0) x = hd.origin[0] + hd.cell * (double)(i % 61);
+        if (i % 10 == 1) z = hd.origin[1] + hd.cell * (double)(i % 41);
+        for (int s = 0; s < 2; s++) {
+            double h1 = pm_heightfield_height(hs[s], x, z), nd[3];
+            pm_heightfield_normal(hs[s], x, z, nd);
+            float n2[3], n1[3] = {(float)nd[0], (float)nd[1], (float)nd[2]};
+            double h2 = pm_heightfield_height_normalf(hs[s], x, z, n2);
+            cr_assert(memcmp(&h1, &h2, sizeof h1) == 0, "height at %g %g: %.17g %.17g", x, z, h1, h2);
+            cr_assert(memcmp(n1, n2, sizeof n1) == 0, "normal at %g %g", x, z);
+        }
+    }
+    pm_arena_destroy(a);
+}
+
 static pm_scene *road_on(pm_arena *a, const pm_heightfield *h, bool flatten) {
     static const double pts[] = {-30, 0, -50, 10, 0, -30, 40, 0, -45, 70, 0, -20, 120, 0, -25};
     static const pm_road_prop props[] = {{"lamp", 5.0, 6.0, PM_ROAD_SIDE_BOTH, PM_ROAD_ALIGN_TERRAIN},
