@@ -204,6 +204,7 @@ static uint64_t pm_svc__mono_ns(void) {
 static int pm_svc__at_most(int level, int cap) { return level < cap ? level : cap; }
 
 int pm_svc_blob_compress(pm_svc_blob *b, const pm_svc_zlevels *lv, int kind, unsigned want) {
+    if (b->len < lv->min_len) b->tried = PM_SVC_CODINGS_ALL;   /* nothing to gain */
     if (b->len < lv->min_len || b->zbase) return 0;
     int level[2] = {lv->gzip, lv->br};
     if (b->len > PM_SVC__ZHUGE) {
@@ -255,7 +256,51 @@ int pm_svc_blob_compress(pm_svc_blob *b, const pm_svc_zlevels *lv, int kind, uns
     }
     free(z[0]);
     free(z[1]);
+    b->tried |= want & PM_SVC_CODINGS_ALL;
     return 0;
+}
+
+pm_svc_blob *pm_svc_blob_merge(const pm_svc_blob *a, const pm_svc_blob *b) {
+    pm_svc_blob *m = pm_svc_blob_copy(a->data, a->len);
+    if (!m) return NULL;
+    const unsigned char *form[2];
+    size_t flen[2], total = 0;
+    for (int i = 0; i < 2; i++) {
+        const pm_svc_blob *from = a->coded[i] ? a : b;
+        form[i] = from->coded[i];
+        flen[i] = form[i] ? from->coded_len[i] : 0;
+        total += flen[i];
+    }
+    if (total) {
+        unsigned char *both = malloc(total);
+        if (!both) {
+            pm_svc_blob_unref(m);
+            return NULL;
+        }
+        size_t at = 0;
+        for (int i = 0; i < 2; i++) {
+            if (!form[i]) continue;
+            memcpy(both + at, form[i], flen[i]);
+            m->coded[i] = both + at;
+            m->coded_len[i] = flen[i];
+            at += flen[i];
+        }
+        m->zbase = both;
+    }
+    m->tried = a->tried | b->tried;
+    return m;
+}
+
+pm_svc_blob *pm_svc_blob_with_form(const pm_svc_blob *b, const pm_svc_zlevels *lv, int coding) {
+    pm_svc_blob *one = pm_svc_blob_copy(b->data, b->len);
+    if (!one) return NULL;
+    if (pm_svc_blob_compress(one, lv, 0, 1u << coding) < 0) {
+        pm_svc_blob_unref(one);
+        return NULL;
+    }
+    pm_svc_blob *m = pm_svc_blob_merge(b, one);
+    pm_svc_blob_unref(one);
+    return m;
 }
 
 void pm_svc_compress_render(pm_svc_buf *b) {
@@ -263,8 +308,8 @@ void pm_svc_compress_render(pm_svc_buf *b) {
     static const char *const names[2] = {"gzip", "br"};
     static const struct { const char *name, *help; } m[] = {
         {"procmesh_compressions_total",
-         "Bodies compressed, by coding and kind (result: once as it enters the cache; "
-         "dynamic: per response)."},
+         "Bodies compressed, by coding and kind (result: each form of a cached result at most "
+         "once, when a request first asks for it; dynamic: per response)."},
         {"procmesh_compress_seconds_total", "Time spent compressing."},
         {"procmesh_compress_in_bytes_total", "Bytes given to the compressor."},
         {"procmesh_compress_out_bytes_total", "Bytes the compressor produced."},
