@@ -221,10 +221,16 @@ static int pm_svc__make_form(pm_svc_req *r, pm_svc_blob *blob, int coding);
 /* The form r negotiates that blob has not been tried in yet (0: none):
  * what r would choose were every untried form there, as a hit chooses
  * among the forms the result has. */
+/* The forms blob has or could have: those kept, and those not tried yet
+ * on a body big enough to compress. */
+static unsigned pm_svc__could(const pm_svc_req *r, const pm_svc_blob *blob) {
+    unsigned forms = pm_svc_blob_codings(blob);
+    if (blob->len < r->srv->zlevels.min_len) return forms;
+    return forms | (~blob->tried & PM_SVC_CODINGS_ALL);
+}
+
 static int pm_svc__missing_form(const pm_svc_req *r, const pm_svc_blob *blob) {
-    if (blob->len < r->srv->zlevels.min_len) return 0;
-    unsigned could = pm_svc_blob_codings(blob) | (~blob->tried & PM_SVC_CODINGS_ALL);
-    int c = pm_svc_accept_enc_choose(&r->ae, could);
+    int c = pm_svc_accept_enc_choose(&r->ae, pm_svc__could(r, blob));
     return c > 0 && !(blob->tried & (1u << c)) ? c : 0;
 }
 
@@ -239,6 +245,7 @@ static int pm_svc__set_body(pm_svc_req *r, pm_svc_blob *blob, int make) {
     int coding = pm_svc_accept_enc_choose(&r->ae, forms);
     r->vary_ae = 1;
     if (coding < 0) {
+        forms = pm_svc__could(r, blob);   /* what a request could have: no form made for this */
         pm_svc_blob_unref(blob);
         pm_svc__problem(r, 406, "not-acceptable", "Not Acceptable",
                         "Accept-Encoding allows none of the forms of this result: identity%s%s",

@@ -148,3 +148,12 @@ Test(http_compress_lazy, joiners_of_a_miss_get_their_own_form) {
     expect_made(gz0 + 1, br0 + 1, "after a miss asked for in three codings at once");
     pm_http_response_free(&id);
 }
+
+Test(http_compress_lazy, a_406_names_the_forms_a_result_can_have) {
+    double gz0 = pm_test_metric(&srv, GZ_RESULTS), br0 = pm_test_metric(&srv, BR_RESULTS);
+    pm_http_response r = ask("identity;q=0");
+    cr_assert_eq(r.status, 406, "%s", r.body);
+    cr_assert_not_null(strstr((const char *)r.body, "identity, gzip, br"), "%s", r.body);
+    expect_made(gz0, br0, "for a 406");
+    pm_http_response_free(&r);
+}
