@@ -102,6 +102,7 @@ pm_svc_blob *pm_svc_blob_wrap(void *base, unsigned char *data, size_t len) {
     b->coded[0] = b->coded[1] = NULL;
     b->coded_len[0] = b->coded_len[1] = 0;
     b->zbase = NULL;
+    b->tried = 1u;   /* identity */
     return b;
 }
 
@@ -245,13 +246,17 @@ static void pm_svc__evict(pm_svc_cache *c) {
 
 /* Makes e a ready entry holding blob (shard locked). Returns 0, or -1 when
  * the body is bigger than the whole budget (then nothing changes). */
-static int pm_svc__make_ready(pm_svc_cache *c, pm_svc_shard *s, pm_svc_entry *e,
-                              pm_svc_blob *blob) {
+static size_t pm_svc__charge(const pm_svc_blob *blob) {
     /* What the allocator really holds for the body, not just its length. */
     size_t held = blob->base ? malloc_usable_size(blob->base) : 0;
     size_t forms = blob->len + blob->coded_len[0] + blob->coded_len[1];
     if (blob->zbase) held += malloc_usable_size(blob->zbase);
-    size_t charge = (held > forms ? held : forms) + PM_SVC__ENTRY_OVERHEAD;
+    return (held > forms ? held : forms) + PM_SVC__ENTRY_OVERHEAD;
+}
+
+static int pm_svc__make_ready(pm_svc_cache *c, pm_svc_shard *s, pm_svc_entry *e,
+                              pm_svc_blob *blob) {
+    size_t charge = pm_svc__charge(blob);
     if (charge > c->max_bytes) {
         atomic_fetch_add_explicit(&c->too_large, 1, memory_order_relaxed);
         return -1;
@@ -345,44 +350,52 @@ static void pm_svc__put_locked(pm_svc_cache *c, pm_svc_shard *s, pm_api_key key,
     pm_svc__grow(s);
 }
 
+void pm_svc_cache_tier_put(pm_svc_cache *c, pm_api_key key, const pm_svc_blob *b) {
+    if (!c->tier) return;
+    const unsigned char *form[PM_SVC__TIER_FORMS] = {b->data, b->coded[0], b->coded[1]};
+    size_t flen[PM_SVC__TIER_FORMS] = {b->len, b->coded[0] ? b->coded_len[0] : 0,
+                                       b->coded[1] ? b->coded_len[1] : 0};
+    size_t n = PM_SVC__TIER_HDR + flen[0] + flen[1] + flen[2];
+    /* This copy and the client's command buffer are in flight too. */
+    pm_svc_budget *bud = b->budget;
+    if (bud) pm_svc_budget_add(bud, 2 * n);
+    unsigned char *v = malloc(n);
+    if (v) {
+        memcpy(v, pm_svc__tier_magic, 8);
+        size_t at = PM_SVC__TIER_HDR;
+        for (int i = 0; i < PM_SVC__TIER_FORMS; i++) {
+            pm_svc__put_u64(v + 8 + 8 * i, flen[i]);
+            if (flen[i]) memcpy(v + at, form[i], flen[i]);
+            at += flen[i];
+        }
+        uint8_t k[16];
+        for (int i = 0; i < 8; i++) {
+            k[i] = (uint8_t)(key.hi >> (56 - 8 * i));
+            k[8 + i] = (uint8_t)(key.lo >> (56 - 8 * i));
+        }
+        c->tier->put(c->tier, k, v, n);
+        free(v);
+    }
+    if (bud) pm_svc_budget_sub(bud, 2 * n);
+}
+
 void pm_svc_flight_finish(pm_svc_cache *c, pm_svc_flight *f, const pm_svc_outcome *o) {
     pm_svc__settle(c, f, o, 1);
-    if (o->status == 200 && o->blob && !o->tier_hit && c->tier) {
-        /* After the waiters were answered: the tier's latency is no one's. */
-        const pm_svc_blob *b = o->blob;
-        const unsigned char *form[PM_SVC__TIER_FORMS] = {b->data, b->coded[0], b->coded[1]};
-        size_t flen[PM_SVC__TIER_FORMS] = {b->len, b->coded[0] ? b->coded_len[0] : 0,
-                                           b->coded[1] ? b->coded_len[1] : 0};
-        size_t n = PM_SVC__TIER_HDR + flen[0] + flen[1] + flen[2];
-        /* This copy and the client's command buffer are in flight too. */
-        pm_svc_budget *bud = o->blob->budget;
-        if (bud) pm_svc_budget_add(bud, 2 * n);
-        unsigned char *v = malloc(n);
-        if (v) {
-            memcpy(v, pm_svc__tier_magic, 8);
-            size_t at = PM_SVC__TIER_HDR;
-            for (int i = 0; i < PM_SVC__TIER_FORMS; i++) {
-                pm_svc__put_u64(v + 8 + 8 * i, flen[i]);
-                if (flen[i]) memcpy(v + at, form[i], flen[i]);
-                at += flen[i];
-            }
-            uint8_t k[16];
-            for (int i = 0; i < 8; i++) {
-                k[i] = (uint8_t)(f->key.hi >> (56 - 8 * i));
-                k[8 + i] = (uint8_t)(f->key.lo >> (56 - 8 * i));
-            }
-            c->tier->put(c->tier, k, v, n);
-            free(v);
-        }
-        if (bud) pm_svc_budget_sub(bud, 2 * n);
-    }
+    /* After the waiters were answered: the tier's latency is no one's. */
+    if (o->status == 200 && o->blob && !o->tier_hit) pm_svc_cache_tier_put(c, f->key, o->blob);
+    pm_svc__flight_unref(f);   /* the owner's reference */
+}
+
+void pm_svc_flight_settle(pm_svc_cache *c, pm_svc_flight *f, const pm_svc_outcome *o) {
+    pm_svc__settle(c, f, o, 0);
     pm_svc__flight_unref(f);   /* the owner's reference */
 }
 
 /* ---- lookups ---- */
 
-pm_svc_lookup pm_svc_cache_lookup(pm_svc_cache *c, pm_api_key key, uint64_t deadline_ns,
-                                  pm_svc_waiter *w, pm_svc_blob **blob, pm_svc_flight **flight) {
+static pm_svc_lookup pm_svc__lookup(pm_svc_cache *c, pm_api_key key, uint64_t deadline_ns,
+                                    pm_svc_waiter *w, pm_svc_blob **blob,
+                                    pm_svc_flight **flight, int count) {
     pm_svc_shard *s = pm_svc__shard(c, key);
     w->next = NULL;
     pthread_mutex_lock(&s->mu);
@@ -395,14 +408,14 @@ pm_svc_lookup pm_svc_cache_lookup(pm_svc_cache *c, pm_api_key key, uint64_t dead
         pm_svc_blob_ref(e->blob);
         *blob = e->blob;
         pthread_mutex_unlock(&s->mu);
-        atomic_fetch_add_explicit(&c->hits, 1, memory_order_relaxed);
+        if (count) atomic_fetch_add_explicit(&c->hits, 1, memory_order_relaxed);
         return PM_SVC_LOOKUP_HIT;
     }
     if (e) {
         *e->flight->tail = w;
         e->flight->tail = &w->next;
         pthread_mutex_unlock(&s->mu);
-        atomic_fetch_add_explicit(&c->joins, 1, memory_order_relaxed);
+        if (count) atomic_fetch_add_explicit(&c->joins, 1, memory_order_relaxed);
         return PM_SVC_LOOKUP_JOINED;
     }
     pm_svc_flight *f = calloc(1, sizeof *f);
@@ -430,9 +443,58 @@ pm_svc_lookup pm_svc_cache_lookup(pm_svc_cache *c, pm_api_key key, uint64_t dead
     if (c->nflights++ == 0) pthread_cond_signal(&c->flights_cv);
     pthread_mutex_unlock(&c->flights_mu);
     pthread_mutex_unlock(&s->mu);
-    atomic_fetch_add_explicit(&c->misses, 1, memory_order_relaxed);
+    if (count) atomic_fetch_add_explicit(&c->misses, 1, memory_order_relaxed);
     *flight = f;
     return PM_SVC_LOOKUP_OWNER;
+}
+
+pm_svc_lookup pm_svc_cache_lookup(pm_svc_cache *c, pm_api_key key, uint64_t deadline_ns,
+                                  pm_svc_waiter *w, pm_svc_blob **blob, pm_svc_flight **flight) {
+    return pm_svc__lookup(c, key, deadline_ns, w, blob, flight, 1);
+}
+
+pm_svc_lookup pm_svc_cache_join(pm_svc_cache *c, pm_api_key key, uint64_t deadline_ns,
+                                pm_svc_waiter *w, pm_svc_flight **flight) {
+    pm_svc_blob *blob = NULL;
+    pm_svc_lookup l = pm_svc__lookup(c, key, deadline_ns, w, &blob, flight, 0);
+    if (l != PM_SVC_LOOKUP_HIT) return l;
+    pm_svc_blob_unref(blob);   /* a key that is also a result's: 2^-128, refuse */
+    return PM_SVC_LOOKUP_NOMEM;
+}
+
+pm_svc_blob *pm_svc_cache_peek(pm_svc_cache *c, pm_api_key key) {
+    pm_svc_shard *s = pm_svc__shard(c, key);
+    pthread_mutex_lock(&s->mu);
+    pm_svc_entry *e = *pm_svc__slot(s, key);
+    pm_svc_blob *b = e ? e->blob : NULL;
+    if (b) pm_svc_blob_ref(b);
+    pthread_mutex_unlock(&s->mu);
+    return b;
+}
+
+int pm_svc_cache_replace(pm_svc_cache *c, pm_api_key key, const pm_svc_blob *old,
+                         pm_svc_blob *blob) {
+    size_t charge = pm_svc__charge(blob);
+    if (charge > c->max_bytes) return -1;
+    pm_svc_shard *s = pm_svc__shard(c, key);
+    pthread_mutex_lock(&s->mu);
+    pm_svc_entry *e = *pm_svc__slot(s, key);
+    if (!e || !e->blob || e->blob != old) {
+        pthread_mutex_unlock(&s->mu);
+        return e && e->blob ? 0 : -1;
+    }
+    pm_svc_blob *was = e->blob;
+    pm_svc_blob_ref(blob);
+    pm_svc_blob_uncharge(blob);   /* the cache's budget counts it from now on */
+    e->blob = blob;
+    atomic_fetch_add(&c->bytes, charge);
+    atomic_fetch_sub(&c->bytes, e->charge);
+    e->charge = charge;
+    pthread_mutex_unlock(&s->mu);
+    pm_svc_blob_evicted(was);   /* still being sent: in flight again */
+    pm_svc_blob_unref(was);
+    pm_svc__evict(c);
+    return 1;
 }
 
 pm_svc_blob *pm_svc_cache_get(pm_svc_cache *c, pm_api_key key) {
@@ -508,6 +570,7 @@ int pm_svc_cache_tier_get(pm_svc_cache *c, pm_api_key key, pm_svc_blob **blob) {
     for (int i = 0; i < 2; i++) {
         (*blob)->coded[i] = flen[1 + i] ? at : NULL;
         (*blob)->coded_len[i] = flen[1 + i];
+        if (flen[1 + i]) (*blob)->tried |= 2u << i;
         at += flen[1 + i];
     }
     atomic_fetch_add_explicit(&c->tier_hits, 1, memory_order_relaxed);

@@ -20,7 +20,8 @@
 
 /* An immutable, reference-counted response body: its identity bytes and
  * the compressed forms worth keeping (compress.h), all built before the
- * blob is shared. */
+ * blob is shared. A form is made when a request first negotiates it; the
+ * cache then swaps in a new blob holding one form more (tried). */
 typedef struct pm_svc_blob {
     atomic_int refs;
     size_t len;
@@ -31,6 +32,7 @@ typedef struct pm_svc_blob {
     const unsigned char *coded[2];   /* gzip, br (compress.h); NULL: not kept */
     size_t coded_len[2];
     void *zbase;              /* freed with the blob when not NULL */
+    unsigned tried;           /* forms made (kept or not worth it), bit 1 << coding */
 } pm_svc_blob;
 
 /* Wraps malloc'd memory (data..data+len inside base) with one reference.
@@ -89,6 +91,25 @@ pm_svc_blob *pm_svc_cache_get(pm_svc_cache *c, pm_api_key key);
 /* Stores blob in memory when key is absent (takes its own reference). When
  * a flight for key is pending, it is settled with blob. */
 void pm_svc_cache_put(pm_svc_cache *c, pm_api_key key, pm_svc_blob *blob);
+
+/* A computation under key that never stores its result (pm_svc_flight_settle):
+ * single-flight for work on an entry, e.g. making one form of it. Counts
+ * no hit or miss. Returns JOINED or OWNER (then *flight), or NOMEM. */
+pm_svc_lookup pm_svc_cache_join(pm_svc_cache *c, pm_api_key key, uint64_t deadline_ns,
+                                pm_svc_waiter *w, pm_svc_flight **flight);
+/* Ends a pm_svc_cache_join flight: answers its waiters with o, stores
+ * nothing. Drops the owner's reference. */
+void pm_svc_flight_settle(pm_svc_cache *c, pm_svc_flight *f, const pm_svc_outcome *o);
+/* A new reference to key's blob in memory, or NULL; no hit counted, the
+ * LRU order unchanged. */
+pm_svc_blob *pm_svc_cache_peek(pm_svc_cache *c, pm_api_key key);
+/* Swaps key's blob for blob when it still holds old, charging the memory
+ * budget for the difference (then evicting). Returns 1 swapped, 0 key
+ * holds another blob, -1 no ready entry or blob over the whole budget. */
+int pm_svc_cache_replace(pm_svc_cache *c, pm_api_key key, const pm_svc_blob *old,
+                         pm_svc_blob *blob);
+/* Stores blob (every form it holds) in the second tier, if any. */
+void pm_svc_cache_tier_put(pm_svc_cache *c, pm_api_key key, const pm_svc_blob *blob);
 
 /* Asks the second tier (none: 0). Returns 1 with *blob (a new reference)
  * on a hit, 0 on a miss, an error or a malformed entry. */

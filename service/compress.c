@@ -203,7 +203,29 @@ static uint64_t pm_svc__mono_ns(void) {
 
 static int pm_svc__at_most(int level, int cap) { return level < cap ? level : cap; }
 
+/* Copies the gzip and br forms (NULL: none) into b, which has none yet:
+ * both in one allocation, sized to fit, since the cache keeps it long.
+ * Returns 0, or -1 when out of memory (b unchanged). */
+static int pm_svc__set_forms(pm_svc_blob *b, const unsigned char *const form[2],
+                             const size_t len[2]) {
+    size_t total = (form[0] ? len[0] : 0) + (form[1] ? len[1] : 0);
+    if (!total) return 0;
+    unsigned char *both = malloc(total);
+    if (!both) return -1;
+    size_t at = 0;
+    for (int i = 0; i < 2; i++) {
+        if (!form[i]) continue;
+        memcpy(both + at, form[i], len[i]);
+        b->coded[i] = both + at;
+        b->coded_len[i] = len[i];
+        at += len[i];
+    }
+    b->zbase = both;
+    return 0;
+}
+
 int pm_svc_blob_compress(pm_svc_blob *b, const pm_svc_zlevels *lv, int kind, unsigned want) {
+    if (b->len < lv->min_len) b->tried = PM_SVC_CODINGS_ALL;   /* nothing to gain */
     if (b->len < lv->min_len || b->zbase) return 0;
     int level[2] = {lv->gzip, lv->br};
     if (b->len > PM_SVC__ZHUGE) {
@@ -234,28 +256,41 @@ int pm_svc_blob_compress(pm_svc_blob *b, const pm_svc_zlevels *lv, int kind, uns
             zlen[i] = 0;
         }
     }
-    /* Both forms in one allocation, sized to fit: the cache keeps it long. */
-    size_t total = zlen[0] + zlen[1];
-    if (total) {
-        unsigned char *both = malloc(total);
-        if (!both) {
-            free(z[0]);
-            free(z[1]);
-            return -1;
-        }
-        size_t at = 0;
-        for (int i = 0; i < 2; i++) {
-            if (!z[i]) continue;
-            memcpy(both + at, z[i], zlen[i]);
-            b->coded[i] = both + at;
-            b->coded_len[i] = zlen[i];
-            at += zlen[i];
-        }
-        b->zbase = both;
-    }
+    int rc = pm_svc__set_forms(b, (const unsigned char *const *)z, zlen);
     free(z[0]);
     free(z[1]);
-    return 0;
+    if (rc == 0) b->tried |= want & PM_SVC_CODINGS_ALL;
+    return rc;
+}
+
+pm_svc_blob *pm_svc_blob_merge(const pm_svc_blob *a, const pm_svc_blob *b) {
+    pm_svc_blob *m = pm_svc_blob_copy(a->data, a->len);
+    if (!m) return NULL;
+    const unsigned char *form[2];
+    size_t flen[2];
+    for (int i = 0; i < 2; i++) {
+        const pm_svc_blob *from = a->coded[i] ? a : b;
+        form[i] = from->coded[i];
+        flen[i] = form[i] ? from->coded_len[i] : 0;
+    }
+    if (pm_svc__set_forms(m, form, flen) < 0) {
+        pm_svc_blob_unref(m);
+        return NULL;
+    }
+    m->tried = a->tried | b->tried;
+    return m;
+}
+
+pm_svc_blob *pm_svc_blob_with_form(const pm_svc_blob *b, const pm_svc_zlevels *lv, int coding) {
+    pm_svc_blob *one = pm_svc_blob_copy(b->data, b->len);
+    if (!one) return NULL;
+    if (pm_svc_blob_compress(one, lv, 0, 1u << coding) < 0) {
+        pm_svc_blob_unref(one);
+        return NULL;
+    }
+    pm_svc_blob *m = pm_svc_blob_merge(b, one);
+    pm_svc_blob_unref(one);
+    return m;
 }
 
 void pm_svc_compress_render(pm_svc_buf *b) {
@@ -263,8 +298,8 @@ void pm_svc_compress_render(pm_svc_buf *b) {
     static const char *const names[2] = {"gzip", "br"};
     static const struct { const char *name, *help; } m[] = {
         {"procmesh_compressions_total",
-         "Bodies compressed, by coding and kind (result: once as it enters the cache; "
-         "dynamic: per response)."},
+         "Bodies compressed, by coding and kind (result: each form of a cached result at most "
+         "once, when a request first asks for it; dynamic: per response)."},
         {"procmesh_compress_seconds_total", "Time spent compressing."},
         {"procmesh_compress_in_bytes_total", "Bytes given to the compressor."},
         {"procmesh_compress_out_bytes_total", "Bytes the compressor produced."},

@@ -6,9 +6,10 @@
 #include "cache.h"
 
 /* Content codings (RFC 9110 8.4): which forms of a body exist, which one a
- * request accepts, and the compression that makes them. A generated result
- * is compressed once, when it enters the cache, at a high level; a hit
- * only picks one of the stored forms. */
+ * request accepts, and the compression that makes them. Each form of a
+ * generated result is compressed at most once, at a high level, when a
+ * request first negotiates it (its miss, or a later hit that the cached
+ * entry lacks the form for); a hit then only picks one of the stored forms. */
 
 typedef enum pm_svc_coding {
     PM_SVC_CODING_IDENTITY = 0,
@@ -66,6 +67,14 @@ extern const pm_svc_zlevels pm_svc_zlevels_dynamic;
  * Counts the compressions under kind (0 result, 1 dynamic). Returns 0; -1
  * when out of memory (b is then left as it was: identity only, valid). */
 int pm_svc_blob_compress(pm_svc_blob *b, const pm_svc_zlevels *lv, int kind, unsigned want);
+/* A new blob (one reference, unshared, uncharged): a's identity bytes
+ * copied, a's forms and those of b's that a lacks, what either tried.
+ * NULL when out of memory. */
+pm_svc_blob *pm_svc_blob_merge(const pm_svc_blob *a, const pm_svc_blob *b);
+/* A new blob like b plus its form in coding (gzip or br) when that pays,
+ * compressed at lv (counted as a result's compression). NULL when out of
+ * memory. */
+pm_svc_blob *pm_svc_blob_with_form(const pm_svc_blob *b, const pm_svc_zlevels *lv, int coding);
 /* Frees b's compressed forms (only before anyone else sees b): it is then
  * served as identity, e.g. when the memory budget has no room for them. */
 void pm_svc_blob_drop_coded(pm_svc_blob *b);

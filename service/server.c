@@ -138,6 +138,8 @@ typedef struct pm_svc_req {
     int has_key;
     int constant_tag;     /* a compiled-in file: ETag, revalidated (no-cache) */
     char key_hex[33];
+    pm_api_key key;       /* when has_key */
+    int zcoding;          /* the form being made for r (pm_svc__make_form) */
     pm_svc_meter parse;   /* a big body's parsed document, until the job has it */
     int has_digest;       /* the request's memo digest (small bodies and GET) */
     pm_api_key digest;
@@ -159,7 +161,17 @@ typedef struct pm_svc_job {
     pm_api_key key;
     char key_hex[33];
     pm_svc_flight *flight;
+    unsigned want;        /* the form its requester gets (bit 1 << coding) */
 } pm_svc_job;
+
+/* Making one form of a cached result, for the requests that negotiated it. */
+typedef struct pm_svc_zjob {
+    pm_svc_server *srv;
+    pm_api_key key;
+    pm_svc_blob *blob;    /* the result as the first requester had it */
+    int coding;
+    pm_svc_flight *flight;
+} pm_svc_zjob;
 
 static double pm_svc__ms(uint64_t a, uint64_t b) { return (double)(b - a) / 1e6; }
 
@@ -204,19 +216,42 @@ static void pm_svc__set_text(pm_svc_req *r, int status, const char *ctype, char 
     r->ctype = ctype;
 }
 
+static int pm_svc__make_form(pm_svc_req *r, pm_svc_blob *blob, int coding);
+
+/* The form r negotiates that blob has not been tried in yet (0: none):
+ * what r would choose were every untried form there, as a hit chooses
+ * among the forms the result has. */
+/* The forms blob has or could have: those kept, and those not tried yet
+ * on a body big enough to compress. */
+static unsigned pm_svc__could(const pm_svc_req *r, const pm_svc_blob *blob) {
+    unsigned forms = pm_svc_blob_codings(blob);
+    if (blob->len < r->srv->zlevels.min_len) return forms;
+    return forms | (~blob->tried & PM_SVC_CODINGS_ALL);
+}
+
+static int pm_svc__missing_form(const pm_svc_req *r, const pm_svc_blob *blob) {
+    int c = pm_svc_accept_enc_choose(&r->ae, pm_svc__could(r, blob));
+    return c > 0 && !(blob->tried & (1u << c)) ? c : 0;
+}
+
 /* A generated body for r: 304 when the client holds it already. Takes the
- * caller's reference on blob. */
-static void pm_svc__set_body(pm_svc_req *r, pm_svc_blob *blob) {
+ * caller's reference on blob. With make set, a form r negotiates that blob
+ * lacks is made first: returns 1, and r is answered through its waiter;
+ * else 0, r has its answer. */
+static int pm_svc__set_body(pm_svc_req *r, pm_svc_blob *blob, int make) {
+    int missing = make ? pm_svc__missing_form(r, blob) : 0;
+    if (missing) return pm_svc__make_form(r, blob, missing);
     unsigned forms = pm_svc_blob_codings(blob);
     int coding = pm_svc_accept_enc_choose(&r->ae, forms);
     r->vary_ae = 1;
     if (coding < 0) {
+        forms = pm_svc__could(r, blob);   /* what a request could have: no form made for this */
         pm_svc_blob_unref(blob);
         pm_svc__problem(r, 406, "not-acceptable", "Not Acceptable",
                         "Accept-Encoding allows none of the forms of this result: identity%s%s",
                         forms & (1u << PM_SVC_CODING_GZIP) ? ", gzip" : "",
                         forms & (1u << PM_SVC_CODING_BR) ? ", br" : "");
-        return;
+        return 0;
     }
     r->coding = coding;
     snprintf(r->etag, sizeof r->etag, "%s%s", r->key_hex, pm_svc_coding_tag_suffix(coding));
@@ -227,6 +262,7 @@ static void pm_svc__set_body(pm_svc_req *r, pm_svc_blob *blob) {
     r->status = r->inm && pm_svc_etag_match(r->inm, r->etag) ? 304 : 200;
     r->blob = blob;
     r->ctype = pm_api_format_mime(r->fmt);
+    return 0;
 }
 
 /* ---- sending ---- */
@@ -368,7 +404,7 @@ static void pm_svc__on_outcome(void *arg, const pm_svc_outcome *o) {
         r->enc_ms = o->enc_ms;
         r->zip_ms = o->zip_ms;
         pm_svc_blob_ref(o->blob);
-        pm_svc__set_body(r, o->blob);
+        if (pm_svc__set_body(r, o->blob, 1)) return;   /* a joiner wanting another form */
     } else if (o->prob) {
         pm_svc__set_problem(r, o->prob);
         if (o->prob == &srv->expired) pm_svc_metrics_deadline_exceeded(srv->metrics);
@@ -376,6 +412,98 @@ static void pm_svc__on_outcome(void *arg, const pm_svc_outcome *o) {
         pm_svc__problem(r, 500, "internal", "Internal Server Error", "the computation failed");
     }
     pm_svc__complete(r);
+}
+
+/* The waiter callback of a form being made (pm_svc__make_form). */
+static void pm_svc__on_form(void *arg, const pm_svc_outcome *o) {
+    pm_svc_req *r = arg;
+    if (o->status == 200 && o->blob) {
+        pm_svc_blob_ref(o->blob);
+        /* Made (kept or not worth it): the next form r would take may be
+         * untried too. Not made (out of memory, no worker): what there is. */
+        int made = (o->blob->tried & (1u << r->zcoding)) != 0;
+        if (pm_svc__set_body(r, o->blob, made)) return;
+    } else if (o->prob) {
+        pm_svc__set_problem(r, o->prob);
+        if (o->prob == &r->srv->expired) pm_svc_metrics_deadline_exceeded(r->srv->metrics);
+    } else {
+        pm_svc__problem(r, 500, "internal", "Internal Server Error", "the computation failed");
+    }
+    pm_svc__complete(r);
+}
+
+/* A worker's job: one form of a result, made once, swapped into the cache
+ * (and the tier) with every form the entry has, then handed to the
+ * requests that wait for it. */
+static void pm_svc__zjob_run(void *arg, int aborted) {
+    pm_svc_zjob *j = arg;
+    pm_svc_server *srv = j->srv;
+    pm_svc_outcome o = {.status = 200, .tier_hit = 1};
+    pm_svc_blob *cur = pm_svc_cache_peek(srv->cache, j->key), *made = NULL;
+    if (!cur) {   /* not kept (--cache-mb 0, evicted): the requester's copy */
+        cur = j->blob;
+        pm_svc_blob_ref(cur);
+    }
+    if (aborted || atomic_load(&srv->stopping)) {
+        o.status = 503;
+        o.prob = &srv->shutdown;
+    } else if (!(cur->tried & (1u << j->coding))) {
+        uint64_t t0 = pm_svc_now_ns();
+        made = pm_svc_blob_with_form(cur, &srv->zlevels, j->coding);
+        o.zip_ms = pm_svc__ms(t0, pm_svc_now_ns());
+    }
+    if (made) {
+        pm_svc_blob_charge(made, srv->budget);   /* in flight until the cache takes it */
+        /* Another form may have been swapped in meanwhile: keep it too. */
+        while (pm_svc_cache_replace(srv->cache, j->key, cur, made) == 0) {
+            pm_svc_blob *now = pm_svc_cache_peek(srv->cache, j->key);
+            pm_svc_blob *both = now ? pm_svc_blob_merge(now, made) : NULL;
+            if (!both) {
+                pm_svc_blob_unref(now);
+                break;
+            }
+            pm_svc_blob_charge(both, srv->budget);
+            pm_svc_blob_unref(made);
+            pm_svc_blob_unref(cur);
+            made = both;
+            cur = now;
+        }
+        pm_svc_cache_tier_put(srv->cache, j->key, made);
+    }
+    o.blob = made ? made : cur;
+    pm_svc_flight_settle(srv->cache, j->flight, &o);
+    pm_svc_blob_unref(made);
+    pm_svc_blob_unref(cur);
+    pm_svc_blob_unref(j->blob);
+    free(j);
+}
+
+/* Makes form coding of blob for r on a worker, single-flight per key and
+ * form: r waits (its waiter) with every request wanting the same. Takes
+ * the reference on blob. Returns 1 (r is answered later) or, when no
+ * flight can be had, 0 with r's answer from blob as it is. */
+static int pm_svc__make_form(pm_svc_req *r, pm_svc_blob *blob, int coding) {
+    pm_svc_server *srv = r->srv;
+    pm_api_key zkey = r->key;
+    zkey.lo ^= 0x9e3779b97f4a7c15ull * (uint64_t)coding;   /* this form's flights */
+    r->zcoding = coding;
+    r->waiter.fn = pm_svc__on_form;
+    pm_svc_flight *flight = NULL;
+    pm_svc_lookup l = pm_svc_cache_join(srv->cache, zkey, r->deadline, &r->waiter, &flight);
+    if (l == PM_SVC_LOOKUP_NOMEM) return pm_svc__set_body(r, blob, 0);
+    if (l == PM_SVC_LOOKUP_JOINED) {
+        pm_svc_blob_unref(blob);
+        return 1;
+    }
+    pm_svc_zjob *j = calloc(1, sizeof *j);
+    if (j) *j = (pm_svc_zjob){srv, r->key, blob, coding, flight};
+    if (!j || pm_svc_pool_submit(srv->pool, pm_svc__zjob_run, j) < 0) {
+        free(j);
+        pm_svc_outcome o = {.status = 200, .blob = blob, .tier_hit = 1};
+        pm_svc_flight_settle(srv->cache, flight, &o);   /* r and joiners: as it is */
+        pm_svc_blob_unref(blob);
+    }
+    return 1;
 }
 
 /* ---- generation ---- */
@@ -408,10 +536,11 @@ static void pm_svc__generate(pm_svc_job *job, pm_svc_outcome *o, pm_api_problem 
         else pm_svc_budget_release(&job->meter, out.len);
     }
     uint64_t t2 = pm_svc_now_ns();
-    /* Once, before anyone sees the blob: every hit then picks a form. The
+    /* Only the form the requester gets, before anyone sees the blob; the
+     * others when a request first wants them (pm_svc__make_form). The
      * compressed forms are in flight too: charged like the output, and
      * dropped (identity only) when the budget has no room for them. */
-    if (*blob && pm_svc_blob_compress(*blob, &srv->zlevels, 0, PM_SVC_CODINGS_ALL) == 0) {
+    if (*blob && pm_svc_blob_compress(*blob, &srv->zlevels, 0, job->want) == 0) {
         size_t z = (*blob)->coded_len[0] + (*blob)->coded_len[1];
         if (z && pm_svc_budget_charge(&job->meter, z) == PM_SVC_REFUSED_NONE)
             pm_svc_meter_give(&job->meter, *blob, z);
@@ -524,6 +653,8 @@ static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *p
     }
     job->params = aj.params;
     job->key = pm_api_job_key(&aj, &r->out, job->key_hex);
+    int coding = pm_svc_accept_enc_choose(&r->ae, PM_SVC_CODINGS_ALL);
+    job->want = coding > 0 ? 1u << coding : 0;
     pm_api_job_end(&aj);
     if (job->key.hi == 0 && job->key.lo == 0) {   /* no key: out of memory */
         pm_api_problem_set(prob, 503, "overloaded", "Service Unavailable", "out of memory");
@@ -531,6 +662,7 @@ static pm_svc_job *pm_svc__prepare(pm_svc_req *r, json_t *doc, pm_api_problem *p
     }
     json_decref(doc);
     memcpy(r->key_hex, job->key_hex, sizeof r->key_hex);
+    r->key = job->key;
     r->has_key = 1;
     return job;
 fail:
@@ -577,7 +709,7 @@ static enum MHD_Result pm_svc__resolve(pm_svc_req *r, json_t *doc, int on_worker
         pm_svc__job_free(job);
         if (l == PM_SVC_LOOKUP_HIT) {
             r->cache = PM_SVC_CACHE_HIT;
-            pm_svc__set_body(r, blob);
+            if (pm_svc__set_body(r, blob, 1)) l = PM_SVC_LOOKUP_JOINED;   /* a form to make */
         } else if (l == PM_SVC_LOOKUP_NOMEM) {
             pm_svc__problem(r, 503, "overloaded", "Service Unavailable", "out of memory");
         }
@@ -610,7 +742,8 @@ static enum MHD_Result pm_svc__resolve(pm_svc_req *r, json_t *doc, int on_worker
 }
 
 /* Answers r from the memo and the cache when both know it: no parse, no
- * canonical form. Returns 1 when r has its answer. */
+ * canonical form. Returns 1 when r has its answer, 2 when r waits for a
+ * form of it to be made (answered through its waiter). */
 static int pm_svc__memo_hit(pm_svc_req *r) {
     pm_svc_server *srv = r->srv;
     pm_api_key key;
@@ -618,10 +751,10 @@ static int pm_svc__memo_hit(pm_svc_req *r) {
     pm_svc_blob *blob = pm_svc_cache_get(srv->cache, key);
     if (!blob) return 0;   /* evicted: the full path counts the miss */
     pm_api_key_hex(key, r->key_hex);
+    r->key = key;
     r->has_key = 1;
     r->cache = PM_SVC_CACHE_HIT;
-    pm_svc__set_body(r, blob);
-    return 1;
+    return pm_svc__set_body(r, blob, 1) ? 2 : 1;
 }
 
 /* The memo digest of r's body (the route and format included). */
@@ -668,8 +801,9 @@ static void pm_svc__parse_run(void *arg, int aborted) {
         return;
     }
     pm_svc__digest_body(r);
-    if (pm_svc__memo_hit(r)) {   /* a big body seen before: no parse at all */
-        pm_svc__complete(r);
+    int memo = pm_svc__memo_hit(r);
+    if (memo) {   /* a big body seen before: no parse at all */
+        if (memo == 1) pm_svc__complete(r);
         return;
     }
     json_t *doc = NULL;
@@ -756,7 +890,8 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
             r->digest = pm_svc_memo_digest_query(route, (int)pm_api_output_code(&r->out),
                                                  pairs.q, pairs.n);
             r->has_digest = 1;
-            if (pm_svc__memo_hit(r)) return pm_svc__send(r);
+            int memo = pm_svc__memo_hit(r);
+            if (memo) return memo == 1 ? pm_svc__send(r) : pm_svc__park(r);
             pm_api_request rq = {.gen = gen, .get = true, .query = pairs.q, .nquery = pairs.n};
             pm_api_request_document(&rq, &doc, &prob);
         }
@@ -771,7 +906,8 @@ static enum MHD_Result pm_svc__generator_route(pm_svc_req *r) {
         return ret;
     } else {
         pm_svc__digest_body(r);
-        if (pm_svc__memo_hit(r)) return pm_svc__send(r);
+        int memo = pm_svc__memo_hit(r);
+        if (memo) return memo == 1 ? pm_svc__send(r) : pm_svc__park(r);
         size_t cost;
         if (r->body_type[0] && pm_svc__binary_cost(r, &cost)) {
             pm_api_problem_free(&prob);

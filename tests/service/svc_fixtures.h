@@ -99,13 +99,20 @@ static inline void *svc__call_run(void *arg) {
     return NULL;
 }
 
-static inline void svc_call_start(svc_call *c, const pm_test_server *s, const char *path,
-                                  const char *body) {
+/* headers: "Name: value" lines, NULL-terminated (NULL: JSON's Content-Type). */
+static inline void svc_call_start_with(svc_call *c, const pm_test_server *s, const char *path,
+                                       const char *body, const char *const *headers) {
     memset(c, 0, sizeof *c);
     c->s = s;
     c->path = path;
+    c->headers = headers;
     snprintf(c->body, sizeof c->body, "%s", body);
     pthread_create(&c->t, NULL, svc__call_run, c);
+}
+
+static inline void svc_call_start(svc_call *c, const pm_test_server *s, const char *path,
+                                  const char *body) {
+    svc_call_start_with(c, s, path, body, NULL);
 }
 
 static inline void svc_call_join(svc_call *c) { pthread_join(c->t, NULL); }
