@@ -209,18 +209,27 @@ static uint64_t pm__id_hash(const pm_network_id *id) {
     return id->is_num ? XXH3_64bits(&id->num, sizeof id->num) : XXH3_64bits(id->str, strlen(id->str));
 }
 
+/* An empty open-addressing table for n entries: a power of two of slots,
+ * at least 16 and twice n, each UINT32_MAX (empty); *mask is its size - 1.
+ * NULL when out of memory. */
+static uint32_t *pm__slots(pm_arena *arena, size_t n, size_t *mask) {
+    size_t size = 16;
+    while (size < 2 * n) size *= 2;
+    uint32_t *t = pm_arena_alloc(arena, size * sizeof *t);
+    if (!t) return NULL;
+    memset(t, 0xff, size * sizeof *t);
+    *mask = size - 1;
+    return t;
+}
+
 /* An open-addressing table of the node ids' first holders (power-of-two
  * size, at most half full): an edge's id found in one or two probes rather
  * than by a binary search of string compares. *dup tells whether an id
  * repeats (the table keeps its lowest node). NULL when out of memory. */
 static uint32_t *pm__id_table(const pm_network_id *ids, size_t nn, pm_arena *arena, size_t *mask,
                               bool *dup) {
-    size_t size = 16;
-    while (size < 2 * nn) size *= 2;
-    uint32_t *t = pm_arena_alloc(arena, size * sizeof *t);
+    uint32_t *t = pm__slots(arena, nn, mask);
     if (!t) return NULL;
-    memset(t, 0xff, size * sizeof *t);   /* UINT32_MAX: empty */
-    *mask = size - 1;
     *dup = false;
     for (size_t i = 0; i < nn; i++) {
         size_t h = (size_t)pm__id_hash(&ids[i]) & *mask;
@@ -303,15 +312,13 @@ static int pm__pair_cmp(const void *x, const void *y) {
 /* Whether two of the n pairs join the same two nodes (a hash of each; true
  * when out of memory, so the sort decides). */
 static bool pm__pairs_repeat(const pm__pair *pairs, size_t n, pm_arena *arena) {
-    size_t size = 16;
-    while (size < 2 * n) size *= 2;
-    uint32_t *t = pm_arena_alloc(arena, size * sizeof *t);
+    size_t mask;
+    uint32_t *t = pm__slots(arena, n, &mask);
     if (!t) return true;
-    memset(t, 0xff, size * sizeof *t);   /* UINT32_MAX: empty */
     for (size_t i = 0; i < n; i++) {
         uint64_t k = (uint64_t)pairs[i].a << 32 | pairs[i].b;
-        size_t h = (size_t)(XXH3_64bits(&k, sizeof k) & (size - 1));
-        for (; t[h] != UINT32_MAX; h = (h + 1) & (size - 1))
+        size_t h = (size_t)XXH3_64bits(&k, sizeof k) & mask;
+        for (; t[h] != UINT32_MAX; h = (h + 1) & mask)
             if (pairs[t[h]].a == pairs[i].a && pairs[t[h]].b == pairs[i].b) return true;
         t[h] = (uint32_t)i;
     }
