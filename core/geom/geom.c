@@ -35,38 +35,53 @@ static void pm__normalize_or_up(float *n) {
 }
 
 /* The flat case of pm_prim_compute_normals, bit for bit: every position at
- * one height y makes each face's cross (0, c, 0) with x and z a signed
- * zero (a difference of equal floats is +0), so the sums' x and z are +0
- * (+0 + -0 is +0). When no face has c < 0, every vertex's y sum is >= 0,
- * +inf at most (never NaN), and its normal is (0, y / |y|, 0) = (0, 1, 0),
- * or +Y itself where the sum is 0 or the length not finite. False (nothing
- * written) when the primitive is not flat or a face points down. */
-bool pm_prim_flat_up_normals(pm_prim *p) {
+ * one height makes each face's cross (0, c, 0) with x and z a signed zero
+ * (a difference of equal floats is +0), so the sums' x and z are +0
+ * (+0 + -0 is +0) and only the y sums need adding: a vertex's normal is
+ * (0, y / |y|, 0), or +Y where the sum is 0 or not finite. When no face
+ * has c < 0 every y sum is >= 0 (+inf at most, never NaN), so every normal
+ * is (0, 1, 0) and nothing needs summing at all (a network's asphalt and
+ * sidewalk tops). False, nothing written, when the primitive is not flat. */
+static bool pm__flat_normals(pm_prim *p) {
     const float *pos = p->positions;
+    float *n = p->normals;
     if (p->vcount == 0) return true;
     float y = pos[1];
     if (y != y) return false;
     for (uint32_t i = 1; i < p->vcount; i++)
         if (pos[3 * (size_t)i + 1] != y) return false;
-    for (uint32_t t = 0; t < p->icount; t += 3) {
+    bool down = false;
+    for (uint32_t t = 0; t < p->icount && !down; t += 3) {
         const uint32_t *tri = p->indices + t;
         assert(tri[0] < p->vcount && tri[1] < p->vcount && tri[2] < p->vcount);
-        const float *a = pos + 3 * (size_t)tri[0], *b = pos + 3 * (size_t)tri[1], *c = pos + 3 * (size_t)tri[2];
-        /* pm__face_cross's out[1], the same operations. */
-        double u0 = (double)b[0] - a[0], u2 = (double)b[2] - a[2];
-        double v0 = (double)c[0] - a[0], v2 = (double)c[2] - a[2];
-        if ((float)(u2 * v0 - u0 * v2) < 0.0f) return false;
+        double c[3];
+        pm__face_cross(pos, tri[0], tri[1], tri[2], c);
+        down = (float)c[1] < 0.0f;
     }
-    for (uint32_t i = 0; i < p->vcount; i++) {
-        float *n = p->normals + 3 * (size_t)i;
-        n[0] = 0.0f, n[1] = 1.0f, n[2] = 0.0f;
+    if (!down) {
+        for (uint32_t i = 0; i < p->vcount; i++) {
+            float *m = n + 3 * (size_t)i;
+            m[0] = 0.0f, m[1] = 1.0f, m[2] = 0.0f;
+        }
+        return true;
     }
+    memset(n, 0, (size_t)p->vcount * 3 * sizeof *n);
+    for (uint32_t t = 0; t < p->icount; t += 3) {
+        const uint32_t *tri = p->indices + t;
+        double c[3];
+        pm__face_cross(pos, tri[0], tri[1], tri[2], c);
+        float cy = (float)c[1];
+        n[3 * (size_t)tri[0] + 1] += cy;
+        n[3 * (size_t)tri[1] + 1] += cy;
+        n[3 * (size_t)tri[2] + 1] += cy;
+    }
+    for (uint32_t i = 0; i < p->vcount; i++) pm__normalize_or_up(n + 3 * (size_t)i);
     return true;
 }
 
 void pm_prim_compute_normals(pm_prim *p) {
     assert(p && p->icount % 3 == 0);
-    if (pm_prim_flat_up_normals(p)) return;
+    if (pm__flat_normals(p)) return;
     if (p->vcount) memset(p->normals, 0, (size_t)p->vcount * 3 * sizeof(float));
     for (uint32_t t = 0; t < p->icount; t += 3) {
         const uint32_t *tri = p->indices + t;

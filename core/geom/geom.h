@@ -12,12 +12,10 @@
  * face normals (each face adds its cross product (b-a)x(c-a)), normalized to
  * unit length; a vertex with no faces, or whose faces cancel or are all
  * degenerate, gets +Y. Indices must be < vcount. Deterministic: faces are
- * summed in index order. */
+ * summed in index order. A flat primitive (every position at one height,
+ * as asphalt on flat ground) takes a shortcut with the same bits: only the
+ * heights' cross terms are summed, and none when no face points down. */
 void pm_prim_compute_normals(pm_prim *p);
-/* pm_prim_compute_normals' shortcut for a flat primitive (every position at
- * one height) none of whose faces points down: every normal (0, 1, 0), the
- * same bits, without summing. False, nothing written, for any other. */
-bool pm_prim_flat_up_normals(pm_prim *p);
 
 /* Axis-aligned bounds of the positions; returns false when p is empty. */
 bool pm_prim_bounds(const pm_prim *p, float min[3], float max[3]);

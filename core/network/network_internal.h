@@ -104,11 +104,6 @@ int pm__network_stitch(pm__net *N, pm_scene **out);
 int pm__network_pieces(pm__net *N, const pm__road *R, const pm_prim *P, uint32_t *tri_edge,
                        double *len);
 int pm__network_meta(pm__net *N, pm_scene *s);
-/* pm_prim_compute_normals, bit for bit, for a primitive whose vertices all
- * lie at one height (a town on flat ground: its asphalt, its sidewalks'
- * top), at a fraction of its cost. Returns false, writing nothing, when p
- * is not flat. */
-bool pm__flat_normals(pm_prim *p);
 /* network_sidewalk.c: the road's two edges as chains of output vertices
  * (P: its own primitive, remap: P's vertex -> A's), when it has a
  * sidewalk; PM_ERR_GEOMETRY when an edge is not one path. */

@@ -292,42 +292,6 @@ static int pm__stitch_junction(pm_scene *s, pm__node *V) {
     return PM_OK;
 }
 
-/* Each face's cross product is (+-0, c, +-0) on a flat primitive, so the
- * sums' x and z stay +0 and only the float sum of the c is needed, in the
- * same face order; the normal is then (0, +-1, 0), or +Y where the sum is
- * zero or not finite (sqrt(y * y) is exactly |y| for a float y). A network's
- * asphalt and sidewalk tops have no face pointing down: every normal is
- * then +Y with no sums at all (pm_prim_flat_up_normals). */
-bool pm__flat_normals(pm_prim *p) {
-    if (pm_prim_flat_up_normals(p)) return true;   /* first: it checks the heights too */
-    const float *P = p->positions;
-    for (uint32_t v = 1; v < p->vcount; v++)
-        if (P[3 * (size_t)v + 1] != P[1]) return false;
-    float *n = p->normals;
-    if (p->vcount) memset(n, 0, (size_t)p->vcount * 3 * sizeof *n);
-    for (uint32_t t = 0; t < p->icount; t += 3) {
-        const uint32_t *q = p->indices + t;
-        const float *a = P + 3 * (size_t)q[0], *b = P + 3 * (size_t)q[1], *c = P + 3 * (size_t)q[2];
-        double u0 = (double)b[0] - a[0], u2 = (double)b[2] - a[2];
-        double v0 = (double)c[0] - a[0], v2 = (double)c[2] - a[2];
-        float cy = (float)(u2 * v0 - u0 * v2);
-        n[3 * (size_t)q[0] + 1] += cy;
-        n[3 * (size_t)q[1] + 1] += cy;
-        n[3 * (size_t)q[2] + 1] += cy;
-    }
-    for (uint32_t v = 0; v < p->vcount; v++) {
-        float *m = n + 3 * (size_t)v;
-        double y = m[1], len = sqrt(y * y);
-        if (!(len > 0.0) || !isfinite(len)) m[1] = 1.0f;
-        else m[1] = (float)(y / len);
-    }
-    return true;
-}
-
-static void pm__normals(pm_prim *p) {
-    if (!pm__flat_normals(p)) pm_prim_compute_normals(p);
-}
-
 static int pm__stitch_all(pm__net *N, pm_scene **out);
 
 int pm__network_stitch(pm__net *N, pm_scene **out) {
@@ -363,7 +327,7 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
             sw->uvs[2 * v + 1] = (float)((double)sw->positions[3 * v + 2] * N->p->uv_scale);
         }
         pm_prim_compute_normals(&s->prims[1]);
-        pm__normals(sw);
+        pm_prim_compute_normals(sw);
     }
     /* One UV scheme for the whole surface: a seam vertex can carry only one
      * UV, and planar UVs are the scheme that is continuous across seams. */
@@ -372,7 +336,7 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
         A->uvs[2 * v] = (float)((double)A->positions[3 * v] * N->p->uv_scale);
         A->uvs[2 * v + 1] = (float)((double)A->positions[3 * v + 2] * N->p->uv_scale);
     }
-    pm__normals(A);
+    pm_prim_compute_normals(A);
     *out = s;
     return PM_OK;
 }

@@ -1,6 +1,7 @@
 /* Mesh utilities: normals, bounds, snapping, welding, degenerate faces. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "geom/geom.h"
@@ -157,6 +158,106 @@ Test(geom, normals_flat_shortcut_is_bit_exact) {
         cr_assert(memcmp(want, p->normals, (size_t)nv * 3 * sizeof(float)) == 0, "round %d (mode %d)", round, mode);
         pm_arena_destroy(f.a);
     }
+}
+
+/* A random primitive at height y, as a network's asphalt: nv vertices (the
+ * last two never used), nt triangles of either orientation, some degenerate
+ * (a repeated corner, three points on a line), some opposite pairs that
+ * cancel; with up, every face turned to face up (its float c >= 0;
+ * swapping two corners negates c exactly). At height 0, +0 and -0 mixed. */
+static pm_prim *random_flat(fixture *f, pm_rng *r, uint32_t nv, uint32_t nt, float y, bool up) {
+    pm_prim *p = pm_scene_add_prim(f->s, "asphalt", "asphalt", PM_PRIM_UV, nv, 3 * nt);
+    cr_assert_not_null(p);
+    for (uint32_t v = 0; v < nv; v++) {
+        float x = (float)pm_rng_range(r, -500, 500), z = (float)pm_rng_range(r, -500, 500);
+        if (v % 7 == 3) x = z = (float)v;   /* on a line with its like */
+        add_v(f, p, x, y == 0.0f && v % 2 == 0 ? -y : y, z);
+    }
+    for (uint32_t t = 0; t < nt; t++) {
+        uint32_t a = (uint32_t)pm_rng_below(r, nv - 2), b = (uint32_t)pm_rng_below(r, nv - 2),
+                 c = (uint32_t)pm_rng_below(r, nv - 2);
+        if (t % 11 == 5) b = a;                  /* a repeated corner */
+        if (t % 13 == 6) a = 3, b = 10, c = 17;  /* collinear */
+        const float *pa = p->positions + 3 * a, *pb = p->positions + 3 * b, *pc = p->positions + 3 * c;
+        double o = ((double)pb[2] - pa[2]) * ((double)pc[0] - pa[0]) -
+                   ((double)pb[0] - pa[0]) * ((double)pc[2] - pa[2]);
+        if (up && (float)o < 0.0f) add_t(f, p, a, c, b);
+        else add_t(f, p, a, b, c);
+        if (!up && t % 9 == 4 && ++t < nt) add_t(f, p, a, c, b);   /* cancels */
+    }
+    return p;
+}
+
+static void assert_reference(pm_prim *p) {
+    size_t n = 3 * (size_t)p->vcount;
+    float *want = malloc((n + 1) * sizeof *want);
+    cr_assert_not_null(want);
+    reference_normals(p, want);
+    memset(p->normals, 0x7f, n * sizeof *p->normals);
+    pm_prim_compute_normals(p);
+    for (size_t i = 0; i < n; i++)
+        cr_assert(memcmp(&want[i], &p->normals[i], sizeof(float)) == 0,
+                  "vertex %zu axis %zu: %a against %a (reference)", i / 3, i % 3, p->normals[i], want[i]);
+    free(want);
+}
+
+static const float flat_heights[] = {0.0f, -0.0f, 0.15f, -37.25f, 1e-30f, 812.5f};
+
+/* The flat shortcut on faces of both orientations (the y sums), with the
+ * heights a town on flat ground has: the reference's bits. */
+Test(geom, normals_flat_sums_are_the_reference) {
+    pm_rng r;
+    pm_rng_seed(&r, 14);
+    for (int k = 0; k < 60; k++) {
+        fixture f = make();
+        random_flat(&f, &r, 30 + (uint32_t)pm_rng_below(&r, 400), 10 + (uint32_t)pm_rng_below(&r, 900),
+                    flat_heights[k % 6], false);
+        assert_reference(&f.s->prims[0]);
+        pm_arena_destroy(f.a);
+    }
+}
+
+/* Every face up (asphalt, sidewalk tops): every normal exactly (+0, 1, +0). */
+Test(geom, normals_flat_faces_up_are_exactly_up) {
+    pm_rng r;
+    pm_rng_seed(&r, 16);
+    for (int k = 0; k < 60; k++) {
+        fixture f = make();
+        pm_prim *p = random_flat(&f, &r, 30 + (uint32_t)pm_rng_below(&r, 400),
+                                 10 + (uint32_t)pm_rng_below(&r, 900), flat_heights[k % 6], true);
+        assert_reference(p);
+        for (uint32_t v = 0; v < p->vcount; v++)
+            cr_assert(p->normals[3 * v] == 0.0f && !signbit(p->normals[3 * v]) &&
+                      p->normals[3 * v + 1] == 1.0f && p->normals[3 * v + 2] == 0.0f &&
+                      !signbit(p->normals[3 * v + 2]));
+        pm_arena_destroy(f.a);
+    }
+}
+
+/* One face turned down among faces up is summed: its lone corners get -Y. */
+Test(geom, normals_flat_one_face_down_is_summed) {
+    pm_rng r;
+    pm_rng_seed(&r, 17);
+    fixture f = make();
+    pm_prim *p = random_flat(&f, &r, 60, 120, 3.5f, true);
+    uint32_t u0 = p->vcount - 2, u1 = p->vcount - 1, u2 = add_v(&f, p, 1000.0f, 3.5f, 1000.0f);
+    p->positions[3 * u0] = 900.0f, p->positions[3 * u0 + 2] = 900.0f;
+    p->positions[3 * u1] = 950.0f, p->positions[3 * u1 + 2] = 900.0f;
+    add_t(&f, p, u0, u1, u2);   /* clockwise from +Y */
+    assert_reference(p);
+    cr_assert(p->normals[3 * u2 + 1] == -1.0f, "the face down's corner points down");
+    pm_arena_destroy(f.a);
+}
+
+/* One vertex a float off the plane: not flat, the general sums. */
+Test(geom, normals_one_vertex_off_flat_is_the_reference) {
+    pm_rng r;
+    pm_rng_seed(&r, 15);
+    fixture f = make();
+    pm_prim *p = random_flat(&f, &r, 50, 80, 2.0f, false);
+    p->positions[3 * 20 + 1] = nextafterf(2.0f, 3.0f);
+    assert_reference(p);
+    pm_arena_destroy(f.a);
 }
 
 /* ---- bounds ------------------------------------------------------------- */
