@@ -98,6 +98,19 @@ static size_t pm_api__real17(double x, char *out) {
         return 3;
     }
     if (!isnormal(x)) return 0;
+    /* Integers below 10^15 (grid towns, widths, segments): "%.17g" writes
+     * their digits with no point, so jansson adds ".0". */
+    double ax = fabs(x);
+    if (ax < 1e15 && ax == (double)(uint64_t)ax) {
+        char tmp[40] = {0}, *e = tmp + 16, *b = e;   /* digits end at e, ".0" follows */
+        uint64_t u = (uint64_t)ax;
+        do *--b = (char)('0' + u % 10);
+        while ((u /= 10) != 0);
+        memcpy(e, ".0", 2);
+        if (x < 0) *o++ = '-';
+        memcpy(o, b, 20);   /* fixed size: out and tmp have the room */
+        return (size_t)(o + (e + 2 - b) - out);
+    }
     uint64_t d;
     int k, frac;
     bool exact;

@@ -82,6 +82,24 @@ Test(canon, reals_as_requests_spell_them) {
     cr_expect_eq(bad, 0);
 }
 
+/* Integral reals, which have their own short path below 10^15: every
+ * length of digits, both signs, and the neighbours of the bound. */
+Test(canon, integral_reals) {
+    pm_rng r;
+    pm_rng_seed(&r, 3);
+    int bad = 0;
+    for (int i = 0; i < 200000 && bad < 10; i++) {
+        double x = (double)(pm_rng_u64(&r) % 1000000000000000ull) / pow(10, (double)(i % 16));
+        x = floor(x);
+        bad += !same_real(x) + (x != 0 && !same_real(-x));   /* -0 is 0: its own test */
+    }
+    double more[] = {1.0, 9.0, 10.0, 1e14, 999999999999999.0, 1e15, 1000000000000001.0,
+                     4503599627370496.0, 9007199254740992.0, 0.5, 999999999999999.5};
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+        bad += !same_real(more[i]) + !same_real(-more[i]);
+    cr_expect_eq(bad, 0);
+}
+
 Test(canon, reals_at_the_edges) {
     int bad = 0;
     for (int e = -330; e <= 310; e++) {
