@@ -22,9 +22,13 @@
 
 typedef struct pm__nf { const char *p, *end; } pm__nf;
 
-static void pm__nf_ws(pm__nf *f) {
-    while (f->p < f->end && (*f->p == ' ' || *f->p == '\n' || *f->p == '\r' || *f->p == '\t'))
-        f->p++;
+static inline void pm__nf_ws(pm__nf *f) {
+    const char *p = f->p;
+    /* Every blank is at most ' ': one test passes the rest. */
+    while (p < f->end && (unsigned char)*p <= ' ' &&
+           (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    f->p = p;
 }
 
 /* Skips blanks, then takes c. */
@@ -59,32 +63,55 @@ static int pm__nf_empty(pm__nf *f, char close) {
     return 0;
 }
 
-/* A string of printable ASCII other than '"' and '\\' (so its text is its
- * bytes, in the input and in the canonical form alike). */
+/* The bytes a plain string may hold: printable ASCII other than '"' and
+ * '\\' (so its text is its bytes, in the input and in the canonical form
+ * alike). */
+#define PM__NF_P8(c) ((c) >= 0x20 && (c) <= 0x7e && (c) != '"' && (c) != '\\')
+#define PM__NF_P16(c) PM__NF_P8(c), PM__NF_P8(c + 1), PM__NF_P8(c + 2), PM__NF_P8(c + 3), \
+    PM__NF_P8(c + 4), PM__NF_P8(c + 5), PM__NF_P8(c + 6), PM__NF_P8(c + 7), PM__NF_P8(c + 8), \
+    PM__NF_P8(c + 9), PM__NF_P8(c + 10), PM__NF_P8(c + 11), PM__NF_P8(c + 12), \
+    PM__NF_P8(c + 13), PM__NF_P8(c + 14), PM__NF_P8(c + 15)
+static const bool pm__nf_plain_byte[256] = {
+    PM__NF_P16(0x00), PM__NF_P16(0x10), PM__NF_P16(0x20), PM__NF_P16(0x30),
+    PM__NF_P16(0x40), PM__NF_P16(0x50), PM__NF_P16(0x60), PM__NF_P16(0x70)};
+
+/* A plain string (the bytes above between quotes). */
 static bool pm__nf_plain(pm__nf *f, const char **s, size_t *n) {
     pm__nf_ws(f);
     if (f->p >= f->end || *f->p != '"') return false;
-    const char *start = ++f->p;
-    for (; f->p < f->end && *f->p != '"'; f->p++) {
-        unsigned char c = (unsigned char)*f->p;
-        if (c < 0x20 || c > 0x7e || c == '\\') return false;
-    }
-    if (f->p >= f->end) return false;
+    const char *start = ++f->p, *p = start;
+    while (p < f->end && pm__nf_plain_byte[(unsigned char)*p]) p++;
+    if (p >= f->end || *p != '"') return false;
+    f->p = p + 1;
     *s = start;
-    *n = (size_t)(f->p++ - start);
+    *n = (size_t)(p - start);
     return true;
 }
 
-/* A member's key and its ':'; *bit the key's bit in names (NULL-terminated),
- * which must not be in *seen yet (unknown and repeated keys give up). */
-static bool pm__nf_key(pm__nf *f, const char *const *names, unsigned *seen, unsigned *bit) {
-    const char *k;
-    size_t n;
-    if (!pm__nf_plain(f, &k, &n) || !pm__nf_take(f, ':')) return false;
-    for (unsigned i = 0; names[i]; i++) {
-        /* The first byte first (most names differ there); no strlen. */
-        if (!n || names[i][0] != k[0] || strncmp(names[i], k, n) != 0 || names[i][n]) continue;
+/* An object's member names, with their lengths. */
+typedef struct pm__nf_name { const char *s; size_t n; } pm__nf_name;
+#define PM__NF_NAME(s) {s, sizeof(s) - 1}
+
+/* A member's key and its ':'; *bit the key's index in names (count of
+ * them), which must not be in *seen yet: unknown and repeated keys give
+ * up, as does any key that is not one of the names byte for byte (an
+ * escape, for one). */
+static bool pm__nf_key(pm__nf *f, const pm__nf_name *names, unsigned count, unsigned *seen,
+                       unsigned *bit) {
+    pm__nf_ws(f);
+    if (f->p >= f->end || *f->p != '"') return false;
+    const char *k = f->p + 1;
+    size_t room = (size_t)(f->end - k);
+    for (unsigned i = 0; i < count; i++) {
+        size_t n = names[i].n;
+        /* The first byte first (most names differ there). */
+        if (room <= n || names[i].s[0] != k[0] || k[n] != '"') continue;
+        size_t j = 1;   /* names are short: no call */
+        while (j < n && names[i].s[j] == k[j]) j++;
+        if (j < n) continue;
         if (*seen & (1u << i)) return false;
+        f->p = k + n + 1;
+        if (!pm__nf_take(f, ':')) return false;
         *seen |= 1u << i;
         *bit = i;
         pm__nf_ws(f);
@@ -106,7 +133,7 @@ static bool pm__nf_num(pm__nf *f, double lo, bool lo_open, double hi, double *ou
     int64_t i;
     double x;
     pm__nf_ws(f);
-    if (!pm_api__json_number(&f->p, f->end, &is_int, &i, &x)) return false;
+    if (!pm_api__json_number_short(&f->p, f->end, &is_int, &i, &x)) return false;
     if (lo_open ? !(x > lo) : !(x >= lo)) return false;
     if (!(x <= hi)) return false;
     *out = x + 0.0;
@@ -118,7 +145,7 @@ static bool pm__nf_int(pm__nf *f, int64_t lo, int64_t hi, int64_t *out) {
     bool is_int;
     double x;
     pm__nf_ws(f);
-    if (!pm_api__json_number(&f->p, f->end, &is_int, out, &x) || !is_int) return false;
+    if (!pm_api__json_number_short(&f->p, f->end, &is_int, out, &x) || !is_int) return false;
     return *out >= lo && *out <= hi;
 }
 
@@ -209,7 +236,7 @@ static void pm__nf_doc_free(pm__nf_doc *d) {
 
 /* null, or {"width", "curb_height"} in their ranges. */
 static bool pm__nf_sidewalk(pm__nf *f, pm__nf_sw *sw) {
-    static const char *const names[] = {"width", "curb_height", NULL};
+    static const pm__nf_name names[] = {PM__NF_NAME("width"), PM__NF_NAME("curb_height")};
     if (pm__nf_null(f)) {
         sw->state = 1;
         return true;
@@ -219,7 +246,7 @@ static bool pm__nf_sidewalk(pm__nf *f, pm__nf_sw *sw) {
     if (pm__nf_empty(f, '}')) return true;
     unsigned seen = 0, k;
     for (;;) {
-        if (!pm__nf_key(f, names, &seen, &k)) return false;
+        if (!pm__nf_key(f, names, 2, &seen, &k)) return false;
         if (k == 0 ? !pm__nf_num(f, 0, true, 100, &sw->width)
                    : !pm__nf_num(f, 0, true, 2, &sw->curb))
             return false;
@@ -233,7 +260,7 @@ static bool pm__nf_sidewalk(pm__nf *f, pm__nf_sw *sw) {
 }
 
 static bool pm__nf_node(pm__nf *f, pm__nf_doc *d) {
-    static const char *const names[] = {"id", "position", NULL};
+    static const pm__nf_name names[] = {PM__NF_NAME("id"), PM__NF_NAME("position")};
     size_t i = d->nnodes;
     if (i == d->node_cap) {   /* the three arrays grow together */
         size_t c1 = i, c2 = i, c3 = i;
@@ -246,7 +273,7 @@ static bool pm__nf_node(pm__nf *f, pm__nf_doc *d) {
     if (!pm__nf_take(f, '{')) return false;
     unsigned seen = 0, k;
     for (;;) {
-        if (!pm__nf_key(f, names, &seen, &k)) return false;
+        if (!pm__nf_key(f, names, 2, &seen, &k)) return false;
         if (k == 0) {
             if (!pm__nf_id(f, d->arena, &d->ids[i])) return false;
         } else {
@@ -295,7 +322,9 @@ static bool pm__nf_points(pm__nf *f, pm__nf_doc *d, pm__nf_edge *e) {
 }
 
 static bool pm__nf_edge_read(pm__nf *f, pm__nf_doc *d) {
-    static const char *const names[] = {"from", "to", "width", "points", "sidewalk", NULL};
+    static const pm__nf_name names[] = {PM__NF_NAME("from"), PM__NF_NAME("to"),
+                                        PM__NF_NAME("width"), PM__NF_NAME("points"),
+                                        PM__NF_NAME("sidewalk")};
     if (!pm__nf_grow((void **)&d->edges, &d->edge_cap, d->nedges + 1, sizeof *d->edges))
         return false;
     pm__nf_edge *e = &d->edges[d->nedges];
@@ -303,7 +332,7 @@ static bool pm__nf_edge_read(pm__nf *f, pm__nf_doc *d) {
     if (!pm__nf_take(f, '{')) return false;
     unsigned seen = 0, k;
     for (;;) {
-        if (!pm__nf_key(f, names, &seen, &k)) return false;
+        if (!pm__nf_key(f, names, 5, &seen, &k)) return false;
         bool ok = k == 0   ? pm__nf_id(f, d->arena, &e->from)
                   : k == 1 ? pm__nf_id(f, d->arena, &e->to)
                   : k == 2 ? pm__nf_num(f, 0, true, 1000, &e->width)
@@ -348,21 +377,25 @@ typedef struct pm__nf_out {
     unsigned memo_next;
 } pm__nf_out;
 
-/* Room for n more bytes, or NULL (failed set). */
-static char *pm__nf_room(pm__nf_out *o, size_t n) {
+/* pm__nf_room when the block is full. */
+static __attribute__((noinline)) char *pm__nf_grow_out(pm__nf_out *o, size_t n) {
     if (o->failed) return NULL;
-    if (o->len + n > o->cap) {
-        size_t c = o->cap ? o->cap : 4096;
-        while (c < o->len + n) c *= 2;
-        char *b = realloc(o->b, c);
-        if (!b) {
-            o->failed = true;
-            return NULL;
-        }
-        o->b = b;
-        o->cap = c;
+    size_t c = o->cap ? o->cap : 4096;
+    while (c < o->len + n) c *= 2;
+    char *b = realloc(o->b, c);
+    if (!b) {
+        o->failed = true;
+        return NULL;
     }
+    o->b = b;
+    o->cap = c;
     return o->b + o->len;
+}
+
+/* Room for n more bytes, or NULL (failed set; a failed text is dropped whole). */
+static inline char *pm__nf_room(pm__nf_out *o, size_t n) {
+    if (o->len + n <= o->cap) return o->b + o->len;
+    return pm__nf_grow_out(o, n);
 }
 
 /* Inlined: most calls copy a literal, whose copy then needs no call. */
@@ -517,14 +550,16 @@ enum { PM__NF_SIDEWALK, PM__NF_WIDTH, PM__NF_RADIUS, PM__NF_SEGS, PM__NF_UV, PM_
 
 static bool pm__nf_root_read(pm__nf *f, pm__nf_doc *d, pm_network_params *p, pm__nf_root *r,
                              unsigned *seen) {
-    static const char *const names[] = {"sidewalk", "width", "corner_radius", "corner_segments",
-                                        "uv_scale", "snap", "max_error", "max_segment",
-                                        "nodes", "edges", NULL};
+    static const pm__nf_name names[] = {
+        PM__NF_NAME("sidewalk"), PM__NF_NAME("width"), PM__NF_NAME("corner_radius"),
+        PM__NF_NAME("corner_segments"), PM__NF_NAME("uv_scale"), PM__NF_NAME("snap"),
+        PM__NF_NAME("max_error"), PM__NF_NAME("max_segment"), PM__NF_NAME("nodes"),
+        PM__NF_NAME("edges")};
     if (!pm__nf_take(f, '{')) return false;
     if (pm__nf_empty(f, '}')) return true;
     for (;;) {
         unsigned k;
-        if (!pm__nf_key(f, names, seen, &k)) return false;
+        if (!pm__nf_key(f, names, 10, seen, &k)) return false;
         bool ok = false;
         switch (k) {
         case PM__NF_SIDEWALK: ok = pm__nf_sidewalk(f, &r->sw); break;

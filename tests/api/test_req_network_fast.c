@@ -11,6 +11,7 @@
 #include "pm_api/key.h"
 #include "pm_api/reader.h"
 #include "pm_api/request.h"
+#include "../../api/json_fast.h"
 
 /* The network's fast reader (pm_api_generator.parse_text, api/
  * req_network_fast.c) against the document path (pm_api_parse_body, then
@@ -305,9 +306,91 @@ Test(req_network_fast, limits_are_left_to_the_document_path) {
                         "\"points\": [[1, 45]]}]}", &lim));
 }
 
+/* Member names that differ from a known one by a byte, a length or an
+ * escape are unknown members: left to the document path. */
+Test(req_network_fast, near_miss_member_names_are_left) {
+    static const char *const keys[] = {"fro", "fromm", "From", "fr\\u006fm", "t", "too", "widt",
+                                       "widths", "point", "sidewalks", "", "\\\"from"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        text t = {0};
+        text_printf(&t, "{" TWO ", \"edges\": [{\"from\": \"a\", \"to\": \"b\", \"%s\": 1}]}",
+                    keys[i]);
+        left(t.s);
+        free(t.s);
+        t = (text){0};
+        text_printf(&t, "{\"nodes\": [{\"id\": \"a\", \"%s\": [0, 0]}, {\"id\": \"b\", "
+                    "\"position\": [100, 0]}], " ONE_EDGE "}", keys[i]);
+        left(t.s);
+        free(t.s);
+    }
+    left("{\"nodes\": [{\"i\": \"a\", \"position\": [0, 0]}, {\"id\": \"b\", \"position\": "
+         "[100, 0]}], " ONE_EDGE "}");
+    left("{\"nodes\": [{\"id\": \"a\", \"positio\": [0, 0]}, {\"id\": \"b\", \"position\": "
+         "[100, 0]}], " ONE_EDGE "}");
+    left("{" TWO ", " ONE_EDGE ", \"max_segmen\": 5}");
+    left("{" TWO ", " ONE_EDGE ", \"max_segment\" 5}");
+    left("{" TWO ", " ONE_EDGE ", \"max_segment");
+}
+
 /* ---- random towns ---- */
 
 static int rnd(pm_rng *r, int n) { return (int)(pm_rng_u64(r) % (uint64_t)n); }
+
+/* The inline reader of short number tokens (json_fast.h) against the full
+ * one, and its reals against strtod, on random tokens and what follows
+ * them: the same verdict, end, kind and bits. */
+static void put_token(text *t, pm_rng *r) {
+    static const char *const tails[] = {"", ",", "]", " ", "e5", "E-2", ".5", "x", "-", "0", "."};
+    if (rnd(r, 2)) text_str(t, "-");
+    int nint = rnd(r, 8) == 0 ? 0 : 1 + rnd(r, rnd(r, 4) ? 6 : 20);
+    for (int i = 0; i < nint; i++) text_printf(t, "%d", i == 0 && rnd(r, 4) ? 1 + rnd(r, 9) : rnd(r, 10));
+    if (rnd(r, 2)) {
+        text_str(t, ".");
+        int nfrac = rnd(r, 8) == 0 ? 0 : 1 + rnd(r, rnd(r, 4) ? 6 : 20);
+        for (int i = 0; i < nfrac; i++) text_printf(t, "%d", rnd(r, 3) ? rnd(r, 10) : 0);
+    }
+    text_str(t, tails[rnd(r, sizeof tails / sizeof *tails)]);
+}
+
+Test(req_network_fast, short_number_tokens_read_as_the_full_reader) {
+    pm_rng r;
+    pm_rng_seed(&r, 11);
+    int bad = 0, inline_ok = 0;
+    for (int n = 0; n < 300000 && bad < 10; n++) {
+        text t = {0};
+        put_token(&t, &r);
+        const char *a = t.s, *b = t.s, *end = t.s + t.len;
+        bool ia = false, ib = false;
+        int64_t va = 0, vb = 0;
+        double da = 0, db = 0;
+        bool oka = pm_api__json_number(&a, end, &ia, &va, &da);
+        bool okb = pm_api__json_number_short(&b, end, &ib, &vb, &db);
+        uint64_t ba, bb;
+        memcpy(&ba, &da, 8);
+        memcpy(&bb, &db, 8);
+        bool same = oka == okb && (!oka || (a == b && ia == ib && va == vb && ba == bb));
+        if (okb && !ib) {   /* an independent reference for reals: strtod */
+            char tok[64] = {0};
+            size_t len = (size_t)(b - t.s);
+            if (len < sizeof tok) {
+                memcpy(tok, t.s, len);
+                double x = strtod(tok, NULL);
+                uint64_t bx;
+                memcpy(&bx, &x, 8);
+                same = same && bx == bb;
+            }
+        }
+        inline_ok += okb && (size_t)(b - t.s) <= 16;
+        if (!same) {
+            bad++;
+            cr_log_error("'%s': full %d %d %lld %a, short %d %d %lld %a", t.s, oka, ia,
+                         (long long)va, da, okb, ib, (long long)vb, db);
+        }
+        free(t.s);
+    }
+    cr_expect_eq(bad, 0);
+    cr_expect_gt(inline_ok, 50000);
+}
 
 static void put_num(text *t, pm_rng *r, double x) {
     switch (rnd(r, 5)) {
