@@ -5,8 +5,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -62,6 +64,12 @@ static int cli_format_from_name(const char *file, const char **fmt) {
 
 static char *cli_read_all(FILE *in, size_t limit, size_t *len, int *too_big) {
     size_t cap = 1 << 16, n = 0;
+    /* A file's size is known: one buffer for all of it (and the byte that
+     * shows the end), not copies of a growing one. */
+    struct stat st;
+    if (fstat(fileno(in), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+        (uint64_t)st.st_size < limit && (size_t)st.st_size + 1 > cap)
+        cap = (size_t)st.st_size + 1;
     char *buf = malloc(cap);
     *too_big = 0;
     while (buf) {
@@ -404,7 +412,10 @@ int pm_svc_cli_generate(int argc, char **argv) {
     }
     cli_out *out = malloc(sizeof *out);
     if (!out) return CLI_FAILED;
-    *out = (cli_out){.file = file, .fd = -1};
+    out->file = file;   /* not the whole struct: its 64 KiB buffer needs no zeros */
+    out->fd = -1;
+    out->err = 0;
+    out->len = 0;
     int code = cli_run(gen, &cfg, ctype, parts, nparts, q, nq, &out_opts, out, &prob);
     if (out->err) code = cli_out_end(out);   /* the output failed, not the request */
     else code = code == CLI_OK ? cli_out_end(out) : cli_problem(&prob, code);
