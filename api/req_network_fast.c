@@ -22,6 +22,10 @@
 
 typedef struct pm__nf { const char *p, *end; } pm__nf;
 
+/* The readers below are small and called per value: inlined into the
+ * loops that call them, they cost no call and no saved registers. */
+#define PM__NF_INLINE static inline __attribute__((always_inline))
+
 static inline void pm__nf_ws(pm__nf *f) {
     const char *p = f->p;
     /* Every blank is at most ' ': one test passes the rest. */
@@ -32,7 +36,7 @@ static inline void pm__nf_ws(pm__nf *f) {
 }
 
 /* Skips blanks, then takes c. */
-static bool pm__nf_take(pm__nf *f, char c) {
+PM__NF_INLINE bool pm__nf_take(pm__nf *f, char c) {
     pm__nf_ws(f);
     if (f->p >= f->end || *f->p != c) return false;
     f->p++;
@@ -40,7 +44,7 @@ static bool pm__nf_take(pm__nf *f, char c) {
 }
 
 /* After a member or element: 1 at ',', 0 at close (both taken), -1 else. */
-static int pm__nf_next(pm__nf *f, char close) {
+PM__NF_INLINE int pm__nf_next(pm__nf *f, char close) {
     pm__nf_ws(f);
     if (f->p < f->end && *f->p == ',') {
         f->p++;
@@ -54,7 +58,7 @@ static int pm__nf_next(pm__nf *f, char close) {
 }
 
 /* 1 when the container just opened is empty (its close taken), else 0. */
-static int pm__nf_empty(pm__nf *f, char close) {
+PM__NF_INLINE int pm__nf_empty(pm__nf *f, char close) {
     pm__nf_ws(f);
     if (f->p < f->end && *f->p == close) {
         f->p++;
@@ -76,7 +80,7 @@ static const bool pm__nf_plain_byte[256] = {
     PM__NF_P16(0x40), PM__NF_P16(0x50), PM__NF_P16(0x60), PM__NF_P16(0x70)};
 
 /* A plain string (the bytes above between quotes). */
-static bool pm__nf_plain(pm__nf *f, const char **s, size_t *n) {
+PM__NF_INLINE bool pm__nf_plain(pm__nf *f, const char **s, size_t *n) {
     pm__nf_ws(f);
     if (f->p >= f->end || *f->p != '"') return false;
     const char *start = ++f->p, *p = start;
@@ -88,15 +92,37 @@ static bool pm__nf_plain(pm__nf *f, const char **s, size_t *n) {
     return true;
 }
 
-/* An object's member names, with their lengths. */
-typedef struct pm__nf_name { const char *s; size_t n; } pm__nf_name;
+/* An object's member names (at most 16 bytes, zero-padded), with their
+ * lengths. */
+typedef struct pm__nf_name { char s[16]; size_t n; } pm__nf_name;
 #define PM__NF_NAME(s) {s, sizeof(s) - 1}
+
+/* Whether the n bytes at k are name's: two masked 8-byte compares when 16
+ * bytes can be read at k, else byte by byte. */
+PM__NF_INLINE bool pm__nf_is_name(const char *k, size_t room, const pm__nf_name *name) {
+    static const unsigned char ones[32] = {255, 255, 255, 255, 255, 255, 255, 255,
+                                           255, 255, 255, 255, 255, 255, 255, 255};
+    size_t n = name->n;
+    if (room >= 16) {
+        uint64_t k0, k1, s0, s1, m0, m1;
+        memcpy(&k0, k, 8);
+        memcpy(&k1, k + 8, 8);
+        memcpy(&s0, name->s, 8);
+        memcpy(&s1, name->s + 8, 8);
+        memcpy(&m0, ones + 16 - n, 8);   /* n bytes of ones, whatever the byte order */
+        memcpy(&m1, ones + 24 - n, 8);
+        return (((k0 ^ s0) & m0) | ((k1 ^ s1) & m1)) == 0;
+    }
+    size_t j = 0;
+    while (j < n && name->s[j] == k[j]) j++;
+    return j == n;
+}
 
 /* A member's key and its ':'; *bit the key's index in names (count of
  * them), which must not be in *seen yet: unknown and repeated keys give
  * up, as does any key that is not one of the names byte for byte (an
  * escape, for one). */
-static bool pm__nf_key(pm__nf *f, const pm__nf_name *names, unsigned count, unsigned *seen,
+PM__NF_INLINE bool pm__nf_key(pm__nf *f, const pm__nf_name *names, unsigned count, unsigned *seen,
                        unsigned *bit) {
     pm__nf_ws(f);
     if (f->p >= f->end || *f->p != '"') return false;
@@ -105,17 +131,14 @@ static bool pm__nf_key(pm__nf *f, const pm__nf_name *names, unsigned count, unsi
     for (unsigned i = 0; i < count; i++) {
         size_t n = names[i].n;
         /* The first byte first (most names differ there). */
-        if (room <= n || names[i].s[0] != k[0] || k[n] != '"') continue;
-        size_t j = 1;   /* names are short: no call */
-        while (j < n && names[i].s[j] == k[j]) j++;
-        if (j < n) continue;
+        if (room <= n || names[i].s[0] != k[0] || k[n] != '"' || !pm__nf_is_name(k, room, &names[i]))
+            continue;
         if (*seen & (1u << i)) return false;
         f->p = k + n + 1;
         if (!pm__nf_take(f, ':')) return false;
         *seen |= 1u << i;
         *bit = i;
-        pm__nf_ws(f);
-        return true;
+        return true;   /* every value's reader skips the blanks before it */
     }
     return false;
 }
@@ -128,7 +151,7 @@ static bool pm__nf_null(pm__nf *f) {
 }
 
 /* A number in [lo, hi] (lo excluded when lo_open), -0 made 0. */
-static bool pm__nf_num(pm__nf *f, double lo, bool lo_open, double hi, double *out) {
+PM__NF_INLINE bool pm__nf_num(pm__nf *f, double lo, bool lo_open, double hi, double *out) {
     bool is_int;
     int64_t i;
     double x;
@@ -141,7 +164,7 @@ static bool pm__nf_num(pm__nf *f, double lo, bool lo_open, double hi, double *ou
 }
 
 /* An integer token (no fraction, no exponent) in [lo, hi]. */
-static bool pm__nf_int(pm__nf *f, int64_t lo, int64_t hi, int64_t *out) {
+PM__NF_INLINE bool pm__nf_int(pm__nf *f, int64_t lo, int64_t hi, int64_t *out) {
     bool is_int;
     double x;
     pm__nf_ws(f);
@@ -150,7 +173,7 @@ static bool pm__nf_int(pm__nf *f, int64_t lo, int64_t hi, int64_t *out) {
 }
 
 /* An id: an integer token, or a plain string of 1..PM__NID_MAX bytes. */
-static bool pm__nf_id(pm__nf *f, pm_arena *arena, pm_network_id *out) {
+PM__NF_INLINE bool pm__nf_id(pm__nf *f, pm_arena *arena, pm_network_id *out) {
     memset(out, 0, sizeof *out);
     out->is_num = true;
     pm__nf_ws(f);
@@ -448,13 +471,14 @@ static void pm__nf_id_text(pm__nf_out *o, const pm_network_id *id) {
         pm__nf_integer(o, id->num);
         return;
     }
-    size_t n = strlen(id->str);
-    char *w = pm__nf_room(o, n + 2);
+    /* At most PM__NID_MAX bytes (pm__nf_id): copied up to the NUL, no calls. */
+    char *w = pm__nf_room(o, PM__NID_MAX + 2);
     if (!w) return;
-    w[0] = '"';
-    memcpy(w + 1, id->str, n);
-    w[n + 1] = '"';
-    o->len += n + 2;
+    char *c = w;
+    *c++ = '"';
+    for (const char *s = id->str; *s;) *c++ = *s++;
+    *c++ = '"';
+    o->len += (size_t)(c - w);
 }
 
 /* [x, z] or [x, y, z] of a point stored as [x, y, z]. */
