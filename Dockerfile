@@ -26,10 +26,11 @@ FROM debian:12-slim
 # The shared libraries of the -dev packages above (tests/deploy checks
 # that this list covers every library the binary links; libcglm0 only for
 # -O0 builds, which call cglm out of line), and curl for HEALTHCHECK.
+# jansson, xxhash, libpng, libuuid, hiredis, zlib and brotli are linked
+# from their static archives (PM_STATIC_DEPS, docs/svc.md): none needed.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libjansson4 libcglm0 libuuid1 libmeshoptimizer2d \
-      libxxhash0 libhiredis0.14 zlib1g libbrotli1 libpng16-16 curl \
+      libmicrohttpd12 libcglm0 libmeshoptimizer2d curl \
  && rm -rf /var/lib/apt/lists/*
 # A fixed numeric UID/GID so Kubernetes' runAsNonRoot can verify it.
 RUN groupadd --system --gid 10001 procmesh \
