@@ -305,6 +305,24 @@ static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, const 
     return rc == 0 ? CLI_OK : cli_code(prob);
 }
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+#define PM_SVC_CLI_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define PM_SVC_CLI_SANITIZED 1
+#endif
+
+_Noreturn void pm_svc_cli_exit(int code) {
+#ifdef PM_SVC_CLI_SANITIZED
+    exit(code);
+#else
+    fflush(NULL);
+    _exit(code);
+#endif
+}
+
 int pm_svc_cli_generate(int argc, char **argv) {
     const char *route = NULL, *file = NULL, *fmt_name = NULL;
     const char *compress = NULL, *quantize = NULL, *metadata = NULL, *ctype = NULL;

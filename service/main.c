@@ -28,7 +28,8 @@ static void raise_nofile(uint32_t connections) {
 }
 
 int main(int argc, char **argv) {
-    if (argc >= 2 && strcmp(argv[1], "generate") == 0) return pm_svc_cli_generate(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "generate") == 0)
+        pm_svc_cli_exit(pm_svc_cli_generate(argc - 1, argv + 1));
     pm_svc_config cfg;
     char err[512];
     pm_svc_config_default(&cfg);
