@@ -614,8 +614,10 @@ static pm__raw_edge *pm__nf_fill(const pm__nf_doc *d, pm__nreq *q, pm_arena *are
     size_t n = d->nnodes, m = d->nedges;
     q->nodes = pm_arena_alloc(arena, 3 * n * sizeof(double));
     q->ids = pm_arena_alloc(arena, n * sizeof *q->ids);
-    q->edges = pm_arena_calloc(arena, m, sizeof *q->edges);
-    pm__raw_edge *raw = pm_arena_calloc(arena, m, sizeof *raw);
+    /* Each edge is written whole below: no zeroing first (m is within
+     * max_points, so the sizes do not overflow). */
+    q->edges = pm_arena_alloc(arena, m * sizeof *q->edges);
+    pm__raw_edge *raw = pm_arena_alloc(arena, m * sizeof *raw);
     /* Every edge has its points array (room for one point when it has
      * none), as req_network.c gives it; the empty ones share one. */
     double *pts = pm_arena_calloc(arena, 3 * (d->npts + 1), sizeof(double));
@@ -629,23 +631,21 @@ static pm__raw_edge *pm__nf_fill(const pm__nf_doc *d, pm__nreq *q, pm_arena *are
     }
     for (size_t i = 0; i < m; i++) {
         const pm__nf_edge *s = &d->edges[i];
-        pm_network_edge *E = &q->edges[i];
-        raw[i].from = s->from;
-        raw[i].to = s->to;
-        raw[i].ids_ok = true;
-        E->width = s->has_width ? s->width : width;
-        E->npoints = s->npoints;
-        E->points = s->npoints ? pts + 3 * (1 + s->first) : pts;
-        raw[i].known = s->npoints ? known + 1 + s->first : known;
+        pm_network_edge E = {.width = s->has_width ? s->width : width,
+                             .npoints = s->npoints,
+                             .points = s->npoints ? pts + 3 * (1 + s->first) : pts};
         if (s->sw.state == 0) {
-            E->has_sidewalk = gsw_on;
-            E->sidewalk = *gsw;
+            E.has_sidewalk = gsw_on;
+            E.sidewalk = *gsw;
         } else if (s->sw.state == 2) {
             const pm_junction_sidewalk *def = gsw_on ? gsw : &pm__sidewalk_def;
-            E->has_sidewalk = true;
-            E->sidewalk.width = s->sw.has_width ? s->sw.width : def->width;
-            E->sidewalk.curb_height = s->sw.has_curb ? s->sw.curb : def->curb_height;
+            E.has_sidewalk = true;
+            E.sidewalk.width = s->sw.has_width ? s->sw.width : def->width;
+            E.sidewalk.curb_height = s->sw.has_curb ? s->sw.curb : def->curb_height;
         }
+        q->edges[i] = E;
+        raw[i] = (pm__raw_edge){.from = s->from, .to = s->to, .ids_ok = true,
+                                .known = s->npoints ? known + 1 + s->first : known};
     }
     q->p.nodes = q->nodes;
     q->p.ids = q->ids;
