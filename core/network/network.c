@@ -711,12 +711,11 @@ static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
     rp.overlaps_checked_by_caller = true;   /* network_overlap.c, with the junctions */
     pm_road_failure fail = {0};
     pm_scene *built = NULL;
-    int rc = pm_road_generate(N->tmp, &rp, &built, &fail);
+    pm_road_base base;
+    int rc = pm_road_generate_base(N->tmp, &rp, &built, &base, &fail);
     if (rc < 0) return rc;
-    const pm_meta *len = pm_meta_get(built->meta, "length");
-    const pm_meta *smp = pm_meta_get(built->meta, "samples");
-    R->length = len && len->kind == PM_META_NUM ? len->u.n : 0.0;
-    R->samples = smp && smp->kind == PM_META_INT ? smp->u.i : 0;
+    R->length = isfinite(base.length) ? base.length : 0.0;   /* as the metadata's number */
+    R->samples = base.samples;
     R->scene = pm__road_copy(N->a, &built->prims[0]);
     return R->scene ? PM_OK : PM_ERR_NOMEM;
 }
