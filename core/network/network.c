@@ -228,21 +228,6 @@ static void pm__junction_problem(pm__net *N, uint32_t n, const pm_junction_diag 
         for (uint32_t k = 0; k < V->deg && q->nedges < 4; k++) q->edges[q->nedges++] = N->inc[V->first + k].edge;
 }
 
-/* Reads arm k's mouth out of its entry of the junction's metadata
- * "arms" (NULL: missing). */
-static int pm__mouth(pm__node *V, const pm_meta *arm, uint32_t k) {
-    const pm_meta *m = arm ? pm_meta_get(arm, "mouth") : NULL;
-    const pm_meta *l = m ? pm_meta_get(m, "left_index") : NULL;
-    const pm_meta *r = m ? pm_meta_get(m, "right_index") : NULL;
-    const pm_meta *d = m ? pm_meta_get(m, "distance") : NULL;
-    if (!l || !r || !d || l->kind != PM_META_INT || r->kind != PM_META_INT || d->kind != PM_META_NUM)
-        return PM_ERR_GEOMETRY;
-    V->mouth_l[k] = (uint32_t)l->u.i;
-    V->mouth_r[k] = (uint32_t)r->u.i;
-    V->mouth_d[k] = d->u.n;
-    return PM_OK;
-}
-
 /* Point i of the polyline of arm I's road as it leaves its node: 0 the
  * node, then the edge's interior points in that order, then its far node,
  * and on through each through node along the next edge of the chain, to
@@ -412,7 +397,8 @@ static int pm__junction(pm__net *N, uint32_t n) {
             pm__arm_from_road(N, n, k, &arms[k]);
             arms[k].elevation -= V->c[1];
         }
-        int rc = pm__jcache_generate(N, &jp, V->c, &V->scene, &d);
+        const pm__jmouth *mouths = NULL;
+        int rc = pm__jcache_generate(N, &jp, V->c, &V->scene, &d, &mouths);
         if (rc < 0 && rc != PM_ERR_GEOMETRY) return rc;
         bool moved = false;
         if (rc == PM_ERR_GEOMETRY) {
@@ -422,10 +408,12 @@ static int pm__junction(pm__net *N, uint32_t n) {
             V->scene = NULL;
             return PM_OK;
         }
-        const pm_meta *listed = pm_meta_get(V->scene->meta, "arms");   /* one entry per arm */
-        const pm_meta *arm = listed ? listed->u.kids.first : NULL;
-        for (uint32_t k = 0; k < V->deg; k++, arm = arm ? arm->next : NULL)
-            if (pm__mouth(V, arm, k)) return PM_ERR_GEOMETRY;
+        if (!mouths) return PM_ERR_GEOMETRY;
+        for (uint32_t k = 0; k < V->deg; k++) {
+            V->mouth_l[k] = mouths[k].l;
+            V->mouth_r[k] = mouths[k].r;
+            V->mouth_d[k] = mouths[k].d;
+        }
         /* A fillet shrunk because its arm's room ends at the mouth, a corner
      * sidewalk left out for want of room. */
         for (size_t w = 0; w < d.nwarnings; w++)

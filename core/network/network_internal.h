@@ -126,6 +126,10 @@ int pm__network_overlaps(pm__net *N, const pm_scene *s, bool *retry);
  * whose local parameters are bit-identical to an earlier call's is reused;
  * one whose triangles would not keep their orientation when moved is built
  * where it stands instead. Returns as pm_junction_generate. */
+/* A junction arm's mouth as its metadata "arms"[k]."mouth" gives it. */
+typedef struct pm__jmouth { uint32_t l, r; double d; } pm__jmouth;
+/* On PM_OK, *mouths: narms mouths read from the result's metadata once
+ * (NULL when an arm's mouth is missing or mistyped). */
 int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const double off[3],
-                        pm_scene **out, pm_junction_diag *d);
+                        pm_scene **out, pm_junction_diag *d, const pm__jmouth **mouths);
 #endif
