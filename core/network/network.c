@@ -667,7 +667,22 @@ static pm_scene *pm__road_copy(pm_arena *a, const pm_prim *P) {
     return s;
 }
 
-static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
+/* What every road of the network shares (its points, width and budget
+ * are its own). */
+static void pm__road_template(const pm_network_params *p, pm_road_params *rp) {
+    pm_road_params_default(rp);
+    rp->curve = PM_CURVE_CATMULL_ROM;
+    rp->alpha = 0.5;
+    rp->max_error = p->max_error;
+    rp->max_segment = p->max_segment;
+    rp->shoulder = 0.0;
+    rp->cross_segments = 1;
+    rp->uv_scale = p->uv_scale;
+    rp->cancel = p->cancel;
+    rp->overlaps_checked_by_caller = true;   /* network_overlap.c, with the junctions */
+}
+
+static int pm__build_road(pm__net *N, pm__road *R, const pm_road_params *shared, uint64_t budget) {
     const pm_network_params *p = N->p;
     size_t np = R->nctrl - R->k0 - R->k1;
     /* Built in the scratch arena, kept as a compact copy: a road's working
@@ -681,26 +696,15 @@ static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
     memcpy(pts + 3 * (np - 1), R->ctrl + 3 * (R->nctrl - 1), 3 * sizeof(double));
     if (R->arm0 >= 0) pm__to_mouth(N, R->start, R->arm0, R->d0, pts);
     if (R->arm1 >= 0) pm__to_mouth(N, R->end, R->arm1, R->d1, pts + 3 * (np - 1));
-    pm_road_params rp;
-    pm_road_params_default(&rp);
+    pm_road_params rp = *shared;
     rp.points = pts;
     rp.npoints = np;
     rp.closed = R->closed;
-    rp.curve = PM_CURVE_CATMULL_ROM;
-    rp.alpha = 0.5;
-    rp.max_error = p->max_error;
-    rp.max_segment = p->max_segment;
     rp.width = p->edges[N->steps.data[R->first_step].edge].width;
-    rp.shoulder = 0.0;
-    rp.cross_segments = 1;
-    rp.uv_scale = p->uv_scale;
     rp.max_vertices = budget;
-    rp.cancel = p->cancel;
-    rp.overlaps_checked_by_caller = true;   /* network_overlap.c, with the junctions */
-    pm_road_failure fail = {0};
     pm_scene *built = NULL;
     pm_road_base base;
-    int rc = pm_road_generate_base(N->tmp, &rp, &built, &base, &fail);
+    int rc = pm_road_generate_base(N->tmp, &rp, &built, &base, NULL);   /* no failure read */
     if (rc < 0) return rc;
     R->length = isfinite(base.length) ? base.length : 0.0;   /* as the metadata's number */
     R->samples = base.samples;
@@ -885,9 +889,11 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     if (rc == PM_OK && !(N.tmp = pm_arena_create_scratch(a))) rc = PM_ERR_NOMEM;
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++)
         if (N.nodes[n].scene) used += pm_scene_vertex_count(N.nodes[n].scene);
+    pm_road_params shared;
+    pm__road_template(p, &shared);
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) {
         if (p->max_vertices && used >= p->max_vertices) rc = PM_ERR_LIMIT;
-        else rc = pm__build_road(&N, &N.roads.data[r], p->max_vertices ? p->max_vertices - used : 0);
+        else rc = pm__build_road(&N, &N.roads.data[r], &shared, p->max_vertices ? p->max_vertices - used : 0);
         if (rc == PM_OK) used += pm_scene_vertex_count(N.roads.data[r].scene);
     }
     pm_arena_destroy(N.tmp);
