@@ -366,19 +366,24 @@ static int pm__junction(pm__net *N, uint32_t n) {
     double gap = pm_network_gap(p);
     pm_junction_arm *arms = pm_arena_calloc(N->a, V->deg, sizeof *arms);
     if (!V->dir) {
-        V->dir = pm_arena_alloc(N->a, 2 * V->deg * sizeof(double));
-        V->mouth_l = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
-        V->mouth_r = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
-        V->mouth_d = pm_arena_alloc(N->a, V->deg * sizeof(double));
-        V->split = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
-        V->skip = pm_arena_calloc(N->a, V->deg, sizeof(uint32_t));
-        V->cap = pm_arena_alloc(N->a, V->deg * sizeof(double));
-        V->bare = pm_arena_calloc(N->a, V->deg, sizeof(bool));
-        for (uint32_t k = 0; V->cap && k < V->deg; k++) V->cap[k] = HUGE_VAL;
+        /* The node's per-arm arrays in one block: doubles first, then the
+         * 4-byte ones, then the flags (each part keeps its alignment). */
+        size_t d = V->deg;
+        char *b = pm_arena_alloc(N->a, d * (4 * sizeof(double) + 4 * sizeof(uint32_t) + sizeof(bool)));
+        if (!b) return PM_ERR_NOMEM;
+        V->dir = (double *)b;
+        V->mouth_d = V->dir + 2 * d;
+        V->cap = V->mouth_d + d;
+        V->mouth_l = (uint32_t *)(V->cap + d);
+        V->mouth_r = V->mouth_l + d;
+        V->split = V->mouth_r + d;
+        V->skip = V->split + d;
+        V->bare = (bool *)(V->skip + d);
+        memset(V->skip, 0, d * sizeof(uint32_t));
+        memset(V->bare, 0, d * sizeof(bool));
+        for (uint32_t k = 0; k < V->deg; k++) V->cap[k] = HUGE_VAL;
     }
-    if (!arms || !V->dir || !V->mouth_l || !V->mouth_r || !V->mouth_d || !V->split || !V->skip || !V->cap ||
-        !V->bare)
-        return PM_ERR_NOMEM;
+    if (!arms) return PM_ERR_NOMEM;
     /* Built in the node's local frame (network_jcache.c): the centre at
      * the origin, heights relative to it. */
     pm_junction_params jp = {

@@ -6,6 +6,7 @@
  * takes that result. Reuse therefore gives exactly the bytes a fresh build
  * would: the output does not depend on which node came first. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -42,6 +43,7 @@ typedef struct pm__jentry {
     double rmax;               /* the largest |x| or |z| of any vertex */
     PM_VEC(pm__jdoubt) doubts; /* per rounding step met so far */
     const pm__jmouth *mouths;  /* read once (NULL: missing) */
+    const pm_meta *m_arms, *m_corners, *m_warnings;   /* its metadata's members, looked up once */
     struct pm__jentry *next;
 } pm__jentry;
 
@@ -96,13 +98,19 @@ static int pm__key(pm__net *N, const pm_junction_params *jp) {
     return PM_OK;
 }
 
+/* Only spreads keys over the table's slots (each match compares the whole
+ * key): two independent multiply chains, mixed at the end. */
 static uint64_t pm__hash(const uint64_t *w, size_t n) {
-    uint64_t h = 0x9e3779b97f4a7c15u ^ n;
-    for (size_t i = 0; i < n; i++) {
-        h ^= w[i];
-        h *= 0xbf58476d1ce4e5b9u;
-        h ^= h >> 29;
+    uint64_t h0 = 0x9e3779b97f4a7c15u ^ n, h1 = 0xc2b2ae3d27d4eb4fu;
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        h0 = (h0 ^ w[i]) * 0xbf58476d1ce4e5b9u;
+        h1 = (h1 ^ w[i + 1]) * 0x94d049bb133111ebu;
+        h0 ^= h0 >> 29;
+        h1 ^= h1 >> 31;
     }
+    if (i < n) h0 = (h0 ^ w[i]) * 0xbf58476d1ce4e5b9u;
+    uint64_t h = (h0 ^ (h1 >> 17) ^ (h1 << 47)) * 0xff51afd7ed558ccdu;
     return h ^ (h >> 32);
 }
 
@@ -300,16 +308,20 @@ static pm_meta *pm__corners(pm_arena *a, const pm_meta *local, const double off[
 
 /* The node's metadata: the members the network reads, "corners" its own
  * (the stitch moves it into the output) with each fillet point moved. */
-static pm_meta *pm__place_meta(pm_arena *a, const pm_meta *local, const double off[3]) {
+static pm_meta *pm__place_meta(pm_arena *a, const pm__jentry *e, const double off[3]) {
     pm_meta *o = pm_meta_obj(a);
-    const pm_meta *lc = pm_meta_get(local, "corners");
-    pm_meta *corners = lc ? pm__corners(a, lc, off) : NULL;
+    pm_meta *corners = e->m_corners ? pm__corners(a, e->m_corners, off) : NULL;
     if (!o || !corners) return NULL;
-    int rc = pm_meta_set_lit(o, "arms", pm__shallow(a, pm_meta_get(local, "arms")));
+    int rc = pm_meta_set_lit(o, "arms", pm__shallow(a, e->m_arms));
     rc |= pm_meta_set_lit(o, "corners", corners);
-    rc |= pm_meta_set_lit(o, "warnings", pm__shallow(a, pm_meta_get(local, "warnings")));
+    rc |= pm_meta_set_lit(o, "warnings", pm__shallow(a, e->m_warnings));
     return rc == 0 ? o : NULL;
 }
+
+#define PM__SLAB_POINTS offsetof(pm_junction_slab_end, curb_top)
+_Static_assert(offsetof(pm_junction_slab_end, outer_top) == PM__SLAB_POINTS + 3 * sizeof(float) &&
+               offsetof(pm_junction_slab_end, outer_bottom) == PM__SLAB_POINTS + 6 * sizeof(float),
+               "a slab end's three points are one run of nine floats");
 
 /* The local result moved by off into a scene of its own (positions new,
  * the other arrays shared). *fits false: a triangle's plan orientation
@@ -334,7 +346,7 @@ static int pm__place(pm__net *N, pm__jentry *e, const double off[3], pm_scene **
         s->prims[i] = P;
     }
     s->nprims = s->prims_cap = L->nprims;
-    if (!(s->meta = pm__place_meta(N->a, L->meta, off))) return PM_ERR_NOMEM;
+    if (!(s->meta = pm__place_meta(N->a, e, off))) return PM_ERR_NOMEM;
     *d = e->d;
     if (e->d.slab_ends) {
         size_t n = 2 * e->narms;
@@ -344,15 +356,12 @@ static int pm__place(pm__net *N, pm__jentry *e, const double off[3], pm_scene **
             d->slab_ends[i] = e->d.slab_ends[i];
             const pm_junction_slab_end *S = &e->d.slab_ends[i];
             pm_junction_slab_end *D = &d->slab_ends[i];
-            float p[12], q[12];   /* its three points, moved as a run (the last lane unused) */
-            memcpy(p, S->curb_top, sizeof S->curb_top);
-            memcpy(p + 3, S->outer_top, sizeof S->outer_top);
-            memcpy(p + 6, S->outer_bottom, sizeof S->outer_bottom);
-            p[9] = p[10] = p[11] = 0.0f;
+            /* Its three points lie one after another: moved as one run of
+             * four (the last lane unused). */
+            float p[12] = {0}, q[12];
+            memcpy(p, (const char *)S + PM__SLAB_POINTS, 9 * sizeof(float));
             pm__move_all(q, p, 4, off);
-            memcpy(D->curb_top, q, sizeof D->curb_top);
-            memcpy(D->outer_top, q + 3, sizeof D->outer_top);
-            memcpy(D->outer_bottom, q + 6, sizeof D->outer_bottom);
+            memcpy((char *)D + PM__SLAB_POINTS, q, 9 * sizeof(float));
         }
     }
     *out = s;
@@ -436,6 +445,11 @@ int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const doubl
         if (e->rc == PM_OK && ((rc = pm__orients(N, e)) ||
                                (rc = pm__read_mouths(N->a, e->scene->meta, local->narms, &e->mouths))))
             return rc;
+        if (e->rc == PM_OK) {
+            e->m_arms = pm_meta_get(e->scene->meta, "arms");
+            e->m_corners = pm_meta_get(e->scene->meta, "corners");
+            e->m_warnings = pm_meta_get(e->scene->meta, "warnings");
+        }
         if (e->rc != PM_OK) e->scene = NULL;
         e->next = C->slot[h & (C->nslot - 1)];
         C->slot[h & (C->nslot - 1)] = e;
