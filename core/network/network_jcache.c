@@ -11,6 +11,12 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PM__JC_AVX 1
+#else
+#define PM__JC_AVX 0
+#endif
 
 #include "network/network_internal.h"
 #include "geom/predicates.h"
@@ -242,16 +248,16 @@ static void pm__move(float out[3], const float in[3], const double off[3]) {
     for (int k = 0; k < 3; k++) out[k] = (float)((double)in[k] + off[k]);
 }
 
-/* pm__move of nv vertices. With SSE2, four at a time as three quads of
- * floats (x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3), each float widened,
- * summed in double and rounded back: the same operations, lane by lane,
- * as pm__move's. */
-static void pm__move_all(float *out, const float *in, size_t nv, const double off[3]) {
-    size_t v = 0;
+/* pm__move of vertices four at a time, as three quads of floats (x0 y0
+ * z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3), each float widened, summed in
+ * double and rounded back: the same operations, lane by lane, as
+ * pm__move's. Each returns how many vertices it moved (a multiple of 4). */
 #ifdef __SSE2__
+static size_t pm__move_sse2(float *out, const float *in, size_t nv, const double off[3]) {
     const __m128d o[6] = {_mm_setr_pd(off[0], off[1]), _mm_setr_pd(off[2], off[0]),
                           _mm_setr_pd(off[1], off[2]), _mm_setr_pd(off[0], off[1]),
                           _mm_setr_pd(off[2], off[0]), _mm_setr_pd(off[1], off[2])};
+    size_t v = 0;
     for (; v + 4 <= nv; v += 4) {
         for (int q = 0; q < 3; q++) {
             __m128 f = _mm_loadu_ps(in + 3 * v + 4 * q);
@@ -260,8 +266,53 @@ static void pm__move_all(float *out, const float *in, size_t nv, const double of
             _mm_storeu_ps(out + 3 * v + 4 * q, _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi)));
         }
     }
+    return v;
+}
+#endif
+
+#if PM__JC_AVX
+/* With AVX a quad widens to four doubles at once (CPUs without it take
+ * the SSE2 loop). */
+__attribute__((target("avx"))) static size_t pm__move_avx(float *out, const float *in, size_t nv,
+                                                          const double off[3]) {
+    const __m256d o0 = _mm256_setr_pd(off[0], off[1], off[2], off[0]);
+    const __m256d o1 = _mm256_setr_pd(off[1], off[2], off[0], off[1]);
+    const __m256d o2 = _mm256_setr_pd(off[2], off[0], off[1], off[2]);
+    size_t v = 0;
+    for (; v + 4 <= nv; v += 4) {
+        const float *i = in + 3 * v;
+        float *o = out + 3 * v;
+        _mm_storeu_ps(o, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm_loadu_ps(i)), o0)));
+        _mm_storeu_ps(o + 4, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm_loadu_ps(i + 4)), o1)));
+        _mm_storeu_ps(o + 8, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm_loadu_ps(i + 8)), o2)));
+    }
+    return v;
+}
+#endif
+
+int pm__jcache_move(float *out, const float *in, size_t nv, const double off[3], int path) {
+    size_t v = 0;
+    int best = 0;
+#ifdef __SSE2__
+    best = 1;
+#endif
+#if PM__JC_AVX
+    if (__builtin_cpu_supports("avx")) best = 2;
+#endif
+    if (path > best) return -1;
+    if (path < 0) path = best;
+#if PM__JC_AVX
+    if (path == 2) v = pm__move_avx(out, in, nv, off);
+#endif
+#ifdef __SSE2__
+    if (path == 1) v = pm__move_sse2(out, in, nv, off);
 #endif
     for (; v < nv; v++) pm__move(out + 3 * v, in + 3 * v, off);
+    return 0;
+}
+
+static void pm__move_all(float *out, const float *in, size_t nv, const double off[3]) {
+    pm__jcache_move(out, in, nv, off, -1);
 }
 
 /* A copy of array/object m's node that shares m's children (read only). */

@@ -10,6 +10,7 @@
 
 #include "geom/predicates.h"
 #include "network/network.h"
+#include "network/network_internal.h"
 #include "scene/arena.h"
 #include "scene/result.h"
 #include "scene/rng.h"
@@ -309,4 +310,37 @@ Test(network_reuse, one_result_placed_at_many_offsets_is_each_built_alone) {
         }
         pm_arena_destroy(a);
     }
+}
+
+Test(network_reuse, every_move_path_is_the_plain_sum) {
+    /* pm__jcache_move's SSE2 and AVX loops (where this CPU has them)
+     * against (float)((double)in + off), vertex counts of every remainder,
+     * floats of every magnitude and sign, -0 and subnormals included. */
+    pm_rng r;
+    pm_rng_seed(&r, 31337);
+    static float in[3 * 67], out[3 * 67 + 1];
+    int ran[3] = {0, 0, 0};
+    for (int it = 0; it < 400; it++) {
+        size_t nv = pm_rng_below(&r, 68);
+        for (size_t i = 0; i < 3 * nv; i++) {
+            double m = ldexp(pm_rng_range(&r, -1, 1), (int)pm_rng_below(&r, 60) - 20);
+            in[i] = (float)(it % 17 == 0 && i % 5 == 0 ? (i % 2 ? -0.0 : 1e-40) : m);
+        }
+        double off[3];
+        for (int k = 0; k < 3; k++) off[k] = ldexp(pm_rng_range(&r, -1, 1), (int)pm_rng_below(&r, 40) - 8);
+        if (it % 9 == 0) off[1] = 0.0;
+        for (int path = -1; path <= 2; path++) {
+            out[3 * nv] = 12345.0f;   /* past the end: untouched */
+            if (pm__jcache_move(out, in, nv, off, path) < 0) continue;
+            if (path >= 0) ran[path]++;
+            for (size_t i = 0; i < 3 * nv; i++) {
+                float want = (float)((double)in[i] + off[i % 3]);
+                cr_assert(memcmp(&out[i], &want, sizeof want) == 0, "path %d, %zu vertices, float %zu: %a, want %a",
+                          path, nv, i, out[i], want);
+            }
+            cr_assert_eq(out[3 * nv], 12345.0f, "path %d wrote past the end", path);
+        }
+    }
+    cr_assert_gt(ran[0], 0);
+    cr_log_info("move paths run: plain %d, SSE2 %d, AVX %d", ran[0], ran[1], ran[2]);
 }
