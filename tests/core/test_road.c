@@ -1063,14 +1063,20 @@ Test(road, meshes_are_ordered_for_the_vertex_cache) {
 
 /* ---- properties over many random roads ---- */
 
+/* 800 x 800 m of noise hills around the origin, for random roads. */
+static pm_heightfield hills(pm_arena *a, uint64_t seed) {
+    pm_heightfield hf = {.origin = {-400, -400}, .cell = 8.0, .cols = 101, .rows = 101};
+    pm_noise nz = {.seed = seed, .amplitude = 15, .wavelength = 120, .octaves = 3};
+    pm_heightfield_from_noise(a, &hf, &nz, NULL);
+    return hf;
+}
+
 Test(road, random_roads_face_up_bound_error_own_uvs_and_repeat_bytes) {
     pm_rng r;
     pm_rng_seed(&r, 2024);
     double pts[3 * 10];
     pm_arena *ta = pm_arena_create(0);
-    pm_heightfield hf = {.origin = {-400, -400}, .cell = 8.0, .cols = 101, .rows = 101};
-    pm_noise nz = {.seed = 77, .amplitude = 15, .wavelength = 120, .octaves = 3};
-    pm_heightfield_from_noise(ta, &hf, &nz, NULL);
+    pm_heightfield hf = hills(ta, 77);
     size_t folds = 0, refused = 0, lod_refused = 0;
     for (int iter = 0; iter < 1000; iter++) {
         pm_road_params p;
@@ -1165,9 +1171,7 @@ Test(road, base_level_alone_matches_the_whole_road) {
     pm_rng_seed(&r, 1414);
     double pts[3 * 10];
     pm_arena *ta = pm_arena_create(0);
-    pm_heightfield hf = {.origin = {-400, -400}, .cell = 8.0, .cols = 101, .rows = 101};
-    pm_noise nz = {.seed = 5, .amplitude = 15, .wavelength = 120, .octaves = 3};
-    pm_heightfield_from_noise(ta, &hf, &nz, NULL);
+    pm_heightfield hf = hills(ta, 5);
     size_t built = 0, refused = 0;
     for (int iter = 0; iter < 600; iter++) {
         pm_road_params p;
