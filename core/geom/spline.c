@@ -30,10 +30,18 @@ static void pm__ctrl(const double *pts, size_t n, bool closed, long i, double ou
     }
 }
 
-static double pm__knot(const double a[3], const double b[3], double alpha) {
+/* The knot interval between a and b; memo holds the last distance and its
+ * power (pow is a pure function of them: equal distances, equal powers,
+ * so a road's ghost intervals mostly cost no pow of their own). */
+static double pm__knot(const double a[3], const double b[3], double alpha, double memo[2]) {
     double d = hypot(b[0] - a[0], b[2] - a[2]);
     assert(d > 0.0);
-    return alpha == 0.0 ? 1.0 : pow(d, alpha);
+    if (alpha == 0.0) return 1.0;
+    if (d != memo[0]) {
+        memo[0] = d;
+        memo[1] = pow(d, alpha);
+    }
+    return memo[1];
 }
 
 /* Non-uniform Catmull-Rom as a cubic Hermite segment from P1 to P2 (the
@@ -64,18 +72,19 @@ int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool 
     s->coef = pm_arena_alloc(a, (size_t)s->nseg * sizeof *s->coef);
     if (!s->coef) return PM_ERR_NOMEM;
     double knot[3] = {0.0, 0.0, 0.0};   /* rolls along: each interval's pow once */
+    double memo[2] = {-1.0, 0.0};       /* distances are > 0 */
     for (uint32_t i = 0; i < s->nseg; i++) {
         double P[4][3];
         for (int j = 0; j < 4; j++) pm__ctrl(pts, n, closed, (long)i - 1 + j, P[j]);
         if (kind != PM_CURVE_LINEAR) {
             if (i == 0) {
-                knot[0] = pm__knot(P[0], P[1], alpha);
-                knot[1] = pm__knot(P[1], P[2], alpha);
+                knot[0] = pm__knot(P[0], P[1], alpha, memo);
+                knot[1] = pm__knot(P[1], P[2], alpha, memo);
             } else {
                 knot[0] = knot[1];
                 knot[1] = knot[2];
             }
-            knot[2] = pm__knot(P[2], P[3], alpha);
+            knot[2] = pm__knot(P[2], P[3], alpha, memo);
         }
         if (kind == PM_CURVE_LINEAR) {
             memset(s->coef[i], 0, sizeof s->coef[i]);

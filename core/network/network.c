@@ -228,21 +228,6 @@ static void pm__junction_problem(pm__net *N, uint32_t n, const pm_junction_diag 
         for (uint32_t k = 0; k < V->deg && q->nedges < 4; k++) q->edges[q->nedges++] = N->inc[V->first + k].edge;
 }
 
-/* Reads arm k's mouth out of its entry of the junction's metadata
- * "arms" (NULL: missing). */
-static int pm__mouth(pm__node *V, const pm_meta *arm, uint32_t k) {
-    const pm_meta *m = arm ? pm_meta_get(arm, "mouth") : NULL;
-    const pm_meta *l = m ? pm_meta_get(m, "left_index") : NULL;
-    const pm_meta *r = m ? pm_meta_get(m, "right_index") : NULL;
-    const pm_meta *d = m ? pm_meta_get(m, "distance") : NULL;
-    if (!l || !r || !d || l->kind != PM_META_INT || r->kind != PM_META_INT || d->kind != PM_META_NUM)
-        return PM_ERR_GEOMETRY;
-    V->mouth_l[k] = (uint32_t)l->u.i;
-    V->mouth_r[k] = (uint32_t)r->u.i;
-    V->mouth_d[k] = d->u.n;
-    return PM_OK;
-}
-
 /* Point i of the polyline of arm I's road as it leaves its node: 0 the
  * node, then the edge's interior points in that order, then its far node,
  * and on through each through node along the next edge of the chain, to
@@ -381,19 +366,24 @@ static int pm__junction(pm__net *N, uint32_t n) {
     double gap = pm_network_gap(p);
     pm_junction_arm *arms = pm_arena_calloc(N->a, V->deg, sizeof *arms);
     if (!V->dir) {
-        V->dir = pm_arena_alloc(N->a, 2 * V->deg * sizeof(double));
-        V->mouth_l = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
-        V->mouth_r = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
-        V->mouth_d = pm_arena_alloc(N->a, V->deg * sizeof(double));
-        V->split = pm_arena_alloc(N->a, V->deg * sizeof(uint32_t));
-        V->skip = pm_arena_calloc(N->a, V->deg, sizeof(uint32_t));
-        V->cap = pm_arena_alloc(N->a, V->deg * sizeof(double));
-        V->bare = pm_arena_calloc(N->a, V->deg, sizeof(bool));
-        for (uint32_t k = 0; V->cap && k < V->deg; k++) V->cap[k] = HUGE_VAL;
+        /* The node's per-arm arrays in one block: doubles first, then the
+         * 4-byte ones, then the flags (each part keeps its alignment). */
+        size_t d = V->deg;
+        char *b = pm_arena_alloc(N->a, d * (4 * sizeof(double) + 4 * sizeof(uint32_t) + sizeof(bool)));
+        if (!b) return PM_ERR_NOMEM;
+        V->dir = (double *)b;
+        V->mouth_d = V->dir + 2 * d;
+        V->cap = V->mouth_d + d;
+        V->mouth_l = (uint32_t *)(V->cap + d);
+        V->mouth_r = V->mouth_l + d;
+        V->split = V->mouth_r + d;
+        V->skip = V->split + d;
+        V->bare = (bool *)(V->skip + d);
+        memset(V->skip, 0, d * sizeof(uint32_t));
+        memset(V->bare, 0, d * sizeof(bool));
+        for (uint32_t k = 0; k < V->deg; k++) V->cap[k] = HUGE_VAL;
     }
-    if (!arms || !V->dir || !V->mouth_l || !V->mouth_r || !V->mouth_d || !V->split || !V->skip || !V->cap ||
-        !V->bare)
-        return PM_ERR_NOMEM;
+    if (!arms) return PM_ERR_NOMEM;
     /* Built in the node's local frame (network_jcache.c): the centre at
      * the origin, heights relative to it. */
     pm_junction_params jp = {
@@ -412,7 +402,8 @@ static int pm__junction(pm__net *N, uint32_t n) {
             pm__arm_from_road(N, n, k, &arms[k]);
             arms[k].elevation -= V->c[1];
         }
-        int rc = pm__jcache_generate(N, &jp, V->c, &V->scene, &d);
+        const pm__jmouth *mouths = NULL;
+        int rc = pm__jcache_generate(N, &jp, V->c, &V->scene, &d, &mouths);
         if (rc < 0 && rc != PM_ERR_GEOMETRY) return rc;
         bool moved = false;
         if (rc == PM_ERR_GEOMETRY) {
@@ -422,10 +413,12 @@ static int pm__junction(pm__net *N, uint32_t n) {
             V->scene = NULL;
             return PM_OK;
         }
-        const pm_meta *listed = pm_meta_get(V->scene->meta, "arms");   /* one entry per arm */
-        const pm_meta *arm = listed ? listed->u.kids.first : NULL;
-        for (uint32_t k = 0; k < V->deg; k++, arm = arm ? arm->next : NULL)
-            if (pm__mouth(V, arm, k)) return PM_ERR_GEOMETRY;
+        if (!mouths) return PM_ERR_GEOMETRY;
+        for (uint32_t k = 0; k < V->deg; k++) {
+            V->mouth_l[k] = mouths[k].l;
+            V->mouth_r[k] = mouths[k].r;
+            V->mouth_d[k] = mouths[k].d;
+        }
         /* A fillet shrunk because its arm's room ends at the mouth, a corner
      * sidewalk left out for want of room. */
         for (size_t w = 0; w < d.nwarnings; w++)
@@ -679,7 +672,22 @@ static pm_scene *pm__road_copy(pm_arena *a, const pm_prim *P) {
     return s;
 }
 
-static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
+/* What every road of the network shares (its points, width and budget
+ * are its own). */
+static void pm__road_template(const pm_network_params *p, pm_road_params *rp) {
+    pm_road_params_default(rp);
+    rp->curve = PM_CURVE_CATMULL_ROM;
+    rp->alpha = 0.5;
+    rp->max_error = p->max_error;
+    rp->max_segment = p->max_segment;
+    rp->shoulder = 0.0;
+    rp->cross_segments = 1;
+    rp->uv_scale = p->uv_scale;
+    rp->cancel = p->cancel;
+    rp->overlaps_checked_by_caller = true;   /* network_overlap.c, with the junctions */
+}
+
+static int pm__build_road(pm__net *N, pm__road *R, const pm_road_params *shared, uint64_t budget) {
     const pm_network_params *p = N->p;
     size_t np = R->nctrl - R->k0 - R->k1;
     /* Built in the scratch arena, kept as a compact copy: a road's working
@@ -693,30 +701,18 @@ static int pm__build_road(pm__net *N, pm__road *R, uint64_t budget) {
     memcpy(pts + 3 * (np - 1), R->ctrl + 3 * (R->nctrl - 1), 3 * sizeof(double));
     if (R->arm0 >= 0) pm__to_mouth(N, R->start, R->arm0, R->d0, pts);
     if (R->arm1 >= 0) pm__to_mouth(N, R->end, R->arm1, R->d1, pts + 3 * (np - 1));
-    pm_road_params rp;
-    pm_road_params_default(&rp);
+    pm_road_params rp = *shared;
     rp.points = pts;
     rp.npoints = np;
     rp.closed = R->closed;
-    rp.curve = PM_CURVE_CATMULL_ROM;
-    rp.alpha = 0.5;
-    rp.max_error = p->max_error;
-    rp.max_segment = p->max_segment;
     rp.width = p->edges[N->steps.data[R->first_step].edge].width;
-    rp.shoulder = 0.0;
-    rp.cross_segments = 1;
-    rp.uv_scale = p->uv_scale;
     rp.max_vertices = budget;
-    rp.cancel = p->cancel;
-    rp.overlaps_checked_by_caller = true;   /* network_overlap.c, with the junctions */
-    pm_road_failure fail = {0};
     pm_scene *built = NULL;
-    int rc = pm_road_generate(N->tmp, &rp, &built, &fail);
+    pm_road_base base;
+    int rc = pm_road_generate_base(N->tmp, &rp, &built, &base, NULL);   /* no failure read */
     if (rc < 0) return rc;
-    const pm_meta *len = pm_meta_get(built->meta, "length");
-    const pm_meta *smp = pm_meta_get(built->meta, "samples");
-    R->length = len && len->kind == PM_META_NUM ? len->u.n : 0.0;
-    R->samples = smp && smp->kind == PM_META_INT ? smp->u.i : 0;
+    R->length = isfinite(base.length) ? base.length : 0.0;   /* as the metadata's number */
+    R->samples = base.samples;
     R->scene = pm__road_copy(N->a, &built->prims[0]);
     return R->scene ? PM_OK : PM_ERR_NOMEM;
 }
@@ -898,9 +894,11 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     if (rc == PM_OK && !(N.tmp = pm_arena_create_scratch(a))) rc = PM_ERR_NOMEM;
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++)
         if (N.nodes[n].scene) used += pm_scene_vertex_count(N.nodes[n].scene);
+    pm_road_params shared;
+    pm__road_template(p, &shared);
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) {
         if (p->max_vertices && used >= p->max_vertices) rc = PM_ERR_LIMIT;
-        else rc = pm__build_road(&N, &N.roads.data[r], p->max_vertices ? p->max_vertices - used : 0);
+        else rc = pm__build_road(&N, &N.roads.data[r], &shared, p->max_vertices ? p->max_vertices - used : 0);
         if (rc == PM_OK) used += pm_scene_vertex_count(N.roads.data[r].scene);
     }
     pm_arena_destroy(N.tmp);

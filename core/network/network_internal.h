@@ -126,6 +126,15 @@ int pm__network_overlaps(pm__net *N, const pm_scene *s, bool *retry);
  * whose local parameters are bit-identical to an earlier call's is reused;
  * one whose triangles would not keep their orientation when moved is built
  * where it stands instead. Returns as pm_junction_generate. */
+/* network_jcache.c: out[i] = (float)((double)in[i] + off[i % 3]) for nv
+ * vertices (3 floats each), by path 0 (one at a time), 1 (SSE2), 2 (AVX)
+ * or -1 (the fastest this CPU has). Returns -1 when the path is not
+ * available here (tests compare the paths). */
+int pm__jcache_move(float *out, const float *in, size_t nv, const double off[3], int path);
+/* A junction arm's mouth as its metadata "arms"[k]."mouth" gives it. */
+typedef struct pm__jmouth { uint32_t l, r; double d; } pm__jmouth;
+/* On PM_OK, *mouths: narms mouths read from the result's metadata once
+ * (NULL when an arm's mouth is missing or mistyped). */
 int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const double off[3],
-                        pm_scene **out, pm_junction_diag *d);
+                        pm_scene **out, pm_junction_diag *d, const pm__jmouth **mouths);
 #endif

@@ -6,11 +6,30 @@
  * takes that result. Reuse therefore gives exactly the bytes a fresh build
  * would: the output does not depend on which node came first. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PM__JC_AVX 1
+#else
+#define PM__JC_AVX 0
+#endif
 
 #include "network/network_internal.h"
 #include "geom/predicates.h"
 #include "scene/result.h"
+
+/* The triangles (prim, first index) whose orientation is not clear of its
+ * slack when corners move by up to d = 2^(ex - 24): the only ones
+ * pm__keeps_orientation tests exactly at that d. */
+typedef struct pm__jdoubt {
+    int ex;
+    uint32_t n;
+    uint32_t (*tri)[2];
+} pm__jdoubt;
 
 /* One local result: the key it was built from and what the generator said. */
 typedef struct pm__jentry {
@@ -28,6 +47,9 @@ typedef struct pm__jentry {
      * corner). 0 and 0: two corners share x and z (a vertical face). */
     double *orient, (*slack)[2];
     double rmax;               /* the largest |x| or |z| of any vertex */
+    PM_VEC(pm__jdoubt) doubts; /* per rounding step met so far */
+    const pm__jmouth *mouths;  /* read once (NULL: missing) */
+    const pm_meta *m_arms, *m_corners, *m_warnings;   /* its metadata's members, looked up once */
     struct pm__jentry *next;
 } pm__jentry;
 
@@ -82,13 +104,19 @@ static int pm__key(pm__net *N, const pm_junction_params *jp) {
     return PM_OK;
 }
 
+/* Only spreads keys over the table's slots (each match compares the whole
+ * key): two independent multiply chains, mixed at the end. */
 static uint64_t pm__hash(const uint64_t *w, size_t n) {
-    uint64_t h = 0x9e3779b97f4a7c15u ^ n;
-    for (size_t i = 0; i < n; i++) {
-        h ^= w[i];
-        h *= 0xbf58476d1ce4e5b9u;
-        h ^= h >> 29;
+    uint64_t h0 = 0x9e3779b97f4a7c15u ^ n, h1 = 0xc2b2ae3d27d4eb4fu;
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        h0 = (h0 ^ w[i]) * 0xbf58476d1ce4e5b9u;
+        h1 = (h1 ^ w[i + 1]) * 0x94d049bb133111ebu;
+        h0 ^= h0 >> 29;
+        h1 ^= h1 >> 31;
     }
+    if (i < n) h0 = (h0 ^ w[i]) * 0xbf58476d1ce4e5b9u;
+    uint64_t h = (h0 ^ (h1 >> 17) ^ (h1 << 47)) * 0xff51afd7ed558ccdu;
     return h ^ (h >> 32);
 }
 
@@ -154,34 +182,137 @@ static int pm__orients(pm__net *N, pm__jentry *e) {
     return PM_OK;
 }
 
+/* Whether triangle k of prim P (orientation o, slack sl) is not clear of
+ * its slack when its corners move by up to d. */
+static bool pm__doubtful(double o, const double sl[2], double d) {
+    if (o == 0.0 && sl[0] == 0.0) return false;
+    return !(fabs(o) > sl[0] + sl[1] * d + 8.0 * d * d);
+}
+
+/* The entry's doubtful triangles at rounding step d = 2^(ex - 24), listed
+ * the first time that step is met. */
+static int pm__doubts(pm__net *N, pm__jentry *e, int ex, double d, const pm__jdoubt **out) {
+    for (size_t i = 0; i < e->doubts.len; i++)
+        if (e->doubts.data[i].ex == ex) {
+            *out = &e->doubts.data[i];
+            return PM_OK;
+        }
+    pm__jdoubt g = {.ex = ex};
+    for (int pass = 0; pass < 2; pass++) {
+        size_t k = 0;
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < e->scene->nprims; i++) {
+            const pm_prim *P = &e->scene->prims[i];
+            for (uint32_t t = 0; t < P->icount; t += 3, k++) {
+                if (!pm__doubtful(e->orient[k], e->slack[k], d)) continue;
+                if (pass) {
+                    g.tri[n][0] = i;
+                    g.tri[n][1] = t;
+                }
+                n++;
+            }
+        }
+        g.n = n;
+        if (!pass && !(g.tri = pm_arena_alloc(N->a, (n + 1) * sizeof *g.tri))) return PM_ERR_NOMEM;
+    }
+    if (pm_vec_push(N->a, &e->doubts, g)) return PM_ERR_NOMEM;
+    *out = &e->doubts.data[e->doubts.len - 1];
+    return PM_OK;
+}
+
 /* Whether every triangle keeps its plan orientation's sign when its
  * corners are moved by off and rounded to floats. Rounding moves each
  * coordinate by at most d (an ulp of the largest magnitude there), so a
  * triangle whose orientation is clear of its slack needs no exact test;
- * the others are tested exactly, before and after. A vertical face stays
- * one: its two corners with the same x and z keep them the same. */
-static bool pm__keeps_orientation(const pm__jentry *e, const double off[3]) {
+ * the others (the same ones for every off with the same d: pm__doubts)
+ * are tested exactly, before and after. A vertical face stays one: its
+ * two corners with the same x and z keep them the same. */
+static int pm__keeps_orientation(pm__net *N, pm__jentry *e, const double off[3], bool *keeps) {
     double m = e->rmax + fmax(fabs(off[0]), fabs(off[2]));
     int ex;
     frexp(m, &ex);
     double d = ldexp(1.0, ex - 24);    /* an ulp of a float below 2^ex */
-    size_t k = 0;
-    for (uint32_t i = 0; i < e->scene->nprims; i++) {
-        const pm_prim *P = &e->scene->prims[i];
-        for (uint32_t t = 0; t < P->icount; t += 3, k++) {
-            double o = e->orient[k];
-            if (o == 0.0 && e->slack[k][0] == 0.0) continue;
-            if (fabs(o) > e->slack[k][0] + e->slack[k][1] * d + 8.0 * d * d) continue;
-            if (pm__sgn(pm__orient(P->positions, P->indices + t, off)) !=
-                pm__sgn(pm__orient(P->positions, P->indices + t, NULL)))
-                return false;
-        }
+    const pm__jdoubt *g;
+    int rc = pm__doubts(N, e, ex, d, &g);
+    if (rc) return rc;
+    *keeps = true;
+    for (uint32_t j = 0; j < g->n && *keeps; j++) {
+        const pm_prim *P = &e->scene->prims[g->tri[j][0]];
+        const uint32_t *t = P->indices + g->tri[j][1];
+        *keeps = pm__sgn(pm__orient(P->positions, t, off)) == pm__sgn(pm__orient(P->positions, t, NULL));
     }
-    return true;
+    return PM_OK;
 }
 
 static void pm__move(float out[3], const float in[3], const double off[3]) {
     for (int k = 0; k < 3; k++) out[k] = (float)((double)in[k] + off[k]);
+}
+
+/* pm__move of vertices four at a time, as three quads of floats (x0 y0
+ * z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3), each float widened, summed in
+ * double and rounded back: the same operations, lane by lane, as
+ * pm__move's. Each returns how many vertices it moved (a multiple of 4). */
+#ifdef __SSE2__
+static size_t pm__move_sse2(float *out, const float *in, size_t nv, const double off[3]) {
+    const __m128d o[6] = {_mm_setr_pd(off[0], off[1]), _mm_setr_pd(off[2], off[0]),
+                          _mm_setr_pd(off[1], off[2]), _mm_setr_pd(off[0], off[1]),
+                          _mm_setr_pd(off[2], off[0]), _mm_setr_pd(off[1], off[2])};
+    size_t v = 0;
+    for (; v + 4 <= nv; v += 4) {
+        for (int q = 0; q < 3; q++) {
+            __m128 f = _mm_loadu_ps(in + 3 * v + 4 * q);
+            __m128d lo = _mm_add_pd(_mm_cvtps_pd(f), o[2 * q]);
+            __m128d hi = _mm_add_pd(_mm_cvtps_pd(_mm_movehl_ps(f, f)), o[2 * q + 1]);
+            _mm_storeu_ps(out + 3 * v + 4 * q, _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi)));
+        }
+    }
+    return v;
+}
+#endif
+
+#if PM__JC_AVX
+/* With AVX a quad widens to four doubles at once (CPUs without it take
+ * the SSE2 loop). */
+__attribute__((target("avx"))) static size_t pm__move_avx(float *out, const float *in, size_t nv,
+                                                          const double off[3]) {
+    const __m256d o0 = _mm256_setr_pd(off[0], off[1], off[2], off[0]);
+    const __m256d o1 = _mm256_setr_pd(off[1], off[2], off[0], off[1]);
+    const __m256d o2 = _mm256_setr_pd(off[2], off[0], off[1], off[2]);
+    size_t v = 0;
+    for (; v + 4 <= nv; v += 4) {
+        const float *i = in + 3 * v;
+        float *o = out + 3 * v;
+        _mm_storeu_ps(o, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm_loadu_ps(i)), o0)));
+        _mm_storeu_ps(o + 4, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm_loadu_ps(i + 4)), o1)));
+        _mm_storeu_ps(o + 8, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm_loadu_ps(i + 8)), o2)));
+    }
+    return v;
+}
+#endif
+
+int pm__jcache_move(float *out, const float *in, size_t nv, const double off[3], int path) {
+    size_t v = 0;
+    int best = 0;
+#ifdef __SSE2__
+    best = 1;
+#endif
+#if PM__JC_AVX
+    if (__builtin_cpu_supports("avx")) best = 2;
+#endif
+    if (path > best) return -1;
+    if (path < 0) path = best;
+#if PM__JC_AVX
+    if (path == 2) v = pm__move_avx(out, in, nv, off);
+#endif
+#ifdef __SSE2__
+    if (path == 1) v = pm__move_sse2(out, in, nv, off);
+#endif
+    for (; v < nv; v++) pm__move(out + 3 * v, in + 3 * v, off);
+    return 0;
+}
+
+static void pm__move_all(float *out, const float *in, size_t nv, const double off[3]) {
+    pm__jcache_move(out, in, nv, off, -1);
 }
 
 /* A copy of array/object m's node that shares m's children (read only). */
@@ -228,24 +359,29 @@ static pm_meta *pm__corners(pm_arena *a, const pm_meta *local, const double off[
 
 /* The node's metadata: the members the network reads, "corners" its own
  * (the stitch moves it into the output) with each fillet point moved. */
-static pm_meta *pm__place_meta(pm_arena *a, const pm_meta *local, const double off[3]) {
+static pm_meta *pm__place_meta(pm_arena *a, const pm__jentry *e, const double off[3]) {
     pm_meta *o = pm_meta_obj(a);
-    const pm_meta *lc = pm_meta_get(local, "corners");
-    pm_meta *corners = lc ? pm__corners(a, lc, off) : NULL;
+    pm_meta *corners = e->m_corners ? pm__corners(a, e->m_corners, off) : NULL;
     if (!o || !corners) return NULL;
-    int rc = pm_meta_set_lit(o, "arms", pm__shallow(a, pm_meta_get(local, "arms")));
+    int rc = pm_meta_set_lit(o, "arms", pm__shallow(a, e->m_arms));
     rc |= pm_meta_set_lit(o, "corners", corners);
-    rc |= pm_meta_set_lit(o, "warnings", pm__shallow(a, pm_meta_get(local, "warnings")));
+    rc |= pm_meta_set_lit(o, "warnings", pm__shallow(a, e->m_warnings));
     return rc == 0 ? o : NULL;
 }
+
+#define PM__SLAB_POINTS offsetof(pm_junction_slab_end, curb_top)
+_Static_assert(offsetof(pm_junction_slab_end, outer_top) == PM__SLAB_POINTS + 3 * sizeof(float) &&
+               offsetof(pm_junction_slab_end, outer_bottom) == PM__SLAB_POINTS + 6 * sizeof(float),
+               "a slab end's three points are one run of nine floats");
 
 /* The local result moved by off into a scene of its own (positions new,
  * the other arrays shared). *fits false: a triangle's plan orientation
  * changed when its corners were rounded to floats there. */
-static int pm__place(pm__net *N, const pm__jentry *e, const double off[3], pm_scene **out,
+static int pm__place(pm__net *N, pm__jentry *e, const double off[3], pm_scene **out,
                      pm_junction_diag *d, bool *fits) {
     const pm_scene *L = e->scene;
-    if (!(*fits = pm__keeps_orientation(e, off))) return PM_OK;
+    int rc = pm__keeps_orientation(N, e, off, fits);
+    if (rc || !*fits) return rc;
     pm_scene *s = pm_scene_create(N->a);
     if (!s) return PM_ERR_NOMEM;
     s->prims = pm_arena_alloc(N->a, (L->nprims + 1) * sizeof *s->prims);
@@ -254,14 +390,14 @@ static int pm__place(pm__net *N, const pm__jentry *e, const double off[3], pm_sc
         pm_prim P = L->prims[i];
         float *pos = pm_arena_alloc(N->a, (3 * (size_t)P.vcount + 1) * sizeof *pos);
         if (!pos) return PM_ERR_NOMEM;
-        for (uint32_t v = 0; v < P.vcount; v++) pm__move(pos + 3 * (size_t)v, P.positions + 3 * (size_t)v, off);
+        pm__move_all(pos, P.positions, P.vcount, off);
         P.positions = pos;
         P.vcap = P.vcount;     /* nothing may grow the shared arrays */
         P.icap = P.icount;
         s->prims[i] = P;
     }
     s->nprims = s->prims_cap = L->nprims;
-    if (!(s->meta = pm__place_meta(N->a, L->meta, off))) return PM_ERR_NOMEM;
+    if (!(s->meta = pm__place_meta(N->a, e, off))) return PM_ERR_NOMEM;
     *d = e->d;
     if (e->d.slab_ends) {
         size_t n = 2 * e->narms;
@@ -269,12 +405,38 @@ static int pm__place(pm__net *N, const pm__jentry *e, const double off[3], pm_sc
         if (!d->slab_ends) return PM_ERR_NOMEM;
         for (size_t i = 0; i < n; i++) {
             d->slab_ends[i] = e->d.slab_ends[i];
-            pm__move(d->slab_ends[i].curb_top, e->d.slab_ends[i].curb_top, off);
-            pm__move(d->slab_ends[i].outer_top, e->d.slab_ends[i].outer_top, off);
-            pm__move(d->slab_ends[i].outer_bottom, e->d.slab_ends[i].outer_bottom, off);
+            const pm_junction_slab_end *S = &e->d.slab_ends[i];
+            pm_junction_slab_end *D = &d->slab_ends[i];
+            /* Its three points lie one after another: moved as one run of
+             * four (the last lane unused). */
+            float p[12] = {0}, q[12];
+            memcpy(p, (const char *)S + PM__SLAB_POINTS, 9 * sizeof(float));
+            pm__move_all(q, p, 4, off);
+            memcpy((char *)D + PM__SLAB_POINTS, q, 9 * sizeof(float));
         }
     }
     *out = s;
+    return PM_OK;
+}
+
+/* Each arm's mouth out of the junction's metadata "arms" (one entry per
+ * arm): *out NULL when one is missing or mistyped. */
+static int pm__read_mouths(pm_arena *a, const pm_meta *meta, size_t narms, const pm__jmouth **out) {
+    *out = NULL;
+    pm__jmouth *m = pm_arena_alloc(a, (narms + 1) * sizeof *m);
+    if (!m) return PM_ERR_NOMEM;
+    const pm_meta *listed = pm_meta_get(meta, "arms");
+    const pm_meta *arm = listed ? listed->u.kids.first : NULL;
+    for (size_t k = 0; k < narms; k++, arm = arm ? arm->next : NULL) {
+        const pm_meta *mo = arm ? pm_meta_get(arm, "mouth") : NULL;
+        const pm_meta *l = mo ? pm_meta_get(mo, "left_index") : NULL;
+        const pm_meta *r = mo ? pm_meta_get(mo, "right_index") : NULL;
+        const pm_meta *d = mo ? pm_meta_get(mo, "distance") : NULL;
+        if (!l || !r || !d || l->kind != PM_META_INT || r->kind != PM_META_INT || d->kind != PM_META_NUM)
+            return PM_OK;
+        m[k] = (pm__jmouth){(uint32_t)l->u.i, (uint32_t)r->u.i, d->u.n};
+    }
+    *out = m;
     return PM_OK;
 }
 
@@ -303,7 +465,8 @@ static int pm__in_place(pm__net *N, const pm_junction_params *local, const doubl
 }
 
 int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const double off[3],
-                        pm_scene **out, pm_junction_diag *d) {
+                        pm_scene **out, pm_junction_diag *d, const pm__jmouth **mouths) {
+    *mouths = NULL;
     if (!N->jc && !(N->jc = pm_arena_calloc(N->a, 1, sizeof *N->jc))) return PM_ERR_NOMEM;
     pm__jcache *C = N->jc;
     int rc = pm__key(N, local);
@@ -330,7 +493,14 @@ int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const doubl
         N->jc_built++;
         e->rc = pm_junction_generate(e->scene, local, &e->d);
         if (e->rc < 0 && e->rc != PM_ERR_GEOMETRY) return e->rc;
-        if (e->rc == PM_OK && (rc = pm__orients(N, e))) return rc;
+        if (e->rc == PM_OK && ((rc = pm__orients(N, e)) ||
+                               (rc = pm__read_mouths(N->a, e->scene->meta, local->narms, &e->mouths))))
+            return rc;
+        if (e->rc == PM_OK) {
+            e->m_arms = pm_meta_get(e->scene->meta, "arms");
+            e->m_corners = pm_meta_get(e->scene->meta, "corners");
+            e->m_warnings = pm_meta_get(e->scene->meta, "warnings");
+        }
         if (e->rc != PM_OK) e->scene = NULL;
         e->next = C->slot[h & (C->nslot - 1)];
         C->slot[h & (C->nslot - 1)] = e;
@@ -343,6 +513,13 @@ int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const doubl
     }
     bool fits;
     rc = pm__place(N, e, off, out, d, &fits);
-    if (rc == PM_OK && !fits) rc = pm__in_place(N, local, off, out, d);
+    if (rc == PM_OK && fits) *mouths = e->mouths;
+    if (rc == PM_OK && !fits) {
+        rc = pm__in_place(N, local, off, out, d);
+        if (rc == PM_OK) {
+            int mr = pm__read_mouths(N->a, (*out)->meta, local->narms, mouths);
+            if (mr) return mr;
+        }
+    }
     return rc;
 }

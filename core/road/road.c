@@ -121,6 +121,17 @@ static int pm__level_build(pm__ctx *x, pm__level *L, double max_error, double ma
 
 /* Emits the level's asphalt and shoulder, then refuses it (level as in
  * pm_road_overlaps) when that surface overlaps itself in plan. */
+/* a then b into out (cap bytes, truncated as snprintf would): the names of
+ * a level's primitives, without snprintf's format parsing per road. */
+static void pm__concat(char *out, size_t cap, const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > cap - 1) la = cap - 1;
+    if (lb > cap - 1 - la) lb = cap - 1 - la;
+    memcpy(out, a, la);
+    memcpy(out + la, b, lb);
+    out[la + lb] = '\0';
+}
+
 static int pm__emit_level(pm__ctx *x, pm__level *L, const char *suffix, uint32_t level) {
     char name[48];
     size_t cap = 2 * (L->n - 1) * (L->ncol - 1);
@@ -131,11 +142,11 @@ static int pm__emit_level(pm__ctx *x, pm__level *L, const char *suffix, uint32_t
     L->ntsec = 0;
     uint32_t first = x->scene->nprims;
     pm__range road = {L->kl, L->kr};
-    snprintf(name, sizeof name, "asphalt%s", suffix);
+    pm__concat(name, sizeof name, "asphalt", suffix);
     int r = pm__road_emit(x, L, name, "asphalt", &road, 1);
     if (r == PM_OK && L->kl > 0) {
         pm__range sh[2] = {{0, L->kl}, {L->kr, L->ncol - 1}};
-        snprintf(name, sizeof name, "shoulder%s", suffix);
+        pm__concat(name, sizeof name, "shoulder", suffix);
         r = pm__road_emit(x, L, name, "shoulder", sh, 2);
     }
     if (r == PM_OK && check) r = pm__road_overlaps(x, L, level, first);
@@ -368,19 +379,31 @@ static int pm__terrain_stage(pm__ctx *x, const pm__level *L) {
     return PM_OK;
 }
 
-static int pm__generate(pm__ctx *x) {
+/* Everything before the base level: the terrain's share of the budget. */
+static int pm__terrain_budget(pm__ctx *x) {
     const pm_road_params *p = x->p;
-    pm_arena *a = x->a;
     if (p->terrain && p->terrain_mesh) {
         uint64_t tv = (uint64_t)p->terrain->cols * p->terrain->rows;
         if (tv > x->budget) return pm__road_limit(x, "/terrain", tv);
         if (x->budget != UINT64_MAX) x->budget -= tv;
     }
-    pm__level base;
+    return PM_OK;
+}
+
+/* The base level, sampled, swept and emitted. */
+static int pm__base_level(pm__ctx *x, pm__level *base) {
+    const pm_road_params *p = x->p;
     uint32_t ss = p->shoulder > 0.0 ? pm__shoulder_strips(p, p->cross_segments) : 0;
-    int r = pm__level_build(x, &base, p->max_error, p->max_segment, PM_ROAD_MAX_TURN_RADIANS,
+    int r = pm__level_build(x, base, p->max_error, p->max_segment, PM_ROAD_MAX_TURN_RADIANS,
                             p->cross_segments, ss, "/max_error");
-    if (r < 0 || (r = pm__emit_level(x, &base, "", 0)) < 0) return r;
+    return r < 0 ? r : pm__emit_level(x, base, "", 0);
+}
+
+static int pm__generate(pm__ctx *x) {
+    pm_arena *a = x->a;
+    pm__level base;
+    int r;
+    if ((r = pm__terrain_budget(x)) < 0 || (r = pm__base_level(x, &base)) < 0) return r;
     if ((r = pm__base_meta(x, &base)) < 0) return r;
     if ((r = pm__terrain_stage(x, &base)) < 0) return r;
     pm_meta *props = pm_meta_arr(a), *lods = pm_meta_arr(a);
@@ -392,22 +415,37 @@ static int pm__generate(pm__ctx *x) {
     return pm_meta_set(a, x->scene->meta, "warnings", x->warnings) < 0 ? PM_ERR_NOMEM : PM_OK;
 }
 
-int pm_road_generate(pm_arena *a, const pm_road_params *p, pm_scene **out,
-                     pm_road_failure *fail) {
+static int pm__start(pm__ctx *x, pm_arena *a, const pm_road_params *p, pm_road_failure *fail) {
     assert(p->points && p->npoints >= (p->closed ? 3u : 2u));
     assert(p->width > 0.0 && p->shoulder >= 0.0 && p->cross_segments >= 1);
     assert(p->max_error > 0.0 && p->max_segment > 0.0 && p->uv_scale > 0.0);
-    pm__ctx x = {.a = a, .p = p, .fail = fail,
-                 .budget = p->max_vertices ? p->max_vertices : UINT64_MAX};
+    *x = (pm__ctx){.a = a, .p = p, .fail = fail, .budget = p->max_vertices ? p->max_vertices : UINT64_MAX};
     if (fail) memset(fail, 0, sizeof *fail);
-    int r = pm_spline_init(a, &x.spline, p->points, p->npoints, p->closed, p->curve, p->alpha);
+    int r = pm_spline_init(a, &x->spline, p->points, p->npoints, p->closed, p->curve, p->alpha);
     if (r < 0) return r;
-    x.scene = pm_scene_create(a);
-    x.warnings = pm_meta_arr(a);
-    if (!x.scene || !x.warnings) return PM_ERR_NOMEM;
-    r = pm__generate(&x);
+    x->scene = pm_scene_create(a);
+    return x->scene ? PM_OK : PM_ERR_NOMEM;
+}
+
+int pm_road_generate(pm_arena *a, const pm_road_params *p, pm_scene **out,
+                     pm_road_failure *fail) {
+    pm__ctx x;
+    int r = pm__start(&x, a, p, fail);
     if (r < 0) return r;
+    if (!(x.warnings = pm_meta_arr(a))) return PM_ERR_NOMEM;
+    if ((r = pm__generate(&x)) < 0) return r;
     *out = x.scene;
     return PM_OK;
 }
 
+int pm_road_generate_base(pm_arena *a, const pm_road_params *p, pm_scene **out,
+                          pm_road_base *base, pm_road_failure *fail) {
+    pm__ctx x;
+    pm__level L;
+    int r = pm__start(&x, a, p, fail);
+    if (r < 0 || (r = pm__terrain_budget(&x)) < 0 || (r = pm__base_level(&x, &L)) < 0) return r;
+    base->length = L.length;
+    base->samples = (int64_t)L.n;
+    *out = x.scene;
+    return PM_OK;
+}

@@ -154,4 +154,18 @@ typedef struct pm_road_failure {
  * lie on itself in plan: fail->overlaps filled), PM_ERR_CANCELLED. */
 int pm_road_generate(pm_arena *a, const pm_road_params *p, pm_scene **out,
                      pm_road_failure *fail);
+
+/* What pm_road_generate's metadata says of the base level. */
+typedef struct pm_road_base {
+    double length;          /* "length" */
+    int64_t samples;        /* "samples" */
+} pm_road_base;
+
+/* pm_road_generate's base level alone: its "asphalt" (and "shoulder")
+ * primitives with the same bytes, without props, LODs, the terrain
+ * primitive or metadata (the scene's is empty); *base gets its length and
+ * samples. What a network builds each road with. Returns as
+ * pm_road_generate. */
+int pm_road_generate_base(pm_arena *a, const pm_road_params *p, pm_scene **out,
+                          pm_road_base *base, pm_road_failure *fail);
 #endif

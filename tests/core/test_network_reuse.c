@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geom/predicates.h"
 #include "network/network.h"
+#include "network/network_internal.h"
 #include "scene/arena.h"
 #include "scene/result.h"
 #include "scene/rng.h"
@@ -229,4 +231,116 @@ Test(network_reuse, jittered_towns_reuse_only_what_is_identical) {
     cr_log_info("jittered 5x5 towns: %zu generator runs, %zu reused (%.1f %%)", built, reused,
                 100.0 * (double)reused / (double)(built + reused));
     cr_assert_gt(built, 20 * 9);
+}
+
+/* crossroads() added to a net that may hold others; returns its centre node. */
+static uint32_t add_crossroads(net *n, const double o[3], bool sw) {
+    uint32_t m = node(n, o[0], o[1], o[2]);
+    street(n, m, node(n, o[0] + 40, o[1], o[2]), 7, sw);
+    street(n, m, node(n, o[0], o[1] + 1, o[2] + 40), 7, sw);
+    street(n, node(n, o[0] - 40, o[1], o[2]), m, 7, sw);
+    street(n, m, node(n, o[0] + 1, o[1] - 2, o[2] - 40), 7, sw);
+    return m;
+}
+
+Test(network_reuse, one_result_placed_at_many_offsets_is_each_built_alone) {
+    /* One town of 24 crossroads at offsets of every magnitude (so one
+     * cached result is placed with many float rounding steps): each
+     * junction is the same bytes as the crossroads built alone there, and,
+     * placed, its floats are (float)(local + offset) with every triangle
+     * keeping its orientation's sign (checked here exactly). */
+    pm_rng r;
+    pm_rng_seed(&r, 77);
+    for (int sw = 0; sw < 2; sw++) {
+        net all, zero;
+        net_init(&all);
+        double off[24][3];
+        uint32_t centre[24];
+        for (int c = 0; c < 24; c++) {
+            off[c][0] = (c % 2 ? -1.0 : 1.0) * (300.0 * c + pow(1.7, c)) + pm_rng_range(&r, -1, 1);
+            off[c][1] = pm_rng_range(&r, -50, 50);
+            off[c][2] = 13.0 * c + pm_rng_range(&r, -5, 5);
+            for (int k = 0; k < 3; k++) off[c][k] = round(8.0 * off[c][k]) / 8.0;   /* arms exact */
+            centre[c] = add_crossroads(&all, off[c], sw);
+        }
+        finish(&all);
+        crossroads(&zero, (double[3]){0, 0, 0}, sw);
+        pm_arena *a = pm_arena_create(1 << 20);
+        pm_network_diag dall, dz;
+        const pm_scene *sall = build(&all, a, &dall), *sz = build(&zero, a, &dz);
+        cr_assert_eq(dall.junctions_built, 1, "%zu built", dall.junctions_built);
+        const pm_prim *A = &sall->prims[0], *Z = &sz->prims[0];
+        uint32_t fz, kz;
+        block(sz, 0, &fz, &kz);
+        for (int c = 0; c < 24; c++) {
+            net one;
+            crossroads(&one, off[c], sw);
+            pm_network_diag d1;
+            const pm_scene *s1 = build(&one, a, &d1);
+            const pm_prim *O = &s1->prims[0];
+            uint32_t f0, k0, f1, k1;
+            block(sall, centre[c], &f0, &k0);
+            block(s1, 0, &f1, &k1);
+            cr_assert_eq(k0, k1, "crossroads %d", c);
+            cr_assert(memcmp(A->positions + 3 * f0, O->positions + 3 * f1, 12 * (size_t)k0) == 0,
+                      "crossroads %d: other floats", c);
+            cr_assert(memcmp(A->uvs + 2 * f0, O->uvs + 2 * f1, 8 * (size_t)k0) == 0, "crossroads %d", c);
+            if (d1.junctions_in_place) continue;
+            cr_assert_eq(k0, kz);
+            for (uint32_t v = 0; v < k0; v++)
+                for (int q = 0; q < 3; q++)
+                    cr_assert_eq(A->positions[3 * (f0 + v) + q],
+                                 (float)((double)Z->positions[3 * (fz + v) + q] + off[c][q]),
+                                 "crossroads %d vertex %u axis %d", c, v, q);
+            /* Its triangles: those of the asphalt whose corners are all in its block. */
+            for (uint32_t t = 0; t < A->icount; t += 3) {
+                const uint32_t *i = A->indices + t;
+                if (i[0] < f0 || i[0] >= f0 + k0 || i[1] < f0 || i[1] >= f0 + k0 || i[2] < f0 ||
+                    i[2] >= f0 + k0)
+                    continue;
+                double p[3][2], q[3][2];
+                for (int k = 0; k < 3; k++) {
+                    const float *w = A->positions + 3 * i[k], *l = Z->positions + 3 * (fz + i[k] - f0);
+                    p[k][0] = w[0], p[k][1] = -w[2];
+                    q[k][0] = l[0], q[k][1] = -l[2];
+                }
+                double sp = pm_orient2d(p[0], p[1], p[2]), sq = pm_orient2d(q[0], q[1], q[2]);
+                cr_assert_eq((sp > 0) - (sp < 0), (sq > 0) - (sq < 0), "crossroads %d triangle %u", c, t / 3);
+            }
+        }
+        pm_arena_destroy(a);
+    }
+}
+
+Test(network_reuse, every_move_path_is_the_plain_sum) {
+    /* pm__jcache_move's SSE2 and AVX loops (where this CPU has them)
+     * against (float)((double)in + off), vertex counts of every remainder,
+     * floats of every magnitude and sign, -0 and subnormals included. */
+    pm_rng r;
+    pm_rng_seed(&r, 31337);
+    static float in[3 * 67], out[3 * 67 + 1];
+    int ran[3] = {0, 0, 0};
+    for (int it = 0; it < 400; it++) {
+        size_t nv = pm_rng_below(&r, 68);
+        for (size_t i = 0; i < 3 * nv; i++) {
+            double m = ldexp(pm_rng_range(&r, -1, 1), (int)pm_rng_below(&r, 60) - 20);
+            in[i] = (float)(it % 17 == 0 && i % 5 == 0 ? (i % 2 ? -0.0 : 1e-40) : m);
+        }
+        double off[3];
+        for (int k = 0; k < 3; k++) off[k] = ldexp(pm_rng_range(&r, -1, 1), (int)pm_rng_below(&r, 40) - 8);
+        if (it % 9 == 0) off[1] = 0.0;
+        for (int path = -1; path <= 2; path++) {
+            out[3 * nv] = 12345.0f;   /* past the end: untouched */
+            if (pm__jcache_move(out, in, nv, off, path) < 0) continue;
+            if (path >= 0) ran[path]++;
+            for (size_t i = 0; i < 3 * nv; i++) {
+                float want = (float)((double)in[i] + off[i % 3]);
+                cr_assert(memcmp(&out[i], &want, sizeof want) == 0, "path %d, %zu vertices, float %zu: %a, want %a",
+                          path, nv, i, out[i], want);
+            }
+            cr_assert_eq(out[3 * nv], 12345.0f, "path %d wrote past the end", path);
+        }
+    }
+    cr_assert_gt(ran[0], 0);
+    cr_log_info("move paths run: plain %d, SSE2 %d, AVX %d", ran[0], ran[1], ran[2]);
 }

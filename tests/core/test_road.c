@@ -1063,14 +1063,20 @@ Test(road, meshes_are_ordered_for_the_vertex_cache) {
 
 /* ---- properties over many random roads ---- */
 
+/* 800 x 800 m of noise hills around the origin, for random roads. */
+static pm_heightfield hills(pm_arena *a, uint64_t seed) {
+    pm_heightfield hf = {.origin = {-400, -400}, .cell = 8.0, .cols = 101, .rows = 101};
+    pm_noise nz = {.seed = seed, .amplitude = 15, .wavelength = 120, .octaves = 3};
+    pm_heightfield_from_noise(a, &hf, &nz, NULL);
+    return hf;
+}
+
 Test(road, random_roads_face_up_bound_error_own_uvs_and_repeat_bytes) {
     pm_rng r;
     pm_rng_seed(&r, 2024);
     double pts[3 * 10];
     pm_arena *ta = pm_arena_create(0);
-    pm_heightfield hf = {.origin = {-400, -400}, .cell = 8.0, .cols = 101, .rows = 101};
-    pm_noise nz = {.seed = 77, .amplitude = 15, .wavelength = 120, .octaves = 3};
-    pm_heightfield_from_noise(ta, &hf, &nz, NULL);
+    pm_heightfield hf = hills(ta, 77);
     size_t folds = 0, refused = 0, lod_refused = 0;
     for (int iter = 0; iter < 1000; iter++) {
         pm_road_params p;
@@ -1148,6 +1154,68 @@ Test(road, random_roads_face_up_bound_error_own_uvs_and_repeat_bytes) {
  * loop (radius 40 m, far above the half width) whose end runs back over
  * its start must still be refused, a spiral whose turns stay a width
  * apart must build, both checked against the brute-force oracle. */
+/* Whether primitives a and b hold the same bytes. */
+static bool same_prim(const pm_prim *a, const pm_prim *b) {
+    return strcmp(a->name, b->name) == 0 && strcmp(a->material, b->material) == 0 &&
+           a->flags == b->flags && a->vcount == b->vcount && a->icount == b->icount &&
+           memcmp(a->positions, b->positions, 12 * (size_t)a->vcount) == 0 &&
+           memcmp(a->normals, b->normals, 12 * (size_t)a->vcount) == 0 &&
+           memcmp(a->uvs, b->uvs, 8 * (size_t)a->vcount) == 0 &&
+           memcmp(a->indices, b->indices, 4 * (size_t)a->icount) == 0;
+}
+
+/* pm_road_generate_base (a network's roads) against the whole road: the
+ * same base primitives, length and samples, and the same refusals. */
+Test(road, base_level_alone_matches_the_whole_road) {
+    pm_rng r;
+    pm_rng_seed(&r, 1414);
+    double pts[3 * 10];
+    pm_arena *ta = pm_arena_create(0);
+    pm_heightfield hf = hills(ta, 5);
+    size_t built = 0, refused = 0;
+    for (int iter = 0; iter < 600; iter++) {
+        pm_road_params p;
+        random_road(&r, &p, pts, 10);
+        if (iter % 5 == 0) p.terrain = &hf;
+        if (iter % 7 == 0) p.terrain_mesh = false;
+        p.overlaps_checked_by_caller = iter % 2 == 0;
+        if (iter % 11 == 0) p.max_vertices = 40 + pm_rng_below(&r, 400);
+        pm_arena *a = pm_arena_create(0), *b = pm_arena_create(0);
+        pm_scene *whole = NULL, *base = NULL;
+        pm_road_failure fw, fb;
+        pm_road_base rb = {0};
+        int rw = pm_road_generate(a, &p, &whole, &fw);
+        int rbc = pm_road_generate_base(b, &p, &base, &rb, &fb);
+        cr_assert_eq(rbc, rw, "road %d: %d against %d", iter, rbc, rw);
+        if (rw == PM_OK) {
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < whole->nprims; i++) {
+                const char *n = whole->prims[i].name;
+                if (strcmp(n, "asphalt") && strcmp(n, "shoulder")) continue;
+                cr_assert_lt(k, base->nprims, "road %d", iter);
+                cr_assert(same_prim(&whole->prims[i], &base->prims[k++]), "road %d: %s differs", iter, n);
+            }
+            cr_assert_eq(k, base->nprims, "road %d", iter);
+            cr_assert_eq(base->nprops, 0);
+            cr_assert_eq(rb.length, meta_num(whole->meta, "length"), "road %d", iter);
+            cr_assert_eq(rb.samples, (int64_t)meta_num(whole->meta, "samples"), "road %d", iter);
+            built++;
+        } else if (rw == PM_ERR_LIMIT) {
+            cr_assert_str_eq(fb.field, fw.field, "road %d", iter);
+            cr_assert_eq(fb.needed, fw.needed, "road %d", iter);
+            refused++;
+        } else if (rw == PM_ERR_GEOMETRY) {
+            cr_assert_eq(memcmp(&fb.overlaps, &fw.overlaps, sizeof fw.overlaps), 0, "road %d", iter);
+            refused++;
+        }
+        pm_arena_destroy(a);
+        pm_arena_destroy(b);
+    }
+    cr_assert_gt(built, 300);
+    cr_assert_gt(refused, 10);
+    pm_arena_destroy(ta);
+}
+
 Test(road, unfolded_roads_crossing_themselves_are_refused) {
     for (int k = 0; k < 2; k++) {
         pm_arena *a = pm_arena_create(0);
