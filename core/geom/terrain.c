@@ -375,23 +375,27 @@ static inline pm__v2d pm__pair_d(const double *p) {
     } while (0)
 
 /* Inside the grid the corners' differences are interpolated and then
- * divided by 2 cell once (one division where each corner had its own);
- * on the border each corner's one-sided gradient is interpolated. */
-static inline __attribute__((always_inline)) void pm__cell_normal(const pm_heightfield *hf, uint32_t ci, uint32_t ri, double fx,
-                                                                  double fz, double n[3]) {
-    double cell2 = 2.0 * hf->cell, g[2];
+ * multiplied by inv = 1 / (2 cell) once (one division where each corner
+ * had its own); on the border each corner's one-sided gradient is
+ * interpolated. The storage is passed apart (h32, else h) so that a caller
+ * looping over many points tests it once. */
+static inline __attribute__((always_inline)) void pm__cell_normal_in(const pm_heightfield *hf, const float *h32,
+                                                                     const double *h, double inv, uint32_t ci,
+                                                                     uint32_t ri, double fx, double fz,
+                                                                     double n[3]) {
+    double g[2];
     if (ci - 1 < hf->cols - 3 && ri - 1 < hf->rows - 3) {
         ptrdiff_t w = (ptrdiff_t)hf->cols;
         size_t k = (size_t)ri * hf->cols + ci;
         pm__v2d a, b, c, d;
-        if (hf->h32) PM__CORNER_DIFFS(pm__pair_f, hf->h32 + k, w, a, b, c, d);
-        else PM__CORNER_DIFFS(pm__pair_d, hf->h + k, w, a, b, c, d);
+        if (h32) PM__CORNER_DIFFS(pm__pair_f, h32 + k, w, a, b, c, d);
+        else PM__CORNER_DIFFS(pm__pair_d, h + k, w, a, b, c, d);
         pm__v2d top = a + fx * (b - a), bot = c + fx * (d - c);
-        pm__v2d gv = (top + fz * (bot - top)) * (1.0 / cell2);
+        pm__v2d gv = (top + fz * (bot - top)) * inv;
         g[0] = gv[0];
         g[1] = gv[1];
     } else {
-        double a[2], b[2], c[2], d[2];
+        double a[2], b[2], c[2], d[2], cell2 = 2.0 * hf->cell;
         pm__node_gradient(hf, ci, ri, cell2, a);
         pm__node_gradient(hf, ci + 1, ri, cell2, b);
         pm__node_gradient(hf, ci, ri + 1, cell2, c);
@@ -407,6 +411,11 @@ static inline __attribute__((always_inline)) void pm__cell_normal(const pm_heigh
     n[2] = -g[1] * il;
 }
 
+static inline __attribute__((always_inline)) void pm__cell_normal(const pm_heightfield *hf, uint32_t ci, uint32_t ri, double fx,
+                                                                  double fz, double n[3]) {
+    pm__cell_normal_in(hf, hf->h32, hf->h, 1.0 / (2.0 * hf->cell), ci, ri, fx, fz, n);
+}
+
 void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
     double fx, fz;
     uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
@@ -414,13 +423,38 @@ void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double 
     pm__cell_normal(hf, ci, ri, fx, fz, n);
 }
 
-double pm_heightfield_height_normalf(const pm_heightfield *hf, double x, double z, float n[3]) {
+/* Height and float normal at one point from one cell lookup, the storage
+ * passed apart as in pm__cell_normal_in. */
+static inline __attribute__((always_inline)) double pm__height_normalf_in(const pm_heightfield *hf, const float *h32,
+                                                                          const double *h, double inv, double x,
+                                                                          double z, float n[3]) {
     double fx, fz, nd[3];
     uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
     uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
-    pm__cell_normal(hf, ci, ri, fx, fz, nd);
+    pm__cell_normal_in(hf, h32, h, inv, ci, ri, fx, fz, nd);
     for (int k = 0; k < 3; k++) n[k] = (float)nd[k];
-    return pm__cell_height(hf, ci, ri, fx, fz);
+    size_t at = (size_t)ri * hf->cols + ci;
+    if (h32) PM__BILINEAR(h32 + at, hf->cols, fx, fz);
+    PM__BILINEAR(h + at, hf->cols, fx, fz);
+}
+
+double pm_heightfield_height_normalf(const pm_heightfield *hf, double x, double z, float n[3]) {
+    return pm__height_normalf_in(hf, hf->h32, hf->h, 1.0 / (2.0 * hf->cell), x, z, n);
+}
+
+/* The loop of pm_heightfield_drape for one storage (h32 or h NULL, known
+ * where it is inlined). */
+static inline __attribute__((always_inline)) void pm__drape_in(const pm_heightfield *hf, const float *h32,
+                                                               const double *h, double *p, float *nf,
+                                                               size_t n) {
+    pm_heightfield c = *hf;   /* in locals: the stores to p and nf cannot alias it */
+    double inv = 1.0 / (2.0 * c.cell);
+    for (size_t i = 0; i < n; i++, p += 3, nf += 3) p[1] = pm__height_normalf_in(&c, h32, h, inv, p[0], p[2], nf);
+}
+
+void pm_heightfield_drape(const pm_heightfield *hf, double *p, float *nf, size_t n) {
+    if (hf->h32) pm__drape_in(hf, hf->h32, NULL, p, nf, n);
+    else pm__drape_in(hf, NULL, hf->h, p, nf, n);
 }
 
 /* ---- flattening ---- */
