@@ -120,8 +120,9 @@ Test(terrain, drape_gives_the_bits_of_single_lookups) {
         for (int s = 0; s < 2; s++) {
             memcpy(q, p, sizeof p);
             float nf[3 * N];
-            pm_heightfield_drape(hs[s], q, nf, N);
-            for (int i = 0; i < N; i++) {
+            int cnt = N - t % 19;   /* blocks of 16, pairs and a single one left over */
+            pm_heightfield_drape(hs[s], q, nf, (size_t)cnt);
+            for (int i = 0; i < cnt; i++) {
                 float n1[3];
                 double h1 = pm_heightfield_height_normalf(hs[s], p[3 * i], p[3 * i + 2], n1);
                 cr_assert(memcmp(&h1, q + 3 * i + 1, sizeof h1) == 0, "height at %g %g", p[3 * i], p[3 * i + 2]);
