@@ -374,24 +374,28 @@ static inline pm__v2d pm__pair_d(const double *p) {
         D = (pm__v2d){x1_[1], z1_[1]};                                                            \
     } while (0)
 
-/* Inside the grid the corners' differences are interpolated and then
- * divided by 2 cell once (one division where each corner had its own);
- * on the border each corner's one-sided gradient is interpolated. */
-static inline __attribute__((always_inline)) void pm__cell_normal(const pm_heightfield *hf, uint32_t ci, uint32_t ri, double fx,
-                                                                  double fz, double n[3]) {
-    double cell2 = 2.0 * hf->cell, g[2];
+/* The gradient (dh/dx, dh/dz) in cell (ci, ri) at fractions (fx, fz).
+ * Inside the grid the corners' differences are interpolated and then
+ * multiplied by inv = 1 / (2 cell) once (one division where each corner
+ * had its own); on the border each corner's one-sided gradient is
+ * interpolated. The storage is passed apart (h32, else h) so that a caller
+ * looping over many points tests it once. */
+static inline __attribute__((always_inline)) void pm__cell_grad_in(const pm_heightfield *hf, const float *h32,
+                                                                   const double *h, double inv, uint32_t ci,
+                                                                   uint32_t ri, double fx, double fz,
+                                                                   double g[2]) {
     if (ci - 1 < hf->cols - 3 && ri - 1 < hf->rows - 3) {
         ptrdiff_t w = (ptrdiff_t)hf->cols;
         size_t k = (size_t)ri * hf->cols + ci;
         pm__v2d a, b, c, d;
-        if (hf->h32) PM__CORNER_DIFFS(pm__pair_f, hf->h32 + k, w, a, b, c, d);
-        else PM__CORNER_DIFFS(pm__pair_d, hf->h + k, w, a, b, c, d);
+        if (h32) PM__CORNER_DIFFS(pm__pair_f, h32 + k, w, a, b, c, d);
+        else PM__CORNER_DIFFS(pm__pair_d, h + k, w, a, b, c, d);
         pm__v2d top = a + fx * (b - a), bot = c + fx * (d - c);
-        pm__v2d gv = (top + fz * (bot - top)) * (1.0 / cell2);
+        pm__v2d gv = (top + fz * (bot - top)) * inv;
         g[0] = gv[0];
         g[1] = gv[1];
     } else {
-        double a[2], b[2], c[2], d[2];
+        double a[2], b[2], c[2], d[2], cell2 = 2.0 * hf->cell;
         pm__node_gradient(hf, ci, ri, cell2, a);
         pm__node_gradient(hf, ci + 1, ri, cell2, b);
         pm__node_gradient(hf, ci, ri + 1, cell2, c);
@@ -401,6 +405,10 @@ static inline __attribute__((always_inline)) void pm__cell_normal(const pm_heigh
             g[j] = top + fz * (bot - top);
         }
     }
+}
+
+/* The unit normal (-dh/dx, 1, -dh/dz) / |...| of gradient g. */
+static inline void pm__grad_normal(const double g[2], double n[3]) {
     double il = 1.0 / sqrt(g[0] * g[0] + 1.0 + g[1] * g[1]);
     n[0] = -g[0] * il;
     n[1] = il;
@@ -408,19 +416,81 @@ static inline __attribute__((always_inline)) void pm__cell_normal(const pm_heigh
 }
 
 void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double n[3]) {
+    double fx, fz, g[2];
+    uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
+    uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
+    pm__cell_grad_in(hf, hf->h32, hf->h, 1.0 / (2.0 * hf->cell), ci, ri, fx, fz, g);
+    pm__grad_normal(g, n);
+}
+
+/* Height and gradient at one point from one cell lookup, the storage
+ * passed apart as in pm__cell_grad_in. */
+static inline __attribute__((always_inline)) double pm__height_grad_in(const pm_heightfield *hf, const float *h32,
+                                                                       const double *h, double inv, double x,
+                                                                       double z, double g[2]) {
     double fx, fz;
     uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
     uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
-    pm__cell_normal(hf, ci, ri, fx, fz, n);
+    pm__cell_grad_in(hf, h32, h, inv, ci, ri, fx, fz, g);
+    size_t at = (size_t)ri * hf->cols + ci;
+    if (h32) PM__BILINEAR(h32 + at, hf->cols, fx, fz);
+    PM__BILINEAR(h + at, hf->cols, fx, fz);
 }
 
 double pm_heightfield_height_normalf(const pm_heightfield *hf, double x, double z, float n[3]) {
-    double fx, fz, nd[3];
-    uint32_t ci = pm__axis(x, hf->origin[0], hf->cell, hf->cols, &fx);
-    uint32_t ri = pm__axis(z, hf->origin[1], hf->cell, hf->rows, &fz);
-    pm__cell_normal(hf, ci, ri, fx, fz, nd);
+    double g[2], nd[3];
+    double y = pm__height_grad_in(hf, hf->h32, hf->h, 1.0 / (2.0 * hf->cell), x, z, g);
+    pm__grad_normal(g, nd);
     for (int k = 0; k < 3; k++) n[k] = (float)nd[k];
-    return pm__cell_height(hf, ci, ri, fx, fz);
+    return y;
+}
+
+/* pm__grad_normal's float normals of m gradients (gx[i], gz[i]) into nf,
+ * two at a time: the sqrt and the division that end each are the longest
+ * wait of a lookup, and a pair costs the same wait as one. */
+static void pm__normals_f(const double *gx, const double *gz, size_t m, float *nf) {
+    size_t i = 0;
+#if defined(__SSE2__)
+    for (; i + 2 <= m; i += 2, nf += 6) {
+        pm__v2d x = {gx[i], gx[i + 1]}, z = {gz[i], gz[i + 1]};
+        pm__v2d s = x * x + 1.0 + z * z;
+        pm__v2d il = 1.0 / (pm__v2d)_mm_sqrt_pd((__m128d)s);
+        pm__v2d n0 = -x * il, n2 = -z * il;
+        float f[6] = {(float)n0[0], (float)il[0], (float)n2[0], (float)n0[1], (float)il[1], (float)n2[1]};
+        memcpy(nf, f, sizeof f);
+    }
+#endif
+    for (; i < m; i++, nf += 3) {
+        double g[2] = {gx[i], gz[i]}, nd[3];
+        pm__grad_normal(g, nd);
+        for (int k = 0; k < 3; k++) nf[k] = (float)nd[k];
+    }
+}
+
+/* The loop of pm_heightfield_drape for one storage (h32 or h NULL, known
+ * where it is inlined): heights and gradients of up to 16 points, then
+ * their normals. */
+static inline __attribute__((always_inline)) void pm__drape_in(const pm_heightfield *hf, const float *h32,
+                                                               const double *h, double *p, float *nf,
+                                                               size_t n) {
+    pm_heightfield c = *hf;   /* in locals: the stores to p and nf cannot alias it */
+    double inv = 1.0 / (2.0 * c.cell);
+    while (n > 0) {
+        size_t m = n < 16 ? n : 16;
+        double gx[16], gz[16];
+        for (size_t i = 0; i < m; i++) {
+            double g[2];
+            p[3 * i + 1] = pm__height_grad_in(&c, h32, h, inv, p[3 * i], p[3 * i + 2], g);
+            gx[i] = g[0], gz[i] = g[1];
+        }
+        pm__normals_f(gx, gz, m, nf);
+        p += 3 * m, nf += 3 * m, n -= m;
+    }
+}
+
+void pm_heightfield_drape(const pm_heightfield *hf, double *p, float *nf, size_t n) {
+    if (hf->h32) pm__drape_in(hf, hf->h32, NULL, p, nf, n);
+    else pm__drape_in(hf, NULL, hf->h, p, nf, n);
 }
 
 /* ---- flattening ---- */

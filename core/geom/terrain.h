@@ -66,6 +66,12 @@ void pm_heightfield_normal(const pm_heightfield *hf, double x, double z, double 
  * rounded to float (what a mesh vertex keeps). */
 double pm_heightfield_height_normalf(const pm_heightfield *hf, double x, double z, float n[3]);
 
+/* pm_heightfield_height_normalf at n points at once (a draped section's
+ * columns): point i is p[3i] (x) and p[3i + 2] (z); its height goes to
+ * p[3i + 1] and its normal to nf[3i .. 3i + 2], the same bits as n single
+ * calls, for one call and one storage test. */
+void pm_heightfield_drape(const pm_heightfield *hf, double *p, float *nf, size_t n);
+
 /* What flattening needs to know about a road: its surface as triangles
  * (positions in metres, front faces up) and its outline as polylines (the
  * outer edges, and for open roads the end sections), 3D points. */

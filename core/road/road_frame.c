@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "scene/result.h"
@@ -46,16 +47,30 @@ static void pm__plan_tangent(const pm__ctx *x, const pm_curve_sample *smp, size_
     t[1] = lc > 0.0 ? c[1] / lc : 0.0;
 }
 
+/* The plan length of the step from sample a to sample b, remembered: the
+ * step after sample i is the step before sample i + 1. */
+typedef struct pm__step {
+    size_t a, b;
+    double len;
+} pm__step;
+
+static double pm__plan_step(const pm_curve_sample *smp, size_t a, size_t b, pm__step *last) {
+    if (last->a == a && last->b == b) return last->len;
+    double len = hypot(smp[b].p[0] - smp[a].p[0], smp[b].p[2] - smp[a].p[2]);
+    *last = (pm__step){a, b, len};
+    return len;
+}
+
 /* Slope dy / d(plan distance) at sample i (d1: the curve's derivative
  * there, l its plan length). */
 static double pm__slope(const pm__ctx *x, const pm_curve_sample *smp, size_t n, size_t i,
-                        const double d1[3], double l) {
+                        const double d1[3], double l, pm__step *last) {
     const pm_spline *s = &x->spline;
     if (!x->p->terrain) return l > 1e-12 ? d1[1] / l : 0.0;
     size_t prev = i > 0 ? i - 1 : (s->closed ? n - 2 : 0);
     size_t next = i + 1 < n ? i + 1 : (s->closed ? 1 : i);
-    double d = hypot(smp[i].p[0] - smp[prev].p[0], smp[i].p[2] - smp[prev].p[2]) +
-               hypot(smp[next].p[0] - smp[i].p[0], smp[next].p[2] - smp[i].p[2]);
+    double before = pm__plan_step(smp, prev, i, last);
+    double d = before + pm__plan_step(smp, i, next, last);
     return d > 0.0 ? (smp[next].p[1] - smp[prev].p[1]) / d : 0.0;
 }
 
@@ -194,6 +209,7 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
     double *t2 = pm_arena_alloc(x->a, n * 4 * sizeof(double));
     if (!t2) return PM_ERR_NOMEM;
     double W = 0.5 * p->width + p->shoulder;
+    pm__step last = {SIZE_MAX, SIZE_MAX, 0.0};
     for (size_t i = 0; i < n; i++) {
         sc[i].t = smp[i].t;
         memcpy(sc[i].c, smp[i].p, sizeof sc[i].c);
@@ -206,7 +222,7 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
         if (tk != smp[i].t) pm_spline_eval(&x->spline, smp[i].t, NULL, d1, NULL);
         double l = hypot(d1[0], d1[2]);   /* once for the tangent and the slope */
         pm__plan_tangent(x, smp, n, i, d1, l, t2 + 4 * i, t2 + 4 * i + 2);
-        t2[4 * i + 3] = pm__slope(x, smp, n, i, d1, l);
+        t2[4 * i + 3] = pm__slope(x, smp, n, i, d1, l, &last);
         sc[i].bank = pm__raw_bank(x, &sc[i]);
         sc[i].clamp[0] = sc[i].clamp[1] = W;
     }

@@ -40,16 +40,24 @@ static void pm__fan_vertex(const pm_road_params *p, const pm__section *sc, int s
     if (p->terrain && p->conform == PM_ROAD_DRAPE) o[1] = pm__ground(p, o[0], o[2], nf);
 }
 
+/* Offset d along the section, clamped to its sides. */
+static inline double pm__clamped(const pm__section *sc, double d) {
+    return d < 0.0 ? -(-d < sc->clamp[0] ? -d : sc->clamp[0]) : (d < sc->clamp[1] ? d : sc->clamp[1]);
+}
+
+/* Whether column offset d of section sc lies in a fan (road_fold.c). */
+static inline bool pm__in_fan(const pm__section *sc, double d) { return d != 0.0 && sc->fan[d > 0.0]; }
+
 /* pm__road_vertex_at, inlined into the grid's loop. fmin as minsd (what
  * glibc's returns for a clamp, never NaN), without a call. nf (drape
  * only, else NULL) gets the terrain normal at the vertex. */
 static inline void pm__vertex(const pm_road_params *p, const pm__section *sc, double d, double o[3],
                               float *nf) {
-    if (d != 0.0 && sc->fan[d > 0.0]) {
+    if (pm__in_fan(sc, d)) {
         pm__fan_vertex(p, sc, d > 0.0, fabs(d), o, nf);
         return;
     }
-    double e = d < 0.0 ? -(-d < sc->clamp[0] ? -d : sc->clamp[0]) : (d < sc->clamp[1] ? d : sc->clamp[1]);
+    double e = pm__clamped(sc, d);
     if (p->terrain && p->conform == PM_ROAD_DRAPE) {
         o[0] = sc->c[0] + e * sc->r[0];
         o[2] = sc->c[2] + e * sc->r[2];
@@ -79,9 +87,26 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
     }
     for (size_t i = 0; i < n; i++) {
         if (p->cancel && *p->cancel) return PM_ERR_CANCELLED;
-        for (size_t k = 0; k < nc; k++)
-            pm__vertex(p, &L->sec[i], L->col[k], L->pos + 3 * (i * nc + k),
-                       L->nrm ? L->nrm + 3 * (i * nc + k) : NULL);
+        const pm__section *sc = &L->sec[i];
+        double *row = L->pos + 3 * i * nc;
+        if (!L->nrm) {
+            for (size_t k = 0; k < nc; k++) pm__vertex(p, sc, L->col[k], row + 3 * k, NULL);
+            continue;
+        }
+        /* Draped: the row's plan points, then all their heights and
+         * normals in one call (pm__vertex's values); a fan's columns
+         * (seldom) are redone on their own. */
+        bool fans = false;
+        for (size_t k = 0; k < nc; k++) {
+            double d = L->col[k], e = pm__clamped(sc, d);
+            fans |= pm__in_fan(sc, d);
+            row[3 * k] = sc->c[0] + e * sc->r[0];
+            row[3 * k + 2] = sc->c[2] + e * sc->r[2];
+        }
+        float *nrow = L->nrm + 3 * i * nc;
+        pm_heightfield_drape(p->terrain, row, nrow, nc);
+        for (size_t k = 0; fans && k < nc; k++)
+            if (pm__in_fan(sc, L->col[k])) pm__vertex(p, sc, L->col[k], row + 3 * k, nrow + 3 * k);
     }
     pm__road_weld_collapses(L);
     /* Columns that own their length: outer shoulder edges and carriageway edges. */

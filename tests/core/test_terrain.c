@@ -75,6 +75,65 @@ Test(terrain, height_normalf_gives_the_bits_of_both_lookups) {
     pm_arena_destroy(a);
 }
 
+/* A draped section's columns take their heights and normals from one
+ * call (pm_heightfield_drape): exactly what one pm_heightfield_height_normalf
+ * per point gives, on random heightfields of either storage (from 2 x 2,
+ * where every cell is on the border, up), at points inside, on node lines,
+ * at the corners and edges, and outside (clamped). */
+Test(terrain, drape_gives_the_bits_of_single_lookups) {
+    pm_arena *a = pm_arena_create(0);
+    pm_rng r;
+    pm_rng_seed(&r, 29);
+    enum { N = 64 };
+    for (int t = 0; t < 300; t++) {
+        pm_heightfield hd = {.origin = {-50.0 + 100.0 * pm_rng_unit(&r), -50.0 + 100.0 * pm_rng_unit(&r)},
+                             .cell = 0.25 + 8.0 * pm_rng_unit(&r),
+                             .cols = 2 + (uint32_t)(t % 7 == 0 ? t % 3 : pm_rng_unit(&r) * 40),
+                             .rows = 2 + (uint32_t)(t % 5 == 0 ? t % 3 : pm_rng_unit(&r) * 40)};
+        size_t nn = (size_t)hd.cols * hd.rows;
+        hd.h = pm_arena_alloc(a, nn * sizeof(double));
+        float *h32 = pm_arena_alloc(a, nn * sizeof(float));
+        for (size_t k = 0; k < nn; k++) {
+            h32[k] = (float)(40.0 * pm_rng_unit(&r) - 20.0);
+            if (k % 11 == 3) h32[k] = -0.0f;
+            hd.h[k] = t % 2 ? h32[k] : 40.0 * pm_rng_unit(&r) - 20.0;   /* doubles not float-exact too */
+        }
+        pm_heightfield hf = hd;
+        hf.h = NULL;
+        hf.h32 = h32;
+        const pm_heightfield *hs[2] = {&hd, &hf};
+        double w = hd.cell * (hd.cols - 1), h = hd.cell * (hd.rows - 1);
+        double p[3 * N], q[3 * N];
+        for (int i = 0; i < N; i++) {
+            double x = hd.origin[0] - 0.3 * w + 1.6 * w * pm_rng_unit(&r);
+            double z = hd.origin[1] - 0.3 * h + 1.6 * h * pm_rng_unit(&r);
+            switch (i % 8) {
+            case 0: x = hd.origin[0] + hd.cell * (double)(i % hd.cols); break;   /* node columns */
+            case 1: z = hd.origin[1] + hd.cell * (double)(i % hd.rows); break;   /* node rows */
+            case 2: x = hd.origin[0] + (i & 8 ? w : 0.0), z = hd.origin[1] + (i & 16 ? h : 0.0); break;
+            case 3: x = i & 8 ? -1e9 : 1e9; break;   /* far outside */
+            case 4: x = hd.origin[0] + w * (1.0 - 1e-15); break;
+            default: break;
+            }
+            p[3 * i] = x, p[3 * i + 1] = NAN, p[3 * i + 2] = z;
+        }
+        for (int s = 0; s < 2; s++) {
+            memcpy(q, p, sizeof p);
+            float nf[3 * N];
+            int cnt = N - t % 19;   /* blocks of 16, pairs and a single one left over */
+            pm_heightfield_drape(hs[s], q, nf, (size_t)cnt);
+            for (int i = 0; i < cnt; i++) {
+                float n1[3];
+                double h1 = pm_heightfield_height_normalf(hs[s], p[3 * i], p[3 * i + 2], n1);
+                cr_assert(memcmp(&h1, q + 3 * i + 1, sizeof h1) == 0, "height at %g %g", p[3 * i], p[3 * i + 2]);
+                cr_assert(q[3 * i] == p[3 * i] && q[3 * i + 2] == p[3 * i + 2], "plan point kept");
+                cr_assert(memcmp(n1, nf + 3 * i, sizeof n1) == 0, "normal at %g %g", p[3 * i], p[3 * i + 2]);
+            }
+        }
+    }
+    pm_arena_destroy(a);
+}
+
 static pm_scene *road_on(pm_arena *a, const pm_heightfield *h, bool flatten) {
     static const double pts[] = {-30, 0, -50, 10, 0, -30, 40, 0, -45, 70, 0, -20, 120, 0, -25};
     static const pm_road_prop props[] = {{"lamp", 5.0, 6.0, PM_ROAD_SIDE_BOTH, PM_ROAD_ALIGN_TERRAIN},
