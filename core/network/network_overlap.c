@@ -270,6 +270,34 @@ static int pm__outline(pm__ov *O, pm__iedge *pool, uint32_t np) {
     return rc ? rc : pm_edges_simple_loop(O->w, from, to, m);
 }
 
+static bool pm__meets(const float alo[2], const float ahi[2], const float blo[2], const float bhi[2]) {
+    return alo[0] < bhi[0] && blo[0] < ahi[0] && alo[1] < bhi[1] && blo[1] < ahi[1];
+}
+
+/* Road clusters of up to this many triangles (a straight street at
+ * netconvert's detail has 4, 8 with its sidewalks) test their own pairs
+ * one by one, bounds then pm_ptri_overlap: for so few, cheaper than the
+ * outline, and the pairs the sweep would find (interiors that meet have
+ * bounds that meet). */
+#ifndef PM__FEW                /* (tests/core/test_network_overlap_few.c raises it) */
+#define PM__FEW 16
+#endif
+
+/* The overlapping pairs among a cluster's few triangles t (its set
+ * triangles C->first + i, as pm__add_ref makes them). */
+static int pm__few_pairs(pm__ov *O, const pm__clu *C, const pm_ptri *t) {
+    for (uint32_t i = 0; i < C->count; i++) {
+        const pm_pbox *A = &O->box[C->first + i];
+        for (uint32_t j = i + 1; j < C->count; j++) {
+            const pm_pbox *B = &O->box[C->first + j];
+            if (!pm__meets(A->lo, A->hi, B->lo, B->hi) || !pm_ptri_overlap(&t[i], &t[j])) continue;
+            int rc = pm__push(O, C->first + i, C->first + j);
+            if (rc) return rc;
+        }
+    }
+    return PM_OK;
+}
+
 /* Scene triangles ref0 + i (i < count) owned by part. */
 typedef struct pm__range { uint32_t ref0, count, part; } pm__range;
 
@@ -280,9 +308,13 @@ static int pm__cluster(pm__ov *O, const pm__range *rg, size_t n, bool junction) 
     size_t cap = 0;
     for (size_t i = 0; i < n; i++) cap += rg[i].count;
     if (cap == 0) return PM_OK;
-    pm_arena_reset(O->w);
-    pm__iedge *pool = junction ? NULL : pm_arena_alloc(O->w, 3 * cap * sizeof *pool);
-    if (!junction && !pool) return PM_ERR_NOMEM;
+    bool few = !junction && cap <= PM__FEW;
+    pm_ptri t3[PM__FEW];
+    pm__iedge *pool = NULL;
+    if (!junction && !few) {
+        pm_arena_reset(O->w);
+        if (!(pool = pm_arena_alloc(O->w, 3 * cap * sizeof *pool))) return PM_ERR_NOMEM;
+    }
     uint32_t np = 0;
     pm__clu *C = &O->clu[O->nclu];
     C->first = O->ntri;
@@ -313,6 +345,15 @@ static int pm__cluster(pm__ov *O, const pm__range *rg, size_t n, bool junction) 
             }
             O->ref[O->ntri++] = t | (sw ? PM__SW : 0);
             if (junction) continue;
+            if (few) {
+                /* pm_pset_add's corners (part, aux and flag unused). */
+                pm_ptri *T = &t3[O->ntri - 1 - C->first];
+                const float *f1 = o > 0 ? b : c, *f2 = o > 0 ? c : b;
+                T->f[0][0] = a[0], T->f[0][1] = a[2];
+                T->f[1][0] = f1[0], T->f[1][1] = f1[2];
+                T->f[2][0] = f2[0], T->f[2][1] = f2[2];
+                continue;
+            }
             uint32_t v[3] = {q[0], o > 0 ? q[1] : q[2], o > 0 ? q[2] : q[1]};
             pm__edges_add(O, pool, &np, v, sw);
         }
@@ -321,6 +362,7 @@ static int pm__cluster(pm__ov *O, const pm__range *rg, size_t n, bool junction) 
     if (C->count == 0) return PM_OK;
     O->nclu++;
     if (junction) return PM_OK;
+    if (few) return pm__few_pairs(O, C, t3);
     int rc = pm__outline(O, pool, np);
     if (rc != 0 || C->count < 2) return rc < 0 ? rc : PM_OK;
     /* Not shown: every pair of the road's own over a grid. */
@@ -362,10 +404,6 @@ static int pm__clusters(pm__ov *O) {
         rc = pm__cluster(O, rr, R->nsteps + 1, false);
     }
     return rc;
-}
-
-static bool pm__meets(const float alo[2], const float ahi[2], const float blo[2], const float bhi[2]) {
-    return alo[0] < bhi[0] && blo[0] < ahi[0] && alo[1] < bhi[1] && blo[1] < ahi[1];
 }
 
 /* Up to this many candidate pairs between two clusters are tested one by
@@ -420,21 +458,82 @@ static int pm__cross(pm__ov *O, const pm__clu *P, const pm__clu *Q) {
     return rc ? rc : pm_pset_sweep(&S, pm__same_side, pm__found_hit, &F);
 }
 
-static int pm__clu_cmp(const void *x, const void *y) {
-    const pm__clu *a = x, *b = y;
-    if (a->lo[0] != b->lo[0]) return a->lo[0] < b->lo[0] ? -1 : 1;
-    return a->first < b->first ? -1 : (a->first > b->first);
+/* Cells of the clusters' grid (pm__crossings): about one mean cluster
+ * a side, at most about 4 per cluster, doubled until the clusters cover at
+ * most PM__CLU_ENTRIES cells each on average (a few huge clusters). */
+#define PM__CLU_ENTRIES 8
+
+static uint32_t pm__clu_cell(double v, double v0, double inv, uint32_t n) {
+    double c = (v - v0) * inv;
+    if (!(c > 0)) return 0;
+    return c >= n ? n - 1 : (uint32_t)c;   /* truncation: floor for c > 0 */
 }
 
-/* Every pair of clusters whose bounds meet (sorted by their left). */
+/* Every pair of clusters whose bounds meet, found over a uniform grid of
+ * their bounds: each pair once, in the cell of the lower corner where
+ * their bounds meet (which both cover). The order does not matter: the
+ * pairs are put in the sweep's order after (pm__order). */
 static int pm__crossings(pm__ov *O) {
-    pm__clu *C = O->clu;
-    qsort(C, O->nclu, sizeof *C, pm__clu_cmp);
-    for (uint32_t i = 0; i < O->nclu; i++)
-        for (uint32_t j = i + 1; j < O->nclu && C[j].lo[0] < C[i].hi[0]; j++) {
-            if (!(C[j].lo[1] < C[i].hi[1] && C[i].lo[1] < C[j].hi[1])) continue;
-            int rc = pm__cross(O, &C[i], &C[j]);
-            if (rc) return rc;
+    const pm__clu *C = O->clu;
+    uint32_t n = O->nclu;
+    if (n < 2) return PM_OK;
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, ext = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        for (int c = 0; c < 2; c++) {
+            lo[c] = C[i].lo[c] < lo[c] ? C[i].lo[c] : lo[c];
+            hi[c] = C[i].hi[c] > hi[c] ? C[i].hi[c] : hi[c];
+        }
+        double dx = (double)C[i].hi[0] - C[i].lo[0], dz = (double)C[i].hi[1] - C[i].lo[1];
+        ext += dx > dz ? dx : dz;
+    }
+    double w = fmax(hi[0] - lo[0], 1e-9), h = fmax(hi[1] - lo[1], 1e-9);
+    double cell = fmax(fmax(ext / n, sqrt(w * h / (4.0 * n))), fmax(w, h) / 4096.0), inv;
+    uint32_t nx, nz, (*cc)[4] = pm_arena_alloc(O->s, (size_t)n * sizeof *cc);
+    if (!cc) return PM_ERR_NOMEM;
+    size_t total;
+    for (;;) {
+        inv = 1.0 / cell;
+        nx = (uint32_t)fmin(floor(w / cell) + 1, 4096);
+        nz = (uint32_t)fmin(floor(h / cell) + 1, 4096);
+        total = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            cc[i][0] = pm__clu_cell(C[i].lo[0], lo[0], inv, nx);
+            cc[i][1] = pm__clu_cell(C[i].hi[0], lo[0], inv, nx);
+            cc[i][2] = pm__clu_cell(C[i].lo[1], lo[1], inv, nz);
+            cc[i][3] = pm__clu_cell(C[i].hi[1], lo[1], inv, nz);
+            total += (size_t)(cc[i][1] - cc[i][0] + 1) * (cc[i][3] - cc[i][2] + 1);
+        }
+        if (total <= PM__CLU_ENTRIES * (size_t)n || (nx == 1 && nz == 1)) break;
+        cell *= 2;
+    }
+    size_t ncell = (size_t)nx * nz;
+    uint32_t *start = pm_arena_calloc(O->s, ncell + 2, sizeof *start);
+    uint32_t *items = pm_arena_alloc(O->s, (total + 1) * sizeof *items);
+    if (!start || !items) return PM_ERR_NOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t z = cc[i][2]; z <= cc[i][3]; z++)
+            for (uint32_t x = cc[i][0]; x <= cc[i][1]; x++) start[(size_t)z * nx + x + 2]++;
+    for (size_t k = 2; k < ncell + 2; k++) start[k] += start[k - 1];
+    /* start[k + 1] is where cell k's list is filled to; after, its start. */
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t z = cc[i][2]; z <= cc[i][3]; z++)
+            for (uint32_t x = cc[i][0]; x <= cc[i][1]; x++) items[start[(size_t)z * nx + x + 1]++] = i;
+    for (uint32_t z = 0; z < nz; z++)
+        for (uint32_t x = 0; x < nx; x++) {
+            size_t k = (size_t)z * nx + x;
+            for (uint32_t a = start[k]; a < start[k + 1]; a++) {
+                uint32_t i = items[a];
+                for (uint32_t b = a + 1; b < start[k + 1]; b++) {
+                    uint32_t j = items[b];
+                    if (!(C[j].lo[0] < C[i].hi[0] && C[i].lo[0] < C[j].hi[0] && C[j].lo[1] < C[i].hi[1] &&
+                          C[i].lo[1] < C[j].hi[1]))
+                        continue;
+                    if ((cc[i][0] > cc[j][0] ? cc[i][0] : cc[j][0]) != x || (cc[i][2] > cc[j][2] ? cc[i][2] : cc[j][2]) != z)
+                        continue;
+                    int rc = pm__cross(O, &C[i], &C[j]);
+                    if (rc) return rc;
+                }
+            }
         }
     return PM_OK;
 }
