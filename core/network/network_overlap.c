@@ -6,10 +6,13 @@
  *
  * The triangles come in clusters: a junction (its own pairs are its
  * generator's, never tested) or a road (its edges' asphalt and its
- * sidewalk). A road's own pairs are shown disjoint at once by its outline
+ * sidewalk). A road's own pairs are tested one by one when it has a few
+ * triangles, else shown disjoint at once by its outline
  * (geom/plan_boundary.h) and tested pairwise over a grid only when that
  * fails; two clusters' pairs are tested only where the clusters' bounds
- * meet, among the triangles reaching into that box. What is found is
+ * meet (pairs of clusters from a grid over their bounds), among the
+ * triangles reaching into that box. A junction's triangles are listed
+ * only then (most junctions only touch their roads). What is found is
  * then put in the order one grid sweep over all the triangles (the
  * check's first form) reported it, so the problems, the sidewalks cut
  * back and their order stay as they were. */
@@ -44,9 +47,13 @@ typedef struct pm__ohit {
 #define PM__SW 0x80000000u
 #define PM__TAKEN 0x80000000u  /* in own: the triangle is in a cluster already */
 
-/* A cluster's triangles are ref[first .. first + count); lo, hi bound them. */
+/* A cluster's triangles are ref[first .. first + count); lo, hi bound
+ * them. A junction's are listed only when a pair of clusters or the
+ * order needs them (pm__expand): node is its node until then, else
+ * UINT32_MAX, and its bounds are those of all its triangles (with any of
+ * no plan area: larger bounds only cost time). */
 typedef struct pm__clu {
-    uint32_t first, count;
+    uint32_t first, count, node;
     float lo[2], hi[2];
 } pm__clu;
 
@@ -301,25 +308,14 @@ static int pm__few_pairs(pm__ov *O, const pm__clu *C, const pm_ptri *t) {
 /* Scene triangles ref0 + i (i < count) owned by part. */
 typedef struct pm__range { uint32_t ref0, count, part; } pm__range;
 
-/* The cluster of the owned, not yet taken triangles in rg[0 .. n), their
- * bounds, and (road: own pairs not skipped) the pairs among them that
- * overlap unless the outline shows there are none. */
-static int pm__cluster(pm__ov *O, const pm__range *rg, size_t n, bool junction) {
-    size_t cap = 0;
-    for (size_t i = 0; i < n; i++) cap += rg[i].count;
-    if (cap == 0) return PM_OK;
-    bool few = !junction && cap <= PM__FEW;
-    pm_ptri t3[PM__FEW];
-    pm__iedge *pool = NULL;
-    if (!junction && !few) {
-        pm_arena_reset(O->w);
-        if (!(pool = pm_arena_alloc(O->w, 3 * cap * sizeof *pool))) return PM_ERR_NOMEM;
-    }
-    uint32_t np = 0;
-    pm__clu *C = &O->clu[O->nclu];
+/* Lists the owned, not yet taken triangles of rg[0 .. n) with plan area
+ * (what pm_pset_add keeps) as C's, from ref[O->ntri] on, with their
+ * bounds; C's bounds grow to hold them. A road's (few: at most PM__FEW)
+ * are also kept as set triangles in t3, or their counter-clockwise
+ * edges summed in pool (pm__edges_add). */
+static void pm__take(pm__ov *O, pm__clu *C, const pm__range *rg, size_t n, pm_ptri *t3, pm__iedge *pool,
+                     uint32_t *np) {
     C->first = O->ntri;
-    C->lo[0] = C->lo[1] = HUGE_VALF;
-    C->hi[0] = C->hi[1] = -HUGE_VALF;
     for (size_t i = 0; i < n; i++) {
         uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
         const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
@@ -327,8 +323,6 @@ static int pm__cluster(pm__ov *O, const pm__range *rg, size_t n, bool junction) 
         for (uint32_t t = t0; t < t0 + rg[i].count; t++) {
             if (own[t] != rg[i].part) continue;
             own[t] |= PM__TAKEN;
-            /* What pm_pset_add keeps (plan area; turned counter-clockwise)
-             * and its bounds, without the copy. */
             const uint32_t *q = P->indices + 3 * (size_t)t;
             const float *a = P->positions + 3 * (size_t)q[0], *b = P->positions + 3 * (size_t)q[1],
                         *c = P->positions + 3 * (size_t)q[2];
@@ -344,24 +338,89 @@ static int pm__cluster(pm__ov *O, const pm__range *rg, size_t n, bool junction) 
                 C->hi[k / 2] = X->hi[k / 2] > C->hi[k / 2] ? X->hi[k / 2] : C->hi[k / 2];
             }
             O->ref[O->ntri++] = t | (sw ? PM__SW : 0);
-            if (junction) continue;
-            if (few) {
+            if (t3) {
                 /* pm_pset_add's corners (part, aux and flag unused). */
                 pm_ptri *T = &t3[O->ntri - 1 - C->first];
                 const float *f1 = o > 0 ? b : c, *f2 = o > 0 ? c : b;
                 T->f[0][0] = a[0], T->f[0][1] = a[2];
                 T->f[1][0] = f1[0], T->f[1][1] = f1[2];
                 T->f[2][0] = f2[0], T->f[2][1] = f2[2];
-                continue;
+            } else if (pool) {
+                uint32_t v[3] = {q[0], o > 0 ? q[1] : q[2], o > 0 ? q[2] : q[1]};
+                pm__edges_add(O, pool, np, v, sw);
             }
-            uint32_t v[3] = {q[0], o > 0 ? q[1] : q[2], o > 0 ? q[2] : q[1]};
-            pm__edges_add(O, pool, &np, v, sw);
         }
     }
     C->count = O->ntri - C->first;
+}
+
+/* Junction n's triangles: its asphalt, its mouth splits, its slab. */
+static void pm__junction_ranges(const pm__ov *O, uint32_t n, pm__range rg[3]) {
+    const pm__node *V = &O->N->nodes[n];
+    rg[0] = (pm__range){V->toff, V->tcount, O->E + n};
+    rg[1] = (pm__range){V->xt0, V->xtn, O->E + n};
+    rg[2] = (pm__range){V->swt0 | PM__SW, V->swtn, O->E + n};
+}
+
+/* A junction's triangles listed (pm__take), once. */
+static void pm__expand(pm__ov *O, pm__clu *C) {
+    if (C->node == UINT32_MAX) return;
+    pm__range rg[3];
+    pm__junction_ranges(O, C->node, rg);
+    pm__take(O, C, rg, 3, NULL, NULL, NULL);
+    C->node = UINT32_MAX;
+}
+
+/* Junction n's cluster, not yet listed: the bounds of its owned
+ * triangles (their own pairs are its generator's). */
+static void pm__junction_cluster(pm__ov *O, uint32_t n) {
+    pm__range rg[3];
+    pm__junction_ranges(O, n, rg);
+    pm__clu *C = &O->clu[O->nclu];
+    float lo[2] = {HUGE_VALF, HUGE_VALF}, hi[2] = {-HUGE_VALF, -HUGE_VALF};
+    bool any = false;
+    for (size_t i = 0; i < 3; i++) {
+        uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
+        const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
+        const uint32_t *own = O->own + (sw ? O->na : 0);
+        for (uint32_t t = t0; t < t0 + rg[i].count; t++) {
+            if (own[t] != rg[i].part) continue;
+            any = true;
+            const uint32_t *q = P->indices + 3 * (size_t)t;
+            for (int v = 0; v < 3; v++) {
+                const float *a = P->positions + 3 * (size_t)q[v];
+                lo[0] = a[0] < lo[0] ? a[0] : lo[0];
+                hi[0] = a[0] > hi[0] ? a[0] : hi[0];
+                lo[1] = a[2] < lo[1] ? a[2] : lo[1];
+                hi[1] = a[2] > hi[1] ? a[2] : hi[1];
+            }
+        }
+    }
+    if (!any) return;
+    *C = (pm__clu){.first = 0, .count = 0, .node = n, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
+    O->nclu++;
+}
+
+/* A road's cluster (its edges' asphalt and its sidewalk, rg[0 .. n)) and
+ * the pairs among its triangles that overlap unless its outline shows
+ * there are none. */
+static int pm__road_cluster(pm__ov *O, const pm__range *rg, size_t n) {
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++) cap += rg[i].count;
+    if (cap == 0) return PM_OK;
+    bool few = cap <= PM__FEW;
+    pm_ptri t3[PM__FEW];
+    pm__iedge *pool = NULL;
+    if (!few) {
+        pm_arena_reset(O->w);
+        if (!(pool = pm_arena_alloc(O->w, 3 * cap * sizeof *pool))) return PM_ERR_NOMEM;
+    }
+    uint32_t np = 0;
+    pm__clu *C = &O->clu[O->nclu];
+    *C = (pm__clu){.node = UINT32_MAX, .lo = {HUGE_VALF, HUGE_VALF}, .hi = {-HUGE_VALF, -HUGE_VALF}};
+    pm__take(O, C, rg, n, few ? t3 : NULL, pool, &np);
     if (C->count == 0) return PM_OK;
     O->nclu++;
-    if (junction) return PM_OK;
     if (few) return pm__few_pairs(O, C, t3);
     int rc = pm__outline(O, pool, np);
     if (rc != 0 || C->count < 2) return rc < 0 ? rc : PM_OK;
@@ -380,16 +439,9 @@ static int pm__cluster(pm__ov *O, const pm__range *rg, size_t n, bool junction) 
 
 static int pm__clusters(pm__ov *O) {
     pm__net *N = O->N;
-    pm__range rg[3];
     int rc = PM_OK;
-    for (uint32_t n = 0; rc == PM_OK && n < N->p->nnodes; n++) {
-        const pm__node *V = &N->nodes[n];
-        if (!V->scene) continue;
-        rg[0] = (pm__range){V->toff, V->tcount, O->E + n};
-        rg[1] = (pm__range){V->xt0, V->xtn, O->E + n};
-        rg[2] = (pm__range){V->swt0 | PM__SW, V->swtn, O->E + n};
-        rc = pm__cluster(O, rg, 3, true);
-    }
+    for (uint32_t n = 0; n < N->p->nnodes; n++)
+        if (N->nodes[n].scene) pm__junction_cluster(O, n);
     pm__range *rr = NULL;
     size_t rcap = 0;
     for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++) {
@@ -401,7 +453,7 @@ static int pm__clusters(pm__ov *O) {
         for (size_t k = 0; k < R->nsteps; k++)
             rr[k] = (pm__range){R->piece[4 * k + 2], R->piece[4 * k + 3], N->steps.data[R->first_step + k].edge};
         rr[R->nsteps] = (pm__range){R->swt0 | PM__SW, R->swtn, O->E + O->V + (uint32_t)r};
-        rc = pm__cluster(O, rr, R->nsteps + 1, false);
+        rc = pm__road_cluster(O, rr, R->nsteps + 1);
     }
     return rc;
 }
@@ -412,7 +464,10 @@ static int pm__clusters(pm__ov *O) {
 
 /* The overlapping pairs of a triangle of P and one of Q: only those whose
  * bounds reach into the box where P's and Q's meet can be one. */
-static int pm__cross(pm__ov *O, const pm__clu *P, const pm__clu *Q) {
+static int pm__cross(pm__ov *O, pm__clu *P, pm__clu *Q) {
+    pm__expand(O, P);
+    pm__expand(O, Q);
+    if (P->count == 0 || Q->count == 0) return PM_OK;
     float lo[2] = {P->lo[0] > Q->lo[0] ? P->lo[0] : Q->lo[0], P->lo[1] > Q->lo[1] ? P->lo[1] : Q->lo[1]};
     float hi[2] = {P->hi[0] < Q->hi[0] ? P->hi[0] : Q->hi[0], P->hi[1] < Q->hi[1] ? P->hi[1] : Q->hi[1]};
     pm_arena_reset(O->w);
@@ -474,7 +529,7 @@ static uint32_t pm__clu_cell(double v, double v0, double inv, uint32_t n) {
  * their bounds meet (which both cover). The order does not matter: the
  * pairs are put in the sweep's order after (pm__order). */
 static int pm__crossings(pm__ov *O) {
-    const pm__clu *C = O->clu;
+    pm__clu *C = O->clu;
     uint32_t n = O->nclu;
     if (n < 2) return PM_OK;
     double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, ext = 0;
@@ -551,6 +606,7 @@ static int pm__pair_cmp(const void *x, const void *y) {
  * (geom/plan_overlap.h: pm_pbox_left_key), the pairs sorted by it, each
  * pair's a the one that comes first in its cell. */
 static int pm__order(pm__ov *O) {
+    for (uint32_t i = 0; i < O->nclu; i++) pm__expand(O, &O->clu[i]);
     uint32_t ns = O->sc->nprims == 3 ? O->sc->prims[2].icount / 3 : 0;
     uint32_t *at = pm_arena_alloc(O->s, ((size_t)O->na + ns + 1) * sizeof *at);
     uint32_t *idx = pm_arena_alloc(O->s, ((size_t)O->ntri + 1) * sizeof *idx);
