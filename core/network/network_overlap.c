@@ -286,7 +286,7 @@ static bool pm__meets(const float alo[2], const float ahi[2], const float blo[2]
  * one by one, bounds then pm_ptri_overlap: for so few, cheaper than the
  * outline, and the pairs the sweep would find (interiors that meet have
  * bounds that meet). */
-#ifndef PM__FEW                /* (tests/core/test_network_overlap_few.c raises it) */
+#ifndef PM__FEW                /* (tests/core/test_network_overlap_parts.c raises it) */
 #define PM__FEW 16
 #endif
 
@@ -524,11 +524,13 @@ static uint32_t pm__clu_cell(double v, double v0, double inv, uint32_t n) {
     return c >= n ? n - 1 : (uint32_t)c;   /* truncation: floor for c > 0 */
 }
 
-/* Every pair of clusters whose bounds meet, found over a uniform grid of
- * their bounds: each pair once, in the cell of the lower corner where
- * their bounds meet (which both cover). The order does not matter: the
- * pairs are put in the sweep's order after (pm__order). */
-static int pm__crossings(pm__ov *O) {
+typedef int (*pm__clu_pair_fn)(pm__ov *O, pm__clu *P, pm__clu *Q);
+
+/* fn for every pair of O's clusters whose bounds meet (interiors), found
+ * over a uniform grid of their bounds: each pair once, in the cell of the
+ * lower corner where their bounds meet (which both cover). A nonzero
+ * return of fn stops and is returned. */
+static int pm__clu_pairs(pm__ov *O, pm__clu_pair_fn fn) {
     pm__clu *C = O->clu;
     uint32_t n = O->nclu;
     if (n < 2) return PM_OK;
@@ -585,13 +587,17 @@ static int pm__crossings(pm__ov *O) {
                         continue;
                     if ((cc[i][0] > cc[j][0] ? cc[i][0] : cc[j][0]) != x || (cc[i][2] > cc[j][2] ? cc[i][2] : cc[j][2]) != z)
                         continue;
-                    int rc = pm__cross(O, &C[i], &C[j]);
+                    int rc = fn(O, &C[i], &C[j]);
                     if (rc) return rc;
                 }
             }
         }
     return PM_OK;
 }
+
+/* Every pair of clusters whose bounds meet. The order does not matter:
+ * the pairs are put in the sweep's order after (pm__order). */
+static int pm__crossings(pm__ov *O) { return pm__clu_pairs(O, pm__cross); }
 
 /* ---- in the sweep's order ---- */
 

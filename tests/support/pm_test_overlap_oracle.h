@@ -11,7 +11,7 @@
  * overlap. A check that missed a kind of overlap (a road's own, a road
  * against a junction, two roads, a sidewalk) would let some of these
  * through. Used by tests/core/test_network_overlap.c and
- * test_network_overlap_few.c (the check built with every road's own pairs
+ * test_network_overlap_parts.c (the check built with every road's own pairs
  * tested one by one). */
 #include <criterion/criterion.h>
 #include <math.h>
