@@ -224,25 +224,29 @@ static int pm__index_loop(pm__ov *O, const uint32_t *bv, const float *from, uint
     return ok && k == m ? pm_loop_convex(xz, m) : 0;
 }
 
-/* Adds the edges of the counter-clockwise triangle v (vertex indices of
- * one primitive, sw: the sidewalk's) to pool: twins on one edge cancel in
- * a per-vertex list, no hashing. */
+/* Adds edge u -> w (vertex indices of one primitive, sw: the sidewalk's)
+ * to pool: twins on one edge cancel in a per-vertex list, no hashing. */
+static inline void pm__edge_add(pm__iedge *pool, uint32_t *head, uint32_t *np, uint32_t u, uint32_t w, uint32_t sw) {
+    uint32_t a = u < w ? u : w, b = u < w ? w : u;
+    uint32_t e = head[a];
+    while (e != UINT32_MAX && pool[e].b != b) e = pool[e].next;
+    if (e == UINT32_MAX) {
+        e = (*np)++;
+        pool[e].a = a | (sw ? PM__SW : 0);
+        pool[e].b = b;
+        pool[e].next = head[a];
+        pool[e].net = 0;
+        head[a] = e;
+    }
+    pool[e].net += u < w ? 1 : -1;
+}
+
+/* The edges of the counter-clockwise triangle v, as pm__edge_add. */
 static inline void pm__edges_add(pm__ov *O, pm__iedge *pool, uint32_t *np, const uint32_t v[3], uint32_t sw) {
     uint32_t *head = O->head[sw];
-    for (int k = 0; k < 3; k++) {
-        uint32_t u = v[k], w = v[k == 2 ? 0 : k + 1], a = u < w ? u : w, b = u < w ? w : u;
-        uint32_t e = head[a];
-        while (e != UINT32_MAX && pool[e].b != b) e = pool[e].next;
-        if (e == UINT32_MAX) {
-            e = (*np)++;
-            pool[e].a = a | (sw ? PM__SW : 0);
-            pool[e].b = b;
-            pool[e].next = head[a];
-            pool[e].net = 0;
-            head[a] = e;
-        }
-        pool[e].net += u < w ? 1 : -1;
-    }
+    pm__edge_add(pool, head, np, v[0], v[1], sw);
+    pm__edge_add(pool, head, np, v[1], v[2], sw);
+    pm__edge_add(pool, head, np, v[2], v[0], sw);
 }
 
 /* The certificate of geom/plan_boundary.h for a road cluster's triangles,
