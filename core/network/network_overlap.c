@@ -517,16 +517,10 @@ static int pm__cross(pm__ov *O, pm__clu *P, pm__clu *Q) {
     return rc ? rc : pm_pset_sweep(&S, pm__same_side, pm__found_hit, &F);
 }
 
-/* Cells of the clusters' grid (pm__crossings): about one mean cluster
- * a side, at most about 4 per cluster, doubled until the clusters cover at
- * most PM__CLU_ENTRIES cells each on average (a few huge clusters). */
+/* The clusters' grid (pm__clu_pairs) is sized as a triangle set's
+ * (pm_pgrid_size), its cells doubled until the clusters cover at most
+ * PM__CLU_ENTRIES cells each on average (a few huge clusters). */
 #define PM__CLU_ENTRIES 8
-
-static uint32_t pm__clu_cell(double v, double v0, double inv, uint32_t n) {
-    double c = (v - v0) * inv;
-    if (!(c > 0)) return 0;
-    return c >= n ? n - 1 : (uint32_t)c;   /* truncation: floor for c > 0 */
-}
 
 typedef int (*pm__clu_pair_fn)(pm__ov *O, pm__clu *P, pm__clu *Q);
 
@@ -535,63 +529,55 @@ typedef int (*pm__clu_pair_fn)(pm__ov *O, pm__clu *P, pm__clu *Q);
  * lower corner where their bounds meet (which both cover). A nonzero
  * return of fn stops and is returned. */
 static int pm__clu_pairs(pm__ov *O, pm__clu_pair_fn fn) {
-    pm__clu *C = O->clu;
     uint32_t n = O->nclu;
     if (n < 2) return PM_OK;
-    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, ext = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        for (int c = 0; c < 2; c++) {
-            lo[c] = C[i].lo[c] < lo[c] ? C[i].lo[c] : lo[c];
-            hi[c] = C[i].hi[c] > hi[c] ? C[i].hi[c] : hi[c];
-        }
-        double dx = (double)C[i].hi[0] - C[i].lo[0], dz = (double)C[i].hi[1] - C[i].lo[1];
-        ext += dx > dz ? dx : dz;
-    }
-    double w = fmax(hi[0] - lo[0], 1e-9), h = fmax(hi[1] - lo[1], 1e-9);
-    double cell = fmax(fmax(ext / n, sqrt(w * h / (4.0 * n))), fmax(w, h) / 4096.0), inv;
-    uint32_t nx, nz, (*cc)[4] = pm_arena_alloc(O->s, (size_t)n * sizeof *cc);
-    if (!cc) return PM_ERR_NOMEM;
+    pm_pbox *B = pm_arena_alloc(O->s, (size_t)n * sizeof *B);
+    uint16_t(*end)[2] = pm_arena_alloc(O->s, (size_t)n * sizeof *end);   /* last cells, x and z */
+    if (!B || !end) return PM_ERR_NOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        B[i] = (pm_pbox){.lo = {O->clu[i].lo[0], O->clu[i].lo[1]}, .hi = {O->clu[i].hi[0], O->clu[i].hi[1]}};
+    pm_pgrid g;
+    pm_pgrid_size(&g, B, n);
     size_t total;
     for (;;) {
-        inv = 1.0 / cell;
-        nx = (uint32_t)fmin(floor(w / cell) + 1, 4096);
-        nz = (uint32_t)fmin(floor(h / cell) + 1, 4096);
         total = 0;
         for (uint32_t i = 0; i < n; i++) {
-            cc[i][0] = pm__clu_cell(C[i].lo[0], lo[0], inv, nx);
-            cc[i][1] = pm__clu_cell(C[i].hi[0], lo[0], inv, nx);
-            cc[i][2] = pm__clu_cell(C[i].lo[1], lo[1], inv, nz);
-            cc[i][3] = pm__clu_cell(C[i].hi[1], lo[1], inv, nz);
-            total += (size_t)(cc[i][1] - cc[i][0] + 1) * (cc[i][3] - cc[i][2] + 1);
+            B[i].cx = (uint16_t)pm_pgrid_cell(&g, B[i].lo[0], 0);
+            B[i].cz = (uint16_t)pm_pgrid_cell(&g, B[i].lo[1], 1);
+            end[i][0] = (uint16_t)pm_pgrid_cell(&g, B[i].hi[0], 0);
+            end[i][1] = (uint16_t)pm_pgrid_cell(&g, B[i].hi[1], 1);
+            total += (size_t)(end[i][0] - B[i].cx + 1) * (end[i][1] - B[i].cz + 1);
         }
-        if (total <= PM__CLU_ENTRIES * (size_t)n || (nx == 1 && nz == 1)) break;
-        cell *= 2;
+        if (total <= PM__CLU_ENTRIES * (size_t)n || (g.nx == 1 && g.nz == 1)) break;
+        /* (Any cells in order serve: a cell only ever holds boxes that
+         * reach into it.) */
+        g.cell *= 2;
+        g.inv = 1.0 / g.cell;
+        g.nx = (g.nx - 1) / 2 + 1;
+        g.nz = (g.nz - 1) / 2 + 1;
     }
-    size_t ncell = (size_t)nx * nz;
+    size_t ncell = (size_t)g.nx * g.nz;
     uint32_t *start = pm_arena_calloc(O->s, ncell + 2, sizeof *start);
     uint32_t *items = pm_arena_alloc(O->s, (total + 1) * sizeof *items);
     if (!start || !items) return PM_ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++)
-        for (uint32_t z = cc[i][2]; z <= cc[i][3]; z++)
-            for (uint32_t x = cc[i][0]; x <= cc[i][1]; x++) start[(size_t)z * nx + x + 2]++;
+        for (uint32_t z = B[i].cz; z <= end[i][1]; z++)
+            for (uint32_t x = B[i].cx; x <= end[i][0]; x++) start[(size_t)z * g.nx + x + 2]++;
     for (size_t k = 2; k < ncell + 2; k++) start[k] += start[k - 1];
     /* start[k + 1] is where cell k's list is filled to; after, its start. */
     for (uint32_t i = 0; i < n; i++)
-        for (uint32_t z = cc[i][2]; z <= cc[i][3]; z++)
-            for (uint32_t x = cc[i][0]; x <= cc[i][1]; x++) items[start[(size_t)z * nx + x + 1]++] = i;
-    for (uint32_t z = 0; z < nz; z++)
-        for (uint32_t x = 0; x < nx; x++) {
-            size_t k = (size_t)z * nx + x;
+        for (uint32_t z = B[i].cz; z <= end[i][1]; z++)
+            for (uint32_t x = B[i].cx; x <= end[i][0]; x++) items[start[(size_t)z * g.nx + x + 1]++] = i;
+    for (uint32_t z = 0; z < g.nz; z++)
+        for (uint32_t x = 0; x < g.nx; x++) {
+            size_t k = (size_t)z * g.nx + x;
             for (uint32_t a = start[k]; a < start[k + 1]; a++) {
-                uint32_t i = items[a];
+                const pm_pbox *P = &B[items[a]];
                 for (uint32_t b = a + 1; b < start[k + 1]; b++) {
-                    uint32_t j = items[b];
-                    if (!(C[j].lo[0] < C[i].hi[0] && C[i].lo[0] < C[j].hi[0] && C[j].lo[1] < C[i].hi[1] &&
-                          C[i].lo[1] < C[j].hi[1]))
-                        continue;
-                    if ((cc[i][0] > cc[j][0] ? cc[i][0] : cc[j][0]) != x || (cc[i][2] > cc[j][2] ? cc[i][2] : cc[j][2]) != z)
-                        continue;
-                    int rc = fn(O, &C[i], &C[j]);
+                    const pm_pbox *Q = &B[items[b]];
+                    if (!pm__meets(P->lo, P->hi, Q->lo, Q->hi)) continue;
+                    if ((P->cx > Q->cx ? P->cx : Q->cx) != x || (P->cz > Q->cz ? P->cz : Q->cz) != z) continue;
+                    int rc = fn(O, &O->clu[items[a]], &O->clu[items[b]]);
                     if (rc) return rc;
                 }
             }
