@@ -148,20 +148,14 @@ bool pm_pset_add(pm_pset *S, const float *a, const float *b, const float *c, uin
 
 /* ---- the grid ---- */
 
-static uint32_t pm__cell(const pm_pgrid *g, double v, double v0, uint32_t n) {
-    double c = (v - v0) * g->inv;
-    if (!(c > 0)) return 0;
-    return c >= n ? n - 1 : (uint32_t)c;   /* truncation: floor for c > 0 */
-}
-
-uint32_t pm_pset_cell_x(const pm_pset *S, double x) { return pm__cell(&S->g, x, S->g.x0, S->g.nx); }
-uint32_t pm_pset_cell_z(const pm_pset *S, double z) { return pm__cell(&S->g, z, S->g.z0, S->g.nz); }
+uint32_t pm_pset_cell_x(const pm_pset *S, double x) { return pm_pgrid_cell(&S->g, x, 0); }
+uint32_t pm_pset_cell_z(const pm_pset *S, double z) { return pm_pgrid_cell(&S->g, z, 1); }
 
 static void pm__cells(const pm_pgrid *g, const float lo[2], const float hi[2], uint32_t c[4]) {
-    c[0] = pm__cell(g, lo[0], g->x0, g->nx);
-    c[1] = pm__cell(g, hi[0], g->x0, g->nx);
-    c[2] = pm__cell(g, lo[1], g->z0, g->nz);
-    c[3] = pm__cell(g, hi[1], g->z0, g->nz);
+    c[0] = pm_pgrid_cell(g, lo[0], 0);
+    c[1] = pm_pgrid_cell(g, hi[0], 0);
+    c[2] = pm_pgrid_cell(g, lo[1], 1);
+    c[3] = pm_pgrid_cell(g, hi[1], 1);
 }
 
 /* A float's bits as an unsigned key in the float's order (-0 as +0). */
@@ -222,10 +216,6 @@ void pm_pgrid_size(pm_pgrid *g, const pm_pbox *box, uint32_t n) {
     g->z0 = lo[1];
     g->nx = (uint32_t)fmin(floor(w / g->cell) + 1, 4096);   /* cells fit uint16_t */
     g->nz = (uint32_t)fmin(floor(h / g->cell) + 1, 4096);
-}
-
-uint32_t pm_pgrid_cell(const pm_pgrid *g, double v, int axis) {
-    return axis ? pm__cell(g, v, g->z0, g->nz) : pm__cell(g, v, g->x0, g->nx);
 }
 
 uint32_t pm_pbox_left_key(float lo0) { return pm__fkey(lo0); }

@@ -61,8 +61,14 @@ void pm_ptri_bounds(const pm_ptri *t, float lo[2], float hi[2]);
  * orders them as pm_pset_sweep would report them with it (below). */
 void pm_pgrid_size(pm_pgrid *g, const pm_pbox *box, uint32_t n);
 
-/* Cell of a plan coordinate (axis 0: x, 1: z), clamped to g. */
-uint32_t pm_pgrid_cell(const pm_pgrid *g, double v, int axis);
+/* Cell of a plan coordinate (axis 0: x, 1: z), clamped to g. (Inline:
+ * grids call it per triangle, per corner.) */
+static inline uint32_t pm_pgrid_cell(const pm_pgrid *g, double v, int axis) {
+    double c = (v - (axis ? g->z0 : g->x0)) * g->inv;
+    uint32_t n = axis ? g->nz : g->nx;
+    if (!(c > 0)) return 0;
+    return c >= n ? n - 1 : (uint32_t)c;   /* truncation: floor for c > 0 */
+}
 
 /* The order of the left of a triangle's bounds as an unsigned key (-0 as
  * +0). pm_pset_sweep reports pair (a, b) in the cell of the larger lower

@@ -6,10 +6,13 @@
  *
  * The triangles come in clusters: a junction (its own pairs are its
  * generator's, never tested) or a road (its edges' asphalt and its
- * sidewalk). A road's own pairs are shown disjoint at once by its outline
+ * sidewalk). A road's own pairs are tested one by one when it has a few
+ * triangles, else shown disjoint at once by its outline
  * (geom/plan_boundary.h) and tested pairwise over a grid only when that
  * fails; two clusters' pairs are tested only where the clusters' bounds
- * meet, among the triangles reaching into that box. What is found is
+ * meet (pairs of clusters from a grid over their bounds), among the
+ * triangles reaching into that box. A junction's triangles are listed
+ * only then (most junctions only touch their roads). What is found is
  * then put in the order one grid sweep over all the triangles (the
  * check's first form) reported it, so the problems, the sidewalks cut
  * back and their order stay as they were. */
@@ -44,9 +47,13 @@ typedef struct pm__ohit {
 #define PM__SW 0x80000000u
 #define PM__TAKEN 0x80000000u  /* in own: the triangle is in a cluster already */
 
-/* A cluster's triangles are ref[first .. first + count); lo, hi bound them. */
+/* A cluster's triangles are ref[first .. first + count); lo, hi bound
+ * them. A junction's are listed only when a pair of clusters or the
+ * order needs them (pm__expand): node is its node until then, else
+ * UINT32_MAX, and its bounds are those of all its triangles (with any of
+ * no plan area: larger bounds only cost time). */
 typedef struct pm__clu {
-    uint32_t first, count;
+    uint32_t first, count, node;
     float lo[2], hi[2];
 } pm__clu;
 
@@ -217,25 +224,29 @@ static int pm__index_loop(pm__ov *O, const uint32_t *bv, const float *from, uint
     return ok && k == m ? pm_loop_convex(xz, m) : 0;
 }
 
-/* Adds the edges of the counter-clockwise triangle v (vertex indices of
- * one primitive, sw: the sidewalk's) to pool: twins on one edge cancel in
- * a per-vertex list, no hashing. */
+/* Adds edge u -> w (vertex indices of one primitive, sw: the sidewalk's)
+ * to pool: twins on one edge cancel in a per-vertex list, no hashing. */
+static inline void pm__edge_add(pm__iedge *pool, uint32_t *head, uint32_t *np, uint32_t u, uint32_t w, uint32_t sw) {
+    uint32_t a = u < w ? u : w, b = u < w ? w : u;
+    uint32_t e = head[a];
+    while (e != UINT32_MAX && pool[e].b != b) e = pool[e].next;
+    if (e == UINT32_MAX) {
+        e = (*np)++;
+        pool[e].a = a | (sw ? PM__SW : 0);
+        pool[e].b = b;
+        pool[e].next = head[a];
+        pool[e].net = 0;
+        head[a] = e;
+    }
+    pool[e].net += u < w ? 1 : -1;
+}
+
+/* The edges of the counter-clockwise triangle v, as pm__edge_add. */
 static inline void pm__edges_add(pm__ov *O, pm__iedge *pool, uint32_t *np, const uint32_t v[3], uint32_t sw) {
     uint32_t *head = O->head[sw];
-    for (int k = 0; k < 3; k++) {
-        uint32_t u = v[k], w = v[k == 2 ? 0 : k + 1], a = u < w ? u : w, b = u < w ? w : u;
-        uint32_t e = head[a];
-        while (e != UINT32_MAX && pool[e].b != b) e = pool[e].next;
-        if (e == UINT32_MAX) {
-            e = (*np)++;
-            pool[e].a = a | (sw ? PM__SW : 0);
-            pool[e].b = b;
-            pool[e].next = head[a];
-            pool[e].net = 0;
-            head[a] = e;
-        }
-        pool[e].net += u < w ? 1 : -1;
-    }
+    pm__edge_add(pool, head, np, v[0], v[1], sw);
+    pm__edge_add(pool, head, np, v[1], v[2], sw);
+    pm__edge_add(pool, head, np, v[2], v[0], sw);
 }
 
 /* The certificate of geom/plan_boundary.h for a road cluster's triangles,
@@ -270,24 +281,45 @@ static int pm__outline(pm__ov *O, pm__iedge *pool, uint32_t np) {
     return rc ? rc : pm_edges_simple_loop(O->w, from, to, m);
 }
 
+static bool pm__meets(const float alo[2], const float ahi[2], const float blo[2], const float bhi[2]) {
+    return alo[0] < bhi[0] && blo[0] < ahi[0] && alo[1] < bhi[1] && blo[1] < ahi[1];
+}
+
+/* Road clusters of up to this many triangles (a straight street at
+ * netconvert's detail has 4, 8 with its sidewalks) test their own pairs
+ * one by one, bounds then pm_ptri_overlap: for so few, cheaper than the
+ * outline, and the pairs the sweep would find (interiors that meet have
+ * bounds that meet). */
+#ifndef PM__FEW                /* (tests/core/test_network_overlap_parts.c raises it) */
+#define PM__FEW 16
+#endif
+
+/* The overlapping pairs among a cluster's few triangles t (its set
+ * triangles C->first + i, as pm__add_ref makes them). */
+static int pm__few_pairs(pm__ov *O, const pm__clu *C, const pm_ptri *t) {
+    for (uint32_t i = 0; i < C->count; i++) {
+        const pm_pbox *A = &O->box[C->first + i];
+        for (uint32_t j = i + 1; j < C->count; j++) {
+            const pm_pbox *B = &O->box[C->first + j];
+            if (!pm__meets(A->lo, A->hi, B->lo, B->hi) || !pm_ptri_overlap(&t[i], &t[j])) continue;
+            int rc = pm__push(O, C->first + i, C->first + j);
+            if (rc) return rc;
+        }
+    }
+    return PM_OK;
+}
+
 /* Scene triangles ref0 + i (i < count) owned by part. */
 typedef struct pm__range { uint32_t ref0, count, part; } pm__range;
 
-/* The cluster of the owned, not yet taken triangles in rg[0 .. n), their
- * bounds, and (road: own pairs not skipped) the pairs among them that
- * overlap unless the outline shows there are none. */
-static int pm__cluster(pm__ov *O, const pm__range *rg, size_t n, bool junction) {
-    size_t cap = 0;
-    for (size_t i = 0; i < n; i++) cap += rg[i].count;
-    if (cap == 0) return PM_OK;
-    pm_arena_reset(O->w);
-    pm__iedge *pool = junction ? NULL : pm_arena_alloc(O->w, 3 * cap * sizeof *pool);
-    if (!junction && !pool) return PM_ERR_NOMEM;
-    uint32_t np = 0;
-    pm__clu *C = &O->clu[O->nclu];
+/* Lists the owned, not yet taken triangles of rg[0 .. n) with plan area
+ * (what pm_pset_add keeps) as C's, from ref[O->ntri] on, with their
+ * bounds; C's bounds grow to hold them. A road's (few: at most PM__FEW)
+ * are also kept as set triangles in t3, or their counter-clockwise
+ * edges summed in pool (pm__edges_add). */
+static void pm__take(pm__ov *O, pm__clu *C, const pm__range *rg, size_t n, pm_ptri *t3, pm__iedge *pool,
+                     uint32_t *np) {
     C->first = O->ntri;
-    C->lo[0] = C->lo[1] = HUGE_VALF;
-    C->hi[0] = C->hi[1] = -HUGE_VALF;
     for (size_t i = 0; i < n; i++) {
         uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
         const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
@@ -295,8 +327,6 @@ static int pm__cluster(pm__ov *O, const pm__range *rg, size_t n, bool junction) 
         for (uint32_t t = t0; t < t0 + rg[i].count; t++) {
             if (own[t] != rg[i].part) continue;
             own[t] |= PM__TAKEN;
-            /* What pm_pset_add keeps (plan area; turned counter-clockwise)
-             * and its bounds, without the copy. */
             const uint32_t *q = P->indices + 3 * (size_t)t;
             const float *a = P->positions + 3 * (size_t)q[0], *b = P->positions + 3 * (size_t)q[1],
                         *c = P->positions + 3 * (size_t)q[2];
@@ -312,15 +342,114 @@ static int pm__cluster(pm__ov *O, const pm__range *rg, size_t n, bool junction) 
                 C->hi[k / 2] = X->hi[k / 2] > C->hi[k / 2] ? X->hi[k / 2] : C->hi[k / 2];
             }
             O->ref[O->ntri++] = t | (sw ? PM__SW : 0);
-            if (junction) continue;
-            uint32_t v[3] = {q[0], o > 0 ? q[1] : q[2], o > 0 ? q[2] : q[1]};
-            pm__edges_add(O, pool, &np, v, sw);
+            if (t3) {
+                /* pm_pset_add's corners (part, aux and flag unused). */
+                pm_ptri *T = &t3[O->ntri - 1 - C->first];
+                const float *f1 = o > 0 ? b : c, *f2 = o > 0 ? c : b;
+                T->f[0][0] = a[0], T->f[0][1] = a[2];
+                T->f[1][0] = f1[0], T->f[1][1] = f1[2];
+                T->f[2][0] = f2[0], T->f[2][1] = f2[2];
+            } else if (pool) {
+                uint32_t v[3] = {q[0], o > 0 ? q[1] : q[2], o > 0 ? q[2] : q[1]};
+                pm__edges_add(O, pool, np, v, sw);
+            }
         }
     }
     C->count = O->ntri - C->first;
+}
+
+/* Junction n's triangles: its asphalt, its mouth splits, its slab. */
+static void pm__junction_ranges(const pm__ov *O, uint32_t n, pm__range rg[3]) {
+    const pm__node *V = &O->N->nodes[n];
+    rg[0] = (pm__range){V->toff, V->tcount, O->E + n};
+    rg[1] = (pm__range){V->xt0, V->xtn, O->E + n};
+    rg[2] = (pm__range){V->swt0 | PM__SW, V->swtn, O->E + n};
+}
+
+/* A junction's triangles listed (pm__take), once. */
+static void pm__expand(pm__ov *O, pm__clu *C) {
+    if (C->node == UINT32_MAX) return;
+    pm__range rg[3];
+    pm__junction_ranges(O, C->node, rg);
+    pm__take(O, C, rg, 3, NULL, NULL, NULL);
+    C->node = UINT32_MAX;
+}
+
+/* Junction n's cluster, not yet listed: the bounds of its owned
+ * triangles (their own pairs are its generator's). */
+static void pm__junction_cluster(pm__ov *O, uint32_t n) {
+    pm__range rg[3];
+    pm__junction_ranges(O, n, rg);
+    pm__clu *C = &O->clu[O->nclu];
+    float lo[2] = {HUGE_VALF, HUGE_VALF}, hi[2] = {-HUGE_VALF, -HUGE_VALF};
+    bool any = false;
+    for (size_t i = 0; i < 3; i++) {
+        uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
+        const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
+        const uint32_t *own = O->own + (sw ? O->na : 0);
+        /* The slab's vertices are its own block: the bounds of every
+         * vertex between its triangles' least and greatest index hold
+         * theirs, at about a third of the reads (unless the block is
+         * much larger than its triangles). */
+        uint32_t first = UINT32_MAX, last = 0, k = 0;
+        for (uint32_t t = t0; sw && t < t0 + rg[i].count; t++) {
+            if (own[t] != rg[i].part) continue;
+            const uint32_t *q = P->indices + 3 * (size_t)t;
+            for (int v = 0; v < 3; v++) {
+                first = q[v] < first ? q[v] : first;
+                last = q[v] > last ? q[v] : last;
+            }
+            k++;
+        }
+        if (k > 0 && (size_t)(last - first) < 2 * (size_t)k) {
+            any = true;
+            for (const float *a = P->positions + 3 * (size_t)first; a <= P->positions + 3 * (size_t)last; a += 3) {
+                lo[0] = a[0] < lo[0] ? a[0] : lo[0];
+                hi[0] = a[0] > hi[0] ? a[0] : hi[0];
+                lo[1] = a[2] < lo[1] ? a[2] : lo[1];
+                hi[1] = a[2] > hi[1] ? a[2] : hi[1];
+            }
+            continue;
+        }
+        for (uint32_t t = t0; t < t0 + rg[i].count; t++) {
+            if (own[t] != rg[i].part) continue;
+            any = true;
+            const uint32_t *q = P->indices + 3 * (size_t)t;
+            for (int v = 0; v < 3; v++) {
+                const float *a = P->positions + 3 * (size_t)q[v];
+                lo[0] = a[0] < lo[0] ? a[0] : lo[0];
+                hi[0] = a[0] > hi[0] ? a[0] : hi[0];
+                lo[1] = a[2] < lo[1] ? a[2] : lo[1];
+                hi[1] = a[2] > hi[1] ? a[2] : hi[1];
+            }
+        }
+    }
+    if (!any) return;
+    *C = (pm__clu){.first = 0, .count = 0, .node = n, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
+    O->nclu++;
+}
+
+/* A road's cluster (its edges' asphalt and its sidewalk, rg[0 .. n)) and
+ * the pairs among its triangles that overlap unless its outline shows
+ * there are none. */
+static int pm__road_cluster(pm__ov *O, const pm__range *rg, size_t n) {
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++) cap += rg[i].count;
+    if (cap == 0) return PM_OK;
+    bool few = cap <= PM__FEW;
+    pm_ptri t3[PM__FEW];
+    pm__iedge *pool = NULL;
+    if (!few) {
+        pm_arena_reset(O->w);
+        if (!(pool = pm_arena_alloc(O->w, 3 * cap * sizeof *pool))) return PM_ERR_NOMEM;
+    }
+    uint32_t np = 0;
+    pm__clu *C = &O->clu[O->nclu];
+    *C = (pm__clu){.node = UINT32_MAX, .lo = {HUGE_VALF, HUGE_VALF}, .hi = {-HUGE_VALF, -HUGE_VALF}};
+    pm__take(O, C, rg, n, few ? t3 : NULL, pool, &np);
     if (C->count == 0) return PM_OK;
     O->nclu++;
-    if (junction) return PM_OK;
+    if (few) return pm__few_pairs(O, C, t3);
     int rc = pm__outline(O, pool, np);
     if (rc != 0 || C->count < 2) return rc < 0 ? rc : PM_OK;
     /* Not shown: every pair of the road's own over a grid. */
@@ -338,16 +467,9 @@ static int pm__cluster(pm__ov *O, const pm__range *rg, size_t n, bool junction) 
 
 static int pm__clusters(pm__ov *O) {
     pm__net *N = O->N;
-    pm__range rg[3];
     int rc = PM_OK;
-    for (uint32_t n = 0; rc == PM_OK && n < N->p->nnodes; n++) {
-        const pm__node *V = &N->nodes[n];
-        if (!V->scene) continue;
-        rg[0] = (pm__range){V->toff, V->tcount, O->E + n};
-        rg[1] = (pm__range){V->xt0, V->xtn, O->E + n};
-        rg[2] = (pm__range){V->swt0 | PM__SW, V->swtn, O->E + n};
-        rc = pm__cluster(O, rg, 3, true);
-    }
+    for (uint32_t n = 0; n < N->p->nnodes; n++)
+        if (N->nodes[n].scene) pm__junction_cluster(O, n);
     pm__range *rr = NULL;
     size_t rcap = 0;
     for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++) {
@@ -359,13 +481,9 @@ static int pm__clusters(pm__ov *O) {
         for (size_t k = 0; k < R->nsteps; k++)
             rr[k] = (pm__range){R->piece[4 * k + 2], R->piece[4 * k + 3], N->steps.data[R->first_step + k].edge};
         rr[R->nsteps] = (pm__range){R->swt0 | PM__SW, R->swtn, O->E + O->V + (uint32_t)r};
-        rc = pm__cluster(O, rr, R->nsteps + 1, false);
+        rc = pm__road_cluster(O, rr, R->nsteps + 1);
     }
     return rc;
-}
-
-static bool pm__meets(const float alo[2], const float ahi[2], const float blo[2], const float bhi[2]) {
-    return alo[0] < bhi[0] && blo[0] < ahi[0] && alo[1] < bhi[1] && blo[1] < ahi[1];
 }
 
 /* Up to this many candidate pairs between two clusters are tested one by
@@ -374,7 +492,10 @@ static bool pm__meets(const float alo[2], const float ahi[2], const float blo[2]
 
 /* The overlapping pairs of a triangle of P and one of Q: only those whose
  * bounds reach into the box where P's and Q's meet can be one. */
-static int pm__cross(pm__ov *O, const pm__clu *P, const pm__clu *Q) {
+static int pm__cross(pm__ov *O, pm__clu *P, pm__clu *Q) {
+    pm__expand(O, P);
+    pm__expand(O, Q);
+    if (P->count == 0 || Q->count == 0) return PM_OK;
     float lo[2] = {P->lo[0] > Q->lo[0] ? P->lo[0] : Q->lo[0], P->lo[1] > Q->lo[1] ? P->lo[1] : Q->lo[1]};
     float hi[2] = {P->hi[0] < Q->hi[0] ? P->hi[0] : Q->hi[0], P->hi[1] < Q->hi[1] ? P->hi[1] : Q->hi[1]};
     pm_arena_reset(O->w);
@@ -420,24 +541,77 @@ static int pm__cross(pm__ov *O, const pm__clu *P, const pm__clu *Q) {
     return rc ? rc : pm_pset_sweep(&S, pm__same_side, pm__found_hit, &F);
 }
 
-static int pm__clu_cmp(const void *x, const void *y) {
-    const pm__clu *a = x, *b = y;
-    if (a->lo[0] != b->lo[0]) return a->lo[0] < b->lo[0] ? -1 : 1;
-    return a->first < b->first ? -1 : (a->first > b->first);
-}
+/* The clusters' grid (pm__clu_pairs) is sized as a triangle set's
+ * (pm_pgrid_size), its cells doubled until the clusters cover at most
+ * PM__CLU_ENTRIES cells each on average (a few huge clusters). */
+#define PM__CLU_ENTRIES 8
 
-/* Every pair of clusters whose bounds meet (sorted by their left). */
-static int pm__crossings(pm__ov *O) {
-    pm__clu *C = O->clu;
-    qsort(C, O->nclu, sizeof *C, pm__clu_cmp);
-    for (uint32_t i = 0; i < O->nclu; i++)
-        for (uint32_t j = i + 1; j < O->nclu && C[j].lo[0] < C[i].hi[0]; j++) {
-            if (!(C[j].lo[1] < C[i].hi[1] && C[i].lo[1] < C[j].hi[1])) continue;
-            int rc = pm__cross(O, &C[i], &C[j]);
-            if (rc) return rc;
+typedef int (*pm__clu_pair_fn)(pm__ov *O, pm__clu *P, pm__clu *Q);
+
+/* fn for every pair of O's clusters whose bounds meet (interiors), found
+ * over a uniform grid of their bounds: each pair once, in the cell of the
+ * lower corner where their bounds meet (which both cover). A nonzero
+ * return of fn stops and is returned. */
+static int pm__clu_pairs(pm__ov *O, pm__clu_pair_fn fn) {
+    uint32_t n = O->nclu;
+    if (n < 2) return PM_OK;
+    pm_pbox *B = pm_arena_alloc(O->s, (size_t)n * sizeof *B);
+    uint16_t(*end)[2] = pm_arena_alloc(O->s, (size_t)n * sizeof *end);   /* last cells, x and z */
+    if (!B || !end) return PM_ERR_NOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        B[i] = (pm_pbox){.lo = {O->clu[i].lo[0], O->clu[i].lo[1]}, .hi = {O->clu[i].hi[0], O->clu[i].hi[1]}};
+    pm_pgrid g;
+    pm_pgrid_size(&g, B, n);
+    size_t total;
+    for (;;) {
+        total = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            B[i].cx = (uint16_t)pm_pgrid_cell(&g, B[i].lo[0], 0);
+            B[i].cz = (uint16_t)pm_pgrid_cell(&g, B[i].lo[1], 1);
+            end[i][0] = (uint16_t)pm_pgrid_cell(&g, B[i].hi[0], 0);
+            end[i][1] = (uint16_t)pm_pgrid_cell(&g, B[i].hi[1], 1);
+            total += (size_t)(end[i][0] - B[i].cx + 1) * (end[i][1] - B[i].cz + 1);
+        }
+        if (total <= PM__CLU_ENTRIES * (size_t)n || (g.nx == 1 && g.nz == 1)) break;
+        /* (Any cells in order serve: a cell only ever holds boxes that
+         * reach into it.) */
+        g.cell *= 2;
+        g.inv = 1.0 / g.cell;
+        g.nx = (g.nx - 1) / 2 + 1;
+        g.nz = (g.nz - 1) / 2 + 1;
+    }
+    size_t ncell = (size_t)g.nx * g.nz;
+    uint32_t *start = pm_arena_calloc(O->s, ncell + 2, sizeof *start);
+    uint32_t *items = pm_arena_alloc(O->s, (total + 1) * sizeof *items);
+    if (!start || !items) return PM_ERR_NOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t z = B[i].cz; z <= end[i][1]; z++)
+            for (uint32_t x = B[i].cx; x <= end[i][0]; x++) start[(size_t)z * g.nx + x + 2]++;
+    for (size_t k = 2; k < ncell + 2; k++) start[k] += start[k - 1];
+    /* start[k + 1] is where cell k's list is filled to; after, its start. */
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t z = B[i].cz; z <= end[i][1]; z++)
+            for (uint32_t x = B[i].cx; x <= end[i][0]; x++) items[start[(size_t)z * g.nx + x + 1]++] = i;
+    for (uint32_t z = 0; z < g.nz; z++)
+        for (uint32_t x = 0; x < g.nx; x++) {
+            size_t k = (size_t)z * g.nx + x;
+            for (uint32_t a = start[k]; a < start[k + 1]; a++) {
+                const pm_pbox *P = &B[items[a]];
+                for (uint32_t b = a + 1; b < start[k + 1]; b++) {
+                    const pm_pbox *Q = &B[items[b]];
+                    if (!pm__meets(P->lo, P->hi, Q->lo, Q->hi)) continue;
+                    if ((P->cx > Q->cx ? P->cx : Q->cx) != x || (P->cz > Q->cz ? P->cz : Q->cz) != z) continue;
+                    int rc = fn(O, &O->clu[items[a]], &O->clu[items[b]]);
+                    if (rc) return rc;
+                }
+            }
         }
     return PM_OK;
 }
+
+/* Every pair of clusters whose bounds meet. The order does not matter:
+ * the pairs are put in the sweep's order after (pm__order). */
+static int pm__crossings(pm__ov *O) { return pm__clu_pairs(O, pm__cross); }
 
 /* ---- in the sweep's order ---- */
 
@@ -452,6 +626,7 @@ static int pm__pair_cmp(const void *x, const void *y) {
  * (geom/plan_overlap.h: pm_pbox_left_key), the pairs sorted by it, each
  * pair's a the one that comes first in its cell. */
 static int pm__order(pm__ov *O) {
+    for (uint32_t i = 0; i < O->nclu; i++) pm__expand(O, &O->clu[i]);
     uint32_t ns = O->sc->nprims == 3 ? O->sc->prims[2].icount / 3 : 0;
     uint32_t *at = pm_arena_alloc(O->s, ((size_t)O->na + ns + 1) * sizeof *at);
     uint32_t *idx = pm_arena_alloc(O->s, ((size_t)O->ntri + 1) * sizeof *idx);

@@ -1,0 +1,95 @@
+/* Parts of the network's plan-overlap check (core/network/network_overlap.c,
+ * compiled into this test: its one external symbol is defined here, so the
+ * linker takes this copy, not the library's) against plain references:
+ *  - every road's own pairs tested one by one (PM__FEW raised above any
+ *    road here), against the brute-force oracle of
+ *    pm_test_overlap_oracle.h: the networks include roads that overlap
+ *    themselves (hairpins, bowed streets), which at the real threshold go
+ *    through the outline and the sweep, so the one-by-one path meets
+ *    overlapping pairs here and must name them;
+ *  - the pairs of clusters whose bounds meet, from the grid over their
+ *    bounds, against all pairs tested one by one, on random boxes:
+ *    touching, nested, equal, degenerate, and enough huge ones that the
+ *    grid's cells must grow. */
+#define PM__FEW 1024
+#include "../../core/network/network_overlap.c"
+
+#include "pm_test_overlap_oracle.h"
+
+Test(network_overlap_parts, every_road_pairwise_against_the_oracle, .timeout = 240) {
+    int accepted[5] = {0}, refused[5] = {0}, own = 0;
+    oracle_run(20261201, 500, false, accepted, refused, &own);
+    for (int k = 0; k < 4; k++) cr_assert_geq(refused[k], 8, "kind %d: only %d refused for overlaps", k, refused[k]);
+    cr_assert_geq(own, 8, "only %d overlaps of a road with itself named", own);
+}
+
+/* ---- pairs of clusters ---- */
+
+#define NCLU 300
+
+static uint8_t seen[NCLU][NCLU];
+static size_t nseen;
+
+static int record(pm__ov *O, pm__clu *P, pm__clu *Q) {
+    size_t i = (size_t)(P - O->clu), j = (size_t)(Q - O->clu);
+    cr_assert(i < O->nclu && j < O->nclu && i != j, "pair %zu, %zu of %u clusters", i, j, O->nclu);
+    seen[i][j]++;
+    seen[j][i]++;
+    nseen++;
+    return PM_OK;
+}
+
+/* A coordinate on a coarse lattice most of the time, so that bounds touch
+ * and coincide exactly. */
+static float coord(pm_rng *r, double span) {
+    double v = pm_rng_range(r, 0, span);
+    return pm_rng_chance(r, 0.5) ? (float)(floor(v / 10) * 10) : (float)v;
+}
+
+/* n random boxes in [0, 1000]^2, of the kind k: 0 small, 1 a mix of sizes
+ * (a tenth of them up to all of it, the rest tiny: the grid's cells grow),
+ * 2 most of them huge, 3 long thin strips, 4 a few boxes, some with no
+ * width. */
+static uint32_t random_boxes(pm_rng *r, int k, pm__clu *C) {
+    uint32_t n = k == 4 ? (uint32_t)pm_rng_int(r, 2, 6) : NCLU;
+    for (uint32_t i = 0; i < n; i++) {
+        double size = k == 0 ? 30 : k == 1 ? (pm_rng_chance(r, 0.1) ? 1000 : 5) : k == 2 ? (pm_rng_chance(r, 0.7) ? 1000 : 20) : 200;
+        float x = coord(r, 1000), z = coord(r, 1000);
+        float w = k == 4 && pm_rng_chance(r, 0.3) ? 0 : coord(r, size), h = coord(r, size);
+        if (k == 3 && pm_rng_chance(r, 0.5)) { float t = w; w = h / 20; h = t; }
+        else if (k == 3) h /= 20;
+        C[i] = (pm__clu){.node = UINT32_MAX, .lo = {x, z}, .hi = {x + w, z + h}};
+    }
+    return n;
+}
+
+Test(network_overlap_parts, cluster_pairs_from_the_grid_are_all_pairs_whose_bounds_meet) {
+    pm_rng r;
+    pm_rng_seed(&r, 1402);
+    static pm__clu C[NCLU];
+    size_t pairs[5] = {0};
+    for (int it = 0; it < 200; it++) {
+        int k = it % 5;
+        uint32_t n = random_boxes(&r, k, C);
+        pm_arena *a = pm_arena_create(1 << 16);
+        pm__ov O = {.s = a, .clu = C, .nclu = n};
+        memset(seen, 0, sizeof seen);
+        nseen = 0;
+        cr_assert_eq(pm__clu_pairs(&O, record), PM_OK);
+        size_t want = 0;
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = i + 1; j < n; j++) {
+                bool meet = C[i].lo[0] < C[j].hi[0] && C[j].lo[0] < C[i].hi[0] && C[i].lo[1] < C[j].hi[1] &&
+                            C[j].lo[1] < C[i].hi[1];
+                want += meet;
+                cr_assert_eq(seen[i][j], meet ? 1 : 0, "boxes %d, clusters %u and %u: reported %d times, meet %d",
+                             it, i, j, seen[i][j], meet);
+            }
+        cr_assert_eq(nseen, want, "boxes %d", it);
+        pairs[k] += want;
+        pm_arena_destroy(a);
+    }
+    cr_log_info("cluster pairs: %zu / %zu / %zu / %zu / %zu (small, mixed, huge, strips, few)", pairs[0], pairs[1],
+                pairs[2], pairs[3], pairs[4]);
+    for (int k = 0; k < 5; k++) cr_assert_gt(pairs[k], 0, "kind %d: no pairs meet", k);
+}
