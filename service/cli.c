@@ -65,7 +65,23 @@ static int cli_format_from_name(const char *file, const char **fmt) {
     return 0;
 }
 
-static char *cli_read_all(FILE *in, size_t limit, size_t *len, int *too_big) {
+/* Buffers from malloc (--no-page-pool, or no pool mapped). */
+static void *cli_realloc(void *ctx, void *p, size_t old_size, size_t new_size) {
+    (void)ctx, (void)old_size;
+    return realloc(p, new_size ? new_size : 1);
+}
+
+static void cli_free(void *ctx, void *p, size_t size) {
+    (void)ctx, (void)size;
+    free(p);
+}
+
+static const pm_api_alloc cli_alloc = {cli_realloc, cli_free, NULL};
+
+/* The whole of in (up to limit bytes, else *too_big) in a block of al's of
+ * *cap bytes, or NULL. */
+static char *cli_read_all(FILE *in, size_t limit, const pm_api_alloc *al, size_t *len,
+                          size_t *cap_out, int *too_big) {
     size_t cap = 1 << 16, n = 0;
     /* A file's size is known: one buffer for all of it (and the byte that
      * shows the end), not copies of a growing one. */
@@ -73,11 +89,11 @@ static char *cli_read_all(FILE *in, size_t limit, size_t *len, int *too_big) {
     if (fstat(fileno(in), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
         (uint64_t)st.st_size < limit && (size_t)st.st_size + 1 > cap)
         cap = (size_t)st.st_size + 1;
-    char *buf = malloc(cap);
+    char *buf = al->realloc(al->ctx, NULL, 0, cap);
     *too_big = 0;
     while (buf) {
         if (n == cap) {
-            char *grown = realloc(buf, cap * 2);
+            char *grown = al->realloc(al->ctx, buf, cap, cap * 2);
             if (!grown) break;
             buf = grown;
             cap *= 2;
@@ -90,10 +106,11 @@ static char *cli_read_all(FILE *in, size_t limit, size_t *len, int *too_big) {
         }
         if (got == 0) {
             *len = n;
+            *cap_out = cap;
             return buf;
         }
     }
-    free(buf);
+    if (buf) al->free(al->ctx, buf, cap);
     return NULL;
 }
 
@@ -178,23 +195,11 @@ typedef struct cli_part { const char *pointer, *file; } cli_part;
 static char *cli_read_file(const char *file, size_t limit, size_t *len, int *too_big) {
     FILE *f = fopen(file, "rb");
     if (!f) return NULL;
-    char *b = cli_read_all(f, limit, len, too_big);
+    size_t cap;
+    char *b = cli_read_all(f, limit, &cli_alloc, len, &cap, too_big);
     fclose(f);
     return b;
 }
-
-/* The encoder's buffers from malloc (--no-page-pool, or no pool mapped). */
-static void *cli_realloc(void *ctx, void *p, size_t old_size, size_t new_size) {
-    (void)ctx, (void)old_size;
-    return realloc(p, new_size ? new_size : 1);
-}
-
-static void cli_free(void *ctx, void *p, size_t size) {
-    (void)ctx, (void)size;
-    free(p);
-}
-
-static const pm_api_alloc cli_alloc = {cli_realloc, cli_free, NULL};
 
 /* A boundary that occurs in none of the n blobs. */
 static void cli_boundary(char *out, size_t cap, const char *const *blob, const size_t *len,
@@ -269,11 +274,29 @@ static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, const 
     pm_api_request rq = {.gen = gen, .get = nq > 0, .query = q, .nquery = nq,
                          .content_type = ctype};
     char *body = NULL, *json = NULL, mp_type[96];
-    size_t len = 0;
+    size_t len = 0, json_cap = 0;
     int too_big = 0;
     const char *bad = NULL;
+    const pm_api_sink sink = {cli_out_write, out};
+    pm_api_run run = {.lim = &cfg->limits, .outputs = o, .noutputs = 1, .alloc = &cli_alloc,
+                      .sink = &sink};
+    /* The body, the job's arena and the encoder's buffers from one page
+     * pool: a network's ~28 MB touched in 2 MiB pages, not 4 KiB ones
+     * (service/pages.h). The arena's accounting, and so --max-job-mb, is
+     * malloc's. */
+    pm_svc_pages *pg = pool ? pm_svc_pages_create_for_process() : NULL;
+    pm_arena_allocator arena_al;
+    pm_api_alloc out_al;
+    if (pg) {
+        arena_al = pm_svc_pages_arena(pg);
+        out_al = pm_svc_pages_output(pg);
+        run.arena_alloc = &arena_al;
+        run.arena_realloc = pm_svc_pages_arena_realloc;
+        run.alloc = &out_al;
+    }
+    int rc = -1;
     if (!rq.get) {
-        body = json = cli_read_all(stdin, cfg->body_limit, &len, &too_big);
+        body = json = cli_read_all(stdin, cfg->body_limit, run.alloc, &len, &json_cap, &too_big);
         if (json && nparts) {
             body = cli_multipart(json, len, parts, nparts, cfg->body_limit, &len, mp_type,
                                  sizeof mp_type, &bad, &too_big);
@@ -289,35 +312,19 @@ static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, const 
                 pm_api_problem_set(prob, 400, "bad-request", "Bad Request",
                                    "cannot read --part file %s: %s", bad, strerror(errno));
             else pm_api_problem_set(prob, 503, "overloaded", "Service Unavailable", "out of memory");
-            if (body != json) free(body);
-            free(json);
-            return bad && !too_big ? CLI_USAGE : cli_code(prob);
+            goto done;
         }
         rq.body = body;
         rq.body_len = len;
     }
-    const pm_api_sink sink = {cli_out_write, out};
-    pm_api_run run = {.lim = &cfg->limits, .outputs = o, .noutputs = 1, .alloc = &cli_alloc,
-                      .sink = &sink};
-    /* The job's arena and the encoder's buffers from one page pool: a
-     * network's ~28 MB touched in 2 MiB pages, not 4 KiB ones (service/
-     * pages.h). The arena's accounting, and so --max-job-mb, is malloc's. */
-    pm_svc_pages *pg = pool ? pm_svc_pages_create_for_process() : NULL;
-    pm_arena_allocator arena_al;
-    pm_api_alloc out_al;
-    if (pg) {
-        arena_al = pm_svc_pages_arena(pg);
-        out_al = pm_svc_pages_output(pg);
-        run.arena_alloc = &arena_al;
-        run.arena_realloc = pm_svc_pages_arena_realloc;
-        run.alloc = &out_al;
-    }
     pm_api_buf none;
-    int rc = pm_api_request_run(&rq, &run, &none, NULL, prob);
-    pm_svc_pages_destroy(pg);
+    rc = pm_api_request_run(&rq, &run, &none, NULL, prob);
+done:
     if (body != json) free(body);
-    free(json);
-    return rc == 0 ? CLI_OK : cli_code(prob);
+    if (json) run.alloc->free(run.alloc->ctx, json, json_cap);
+    pm_svc_pages_destroy(pg);
+    if (rc == 0) return CLI_OK;
+    return bad && !too_big ? CLI_USAGE : cli_code(prob);
 }
 
 #if defined(__has_feature)
