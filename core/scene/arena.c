@@ -56,6 +56,8 @@ struct pm_arena {
     size_t block_size, block_max;
     size_t reserved, limit;
     pm_arena_allocator al;   /* al.alloc NULL: malloc and free */
+    /* Not NULL: al stands in for malloc, with this for realloc */
+    void *(*grow)(void *ctx, void *p, size_t old_size, size_t new_size);
     pm__region *bins[PM__BINS];   /* free regions by size class (floor log2) */
     uint64_t binmask;             /* bit k: bins[k] not empty */
 };
@@ -81,6 +83,14 @@ pm_arena *pm_arena_create_with(size_t block_size, const pm_arena_allocator *al) 
     a->block_size = block_size ? block_size : 64u * 1024u;
     a->block_max = PM__BLOCK_MAX;
     if (al) a->al = *al;
+    return a;
+}
+
+pm_arena *pm_arena_create_with_realloc(size_t block_size, const pm_arena_allocator *al,
+                                       void *(*grow)(void *ctx, void *p, size_t old_size,
+                                                     size_t new_size)) {
+    pm_arena *a = pm_arena_create_with(block_size, al);
+    if (a && al) a->grow = grow;
     return a;
 }
 
@@ -285,21 +295,21 @@ static pm__chunk *pm__big_find(const pm_arena *a, const void *p) {
     return NULL;
 }
 
-/* Grows chunk c to n bytes: the allocator's realloc when it is malloc,
- * else a new chunk, the copy, and the old one back to the allocator. */
+/* Grows chunk c to n bytes: realloc (or what stands in for it), else a
+ * new chunk, the copy, and the old one back to the allocator. */
 static void *pm__big_grow(pm_arena *a, pm__chunk *c, size_t n) {
     size_t h = pm__chunk_header(), old_total = h + c->size;
     if (n > SIZE_MAX - h) return NULL;
     size_t total = h + n;
     if (!pm__within_limit(a, total - old_total)) return NULL;
     pm__chunk *g;
-    if (a->al.alloc) {
+    if (a->al.alloc && !a->grow) {
         g = a->al.alloc(a->al.ctx, total);
         if (!g) return NULL;
         memcpy(g, c, h + c->size);
         pm__block_free(a, c, old_total);
     } else {
-        g = realloc(c, total);
+        g = a->grow ? a->grow(a->al.ctx, c, old_total, total) : realloc(c, total);
         if (!g) return NULL;
     }
     g->size = n;
@@ -376,7 +386,7 @@ void *pm_arena_realloc(pm_arena *a, void *p, size_t old_size, size_t new_size) {
  * as a free region (free would unmap them, and the next block would fault
  * fresh ones in). */
 static void pm__chunk_give_back(pm_arena *a, pm__chunk *c) {
-    if (!a->al.alloc) {
+    if (!a->al.alloc || a->grow) {   /* malloc, or what stands in for it */
         c->dead = true;
         pm__region_put(a, pm__chunk_payload(c), c->size);
         return;

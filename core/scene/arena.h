@@ -26,6 +26,15 @@ typedef struct pm_arena_allocator {
 /* As pm_arena_create, with blocks (not the arena header) from *al, which
  * must outlive the arena. al NULL: malloc. */
 pm_arena *pm_arena_create_with(size_t block_size, const pm_arena_allocator *al);
+/* As pm_arena_create_with, with *al and grow (its realloc: NULL p is a
+ * new block; NULL answer leaves p as it was) standing in for malloc, free
+ * and realloc: the arena uses them exactly as it uses those (a big
+ * allocation grows by grow, one given back stays with the arena), so its
+ * block sizes, pm_arena_reserved and what fits under a limit are malloc's.
+ * al NULL: malloc, realloc and free themselves. */
+pm_arena *pm_arena_create_with_realloc(size_t block_size, const pm_arena_allocator *al,
+                                       void *(*grow)(void *ctx, void *p, size_t old_size,
+                                                     size_t new_size));
 
 /* An arena for scratch work inside a (a request's) arena: its blocks are
  * taken from parent, so they count against parent's limit and allocator

@@ -2,6 +2,7 @@
  * route for the same request, and its exit codes and problem+json. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "pm_test_multipart.h"
 #include "pm_test_server.h"
 #include "procs.h"
+#include "scene/rng.h"
 #include "svc_fixtures.h"
 
 typedef struct cli_result {
@@ -360,4 +362,117 @@ Test(cli, an_output_that_cannot_be_written_exits_5) {
     cr_assert_eq(c.code, 5, "exit %d: %s", c.code, c.err);
     cr_assert(strstr(c.err, "/nonexistent-dir/x.glb"), "%s", c.err);
     cli_free(&c);
+}
+
+/* A random request body for route r (0 junctions ... 4 grids) from g:
+ * mostly valid, now and then refused (the same refusal both ways). */
+static void random_body(pm_rng *g, int r, char *b, size_t cap) {
+    size_t at = 0;
+#define PUT(...) (at += (size_t)snprintf(b + at, cap - at, __VA_ARGS__))
+    if (r == 0) {
+        int arms = 3 + (int)pm_rng_below(g, 3);
+        PUT("{\"arms\": [");
+        for (int i = 0; i < arms; i++) {
+            double a = 6.283185307179586 * (i + pm_rng_range(g, -0.15, 0.15)) / arms;
+            PUT("%s{\"direction\": [%.4f, %.4f], \"width\": %.2f}", i ? ", " : "", cos(a), sin(a),
+                pm_rng_range(g, 4, 12));
+        }
+        PUT("]%s}", pm_rng_chance(g, 0.5) ? ", \"sidewalk\": {\"width\": 2}" : "");
+    } else if (r == 1) {
+        int n = 2 + (int)pm_rng_below(g, 5);
+        PUT("{\"points\": [");
+        for (int i = 0; i < n; i++)
+            PUT("%s[%.2f, %.2f, %.2f]", i ? ", " : "", 50.0 * i, pm_rng_range(g, -3, 3),
+                pm_rng_range(g, -30, 30));
+        PUT("], \"width\": %.2f}", pm_rng_range(g, -1, 14));
+    } else if (r == 2) {
+        int w = 2 + (int)pm_rng_below(g, 5), h = 2 + (int)pm_rng_below(g, 4);
+        double step = pm_rng_range(g, 50, 120);
+        PUT("{\"nodes\": [");
+        for (int i = 0; i < w * h; i++)
+            PUT("%s{\"id\": \"n%d\", \"position\": [%.2f, %.2f]}", i ? ", " : "", i,
+                step * (i % w) + pm_rng_range(g, -5, 5), step * (i / w) + pm_rng_range(g, -5, 5));
+        PUT("], \"edges\": [");
+        int e = 0;
+        for (int i = 0; i < w * h; i++) {
+            if (i % w + 1 < w) PUT("%s{\"from\": \"n%d\", \"to\": \"n%d\"}", e++ ? ", " : "", i, i + 1);
+            if (i / w + 1 < h) PUT("%s{\"from\": \"n%d\", \"to\": \"n%d\"}", e++ ? ", " : "", i, i + w);
+        }
+        PUT("]%s}", pm_rng_chance(g, 0.5) ? ", \"sidewalk\": {\"width\": 2}" : "");
+    } else if (r == 3) {
+        PUT("{\"seed\": %d, \"generate\": {\"count\": %d, \"extent\": [64, 64], \"floors\": %d}}",
+            (int)pm_rng_below(g, 100000), 4 + (int)pm_rng_below(g, 16), 1 + (int)pm_rng_below(g, 2));
+    } else {
+        PUT("{\"seed\": %d, \"size\": %d}", (int)pm_rng_below(g, 100000),
+            2 + (int)pm_rng_below(g, 9));
+    }
+#undef PUT
+    cr_assert_lt(at, cap);
+}
+
+/* The page pool (service/pages.c) changes where memory comes from, never
+ * what is written: random requests of every route in every format, and
+ * jobs past --max-job-mb, give the same exit code, output and problem
+ * with the pool as with malloc (--no-page-pool). */
+Test(cli, the_page_pool_gives_the_bytes_malloc_gives) {
+    static const char *routes[] = {"junctions", "roads", "networks", "dungeons", "grids"};
+    static const char *formats[] = {"json", "gltf", "glb"};
+    pm_rng g;
+    pm_rng_seed(&g, 2026);
+    char body[16384];
+    for (int r = 0; r < 5; r++) {
+        int ok = 0;
+        for (int k = 0; k < 8; k++) {
+            random_body(&g, r, body, sizeof body);
+            const char *f = formats[pm_rng_below(&g, 3)];
+            const char *tight = k == 7 ? "--max-job-mb=1" : "--max-job-mb=256";
+            cli_result a = cli(body, (const char *const[]){routes[r], "--format", f, tight, NULL});
+            cli_result b = cli(body, (const char *const[]){routes[r], "--format", f, tight,
+                                                          "--no-page-pool", NULL});
+            cr_assert_eq(a.code, b.code, "%s %s: exit %d with the pool, %d without: %s", routes[r],
+                         body, a.code, b.code, a.err);
+            cr_assert_eq(a.out_len, b.out_len, "%s %s", routes[r], body);
+            cr_assert(memcmp(a.out, b.out, a.out_len) == 0, "%s %s: the bytes differ", routes[r], body);
+            cr_assert_str_eq(a.err, b.err, "%s", routes[r]);
+            ok += a.code == 0;
+            cli_free(&a);
+            cli_free(&b);
+        }
+        cr_assert_geq(ok, 4, "%s: only %d of 8 random requests answered", routes[r], ok);
+    }
+    /* A town under caps around its need: refused (422 naming the limit) or
+     * answered alike at each cap. */
+    char town[65536];
+    size_t at = (size_t)snprintf(town, sizeof town, "{\"nodes\": [");
+    for (int i = 0; i < 400; i++)
+        at += (size_t)snprintf(town + at, sizeof town - at, "%s{\"id\": \"n%d\", \"position\": [%d, %d]}",
+                               i ? ", " : "", i, 100 * (i % 20), 100 * (i / 20));
+    at += (size_t)snprintf(town + at, sizeof town - at, "], \"edges\": [");
+    for (int i = 0, e = 0; i < 400; i++) {
+        if (i % 20 < 19)
+            at += (size_t)snprintf(town + at, sizeof town - at, "%s{\"from\": \"n%d\", \"to\": \"n%d\"}",
+                                   e++ ? ", " : "", i, i + 1);
+        if (i / 20 < 19)
+            at += (size_t)snprintf(town + at, sizeof town - at, "%s{\"from\": \"n%d\", \"to\": \"n%d\"}",
+                                   e++ ? ", " : "", i, i + 20);
+    }
+    snprintf(town + at, sizeof town - at, "], \"sidewalk\": {\"width\": 2}}");
+    int fits = 0;
+    for (int mb = 1; mb <= 64; mb *= 2) {
+        char cap[32];
+        snprintf(cap, sizeof cap, "--max-job-mb=%d", mb);
+        cli_result a = cli(town, (const char *const[]){"networks", "--format", "glb", cap, NULL});
+        cli_result b = cli(town, (const char *const[]){"networks", "--format", "glb", cap,
+                                                      "--no-page-pool", NULL});
+        cr_assert_eq(a.code, b.code, "%d MiB: exit %d with the pool, %d without: %s", mb, a.code,
+                     b.code, a.err);
+        cr_assert_str_eq(a.err, b.err);
+        cr_assert_eq(a.out_len, b.out_len);
+        cr_assert(memcmp(a.out, b.out, a.out_len) == 0);
+        if (mb == 1) cr_assert_eq(a.code, 3, "a 20x20 town does not fit in 1 MiB: %s", a.err);
+        fits += a.code == 0;
+        cli_free(&a);
+        cli_free(&b);
+    }
+    cr_assert(fits > 0 && fits < 7, "the caps tried cross the town's need (%d of 7 fit)", fits);
 }
