@@ -31,6 +31,9 @@ static bool pm_api__meta_below(const pm_api__meta_filter *f, const char *path, s
     return false;
 }
 
+static void pm_api__meta_table_filtered(pm_api__w *w, const pm_meta *m, char *path, size_t plen,
+                                        pm_api__meta_filter *f);
+
 /* path: the member's path in the summary syntax ("terrain.heights",
  * "nodes[].mouths"); a value too deep for the buffer is written whole. */
 static void pm_api__meta_filtered(pm_api__w *w, const pm_meta *m, char *path, size_t plen,
@@ -57,7 +60,9 @@ static void pm_api__meta_filtered(pm_api__w *w, const pm_meta *m, char *path, si
             int o = pm_api__meta_omitted(f, path);
             if (o >= 0) {
                 f->seen[o] = true;
-                f->counts[o] += k->kind == PM_META_ARR ? k->u.kids.count : 1;
+                f->counts[o] += k->kind == PM_META_ARR     ? k->u.kids.count
+                                : k->kind == PM_META_TABLE ? k->u.table.n
+                                                           : 1;
                 path[plen] = '\0';
                 continue;
             }
@@ -69,6 +74,7 @@ static void pm_api__meta_filtered(pm_api__w *w, const pm_meta *m, char *path, si
             pm_api__w_char(w, ':');
         }
         if (n == plen || !pm_api__meta_below(f, path, n)) pm_api__w_meta(w, k);
+        else if (k->kind == PM_META_TABLE) pm_api__meta_table_filtered(w, k, path, n, f);
         else pm_api__meta_filtered(w, k, path, n, f);
         path[plen] = '\0';
     }
@@ -91,6 +97,42 @@ static void pm_api__meta_filtered(pm_api__w *w, const pm_meta *m, char *path, si
         }
     }
     pm_api__w_char(w, obj ? '}' : ']');
+}
+
+/* A table with omitted members below it: each row filtered as the plain
+ * object it stands for, made one at a time in a scratch arena (summary is
+ * not the hot path; the memory is one row's). */
+static void pm_api__meta_table_filtered(pm_api__w *w, const pm_meta *m, char *path, size_t plen,
+                                        pm_api__meta_filter *f) {
+    pm_arena *a = pm_arena_create(0);
+    if (!a) {
+        w->oom = true;
+        return;
+    }
+    size_t n = plen;
+    if (2 < PM_API__META_PATH_MAX - plen) {   /* as pm_api__meta_filtered names elements */
+        memcpy(path + plen, "[]", 3);
+        n = plen + 2;
+    }
+    pm_api__w_char(w, '[');
+    pm_meta one = *m;
+    one.u.table.n = 1;
+    for (size_t r = 0; r < m->u.table.n && !w->oom; r++) {
+        one.u.table.rows = (const char *)m->u.table.rows + r * m->u.table.shape->row_size;
+        pm_meta *row = pm_meta_copy(a, &one);
+        if (!row) {
+            w->oom = true;
+            break;
+        }
+        if (r) pm_api__w_char(w, ',');
+        if (n == plen) pm_api__w_meta(w, row->u.kids.first);
+        else pm_api__meta_filtered(w, row->u.kids.first, path, n, f);
+        path[n] = '\0';
+        pm_arena_reset(a);
+    }
+    path[plen] = '\0';
+    pm_api__w_char(w, ']');
+    pm_arena_destroy(a);
 }
 
 void pm_api__w_meta_mode(pm_api__w *w, const pm_meta *m, const pm_api_generator *gen,
