@@ -7,19 +7,133 @@
 #include "network/network_internal.h"
 #include "scene/result.h"
 
-static pm_meta *pm__id(pm_arena *a, const pm_network_params *p, size_t n) {
-    if (!p->ids) return pm_meta_int(a, (int64_t)n);
-    return p->ids[n].is_num ? pm_meta_int(a, p->ids[n].num) : pm_meta_str(a, p->ids[n].str);
+/* Nodes, edges, roads, seams and mouths are tables (scene/meta.h): a row
+ * struct per object, filled here in one pass, instead of a node per
+ * value; the writer prints them from their C types. */
+typedef struct pm__mouth_row {
+    uint32_t edge;
+    double distance, left[3], right[3];
+    uint32_t left_index, right_index, centre_index;
+} pm__mouth_row;
+
+static const pm_meta_col pm__mouth_cols[] = {
+    PM_META_COL("edge", U32, pm__mouth_row, edge),
+    PM_META_COL("distance", F64, pm__mouth_row, distance),
+    PM_META_COL("left", F64X3, pm__mouth_row, left),
+    PM_META_COL("right", F64X3, pm__mouth_row, right),
+    PM_META_COL("left_index", U32, pm__mouth_row, left_index),
+    PM_META_COL("right_index", U32, pm__mouth_row, right_index),
+    PM_META_COL("centre_index", U32, pm__mouth_row, centre_index),
+};
+static const pm_meta_shape pm__mouth_shape = {pm__mouth_cols, 7, sizeof(pm__mouth_row)};
+
+typedef struct pm__node_row {
+    pm_meta_val id;
+    uint32_t index;
+    const char *kind;
+    double position[3];
+    pm_meta_u32s edges;
+    /* NULL where the node has none */
+    pm_meta *junction, *centre, *vertices, *mouths, *corners;
+} pm__node_row;
+
+static const pm_meta_col pm__node_cols[] = {
+    PM_META_COL("id", VAL, pm__node_row, id),
+    PM_META_COL("index", U32, pm__node_row, index),
+    PM_META_COL("kind", STR, pm__node_row, kind),
+    PM_META_COL("position", F64X3, pm__node_row, position),
+    PM_META_COL("edges", U32S, pm__node_row, edges),
+    PM_META_COL("junction", META, pm__node_row, junction),
+    PM_META_COL("centre", META, pm__node_row, centre),
+    PM_META_COL("vertices", META, pm__node_row, vertices),
+    PM_META_COL("mouths", META, pm__node_row, mouths),
+    PM_META_COL("corners", META, pm__node_row, corners),
+};
+static const pm_meta_shape pm__node_shape = {pm__node_cols, 10, sizeof(pm__node_row)};
+
+typedef struct pm__edge_row {
+    uint32_t index;
+    pm_meta_val from, to, road;
+    double width, plan_length, length;
+    uint32_t vertices[2], triangles[2];
+    const pm_meta *sides;
+} pm__edge_row;
+
+static const pm_meta_col pm__edge_cols[] = {
+    PM_META_COL("index", U32, pm__edge_row, index),
+    PM_META_COL("from", VAL, pm__edge_row, from),
+    PM_META_COL("to", VAL, pm__edge_row, to),
+    PM_META_COL("road", VAL, pm__edge_row, road),
+    PM_META_COL("width", F64, pm__edge_row, width),
+    PM_META_COL("plan_length", F64, pm__edge_row, plan_length),
+    PM_META_COL("length", F64, pm__edge_row, length),
+    PM_META_COL("vertices", U32X2, pm__edge_row, vertices),
+    PM_META_COL("triangles", U32X2, pm__edge_row, triangles),
+    PM_META_COL("sidewalk_sides", META, pm__edge_row, sides),
+};
+static const pm_meta_shape pm__edge_shape = {pm__edge_cols, 10, sizeof(pm__edge_row)};
+
+typedef struct pm__road_row {
+    pm_meta_u32s edges;
+    pm_meta_bools reversed;
+    bool closed;
+    pm_meta_val start, end;
+    double length;
+    int64_t samples;
+    uint32_t vertices[2], triangles[2];
+} pm__road_row;
+
+static const pm_meta_col pm__road_cols[] = {
+    PM_META_COL("edges", U32S, pm__road_row, edges),
+    PM_META_COL("reversed", BOOLS, pm__road_row, reversed),
+    PM_META_COL("closed", BOOL, pm__road_row, closed),
+    PM_META_COL("start", VAL, pm__road_row, start),
+    PM_META_COL("end", VAL, pm__road_row, end),
+    PM_META_COL("length", F64, pm__road_row, length),
+    PM_META_COL("samples", I64, pm__road_row, samples),
+    PM_META_COL("vertices", U32X2, pm__road_row, vertices),
+    PM_META_COL("triangles", U32X2, pm__road_row, triangles),
+};
+static const pm_meta_shape pm__road_shape = {pm__road_cols, 9, sizeof(pm__road_row)};
+
+typedef struct pm__seam_row {
+    int64_t node;
+    uint32_t edge;
+    int64_t road;
+    const char *road_end;
+    uint32_t left_index, centre_index, right_index;
+} pm__seam_row;
+
+static const pm_meta_col pm__seam_cols[] = {
+    PM_META_COL("node", I64, pm__seam_row, node),
+    PM_META_COL("edge", U32, pm__seam_row, edge),
+    PM_META_COL("road", I64, pm__seam_row, road),
+    PM_META_COL("road_end", STR, pm__seam_row, road_end),
+    PM_META_COL("left_index", U32, pm__seam_row, left_index),
+    PM_META_COL("centre_index", U32, pm__seam_row, centre_index),
+    PM_META_COL("right_index", U32, pm__seam_row, right_index),
+};
+static const pm_meta_shape pm__seam_shape = {pm__seam_cols, 7, sizeof(pm__seam_row)};
+
+static pm_meta_val pm__int_val(int64_t i) { return (pm_meta_val){.kind = PM_META_INT, .u.i = i}; }
+
+/* Every node's id as its rows show it: the index when the request named
+ * none, else its number or its string (copied once, shared by the node's
+ * row and its edges'). NULL when out of memory. */
+static pm_meta_val *pm__ids(pm__net *N) {
+    const pm_network_params *p = N->p;
+    pm_meta_val *ids = pm_arena_alloc(N->a, p->nnodes * sizeof *ids);
+    for (size_t n = 0; ids && n < p->nnodes; n++) {
+        if (!p->ids) ids[n] = pm__int_val((int64_t)n);
+        else if (p->ids[n].is_num) ids[n] = pm__int_val(p->ids[n].num);
+        else if (!(ids[n].u.s = pm_arena_strdup(N->a, p->ids[n].str))) return NULL;
+        else ids[n].kind = PM_META_STR;
+    }
+    return ids;
 }
 
-static pm_meta *pm__range(pm_arena *a, uint32_t first, uint32_t count) {
-    int64_t v[2] = {first, count};
-    return pm_meta_ints(a, v, 2);
-}
-
-static pm_meta *pm__vertex(pm_arena *a, const pm_prim *A, uint32_t v) {
-    double q[3] = {A->positions[3 * v], A->positions[3 * v + 1], A->positions[3 * v + 2]};
-    return pm_meta_nums(a, q, 3);
+static void pm__vertex(double q[3], const pm_prim *A, uint32_t v) {
+    for (int i = 0; i < 3; i++) q[i] = A->positions[3 * v + i];
 }
 
 /* A member of the junction's own metadata, unlinked from it and moved
@@ -40,42 +154,71 @@ static pm_meta *pm__take(const pm_scene *J, const char *key) {
 
 static const char *const pm__kinds[] = {"unused", "end", "through", "junction", "merged"};
 
-static int pm__node_meta(pm__net *N, const pm_scene *s, size_t n, pm_meta *arr) {
+/* Node n's row; its arms' edges go to *edges (advanced), its mouths' rows
+ * to *mouths (advanced). -1 when out of memory. */
+static int pm__node_row_fill(pm__net *N, const pm_scene *s, size_t n, const pm_meta_val *ids,
+                             pm__node_row *o, uint32_t **edges, pm__mouth_row **mouths) {
     pm_arena *a = N->a;
     const pm__node *V = &N->nodes[n];
     const pm_prim *A = &s->prims[0];
-    pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a);
-    int rc = pm_meta_set_lit(o, "id", pm__id(a, N->p, n));
-    rc |= pm_meta_set_lit(o, "index", pm_meta_int(a, (int64_t)n));
-    rc |= pm_meta_set_lit(o, "kind", pm_meta_str(a, pm__kinds[V->kind]));
-    rc |= pm_meta_set_lit(o, "position", pm_meta_nums(a, N->p->nodes + 3 * n, 3));
-    for (uint32_t k = 0; k < V->deg; k++) rc |= pm_meta_push(edges, pm_meta_int(a, N->inc[V->first + k].edge));
-    rc |= pm_meta_set_lit(o, "edges", edges);
-    if (V->kind == PM__MERGED) rc |= pm_meta_set_lit(o, "junction", pm_meta_int(a, V->into));
-    if (V->merged_node >= 0) rc |= pm_meta_set_lit(o, "centre", pm_meta_nums(a, V->c, 3));
-    if (V->scene) {
-        pm_meta *mouths = pm_meta_arr(a);
-        for (uint32_t k = 0; k < V->deg; k++) {
-            pm_meta *m = pm_meta_obj(a);
-            uint32_t l = V->voff + V->mouth_l[k], r = V->voff + V->mouth_r[k];
-            rc |= pm_meta_set_lit(m, "edge", pm_meta_int(a, N->inc[V->first + k].edge));
-            rc |= pm_meta_set_lit(m, "distance", pm_meta_num(a, V->mouth_d[k]));
-            rc |= pm_meta_set_lit(m, "left", pm__vertex(a, A, l));
-            rc |= pm_meta_set_lit(m, "right", pm__vertex(a, A, r));
-            rc |= pm_meta_set_lit(m, "left_index", pm_meta_int(a, l));
-            rc |= pm_meta_set_lit(m, "right_index", pm_meta_int(a, r));
-            rc |= pm_meta_set_lit(m, "centre_index", pm_meta_int(a, V->split[k]));
-            rc |= pm_meta_push(mouths, m);
-        }
-        rc |= pm_meta_set_lit(o, "vertices", pm__range(a, V->voff, V->vcount));
-        rc |= pm_meta_set_lit(o, "mouths", mouths);
-        rc |= pm_meta_set_lit(o, "corners", pm__take(V->scene, "corners"));
+    *o = (pm__node_row){.id = ids[n], .index = (uint32_t)n, .kind = pm__kinds[V->kind]};
+    memcpy(o->position, N->p->nodes + 3 * n, sizeof o->position);
+    uint32_t *e = *edges;
+    for (uint32_t k = 0; k < V->deg; k++) e[k] = N->inc[V->first + k].edge;
+    o->edges = (pm_meta_u32s){e, V->deg};
+    *edges += V->deg;
+    int rc = 0;
+    if (V->kind == PM__MERGED) rc |= !(o->junction = pm_meta_int(a, V->into));
+    if (V->merged_node >= 0) rc |= !(o->centre = pm_meta_nums(a, V->c, 3));
+    if (!V->scene) return rc ? -1 : 0;
+    pm__mouth_row *m = *mouths;
+    for (uint32_t k = 0; k < V->deg; k++) {
+        uint32_t l = V->voff + V->mouth_l[k], r = V->voff + V->mouth_r[k];
+        m[k] = (pm__mouth_row){.edge = e[k], .distance = V->mouth_d[k], .left_index = l,
+                               .right_index = r, .centre_index = V->split[k]};
+        pm__vertex(m[k].left, A, l);
+        pm__vertex(m[k].right, A, r);
     }
-    return rc | pm_meta_push(arr, o);
+    *mouths += V->deg;
+    int64_t range[2] = {V->voff, V->vcount};
+    rc |= !(o->vertices = pm_meta_ints(a, range, 2));
+    rc |= !(o->mouths = pm_meta_table(a, &pm__mouth_shape, m, V->deg));
+    rc |= !(o->corners = pm__take(V->scene, "corners"));
+    return rc ? -1 : 0;
 }
 
-static int pm__edge_meta(pm__net *N, uint32_t e, pm_meta *arr) {
-    pm_arena *a = N->a;
+static int pm__nodes_meta(pm__net *N, const pm_scene *s, const pm_meta_val *ids, pm_meta **out,
+                          size_t *njunctions) {
+    size_t nn = N->p->nnodes, ninc = 0;
+    for (size_t n = 0; n < nn; n++) ninc += N->nodes[n].deg;
+    pm__node_row *rows = pm_arena_alloc(N->a, nn * sizeof *rows);
+    uint32_t *edges = pm_arena_alloc(N->a, ninc * sizeof *edges);
+    pm__mouth_row *mouths = pm_arena_alloc(N->a, ninc * sizeof *mouths);
+    if (!rows || !edges || !mouths) return -1;
+    int rc = 0;
+    *njunctions = 0;
+    for (size_t n = 0; n < nn; n++) {
+        rc |= pm__node_row_fill(N, s, n, ids, &rows[n], &edges, &mouths);
+        *njunctions += N->nodes[n].scene != NULL;
+    }
+    *out = pm_meta_table(N->a, &pm__node_shape, rows, nn);
+    return rc || !*out ? -1 : 0;
+}
+
+/* "sidewalk_sides": one shared array per combination (a table's member
+ * values are written, not linked: one node may serve many rows). */
+static int pm__sides(pm_arena *a, pm_meta *sides[4]) {
+    int rc = 0;
+    for (int i = 0; i < 4; i++) {
+        sides[i] = pm_meta_arr(a);
+        if (i & 1) rc |= pm_meta_push(sides[i], pm_meta_str(a, "left"));
+        if (i & 2) rc |= pm_meta_push(sides[i], pm_meta_str(a, "right"));
+    }
+    return rc | !sides[0];
+}
+
+static void pm__edge_row_fill(pm__net *N, uint32_t e, const pm_meta_val *ids, pm_meta *const sides[4],
+                              pm__edge_row *o) {
     const pm_network_edge *E = &N->p->edges[e];
     const double *q = N->p->nodes + 3 * E->from;
     double len = 0.0;
@@ -84,84 +227,74 @@ static int pm__edge_meta(pm__net *N, uint32_t e, pm_meta *arr) {
         len += hypot(r[0] - q[0], r[2] - q[2]);
         q = r;
     }
+    *o = (pm__edge_row){.index = e, .from = ids[E->from], .to = ids[E->to], .width = E->width,
+                        .plan_length = len, .sides = sides[0]};
     if (!N->edge_road[e]) {      /* inside a merged junction: no road of its own */
-        pm_meta *o = pm_meta_obj(a);
-        int rc = pm_meta_set_lit(o, "index", pm_meta_int(a, e));
-        rc |= pm_meta_set_lit(o, "from", pm__id(a, N->p, E->from));
-        rc |= pm_meta_set_lit(o, "to", pm__id(a, N->p, E->to));
-        rc |= pm_meta_set_lit(o, "road", pm_meta_null(a));
-        rc |= pm_meta_set_lit(o, "width", pm_meta_num(a, E->width));
-        rc |= pm_meta_set_lit(o, "plan_length", pm_meta_num(a, len));
-        rc |= pm_meta_set_lit(o, "length", pm_meta_num(a, 0.0));
-        rc |= pm_meta_set_lit(o, "vertices", pm__range(a, 0, 0));
-        rc |= pm_meta_set_lit(o, "triangles", pm__range(a, 0, 0));
-        rc |= pm_meta_set_lit(o, "sidewalk_sides", pm_meta_arr(a));
-        return rc | pm_meta_push(arr, o);
+        o->road.kind = PM_META_NULL;
+        return;
     }
     const pm__road *R = &N->roads.data[N->edge_road[e] - 1];
     size_t k = 0;
     while (k + 1 < R->nsteps && N->steps.data[R->first_step + k].edge != e) k++;
     const uint32_t *piece = R->piece + 4 * k;
-    pm_meta *o = pm_meta_obj(a);
-    int rc = pm_meta_set_lit(o, "index", pm_meta_int(a, e));
-    rc |= pm_meta_set_lit(o, "from", pm__id(a, N->p, E->from));
-    rc |= pm_meta_set_lit(o, "to", pm__id(a, N->p, E->to));
-    rc |= pm_meta_set_lit(o, "road", pm_meta_int(a, (int64_t)N->edge_road[e] - 1));
-    rc |= pm_meta_set_lit(o, "width", pm_meta_num(a, E->width));
-    rc |= pm_meta_set_lit(o, "plan_length", pm_meta_num(a, len));
-    rc |= pm_meta_set_lit(o, "length", pm_meta_num(a, R->piece_len[k]));
-    rc |= pm_meta_set_lit(o, "vertices", pm__range(a, piece[0], piece[1]));
-    rc |= pm_meta_set_lit(o, "triangles", pm__range(a, piece[2], piece[3]));
+    o->road = pm__int_val((int64_t)N->edge_road[e] - 1);
+    o->length = R->piece_len[k];
+    memcpy(o->vertices, piece, sizeof o->vertices);
+    memcpy(o->triangles, piece + 2, sizeof o->triangles);
     /* Sides as seen travelling from `from` to `to`; the road may run the
      * other way. */
-    pm_meta *sides = pm_meta_arr(a);
     bool rev = N->steps.data[R->first_step + k].end == 1;
-    if (R->nchain[rev ? 1 : 0] >= 2) rc |= pm_meta_push(sides, pm_meta_str(a, "left"));
-    if (R->nchain[rev ? 0 : 1] >= 2) rc |= pm_meta_push(sides, pm_meta_str(a, "right"));
-    rc |= pm_meta_set_lit(o, "sidewalk_sides", sides);
-    return rc | pm_meta_push(arr, o);
+    o->sides = sides[(R->nchain[rev ? 1 : 0] >= 2) | (R->nchain[rev ? 0 : 1] >= 2) << 1];
 }
 
-static int pm__seam_meta(pm__net *N, size_t r, int end, pm_meta *arr) {
-    pm_arena *a = N->a;
+static int pm__edges_meta(pm__net *N, const pm_meta_val *ids, pm_meta **out) {
+    pm_meta *sides[4];
+    pm__edge_row *rows = pm_arena_alloc(N->a, N->p->nedges * sizeof *rows);
+    if (!rows || pm__sides(N->a, sides)) return -1;
+    for (uint32_t e = 0; e < N->p->nedges; e++) pm__edge_row_fill(N, e, ids, sides, &rows[e]);
+    *out = pm_meta_table(N->a, &pm__edge_shape, rows, N->p->nedges);
+    return *out ? 0 : -1;
+}
+
+static void pm__seam_row_fill(pm__net *N, size_t r, int end, pm__seam_row *o) {
     const pm__road *R = &N->roads.data[r];
     const uint32_t *sv = end ? R->seam1 : R->seam0;
     const pm__step *st = &N->steps.data[R->first_step + (end ? R->nsteps - 1 : 0)];
-    pm_meta *o = pm_meta_obj(a);
-    int rc = pm_meta_set_lit(o, "node", pm_meta_int(a, end ? R->end : R->start));
-    rc |= pm_meta_set_lit(o, "edge", pm_meta_int(a, st->edge));
-    rc |= pm_meta_set_lit(o, "road", pm_meta_int(a, (int64_t)r));
-    rc |= pm_meta_set_lit(o, "road_end", pm_meta_str(a, end ? "end" : "start"));
     /* The mouth's left/right as seen from the junction looking out. */
-    rc |= pm_meta_set_lit(o, "left_index", pm_meta_int(a, end ? sv[2] : sv[0]));
-    rc |= pm_meta_set_lit(o, "centre_index", pm_meta_int(a, sv[1]));
-    rc |= pm_meta_set_lit(o, "right_index", pm_meta_int(a, end ? sv[0] : sv[2]));
-    return rc | pm_meta_push(arr, o);
+    *o = (pm__seam_row){.node = end ? R->end : R->start, .edge = st->edge, .road = (int64_t)r,
+                        .road_end = end ? "end" : "start", .left_index = end ? sv[2] : sv[0],
+                        .centre_index = sv[1], .right_index = end ? sv[0] : sv[2]};
 }
 
-static int pm__road_meta(pm__net *N, size_t r, pm_meta *roads, pm_meta *seams) {
-    pm_arena *a = N->a;
-    const pm__road *R = &N->roads.data[r];
-    pm_meta *o = pm_meta_obj(a), *edges = pm_meta_arr(a), *rev = pm_meta_arr(a);
-    int rc = 0;
-    for (size_t k = 0; k < R->nsteps; k++) {
-        const pm__step *st = &N->steps.data[R->first_step + k];
-        rc |= pm_meta_push(edges, pm_meta_int(a, st->edge));
-        rc |= pm_meta_push(rev, pm_meta_bool(a, st->end == 1));
+static int pm__roads_meta(pm__net *N, pm_meta **roads, pm_meta **seams) {
+    size_t nr = N->roads.len, nsteps = 0, ns = 0;
+    for (size_t r = 0; r < nr; r++) nsteps += N->roads.data[r].nsteps;
+    pm__road_row *rows = pm_arena_alloc(N->a, nr * sizeof *rows);
+    pm__seam_row *srows = pm_arena_alloc(N->a, 2 * nr * sizeof *srows);
+    uint32_t *edges = pm_arena_alloc(N->a, nsteps * sizeof *edges);
+    bool *rev = pm_arena_alloc(N->a, nsteps * sizeof *rev);
+    if (!rows || !srows || !edges || !rev) return -1;
+    for (size_t r = 0; r < nr; r++) {
+        const pm__road *R = &N->roads.data[r];
+        for (size_t k = 0; k < R->nsteps; k++) {
+            const pm__step *st = &N->steps.data[R->first_step + k];
+            edges[k] = st->edge;
+            rev[k] = st->end == 1;
+        }
+        pm_meta_val none = {.kind = PM_META_NULL};
+        rows[r] = (pm__road_row){.edges = {edges, R->nsteps}, .reversed = {rev, R->nsteps},
+                                 .closed = R->closed, .start = R->closed ? none : pm__int_val(R->start),
+                                 .end = R->closed ? none : pm__int_val(R->end), .length = R->length,
+                                 .samples = R->samples, .vertices = {R->voff, R->vcount},
+                                 .triangles = {R->toff, R->tcount}};
+        edges += R->nsteps;
+        rev += R->nsteps;
+        if (R->arm0 >= 0) pm__seam_row_fill(N, r, 0, &srows[ns++]);
+        if (R->arm1 >= 0) pm__seam_row_fill(N, r, 1, &srows[ns++]);
     }
-    rc |= pm_meta_set_lit(o, "edges", edges);
-    rc |= pm_meta_set_lit(o, "reversed", rev);
-    rc |= pm_meta_set_lit(o, "closed", pm_meta_bool(a, R->closed));
-    rc |= pm_meta_set_lit(o, "start", R->closed ? pm_meta_null(a) : pm_meta_int(a, R->start));
-    rc |= pm_meta_set_lit(o, "end", R->closed ? pm_meta_null(a) : pm_meta_int(a, R->end));
-    rc |= pm_meta_set_lit(o, "length", pm_meta_num(a, R->length));
-    rc |= pm_meta_set_lit(o, "samples", pm_meta_int(a, R->samples));
-    rc |= pm_meta_set_lit(o, "vertices", pm__range(a, R->voff, R->vcount));
-    rc |= pm_meta_set_lit(o, "triangles", pm__range(a, R->toff, R->tcount));
-    rc |= pm_meta_push(roads, o);
-    if (R->arm0 >= 0) rc |= pm__seam_meta(N, r, 0, seams);
-    if (R->arm1 >= 0) rc |= pm__seam_meta(N, r, 1, seams);
-    return rc;
+    *roads = pm_meta_table(N->a, &pm__road_shape, rows, nr);
+    *seams = pm_meta_table(N->a, &pm__seam_shape, srows, ns);
+    return *roads && *seams ? 0 : -1;
 }
 
 /* A road side whose sidewalk stops short of a stretch where the road's own
@@ -392,16 +525,16 @@ static int pm__warnings_meta(pm__net *N, pm_meta *out) {
 
 int pm__network_meta(pm__net *N, pm_scene *s) {
     pm_arena *a = N->a;
-    pm_meta *nodes = pm_meta_arr(a), *edges = pm_meta_arr(a), *roads = pm_meta_arr(a);
-    pm_meta *seams = pm_meta_arr(a), *warnings = pm_meta_arr(a);
-    int rc = 0;
+    pm_meta *nodes = NULL, *edges = NULL, *roads = NULL, *seams = NULL;
+    pm_meta *warnings = pm_meta_arr(a);
     size_t nj = 0;
-    for (size_t n = 0; n < N->p->nnodes; n++) {
-        rc |= pm__node_meta(N, s, n, nodes);
-        nj += N->nodes[n].scene != NULL;
+    const pm_meta_val *ids = pm__ids(N);
+    int rc = !ids || !warnings;
+    if (!rc) {
+        rc |= pm__nodes_meta(N, s, ids, &nodes, &nj);
+        rc |= pm__edges_meta(N, ids, &edges);
+        rc |= pm__roads_meta(N, &roads, &seams);
     }
-    for (uint32_t e = 0; e < N->p->nedges; e++) rc |= pm__edge_meta(N, e, edges);
-    for (size_t r = 0; r < N->roads.len; r++) rc |= pm__road_meta(N, r, roads, seams);
     rc |= pm__warnings_meta(N, warnings);
     rc |= pm_meta_set_lit(s->meta, "junctions", pm_meta_int(a, (int64_t)nj));
     rc |= pm_meta_set_lit(s->meta, "roads_count", pm_meta_int(a, (int64_t)N->roads.len));
