@@ -207,7 +207,7 @@ static inline int pm_api__put_upto4(char *o, uint32_t v) {
  * indices and counts: snprintf's format parsing was most of their cost).
  * Below 10^8 (indices, counts) in two groups of four without a digit
  * count or a loop. */
-static int pm_api__fmt_u64(char *o, uint64_t v) {
+static inline __attribute__((always_inline)) int pm_api__fmt_u64(char *o, uint64_t v) {
     if (v < 10000) return pm_api__put_upto4(o, (uint32_t)v);
     if (v < 100000000) {
         uint32_t hi = (uint32_t)v / 10000, lo = (uint32_t)v % 10000;
@@ -443,9 +443,33 @@ static int pm_api__fmt_short(char *o, bool neg, double a) {
     return 0;
 }
 
+/* Halves below 10^6 in magnitude (integers and x.5: most of the numbers
+ * in metadata: coordinates on a grid, widths, mouths 6.5 m in): "%.15g"
+ * writes the integer part and ".5" for these, with -0 as 0, and 15 digits
+ * read back, so that text is the reference's. 0 when d is not one. */
+static inline int pm_api__fmt_half(char *o, double d) {
+    double h = d * 2;   /* exact */
+    if (!(fabs(h) < 2e6)) return 0;
+    long v = (long)h;
+    if ((double)v != h) return 0;
+    int n = 0;
+    if (v < 0) {
+        o[n++] = '-';
+        v = -v;
+    }
+    n += pm_api__fmt_u64(o + n, (uint64_t)v >> 1);
+    if (v & 1) {
+        memcpy(o + n, ".5", 2);
+        n += 2;
+    }
+    return n;
+}
+
 int pm_api__fmt_f64(char *o, double d) {
+    int n = pm_api__fmt_half(o, d);
+    if (n) return n;
     if (d == 0) d = 0;
-    int n = pm_api__fmt_small_int(o, d);
+    n = pm_api__fmt_small_int(o, d);
     if (n) return n;
     double a = fabs(d);
     if ((n = pm_api__fmt_short(o, d < 0, a))) return n;
