@@ -648,34 +648,42 @@ static void pm_api__w_kids(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c
     w->data[w->len++] = obj ? '}' : ']';
 }
 
-/* Room a table column's value may take (a META value or an uncached
- * string is written apart, with its own room checks). */
-static size_t pm_api__col_room(const pm_meta_col *col, const char *row) {
-    switch (col->kind) {
-    case PM_META_COL_U32X2: return 44;
-    case PM_META_COL_F64X3: return 100;
-    case PM_META_COL_U32S: return 2 + 21 * ((const pm_meta_u32s *)(row + col->offset))->n;
-    case PM_META_COL_BOOLS: return 2 + 6 * ((const pm_meta_bools *)(row + col->offset))->n;
-    default: return 32;
-    }
+/* Room a table column's value may take past its fixed part (a META
+ * value or an uncached string is written apart, with its own room
+ * checks): a list's elements. */
+static inline size_t pm_api__col_list_room(const pm_meta_col *col, const char *row) {
+    if (col->kind == PM_META_COL_U32S) return 21 * ((const pm_meta_u32s *)(row + col->offset))->n;
+    if (col->kind == PM_META_COL_BOOLS) return 6 * ((const pm_meta_bools *)(row + col->offset))->n;
+    return 0;
 }
 
 #define PM_API__TABLE_KEYS 16
 
-/* A table: rows as objects, the columns' keys made once per table (the
- * first PM_API__TABLE_KEYS that are plain and short) and each value
- * written from its C type, with one room check per member. */
+/* A table: rows as objects, each value written from its C type. The
+ * columns' keys are made once per table (the first PM_API__TABLE_KEYS
+ * that are plain and short: the others through the key cache), and the
+ * room a row may take (every member's comma, key and value, its lists'
+ * elements) is checked once per row. */
 static void pm_api__w_table(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c) {
     const pm_meta_shape *sh = m->u.table.shape;
     char kt[PM_API__TABLE_KEYS][PM_API__KEY_TEXT];
-    bool kok[PM_API__TABLE_KEYS];
-    for (size_t i = 0; i < sh->ncols && i < PM_API__TABLE_KEYS; i++) {
+    bool kok[PM_API__TABLE_KEYS], lists = false;
+    size_t fixed = 2;   /* the braces */
+    for (size_t i = 0; i < sh->ncols; i++) {
         const pm_meta_col *col = &sh->cols[i];
+        size_t kl = col->key_len;
+        /* comma, key (6 kl + 3 escaped, or its 32-byte block), value */
+        fixed += 6 * kl + 36 + (col->kind == PM_META_COL_F64X3   ? 100
+                                : col->kind == PM_META_COL_U32X2 ? 44
+                                : col->kind == PM_META_COL_U32S || col->kind == PM_META_COL_BOOLS ? 2
+                                                                 : 32);
+        lists |= col->kind == PM_META_COL_U32S || col->kind == PM_META_COL_BOOLS;
+        if (i >= PM_API__TABLE_KEYS) continue;
         char tmp[6 * 29 + 36];
         kok[i] = false;
-        if (col->key_len > 29) continue;
-        char *e = pm_api__put_key(tmp, col->key, col->key_len, c->keys);
-        if ((size_t)(e - tmp) != col->key_len + 3) continue;   /* escaped */
+        if (kl > 29) continue;
+        char *e = pm_api__put_key(tmp, col->key, kl, c->keys);
+        if ((size_t)(e - tmp) != kl + 3) continue;   /* escaped */
         memcpy(kt[i], tmp, (size_t)(e - tmp));
         kok[i] = true;
     }
@@ -683,8 +691,10 @@ static void pm_api__w_table(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *
     w->data[w->len++] = '[';
     for (size_t r = 0; r < m->u.table.n; r++) {
         const char *row = (const char *)m->u.table.rows + r * sh->row_size;
-        if (!pm_api__w_reserve(w, 2)) return;
-        char *o = w->data + w->len, *lim = w->data + w->cap;
+        size_t need = fixed + 1;
+        for (size_t i = 0; lists && i < sh->ncols; i++) need += pm_api__col_list_room(&sh->cols[i], row);
+        if (!pm_api__w_reserve(w, need)) return;
+        char *o = w->data + w->len;
         if (r) *o++ = ',';
         *o++ = '{';
         bool first = true;
@@ -693,12 +703,7 @@ static void pm_api__w_table(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *
             const void *f = row + col->offset;
             const pm_meta *sub = NULL;
             if (col->kind == PM_META_COL_META && !(sub = *(const pm_meta *const *)f)) continue;
-            size_t kl = col->key_len, need = 6 * kl + 36 + pm_api__col_room(col, row);
-            if ((size_t)(lim - o) < need) {
-                w->len = (size_t)(o - w->data);
-                if (!pm_api__w_reserve(w, need)) return;
-                o = w->data + w->len, lim = w->data + w->cap;
-            }
+            size_t kl = col->key_len;
             if (!first) *o++ = ',';
             first = false;
             if (i < PM_API__TABLE_KEYS && kok[i]) {
@@ -783,12 +788,12 @@ static void pm_api__w_table(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *
             w->len = (size_t)(o - w->data);
             if (str) pm_api__w_str_kept(w, str, c->strs);
             else pm_api__w_node(w, sub, c);
-            if (w->oom) return;
-            o = w->data + w->len, lim = w->data + w->cap;
+            /* room again for what is left of the row (all of it, as a bound) */
+            if (!pm_api__w_reserve(w, need)) return;
+            o = w->data + w->len;
         }
+        *o++ = '}';
         w->len = (size_t)(o - w->data);
-        if (!pm_api__w_reserve(w, 1)) return;
-        w->data[w->len++] = '}';
     }
     if (!pm_api__w_reserve(w, 1)) return;
     w->data[w->len++] = ']';
