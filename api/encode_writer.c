@@ -543,7 +543,7 @@ static inline __attribute__((always_inline)) char *pm_api__put_scalar(char *o, c
  * escapes once and then copied as one 32-byte block. */
 #define PM_API__KEY_BITS 8
 #define PM_API__KEYS (1 << PM_API__KEY_BITS)
-#define PM_API__STR_BITS 6
+#define PM_API__STR_BITS 10   /* ids: a network names each node three times */
 #define PM_API__STRS (1 << PM_API__STR_BITS)
 #define PM_API__KEY_TEXT 32
 
@@ -679,12 +679,13 @@ static void pm_api__w_table(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *
                                                                  : 32);
         lists |= col->kind == PM_META_COL_U32S || col->kind == PM_META_COL_BOOLS;
         if (i >= PM_API__TABLE_KEYS) continue;
-        char tmp[6 * 29 + 36];
+        char tmp[6 * 28 + 36];
         kok[i] = false;
-        if (kl > 29) continue;
-        char *e = pm_api__put_key(tmp, col->key, kl, c->keys);
-        if ((size_t)(e - tmp) != kl + 3) continue;   /* escaped */
-        memcpy(kt[i], tmp, (size_t)(e - tmp));
+        if (kl > 28) continue;
+        tmp[0] = ',';
+        char *e = pm_api__put_key(tmp + 1, col->key, kl, c->keys);
+        if ((size_t)(e - tmp) != kl + 4) continue;   /* escaped */
+        memcpy(kt[i], tmp, (size_t)(e - tmp));   /* ,"key": */
         kok[i] = true;
     }
     if (!pm_api__w_reserve(w, 1)) return;
@@ -696,20 +697,20 @@ static void pm_api__w_table(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *
         if (!pm_api__w_reserve(w, need)) return;
         char *o = w->data + w->len;
         if (r) *o++ = ',';
-        *o++ = '{';
-        bool first = true;
+        /* Every member goes with a comma before it: the first one's
+         * becomes the row's '{' at the end. */
+        size_t start = (size_t)(o - w->data);
         for (size_t i = 0; i < sh->ncols; i++) {
             const pm_meta_col *col = &sh->cols[i];
             const void *f = row + col->offset;
             const pm_meta *sub = NULL;
             if (col->kind == PM_META_COL_META && !(sub = *(const pm_meta *const *)f)) continue;
             size_t kl = col->key_len;
-            if (!first) *o++ = ',';
-            first = false;
             if (i < PM_API__TABLE_KEYS && kok[i]) {
                 memcpy(o, kt[i], PM_API__KEY_TEXT);
-                o += kl + 3;
+                o += kl + 4;
             } else {
+                *o++ = ',';
                 o = pm_api__put_key(o, col->key, kl, c->keys);
             }
             const char *str = NULL;
@@ -792,6 +793,8 @@ static void pm_api__w_table(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *
             if (!pm_api__w_reserve(w, need)) return;
             o = w->data + w->len;
         }
+        if ((size_t)(o - w->data) == start) *o++ = '{';   /* no member */
+        else w->data[start] = '{';
         *o++ = '}';
         w->len = (size_t)(o - w->data);
     }
