@@ -513,6 +513,8 @@ static inline char *pm_api__put_i64(char *o, int64_t i) {
 }
 
 static inline char *pm_api__put_f64(char *o, double d) {
+    int n = pm_api__fmt_half(o, d);   /* pm_api__fmt_f64's first step, here with no call */
+    if (n) return o + n;
     if (!isfinite(d)) {
         memcpy(o, "null", 4);
         return o + 4;
