@@ -160,23 +160,17 @@ static pm_meta *pm__col_node(pm_arena *a, const pm_meta_col *c, const char *row,
         return pm_meta_ints(a, v, 2);
     }
     case PM_META_COL_F64X3: return pm_meta_nums(a, f, 3);
-    case PM_META_COL_U32S: {
-        const pm_meta_u32s *l = f;
-        pm_meta *arr = pm__meta_block(a, l->n);
-        size_t i = 0;
-        for (pm_meta *k = arr ? arr->u.kids.first : NULL; k; k = k->next, i++) {
-            k->kind = PM_META_INT;
-            k->u.i = l->v[i];
-        }
-        return arr;
-    }
+    case PM_META_COL_U32S:
     case PM_META_COL_BOOLS: {
-        const pm_meta_bools *l = f;
-        pm_meta *arr = pm__meta_block(a, l->n);
+        const pm_meta_u32s *u = f;
+        const pm_meta_bools *b = f;
+        bool ints = c->kind == PM_META_COL_U32S;
+        pm_meta *arr = pm__meta_block(a, ints ? u->n : b->n);
         size_t i = 0;
         for (pm_meta *k = arr ? arr->u.kids.first : NULL; k; k = k->next, i++) {
-            k->kind = PM_META_BOOL;
-            k->u.b = l->v[i];
+            k->kind = ints ? PM_META_INT : PM_META_BOOL;
+            if (ints) k->u.i = u->v[i];
+            else k->u.b = b->v[i];
         }
         return arr;
     }
