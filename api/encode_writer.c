@@ -543,21 +543,6 @@ static inline __attribute__((always_inline)) char *pm_api__put_scalar(char *o, c
  * (pm_meta_set_lit), and many of its strings are one text shared by many
  * nodes (a literal, or a node copied shallowly), so each is checked for
  * escapes once and then copied as one 32-byte block. */
-#define PM_API__KEY_BITS 8
-#define PM_API__KEYS (1 << PM_API__KEY_BITS)
-#define PM_API__STR_BITS 10   /* ids: a network names each node three times */
-#define PM_API__STRS (1 << PM_API__STR_BITS)
-#define PM_API__KEY_TEXT 32
-
-typedef struct pm_api__key_slot {
-    const char *key;
-    size_t len;                    /* keys: the key's length; strings: the text's */
-    char text[PM_API__KEY_TEXT];   /* "key": and what the copy may carry past it */
-} pm_api__key_slot;
-
-typedef struct pm_api__meta_cache {
-    pm_api__key_slot keys[PM_API__KEYS], strs[PM_API__STRS];
-} pm_api__meta_cache;
 
 /* Fibonacci hashing: the top bits of a multiple mix every bit of the
  * address (a tree's few dozen literals must not collide and thrash). */
@@ -666,7 +651,7 @@ static inline size_t pm_api__col_list_room(const pm_meta_col *col, const char *r
  * that are plain and short: the others through the key cache), and the
  * room a row may take (every member's comma, key and value, its lists'
  * elements) is checked once per row. */
-static void pm_api__w_table(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c) {
+static void pm_api__w_table(pm_api__w *w, const pm_meta *m, uint64_t skip, pm_api__meta_cache *c) {
     const pm_meta_shape *sh = m->u.table.shape;
     char kt[PM_API__TABLE_KEYS][PM_API__KEY_TEXT];
     bool kok[PM_API__TABLE_KEYS], lists = false;
@@ -707,6 +692,7 @@ static void pm_api__w_table(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *
             const void *f = row + col->offset;
             const pm_meta *sub = NULL;
             if (col->kind == PM_META_COL_META && !(sub = *(const pm_meta *const *)f)) continue;
+            if (i < 64 && (skip >> i & 1)) continue;
             size_t kl = col->key_len;
             if (i < PM_API__TABLE_KEYS && kok[i]) {
                 memcpy(o, kt[i], PM_API__KEY_TEXT);
@@ -810,7 +796,7 @@ static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c
         return;
     }
     if (m->kind == PM_META_TABLE) {
-        pm_api__w_table(w, m, c);
+        pm_api__w_table(w, m, 0, c);
         return;
     }
     if (m->kind == PM_META_STR) {
@@ -824,10 +810,20 @@ static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c
     w->len = (size_t)(pm_api__put_scalar(w->data + w->len, m) - w->data);
 }
 
+void pm_api__meta_cache_init(pm_api__meta_cache *c) {
+    for (int i = 0; i < PM_API__KEYS; i++) c->keys[i].key = NULL;
+    for (int i = 0; i < PM_API__STRS; i++) c->strs[i].key = NULL;
+}
+
+void pm_api__w_meta_cached(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c) { pm_api__w_node(w, m, c); }
+
+void pm_api__w_table_skip(pm_api__w *w, const pm_meta *m, uint64_t skip, pm_api__meta_cache *c) {
+    pm_api__w_table(w, m, skip, c);
+}
+
 void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
     pm_api__meta_cache c;
-    for (int i = 0; i < PM_API__KEYS; i++) c.keys[i].key = NULL;
-    for (int i = 0; i < PM_API__STRS; i++) c.strs[i].key = NULL;
+    pm_api__meta_cache_init(&c);
     pm_api__w_node(w, m, &c);
 }
 
