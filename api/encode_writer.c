@@ -651,7 +651,8 @@ static inline size_t pm_api__col_list_room(const pm_meta_col *col, const char *r
  * that are plain and short: the others through the key cache), and the
  * room a row may take (every member's comma, key and value, its lists'
  * elements) is checked once per row. */
-static void pm_api__w_table(pm_api__w *w, const pm_meta *m, uint64_t skip, pm_api__meta_cache *c) {
+static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w *w, const pm_meta *m,
+                                                                       uint64_t skip, pm_api__meta_cache *c) {
     const pm_meta_shape *sh = m->u.table.shape;
     char kt[PM_API__TABLE_KEYS][PM_API__KEY_TEXT];
     bool kok[PM_API__TABLE_KEYS], lists = false;
@@ -790,13 +791,22 @@ static void pm_api__w_table(pm_api__w *w, const pm_meta *m, uint64_t skip, pm_ap
     w->data[w->len++] = ']';
 }
 
+/* Every column (the full metadata: no skip test per member), or some. */
+static void pm_api__w_table(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c) {
+    pm_api__w_table_cols(w, m, 0, c);
+}
+
+static void pm_api__w_table_some(pm_api__w *w, const pm_meta *m, uint64_t skip, pm_api__meta_cache *c) {
+    pm_api__w_table_cols(w, m, skip, c);
+}
+
 static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c) {
     if (m->kind == PM_META_ARR || m->kind == PM_META_OBJ) {
         pm_api__w_kids(w, m, c);
         return;
     }
     if (m->kind == PM_META_TABLE) {
-        pm_api__w_table(w, m, 0, c);
+        pm_api__w_table(w, m, c);
         return;
     }
     if (m->kind == PM_META_STR) {
@@ -818,7 +828,7 @@ void pm_api__meta_cache_init(pm_api__meta_cache *c) {
 void pm_api__w_meta_cached(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c) { pm_api__w_node(w, m, c); }
 
 void pm_api__w_table_skip(pm_api__w *w, const pm_meta *m, uint64_t skip, pm_api__meta_cache *c) {
-    pm_api__w_table(w, m, skip, c);
+    pm_api__w_table_some(w, m, skip, c);
 }
 
 void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
