@@ -207,7 +207,7 @@ static inline int pm_api__put_upto4(char *o, uint32_t v) {
  * indices and counts: snprintf's format parsing was most of their cost).
  * Below 10^8 (indices, counts) in two groups of four without a digit
  * count or a loop. */
-static int pm_api__fmt_u64(char *o, uint64_t v) {
+static inline __attribute__((always_inline)) int pm_api__fmt_u64(char *o, uint64_t v) {
     if (v < 10000) return pm_api__put_upto4(o, (uint32_t)v);
     if (v < 100000000) {
         uint32_t hi = (uint32_t)v / 10000, lo = (uint32_t)v % 10000;
@@ -443,9 +443,33 @@ static int pm_api__fmt_short(char *o, bool neg, double a) {
     return 0;
 }
 
+/* Halves below 10^6 in magnitude (integers and x.5: most of the numbers
+ * in metadata: coordinates on a grid, widths, mouths 6.5 m in): "%.15g"
+ * writes the integer part and ".5" for these, with -0 as 0, and 15 digits
+ * read back, so that text is the reference's. 0 when d is not one. */
+static inline int pm_api__fmt_half(char *o, double d) {
+    double h = d * 2;   /* exact */
+    if (!(fabs(h) < 2e6)) return 0;
+    long v = (long)h;
+    if ((double)v != h) return 0;
+    int n = 0;
+    if (v < 0) {
+        o[n++] = '-';
+        v = -v;
+    }
+    n += pm_api__fmt_u64(o + n, (uint64_t)v >> 1);
+    if (v & 1) {
+        memcpy(o + n, ".5", 2);
+        n += 2;
+    }
+    return n;
+}
+
 int pm_api__fmt_f64(char *o, double d) {
+    int n = pm_api__fmt_half(o, d);
+    if (n) return n;
     if (d == 0) d = 0;
-    int n = pm_api__fmt_small_int(o, d);
+    n = pm_api__fmt_small_int(o, d);
     if (n) return n;
     double a = fabs(d);
     if ((n = pm_api__fmt_short(o, d < 0, a))) return n;
@@ -482,47 +506,63 @@ void pm_api__w_f64(pm_api__w *w, double d) {
     w->len += (size_t)pm_api__fmt_f64(w->data + w->len, d);
 }
 
+static inline char *pm_api__put_i64(char *o, int64_t i) {
+    if (i < 0) *o++ = '-';
+    /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit. */
+    return o + pm_api__fmt_u64(o, i < 0 ? 0 - (uint64_t)i : (uint64_t)i);
+}
+
+static inline char *pm_api__put_f64(char *o, double d) {
+    int n = pm_api__fmt_half(o, d);   /* pm_api__fmt_f64's first step, here with no call */
+    if (n) return o + n;
+    if (!isfinite(d)) {
+        memcpy(o, "null", 4);
+        return o + 4;
+    }
+    return o + pm_api__fmt_f64(o, d);
+}
+
+static inline char *pm_api__put_bool(char *o, bool b) {
+    memcpy(o, b ? "true" : "false", b ? 4 : 5);
+    return o + (b ? 4 : 5);
+}
+
 /* A scalar's text (at most 32 bytes), or NULL for a string or container. */
 static inline __attribute__((always_inline)) char *pm_api__put_scalar(char *o, const pm_meta *m) {
     switch (m->kind) {
     case PM_META_NULL: memcpy(o, "null", 4); return o + 4;
-    case PM_META_BOOL:
-        memcpy(o, m->u.b ? "true" : "false", m->u.b ? 4 : 5);
-        return o + (m->u.b ? 4 : 5);
-    case PM_META_INT:
-        if (m->u.i < 0) *o++ = '-';
-        /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit. */
-        return o + pm_api__fmt_u64(o, m->u.i < 0 ? 0 - (uint64_t)m->u.i : (uint64_t)m->u.i);
-    case PM_META_NUM:
-        if (!isfinite(m->u.n)) {
-            memcpy(o, "null", 4);
-            return o + 4;
-        }
-        return o + pm_api__fmt_f64(o, m->u.n);
+    case PM_META_BOOL: return pm_api__put_bool(o, m->u.b);
+    case PM_META_INT: return pm_api__put_i64(o, m->u.i);
+    case PM_META_NUM: return pm_api__put_f64(o, m->u.n);
     default: return NULL;
     }
 }
 
-/* Object keys as written ("key":), by the key's address: a tree's keys
- * are mostly a few literals repeated (pm_meta_set_lit), so each is checked
- * for escapes once and then copied as one 32-byte block. */
-#define PM_API__KEY_BITS 8
-#define PM_API__KEYS (1 << PM_API__KEY_BITS)
-#define PM_API__KEY_TEXT 32
+/* Object keys as written ("key":) and string values as written ("text"),
+ * by address: a tree's keys are mostly a few literals repeated
+ * (pm_meta_set_lit), and many of its strings are one text shared by many
+ * nodes (a literal, or a node copied shallowly), so each is checked for
+ * escapes once and then copied as one 32-byte block. */
 
-typedef struct pm_api__key_slot {
-    const char *key;
-    size_t len;
-    char text[PM_API__KEY_TEXT];   /* "key": and what the copy may carry past it */
-} pm_api__key_slot;
+/* Fibonacci hashing: the top bits of a multiple mix every bit of the
+ * address (a tree's few dozen literals must not collide and thrash). */
+static inline uint64_t pm_api__addr_hash(const char *k, size_t kl) {
+    return ((uint64_t)(uintptr_t)k ^ (uint64_t)kl << 48) * 0x9E3779B97F4A7C15ull;
+}
+
+/* Keeps text[0..n) in slot c for key k when it is short enough. */
+static void pm_api__slot_keep(pm_api__key_slot *c, const char *k, size_t len, const char *text, size_t n) {
+    if (n > PM_API__KEY_TEXT) return;
+    c->key = k;
+    c->len = len;
+    memcpy(c->text, text, n);
+    memset(c->text + n, ' ', PM_API__KEY_TEXT - n);   /* copied past the text, overwritten */
+}
 
 /* Writes key k (kl bytes) as "k": at o (room for 6 kl + 35 bytes);
  * returns the end. */
-static char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__key_slot *cache) {
-    /* Fibonacci hashing: the top bits of a multiple mix every bit of the
-     * address (a tree's few dozen literals must not collide and thrash). */
-    uint64_t h = ((uint64_t)(uintptr_t)k ^ (uint64_t)kl << 48) * 0x9E3779B97F4A7C15ull;
-    pm_api__key_slot *c = &cache[h >> (64 - PM_API__KEY_BITS)];
+static inline char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__key_slot *cache) {
+    pm_api__key_slot *c = &cache[pm_api__addr_hash(k, kl) >> (64 - PM_API__KEY_BITS)];
     if (c->key == k && c->len == kl) {
         memcpy(o, c->text, PM_API__KEY_TEXT);
         return o + kl + 3;
@@ -533,53 +573,268 @@ static char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__key_slot
     *o++ = '"';
     *o++ = ':';
     size_t n = (size_t)(o - start);
-    if (n == kl + 3 && n <= PM_API__KEY_TEXT) {   /* plain, and short enough to keep */
-        c->key = k;
-        c->len = kl;
-        memcpy(c->text, start, n);
-        memset(c->text + n, ' ', PM_API__KEY_TEXT - n);   /* copied past the key, overwritten */
-    }
+    if (n == kl + 3) pm_api__slot_keep(c, k, kl, start, n);   /* plain: no escapes */
     return o;
 }
 
-/* One pass over the tree, one room check per member: the key (its length
- * is in the node) and a scalar go straight into the buffer. */
-static void pm_api__w_meta_keys(pm_api__w *w, const pm_meta *m, pm_api__key_slot *cache) {
-    if (m->kind == PM_META_STR) {
-        pm_api__w_str(w, m->u.s);
-        return;
-    }
-    if (m->kind != PM_META_ARR && m->kind != PM_META_OBJ) {
-        if (!pm_api__w_reserve(w, 32)) return;
-        w->len = (size_t)(pm_api__put_scalar(w->data + w->len, m) - w->data);
-        return;
-    }
+/* String s as "s" at o from the cache (room for 32 bytes); NULL when s
+ * was not seen before. */
+static inline char *pm_api__put_cached_str(char *o, const char *s, pm_api__key_slot *cache) {
+    const pm_api__key_slot *c = &cache[pm_api__addr_hash(s, 0) >> (64 - PM_API__STR_BITS)];
+    if (c->key != s) return NULL;
+    memcpy(o, c->text, PM_API__KEY_TEXT);
+    return o + c->len;
+}
+
+/* The same written in full (room checked here) and kept for next time. */
+static void pm_api__w_str_kept(pm_api__w *w, const char *s, pm_api__key_slot *cache) {
+    size_t start = w->len;
+    pm_api__w_str(w, s);
+    if (w->oom) return;
+    size_t n = w->len - start;
+    if (n == strlen(s) + 2)   /* plain: no escapes */
+        pm_api__slot_keep(&cache[pm_api__addr_hash(s, 0) >> (64 - PM_API__STR_BITS)], s, n,
+                          w->data + start, n);
+}
+
+static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c);
+
+/* The members or elements of container m. The write position o runs in
+ * a register between room checks (each member's worst case, as one
+ * pm_api__w_reserve per member would ask), and is handed back to w only
+ * around a nested container or a string not written before. */
+static void pm_api__w_kids(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c) {
     bool obj = m->kind == PM_META_OBJ;
     if (!pm_api__w_reserve(w, 1)) return;
-    w->data[w->len++] = obj ? '{' : '[';
+    char *o = w->data + w->len, *lim = w->data + w->cap;
+    *o++ = obj ? '{' : '[';
     for (const pm_meta *k = m->u.kids.first; k; k = k->next) {
         size_t kl = obj && k->key ? k->key_len : 0;
-        /* comma, key (6 kl + 3 escaped, or its 32-byte block), scalar (32) */
-        if (!pm_api__w_reserve(w, 6 * kl + 36)) return;
-        char *o = w->data + w->len;
+        /* comma, key (6 kl + 3 escaped, or its 32-byte block), scalar or
+         * cached string (32) */
+        if ((size_t)(lim - o) < 6 * kl + 36) {
+            w->len = (size_t)(o - w->data);
+            if (!pm_api__w_reserve(w, 6 * kl + 36)) return;
+            o = w->data + w->len, lim = w->data + w->cap;
+        }
         if (k != m->u.kids.first) *o++ = ',';
-        if (obj) o = pm_api__put_key(o, k->key ? k->key : "", kl, cache);
+        if (obj) o = pm_api__put_key(o, k->key ? k->key : "", kl, c->keys);
         char *end = pm_api__put_scalar(o, k);
-        w->len = (size_t)((end ? end : o) - w->data);
-        if (!end) pm_api__w_meta_keys(w, k, cache);
+        if (!end && k->kind == PM_META_STR) end = pm_api__put_cached_str(o, k->u.s, c->strs);
+        if (end) {
+            o = end;
+            continue;
+        }
+        w->len = (size_t)(o - w->data);
+        pm_api__w_node(w, k, c);
+        if (w->oom) return;
+        o = w->data + w->len, lim = w->data + w->cap;
     }
+    w->len = (size_t)(o - w->data);
     if (!pm_api__w_reserve(w, 1)) return;
     w->data[w->len++] = obj ? '}' : ']';
 }
 
-void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
-    if (m->kind != PM_META_OBJ && m->kind != PM_META_ARR) {   /* no key to cache */
-        pm_api__w_meta_keys(w, m, NULL);
+/* Room a table column's value may take past its fixed part (a META
+ * value or an uncached string is written apart, with its own room
+ * checks): a list's elements. */
+static inline size_t pm_api__col_list_room(const pm_meta_col *col, const char *row) {
+    if (col->kind == PM_META_COL_U32S) return 21 * ((const pm_meta_u32s *)(row + col->offset))->n;
+    if (col->kind == PM_META_COL_BOOLS) return 6 * ((const pm_meta_bools *)(row + col->offset))->n;
+    return 0;
+}
+
+#define PM_API__TABLE_KEYS 16
+
+/* A table: rows as objects, each value written from its C type. The
+ * columns' keys are made once per table (the first PM_API__TABLE_KEYS
+ * that are plain and short: the others through the key cache), and the
+ * room a row may take (every member's comma, key and value, its lists'
+ * elements) is checked once per row. */
+static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w *w, const pm_meta *m,
+                                                                       uint64_t skip, pm_api__meta_cache *c) {
+    const pm_meta_shape *sh = m->u.table.shape;
+    char kt[PM_API__TABLE_KEYS][PM_API__KEY_TEXT];
+    bool kok[PM_API__TABLE_KEYS], lists = false;
+    size_t fixed = 2;   /* the braces */
+    for (size_t i = 0; i < sh->ncols; i++) {
+        const pm_meta_col *col = &sh->cols[i];
+        size_t kl = col->key_len;
+        /* comma, key (6 kl + 3 escaped, or its 32-byte block), value */
+        fixed += 6 * kl + 36 + (col->kind == PM_META_COL_F64X3   ? 100
+                                : col->kind == PM_META_COL_U32X2 ? 44
+                                : col->kind == PM_META_COL_U32S || col->kind == PM_META_COL_BOOLS ? 2
+                                                                 : 32);
+        lists |= col->kind == PM_META_COL_U32S || col->kind == PM_META_COL_BOOLS;
+        if (i >= PM_API__TABLE_KEYS) continue;
+        char tmp[6 * 28 + 36];
+        kok[i] = false;
+        if (kl > 28) continue;
+        tmp[0] = ',';
+        char *e = pm_api__put_key(tmp + 1, col->key, kl, c->keys);
+        if ((size_t)(e - tmp) != kl + 4) continue;   /* escaped */
+        memcpy(kt[i], tmp, (size_t)(e - tmp));   /* ,"key": */
+        kok[i] = true;
+    }
+    if (!pm_api__w_reserve(w, 1)) return;
+    w->data[w->len++] = '[';
+    for (size_t r = 0; r < m->u.table.n; r++) {
+        const char *row = (const char *)m->u.table.rows + r * sh->row_size;
+        size_t need = fixed + 1;
+        for (size_t i = 0; lists && i < sh->ncols; i++) need += pm_api__col_list_room(&sh->cols[i], row);
+        if (!pm_api__w_reserve(w, need)) return;
+        char *o = w->data + w->len;
+        if (r) *o++ = ',';
+        /* Every member goes with a comma before it: the first one's
+         * becomes the row's '{' at the end. */
+        size_t start = (size_t)(o - w->data);
+        for (size_t i = 0; i < sh->ncols; i++) {
+            const pm_meta_col *col = &sh->cols[i];
+            const void *f = row + col->offset;
+            const pm_meta *sub = NULL;
+            if (col->kind == PM_META_COL_META && !(sub = *(const pm_meta *const *)f)) continue;
+            if (i < 64 && (skip >> i & 1)) continue;
+            size_t kl = col->key_len;
+            if (i < PM_API__TABLE_KEYS && kok[i]) {
+                memcpy(o, kt[i], PM_API__KEY_TEXT);
+                o += kl + 4;
+            } else {
+                *o++ = ',';
+                o = pm_api__put_key(o, col->key, kl, c->keys);
+            }
+            const char *str = NULL;
+            switch (col->kind) {
+            case PM_META_COL_I64: o = pm_api__put_i64(o, *(const int64_t *)f); break;
+            case PM_META_COL_U32: o += pm_api__fmt_u64(o, *(const uint32_t *)f); break;
+            case PM_META_COL_F64: o = pm_api__put_f64(o, *(const double *)f); break;
+            case PM_META_COL_BOOL: o = pm_api__put_bool(o, *(const bool *)f); break;
+            case PM_META_COL_STR:
+                str = *(const char *const *)f;
+                if (!str) memcpy(o, "null", 4), o += 4;
+                break;
+            case PM_META_COL_VAL: {
+                const pm_meta_val *v = f;
+                switch (v->kind) {
+                case PM_META_BOOL: o = pm_api__put_bool(o, v->u.b); break;
+                case PM_META_INT: o = pm_api__put_i64(o, v->u.i); break;
+                case PM_META_NUM: o = pm_api__put_f64(o, v->u.n); break;
+                case PM_META_STR:
+                    if (!(str = v->u.s)) memcpy(o, "null", 4), o += 4;
+                    break;
+                default: memcpy(o, "null", 4), o += 4;
+                }
+                break;
+            }
+            case PM_META_COL_U32X2: {
+                const uint32_t *u = f;
+                *o++ = '[';
+                o += pm_api__fmt_u64(o, u[0]);
+                *o++ = ',';
+                o += pm_api__fmt_u64(o, u[1]);
+                *o++ = ']';
+                break;
+            }
+            case PM_META_COL_F64X3: {
+                const double *d = f;
+                *o++ = '[';
+                o = pm_api__put_f64(o, d[0]);
+                *o++ = ',';
+                o = pm_api__put_f64(o, d[1]);
+                *o++ = ',';
+                o = pm_api__put_f64(o, d[2]);
+                *o++ = ']';
+                break;
+            }
+            case PM_META_COL_U32S: {
+                const pm_meta_u32s *l = f;
+                *o++ = '[';
+                for (size_t j = 0; j < l->n; j++) {
+                    if (j) *o++ = ',';
+                    o += pm_api__fmt_u64(o, l->v[j]);
+                }
+                *o++ = ']';
+                break;
+            }
+            case PM_META_COL_BOOLS: {
+                const pm_meta_bools *l = f;
+                *o++ = '[';
+                for (size_t j = 0; j < l->n; j++) {
+                    if (j) *o++ = ',';
+                    o = pm_api__put_bool(o, l->v[j]);
+                }
+                *o++ = ']';
+                break;
+            }
+            case PM_META_COL_META: break;
+            }
+            if (str) {
+                char *end = pm_api__put_cached_str(o, str, c->strs);
+                if (end) {
+                    o = end;
+                    continue;
+                }
+            }
+            if (!str && !sub) continue;
+            w->len = (size_t)(o - w->data);
+            if (str) pm_api__w_str_kept(w, str, c->strs);
+            else pm_api__w_node(w, sub, c);
+            /* room again for what is left of the row (all of it, as a bound) */
+            if (!pm_api__w_reserve(w, need)) return;
+            o = w->data + w->len;
+        }
+        if ((size_t)(o - w->data) == start) *o++ = '{';   /* no member */
+        else w->data[start] = '{';
+        *o++ = '}';
+        w->len = (size_t)(o - w->data);
+    }
+    if (!pm_api__w_reserve(w, 1)) return;
+    w->data[w->len++] = ']';
+}
+
+/* Every column (the full metadata: no skip test per member), or some. */
+static void pm_api__w_table(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c) {
+    pm_api__w_table_cols(w, m, 0, c);
+}
+
+static void pm_api__w_table_some(pm_api__w *w, const pm_meta *m, uint64_t skip, pm_api__meta_cache *c) {
+    pm_api__w_table_cols(w, m, skip, c);
+}
+
+static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c) {
+    if (m->kind == PM_META_ARR || m->kind == PM_META_OBJ) {
+        pm_api__w_kids(w, m, c);
         return;
     }
-    pm_api__key_slot cache[PM_API__KEYS];
-    for (int i = 0; i < PM_API__KEYS; i++) cache[i].key = NULL;
-    pm_api__w_meta_keys(w, m, cache);
+    if (m->kind == PM_META_TABLE) {
+        pm_api__w_table(w, m, c);
+        return;
+    }
+    if (m->kind == PM_META_STR) {
+        if (!pm_api__w_reserve(w, PM_API__KEY_TEXT)) return;
+        char *end = pm_api__put_cached_str(w->data + w->len, m->u.s, c->strs);
+        if (end) w->len = (size_t)(end - w->data);
+        else pm_api__w_str_kept(w, m->u.s, c->strs);
+        return;
+    }
+    if (!pm_api__w_reserve(w, 32)) return;
+    w->len = (size_t)(pm_api__put_scalar(w->data + w->len, m) - w->data);
+}
+
+void pm_api__meta_cache_init(pm_api__meta_cache *c) {
+    for (int i = 0; i < PM_API__KEYS; i++) c->keys[i].key = NULL;
+    for (int i = 0; i < PM_API__STRS; i++) c->strs[i].key = NULL;
+}
+
+void pm_api__w_meta_cached(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c) { pm_api__w_node(w, m, c); }
+
+void pm_api__w_table_skip(pm_api__w *w, const pm_meta *m, uint64_t skip, pm_api__meta_cache *c) {
+    pm_api__w_table_some(w, m, skip, c);
+}
+
+void pm_api__w_meta(pm_api__w *w, const pm_meta *m) {
+    pm_api__meta_cache c;
+    pm_api__meta_cache_init(&c);
+    pm_api__w_node(w, m, &c);
 }
 
 void pm_api__w_base64(pm_api__w *w, const unsigned char *b, size_t n) {

@@ -64,6 +64,30 @@ int pm_api__fmt_f64_ref(char *o, double d);
 void pm_api__w_f64(pm_api__w *w, double d);
 /* Metadata as JSON, object keys in insertion order. */
 void pm_api__w_meta(pm_api__w *w, const pm_meta *m);
+/* Object keys ("key":) and strings ("text") as written, kept by address
+ * while one tree is written (the tree must not change, nor its memory be
+ * used again, meanwhile). */
+#define PM_API__KEY_BITS 8
+#define PM_API__KEYS (1 << PM_API__KEY_BITS)
+#define PM_API__STR_BITS 10   /* ids: a network names each node three times */
+#define PM_API__STRS (1 << PM_API__STR_BITS)
+#define PM_API__KEY_TEXT 32
+
+typedef struct pm_api__key_slot {
+    const char *key;
+    size_t len;                    /* keys: the key's length; strings: the text's */
+    char text[PM_API__KEY_TEXT];   /* "key": and what the copy may carry past it */
+} pm_api__key_slot;
+
+typedef struct pm_api__meta_cache {
+    pm_api__key_slot keys[PM_API__KEYS], strs[PM_API__STRS];
+} pm_api__meta_cache;
+void pm_api__meta_cache_init(pm_api__meta_cache *c);
+/* pm_api__w_meta with a cache the caller keeps across calls. */
+void pm_api__w_meta_cached(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c);
+/* Table m with the columns whose bit is set in skip (the first 64) left
+ * out of every row. */
+void pm_api__w_table_skip(pm_api__w *w, const pm_meta *m, uint64_t skip, pm_api__meta_cache *c);
 /* Metadata in a ?metadata= mode: full writes it all (pm_api__w_meta);
  * summary leaves out gen->summary_omit and adds "omitted" (path -> elements
  * left out). NONE is the caller's business (it writes no member). */

@@ -124,8 +124,89 @@ pm_meta *pm_meta_ints(pm_arena *a, const int64_t *v, size_t n) {
     return arr;
 }
 
+pm_meta *pm_meta_table(pm_arena *a, const pm_meta_shape *shape, const void *rows, size_t n) {
+    pm_meta *m = pm__meta_node(a, PM_META_TABLE);
+    if (m) m->u.table.shape = shape, m->u.table.rows = rows, m->u.table.n = n;
+    return m;
+}
+
+/* Column c of a row as a plain node, NULL when out of memory; *absent
+ * when a META column holds no value. */
+static pm_meta *pm__col_node(pm_arena *a, const pm_meta_col *c, const char *row, bool *absent) {
+    const void *f = row + c->offset;
+    *absent = false;
+    switch (c->kind) {
+    case PM_META_COL_I64: return pm_meta_int(a, *(const int64_t *)f);
+    case PM_META_COL_U32: return pm_meta_int(a, *(const uint32_t *)f);
+    case PM_META_COL_F64: return pm_meta_num(a, *(const double *)f);
+    case PM_META_COL_BOOL: return pm_meta_bool(a, *(const bool *)f);
+    case PM_META_COL_STR: {
+        const char *str = *(const char *const *)f;
+        return str ? pm_meta_str(a, str) : pm_meta_null(a);
+    }
+    case PM_META_COL_VAL: {
+        const pm_meta_val *v = f;
+        switch (v->kind) {
+        case PM_META_BOOL: return pm_meta_bool(a, v->u.b);
+        case PM_META_INT: return pm_meta_int(a, v->u.i);
+        case PM_META_NUM: return pm_meta_num(a, v->u.n);
+        case PM_META_STR: return v->u.s ? pm_meta_str(a, v->u.s) : pm_meta_null(a);
+        default: return pm_meta_null(a);
+        }
+    }
+    case PM_META_COL_U32X2: {
+        const uint32_t *u = f;
+        int64_t v[2] = {u[0], u[1]};
+        return pm_meta_ints(a, v, 2);
+    }
+    case PM_META_COL_F64X3: return pm_meta_nums(a, f, 3);
+    case PM_META_COL_U32S:
+    case PM_META_COL_BOOLS: {
+        const pm_meta_u32s *u = f;
+        const pm_meta_bools *b = f;
+        bool ints = c->kind == PM_META_COL_U32S;
+        pm_meta *arr = pm__meta_block(a, ints ? u->n : b->n);
+        size_t i = 0;
+        for (pm_meta *k = arr ? arr->u.kids.first : NULL; k; k = k->next, i++) {
+            k->kind = ints ? PM_META_INT : PM_META_BOOL;
+            if (ints) k->u.i = u->v[i];
+            else k->u.b = b->v[i];
+        }
+        return arr;
+    }
+    case PM_META_COL_META: {
+        const pm_meta *v = *(const pm_meta *const *)f;
+        if (!v) {
+            *absent = true;
+            return NULL;
+        }
+        return pm_meta_copy(a, v);
+    }
+    }
+    return NULL;
+}
+
+/* A table's rows as a plain array of objects. */
+static pm_meta *pm__table_copy(pm_arena *a, const pm_meta *m) {
+    pm_meta *arr = pm_meta_arr(a);
+    const pm_meta_shape *sh = m->u.table.shape;
+    for (size_t r = 0; arr && r < m->u.table.n; r++) {
+        const char *row = (const char *)m->u.table.rows + r * sh->row_size;
+        pm_meta *o = pm_meta_obj(a);
+        if (!o) return NULL;
+        for (size_t c = 0; c < sh->ncols; c++) {
+            bool absent;
+            pm_meta *v = pm__col_node(a, &sh->cols[c], row, &absent);
+            if (absent) continue;
+            if (pm_meta_set(a, o, sh->cols[c].key, v)) return NULL;
+        }
+        pm__meta_append(arr, o);
+    }
+    return arr;
+}
+
 pm_meta *pm_meta_copy(pm_arena *a, const pm_meta *m) {
-    pm_meta *c = pm__meta_node(a, m->kind);
+    pm_meta *c = m->kind == PM_META_TABLE ? pm__table_copy(a, m) : pm__meta_node(a, m->kind);
     if (!c) return NULL;
     if (m->key && !(c->key = pm_arena_strdup(a, m->key))) return NULL;
     c->key_len = m->key_len;
@@ -133,6 +214,7 @@ pm_meta *pm_meta_copy(pm_arena *a, const pm_meta *m) {
         c->u.s = pm_arena_strdup(a, m->u.s);
         return c->u.s ? c : NULL;
     }
+    if (m->kind == PM_META_TABLE) return c;
     if (m->kind != PM_META_ARR && m->kind != PM_META_OBJ) {
         c->u = m->u;
         return c;

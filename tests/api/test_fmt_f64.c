@@ -93,11 +93,31 @@ Test(fmt_f64, random_doubles_and_edges) {
     for (int e = 0; e < 53; e++) check(ldexp((double)(xorshift(&s) >> 11), -1074 - 53 + e + 1));
 }
 
+/* Halves (pm_api__fmt_half's shortcut: integers and x.5 below 10^6) and
+ * their ulp neighbours, which must take the other paths, on both sides of
+ * the shortcut's bound. */
+Test(fmt_f64, halves_and_their_neighbours) {
+    uint64_t s = 0x632BE59BD9B4E019ull;
+    long n = cases(300000);
+    for (long i = 0; i < n; i++) {
+        uint64_t x = xorshift(&s);
+        int64_t v = (int64_t)(x % 4000041) - 2000020;   /* 2 d, past +-2e6 */
+        if (x & (1ull << 40)) v = (int64_t)(x % 41) - 20 + (x & (1ull << 41) ? 2000000 : -2000000);
+        double d = (double)v / 2;
+        check(d);
+        check(nextafter(d, INFINITY));
+        check(nextafter(d, -INFINITY));
+    }
+    const double edges[] = {0.5, -0.5, 1, -1, 999999.5, -999999.5, 1e6, -1e6, 1000000.5, 999999,
+                            4503599627370495.5, 0.25, -0.0};
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++) check(edges[i]);
+}
+
 /* The texts the network metadata is full of, exactly. */
 Test(fmt_f64, texts_of_common_values) {
-    const double v[] = {6.5, -103.5, 90, 0.25, -0.0, 1234567.125, 3.5e-4, 1e-5, 2e6, 0.1 + 0.2};
-    const char *want[] = {"6.5",        "-103.5", "90",     "0.25", "0",
-                          "1234567.125", "0.00035", "1e-05", "2000000", "0.30000000000000004"};
+    const double v[] = {6.5, -103.5, 90, 0.25, -0.0, 1234567.125, 3.5e-4, 1e-5, 2e6, 0.1 + 0.2, -0.5, -496.5};
+    const char *want[] = {"6.5",        "-103.5", "90",     "0.25", "0", "1234567.125", "0.00035", "1e-05",
+                          "2000000",    "0.30000000000000004", "-0.5", "-496.5"};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
         char a[40];
         a[pm_api__fmt_f64(a, v[i])] = '\0';

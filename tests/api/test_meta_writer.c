@@ -1,9 +1,13 @@
 /* The metadata writer (pm_api__w_meta) against a plain reference written
  * here: byte by byte escaping, the reference number printer, no key cache.
- * The writer copies plain strings a word at a time, keeps keys' quoted text
- * by address and prints short decimals from their integer; none of that may
- * change a byte. */
+ * The writer copies plain strings a word at a time, keeps keys' and
+ * strings' quoted text by address, prints short decimals from their
+ * integer and writes tables (scene/meta.h) from their rows' C types; none
+ * of that may change a byte: a tree with tables is written as the plain
+ * tree pm_meta_copy makes of it, which the reference writes. */
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +48,7 @@ static void put_ref(ref *r, const pm_meta *m) {
     case PM_META_NUM: put(r, t, (size_t)pm_api__fmt_f64_ref(t, m->u.n)); break;
     case PM_META_STR: put_str(r, m->u.s, strlen(m->u.s)); break;
     default: {
+        cr_assert(m->kind == PM_META_OBJ || m->kind == PM_META_ARR, "kind %d in a plain copy", (int)m->kind);
         bool obj = m->kind == PM_META_OBJ;
         put(r, obj ? "{" : "[", 1);
         for (const pm_meta *k = m->u.kids.first; k; k = k->next) {
@@ -59,17 +64,28 @@ static void put_ref(ref *r, const pm_meta *m) {
     }
 }
 
-static void expect_same(const pm_meta *m) {
+static void expect_text(const pm_meta *m, const ref *r) {
     pm_api__w w;
     pm_api__w_init(&w, 16);
     pm_api__w_meta(&w, m);
     cr_assert(!w.oom);
-    ref r = {0};
-    put_ref(&r, m);
-    cr_assert_eq(w.len, r.len, "lengths %zu and %zu", w.len, r.len);
-    cr_assert(memcmp(w.data, r.s, r.len) == 0, "%.*s\n%.*s", (int)w.len, w.data, (int)r.len, r.s);
+    cr_assert_eq(w.len, r->len, "lengths %zu and %zu", w.len, r->len);
+    cr_assert(memcmp(w.data, r->s, r->len) == 0, "%.*s\n%.*s", (int)w.len, w.data, (int)r->len, r->s);
     pm_api__w_free(&w);
+}
+
+/* m, and the plain copy of m (its tables made arrays of objects), both
+ * written as the reference writes the copy. */
+static void expect_same(const pm_meta *m) {
+    pm_arena *a = pm_arena_create(0);
+    const pm_meta *plain = pm_meta_copy(a, m);
+    cr_assert_not_null(plain);
+    ref r = {0};
+    put_ref(&r, plain);
+    expect_text(plain, &r);
+    expect_text(m, &r);
     free(r.s);
+    pm_arena_destroy(a);
 }
 
 /* Strings of 0 to 40 bytes, plain or with one byte to escape at each
@@ -101,11 +117,24 @@ static const char *const lits[] = {"id", "index", "kind", "position", "edges", "
 /* A random tree: objects whose keys are literals repeated at the same
  * address (cached), copies (new addresses each time), keys that need
  * escapes or are too long to cache, and every scalar kind. */
-static pm_meta *random_tree(pm_arena *a, uint64_t *s, int depth) {
+static pm_meta *random_table(pm_arena *a, uint64_t *s, int depth);
+
+static uint64_t next(uint64_t *s) {
     *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
-    uint64_t x = *s;
-    int kind = depth >= 4 ? (int)(x % 5) : (int)(x % 7);
+    return *s;
+}
+
+static pm_meta *random_tree(pm_arena *a, uint64_t *s, int depth) {
+    uint64_t x = next(s);
+    int kind = depth >= 4 ? (int)(x % 5) : (int)(x % 9);
     switch (kind) {
+    case 7: return random_table(a, s, depth + 1);
+    case 8: { /* a string shared by address with other nodes (cached text) */
+        pm_meta *m = pm_meta_null(a);
+        m->kind = PM_META_STR;
+        m->u.s = lits[(x >> 10) % 11];
+        return m;
+    }
     case 0: /* every magnitude: 1 to 19 digits, both signs, INT64_MIN */
         return pm_meta_int(a, x % 97 == 0 ? INT64_MIN : (int64_t)(x ^ (x << 32)) >> (x % 64));
     case 1: return pm_meta_num(a, (double)((int64_t)(x >> 8) % 200001 - 100000) / (double)(1 + (x >> 40) % 1000));
@@ -128,6 +157,176 @@ static pm_meta *random_tree(pm_arena *a, uint64_t *s, int depth) {
         }
         return c;
     }
+    }
+}
+
+/* ---- tables ---- */
+
+typedef struct trow {
+    int64_t i64;
+    uint32_t u32;
+    double f64;
+    bool b;
+    const char *str;
+    pm_meta_val val;
+    uint32_t u2[2];
+    double f3[3];
+    pm_meta_u32s us;
+    pm_meta_bools bs;
+    const pm_meta *meta;
+} trow;
+
+static const pm_meta_col_kind col_kinds[] = {
+    PM_META_COL_I64, PM_META_COL_U32, PM_META_COL_F64, PM_META_COL_BOOL, PM_META_COL_STR, PM_META_COL_VAL,
+    PM_META_COL_U32X2, PM_META_COL_F64X3, PM_META_COL_U32S, PM_META_COL_BOOLS, PM_META_COL_META};
+static const size_t col_offsets[] = {
+    offsetof(trow, i64), offsetof(trow, u32), offsetof(trow, f64), offsetof(trow, b), offsetof(trow, str),
+    offsetof(trow, val), offsetof(trow, u2), offsetof(trow, f3), offsetof(trow, us), offsetof(trow, bs),
+    offsetof(trow, meta)};
+
+/* Numbers of every shape the printer tells apart: short decimals, long
+ * ones, integers, huge, tiny, -0 and the non-finite (written null). */
+static double random_double(uint64_t x) {
+    switch (x % 8) {
+    case 0: return (double)((int64_t)(x >> 8) % 2000001 - 1000000) / 10.0;
+    case 1: return (double)((int64_t)(x >> 8) % 200001 - 100000) / (double)(1 + (x >> 40) % 1000);
+    case 2: return (double)(int32_t)(x >> 16);
+    case 3: return x & 512 ? 1e300 * (double)(x >> 50) : 1e-300 / (double)(1 + (x >> 50));
+    case 4: return x & 512 ? -0.0 : 0.0;
+    case 5: return x & 512 ? NAN : (x & 1024 ? INFINITY : -INFINITY);
+    default: return (double)(x >> 11) * 0x1p-40;
+    }
+}
+
+static void random_val(pm_meta_val *v, uint64_t x) {
+    v->kind = (pm_meta_kind)(x % 5);
+    switch (v->kind) {
+    case PM_META_BOOL: v->u.b = (x >> 8) & 1; break;
+    case PM_META_INT: v->u.i = (int64_t)(x ^ (x << 29)) >> ((x >> 8) % 64); break;
+    case PM_META_NUM: v->u.n = random_double(x >> 3); break;
+    case PM_META_STR: v->u.s = (x >> 8) % 12 == 11 ? NULL : lits[(x >> 8) % 12]; break;
+    default: break;
+    }
+}
+
+/* A table of 0 to 6 rows under a random shape of 0 to 20 columns (past
+ * the writer's PM_API__TABLE_KEYS of kept keys), keys repeated, escaped
+ * or too long to keep; META members absent (NULL) or any tree, tables
+ * inside tables included. */
+static pm_meta *random_table(pm_arena *a, uint64_t *s, int depth) {
+    uint64_t x = next(s);
+    size_t ncols = x % 21, nrows = (x >> 8) % 7;
+    pm_meta_col *cols = pm_arena_alloc(a, (ncols ? ncols : 1) * sizeof *cols);
+    for (size_t c = 0; c < ncols; c++) {
+        uint64_t y = next(s);
+        const char *key = lits[y % 11];
+        size_t k = (y >> 8) % 11;
+        cols[c] = (pm_meta_col){key, (uint32_t)strlen(key), col_kinds[k], col_offsets[k]};
+    }
+    pm_meta_shape *sh = pm_arena_alloc(a, sizeof *sh);
+    *sh = (pm_meta_shape){cols, ncols, sizeof(trow)};
+    trow *rows = pm_arena_alloc(a, (nrows ? nrows : 1) * sizeof *rows);
+    for (size_t r = 0; r < nrows; r++) {
+        trow *t = &rows[r];
+        uint64_t y = next(s), z = next(s);
+        t->i64 = y % 97 == 0 ? INT64_MIN : (int64_t)(y ^ (y << 32)) >> (y % 64);
+        t->u32 = (uint32_t)(z >> (z % 32));
+        t->f64 = random_double(next(s));
+        t->b = z & 1;
+        t->str = (z >> 4) % 12 == 11 ? NULL : lits[(z >> 4) % 12];
+        random_val(&t->val, next(s));
+        t->u2[0] = (uint32_t)next(s), t->u2[1] = (uint32_t)(next(s) >> 40);
+        for (int i = 0; i < 3; i++) t->f3[i] = random_double(next(s));
+        size_t nu = next(s) % 9, nb = next(s) % 5;
+        uint32_t *u = pm_arena_alloc(a, (nu + 1) * sizeof *u);
+        bool *b = pm_arena_alloc(a, (nb + 1) * sizeof *b);
+        for (size_t i = 0; i < nu; i++) u[i] = (uint32_t)(next(s) >> (next(s) % 32));
+        for (size_t i = 0; i < nb; i++) b[i] = next(s) & 1;
+        t->us = (pm_meta_u32s){u, nu};
+        t->bs = (pm_meta_bools){b, nb};
+        t->meta = next(s) % 3 == 0 ? NULL : random_tree(a, s, depth + 1);
+    }
+    pm_meta *m = pm_meta_table(a, sh, rows, nrows);
+    cr_assert_not_null(m);
+    return m;
+}
+
+Test(meta_writer, tables_write_as_their_plain_copy) {
+    uint64_t s = 0x2545f4914f6cdd1dull;
+    for (int t = 0; t < 3000; t++) {
+        pm_arena *a = pm_arena_create(0);
+        pm_meta *root = pm_meta_obj(a);
+        cr_assert_eq(pm_meta_set_lit(root, "t", random_table(a, &s, 0)), 0);
+        cr_assert_eq(pm_meta_set_lit(root, "u", random_tree(a, &s, 1)), 0);
+        expect_same(root);
+        expect_same(root->u.kids.first);   /* a table at the top */
+        pm_arena_destroy(a);
+    }
+}
+
+/* The network's tables read through pm_meta_copy: each row an object with
+ * its members in column order, META members left out where NULL. */
+Test(meta_writer, a_table_copy_has_the_rows_values) {
+    pm_arena *a = pm_arena_create(0);
+    static const pm_meta_col cols[] = {
+        PM_META_COL("n", I64, trow, i64), PM_META_COL("p", F64X3, trow, f3),
+        PM_META_COL("m", META, trow, meta), PM_META_COL("l", U32S, trow, us),
+        PM_META_COL("v", VAL, trow, val)};
+    static const pm_meta_shape sh = {cols, 5, sizeof(trow)};
+    static const uint32_t list[] = {5, 45, 1603};
+    trow rows[2] = {{.i64 = -7, .f3 = {93.5, 0, -496.5}, .us = {list, 3}, .val = {.kind = PM_META_STR, .u.s = "n1_5"}},
+                    {.i64 = 8, .f3 = {1, NAN, 3}, .val = {.kind = PM_META_NULL}}};
+    rows[1].meta = pm_meta_int(a, 42);
+    pm_meta *c = pm_meta_copy(a, pm_meta_table(a, &sh, rows, 2));
+    cr_assert_eq(c->kind, PM_META_ARR);
+    cr_assert_eq(c->u.kids.count, 2);
+    const pm_meta *r0 = c->u.kids.first, *r1 = r0->next;
+    cr_assert_eq(r0->u.kids.count, 4, "m is absent in row 0");
+    cr_assert_eq(pm_meta_get(r0, "n")->u.i, -7);
+    cr_assert_null(pm_meta_get(r0, "m"));
+    const pm_meta *p = pm_meta_get(r0, "p");
+    cr_assert_eq(p->u.kids.count, 3);
+    cr_assert_eq(p->u.kids.first->u.n, 93.5);
+    cr_assert_eq(p->u.kids.last->u.n, -496.5);
+    cr_assert_eq(pm_meta_get(r0, "l")->u.kids.last->u.i, 1603);
+    cr_assert_str_eq(pm_meta_get(r0, "v")->u.s, "n1_5");
+    cr_assert_eq(pm_meta_get(r1, "m")->u.i, 42);
+    cr_assert_eq(pm_meta_get(r1, "p")->u.kids.first->next->kind, PM_META_NULL, "NaN is null");
+    cr_assert_eq(pm_meta_get(r1, "v")->kind, PM_META_NULL);
+    cr_assert_eq(pm_meta_get(r1, "l")->u.kids.count, 0);
+    const char *order[] = {"n", "p", "m", "l", "v"};
+    size_t i = 0;
+    for (const pm_meta *k = r1->u.kids.first; k; k = k->next) cr_assert_str_eq(k->key, order[i++]);
+    pm_arena_destroy(a);
+}
+
+/* ?metadata=summary over a table leaves out its omitted members row by
+ * row, as over the plain copy, counting the same. */
+Test(meta_writer, summary_over_tables_matches_the_plain_copy) {
+    /* members of the rows (written without their columns), and a path
+     * below a member (each row filtered as its plain object) */
+    static const char *const omit[] = {"t[].id", "t[].kind", "u", NULL};
+    static const char *const deep[] = {"t[].index.x", "t[].edges", NULL};
+    const pm_api_generator gens[2] = {{.name = "test", .summary_omit = omit},
+                                      {.name = "test", .summary_omit = deep}};
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (int t = 0; t < 1000; t++) {
+        pm_arena *a = pm_arena_create(0);
+        pm_meta *root = pm_meta_obj(a);
+        cr_assert_eq(pm_meta_set_lit(root, "t", random_table(a, &s, 0)), 0);
+        cr_assert_eq(pm_meta_set_lit(root, "u", random_tree(a, &s, 1)), 0);
+        const pm_meta *plain = pm_meta_copy(a, root);
+        pm_api__w w1, w2;
+        pm_api__w_init(&w1, 16);
+        pm_api__w_init(&w2, 16);
+        pm_api__w_meta_mode(&w1, root, &gens[t & 1], PM_API_META_SUMMARY);
+        pm_api__w_meta_mode(&w2, plain, &gens[t & 1], PM_API_META_SUMMARY);
+        cr_assert(!w1.oom && !w2.oom);
+        cr_assert(w1.len == w2.len && memcmp(w1.data, w2.data, w1.len) == 0, "%.*s\n%.*s", (int)w1.len,
+                  w1.data, (int)w2.len, w2.data);
+        pm_api__w_free(&w1);
+        pm_api__w_free(&w2);
+        pm_arena_destroy(a);
     }
 }
 

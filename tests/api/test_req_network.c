@@ -290,7 +290,7 @@ Test(req_network, grid_town_metadata) {
     /* Corners join widths 7 and 8 or 6: width transitions, so junctions too. */
     cr_assert_eq(pm_meta_get(m, "junctions")->u.i, 9);
     cr_assert_eq(pm_meta_get(m, "roads_count")->u.i, 12);
-    cr_assert_eq(pm_meta_get(m, "seams")->u.kids.count, 24);
+    cr_assert_eq(pm_meta_get(m, "seams")->u.table.n, 24, "seams: a table (scene/meta.h)");
     cr_assert_eq(r.scene->nprims, 3, "asphalt, curb, sidewalk");
     pm_test_api_done(&r);
     free(g);

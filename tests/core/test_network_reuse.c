@@ -45,6 +45,8 @@ static pm_scene *build(net *n, pm_arena *a, pm_network_diag *d) {
     pm_scene *s = NULL;
     int rc = pm_network_generate(a, &n->p, &s, d);
     cr_assert_eq(rc, PM_OK, "rc %d: %s", rc, d->nproblems ? d->problems[0].message : "");
+    s->meta = pm_meta_copy(a, s->meta);   /* its tables as plain nodes, to read */
+    cr_assert_not_null(s->meta);
     return s;
 }
 
