@@ -11,10 +11,12 @@ pm_scene *pm_scene_create(pm_arena *a) {
     return s->meta ? s : NULL;
 }
 
-/* Grows the vertex arrays of p to hold at least need vertices. */
-static int pm__prim_reserve_v(pm_arena *a, pm_prim *p, uint32_t need) {
+/* Grows the vertex arrays of p to hold at least need vertices: doubling
+ * (a primitive growing one vertex at a time), or exactly need when exact
+ * (a caller that knows its count: no copies on the way, no slack). */
+static int pm__prim_reserve_v(pm_arena *a, pm_prim *p, uint32_t need, bool exact) {
     if (need <= p->vcap) return 0;
-    uint64_t cap = p->vcap ? p->vcap : 16;
+    uint64_t cap = exact ? need : (p->vcap ? p->vcap : 16);
     while (cap < need) cap *= 2;
     if (cap > UINT32_MAX - 1) cap = UINT32_MAX - 1;
     if (cap < need) return -1;
@@ -39,9 +41,9 @@ static int pm__prim_reserve_v(pm_arena *a, pm_prim *p, uint32_t need) {
     return 0;
 }
 
-static int pm__prim_reserve_i(pm_arena *a, pm_prim *p, uint32_t need) {
+static int pm__prim_reserve_i(pm_arena *a, pm_prim *p, uint32_t need, bool exact) {
     if (need <= p->icap) return 0;
-    uint64_t cap = p->icap ? p->icap : 48;
+    uint64_t cap = exact ? need : (p->icap ? p->icap : 48);
     while (cap < need) cap *= 2;
     if (cap > UINT32_MAX) cap = UINT32_MAX;
     if (cap < need) return -1;
@@ -70,8 +72,8 @@ pm_prim *pm_scene_add_prim(pm_scene *s, const char *name, const char *material,
     p->material = pm_arena_strdup(s->arena, material);
     p->flags = flags;
     if (!p->name || !p->material) return NULL;
-    if (pm__prim_reserve_v(s->arena, p, vreserve ? vreserve : 16) < 0) return NULL;
-    if (pm__prim_reserve_i(s->arena, p, ireserve ? ireserve : 48) < 0) return NULL;
+    if (pm__prim_reserve_v(s->arena, p, vreserve ? vreserve : 16, false) < 0) return NULL;
+    if (pm__prim_reserve_i(s->arena, p, ireserve ? ireserve : 48, false) < 0) return NULL;
     s->nprims++;
     return p;
 }
@@ -135,15 +137,43 @@ int64_t pm__prim_add_vertex_grow(pm_scene *s, pm_prim *p, const float pos[3], co
                                  const float uv[2], const float rgba[4]) {
     s->validated = false;
     if (p->vcount >= UINT32_MAX - 1) return -1;
-    if (p->vcount == p->vcap && pm__prim_reserve_v(s->arena, p, p->vcount + 1) < 0) return -1;
+    if (p->vcount == p->vcap && pm__prim_reserve_v(s->arena, p, p->vcount + 1, false) < 0) return -1;
     return pm_prim_add_vertex(s, p, pos, n, uv, rgba);
 }
 
 int pm__prim_add_tri_grow(pm_scene *s, pm_prim *p, uint32_t a, uint32_t b, uint32_t c) {
     s->validated = false;
     if (p->icount > UINT32_MAX - 3) return -1;
-    if (p->icount + 3 > p->icap && pm__prim_reserve_i(s->arena, p, p->icount + 3) < 0) return -1;
+    if (p->icount + 3 > p->icap && pm__prim_reserve_i(s->arena, p, p->icount + 3, false) < 0) return -1;
     return pm_prim_add_tri(s, p, a, b, c);
+}
+
+int pm_prim_reserve(pm_scene *s, pm_prim *p, uint32_t vcount, uint32_t icount) {
+    if (vcount > UINT32_MAX - 1) return -1;
+    if (pm__prim_reserve_v(s->arena, p, vcount, true) < 0) return -1;
+    return pm__prim_reserve_i(s->arena, p, icount, true);
+}
+
+int64_t pm_prim_append(pm_scene *s, pm_prim *dst, const pm_prim *src) {
+    uint32_t off = dst->vcount, nv = src->vcount, ni = src->icount;
+    if (nv > UINT32_MAX - 1 - off || ni > UINT32_MAX - dst->icount) return -1;
+    if (off + nv > dst->vcap && pm__prim_reserve_v(s->arena, dst, off + nv, false) < 0) return -1;
+    if (dst->icount + ni > dst->icap && pm__prim_reserve_i(s->arena, dst, dst->icount + ni, false) < 0)
+        return -1;
+    s->validated = false;
+    size_t o = off, n = nv;
+    if (n) {
+        memcpy(dst->positions + 3 * o, src->positions, 3 * n * sizeof(float));
+        memset(dst->normals + 3 * o, 0, 3 * n * sizeof(float));
+        if (dst->uvs && src->uvs) memcpy(dst->uvs + 2 * o, src->uvs, 2 * n * sizeof(float));
+        else if (dst->uvs) memset(dst->uvs + 2 * o, 0, 2 * n * sizeof(float));
+        if (dst->colors) memset(dst->colors + 4 * o, 0, 4 * n * sizeof(float));
+    }
+    uint32_t *d = dst->indices + dst->icount;
+    for (uint32_t i = 0; i < ni; i++) d[i] = src->indices[i] + off;
+    dst->vcount = off + nv;
+    dst->icount += ni - ni % 3;
+    return off;
 }
 
 pm_props *pm_scene_add_props(pm_scene *s, const char *name) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "scene/rng.h"
 #include "scene/scene.h"
 
 Test(scene, create_is_empty_with_meta_object) {
@@ -294,4 +295,115 @@ Test(scene, copy_outlives_the_source_arena) {
     cr_assert_eq(pm_prim_add_vertex(c, &c->prims[0], q, NULL, NULL, NULL), 3);
     cr_assert_eq(c->prims[0].positions[3], 1.0f);
     pm_arena_destroy(dst);
+}
+
+/* ---- pm_prim_append / pm_prim_reserve: the bulk paths ---- */
+
+/* A random source primitive: some vertices (positions, normals, UVs when
+ * uv, colours), triangles over them. */
+static pm_prim *random_prim(pm_scene *s, pm_rng *r, bool uv) {
+    pm_prim *p = pm_scene_add_prim(s, "src", "m", (uv ? PM_PRIM_UV : 0) | PM_PRIM_COLOR, 0, 0);
+    cr_assert_not_null(p);
+    uint32_t nv = 1 + (uint32_t)pm_rng_below(r, 300), nt = (uint32_t)pm_rng_below(r, 400);
+    for (uint32_t v = 0; v < nv; v++) {
+        float f[12];
+        for (int k = 0; k < 12; k++) f[k] = (float)pm_rng_range(r, -1e4, 1e4);
+        cr_assert_eq(pm_prim_add_vertex(s, p, f, f + 3, f + 6, f + 8), (int64_t)v);
+    }
+    for (uint32_t t = 0; t < nt; t++)
+        cr_assert_eq(pm_prim_add_tri(s, p, (uint32_t)pm_rng_below(r, nv), (uint32_t)pm_rng_below(r, nv), (uint32_t)pm_rng_below(r, nv)), 0);
+    return p;
+}
+
+static void assert_same_prim(const pm_prim *a, const pm_prim *b) {
+    cr_assert_eq(a->vcount, b->vcount);
+    cr_assert_eq(a->icount, b->icount);
+    size_t n = a->vcount;
+    cr_assert_eq(memcmp(a->positions, b->positions, 3 * n * sizeof(float)), 0);
+    cr_assert_eq(memcmp(a->normals, b->normals, 3 * n * sizeof(float)), 0);
+    cr_assert_eq(!a->uvs, !b->uvs);
+    if (a->uvs) cr_assert_eq(memcmp(a->uvs, b->uvs, 2 * n * sizeof(float)), 0);
+    cr_assert_eq(!a->colors, !b->colors);
+    if (a->colors) cr_assert_eq(memcmp(a->colors, b->colors, 4 * n * sizeof(float)), 0);
+    cr_assert_eq(memcmp(a->indices, b->indices, a->icount * sizeof(uint32_t)), 0);
+}
+
+/* pm_prim_append against the plain path it stands for (pm_prim_add_vertex
+ * with the source's positions and UVs, then pm_prim_add_tri offset), on
+ * random sources into destinations with and without UVs and colours,
+ * some reserved exactly and some growing. */
+Test(scene, append_matches_vertex_by_vertex) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261201);
+    for (int round = 0; round < 200; round++) {
+        pm_arena *a = pm_arena_create(0);
+        pm_scene *s = pm_scene_create(a);
+        unsigned flags = (round & 1 ? PM_PRIM_UV : 0) | (round & 2 ? PM_PRIM_COLOR : 0);
+        cr_assert_not_null(pm_scene_add_prim(s, "fast", "m", flags, 0, 0));
+        cr_assert_not_null(pm_scene_add_prim(s, "plain", "m", flags, 0, 0));
+        if (round & 4) cr_assert_eq(pm_prim_reserve(s, &s->prims[0], 700, 2400), 0);
+        for (int k = 0; k < 1 + round % 4; k++) {
+            pm_prim *src = random_prim(s, &r, round & 8);
+            uint32_t si = s->nprims - 1;
+            pm_prim *plain = &s->prims[1];
+            uint32_t off = plain->vcount;
+            src = &s->prims[si];
+            for (uint32_t v = 0; v < src->vcount; v++)
+                cr_assert_eq(pm_prim_add_vertex(s, plain, src->positions + 3 * v, NULL,
+                                                src->uvs ? src->uvs + 2 * v : NULL, NULL),
+                             (int64_t)(off + v));
+            for (uint32_t t = 0; t < src->icount; t += 3)
+                cr_assert_eq(pm_prim_add_tri(s, plain, off + src->indices[t], off + src->indices[t + 1],
+                                             off + src->indices[t + 2]), 0);
+            s->validated = true;
+            cr_assert_eq(pm_prim_append(s, &s->prims[0], &s->prims[si]), (int64_t)off);
+            cr_assert_eq(s->validated, false);
+        }
+        assert_same_prim(&s->prims[0], &s->prims[1]);
+        pm_arena_destroy(a);
+    }
+}
+
+Test(scene, reserve_is_exact_and_keeps_content) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s = pm_scene_create(a);
+    pm_prim *p = pm_scene_add_prim(s, "p", "m", PM_PRIM_UV, 0, 0);
+    const float pos[3] = {1, 2, 3}, uv[2] = {4, 5};
+    for (int i = 0; i < 20; i++) cr_assert_eq(pm_prim_add_vertex(s, p, pos, NULL, uv, NULL), i);
+    cr_assert_eq(pm_prim_add_tri(s, p, 0, 1, 2), 0);
+    cr_assert_eq(pm_prim_reserve(s, p, 1000, 999), 0);
+    cr_assert_eq(p->vcap, 1000);
+    cr_assert_eq(p->icap, 999);
+    cr_assert_eq(pm_prim_reserve(s, p, 10, 3), 0);   /* never shrinks */
+    cr_assert_eq(p->vcap, 1000);
+    for (int i = 0; i < 20; i++) {
+        cr_assert_eq(memcmp(p->positions + 3 * i, pos, sizeof pos), 0);
+        cr_assert_eq(memcmp(p->uvs + 2 * i, uv, sizeof uv), 0);
+    }
+    cr_assert_eq(p->indices[2], 2u);
+    for (int i = 20; i < 1000; i++) cr_assert_eq(pm_prim_add_vertex(s, p, pos, NULL, uv, NULL), i);
+    cr_assert_eq(p->vcap, 1000);   /* filled without growing */
+    pm_arena_destroy(a);
+}
+
+/* Appending past the arena's limit fails cleanly and leaves the content. */
+Test(scene, append_out_of_memory_leaves_dst) {
+    pm_arena *a = pm_arena_create(4096);
+    pm_arena_set_limit(a, 256 * 1024);
+    pm_scene *s = pm_scene_create(a);
+    pm_prim *d = pm_scene_add_prim(s, "d", "m", 0, 0, 0);
+    pm_prim *src = pm_scene_add_prim(s, "s", "m", 0, 2000, 0);
+    d = &s->prims[0];
+    const float pos[3] = {1, 2, 3};
+    for (int i = 0; i < 2000; i++) cr_assert_geq(pm_prim_add_vertex(s, src, pos, NULL, NULL, NULL), 0);
+    int64_t r = 0;
+    uint32_t rounds = 0;
+    while ((r = pm_prim_append(s, d, src)) >= 0) {
+        cr_assert_eq(r, (int64_t)rounds * 2000);
+        rounds++;
+        cr_assert_lt(rounds, 1000);
+    }
+    cr_assert_eq(d->vcount, rounds * 2000);
+    for (uint32_t i = 0; i < d->vcount; i++) cr_assert_eq(d->positions[3 * i + 2], 3.0f);
+    pm_arena_destroy(a);
 }
