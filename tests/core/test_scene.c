@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scene/rng.h"
@@ -406,4 +407,94 @@ Test(scene, append_out_of_memory_leaves_dst) {
     cr_assert_eq(d->vcount, rounds * 2000);
     for (uint32_t i = 0; i < d->vcount; i++) cr_assert_eq(d->positions[3 * i + 2], 3.0f);
     pm_arena_destroy(a);
+}
+
+/* ---- pm_scene_validate against an independent reference ---- */
+
+/* The contract spelled out element by element with isfinite. */
+static bool reference_contract(const pm_prim *p) {
+    if (p->icount % 3) return false;
+    for (uint32_t i = 0; i < p->icount; i++)
+        if (p->indices[i] >= p->vcount) return false;
+    for (uint32_t v = 0; v < p->vcount; v++) {
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(p->positions[3 * v + k]) || !isfinite(p->normals[3 * v + k])) return false;
+        for (int k = 0; p->uvs && k < 2; k++)
+            if (!isfinite(p->uvs[2 * v + k])) return false;
+        for (int k = 0; p->colors && k < 4; k++)
+            if (!isfinite(p->colors[4 * v + k])) return false;
+    }
+    return true;
+}
+
+/* Random scenes, some with one element broken (infinite or NaN anywhere,
+ * an index out of range) and some with normals off unit length: the
+ * verdict is the reference's, and a scene that passes has every normal
+ * as pm_normal_fix leaves it (or untouched when it was unit). */
+Test(scene, validate_matches_the_reference_on_random_scenes) {
+    pm_rng r;
+    pm_rng_seed(&r, 14);
+    const float odd[] = {INFINITY, -INFINITY, NAN, 3e38f, 0.0f, 1e-30f, -0.0f};
+    int refused = 0, fixed = 0;
+    for (int round = 0; round < 400; round++) {
+        pm_arena *a = pm_arena_create(0);
+        pm_scene *s = pm_scene_create(a);
+        uint32_t np = 1 + (uint32_t)pm_rng_below(&r, 3);
+        for (uint32_t i = 0; i < np; i++) {
+            pm_prim *p = random_prim(s, &r, pm_rng_chance(&r, 0.5));
+            for (uint32_t v = 0; v < p->vcount; v++) {
+                float *n = p->normals + 3 * v;   /* mostly unit, as generators leave them */
+                n[0] = 0, n[1] = 1, n[2] = 0;
+                if (pm_rng_chance(&r, 0.3)) {
+                    for (int k = 0; k < 3; k++) n[k] = (float)pm_rng_range(&r, -1, 1);
+                    pm_normal_fix(n);
+                }
+            }
+            for (uint32_t v = 0; v < p->vcount; v++)
+                for (int k = 0; k < 4; k++) p->colors[4 * v + k] = (float)pm_rng_unit(&r);
+        }
+        int what = (int)pm_rng_below(&r, 8);
+        pm_prim *p = &s->prims[pm_rng_below(&r, np)];
+        uint32_t v = (uint32_t)pm_rng_below(&r, p->vcount);
+        float x = odd[pm_rng_below(&r, sizeof odd / sizeof *odd)];
+        switch (what) {
+        case 0: p->positions[3 * v + pm_rng_below(&r, 3)] = x; break;
+        case 1: p->normals[3 * v + pm_rng_below(&r, 3)] = x; break;
+        case 2: if (p->uvs) p->uvs[2 * v + pm_rng_below(&r, 2)] = x; break;
+        case 3: p->colors[4 * v + pm_rng_below(&r, 4)] = x; break;
+        case 4: if (p->icount) p->indices[pm_rng_below(&r, p->icount)] = p->vcount; break;
+        case 5: p->normals[3 * v + pm_rng_below(&r, 3)] *= 1.5f; break;
+        default: break;
+        }
+        bool want = true;
+        for (uint32_t i = 0; i < s->nprims; i++) {
+            cr_assert_eq(pm_prim_contract_ok(&s->prims[i]), reference_contract(&s->prims[i]));
+            want = want && reference_contract(&s->prims[i]);
+        }
+        float *expect = NULL;
+        size_t total = 0;
+        for (uint32_t i = 0; i < s->nprims; i++) total += 3 * (size_t)s->prims[i].vcount;
+        expect = malloc(total * sizeof *expect);
+        for (uint32_t i = 0, at = 0; i < s->nprims; i++)
+            for (uint32_t w = 0; w < s->prims[i].vcount; w++, at += 3) {
+                memcpy(expect + at, s->prims[i].normals + 3 * w, 3 * sizeof(float));
+                if (!pm_normal_is_unit(expect + at)) pm_normal_fix(expect + at);
+            }
+        int rc = pm_scene_validate(s);
+        cr_assert_eq(rc, want ? 0 : -1, "round %d: what %d", round, what);
+        cr_assert_eq(s->validated, want);
+        if (want) {
+            for (uint32_t i = 0, at = 0; i < s->nprims; i++) {
+                size_t n = 3 * (size_t)s->prims[i].vcount;
+                cr_assert_eq(memcmp(s->prims[i].normals, expect + at, n * sizeof(float)), 0);
+                at += (uint32_t)n;
+            }
+            fixed += what == 5 || what == 1;
+        }
+        refused += !want;
+        free(expect);
+        pm_arena_destroy(a);
+    }
+    cr_assert_gt(refused, 50);
+    cr_assert_gt(fixed, 20);
 }
