@@ -493,7 +493,9 @@ static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
     pm__tris t = {0};
     uint32_t n = S->n;
     uint32_t *tri = pm_arena_alloc(S->tmp, 3 * (n + 2) * sizeof *tri);
-    if (!tri) return PM_ERR_NOMEM;
+    /* At most two triangles a step (a region of k steps clips into at
+     * most k + 1 <= 2 k): one allocation, not a vector doubling from 8. */
+    if (!tri || pm_vec_reserve(S->tmp, &t, 6 * (size_t)n)) return PM_ERR_NOMEM;
     int rc = PM_OK;
     pm__net *N = S->N;
     for (uint32_t i = 0; rc == PM_OK && i + 1 < n;) {
@@ -853,7 +855,10 @@ int pm__network_sidewalks(pm__net *N, pm_scene *s) {
     N->swsrc.len = 0;
     pm__swsrc none = {UINT32_MAX, 0, 0, 0};
     uint32_t nj = s->prims[2].icount / 3;
-    if (pm_vec_reserve(N->a, &N->swsrc, nj)) return PM_ERR_NOMEM;
+    /* One source per sidewalk triangle: as many as the stitch made room
+     * for (pm__network_sidewalk_bound), so the vector does not grow. */
+    if (pm_vec_reserve(N->a, &N->swsrc, s->prims[2].icap / 3 > nj ? s->prims[2].icap / 3 : nj))
+        return PM_ERR_NOMEM;
     for (uint32_t t = 0; t < nj; t++) N->swsrc.data[t] = none;
     N->swsrc.len = nj;
     for (size_t r = 0; r < N->roads.len; r++) {
