@@ -71,9 +71,12 @@ static void pm__sections(const pm_prim *P, uint32_t s0[3], uint32_t s1[3], bool 
 static bool pm__map_end(pm__net *N, const pm_prim *A, const pm_prim *P, const uint32_t sec[3],
                         uint32_t jl, uint32_t jr, uint32_t *remap) {
     double tol = 0.01 + 2.0 * N->p->snap;
-    if (pm_v3f_dist(P->positions + 3 * sec[0], A->positions + 3 * jl) > tol ||
-        pm_v3f_dist(P->positions + 3 * sec[2], A->positions + 3 * jr) > tol)
-        return false;
+    /* (Most ends are the mouth's very floats: distance 0, no root needed.) */
+    const float *pl = P->positions + 3 * sec[0], *pr = P->positions + 3 * sec[2];
+    const float *ml = A->positions + 3 * jl, *mr = A->positions + 3 * jr;
+    bool same = pl[0] == ml[0] && pl[1] == ml[1] && pl[2] == ml[2] && pr[0] == mr[0] && pr[1] == mr[1] &&
+                pr[2] == mr[2];
+    if (!same && (pm_v3f_dist(pl, ml) > tol || pm_v3f_dist(pr, mr) > tol)) return false;
     remap[sec[0]] = jl;
     remap[sec[2]] = jr;
     return true;
@@ -200,15 +203,17 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     return rc;
 }
 
-/* The triangle holding directed edge a -> b among [t0, t1) and [e0, e1). */
+/* The triangle holding directed edge a -> b among [t0, t1) and [e0, e1),
+ * and through *rot the corner where that edge starts. */
 static int64_t pm__find_edge(const pm_prim *A, uint32_t t0, uint32_t t1, uint32_t e0, uint32_t e1,
                              uint32_t a, uint32_t b, int *rot) {
     for (int pass = 0; pass < 2; pass++) {
         uint32_t lo = pass ? e0 : t0, hi = pass ? e1 : t1;
         for (uint32_t t = lo; t < hi; t++) {
             const uint32_t *q = A->indices + 3 * t;
-            for (int r = 0; r < 3; r++)
-                if (q[r] == a && q[(r + 1) % 3] == b) { *rot = r; return t; }
+            /* Corners in order 0, 1, 2: the first that starts the edge. */
+            int r = q[0] == a && q[1] == b ? 0 : q[1] == a && q[2] == b ? 1 : q[2] == a && q[0] == b ? 2 : -1;
+            if (r >= 0) { *rot = r; return t; }
         }
     }
     return -1;

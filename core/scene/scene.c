@@ -90,7 +90,7 @@ static bool pm__dup(pm_arena *a, const void *src, size_t n, void **out) {
 static bool pm__copy_prim(pm_arena *a, pm_prim *d, const pm_prim *p) {
     size_t nv = p->vcount;
     *d = (pm_prim){.flags = p->flags, .vcount = p->vcount, .vcap = p->vcount, .icount = p->icount,
-                   .icap = p->icount};
+                   .icap = p->icount, .normals_unit = p->normals_unit};
     d->name = pm_arena_strdup(a, p->name);
     d->material = pm_arena_strdup(a, p->material);
     if (!d->name || !d->material || (p->mesh && !(d->mesh = pm_arena_strdup(a, p->mesh)))) return false;
@@ -161,6 +161,7 @@ int64_t pm_prim_append(pm_scene *s, pm_prim *dst, const pm_prim *src) {
     if (dst->icount + ni > dst->icap && pm__prim_reserve_i(s->arena, dst, dst->icount + ni, false) < 0)
         return -1;
     s->validated = false;
+    dst->normals_unit = false;
     size_t o = off, n = nv;
     if (n) {
         memcpy(dst->positions + 3 * o, src->positions, 3 * n * sizeof(float));
@@ -275,14 +276,16 @@ static uint32_t pm__bad_normals(const pm_prim *p);
 /* pm_prim_contract_ok (below), and through *bad how many normals are not unit
  * length. Unit-length normals are finite (an infinite or NaN component
  * makes the squared length infinite or NaN), so the normals' own finite
- * check runs only when some are not: the same verdict, one pass fewer. */
+ * check runs only when some are not: the same verdict, one pass fewer;
+ * normals that pm_prim_compute_normals wrote (normals_unit) are unit
+ * without measuring them. */
 static bool pm__contract(const pm_prim *p, uint32_t *bad) {
     *bad = 0;
     if (p->icount % 3 != 0) return false;
     uint32_t n = p->vcount;
     if (!pm__indices_below(p->indices, p->icount, n) || !pm__finite(p->positions, 3 * (size_t)n))
         return false;
-    *bad = pm__bad_normals(p);
+    *bad = p->normals_unit ? 0 : pm__bad_normals(p);
     return (*bad == 0 || pm__finite(p->normals, 3 * (size_t)n)) &&
            (!p->uvs || pm__finite(p->uvs, 2 * (size_t)n)) && (!p->colors || pm__finite(p->colors, 4 * (size_t)n));
 }
@@ -344,7 +347,7 @@ int pm_scene_validate(pm_scene *s) {
     }
     for (uint32_t i = 0; i < s->nprims; i++) {
         pm_prim *p = &s->prims[i];
-        if (i < 64 ? (fix >> i & 1) != 0 : pm__bad_normals(p) != 0)
+        if (i < 64 ? (fix >> i & 1) != 0 : !p->normals_unit && pm__bad_normals(p) != 0)
             for (uint32_t v = 0; v < p->vcount; v++)
                 if (!pm_normal_is_unit(p->normals + 3 * (size_t)v)) pm_normal_fix(p->normals + 3 * (size_t)v);
         size_t nc = 4 * (size_t)p->vcount;

@@ -31,6 +31,11 @@ typedef struct pm_prim {
     float *uvs;                /* 2 * vcount, or NULL without PM_PRIM_UV */
     float *colors;             /* 4 * vcount, or NULL without PM_PRIM_COLOR */
     uint32_t *indices;         /* icount, a multiple of 3 */
+    /* Every normal is unit length as written by pm_prim_compute_normals
+     * (which sets it; it always writes unit normals), so pm_scene_validate
+     * need not measure them. Adding vertices clears it; code that writes
+     * normals directly must clear it too. */
+    bool normals_unit;
 } pm_prim;
 
 /* An instanced prop: one name, many placements (TRS). */
@@ -102,6 +107,7 @@ static inline int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float po
                                          const float n[3], const float uv[2], const float rgba[4]) {
     if (p->vcount >= p->vcap) return pm__prim_add_vertex_grow(s, p, pos, n, uv, rgba);
     s->validated = false;
+    p->normals_unit = false;
     uint32_t i = p->vcount++;
     pm__put(p->positions + 3 * (size_t)i, pos, 3);
     pm__put(p->normals + 3 * (size_t)i, n, 3);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geom/geom.h"
 #include "scene/rng.h"
 #include "scene/scene.h"
 
@@ -497,4 +498,66 @@ Test(scene, validate_matches_the_reference_on_random_scenes) {
     }
     cr_assert_gt(refused, 50);
     cr_assert_gt(fixed, 20);
+}
+
+/* ---- normals_unit: pm_prim_compute_normals' unit normals, trusted ---- */
+
+/* Whatever the positions (flat or not, faces up or down, degenerate,
+ * huge, tiny, infinite or NaN), pm_prim_compute_normals writes normals
+ * that pm_normal_is_unit accepts, so pm_scene_validate may skip measuring
+ * them (normals_unit): the same verdicts and the same bytes as measuring. */
+Test(scene, computed_normals_are_unit_and_trusted) {
+    pm_rng r;
+    pm_rng_seed(&r, 1401);
+    const double scales[] = {1e-30, 1e-6, 1, 1e3, 1e5, 1e19, 3e38};
+    for (int round = 0; round < 300; round++) {
+        pm_arena *a = pm_arena_create(0);
+        pm_scene *s = pm_scene_create(a);
+        pm_prim *p = random_prim(s, &r, true);
+        double sc = scales[pm_rng_below(&r, sizeof scales / sizeof *scales)];
+        bool flat = pm_rng_chance(&r, 0.4);
+        for (uint32_t v = 0; v < p->vcount; v++)
+            for (int k = 0; k < 3; k++)
+                p->positions[3 * v + k] = flat && k == 1 ? 2.5f : (float)(pm_rng_range(&r, -1, 1) * sc);
+        if (pm_rng_chance(&r, 0.1)) p->positions[3 * pm_rng_below(&r, p->vcount)] = NAN;
+        if (pm_rng_chance(&r, 0.1)) p->positions[3 * pm_rng_below(&r, p->vcount) + 2] = INFINITY;
+        cr_assert_eq(pm_prim_add_vertex(s, p, p->positions, NULL, NULL, NULL), (int64_t)p->vcount - 1);
+        cr_assert_eq(p->normals_unit, false);
+        pm_prim_compute_normals(p);
+        cr_assert_eq(p->normals_unit, true);
+        for (uint32_t v = 0; v < p->vcount; v++)
+            cr_assert(pm_normal_is_unit(p->normals + 3 * v), "round %d vertex %u", round, v);
+        /* Trusted or measured: the same verdict, the same normals. */
+        bool want = reference_contract(p);
+        pm_scene *c = pm_scene_copy(a, s);
+        cr_assert_eq(c->prims[0].normals_unit, true);
+        c->prims[0].normals_unit = false;
+        size_t nb = 3 * (size_t)p->vcount * sizeof(float);
+        cr_assert_eq(pm_scene_validate(s), want ? 0 : -1);
+        cr_assert_eq(pm_scene_validate(c), want ? 0 : -1);
+        cr_assert_eq(memcmp(s->prims[0].normals, c->prims[0].normals, nb), 0);
+        pm_arena_destroy(a);
+    }
+}
+
+Test(scene, writing_vertices_clears_normals_unit) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s = pm_scene_create(a);
+    pm_prim *p = pm_scene_add_prim(s, "p", "m", 0, 0, 0);
+    pm_prim *q = pm_scene_add_prim(s, "q", "m", 0, 0, 0);
+    p = &s->prims[0];
+    const float pos[3][3] = {{0, 0, 0}, {0, 0, 1}, {1, 0, 0}};
+    for (int i = 0; i < 3; i++) cr_assert_eq(pm_prim_add_vertex(s, q, pos[i], NULL, NULL, NULL), i);
+    cr_assert_eq(pm_prim_add_tri(s, q, 0, 1, 2), 0);
+    pm_prim_compute_normals(q);
+    cr_assert(q->normals_unit);
+    cr_assert_eq(pm_prim_append(s, p, q), 0);   /* zero normals: not unit */
+    cr_assert_not(p->normals_unit);
+    cr_assert_eq(pm_scene_validate(s), 0);
+    cr_assert_eq(p->normals[1], 1.0f);        /* measured and fixed to +Y */
+    pm_prim_compute_normals(p);
+    cr_assert(p->normals_unit);
+    cr_assert_geq(pm_prim_add_vertex(s, p, pos[0], NULL, NULL, NULL), 0);
+    cr_assert_not(p->normals_unit);
+    pm_arena_destroy(a);
 }
