@@ -11,8 +11,8 @@
 #define PM__NONE UINT32_MAX
 
 static int64_t pm__prim_index(const pm_scene *s, const char *name) {
-    for (uint32_t i = 0; s && i < s->nprims; i++)
-        if (strcmp(s->prims[i].name, name) == 0) return i;
+    for (uint32_t i = 0; s && i < s->nprims; i++)   /* (first letters first: no call for most) */
+        if (s->prims[i].name[0] == name[0] && strcmp(s->prims[i].name, name) == 0) return i;
     return -1;
 }
 
