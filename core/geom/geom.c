@@ -81,6 +81,11 @@ static bool pm__flat_normals(pm_prim *p) {
 
 void pm_prim_compute_normals(pm_prim *p) {
     assert(p && p->icount % 3 == 0);
+    /* Every normal written here is unit length: (0, 1, 0), (0, +-1, 0), or
+     * a vector over its length rounded to floats (each component within
+     * 2^-24 of the exact one, so the squared length within ~4e-7 of 1,
+     * far inside pm_normal_is_unit's 1e-4). pm_scene_validate trusts it. */
+    p->normals_unit = true;
     if (pm__flat_normals(p)) return;
     if (p->vcount) memset(p->normals, 0, (size_t)p->vcount * 3 * sizeof(float));
     for (uint32_t t = 0; t < p->icount; t += 3) {

@@ -14,7 +14,8 @@
  * degenerate, gets +Y. Indices must be < vcount. Deterministic: faces are
  * summed in index order. A flat primitive (every position at one height,
  * as asphalt on flat ground) takes a shortcut with the same bits: only the
- * heights' cross terms are summed, and none when no face points down. */
+ * heights' cross terms are summed, and none when no face points down.
+ * Every normal it writes is unit length: it sets p->normals_unit. */
 void pm_prim_compute_normals(pm_prim *p);
 
 /* Axis-aligned bounds of the positions; returns false when p is empty. */

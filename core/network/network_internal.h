@@ -112,6 +112,11 @@ int pm__network_road_sides(pm__net *N, pm__road *R, const pm_prim *P, const uint
 /* The slabs along every road side with a sidewalk into s's curb (1) and
  * sidewalk (2) primitives; problems for those that cannot be built. */
 int pm__network_sidewalks(pm__net *N, pm_scene *s);
+/* What pm__network_sidewalks adds to the curb (v[0] vertices, t[0]
+ * triangles) and sidewalk (v[1], t[1]) primitives in the usual case (road
+ * sides in one piece, or as many as their cuts): the stitch reserves it
+ * up front. A hint only: a side in more pieces grows the primitive. */
+void pm__network_sidewalk_bound(const pm__net *N, uint64_t v[2], uint64_t t[2]);
 /* network_overlap.c: a PM_NETWORK_OVERLAP problem for each pair of pieces
  * (junctions, edges' roads and sidewalks) whose asphalt or sidewalk
  * triangles overlap in plan (interiors, exact predicates). With retry

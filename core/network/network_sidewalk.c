@@ -493,7 +493,9 @@ static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
     pm__tris t = {0};
     uint32_t n = S->n;
     uint32_t *tri = pm_arena_alloc(S->tmp, 3 * (n + 2) * sizeof *tri);
-    if (!tri) return PM_ERR_NOMEM;
+    /* At most two triangles a step (a region of k steps clips into at
+     * most k + 1 <= 2 k): one allocation, not a vector doubling from 8. */
+    if (!tri || pm_vec_reserve(S->tmp, &t, 6 * (size_t)n)) return PM_ERR_NOMEM;
     int rc = PM_OK;
     pm__net *N = S->N;
     for (uint32_t i = 0; rc == PM_OK && i + 1 < n;) {
@@ -814,12 +816,49 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
     return rc;
 }
 
+/* Whether side `side` of road R may end in an end cap at its start (at_end
+ * false) or end: no junction slab waits there, or the junction's corner
+ * was trimmed. */
+static bool pm__may_cap(const pm__net *N, const pm__road *R, int side, bool at_end) {
+    const pm__node *V = NULL;
+    if (!pm__slab_at(N, R, side, at_end, &V)) return true;
+    int64_t arm = at_end ? R->arm1 : R->arm0;
+    bool mouth_left = at_end ? side == 1 : side == 0;
+    return V->trim && V->trim[2 * arm + (mouth_left ? 0 : 1)] > 0;
+}
+
+void pm__network_sidewalk_bound(const pm__net *N, uint64_t v[2], uint64_t t[2]) {
+    v[0] = v[1] = t[0] = t[1] = 0;
+    for (size_t r = 0; r < N->roads.len; r++) {
+        const pm__road *R = &N->roads.data[r];
+        for (int side = 0; side < 2; side++) {
+            uint64_t n = R->nchain[side];
+            if (n < 2) continue;
+            /* The pieces of a side are disjoint runs of its sections: the
+             * curb and outer faces take two vertices per section and two
+             * triangles per step each, the band two vertices per section
+             * and two triangles per step; an end cap four vertices and two
+             * triangles, at a free or trimmed end and on both sides of
+             * each cut. */
+            uint64_t caps = pm__may_cap(N, R, side, false) + pm__may_cap(N, R, side, true) +
+                            2 * (R->cut[side].len / 2 + (R->closed && R->cut[side].len));
+            v[0] += 4 * n + 4 * caps;
+            t[0] += 4 * (n - 1) + 2 * caps;
+            v[1] += 2 * n;
+            t[1] += 2 * (n - 1);
+        }
+    }
+}
+
 int pm__network_sidewalks(pm__net *N, pm_scene *s) {
     /* The junctions' slabs came first. */
     N->swsrc.len = 0;
     pm__swsrc none = {UINT32_MAX, 0, 0, 0};
     uint32_t nj = s->prims[2].icount / 3;
-    if (pm_vec_reserve(N->a, &N->swsrc, nj)) return PM_ERR_NOMEM;
+    /* One source per sidewalk triangle: as many as the stitch made room
+     * for (pm__network_sidewalk_bound), so the vector does not grow. */
+    if (pm_vec_reserve(N->a, &N->swsrc, s->prims[2].icap / 3 > nj ? s->prims[2].icap / 3 : nj))
+        return PM_ERR_NOMEM;
     for (uint32_t t = 0; t < nj; t++) N->swsrc.data[t] = none;
     N->swsrc.len = nj;
     for (size_t r = 0; r < N->roads.len; r++) {

@@ -11,8 +11,8 @@
 #define PM__NONE UINT32_MAX
 
 static int64_t pm__prim_index(const pm_scene *s, const char *name) {
-    for (uint32_t i = 0; s && i < s->nprims; i++)
-        if (strcmp(s->prims[i].name, name) == 0) return i;
+    for (uint32_t i = 0; s && i < s->nprims; i++)   /* (first letters first: no call for most) */
+        if (s->prims[i].name[0] == name[0] && strcmp(s->prims[i].name, name) == 0) return i;
     return -1;
 }
 
@@ -20,16 +20,9 @@ static int64_t pm__prim_index(const pm_scene *s, const char *name) {
  * through *voff. Normals are left zero: the stitch computes every
  * primitive's normals over the whole network at the end. */
 static int pm__append(pm_scene *s, uint32_t dst, const pm_prim *src, uint32_t *voff) {
-    pm_prim *D = &s->prims[dst];
-    *voff = D->vcount;
-    for (uint32_t v = 0; v < src->vcount; v++)
-        if (pm_prim_add_vertex(s, D, src->positions + 3 * v, NULL, src->uvs ? src->uvs + 2 * v : NULL,
-                               NULL) < 0)
-            return PM_ERR_NOMEM;
-    for (uint32_t t = 0; t < src->icount; t += 3)
-        if (pm_prim_add_tri(s, D, *voff + src->indices[t], *voff + src->indices[t + 1],
-                            *voff + src->indices[t + 2]))
-            return PM_ERR_NOMEM;
+    int64_t off = pm_prim_append(s, &s->prims[dst], src);
+    if (off < 0) return PM_ERR_NOMEM;
+    *voff = (uint32_t)off;
     return PM_OK;
 }
 
@@ -78,9 +71,12 @@ static void pm__sections(const pm_prim *P, uint32_t s0[3], uint32_t s1[3], bool 
 static bool pm__map_end(pm__net *N, const pm_prim *A, const pm_prim *P, const uint32_t sec[3],
                         uint32_t jl, uint32_t jr, uint32_t *remap) {
     double tol = 0.01 + 2.0 * N->p->snap;
-    if (pm_v3f_dist(P->positions + 3 * sec[0], A->positions + 3 * jl) > tol ||
-        pm_v3f_dist(P->positions + 3 * sec[2], A->positions + 3 * jr) > tol)
-        return false;
+    /* (Most ends are the mouth's very floats: distance 0, no root needed.) */
+    const float *pl = P->positions + 3 * sec[0], *pr = P->positions + 3 * sec[2];
+    const float *ml = A->positions + 3 * jl, *mr = A->positions + 3 * jr;
+    bool same = pl[0] == ml[0] && pl[1] == ml[1] && pl[2] == ml[2] && pr[0] == mr[0] && pr[1] == mr[1] &&
+                pr[2] == mr[2];
+    if (!same && (pm_v3f_dist(pl, ml) > tol || pm_v3f_dist(pr, mr) > tol)) return false;
     remap[sec[0]] = jl;
     remap[sec[2]] = jr;
     return true;
@@ -207,15 +203,17 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     return rc;
 }
 
-/* The triangle holding directed edge a -> b among [t0, t1) and [e0, e1). */
+/* The triangle holding directed edge a -> b among [t0, t1) and [e0, e1),
+ * and through *rot the corner where that edge starts. */
 static int64_t pm__find_edge(const pm_prim *A, uint32_t t0, uint32_t t1, uint32_t e0, uint32_t e1,
                              uint32_t a, uint32_t b, int *rot) {
     for (int pass = 0; pass < 2; pass++) {
         uint32_t lo = pass ? e0 : t0, hi = pass ? e1 : t1;
         for (uint32_t t = lo; t < hi; t++) {
             const uint32_t *q = A->indices + 3 * t;
-            for (int r = 0; r < 3; r++)
-                if (q[r] == a && q[(r + 1) % 3] == b) { *rot = r; return t; }
+            /* Corners in order 0, 1, 2: the first that starts the edge. */
+            int r = q[0] == a && q[1] == b ? 0 : q[1] == a && q[2] == b ? 1 : q[2] == a && q[0] == b ? 2 : -1;
+            if (r >= 0) { *rot = r; return t; }
         }
     }
     return -1;
@@ -282,13 +280,42 @@ static int pm__stitch_junction(pm_scene *s, pm__node *V) {
     V->vcount = V->scene->prims[0].vcount;
     V->tcount = V->scene->prims[0].icount / 3;
     V->toff = s->prims[0].icount / 3 - V->tcount;
-    const char *names[2] = {"curb", "sidewalk"};
-    V->swt0 = s->nprims == 3 ? s->prims[2].icount / 3 : 0;
-    for (uint32_t i = 0; i < 2 && s->nprims == 3; i++) {
-        int64_t k = pm__prim_index(V->scene, names[i]);
-        if (k >= 0 && (rc = pm__append(s, 1 + i, &V->scene->prims[k], &off))) return rc;
+    V->swt0 = V->swtn = 0;
+    return PM_OK;
+}
+
+/* The junctions' curbs and sidewalks, in node order, ahead of the roads'
+ * slabs: each primitive sized once for all of them and the roads' (the
+ * road sides are known by now), so that it is not copied as it grows. */
+static int pm__stitch_slabs(pm__net *N, pm_scene *s) {
+    static const char *const names[2] = {"curb", "sidewalk"};
+    uint64_t v[2], t[2];
+    pm__network_sidewalk_bound(N, v, t);
+    for (size_t n = 0; n < N->p->nnodes; n++) {
+        const pm_scene *J = N->nodes[n].scene;
+        for (uint32_t i = 0; J && i < 2; i++) {
+            int64_t k = pm__prim_index(J, names[i]);
+            if (k < 0) continue;
+            v[i] += J->prims[k].vcount;
+            t[i] += J->prims[k].icount / 3;
+        }
     }
-    if (s->nprims == 3) V->swtn = s->prims[2].icount / 3 - V->swt0;
+    for (uint32_t i = 0; i < 2; i++)
+        if (v[i] < UINT32_MAX / 4 && t[i] < UINT32_MAX / 12 &&
+            pm_prim_reserve(s, &s->prims[1 + i], (uint32_t)v[i], (uint32_t)(3 * t[i])))
+            return PM_ERR_NOMEM;
+    for (size_t n = 0; n < N->p->nnodes; n++) {
+        pm__node *V = &N->nodes[n];
+        if (!V->scene) continue;
+        V->swt0 = s->prims[2].icount / 3;
+        for (uint32_t i = 0; i < 2; i++) {
+            int64_t k = pm__prim_index(V->scene, names[i]);
+            uint32_t off;
+            int rc = k >= 0 ? pm__append(s, 1 + i, &V->scene->prims[k], &off) : PM_OK;
+            if (rc) return rc;
+        }
+        V->swtn = s->prims[2].icount / 3 - V->swt0;
+    }
     return PM_OK;
 }
 
@@ -315,6 +342,7 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
     for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++) rc = pm__stitch_road(N, s, &N->roads.data[r]);
     if (rc == PM_OK && N->problems.len) return PM_OK;     /* reported by the caller */
     if (rc == PM_OK) rc = pm__split_mouths(N, s);
+    if (rc == PM_OK && s->nprims == 3) rc = pm__stitch_slabs(N, s);
     if (rc == PM_OK && s->nprims == 3) rc = pm__network_sidewalks(N, s);
     if (rc == PM_OK && N->problems.len) return PM_OK;     /* reported by the caller */
     if (rc) return rc;

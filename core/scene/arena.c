@@ -151,7 +151,9 @@ void pm_arena_reset(pm_arena *a) {
         else pm__block_free(a, b, pm__header() + b->size);
     }
     pm__free_chunks(a);
-    memset(a->bins, 0, sizeof a->bins);
+    /* A bin is non-empty exactly when its bit is set: only those need
+     * emptying (a scratch arena is reset once per road and side). */
+    for (uint64_t m = a->binmask; m; m &= m - 1) a->bins[__builtin_ctzll(m)] = NULL;
     a->binmask = 0;
     if (keep) keep->prev = NULL;
     pm__set_head(a, keep, 0);

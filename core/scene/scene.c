@@ -11,10 +11,12 @@ pm_scene *pm_scene_create(pm_arena *a) {
     return s->meta ? s : NULL;
 }
 
-/* Grows the vertex arrays of p to hold at least need vertices. */
-static int pm__prim_reserve_v(pm_arena *a, pm_prim *p, uint32_t need) {
+/* Grows the vertex arrays of p to hold at least need vertices: doubling
+ * (a primitive growing one vertex at a time), or exactly need when exact
+ * (a caller that knows its count: no copies on the way, no slack). */
+static int pm__prim_reserve_v(pm_arena *a, pm_prim *p, uint32_t need, bool exact) {
     if (need <= p->vcap) return 0;
-    uint64_t cap = p->vcap ? p->vcap : 16;
+    uint64_t cap = exact ? need : (p->vcap ? p->vcap : 16);
     while (cap < need) cap *= 2;
     if (cap > UINT32_MAX - 1) cap = UINT32_MAX - 1;
     if (cap < need) return -1;
@@ -39,9 +41,9 @@ static int pm__prim_reserve_v(pm_arena *a, pm_prim *p, uint32_t need) {
     return 0;
 }
 
-static int pm__prim_reserve_i(pm_arena *a, pm_prim *p, uint32_t need) {
+static int pm__prim_reserve_i(pm_arena *a, pm_prim *p, uint32_t need, bool exact) {
     if (need <= p->icap) return 0;
-    uint64_t cap = p->icap ? p->icap : 48;
+    uint64_t cap = exact ? need : (p->icap ? p->icap : 48);
     while (cap < need) cap *= 2;
     if (cap > UINT32_MAX) cap = UINT32_MAX;
     if (cap < need) return -1;
@@ -70,8 +72,8 @@ pm_prim *pm_scene_add_prim(pm_scene *s, const char *name, const char *material,
     p->material = pm_arena_strdup(s->arena, material);
     p->flags = flags;
     if (!p->name || !p->material) return NULL;
-    if (pm__prim_reserve_v(s->arena, p, vreserve ? vreserve : 16) < 0) return NULL;
-    if (pm__prim_reserve_i(s->arena, p, ireserve ? ireserve : 48) < 0) return NULL;
+    if (pm__prim_reserve_v(s->arena, p, vreserve ? vreserve : 16, false) < 0) return NULL;
+    if (pm__prim_reserve_i(s->arena, p, ireserve ? ireserve : 48, false) < 0) return NULL;
     s->nprims++;
     return p;
 }
@@ -88,7 +90,7 @@ static bool pm__dup(pm_arena *a, const void *src, size_t n, void **out) {
 static bool pm__copy_prim(pm_arena *a, pm_prim *d, const pm_prim *p) {
     size_t nv = p->vcount;
     *d = (pm_prim){.flags = p->flags, .vcount = p->vcount, .vcap = p->vcount, .icount = p->icount,
-                   .icap = p->icount};
+                   .icap = p->icount, .normals_unit = p->normals_unit};
     d->name = pm_arena_strdup(a, p->name);
     d->material = pm_arena_strdup(a, p->material);
     if (!d->name || !d->material || (p->mesh && !(d->mesh = pm_arena_strdup(a, p->mesh)))) return false;
@@ -135,15 +137,46 @@ int64_t pm__prim_add_vertex_grow(pm_scene *s, pm_prim *p, const float pos[3], co
                                  const float uv[2], const float rgba[4]) {
     s->validated = false;
     if (p->vcount >= UINT32_MAX - 1) return -1;
-    if (p->vcount == p->vcap && pm__prim_reserve_v(s->arena, p, p->vcount + 1) < 0) return -1;
+    if (p->vcount == p->vcap && pm__prim_reserve_v(s->arena, p, p->vcount + 1, false) < 0) return -1;
     return pm_prim_add_vertex(s, p, pos, n, uv, rgba);
 }
 
 int pm__prim_add_tri_grow(pm_scene *s, pm_prim *p, uint32_t a, uint32_t b, uint32_t c) {
     s->validated = false;
     if (p->icount > UINT32_MAX - 3) return -1;
-    if (p->icount + 3 > p->icap && pm__prim_reserve_i(s->arena, p, p->icount + 3) < 0) return -1;
+    if (p->icount + 3 > p->icap && pm__prim_reserve_i(s->arena, p, p->icount + 3, false) < 0) return -1;
     return pm_prim_add_tri(s, p, a, b, c);
+}
+
+int pm_prim_reserve(pm_scene *s, pm_prim *p, uint32_t vcount, uint32_t icount) {
+    if (vcount > UINT32_MAX - 1) return -1;
+    if (pm__prim_reserve_v(s->arena, p, vcount, true) < 0) return -1;
+    return pm__prim_reserve_i(s->arena, p, icount, true);
+}
+
+int64_t pm_prim_append(pm_scene *s, pm_prim *dst, const pm_prim *src) {
+    uint32_t off = dst->vcount, nv = src->vcount, ni = src->icount;
+    if (nv > UINT32_MAX - 1 - off || ni > UINT32_MAX - dst->icount) return -1;
+    if (off + nv > dst->vcap && pm__prim_reserve_v(s->arena, dst, off + nv, false) < 0) return -1;
+    if (dst->icount + ni > dst->icap && pm__prim_reserve_i(s->arena, dst, dst->icount + ni, false) < 0)
+        return -1;
+    s->validated = false;
+    dst->normals_unit = false;
+    size_t o = off, n = nv;
+    if (n) {
+        memcpy(dst->positions + 3 * o, src->positions, 3 * n * sizeof(float));
+        memset(dst->normals + 3 * o, 0, 3 * n * sizeof(float));
+        if (dst->uvs && src->uvs) memcpy(dst->uvs + 2 * o, src->uvs, 2 * n * sizeof(float));
+        else if (dst->uvs) memset(dst->uvs + 2 * o, 0, 2 * n * sizeof(float));
+        if (dst->colors) memset(dst->colors + 4 * o, 0, 4 * n * sizeof(float));
+    }
+    /* restrict: the two arrays never overlap, so the loop vectorizes. */
+    uint32_t *restrict d = dst->indices + dst->icount;
+    const uint32_t *restrict si = src->indices;
+    for (uint32_t i = 0; i < ni; i++) d[i] = si[i] + off;
+    dst->vcount = off + nv;
+    dst->icount += ni - ni % 3;
+    return off;
 }
 
 pm_props *pm_scene_add_props(pm_scene *s, const char *name) {
@@ -209,21 +242,23 @@ uint64_t pm_scene_triangle_count(const pm_scene *s) {
  * -O2 vectorizes only straight-line code like this body. */
 #define PM__LANES 8
 
+/* Bit 31 of a float's exponent bits plus one exponent step is set exactly
+ * when the exponent is all ones (infinite or NaN): OR-ed over the array it
+ * takes no compare and no branch. */
+static inline uint32_t pm__nonfinite_bit(const float *f) {
+    uint32_t b;
+    memcpy(&b, f, sizeof b);
+    return (b & 0x7f800000u) + 0x00800000u;
+}
+
 static bool pm__finite(const float *v, size_t n) {
-    uint32_t bad[PM__LANES] = {0}, any = 0;
+    uint32_t acc[PM__LANES] = {0}, any = 0;
     size_t i = 0;
-    for (; i + PM__LANES <= n; i += PM__LANES) {
-        uint32_t b[PM__LANES];
-        memcpy(b, v + i, sizeof b);
-        for (int k = 0; k < PM__LANES; k++) bad[k] |= (b[k] & 0x7f800000u) ^ 0x7f800000u ? 0u : 1u;
-    }
-    for (; i < n; i++) {
-        uint32_t b;
-        memcpy(&b, v + i, sizeof b);
-        any |= (b & 0x7f800000u) == 0x7f800000u;
-    }
-    for (int k = 0; k < PM__LANES; k++) any |= bad[k];
-    return !any;
+    for (; i + PM__LANES <= n; i += PM__LANES)
+        for (int k = 0; k < PM__LANES; k++) acc[k] |= pm__nonfinite_bit(v + i + k);
+    for (; i < n; i++) any |= pm__nonfinite_bit(v + i);
+    for (int k = 0; k < PM__LANES; k++) any |= acc[k];
+    return !(any & 0x80000000u);
 }
 
 static bool pm__indices_below(const uint32_t *idx, size_t count, uint32_t n) {
@@ -234,6 +269,25 @@ static bool pm__indices_below(const uint32_t *idx, size_t count, uint32_t n) {
     for (; i < count; i++) any |= idx[i] >= n;
     for (int k = 0; k < PM__LANES; k++) any |= bad[k];
     return !any;
+}
+
+static uint32_t pm__bad_normals(const pm_prim *p);
+
+/* pm_prim_contract_ok (below), and through *bad how many normals are not unit
+ * length. Unit-length normals are finite (an infinite or NaN component
+ * makes the squared length infinite or NaN), so the normals' own finite
+ * check runs only when some are not: the same verdict, one pass fewer;
+ * normals that pm_prim_compute_normals wrote (normals_unit) are unit
+ * without measuring them. */
+static bool pm__contract(const pm_prim *p, uint32_t *bad) {
+    *bad = 0;
+    if (p->icount % 3 != 0) return false;
+    uint32_t n = p->vcount;
+    if (!pm__indices_below(p->indices, p->icount, n) || !pm__finite(p->positions, 3 * (size_t)n))
+        return false;
+    *bad = p->normals_unit ? 0 : pm__bad_normals(p);
+    return (*bad == 0 || pm__finite(p->normals, 3 * (size_t)n)) &&
+           (!p->uvs || pm__finite(p->uvs, 2 * (size_t)n)) && (!p->colors || pm__finite(p->colors, 4 * (size_t)n));
 }
 
 bool pm_prim_contract_ok(const pm_prim *p) {
@@ -283,11 +337,17 @@ int pm_scene_validate(pm_scene *s) {
     s->validated = false;
     for (uint32_t i = 0; i < s->nprops; i++)
         if (!pm_props_finite(&s->props[i])) return -1;
-    for (uint32_t i = 0; i < s->nprims; i++)
-        if (!pm_prim_contract_ok(&s->prims[i])) return -1;
+    /* Which primitives have normals to fix (the first 64; the others are
+     * counted again): the contract counts them anyway. */
+    uint64_t fix = 0;
+    for (uint32_t i = 0; i < s->nprims; i++) {
+        uint32_t bad;
+        if (!pm__contract(&s->prims[i], &bad)) return -1;
+        if (bad && i < 64) fix |= (uint64_t)1 << i;
+    }
     for (uint32_t i = 0; i < s->nprims; i++) {
         pm_prim *p = &s->prims[i];
-        if (pm__bad_normals(p))
+        if (i < 64 ? (fix >> i & 1) != 0 : !p->normals_unit && pm__bad_normals(p) != 0)
             for (uint32_t v = 0; v < p->vcount; v++)
                 if (!pm_normal_is_unit(p->normals + 3 * (size_t)v)) pm_normal_fix(p->normals + 3 * (size_t)v);
         size_t nc = 4 * (size_t)p->vcount;

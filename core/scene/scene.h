@@ -31,6 +31,11 @@ typedef struct pm_prim {
     float *uvs;                /* 2 * vcount, or NULL without PM_PRIM_UV */
     float *colors;             /* 4 * vcount, or NULL without PM_PRIM_COLOR */
     uint32_t *indices;         /* icount, a multiple of 3 */
+    /* Every normal is unit length as written by pm_prim_compute_normals
+     * (which sets it; it always writes unit normals), so pm_scene_validate
+     * need not measure them. Adding vertices clears it; code that writes
+     * normals directly must clear it too. */
+    bool normals_unit;
 } pm_prim;
 
 /* An instanced prop: one name, many placements (TRS). */
@@ -64,6 +69,16 @@ pm_scene *pm_scene_copy(pm_arena *a, const pm_scene *src);
  * the next pm_scene_add_prim: keep the index for later access. */
 pm_prim *pm_scene_add_prim(pm_scene *s, const char *name, const char *material,
                            unsigned flags, uint32_t vreserve, uint32_t ireserve);
+/* Makes room in p for vcount vertices and icount indices in all, exactly
+ * that much (no doubling): for a caller that knows its final size, so
+ * that the arrays are not copied as they grow. Returns 0 or -1. */
+int pm_prim_reserve(pm_scene *s, pm_prim *p, uint32_t vcount, uint32_t icount);
+/* Appends src's vertices and triangles to dst in one go, the same as
+ * pm_prim_add_vertex (src's positions and UVs; normals and colours zero)
+ * for each vertex, then pm_prim_add_tri for each whole triangle with its
+ * indices offset by dst's vertex count before. Returns that offset, or -1
+ * (out of memory or past 2^32-2 vertices; dst then unchanged). */
+int64_t pm_prim_append(pm_scene *s, pm_prim *dst, const pm_prim *src);
 /* Puts p in the group (glTF mesh) named mesh (copied). Returns 0 or -1. */
 int pm_prim_set_mesh(pm_scene *s, pm_prim *p, const char *mesh);
 /* The name of p's group: its mesh name, or its own name. */
@@ -92,6 +107,7 @@ static inline int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float po
                                          const float n[3], const float uv[2], const float rgba[4]) {
     if (p->vcount >= p->vcap) return pm__prim_add_vertex_grow(s, p, pos, n, uv, rgba);
     s->validated = false;
+    p->normals_unit = false;
     uint32_t i = p->vcount++;
     pm__put(p->positions + 3 * (size_t)i, pos, 3);
     pm__put(p->normals + 3 * (size_t)i, n, 3);

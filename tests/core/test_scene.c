@@ -2,8 +2,11 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "geom/geom.h"
+#include "scene/rng.h"
 #include "scene/scene.h"
 
 Test(scene, create_is_empty_with_meta_object) {
@@ -294,4 +297,267 @@ Test(scene, copy_outlives_the_source_arena) {
     cr_assert_eq(pm_prim_add_vertex(c, &c->prims[0], q, NULL, NULL, NULL), 3);
     cr_assert_eq(c->prims[0].positions[3], 1.0f);
     pm_arena_destroy(dst);
+}
+
+/* ---- pm_prim_append / pm_prim_reserve: the bulk paths ---- */
+
+/* A random source primitive: some vertices (positions, normals, UVs when
+ * uv, colours), triangles over them. */
+static pm_prim *random_prim(pm_scene *s, pm_rng *r, bool uv) {
+    pm_prim *p = pm_scene_add_prim(s, "src", "m", (uv ? PM_PRIM_UV : 0) | PM_PRIM_COLOR, 0, 0);
+    cr_assert_not_null(p);
+    uint32_t nv = 1 + (uint32_t)pm_rng_below(r, 300), nt = (uint32_t)pm_rng_below(r, 400);
+    for (uint32_t v = 0; v < nv; v++) {
+        float f[12];
+        for (int k = 0; k < 12; k++) f[k] = (float)pm_rng_range(r, -1e4, 1e4);
+        cr_assert_eq(pm_prim_add_vertex(s, p, f, f + 3, f + 6, f + 8), (int64_t)v);
+    }
+    for (uint32_t t = 0; t < nt; t++)
+        cr_assert_eq(pm_prim_add_tri(s, p, (uint32_t)pm_rng_below(r, nv), (uint32_t)pm_rng_below(r, nv), (uint32_t)pm_rng_below(r, nv)), 0);
+    return p;
+}
+
+static void assert_same_prim(const pm_prim *a, const pm_prim *b) {
+    cr_assert_eq(a->vcount, b->vcount);
+    cr_assert_eq(a->icount, b->icount);
+    size_t n = a->vcount;
+    cr_assert_eq(memcmp(a->positions, b->positions, 3 * n * sizeof(float)), 0);
+    cr_assert_eq(memcmp(a->normals, b->normals, 3 * n * sizeof(float)), 0);
+    cr_assert_eq(!a->uvs, !b->uvs);
+    if (a->uvs) cr_assert_eq(memcmp(a->uvs, b->uvs, 2 * n * sizeof(float)), 0);
+    cr_assert_eq(!a->colors, !b->colors);
+    if (a->colors) cr_assert_eq(memcmp(a->colors, b->colors, 4 * n * sizeof(float)), 0);
+    cr_assert_eq(memcmp(a->indices, b->indices, a->icount * sizeof(uint32_t)), 0);
+}
+
+/* pm_prim_append against the plain path it stands for (pm_prim_add_vertex
+ * with the source's positions and UVs, then pm_prim_add_tri offset), on
+ * random sources into destinations with and without UVs and colours,
+ * some reserved exactly and some growing. */
+Test(scene, append_matches_vertex_by_vertex) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261201);
+    for (int round = 0; round < 200; round++) {
+        pm_arena *a = pm_arena_create(0);
+        pm_scene *s = pm_scene_create(a);
+        unsigned flags = (round & 1 ? PM_PRIM_UV : 0) | (round & 2 ? PM_PRIM_COLOR : 0);
+        cr_assert_not_null(pm_scene_add_prim(s, "fast", "m", flags, 0, 0));
+        cr_assert_not_null(pm_scene_add_prim(s, "plain", "m", flags, 0, 0));
+        if (round & 4) cr_assert_eq(pm_prim_reserve(s, &s->prims[0], 700, 2400), 0);
+        for (int k = 0; k < 1 + round % 4; k++) {
+            pm_prim *src = random_prim(s, &r, round & 8);
+            uint32_t si = s->nprims - 1;
+            pm_prim *plain = &s->prims[1];
+            uint32_t off = plain->vcount;
+            src = &s->prims[si];
+            for (uint32_t v = 0; v < src->vcount; v++)
+                cr_assert_eq(pm_prim_add_vertex(s, plain, src->positions + 3 * v, NULL,
+                                                src->uvs ? src->uvs + 2 * v : NULL, NULL),
+                             (int64_t)(off + v));
+            for (uint32_t t = 0; t < src->icount; t += 3)
+                cr_assert_eq(pm_prim_add_tri(s, plain, off + src->indices[t], off + src->indices[t + 1],
+                                             off + src->indices[t + 2]), 0);
+            s->validated = true;
+            cr_assert_eq(pm_prim_append(s, &s->prims[0], &s->prims[si]), (int64_t)off);
+            cr_assert_eq(s->validated, false);
+        }
+        assert_same_prim(&s->prims[0], &s->prims[1]);
+        pm_arena_destroy(a);
+    }
+}
+
+Test(scene, reserve_is_exact_and_keeps_content) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s = pm_scene_create(a);
+    pm_prim *p = pm_scene_add_prim(s, "p", "m", PM_PRIM_UV, 0, 0);
+    const float pos[3] = {1, 2, 3}, uv[2] = {4, 5};
+    for (int i = 0; i < 20; i++) cr_assert_eq(pm_prim_add_vertex(s, p, pos, NULL, uv, NULL), i);
+    cr_assert_eq(pm_prim_add_tri(s, p, 0, 1, 2), 0);
+    cr_assert_eq(pm_prim_reserve(s, p, 1000, 999), 0);
+    cr_assert_eq(p->vcap, 1000);
+    cr_assert_eq(p->icap, 999);
+    cr_assert_eq(pm_prim_reserve(s, p, 10, 3), 0);   /* never shrinks */
+    cr_assert_eq(p->vcap, 1000);
+    for (int i = 0; i < 20; i++) {
+        cr_assert_eq(memcmp(p->positions + 3 * i, pos, sizeof pos), 0);
+        cr_assert_eq(memcmp(p->uvs + 2 * i, uv, sizeof uv), 0);
+    }
+    cr_assert_eq(p->indices[2], 2u);
+    for (int i = 20; i < 1000; i++) cr_assert_eq(pm_prim_add_vertex(s, p, pos, NULL, uv, NULL), i);
+    cr_assert_eq(p->vcap, 1000);   /* filled without growing */
+    pm_arena_destroy(a);
+}
+
+/* Appending past the arena's limit fails cleanly and leaves the content. */
+Test(scene, append_out_of_memory_leaves_dst) {
+    pm_arena *a = pm_arena_create(4096);
+    pm_arena_set_limit(a, 256 * 1024);
+    pm_scene *s = pm_scene_create(a);
+    pm_prim *d = pm_scene_add_prim(s, "d", "m", 0, 0, 0);
+    pm_prim *src = pm_scene_add_prim(s, "s", "m", 0, 2000, 0);
+    d = &s->prims[0];
+    const float pos[3] = {1, 2, 3};
+    for (int i = 0; i < 2000; i++) cr_assert_geq(pm_prim_add_vertex(s, src, pos, NULL, NULL, NULL), 0);
+    int64_t r = 0;
+    uint32_t rounds = 0;
+    while ((r = pm_prim_append(s, d, src)) >= 0) {
+        cr_assert_eq(r, (int64_t)rounds * 2000);
+        rounds++;
+        cr_assert_lt(rounds, 1000);
+    }
+    cr_assert_eq(d->vcount, rounds * 2000);
+    for (uint32_t i = 0; i < d->vcount; i++) cr_assert_eq(d->positions[3 * i + 2], 3.0f);
+    pm_arena_destroy(a);
+}
+
+/* ---- pm_scene_validate against an independent reference ---- */
+
+/* The contract spelled out element by element with isfinite. */
+static bool reference_contract(const pm_prim *p) {
+    if (p->icount % 3) return false;
+    for (uint32_t i = 0; i < p->icount; i++)
+        if (p->indices[i] >= p->vcount) return false;
+    for (uint32_t v = 0; v < p->vcount; v++) {
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(p->positions[3 * v + k]) || !isfinite(p->normals[3 * v + k])) return false;
+        for (int k = 0; p->uvs && k < 2; k++)
+            if (!isfinite(p->uvs[2 * v + k])) return false;
+        for (int k = 0; p->colors && k < 4; k++)
+            if (!isfinite(p->colors[4 * v + k])) return false;
+    }
+    return true;
+}
+
+/* Random scenes, some with one element broken (infinite or NaN anywhere,
+ * an index out of range) and some with normals off unit length: the
+ * verdict is the reference's, and a scene that passes has every normal
+ * as pm_normal_fix leaves it (or untouched when it was unit). */
+Test(scene, validate_matches_the_reference_on_random_scenes) {
+    pm_rng r;
+    pm_rng_seed(&r, 14);
+    const float odd[] = {INFINITY, -INFINITY, NAN, 3e38f, 0.0f, 1e-30f, -0.0f};
+    int refused = 0, fixed = 0;
+    for (int round = 0; round < 400; round++) {
+        pm_arena *a = pm_arena_create(0);
+        pm_scene *s = pm_scene_create(a);
+        uint32_t np = 1 + (uint32_t)pm_rng_below(&r, 3);
+        for (uint32_t i = 0; i < np; i++) {
+            pm_prim *p = random_prim(s, &r, pm_rng_chance(&r, 0.5));
+            for (uint32_t v = 0; v < p->vcount; v++) {
+                float *n = p->normals + 3 * v;   /* mostly unit, as generators leave them */
+                n[0] = 0, n[1] = 1, n[2] = 0;
+                if (pm_rng_chance(&r, 0.3)) {
+                    for (int k = 0; k < 3; k++) n[k] = (float)pm_rng_range(&r, -1, 1);
+                    pm_normal_fix(n);
+                }
+            }
+            for (uint32_t v = 0; v < p->vcount; v++)
+                for (int k = 0; k < 4; k++) p->colors[4 * v + k] = (float)pm_rng_unit(&r);
+        }
+        int what = (int)pm_rng_below(&r, 8);
+        pm_prim *p = &s->prims[pm_rng_below(&r, np)];
+        uint32_t v = (uint32_t)pm_rng_below(&r, p->vcount);
+        float x = odd[pm_rng_below(&r, sizeof odd / sizeof *odd)];
+        switch (what) {
+        case 0: p->positions[3 * v + pm_rng_below(&r, 3)] = x; break;
+        case 1: p->normals[3 * v + pm_rng_below(&r, 3)] = x; break;
+        case 2: if (p->uvs) p->uvs[2 * v + pm_rng_below(&r, 2)] = x; break;
+        case 3: p->colors[4 * v + pm_rng_below(&r, 4)] = x; break;
+        case 4: if (p->icount) p->indices[pm_rng_below(&r, p->icount)] = p->vcount; break;
+        case 5: p->normals[3 * v + pm_rng_below(&r, 3)] *= 1.5f; break;
+        default: break;
+        }
+        bool want = true;
+        for (uint32_t i = 0; i < s->nprims; i++) {
+            cr_assert_eq(pm_prim_contract_ok(&s->prims[i]), reference_contract(&s->prims[i]));
+            want = want && reference_contract(&s->prims[i]);
+        }
+        float *expect = NULL;
+        size_t total = 0;
+        for (uint32_t i = 0; i < s->nprims; i++) total += 3 * (size_t)s->prims[i].vcount;
+        expect = malloc(total * sizeof *expect);
+        for (uint32_t i = 0, at = 0; i < s->nprims; i++)
+            for (uint32_t w = 0; w < s->prims[i].vcount; w++, at += 3) {
+                memcpy(expect + at, s->prims[i].normals + 3 * w, 3 * sizeof(float));
+                if (!pm_normal_is_unit(expect + at)) pm_normal_fix(expect + at);
+            }
+        int rc = pm_scene_validate(s);
+        cr_assert_eq(rc, want ? 0 : -1, "round %d: what %d", round, what);
+        cr_assert_eq(s->validated, want);
+        if (want) {
+            for (uint32_t i = 0, at = 0; i < s->nprims; i++) {
+                size_t n = 3 * (size_t)s->prims[i].vcount;
+                cr_assert_eq(memcmp(s->prims[i].normals, expect + at, n * sizeof(float)), 0);
+                at += (uint32_t)n;
+            }
+            fixed += what == 5 || what == 1;
+        }
+        refused += !want;
+        free(expect);
+        pm_arena_destroy(a);
+    }
+    cr_assert_gt(refused, 50);
+    cr_assert_gt(fixed, 20);
+}
+
+/* ---- normals_unit: pm_prim_compute_normals' unit normals, trusted ---- */
+
+/* Whatever the positions (flat or not, faces up or down, degenerate,
+ * huge, tiny, infinite or NaN), pm_prim_compute_normals writes normals
+ * that pm_normal_is_unit accepts, so pm_scene_validate may skip measuring
+ * them (normals_unit): the same verdicts and the same bytes as measuring. */
+Test(scene, computed_normals_are_unit_and_trusted) {
+    pm_rng r;
+    pm_rng_seed(&r, 1401);
+    const double scales[] = {1e-30, 1e-6, 1, 1e3, 1e5, 1e19, 3e38};
+    for (int round = 0; round < 300; round++) {
+        pm_arena *a = pm_arena_create(0);
+        pm_scene *s = pm_scene_create(a);
+        pm_prim *p = random_prim(s, &r, true);
+        double sc = scales[pm_rng_below(&r, sizeof scales / sizeof *scales)];
+        bool flat = pm_rng_chance(&r, 0.4);
+        for (uint32_t v = 0; v < p->vcount; v++)
+            for (int k = 0; k < 3; k++)
+                p->positions[3 * v + k] = flat && k == 1 ? 2.5f : (float)(pm_rng_range(&r, -1, 1) * sc);
+        if (pm_rng_chance(&r, 0.1)) p->positions[3 * pm_rng_below(&r, p->vcount)] = NAN;
+        if (pm_rng_chance(&r, 0.1)) p->positions[3 * pm_rng_below(&r, p->vcount) + 2] = INFINITY;
+        cr_assert_eq(pm_prim_add_vertex(s, p, p->positions, NULL, NULL, NULL), (int64_t)p->vcount - 1);
+        cr_assert_eq(p->normals_unit, false);
+        pm_prim_compute_normals(p);
+        cr_assert_eq(p->normals_unit, true);
+        for (uint32_t v = 0; v < p->vcount; v++)
+            cr_assert(pm_normal_is_unit(p->normals + 3 * v), "round %d vertex %u", round, v);
+        /* Trusted or measured: the same verdict, the same normals. */
+        bool want = reference_contract(p);
+        pm_scene *c = pm_scene_copy(a, s);
+        cr_assert_eq(c->prims[0].normals_unit, true);
+        c->prims[0].normals_unit = false;
+        size_t nb = 3 * (size_t)p->vcount * sizeof(float);
+        cr_assert_eq(pm_scene_validate(s), want ? 0 : -1);
+        cr_assert_eq(pm_scene_validate(c), want ? 0 : -1);
+        cr_assert_eq(memcmp(s->prims[0].normals, c->prims[0].normals, nb), 0);
+        pm_arena_destroy(a);
+    }
+}
+
+Test(scene, writing_vertices_clears_normals_unit) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s = pm_scene_create(a);
+    pm_prim *p = pm_scene_add_prim(s, "p", "m", 0, 0, 0);
+    pm_prim *q = pm_scene_add_prim(s, "q", "m", 0, 0, 0);
+    p = &s->prims[0];
+    const float pos[3][3] = {{0, 0, 0}, {0, 0, 1}, {1, 0, 0}};
+    for (int i = 0; i < 3; i++) cr_assert_eq(pm_prim_add_vertex(s, q, pos[i], NULL, NULL, NULL), i);
+    cr_assert_eq(pm_prim_add_tri(s, q, 0, 1, 2), 0);
+    pm_prim_compute_normals(q);
+    cr_assert(q->normals_unit);
+    cr_assert_eq(pm_prim_append(s, p, q), 0);   /* zero normals: not unit */
+    cr_assert_not(p->normals_unit);
+    cr_assert_eq(pm_scene_validate(s), 0);
+    cr_assert_eq(p->normals[1], 1.0f);        /* measured and fixed to +Y */
+    pm_prim_compute_normals(p);
+    cr_assert(p->normals_unit);
+    cr_assert_geq(pm_prim_add_vertex(s, p, pos[0], NULL, NULL, NULL), 0);
+    cr_assert_not(p->normals_unit);
+    pm_arena_destroy(a);
 }
