@@ -136,7 +136,7 @@ int pm_api_request_run(const pm_api_request *rq, const pm_api_run *run, pm_api_b
     size_t n = run->noutputs, done = 0;
     for (size_t i = 0; i < n; i++) out[i] = (pm_api_buf){0};
     char (*hex)[33] = calloc(n ? n : 1, sizeof *hex);
-    pm_arena *arena = pm_arena_create_with_realloc(0, run->arena_alloc, run->arena_realloc);
+    pm_arena *arena = pm_arena_create_with(0, run->arena_alloc);
     json_t *doc = NULL;
     pm_api_job job = {0};
     pm_scene *scene = NULL;

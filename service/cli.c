@@ -291,7 +291,6 @@ static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, const 
         arena_al = pm_svc_pages_arena(pg);
         out_al = pm_svc_pages_output(pg);
         run.arena_alloc = &arena_al;
-        run.arena_realloc = pm_svc_pages_arena_realloc;
         run.alloc = &out_al;
     }
     int rc = -1;

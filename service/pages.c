@@ -199,7 +199,7 @@ static void pm_svc__any_free(void *ctx, void *p, size_t size) {
 }
 
 pm_arena_allocator pm_svc_pages_arena(pm_svc_pages *pg) {
-    return (pm_arena_allocator){pm_svc__any_alloc, pm_svc__any_free, pg};
+    return (pm_arena_allocator){pm_svc__any_alloc, pm_svc__any_free, pg, pm_svc_pages_arena_realloc};
 }
 
 pm_api_alloc pm_svc_pages_output(pm_svc_pages *pg) {

@@ -48,10 +48,10 @@ size_t pm_svc_pages_reserved(const pm_svc_pages *pg);
 /* Allocators over pg for an arena (pm_arena_create_with) and for the
  * encoder (pm_api_alloc), which fall back on malloc, realloc and free when
  * the pool is full, so a job that fits in memory never fails for the
- * pool's sake. With pm_svc_pages_arena_realloc as its realloc
- * (pm_arena_create_with_realloc) the arena's block sizes, accounting and
- * limit are those of an arena on malloc. pg
- * must outlive every arena and buffer using them. */
+ * pool's sake. The arena's has pm_svc_pages_arena_realloc as its grow, so
+ * it stands in for malloc: the arena's block sizes, accounting and limit
+ * are those of an arena on malloc. pg must outlive every arena and buffer
+ * using them. */
 pm_arena_allocator pm_svc_pages_arena(pm_svc_pages *pg);
 void *pm_svc_pages_arena_realloc(void *ctx, void *p, size_t old_size, size_t n);
 pm_api_alloc pm_svc_pages_output(pm_svc_pages *pg);

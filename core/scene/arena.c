@@ -56,8 +56,6 @@ struct pm_arena {
     size_t block_size, block_max;
     size_t reserved, limit;
     pm_arena_allocator al;   /* al.alloc NULL: malloc and free */
-    /* Not NULL: al stands in for malloc, with this for realloc */
-    void *(*grow)(void *ctx, void *p, size_t old_size, size_t new_size);
     pm__region *bins[PM__BINS];   /* free regions by size class (floor log2) */
     uint64_t binmask;             /* bit k: bins[k] not empty */
 };
@@ -83,14 +81,6 @@ pm_arena *pm_arena_create_with(size_t block_size, const pm_arena_allocator *al) 
     a->block_size = block_size ? block_size : 64u * 1024u;
     a->block_max = PM__BLOCK_MAX;
     if (al) a->al = *al;
-    return a;
-}
-
-pm_arena *pm_arena_create_with_realloc(size_t block_size, const pm_arena_allocator *al,
-                                       void *(*grow)(void *ctx, void *p, size_t old_size,
-                                                     size_t new_size)) {
-    pm_arena *a = pm_arena_create_with(block_size, al);
-    if (a && al) a->grow = grow;
     return a;
 }
 
@@ -131,7 +121,7 @@ static void *pm__from_parent(void *ctx, size_t size) { return pm_arena_alloc(ctx
 static void pm__to_parent(void *ctx, void *p, size_t size) { pm_arena_free(ctx, p, size); }
 
 pm_arena *pm_arena_create_scratch(pm_arena *parent) {
-    const pm_arena_allocator al = {pm__from_parent, pm__to_parent, parent};
+    const pm_arena_allocator al = {pm__from_parent, pm__to_parent, parent, NULL};
     pm_arena *a = pm_arena_create_with(0, &al);
     /* Its blocks stay small allocations of the parent, which come from the
      * parent's free regions: the blocks it gives back on reset are used
@@ -305,13 +295,13 @@ static void *pm__big_grow(pm_arena *a, pm__chunk *c, size_t n) {
     size_t total = h + n;
     if (!pm__within_limit(a, total - old_total)) return NULL;
     pm__chunk *g;
-    if (a->al.alloc && !a->grow) {
+    if (a->al.alloc && !a->al.grow) {
         g = a->al.alloc(a->al.ctx, total);
         if (!g) return NULL;
         memcpy(g, c, h + c->size);
         pm__block_free(a, c, old_total);
     } else {
-        g = a->grow ? a->grow(a->al.ctx, c, old_total, total) : realloc(c, total);
+        g = a->al.grow ? a->al.grow(a->al.ctx, c, old_total, total) : realloc(c, total);
         if (!g) return NULL;
     }
     g->size = n;
@@ -388,7 +378,7 @@ void *pm_arena_realloc(pm_arena *a, void *p, size_t old_size, size_t new_size) {
  * as a free region (free would unmap them, and the next block would fault
  * fresh ones in). */
 static void pm__chunk_give_back(pm_arena *a, pm__chunk *c) {
-    if (!a->al.alloc || a->grow) {   /* malloc, or what stands in for it */
+    if (!a->al.alloc || a->al.grow) {   /* malloc, or what stands in for it */
         c->dead = true;
         pm__region_put(a, pm__chunk_payload(c), c->size);
         return;

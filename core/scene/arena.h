@@ -16,25 +16,24 @@ void pm_arena_destroy(pm_arena *a);
 /* Where an arena's blocks come from: by default malloc and free. A caller
  * that accounts memory (a budget shared by many arenas) supplies its own;
  * alloc may refuse (NULL), which the arena treats as out of memory. size is
- * the block's whole size, the same in alloc and free. */
+ * the block's whole size, the same in alloc and free.
+ * grow, when set, makes the allocator stand in for malloc itself: grow is
+ * its realloc (NULL p: a new block; a NULL answer leaves p as it was), a
+ * big allocation grows by it and one given back stays with the arena, as
+ * with malloc, so the arena's block sizes, pm_arena_reserved and what fits
+ * under a limit are malloc's (a page pool, service/pages.h). Unset, a big
+ * allocation grows by alloc, copy and free, and one given back goes back
+ * to the allocator at once (a budget that grants it again). */
 typedef struct pm_arena_allocator {
     void *(*alloc)(void *ctx, size_t size);
     void (*free)(void *ctx, void *p, size_t size);
     void *ctx;
+    void *(*grow)(void *ctx, void *p, size_t old_size, size_t new_size);
 } pm_arena_allocator;
 
 /* As pm_arena_create, with blocks (not the arena header) from *al, which
  * must outlive the arena. al NULL: malloc. */
 pm_arena *pm_arena_create_with(size_t block_size, const pm_arena_allocator *al);
-/* As pm_arena_create_with, with *al and grow (its realloc: NULL p is a
- * new block; NULL answer leaves p as it was) standing in for malloc, free
- * and realloc: the arena uses them exactly as it uses those (a big
- * allocation grows by grow, one given back stays with the arena), so its
- * block sizes, pm_arena_reserved and what fits under a limit are malloc's.
- * al NULL: malloc, realloc and free themselves. */
-pm_arena *pm_arena_create_with_realloc(size_t block_size, const pm_arena_allocator *al,
-                                       void *(*grow)(void *ctx, void *p, size_t old_size,
-                                                     size_t new_size));
 
 /* An arena for scratch work inside a (a request's) arena: its blocks are
  * taken from parent, so they count against parent's limit and allocator

@@ -194,7 +194,7 @@ static void counted_free(void *ctx, void *p, size_t size) {
 
 Test(arena, blocks_come_from_the_allocator_and_go_back) {
     counted c = {.limit = (size_t)1 << 20};
-    pm_arena_allocator al = {counted_alloc, counted_free, &c};
+    pm_arena_allocator al = {counted_alloc, counted_free, &c, NULL};
     pm_arena *a = pm_arena_create_with(4096, &al);
     for (int i = 0; i < 100; i++) cr_assert_not_null(pm_arena_alloc(a, 1000));
     cr_assert_eq(c.held, pm_arena_reserved(a));
@@ -246,7 +246,7 @@ Test(arena, growing_a_big_allocation_leaves_no_copies_behind) {
 
 Test(arena, big_allocations_come_from_the_allocator_and_go_back) {
     counted c = {.limit = (size_t)1 << 30};
-    pm_arena_allocator al = {counted_alloc, counted_free, &c};
+    pm_arena_allocator al = {counted_alloc, counted_free, &c, NULL};
     pm_arena *a = pm_arena_create_with(4096, &al);
     size_t n;
     grow_big(a, &n);
@@ -396,7 +396,7 @@ Test(arena, scratch_blocks_go_back_to_the_parent) {
 /* With an allocator, a big allocation given back goes back to it. */
 Test(arena, freed_big_allocations_go_back_to_the_allocator) {
     counted c = {.limit = (size_t)1 << 30};
-    pm_arena_allocator al = {counted_alloc, counted_free, &c};
+    pm_arena_allocator al = {counted_alloc, counted_free, &c, NULL};
     pm_arena *a = pm_arena_create_with(4096, &al);
     void *p = pm_arena_alloc(a, (size_t)8 << 20);
     cr_assert_not_null(p);
@@ -438,7 +438,7 @@ Test(arena, freed_big_allocations_serve_later_blocks) {
  * its own) every 50; whether all were granted. */
 static bool job_fits(size_t limit) {
     counted c = {.limit = limit};
-    pm_arena_allocator al = {counted_alloc, counted_free, &c};
+    pm_arena_allocator al = {counted_alloc, counted_free, &c, NULL};
     pm_arena *a = pm_arena_create_with(0, &al);
     uint32_t x = 1;
     bool ok = true;

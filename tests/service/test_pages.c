@@ -164,7 +164,7 @@ Test(pages, an_arena_on_the_pool_accounts_as_one_on_malloc) {
         cr_assert_not_null(pg);
         pm_arena_allocator al = pm_svc_pages_arena(pg);
         pm_arena *a = pm_arena_create(0);
-        pm_arena *b = pm_arena_create_with_realloc(0, &al, pm_svc_pages_arena_realloc);
+        pm_arena *b = pm_arena_create_with(0, &al);
         size_t limit = (size_t)(seed + 2) * 3 * MIB;
         pm_arena_set_limit(a, limit);
         pm_arena_set_limit(b, limit);

@@ -104,11 +104,10 @@ typedef struct pm_api_run {
     /* Optional: where the encoder's big buffers come from (NULL: its own,
      * pm_api_job_encode). */
     const pm_api_alloc *alloc;
-    /* Optional: where the arena's blocks come from (NULL: malloc); with
-     * arena_realloc they stand in for malloc, free and realloc
-     * (pm_arena_create_with_realloc: the arena's accounting is malloc's). */
+    /* Optional: where the job arena's blocks come from (NULL: malloc;
+     * with its grow set it stands in for malloc, and the arena's
+     * accounting is malloc's: pm_arena_allocator). */
     const pm_arena_allocator *arena_alloc;
-    void *(*arena_realloc)(void *ctx, void *p, size_t old_size, size_t new_size);
     /* Optional: outputs[0] goes to sink as it is encoded (out[0] stays
      * empty), e.g. a GLB straight to a file, never assembled in memory. */
     const pm_api_sink *sink;
