@@ -332,6 +332,18 @@ int pm__network_stitch(pm__net *N, pm_scene **out) {
     return rc;
 }
 
+/* UV = (x, z) * scale for every vertex (planar). The scale and arrays in
+ * locals: written through p->uvs, N->p->uv_scale would be reloaded per
+ * vertex. */
+static void pm__planar_uvs(pm_prim *p, double sc) {
+    const float *restrict pos = p->positions;
+    float *restrict uv = p->uvs;
+    for (uint32_t v = 0, n = p->vcount; v < n; v++) {
+        uv[2 * (size_t)v] = (float)((double)pos[3 * (size_t)v] * sc);
+        uv[2 * (size_t)v + 1] = (float)((double)pos[3 * (size_t)v + 2] * sc);
+    }
+}
+
 static int pm__stitch_all(pm__net *N, pm_scene **out) {
     pm_scene *s = pm_scene_create(N->a);
     if (!s) return PM_ERR_NOMEM;
@@ -350,20 +362,14 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
         /* The bands' UVs planar over the whole network like the asphalt's,
          * so they run on across junction/road seams. */
         pm_prim *sw = &s->prims[2];
-        for (uint32_t v = 0; v < sw->vcount; v++) {
-            sw->uvs[2 * v] = (float)((double)sw->positions[3 * v] * N->p->uv_scale);
-            sw->uvs[2 * v + 1] = (float)((double)sw->positions[3 * v + 2] * N->p->uv_scale);
-        }
+        pm__planar_uvs(sw, N->p->uv_scale);
         pm_prim_compute_normals(&s->prims[1]);
         pm_prim_compute_normals(sw);
     }
     /* One UV scheme for the whole surface: a seam vertex can carry only one
      * UV, and planar UVs are the scheme that is continuous across seams. */
     pm_prim *A = &s->prims[0];
-    for (uint32_t v = 0; v < A->vcount; v++) {
-        A->uvs[2 * v] = (float)((double)A->positions[3 * v] * N->p->uv_scale);
-        A->uvs[2 * v + 1] = (float)((double)A->positions[3 * v + 2] * N->p->uv_scale);
-    }
+    pm__planar_uvs(A, N->p->uv_scale);
     pm_prim_compute_normals(A);
     *out = s;
     return PM_OK;
