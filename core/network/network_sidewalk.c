@@ -64,16 +64,16 @@ static int pm__boundary(pm_arena *a, const pm_prim *P, uint32_t *out) {
 /* The next vertex of column c after v along the boundary: directly, or
  * across a centre vertex (*via) where the road left a triangle out there
  * (a collapsed, welded stretch of its edge, or a sliver). */
-static uint32_t pm__next(const pm_prim *P, const uint32_t *out, uint32_t v, int c, uint32_t *via) {
+static uint32_t pm__next(const uint8_t *col, const uint32_t *out, uint32_t v, int c, uint32_t *via) {
     *via = PM__NONE;
     for (int i = 0; i < 2; i++) {
         uint32_t b = out[2 * v + i];
         if (b == PM__NONE) continue;
-        if (pm__vcol(P, b) == c) return b;
-        if (pm__vcol(P, b) != 1) continue;
+        if (col[b] == c) return b;
+        if (col[b] != 1) continue;
         for (int j = 0; j < 2; j++) {
             uint32_t x = out[2 * b + j];
-            if (x != PM__NONE && x != v && pm__vcol(P, x) == c) {
+            if (x != PM__NONE && x != v && col[x] == c) {
                 *via = b;
                 return x;
             }
@@ -85,24 +85,24 @@ static uint32_t pm__next(const pm_prim *P, const uint32_t *out, uint32_t v, int 
 /* One side's edge as output asphalt vertices, in boundary order (asphalt
  * on the left): the right side from the road's start, the left from its
  * end. Consecutive vertices at the same position are kept once. */
-static int pm__side_chain(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *out,
-                          const uint32_t *remap, const pm_prim *A, int c) {
+static int pm__side_chain(pm__net *N, pm__road *R, const pm_prim *P, const uint8_t *col,
+                          const uint32_t *out, const uint32_t *remap, const pm_prim *A, int c) {
     uint32_t nv = P->vcount, start = PM__NONE, members = 0;
     uint8_t *pred = pm_arena_calloc(N->tmp, nv ? nv : 1, 1);
     if (!pred) return PM_ERR_NOMEM;
     for (uint32_t v = 0; v < nv; v++) {
-        if (pm__vcol(P, v) != c || out[2 * v] == PM__NONE) continue;
-        uint32_t via, x = pm__next(P, out, v, c, &via);
+        if (col[v] != c || out[2 * v] == PM__NONE) continue;
+        uint32_t via, x = pm__next(col, out, v, c, &via);
         if (x != PM__NONE) pred[x] = 1;
     }
     for (uint32_t v = 0; v < nv; v++) {
-        if (pm__vcol(P, v) != c || out[2 * v] == PM__NONE) continue;
+        if (col[v] != c || out[2 * v] == PM__NONE) continue;
         members++;
         if (!pred[v] && start == PM__NONE) start = v;
     }
     if (start == PM__NONE && R->closed) {
         for (uint32_t v = 0; v < nv && start == PM__NONE; v++)
-            if (pm__vcol(P, v) == c && out[2 * v] != PM__NONE) start = v;
+            if (col[v] == c && out[2 * v] != PM__NONE) start = v;
     }
     uint32_t *chain = pm_arena_alloc(N->a, (2 * members + 2) * sizeof *chain);
     if (!chain || start == PM__NONE) return chain ? PM_ERR_GEOMETRY : PM_ERR_NOMEM;
@@ -120,7 +120,7 @@ static int pm__side_chain(pm__net *N, pm__road *R, const pm_prim *P, const uint3
                 continue;
             if (n == 0 || memcmp(A->positions + 3 * chain[n - 1], p, 3 * sizeof *p) != 0) chain[n++] = remap[w[k]];
         }
-        v = pm__next(P, out, v, c, &via);
+        v = pm__next(col, out, v, c, &via);
         if (v == start) break;
     }
     /* Every vertex of the side on one chain, or the edge is not a path. */
@@ -139,10 +139,13 @@ int pm__network_road_sides(pm__net *N, pm__road *R, const pm_prim *P, const uint
     R->nchain[0] = R->nchain[1] = 0;
     if (!N->p->edges[N->steps.data[R->first_step].edge].has_sidewalk) return PM_OK;
     uint32_t *out = pm_arena_alloc(N->tmp, 2 * (P->vcount ? P->vcount : 1) * sizeof *out);
-    if (!out) return PM_ERR_NOMEM;
+    /* Each vertex's column once (pm__vcol), for both sides' scans. */
+    uint8_t *col = pm_arena_alloc(N->tmp, P->vcount ? P->vcount : 1);
+    if (!out || !col) return PM_ERR_NOMEM;
+    for (uint32_t v = 0; v < P->vcount; v++) col[v] = (uint8_t)pm__vcol(P, v);
     int rc = pm__boundary(N->tmp, P, out);
-    if (rc == PM_OK) rc = pm__side_chain(N, R, P, out, remap, A, 2);
-    if (rc == PM_OK) rc = pm__side_chain(N, R, P, out, remap, A, 0);
+    if (rc == PM_OK) rc = pm__side_chain(N, R, P, col, out, remap, A, 2);
+    if (rc == PM_OK) rc = pm__side_chain(N, R, P, col, out, remap, A, 0);
     return rc;
 }
 
