@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -206,7 +207,16 @@ pm_api_alloc pm_svc_pages_output(pm_svc_pages *pg) {
     return (pm_api_alloc){pm_svc_pages_arena_realloc, pm_svc__any_free, pg};
 }
 
+int pm_svc_pages_strict_commit(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int mode = fgetc(f);
+    fclose(f);
+    return mode == '2';
+}
+
 pm_svc_pages *pm_svc_pages_create_for_process(void) {
+    if (pm_svc_pages_strict_commit("/proc/sys/vm/overcommit_memory")) return NULL;
     size_t want = (size_t)64 << 30;
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < want)

@@ -59,6 +59,13 @@ pm_api_alloc pm_svc_pages_output(pm_svc_pages *pg);
 /* The pool for `procmesh generate`: as much address space as the process
  * may map without crowding out malloc (a quarter of RLIMIT_AS when that is
  * set, else 64 GiB, halved on refusal down to 64 MiB), or NULL (then the
- * caller uses malloc). */
+ * caller uses malloc). NULL too where the kernel accounts every mapping
+ * against its commit limit (pm_svc_pages_strict_commit): there
+ * MAP_NORESERVE is ignored and the reservation would take commit that
+ * malloc, and other processes, need. */
 pm_svc_pages *pm_svc_pages_create_for_process(void);
+/* Whether the vm.overcommit_memory file at path (normally
+ * /proc/sys/vm/overcommit_memory) says 2, strict accounting. A missing or
+ * unreadable file: not strict (the kernel's default, heuristic). */
+int pm_svc_pages_strict_commit(const char *path);
 #endif

@@ -1,10 +1,13 @@
 /* The page pool (service/pages.c): alignment, reuse of space given back,
  * exhaustion, random sequences against a shadow model, and arenas on it
  * that account exactly as arenas on malloc. */
+#define _DEFAULT_SOURCE   /* mkstemp, fdopen */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pages.h"
 #include "scene/rng.h"
@@ -206,6 +209,10 @@ Test(pages, an_arena_on_the_pool_accounts_as_one_on_malloc) {
 
 Test(pages, the_process_pool_maps_address_space_only) {
     pm_svc_pages *pg = pm_svc_pages_create_for_process();
+    if (pm_svc_pages_strict_commit("/proc/sys/vm/overcommit_memory")) {
+        cr_assert_null(pg, "no reservation under strict commit accounting");
+        return;
+    }
     cr_assert_not_null(pg);
     cr_assert_geq(pm_svc_pages_reserved(pg), 64 * MIB);
     cr_assert_eq(pm_svc_pages_used(pg), 0);
@@ -216,5 +223,32 @@ Test(pages, the_process_pool_maps_address_space_only) {
     p = out.realloc(out.ctx, p, 5 * MIB, 40 * MIB);
     cr_assert(p && p[5 * MIB - 1] == 1);
     out.free(out.ctx, p, 40 * MIB);
+    pm_svc_pages_destroy(pg);
+}
+
+static int strict_of(const char *text) {
+    char path[] = "/tmp/pm_overcommit_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+    int r = pm_svc_pages_strict_commit(path);
+    unlink(path);
+    return r;
+}
+
+/* Strict commit accounting (vm.overcommit_memory 2) ignores MAP_NORESERVE:
+ * the process pool must not reserve there. */
+Test(pages, strict_commit_accounting_is_recognised) {
+    cr_assert_eq(strict_of("2\n"), 1);
+    cr_assert_eq(strict_of("0\n"), 0);
+    cr_assert_eq(strict_of("1\n"), 0);
+    cr_assert_eq(strict_of(""), 0);
+    cr_assert_eq(pm_svc_pages_strict_commit("/nonexistent/overcommit_memory"), 0);
+    /* This host's own answer agrees with the pool the process gets. */
+    pm_svc_pages *pg = pm_svc_pages_create_for_process();
+    cr_assert_eq(pg == NULL, pm_svc_pages_strict_commit("/proc/sys/vm/overcommit_memory") == 1);
     pm_svc_pages_destroy(pg);
 }
