@@ -282,6 +282,15 @@ static bool pm__nf_sidewalk(pm__nf *f, pm__nf_sw *sw) {
     return true;
 }
 
+/* A position read as [x, z] or [x, y, z] stored as x, y, z (y 0 when not
+ * given); whether it had its y. */
+static bool pm__nf_put3(double *out, const double v[3], size_t dim) {
+    out[0] = v[0];
+    out[1] = dim == 3 ? v[1] : 0.0;
+    out[2] = dim == 3 ? v[2] : v[1];
+    return dim == 3;
+}
+
 static bool pm__nf_node(pm__nf *f, pm__nf_doc *d) {
     static const pm__nf_name names[] = {PM__NF_NAME("id"), PM__NF_NAME("position")};
     size_t i = d->nnodes;
@@ -303,10 +312,7 @@ static bool pm__nf_node(pm__nf *f, pm__nf_doc *d) {
             double v[3];
             size_t dim;
             if (!pm__nf_vec(f, v, &dim)) return false;
-            d->nodes[3 * i] = v[0];
-            d->nodes[3 * i + 1] = dim == 3 ? v[1] : 0.0;
-            d->nodes[3 * i + 2] = dim == 3 ? v[2] : v[1];
-            d->node3[i] = dim == 3;
+            d->node3[i] = pm__nf_put3(&d->nodes[3 * i], v, dim);
         }
         int next = pm__nf_next(f, '}');
         if (next < 0) return false;
@@ -332,10 +338,7 @@ static bool pm__nf_points(pm__nf *f, pm__nf_doc *d, pm__nf_edge *e) {
         double v[3];
         size_t dim;
         if (!pm__nf_vec(f, v, &dim)) return false;
-        d->pts[3 * i] = v[0];
-        d->pts[3 * i + 1] = dim == 3 ? v[1] : 0.0;
-        d->pts[3 * i + 2] = dim == 3 ? v[2] : v[1];
-        d->pt3[i] = dim == 3;
+        d->pt3[i] = pm__nf_put3(&d->pts[3 * i], v, dim);
         d->npts++;
         e->npoints++;
         int next = pm__nf_next(f, ']');
