@@ -180,6 +180,7 @@ static char *body_of(int kind, int mesh, size_t *len) {
 }
 
 int main(int argc, char **argv) {
+    if (pm_bench_service_malloc(argc, argv)) return 0;
     /* bench_ingest loop K N: N requests of kind K, for a profiler
      * (perf record -e cpu-clock, perf stat -e page-faults). */
     if (argc == 4 && strcmp(argv[1], "loop") == 0) {

@@ -146,6 +146,7 @@ static void sloped_cases(void) {
 }
 
 int main(int argc, char **argv) {
+    if (pm_bench_service_malloc(argc, argv)) return 0;
     if (argc > 1 && strcmp(argv[1], "polygons") == 0) {
         polygons();
         return 0;

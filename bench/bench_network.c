@@ -67,6 +67,7 @@ static int run(int n) {
 }
 
 int main(int argc, char **argv) {
+    if (pm_bench_service_malloc(argc, argv)) return 0;
     if (argc > 1) return run(atoi(argv[1]));
     int sizes[] = {3, 5, 10, 20};
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)

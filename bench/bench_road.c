@@ -226,7 +226,8 @@ static void lod_comparison(void) {
     pm_arena_destroy(a);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (pm_bench_service_malloc(argc, argv)) return 0;
     printf("bench_road: each request by the service's path from its bytes (no cache), PM_WARMUP untimed,\n"
            "then medians of thread CPU time (wall time after): bytes->GLB = everything, by stage: JSON =\n"
            "the body's document, params+key = validation, defaults and the cache key, generate = core\n"

@@ -13,6 +13,7 @@
 extern const pm_api_generator pm_api_gen_road;
 
 int main(int argc, char **argv) {
+    if (pm_bench_service_malloc(argc, argv)) return 0;
     if (argc == 1) {   /* bench/run.sh runs every bench_* bare */
         printf("bench_road_peer REQUEST.json: bench/opendrive.sh gives it its road requests\n");
         return 0;

@@ -11,7 +11,12 @@
 # across, so one column per lane border as libOpenDRIVE has, no shoulder,
 # max_error 0.05, no chord cap) from request bytes to GLB. Both in thread
 # CPU time, the same warm-up and runs, interleaved on one pinned CPU
-# (bench/compare.sh).
+# (bench/compare.sh), under the same malloc thresholds: the service's
+# policy (service/budget.h: 2 MiB mmap threshold, 8 MiB trim threshold),
+# which procmesh serve sets at start. Without it glibc trims the heap
+# after each of procmesh's requests and the next one faults its pages in
+# again (some 330 faults per request on the fine road, most of its time);
+# libOpenDRIVE is also a little faster under it.
 #
 # What each side makes. libOpenDRIVE: an in-memory mesh per lane (double
 # positions, normals, s/t coordinates, a strip of two borders per lane,
@@ -107,14 +112,16 @@ req = {"points": [[round(px, 6), 0, round(-py, 6)] for px, py in pts], "width": 
 json.dump(req, open(f"{d}/road.json", "w"))
 PY
 . "$here/compare.sh"
+policy=$("$B/bench_road_peer" --malloc-policy)
+echo "opendrive.sh: both sides under malloc thresholds mmap $(echo $policy | cut -d' ' -f1) B, trim $(echo $policy | cut -d' ' -f2) B (the service's)"
 # One road: the timed row, then each side's counts and the per-unit ratios.
 pm__road_rows() {
   local label=$1 req=$2
   pm_compare "$label" "ms/road" "$B/bench_road_peer $req" \
-    "$ob/opendrive_peer $work/road.xodr 0.05" procmesh libOpenDRIVE
+    "$ob/opendrive_peer $work/road.xodr 0.05 $policy" procmesh libOpenDRIVE
   local pm_ms pm_us pm_v pm_t od_ms od_us od_v od_t od_lv od_sec
   read -r pm_ms pm_us pm_v pm_t < <("${PM_PIN[@]}" "$B/bench_road_peer" "$req" | head -1)
-  read -r od_ms od_us od_v od_t od_lv od_sec < <("${PM_PIN[@]}" "$ob/opendrive_peer" "$work/road.xodr" 0.05)
+  read -r od_ms od_us od_v od_t od_lv od_sec < <("${PM_PIN[@]}" "$ob/opendrive_peer" "$work/road.xodr" 0.05 $policy)
   local pm_sec=$((pm_v / 3))
   echo "  procmesh:     $pm_v vertices ($pm_sec sections x 3 columns, the centre one shared by both lanes), $pm_t triangles"
   echo "  libOpenDRIVE: $od_v vertices ($od_lv in the two lanes: $od_sec sections x 2 lanes x 2 borders; the rest its zero-width centre lane), $od_t triangles"

@@ -1,13 +1,16 @@
 // libOpenDRIVE's side of bench/opendrive.sh (built against a checkout
 // outside this repository; never part of the build): an .xodr file parsed
 // and meshed (get_road_network_mesh, eps from the command line) PM_WARMUP
-// untimed times, then PM_RUNS timed ones, in thread CPU time.
-//   opendrive_peer FILE EPS
+// untimed times, then PM_RUNS timed ones, in thread CPU time, under the
+// allocator thresholds procmesh's side runs under (the service's malloc
+// policy; bench_road_peer --malloc-policy prints them).
+//   opendrive_peer FILE EPS MMAP_THRESHOLD TRIM_THRESHOLD
 // prints "median_ms us_per_vertex vertices triangles lane_vertices
 // sections": lane_vertices leaves out the centre lane (id 0), which
 // libOpenDRIVE meshes as a strip of zero width (two vertices per section,
 // degenerate triangles); sections = lane_vertices / (2 per lane) / lanes.
 #include <OpenDriveMap.h>
+#include <malloc.h>
 #include <RoadNetworkMesh.h>
 
 #include <algorithm>
@@ -29,10 +32,12 @@ static int env_int(const char* name, int def) {
 }
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: opendrive_peer FILE.xodr EPS\n");
+    if (argc != 5) {
+        std::fprintf(stderr, "usage: opendrive_peer FILE.xodr EPS MMAP_THRESHOLD TRIM_THRESHOLD\n");
         return 2;
     }
+    mallopt(M_MMAP_THRESHOLD, std::atoi(argv[3]));
+    mallopt(M_TRIM_THRESHOLD, std::atoi(argv[4]));
     const double eps = std::atof(argv[2]);
     size_t verts = 0, tris = 0, lane_verts = 0, lanes = 0;
     auto once = [&]() {

@@ -6,10 +6,27 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "budget.h"
 #include "scene/scene.h"
 #include "pm_api/request.h"
 #include "pm_bench.h"
+
+/* The service's allocator policy (service/budget.h), which procmesh serve
+ * sets at start: call first thing in main, so requests timed here reuse
+ * freed memory the way the server's do instead of faulting fresh pages in
+ * every run. `--malloc-policy` prints its two thresholds, for a peer timed
+ * beside procmesh to run under the same ones (bench/opendrive.sh). Returns
+ * 1 if argv asked for them (printed), 0 otherwise. */
+static inline int pm_bench_service_malloc(int argc, char **argv) {
+    pm_svc_budget_malloc_policy(1);
+    if (argc == 2 && !strcmp(argv[1], "--malloc-policy")) {
+        printf("%zu %zu\n", (size_t)PM_SVC_MALLOC_MMAP_AT, (size_t)PM_SVC_MALLOC_TRIM_AT);
+        return 1;
+    }
+    return 0;
+}
 
 /* Milliseconds of thread CPU time per stage, and what came out. */
 typedef struct pm_bench_stages {

@@ -8,11 +8,6 @@
  * small blocks (jansson's, the arena's first blocks) sit in malloc's heaps
  * otherwise, counted by RSS though no one uses them. */
 #define PM_SVC__TRIM_AFTER ((size_t)8 << 20)
-/* Blocks from this size up are mmap'd on their own and unmapped on free.
- * Smaller ones are used again by the next request: a 512 x 512 float32
- * upload (1 MiB) and its checked copy, which mapped afresh would fault 257
- * pages per request (docs/svc.md). */
-#define PM_SVC__MMAP_AT ((size_t)2 << 20)
 
 struct pm_svc_budget {
     size_t cap;
@@ -174,8 +169,8 @@ int pm_svc_meter_problem(const pm_svc_meter *m, pm_api_problem *prob) {
 void pm_svc_budget_malloc_policy(unsigned threads) {
     /* A fixed threshold: glibc raises its own after every big free, and
      * then keeps big blocks in heaps that only malloc_trim gives back. */
-    mallopt(M_MMAP_THRESHOLD, (int)PM_SVC__MMAP_AT);
-    mallopt(M_TRIM_THRESHOLD, (int)(4 * PM_SVC__MMAP_AT));
+    mallopt(M_MMAP_THRESHOLD, (int)PM_SVC_MALLOC_MMAP_AT);
+    mallopt(M_TRIM_THRESHOLD, (int)PM_SVC_MALLOC_TRIM_AT);
     /* One heap per thread by default (8 x cores), each holding its own
      * free pages; HTTP threads and workers share a few. */
     unsigned arenas = threads < 2 ? 2 : threads;

@@ -89,10 +89,20 @@ int pm_svc_meter_problem(const pm_svc_meter *m, pm_api_problem *prob);
  * RSS comes back after big jobs. */
 void pm_svc_meter_end(pm_svc_meter *m);
 
+/* Blocks from this size up are mmap'd on their own and unmapped on free.
+ * Smaller ones are used again by the next request: a 512 x 512 float32
+ * upload (1 MiB) and its checked copy, which mapped afresh would fault 257
+ * pages per request (docs/svc.md). Free memory above the heap's top beyond
+ * PM_SVC_MALLOC_TRIM_AT goes back to the system at once. */
+#define PM_SVC_MALLOC_MMAP_AT ((size_t)2 << 20)
+#define PM_SVC_MALLOC_TRIM_AT (4 * PM_SVC_MALLOC_MMAP_AT)
+
 /* The allocator policy that lets freed memory go back to the system:
- * blocks of 1 MiB and more are mapped on their own (a fixed threshold, not
- * glibc's self-raising one), a small trim threshold, a bounded number of
- * malloc arenas. Call once, before any thread starts. */
+ * blocks of PM_SVC_MALLOC_MMAP_AT and more are mapped on their own (a
+ * fixed threshold, not glibc's self-raising one), a small trim threshold,
+ * a bounded number of malloc arenas. Call once, before any thread starts.
+ * The benches that time requests run under it too (bench/pm_bench_request.h),
+ * and hand its two thresholds to a peer they time beside procmesh. */
 void pm_svc_budget_malloc_policy(unsigned threads);
 
 /* Appends the memory metrics (Prometheus text). */
