@@ -10,20 +10,6 @@
 
 /* ---- normals ------------------------------------------------------------ */
 
-/* (b - a) x (c - a) in double: its length is twice the triangle's area, so
- * summing it weights each face by its area. */
-static void pm__face_cross(const float *pos, uint32_t ia, uint32_t ib, uint32_t ic,
-                           double out[3]) {
-    const float *a = pos + 3 * (size_t)ia, *b = pos + 3 * (size_t)ib, *c = pos + 3 * (size_t)ic;
-    /* Written out (no loop): a network's stitch runs this on millions of
-     * triangles. */
-    double u[3] = {(double)b[0] - a[0], (double)b[1] - a[1], (double)b[2] - a[2]};
-    double v[3] = {(double)c[0] - a[0], (double)c[1] - a[1], (double)c[2] - a[2]};
-    out[0] = u[1] * v[2] - u[2] * v[1];
-    out[1] = u[2] * v[0] - u[0] * v[2];
-    out[2] = u[0] * v[1] - u[1] * v[0];
-}
-
 static void pm__normalize_or_up(float *n) {
     double x = n[0], y = n[1], z = n[2];
     double len = sqrt(x * x + y * y + z * z);
@@ -55,7 +41,7 @@ static bool pm__flat_normals(pm_prim *p) {
         const uint32_t *tri = p->indices + t;
         assert(tri[0] < p->vcount && tri[1] < p->vcount && tri[2] < p->vcount);
         double c[3];
-        pm__face_cross(pos, tri[0], tri[1], tri[2], c);
+        pm_face_cross(pos, tri[0], tri[1], tri[2], c);
         down = (float)c[1] < 0.0f;
     }
     if (!down) {
@@ -69,7 +55,7 @@ static bool pm__flat_normals(pm_prim *p) {
     for (uint32_t t = 0; t < p->icount; t += 3) {
         const uint32_t *tri = p->indices + t;
         double c[3];
-        pm__face_cross(pos, tri[0], tri[1], tri[2], c);
+        pm_face_cross(pos, tri[0], tri[1], tri[2], c);
         float cy = (float)c[1];
         n[3 * (size_t)tri[0] + 1] += cy;
         n[3 * (size_t)tri[1] + 1] += cy;
@@ -85,19 +71,29 @@ void pm_prim_compute_normals(pm_prim *p) {
      * a vector over its length rounded to floats (each component within
      * 2^-24 of the exact one, so the squared length within ~4e-7 of 1,
      * far inside pm_normal_is_unit's 1e-4). pm_scene_validate trusts it. */
-    p->normals_unit = true;
-    if (pm__flat_normals(p)) return;
+    if (pm__flat_normals(p)) {
+        p->normals_unit = true;
+        return;
+    }
     if (p->vcount) memset(p->normals, 0, (size_t)p->vcount * 3 * sizeof(float));
-    for (uint32_t t = 0; t < p->icount; t += 3) {
+    pm_prim_normals_finish(p, 0);
+}
+
+void pm_prim_normals_sum(pm_prim *p, uint32_t t0, uint32_t t1) {
+    assert(p && t0 <= t1 && t1 <= p->icount / 3);
+    for (uint32_t t = 3 * t0; t < 3 * t1; t += 3) {
         const uint32_t *tri = p->indices + t;
         assert(tri[0] < p->vcount && tri[1] < p->vcount && tri[2] < p->vcount);
         double c[3];
-        pm__face_cross(p->positions, tri[0], tri[1], tri[2], c);
-        vec3 cf = {(float)c[0], (float)c[1], (float)c[2]};
-        glm_vec3_add(p->normals + 3 * (size_t)tri[0], cf, p->normals + 3 * (size_t)tri[0]);
-        glm_vec3_add(p->normals + 3 * (size_t)tri[1], cf, p->normals + 3 * (size_t)tri[1]);
-        glm_vec3_add(p->normals + 3 * (size_t)tri[2], cf, p->normals + 3 * (size_t)tri[2]);
+        pm_face_cross(p->positions, tri[0], tri[1], tri[2], c);
+        pm_prim_normals_add(p, tri[0], tri[1], tri[2], c);
     }
+}
+
+void pm_prim_normals_finish(pm_prim *p, uint32_t t0) {
+    assert(p && p->icount % 3 == 0 && t0 <= p->icount / 3);
+    p->normals_unit = true;   /* (see pm_prim_compute_normals) */
+    pm_prim_normals_sum(p, t0, p->icount / 3);
     for (uint32_t i = 0; i < p->vcount; i++) pm__normalize_or_up(p->normals + 3 * (size_t)i);
 }
 

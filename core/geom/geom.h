@@ -18,6 +18,42 @@
  * Every normal it writes is unit length: it sets p->normals_unit. */
 void pm_prim_compute_normals(pm_prim *p);
 
+/* pm_prim_compute_normals in two parts, for a builder that sums each face
+ * as it adds the triangle (pm_prim_normals_add) while the face's cross is
+ * at hand: the same sums in the same order, so the same bits, provided no
+ * position of those faces changes afterwards. pm_prim_normals_finish(p,
+ * t0) sums triangles t0.. (t0 = icount / 3 when the builder summed them
+ * all) and normalizes; before it, every normal must hold the sum over
+ * triangles 0 .. t0 - 1 of the faces holding its vertex (zero for none). */
+void pm_prim_normals_finish(pm_prim *p, uint32_t t0);
+/* Sums triangles t0 .. t1 - 1 into their vertices' normals as above. */
+void pm_prim_normals_sum(pm_prim *p, uint32_t t0, uint32_t t1);
+
+/* Adds the face cross c = (b - a) x (c - a) (in double, as
+ * pm_face_cross computes it) of triangle (a, b, c), rounded to floats, to
+ * its three vertices' normals, in the order a, b, c. */
+static inline void pm_prim_normals_add(pm_prim *p, uint32_t a, uint32_t b, uint32_t c,
+                                       const double cross[3]) {
+    float f[3] = {(float)cross[0], (float)cross[1], (float)cross[2]};
+    float *n[3] = {p->normals + 3 * (size_t)a, p->normals + 3 * (size_t)b, p->normals + 3 * (size_t)c};
+    for (int k = 0; k < 3; k++) {
+        n[k][0] = n[k][0] + f[0];
+        n[k][1] = n[k][1] + f[1];
+        n[k][2] = n[k][2] + f[2];
+    }
+}
+
+/* (b - a) x (c - a) for positions a, b, c of pos, in double (its length
+ * is twice the triangle's area): the face term of the normals above. */
+static inline void pm_face_cross(const float *pos, uint32_t ia, uint32_t ib, uint32_t ic, double out[3]) {
+    const float *a = pos + 3 * (size_t)ia, *b = pos + 3 * (size_t)ib, *c = pos + 3 * (size_t)ic;
+    double u[3] = {(double)b[0] - a[0], (double)b[1] - a[1], (double)b[2] - a[2]};
+    double v[3] = {(double)c[0] - a[0], (double)c[1] - a[1], (double)c[2] - a[2]};
+    out[0] = u[1] * v[2] - u[2] * v[1];
+    out[1] = u[2] * v[0] - u[0] * v[2];
+    out[2] = u[0] * v[1] - u[1] * v[0];
+}
+
 /* Axis-aligned bounds of the positions; returns false when p is empty. */
 bool pm_prim_bounds(const pm_prim *p, float min[3], float max[3]);
 bool pm_scene_bounds(const pm_scene *s, float min[3], float max[3]);

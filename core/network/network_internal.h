@@ -91,6 +91,7 @@ typedef struct pm__net {
     PM_VEC(pm_network_problem) problems;
     PM_VEC(pm__gap_t) gaps;
     PM_VEC(pm__swsrc) swsrc;      /* per output sidewalk triangle: its road side's sections */
+    uint32_t curb_nt;             /* the stitch's curb triangles summed into its normals so far */
     size_t nbare;                 /* junction corners left bare */
     size_t nwarnings;
     pm__jcache *jc;               /* junction results by local parameters (network_jcache.c) */

@@ -9,6 +9,7 @@
 #include "network/network_internal.h"
 #include "geom/earclip.h"
 #include "geom/f32.h"
+#include "geom/geom.h"
 #include "geom/predicates.h"
 #include "scene/result.h"
 
@@ -308,17 +309,22 @@ static inline int pm__vtx(pm__slab *S, uint32_t prim, const float pos[3], float 
 }
 
 /* A vertical triangle, left out when its heights round to one float (a
- * curb lower than float resolution this high). */
+ * curb lower than float resolution this high). Its face is summed into
+ * the curb's normals here, where its cross is at hand: the stitch then
+ * only normalizes them (pm_prim_normals_finish; curb positions never move
+ * once made). */
 static inline int pm__wall(pm__slab *S, uint32_t a, uint32_t b, uint32_t c) {
     pm_prim *p = &S->s->prims[1];
-    const float *pa = p->positions + 3 * a, *pb = p->positions + 3 * b, *pc = p->positions + 3 * c;
-    /* (The x component first: nonzero for nearly every wall, and then the
-     * z one is not needed.) */
-    double u1 = (double)pb[1] - pa[1], v1 = (double)pc[1] - pa[1];
-    if (u1 * ((double)pc[2] - pa[2]) - ((double)pb[2] - pa[2]) * v1 == 0 &&
-        ((double)pb[0] - pa[0]) * v1 - u1 * ((double)pc[0] - pa[0]) == 0)
-        return PM_OK;
-    return pm_prim_add_tri(S->s, p, a, b, c) < 0 ? PM_ERR_NOMEM : PM_OK;
+    double x[3];
+    pm_face_cross(p->positions, a, b, c, x);
+    if (x[0] == 0 && x[2] == 0) return PM_OK;
+    uint32_t t = p->icount / 3;
+    if (pm_prim_add_tri(S->s, p, a, b, c) < 0) return PM_ERR_NOMEM;
+    if (S->N->curb_nt == t) {
+        pm_prim_normals_add(p, a, b, c, x);
+        S->N->curb_nt = t + 1;
+    }
+    return PM_OK;
 }
 
 static int pm__quad_wall(pm__slab *S, uint32_t b0, uint32_t t0, uint32_t b1, uint32_t t1, bool curb) {

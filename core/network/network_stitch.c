@@ -316,6 +316,10 @@ static int pm__stitch_slabs(pm__net *N, pm_scene *s) {
         }
         V->swtn = s->prims[2].icount / 3 - V->swt0;
     }
+    /* The junctions' curb faces summed into the normals now; the roads'
+     * are as they are made (network_sidewalk.c's pm__wall). */
+    N->curb_nt = s->prims[1].icount / 3;
+    pm_prim_normals_sum(&s->prims[1], 0, N->curb_nt);
     return PM_OK;
 }
 
@@ -348,6 +352,7 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
     pm_scene *s = pm_scene_create(N->a);
     if (!s) return PM_ERR_NOMEM;
     bool sidewalks;
+    N->curb_nt = 0;
     int rc = pm__add_prims(N, s, &sidewalks);
     for (size_t n = 0; rc == PM_OK && n < N->p->nnodes; n++)
         if (N->nodes[n].scene) rc = pm__stitch_junction(s, &N->nodes[n]);
@@ -363,7 +368,7 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
          * so they run on across junction/road seams. */
         pm_prim *sw = &s->prims[2];
         pm__planar_uvs(sw, N->p->uv_scale);
-        pm_prim_compute_normals(&s->prims[1]);
+        pm_prim_normals_finish(&s->prims[1], N->curb_nt);
         pm_prim_compute_normals(sw);
     }
     /* One UV scheme for the whole surface: a seam vertex can carry only one

@@ -1,0 +1,143 @@
+/* Normals summed as they are built against pm_prim_compute_normals: the
+ * stitch sums each curb wall's face where network_sidewalk.c makes it and
+ * only normalizes at the end (pm_prim_normals_finish); the bits must be
+ * those of the plain pass over the finished primitive. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geom/geom.h"
+#include "pm_test_network.h"
+#include "scene/arena.h"
+#include "scene/result.h"
+#include "scene/rng.h"
+
+static const pm_prim *prim_named(const pm_scene *s, const char *name) {
+    for (uint32_t i = 0; i < s->nprims; i++)
+        if (strcmp(s->prims[i].name, name) == 0) return &s->prims[i];
+    return NULL;
+}
+
+/* The normals of p as pm_prim_compute_normals gives them, into out. */
+static void plain_normals(pm_scene *s, const pm_prim *p, float *out) {
+    pm_prim q = *p;
+    q.normals = pm_arena_alloc(s->arena, (size_t)p->vcount * 3 * sizeof(float) + 1);
+    cr_assert(q.normals);
+    for (size_t i = 0; i < (size_t)p->vcount * 3; i++) q.normals[i] = NAN;   /* none left over */
+    pm_prim_compute_normals(&q);
+    memcpy(out, q.normals, (size_t)p->vcount * 3 * sizeof(float));
+}
+
+/* A small town with sidewalks: a jittered grid, some bends and diagonals,
+ * curbs from 0 (walls that round away) to 0.4 m, some edges without. */
+static void random_town(net *n, pm_rng *r) {
+    net_init(n);
+    int gx = (int)pm_rng_int(r, 2, 4), gz = (int)pm_rng_int(r, 1, 3);
+    double S = pm_rng_range(r, 22, 70);
+    uint32_t id[4][3];
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++)
+            id[i][j] = node(n, i * S + pm_rng_range(r, -4, 4), pm_rng_chance(r, 0.3) ? pm_rng_range(r, -2, 2) : 0,
+                            j * S + pm_rng_range(r, -4, 4));
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            if (i + 1 < gx && pm_rng_chance(r, 0.85)) {
+                pm_network_edge *e = edge(n, id[i][j], id[i + 1][j], pm_rng_range(r, 4, 10));
+                const double *p = n->nodes + 3 * e->from, *q = n->nodes + 3 * e->to;
+                if (pm_rng_chance(r, 0.5))
+                    bend(n, e, (p[0] + q[0]) / 2, (p[2] + q[2]) / 2 + S * pm_rng_range(r, -0.4, 0.4));
+            }
+            if (j + 1 < gz && pm_rng_chance(r, 0.85)) edge(n, id[i][j], id[i][j + 1], pm_rng_range(r, 4, 10));
+        }
+    if (n->nedges == 0) edge(n, id[0][0], id[1][0], 7);
+    for (size_t e = 0; e < n->nedges; e++) {
+        n->edges[e].has_sidewalk = pm_rng_chance(r, 0.85);
+        double ch = pm_rng_chance(r, 0.1) ? 1e-9 : pm_rng_range(r, 0.02, 0.4);
+        n->edges[e].sidewalk = (pm_junction_sidewalk){pm_rng_range(r, 0.8, 3.5), ch};
+    }
+    n->p.corner_radius = pm_rng_range(r, 0, 8);
+    n->p.max_segment = pm_rng_range(r, 1, 8);
+    n->p.max_error = pm_rng_range(r, 0.005, 0.3);
+    finish(n);
+}
+
+Test(network_normals, curb_normals_summed_while_built_match_the_plain_pass, .timeout = 300) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261202);
+    int built = 0, walls = 0;
+    for (int it = 0; it < 2000; it++) {
+        net n;
+        random_town(&n, &r);
+        pm_arena *a = pm_arena_create(1 << 20);
+        pm_scene *s = NULL;
+        pm_network_diag d;
+        int rc = pm_network_generate(a, &n.p, &s, &d);
+        cr_assert(rc == PM_OK || rc == PM_ERR_GEOMETRY || rc == PM_ERR_LIMIT, "town %d: rc %d", it, rc);
+        const pm_prim *curb = rc == PM_OK ? prim_named(s, "curb") : NULL;
+        if (curb) {
+            float *want = malloc((size_t)curb->vcount * 3 * sizeof(float) + 1);
+            cr_assert(want);
+            plain_normals(s, curb, want);
+            cr_assert(memcmp(want, curb->normals, (size_t)curb->vcount * 3 * sizeof(float)) == 0,
+                      "town %d: the curb's normals differ from pm_prim_compute_normals'", it);
+            cr_assert(curb->normals_unit);
+            walls += curb->icount / 3;
+            built++;
+            free(want);
+        }
+        pm_arena_destroy(a);
+    }
+    cr_log_info("curb normals: %d towns with curbs, %d wall triangles", built, walls);
+    cr_assert_geq(built, 1000, "only %d towns with curbs built", built);
+}
+
+/* Random primitives (some flat, some with shared and repeated vertices,
+ * some degenerate faces): summed in random pieces, then finished from a
+ * random triangle, against the plain pass. */
+Test(network_normals, summed_in_pieces_then_finished_matches_the_plain_pass) {
+    pm_rng r;
+    pm_rng_seed(&r, 77);
+    for (int it = 0; it < 3000; it++) {
+        pm_arena *a = pm_arena_create(1 << 16);
+        pm_scene *s = pm_scene_create(a);
+        uint32_t nv = (uint32_t)pm_rng_int(&r, 1, 40), nt = (uint32_t)pm_rng_int(&r, 0, 60);
+        pm_prim *p = pm_scene_add_prim(s, "x", "x", 0, nv, 3 * nt);
+        cr_assert(p);
+        bool flat = pm_rng_chance(&r, 0.3);
+        for (uint32_t v = 0; v < nv; v++) {
+            float q[3] = {(float)pm_rng_range(&r, -50, 50), flat ? 1.5f : (float)pm_rng_range(&r, -3, 3),
+                          (float)pm_rng_range(&r, -50, 50)};
+            if (v > 0 && pm_rng_chance(&r, 0.1)) memcpy(q, p->positions + 3 * (v - 1), sizeof q);
+            cr_assert(pm_prim_add_vertex(s, p, q, NULL, NULL, NULL) >= 0);
+        }
+        for (uint32_t t = 0; t < nt; t++) {
+            uint32_t i = (uint32_t)pm_rng_int(&r, 0, nv - 1), j = (uint32_t)pm_rng_int(&r, 0, nv - 1),
+                     k = (uint32_t)pm_rng_int(&r, 0, nv - 1);
+            cr_assert(pm_prim_add_tri(s, p, i, j, k) == 0);
+        }
+        float *want = pm_arena_alloc(a, (size_t)nv * 3 * sizeof(float));
+        plain_normals(s, p, want);
+        /* Summed by the builder up to t0, in pieces; the rest by finish. */
+        uint32_t t0 = nt ? (uint32_t)pm_rng_int(&r, 0, nt) : 0;
+        memset(p->normals, 0, (size_t)nv * 3 * sizeof(float));
+        for (uint32_t t = 0; t < t0;) {
+            uint32_t t1 = t + (uint32_t)pm_rng_int(&r, 0, 5);
+            if (t1 > t0) t1 = t0;
+            if (pm_rng_chance(&r, 0.5)) pm_prim_normals_sum(p, t, t1);
+            else
+                for (uint32_t u = t; u < t1; u++) {
+                    const uint32_t *q = p->indices + 3 * u;
+                    double c[3];
+                    pm_face_cross(p->positions, q[0], q[1], q[2], c);
+                    pm_prim_normals_add(p, q[0], q[1], q[2], c);
+                }
+            t = t1;
+        }
+        pm_prim_normals_finish(p, t0);
+        cr_assert(memcmp(want, p->normals, (size_t)nv * 3 * sizeof(float)) == 0, "prim %d (t0 %u of %u)", it,
+                  t0, nt);
+        cr_assert(p->normals_unit);
+        pm_arena_destroy(a);
+    }
+}
