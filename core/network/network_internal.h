@@ -110,6 +110,11 @@ int pm__network_meta(pm__net *N, pm_scene *s);
  * sidewalk; PM_ERR_GEOMETRY when an edge is not one path. */
 int pm__network_road_sides(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *remap,
                            const pm_prim *A);
+/* Its work once the road has a sidewalk: R->chain and R->nchain from the
+ * road's own triangles P (remap: into A). plain: never the shortcut for
+ * the usual three-column strip (the tests compare the two). */
+int pm__network_side_chains(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *remap, const pm_prim *A,
+                            bool plain);
 /* The slabs along every road side with a sidewalk into s's curb (1) and
  * sidewalk (2) primitives; problems for those that cannot be built. */
 int pm__network_sidewalks(pm__net *N, pm_scene *s);

@@ -23,13 +23,52 @@ static int pm__vcol(const pm_prim *P, uint32_t v) {
     return x < 0.25f ? 0 : (x > 0.75f ? 2 : 1);
 }
 
+/* Boundary successors of x into out[2 x], out[2 x + 1] (see below). */
+static void pm__boundary_at(const uint32_t *start, const uint32_t *end, const uint32_t *to, uint32_t x,
+                            uint32_t *out) {
+    uint32_t lo = PM__NONE, hi = 0, count = 0;
+    for (uint32_t i = start[x]; i < end[x]; i++) {
+        uint32_t y = to[i], j = start[y];
+        while (j < end[y] && to[j] != x) j++;
+        if (j < end[y]) continue;
+        lo = y < lo ? y : lo;
+        hi = y > hi ? y : hi;
+        count++;
+    }
+    out[2 * x] = count ? lo : PM__NONE;
+    out[2 * x + 1] = count > 1 ? hi : PM__NONE;
+}
+
 /* Boundary successors: out[2 v], out[2 v + 1] are the ends of the (up to
  * two) boundary edges leaving v, PM__NONE when absent; with more than two,
  * the smallest and the largest. Triangles face up, so a boundary edge (one
  * whose reverse no triangle has) has the asphalt on its left (seen from
  * +Y). The directed edges are grouped by their first vertex, so finding a
- * reverse scans one vertex's few edges. */
-static int pm__boundary(pm_arena *a, const pm_prim *P, uint32_t *out) {
+ * reverse scans one vertex's few edges. Only what the side chains read is
+ * found: every edge vertex's (col 0 or 2), and a centre vertex's where an
+ * edge vertex's boundary leads to it (pm__next); the other centre
+ * vertices' entries are PM__NONE, never read. */
+/* Whether P is the usual road: n >= 2 sections of three vertices (left,
+ * centre, right: vertex 3 i + c), two quads between each two sections
+ * as pm__road_emit makes them, no vertex shared, no triangle left out.
+ * Its boundary is then the strip's outline, each vertex's one successor:
+ * 0 -> 1 -> 2 along the first section, the right edge forward (2, 5, ...),
+ * the last section right to left, the left edge back to 0; so its side
+ * chains need no edge search (pm__strip_chain). */
+static bool pm__is_strip(const pm_prim *P, const uint8_t *col) {
+    uint32_t nv = P->vcount, n = nv / 3;
+    if (n < 2 || nv % 3 != 0 || P->icount != 12 * (n - 1)) return false;
+    for (uint32_t v = 0; v < nv; v += 3)
+        if (col[v] != 0 || col[v + 1] != 1 || col[v + 2] != 2) return false;
+    const uint32_t *q = P->indices;
+    for (uint32_t i = 0, a = 0; i + 1 < n; i++, a += 3, q += 12)
+        if (q[0] != a || q[1] != a + 1 || q[2] != a + 3 || q[3] != a + 1 || q[4] != a + 4 || q[5] != a + 3 ||
+            q[6] != a + 1 || q[7] != a + 2 || q[8] != a + 4 || q[9] != a + 2 || q[10] != a + 5 || q[11] != a + 4)
+            return false;
+    return true;
+}
+
+static int pm__boundary(pm_arena *a, const pm_prim *P, const uint8_t *col, uint32_t *out) {
     size_t ne = P->icount;
     uint32_t nv = P->vcount;
     uint32_t *start = pm_arena_calloc(a, (size_t)nv + 1, sizeof *start);
@@ -47,18 +86,16 @@ static int pm__boundary(pm_arena *a, const pm_prim *P, uint32_t *out) {
         to[end[p2]++] = p0;
     }
     for (uint32_t x = 0; x < nv; x++) {
-        uint32_t lo = PM__NONE, hi = 0, count = 0;
-        for (uint32_t i = start[x]; i < end[x]; i++) {
-            uint32_t y = to[i], j = start[y];
-            while (j < end[y] && to[j] != x) j++;
-            if (j < end[y]) continue;
-            lo = y < lo ? y : lo;
-            hi = y > hi ? y : hi;
-            count++;
-        }
-        out[2 * x] = count ? lo : PM__NONE;
-        out[2 * x + 1] = count > 1 ? hi : PM__NONE;
+        if (col[x] != 1) pm__boundary_at(start, end, to, x, out);
+        else out[2 * x] = out[2 * x + 1] = PM__NONE - 1;   /* not found yet */
     }
+    for (uint32_t x = 0; x < nv; x++)
+        for (int i = 0; col[x] != 1 && i < 2; i++) {
+            uint32_t b = out[2 * x + i];
+            if (b != PM__NONE && col[b] == 1 && out[2 * b] == PM__NONE - 1) pm__boundary_at(start, end, to, b, out);
+        }
+    for (uint32_t x = 0; x < nv; x++)
+        if (out[2 * x] == PM__NONE - 1) out[2 * x] = out[2 * x + 1] = PM__NONE;
     return PM_OK;
 }
 
@@ -135,19 +172,50 @@ static int pm__side_chain(pm__net *N, pm__road *R, const pm_prim *P, const uint8
     return PM_OK;
 }
 
+/* The strip's side c as pm__side_chain walks it (pm__is_strip's strip
+ * of n sections): the right side 2, 5, ... from the start, the left
+ * 3 (n - 1), ..., 0 from the end, no centre vertex between; consecutive
+ * vertices at one position kept once. */
+static int pm__strip_chain(pm__net *N, pm__road *R, uint32_t n, const uint32_t *remap, const pm_prim *A,
+                           int c) {
+    uint32_t *chain = pm_arena_alloc(N->a, (2 * n + 2) * sizeof *chain), m = 0;
+    if (!chain) return PM_ERR_NOMEM;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t v = c == 2 ? 3 * k + 2 : 3 * (n - 1 - k);
+        const float *p = A->positions + 3 * remap[v];
+        if (m == 0 || memcmp(A->positions + 3 * chain[m - 1], p, 3 * sizeof *p) != 0) chain[m++] = remap[v];
+    }
+    if (m < 2) return PM_ERR_GEOMETRY;
+    if (R->closed && chain[m - 1] != chain[0]) chain[m++] = chain[0];
+    int s = c == 2 ? 1 : 0;
+    R->chain[s] = chain;
+    R->nchain[s] = m;
+    return PM_OK;
+}
+
+int pm__network_side_chains(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *remap, const pm_prim *A,
+                            bool plain) {
+    /* Each vertex's column once (pm__vcol), for both sides' scans. */
+    uint8_t *col = pm_arena_alloc(N->tmp, P->vcount ? P->vcount : 1);
+    if (!col) return PM_ERR_NOMEM;
+    for (uint32_t v = 0; v < P->vcount; v++) col[v] = (uint8_t)pm__vcol(P, v);
+    if (!plain && pm__is_strip(P, col)) {
+        int rc = pm__strip_chain(N, R, P->vcount / 3, remap, A, 2);
+        return rc ? rc : pm__strip_chain(N, R, P->vcount / 3, remap, A, 0);
+    }
+    uint32_t *out = pm_arena_alloc(N->tmp, 2 * (P->vcount ? P->vcount : 1) * sizeof *out);
+    if (!out) return PM_ERR_NOMEM;
+    int rc = pm__boundary(N->tmp, P, col, out);
+    if (rc == PM_OK) rc = pm__side_chain(N, R, P, col, out, remap, A, 2);
+    if (rc == PM_OK) rc = pm__side_chain(N, R, P, col, out, remap, A, 0);
+    return rc;
+}
+
 int pm__network_road_sides(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *remap,
                            const pm_prim *A) {
     R->nchain[0] = R->nchain[1] = 0;
     if (!N->p->edges[N->steps.data[R->first_step].edge].has_sidewalk) return PM_OK;
-    uint32_t *out = pm_arena_alloc(N->tmp, 2 * (P->vcount ? P->vcount : 1) * sizeof *out);
-    /* Each vertex's column once (pm__vcol), for both sides' scans. */
-    uint8_t *col = pm_arena_alloc(N->tmp, P->vcount ? P->vcount : 1);
-    if (!out || !col) return PM_ERR_NOMEM;
-    for (uint32_t v = 0; v < P->vcount; v++) col[v] = (uint8_t)pm__vcol(P, v);
-    int rc = pm__boundary(N->tmp, P, out);
-    if (rc == PM_OK) rc = pm__side_chain(N, R, P, col, out, remap, A, 2);
-    if (rc == PM_OK) rc = pm__side_chain(N, R, P, col, out, remap, A, 0);
-    return rc;
+    return pm__network_side_chains(N, R, P, remap, A, false);
 }
 
 /* ---- the slab along one side ---- */

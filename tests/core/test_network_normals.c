@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "geom/geom.h"
+#include "network/network_internal.h"
 #include "pm_test_network.h"
 #include "scene/arena.h"
 #include "scene/result.h"
@@ -140,4 +141,105 @@ Test(network_normals, summed_in_pieces_then_finished_matches_the_plain_pass) {
         cr_assert(p->normals_unit);
         pm_arena_destroy(a);
     }
+}
+
+/* ---- the road sides' shortcut for the usual strip ---- */
+
+/* A road primitive as pm__road_emit makes it for a network (n sections of
+ * left, centre, right; two quads between each two), then, sometimes, one
+ * of the things that make it unusual: a triangle left out, a vertex
+ * shared (a collapsed column), two triangles swapped, a column's V off. */
+static void random_strip(pm_scene *s, pm_rng *r, pm_prim **out) {
+    uint32_t n = (uint32_t)pm_rng_int(r, 1, 24);
+    pm_prim *P = pm_scene_add_prim(s, "road", "asphalt", PM_PRIM_UV, 3 * n, 12 * n);
+    cr_assert(P);
+    for (uint32_t i = 0; i < n; i++)
+        for (int c = 0; c < 3; c++) {
+            float q[3] = {(float)(i * 3.0 + pm_rng_range(r, -0.5, 0.5)), 0, (float)(c * 2.0 - 2.0)};
+            float uv[2] = {(float)i, (float)(c * 0.5)};
+            cr_assert(pm_prim_add_vertex(s, P, q, NULL, uv, NULL) >= 0);
+        }
+    for (uint32_t a = 0; a + 3 < 3 * n; a += 3) {
+        uint32_t t[4][3] = {{a, a + 1, a + 3}, {a + 1, a + 4, a + 3}, {a + 1, a + 2, a + 4}, {a + 2, a + 5, a + 4}};
+        for (int k = 0; k < 4; k++) cr_assert(pm_prim_add_tri(s, P, t[k][0], t[k][1], t[k][2]) == 0);
+    }
+    uint32_t nt = P->icount / 3;
+    switch (pm_rng_int(r, 0, 5)) {
+    case 0:   /* a triangle left out */
+        if (nt) {
+            uint32_t t = (uint32_t)pm_rng_int(r, 0, nt - 1);
+            memmove(P->indices + 3 * t, P->indices + 3 * t + 3, 3 * (nt - t - 1) * sizeof *P->indices);
+            P->icount -= 3;
+        }
+        break;
+    case 1: {   /* an edge vertex collapsed onto its centre */
+        uint32_t v = 3 * (uint32_t)pm_rng_int(r, 0, n - 1) + (pm_rng_chance(r, 0.5) ? 0 : 2);
+        for (uint32_t k = 0; k < P->icount; k++)
+            if (P->indices[k] == v) P->indices[k] = v - (v % 3) + 1;
+        break;
+    }
+    case 2:   /* two triangles in the other order */
+        if (nt > 1) {
+            uint32_t t = (uint32_t)pm_rng_int(r, 0, nt - 2), tmp[3];
+            memcpy(tmp, P->indices + 3 * t, sizeof tmp);
+            memcpy(P->indices + 3 * t, P->indices + 3 * t + 3, sizeof tmp);
+            memcpy(P->indices + 3 * t + 3, tmp, sizeof tmp);
+        }
+        break;
+    case 3:   /* a vertex's V says another column */
+        P->uvs[2 * pm_rng_int(r, 0, 3 * n - 1) + 1] = (float)pm_rng_range(r, 0, 1);
+        break;
+    default: break;
+    }
+    *out = P;
+}
+
+Test(network_normals, strip_side_chains_match_the_plain_walk) {
+    pm_rng r;
+    pm_rng_seed(&r, 4242);
+    int fast = 0, geometry = 0;
+    for (int it = 0; it < 6000; it++) {
+        pm_arena *a = pm_arena_create(1 << 16);
+        pm_scene *s = pm_scene_create(a);
+        pm_prim *P;
+        random_strip(s, &r, &P);
+        /* Output vertices: each road vertex its own, sometimes at its
+         * predecessor's position (kept once in a chain). */
+        pm_prim *A = pm_scene_add_prim(s, "asphalt", "asphalt", PM_PRIM_UV, P->vcount, 3);
+        uint32_t *remap = pm_arena_alloc(a, (P->vcount + 1) * sizeof *remap);
+        cr_assert(A && remap);
+        for (uint32_t v = 0; v < P->vcount; v++) {
+            const float *q = P->positions + 3 * v;
+            if (v >= 3 && pm_rng_chance(&r, 0.15)) q = P->positions + 3 * (v - 3);
+            remap[v] = (uint32_t)pm_prim_add_vertex(s, A, q, NULL, NULL, NULL);
+        }
+        if (pm_rng_chance(&r, 0.3) && P->vcount >= 6)   /* a closed road's last section is its first */
+            for (int c = 0; c < 3; c++) remap[P->vcount - 3 + c] = remap[c];
+        bool closed = pm_rng_chance(&r, 0.3);
+        pm__road R[2];
+        int rc[2];
+        for (int k = 0; k < 2; k++) {
+            pm__net N;
+            memset(&N, 0, sizeof N);
+            N.a = a;
+            N.tmp = pm_arena_create_scratch(a);
+            memset(&R[k], 0, sizeof R[k]);
+            R[k].closed = closed;
+            rc[k] = pm__network_side_chains(&N, &R[k], P, remap, A, k == 1);
+            pm_arena_destroy(N.tmp);
+        }
+        cr_assert_eq(rc[0], rc[1], "strip %d: rc %d, plain %d", it, rc[0], rc[1]);
+        if (rc[0] == PM_OK)
+            for (int side = 0; side < 2; side++) {
+                cr_assert_eq(R[0].nchain[side], R[1].nchain[side], "strip %d side %d", it, side);
+                cr_assert(memcmp(R[0].chain[side], R[1].chain[side], R[0].nchain[side] * sizeof(uint32_t)) == 0,
+                          "strip %d side %d: the chains differ", it, side);
+            }
+        geometry += rc[0] == PM_ERR_GEOMETRY;
+        fast += P->vcount % 3 == 0 && P->icount == 4 * (P->vcount - 3);
+        pm_arena_destroy(a);
+    }
+    cr_log_info("strips: %d of the usual shape (counts), %d not one path", fast, geometry);
+    cr_assert_geq(fast, 2000);
+    cr_assert_geq(geometry, 50);
 }
