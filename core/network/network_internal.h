@@ -115,6 +115,12 @@ int pm__network_road_sides(pm__net *N, pm__road *R, const pm_prim *P, const uint
  * the usual three-column strip (the tests compare the two). */
 int pm__network_side_chains(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *remap, const pm_prim *A,
                             bool plain);
+/* A sidewalk's outer edge (n points out, heights oy and oby, curb segment
+ * lengths len) with the loops of tight curves cut out (network_sidewalk.c's
+ * pm__trim). plain: never the shortcut for an edge that runs one way
+ * (the tests compare the two). */
+int pm__network_trim(pm_arena *tmp, uint32_t n, double width, const double *len, pm_v2 *out, float *oy,
+                     float *oby, bool plain);
 /* The slabs along every road side with a sidewalk into s's curb (1) and
  * sidewalk (2) primitives; problems for those that cannot be built. */
 int pm__network_sidewalks(pm__net *N, pm_scene *s);

@@ -315,32 +315,42 @@ static bool pm__crossing(pm_v2 a, pm_v2 b, pm_v2 c, pm_v2 d, pm_v2 *x) {
 }
 
 /* Segment k's bounds (x0, x1, y0, y1) from outer points k and k + 1. */
-static void pm__seg_box(const pm__slab *S, uint32_t k, double *b) {
-    pm_v2 a = S->out[k], c = S->out[k + 1];
+static void pm__seg_box(const pm_v2 *out, uint32_t k, double *b) {
+    pm_v2 a = out[k], c = out[k + 1];
     b[0] = a.x < c.x ? a.x : c.x;
     b[1] = a.x < c.x ? c.x : a.x;
     b[2] = a.y < c.y ? a.y : c.y;
     b[3] = a.y < c.y ? c.y : a.y;
 }
 
-/* Cuts the loops out of the outer edge on the inside of tight curves
- * (radius under the width, where the offset curve crosses itself): every
- * outer point between two crossing segments becomes the crossing point,
- * with the heights of the first. Only segments within a few widths of
- * curb length can meet, which bounds the search. The ends never move. */
-static int pm__trim(pm__slab *S) {
-    uint32_t n = S->n;
-    double reach = 8.0 * S->width + 1.0;
-    /* Each curb segment's plan length and each outer segment's bounds,
-     * once: the windows below overlap (the bounds are what most pairs end
-     * at, as in pm__crossing). */
+/* Whether x, or y, runs strictly one way along the n points. */
+static bool pm__monotone(const pm_v2 *p, uint32_t n) {
+    bool xi = true, xd = true, yi = true, yd = true;
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        xi &= p[i + 1].x > p[i].x;
+        xd &= p[i + 1].x < p[i].x;
+        yi &= p[i + 1].y > p[i].y;
+        yd &= p[i + 1].y < p[i].y;
+    }
+    return xi || xd || yi || yd;
+}
+
+int pm__network_trim(pm_arena *tmp, uint32_t n, double width, const double *len, pm_v2 *out, float *oy,
+                     float *oby, bool plain) {
+    /* An outer edge whose x (or y) runs strictly one way cannot cross
+     * itself: two segments with one between have x ranges apart, so every
+     * pair below ends at the bounds test and nothing moves. Most sides
+     * (straight or gently curved roads) end here. */
+    if (!plain && pm__monotone(out, n)) return PM_OK;
+    double reach = 8.0 * width + 1.0;
+    /* Each outer segment's bounds once: the windows below overlap (the
+     * bounds are what most pairs end at, as in pm__crossing). */
     double ownb[4 * 256];
-    const double *len = S->len;
-    double *box = n <= 256 ? ownb : pm_arena_alloc(S->tmp, 4 * n * sizeof *box);
+    double *box = n <= 256 ? ownb : pm_arena_alloc(tmp, 4 * n * sizeof *box);
     if (!box) return PM_ERR_NOMEM;
-    for (uint32_t k = 0; k + 1 < n; k++) pm__seg_box(S, k, box + 4 * k);
+    for (uint32_t k = 0; k + 1 < n; k++) pm__seg_box(out, k, box + 4 * k);
     for (uint32_t j = 0; j + 3 < n; j++) {
-        if (pm_v2_eq(S->out[j], S->out[j + 1])) continue;
+        if (pm_v2_eq(out[j], out[j + 1])) continue;
         uint32_t kmax = j + 2;
         double run = 0;
         while (kmax + 2 < n) {
@@ -352,20 +362,28 @@ static int pm__trim(pm__slab *S) {
         for (uint32_t k = kmax; k >= j + 2; k--) {
             const double *bk = box + 4 * k;
             pm_v2 x;
-            if (bj[1] < bk[0] || bk[1] < bj[0] || bj[3] < bk[2] || bk[3] < bj[2] ||
-                pm_v2_eq(S->out[k], S->out[k + 1]) ||
-                !pm__crossing(S->out[j], S->out[j + 1], S->out[k], S->out[k + 1], &x))
+            if (bj[1] < bk[0] || bk[1] < bj[0] || bj[3] < bk[2] || bk[3] < bj[2] || pm_v2_eq(out[k], out[k + 1]) ||
+                !pm__crossing(out[j], out[j + 1], out[k], out[k + 1], &x))
                 continue;
             for (uint32_t i = j + 1; i <= k; i++) {
-                S->out[i] = x;
-                S->oy[i] = S->oy[j + 1];
-                S->oby[i] = S->oby[j + 1];
+                out[i] = x;
+                oy[i] = oy[j + 1];
+                oby[i] = oby[j + 1];
             }
-            for (uint32_t i = j; i <= k; i++) pm__seg_box(S, i, box + 4 * i);
+            for (uint32_t i = j; i <= k; i++) pm__seg_box(out, i, box + 4 * i);
             break;
         }
     }
     return PM_OK;
+}
+
+/* Cuts the loops out of the outer edge on the inside of tight curves
+ * (radius under the width, where the offset curve crosses itself): every
+ * outer point between two crossing segments becomes the crossing point,
+ * with the heights of the first. Only segments within a few widths of
+ * curb length can meet, which bounds the search. The ends never move. */
+static int pm__trim(pm__slab *S) {
+    return pm__network_trim(S->tmp, S->n, S->width, S->len, S->out, S->oy, S->oby, false);
 }
 
 static inline int pm__vtx(pm__slab *S, uint32_t prim, const float pos[3], float u, float v, uint32_t *id) {
@@ -380,16 +398,30 @@ static inline int pm__vtx(pm__slab *S, uint32_t prim, const float pos[3], float 
  * curb lower than float resolution this high). Its face is summed into
  * the curb's normals here, where its cross is at hand: the stitch then
  * only normalizes them (pm_prim_normals_finish; curb positions never move
- * once made). */
+ * once made). Every wall has two corners on one vertical (a curb's or an
+ * outer face's bottom and top, same x and z floats), so its cross's y,
+ * (b - a).z (c - a).x - (b - a).x (c - a).z, is +0 or -0; adding a zero
+ * leaves a normal's sum as it was (a sum that starts at +0 never becomes
+ * -0), so only x and z are added, bit for bit pm_prim_normals_add's. */
 static inline int pm__wall(pm__slab *S, uint32_t a, uint32_t b, uint32_t c) {
     pm_prim *p = &S->s->prims[1];
-    double x[3];
-    pm_face_cross(p->positions, a, b, c, x);
-    if (x[0] == 0 && x[2] == 0) return PM_OK;
+    const float *pa = p->positions + 3 * a, *pb = p->positions + 3 * b, *pc = p->positions + 3 * c;
+    /* (The x component first: nonzero for nearly every wall, and then the
+     * z one is not needed for the test.) */
+    double u1 = (double)pb[1] - pa[1], v1 = (double)pc[1] - pa[1];
+    double x0 = u1 * ((double)pc[2] - pa[2]) - ((double)pb[2] - pa[2]) * v1;
+    double x2 = ((double)pb[0] - pa[0]) * v1 - u1 * ((double)pc[0] - pa[0]);
+    if (x0 == 0 && x2 == 0) return PM_OK;
     uint32_t t = p->icount / 3;
     if (pm_prim_add_tri(S->s, p, a, b, c) < 0) return PM_ERR_NOMEM;
     if (S->N->curb_nt == t) {
-        pm_prim_normals_add(p, a, b, c, x);
+        float f0 = (float)x0, f2 = (float)x2;
+        uint32_t v[3] = {a, b, c};
+        for (int k = 0; k < 3; k++) {
+            float *n = p->normals + 3 * (size_t)v[k];
+            n[0] = n[0] + f0;
+            n[2] = n[2] + f2;
+        }
         S->N->curb_nt = t + 1;
     }
     return PM_OK;

@@ -1,4 +1,5 @@
-/* Normals summed as they are built against pm_prim_compute_normals: the
+/* The stitch's shortcuts against the plain paths, bit for bit. Normals
+ * summed as they are built against pm_prim_compute_normals: the
  * stitch sums each curb wall's face where network_sidewalk.c makes it and
  * only normalizes at the end (pm_prim_normals_finish); the bits must be
  * those of the plain pass over the finished primitive. */
@@ -63,7 +64,7 @@ static void random_town(net *n, pm_rng *r) {
     finish(n);
 }
 
-Test(network_normals, curb_normals_summed_while_built_match_the_plain_pass, .timeout = 300) {
+Test(network_shortcuts, curb_normals_summed_while_built_match_the_plain_pass, .timeout = 300) {
     pm_rng r;
     pm_rng_seed(&r, 20261202);
     int built = 0, walls = 0;
@@ -96,7 +97,7 @@ Test(network_normals, curb_normals_summed_while_built_match_the_plain_pass, .tim
 /* Random primitives (some flat, some with shared and repeated vertices,
  * some degenerate faces): summed in random pieces, then finished from a
  * random triangle, against the plain pass. */
-Test(network_normals, summed_in_pieces_then_finished_matches_the_plain_pass) {
+Test(network_shortcuts, summed_in_pieces_then_finished_matches_the_plain_pass) {
     pm_rng r;
     pm_rng_seed(&r, 77);
     for (int it = 0; it < 3000; it++) {
@@ -194,7 +195,7 @@ static void random_strip(pm_scene *s, pm_rng *r, pm_prim **out) {
     *out = P;
 }
 
-Test(network_normals, strip_side_chains_match_the_plain_walk) {
+Test(network_shortcuts, strip_side_chains_match_the_plain_walk) {
     pm_rng r;
     pm_rng_seed(&r, 4242);
     int fast = 0, geometry = 0;
@@ -242,4 +243,72 @@ Test(network_normals, strip_side_chains_match_the_plain_walk) {
     cr_log_info("strips: %d of the usual shape (counts), %d not one path", fast, geometry);
     cr_assert_geq(fast, 2000);
     cr_assert_geq(geometry, 50);
+}
+
+/* ---- the outer edge's trim: the shortcut for an edge that runs one way ---- */
+
+/* n outer points (floats): x rising (or falling, or y instead) in random
+ * steps with some wobble across; sometimes a step back that makes a loop
+ * (segments two apart crossing), sometimes a repeated point, sometimes a
+ * random walk with tight turns. */
+static uint32_t random_outer(pm_rng *r, pm_v2 *p, float *oy, float *oby, double *len) {
+    uint32_t n = (uint32_t)pm_rng_int(r, 2, 60);
+    int kind = (int)pm_rng_int(r, 0, 4);
+    double x = 0, y = 0, dir = pm_rng_chance(r, 0.5) ? 1 : -1, h = pm_rng_range(r, 0, 3);
+    uint32_t loop = kind == 1 ? (uint32_t)pm_rng_int(r, 0, n) : UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        if (kind == 3) {   /* a random walk */
+            x += pm_rng_range(r, -3, 3);
+            y += pm_rng_range(r, -3, 3);
+        } else if (i == loop && i > 0) {
+            x -= dir * pm_rng_range(r, 1, 6);
+            y += pm_rng_range(r, -4, 4);
+        } else if (kind == 2 && pm_rng_chance(r, 0.1)) {   /* the same x again */
+            y += pm_rng_range(r, -2, 2);
+        } else if (i > 0) {
+            x += dir * (pm_rng_chance(r, 0.1) ? pm_rng_range(r, 1e-6, 1e-3) : pm_rng_range(r, 0.1, 6));
+            y += pm_rng_range(r, -2, 2);
+        }
+        pm_v2 q = {(float)x, (float)y};
+        p[i] = kind == 4 ? (pm_v2){q.y, q.x} : q;
+        oy[i] = (float)(h + i);
+        oby[i] = (float)(h - i);
+        len[i] = pm_rng_range(r, 0.05, 6);
+    }
+    return n;
+}
+
+Test(network_shortcuts, trim_shortcut_matches_the_plain_trim) {
+    pm_rng r;
+    pm_rng_seed(&r, 31337);
+    int shortcut = 0, trimmed = 0;
+    pm_arena *a = pm_arena_create(1 << 16);
+    for (int it = 0; it < 20000; it++) {
+        pm_v2 p[2][64], p0[64];
+        float oy[2][64], oby[2][64];
+        double len[64];
+        uint32_t n = random_outer(&r, p[0], oy[0], oby[0], len);
+        double width = pm_rng_range(&r, 0.5, 4);
+        memcpy(p[1], p[0], sizeof p[0]);
+        memcpy(p0, p[0], sizeof p0);
+        memcpy(oy[1], oy[0], sizeof oy[0]);
+        memcpy(oby[1], oby[0], sizeof oby[0]);
+        cr_assert_eq(pm__network_trim(a, n, width, len, p[0], oy[0], oby[0], false), PM_OK);
+        cr_assert_eq(pm__network_trim(a, n, width, len, p[1], oy[1], oby[1], true), PM_OK);
+        cr_assert(memcmp(p[0], p[1], n * sizeof(pm_v2)) == 0 && memcmp(oy[0], oy[1], n * sizeof(float)) == 0 &&
+                      memcmp(oby[0], oby[1], n * sizeof(float)) == 0,
+                  "edge %d (%u points): the trims differ", it, n);
+        bool moved = memcmp(p0, p[1], n * sizeof(pm_v2)) != 0;
+        trimmed += moved;
+        bool xi = true, xd = true, yi = true, yd = true;
+        for (uint32_t i = 0; i + 1 < n; i++) {
+            xi &= p0[i + 1].x > p0[i].x, xd &= p0[i + 1].x < p0[i].x;
+            yi &= p0[i + 1].y > p0[i].y, yd &= p0[i + 1].y < p0[i].y;
+        }
+        shortcut += xi || xd || yi || yd;
+    }
+    pm_arena_destroy(a);
+    cr_log_info("outer edges: %d one way (the shortcut), %d trimmed", shortcut, trimmed);
+    cr_assert_geq(shortcut, 5000);
+    cr_assert_geq(trimmed, 500);
 }
