@@ -107,9 +107,13 @@ static size_t pm_api__real17(double x, char *out) {
         memcpy(o, b, 20);   /* fixed size: out and tmp have the room */
         return (size_t)(o + (e + 2 - b) - out);
     }
-    uint64_t d;
+    uint64_t d, bits;
     int k, frac;
-    if (!pm_api__dec17(ax, &d, &k, &frac)) return 0;
+    memcpy(&bits, &ax, sizeof bits);   /* normal */
+    if (!pm_api__dec17_short((bits & ((1ull << 52) - 1)) | 1ull << 52, (int)(bits >> 52) - 1022, &d,
+                             &k, &frac) &&
+        !pm_api__dec17(ax, &d, &k, &frac))
+        return 0;
     d += frac == 3 || (frac == 2 && (d & 1));   /* 17 digits: to nearest, ties to even */
     if (d == pm_api__u10[17]) {
         d = pm_api__u10[16];

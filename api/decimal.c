@@ -71,40 +71,13 @@ uint64_t pm_api__dec_round(uint64_t n, int frac, int p, int *x, bool *exact) {
     return q;
 }
 
-/* 5^k for k <= 27, as a table. */
-static const uint64_t pm_api__p5[28] = {
+/* 5^k for k <= 27. */
+const uint64_t pm_api__p5[28] = {
     1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull,
     9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull, 30517578125ull,
     152587890625ull, 762939453125ull, 3814697265625ull, 19073486328125ull, 95367431640625ull,
     476837158203125ull, 2384185791015625ull, 11920928955078125ull, 59604644775390625ull,
     298023223876953125ull, 1490116119384765625ull, 7450580596923828125ull};
-
-/* pm_api__dec17 where requests' values mostly are (about 1e-10 to 1e15):
- * m 5^(16-k) is at most 116 bits and its floor by 2^sh (sh 1..63) one
- * word, so the division is a shift and the dropped fraction a mask. When
- * k came out one too low, the 18th digit goes into the fraction's class.
- * False where this does not hold (pm_api__dec17's general path then). */
-static bool pm_api__dec17_short(uint64_t m, int be, int k, uint64_t *digits, int *x, int *frac) {
-    int p = 16 - k, sh = 53 - be - p;
-    if (p < 0 || p > 27 || sh < 1 || sh > 63) return false;
-    pm_api__u128 v = (pm_api__u128)m * pm_api__p5[p];
-    uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64);
-    if (hi >> sh) return false;
-    uint64_t q = (hi << (64 - sh)) | (lo >> sh), r = lo & ((1ull << sh) - 1), half = 1ull << (sh - 1);
-    int f = r == 0 ? 0 : r < half ? 1 : r == half ? 2 : 3;
-    if (q >= pm_api__u10[17]) {
-        uint64_t t = q / 10;
-        unsigned d = (unsigned)(q - t * 10);
-        f = d == 0 ? (f != 0) : d < 5 ? 1 : d == 5 && f == 0 ? 2 : 3;
-        q = t;
-        k++;
-    }
-    if (q < pm_api__u10[16] || q >= pm_api__u10[17]) return false;
-    *digits = q;
-    *x = k;
-    *frac = f;
-    return true;
-}
 
 bool pm_api__dec17(double a, uint64_t *digits, int *x, int *frac) {
     uint64_t bits;
@@ -112,7 +85,7 @@ bool pm_api__dec17(double a, uint64_t *digits, int *x, int *frac) {
     uint64_t m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
     int be = (int)(bits >> 52) - 1022;
     int k = ((be - 1) * 78913) >> 18;   /* floor((be - 1) log10 2): 10^k <= a, or one above */
-    if (pm_api__dec17_short(m, be, k, digits, x, frac)) return true;
+    if (pm_api__dec17_short(m, be, digits, x, frac)) return true;
     for (int tries = 0; tries < 3; tries++) {
         if (!pm_api__scale_floor(m, be - 53, 16 - k, digits, frac)) return false;
         if (*digits >= pm_api__u10[17]) k++;

@@ -131,7 +131,8 @@ static inline uint64_t pm_jf__value8(uint64_t v, int n) {
  * path gives it (integers as they are; reals w / 10^f, one correctly
  * rounded division of exact doubles, w < 10^14). False, nothing read,
  * for anything else. */
-static bool pm_jf__number_short(pm_jf *j, pm_jf_num *out) {
+static inline __attribute__((always_inline)) bool pm_jf__number_short_inline(pm_jf *j,
+                                                                              pm_jf_num *out) {
     const char *p = j->p, *e = j->end;
     bool neg = p < e && *p == '-';
     p += neg;
@@ -163,6 +164,10 @@ static bool pm_jf__number_short(pm_jf *j, pm_jf_num *out) {
     out->d = neg ? -d : d;
     j->p = p;
     return true;
+}
+
+static bool pm_jf__number_short(pm_jf *j, pm_jf_num *out) {
+    return pm_jf__number_short_inline(j, out);
 }
 #endif
 
@@ -349,18 +354,20 @@ static bool pm_jf__string(pm_jf *j, const char **s, size_t *n) {
 
 /* After a member or element: 1 at ',' (then at the next token), 0 at the
  * closing bracket (consumed), -1 at anything else. */
-static int pm_jf__after(pm_jf *j, char close) {
-    pm_jf__ws(j);
-    if (j->p < j->end && *j->p == ',') {
-        j->p++;
-        pm_jf__ws(j);
-        return 1;
+static inline __attribute__((always_inline)) int pm_jf__after(pm_jf *j, char close) {
+    const char *p = j->p, *e = j->end;
+    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+    int r = -1;
+    if (p < e && *p == ',') {
+        p++;
+        while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+        r = 1;
+    } else if (p < e && *p == close) {
+        p++;
+        r = 0;
     }
-    if (j->p < j->end && *j->p == close) {
-        j->p++;
-        return 0;
-    }
-    return -1;
+    j->p = p;
+    return r;
 }
 
 static json_t *pm_jf__object(pm_jf *j) {
@@ -468,7 +475,13 @@ static json_t *pm_jf__bulk(pm_jf *j) {
  * 0; false at anything else. */
 static bool pm_jf__bulk_number(pm_jf *j, double *d) {
     pm_jf_num x;
-    if (!pm_jf__number(j, &x) || (x.is_int && !(fabs(x.d) <= PM_JF_EXACT_INT))) return false;
+#ifdef PM_JF_SWAR
+    if (pm_jf__number_short_inline(j, &x)) {   /* within 2^53 */
+        *d = x.d + 0.0;
+        return true;
+    }
+#endif
+    if (!pm_jf__number_plain(j, &x) || (x.is_int && !(fabs(x.d) <= PM_JF_EXACT_INT))) return false;
     *d = x.d + 0.0;
     return true;
 }
