@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "canon_text.h"
-#include "decimal.h"
+#include "decimal_short.h"
 #include "pm_api/bulk.h"
 #include "pm_api/rows.h"
 

@@ -1,4 +1,4 @@
-#include "decimal.h"
+#include "decimal_short.h"
 
 #include <string.h>
 
