@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "canon_text.h"
-#include "decimal.h"
+#include "decimal_short.h"
 #include "pm_api/bulk.h"
 #include "pm_api/rows.h"
 
@@ -69,20 +69,16 @@ static int pm_api__emit(const char *s, size_t n, void *data) {
 
 /* ---- "%.17g" of a double, exactly as glibc rounds it ---- */
 
-/* "00" .. "99". */
-static const char pm_api__d2[201] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-/* x < 10^8 as 8 digits, in 32-bit steps. */
-static void pm_api__digits8(uint32_t x, char *out) {
-    uint32_t hi = x / 10000, lo = x - hi * 10000;
-    uint32_t a = hi / 100, b = hi - a * 100, c = lo / 100, d = lo - c * 100;
-    memcpy(out, pm_api__d2 + 2 * a, 2);
-    memcpy(out + 2, pm_api__d2 + 2 * b, 2);
-    memcpy(out + 4, pm_api__d2 + 2 * c, 2);
-    memcpy(out + 6, pm_api__d2 + 2 * d, 2);
+/* x < 10^8 as 8 digit values (0..9, not yet ASCII), one a byte, the
+ * first digit in the lowest byte (so a little-endian store writes them in
+ * order): halves, quarters and digits split in all lanes at once, each
+ * division by 100 or 10 a multiply and shift exact for these ranges. */
+static inline uint64_t pm_api__digits8(uint32_t x) {
+    uint64_t hi = x / 10000, y = hi | (uint64_t)(x - hi * 10000) << 32;
+    uint64_t q = ((y * 10486) >> 20) & 0x0000007F0000007Full;   /* /100 for < 10^4 */
+    y = q | (y - q * 100) << 16;
+    q = ((y * 103) >> 10) & 0x000F000F000F000Full;   /* /10 for < 100 */
+    return q | (y - q * 10) << 8;
 }
 
 /* Writes x as jansson writes a real at precision 17 ("%.17g"; ".0" added
@@ -111,20 +107,35 @@ static size_t pm_api__real17(double x, char *out) {
         memcpy(o, b, 20);   /* fixed size: out and tmp have the room */
         return (size_t)(o + (e + 2 - b) - out);
     }
-    uint64_t d;
+    uint64_t d, bits;
     int k, frac;
-    bool exact;
-    if (!pm_api__dec17(fabs(x), &d, &k, &frac)) return 0;
-    d = pm_api__dec_round(d, frac, 17, &k, &exact);
+    memcpy(&bits, &ax, sizeof bits);   /* normal */
+    if (!pm_api__dec17_short((bits & ((1ull << 52) - 1)) | 1ull << 52, (int)(bits >> 52) - 1022, &d,
+                             &k, &frac) &&
+        !pm_api__dec17(ax, &d, &k, &frac))
+        return 0;
+    d += frac == 3 || (frac == 2 && (d & 1));   /* 17 digits: to nearest, ties to even */
+    if (d == pm_api__u10[17]) {
+        d = pm_api__u10[16];
+        k++;
+    }
     char dig[40];   /* 17 digits, then '0's: the copies below are of fixed size */
     memset(dig + 17, '0', sizeof dig - 17);
     uint64_t lead = d / pm_api__u10[16], rest = d - lead * pm_api__u10[16];
-    dig[0] = (char)('0' + lead);
     uint64_t high = rest / 100000000u;
-    pm_api__digits8((uint32_t)high, dig + 1);
-    pm_api__digits8((uint32_t)(rest - high * 100000000u), dig + 9);
-    int nd = 17;
-    while (nd > 1 && dig[nd - 1] == '0') nd--;
+    uint64_t b1 = pm_api__digits8((uint32_t)high), b2 = pm_api__digits8((uint32_t)(rest - high * 100000000u));
+    dig[0] = (char)('0' + lead);
+    /* The last nonzero digit: the highest nonzero byte of the second
+     * eight, else of the first, else the lead digit. */
+    int nd = b2 ? 17 - (__builtin_clzll(b2) >> 3) : b1 ? 9 - (__builtin_clzll(b1) >> 3) : 1;
+    b1 += 0x3030303030303030ull;
+    b2 += 0x3030303030303030ull;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    b1 = __builtin_bswap64(b1);
+    b2 = __builtin_bswap64(b2);
+#endif
+    memcpy(dig + 1, &b1, 8);
+    memcpy(dig + 9, &b2, 8);
     if (x < 0) *o++ = '-';
     if (k >= 0 && k < 17) { /* "%f" style: integer digits, then the rest */
         memcpy(o, dig, 17);   /* the digits past nd are '0' */

@@ -1,4 +1,4 @@
-#include "decimal.h"
+#include "decimal_short.h"
 
 #include <string.h>
 
@@ -71,12 +71,21 @@ uint64_t pm_api__dec_round(uint64_t n, int frac, int p, int *x, bool *exact) {
     return q;
 }
 
+/* 5^k for k <= 27. */
+const uint64_t pm_api__p5[28] = {
+    1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull,
+    9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull, 30517578125ull,
+    152587890625ull, 762939453125ull, 3814697265625ull, 19073486328125ull, 95367431640625ull,
+    476837158203125ull, 2384185791015625ull, 11920928955078125ull, 59604644775390625ull,
+    298023223876953125ull, 1490116119384765625ull, 7450580596923828125ull};
+
 bool pm_api__dec17(double a, uint64_t *digits, int *x, int *frac) {
     uint64_t bits;
     memcpy(&bits, &a, sizeof bits);   /* normal: a = m 2^(be - 53) */
     uint64_t m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
     int be = (int)(bits >> 52) - 1022;
     int k = ((be - 1) * 78913) >> 18;   /* floor((be - 1) log10 2): 10^k <= a, or one above */
+    if (pm_api__dec17_short(m, be, digits, x, frac)) return true;
     for (int tries = 0; tries < 3; tries++) {
         if (!pm_api__scale_floor(m, be - 53, 16 - k, digits, frac)) return false;
         if (*digits >= pm_api__u10[17]) k++;

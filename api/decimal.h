@@ -22,5 +22,4 @@ bool pm_api__dec17(double a, uint64_t *digits, int *x, int *frac);
  * exact value); *x moves up on a carry to 10^p. *exact: nothing but zeros
  * was dropped. */
 uint64_t pm_api__dec_round(uint64_t digits, int frac, int p, int *x, bool *exact);
-
 #endif

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include "decimal.h"
 
@@ -879,9 +882,27 @@ void *pm_api__out_alloc(size_t n) {
 typedef float pm_api__v4f __attribute__((vector_size(16)));
 typedef int32_t pm_api__v4i __attribute__((vector_size(16)));
 
-static pm_api__v4f pm_api__v4_pick(pm_api__v4f a, pm_api__v4f b, pm_api__v4i take_a) {
+/* x < l ? x : l and x > h ? x : h in every lane: exactly what SSE's
+ * MINPS and MAXPS do (on equal values, zeros of either sign included, and
+ * on a NaN, they return the second operand), one instruction each. */
+#if defined(__SSE__)
+static inline pm_api__v4f pm_api__v4_min(pm_api__v4f x, pm_api__v4f l) {
+    return (pm_api__v4f)_mm_min_ps((__m128)x, (__m128)l);
+}
+static inline pm_api__v4f pm_api__v4_max(pm_api__v4f x, pm_api__v4f h) {
+    return (pm_api__v4f)_mm_max_ps((__m128)x, (__m128)h);
+}
+#else
+static inline pm_api__v4f pm_api__v4_pick(pm_api__v4f a, pm_api__v4f b, pm_api__v4i take_a) {
     return (pm_api__v4f)(((pm_api__v4i)a & take_a) | ((pm_api__v4i)b & ~take_a));
 }
+static inline pm_api__v4f pm_api__v4_min(pm_api__v4f x, pm_api__v4f l) {
+    return pm_api__v4_pick(x, l, x < l);
+}
+static inline pm_api__v4f pm_api__v4_max(pm_api__v4f x, pm_api__v4f h) {
+    return pm_api__v4_pick(x, h, x > h);
+}
+#endif
 
 /* The first of p[k], p[k + 3], ... (n of them) that is zero: which zero a
  * scalar "if (x < min) min = x" pass keeps when the bound is 0. */
@@ -902,13 +923,15 @@ void pm_api__f32_bounds3(const float *p, uint32_t n, double mn[3], double mx[3])
     if (n >= 4) {
         pm_api__v4f l[3], h[3];
         for (int j = 0; j < 3; j++) memcpy(&l[j], p + 4 * j, sizeof l[j]), h[j] = l[j];
-        for (i = 4; i + 4 <= n; i += 4)
-            for (int j = 0; j < 3; j++) {
-                pm_api__v4f x;
-                memcpy(&x, p + 3 * i + 4 * j, sizeof x);
-                l[j] = pm_api__v4_pick(x, l[j], x < l[j]);
-                h[j] = pm_api__v4_pick(x, h[j], x > h[j]);
-            }
+        for (i = 4; i + 4 <= n; i += 4) {   /* the three vectors spelt out: no inner loop */
+            pm_api__v4f x0, x1, x2;
+            memcpy(&x0, p + 3 * i, sizeof x0);
+            memcpy(&x1, p + 3 * i + 4, sizeof x1);
+            memcpy(&x2, p + 3 * i + 8, sizeof x2);
+            l[0] = pm_api__v4_min(x0, l[0]), h[0] = pm_api__v4_max(x0, h[0]);
+            l[1] = pm_api__v4_min(x1, l[1]), h[1] = pm_api__v4_max(x1, h[1]);
+            l[2] = pm_api__v4_min(x2, l[2]), h[2] = pm_api__v4_max(x2, h[2]);
+        }
         /* lane axes: l[0] x y z x, l[1] y z x y, l[2] z x y z */
         static const int lane[3][4][2] = {{{0, 0}, {0, 3}, {1, 2}, {2, 1}},
                                           {{0, 1}, {1, 0}, {1, 3}, {2, 2}},

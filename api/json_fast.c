@@ -102,11 +102,80 @@ static double pm_jf__exact(uint64_t w, int e10) {
     return pm_jf__round(num / d, -s, num % d != 0);
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PM_JF_SWAR 1
+/* How many of the eight bytes of v (the text's first byte lowest) are
+ * ASCII digits before the first that is not. A byte of 0xFA or more
+ * carries into the next one in the addition, but only past a byte that
+ * is already no digit, so the first non-digit is always found. */
+static inline int pm_jf__digits8(uint64_t v) {
+    uint64_t t = (v & 0xF0F0F0F0F0F0F0F0ull) |
+                 (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4);
+    t ^= 0x3333333333333333ull;   /* zero bytes: digits */
+    return t ? __builtin_ctzll(t) >> 3 : 8;
+}
+
+/* The value of the first n (1..8) digits of v: the other bytes are
+ * shifted out (with any borrow they made), then pairs, quads and the two
+ * halves are joined in three multiplications. */
+static inline uint64_t pm_jf__value8(uint64_t v, int n) {
+    uint64_t d = (v - 0x3030303030303030ull) << (64 - 8 * n);
+    d = (d * 10 + (d >> 8)) & 0x00FF00FF00FF00FFull;
+    d = (d * 100 + (d >> 16)) & 0x0000FFFF0000FFFFull;
+    return (d * 10000 + (d >> 32)) & 0xFFFFFFFFull;
+}
+
+/* The short tokens requests are made of, -?(0|[1-9][0-9]{0,6})(.[0-9]{1,7})?
+ * not followed by an exponent, with eight bytes to read at each part:
+ * their digits eight at a time, and the value as pm_jf__number's slow
+ * path gives it (integers as they are; reals w / 10^f, one correctly
+ * rounded division of exact doubles, w < 10^14). False, nothing read,
+ * for anything else. */
+static inline __attribute__((always_inline)) bool pm_jf__number_short_inline(pm_jf *j,
+                                                                              pm_jf_num *out) {
+    const char *p = j->p, *e = j->end;
+    bool neg = p < e && *p == '-';
+    p += neg;
+    if (e - p < 8) return false;
+    uint64_t v;
+    memcpy(&v, p, 8);
+    int n = pm_jf__digits8(v);
+    if (n == 0 || n == 8 || (n > 1 && *p == '0')) return false;
+    uint64_t w = pm_jf__value8(v, n);
+    p += n;
+    if (*p != '.') {
+        if (*p == 'e' || *p == 'E') return false;
+        out->is_int = true;
+        out->i = neg ? -(int64_t)w : (int64_t)w;
+        out->d = (double)out->i;
+        j->p = p;
+        return true;
+    }
+    p++;
+    if (e - p < 8) return false;
+    memcpy(&v, p, 8);
+    n = pm_jf__digits8(v);
+    if (n == 0 || n == 8) return false;
+    w = w * pm_jf__u10[n] + pm_jf__value8(v, n);
+    p += n;
+    if (*p == 'e' || *p == 'E') return false;
+    double d = (double)w / pm_jf__p10[n];
+    out->is_int = false;
+    out->d = neg ? -d : d;
+    j->p = p;
+    return true;
+}
+
+static bool pm_jf__number_short(pm_jf *j, pm_jf_num *out) {
+    return pm_jf__number_short_inline(j, out);
+}
+#endif
+
 /* One number token (JSON grammar exactly). Reals are exactly strtod's:
  * up to 19 significant digits with a decimal exponent within 19 are
  * rounded exactly in integer arithmetic (the short ones, within 2^53 and
  * 10^22, by one exact double operation); anything else goes to strtod. */
-static bool pm_jf__number(pm_jf *j, pm_jf_num *out) {
+static bool pm_jf__number_plain(pm_jf *j, pm_jf_num *out) {
     const char *s = j->p, *p = j->p, *e = j->end;
     bool neg = p < e && *p == '-';
     p += neg;
@@ -180,15 +249,34 @@ static bool pm_jf__number(pm_jf *j, pm_jf_num *out) {
     return true;
 }
 
-bool pm_api__json_number(const char **p, const char *end, bool *is_int, int64_t *i, double *d) {
+/* pm_jf__number_plain, the short tokens first read by
+ * pm_jf__number_short. */
+static bool pm_jf__number(pm_jf *j, pm_jf_num *out) {
+#ifdef PM_JF_SWAR
+    if (pm_jf__number_short(j, out)) return true;
+#endif
+    return pm_jf__number_plain(j, out);
+}
+
+static bool pm_api__json_number_with(bool (*read)(pm_jf *, pm_jf_num *), const char **p,
+                                     const char *end, bool *is_int, int64_t *i, double *d) {
     pm_jf j = {.p = *p, .end = end};
     pm_jf_num x;
-    if (!pm_jf__number(&j, &x)) return false;
+    if (!read(&j, &x)) return false;
     *p = j.p;
     *is_int = x.is_int;
     *i = x.is_int ? x.i : 0;
     *d = x.d;
     return true;
+}
+
+bool pm_api__json_number(const char **p, const char *end, bool *is_int, int64_t *i, double *d) {
+    return pm_api__json_number_with(pm_jf__number, p, end, is_int, i, d);
+}
+
+bool pm_api__json_number_plain(const char **p, const char *end, bool *is_int, int64_t *i,
+                               double *d) {
+    return pm_api__json_number_with(pm_jf__number_plain, p, end, is_int, i, d);
 }
 
 /* ---- strings ---- */
@@ -266,18 +354,20 @@ static bool pm_jf__string(pm_jf *j, const char **s, size_t *n) {
 
 /* After a member or element: 1 at ',' (then at the next token), 0 at the
  * closing bracket (consumed), -1 at anything else. */
-static int pm_jf__after(pm_jf *j, char close) {
-    pm_jf__ws(j);
-    if (j->p < j->end && *j->p == ',') {
-        j->p++;
-        pm_jf__ws(j);
-        return 1;
+static inline __attribute__((always_inline)) int pm_jf__after(pm_jf *j, char close) {
+    const char *p = j->p, *e = j->end;
+    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+    int r = -1;
+    if (p < e && *p == ',') {
+        p++;
+        while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+        r = 1;
+    } else if (p < e && *p == close) {
+        p++;
+        r = 0;
     }
-    if (j->p < j->end && *j->p == close) {
-        j->p++;
-        return 0;
-    }
-    return -1;
+    j->p = p;
+    return r;
 }
 
 static json_t *pm_jf__object(pm_jf *j) {
@@ -385,7 +475,13 @@ static json_t *pm_jf__bulk(pm_jf *j) {
  * 0; false at anything else. */
 static bool pm_jf__bulk_number(pm_jf *j, double *d) {
     pm_jf_num x;
-    if (!pm_jf__number(j, &x) || (x.is_int && !(fabs(x.d) <= PM_JF_EXACT_INT))) return false;
+#ifdef PM_JF_SWAR
+    if (pm_jf__number_short_inline(j, &x)) {   /* within 2^53 */
+        *d = x.d + 0.0;
+        return true;
+    }
+#endif
+    if (!pm_jf__number_plain(j, &x) || (x.is_int && !(fabs(x.d) <= PM_JF_EXACT_INT))) return false;
     *d = x.d + 0.0;
     return true;
 }

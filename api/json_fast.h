@@ -18,6 +18,11 @@ json_t *pm_api__json_fast(const char *buf, size_t len, bool rows);
  * false, *p unspecified, at anything that is not a number jansson takes. */
 bool pm_api__json_number(const char **p, const char *end, bool *is_int, int64_t *i, double *d);
 
+/* pm_api__json_number without its short-token path (eight digits at a
+ * time): the plain reader the tests hold the short path against. */
+bool pm_api__json_number_plain(const char **p, const char *end, bool *is_int, int64_t *i,
+                               double *d);
+
 /* pm_api__json_number, the short tokens requests are mostly made of read
  * inline: -?(0|[1-9][0-9]*)(.[0-9]+)? with at most 15 digits and no
  * exponent, whose value w / 10^k is one correctly rounded division of two

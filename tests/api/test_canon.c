@@ -7,6 +7,7 @@
 
 #include "scene/rng.h"
 #include "pm_api/key.h"
+#include "../../api/canon_text.h"
 
 /* pm_api_canonical_dump must write jansson's bytes exactly (keys already
  * handed out depend on them): every test compares against jansson itself. */
@@ -216,4 +217,72 @@ Test(canon, shared_objects) {
     json_decref(outer);
     json_decref(other);
     json_decref(small);
+}
+
+/* The canonical real printer (canon_text.h) against a plain reference,
+ * glibc's "%.17g" with jansson's touch-ups, on millions of values where
+ * requests have them: short decimals of every length and magnitude, their
+ * neighbours one ulp away, exact halves at the 17th digit, and random bits.
+ * The reference itself is held against jansson on the first values. */
+static size_t plain_real17(double x, char *out, size_t cap) {
+    char t[64];
+    snprintf(t, sizeof t, "%.17g", x == 0 ? 0.0 : x);
+    char *e = strchr(t, 'e'), *o = out;
+    size_t n = e ? (size_t)(e - t) : strlen(t);
+    memcpy(o, t, n);
+    o += n;
+    if (e) {   /* jansson drops '+' and the exponent's leading zeros */
+        *o++ = 'e';
+        const char *s = e + 1;
+        if (*s == '-') *o++ = *s;
+        if (*s == '+' || *s == '-') s++;
+        while (*s == '0' && s[1]) s++;
+        while (*s) *o++ = *s++;
+    } else if (!strchr(t, '.')) {
+        memcpy(o, ".0", 2), o += 2;
+    }
+    cr_assert_lt((size_t)(o - out), cap);
+    *o = '\0';
+    return (size_t)(o - out);
+}
+
+Test(canon, real_printer_against_printf_on_millions) {
+    pm_rng r;
+    pm_rng_seed(&r, 77);
+    int bad = 0;
+    for (int i = 0; i < 3000000 && bad < 10; i++) {
+        double x;
+        switch (i % 5) {
+        case 0:   /* a short decimal as a request spells it */
+            x = (double)(pm_rng_u64(&r) % 100000000000000ull >> (pm_rng_u64(&r) % 40)) /
+                pow(10, (double)(pm_rng_u64(&r) % 22));
+            break;
+        case 1: {   /* one of its neighbours */
+            double y = (double)(pm_rng_u64(&r) % 10000000) / pow(10, (double)(pm_rng_u64(&r) % 12));
+            x = nextafter(y, (pm_rng_u64(&r) & 1) ? INFINITY : 0);
+            break;
+        }
+        case 2:   /* integers over 2^k: exact ties at the 17th digit */
+            x = ldexp((double)(pm_rng_u64(&r) >> 11), -(int)(pm_rng_u64(&r) % 110));
+            break;
+        case 3: x = pm_rng_range(&r, -1, 1) * pow(10, pm_rng_range(&r, -14, 18)); break;
+        default: x = random_bits(&r); break;
+        }
+        if (pm_rng_u64(&r) & 1) x = -x;
+        char a[PM_API_CANON_REAL_ROOM + 1], b[64];
+        size_t na = pm_api__canon_real_text(x, a), nb = plain_real17(x, b, sizeof b);
+        bool eq = na == nb && memcmp(a, b, na) == 0;
+        if (eq && i < 20000) {   /* the reference is jansson's text */
+            json_t *j = json_real(x == 0 ? 0.0 : x);
+            char *s = json_dumps(j, FLAGS);
+            eq = strcmp(s, b) == 0;
+            free(s);
+            json_decref(j);
+        }
+        if (!eq) {
+            cr_log_error("%a: ours %.*s, plain %s", x, (int)na, a, b);
+            bad++;
+        }
+    }
+    cr_expect_eq(bad, 0);
 }
