@@ -3,6 +3,9 @@
 #include <assert.h>
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "geom/vec.h"
 #include "scene/result.h"
@@ -353,30 +356,105 @@ typedef struct pm__sampler {
     /* The longest chord: max_segment and 1e-12 of it for rounding, so that
      * 100 m at 5 m is 20 pieces (one measured 5 + 7e-15 m would be cut). */
     double max_len;
-    uint32_t seg;           /* the segment being subdivided: floor(t) of every t inside it */
-    double err;             /* error of the last accepted chord: its end is pushed next */
-    double len;             /* and its length */
-    bool exact;
-    /* The derivative pm__turns_too_much found at the end of the last chord
-     * it looked at (in segment seg): the next accepted chord starts there. */
-    bool d1_ok;
-    double d1_t, d1_at[3];
 } pm__sampler;
 
-/* Whether the plan tangent turns by more than max_turn over [t0, t1] (in
- * segment sm->seg); a vanishing plan tangent (a cusp) counts as turning. */
-static bool pm__turns_too_much(pm__sampler *sm, double t0, double t1) {
-    const pm_spline *s = sm->s;
-    uint32_t seg = sm->seg;
-    double cos_turn = sm->cos_turn;
-    if (sm->o->max_turn <= 0.0) return false;
-    double d0[3], d1[3];
-    if (sm->d1_ok && sm->d1_t == t0) memcpy(d0, sm->d1_at, sizeof d0);
-    else pm__d1_in(s, seg, t0 - (double)seg, d0);
-    pm__d1_in(s, seg, t1 - (double)seg, d1);
-    sm->d1_ok = true;
-    sm->d1_t = t1;
-    memcpy(sm->d1_at, d1, sizeof d1);
+/* One chord of the subdivision: [t0, t1] inside segment seg, from a to b
+ * (the points at t0 and t1), with what pm__span_eval2 found: its length
+ * (pm_v3_dist of a and b), the first derivative at t0 and, without a
+ * height override, pm__chord_bound's answer (bound, e). */
+typedef struct pm__span {
+    double t0, t1;
+    const double *a, *b;
+    uint32_t seg;
+    bool bound;
+    double len, e, d0[3];
+} pm__span;
+
+/* Two lanes of doubles: sibling chords are evaluated side by side, each
+ * lane doing the scalar code's operations in the scalar code's order (no
+ * operation mixes the lanes), so every figure is the scalar one bit for
+ * bit: IEEE rounds each +, -, *, / and sqrt of a lane on its own. */
+typedef double pm__v2 __attribute__((vector_size(16)));
+typedef int64_t pm__m2 __attribute__((vector_size(16)));   /* lane masks: all ones or zero */
+
+static inline pm__v2 pm__v2_sel(pm__m2 m, pm__v2 a, pm__v2 b) {   /* m ? a : b, per lane */
+    return (pm__v2)((m & (pm__m2)a) | (~m & (pm__m2)b));
+}
+
+static inline pm__v2 pm__v2_sqrt(pm__v2 x) {
+#if defined(__SSE2__)
+    return (pm__v2)_mm_sqrt_pd((__m128d)x);
+#else
+    return (pm__v2){sqrt(x[0]), sqrt(x[1])};
+#endif
+}
+
+/* pm__chord_bound without plan, for chords x and y (lanes 0 and 1; y may
+ * be x), with pm_v3_dist's length and pm__d1_in's derivative at t0 (the
+ * same expressions: |ab|^2 is pm_v3_dist's sum, as l2's leading 0.0 +
+ * adds nothing to a square). With a height override only the length and
+ * the derivative: the draped bound is the caller's (it needs the depth). */
+static void pm__span_eval2(const pm__sampler *sm, pm__span *x, pm__span *y) {
+    const double(*cx)[3] = sm->s->coef[x->seg], (*cy)[3] = sm->s->coef[y->seg];
+    const pm__v2 zero = {0.0, 0.0}, one = {1.0, 1.0}, half = {0.5, 0.5};
+    pm__v2 u = {x->t0 - (double)x->seg, y->t0 - (double)y->seg};
+    pm__v2 h = {x->t1 - x->t0, y->t1 - y->t0};
+    pm__v2 u3 = u * 3.0, hh = h * h, hhh = hh * h;
+    pm__v2 q[3][3], ab[3];
+    for (int k = 0; k < 3; k++) {
+        pm__v2 c1 = {cx[1][k], cy[1][k]}, c2 = {cx[2][k], cy[2][k]}, c3 = {cx[3][k], cy[3][k]};
+        pm__v2 uc3 = u3 * c3;   /* u * 3.0 * c3 as (u * 3.0) * c3 */
+        pm__v2 d = c1 + u * (2.0 * c2 + uc3);
+        x->d0[k] = d[0];
+        y->d0[k] = d[1];
+        q[0][k] = h * d;
+        q[1][k] = hh * (c2 + uc3);
+        q[2][k] = hhh * c3;
+        ab[k] = (pm__v2){x->b[k], y->b[k]} - (pm__v2){x->a[k], y->a[k]};
+    }
+    pm__v2 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+    pm__v2 len = pm__v2_sqrt(l2);
+    x->len = len[0];
+    y->len = len[1];
+    x->bound = y->bound = false;
+    if (sm->o->height) return;
+    pm__v2 sp[3];
+    for (int j = 0; j < 3; j++) sp[j] = (q[j][0] * ab[0] + q[j][1] * ab[1] + q[j][2] * ab[2]) / l2;
+    pm__m2 ok = (pm__m2)(l2 > zero);
+    ok &= ~((pm__m2)(sp[0] < zero) | (pm__m2)(sp[0] + 2.0 * sp[1] + 3.0 * sp[2] < zero));
+    pm__v2 sp3 = 3.0 * sp[2], v = -sp[1] / sp3;
+    ok &= ~((pm__m2)(sp[2] != zero) & (pm__m2)(v > zero) & (pm__m2)(v < one) &
+            (pm__m2)(sp[0] - sp[1] * sp[1] / sp3 < zero));
+    pm__v2 A2 = zero, AB2 = zero;
+    for (int k = 0; k < 3; k++) {
+        pm__v2 w1 = q[0][k] - sp[0] * ab[k], w2 = q[1][k] - sp[1] * ab[k], w3 = q[2][k] - sp[2] * ab[k];
+        pm__v2 apb = -w2 - 2.0 * w3;
+        A2 += w1 * w1;
+        AB2 += apb * apb;
+    }
+    pm__v2 ga = pm__v2_sqrt(A2), d = pm__v2_sqrt(AB2) - ga;
+    pm__v2 qa = -3.0 * d, qb = 2.0 * (d - ga), disc = qb * qb + 12.0 * d * ga;
+    pm__v2 sq = pm__v2_sqrt(pm__v2_sel((pm__m2)(disc > zero), disc, zero));
+    pm__m2 curved = (pm__m2)(d != zero);
+    pm__v2 r[2] = {pm__v2_sel(curved, (-qb + sq) / (2.0 * qa), half),
+                   pm__v2_sel(curved, (-qb - sq) / (2.0 * qa), half)};
+    pm__v2 worst = zero;
+    for (int k = 0; k < 2; k++) {
+        pm__v2 w = pm__v2_sel((pm__m2)(r[k] > zero), r[k], zero);
+        w = pm__v2_sel((pm__m2)(w < one), w, one);
+        pm__v2 g = w * (1.0 - w) * (ga + d * w);
+        worst = pm__v2_sel((pm__m2)(g > worst), g, worst);
+    }
+    x->bound = ok[0] != 0;
+    x->e = worst[0];
+    y->bound = ok[1] != 0;
+    y->e = worst[1];
+}
+
+/* Whether the plan tangent turns by more than the angle whose cosine is
+ * cos_turn between first derivatives d0 and d1; a vanishing plan tangent
+ * (a cusp) counts as turning. */
+static bool pm__turn_exceeds(double cos_turn, const double d0[3], const double d1[3]) {
     /* The cosine with sqrt first (a few ulp from the hypot one): only a
      * turn within 1e-12 of the bound needs hypot's to decide. */
     double s0 = d0[0] * d0[0] + d0[2] * d0[2], s1 = d1[0] * d1[0] + d1[2] * d1[2];
@@ -391,13 +469,9 @@ static bool pm__turns_too_much(pm__sampler *sm, double t0, double t1) {
     return c < cos_turn;
 }
 
-static int pm__push(pm__sampler *sm, double t, const double p[3]) {
+static int pm__push(pm__sampler *sm, double t, const double p[3], double err, double len, bool exact) {
     if (sm->o->max_samples && sm->v.len >= sm->o->max_samples) return PM_ERR_LIMIT;
-    pm_curve_sample c = {.t = t, .p = {p[0], p[1], p[2]}, .err = sm->err, .len = sm->len,
-                         .err_exact = sm->exact};
-    sm->err = 0.0;
-    sm->len = 0.0;
-    sm->exact = true;
+    pm_curve_sample c = {.t = t, .p = {p[0], p[1], p[2]}, .err = err, .len = len, .err_exact = exact};
     if (sm->v.len < sm->v.cap) {   /* the common case, without a call */
         sm->v.data[sm->v.len++] = c;
         return PM_OK;
@@ -405,41 +479,100 @@ static int pm__push(pm__sampler *sm, double t, const double p[3]) {
     return pm_vec_push(sm->a, &sm->v, c) == 0 ? PM_OK : PM_ERR_NOMEM;
 }
 
-/* Emits the samples strictly inside (t0, t1), in order. */
-static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double t1,
-                         const double p1[3], int depth) {
-    if (sm->o->cancel && *sm->o->cancel) return PM_ERR_CANCELLED;
-    double e = 0.0;
-    bool exact = false;
+/* The point at tm inside segment seg (where rounding put tm on an end,
+ * pm_spline_point's choice of segment). */
+static void pm__cut_point(const pm__sampler *sm, uint32_t seg, double tm, double p[3]) {
+    double s0 = (double)seg;
+    if (tm > s0 && tm < s0 + 1.0) pm__point_at(sm->s->coef[seg], sm->o, tm - s0, p);
+    else pm_spline_point(sm->s, sm->o, tm, p);
+}
+
+static int pm__take(pm__sampler *sm, const pm__span *c, const double *dnext, int depth);
+
+/* Cuts chord c into k equal parameter pieces at depth depth and takes
+ * them in order, evaluating them two by two; dnext is the derivative at
+ * c's end when known (NULL: computed where needed). */
+static int pm__split(pm__sampler *sm, const pm__span *c, uint32_t k, int depth, const double *dnext) {
+    double pt[2][3], prev[3];
+    pm__span x = {.t0 = c->t0, .a = c->a, .seg = c->seg}, y = {.seg = c->seg};
+    for (uint32_t j = 1;; j += 2) {
+        /* x = piece j - 1 .. j, y = piece j .. j + 1 */
+        if (j == k) {
+            x.t1 = c->t1;
+            x.b = c->b;
+            pm__span_eval2(sm, &x, &x);
+            return pm__take(sm, &x, dnext, depth);
+        }
+        x.t1 = k == 2 ? 0.5 * (c->t0 + c->t1) : c->t0 + (c->t1 - c->t0) * ((double)j / (double)k);
+        pm__cut_point(sm, c->seg, x.t1, pt[0]);
+        x.b = pt[0];
+        y.t0 = x.t1;
+        y.a = pt[0];
+        bool last = j + 1 == k;
+        if (last) {
+            y.t1 = c->t1;
+            y.b = c->b;
+        } else {
+            y.t1 = c->t0 + (c->t1 - c->t0) * ((double)(j + 1) / (double)k);
+            pm__cut_point(sm, c->seg, y.t1, pt[1]);
+            y.b = pt[1];
+        }
+        pm__span_eval2(sm, &x, &y);
+        int r = pm__take(sm, &x, y.d0, depth);
+        if (r == PM_OK) r = pm__take(sm, &y, last ? dnext : NULL, depth);
+        if (r != PM_OK || last) return r;
+        memcpy(prev, pt[1], sizeof prev);
+        x.t0 = y.t1;
+        x.a = prev;
+    }
+}
+
+/* Accepts chord c (pushing its end) or splits it: c is evaluated, dnext
+ * as in pm__split. */
+static int pm__take(pm__sampler *sm, const pm__span *c, const double *dnext, int depth) {
+    const pm_sample_opts *o = sm->o;
+    if (o->cancel && *o->cancel) return PM_ERR_CANCELLED;
+    double e = 0.0, d1[3];
+    bool exact = false, bound = false;
     /* Below the depth limit a chord beyond max_error is split whatever its
      * exact error, so the probes may stop at the first one beyond it. */
-    double stop = depth < PM__SPLINE_MAX_DEPTH ? sm->o->max_error : INFINITY;
+    double stop = depth < PM__SPLINE_MAX_DEPTH ? o->max_error : INFINITY;
     double memo[PM__SPLINE_PROBES];
-    double len = pm_v3_dist(p0, p1);
-    bool split = len > sm->max_len;
-    /* Its error in closed form: the curve's own heights, or draped (a height bound). */
-    pm__sampler_opts_view view = {sm->s, sm->o, stop, sm->seg};
-    bool bound = !split && (sm->o->height ? pm__drape_bound(&view, t0, t1, p0, p1, &e)
-                                          : pm__chord_bound(sm->s, sm->seg, t0, t1, p0, p1, false, &e));
-    if (bound) exact = true;
-    split = split || (bound ? e > sm->o->max_error
-                            : (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES,
-                                                   false, stop, memo)) > sm->o->max_error) ||
-            pm__turns_too_much(sm, t0, t1);
-    /* Seven probes can miss an off-centre peak; a chord that is already
-     * close to the bound gets a finer look before it is accepted (its
-     * seven probes all ran: none was past max_error). */
-    if (!split && !bound && e > 0.5 * sm->o->max_error) {
-        e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_FINE_PROBES, true, stop, memo);
-        exact = true;
-        split = e > sm->o->max_error;
+    bool split = c->len > sm->max_len;
+    if (!split) {
+        /* Its error in closed form: the curve's own heights, or draped (a height bound). */
+        if (o->height) {
+            pm__sampler_opts_view view = {sm->s, o, stop, c->seg};
+            bound = pm__drape_bound(&view, c->t0, c->t1, c->a, c->b, &e);
+        } else if (c->bound) {
+            bound = true;
+            e = c->e;
+        }
+        if (bound) {
+            exact = true;
+            split = e > o->max_error;
+        } else {
+            e = pm__chord_error(sm->s, o, c->t0, c->t1, c->a, c->b, PM__SPLINE_PROBES, false, stop, memo);
+            split = e > o->max_error;
+        }
+        if (!split && !(o->max_turn <= 0.0)) {
+            if (!dnext) {
+                pm__d1_in(sm->s, c->seg, c->t1 - (double)c->seg, d1);
+                dnext = d1;
+            }
+            split = pm__turn_exceeds(sm->cos_turn, c->d0, dnext);
+        }
+        /* Seven probes can miss an off-centre peak; a chord that is already
+         * close to the bound gets a finer look before it is accepted (its
+         * seven probes all ran: none was past max_error). */
+        if (!split && !bound && e > 0.5 * o->max_error) {
+            e = pm__chord_error(sm->s, o, c->t0, c->t1, c->a, c->b, PM__SPLINE_FINE_PROBES, true, stop,
+                                memo);
+            exact = true;
+            split = e > o->max_error;
+        }
     }
-    if (!split || depth >= PM__SPLINE_MAX_DEPTH) {
-        sm->err = e;
-        sm->len = len;
-        sm->exact = exact;
-        return PM_OK;
-    }
+    if (!split || depth >= PM__SPLINE_MAX_DEPTH) return pm__push(sm, c->t1, c->b, e, c->len, exact);
     /* A chord too long is cut into the fewest equal parameter pieces that
      * could each be short enough, k = ceil(len / max_segment) (halving
      * would overshoot: an 87 m straight at 5 m gave 32 chords, not 18);
@@ -449,48 +582,42 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
      * The error and turn rules halve. */
     uint32_t k = 2;
     int bits = 1;
-    if (len > sm->max_len) {
-        double want = fmax(ceil(len / sm->max_len), 2.0);   /* len a hair past it: 1 */
+    if (c->len > sm->max_len) {
+        double want = fmax(ceil(c->len / sm->max_len), 2.0);   /* len a hair past it: 1 */
         while (bits < PM__SPLINE_MAX_DEPTH - depth && (double)k < want) {
             k *= 2;
             bits++;
         }
         if ((double)k > want) k = (uint32_t)want;   /* want > k / 2: still bits levels */
     }
-    double q0[3] = {p0[0], p0[1], p0[2]}, ta = t0, s0 = (double)sm->seg;
-    int r = PM_OK;
-    for (uint32_t j = 1; r == PM_OK && j < k; j++) {
-        double tm = k == 2 ? 0.5 * (t0 + t1) : t0 + (t1 - t0) * ((double)j / (double)k), pm[3];
-        if (tm > s0 && tm < s0 + 1.0) pm__point_at(sm->s->coef[sm->seg], sm->o, tm - s0, pm);   /* pm__locate's */
-        else pm_spline_point(sm->s, sm->o, tm, pm);
-        r = pm__subdivide(sm, ta, q0, tm, pm, depth + bits);
-        if (r == PM_OK) r = pm__push(sm, tm, pm);
-        ta = tm;
-        memcpy(q0, pm, sizeof q0);
-    }
-    if (r == PM_OK) r = pm__subdivide(sm, ta, q0, t1, p1, depth + bits);
-    return r;
+    return pm__split(sm, c, k, depth + bits, dnext);
 }
 
 int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
                      pm_curve_sample **out, size_t *n) {
     assert(o->max_error > 0.0 && o->max_segment > 0.0);
-    pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn), .exact = true,
+    pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn),
                       .max_len = o->max_segment * (1.0 + 1e-12)};
-    double p0[3];
-    pm_spline_point(s, o, 0.0, p0);
-    int r = pm__push(&sm, 0.0, p0);
-    double first[3] = {p0[0], p0[1], p0[2]};
-    for (uint32_t i = 0; r == PM_OK && i < s->nseg; i++) {
-        double p1[3];
-        /* A closed curve ends exactly where it began, bit for bit. */
-        if (s->closed && i + 1 == s->nseg) memcpy(p1, first, sizeof p1);
-        else pm_spline_point(s, o, (double)(i + 1), p1);
-        sm.seg = i;
-        sm.d1_ok = false;
-        r = pm__subdivide(&sm, (double)i, p0, (double)(i + 1), p1, 0);
-        if (r == PM_OK) r = pm__push(&sm, (double)(i + 1), p1);
-        memcpy(p0, p1, sizeof p0);
+    /* The points at t = i, i + 1, i + 2; segments i and i + 1 are
+     * evaluated together, then taken in order. */
+    double p[3][3];
+    pm_spline_point(s, o, 0.0, p[0]);
+    int r = pm__push(&sm, 0.0, p[0], 0.0, 0.0, true);
+    double first[3] = {p[0][0], p[0][1], p[0][2]};
+    for (uint32_t i = 0; r == PM_OK && i < s->nseg; i += 2) {
+        uint32_t m = s->nseg - i < 2 ? 1 : 2;   /* segments this round */
+        for (uint32_t j = 1; j <= m; j++) {
+            /* A closed curve ends exactly where it began, bit for bit. */
+            if (s->closed && i + j == s->nseg) memcpy(p[j], first, sizeof p[j]);
+            else pm_spline_point(s, o, (double)(i + j), p[j]);
+        }
+        pm__span x = {.t0 = (double)i, .t1 = (double)(i + 1), .a = p[0], .b = p[1], .seg = i};
+        pm__span y = x;
+        if (m == 2) y = (pm__span){.t0 = (double)(i + 1), .t1 = (double)(i + 2), .a = p[1], .b = p[2], .seg = i + 1};
+        pm__span_eval2(&sm, &x, &y);
+        r = pm__take(&sm, &x, NULL, 0);
+        if (r == PM_OK && m == 2) r = pm__take(&sm, &y, NULL, 0);
+        memcpy(p[0], p[m], sizeof p[0]);
     }
     if (r != PM_OK) return r;
     *out = sm.v.data;
