@@ -102,28 +102,6 @@ int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool 
     return PM_OK;
 }
 
-/* Splits t into a segment index and a local u in [0, 1]. */
-static uint32_t pm__locate(const pm_spline *s, double t, double *u) {
-    if (t <= 0.0) { *u = 0.0; return 0; }
-    if (t >= (double)s->nseg) { *u = 1.0; return s->nseg - 1; }
-    uint32_t i = (uint32_t)t;   /* floor(t), as 0 < t < nseg, without the call */
-    *u = t - (double)i;
-    return i;
-}
-
-void pm_spline_eval(const pm_spline *s, double t, double p[3], double d1[3], double d2[3]) {
-    double u;
-    uint32_t i = pm__locate(s, t, &u);
-    double c[4][3];   /* a copy: the stores below cannot alias it, so no reloads */
-    memcpy(c, s->coef[i], sizeof c);
-    if (p)
-        for (int k = 0; k < 3; k++) p[k] = c[0][k] + u * (c[1][k] + u * (c[2][k] + u * c[3][k]));
-    if (d1)
-        for (int k = 0; k < 3; k++) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
-    if (d2)
-        for (int k = 0; k < 3; k++) d2[k] = 2.0 * c[2][k] + 6.0 * u * c[3][k];
-}
-
 double pm_spline_curvature(const pm_spline *s, double t) {
     if (s->kind == PM_CURVE_LINEAR) return 0.0;
     double p[3], d1[3], d2[3];
@@ -131,13 +109,6 @@ double pm_spline_curvature(const pm_spline *s, double t) {
     return pm_spline_curvature_of(s, d1, d2);
 }
 
-double pm_spline_curvature_of(const pm_spline *s, const double d1[3], const double d2[3]) {
-    if (s->kind == PM_CURVE_LINEAR) return 0.0;
-    double sp2 = d1[0] * d1[0] + d1[2] * d1[2];
-    if (sp2 <= 0.0) return 0.0;
-    /* With right = (-tz, 0, tx), a left turn (towards -right) is positive. */
-    return (d2[0] * d1[2] - d2[2] * d1[0]) / (sp2 * sqrt(sp2));
-}
 
 /* pm_spline_eval without derivatives at local u of segment c, then the
  * height override: the sampler's probes. */
@@ -148,7 +119,7 @@ static inline void pm__point_at(const double (*c)[3], const pm_sample_opts *o, d
 
 void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, double p[3]) {
     double u;
-    uint32_t i = pm__locate(s, t, &u);
+    uint32_t i = pm__spline_locate(s, t, &u);
     pm__point_at(s->coef[i], o, u, p);
 }
 
@@ -345,6 +316,13 @@ static void pm__d1_in(const pm_spline *s, uint32_t seg, double u, double d1[3]) 
     for (int k = 0; k < 3; k++) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
 }
 
+/* Two lanes of doubles: sibling chords are evaluated side by side, each
+ * lane doing the scalar code's operations in the scalar code's order (no
+ * operation mixes the lanes), so every figure is the scalar one bit for
+ * bit: IEEE rounds each +, -, *, / and sqrt of a lane on its own. */
+typedef double pm__v2 __attribute__((vector_size(16)));
+typedef int64_t pm__m2 __attribute__((vector_size(16)));   /* lane masks: all ones or zero */
+
 typedef PM_VEC(pm_curve_sample) pm__sample_vec;
 
 typedef struct pm__sampler {
@@ -353,6 +331,7 @@ typedef struct pm__sampler {
     const pm_sample_opts *o;
     pm__sample_vec v;
     double cos_turn;        /* cos(o->max_turn), once */
+    pm__v2 cos_turn_lo, cos_turn_hi;   /* cos_turn -+ 1e-12 in both lanes */
     /* The longest chord: max_segment and 1e-12 of it for rounding, so that
      * 100 m at 5 m is 20 pieces (one measured 5 + 7e-15 m would be cut). */
     double max_len;
@@ -360,22 +339,17 @@ typedef struct pm__sampler {
 
 /* One chord of the subdivision: [t0, t1] inside segment seg, from a to b
  * (the points at t0 and t1), with what pm__span_eval2 found: its length
- * (pm_v3_dist of a and b), the first derivative at t0 and, without a
- * height override, pm__chord_bound's answer (bound, e). */
+ * (pm_v3_dist of a and b), whether its plan tangent turns too much (turn:
+ * 1 yes, 0 no, -1 too close to call without hypot) and, without a height
+ * override, pm__chord_bound's answer (bound, e). */
 typedef struct pm__span {
     double t0, t1;
     const double *a, *b;
     uint32_t seg;
     bool bound;
-    double len, e, d0[3];
+    int8_t turn;
+    double len, e;
 } pm__span;
-
-/* Two lanes of doubles: sibling chords are evaluated side by side, each
- * lane doing the scalar code's operations in the scalar code's order (no
- * operation mixes the lanes), so every figure is the scalar one bit for
- * bit: IEEE rounds each +, -, *, / and sqrt of a lane on its own. */
-typedef double pm__v2 __attribute__((vector_size(16)));
-typedef int64_t pm__m2 __attribute__((vector_size(16)));   /* lane masks: all ones or zero */
 
 static inline pm__v2 pm__v2_sel(pm__m2 m, pm__v2 a, pm__v2 b) {   /* m ? a : b, per lane */
     return (pm__v2)((m & (pm__m2)a) | (~m & (pm__m2)b));
@@ -390,23 +364,28 @@ static inline pm__v2 pm__v2_sqrt(pm__v2 x) {
 }
 
 /* pm__chord_bound without plan, for chords x and y (lanes 0 and 1; y may
- * be x), with pm_v3_dist's length and pm__d1_in's derivative at t0 (the
- * same expressions: |ab|^2 is pm_v3_dist's sum, as l2's leading 0.0 +
- * adds nothing to a square). With a height override only the length and
- * the derivative: the draped bound is the caller's (it needs the depth). */
+ * be x), with pm_v3_dist's length (|ab|^2 is pm_v3_dist's sum, as l2's
+ * leading 0.0 + adds nothing to a square) and pm__turn_exceeds's sqrt
+ * cosine between pm__d1_in's derivatives at t0 and t1. With a height
+ * override only the length and the turn: the draped bound is the
+ * caller's (it needs the depth). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx", "default")))
+#endif
 static void pm__span_eval2(const pm__sampler *sm, pm__span *x, pm__span *y) {
     const double(*cx)[3] = sm->s->coef[x->seg], (*cy)[3] = sm->s->coef[y->seg];
     const pm__v2 zero = {0.0, 0.0}, one = {1.0, 1.0}, half = {0.5, 0.5};
     pm__v2 u = {x->t0 - (double)x->seg, y->t0 - (double)y->seg};
     pm__v2 h = {x->t1 - x->t0, y->t1 - y->t0};
-    pm__v2 u3 = u * 3.0, hh = h * h, hhh = hh * h;
-    pm__v2 q[3][3], ab[3];
+    pm__v2 u1 = {x->t1 - (double)x->seg, y->t1 - (double)y->seg};
+    pm__v2 u3 = u * 3.0, u13 = u1 * 3.0, hh = h * h, hhh = hh * h;
+    pm__v2 q[3][3], ab[3], d0[3], d1[3];
     for (int k = 0; k < 3; k++) {
         pm__v2 c1 = {cx[1][k], cy[1][k]}, c2 = {cx[2][k], cy[2][k]}, c3 = {cx[3][k], cy[3][k]};
         pm__v2 uc3 = u3 * c3;   /* u * 3.0 * c3 as (u * 3.0) * c3 */
         pm__v2 d = c1 + u * (2.0 * c2 + uc3);
-        x->d0[k] = d[0];
-        y->d0[k] = d[1];
+        d0[k] = d;
+        d1[k] = c1 + u1 * (2.0 * c2 + u13 * c3);
         q[0][k] = h * d;
         q[1][k] = hh * (c2 + uc3);
         q[2][k] = hhh * c3;
@@ -416,6 +395,14 @@ static void pm__span_eval2(const pm__sampler *sm, pm__span *x, pm__span *y) {
     pm__v2 len = pm__v2_sqrt(l2);
     x->len = len[0];
     y->len = len[1];
+    /* pm__turn_exceeds's first test, lane by lane. */
+    pm__v2 s0 = d0[0] * d0[0] + d0[2] * d0[2], s1 = d1[0] * d1[0] + d1[2] * d1[2];
+    const pm__v2 tiny = {1e-280, 1e-280}, huge = {1e280, 1e280};
+    pm__m2 fits = (pm__m2)(s0 > tiny) & (pm__m2)(s0 < huge) & (pm__m2)(s1 > tiny) & (pm__m2)(s1 < huge);
+    pm__v2 ca = (d0[0] * d1[0] + d0[2] * d1[2]) / (pm__v2_sqrt(s0) * pm__v2_sqrt(s1));
+    pm__m2 yes = fits & (pm__m2)(ca < sm->cos_turn_lo), no = fits & (pm__m2)(ca > sm->cos_turn_hi);
+    x->turn = yes[0] ? 1 : no[0] ? 0 : -1;
+    y->turn = yes[1] ? 1 : no[1] ? 0 : -1;
     x->bound = y->bound = false;
     if (sm->o->height) return;
     pm__v2 sp[3];
@@ -487,12 +474,11 @@ static void pm__cut_point(const pm__sampler *sm, uint32_t seg, double tm, double
     else pm_spline_point(sm->s, sm->o, tm, p);
 }
 
-static int pm__take(pm__sampler *sm, const pm__span *c, const double *dnext, int depth);
+static int pm__take(pm__sampler *sm, const pm__span *c, int depth);
 
 /* Cuts chord c into k equal parameter pieces at depth depth and takes
- * them in order, evaluating them two by two; dnext is the derivative at
- * c's end when known (NULL: computed where needed). */
-static int pm__split(pm__sampler *sm, const pm__span *c, uint32_t k, int depth, const double *dnext) {
+ * them in order, evaluating them two by two. */
+static int pm__split(pm__sampler *sm, const pm__span *c, uint32_t k, int depth) {
     double pt[2][3], prev[3];
     pm__span x = {.t0 = c->t0, .a = c->a, .seg = c->seg}, y = {.seg = c->seg};
     for (uint32_t j = 1;; j += 2) {
@@ -501,7 +487,7 @@ static int pm__split(pm__sampler *sm, const pm__span *c, uint32_t k, int depth, 
             x.t1 = c->t1;
             x.b = c->b;
             pm__span_eval2(sm, &x, &x);
-            return pm__take(sm, &x, dnext, depth);
+            return pm__take(sm, &x, depth);
         }
         x.t1 = k == 2 ? 0.5 * (c->t0 + c->t1) : c->t0 + (c->t1 - c->t0) * ((double)j / (double)k);
         pm__cut_point(sm, c->seg, x.t1, pt[0]);
@@ -518,8 +504,8 @@ static int pm__split(pm__sampler *sm, const pm__span *c, uint32_t k, int depth, 
             y.b = pt[1];
         }
         pm__span_eval2(sm, &x, &y);
-        int r = pm__take(sm, &x, y.d0, depth);
-        if (r == PM_OK) r = pm__take(sm, &y, last ? dnext : NULL, depth);
+        int r = pm__take(sm, &x, depth);
+        if (r == PM_OK) r = pm__take(sm, &y, depth);
         if (r != PM_OK || last) return r;
         memcpy(prev, pt[1], sizeof prev);
         x.t0 = y.t1;
@@ -527,12 +513,11 @@ static int pm__split(pm__sampler *sm, const pm__span *c, uint32_t k, int depth, 
     }
 }
 
-/* Accepts chord c (pushing its end) or splits it: c is evaluated, dnext
- * as in pm__split. */
-static int pm__take(pm__sampler *sm, const pm__span *c, const double *dnext, int depth) {
+/* Accepts chord c (pushing its end) or splits it; c is evaluated. */
+static int pm__take(pm__sampler *sm, const pm__span *c, int depth) {
     const pm_sample_opts *o = sm->o;
     if (o->cancel && *o->cancel) return PM_ERR_CANCELLED;
-    double e = 0.0, d1[3];
+    double e = 0.0;
     bool exact = false, bound = false;
     /* Below the depth limit a chord beyond max_error is split whatever its
      * exact error, so the probes may stop at the first one beyond it. */
@@ -556,11 +541,13 @@ static int pm__take(pm__sampler *sm, const pm__span *c, const double *dnext, int
             split = e > o->max_error;
         }
         if (!split && !(o->max_turn <= 0.0)) {
-            if (!dnext) {
-                pm__d1_in(sm->s, c->seg, c->t1 - (double)c->seg, d1);
-                dnext = d1;
+            split = c->turn > 0;
+            if (c->turn < 0) {   /* within 1e-12 of the bound, or out of sqrt's range */
+                double d0[3], d1[3], s0 = (double)c->seg;
+                pm__d1_in(sm->s, c->seg, c->t0 - s0, d0);
+                pm__d1_in(sm->s, c->seg, c->t1 - s0, d1);
+                split = pm__turn_exceeds(sm->cos_turn, d0, d1);
             }
-            split = pm__turn_exceeds(sm->cos_turn, c->d0, dnext);
         }
         /* Seven probes can miss an off-centre peak; a chord that is already
          * close to the bound gets a finer look before it is accepted (its
@@ -590,7 +577,7 @@ static int pm__take(pm__sampler *sm, const pm__span *c, const double *dnext, int
         }
         if ((double)k > want) k = (uint32_t)want;   /* want > k / 2: still bits levels */
     }
-    return pm__split(sm, c, k, depth + bits, dnext);
+    return pm__split(sm, c, k, depth + bits);
 }
 
 int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
@@ -598,6 +585,8 @@ int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
     assert(o->max_error > 0.0 && o->max_segment > 0.0);
     pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn),
                       .max_len = o->max_segment * (1.0 + 1e-12)};
+    sm.cos_turn_lo = (pm__v2){sm.cos_turn - 1e-12, sm.cos_turn - 1e-12};
+    sm.cos_turn_hi = (pm__v2){sm.cos_turn + 1e-12, sm.cos_turn + 1e-12};
     /* The points at t = i, i + 1, i + 2; segments i and i + 1 are
      * evaluated together, then taken in order. */
     double p[3][3];
@@ -615,8 +604,8 @@ int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
         pm__span y = x;
         if (m == 2) y = (pm__span){.t0 = (double)(i + 1), .t1 = (double)(i + 2), .a = p[1], .b = p[2], .seg = i + 1};
         pm__span_eval2(&sm, &x, &y);
-        r = pm__take(&sm, &x, NULL, 0);
-        if (r == PM_OK && m == 2) r = pm__take(&sm, &y, NULL, 0);
+        r = pm__take(&sm, &x, 0);
+        if (r == PM_OK && m == 2) r = pm__take(&sm, &y, 0);
         memcpy(p[0], p[m], sizeof p[0]);
     }
     if (r != PM_OK) return r;
