@@ -474,7 +474,7 @@ static void pm__cut_point(const pm__sampler *sm, uint32_t seg, double tm, double
     else pm_spline_point(sm->s, sm->o, tm, p);
 }
 
-static int pm__take(pm__sampler *sm, const pm__span *c, int depth);
+static inline int pm__take(pm__sampler *sm, const pm__span *c, int depth);
 
 /* Cuts chord c into k equal parameter pieces at depth depth and takes
  * them in order, evaluating them two by two. */
@@ -514,7 +514,7 @@ static int pm__split(pm__sampler *sm, const pm__span *c, uint32_t k, int depth) 
 }
 
 /* Accepts chord c (pushing its end) or splits it; c is evaluated. */
-static int pm__take(pm__sampler *sm, const pm__span *c, int depth) {
+static inline __attribute__((always_inline)) int pm__take(pm__sampler *sm, const pm__span *c, int depth) {
     const pm_sample_opts *o = sm->o;
     if (o->cancel && *o->cancel) return PM_ERR_CANCELLED;
     double e = 0.0;
