@@ -316,12 +316,19 @@ static void pm__d1_in(const pm_spline *s, uint32_t seg, double u, double d1[3]) 
     for (int k = 0; k < 3; k++) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
 }
 
-/* Two lanes of doubles: sibling chords are evaluated side by side, each
- * lane doing the scalar code's operations in the scalar code's order (no
+/* Four lanes of doubles: chords of the subdivision are evaluated four at
+ * a time (siblings, or the children of two split siblings), each lane
+ * doing the scalar code's operations in the scalar code's order (no
  * operation mixes the lanes), so every figure is the scalar one bit for
  * bit: IEEE rounds each +, -, *, / and sqrt of a lane on its own. */
-typedef double pm__v2 __attribute__((vector_size(16)));
-typedef int64_t pm__m2 __attribute__((vector_size(16)));   /* lane masks: all ones or zero */
+typedef double pm__v4 __attribute__((vector_size(32)));
+/* Only static functions here take or return them (and inline): no call
+ * crosses an ABI, so GCC's note that AVX would pass them differently
+ * does not apply. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+typedef int64_t pm__m4 __attribute__((vector_size(32)));   /* lane masks: all ones or zero */
 
 typedef PM_VEC(pm_curve_sample) pm__sample_vec;
 
@@ -331,14 +338,13 @@ typedef struct pm__sampler {
     const pm_sample_opts *o;
     pm__sample_vec v;
     double cos_turn;        /* cos(o->max_turn), once */
-    pm__v2 cos_turn_lo, cos_turn_hi;   /* cos_turn -+ 1e-12 in both lanes */
     /* The longest chord: max_segment and 1e-12 of it for rounding, so that
      * 100 m at 5 m is 20 pieces (one measured 5 + 7e-15 m would be cut). */
     double max_len;
 } pm__sampler;
 
 /* One chord of the subdivision: [t0, t1] inside segment seg, from a to b
- * (the points at t0 and t1), with what pm__span_eval2 found: its length
+ * (the points at t0 and t1), with what pm__span_eval4 found: its length
  * (pm_v3_dist of a and b), whether its plan tangent turns too much (turn:
  * 1 yes, 0 no, -1 too close to call without hypot) and, without a height
  * override, pm__chord_bound's answer (bound, e). */
@@ -351,91 +357,100 @@ typedef struct pm__span {
     double len, e;
 } pm__span;
 
-static inline pm__v2 pm__v2_sel(pm__m2 m, pm__v2 a, pm__v2 b) {   /* m ? a : b, per lane */
-    return (pm__v2)((m & (pm__m2)a) | (~m & (pm__m2)b));
+static inline pm__v4 pm__v4_sel(pm__m4 m, pm__v4 a, pm__v4 b) {   /* m ? a : b, per lane */
+    return (pm__v4)((m & (pm__m4)a) | (~m & (pm__m4)b));
 }
 
-static inline pm__v2 pm__v2_sqrt(pm__v2 x) {
+static inline pm__v4 pm__v4_sqrt(pm__v4 x) {
 #if defined(__SSE2__)
-    return (pm__v2)_mm_sqrt_pd((__m128d)x);
+    __m128d lo = _mm_sqrt_pd((__m128d){x[0], x[1]}), hi = _mm_sqrt_pd((__m128d){x[2], x[3]});
+    return (pm__v4){lo[0], lo[1], hi[0], hi[1]};
 #else
-    return (pm__v2){sqrt(x[0]), sqrt(x[1])};
+    return (pm__v4){sqrt(x[0]), sqrt(x[1]), sqrt(x[2]), sqrt(x[3])};
 #endif
 }
 
-/* pm__chord_bound without plan, for chords x and y (lanes 0 and 1; y may
- * be x), with pm_v3_dist's length (|ab|^2 is pm_v3_dist's sum, as l2's
- * leading 0.0 + adds nothing to a square) and pm__turn_exceeds's sqrt
- * cosine between pm__d1_in's derivatives at t0 and t1. With a height
- * override only the length and the turn: the draped bound is the
- * caller's (it needs the depth). */
+/* The four lanes of one field of chords c[0..3]. */
+#define PM__LANES(c, field) ((pm__v4){(c)[0]->field, (c)[1]->field, (c)[2]->field, (c)[3]->field})
+
+/* pm__chord_bound without plan for chords c[0..3] (one may come twice),
+ * with pm_v3_dist's length (|ab|^2 is pm_v3_dist's sum, as l2's leading
+ * 0.0 + adds nothing to a square) and pm__turn_exceeds's sqrt cosine
+ * between pm__d1_in's derivatives at t0 and t1. With a height override
+ * only the length and the turn: the draped bound is the caller's (it
+ * needs the depth). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx", "default")))
 #endif
-static void pm__span_eval2(const pm__sampler *sm, pm__span *x, pm__span *y) {
-    const double(*cx)[3] = sm->s->coef[x->seg], (*cy)[3] = sm->s->coef[y->seg];
-    const pm__v2 zero = {0.0, 0.0}, one = {1.0, 1.0}, half = {0.5, 0.5};
-    pm__v2 u = {x->t0 - (double)x->seg, y->t0 - (double)y->seg};
-    pm__v2 h = {x->t1 - x->t0, y->t1 - y->t0};
-    pm__v2 u1 = {x->t1 - (double)x->seg, y->t1 - (double)y->seg};
-    pm__v2 u3 = u * 3.0, u13 = u1 * 3.0, hh = h * h, hhh = hh * h;
-    pm__v2 q[3][3], ab[3], d0[3], d1[3];
+static void pm__span_eval4(const pm__sampler *sm, pm__span *const c[4]) {
+    const double(*cf[4])[3];
+    for (int l = 0; l < 4; l++) cf[l] = sm->s->coef[c[l]->seg];
+    const pm__v4 zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0}, half = {0.5, 0.5, 0.5, 0.5};
+    pm__v4 seg = {(double)c[0]->seg, (double)c[1]->seg, (double)c[2]->seg, (double)c[3]->seg};
+    pm__v4 t0 = PM__LANES(c, t0), t1 = PM__LANES(c, t1);
+    pm__v4 u = t0 - seg, h = t1 - t0, u1 = t1 - seg;
+    pm__v4 u3 = u * 3.0, u13 = u1 * 3.0, hh = h * h, hhh = hh * h;
+    pm__v4 q[3][3], ab[3], d0[3], d1[3];
     for (int k = 0; k < 3; k++) {
-        pm__v2 c1 = {cx[1][k], cy[1][k]}, c2 = {cx[2][k], cy[2][k]}, c3 = {cx[3][k], cy[3][k]};
-        pm__v2 uc3 = u3 * c3;   /* u * 3.0 * c3 as (u * 3.0) * c3 */
-        pm__v2 d = c1 + u * (2.0 * c2 + uc3);
+        pm__v4 c1 = {cf[0][1][k], cf[1][1][k], cf[2][1][k], cf[3][1][k]};
+        pm__v4 c2 = {cf[0][2][k], cf[1][2][k], cf[2][2][k], cf[3][2][k]};
+        pm__v4 c3 = {cf[0][3][k], cf[1][3][k], cf[2][3][k], cf[3][3][k]};
+        pm__v4 uc3 = u3 * c3;   /* u * 3.0 * c3 as (u * 3.0) * c3 */
+        pm__v4 d = c1 + u * (2.0 * c2 + uc3);
         d0[k] = d;
         d1[k] = c1 + u1 * (2.0 * c2 + u13 * c3);
         q[0][k] = h * d;
         q[1][k] = hh * (c2 + uc3);
         q[2][k] = hhh * c3;
-        ab[k] = (pm__v2){x->b[k], y->b[k]} - (pm__v2){x->a[k], y->a[k]};
+        ab[k] = PM__LANES(c, b[k]) - PM__LANES(c, a[k]);
     }
-    pm__v2 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
-    pm__v2 len = pm__v2_sqrt(l2);
-    x->len = len[0];
-    y->len = len[1];
+    pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+    pm__v4 len = pm__v4_sqrt(l2);
     /* pm__turn_exceeds's first test, lane by lane. */
-    pm__v2 s0 = d0[0] * d0[0] + d0[2] * d0[2], s1 = d1[0] * d1[0] + d1[2] * d1[2];
-    const pm__v2 tiny = {1e-280, 1e-280}, huge = {1e280, 1e280};
-    pm__m2 fits = (pm__m2)(s0 > tiny) & (pm__m2)(s0 < huge) & (pm__m2)(s1 > tiny) & (pm__m2)(s1 < huge);
-    pm__v2 ca = (d0[0] * d1[0] + d0[2] * d1[2]) / (pm__v2_sqrt(s0) * pm__v2_sqrt(s1));
-    pm__m2 yes = fits & (pm__m2)(ca < sm->cos_turn_lo), no = fits & (pm__m2)(ca > sm->cos_turn_hi);
-    x->turn = yes[0] ? 1 : no[0] ? 0 : -1;
-    y->turn = yes[1] ? 1 : no[1] ? 0 : -1;
-    x->bound = y->bound = false;
+    pm__v4 s0 = d0[0] * d0[0] + d0[2] * d0[2], s1 = d1[0] * d1[0] + d1[2] * d1[2];
+    const pm__v4 tiny = {1e-280, 1e-280, 1e-280, 1e-280}, huge = {1e280, 1e280, 1e280, 1e280};
+    pm__m4 fits = (pm__m4)(s0 > tiny) & (pm__m4)(s0 < huge) & (pm__m4)(s1 > tiny) & (pm__m4)(s1 < huge);
+    pm__v4 ca = (d0[0] * d1[0] + d0[2] * d1[2]) / (pm__v4_sqrt(s0) * pm__v4_sqrt(s1));
+    double lo = sm->cos_turn - 1e-12, hi = sm->cos_turn + 1e-12;
+    pm__m4 yes = fits & (pm__m4)(ca < (pm__v4){lo, lo, lo, lo});
+    pm__m4 no = fits & (pm__m4)(ca > (pm__v4){hi, hi, hi, hi});
+    for (int l = 0; l < 4; l++) {
+        c[l]->len = len[l];
+        c[l]->turn = yes[l] ? 1 : no[l] ? 0 : -1;
+        c[l]->bound = false;
+    }
     if (sm->o->height) return;
-    pm__v2 sp[3];
+    pm__v4 sp[3];
     for (int j = 0; j < 3; j++) sp[j] = (q[j][0] * ab[0] + q[j][1] * ab[1] + q[j][2] * ab[2]) / l2;
-    pm__m2 ok = (pm__m2)(l2 > zero);
-    ok &= ~((pm__m2)(sp[0] < zero) | (pm__m2)(sp[0] + 2.0 * sp[1] + 3.0 * sp[2] < zero));
-    pm__v2 sp3 = 3.0 * sp[2], v = -sp[1] / sp3;
-    ok &= ~((pm__m2)(sp[2] != zero) & (pm__m2)(v > zero) & (pm__m2)(v < one) &
-            (pm__m2)(sp[0] - sp[1] * sp[1] / sp3 < zero));
-    pm__v2 A2 = zero, AB2 = zero;
+    pm__m4 ok = (pm__m4)(l2 > zero);
+    ok &= ~((pm__m4)(sp[0] < zero) | (pm__m4)(sp[0] + 2.0 * sp[1] + 3.0 * sp[2] < zero));
+    pm__v4 sp3 = 3.0 * sp[2], v = -sp[1] / sp3;
+    ok &= ~((pm__m4)(sp[2] != zero) & (pm__m4)(v > zero) & (pm__m4)(v < one) &
+            (pm__m4)(sp[0] - sp[1] * sp[1] / sp3 < zero));
+    pm__v4 A2 = zero, AB2 = zero;
     for (int k = 0; k < 3; k++) {
-        pm__v2 w1 = q[0][k] - sp[0] * ab[k], w2 = q[1][k] - sp[1] * ab[k], w3 = q[2][k] - sp[2] * ab[k];
-        pm__v2 apb = -w2 - 2.0 * w3;
+        pm__v4 w1 = q[0][k] - sp[0] * ab[k], w2 = q[1][k] - sp[1] * ab[k], w3 = q[2][k] - sp[2] * ab[k];
+        pm__v4 apb = -w2 - 2.0 * w3;
         A2 += w1 * w1;
         AB2 += apb * apb;
     }
-    pm__v2 ga = pm__v2_sqrt(A2), d = pm__v2_sqrt(AB2) - ga;
-    pm__v2 qa = -3.0 * d, qb = 2.0 * (d - ga), disc = qb * qb + 12.0 * d * ga;
-    pm__v2 sq = pm__v2_sqrt(pm__v2_sel((pm__m2)(disc > zero), disc, zero));
-    pm__m2 curved = (pm__m2)(d != zero);
-    pm__v2 r[2] = {pm__v2_sel(curved, (-qb + sq) / (2.0 * qa), half),
-                   pm__v2_sel(curved, (-qb - sq) / (2.0 * qa), half)};
-    pm__v2 worst = zero;
+    pm__v4 ga = pm__v4_sqrt(A2), d = pm__v4_sqrt(AB2) - ga;
+    pm__v4 qa = -3.0 * d, qb = 2.0 * (d - ga), disc = qb * qb + 12.0 * d * ga;
+    pm__v4 sq = pm__v4_sqrt(pm__v4_sel((pm__m4)(disc > zero), disc, zero));
+    pm__m4 curved = (pm__m4)(d != zero);
+    pm__v4 r[2] = {pm__v4_sel(curved, (-qb + sq) / (2.0 * qa), half),
+                   pm__v4_sel(curved, (-qb - sq) / (2.0 * qa), half)};
+    pm__v4 worst = zero;
     for (int k = 0; k < 2; k++) {
-        pm__v2 w = pm__v2_sel((pm__m2)(r[k] > zero), r[k], zero);
-        w = pm__v2_sel((pm__m2)(w < one), w, one);
-        pm__v2 g = w * (1.0 - w) * (ga + d * w);
-        worst = pm__v2_sel((pm__m2)(g > worst), g, worst);
+        pm__v4 w = pm__v4_sel((pm__m4)(r[k] > zero), r[k], zero);
+        w = pm__v4_sel((pm__m4)(w < one), w, one);
+        pm__v4 g = w * (1.0 - w) * (ga + d * w);
+        worst = pm__v4_sel((pm__m4)(g > worst), g, worst);
     }
-    x->bound = ok[0] != 0;
-    x->e = worst[0];
-    y->bound = ok[1] != 0;
-    y->e = worst[1];
+    for (int l = 0; l < 4; l++) {
+        c[l]->bound = ok[l] != 0;
+        c[l]->e = worst[l];
+    }
 }
 
 /* Whether the plan tangent turns by more than the angle whose cosine is
@@ -468,55 +483,18 @@ static int pm__push(pm__sampler *sm, double t, const double p[3], double err, do
 
 /* The point at tm inside segment seg (where rounding put tm on an end,
  * pm_spline_point's choice of segment). */
-static void pm__cut_point(const pm__sampler *sm, uint32_t seg, double tm, double p[3]) {
+static inline __attribute__((always_inline)) void pm__cut_point(const pm__sampler *sm, uint32_t seg, double tm, double p[3]) {
     double s0 = (double)seg;
     if (tm > s0 && tm < s0 + 1.0) pm__point_at(sm->s->coef[seg], sm->o, tm - s0, p);
     else pm_spline_point(sm->s, sm->o, tm, p);
 }
 
-static inline int pm__take(pm__sampler *sm, const pm__span *c, int depth);
-
-/* Cuts chord c into k equal parameter pieces at depth depth and takes
- * them in order, evaluating them two by two. */
-static int pm__split(pm__sampler *sm, const pm__span *c, uint32_t k, int depth) {
-    double pt[2][3], prev[3];
-    pm__span x = {.t0 = c->t0, .a = c->a, .seg = c->seg}, y = {.seg = c->seg};
-    for (uint32_t j = 1;; j += 2) {
-        /* x = piece j - 1 .. j, y = piece j .. j + 1 */
-        if (j == k) {
-            x.t1 = c->t1;
-            x.b = c->b;
-            pm__span_eval2(sm, &x, &x);
-            return pm__take(sm, &x, depth);
-        }
-        x.t1 = k == 2 ? 0.5 * (c->t0 + c->t1) : c->t0 + (c->t1 - c->t0) * ((double)j / (double)k);
-        pm__cut_point(sm, c->seg, x.t1, pt[0]);
-        x.b = pt[0];
-        y.t0 = x.t1;
-        y.a = pt[0];
-        bool last = j + 1 == k;
-        if (last) {
-            y.t1 = c->t1;
-            y.b = c->b;
-        } else {
-            y.t1 = c->t0 + (c->t1 - c->t0) * ((double)(j + 1) / (double)k);
-            pm__cut_point(sm, c->seg, y.t1, pt[1]);
-            y.b = pt[1];
-        }
-        pm__span_eval2(sm, &x, &y);
-        int r = pm__take(sm, &x, depth);
-        if (r == PM_OK) r = pm__take(sm, &y, depth);
-        if (r != PM_OK || last) return r;
-        memcpy(prev, pt[1], sizeof prev);
-        x.t0 = y.t1;
-        x.a = prev;
-    }
-}
-
-/* Accepts chord c (pushing its end) or splits it; c is evaluated. */
-static inline __attribute__((always_inline)) int pm__take(pm__sampler *sm, const pm__span *c, int depth) {
+/* The verdict on evaluated chord c at depth: 0 to accept it (*e its
+ * error, *exact whether that is exact), else the number of equal
+ * parameter pieces to cut it into (*bits the levels of depth they count). */
+static inline __attribute__((always_inline)) uint32_t pm__decide(pm__sampler *sm, const pm__span *c, int depth, double *e_out, bool *exact_out,
+                           int *bits_out) {
     const pm_sample_opts *o = sm->o;
-    if (o->cancel && *o->cancel) return PM_ERR_CANCELLED;
     double e = 0.0;
     bool exact = false, bound = false;
     /* Below the depth limit a chord beyond max_error is split whatever its
@@ -559,7 +537,11 @@ static inline __attribute__((always_inline)) int pm__take(pm__sampler *sm, const
             split = e > o->max_error;
         }
     }
-    if (!split || depth >= PM__SPLINE_MAX_DEPTH) return pm__push(sm, c->t1, c->b, e, c->len, exact);
+    if (!split || depth >= PM__SPLINE_MAX_DEPTH) {
+        *e_out = e;
+        *exact_out = exact;
+        return 0;
+    }
     /* A chord too long is cut into the fewest equal parameter pieces that
      * could each be short enough, k = ceil(len / max_segment) (halving
      * would overshoot: an 87 m straight at 5 m gave 32 chords, not 18);
@@ -577,7 +559,81 @@ static inline __attribute__((always_inline)) int pm__take(pm__sampler *sm, const
         }
         if ((double)k > want) k = (uint32_t)want;   /* want > k / 2: still bits levels */
     }
-    return pm__split(sm, c, k, depth + bits);
+    *bits_out = bits;
+    return k;
+}
+
+static int pm__take_pair(pm__sampler *sm, const pm__span *x, const pm__span *y, int depth);
+
+/* The parameter where piece j of k of [t0, t1] ends (0 < j < k). */
+static inline double pm__cut_at(double t0, double t1, uint32_t j, uint32_t k) {
+    return k == 2 ? 0.5 * (t0 + t1) : t0 + (t1 - t0) * ((double)j / (double)k);
+}
+
+/* Cuts chord c into k equal parameter pieces at depth depth and takes
+ * them in order, evaluating them four by four. */
+static int pm__split(pm__sampler *sm, const pm__span *c, uint32_t k, int depth) {
+    double pt[4][3], prev[3];
+    pm__span p[4];
+    double ta = c->t0;
+    const double *pa = c->a;
+    for (uint32_t j = 0; j < k; j += 4) {
+        uint32_t m = k - j < 4 ? k - j : 4;   /* pieces this round */
+        for (uint32_t i = 0; i < m; i++) {
+            p[i].seg = c->seg;
+            p[i].t0 = i ? p[i - 1].t1 : ta;
+            p[i].a = i ? p[i - 1].b : pa;
+            if (j + i + 1 == k) {
+                p[i].t1 = c->t1;
+                p[i].b = c->b;
+            } else {
+                p[i].t1 = pm__cut_at(c->t0, c->t1, j + i + 1, k);
+                pm__cut_point(sm, c->seg, p[i].t1, pt[i]);
+                p[i].b = pt[i];
+            }
+        }
+        pm__span *lanes[4] = {&p[0], &p[m > 1 ? 1 : 0], &p[m > 2 ? 2 : 0], &p[m > 3 ? 3 : 0]};
+        pm__span_eval4(sm, lanes);
+        int r = pm__take_pair(sm, &p[0], m > 1 ? &p[1] : NULL, depth);
+        if (r == PM_OK && m > 2) r = pm__take_pair(sm, &p[2], m > 3 ? &p[3] : NULL, depth);
+        if (r != PM_OK) return r;
+        ta = p[m - 1].t1;
+        memcpy(prev, p[m - 1].b, sizeof prev);
+        pa = prev;
+    }
+    return PM_OK;
+}
+
+/* Takes evaluated chords x then y (consecutive, at the same depth; y may
+ * be NULL): each is accepted (its end pushed) or cut. When both are
+ * halved, their four halves are evaluated together. */
+static int pm__take_pair(pm__sampler *sm, const pm__span *x, const pm__span *y, int depth) {
+    const pm_sample_opts *o = sm->o;
+    if (o->cancel && *o->cancel) return PM_ERR_CANCELLED;
+    double ex = 0.0, ey = 0.0;
+    bool xx = false, xy = false;
+    int bx = 0, by = 0;
+    uint32_t kx = pm__decide(sm, x, depth, &ex, &xx, &bx), ky = y ? pm__decide(sm, y, depth, &ey, &xy, &by) : 0;
+    if (kx == 2 && ky == 2) {
+        double mx[3], my[3];
+        pm__span h[4] = {{.t0 = x->t0, .t1 = pm__cut_at(x->t0, x->t1, 1, 2), .a = x->a, .b = mx, .seg = x->seg},
+                         {.t1 = x->t1, .b = x->b, .seg = x->seg},
+                         {.t0 = y->t0, .t1 = pm__cut_at(y->t0, y->t1, 1, 2), .a = y->a, .b = my, .seg = y->seg},
+                         {.t1 = y->t1, .b = y->b, .seg = y->seg}};
+        pm__cut_point(sm, x->seg, h[0].t1, mx);
+        pm__cut_point(sm, y->seg, h[2].t1, my);
+        h[1].t0 = h[0].t1;
+        h[1].a = mx;
+        h[3].t0 = h[2].t1;
+        h[3].a = my;
+        pm__span *lanes[4] = {&h[0], &h[1], &h[2], &h[3]};
+        pm__span_eval4(sm, lanes);
+        int r = pm__take_pair(sm, &h[0], &h[1], depth + bx);
+        return r == PM_OK ? pm__take_pair(sm, &h[2], &h[3], depth + by) : r;
+    }
+    int r = kx ? pm__split(sm, x, kx, depth + bx) : pm__push(sm, x->t1, x->b, ex, x->len, xx);
+    if (r == PM_OK && y) r = ky ? pm__split(sm, y, ky, depth + by) : pm__push(sm, y->t1, y->b, ey, y->len, xy);
+    return r;
 }
 
 int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
@@ -585,27 +641,26 @@ int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
     assert(o->max_error > 0.0 && o->max_segment > 0.0);
     pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn),
                       .max_len = o->max_segment * (1.0 + 1e-12)};
-    sm.cos_turn_lo = (pm__v2){sm.cos_turn - 1e-12, sm.cos_turn - 1e-12};
-    sm.cos_turn_hi = (pm__v2){sm.cos_turn + 1e-12, sm.cos_turn + 1e-12};
-    /* The points at t = i, i + 1, i + 2; segments i and i + 1 are
-     * evaluated together, then taken in order. */
-    double p[3][3];
+    /* The points at t = i .. i + 4; segments i .. i + 3 are evaluated
+     * together, then taken in order. */
+    double p[5][3];
     pm_spline_point(s, o, 0.0, p[0]);
     int r = pm__push(&sm, 0.0, p[0], 0.0, 0.0, true);
     double first[3] = {p[0][0], p[0][1], p[0][2]};
-    for (uint32_t i = 0; r == PM_OK && i < s->nseg; i += 2) {
-        uint32_t m = s->nseg - i < 2 ? 1 : 2;   /* segments this round */
-        for (uint32_t j = 1; j <= m; j++) {
+    pm__span g[4];
+    for (uint32_t i = 0; r == PM_OK && i < s->nseg; i += 4) {
+        uint32_t m = s->nseg - i < 4 ? s->nseg - i : 4;   /* segments this round */
+        for (uint32_t j = 0; j < m; j++) {
             /* A closed curve ends exactly where it began, bit for bit. */
-            if (s->closed && i + j == s->nseg) memcpy(p[j], first, sizeof p[j]);
-            else pm_spline_point(s, o, (double)(i + j), p[j]);
+            if (s->closed && i + j + 1 == s->nseg) memcpy(p[j + 1], first, sizeof p[j + 1]);
+            else pm_spline_point(s, o, (double)(i + j + 1), p[j + 1]);
+            g[j] = (pm__span){.t0 = (double)(i + j), .t1 = (double)(i + j + 1), .a = p[j], .b = p[j + 1],
+                              .seg = i + j};
         }
-        pm__span x = {.t0 = (double)i, .t1 = (double)(i + 1), .a = p[0], .b = p[1], .seg = i};
-        pm__span y = x;
-        if (m == 2) y = (pm__span){.t0 = (double)(i + 1), .t1 = (double)(i + 2), .a = p[1], .b = p[2], .seg = i + 1};
-        pm__span_eval2(&sm, &x, &y);
-        r = pm__take(&sm, &x, 0);
-        if (r == PM_OK && m == 2) r = pm__take(&sm, &y, 0);
+        pm__span *lanes[4] = {&g[0], &g[m > 1 ? 1 : 0], &g[m > 2 ? 2 : 0], &g[m > 3 ? 3 : 0]};
+        pm__span_eval4(&sm, lanes);
+        r = pm__take_pair(&sm, &g[0], m > 1 ? &g[1] : NULL, 0);
+        if (r == PM_OK && m > 2) r = pm__take_pair(&sm, &g[2], m > 3 ? &g[3] : NULL, 0);
         memcpy(p[0], p[m], sizeof p[0]);
     }
     if (r != PM_OK) return r;
