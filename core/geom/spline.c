@@ -414,9 +414,10 @@ static void pm__span_eval4(const pm__sampler *sm, pm__span *const c[4]) {
     double lo = sm->cos_turn - 1e-12, hi = sm->cos_turn + 1e-12;
     pm__m4 yes = fits & (pm__m4)(ca < (pm__v4){lo, lo, lo, lo});
     pm__m4 no = fits & (pm__m4)(ca > (pm__v4){hi, hi, hi, hi});
+    pm__m4 turn = -1 - 2 * yes - no;   /* masks are 0 or -1: 1 yes, 0 no, -1 neither */
     for (int l = 0; l < 4; l++) {
         c[l]->len = len[l];
-        c[l]->turn = yes[l] ? 1 : no[l] ? 0 : -1;
+        c[l]->turn = (int8_t)turn[l];
         c[l]->bound = false;
     }
     if (sm->o->height) return;
@@ -448,7 +449,7 @@ static void pm__span_eval4(const pm__sampler *sm, pm__span *const c[4]) {
         worst = pm__v4_sel((pm__m4)(g > worst), g, worst);
     }
     for (int l = 0; l < 4; l++) {
-        c[l]->bound = ok[l] != 0;
+        c[l]->bound = ok[l] & 1;
         c[l]->e = worst[l];
     }
 }
@@ -471,7 +472,8 @@ static bool pm__turn_exceeds(double cos_turn, const double d0[3], const double d
     return c < cos_turn;
 }
 
-static int pm__push(pm__sampler *sm, double t, const double p[3], double err, double len, bool exact) {
+static inline __attribute__((always_inline)) int pm__push(pm__sampler *sm, double t, const double p[3], double err, double len,
+                                                         bool exact) {
     if (sm->o->max_samples && sm->v.len >= sm->o->max_samples) return PM_ERR_LIMIT;
     pm_curve_sample c = {.t = t, .p = {p[0], p[1], p[2]}, .err = err, .len = len, .err_exact = exact};
     if (sm->v.len < sm->v.cap) {   /* the common case, without a call */
