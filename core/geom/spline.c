@@ -341,21 +341,49 @@ typedef struct pm__sampler {
     /* The longest chord: max_segment and 1e-12 of it for rounding, so that
      * 100 m at 5 m is 20 pieces (one measured 5 + 7e-15 m would be cut). */
     double max_len;
+    size_t max_samples;     /* o->max_samples, SIZE_MAX for none */
 } pm__sampler;
 
-/* One chord of the subdivision: [t0, t1] inside segment seg, from a to b
- * (the points at t0 and t1), with what pm__span_eval4 found: its length
- * (pm_v3_dist of a and b), whether its plan tangent turns too much (turn:
- * 1 yes, 0 no, -1 too close to call without hypot) and, without a height
- * override, pm__chord_bound's answer (bound, e). */
-typedef struct pm__span {
-    double t0, t1;
-    const double *a, *b;
-    uint32_t seg;
-    bool bound;
-    int8_t turn;
-    double len, e;
-} pm__span;
+/* Up to four consecutive chords of the subdivision, one per lane: chord
+ * l runs from t[l] to t[l + 1], between points l and l + 1 (their x, y
+ * and z apart, so that the chords' vectors are one subtraction of
+ * neighbouring lanes), inside segment seg[l]. Lanes from n on hold empty
+ * chords (their figures are not used). pm__run_eval fills in each chord's
+ * length (pm_v3_dist of its ends), whether its plan tangent turns too
+ * much (turn: 1 yes, 0 no, -1 too close to call without hypot) and,
+ * without a height override, pm__chord_bound's answer (bound, e). */
+typedef struct pm__run {
+    double t[5], px[5], py[5], pz[5];
+    uint32_t seg[4];
+    int n;
+    double len[4], e[4];
+    int64_t turn[4], bound[4];   /* bound: -1 where pm__chord_bound's e holds, else 0 */
+} pm__run;
+
+/* Point i of run r as [x, y, z], and the other way round. */
+static inline void pm__run_get(const pm__run *r, int i, double p[3]) {
+    p[0] = r->px[i];
+    p[1] = r->py[i];
+    p[2] = r->pz[i];
+}
+
+static inline void pm__run_set(pm__run *r, int i, const double p[3]) {
+    r->px[i] = p[0];
+    r->py[i] = p[1];
+    r->pz[i] = p[2];
+}
+
+/* Ends run r after n chords: the lanes past them get empty chords. */
+static inline void pm__run_close(pm__run *r, int n) {
+    r->n = n;
+    for (int i = n; i < 4; i++) {
+        r->t[i + 1] = r->t[n];
+        r->px[i + 1] = r->px[n];
+        r->py[i + 1] = r->py[n];
+        r->pz[i + 1] = r->pz[n];
+        r->seg[i] = r->seg[n - 1];
+    }
+}
 
 static inline pm__v4 pm__v4_sel(pm__m4 m, pm__v4 a, pm__v4 b) {   /* m ? a : b, per lane */
     return (pm__v4)((m & (pm__m4)a) | (~m & (pm__m4)b));
@@ -370,31 +398,43 @@ static inline pm__v4 pm__v4_sqrt(pm__v4 x) {
 #endif
 }
 
-/* The four lanes of one field of chords c[0..3]. */
-#define PM__LANES(c, field) ((pm__v4){(c)[0]->field, (c)[1]->field, (c)[2]->field, (c)[3]->field})
+static inline pm__v4 pm__v4_load(const double *p) {   /* p[0 .. 3], unaligned */
+    pm__v4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
 
-/* pm__chord_bound without plan for chords c[0..3] (one may come twice),
- * with pm_v3_dist's length (|ab|^2 is pm_v3_dist's sum, as l2's leading
- * 0.0 + adds nothing to a square) and pm__turn_exceeds's sqrt cosine
- * between pm__d1_in's derivatives at t0 and t1. With a height override
- * only the length and the turn: the draped bound is the caller's (it
- * needs the depth). */
+/* pm__chord_bound without plan for the chords of run r, with pm_v3_dist's
+ * length (|ab|^2 is pm_v3_dist's sum, as l2's leading 0.0 + adds nothing
+ * to a square) and pm__turn_exceeds's sqrt cosine between pm__d1_in's
+ * derivatives at t0 and t1. With a height override only the length and
+ * the turn: the draped bound is the caller's (it needs the depth). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx", "default")))
 #endif
-static void pm__span_eval4(const pm__sampler *sm, pm__span *const c[4]) {
+static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
     const double(*cf[4])[3];
-    for (int l = 0; l < 4; l++) cf[l] = sm->s->coef[c[l]->seg];
+    for (int l = 0; l < 4; l++) cf[l] = sm->s->coef[r->seg[l]];
+    bool one_seg = r->seg[0] == r->seg[3];   /* consecutive: all four in one segment */
     const pm__v4 zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0}, half = {0.5, 0.5, 0.5, 0.5};
-    pm__v4 seg = {(double)c[0]->seg, (double)c[1]->seg, (double)c[2]->seg, (double)c[3]->seg};
-    pm__v4 t0 = PM__LANES(c, t0), t1 = PM__LANES(c, t1);
+    pm__v4 seg = {(double)r->seg[0], (double)r->seg[1], (double)r->seg[2], (double)r->seg[3]};
+    pm__v4 t0 = pm__v4_load(r->t), t1 = pm__v4_load(r->t + 1);
     pm__v4 u = t0 - seg, h = t1 - t0, u1 = t1 - seg;
     pm__v4 u3 = u * 3.0, u13 = u1 * 3.0, hh = h * h, hhh = hh * h;
     pm__v4 q[3][3], ab[3], d0[3], d1[3];
+    const double *pts[3] = {r->px, r->py, r->pz};
     for (int k = 0; k < 3; k++) {
-        pm__v4 c1 = {cf[0][1][k], cf[1][1][k], cf[2][1][k], cf[3][1][k]};
-        pm__v4 c2 = {cf[0][2][k], cf[1][2][k], cf[2][2][k], cf[3][2][k]};
-        pm__v4 c3 = {cf[0][3][k], cf[1][3][k], cf[2][3][k], cf[3][3][k]};
+        pm__v4 c1, c2, c3;
+        if (one_seg) {
+            double a1 = cf[0][1][k], a2 = cf[0][2][k], a3 = cf[0][3][k];
+            c1 = (pm__v4){a1, a1, a1, a1};
+            c2 = (pm__v4){a2, a2, a2, a2};
+            c3 = (pm__v4){a3, a3, a3, a3};
+        } else {
+            c1 = (pm__v4){cf[0][1][k], cf[1][1][k], cf[2][1][k], cf[3][1][k]};
+            c2 = (pm__v4){cf[0][2][k], cf[1][2][k], cf[2][2][k], cf[3][2][k]};
+            c3 = (pm__v4){cf[0][3][k], cf[1][3][k], cf[2][3][k], cf[3][3][k]};
+        }
         pm__v4 uc3 = u3 * c3;   /* u * 3.0 * c3 as (u * 3.0) * c3 */
         pm__v4 d = c1 + u * (2.0 * c2 + uc3);
         d0[k] = d;
@@ -402,10 +442,11 @@ static void pm__span_eval4(const pm__sampler *sm, pm__span *const c[4]) {
         q[0][k] = h * d;
         q[1][k] = hh * (c2 + uc3);
         q[2][k] = hhh * c3;
-        ab[k] = PM__LANES(c, b[k]) - PM__LANES(c, a[k]);
+        ab[k] = pm__v4_load(pts[k] + 1) - pm__v4_load(pts[k]);
     }
     pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
     pm__v4 len = pm__v4_sqrt(l2);
+    memcpy(r->len, &len, sizeof len);
     /* pm__turn_exceeds's first test, lane by lane. */
     pm__v4 s0 = d0[0] * d0[0] + d0[2] * d0[2], s1 = d1[0] * d1[0] + d1[2] * d1[2];
     const pm__v4 tiny = {1e-280, 1e-280, 1e-280, 1e-280}, huge = {1e280, 1e280, 1e280, 1e280};
@@ -415,11 +456,8 @@ static void pm__span_eval4(const pm__sampler *sm, pm__span *const c[4]) {
     pm__m4 yes = fits & (pm__m4)(ca < (pm__v4){lo, lo, lo, lo});
     pm__m4 no = fits & (pm__m4)(ca > (pm__v4){hi, hi, hi, hi});
     pm__m4 turn = -1 - 2 * yes - no;   /* masks are 0 or -1: 1 yes, 0 no, -1 neither */
-    for (int l = 0; l < 4; l++) {
-        c[l]->len = len[l];
-        c[l]->turn = (int8_t)turn[l];
-        c[l]->bound = false;
-    }
+    memcpy(r->turn, &turn, sizeof turn);
+    memset(r->bound, 0, sizeof r->bound);
     if (sm->o->height) return;
     pm__v4 sp[3];
     for (int j = 0; j < 3; j++) sp[j] = (q[j][0] * ab[0] + q[j][1] * ab[1] + q[j][2] * ab[2]) / l2;
@@ -439,19 +477,17 @@ static void pm__span_eval4(const pm__sampler *sm, pm__span *const c[4]) {
     pm__v4 qa = -3.0 * d, qb = 2.0 * (d - ga), disc = qb * qb + 12.0 * d * ga;
     pm__v4 sq = pm__v4_sqrt(pm__v4_sel((pm__m4)(disc > zero), disc, zero));
     pm__m4 curved = (pm__m4)(d != zero);
-    pm__v4 r[2] = {pm__v4_sel(curved, (-qb + sq) / (2.0 * qa), half),
-                   pm__v4_sel(curved, (-qb - sq) / (2.0 * qa), half)};
+    pm__v4 rt[2] = {pm__v4_sel(curved, (-qb + sq) / (2.0 * qa), half),
+                    pm__v4_sel(curved, (-qb - sq) / (2.0 * qa), half)};
     pm__v4 worst = zero;
     for (int k = 0; k < 2; k++) {
-        pm__v4 w = pm__v4_sel((pm__m4)(r[k] > zero), r[k], zero);
+        pm__v4 w = pm__v4_sel((pm__m4)(rt[k] > zero), rt[k], zero);
         w = pm__v4_sel((pm__m4)(w < one), w, one);
         pm__v4 g = w * (1.0 - w) * (ga + d * w);
         worst = pm__v4_sel((pm__m4)(g > worst), g, worst);
     }
-    for (int l = 0; l < 4; l++) {
-        c[l]->bound = ok[l] & 1;
-        c[l]->e = worst[l];
-    }
+    memcpy(r->e, &worst, sizeof worst);
+    memcpy(r->bound, &ok, sizeof ok);
 }
 
 /* Whether the plan tangent turns by more than the angle whose cosine is
@@ -474,7 +510,7 @@ static bool pm__turn_exceeds(double cos_turn, const double d0[3], const double d
 
 static inline __attribute__((always_inline)) int pm__push(pm__sampler *sm, double t, const double p[3], double err, double len,
                                                          bool exact) {
-    if (sm->o->max_samples && sm->v.len >= sm->o->max_samples) return PM_ERR_LIMIT;
+    if (sm->v.len >= sm->max_samples) return PM_ERR_LIMIT;
     pm_curve_sample c = {.t = t, .p = {p[0], p[1], p[2]}, .err = err, .len = len, .err_exact = exact};
     if (sm->v.len < sm->v.cap) {   /* the common case, without a call */
         sm->v.data[sm->v.len++] = c;
@@ -491,41 +527,47 @@ static inline __attribute__((always_inline)) void pm__cut_point(const pm__sample
     else pm_spline_point(sm->s, sm->o, tm, p);
 }
 
-/* The verdict on evaluated chord c at depth: 0 to accept it (*e its
- * error, *exact whether that is exact), else the number of equal
+/* The verdict on chord l of evaluated run r at depth: 0 to accept it (*e
+ * its error, *exact whether that is exact), else the number of equal
  * parameter pieces to cut it into (*bits the levels of depth they count). */
-static inline __attribute__((always_inline)) uint32_t pm__decide(pm__sampler *sm, const pm__span *c, int depth, double *e_out, bool *exact_out,
-                           int *bits_out) {
+static inline __attribute__((always_inline)) uint32_t pm__decide(pm__sampler *sm, const pm__run *r, int l,
+                                                                 int depth, double *e_out, bool *exact_out,
+                                                                 int *bits_out) {
     const pm_sample_opts *o = sm->o;
-    double e = 0.0;
+    double e = 0.0, len = r->len[l], t0 = r->t[l], t1 = r->t[l + 1];
+    uint32_t seg = r->seg[l];
     bool exact = false, bound = false;
     /* Below the depth limit a chord beyond max_error is split whatever its
      * exact error, so the probes may stop at the first one beyond it. */
     double stop = depth < PM__SPLINE_MAX_DEPTH ? o->max_error : INFINITY;
-    double memo[PM__SPLINE_PROBES];
-    bool split = c->len > sm->max_len;
+    bool split = len > sm->max_len;
     if (!split) {
+        double a[3], b[3], memo[PM__SPLINE_PROBES];
         /* Its error in closed form: the curve's own heights, or draped (a height bound). */
         if (o->height) {
-            pm__sampler_opts_view view = {sm->s, o, stop, c->seg};
-            bound = pm__drape_bound(&view, c->t0, c->t1, c->a, c->b, &e);
-        } else if (c->bound) {
+            pm__run_get(r, l, a);
+            pm__run_get(r, l + 1, b);
+            pm__sampler_opts_view view = {sm->s, o, stop, seg};
+            bound = pm__drape_bound(&view, t0, t1, a, b, &e);
+        } else if (r->bound[l]) {
             bound = true;
-            e = c->e;
+            e = r->e[l];
         }
         if (bound) {
             exact = true;
             split = e > o->max_error;
         } else {
-            e = pm__chord_error(sm->s, o, c->t0, c->t1, c->a, c->b, PM__SPLINE_PROBES, false, stop, memo);
+            pm__run_get(r, l, a);
+            pm__run_get(r, l + 1, b);
+            e = pm__chord_error(sm->s, o, t0, t1, a, b, PM__SPLINE_PROBES, false, stop, memo);
             split = e > o->max_error;
         }
         if (!split && !(o->max_turn <= 0.0)) {
-            split = c->turn > 0;
-            if (c->turn < 0) {   /* within 1e-12 of the bound, or out of sqrt's range */
-                double d0[3], d1[3], s0 = (double)c->seg;
-                pm__d1_in(sm->s, c->seg, c->t0 - s0, d0);
-                pm__d1_in(sm->s, c->seg, c->t1 - s0, d1);
+            split = r->turn[l] > 0;
+            if (r->turn[l] < 0) {   /* within 1e-12 of the bound, or out of sqrt's range */
+                double d0[3], d1[3], s0 = (double)seg;
+                pm__d1_in(sm->s, seg, t0 - s0, d0);
+                pm__d1_in(sm->s, seg, t1 - s0, d1);
                 split = pm__turn_exceeds(sm->cos_turn, d0, d1);
             }
         }
@@ -533,8 +575,7 @@ static inline __attribute__((always_inline)) uint32_t pm__decide(pm__sampler *sm
          * close to the bound gets a finer look before it is accepted (its
          * seven probes all ran: none was past max_error). */
         if (!split && !bound && e > 0.5 * o->max_error) {
-            e = pm__chord_error(sm->s, o, c->t0, c->t1, c->a, c->b, PM__SPLINE_FINE_PROBES, true, stop,
-                                memo);
+            e = pm__chord_error(sm->s, o, t0, t1, a, b, PM__SPLINE_FINE_PROBES, true, stop, memo);
             exact = true;
             split = e > o->max_error;
         }
@@ -553,8 +594,8 @@ static inline __attribute__((always_inline)) uint32_t pm__decide(pm__sampler *sm
      * The error and turn rules halve. */
     uint32_t k = 2;
     int bits = 1;
-    if (c->len > sm->max_len) {
-        double want = fmax(ceil(c->len / sm->max_len), 2.0);   /* len a hair past it: 1 */
+    if (len > sm->max_len) {
+        double want = fmax(ceil(len / sm->max_len), 2.0);   /* len a hair past it: 1 */
         while (bits < PM__SPLINE_MAX_DEPTH - depth && (double)k < want) {
             k *= 2;
             bits++;
@@ -565,105 +606,124 @@ static inline __attribute__((always_inline)) uint32_t pm__decide(pm__sampler *sm
     return k;
 }
 
-static int pm__take_pair(pm__sampler *sm, const pm__span *x, const pm__span *y, int depth);
+static int pm__take(pm__sampler *sm, const pm__run *r, int l, int m, int depth);
 
 /* The parameter where piece j of k of [t0, t1] ends (0 < j < k). */
 static inline double pm__cut_at(double t0, double t1, uint32_t j, uint32_t k) {
     return k == 2 ? 0.5 * (t0 + t1) : t0 + (t1 - t0) * ((double)j / (double)k);
 }
 
-/* Cuts chord c into k equal parameter pieces at depth depth and takes
- * them in order, evaluating them four by four. */
-static int pm__split(pm__sampler *sm, const pm__span *c, uint32_t k, int depth) {
-    double pt[4][3], prev[3];
-    pm__span p[4];
-    double ta = c->t0;
-    const double *pa = c->a;
+/* Cuts chord l of run r into k equal parameter pieces at depth depth and
+ * takes them in order, evaluating them four by four. */
+static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int depth) {
+    double t0 = r->t[l], t1 = r->t[l + 1], p[3];
+    uint32_t seg = r->seg[l];
+    pm__run c;
+    c.t[0] = t0;
+    pm__run_get(r, l, p);
+    pm__run_set(&c, 0, p);
     for (uint32_t j = 0; j < k; j += 4) {
-        uint32_t m = k - j < 4 ? k - j : 4;   /* pieces this round */
-        for (uint32_t i = 0; i < m; i++) {
-            p[i].seg = c->seg;
-            p[i].t0 = i ? p[i - 1].t1 : ta;
-            p[i].a = i ? p[i - 1].b : pa;
-            if (j + i + 1 == k) {
-                p[i].t1 = c->t1;
-                p[i].b = c->b;
+        int m = k - j < 4 ? (int)(k - j) : 4;   /* pieces this round */
+        for (int i = 1; i <= m; i++) {
+            c.seg[i - 1] = seg;
+            if (j + (uint32_t)i == k) {
+                c.t[i] = t1;
+                pm__run_get(r, l + 1, p);
             } else {
-                p[i].t1 = pm__cut_at(c->t0, c->t1, j + i + 1, k);
-                pm__cut_point(sm, c->seg, p[i].t1, pt[i]);
-                p[i].b = pt[i];
+                c.t[i] = pm__cut_at(t0, t1, j + (uint32_t)i, k);
+                pm__cut_point(sm, seg, c.t[i], p);
             }
+            pm__run_set(&c, i, p);
         }
-        pm__span *lanes[4] = {&p[0], &p[m > 1 ? 1 : 0], &p[m > 2 ? 2 : 0], &p[m > 3 ? 3 : 0]};
-        pm__span_eval4(sm, lanes);
-        int r = pm__take_pair(sm, &p[0], m > 1 ? &p[1] : NULL, depth);
-        if (r == PM_OK && m > 2) r = pm__take_pair(sm, &p[2], m > 3 ? &p[3] : NULL, depth);
-        if (r != PM_OK) return r;
-        ta = p[m - 1].t1;
-        memcpy(prev, p[m - 1].b, sizeof prev);
-        pa = prev;
+        pm__run_close(&c, m);
+        pm__run_eval(sm, &c);
+        int res = pm__take(sm, &c, 0, m < 2 ? m : 2, depth);
+        if (res == PM_OK && m > 2) res = pm__take(sm, &c, 2, m - 2, depth);
+        if (res != PM_OK) return res;
+        c.t[0] = c.t[m];
+        c.px[0] = c.px[m];
+        c.py[0] = c.py[m];
+        c.pz[0] = c.pz[m];
     }
     return PM_OK;
 }
 
-/* Takes evaluated chords x then y (consecutive, at the same depth; y may
- * be NULL): each is accepted (its end pushed) or cut. When both are
- * halved, their four halves are evaluated together. */
-static int pm__take_pair(pm__sampler *sm, const pm__span *x, const pm__span *y, int depth) {
+/* Takes chords l .. l + m - 1 (m 1 or 2) of evaluated run r, at depth, in
+ * order: each is accepted (its end pushed) or cut. When both are halved,
+ * their four halves are evaluated together. */
+static int pm__take(pm__sampler *sm, const pm__run *r, int l, int m, int depth) {
     const pm_sample_opts *o = sm->o;
     if (o->cancel && *o->cancel) return PM_ERR_CANCELLED;
-    double ex = 0.0, ey = 0.0;
-    bool xx = false, xy = false;
-    int bx = 0, by = 0;
-    uint32_t kx = pm__decide(sm, x, depth, &ex, &xx, &bx), ky = y ? pm__decide(sm, y, depth, &ey, &xy, &by) : 0;
-    if (kx == 2 && ky == 2) {
-        double mx[3], my[3];
-        pm__span h[4] = {{.t0 = x->t0, .t1 = pm__cut_at(x->t0, x->t1, 1, 2), .a = x->a, .b = mx, .seg = x->seg},
-                         {.t1 = x->t1, .b = x->b, .seg = x->seg},
-                         {.t0 = y->t0, .t1 = pm__cut_at(y->t0, y->t1, 1, 2), .a = y->a, .b = my, .seg = y->seg},
-                         {.t1 = y->t1, .b = y->b, .seg = y->seg}};
-        pm__cut_point(sm, x->seg, h[0].t1, mx);
-        pm__cut_point(sm, y->seg, h[2].t1, my);
-        h[1].t0 = h[0].t1;
-        h[1].a = mx;
-        h[3].t0 = h[2].t1;
-        h[3].a = my;
-        pm__span *lanes[4] = {&h[0], &h[1], &h[2], &h[3]};
-        pm__span_eval4(sm, lanes);
-        int r = pm__take_pair(sm, &h[0], &h[1], depth + bx);
-        return r == PM_OK ? pm__take_pair(sm, &h[2], &h[3], depth + by) : r;
+    double e[2] = {0.0, 0.0}, p[3];
+    bool exact[2] = {false, false};
+    int bits[2] = {0, 0};
+    uint32_t k[2] = {pm__decide(sm, r, l, depth, &e[0], &exact[0], &bits[0]), 0};
+    if (m > 1) k[1] = pm__decide(sm, r, l + 1, depth, &e[1], &exact[1], &bits[1]);
+    if (m > 1 && k[0] == 2 && k[1] == 2) {
+        pm__run h;
+        for (int i = 0; i < 2; i++) {
+            uint32_t seg = r->seg[l + i];
+            h.t[2 * i] = r->t[l + i];
+            pm__run_get(r, l + i, p);
+            pm__run_set(&h, 2 * i, p);
+            h.t[2 * i + 1] = pm__cut_at(r->t[l + i], r->t[l + i + 1], 1, 2);
+            pm__cut_point(sm, seg, h.t[2 * i + 1], p);
+            pm__run_set(&h, 2 * i + 1, p);
+            h.seg[2 * i] = h.seg[2 * i + 1] = seg;
+        }
+        h.t[4] = r->t[l + 2];
+        pm__run_get(r, l + 2, p);
+        pm__run_set(&h, 4, p);
+        h.n = 4;
+        pm__run_eval(sm, &h);
+        int res = pm__take(sm, &h, 0, 2, depth + bits[0]);
+        return res == PM_OK ? pm__take(sm, &h, 2, 2, depth + bits[1]) : res;
     }
-    int r = kx ? pm__split(sm, x, kx, depth + bx) : pm__push(sm, x->t1, x->b, ex, x->len, xx);
-    if (r == PM_OK && y) r = ky ? pm__split(sm, y, ky, depth + by) : pm__push(sm, y->t1, y->b, ey, y->len, xy);
-    return r;
+    for (int i = 0; i < m; i++) {
+        int res;
+        if (k[i]) {
+            res = pm__split(sm, r, l + i, k[i], depth + bits[i]);
+        } else {
+            pm__run_get(r, l + i + 1, p);
+            res = pm__push(sm, r->t[l + i + 1], p, e[i], r->len[l + i], exact[i]);
+        }
+        if (res != PM_OK) return res;
+    }
+    return PM_OK;
 }
 
 int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
                      pm_curve_sample **out, size_t *n) {
     assert(o->max_error > 0.0 && o->max_segment > 0.0);
     pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn),
-                      .max_len = o->max_segment * (1.0 + 1e-12)};
-    /* The points at t = i .. i + 4; segments i .. i + 3 are evaluated
-     * together, then taken in order. */
-    double p[5][3];
-    pm_spline_point(s, o, 0.0, p[0]);
-    int r = pm__push(&sm, 0.0, p[0], 0.0, 0.0, true);
-    double first[3] = {p[0][0], p[0][1], p[0][2]};
-    pm__span g[4];
+                      .max_len = o->max_segment * (1.0 + 1e-12),
+                      .max_samples = o->max_samples ? o->max_samples : SIZE_MAX};
+    /* Segments four by four: evaluated together, then taken in order. */
+    double p[3], first[3];
+    pm_spline_point(s, o, 0.0, first);
+    int r = pm__push(&sm, 0.0, first, 0.0, 0.0, true);
+    pm__run g;
+    g.t[0] = 0.0;
+    pm__run_set(&g, 0, first);
     for (uint32_t i = 0; r == PM_OK && i < s->nseg; i += 4) {
-        uint32_t m = s->nseg - i < 4 ? s->nseg - i : 4;   /* segments this round */
-        for (uint32_t j = 0; j < m; j++) {
+        int m = s->nseg - i < 4 ? (int)(s->nseg - i) : 4;   /* segments this round */
+        for (int j = 1; j <= m; j++) {
+            uint32_t end = i + (uint32_t)j;
             /* A closed curve ends exactly where it began, bit for bit. */
-            if (s->closed && i + j + 1 == s->nseg) memcpy(p[j + 1], first, sizeof p[j + 1]);
-            else pm_spline_point(s, o, (double)(i + j + 1), p[j + 1]);
-            g[j] = (pm__span){.t0 = (double)(i + j), .t1 = (double)(i + j + 1), .a = p[j], .b = p[j + 1],
-                              .seg = i + j};
+            if (s->closed && end == s->nseg) memcpy(p, first, sizeof p);
+            else pm_spline_point(s, o, (double)end, p);
+            g.t[j] = (double)end;
+            pm__run_set(&g, j, p);
+            g.seg[j - 1] = end - 1;
         }
-        pm__span *lanes[4] = {&g[0], &g[m > 1 ? 1 : 0], &g[m > 2 ? 2 : 0], &g[m > 3 ? 3 : 0]};
-        pm__span_eval4(&sm, lanes);
-        r = pm__take_pair(&sm, &g[0], m > 1 ? &g[1] : NULL, 0);
-        if (r == PM_OK && m > 2) r = pm__take_pair(&sm, &g[2], m > 3 ? &g[3] : NULL, 0);
-        memcpy(p[0], p[m], sizeof p[0]);
+        pm__run_close(&g, m);
+        pm__run_eval(&sm, &g);
+        r = pm__take(&sm, &g, 0, m < 2 ? m : 2, 0);
+        if (r == PM_OK && m > 2) r = pm__take(&sm, &g, 2, m - 2, 0);
+        g.t[0] = g.t[m];
+        g.px[0] = g.px[m];
+        g.py[0] = g.py[m];
+        g.pz[0] = g.pz[m];
     }
     if (r != PM_OK) return r;
     *out = sm.v.data;
