@@ -358,6 +358,9 @@ typedef struct pm__run {
     int n;
     double len[4], e[4];
     int64_t turn[4], bound[4];   /* bound: -1 where pm__chord_bound's e holds, else 0 */
+    /* pm__decide's common verdicts, -1 where they hold: accept with e
+     * (exact), or halve (unless at the depth limit: then accept). */
+    int64_t accept[4], halve[4];
 } pm__run;
 
 /* Point i of run r as [x, y, z], and the other way round. */
@@ -458,6 +461,8 @@ static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
     pm__m4 turn = -1 - 2 * yes - no;   /* masks are 0 or -1: 1 yes, 0 no, -1 neither */
     memcpy(r->turn, &turn, sizeof turn);
     memset(r->bound, 0, sizeof r->bound);
+    memset(r->accept, 0, sizeof r->accept);
+    memset(r->halve, 0, sizeof r->halve);
     if (sm->o->height) return;
     pm__v4 sp[3];
     for (int j = 0; j < 3; j++) sp[j] = (q[j][0] * ab[0] + q[j][1] * ab[1] + q[j][2] * ab[2]) / l2;
@@ -488,6 +493,16 @@ static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
     }
     memcpy(r->e, &worst, sizeof worst);
     memcpy(r->bound, &ok, sizeof ok);
+    /* pm__decide's path for a chord no longer than max_len with a bound:
+     * split past max_error, else past max_turn (when on) if the sqrt
+     * cosine is clear. */
+    double ml = sm->max_len, me = sm->o->max_error;
+    pm__m4 bounded = ok & ~(pm__m4)(len > (pm__v4){ml, ml, ml, ml});
+    pm__m4 over = (pm__m4)(worst > (pm__v4){me, me, me, me});
+    pm__m4 straight = sm->o->max_turn <= 0.0 ? ~(pm__m4){0, 0, 0, 0} : no;
+    pm__m4 accept = bounded & ~over & straight, halve = bounded & over;
+    memcpy(r->accept, &accept, sizeof accept);
+    memcpy(r->halve, &halve, sizeof halve);
 }
 
 /* Whether the plan tangent turns by more than the angle whose cosine is
@@ -657,8 +672,18 @@ static int pm__take(pm__sampler *sm, const pm__run *r, int l, int m, int depth) 
     double e[2] = {0.0, 0.0}, p[3];
     bool exact[2] = {false, false};
     int bits[2] = {0, 0};
-    uint32_t k[2] = {pm__decide(sm, r, l, depth, &e[0], &exact[0], &bits[0]), 0};
-    if (m > 1) k[1] = pm__decide(sm, r, l + 1, depth, &e[1], &exact[1], &bits[1]);
+    uint32_t k[2] = {0, 0};
+    for (int i = 0; i < m; i++) {
+        if (r->accept[l + i] || (r->halve[l + i] && depth >= PM__SPLINE_MAX_DEPTH)) {
+            e[i] = r->e[l + i];
+            exact[i] = true;
+        } else if (r->halve[l + i]) {
+            k[i] = 2;
+            bits[i] = 1;
+        } else {
+            k[i] = pm__decide(sm, r, l + i, depth, &e[i], &exact[i], &bits[i]);
+        }
+    }
     if (m > 1 && k[0] == 2 && k[1] == 2) {
         pm__run h;
         for (int i = 0; i < 2; i++) {
