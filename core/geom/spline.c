@@ -214,96 +214,25 @@ static double pm__chord_error(const pm_spline *s, const pm_sample_opts *o, doubl
     return fmax(worst, fmax(f1, f2));
 }
 
-/* What pm__drape_bound needs of the sampler: the curve, the options and
- * the error past which the exact figure is not needed. */
-typedef struct pm__sampler_opts_view {
-    const pm_spline *s;
-    const pm_sample_opts *o;
-    double stop;
-    uint32_t seg;   /* the segment holding the chord */
-} pm__sampler_opts_view;
-
-/* Largest 3D distance from the cubic over (t0, t1) (one segment, no height
- * override) to its chord a -> b, in closed form. Over v in [0, 1] the
- * curve minus a is q(v) = q1 v + q2 v^2 + q3 v^3; its part across the
- * chord vanishes at both ends, so it is v (1 - v) (A + B v), and
- * |A + B v| <= (1 - v) |A| + v |A + B|: the cubic bound g below is exact
- * for a plane curve without an inflection inside the chord, an upper bound
- * otherwise. Distance to the chord's line is distance to the chord while
- * the projection along it runs monotonically from a to b; false (probe
- * instead) when it does not. With plan, the same for the plan curve and
- * chord (y dropped: a draped curve's plan part). */
-static bool pm__chord_bound(const pm_spline *s, uint32_t seg, double t0, double t1, const double a[3],
-                            const double b[3], bool plan, double *e) {
-    const double(*c)[3] = s->coef[seg];
-    double u = t0 - (double)seg, h = t1 - t0;
-    double q[3][3], ab[3], l2 = 0.0;
-    for (int k = 0; k < 3; k++) {
-        q[0][k] = h * (c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]));
-        q[1][k] = h * h * (c[2][k] + u * 3.0 * c[3][k]);
-        q[2][k] = h * h * h * c[3][k];
-        ab[k] = b[k] - a[k];
-    }
-    if (plan) q[0][1] = q[1][1] = q[2][1] = ab[1] = 0.0;   /* the plan curve and chord */
-    for (int k = 0; k < 3; k++) l2 += ab[k] * ab[k];
-    if (!(l2 > 0.0)) return false;
-    double sp[3];   /* q_k . ab / |ab|^2: the projection's coefficients */
-    for (int j = 0; j < 3; j++) sp[j] = (q[j][0] * ab[0] + q[j][1] * ab[1] + q[j][2] * ab[2]) / l2;
-    /* Its derivative sp0 + 2 sp1 v + 3 sp2 v^2 must not go negative. */
-    if (sp[0] < 0.0 || sp[0] + 2.0 * sp[1] + 3.0 * sp[2] < 0.0) return false;
-    if (sp[2] != 0.0) {
-        double v = -sp[1] / (3.0 * sp[2]);
-        if (v > 0.0 && v < 1.0 && sp[0] - sp[1] * sp[1] / (3.0 * sp[2]) < 0.0) return false;
-    }
-    double A2 = 0.0, AB2 = 0.0;   /* |A|^2, |A + B|^2 with A = w1, A + B = -w2 - 2 w3 */
-    for (int k = 0; k < 3; k++) {
-        double w1 = q[0][k] - sp[0] * ab[k], w2 = q[1][k] - sp[1] * ab[k], w3 = q[2][k] - sp[2] * ab[k];
-        double apb = -w2 - 2.0 * w3;
-        A2 += w1 * w1;
-        AB2 += apb * apb;
-    }
-    double ga = sqrt(A2), d = sqrt(AB2) - ga;
-    /* g(v) = ga v + (d - ga) v^2 - d v^3; g' = ga + 2 (d - ga) v - 3 d v^2
-     * is >= 0 at 0 and <= 0 at 1: its roots in [0, 1] hold the maximum. */
-    double r[2] = {0.5, 0.5};
-    if (d != 0.0) {
-        double qa = -3.0 * d, qb = 2.0 * (d - ga), disc = qb * qb + 12.0 * d * ga;
-        /* fmax / fmin as maxsd / minsd (what glibc's return for these
-         * arguments, NaN included), without a call. */
-        double sq = sqrt(disc > 0.0 ? disc : 0.0);
-        r[0] = (-qb + sq) / (2.0 * qa);
-        r[1] = (-qb - sq) / (2.0 * qa);
-    }
-    double worst = 0.0;
-    for (int k = 0; k < 2; k++) {
-        double v = r[k] > 0.0 ? r[k] : 0.0;
-        v = v < 1.0 ? v : 1.0;
-        double g = v * (1.0 - v) * (ga + d * v);
-        if (g > worst) worst = g;
-    }
-    *e = worst;
-    return true;
-}
-
 /* A draped chord's error bound (pm_sample_opts.height_bound): the plan
  * curve P(v) lies within dp of the plan chord, projecting onto it at s(v)
- * running monotonically over [0, 1] (pm__chord_bound in plan), so the
- * chord's point at s(v) is at most sqrt(dp^2 + dv^2) from the draped
- * curve's point, dv bounding |height(P(v)) - chord height at s(v)|.
- * False: probe instead. */
-static bool pm__drape_bound(const pm__sampler_opts_view *v, double t0, double t1, const double a[3],
+ * running monotonically over [0, 1] (plan_ok: pm__run_eval's plan bound),
+ * so the chord's point at s(v) is at most sqrt(dp^2 + dv^2) from the
+ * draped curve's point, dv bounding |height(P(v)) - chord height at s(v)|;
+ * stop is the error past which the exact figure is not needed. False:
+ * probe instead. */
+static bool pm__drape_bound(const pm_sample_opts *o, double stop, bool plan_ok, double dp, const double a[3],
                             const double b[3], double *e) {
-    double dp;
-    if (!v->o->height_bound) return false;
-    if (!pm__chord_bound(v->s, v->seg, t0, t1, a, b, true, &dp)) {
+    if (!o->height_bound) return false;
+    if (!plan_ok) {
         /* No bound for this chord (its plan projection turns back): its
          * halves get one, so split it; at the depth limit, probe it. */
-        if (isinf(v->stop)) return false;
+        if (isinf(stop)) return false;
         *e = INFINITY;
         return true;
     }
-    double stop = v->stop, s2 = stop * stop - dp * dp;
-    double dv = v->o->height_bound(v->o->height_ctx, a, b, dp, s2 > 0.0 ? sqrt(s2) : 0.0);
+    double s2 = stop * stop - dp * dp;
+    double dv = o->height_bound(o->height_ctx, a, b, dp, s2 > 0.0 ? sqrt(s2) : 0.0);
     /* A few ulps of the coordinates for the rounding of both parts. */
     *e = sqrt(dp * dp + dv * dv) * (1.0 + 1e-12) + 1e-12;
     return true;
@@ -350,14 +279,15 @@ typedef struct pm__sampler {
  * neighbouring lanes), inside segment seg[l]. Lanes from n on hold empty
  * chords (their figures are not used). pm__run_eval fills in each chord's
  * length (pm_v3_dist of its ends), whether its plan tangent turns too
- * much (turn: 1 yes, 0 no, -1 too close to call without hypot) and,
- * without a height override, pm__chord_bound's answer (bound, e). */
+ * much (turn: 1 yes, 0 no, -1 too close to call without hypot) and the
+ * closed-form error bound (bound, e; with a height override, the plan
+ * curve's). */
 typedef struct pm__run {
     double t[5], px[5], py[5], pz[5];
     uint32_t seg[4];
     int n;
     double len[4], e[4];
-    int64_t turn[4], bound[4];   /* bound: -1 where pm__chord_bound's e holds, else 0 */
+    int64_t turn[4], bound[4];   /* bound: -1 where the closed form's e holds, else 0 */
     /* pm__decide's common verdicts, -1 where they hold: accept with e
      * (exact), or halve (unless at the depth limit: then accept). */
     int64_t accept[4], halve[4];
@@ -407,11 +337,20 @@ static inline pm__v4 pm__v4_load(const double *p) {   /* p[0 .. 3], unaligned */
     return v;
 }
 
-/* pm__chord_bound without plan for the chords of run r, with pm_v3_dist's
- * length (|ab|^2 is pm_v3_dist's sum, as l2's leading 0.0 + adds nothing
- * to a square) and pm__turn_exceeds's sqrt cosine between pm__d1_in's
- * derivatives at t0 and t1. With a height override only the length and
- * the turn: the draped bound is the caller's (it needs the depth). */
+/* For each chord of run r ([t0, t1] of one segment, from a to b): its
+ * length (pm_v3_dist of a and b), pm__turn_exceeds's sqrt cosine test
+ * between pm__d1_in's derivatives at t0 and t1, and the largest 3D
+ * distance from the cubic over (t0, t1) (no height override) to the
+ * chord, in closed form. Over v in [0, 1] the
+ * curve minus a is q(v) = q1 v + q2 v^2 + q3 v^3; its part across the
+ * chord vanishes at both ends, so it is v (1 - v) (A + B v), and
+ * |A + B v| <= (1 - v) |A| + v |A + B|: the cubic bound g below is exact
+ * for a plane curve without an inflection inside the chord, an upper bound
+ * otherwise. Distance to the chord's line is distance to the chord while
+ * the projection along it runs monotonically from a to b; false (probe
+ * instead) when it does not. With a height override, the same for the plan curve
+ * and chord (y dropped: a draped curve's plan part, pm__drape_bound's dp).
+ * |ab|^2 is pm_v3_dist's sum (a leading 0.0 + adds nothing to a square). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx", "default")))
 #endif
@@ -450,6 +389,11 @@ static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
     pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
     pm__v4 len = pm__v4_sqrt(l2);
     memcpy(r->len, &len, sizeof len);
+    bool plan = sm->o->height != NULL;
+    if (plan) {   /* the plan curve and chord */
+        q[0][1] = q[1][1] = q[2][1] = ab[1] = zero;
+        l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+    }
     /* pm__turn_exceeds's first test, lane by lane. */
     pm__v4 s0 = d0[0] * d0[0] + d0[2] * d0[2], s1 = d1[0] * d1[0] + d1[2] * d1[2];
     const pm__v4 tiny = {1e-280, 1e-280, 1e-280, 1e-280}, huge = {1e280, 1e280, 1e280, 1e280};
@@ -460,10 +404,6 @@ static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
     pm__m4 no = fits & (pm__m4)(ca > (pm__v4){hi, hi, hi, hi});
     pm__m4 turn = -1 - 2 * yes - no;   /* masks are 0 or -1: 1 yes, 0 no, -1 neither */
     memcpy(r->turn, &turn, sizeof turn);
-    memset(r->bound, 0, sizeof r->bound);
-    memset(r->accept, 0, sizeof r->accept);
-    memset(r->halve, 0, sizeof r->halve);
-    if (sm->o->height) return;
     pm__v4 sp[3];
     for (int j = 0; j < 3; j++) sp[j] = (q[j][0] * ab[0] + q[j][1] * ab[1] + q[j][2] * ab[2]) / l2;
     pm__m4 ok = (pm__m4)(l2 > zero);
@@ -493,6 +433,11 @@ static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
     }
     memcpy(r->e, &worst, sizeof worst);
     memcpy(r->bound, &ok, sizeof ok);
+    if (plan) {   /* dp for pm__drape_bound, and no verdict here */
+        memset(r->accept, 0, sizeof r->accept);
+        memset(r->halve, 0, sizeof r->halve);
+        return;
+    }
     /* pm__decide's path for a chord no longer than max_len with a bound:
      * split past max_error, else past max_turn (when on) if the sqrt
      * cosine is clear. */
@@ -562,8 +507,7 @@ static inline __attribute__((always_inline)) uint32_t pm__decide(pm__sampler *sm
         if (o->height) {
             pm__run_get(r, l, a);
             pm__run_get(r, l + 1, b);
-            pm__sampler_opts_view view = {sm->s, o, stop, seg};
-            bound = pm__drape_bound(&view, t0, t1, a, b, &e);
+            bound = pm__drape_bound(o, stop, r->bound[l] != 0, r->e[l], a, b, &e);
         } else if (r->bound[l]) {
             bound = true;
             e = r->e[l];
