@@ -3,6 +3,9 @@
 #include <assert.h>
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "geom/vec.h"
 #include "scene/result.h"
@@ -99,28 +102,6 @@ int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool 
     return PM_OK;
 }
 
-/* Splits t into a segment index and a local u in [0, 1]. */
-static uint32_t pm__locate(const pm_spline *s, double t, double *u) {
-    if (t <= 0.0) { *u = 0.0; return 0; }
-    if (t >= (double)s->nseg) { *u = 1.0; return s->nseg - 1; }
-    uint32_t i = (uint32_t)t;   /* floor(t), as 0 < t < nseg, without the call */
-    *u = t - (double)i;
-    return i;
-}
-
-void pm_spline_eval(const pm_spline *s, double t, double p[3], double d1[3], double d2[3]) {
-    double u;
-    uint32_t i = pm__locate(s, t, &u);
-    double c[4][3];   /* a copy: the stores below cannot alias it, so no reloads */
-    memcpy(c, s->coef[i], sizeof c);
-    if (p)
-        for (int k = 0; k < 3; k++) p[k] = c[0][k] + u * (c[1][k] + u * (c[2][k] + u * c[3][k]));
-    if (d1)
-        for (int k = 0; k < 3; k++) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
-    if (d2)
-        for (int k = 0; k < 3; k++) d2[k] = 2.0 * c[2][k] + 6.0 * u * c[3][k];
-}
-
 double pm_spline_curvature(const pm_spline *s, double t) {
     if (s->kind == PM_CURVE_LINEAR) return 0.0;
     double p[3], d1[3], d2[3];
@@ -128,13 +109,6 @@ double pm_spline_curvature(const pm_spline *s, double t) {
     return pm_spline_curvature_of(s, d1, d2);
 }
 
-double pm_spline_curvature_of(const pm_spline *s, const double d1[3], const double d2[3]) {
-    if (s->kind == PM_CURVE_LINEAR) return 0.0;
-    double sp2 = d1[0] * d1[0] + d1[2] * d1[2];
-    if (sp2 <= 0.0) return 0.0;
-    /* With right = (-tz, 0, tx), a left turn (towards -right) is positive. */
-    return (d2[0] * d1[2] - d2[2] * d1[0]) / (sp2 * sqrt(sp2));
-}
 
 /* pm_spline_eval without derivatives at local u of segment c, then the
  * height override: the sampler's probes. */
@@ -145,7 +119,7 @@ static inline void pm__point_at(const double (*c)[3], const pm_sample_opts *o, d
 
 void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, double p[3]) {
     double u;
-    uint32_t i = pm__locate(s, t, &u);
+    uint32_t i = pm__spline_locate(s, t, &u);
     pm__point_at(s->coef[i], o, u, p);
 }
 
@@ -240,96 +214,25 @@ static double pm__chord_error(const pm_spline *s, const pm_sample_opts *o, doubl
     return fmax(worst, fmax(f1, f2));
 }
 
-/* What pm__drape_bound needs of the sampler: the curve, the options and
- * the error past which the exact figure is not needed. */
-typedef struct pm__sampler_opts_view {
-    const pm_spline *s;
-    const pm_sample_opts *o;
-    double stop;
-    uint32_t seg;   /* the segment holding the chord */
-} pm__sampler_opts_view;
-
-/* Largest 3D distance from the cubic over (t0, t1) (one segment, no height
- * override) to its chord a -> b, in closed form. Over v in [0, 1] the
- * curve minus a is q(v) = q1 v + q2 v^2 + q3 v^3; its part across the
- * chord vanishes at both ends, so it is v (1 - v) (A + B v), and
- * |A + B v| <= (1 - v) |A| + v |A + B|: the cubic bound g below is exact
- * for a plane curve without an inflection inside the chord, an upper bound
- * otherwise. Distance to the chord's line is distance to the chord while
- * the projection along it runs monotonically from a to b; false (probe
- * instead) when it does not. With plan, the same for the plan curve and
- * chord (y dropped: a draped curve's plan part). */
-static bool pm__chord_bound(const pm_spline *s, uint32_t seg, double t0, double t1, const double a[3],
-                            const double b[3], bool plan, double *e) {
-    const double(*c)[3] = s->coef[seg];
-    double u = t0 - (double)seg, h = t1 - t0;
-    double q[3][3], ab[3], l2 = 0.0;
-    for (int k = 0; k < 3; k++) {
-        q[0][k] = h * (c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]));
-        q[1][k] = h * h * (c[2][k] + u * 3.0 * c[3][k]);
-        q[2][k] = h * h * h * c[3][k];
-        ab[k] = b[k] - a[k];
-    }
-    if (plan) q[0][1] = q[1][1] = q[2][1] = ab[1] = 0.0;   /* the plan curve and chord */
-    for (int k = 0; k < 3; k++) l2 += ab[k] * ab[k];
-    if (!(l2 > 0.0)) return false;
-    double sp[3];   /* q_k . ab / |ab|^2: the projection's coefficients */
-    for (int j = 0; j < 3; j++) sp[j] = (q[j][0] * ab[0] + q[j][1] * ab[1] + q[j][2] * ab[2]) / l2;
-    /* Its derivative sp0 + 2 sp1 v + 3 sp2 v^2 must not go negative. */
-    if (sp[0] < 0.0 || sp[0] + 2.0 * sp[1] + 3.0 * sp[2] < 0.0) return false;
-    if (sp[2] != 0.0) {
-        double v = -sp[1] / (3.0 * sp[2]);
-        if (v > 0.0 && v < 1.0 && sp[0] - sp[1] * sp[1] / (3.0 * sp[2]) < 0.0) return false;
-    }
-    double A2 = 0.0, AB2 = 0.0;   /* |A|^2, |A + B|^2 with A = w1, A + B = -w2 - 2 w3 */
-    for (int k = 0; k < 3; k++) {
-        double w1 = q[0][k] - sp[0] * ab[k], w2 = q[1][k] - sp[1] * ab[k], w3 = q[2][k] - sp[2] * ab[k];
-        double apb = -w2 - 2.0 * w3;
-        A2 += w1 * w1;
-        AB2 += apb * apb;
-    }
-    double ga = sqrt(A2), d = sqrt(AB2) - ga;
-    /* g(v) = ga v + (d - ga) v^2 - d v^3; g' = ga + 2 (d - ga) v - 3 d v^2
-     * is >= 0 at 0 and <= 0 at 1: its roots in [0, 1] hold the maximum. */
-    double r[2] = {0.5, 0.5};
-    if (d != 0.0) {
-        double qa = -3.0 * d, qb = 2.0 * (d - ga), disc = qb * qb + 12.0 * d * ga;
-        /* fmax / fmin as maxsd / minsd (what glibc's return for these
-         * arguments, NaN included), without a call. */
-        double sq = sqrt(disc > 0.0 ? disc : 0.0);
-        r[0] = (-qb + sq) / (2.0 * qa);
-        r[1] = (-qb - sq) / (2.0 * qa);
-    }
-    double worst = 0.0;
-    for (int k = 0; k < 2; k++) {
-        double v = r[k] > 0.0 ? r[k] : 0.0;
-        v = v < 1.0 ? v : 1.0;
-        double g = v * (1.0 - v) * (ga + d * v);
-        if (g > worst) worst = g;
-    }
-    *e = worst;
-    return true;
-}
-
 /* A draped chord's error bound (pm_sample_opts.height_bound): the plan
  * curve P(v) lies within dp of the plan chord, projecting onto it at s(v)
- * running monotonically over [0, 1] (pm__chord_bound in plan), so the
- * chord's point at s(v) is at most sqrt(dp^2 + dv^2) from the draped
- * curve's point, dv bounding |height(P(v)) - chord height at s(v)|.
- * False: probe instead. */
-static bool pm__drape_bound(const pm__sampler_opts_view *v, double t0, double t1, const double a[3],
+ * running monotonically over [0, 1] (plan_ok: pm__run_eval's plan bound),
+ * so the chord's point at s(v) is at most sqrt(dp^2 + dv^2) from the
+ * draped curve's point, dv bounding |height(P(v)) - chord height at s(v)|;
+ * stop is the error past which the exact figure is not needed. False:
+ * probe instead. */
+static bool pm__drape_bound(const pm_sample_opts *o, double stop, bool plan_ok, double dp, const double a[3],
                             const double b[3], double *e) {
-    double dp;
-    if (!v->o->height_bound) return false;
-    if (!pm__chord_bound(v->s, v->seg, t0, t1, a, b, true, &dp)) {
+    if (!o->height_bound) return false;
+    if (!plan_ok) {
         /* No bound for this chord (its plan projection turns back): its
          * halves get one, so split it; at the depth limit, probe it. */
-        if (isinf(v->stop)) return false;
+        if (isinf(stop)) return false;
         *e = INFINITY;
         return true;
     }
-    double stop = v->stop, s2 = stop * stop - dp * dp;
-    double dv = v->o->height_bound(v->o->height_ctx, a, b, dp, s2 > 0.0 ? sqrt(s2) : 0.0);
+    double s2 = stop * stop - dp * dp;
+    double dv = o->height_bound(o->height_ctx, a, b, dp, s2 > 0.0 ? sqrt(s2) : 0.0);
     /* A few ulps of the coordinates for the rounding of both parts. */
     *e = sqrt(dp * dp + dv * dv) * (1.0 + 1e-12) + 1e-12;
     return true;
@@ -342,6 +245,20 @@ static void pm__d1_in(const pm_spline *s, uint32_t seg, double u, double d1[3]) 
     for (int k = 0; k < 3; k++) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
 }
 
+/* Four lanes of doubles: chords of the subdivision are evaluated four at
+ * a time (siblings, or the children of two split siblings), each lane
+ * doing the scalar code's operations in the scalar code's order (no
+ * operation mixes the lanes), so every figure is the scalar one bit for
+ * bit: IEEE rounds each +, -, *, / and sqrt of a lane on its own. */
+typedef double pm__v4 __attribute__((vector_size(32)));
+/* Only static functions here take or return them (and inline): no call
+ * crosses an ABI, so GCC's note that AVX would pass them differently
+ * does not apply. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+typedef int64_t pm__m4 __attribute__((vector_size(32)));   /* lane masks: all ones or zero */
+
 typedef PM_VEC(pm_curve_sample) pm__sample_vec;
 
 typedef struct pm__sampler {
@@ -353,30 +270,190 @@ typedef struct pm__sampler {
     /* The longest chord: max_segment and 1e-12 of it for rounding, so that
      * 100 m at 5 m is 20 pieces (one measured 5 + 7e-15 m would be cut). */
     double max_len;
-    uint32_t seg;           /* the segment being subdivided: floor(t) of every t inside it */
-    double err;             /* error of the last accepted chord: its end is pushed next */
-    double len;             /* and its length */
-    bool exact;
-    /* The derivative pm__turns_too_much found at the end of the last chord
-     * it looked at (in segment seg): the next accepted chord starts there. */
-    bool d1_ok;
-    double d1_t, d1_at[3];
+    size_t max_samples;     /* o->max_samples, SIZE_MAX for none */
 } pm__sampler;
 
-/* Whether the plan tangent turns by more than max_turn over [t0, t1] (in
- * segment sm->seg); a vanishing plan tangent (a cusp) counts as turning. */
-static bool pm__turns_too_much(pm__sampler *sm, double t0, double t1) {
-    const pm_spline *s = sm->s;
-    uint32_t seg = sm->seg;
-    double cos_turn = sm->cos_turn;
-    if (sm->o->max_turn <= 0.0) return false;
-    double d0[3], d1[3];
-    if (sm->d1_ok && sm->d1_t == t0) memcpy(d0, sm->d1_at, sizeof d0);
-    else pm__d1_in(s, seg, t0 - (double)seg, d0);
-    pm__d1_in(s, seg, t1 - (double)seg, d1);
-    sm->d1_ok = true;
-    sm->d1_t = t1;
-    memcpy(sm->d1_at, d1, sizeof d1);
+/* Up to four consecutive chords of the subdivision, one per lane: chord
+ * l runs from t[l] to t[l + 1], between points l and l + 1 (their x, y
+ * and z apart, so that the chords' vectors are one subtraction of
+ * neighbouring lanes), inside segment seg[l]. Lanes from n on hold empty
+ * chords (their figures are not used). pm__run_eval fills in each chord's
+ * length (pm_v3_dist of its ends), whether its plan tangent turns too
+ * much (turn: 1 yes, 0 no, -1 too close to call without hypot) and the
+ * closed-form error bound (bound, e; with a height override, the plan
+ * curve's). */
+typedef struct pm__run {
+    double t[5], px[5], py[5], pz[5];
+    uint32_t seg[4];
+    int n;
+    double len[4], e[4];
+    int64_t turn[4], bound[4];   /* bound: -1 where the closed form's e holds, else 0 */
+    /* pm__decide's common verdicts, -1 where they hold: accept with e
+     * (exact), or halve (unless at the depth limit: then accept). */
+    int64_t accept[4], halve[4];
+} pm__run;
+
+/* Point i of run r as [x, y, z], and the other way round. */
+static inline void pm__run_get(const pm__run *r, int i, double p[3]) {
+    p[0] = r->px[i];
+    p[1] = r->py[i];
+    p[2] = r->pz[i];
+}
+
+static inline void pm__run_set(pm__run *r, int i, const double p[3]) {
+    r->px[i] = p[0];
+    r->py[i] = p[1];
+    r->pz[i] = p[2];
+}
+
+/* Ends run r after n chords: the lanes past them get empty chords. */
+static inline void pm__run_close(pm__run *r, int n) {
+    r->n = n;
+    for (int i = n; i < 4; i++) {
+        r->t[i + 1] = r->t[n];
+        r->px[i + 1] = r->px[n];
+        r->py[i + 1] = r->py[n];
+        r->pz[i + 1] = r->pz[n];
+        r->seg[i] = r->seg[n - 1];
+    }
+}
+
+static inline pm__v4 pm__v4_sel(pm__m4 m, pm__v4 a, pm__v4 b) {   /* m ? a : b, per lane */
+    return (pm__v4)((m & (pm__m4)a) | (~m & (pm__m4)b));
+}
+
+static inline pm__v4 pm__v4_sqrt(pm__v4 x) {
+#if defined(__SSE2__)
+    __m128d lo = _mm_sqrt_pd((__m128d){x[0], x[1]}), hi = _mm_sqrt_pd((__m128d){x[2], x[3]});
+    return (pm__v4){lo[0], lo[1], hi[0], hi[1]};
+#else
+    return (pm__v4){sqrt(x[0]), sqrt(x[1]), sqrt(x[2]), sqrt(x[3])};
+#endif
+}
+
+static inline pm__v4 pm__v4_load(const double *p) {   /* p[0 .. 3], unaligned */
+    pm__v4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* For each chord of run r ([t0, t1] of one segment, from a to b): its
+ * length (pm_v3_dist of a and b), pm__turn_exceeds's sqrt cosine test
+ * between pm__d1_in's derivatives at t0 and t1, and the largest 3D
+ * distance from the cubic over (t0, t1) (no height override) to the
+ * chord, in closed form. Over v in [0, 1] the
+ * curve minus a is q(v) = q1 v + q2 v^2 + q3 v^3; its part across the
+ * chord vanishes at both ends, so it is v (1 - v) (A + B v), and
+ * |A + B v| <= (1 - v) |A| + v |A + B|: the cubic bound g below is exact
+ * for a plane curve without an inflection inside the chord, an upper bound
+ * otherwise. Distance to the chord's line is distance to the chord while
+ * the projection along it runs monotonically from a to b; false (probe
+ * instead) when it does not. With a height override, the same for the plan curve
+ * and chord (y dropped: a draped curve's plan part, pm__drape_bound's dp).
+ * |ab|^2 is pm_v3_dist's sum (a leading 0.0 + adds nothing to a square). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx", "default")))
+#endif
+static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
+    const double(*cf[4])[3];
+    for (int l = 0; l < 4; l++) cf[l] = sm->s->coef[r->seg[l]];
+    bool one_seg = r->seg[0] == r->seg[3];   /* consecutive: all four in one segment */
+    const pm__v4 zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0}, half = {0.5, 0.5, 0.5, 0.5};
+    pm__v4 seg = {(double)r->seg[0], (double)r->seg[1], (double)r->seg[2], (double)r->seg[3]};
+    pm__v4 t0 = pm__v4_load(r->t), t1 = pm__v4_load(r->t + 1);
+    pm__v4 u = t0 - seg, h = t1 - t0, u1 = t1 - seg;
+    pm__v4 u3 = u * 3.0, u13 = u1 * 3.0, hh = h * h, hhh = hh * h;
+    pm__v4 q[3][3], ab[3], d0[3], d1[3];
+    const double *pts[3] = {r->px, r->py, r->pz};
+    for (int k = 0; k < 3; k++) {
+        pm__v4 c1, c2, c3;
+        if (one_seg) {
+            double a1 = cf[0][1][k], a2 = cf[0][2][k], a3 = cf[0][3][k];
+            c1 = (pm__v4){a1, a1, a1, a1};
+            c2 = (pm__v4){a2, a2, a2, a2};
+            c3 = (pm__v4){a3, a3, a3, a3};
+        } else {
+            c1 = (pm__v4){cf[0][1][k], cf[1][1][k], cf[2][1][k], cf[3][1][k]};
+            c2 = (pm__v4){cf[0][2][k], cf[1][2][k], cf[2][2][k], cf[3][2][k]};
+            c3 = (pm__v4){cf[0][3][k], cf[1][3][k], cf[2][3][k], cf[3][3][k]};
+        }
+        pm__v4 uc3 = u3 * c3;   /* u * 3.0 * c3 as (u * 3.0) * c3 */
+        pm__v4 d = c1 + u * (2.0 * c2 + uc3);
+        d0[k] = d;
+        d1[k] = c1 + u1 * (2.0 * c2 + u13 * c3);
+        q[0][k] = h * d;
+        q[1][k] = hh * (c2 + uc3);
+        q[2][k] = hhh * c3;
+        ab[k] = pm__v4_load(pts[k] + 1) - pm__v4_load(pts[k]);
+    }
+    pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+    pm__v4 len = pm__v4_sqrt(l2);
+    memcpy(r->len, &len, sizeof len);
+    bool plan = sm->o->height != NULL;
+    if (plan) {   /* the plan curve and chord */
+        q[0][1] = q[1][1] = q[2][1] = ab[1] = zero;
+        l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+    }
+    /* pm__turn_exceeds's first test, lane by lane. */
+    pm__v4 s0 = d0[0] * d0[0] + d0[2] * d0[2], s1 = d1[0] * d1[0] + d1[2] * d1[2];
+    const pm__v4 tiny = {1e-280, 1e-280, 1e-280, 1e-280}, huge = {1e280, 1e280, 1e280, 1e280};
+    pm__m4 fits = (pm__m4)(s0 > tiny) & (pm__m4)(s0 < huge) & (pm__m4)(s1 > tiny) & (pm__m4)(s1 < huge);
+    pm__v4 ca = (d0[0] * d1[0] + d0[2] * d1[2]) / (pm__v4_sqrt(s0) * pm__v4_sqrt(s1));
+    double lo = sm->cos_turn - 1e-12, hi = sm->cos_turn + 1e-12;
+    pm__m4 yes = fits & (pm__m4)(ca < (pm__v4){lo, lo, lo, lo});
+    pm__m4 no = fits & (pm__m4)(ca > (pm__v4){hi, hi, hi, hi});
+    pm__m4 turn = -1 - 2 * yes - no;   /* masks are 0 or -1: 1 yes, 0 no, -1 neither */
+    memcpy(r->turn, &turn, sizeof turn);
+    pm__v4 sp[3];
+    for (int j = 0; j < 3; j++) sp[j] = (q[j][0] * ab[0] + q[j][1] * ab[1] + q[j][2] * ab[2]) / l2;
+    pm__m4 ok = (pm__m4)(l2 > zero);
+    ok &= ~((pm__m4)(sp[0] < zero) | (pm__m4)(sp[0] + 2.0 * sp[1] + 3.0 * sp[2] < zero));
+    pm__v4 sp3 = 3.0 * sp[2], v = -sp[1] / sp3;
+    ok &= ~((pm__m4)(sp[2] != zero) & (pm__m4)(v > zero) & (pm__m4)(v < one) &
+            (pm__m4)(sp[0] - sp[1] * sp[1] / sp3 < zero));
+    pm__v4 A2 = zero, AB2 = zero;
+    for (int k = 0; k < 3; k++) {
+        pm__v4 w1 = q[0][k] - sp[0] * ab[k], w2 = q[1][k] - sp[1] * ab[k], w3 = q[2][k] - sp[2] * ab[k];
+        pm__v4 apb = -w2 - 2.0 * w3;
+        A2 += w1 * w1;
+        AB2 += apb * apb;
+    }
+    pm__v4 ga = pm__v4_sqrt(A2), d = pm__v4_sqrt(AB2) - ga;
+    pm__v4 qa = -3.0 * d, qb = 2.0 * (d - ga), disc = qb * qb + 12.0 * d * ga;
+    pm__v4 sq = pm__v4_sqrt(pm__v4_sel((pm__m4)(disc > zero), disc, zero));
+    pm__m4 curved = (pm__m4)(d != zero);
+    pm__v4 rt[2] = {pm__v4_sel(curved, (-qb + sq) / (2.0 * qa), half),
+                    pm__v4_sel(curved, (-qb - sq) / (2.0 * qa), half)};
+    pm__v4 worst = zero;
+    for (int k = 0; k < 2; k++) {
+        pm__v4 w = pm__v4_sel((pm__m4)(rt[k] > zero), rt[k], zero);
+        w = pm__v4_sel((pm__m4)(w < one), w, one);
+        pm__v4 g = w * (1.0 - w) * (ga + d * w);
+        worst = pm__v4_sel((pm__m4)(g > worst), g, worst);
+    }
+    memcpy(r->e, &worst, sizeof worst);
+    memcpy(r->bound, &ok, sizeof ok);
+    if (plan) {   /* dp for pm__drape_bound, and no verdict here */
+        memset(r->accept, 0, sizeof r->accept);
+        memset(r->halve, 0, sizeof r->halve);
+        return;
+    }
+    /* pm__decide's path for a chord no longer than max_len with a bound:
+     * split past max_error, else past max_turn (when on) if the sqrt
+     * cosine is clear. */
+    double ml = sm->max_len, me = sm->o->max_error;
+    pm__m4 bounded = ok & ~(pm__m4)(len > (pm__v4){ml, ml, ml, ml});
+    pm__m4 over = (pm__m4)(worst > (pm__v4){me, me, me, me});
+    pm__m4 straight = sm->o->max_turn <= 0.0 ? ~(pm__m4){0, 0, 0, 0} : no;
+    pm__m4 accept = bounded & ~over & straight, halve = bounded & over;
+    memcpy(r->accept, &accept, sizeof accept);
+    memcpy(r->halve, &halve, sizeof halve);
+}
+
+/* Whether the plan tangent turns by more than the angle whose cosine is
+ * cos_turn between first derivatives d0 and d1; a vanishing plan tangent
+ * (a cusp) counts as turning. */
+static bool pm__turn_exceeds(double cos_turn, const double d0[3], const double d1[3]) {
     /* The cosine with sqrt first (a few ulp from the hypot one): only a
      * turn within 1e-12 of the bound needs hypot's to decide. */
     double s0 = d0[0] * d0[0] + d0[2] * d0[2], s1 = d1[0] * d1[0] + d1[2] * d1[2];
@@ -391,13 +468,10 @@ static bool pm__turns_too_much(pm__sampler *sm, double t0, double t1) {
     return c < cos_turn;
 }
 
-static int pm__push(pm__sampler *sm, double t, const double p[3]) {
-    if (sm->o->max_samples && sm->v.len >= sm->o->max_samples) return PM_ERR_LIMIT;
-    pm_curve_sample c = {.t = t, .p = {p[0], p[1], p[2]}, .err = sm->err, .len = sm->len,
-                         .err_exact = sm->exact};
-    sm->err = 0.0;
-    sm->len = 0.0;
-    sm->exact = true;
+static inline __attribute__((always_inline)) int pm__push(pm__sampler *sm, double t, const double p[3], double err, double len,
+                                                         bool exact) {
+    if (sm->v.len >= sm->max_samples) return PM_ERR_LIMIT;
+    pm_curve_sample c = {.t = t, .p = {p[0], p[1], p[2]}, .err = err, .len = len, .err_exact = exact};
     if (sm->v.len < sm->v.cap) {   /* the common case, without a call */
         sm->v.data[sm->v.len++] = c;
         return PM_OK;
@@ -405,40 +479,70 @@ static int pm__push(pm__sampler *sm, double t, const double p[3]) {
     return pm_vec_push(sm->a, &sm->v, c) == 0 ? PM_OK : PM_ERR_NOMEM;
 }
 
-/* Emits the samples strictly inside (t0, t1), in order. */
-static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double t1,
-                         const double p1[3], int depth) {
-    if (sm->o->cancel && *sm->o->cancel) return PM_ERR_CANCELLED;
-    double e = 0.0;
-    bool exact = false;
+/* The point at tm inside segment seg (where rounding put tm on an end,
+ * pm_spline_point's choice of segment). */
+static inline __attribute__((always_inline)) void pm__cut_point(const pm__sampler *sm, uint32_t seg, double tm, double p[3]) {
+    double s0 = (double)seg;
+    if (tm > s0 && tm < s0 + 1.0) pm__point_at(sm->s->coef[seg], sm->o, tm - s0, p);
+    else pm_spline_point(sm->s, sm->o, tm, p);
+}
+
+/* The verdict on chord l of evaluated run r at depth: 0 to accept it (*e
+ * its error, *exact whether that is exact), else the number of equal
+ * parameter pieces to cut it into (*bits the levels of depth they count). */
+static inline __attribute__((always_inline)) uint32_t pm__decide(pm__sampler *sm, const pm__run *r, int l,
+                                                                 int depth, double *e_out, bool *exact_out,
+                                                                 int *bits_out) {
+    const pm_sample_opts *o = sm->o;
+    double e = 0.0, len = r->len[l], t0 = r->t[l], t1 = r->t[l + 1];
+    uint32_t seg = r->seg[l];
+    bool exact = false, bound = false;
     /* Below the depth limit a chord beyond max_error is split whatever its
      * exact error, so the probes may stop at the first one beyond it. */
-    double stop = depth < PM__SPLINE_MAX_DEPTH ? sm->o->max_error : INFINITY;
-    double memo[PM__SPLINE_PROBES];
-    double len = pm_v3_dist(p0, p1);
+    double stop = depth < PM__SPLINE_MAX_DEPTH ? o->max_error : INFINITY;
     bool split = len > sm->max_len;
-    /* Its error in closed form: the curve's own heights, or draped (a height bound). */
-    pm__sampler_opts_view view = {sm->s, sm->o, stop, sm->seg};
-    bool bound = !split && (sm->o->height ? pm__drape_bound(&view, t0, t1, p0, p1, &e)
-                                          : pm__chord_bound(sm->s, sm->seg, t0, t1, p0, p1, false, &e));
-    if (bound) exact = true;
-    split = split || (bound ? e > sm->o->max_error
-                            : (e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_PROBES,
-                                                   false, stop, memo)) > sm->o->max_error) ||
-            pm__turns_too_much(sm, t0, t1);
-    /* Seven probes can miss an off-centre peak; a chord that is already
-     * close to the bound gets a finer look before it is accepted (its
-     * seven probes all ran: none was past max_error). */
-    if (!split && !bound && e > 0.5 * sm->o->max_error) {
-        e = pm__chord_error(sm->s, sm->o, t0, t1, p0, p1, PM__SPLINE_FINE_PROBES, true, stop, memo);
-        exact = true;
-        split = e > sm->o->max_error;
+    if (!split) {
+        double a[3], b[3], memo[PM__SPLINE_PROBES];
+        /* Its error in closed form: the curve's own heights, or draped (a height bound). */
+        if (o->height) {
+            pm__run_get(r, l, a);
+            pm__run_get(r, l + 1, b);
+            bound = pm__drape_bound(o, stop, r->bound[l] != 0, r->e[l], a, b, &e);
+        } else if (r->bound[l]) {
+            bound = true;
+            e = r->e[l];
+        }
+        if (bound) {
+            exact = true;
+            split = e > o->max_error;
+        } else {
+            pm__run_get(r, l, a);
+            pm__run_get(r, l + 1, b);
+            e = pm__chord_error(sm->s, o, t0, t1, a, b, PM__SPLINE_PROBES, false, stop, memo);
+            split = e > o->max_error;
+        }
+        if (!split && !(o->max_turn <= 0.0)) {
+            split = r->turn[l] > 0;
+            if (r->turn[l] < 0) {   /* within 1e-12 of the bound, or out of sqrt's range */
+                double d0[3], d1[3], s0 = (double)seg;
+                pm__d1_in(sm->s, seg, t0 - s0, d0);
+                pm__d1_in(sm->s, seg, t1 - s0, d1);
+                split = pm__turn_exceeds(sm->cos_turn, d0, d1);
+            }
+        }
+        /* Seven probes can miss an off-centre peak; a chord that is already
+         * close to the bound gets a finer look before it is accepted (its
+         * seven probes all ran: none was past max_error). */
+        if (!split && !bound && e > 0.5 * o->max_error) {
+            e = pm__chord_error(sm->s, o, t0, t1, a, b, PM__SPLINE_FINE_PROBES, true, stop, memo);
+            exact = true;
+            split = e > o->max_error;
+        }
     }
     if (!split || depth >= PM__SPLINE_MAX_DEPTH) {
-        sm->err = e;
-        sm->len = len;
-        sm->exact = exact;
-        return PM_OK;
+        *e_out = e;
+        *exact_out = exact;
+        return 0;
     }
     /* A chord too long is cut into the fewest equal parameter pieces that
      * could each be short enough, k = ceil(len / max_segment) (halving
@@ -457,40 +561,138 @@ static int pm__subdivide(pm__sampler *sm, double t0, const double p0[3], double 
         }
         if ((double)k > want) k = (uint32_t)want;   /* want > k / 2: still bits levels */
     }
-    double q0[3] = {p0[0], p0[1], p0[2]}, ta = t0, s0 = (double)sm->seg;
-    int r = PM_OK;
-    for (uint32_t j = 1; r == PM_OK && j < k; j++) {
-        double tm = k == 2 ? 0.5 * (t0 + t1) : t0 + (t1 - t0) * ((double)j / (double)k), pm[3];
-        if (tm > s0 && tm < s0 + 1.0) pm__point_at(sm->s->coef[sm->seg], sm->o, tm - s0, pm);   /* pm__locate's */
-        else pm_spline_point(sm->s, sm->o, tm, pm);
-        r = pm__subdivide(sm, ta, q0, tm, pm, depth + bits);
-        if (r == PM_OK) r = pm__push(sm, tm, pm);
-        ta = tm;
-        memcpy(q0, pm, sizeof q0);
+    *bits_out = bits;
+    return k;
+}
+
+static int pm__take(pm__sampler *sm, const pm__run *r, int l, int m, int depth);
+
+/* The parameter where piece j of k of [t0, t1] ends (0 < j < k). */
+static inline double pm__cut_at(double t0, double t1, uint32_t j, uint32_t k) {
+    return k == 2 ? 0.5 * (t0 + t1) : t0 + (t1 - t0) * ((double)j / (double)k);
+}
+
+/* Cuts chord l of run r into k equal parameter pieces at depth depth and
+ * takes them in order, evaluating them four by four. */
+static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int depth) {
+    double t0 = r->t[l], t1 = r->t[l + 1], p[3];
+    uint32_t seg = r->seg[l];
+    pm__run c;
+    c.t[0] = t0;
+    pm__run_get(r, l, p);
+    pm__run_set(&c, 0, p);
+    for (uint32_t j = 0; j < k; j += 4) {
+        int m = k - j < 4 ? (int)(k - j) : 4;   /* pieces this round */
+        for (int i = 1; i <= m; i++) {
+            c.seg[i - 1] = seg;
+            if (j + (uint32_t)i == k) {
+                c.t[i] = t1;
+                pm__run_get(r, l + 1, p);
+            } else {
+                c.t[i] = pm__cut_at(t0, t1, j + (uint32_t)i, k);
+                pm__cut_point(sm, seg, c.t[i], p);
+            }
+            pm__run_set(&c, i, p);
+        }
+        pm__run_close(&c, m);
+        pm__run_eval(sm, &c);
+        int res = pm__take(sm, &c, 0, m < 2 ? m : 2, depth);
+        if (res == PM_OK && m > 2) res = pm__take(sm, &c, 2, m - 2, depth);
+        if (res != PM_OK) return res;
+        c.t[0] = c.t[m];
+        c.px[0] = c.px[m];
+        c.py[0] = c.py[m];
+        c.pz[0] = c.pz[m];
     }
-    if (r == PM_OK) r = pm__subdivide(sm, ta, q0, t1, p1, depth + bits);
-    return r;
+    return PM_OK;
+}
+
+/* Takes chords l .. l + m - 1 (m 1 or 2) of evaluated run r, at depth, in
+ * order: each is accepted (its end pushed) or cut. When both are halved,
+ * their four halves are evaluated together. */
+static int pm__take(pm__sampler *sm, const pm__run *r, int l, int m, int depth) {
+    const pm_sample_opts *o = sm->o;
+    if (o->cancel && *o->cancel) return PM_ERR_CANCELLED;
+    double e[2] = {0.0, 0.0}, p[3];
+    bool exact[2] = {false, false};
+    int bits[2] = {0, 0};
+    uint32_t k[2] = {0, 0};
+    for (int i = 0; i < m; i++) {
+        if (r->accept[l + i] || (r->halve[l + i] && depth >= PM__SPLINE_MAX_DEPTH)) {
+            e[i] = r->e[l + i];
+            exact[i] = true;
+        } else if (r->halve[l + i]) {
+            k[i] = 2;
+            bits[i] = 1;
+        } else {
+            k[i] = pm__decide(sm, r, l + i, depth, &e[i], &exact[i], &bits[i]);
+        }
+    }
+    if (m > 1 && k[0] == 2 && k[1] == 2) {
+        pm__run h;
+        for (int i = 0; i < 2; i++) {
+            uint32_t seg = r->seg[l + i];
+            h.t[2 * i] = r->t[l + i];
+            pm__run_get(r, l + i, p);
+            pm__run_set(&h, 2 * i, p);
+            h.t[2 * i + 1] = pm__cut_at(r->t[l + i], r->t[l + i + 1], 1, 2);
+            pm__cut_point(sm, seg, h.t[2 * i + 1], p);
+            pm__run_set(&h, 2 * i + 1, p);
+            h.seg[2 * i] = h.seg[2 * i + 1] = seg;
+        }
+        h.t[4] = r->t[l + 2];
+        pm__run_get(r, l + 2, p);
+        pm__run_set(&h, 4, p);
+        h.n = 4;
+        pm__run_eval(sm, &h);
+        int res = pm__take(sm, &h, 0, 2, depth + bits[0]);
+        return res == PM_OK ? pm__take(sm, &h, 2, 2, depth + bits[1]) : res;
+    }
+    for (int i = 0; i < m; i++) {
+        int res;
+        if (k[i]) {
+            res = pm__split(sm, r, l + i, k[i], depth + bits[i]);
+        } else {
+            pm__run_get(r, l + i + 1, p);
+            res = pm__push(sm, r->t[l + i + 1], p, e[i], r->len[l + i], exact[i]);
+        }
+        if (res != PM_OK) return res;
+    }
+    return PM_OK;
 }
 
 int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
                      pm_curve_sample **out, size_t *n) {
     assert(o->max_error > 0.0 && o->max_segment > 0.0);
-    pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn), .exact = true,
-                      .max_len = o->max_segment * (1.0 + 1e-12)};
-    double p0[3];
-    pm_spline_point(s, o, 0.0, p0);
-    int r = pm__push(&sm, 0.0, p0);
-    double first[3] = {p0[0], p0[1], p0[2]};
-    for (uint32_t i = 0; r == PM_OK && i < s->nseg; i++) {
-        double p1[3];
-        /* A closed curve ends exactly where it began, bit for bit. */
-        if (s->closed && i + 1 == s->nseg) memcpy(p1, first, sizeof p1);
-        else pm_spline_point(s, o, (double)(i + 1), p1);
-        sm.seg = i;
-        sm.d1_ok = false;
-        r = pm__subdivide(&sm, (double)i, p0, (double)(i + 1), p1, 0);
-        if (r == PM_OK) r = pm__push(&sm, (double)(i + 1), p1);
-        memcpy(p0, p1, sizeof p0);
+    pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn),
+                      .max_len = o->max_segment * (1.0 + 1e-12),
+                      .max_samples = o->max_samples ? o->max_samples : SIZE_MAX};
+    /* Segments four by four: evaluated together, then taken in order. */
+    double p[3], first[3];
+    pm_spline_point(s, o, 0.0, first);
+    int r = pm__push(&sm, 0.0, first, 0.0, 0.0, true);
+    pm__run g;
+    g.t[0] = 0.0;
+    pm__run_set(&g, 0, first);
+    for (uint32_t i = 0; r == PM_OK && i < s->nseg; i += 4) {
+        int m = s->nseg - i < 4 ? (int)(s->nseg - i) : 4;   /* segments this round */
+        for (int j = 1; j <= m; j++) {
+            uint32_t end = i + (uint32_t)j;
+            /* A closed curve ends exactly where it began, bit for bit. */
+            if (s->closed && end == s->nseg) memcpy(p, first, sizeof p);
+            else pm_spline_point(s, o, (double)end, p);
+            g.t[j] = (double)end;
+            pm__run_set(&g, j, p);
+            g.seg[j - 1] = end - 1;
+        }
+        pm__run_close(&g, m);
+        pm__run_eval(&sm, &g);
+        r = pm__take(&sm, &g, 0, m < 2 ? m : 2, 0);
+        if (r == PM_OK && m > 2) r = pm__take(&sm, &g, 2, m - 2, 0);
+        g.t[0] = g.t[m];
+        g.px[0] = g.px[m];
+        g.py[0] = g.py[m];
+        g.pz[0] = g.pz[m];
     }
     if (r != PM_OK) return r;
     *out = sm.v.data;

@@ -1,8 +1,10 @@
 #ifndef PM_SPLINE_H
 #define PM_SPLINE_H
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "scene/arena.h"
 
 /* Curves through control points [x, y, z], and their adaptive sampling.
@@ -35,15 +37,43 @@ typedef struct pm_spline {
 int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool closed,
                    pm_curve_kind kind, double alpha);
 
+/* Splits t into a segment index and a local u in [0, 1]. */
+static inline uint32_t pm__spline_locate(const pm_spline *s, double t, double *u) {
+    if (t <= 0.0) { *u = 0.0; return 0; }
+    if (t >= (double)s->nseg) { *u = 1.0; return s->nseg - 1; }
+    uint32_t i = (uint32_t)t;   /* floor(t), as 0 < t < nseg, without the call */
+    *u = t - (double)i;
+    return i;
+}
+
 /* Position p and first and second derivatives with respect to t, each
- * where not NULL, at curve parameter t in [0, nseg]. */
-void pm_spline_eval(const pm_spline *s, double t, double p[3], double d1[3], double d2[3]);
+ * where not NULL, at curve parameter t in [0, nseg]. Inline: a road
+ * frames every sample with it, and a call per sample (with its NULL
+ * tests) cost as much as the arithmetic. */
+static inline void pm_spline_eval(const pm_spline *s, double t, double p[3], double d1[3], double d2[3]) {
+    double u;
+    uint32_t i = pm__spline_locate(s, t, &u);
+    double c[4][3];   /* a copy: the stores below cannot alias it, so no reloads */
+    memcpy(c, s->coef[i], sizeof c);
+    if (p)
+        for (int k = 0; k < 3; k++) p[k] = c[0][k] + u * (c[1][k] + u * (c[2][k] + u * c[3][k]));
+    if (d1)
+        for (int k = 0; k < 3; k++) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
+    if (d2)
+        for (int k = 0; k < 3; k++) d2[k] = 2.0 * c[2][k] + 6.0 * u * c[3][k];
+}
 
 /* Signed plan curvature at t (1/m): > 0 where the curve turns left (towards
  * -right, right = tangent x up), 0 on straight or linear curves. */
 double pm_spline_curvature(const pm_spline *s, double t);
 /* The same from the derivatives pm_spline_eval gave at t. */
-double pm_spline_curvature_of(const pm_spline *s, const double d1[3], const double d2[3]);
+static inline double pm_spline_curvature_of(const pm_spline *s, const double d1[3], const double d2[3]) {
+    if (s->kind == PM_CURVE_LINEAR) return 0.0;
+    double sp2 = d1[0] * d1[0] + d1[2] * d1[2];
+    if (sp2 <= 0.0) return 0.0;
+    /* With right = (-tz, 0, tx), a left turn (towards -right) is positive. */
+    return (d2[0] * d1[2] - d2[2] * d1[0]) / (sp2 * sqrt(sp2));
+}
 
 /* Optional height override: y = height(ctx, x, z) replaces the curve's own
  * y, so a road draped on terrain is sampled against its real 3D shape. */

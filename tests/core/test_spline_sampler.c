@@ -1,0 +1,161 @@
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "geom/spline.h"
+#include "geom/terrain.h"
+#include "pm_test_spline_ref.h"
+#include "scene/arena.h"
+#include "scene/result.h"
+#include "scene/rng.h"
+
+/* pm_spline_sample evaluates sibling chords two at a time (one per SIMD
+ * lane) and walks the subdivision without the plain sampler's per-call
+ * state; its samples must be the plain one's bit for bit: every t, point,
+ * error, length and exactness flag, and the same result code. The plain
+ * sampler is kept verbatim in tests/support/spline_ref.c. */
+
+/* The first difference between two samplings, or -1 when they are the
+ * same bits; *what names the field. */
+static long first_difference(const pm_curve_sample *a, const pm_curve_sample *b, size_t n,
+                             const char **what) {
+    for (size_t i = 0; i < n; i++) {
+        *what = "t";
+        if (memcmp(&a[i].t, &b[i].t, sizeof a[i].t)) return (long)i;
+        *what = "p";
+        if (memcmp(a[i].p, b[i].p, sizeof a[i].p)) return (long)i;
+        *what = "err";
+        if (memcmp(&a[i].err, &b[i].err, sizeof a[i].err)) return (long)i;
+        *what = "len";
+        if (memcmp(&a[i].len, &b[i].len, sizeof a[i].len)) return (long)i;
+        *what = "err_exact";
+        if (a[i].err_exact != b[i].err_exact) return (long)i;
+    }
+    return -1;
+}
+
+/* Control points of one of several families: a wandering walk (gentle or
+ * tight turns), a road of straights and arcs, near-duplicate points, huge
+ * or tiny coordinates, flat or with heights. Consecutive points (and the
+ * last and first) stay distinct in plan, as the parser guarantees. */
+static size_t random_points(pm_rng *r, double *pts, size_t max, bool closed) {
+    size_t n = (closed ? 3 : 2) + (size_t)pm_rng_below(r, max - (closed ? 2 : 1));
+    uint32_t family = pm_rng_below(r, 6);
+    double scale = 1.0, off = 0.0;
+    if (family == 3) scale = pow(10.0, pm_rng_range(r, -6.0, -2.0));   /* tiny */
+    if (family == 4) off = pow(10.0, pm_rng_range(r, 5.0, 12.0));      /* far from the origin */
+    bool flat = pm_rng_below(r, 2) == 0;
+    double x = 0.0, z = 0.0, y = 0.0, heading = pm_rng_range(r, 0.0, 6.283);
+    for (size_t i = 0; i < n; i++) {
+        pts[3 * i] = off + scale * x;
+        pts[3 * i + 1] = flat ? 0.0 : scale * y;
+        pts[3 * i + 2] = off * 0.5 + scale * z;
+        double step;
+        switch (family) {
+        case 0: step = pm_rng_range(r, 1.0, 60.0); heading += pm_rng_range(r, -0.4, 0.4); break;
+        case 1: step = pm_rng_range(r, 0.5, 5.0); heading += pm_rng_range(r, -2.8, 2.8); break;
+        case 2:   /* straights of 10 m and 100 m arcs, as a road */
+            step = 10.0;
+            if (pm_rng_below(r, 3) == 0) heading += 0.1 * (pm_rng_below(r, 2) ? 1.0 : -1.0);
+            break;
+        case 5: step = pm_rng_below(r, 3) ? pm_rng_range(r, 1e-9, 1e-5) : pm_rng_range(r, 1.0, 30.0);
+                heading += pm_rng_range(r, -2.0, 2.0); break;
+        default: step = pm_rng_range(r, 1.0, 40.0); heading += pm_rng_range(r, -1.5, 1.5); break;
+        }
+        x += step * cos(heading);
+        z += step * sin(heading);
+        y += pm_rng_range(r, -3.0, 3.0) * (family == 5 ? 1e-3 : 1.0);
+    }
+    if (closed) {   /* keep the closing chord distinct in plan too */
+        double *l = pts + 3 * (n - 1);
+        if (l[0] == pts[0] && l[2] == pts[2]) l[0] += 1.0;
+    }
+    return n;
+}
+
+/* Sampling options across the ranges the road and network parsers allow
+ * and past them: errors from 1e-6 to 10, segments from 0.05 m to 1 km,
+ * turns off or on, sample caps that are sometimes hit. */
+static void random_opts(pm_rng *r, pm_sample_opts *o, const pm_heightfield *hf) {
+    memset(o, 0, sizeof *o);
+    o->max_error = pow(10.0, pm_rng_range(r, -6.0, 1.0));
+    o->max_segment = pm_rng_below(r, 4) == 0 ? 1000.0 : pow(10.0, pm_rng_range(r, -1.3, 2.5));
+    if (pm_rng_below(r, 4)) o->max_turn = pm_rng_range(r, 0.02, 1.0);
+    if (pm_rng_below(r, 5) == 0) o->max_samples = 2 + pm_rng_below(r, 400);
+    if (hf && pm_rng_below(r, 4) == 0) {   /* draped, with or without the bound */
+        o->height = pm_heightfield_height;
+        o->height_ctx = hf;
+        if (pm_rng_below(r, 3)) o->height_bound = pm_heightfield_chord_bound;
+    }
+    if (o->max_error < 1e-4 || o->max_segment < 0.2)
+        if (!o->max_samples) o->max_samples = 200000;   /* keep each case fast */
+}
+
+static void compare_on_random_splines(uint64_t seed, int cases) {
+    pm_rng r;
+    pm_rng_seed(&r, seed);
+    pm_arena *a = pm_arena_create(0), *ground = pm_arena_create(0);
+    pm_heightfield hf = {.origin = {-300.0, -300.0}, .cell = 7.0, .cols = 90, .rows = 90};
+    pm_noise noise = {.seed = seed, .amplitude = 6.0, .wavelength = 120.0, .octaves = 3};
+    cr_assert_eq(pm_heightfield_from_noise(ground, &hf, &noise, NULL), PM_OK);
+    static double pts[3 * 40];
+    long compared = 0;
+    for (int c = 0; c < cases; c++) {
+        pm_arena_reset(a);
+        bool closed = pm_rng_below(&r, 4) == 0;
+        size_t n = random_points(&r, pts, 40, closed);
+        pm_curve_kind kind = pm_rng_below(&r, 5) == 0 ? PM_CURVE_LINEAR : PM_CURVE_CATMULL_ROM;
+        double alphas[] = {0.0, 0.5, 1.0, pm_rng_range(&r, 0.0, 1.0)};
+        double alpha = alphas[pm_rng_below(&r, 4)];
+        pm_spline s;
+        cr_assert_eq(pm_spline_init(a, &s, pts, n, closed, kind, alpha), PM_OK);
+        pm_sample_opts o;
+        random_opts(&r, &o, pts[0] > -300.0 && pts[0] < 300.0 ? &hf : NULL);
+        pm_curve_sample *fast, *plain;
+        size_t nf = 0, np = 0;
+        int rf = pm_spline_sample(a, &s, &o, &fast, &nf);
+        int rp = pm_test_spline_sample_ref(a, &s, &o, &plain, &np);
+        cr_assert_eq(rf, rp, "case %d (seed %llu): result %d, plain %d", c, (unsigned long long)seed, rf, rp);
+        if (rf != PM_OK) continue;
+        cr_assert_eq(nf, np, "case %d (seed %llu): %zu samples, plain %zu", c, (unsigned long long)seed,
+                     nf, np);
+        const char *what = "";
+        long i = first_difference(fast, plain, nf, &what);
+        cr_assert_eq(i, -1, "case %d (seed %llu): sample %ld differs in %s", c,
+                     (unsigned long long)seed, i, what);
+        compared += (long)nf;
+    }
+    cr_assert_gt(compared, 10 * cases, "%ld samples compared", compared);
+    pm_arena_destroy(ground);
+    pm_arena_destroy(a);
+}
+
+Test(spline_sampler, matches_the_plain_sampler_bit_for_bit) {
+    compare_on_random_splines(1, 1500);
+    compare_on_random_splines(20261202, 1500);
+}
+
+/* The comparison above can fail: one ulp anywhere is a difference. */
+Test(spline_sampler, the_comparison_sees_one_ulp) {
+    pm_arena *a = pm_arena_create(0);
+    double pts[] = {0, 0, 0, 30, 1, 10, 60, 0, 0, 90, 2, 25};
+    pm_spline s;
+    cr_assert_eq(pm_spline_init(a, &s, pts, 4, false, PM_CURVE_CATMULL_ROM, 0.5), PM_OK);
+    pm_sample_opts o = {.max_error = 0.01, .max_segment = 5.0, .max_turn = 0.2};
+    pm_curve_sample *fast, *plain;
+    size_t nf, np;
+    cr_assert_eq(pm_spline_sample(a, &s, &o, &fast, &nf), PM_OK);
+    cr_assert_eq(pm_test_spline_sample_ref(a, &s, &o, &plain, &np), PM_OK);
+    cr_assert_eq(nf, np);
+    const char *what = "";
+    cr_assert_eq(first_difference(fast, plain, nf, &what), -1);
+    for (int field = 0; field < 4; field++) {
+        double *v = field == 0 ? &fast[nf / 2].t : field == 1 ? &fast[nf / 2].p[2]
+                  : field == 2 ? &fast[nf / 2].err : &fast[nf / 2].len;
+        double keep = *v;
+        *v = nextafter(*v, INFINITY);
+        cr_assert_eq(first_difference(fast, plain, nf, &what), (long)(nf / 2), "field %d", field);
+        *v = keep;
+    }
+    pm_arena_destroy(a);
+}
