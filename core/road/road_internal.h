@@ -106,6 +106,9 @@ int pm__road_outline_loop(pm_arena *a, const pm__level *L);
  * cheap pass over chunks of sections, 0 when not proven (then ask
  * pm_loop_simple), PM_ERR_NOMEM. */
 int pm__road_outline_windows(pm_arena *a, const pm__level *L, double W);
+/* For tests: the order (chunk indices) road_outline.c's sort gives n <= 64
+ * boxes whose lower x ends are lo (ties by chunk). */
+void pm__road_outline_sort(const float *lo, uint32_t n, uint32_t *order);
 
 /* road_props.c: instanced props along the base level; out gets per-line counts. */
 int pm__road_props(pm__ctx *x, const pm__level *L, pm_meta *out);
