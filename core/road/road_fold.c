@@ -482,9 +482,15 @@ static void pm__copy_collapse(pm__level *L, size_t from, size_t to, int side) {
 void pm__road_weld_collapses(pm__level *L) {
     size_t n = L->n, nc = L->ncol;
     double W[2] = {-L->col[0], L->col[nc - 1]};
+    /* Which sides are cut back anywhere (most roads: neither), in one scan. */
+    bool cut[2] = {false, false};
+    for (size_t i = 0; i < n; i++) {
+        cut[0] |= L->sec[i].clamp[0] < W[0];
+        cut[1] |= L->sec[i].clamp[1] < W[1];
+    }
     for (int side = 0; side < 2; side++) {
         size_t ko = side ? nc - 1 : 0;
-        for (size_t i = 1; i < n; i++) {
+        for (size_t i = 1; i < n && cut[side]; i++) {
             const double *a = L->pos + 3 * ((i - 1) * nc + ko), *b = L->pos + 3 * (i * nc + ko);
             if (L->sec[i].clamp[side] < W[side] && L->sec[i - 1].clamp[side] < W[side] &&
                 hypot(b[0] - a[0], b[2] - a[2]) < 1e-4)

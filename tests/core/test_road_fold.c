@@ -160,3 +160,100 @@ Test(road_fold, one_pass_matches_on_degenerate_integer_bands) {
     }
     cr_assert_gt(free_, 1000, "fold free %d", free_);
 }
+
+/* ---- welds ---- */
+
+/* The plain weld (road_fold.c before its one-scan skip of sides that are
+ * cut back nowhere): every side walks every section. */
+static void plain_copy_collapse(pm__level *L, size_t from, size_t to, int side) {
+    size_t nc = L->ncol;
+    for (size_t k = 0; k < nc; k++) {
+        if ((L->col[k] > 0.0) != (side == 1) || L->col[k] == 0.0 || !pm__road_collapsed(L, &L->sec[to], (uint32_t)k))
+            continue;
+        size_t t = to * nc + k, f = from * nc + (side ? nc - 1 : 0);
+        memcpy(L->pos + 3 * t, L->pos + 3 * f, 3 * sizeof(double));
+        if (L->nrm) memcpy(L->nrm + 3 * t, L->nrm + 3 * f, 3 * sizeof(float));
+    }
+}
+
+static void plain_weld(pm__level *L) {
+    size_t n = L->n, nc = L->ncol;
+    double W[2] = {-L->col[0], L->col[nc - 1]};
+    for (int side = 0; side < 2; side++) {
+        size_t ko = side ? nc - 1 : 0;
+        for (size_t i = 1; i < n; i++) {
+            const double *a = L->pos + 3 * ((i - 1) * nc + ko), *b = L->pos + 3 * (i * nc + ko);
+            if (L->sec[i].clamp[side] < W[side] && L->sec[i - 1].clamp[side] < W[side] &&
+                hypot(b[0] - a[0], b[2] - a[2]) < 1e-4)
+                plain_copy_collapse(L, i - 1, i, side);
+        }
+        if (!L->closed) continue;
+        plain_copy_collapse(L, 0, n - 1, side);
+        for (size_t i = n - 1; i-- > 0;) {
+            const double *a = L->pos + 3 * ((i + 1) * nc + ko), *b = L->pos + 3 * (i * nc + ko);
+            if (!(L->sec[i].clamp[side] < W[side]) || hypot(b[0] - a[0], b[2] - a[2]) >= 1e-4) break;
+            if (memcmp(a, b, 3 * sizeof(double)) == 0) break;
+            plain_copy_collapse(L, i + 1, i, side);
+        }
+    }
+}
+
+/* Random grids with runs of cut-back sections on either side, or on
+ * none, whose collapse points lie within or beyond the weld distance:
+ * the weld gives the plain weld's positions and normals, byte for byte. */
+Test(road_fold, weld_matches_the_plain_weld) {
+    pm_arena *a = pm_arena_create(0);
+    pm_rng rng;
+    pm_rng_seed(&rng, 31);
+    int welded = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        pm__level L;
+        memset(&L, 0, sizeof L);
+        L.n = 2 + pm_rng_below(&rng, 40);
+        L.ncol = 3 + (uint32_t)pm_rng_below(&rng, 5);
+        L.closed = L.n >= 4 && pm_rng_chance(&rng, 0.3);
+        double W = 1.0 + 5.0 * pm_rng_unit(&rng);
+        L.col = pm_arena_alloc(a, L.ncol * sizeof(double));
+        for (uint32_t k = 0; k < L.ncol; k++) L.col[k] = -W + 2.0 * W * k / (L.ncol - 1);
+        L.sec = pm_arena_calloc(a, L.n, sizeof *L.sec);
+        size_t np = L.n * L.ncol * 3;
+        double *pos = pm_arena_alloc(a, 3 * np * sizeof(double));
+        float *nrm = pm_arena_alloc(a, 2 * np * sizeof(float));
+        cr_assert(L.col && L.sec && pos && nrm);
+        int cut = (int)pm_rng_below(&rng, 4);   /* none, left, right, both */
+        for (size_t i = 0; i < L.n; i++)
+            for (int side = 0; side < 2; side++)
+                L.sec[i].clamp[side] = (cut & (1 << side)) && pm_rng_chance(&rng, 0.6) ? W * pm_rng_unit(&rng) : W;
+        for (size_t v = 0; v < np; v++) {
+            pos[v] = pm_rng_range(&rng, -20, 20);
+            nrm[v] = (float)pm_rng_unit(&rng);
+        }
+        /* Collapse points 1e-5 or 1e-3 apart at runs of sections. */
+        for (size_t i = 1; i < L.n; i++)
+            for (int side = 0; side < 2; side++)
+                if (pm_rng_chance(&rng, 0.7)) {
+                    size_t ko = side ? L.ncol - 1 : 0;
+                    double *p = pos + 3 * (i * L.ncol + ko), *q = pos + 3 * ((i - 1) * L.ncol + ko);
+                    double d = pm_rng_chance(&rng, 0.8) ? 1e-5 : 1e-3;
+                    p[0] = q[0] + d;
+                    p[1] = q[1] + pm_rng_range(&rng, -1, 1);
+                    p[2] = q[2] - d;
+                }
+        memcpy(pos + np, pos, np * sizeof(double));
+        memcpy(pos + 2 * np, pos, np * sizeof(double));   /* as it was */
+        memcpy(nrm + np, nrm, np * sizeof(float));
+        L.pos = pos;
+        L.nrm = nrm;
+        pm__road_weld_collapses(&L);
+        L.pos = pos + np;
+        L.nrm = nrm + np;
+        plain_weld(&L);
+        cr_assert(memcmp(pos, pos + np, np * sizeof(double)) == 0, "trial %d: positions differ", trial);
+        cr_assert(memcmp(nrm, nrm + np, np * sizeof(float)) == 0, "trial %d: normals differ", trial);
+        /* Not vacuous: the weld moved something. */
+        welded += memcmp(pos, pos + 2 * np, np * sizeof(double)) != 0;
+        pm_arena_reset(a);
+    }
+    cr_assert_gt(welded, 1000, "welded %d", welded);
+    pm_arena_destroy(a);
+}
