@@ -72,6 +72,10 @@ static bool pm__band_ok(const pm__section *a, const pm__section *b, int side) {
     return pm__quad_ok(A1, A2, B1, B2, side);
 }
 
+bool pm__road_band_ok(const pm__section *a, const pm__section *b, int side) {
+    return pm__band_ok(a, b, side);
+}
+
 /* ---- fans: a turn tighter than the half width ---- */
 
 /* How far along the centre line (in outer half widths W) a turn's inner
@@ -374,9 +378,72 @@ static bool pm__clamp_pair(pm__section *a, pm__section *b, int side) {
     return true;
 }
 
+/* Two lanes: lane 0 computes the right side's band, lane 1 the left's,
+ * each with the very operations of the scalar code (IEEE per lane). */
+typedef double pm__v2d __attribute__((vector_size(16)));
+typedef int64_t pm__v2i __attribute__((vector_size(16)));
+
+/* One section's share of its bands, x and z: u = (centre, left corner),
+ * v = (right corner, centre): the right band runs centre 1, right 1,
+ * right 2, centre 2 (u1, v1, v2, u2 in lane 0), the left band left 1,
+ * centre 1, centre 2, left 2 (the same in lane 1): pm__quad_ok's orders. */
+typedef struct pm__band_end { pm__v2d ux, uz, vx, vz; } pm__band_end;
+
+/* pm_orient_xz_plain per lane. */
+static inline pm__v2d pm__orient2(pm__v2d ax, pm__v2d az, pm__v2d bx, pm__v2d bz, pm__v2d cx, pm__v2d cz) {
+    return (bz - az) * (cx - ax) - (bx - ax) * (cz - az);
+}
+
+/* Both side bands between sections p and q: pm__quad_ok's first case
+ * (four distinct corners, four positive orientations) on each side. A
+ * repeated corner makes two orientations exactly 0, so all positive is
+ * that case, true; anything else is for pm__quad_ok to decide. */
+static inline bool pm__bands_surely_ok(const pm__band_end *p, const pm__band_end *q) {
+    pm__v2d zero = {0.0, 0.0};
+    pm__v2i ok = (pm__orient2(p->ux, p->uz, p->vx, p->vz, q->vx, q->vz) > zero) &
+                 (pm__orient2(p->vx, p->vz, q->vx, q->vz, q->ux, q->uz) > zero) &
+                 (pm__orient2(q->vx, q->vz, q->ux, q->uz, p->ux, p->uz) > zero) &
+                 (pm__orient2(q->ux, q->uz, p->ux, p->uz, p->vx, p->vz) > zero);
+    return (ok[0] & ok[1]) != 0;
+}
+
+bool pm__road_fold_free(const pm__level *L) {
+    const pm__section *sc = L->sec;
+    size_t m = L->closed ? L->n - 1 : L->n;
+    if (m < 3) return false;   /* pm__road_fans: too short to fan, the pairwise pass decides */
+    /* Fresh sections only: no fan, every clamp the full width W; the
+     * corners are pm__plan_at's sums at 0, -W and W. */
+    double W = sc[0].clamp[0];
+    pm__v2d eu = {0.0, -1.0 * W}, ev = {1.0 * W, 0.0};
+    size_t nb = L->closed ? m : L->n - 1;   /* a closed road's last band ends on its first section */
+    pm__band_end p, q;
+    memset(&p, 0, sizeof p);
+    for (size_t i = 0; i <= nb; i++) {
+        const pm__section *s = &sc[i < m ? i : 0];
+        if (s->fan[0] | s->fan[1] | (s->clamp[0] != W) | (s->clamp[1] != W)) return false;
+        pm__v2d cx = {s->c[0], s->c[0]}, cz = {s->c[2], s->c[2]};
+        pm__v2d rx = {s->r[0], s->r[0]}, rz = {s->r[2], s->r[2]};
+        q = (pm__band_end){cx + eu * rx, cz + eu * rz, cx + ev * rx, cz + ev * rz};
+        if (i > 0 && !pm__bands_surely_ok(&p, &q)) {
+            double A1[2] = {p.ux[0], p.uz[0]}, A2[2] = {q.ux[0], q.uz[0]};
+            double B1[2][2] = {{p.ux[1], p.uz[1]}, {p.vx[0], p.vz[0]}};
+            double B2[2][2] = {{q.ux[1], q.uz[1]}, {q.vx[0], q.vz[0]}};
+            for (int side = 0; side < 2; side++)
+                if (!pm__quad_ok(A1, A2, B1[side], B2[side], side)) return false;
+        }
+        p = q;
+    }
+    /* A closed road's last section (not in a band above) is fresh too. */
+    const pm__section *s = &sc[L->n - 1];
+    return !(s->fan[0] | s->fan[1] | (s->clamp[0] != W) | (s->clamp[1] != W));
+}
+
 void pm__road_clamp_folds(pm__ctx *x, pm__level *L) {
     pm__section *sc = L->sec;
     size_t n = L->n;
+    /* The usual road: every band convex at full width on both sides, the
+     * verdict pm__road_fans reaches for each side (one pass, no arrays). */
+    if (pm__road_fold_free(L)) return;
     bool left = pm__road_fans(x, L, 0), right = pm__road_fans(x, L, 1);
     /* Every band convex at full width on both sides: nothing to cut back. */
     if (!left && !right) return;
@@ -415,9 +482,15 @@ static void pm__copy_collapse(pm__level *L, size_t from, size_t to, int side) {
 void pm__road_weld_collapses(pm__level *L) {
     size_t n = L->n, nc = L->ncol;
     double W[2] = {-L->col[0], L->col[nc - 1]};
+    /* Which sides are cut back anywhere (most roads: neither), in one scan. */
+    bool cut[2] = {false, false};
+    for (size_t i = 0; i < n; i++) {
+        cut[0] |= L->sec[i].clamp[0] < W[0];
+        cut[1] |= L->sec[i].clamp[1] < W[1];
+    }
     for (int side = 0; side < 2; side++) {
         size_t ko = side ? nc - 1 : 0;
-        for (size_t i = 1; i < n; i++) {
+        for (size_t i = 1; i < n && cut[side]; i++) {
             const double *a = L->pos + 3 * ((i - 1) * nc + ko), *b = L->pos + 3 * (i * nc + ko);
             if (L->sec[i].clamp[side] < W[side] && L->sec[i - 1].clamp[side] < W[side] &&
                 hypot(b[0] - a[0], b[2] - a[2]) < 1e-4)

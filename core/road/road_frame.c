@@ -10,16 +10,12 @@
 /* Sections along the centre line: plan tangents (mitred at linear
  * corners), slopes, curvature, banking, and the frame of each section. */
 
-/* Plan tangent, miter factor for linear corners (l: the plan length of d1). */
-static void pm__plan_tangent(const pm__ctx *x, const pm_curve_sample *smp, size_t n, size_t i,
-                             const double d1[3], double l, double t[2], double *miter) {
+/* pm__plan_tangent at a linear corner (corner) or a cusp (l ~ 0). */
+static void pm__plan_tangent_slow(const pm__ctx *x, const pm_curve_sample *smp, size_t n, size_t i,
+                                  const double d1[3], double l, double t[2], double *miter, bool corner) {
     const pm_spline *s = &x->spline;
-    *miter = 1.0;
     size_t prev = i > 0 ? i - 1 : (s->closed ? n - 2 : 0);
     size_t next = i + 1 < n ? i + 1 : (s->closed ? 1 : i);
-    double ti = smp[i].t;
-    bool corner = s->kind == PM_CURVE_LINEAR && ti == floor(ti) &&
-                  (s->closed || (ti > 0.0 && ti < (double)s->nseg));
     if (corner) {
         double in[2] = {smp[i].p[0] - smp[prev].p[0], smp[i].p[2] - smp[prev].p[2]};
         double out[2] = {smp[next].p[0] - smp[i].p[0], smp[next].p[2] - smp[i].p[2]};
@@ -45,6 +41,22 @@ static void pm__plan_tangent(const pm__ctx *x, const pm_curve_sample *smp, size_
     double lc = hypot(c[0], c[1]);
     t[0] = lc > 0.0 ? c[0] / lc : 1.0;
     t[1] = lc > 0.0 ? c[1] / lc : 0.0;
+}
+
+/* Plan tangent, miter factor for linear corners (l: the plan length of d1). */
+static inline void pm__plan_tangent(const pm__ctx *x, const pm_curve_sample *smp, size_t n, size_t i,
+                                    const double d1[3], double l, double t[2], double *miter) {
+    const pm_spline *s = &x->spline;
+    *miter = 1.0;
+    double ti = smp[i].t;
+    bool corner = s->kind == PM_CURVE_LINEAR && ti == floor(ti) &&
+                  (s->closed || (ti > 0.0 && ti < (double)s->nseg));
+    if (corner || !(l > 1e-12)) {
+        pm__plan_tangent_slow(x, smp, n, i, d1, l, t, miter, corner);
+        return;
+    }
+    t[0] = d1[0] / l;
+    t[1] = d1[2] / l;
 }
 
 /* The plan length of the step from sample a to sample b, remembered: the
@@ -121,15 +133,15 @@ static double pm__bank_integral(const pm__section *sc, const double *pre, size_t
 }
 
 /* Averages the bank over the transition length, so curvature steps at
- * control points (Catmull-Rom is only C1) ramp in like superelevation. */
-static int pm__smooth_bank(pm__ctx *x, pm__section *sc, size_t n) {
+ * control points (Catmull-Rom is only C1) ramp in like superelevation.
+ * flat: no bank anywhere (every one +0.0), which averages to +0.0 bit for
+ * bit and is within the limit: nothing to do. */
+static int pm__smooth_bank(pm__ctx *x, pm__section *sc, size_t n, bool flat) {
     const pm_road_params *p = x->p;
     double h = 0.5 * p->bank_transition, L = sc[n - 1].s;
     double lim = PM_ROAD_MAX_BANK_DEGREES * PM__DEG;
-    /* No bank anywhere (every one +0.0) averages to +0.0 bit for bit. */
-    bool flat = true;
-    for (size_t i = 0; i < n && flat; i++) flat = sc[i].bank == 0.0 && !signbit(sc[i].bank);
-    if (h > 0.0 && L > 0.0 && !flat) {
+    if (flat) return PM_OK;
+    if (h > 0.0 && L > 0.0) {
         double *pre = pm_arena_alloc(x->a, n * sizeof(double));
         double *out = pm_arena_alloc(x->a, n * sizeof(double));
         if (!pre || !out) return PM_ERR_NOMEM;
@@ -159,7 +171,7 @@ static int pm__smooth_bank(pm__ctx *x, pm__section *sc, size_t n) {
 /* Frame at one section: T from the plan tangent and slope, R = T x up with
  * the sign of the plan right, then the bank about T. */
 static void pm__frame(const pm__ctx *x, pm__section *sc, const double t2[2], double slope,
-                      double miter) {
+                      double miter, bool flat) {
     const pm_road_params *p = x->p;
     double T[3] = {t2[0], slope, t2[1]};
     pm_v3_normalize(T);
@@ -180,8 +192,14 @@ static void pm__frame(const pm__ctx *x, pm__section *sc, const double t2[2], dou
     pm_v3_cross(R, T, U);
     pm_v3_normalize(U);
     double cb = 1.0, sb = 0.0;   /* an unbanked section (most) skips the sincos */
-    if (sc->bank != 0.0 || signbit(sc->bank)) cb = cos(sc->bank), sb = sin(sc->bank);
-    for (int k = 0; k < 3; k++) {
+    if (flat) {   /* every bank +0.0: the loop below with cb 1, sb 0 */
+        for (int k = 0; k < 3; k++) {
+            sc->tan[k] = T[k];
+            sc->right[k] = R[k] * 1.0 - U[k] * 0.0;
+            sc->up[k] = U[k] * 1.0 + R[k] * 0.0;
+        }
+    } else if (sc->bank != 0.0 || signbit(sc->bank)) cb = cos(sc->bank), sb = sin(sc->bank);
+    for (int k = 0; k < 3 && !flat; k++) {
         sc->tan[k] = T[k];
         sc->right[k] = R[k] * cb - U[k] * sb;
         sc->up[k] = U[k] * cb + R[k] * sb;
@@ -210,6 +228,7 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
     if (!t2) return PM_ERR_NOMEM;
     double W = 0.5 * p->width + p->shoulder;
     pm__step last = {SIZE_MAX, SIZE_MAX, 0.0};
+    bool flat = true;   /* every bank +0.0 (a closed road's last is its first) */
     for (size_t i = 0; i < n; i++) {
         sc[i].t = smp[i].t;
         memcpy(sc[i].c, smp[i].p, sizeof sc[i].c);
@@ -224,6 +243,7 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
         pm__plan_tangent(x, smp, n, i, d1, l, t2 + 4 * i, t2 + 4 * i + 2);
         t2[4 * i + 3] = pm__slope(x, smp, n, i, d1, l, &last);
         sc[i].bank = pm__raw_bank(x, &sc[i]);
+        if (!p->closed || i + 1 < n) flat &= sc[i].bank == 0.0 && !signbit(sc[i].bank);
         sc[i].clamp[0] = sc[i].clamp[1] = W;
     }
     if (p->closed) {   /* the closing section is the first one again */
@@ -231,9 +251,9 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
         sc[n - 1].kappa = sc[0].kappa;
         sc[n - 1].bank = sc[0].bank;
     }
-    int r = pm__smooth_bank(x, sc, n);
+    int r = pm__smooth_bank(x, sc, n, flat);
     if (r < 0) return r;
-    for (size_t i = 0; i < n; i++) pm__frame(x, &sc[i], t2 + 4 * i, t2[4 * i + 3], t2[4 * i + 2]);
+    for (size_t i = 0; i < n; i++) pm__frame(x, &sc[i], t2 + 4 * i, t2[4 * i + 3], t2[4 * i + 2], flat);
     L->sec = sc;
     L->n = n;
     L->closed = p->closed;

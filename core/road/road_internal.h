@@ -71,6 +71,12 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
  * one 3D point. */
 void pm__road_clamp_folds(pm__ctx *x, pm__level *L);
 void pm__road_weld_collapses(pm__level *L);
+/* Whether no band of either side folds at full width (fresh sections: no
+ * fan, every clamp W): then pm__road_clamp_folds has nothing to do. */
+bool pm__road_fold_free(const pm__level *L);
+/* The plain test pm__road_fold_free answers for every band at once: the
+ * band of one side between sections a and b is convex (or a segment). */
+bool pm__road_band_ok(const pm__section *a, const pm__section *b, int side);
 /* Whether column k of section sc is cut back onto the fold's collapse point
  * (inline: emission asks it of every vertex). */
 static inline bool pm__road_collapsed(const pm__level *L, const pm__section *sc, uint32_t k) {
@@ -100,6 +106,9 @@ int pm__road_outline_loop(pm_arena *a, const pm__level *L);
  * cheap pass over chunks of sections, 0 when not proven (then ask
  * pm_loop_simple), PM_ERR_NOMEM. */
 int pm__road_outline_windows(pm_arena *a, const pm__level *L, double W);
+/* For tests: the order (chunk indices) road_outline.c's sort gives n <= 64
+ * boxes whose lower x ends are lo (ties by chunk). */
+void pm__road_outline_sort(const float *lo, uint32_t n, uint32_t *order);
 
 /* road_props.c: instanced props along the base level; out gets per-line counts. */
 int pm__road_props(pm__ctx *x, const pm__level *L, pm_meta *out);

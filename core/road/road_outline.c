@@ -23,8 +23,12 @@
  *     corner they start from. */
 #include "road/road_internal.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "scene/result.h"
 
@@ -59,6 +63,44 @@ static int pm__by_lo(const void *a, const void *b) {
     return p->lo[0] < q->lo[0] ? -1 : (p->lo[0] > q->lo[0] ? 1 : (p->chunk > q->chunk) - (p->chunk < q->chunk));
 }
 
+/* Sorts the boxes by pm__by_lo: chunks follow the road, so their boxes
+ * come nearly in order (or in reverse, strictly descending, when the road
+ * runs the other way): an insertion sort, handing over to qsort once it
+ * has moved more than a few boxes per box. One total order (ties by
+ * chunk), so the same array either way. */
+static void pm__sort_boxes(pm__obox *b, uint32_t nb) {
+    bool desc = true;
+    for (uint32_t i = 1; i < nb && desc; i++) desc = b[i].lo[0] < b[i - 1].lo[0];
+    if (desc)
+        for (uint32_t i = 0, j = nb - 1; i < j; i++, j--) {
+            pm__obox t = b[i];
+            b[i] = b[j], b[j] = t;
+        }
+    size_t moves = 0;
+    for (uint32_t i = 1; i < nb; i++) {
+        pm__obox t = b[i];
+        uint32_t j = i;
+        while (j > 0 && pm__by_lo(&b[j - 1], &t) > 0) {
+            b[j] = b[j - 1];
+            j--;
+            if (++moves > 8 * (size_t)nb) {
+                b[j] = t;
+                qsort(b, nb, sizeof *b, pm__by_lo);
+                return;
+            }
+        }
+        b[j] = t;
+    }
+}
+
+void pm__road_outline_sort(const float *lo, uint32_t n, uint32_t *order) {
+    pm__obox b[64];
+    assert(n <= 64);
+    for (uint32_t i = 0; i < n; i++) b[i] = (pm__obox){.lo = {lo[i], 0.0f}, .hi = {0.0f, 0.0f}, .chunk = i};
+    pm__sort_boxes(b, n);
+    for (uint32_t i = 0; i < n; i++) order[i] = b[i].chunk;
+}
+
 /* Chunks two or more apart have disjoint boxes (a sweep along the axis
  * the boxes spread most on, given up when they overlap too much to pay). */
 static bool pm__boxes_apart(pm__obox *b, uint32_t nb) {
@@ -75,7 +117,7 @@ static bool pm__boxes_apart(pm__obox *b, uint32_t nb) {
             t = b[i].hi[0];
             b[i].hi[0] = b[i].hi[1], b[i].hi[1] = t;
         }
-    qsort(b, nb, sizeof *b, pm__by_lo);
+    pm__sort_boxes(b, nb);
     size_t tests = 0;
     for (uint32_t i = 0; i < nb; i++)
         for (uint32_t k = i + 1; k < nb && !(b[k].lo[0] > b[i].hi[0]); k++) {
@@ -86,29 +128,56 @@ static bool pm__boxes_apart(pm__obox *b, uint32_t nb) {
     return true;
 }
 
+/* Two lanes, the left edge and the right one: the same IEEE operations
+ * as one scalar lane each. */
+typedef double pm__v2d __attribute__((vector_size(16)));
+typedef int64_t pm__v2i __attribute__((vector_size(16)));
+
+/* Lane by lane b < a ? b : a and b > a ? b : a (C has no vector ?:;
+ * SSE2's minpd and maxpd are exactly that, operands swapped). */
+static inline pm__v2d pm__v2min(pm__v2d a, pm__v2d b) {
+#if defined(__SSE2__)
+    return (pm__v2d)_mm_min_pd((__m128d)b, (__m128d)a);
+#else
+    pm__v2i m = b < a;
+    return (pm__v2d)(((pm__v2i)b & m) | ((pm__v2i)a & ~m));
+#endif
+}
+static inline pm__v2d pm__v2max(pm__v2d a, pm__v2d b) {
+#if defined(__SSE2__)
+    return (pm__v2d)_mm_max_pd((__m128d)b, (__m128d)a);
+#else
+    pm__v2i m = b > a;
+    return (pm__v2d)(((pm__v2i)b & m) | ((pm__v2i)a & ~m));
+#endif
+}
+
 /* Sections i0 .. i1: both edges strictly advance along the direction
  * between the middles of the end sections, and a line along it parts the
  * left points from the right ones. */
 static bool pm__window_ok(const pm__outline *O, size_t i0, size_t i1) {
     const double *a = O->e + 4 * i0, *b = O->e + 4 * i1;
-    double d[2] = {0.5 * (b[0] + b[2]) - 0.5 * (a[0] + a[2]), 0.5 * (b[1] + b[3]) - 0.5 * (a[1] + a[3])};
+    double d[2] = {0.5 * (b[0] + b[1]) - 0.5 * (a[0] + a[1]), 0.5 * (b[2] + b[3]) - 0.5 * (a[2] + a[3])};
     double l = sqrt(d[0] * d[0] + d[1] * d[1]);
     if (!(l > 1e3 * O->mg)) return false;
     d[0] /= l;
     d[1] /= l;
-    double mg = O->mg, minl = INFINITY, maxl = -INFINITY, minr = INFINITY, maxr = -INFINITY;
-    double pl = d[0] * a[0] + d[1] * a[1] - 2.0 * mg, pr = d[0] * a[2] + d[1] * a[3] - 2.0 * mg;
+    double mg = O->mg;
+    pm__v2d dx = {d[0], d[0]}, dz = {d[1], d[1]}, mgv = {mg, mg};
+    pm__v2d x0 = {a[0], a[1]}, z0 = {a[2], a[3]};
+    pm__v2d prev = dx * x0 + dz * z0 - 2.0 * mgv;
+    pm__v2d vmin = {INFINITY, INFINITY}, vmax = {-INFINITY, -INFINITY};
+    pm__v2i ok = {-1, -1};
     for (const double *p = a; p <= b; p += 4) {
-        double ul = d[0] * p[0] + d[1] * p[1], ur = d[0] * p[2] + d[1] * p[3];
-        double vl = d[0] * p[1] - d[1] * p[0], vr = d[0] * p[3] - d[1] * p[2];
-        if (!(ul - pl > mg && ur - pr > mg)) return false;
-        pl = ul, pr = ur;
-        minl = vl < minl ? vl : minl;
-        maxl = vl > maxl ? vl : maxl;
-        minr = vr < minr ? vr : minr;
-        maxr = vr > maxr ? vr : maxr;
+        pm__v2d x = {p[0], p[1]}, z = {p[2], p[3]};
+        pm__v2d u = dx * x + dz * z, v = dx * z - dz * x;
+        ok &= u - prev > mgv;
+        prev = u;
+        vmin = pm__v2min(vmin, v);
+        vmax = pm__v2max(vmax, v);
     }
-    return minl - maxr > mg || minr - maxl > mg;
+    if (!(ok[0] & ok[1])) return false;
+    return vmin[0] - vmax[1] > mg || vmin[1] - vmax[0] > mg;
 }
 
 /* End section e (0 or n - 1) of the window reaching section far: its
@@ -170,26 +239,45 @@ int pm__road_outline_windows(pm_arena *a, const pm__level *L, double W) {
     if (!start) return PM_ERR_NOMEM;
     uint32_t nch = 0;
     start[nch++] = 0;
-    for (size_t i = 1; i + 1 < n; i++)
-        if (L->sec[i].s - L->sec[start[nch - 1]].s >= reach && L->sec[n - 1].s - L->sec[i].s >= 0.5 * reach)
+    double s0 = L->sec[0].s, end = L->sec[n - 1].s, half = 0.5 * reach;
+    for (size_t i = 1; i + 1 < n; i++) {
+        double si = L->sec[i].s;
+        if (si - s0 >= reach && end - si >= half) {
             start[nch++] = (uint32_t)i;
+            s0 = si;
+        }
+    }
     if (nch < 3) return 0;
     start[nch] = (uint32_t)(n - 1);
     pm__obox *box = pm_arena_alloc(a, nch * sizeof *box);
     double *e = pm_arena_alloc(a, n * 4 * sizeof *e);
     if (!box || !e) return PM_ERR_NOMEM;
+    /* Per section: left x, right x, left z, right z (two lanes). */
     for (size_t i = 0; i < n; i++) {
-        pm__pt(L, i, 0, e + 4 * i);
-        pm__pt(L, i, nc - 1, e + 4 * i + 2);
+        const double *P = L->pos + 3 * (i * nc), *Q = P + 3 * (nc - 1);
+#if defined(__SSE2__)   /* cvtpd2ps rounds as the (float) cast does, two at once */
+        _mm_storeu_pd(e + 4 * i, _mm_cvtps_pd(_mm_cvtpd_ps(_mm_set_pd(Q[0], P[0]))));
+        _mm_storeu_pd(e + 4 * i + 2, _mm_cvtps_pd(_mm_cvtpd_ps(_mm_set_pd(Q[2], P[2]))));
+#else
+        e[4 * i] = (float)P[0];
+        e[4 * i + 1] = (float)Q[0];
+        e[4 * i + 2] = (float)P[2];
+        e[4 * i + 3] = (float)Q[2];
+#endif
     }
     for (uint32_t j = 0; j < nch; j++) {
         pm__obox *b = &box[j];
-        b->lo[0] = b->lo[1] = INFINITY;
-        b->hi[0] = b->hi[1] = -INFINITY;
+        pm__v2d lo[2] = {{INFINITY, INFINITY}, {INFINITY, INFINITY}}, hi[2] = {{-INFINITY, -INFINITY}, {-INFINITY, -INFINITY}};
+        for (size_t i = start[j]; i <= start[j + 1]; i++)
+            for (int k = 0; k < 2; k++) {
+                pm__v2d v = {e[4 * i + 2 * k], e[4 * i + 2 * k + 1]};
+                lo[k] = pm__v2min(lo[k], v);
+                hi[k] = pm__v2max(hi[k], v);
+            }
         b->chunk = j;
-        for (size_t i = start[j]; i <= start[j + 1]; i++) {
-            pm__box_add(b, e + 4 * i);
-            pm__box_add(b, e + 4 * i + 2);
+        for (int k = 0; k < 2; k++) {   /* floats held exactly in double */
+            b->lo[k] = (float)(lo[k][1] < lo[k][0] ? lo[k][1] : lo[k][0]);
+            b->hi[k] = (float)(hi[k][1] > hi[k][0] ? hi[k][1] : hi[k][0]);
         }
         /* M: the largest coordinate, for the margin. */
         for (int k = 0; k < 2; k++) {

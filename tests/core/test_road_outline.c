@@ -3,6 +3,7 @@
  * long gently curving roads, and refuses roads whose legs meet. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "road/road_internal.h"
@@ -99,4 +100,68 @@ Test(road_outline, a_long_gentle_road_is_proven_a_u_turn_onto_itself_is_not) {
     L = make_level(a, 400, 3, 1.0, 1.0, turn);
     cr_assert_eq(pm__road_outline_windows(a, &L, 1.0), 0);
     pm_arena_destroy(a);
+}
+
+/* Roads gentle everywhere (every window holds) that come back over
+ * themselves: circles of 10 to 60 half widths turning 270 to 800 degrees,
+ * either way, some crossing their start and some not yet. Only the boxes
+ * of chunks two or more apart (sorted, then swept) see the overlap: the
+ * cheap proof must never claim one of those simple, and must still prove
+ * the loops that stay clear of themselves. */
+Test(road_outline, loops_caught_by_the_boxes_of_far_chunks) {
+    pm_arena *a = pm_arena_create(0);
+    pm_rng rng;
+    pm_rng_seed(&rng, 41);
+    int proven = 0, denied = 0;
+    for (int trial = 0; trial < 600; trial++) {
+        double W = 0.5 + 6.0 * pm_rng_unit(&rng), R = W * (10.0 + 50.0 * pm_rng_unit(&rng));
+        double total = (1.5 + 3.0 * pm_rng_unit(&rng)) * PM__PI, len = 0.25 * W + W * pm_rng_unit(&rng);
+        size_t n = (size_t)(total * R / len) + 8;
+        if (n > 4000) n = 4000;
+        double *turn = pm_arena_alloc(a, n * sizeof(double));
+        double sg = pm_rng_chance(&rng, 0.5) ? 1.0 : -1.0;
+        /* A radius that grows or shrinks a little per lap: laps cross. */
+        double grow = (pm_rng_unit(&rng) - 0.5) * 0.6;
+        for (size_t i = 0; i < n; i++) turn[i] = sg * len / (R * (1.0 + grow * (double)i / (double)n));
+        pm__level L = make_level(a, n, 2 + (uint32_t)pm_rng_below(&rng, 4), W, len, turn);
+        int w = pm__road_outline_windows(a, &L, W);
+        int s = pm__road_outline_loop(a, &L);
+        if (w == 1) cr_assert_eq(s, 1, "trial %d: proven simple, the loop test says not", trial);
+        proven += w;
+        denied += s == 0;
+        pm_arena_reset(a);
+    }
+    cr_assert_gt(proven, 50, "proven %d", proven);
+    cr_assert_gt(denied, 200, "denied %d", denied);
+    pm_arena_destroy(a);
+}
+
+static const float *sort_keys;
+static int by_key(const void *a, const void *b) {
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    float p = sort_keys[i], q = sort_keys[j];
+    return p < q ? -1 : (p > q ? 1 : (i > j) - (i < j));
+}
+
+/* The boxes' sort (an insertion sort for nearly sorted or reversed runs,
+ * qsort past a budget of moves) gives qsort's order on the same keys:
+ * ascending, descending, nearly sorted, shuffled, with ties. */
+Test(road_outline, box_sort_matches_qsort) {
+    pm_rng rng;
+    pm_rng_seed(&rng, 5);
+    for (int trial = 0; trial < 20000; trial++) {
+        uint32_t n = 1 + (uint32_t)pm_rng_below(&rng, 64), order[64], want[64];
+        float lo[64];
+        int kind = (int)pm_rng_below(&rng, 5);
+        for (uint32_t i = 0; i < n; i++) {
+            double v = kind == 0 ? (double)i : kind == 1 ? -(double)i : kind == 2 ? (double)i + 3.0 * pm_rng_unit(&rng)
+                     : kind == 3 ? (double)pm_rng_below(&rng, 4) : pm_rng_unit(&rng);
+            lo[i] = i > 0 && pm_rng_chance(&rng, 0.05) ? lo[i - 1] : (float)v;   /* ties */
+            want[i] = i;
+        }
+        sort_keys = lo;
+        qsort(want, n, sizeof *want, by_key);
+        pm__road_outline_sort(lo, n, order);
+        for (uint32_t i = 0; i < n; i++) cr_assert_eq(order[i], want[i], "trial %d kind %d at %u", trial, kind, i);
+    }
 }
