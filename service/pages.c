@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #define PM_SVC__HUGE ((size_t)2 << 20)
 
@@ -18,13 +19,19 @@
  * wasted). */
 #define PM_SVC__EXTENTS 1024
 
-typedef struct pm_svc__extent { size_t off, len; } pm_svc__extent;
+/* dirty: how many of an extent's bytes may be resident (touched since
+ * the last trim); where in the extent they lie is not known, so taking
+ * bytes from its front leaves min(dirty, what is left). */
+typedef struct pm_svc__extent { size_t off, len, dirty; } pm_svc__extent;
 
 struct pm_svc_pages {
     unsigned char *base;       /* 2 MiB-aligned */
     size_t cap;                /* bytes mapped at base */
     size_t top;                /* bytes below it handed out at least once */
     size_t high;               /* the highest top so far */
+    size_t touched;            /* the highest top since the last trim */
+    size_t live;               /* bytes held (rounded sizes) */
+    size_t lost;               /* may be resident in forgotten space */
     size_t nfree;
     pm_svc__extent free[PM_SVC__EXTENTS];
 };
@@ -58,7 +65,7 @@ pm_svc_pages *pm_svc_pages_create(size_t reserve) {
 #endif
     pg->base = base;
     pg->cap = cap;
-    pg->top = pg->high = 0;
+    pg->top = pg->high = pg->touched = pg->live = pg->lost = 0;
     pg->nfree = 0;
     return pg;
 }
@@ -83,7 +90,30 @@ static size_t pm_svc__bump(pm_svc_pages *pg, size_t r) {
     size_t off = pg->top;
     pg->top += r;
     if (pg->top > pg->high) pg->high = pg->top;
+    if (pg->top > pg->touched) pg->touched = pg->top;
     return off;
+}
+
+static size_t pm_svc__page(void) {
+    static size_t page;
+    if (!page) {
+        long n = sysconf(_SC_PAGESIZE);
+        page = n > 0 ? (size_t)n : 4096;
+    }
+    return page;
+}
+
+/* Gives the whole pages inside [off, off + len), free space of which
+ * dirty bytes may be resident, back to the system. Returns how many of the
+ * dirty bytes that released: the rest lies in the pages at either end,
+ * which free space may share with a block. */
+static size_t pm_svc__discard(pm_svc_pages *pg, size_t off, size_t len, size_t dirty) {
+    size_t ps = pm_svc__page(), a = (off + ps - 1) & ~(ps - 1), b = (off + len) & ~(ps - 1);
+    if (!dirty || b <= a) return 0;
+    size_t edges = (a - off) + (off + len - b);
+    if (dirty <= edges) return 0;
+    if (madvise(pg->base + a, b - a, MADV_DONTNEED) != 0) return 0;
+    return dirty - edges;
 }
 
 static void pm_svc__drop(pm_svc_pages *pg, size_t i) {
@@ -94,7 +124,7 @@ static void pm_svc__drop(pm_svc_pages *pg, size_t i) {
 /* Marks [off, off + len) free: merged with the extents beside it, or
  * lowering top when it ends there. */
 static void pm_svc__release(pm_svc_pages *pg, size_t off, size_t len) {
-    size_t i = 0;
+    size_t i = 0, dirty = len;
     while (i < pg->nfree && pg->free[i].off < off) i++;
     /* Never freed twice, never overlapping free space (the caller's
      * contract). */
@@ -105,55 +135,80 @@ static void pm_svc__release(pm_svc_pages *pg, size_t off, size_t len) {
         i--;
         off = pg->free[i].off;
         len += pg->free[i].len;
+        dirty += pg->free[i].dirty;
         pm_svc__drop(pg, i);
     }
     if (i < pg->nfree && off + len == pg->free[i].off) {
         len += pg->free[i].len;
+        dirty += pg->free[i].dirty;
         pm_svc__drop(pg, i);
     }
     if (off + len == pg->top) {
-        pg->top = off;
+        pg->top = off;   /* [top, touched) counts as resident */
         return;
     }
-    if (pg->nfree == PM_SVC__EXTENTS) return;   /* forgotten: see PM_SVC__EXTENTS */
+    if (pg->nfree == PM_SVC__EXTENTS) {   /* forgotten: see PM_SVC__EXTENTS */
+        pg->lost += dirty - pm_svc__discard(pg, off, len, dirty);
+        return;
+    }
     memmove(&pg->free[i + 1], &pg->free[i], (pg->nfree - i) * sizeof pg->free[0]);
-    pg->free[i] = (pm_svc__extent){off, len};
+    pg->free[i] = (pm_svc__extent){off, len, dirty};
     pg->nfree++;
+}
+
+/* Takes r bytes from the front of free extent i. */
+static size_t pm_svc__take(pm_svc_pages *pg, size_t i, size_t r) {
+    pm_svc__extent *e = &pg->free[i];
+    size_t off = e->off;
+    e->off += r;
+    e->len -= r;
+    if (e->dirty > e->len) e->dirty = e->len;
+    if (!e->len) pm_svc__drop(pg, i);
+    return off;
+}
+
+/* Called after every change of live: an empty pool starts again from its
+ * base, forgotten space included (all of it below touched). */
+static void pm_svc__settle(pm_svc_pages *pg) {
+    if (pg->live) return;
+    pg->top = 0;
+    pg->nfree = 0;
+    pg->lost = 0;
 }
 
 void *pm_svc_pages_alloc(pm_svc_pages *pg, size_t n) {
     if (n > SIZE_MAX - PM_SVC_PAGES_GRAIN) return NULL;
     size_t r = pm_svc__round(n);
     for (size_t i = 0; i < pg->nfree; i++) {
-        pm_svc__extent *e = &pg->free[i];
-        if (e->len < r) continue;
-        size_t off = e->off;
-        e->off += r;
-        e->len -= r;
-        if (!e->len) pm_svc__drop(pg, i);
-        return pg->base + off;
+        if (pg->free[i].len < r) continue;
+        pg->live += r;
+        return pg->base + pm_svc__take(pg, i, r);
     }
     size_t off = pm_svc__bump(pg, r);
-    return off == SIZE_MAX ? NULL : pg->base + off;
+    if (off == SIZE_MAX) return NULL;
+    pg->live += r;
+    return pg->base + off;
 }
 
 void pm_svc_pages_free(pm_svc_pages *pg, void *p, size_t size) {
     if (!p) return;
     assert(pm_svc_pages_owns(pg, p));
-    pm_svc__release(pg, (size_t)((unsigned char *)p - pg->base), pm_svc__round(size));
+    size_t r = pm_svc__round(size);
+    assert(r <= pg->live);
+    pm_svc__release(pg, (size_t)((unsigned char *)p - pg->base), r);
+    pg->live -= r;
+    pm_svc__settle(pg);
 }
 
 /* Grows the block at off from ro to rn bytes where it lies; 0 when the
  * space after it is not free. */
 static int pm_svc__grow_in_place(pm_svc_pages *pg, size_t off, size_t ro, size_t rn) {
     size_t end = off + ro, more = rn - ro;
-    if (end == pg->top) return pm_svc__bump(pg, more) != SIZE_MAX;
+    if (end == pg->top) return pm_svc__bump(pg, more) != SIZE_MAX;   /* live: the caller's */
     size_t i = 0;
     while (i < pg->nfree && pg->free[i].off < end) i++;
     if (i == pg->nfree || pg->free[i].off != end || pg->free[i].len < more) return 0;
-    pg->free[i].off += more;
-    pg->free[i].len -= more;
-    if (!pg->free[i].len) pm_svc__drop(pg, i);
+    pm_svc__take(pg, i, more);
     return 1;
 }
 
@@ -163,15 +218,55 @@ void *pm_svc_pages_realloc(pm_svc_pages *pg, void *p, size_t old_size, size_t n)
     size_t off = (size_t)((unsigned char *)p - pg->base);
     size_t ro = pm_svc__round(old_size), rn = pm_svc__round(n);
     if (rn <= ro) {
-        if (rn < ro) pm_svc__release(pg, off + rn, ro - rn);
+        if (rn < ro) {
+            pm_svc__release(pg, off + rn, ro - rn);
+            pg->live -= ro - rn;
+        }
         return p;
     }
-    if (pm_svc__grow_in_place(pg, off, ro, rn)) return p;
+    if (pm_svc__grow_in_place(pg, off, ro, rn)) {
+        pg->live += rn - ro;
+        return p;
+    }
     void *q = pm_svc_pages_alloc(pg, n);
     if (!q) return NULL;
     memcpy(q, p, old_size);
     pm_svc_pages_free(pg, p, old_size);
     return q;
+}
+
+size_t pm_svc_pages_held(const pm_svc_pages *pg) { return pg->live; }
+
+size_t pm_svc_pages_retained(const pm_svc_pages *pg) {
+    size_t n = pg->lost + (pg->touched - pg->top);
+    for (size_t i = 0; i < pg->nfree; i++) n += pg->free[i].dirty;
+    return n;
+}
+
+size_t pm_svc_pages_trim(pm_svc_pages *pg, size_t keep) {
+    size_t have = pm_svc_pages_retained(pg);
+    if (have <= keep) return have;
+    size_t excess = have - keep, ps = pm_svc__page();
+    /* The highest space first: the lowest is what the next blocks take. */
+    if (pg->touched > pg->top) {
+        size_t cut = excess < pg->touched - pg->top ? excess : pg->touched - pg->top;
+        size_t from = (pg->touched - cut + ps - 1) & ~(ps - 1), low = (pg->top + ps - 1) & ~(ps - 1);
+        if (from < low) from = low;   /* the page top lies in may hold a block */
+        /* To the end of its huge page: a huge page split by the advice
+         * would keep its tail resident. */
+        size_t end = (pg->touched + PM_SVC__HUGE - 1) & ~(PM_SVC__HUGE - 1);
+        if (from < pg->touched && madvise(pg->base + from, end - from, MADV_DONTNEED) == 0) {
+            excess -= excess < pg->touched - from ? excess : pg->touched - from;
+            pg->touched = from;
+        }
+    }
+    for (size_t i = pg->nfree; i-- > 0 && excess;) {
+        pm_svc__extent *e = &pg->free[i];
+        size_t gone = pm_svc__discard(pg, e->off, e->len, e->dirty);
+        e->dirty -= gone;
+        excess -= excess < gone ? excess : gone;
+    }
+    return pm_svc_pages_retained(pg);
 }
 
 /* ---- the allocators, with malloc behind the pool ---- */

@@ -44,6 +44,21 @@ int pm_svc_pages_owns(const pm_svc_pages *pg, const void *p);
  * mark), and the mapping's size. */
 size_t pm_svc_pages_used(const pm_svc_pages *pg);
 size_t pm_svc_pages_reserved(const pm_svc_pages *pg);
+/* Bytes held: the blocks handed out and not given back (each rounded up
+ * to PM_SVC_PAGES_GRAIN). When none is held the pool starts again from its
+ * base (space it had to forget included). */
+size_t pm_svc_pages_held(const pm_svc_pages *pg);
+
+/* Space given back stays resident until trimmed, for the next blocks to
+ * take without a page fault. retained: an upper bound on the free bytes
+ * that may still be resident (touched since they were last trimmed), at
+ * page granularity plus the partly used huge page at the end.
+ * pm_svc_pages_trim gives free pages back to the system (MADV_DONTNEED),
+ * the highest first, until at most keep bytes are retained or only the
+ * pages shared with held blocks are left; returns the retained bytes
+ * after. Blocks held are never touched. */
+size_t pm_svc_pages_retained(const pm_svc_pages *pg);
+size_t pm_svc_pages_trim(pm_svc_pages *pg, size_t keep);
 
 /* Allocators over pg for an arena (pm_arena_create_with) and for the
  * encoder (pm_api_alloc), which fall back on malloc, realloc and free when
