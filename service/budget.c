@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Jobs that held at least this much trim the heap when they end: freed
@@ -106,7 +107,8 @@ pm_svc_refusal pm_svc_budget_charge(pm_svc_meter *m, size_t n) {
     }
     m->held += n;
     if (m->held > m->peak) m->peak = m->held;
-    if (m->held - m->pooled > m->heap_peak) m->heap_peak = m->held - m->pooled;
+    size_t heap = m->held > m->pooled ? m->held - m->pooled : 0;
+    if (heap > m->heap_peak) m->heap_peak = heap;
     return PM_SVC_REFUSED_NONE;
 }
 
@@ -145,7 +147,10 @@ static void *pm_svc__arena_alloc(void *ctx, size_t size) {
     return p;
 }
 
-static void pm_svc__arena_free(void *ctx, void *p, size_t size) {
+static void pm_svc__to_retained(pm_svc_meter *m, size_t n);
+
+/* The arena's blocks and the encoder's buffers. */
+static void pm_svc__any_free(void *ctx, void *p, size_t size) {
     pm_svc_meter *m = ctx;
     pm_svc_budget *b = m->budget;
     if (p && b->pages && pm_svc_pages_owns(b->pages, p)) {
@@ -154,34 +159,84 @@ static void pm_svc__arena_free(void *ctx, void *p, size_t size) {
         pthread_mutex_lock(&b->mu);
         pm_svc_pages_free(b->pages, p, size);
         pthread_mutex_unlock(&b->mu);
-        size_t n = size < m->held ? size : m->held;
-        m->held -= n;
-        m->pooled -= size < m->pooled ? size : m->pooled;
-        atomic_fetch_add(&b->retained, n);
-        atomic_fetch_sub(&b->inflight, n);
+        pm_svc__to_retained(m, size);
         return;
     }
     free(p);
     pm_svc_budget_release(m, size);
 }
 
+/* Moves n bytes of m's charge to the pool's retained count: a block given
+ * back to the pool stays resident, counted against the cap until trimmed. */
+static void pm_svc__to_retained(pm_svc_meter *m, size_t n) {
+    if (n > m->held) n = m->held;
+    m->held -= n;
+    m->pooled -= n < m->pooled ? n : m->pooled;
+    atomic_fetch_add(&m->budget->retained, n);
+    atomic_fetch_sub(&m->budget->inflight, n);
+}
+
 static void *pm_svc__enc_realloc(void *ctx, void *p, size_t old_size, size_t new_size) {
     pm_svc_meter *m = ctx;
-    if (new_size > old_size) {
-        if (pm_svc_budget_charge(m, new_size - old_size) != PM_SVC_REFUSED_NONE) return NULL;
-    }
-    void *q = realloc(p, new_size ? new_size : 1);
-    if (!q) {
-        if (new_size > old_size) pm_svc_budget_release(m, new_size - old_size);
+    pm_svc_budget *b = m->budget;
+    int pooled = b->pages && (!p || pm_svc_pages_owns(b->pages, p));
+    size_t more = new_size > old_size ? new_size - old_size : 0;
+    if (pooled) m->pooled += more;   /* not malloc's (heap_peak) */
+    if (more && pm_svc_budget_charge(m, more) != PM_SVC_REFUSED_NONE) {
+        if (pooled) m->pooled -= more;
         return NULL;
+    }
+    if (!pooled) {
+        void *q = realloc(p, new_size ? new_size : 1);
+        if (!q) {
+            if (more) pm_svc_budget_release(m, more);
+            return NULL;
+        }
+        if (new_size < old_size) pm_svc_budget_release(m, old_size - new_size);
+        return q;
+    }
+    pthread_mutex_lock(&b->mu);
+    void *q = pm_svc_pages_realloc(b->pages, p, old_size, new_size);
+    pthread_mutex_unlock(&b->mu);
+    if (q) {
+        m->used_pages = 1;
+        if (new_size < old_size) pm_svc__to_retained(m, old_size - new_size);   /* in place */
+        else if (p && q != p) atomic_fetch_add(&b->retained, old_size);   /* moved */
+        return q;
+    }
+    /* The pool is full: malloc, as without it. */
+    m->pooled -= more + (p ? old_size : 0) < m->pooled ? more + (p ? old_size : 0) : m->pooled;
+    q = malloc(new_size ? new_size : 1);
+    if (!q) {
+        if (more) pm_svc_budget_release(m, more);
+        return NULL;
+    }
+    if (p) {
+        memcpy(q, p, old_size < new_size ? old_size : new_size);
+        pm_svc_budget_pages_free(b, p, old_size);
     }
     if (new_size < old_size) pm_svc_budget_release(m, old_size - new_size);
     return q;
 }
 
-static void pm_svc__enc_free(void *ctx, void *p, size_t size) {
-    free(p);
-    pm_svc_budget_release(ctx, size);
+void pm_svc_budget_pages_free(pm_svc_budget *b, void *p, size_t size) {
+    pthread_mutex_lock(&b->mu);
+    pm_svc_pages_free(b->pages, p, size);
+    pthread_mutex_unlock(&b->mu);
+    atomic_fetch_add(&b->retained, size);
+}
+
+pm_svc_blob *pm_svc_meter_blob(pm_svc_meter *m, void *data, size_t len) {
+    pm_svc_budget *b = m->budget;
+    if (!b || !b->pages || !pm_svc_pages_owns(b->pages, data)) return pm_svc_blob_wrap(data, data, len);
+    pm_svc_blob *blob = pm_svc_blob_wrap(NULL, data, len);
+    if (!blob) {
+        pm_svc_budget_pages_free(b, data, len);
+        return NULL;
+    }
+    blob->base = data;
+    blob->pages = b;
+    return blob;
 }
 
 void pm_svc_meter_init(pm_svc_meter *m, pm_svc_budget *b, size_t limit) {
@@ -190,8 +245,8 @@ void pm_svc_meter_init(pm_svc_meter *m, pm_svc_budget *b, size_t limit) {
         m->limit = b->cap;
         m->capped = 1;
     }
-    m->arena = (pm_arena_allocator){pm_svc__arena_alloc, pm_svc__arena_free, m, NULL};
-    m->enc = (pm_api_alloc){pm_svc__enc_realloc, pm_svc__enc_free, m};
+    m->arena = (pm_arena_allocator){pm_svc__arena_alloc, pm_svc__any_free, m, NULL};
+    m->enc = (pm_api_alloc){pm_svc__enc_realloc, pm_svc__any_free, m};
 }
 
 static uint64_t pm_svc__now_ms(void) {
@@ -254,6 +309,7 @@ static void *pm_svc__releaser(void *arg) {
 
 int pm_svc_budget_use_pages(pm_svc_budget *b, pm_svc_pages *pg, size_t keep) {
     if (!pg) return 0;
+    pm_svc_pages_small(pg);   /* retained must count every resident free page */
     b->pages = pg;
     b->keep = keep;
     if (pthread_create(&b->releaser, NULL, pm_svc__releaser, b) != 0) {

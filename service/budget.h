@@ -108,6 +108,15 @@ int pm_svc_budget_use_pages(pm_svc_budget *b, pm_svc_pages *pg, size_t keep);
 /* Bytes the pool keeps free and resident, as counted against the cap. */
 size_t pm_svc_budget_retained(const pm_svc_budget *b);
 
+/* The encoder's output, a block of m->enc's of len bytes, as a blob that
+ * gives it back where it came from: to malloc, or to the page pool (the
+ * blob's pages), where it stays resident for the next jobs, retained, once
+ * the last reference goes. NULL when out of memory: the block is freed
+ * then, and the caller releases its charge. */
+pm_svc_blob *pm_svc_meter_blob(pm_svc_meter *m, void *data, size_t len);
+/* Gives p, a block of size bytes of b's page pool, back to it. */
+void pm_svc_budget_pages_free(pm_svc_budget *b, void *p, size_t size);
+
 /* Blocks from this size up are mmap'd on their own and unmapped on free.
  * Smaller ones are used again by the next request: a 512 x 512 float32
  * upload (1 MiB) and its checked copy, which mapped afresh would fault 257

@@ -14,9 +14,11 @@
 
 /* Free space is kept as extents sorted by address, merged with their
  * neighbours, none ending at top (that space simply lowers top). A job
- * holds a few hundred blocks at most; past PM_SVC__EXTENTS free extents a
- * freed block's space is forgotten until the pool goes (never wrong, only
- * wasted). */
+ * holds a few hundred blocks at most; a server's pool also holds cached
+ * answers, so the list grows past PM_SVC__EXTENTS when it must; only when
+ * it cannot (out of memory) is a freed block's space forgotten until the
+ * pool is empty again (never wrong, only wasted; its pages go back to the
+ * system at once). */
 #define PM_SVC__EXTENTS 1024
 
 /* dirty: how many of an extent's bytes may be resident (touched since
@@ -32,8 +34,8 @@ struct pm_svc_pages {
     size_t touched;            /* the highest top since the last trim */
     size_t live;               /* bytes held (rounded sizes) */
     size_t lost;               /* may be resident in forgotten space */
-    size_t nfree;
-    pm_svc__extent free[PM_SVC__EXTENTS];
+    size_t nfree, maxfree;
+    pm_svc__extent *free;
 };
 
 static size_t pm_svc__round(size_t n) {
@@ -44,7 +46,12 @@ pm_svc_pages *pm_svc_pages_create(size_t reserve) {
     if (reserve == 0 || reserve > SIZE_MAX / 2) return NULL;
     size_t cap = (reserve + PM_SVC__HUGE - 1) & ~(PM_SVC__HUGE - 1);
     pm_svc_pages *pg = malloc(sizeof *pg);
-    if (!pg) return NULL;
+    pm_svc__extent *ext = malloc(PM_SVC__EXTENTS * sizeof *ext);
+    if (!pg || !ext) {
+        free(pg);
+        free(ext);
+        return NULL;
+    }
     /* One huge page more than asked, so the part kept can start on a
      * 2 MiB boundary: THP backs only whole aligned 2 MiB ranges. */
     size_t span = cap + PM_SVC__HUGE;
@@ -52,6 +59,7 @@ pm_svc_pages *pm_svc_pages_create(size_t reserve) {
                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) {
         free(pg);
+        free(ext);
         return NULL;
     }
     unsigned char *base = (unsigned char *)(((uintptr_t)m + PM_SVC__HUGE - 1) & ~(uintptr_t)(PM_SVC__HUGE - 1));
@@ -67,12 +75,21 @@ pm_svc_pages *pm_svc_pages_create(size_t reserve) {
     pg->cap = cap;
     pg->top = pg->high = pg->touched = pg->live = pg->lost = 0;
     pg->nfree = 0;
+    pg->maxfree = PM_SVC__EXTENTS;
+    pg->free = ext;
     return pg;
+}
+
+void pm_svc_pages_small(pm_svc_pages *pg) {
+#ifdef MADV_NOHUGEPAGE
+    (void)madvise(pg->base, pg->cap, MADV_NOHUGEPAGE);
+#endif
 }
 
 void pm_svc_pages_destroy(pm_svc_pages *pg) {
     if (!pg) return;
     munmap(pg->base, pg->cap);
+    free(pg->free);
     free(pg);
 }
 
@@ -147,9 +164,15 @@ static void pm_svc__release(pm_svc_pages *pg, size_t off, size_t len) {
         pg->top = off;   /* [top, touched) counts as resident */
         return;
     }
-    if (pg->nfree == PM_SVC__EXTENTS) {   /* forgotten: see PM_SVC__EXTENTS */
-        pg->lost += dirty - pm_svc__discard(pg, off, len, dirty);
-        return;
+    if (pg->nfree == pg->maxfree) {
+        pm_svc__extent *more = pg->maxfree <= SIZE_MAX / 2 / sizeof *more
+                                   ? realloc(pg->free, 2 * pg->maxfree * sizeof *more) : NULL;
+        if (!more) {   /* forgotten: see PM_SVC__EXTENTS */
+            pg->lost += dirty - pm_svc__discard(pg, off, len, dirty);
+            return;
+        }
+        pg->free = more;
+        pg->maxfree *= 2;
     }
     memmove(&pg->free[i + 1], &pg->free[i], (pg->nfree - i) * sizeof pg->free[0]);
     pg->free[i] = (pm_svc__extent){off, len, dirty};

@@ -19,10 +19,20 @@ typedef struct pm_svc_pages pm_svc_pages;
 
 /* The alignment of every block, and the unit sizes are rounded up to. */
 #define PM_SVC_PAGES_GRAIN ((size_t)64)
+/* The space a block of n bytes takes. */
+static inline size_t pm_svc_pages_block(size_t n) {
+    return (n ? n + PM_SVC_PAGES_GRAIN - 1 : PM_SVC_PAGES_GRAIN) & ~(PM_SVC_PAGES_GRAIN - 1);
+}
 
 /* A pool of up to reserve bytes of address space (rounded up to 2 MiB),
  * or NULL when the mapping (or memory for the pool) is refused. */
 pm_svc_pages *pm_svc_pages_create(size_t reserve);
+/* Advises pg's mapping for 4 KiB pages only (MADV_NOHUGEPAGE), before
+ * anything is taken from it: for a pool that lives long and keeps count of
+ * its resident free pages (pm_svc_pages_retained). A huge page part of
+ * which is free would be resident whole, and khugepaged would fill a huge
+ * page part of which was trimmed back in. */
+void pm_svc_pages_small(pm_svc_pages *pg);
 /* Unmaps everything the pool gave out, at once. NULL: nothing. */
 void pm_svc_pages_destroy(pm_svc_pages *pg);
 

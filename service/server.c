@@ -531,7 +531,7 @@ static void pm_svc__generate(pm_svc_job *job, pm_svc_outcome *o, pm_api_problem 
      * answer past the job's limit stops being written there. */
     if (rc == 0 && scene &&
         pm_api_encode_with(scene, gen, job->key_hex, &job->out, &job->meter.enc, &out) == 0) {
-        *blob = pm_svc_blob_wrap(out.data, out.data, out.len);
+        *blob = pm_svc_meter_blob(&job->meter, out.data, out.len);
         if (*blob) pm_svc_meter_give(&job->meter, *blob, out.len);
         else pm_svc_budget_release(&job->meter, out.len);
     }
