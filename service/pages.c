@@ -21,9 +21,10 @@
  * system at once). */
 #define PM_SVC__EXTENTS 1024
 
-/* dirty: how many of an extent's bytes may be resident (touched since
- * the last trim); where in the extent they lie is not known, so taking
- * bytes from its front leaves min(dirty, what is left). */
+/* dirty: an upper bound on the bytes of the extent's whole pages (those
+ * no block shares) that may be resident, touched since they were last
+ * given back; where in the extent they lie is not known, so taking bytes
+ * from its front leaves min(dirty, the whole pages left). */
 typedef struct pm_svc__extent { size_t off, len, dirty; } pm_svc__extent;
 
 struct pm_svc_pages {
@@ -33,7 +34,7 @@ struct pm_svc_pages {
     size_t high;               /* the highest top so far */
     size_t touched;            /* the highest top since the last trim */
     size_t live;               /* bytes held (rounded sizes) */
-    size_t lost;               /* may be resident in forgotten space */
+    size_t lost;               /* may be resident in forgotten space's pages */
     size_t nfree, maxfree;
     pm_svc__extent *free;
 };
@@ -120,17 +121,26 @@ static size_t pm_svc__page(void) {
     return page;
 }
 
-/* Gives the whole pages inside [off, off + len), free space of which
- * dirty bytes may be resident, back to the system. Returns how many of the
- * dirty bytes that released: the rest lies in the pages at either end,
- * which free space may share with a block. */
-static size_t pm_svc__discard(pm_svc_pages *pg, size_t off, size_t len, size_t dirty) {
-    size_t ps = pm_svc__page(), a = (off + ps - 1) & ~(ps - 1), b = (off + len) & ~(ps - 1);
-    if (!dirty || b <= a) return 0;
-    size_t edges = (a - off) + (off + len - b);
-    if (dirty <= edges) return 0;
-    if (madvise(pg->base + a, b - a, MADV_DONTNEED) != 0) return 0;
-    return dirty - edges;
+static size_t pm_svc__page_up(size_t n) {
+    size_t ps = pm_svc__page();
+    return (n + ps - 1) & ~(ps - 1);
+}
+
+/* Bytes of the whole pages inside [off, off + len), and of the pages it
+ * touches at all. */
+static size_t pm_svc__inner(size_t off, size_t len) {
+    size_t a = pm_svc__page_up(off), b = (off + len) & ~(pm_svc__page() - 1);
+    return b > a ? b - a : 0;
+}
+static size_t pm_svc__span(size_t off, size_t len) {
+    return pm_svc__page_up(off + len) - (off & ~(pm_svc__page() - 1));
+}
+
+/* Gives the whole pages inside [off, off + len), free space, back to the
+ * system. Returns 0 when it did. */
+static int pm_svc__discard(pm_svc_pages *pg, size_t off, size_t len) {
+    size_t a = pm_svc__page_up(off), n = pm_svc__inner(off, len);
+    return n ? madvise(pg->base + a, n, MADV_DONTNEED) : 0;
 }
 
 static void pm_svc__drop(pm_svc_pages *pg, size_t i) {
@@ -141,7 +151,7 @@ static void pm_svc__drop(pm_svc_pages *pg, size_t i) {
 /* Marks [off, off + len) free: merged with the extents beside it, or
  * lowering top when it ends there. */
 static void pm_svc__release(pm_svc_pages *pg, size_t off, size_t len) {
-    size_t i = 0, dirty = len;
+    size_t i = 0, dirty = pm_svc__span(off, len);   /* the pages it was written to */
     while (i < pg->nfree && pg->free[i].off < off) i++;
     /* Never freed twice, never overlapping free space (the caller's
      * contract). */
@@ -164,11 +174,12 @@ static void pm_svc__release(pm_svc_pages *pg, size_t off, size_t len) {
         pg->top = off;   /* [top, touched) counts as resident */
         return;
     }
+    if (dirty > pm_svc__inner(off, len)) dirty = pm_svc__inner(off, len);
     if (pg->nfree == pg->maxfree) {
         pm_svc__extent *more = pg->maxfree <= SIZE_MAX / 2 / sizeof *more
                                    ? realloc(pg->free, 2 * pg->maxfree * sizeof *more) : NULL;
         if (!more) {   /* forgotten: see PM_SVC__EXTENTS */
-            pg->lost += dirty - pm_svc__discard(pg, off, len, dirty);
+            if (pm_svc__discard(pg, off, len) != 0) pg->lost += dirty;
             return;
         }
         pg->free = more;
@@ -185,7 +196,7 @@ static size_t pm_svc__take(pm_svc_pages *pg, size_t i, size_t r) {
     size_t off = e->off;
     e->off += r;
     e->len -= r;
-    if (e->dirty > e->len) e->dirty = e->len;
+    if (e->dirty > pm_svc__inner(e->off, e->len)) e->dirty = pm_svc__inner(e->off, e->len);
     if (!e->len) pm_svc__drop(pg, i);
     return off;
 }
@@ -260,8 +271,14 @@ void *pm_svc_pages_realloc(pm_svc_pages *pg, void *p, size_t old_size, size_t n)
 
 size_t pm_svc_pages_held(const pm_svc_pages *pg) { return pg->live; }
 
+/* The whole pages above top that may be resident. */
+static size_t pm_svc__above(const pm_svc_pages *pg) {
+    size_t a = pm_svc__page_up(pg->top), b = pm_svc__page_up(pg->touched);
+    return b > a ? b - a : 0;
+}
+
 size_t pm_svc_pages_retained(const pm_svc_pages *pg) {
-    size_t n = pg->lost + (pg->touched - pg->top);
+    size_t n = pg->lost + pm_svc__above(pg);
     for (size_t i = 0; i < pg->nfree; i++) n += pg->free[i].dirty;
     return n;
 }
@@ -269,25 +286,25 @@ size_t pm_svc_pages_retained(const pm_svc_pages *pg) {
 size_t pm_svc_pages_trim(pm_svc_pages *pg, size_t keep) {
     size_t have = pm_svc_pages_retained(pg);
     if (have <= keep) return have;
-    size_t excess = have - keep, ps = pm_svc__page();
+    size_t excess = have - keep, above = pm_svc__above(pg);
     /* The highest space first: the lowest is what the next blocks take. */
-    if (pg->touched > pg->top) {
-        size_t cut = excess < pg->touched - pg->top ? excess : pg->touched - pg->top;
-        size_t from = (pg->touched - cut + ps - 1) & ~(ps - 1), low = (pg->top + ps - 1) & ~(ps - 1);
-        if (from < low) from = low;   /* the page top lies in may hold a block */
+    if (above) {
+        size_t end = pm_svc__page_up(pg->touched);
+        size_t from = excess < above ? end - pm_svc__page_up(excess) : end - above;
+        if (from < pm_svc__page_up(pg->top)) from = pm_svc__page_up(pg->top);
         /* To the end of its huge page: a huge page split by the advice
          * would keep its tail resident. */
-        size_t end = (pg->touched + PM_SVC__HUGE - 1) & ~(PM_SVC__HUGE - 1);
-        if (from < pg->touched && madvise(pg->base + from, end - from, MADV_DONTNEED) == 0) {
-            excess -= excess < pg->touched - from ? excess : pg->touched - from;
-            pg->touched = from;
+        size_t to = (pg->touched + PM_SVC__HUGE - 1) & ~(PM_SVC__HUGE - 1);
+        if (from < end && madvise(pg->base + from, to - from, MADV_DONTNEED) == 0) {
+            excess -= excess < end - from ? excess : end - from;
+            pg->touched = from > pg->top ? from : pg->top;
         }
     }
     for (size_t i = pg->nfree; i-- > 0 && excess;) {
         pm_svc__extent *e = &pg->free[i];
-        size_t gone = pm_svc__discard(pg, e->off, e->len, e->dirty);
-        e->dirty -= gone;
-        excess -= excess < gone ? excess : gone;
+        if (!e->dirty || pm_svc__discard(pg, e->off, e->len) != 0) continue;
+        excess -= excess < e->dirty ? excess : e->dirty;
+        e->dirty = 0;
     }
     return pm_svc_pages_retained(pg);
 }
