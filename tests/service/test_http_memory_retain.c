@@ -34,17 +34,6 @@ static long minflt(pid_t pid) {
     return v;
 }
 
-static double rss_mib(pid_t pid) {
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    double kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %lf", &kb) == 1) break;
-    if (f) fclose(f);
-    return kb / 1024.0;
-}
-
 /* Page faults a server takes per job over jobs 3 to 6 of six distinct
  * towns (8 x 8, sidewalks, a 2.6 MB GLB each). */
 static long faults_per_job(const pm_test_server *s, int salt) {
@@ -75,7 +64,7 @@ Test(http_memory_retain, warm_jobs_reuse_memory_and_it_goes_back_when_idle, .fin
 
     const char *args[] = {"--cache-mb", "0", "--workers", "1", "--max-inflight-mb", "128", NULL};
     cr_assert_eq(pm_test_server_start(&srv, args), 0);
-    double idle = rss_mib(srv.pid);
+    double idle = pm_test_rss_mib(srv.pid);
     long with = faults_per_job(&srv, 100);
     cr_assert_lt(with * 4, without, "a warm job takes %ld page faults, %ld without --retain-mb", with,
                  without);
@@ -87,10 +76,10 @@ Test(http_memory_retain, warm_jobs_reuse_memory_and_it_goes_back_when_idle, .fin
      * of test_http_memory.c). */
     cr_assert_eq(svc_wait_metric_below(&srv, "procmesh_memory_retained_bytes", 0), 0);
     cr_assert_geq(pm_test_metric(&srv, "procmesh_memory_released_bytes_total"), kept);
-    double after = rss_mib(srv.pid), give_up = svc_now() + 10;
+    double after = pm_test_rss_mib(srv.pid), give_up = svc_now() + 10;
     while (after > idle + 24 && svc_now() < give_up) {
         svc_sleep_ms(20);
-        after = rss_mib(srv.pid);
+        after = pm_test_rss_mib(srv.pid);
     }
     cr_assert_leq(after, idle + 24, "RSS stays at %.1f MiB (idle %.1f)", after, idle);
 }
