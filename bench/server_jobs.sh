@@ -13,10 +13,12 @@
 # same work, no memo or cache hit; the cache is off: --cache-mb 0), one
 # HTTP thread, one worker, the other flags at their defaults.
 #   bench/server_jobs.sh BUILD_DIR [BASE_BINARY]
-# With BASE_BINARY (e.g. a copy of main's build/procmesh) both servers run
-# side by side and the requests alternate between them (A B, then B A), so
-# the host's load weighs on both alike; their answers must be the same
-# bytes, or the script fails.
+# Two servers run side by side and the requests alternate between them
+# (A B, then B A), so the host's load weighs on both alike: this build with
+# its defaults and, as the baseline, BASE_BINARY (e.g. a copy of main's
+# build/procmesh from before --retain-mb) or else this build with
+# --retain-mb 0 (jobs on malloc, as before). Their answers must be the
+# same bytes, or the script fails.
 set -uo pipefail
 BUILD=${1:-build}
 BIN=$BUILD/procmesh
@@ -58,11 +60,11 @@ KINDS = [("town0", "/v1/networks?format=glb", town(40, False)),
          ("terrain", "/v1/roads?format=glb", terrain())]
 
 class Server:
-    def __init__(self, name, binary):
+    def __init__(self, name, binary, extra):
         self.name = name
         self.p = subprocess.Popen([binary, "--bind", "127.0.0.1", "--port", "0",
                                    "--threads", "1", "--workers", "1", "--cache-mb", "0",
-                                   "--body-limit", "16M", "--log-level", "warn"],
+                                   "--body-limit", "16M", "--log-level", "warn"] + extra,
                                   stderr=subprocess.PIPE, text=True)
         self.port = None
         for line in self.p.stderr:
@@ -109,9 +111,11 @@ class Server:
         self.p.terminate()
         self.p.wait()
 
-servers = [Server("procmesh", os.environ["PM_BIN"])]
+servers = [Server("procmesh", os.environ["PM_BIN"], [])]
 if os.environ["PM_BASE"]:
-    servers.append(Server("base", os.environ["PM_BASE"]))
+    servers.append(Server("base", os.environ["PM_BASE"], []))
+else:
+    servers.append(Server("--retain-mb 0", os.environ["PM_BIN"], ["--retain-mb", "0"]))
 seq = 0
 for kind, route, body in KINDS:
     for i in range(warm + runs):
