@@ -5,6 +5,7 @@
  * answers are the bytes a server without it gives. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "svc_fixtures.h"
 #include "svc_random.h"
@@ -34,12 +35,18 @@ static long minflt(pid_t pid) {
     return v;
 }
 
-/* Page faults a server takes per job over jobs 3 to 6 of six distinct
- * towns (8 x 8, sidewalks, a 2.6 MB GLB each). */
+static int by_value(const void *x, const void *y) {
+    long a = *(const long *)x, b = *(const long *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The median of the page faults a server takes per job over jobs 3 to 7 of
+ * seven distinct towns (8 x 8, sidewalks, a 2.6 MB GLB each): one job that
+ * follows a pause (the host is shared) does not move it. */
 static long faults_per_job(const pm_test_server *s, int salt) {
-    long before = 0;
-    for (int i = 0; i < 6; i++) {
-        if (i == 2) before = minflt(s->pid);
+    long d[5];
+    for (int i = 0; i < 7; i++) {
+        long before = minflt(s->pid);
         json_t *doc = pm_test_town(8, 2.0, salt + i);
         char *body = json_dumps(doc, JSON_COMPACT);
         json_decref(doc);
@@ -48,10 +55,12 @@ static long faults_per_job(const pm_test_server *s, int salt) {
         cr_assert_eq(r.status, 200, "%ld %.300s", r.status, r.body);
         pm_http_response_free(&r);
         free(body);
+        /* The job's end (its trim) may follow its answer. */
+        svc_wait_metric_below(s, "procmesh_memory_inflight_bytes", 0);
+        if (i >= 2) d[i - 2] = minflt(s->pid) - before;
     }
-    /* The last job's end (its trim) may follow its answer. */
-    svc_wait_metric_below(s, "procmesh_memory_inflight_bytes", 0);
-    return (minflt(s->pid) - before) / 4;
+    qsort(d, 5, sizeof d[0], by_value);
+    return d[2];
 }
 
 Test(http_memory_retain, warm_jobs_reuse_memory_and_it_goes_back_when_idle, .fini = stop_one,
