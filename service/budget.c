@@ -8,9 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-/* Jobs that held at least this much trim the heap when they end: freed
- * small blocks (jansson's, the arena's first blocks) sit in malloc's heaps
- * otherwise, counted by RSS though no one uses them. */
+/* Jobs that held at least this much outside the page pool trim the heap
+ * when they end, if it holds at least as much free: freed small blocks
+ * (jansson's, a body's) sit in malloc's heaps otherwise, counted by RSS
+ * though no one uses them. */
 #define PM_SVC__TRIM_AFTER ((size_t)8 << 20)
 
 struct pm_svc_budget {
@@ -270,8 +271,10 @@ void pm_svc_meter_end(pm_svc_meter *m) {
         pthread_cond_signal(&b->cv);
         pthread_mutex_unlock(&b->mu);
     }
-    /* malloc's heaps: what the job held outside the pool. */
-    if (m->heap_peak >= PM_SVC__TRIM_AFTER) {
+    /* malloc's heaps: after a job that held much outside the pool, when
+     * they hold much free (counted whether resident or not, so never too
+     * little): a trim costs the next request its pages again. */
+    if (m->heap_peak >= PM_SVC__TRIM_AFTER && mallinfo2().fordblks >= PM_SVC__TRIM_AFTER) {
         malloc_trim(0);
         atomic_fetch_add(&b->trims, 1);
     }

@@ -90,8 +90,9 @@ int pm_svc_meter_problem(const pm_svc_meter *m, pm_api_problem *prob);
 
 /* Ends m: releases what is still charged; when the job used the page pool,
  * trims it to what the budget keeps (pm_svc_budget_use_pages); after a job
- * that held more than a few MiB outside the pool, gives freed heap pages
- * back to the system (malloc_trim), so RSS comes back after big jobs. */
+ * that held more than a few MiB outside the pool, when malloc's heaps hold
+ * as much free, gives freed heap pages back to the system (malloc_trim),
+ * so RSS comes back after big jobs. */
 void pm_svc_meter_end(pm_svc_meter *m);
 
 /* Jobs' arena blocks from then on come from pg (the budget owns it; NULL:
