@@ -1,6 +1,5 @@
 #include "budget.h"
 
-#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
