@@ -105,7 +105,7 @@ void pm_svc_meter_end(pm_svc_meter *m);
  * job has ended for PM_SVC_RETAIN_IDLE_MS. Call before any job starts.
  * Returns -1 (pg destroyed, malloc kept) when that thread cannot start. */
 int pm_svc_budget_use_pages(pm_svc_budget *b, pm_svc_pages *pg, size_t keep);
-#define PM_SVC_RETAIN_IDLE_MS 1000
+#define PM_SVC_RETAIN_IDLE_MS 3000
 /* Bytes the pool keeps free and resident, as counted against the cap. */
 size_t pm_svc_budget_retained(const pm_svc_budget *b);
 

@@ -81,7 +81,7 @@ Test(http_memory_retain, warm_jobs_reuse_memory_and_it_goes_back_when_idle, .fin
     cr_assert_gt(kept, 1 << 20, "kept for the next job: %.0f", kept);
     cr_assert_leq(kept, 32 << 20, "at most a quarter of --max-inflight-mb: %.0f", kept);
     cr_assert_eq(pm_test_metric(&srv, "procmesh_memory_inflight_bytes"), 0, "kept is not in flight");
-    /* Idle: given back after a second, and RSS comes back (the allowance
+    /* Idle: given back after PM_SVC_RETAIN_IDLE_MS (3 s), and RSS comes back (the allowance
      * of test_http_memory.c). */
     cr_assert_eq(svc_wait_metric_below(&srv, "procmesh_memory_retained_bytes", 0), 0);
     cr_assert_geq(pm_test_metric(&srv, "procmesh_memory_released_bytes_total"), kept);
