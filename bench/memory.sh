@@ -116,9 +116,14 @@ cl = [threading.Thread(target=client, args=(i,)) for i in range(4)]
 for t in cl: t.start()
 for t in cl: t.join()
 # Jobs whose clients were answered 503 at the deadline still run to their
-# end: "after load" is once nothing is in flight (at most 60 s more).
+# end: "after load" is once nothing is in flight (at most 60 s more) and
+# the page pool has given back what it kept for the next jobs (--retain-mb,
+# after 3 s without a job; at most 10 s more).
 give_up = time.monotonic() + 60
 while metric("procmesh_memory_inflight_bytes") > 0 and time.monotonic() < give_up:
+    time.sleep(0.2)
+give_up = time.monotonic() + 10
+while metric("procmesh_memory_retained_bytes") > 0 and time.monotonic() < give_up:
     time.sleep(0.2)
 time.sleep(1)
 done.set()

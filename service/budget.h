@@ -16,6 +16,7 @@
 #include "buf.h"
 #include "cache.h"
 #include "pm_api/encode.h"
+#include "pages.h"
 #include "pm_api/problem.h"
 #include "scene/arena.h"
 
@@ -50,6 +51,9 @@ typedef struct pm_svc_meter {
     size_t limit;              /* the job's limit in bytes (0 = none) */
     int capped;                /* limit is the budget's cap, below the job's own */
     size_t held, peak;         /* charged now, and at most */
+    size_t pooled;             /* of held: blocks from the budget's page pool */
+    size_t heap_peak;          /* the most held outside the pool */
+    int used_pages;            /* took a block from the pool */
     pm_svc_refusal refused;    /* the last refusal, if any */
     pm_arena_allocator arena;  /* the job's arena blocks, charged */
     pm_api_alloc enc;          /* the encoder's buffers, charged */
@@ -84,10 +88,35 @@ void pm_svc_blob_evicted(pm_svc_blob *blob);
  * for a job that failed. Returns 1 if it did. */
 int pm_svc_meter_problem(const pm_svc_meter *m, pm_api_problem *prob);
 
-/* Ends m: releases what is still charged; after a job that held more than
- * a few MiB, gives freed heap pages back to the system (malloc_trim), so
- * RSS comes back after big jobs. */
+/* Ends m: releases what is still charged; when the job used the page pool,
+ * trims it to what the budget keeps (pm_svc_budget_use_pages); after a job
+ * that held more than a few MiB outside the pool, when malloc's heaps hold
+ * as much free, gives freed heap pages back to the system (malloc_trim),
+ * so RSS comes back after big jobs. */
 void pm_svc_meter_end(pm_svc_meter *m);
+
+/* Jobs' arena blocks from then on come from pg (the budget owns it; NULL:
+ * malloc, as before), and up to keep bytes of the pool's free pages stay
+ * resident between jobs instead of being faulted in afresh by the next
+ * one (docs/svc.md, "Memory"). What stays counts against the cap with the
+ * bytes in flight, so the bound holds: a charge the cap refuses gives the
+ * pool's free pages back and is tried again, a job that ends keeps only
+ * what the cap has room for, and a thread gives everything back once no
+ * job has ended for PM_SVC_RETAIN_IDLE_MS. Call before any job starts.
+ * Returns -1 (pg destroyed, malloc kept) when that thread cannot start. */
+int pm_svc_budget_use_pages(pm_svc_budget *b, pm_svc_pages *pg, size_t keep);
+#define PM_SVC_RETAIN_IDLE_MS 3000
+/* Bytes the pool keeps free and resident, as counted against the cap. */
+size_t pm_svc_budget_retained(const pm_svc_budget *b);
+
+/* The encoder's output, a block of m->enc's of len bytes, as a blob that
+ * gives it back where it came from: to malloc, or to the page pool (the
+ * blob's pages), where it stays resident for the next jobs, retained, once
+ * the last reference goes. NULL when out of memory: the block is freed
+ * then, and the caller releases its charge. */
+pm_svc_blob *pm_svc_meter_blob(pm_svc_meter *m, void *data, size_t len);
+/* Gives p, a block of size bytes of b's page pool, back to it. */
+void pm_svc_budget_pages_free(pm_svc_budget *b, void *p, size_t size);
 
 /* Blocks from this size up are mmap'd on their own and unmapped on free.
  * Smaller ones are used again by the next request: a 512 x 512 float32

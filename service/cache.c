@@ -99,6 +99,7 @@ pm_svc_blob *pm_svc_blob_wrap(void *base, unsigned char *data, size_t len) {
     b->len = len;
     b->data = data;
     b->base = base;
+    b->pages = NULL;
     b->coded[0] = b->coded[1] = NULL;
     b->coded_len[0] = b->coded_len[1] = 0;
     b->zbase = NULL;
@@ -118,7 +119,8 @@ void pm_svc_blob_ref(pm_svc_blob *b) { atomic_fetch_add_explicit(&b->refs, 1, me
 void pm_svc_blob_unref(pm_svc_blob *b) {
     if (!b || atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1) return;
     pm_svc_blob_uncharge(b);
-    free(b->base);
+    if (b->pages) pm_svc_budget_pages_free(b->pages, b->base, b->len);
+    else free(b->base);
     free(b->zbase);
     free(b);
 }
@@ -248,7 +250,8 @@ static void pm_svc__evict(pm_svc_cache *c) {
  * the body is bigger than the whole budget (then nothing changes). */
 static size_t pm_svc__charge(const pm_svc_blob *blob) {
     /* What the allocator really holds for the body, not just its length. */
-    size_t held = blob->base ? malloc_usable_size(blob->base) : 0;
+    size_t held = blob->pages ? pm_svc_pages_block(blob->len)
+                  : blob->base ? malloc_usable_size(blob->base) : 0;
     size_t forms = blob->len + blob->coded_len[0] + blob->coded_len[1];
     if (blob->zbase) held += malloc_usable_size(blob->zbase);
     return (held > forms ? held : forms) + PM_SVC__ENTRY_OVERHEAD;

@@ -27,6 +27,8 @@ typedef struct pm_svc_blob {
     size_t len;
     unsigned char *data;
     void *base;               /* what free() takes; data points into it */
+    struct pm_svc_budget *pages;    /* not NULL: base is a block of len bytes of
+                                       its page pool instead (budget.h) */
     struct pm_svc_budget *budget;   /* bytes in flight it is charged to (budget.h) */
     atomic_size_t charged;          /* ... and how many: 0 while the cache holds it */
     const unsigned char *coded[2];   /* gzip, br (compress.h); NULL: not kept */
@@ -36,7 +38,8 @@ typedef struct pm_svc_blob {
 } pm_svc_blob;
 
 /* Wraps malloc'd memory (data..data+len inside base) with one reference.
- * On failure frees base and returns NULL. */
+ * On failure frees base and returns NULL. (pm_svc_meter_blob wraps a
+ * block of the page pool.) */
 pm_svc_blob *pm_svc_blob_wrap(void *base, unsigned char *data, size_t len);
 pm_svc_blob *pm_svc_blob_copy(const void *data, size_t len);
 void pm_svc_blob_ref(pm_svc_blob *b);

@@ -52,6 +52,9 @@ static const pm_svc_opt pm_svc__opts[] = {
     {"max-inflight-mb", "PROCMESH_MAX_INFLIGHT_MB", PM_SVC_OPT_MIB, PM_SVC__F(inflight_bytes), 0,
      1, 1048576, 0, "512",
      "memory all jobs and uncached results may hold at once, in MiB; past it: 503"},
+    {"retain-mb", "PROCMESH_RETAIN_MB", PM_SVC_OPT_MIB, PM_SVC__F(retain_bytes), 0, 0, 1048576, 0,
+     "64", "freed job memory kept for the next jobs, in MiB (at most a quarter of "
+     "--max-inflight-mb, counted in it; given back after 3 s idle; 0 = none)"},
     {"body-limit", "PROCMESH_BODY_LIMIT", PM_SVC_OPT_BYTES, PM_SVC__F(body_limit), 0, 1,
      (uint64_t)1 << 32, 0, "1M", "request body cap in bytes (suffix K, M, G); past it: 413"},
     {"binary-body-limit", "PROCMESH_BINARY_BODY_LIMIT", PM_SVC_OPT_BYTES,

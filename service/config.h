@@ -17,6 +17,7 @@ typedef struct pm_svc_config {
     uint32_t queue;            /* jobs that may wait for a worker */
     size_t cache_bytes;        /* in-memory cache budget */
     size_t inflight_bytes;     /* cap on bytes held by jobs and uncached results */
+    size_t retain_bytes;       /* page-pool memory kept between jobs (0: malloc) */
     size_t body_limit;         /* request body cap in bytes */
     size_t binary_body_limit;  /* cap of a multipart body (binary heights) */
     uint32_t deadline_ms;      /* per request, queue wait included */

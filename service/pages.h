@@ -19,10 +19,20 @@ typedef struct pm_svc_pages pm_svc_pages;
 
 /* The alignment of every block, and the unit sizes are rounded up to. */
 #define PM_SVC_PAGES_GRAIN ((size_t)64)
+/* The space a block of n bytes takes. */
+static inline size_t pm_svc_pages_block(size_t n) {
+    return (n ? n + PM_SVC_PAGES_GRAIN - 1 : PM_SVC_PAGES_GRAIN) & ~(PM_SVC_PAGES_GRAIN - 1);
+}
 
 /* A pool of up to reserve bytes of address space (rounded up to 2 MiB),
  * or NULL when the mapping (or memory for the pool) is refused. */
 pm_svc_pages *pm_svc_pages_create(size_t reserve);
+/* Advises pg's mapping for 4 KiB pages only (MADV_NOHUGEPAGE), before
+ * anything is taken from it: for a pool that lives long and keeps count of
+ * its resident free pages (pm_svc_pages_retained). A huge page part of
+ * which is free would be resident whole, and khugepaged would fill a huge
+ * page part of which was trimmed back in. */
+void pm_svc_pages_small(pm_svc_pages *pg);
 /* Unmaps everything the pool gave out, at once. NULL: nothing. */
 void pm_svc_pages_destroy(pm_svc_pages *pg);
 
@@ -44,6 +54,21 @@ int pm_svc_pages_owns(const pm_svc_pages *pg, const void *p);
  * mark), and the mapping's size. */
 size_t pm_svc_pages_used(const pm_svc_pages *pg);
 size_t pm_svc_pages_reserved(const pm_svc_pages *pg);
+/* Bytes held: the blocks handed out and not given back (each rounded up
+ * to PM_SVC_PAGES_GRAIN). When none is held the pool starts again from its
+ * base (space it had to forget included). */
+size_t pm_svc_pages_held(const pm_svc_pages *pg);
+
+/* Space given back stays resident until trimmed, for the next blocks to
+ * take without a page fault. retained: an upper bound on the free bytes
+ * that may still be resident (touched since they were last trimmed), at
+ * page granularity plus the partly used huge page at the end.
+ * pm_svc_pages_trim gives free pages back to the system (MADV_DONTNEED),
+ * the highest first, until at most keep bytes are retained or only the
+ * pages shared with held blocks are left; returns the retained bytes
+ * after. Blocks held are never touched. */
+size_t pm_svc_pages_retained(const pm_svc_pages *pg);
+size_t pm_svc_pages_trim(pm_svc_pages *pg, size_t keep);
 
 /* Allocators over pg for an arena (pm_arena_create_with) and for the
  * encoder (pm_api_alloc), which fall back on malloc, realloc and free when

@@ -531,7 +531,7 @@ static void pm_svc__generate(pm_svc_job *job, pm_svc_outcome *o, pm_api_problem 
      * answer past the job's limit stops being written there. */
     if (rc == 0 && scene &&
         pm_api_encode_with(scene, gen, job->key_hex, &job->out, &job->meter.enc, &out) == 0) {
-        *blob = pm_svc_blob_wrap(out.data, out.data, out.len);
+        *blob = pm_svc_meter_blob(&job->meter, out.data, out.len);
         if (*blob) pm_svc_meter_give(&job->meter, *blob, out.len);
         else pm_svc_budget_release(&job->meter, out.len);
     }
@@ -1683,6 +1683,11 @@ pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) 
     s->cache = pm_svc_cache_create(cfg->cache_bytes, 16, tier);
     if (!s->cache && tier) tier->destroy(tier);
     s->budget = pm_svc_budget_create(cfg->inflight_bytes);
+    if (s->budget && cfg->retain_bytes) {   /* jobs' arenas on the page pool (budget.h) */
+        size_t keep = cfg->retain_bytes < cfg->inflight_bytes / 4 ? cfg->retain_bytes
+                                                                  : cfg->inflight_bytes / 4;
+        pm_svc_budget_use_pages(s->budget, pm_svc_pages_create_for_process(), keep);
+    }
     pm_svc_outcome expired = {.status = 503, .prob = &s->expired};
     s->memo = pm_svc_memo_create(0);
     s->zlevels = (pm_svc_zlevels){(int)cfg->gzip_level, (int)cfg->br_quality, PM_SVC_ZMIN_LEN};

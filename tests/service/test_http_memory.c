@@ -44,17 +44,6 @@ static char *town(int n, double seg, int shift) {
     return text;
 }
 
-static double rss_mib(pid_t pid) {
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    double kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %lf", &kb) == 1) break;
-    if (f) fclose(f);
-    return kb / 1024.0;
-}
-
 /* Samples the server's RSS every 5 ms while a test runs. */
 typedef struct sampler {
     pthread_t t;
@@ -66,7 +55,7 @@ typedef struct sampler {
 static void *sample(void *arg) {
     sampler *s = arg;
     while (!s->stop) {
-        double r = rss_mib(s->pid);
+        double r = pm_test_rss_mib(s->pid);
         if (r > s->peak) s->peak = r;
         svc_sleep_ms(5);
     }
@@ -86,10 +75,10 @@ static double sampler_stop(sampler *s) {
 
 /* Waits (up to 10 s) for RSS to come down to at most want MiB. */
 static double rss_settles(pid_t pid, double want) {
-    double r = rss_mib(pid), give_up = svc_now() + 10;
+    double r = pm_test_rss_mib(pid), give_up = svc_now() + 10;
     while (r > want && svc_now() < give_up) {
         svc_sleep_ms(20);
-        r = rss_mib(pid);
+        r = pm_test_rss_mib(pid);
     }
     return r;
 }
@@ -104,7 +93,7 @@ static const char *detail(const pm_http_response *r, char *buf, size_t cap) {
 /* Starts the server with args and watches its RSS; returns the idle RSS. */
 static double start_watched(const char *const *args, sampler *smp) {
     cr_assert_eq(pm_test_server_start(&srv, args), 0);
-    double idle = rss_mib(srv.pid);
+    double idle = pm_test_rss_mib(srv.pid);
     sampler_start(smp, srv.pid);
     return idle;
 }

@@ -1,4 +1,5 @@
-/* The town the memory tests run (test_http_memory.c, test_http_memory_caps.c):
+/* The town the memory tests run (test_http_memory.c, test_http_memory_caps.c,
+ * test_http_memory_retain.c), and their reading of RSS. The town:
  * n x n nodes 100 m apart, every street with 2 m sidewalks, sampled every
  * seg metres; shift moves one node by shift millimetres (another cache
  * key, the same size). */
@@ -6,6 +7,19 @@
 #define PM_TEST_HTTP_MEMORY_TOWN_H
 #include <jansson.h>
 #include <stdio.h>
+#include <sys/types.h>
+
+/* A process's resident set (VmRSS) in MiB, -1 / 1024 when unreadable. */
+static inline double pm_test_rss_mib(pid_t pid) {
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    double kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %lf", &kb) == 1) break;
+    if (f) fclose(f);
+    return kb / 1024.0;
+}
 
 static inline json_t *pm_test_town(int n, double seg, int shift) {
     json_t *nodes = json_array(), *edges = json_array();
