@@ -80,6 +80,10 @@ typedef struct pm__ov {
     uint32_t *head[2];         /* per asphalt / sidewalk vertex: its first edge in
                                 * pm__outline's pool, UINT32_MAX: none */
     pm_arena *w;               /* per cluster or cluster pair, reset each time */
+    uint64_t *pkey;            /* pm__seam_loop's point and edge tables, pcap of each */
+    uint32_t *pid;             /* (a power of two), empty between roads */
+    struct pm__pedge *pedge;
+    uint32_t pcap;
     pm_pset set;               /* the whole set and its grid: built only to name
                                 * a road sidewalk's edge (pm__sidewalk_edge) */
     bool whole;
@@ -485,13 +489,13 @@ static void pm__junction_cluster(pm__ov *O, uint32_t n) {
  * used. The few edges outside (a road's ends share its junctions' mouth
  * vertices, in their blocks) are summed in a short list searched whole;
  * a road with more than PM__FAR of them is left to pm__edges_add's path. */
-#define PM__SLOTS 16
+#define PM__SLOTS 8
 #define PM__FAR 64
 
 typedef struct pm__win {
     uint32_t base, span;       /* vertices base .. base + span */
     int16_t *net;              /* PM__SLOTS per vertex: uses a -> a + d less a + d -> a */
-    uint16_t *used;            /* per vertex: slots counted */
+    uint8_t *used;             /* per vertex: slots counted */
 } pm__win;
 
 typedef struct pm__sum {
@@ -524,19 +528,22 @@ static void pm__far_add(pm__sum *S, uint32_t a, uint32_t b, int32_t one) {
         int16_t one_ = (u) < (w) ? 1 : -1;                                                            \
         if (off_ < span && d_ < PM__SLOTS) {                                                          \
             net[off_ * PM__SLOTS + d_] += one_;                                                       \
-            used[off_] |= (uint16_t)(1u << d_);                                                       \
+            used[off_] |= (uint8_t)(1u << d_);                                                        \
         } else                                                                                        \
             pm__far_add(S, a_ | sw, a_ + d_, one_);                                                   \
     } while (0)
 
-/* A window of span vertices from base (counts of int16_t: span above
- * the triangles' count, never overflows). */
+/* A window of span vertices from base, its counts zero (int16_t: the
+ * caller sums fewer than INT16_MAX triangles, so none overflows). */
 static int pm__win_init(pm__ov *O, pm__win *W, uint32_t base, uint32_t span) {
     W->base = base;
     W->span = span;
-    W->net = pm_arena_calloc(O->w, (size_t)span * PM__SLOTS, sizeof *W->net);
-    W->used = pm_arena_calloc(O->w, (size_t)span + 1, sizeof *W->used);
-    return W->net && W->used ? PM_OK : PM_ERR_NOMEM;
+    W->net = pm_arena_alloc(O->w, (size_t)span * PM__SLOTS * sizeof *W->net + 1);
+    W->used = pm_arena_alloc(O->w, (size_t)span + 1);
+    if (!W->net || !W->used) return PM_ERR_NOMEM;
+    memset(W->net, 0, (size_t)span * PM__SLOTS * sizeof *W->net);
+    memset(W->used, 0, span);
+    return PM_OK;
 }
 
 /* Whether two of rg's ranges share a triangle: pm__take would list it
@@ -553,9 +560,8 @@ static bool pm__ranges_meet(const pm__range *rg, size_t n) {
 }
 
 /* Sums the counter-clockwise edges of rg[0 .. n)'s owned triangles with
- * plan area in S; how many there are. */
-static uint32_t pm__road_sum(pm__ov *O, pm__sum *S, const pm__range *rg, size_t n) {
-    uint32_t count = 0;
+ * plan area in S; how many there are of each primitive in count. */
+static void pm__road_sum(pm__ov *O, pm__sum *S, const pm__range *rg, size_t n, uint32_t count[2]) {
     for (size_t i = 0; i < n && !S->full; i++) {
         uint32_t sw = rg[i].ref0 & PM__SW, t0 = rg[i].ref0 & ~PM__SW, part = rg[i].part;
         const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
@@ -564,7 +570,7 @@ static uint32_t pm__road_sum(pm__ov *O, pm__sum *S, const pm__range *rg, size_t 
         const pm__win *W = &S->w[sw ? 1 : 0];
         const uint32_t base = W->base, span = W->span;
         int16_t *const net = W->net;
-        uint16_t *const used = W->used;
+        uint8_t *const used = W->used;
         for (uint32_t t = t0, end = t0 + rg[i].count; t < end; t++) {
             if (own[t] != part) continue;
             const uint32_t *q = idx + 3 * (size_t)t;
@@ -576,27 +582,260 @@ static uint32_t pm__road_sum(pm__ov *O, pm__sum *S, const pm__range *rg, size_t 
             PM__WIN_ADD(S, v0, v1);
             PM__WIN_ADD(S, v1, v2);
             PM__WIN_ADD(S, v2, v0);
-            count++;
+            count[sw ? 1 : 0]++;
         }
     }
-    return count;
 }
 
-/* The first owned triangle's least vertex in rg's ranges of primitive sw
- * (UINT32_MAX: none): where its window starts. */
-static uint32_t pm__first_vertex(const pm__ov *O, const pm__range *rg, size_t n, uint32_t sw) {
-    const uint32_t *own = O->own + (sw ? O->na : 0);
+/* The least and greatest vertex of the owned triangles in rg's ranges of
+ * primitive sw (lo > hi: none): the window to sum their edges in. */
+static void pm__vertex_range(const pm__ov *O, const pm__range *rg, size_t n, uint32_t sw, uint32_t *lo,
+                             uint32_t *hi) {
+    const uint32_t *own = O->own + (sw ? O->na : 0), *idx = O->sc->prims[sw ? 2 : 0].indices;
+    uint32_t l = UINT32_MAX, h = 0;
     for (size_t i = 0; i < n; i++) {
         if ((rg[i].ref0 & PM__SW ? 1u : 0u) != sw) continue;
         uint32_t t0 = rg[i].ref0 & ~PM__SW;
         for (uint32_t t = t0; t < t0 + rg[i].count; t++) {
             if (own[t] != rg[i].part) continue;
-            const uint32_t *q = O->sc->prims[sw ? 2 : 0].indices + 3 * (size_t)t;
-            uint32_t m = q[0] < q[1] ? q[0] : q[1];
-            return q[2] < m ? q[2] : m;
+            const uint32_t *q = idx + 3 * (size_t)t;
+            for (int k = 0; k < 3; k++) {
+                l = q[k] < l ? q[k] : l;
+                h = q[k] > h ? q[k] : h;
+            }
         }
     }
-    return UINT32_MAX;
+    *lo = l;
+    *hi = h;
+}
+
+/* Bounds of the m plan points xz. */
+static void pm__xz_bounds(const float *xz, uint32_t m, float lo[2], float hi[2]) {
+    lo[0] = hi[0] = xz[0];
+    lo[1] = hi[1] = xz[1];
+    for (uint32_t i = 1; i < m; i++) {
+        float x = xz[2 * i], z = xz[2 * i + 1];
+        lo[0] = x < lo[0] ? x : lo[0];
+        hi[0] = x > hi[0] ? x : hi[0];
+        lo[1] = z < lo[1] ? z : lo[1];
+        hi[1] = z > hi[1] ? z : hi[1];
+    }
+}
+
+/* Edge a < b of the asphalt, net uses a -> b, as the loop's next (out,
+ * per vertex) from its start; false when it is not +-1 or its start has
+ * one already. */
+static inline bool pm__out_add(uint32_t *out, uint32_t *src, uint32_t *m, uint32_t a, uint32_t b, int32_t net) {
+    if (net == 0) return true;
+    if (net != 1 && net != -1) return false;
+    uint32_t from = net > 0 ? a : b;
+    if (out[from] != UINT32_MAX) return false;
+    out[from] = net > 0 ? b : a;
+    src[(*m)++] = from;
+    return true;
+}
+
+/* The certificate on S's edges when they are all the asphalt's: they are
+ * linked through the per-vertex list (O->head[0]: the next vertex) and
+ * walked once round from the first; 1 when that is all of them and the
+ * polygon is convex or simple (lo, hi: its bounds), 0 when not. */
+static int pm__asphalt_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[2], float hi[2]) {
+    uint32_t *out = O->head[0], *src = pm_arena_alloc(O->w, ((size_t)cap + 1) * sizeof *src), m = 0;
+    if (!src) return PM_ERR_NOMEM;
+    const pm__win *W = &S->w[0];
+    bool ok = true;
+    for (uint32_t v = 0; ok && v < W->span; v++)
+        for (uint32_t u = W->used[v]; ok && u; u &= u - 1) {
+            uint32_t d = (uint32_t)__builtin_ctz(u);
+            ok = pm__out_add(out, src, &m, W->base + v, W->base + v + d, W->net[v * PM__SLOTS + d]);
+        }
+    for (uint32_t i = 0; ok && i < S->nfar; i++) ok = pm__out_add(out, src, &m, S->far[i].a, S->far[i].b, S->far[i].net);
+    float *xz = ok && m >= 3 ? pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *xz) : NULL;
+    bool loop = false;
+    if (xz) {
+        /* Once round: back at the first vertex after m steps, not before
+         * (so no vertex twice: all m edges taken). */
+        const float *pos = O->sc->prims[0].positions;
+        uint32_t v = src[0], k = 0;
+        do {
+            xz[2 * k] = pos[3 * (size_t)v];
+            xz[2 * k + 1] = pos[3 * (size_t)v + 2];
+            v = out[v];
+            k++;
+        } while (k < m && v != src[0] && v != UINT32_MAX);
+        loop = k == m && v == src[0];
+    }
+    for (uint32_t i = 0; i < m; i++) out[src[i]] = UINT32_MAX;
+    if (!loop) return 0;
+    int rc = pm_loop_convex(xz, m);
+    if (rc == 0) rc = pm_loop_simple(O->w, xz, m);
+    if (rc == 1) pm__xz_bounds(xz, m, lo, hi);
+    return rc;
+}
+
+/* ---- the same where the sidewalk meets the asphalt ---- */
+
+/* Where a road has a sidewalk, its edges left are two primitives' whose
+ * twins on the seam share plan points, not indices: each vertex left gets
+ * the id of its plan point (per vertex in O->head: a point table on the
+ * floats' bits, -0 as +0), twins cancel on point ids (an edge table), and
+ * what is left is walked as in pm__asphalt_loop. */
+typedef struct pm__pts {
+    uint64_t *key;             /* point table: bits + 1 (0: free) */
+    uint32_t *id;
+    float *xz;                 /* per point id */
+    uint32_t n, mask;
+    uint32_t *seen, nseen;     /* vertices given an id (sw << 31 | v), to clear */
+    uint32_t *slots;           /* per point id: its slot in key, to clear */
+} pm__pts;
+
+static uint64_t pm__pbits(float x, float z) {
+    union { float f; uint32_t u; } a = {x + 0.0f}, b = {z + 0.0f};
+    return ((uint64_t)a.u << 32 | b.u) + 1;   /* (never 0: +1 of at most 2^64 - 2) */
+}
+
+static uint32_t pm__pid(pm__ov *O, pm__pts *P, uint32_t sw, uint32_t v) {
+    uint32_t *slot = &O->head[sw][v];
+    if (*slot != UINT32_MAX) return *slot;
+    const float *p = O->sc->prims[sw ? 2 : 0].positions + 3 * (size_t)v;
+    uint64_t k = pm__pbits(p[0], p[2]);
+    uint32_t j = (uint32_t)(k * 0x9E3779B97F4A7C15ull >> 40) & P->mask;
+    while (P->key[j] && P->key[j] != k) j = (j + 1) & P->mask;
+    if (!P->key[j]) {
+        P->key[j] = k;
+        P->id[j] = P->n;
+        P->xz[2 * P->n] = p[0];
+        P->xz[2 * P->n + 1] = p[2];
+        P->slots[P->n++] = j;
+    }
+    P->seen[P->nseen++] = sw << 31 | v;
+    return *slot = P->id[j];
+}
+
+/* A directed edge between point ids, alive until its twin comes. */
+typedef struct pm__pedge { uint64_t key; bool alive; } pm__pedge;
+
+static pm__pedge *pm__pedge_at(pm__pedge *t, uint32_t mask, uint64_t key) {
+    uint32_t j = (uint32_t)(key * 0x9E3779B97F4A7C15ull >> 40) & mask;
+    while (t[j].key && t[j].key != key) j = (j + 1) & mask;
+    return &t[j];
+}
+
+/* Edge f -> g (point ids): its twin (the same points the other way)
+ * cancelled, else kept (its slot in kept); false when it cannot be one
+ * loop's (a point to itself, or the same way twice). */
+static bool pm__pedge_add(pm__pedge *t, uint32_t mask, uint64_t f, uint64_t g, uint32_t *kept, uint32_t *nkept) {
+    if (f == g) return false;
+    pm__pedge *r = pm__pedge_at(t, mask, (g << 32 | f) + 1);
+    if (r->key && r->alive) {
+        r->alive = false;
+        return true;
+    }
+    pm__pedge *e = pm__pedge_at(t, mask, (f << 32 | g) + 1);
+    if (e->key && e->alive) return false;
+    if (!e->key) kept[(*nkept)++] = (uint32_t)(e - t);
+    e->key = (f << 32 | g) + 1;
+    e->alive = true;
+    return true;
+}
+
+/* The edges of S left (net +-1; false when another), of primitive sw:
+ * sw << 31 | from, to, at most cap. */
+static bool pm__gather(const pm__sum *S, uint32_t *from, uint32_t *to, uint32_t *m) {
+    for (uint32_t k = 0; k < 2; k++) {
+        const pm__win *W = &S->w[k];
+        for (uint32_t v = 0; v < W->span; v++)
+            for (uint32_t u = W->used[v]; u; u &= u - 1) {
+                uint32_t d = (uint32_t)__builtin_ctz(u);
+                int32_t net = W->net[v * PM__SLOTS + d];
+                if (net == 0) continue;
+                if (net != 1 && net != -1) return false;
+                from[*m] = k << 31 | (W->base + v + (net > 0 ? 0 : d));
+                to[(*m)++] = W->base + v + (net > 0 ? d : 0);
+            }
+    }
+    for (uint32_t i = 0; i < S->nfar; i++) {
+        const pm__iedge *E = &S->far[i];
+        uint32_t sw = E->a & PM__SW, a = E->a & ~PM__SW;
+        if (E->net == 0) continue;
+        if (E->net != 1 && E->net != -1) return false;
+        from[*m] = sw | (E->net > 0 ? a : E->b);
+        to[(*m)++] = E->net > 0 ? E->b : a;
+    }
+    return true;
+}
+
+static int pm__kept_loop(pm__ov *O, const struct pm__pedge *t, const uint32_t *kept, uint32_t nkept,
+                         const float *pxz, uint32_t n, float lo[2], float hi[2]);
+
+/* The certificate on S's edges of both primitives (at most cap): 1 when
+ * what is left once the twins on shared points cancel is one loop, convex
+ * or simple (lo, hi: its bounds), 0 when not. */
+static int pm__seam_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[2], float hi[2]) {
+    uint32_t *from = pm_arena_alloc(O->w, 2 * ((size_t)cap + 1) * sizeof *from), *to = from + cap + 1, m = 0;
+    if (!from) return PM_ERR_NOMEM;
+    if (!pm__gather(S, from, to, &m) || m < 3) return 0;
+    if (O->pcap < 4 * m) {
+        /* (Kept for the next road, emptied by what this one filled.) */
+        uint32_t c = 64;   /* (points at most 2 m: half full at most) */
+        while (c < 4 * m) c *= 2;
+        O->pkey = pm_arena_calloc(O->s, c, sizeof *O->pkey);
+        O->pid = pm_arena_alloc(O->s, c * sizeof *O->pid);
+        O->pedge = pm_arena_calloc(O->s, c, sizeof *O->pedge);
+        if (!O->pkey || !O->pid || !O->pedge) return PM_ERR_NOMEM;
+        O->pcap = c;
+    }
+    pm__pts P = {.key = O->pkey, .id = O->pid, .xz = pm_arena_alloc(O->w, 4 * (size_t)m * sizeof *P.xz),
+                 .mask = O->pcap - 1, .seen = pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *P.seen),
+                 .slots = pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *P.slots)};
+    pm__pedge *t = O->pedge;
+    uint32_t *kept = pm_arena_alloc(O->w, (size_t)m * sizeof *kept), nkept = 0;
+    if (!P.xz || !P.seen || !P.slots || !kept) return PM_ERR_NOMEM;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < m; i++) {
+        uint32_t sw = from[i] >> 31;
+        uint64_t f = pm__pid(O, &P, sw, from[i] & ~PM__SW), g = pm__pid(O, &P, sw, to[i]);
+        ok = pm__pedge_add(t, P.mask, f, g, kept, &nkept);
+    }
+    for (uint32_t i = 0; i < P.nseen; i++) O->head[P.seen[i] >> 31][P.seen[i] & ~PM__SW] = UINT32_MAX;
+    for (uint32_t i = 0; i < P.n; i++) P.key[P.slots[i]] = 0;
+    int rc = ok ? pm__kept_loop(O, t, kept, nkept, P.xz, P.n, lo, hi) : 0;
+    for (uint32_t i = 0; i < nkept; i++) t[kept[i]] = (pm__pedge){0};
+    return rc;
+}
+
+/* The edges kept in t (slots kept[0 .. nkept)) that are alive, linked by
+ * point id (pxz: n points) and walked once round: 1 when they are one
+ * loop, convex or simple (lo, hi: its bounds), 0 when not. */
+static int pm__kept_loop(pm__ov *O, const pm__pedge *t, const uint32_t *kept, uint32_t nkept, const float *pxz,
+                         uint32_t n, float lo[2], float hi[2]) {
+    uint32_t *out = pm_arena_alloc(O->w, ((size_t)n + 1) * sizeof *out), first = UINT32_MAX, m = 0;
+    if (!out) return PM_ERR_NOMEM;
+    memset(out, 0xff, ((size_t)n + 1) * sizeof *out);
+    for (uint32_t i = 0; i < nkept; i++) {
+        const pm__pedge *e = &t[kept[i]];
+        if (!e->alive) continue;
+        uint32_t f = (uint32_t)((e->key - 1) >> 32), g = (uint32_t)(e->key - 1);
+        if (out[f] != UINT32_MAX) return 0;
+        out[f] = g;
+        first = f;
+        m++;
+    }
+    if (m < 3) return 0;
+    float *xz = pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *xz);
+    if (!xz) return PM_ERR_NOMEM;
+    uint32_t v = first, k = 0;
+    do {
+        xz[2 * k] = pxz[2 * v];
+        xz[2 * k + 1] = pxz[2 * v + 1];
+        v = out[v];
+        k++;
+    } while (k < m && v != first && v != UINT32_MAX);
+    if (k != m || v != first) return 0;
+    int rc = pm_loop_convex(xz, m);
+    if (rc == 0) rc = pm_loop_simple(O->w, xz, m);
+    if (rc == 1) pm__xz_bounds(xz, m, lo, hi);
+    return rc;
 }
 
 /* Road r's cluster (rg[0 .. n), cap triangles at most) when its
@@ -610,36 +849,24 @@ static int pm__road_shown(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, 
     pm_arena_reset(O->w);
     const pm__road *R = &O->N->roads.data[r];
     pm__sum S = {.nfar = 0, .full = false};
-    uint32_t sb = pm__first_vertex(O, rg, n, 1);
-    /* The sidewalk's vertices are its own block too, of at most three per
-     * triangle. */
-    if (pm__win_init(O, &S.w[0], R->voff, R->vcount) ||
-        pm__win_init(O, &S.w[1], sb, sb == UINT32_MAX ? 0 : 3 * R->swtn))
-        return PM_ERR_NOMEM;
-    uint32_t count = pm__road_sum(O, &S, rg, n);
-    if (S.full || count < 2) return 0;
-    pm__left L;
-    if (pm__left_init(O, &L, 3 * (size_t)count + S.nfar)) return PM_ERR_NOMEM;
-    for (uint32_t k = 0; k < 2; k++) {
-        const pm__win *W = &S.w[k];
-        for (uint32_t v = 0; v < W->span; v++)
-            for (uint32_t u = W->used[v]; u; u &= u - 1) {
-                uint32_t d = (uint32_t)__builtin_ctz(u);
-                pm__left_add(O, &L, k, W->base + v, W->base + v + d, W->net[v * PM__SLOTS + d]);
-            }
-    }
-    for (uint32_t i = 0; i < S.nfar; i++)
-        pm__left_add(O, &L, S.far[i].a & PM__SW ? 1 : 0, S.far[i].a & ~PM__SW, S.far[i].b, S.far[i].net);
-    int rc = pm__left_loop(O, &L);
+    /* The asphalt's window is the road's block; the sidewalk's is where
+     * its triangles' vertices are (its own block too). */
+    uint32_t sl, sh;
+    pm__vertex_range(O, rg, n, 1, &sl, &sh);
+    uint32_t span1 = sl <= sh ? sh - sl + 1 : 0;
+    if ((size_t)R->vcount + span1 >= UINT32_MAX / (2 * PM__SLOTS)) return 0;
+    int rc = pm__win_init(O, &S.w[0], R->voff, R->vcount);
+    if (rc == PM_OK) rc = pm__win_init(O, &S.w[1], sl, span1);
+    if (rc) return rc;
+    uint32_t count[2] = {0, 0};
+    pm__road_sum(O, &S, rg, n, count);
+    float lo[2], hi[2];
+    if (S.full || count[0] + count[1] < 2) rc = 0;
+    else if (count[1] == 0)
+        rc = pm__asphalt_loop(O, &S, 3 * count[0] + S.nfar, lo, hi);
+    else
+        rc = pm__seam_loop(O, &S, 3 * (count[0] + count[1]) + S.nfar, lo, hi);
     if (rc != 1) return rc;
-    float lo[2] = {L.from[0], L.from[1]}, hi[2] = {L.from[0], L.from[1]};
-    for (uint32_t i = 1; i < L.m; i++) {
-        float x = L.from[2 * i], z = L.from[2 * i + 1];
-        lo[0] = x < lo[0] ? x : lo[0];
-        hi[0] = x > hi[0] ? x : hi[0];
-        lo[1] = z < lo[1] ? z : lo[1];
-        hi[1] = z > hi[1] ? z : hi[1];
-    }
     O->clu[O->nclu++] = (pm__clu){.node = UINT32_MAX, .road = r, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
     return 1;
 }
