@@ -881,8 +881,8 @@ static int pm__road_cluster(pm__ov *O, uint32_t r, const pm__range *rg, size_t n
     bool few = cap <= PM__FEW;
     if (!few) {
         int rc = pm__road_shown(O, r, rg, n, cap);
-#ifdef PM__SHOWN_HOOK          /* (tests/core/test_network_overlap_fast.c) */
-        PM__SHOWN_HOOK(O, rg, n, rc);
+#ifdef PM__SHOWN_HOOK          /* (tests/core/test_network_overlap_fast.c: checks, or turns it off) */
+        rc = PM__SHOWN_HOOK(O, rg, n, rc);
 #endif
         if (rc != 0) return rc < 0 ? rc : PM_OK;
     }
