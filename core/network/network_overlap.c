@@ -694,7 +694,7 @@ static uint64_t pm__pbits(float x, float z) {
     return ((uint64_t)a.u << 32 | b.u) + 1;   /* (never 0: +1 of at most 2^64 - 2) */
 }
 
-static uint32_t pm__pid(pm__ov *O, pm__pts *P, uint32_t sw, uint32_t v) {
+static inline uint32_t pm__pid(pm__ov *O, pm__pts *P, uint32_t sw, uint32_t v) {
     uint32_t *slot = &O->head[sw][v];
     if (*slot != UINT32_MAX) return *slot;
     const float *p = O->sc->prims[sw ? 2 : 0].positions + 3 * (size_t)v;
@@ -724,7 +724,7 @@ static pm__pedge *pm__pedge_at(pm__pedge *t, uint32_t mask, uint64_t key) {
 /* Edge f -> g (point ids): its twin (the same points the other way)
  * cancelled, else kept (its slot in kept); false when it cannot be one
  * loop's (a point to itself, or the same way twice). */
-static bool pm__pedge_add(pm__pedge *t, uint32_t mask, uint64_t f, uint64_t g, uint32_t *kept, uint32_t *nkept) {
+static inline bool pm__pedge_add(pm__pedge *t, uint32_t mask, uint64_t f, uint64_t g, uint32_t *kept, uint32_t *nkept) {
     if (f == g) return false;
     pm__pedge *r = pm__pedge_at(t, mask, (g << 32 | f) + 1);
     if (r->key && r->alive) {
