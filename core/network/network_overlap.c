@@ -854,7 +854,9 @@ static int pm__road_shown(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, 
     uint32_t sl, sh;
     pm__vertex_range(O, rg, n, 1, &sl, &sh);
     uint32_t span1 = sl <= sh ? sh - sl + 1 : 0;
-    if ((size_t)R->vcount + span1 >= UINT32_MAX / (2 * PM__SLOTS)) return 0;
+    /* Windows far larger than the road (vertices spread out: not a
+     * block) would cost more to clear than the old way. */
+    if ((size_t)R->vcount + span1 > 8 * cap + 64) return 0;
     int rc = pm__win_init(O, &S.w[0], R->voff, R->vcount);
     if (rc == PM_OK) rc = pm__win_init(O, &S.w[1], sl, span1);
     if (rc) return rc;
