@@ -54,6 +54,7 @@ typedef struct pm__ohit {
  * no plan area: larger bounds only cost time). */
 typedef struct pm__clu {
     uint32_t first, count, node;
+    uint32_t road;             /* a road shown disjoint unlisted (pm__road_shown), else UINT32_MAX */
     float lo[2], hi[2];
 } pm__clu;
 
@@ -79,6 +80,10 @@ typedef struct pm__ov {
     uint32_t *head[2];         /* per asphalt / sidewalk vertex: its first edge in
                                 * pm__outline's pool, UINT32_MAX: none */
     pm_arena *w;               /* per cluster or cluster pair, reset each time */
+    uint64_t *pkey;            /* pm__seam_loop's point and edge tables, pcap of each */
+    uint32_t *pid;             /* (a power of two), empty between roads */
+    struct pm__pedge *pedge;
+    uint32_t pcap;
     pm_pset set;               /* the whole set and its grid: built only to name
                                 * a road sidewalk's edge (pm__sidewalk_edge) */
     bool whole;
@@ -249,36 +254,61 @@ static inline void pm__edges_add(pm__ov *O, pm__iedge *pool, uint32_t *np, const
     pm__edge_add(pool, head, np, v[2], v[0], sw);
 }
 
-/* The certificate of geom/plan_boundary.h for a road cluster's triangles,
- * their counter-clockwise edges summed in pool (pm__edges_add): what is
- * left, by its indices when it is one primitive's (pm__index_loop), else
- * by its plan points (pm_edges_simple_loop: where the sidewalk meets the
- * asphalt, the same floats in two primitives). 1: no two of them overlap.
- * Clears the per-vertex lists. */
+/* The edges left of a road cluster's (below), room for up to n: vertex
+ * indices bv[2 i] -> bv[2 i + 1] of one primitive, plan points from[i] ->
+ * to[i], and which primitives they come from (bit 0 asphalt, 1 sidewalk). */
+typedef struct pm__left {
+    uint32_t *bv, m, prims;
+    float *from, *to;
+    bool bad;                  /* an edge left more than once one way */
+} pm__left;
+
+static int pm__left_init(pm__ov *O, pm__left *L, size_t n) {
+    L->from = pm_arena_alloc(O->w, 4 * (n + 1) * sizeof *L->from);
+    L->to = L->from + 2 * (n + 1);
+    L->bv = pm_arena_alloc(O->w, 2 * (n + 1) * sizeof *L->bv);
+    L->m = L->prims = 0;
+    L->bad = false;
+    return L->from && L->bv ? PM_OK : PM_ERR_NOMEM;
+}
+
+/* Edge a < b of primitive sw whose uses a -> b less b -> a are net. */
+static inline void pm__left_add(const pm__ov *O, pm__left *L, uint32_t sw, uint32_t a, uint32_t b, int32_t net) {
+    if (net == 0) return;
+    if (net != 1 && net != -1) L->bad = true;
+    const float *pos = O->sc->prims[sw ? 2 : 0].positions;
+    uint32_t m = L->m++, *bv = L->bv;
+    bv[2 * m] = net > 0 ? a : b;
+    bv[2 * m + 1] = net > 0 ? b : a;
+    const float *p = pos + 3 * (size_t)bv[2 * m], *r = pos + 3 * (size_t)bv[2 * m + 1];
+    L->from[2 * m] = p[0], L->from[2 * m + 1] = p[2];
+    L->to[2 * m] = r[0], L->to[2 * m + 1] = r[2];
+    L->prims |= 1u << sw;
+}
+
+/* The certificate of geom/plan_boundary.h on the edges left: by their
+ * indices when they are one primitive's (pm__index_loop), else by their
+ * plan points (pm_edges_simple_loop: where the sidewalk meets the
+ * asphalt, the same floats in two primitives). 1: no two of the
+ * triangles overlap. */
+static int pm__left_loop(pm__ov *O, const pm__left *L) {
+    if (L->bad || L->m < 3) return 0;
+    int rc = L->prims == 1 ? pm__index_loop(O, L->bv, L->from, L->m) : 0;
+    return rc ? rc : pm_edges_simple_loop(O->w, L->from, L->to, L->m);
+}
+
+/* The certificate for a road cluster's triangles, their counter-clockwise
+ * edges summed in pool (pm__edges_add). Clears the per-vertex lists. */
 static int pm__outline(pm__ov *O, pm__iedge *pool, uint32_t np) {
-    float *from = pm_arena_alloc(O->w, 4 * ((size_t)np + 1) * sizeof *from), *to = from + 2 * ((size_t)np + 1);
-    uint32_t *bv = pm_arena_alloc(O->w, 2 * ((size_t)np + 1) * sizeof *bv);
-    if (!from || !bv) return PM_ERR_NOMEM;
-    uint32_t m = 0, prims = 0;
-    bool bad = false;
+    pm__left L;
+    if (pm__left_init(O, &L, np)) return PM_ERR_NOMEM;
     for (uint32_t e = 0; e < np; e++) {
         const pm__iedge *E = &pool[e];
         uint32_t sw = E->a & PM__SW ? 1 : 0, a = E->a & ~PM__SW;
         O->head[sw][a] = UINT32_MAX;
-        if (E->net == 0) continue;
-        if (E->net != 1 && E->net != -1) bad = true;
-        const float *pos = O->sc->prims[sw ? 2 : 0].positions;
-        bv[2 * m] = E->net > 0 ? a : E->b;
-        bv[2 * m + 1] = E->net > 0 ? E->b : a;
-        const float *p = pos + 3 * (size_t)bv[2 * m], *r = pos + 3 * (size_t)bv[2 * m + 1];
-        from[2 * m] = p[0], from[2 * m + 1] = p[2];
-        to[2 * m] = r[0], to[2 * m + 1] = r[2];
-        prims |= 1u << sw;
-        m++;
+        pm__left_add(O, &L, sw, a, E->b, E->net);
     }
-    if (bad || m < 3) return 0;
-    int rc = prims == 1 ? pm__index_loop(O, bv, from, m) : 0;
-    return rc ? rc : pm_edges_simple_loop(O->w, from, to, m);
+    return pm__left_loop(O, &L);
 }
 
 static bool pm__meets(const float alo[2], const float ahi[2], const float blo[2], const float bhi[2]) {
@@ -366,13 +396,32 @@ static void pm__junction_ranges(const pm__ov *O, uint32_t n, pm__range rg[3]) {
     rg[2] = (pm__range){V->swt0 | PM__SW, V->swtn, O->E + n};
 }
 
-/* A junction's triangles listed (pm__take), once. */
-static void pm__expand(pm__ov *O, pm__clu *C) {
-    if (C->node == UINT32_MAX) return;
-    pm__range rg[3];
-    pm__junction_ranges(O, C->node, rg);
-    pm__take(O, C, rg, 3, NULL, NULL, NULL);
-    C->node = UINT32_MAX;
+/* Road r's triangles: its edges' asphalt, its sidewalk (rg: nsteps + 1). */
+static void pm__road_ranges(const pm__ov *O, size_t r, pm__range *rg) {
+    const pm__net *N = O->N;
+    const pm__road *R = &N->roads.data[r];
+    for (size_t k = 0; k < R->nsteps; k++)
+        rg[k] = (pm__range){R->piece[4 * k + 2], R->piece[4 * k + 3], N->steps.data[R->first_step + k].edge};
+    rg[R->nsteps] = (pm__range){R->swt0 | PM__SW, R->swtn, O->E + O->V + (uint32_t)r};
+}
+
+/* A junction's or a road's triangles listed (pm__take), once. */
+static int pm__expand(pm__ov *O, pm__clu *C) {
+    if (C->node != UINT32_MAX) {
+        pm__range rg[3];
+        pm__junction_ranges(O, C->node, rg);
+        pm__take(O, C, rg, 3, NULL, NULL, NULL);
+        C->node = UINT32_MAX;
+    }
+    if (C->road != UINT32_MAX) {
+        size_t n = O->N->roads.data[C->road].nsteps + 1;
+        pm__range *rg = pm_arena_alloc(O->s, n * sizeof *rg);
+        if (!rg) return PM_ERR_NOMEM;
+        pm__road_ranges(O, C->road, rg);
+        pm__take(O, C, rg, n, NULL, NULL, NULL);
+        C->road = UINT32_MAX;
+    }
+    return PM_OK;
 }
 
 /* Junction n's cluster, not yet listed: the bounds of its owned
@@ -425,18 +474,420 @@ static void pm__junction_cluster(pm__ov *O, uint32_t n) {
         }
     }
     if (!any) return;
-    *C = (pm__clu){.first = 0, .count = 0, .node = n, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
+    *C = (pm__clu){.first = 0, .count = 0, .node = n, .road = UINT32_MAX, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
     O->nclu++;
+}
+
+/* ---- a road shown disjoint without listing it ---- */
+
+/* Most roads are clean strips: their certificate needs their triangles'
+ * edges summed, not the triangles listed (refs, bounds) as pm__take lists
+ * them; that waits until a pair of clusters or the order needs them
+ * (pm__expand). Edges are summed per primitive in a window of vertices
+ * from base: a row of PM__SLOTS counts per vertex a, one per edge a -> a
+ * + d (a strip's neighbours are close in index), and a mask of the slots
+ * used. The few edges outside (a road's ends share its junctions' mouth
+ * vertices, in their blocks) are summed in a short list searched whole;
+ * a road with more than PM__FAR of them is left to pm__edges_add's path. */
+#define PM__SLOTS 8
+#define PM__FAR 64
+
+typedef struct pm__win {
+    uint32_t base, span;       /* vertices base .. base + span */
+    int16_t *net;              /* PM__SLOTS per vertex: uses a -> a + d less a + d -> a */
+    uint8_t *used;             /* per vertex: slots counted */
+} pm__win;
+
+typedef struct pm__sum {
+    pm__win w[2];              /* asphalt, sidewalk */
+    pm__iedge far[PM__FAR];    /* the edges outside (a | PM__SW, b, net; next unused) */
+    uint32_t nfar;
+    bool full;                 /* more of those than PM__FAR: not shown here */
+} pm__sum;
+
+/* Counts edge a < b (of primitive sw: a | PM__SW) in the far list. */
+static void pm__far_add(pm__sum *S, uint32_t a, uint32_t b, int32_t one) {
+    uint32_t i = 0;
+    while (i < S->nfar && (S->far[i].a != a || S->far[i].b != b)) i++;
+    if (i == S->nfar) {
+        if (S->nfar == PM__FAR) {
+            S->full = true;
+            return;
+        }
+        S->far[S->nfar++] = (pm__iedge){.a = a, .b = b};
+    }
+    S->far[i].net += one;
+}
+
+/* Counts edge u -> w in the window from base of span vertices (net, used),
+ * else in S's far list (a | sw: the primitive's flag). (The window in
+ * locals, not read through S: the far list's stores could alias it.) */
+#define PM__WIN_ADD(S, u, w)                                                                          \
+    do {                                                                                              \
+        uint32_t a_ = (u) < (w) ? (u) : (w), d_ = ((u) < (w) ? (w) : (u)) - a_, off_ = a_ - base;     \
+        int16_t one_ = (u) < (w) ? 1 : -1;                                                            \
+        if (off_ < span && d_ < PM__SLOTS) {                                                          \
+            net[off_ * PM__SLOTS + d_] += one_;                                                       \
+            used[off_] |= (uint8_t)(1u << d_);                                                        \
+        } else                                                                                        \
+            pm__far_add(S, a_ | sw, a_ + d_, one_);                                                   \
+    } while (0)
+
+/* A window of span vertices from base, its counts zero (int16_t: the
+ * caller sums fewer than INT16_MAX triangles, so none overflows). */
+static int pm__win_init(pm__ov *O, pm__win *W, uint32_t base, uint32_t span) {
+    W->base = base;
+    W->span = span;
+    W->net = pm_arena_alloc(O->w, (size_t)span * PM__SLOTS * sizeof *W->net + 1);
+    W->used = pm_arena_alloc(O->w, (size_t)span + 1);
+    if (!W->net || !W->used) return PM_ERR_NOMEM;
+    memset(W->net, 0, (size_t)span * PM__SLOTS * sizeof *W->net);
+    memset(W->used, 0, span);
+    return PM_OK;
+}
+
+/* Whether two of rg's ranges share a triangle: pm__take would list it
+ * once (taken), the sum here twice. */
+static bool pm__ranges_meet(const pm__range *rg, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            const pm__range *a = &rg[i], *b = &rg[j];
+            if ((a->ref0 & PM__SW) != (b->ref0 & PM__SW) || a->count == 0 || b->count == 0) continue;
+            uint32_t a0 = a->ref0 & ~PM__SW, b0 = b->ref0 & ~PM__SW;
+            if (a0 < b0 + b->count && b0 < a0 + a->count) return true;
+        }
+    return false;
+}
+
+/* Sums the counter-clockwise edges of rg[0 .. n)'s owned triangles with
+ * plan area in S; how many there are of each primitive in count. */
+static void pm__road_sum(pm__ov *O, pm__sum *S, const pm__range *rg, size_t n, uint32_t count[2]) {
+    for (size_t i = 0; i < n && !S->full; i++) {
+        uint32_t sw = rg[i].ref0 & PM__SW, t0 = rg[i].ref0 & ~PM__SW, part = rg[i].part;
+        const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
+        const uint32_t *own = O->own + (sw ? O->na : 0), *idx = P->indices;
+        const float *pos = P->positions;
+        const pm__win *W = &S->w[sw ? 1 : 0];
+        const uint32_t base = W->base, span = W->span;
+        int16_t *const net = W->net;
+        uint8_t *const used = W->used;
+        for (uint32_t t = t0, end = t0 + rg[i].count; t < end; t++) {
+            if (own[t] != part) continue;
+            const uint32_t *q = idx + 3 * (size_t)t;
+            const float *a = pos + 3 * (size_t)q[0], *b = pos + 3 * (size_t)q[1], *c = pos + 3 * (size_t)q[2];
+            double A[2] = {a[0], a[2]}, B[2] = {b[0], b[2]}, D[2] = {c[0], c[2]};
+            double o = pm_orient2d_fast(A, B, D);
+            if (o == 0) continue;
+            uint32_t v0 = q[0], v1 = o > 0 ? q[1] : q[2], v2 = o > 0 ? q[2] : q[1];
+            PM__WIN_ADD(S, v0, v1);
+            PM__WIN_ADD(S, v1, v2);
+            PM__WIN_ADD(S, v2, v0);
+            count[sw ? 1 : 0]++;
+        }
+    }
+}
+
+/* The least and greatest vertex of the owned triangles in rg's ranges of
+ * primitive sw (lo > hi: none): the window to sum their edges in. */
+static void pm__vertex_range(const pm__ov *O, const pm__range *rg, size_t n, uint32_t sw, uint32_t *lo,
+                             uint32_t *hi) {
+    const uint32_t *own = O->own + (sw ? O->na : 0), *idx = O->sc->prims[sw ? 2 : 0].indices;
+    uint32_t l = UINT32_MAX, h = 0;
+    for (size_t i = 0; i < n; i++) {
+        if ((rg[i].ref0 & PM__SW ? 1u : 0u) != sw) continue;
+        uint32_t t0 = rg[i].ref0 & ~PM__SW;
+        for (uint32_t t = t0; t < t0 + rg[i].count; t++) {
+            if (own[t] != rg[i].part) continue;
+            const uint32_t *q = idx + 3 * (size_t)t;
+            for (int k = 0; k < 3; k++) {
+                l = q[k] < l ? q[k] : l;
+                h = q[k] > h ? q[k] : h;
+            }
+        }
+    }
+    *lo = l;
+    *hi = h;
+}
+
+/* Bounds of the m plan points xz. */
+static void pm__xz_bounds(const float *xz, uint32_t m, float lo[2], float hi[2]) {
+    lo[0] = hi[0] = xz[0];
+    lo[1] = hi[1] = xz[1];
+    for (uint32_t i = 1; i < m; i++) {
+        float x = xz[2 * i], z = xz[2 * i + 1];
+        lo[0] = x < lo[0] ? x : lo[0];
+        hi[0] = x > hi[0] ? x : hi[0];
+        lo[1] = z < lo[1] ? z : lo[1];
+        hi[1] = z > hi[1] ? z : hi[1];
+    }
+}
+
+/* Edge a < b of the asphalt, net uses a -> b, as the loop's next (out,
+ * per vertex) from its start; false when it is not +-1 or its start has
+ * one already. */
+static inline bool pm__out_add(uint32_t *out, uint32_t *src, uint32_t *m, uint32_t a, uint32_t b, int32_t net) {
+    if (net == 0) return true;
+    if (net != 1 && net != -1) return false;
+    uint32_t from = net > 0 ? a : b;
+    if (out[from] != UINT32_MAX) return false;
+    out[from] = net > 0 ? b : a;
+    src[(*m)++] = from;
+    return true;
+}
+
+/* The certificate on S's edges when they are all the asphalt's: they are
+ * linked through the per-vertex list (O->head[0]: the next vertex) and
+ * walked once round from the first; 1 when that is all of them and the
+ * polygon is convex or simple (lo, hi: its bounds), 0 when not. */
+static int pm__asphalt_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[2], float hi[2]) {
+    uint32_t *out = O->head[0], *src = pm_arena_alloc(O->w, ((size_t)cap + 1) * sizeof *src), m = 0;
+    if (!src) return PM_ERR_NOMEM;
+    const pm__win *W = &S->w[0];
+    bool ok = true;
+    for (uint32_t v = 0; ok && v < W->span; v++)
+        for (uint32_t u = W->used[v]; ok && u; u &= u - 1) {
+            uint32_t d = (uint32_t)__builtin_ctz(u);
+            ok = pm__out_add(out, src, &m, W->base + v, W->base + v + d, W->net[v * PM__SLOTS + d]);
+        }
+    for (uint32_t i = 0; ok && i < S->nfar; i++) ok = pm__out_add(out, src, &m, S->far[i].a, S->far[i].b, S->far[i].net);
+    float *xz = ok && m >= 3 ? pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *xz) : NULL;
+    bool loop = false;
+    if (xz) {
+        /* Once round: back at the first vertex after m steps, not before
+         * (so no vertex twice: all m edges taken). */
+        const float *pos = O->sc->prims[0].positions;
+        uint32_t v = src[0], k = 0;
+        do {
+            xz[2 * k] = pos[3 * (size_t)v];
+            xz[2 * k + 1] = pos[3 * (size_t)v + 2];
+            v = out[v];
+            k++;
+        } while (k < m && v != src[0] && v != UINT32_MAX);
+        loop = k == m && v == src[0];
+    }
+    for (uint32_t i = 0; i < m; i++) out[src[i]] = UINT32_MAX;
+    if (!loop) return 0;
+    int rc = pm_loop_convex(xz, m);
+    if (rc == 0) rc = pm_loop_simple(O->w, xz, m);
+    if (rc == 1) pm__xz_bounds(xz, m, lo, hi);
+    return rc;
+}
+
+/* ---- the same where the sidewalk meets the asphalt ---- */
+
+/* Where a road has a sidewalk, its edges left are two primitives' whose
+ * twins on the seam share plan points, not indices: each vertex left gets
+ * the id of its plan point (per vertex in O->head: a point table on the
+ * floats' bits, -0 as +0), twins cancel on point ids (an edge table), and
+ * what is left is walked as in pm__asphalt_loop. */
+typedef struct pm__pts {
+    uint64_t *key;             /* point table: bits + 1 (0: free) */
+    uint32_t *id;
+    float *xz;                 /* per point id */
+    uint32_t n, mask;
+    uint32_t *seen, nseen;     /* vertices given an id (sw << 31 | v), to clear */
+    uint32_t *slots;           /* per point id: its slot in key, to clear */
+} pm__pts;
+
+static uint64_t pm__pbits(float x, float z) {
+    union { float f; uint32_t u; } a = {x + 0.0f}, b = {z + 0.0f};
+    return ((uint64_t)a.u << 32 | b.u) + 1;   /* (never 0: +1 of at most 2^64 - 2) */
+}
+
+static inline uint32_t pm__pid(pm__ov *O, pm__pts *P, uint32_t sw, uint32_t v) {
+    uint32_t *slot = &O->head[sw][v];
+    if (*slot != UINT32_MAX) return *slot;
+    const float *p = O->sc->prims[sw ? 2 : 0].positions + 3 * (size_t)v;
+    uint64_t k = pm__pbits(p[0], p[2]);
+    uint32_t j = (uint32_t)(k * 0x9E3779B97F4A7C15ull >> 40) & P->mask;
+    while (P->key[j] && P->key[j] != k) j = (j + 1) & P->mask;
+    if (!P->key[j]) {
+        P->key[j] = k;
+        P->id[j] = P->n;
+        P->xz[2 * P->n] = p[0];
+        P->xz[2 * P->n + 1] = p[2];
+        P->slots[P->n++] = j;
+    }
+    P->seen[P->nseen++] = sw << 31 | v;
+    return *slot = P->id[j];
+}
+
+/* A directed edge between point ids, alive until its twin comes. */
+typedef struct pm__pedge { uint64_t key; bool alive; } pm__pedge;
+
+static pm__pedge *pm__pedge_at(pm__pedge *t, uint32_t mask, uint64_t key) {
+    uint32_t j = (uint32_t)(key * 0x9E3779B97F4A7C15ull >> 40) & mask;
+    while (t[j].key && t[j].key != key) j = (j + 1) & mask;
+    return &t[j];
+}
+
+/* Edge f -> g (point ids): its twin (the same points the other way)
+ * cancelled, else kept (its slot in kept); false when it cannot be one
+ * loop's (a point to itself, or the same way twice). */
+static inline bool pm__pedge_add(pm__pedge *t, uint32_t mask, uint64_t f, uint64_t g, uint32_t *kept, uint32_t *nkept) {
+    if (f == g) return false;
+    pm__pedge *r = pm__pedge_at(t, mask, (g << 32 | f) + 1);
+    if (r->key && r->alive) {
+        r->alive = false;
+        return true;
+    }
+    pm__pedge *e = pm__pedge_at(t, mask, (f << 32 | g) + 1);
+    if (e->key && e->alive) return false;
+    if (!e->key) kept[(*nkept)++] = (uint32_t)(e - t);
+    e->key = (f << 32 | g) + 1;
+    e->alive = true;
+    return true;
+}
+
+/* The edges of S left (net +-1; false when another), of primitive sw:
+ * sw << 31 | from, to, at most cap. */
+static bool pm__gather(const pm__sum *S, uint32_t *from, uint32_t *to, uint32_t *m) {
+    for (uint32_t k = 0; k < 2; k++) {
+        const pm__win *W = &S->w[k];
+        for (uint32_t v = 0; v < W->span; v++)
+            for (uint32_t u = W->used[v]; u; u &= u - 1) {
+                uint32_t d = (uint32_t)__builtin_ctz(u);
+                int32_t net = W->net[v * PM__SLOTS + d];
+                if (net == 0) continue;
+                if (net != 1 && net != -1) return false;
+                from[*m] = k << 31 | (W->base + v + (net > 0 ? 0 : d));
+                to[(*m)++] = W->base + v + (net > 0 ? d : 0);
+            }
+    }
+    for (uint32_t i = 0; i < S->nfar; i++) {
+        const pm__iedge *E = &S->far[i];
+        uint32_t sw = E->a & PM__SW, a = E->a & ~PM__SW;
+        if (E->net == 0) continue;
+        if (E->net != 1 && E->net != -1) return false;
+        from[*m] = sw | (E->net > 0 ? a : E->b);
+        to[(*m)++] = E->net > 0 ? E->b : a;
+    }
+    return true;
+}
+
+static int pm__kept_loop(pm__ov *O, const struct pm__pedge *t, const uint32_t *kept, uint32_t nkept,
+                         const float *pxz, uint32_t n, float lo[2], float hi[2]);
+
+/* The certificate on S's edges of both primitives (at most cap): 1 when
+ * what is left once the twins on shared points cancel is one loop, convex
+ * or simple (lo, hi: its bounds), 0 when not. */
+static int pm__seam_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[2], float hi[2]) {
+    uint32_t *from = pm_arena_alloc(O->w, 2 * ((size_t)cap + 1) * sizeof *from), *to = from + cap + 1, m = 0;
+    if (!from) return PM_ERR_NOMEM;
+    if (!pm__gather(S, from, to, &m) || m < 3) return 0;
+    if (O->pcap < 4 * m) {
+        /* (Kept for the next road, emptied by what this one filled.) */
+        uint32_t c = 64;   /* (points at most 2 m: half full at most) */
+        while (c < 4 * m) c *= 2;
+        O->pkey = pm_arena_calloc(O->s, c, sizeof *O->pkey);
+        O->pid = pm_arena_alloc(O->s, c * sizeof *O->pid);
+        O->pedge = pm_arena_calloc(O->s, c, sizeof *O->pedge);
+        if (!O->pkey || !O->pid || !O->pedge) return PM_ERR_NOMEM;
+        O->pcap = c;
+    }
+    pm__pts P = {.key = O->pkey, .id = O->pid, .xz = pm_arena_alloc(O->w, 4 * (size_t)m * sizeof *P.xz),
+                 .mask = O->pcap - 1, .seen = pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *P.seen),
+                 .slots = pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *P.slots)};
+    pm__pedge *t = O->pedge;
+    uint32_t *kept = pm_arena_alloc(O->w, (size_t)m * sizeof *kept), nkept = 0;
+    if (!P.xz || !P.seen || !P.slots || !kept) return PM_ERR_NOMEM;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < m; i++) {
+        uint32_t sw = from[i] >> 31;
+        uint64_t f = pm__pid(O, &P, sw, from[i] & ~PM__SW), g = pm__pid(O, &P, sw, to[i]);
+        ok = pm__pedge_add(t, P.mask, f, g, kept, &nkept);
+    }
+    for (uint32_t i = 0; i < P.nseen; i++) O->head[P.seen[i] >> 31][P.seen[i] & ~PM__SW] = UINT32_MAX;
+    for (uint32_t i = 0; i < P.n; i++) P.key[P.slots[i]] = 0;
+    int rc = ok ? pm__kept_loop(O, t, kept, nkept, P.xz, P.n, lo, hi) : 0;
+    for (uint32_t i = 0; i < nkept; i++) t[kept[i]] = (pm__pedge){0};
+    return rc;
+}
+
+/* The edges kept in t (slots kept[0 .. nkept)) that are alive, linked by
+ * point id (pxz: n points) and walked once round: 1 when they are one
+ * loop, convex or simple (lo, hi: its bounds), 0 when not. */
+static int pm__kept_loop(pm__ov *O, const pm__pedge *t, const uint32_t *kept, uint32_t nkept, const float *pxz,
+                         uint32_t n, float lo[2], float hi[2]) {
+    uint32_t *out = pm_arena_alloc(O->w, ((size_t)n + 1) * sizeof *out), first = UINT32_MAX, m = 0;
+    if (!out) return PM_ERR_NOMEM;
+    memset(out, 0xff, ((size_t)n + 1) * sizeof *out);
+    for (uint32_t i = 0; i < nkept; i++) {
+        const pm__pedge *e = &t[kept[i]];
+        if (!e->alive) continue;
+        uint32_t f = (uint32_t)((e->key - 1) >> 32), g = (uint32_t)(e->key - 1);
+        if (out[f] != UINT32_MAX) return 0;
+        out[f] = g;
+        first = f;
+        m++;
+    }
+    if (m < 3) return 0;
+    float *xz = pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *xz);
+    if (!xz) return PM_ERR_NOMEM;
+    uint32_t v = first, k = 0;
+    do {
+        xz[2 * k] = pxz[2 * v];
+        xz[2 * k + 1] = pxz[2 * v + 1];
+        v = out[v];
+        k++;
+    } while (k < m && v != first && v != UINT32_MAX);
+    if (k != m || v != first) return 0;
+    int rc = pm_loop_convex(xz, m);
+    if (rc == 0) rc = pm_loop_simple(O->w, xz, m);
+    if (rc == 1) pm__xz_bounds(xz, m, lo, hi);
+    return rc;
+}
+
+/* Road r's cluster (rg[0 .. n), cap triangles at most) when its
+ * certificate shows its triangles pairwise disjoint (1): its bounds are
+ * those of its outline (the triangles fill the region it bounds, so their
+ * corners lie in it: the same bounds pm__take would grow), its triangles
+ * are listed later. 0: not shown here (nothing kept; the caller lists the
+ * road and tries again). */
+static int pm__road_shown(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap) {
+    if (cap >= INT16_MAX || pm__ranges_meet(rg, n)) return 0;
+    pm_arena_reset(O->w);
+    const pm__road *R = &O->N->roads.data[r];
+    pm__sum S = {.nfar = 0, .full = false};
+    /* The asphalt's window is the road's block; the sidewalk's is where
+     * its triangles' vertices are (its own block too). */
+    uint32_t sl, sh;
+    pm__vertex_range(O, rg, n, 1, &sl, &sh);
+    uint32_t span1 = sl <= sh ? sh - sl + 1 : 0;
+    /* Windows far larger than the road (vertices spread out: not a
+     * block) would cost more to clear than the old way. */
+    if ((size_t)R->vcount + span1 > 8 * cap + 64) return 0;
+    int rc = pm__win_init(O, &S.w[0], R->voff, R->vcount);
+    if (rc == PM_OK) rc = pm__win_init(O, &S.w[1], sl, span1);
+    if (rc) return rc;
+    uint32_t count[2] = {0, 0};
+    pm__road_sum(O, &S, rg, n, count);
+    float lo[2], hi[2];
+    if (S.full || count[0] + count[1] < 2) rc = 0;
+    else if (count[1] == 0)
+        rc = pm__asphalt_loop(O, &S, 3 * count[0] + S.nfar, lo, hi);
+    else
+        rc = pm__seam_loop(O, &S, 3 * (count[0] + count[1]) + S.nfar, lo, hi);
+    if (rc != 1) return rc;
+    O->clu[O->nclu++] = (pm__clu){.node = UINT32_MAX, .road = r, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
+    return 1;
 }
 
 /* A road's cluster (its edges' asphalt and its sidewalk, rg[0 .. n)) and
  * the pairs among its triangles that overlap unless its outline shows
  * there are none. */
-static int pm__road_cluster(pm__ov *O, const pm__range *rg, size_t n) {
+static int pm__road_cluster(pm__ov *O, uint32_t r, const pm__range *rg, size_t n) {
     size_t cap = 0;
     for (size_t i = 0; i < n; i++) cap += rg[i].count;
     if (cap == 0) return PM_OK;
     bool few = cap <= PM__FEW;
+    if (!few) {
+        int rc = pm__road_shown(O, r, rg, n, cap);
+#ifdef PM__SHOWN_HOOK          /* (tests/core/test_network_overlap_fast.c: checks, or turns it off) */
+        rc = PM__SHOWN_HOOK(O, rg, n, rc);
+#endif
+        if (rc != 0) return rc < 0 ? rc : PM_OK;
+    }
     pm_ptri t3[PM__FEW];
     pm__iedge *pool = NULL;
     if (!few) {
@@ -445,7 +896,7 @@ static int pm__road_cluster(pm__ov *O, const pm__range *rg, size_t n) {
     }
     uint32_t np = 0;
     pm__clu *C = &O->clu[O->nclu];
-    *C = (pm__clu){.node = UINT32_MAX, .lo = {HUGE_VALF, HUGE_VALF}, .hi = {-HUGE_VALF, -HUGE_VALF}};
+    *C = (pm__clu){.node = UINT32_MAX, .road = UINT32_MAX, .lo = {HUGE_VALF, HUGE_VALF}, .hi = {-HUGE_VALF, -HUGE_VALF}};
     pm__take(O, C, rg, n, few ? t3 : NULL, pool, &np);
     if (C->count == 0) return PM_OK;
     O->nclu++;
@@ -478,10 +929,8 @@ static int pm__clusters(pm__ov *O) {
             rcap = 2 * (R->nsteps + 1);
             if (!(rr = pm_arena_alloc(O->s, rcap * sizeof *rr))) return PM_ERR_NOMEM;
         }
-        for (size_t k = 0; k < R->nsteps; k++)
-            rr[k] = (pm__range){R->piece[4 * k + 2], R->piece[4 * k + 3], N->steps.data[R->first_step + k].edge};
-        rr[R->nsteps] = (pm__range){R->swt0 | PM__SW, R->swtn, O->E + O->V + (uint32_t)r};
-        rc = pm__road_cluster(O, rr, R->nsteps + 1);
+        pm__road_ranges(O, r, rr);
+        rc = pm__road_cluster(O, (uint32_t)r, rr, R->nsteps + 1);
     }
     return rc;
 }
@@ -493,8 +942,7 @@ static int pm__clusters(pm__ov *O) {
 /* The overlapping pairs of a triangle of P and one of Q: only those whose
  * bounds reach into the box where P's and Q's meet can be one. */
 static int pm__cross(pm__ov *O, pm__clu *P, pm__clu *Q) {
-    pm__expand(O, P);
-    pm__expand(O, Q);
+    if (pm__expand(O, P) || pm__expand(O, Q)) return PM_ERR_NOMEM;
     if (P->count == 0 || Q->count == 0) return PM_OK;
     float lo[2] = {P->lo[0] > Q->lo[0] ? P->lo[0] : Q->lo[0], P->lo[1] > Q->lo[1] ? P->lo[1] : Q->lo[1]};
     float hi[2] = {P->hi[0] < Q->hi[0] ? P->hi[0] : Q->hi[0], P->hi[1] < Q->hi[1] ? P->hi[1] : Q->hi[1]};
@@ -626,7 +1074,8 @@ static int pm__pair_cmp(const void *x, const void *y) {
  * (geom/plan_overlap.h: pm_pbox_left_key), the pairs sorted by it, each
  * pair's a the one that comes first in its cell. */
 static int pm__order(pm__ov *O) {
-    for (uint32_t i = 0; i < O->nclu; i++) pm__expand(O, &O->clu[i]);
+    for (uint32_t i = 0; i < O->nclu; i++)
+        if (pm__expand(O, &O->clu[i])) return PM_ERR_NOMEM;
     uint32_t ns = O->sc->nprims == 3 ? O->sc->prims[2].icount / 3 : 0;
     uint32_t *at = pm_arena_alloc(O->s, ((size_t)O->na + ns + 1) * sizeof *at);
     uint32_t *idx = pm_arena_alloc(O->s, ((size_t)O->ntri + 1) * sizeof *idx);

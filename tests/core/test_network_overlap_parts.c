@@ -58,7 +58,7 @@ static uint32_t random_boxes(pm_rng *r, int k, pm__clu *C) {
         float w = k == 4 && pm_rng_chance(r, 0.3) ? 0 : coord(r, size), h = coord(r, size);
         if (k == 3 && pm_rng_chance(r, 0.5)) { float t = w; w = h / 20; h = t; }
         else if (k == 3) h /= 20;
-        C[i] = (pm__clu){.node = UINT32_MAX, .lo = {x, z}, .hi = {x + w, z + h}};
+        C[i] = (pm__clu){.node = UINT32_MAX, .road = UINT32_MAX, .lo = {x, z}, .hi = {x + w, z + h}};
     }
     return n;
 }

@@ -1,0 +1,149 @@
+/* The road certificate of core/network/network_overlap.c that runs
+ * before a road's triangles are listed (pm__road_shown: edges summed in
+ * per-vertex windows, the outline walked by index or, with a sidewalk,
+ * by plan point) against plain references, on thousands of random
+ * networks at the default detail built to overlap (pm_test_overlap_oracle.h):
+ *  - every road it shows disjoint has no overlapping pair of triangles
+ *    (all pairs, with pm_test_overlap.h's own exact test), and the bounds
+ *    it gives the road are its triangles' corners';
+ *  - every network comes out the same (scene, problems, their order)
+ *    with the certificate as without it (each road then listed and shown
+ *    by pm__take's edge lists, or tested pair by pair);
+ *  - and against the brute-force oracle.
+ * network_overlap.c is compiled into this test with the hook below (its
+ * one external symbol is defined here, so the linker takes this copy). */
+#include <criterion/criterion.h>
+
+typedef struct pm__ov pm__ov;
+typedef struct pm__range pm__range;
+static int shown_hook(pm__ov *O, const pm__range *rg, size_t n, int rc);
+#define PM__SHOWN_HOOK(O, rg, n, rc) shown_hook(O, rg, n, rc)
+#include "../../core/network/network_overlap.c"
+
+#include "pm_test_overlap_oracle.h"
+
+static bool plain;                     /* the certificate off: every road the old way */
+static size_t shown[2], clean_not_shown, overlapping;
+
+/* The road's triangles as the check sees them (owned, with plan area). */
+static ptri *road_tris(const pm__ov *O, const pm__range *rg, size_t n, size_t *nt) {
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++) cap += rg[i].count;
+    ptri *t = malloc((cap + 1) * sizeof *t);
+    cr_assert(t);
+    *nt = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
+        const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
+        for (uint32_t k = t0; k < t0 + rg[i].count; k++) {
+            if (pm__part(O->own[(sw ? O->na : 0) + k]) != rg[i].part) continue;
+            double v[3][2];
+            for (int c = 0; c < 3; c++) {
+                const float *q = P->positions + 3 * (size_t)P->indices[3 * (size_t)k + c];
+                v[c][0] = q[0];
+                v[c][1] = q[2];
+            }
+            if (ptri_make(v[0], v[1], v[2], &t[*nt])) (*nt)++;
+        }
+    }
+    return t;
+}
+
+static int shown_hook(pm__ov *O, const pm__range *rg, size_t n, int rc) {
+    if (rc < 0) return rc;
+    size_t nt;
+    ptri *t = road_tris(O, rg, n, &nt);
+    size_t bad = 0;
+    for (size_t i = 0; i < nt; i++)
+        for (size_t j = i + 1; j < nt; j++) bad += ptri_overlap(&t[i], &t[j]);
+    bool sw = rg[n - 1].count > 0 && (rg[n - 1].ref0 & PM__SW);
+    if (rc == 1) {
+        cr_assert_eq(bad, 0, "a road shown disjoint has %zu overlapping pairs of its %zu triangles", bad, nt);
+        const pm__clu *C = &O->clu[O->nclu - 1];
+        cr_assert(C->road != UINT32_MAX && C->count == 0, "a road shown is listed later");
+        double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+        for (size_t i = 0; i < nt; i++)
+            for (int c = 0; c < 2; c++) {
+                lo[c] = fmin(lo[c], t[i].lo[c]);
+                hi[c] = fmax(hi[c], t[i].hi[c]);
+            }
+        for (int c = 0; c < 2; c++)
+            cr_assert(C->lo[c] == lo[c] && C->hi[c] == hi[c], "axis %d: bounds [%g, %g], corners [%g, %g]", c,
+                      C->lo[c], C->hi[c], lo[c], hi[c]);
+        shown[sw]++;
+    } else {
+        clean_not_shown += bad == 0;
+        overlapping += bad > 0;
+    }
+    free(t);
+    if (plain && rc == 1) O->nclu--;   /* (its cluster, taken back: listed the old way next) */
+    return plain ? 0 : rc;
+}
+
+/* The network built with the certificate and without: the same scene
+ * and the same problems in the same order. */
+static void same_both_ways(const net *n, int it) {
+    pm_arena *a[2];
+    pm_scene *s[2];
+    pm_network_diag d[2];
+    int rc[2];
+    for (int w = 0; w < 2; w++) {
+        plain = w == 1;
+        a[w] = pm_arena_create(1 << 20);
+        s[w] = NULL;
+        d[w] = (pm_network_diag){0};
+        rc[w] = pm_network_generate(a[w], &n->p, &s[w], &d[w]);
+    }
+    plain = false;
+    cr_assert_eq(rc[0], rc[1], "network %d", it);
+    cr_assert_eq(d[0].nproblems, d[1].nproblems, "network %d", it);
+    for (size_t k = 0; k < d[0].nproblems; k++) {
+        const pm_network_problem *p = &d[0].problems[k], *q = &d[1].problems[k];
+        cr_assert(p->error == q->error && p->node == q->node && p->node2 == q->node2 && p->nedges == q->nedges &&
+                  !memcmp(p->point, q->point, sizeof p->point) && !memcmp(p->tris, q->tris, sizeof p->tris) &&
+                  !memcmp(p->edges, q->edges, p->nedges * sizeof *p->edges) && !strcmp(p->message, q->message),
+                  "network %d, problem %zu: %s / %s", it, k, p->message, q->message);
+    }
+    cr_assert_eq(s[0] == NULL, s[1] == NULL, "network %d", it);
+    if (s[0]) {
+        cr_assert_eq(s[0]->nprims, s[1]->nprims, "network %d", it);
+        for (size_t k = 0; k < s[0]->nprims; k++) {
+            const pm_prim *P = &s[0]->prims[k], *Q = &s[1]->prims[k];
+            cr_assert(P->vcount == Q->vcount && P->icount == Q->icount &&
+                      !memcmp(P->positions, Q->positions, 3 * (size_t)P->vcount * sizeof *P->positions) &&
+                      !memcmp(P->indices, Q->indices, (size_t)P->icount * sizeof *P->indices),
+                      "network %d, primitive %zu differs", it, k);
+        }
+    }
+    for (int w = 0; w < 2; w++) pm_arena_destroy(a[w]);
+}
+
+Test(network_overlap_fast, shown_roads_against_all_pairs_and_the_plain_path, .timeout = 300) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261202);
+    int built = 0;
+    for (int it = 0; it < 2000; it++) {
+        net n;
+        crowded_net(&n, &r, it % 5, false);
+        if (n.nedges == 0) continue;
+        pm_arena *a = pm_arena_create(1 << 16);
+        uint32_t pairs[4][2];
+        bool crossing = pm_network_crossings(a, &n.p, pairs, 4) != 0;   /* (refused before the check) */
+        pm_arena_destroy(a);
+        if (crossing) continue;
+        same_both_ways(&n, it);
+        built++;
+    }
+    cr_log_info("roads shown: %zu asphalt only, %zu with a sidewalk; not shown: %zu clean, %zu overlapping "
+                "(%d networks)", shown[0], shown[1], clean_not_shown, overlapping, built);
+    cr_assert_geq(shown[0], 500, "only %zu asphalt-only roads shown", shown[0]);
+    cr_assert_geq(shown[1], 500, "only %zu roads with a sidewalk shown", shown[1]);
+    cr_assert_geq(overlapping, 50, "only %zu overlapping roads met", overlapping);
+}
+
+Test(network_overlap_fast, brute_force_oracle_at_the_default_detail, .timeout = 300) {
+    int accepted[5] = {0}, refused[5] = {0}, own = 0;
+    oracle_run(20261203, 2000, false, accepted, refused, &own);
+    for (int k = 0; k < 4; k++) cr_assert_geq(refused[k], 20, "kind %d: only %d refused for overlaps", k, refused[k]);
+    cr_assert_geq(shown[0] + shown[1], 1000, "the certificate showed only %zu roads", shown[0] + shown[1]);
+}
