@@ -57,6 +57,8 @@ typedef struct pm__ctx {
     const pm_heightfield *ground;   /* terrain under props (flattened or not) */
     pm_scene *scene;
     pm_meta *warnings;
+    bool plain;             /* road_mesh.c without its fast paths: the reference
+                               tests compare them with (pm__road_generate_plain) */
 } pm__ctx;
 
 /* Column ranges of one primitive (the shoulder has one per side). */
@@ -103,6 +105,11 @@ int pm__road_outline_windows(pm_arena *a, const pm__level *L, double W);
 
 /* road_props.c: instanced props along the base level; out gets per-line counts. */
 int pm__road_props(pm__ctx *x, const pm__level *L, pm_meta *out);
+
+/* road.c: pm_road_generate through road_mesh.c's plain paths only (the
+ * same bytes; for tests of the fast paths). */
+int pm__road_generate_plain(pm_arena *a, const pm_road_params *p, pm_scene **out,
+                            pm_road_failure *fail);
 
 /* road.c: records a limit failure (field, needed) and returns PM_ERR_LIMIT. */
 int pm__road_limit(pm__ctx *x, const char *field, uint64_t needed);

@@ -67,6 +67,13 @@ static inline void pm__vertex(const pm_road_params *p, const pm__section *sc, do
     }
 }
 
+/* Whether no column of section sc is cut back or fanned: then every
+ * column's offset is its own (pm__clamped(sc, d) == d, no fan), in the
+ * plane of the section. */
+static inline bool pm__section_whole(const pm__level *L, const pm__section *sc) {
+    return !sc->fan[0] && !sc->fan[1] && -L->col[0] <= sc->clamp[0] && L->col[L->ncol - 1] <= sc->clamp[1];
+}
+
 void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d, double o[3]) {
     pm__vertex(p, sc, d, o, NULL);
 }
@@ -89,6 +96,17 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
         if (p->cancel && *p->cancel) return PM_ERR_CANCELLED;
         const pm__section *sc = &L->sec[i];
         double *row = L->pos + 3 * i * nc;
+        if (!L->nrm && !x->plain && pm__section_whole(L, sc)) {
+            /* pm__vertex's values with its tests answered once per row */
+            double c0 = sc->c[0], c1 = sc->c[1], c2 = sc->c[2], r0 = sc->r[0], r1 = sc->r[1], r2 = sc->r[2];
+            for (size_t k = 0; k < nc; k++) {
+                double d = L->col[k];
+                row[3 * k] = c0 + d * r0;
+                row[3 * k + 1] = c1 + d * r1;
+                row[3 * k + 2] = c2 + d * r2;
+            }
+            continue;
+        }
         if (!L->nrm) {
             for (size_t k = 0; k < nc; k++) pm__vertex(p, sc, L->col[k], row + 3 * k, NULL);
             continue;
@@ -268,64 +286,203 @@ static void pm__emit_quads(pm__level *L, pm_prim *pr, const uint32_t *row, uint3
     L->skipped += skipped;
 }
 
-/* Emits columns k0..k1 as vertices of pr. Collapsed columns share the
- * outermost column's vertex, so the mesh border always carries the edge's
- * own V and U (a painted edge line follows the real border). */
-static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, uint32_t *map) {
+/* Row i of range rg (columns k0..k1) as vertices of pr, their indices in
+ * mrow (mprev: row i - 1's). Collapsed columns share the outermost
+ * column's vertex, so the mesh border always carries the edge's own V and
+ * U (a painted edge line follows the real border). *mbound grows to
+ * max(|x|, |z|) of the row's vertices. */
+static int pm__emit_row(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, size_t i,
+                        uint32_t *mrow, const uint32_t *mprev, double *mbound) {
     const pm_road_params *p = x->p;
-    size_t n = L->n, nc = L->ncol, w = rg.k1 - rg.k0 + 1;
-    double mbound = 1.0;   /* max(1, |x|, |z|) over the range's vertices */
+    size_t nc = L->ncol, w = rg.k1 - rg.k0 + 1;
     bool drape = p->terrain && p->conform == PM_ROAD_DRAPE;
+    const pm__section *sc = &L->sec[i];
+    /* Off terrain every vertex of a section has its (banked) up. */
+    float up[3] = {(float)sc->up[0], (float)sc->up[1], (float)sc->up[2]};
+    /* A column only collapses onto a collapsed outer column. */
+    bool cut[2] = {pm__road_collapsed(L, sc, rg.k0), pm__road_collapsed(L, sc, rg.k1)}, holes = false;
+    size_t at = i * nc + rg.k0;   /* grid point of column k0 */
+    const double *pd = L->pos + 3 * at, *ud = L->uv + 2 * at;
+    const float *nd = drape ? L->nrm + 3 * at : up;
+    double mb = *mbound;
+    for (uint32_t j = 0; j < w; j++, pd += 3, ud += 2, nd += drape ? 3 : 0) {
+        uint32_t k = rg.k0 + j;
+        bool right = !(L->col[k] < 0.0);
+        if (cut[right] && k != (right ? rg.k1 : rg.k0) && pm__road_collapsed(L, sc, k)) {
+            mrow[j] = UINT32_MAX;   /* resolved below */
+            holes = true;
+            continue;
+        }
+        float pf[3] = {(float)pd[0], (float)pd[1], (float)pd[2]};
+        float uf[2] = {(float)ud[0], (float)ud[1]};
+        if (i > 0 && pm__same_vertex(pr, mprev[j], pf, uf)) {
+            mrow[j] = mprev[j];   /* a fan's pivot: one vertex */
+            continue;
+        }
+        mb = pm__maxabs(pm__maxabs(mb, pf[0]), pf[2]);
+        uint32_t v = pr->vcount;
+        if (v < pr->vcap) {   /* pm__road_emit reserved them all: pm_prim_add_vertex's stores */
+            memcpy(pr->positions + 3 * (size_t)v, pf, sizeof pf);
+            memcpy(pr->normals + 3 * (size_t)v, nd, 3 * sizeof(float));
+            memcpy(pr->uvs + 2 * (size_t)v, uf, sizeof uf);
+            pr->vcount = v + 1;
+        } else {
+            int64_t r = pm_prim_add_vertex(x->scene, pr, pf, nd, uf, NULL);
+            if (r < 0) return PM_ERR_NOMEM;
+            v = (uint32_t)r;
+        }
+        mrow[j] = v;
+    }
+    for (uint32_t j = 0; holes && j < w; j++)
+        if (mrow[j] == UINT32_MAX) mrow[j] = mrow[L->col[rg.k0 + j] < 0.0 ? 0 : w - 1];
+    *mbound = mb;
+    return PM_OK;
+}
+
+/* Emits columns k0..k1 as vertices of pr (pm__emit_row), then triangles in
+ * bands of at most PM__BAND_QUADS quads across, row by row: two rows of a
+ * band (16 vertices) fit a 16-entry FIFO cache, so each vertex is
+ * transformed about once, ACMR near the strip's bound (what
+ * meshopt_optimizeVertexCache would find, without its cost). The plain
+ * path of pm__emit_range_fast. */
+static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, uint32_t *map) {
+    size_t n = L->n, w = rg.k1 - rg.k0 + 1;
+    double mbound = 1.0;   /* max(1, |x|, |z|) over the range's vertices */
     assert(!pr->colors && pr->uvs);
     for (size_t i = 0; i < n; i++) {
-        const pm__section *sc = &L->sec[i];
-        /* Off terrain every vertex of a section has its (banked) up. */
-        float up[3] = {(float)sc->up[0], (float)sc->up[1], (float)sc->up[2]};
-        /* A column only collapses onto a collapsed outer column. */
-        bool cut[2] = {pm__road_collapsed(L, sc, rg.k0), pm__road_collapsed(L, sc, rg.k1)}, holes = false;
-        size_t at = i * nc + rg.k0;   /* grid point of column k0 */
-        const double *pd = L->pos + 3 * at, *ud = L->uv + 2 * at;
-        const float *nd = drape ? L->nrm + 3 * at : up;
         uint32_t *mrow = map + i * w, *mprev = i > 0 ? mrow - w : mrow;   /* read only when i > 0 */
-        for (uint32_t j = 0; j < w; j++, pd += 3, ud += 2, nd += drape ? 3 : 0) {
-            uint32_t k = rg.k0 + j;
-            bool right = !(L->col[k] < 0.0);
-            if (cut[right] && k != (right ? rg.k1 : rg.k0) && pm__road_collapsed(L, sc, k)) {
-                mrow[j] = UINT32_MAX;   /* resolved below */
-                holes = true;
-                continue;
-            }
-            float pf[3] = {(float)pd[0], (float)pd[1], (float)pd[2]};
-            float uf[2] = {(float)ud[0], (float)ud[1]};
-            if (i > 0 && pm__same_vertex(pr, mprev[j], pf, uf)) {
-                mrow[j] = mprev[j];   /* a fan's pivot: one vertex */
-                continue;
-            }
-            mbound = pm__maxabs(pm__maxabs(mbound, pf[0]), pf[2]);
-            uint32_t v = pr->vcount;
-            if (v < pr->vcap) {   /* pm__road_emit reserved them all: pm_prim_add_vertex's stores */
-                memcpy(pr->positions + 3 * (size_t)v, pf, sizeof pf);
-                memcpy(pr->normals + 3 * (size_t)v, nd, 3 * sizeof(float));
-                memcpy(pr->uvs + 2 * (size_t)v, uf, sizeof uf);
-                pr->vcount = v + 1;
-            } else {
-                int64_t r = pm_prim_add_vertex(x->scene, pr, pf, nd, uf, NULL);
-                if (r < 0) return PM_ERR_NOMEM;
-                v = (uint32_t)r;
-            }
-            mrow[j] = v;
-        }
-        for (uint32_t j = 0; holes && j < w; j++)
-            if (mrow[j] == UINT32_MAX) mrow[j] = mrow[L->col[rg.k0 + j] < 0.0 ? 0 : w - 1];
+        int r = pm__emit_row(x, L, pr, rg, i, mrow, mprev, &mbound);
+        if (r < 0) return r;
     }
-    /* Triangles in bands of at most PM__BAND_QUADS quads across, row by
-     * row: two rows of a band (16 vertices) fit a 16-entry FIFO cache, so
-     * each vertex is transformed about once, ACMR near the strip's bound
-     * (what meshopt_optimizeVertexCache would find, without its cost). */
     for (uint32_t j0 = 0; j0 + 1 < w; j0 += PM__BAND_QUADS) {
         uint32_t j1 = j0 + PM__BAND_QUADS < w - 1 ? j0 + PM__BAND_QUADS : w - 1;
         for (size_t i = 0; i + 1 < n; i++)
             pm__emit_quads(L, pr, map + i * w, w, j0, j1, (uint32_t)i, mbound);
+    }
+    return PM_OK;
+}
+
+/* pm__emit_row for a whole section (pm__section_whole: nothing collapses)
+ * whose vertices all fit pr's reserve: the same vertices, without the
+ * per-column collapse tests; |x| and |z| maximised in float (widening is
+ * exact and monotone, so the same bound). */
+static void pm__emit_row_whole(const pm__level *L, pm_prim *pr, pm__range rg, size_t i, bool drape,
+                               uint32_t *mrow, const uint32_t *mprev, float *mbound,
+                               double *restrict xr, double *restrict zr) {
+    size_t w = rg.k1 - rg.k0 + 1, at = i * L->ncol + rg.k0;
+    const pm__section *sc = &L->sec[i];
+    const double *pd = L->pos + 3 * at, *ud = L->uv + 2 * at;
+    float up[3] = {(float)sc->up[0], (float)sc->up[1], (float)sc->up[2]};
+    const float *nd = drape ? L->nrm + 3 * at : up;
+    size_t ns = drape ? 3 : 0;
+    uint32_t v = pr->vcount;
+    float *P = pr->positions, *N = pr->normals, *U = pr->uvs, mb = *mbound;
+    for (uint32_t j = 0; j < w; j++, pd += 3, ud += 2, nd += ns) {
+        float pf[3] = {(float)pd[0], (float)pd[1], (float)pd[2]};
+        float uf[2] = {(float)ud[0], (float)ud[1]};
+        xr[j] = pf[0];
+        zr[j] = pf[2];
+        if (i > 0) {
+            const float *q = P + 3 * (size_t)mprev[j], *u = U + 2 * (size_t)mprev[j];
+            if (q[0] == pf[0] && q[1] == pf[1] && q[2] == pf[2] && u[0] == uf[0] && u[1] == uf[1]) {
+                mrow[j] = mprev[j];
+                continue;
+            }
+        }
+        float ax = fabsf(pf[0]), az = fabsf(pf[2]);
+        mb = ax > mb ? ax : mb;
+        mb = az > mb ? az : mb;
+        memcpy(P + 3 * (size_t)v, pf, sizeof pf);
+        memcpy(N + 3 * (size_t)v, nd, 3 * sizeof(float));
+        memcpy(U + 2 * (size_t)v, uf, sizeof uf);
+        mrow[j] = v++;
+    }
+    pr->vcount = v;
+    *mbound = mb;
+}
+
+/* pm__emit_quads for all rows of band j0..j1 at once, the plan positions
+ * of the grid's vertices read from X and Z (row i at i * w, as doubles):
+ * the same tests and the same triangles in the same order. */
+static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const double *X,
+                          const double *Z, size_t n, uint32_t w, uint32_t j0, uint32_t j1, double mbound) {
+    const float *P = pr->positions;
+    uint32_t *restrict out = pr->indices + pr->icount, *restrict o = out;
+    uint32_t *restrict ts = L->tsec ? L->tsec + L->ntsec : NULL;
+    uint64_t skipped = 0;
+    double m4 = 4.0 * 1.2e-7 * mbound;
+    /* pm__road_emit reserved every quad's two triangles. */
+    assert(pr->icount + 6 * (uint64_t)(n - 1) * (j1 - j0) <= pr->icap);
+    for (size_t i = 0; i + 1 < n; i++) {
+        const uint32_t *r0 = map + i * w, *r1 = r0 + w;
+        const double *x0 = X + i * w, *z0 = Z + i * w, *x1 = x0 + w, *z1 = z0 + w;
+        uint32_t *o0 = o;
+        for (uint32_t j = j0; j < j1; j++) {
+            /* triangle 0 = (v1, v2, v4), triangle 1 = (v2, v3, v4) */
+            pm__v2d ax = {x0[j], x0[j + 1]}, az = {z0[j], z0[j + 1]}, bx = {x0[j + 1], x1[j + 1]},
+                    bz = {z0[j + 1], z1[j + 1]}, cx = {x1[j], x1[j]}, cz = {z1[j], z1[j]};
+            pm__v2d dbx = bx - ax, dbz = bz - az, dcx = cx - ax, dcz = cz - az;
+            pm__v2d od = dbz * dcx - dbx * dcz;
+            pm__v2d e2 = pm__v2max(pm__v2max(pm__v2abs(dbx), pm__v2abs(dcx)),
+                                   pm__v2max(pm__v2abs(dbz), pm__v2abs(dcz)));
+            pm__v2i sure = od > m4 * (2.0 * e2), up = od > 0.0;
+            uint32_t v1 = r0[j], v2 = r0[j + 1], v4 = r1[j], v3 = r1[j + 1];
+            if (__builtin_expect(sure[0] & sure[1] & up[0] & up[1], 1)) {   /* the usual quad */
+                o[0] = v1, o[1] = v2, o[2] = v4, o[3] = v2, o[4] = v3, o[5] = v4;
+                o += 6;
+                continue;
+            }
+            uint32_t tri[2][3] = {{v1, v2, v4}, {v2, v3, v4}};
+            for (int t = 0; t < 2; t++) {
+                const uint32_t *q = tri[t];
+                if (!up[t] || (!sure[t] && (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
+                                            !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], mbound)))) {
+                    skipped++;
+                    continue;
+                }
+                memcpy(o, q, 3 * sizeof(uint32_t));
+                o += 3;
+            }
+        }
+        if (ts)
+            for (uint32_t *t = o0; t < o; t += 3) *ts++ = (uint32_t)i;
+    }
+    uint64_t kept = (uint64_t)(o - out) / 3;
+    pr->icount += (uint32_t)(3 * kept);
+    if (L->tsec) L->ntsec += kept;
+    L->triangles += kept;
+    L->skipped += skipped;
+}
+
+/* pm__emit_range's vertices and triangles, faster: whole sections by
+ * pm__emit_row_whole, the others by pm__emit_row; each row's vertex
+ * positions widened once into X and Z for the bands' tests. */
+static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, uint32_t *map,
+                               double *X, double *Z) {
+    const pm_road_params *p = x->p;
+    size_t n = L->n, w = rg.k1 - rg.k0 + 1;
+    bool drape = p->terrain && p->conform == PM_ROAD_DRAPE;
+    float mbf = 1.0f;
+    double mbound = 1.0;
+    assert(!pr->colors && pr->uvs);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t *mrow = map + i * w, *mprev = i > 0 ? mrow - w : mrow;   /* read only when i > 0 */
+        if (pm__section_whole(L, &L->sec[i]) && pr->vcount + w <= pr->vcap) {
+            pm__emit_row_whole(L, pr, rg, i, drape, mrow, mprev, &mbf, X + i * w, Z + i * w);
+            continue;
+        }
+        int r = pm__emit_row(x, L, pr, rg, i, mrow, mprev, &mbound);
+        if (r < 0) return r;
+        const float *P = pr->positions;
+        for (size_t j = 0; j < w; j++) {
+            X[i * w + j] = P[3 * (size_t)mrow[j]];
+            Z[i * w + j] = P[3 * (size_t)mrow[j] + 2];
+        }
+    }
+    if ((double)mbf > mbound) mbound = mbf;
+    for (uint32_t j0 = 0; j0 + 1 < w; j0 += PM__BAND_QUADS) {
+        uint32_t j1 = j0 + PM__BAND_QUADS < w - 1 ? j0 + PM__BAND_QUADS : w - 1;
+        pm__emit_band(L, pr, map, X, Z, n, (uint32_t)w, j0, j1, mbound);
     }
     return PM_OK;
 }
@@ -341,12 +498,15 @@ int pm__road_emit(pm__ctx *x, pm__level *L, const char *name, const char *materi
     }
     if (nv > UINT32_MAX - 2 || 3 * nt > UINT32_MAX) return PM_ERR_LIMIT;
     uint32_t *map = pm_arena_alloc(x->a, n * wmax * sizeof(uint32_t));
+    double *X = x->plain ? NULL : pm_arena_alloc(x->a, 2 * n * wmax * sizeof(double));
+    if (!x->plain && !X) return PM_ERR_NOMEM;
     pm_prim *pr = map ? pm_scene_add_prim(x->scene, name, material, PM_PRIM_UV, (uint32_t)nv,
                                           (uint32_t)(3 * nt)) : NULL;
     if (!pr) return PM_ERR_NOMEM;
     uint64_t skipped = L->skipped;
     for (int j = 0; j < nrg; j++) {
-        int r = pm__emit_range(x, L, pr, rg[j], map);
+        int r = x->plain ? pm__emit_range(x, L, pr, rg[j], map)
+                         : pm__emit_range_fast(x, L, pr, rg[j], map, X, X + n * wmax);
         if (r < 0) return r;
     }
     /* Vertices go in row by row; a wider grid's bands (or a skipped
