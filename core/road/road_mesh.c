@@ -4,6 +4,9 @@
 #include <math.h>
 #include <meshoptimizer.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "scene/result.h"
 
@@ -401,11 +404,29 @@ static void pm__emit_row_whole(const pm__level *L, pm_prim *pr, pm__range rg, si
     *mbound = mb;
 }
 
+/* pm__v2max(a, b) in one instruction where there is one: MAXPD gives
+ * b > a ? b : a lane by lane, NaN and signed zeros included; and the lanes
+ * of a mask as two bits. */
+static inline pm__v2d pm__v2max_fast(pm__v2d a, pm__v2d b) {
+#ifdef __SSE2__
+    return (pm__v2d)_mm_max_pd((__m128d)b, (__m128d)a);
+#else
+    return pm__v2max(a, b);
+#endif
+}
+static inline int pm__v2bits(pm__v2i m) {
+#ifdef __SSE2__
+    return _mm_movemask_pd((__m128d)m);
+#else
+    return (m[0] ? 1 : 0) | (m[1] ? 2 : 0);
+#endif
+}
+
 /* pm__emit_quads for all rows of band j0..j1 at once, the plan positions
- * of the grid's vertices read from X and Z (row i at i * w, as doubles):
- * the same tests and the same triangles in the same order. */
-static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const double *X,
-                          const double *Z, size_t n, uint32_t w, uint32_t j0, uint32_t j1, double mbound) {
+ * of the grid's vertices read from XZ (row i at 2 w i: w x, then w z, as
+ * doubles): the same tests and the same triangles in the same order. */
+static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ, size_t n,
+                          size_t w, uint32_t j0, uint32_t j1, double mbound) {
     const float *P = pr->positions;
     uint32_t *restrict out = pr->indices + pr->icount, *restrict o = out;
     uint32_t *restrict ts = L->tsec ? L->tsec + L->ntsec : NULL;
@@ -415,37 +436,44 @@ static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const 
     assert(pr->icount + 6 * (uint64_t)(n - 1) * (j1 - j0) <= pr->icap);
     for (size_t i = 0; i + 1 < n; i++) {
         const uint32_t *r0 = map + i * w, *r1 = r0 + w;
-        const double *x0 = X + i * w, *z0 = Z + i * w, *x1 = x0 + w, *z1 = z0 + w;
-        uint32_t *o0 = o;
         for (uint32_t j = j0; j < j1; j++) {
             /* triangle 0 = (v1, v2, v4), triangle 1 = (v2, v3, v4) */
-            pm__v2d ax = {x0[j], x0[j + 1]}, az = {z0[j], z0[j + 1]}, bx = {x0[j + 1], x1[j + 1]},
-                    bz = {z0[j + 1], z1[j + 1]}, cx = {x1[j], x1[j]}, cz = {z1[j], z1[j]};
+            const double *g = XZ + 2 * w * i + j;   /* x of v1; z at + w, next row at + 2 w */
+            pm__v2d ax, az;
+            memcpy(&ax, g, sizeof ax);
+            memcpy(&az, g + w, sizeof az);
+            pm__v2d bx = {g[1], g[2 * w + 1]}, bz = {g[w + 1], g[3 * w + 1]};
+            pm__v2d cx = {g[2 * w], g[2 * w]}, cz = {g[3 * w], g[3 * w]};
             pm__v2d dbx = bx - ax, dbz = bz - az, dcx = cx - ax, dcz = cz - az;
             pm__v2d od = dbz * dcx - dbx * dcz;
-            pm__v2d e2 = pm__v2max(pm__v2max(pm__v2abs(dbx), pm__v2abs(dcx)),
-                                   pm__v2max(pm__v2abs(dbz), pm__v2abs(dcz)));
+            pm__v2d e2 = pm__v2max_fast(pm__v2max_fast(pm__v2abs(dbx), pm__v2abs(dcx)),
+                                        pm__v2max_fast(pm__v2abs(dbz), pm__v2abs(dcz)));
             pm__v2i sure = od > m4 * (2.0 * e2), up = od > 0.0;
             uint32_t v1 = r0[j], v2 = r0[j + 1], v4 = r1[j], v3 = r1[j + 1];
-            if (__builtin_expect(sure[0] & sure[1] & up[0] & up[1], 1)) {   /* the usual quad */
+            if (__builtin_expect(pm__v2bits(sure & up) == 3, 1)) {   /* the usual quad */
                 o[0] = v1, o[1] = v2, o[2] = v4, o[3] = v2, o[4] = v3, o[5] = v4;
                 o += 6;
+                if (ts) {
+                    ts[0] = ts[1] = (uint32_t)i;
+                    ts += 2;
+                }
                 continue;
             }
             uint32_t tri[2][3] = {{v1, v2, v4}, {v2, v3, v4}};
+            int bsure = pm__v2bits(sure), bup = pm__v2bits(up);
             for (int t = 0; t < 2; t++) {
                 const uint32_t *q = tri[t];
-                if (!up[t] || (!sure[t] && (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
-                                            !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], mbound)))) {
+                if (!(bup >> t & 1) ||
+                    (!(bsure >> t & 1) && (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
+                                           !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], mbound)))) {
                     skipped++;
                     continue;
                 }
                 memcpy(o, q, 3 * sizeof(uint32_t));
                 o += 3;
+                if (ts) *ts++ = (uint32_t)i;
             }
         }
-        if (ts)
-            for (uint32_t *t = o0; t < o; t += 3) *ts++ = (uint32_t)i;
     }
     uint64_t kept = (uint64_t)(o - out) / 3;
     pr->icount += (uint32_t)(3 * kept);
@@ -458,7 +486,7 @@ static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const 
  * pm__emit_row_whole, the others by pm__emit_row; each row's vertex
  * positions widened once into X and Z for the bands' tests. */
 static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, uint32_t *map,
-                               double *X, double *Z) {
+                               double *XZ) {
     const pm_road_params *p = x->p;
     size_t n = L->n, w = rg.k1 - rg.k0 + 1;
     bool drape = p->terrain && p->conform == PM_ROAD_DRAPE;
@@ -468,21 +496,21 @@ static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range 
     for (size_t i = 0; i < n; i++) {
         uint32_t *mrow = map + i * w, *mprev = i > 0 ? mrow - w : mrow;   /* read only when i > 0 */
         if (pm__section_whole(L, &L->sec[i]) && pr->vcount + w <= pr->vcap) {
-            pm__emit_row_whole(L, pr, rg, i, drape, mrow, mprev, &mbf, X + i * w, Z + i * w);
+            pm__emit_row_whole(L, pr, rg, i, drape, mrow, mprev, &mbf, XZ + 2 * w * i, XZ + 2 * w * i + w);
             continue;
         }
         int r = pm__emit_row(x, L, pr, rg, i, mrow, mprev, &mbound);
         if (r < 0) return r;
         const float *P = pr->positions;
         for (size_t j = 0; j < w; j++) {
-            X[i * w + j] = P[3 * (size_t)mrow[j]];
-            Z[i * w + j] = P[3 * (size_t)mrow[j] + 2];
+            XZ[2 * w * i + j] = P[3 * (size_t)mrow[j]];
+            XZ[2 * w * i + w + j] = P[3 * (size_t)mrow[j] + 2];
         }
     }
     if ((double)mbf > mbound) mbound = mbf;
     for (uint32_t j0 = 0; j0 + 1 < w; j0 += PM__BAND_QUADS) {
         uint32_t j1 = j0 + PM__BAND_QUADS < w - 1 ? j0 + PM__BAND_QUADS : w - 1;
-        pm__emit_band(L, pr, map, X, Z, n, (uint32_t)w, j0, j1, mbound);
+        pm__emit_band(L, pr, map, XZ, n, w, j0, j1, mbound);
     }
     return PM_OK;
 }
@@ -506,7 +534,7 @@ int pm__road_emit(pm__ctx *x, pm__level *L, const char *name, const char *materi
     uint64_t skipped = L->skipped;
     for (int j = 0; j < nrg; j++) {
         int r = x->plain ? pm__emit_range(x, L, pr, rg[j], map)
-                         : pm__emit_range_fast(x, L, pr, rg[j], map, X, X + n * wmax);
+                         : pm__emit_range_fast(x, L, pr, rg[j], map, X);
         if (r < 0) return r;
     }
     /* Vertices go in row by row; a wider grid's bands (or a skipped
