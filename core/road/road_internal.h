@@ -44,6 +44,8 @@ typedef struct pm__level {
     uint64_t skipped;       /* degenerate triangles left out */
     bool closed;
     uint64_t triangles;     /* emitted */
+    uint8_t *whole;         /* NULL (plain paths), or per section whether nothing
+                               of it is cut back or fanned (road_mesh.c) */
     uint32_t *tsec;         /* NULL, or gets the section of each emitted triangle */
     size_t ntsec;
 } pm__level;

@@ -95,11 +95,16 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
         L->nrm = pm_arena_alloc(x->a, n * nc * 3 * sizeof(float));
         if (!L->nrm) return PM_ERR_NOMEM;
     }
+    if (!x->plain) {
+        L->whole = pm_arena_alloc(x->a, n);
+        if (!L->whole) return PM_ERR_NOMEM;
+        for (size_t i = 0; i < n; i++) L->whole[i] = pm__section_whole(L, &L->sec[i]);
+    }
     for (size_t i = 0; i < n; i++) {
         if (p->cancel && *p->cancel) return PM_ERR_CANCELLED;
         const pm__section *sc = &L->sec[i];
         double *row = L->pos + 3 * i * nc;
-        if (!L->nrm && !x->plain && pm__section_whole(L, sc)) {
+        if (!L->nrm && L->whole && L->whole[i]) {
             /* pm__vertex's values with its tests answered once per row */
             double c0 = sc->c[0], c1 = sc->c[1], c2 = sc->c[2], r0 = sc->r[0], r1 = sc->r[1], r2 = sc->r[2];
             for (size_t k = 0; k < nc; k++) {
@@ -365,44 +370,63 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
     return PM_OK;
 }
 
-/* pm__emit_row for a whole section (pm__section_whole: nothing collapses)
- * whose vertices all fit pr's reserve: the same vertices, without the
- * per-column collapse tests; |x| and |z| maximised in float (widening is
- * exact and monotone, so the same bound). */
-static void pm__emit_row_whole(const pm__level *L, pm_prim *pr, pm__range rg, size_t i, bool drape,
-                               uint32_t *mrow, const uint32_t *mprev, float *mbound,
-                               double *restrict xr, double *restrict zr) {
-    size_t w = rg.k1 - rg.k0 + 1, at = i * L->ncol + rg.k0;
-    const pm__section *sc = &L->sec[i];
-    const double *pd = L->pos + 3 * at, *ud = L->uv + 2 * at;
-    float up[3] = {(float)sc->up[0], (float)sc->up[1], (float)sc->up[2]};
-    const float *nd = drape ? L->nrm + 3 * at : up;
-    size_t ns = drape ? 3 : 0;
+#ifdef __SSE2__
+/* pm__emit_row for rows i0 .. i1 - 1, whole sections (pm__section_whole:
+ * nothing collapses) whose vertices all fit pr's reserve: the same
+ * vertices (CVTPD2PS rounds as a cast does), without the per-column
+ * collapse tests; |x| and |z| maximised in float (widening is exact and
+ * monotone, so the same bound). Each row's x and z, widened, to XZ (row i
+ * at 2 w i: w x, then w z). Not inlined: a loop of its own keeps its
+ * pointers in registers. */
+__attribute__((noinline))
+static void pm__emit_rows_whole(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, size_t i1,
+                                bool drape, uint32_t *map, float *mbound, double *XZ) {
+    size_t w = rg.k1 - rg.k0 + 1, nc = L->ncol;
     uint32_t v = pr->vcount;
-    float *P = pr->positions, *N = pr->normals, *U = pr->uvs, mb = *mbound;
-    for (uint32_t j = 0; j < w; j++, pd += 3, ud += 2, nd += ns) {
-        float pf[3] = {(float)pd[0], (float)pd[1], (float)pd[2]};
-        float uf[2] = {(float)ud[0], (float)ud[1]};
-        xr[j] = pf[0];
-        zr[j] = pf[2];
-        if (i > 0) {
-            const float *q = P + 3 * (size_t)mprev[j], *u = U + 2 * (size_t)mprev[j];
-            if (q[0] == pf[0] && q[1] == pf[1] && q[2] == pf[2] && u[0] == uf[0] && u[1] == uf[1]) {
-                mrow[j] = mprev[j];
-                continue;
+    float *restrict P = pr->positions, *restrict N = pr->normals, *restrict U = pr->uvs;
+    const __m128 absmask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+    __m128 mb = _mm_set_ss(*mbound);
+    for (size_t i = i0; i < i1; i++) {
+        const pm__section *sc = &L->sec[i];
+        size_t at = i * nc + rg.k0;
+        const double *pd = L->pos + 3 * at, *ud = L->uv + 2 * at;
+        float up[4] = {(float)sc->up[0], (float)sc->up[1], (float)sc->up[2], 0.0f};
+        const float *nd = drape ? L->nrm + 3 * at : up;
+        size_t ns = drape ? 3 : 0;
+        uint32_t *mrow = map + i * w;
+        const uint32_t *mprev = i > 0 ? mrow - w : NULL;
+        double *xr = XZ + 2 * w * i, *zr = xr + w;
+        for (size_t j = 0; j < w; j++, pd += 3, ud += 2, nd += ns) {
+            __m128 fxy = _mm_cvtpd_ps(_mm_loadu_pd(pd));                    /* x, y */
+            __m128 fz = _mm_cvtpd_ps(_mm_load_sd(pd + 2));                  /* z */
+            __m128 fuv = _mm_cvtpd_ps(_mm_loadu_pd(ud));                    /* u, v */
+            float x = _mm_cvtss_f32(fxy), z = _mm_cvtss_f32(fz);
+            xr[j] = x;
+            zr[j] = z;
+            if (mprev) {
+                uint32_t m = mprev[j];
+                const float *q = P + 3 * (size_t)m, *u = U + 2 * (size_t)m;
+                float y = _mm_cvtss_f32(_mm_shuffle_ps(fxy, fxy, 1));
+                float fu = _mm_cvtss_f32(fuv), fv = _mm_cvtss_f32(_mm_shuffle_ps(fuv, fuv, 1));
+                if (q[0] == x && q[1] == y && q[2] == z && u[0] == fu && u[1] == fv) {
+                    mrow[j] = m;
+                    continue;
+                }
             }
+            mb = _mm_max_ss(_mm_and_ps(fxy, absmask), mb);
+            mb = _mm_max_ss(_mm_and_ps(fz, absmask), mb);
+            float *pv = P + 3 * (size_t)v, *nv = N + 3 * (size_t)v;
+            _mm_storel_pi((__m64 *)(void *)pv, fxy);
+            _mm_store_ss(pv + 2, fz);
+            memcpy(nv, nd, 3 * sizeof(float));
+            _mm_storel_pi((__m64 *)(void *)(U + 2 * (size_t)v), fuv);
+            mrow[j] = v++;
         }
-        float ax = fabsf(pf[0]), az = fabsf(pf[2]);
-        mb = ax > mb ? ax : mb;
-        mb = az > mb ? az : mb;
-        memcpy(P + 3 * (size_t)v, pf, sizeof pf);
-        memcpy(N + 3 * (size_t)v, nd, 3 * sizeof(float));
-        memcpy(U + 2 * (size_t)v, uf, sizeof uf);
-        mrow[j] = v++;
     }
     pr->vcount = v;
-    *mbound = mb;
+    *mbound = _mm_cvtss_f32(mb);
 }
+#endif
 
 /* pm__v2max(a, b) in one instruction where there is one: MAXPD gives
  * b > a ? b : a lane by lane, NaN and signed zeros included; and the lanes
@@ -425,6 +449,7 @@ static inline int pm__v2bits(pm__v2i m) {
 /* pm__emit_quads for all rows of band j0..j1 at once, the plan positions
  * of the grid's vertices read from XZ (row i at 2 w i: w x, then w z, as
  * doubles): the same tests and the same triangles in the same order. */
+__attribute__((noinline))
 static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ, size_t n,
                           size_t w, uint32_t j0, uint32_t j1, double mbound) {
     const float *P = pr->positions;
@@ -493,12 +518,17 @@ static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range 
     float mbf = 1.0f;
     double mbound = 1.0;
     assert(!pr->colors && pr->uvs);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t *mrow = map + i * w, *mprev = i > 0 ? mrow - w : mrow;   /* read only when i > 0 */
-        if (pm__section_whole(L, &L->sec[i]) && pr->vcount + w <= pr->vcap) {
-            pm__emit_row_whole(L, pr, rg, i, drape, mrow, mprev, &mbf, XZ + 2 * w * i, XZ + 2 * w * i + w);
+    for (size_t i = 0; i < n;) {
+        size_t e = i;
+        while (e < n && L->whole[e]) e++;
+#ifdef __SSE2__
+        if (e > i && pr->vcount + (e - i) * w <= pr->vcap) {
+            pm__emit_rows_whole(L, pr, rg, i, e, drape, map, &mbf, XZ);
+            i = e;
             continue;
         }
+#endif
+        uint32_t *mrow = map + i * w, *mprev = i > 0 ? mrow - w : mrow;   /* read only when i > 0 */
         int r = pm__emit_row(x, L, pr, rg, i, mrow, mprev, &mbound);
         if (r < 0) return r;
         const float *P = pr->positions;
@@ -506,6 +536,7 @@ static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range 
             XZ[2 * w * i + j] = P[3 * (size_t)mrow[j]];
             XZ[2 * w * i + w + j] = P[3 * (size_t)mrow[j] + 2];
         }
+        i++;
     }
     if ((double)mbf > mbound) mbound = mbf;
     for (uint32_t j0 = 0; j0 + 1 < w; j0 += PM__BAND_QUADS) {
