@@ -70,13 +70,6 @@ static inline void pm__vertex(const pm_road_params *p, const pm__section *sc, do
     }
 }
 
-/* Whether no column of section sc is cut back or fanned: then every
- * column's offset is its own (pm__clamped(sc, d) == d, no fan), in the
- * plane of the section. */
-static inline bool pm__section_whole(const pm__level *L, const pm__section *sc) {
-    return !sc->fan[0] && !sc->fan[1] && -L->col[0] <= sc->clamp[0] && L->col[L->ncol - 1] <= sc->clamp[1];
-}
-
 void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d, double o[3]) {
     pm__vertex(p, sc, d, o, NULL);
 }
@@ -95,16 +88,18 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
         L->nrm = pm_arena_alloc(x->a, n * nc * 3 * sizeof(float));
         if (!L->nrm) return PM_ERR_NOMEM;
     }
-    if (!x->plain) {
-        L->whole = pm_arena_alloc(x->a, n);
-        if (!L->whole) return PM_ERR_NOMEM;
-        for (size_t i = 0; i < n; i++) L->whole[i] = pm__section_whole(L, &L->sec[i]);
-    }
+    if (!x->plain && !(L->whole = pm_arena_alloc(x->a, n))) return PM_ERR_NOMEM;
+    /* A section is whole (pm__level.whole) when it fans no side and cuts
+     * back neither: every column's offset is then its own (pm__clamped
+     * gives d, pm__in_fan false). */
+    double W0 = -L->col[0], W1 = L->col[nc - 1];
     for (size_t i = 0; i < n; i++) {
         if (p->cancel && *p->cancel) return PM_ERR_CANCELLED;
         const pm__section *sc = &L->sec[i];
         double *row = L->pos + 3 * i * nc;
-        if (!L->nrm && L->whole && L->whole[i]) {
+        bool whole = L->whole && !sc->fan[0] && !sc->fan[1] && W0 <= sc->clamp[0] && W1 <= sc->clamp[1];
+        if (L->whole) L->whole[i] = whole;
+        if (!L->nrm && whole) {
             /* pm__vertex's values with its tests answered once per row */
             double c0 = sc->c[0], c1 = sc->c[1], c2 = sc->c[2], r0 = sc->r[0], r1 = sc->r[1], r2 = sc->r[2];
             for (size_t k = 0; k < nc; k++) {
@@ -371,17 +366,17 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
 }
 
 #ifdef __SSE2__
-/* pm__emit_row for rows i0 .. i1 - 1, whole sections (pm__section_whole:
+/* pm__emit_row for rows i0 .. i1 - 1, whole sections (pm__level.whole:
  * nothing collapses) whose vertices all fit pr's reserve: the same
  * vertices (CVTPD2PS rounds as a cast does), without the per-column
  * collapse tests; |x| and |z| maximised in float (widening is exact and
  * monotone, so the same bound). Each row's x and z, widened, to XZ (row i
  * at 2 w i: w x, then w z). Not inlined: a loop of its own keeps its
  * pointers in registers. */
-__attribute__((noinline))
-static void pm__emit_rows_whole(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, size_t i1,
-                                bool drape, uint32_t *map, float *mbound, double *XZ) {
-    size_t w = rg.k1 - rg.k0 + 1, nc = L->ncol;
+static inline __attribute__((always_inline)) void
+pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, size_t i1, bool drape,
+                      uint32_t *map, float *mbound, double *XZ, size_t w) {
+    size_t nc = L->ncol;
     uint32_t v = pr->vcount;
     float *restrict P = pr->positions, *restrict N = pr->normals, *restrict U = pr->uvs;
     const __m128 absmask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
@@ -426,6 +421,17 @@ static void pm__emit_rows_whole(const pm__level *L, pm_prim *pr, pm__range rg, s
     pr->vcount = v;
     *mbound = _mm_cvtss_f32(mb);
 }
+
+/* The usual widths (a two-lane road: 3 columns; a shoulder: 2) with the
+ * width a constant, their row loops unrolled. */
+__attribute__((noinline))
+static void pm__emit_rows_whole(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, size_t i1,
+                                bool drape, uint32_t *map, float *mbound, double *XZ) {
+    size_t w = rg.k1 - rg.k0 + 1;
+    if (w == 3) pm__emit_rows_whole_w(L, pr, rg, i0, i1, drape, map, mbound, XZ, 3);
+    else if (w == 2) pm__emit_rows_whole_w(L, pr, rg, i0, i1, drape, map, mbound, XZ, 2);
+    else pm__emit_rows_whole_w(L, pr, rg, i0, i1, drape, map, mbound, XZ, w);
+}
 #endif
 
 /* pm__v2max(a, b) in one instruction where there is one: MAXPD gives
@@ -449,9 +455,9 @@ static inline int pm__v2bits(pm__v2i m) {
 /* pm__emit_quads for all rows of band j0..j1 at once, the plan positions
  * of the grid's vertices read from XZ (row i at 2 w i: w x, then w z, as
  * doubles): the same tests and the same triangles in the same order. */
-__attribute__((noinline))
-static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ, size_t n,
-                          size_t w, uint32_t j0, uint32_t j1, double mbound) {
+static inline __attribute__((always_inline)) void
+pm__emit_band_w(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ, size_t n, size_t w,
+                uint32_t j0, uint32_t j1, double mbound) {
     const float *P = pr->positions;
     uint32_t *restrict out = pr->indices + pr->icount, *restrict o = out;
     uint32_t *restrict ts = L->tsec ? L->tsec + L->ntsec : NULL;
@@ -505,6 +511,15 @@ static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const 
     if (L->tsec) L->ntsec += kept;
     L->triangles += kept;
     L->skipped += skipped;
+}
+
+/* pm__emit_band_w with the usual widths' bands (3 and 2 columns) constant. */
+__attribute__((noinline))
+static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ, size_t n,
+                          size_t w, uint32_t j0, uint32_t j1, double mbound) {
+    if (w == 3 && j0 == 0 && j1 == 2) pm__emit_band_w(L, pr, map, XZ, n, 3, 0, 2, mbound);
+    else if (w == 2 && j0 == 0 && j1 == 1) pm__emit_band_w(L, pr, map, XZ, n, 2, 0, 1, mbound);
+    else pm__emit_band_w(L, pr, map, XZ, n, w, j0, j1, mbound);
 }
 
 /* pm__emit_range's vertices and triangles, faster: whole sections by
