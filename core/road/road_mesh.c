@@ -70,6 +70,24 @@ static inline void pm__vertex(const pm_road_params *p, const pm__section *sc, do
     }
 }
 
+/* pm__vertex's values for every column of a whole section off a drape
+ * (its tests answered once per row): c + d r, x and y side by side (the
+ * same IEEE operations lane by lane). */
+static inline void pm__grid_row_whole(const pm__section *sc, const double *col, size_t nc, double *row) {
+#ifdef __SSE2__
+    __m128d c01 = _mm_loadu_pd(sc->c), r01 = _mm_loadu_pd(sc->r);
+    double c2 = sc->c[2], r2 = sc->r[2];
+    for (size_t k = 0; k < nc; k++, row += 3) {
+        double d = col[k];
+        _mm_storeu_pd(row, _mm_add_pd(c01, _mm_mul_pd(_mm_set1_pd(d), r01)));
+        row[2] = c2 + d * r2;
+    }
+#else
+    for (size_t k = 0; k < nc; k++)
+        for (int m = 0; m < 3; m++) row[3 * k + m] = sc->c[m] + col[k] * sc->r[m];
+#endif
+}
+
 void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d, double o[3]) {
     pm__vertex(p, sc, d, o, NULL);
 }
@@ -100,14 +118,7 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
         bool whole = L->whole && !sc->fan[0] && !sc->fan[1] && W0 <= sc->clamp[0] && W1 <= sc->clamp[1];
         if (L->whole) L->whole[i] = whole;
         if (!L->nrm && whole) {
-            /* pm__vertex's values with its tests answered once per row */
-            double c0 = sc->c[0], c1 = sc->c[1], c2 = sc->c[2], r0 = sc->r[0], r1 = sc->r[1], r2 = sc->r[2];
-            for (size_t k = 0; k < nc; k++) {
-                double d = L->col[k];
-                row[3 * k] = c0 + d * r0;
-                row[3 * k + 1] = c1 + d * r1;
-                row[3 * k + 2] = c2 + d * r2;
-            }
+            pm__grid_row_whole(sc, L->col, nc, row);
             continue;
         }
         if (!L->nrm) {
