@@ -583,17 +583,21 @@ int pm__road_emit(pm__ctx *x, pm__level *L, const char *name, const char *materi
     }
     if (nv > UINT32_MAX - 2 || 3 * nt > UINT32_MAX) return PM_ERR_LIMIT;
     uint32_t *map = pm_arena_alloc(x->a, n * wmax * sizeof(uint32_t));
-    double *X = x->plain ? NULL : pm_arena_alloc(x->a, 2 * n * wmax * sizeof(double));
-    if (!x->plain && !X) return PM_ERR_NOMEM;
     pm_prim *pr = map ? pm_scene_add_prim(x->scene, name, material, PM_PRIM_UV, (uint32_t)nv,
                                           (uint32_t)(3 * nt)) : NULL;
     if (!pr) return PM_ERR_NOMEM;
+    /* The fast path's widened plan positions: allocated last and given
+     * back at once, so the arena takes them back for what follows. */
+    size_t xz_bytes = 2 * n * wmax * sizeof(double);
+    double *XZ = x->plain ? NULL : pm_arena_alloc(x->a, xz_bytes);
+    if (!x->plain && !XZ) return PM_ERR_NOMEM;
     uint64_t skipped = L->skipped;
     for (int j = 0; j < nrg; j++) {
         int r = x->plain ? pm__emit_range(x, L, pr, rg[j], map)
-                         : pm__emit_range_fast(x, L, pr, rg[j], map, X);
+                         : pm__emit_range_fast(x, L, pr, rg[j], map, XZ);
         if (r < 0) return r;
     }
+    pm_arena_free(x->a, XZ, xz_bytes);
     /* Vertices go in row by row; a wider grid's bands (or a skipped
      * sliver's orphan) want them in order of first use. */
     bool banded = wmax > PM__BAND_QUADS + 1;
