@@ -387,30 +387,33 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
 static inline __attribute__((always_inline)) void
 pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, size_t i1, bool drape,
                       uint32_t *map, float *mbound, double *XZ, size_t w) {
-    size_t nc = L->ncol;
+    size_t nc = L->ncol, at = i0 * nc + rg.k0;
     uint32_t v = pr->vcount;
     float *restrict P = pr->positions, *restrict N = pr->normals, *restrict U = pr->uvs;
     const __m128 absmask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
     __m128 mb = _mm_set_ss(*mbound);
-    for (size_t i = i0; i < i1; i++) {
-        const pm__section *sc = &L->sec[i];
-        size_t at = i * nc + rg.k0;
-        const double *pd = L->pos + 3 * at, *ud = L->uv + 2 * at;
-        float up[4] = {(float)sc->up[0], (float)sc->up[1], (float)sc->up[2], 0.0f};
-        const float *nd = drape ? L->nrm + 3 * at : up;
-        size_t ns = drape ? 3 : 0;
-        uint32_t *mrow = map + i * w;
-        const uint32_t *mprev = i > 0 ? mrow - w : NULL;
-        double *xr = XZ + 2 * w * i, *zr = xr + w;
-        for (size_t j = 0; j < w; j++, pd += 3, ud += 2, nd += ns) {
-            __m128 fxy = _mm_cvtpd_ps(_mm_loadu_pd(pd));                    /* x, y */
-            __m128 fz = _mm_cvtpd_ps(_mm_load_sd(pd + 2));                  /* z */
-            __m128 fuv = _mm_cvtpd_ps(_mm_loadu_pd(ud));                    /* u, v */
+    /* Row by row, each pointer stepped: a section, its grid points (3 nc
+     * doubles of position, 2 nc of UV, 3 nc floats of drape normal), its
+     * map row (w) and its XZ row (2 w). */
+    const pm__section *sc = L->sec + i0;
+    const double *pd = L->pos + 3 * at, *ud = L->uv + 2 * at;
+    const float *nd = drape ? L->nrm + 3 * at : NULL;
+    uint32_t *mrow = map + i0 * w;
+    double *xr = XZ + 2 * w * i0;
+    for (size_t i = i0; i < i1; i++, sc++, pd += 3 * nc, ud += 2 * nc, nd += drape ? 3 * nc : 0,
+                mrow += w, xr += 2 * w) {
+        /* Off terrain every vertex of the section has its (banked) up. */
+        __m128 nxy = _mm_cvtpd_ps(_mm_loadu_pd(sc->up)), nz = _mm_cvtpd_ps(_mm_load_sd(sc->up + 2));
+        bool check = i > 0;   /* the row before: a fan's pivot repeats */
+        for (size_t j = 0; j < w; j++) {
+            __m128 fxy = _mm_cvtpd_ps(_mm_loadu_pd(pd + 3 * j));            /* x, y */
+            __m128 fz = _mm_cvtpd_ps(_mm_load_sd(pd + 3 * j + 2));          /* z */
+            __m128 fuv = _mm_cvtpd_ps(_mm_loadu_pd(ud + 2 * j));            /* u, v */
             float x = _mm_cvtss_f32(fxy), z = _mm_cvtss_f32(fz);
             xr[j] = x;
-            zr[j] = z;
-            if (mprev) {
-                uint32_t m = mprev[j];
+            xr[w + j] = z;
+            if (check) {
+                uint32_t m = mrow[j - w];
                 const float *q = P + 3 * (size_t)m, *u = U + 2 * (size_t)m;
                 float y = _mm_cvtss_f32(_mm_shuffle_ps(fxy, fxy, 1));
                 float fu = _mm_cvtss_f32(fuv), fv = _mm_cvtss_f32(_mm_shuffle_ps(fuv, fuv, 1));
@@ -424,7 +427,12 @@ pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, 
             float *pv = P + 3 * (size_t)v, *nv = N + 3 * (size_t)v;
             _mm_storel_pi((__m64 *)(void *)pv, fxy);
             _mm_store_ss(pv + 2, fz);
-            memcpy(nv, nd, 3 * sizeof(float));
+            if (drape) {
+                memcpy(nv, nd + 3 * j, 3 * sizeof(float));
+            } else {
+                _mm_storel_pi((__m64 *)(void *)nv, nxy);
+                _mm_store_ss(nv + 2, nz);
+            }
             _mm_storel_pi((__m64 *)(void *)(U + 2 * (size_t)v), fuv);
             mrow[j] = v++;
         }
@@ -433,15 +441,16 @@ pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, 
     *mbound = _mm_cvtss_f32(mb);
 }
 
-/* The usual widths (a two-lane road: 3 columns; a shoulder: 2) with the
- * width a constant, their row loops unrolled. */
+/* Off a drape, the usual widths (a two-lane road: 3 columns; a shoulder:
+ * 2) with the width a constant, their row loops unrolled. */
 __attribute__((noinline))
 static void pm__emit_rows_whole(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, size_t i1,
                                 bool drape, uint32_t *map, float *mbound, double *XZ) {
     size_t w = rg.k1 - rg.k0 + 1;
-    if (w == 3) pm__emit_rows_whole_w(L, pr, rg, i0, i1, drape, map, mbound, XZ, 3);
-    else if (w == 2) pm__emit_rows_whole_w(L, pr, rg, i0, i1, drape, map, mbound, XZ, 2);
-    else pm__emit_rows_whole_w(L, pr, rg, i0, i1, drape, map, mbound, XZ, w);
+    if (drape) pm__emit_rows_whole_w(L, pr, rg, i0, i1, true, map, mbound, XZ, w);
+    else if (w == 3) pm__emit_rows_whole_w(L, pr, rg, i0, i1, false, map, mbound, XZ, 3);
+    else if (w == 2) pm__emit_rows_whole_w(L, pr, rg, i0, i1, false, map, mbound, XZ, 2);
+    else pm__emit_rows_whole_w(L, pr, rg, i0, i1, false, map, mbound, XZ, w);
 }
 #endif
 
