@@ -475,21 +475,46 @@ static inline int pm__v2bits(pm__v2i m) {
 /* pm__emit_quads for all rows of band j0..j1 at once, the plan positions
  * of the grid's vertices read from XZ (row i at 2 w i: w x, then w z, as
  * doubles): the same tests and the same triangles in the same order. */
+/* A quad of pm__emit_band_w that is not surely two good triangles: each
+ * triangle kept or skipped as pm__emit_quads decides (bsure and bup the
+ * fast tests' lanes); returns the triangles kept, written to o and their
+ * section i to ts (when not NULL); *skipped counts the others. */
+__attribute__((noinline))
+static uint32_t pm__emit_quad_slow(const float *P, const uint32_t tri[2][3], int bsure, int bup,
+                                   double mbound, uint32_t *o, uint32_t *ts, uint32_t i, uint64_t *skipped) {
+    uint32_t kept = 0;
+    for (int t = 0; t < 2; t++) {
+        const uint32_t *q = tri[t];
+        if (!(bup >> t & 1) ||
+            (!(bsure >> t & 1) && (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
+                                   !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], mbound)))) {
+            ++*skipped;
+            continue;
+        }
+        memcpy(o + 3 * kept, q, 3 * sizeof(uint32_t));
+        if (ts) ts[kept] = i;
+        kept++;
+    }
+    return kept;
+}
+
 static inline __attribute__((always_inline)) void
 pm__emit_band_w(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ, size_t n, size_t w,
-                uint32_t j0, uint32_t j1, double mbound) {
+                uint32_t j0, uint32_t j1, double mbound, bool with_ts) {
     const float *P = pr->positions;
     uint32_t *restrict out = pr->indices + pr->icount, *restrict o = out;
-    uint32_t *restrict ts = L->tsec ? L->tsec + L->ntsec : NULL;
+    uint32_t *restrict ts = with_ts ? L->tsec + L->ntsec : NULL;
     uint64_t skipped = 0;
     double m4 = 4.0 * 1.2e-7 * mbound;
     /* pm__road_emit reserved every quad's two triangles. */
     assert(pr->icount + 6 * (uint64_t)(n - 1) * (j1 - j0) <= pr->icap);
-    for (size_t i = 0; i + 1 < n; i++) {
-        const uint32_t *r0 = map + i * w, *r1 = r0 + w;
+    const uint32_t *r0 = map;
+    const double *gr = XZ;   /* row i: w x, then w z; row i + 1 at + 2 w */
+    for (uint32_t i = 0; i + 1 < n; i++, r0 += w, gr += 2 * w) {
+        const uint32_t *r1 = r0 + w;
         for (uint32_t j = j0; j < j1; j++) {
             /* triangle 0 = (v1, v2, v4), triangle 1 = (v2, v3, v4) */
-            const double *g = XZ + 2 * w * i + j;   /* x of v1; z at + w, next row at + 2 w */
+            const double *g = gr + j;   /* x of v1; z at + w, next row at + 2 w */
             pm__v2d ax, az;
             memcpy(&ax, g, sizeof ax);
             memcpy(&az, g + w, sizeof az);
@@ -504,42 +529,37 @@ pm__emit_band_w(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ
             if (__builtin_expect(pm__v2bits(sure & up) == 3, 1)) {   /* the usual quad */
                 o[0] = v1, o[1] = v2, o[2] = v4, o[3] = v2, o[4] = v3, o[5] = v4;
                 o += 6;
-                if (ts) {
-                    ts[0] = ts[1] = (uint32_t)i;
+                if (with_ts) {
+                    ts[0] = ts[1] = i;
                     ts += 2;
                 }
                 continue;
             }
             uint32_t tri[2][3] = {{v1, v2, v4}, {v2, v3, v4}};
-            int bsure = pm__v2bits(sure), bup = pm__v2bits(up);
-            for (int t = 0; t < 2; t++) {
-                const uint32_t *q = tri[t];
-                if (!(bup >> t & 1) ||
-                    (!(bsure >> t & 1) && (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
-                                           !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], mbound)))) {
-                    skipped++;
-                    continue;
-                }
-                memcpy(o, q, 3 * sizeof(uint32_t));
-                o += 3;
-                if (ts) *ts++ = (uint32_t)i;
-            }
+            uint32_t k = pm__emit_quad_slow(P, (const uint32_t(*)[3])tri, pm__v2bits(sure), pm__v2bits(up),
+                                            mbound, o, ts, i, &skipped);
+            o += 3 * k;
+            if (with_ts) ts += k;
         }
     }
     uint64_t kept = (uint64_t)(o - out) / 3;
     pr->icount += (uint32_t)(3 * kept);
-    if (L->tsec) L->ntsec += kept;
+    if (with_ts) L->ntsec += kept;
     L->triangles += kept;
     L->skipped += skipped;
 }
 
-/* pm__emit_band_w with the usual widths' bands (3 and 2 columns) constant. */
+/* pm__emit_band_w with the usual widths' bands (3 and 2 columns) and
+ * whether triangles' sections are kept (L->tsec) constant. */
 __attribute__((noinline))
 static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ, size_t n,
                           size_t w, uint32_t j0, uint32_t j1, double mbound) {
-    if (w == 3 && j0 == 0 && j1 == 2) pm__emit_band_w(L, pr, map, XZ, n, 3, 0, 2, mbound);
-    else if (w == 2 && j0 == 0 && j1 == 1) pm__emit_band_w(L, pr, map, XZ, n, 2, 0, 1, mbound);
-    else pm__emit_band_w(L, pr, map, XZ, n, w, j0, j1, mbound);
+    bool ts = L->tsec != NULL;
+    if (w == 3 && j0 == 0 && j1 == 2 && ts) pm__emit_band_w(L, pr, map, XZ, n, 3, 0, 2, mbound, true);
+    else if (w == 3 && j0 == 0 && j1 == 2) pm__emit_band_w(L, pr, map, XZ, n, 3, 0, 2, mbound, false);
+    else if (w == 2 && j0 == 0 && j1 == 1 && ts) pm__emit_band_w(L, pr, map, XZ, n, 2, 0, 1, mbound, true);
+    else if (w == 2 && j0 == 0 && j1 == 1) pm__emit_band_w(L, pr, map, XZ, n, 2, 0, 1, mbound, false);
+    else pm__emit_band_w(L, pr, map, XZ, n, w, j0, j1, mbound, ts);
 }
 
 /* pm__emit_range's vertices and triangles, faster: whole sections by
