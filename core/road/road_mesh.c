@@ -73,7 +73,7 @@ static inline void pm__vertex(const pm_road_params *p, const pm__section *sc, do
 /* pm__vertex's values for every column of a whole section off a drape
  * (its tests answered once per row): c + d r, x and y side by side (the
  * same IEEE operations lane by lane). */
-static inline void pm__grid_row_whole(const pm__section *sc, const double *col, size_t nc, double *row) {
+static inline __attribute__((always_inline)) void pm__grid_row_whole(const pm__section *sc, const double *col, size_t nc, double *row) {
 #ifdef __SSE2__
     __m128d c01 = _mm_loadu_pd(sc->c), r01 = _mm_loadu_pd(sc->r);
     double c2 = sc->c[2], r2 = sc->r[2];
@@ -111,14 +111,17 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
      * back neither: every column's offset is then its own (pm__clamped
      * gives d, pm__in_fan false). */
     double W0 = -L->col[0], W1 = L->col[nc - 1];
+    bool all_whole = true;
     for (size_t i = 0; i < n; i++) {
         if (p->cancel && *p->cancel) return PM_ERR_CANCELLED;
         const pm__section *sc = &L->sec[i];
         double *row = L->pos + 3 * i * nc;
-        bool whole = L->whole && !sc->fan[0] && !sc->fan[1] && W0 <= sc->clamp[0] && W1 <= sc->clamp[1];
+        bool whole = L->whole && ((!sc->fan[0] & !sc->fan[1]) & ((W0 <= sc->clamp[0]) & (W1 <= sc->clamp[1])));
         if (L->whole) L->whole[i] = whole;
+        all_whole &= whole;
         if (!L->nrm && whole) {
-            pm__grid_row_whole(sc, L->col, nc, row);
+            if (nc == 3) pm__grid_row_whole(sc, L->col, 3, row);   /* a two-lane road: unrolled */
+            else pm__grid_row_whole(sc, L->col, nc, row);
             continue;
         }
         if (!L->nrm) {
@@ -140,7 +143,10 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
         for (size_t k = 0; fans && k < nc; k++)
             if (pm__in_fan(sc, L->col[k])) pm__vertex(p, sc, L->col[k], row + 3 * k, nrow + 3 * k);
     }
-    pm__road_weld_collapses(L);
+    /* Welding joins consecutive sections cut back inside the road (clamp
+     * below W, which no whole section is): an open road of whole sections
+     * has nothing to weld (a closed one still joins its seam). */
+    if (!all_whole || L->closed) pm__road_weld_collapses(L);
     /* Columns that own their length: outer shoulder edges and carriageway edges. */
     uint32_t own[4], nown = 0;
     if (L->kl > 0) own[nown++] = 0;
