@@ -406,8 +406,7 @@ pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, 
     const float *nd = drape ? L->nrm + 3 * at : NULL;
     uint32_t *mrow = map + i0 * w;
     double *xr = XZ + 2 * w * i0;
-    for (size_t i = i0; i < i1; i++, sc++, pd += 3 * nc, ud += 2 * nc, nd += drape ? 3 * nc : 0,
-                mrow += w, xr += 2 * w) {
+    for (size_t i = i0; i < i1; i++, sc++, pd += 3 * nc, ud += 2 * nc, mrow += w, xr += 2 * w) {
         /* Off terrain every vertex of the section has its (banked) up. */
         __m128 nxy = _mm_cvtpd_ps(_mm_loadu_pd(sc->up)), nz = _mm_cvtpd_ps(_mm_load_sd(sc->up + 2));
         bool check = i > 0;   /* the row before: a fan's pivot repeats */
@@ -419,7 +418,7 @@ pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, 
             xr[j] = x;
             xr[w + j] = z;
             if (check) {
-                uint32_t m = mrow[j - w];
+                uint32_t m = (mrow - w)[j];
                 const float *q = P + 3 * (size_t)m, *u = U + 2 * (size_t)m;
                 float y = _mm_cvtss_f32(_mm_shuffle_ps(fxy, fxy, 1));
                 float fu = _mm_cvtss_f32(fuv), fv = _mm_cvtss_f32(_mm_shuffle_ps(fuv, fuv, 1));
@@ -442,6 +441,7 @@ pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, 
             _mm_storel_pi((__m64 *)(void *)(U + 2 * (size_t)v), fuv);
             mrow[j] = v++;
         }
+        if (drape) nd += 3 * nc;
     }
     pr->vcount = v;
     *mbound = _mm_cvtss_f32(mb);
