@@ -73,7 +73,8 @@ static inline void pm__vertex(const pm_road_params *p, const pm__section *sc, do
 /* pm__vertex's values for every column of a whole section off a drape
  * (its tests answered once per row): c + d r, x and y side by side (the
  * same IEEE operations lane by lane). */
-static inline __attribute__((always_inline)) void pm__grid_row_whole(const pm__section *sc, const double *col, size_t nc, double *row) {
+static inline __attribute__((always_inline)) void
+pm__grid_row_whole(const pm__section *sc, const double *col, size_t nc, double *row) {
 #ifdef __SSE2__
     __m128d c01 = _mm_loadu_pd(sc->c), r01 = _mm_loadu_pd(sc->r);
     double c2 = sc->c[2], r2 = sc->r[2];
@@ -116,7 +117,8 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
         if (p->cancel && *p->cancel) return PM_ERR_CANCELLED;
         const pm__section *sc = &L->sec[i];
         double *row = L->pos + 3 * i * nc;
-        bool whole = L->whole && ((!sc->fan[0] & !sc->fan[1]) & ((W0 <= sc->clamp[0]) & (W1 <= sc->clamp[1])));
+        bool whole = L->whole &&
+                     ((!sc->fan[0] & !sc->fan[1]) & ((W0 <= sc->clamp[0]) & (W1 <= sc->clamp[1])));
         if (L->whole) L->whole[i] = whole;
         all_whole &= whole;
         if (!L->nrm && whole) {
@@ -569,7 +571,7 @@ static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const 
 }
 
 /* pm__emit_range's vertices and triangles, faster: whole sections by
- * pm__emit_row_whole, the others by pm__emit_row; each row's vertex
+ * pm__emit_rows_whole, the others by pm__emit_row; each row's vertex
  * positions widened once into X and Z for the bands' tests. */
 static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, uint32_t *map,
                                double *XZ) {

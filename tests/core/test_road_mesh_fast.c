@@ -3,7 +3,8 @@
  * paths (pm__road_generate_plain): thousands of random roads, open and
  * closed, straight and hairpin (folds, fans, slivers), banked, on terrain
  * (drape and bank), with shoulders, wide cross-sections (banded, fetch
- * order), props and LODs, compared primitive by primitive, bit for bit. */
+ * order), props and LODs, with and without the self-overlap check,
+ * compared primitive by primitive, bit for bit. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -100,6 +101,8 @@ static void random_road(pm_arena *a, pm_rng *g, pm_road_params *p) {
     }
     p->uv_scale = pm_rng_chance(g, 0.2) ? pm_rng_range(g, 0.1, 3.0) : 0.25;
     p->max_vertices = 2000000;
+    /* As a network builds its roads: no self-overlap check, no sections kept. */
+    p->overlaps_checked_by_caller = pm_rng_chance(g, 0.25);
 }
 
 static bool same_floats(const float *a, const float *b, size_t n) {
@@ -137,9 +140,10 @@ Test(road_mesh_fast, same_bytes_as_the_plain_paths) {
             cr_assert_str_eq(f->name, q->name);
             cr_assert_eq(f->vcount, q->vcount, "trial %d %s", trial, f->name);
             cr_assert_eq(f->icount, q->icount, "trial %d %s", trial, f->name);
-            cr_assert(same_floats(f->positions, q->positions, 3 * (size_t)f->vcount), "trial %d %s", trial, f->name);
-            cr_assert(same_floats(f->normals, q->normals, 3 * (size_t)f->vcount), "trial %d %s", trial, f->name);
-            cr_assert(same_floats(f->uvs, q->uvs, (f->uvs ? 2 : 0) * (size_t)f->vcount), "trial %d %s", trial, f->name);
+            size_t nv = f->vcount;
+            cr_assert(same_floats(f->positions, q->positions, 3 * nv), "trial %d %s", trial, f->name);
+            cr_assert(same_floats(f->normals, q->normals, 3 * nv), "trial %d %s", trial, f->name);
+            cr_assert(same_floats(f->uvs, q->uvs, (f->uvs ? 2 : 0) * nv), "trial %d %s", trial, f->name);
             cr_assert(f->icount == 0 || memcmp(f->indices, q->indices, f->icount * sizeof(uint32_t)) == 0,
                       "trial %d %s", trial, f->name);
         }
@@ -152,7 +156,8 @@ Test(road_mesh_fast, same_bytes_as_the_plain_paths) {
         banded += p.cross_segments > 7;
         pm_arena_destroy(a);
     }
-    cr_log_info("ok %d folded %d slivers %d draped %d banded %d refused %d", ok, folded, slivers, draped, banded, refused);
+    cr_log_info("ok %d folded %d slivers %d draped %d banded %d refused %d", ok, folded, slivers, draped,
+                banded, refused);
     /* Not vacuous: every kind of road occurs often. */
     cr_assert_gt(ok, 1000, "ok %d", ok);
     cr_assert_gt(folded, 200, "folded %d", folded);
