@@ -571,20 +571,19 @@ static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const 
 }
 
 /* pm__emit_range's vertices and triangles, faster: whole sections by
- * pm__emit_rows_whole, the others by pm__emit_row; each row's vertex
- * positions widened once into X and Z for the bands' tests. */
+ * pm__emit_rows_whole (SSE2), the others by pm__emit_row; each row's
+ * vertex positions widened once into XZ for the bands' tests. */
 static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, uint32_t *map,
                                double *XZ) {
-    const pm_road_params *p = x->p;
     size_t n = L->n, w = rg.k1 - rg.k0 + 1;
-    bool drape = p->terrain && p->conform == PM_ROAD_DRAPE;
     float mbf = 1.0f;
     double mbound = 1.0;
     assert(!pr->colors && pr->uvs);
     for (size_t i = 0; i < n;) {
+#ifdef __SSE2__
+        bool drape = x->p->terrain && x->p->conform == PM_ROAD_DRAPE;
         size_t e = i;
         while (e < n && L->whole[e]) e++;
-#ifdef __SSE2__
         if (e > i && pr->vcount + (e - i) * w <= pr->vcap) {
             pm__emit_rows_whole(L, pr, rg, i, e, drape, map, &mbf, XZ);
             i = e;
