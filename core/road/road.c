@@ -427,15 +427,26 @@ static int pm__start(pm__ctx *x, pm_arena *a, const pm_road_params *p, pm_road_f
     return x->scene ? PM_OK : PM_ERR_NOMEM;
 }
 
-int pm_road_generate(pm_arena *a, const pm_road_params *p, pm_scene **out,
-                     pm_road_failure *fail) {
+static int pm__generate_with(pm_arena *a, const pm_road_params *p, pm_scene **out,
+                             pm_road_failure *fail, bool plain) {
     pm__ctx x;
     int r = pm__start(&x, a, p, fail);
     if (r < 0) return r;
+    x.plain = plain;
     if (!(x.warnings = pm_meta_arr(a))) return PM_ERR_NOMEM;
     if ((r = pm__generate(&x)) < 0) return r;
     *out = x.scene;
     return PM_OK;
+}
+
+int pm_road_generate(pm_arena *a, const pm_road_params *p, pm_scene **out,
+                     pm_road_failure *fail) {
+    return pm__generate_with(a, p, out, fail, false);
+}
+
+int pm__road_generate_plain(pm_arena *a, const pm_road_params *p, pm_scene **out,
+                            pm_road_failure *fail) {
+    return pm__generate_with(a, p, out, fail, true);
 }
 
 int pm_road_generate_base(pm_arena *a, const pm_road_params *p, pm_scene **out,

@@ -44,6 +44,8 @@ typedef struct pm__level {
     uint64_t skipped;       /* degenerate triangles left out */
     bool closed;
     uint64_t triangles;     /* emitted */
+    uint8_t *whole;         /* NULL (plain paths), or per section whether nothing
+                               of it is cut back or fanned (road_mesh.c) */
     uint32_t *tsec;         /* NULL, or gets the section of each emitted triangle */
     size_t ntsec;
 } pm__level;
@@ -57,6 +59,8 @@ typedef struct pm__ctx {
     const pm_heightfield *ground;   /* terrain under props (flattened or not) */
     pm_scene *scene;
     pm_meta *warnings;
+    bool plain;             /* road_mesh.c without its fast paths: the reference
+                               tests compare them with (pm__road_generate_plain) */
 } pm__ctx;
 
 /* Column ranges of one primitive (the shoulder has one per side). */
@@ -112,6 +116,11 @@ void pm__road_outline_sort(const float *lo, uint32_t n, uint32_t *order);
 
 /* road_props.c: instanced props along the base level; out gets per-line counts. */
 int pm__road_props(pm__ctx *x, const pm__level *L, pm_meta *out);
+
+/* road.c: pm_road_generate through road_mesh.c's plain paths only (the
+ * same bytes; for tests of the fast paths). */
+int pm__road_generate_plain(pm_arena *a, const pm_road_params *p, pm_scene **out,
+                            pm_road_failure *fail);
 
 /* road.c: records a limit failure (field, needed) and returns PM_ERR_LIMIT. */
 int pm__road_limit(pm__ctx *x, const char *field, uint64_t needed);

@@ -4,6 +4,9 @@
 #include <math.h>
 #include <meshoptimizer.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "scene/result.h"
 
@@ -67,6 +70,25 @@ static inline void pm__vertex(const pm_road_params *p, const pm__section *sc, do
     }
 }
 
+/* pm__vertex's values for every column of a whole section off a drape
+ * (its tests answered once per row): c + d r, x and y side by side (the
+ * same IEEE operations lane by lane). */
+static inline __attribute__((always_inline)) void
+pm__grid_row_whole(const pm__section *sc, const double *col, size_t nc, double *row) {
+#ifdef __SSE2__
+    __m128d c01 = _mm_loadu_pd(sc->c), r01 = _mm_loadu_pd(sc->r);
+    double c2 = sc->c[2], r2 = sc->r[2];
+    for (size_t k = 0; k < nc; k++, row += 3) {
+        double d = col[k];
+        _mm_storeu_pd(row, _mm_add_pd(c01, _mm_mul_pd(_mm_set1_pd(d), r01)));
+        row[2] = c2 + d * r2;
+    }
+#else
+    for (size_t k = 0; k < nc; k++)
+        for (int m = 0; m < 3; m++) row[3 * k + m] = sc->c[m] + col[k] * sc->r[m];
+#endif
+}
+
 void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d, double o[3]) {
     pm__vertex(p, sc, d, o, NULL);
 }
@@ -85,10 +107,25 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
         L->nrm = pm_arena_alloc(x->a, n * nc * 3 * sizeof(float));
         if (!L->nrm) return PM_ERR_NOMEM;
     }
+    if (!x->plain && !(L->whole = pm_arena_alloc(x->a, n))) return PM_ERR_NOMEM;
+    /* A section is whole (pm__level.whole) when it fans no side and cuts
+     * back neither: every column's offset is then its own (pm__clamped
+     * gives d, pm__in_fan false). */
+    double W0 = -L->col[0], W1 = L->col[nc - 1];
+    bool all_whole = true;
     for (size_t i = 0; i < n; i++) {
         if (p->cancel && *p->cancel) return PM_ERR_CANCELLED;
         const pm__section *sc = &L->sec[i];
         double *row = L->pos + 3 * i * nc;
+        bool whole = L->whole &&
+                     ((!sc->fan[0] & !sc->fan[1]) & ((W0 <= sc->clamp[0]) & (W1 <= sc->clamp[1])));
+        if (L->whole) L->whole[i] = whole;
+        all_whole &= whole;
+        if (!L->nrm && whole) {
+            if (nc == 3) pm__grid_row_whole(sc, L->col, 3, row);   /* a two-lane road: unrolled */
+            else pm__grid_row_whole(sc, L->col, nc, row);
+            continue;
+        }
         if (!L->nrm) {
             for (size_t k = 0; k < nc; k++) pm__vertex(p, sc, L->col[k], row + 3 * k, NULL);
             continue;
@@ -108,7 +145,10 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
         for (size_t k = 0; fans && k < nc; k++)
             if (pm__in_fan(sc, L->col[k])) pm__vertex(p, sc, L->col[k], row + 3 * k, nrow + 3 * k);
     }
-    pm__road_weld_collapses(L);
+    /* Welding joins consecutive sections cut back inside the road (clamp
+     * below W, which no whole section is): an open road of whole sections
+     * has nothing to weld (a closed one still joins its seam). */
+    if (!all_whole || L->closed) pm__road_weld_collapses(L);
     /* Columns that own their length: outer shoulder edges and carriageway edges. */
     uint32_t own[4], nown = 0;
     if (L->kl > 0) own[nown++] = 0;
@@ -268,64 +308,302 @@ static void pm__emit_quads(pm__level *L, pm_prim *pr, const uint32_t *row, uint3
     L->skipped += skipped;
 }
 
-/* Emits columns k0..k1 as vertices of pr. Collapsed columns share the
- * outermost column's vertex, so the mesh border always carries the edge's
- * own V and U (a painted edge line follows the real border). */
-static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, uint32_t *map) {
+/* Row i of range rg (columns k0..k1) as vertices of pr, their indices in
+ * mrow (mprev: row i - 1's). Collapsed columns share the outermost
+ * column's vertex, so the mesh border always carries the edge's own V and
+ * U (a painted edge line follows the real border). *mbound grows to
+ * max(|x|, |z|) of the row's vertices. */
+static int pm__emit_row(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, size_t i,
+                        uint32_t *mrow, const uint32_t *mprev, double *mbound) {
     const pm_road_params *p = x->p;
-    size_t n = L->n, nc = L->ncol, w = rg.k1 - rg.k0 + 1;
-    double mbound = 1.0;   /* max(1, |x|, |z|) over the range's vertices */
+    size_t nc = L->ncol, w = rg.k1 - rg.k0 + 1;
     bool drape = p->terrain && p->conform == PM_ROAD_DRAPE;
+    const pm__section *sc = &L->sec[i];
+    /* Off terrain every vertex of a section has its (banked) up. */
+    float up[3] = {(float)sc->up[0], (float)sc->up[1], (float)sc->up[2]};
+    /* A column only collapses onto a collapsed outer column. */
+    bool cut[2] = {pm__road_collapsed(L, sc, rg.k0), pm__road_collapsed(L, sc, rg.k1)}, holes = false;
+    size_t at = i * nc + rg.k0;   /* grid point of column k0 */
+    const double *pd = L->pos + 3 * at, *ud = L->uv + 2 * at;
+    const float *nd = drape ? L->nrm + 3 * at : up;
+    double mb = *mbound;
+    for (uint32_t j = 0; j < w; j++, pd += 3, ud += 2, nd += drape ? 3 : 0) {
+        uint32_t k = rg.k0 + j;
+        bool right = !(L->col[k] < 0.0);
+        if (cut[right] && k != (right ? rg.k1 : rg.k0) && pm__road_collapsed(L, sc, k)) {
+            mrow[j] = UINT32_MAX;   /* resolved below */
+            holes = true;
+            continue;
+        }
+        float pf[3] = {(float)pd[0], (float)pd[1], (float)pd[2]};
+        float uf[2] = {(float)ud[0], (float)ud[1]};
+        if (i > 0 && pm__same_vertex(pr, mprev[j], pf, uf)) {
+            mrow[j] = mprev[j];   /* a fan's pivot: one vertex */
+            continue;
+        }
+        mb = pm__maxabs(pm__maxabs(mb, pf[0]), pf[2]);
+        uint32_t v = pr->vcount;
+        if (v < pr->vcap) {   /* pm__road_emit reserved them all: pm_prim_add_vertex's stores */
+            memcpy(pr->positions + 3 * (size_t)v, pf, sizeof pf);
+            memcpy(pr->normals + 3 * (size_t)v, nd, 3 * sizeof(float));
+            memcpy(pr->uvs + 2 * (size_t)v, uf, sizeof uf);
+            pr->vcount = v + 1;
+        } else {
+            int64_t r = pm_prim_add_vertex(x->scene, pr, pf, nd, uf, NULL);
+            if (r < 0) return PM_ERR_NOMEM;
+            v = (uint32_t)r;
+        }
+        mrow[j] = v;
+    }
+    for (uint32_t j = 0; holes && j < w; j++)
+        if (mrow[j] == UINT32_MAX) mrow[j] = mrow[L->col[rg.k0 + j] < 0.0 ? 0 : w - 1];
+    *mbound = mb;
+    return PM_OK;
+}
+
+/* Emits columns k0..k1 as vertices of pr (pm__emit_row), then triangles in
+ * bands of at most PM__BAND_QUADS quads across, row by row: two rows of a
+ * band (16 vertices) fit a 16-entry FIFO cache, so each vertex is
+ * transformed about once, ACMR near the strip's bound (what
+ * meshopt_optimizeVertexCache would find, without its cost). The plain
+ * path of pm__emit_range_fast. */
+static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, uint32_t *map) {
+    size_t n = L->n, w = rg.k1 - rg.k0 + 1;
+    double mbound = 1.0;   /* max(1, |x|, |z|) over the range's vertices */
     assert(!pr->colors && pr->uvs);
     for (size_t i = 0; i < n; i++) {
-        const pm__section *sc = &L->sec[i];
-        /* Off terrain every vertex of a section has its (banked) up. */
-        float up[3] = {(float)sc->up[0], (float)sc->up[1], (float)sc->up[2]};
-        /* A column only collapses onto a collapsed outer column. */
-        bool cut[2] = {pm__road_collapsed(L, sc, rg.k0), pm__road_collapsed(L, sc, rg.k1)}, holes = false;
-        size_t at = i * nc + rg.k0;   /* grid point of column k0 */
-        const double *pd = L->pos + 3 * at, *ud = L->uv + 2 * at;
-        const float *nd = drape ? L->nrm + 3 * at : up;
         uint32_t *mrow = map + i * w, *mprev = i > 0 ? mrow - w : mrow;   /* read only when i > 0 */
-        for (uint32_t j = 0; j < w; j++, pd += 3, ud += 2, nd += drape ? 3 : 0) {
-            uint32_t k = rg.k0 + j;
-            bool right = !(L->col[k] < 0.0);
-            if (cut[right] && k != (right ? rg.k1 : rg.k0) && pm__road_collapsed(L, sc, k)) {
-                mrow[j] = UINT32_MAX;   /* resolved below */
-                holes = true;
-                continue;
-            }
-            float pf[3] = {(float)pd[0], (float)pd[1], (float)pd[2]};
-            float uf[2] = {(float)ud[0], (float)ud[1]};
-            if (i > 0 && pm__same_vertex(pr, mprev[j], pf, uf)) {
-                mrow[j] = mprev[j];   /* a fan's pivot: one vertex */
-                continue;
-            }
-            mbound = pm__maxabs(pm__maxabs(mbound, pf[0]), pf[2]);
-            uint32_t v = pr->vcount;
-            if (v < pr->vcap) {   /* pm__road_emit reserved them all: pm_prim_add_vertex's stores */
-                memcpy(pr->positions + 3 * (size_t)v, pf, sizeof pf);
-                memcpy(pr->normals + 3 * (size_t)v, nd, 3 * sizeof(float));
-                memcpy(pr->uvs + 2 * (size_t)v, uf, sizeof uf);
-                pr->vcount = v + 1;
-            } else {
-                int64_t r = pm_prim_add_vertex(x->scene, pr, pf, nd, uf, NULL);
-                if (r < 0) return PM_ERR_NOMEM;
-                v = (uint32_t)r;
-            }
-            mrow[j] = v;
-        }
-        for (uint32_t j = 0; holes && j < w; j++)
-            if (mrow[j] == UINT32_MAX) mrow[j] = mrow[L->col[rg.k0 + j] < 0.0 ? 0 : w - 1];
+        int r = pm__emit_row(x, L, pr, rg, i, mrow, mprev, &mbound);
+        if (r < 0) return r;
     }
-    /* Triangles in bands of at most PM__BAND_QUADS quads across, row by
-     * row: two rows of a band (16 vertices) fit a 16-entry FIFO cache, so
-     * each vertex is transformed about once, ACMR near the strip's bound
-     * (what meshopt_optimizeVertexCache would find, without its cost). */
     for (uint32_t j0 = 0; j0 + 1 < w; j0 += PM__BAND_QUADS) {
         uint32_t j1 = j0 + PM__BAND_QUADS < w - 1 ? j0 + PM__BAND_QUADS : w - 1;
         for (size_t i = 0; i + 1 < n; i++)
             pm__emit_quads(L, pr, map + i * w, w, j0, j1, (uint32_t)i, mbound);
+    }
+    return PM_OK;
+}
+
+#ifdef __SSE2__
+/* pm__emit_row for rows i0 .. i1 - 1, whole sections (pm__level.whole:
+ * nothing collapses) whose vertices all fit pr's reserve: the same
+ * vertices (CVTPD2PS rounds as a cast does), without the per-column
+ * collapse tests; |x| and |z| maximised in float (widening is exact and
+ * monotone, so the same bound). Each row's x and z, widened, to XZ (row i
+ * at 2 w i: w x, then w z). Not inlined: a loop of its own keeps its
+ * pointers in registers. */
+static inline __attribute__((always_inline)) void
+pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, size_t i1, bool drape,
+                      uint32_t *map, float *mbound, double *XZ, size_t w) {
+    size_t nc = L->ncol, at = i0 * nc + rg.k0;
+    uint32_t v = pr->vcount;
+    float *restrict P = pr->positions, *restrict N = pr->normals, *restrict U = pr->uvs;
+    const __m128 absmask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+    __m128 mb = _mm_set_ss(*mbound);
+    /* Row by row, each pointer stepped: a section, its grid points (3 nc
+     * doubles of position, 2 nc of UV, 3 nc floats of drape normal), its
+     * map row (w) and its XZ row (2 w). */
+    const pm__section *sc = L->sec + i0;
+    const double *pd = L->pos + 3 * at, *ud = L->uv + 2 * at;
+    const float *nd = drape ? L->nrm + 3 * at : NULL;
+    uint32_t *mrow = map + i0 * w;
+    double *xr = XZ + 2 * w * i0;
+    for (size_t i = i0; i < i1; i++, sc++, pd += 3 * nc, ud += 2 * nc, mrow += w, xr += 2 * w) {
+        /* Off terrain every vertex of the section has its (banked) up. */
+        __m128 nxy = _mm_cvtpd_ps(_mm_loadu_pd(sc->up)), nz = _mm_cvtpd_ps(_mm_load_sd(sc->up + 2));
+        bool check = i > 0;   /* the row before: a fan's pivot repeats */
+        for (size_t j = 0; j < w; j++) {
+            __m128 fxy = _mm_cvtpd_ps(_mm_loadu_pd(pd + 3 * j));            /* x, y */
+            __m128 fz = _mm_cvtpd_ps(_mm_load_sd(pd + 3 * j + 2));          /* z */
+            __m128 fuv = _mm_cvtpd_ps(_mm_loadu_pd(ud + 2 * j));            /* u, v */
+            float x = _mm_cvtss_f32(fxy), z = _mm_cvtss_f32(fz);
+            xr[j] = x;
+            xr[w + j] = z;
+            if (check) {
+                uint32_t m = (mrow - w)[j];
+                const float *q = P + 3 * (size_t)m, *u = U + 2 * (size_t)m;
+                float y = _mm_cvtss_f32(_mm_shuffle_ps(fxy, fxy, 1));
+                float fu = _mm_cvtss_f32(fuv), fv = _mm_cvtss_f32(_mm_shuffle_ps(fuv, fuv, 1));
+                if (q[0] == x && q[1] == y && q[2] == z && u[0] == fu && u[1] == fv) {
+                    mrow[j] = m;
+                    continue;
+                }
+            }
+            mb = _mm_max_ss(_mm_and_ps(fxy, absmask), mb);
+            mb = _mm_max_ss(_mm_and_ps(fz, absmask), mb);
+            float *pv = P + 3 * (size_t)v, *nv = N + 3 * (size_t)v;
+            _mm_storel_pi((__m64 *)(void *)pv, fxy);
+            _mm_store_ss(pv + 2, fz);
+            if (drape) {
+                memcpy(nv, nd + 3 * j, 3 * sizeof(float));
+            } else {
+                _mm_storel_pi((__m64 *)(void *)nv, nxy);
+                _mm_store_ss(nv + 2, nz);
+            }
+            _mm_storel_pi((__m64 *)(void *)(U + 2 * (size_t)v), fuv);
+            mrow[j] = v++;
+        }
+        if (drape) nd += 3 * nc;
+    }
+    pr->vcount = v;
+    *mbound = _mm_cvtss_f32(mb);
+}
+
+/* Off a drape, the usual widths (a two-lane road: 3 columns; a shoulder:
+ * 2) with the width a constant, their row loops unrolled. */
+__attribute__((noinline))
+static void pm__emit_rows_whole(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, size_t i1,
+                                bool drape, uint32_t *map, float *mbound, double *XZ) {
+    size_t w = rg.k1 - rg.k0 + 1;
+    if (drape) pm__emit_rows_whole_w(L, pr, rg, i0, i1, true, map, mbound, XZ, w);
+    else if (w == 3) pm__emit_rows_whole_w(L, pr, rg, i0, i1, false, map, mbound, XZ, 3);
+    else if (w == 2) pm__emit_rows_whole_w(L, pr, rg, i0, i1, false, map, mbound, XZ, 2);
+    else pm__emit_rows_whole_w(L, pr, rg, i0, i1, false, map, mbound, XZ, w);
+}
+#endif
+
+/* pm__v2max(a, b) in one instruction where there is one: MAXPD gives
+ * b > a ? b : a lane by lane, NaN and signed zeros included; and the lanes
+ * of a mask as two bits. */
+static inline pm__v2d pm__v2max_fast(pm__v2d a, pm__v2d b) {
+#ifdef __SSE2__
+    return (pm__v2d)_mm_max_pd((__m128d)b, (__m128d)a);
+#else
+    return pm__v2max(a, b);
+#endif
+}
+static inline int pm__v2bits(pm__v2i m) {
+#ifdef __SSE2__
+    return _mm_movemask_pd((__m128d)m);
+#else
+    return (m[0] ? 1 : 0) | (m[1] ? 2 : 0);
+#endif
+}
+
+/* pm__emit_quads for all rows of band j0..j1 at once, the plan positions
+ * of the grid's vertices read from XZ (row i at 2 w i: w x, then w z, as
+ * doubles): the same tests and the same triangles in the same order. */
+/* A quad of pm__emit_band_w that is not surely two good triangles: each
+ * triangle kept or skipped as pm__emit_quads decides (bsure and bup the
+ * fast tests' lanes); returns the triangles kept, written to o and their
+ * section i to ts (when not NULL); *skipped counts the others. */
+__attribute__((noinline))
+static uint32_t pm__emit_quad_slow(const float *P, const uint32_t tri[2][3], int bsure, int bup,
+                                   double mbound, uint32_t *o, uint32_t *ts, uint32_t i, uint64_t *skipped) {
+    uint32_t kept = 0;
+    for (int t = 0; t < 2; t++) {
+        const uint32_t *q = tri[t];
+        if (!(bup >> t & 1) ||
+            (!(bsure >> t & 1) && (q[0] == q[1] || q[1] == q[2] || q[0] == q[2] ||
+                                   !pm__faces_up(P + 3 * q[0], P + 3 * q[1], P + 3 * q[2], mbound)))) {
+            ++*skipped;
+            continue;
+        }
+        memcpy(o + 3 * kept, q, 3 * sizeof(uint32_t));
+        if (ts) ts[kept] = i;
+        kept++;
+    }
+    return kept;
+}
+
+static inline __attribute__((always_inline)) void
+pm__emit_band_w(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ, size_t n, size_t w,
+                uint32_t j0, uint32_t j1, double mbound, bool with_ts) {
+    const float *P = pr->positions;
+    uint32_t *restrict out = pr->indices + pr->icount, *restrict o = out;
+    uint32_t *restrict ts = with_ts ? L->tsec + L->ntsec : NULL;
+    uint64_t skipped = 0;
+    double m4 = 4.0 * 1.2e-7 * mbound;
+    /* pm__road_emit reserved every quad's two triangles. */
+    assert(pr->icount + 6 * (uint64_t)(n - 1) * (j1 - j0) <= pr->icap);
+    const uint32_t *r0 = map;
+    const double *gr = XZ;   /* row i: w x, then w z; row i + 1 at + 2 w */
+    for (uint32_t i = 0; i + 1 < n; i++, r0 += w, gr += 2 * w) {
+        const uint32_t *r1 = r0 + w;
+        for (uint32_t j = j0; j < j1; j++) {
+            /* triangle 0 = (v1, v2, v4), triangle 1 = (v2, v3, v4) */
+            const double *g = gr + j;   /* x of v1; z at + w, next row at + 2 w */
+            pm__v2d ax, az;
+            memcpy(&ax, g, sizeof ax);
+            memcpy(&az, g + w, sizeof az);
+            pm__v2d bx = {g[1], g[2 * w + 1]}, bz = {g[w + 1], g[3 * w + 1]};
+            pm__v2d cx = {g[2 * w], g[2 * w]}, cz = {g[3 * w], g[3 * w]};
+            pm__v2d dbx = bx - ax, dbz = bz - az, dcx = cx - ax, dcz = cz - az;
+            pm__v2d od = dbz * dcx - dbx * dcz;
+            pm__v2d e2 = pm__v2max_fast(pm__v2max_fast(pm__v2abs(dbx), pm__v2abs(dcx)),
+                                        pm__v2max_fast(pm__v2abs(dbz), pm__v2abs(dcz)));
+            pm__v2i sure = od > m4 * (2.0 * e2), up = od > 0.0;
+            uint32_t v1 = r0[j], v2 = r0[j + 1], v4 = r1[j], v3 = r1[j + 1];
+            if (__builtin_expect(pm__v2bits(sure & up) == 3, 1)) {   /* the usual quad */
+                o[0] = v1, o[1] = v2, o[2] = v4, o[3] = v2, o[4] = v3, o[5] = v4;
+                o += 6;
+                if (with_ts) {
+                    ts[0] = ts[1] = i;
+                    ts += 2;
+                }
+                continue;
+            }
+            uint32_t tri[2][3] = {{v1, v2, v4}, {v2, v3, v4}};
+            uint32_t k = pm__emit_quad_slow(P, (const uint32_t(*)[3])tri, pm__v2bits(sure), pm__v2bits(up),
+                                            mbound, o, ts, i, &skipped);
+            o += 3 * k;
+            if (with_ts) ts += k;
+        }
+    }
+    uint64_t kept = (uint64_t)(o - out) / 3;
+    pr->icount += (uint32_t)(3 * kept);
+    if (with_ts) L->ntsec += kept;
+    L->triangles += kept;
+    L->skipped += skipped;
+}
+
+/* pm__emit_band_w with the usual widths' bands (3 and 2 columns) and
+ * whether triangles' sections are kept (L->tsec) constant. */
+__attribute__((noinline))
+static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ, size_t n,
+                          size_t w, uint32_t j0, uint32_t j1, double mbound) {
+    bool ts = L->tsec != NULL;
+    if (w == 3 && j0 == 0 && j1 == 2 && ts) pm__emit_band_w(L, pr, map, XZ, n, 3, 0, 2, mbound, true);
+    else if (w == 3 && j0 == 0 && j1 == 2) pm__emit_band_w(L, pr, map, XZ, n, 3, 0, 2, mbound, false);
+    else if (w == 2 && j0 == 0 && j1 == 1 && ts) pm__emit_band_w(L, pr, map, XZ, n, 2, 0, 1, mbound, true);
+    else if (w == 2 && j0 == 0 && j1 == 1) pm__emit_band_w(L, pr, map, XZ, n, 2, 0, 1, mbound, false);
+    else pm__emit_band_w(L, pr, map, XZ, n, w, j0, j1, mbound, ts);
+}
+
+/* pm__emit_range's vertices and triangles, faster: whole sections by
+ * pm__emit_rows_whole (SSE2), the others by pm__emit_row; each row's
+ * vertex positions widened once into XZ for the bands' tests. */
+static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, uint32_t *map,
+                               double *XZ) {
+    size_t n = L->n, w = rg.k1 - rg.k0 + 1;
+    float mbf = 1.0f;
+    double mbound = 1.0;
+    assert(!pr->colors && pr->uvs);
+    for (size_t i = 0; i < n;) {
+#ifdef __SSE2__
+        bool drape = x->p->terrain && x->p->conform == PM_ROAD_DRAPE;
+        size_t e = i;
+        while (e < n && L->whole[e]) e++;
+        if (e > i && pr->vcount + (e - i) * w <= pr->vcap) {
+            pm__emit_rows_whole(L, pr, rg, i, e, drape, map, &mbf, XZ);
+            i = e;
+            continue;
+        }
+#endif
+        uint32_t *mrow = map + i * w, *mprev = i > 0 ? mrow - w : mrow;   /* read only when i > 0 */
+        int r = pm__emit_row(x, L, pr, rg, i, mrow, mprev, &mbound);
+        if (r < 0) return r;
+        const float *P = pr->positions;
+        for (size_t j = 0; j < w; j++) {
+            XZ[2 * w * i + j] = P[3 * (size_t)mrow[j]];
+            XZ[2 * w * i + w + j] = P[3 * (size_t)mrow[j] + 2];
+        }
+        i++;
+    }
+    if ((double)mbf > mbound) mbound = mbf;
+    for (uint32_t j0 = 0; j0 + 1 < w; j0 += PM__BAND_QUADS) {
+        uint32_t j1 = j0 + PM__BAND_QUADS < w - 1 ? j0 + PM__BAND_QUADS : w - 1;
+        pm__emit_band(L, pr, map, XZ, n, w, j0, j1, mbound);
     }
     return PM_OK;
 }
@@ -344,11 +622,18 @@ int pm__road_emit(pm__ctx *x, pm__level *L, const char *name, const char *materi
     pm_prim *pr = map ? pm_scene_add_prim(x->scene, name, material, PM_PRIM_UV, (uint32_t)nv,
                                           (uint32_t)(3 * nt)) : NULL;
     if (!pr) return PM_ERR_NOMEM;
+    /* The fast path's widened plan positions: allocated last and given
+     * back at once, so the arena takes them back for what follows. */
+    size_t xz_bytes = 2 * n * wmax * sizeof(double);
+    double *XZ = x->plain ? NULL : pm_arena_alloc(x->a, xz_bytes);
+    if (!x->plain && !XZ) return PM_ERR_NOMEM;
     uint64_t skipped = L->skipped;
     for (int j = 0; j < nrg; j++) {
-        int r = pm__emit_range(x, L, pr, rg[j], map);
+        int r = x->plain ? pm__emit_range(x, L, pr, rg[j], map)
+                         : pm__emit_range_fast(x, L, pr, rg[j], map, XZ);
         if (r < 0) return r;
     }
+    pm_arena_free(x->a, XZ, xz_bytes);
     /* Vertices go in row by row; a wider grid's bands (or a skipped
      * sliver's orphan) want them in order of first use. */
     bool banded = wmax > PM__BAND_QUADS + 1;

@@ -1,0 +1,168 @@
+/* road_mesh.c's fast paths (whole sections' grid rows and vertices, the
+ * bands' tests on widened plan positions) give the bytes of its plain
+ * paths (pm__road_generate_plain): thousands of random roads, open and
+ * closed, straight and hairpin (folds, fans, slivers), banked, on terrain
+ * (drape and bank), with shoulders, wide cross-sections (banded, fetch
+ * order), props and LODs, with and without the self-overlap check,
+ * compared primitive by primitive, bit for bit. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "road/road_internal.h"
+#include "scene/arena.h"
+#include "scene/meta.h"
+#include "scene/result.h"
+#include "scene/rng.h"
+
+/* A random road in a: a wandering or hairpinned polyline, or a loop. */
+static void random_road(pm_arena *a, pm_rng *g, pm_road_params *p) {
+    pm_road_params_default(p);
+    size_t n = 2 + pm_rng_below(g, 12);
+    bool closed = n >= 3 && pm_rng_chance(g, 0.25);
+    double *pts = pm_arena_alloc(a, 3 * n * sizeof(double));
+    double h = pm_rng_unit(g) * 6.28, x = 0.0, z = 0.0, R = pm_rng_range(g, 12.0, 120.0);
+    bool sharp = pm_rng_chance(g, 0.5);
+    for (size_t i = 0; i < n; i++) {
+        if (closed) {
+            double t = 6.283185307179586 * (double)i / (double)n + pm_rng_range(g, -0.2, 0.2);
+            x = R * pm_rng_range(g, 0.7, 1.3) * cos(t);
+            z = R * pm_rng_range(g, 0.7, 1.3) * sin(t);
+        }
+        pts[3 * i] = x;
+        pts[3 * i + 1] = pm_rng_chance(g, 0.5) ? pm_rng_range(g, -4.0, 4.0) : 0.0;
+        pts[3 * i + 2] = z;
+        h += sharp ? pm_rng_range(g, -2.6, 2.6) : pm_rng_range(g, -0.3, 0.3);
+        double len = pm_rng_range(g, 3.0, 60.0);
+        x += len * cos(h);
+        z += len * sin(h);
+    }
+    p->points = pts;
+    p->npoints = n;
+    p->closed = closed;
+    if (pm_rng_chance(g, 0.3)) p->curve = PM_CURVE_LINEAR;
+    p->width = pm_rng_range(g, 2.0, 16.0);
+    static const double shoulders[] = {0.0, 0.0, 0.3, 1.0, 2.5, 6.0};
+    p->shoulder = shoulders[pm_rng_below(g, 6)];
+    static const uint32_t cs[] = {1, 2, 2, 3, 4, 4, 5, 7, 8, 12, 20};
+    p->cross_segments = cs[pm_rng_below(g, 11)];
+    static const double errs[] = {0.01, 0.05, 0.05, 0.2, 1.0};
+    p->max_error = errs[pm_rng_below(g, 5)];
+    static const double segs[] = {0.7, 2.0, 5.0, 5.0, 20.0, 1000.0};
+    p->max_segment = segs[pm_rng_below(g, 6)];
+    if (pm_rng_chance(g, 0.4)) {
+        p->bank_max_degrees = pm_rng_range(g, 1.0, 45.0);
+        p->bank_radius = pm_rng_range(g, 5.0, 100.0);
+        p->bank_transition = pm_rng_chance(g, 0.3) ? 0.0 : pm_rng_range(g, 1.0, 40.0);
+    }
+    if (pm_rng_chance(g, 0.2)) {
+        double *roll = pm_arena_alloc(a, n * sizeof(double));
+        for (size_t i = 0; i < n; i++) roll[i] = pm_rng_range(g, -10.0, 10.0);
+        p->roll = roll;
+    }
+    if (pm_rng_chance(g, 0.3)) {
+        double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+        for (size_t i = 0; i < n; i++)
+            for (int k = 0; k < 2; k++) {
+                lo[k] = fmin(lo[k], pts[3 * i + 2 * k]);
+                hi[k] = fmax(hi[k], pts[3 * i + 2 * k]);
+            }
+        pm_heightfield *hf = pm_arena_alloc(a, sizeof *hf);
+        memset(hf, 0, sizeof *hf);
+        hf->cell = 1.0 + (double)pm_rng_below(g, 3);
+        hf->origin[0] = lo[0] - 30.0;
+        hf->origin[1] = lo[1] - 30.0;
+        hf->cols = (uint32_t)((hi[0] - lo[0] + 60.0) / hf->cell) + 2;
+        hf->rows = (uint32_t)((hi[1] - lo[1] + 60.0) / hf->cell) + 2;
+        pm_noise nz = {.seed = pm_rng_u64(g), .amplitude = pm_rng_range(g, 0.5, 12.0),
+                       .wavelength = pm_rng_range(g, 20.0, 80.0), .octaves = 2};
+        cr_assert_eq(pm_heightfield_from_noise(a, hf, &nz, NULL), PM_OK);
+        p->terrain = hf;
+        p->terrain_mesh = pm_rng_chance(g, 0.3);
+        p->conform = pm_rng_chance(g, 0.5) ? PM_ROAD_DRAPE : PM_ROAD_BANK;
+        p->up = pm_rng_chance(g, 0.2) ? PM_ROAD_UP_TERRAIN : PM_ROAD_UP_WORLD;
+        p->flatten = pm_rng_chance(g, 0.2);
+    }
+    if (pm_rng_chance(g, 0.2)) {
+        pm_road_prop *pr = pm_arena_calloc(a, 1, sizeof *pr);
+        pr->name = "lamp";
+        pr->spacing = pm_rng_range(g, 3.0, 30.0);
+        pr->offset = pm_rng_range(g, 0.0, 6.0);
+        pr->side = PM_ROAD_SIDE_BOTH;
+        p->props = pr;
+        p->nprops = 1;
+    }
+    if (pm_rng_chance(g, 0.25)) {
+        double *l = pm_arena_alloc(a, 2 * sizeof(double));
+        l[0] = p->max_error * pm_rng_range(g, 2.0, 10.0);
+        l[1] = l[0] * pm_rng_range(g, 2.0, 8.0);
+        p->lods = l;
+        p->nlods = 2;
+    }
+    p->uv_scale = pm_rng_chance(g, 0.2) ? pm_rng_range(g, 0.1, 3.0) : 0.25;
+    p->max_vertices = 2000000;
+    /* As a network builds its roads: no self-overlap check, no sections kept. */
+    p->overlaps_checked_by_caller = pm_rng_chance(g, 0.25);
+}
+
+static bool same_floats(const float *a, const float *b, size_t n) {
+    return n == 0 || (a && b && memcmp(a, b, n * sizeof(float)) == 0);
+}
+
+static int64_t meta_int(const pm_scene *s, const char *key) {
+    const pm_meta *m = pm_meta_get(s->meta, key);
+    return m ? m->u.i : -1;
+}
+
+Test(road_mesh_fast, same_bytes_as_the_plain_paths) {
+    pm_rng g;
+    pm_rng_seed(&g, 20261202);
+    int ok = 0, folded = 0, slivers = 0, refused = 0, draped = 0, banded = 0;
+    for (int trial = 0; trial < 1500; trial++) {
+        pm_arena *a = pm_arena_create(0);
+        pm_road_params p;
+        random_road(a, &g, &p);
+        pm_scene *fast = NULL, *plain = NULL;
+        pm_road_failure ff, fp;
+        int rf = pm_road_generate(a, &p, &fast, &ff);
+        int rp = pm__road_generate_plain(a, &p, &plain, &fp);
+        cr_assert_eq(rf, rp, "trial %d: %d fast, %d plain", trial, rf, rp);
+        if (rf == PM_ERR_GEOMETRY) cr_assert_eq(memcmp(&ff.overlaps, &fp.overlaps, sizeof ff.overlaps), 0);
+        if (rf != PM_OK) {
+            refused++;
+            pm_arena_destroy(a);
+            continue;
+        }
+        ok++;
+        cr_assert_eq(fast->nprims, plain->nprims, "trial %d", trial);
+        for (uint32_t k = 0; k < fast->nprims; k++) {
+            const pm_prim *f = &fast->prims[k], *q = &plain->prims[k];
+            cr_assert_str_eq(f->name, q->name);
+            cr_assert_eq(f->vcount, q->vcount, "trial %d %s", trial, f->name);
+            cr_assert_eq(f->icount, q->icount, "trial %d %s", trial, f->name);
+            size_t nv = f->vcount;
+            cr_assert(same_floats(f->positions, q->positions, 3 * nv), "trial %d %s", trial, f->name);
+            cr_assert(same_floats(f->normals, q->normals, 3 * nv), "trial %d %s", trial, f->name);
+            cr_assert(same_floats(f->uvs, q->uvs, (f->uvs ? 2 : 0) * nv), "trial %d %s", trial, f->name);
+            cr_assert(f->icount == 0 || memcmp(f->indices, q->indices, f->icount * sizeof(uint32_t)) == 0,
+                      "trial %d %s", trial, f->name);
+        }
+        cr_assert_eq(meta_int(fast, "triangles"), meta_int(plain, "triangles"));
+        cr_assert_eq(meta_int(fast, "triangles_collapsed"), meta_int(plain, "triangles_collapsed"));
+        const pm_meta *fo = pm_meta_get(fast->meta, "folds");
+        folded += fo && fo->u.kids.count > 0;
+        slivers += meta_int(fast, "triangles_collapsed") > 0;
+        draped += p.terrain && p.conform == PM_ROAD_DRAPE;
+        banded += p.cross_segments > 7;
+        pm_arena_destroy(a);
+    }
+    cr_log_info("ok %d folded %d slivers %d draped %d banded %d refused %d", ok, folded, slivers, draped,
+                banded, refused);
+    /* Not vacuous: every kind of road occurs often. */
+    cr_assert_gt(ok, 1000, "ok %d", ok);
+    cr_assert_gt(folded, 200, "folded %d", folded);
+    cr_assert_gt(slivers, 200, "slivers %d", slivers);
+    cr_assert_gt(draped, 100, "draped %d", draped);
+    cr_assert_gt(banded, 200, "banded %d", banded);
+    cr_assert_gt(refused, 100, "refused %d", refused);
+}
