@@ -242,6 +242,19 @@ uint64_t pm_scene_triangle_count(const pm_scene *s) {
  * -O2 vectorizes only straight-line code like this body. */
 #define PM__LANES 8
 
+/* The passes below also in an AVX2 build picked at load time: the same
+ * loops (integer masks and compares, and each normal's float products and
+ * sums in the same order: -ffp-contract=off and no FMA target, so every
+ * element's result is bit for bit the default build's), 8 lanes to an
+ * instruction instead of 4. Not under ASan (its ifunc resolvers run too
+ * early). tests/core/test_scene.c checks them against a plain reference on
+ * random scenes with bad values injected anywhere. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define PM__CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PM__CLONES
+#endif
+
 /* Bit 31 of a float's exponent bits plus one exponent step is set exactly
  * when the exponent is all ones (infinite or NaN): OR-ed over the array it
  * takes no compare and no branch. */
@@ -251,21 +264,39 @@ static inline uint32_t pm__nonfinite_bit(const float *f) {
     return (b & 0x7f800000u) + 0x00800000u;
 }
 
-static bool pm__finite(const float *v, size_t n) {
-    uint32_t acc[PM__LANES] = {0}, any = 0;
+/* Eight 32-bit lanes (one AVX2 register, two SSE2 ones), two to a step. */
+typedef uint32_t pm__v8u __attribute__((vector_size(32)));
+
+PM__CLONES static bool pm__finite(const float *v, size_t n) {
+    const pm__v8u m = {0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u,
+                       0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u};
+    const pm__v8u e = {0x00800000u, 0x00800000u, 0x00800000u, 0x00800000u,
+                       0x00800000u, 0x00800000u, 0x00800000u, 0x00800000u};
+    pm__v8u acc = {0};
+    uint32_t any = 0;
     size_t i = 0;
-    for (; i + PM__LANES <= n; i += PM__LANES)
-        for (int k = 0; k < PM__LANES; k++) acc[k] |= pm__nonfinite_bit(v + i + k);
+    for (; i + 2 * PM__LANES <= n; i += 2 * PM__LANES) {
+        pm__v8u x, y;
+        memcpy(&x, v + i, sizeof x);
+        memcpy(&y, v + i + PM__LANES, sizeof y);
+        acc |= ((x & m) + e) | ((y & m) + e);
+    }
     for (; i < n; i++) any |= pm__nonfinite_bit(v + i);
     for (int k = 0; k < PM__LANES; k++) any |= acc[k];
     return !(any & 0x80000000u);
 }
 
-static bool pm__indices_below(const uint32_t *idx, size_t count, uint32_t n) {
-    uint32_t bad[PM__LANES] = {0}, any = 0;
+PM__CLONES static bool pm__indices_below(const uint32_t *idx, size_t count, uint32_t n) {
+    const pm__v8u nv = {n, n, n, n, n, n, n, n};
+    pm__v8u bad = {0};
+    uint32_t any = 0;
     size_t i = 0;
-    for (; i + PM__LANES <= count; i += PM__LANES)
-        for (int k = 0; k < PM__LANES; k++) bad[k] |= idx[i + k] >= n ? 1u : 0u;
+    for (; i + 2 * PM__LANES <= count; i += 2 * PM__LANES) {
+        pm__v8u x, y;
+        memcpy(&x, idx + i, sizeof x);
+        memcpy(&y, idx + i + PM__LANES, sizeof y);
+        bad |= (pm__v8u)(x >= nv) | (pm__v8u)(y >= nv);   /* all ones where past */
+    }
     for (; i < count; i++) any |= idx[i] >= n;
     for (int k = 0; k < PM__LANES; k++) any |= bad[k];
     return !any;
@@ -321,7 +352,7 @@ void pm_normal_fix(float v[3]) {
 float pm_color_clamp(float c) { return fminf(fmaxf(c, 0.0f), 1.0f); }
 
 /* How many normals of p are not unit length (counted without branches). */
-static uint32_t pm__bad_normals(const pm_prim *p) {
+PM__CLONES static uint32_t pm__bad_normals(const pm_prim *p) {
     uint32_t bad = 0;
     for (uint32_t i = 0; i < p->vcount; i++) bad += !pm_normal_is_unit(p->normals + 3 * (size_t)i);
     return bad;
