@@ -903,3 +903,49 @@ Test(encode, position_bounds_match_the_scalar_pass) {
                       "round %d n %u axis %d: %g %g vs %g %g", round, n, k, a[k], b[k], c[k], d[k]);
     }
 }
+
+/* 16-bit indices are written 16 to a vector step (an AVX2 pack where the
+ * CPU has it) and the rest one by one: for every count of triangles up to
+ * a few steps past a multiple of 16, with random indices up to 65534, the
+ * GLB's index bytes read back to the scene's indices, padding zero. */
+Test(encode, uint16_indices_read_back_for_every_count) {
+    uint64_t st = 77;
+    for (uint32_t nt = 1; nt <= 40; nt++) {
+        fixture f;
+        pm_scene *s = new_scene(&f);
+        pm_prim *p = pm_scene_add_prim(s, "soup", "asphalt", 0, 65535, 3 * nt);
+        const float up[3] = {0, 1, 0};
+        for (uint32_t v = 0; v < 65535; v++) {
+            const float pos[3] = {(float)(v % 256), 0, (float)(v / 256)};
+            cr_assert_geq(pm_prim_add_vertex(s, p, pos, up, NULL, NULL), 0);
+        }
+        for (uint32_t t = 0; t < nt; t++) {
+            uint32_t ix[3];
+            for (int k = 0; k < 3; k++) {
+                st = st * 6364136223846793005ull + 1442695040888963407ull;
+                ix[k] = t == 0 && k == 0 ? 65534 : (uint32_t)(st >> 33) % 65535;
+            }
+            cr_assert_eq(pm_prim_add_tri(s, p, ix[0], ix[1], ix[2]), 0);
+        }
+        pm_api_buf glb = encode(s, PM_API_FMT_GLB);
+        json_t *j = gltf_json(&glb, true);
+        json_t *prim = json_array_get(json_object_get(json_array_get(json_object_get(j, "meshes"), 0), "primitives"), 0);
+        json_t *acc = json_array_get(json_object_get(j, "accessors"), json_integer_value(json_object_get(prim, "indices")));
+        cr_assert_eq(json_integer_value(json_object_get(acc, "componentType")), 5123);
+        cr_assert_eq(json_integer_value(json_object_get(acc, "count")), 3 * nt);
+        json_t *view = json_array_get(json_object_get(j, "bufferViews"),
+                                      json_integer_value(json_object_get(acc, "bufferView")));
+        size_t off = (size_t)json_integer_value(json_object_get(view, "byteOffset")) +
+                     (size_t)json_integer_value(json_object_get(acc, "byteOffset"));
+        const unsigned char *bin = glb.data + 20 + u32_at(glb.data + 12) + 8;
+        for (uint32_t i = 0; i < 3 * nt; i++) {
+            uint16_t x;
+            memcpy(&x, bin + off + 2 * i, 2);
+            cr_assert_eq(x, p->indices[i], "%u triangles, index %u", nt, i);
+        }
+        if (nt % 2) cr_assert_eq(bin[off + 6 * nt] | bin[off + 6 * nt + 1], 0, "padding");
+        json_decref(j);
+        free(glb.data);
+        pm_arena_destroy(f.arena);
+    }
+}
