@@ -226,6 +226,59 @@ static bool pm__unbanked(const pm_road_params *p) {
     return !(p->bank_max_degrees > 0.0) && !p->roll;
 }
 
+/* pm__frame of a flat section under the world up (0, 1, 0), in scalars:
+ * the same operations in the same order (the products with up's zeros
+ * included, for the signs of zeros), so the same bits. Its fallback for a
+ * vertical tangent crosses with the same up again, which changes nothing,
+ * so it is left out. */
+static inline void pm__frame_flat_world(const pm_road_params *p, pm__section *sc, const double t2[2],
+                                        double slope, double miter) {
+    double a = t2[0], b = slope, c = t2[1];
+    double l = sqrt(a * a + b * b + c * c);
+    if (l > 0.0) {
+        a /= l;
+        b /= l;
+        c /= l;
+    }
+    double r0 = b * 0.0 - c * 1.0, r1 = c * 0.0 - a * 0.0, r2 = a * 1.0 - b * 0.0;
+    l = sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+    if (l > 0.0) {
+        r0 /= l;
+        r1 /= l;
+        r2 /= l;
+    }
+    if (r0 * -t2[1] + r2 * t2[0] < 0.0) {
+        r0 = -r0;
+        r1 = -r1;
+        r2 = -r2;
+    }
+    double u0 = r1 * c - r2 * b, u1 = r2 * a - r0 * c, u2 = r0 * b - r1 * a;
+    l = sqrt(u0 * u0 + u1 * u1 + u2 * u2);
+    if (l > 0.0) {
+        u0 /= l;
+        u1 /= l;
+        u2 /= l;
+    }
+    sc->tan[0] = a;
+    sc->tan[1] = b;
+    sc->tan[2] = c;
+    sc->right[0] = r0 * 1.0 - u0 * 0.0;
+    sc->right[1] = r1 * 1.0 - u1 * 0.0;
+    sc->right[2] = r2 * 1.0 - u2 * 0.0;
+    sc->up[0] = u0 * 1.0 + r0 * 0.0;
+    sc->up[1] = u1 * 1.0 + r1 * 0.0;
+    sc->up[2] = u2 * 1.0 + r2 * 0.0;
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) {
+        sc->r[0] = -t2[1] * miter;
+        sc->r[1] = 0.0;
+        sc->r[2] = t2[0] * miter;
+    } else {
+        sc->r[0] = sc->right[0] * miter;
+        sc->r[1] = sc->right[1];
+        sc->r[2] = sc->right[2] * miter;
+    }
+}
+
 /* pm_spline_eval's d1 and d2 at t (the same expressions, so the same
  * bits), read straight from the coefficients. */
 static inline void pm__derivatives(const pm_spline *s, double t, double d1[3], double d2[3]) {
@@ -247,6 +300,7 @@ static void pm__sections_unbanked(pm__ctx *x, pm__section *sc, const pm_curve_sa
     size_t m = p->closed ? n - 1 : n;   /* sections with their own derivatives */
     pm__step last = {SIZE_MAX, SIZE_MAX, 0.0};
     double first[4];
+    bool world = !(p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK);
     for (size_t i = 0; i < n; i++) {
         pm__section *c = &sc[i];
         c->t = smp[i].t;
@@ -269,7 +323,10 @@ static void pm__sections_unbanked(pm__ctx *x, pm__section *sc, const pm_curve_sa
             c->kappa = sc[0].kappa;
             memcpy(t2, first, sizeof t2);
         }
-        pm__frame(x, c, t2, t2[3], t2[2], true);
+        if (world)
+            pm__frame_flat_world(p, c, t2, t2[3], t2[2]);
+        else
+            pm__frame(x, c, t2, t2[3], t2[2], true);
     }
 }
 
