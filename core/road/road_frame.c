@@ -168,6 +168,23 @@ static int pm__smooth_bank(pm__ctx *x, pm__section *sc, size_t n, bool flat) {
     return PM_OK;
 }
 
+/* The sideways step per nominal metre, from the section's banked right. */
+static inline void pm__section_offset(const pm_road_params *p, pm__section *sc, const double t2[2],
+                                      double miter) {
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) {
+        /* Draped sections are plan lines; heights come from the terrain. */
+        sc->r[0] = -t2[1] * miter;
+        sc->r[1] = 0.0;
+        sc->r[2] = t2[0] * miter;
+    } else {
+        /* The miter widens the plan offset; the cross slope per metre of
+         * plan offset stays, so corner edges meet their neighbours. */
+        sc->r[0] = sc->right[0] * miter;
+        sc->r[1] = sc->right[1];
+        sc->r[2] = sc->right[2] * miter;
+    }
+}
+
 /* Frame at one section: T from the plan tangent and slope, R = T x up with
  * the sign of the plan right, then the bank about T. */
 static void pm__frame(const pm__ctx *x, pm__section *sc, const double t2[2], double slope,
@@ -204,18 +221,7 @@ static void pm__frame(const pm__ctx *x, pm__section *sc, const double t2[2], dou
         sc->right[k] = R[k] * cb - U[k] * sb;
         sc->up[k] = U[k] * cb + R[k] * sb;
     }
-    if (p->terrain && p->conform == PM_ROAD_DRAPE) {
-        /* Draped sections are plan lines; heights come from the terrain. */
-        sc->r[0] = -t2[1] * miter;
-        sc->r[1] = 0.0;
-        sc->r[2] = t2[0] * miter;
-    } else {
-        /* The miter widens the plan offset; the cross slope per metre of
-         * plan offset stays, so corner edges meet their neighbours. */
-        sc->r[0] = sc->right[0] * miter;
-        sc->r[1] = sc->right[1];
-        sc->r[2] = sc->right[2] * miter;
-    }
+    pm__section_offset(p, sc, t2, miter);
 }
 
 /* Every section's bank is +0.0 whatever the curve (pm__raw_bank returns
@@ -268,15 +274,7 @@ static inline void pm__frame_flat_world(const pm_road_params *p, pm__section *sc
     sc->up[0] = u0 * 1.0 + r0 * 0.0;
     sc->up[1] = u1 * 1.0 + r1 * 0.0;
     sc->up[2] = u2 * 1.0 + r2 * 0.0;
-    if (p->terrain && p->conform == PM_ROAD_DRAPE) {
-        sc->r[0] = -t2[1] * miter;
-        sc->r[1] = 0.0;
-        sc->r[2] = t2[0] * miter;
-    } else {
-        sc->r[0] = sc->right[0] * miter;
-        sc->r[1] = sc->right[1];
-        sc->r[2] = sc->right[2] * miter;
-    }
+    pm__section_offset(p, sc, t2, miter);
 }
 
 /* pm_spline_eval's d1 and d2 at t (the same expressions, so the same
