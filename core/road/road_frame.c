@@ -168,6 +168,23 @@ static int pm__smooth_bank(pm__ctx *x, pm__section *sc, size_t n, bool flat) {
     return PM_OK;
 }
 
+/* The sideways step per nominal metre, from the section's banked right. */
+static inline void pm__section_offset(const pm_road_params *p, pm__section *sc, const double t2[2],
+                                      double miter) {
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) {
+        /* Draped sections are plan lines; heights come from the terrain. */
+        sc->r[0] = -t2[1] * miter;
+        sc->r[1] = 0.0;
+        sc->r[2] = t2[0] * miter;
+    } else {
+        /* The miter widens the plan offset; the cross slope per metre of
+         * plan offset stays, so corner edges meet their neighbours. */
+        sc->r[0] = sc->right[0] * miter;
+        sc->r[1] = sc->right[1];
+        sc->r[2] = sc->right[2] * miter;
+    }
+}
+
 /* Frame at one section: T from the plan tangent and slope, R = T x up with
  * the sign of the plan right, then the bank about T. */
 static void pm__frame(const pm__ctx *x, pm__section *sc, const double t2[2], double slope,
@@ -204,22 +221,125 @@ static void pm__frame(const pm__ctx *x, pm__section *sc, const double t2[2], dou
         sc->right[k] = R[k] * cb - U[k] * sb;
         sc->up[k] = U[k] * cb + R[k] * sb;
     }
-    if (p->terrain && p->conform == PM_ROAD_DRAPE) {
-        /* Draped sections are plan lines; heights come from the terrain. */
-        sc->r[0] = -t2[1] * miter;
-        sc->r[1] = 0.0;
-        sc->r[2] = t2[0] * miter;
-    } else {
-        /* The miter widens the plan offset; the cross slope per metre of
-         * plan offset stays, so corner edges meet their neighbours. */
-        sc->r[0] = sc->right[0] * miter;
-        sc->r[1] = sc->right[1];
-        sc->r[2] = sc->right[2] * miter;
+    pm__section_offset(p, sc, t2, miter);
+}
+
+/* Every section's bank is +0.0 whatever the curve (pm__raw_bank returns
+ * +0.0: draped, or neither curvature banking nor roll), so the sections
+ * are flat and pm__smooth_bank has nothing to do. */
+static bool pm__unbanked(const pm_road_params *p) {
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) return true;
+    return !(p->bank_max_degrees > 0.0) && !p->roll;
+}
+
+/* pm__frame of a flat section under the world up (0, 1, 0), in scalars:
+ * the same operations in the same order (the products with up's zeros
+ * included, for the signs of zeros), so the same bits. Its fallback for a
+ * vertical tangent crosses with the same up again, which changes nothing,
+ * so it is left out. */
+static inline void pm__frame_flat_world(const pm_road_params *p, pm__section *sc, const double t2[2],
+                                        double slope, double miter) {
+    double a = t2[0], b = slope, c = t2[1];
+    double l = sqrt(a * a + b * b + c * c);
+    if (l > 0.0) {
+        a /= l;
+        b /= l;
+        c /= l;
+    }
+    double r0 = b * 0.0 - c * 1.0, r1 = c * 0.0 - a * 0.0, r2 = a * 1.0 - b * 0.0;
+    l = sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+    if (l > 0.0) {
+        r0 /= l;
+        r1 /= l;
+        r2 /= l;
+    }
+    if (r0 * -t2[1] + r2 * t2[0] < 0.0) {
+        r0 = -r0;
+        r1 = -r1;
+        r2 = -r2;
+    }
+    double u0 = r1 * c - r2 * b, u1 = r2 * a - r0 * c, u2 = r0 * b - r1 * a;
+    l = sqrt(u0 * u0 + u1 * u1 + u2 * u2);
+    if (l > 0.0) {
+        u0 /= l;
+        u1 /= l;
+        u2 /= l;
+    }
+    sc->tan[0] = a;
+    sc->tan[1] = b;
+    sc->tan[2] = c;
+    sc->right[0] = r0 * 1.0 - u0 * 0.0;
+    sc->right[1] = r1 * 1.0 - u1 * 0.0;
+    sc->right[2] = r2 * 1.0 - u2 * 0.0;
+    sc->up[0] = u0 * 1.0 + r0 * 0.0;
+    sc->up[1] = u1 * 1.0 + r1 * 0.0;
+    sc->up[2] = u2 * 1.0 + r2 * 0.0;
+    pm__section_offset(p, sc, t2, miter);
+}
+
+/* pm_spline_eval's d1 and d2 at t (the same expressions, so the same
+ * bits), read straight from the coefficients. */
+static inline void pm__derivatives(const pm_spline *s, double t, double d1[3], double d2[3]) {
+    double u;
+    const double(*c)[3] = s->coef[pm__spline_locate(s, t, &u)];
+    for (int k = 0; k < 3; k++) {
+        d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
+        d2[k] = 2.0 * c[2][k] + 6.0 * u * c[3][k];
+    }
+}
+
+/* pm__road_sections for an unbanked road in one pass: each section is
+ * framed as soon as its tangent and slope are known, with the values the
+ * two-pass path gives (the closing section of a closed road copies the
+ * first, as there), without its t2 array or bank bookkeeping. */
+static void pm__sections_unbanked(pm__ctx *x, pm__section *sc, const pm_curve_sample *smp, size_t n,
+                                  double W) {
+    const pm_road_params *p = x->p;
+    size_t m = p->closed ? n - 1 : n;   /* sections with their own derivatives */
+    pm__step last = {SIZE_MAX, SIZE_MAX, 0.0};
+    double first[4];
+    bool world = !(p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK);
+    for (size_t i = 0; i < n; i++) {
+        pm__section *c = &sc[i];
+        c->t = smp[i].t;
+        memcpy(c->c, smp[i].p, sizeof c->c);
+        c->s = i > 0 ? sc[i - 1].s + smp[i].len : 0.0;
+        c->fan[0] = c->fan[1] = false;
+        c->bank = 0.0;
+        c->clamp[0] = c->clamp[1] = W;
+        double t2[4];
+        if (i < m) {
+            double d1[3], d2[3];
+            pm__derivatives(&x->spline, smp[i].t, d1, d2);
+            c->kappa = pm_spline_curvature_of(&x->spline, d1, d2);
+            double l = hypot(d1[0], d1[2]);
+            pm__plan_tangent(x, smp, n, i, d1, l, t2, t2 + 2);
+            /* pm__slope's first line, without the call */
+            t2[3] = p->terrain ? pm__slope(x, smp, n, i, d1, l, &last) : l > 1e-12 ? d1[1] / l : 0.0;
+            if (i == 0) memcpy(first, t2, sizeof first);
+        } else {
+            c->kappa = sc[0].kappa;
+            memcpy(t2, first, sizeof t2);
+        }
+        if (world)
+            pm__frame_flat_world(p, c, t2, t2[3], t2[2]);
+        else
+            pm__frame(x, c, t2, t2[3], t2[2], true);
     }
 }
 
 int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size_t n) {
     const pm_road_params *p = x->p;
+    if (!x->plain && pm__unbanked(p)) {
+        pm__section *sc = pm_arena_alloc(x->a, n * sizeof *sc);
+        if (!sc) return PM_ERR_NOMEM;
+        pm__sections_unbanked(x, sc, smp, n, 0.5 * p->width + p->shoulder);
+        L->sec = sc;
+        L->n = n;
+        L->closed = p->closed;
+        L->length = sc[n - 1].s;
+        return PM_OK;
+    }
     /* Not zeroed (a section is 224 bytes): every field is set below or in
      * pm__frame, but the pivots, read only where a fan is set. */
     pm__section *sc = pm_arena_alloc(x->a, n * sizeof *sc);

@@ -1,0 +1,130 @@
+/* road_frame.c: the one-pass sections of an unbanked road (the fast path
+ * of pm__road_sections) equal the plain two-pass ones (x->plain) bit for
+ * bit, field by field, on thousands of random roads: open and closed,
+ * Catmull-Rom and linear (mitred corners), flat and hilly, tiny and long
+ * chords, on terrain (drape, bank, terrain up), and banked or rolled roads,
+ * where both must take the plain path. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "pm_test_road.h"
+#include "road/road_internal.h"
+#include "scene/arena.h"
+#include "scene/result.h"
+#include "scene/rng.h"
+
+static void random_params(pm_arena *a, pm_rng *g, pm_road_params *p) {
+    pm_road_params_default(p);
+    size_t n = 2 + pm_rng_below(g, 14);
+    bool closed = n >= 3 && pm_rng_chance(g, 0.25);
+    double *pts = pm_arena_alloc(a, 3 * n * sizeof(double));
+    cr_assert(pts);
+    double h = pm_rng_unit(g) * 6.28, x = 0.0, z = 0.0, R = pm_rng_range(g, 12.0, 120.0);
+    bool axis = pm_rng_chance(g, 0.2), sharp = pm_rng_chance(g, 0.4);
+    for (size_t i = 0; i < n; i++) {
+        if (closed) {
+            double t = 6.283185307179586 * (double)i / (double)n + pm_rng_range(g, -0.2, 0.2);
+            x = R * pm_rng_range(g, 0.7, 1.3) * cos(t);
+            z = R * pm_rng_range(g, 0.7, 1.3) * sin(t);
+        }
+        pts[3 * i] = x;
+        pts[3 * i + 1] = pm_rng_chance(g, 0.5) ? pm_rng_range(g, -6.0, 6.0) : (pm_rng_chance(g, 0.5) ? -0.0 : 0.0);
+        pts[3 * i + 2] = z;
+        h += sharp ? pm_rng_range(g, -2.8, 2.8) : pm_rng_range(g, -0.4, 0.4);
+        if (axis) h = 1.5707963267948966 * (double)pm_rng_below(g, 4);   /* exact zeros in x or z */
+        double len = axis ? (double)(1 + pm_rng_below(g, 30)) : pm_rng_range(g, 0.5, 80.0);
+        x += axis ? len * (double)((int)lround(cos(h))) : len * cos(h);
+        z += axis ? len * (double)((int)lround(sin(h))) : len * sin(h);
+    }
+    p->points = pts;
+    p->npoints = n;
+    p->closed = closed;
+    if (pm_rng_chance(g, 0.3)) p->curve = PM_CURVE_LINEAR;
+    p->width = pm_rng_range(g, 2.0, 16.0);
+    p->shoulder = pm_rng_chance(g, 0.5) ? 0.0 : pm_rng_range(g, 0.1, 4.0);
+    static const double errs[] = {0.00125, 0.01, 0.05, 0.2, 1.0};
+    p->max_error = errs[pm_rng_below(g, 5)];
+    static const double segs[] = {0.7, 2.0, 5.0, 20.0, 1000.0};
+    p->max_segment = segs[pm_rng_below(g, 5)];
+    if (pm_rng_chance(g, 0.2)) {   /* banked: both paths must be the plain one */
+        p->bank_max_degrees = pm_rng_range(g, 1.0, 45.0);
+        p->bank_radius = pm_rng_range(g, 0.0, 100.0);
+        p->bank_transition = pm_rng_chance(g, 0.3) ? 0.0 : pm_rng_range(g, 1.0, 40.0);
+    }
+    if (pm_rng_chance(g, 0.1)) {
+        double *roll = pm_arena_alloc(a, n * sizeof(double));
+        cr_assert(roll);
+        for (size_t i = 0; i < n; i++) roll[i] = pm_rng_chance(g, 0.5) ? 0.0 : pm_rng_range(g, -10.0, 10.0);
+        p->roll = roll;
+    }
+    if (pm_rng_chance(g, 0.3)) {
+        pm_heightfield *hf = pm_test_terrain_under(a, g, pts, n);
+        cr_assert(hf);
+        p->terrain = hf;
+        p->conform = pm_rng_chance(g, 0.5) ? PM_ROAD_DRAPE : PM_ROAD_BANK;
+        p->up = pm_rng_chance(g, 0.4) ? PM_ROAD_UP_TERRAIN : PM_ROAD_UP_WORLD;
+    }
+}
+
+/* Every field pm__road_sections sets (the pivots are set later, by the fans). */
+static void same_section(const pm__section *f, const pm__section *q, int trial, size_t i) {
+#define PM__SAME(field) \
+    cr_assert_eq(memcmp(&f->field, &q->field, sizeof f->field), 0, "trial %d section %zu: " #field, trial, i)
+    PM__SAME(t);
+    PM__SAME(s);
+    PM__SAME(c);
+    PM__SAME(tan);
+    PM__SAME(r);
+    PM__SAME(up);
+    PM__SAME(right);
+    PM__SAME(kappa);
+    PM__SAME(bank);
+    PM__SAME(clamp);
+    PM__SAME(fan);
+#undef PM__SAME
+}
+
+Test(road_frame_fast, unbanked_sections_equal_the_plain_ones) {
+    pm_rng g;
+    pm_rng_seed(&g, 20261202);
+    int fast = 0, closed = 0, linear = 0, terrain = 0, zeros = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        pm_arena *a = pm_arena_create(0);
+        cr_assert(a);
+        pm_road_params p;
+        random_params(a, &g, &p);
+        pm__ctx x = {.a = a, .p = &p, .budget = UINT64_MAX};
+        cr_assert_eq(pm_spline_init(a, &x.spline, p.points, p.npoints, p.closed, p.curve, p.alpha), PM_OK);
+        pm_sample_opts o = {.max_error = p.max_error, .max_segment = p.max_segment, .max_samples = 200000};
+        pm_curve_sample *smp = NULL;
+        size_t n = 0;
+        cr_assert_eq(pm_spline_sample(a, &x.spline, &o, &smp, &n), PM_OK);
+        pm__level Lf, Lp;
+        memset(&Lf, 0, sizeof Lf);
+        memset(&Lp, 0, sizeof Lp);
+        x.plain = false;
+        cr_assert_eq(pm__road_sections(&x, &Lf, smp, n), PM_OK);
+        x.plain = true;
+        cr_assert_eq(pm__road_sections(&x, &Lp, smp, n), PM_OK);
+        cr_assert_eq(Lf.n, Lp.n);
+        cr_assert_eq(Lf.closed, Lp.closed);
+        cr_assert_eq(memcmp(&Lf.length, &Lp.length, sizeof Lf.length), 0);
+        for (size_t i = 0; i < n; i++) {
+            same_section(&Lf.sec[i], &Lp.sec[i], trial, i);
+            for (int k = 0; k < 3; k++) zeros += Lf.sec[i].r[k] == 0.0;
+        }
+        bool unbanked = (p.terrain && p.conform == PM_ROAD_DRAPE) || (!(p.bank_max_degrees > 0.0) && !p.roll);
+        fast += unbanked;
+        closed += unbanked && p.closed;
+        linear += unbanked && p.curve == PM_CURVE_LINEAR;
+        terrain += unbanked && p.terrain;
+        pm_arena_destroy(a);
+    }
+    /* The fast path ran on every kind of road, and met exact zeros. */
+    cr_assert_gt(fast, 1500);
+    cr_assert_gt(closed, 200);
+    cr_assert_gt(linear, 300);
+    cr_assert_gt(terrain, 300);
+    cr_assert_gt(zeros, 1000);
+}
