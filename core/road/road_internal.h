@@ -110,6 +110,9 @@ int pm__road_outline_loop(pm_arena *a, const pm__level *L);
  * cheap pass over chunks of sections, 0 when not proven (then ask
  * pm_loop_simple), PM_ERR_NOMEM. */
 int pm__road_outline_windows(pm_arena *a, const pm__level *L, double W);
+/* The same with windows of up to `win` (2 or 3) chunks; the pass above
+ * uses 3 (for tests: 2 is the plain pairs-only proof). */
+int pm__road_outline_windows_k(pm_arena *a, const pm__level *L, double W, uint32_t win);
 /* For tests: the order (chunk indices) road_outline.c's sort gives n <= 64
  * boxes whose lower x ends are lo (ties by chunk). */
 void pm__road_outline_sort(const float *lo, uint32_t n, uint32_t *order);
