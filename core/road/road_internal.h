@@ -78,6 +78,11 @@ void pm__road_weld_collapses(pm__level *L);
 /* Whether no band of either side folds at full width (fresh sections: no
  * fan, every clamp W): then pm__road_clamp_folds has nothing to do. */
 bool pm__road_fold_free(const pm__level *L);
+/* For tests: road_fold.c's quick "both bands surely convex" from the band
+ * ends p and q (ux, uz, vx, vz, two lanes each: 8 numbers apiece), by the
+ * six shared differences pm__road_fold_free uses (fast) or by four plain
+ * orientations. */
+bool pm__road_bands_sure(const double p[8], const double q[8], bool fast);
 /* The plain test pm__road_fold_free answers for every band at once: the
  * band of one side between sections a and b is convex (or a segment). */
 bool pm__road_band_ok(const pm__section *a, const pm__section *b, int side);
