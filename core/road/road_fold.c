@@ -476,7 +476,7 @@ void pm__road_clamp_folds(pm__ctx *x, pm__level *L) {
     size_t n = L->n;
     /* The usual road: every band convex at full width on both sides, the
      * verdict pm__road_fans reaches for each side (one pass, no arrays). */
-    if (pm__road_fold_free(L)) return;
+    if ((L->fold_free = pm__road_fold_free(L))) return;
     bool left = pm__road_fans(x, L, 0), right = pm__road_fans(x, L, 1);
     /* Every band convex at full width on both sides: nothing to cut back. */
     if (!left && !right) return;

@@ -42,6 +42,7 @@ typedef struct pm__level {
     double length;          /* centre polyline, 3D */
     double achieved;        /* measured chord error */
     uint64_t skipped;       /* degenerate triangles left out */
+    bool fold_free;         /* pm__road_clamp_folds found no fold: no fan, every clamp sec[0].clamp[0] */
     bool closed;
     uint64_t triangles;     /* emitted */
     uint8_t *whole;         /* NULL (plain paths), or per section whether nothing
