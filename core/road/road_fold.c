@@ -407,6 +407,35 @@ static inline bool pm__bands_surely_ok(const pm__band_end *p, const pm__band_end
     return (ok[0] & ok[1]) != 0;
 }
 
+/* The same four orientations from six differences, not sixteen: each
+ * one pm__orient2 takes is one of these or its negation, and IEEE
+ * subtraction and products are exact under negation (b - a is -(a - b),
+ * (-x) * y is -(x * y), (-x) - (-y) is y - x), so every orientation is
+ * the very number pm__orient2 gives, up to the sign of a zero (never
+ * > 0 either way). dp is p's v - u (q's of the band before), dq q's. */
+static inline bool pm__bands_surely_ok_d(const pm__band_end *p, const pm__band_end *q, pm__v2d dpx, pm__v2d dpz,
+                                         pm__v2d dqx, pm__v2d dqz) {
+    pm__v2d zero = {0.0, 0.0};
+    pm__v2d ex = q->vx - p->ux, ez = q->vz - p->uz;   /* orientation 1's c - a; 3's a - c */
+    pm__v2d fx = q->ux - p->vx, fz = q->uz - p->vz;   /* orientation 2's c - a; 4's a - c */
+    pm__v2d gx = q->vx - p->vx, gz = q->vz - p->vz;   /* orientation 2's b - a */
+    pm__v2d hx = p->ux - q->ux, hz = p->uz - q->uz;   /* orientation 4's b - a */
+    pm__v2i ok = (dpz * ex - dpx * ez > zero) & (gz * fx - gx * fz > zero) & (dqz * ex - dqx * ez > zero) &
+                 (hx * fz - hz * fx > zero);
+    return (ok[0] & ok[1]) != 0;
+}
+
+bool pm__road_bands_sure(const double p[8], const double q[8], bool fast) {
+    pm__band_end e[2];
+    for (int k = 0; k < 2; k++) {
+        const double *v = k ? q : p;
+        e[k] = (pm__band_end){{v[0], v[1]}, {v[2], v[3]}, {v[4], v[5]}, {v[6], v[7]}};
+    }
+    if (!fast) return pm__bands_surely_ok(&e[0], &e[1]);
+    return pm__bands_surely_ok_d(&e[0], &e[1], e[0].vx - e[0].ux, e[0].vz - e[0].uz, e[1].vx - e[1].ux,
+                                 e[1].vz - e[1].uz);
+}
+
 bool pm__road_fold_free(const pm__level *L) {
     const pm__section *sc = L->sec;
     size_t m = L->closed ? L->n - 1 : L->n;
@@ -418,13 +447,17 @@ bool pm__road_fold_free(const pm__level *L) {
     size_t nb = L->closed ? m : L->n - 1;   /* a closed road's last band ends on its first section */
     pm__band_end p, q;
     memset(&p, 0, sizeof p);
+    pm__v2d dpx = {0.0, 0.0}, dpz = {0.0, 0.0};
     for (size_t i = 0; i <= nb; i++) {
         const pm__section *s = &sc[i < m ? i : 0];
         if (s->fan[0] | s->fan[1] | (s->clamp[0] != W) | (s->clamp[1] != W)) return false;
         pm__v2d cx = {s->c[0], s->c[0]}, cz = {s->c[2], s->c[2]};
         pm__v2d rx = {s->r[0], s->r[0]}, rz = {s->r[2], s->r[2]};
         q = (pm__band_end){cx + eu * rx, cz + eu * rz, cx + ev * rx, cz + ev * rz};
-        if (i > 0 && !pm__bands_surely_ok(&p, &q)) {
+        pm__v2d dqx = q.vx - q.ux, dqz = q.vz - q.uz;
+        bool sure = i > 0 && pm__bands_surely_ok_d(&p, &q, dpx, dpz, dqx, dqz);
+        dpx = dqx, dpz = dqz;
+        if (i > 0 && !sure) {
             double A1[2] = {p.ux[0], p.uz[0]}, A2[2] = {q.ux[0], q.uz[0]};
             double B1[2][2] = {{p.ux[1], p.uz[1]}, {p.vx[0], p.vz[0]}};
             double B2[2][2] = {{q.ux[1], q.uz[1]}, {q.vx[0], q.vz[0]}};
@@ -443,7 +476,7 @@ void pm__road_clamp_folds(pm__ctx *x, pm__level *L) {
     size_t n = L->n;
     /* The usual road: every band convex at full width on both sides, the
      * verdict pm__road_fans reaches for each side (one pass, no arrays). */
-    if (pm__road_fold_free(L)) return;
+    if ((L->fold_free = pm__road_fold_free(L))) return;
     bool left = pm__road_fans(x, L, 0), right = pm__road_fans(x, L, 1);
     /* Every band convex at full width on both sides: nothing to cut back. */
     if (!left && !right) return;

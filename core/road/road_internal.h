@@ -42,6 +42,7 @@ typedef struct pm__level {
     double length;          /* centre polyline, 3D */
     double achieved;        /* measured chord error */
     uint64_t skipped;       /* degenerate triangles left out */
+    bool fold_free;         /* pm__road_clamp_folds found no fold: no fan, every clamp sec[0].clamp[0] */
     bool closed;
     uint64_t triangles;     /* emitted */
     uint8_t *whole;         /* NULL (plain paths), or per section whether nothing
@@ -78,6 +79,11 @@ void pm__road_weld_collapses(pm__level *L);
 /* Whether no band of either side folds at full width (fresh sections: no
  * fan, every clamp W): then pm__road_clamp_folds has nothing to do. */
 bool pm__road_fold_free(const pm__level *L);
+/* For tests: road_fold.c's quick "both bands surely convex" from the band
+ * ends p and q (ux, uz, vx, vz, two lanes each: 8 numbers apiece), by the
+ * six shared differences pm__road_fold_free uses (fast) or by four plain
+ * orientations. */
+bool pm__road_bands_sure(const double p[8], const double q[8], bool fast);
 /* The plain test pm__road_fold_free answers for every band at once: the
  * band of one side between sections a and b is convex (or a segment). */
 bool pm__road_band_ok(const pm__section *a, const pm__section *b, int side);
@@ -110,6 +116,9 @@ int pm__road_outline_loop(pm_arena *a, const pm__level *L);
  * cheap pass over chunks of sections, 0 when not proven (then ask
  * pm_loop_simple), PM_ERR_NOMEM. */
 int pm__road_outline_windows(pm_arena *a, const pm__level *L, double W);
+/* The same with windows of up to `win` (2 or 3) chunks; the pass above
+ * uses 3 (for tests: 2 is the plain pairs-only proof). */
+int pm__road_outline_windows_k(pm_arena *a, const pm__level *L, double W, uint32_t win);
 /* For tests: the order (chunk indices) road_outline.c's sort gives n <= 64
  * boxes whose lower x ends are lo (ties by chunk). */
 void pm__road_outline_sort(const float *lo, uint32_t n, uint32_t *order);

@@ -11,7 +11,8 @@
  * width with the shoulder). The loop is simple when
  *   - chunks two or more apart have disjoint plan boxes (first and last
  *     chunks' boxes hold their end sections), so their edges cannot meet;
- *   - in every window of two consecutive chunks, along the direction d
+ *   - every two consecutive chunks lie in one window (two or three
+ *     consecutive chunks) where, along the direction d
  *     from its first section's middle to its last one's, the left edge and
  *     the right edge each strictly advance (a strictly monotone polyline is
  *     simple, its consecutive edges meet only at their shared point), and
@@ -231,6 +232,11 @@ static bool pm__cap_ok(const pm__outline *O, size_t e, size_t far) {
 }
 
 int pm__road_outline_windows(pm_arena *a, const pm__level *L, double W) {
+    return pm__road_outline_windows_k(a, L, W, 3);
+}
+
+int pm__road_outline_windows_k(pm_arena *a, const pm__level *L, double W, uint32_t win) {
+    assert(win == 2 || win == 3);
     size_t n = L->n, nc = L->ncol;
     if (n < 8 || nc < 2 || L->closed) return 0;
     double reach = 4.0 * W, M = 1.0;
@@ -300,8 +306,17 @@ int pm__road_outline_windows(pm_arena *a, const pm__level *L, double W) {
     }
     /* Sums of a few products of numbers up to M err by a few 1e-16 M. */
     pm__outline O = {.L = L, .e = e, .mg = 1e-12 * M};
-    for (uint32_t j = 0; j + 1 < nch; j++)
-        if (!pm__window_ok(&O, start[j], start[j + 2])) return 0;
+    /* Windows of `win` (3) chunks at a stride of win - 1 (each section
+     * looked at about 1.5 times, not twice): every two consecutive chunks
+     * share one.
+     * Where the long window fails, its two pairs of chunks are tried as
+     * before, so this proves every road the pairs alone would. */
+    for (uint32_t j = 0; j + 1 < nch; j += win - 1) {
+        uint32_t k = j + win - 1 < nch ? j + win - 1 : nch - 1;   /* last chunk of the window */
+        if (k > j + 1 && pm__window_ok(&O, start[j], start[k + 1])) continue;
+        for (uint32_t i = j; i < k; i++)
+            if (!pm__window_ok(&O, start[i], start[i + 2])) return 0;
+    }
     if (!pm__cap_ok(&O, 0, start[2]) || !pm__cap_ok(&O, n - 1, start[nch - 2])) return 0;
     return pm__boxes_apart(box, nch) ? 1 : 0;
 }

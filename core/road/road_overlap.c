@@ -80,10 +80,13 @@ static int pm__outline_simple(pm__ctx *x, const pm__level *L) {
     const pm_road_params *p = x->p;
     double W = 0.5 * p->width + p->shoulder;
     if (L->closed || L->skipped) return 0;
-    for (size_t i = 0; i < L->n; i++) {
-        const pm__section *sc = &L->sec[i];
-        if (sc->fan[0] || sc->fan[1] || sc->clamp[0] < W || sc->clamp[1] < W) return 0;
-    }
+    /* The fold pass saw no fan and every clamp sec[0].clamp[0] (nothing
+     * writes them since): only that clamp needs a look. */
+    if (!(L->fold_free && L->sec[0].clamp[0] >= W))
+        for (size_t i = 0; i < L->n; i++) {
+            const pm__section *sc = &L->sec[i];
+            if (sc->fan[0] || sc->fan[1] || sc->clamp[0] < W || sc->clamp[1] < W) return 0;
+        }
     int r = pm__road_outline_windows(x->a, L, W);   /* a long road: proven in one pass */
     if (r != 0) return r;
     return pm__road_outline_loop(x->a, L);

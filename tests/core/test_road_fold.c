@@ -257,3 +257,48 @@ Test(road_fold, weld_matches_the_plain_weld) {
     cr_assert_gt(welded, 1000, "welded %d", welded);
     pm_arena_destroy(a);
 }
+
+/* pm__road_fold_free's band check from six shared differences says
+ * "surely convex" exactly when the four plain orientations do, on random
+ * band ends: convex and folded quads, tiny and huge coordinates, points
+ * on a coarse grid (repeated corners, collinear ones, zero orientations
+ * of either sign), infinities. Either way wrong would fail: too eager is
+ * a wrong verdict, too shy only slower, so both are checked here. */
+Test(road_fold, six_difference_band_check_equals_the_plain_one) {
+    pm_rng rng;
+    pm_rng_seed(&rng, 77);
+    int sure = 0, unsure = 0;
+    for (int trial = 0; trial < 200000; trial++) {
+        double p[8], q[8];
+        int kind = (int)pm_rng_below(&rng, 4);
+        double scale = kind == 3 ? pow(10.0, pm_rng_range(&rng, -6, 8)) : 10.0;
+        double cx = pm_rng_range(&rng, -1e3, 1e3), cz = pm_rng_range(&rng, -1e3, 1e3);
+        double h = pm_rng_range(&rng, -4, 4), W = pm_rng_range(&rng, 0.5, 6.0), step = pm_rng_range(&rng, -2.0, 8.0);
+        for (int k = 0; k < 2; k++) {
+            double *v = k ? q : p;
+            double hh = h + (k ? pm_rng_range(&rng, -1.5, 1.5) : 0.0);
+            double x = cx + (k ? step * cos(h) : 0.0), z = cz + (k ? step * sin(h) : 0.0);
+            double rx = -sin(hh) * W, rz = cos(hh) * W;
+            /* lanes: u = (centre, left corner), v = (right corner, centre) */
+            double ux[2] = {x, x - rx}, uz[2] = {z, z - rz}, vx[2] = {x + rx, x}, vz[2] = {z + rz, z};
+            for (int l = 0; l < 2; l++) {
+                v[0 + l] = ux[l], v[2 + l] = uz[l], v[4 + l] = vx[l], v[6 + l] = vz[l];
+            }
+        }
+        if (kind == 1 || kind == 2)   /* a grid: repeats, collinear corners, exact zeros */
+            for (int i = 0; i < 8; i++) {
+                p[i] = round(p[i] * (kind == 1 ? 1.0 : 0.25)) / (kind == 1 ? 1.0 : 0.25);
+                q[i] = round(q[i] * (kind == 1 ? 1.0 : 0.25)) / (kind == 1 ? 1.0 : 0.25);
+            }
+        if (kind == 3)
+            for (int i = 0; i < 8; i++) p[i] *= scale, q[i] *= scale;
+        if (trial % 997 == 0) q[pm_rng_below(&rng, 8)] = pm_rng_chance(&rng, 0.5) ? INFINITY : -INFINITY;
+        if (trial % 499 == 0) p[pm_rng_below(&rng, 8)] = q[pm_rng_below(&rng, 8)];
+        bool fast = pm__road_bands_sure(p, q, true), plain = pm__road_bands_sure(p, q, false);
+        cr_assert_eq(fast, plain, "trial %d: six differences say %d, plain %d", trial, fast, plain);
+        sure += plain;
+        unsure += !plain;
+    }
+    cr_assert_gt(sure, 20000, "sure %d", sure);
+    cr_assert_gt(unsure, 20000, "unsure %d", unsure);
+}

@@ -165,3 +165,61 @@ Test(road_outline, box_sort_matches_qsort) {
         for (uint32_t i = 0; i < n; i++) cr_assert_eq(order[i], want[i], "trial %d kind %d at %u", trial, kind, i);
     }
 }
+
+/* The three-chunk windows (the pass's default) against the plain proof
+ * by pairs of chunks and the exact loop test, on random roads: gentle
+ * and tight arcs, hairpins whose legs pass close, S-bends that nearly
+ * touch, zig-zags that turn once per chunk or so. Never a claim the loop
+ * test denies, and every road the pairs prove is proven (a long window
+ * that fails falls back to its pairs), so the exact test never runs
+ * where it did not before. */
+Test(road_outline, three_chunk_windows_prove_what_pairs_prove_and_no_more) {
+    pm_arena *a = pm_arena_create(0);
+    pm_rng rng;
+    pm_rng_seed(&rng, 9);
+    int proven = 0, denied = 0, long_failed = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        size_t n = 8 + pm_rng_below(&rng, 500);
+        uint32_t ncol = 2 + pm_rng_below(&rng, 5);
+        double W = 0.5 + 8.0 * pm_rng_unit(&rng), len = 0.1 + 4.0 * pm_rng_unit(&rng);
+        int kind = (int)pm_rng_below(&rng, 6);
+        double *turn = pm_arena_alloc(a, n * sizeof(double));
+        double sg = pm_rng_chance(&rng, 0.5) ? 1.0 : -1.0;
+        /* Steps per chunk of 4 W, and a period of one to four chunks. */
+        double per = 4.0 * W / len * (1.0 + 3.0 * pm_rng_unit(&rng));
+        double amp = (0.2 + 1.4 * pm_rng_unit(&rng)) / (per > 1.0 ? per : 1.0);
+        size_t at = n / 4 + pm_rng_below(&rng, (uint32_t)(n / 2 + 1));
+        double gap = W * (1.6 + 1.2 * pm_rng_unit(&rng));   /* hairpin legs' centre lines apart */
+        if (kind == 5) {   /* a hairpin near the end, its short return leg in the last chunks only */
+            size_t m = (size_t)(PM__PI * 0.5 * gap / len) + 1, back = (size_t)(W * (0.5 + 6.0 * pm_rng_unit(&rng)) / len);
+            at = n > m + back + 2 ? n - m - back - 1 : 1;
+        }
+        for (size_t i = 0; i < n; i++) {
+            double t = 0.0;
+            if (kind == 0) t = sg * len / (W * (3.0 + 40.0 * pm_rng_unit(&rng)));   /* arcs, gentle to tight */
+            else if (kind == 1 || kind == 5) {   /* a hairpin: half a turn over the legs' gap */
+                size_t m = (size_t)(PM__PI * 0.5 * gap / len) + 1;
+                t = i >= at && i < at + m ? sg * PM__PI / (double)m : 0.0;
+            } else if (kind == 2)   /* S-bends, one side then the other */
+                t = sg * amp * ((size_t)((double)i / per) % 2 ? 1.0 : -1.0);
+            else if (kind == 3)   /* zig-zag with a drift */
+                t = sg * (amp * sin(2.0 * PM__PI * (double)i / per) + 0.002);
+            else t = (pm_rng_unit(&rng) - 0.5) * 0.05;
+            turn[i] = t;
+        }
+        pm__level L = make_level(a, n, ncol, W, len, turn);
+        int w3 = pm__road_outline_windows_k(a, &L, W, 3), w2 = pm__road_outline_windows_k(a, &L, W, 2);
+        cr_assert(w3 == 0 || w3 == 1);
+        cr_assert_eq(pm__road_outline_windows(a, &L, W), w3);
+        int s = pm__road_outline_loop(a, &L);
+        if (w3 == 1) cr_assert_eq(s, 1, "trial %d (kind %d): proven simple, the loop test says not", trial, kind);
+        if (w2 == 1) cr_assert_eq(w3, 1, "trial %d (kind %d): pairs prove it, the long windows do not", trial, kind);
+        proven += w3;
+        denied += s == 0;
+        long_failed += w2 == 1;
+        pm_arena_reset(a);
+    }
+    cr_assert_gt(proven, 500, "proven %d", proven);
+    cr_assert_gt(denied, 200, "denied %d", denied);
+    pm_arena_destroy(a);
+}
