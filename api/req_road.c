@@ -376,7 +376,7 @@ static const char *const road_summary_omit[] = {"terrain.heights", NULL};
 
 const pm_api_generator pm_api_gen_road = {
     .name = "road",
-    .version = "1.5.0",   /* 1.1.0: LOD levels as one MSFT_lod node in glTF; 1.2.0: tight turns fan their inner side; 1.3.0: triangles in strip-band order (no meshopt pass), chord error in closed form; 1.4.0: a draped chord's error bounded in closed form (terrain); 1.5.0: a chord longer than max_segment cut into the fewest equal pieces, not halves */
+    .version = "1.6.0",   /* 1.6.0: the chord bound's peak from a root form that does not cancel (symmetric arc pieces were accepted up to 12 % past max_error; many chords' max_chord_error differs in the last digits); 1.1.0: LOD levels as one MSFT_lod node in glTF; 1.2.0: tight turns fan their inner side; 1.3.0: triangles in strip-band order (no meshopt pass), chord error in closed form; 1.4.0: a draped chord's error bounded in closed form (terrain); 1.5.0: a chord longer than max_segment cut into the fewest equal pieces, not halves */
     .path = "/v1/roads",
     .parse = pm__road_parse,
     .from_query = NULL,

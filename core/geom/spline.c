@@ -337,6 +337,31 @@ static inline pm__v4 pm__v4_load(const double *p) {   /* p[0 .. 3], unaligned */
     return v;
 }
 
+/* The peak over v in [0, 1] of g(v) = v (1 - v) (ga + d v), lane by lane
+ * (ga >= 0, d >= -ga). g' = ga + 2 (d - ga) v - 3 d v^2 is ga >= 0 at 0
+ * and -(ga + d) <= 0 at 1, so one root r lies in [0, 1] and holds the
+ * peak; the other is outside (g is 0 at its clamped end). With qa = -3 d,
+ * qb = 2 (d - ga): r = (-qb - sq) / (2 qa) = 2 ga / (sq - qb), sq the
+ * discriminant's root. The first form cancels where qb < 0 (d below ga:
+ * with d a few ulp of ga it gave r = 0, a bound of 0 for a chord whose
+ * curve bulges by ga / 4), the second where qb > 0 (ga well below d), so
+ * each lane takes the one whose terms add. d = 0 (no 0 / 0) gives 1/2;
+ * ga = d = 0 gives NaN, clamped to 0, and g = 0 as it should. */
+static inline __attribute__((always_inline)) pm__v4 pm__v4_bump_peak(pm__v4 ga, pm__v4 d) {
+    const pm__v4 zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0};
+    pm__v4 qa = -3.0 * d, qb = 2.0 * (d - ga), disc = qb * qb + 12.0 * d * ga;
+    pm__v4 sq = pm__v4_sqrt(pm__v4_sel((pm__m4)(disc > zero), disc, zero));
+    pm__m4 rising = (pm__m4)(qb > zero);
+    pm__v4 w = pm__v4_sel(rising, -qb - sq, 2.0 * ga) / pm__v4_sel(rising, 2.0 * qa, sq - qb);
+    w = pm__v4_sel((pm__m4)(w > zero), w, zero);
+    w = pm__v4_sel((pm__m4)(w < one), w, one);
+    return w * (1.0 - w) * (ga + d * w);
+}
+
+double pm_spline_bump_peak(double ga, double d) {
+    return pm__v4_bump_peak((pm__v4){ga, ga, ga, ga}, (pm__v4){d, d, d, d})[0];
+}
+
 /* For each chord of run r ([t0, t1] of one segment, from a to b): its
  * length (pm_v3_dist of a and b), pm__turn_exceeds's sqrt cosine test
  * between pm__d1_in's derivatives at t0 and t1, and the largest 3D
@@ -358,7 +383,7 @@ static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
     const double(*cf[4])[3];
     for (int l = 0; l < 4; l++) cf[l] = sm->s->coef[r->seg[l]];
     bool one_seg = r->seg[0] == r->seg[3];   /* consecutive: all four in one segment */
-    const pm__v4 zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0}, half = {0.5, 0.5, 0.5, 0.5};
+    const pm__v4 zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0};
     pm__v4 seg = {(double)r->seg[0], (double)r->seg[1], (double)r->seg[2], (double)r->seg[3]};
     pm__v4 t0 = pm__v4_load(r->t), t1 = pm__v4_load(r->t + 1);
     pm__v4 u = t0 - seg, h = t1 - t0, u1 = t1 - seg;
@@ -419,18 +444,7 @@ static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
         AB2 += apb * apb;
     }
     pm__v4 ga = pm__v4_sqrt(A2), d = pm__v4_sqrt(AB2) - ga;
-    pm__v4 qa = -3.0 * d, qb = 2.0 * (d - ga), disc = qb * qb + 12.0 * d * ga;
-    pm__v4 sq = pm__v4_sqrt(pm__v4_sel((pm__m4)(disc > zero), disc, zero));
-    pm__m4 curved = (pm__m4)(d != zero);
-    pm__v4 rt[2] = {pm__v4_sel(curved, (-qb + sq) / (2.0 * qa), half),
-                    pm__v4_sel(curved, (-qb - sq) / (2.0 * qa), half)};
-    pm__v4 worst = zero;
-    for (int k = 0; k < 2; k++) {
-        pm__v4 w = pm__v4_sel((pm__m4)(rt[k] > zero), rt[k], zero);
-        w = pm__v4_sel((pm__m4)(w < one), w, one);
-        pm__v4 g = w * (1.0 - w) * (ga + d * w);
-        worst = pm__v4_sel((pm__m4)(g > worst), g, worst);
-    }
+    pm__v4 worst = pm__v4_bump_peak(ga, d);
     memcpy(r->e, &worst, sizeof worst);
     memcpy(r->bound, &ok, sizeof ok);
     if (plan) {   /* dp for pm__drape_bound, and no verdict here */

@@ -136,6 +136,12 @@ void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, doub
 int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
                      pm_curve_sample **out, size_t *n);
 
+/* The closed-form chord bound's last step, as pm_spline_sample computes
+ * it: the peak over v in [0, 1] of v (1 - v) (ga + d v), ga >= 0,
+ * d >= -ga (ga = |A|, d = |A + B| - |A| of the curve's distance across
+ * the chord, v (1 - v) (A + B v)). For tests. */
+double pm_spline_bump_peak(double ga, double d);
+
 /* The achieved chord error of a sampling from its recorded per-chord
  * errors: exact ones as they are, and the few 7-probe estimates that could
  * matter refined. Equal to pm_spline_chord_error with dense probes, at a

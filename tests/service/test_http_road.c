@@ -55,7 +55,7 @@ Test(http_road, json_mesh_with_metadata_then_a_cache_hit) {
     cr_assert_str_eq(header(&r, "X-Cache", a, sizeof a), "MISS");
     json_t *doc = svc_json(&r);
     cr_assert_str_eq(json_string_value(json_object_get(doc, "generator")), "road");
-    cr_assert_str_eq(json_string_value(json_object_get(doc, "version")), "1.5.0");
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "version")), "1.6.0");
     const char *names[] = {"asphalt", "shoulder", "terrain", "asphalt_lod1", "shoulder_lod2"};
     for (int i = 0; i < 5; i++) cr_assert(has_mesh(doc, names[i]), "mesh %s", names[i]);
     json_t *md = json_object_get(doc, "metadata");
