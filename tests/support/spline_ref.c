@@ -1,7 +1,9 @@
 /* The adaptive sampler of core/geom/spline.c as it was before its sibling
- * chords were evaluated in pairs (main e6cb86e), kept verbatim as the
- * reference the fast sampler must match bit for bit
- * (tests/core/test_spline_sampler.c). Only renamed: pm__ -> ref__. */
+ * chords were evaluated in lanes (main e6cb86e), kept as the scalar
+ * reference the lane sampler must match bit for bit
+ * (tests/core/test_spline_sampler.c). Only renamed (pm__ -> ref__), and
+ * with one later change: the chord bound's peak in the form that does not
+ * cancel (road 1.6.0, docs/road.md), as the lane code has it. */
 #include "pm_test_spline_ref.h"
 
 #include <assert.h>
