@@ -436,7 +436,24 @@ bool pm__road_bands_sure(const double p[8], const double q[8], bool fast) {
                                  e[1].vz - e[1].uz);
 }
 
-bool pm__road_fold_free(const pm__level *L) {
+/* Whether section s is fresh: no fan, both clamps the full width W. */
+static inline bool pm__fresh(const pm__section *s, double W) {
+    return !(s->fan[0] | s->fan[1] | (s->clamp[0] != W) | (s->clamp[1] != W));
+}
+
+/* Both side bands between band ends p and q by pm__quad_ok (the exact
+ * test, where the six differences' quick one is not sure). */
+static bool pm__bands_exact(const pm__band_end *p, const pm__band_end *q) {
+    double A1[2] = {p->ux[0], p->uz[0]}, A2[2] = {q->ux[0], q->uz[0]};
+    double B1[2][2] = {{p->ux[1], p->uz[1]}, {p->vx[0], p->vz[0]}};
+    double B2[2][2] = {{q->ux[1], q->uz[1]}, {q->vx[0], q->vz[0]}};
+    for (int side = 0; side < 2; side++)
+        if (!pm__quad_ok(A1, A2, B1[side], B2[side], side)) return false;
+    return true;
+}
+
+/* pm__road_fold_free two lanes wide (one band at a time). */
+static bool pm__fold_free_plain(const pm__level *L) {
     const pm__section *sc = L->sec;
     size_t m = L->closed ? L->n - 1 : L->n;
     if (m < 3) return false;   /* pm__road_fans: too short to fan, the pairwise pass decides */
@@ -450,25 +467,138 @@ bool pm__road_fold_free(const pm__level *L) {
     pm__v2d dpx = {0.0, 0.0}, dpz = {0.0, 0.0};
     for (size_t i = 0; i <= nb; i++) {
         const pm__section *s = &sc[i < m ? i : 0];
-        if (s->fan[0] | s->fan[1] | (s->clamp[0] != W) | (s->clamp[1] != W)) return false;
+        if (!pm__fresh(s, W)) return false;
         pm__v2d cx = {s->c[0], s->c[0]}, cz = {s->c[2], s->c[2]};
         pm__v2d rx = {s->r[0], s->r[0]}, rz = {s->r[2], s->r[2]};
         q = (pm__band_end){cx + eu * rx, cz + eu * rz, cx + ev * rx, cz + ev * rz};
         pm__v2d dqx = q.vx - q.ux, dqz = q.vz - q.uz;
         bool sure = i > 0 && pm__bands_surely_ok_d(&p, &q, dpx, dpz, dqx, dqz);
         dpx = dqx, dpz = dqz;
-        if (i > 0 && !sure) {
-            double A1[2] = {p.ux[0], p.uz[0]}, A2[2] = {q.ux[0], q.uz[0]};
-            double B1[2][2] = {{p.ux[1], p.uz[1]}, {p.vx[0], p.vz[0]}};
-            double B2[2][2] = {{q.ux[1], q.uz[1]}, {q.vx[0], q.vz[0]}};
-            for (int side = 0; side < 2; side++)
-                if (!pm__quad_ok(A1, A2, B1[side], B2[side], side)) return false;
-        }
+        if (i > 0 && !sure && !pm__bands_exact(&p, &q)) return false;
         p = q;
     }
     /* A closed road's last section (not in a band above) is fresh too. */
-    const pm__section *s = &sc[L->n - 1];
-    return !(s->fan[0] | s->fan[1] | (s->clamp[0] != W) | (s->clamp[1] != W));
+    return pm__fresh(&sc[L->n - 1], W);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PM__FOLD_AVX 1
+#include <immintrin.h>
+
+/* Lanes 0, 1 of a (the low half) and 2, 3 (the high half) as pm__v2d. */
+__attribute__((target("avx"))) static inline pm__v2d pm__lo2(__m256d a) {
+    return (pm__v2d)_mm256_castpd256_pd128(a);
+}
+__attribute__((target("avx"))) static inline pm__v2d pm__hi2(__m256d a) {
+    return (pm__v2d)_mm256_extractf128_pd(a, 1);
+}
+
+/* (x, x, y, y) */
+__attribute__((target("avx"))) static inline __m256d pm__pair(double x, double y) {
+    return _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_set1_pd(x)), _mm_set1_pd(y), 1);
+}
+
+/* pm__fresh of sections a and b at once (W4: W in every lane): a clamp
+ * other than W (or NaN) or a fan in either says no. */
+__attribute__((target("avx"))) static inline bool pm__fresh2(const pm__section *a, const pm__section *b, __m256d W4) {
+    __m256d cl = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(a->clamp)), _mm_loadu_pd(b->clamp), 1);
+    uint16_t fa, fb;
+    memcpy(&fa, a->fan, sizeof fa);
+    memcpy(&fb, b->fan, sizeof fb);
+    return (_mm256_movemask_pd(_mm256_cmp_pd(cl, W4, _CMP_NEQ_UQ)) | fa | fb) == 0;
+}
+
+/* pm__fold_free_plain two bands at a time: lanes 0, 1 are the band
+ * ending on section i (right, left), lanes 2, 3 the one ending on i + 1;
+ * each lane does the plain code's operations in its order (the same
+ * corners, differences and orientations), so the verdict is the same. */
+__attribute__((target("avx"))) static bool pm__fold_free_avx(const pm__level *L) {
+    const pm__section *sc = L->sec;
+    size_t m = L->closed ? L->n - 1 : L->n;
+    if (m < 3) return false;
+    double W = sc[0].clamp[0];
+    const __m256d eu = _mm256_setr_pd(0.0, -1.0 * W, 0.0, -1.0 * W), ev = _mm256_setr_pd(1.0 * W, 0.0, 1.0 * W, 0.0);
+    const __m256d zero = _mm256_setzero_pd(), W4 = _mm256_set1_pd(W);
+    size_t nb = L->closed ? m : L->n - 1;
+    /* Section 0's band end, in the high half (where the next pair looks
+     * for the end before it). */
+    const pm__section *s = &sc[0];
+    if (!pm__fresh(s, W)) return false;
+    __m256d cx = pm__pair(s->c[0], s->c[0]), cz = pm__pair(s->c[2], s->c[2]);
+    __m256d rx = pm__pair(s->r[0], s->r[0]), rz = pm__pair(s->r[2], s->r[2]);
+    __m256d ux = _mm256_add_pd(cx, _mm256_mul_pd(eu, rx)), uz = _mm256_add_pd(cz, _mm256_mul_pd(eu, rz));
+    __m256d vx = _mm256_add_pd(cx, _mm256_mul_pd(ev, rx)), vz = _mm256_add_pd(cz, _mm256_mul_pd(ev, rz));
+    __m256d dx = _mm256_sub_pd(vx, ux), dz = _mm256_sub_pd(vz, uz);
+    size_t i = 1;
+    for (; i + 1 <= nb; i += 2) {
+        const pm__section *a = &sc[i], *b = &sc[i + 1 < m ? i + 1 : 0];
+        if (!pm__fresh2(a, b, W4)) return false;
+        cx = pm__pair(a->c[0], b->c[0]), cz = pm__pair(a->c[2], b->c[2]);
+        rx = pm__pair(a->r[0], b->r[0]), rz = pm__pair(a->r[2], b->r[2]);
+        __m256d qux = _mm256_add_pd(cx, _mm256_mul_pd(eu, rx)), quz = _mm256_add_pd(cz, _mm256_mul_pd(eu, rz));
+        __m256d qvx = _mm256_add_pd(cx, _mm256_mul_pd(ev, rx)), qvz = _mm256_add_pd(cz, _mm256_mul_pd(ev, rz));
+        __m256d dqx = _mm256_sub_pd(qvx, qux), dqz = _mm256_sub_pd(qvz, quz);
+        /* p: the band ends one section back (last pair's high half, this one's low) */
+        __m256d pux = _mm256_permute2f128_pd(ux, qux, 0x21), puz = _mm256_permute2f128_pd(uz, quz, 0x21);
+        __m256d pvx = _mm256_permute2f128_pd(vx, qvx, 0x21), pvz = _mm256_permute2f128_pd(vz, qvz, 0x21);
+        __m256d dpx = _mm256_permute2f128_pd(dx, dqx, 0x21), dpz = _mm256_permute2f128_pd(dz, dqz, 0x21);
+        /* pm__bands_surely_ok_d, lane by lane */
+        __m256d ex = _mm256_sub_pd(qvx, pux), ez = _mm256_sub_pd(qvz, puz);
+        __m256d fx = _mm256_sub_pd(qux, pvx), fz = _mm256_sub_pd(quz, pvz);
+        __m256d gx = _mm256_sub_pd(qvx, pvx), gz = _mm256_sub_pd(qvz, pvz);
+        __m256d hx = _mm256_sub_pd(pux, qux), hz = _mm256_sub_pd(puz, quz);
+        __m256d o1 = _mm256_sub_pd(_mm256_mul_pd(dpz, ex), _mm256_mul_pd(dpx, ez));
+        __m256d o2 = _mm256_sub_pd(_mm256_mul_pd(gz, fx), _mm256_mul_pd(gx, fz));
+        __m256d o3 = _mm256_sub_pd(_mm256_mul_pd(dqz, ex), _mm256_mul_pd(dqx, ez));
+        __m256d o4 = _mm256_sub_pd(_mm256_mul_pd(hx, fz), _mm256_mul_pd(hz, fx));
+        __m256d ok = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(o1, zero, _CMP_GT_OQ), _mm256_cmp_pd(o2, zero, _CMP_GT_OQ)),
+                                   _mm256_and_pd(_mm256_cmp_pd(o3, zero, _CMP_GT_OQ), _mm256_cmp_pd(o4, zero, _CMP_GT_OQ)));
+        int mask = _mm256_movemask_pd(ok);
+        if (mask != 15) {   /* not sure of one band or both: the exact test for each */
+            for (int h = 0; h < 2; h++) {
+                if (((mask >> (2 * h)) & 3) == 3) continue;
+                pm__band_end p, q;
+                if (h == 0) {
+                    p = (pm__band_end){pm__lo2(pux), pm__lo2(puz), pm__lo2(pvx), pm__lo2(pvz)};
+                    q = (pm__band_end){pm__lo2(qux), pm__lo2(quz), pm__lo2(qvx), pm__lo2(qvz)};
+                } else {
+                    p = (pm__band_end){pm__hi2(pux), pm__hi2(puz), pm__hi2(pvx), pm__hi2(pvz)};
+                    q = (pm__band_end){pm__hi2(qux), pm__hi2(quz), pm__hi2(qvx), pm__hi2(qvz)};
+                }
+                if (!pm__bands_exact(&p, &q)) return false;
+            }
+        }
+        ux = qux, uz = quz, vx = qvx, vz = qvz, dx = dqx, dz = dqz;
+    }
+    if (i == nb) {   /* one band left: section nb's end against the last one */
+        s = &sc[i < m ? i : 0];
+        if (!pm__fresh(s, W)) return false;
+        pm__band_end p = {pm__hi2(ux), pm__hi2(uz), pm__hi2(vx), pm__hi2(vz)};
+        pm__v2d eu2 = pm__lo2(eu), ev2 = pm__lo2(ev);
+        pm__v2d cx2 = {s->c[0], s->c[0]}, cz2 = {s->c[2], s->c[2]};
+        pm__v2d rx2 = {s->r[0], s->r[0]}, rz2 = {s->r[2], s->r[2]};
+        pm__band_end q = {cx2 + eu2 * rx2, cz2 + eu2 * rz2, cx2 + ev2 * rx2, cz2 + ev2 * rz2};
+        pm__v2d dqx = q.vx - q.ux, dqz = q.vz - q.uz;
+        if (!pm__bands_surely_ok_d(&p, &q, pm__hi2(dx), pm__hi2(dz), dqx, dqz) && !pm__bands_exact(&p, &q))
+            return false;
+    }
+    return pm__fresh(&sc[L->n - 1], W);
+}
+#else
+#define PM__FOLD_AVX 0
+#endif
+
+bool pm__road_fold_free_x(const pm__level *L, bool fast) {
+#if PM__FOLD_AVX
+    if (fast && __builtin_cpu_supports("avx")) return pm__fold_free_avx(L);
+#else
+    (void)fast;
+#endif
+    return pm__fold_free_plain(L);
+}
+
+bool pm__road_fold_free(const pm__level *L) {
+    return pm__road_fold_free_x(L, true);
 }
 
 void pm__road_clamp_folds(pm__ctx *x, pm__level *L) {

@@ -79,6 +79,8 @@ void pm__road_weld_collapses(pm__level *L);
 /* Whether no band of either side folds at full width (fresh sections: no
  * fan, every clamp W): then pm__road_clamp_folds has nothing to do. */
 bool pm__road_fold_free(const pm__level *L);
+/* The same, fast = false: without the four-lane pass (for tests). */
+bool pm__road_fold_free_x(const pm__level *L, bool fast);
 /* For tests: road_fold.c's quick "both bands surely convex" from the band
  * ends p and q (ux, uz, vx, vz, two lanes each: 8 numbers apiece), by the
  * six shared differences pm__road_fold_free uses (fast) or by four plain
@@ -119,6 +121,8 @@ int pm__road_outline_windows(pm_arena *a, const pm__level *L, double W);
 /* The same with windows of up to `win` (2 or 3) chunks; the pass above
  * uses 3 (for tests: 2 is the plain pairs-only proof). */
 int pm__road_outline_windows_k(pm_arena *a, const pm__level *L, double W, uint32_t win);
+/* The same, fast = false: without the four-lane windows (for tests). */
+int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32_t win, bool fast);
 /* For tests: the order (chunk indices) road_outline.c's sort gives n <= 64
  * boxes whose lower x ends are lo (ties by chunk). */
 void pm__road_outline_sort(const float *lo, uint32_t n, uint32_t *order);

@@ -30,6 +30,12 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PM__OUTLINE_AVX 1
+#include <immintrin.h>
+#else
+#define PM__OUTLINE_AVX 0
+#endif
 
 #include "scene/result.h"
 
@@ -40,8 +46,9 @@ typedef struct pm__obox {
 
 typedef struct pm__outline {
     const pm__level *L;
-    double *e;              /* per section: left x, z, right x, z (floats, in double) */
+    double *x, *z;          /* per section: left, right (floats, in double) */
     double mg;              /* margin over any rounding of the sums below */
+    bool avx;               /* pm__window_ok's lanes four wide */
 } pm__outline;
 
 /* Float plan point of column c of section i, in double. */
@@ -155,22 +162,23 @@ static inline pm__v2d pm__v2max(pm__v2d a, pm__v2d b) {
 
 /* Sections i0 .. i1: both edges strictly advance along the direction
  * between the middles of the end sections, and a line along it parts the
- * left points from the right ones. */
-static bool pm__window_ok(const pm__outline *O, size_t i0, size_t i1) {
-    const double *a = O->e + 4 * i0, *b = O->e + 4 * i1;
-    double d[2] = {0.5 * (b[0] + b[1]) - 0.5 * (a[0] + a[1]), 0.5 * (b[2] + b[3]) - 0.5 * (a[2] + a[3])};
+ * left points from the right ones. O->x and O->z hold each section's left
+ * and right edge points side by side (two lanes). */
+static bool pm__window_ok_plain(const pm__outline *O, size_t i0, size_t i1) {
+    const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0, *bx = O->x + 2 * i1, *bz = O->z + 2 * i1;
+    double d[2] = {0.5 * (bx[0] + bx[1]) - 0.5 * (ax[0] + ax[1]), 0.5 * (bz[0] + bz[1]) - 0.5 * (az[0] + az[1])};
     double l = sqrt(d[0] * d[0] + d[1] * d[1]);
     if (!(l > 1e3 * O->mg)) return false;
     d[0] /= l;
     d[1] /= l;
     double mg = O->mg;
     pm__v2d dx = {d[0], d[0]}, dz = {d[1], d[1]}, mgv = {mg, mg};
-    pm__v2d x0 = {a[0], a[1]}, z0 = {a[2], a[3]};
+    pm__v2d x0 = {ax[0], ax[1]}, z0 = {az[0], az[1]};
     pm__v2d prev = dx * x0 + dz * z0 - 2.0 * mgv;
     pm__v2d vmin = {INFINITY, INFINITY}, vmax = {-INFINITY, -INFINITY};
     pm__v2i ok = {-1, -1};
-    for (const double *p = a; p <= b; p += 4) {
-        pm__v2d x = {p[0], p[1]}, z = {p[2], p[3]};
+    for (size_t i = i0; i <= i1; i++) {
+        pm__v2d x = {O->x[2 * i], O->x[2 * i + 1]}, z = {O->z[2 * i], O->z[2 * i + 1]};
         pm__v2d u = dx * x + dz * z, v = dx * z - dz * x;
         ok &= u - prev > mgv;
         prev = u;
@@ -179,6 +187,67 @@ static bool pm__window_ok(const pm__outline *O, size_t i0, size_t i1) {
     }
     if (!(ok[0] & ok[1])) return false;
     return vmin[0] - vmax[1] > mg || vmin[1] - vmax[0] > mg;
+}
+
+#if PM__OUTLINE_AVX
+/* pm__window_ok_plain two sections at a time (lanes: left i, right i,
+ * left i + 1, right i + 1), each lane the plain code's operations in its
+ * order: the same u, v, comparisons, minima and maxima, so the same
+ * verdict. */
+__attribute__((target("avx"))) static bool pm__window_ok_avx(const pm__outline *O, size_t i0, size_t i1) {
+    const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0, *bx = O->x + 2 * i1, *bz = O->z + 2 * i1;
+    double d[2] = {0.5 * (bx[0] + bx[1]) - 0.5 * (ax[0] + ax[1]), 0.5 * (bz[0] + bz[1]) - 0.5 * (az[0] + az[1])};
+    double l = sqrt(d[0] * d[0] + d[1] * d[1]);
+    if (!(l > 1e3 * O->mg)) return false;
+    d[0] /= l;
+    d[1] /= l;
+    double mg = O->mg;
+    __m256d dx = _mm256_set1_pd(d[0]), dz = _mm256_set1_pd(d[1]), mgv = _mm256_set1_pd(mg);
+    __m128d x0 = _mm_loadu_pd(ax), z0 = _mm_loadu_pd(az);
+    __m128d p0 = _mm_sub_pd(_mm_add_pd(_mm_mul_pd(_mm256_castpd256_pd128(dx), x0),
+                                       _mm_mul_pd(_mm256_castpd256_pd128(dz), z0)),
+                            _mm_mul_pd(_mm_set1_pd(2.0), _mm256_castpd256_pd128(mgv)));
+    /* prev's upper half: the u before the next pair's first section */
+    __m256d prev = _mm256_insertf128_pd(_mm256_setzero_pd(), p0, 1);
+    __m256d vmin = _mm256_set1_pd(INFINITY), vmax = _mm256_set1_pd(-INFINITY);
+    __m256d ok = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    size_t i = i0;
+    for (; i + 1 <= i1; i += 2) {
+        __m256d x = _mm256_loadu_pd(O->x + 2 * i), z = _mm256_loadu_pd(O->z + 2 * i);
+        __m256d u = _mm256_add_pd(_mm256_mul_pd(dx, x), _mm256_mul_pd(dz, z));
+        __m256d v = _mm256_sub_pd(_mm256_mul_pd(dx, z), _mm256_mul_pd(dz, x));
+        __m256d pu = _mm256_permute2f128_pd(prev, u, 0x21);   /* prev's upper half, then u's lower */
+        ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_sub_pd(u, pu), mgv, _CMP_GT_OQ));
+        prev = u;
+        vmin = _mm256_min_pd(v, vmin);
+        vmax = _mm256_max_pd(v, vmax);
+    }
+    __m128d ok2 = _mm_and_pd(_mm256_castpd256_pd128(ok), _mm256_extractf128_pd(ok, 1));
+    __m128d lo = _mm_min_pd(_mm256_castpd256_pd128(vmin), _mm256_extractf128_pd(vmin, 1));
+    __m128d hi = _mm_max_pd(_mm256_castpd256_pd128(vmax), _mm256_extractf128_pd(vmax, 1));
+    if (i == i1) {   /* an odd count: the last section alone */
+        __m128d x = _mm_loadu_pd(O->x + 2 * i), z = _mm_loadu_pd(O->z + 2 * i);
+        __m128d dx2 = _mm256_castpd256_pd128(dx), dz2 = _mm256_castpd256_pd128(dz);
+        __m128d u = _mm_add_pd(_mm_mul_pd(dx2, x), _mm_mul_pd(dz2, z));
+        __m128d v = _mm_sub_pd(_mm_mul_pd(dx2, z), _mm_mul_pd(dz2, x));
+        ok2 = _mm_and_pd(ok2, _mm_cmpgt_pd(_mm_sub_pd(u, _mm256_extractf128_pd(prev, 1)),
+                                           _mm256_castpd256_pd128(mgv)));
+        lo = _mm_min_pd(v, lo);
+        hi = _mm_max_pd(v, hi);
+    }
+    if (_mm_movemask_pd(ok2) != 3) return false;
+    double vmin_[2], vmax_[2];
+    _mm_storeu_pd(vmin_, lo);
+    _mm_storeu_pd(vmax_, hi);
+    return vmin_[0] - vmax_[1] > mg || vmin_[1] - vmax_[0] > mg;
+}
+#endif
+
+static bool pm__window_ok(const pm__outline *O, size_t i0, size_t i1) {
+#if PM__OUTLINE_AVX
+    if (O->avx) return pm__window_ok_avx(O, i0, i1);
+#endif
+    return pm__window_ok_plain(O, i0, i1);
 }
 
 /* End section e (0 or n - 1) of the window reaching section far: its
@@ -232,65 +301,83 @@ static bool pm__cap_ok(const pm__outline *O, size_t e, size_t far) {
 }
 
 int pm__road_outline_windows(pm_arena *a, const pm__level *L, double W) {
-    return pm__road_outline_windows_k(a, L, W, 3);
+    return pm__road_outline_windows_x(a, L, W, 3, true);
 }
 
 int pm__road_outline_windows_k(pm_arena *a, const pm__level *L, double W, uint32_t win) {
+    return pm__road_outline_windows_x(a, L, W, win, true);
+}
+
+/* Box b's bounds from lanes (left, right) of lo and hi (floats held
+ * exactly in double). */
+static void pm__box_set(pm__obox *b, const pm__v2d lo[2], const pm__v2d hi[2]) {
+    for (int k = 0; k < 2; k++) {
+        b->lo[k] = (float)(lo[k][1] < lo[k][0] ? lo[k][1] : lo[k][0]);
+        b->hi[k] = (float)(hi[k][1] > hi[k][0] ? hi[k][1] : hi[k][0]);
+    }
+}
+
+int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32_t win, bool fast) {
     assert(win == 2 || win == 3);
     size_t n = L->n, nc = L->ncol;
     if (n < 8 || nc < 2 || L->closed) return 0;
     double reach = 4.0 * W, M = 1.0;
     /* Chunk starts: a new chunk once the last one spans `reach` of arc. */
     uint32_t *start = pm_arena_alloc(a, (n + 1) * sizeof *start);
-    if (!start) return PM_ERR_NOMEM;
+    double *ex = pm_arena_alloc(a, n * 4 * sizeof *ex), *ez = ex ? ex + 2 * n : NULL;
+    /* At most one chunk per `reach` of arc, and one more. */
+    double span = L->sec[n - 1].s - L->sec[0].s;
+    size_t maxch = span / reach < (double)n ? (size_t)(span / reach) + 2 : n + 1;
+    pm__obox *box = pm_arena_alloc(a, (maxch < n + 1 ? maxch : n + 1) * sizeof *box);
+    if (!start || !ex || !box) return PM_ERR_NOMEM;
+    /* One pass: each section's float edge points (left, right; x then z),
+     * the chunk it starts, and the plan boxes of the chunks it lies in (a
+     * chunk's box holds its sections from its start to the next start). */
     uint32_t nch = 0;
     start[nch++] = 0;
     double s0 = L->sec[0].s, end = L->sec[n - 1].s, half = 0.5 * reach;
-    for (size_t i = 1; i + 1 < n; i++) {
-        double si = L->sec[i].s;
-        if (si - s0 >= reach && end - si >= half) {
+    pm__v2d lo[2] = {{INFINITY, INFINITY}, {INFINITY, INFINITY}}, hi[2] = {{-INFINITY, -INFINITY}, {-INFINITY, -INFINITY}};
+    const double *pos = L->pos;
+    const pm__section *sec = L->sec;
+    size_t stride = 3 * nc, right = 3 * (nc - 1);
+    for (size_t i = 0; i < n; i++, pos += stride) {
+        pm__v2d v[2];
+#if defined(__SSE2__)   /* cvtpd2ps rounds as the (float) cast does, two at once */
+        v[0] = (pm__v2d)_mm_cvtps_pd(_mm_cvtpd_ps(_mm_set_pd(pos[right], pos[0])));
+        v[1] = (pm__v2d)_mm_cvtps_pd(_mm_cvtpd_ps(_mm_set_pd(pos[right + 2], pos[2])));
+#else
+        v[0] = (pm__v2d){(float)pos[0], (float)pos[right]};
+        v[1] = (pm__v2d){(float)pos[2], (float)pos[right + 2]};
+#endif
+        memcpy(ex + 2 * i, &v[0], sizeof v[0]);
+        memcpy(ez + 2 * i, &v[1], sizeof v[1]);
+        /* In place (lo's lane when equal: the same value, up to a zero's
+         * sign, which no comparison below sees). */
+        for (int k = 0; k < 2; k++) {
+            lo[k] = pm__v2min(v[k], lo[k]);
+            hi[k] = pm__v2max(v[k], hi[k]);
+        }
+        double si = sec[i].s;
+        if (si - s0 >= reach && end - si >= half && i > 0 && i + 1 < n) {
+            /* Section i ends chunk nch - 1 and starts chunk nch. */
+            if (nch + 1 >= maxch) return 0;   /* not expected (arc spans): not proven */
+            pm__box_set(&box[nch - 1], lo, hi);
+            box[nch - 1].chunk = nch - 1;
             start[nch++] = (uint32_t)i;
             s0 = si;
+            lo[0] = v[0], lo[1] = v[1];
+            hi[0] = v[0], hi[1] = v[1];
         }
     }
     if (nch < 3) return 0;
+    pm__box_set(&box[nch - 1], lo, hi);
+    box[nch - 1].chunk = nch - 1;
     start[nch] = (uint32_t)(n - 1);
-    pm__obox *box = pm_arena_alloc(a, nch * sizeof *box);
-    double *e = pm_arena_alloc(a, n * 4 * sizeof *e);
-    if (!box || !e) return PM_ERR_NOMEM;
-    /* Per section: left x, right x, left z, right z (two lanes). */
-    for (size_t i = 0; i < n; i++) {
-        const double *P = L->pos + 3 * (i * nc), *Q = P + 3 * (nc - 1);
-#if defined(__SSE2__)   /* cvtpd2ps rounds as the (float) cast does, two at once */
-        _mm_storeu_pd(e + 4 * i, _mm_cvtps_pd(_mm_cvtpd_ps(_mm_set_pd(Q[0], P[0]))));
-        _mm_storeu_pd(e + 4 * i + 2, _mm_cvtps_pd(_mm_cvtpd_ps(_mm_set_pd(Q[2], P[2]))));
-#else
-        e[4 * i] = (float)P[0];
-        e[4 * i + 1] = (float)Q[0];
-        e[4 * i + 2] = (float)P[2];
-        e[4 * i + 3] = (float)Q[2];
-#endif
-    }
-    for (uint32_t j = 0; j < nch; j++) {
-        pm__obox *b = &box[j];
-        pm__v2d lo[2] = {{INFINITY, INFINITY}, {INFINITY, INFINITY}}, hi[2] = {{-INFINITY, -INFINITY}, {-INFINITY, -INFINITY}};
-        for (size_t i = start[j]; i <= start[j + 1]; i++)
-            for (int k = 0; k < 2; k++) {
-                pm__v2d v = {e[4 * i + 2 * k], e[4 * i + 2 * k + 1]};
-                lo[k] = pm__v2min(lo[k], v);
-                hi[k] = pm__v2max(hi[k], v);
-            }
-        b->chunk = j;
-        for (int k = 0; k < 2; k++) {   /* floats held exactly in double */
-            b->lo[k] = (float)(lo[k][1] < lo[k][0] ? lo[k][1] : lo[k][0]);
-            b->hi[k] = (float)(hi[k][1] > hi[k][0] ? hi[k][1] : hi[k][0]);
-        }
-        /* M: the largest coordinate, for the margin. */
+    for (uint32_t j = 0; j < nch; j++)   /* M: the largest coordinate, for the margin */
         for (int k = 0; k < 2; k++) {
-            double m = fabs(b->lo[k]) > fabs(b->hi[k]) ? fabs(b->lo[k]) : fabs(b->hi[k]);
+            double m = fabs(box[j].lo[k]) > fabs(box[j].hi[k]) ? fabs(box[j].lo[k]) : fabs(box[j].hi[k]);
             M = m > M ? m : M;
         }
-    }
     for (size_t c = 1; c + 1 < nc; c++) {
         double p[2];
         pm__pt(L, 0, c, p);
@@ -305,7 +392,12 @@ int pm__road_outline_windows_k(pm_arena *a, const pm__level *L, double W, uint32
         M = m1 > M ? m1 : M;
     }
     /* Sums of a few products of numbers up to M err by a few 1e-16 M. */
-    pm__outline O = {.L = L, .e = e, .mg = 1e-12 * M};
+    pm__outline O = {.L = L, .x = ex, .z = ez, .mg = 1e-12 * M};
+#if PM__OUTLINE_AVX
+    O.avx = fast && __builtin_cpu_supports("avx");
+#else
+    (void)fast;
+#endif
     /* Windows of `win` (3) chunks at a stride of win - 1 (each section
      * looked at about 1.5 times, not twice): every two consecutive chunks
      * share one.
