@@ -1,5 +1,6 @@
 /* road_fold.c: the one-pass test that no band folds (pm__road_fold_free,
- * two sides at once from shared corners) gives exactly the verdict of the
+ * two sides at once from shared corners, two bands at once with AVX, and
+ * its two-lane form) gives exactly the verdict of the
  * plain per-band test (pm__road_band_ok on each side of each band, in the
  * order pm__road_fans walks them) on random sections: gentle and tight
  * turns, hairpins, cusps, repeated and collinear points, zero and mitred
@@ -101,6 +102,8 @@ Test(road_fold, one_pass_matches_the_plain_band_test) {
         bool fast = pm__road_fold_free(&L), plain = plain_fold_free(&L);
         cr_assert_eq(fast, plain, "trial %d (n %zu, closed %d): one pass %d, plain %d", trial, L.n, L.closed,
                      fast, plain);
+        /* The one pass two lanes wide (no AVX) too. */
+        cr_assert_eq(pm__road_fold_free_x(&L, false), plain, "trial %d: two lanes", trial);
         free_ += plain;
         folds += !plain;
         pm_arena_reset(a);
@@ -127,6 +130,7 @@ Test(road_fold, one_pass_refuses_sections_already_clamped) {
         if (pm_rng_chance(&rng, 0.5)) L.sec[i].fan[side] = true;
         else L.sec[i].clamp[side] *= 0.5;
         cr_assert_not(pm__road_fold_free(&L), "trial %d: section %zu side %d changed", trial, i, side);
+        cr_assert_not(pm__road_fold_free_x(&L, false), "trial %d: two lanes", trial);
         checked++;
         pm_arena_reset(a);
     }
@@ -156,6 +160,7 @@ Test(road_fold, one_pass_matches_on_degenerate_integer_bands) {
         }
         bool fast = pm__road_fold_free(&L), plain = plain_fold_free(&L);
         cr_assert_eq(fast, plain, "trial %d: one pass %d, plain %d", trial, fast, plain);
+        cr_assert_eq(pm__road_fold_free_x(&L, false), plain, "trial %d: two lanes", trial);
         free_ += plain;
     }
     cr_assert_gt(free_, 1000, "fold free %d", free_);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geom/predicates.h"
 #include "road/road_internal.h"
 #include "scene/arena.h"
 #include "scene/rng.h"
@@ -221,5 +222,116 @@ Test(road_outline, three_chunk_windows_prove_what_pairs_prove_and_no_more) {
     }
     cr_assert_gt(proven, 500, "proven %d", proven);
     cr_assert_gt(denied, 200, "denied %d", denied);
+    pm_arena_destroy(a);
+}
+
+/* ---- the four-lane windows against the plain ones and brute force ---- */
+
+/* Whether closed segments ab and cd share a point (exact predicates). */
+static bool on_seg(const double a[2], const double b[2], const double p[2]) {
+    return fmin(a[0], b[0]) <= p[0] && p[0] <= fmax(a[0], b[0]) && fmin(a[1], b[1]) <= p[1] &&
+           p[1] <= fmax(a[1], b[1]);
+}
+static bool segs_meet(const double a[2], const double b[2], const double c[2], const double d[2]) {
+    double o1 = pm_orient2d(a, b, c), o2 = pm_orient2d(a, b, d), o3 = pm_orient2d(c, d, a),
+           o4 = pm_orient2d(c, d, b);
+    if (((o1 > 0 && o2 < 0) || (o1 < 0 && o2 > 0)) && ((o3 > 0 && o4 < 0) || (o3 < 0 && o4 > 0))) return true;
+    return (o1 == 0 && on_seg(a, b, c)) || (o2 == 0 && on_seg(a, b, d)) || (o3 == 0 && on_seg(c, d, a)) ||
+           (o4 == 0 && on_seg(c, d, b));
+}
+
+/* Brute force: the outline loop pm__road_outline_loop walks (left edge,
+ * last section, right edge back, first section; float plan points) is
+ * simple when no two of its segments meet, except consecutive ones at
+ * their shared corner only (not folding back along each other). Every
+ * pair tested, a box test first. */
+static bool outline_simple_brute(const pm__level *L) {
+    size_t n = L->n, nc = L->ncol, m = 2 * n + 2 * (nc - 2), k = 0;
+    double(*q)[2] = malloc(m * sizeof *q);
+    cr_assert(q);
+#define PUT(i, c) (q[k][0] = (float)L->pos[3 * ((i) * nc + (c))], q[k][1] = (float)L->pos[3 * ((i) * nc + (c)) + 2], k++)
+    for (size_t i = 0; i < n; i++) PUT(i, 0);
+    for (size_t c = 1; c < nc; c++) PUT(n - 1, c);
+    for (size_t i = n - 1; i-- > 0;) PUT(i, nc - 1);
+    for (size_t c = nc - 1; --c > 0;) PUT(0, c);
+#undef PUT
+    cr_assert_eq(k, m);
+    bool simple = true;
+    for (size_t i = 0; i < m && simple; i++) {
+        const double *a = q[i], *b = q[(i + 1) % m];
+        if (a[0] == b[0] && a[1] == b[1]) simple = false;   /* a repeated corner */
+        for (size_t j = i + 1; j < m && simple; j++) {
+            const double *c = q[j], *d = q[(j + 1) % m];
+            if (fmax(a[0], b[0]) < fmin(c[0], d[0]) || fmax(c[0], d[0]) < fmin(a[0], b[0]) ||
+                fmax(a[1], b[1]) < fmin(c[1], d[1]) || fmax(c[1], d[1]) < fmin(a[1], b[1]))
+                continue;
+            bool next = j == i + 1, wrap = i == 0 && j == m - 1;
+            if (!next && !wrap) {
+                simple = !segs_meet(a, b, c, d);
+                continue;
+            }
+            /* Consecutive: shared corner s, far ends u (of one) and v (of
+             * the other): they overlap beyond s when collinear and pointing
+             * the same way from s. */
+            const double *s = next ? b : a, *u = next ? a : b, *v = next ? d : c;
+            if (pm_orient2d(s, u, v) == 0 && (u[0] - s[0]) * (v[0] - s[0]) + (u[1] - s[1]) * (v[1] - s[1]) > 0)
+                simple = false;
+        }
+    }
+    free(q);
+    return simple;
+}
+
+/* 2,400 random levels built to come near themselves: wide roads in tight
+ * curves (the inner edge folds back), hairpins whose legs pass 1.2 to 3
+ * half widths apart, loops that run over their start or spiral just clear
+ * of it, S-bends, and gentle roads. The four-lane windows give the plain
+ * windows' verdict, and neither ever proves simple a loop that brute
+ * force finds touching itself. */
+Test(road_outline, four_lane_windows_match_the_plain_ones_and_brute_force) {
+    pm_arena *a = pm_arena_create(0);
+    pm_rng rng;
+    pm_rng_seed(&rng, 1010);
+    int proven = 0, touching = 0, near = 0;
+    for (int trial = 0; trial < 2400; trial++) {
+        size_t n = 8 + pm_rng_below(&rng, 300);
+        uint32_t ncol = 2 + pm_rng_below(&rng, 5);
+        double W = 0.5 + 10.0 * pm_rng_unit(&rng), len = 0.1 + 3.0 * pm_rng_unit(&rng);
+        int kind = (int)pm_rng_below(&rng, 5);
+        double sg = pm_rng_chance(&rng, 0.5) ? 1.0 : -1.0;
+        double *turn = pm_arena_alloc(a, n * sizeof(double));
+        size_t at = n / 5 + pm_rng_below(&rng, (uint32_t)(n / 2 + 1));
+        double gap = W * (1.2 + 1.8 * pm_rng_unit(&rng));
+        size_t hm = (size_t)(PM__PI * 0.5 * gap / len) + 1;
+        /* Radius of a loop: about one lap over the road's length, a little
+         * more or less, so the end passes near the start. */
+        double R = (double)n * len / (2.0 * PM__PI) * (0.85 + 0.3 * pm_rng_unit(&rng));
+        double tight = W * (0.4 + 1.6 * pm_rng_unit(&rng));   /* radius near the half width */
+        for (size_t i = 0; i < n; i++) {
+            double t;
+            if (kind == 0) t = i >= at && i < at + 12 ? sg * len / tight : 0.0;   /* a tight curve, wide road */
+            else if (kind == 1) t = i >= at && i < at + hm ? sg * PM__PI / (double)hm : 0.0;   /* hairpin */
+            else if (kind == 2) t = sg * len / R;                                       /* loop over the start */
+            else if (kind == 3) t = sg * ((i / 15) % 2 ? 1.0 : -1.0) * len / (W * (0.8 + 3.0 * pm_rng_unit(&rng)));
+            else t = (pm_rng_unit(&rng) - 0.5) * 0.03;
+            turn[i] = t;
+        }
+        pm__level L = make_level(a, n, ncol, W, len, turn);
+        int fast = pm__road_outline_windows_x(a, &L, W, 3, true), plain = pm__road_outline_windows_x(a, &L, W, 3, false);
+        cr_assert_eq(fast, plain, "trial %d (kind %d): four lanes %d, plain %d", trial, kind, fast, plain);
+        cr_assert_eq(pm__road_outline_windows_x(a, &L, W, 2, true), pm__road_outline_windows_x(a, &L, W, 2, false),
+                     "trial %d (kind %d): pairs differ", trial, kind);
+        bool simple = outline_simple_brute(&L);
+        if (fast == 1) cr_assert(simple, "trial %d (kind %d): proven simple, brute force finds it touching", trial, kind);
+        /* The exact loop test agrees with brute force. */
+        cr_assert_eq(pm__road_outline_loop(a, &L), simple ? 1 : 0, "trial %d (kind %d)", trial, kind);
+        proven += fast == 1;
+        touching += !simple;
+        near += kind < 4;
+        pm_arena_reset(a);
+    }
+    /* Not vacuous: many proven, many touching. */
+    cr_assert_gt(proven, 500, "proven %d", proven);
+    cr_assert_gt(touching, 400, "touching %d", touching);
     pm_arena_destroy(a);
 }
