@@ -27,6 +27,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -66,73 +67,76 @@ static void pm__box_add(pm__obox *b, const double p[2]) {
     }
 }
 
-static int pm__by_lo(const void *a, const void *b) {
-    const pm__obox *p = a, *q = b;
-    return p->lo[0] < q->lo[0] ? -1 : (p->lo[0] > q->lo[0] ? 1 : (p->chunk > q->chunk) - (p->chunk < q->chunk));
+/* A float's bits as an unsigned key in the float's order (-0 taken as
+ * +0: the two compare equal). */
+static inline uint32_t pm__fkey(float f) {
+    f += 0.0f;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u & 0x80000000u ? ~u : u | 0x80000000u;
 }
 
-/* Sorts the boxes by pm__by_lo: chunks follow the road, so their boxes
+static int pm__by_key(const void *a, const void *b) {
+    uint64_t p = *(const uint64_t *)a, q = *(const uint64_t *)b;
+    return (p > q) - (p < q);
+}
+
+/* Sorts keys (a box's lower end in the high half, its chunk in the low:
+ * by lower end, ties by chunk). Chunks follow the road, so their boxes
  * come nearly in order (or in reverse, strictly descending, when the road
  * runs the other way): an insertion sort, handing over to qsort once it
- * has moved more than a few boxes per box. One total order (ties by
- * chunk), so the same array either way. */
-static void pm__sort_boxes(pm__obox *b, uint32_t nb) {
+ * has moved more than a few keys per key. */
+static void pm__sort_keys(uint64_t *k, uint32_t nb) {
     bool desc = true;
-    for (uint32_t i = 1; i < nb && desc; i++) desc = b[i].lo[0] < b[i - 1].lo[0];
+    for (uint32_t i = 1; i < nb && desc; i++) desc = k[i] >> 32 < k[i - 1] >> 32;
     if (desc)
         for (uint32_t i = 0, j = nb - 1; i < j; i++, j--) {
-            pm__obox t = b[i];
-            b[i] = b[j], b[j] = t;
+            uint64_t t = k[i];
+            k[i] = k[j], k[j] = t;
         }
     size_t moves = 0;
     for (uint32_t i = 1; i < nb; i++) {
-        pm__obox t = b[i];
+        uint64_t t = k[i];
         uint32_t j = i;
-        while (j > 0 && pm__by_lo(&b[j - 1], &t) > 0) {
-            b[j] = b[j - 1];
+        while (j > 0 && k[j - 1] > t) {
+            k[j] = k[j - 1];
             j--;
             if (++moves > 8 * (size_t)nb) {
-                b[j] = t;
-                qsort(b, nb, sizeof *b, pm__by_lo);
+                k[j] = t;
+                qsort(k, nb, sizeof *k, pm__by_key);
                 return;
             }
         }
-        b[j] = t;
+        k[j] = t;
     }
 }
 
 void pm__road_outline_sort(const float *lo, uint32_t n, uint32_t *order) {
-    pm__obox b[64];
+    uint64_t k[64];
     assert(n <= 64);
-    for (uint32_t i = 0; i < n; i++) b[i] = (pm__obox){.lo = {lo[i], 0.0f}, .hi = {0.0f, 0.0f}, .chunk = i};
-    pm__sort_boxes(b, n);
-    for (uint32_t i = 0; i < n; i++) order[i] = b[i].chunk;
+    for (uint32_t i = 0; i < n; i++) k[i] = (uint64_t)pm__fkey(lo[i]) << 32 | i;
+    pm__sort_keys(k, n);
+    for (uint32_t i = 0; i < n; i++) order[i] = (uint32_t)k[i];
 }
 
 /* Chunks two or more apart have disjoint boxes (a sweep along the axis
- * the boxes spread most on, given up when they overlap too much to pay). */
-static bool pm__boxes_apart(pm__obox *b, uint32_t nb) {
-    float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
-    for (uint32_t i = 0; i < nb; i++)
-        for (int k = 0; k < 2; k++) {
-            lo[k] = b[i].lo[k] < lo[k] ? b[i].lo[k] : lo[k];
-            hi[k] = b[i].hi[k] > hi[k] ? b[i].hi[k] : hi[k];
+ * the boxes spread most on, lo and hi their extents; given up when they
+ * overlap too much to pay). key: room for nb. */
+static bool pm__boxes_apart(const pm__obox *b, uint32_t nb, const float lo[2], const float hi[2], uint64_t *key) {
+    int ax = hi[1] - lo[1] > hi[0] - lo[0], ay = 1 - ax;
+    for (uint32_t i = 0; i < nb; i++) key[i] = (uint64_t)pm__fkey(b[i].lo[ax]) << 32 | i;
+    pm__sort_keys(key, nb);
+    size_t tests = 0, budget = 16 * (size_t)nb;
+    for (uint32_t i = 0; i < nb; i++) {
+        const pm__obox *p = &b[(uint32_t)key[i]];
+        uint64_t end = (uint64_t)pm__fkey(p->hi[ax]) << 32 | UINT32_MAX;   /* lower ends up to p's upper */
+        for (uint32_t k = i + 1; k < nb && key[k] <= end; k++) {
+            if (++tests > budget) return false;
+            const pm__obox *q = &b[(uint32_t)key[k]];
+            uint32_t d = p->chunk > q->chunk ? p->chunk - q->chunk : q->chunk - p->chunk;
+            if (d >= 2 && !(q->lo[ay] > p->hi[ay] || p->lo[ay] > q->hi[ay])) return false;
         }
-    if (hi[1] - lo[1] > hi[0] - lo[0])
-        for (uint32_t i = 0; i < nb; i++) {
-            float t = b[i].lo[0];
-            b[i].lo[0] = b[i].lo[1], b[i].lo[1] = t;
-            t = b[i].hi[0];
-            b[i].hi[0] = b[i].hi[1], b[i].hi[1] = t;
-        }
-    pm__sort_boxes(b, nb);
-    size_t tests = 0;
-    for (uint32_t i = 0; i < nb; i++)
-        for (uint32_t k = i + 1; k < nb && !(b[k].lo[0] > b[i].hi[0]); k++) {
-            if (++tests > 16 * (size_t)nb) return false;
-            uint32_t d = b[i].chunk > b[k].chunk ? b[i].chunk - b[k].chunk : b[k].chunk - b[i].chunk;
-            if (d >= 2 && !(b[k].lo[1] > b[i].hi[1] || b[i].lo[1] > b[k].hi[1])) return false;
-        }
+    }
     return true;
 }
 
@@ -194,7 +198,7 @@ static bool pm__window_ok_plain(const pm__outline *O, size_t i0, size_t i1) {
  * left i + 1, right i + 1), each lane the plain code's operations in its
  * order: the same u, v, comparisons, minima and maxima, so the same
  * verdict. */
-__attribute__((target("avx"))) static bool pm__window_ok_avx(const pm__outline *O, size_t i0, size_t i1) {
+__attribute__((target("avx"))) static inline bool pm__window_ok_avx(const pm__outline *O, size_t i0, size_t i1) {
     const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0, *bx = O->x + 2 * i1, *bz = O->z + 2 * i1;
     double d[2] = {0.5 * (bx[0] + bx[1]) - 0.5 * (ax[0] + ax[1]), 0.5 * (bz[0] + bz[1]) - 0.5 * (az[0] + az[1])};
     double l = sqrt(d[0] * d[0] + d[1] * d[1]);
@@ -236,18 +240,42 @@ __attribute__((target("avx"))) static bool pm__window_ok_avx(const pm__outline *
         hi = _mm_max_pd(v, hi);
     }
     if (_mm_movemask_pd(ok2) != 3) return false;
-    double vmin_[2], vmax_[2];
-    _mm_storeu_pd(vmin_, lo);
-    _mm_storeu_pd(vmax_, hi);
-    return vmin_[0] - vmax_[1] > mg || vmin_[1] - vmax_[0] > mg;
+    /* (min left - max right, min right - max left) > mg, either */
+    __m128d gap = _mm_sub_pd(lo, _mm_shuffle_pd(hi, hi, 1));
+    return _mm_movemask_pd(_mm_cmpgt_pd(gap, _mm256_castpd256_pd128(mgv))) != 0;
 }
 #endif
 
-static bool pm__window_ok(const pm__outline *O, size_t i0, size_t i1) {
+/* Windows of `win` (3) chunks at a stride of win - 1 (each section
+ * looked at about 1.5 times, not twice): every two consecutive chunks
+ * share one. Where the long window fails, its two pairs of chunks are
+ * tried, so this proves every road the pairs alone would. */
+#define PM__WINDOWS(ok)                                                                \
+    for (uint32_t j = 0; j + 1 < nch; j += win - 1) {                                  \
+        uint32_t k = j + win - 1 < nch ? j + win - 1 : nch - 1; /* the last chunk */ \
+        if (k > j + 1 && ok(O, start[j], start[k + 1])) continue;                      \
+        for (uint32_t i = j; i < k; i++)                                               \
+            if (!ok(O, start[i], start[i + 2])) return false;                          \
+    }                                                                                  \
+    return true
+
+static bool pm__windows_plain(const pm__outline *O, const uint32_t *start, uint32_t nch, uint32_t win) {
+    PM__WINDOWS(pm__window_ok_plain);
+}
+
 #if PM__OUTLINE_AVX
-    if (O->avx) return pm__window_ok_avx(O, i0, i1);
+__attribute__((target("avx"))) static bool pm__windows_avx(const pm__outline *O, const uint32_t *start, uint32_t nch,
+                                                           uint32_t win) {
+    PM__WINDOWS(pm__window_ok_avx);
+}
 #endif
-    return pm__window_ok_plain(O, i0, i1);
+#undef PM__WINDOWS
+
+static bool pm__windows_ok(const pm__outline *O, const uint32_t *start, uint32_t nch, uint32_t win) {
+#if PM__OUTLINE_AVX
+    if (O->avx) return pm__windows_avx(O, start, nch, win);
+#endif
+    return pm__windows_plain(O, start, nch, win);
 }
 
 /* End section e (0 or n - 1) of the window reaching section far: its
@@ -373,11 +401,6 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
     pm__box_set(&box[nch - 1], lo, hi);
     box[nch - 1].chunk = nch - 1;
     start[nch] = (uint32_t)(n - 1);
-    for (uint32_t j = 0; j < nch; j++)   /* M: the largest coordinate, for the margin */
-        for (int k = 0; k < 2; k++) {
-            double m = fabs(box[j].lo[k]) > fabs(box[j].hi[k]) ? fabs(box[j].lo[k]) : fabs(box[j].hi[k]);
-            M = m > M ? m : M;
-        }
     for (size_t c = 1; c + 1 < nc; c++) {
         double p[2];
         pm__pt(L, 0, c, p);
@@ -385,11 +408,16 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
         pm__pt(L, n - 1, c, p);
         pm__box_add(&box[nch - 1], p);
     }
+    /* The boxes' extents; M: the largest coordinate, for the margin. */
+    float flo[2] = {INFINITY, INFINITY}, fhi[2] = {-INFINITY, -INFINITY};
+    for (uint32_t j = 0; j < nch; j++)
+        for (int k = 0; k < 2; k++) {
+            flo[k] = box[j].lo[k] < flo[k] ? box[j].lo[k] : flo[k];
+            fhi[k] = box[j].hi[k] > fhi[k] ? box[j].hi[k] : fhi[k];
+        }
     for (int k = 0; k < 2; k++) {
-        double m = fabs(box[0].lo[k]) > fabs(box[0].hi[k]) ? fabs(box[0].lo[k]) : fabs(box[0].hi[k]);
-        double m1 = fabs(box[nch - 1].lo[k]) > fabs(box[nch - 1].hi[k]) ? fabs(box[nch - 1].lo[k]) : fabs(box[nch - 1].hi[k]);
+        double m = fabs(flo[k]) > fabs(fhi[k]) ? fabs(flo[k]) : fabs(fhi[k]);
         M = m > M ? m : M;
-        M = m1 > M ? m1 : M;
     }
     /* Sums of a few products of numbers up to M err by a few 1e-16 M. */
     pm__outline O = {.L = L, .x = ex, .z = ez, .mg = 1e-12 * M};
@@ -398,17 +426,9 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
 #else
     (void)fast;
 #endif
-    /* Windows of `win` (3) chunks at a stride of win - 1 (each section
-     * looked at about 1.5 times, not twice): every two consecutive chunks
-     * share one.
-     * Where the long window fails, its two pairs of chunks are tried as
-     * before, so this proves every road the pairs alone would. */
-    for (uint32_t j = 0; j + 1 < nch; j += win - 1) {
-        uint32_t k = j + win - 1 < nch ? j + win - 1 : nch - 1;   /* last chunk of the window */
-        if (k > j + 1 && pm__window_ok(&O, start[j], start[k + 1])) continue;
-        for (uint32_t i = j; i < k; i++)
-            if (!pm__window_ok(&O, start[i], start[i + 2])) return 0;
-    }
+    if (!pm__windows_ok(&O, start, nch, win)) return 0;
     if (!pm__cap_ok(&O, 0, start[2]) || !pm__cap_ok(&O, n - 1, start[nch - 2])) return 0;
-    return pm__boxes_apart(box, nch) ? 1 : 0;
+    uint64_t *key = pm_arena_alloc(a, nch * sizeof *key);
+    if (!key) return PM_ERR_NOMEM;
+    return pm__boxes_apart(box, nch, flo, fhi, key) ? 1 : 0;
 }
