@@ -164,17 +164,27 @@ static inline pm__v2d pm__v2max(pm__v2d a, pm__v2d b) {
 #endif
 }
 
+/* The unit direction d of the window over sections i0 .. i1: from its
+ * first section's middle to its last one's; false when too short to tell. */
+static inline bool pm__window_dir(const pm__outline *O, size_t i0, size_t i1, double d[2]) {
+    const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0, *bx = O->x + 2 * i1, *bz = O->z + 2 * i1;
+    d[0] = 0.5 * (bx[0] + bx[1]) - 0.5 * (ax[0] + ax[1]);
+    d[1] = 0.5 * (bz[0] + bz[1]) - 0.5 * (az[0] + az[1]);
+    double l = sqrt(d[0] * d[0] + d[1] * d[1]);
+    if (!(l > 1e3 * O->mg)) return false;
+    d[0] /= l;
+    d[1] /= l;
+    return true;
+}
+
 /* Sections i0 .. i1: both edges strictly advance along the direction
  * between the middles of the end sections, and a line along it parts the
  * left points from the right ones. O->x and O->z hold each section's left
  * and right edge points side by side (two lanes). */
 static bool pm__window_ok_plain(const pm__outline *O, size_t i0, size_t i1) {
-    const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0, *bx = O->x + 2 * i1, *bz = O->z + 2 * i1;
-    double d[2] = {0.5 * (bx[0] + bx[1]) - 0.5 * (ax[0] + ax[1]), 0.5 * (bz[0] + bz[1]) - 0.5 * (az[0] + az[1])};
-    double l = sqrt(d[0] * d[0] + d[1] * d[1]);
-    if (!(l > 1e3 * O->mg)) return false;
-    d[0] /= l;
-    d[1] /= l;
+    const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0;
+    double d[2];
+    if (!pm__window_dir(O, i0, i1, d)) return false;
     double mg = O->mg;
     pm__v2d dx = {d[0], d[0]}, dz = {d[1], d[1]}, mgv = {mg, mg};
     pm__v2d x0 = {ax[0], ax[1]}, z0 = {az[0], az[1]};
@@ -199,12 +209,9 @@ static bool pm__window_ok_plain(const pm__outline *O, size_t i0, size_t i1) {
  * order: the same u, v, comparisons, minima and maxima, so the same
  * verdict. */
 __attribute__((target("avx"))) static inline bool pm__window_ok_avx(const pm__outline *O, size_t i0, size_t i1) {
-    const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0, *bx = O->x + 2 * i1, *bz = O->z + 2 * i1;
-    double d[2] = {0.5 * (bx[0] + bx[1]) - 0.5 * (ax[0] + ax[1]), 0.5 * (bz[0] + bz[1]) - 0.5 * (az[0] + az[1])};
-    double l = sqrt(d[0] * d[0] + d[1] * d[1]);
-    if (!(l > 1e3 * O->mg)) return false;
-    d[0] /= l;
-    d[1] /= l;
+    const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0;
+    double d[2];
+    if (!pm__window_dir(O, i0, i1, d)) return false;
     double mg = O->mg;
     __m256d dx = _mm256_set1_pd(d[0]), dz = _mm256_set1_pd(d[1]), mgv = _mm256_set1_pd(mg);
     __m128d x0 = _mm_loadu_pd(ax), z0 = _mm_loadu_pd(az);
