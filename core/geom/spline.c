@@ -16,50 +16,106 @@
 /* The fine probes fall on the coarse ones every other step (see pm__chord_error). */
 _Static_assert(PM__SPLINE_FINE_PROBES + 1 == 2 * (PM__SPLINE_PROBES + 1), "probe grids nest");
 
-/* Control point i of the (possibly phantom-extended) sequence. */
-static void pm__ctrl(const double *pts, size_t n, bool closed, long i, double out[3]) {
+/* Four lanes of doubles. The lane code below does each lane's figure with
+ * the scalar code's operations in the scalar code's order (no operation
+ * mixes the lanes), so every figure is the scalar one bit for bit: IEEE
+ * rounds each +, -, *, / and sqrt of a lane on its own. */
+typedef double pm__v4 __attribute__((vector_size(32)));
+/* Only static functions here take or return them (and inline): no call
+ * crosses an ABI, so GCC's note that AVX would pass them differently
+ * does not apply. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+typedef int64_t pm__m4 __attribute__((vector_size(32)));   /* lane masks: all ones or zero */
+
+/* Control point i of the (possibly phantom-extended) sequence, as lanes
+ * x, y, z, 0: open curves reflect P1 through P0 and P(n-2) through
+ * P(n-1), closed ones wrap. */
+static inline __attribute__((always_inline)) pm__v4 pm__ctrl(const double *pts, size_t n, bool closed, long i) {
     long nn = (long)n;
     if (closed) {
-        long k = ((i % nn) + nn) % nn;
-        memcpy(out, pts + 3 * k, 3 * sizeof(double));
-        return;
+        const double *q = pts + 3 * (((i % nn) + nn) % nn);
+        return (pm__v4){q[0], q[1], q[2], 0.0};
     }
-    if (i < 0) {            /* reflect P1 through P0 */
-        for (int c = 0; c < 3; c++) out[c] = 2.0 * pts[c] - pts[3 + c];
-    } else if (i >= nn) {   /* reflect P(n-2) through P(n-1) */
-        for (int c = 0; c < 3; c++) out[c] = 2.0 * pts[3 * (nn - 1) + c] - pts[3 * (nn - 2) + c];
-    } else {
-        memcpy(out, pts + 3 * i, 3 * sizeof(double));
+    if (i < 0) {
+        pm__v4 a = {pts[0], pts[1], pts[2], 0.0}, b = {pts[3], pts[4], pts[5], 0.0};
+        return 2.0 * a - b;
     }
+    if (i >= nn) {
+        const double *q = pts + 3 * (nn - 1);
+        pm__v4 a = {q[0], q[1], q[2], 0.0}, b = {q[-3], q[-2], q[-1], 0.0};
+        return 2.0 * a - b;
+    }
+    const double *q = pts + 3 * i;
+    return (pm__v4){q[0], q[1], q[2], 0.0};
 }
 
-/* The knot interval between a and b; memo holds the last distance and its
- * power (pow is a pure function of them: equal distances, equal powers,
- * so a road's ghost intervals mostly cost no pow of their own). */
-static double pm__knot(const double a[3], const double b[3], double alpha, double memo[2]) {
+/* pow(d, alpha) for the knot intervals, each distinct distance once: a
+ * road's intervals repeat (ghost points, equal spacing), and pow is a pure
+ * function of d, so a remembered power is the one pow would give. */
+#define PM__POW_SLOTS 128
+typedef struct pm__pow_memo {
+    double alpha;
+    double d[PM__POW_SLOTS], pw[PM__POW_SLOTS];   /* d 0: empty (distances are > 0) */
+} pm__pow_memo;
+
+static double pm__pow_of(pm__pow_memo *m, double d) {
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    size_t slot = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 57);   /* 7 bits */
+    if (m->d[slot] != d) {
+        m->d[slot] = d;
+        m->pw[slot] = pow(d, m->alpha);
+    }
+    return m->pw[slot];
+}
+
+/* The knot interval between a and b: |b - a| in plan to the power alpha. */
+static inline __attribute__((always_inline)) double pm__knot(pm__v4 a, pm__v4 b, pm__pow_memo *m) {
+    if (m->alpha == 0.0) return 1.0;
     double d = hypot(b[0] - a[0], b[2] - a[2]);
     assert(d > 0.0);
-    if (alpha == 0.0) return 1.0;
-    if (d != memo[0]) {
-        memo[0] = d;
-        memo[1] = pow(d, alpha);
-    }
-    return memo[1];
+    return pm__pow_of(m, d);
 }
 
-/* Non-uniform Catmull-Rom as a cubic Hermite segment from P1 to P2 (the
- * tangents of the Barry-Goldman pyramid, scaled to u in [0, 1]); d01, d12,
- * d23 are the knot intervals between P0 .. P3. */
-static void pm__cr_segment(const double P[4][3], double d01, double d12, double d23, double c[4][3]) {
-    for (int k = 0; k < 3; k++) {
-        double m1 = d12 * ((P[1][k] - P[0][k]) / d01 - (P[2][k] - P[0][k]) / (d01 + d12) +
-                           (P[2][k] - P[1][k]) / d12);
-        double m2 = d12 * ((P[2][k] - P[1][k]) / d12 - (P[3][k] - P[1][k]) / (d12 + d23) +
-                           (P[3][k] - P[2][k]) / d23);
-        c[0][k] = P[1][k];
-        c[1][k] = m1;
-        c[2][k] = -3.0 * P[1][k] - 2.0 * m1 + 3.0 * P[2][k] - m2;
-        c[3][k] = 2.0 * P[1][k] + m1 - 2.0 * P[2][k] + m2;
+/* Non-uniform Catmull-Rom as cubic Hermite segments (the tangents of the
+ * Barry-Goldman pyramid, scaled to u in [0, 1]). Segment i runs from
+ * P1 = ctrl(i) to P2 = ctrl(i + 1) with knot intervals d01, d12, d23
+ * between ctrl(i - 1) .. ctrl(i + 2) and tangents
+ *   m1 = d12 ((P1 - P0) / d01 - (P2 - P0) / (d01 + d12) + (P2 - P1) / d12)
+ *   m2 = d12 ((P2 - P1) / d12 - (P3 - P1) / (d12 + d23) + (P3 - P2) / d23).
+ * The quotients recur: (P2 - P1) / d12 is the next segment's (P1 - P0) /
+ * d01, (P3 - P2) / d23 its (P2 - P1) / d12 and (P3 - P1) / (d12 + d23)
+ * its (P2 - P0) / (d01 + d12), the same operands in the same order. So
+ * each segment divides twice (a lane per coordinate), where the formula
+ * above divides six times per coordinate. */
+static void pm__cr_segments(pm_spline *s, const double *pts, size_t n, bool closed, double alpha) {
+    pm__pow_memo *m = &(pm__pow_memo){.alpha = alpha};
+    pm__v4 P0 = pm__ctrl(pts, n, closed, -1), P1 = pm__ctrl(pts, n, closed, 0);
+    pm__v4 P2 = pm__ctrl(pts, n, closed, 1);
+    double d01 = pm__knot(P0, P1, m), d12 = pm__knot(P1, P2, m);
+    pm__v4 q01 = (P1 - P0) / d01, q12 = (P2 - P1) / d12, s02 = (P2 - P0) / (d01 + d12);
+    for (uint32_t i = 0; i < s->nseg; i++) {
+        pm__v4 P3 = pm__ctrl(pts, n, closed, (long)i + 2);
+        double d23 = pm__knot(P2, P3, m);
+        pm__v4 q23 = (P3 - P2) / d23, s13 = (P3 - P1) / (d12 + d23);
+        pm__v4 m1 = d12 * (q01 - s02 + q12), m2 = d12 * (q12 - s13 + q23);
+        pm__v4 c2 = -3.0 * P1 - 2.0 * m1 + 3.0 * P2 - m2;
+        pm__v4 c3 = 2.0 * P1 + m1 - 2.0 * P2 + m2;
+        double(*c)[3] = s->coef[i];
+        for (int k = 0; k < 3; k++) {
+            c[0][k] = P1[k];
+            c[1][k] = m1[k];
+            c[2][k] = c2[k];
+            c[3][k] = c3[k];
+        }
+        P1 = P2;
+        P2 = P3;
+        d12 = d23;
+        q01 = q12;
+        q12 = q23;
+        s02 = s13;
     }
 }
 
@@ -74,29 +130,16 @@ int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool 
     s->nseg = (uint32_t)(closed ? n : n - 1);
     s->coef = pm_arena_alloc(a, (size_t)s->nseg * sizeof *s->coef);
     if (!s->coef) return PM_ERR_NOMEM;
-    double knot[3] = {0.0, 0.0, 0.0};   /* rolls along: each interval's pow once */
-    double memo[2] = {-1.0, 0.0};       /* distances are > 0 */
+    if (kind != PM_CURVE_LINEAR) {
+        pm__cr_segments(s, pts, n, closed, alpha);
+        return PM_OK;
+    }
     for (uint32_t i = 0; i < s->nseg; i++) {
-        double P[4][3];
-        for (int j = 0; j < 4; j++) pm__ctrl(pts, n, closed, (long)i - 1 + j, P[j]);
-        if (kind != PM_CURVE_LINEAR) {
-            if (i == 0) {
-                knot[0] = pm__knot(P[0], P[1], alpha, memo);
-                knot[1] = pm__knot(P[1], P[2], alpha, memo);
-            } else {
-                knot[0] = knot[1];
-                knot[1] = knot[2];
-            }
-            knot[2] = pm__knot(P[2], P[3], alpha, memo);
-        }
-        if (kind == PM_CURVE_LINEAR) {
-            memset(s->coef[i], 0, sizeof s->coef[i]);
-            for (int k = 0; k < 3; k++) {
-                s->coef[i][0][k] = P[1][k];
-                s->coef[i][1][k] = P[2][k] - P[1][k];
-            }
-        } else {
-            pm__cr_segment((const double(*)[3])P, knot[0], knot[1], knot[2], s->coef[i]);
+        const double *p1 = pts + 3 * i, *p2 = pts + 3 * (i + 1 == n ? 0 : i + 1);
+        memset(s->coef[i], 0, sizeof s->coef[i]);
+        for (int k = 0; k < 3; k++) {
+            s->coef[i][0][k] = p1[k];
+            s->coef[i][1][k] = p2[k] - p1[k];
         }
     }
     return PM_OK;
@@ -245,19 +288,8 @@ static void pm__d1_in(const pm_spline *s, uint32_t seg, double u, double d1[3]) 
     for (int k = 0; k < 3; k++) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
 }
 
-/* Four lanes of doubles: chords of the subdivision are evaluated four at
- * a time (siblings, or the children of two split siblings), each lane
- * doing the scalar code's operations in the scalar code's order (no
- * operation mixes the lanes), so every figure is the scalar one bit for
- * bit: IEEE rounds each +, -, *, / and sqrt of a lane on its own. */
-typedef double pm__v4 __attribute__((vector_size(32)));
-/* Only static functions here take or return them (and inline): no call
- * crosses an ABI, so GCC's note that AVX would pass them differently
- * does not apply. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
-typedef int64_t pm__m4 __attribute__((vector_size(32)));   /* lane masks: all ones or zero */
+/* The chords of the subdivision are evaluated four at a time (pm__v4
+ * lanes: siblings, or the children of split siblings). */
 
 typedef PM_VEC(pm_curve_sample) pm__sample_vec;
 
