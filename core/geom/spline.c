@@ -28,6 +28,13 @@ typedef double pm__v4 __attribute__((vector_size(32)));
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 typedef int64_t pm__m4 __attribute__((vector_size(32)));   /* lane masks: all ones or zero */
+/* Lane code is built twice, for AVX (one instruction a four-lane
+ * operation) and plain x86-64 (two), the clone picked at load time. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define PM__LANE_CLONES __attribute__((target_clones("avx", "default")))
+#else
+#define PM__LANE_CLONES
+#endif
 
 /* Control point i of the (possibly phantom-extended) sequence, as lanes
  * x, y, z, 0: open curves reflect P1 through P0 and P(n-2) through
@@ -90,7 +97,7 @@ static inline __attribute__((always_inline)) double pm__knot(pm__v4 a, pm__v4 b,
  * its (P2 - P0) / (d01 + d12), the same operands in the same order. So
  * each segment divides twice (a lane per coordinate), where the formula
  * above divides six times per coordinate. */
-static void pm__cr_segments(pm_spline *s, const double *pts, size_t n, bool closed, double alpha) {
+PM__LANE_CLONES static void pm__cr_segments(pm_spline *s, const double *pts, size_t n, bool closed, double alpha) {
     pm__pow_memo *m = &(pm__pow_memo){.alpha = alpha};
     pm__v4 P0 = pm__ctrl(pts, n, closed, -1), P1 = pm__ctrl(pts, n, closed, 0);
     pm__v4 P2 = pm__ctrl(pts, n, closed, 1);
@@ -303,6 +310,7 @@ typedef struct pm__sampler {
      * 100 m at 5 m is 20 pieces (one measured 5 + 7e-15 m would be cut). */
     double max_len;
     size_t max_samples;     /* o->max_samples, SIZE_MAX for none */
+    size_t room;            /* the fewer of v.cap and max_samples */
 } pm__sampler;
 
 /* Up to four consecutive chords of the subdivision, one per lane: chord
@@ -323,6 +331,11 @@ typedef struct pm__run {
     /* pm__decide's common verdicts, -1 where they hold: accept with e
      * (exact), or halve (unless at the depth limit: then accept). */
     int64_t accept[4], halve[4];
+    /* Where any lane is halved: each chord's parameter midpoint tm (as
+     * pm__cut_at) and its point (pm__cut_point's), valid in lanes where
+     * mid is -1 (tm strictly inside the segment, no height override). */
+    double tm[4], mx[4], my[4], mz[4];
+    int64_t mid[4];
 } pm__run;
 
 /* Point i of run r as [x, y, z], and the other way round. */
@@ -408,10 +421,7 @@ double pm_spline_bump_peak(double ga, double d) {
  * instead) when it does not. With a height override, the same for the plan curve
  * and chord (y dropped: a draped curve's plan part, pm__drape_bound's dp).
  * |ab|^2 is pm_v3_dist's sum (a leading 0.0 + adds nothing to a square). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("avx", "default")))
-#endif
-static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
+PM__LANE_CLONES static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
     const double(*cf[4])[3];
     for (int l = 0; l < 4; l++) cf[l] = sm->s->coef[r->seg[l]];
     bool one_seg = r->seg[0] == r->seg[3];   /* consecutive: all four in one segment */
@@ -494,6 +504,30 @@ static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
     pm__m4 accept = bounded & ~over & straight, halve = bounded & over;
     memcpy(r->accept, &accept, sizeof accept);
     memcpy(r->halve, &halve, sizeof halve);
+    if (!((halve[0] | halve[1]) | (halve[2] | halve[3]))) return;
+    /* The halves' cut points, lane by lane as pm__cut_at and pm__point_at. */
+    pm__v4 tm = 0.5 * (t0 + t1), um = tm - seg;
+    pm__m4 inside = (pm__m4)(tm > seg) & (pm__m4)(tm < seg + 1.0);
+    memcpy(r->tm, &tm, sizeof tm);
+    memcpy(r->mid, &inside, sizeof inside);
+    double *mids[3] = {r->mx, r->my, r->mz};
+    for (int k = 0; k < 3; k++) {
+        pm__v4 c0, c1, c2, c3;
+        if (one_seg) {
+            double a0 = cf[0][0][k], a1 = cf[0][1][k], a2 = cf[0][2][k], a3 = cf[0][3][k];
+            c0 = (pm__v4){a0, a0, a0, a0};
+            c1 = (pm__v4){a1, a1, a1, a1};
+            c2 = (pm__v4){a2, a2, a2, a2};
+            c3 = (pm__v4){a3, a3, a3, a3};
+        } else {
+            c0 = (pm__v4){cf[0][0][k], cf[1][0][k], cf[2][0][k], cf[3][0][k]};
+            c1 = (pm__v4){cf[0][1][k], cf[1][1][k], cf[2][1][k], cf[3][1][k]};
+            c2 = (pm__v4){cf[0][2][k], cf[1][2][k], cf[2][2][k], cf[3][2][k]};
+            c3 = (pm__v4){cf[0][3][k], cf[1][3][k], cf[2][3][k], cf[3][3][k]};
+        }
+        pm__v4 pk = c0 + um * (c1 + um * (c2 + um * c3));
+        memcpy(mids[k], &pk, sizeof pk);
+    }
 }
 
 /* Whether the plan tangent turns by more than the angle whose cosine is
@@ -514,15 +548,22 @@ static bool pm__turn_exceeds(double cos_turn, const double d0[3], const double d
     return c < cos_turn;
 }
 
+/* The slow side of pm__push: past max_samples, or the vector full. */
+static __attribute__((noinline)) int pm__push_grow(pm__sampler *sm, const pm_curve_sample *c) {
+    if (sm->v.len >= sm->max_samples) return PM_ERR_LIMIT;
+    if (pm_vec_push(sm->a, &sm->v, *c) != 0) return PM_ERR_NOMEM;
+    sm->room = sm->v.cap < sm->max_samples ? sm->v.cap : sm->max_samples;
+    return PM_OK;
+}
+
 static inline __attribute__((always_inline)) int pm__push(pm__sampler *sm, double t, const double p[3], double err, double len,
                                                          bool exact) {
-    if (sm->v.len >= sm->max_samples) return PM_ERR_LIMIT;
     pm_curve_sample c = {.t = t, .p = {p[0], p[1], p[2]}, .err = err, .len = len, .err_exact = exact};
-    if (sm->v.len < sm->v.cap) {   /* the common case, without a call */
+    if (sm->v.len < sm->room) {   /* the common case: room below both the capacity and the cap */
         sm->v.data[sm->v.len++] = c;
         return PM_OK;
     }
-    return pm_vec_push(sm->a, &sm->v, c) == 0 ? PM_OK : PM_ERR_NOMEM;
+    return pm__push_grow(sm, &c);
 }
 
 /* The point at tm inside segment seg (where rounding put tm on an end,
@@ -536,7 +577,7 @@ static inline __attribute__((always_inline)) void pm__cut_point(const pm__sample
 /* The verdict on chord l of evaluated run r at depth: 0 to accept it (*e
  * its error, *exact whether that is exact), else the number of equal
  * parameter pieces to cut it into (*bits the levels of depth they count). */
-static inline __attribute__((always_inline)) uint32_t pm__decide(pm__sampler *sm, const pm__run *r, int l,
+static __attribute__((noinline)) uint32_t pm__decide(pm__sampler *sm, const pm__run *r, int l,
                                                                  int depth, double *e_out, bool *exact_out,
                                                                  int *bits_out) {
     const pm_sample_opts *o = sm->o;
@@ -611,7 +652,7 @@ static inline __attribute__((always_inline)) uint32_t pm__decide(pm__sampler *sm
     return k;
 }
 
-static int pm__take(pm__sampler *sm, const pm__run *r, int l, int m, int depth);
+static int pm__take(pm__sampler *sm, const pm__run *r, int depth);
 
 /* The parameter where piece j of k of [t0, t1] ends (0 < j < k). */
 static inline double pm__cut_at(double t0, double t1, uint32_t j, uint32_t k) {
@@ -642,8 +683,7 @@ static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int d
         }
         pm__run_close(&c, m);
         pm__run_eval(sm, &c);
-        int res = pm__take(sm, &c, 0, m < 2 ? m : 2, depth);
-        if (res == PM_OK && m > 2) res = pm__take(sm, &c, 2, m - 2, depth);
+        int res = pm__take(sm, &c, depth);
         if (res != PM_OK) return res;
         c.t[0] = c.t[m];
         c.px[0] = c.px[m];
@@ -653,58 +693,66 @@ static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int d
     return PM_OK;
 }
 
-/* Takes chords l .. l + m - 1 (m 1 or 2) of evaluated run r, at depth, in
- * order: each is accepted (its end pushed) or cut. When both are halved,
- * their four halves are evaluated together. */
-static int pm__take(pm__sampler *sm, const pm__run *r, int l, int m, int depth) {
+/* Sets point i of run h to the midpoint of chord l of run r (evaluated in
+ * lanes where r->mid holds, else here). */
+static inline __attribute__((always_inline)) void pm__half_point(const pm__sampler *sm, const pm__run *r, int l,
+                                                                  pm__run *h, int i) {
+    h->t[i] = r->tm[l];
+    if (r->mid[l]) {
+        h->px[i] = r->mx[l];
+        h->py[i] = r->my[l];
+        h->pz[i] = r->mz[l];
+    } else {
+        double p[3];
+        pm__cut_point(sm, r->seg[l], r->tm[l], p);
+        pm__run_set(h, i, p);
+    }
+}
+
+/* Takes the chords of evaluated run r, at depth, in order: each is
+ * accepted (its end pushed) or cut. Neighbours that are both halved have
+ * their four halves evaluated together. */
+static int pm__take(pm__sampler *sm, const pm__run *r, int depth) {
     const pm_sample_opts *o = sm->o;
     if (o->cancel && *o->cancel) return PM_ERR_CANCELLED;
-    double e[2] = {0.0, 0.0}, p[3];
-    bool exact[2] = {false, false};
-    int bits[2] = {0, 0};
-    uint32_t k[2] = {0, 0};
-    for (int i = 0; i < m; i++) {
-        if (r->accept[l + i] || (r->halve[l + i] && depth >= PM__SPLINE_MAX_DEPTH)) {
-            e[i] = r->e[l + i];
-            exact[i] = true;
-        } else if (r->halve[l + i]) {
-            k[i] = 2;
-            bits[i] = 1;
+    int n = r->n, res = PM_OK;
+    bool deep = depth >= PM__SPLINE_MAX_DEPTH;
+    for (int l = 0; l < n && res == PM_OK; l++) {
+        if (r->accept[l] || (r->halve[l] && deep)) {
+            res = pm__push(sm, r->t[l + 1], (const double[3]){r->px[l + 1], r->py[l + 1], r->pz[l + 1]}, r->e[l],
+                           r->len[l], true);
+        } else if (r->halve[l]) {
+            /* this chord's halves, and the next one's when it is halved too */
+            pm__run h;
+            int m = l + 1 < n && r->halve[l + 1] ? 2 : 1;
+            for (int i = 0; i < m; i++) {
+                h.t[2 * i] = r->t[l + i];
+                h.px[2 * i] = r->px[l + i];
+                h.py[2 * i] = r->py[l + i];
+                h.pz[2 * i] = r->pz[l + i];
+                pm__half_point(sm, r, l + i, &h, 2 * i + 1);
+                h.seg[2 * i] = h.seg[2 * i + 1] = r->seg[l + i];
+            }
+            h.t[2 * m] = r->t[l + m];
+            h.px[2 * m] = r->px[l + m];
+            h.py[2 * m] = r->py[l + m];
+            h.pz[2 * m] = r->pz[l + m];
+            if (m == 2) h.n = 4;
+            else pm__run_close(&h, 2);
+            pm__run_eval(sm, &h);
+            res = pm__take(sm, &h, depth + 1);
+            l += m - 1;
         } else {
-            k[i] = pm__decide(sm, r, l + i, depth, &e[i], &exact[i], &bits[i]);
+            double e;
+            bool exact;
+            int bits;
+            uint32_t k = pm__decide(sm, r, l, depth, &e, &exact, &bits);
+            if (k) res = pm__split(sm, r, l, k, depth + bits);
+            else res = pm__push(sm, r->t[l + 1], (const double[3]){r->px[l + 1], r->py[l + 1], r->pz[l + 1]}, e,
+                                r->len[l], exact);
         }
     }
-    if (m > 1 && k[0] == 2 && k[1] == 2) {
-        pm__run h;
-        for (int i = 0; i < 2; i++) {
-            uint32_t seg = r->seg[l + i];
-            h.t[2 * i] = r->t[l + i];
-            pm__run_get(r, l + i, p);
-            pm__run_set(&h, 2 * i, p);
-            h.t[2 * i + 1] = pm__cut_at(r->t[l + i], r->t[l + i + 1], 1, 2);
-            pm__cut_point(sm, seg, h.t[2 * i + 1], p);
-            pm__run_set(&h, 2 * i + 1, p);
-            h.seg[2 * i] = h.seg[2 * i + 1] = seg;
-        }
-        h.t[4] = r->t[l + 2];
-        pm__run_get(r, l + 2, p);
-        pm__run_set(&h, 4, p);
-        h.n = 4;
-        pm__run_eval(sm, &h);
-        int res = pm__take(sm, &h, 0, 2, depth + bits[0]);
-        return res == PM_OK ? pm__take(sm, &h, 2, 2, depth + bits[1]) : res;
-    }
-    for (int i = 0; i < m; i++) {
-        int res;
-        if (k[i]) {
-            res = pm__split(sm, r, l + i, k[i], depth + bits[i]);
-        } else {
-            pm__run_get(r, l + i + 1, p);
-            res = pm__push(sm, r->t[l + i + 1], p, e[i], r->len[l + i], exact[i]);
-        }
-        if (res != PM_OK) return res;
-    }
-    return PM_OK;
+    return res;
 }
 
 int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
@@ -733,8 +781,7 @@ int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
         }
         pm__run_close(&g, m);
         pm__run_eval(&sm, &g);
-        r = pm__take(&sm, &g, 0, m < 2 ? m : 2, 0);
-        if (r == PM_OK && m > 2) r = pm__take(&sm, &g, 2, m - 2, 0);
+        r = pm__take(&sm, &g, 0);
         g.t[0] = g.t[m];
         g.px[0] = g.px[m];
         g.py[0] = g.py[m];
