@@ -311,6 +311,7 @@ typedef struct pm__sampler {
     double max_len;
     size_t max_samples;     /* o->max_samples, SIZE_MAX for none */
     size_t room;            /* the fewer of v.cap and max_samples */
+    bool wide;              /* the CPU has AVX: pm__run_eval_avx */
 } pm__sampler;
 
 /* Up to four consecutive chords of the subdivision, one per lane: chord
@@ -363,11 +364,38 @@ static inline void pm__run_close(pm__run *r, int n) {
     }
 }
 
-static inline pm__v4 pm__v4_sel(pm__m4 m, pm__v4 a, pm__v4 b) {   /* m ? a : b, per lane */
+/* The lane code's two builds (pm__run_eval): plain x86-64 (a four-lane
+ * operation as two SSE2 ones) and AVX (one), the latter with AVX's own
+ * square root and blend where the plain build splits or masks. Both give
+ * the same bits: sqrtpd rounds each lane as sqrtsd does, and a blend of
+ * all-ones or all-zero masks is the masked or. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
+    defined(__OPTIMIZE__)
+#define PM__LANES_AVX 1
+#include <immintrin.h>
+__attribute__((target("avx"))) static inline pm__v4 pm__v4_sqrt_avx(pm__v4 x) {
+    return (pm__v4)_mm256_sqrt_pd((__m256d)x);
+}
+__attribute__((target("avx"))) static inline pm__v4 pm__v4_sel_avx(pm__m4 m, pm__v4 a, pm__v4 b) {
+    return (pm__v4)_mm256_blendv_pd((__m256d)b, (__m256d)a, (__m256d)m);
+}
+#else
+#define PM__LANES_AVX 0
+#endif
+
+static inline __attribute__((always_inline)) pm__v4 pm__v4_sel(pm__m4 m, pm__v4 a, pm__v4 b, bool wide) {   /* m ? a : b, per lane */
+#if PM__LANES_AVX
+    if (wide) return pm__v4_sel_avx(m, a, b);
+#endif
+    (void)wide;
     return (pm__v4)((m & (pm__m4)a) | (~m & (pm__m4)b));
 }
 
-static inline pm__v4 pm__v4_sqrt(pm__v4 x) {
+static inline __attribute__((always_inline)) pm__v4 pm__v4_sqrt(pm__v4 x, bool wide) {
+#if PM__LANES_AVX
+    if (wide) return pm__v4_sqrt_avx(x);
+#endif
+    (void)wide;
 #if defined(__SSE2__)
     __m128d lo = _mm_sqrt_pd((__m128d){x[0], x[1]}), hi = _mm_sqrt_pd((__m128d){x[2], x[3]});
     return (pm__v4){lo[0], lo[1], hi[0], hi[1]};
@@ -392,19 +420,19 @@ static inline pm__v4 pm__v4_load(const double *p) {   /* p[0 .. 3], unaligned */
  * curve bulges by ga / 4), the second where qb > 0 (ga well below d), so
  * each lane takes the one whose terms add. d = 0 (no 0 / 0) gives 1/2;
  * ga = d = 0 gives NaN, clamped to 0, and g = 0 as it should. */
-static inline __attribute__((always_inline)) pm__v4 pm__v4_bump_peak(pm__v4 ga, pm__v4 d) {
+static inline __attribute__((always_inline)) pm__v4 pm__v4_bump_peak(pm__v4 ga, pm__v4 d, bool wide) {
     const pm__v4 zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0};
     pm__v4 qa = -3.0 * d, qb = 2.0 * (d - ga), disc = qb * qb + 12.0 * d * ga;
-    pm__v4 sq = pm__v4_sqrt(pm__v4_sel((pm__m4)(disc > zero), disc, zero));
+    pm__v4 sq = pm__v4_sqrt(pm__v4_sel((pm__m4)(disc > zero), disc, zero, wide), wide);
     pm__m4 rising = (pm__m4)(qb > zero);
-    pm__v4 w = pm__v4_sel(rising, -qb - sq, 2.0 * ga) / pm__v4_sel(rising, 2.0 * qa, sq - qb);
-    w = pm__v4_sel((pm__m4)(w > zero), w, zero);
-    w = pm__v4_sel((pm__m4)(w < one), w, one);
+    pm__v4 w = pm__v4_sel(rising, -qb - sq, 2.0 * ga, wide) / pm__v4_sel(rising, 2.0 * qa, sq - qb, wide);
+    w = pm__v4_sel((pm__m4)(w > zero), w, zero, wide);
+    w = pm__v4_sel((pm__m4)(w < one), w, one, wide);
     return w * (1.0 - w) * (ga + d * w);
 }
 
 double pm_spline_bump_peak(double ga, double d) {
-    return pm__v4_bump_peak((pm__v4){ga, ga, ga, ga}, (pm__v4){d, d, d, d})[0];
+    return pm__v4_bump_peak((pm__v4){ga, ga, ga, ga}, (pm__v4){d, d, d, d}, false)[0];
 }
 
 /* For each chord of run r ([t0, t1] of one segment, from a to b): its
@@ -421,7 +449,7 @@ double pm_spline_bump_peak(double ga, double d) {
  * instead) when it does not. With a height override, the same for the plan curve
  * and chord (y dropped: a draped curve's plan part, pm__drape_bound's dp).
  * |ab|^2 is pm_v3_dist's sum (a leading 0.0 + adds nothing to a square). */
-PM__LANE_CLONES static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
+static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__sampler *sm, pm__run *r, bool wide) {
     const double(*cf[4])[3];
     for (int l = 0; l < 4; l++) cf[l] = sm->s->coef[r->seg[l]];
     bool one_seg = r->seg[0] == r->seg[3];   /* consecutive: all four in one segment */
@@ -430,7 +458,7 @@ PM__LANE_CLONES static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
     pm__v4 t0 = pm__v4_load(r->t), t1 = pm__v4_load(r->t + 1);
     pm__v4 u = t0 - seg, h = t1 - t0, u1 = t1 - seg;
     pm__v4 u3 = u * 3.0, u13 = u1 * 3.0, hh = h * h, hhh = hh * h;
-    pm__v4 q[3][3], ab[3], d0[3], d1[3];
+    pm__v4 q[3][3], ab[3], d0[3], cv[3][3];
     const double *pts[3] = {r->px, r->py, r->pz};
     for (int k = 0; k < 3; k++) {
         pm__v4 c1, c2, c3;
@@ -447,30 +475,22 @@ PM__LANE_CLONES static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
         pm__v4 uc3 = u3 * c3;   /* u * 3.0 * c3 as (u * 3.0) * c3 */
         pm__v4 d = c1 + u * (2.0 * c2 + uc3);
         d0[k] = d;
-        d1[k] = c1 + u1 * (2.0 * c2 + u13 * c3);
+        cv[k][0] = c1;
+        cv[k][1] = c2;
+        cv[k][2] = c3;
         q[0][k] = h * d;
         q[1][k] = hh * (c2 + uc3);
         q[2][k] = hhh * c3;
         ab[k] = pm__v4_load(pts[k] + 1) - pm__v4_load(pts[k]);
     }
     pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
-    pm__v4 len = pm__v4_sqrt(l2);
+    pm__v4 len = pm__v4_sqrt(l2, wide);
     memcpy(r->len, &len, sizeof len);
     bool plan = sm->o->height != NULL;
     if (plan) {   /* the plan curve and chord */
         q[0][1] = q[1][1] = q[2][1] = ab[1] = zero;
         l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
     }
-    /* pm__turn_exceeds's first test, lane by lane. */
-    pm__v4 s0 = d0[0] * d0[0] + d0[2] * d0[2], s1 = d1[0] * d1[0] + d1[2] * d1[2];
-    const pm__v4 tiny = {1e-280, 1e-280, 1e-280, 1e-280}, huge = {1e280, 1e280, 1e280, 1e280};
-    pm__m4 fits = (pm__m4)(s0 > tiny) & (pm__m4)(s0 < huge) & (pm__m4)(s1 > tiny) & (pm__m4)(s1 < huge);
-    pm__v4 ca = (d0[0] * d1[0] + d0[2] * d1[2]) / (pm__v4_sqrt(s0) * pm__v4_sqrt(s1));
-    double lo = sm->cos_turn - 1e-12, hi = sm->cos_turn + 1e-12;
-    pm__m4 yes = fits & (pm__m4)(ca < (pm__v4){lo, lo, lo, lo});
-    pm__m4 no = fits & (pm__m4)(ca > (pm__v4){hi, hi, hi, hi});
-    pm__m4 turn = -1 - 2 * yes - no;   /* masks are 0 or -1: 1 yes, 0 no, -1 neither */
-    memcpy(r->turn, &turn, sizeof turn);
     pm__v4 sp[3];
     for (int j = 0; j < 3; j++) sp[j] = (q[j][0] * ab[0] + q[j][1] * ab[1] + q[j][2] * ab[2]) / l2;
     pm__m4 ok = (pm__m4)(l2 > zero);
@@ -485,25 +505,40 @@ PM__LANE_CLONES static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
         A2 += w1 * w1;
         AB2 += apb * apb;
     }
-    pm__v4 ga = pm__v4_sqrt(A2), d = pm__v4_sqrt(AB2) - ga;
-    pm__v4 worst = pm__v4_bump_peak(ga, d);
+    pm__v4 ga = pm__v4_sqrt(A2, wide), d = pm__v4_sqrt(AB2, wide) - ga;
+    pm__v4 worst = pm__v4_bump_peak(ga, d, wide);
     memcpy(r->e, &worst, sizeof worst);
     memcpy(r->bound, &ok, sizeof ok);
-    if (plan) {   /* dp for pm__drape_bound, and no verdict here */
-        memset(r->accept, 0, sizeof r->accept);
-        memset(r->halve, 0, sizeof r->halve);
-        return;
-    }
     /* pm__decide's path for a chord no longer than max_len with a bound:
      * split past max_error, else past max_turn (when on) if the sqrt
-     * cosine is clear. */
+     * cosine is clear. With a height override no verdict here (e holds
+     * dp for pm__drape_bound). */
     double ml = sm->max_len, me = sm->o->max_error;
     pm__m4 bounded = ok & ~(pm__m4)(len > (pm__v4){ml, ml, ml, ml});
     pm__m4 over = (pm__m4)(worst > (pm__v4){me, me, me, me});
-    pm__m4 straight = sm->o->max_turn <= 0.0 ? ~(pm__m4){0, 0, 0, 0} : no;
-    pm__m4 accept = bounded & ~over & straight, halve = bounded & over;
-    memcpy(r->accept, &accept, sizeof accept);
+    pm__m4 halve = plan ? (pm__m4){0, 0, 0, 0} : bounded & over;
     memcpy(r->halve, &halve, sizeof halve);
+    /* Halved chords need no turn test: where all four are, it is skipped. */
+    if (!((halve[0] & halve[1]) & (halve[2] & halve[3]))) {
+        /* pm__turn_exceeds's first test, lane by lane. */
+        pm__v4 d1[3];
+        for (int k = 0; k < 3; k++) d1[k] = cv[k][0] + u1 * (2.0 * cv[k][1] + u13 * cv[k][2]);
+        pm__v4 s0 = d0[0] * d0[0] + d0[2] * d0[2], s1 = d1[0] * d1[0] + d1[2] * d1[2];
+        const pm__v4 tiny = {1e-280, 1e-280, 1e-280, 1e-280}, huge = {1e280, 1e280, 1e280, 1e280};
+        pm__m4 fits = (pm__m4)(s0 > tiny) & (pm__m4)(s0 < huge) & (pm__m4)(s1 > tiny) & (pm__m4)(s1 < huge);
+        pm__v4 ca = (d0[0] * d1[0] + d0[2] * d1[2]) / (pm__v4_sqrt(s0, wide) * pm__v4_sqrt(s1, wide));
+        double lo = sm->cos_turn - 1e-12, hi = sm->cos_turn + 1e-12;
+        pm__m4 yes = fits & (pm__m4)(ca < (pm__v4){lo, lo, lo, lo});
+        pm__m4 no = fits & (pm__m4)(ca > (pm__v4){hi, hi, hi, hi});
+        pm__m4 turn = -1 - 2 * yes - no;   /* masks are 0 or -1: 1 yes, 0 no, -1 neither */
+        memcpy(r->turn, &turn, sizeof turn);
+        pm__m4 straight = sm->o->max_turn <= 0.0 ? ~(pm__m4){0, 0, 0, 0} : no;
+        pm__m4 accept = plan ? (pm__m4){0, 0, 0, 0} : bounded & ~over & straight;
+        memcpy(r->accept, &accept, sizeof accept);
+    } else {
+        memset(r->accept, 0, sizeof r->accept);
+    }
+    if (plan) return;
     if (!((halve[0] | halve[1]) | (halve[2] | halve[3]))) return;
     /* The halves' cut points, lane by lane as pm__cut_at and pm__point_at. */
     pm__v4 tm = 0.5 * (t0 + t1), um = tm - seg;
@@ -528,6 +563,27 @@ PM__LANE_CLONES static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
         pm__v4 pk = c0 + um * (c1 + um * (c2 + um * c3));
         memcpy(mids[k], &pk, sizeof pk);
     }
+}
+
+#if PM__LANES_AVX
+__attribute__((target("avx"))) static void pm__run_eval_avx(const pm__sampler *sm, pm__run *r) {
+    pm__run_eval_lanes(sm, r, true);
+}
+#endif
+
+static void pm__run_eval_plain(const pm__sampler *sm, pm__run *r) {
+    pm__run_eval_lanes(sm, r, false);
+}
+
+/* Evaluates run r with the build this CPU runs (pm__sampler.wide). */
+static inline void pm__run_eval(const pm__sampler *sm, pm__run *r) {
+#if PM__LANES_AVX
+    if (sm->wide) {
+        pm__run_eval_avx(sm, r);
+        return;
+    }
+#endif
+    pm__run_eval_plain(sm, r);
 }
 
 /* Whether the plan tangent turns by more than the angle whose cosine is
@@ -755,12 +811,12 @@ static int pm__take(pm__sampler *sm, const pm__run *r, int depth) {
     return res;
 }
 
-int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
-                     pm_curve_sample **out, size_t *n) {
+static int pm__sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o, pm_curve_sample **out,
+                      size_t *n, bool wide) {
     assert(o->max_error > 0.0 && o->max_segment > 0.0);
     pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn),
                       .max_len = o->max_segment * (1.0 + 1e-12),
-                      .max_samples = o->max_samples ? o->max_samples : SIZE_MAX};
+                      .max_samples = o->max_samples ? o->max_samples : SIZE_MAX, .wide = wide};
     /* Segments four by four: evaluated together, then taken in order. */
     double p[3], first[3];
     pm_spline_point(s, o, 0.0, first);
@@ -791,6 +847,20 @@ int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
     *out = sm.v.data;
     *n = sm.v.len;
     return PM_OK;
+}
+
+int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
+                     pm_curve_sample **out, size_t *n) {
+#if PM__LANES_AVX
+    return pm__sample(a, s, o, out, n, __builtin_cpu_supports("avx"));
+#else
+    return pm__sample(a, s, o, out, n, false);
+#endif
+}
+
+int pm_spline_sample_plain_lanes(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
+                                 pm_curve_sample **out, size_t *n) {
+    return pm__sample(a, s, o, out, n, false);
 }
 
 double pm_spline_chord_error(const pm_spline *s, const pm_sample_opts *o,

@@ -9,11 +9,12 @@
 #include "scene/result.h"
 #include "scene/rng.h"
 
-/* pm_spline_sample evaluates sibling chords two at a time (one per SIMD
- * lane) and walks the subdivision without the plain sampler's per-call
- * state; its samples must be the plain one's bit for bit: every t, point,
- * error, length and exactness flag, and the same result code. The plain
- * sampler is kept verbatim in tests/support/spline_ref.c. */
+/* pm_spline_sample evaluates chords four at a time (one per SIMD lane)
+ * and walks the subdivision without the plain sampler's per-call state;
+ * its samples must be the plain one's bit for bit: every t, point,
+ * error, length and exactness flag, and the same result code, from both
+ * builds of its lane code (AVX and plain x86-64). The plain sampler is
+ * kept in tests/support/spline_ref.c. */
 
 /* The first difference between two samplings, or -1 when they are the
  * same bits; *what names the field. */
@@ -113,17 +114,22 @@ static void compare_on_random_splines(uint64_t seed, int cases) {
         random_opts(&r, &o, pts[0] > -300.0 && pts[0] < 300.0 ? &hf : NULL);
         pm_curve_sample *fast, *plain;
         size_t nf = 0, np = 0;
-        int rf = pm_spline_sample(a, &s, &o, &fast, &nf);
         int rp = pm_test_spline_sample_ref(a, &s, &o, &plain, &np);
-        cr_assert_eq(rf, rp, "case %d (seed %llu): result %d, plain %d", c, (unsigned long long)seed, rf, rp);
-        if (rf != PM_OK) continue;
-        cr_assert_eq(nf, np, "case %d (seed %llu): %zu samples, plain %zu", c, (unsigned long long)seed,
-                     nf, np);
-        const char *what = "";
-        long i = first_difference(fast, plain, nf, &what);
-        cr_assert_eq(i, -1, "case %d (seed %llu): sample %ld differs in %s", c,
-                     (unsigned long long)seed, i, what);
-        compared += (long)nf;
+        /* both builds of the lane code: the one this CPU runs, and plain x86-64 */
+        for (int build = 0; build < 2; build++) {
+            int rf = build ? pm_spline_sample_plain_lanes(a, &s, &o, &fast, &nf)
+                           : pm_spline_sample(a, &s, &o, &fast, &nf);
+            cr_assert_eq(rf, rp, "case %d (seed %llu, build %d): result %d, plain %d", c,
+                         (unsigned long long)seed, build, rf, rp);
+            if (rf != PM_OK) continue;
+            cr_assert_eq(nf, np, "case %d (seed %llu, build %d): %zu samples, plain %zu", c,
+                         (unsigned long long)seed, build, nf, np);
+            const char *what = "";
+            long i = first_difference(fast, plain, nf, &what);
+            cr_assert_eq(i, -1, "case %d (seed %llu, build %d): sample %ld differs in %s", c,
+                         (unsigned long long)seed, build, i, what);
+            compared += (long)nf;
+        }
     }
     cr_assert_gt(compared, 10 * cases, "%ld samples compared", compared);
     pm_arena_destroy(ground);
