@@ -877,8 +877,12 @@ double pm_spline_chord_error(const pm_spline *s, const pm_sample_opts *o,
 double pm_spline_sample_error(const pm_spline *s, const pm_sample_opts *o,
                               const pm_curve_sample *smp, size_t n) {
     double worst = 0.0;
-    for (size_t i = 1; i < n; i++)
+    bool estimates = false;
+    for (size_t i = 1; i < n; i++) {
         if (smp[i].err_exact && smp[i].err > worst) worst = smp[i].err;
+        estimates |= !smp[i].err_exact;
+    }
+    if (!estimates) return worst;   /* every error exact: nothing to refine */
     /* A 7-probe estimate misses a smooth peak by a few percent at most:
      * only estimates within 25% of the worst can change the answer. */
     for (size_t i = 1; i < n; i++) {
