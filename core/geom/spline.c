@@ -773,6 +773,15 @@ static int pm__take(pm__sampler *sm, const pm__run *r, int depth) {
     if (o->cancel && *o->cancel) return PM_ERR_CANCELLED;
     int n = r->n, res = PM_OK;
     bool deep = depth >= PM__SPLINE_MAX_DEPTH;
+    if (n == 4 && (r->accept[0] & r->accept[1] & r->accept[2] & r->accept[3]) && sm->room - sm->v.len >= 4) {
+        /* all four accepted, with room: their ends in a row */
+        pm_curve_sample *v = sm->v.data + sm->v.len;
+        for (int l = 0; l < 4; l++)
+            v[l] = (pm_curve_sample){.t = r->t[l + 1], .p = {r->px[l + 1], r->py[l + 1], r->pz[l + 1]},
+                                     .err = r->e[l], .len = r->len[l], .err_exact = true};
+        sm->v.len += 4;
+        return PM_OK;
+    }
     for (int l = 0; l < n && res == PM_OK; l++) {
         if (r->accept[l] || (r->halve[l] && deep)) {
             res = pm__push(sm, r->t[l + 1], (const double[3]){r->px[l + 1], r->py[l + 1], r->pz[l + 1]}, r->e[l],
