@@ -547,20 +547,9 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
     memcpy(r->mid, &inside, sizeof inside);
     double *mids[3] = {r->mx, r->my, r->mz};
     for (int k = 0; k < 3; k++) {
-        pm__v4 c0, c1, c2, c3;
-        if (one_seg) {
-            double a0 = cf[0][0][k], a1 = cf[0][1][k], a2 = cf[0][2][k], a3 = cf[0][3][k];
-            c0 = (pm__v4){a0, a0, a0, a0};
-            c1 = (pm__v4){a1, a1, a1, a1};
-            c2 = (pm__v4){a2, a2, a2, a2};
-            c3 = (pm__v4){a3, a3, a3, a3};
-        } else {
-            c0 = (pm__v4){cf[0][0][k], cf[1][0][k], cf[2][0][k], cf[3][0][k]};
-            c1 = (pm__v4){cf[0][1][k], cf[1][1][k], cf[2][1][k], cf[3][1][k]};
-            c2 = (pm__v4){cf[0][2][k], cf[1][2][k], cf[2][2][k], cf[3][2][k]};
-            c3 = (pm__v4){cf[0][3][k], cf[1][3][k], cf[2][3][k], cf[3][3][k]};
-        }
-        pm__v4 pk = c0 + um * (c1 + um * (c2 + um * c3));
+        double a0 = cf[0][0][k];
+        pm__v4 c0 = one_seg ? (pm__v4){a0, a0, a0, a0} : (pm__v4){a0, cf[1][0][k], cf[2][0][k], cf[3][0][k]};
+        pm__v4 pk = c0 + um * (cv[k][0] + um * (cv[k][1] + um * cv[k][2]));
         memcpy(mids[k], &pk, sizeof pk);
     }
 }
