@@ -64,14 +64,17 @@ static inline __attribute__((always_inline)) pm__v4 pm__ctrl(const double *pts, 
 #define PM__POW_SLOTS 128
 typedef struct pm__pow_memo {
     double alpha;
-    double d[PM__POW_SLOTS], pw[PM__POW_SLOTS];   /* d 0: empty (distances are > 0) */
+    uint64_t used[PM__POW_SLOTS / 64];   /* slots filled (so a short curve clears 16 bytes, not 2 KiB) */
+    double d[PM__POW_SLOTS], pw[PM__POW_SLOTS];
 } pm__pow_memo;
 
 static double pm__pow_of(pm__pow_memo *m, double d) {
     uint64_t bits;
     memcpy(&bits, &d, sizeof bits);
     size_t slot = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 57);   /* 7 bits */
-    if (m->d[slot] != d) {
+    uint64_t bit = 1ull << (slot & 63);
+    if (!(m->used[slot >> 6] & bit) || m->d[slot] != d) {
+        m->used[slot >> 6] |= bit;
         m->d[slot] = d;
         m->pw[slot] = pow(d, m->alpha);
     }
@@ -98,7 +101,10 @@ static inline __attribute__((always_inline)) double pm__knot(pm__v4 a, pm__v4 b,
  * each segment divides twice (a lane per coordinate), where the formula
  * above divides six times per coordinate. */
 PM__LANE_CLONES static void pm__cr_segments(pm_spline *s, const double *pts, size_t n, bool closed, double alpha) {
-    pm__pow_memo *m = &(pm__pow_memo){.alpha = alpha};
+    pm__pow_memo memo;   /* d and pw are read only where used says so */
+    memo.alpha = alpha;
+    memset(memo.used, 0, sizeof memo.used);
+    pm__pow_memo *m = &memo;
     pm__v4 P0 = pm__ctrl(pts, n, closed, -1), P1 = pm__ctrl(pts, n, closed, 0);
     pm__v4 P2 = pm__ctrl(pts, n, closed, 1);
     double d01 = pm__knot(P0, P1, m), d12 = pm__knot(P1, P2, m);
