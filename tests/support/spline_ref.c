@@ -3,7 +3,9 @@
  * reference the lane sampler must match bit for bit
  * (tests/core/test_spline_sampler.c). Only renamed (pm__ -> ref__), and
  * with one later change: the chord bound's peak in the form that does not
- * cancel (road 1.6.0, docs/road.md), as the lane code has it. */
+ * cancel (road 1.6.0, docs/road.md), as the lane code has it. At the end,
+ * the curve set-up as it was before its quotients were carried from
+ * segment to segment (main f0c3831), the reference for pm_spline_init. */
 #include "pm_test_spline_ref.h"
 
 #include <assert.h>
