@@ -16,50 +16,119 @@
 /* The fine probes fall on the coarse ones every other step (see pm__chord_error). */
 _Static_assert(PM__SPLINE_FINE_PROBES + 1 == 2 * (PM__SPLINE_PROBES + 1), "probe grids nest");
 
-/* Control point i of the (possibly phantom-extended) sequence. */
-static void pm__ctrl(const double *pts, size_t n, bool closed, long i, double out[3]) {
+/* Four lanes of doubles. The lane code below does each lane's figure with
+ * the scalar code's operations in the scalar code's order (no operation
+ * mixes the lanes), so every figure is the scalar one bit for bit: IEEE
+ * rounds each +, -, *, / and sqrt of a lane on its own. */
+typedef double pm__v4 __attribute__((vector_size(32)));
+/* Only static functions here take or return them (and inline): no call
+ * crosses an ABI, so GCC's note that AVX would pass them differently
+ * does not apply. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+typedef int64_t pm__m4 __attribute__((vector_size(32)));   /* lane masks: all ones or zero */
+/* Lane code is built twice, for AVX (one instruction a four-lane
+ * operation) and plain x86-64 (two), the clone picked at load time. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define PM__LANE_CLONES __attribute__((target_clones("avx", "default")))
+#else
+#define PM__LANE_CLONES
+#endif
+
+/* Control point i of the (possibly phantom-extended) sequence, as lanes
+ * x, y, z, 0: open curves reflect P1 through P0 and P(n-2) through
+ * P(n-1), closed ones wrap. */
+static inline __attribute__((always_inline)) pm__v4 pm__ctrl(const double *pts, size_t n, bool closed, long i) {
     long nn = (long)n;
     if (closed) {
-        long k = ((i % nn) + nn) % nn;
-        memcpy(out, pts + 3 * k, 3 * sizeof(double));
-        return;
+        const double *q = pts + 3 * (((i % nn) + nn) % nn);
+        return (pm__v4){q[0], q[1], q[2], 0.0};
     }
-    if (i < 0) {            /* reflect P1 through P0 */
-        for (int c = 0; c < 3; c++) out[c] = 2.0 * pts[c] - pts[3 + c];
-    } else if (i >= nn) {   /* reflect P(n-2) through P(n-1) */
-        for (int c = 0; c < 3; c++) out[c] = 2.0 * pts[3 * (nn - 1) + c] - pts[3 * (nn - 2) + c];
-    } else {
-        memcpy(out, pts + 3 * i, 3 * sizeof(double));
+    if (i < 0) {
+        pm__v4 a = {pts[0], pts[1], pts[2], 0.0}, b = {pts[3], pts[4], pts[5], 0.0};
+        return 2.0 * a - b;
     }
+    if (i >= nn) {
+        const double *q = pts + 3 * (nn - 1);
+        pm__v4 a = {q[0], q[1], q[2], 0.0}, b = {q[-3], q[-2], q[-1], 0.0};
+        return 2.0 * a - b;
+    }
+    const double *q = pts + 3 * i;
+    return (pm__v4){q[0], q[1], q[2], 0.0};
 }
 
-/* The knot interval between a and b; memo holds the last distance and its
- * power (pow is a pure function of them: equal distances, equal powers,
- * so a road's ghost intervals mostly cost no pow of their own). */
-static double pm__knot(const double a[3], const double b[3], double alpha, double memo[2]) {
+/* pow(d, alpha) for the knot intervals, each distinct distance once: a
+ * road's intervals repeat (ghost points, equal spacing), and pow is a pure
+ * function of d, so a remembered power is the one pow would give. */
+#define PM__POW_SLOTS 128
+typedef struct pm__pow_memo {
+    double alpha;
+    uint64_t used[PM__POW_SLOTS / 64];   /* slots filled (so a short curve clears 16 bytes, not 2 KiB) */
+    double d[PM__POW_SLOTS], pw[PM__POW_SLOTS];
+} pm__pow_memo;
+
+static double pm__pow_of(pm__pow_memo *m, double d) {
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    size_t slot = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 57);   /* 7 bits */
+    uint64_t bit = 1ull << (slot & 63);
+    if (!(m->used[slot >> 6] & bit) || m->d[slot] != d) {
+        m->used[slot >> 6] |= bit;
+        m->d[slot] = d;
+        m->pw[slot] = pow(d, m->alpha);
+    }
+    return m->pw[slot];
+}
+
+/* The knot interval between a and b: |b - a| in plan to the power alpha. */
+static inline __attribute__((always_inline)) double pm__knot(pm__v4 a, pm__v4 b, pm__pow_memo *m) {
+    if (m->alpha == 0.0) return 1.0;
     double d = hypot(b[0] - a[0], b[2] - a[2]);
     assert(d > 0.0);
-    if (alpha == 0.0) return 1.0;
-    if (d != memo[0]) {
-        memo[0] = d;
-        memo[1] = pow(d, alpha);
-    }
-    return memo[1];
+    return pm__pow_of(m, d);
 }
 
-/* Non-uniform Catmull-Rom as a cubic Hermite segment from P1 to P2 (the
- * tangents of the Barry-Goldman pyramid, scaled to u in [0, 1]); d01, d12,
- * d23 are the knot intervals between P0 .. P3. */
-static void pm__cr_segment(const double P[4][3], double d01, double d12, double d23, double c[4][3]) {
-    for (int k = 0; k < 3; k++) {
-        double m1 = d12 * ((P[1][k] - P[0][k]) / d01 - (P[2][k] - P[0][k]) / (d01 + d12) +
-                           (P[2][k] - P[1][k]) / d12);
-        double m2 = d12 * ((P[2][k] - P[1][k]) / d12 - (P[3][k] - P[1][k]) / (d12 + d23) +
-                           (P[3][k] - P[2][k]) / d23);
-        c[0][k] = P[1][k];
-        c[1][k] = m1;
-        c[2][k] = -3.0 * P[1][k] - 2.0 * m1 + 3.0 * P[2][k] - m2;
-        c[3][k] = 2.0 * P[1][k] + m1 - 2.0 * P[2][k] + m2;
+/* Non-uniform Catmull-Rom as cubic Hermite segments (the tangents of the
+ * Barry-Goldman pyramid, scaled to u in [0, 1]). Segment i runs from
+ * P1 = ctrl(i) to P2 = ctrl(i + 1) with knot intervals d01, d12, d23
+ * between ctrl(i - 1) .. ctrl(i + 2) and tangents
+ *   m1 = d12 ((P1 - P0) / d01 - (P2 - P0) / (d01 + d12) + (P2 - P1) / d12)
+ *   m2 = d12 ((P2 - P1) / d12 - (P3 - P1) / (d12 + d23) + (P3 - P2) / d23).
+ * The quotients recur: (P2 - P1) / d12 is the next segment's (P1 - P0) /
+ * d01, (P3 - P2) / d23 its (P2 - P1) / d12 and (P3 - P1) / (d12 + d23)
+ * its (P2 - P0) / (d01 + d12), the same operands in the same order. So
+ * each segment divides twice (a lane per coordinate), where the formula
+ * above divides six times per coordinate. */
+PM__LANE_CLONES static void pm__cr_segments(pm_spline *s, const double *pts, size_t n, bool closed, double alpha) {
+    pm__pow_memo memo;   /* d and pw are read only where used says so */
+    memo.alpha = alpha;
+    memset(memo.used, 0, sizeof memo.used);
+    pm__pow_memo *m = &memo;
+    pm__v4 P0 = pm__ctrl(pts, n, closed, -1), P1 = pm__ctrl(pts, n, closed, 0);
+    pm__v4 P2 = pm__ctrl(pts, n, closed, 1);
+    double d01 = pm__knot(P0, P1, m), d12 = pm__knot(P1, P2, m);
+    pm__v4 q01 = (P1 - P0) / d01, q12 = (P2 - P1) / d12, s02 = (P2 - P0) / (d01 + d12);
+    for (uint32_t i = 0; i < s->nseg; i++) {
+        pm__v4 P3 = pm__ctrl(pts, n, closed, (long)i + 2);
+        double d23 = pm__knot(P2, P3, m);
+        pm__v4 q23 = (P3 - P2) / d23, s13 = (P3 - P1) / (d12 + d23);
+        pm__v4 m1 = d12 * (q01 - s02 + q12), m2 = d12 * (q12 - s13 + q23);
+        pm__v4 c2 = -3.0 * P1 - 2.0 * m1 + 3.0 * P2 - m2;
+        pm__v4 c3 = 2.0 * P1 + m1 - 2.0 * P2 + m2;
+        double(*c)[3] = s->coef[i];
+        for (int k = 0; k < 3; k++) {
+            c[0][k] = P1[k];
+            c[1][k] = m1[k];
+            c[2][k] = c2[k];
+            c[3][k] = c3[k];
+        }
+        P1 = P2;
+        P2 = P3;
+        d12 = d23;
+        q01 = q12;
+        q12 = q23;
+        s02 = s13;
     }
 }
 
@@ -74,29 +143,16 @@ int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool 
     s->nseg = (uint32_t)(closed ? n : n - 1);
     s->coef = pm_arena_alloc(a, (size_t)s->nseg * sizeof *s->coef);
     if (!s->coef) return PM_ERR_NOMEM;
-    double knot[3] = {0.0, 0.0, 0.0};   /* rolls along: each interval's pow once */
-    double memo[2] = {-1.0, 0.0};       /* distances are > 0 */
+    if (kind != PM_CURVE_LINEAR) {
+        pm__cr_segments(s, pts, n, closed, alpha);
+        return PM_OK;
+    }
     for (uint32_t i = 0; i < s->nseg; i++) {
-        double P[4][3];
-        for (int j = 0; j < 4; j++) pm__ctrl(pts, n, closed, (long)i - 1 + j, P[j]);
-        if (kind != PM_CURVE_LINEAR) {
-            if (i == 0) {
-                knot[0] = pm__knot(P[0], P[1], alpha, memo);
-                knot[1] = pm__knot(P[1], P[2], alpha, memo);
-            } else {
-                knot[0] = knot[1];
-                knot[1] = knot[2];
-            }
-            knot[2] = pm__knot(P[2], P[3], alpha, memo);
-        }
-        if (kind == PM_CURVE_LINEAR) {
-            memset(s->coef[i], 0, sizeof s->coef[i]);
-            for (int k = 0; k < 3; k++) {
-                s->coef[i][0][k] = P[1][k];
-                s->coef[i][1][k] = P[2][k] - P[1][k];
-            }
-        } else {
-            pm__cr_segment((const double(*)[3])P, knot[0], knot[1], knot[2], s->coef[i]);
+        const double *p1 = pts + 3 * i, *p2 = pts + 3 * (i + 1 == n ? 0 : i + 1);
+        memset(s->coef[i], 0, sizeof s->coef[i]);
+        for (int k = 0; k < 3; k++) {
+            s->coef[i][0][k] = p1[k];
+            s->coef[i][1][k] = p2[k] - p1[k];
         }
     }
     return PM_OK;
@@ -245,19 +301,8 @@ static void pm__d1_in(const pm_spline *s, uint32_t seg, double u, double d1[3]) 
     for (int k = 0; k < 3; k++) d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
 }
 
-/* Four lanes of doubles: chords of the subdivision are evaluated four at
- * a time (siblings, or the children of two split siblings), each lane
- * doing the scalar code's operations in the scalar code's order (no
- * operation mixes the lanes), so every figure is the scalar one bit for
- * bit: IEEE rounds each +, -, *, / and sqrt of a lane on its own. */
-typedef double pm__v4 __attribute__((vector_size(32)));
-/* Only static functions here take or return them (and inline): no call
- * crosses an ABI, so GCC's note that AVX would pass them differently
- * does not apply. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
-typedef int64_t pm__m4 __attribute__((vector_size(32)));   /* lane masks: all ones or zero */
+/* The chords of the subdivision are evaluated four at a time (pm__v4
+ * lanes: siblings, or the children of split siblings). */
 
 typedef PM_VEC(pm_curve_sample) pm__sample_vec;
 
@@ -271,6 +316,8 @@ typedef struct pm__sampler {
      * 100 m at 5 m is 20 pieces (one measured 5 + 7e-15 m would be cut). */
     double max_len;
     size_t max_samples;     /* o->max_samples, SIZE_MAX for none */
+    size_t room;            /* the fewer of v.cap and max_samples */
+    bool wide;              /* the CPU has AVX: pm__run_eval_avx */
 } pm__sampler;
 
 /* Up to four consecutive chords of the subdivision, one per lane: chord
@@ -291,6 +338,11 @@ typedef struct pm__run {
     /* pm__decide's common verdicts, -1 where they hold: accept with e
      * (exact), or halve (unless at the depth limit: then accept). */
     int64_t accept[4], halve[4];
+    /* Where any lane is halved: each chord's parameter midpoint tm (as
+     * pm__cut_at) and its point (pm__cut_point's), valid in lanes where
+     * mid is -1 (tm strictly inside the segment, no height override). */
+    double tm[4], mx[4], my[4], mz[4];
+    int64_t mid[4];
 } pm__run;
 
 /* Point i of run r as [x, y, z], and the other way round. */
@@ -318,11 +370,38 @@ static inline void pm__run_close(pm__run *r, int n) {
     }
 }
 
-static inline pm__v4 pm__v4_sel(pm__m4 m, pm__v4 a, pm__v4 b) {   /* m ? a : b, per lane */
+/* The lane code's two builds (pm__run_eval): plain x86-64 (a four-lane
+ * operation as two SSE2 ones) and AVX (one), the latter with AVX's own
+ * square root and blend where the plain build splits or masks. Both give
+ * the same bits: sqrtpd rounds each lane as sqrtsd does, and a blend of
+ * all-ones or all-zero masks is the masked or. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
+    defined(__OPTIMIZE__)
+#define PM__LANES_AVX 1
+#include <immintrin.h>
+__attribute__((target("avx"))) static inline pm__v4 pm__v4_sqrt_avx(pm__v4 x) {
+    return (pm__v4)_mm256_sqrt_pd((__m256d)x);
+}
+__attribute__((target("avx"))) static inline pm__v4 pm__v4_sel_avx(pm__m4 m, pm__v4 a, pm__v4 b) {
+    return (pm__v4)_mm256_blendv_pd((__m256d)b, (__m256d)a, (__m256d)m);
+}
+#else
+#define PM__LANES_AVX 0
+#endif
+
+static inline __attribute__((always_inline)) pm__v4 pm__v4_sel(pm__m4 m, pm__v4 a, pm__v4 b, bool wide) {   /* m ? a : b, per lane */
+#if PM__LANES_AVX
+    if (wide) return pm__v4_sel_avx(m, a, b);
+#endif
+    (void)wide;
     return (pm__v4)((m & (pm__m4)a) | (~m & (pm__m4)b));
 }
 
-static inline pm__v4 pm__v4_sqrt(pm__v4 x) {
+static inline __attribute__((always_inline)) pm__v4 pm__v4_sqrt(pm__v4 x, bool wide) {
+#if PM__LANES_AVX
+    if (wide) return pm__v4_sqrt_avx(x);
+#endif
+    (void)wide;
 #if defined(__SSE2__)
     __m128d lo = _mm_sqrt_pd((__m128d){x[0], x[1]}), hi = _mm_sqrt_pd((__m128d){x[2], x[3]});
     return (pm__v4){lo[0], lo[1], hi[0], hi[1]};
@@ -347,19 +426,19 @@ static inline pm__v4 pm__v4_load(const double *p) {   /* p[0 .. 3], unaligned */
  * curve bulges by ga / 4), the second where qb > 0 (ga well below d), so
  * each lane takes the one whose terms add. d = 0 (no 0 / 0) gives 1/2;
  * ga = d = 0 gives NaN, clamped to 0, and g = 0 as it should. */
-static inline __attribute__((always_inline)) pm__v4 pm__v4_bump_peak(pm__v4 ga, pm__v4 d) {
+static inline __attribute__((always_inline)) pm__v4 pm__v4_bump_peak(pm__v4 ga, pm__v4 d, bool wide) {
     const pm__v4 zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0};
     pm__v4 qa = -3.0 * d, qb = 2.0 * (d - ga), disc = qb * qb + 12.0 * d * ga;
-    pm__v4 sq = pm__v4_sqrt(pm__v4_sel((pm__m4)(disc > zero), disc, zero));
+    pm__v4 sq = pm__v4_sqrt(pm__v4_sel((pm__m4)(disc > zero), disc, zero, wide), wide);
     pm__m4 rising = (pm__m4)(qb > zero);
-    pm__v4 w = pm__v4_sel(rising, -qb - sq, 2.0 * ga) / pm__v4_sel(rising, 2.0 * qa, sq - qb);
-    w = pm__v4_sel((pm__m4)(w > zero), w, zero);
-    w = pm__v4_sel((pm__m4)(w < one), w, one);
+    pm__v4 w = pm__v4_sel(rising, -qb - sq, 2.0 * ga, wide) / pm__v4_sel(rising, 2.0 * qa, sq - qb, wide);
+    w = pm__v4_sel((pm__m4)(w > zero), w, zero, wide);
+    w = pm__v4_sel((pm__m4)(w < one), w, one, wide);
     return w * (1.0 - w) * (ga + d * w);
 }
 
 double pm_spline_bump_peak(double ga, double d) {
-    return pm__v4_bump_peak((pm__v4){ga, ga, ga, ga}, (pm__v4){d, d, d, d})[0];
+    return pm__v4_bump_peak((pm__v4){ga, ga, ga, ga}, (pm__v4){d, d, d, d}, false)[0];
 }
 
 /* For each chord of run r ([t0, t1] of one segment, from a to b): its
@@ -376,10 +455,7 @@ double pm_spline_bump_peak(double ga, double d) {
  * instead) when it does not. With a height override, the same for the plan curve
  * and chord (y dropped: a draped curve's plan part, pm__drape_bound's dp).
  * |ab|^2 is pm_v3_dist's sum (a leading 0.0 + adds nothing to a square). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("avx", "default")))
-#endif
-static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
+static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__sampler *sm, pm__run *r, bool wide) {
     const double(*cf[4])[3];
     for (int l = 0; l < 4; l++) cf[l] = sm->s->coef[r->seg[l]];
     bool one_seg = r->seg[0] == r->seg[3];   /* consecutive: all four in one segment */
@@ -388,7 +464,7 @@ static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
     pm__v4 t0 = pm__v4_load(r->t), t1 = pm__v4_load(r->t + 1);
     pm__v4 u = t0 - seg, h = t1 - t0, u1 = t1 - seg;
     pm__v4 u3 = u * 3.0, u13 = u1 * 3.0, hh = h * h, hhh = hh * h;
-    pm__v4 q[3][3], ab[3], d0[3], d1[3];
+    pm__v4 q[3][3], ab[3], d0[3], cv[3][3];
     const double *pts[3] = {r->px, r->py, r->pz};
     for (int k = 0; k < 3; k++) {
         pm__v4 c1, c2, c3;
@@ -405,30 +481,22 @@ static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
         pm__v4 uc3 = u3 * c3;   /* u * 3.0 * c3 as (u * 3.0) * c3 */
         pm__v4 d = c1 + u * (2.0 * c2 + uc3);
         d0[k] = d;
-        d1[k] = c1 + u1 * (2.0 * c2 + u13 * c3);
+        cv[k][0] = c1;
+        cv[k][1] = c2;
+        cv[k][2] = c3;
         q[0][k] = h * d;
         q[1][k] = hh * (c2 + uc3);
         q[2][k] = hhh * c3;
         ab[k] = pm__v4_load(pts[k] + 1) - pm__v4_load(pts[k]);
     }
     pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
-    pm__v4 len = pm__v4_sqrt(l2);
+    pm__v4 len = pm__v4_sqrt(l2, wide);
     memcpy(r->len, &len, sizeof len);
     bool plan = sm->o->height != NULL;
     if (plan) {   /* the plan curve and chord */
         q[0][1] = q[1][1] = q[2][1] = ab[1] = zero;
         l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
     }
-    /* pm__turn_exceeds's first test, lane by lane. */
-    pm__v4 s0 = d0[0] * d0[0] + d0[2] * d0[2], s1 = d1[0] * d1[0] + d1[2] * d1[2];
-    const pm__v4 tiny = {1e-280, 1e-280, 1e-280, 1e-280}, huge = {1e280, 1e280, 1e280, 1e280};
-    pm__m4 fits = (pm__m4)(s0 > tiny) & (pm__m4)(s0 < huge) & (pm__m4)(s1 > tiny) & (pm__m4)(s1 < huge);
-    pm__v4 ca = (d0[0] * d1[0] + d0[2] * d1[2]) / (pm__v4_sqrt(s0) * pm__v4_sqrt(s1));
-    double lo = sm->cos_turn - 1e-12, hi = sm->cos_turn + 1e-12;
-    pm__m4 yes = fits & (pm__m4)(ca < (pm__v4){lo, lo, lo, lo});
-    pm__m4 no = fits & (pm__m4)(ca > (pm__v4){hi, hi, hi, hi});
-    pm__m4 turn = -1 - 2 * yes - no;   /* masks are 0 or -1: 1 yes, 0 no, -1 neither */
-    memcpy(r->turn, &turn, sizeof turn);
     pm__v4 sp[3];
     for (int j = 0; j < 3; j++) sp[j] = (q[j][0] * ab[0] + q[j][1] * ab[1] + q[j][2] * ab[2]) / l2;
     pm__m4 ok = (pm__m4)(l2 > zero);
@@ -443,25 +511,74 @@ static void pm__run_eval(const pm__sampler *sm, pm__run *r) {
         A2 += w1 * w1;
         AB2 += apb * apb;
     }
-    pm__v4 ga = pm__v4_sqrt(A2), d = pm__v4_sqrt(AB2) - ga;
-    pm__v4 worst = pm__v4_bump_peak(ga, d);
+    pm__v4 ga = pm__v4_sqrt(A2, wide), d = pm__v4_sqrt(AB2, wide) - ga;
+    pm__v4 worst = pm__v4_bump_peak(ga, d, wide);
     memcpy(r->e, &worst, sizeof worst);
     memcpy(r->bound, &ok, sizeof ok);
-    if (plan) {   /* dp for pm__drape_bound, and no verdict here */
-        memset(r->accept, 0, sizeof r->accept);
-        memset(r->halve, 0, sizeof r->halve);
-        return;
-    }
     /* pm__decide's path for a chord no longer than max_len with a bound:
      * split past max_error, else past max_turn (when on) if the sqrt
-     * cosine is clear. */
+     * cosine is clear. With a height override no verdict here (e holds
+     * dp for pm__drape_bound). */
     double ml = sm->max_len, me = sm->o->max_error;
     pm__m4 bounded = ok & ~(pm__m4)(len > (pm__v4){ml, ml, ml, ml});
     pm__m4 over = (pm__m4)(worst > (pm__v4){me, me, me, me});
-    pm__m4 straight = sm->o->max_turn <= 0.0 ? ~(pm__m4){0, 0, 0, 0} : no;
-    pm__m4 accept = bounded & ~over & straight, halve = bounded & over;
-    memcpy(r->accept, &accept, sizeof accept);
+    pm__m4 halve = plan ? (pm__m4){0, 0, 0, 0} : bounded & over;
     memcpy(r->halve, &halve, sizeof halve);
+    /* Halved chords need no turn test: where all four are, it is skipped. */
+    if (!((halve[0] & halve[1]) & (halve[2] & halve[3]))) {
+        /* pm__turn_exceeds's first test, lane by lane. */
+        pm__v4 d1[3];
+        for (int k = 0; k < 3; k++) d1[k] = cv[k][0] + u1 * (2.0 * cv[k][1] + u13 * cv[k][2]);
+        pm__v4 s0 = d0[0] * d0[0] + d0[2] * d0[2], s1 = d1[0] * d1[0] + d1[2] * d1[2];
+        const pm__v4 tiny = {1e-280, 1e-280, 1e-280, 1e-280}, huge = {1e280, 1e280, 1e280, 1e280};
+        pm__m4 fits = (pm__m4)(s0 > tiny) & (pm__m4)(s0 < huge) & (pm__m4)(s1 > tiny) & (pm__m4)(s1 < huge);
+        pm__v4 ca = (d0[0] * d1[0] + d0[2] * d1[2]) / (pm__v4_sqrt(s0, wide) * pm__v4_sqrt(s1, wide));
+        double lo = sm->cos_turn - 1e-12, hi = sm->cos_turn + 1e-12;
+        pm__m4 yes = fits & (pm__m4)(ca < (pm__v4){lo, lo, lo, lo});
+        pm__m4 no = fits & (pm__m4)(ca > (pm__v4){hi, hi, hi, hi});
+        pm__m4 turn = -1 - 2 * yes - no;   /* masks are 0 or -1: 1 yes, 0 no, -1 neither */
+        memcpy(r->turn, &turn, sizeof turn);
+        pm__m4 straight = sm->o->max_turn <= 0.0 ? ~(pm__m4){0, 0, 0, 0} : no;
+        pm__m4 accept = plan ? (pm__m4){0, 0, 0, 0} : bounded & ~over & straight;
+        memcpy(r->accept, &accept, sizeof accept);
+    } else {
+        memset(r->accept, 0, sizeof r->accept);
+    }
+    if (plan) return;
+    if (!((halve[0] | halve[1]) | (halve[2] | halve[3]))) return;
+    /* The halves' cut points, lane by lane as pm__cut_at and pm__point_at. */
+    pm__v4 tm = 0.5 * (t0 + t1), um = tm - seg;
+    pm__m4 inside = (pm__m4)(tm > seg) & (pm__m4)(tm < seg + 1.0);
+    memcpy(r->tm, &tm, sizeof tm);
+    memcpy(r->mid, &inside, sizeof inside);
+    double *mids[3] = {r->mx, r->my, r->mz};
+    for (int k = 0; k < 3; k++) {
+        double a0 = cf[0][0][k];
+        pm__v4 c0 = one_seg ? (pm__v4){a0, a0, a0, a0} : (pm__v4){a0, cf[1][0][k], cf[2][0][k], cf[3][0][k]};
+        pm__v4 pk = c0 + um * (cv[k][0] + um * (cv[k][1] + um * cv[k][2]));
+        memcpy(mids[k], &pk, sizeof pk);
+    }
+}
+
+#if PM__LANES_AVX
+__attribute__((target("avx"))) static void pm__run_eval_avx(const pm__sampler *sm, pm__run *r) {
+    pm__run_eval_lanes(sm, r, true);
+}
+#endif
+
+static void pm__run_eval_plain(const pm__sampler *sm, pm__run *r) {
+    pm__run_eval_lanes(sm, r, false);
+}
+
+/* Evaluates run r with the build this CPU runs (pm__sampler.wide). */
+static inline void pm__run_eval(const pm__sampler *sm, pm__run *r) {
+#if PM__LANES_AVX
+    if (sm->wide) {
+        pm__run_eval_avx(sm, r);
+        return;
+    }
+#endif
+    pm__run_eval_plain(sm, r);
 }
 
 /* Whether the plan tangent turns by more than the angle whose cosine is
@@ -482,15 +599,22 @@ static bool pm__turn_exceeds(double cos_turn, const double d0[3], const double d
     return c < cos_turn;
 }
 
+/* The slow side of pm__push: past max_samples, or the vector full. */
+static __attribute__((noinline)) int pm__push_grow(pm__sampler *sm, const pm_curve_sample *c) {
+    if (sm->v.len >= sm->max_samples) return PM_ERR_LIMIT;
+    if (pm_vec_push(sm->a, &sm->v, *c) != 0) return PM_ERR_NOMEM;
+    sm->room = sm->v.cap < sm->max_samples ? sm->v.cap : sm->max_samples;
+    return PM_OK;
+}
+
 static inline __attribute__((always_inline)) int pm__push(pm__sampler *sm, double t, const double p[3], double err, double len,
                                                          bool exact) {
-    if (sm->v.len >= sm->max_samples) return PM_ERR_LIMIT;
     pm_curve_sample c = {.t = t, .p = {p[0], p[1], p[2]}, .err = err, .len = len, .err_exact = exact};
-    if (sm->v.len < sm->v.cap) {   /* the common case, without a call */
+    if (sm->v.len < sm->room) {   /* the common case: room below both the capacity and the cap */
         sm->v.data[sm->v.len++] = c;
         return PM_OK;
     }
-    return pm_vec_push(sm->a, &sm->v, c) == 0 ? PM_OK : PM_ERR_NOMEM;
+    return pm__push_grow(sm, &c);
 }
 
 /* The point at tm inside segment seg (where rounding put tm on an end,
@@ -504,7 +628,7 @@ static inline __attribute__((always_inline)) void pm__cut_point(const pm__sample
 /* The verdict on chord l of evaluated run r at depth: 0 to accept it (*e
  * its error, *exact whether that is exact), else the number of equal
  * parameter pieces to cut it into (*bits the levels of depth they count). */
-static inline __attribute__((always_inline)) uint32_t pm__decide(pm__sampler *sm, const pm__run *r, int l,
+static __attribute__((noinline)) uint32_t pm__decide(pm__sampler *sm, const pm__run *r, int l,
                                                                  int depth, double *e_out, bool *exact_out,
                                                                  int *bits_out) {
     const pm_sample_opts *o = sm->o;
@@ -579,7 +703,7 @@ static inline __attribute__((always_inline)) uint32_t pm__decide(pm__sampler *sm
     return k;
 }
 
-static int pm__take(pm__sampler *sm, const pm__run *r, int l, int m, int depth);
+static int pm__take(pm__sampler *sm, const pm__run *r, int depth);
 
 /* The parameter where piece j of k of [t0, t1] ends (0 < j < k). */
 static inline double pm__cut_at(double t0, double t1, uint32_t j, uint32_t k) {
@@ -610,8 +734,7 @@ static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int d
         }
         pm__run_close(&c, m);
         pm__run_eval(sm, &c);
-        int res = pm__take(sm, &c, 0, m < 2 ? m : 2, depth);
-        if (res == PM_OK && m > 2) res = pm__take(sm, &c, 2, m - 2, depth);
+        int res = pm__take(sm, &c, depth);
         if (res != PM_OK) return res;
         c.t[0] = c.t[m];
         c.px[0] = c.px[m];
@@ -621,66 +744,83 @@ static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int d
     return PM_OK;
 }
 
-/* Takes chords l .. l + m - 1 (m 1 or 2) of evaluated run r, at depth, in
- * order: each is accepted (its end pushed) or cut. When both are halved,
- * their four halves are evaluated together. */
-static int pm__take(pm__sampler *sm, const pm__run *r, int l, int m, int depth) {
-    const pm_sample_opts *o = sm->o;
-    if (o->cancel && *o->cancel) return PM_ERR_CANCELLED;
-    double e[2] = {0.0, 0.0}, p[3];
-    bool exact[2] = {false, false};
-    int bits[2] = {0, 0};
-    uint32_t k[2] = {0, 0};
-    for (int i = 0; i < m; i++) {
-        if (r->accept[l + i] || (r->halve[l + i] && depth >= PM__SPLINE_MAX_DEPTH)) {
-            e[i] = r->e[l + i];
-            exact[i] = true;
-        } else if (r->halve[l + i]) {
-            k[i] = 2;
-            bits[i] = 1;
-        } else {
-            k[i] = pm__decide(sm, r, l + i, depth, &e[i], &exact[i], &bits[i]);
-        }
+/* Sets point i of run h to the midpoint of chord l of run r (evaluated in
+ * lanes where r->mid holds, else here). */
+static inline __attribute__((always_inline)) void pm__half_point(const pm__sampler *sm, const pm__run *r, int l,
+                                                                  pm__run *h, int i) {
+    h->t[i] = r->tm[l];
+    if (r->mid[l]) {
+        h->px[i] = r->mx[l];
+        h->py[i] = r->my[l];
+        h->pz[i] = r->mz[l];
+    } else {
+        double p[3];
+        pm__cut_point(sm, r->seg[l], r->tm[l], p);
+        pm__run_set(h, i, p);
     }
-    if (m > 1 && k[0] == 2 && k[1] == 2) {
-        pm__run h;
-        for (int i = 0; i < 2; i++) {
-            uint32_t seg = r->seg[l + i];
-            h.t[2 * i] = r->t[l + i];
-            pm__run_get(r, l + i, p);
-            pm__run_set(&h, 2 * i, p);
-            h.t[2 * i + 1] = pm__cut_at(r->t[l + i], r->t[l + i + 1], 1, 2);
-            pm__cut_point(sm, seg, h.t[2 * i + 1], p);
-            pm__run_set(&h, 2 * i + 1, p);
-            h.seg[2 * i] = h.seg[2 * i + 1] = seg;
-        }
-        h.t[4] = r->t[l + 2];
-        pm__run_get(r, l + 2, p);
-        pm__run_set(&h, 4, p);
-        h.n = 4;
-        pm__run_eval(sm, &h);
-        int res = pm__take(sm, &h, 0, 2, depth + bits[0]);
-        return res == PM_OK ? pm__take(sm, &h, 2, 2, depth + bits[1]) : res;
-    }
-    for (int i = 0; i < m; i++) {
-        int res;
-        if (k[i]) {
-            res = pm__split(sm, r, l + i, k[i], depth + bits[i]);
-        } else {
-            pm__run_get(r, l + i + 1, p);
-            res = pm__push(sm, r->t[l + i + 1], p, e[i], r->len[l + i], exact[i]);
-        }
-        if (res != PM_OK) return res;
-    }
-    return PM_OK;
 }
 
-int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
-                     pm_curve_sample **out, size_t *n) {
+/* Takes the chords of evaluated run r, at depth, in order: each is
+ * accepted (its end pushed) or cut. Neighbours that are both halved have
+ * their four halves evaluated together. */
+static int pm__take(pm__sampler *sm, const pm__run *r, int depth) {
+    const pm_sample_opts *o = sm->o;
+    if (o->cancel && *o->cancel) return PM_ERR_CANCELLED;
+    int n = r->n, res = PM_OK;
+    bool deep = depth >= PM__SPLINE_MAX_DEPTH;
+    if (n == 4 && (r->accept[0] & r->accept[1] & r->accept[2] & r->accept[3]) && sm->room - sm->v.len >= 4) {
+        /* all four accepted, with room: their ends in a row */
+        pm_curve_sample *v = sm->v.data + sm->v.len;
+        for (int l = 0; l < 4; l++)
+            v[l] = (pm_curve_sample){.t = r->t[l + 1], .p = {r->px[l + 1], r->py[l + 1], r->pz[l + 1]},
+                                     .err = r->e[l], .len = r->len[l], .err_exact = true};
+        sm->v.len += 4;
+        return PM_OK;
+    }
+    for (int l = 0; l < n && res == PM_OK; l++) {
+        if (r->accept[l] || (r->halve[l] && deep)) {
+            res = pm__push(sm, r->t[l + 1], (const double[3]){r->px[l + 1], r->py[l + 1], r->pz[l + 1]}, r->e[l],
+                           r->len[l], true);
+        } else if (r->halve[l]) {
+            /* this chord's halves, and the next one's when it is halved too */
+            pm__run h;
+            int m = l + 1 < n && r->halve[l + 1] ? 2 : 1;
+            for (int i = 0; i < m; i++) {
+                h.t[2 * i] = r->t[l + i];
+                h.px[2 * i] = r->px[l + i];
+                h.py[2 * i] = r->py[l + i];
+                h.pz[2 * i] = r->pz[l + i];
+                pm__half_point(sm, r, l + i, &h, 2 * i + 1);
+                h.seg[2 * i] = h.seg[2 * i + 1] = r->seg[l + i];
+            }
+            h.t[2 * m] = r->t[l + m];
+            h.px[2 * m] = r->px[l + m];
+            h.py[2 * m] = r->py[l + m];
+            h.pz[2 * m] = r->pz[l + m];
+            if (m == 2) h.n = 4;
+            else pm__run_close(&h, 2);
+            pm__run_eval(sm, &h);
+            res = pm__take(sm, &h, depth + 1);
+            l += m - 1;
+        } else {
+            double e;
+            bool exact;
+            int bits;
+            uint32_t k = pm__decide(sm, r, l, depth, &e, &exact, &bits);
+            if (k) res = pm__split(sm, r, l, k, depth + bits);
+            else res = pm__push(sm, r->t[l + 1], (const double[3]){r->px[l + 1], r->py[l + 1], r->pz[l + 1]}, e,
+                                r->len[l], exact);
+        }
+    }
+    return res;
+}
+
+static int pm__sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o, pm_curve_sample **out,
+                      size_t *n, bool wide) {
     assert(o->max_error > 0.0 && o->max_segment > 0.0);
     pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn),
                       .max_len = o->max_segment * (1.0 + 1e-12),
-                      .max_samples = o->max_samples ? o->max_samples : SIZE_MAX};
+                      .max_samples = o->max_samples ? o->max_samples : SIZE_MAX, .wide = wide};
     /* Segments four by four: evaluated together, then taken in order. */
     double p[3], first[3];
     pm_spline_point(s, o, 0.0, first);
@@ -701,8 +841,7 @@ int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
         }
         pm__run_close(&g, m);
         pm__run_eval(&sm, &g);
-        r = pm__take(&sm, &g, 0, m < 2 ? m : 2, 0);
-        if (r == PM_OK && m > 2) r = pm__take(&sm, &g, 2, m - 2, 0);
+        r = pm__take(&sm, &g, 0);
         g.t[0] = g.t[m];
         g.px[0] = g.px[m];
         g.py[0] = g.py[m];
@@ -712,6 +851,20 @@ int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
     *out = sm.v.data;
     *n = sm.v.len;
     return PM_OK;
+}
+
+int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
+                     pm_curve_sample **out, size_t *n) {
+#if PM__LANES_AVX
+    return pm__sample(a, s, o, out, n, __builtin_cpu_supports("avx"));
+#else
+    return pm__sample(a, s, o, out, n, false);
+#endif
+}
+
+int pm_spline_sample_plain_lanes(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
+                                 pm_curve_sample **out, size_t *n) {
+    return pm__sample(a, s, o, out, n, false);
 }
 
 double pm_spline_chord_error(const pm_spline *s, const pm_sample_opts *o,
@@ -728,8 +881,12 @@ double pm_spline_chord_error(const pm_spline *s, const pm_sample_opts *o,
 double pm_spline_sample_error(const pm_spline *s, const pm_sample_opts *o,
                               const pm_curve_sample *smp, size_t n) {
     double worst = 0.0;
-    for (size_t i = 1; i < n; i++)
+    bool estimates = false;
+    for (size_t i = 1; i < n; i++) {
         if (smp[i].err_exact && smp[i].err > worst) worst = smp[i].err;
+        estimates |= !smp[i].err_exact;
+    }
+    if (!estimates) return worst;   /* every error exact: nothing to refine */
     /* A 7-probe estimate misses a smooth peak by a few percent at most:
      * only estimates within 25% of the worst can change the answer. */
     for (size_t i = 1; i < n; i++) {

@@ -136,6 +136,12 @@ void pm_spline_point(const pm_spline *s, const pm_sample_opts *o, double t, doub
 int pm_spline_sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
                      pm_curve_sample **out, size_t *n);
 
+/* pm_spline_sample with its lane code's plain x86-64 build even where the
+ * CPU has AVX (pm_spline_sample picks the AVX one there): the same
+ * samples, bit for bit. For tests. */
+int pm_spline_sample_plain_lanes(pm_arena *a, const pm_spline *s, const pm_sample_opts *o,
+                                 pm_curve_sample **out, size_t *n);
+
 /* The closed-form chord bound's last step, as pm_spline_sample computes
  * it: the peak over v in [0, 1] of v (1 - v) (ga + d v), ga >= 0,
  * d >= -ga (ga = |A|, d = |A + B| - |A| of the curve's distance across

@@ -9,11 +9,12 @@
 #include "scene/result.h"
 #include "scene/rng.h"
 
-/* pm_spline_sample evaluates sibling chords two at a time (one per SIMD
- * lane) and walks the subdivision without the plain sampler's per-call
- * state; its samples must be the plain one's bit for bit: every t, point,
- * error, length and exactness flag, and the same result code. The plain
- * sampler is kept verbatim in tests/support/spline_ref.c. */
+/* pm_spline_sample evaluates chords four at a time (one per SIMD lane)
+ * and walks the subdivision without the plain sampler's per-call state;
+ * its samples must be the plain one's bit for bit: every t, point,
+ * error, length and exactness flag, and the same result code, from both
+ * builds of its lane code (AVX and plain x86-64). The plain sampler is
+ * kept in tests/support/spline_ref.c. */
 
 /* The first difference between two samplings, or -1 when they are the
  * same bits; *what names the field. */
@@ -113,17 +114,22 @@ static void compare_on_random_splines(uint64_t seed, int cases) {
         random_opts(&r, &o, pts[0] > -300.0 && pts[0] < 300.0 ? &hf : NULL);
         pm_curve_sample *fast, *plain;
         size_t nf = 0, np = 0;
-        int rf = pm_spline_sample(a, &s, &o, &fast, &nf);
         int rp = pm_test_spline_sample_ref(a, &s, &o, &plain, &np);
-        cr_assert_eq(rf, rp, "case %d (seed %llu): result %d, plain %d", c, (unsigned long long)seed, rf, rp);
-        if (rf != PM_OK) continue;
-        cr_assert_eq(nf, np, "case %d (seed %llu): %zu samples, plain %zu", c, (unsigned long long)seed,
-                     nf, np);
-        const char *what = "";
-        long i = first_difference(fast, plain, nf, &what);
-        cr_assert_eq(i, -1, "case %d (seed %llu): sample %ld differs in %s", c,
-                     (unsigned long long)seed, i, what);
-        compared += (long)nf;
+        /* both builds of the lane code: the one this CPU runs, and plain x86-64 */
+        for (int build = 0; build < 2; build++) {
+            int rf = build ? pm_spline_sample_plain_lanes(a, &s, &o, &fast, &nf)
+                           : pm_spline_sample(a, &s, &o, &fast, &nf);
+            cr_assert_eq(rf, rp, "case %d (seed %llu, build %d): result %d, plain %d", c,
+                         (unsigned long long)seed, build, rf, rp);
+            if (rf != PM_OK) continue;
+            cr_assert_eq(nf, np, "case %d (seed %llu, build %d): %zu samples, plain %zu", c,
+                         (unsigned long long)seed, build, nf, np);
+            const char *what = "";
+            long i = first_difference(fast, plain, nf, &what);
+            cr_assert_eq(i, -1, "case %d (seed %llu, build %d): sample %ld differs in %s", c,
+                         (unsigned long long)seed, build, i, what);
+            compared += (long)nf;
+        }
     }
     cr_assert_gt(compared, 10 * cases, "%ld samples compared", compared);
     pm_arena_destroy(ground);
@@ -157,5 +163,68 @@ Test(spline_sampler, the_comparison_sees_one_ulp) {
         cr_assert_eq(first_difference(fast, plain, nf, &what), (long)(nf / 2), "field %d", field);
         *v = keep;
     }
+    pm_arena_destroy(a);
+}
+
+/* pm_spline_init carries each segment's quotients to the next and
+ * remembers powers by distance; its coefficients must be the formula's
+ * (tests/support/spline_ref.c) bit for bit: on random curves of every
+ * family above, and on ones made to stress the carrying and the memory of
+ * powers: points revisited (the same spacing again and again, a closed
+ * loop run twice), near-duplicates 1e-9 m apart, runs of equal spacing,
+ * and hundreds of distinct distances (memory slots shared and replaced). */
+static size_t stress_points(pm_rng *r, double *pts, size_t max, bool closed) {
+    size_t n = (closed ? 3 : 2) + (size_t)pm_rng_below(r, max - (closed ? 2 : 1));
+    uint32_t family = pm_rng_below(r, 4);
+    double x = 0.0, z = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (family == 0 && i >= 4 && pm_rng_below(r, 3) == 0) {   /* back to an earlier point */
+            size_t j = (size_t)pm_rng_below(r, (uint32_t)(i - 2));
+            memcpy(pts + 3 * i, pts + 3 * j, 3 * sizeof(double));
+            if (pts[3 * i] == pts[3 * i - 3] && pts[3 * i + 2] == pts[3 * i - 1]) pts[3 * i] += 1.0;
+            x = pts[3 * i];
+            z = pts[3 * i + 2];
+            continue;
+        }
+        pts[3 * i] = x;
+        pts[3 * i + 1] = pm_rng_below(r, 2) ? 0.0 : pm_rng_range(r, -5.0, 5.0);
+        pts[3 * i + 2] = z;
+        double step = family == 1 ? (pm_rng_below(r, 2) ? 1e-9 : pm_rng_range(r, 0.5, 20.0))
+                      : family == 2 ? 10.0 : pm_rng_range(r, 0.1, 50.0);
+        double heading = family == 2 ? 0.1 * (double)pm_rng_below(r, 4) : pm_rng_range(r, 0.0, 6.283);
+        x += step * cos(heading);
+        z += step * sin(heading);
+    }
+    if (closed) {
+        double *l = pts + 3 * (n - 1);
+        if (l[0] == pts[0] && l[2] == pts[2]) l[0] += 1.0;
+    }
+    return n;
+}
+
+Test(spline_init, matches_the_formula_bit_for_bit) {
+    pm_rng r;
+    pm_rng_seed(&r, 77);
+    pm_arena *a = pm_arena_create(0);
+    static double pts[3 * 600];
+    long segments = 0;
+    for (int c = 0; c < 4000; c++) {
+        pm_arena_reset(a);
+        bool closed = pm_rng_below(&r, 4) == 0;
+        size_t n = c % 2 ? random_points(&r, pts, 40, closed) : stress_points(&r, pts, c % 10 ? 40 : 600, closed);
+        pm_curve_kind kind = pm_rng_below(&r, 6) == 0 ? PM_CURVE_LINEAR : PM_CURVE_CATMULL_ROM;
+        double alphas[] = {0.0, 0.5, 1.0, pm_rng_range(&r, 0.0, 1.0)};
+        double alpha = alphas[pm_rng_below(&r, 4)];
+        pm_spline s, ref;
+        cr_assert_eq(pm_spline_init(a, &s, pts, n, closed, kind, alpha), PM_OK);
+        cr_assert_eq(pm_test_spline_init_ref(a, &ref, pts, n, closed, kind, alpha), PM_OK);
+        cr_assert(s.nseg == ref.nseg && s.npoints == ref.npoints && s.closed == ref.closed && s.kind == ref.kind);
+        for (uint32_t i = 0; i < s.nseg; i++)
+            cr_assert(memcmp(s.coef[i], ref.coef[i], sizeof s.coef[i]) == 0,
+                      "case %d: segment %u of %u (n %zu, closed %d, alpha %g) differs", c, i, s.nseg, n,
+                      closed, alpha);
+        segments += s.nseg;
+    }
+    cr_assert_gt(segments, 100000, "%ld segments compared", segments);
     pm_arena_destroy(a);
 }

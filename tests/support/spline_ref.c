@@ -3,7 +3,9 @@
  * reference the lane sampler must match bit for bit
  * (tests/core/test_spline_sampler.c). Only renamed (pm__ -> ref__), and
  * with one later change: the chord bound's peak in the form that does not
- * cancel (road 1.6.0, docs/road.md), as the lane code has it. */
+ * cancel (road 1.6.0, docs/road.md), as the lane code has it. At the end,
+ * the curve set-up as it was before its quotients were carried from
+ * segment to segment (main f0c3831), the reference for pm_spline_init. */
 #include "pm_test_spline_ref.h"
 
 #include <assert.h>
@@ -362,3 +364,65 @@ int pm_test_spline_sample_ref(pm_arena *a, const pm_spline *s, const pm_sample_o
     return PM_OK;
 }
 
+
+/* Control point i of the (possibly phantom-extended) sequence. */
+static void ref__ctrl(const double *pts, size_t n, bool closed, long i, double out[3]) {
+    long nn = (long)n;
+    if (closed) {
+        long k = ((i % nn) + nn) % nn;
+        memcpy(out, pts + 3 * k, 3 * sizeof(double));
+        return;
+    }
+    if (i < 0) {            /* reflect P1 through P0 */
+        for (int c = 0; c < 3; c++) out[c] = 2.0 * pts[c] - pts[3 + c];
+    } else if (i >= nn) {   /* reflect P(n-2) through P(n-1) */
+        for (int c = 0; c < 3; c++) out[c] = 2.0 * pts[3 * (nn - 1) + c] - pts[3 * (nn - 2) + c];
+    } else {
+        memcpy(out, pts + 3 * i, 3 * sizeof(double));
+    }
+}
+
+static double ref__knot(const double a[3], const double b[3], double alpha) {
+    double d = hypot(b[0] - a[0], b[2] - a[2]);
+    return alpha == 0.0 ? 1.0 : pow(d, alpha);
+}
+
+/* Non-uniform Catmull-Rom as a cubic Hermite segment from P1 to P2. */
+static void ref__cr_segment(const double P[4][3], double d01, double d12, double d23, double c[4][3]) {
+    for (int k = 0; k < 3; k++) {
+        double m1 = d12 * ((P[1][k] - P[0][k]) / d01 - (P[2][k] - P[0][k]) / (d01 + d12) +
+                           (P[2][k] - P[1][k]) / d12);
+        double m2 = d12 * ((P[2][k] - P[1][k]) / d12 - (P[3][k] - P[1][k]) / (d12 + d23) +
+                           (P[3][k] - P[2][k]) / d23);
+        c[0][k] = P[1][k];
+        c[1][k] = m1;
+        c[2][k] = -3.0 * P[1][k] - 2.0 * m1 + 3.0 * P[2][k] - m2;
+        c[3][k] = 2.0 * P[1][k] + m1 - 2.0 * P[2][k] + m2;
+    }
+}
+
+int pm_test_spline_init_ref(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool closed,
+                            pm_curve_kind kind, double alpha) {
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    s->closed = closed;
+    s->npoints = (uint32_t)n;
+    s->nseg = (uint32_t)(closed ? n : n - 1);
+    s->coef = pm_arena_alloc(a, (size_t)s->nseg * sizeof *s->coef);
+    if (!s->coef) return PM_ERR_NOMEM;
+    for (uint32_t i = 0; i < s->nseg; i++) {
+        double P[4][3];
+        for (int j = 0; j < 4; j++) ref__ctrl(pts, n, closed, (long)i - 1 + j, P[j]);
+        if (kind == PM_CURVE_LINEAR) {
+            memset(s->coef[i], 0, sizeof s->coef[i]);
+            for (int k = 0; k < 3; k++) {
+                s->coef[i][0][k] = P[1][k];
+                s->coef[i][1][k] = P[2][k] - P[1][k];
+            }
+        } else {
+            ref__cr_segment((const double(*)[3])P, ref__knot(P[0], P[1], alpha), ref__knot(P[1], P[2], alpha),
+                            ref__knot(P[2], P[3], alpha), s->coef[i]);
+        }
+    }
+    return PM_OK;
+}
