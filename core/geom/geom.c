@@ -1,6 +1,7 @@
 #include "geom/geom.h"
 
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -90,11 +91,61 @@ void pm_prim_normals_sum(pm_prim *p, uint32_t t0, uint32_t t1) {
     }
 }
 
+/* pm__normalize_or_up over many normals, four at a time with AVX: each
+ * lane does the scalar code's operations in its order (widen to double,
+ * x x + y y, + z z, IEEE sqrt, divide, round to float; -ffp-contract=off,
+ * no FMA), so the same bits. tests/core/test_geom.c compares both paths
+ * on random sums, zeros and non-finite ones included. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#include <immintrin.h>
+#define PM__NORM_AVX 1
+__attribute__((target("avx"))) static uint32_t pm__normalize_avx(float *n, uint32_t count) {
+    const __m256d zero = _mm256_setzero_pd(), big = _mm256_set1_pd(DBL_MAX);
+    uint32_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        float *q = n + 3 * (size_t)i;
+        __m256d x = _mm256_cvtps_pd(_mm_setr_ps(q[0], q[3], q[6], q[9]));
+        __m256d y = _mm256_cvtps_pd(_mm_setr_ps(q[1], q[4], q[7], q[10]));
+        __m256d z = _mm256_cvtps_pd(_mm_setr_ps(q[2], q[5], q[8], q[11]));
+        __m256d len = _mm256_sqrt_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y)),
+                                                   _mm256_mul_pd(z, z)));
+        int ok = _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(len, zero, _CMP_GT_OQ),
+                                                  _mm256_cmp_pd(len, big, _CMP_LE_OQ)));
+        float fx[4], fy[4], fz[4];
+        _mm_storeu_ps(fx, _mm256_cvtpd_ps(_mm256_div_pd(x, len)));
+        _mm_storeu_ps(fy, _mm256_cvtpd_ps(_mm256_div_pd(y, len)));
+        _mm_storeu_ps(fz, _mm256_cvtpd_ps(_mm256_div_pd(z, len)));
+        for (int k = 0; k < 4; k++) {
+            bool good = (ok >> k) & 1;
+            q[3 * k] = good ? fx[k] : 0.0f;
+            q[3 * k + 1] = good ? fy[k] : 1.0f;
+            q[3 * k + 2] = good ? fz[k] : 0.0f;
+        }
+    }
+    return i;
+}
+#endif
+
+int pm__normalize_all(float *n, uint32_t count, int path) {
+    uint32_t i = 0;
+    int best = 0;
+#if PM__NORM_AVX
+    if (__builtin_cpu_supports("avx")) best = 1;
+#endif
+    if (path > best) return -1;
+    if (path < 0) path = best;
+#if PM__NORM_AVX
+    if (path == 1) i = pm__normalize_avx(n, count);
+#endif
+    for (; i < count; i++) pm__normalize_or_up(n + 3 * (size_t)i);
+    return 0;
+}
+
 void pm_prim_normals_finish(pm_prim *p, uint32_t t0) {
     assert(p && p->icount % 3 == 0 && t0 <= p->icount / 3);
     p->normals_unit = true;   /* (see pm_prim_compute_normals) */
     pm_prim_normals_sum(p, t0, p->icount / 3);
-    for (uint32_t i = 0; i < p->vcount; i++) pm__normalize_or_up(p->normals + 3 * (size_t)i);
+    pm__normalize_all(p->normals, p->vcount, -1);
 }
 
 /* ---- bounds ------------------------------------------------------------- */

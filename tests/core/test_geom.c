@@ -260,6 +260,52 @@ Test(geom, normals_one_vertex_off_flat_is_the_reference) {
     pm_arena_destroy(f.a);
 }
 
+/* The normalize step of pm_prim_normals_finish, written out as the plain
+ * reference: widen, x x + y y + z z, sqrt, divide, round; +Y where the
+ * length is 0 or not finite. */
+static void ref_normalize(float *n) {
+    double x = n[0], y = n[1], z = n[2];
+    double len = sqrt(x * x + y * y + z * z);
+    if (!(len > 0.0) || !isfinite(len)) {
+        n[0] = 0.0f, n[1] = 1.0f, n[2] = 0.0f;
+        return;
+    }
+    n[0] = (float)(x / len), n[1] = (float)(y / len), n[2] = (float)(z / len);
+}
+
+Test(geom, normalize_paths_are_the_plain_one) {
+    /* pm__normalize_all's paths (plain, AVX where the CPU has it) against
+     * the reference on random sums of every magnitude: zeros, -0, huge
+     * ones whose squares overflow, subnormals, infinities and NaNs, and
+     * every count's remainder. */
+    pm_rng r;
+    pm_rng_seed(&r, 4242);
+    static float in[3 * 41], out[3 * 41 + 1], want[3 * 41];
+    int ran[2] = {0, 0};
+    for (int it = 0; it < 600; it++) {
+        uint32_t nv = (uint32_t)pm_rng_below(&r, 42);
+        for (uint32_t i = 0; i < 3 * nv; i++) {
+            double m = ldexp(pm_rng_range(&r, -1, 1), (int)pm_rng_below(&r, 300) - 150);
+            uint64_t pick = pm_rng_below(&r, 40);
+            in[i] = pick == 0 ? 0.0f : pick == 1 ? -0.0f : pick == 2 ? INFINITY : pick == 3 ? NAN
+                  : pick == 4 ? 3e38f : pick == 5 ? 1e-45f : (float)m;
+        }
+        if (it % 7 == 0 && nv) in[0] = in[1] = in[2] = 0.0f;
+        memcpy(want, in, sizeof want);
+        for (uint32_t v = 0; v < nv; v++) ref_normalize(want + 3 * v);
+        for (int path = -1; path <= 1; path++) {
+            memcpy(out, in, sizeof in);
+            out[3 * nv] = 12345.0f;   /* past the end: untouched */
+            if (pm__normalize_all(out, nv, path) < 0) continue;
+            if (path >= 0) ran[path]++;
+            cr_assert(memcmp(out, want, 3 * nv * sizeof *out) == 0, "path %d, %u normals differ", path, nv);
+            cr_assert_eq(out[3 * nv], 12345.0f, "path %d wrote past the end", path);
+        }
+    }
+    cr_assert_gt(ran[0], 0);
+    cr_log_info("normalize paths run: plain %d, AVX %d", ran[0], ran[1]);
+}
+
 /* ---- bounds ------------------------------------------------------------- */
 
 Test(geom, bounds) {
