@@ -730,6 +730,7 @@ static int pm__gap(pm__net *N, const pm__slab *S, size_t road, int side, uint32_
     if (pm_vec_reserve(N->a, &N->gaps, N->gaps.len + 1)) return PM_ERR_NOMEM;
     pm__gap_t *g = &N->gaps.data[N->gaps.len++];
     g->corner = corner;
+    g->overlap = false;   /* (set by the callers that cut; the vector's memory is not zeroed) */
     g->road = road;
     g->side = side;
     g->bare = b - a;
