@@ -102,10 +102,44 @@ static int pm__emit(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t v, uint3
     return PM_OK;
 }
 
+#ifndef PM__STITCH_PLAIN
+#define PM__STITCH_PLAIN false   /* tests/core/test_network_stitch_fast.c: true for the plain path */
+#endif
+
+/* pm__emit_pieces' loop for a road of one edge with no aliases (not a
+ * welded ring) and room for all of its vertices and triangles in A: every
+ * triangle is that edge's, each corner's vertex appended at its first use
+ * (a copy of its position; normals and UVs zero, as pm__emit leaves them)
+ * and the triangle after its corners, as the plain loop does, without a
+ * call, a capacity test or an alias test per vertex. */
+static void pm__emit_one_piece(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t *remap) {
+    uint32_t nv = A->vcount, ni = A->icount;
+    const uint32_t *q = P->indices;
+    uint32_t *d = A->indices;
+    for (uint32_t i = 0; i < P->icount; i++) {
+        uint32_t v = q[i], o = remap[v];
+        if (o == PM__NONE) {
+            o = remap[v] = nv;
+            memcpy(A->positions + 3 * (size_t)nv, P->positions + 3 * (size_t)v, 3 * sizeof *A->positions);
+            memset(A->normals + 3 * (size_t)nv, 0, 3 * sizeof *A->normals);
+            if (A->uvs) memset(A->uvs + 2 * (size_t)nv, 0, 2 * sizeof *A->uvs);
+            if (A->colors) memset(A->colors + 4 * (size_t)nv, 0, 4 * sizeof *A->colors);
+            nv++;
+        }
+        d[ni++] = o;
+    }
+    if (P->icount) {
+        s->validated = false;
+        A->normals_unit = false;
+    }
+    A->vcount = nv;
+    A->icount = ni;
+}
+
 /* The road's triangles edge by edge of its chain (each edge's vertices and
  * triangles then form ranges), vertices in order of first use. */
 static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *P, uint32_t *remap,
-                           const uint32_t *alias) {
+                           const uint32_t *alias, bool weld) {
     pm_prim *A = &s->prims[0];
     uint32_t nt = P->icount / 3;
     uint32_t *tri_edge = pm_arena_alloc(N->tmp, (nt + 1) * sizeof *tri_edge);
@@ -115,6 +149,17 @@ static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *
     int rc = pm__network_pieces(N, R, P, tri_edge, R->piece_len);
     R->voff = A->vcount;
     R->toff = A->icount / 3;
+    if (rc == PM_OK && R->nsteps == 1 && !weld && !PM__STITCH_PLAIN && A->vcap - A->vcount >= P->vcount &&
+        A->icap - A->icount >= P->icount) {
+        pm__emit_one_piece(s, A, P, remap);
+        R->piece[0] = R->voff;
+        R->piece[1] = A->vcount - R->voff;
+        R->piece[2] = R->toff;
+        R->piece[3] = A->icount / 3 - R->toff;
+        R->vcount = A->vcount - R->voff;
+        R->tcount = A->icount / 3 - R->toff;
+        return PM_OK;
+    }
     for (uint32_t k = 0; rc == PM_OK && k < R->nsteps; k++) {
         uint32_t v0 = A->vcount, t0 = A->icount / 3;
         for (uint32_t t = 0; rc == PM_OK && t < nt; t++) {
@@ -172,7 +217,7 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     bool weld = R->closed && sec_ok[0] && sec_ok[1];
     if (weld)
         for (int c = 0; c < 3; c++) alias[sec1[c]] = sec0[c];
-    int rc = pm__emit_pieces(N, s, R, P, remap, alias);
+    int rc = pm__emit_pieces(N, s, R, P, remap, alias, weld);
     /* The centre of a seam is always used by the road's triangles; should
      * it not be, it still has to exist for the junction's split. */
     if (rc == PM_OK && J0) rc = pm__emit(s, A, P, sec0[1], remap, alias);
