@@ -15,6 +15,10 @@
 
 #define PM__NONE UINT32_MAX
 
+#ifndef PM__SIDEWALK_PLAIN
+#define PM__SIDEWALK_PLAIN false   /* tests/core/test_network_stitch_fast.c: true for the plain paths */
+#endif
+
 /* ---- the road's two edges, from its own triangles ---- */
 
 /* Column of a road vertex from its V (0 left, 1 centre, 2 right). */
@@ -260,8 +264,17 @@ static const float *pm__apos(const pm__slab *S, uint32_t i) {
 static void pm__segments(pm__slab *S, double *len, pm_v2 *right) {
     for (uint32_t k = 0; k + 1 < S->n; k++) {
         const float *a = pm__apos(S, k), *b = pm__apos(S, k + 1);
-        len[k] = hypot((double)b[0] - a[0], (double)b[2] - a[2]);
-        right[k] = pm__right(pm__plan(a), pm__plan(b));
+        double l = hypot((double)b[0] - a[0], (double)b[2] - a[2]);
+        len[k] = l;
+        /* pm__right(pm__plan(a), pm__plan(b)) without its own hypot: its dy,
+         * -b[2] - -a[2], is exactly -(b[2] - a[2]) (rounding is symmetric),
+         * and hypot ignores signs, so its length is l bit for bit. */
+        if (PM__SIDEWALK_PLAIN) right[k] = pm__right(pm__plan(a), pm__plan(b));
+        else {
+            pm_v2 pa = pm__plan(a), pb = pm__plan(b);
+            double dx = pb.x - pa.x, dy = pb.y - pa.y;
+            right[k] = l > 0 ? (pm_v2){dy / l, -dx / l} : (pm_v2){0, 0};
+        }
     }
 }
 
@@ -433,9 +446,151 @@ static int pm__quad_wall(pm__slab *S, uint32_t b0, uint32_t t0, uint32_t b1, uin
     return rc;
 }
 
+/* ---- the faces written straight into their arrays ----
+ * When a primitive has room for a whole face (the stitch sizes the curb
+ * and sidewalk primitives for every slab up front), the faces below are
+ * written through restrict locals, not pm_prim_add_vertex and pm__wall
+ * per vertex and triangle through S: the same vertices, triangles and
+ * normal sums in the same order (tests/core/test_network_stitch_fast.c
+ * compares whole networks built both ways). */
+
+/* Whether p (UVs, no colours) has room for nv more vertices and ni more
+ * indices, and (curb) every triangle before is summed into the normals. */
+static bool pm__room(const pm__slab *S, const pm_prim *p, uint32_t nv, uint32_t ni, bool curb) {
+    return !PM__SIDEWALK_PLAIN && p->uvs && !p->colors && p->vcap - p->vcount >= nv && p->icap - p->icount >= ni &&
+           (!curb || S->N->curb_nt == p->icount / 3);
+}
+
+/* Vertex nv: position q, normal zero, UV (u, v); returns nv. */
+static inline uint32_t pm__put_vtx(float *restrict pos, float *restrict nrm, float *restrict uv, uint32_t nv,
+                                   const float q[3], float u, float v) {
+    memcpy(pos + 3 * (size_t)nv, q, 3 * sizeof *pos);
+    memset(nrm + 3 * (size_t)nv, 0, 3 * sizeof *nrm);
+    uv[2 * (size_t)nv] = u;
+    uv[2 * (size_t)nv + 1] = v;
+    return nv;
+}
+
+/* pm__wall into the arrays: indices at ni; returns the new index count. */
+static inline uint32_t pm__put_wall(const float *restrict pos, float *restrict nrm, uint32_t *restrict idx,
+                                    uint32_t ni, uint32_t a, uint32_t b, uint32_t c) {
+    const float *pa = pos + 3 * (size_t)a, *pb = pos + 3 * (size_t)b, *pc = pos + 3 * (size_t)c;
+    double u1 = (double)pb[1] - pa[1], v1 = (double)pc[1] - pa[1];
+    double x0 = u1 * ((double)pc[2] - pa[2]) - ((double)pb[2] - pa[2]) * v1;
+    double x2 = ((double)pb[0] - pa[0]) * v1 - u1 * ((double)pc[0] - pa[0]);
+    if (x0 == 0 && x2 == 0) return ni;
+    idx[ni] = a, idx[ni + 1] = b, idx[ni + 2] = c;
+    float f0 = (float)x0, f2 = (float)x2;
+    uint32_t v[3] = {a, b, c};
+    for (int k = 0; k < 3; k++) {
+        float *n = nrm + 3 * (size_t)v[k];
+        n[0] = n[0] + f0;
+        n[2] = n[2] + f2;
+    }
+    return ni + 3;
+}
+
+/* The end of a fast face: counts back into p, the curb's normals summed
+ * up to its last triangle. */
+static void pm__put_done(pm__slab *S, pm_prim *p, uint32_t nv, uint32_t ni, bool curb) {
+    if (nv != p->vcount || ni != p->icount) {
+        S->s->validated = false;
+        p->normals_unit = false;
+    }
+    p->vcount = nv;
+    p->icount = ni;
+    if (curb) S->N->curb_nt = ni / 3;
+}
+
+/* pm__curb_face (below) with room: see above. */
+static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
+    double sc = S->N->p->uv_scale, u = 0;
+    float *restrict pos = p->positions, *restrict nrm = p->normals, *restrict uv = p->uvs;
+    uint32_t *restrict idx = p->indices;
+    uint32_t nv = p->vcount, ni = p->icount, n = S->n;
+    uint32_t b0 = 0, t0 = 0, bf = 0, tf = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const float *b = pm__apos(S, i);
+        if (i > 0) u += S->len[i - 1];
+        float t[3] = {b[0], S->top[i], b[2]};
+        uint32_t b1, t1;
+        if (S->closed && i + 1 == n) { b1 = bf; t1 = tf; }
+        else {
+            float fu = (float)(u * sc);
+            b1 = pm__put_vtx(pos, nrm, uv, nv++, b, fu, 0);
+            t1 = pm__put_vtx(pos, nrm, uv, nv++, t, fu, (float)(((double)t[1] - b[1]) * sc));
+        }
+        if (i == 0) { bf = b1; tf = t1; }
+        else {
+            ni = pm__put_wall(pos, nrm, idx, ni, b0, t1, b1);
+            ni = pm__put_wall(pos, nrm, idx, ni, b0, t0, t1);
+        }
+        b0 = b1;
+        t0 = t1;
+    }
+    pm__put_done(S, p, nv, ni, true);
+}
+
+/* pm__band_vertices (below) with room. */
+static void pm__band_vertices_fast(pm__slab *S, pm_prim *p) {
+    double sc = S->N->p->uv_scale;
+    float *restrict pos = p->positions, *restrict nrm = p->normals, *restrict uv = p->uvs;
+    uint32_t nv = p->vcount, n = S->n;
+    uint32_t *restrict ii = S->ii, *restrict oi = S->oi;
+    const pm_v2 *out = S->out;
+    for (uint32_t i = 0; i < n; i++) {
+        if (S->closed && i + 1 == n) { ii[i] = ii[0]; oi[i] = oi[0]; continue; }
+        const float *b = pm__apos(S, i);
+        float t[3] = {b[0], S->top[i], b[2]};
+        ii[i] = pm__put_vtx(pos, nrm, uv, nv++, t, (float)(t[0] * sc), (float)(t[2] * sc));
+        if (i > 0 && pm_v2_eq(out[i], out[i - 1])) { oi[i] = oi[i - 1]; continue; }
+        float o[3] = {(float)out[i].x, S->oy[i], (float)-out[i].y};
+        oi[i] = pm__put_vtx(pos, nrm, uv, nv++, o, (float)(o[0] * sc), (float)(o[2] * sc));
+    }
+    pm__put_done(S, p, nv, p->icount, false);
+}
+
+/* pm__outer_face (below) with room. */
+static void pm__outer_face_fast(pm__slab *S, pm_prim *p) {
+    double sc = S->N->p->uv_scale, u = 0;
+    float *restrict pos = p->positions, *restrict nrm = p->normals, *restrict uv = p->uvs;
+    uint32_t *restrict idx = p->indices;
+    const float *band = S->s->prims[2].positions;
+    uint32_t nv = p->vcount, ni = p->icount, n = S->n;
+    uint32_t b0 = 0, t0 = 0, bf = 0, tf = 0, prev = 0;
+    bool any = false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i > 0 && S->oi[i] == S->oi[i - 1]) continue;
+        const float *o = band + 3 * (size_t)S->oi[i];
+        float bot[3] = {o[0], S->oby[i], o[2]};
+        if (any) u += hypot(S->out[i].x - S->out[prev].x, S->out[i].y - S->out[prev].y);
+        uint32_t b1, t1;
+        if (S->closed && i + 1 == n) { b1 = bf; t1 = tf; }
+        else {
+            float fu = (float)(u * sc);
+            b1 = pm__put_vtx(pos, nrm, uv, nv++, bot, fu, 0);
+            t1 = pm__put_vtx(pos, nrm, uv, nv++, o, fu, (float)(((double)o[1] - bot[1]) * sc));
+        }
+        if (!any) { bf = b1; tf = t1; }
+        else {
+            ni = pm__put_wall(pos, nrm, idx, ni, b0, b1, t1);
+            ni = pm__put_wall(pos, nrm, idx, ni, b0, t1, t0);
+        }
+        any = true;
+        prev = i;
+        b0 = b1;
+        t0 = t1;
+    }
+    pm__put_done(S, p, nv, ni, true);
+}
+
 /* The curb face: bottom on the asphalt's own vertices (same floats), top
  * curb_height up, facing the road; U along the curb, V up (uv_scale). */
 static int pm__curb_face(pm__slab *S) {
+    if (pm__room(S, &S->s->prims[1], 2 * S->n, 6 * S->n, true)) {
+        pm__curb_face_fast(S, &S->s->prims[1]);
+        return PM_OK;
+    }
     double sc = S->N->p->uv_scale, u = 0;
     uint32_t b0 = 0, t0 = 0, bf = 0, tf = 0;
     for (uint32_t i = 0; i < S->n; i++) {
@@ -461,6 +616,10 @@ static int pm__curb_face(pm__slab *S) {
  * one outer vertex per distinct outer point; planar UVs, (x, z) *
  * uv_scale, continuous with the junctions' bands. */
 static int pm__band_vertices(pm__slab *S) {
+    if (pm__room(S, &S->s->prims[2], 2 * S->n, 0, false)) {
+        pm__band_vertices_fast(S, &S->s->prims[2]);
+        return PM_OK;
+    }
     double sc = S->N->p->uv_scale;
     for (uint32_t i = 0; i < S->n; i++) {
         if (S->closed && i + 1 == S->n) { S->ii[i] = S->ii[0]; S->oi[i] = S->oi[0]; continue; }
@@ -636,6 +795,10 @@ static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
 /* The outer face: from each distinct outer point of the band (same floats)
  * down to the road edge's height, facing away from the slab. */
 static int pm__outer_face(pm__slab *S) {
+    if (pm__room(S, &S->s->prims[1], 2 * S->n, 6 * S->n, true)) {
+        pm__outer_face_fast(S, &S->s->prims[1]);
+        return PM_OK;
+    }
     double sc = S->N->p->uv_scale, u = 0;
     uint32_t b0 = 0, t0 = 0, bf = 0, tf = 0, prev = 0;
     bool any = false;

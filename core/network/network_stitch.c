@@ -112,23 +112,27 @@ static int pm__emit(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t v, uint3
  * (a copy of its position; normals and UVs zero, as pm__emit leaves them)
  * and the triangle after its corners, as the plain loop does, without a
  * call, a capacity test or an alias test per vertex. */
-static void pm__emit_one_piece(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t *remap) {
-    uint32_t nv = A->vcount, ni = A->icount;
-    const uint32_t *q = P->indices;
-    uint32_t *d = A->indices;
-    for (uint32_t i = 0; i < P->icount; i++) {
+static void pm__emit_one_piece(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t *restrict remap) {
+    /* (The arrays in restrict locals: stores through A's would make the
+     * compiler reload them per index.) */
+    uint32_t nv = A->vcount, ni = A->icount, n = P->icount;
+    const uint32_t *restrict q = P->indices;
+    const float *restrict src = P->positions;
+    uint32_t *restrict d = A->indices;
+    float *restrict pos = A->positions, *restrict nrm = A->normals, *restrict uv = A->uvs, *restrict rgba = A->colors;
+    for (uint32_t i = 0; i < n; i++) {
         uint32_t v = q[i], o = remap[v];
         if (o == PM__NONE) {
             o = remap[v] = nv;
-            memcpy(A->positions + 3 * (size_t)nv, P->positions + 3 * (size_t)v, 3 * sizeof *A->positions);
-            memset(A->normals + 3 * (size_t)nv, 0, 3 * sizeof *A->normals);
-            if (A->uvs) memset(A->uvs + 2 * (size_t)nv, 0, 2 * sizeof *A->uvs);
-            if (A->colors) memset(A->colors + 4 * (size_t)nv, 0, 4 * sizeof *A->colors);
+            memcpy(pos + 3 * (size_t)nv, src + 3 * (size_t)v, 3 * sizeof *pos);
+            memset(nrm + 3 * (size_t)nv, 0, 3 * sizeof *nrm);
+            if (uv) memset(uv + 2 * (size_t)nv, 0, 2 * sizeof *uv);
+            if (rgba) memset(rgba + 4 * (size_t)nv, 0, 4 * sizeof *rgba);
             nv++;
         }
         d[ni++] = o;
     }
-    if (P->icount) {
+    if (n) {
         s->validated = false;
         A->normals_unit = false;
     }
@@ -193,7 +197,8 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     uint32_t *remap = pm_arena_alloc(N->tmp, (P->vcount ? P->vcount : 1) * sizeof *remap);
     uint32_t *alias = pm_arena_alloc(N->tmp, (P->vcount ? P->vcount : 1) * sizeof *alias);
     if (!remap || !alias) return PM_ERR_NOMEM;
-    for (uint32_t v = 0; v < P->vcount; v++) remap[v] = alias[v] = PM__NONE;
+    memset(remap, 0xFF, (size_t)P->vcount * sizeof *remap);   /* PM__NONE */
+    memset(alias, 0xFF, (size_t)P->vcount * sizeof *alias);
     uint32_t sec0[3], sec1[3];
     bool sec_ok[2];
     pm__sections(P, sec0, sec1, sec_ok);
