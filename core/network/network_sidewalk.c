@@ -471,13 +471,10 @@ static inline uint32_t pm__put_vtx(float *restrict pos, float *restrict nrm, flo
     return nv;
 }
 
-/* pm__wall into the arrays: indices at ni; returns the new index count. */
-static inline uint32_t pm__put_wall(const float *restrict pos, float *restrict nrm, uint32_t *restrict idx,
-                                    uint32_t ni, uint32_t a, uint32_t b, uint32_t c) {
-    const float *pa = pos + 3 * (size_t)a, *pb = pos + 3 * (size_t)b, *pc = pos + 3 * (size_t)c;
-    double u1 = (double)pb[1] - pa[1], v1 = (double)pc[1] - pa[1];
-    double x0 = u1 * ((double)pc[2] - pa[2]) - ((double)pb[2] - pa[2]) * v1;
-    double x2 = ((double)pb[0] - pa[0]) * v1 - u1 * ((double)pc[0] - pa[0]);
+/* pm__wall into the arrays (indices at ni) once its cross (x0, +-0, x2)
+ * is known; returns the new index count. */
+static inline uint32_t pm__put_cross(float *restrict nrm, uint32_t *restrict idx, uint32_t ni, uint32_t a,
+                                     uint32_t b, uint32_t c, double x0, double x2) {
     if (x0 == 0 && x2 == 0) return ni;
     idx[ni] = a, idx[ni + 1] = b, idx[ni + 2] = c;
     float f0 = (float)x0, f2 = (float)x2;
@@ -488,6 +485,29 @@ static inline uint32_t pm__put_wall(const float *restrict pos, float *restrict n
         n[2] = n[2] + f2;
     }
     return ni + 3;
+}
+
+/* The two walls of a vertical quad, bottoms b0, b1 and tops t0, t1 (a top
+ * on its bottom's x and z floats; heights y..), as pm__quad_wall makes
+ * them: pm__wall's differences of equal floats are +0 and those of
+ * the two sections' x (z) floats are dx (dz), so each cross is its
+ * formula with those values put in, the same operations on the same
+ * doubles (+0 kept as a factor: 0 * v is what the plain code multiplies).
+ * curb: walls (b0, t1, b1), (b0, t0, t1); else (b0, b1, t1), (b0, t1, t0). */
+static inline uint32_t pm__put_quad(float *restrict nrm, uint32_t *restrict idx, uint32_t ni, uint32_t b0,
+                                    uint32_t t0, uint32_t b1, uint32_t t1, double dx, double dz, double yb0,
+                                    double yt0, double yb1, double yt1, bool curb) {
+    const double zero = 0.0;
+    if (curb) {
+        double u1 = yt1 - yb0, v1 = yb1 - yb0;
+        ni = pm__put_cross(nrm, idx, ni, b0, t1, b1, u1 * dz - dz * v1, dx * v1 - u1 * dx);
+        u1 = yt0 - yb0, v1 = yt1 - yb0;
+        return pm__put_cross(nrm, idx, ni, b0, t0, t1, u1 * dz - zero * v1, zero * v1 - u1 * dx);
+    }
+    double u1 = yb1 - yb0, v1 = yt1 - yb0;
+    ni = pm__put_cross(nrm, idx, ni, b0, b1, t1, u1 * dz - dz * v1, dx * v1 - u1 * dx);
+    u1 = yt1 - yb0, v1 = yt0 - yb0;
+    return pm__put_cross(nrm, idx, ni, b0, t1, t0, u1 * zero - dz * v1, dx * v1 - u1 * zero);
 }
 
 /* The end of a fast face: counts back into p, the curb's normals summed
@@ -522,8 +542,10 @@ static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
         }
         if (i == 0) { bf = b1; tf = t1; }
         else {
-            ni = pm__put_wall(pos, nrm, idx, ni, b0, t1, b1);
-            ni = pm__put_wall(pos, nrm, idx, ni, b0, t0, t1);
+            const float *p0 = pos + 3 * (size_t)b0, *q0 = pos + 3 * (size_t)t0;
+            const float *p1 = pos + 3 * (size_t)b1, *q1 = pos + 3 * (size_t)t1;
+            ni = pm__put_quad(nrm, idx, ni, b0, t0, b1, t1, (double)p1[0] - p0[0], (double)p1[2] - p0[2], p0[1], q0[1],
+                              p1[1], q1[1], true);
         }
         b0 = b1;
         t0 = t1;
@@ -573,8 +595,10 @@ static void pm__outer_face_fast(pm__slab *S, pm_prim *p) {
         }
         if (!any) { bf = b1; tf = t1; }
         else {
-            ni = pm__put_wall(pos, nrm, idx, ni, b0, b1, t1);
-            ni = pm__put_wall(pos, nrm, idx, ni, b0, t1, t0);
+            const float *p0 = pos + 3 * (size_t)b0, *q0 = pos + 3 * (size_t)t0;
+            const float *p1 = pos + 3 * (size_t)b1, *q1 = pos + 3 * (size_t)t1;
+            ni = pm__put_quad(nrm, idx, ni, b0, t0, b1, t1, (double)p1[0] - p0[0], (double)p1[2] - p0[2], p0[1], q0[1],
+                              p1[1], q1[1], false);
         }
         any = true;
         prev = i;
