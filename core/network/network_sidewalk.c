@@ -668,8 +668,16 @@ enum { PM__STEP_ONE = 1, PM__STEP_DIAG = 2, PM__STEP_KEEP1 = 4, PM__STEP_KEEP2 =
 
 /* 0 for a flat triangle, its keep bit for a counter-clockwise one (from
  * +Y), -1 for a clockwise one (the band folds there). */
+/* The sign of pm_v2_orient (exact; all these uses read) with the filter of
+ * pm_orient2d_fast inline: most steps' triangles are far from flat. */
+static inline double pm__orient(pm_v2 a, pm_v2 b, pm_v2 c) {
+    if (PM__SIDEWALK_PLAIN) return pm_v2_orient(a, b, c);
+    double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y}, pc[2] = {c.x, c.y};
+    return pm_orient2d_fast(pa, pb, pc);
+}
+
 static int pm__band_tri(pm_v2 pa, pm_v2 pb, pm_v2 pc, int keep) {
-    double o = pm_v2_orient(pa, pb, pc);
+    double o = pm__orient(pa, pb, pc);
     return o == 0 ? 0 : (o < 0 ? -1 : keep);
 }
 
@@ -685,7 +693,7 @@ static int pm__band_step(const pm__slab *S, uint32_t i) {
         int k = pm__band_tri(pia, poa, pib, PM__STEP_KEEP1);
         return k < 0 ? PM_ERR_GEOMETRY : PM__STEP_ONE | k;
     }
-    if (pm_v2_orient(pia, pob, pib) > 0 && pm_v2_orient(pia, poa, pob) > 0)
+    if (pm__orient(pia, pob, pib) > 0 && pm__orient(pia, poa, pob) > 0)
         return PM__STEP_DIAG | PM__STEP_KEEP1 | PM__STEP_KEEP2;
     int k1 = pm__band_tri(pia, poa, pib, PM__STEP_KEEP1);
     int k2 = k1 < 0 ? -1 : pm__band_tri(pib, poa, pob, PM__STEP_KEEP2);
