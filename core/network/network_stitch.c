@@ -41,28 +41,38 @@ static void pm__seam_problem(pm__net *N, const pm__road *R, int end) {
              st->edge, (long long)q->node);
 }
 
-/* Column of a road vertex from its V (0 left, 0.5 centre, 1 right). */
-static int pm__col(float v) { return v < 0.25f ? 0 : (v > 0.75f ? 2 : 1); }
+/* One vertex's part of pm__sections for its column's running state (the
+ * column from its V: 0 left, 0.5 centre, 1 right). */
+typedef struct pm__colsec { uint32_t s0, n0, s1, n1; float best; } pm__colsec;
+
+static inline void pm__colsec_add(pm__colsec *c, float u, uint32_t v) {
+    if (u == 0.0f) { c->s0 = v; c->n0++; }
+    if (u > c->best) {
+        c->best = u; c->s1 = v; c->n1 = 1;
+    } else if (u == c->best) {
+        c->n1++;
+    }
+}
 
 /* The road's start section (U = 0 exactly; ok[0]) and end section (the
  * largest U of each column; ok[1]), as road-local vertices left, centre,
  * right, in one pass; ok says whether each is one vertex per column. */
 static void pm__sections(const pm_prim *P, uint32_t s0[3], uint32_t s1[3], bool ok[2]) {
-    uint32_t n0[3] = {0, 0, 0}, n1[3] = {0, 0, 0};
-    float best[3] = {-1, -1, -1};
-    for (int c = 0; c < 3; c++) s0[c] = s1[c] = PM__NONE;
-    for (uint32_t v = 0; v < P->vcount; v++) {
-        float u = P->uvs[2 * v];
-        int c = pm__col(P->uvs[2 * v + 1]);
-        if (u == 0.0f) { s0[c] = v; n0[c]++; }
-        if (u > best[c]) {
-            best[c] = u; s1[c] = v; n1[c] = 1;
-        } else if (u == best[c]) {
-            n1[c]++;
-        }
+    /* Each column's state in its own locals (not arrays indexed by the
+     * column, which the compiler keeps in memory): the same updates in
+     * the same vertex order. */
+    pm__colsec l = {PM__NONE, 0, PM__NONE, 0, -1}, m = l, r = l;
+    const float *uv = P->uvs;
+    for (uint32_t v = 0, n = P->vcount; v < n; v++) {
+        float u = uv[2 * (size_t)v], x = uv[2 * (size_t)v + 1];
+        if (x < 0.25f) pm__colsec_add(&l, u, v);
+        else if (x > 0.75f) pm__colsec_add(&r, u, v);
+        else pm__colsec_add(&m, u, v);
     }
-    ok[0] = n0[0] == 1 && n0[1] == 1 && n0[2] == 1;
-    ok[1] = n1[0] == 1 && n1[1] == 1 && n1[2] == 1;
+    s0[0] = l.s0, s0[1] = m.s0, s0[2] = r.s0;
+    s1[0] = l.s1, s1[1] = m.s1, s1[2] = r.s1;
+    ok[0] = l.n0 == 1 && m.n0 == 1 && r.n0 == 1;
+    ok[1] = l.n1 == 1 && m.n1 == 1 && r.n1 == 1;
 }
 
 /* Maps one end section onto junction mouth (jl, jr: output vertices, the
