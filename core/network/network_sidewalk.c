@@ -21,12 +21,6 @@
 
 /* ---- the road's two edges, from its own triangles ---- */
 
-/* Column of a road vertex from its V (0 left, 1 centre, 2 right). */
-static int pm__vcol(const pm_prim *P, uint32_t v) {
-    float x = P->uvs[2 * v + 1];
-    return x < 0.25f ? 0 : (x > 0.75f ? 2 : 1);
-}
-
 /* Boundary successors of x into out[2 x], out[2 x + 1] (see below). */
 static void pm__boundary_at(const uint32_t *start, const uint32_t *end, const uint32_t *to, uint32_t x,
                             uint32_t *out) {
@@ -199,10 +193,16 @@ static int pm__strip_chain(pm__net *N, pm__road *R, uint32_t n, const uint32_t *
 
 int pm__network_side_chains(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *remap, const pm_prim *A,
                             bool plain) {
-    /* Each vertex's column once (pm__vcol), for both sides' scans. */
+    /* Each vertex's column once, for both sides' scans: from its V, 0
+     * left (V < 0.25), 2 right (V > 0.75), else 1 centre. */
     uint8_t *col = pm_arena_alloc(N->tmp, P->vcount ? P->vcount : 1);
     if (!col) return PM_ERR_NOMEM;
-    for (uint32_t v = 0; v < P->vcount; v++) col[v] = (uint8_t)pm__vcol(P, v);
+    /* (Without branches, NaN as the centre too, so that it vectorizes.) */
+    const float *uv = P->uvs;
+    for (uint32_t v = 0; v < P->vcount; v++) {
+        float x = uv[2 * (size_t)v + 1];
+        col[v] = (uint8_t)(1 - (x < 0.25f) + (x > 0.75f));
+    }
     if (!plain && pm__is_strip(P, col)) {
         int rc = pm__strip_chain(N, R, P->vcount / 3, remap, A, 2);
         return rc ? rc : pm__strip_chain(N, R, P->vcount / 3, remap, A, 0);
@@ -819,6 +819,13 @@ static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
     }
     if (rc) return rc;
     pm_prim *sp = &S->s->prims[2];
+    if (!PM__SIDEWALK_PLAIN && sp->icap - sp->icount >= t.len) {
+        /* (pm_prim_add_tri's stores for every triangle, at once.) */
+        if (t.len) memcpy(sp->indices + sp->icount, t.data, t.len * sizeof *t.data);
+        sp->icount += (uint32_t)t.len;
+        if (t.len) S->s->validated = false;
+        return PM_OK;
+    }
     for (size_t i = 0; i < t.len; i += 3)
         if (pm_prim_add_tri(S->s, sp, t.data[i], t.data[i + 1], t.data[i + 2]) < 0) return PM_ERR_NOMEM;
     return PM_OK;
