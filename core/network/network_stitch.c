@@ -130,18 +130,21 @@ static void pm__emit_one_piece(pm_scene *s, pm_prim *A, const pm_prim *P, uint32
     const float *restrict src = P->positions;
     uint32_t *restrict d = A->indices;
     float *restrict pos = A->positions, *restrict nrm = A->normals, *restrict uv = A->uvs, *restrict rgba = A->colors;
+    uint32_t nv0 = nv;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t v = q[i], o = remap[v];
         if (o == PM__NONE) {
             o = remap[v] = nv;
             memcpy(pos + 3 * (size_t)nv, src + 3 * (size_t)v, 3 * sizeof *pos);
-            memset(nrm + 3 * (size_t)nv, 0, 3 * sizeof *nrm);
-            if (uv) memset(uv + 2 * (size_t)nv, 0, 2 * sizeof *uv);
-            if (rgba) memset(rgba + 4 * (size_t)nv, 0, 4 * sizeof *rgba);
             nv++;
         }
         d[ni++] = o;
     }
+    /* The new vertices' other attributes zero, in one go each. */
+    size_t added = nv - nv0;
+    memset(nrm + 3 * (size_t)nv0, 0, 3 * added * sizeof *nrm);
+    if (uv) memset(uv + 2 * (size_t)nv0, 0, 2 * added * sizeof *uv);
+    if (rgba) memset(rgba + 4 * (size_t)nv0, 0, 4 * added * sizeof *rgba);
     if (n) {
         s->validated = false;
         A->normals_unit = false;
