@@ -1,12 +1,20 @@
 #include "geom/geom.h"
 
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include <cglm/vec3.h>
 
 #include "geom/predicates.h"
+
+/* The AVX and AVX2 paths below, picked at run time where the CPU has them
+ * (not under ASan: its checks do not see the vector loads). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#include <immintrin.h>
+#define PM__NORM_AVX 1
+#endif
 
 /* ---- normals ------------------------------------------------------------ */
 
@@ -18,6 +26,60 @@ static void pm__normalize_or_up(float *n) {
         return;
     }
     n[0] = (float)(x / len), n[1] = (float)(y / len), n[2] = (float)(z / len);
+}
+
+/* Whether some triangle's face cross has a y that rounds to a negative
+ * float (faces down): pm_face_cross's y, (b - a).z (c - a).x - (b - a).x
+ * (c - a).z in double. The AVX2 path takes four triangles at a time
+ * (gathered corners widened to double, then each lane the scalar
+ * operations in their order, so the same signs); tests/core/test_geom.c
+ * compares the paths on random triangles. */
+#if PM__NORM_AVX
+__attribute__((target("avx2"))) static uint32_t pm__face_down_avx2(const float *pos, const uint32_t *ix, uint32_t nt,
+                                                                   bool *down) {
+    uint32_t t = 0;
+    for (; t + 4 <= nt; t += 4) {
+        const uint32_t *q = ix + 3 * (size_t)t;
+        __m128i ia = _mm_setr_epi32((int)q[0], (int)q[3], (int)q[6], (int)q[9]);
+        __m128i ib = _mm_setr_epi32((int)q[1], (int)q[4], (int)q[7], (int)q[10]);
+        __m128i ic = _mm_setr_epi32((int)q[2], (int)q[5], (int)q[8], (int)q[11]);
+        ia = _mm_add_epi32(ia, _mm_add_epi32(ia, ia));
+        ib = _mm_add_epi32(ib, _mm_add_epi32(ib, ib));
+        ic = _mm_add_epi32(ic, _mm_add_epi32(ic, ic));
+        __m256d ax = _mm256_cvtps_pd(_mm_i32gather_ps(pos, ia, 4)), az = _mm256_cvtps_pd(_mm_i32gather_ps(pos + 2, ia, 4));
+        __m256d bx = _mm256_cvtps_pd(_mm_i32gather_ps(pos, ib, 4)), bz = _mm256_cvtps_pd(_mm_i32gather_ps(pos + 2, ib, 4));
+        __m256d cx = _mm256_cvtps_pd(_mm_i32gather_ps(pos, ic, 4)), cz = _mm256_cvtps_pd(_mm_i32gather_ps(pos + 2, ic, 4));
+        __m256d u0 = _mm256_sub_pd(bx, ax), u2 = _mm256_sub_pd(bz, az);
+        __m256d v0 = _mm256_sub_pd(cx, ax), v2 = _mm256_sub_pd(cz, az);
+        __m128 y = _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_mul_pd(u2, v0), _mm256_mul_pd(u0, v2)));
+        if (_mm_movemask_ps(_mm_cmplt_ps(y, _mm_setzero_ps()))) {
+            *down = true;
+            return t;
+        }
+    }
+    return t;
+}
+#endif
+
+int pm__any_face_down(const float *pos, const uint32_t *ix, uint32_t nt, int path) {
+    int best = 0;
+#if PM__NORM_AVX
+    if (__builtin_cpu_supports("avx2")) best = 1;
+#endif
+    if (path > best) return -1;
+    if (path < 0) path = best;
+    uint32_t t = 0;
+    bool down = false;
+#if PM__NORM_AVX
+    if (path == 1) t = pm__face_down_avx2(pos, ix, nt, &down);
+#endif
+    for (; t < nt && !down; t++) {
+        const uint32_t *tri = ix + 3 * (size_t)t;
+        double c[3];
+        pm_face_cross(pos, tri[0], tri[1], tri[2], c);
+        down = (float)c[1] < 0.0f;
+    }
+    return down;
 }
 
 /* The flat case of pm_prim_compute_normals, bit for bit: every position at
@@ -36,14 +98,8 @@ static bool pm__flat_normals(pm_prim *p) {
     if (y != y) return false;
     for (uint32_t i = 1; i < p->vcount; i++)
         if (pos[3 * (size_t)i + 1] != y) return false;
-    bool down = false;
-    for (uint32_t t = 0; t < p->icount && !down; t += 3) {
-        const uint32_t *tri = p->indices + t;
-        assert(tri[0] < p->vcount && tri[1] < p->vcount && tri[2] < p->vcount);
-        double c[3];
-        pm_face_cross(pos, tri[0], tri[1], tri[2], c);
-        down = (float)c[1] < 0.0f;
-    }
+    /* (The AVX2 gathers take 32-bit float offsets.) */
+    bool down = pm__any_face_down(pos, p->indices, p->icount / 3, p->vcount <= INT32_MAX / 3 ? -1 : 0) != 0;
     if (!down) {
         for (uint32_t i = 0; i < p->vcount; i++) {
             float *m = n + 3 * (size_t)i;
@@ -90,11 +146,59 @@ void pm_prim_normals_sum(pm_prim *p, uint32_t t0, uint32_t t1) {
     }
 }
 
+/* pm__normalize_or_up over many normals, four at a time with AVX: each
+ * lane does the scalar code's operations in its order (widen to double,
+ * x x + y y, + z z, IEEE sqrt, divide, round to float; -ffp-contract=off,
+ * no FMA), so the same bits. tests/core/test_geom.c compares both paths
+ * on random sums, zeros and non-finite ones included. */
+#if PM__NORM_AVX
+__attribute__((target("avx"))) static uint32_t pm__normalize_avx(float *n, uint32_t count) {
+    const __m256d zero = _mm256_setzero_pd(), big = _mm256_set1_pd(DBL_MAX);
+    uint32_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        float *q = n + 3 * (size_t)i;
+        __m256d x = _mm256_cvtps_pd(_mm_setr_ps(q[0], q[3], q[6], q[9]));
+        __m256d y = _mm256_cvtps_pd(_mm_setr_ps(q[1], q[4], q[7], q[10]));
+        __m256d z = _mm256_cvtps_pd(_mm_setr_ps(q[2], q[5], q[8], q[11]));
+        __m256d len = _mm256_sqrt_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y)),
+                                                   _mm256_mul_pd(z, z)));
+        int ok = _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(len, zero, _CMP_GT_OQ),
+                                                  _mm256_cmp_pd(len, big, _CMP_LE_OQ)));
+        float fx[4], fy[4], fz[4];
+        _mm_storeu_ps(fx, _mm256_cvtpd_ps(_mm256_div_pd(x, len)));
+        _mm_storeu_ps(fy, _mm256_cvtpd_ps(_mm256_div_pd(y, len)));
+        _mm_storeu_ps(fz, _mm256_cvtpd_ps(_mm256_div_pd(z, len)));
+        for (int k = 0; k < 4; k++) {
+            bool good = (ok >> k) & 1;
+            q[3 * k] = good ? fx[k] : 0.0f;
+            q[3 * k + 1] = good ? fy[k] : 1.0f;
+            q[3 * k + 2] = good ? fz[k] : 0.0f;
+        }
+    }
+    return i;
+}
+#endif
+
+int pm__normalize_all(float *n, uint32_t count, int path) {
+    uint32_t i = 0;
+    int best = 0;
+#if PM__NORM_AVX
+    if (__builtin_cpu_supports("avx")) best = 1;
+#endif
+    if (path > best) return -1;
+    if (path < 0) path = best;
+#if PM__NORM_AVX
+    if (path == 1) i = pm__normalize_avx(n, count);
+#endif
+    for (; i < count; i++) pm__normalize_or_up(n + 3 * (size_t)i);
+    return 0;
+}
+
 void pm_prim_normals_finish(pm_prim *p, uint32_t t0) {
     assert(p && p->icount % 3 == 0 && t0 <= p->icount / 3);
     p->normals_unit = true;   /* (see pm_prim_compute_normals) */
     pm_prim_normals_sum(p, t0, p->icount / 3);
-    for (uint32_t i = 0; i < p->vcount; i++) pm__normalize_or_up(p->normals + 3 * (size_t)i);
+    pm__normalize_all(p->normals, p->vcount, -1);
 }
 
 /* ---- bounds ------------------------------------------------------------- */

@@ -28,6 +28,15 @@ void pm_prim_compute_normals(pm_prim *p);
 void pm_prim_normals_finish(pm_prim *p, uint32_t t0);
 /* Sums triangles t0 .. t1 - 1 into their vertices' normals as above. */
 void pm_prim_normals_sum(pm_prim *p, uint32_t t0, uint32_t t1);
+/* Each of the count normals n[3 i ..] over its length (in double, rounded
+ * to floats), or +Y where that length is 0 or not finite: the last step of
+ * pm_prim_normals_finish. path: -1 the fastest this CPU has, 0 plain, 1
+ * AVX; returns -1 (nothing done) for a path the CPU lacks, else 0. */
+int pm__normalize_all(float *n, uint32_t count, int path);
+/* Whether some of the nt triangles ix (corners into pos, [x, y, z]
+ * floats) has a face cross (pm_face_cross) whose y rounds to a negative
+ * float: 1 or 0; path as above (1: AVX2), -1 for a path the CPU lacks. */
+int pm__any_face_down(const float *pos, const uint32_t *ix, uint32_t nt, int path);
 
 /* Adds the face cross c = (b - a) x (c - a) (in double, as
  * pm_face_cross computes it) of triangle (a, b, c), rounded to floats, to

@@ -188,26 +188,97 @@ static int pm__simple(pm_arena *ar, const pm__seg *s, uint32_t m) {
     return 1;
 }
 
-int pm_loop_convex(const float *xz, uint32_t m) {
+/* Corner k of pm_loop_convex (A, B, C the loop's points k, k + 1, k + 2):
+ * 2 when the loop fails there, else the sign of its edge's dx. */
+static inline int pm__convex_corner(const double A[2], const double B[2], const double C[2]) {
+    double dx = B[0] - A[0], dz = B[1] - A[1], o = pm_orient2d_fast(A, B, C);
+    if (o < 0 || (dx == 0 && dz == 0)) return 2;
+    if (o == 0 && dx * (C[0] - B[0]) + dz * (C[1] - B[1]) <= 0) return 2;
+    return (dx > 0) - (dx < 0);
+}
+
+/* The run of x's signs (0 skipped): first, last, changes. */
+static inline void pm__convex_sign(int sg, int *first, int *last, int *changes) {
+    if (sg == 0) return;
+    if (*first == 0) *first = sg;
+    else if (sg != *last) (*changes)++;
+    *last = sg;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#include <immintrin.h>
+#define PM__CONVEX_AVX2 1
+/* Corners k .. k + 3 at once (points k .. k + 5, none wrapping): each lane
+ * pm_orient2d_fast's filter and pm__convex_corner's tests, the same
+ * operations on the same doubles. Returns -1 when a corner fails, 0 when
+ * some lane's orientation is not sure (the caller takes those four the
+ * scalar way), else 1 with the four signs of dx in sg. */
+__attribute__((target("avx2"))) static int pm__convex4(const float *xz, uint32_t k, int sg[4]) {
+    const __m256i deal = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    __m256 pa = _mm256_permutevar8x32_ps(_mm256_loadu_ps(xz + 2 * (size_t)k), deal);
+    __m256 pb = _mm256_permutevar8x32_ps(_mm256_loadu_ps(xz + 2 * (size_t)k + 2), deal);
+    __m256 pc = _mm256_permutevar8x32_ps(_mm256_loadu_ps(xz + 2 * (size_t)k + 4), deal);
+    __m256d a0 = _mm256_cvtps_pd(_mm256_castps256_ps128(pa)), a1 = _mm256_cvtps_pd(_mm256_extractf128_ps(pa, 1));
+    __m256d b0 = _mm256_cvtps_pd(_mm256_castps256_ps128(pb)), b1 = _mm256_cvtps_pd(_mm256_extractf128_ps(pb, 1));
+    __m256d c0 = _mm256_cvtps_pd(_mm256_castps256_ps128(pc)), c1 = _mm256_cvtps_pd(_mm256_extractf128_ps(pc, 1));
+    __m256d left = _mm256_mul_pd(_mm256_sub_pd(a0, c0), _mm256_sub_pd(b1, c1));
+    __m256d right = _mm256_mul_pd(_mm256_sub_pd(a1, c1), _mm256_sub_pd(b0, c0));
+    __m256d det = _mm256_sub_pd(left, right);
+    const __m256d abs = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX)), zero = _mm256_setzero_pd();
+    __m256d bound = _mm256_mul_pd(_mm256_set1_pd(3.3306690738754716e-16),
+                                  _mm256_add_pd(_mm256_and_pd(left, abs), _mm256_and_pd(right, abs)));
+    __m256d sure = _mm256_or_pd(_mm256_or_pd(_mm256_cmp_pd(det, bound, _CMP_GT_OQ),
+                                             _mm256_cmp_pd(_mm256_sub_pd(zero, det), bound, _CMP_GT_OQ)),
+                                _mm256_cmp_pd(bound, zero, _CMP_EQ_OQ));
+    if (_mm256_movemask_pd(sure) != 15) return 0;
+    __m256d dx = _mm256_sub_pd(b0, a0), dz = _mm256_sub_pd(b1, a1);
+    __m256d dot = _mm256_add_pd(_mm256_mul_pd(dx, _mm256_sub_pd(c0, b0)), _mm256_mul_pd(dz, _mm256_sub_pd(c1, b1)));
+    __m256d bad = _mm256_or_pd(_mm256_cmp_pd(det, zero, _CMP_LT_OQ),
+                               _mm256_and_pd(_mm256_cmp_pd(dx, zero, _CMP_EQ_OQ), _mm256_cmp_pd(dz, zero, _CMP_EQ_OQ)));
+    bad = _mm256_or_pd(bad, _mm256_and_pd(_mm256_cmp_pd(det, zero, _CMP_EQ_OQ), _mm256_cmp_pd(dot, zero, _CMP_LE_OQ)));
+    if (_mm256_movemask_pd(bad)) return -1;
+    int pos = _mm256_movemask_pd(_mm256_cmp_pd(dx, zero, _CMP_GT_OQ));
+    int neg = _mm256_movemask_pd(_mm256_cmp_pd(dx, zero, _CMP_LT_OQ));
+    for (int i = 0; i < 4; i++) sg[i] = ((pos >> i) & 1) - ((neg >> i) & 1);
+    return 1;
+}
+#endif
+
+int pm__loop_convex_path(const float *xz, uint32_t m, int path) {
+    int best = 0;
+#if PM__CONVEX_AVX2
+    if (__builtin_cpu_supports("avx2")) best = 1;
+#endif
+    if (path > best) return -1;
+    if (path < 0) path = best;
     if (m < 3) return 0;
     int changes = 0, last = 0, first = 0;
-    double A[2] = {xz[0], xz[1]}, B[2] = {xz[2], xz[3]}, C[2];
-    for (uint32_t k = 0; k < m; k++, memcpy(A, B, sizeof A), memcpy(B, C, sizeof B)) {
-        uint32_t j = k + 2 < m ? k + 2 : k + 2 - m;
-        C[0] = xz[2 * j];
-        C[1] = xz[2 * j + 1];
-        double dx = B[0] - A[0], dz = B[1] - A[1], o = pm_orient2d_fast(A, B, C);
-        if (o < 0 || (dx == 0 && dz == 0)) return 0;
-        if (o == 0 && dx * (C[0] - B[0]) + dz * (C[1] - B[1]) <= 0) return 0;
-        int sg = (dx > 0) - (dx < 0);
-        if (sg == 0) continue;
-        if (first == 0) first = sg;
-        else if (sg != last) changes++;
-        last = sg;
+    for (uint32_t k = 0, scalar = 0; k < m;) {
+#if PM__CONVEX_AVX2
+        if (path == 1 && scalar == 0 && k + 6 <= m) {
+            int sg[4], r = pm__convex4(xz, k, sg);
+            if (r < 0) return 0;
+            if (r > 0) {
+                for (int i = 0; i < 4; i++) pm__convex_sign(sg[i], &first, &last, &changes);
+                k += 4;
+                continue;
+            }
+            scalar = 4;   /* some corner not sure: these four the scalar way */
+        }
+#endif
+        uint32_t j = k + 1 < m ? k + 1 : k + 1 - m, l = k + 2 < m ? k + 2 : k + 2 - m;
+        double A[2] = {xz[2 * k], xz[2 * k + 1]}, B[2] = {xz[2 * j], xz[2 * j + 1]}, C[2] = {xz[2 * l], xz[2 * l + 1]};
+        int sg = pm__convex_corner(A, B, C);
+        if (sg == 2) return 0;
+        pm__convex_sign(sg, &first, &last, &changes);
+        k++;
+        scalar -= scalar > 0;
     }
     if (last != first) changes++;   /* round the corner back to the start */
     return changes <= 2;
 }
+
+int pm_loop_convex(const float *xz, uint32_t m) { return pm__loop_convex_path(xz, m, -1); }
 
 /* pm__simple by a sweep along the outline's longer side: the edges in
  * order of their bounds' low end there, each tested against those that

@@ -35,6 +35,9 @@ int pm_edges_simple_loop(pm_arena *a, const float *from, const float *to, uint32
  * monotonically, so it bounds a convex region once round and is simple
  * (a straight road's outline, in linear time). 0: not shown. */
 int pm_loop_convex(const float *xz, uint32_t m);
+/* pm_loop_convex by path: -1 the fastest this CPU has, 0 plain, 1 AVX2
+ * (four corners at a time); -1 for a path the CPU lacks. */
+int pm__loop_convex_path(const float *xz, uint32_t m, int path);
 
 /* 1 when the closed polygon of m plan points xz ([x, z] floats; the last
  * joins the first) is simple: no two edges meet but neighbours at their

@@ -15,13 +15,11 @@
 
 #define PM__NONE UINT32_MAX
 
-/* ---- the road's two edges, from its own triangles ---- */
+#ifndef PM__SIDEWALK_PLAIN
+#define PM__SIDEWALK_PLAIN false   /* tests/core/test_network_stitch_fast.c: true for the plain paths */
+#endif
 
-/* Column of a road vertex from its V (0 left, 1 centre, 2 right). */
-static int pm__vcol(const pm_prim *P, uint32_t v) {
-    float x = P->uvs[2 * v + 1];
-    return x < 0.25f ? 0 : (x > 0.75f ? 2 : 1);
-}
+/* ---- the road's two edges, from its own triangles ---- */
 
 /* Boundary successors of x into out[2 x], out[2 x + 1] (see below). */
 static void pm__boundary_at(const uint32_t *start, const uint32_t *end, const uint32_t *to, uint32_t x,
@@ -195,10 +193,16 @@ static int pm__strip_chain(pm__net *N, pm__road *R, uint32_t n, const uint32_t *
 
 int pm__network_side_chains(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *remap, const pm_prim *A,
                             bool plain) {
-    /* Each vertex's column once (pm__vcol), for both sides' scans. */
+    /* Each vertex's column once, for both sides' scans: from its V, 0
+     * left (V < 0.25), 2 right (V > 0.75), else 1 centre. */
     uint8_t *col = pm_arena_alloc(N->tmp, P->vcount ? P->vcount : 1);
     if (!col) return PM_ERR_NOMEM;
-    for (uint32_t v = 0; v < P->vcount; v++) col[v] = (uint8_t)pm__vcol(P, v);
+    /* (Without branches, NaN as the centre too, so that it vectorizes.) */
+    const float *uv = P->uvs;
+    for (uint32_t v = 0; v < P->vcount; v++) {
+        float x = uv[2 * (size_t)v + 1];
+        col[v] = (uint8_t)(1 - (x < 0.25f) + (x > 0.75f));
+    }
     if (!plain && pm__is_strip(P, col)) {
         int rc = pm__strip_chain(N, R, P->vcount / 3, remap, A, 2);
         return rc ? rc : pm__strip_chain(N, R, P->vcount / 3, remap, A, 0);
@@ -260,8 +264,17 @@ static const float *pm__apos(const pm__slab *S, uint32_t i) {
 static void pm__segments(pm__slab *S, double *len, pm_v2 *right) {
     for (uint32_t k = 0; k + 1 < S->n; k++) {
         const float *a = pm__apos(S, k), *b = pm__apos(S, k + 1);
-        len[k] = hypot((double)b[0] - a[0], (double)b[2] - a[2]);
-        right[k] = pm__right(pm__plan(a), pm__plan(b));
+        double l = hypot((double)b[0] - a[0], (double)b[2] - a[2]);
+        len[k] = l;
+        /* pm__right(pm__plan(a), pm__plan(b)) without its own hypot: its dy,
+         * -b[2] - -a[2], is exactly -(b[2] - a[2]) (rounding is symmetric),
+         * and hypot ignores signs, so its length is l bit for bit. */
+        if (PM__SIDEWALK_PLAIN) right[k] = pm__right(pm__plan(a), pm__plan(b));
+        else {
+            pm_v2 pa = pm__plan(a), pb = pm__plan(b);
+            double dx = pb.x - pa.x, dy = pb.y - pa.y;
+            right[k] = l > 0 ? (pm_v2){dy / l, -dx / l} : (pm_v2){0, 0};
+        }
     }
 }
 
@@ -433,9 +446,175 @@ static int pm__quad_wall(pm__slab *S, uint32_t b0, uint32_t t0, uint32_t b1, uin
     return rc;
 }
 
+/* ---- the faces written straight into their arrays ----
+ * When a primitive has room for a whole face (the stitch sizes the curb
+ * and sidewalk primitives for every slab up front), the faces below are
+ * written through restrict locals, not pm_prim_add_vertex and pm__wall
+ * per vertex and triangle through S: the same vertices, triangles and
+ * normal sums in the same order (tests/core/test_network_stitch_fast.c
+ * compares whole networks built both ways). */
+
+/* Whether p (UVs, no colours) has room for nv more vertices and ni more
+ * indices, and (curb) every triangle before is summed into the normals. */
+static bool pm__room(const pm__slab *S, const pm_prim *p, uint32_t nv, uint32_t ni, bool curb) {
+    return !PM__SIDEWALK_PLAIN && p->uvs && !p->colors && p->vcap - p->vcount >= nv && p->icap - p->icount >= ni &&
+           (!curb || S->N->curb_nt == p->icount / 3);
+}
+
+/* Vertex nv: position q, normal zero, UV (u, v); returns nv. */
+static inline uint32_t pm__put_vtx(float *restrict pos, float *restrict nrm, float *restrict uv, uint32_t nv,
+                                   const float q[3], float u, float v) {
+    memcpy(pos + 3 * (size_t)nv, q, 3 * sizeof *pos);
+    memset(nrm + 3 * (size_t)nv, 0, 3 * sizeof *nrm);
+    uv[2 * (size_t)nv] = u;
+    uv[2 * (size_t)nv + 1] = v;
+    return nv;
+}
+
+/* pm__wall into the arrays (indices at ni) once its cross (x0, +-0, x2)
+ * is known; returns the new index count. */
+static inline uint32_t pm__put_cross(float *restrict nrm, uint32_t *restrict idx, uint32_t ni, uint32_t a,
+                                     uint32_t b, uint32_t c, double x0, double x2) {
+    if (x0 == 0 && x2 == 0) return ni;
+    idx[ni] = a, idx[ni + 1] = b, idx[ni + 2] = c;
+    float f0 = (float)x0, f2 = (float)x2;
+    uint32_t v[3] = {a, b, c};
+    for (int k = 0; k < 3; k++) {
+        float *n = nrm + 3 * (size_t)v[k];
+        n[0] = n[0] + f0;
+        n[2] = n[2] + f2;
+    }
+    return ni + 3;
+}
+
+/* The two walls of a vertical quad, bottoms b0, b1 and tops t0, t1 (a top
+ * on its bottom's x and z floats; heights y..), as pm__quad_wall makes
+ * them: pm__wall's differences of equal floats are +0 and those of
+ * the two sections' x (z) floats are dx (dz), so each cross is its
+ * formula with those values put in, the same operations on the same
+ * doubles (+0 kept as a factor: 0 * v is what the plain code multiplies).
+ * curb: walls (b0, t1, b1), (b0, t0, t1); else (b0, b1, t1), (b0, t1, t0). */
+static inline uint32_t pm__put_quad(float *restrict nrm, uint32_t *restrict idx, uint32_t ni, uint32_t b0,
+                                    uint32_t t0, uint32_t b1, uint32_t t1, double dx, double dz, double yb0,
+                                    double yt0, double yb1, double yt1, bool curb) {
+    const double zero = 0.0;
+    if (curb) {
+        double u1 = yt1 - yb0, v1 = yb1 - yb0;
+        ni = pm__put_cross(nrm, idx, ni, b0, t1, b1, u1 * dz - dz * v1, dx * v1 - u1 * dx);
+        u1 = yt0 - yb0, v1 = yt1 - yb0;
+        return pm__put_cross(nrm, idx, ni, b0, t0, t1, u1 * dz - zero * v1, zero * v1 - u1 * dx);
+    }
+    double u1 = yb1 - yb0, v1 = yt1 - yb0;
+    ni = pm__put_cross(nrm, idx, ni, b0, b1, t1, u1 * dz - dz * v1, dx * v1 - u1 * dx);
+    u1 = yt1 - yb0, v1 = yt0 - yb0;
+    return pm__put_cross(nrm, idx, ni, b0, t1, t0, u1 * zero - dz * v1, dx * v1 - u1 * zero);
+}
+
+/* The end of a fast face: counts back into p, the curb's normals summed
+ * up to its last triangle. */
+static void pm__put_done(pm__slab *S, pm_prim *p, uint32_t nv, uint32_t ni, bool curb) {
+    if (nv != p->vcount || ni != p->icount) {
+        S->s->validated = false;
+        p->normals_unit = false;
+    }
+    p->vcount = nv;
+    p->icount = ni;
+    if (curb) S->N->curb_nt = ni / 3;
+}
+
+/* pm__curb_face (below) with room: see above. */
+static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
+    double sc = S->N->p->uv_scale, u = 0;
+    float *restrict pos = p->positions, *restrict nrm = p->normals, *restrict uv = p->uvs;
+    uint32_t *restrict idx = p->indices;
+    uint32_t nv = p->vcount, ni = p->icount, n = S->n;
+    uint32_t b0 = 0, t0 = 0, bf = 0, tf = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const float *b = pm__apos(S, i);
+        if (i > 0) u += S->len[i - 1];
+        float t[3] = {b[0], S->top[i], b[2]};
+        uint32_t b1, t1;
+        if (S->closed && i + 1 == n) { b1 = bf; t1 = tf; }
+        else {
+            float fu = (float)(u * sc);
+            b1 = pm__put_vtx(pos, nrm, uv, nv++, b, fu, 0);
+            t1 = pm__put_vtx(pos, nrm, uv, nv++, t, fu, (float)(((double)t[1] - b[1]) * sc));
+        }
+        if (i == 0) { bf = b1; tf = t1; }
+        else {
+            const float *p0 = pos + 3 * (size_t)b0, *q0 = pos + 3 * (size_t)t0;
+            const float *p1 = pos + 3 * (size_t)b1, *q1 = pos + 3 * (size_t)t1;
+            ni = pm__put_quad(nrm, idx, ni, b0, t0, b1, t1, (double)p1[0] - p0[0], (double)p1[2] - p0[2], p0[1], q0[1],
+                              p1[1], q1[1], true);
+        }
+        b0 = b1;
+        t0 = t1;
+    }
+    pm__put_done(S, p, nv, ni, true);
+}
+
+/* pm__band_vertices (below) with room. */
+static void pm__band_vertices_fast(pm__slab *S, pm_prim *p) {
+    double sc = S->N->p->uv_scale;
+    float *restrict pos = p->positions, *restrict nrm = p->normals, *restrict uv = p->uvs;
+    uint32_t nv = p->vcount, n = S->n;
+    uint32_t *restrict ii = S->ii, *restrict oi = S->oi;
+    const pm_v2 *out = S->out;
+    for (uint32_t i = 0; i < n; i++) {
+        if (S->closed && i + 1 == n) { ii[i] = ii[0]; oi[i] = oi[0]; continue; }
+        const float *b = pm__apos(S, i);
+        float t[3] = {b[0], S->top[i], b[2]};
+        ii[i] = pm__put_vtx(pos, nrm, uv, nv++, t, (float)(t[0] * sc), (float)(t[2] * sc));
+        if (i > 0 && pm_v2_eq(out[i], out[i - 1])) { oi[i] = oi[i - 1]; continue; }
+        float o[3] = {(float)out[i].x, S->oy[i], (float)-out[i].y};
+        oi[i] = pm__put_vtx(pos, nrm, uv, nv++, o, (float)(o[0] * sc), (float)(o[2] * sc));
+    }
+    pm__put_done(S, p, nv, p->icount, false);
+}
+
+/* pm__outer_face (below) with room. */
+static void pm__outer_face_fast(pm__slab *S, pm_prim *p) {
+    double sc = S->N->p->uv_scale, u = 0;
+    float *restrict pos = p->positions, *restrict nrm = p->normals, *restrict uv = p->uvs;
+    uint32_t *restrict idx = p->indices;
+    const float *band = S->s->prims[2].positions;
+    uint32_t nv = p->vcount, ni = p->icount, n = S->n;
+    uint32_t b0 = 0, t0 = 0, bf = 0, tf = 0, prev = 0;
+    bool any = false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i > 0 && S->oi[i] == S->oi[i - 1]) continue;
+        const float *o = band + 3 * (size_t)S->oi[i];
+        float bot[3] = {o[0], S->oby[i], o[2]};
+        if (any) u += hypot(S->out[i].x - S->out[prev].x, S->out[i].y - S->out[prev].y);
+        uint32_t b1, t1;
+        if (S->closed && i + 1 == n) { b1 = bf; t1 = tf; }
+        else {
+            float fu = (float)(u * sc);
+            b1 = pm__put_vtx(pos, nrm, uv, nv++, bot, fu, 0);
+            t1 = pm__put_vtx(pos, nrm, uv, nv++, o, fu, (float)(((double)o[1] - bot[1]) * sc));
+        }
+        if (!any) { bf = b1; tf = t1; }
+        else {
+            const float *p0 = pos + 3 * (size_t)b0, *q0 = pos + 3 * (size_t)t0;
+            const float *p1 = pos + 3 * (size_t)b1, *q1 = pos + 3 * (size_t)t1;
+            ni = pm__put_quad(nrm, idx, ni, b0, t0, b1, t1, (double)p1[0] - p0[0], (double)p1[2] - p0[2], p0[1], q0[1],
+                              p1[1], q1[1], false);
+        }
+        any = true;
+        prev = i;
+        b0 = b1;
+        t0 = t1;
+    }
+    pm__put_done(S, p, nv, ni, true);
+}
+
 /* The curb face: bottom on the asphalt's own vertices (same floats), top
  * curb_height up, facing the road; U along the curb, V up (uv_scale). */
 static int pm__curb_face(pm__slab *S) {
+    if (pm__room(S, &S->s->prims[1], 2 * S->n, 6 * S->n, true)) {
+        pm__curb_face_fast(S, &S->s->prims[1]);
+        return PM_OK;
+    }
     double sc = S->N->p->uv_scale, u = 0;
     uint32_t b0 = 0, t0 = 0, bf = 0, tf = 0;
     for (uint32_t i = 0; i < S->n; i++) {
@@ -461,6 +640,10 @@ static int pm__curb_face(pm__slab *S) {
  * one outer vertex per distinct outer point; planar UVs, (x, z) *
  * uv_scale, continuous with the junctions' bands. */
 static int pm__band_vertices(pm__slab *S) {
+    if (pm__room(S, &S->s->prims[2], 2 * S->n, 0, false)) {
+        pm__band_vertices_fast(S, &S->s->prims[2]);
+        return PM_OK;
+    }
     double sc = S->N->p->uv_scale;
     for (uint32_t i = 0; i < S->n; i++) {
         if (S->closed && i + 1 == S->n) { S->ii[i] = S->ii[0]; S->oi[i] = S->oi[0]; continue; }
@@ -485,8 +668,16 @@ enum { PM__STEP_ONE = 1, PM__STEP_DIAG = 2, PM__STEP_KEEP1 = 4, PM__STEP_KEEP2 =
 
 /* 0 for a flat triangle, its keep bit for a counter-clockwise one (from
  * +Y), -1 for a clockwise one (the band folds there). */
+/* The sign of pm_v2_orient (exact; all these uses read) with the filter of
+ * pm_orient2d_fast inline: most steps' triangles are far from flat. */
+static inline double pm__orient(pm_v2 a, pm_v2 b, pm_v2 c) {
+    if (PM__SIDEWALK_PLAIN) return pm_v2_orient(a, b, c);
+    double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y}, pc[2] = {c.x, c.y};
+    return pm_orient2d_fast(pa, pb, pc);
+}
+
 static int pm__band_tri(pm_v2 pa, pm_v2 pb, pm_v2 pc, int keep) {
-    double o = pm_v2_orient(pa, pb, pc);
+    double o = pm__orient(pa, pb, pc);
     return o == 0 ? 0 : (o < 0 ? -1 : keep);
 }
 
@@ -502,7 +693,7 @@ static int pm__band_step(const pm__slab *S, uint32_t i) {
         int k = pm__band_tri(pia, poa, pib, PM__STEP_KEEP1);
         return k < 0 ? PM_ERR_GEOMETRY : PM__STEP_ONE | k;
     }
-    if (pm_v2_orient(pia, pob, pib) > 0 && pm_v2_orient(pia, poa, pob) > 0)
+    if (pm__orient(pia, pob, pib) > 0 && pm__orient(pia, poa, pob) > 0)
         return PM__STEP_DIAG | PM__STEP_KEEP1 | PM__STEP_KEEP2;
     int k1 = pm__band_tri(pia, poa, pib, PM__STEP_KEEP1);
     int k2 = k1 < 0 ? -1 : pm__band_tri(pib, poa, pob, PM__STEP_KEEP2);
@@ -628,6 +819,13 @@ static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
     }
     if (rc) return rc;
     pm_prim *sp = &S->s->prims[2];
+    if (!PM__SIDEWALK_PLAIN && sp->icap - sp->icount >= t.len) {
+        /* (pm_prim_add_tri's stores for every triangle, at once.) */
+        if (t.len) memcpy(sp->indices + sp->icount, t.data, t.len * sizeof *t.data);
+        sp->icount += (uint32_t)t.len;
+        if (t.len) S->s->validated = false;
+        return PM_OK;
+    }
     for (size_t i = 0; i < t.len; i += 3)
         if (pm_prim_add_tri(S->s, sp, t.data[i], t.data[i + 1], t.data[i + 2]) < 0) return PM_ERR_NOMEM;
     return PM_OK;
@@ -636,6 +834,10 @@ static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
 /* The outer face: from each distinct outer point of the band (same floats)
  * down to the road edge's height, facing away from the slab. */
 static int pm__outer_face(pm__slab *S) {
+    if (pm__room(S, &S->s->prims[1], 2 * S->n, 6 * S->n, true)) {
+        pm__outer_face_fast(S, &S->s->prims[1]);
+        return PM_OK;
+    }
     double sc = S->N->p->uv_scale, u = 0;
     uint32_t b0 = 0, t0 = 0, bf = 0, tf = 0, prev = 0;
     bool any = false;
@@ -730,6 +932,7 @@ static int pm__gap(pm__net *N, const pm__slab *S, size_t road, int side, uint32_
     if (pm_vec_reserve(N->a, &N->gaps, N->gaps.len + 1)) return PM_ERR_NOMEM;
     pm__gap_t *g = &N->gaps.data[N->gaps.len++];
     g->corner = corner;
+    g->overlap = false;   /* (set by the callers that cut; the vector's memory is not zeroed) */
     g->road = road;
     g->side = side;
     g->bare = b - a;

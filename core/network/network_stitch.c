@@ -41,28 +41,38 @@ static void pm__seam_problem(pm__net *N, const pm__road *R, int end) {
              st->edge, (long long)q->node);
 }
 
-/* Column of a road vertex from its V (0 left, 0.5 centre, 1 right). */
-static int pm__col(float v) { return v < 0.25f ? 0 : (v > 0.75f ? 2 : 1); }
+/* One vertex's part of pm__sections for its column's running state (the
+ * column from its V: 0 left, 0.5 centre, 1 right). */
+typedef struct pm__colsec { uint32_t s0, n0, s1, n1; float best; } pm__colsec;
+
+static inline void pm__colsec_add(pm__colsec *c, float u, uint32_t v) {
+    if (u == 0.0f) { c->s0 = v; c->n0++; }
+    if (u > c->best) {
+        c->best = u; c->s1 = v; c->n1 = 1;
+    } else if (u == c->best) {
+        c->n1++;
+    }
+}
 
 /* The road's start section (U = 0 exactly; ok[0]) and end section (the
  * largest U of each column; ok[1]), as road-local vertices left, centre,
  * right, in one pass; ok says whether each is one vertex per column. */
 static void pm__sections(const pm_prim *P, uint32_t s0[3], uint32_t s1[3], bool ok[2]) {
-    uint32_t n0[3] = {0, 0, 0}, n1[3] = {0, 0, 0};
-    float best[3] = {-1, -1, -1};
-    for (int c = 0; c < 3; c++) s0[c] = s1[c] = PM__NONE;
-    for (uint32_t v = 0; v < P->vcount; v++) {
-        float u = P->uvs[2 * v];
-        int c = pm__col(P->uvs[2 * v + 1]);
-        if (u == 0.0f) { s0[c] = v; n0[c]++; }
-        if (u > best[c]) {
-            best[c] = u; s1[c] = v; n1[c] = 1;
-        } else if (u == best[c]) {
-            n1[c]++;
-        }
+    /* Each column's state in its own locals (not arrays indexed by the
+     * column, which the compiler keeps in memory): the same updates in
+     * the same vertex order. */
+    pm__colsec l = {PM__NONE, 0, PM__NONE, 0, -1}, m = l, r = l;
+    const float *uv = P->uvs;
+    for (uint32_t v = 0, n = P->vcount; v < n; v++) {
+        float u = uv[2 * (size_t)v], x = uv[2 * (size_t)v + 1];
+        if (x < 0.25f) pm__colsec_add(&l, u, v);
+        else if (x > 0.75f) pm__colsec_add(&r, u, v);
+        else pm__colsec_add(&m, u, v);
     }
-    ok[0] = n0[0] == 1 && n0[1] == 1 && n0[2] == 1;
-    ok[1] = n1[0] == 1 && n1[1] == 1 && n1[2] == 1;
+    s0[0] = l.s0, s0[1] = m.s0, s0[2] = r.s0;
+    s1[0] = l.s1, s1[1] = m.s1, s1[2] = r.s1;
+    ok[0] = l.n0 == 1 && m.n0 == 1 && r.n0 == 1;
+    ok[1] = l.n1 == 1 && m.n1 == 1 && r.n1 == 1;
 }
 
 /* Maps one end section onto junction mouth (jl, jr: output vertices, the
@@ -102,10 +112,51 @@ static int pm__emit(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t v, uint3
     return PM_OK;
 }
 
+#ifndef PM__STITCH_PLAIN
+#define PM__STITCH_PLAIN false   /* tests/core/test_network_stitch_fast.c: true for the plain path */
+#endif
+
+/* pm__emit_pieces' loop for a road of one edge with no aliases (not a
+ * welded ring) and room for all of its vertices and triangles in A: every
+ * triangle is that edge's, each corner's vertex appended at its first use
+ * (a copy of its position; normals and UVs zero, as pm__emit leaves them)
+ * and the triangle after its corners, as the plain loop does, without a
+ * call, a capacity test or an alias test per vertex. */
+static void pm__emit_one_piece(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t *restrict remap) {
+    /* (The arrays in restrict locals: stores through A's would make the
+     * compiler reload them per index.) */
+    uint32_t nv = A->vcount, ni = A->icount, n = P->icount;
+    const uint32_t *restrict q = P->indices;
+    const float *restrict src = P->positions;
+    uint32_t *restrict d = A->indices;
+    float *restrict pos = A->positions, *restrict nrm = A->normals, *restrict uv = A->uvs, *restrict rgba = A->colors;
+    uint32_t nv0 = nv;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = q[i], o = remap[v];
+        if (o == PM__NONE) {
+            o = remap[v] = nv;
+            memcpy(pos + 3 * (size_t)nv, src + 3 * (size_t)v, 3 * sizeof *pos);
+            nv++;
+        }
+        d[ni++] = o;
+    }
+    /* The new vertices' other attributes zero, in one go each. */
+    size_t added = nv - nv0;
+    memset(nrm + 3 * (size_t)nv0, 0, 3 * added * sizeof *nrm);
+    if (uv) memset(uv + 2 * (size_t)nv0, 0, 2 * added * sizeof *uv);
+    if (rgba) memset(rgba + 4 * (size_t)nv0, 0, 4 * added * sizeof *rgba);
+    if (n) {
+        s->validated = false;
+        A->normals_unit = false;
+    }
+    A->vcount = nv;
+    A->icount = ni;
+}
+
 /* The road's triangles edge by edge of its chain (each edge's vertices and
  * triangles then form ranges), vertices in order of first use. */
 static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *P, uint32_t *remap,
-                           const uint32_t *alias) {
+                           const uint32_t *alias, bool weld) {
     pm_prim *A = &s->prims[0];
     uint32_t nt = P->icount / 3;
     uint32_t *tri_edge = pm_arena_alloc(N->tmp, (nt + 1) * sizeof *tri_edge);
@@ -115,6 +166,17 @@ static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *
     int rc = pm__network_pieces(N, R, P, tri_edge, R->piece_len);
     R->voff = A->vcount;
     R->toff = A->icount / 3;
+    if (rc == PM_OK && R->nsteps == 1 && !weld && !PM__STITCH_PLAIN && A->vcap - A->vcount >= P->vcount &&
+        A->icap - A->icount >= P->icount) {
+        pm__emit_one_piece(s, A, P, remap);
+        R->piece[0] = R->voff;
+        R->piece[1] = A->vcount - R->voff;
+        R->piece[2] = R->toff;
+        R->piece[3] = A->icount / 3 - R->toff;
+        R->vcount = A->vcount - R->voff;
+        R->tcount = A->icount / 3 - R->toff;
+        return PM_OK;
+    }
     for (uint32_t k = 0; rc == PM_OK && k < R->nsteps; k++) {
         uint32_t v0 = A->vcount, t0 = A->icount / 3;
         for (uint32_t t = 0; rc == PM_OK && t < nt; t++) {
@@ -148,7 +210,8 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     uint32_t *remap = pm_arena_alloc(N->tmp, (P->vcount ? P->vcount : 1) * sizeof *remap);
     uint32_t *alias = pm_arena_alloc(N->tmp, (P->vcount ? P->vcount : 1) * sizeof *alias);
     if (!remap || !alias) return PM_ERR_NOMEM;
-    for (uint32_t v = 0; v < P->vcount; v++) remap[v] = alias[v] = PM__NONE;
+    memset(remap, 0xFF, (size_t)P->vcount * sizeof *remap);   /* PM__NONE */
+    memset(alias, 0xFF, (size_t)P->vcount * sizeof *alias);
     uint32_t sec0[3], sec1[3];
     bool sec_ok[2];
     pm__sections(P, sec0, sec1, sec_ok);
@@ -172,7 +235,7 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     bool weld = R->closed && sec_ok[0] && sec_ok[1];
     if (weld)
         for (int c = 0; c < 3; c++) alias[sec1[c]] = sec0[c];
-    int rc = pm__emit_pieces(N, s, R, P, remap, alias);
+    int rc = pm__emit_pieces(N, s, R, P, remap, alias, weld);
     /* The centre of a seam is always used by the road's triangles; should
      * it not be, it still has to exist for the junction's split. */
     if (rc == PM_OK && J0) rc = pm__emit(s, A, P, sec0[1], remap, alias);
@@ -339,10 +402,34 @@ int pm__network_stitch(pm__net *N, pm_scene **out) {
 /* UV = (x, z) * scale for every vertex (planar). The scale and arrays in
  * locals: written through p->uvs, N->p->uv_scale would be reloaded per
  * vertex. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#include <immintrin.h>
+#define PM__UV_AVX 1
+/* Four vertices at a time: each lane widens, multiplies and rounds as the
+ * loop below does (the same bits); returns how many it did. */
+__attribute__((target("avx"))) static uint32_t pm__planar_uvs_avx(const float *pos, float *uv, uint32_t n,
+                                                                  double sc) {
+    const __m256d s = _mm256_set1_pd(sc);
+    uint32_t v = 0;
+    for (; v + 4 <= n; v += 4) {
+        const float *q = pos + 3 * (size_t)v;
+        __m128 x = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm_setr_ps(q[0], q[3], q[6], q[9])), s));
+        __m128 z = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm_setr_ps(q[2], q[5], q[8], q[11])), s));
+        _mm_storeu_ps(uv + 2 * (size_t)v, _mm_unpacklo_ps(x, z));
+        _mm_storeu_ps(uv + 2 * (size_t)v + 4, _mm_unpackhi_ps(x, z));
+    }
+    return v;
+}
+#endif
+
 static void pm__planar_uvs(pm_prim *p, double sc) {
     const float *restrict pos = p->positions;
     float *restrict uv = p->uvs;
-    for (uint32_t v = 0, n = p->vcount; v < n; v++) {
+    uint32_t v0 = 0;
+#if PM__UV_AVX
+    if (!PM__STITCH_PLAIN && __builtin_cpu_supports("avx")) v0 = pm__planar_uvs_avx(pos, uv, p->vcount, sc);
+#endif
+    for (uint32_t v = v0, n = p->vcount; v < n; v++) {
         uv[2 * (size_t)v] = (float)((double)pos[3 * (size_t)v] * sc);
         uv[2 * (size_t)v + 1] = (float)((double)pos[3 * (size_t)v + 2] * sc);
     }

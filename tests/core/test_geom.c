@@ -260,6 +260,100 @@ Test(geom, normals_one_vertex_off_flat_is_the_reference) {
     pm_arena_destroy(f.a);
 }
 
+/* The normalize step of pm_prim_normals_finish, written out as the plain
+ * reference: widen, x x + y y + z z, sqrt, divide, round; +Y where the
+ * length is 0 or not finite. */
+static void ref_normalize(float *n) {
+    double x = n[0], y = n[1], z = n[2];
+    double len = sqrt(x * x + y * y + z * z);
+    if (!(len > 0.0) || !isfinite(len)) {
+        n[0] = 0.0f, n[1] = 1.0f, n[2] = 0.0f;
+        return;
+    }
+    n[0] = (float)(x / len), n[1] = (float)(y / len), n[2] = (float)(z / len);
+}
+
+Test(geom, normalize_paths_are_the_plain_one) {
+    /* pm__normalize_all's paths (plain, AVX where the CPU has it) against
+     * the reference on random sums of every magnitude: zeros, -0, huge
+     * ones whose squares overflow, subnormals, infinities and NaNs, and
+     * every count's remainder. */
+    pm_rng r;
+    pm_rng_seed(&r, 4242);
+    static float in[3 * 41], out[3 * 41 + 1], want[3 * 41];
+    int ran[2] = {0, 0};
+    for (int it = 0; it < 600; it++) {
+        uint32_t nv = (uint32_t)pm_rng_below(&r, 42);
+        for (uint32_t i = 0; i < 3 * nv; i++) {
+            double m = ldexp(pm_rng_range(&r, -1, 1), (int)pm_rng_below(&r, 300) - 150);
+            uint64_t pick = pm_rng_below(&r, 40);
+            in[i] = pick == 0 ? 0.0f : pick == 1 ? -0.0f : pick == 2 ? INFINITY : pick == 3 ? NAN
+                  : pick == 4 ? 3e38f : pick == 5 ? 1e-45f : (float)m;
+        }
+        if (it % 7 == 0 && nv) in[0] = in[1] = in[2] = 0.0f;
+        memcpy(want, in, sizeof want);
+        for (uint32_t v = 0; v < nv; v++) ref_normalize(want + 3 * v);
+        for (int path = -1; path <= 1; path++) {
+            memcpy(out, in, sizeof in);
+            out[3 * nv] = 12345.0f;   /* past the end: untouched */
+            if (pm__normalize_all(out, nv, path) < 0) continue;
+            if (path >= 0) ran[path]++;
+            cr_assert(memcmp(out, want, 3 * nv * sizeof *out) == 0, "path %d, %u normals differ", path, nv);
+            cr_assert_eq(out[3 * nv], 12345.0f, "path %d wrote past the end", path);
+        }
+    }
+    cr_assert_gt(ran[0], 0);
+    cr_log_info("normalize paths run: plain %d, AVX %d", ran[0], ran[1]);
+}
+
+Test(geom, face_down_paths_are_the_plain_one) {
+    /* pm__any_face_down's paths (plain, AVX2 where the CPU has it) against
+     * the plain test written out, on random flat and tilted triangle sets
+     * of every count's remainder: all up, one down anywhere (first, last,
+     * in a group of four), flat ones whose cross y rounds to +-0, and
+     * tiny crosses that round to a float zero. */
+    pm_rng r;
+    pm_rng_seed(&r, 9191);
+    static float pos[3 * 64];
+    static uint32_t ix[3 * 50];
+    int ran[2] = {0, 0}, downs = 0;
+    for (int it = 0; it < 4000; it++) {
+        uint32_t nv = (uint32_t)pm_rng_int(&r, 3, 64), nt = (uint32_t)pm_rng_below(&r, 51);
+        double scale = ldexp(1.0, (int)pm_rng_below(&r, 40) - 30);
+        for (uint32_t v = 0; v < nv; v++) {
+            pos[3 * v] = (float)(pm_rng_range(&r, -50, 50) * scale);
+            pos[3 * v + 1] = it % 2 ? 2.0f : (float)pm_rng_range(&r, -3, 3);
+            pos[3 * v + 2] = (float)(pm_rng_range(&r, -50, 50) * scale);
+            if (v > 0 && pm_rng_chance(&r, 0.1)) memcpy(pos + 3 * v, pos + 3 * (v - 1), 3 * sizeof *pos);
+        }
+        bool want = false;
+        for (uint32_t t = 0; t < nt; t++) {
+            uint32_t a = (uint32_t)pm_rng_below(&r, nv), b = (uint32_t)pm_rng_below(&r, nv), c = (uint32_t)pm_rng_below(&r, nv);
+            double cr[3];
+            pm_face_cross(pos, a, b, c, cr);
+            /* Mostly up (swapped to face up), now and then left as drawn. */
+            if ((float)cr[1] < 0.0f && !pm_rng_chance(&r, 0.02)) {
+                uint32_t x = b;
+                b = c, c = x;
+            }
+            ix[3 * t] = a, ix[3 * t + 1] = b, ix[3 * t + 2] = c;
+            pm_face_cross(pos, a, b, c, cr);
+            want |= (float)cr[1] < 0.0f;
+        }
+        downs += want;
+        for (int path = -1; path <= 1; path++) {
+            int got = pm__any_face_down(pos, ix, nt, path);
+            if (got < 0) continue;
+            if (path >= 0) ran[path]++;
+            cr_assert_eq(got, want, "path %d, %u triangles: %d, want %d", path, nt, got, want);
+        }
+    }
+    cr_assert_gt(ran[0], 0);
+    cr_assert_gt(downs, 200, "only %d sets face down", downs);
+    cr_assert_lt(downs, 3800, "%d sets of 4000 face down", downs);
+    cr_log_info("face-down paths run: plain %d, AVX2 %d; %d sets down", ran[0], ran[1], downs);
+}
+
 /* ---- bounds ------------------------------------------------------------- */
 
 Test(geom, bounds) {

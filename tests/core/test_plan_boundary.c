@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "geom/plan_boundary.h"
+#include "geom/predicates.h"
 #include "geom/plan_overlap.h"
 #include "scene/arena.h"
 #include "scene/result.h"
@@ -273,4 +274,86 @@ Test(plan_boundary, strip_outline_simple_only_when_disjoint) {
     }
     cr_assert_gt(overlapping, 50, "the trials must include overlapping strips (%d of %d)", overlapping, tried);
     cr_assert_gt(shown, tried / 4, "shown %d of %d", shown, tried);
+}
+
+/* pm_loop_convex written out the plain way (the code before its AVX2
+ * path): the reference its paths must agree with. */
+static int convex_ref(const float *xz, uint32_t m) {
+    if (m < 3) return 0;
+    int changes = 0, last = 0, first = 0;
+    for (uint32_t k = 0; k < m; k++) {
+        uint32_t j = (k + 1) % m, l = (k + 2) % m;
+        double A[2] = {xz[2 * k], xz[2 * k + 1]}, B[2] = {xz[2 * j], xz[2 * j + 1]}, C[2] = {xz[2 * l], xz[2 * l + 1]};
+        double dx = B[0] - A[0], dz = B[1] - A[1], o = pm_orient2d(A, B, C);
+        if (o < 0 || (dx == 0 && dz == 0)) return 0;
+        if (o == 0 && dx * (C[0] - B[0]) + dz * (C[1] - B[1]) <= 0) return 0;
+        int sg = (dx > 0) - (dx < 0);
+        if (sg == 0) continue;
+        if (first == 0) first = sg;
+        else if (sg != last) changes++;
+        last = sg;
+    }
+    if (last != first) changes++;
+    return changes <= 2;
+}
+
+Test(plan_boundary, loop_convex_paths_agree_with_the_plain_walk) {
+    /* Road-like outlines (a strip's two sides, straight along any angle
+     * or curved, many corners exactly or nearly collinear, where the
+     * orientation filter is not sure), convex polygons, and those
+     * spoiled (a point pushed in, a repeat, reversed): every path of
+     * pm__loop_convex_path against the reference. */
+    pm_rng r;
+    pm_rng_seed(&r, 5150);
+    static float xz[2 * 200];
+    int ran[2] = {0, 0}, yes = 0, no = 0;
+    for (int it = 0; it < 6000; it++) {
+        uint32_t half = (uint32_t)pm_rng_int(&r, 2, 99), m = 0;
+        double ang = it % 3 == 0 ? (double)pm_rng_below(&r, 4) * PM_TEST_PI / 2 : pm_rng_range(&r, 0, 2 * PM_TEST_PI);
+        double bendk = it % 4 == 0 ? pm_rng_range(&r, -0.02, 0.02) : 0.0, w = pm_rng_range(&r, 2, 8);
+        double ox = pm_rng_range(&r, -1000, 1000), oz = pm_rng_range(&r, -1000, 1000), step = pm_rng_range(&r, 0.3, 6);
+        for (int side = 0; side < 2; side++)
+            for (uint32_t i = 0; i < half; i++) {
+                uint32_t k = side ? half - 1 - i : i;
+                double t = k * step, a = ang + bendk * t, off = side ? w / 2 : -w / 2;
+                double cx = ox + t * cos(ang + bendk * t / 2), cz = oz + t * sin(ang + bendk * t / 2);
+                xz[2 * m] = (float)(cx - off * sin(a));
+                xz[2 * m + 1] = (float)(cz + off * cos(a));
+                m++;
+            }
+        if (it % 5 == 1) {   /* a convex polygon instead */
+            m = (uint32_t)pm_rng_int(&r, 3, 200);
+            for (uint32_t i = 0; i < m; i++) {
+                double a = 2 * PM_TEST_PI * i / m;
+                xz[2 * i] = (float)(ox + 50 * cos(a));
+                xz[2 * i + 1] = (float)(oz + 50 * sin(a));
+            }
+        }
+        if (pm_rng_chance(&r, 0.3)) {   /* spoiled */
+            uint32_t i = (uint32_t)pm_rng_below(&r, m);
+            switch (pm_rng_below(&r, 3)) {
+            case 0: xz[2 * i] = (float)(xz[2 * i] + pm_rng_range(&r, -3, 3)); break;
+            case 1: xz[2 * i] = xz[2 * ((i + 1) % m)], xz[2 * i + 1] = xz[2 * ((i + 1) % m) + 1]; break;
+            default:
+                for (uint32_t a = 0, b = m - 1; a < b; a++, b--)
+                    for (int c = 0; c < 2; c++) {
+                        float x = xz[2 * a + c];
+                        xz[2 * a + c] = xz[2 * b + c];
+                        xz[2 * b + c] = x;
+                    }
+            }
+        }
+        int want = convex_ref(xz, m);
+        yes += want, no += !want;
+        for (int path = -1; path <= 1; path++) {
+            int got = pm__loop_convex_path(xz, m, path);
+            if (got < 0) continue;
+            if (path >= 0) ran[path]++;
+            cr_assert_eq(got, want, "outline %d (%u points), path %d: %d, want %d", it, m, path, got, want);
+        }
+        cr_assert_eq(pm_loop_convex(xz, m), want, "outline %d", it);
+    }
+    cr_assert_gt(yes, 1000, "only %d convex", yes);
+    cr_assert_gt(no, 1000, "only %d not convex", no);
+    cr_log_info("loop_convex paths: plain %d, AVX2 %d; %d convex, %d not", ran[0], ran[1], yes, no);
 }

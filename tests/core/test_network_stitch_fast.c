@@ -1,0 +1,152 @@
+/* The stitch's and the sidewalk slabs' fast paths (core/network/
+ * network_stitch.c, network_sidewalk.c) against their plain paths, whole
+ * networks compared: every network built both ways on thousands of random
+ * towns (jittered grids, bends, through nodes, rings, sidewalks on some
+ * edges, curbs from ~0 to 0.4 m) and crowded networks built to overlap
+ * (pm_test_overlap_oracle.h: side by side, hairpins, close junctions,
+ * sidewalks cut where they overlap) must give the same return code, the
+ * same problems in the same order and the same bytes once encoded as the
+ * JSON mesh (every position, normal, UV and index, and the metadata: the
+ * roads' pieces, seams, sidewalk gaps). The two builds of a network
+ * run one after the other in fresh arenas whose memory malloc may hand
+ * back from the one before: a field left unset (a sidewalk gap's
+ * `overlap` was) shows up here as two different outputs. Both .c files are compiled into
+ * this test with their plain switches below (their external symbols are
+ * defined here, so the linker takes these copies). */
+#include <criterion/criterion.h>
+#include <stdbool.h>
+
+static bool fast_off;   /* every fast path off */
+#define PM__STITCH_PLAIN fast_off
+#define PM__SIDEWALK_PLAIN fast_off
+#include "../../core/network/network_stitch.c"
+#include "../../core/network/network_sidewalk.c"
+
+#include "pm_api/encode.h"
+#include "pm_api/generator.h"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "pm_test_overlap_oracle.h"
+#pragma GCC diagnostic pop
+
+/* A town: a jittered grid 20 to 90 m apart, some edges bent, some nodes of
+ * degree two (through nodes: roads of several edges), now and then a ring
+ * of through nodes (a closed road), sidewalks on most edges. */
+static void random_town(net *n, pm_rng *r) {
+    net_init(n);
+    int gx = (int)pm_rng_int(r, 2, 5), gz = (int)pm_rng_int(r, 1, 4);
+    double S = pm_rng_range(r, 20, 90);
+    uint32_t id[5][4];
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++)
+            id[i][j] = node(n, i * S + pm_rng_range(r, -4, 4), pm_rng_chance(r, 0.2) ? pm_rng_range(r, -2, 2) : 0,
+                            -j * S + pm_rng_range(r, -4, 4));
+    double hole = pm_rng_chance(r, 0.3) ? 0.6 : 0.0;
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            if (i + 1 < gx && pm_rng_chance(r, 0.85)) {
+                pm_network_edge *e = edge(n, id[i][j], id[i + 1][j], pm_rng_range(r, 4, 10));
+                const double *p = n->nodes + 3 * e->from, *q = n->nodes + 3 * e->to;
+                if (pm_rng_chance(r, 0.4))
+                    bend(n, e, (p[0] + q[0]) / 2, (p[2] + q[2]) / 2 + S * pm_rng_range(r, -0.3, 0.3));
+            }
+            if (j + 1 < gz && pm_rng_chance(r, 1.0 - hole)) edge(n, id[i][j], id[i][j + 1], pm_rng_range(r, 4, 10));
+        }
+    if (pm_rng_chance(r, 0.15) && n->nnodes + 6 <= 256) {
+        /* A ring of six through nodes beside the grid. */
+        double cx = gx * S + 80, rad = pm_rng_range(r, 25, 45);
+        uint32_t first = (uint32_t)n->nnodes;
+        for (int k = 0; k < 6; k++) node(n, cx + rad * cos(k * 1.0471975511965976), 0, rad * sin(k * 1.0471975511965976));
+        double w = pm_rng_range(r, 5, 9);
+        for (int k = 0; k < 6; k++) edge(n, first + k, first + (k + 1) % 6, w);
+    }
+    if (n->nedges == 0) edge(n, id[0][0], id[1][0], 7);
+    for (size_t e = 0; e < n->nedges; e++) {
+        n->edges[e].has_sidewalk = pm_rng_chance(r, 0.8);
+        double ch = pm_rng_chance(r, 0.05) ? 1e-9 : pm_rng_range(r, 0.02, 0.4);
+        n->edges[e].sidewalk = (pm_junction_sidewalk){pm_rng_range(r, 0.8, 3.5), ch};
+    }
+    n->p.corner_radius = pm_rng_range(r, 0, 8);
+    n->p.max_segment = pm_rng_chance(r, 0.2) ? 1000 : pm_rng_range(r, 1, 8);
+    n->p.max_error = pm_rng_chance(r, 0.2) ? pm_rng_range(r, 0.5, 20) : pm_rng_range(r, 0.005, 0.3);
+    finish(n);
+}
+
+typedef struct built {
+    pm_arena *a;
+    int rc;
+    pm_network_diag d;
+    pm_api_buf json;
+} built;
+
+static built build(const net *n, bool plain_path) {
+    built b = {.a = pm_arena_create(1 << 20)};
+    cr_assert(b.a);
+    pm_scene *s = NULL;
+    fast_off = plain_path;
+    b.rc = pm_network_generate(b.a, &n->p, &s, &b.d);
+    fast_off = false;
+    if (b.rc == PM_OK) {
+        cr_assert(s);
+        cr_assert_eq(pm_api_encode(s, pm_api_find_generator("/v1/networks"), NULL, PM_API_FMT_JSON, &b.json), 0);
+    }
+    return b;
+}
+
+/* Built both ways: the same. Returns whether it built (PM_OK). */
+static bool same_both_ways(const net *n, const char *what, int it) {
+    built f = build(n, false), p = build(n, true);
+    cr_assert_eq(f.rc, p.rc, "%s %d: rc %d, plain %d", what, it, f.rc, p.rc);
+    cr_assert_eq(f.d.nproblems, p.d.nproblems, "%s %d: %zu problems, plain %zu", what, it, f.d.nproblems,
+                 p.d.nproblems);
+    for (size_t k = 0; k < f.d.nproblems; k++) {
+        const pm_network_problem *x = &f.d.problems[k], *y = &p.d.problems[k];
+        cr_assert(x->error == y->error && x->node == y->node && x->node2 == y->node2 && x->nedges == y->nedges &&
+                      !memcmp(x->point, y->point, sizeof x->point) && !memcmp(x->tris, y->tris, sizeof x->tris) &&
+                      !memcmp(x->edges, y->edges, x->nedges * sizeof *x->edges) && !strcmp(x->message, y->message),
+                  "%s %d, problem %zu: %s / plain: %s", what, it, k, x->message, y->message);
+    }
+    if (f.rc == PM_OK) {
+        cr_assert(f.json.len == p.json.len && memcmp(f.json.data, p.json.data, f.json.len) == 0,
+                  "%s %d: the JSON meshes differ (%zu and %zu bytes)", what, it, f.json.len, p.json.len);
+        free(f.json.data);
+        free(p.json.data);
+    }
+    pm_arena_destroy(f.a);
+    pm_arena_destroy(p.a);
+    return f.rc == PM_OK;
+}
+
+Test(network_stitch_fast, towns_are_the_same_with_and_without_the_fast_paths, .timeout = 300) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261202);
+    int built_ok = 0;
+    for (int it = 0; it < 700; it++) {
+        net n;
+        random_town(&n, &r);
+        built_ok += same_both_ways(&n, "town", it);
+    }
+    cr_log_info("towns built: %d of 700", built_ok);
+    cr_assert_geq(built_ok, 300, "only %d towns built", built_ok);
+}
+
+Test(network_stitch_fast, crowded_networks_are_the_same_with_and_without_the_fast_paths, .timeout = 300) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261203);
+    int built_ok = 0, refused = 0;
+    for (int it = 0; it < 1000; it++) {
+        net n;
+        crowded_net(&n, &r, it % 5, it % 3 == 0);
+        if (n.nedges == 0) continue;
+        pm_arena *a = pm_arena_create(1 << 16);
+        uint32_t pairs[4][2];
+        bool crossing = pm_network_crossings(a, &n.p, pairs, 4) != 0;   /* (refused before the stitch) */
+        pm_arena_destroy(a);
+        if (crossing) continue;
+        if (same_both_ways(&n, "crowded", it)) built_ok++;
+        else refused++;
+    }
+    cr_log_info("crowded networks: %d built, %d refused", built_ok, refused);
+    cr_assert_geq(built_ok, 200, "only %d built", built_ok);
+    cr_assert_geq(refused, 50, "only %d refused", refused);
+}
