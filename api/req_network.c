@@ -608,7 +608,7 @@ static const char *const network_summary_omit[] = {"nodes[].mouths", "nodes[].co
 
 const pm_api_generator pm_api_gen_network = {
     .name = "network",
-    .version = "1.6.0",   /* 1.6.0: road 1.6.0's chord bound; 1.5.0: road 1.5.0's sampling (streets in the fewest chords of at most max_segment); 1.4.0: junctions built in their node's local frame (translated when placed, identical ones reused; coordinates rounded there); 1.3.1: road 1.3.0's triangle order and sampling; 1.3.0 (never released): merged junctions keep their arms at their own nodes; roads fan the inner side of turns tighter than their half width; sidewalks on other pieces cut back (bare corners, interrupted road sidewalks); arms past through nodes; 30-degree sharp nodes */
+    .version = "1.6.1",   /* 1.6.1: a sidewalk gap at a junction corner no longer reads its overlap flag from old memory (its sidewalk_interrupted warning could say "overlap" and vary between runs); 1.6.0: road 1.6.0's chord bound; 1.5.0: road 1.5.0's sampling (streets in the fewest chords of at most max_segment); 1.4.0: junctions built in their node's local frame (translated when placed, identical ones reused; coordinates rounded there); 1.3.1: road 1.3.0's triangle order and sampling; 1.3.0 (never released): merged junctions keep their arms at their own nodes; roads fan the inner side of turns tighter than their half width; sidewalks on other pieces cut back (bare corners, interrupted road sidewalks); arms past through nodes; 30-degree sharp nodes */
     .path = "/v1/networks",
     .parse = pm__network_parse,
     .parse_text = pm_api__network_parse_text,

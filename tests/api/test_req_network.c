@@ -301,9 +301,9 @@ Test(req_network, grid_town_metadata) {
 Test(req_network, golden_glb_hashes) {
     char *g = grid(3, 3);
     pm_test_golden goldens[] = {
-        {"tee", TEE, 0x81db877cc6b2c910ull},
-        {"y_curved", YNET, 0xc0eb5dc006a8aedeull},
-        {"grid3", g, 0xc3b416f9b2447363ull},
+        {"tee", TEE, 0x3c660f7f04ebd612ull},
+        {"y_curved", YNET, 0xe85b83d0246e4832ull},
+        {"grid3", g, 0x95c8ed5824ae0d4aull},
     };
     pm_test_api_check_goldens(&GEN, goldens, sizeof goldens / sizeof *goldens, "PM_NETWORK_GOLDEN");
     free(g);
