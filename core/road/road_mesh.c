@@ -385,21 +385,62 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
 }
 
 #ifdef __SSE2__
+/* n doubles to floats (CVTPD2PS rounds as a cast does), four at a time. */
+static inline __attribute__((always_inline)) void pm__cvt_floats(float *out, const double *in, size_t n) {
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m128 lo = _mm_cvtpd_ps(_mm_loadu_pd(in + k)), hi = _mm_cvtpd_ps(_mm_loadu_pd(in + k + 2));
+        _mm_storeu_ps(out + k, _mm_movelh_ps(lo, hi));
+    }
+    if (k + 2 <= n) {
+        _mm_storel_pi((__m64 *)(void *)(out + k), _mm_cvtpd_ps(_mm_loadu_pd(in + k)));
+        k += 2;
+    }
+    if (k < n) out[k] = (float)in[k];
+}
+
+/* One row of pm__emit_rows_whole_w vertex by vertex, as pm__emit_row
+ * stores them: a vertex equal (position and UV) to the previous row's
+ * vertex of its column is that vertex (a fan's pivot repeats). Returns
+ * the next free vertex. */
+static inline __attribute__((always_inline)) uint32_t
+pm__whole_row_each(pm_prim *pr, uint32_t v, const pm__section *sc, const double *pd, const double *ud,
+                   const float *nd, bool drape, bool check, uint32_t *mrow, size_t w) {
+    float *P = pr->positions, *N = pr->normals, *U = pr->uvs;
+    float up[3] = {(float)sc->up[0], (float)sc->up[1], (float)sc->up[2]};
+    for (size_t j = 0; j < w; j++) {
+        float pf[3] = {(float)pd[3 * j], (float)pd[3 * j + 1], (float)pd[3 * j + 2]};
+        float uf[2] = {(float)ud[2 * j], (float)ud[2 * j + 1]};
+        if (check && pm__same_vertex(pr, (mrow - w)[j], pf, uf)) {
+            mrow[j] = (mrow - w)[j];
+            continue;
+        }
+        memcpy(P + 3 * (size_t)v, pf, sizeof pf);
+        memcpy(N + 3 * (size_t)v, drape ? nd + 3 * j : up, 3 * sizeof(float));
+        memcpy(U + 2 * (size_t)v, uf, sizeof uf);
+        mrow[j] = v++;
+    }
+    return v;
+}
+
 /* pm__emit_row for rows i0 .. i1 - 1, whole sections (pm__level.whole:
  * nothing collapses) whose vertices all fit pr's reserve: the same
- * vertices (CVTPD2PS rounds as a cast does), without the per-column
- * collapse tests; |x| and |z| maximised in float (widening is exact and
- * monotone, so the same bound). Each row's x and z, widened, to XZ (row i
- * at 2 w i: w x, then w z). Not inlined: a loop of its own keeps its
- * pointers in registers. */
+ * vertices, without the per-column collapse tests. Each row's x and z,
+ * widened, to XZ (row i at 2 w i: w x, then w z); *mbound grows to
+ * their largest magnitude (widening is exact and monotone: the floats'
+ * bound; a row's repeated vertex adds nothing new). A row's vertices
+ * repeat the previous row's only where their x is the same (XZ holds
+ * the previous row's vertices' x, whichever path stored them): rows
+ * without such an x are converted in bulk, their vertices consecutive;
+ * the others vertex by vertex. */
 static inline __attribute__((always_inline)) void
 pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, size_t i1, bool drape,
-                      uint32_t *map, float *mbound, double *XZ, size_t w) {
+                      uint32_t *map, double *mbound, double *XZ, size_t w) {
     size_t nc = L->ncol, at = i0 * nc + rg.k0;
     uint32_t v = pr->vcount;
     float *restrict P = pr->positions, *restrict N = pr->normals, *restrict U = pr->uvs;
-    const __m128 absmask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
-    __m128 mb = _mm_set_ss(*mbound);
+    const __m128d absmask = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+    __m128d mb = _mm_set1_pd(*mbound);
     /* Row by row, each pointer stepped: a section, its grid points (3 nc
      * doubles of position, 2 nc of UV, 3 nc floats of drape normal), its
      * map row (w) and its XZ row (2 w). */
@@ -409,51 +450,63 @@ pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, 
     uint32_t *mrow = map + i0 * w;
     double *xr = XZ + 2 * w * i0;
     for (size_t i = i0; i < i1; i++, sc++, pd += 3 * nc, ud += 2 * nc, mrow += w, xr += 2 * w) {
-        /* Off terrain every vertex of the section has its (banked) up. */
-        __m128 nxy = _mm_cvtpd_ps(_mm_loadu_pd(sc->up)), nz = _mm_cvtpd_ps(_mm_load_sd(sc->up + 2));
-        bool check = i > 0;   /* the row before: a fan's pivot repeats */
+        /* The row's positions go to the next free vertices (scratch until
+         * the row is known to repeat no vertex), XZ from those floats. */
+        float *pv = P + 3 * (size_t)v;
+        pm__cvt_floats(pv, pd, 3 * w);
         for (size_t j = 0; j < w; j++) {
-            __m128 fxy = _mm_cvtpd_ps(_mm_loadu_pd(pd + 3 * j));            /* x, y */
-            __m128 fz = _mm_cvtpd_ps(_mm_load_sd(pd + 3 * j + 2));          /* z */
-            __m128 fuv = _mm_cvtpd_ps(_mm_loadu_pd(ud + 2 * j));            /* u, v */
-            float x = _mm_cvtss_f32(fxy), z = _mm_cvtss_f32(fz);
-            xr[j] = x;
-            xr[w + j] = z;
-            if (check) {
-                uint32_t m = (mrow - w)[j];
-                const float *q = P + 3 * (size_t)m, *u = U + 2 * (size_t)m;
-                float y = _mm_cvtss_f32(_mm_shuffle_ps(fxy, fxy, 1));
-                float fu = _mm_cvtss_f32(fuv), fv = _mm_cvtss_f32(_mm_shuffle_ps(fuv, fuv, 1));
-                if (q[0] == x && q[1] == y && q[2] == z && u[0] == fu && u[1] == fv) {
-                    mrow[j] = m;
-                    continue;
-                }
-            }
-            mb = _mm_max_ss(_mm_and_ps(fxy, absmask), mb);
-            mb = _mm_max_ss(_mm_and_ps(fz, absmask), mb);
-            float *pv = P + 3 * (size_t)v, *nv = N + 3 * (size_t)v;
-            _mm_storel_pi((__m64 *)(void *)pv, fxy);
-            _mm_store_ss(pv + 2, fz);
+            xr[j] = pv[3 * j];
+            xr[w + j] = pv[3 * j + 2];
+        }
+        size_t k = 0;
+        for (; k + 2 <= 2 * w; k += 2) mb = _mm_max_pd(_mm_and_pd(_mm_loadu_pd(xr + k), absmask), mb);
+        if (k < 2 * w) mb = _mm_max_pd(_mm_and_pd(_mm_load1_pd(xr + k), absmask), mb);
+        __m128d same = _mm_setzero_pd();
+        if (i > 0) {
+            const double *xp = xr - 2 * w;
+            for (k = 0; k + 2 <= w; k += 2) same = _mm_or_pd(same, _mm_cmpeq_pd(_mm_loadu_pd(xr + k), _mm_loadu_pd(xp + k)));
+            if (k < w) same = _mm_or_pd(same, _mm_cmpeq_sd(_mm_load_sd(xr + k), _mm_load_sd(xp + k)));
+        }
+        if (__builtin_expect(_mm_movemask_pd(same) != 0, 0)) {
+            v = pm__whole_row_each(pr, v, sc, pd, ud, nd, drape, true, mrow, w);
+        } else {
+            pm__cvt_floats(U + 2 * (size_t)v, ud, 2 * w);
+            float *nv = N + 3 * (size_t)v;
             if (drape) {
-                memcpy(nv, nd + 3 * j, 3 * sizeof(float));
+                memcpy(nv, nd, 3 * w * sizeof(float));
             } else {
-                _mm_storel_pi((__m64 *)(void *)nv, nxy);
-                _mm_store_ss(nv + 2, nz);
+                /* up, up, up ...: three vectors hold the pattern */
+                __m128 xy = _mm_cvtpd_ps(_mm_loadu_pd(sc->up)), z = _mm_cvtpd_ps(_mm_load_sd(sc->up + 2));
+                __m128 xyz = _mm_movelh_ps(xy, z);                                  /* x y z 0 */
+                __m128 a = _mm_shuffle_ps(xyz, xyz, _MM_SHUFFLE(0, 2, 1, 0));       /* x y z x */
+                __m128 b = _mm_shuffle_ps(xyz, xyz, _MM_SHUFFLE(1, 0, 2, 1));       /* y z x y */
+                __m128 c = _mm_shuffle_ps(xyz, xyz, _MM_SHUFFLE(2, 1, 0, 2));       /* z x y z */
+                size_t m = 0;
+                for (; m + 12 <= 3 * w; m += 12) {
+                    _mm_storeu_ps(nv + m, a);
+                    _mm_storeu_ps(nv + m + 4, b);
+                    _mm_storeu_ps(nv + m + 8, c);
+                }
+                if (m + 4 <= 3 * w) _mm_storeu_ps(nv + m, a), m += 4;
+                if (m + 4 <= 3 * w) _mm_storeu_ps(nv + m, b), m += 4;
+                for (; m < 3 * w; m++) nv[m] = (float)sc->up[m % 3];
             }
-            _mm_storel_pi((__m64 *)(void *)(U + 2 * (size_t)v), fuv);
-            mrow[j] = v++;
+            for (size_t j = 0; j < w; j++) mrow[j] = v + (uint32_t)j;
+            v += (uint32_t)w;
         }
         if (drape) nd += 3 * nc;
     }
     pr->vcount = v;
-    *mbound = _mm_cvtss_f32(mb);
+    /* The lanes' maxima: both started at *mbound, NaN never entered. */
+    __m128d hi = _mm_unpackhi_pd(mb, mb);
+    *mbound = _mm_cvtsd_f64(_mm_max_sd(hi, mb));
 }
 
 /* Off a drape, the usual widths (a two-lane road: 3 columns; a shoulder:
  * 2) with the width a constant, their row loops unrolled. */
 __attribute__((noinline))
 static void pm__emit_rows_whole(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, size_t i1,
-                                bool drape, uint32_t *map, float *mbound, double *XZ) {
+                                bool drape, uint32_t *map, double *mbound, double *XZ) {
     size_t w = rg.k1 - rg.k0 + 1;
     if (drape) pm__emit_rows_whole_w(L, pr, rg, i0, i1, true, map, mbound, XZ, w);
     else if (w == 3) pm__emit_rows_whole_w(L, pr, rg, i0, i1, false, map, mbound, XZ, 3);
@@ -576,7 +629,6 @@ static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const 
 static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, uint32_t *map,
                                double *XZ) {
     size_t n = L->n, w = rg.k1 - rg.k0 + 1;
-    float mbf = 1.0f;
     double mbound = 1.0;
     assert(!pr->colors && pr->uvs);
     for (size_t i = 0; i < n;) {
@@ -585,7 +637,7 @@ static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range 
         size_t e = i;
         while (e < n && L->whole[e]) e++;
         if (e > i && pr->vcount + (e - i) * w <= pr->vcap) {
-            pm__emit_rows_whole(L, pr, rg, i, e, drape, map, &mbf, XZ);
+            pm__emit_rows_whole(L, pr, rg, i, e, drape, map, &mbound, XZ);
             i = e;
             continue;
         }
@@ -600,7 +652,6 @@ static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range 
         }
         i++;
     }
-    if ((double)mbf > mbound) mbound = mbf;
     for (uint32_t j0 = 0; j0 + 1 < w; j0 += PM__BAND_QUADS) {
         uint32_t j1 = j0 + PM__BAND_QUADS < w - 1 ? j0 + PM__BAND_QUADS : w - 1;
         pm__emit_band(L, pr, map, XZ, n, w, j0, j1, mbound);
