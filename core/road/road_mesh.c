@@ -94,6 +94,120 @@ void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d
 }
 
 
+/* Whether section sc is whole: it fans no side and cuts back neither
+ * (W0, W1 the outermost columns' offsets), so that every column's offset
+ * is its own (pm__clamped gives d, pm__in_fan false). */
+static inline bool pm__whole(const pm__section *sc, double W0, double W1) {
+    return (!sc->fan[0] & !sc->fan[1]) & ((W0 <= sc->clamp[0]) & (W1 <= sc->clamp[1]));
+}
+
+/* The columns that own their length (outer shoulder edges and carriageway
+ * edges, in order; 2 or 4 of them) into own; returns how many. */
+static uint32_t pm__own_columns(const pm__level *L, uint32_t own[4]) {
+    uint32_t nown = 0;
+    if (L->kl > 0) own[nown++] = 0;
+    own[nown++] = L->kl;
+    own[nown++] = L->kr;
+    if (L->kr + 1 < L->ncol) own[nown++] = L->ncol - 1;
+    return nown;
+}
+
+/* How column k gets its UV: U from the owning columns ka and kb around
+ * it (ka == k: its own), weights 1 - f and f; V across the carriageway. */
+typedef struct pm__uvcol {
+    uint32_t ka, kb;
+    double f, v;
+} pm__uvcol;
+
+static void pm__uv_columns(const pm__level *L, double width, const uint32_t *own, uint32_t nown,
+                           pm__uvcol *uc) {
+    for (size_t k = 0; k < L->ncol; k++) {
+        uint32_t ja = 0;
+        while (ja + 1 < nown && own[ja + 1] <= k) ja++;
+        uint32_t ka = own[ja], kb = ja + 1 < nown ? own[ja + 1] : ka;
+        double f = kb > ka ? (L->col[k] - L->col[ka]) / (L->col[kb] - L->col[ka]) : 0.0;
+        uc[k] = (pm__uvcol){ka, kb, f, (L->col[k] + 0.5 * width) / width};
+    }
+}
+
+#ifdef __SSE2__
+/* The rows of an open road off a drape while its sections are whole, with
+ * their UVs in the same pass: per owning column, the running sum of
+ * pm_v3_dist over the rows (two columns side by side, each lane
+ * pm_v3_dist's operations in its order; SQRTPD rounds as sqrt does)
+ * times uv_scale; between them, the plain pass's interpolation. Returns
+ * the sections done: n when all were whole (the UVs and edge lengths are
+ * then final), else the first section that is not (its own and the later
+ * rows, and all UVs, are left to the plain passes); PM_ERR_CANCELLED. */
+static inline __attribute__((always_inline)) long
+pm__grid_whole_w(pm__ctx *x, pm__level *L, const pm__uvcol *uc, const uint32_t *own, uint32_t nown, size_t nc) {
+    const pm_road_params *p = x->p;
+    size_t n = L->n;
+    double W0 = -L->col[0], W1 = L->col[nc - 1];
+    const __m128d scale = _mm_set1_pd(p->uv_scale);
+    __m128d acc[2] = {_mm_setzero_pd(), _mm_setzero_pd()};
+    /* nc == 3: the middle column's weights and every column's V in locals */
+    double v0 = uc[0].v, v1 = uc[nc > 1].v, v2 = uc[nc > 2 ? 2 : 0].v, f1 = uc[nc > 1].f, g1 = 1.0 - f1;
+    for (size_t i = 0; i < n; i++) {
+        if ((i & 255) == 0 && p->cancel && *p->cancel) return PM_ERR_CANCELLED;
+        const pm__section *sc = &L->sec[i];
+        bool whole = pm__whole(sc, W0, W1);
+        L->whole[i] = whole;
+        if (!whole) return (long)i;
+        double *row = L->pos + 3 * i * nc, *uv = L->uv + 2 * i * nc;
+        pm__grid_row_whole(sc, L->col, nc, row);
+        for (uint32_t q = 0; q < nown; q += 2) {
+            const double *a0 = row - 3 * nc + 3 * own[q], *a1 = row - 3 * nc + 3 * own[q + 1];
+            const double *b0 = row + 3 * own[q], *b1 = row + 3 * own[q + 1];
+            __m128d u = _mm_setzero_pd();
+            if (i > 0) {
+                __m128d d0 = _mm_sub_pd(_mm_loadu_pd(b0), _mm_loadu_pd(a0));   /* dx, dy of column q */
+                __m128d d1 = _mm_sub_pd(_mm_loadu_pd(b1), _mm_loadu_pd(a1));
+                __m128d dx = _mm_unpacklo_pd(d0, d1), dy = _mm_unpackhi_pd(d0, d1);
+                __m128d dz = _mm_sub_pd(_mm_loadh_pd(_mm_load_sd(b0 + 2), b1 + 2),
+                                        _mm_loadh_pd(_mm_load_sd(a0 + 2), a1 + 2));
+                __m128d s = _mm_add_pd(_mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy)), _mm_mul_pd(dz, dz));
+                acc[q / 2] = _mm_add_pd(acc[q / 2], _mm_sqrt_pd(s));
+                u = _mm_mul_pd(acc[q / 2], scale);
+            }
+            _mm_storel_pd(uv + 2 * own[q], u);
+            _mm_storeh_pd(uv + 2 * own[q + 1], u);
+        }
+        if (nc == 3) {   /* own = {0, 2}: column 1 between them */
+            uv[1] = v0, uv[3] = v1, uv[5] = v2;
+            uv[2] = uv[0] * g1 + uv[4] * f1;
+            continue;
+        }
+        for (size_t k = 0; k < nc; k++) {
+            const pm__uvcol *c = &uc[k];
+            if (c->ka != k) uv[2 * k] = uv[2 * c->ka] * (1.0 - c->f) + uv[2 * c->kb] * c->f;
+            uv[2 * k + 1] = c->v;
+        }
+    }
+    /* Every own column's sum: lane 0 of a pair its first column. */
+    double sums[4];
+    _mm_storeu_pd(sums, acc[0]);
+    _mm_storeu_pd(sums + 2, acc[1]);
+    for (uint32_t j = 0; j < nown; j++) {
+        uint32_t k = own[j];
+        int slot = k == 0 && L->kl > 0 ? 0 : (k == L->kl ? 1 : (k == L->kr ? 2 : 3));
+        L->edge_len[slot] = sums[j];
+    }
+    if (L->kl == 0) L->edge_len[0] = L->edge_len[1];
+    if (L->kr + 1 == nc) L->edge_len[3] = L->edge_len[2];
+    return (long)n;
+}
+
+/* pm__grid_whole_w with the two-lane road's 3 columns a constant. */
+__attribute__((noinline))
+static long pm__grid_whole(pm__ctx *x, pm__level *L, const pm__uvcol *uc, const uint32_t *own, uint32_t nown) {
+    static const uint32_t own3[2] = {0, 2};   /* kl, kr of 3 columns */
+    assert(L->ncol != 3 || (nown == 2 && own[0] == 0 && own[1] == 2));
+    if (L->ncol == 3) return pm__grid_whole_w(x, L, uc, own3, 2, 3);
+    return pm__grid_whole_w(x, L, uc, own, nown, L->ncol);
+}
+#endif
+
 /* Positions, then U along the edges that own their length, V across. */
 int pm__road_grid(pm__ctx *x, pm__level *L) {
     const pm_road_params *p = x->p;
@@ -108,17 +222,29 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
         if (!L->nrm) return PM_ERR_NOMEM;
     }
     if (!x->plain && !(L->whole = pm_arena_alloc(x->a, n))) return PM_ERR_NOMEM;
+    uint32_t own[4], nown = pm__own_columns(L, own);
+    pm__uvcol *uc = pm_arena_alloc(x->a, nc * sizeof *uc);
+    if (!uc) return PM_ERR_NOMEM;
+    pm__uv_columns(L, p->width, own, nown, uc);
+    size_t i0 = 0;
+#ifdef __SSE2__
+    if (L->whole && !L->nrm && !L->closed && nown % 2 == 0) {
+        long r = pm__grid_whole(x, L, uc, own, nown);
+        if (r < 0) return (int)r;
+        if ((size_t)r == n) return PM_OK;
+        i0 = (size_t)r;
+    }
+#endif
     /* A section is whole (pm__level.whole) when it fans no side and cuts
      * back neither: every column's offset is then its own (pm__clamped
      * gives d, pm__in_fan false). */
     double W0 = -L->col[0], W1 = L->col[nc - 1];
-    bool all_whole = true;
-    for (size_t i = 0; i < n; i++) {
+    bool all_whole = true;   /* the rows before i0 were */
+    for (size_t i = i0; i < n; i++) {
         if (p->cancel && *p->cancel) return PM_ERR_CANCELLED;
         const pm__section *sc = &L->sec[i];
         double *row = L->pos + 3 * i * nc;
-        bool whole = L->whole &&
-                     ((!sc->fan[0] & !sc->fan[1]) & ((W0 <= sc->clamp[0]) & (W1 <= sc->clamp[1])));
+        bool whole = L->whole && pm__whole(sc, W0, W1);
         if (L->whole) L->whole[i] = whole;
         all_whole &= whole;
         if (!L->nrm && whole) {
@@ -149,12 +275,6 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
      * below W, which no whole section is): an open road of whole sections
      * has nothing to weld (a closed one still joins its seam). */
     if (!all_whole || L->closed) pm__road_weld_collapses(L);
-    /* Columns that own their length: outer shoulder edges and carriageway edges. */
-    uint32_t own[4], nown = 0;
-    if (L->kl > 0) own[nown++] = 0;
-    own[nown++] = L->kl;
-    own[nown++] = L->kr;
-    if (L->kr + 1 < nc) own[nown++] = (uint32_t)nc - 1;
     for (uint32_t j = 0; j < nown; j++) {
         uint32_t k = own[j];
         double acc = 0.0;
@@ -169,15 +289,11 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
     if (L->kl == 0) L->edge_len[0] = L->edge_len[1];
     if (L->kr + 1 == nc) L->edge_len[3] = L->edge_len[2];
     for (size_t k = 0; k < nc; k++) {
-        uint32_t ja = 0;
-        while (ja + 1 < nown && own[ja + 1] <= k) ja++;
-        uint32_t ka = own[ja], kb = ja + 1 < nown ? own[ja + 1] : ka;
-        double f = kb > ka ? (L->col[k] - L->col[ka]) / (L->col[kb] - L->col[ka]) : 0.0;
-        double v = (L->col[k] + 0.5 * p->width) / p->width;
+        const pm__uvcol *c = &uc[k];
         for (size_t i = 0; i < n; i++) {
             double *uv = L->uv + 2 * (i * nc + k);
-            if (k != ka) uv[0] = L->uv[2 * (i * nc + ka)] * (1.0 - f) + L->uv[2 * (i * nc + kb)] * f;
-            uv[1] = v;
+            if (k != c->ka) uv[0] = L->uv[2 * (i * nc + c->ka)] * (1.0 - c->f) + L->uv[2 * (i * nc + c->kb)] * c->f;
+            uv[1] = c->v;
         }
     }
     return PM_OK;
