@@ -649,6 +649,39 @@ static inline int pm__v2bits(pm__v2i m) {
 #endif
 }
 
+/* Four doubles: two quads' triangles side by side in pm__emit_band_w.
+ * Only the inline functions below take or return them: no call crosses
+ * an ABI, so GCC's note that AVX would pass them differently does not
+ * apply. */
+typedef double pm__v4d __attribute__((vector_size(32)));
+typedef int64_t pm__v4i __attribute__((vector_size(32)));
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+/* (a[0], a[1], b[0], b[1]) */
+static inline __attribute__((always_inline)) pm__v4d pm__v4_pair(const double *a, const double *b) {
+    pm__v2d lo, hi;
+    memcpy(&lo, a, sizeof lo);
+    memcpy(&hi, b, sizeof hi);
+    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3);
+}
+/* pm__v2abs, pm__v2max (b > a ? b : a) and pm__v2bits on four lanes. */
+static inline __attribute__((always_inline)) pm__v4d pm__v4abs(pm__v4d v) { return (pm__v4d)((pm__v4i)v & INT64_MAX); }
+static inline __attribute__((always_inline)) pm__v4d pm__v4max(pm__v4d a, pm__v4d b) {
+    pm__v4i m = b > a;
+    return (pm__v4d)(((pm__v4i)b & m) | ((pm__v4i)a & ~m));
+}
+static inline __attribute__((always_inline)) int pm__v4bits(pm__v4i m) {
+    return (m[0] ? 1 : 0) | (m[1] ? 2 : 0) | (m[2] ? 4 : 0) | (m[3] ? 8 : 0);
+}
+/* Whether every lane of mask m is set: halves and-ed, no lane by lane
+ * extraction. */
+static inline __attribute__((always_inline)) bool pm__v4all(pm__v4i m) {
+    pm__v2i h = __builtin_shufflevector(m, m, 0, 1) & __builtin_shufflevector(m, m, 2, 3);
+    return (h[0] & h[1]) != 0;
+}
+
 /* pm__emit_quads for all rows of band j0..j1 at once, the plan positions
  * of the grid's vertices read from XZ (row i at 2 w i: w x, then w z, as
  * doubles): the same tests and the same triangles in the same order. */
@@ -687,9 +720,44 @@ pm__emit_band_w(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ
     assert(pr->icount + 6 * (uint64_t)(n - 1) * (j1 - j0) <= pr->icap);
     const uint32_t *r0 = map;
     const double *gr = XZ;   /* row i: w x, then w z; row i + 1 at + 2 w */
+    const pm__v4d m4v = {m4, m4, m4, m4};
     for (uint32_t i = 0; i + 1 < n; i++, r0 += w, gr += 2 * w) {
         const uint32_t *r1 = r0 + w;
-        for (uint32_t j = j0; j < j1; j++) {
+        uint32_t j = j0;
+        /* Two quads at once, lanes (quad j's triangle 0, quad j + 1's 0,
+         * quad j's 1, quad j + 1's 1): each lane the operations of the
+         * two-lane step below, in its order. */
+        for (; j + 2 <= j1; j += 2) {
+            const double *g = gr + j;   /* x of row i's column j; z at + w, row i + 1 at + 2 w */
+            pm__v4d ax = pm__v4_pair(g, g + 1), az = pm__v4_pair(g + w, g + w + 1);
+            pm__v4d bx = pm__v4_pair(g + 1, g + 2 * w + 1), bz = pm__v4_pair(g + w + 1, g + 3 * w + 1);
+            pm__v4d cx = pm__v4_pair(g + 2 * w, g + 2 * w), cz = pm__v4_pair(g + 3 * w, g + 3 * w);
+            pm__v4d dbx = bx - ax, dbz = bz - az, dcx = cx - ax, dcz = cz - az;
+            pm__v4d od = dbz * dcx - dbx * dcz;
+            pm__v4d e2 = pm__v4max(pm__v4max(pm__v4abs(dbx), pm__v4abs(dcx)),
+                                   pm__v4max(pm__v4abs(dbz), pm__v4abs(dcz)));
+            pm__v4i sure = od > m4v * (2.0 * e2), up = od > 0.0;
+            uint32_t v1 = r0[j], v2 = r0[j + 1], v5 = r0[j + 2], v4 = r1[j], v3 = r1[j + 1], v6 = r1[j + 2];
+            if (__builtin_expect(pm__v4all(sure & up), 1)) {   /* the usual pair of quads */
+                o[0] = v1, o[1] = v2, o[2] = v4, o[3] = v2, o[4] = v3, o[5] = v4;
+                o[6] = v2, o[7] = v5, o[8] = v3, o[9] = v5, o[10] = v6, o[11] = v3;
+                o += 12;
+                if (with_ts) {
+                    ts[0] = ts[1] = ts[2] = ts[3] = i;
+                    ts += 4;
+                }
+                continue;
+            }
+            uint32_t tri[2][2][3] = {{{v1, v2, v4}, {v2, v3, v4}}, {{v2, v5, v3}, {v5, v6, v3}}};
+            int bsure = pm__v4bits(sure), bup = pm__v4bits(up);
+            for (int q = 0; q < 2; q++) {
+                int qs = (bsure >> q & 1) | (bsure >> (q + 1) & 2), qu = (bup >> q & 1) | (bup >> (q + 1) & 2);
+                uint32_t k = pm__emit_quad_slow(P, (const uint32_t(*)[3])tri[q], qs, qu, mbound, o, ts, i, &skipped);
+                o += 3 * k;
+                if (with_ts) ts += k;
+            }
+        }
+        for (; j < j1; j++) {
             /* triangle 0 = (v1, v2, v4), triangle 1 = (v2, v3, v4) */
             const double *g = gr + j;   /* x of v1; z at + w, next row at + 2 w */
             pm__v2d ax, az;
@@ -728,6 +796,9 @@ pm__emit_band_w(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ
 
 /* pm__emit_band_w with the usual widths' bands (3 and 2 columns) and
  * whether triangles' sections are kept (L->tsec) constant. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx", "default")))
+#endif
 __attribute__((noinline))
 static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ, size_t n,
                           size_t w, uint32_t j0, uint32_t j1, double mbound) {
