@@ -545,10 +545,10 @@ pm__whole_row_each(pm_prim *pr, uint32_t v, const pm__section *sc, const double 
  * widened, to XZ (row i at 2 w i: w x, then w z); *mbound grows to
  * their largest magnitude (widening is exact and monotone: the floats'
  * bound; a row's repeated vertex adds nothing new). A row's vertices
- * repeat the previous row's only where their x is the same (XZ holds
- * the previous row's vertices' x, whichever path stored them): rows
- * without such an x are converted in bulk, their vertices consecutive;
- * the others vertex by vertex. */
+ * repeat the previous row's only where their x and z are the same (XZ
+ * holds the previous row's vertices' x and z, whichever path stored
+ * them): rows without such a column are converted in bulk, their
+ * vertices consecutive; the others vertex by vertex. */
 static inline __attribute__((always_inline)) void
 pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, size_t i1, bool drape,
                       uint32_t *map, double *mbound, double *XZ, size_t w) {
@@ -580,8 +580,16 @@ pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, 
         __m128d same = _mm_setzero_pd();
         if (i > 0) {
             const double *xp = xr - 2 * w;
-            for (k = 0; k + 2 <= w; k += 2) same = _mm_or_pd(same, _mm_cmpeq_pd(_mm_loadu_pd(xr + k), _mm_loadu_pd(xp + k)));
-            if (k < w) same = _mm_or_pd(same, _mm_cmpeq_sd(_mm_load_sd(xr + k), _mm_load_sd(xp + k)));
+            for (k = 0; k + 2 <= w; k += 2) {
+                __m128d ex = _mm_cmpeq_pd(_mm_loadu_pd(xr + k), _mm_loadu_pd(xp + k));
+                __m128d ez = _mm_cmpeq_pd(_mm_loadu_pd(xr + w + k), _mm_loadu_pd(xp + w + k));
+                same = _mm_or_pd(same, _mm_and_pd(ex, ez));
+            }
+            if (k < w) {
+                __m128d ex = _mm_cmpeq_sd(_mm_load_sd(xr + k), _mm_load_sd(xp + k));
+                __m128d ez = _mm_cmpeq_sd(_mm_load_sd(xr + w + k), _mm_load_sd(xp + w + k));
+                same = _mm_or_pd(same, _mm_and_pd(ex, ez));
+            }
         }
         if (__builtin_expect(_mm_movemask_pd(same) != 0, 0)) {
             v = pm__whole_row_each(pr, v, sc, pd, ud, nd, drape, true, mrow, w);

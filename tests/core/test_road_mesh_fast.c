@@ -113,17 +113,23 @@ static bool same_meta(pm_arena *a, const pm_meta *x, const pm_meta *y) {
     return true;
 }
 
-/* Some roads run along an axis (every row's x or z the same in a column:
- * the whole rows' repeated-x path) or hairpin on one. */
+/* Some roads run along an axis (every row's x or z the same in a
+ * column), half of them far out (1.6e7 m: a float's step is 2 m there,
+ * so consecutive rows 0.7 m apart repeat x and z: the whole rows' vertex
+ * by vertex path, and slivers). */
 static void axis_road(pm_rng *g, pm_road_params *p) {
     double *pts = (double *)p->points;
-    bool along_z = pm_rng_chance(g, 0.5);
-    double at = pm_rng_chance(g, 0.5) ? 0.0 : pm_rng_range(g, -50.0, 50.0);
+    bool along_z = pm_rng_chance(g, 0.5), far = pm_rng_chance(g, 0.5);
+    double at = pm_rng_chance(g, 0.5) ? 0.0 : pm_rng_range(g, -50.0, 50.0), base = far ? 1.6e7 : 0.0;
     for (size_t i = 0; i < p->npoints; i++) {
         pts[3 * i + (along_z ? 0 : 2)] = at;
-        pts[3 * i + (along_z ? 2 : 0)] = 30.0 * (double)i + pm_rng_range(g, 0.0, 3.0);
+        pts[3 * i + (along_z ? 2 : 0)] = base + 30.0 * (double)i + pm_rng_range(g, 0.0, 3.0);
     }
     p->closed = false;
+    if (far) {
+        p->max_segment = 0.7;
+        p->terrain = NULL;   /* not under the road any more */
+    }
 }
 
 static bool same_floats(const float *a, const float *b, size_t n) {
