@@ -500,13 +500,27 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
     return PM_OK;
 }
 
+/* Four doubles (four floats): a row's values converted four at a time
+ * (pm__cvt_floats), two quads' triangles side by side (pm__emit_band_w).
+ * Only inline functions take or return them: no call crosses an ABI, so
+ * GCC's note that AVX would pass them differently does not apply. */
+typedef double pm__v4d __attribute__((vector_size(32)));
+typedef int64_t pm__v4i __attribute__((vector_size(32)));
+typedef float pm__v4f __attribute__((vector_size(16)));
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
 #ifdef __SSE2__
-/* n doubles to floats (CVTPD2PS rounds as a cast does), four at a time. */
+/* n doubles to floats (CVTPD2PS rounds as a cast does), four at a time
+ * (one instruction in the AVX clone). */
 static inline __attribute__((always_inline)) void pm__cvt_floats(float *out, const double *in, size_t n) {
     size_t k = 0;
     for (; k + 4 <= n; k += 4) {
-        __m128 lo = _mm_cvtpd_ps(_mm_loadu_pd(in + k)), hi = _mm_cvtpd_ps(_mm_loadu_pd(in + k + 2));
-        _mm_storeu_ps(out + k, _mm_movelh_ps(lo, hi));
+        pm__v4d d;
+        memcpy(&d, in + k, sizeof d);
+        pm__v4f f = __builtin_convertvector(d, pm__v4f);
+        memcpy(out + k, &f, sizeof f);
     }
     if (k + 2 <= n) {
         _mm_storel_pi((__m64 *)(void *)(out + k), _mm_cvtpd_ps(_mm_loadu_pd(in + k)));
@@ -628,6 +642,9 @@ pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, 
 
 /* Off a drape, the usual widths (a two-lane road: 3 columns; a shoulder:
  * 2) with the width a constant, their row loops unrolled. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx", "default")))
+#endif
 __attribute__((noinline))
 static void pm__emit_rows_whole(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, size_t i1,
                                 bool drape, uint32_t *map, double *mbound, double *XZ) {
@@ -657,15 +674,6 @@ static inline int pm__v2bits(pm__v2i m) {
 #endif
 }
 
-/* Four doubles: two quads' triangles side by side in pm__emit_band_w.
- * Only the inline functions below take or return them: no call crosses
- * an ABI, so GCC's note that AVX would pass them differently does not
- * apply. */
-typedef double pm__v4d __attribute__((vector_size(32)));
-typedef int64_t pm__v4i __attribute__((vector_size(32)));
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
 
 /* (a[0], a[1], b[0], b[1]) */
 static inline __attribute__((always_inline)) pm__v4d pm__v4_pair(const double *a, const double *b) {
