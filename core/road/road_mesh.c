@@ -507,7 +507,7 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
 typedef double pm__v4d __attribute__((vector_size(32)));
 typedef int64_t pm__v4i __attribute__((vector_size(32)));
 typedef float pm__v4f __attribute__((vector_size(16)));
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__)   /* GCC and clang */
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
