@@ -273,15 +273,48 @@ static pm_meta *pm__terrain_meta(pm_arena *a, const pm_heightfield *hf, bool fla
     return t;
 }
 
+/* The smallest radius (INFINITY: straight) and the largest |bank| over
+ * the level's sections, and whether any side of any is folded
+ * (pm__folded): fmin and fmax calls and a reciprocal per section. */
+static bool pm__section_stats_plain(const pm__level *L, double W, double *rmin, double *bmax) {
+    double r = INFINITY, b = 0.0;
+    bool folded = false;
+    for (size_t i = 0; i < L->n; i++) {
+        if (L->sec[i].kappa != 0.0) r = fmin(r, 1.0 / fabs(L->sec[i].kappa));
+        b = fmax(b, fabs(L->sec[i].bank));
+        folded |= pm__folded(&L->sec[i], 0, W) | pm__folded(&L->sec[i], 1, W);
+    }
+    *rmin = r;
+    *bmax = b;
+    return folded;
+}
+
+/* pm__section_stats_plain's answers in one branch-free pass: the largest
+ * |kappa| and one reciprocal at the end (division rounds monotonically,
+ * so 1/max is the min of the reciprocals; a subnormal's reciprocal is
+ * INFINITY either way); a > m ? a : m skips NaN as fmin and fmax do, and
+ * every candidate is +0 or more, so no signed zero can differ. */
+static bool pm__section_stats(const pm__level *L, double W, double *rmin, double *bmax) {
+    double k = 0.0, b = 0.0, thr = W * (1.0 - 1e-9);
+    bool folded = false;
+    for (size_t i = 0; i < L->n; i++) {
+        const pm__section *sc = &L->sec[i];
+        double ak = fabs(sc->kappa), ab = fabs(sc->bank);
+        k = ak > k ? ak : k;
+        b = ab > b ? ab : b;
+        folded |= (sc->fan[0] | sc->fan[1]) | ((sc->clamp[0] < thr) | (sc->clamp[1] < thr));
+    }
+    *rmin = k != 0.0 ? 1.0 / k : INFINITY;
+    *bmax = b;
+    return folded;
+}
+
 static int pm__base_meta(pm__ctx *x, const pm__level *L) {
     const pm_road_params *p = x->p;
     pm_arena *a = x->a;
     pm_meta *m = x->scene->meta;
-    double rmin = INFINITY, bmax = 0.0;
-    for (size_t i = 0; i < L->n; i++) {
-        if (L->sec[i].kappa != 0.0) rmin = fmin(rmin, 1.0 / fabs(L->sec[i].kappa));
-        bmax = fmax(bmax, fabs(L->sec[i].bank));
-    }
+    double rmin, bmax, W = 0.5 * p->width + p->shoulder;
+    bool folded = x->plain ? pm__section_stats_plain(L, W, &rmin, &bmax) : pm__section_stats(L, W, &rmin, &bmax);
     pm_meta_set(a, m, "length", pm_meta_num(a, L->length));
     pm_meta_set(a, m, "samples", pm_meta_int(a, (int64_t)L->n));
     pm_meta_set(a, m, "max_chord_error", pm_meta_num(a, L->achieved));
@@ -291,7 +324,7 @@ static int pm__base_meta(pm__ctx *x, const pm__level *L) {
     pm_meta_set(a, m, "triangles", pm_meta_int(a, (int64_t)L->triangles));
     pm_meta_set(a, m, "triangles_collapsed", pm_meta_int(a, (int64_t)L->skipped));
     pm_meta *folds = pm_meta_arr(a);
-    if (!folds || pm__folds(x, L, folds) < 0) return PM_ERR_NOMEM;
+    if (!folds || (folded && pm__folds(x, L, folds) < 0)) return PM_ERR_NOMEM;
     pm_meta_set(a, m, "folds", folds);
     if (L->achieved > p->max_error &&
         pm__warn(x, "achieved chord error %.4f m exceeds max_error %.4f m (subdivision depth limit)",

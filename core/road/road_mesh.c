@@ -94,6 +94,120 @@ void pm__road_vertex_at(const pm_road_params *p, const pm__section *sc, double d
 }
 
 
+/* Whether section sc is whole: it fans no side and cuts back neither
+ * (W0, W1 the outermost columns' offsets), so that every column's offset
+ * is its own (pm__clamped gives d, pm__in_fan false). */
+static inline bool pm__whole(const pm__section *sc, double W0, double W1) {
+    return (!sc->fan[0] & !sc->fan[1]) & ((W0 <= sc->clamp[0]) & (W1 <= sc->clamp[1]));
+}
+
+/* The columns that own their length (outer shoulder edges and carriageway
+ * edges, in order; 2 or 4 of them) into own; returns how many. */
+static uint32_t pm__own_columns(const pm__level *L, uint32_t own[4]) {
+    uint32_t nown = 0;
+    if (L->kl > 0) own[nown++] = 0;
+    own[nown++] = L->kl;
+    own[nown++] = L->kr;
+    if (L->kr + 1 < L->ncol) own[nown++] = L->ncol - 1;
+    return nown;
+}
+
+/* How column k gets its UV: U from the owning columns ka and kb around
+ * it (ka == k: its own), weights 1 - f and f; V across the carriageway. */
+typedef struct pm__uvcol {
+    uint32_t ka, kb;
+    double f, v;
+} pm__uvcol;
+
+static void pm__uv_columns(const pm__level *L, double width, const uint32_t *own, uint32_t nown,
+                           pm__uvcol *uc) {
+    for (size_t k = 0; k < L->ncol; k++) {
+        uint32_t ja = 0;
+        while (ja + 1 < nown && own[ja + 1] <= k) ja++;
+        uint32_t ka = own[ja], kb = ja + 1 < nown ? own[ja + 1] : ka;
+        double f = kb > ka ? (L->col[k] - L->col[ka]) / (L->col[kb] - L->col[ka]) : 0.0;
+        uc[k] = (pm__uvcol){ka, kb, f, (L->col[k] + 0.5 * width) / width};
+    }
+}
+
+#ifdef __SSE2__
+/* The rows of an open road off a drape while its sections are whole, with
+ * their UVs in the same pass: per owning column, the running sum of
+ * pm_v3_dist over the rows (two columns side by side, each lane
+ * pm_v3_dist's operations in its order; SQRTPD rounds as sqrt does)
+ * times uv_scale; between them, the plain pass's interpolation. Returns
+ * the sections done: n when all were whole (the UVs and edge lengths are
+ * then final), else the first section that is not (its own and the later
+ * rows, and all UVs, are left to the plain passes); PM_ERR_CANCELLED. */
+static inline __attribute__((always_inline)) long
+pm__grid_whole_w(pm__ctx *x, pm__level *L, const pm__uvcol *uc, const uint32_t *own, uint32_t nown, size_t nc) {
+    const pm_road_params *p = x->p;
+    size_t n = L->n;
+    double W0 = -L->col[0], W1 = L->col[nc - 1];
+    const __m128d scale = _mm_set1_pd(p->uv_scale);
+    __m128d acc[2] = {_mm_setzero_pd(), _mm_setzero_pd()};
+    /* nc == 3: the middle column's weights and every column's V in locals */
+    double v0 = uc[0].v, v1 = uc[nc > 1].v, v2 = uc[nc > 2 ? 2 : 0].v, f1 = uc[nc > 1].f, g1 = 1.0 - f1;
+    for (size_t i = 0; i < n; i++) {
+        if ((i & 255) == 0 && p->cancel && *p->cancel) return PM_ERR_CANCELLED;
+        const pm__section *sc = &L->sec[i];
+        bool whole = pm__whole(sc, W0, W1);
+        L->whole[i] = whole;
+        if (!whole) return (long)i;
+        double *row = L->pos + 3 * i * nc, *uv = L->uv + 2 * i * nc;
+        pm__grid_row_whole(sc, L->col, nc, row);
+        for (uint32_t q = 0; q < nown; q += 2) {
+            const double *a0 = row - 3 * nc + 3 * own[q], *a1 = row - 3 * nc + 3 * own[q + 1];
+            const double *b0 = row + 3 * own[q], *b1 = row + 3 * own[q + 1];
+            __m128d u = _mm_setzero_pd();
+            if (i > 0) {
+                __m128d d0 = _mm_sub_pd(_mm_loadu_pd(b0), _mm_loadu_pd(a0));   /* dx, dy of column q */
+                __m128d d1 = _mm_sub_pd(_mm_loadu_pd(b1), _mm_loadu_pd(a1));
+                __m128d dx = _mm_unpacklo_pd(d0, d1), dy = _mm_unpackhi_pd(d0, d1);
+                __m128d dz = _mm_sub_pd(_mm_loadh_pd(_mm_load_sd(b0 + 2), b1 + 2),
+                                        _mm_loadh_pd(_mm_load_sd(a0 + 2), a1 + 2));
+                __m128d s = _mm_add_pd(_mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy)), _mm_mul_pd(dz, dz));
+                acc[q / 2] = _mm_add_pd(acc[q / 2], _mm_sqrt_pd(s));
+                u = _mm_mul_pd(acc[q / 2], scale);
+            }
+            _mm_storel_pd(uv + 2 * own[q], u);
+            _mm_storeh_pd(uv + 2 * own[q + 1], u);
+        }
+        if (nc == 3) {   /* own = {0, 2}: column 1 between them */
+            uv[1] = v0, uv[3] = v1, uv[5] = v2;
+            uv[2] = uv[0] * g1 + uv[4] * f1;
+            continue;
+        }
+        for (size_t k = 0; k < nc; k++) {
+            const pm__uvcol *c = &uc[k];
+            if (c->ka != k) uv[2 * k] = uv[2 * c->ka] * (1.0 - c->f) + uv[2 * c->kb] * c->f;
+            uv[2 * k + 1] = c->v;
+        }
+    }
+    /* Every own column's sum: lane 0 of a pair its first column. */
+    double sums[4];
+    _mm_storeu_pd(sums, acc[0]);
+    _mm_storeu_pd(sums + 2, acc[1]);
+    for (uint32_t j = 0; j < nown; j++) {
+        uint32_t k = own[j];
+        int slot = k == 0 && L->kl > 0 ? 0 : (k == L->kl ? 1 : (k == L->kr ? 2 : 3));
+        L->edge_len[slot] = sums[j];
+    }
+    if (L->kl == 0) L->edge_len[0] = L->edge_len[1];
+    if (L->kr + 1 == nc) L->edge_len[3] = L->edge_len[2];
+    return (long)n;
+}
+
+/* pm__grid_whole_w with the two-lane road's 3 columns a constant. */
+__attribute__((noinline))
+static long pm__grid_whole(pm__ctx *x, pm__level *L, const pm__uvcol *uc, const uint32_t *own, uint32_t nown) {
+    static const uint32_t own3[2] = {0, 2};   /* kl, kr of 3 columns */
+    assert(L->ncol != 3 || (nown == 2 && own[0] == 0 && own[1] == 2));
+    if (L->ncol == 3) return pm__grid_whole_w(x, L, uc, own3, 2, 3);
+    return pm__grid_whole_w(x, L, uc, own, nown, L->ncol);
+}
+#endif
+
 /* Positions, then U along the edges that own their length, V across. */
 int pm__road_grid(pm__ctx *x, pm__level *L) {
     const pm_road_params *p = x->p;
@@ -108,17 +222,29 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
         if (!L->nrm) return PM_ERR_NOMEM;
     }
     if (!x->plain && !(L->whole = pm_arena_alloc(x->a, n))) return PM_ERR_NOMEM;
+    uint32_t own[4], nown = pm__own_columns(L, own);
+    pm__uvcol *uc = pm_arena_alloc(x->a, nc * sizeof *uc);
+    if (!uc) return PM_ERR_NOMEM;
+    pm__uv_columns(L, p->width, own, nown, uc);
+    size_t i0 = 0;
+#ifdef __SSE2__
+    if (L->whole && !L->nrm && !L->closed && nown % 2 == 0) {
+        long r = pm__grid_whole(x, L, uc, own, nown);
+        if (r < 0) return (int)r;
+        if ((size_t)r == n) return PM_OK;
+        i0 = (size_t)r;
+    }
+#endif
     /* A section is whole (pm__level.whole) when it fans no side and cuts
      * back neither: every column's offset is then its own (pm__clamped
      * gives d, pm__in_fan false). */
     double W0 = -L->col[0], W1 = L->col[nc - 1];
-    bool all_whole = true;
-    for (size_t i = 0; i < n; i++) {
+    bool all_whole = true;   /* the rows before i0 were */
+    for (size_t i = i0; i < n; i++) {
         if (p->cancel && *p->cancel) return PM_ERR_CANCELLED;
         const pm__section *sc = &L->sec[i];
         double *row = L->pos + 3 * i * nc;
-        bool whole = L->whole &&
-                     ((!sc->fan[0] & !sc->fan[1]) & ((W0 <= sc->clamp[0]) & (W1 <= sc->clamp[1])));
+        bool whole = L->whole && pm__whole(sc, W0, W1);
         if (L->whole) L->whole[i] = whole;
         all_whole &= whole;
         if (!L->nrm && whole) {
@@ -149,12 +275,6 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
      * below W, which no whole section is): an open road of whole sections
      * has nothing to weld (a closed one still joins its seam). */
     if (!all_whole || L->closed) pm__road_weld_collapses(L);
-    /* Columns that own their length: outer shoulder edges and carriageway edges. */
-    uint32_t own[4], nown = 0;
-    if (L->kl > 0) own[nown++] = 0;
-    own[nown++] = L->kl;
-    own[nown++] = L->kr;
-    if (L->kr + 1 < nc) own[nown++] = (uint32_t)nc - 1;
     for (uint32_t j = 0; j < nown; j++) {
         uint32_t k = own[j];
         double acc = 0.0;
@@ -169,15 +289,11 @@ int pm__road_grid(pm__ctx *x, pm__level *L) {
     if (L->kl == 0) L->edge_len[0] = L->edge_len[1];
     if (L->kr + 1 == nc) L->edge_len[3] = L->edge_len[2];
     for (size_t k = 0; k < nc; k++) {
-        uint32_t ja = 0;
-        while (ja + 1 < nown && own[ja + 1] <= k) ja++;
-        uint32_t ka = own[ja], kb = ja + 1 < nown ? own[ja + 1] : ka;
-        double f = kb > ka ? (L->col[k] - L->col[ka]) / (L->col[kb] - L->col[ka]) : 0.0;
-        double v = (L->col[k] + 0.5 * p->width) / p->width;
+        const pm__uvcol *c = &uc[k];
         for (size_t i = 0; i < n; i++) {
             double *uv = L->uv + 2 * (i * nc + k);
-            if (k != ka) uv[0] = L->uv[2 * (i * nc + ka)] * (1.0 - f) + L->uv[2 * (i * nc + kb)] * f;
-            uv[1] = v;
+            if (k != c->ka) uv[0] = L->uv[2 * (i * nc + c->ka)] * (1.0 - c->f) + L->uv[2 * (i * nc + c->kb)] * c->f;
+            uv[1] = c->v;
         }
     }
     return PM_OK;
@@ -384,22 +500,77 @@ static int pm__emit_range(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, u
     return PM_OK;
 }
 
+/* Four doubles (four floats): a row's values converted four at a time
+ * (pm__cvt_floats), two quads' triangles side by side (pm__emit_band_w).
+ * Only inline functions take or return them: no call crosses an ABI, so
+ * GCC's note that AVX would pass them differently does not apply. */
+typedef double pm__v4d __attribute__((vector_size(32)));
+typedef int64_t pm__v4i __attribute__((vector_size(32)));
+typedef float pm__v4f __attribute__((vector_size(16)));
+#if defined(__GNUC__)   /* GCC and clang */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
 #ifdef __SSE2__
+/* n doubles to floats (CVTPD2PS rounds as a cast does), four at a time
+ * (one instruction in the AVX clone). */
+static inline __attribute__((always_inline)) void pm__cvt_floats(float *out, const double *in, size_t n) {
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        pm__v4d d;
+        memcpy(&d, in + k, sizeof d);
+        pm__v4f f = __builtin_convertvector(d, pm__v4f);
+        memcpy(out + k, &f, sizeof f);
+    }
+    if (k + 2 <= n) {
+        _mm_storel_pi((__m64 *)(void *)(out + k), _mm_cvtpd_ps(_mm_loadu_pd(in + k)));
+        k += 2;
+    }
+    if (k < n) out[k] = (float)in[k];
+}
+
+/* One row of pm__emit_rows_whole_w vertex by vertex, as pm__emit_row
+ * stores them: a vertex equal (position and UV) to the previous row's
+ * vertex of its column is that vertex (a fan's pivot repeats). Returns
+ * the next free vertex. */
+static inline __attribute__((always_inline)) uint32_t
+pm__whole_row_each(pm_prim *pr, uint32_t v, const pm__section *sc, const double *pd, const double *ud,
+                   const float *nd, bool drape, bool check, uint32_t *mrow, size_t w) {
+    float *P = pr->positions, *N = pr->normals, *U = pr->uvs;
+    float up[3] = {(float)sc->up[0], (float)sc->up[1], (float)sc->up[2]};
+    for (size_t j = 0; j < w; j++) {
+        float pf[3] = {(float)pd[3 * j], (float)pd[3 * j + 1], (float)pd[3 * j + 2]};
+        float uf[2] = {(float)ud[2 * j], (float)ud[2 * j + 1]};
+        if (check && pm__same_vertex(pr, (mrow - w)[j], pf, uf)) {
+            mrow[j] = (mrow - w)[j];
+            continue;
+        }
+        memcpy(P + 3 * (size_t)v, pf, sizeof pf);
+        memcpy(N + 3 * (size_t)v, drape ? nd + 3 * j : up, 3 * sizeof(float));
+        memcpy(U + 2 * (size_t)v, uf, sizeof uf);
+        mrow[j] = v++;
+    }
+    return v;
+}
+
 /* pm__emit_row for rows i0 .. i1 - 1, whole sections (pm__level.whole:
  * nothing collapses) whose vertices all fit pr's reserve: the same
- * vertices (CVTPD2PS rounds as a cast does), without the per-column
- * collapse tests; |x| and |z| maximised in float (widening is exact and
- * monotone, so the same bound). Each row's x and z, widened, to XZ (row i
- * at 2 w i: w x, then w z). Not inlined: a loop of its own keeps its
- * pointers in registers. */
+ * vertices, without the per-column collapse tests. Each row's x and z,
+ * widened, to XZ (row i at 2 w i: w x, then w z); *mbound grows to
+ * their largest magnitude (widening is exact and monotone: the floats'
+ * bound; a row's repeated vertex adds nothing new). A row's vertices
+ * repeat the previous row's only where their x and z are the same (XZ
+ * holds the previous row's vertices' x and z, whichever path stored
+ * them): rows without such a column are converted in bulk, their
+ * vertices consecutive; the others vertex by vertex. */
 static inline __attribute__((always_inline)) void
 pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, size_t i1, bool drape,
-                      uint32_t *map, float *mbound, double *XZ, size_t w) {
+                      uint32_t *map, double *mbound, double *XZ, size_t w) {
     size_t nc = L->ncol, at = i0 * nc + rg.k0;
     uint32_t v = pr->vcount;
     float *restrict P = pr->positions, *restrict N = pr->normals, *restrict U = pr->uvs;
-    const __m128 absmask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
-    __m128 mb = _mm_set_ss(*mbound);
+    const __m128d absmask = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+    __m128d mb = _mm_set1_pd(*mbound);
     /* Row by row, each pointer stepped: a section, its grid points (3 nc
      * doubles of position, 2 nc of UV, 3 nc floats of drape normal), its
      * map row (w) and its XZ row (2 w). */
@@ -409,51 +580,74 @@ pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, 
     uint32_t *mrow = map + i0 * w;
     double *xr = XZ + 2 * w * i0;
     for (size_t i = i0; i < i1; i++, sc++, pd += 3 * nc, ud += 2 * nc, mrow += w, xr += 2 * w) {
-        /* Off terrain every vertex of the section has its (banked) up. */
-        __m128 nxy = _mm_cvtpd_ps(_mm_loadu_pd(sc->up)), nz = _mm_cvtpd_ps(_mm_load_sd(sc->up + 2));
-        bool check = i > 0;   /* the row before: a fan's pivot repeats */
+        /* The row's positions go to the next free vertices (scratch until
+         * the row is known to repeat no vertex), XZ from those floats. */
+        float *pv = P + 3 * (size_t)v;
+        pm__cvt_floats(pv, pd, 3 * w);
         for (size_t j = 0; j < w; j++) {
-            __m128 fxy = _mm_cvtpd_ps(_mm_loadu_pd(pd + 3 * j));            /* x, y */
-            __m128 fz = _mm_cvtpd_ps(_mm_load_sd(pd + 3 * j + 2));          /* z */
-            __m128 fuv = _mm_cvtpd_ps(_mm_loadu_pd(ud + 2 * j));            /* u, v */
-            float x = _mm_cvtss_f32(fxy), z = _mm_cvtss_f32(fz);
-            xr[j] = x;
-            xr[w + j] = z;
-            if (check) {
-                uint32_t m = (mrow - w)[j];
-                const float *q = P + 3 * (size_t)m, *u = U + 2 * (size_t)m;
-                float y = _mm_cvtss_f32(_mm_shuffle_ps(fxy, fxy, 1));
-                float fu = _mm_cvtss_f32(fuv), fv = _mm_cvtss_f32(_mm_shuffle_ps(fuv, fuv, 1));
-                if (q[0] == x && q[1] == y && q[2] == z && u[0] == fu && u[1] == fv) {
-                    mrow[j] = m;
-                    continue;
-                }
+            xr[j] = pv[3 * j];
+            xr[w + j] = pv[3 * j + 2];
+        }
+        size_t k = 0;
+        for (; k + 2 <= 2 * w; k += 2) mb = _mm_max_pd(_mm_and_pd(_mm_loadu_pd(xr + k), absmask), mb);
+        if (k < 2 * w) mb = _mm_max_pd(_mm_and_pd(_mm_load1_pd(xr + k), absmask), mb);
+        __m128d same = _mm_setzero_pd();
+        if (i > 0) {
+            const double *xp = xr - 2 * w;
+            for (k = 0; k + 2 <= w; k += 2) {
+                __m128d ex = _mm_cmpeq_pd(_mm_loadu_pd(xr + k), _mm_loadu_pd(xp + k));
+                __m128d ez = _mm_cmpeq_pd(_mm_loadu_pd(xr + w + k), _mm_loadu_pd(xp + w + k));
+                same = _mm_or_pd(same, _mm_and_pd(ex, ez));
             }
-            mb = _mm_max_ss(_mm_and_ps(fxy, absmask), mb);
-            mb = _mm_max_ss(_mm_and_ps(fz, absmask), mb);
-            float *pv = P + 3 * (size_t)v, *nv = N + 3 * (size_t)v;
-            _mm_storel_pi((__m64 *)(void *)pv, fxy);
-            _mm_store_ss(pv + 2, fz);
+            if (k < w) {
+                __m128d ex = _mm_cmpeq_sd(_mm_load_sd(xr + k), _mm_load_sd(xp + k));
+                __m128d ez = _mm_cmpeq_sd(_mm_load_sd(xr + w + k), _mm_load_sd(xp + w + k));
+                same = _mm_or_pd(same, _mm_and_pd(ex, ez));
+            }
+        }
+        if (__builtin_expect(_mm_movemask_pd(same) != 0, 0)) {
+            v = pm__whole_row_each(pr, v, sc, pd, ud, nd, drape, true, mrow, w);
+        } else {
+            pm__cvt_floats(U + 2 * (size_t)v, ud, 2 * w);
+            float *nv = N + 3 * (size_t)v;
             if (drape) {
-                memcpy(nv, nd + 3 * j, 3 * sizeof(float));
+                memcpy(nv, nd, 3 * w * sizeof(float));
             } else {
-                _mm_storel_pi((__m64 *)(void *)nv, nxy);
-                _mm_store_ss(nv + 2, nz);
+                /* up, up, up ...: three vectors hold the pattern */
+                __m128 xy = _mm_cvtpd_ps(_mm_loadu_pd(sc->up)), z = _mm_cvtpd_ps(_mm_load_sd(sc->up + 2));
+                __m128 xyz = _mm_movelh_ps(xy, z);                                  /* x y z 0 */
+                __m128 a = _mm_shuffle_ps(xyz, xyz, _MM_SHUFFLE(0, 2, 1, 0));       /* x y z x */
+                __m128 b = _mm_shuffle_ps(xyz, xyz, _MM_SHUFFLE(1, 0, 2, 1));       /* y z x y */
+                __m128 c = _mm_shuffle_ps(xyz, xyz, _MM_SHUFFLE(2, 1, 0, 2));       /* z x y z */
+                size_t m = 0;
+                for (; m + 12 <= 3 * w; m += 12) {
+                    _mm_storeu_ps(nv + m, a);
+                    _mm_storeu_ps(nv + m + 4, b);
+                    _mm_storeu_ps(nv + m + 8, c);
+                }
+                if (m + 4 <= 3 * w) _mm_storeu_ps(nv + m, a), m += 4;
+                if (m + 4 <= 3 * w) _mm_storeu_ps(nv + m, b), m += 4;
+                for (; m < 3 * w; m++) nv[m] = (float)sc->up[m % 3];
             }
-            _mm_storel_pi((__m64 *)(void *)(U + 2 * (size_t)v), fuv);
-            mrow[j] = v++;
+            for (size_t j = 0; j < w; j++) mrow[j] = v + (uint32_t)j;
+            v += (uint32_t)w;
         }
         if (drape) nd += 3 * nc;
     }
     pr->vcount = v;
-    *mbound = _mm_cvtss_f32(mb);
+    /* The lanes' maxima: both started at *mbound, NaN never entered. */
+    __m128d hi = _mm_unpackhi_pd(mb, mb);
+    *mbound = _mm_cvtsd_f64(_mm_max_sd(hi, mb));
 }
 
 /* Off a drape, the usual widths (a two-lane road: 3 columns; a shoulder:
  * 2) with the width a constant, their row loops unrolled. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx", "default")))
+#endif
 __attribute__((noinline))
 static void pm__emit_rows_whole(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, size_t i1,
-                                bool drape, uint32_t *map, float *mbound, double *XZ) {
+                                bool drape, uint32_t *map, double *mbound, double *XZ) {
     size_t w = rg.k1 - rg.k0 + 1;
     if (drape) pm__emit_rows_whole_w(L, pr, rg, i0, i1, true, map, mbound, XZ, w);
     else if (w == 3) pm__emit_rows_whole_w(L, pr, rg, i0, i1, false, map, mbound, XZ, 3);
@@ -478,6 +672,30 @@ static inline int pm__v2bits(pm__v2i m) {
 #else
     return (m[0] ? 1 : 0) | (m[1] ? 2 : 0);
 #endif
+}
+
+
+/* (a[0], a[1], b[0], b[1]) */
+static inline __attribute__((always_inline)) pm__v4d pm__v4_pair(const double *a, const double *b) {
+    pm__v2d lo, hi;
+    memcpy(&lo, a, sizeof lo);
+    memcpy(&hi, b, sizeof hi);
+    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3);
+}
+/* pm__v2abs, pm__v2max (b > a ? b : a) and pm__v2bits on four lanes. */
+static inline __attribute__((always_inline)) pm__v4d pm__v4abs(pm__v4d v) { return (pm__v4d)((pm__v4i)v & INT64_MAX); }
+static inline __attribute__((always_inline)) pm__v4d pm__v4max(pm__v4d a, pm__v4d b) {
+    pm__v4i m = b > a;
+    return (pm__v4d)(((pm__v4i)b & m) | ((pm__v4i)a & ~m));
+}
+static inline __attribute__((always_inline)) int pm__v4bits(pm__v4i m) {
+    return (m[0] ? 1 : 0) | (m[1] ? 2 : 0) | (m[2] ? 4 : 0) | (m[3] ? 8 : 0);
+}
+/* Whether every lane of mask m is set: halves and-ed, no lane by lane
+ * extraction. */
+static inline __attribute__((always_inline)) bool pm__v4all(pm__v4i m) {
+    pm__v2i h = __builtin_shufflevector(m, m, 0, 1) & __builtin_shufflevector(m, m, 2, 3);
+    return (h[0] & h[1]) != 0;
 }
 
 /* pm__emit_quads for all rows of band j0..j1 at once, the plan positions
@@ -518,9 +736,44 @@ pm__emit_band_w(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ
     assert(pr->icount + 6 * (uint64_t)(n - 1) * (j1 - j0) <= pr->icap);
     const uint32_t *r0 = map;
     const double *gr = XZ;   /* row i: w x, then w z; row i + 1 at + 2 w */
+    const pm__v4d m4v = {m4, m4, m4, m4};
     for (uint32_t i = 0; i + 1 < n; i++, r0 += w, gr += 2 * w) {
         const uint32_t *r1 = r0 + w;
-        for (uint32_t j = j0; j < j1; j++) {
+        uint32_t j = j0;
+        /* Two quads at once, lanes (quad j's triangle 0, quad j + 1's 0,
+         * quad j's 1, quad j + 1's 1): each lane the operations of the
+         * two-lane step below, in its order. */
+        for (; j + 2 <= j1; j += 2) {
+            const double *g = gr + j;   /* x of row i's column j; z at + w, row i + 1 at + 2 w */
+            pm__v4d ax = pm__v4_pair(g, g + 1), az = pm__v4_pair(g + w, g + w + 1);
+            pm__v4d bx = pm__v4_pair(g + 1, g + 2 * w + 1), bz = pm__v4_pair(g + w + 1, g + 3 * w + 1);
+            pm__v4d cx = pm__v4_pair(g + 2 * w, g + 2 * w), cz = pm__v4_pair(g + 3 * w, g + 3 * w);
+            pm__v4d dbx = bx - ax, dbz = bz - az, dcx = cx - ax, dcz = cz - az;
+            pm__v4d od = dbz * dcx - dbx * dcz;
+            pm__v4d e2 = pm__v4max(pm__v4max(pm__v4abs(dbx), pm__v4abs(dcx)),
+                                   pm__v4max(pm__v4abs(dbz), pm__v4abs(dcz)));
+            pm__v4i sure = od > m4v * (2.0 * e2), up = od > 0.0;
+            uint32_t v1 = r0[j], v2 = r0[j + 1], v5 = r0[j + 2], v4 = r1[j], v3 = r1[j + 1], v6 = r1[j + 2];
+            if (__builtin_expect(pm__v4all(sure & up), 1)) {   /* the usual pair of quads */
+                o[0] = v1, o[1] = v2, o[2] = v4, o[3] = v2, o[4] = v3, o[5] = v4;
+                o[6] = v2, o[7] = v5, o[8] = v3, o[9] = v5, o[10] = v6, o[11] = v3;
+                o += 12;
+                if (with_ts) {
+                    ts[0] = ts[1] = ts[2] = ts[3] = i;
+                    ts += 4;
+                }
+                continue;
+            }
+            uint32_t tri[2][2][3] = {{{v1, v2, v4}, {v2, v3, v4}}, {{v2, v5, v3}, {v5, v6, v3}}};
+            int bsure = pm__v4bits(sure), bup = pm__v4bits(up);
+            for (int q = 0; q < 2; q++) {
+                int qs = (bsure >> q & 1) | (bsure >> (q + 1) & 2), qu = (bup >> q & 1) | (bup >> (q + 1) & 2);
+                uint32_t k = pm__emit_quad_slow(P, (const uint32_t(*)[3])tri[q], qs, qu, mbound, o, ts, i, &skipped);
+                o += 3 * k;
+                if (with_ts) ts += k;
+            }
+        }
+        for (; j < j1; j++) {
             /* triangle 0 = (v1, v2, v4), triangle 1 = (v2, v3, v4) */
             const double *g = gr + j;   /* x of v1; z at + w, next row at + 2 w */
             pm__v2d ax, az;
@@ -559,6 +812,9 @@ pm__emit_band_w(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ
 
 /* pm__emit_band_w with the usual widths' bands (3 and 2 columns) and
  * whether triangles' sections are kept (L->tsec) constant. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx", "default")))
+#endif
 __attribute__((noinline))
 static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ, size_t n,
                           size_t w, uint32_t j0, uint32_t j1, double mbound) {
@@ -576,7 +832,6 @@ static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const 
 static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range rg, uint32_t *map,
                                double *XZ) {
     size_t n = L->n, w = rg.k1 - rg.k0 + 1;
-    float mbf = 1.0f;
     double mbound = 1.0;
     assert(!pr->colors && pr->uvs);
     for (size_t i = 0; i < n;) {
@@ -585,7 +840,7 @@ static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range 
         size_t e = i;
         while (e < n && L->whole[e]) e++;
         if (e > i && pr->vcount + (e - i) * w <= pr->vcap) {
-            pm__emit_rows_whole(L, pr, rg, i, e, drape, map, &mbf, XZ);
+            pm__emit_rows_whole(L, pr, rg, i, e, drape, map, &mbound, XZ);
             i = e;
             continue;
         }
@@ -600,7 +855,6 @@ static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range 
         }
         i++;
     }
-    if ((double)mbf > mbound) mbound = mbf;
     for (uint32_t j0 = 0; j0 + 1 < w; j0 += PM__BAND_QUADS) {
         uint32_t j1 = j0 + PM__BAND_QUADS < w - 1 ? j0 + PM__BAND_QUADS : w - 1;
         pm__emit_band(L, pr, map, XZ, n, w, j0, j1, mbound);
