@@ -2,9 +2,11 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "geom/hypot4.h"
 #include "scene/result.h"
 
 /* Sections along the centre line: plan tangents (mitred at linear
@@ -277,55 +279,211 @@ static inline void pm__frame_flat_world(const pm_road_params *p, pm__section *sc
     pm__section_offset(p, sc, t2, miter);
 }
 
-/* pm_spline_eval's d1 and d2 at t (the same expressions, so the same
- * bits), read straight from the coefficients. */
-static inline void pm__derivatives(const pm_spline *s, double t, double d1[3], double d2[3]) {
-    double u;
-    const double(*c)[3] = s->coef[pm__spline_locate(s, t, &u)];
+/* The lane code below runs four sections at once (GCC vector
+ * extensions, AVX where the CPU has it); each lane does the scalar code's
+ * operations in its order (-ffp-contract=off), so it gives its bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define PM__FRAME_CLONES __attribute__((target_clones("avx", "default")))
+#else
+#define PM__FRAME_CLONES
+#endif
+
+#define PM__D4(v) ((pm_d4){(v), (v), (v), (v)})
+
+/* Lane vectors stay in this file's inlined code (see geom/hypot4.h). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+/* Rows j of four lane vectors a, b, c, d: out[j] = {a[j], b[j], c[j], d[j]}. */
+static inline __attribute__((always_inline)) void pm__transpose4(pm_d4 a, pm_d4 b, pm_d4 c, pm_d4 d,
+                                                                 pm_d4 out[4]) {
+    pm_d4 ab0 = __builtin_shuffle(a, b, (pm_k4){0, 4, 2, 6}), ab1 = __builtin_shuffle(a, b, (pm_k4){1, 5, 3, 7});
+    pm_d4 cd0 = __builtin_shuffle(c, d, (pm_k4){0, 4, 2, 6}), cd1 = __builtin_shuffle(c, d, (pm_k4){1, 5, 3, 7});
+    out[0] = __builtin_shuffle(ab0, cd0, (pm_k4){0, 1, 4, 5});
+    out[1] = __builtin_shuffle(ab1, cd1, (pm_k4){0, 1, 4, 5});
+    out[2] = __builtin_shuffle(ab0, cd0, (pm_k4){2, 3, 6, 7});
+    out[3] = __builtin_shuffle(ab1, cd1, (pm_k4){2, 3, 6, 7});
+}
+
+/* The sixteen doubles from tan to clamp, one after another in a section:
+ * stored four at a time. */
+_Static_assert(offsetof(pm__section, r) == offsetof(pm__section, tan) + 3 * sizeof(double) &&
+                   offsetof(pm__section, up) == offsetof(pm__section, tan) + 6 * sizeof(double) &&
+                   offsetof(pm__section, right) == offsetof(pm__section, tan) + 9 * sizeof(double) &&
+                   offsetof(pm__section, kappa) == offsetof(pm__section, tan) + 12 * sizeof(double) &&
+                   offsetof(pm__section, bank) == offsetof(pm__section, tan) + 13 * sizeof(double) &&
+                   offsetof(pm__section, clamp) == offsetof(pm__section, tan) + 14 * sizeof(double),
+               "pm__section: tan .. clamp must be 16 doubles in a row");
+
+/* Coefficient j, component k of the segment of each lane. */
+static inline __attribute__((always_inline)) pm_d4 pm__lane_coef(const pm_spline *s, const uint32_t seg[4],
+                                                                 bool one_seg, int j, int k) {
+    if (one_seg) return PM__D4(s->coef[seg[0]][j][k]);
+    return (pm_d4){s->coef[seg[0]][j][k], s->coef[seg[1]][j][k], s->coef[seg[2]][j][k], s->coef[seg[3]][j][k]};
+}
+
+/* Sections i0 .. i0 + cnt - 1 (cnt <= 4, all below m: each with its own
+ * derivatives) of pm__sections_unbanked, as lanes; a lane past cnt
+ * repeats the last section and is not stored. Per lane: pm_spline_eval's
+ * d1 and d2 (the same expressions), pm_spline_curvature_of, hypot (geom/hypot4.h), pm__plan_tangent (in
+ * lanes where it takes its quick path, else called), the slope, and
+ * pm__frame_flat_world (or pm__frame under a terrain up). first gets
+ * section 0's tangent, miter and slope. seg and uu: each lane's segment
+ * and u (pm__spline_locate); one_seg: all four in one segment (a
+ * constant in each of the two inlined copies, which keeps GCC from
+ * merging their vectors through moves valgrind 3.19 cannot decode). */
+static inline __attribute__((always_inline)) void pm__sections_quad(pm__ctx *x, pm__section *sc, const pm_curve_sample *smp,
+                                                                    size_t n, size_t i0, size_t cnt, double W,
+                                                                    pm__step *last, double first[4],
+                                                                    const uint32_t seg[4], const double uu[4],
+                                                                    bool one_seg) {
+    const pm_road_params *p = x->p;
+    const pm_spline *s = &x->spline;
+    const pm_d4 zero = PM__D4(0.0), one = PM__D4(1.0);
+    bool linear = s->kind == PM_CURVE_LINEAR;
+    size_t idx[4];
+    for (size_t j = 0; j < 4; j++) idx[j] = i0 + (j < cnt ? j : cnt - 1);
+    pm_d4 u;
+    memcpy(&u, uu, sizeof u);
+    /* pm_spline_eval's d1 and d2 (d2's y is not needed) and pm_spline_curvature_of */
+    pm_d4 d1[3], d2[2];
     for (int k = 0; k < 3; k++) {
-        d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
-        d2[k] = 2.0 * c[2][k] + 6.0 * u * c[3][k];
+        pm_d4 c1 = pm__lane_coef(s, seg, one_seg, 1, k), c2 = pm__lane_coef(s, seg, one_seg, 2, k);
+        pm_d4 c3 = pm__lane_coef(s, seg, one_seg, 3, k);
+        d1[k] = c1 + u * (2.0 * c2 + u * 3.0 * c3);
+        if (k != 1) d2[k / 2] = 2.0 * c2 + 6.0 * u * c3;
+    }
+    pm_d4 d2x = d2[0], d2z = d2[1];
+    pm_d4 sp2 = d1[0] * d1[0] + d1[2] * d1[2], sq = pm_d4_sqrt(sp2);
+    pm_d4 kappa = zero;
+    if (!linear) kappa = pm_d4_sel((pm_k4)(sp2 <= zero), zero, (d2x * d1[2] - d2z * d1[0]) / (sp2 * sq));
+    /* hypot(d1[0], d1[2]), whose first step is sq */
+    pm_d4 l = pm_hypot4_with(d1[0], d1[2], sq);
+    /* pm__plan_tangent's quick path and the slope without terrain */
+    pm_k4 ok = (pm_k4)(l > PM__D4(1e-12));
+    pm_d4 tx = d1[0] / l, tz = d1[2] / l, miter = one;
+    pm_d4 slope = pm_d4_sel(ok, d1[1] / l, zero);
+    if (linear || p->terrain || (ok[0] & ok[1] & ok[2] & ok[3]) != -1)
+        for (size_t j = 0; j < 4; j++) {
+            double d[3] = {d1[0][j], d1[1][j], d1[2][j]}, t2[2], mi;
+            if (linear || !ok[j]) {
+                pm__plan_tangent(x, smp, n, idx[j], d, l[j], t2, &mi);
+                tx[j] = t2[0];
+                tz[j] = t2[1];
+                miter[j] = mi;
+            }
+            if (p->terrain) slope[j] = pm__slope(x, smp, n, idx[j], d, l[j], last);
+        }
+    if (i0 == 0) {
+        first[0] = tx[0];
+        first[1] = tz[0];
+        first[2] = miter[0];
+        first[3] = slope[0];
+    }
+    double sp = i0 > 0 ? sc[i0 - 1].s : 0.0;
+    for (size_t j = 0; j < cnt; j++) {
+        pm__section *c = &sc[i0 + j];
+        c->t = smp[i0 + j].t;
+        memcpy(c->c, smp[i0 + j].p, sizeof c->c);
+        c->s = sp = i0 + j > 0 ? sp + smp[i0 + j].len : 0.0;
+        c->fan[0] = c->fan[1] = false;
+    }
+    bool world = !(p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK);
+    if (!world) {   /* pm__frame per section: the terrain's normal is its up */
+        for (size_t j = 0; j < cnt; j++) {
+            pm__section *c = &sc[i0 + j];
+            c->kappa = kappa[j];
+            c->bank = 0.0;
+            c->clamp[0] = c->clamp[1] = W;
+            double t2[2] = {tx[j], tz[j]};
+            pm__frame(x, c, t2, slope[j], miter[j], true);
+        }
+        return;
+    }
+    /* pm__frame_flat_world */
+    pm_d4 a = tx, b = slope, cz = tz;
+    pm_d4 len = pm_d4_sqrt(a * a + b * b + cz * cz);
+    pm_k4 pos = (pm_k4)(len > zero);
+    a = pm_d4_sel(pos, a / len, a);
+    b = pm_d4_sel(pos, b / len, b);
+    cz = pm_d4_sel(pos, cz / len, cz);
+    pm_d4 r0 = b * 0.0 - cz * 1.0, r1 = cz * 0.0 - a * 0.0, r2 = a * 1.0 - b * 0.0;
+    len = pm_d4_sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+    pos = (pm_k4)(len > zero);
+    r0 = pm_d4_sel(pos, r0 / len, r0);
+    r1 = pm_d4_sel(pos, r1 / len, r1);
+    r2 = pm_d4_sel(pos, r2 / len, r2);
+    pm_k4 flip = (pm_k4)(r0 * -tz + r2 * tx < zero);
+    r0 = pm_d4_sel(flip, -r0, r0);
+    r1 = pm_d4_sel(flip, -r1, r1);
+    r2 = pm_d4_sel(flip, -r2, r2);
+    pm_d4 u0 = r1 * cz - r2 * b, u1 = r2 * a - r0 * cz, u2 = r0 * b - r1 * a;
+    len = pm_d4_sqrt(u0 * u0 + u1 * u1 + u2 * u2);
+    pos = (pm_k4)(len > zero);
+    u0 = pm_d4_sel(pos, u0 / len, u0);
+    u1 = pm_d4_sel(pos, u1 / len, u1);
+    u2 = pm_d4_sel(pos, u2 / len, u2);
+    pm_d4 right[3] = {r0 * 1.0 - u0 * 0.0, r1 * 1.0 - u1 * 0.0, r2 * 1.0 - u2 * 0.0};
+    pm_d4 up[3] = {u0 * 1.0 + r0 * 0.0, u1 * 1.0 + r1 * 0.0, u2 * 1.0 + r2 * 0.0};
+    pm_d4 off[3] = {right[0] * miter, right[1], right[2] * miter};   /* pm__section_offset */
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) {
+        off[0] = -tz * miter;
+        off[1] = zero;
+        off[2] = tx * miter;
+    }
+    /* tan, r, up, right, kappa, bank, clamp: four rows of four per section */
+    pm_d4 q0[4], q1[4], q2[4], q3[4];
+    pm__transpose4(a, b, cz, off[0], q0);
+    pm__transpose4(off[1], off[2], up[0], up[1], q1);
+    pm__transpose4(up[2], right[0], right[1], right[2], q2);
+    pm__transpose4(kappa, zero, PM__D4(W), PM__D4(W), q3);
+#pragma GCC unroll 4
+    for (size_t j = 0; j < 4; j++) {
+        if (j >= cnt) break;
+        char *dst = (char *)&sc[i0 + j] + offsetof(pm__section, tan);
+        memcpy(dst, &q0[j], sizeof(pm_d4));
+        memcpy(dst + sizeof(pm_d4), &q1[j], sizeof(pm_d4));
+        memcpy(dst + 2 * sizeof(pm_d4), &q2[j], sizeof(pm_d4));
+        memcpy(dst + 3 * sizeof(pm_d4), &q3[j], sizeof(pm_d4));
     }
 }
 
 /* pm__road_sections for an unbanked road in one pass: each section is
  * framed as soon as its tangent and slope are known, with the values the
  * two-pass path gives (the closing section of a closed road copies the
- * first, as there), without its t2 array or bank bookkeeping. */
+ * first, as there), without its t2 array or bank bookkeeping; four
+ * sections at a time (pm__sections_quad). */
+PM__FRAME_CLONES
 static void pm__sections_unbanked(pm__ctx *x, pm__section *sc, const pm_curve_sample *smp, size_t n,
                                   double W) {
     const pm_road_params *p = x->p;
     size_t m = p->closed ? n - 1 : n;   /* sections with their own derivatives */
     pm__step last = {SIZE_MAX, SIZE_MAX, 0.0};
     double first[4];
-    bool world = !(p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK);
-    for (size_t i = 0; i < n; i++) {
-        pm__section *c = &sc[i];
-        c->t = smp[i].t;
-        memcpy(c->c, smp[i].p, sizeof c->c);
-        c->s = i > 0 ? sc[i - 1].s + smp[i].len : 0.0;
-        c->fan[0] = c->fan[1] = false;
-        c->bank = 0.0;
-        c->clamp[0] = c->clamp[1] = W;
-        double t2[4];
-        if (i < m) {
-            double d1[3], d2[3];
-            pm__derivatives(&x->spline, smp[i].t, d1, d2);
-            c->kappa = pm_spline_curvature_of(&x->spline, d1, d2);
-            double l = hypot(d1[0], d1[2]);
-            pm__plan_tangent(x, smp, n, i, d1, l, t2, t2 + 2);
-            /* pm__slope's first line, without the call */
-            t2[3] = p->terrain ? pm__slope(x, smp, n, i, d1, l, &last) : l > 1e-12 ? d1[1] / l : 0.0;
-            if (i == 0) memcpy(first, t2, sizeof first);
-        } else {
-            c->kappa = sc[0].kappa;
-            memcpy(t2, first, sizeof t2);
-        }
-        if (world)
-            pm__frame_flat_world(p, c, t2, t2[3], t2[2]);
+    for (size_t i = 0; i < m; i += 4) {
+        size_t cnt = m - i < 4 ? m - i : 4;
+        uint32_t seg[4];
+        double uu[4];
+        for (size_t j = 0; j < 4; j++) seg[j] = pm__spline_locate(&x->spline, smp[i + (j < cnt ? j : cnt - 1)].t, &uu[j]);
+        if (seg[0] == seg[1] && seg[1] == seg[2] && seg[2] == seg[3])
+            pm__sections_quad(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, true);
         else
-            pm__frame(x, c, t2, t2[3], t2[2], true);
+            pm__sections_quad(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, false);
     }
+    if (m == n) return;
+    pm__section *c = &sc[m];   /* the closing section: the first one's curve values */
+    c->t = smp[m].t;
+    memcpy(c->c, smp[m].p, sizeof c->c);
+    c->s = sc[m - 1].s + smp[m].len;
+    c->fan[0] = c->fan[1] = false;
+    c->bank = 0.0;
+    c->clamp[0] = c->clamp[1] = W;
+    c->kappa = sc[0].kappa;
+    if (!(p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK))
+        pm__frame_flat_world(p, c, first, first[3], first[2]);
+    else
+        pm__frame(x, c, first, first[3], first[2], true);
 }
 
 int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size_t n) {
