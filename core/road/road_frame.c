@@ -434,30 +434,31 @@ static inline __attribute__((always_inline)) void pm__place(pm__section *sc, con
 static inline __attribute__((always_inline)) void pm__quad_frame(const pm_road_params *p, pm__section *sc, size_t cnt,
                                                                  const pm__quad *q, pm_d4 cb, pm_d4 sb, bool tail,
                                                                  double W) {
-    const pm_d4 zero = PM__D4(0.0);
+    const pm_d4 zero = PM__D4(0.0), one = PM__D4(1.0);
     pm_d4 tx = q->tx, tz = q->tz, miter = q->miter;
     pm_d4 a = tx, b = q->slope, cz = tz;
-    pm_d4 len = pm_d4_sqrt(a * a + b * b + cz * cz);
-    pm_k4 pos = (pm_k4)(len > zero);
-    a = pm_d4_sel(pos, a / len, a);
-    b = pm_d4_sel(pos, b / len, b);
-    cz = pm_d4_sel(pos, cz / len, cz);
+    /* pm_v3_normalize: v / l where l > 0, else v as it is, which is v / 1
+     * (exact); negation is a product with -1 (exact, zeros' signs too). */
+    pm_d4 len = pm_d4_sqrt(a * a + b * b + cz * cz), d = pm_d4_sel((pm_k4)(len > zero), len, one);
+    a /= d;
+    b /= d;
+    cz /= d;
     pm_d4 r0 = b * 0.0 - cz * 1.0, r1 = cz * 0.0 - a * 0.0, r2 = a * 1.0 - b * 0.0;   /* T x up */
     len = pm_d4_sqrt(r0 * r0 + r1 * r1 + r2 * r2);
-    pos = (pm_k4)(len > zero);
-    r0 = pm_d4_sel(pos, r0 / len, r0);
-    r1 = pm_d4_sel(pos, r1 / len, r1);
-    r2 = pm_d4_sel(pos, r2 / len, r2);
-    pm_k4 flip = (pm_k4)(r0 * -tz + r2 * tx < zero);
-    r0 = pm_d4_sel(flip, -r0, r0);
-    r1 = pm_d4_sel(flip, -r1, r1);
-    r2 = pm_d4_sel(flip, -r2, r2);
+    d = pm_d4_sel((pm_k4)(len > zero), len, one);
+    r0 /= d;
+    r1 /= d;
+    r2 /= d;
+    pm_d4 sign = pm_d4_sel((pm_k4)(r0 * -tz + r2 * tx < zero), -one, one);
+    r0 *= sign;
+    r1 *= sign;
+    r2 *= sign;
     pm_d4 u0 = r1 * cz - r2 * b, u1 = r2 * a - r0 * cz, u2 = r0 * b - r1 * a;   /* R x T */
     len = pm_d4_sqrt(u0 * u0 + u1 * u1 + u2 * u2);
-    pos = (pm_k4)(len > zero);
-    u0 = pm_d4_sel(pos, u0 / len, u0);
-    u1 = pm_d4_sel(pos, u1 / len, u1);
-    u2 = pm_d4_sel(pos, u2 / len, u2);
+    d = pm_d4_sel((pm_k4)(len > zero), len, one);
+    u0 /= d;
+    u1 /= d;
+    u2 /= d;
     pm_d4 right[3] = {r0 * cb - u0 * sb, r1 * cb - u1 * sb, r2 * cb - u2 * sb};
     pm_d4 up[3] = {u0 * cb + r0 * sb, u1 * cb + r1 * sb, u2 * cb + r2 * sb};
     pm_d4 off[3] = {right[0] * miter, right[1], right[2] * miter};   /* pm__section_offset */
