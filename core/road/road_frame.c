@@ -516,39 +516,6 @@ static inline __attribute__((always_inline)) void pm__quad_unbanked(pm__ctx *x, 
     pm__quad_frame(p, sc + i0, cnt, &q, PM__D4(1.0), PM__D4(0.0), true, W);
 }
 
-/* pm__road_sections for an unbanked road in one pass: each section is
- * framed as soon as its tangent and slope are known, with the values the
- * two-pass path gives (the closing section of a closed road copies the
- * first, as there), without its t2 array or bank bookkeeping; four
- * sections at a time. */
-PM__FRAME_CLONES
-static void pm__sections_unbanked(pm__ctx *x, pm__section *sc, const pm_curve_sample *smp, size_t n,
-                                  double W) {
-    const pm_road_params *p = x->p;
-    size_t m = p->closed ? n - 1 : n;   /* sections with their own derivatives */
-    pm__step last = {SIZE_MAX, SIZE_MAX, 0.0};
-    double first[4];
-    for (size_t i = 0; i < m; i += 4) {
-        size_t cnt = m - i < 4 ? m - i : 4;
-        uint32_t seg[4];
-        double uu[4];
-        if (pm__quad_locate(&x->spline, smp, i, cnt, seg, uu))
-            pm__quad_unbanked(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, true);
-        else
-            pm__quad_unbanked(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, false);
-    }
-    if (m == n) return;
-    pm__section *c = &sc[m];   /* the closing section: the first one's curve values */
-    pm__place(sc, smp, m, 1);
-    c->bank = 0.0;
-    c->clamp[0] = c->clamp[1] = W;
-    c->kappa = sc[0].kappa;
-    if (!(p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK))
-        pm__frame_flat_world(p, c, first, first[3], first[2]);
-    else
-        pm__frame(x, c, first, first[3], first[2], true);
-}
-
 /* Pass one of the two-pass path for the sections with their own
  * derivatives, four at a time: curve values into t2 (tangent, miter,
  * slope per section), place, curvature, raw bank. */
@@ -570,6 +537,50 @@ static inline __attribute__((always_inline)) void pm__quad_banked(pm__ctx *x, pm
     }
 }
 
+/* The sections with their own derivatives (all but a closed road's
+ * closing one), four at a time: unbanked, framed at once (first gets
+ * section 0's curve values); banked, pass one into t2. */
+static inline __attribute__((always_inline)) void pm__pass_one(pm__ctx *x, pm__section *sc,
+                                                               const pm_curve_sample *smp, size_t n, double W,
+                                                               double first[4], double *t2, bool banked) {
+    size_t m = x->p->closed ? n - 1 : n;
+    pm__step last = {SIZE_MAX, SIZE_MAX, 0.0};
+    for (size_t i = 0; i < m; i += 4) {
+        size_t cnt = m - i < 4 ? m - i : 4;
+        uint32_t seg[4];
+        double uu[4];
+        bool one = pm__quad_locate(&x->spline, smp, i, cnt, seg, uu);
+        if (banked && one) pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, true);
+        else if (banked) pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, false);
+        else if (one) pm__quad_unbanked(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, true);
+        else pm__quad_unbanked(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, false);
+    }
+}
+
+/* pm__road_sections for an unbanked road in one pass: each section is
+ * framed as soon as its tangent and slope are known, with the values the
+ * two-pass path gives (the closing section of a closed road copies the
+ * first, as there), without its t2 array or bank bookkeeping; four
+ * sections at a time. */
+PM__FRAME_CLONES
+static void pm__sections_unbanked(pm__ctx *x, pm__section *sc, const pm_curve_sample *smp, size_t n,
+                                  double W) {
+    const pm_road_params *p = x->p;
+    size_t m = p->closed ? n - 1 : n;   /* sections with their own derivatives */
+    double first[4];
+    pm__pass_one(x, sc, smp, n, W, first, NULL, false);
+    if (m == n) return;
+    pm__section *c = &sc[m];   /* the closing section: the first one's curve values */
+    pm__place(sc, smp, m, 1);
+    c->bank = 0.0;
+    c->clamp[0] = c->clamp[1] = W;
+    c->kappa = sc[0].kappa;
+    if (!(p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK))
+        pm__frame_flat_world(p, c, first, first[3], first[2]);
+    else
+        pm__frame(x, c, first, first[3], first[2], true);
+}
+
 /* Pass two under the world up: the frames of sections i0 .. i0 + cnt - 1
  * from t2 and their (smoothed) banks, as lanes. */
 static inline __attribute__((always_inline)) void pm__quad_banked_frame(const pm_road_params *p, pm__section *sc,
@@ -588,22 +599,13 @@ static inline __attribute__((always_inline)) void pm__quad_banked_frame(const pm
 
 /* pm__road_sections' two-pass path (banked, rolled) with pass one and,
  * under the world up, pass two in lanes; the values of the plain path
- * (pm__road_sections_plain) bit for bit. */
+ * (pm__sections_plain) bit for bit. */
 PM__FRAME_CLONES
 static int pm__sections_banked(pm__ctx *x, pm__section *sc, double *t2, const pm_curve_sample *smp, size_t n,
                                double W) {
     const pm_road_params *p = x->p;
     size_t m = p->closed ? n - 1 : n;   /* sections with their own derivatives */
-    pm__step last = {SIZE_MAX, SIZE_MAX, 0.0};
-    for (size_t i = 0; i < m; i += 4) {
-        size_t cnt = m - i < 4 ? m - i : 4;
-        uint32_t seg[4];
-        double uu[4];
-        if (pm__quad_locate(&x->spline, smp, i, cnt, seg, uu))
-            pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, true);
-        else
-            pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, false);
-    }
+    pm__pass_one(x, sc, smp, n, W, NULL, t2, true);
     bool flat = true;   /* every bank +0.0 (a closed road's last is its first) */
     for (size_t i = 0; i < m; i++) flat &= sc[i].bank == 0.0 && !signbit(sc[i].bank);
     if (m < n) {   /* the closing section is the first one again */
