@@ -23,11 +23,10 @@
 #include <emmintrin.h>
 #endif
 
-/* Vectors here stay inside one translation unit's inlined code, never
- * crossing an ABI: GCC's note that AVX passes them differently does not
- * apply. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
+/* Lane vectors stay inside one translation unit's inlined code, never
+ * crossing an ABI: the compiler's note that AVX passes them differently
+ * does not apply (for the includer's code either). */
+#if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
@@ -84,7 +83,4 @@ static inline __attribute__((always_inline)) pm_d4 pm_hypot4(pm_d4 x, pm_d4 y) {
     return pm_hypot4_with(x, y, pm_d4_sqrt(x * x + y * y));
 }
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 #endif

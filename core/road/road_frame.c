@@ -310,20 +310,23 @@ static inline void pm__frame_flat_world(const pm_road_params *p, pm__section *sc
 
 #define PM__D4(v) ((pm_d4){(v), (v), (v), (v)})
 
-/* Lane vectors stay in this file's inlined code (see geom/hypot4.h). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"
+
+/* Lanes i0 .. i3 of a and b side by side (0 .. 3 a's, 4 .. 7 b's). */
+#if defined(__clang__)
+#define PM__SHUF(a, b, i0, i1, i2, i3) __builtin_shufflevector(a, b, i0, i1, i2, i3)
+#else
+#define PM__SHUF(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (pm_k4){i0, i1, i2, i3})
 #endif
 
 /* Rows j of four lane vectors a, b, c, d: out[j] = {a[j], b[j], c[j], d[j]}. */
 static inline __attribute__((always_inline)) void pm__transpose4(pm_d4 a, pm_d4 b, pm_d4 c, pm_d4 d,
                                                                  pm_d4 out[4]) {
-    pm_d4 ab0 = __builtin_shuffle(a, b, (pm_k4){0, 4, 2, 6}), ab1 = __builtin_shuffle(a, b, (pm_k4){1, 5, 3, 7});
-    pm_d4 cd0 = __builtin_shuffle(c, d, (pm_k4){0, 4, 2, 6}), cd1 = __builtin_shuffle(c, d, (pm_k4){1, 5, 3, 7});
-    out[0] = __builtin_shuffle(ab0, cd0, (pm_k4){0, 1, 4, 5});
-    out[1] = __builtin_shuffle(ab1, cd1, (pm_k4){0, 1, 4, 5});
-    out[2] = __builtin_shuffle(ab0, cd0, (pm_k4){2, 3, 6, 7});
-    out[3] = __builtin_shuffle(ab1, cd1, (pm_k4){2, 3, 6, 7});
+    pm_d4 ab0 = PM__SHUF(a, b, 0, 4, 2, 6), ab1 = PM__SHUF(a, b, 1, 5, 3, 7);
+    pm_d4 cd0 = PM__SHUF(c, d, 0, 4, 2, 6), cd1 = PM__SHUF(c, d, 1, 5, 3, 7);
+    out[0] = PM__SHUF(ab0, cd0, 0, 1, 4, 5);
+    out[1] = PM__SHUF(ab1, cd1, 0, 1, 4, 5);
+    out[2] = PM__SHUF(ab0, cd0, 2, 3, 6, 7);
+    out[3] = PM__SHUF(ab1, cd1, 2, 3, 6, 7);
 }
 
 /* The sixteen doubles from tan to clamp, one after another in a section:

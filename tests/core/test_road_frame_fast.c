@@ -144,10 +144,6 @@ Test(road_frame_fast, fast_sections_equal_the_plain_ones) {
  * the ranges' edges (2^500, 2^-450, ratios 2^-50 and 2^-56), exact zeros
  * of both signs, equal magnitudes, subnormals, infinities, NaN, and pairs
  * like a road's derivatives (one tiny beside the other). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"   /* lane vectors stay in this file */
-#endif
-
 static double random_magnitude(pm_rng *g) {
     switch (pm_rng_below(g, 8)) {
     case 0: return ldexp(pm_rng_range(g, 1.0, 2.0), (int)pm_rng_int(g, -1074, 1023));
