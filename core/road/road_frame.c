@@ -2,9 +2,11 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "geom/hypot4.h"
 #include "scene/result.h"
 
 /* Sections along the centre line: plan tangents (mitred at linear
@@ -109,10 +111,32 @@ static double pm__raw_bank(const pm__ctx *x, const pm__section *sc) {
     return b;
 }
 
+/* Where pm__bank_integral looks s up: the one lo with sc[lo].s <= s <
+ * sc[lo + 1].s (arc lengths never decrease, and 0 < s < L). The plain way
+ * is a binary search; with a cursor (at a section whose s is at most the
+ * one asked, for queries that mostly grow, as a smoothing window's ends
+ * do) it walks on from the cursor, and searches from there after a few
+ * steps: the same lo either way. */
+static size_t pm__bank_find(const pm__section *sc, size_t n, double s, size_t *cur) {
+    size_t lo = 0, hi = n - 1;
+    if (cur) {
+        if (sc[*cur].s <= s) lo = *cur;
+        for (int k = 0; k < 8 && sc[lo + 1].s <= s; k++) lo++;
+    }
+    if (!cur || sc[lo + 1].s <= s)
+        while (hi - lo > 1) {
+            size_t mid = (lo + hi) / 2;
+            if (sc[mid].s <= s) lo = mid; else hi = mid;
+        }
+    if (cur) *cur = lo;
+    return lo;
+}
+
 /* Integral of the piecewise-linear bank from 0 to arc length s (periodic
- * for closed roads). pre[i] is the integral up to section i. */
+ * for closed roads). pre[i] is the integral up to section i. cur: NULL,
+ * or pm__bank_find's cursor. */
 static double pm__bank_integral(const pm__section *sc, const double *pre, size_t n, bool closed,
-                                double s) {
+                                double s, size_t *cur) {
     double L = sc[n - 1].s;
     double base = 0.0;
     if (closed && L > 0.0) {
@@ -122,11 +146,7 @@ static double pm__bank_integral(const pm__section *sc, const double *pre, size_t
     }
     if (s <= 0.0) return base;
     if (s >= L) return base + pre[n - 1];
-    size_t lo = 0, hi = n - 1;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (sc[mid].s <= s) lo = mid; else hi = mid;
-    }
+    size_t lo = pm__bank_find(sc, n, s, cur), hi = lo + 1;
     double ds = sc[hi].s - sc[lo].s, f = ds > 0.0 ? (s - sc[lo].s) / ds : 0.0;
     double bs = sc[lo].bank + f * (sc[hi].bank - sc[lo].bank);
     return base + pre[lo] + 0.5 * (sc[lo].bank + bs) * (s - sc[lo].s);
@@ -135,7 +155,8 @@ static double pm__bank_integral(const pm__section *sc, const double *pre, size_t
 /* Averages the bank over the transition length, so curvature steps at
  * control points (Catmull-Rom is only C1) ramp in like superelevation.
  * flat: no bank anywhere (every one +0.0), which averages to +0.0 bit for
- * bit and is within the limit: nothing to do. */
+ * bit and is within the limit: nothing to do. The plain path (x->plain)
+ * looks each window's ends up by binary search, the other by cursors. */
 static int pm__smooth_bank(pm__ctx *x, pm__section *sc, size_t n, bool flat) {
     const pm_road_params *p = x->p;
     double h = 0.5 * p->bank_transition, L = sc[n - 1].s;
@@ -149,14 +170,15 @@ static int pm__smooth_bank(pm__ctx *x, pm__section *sc, size_t n, bool flat) {
         for (size_t i = 1; i < n; i++)
             pre[i] = pre[i - 1] + 0.5 * (sc[i - 1].bank + sc[i].bank) * (sc[i].s - sc[i - 1].s);
         bool closed = p->closed;
+        size_t cur[2] = {0, 0}, *chi = x->plain ? NULL : &cur[0], *clo = x->plain ? NULL : &cur[1];
         for (size_t i = 0; i < n; i++) {
             double lo = sc[i].s - h, hi = sc[i].s + h;
             if (!closed) {
                 if (lo < 0.0) lo = 0.0;
                 if (hi > L) hi = L;
             }
-            out[i] = hi > lo ? (pm__bank_integral(sc, pre, n, closed, hi) -
-                                pm__bank_integral(sc, pre, n, closed, lo)) / (hi - lo)
+            out[i] = hi > lo ? (pm__bank_integral(sc, pre, n, closed, hi, chi) -
+                                pm__bank_integral(sc, pre, n, closed, lo, clo)) / (hi - lo)
                              : sc[i].bank;
         }
         for (size_t i = 0; i < n; i++) sc[i].bank = out[i];
@@ -277,76 +299,340 @@ static inline void pm__frame_flat_world(const pm_road_params *p, pm__section *sc
     pm__section_offset(p, sc, t2, miter);
 }
 
-/* pm_spline_eval's d1 and d2 at t (the same expressions, so the same
- * bits), read straight from the coefficients. */
-static inline void pm__derivatives(const pm_spline *s, double t, double d1[3], double d2[3]) {
-    double u;
-    const double(*c)[3] = s->coef[pm__spline_locate(s, t, &u)];
+/* The lane code below runs four sections at once (GCC vector
+ * extensions, AVX where the CPU has it); each lane does the scalar code's
+ * operations in its order (-ffp-contract=off), so it gives its bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define PM__FRAME_CLONES __attribute__((target_clones("avx", "default")))
+#else
+#define PM__FRAME_CLONES
+#endif
+
+#define PM__D4(v) ((pm_d4){(v), (v), (v), (v)})
+
+
+/* Lanes i0 .. i3 of a and b side by side (0 .. 3 a's, 4 .. 7 b's). */
+#if defined(__clang__)
+#define PM__SHUF(a, b, i0, i1, i2, i3) __builtin_shufflevector(a, b, i0, i1, i2, i3)
+#else
+#define PM__SHUF(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (pm_k4){i0, i1, i2, i3})
+#endif
+
+/* Rows j of four lane vectors a, b, c, d: out[j] = {a[j], b[j], c[j], d[j]}. */
+static inline __attribute__((always_inline)) void pm__transpose4(pm_d4 a, pm_d4 b, pm_d4 c, pm_d4 d,
+                                                                 pm_d4 out[4]) {
+    pm_d4 ab0 = PM__SHUF(a, b, 0, 4, 2, 6), ab1 = PM__SHUF(a, b, 1, 5, 3, 7);
+    pm_d4 cd0 = PM__SHUF(c, d, 0, 4, 2, 6), cd1 = PM__SHUF(c, d, 1, 5, 3, 7);
+    out[0] = PM__SHUF(ab0, cd0, 0, 1, 4, 5);
+    out[1] = PM__SHUF(ab1, cd1, 0, 1, 4, 5);
+    out[2] = PM__SHUF(ab0, cd0, 2, 3, 6, 7);
+    out[3] = PM__SHUF(ab1, cd1, 2, 3, 6, 7);
+}
+
+/* The sixteen doubles from tan to clamp, one after another in a section:
+ * stored four at a time. */
+_Static_assert(offsetof(pm__section, r) == offsetof(pm__section, tan) + 3 * sizeof(double) &&
+                   offsetof(pm__section, up) == offsetof(pm__section, tan) + 6 * sizeof(double) &&
+                   offsetof(pm__section, right) == offsetof(pm__section, tan) + 9 * sizeof(double) &&
+                   offsetof(pm__section, kappa) == offsetof(pm__section, tan) + 12 * sizeof(double) &&
+                   offsetof(pm__section, bank) == offsetof(pm__section, tan) + 13 * sizeof(double) &&
+                   offsetof(pm__section, clamp) == offsetof(pm__section, tan) + 14 * sizeof(double),
+               "pm__section: tan .. clamp must be 16 doubles in a row");
+
+/* Coefficient j, component k of the segment of each lane. */
+static inline __attribute__((always_inline)) pm_d4 pm__lane_coef(const pm_spline *s, const uint32_t seg[4],
+                                                                 bool one_seg, int j, int k) {
+    if (one_seg) return PM__D4(s->coef[seg[0]][j][k]);
+    return (pm_d4){s->coef[seg[0]][j][k], s->coef[seg[1]][j][k], s->coef[seg[2]][j][k], s->coef[seg[3]][j][k]};
+}
+
+/* One quad's curve values, lane by lane (pm__quad_curve). */
+typedef struct pm__quad {
+    pm_d4 kappa, tx, tz, miter, slope;   /* tx, tz: the plan tangent */
+} pm__quad;
+
+/* The curve values of sections i0 .. i0 + cnt - 1 (cnt <= 4, each with
+ * its own derivatives), as lanes; a lane past cnt repeats the last
+ * section. Per lane: pm_spline_eval's d1 and d2 (the same expressions),
+ * pm_spline_curvature_of, hypot (geom/hypot4.h), pm__plan_tangent (in
+ * lanes where it takes its quick path, else called) and pm__slope. seg
+ * and uu: each lane's segment and u (pm__spline_locate); one_seg: all
+ * four in one segment (a constant in each of the two inlined copies,
+ * which keeps GCC from merging their vectors through moves valgrind 3.19
+ * cannot decode). */
+static inline __attribute__((always_inline)) void pm__quad_curve(pm__ctx *x, const pm_curve_sample *smp, size_t n,
+                                                                 size_t i0, size_t cnt, const uint32_t seg[4],
+                                                                 const double uu[4], bool one_seg, pm__step *last,
+                                                                 pm__quad *q) {
+    const pm_road_params *p = x->p;
+    const pm_spline *s = &x->spline;
+    const pm_d4 zero = PM__D4(0.0), one = PM__D4(1.0);
+    bool linear = s->kind == PM_CURVE_LINEAR;
+    pm_d4 u;
+    memcpy(&u, uu, sizeof u);
+    /* pm_spline_eval's d1 and d2 (d2's y is not needed) and pm_spline_curvature_of */
+    pm_d4 d1[3], d2[2];
     for (int k = 0; k < 3; k++) {
-        d1[k] = c[1][k] + u * (2.0 * c[2][k] + u * 3.0 * c[3][k]);
-        d2[k] = 2.0 * c[2][k] + 6.0 * u * c[3][k];
+        pm_d4 c1 = pm__lane_coef(s, seg, one_seg, 1, k), c2 = pm__lane_coef(s, seg, one_seg, 2, k);
+        pm_d4 c3 = pm__lane_coef(s, seg, one_seg, 3, k);
+        d1[k] = c1 + u * (2.0 * c2 + u * 3.0 * c3);
+        if (k != 1) d2[k / 2] = 2.0 * c2 + 6.0 * u * c3;
+    }
+    pm_d4 sp2 = d1[0] * d1[0] + d1[2] * d1[2], sq = pm_d4_sqrt(sp2);
+    q->kappa = zero;
+    if (!linear) q->kappa = pm_d4_sel((pm_k4)(sp2 <= zero), zero, (d2[0] * d1[2] - d2[1] * d1[0]) / (sp2 * sq));
+    /* hypot(d1[0], d1[2]), whose first step is sq */
+    pm_d4 l = pm_hypot4_with(d1[0], d1[2], sq);
+    /* pm__plan_tangent's quick path and the slope without terrain */
+    pm_k4 ok = (pm_k4)(l > PM__D4(1e-12));
+    pm_d4 tx = d1[0] / l, tz = d1[2] / l, miter = one;
+    pm_d4 slope = pm_d4_sel(ok, d1[1] / l, zero);
+    if (linear || p->terrain || (ok[0] & ok[1] & ok[2] & ok[3]) != -1)
+        for (size_t j = 0; j < 4; j++) {
+            size_t i = i0 + (j < cnt ? j : cnt - 1);
+            double d[3] = {d1[0][j], d1[1][j], d1[2][j]}, t2[2], mi;
+            if (linear || !ok[j]) {
+                pm__plan_tangent(x, smp, n, i, d, l[j], t2, &mi);
+                tx[j] = t2[0];
+                tz[j] = t2[1];
+                miter[j] = mi;
+            }
+            if (p->terrain) slope[j] = pm__slope(x, smp, n, i, d, l[j], last);
+        }
+    q->tx = tx;
+    q->tz = tz;
+    q->miter = miter;
+    q->slope = slope;
+}
+
+/* Each lane's segment and u for sections i0 .. i0 + cnt - 1 (lanes past
+ * cnt repeat the last); whether all four share one segment. */
+static inline __attribute__((always_inline)) bool pm__quad_locate(const pm_spline *s, const pm_curve_sample *smp,
+                                                                  size_t i0, size_t cnt, uint32_t seg[4],
+                                                                  double uu[4]) {
+    for (size_t j = 0; j < 4; j++) seg[j] = pm__spline_locate(s, smp[i0 + (j < cnt ? j : cnt - 1)].t, &uu[j]);
+    return seg[0] == seg[1] && seg[1] == seg[2] && seg[2] == seg[3];
+}
+
+/* A section's place on the curve: t, centre, arc length (the sampler's
+ * pm_v3_dist of each chord, summed), no fan yet. */
+static inline __attribute__((always_inline)) void pm__place(pm__section *sc, const pm_curve_sample *smp, size_t i0,
+                                                            size_t cnt) {
+    double sp = i0 > 0 ? sc[i0 - 1].s : 0.0;
+    for (size_t i = i0; i < i0 + cnt; i++) {
+        sc[i].t = smp[i].t;
+        memcpy(sc[i].c, smp[i].p, sizeof sc[i].c);
+        sc[i].s = sp = i > 0 ? sp + smp[i].len : 0.0;
+        sc[i].fan[0] = sc[i].fan[1] = false;
+    }
+}
+
+/* pm__frame under the world up (0, 1, 0) for sections sc[0 .. cnt - 1],
+ * as lanes: plan tangent (tx, tz), slope, miter, and the bank's cosine and
+ * sine (1 and 0 where pm__frame takes them so: the same operations).
+ * Its fallback for a vertical tangent crosses with the same up again,
+ * which changes nothing, so it is left out (as in pm__frame_flat_world).
+ * Stores tan, r, up and right, and with tail also kappa, bank (+0.0) and
+ * both clamps (W). */
+static inline __attribute__((always_inline)) void pm__quad_frame(const pm_road_params *p, pm__section *sc, size_t cnt,
+                                                                 const pm__quad *q, pm_d4 cb, pm_d4 sb, bool tail,
+                                                                 double W) {
+    const pm_d4 zero = PM__D4(0.0), one = PM__D4(1.0);
+    pm_d4 tx = q->tx, tz = q->tz, miter = q->miter;
+    pm_d4 a = tx, b = q->slope, cz = tz;
+    /* pm_v3_normalize: v / l where l > 0, else v as it is, which is v / 1
+     * (exact); negation is a product with -1 (exact, zeros' signs too). */
+    pm_d4 len = pm_d4_sqrt(a * a + b * b + cz * cz), d = pm_d4_sel((pm_k4)(len > zero), len, one);
+    a /= d;
+    b /= d;
+    cz /= d;
+    pm_d4 r0 = b * 0.0 - cz * 1.0, r1 = cz * 0.0 - a * 0.0, r2 = a * 1.0 - b * 0.0;   /* T x up */
+    len = pm_d4_sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+    d = pm_d4_sel((pm_k4)(len > zero), len, one);
+    r0 /= d;
+    r1 /= d;
+    r2 /= d;
+    pm_d4 sign = pm_d4_sel((pm_k4)(r0 * -tz + r2 * tx < zero), -one, one);
+    r0 *= sign;
+    r1 *= sign;
+    r2 *= sign;
+    pm_d4 u0 = r1 * cz - r2 * b, u1 = r2 * a - r0 * cz, u2 = r0 * b - r1 * a;   /* R x T */
+    len = pm_d4_sqrt(u0 * u0 + u1 * u1 + u2 * u2);
+    d = pm_d4_sel((pm_k4)(len > zero), len, one);
+    u0 /= d;
+    u1 /= d;
+    u2 /= d;
+    pm_d4 right[3] = {r0 * cb - u0 * sb, r1 * cb - u1 * sb, r2 * cb - u2 * sb};
+    pm_d4 up[3] = {u0 * cb + r0 * sb, u1 * cb + r1 * sb, u2 * cb + r2 * sb};
+    pm_d4 off[3] = {right[0] * miter, right[1], right[2] * miter};   /* pm__section_offset */
+    if (p->terrain && p->conform == PM_ROAD_DRAPE) {
+        off[0] = -tz * miter;
+        off[1] = zero;
+        off[2] = tx * miter;
+    }
+    /* tan, r, up, right (, kappa, bank, clamp): rows of four per section */
+    pm_d4 q0[4], q1[4], q2[4], q3[4];
+    pm__transpose4(a, b, cz, off[0], q0);
+    pm__transpose4(off[1], off[2], up[0], up[1], q1);
+    pm__transpose4(up[2], right[0], right[1], right[2], q2);
+    pm__transpose4(q->kappa, zero, PM__D4(W), PM__D4(W), q3);
+#pragma GCC unroll 4
+    for (size_t j = 0; j < 4; j++) {
+        if (j >= cnt) break;
+        char *dst = (char *)&sc[j] + offsetof(pm__section, tan);
+        memcpy(dst, &q0[j], sizeof(pm_d4));
+        memcpy(dst + sizeof(pm_d4), &q1[j], sizeof(pm_d4));
+        memcpy(dst + 2 * sizeof(pm_d4), &q2[j], sizeof(pm_d4));
+        if (tail) memcpy(dst + 3 * sizeof(pm_d4), &q3[j], sizeof(pm_d4));
+    }
+}
+
+/* The sections with their own derivatives of an unbanked road, four at a
+ * time: curve values, place, frame (pm__frame per section under a
+ * terrain up). first gets section 0's tangent, miter and slope. */
+static inline __attribute__((always_inline)) void pm__quad_unbanked(pm__ctx *x, pm__section *sc,
+                                                                    const pm_curve_sample *smp, size_t n, size_t i0,
+                                                                    size_t cnt, double W, pm__step *last,
+                                                                    double first[4], const uint32_t seg[4],
+                                                                    const double uu[4], bool one_seg) {
+    const pm_road_params *p = x->p;
+    pm__quad q;
+    pm__quad_curve(x, smp, n, i0, cnt, seg, uu, one_seg, last, &q);
+    if (i0 == 0) {
+        first[0] = q.tx[0];
+        first[1] = q.tz[0];
+        first[2] = q.miter[0];
+        first[3] = q.slope[0];
+    }
+    pm__place(sc, smp, i0, cnt);
+    if (p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK) {
+        for (size_t j = 0; j < cnt; j++) {   /* the terrain's normal is the up */
+            pm__section *c = &sc[i0 + j];
+            c->kappa = q.kappa[j];
+            c->bank = 0.0;
+            c->clamp[0] = c->clamp[1] = W;
+            double t2[2] = {q.tx[j], q.tz[j]};
+            pm__frame(x, c, t2, q.slope[j], q.miter[j], true);
+        }
+        return;
+    }
+    pm__quad_frame(p, sc + i0, cnt, &q, PM__D4(1.0), PM__D4(0.0), true, W);
+}
+
+/* Pass one of the two-pass path for the sections with their own
+ * derivatives, four at a time: curve values into t2 (tangent, miter,
+ * slope per section), place, curvature, raw bank. */
+static inline __attribute__((always_inline)) void pm__quad_banked(pm__ctx *x, pm__section *sc,
+                                                                  const pm_curve_sample *smp, size_t n, size_t i0,
+                                                                  size_t cnt, double W, pm__step *last, double *t2,
+                                                                  const uint32_t seg[4], const double uu[4],
+                                                                  bool one_seg) {
+    pm__quad q;
+    pm__quad_curve(x, smp, n, i0, cnt, seg, uu, one_seg, last, &q);
+    pm__place(sc, smp, i0, cnt);
+    for (size_t j = 0; j < cnt; j++) {
+        size_t i = i0 + j;
+        double v[4] = {q.tx[j], q.tz[j], q.miter[j], q.slope[j]};
+        memcpy(t2 + 4 * i, v, sizeof v);
+        sc[i].kappa = q.kappa[j];
+        sc[i].bank = pm__raw_bank(x, &sc[i]);
+        sc[i].clamp[0] = sc[i].clamp[1] = W;
+    }
+}
+
+/* The sections with their own derivatives (all but a closed road's
+ * closing one), four at a time: unbanked, framed at once (first gets
+ * section 0's curve values); banked, pass one into t2. */
+static inline __attribute__((always_inline)) void pm__pass_one(pm__ctx *x, pm__section *sc,
+                                                               const pm_curve_sample *smp, size_t n, double W,
+                                                               double first[4], double *t2, bool banked) {
+    size_t m = x->p->closed ? n - 1 : n;
+    pm__step last = {SIZE_MAX, SIZE_MAX, 0.0};
+    for (size_t i = 0; i < m; i += 4) {
+        size_t cnt = m - i < 4 ? m - i : 4;
+        uint32_t seg[4];
+        double uu[4];
+        bool one = pm__quad_locate(&x->spline, smp, i, cnt, seg, uu);
+        if (banked && one) pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, true);
+        else if (banked) pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, false);
+        else if (one) pm__quad_unbanked(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, true);
+        else pm__quad_unbanked(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, false);
     }
 }
 
 /* pm__road_sections for an unbanked road in one pass: each section is
  * framed as soon as its tangent and slope are known, with the values the
  * two-pass path gives (the closing section of a closed road copies the
- * first, as there), without its t2 array or bank bookkeeping. */
+ * first, as there), without its t2 array or bank bookkeeping; four
+ * sections at a time. */
+PM__FRAME_CLONES
 static void pm__sections_unbanked(pm__ctx *x, pm__section *sc, const pm_curve_sample *smp, size_t n,
                                   double W) {
     const pm_road_params *p = x->p;
     size_t m = p->closed ? n - 1 : n;   /* sections with their own derivatives */
-    pm__step last = {SIZE_MAX, SIZE_MAX, 0.0};
     double first[4];
-    bool world = !(p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK);
-    for (size_t i = 0; i < n; i++) {
-        pm__section *c = &sc[i];
-        c->t = smp[i].t;
-        memcpy(c->c, smp[i].p, sizeof c->c);
-        c->s = i > 0 ? sc[i - 1].s + smp[i].len : 0.0;
-        c->fan[0] = c->fan[1] = false;
-        c->bank = 0.0;
-        c->clamp[0] = c->clamp[1] = W;
-        double t2[4];
-        if (i < m) {
-            double d1[3], d2[3];
-            pm__derivatives(&x->spline, smp[i].t, d1, d2);
-            c->kappa = pm_spline_curvature_of(&x->spline, d1, d2);
-            double l = hypot(d1[0], d1[2]);
-            pm__plan_tangent(x, smp, n, i, d1, l, t2, t2 + 2);
-            /* pm__slope's first line, without the call */
-            t2[3] = p->terrain ? pm__slope(x, smp, n, i, d1, l, &last) : l > 1e-12 ? d1[1] / l : 0.0;
-            if (i == 0) memcpy(first, t2, sizeof first);
-        } else {
-            c->kappa = sc[0].kappa;
-            memcpy(t2, first, sizeof t2);
-        }
-        if (world)
-            pm__frame_flat_world(p, c, t2, t2[3], t2[2]);
-        else
-            pm__frame(x, c, t2, t2[3], t2[2], true);
-    }
+    pm__pass_one(x, sc, smp, n, W, first, NULL, false);
+    if (m == n) return;
+    pm__section *c = &sc[m];   /* the closing section: the first one's curve values */
+    pm__place(sc, smp, m, 1);
+    c->bank = 0.0;
+    c->clamp[0] = c->clamp[1] = W;
+    c->kappa = sc[0].kappa;
+    if (!(p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK))
+        pm__frame_flat_world(p, c, first, first[3], first[2]);
+    else
+        pm__frame(x, c, first, first[3], first[2], true);
 }
 
-int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size_t n) {
+/* Pass two under the world up: the frames of sections i0 .. i0 + cnt - 1
+ * from t2 and their (smoothed) banks, as lanes. */
+static inline __attribute__((always_inline)) void pm__quad_banked_frame(const pm_road_params *p, pm__section *sc,
+                                                                        const double *t2, size_t i0, size_t cnt) {
+    pm_d4 row[4], col[4];
+    for (size_t j = 0; j < 4; j++) memcpy(&row[j], t2 + 4 * (i0 + (j < cnt ? j : cnt - 1)), sizeof row[j]);
+    pm__transpose4(row[0], row[1], row[2], row[3], col);
+    pm__quad q = {.tx = col[0], .tz = col[1], .miter = col[2], .slope = col[3]};
+    pm_d4 cb = PM__D4(1.0), sb = PM__D4(0.0);   /* an unbanked section (most) skips the sincos */
+    for (size_t j = 0; j < cnt; j++) {
+        double b = sc[i0 + j].bank;
+        if (b != 0.0 || signbit(b)) cb[j] = cos(b), sb[j] = sin(b);
+    }
+    pm__quad_frame(p, sc + i0, cnt, &q, cb, sb, false, 0.0);
+}
+
+/* pm__road_sections' two-pass path (banked, rolled) with pass one and,
+ * under the world up, pass two in lanes; the values of the plain path
+ * (pm__sections_plain) bit for bit. */
+PM__FRAME_CLONES
+static int pm__sections_banked(pm__ctx *x, pm__section *sc, double *t2, const pm_curve_sample *smp, size_t n,
+                               double W) {
     const pm_road_params *p = x->p;
-    if (!x->plain && pm__unbanked(p)) {
-        pm__section *sc = pm_arena_alloc(x->a, n * sizeof *sc);
-        if (!sc) return PM_ERR_NOMEM;
-        pm__sections_unbanked(x, sc, smp, n, 0.5 * p->width + p->shoulder);
-        L->sec = sc;
-        L->n = n;
-        L->closed = p->closed;
-        L->length = sc[n - 1].s;
+    size_t m = p->closed ? n - 1 : n;   /* sections with their own derivatives */
+    pm__pass_one(x, sc, smp, n, W, NULL, t2, true);
+    bool flat = true;   /* every bank +0.0 (a closed road's last is its first) */
+    for (size_t i = 0; i < m; i++) flat &= sc[i].bank == 0.0 && !signbit(sc[i].bank);
+    if (m < n) {   /* the closing section is the first one again */
+        pm__place(sc, smp, m, 1);
+        memcpy(t2 + 4 * m, t2, 4 * sizeof(double));
+        sc[m].kappa = sc[0].kappa;
+        sc[m].bank = sc[0].bank;
+        sc[m].clamp[0] = sc[m].clamp[1] = W;
+    }
+    int r = pm__smooth_bank(x, sc, n, flat);
+    if (r < 0) return r;
+    if (p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK) {
+        for (size_t i = 0; i < n; i++) pm__frame(x, &sc[i], t2 + 4 * i, t2[4 * i + 3], t2[4 * i + 2], flat);
         return PM_OK;
     }
-    /* Not zeroed (a section is 224 bytes): every field is set below or in
-     * pm__frame, but the pivots, read only where a fan is set. */
-    pm__section *sc = pm_arena_alloc(x->a, n * sizeof *sc);
-    if (!sc) return PM_ERR_NOMEM;
-    double *t2 = pm_arena_alloc(x->a, n * 4 * sizeof(double));
-    if (!t2) return PM_ERR_NOMEM;
-    double W = 0.5 * p->width + p->shoulder;
+    for (size_t i = 0; i < n; i += 4) pm__quad_banked_frame(p, sc, t2, i, n - i < 4 ? n - i : 4);
+    return PM_OK;
+}
+
+/* The two-pass path as it was before the lanes (x->plain): the reference
+ * the tests compare the fast paths with. */
+static int pm__sections_plain(pm__ctx *x, pm__section *sc, double *t2, const pm_curve_sample *smp, size_t n,
+                              double W) {
+    const pm_road_params *p = x->p;
     pm__step last = {SIZE_MAX, SIZE_MAX, 0.0};
     bool flat = true;   /* every bank +0.0 (a closed road's last is its first) */
     for (size_t i = 0; i < n; i++) {
@@ -374,6 +660,24 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
     int r = pm__smooth_bank(x, sc, n, flat);
     if (r < 0) return r;
     for (size_t i = 0; i < n; i++) pm__frame(x, &sc[i], t2 + 4 * i, t2[4 * i + 3], t2[4 * i + 2], flat);
+    return PM_OK;
+}
+
+int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size_t n) {
+    const pm_road_params *p = x->p;
+    double W = 0.5 * p->width + p->shoulder;
+    /* Not zeroed (a section is 224 bytes): every field is set here or in
+     * pm__frame, but the pivots, read only where a fan is set. */
+    pm__section *sc = pm_arena_alloc(x->a, n * sizeof *sc);
+    if (!sc) return PM_ERR_NOMEM;
+    if (!x->plain && pm__unbanked(p)) {
+        pm__sections_unbanked(x, sc, smp, n, W);
+    } else {
+        double *t2 = pm_arena_alloc(x->a, n * 4 * sizeof(double));
+        if (!t2) return PM_ERR_NOMEM;
+        int r = x->plain ? pm__sections_plain(x, sc, t2, smp, n, W) : pm__sections_banked(x, sc, t2, smp, n, W);
+        if (r < 0) return r;
+    }
     L->sec = sc;
     L->n = n;
     L->closed = p->closed;

@@ -1,13 +1,16 @@
-/* road_frame.c: the one-pass sections of an unbanked road (the fast path
- * of pm__road_sections) equal the plain two-pass ones (x->plain) bit for
- * bit, field by field, on thousands of random roads: open and closed,
- * Catmull-Rom and linear (mitred corners), flat and hilly, tiny and long
- * chords, on terrain (drape, bank, terrain up), and banked or rolled roads,
- * where both must take the plain path. */
+/* road_frame.c: the fast sections of pm__road_sections (an unbanked road's
+ * one pass, a banked or rolled road's two passes, both four sections at a
+ * time in lanes, the bank's smoothing window found by cursors) equal the
+ * plain two-pass ones (x->plain: one section at a time, the library's
+ * hypot, binary searches) bit for bit, field by field, on thousands of
+ * random roads: open and closed, Catmull-Rom and linear (mitred corners),
+ * flat and hilly, tiny and long chords, on terrain (drape, bank, terrain
+ * up), banked or rolled. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
+#include "geom/hypot4.h"
 #include "pm_test_road.h"
 #include "road/road_internal.h"
 #include "scene/arena.h"
@@ -47,7 +50,7 @@ static void random_params(pm_arena *a, pm_rng *g, pm_road_params *p) {
     p->max_error = errs[pm_rng_below(g, 5)];
     static const double segs[] = {0.7, 2.0, 5.0, 20.0, 1000.0};
     p->max_segment = segs[pm_rng_below(g, 5)];
-    if (pm_rng_chance(g, 0.2)) {   /* banked: both paths must be the plain one */
+    if (pm_rng_chance(g, 0.2)) {   /* banked: the two-pass paths */
         p->bank_max_degrees = pm_rng_range(g, 1.0, 45.0);
         p->bank_radius = pm_rng_range(g, 0.0, 100.0);
         p->bank_transition = pm_rng_chance(g, 0.3) ? 0.0 : pm_rng_range(g, 1.0, 40.0);
@@ -85,10 +88,10 @@ static void same_section(const pm__section *f, const pm__section *q, int trial, 
 #undef PM__SAME
 }
 
-Test(road_frame_fast, unbanked_sections_equal_the_plain_ones) {
+Test(road_frame_fast, fast_sections_equal_the_plain_ones) {
     pm_rng g;
     pm_rng_seed(&g, 20261202);
-    int fast = 0, closed = 0, linear = 0, terrain = 0, zeros = 0;
+    int fast = 0, closed = 0, linear = 0, terrain = 0, zeros = 0, banked = 0, banked_closed = 0;
     for (int trial = 0; trial < 3000; trial++) {
         pm_arena *a = pm_arena_create(0);
         cr_assert(a);
@@ -119,12 +122,81 @@ Test(road_frame_fast, unbanked_sections_equal_the_plain_ones) {
         closed += unbanked && p.closed;
         linear += unbanked && p.curve == PM_CURVE_LINEAR;
         terrain += unbanked && p.terrain;
+        bool bank_on = false;   /* the two-pass path with some bank that is not +0.0 */
+        for (size_t i = 0; i < n; i++) bank_on |= Lf.sec[i].bank != 0.0;
+        banked += bank_on;
+        banked_closed += bank_on && p.closed;
         pm_arena_destroy(a);
     }
-    /* The fast path ran on every kind of road, and met exact zeros. */
+    /* The fast paths ran on every kind of road, and met exact zeros. */
     cr_assert_gt(fast, 1500);
     cr_assert_gt(closed, 200);
     cr_assert_gt(linear, 300);
     cr_assert_gt(terrain, 300);
     cr_assert_gt(zeros, 1000);
+    cr_assert_gt(banked, 400);
+    cr_assert_gt(banked_closed, 60);
+}
+
+/* geom/hypot4.h against the C library's hypot, bit for bit, lane by lane:
+ * the lane copy of glibc's kernel, its ax + ay shortcut and its calls for
+ * the rest. Magnitudes log-uniform over the whole double range and near
+ * the ranges' edges (2^500, 2^-450, ratios 2^-50 and 2^-56), exact zeros
+ * of both signs, equal magnitudes, subnormals, infinities, NaN, and pairs
+ * like a road's derivatives (one tiny beside the other). */
+static double random_magnitude(pm_rng *g) {
+    switch (pm_rng_below(g, 8)) {
+    case 0: return ldexp(pm_rng_range(g, 1.0, 2.0), (int)pm_rng_int(g, -1074, 1023));
+    case 1: return ldexp(pm_rng_range(g, 1.0, 2.0), (int)pm_rng_int(g, 495, 515));
+    case 2: return ldexp(pm_rng_range(g, 1.0, 2.0), (int)pm_rng_int(g, -470, -440));
+    case 3: return pm_rng_chance(g, 0.5) ? 0.0 : ldexp((double)pm_rng_below(g, 1u << 20), -1074);
+    default: return pm_rng_range(g, 0.0, 200.0);
+    }
+}
+
+static double partner(pm_rng *g, double x) {
+    switch (pm_rng_below(g, 6)) {
+    case 0: return random_magnitude(g);
+    case 1: return ldexp(x * pm_rng_range(g, 0.5, 2.0), -(int)pm_rng_int(g, 45, 62));   /* near the ratios */
+    case 2: return x;
+    case 3: return nextafter(x, INFINITY);
+    case 4: return 0.0;
+    default: return x * pm_rng_range(g, 0.0, 3.0);
+    }
+}
+
+Test(road_frame_fast, hypot4_equals_hypot) {
+    pm_rng g;
+    pm_rng_seed(&g, 4142);
+    static const double special[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 0x1p500, 0x1p511, 0x1p-450,
+                                     0x1p-459, 0x1p-1074, 1.0, 0x1p-50, 0x1p-54, 0x1p-56, 3.0, 4.0};
+    size_t ns = sizeof special / sizeof special[0];
+    uint64_t lanes = 0, shortcut = 0;
+    for (int it = 0; it < 400000; it++) {
+        pm_d4 x, y;
+        for (int j = 0; j < 4; j++) {
+            if (it < 64) {   /* every pair of the specials */
+                size_t k = (size_t)it * 4 + (size_t)j;
+                x[j] = special[k % ns];
+                y[j] = special[(k / ns) % ns];
+            } else {
+                double a = random_magnitude(&g), b = partner(&g, a);
+                if (pm_rng_chance(&g, 0.5)) { double t = a; a = b; b = t; }
+                x[j] = pm_rng_chance(&g, 0.5) ? -a : a;
+                y[j] = pm_rng_chance(&g, 0.5) ? -b : b;
+            }
+        }
+        pm_d4 h = pm_hypot4(x, y);
+        for (int j = 0; j < 4; j++) {
+            double want = hypot(x[j], y[j]), got = h[j];
+            if (isnan(want)) cr_assert(isnan(got), "hypot(%a, %a): %a, not NaN", x[j], y[j], got);
+            else cr_assert_eq(memcmp(&want, &got, sizeof want), 0, "hypot(%a, %a) = %a, lanes %a", x[j], y[j], want, got);
+            double ax = fmax(fabs(x[j]), fabs(y[j])), ay = fmin(fabs(x[j]), fabs(y[j]));
+            lanes += ax < 0x1p500 && ay > 0x1p-450 && ay > ax * 0x1p-50;
+            shortcut += ax < 0x1p500 && ax > 0x1p-400 && ay <= ax * 0x1p-56;
+        }
+    }
+    /* The lanes' own paths ran often (not only the library's calls). */
+    cr_assert_gt(lanes, 400000);
+    cr_assert_gt(shortcut, 100000);
 }
