@@ -24,7 +24,7 @@ typedef double pm__v4 __attribute__((vector_size(32)));
 /* Only static functions here take or return them (and inline): no call
  * crosses an ABI, so GCC's note that AVX would pass them differently
  * does not apply. */
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__)   /* GCC and clang */
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 typedef int64_t pm__m4 __attribute__((vector_size(32)));   /* lane masks: all ones or zero */
