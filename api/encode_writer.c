@@ -547,15 +547,30 @@ static inline uint64_t pm_api__addr_hash(const char *k, size_t kl) {
  * (its other bytes are garbage until then). */
 static inline bool pm_api__slot_live(const uint64_t *live, uint64_t i) { return live[i >> 6] >> (i & 63) & 1; }
 
-/* Keeps text[0..n) in slot i of table slots (live: its bits) for key k
- * when it is short enough. */
+/* Each text may sit in its hash's slot i or in the slot beside it, i ^ 1:
+ * with one slot per hash, two keys of a tree whose addresses collide
+ * (which depends on where the linker put them) would evict each other on
+ * every row. The slot for k and len, or NULL. */
+static inline const pm_api__key_slot *pm_api__slot_find(const pm_api__key_slot *slots, const uint64_t *live,
+                                                        uint64_t i, const char *k, size_t len) {
+    if (pm_api__slot_live(live, i) && slots[i].key == k && slots[i].len == len) return &slots[i];
+    i ^= 1;
+    if (pm_api__slot_live(live, i) && slots[i].key == k && slots[i].len == len) return &slots[i];
+    return NULL;
+}
+
+/* Keeps text[0..n) for key k (len: what pm_api__slot_find compares) when
+ * it is short enough: in slot i, or beside it when i holds another text
+ * and the slot beside is free. */
 static void pm_api__slot_keep(pm_api__key_slot *slots, uint64_t *live, uint64_t i, const char *k, size_t len,
                               const char *text, size_t n) {
     if (n > PM_API__KEY_TEXT) return;
+    if (pm_api__slot_live(live, i) && !pm_api__slot_live(live, i ^ 1)) i ^= 1;
     pm_api__key_slot *c = &slots[i];
     live[i >> 6] |= 1ull << (i & 63);
     c->key = k;
     c->len = len;
+    c->text_len = n;
     memcpy(c->text, text, n);
     memset(c->text + n, ' ', PM_API__KEY_TEXT - n);   /* copied past the text, overwritten */
 }
@@ -564,8 +579,8 @@ static void pm_api__slot_keep(pm_api__key_slot *slots, uint64_t *live, uint64_t 
  * returns the end. */
 static inline char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__meta_cache *cache) {
     uint64_t i = pm_api__addr_hash(k, kl) >> (64 - PM_API__KEY_BITS);
-    const pm_api__key_slot *c = &cache->keys[i];
-    if (pm_api__slot_live(cache->keys_live, i) && c->key == k && c->len == kl) {
+    const pm_api__key_slot *c = pm_api__slot_find(cache->keys, cache->keys_live, i, k, kl);
+    if (c) {
         memcpy(o, c->text, PM_API__KEY_TEXT);
         return o + kl + 3;
     }
@@ -580,13 +595,13 @@ static inline char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__m
 }
 
 /* String s as "s" at o from the cache (room for 32 bytes); NULL when s
- * was not seen before. */
+ * was not seen before. A string's slot has len 0: it is found by address. */
 static inline char *pm_api__put_cached_str(char *o, const char *s, const pm_api__meta_cache *cache) {
     uint64_t i = pm_api__addr_hash(s, 0) >> (64 - PM_API__STR_BITS);
-    const pm_api__key_slot *c = &cache->strs[i];
-    if (!pm_api__slot_live(cache->strs_live, i) || c->key != s) return NULL;
+    const pm_api__key_slot *c = pm_api__slot_find(cache->strs, cache->strs_live, i, s, 0);
+    if (!c) return NULL;
     memcpy(o, c->text, PM_API__KEY_TEXT);
-    return o + c->len;
+    return o + c->text_len;
 }
 
 /* The same written in full (room checked here) and kept for next time. */
@@ -596,7 +611,7 @@ static void pm_api__w_str_kept(pm_api__w *w, const char *s, pm_api__meta_cache *
     if (w->oom) return;
     size_t n = w->len - start;
     if (n == strlen(s) + 2)   /* plain: no escapes */
-        pm_api__slot_keep(cache->strs, cache->strs_live, pm_api__addr_hash(s, 0) >> (64 - PM_API__STR_BITS), s, n,
+        pm_api__slot_keep(cache->strs, cache->strs_live, pm_api__addr_hash(s, 0) >> (64 - PM_API__STR_BITS), s, 0,
                           w->data + start, n);
 }
 

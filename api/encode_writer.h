@@ -89,8 +89,9 @@ void pm_api__w_meta(pm_api__w *w, const pm_meta *m);
 
 typedef struct pm_api__key_slot {
     const char *key;
-    size_t len;                    /* keys: the key's length; strings: the text's */
-    char text[PM_API__KEY_TEXT];   /* "key": and what the copy may carry past it */
+    uint32_t len;                  /* keys: the key's length; strings: 0 */
+    uint32_t text_len;             /* of text: "key": or "string" */
+    char text[PM_API__KEY_TEXT];   /* that, and what the copy may carry past it */
 } pm_api__key_slot;
 
 typedef struct pm_api__meta_cache {
