@@ -25,6 +25,7 @@
 
 #include "../../api/encode_writer.h"
 #include "pm_api/encode.h"
+#include "pm_test_jsontext.h"
 #include "pm_test_validator.h"
 #include "scene/scene.h"
 
@@ -133,77 +134,47 @@ static pm_scene *rnd_scene(pm_arena *a) {
 
 /* ---- the reference printer ---- */
 
-typedef struct text { char *p; size_t n, cap; } text;
-
-static void put(text *t, const char *s, size_t n) {
-    if (t->n + n + 1 > t->cap) {
-        t->cap = 2 * (t->n + n + 1);
-        t->p = realloc(t->p, t->cap);
-        cr_assert_not_null(t->p);
-    }
-    memcpy(t->p + t->n, s, n);
-    t->n += n;
-}
-
-static void put_string(text *t, const char *s, size_t n) {
-    put(t, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        char e[8];
-        if (c == '"' || c == '\\') {
-            e[0] = '\\', e[1] = (char)c;
-            put(t, e, 2);
-        } else if (c < 0x20) {
-            snprintf(e, sizeof e, "\\u%04x", c);
-            put(t, e, 6);
-        } else {
-            put(t, (const char *)&c, 1);
-        }
-    }
-    put(t, "\"", 1);
-}
-
 /* v printed again; f32: reals are float32 values (the JSON mesh's arrays,
  * whose texts read back as the float, not as the double). */
-static void reprint(text *t, const json_t *v, bool f32) {
+static void reprint(pm_test_text *t, const json_t *v, bool f32) {
     char b[64];
     switch (json_typeof(v)) {
     case JSON_OBJECT: {
-        put(t, "{", 1);
+        pm_test_put(t, "{", 1);
         const char *k;
         json_t *x;
         bool first = true;
         json_object_foreach((json_t *)v, k, x) {
-            if (!first) put(t, ",", 1);
+            if (!first) pm_test_put(t, ",", 1);
             first = false;
-            put_string(t, k, strlen(k));
-            put(t, ":", 1);
+            pm_test_put_str(t, k, strlen(k));
+            pm_test_put(t, ":", 1);
             /* the JSON mesh: meshes[] and instances[] hold float32 arrays */
             reprint(t, x, f32 || !strcmp(k, "meshes") || !strcmp(k, "instances"));
         }
-        put(t, "}", 1);
+        pm_test_put(t, "}", 1);
         return;
     }
     case JSON_ARRAY: {
-        put(t, "[", 1);
+        pm_test_put(t, "[", 1);
         for (size_t i = 0; i < json_array_size(v); i++) {
-            if (i) put(t, ",", 1);
+            if (i) pm_test_put(t, ",", 1);
             reprint(t, json_array_get(v, i), f32);
         }
-        put(t, "]", 1);
+        pm_test_put(t, "]", 1);
         return;
     }
-    case JSON_STRING: put_string(t, json_string_value(v), json_string_length(v)); return;
-    case JSON_INTEGER: put(t, b, (size_t)snprintf(b, sizeof b, "%" JSON_INTEGER_FORMAT, json_integer_value(v))); return;
+    case JSON_STRING: pm_test_put_str(t, json_string_value(v), json_string_length(v)); return;
+    case JSON_INTEGER: pm_test_put(t, b, (size_t)snprintf(b, sizeof b, "%" JSON_INTEGER_FORMAT, json_integer_value(v))); return;
     case JSON_REAL: {
         double d = json_real_value(v);
         int n = f32 ? pm_api__fmt_f32_ref(b, (float)d) : pm_api__fmt_f64_ref(b, d);
-        put(t, b, (size_t)n);
+        pm_test_put(t, b, (size_t)n);
         return;
     }
-    case JSON_TRUE: put(t, "true", 4); return;
-    case JSON_FALSE: put(t, "false", 5); return;
-    case JSON_NULL: put(t, "null", 4); return;
+    case JSON_TRUE: pm_test_put(t, "true", 4); return;
+    case JSON_FALSE: pm_test_put(t, "false", 5); return;
+    case JSON_NULL: pm_test_put(t, "null", 4); return;
     }
 }
 
@@ -212,13 +183,13 @@ static json_t *expect_canonical(const char *s, size_t n, const char *what) {
     json_error_t e;
     json_t *j = json_loadb(s, n, JSON_REJECT_DUPLICATES, &e);
     cr_assert_not_null(j, "%s: does not parse: %s (line %d col %d)", what, e.text, e.line, e.column);
-    text t = {0};
+    pm_test_text t = {0};
     reprint(&t, j, false);
     size_t k = 0;
-    while (k < n && k < t.n && s[k] == t.p[k]) k++;
-    cr_expect(k == n && k == t.n, "%s: text differs from its reprint at byte %zu: ...%.60s... vs ...%.60s...",
-              what, k, s + (k > 20 ? k - 20 : 0), t.p + (k > 20 ? k - 20 : 0));
-    free(t.p);
+    while (k < n && k < t.len && s[k] == t.s[k]) k++;
+    cr_expect(k == n && k == t.len, "%s: text differs from its reprint at byte %zu: ...%.60s... vs ...%.60s...",
+              what, k, s + (k > 20 ? k - 20 : 0), t.s + (k > 20 ? k - 20 : 0));
+    free(t.s);
     return j;
 }
 
