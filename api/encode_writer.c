@@ -543,8 +543,8 @@ static inline uint64_t pm_api__addr_hash(const char *k, size_t kl) {
     return ((uint64_t)(uintptr_t)k ^ (uint64_t)kl << 48) * 0x9E3779B97F4A7C15ull;
 }
 
-/* Whether slot i of a table was written since pm_api__meta_cache_init
- * (its other bytes are garbage until then). */
+/* Whether slot i of the strings' table was written since
+ * pm_api__meta_cache_init (its bytes are garbage until then). */
 static inline bool pm_api__slot_live(const uint64_t *live, uint64_t i) { return live[i >> 6] >> (i & 63) & 1; }
 
 /* Each text may sit in its hash's slot i or in the slot beside it, i ^ 1:
@@ -553,21 +553,23 @@ static inline bool pm_api__slot_live(const uint64_t *live, uint64_t i) { return 
  * every row. The slot for k and len, or NULL. */
 static inline const pm_api__key_slot *pm_api__slot_find(const pm_api__key_slot *slots, const uint64_t *live,
                                                         uint64_t i, const char *k, size_t len) {
-    if (pm_api__slot_live(live, i) && slots[i].key == k && slots[i].len == len) return &slots[i];
+    if ((!live || pm_api__slot_live(live, i)) && slots[i].key == k && slots[i].len == len) return &slots[i];
     i ^= 1;
-    if (pm_api__slot_live(live, i) && slots[i].key == k && slots[i].len == len) return &slots[i];
+    if ((!live || pm_api__slot_live(live, i)) && slots[i].key == k && slots[i].len == len) return &slots[i];
     return NULL;
 }
 
 /* Keeps text[0..n) for key k (len: what pm_api__slot_find compares) when
  * it is short enough: in slot i, or beside it when i holds another text
- * and the slot beside is free. */
+ * and the slot beside is free. live: the table's bits (strings), or NULL
+ * (keys: a free slot's key is NULL). */
 static void pm_api__slot_keep(pm_api__key_slot *slots, uint64_t *live, uint64_t i, const char *k, size_t len,
                               const char *text, size_t n) {
     if (n > PM_API__KEY_TEXT) return;
-    if (pm_api__slot_live(live, i) && !pm_api__slot_live(live, i ^ 1)) i ^= 1;
+    if (live ? pm_api__slot_live(live, i) && !pm_api__slot_live(live, i ^ 1) : slots[i].key && !slots[i ^ 1].key)
+        i ^= 1;
     pm_api__key_slot *c = &slots[i];
-    live[i >> 6] |= 1ull << (i & 63);
+    if (live) live[i >> 6] |= 1ull << (i & 63);
     c->key = k;
     c->len = len;
     c->text_len = n;
@@ -579,7 +581,7 @@ static void pm_api__slot_keep(pm_api__key_slot *slots, uint64_t *live, uint64_t 
  * returns the end. */
 static inline char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__meta_cache *cache) {
     uint64_t i = pm_api__addr_hash(k, kl) >> (64 - PM_API__KEY_BITS);
-    const pm_api__key_slot *c = pm_api__slot_find(cache->keys, cache->keys_live, i, k, kl);
+    const pm_api__key_slot *c = pm_api__slot_find(cache->keys, NULL, i, k, kl);
     if (c) {
         memcpy(o, c->text, PM_API__KEY_TEXT);
         return o + kl + 3;
@@ -590,7 +592,7 @@ static inline char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__m
     *o++ = '"';
     *o++ = ':';
     size_t n = (size_t)(o - start);
-    if (n == kl + 3) pm_api__slot_keep(cache->keys, cache->keys_live, i, k, kl, start, n);   /* plain: no escapes */
+    if (n == kl + 3) pm_api__slot_keep(cache->keys, NULL, i, k, kl, start, n);   /* plain: no escapes */
     return o;
 }
 
@@ -839,8 +841,10 @@ static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c
 }
 
 void pm_api__meta_cache_init(pm_api__meta_cache *c) {
-    /* the live bits only: a small tree touches a few slots of 60 KiB */
-    memset(c->keys_live, 0, sizeof c->keys_live);
+    /* Keys (looked up for every member) by a NULL key; the strings' 48 KiB
+     * by their live bits only: a small tree touches a few of them. */
+#pragma GCC unroll 8
+    for (int i = 0; i < PM_API__KEYS; i++) c->keys[i].key = NULL;
     memset(c->strs_live, 0, sizeof c->strs_live);
 }
 

@@ -95,7 +95,7 @@ typedef struct pm_api__key_slot {
 } pm_api__key_slot;
 
 typedef struct pm_api__meta_cache {
-    uint64_t keys_live[PM_API__KEYS / 64], strs_live[PM_API__STRS / 64];   /* slots written */
+    uint64_t strs_live[PM_API__STRS / 64];   /* strs slots written (keys: key NULL when free) */
     pm_api__key_slot keys[PM_API__KEYS], strs[PM_API__STRS];
 } pm_api__meta_cache;
 void pm_api__meta_cache_init(pm_api__meta_cache *c);
