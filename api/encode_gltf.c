@@ -100,7 +100,11 @@ typedef struct gltf_plan {
     uint32_t *prop_mesh;      /* per prop set: its marker mesh */
     const char **mesh_names;  /* marker meshes: one per distinct prop name */
     uint32_t nmarkers, nprim_meshes;
+    unsigned char *block;     /* the arrays above when malloc'd (plan_build), else NULL */
 } gltf_plan;
+
+/* Room on the caller's stack for a small scene's plan arrays. */
+#define PLAN_LOCAL 4096
 
 /* ---- the marker mesh: a 0.2 x 1 x 0.2 m post standing on its origin ---- */
 
@@ -361,22 +365,28 @@ static int plan_reorder(gltf_plan *pl) {
 }
 
 static int plan_build(gltf_plan *pl, const pm_api__view *v, const pm_api_output *o,
-                      const marker *mk) {
+                      marker *mk, unsigned char *local) {
     const pm_scene *s = v->s;
     memset(pl, 0, sizeof *pl);
     pl->v = v;
     pl->o = o;
     size_t nprims = s->nprims, nprops = s->nprops;
-    pl->acc = malloc((6 * nprims + 3 + 3 * nprops) * sizeof *pl->acc);
-    pl->prims = malloc((nprims + 1) * sizeof *pl->prims);
-    pl->materials = malloc((nprims + 1) * sizeof *pl->materials);
-    pl->prop_acc = malloc((nprops + 1) * sizeof *pl->prop_acc);
-    pl->prop_mesh = malloc((nprops + 1) * sizeof *pl->prop_mesh);
-    pl->mesh_names = malloc((nprops + 1) * sizeof *pl->mesh_names);
-    pl->groups = calloc(nprims + 1, sizeof *pl->groups);
-    if (!pl->acc || !pl->prims || !pl->materials || !pl->prop_acc || !pl->prop_mesh ||
-        !pl->mesh_names || !pl->groups)
-        return -1;
+    /* The plan's arrays in one block: the caller's local one when they fit
+     * (a road's single primitive), else one malloc. */
+    size_t sz[8] = {(6 * nprims + 3 + 3 * nprops) * sizeof *pl->acc, (nprims + 1) * sizeof *pl->prims,
+                    (nprims + 1) * sizeof *pl->materials,    (nprops + 1) * sizeof *pl->prop_acc,
+                    (nprops + 1) * sizeof *pl->prop_mesh,    (nprops + 1) * sizeof *pl->mesh_names,
+                    (nprims + 1) * sizeof *pl->groups,       (nprims + 1) * sizeof *pl->prim_group};
+    size_t total = 0;
+    for (int i = 0; i < 8; i++) total += (sz[i] + 15) & ~(size_t)15;
+    unsigned char *b = total <= PLAN_LOCAL ? local : malloc(total);
+    if (!b) return -1;
+    pl->block = b == local ? NULL : b;
+    void *part[8];
+    for (int i = 0; i < 8; i++) part[i] = b, b += (sz[i] + 15) & ~(size_t)15;
+    pl->acc = part[0], pl->prims = part[1], pl->materials = part[2], pl->prop_acc = part[3];
+    pl->prop_mesh = part[4], pl->mesh_names = part[5], pl->groups = part[6], pl->prim_group = part[7];
+    memset(pl->groups, 0, sz[6]);
     const pm_prim *prev = NULL;
     for (uint32_t i = 0; i < s->nprims; i++) {
         pl->prims[i].idx = UINT32_MAX;
@@ -387,8 +397,6 @@ static int plan_build(gltf_plan *pl, const pm_api__view *v, const pm_api_output 
         pl->prims[i].group = pl->nprim_meshes - 1;
         prev = &s->prims[i];
     }
-    pl->prim_group = malloc((nprims + 1) * sizeof *pl->prim_group);
-    if (!pl->prim_group) return -1;
     for (uint32_t i = 0; i < s->nprims; i++)
         pl->prim_group[i] = pl->prims[i].idx == UINT32_MAX ? UINT32_MAX : pl->prims[i].group;
     if (pm_api__lods_plan(&pl->lods, s, pl->prim_group, pl->nprim_meshes) < 0) return -1;
@@ -407,6 +415,7 @@ static int plan_build(gltf_plan *pl, const pm_api__view *v, const pm_api_output 
     bool any_props = false;
     for (uint32_t i = 0; i < s->nprops; i++) any_props |= s->props[i].count > 0;
     if (any_props) {
+        marker_build(mk);
         pl->marker_pos = plan_add(pl, mk->pos, MARKER_V, GL_FLOAT, "VEC3", GL_ARRAY_BUFFER);
         plan_bounds(&pl->acc[pl->marker_pos], mk->pos, MARKER_V);
         pl->marker_nrm = plan_add(pl, mk->nrm, MARKER_V, GL_FLOAT, "VEC3", GL_ARRAY_BUFFER);
@@ -427,18 +436,11 @@ static int plan_build(gltf_plan *pl, const pm_api__view *v, const pm_api_output 
 }
 
 static void plan_free(gltf_plan *pl) {
-    free(pl->acc);
-    free(pl->prims);
-    free(pl->materials);
-    free(pl->prop_acc);
-    free(pl->prop_mesh);
-    free(pl->mesh_names);
-    free(pl->groups);
+    free(pl->block);
     free(pl->cbin);
     for (uint32_t i = 0; pl->mo && i < pl->v->s->nprims; i++) pm_api__meshopt_prim_free(&pl->mo[i]);
     free(pl->mo);
     free(pl->mo_prims);
-    free(pl->prim_group);
     pm_api__lods_free(&pl->lods);
 }
 
@@ -546,53 +548,114 @@ static int plan_compress(gltf_plan *pl, const unsigned char *raw) {
 
 /* ---- the JSON part ---- */
 
-typedef struct material_colour { const char *name; float rgb[3], roughness; } material_colour;
+/* A material's colour, and its text after the name (,"pbrMetallicRoughness":
+ * ...}}) as the writer prints those numbers: the same for every output,
+ * so written out here; pm_api__gltf_material_texts_ok checks each against
+ * the printing (tests/api/test_encode.c). */
+typedef struct material_colour {
+    const char *name;
+    float rgb[3], roughness;
+    const char *tail;
+} material_colour;
 
 /* Base colours for the material names generators use (DESIGN.md 2);
  * linear RGB, chosen to read well under a default light. */
 static const material_colour material_colours[] = {
-    {"asphalt", {0.05f, 0.05f, 0.055f}, 0.9f},  {"curb", {0.45f, 0.45f, 0.43f}, 0.8f},
-    {"sidewalk", {0.5f, 0.48f, 0.44f}, 0.85f},  {"shoulder", {0.25f, 0.22f, 0.18f}, 0.95f},
-    {"terrain", {0.12f, 0.25f, 0.07f}, 1.0f},   {"floor", {0.35f, 0.3f, 0.24f}, 0.85f},
-    {"wall", {0.55f, 0.52f, 0.47f}, 0.9f},      {"grid", {0.6f, 0.58f, 0.52f}, 0.8f},
-    {"island", {0.2f, 0.35f, 0.12f}, 0.95f},    {"corridor", {0.3f, 0.27f, 0.22f}, 0.85f},
-    {"shaft", {0.1f, 0.1f, 0.12f}, 0.9f},
+    {"asphalt", {0.05f, 0.05f, 0.055f}, 0.9f,
+     ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.05000000074505806,0.05000000074505806,0.054999999701976776,1],\"metallicFactor\":0,\"roughnessFactor\":0.8999999761581421}}"},
+    {"curb", {0.45f, 0.45f, 0.43f}, 0.8f,
+     ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.44999998807907104,0.44999998807907104,0.4300000071525574,1],\"metallicFactor\":0,\"roughnessFactor\":0.800000011920929}}"},
+    {"sidewalk", {0.5f, 0.48f, 0.44f}, 0.85f,
+     ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.5,0.47999998927116394,0.4399999976158142,1],\"metallicFactor\":0,\"roughnessFactor\":0.8500000238418579}}"},
+    {"shoulder", {0.25f, 0.22f, 0.18f}, 0.95f,
+     ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.25,0.2199999988079071,0.18000000715255737,1],\"metallicFactor\":0,\"roughnessFactor\":0.949999988079071}}"},
+    {"terrain", {0.12f, 0.25f, 0.07f}, 1.0f,
+     ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.11999999731779099,0.25,0.07000000029802322,1],\"metallicFactor\":0,\"roughnessFactor\":1}}"},
+    {"floor", {0.35f, 0.3f, 0.24f}, 0.85f,
+     ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.3499999940395355,0.30000001192092896,0.23999999463558197,1],\"metallicFactor\":0,\"roughnessFactor\":0.8500000238418579}}"},
+    {"wall", {0.55f, 0.52f, 0.47f}, 0.9f,
+     ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.550000011920929,0.5199999809265137,0.4699999988079071,1],\"metallicFactor\":0,\"roughnessFactor\":0.8999999761581421}}"},
+    {"grid", {0.6f, 0.58f, 0.52f}, 0.8f,
+     ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.6000000238418579,0.5799999833106995,0.5199999809265137,1],\"metallicFactor\":0,\"roughnessFactor\":0.800000011920929}}"},
+    {"island", {0.2f, 0.35f, 0.12f}, 0.95f,
+     ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.20000000298023224,0.3499999940395355,0.11999999731779099,1],\"metallicFactor\":0,\"roughnessFactor\":0.949999988079071}}"},
+    {"corridor", {0.3f, 0.27f, 0.22f}, 0.85f,
+     ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.30000001192092896,0.27000001072883606,0.2199999988079071,1],\"metallicFactor\":0,\"roughnessFactor\":0.8500000238418579}}"},
+    {"shaft", {0.1f, 0.1f, 0.12f}, 0.9f,
+     ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.10000000149011612,0.10000000149011612,0.11999999731779099,1],\"metallicFactor\":0,\"roughnessFactor\":0.8999999761581421}}"},
 };
-static const material_colour material_default = {"", {0.8f, 0.8f, 0.8f}, 0.8f};
-static const material_colour material_marker = {"marker", {1.0f, 0.45f, 0.05f}, 0.6f};
+static const material_colour material_default = {
+    "", {0.8f, 0.8f, 0.8f}, 0.8f,
+    ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.800000011920929,0.800000011920929,0.800000011920929,1],\"metallicFactor\":0,\"roughnessFactor\":0.800000011920929}}"};
+static const material_colour material_marker = {
+    "marker", {1.0f, 0.45f, 0.05f}, 0.6f,
+    ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[1,0.44999998807907104,0.05000000074505806,1],\"metallicFactor\":0,\"roughnessFactor\":0.6000000238418579}}"};
 
+#define NCOLOURS (sizeof material_colours / sizeof *material_colours)
+
+/* The colour of material name: its row of material_colours, else the default. */
 static const material_colour *material_lookup(const char *name) {
-    for (size_t i = 0; i < sizeof material_colours / sizeof *material_colours; i++)
+    for (size_t i = 0; i < NCOLOURS; i++)
         if (strcmp(material_colours[i].name, name) == 0) return &material_colours[i];
     return &material_default;
 }
 
-static void w_key(pm_api__w *w, const char *key) {
-    pm_api__w_str(w, key);
-    pm_api__w_char(w, ':');
+#define PUT_LIT(o, s) (memcpy((o), (s), sizeof(s) - 1), (o) + sizeof(s) - 1)
+
+/* What a colour's tail is: ,"pbrMetallicRoughness":{...}} of c printed at
+ * o (room for 192 bytes); the end. */
+static char *put_material_tail(char *o, const material_colour *c) {
+    o = PUT_LIT(o, ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[");
+    for (int k = 0; k < 3; k++) {
+        o += pm_api__fmt_f64(o, c->rgb[k]);
+        *o++ = ',';
+    }
+    o = PUT_LIT(o, "1],\"metallicFactor\":0,\"roughnessFactor\":");
+    o += pm_api__fmt_f64(o, c->roughness);
+    return PUT_LIT(o, "}}");
 }
 
-static void w_key_u(pm_api__w *w, const char *key, uint64_t v) {
-    w_key(w, key);
-    pm_api__w_u64(w, v);
+static bool material_text_ok(const material_colour *c) {
+    char t[192];
+    size_t n = (size_t)(put_material_tail(t, c) - t);
+    return strlen(c->tail) == n && memcmp(c->tail, t, n) == 0;
 }
+
+bool pm_api__gltf_material_texts_ok(void) {
+    bool ok = material_text_ok(&material_default) && material_text_ok(&material_marker);
+    for (size_t i = 0; i < NCOLOURS; i++) ok &= material_text_ok(&material_colours[i]);
+    return ok;
+}
+
+/* Appends n bytes of s; with a constant n the copy is a few moves. */
+static inline void w_put(pm_api__w *w, const char *s, size_t n) {
+    if (!pm_api__w_reserve(w, n)) return;
+    memcpy(w->data + w->len, s, n);
+    w->len += n;
+}
+#define W_LIT(w, s) w_put((w), (s), sizeof(s) - 1)
+
+/* Reserves n bytes and returns where they start (NULL: out of memory);
+ * w_end hands the end back to w. */
+static inline char *w_at(pm_api__w *w, size_t n) {
+    return pm_api__w_reserve(w, n) ? w->data + w->len : NULL;
+}
+static inline void w_end(pm_api__w *w, const char *o) { w->len = (size_t)(o - w->data); }
+
+/* lit (the key's text, its punctuation around it) and then v's digits. */
+#define PUT_KEY_U(o, lit, v) ((o) = PUT_LIT((o), lit), (o) = pm_api__put_u64((o), (v)))
+/* "key": and "key":v for a literal key. */
+#define w_key(w, k) W_LIT((w), "\"" k "\":")
+#define w_key_u(w, k, v) (w_key((w), k), pm_api__w_u64((w), (v)))
 
 static void w_material(pm_api__w *w, const char *name, const material_colour *c) {
-    pm_api__w_char(w, '{');
-    w_key(w, "name");
+    W_LIT(w, "{\"name\":");
     pm_api__w_str(w, name);
-    pm_api__w_lit(w, ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[");
-    for (int k = 0; k < 3; k++) {
-        pm_api__w_f64(w, c->rgb[k]);
-        pm_api__w_char(w, ',');
-    }
-    pm_api__w_lit(w, "1],\"metallicFactor\":0,\"roughnessFactor\":");
-    pm_api__w_f64(w, c->roughness);
-    pm_api__w_lit(w, "}}");
+    pm_api__w_lit(w, c->tail);
 }
 
 static void w_materials(pm_api__w *w, const gltf_plan *pl) {
-    pm_api__w_lit(w, ",\"materials\":[");
+    W_LIT(w, ",\"materials\":[");
     uint32_t named = pl->nmat - (pl->nmarkers ? 1 : 0);
     for (uint32_t i = 0; i < named; i++) {
         if (i) pm_api__w_char(w, ',');
@@ -605,97 +668,97 @@ static void w_materials(pm_api__w *w, const gltf_plan *pl) {
     pm_api__w_char(w, ']');
 }
 
+/* A double as pm_api__w_f64 writes it (room for 32 bytes). */
+static inline char *put_f64(char *o, double d) {
+    if (!isfinite(d)) return PUT_LIT(o, "null");
+    return o + pm_api__fmt_f64(o, d);
+}
+
+/* The most one accessor's text takes: its fixed members and numbers (20
+ * bytes each), min and max (3 doubles of 32 bytes each). */
+#define ACC_TEXT_MAX 384
+
 static void w_accessors(pm_api__w *w, const gltf_plan *pl) {
-    pm_api__w_lit(w, ",\"accessors\":[");
+    W_LIT(w, ",\"accessors\":[");
     for (uint32_t i = 0; i < pl->nacc; i++) {
         const gltf_acc *a = &pl->acc[i];
-        if (i) pm_api__w_char(w, ',');
-        pm_api__w_char(w, '{');
-        w_key_u(w, "bufferView", i);
-        pm_api__w_char(w, ',');
-        w_key_u(w, "componentType", (uint64_t)a->ctype);
-        pm_api__w_char(w, ',');
-        w_key_u(w, "count", a->count);
-        pm_api__w_char(w, ',');
-        w_key(w, "type");
-        pm_api__w_str(w, a->type);
-        if (a->normalized) pm_api__w_lit(w, ",\"normalized\":true");
+        char *o = w_at(w, ACC_TEXT_MAX);
+        if (!o) return;
+        if (i) *o++ = ',';
+        PUT_KEY_U(o, "{\"bufferView\":", i);
+        PUT_KEY_U(o, ",\"componentType\":", (uint64_t)a->ctype);
+        PUT_KEY_U(o, ",\"count\":", a->count);
+        o = PUT_LIT(o, ",\"type\":\"");
+        size_t tl = strlen(a->type);   /* SCALAR, VEC2 ... */
+        memcpy(o, a->type, tl);
+        o += tl;
+        *o++ = '"';
+        if (a->normalized) o = PUT_LIT(o, ",\"normalized\":true");
         if (a->minmax) {
             /* Exact values of the float32 data, so readers (and the
              * validator) compare equal. */
             for (int b = 0; b < 2; b++) {
-                pm_api__w_lit(w, b ? ",\"max\":[" : ",\"min\":[");
+                o = b ? PUT_LIT(o, ",\"max\":[") : PUT_LIT(o, ",\"min\":[");
                 for (int k = 0; k < 3; k++) {
-                    if (k) pm_api__w_char(w, ',');
-                    pm_api__w_f64(w, b ? a->max[k] : a->min[k]);
+                    if (k) *o++ = ',';
+                    o = put_f64(o, b ? a->max[k] : a->min[k]);
                 }
-                pm_api__w_char(w, ']');
+                *o++ = ']';
             }
         }
-        pm_api__w_char(w, '}');
+        *o++ = '}';
+        w_end(w, o);
     }
     pm_api__w_char(w, ']');
 }
 
 /* With meshopt the views' own buffer is the fallback (buffer 1, no
  * data) and the extension object names the stream in buffer 0. */
+#define VIEW_TEXT_MAX 384
+
 static void w_buffer_views(pm_api__w *w, const gltf_plan *pl) {
     bool mo = pl->cbin != NULL;
-    pm_api__w_lit(w, ",\"bufferViews\":[");
+    W_LIT(w, ",\"bufferViews\":[");
     for (uint32_t i = 0; i < pl->nacc; i++) {
         const gltf_acc *a = &pl->acc[i];
-        if (i) pm_api__w_char(w, ',');
-        pm_api__w_lit(w, mo ? "{\"buffer\":1," : "{\"buffer\":0,");
-        w_key_u(w, "byteOffset", a->offset);
-        pm_api__w_char(w, ',');
-        w_key_u(w, "byteLength", a->length);
-        if (a->padded) {
-            pm_api__w_char(w, ',');
-            w_key_u(w, "byteStride", a->stride);
-        }
-        if (a->target) {
-            pm_api__w_char(w, ',');
-            w_key_u(w, "target", (uint64_t)a->target);
-        }
+        char *o = w_at(w, VIEW_TEXT_MAX);
+        if (!o) return;
+        if (i) *o++ = ',';
+        o = mo ? PUT_LIT(o, "{\"buffer\":1,") : PUT_LIT(o, "{\"buffer\":0,");
+        PUT_KEY_U(o, "\"byteOffset\":", a->offset);
+        PUT_KEY_U(o, ",\"byteLength\":", a->length);
+        if (a->padded) PUT_KEY_U(o, ",\"byteStride\":", a->stride);
+        if (a->target) PUT_KEY_U(o, ",\"target\":", (uint64_t)a->target);
         if (mo) {
-            pm_api__w_lit(w, ",\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,");
-            w_key_u(w, "byteOffset", a->coffset);
-            pm_api__w_char(w, ',');
-            w_key_u(w, "byteLength", a->clength);
-            pm_api__w_char(w, ',');
-            w_key_u(w, "byteStride", a->stride);
-            pm_api__w_char(w, ',');
-            w_key_u(w, "count", a->count);
-            pm_api__w_lit(w, a->conv == CONV_INDEX ? ",\"mode\":\"TRIANGLES\""
-                                                   : ",\"mode\":\"ATTRIBUTES\"");
-            if (a->exponent) pm_api__w_lit(w, ",\"filter\":\"EXPONENTIAL\"");
-            if (a->conv == CONV_QNRM) pm_api__w_lit(w, ",\"filter\":\"OCTAHEDRAL\"");
-            pm_api__w_lit(w, "}}");
+            o = PUT_LIT(o, ",\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,");
+            PUT_KEY_U(o, "\"byteOffset\":", a->coffset);
+            PUT_KEY_U(o, ",\"byteLength\":", a->clength);
+            PUT_KEY_U(o, ",\"byteStride\":", a->stride);
+            PUT_KEY_U(o, ",\"count\":", a->count);
+            o = a->conv == CONV_INDEX ? PUT_LIT(o, ",\"mode\":\"TRIANGLES\"")
+                                      : PUT_LIT(o, ",\"mode\":\"ATTRIBUTES\"");
+            if (a->exponent) o = PUT_LIT(o, ",\"filter\":\"EXPONENTIAL\"");
+            if (a->conv == CONV_QNRM) o = PUT_LIT(o, ",\"filter\":\"OCTAHEDRAL\"");
+            o = PUT_LIT(o, "}}");
         }
-        pm_api__w_char(w, '}');
+        *o++ = '}';
+        w_end(w, o);
     }
     pm_api__w_char(w, ']');
 }
 
 static void w_primitive(pm_api__w *w, uint32_t pos, uint32_t nrm, uint32_t uv, uint32_t col,
                         uint32_t idx, uint32_t mat) {
-    pm_api__w_lit(w, "{\"attributes\":{");
-    w_key_u(w, "POSITION", pos);
-    pm_api__w_char(w, ',');
-    w_key_u(w, "NORMAL", nrm);
-    if (uv != UINT32_MAX) {
-        pm_api__w_char(w, ',');
-        w_key_u(w, "TEXCOORD_0", uv);
-    }
-    if (col != UINT32_MAX) {
-        pm_api__w_char(w, ',');
-        w_key_u(w, "COLOR_0", col);
-    }
-    pm_api__w_lit(w, "},");
-    w_key_u(w, "indices", idx);
-    pm_api__w_char(w, ',');
-    w_key_u(w, "material", mat);
-    pm_api__w_lit(w, ",\"mode\":4}");
+    char *o = w_at(w, 256);
+    if (!o) return;
+    PUT_KEY_U(o, "{\"attributes\":{\"POSITION\":", pos);
+    PUT_KEY_U(o, ",\"NORMAL\":", nrm);
+    if (uv != UINT32_MAX) PUT_KEY_U(o, ",\"TEXCOORD_0\":", uv);
+    if (col != UINT32_MAX) PUT_KEY_U(o, ",\"COLOR_0\":", col);
+    PUT_KEY_U(o, "},\"indices\":", idx);
+    PUT_KEY_U(o, ",\"material\":", mat);
+    o = PUT_LIT(o, ",\"mode\":4}");
+    w_end(w, o);
 }
 
 static void w_meshes(pm_api__w *w, const gltf_plan *pl) {
@@ -1016,11 +1079,11 @@ static int glb_stream(const pm_api__w *json, const gltf_plan *pl, unsigned char 
 /* The plan and the JSON text of output o, with for .gltf or meshopt the
  * buffer's bytes (*bin, bin_len of them, for pm_api__mem_free). */
 static int gltf_prepare(const pm_api__view *v, const pm_api_generator *gen, const char *key_hex,
-                        const pm_api_output *o, const marker *mk, gltf_plan *pl, pm_api__w *w,
-                        unsigned char **bin) {
+                        const pm_api_output *o, marker *mk, gltf_plan *pl, unsigned char *local,
+                        pm_api__w *w, unsigned char **bin) {
     bool glb = o->format == PM_API_FMT_GLB;
     *bin = NULL;
-    if (plan_build(pl, v, o, mk) < 0) return -1;
+    if (plan_build(pl, v, o, mk, local) < 0) return -1;
     size_t estimate = 4096 + 400 * (size_t)(pl->nacc + v->s->nprims + v->s->nprops);
     bool mo = o->compress == PM_API_COMPRESS_MESHOPT && pl->nacc;
     if (!glb || mo) {
@@ -1037,12 +1100,12 @@ static int gltf_prepare(const pm_api__view *v, const pm_api_generator *gen, cons
 
 int pm_api__encode_gltf(const pm_api__view *v, const pm_api_generator *gen,
                         const char *key_hex, const pm_api_output *o, pm_api_buf *out) {
-    marker mk;
-    marker_build(&mk);
+    marker mk;   /* built by plan_build when the scene has props */
     gltf_plan pl;
+    _Alignas(16) unsigned char local[PLAN_LOCAL];
     unsigned char *bin = NULL;
     pm_api__w w = {0};
-    int r = gltf_prepare(v, gen, key_hex, o, &mk, &pl, &w, &bin);
+    int r = gltf_prepare(v, gen, key_hex, o, &mk, &pl, local, &w, &bin);
     if (r == 0 && o->format == PM_API_FMT_GLB) {
         r = glb_assemble(&w, &pl, v->al, out);
     } else if (r == 0) {
@@ -1057,13 +1120,13 @@ int pm_api__encode_gltf(const pm_api__view *v, const pm_api_generator *gen,
 
 int pm_api__stream_glb(const pm_api__view *v, const pm_api_generator *gen, const char *key_hex,
                        const pm_api_output *o, const pm_api_sink *sink) {
-    marker mk;
-    marker_build(&mk);
+    marker mk;   /* built by plan_build when the scene has props */
     gltf_plan pl;
+    _Alignas(16) unsigned char local[PLAN_LOCAL];
     unsigned char *bin = NULL, *tmp = NULL;
     pm_api__w w = {0};
     size_t ntmp = 0;
-    int r = gltf_prepare(v, gen, key_hex, o, &mk, &pl, &w, &bin);
+    int r = gltf_prepare(v, gen, key_hex, o, &mk, &pl, local, &w, &bin);
     for (uint32_t i = 0; r == 0 && !pl.cbin && i < pl.nacc; i++)
         if (!acc_verbatim(&pl.acc[i]) && pl.acc[i].length > ntmp) ntmp = pl.acc[i].length;
     if (r == 0 && ntmp && !(tmp = pm_api__mem_realloc(v->al, NULL, 0, ntmp))) r = -1;

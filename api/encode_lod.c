@@ -44,6 +44,13 @@ int pm_api__lods_plan(pm_api__lods *l, const pm_scene *s, const uint32_t *prim_g
                       uint32_t ngroups) {
     memset(l, 0, sizeof *l);
     size_t cap = ngroups ? ngroups : 1;
+    /* No group named as a level (most scenes): no sets, every group a root. */
+    bool levels = false;
+    for (uint32_t i = 0; i < s->nprims && !levels; i++) {
+        size_t blen;
+        levels = prim_group[i] != UINT32_MAX && pm_api__lod_level(pm_prim_mesh(&s->prims[i]), &blen);
+    }
+    if (!levels) return (l->role = calloc(cap, 1)) ? 0 : -1;
     pm_api__lod_group *g = calloc(cap, sizeof *g);
     l->role = calloc(cap, 1);
     l->sets = calloc(cap, sizeof *l->sets);

@@ -91,18 +91,6 @@ int pm_api__w_take(pm_api__w *w, pm_api_buf *out) {
     return 0;
 }
 
-void pm_api__w_raw(pm_api__w *w, const void *s, size_t n) {
-    if (!pm_api__w_reserve(w, n)) return;
-    memcpy(w->data + w->len, s, n);
-    w->len += n;
-}
-
-void pm_api__w_lit(pm_api__w *w, const char *s) { pm_api__w_raw(w, s, strlen(s)); }
-
-void pm_api__w_char(pm_api__w *w, char c) {
-    if (!pm_api__w_reserve(w, 1)) return;
-    w->data[w->len++] = c;
-}
 
 /* True when one of the 8 bytes in x is '"', '\\' or below 0x20 (exact:
  * the borrow tricks can only misplace a hit, not invent one). */
@@ -224,6 +212,8 @@ static inline __attribute__((always_inline)) int pm_api__fmt_u64(char *o, uint64
     pm_api__put_digits(o, v, k + 1);
     return k + 1;
 }
+
+char *pm_api__put_u64(char *o, uint64_t v) { return o + pm_api__fmt_u64(o, v); }
 
 void pm_api__w_u64(pm_api__w *w, uint64_t v) {
     char tmp[24];
@@ -553,20 +543,46 @@ static inline uint64_t pm_api__addr_hash(const char *k, size_t kl) {
     return ((uint64_t)(uintptr_t)k ^ (uint64_t)kl << 48) * 0x9E3779B97F4A7C15ull;
 }
 
-/* Keeps text[0..n) in slot c for key k when it is short enough. */
-static void pm_api__slot_keep(pm_api__key_slot *c, const char *k, size_t len, const char *text, size_t n) {
+/* Whether slot i of the strings' table was written since
+ * pm_api__meta_cache_init (its bytes are garbage until then). */
+static inline bool pm_api__slot_live(const uint64_t *live, uint64_t i) { return live[i >> 6] >> (i & 63) & 1; }
+
+/* Each text may sit in its hash's slot i or in the slot beside it, i ^ 1:
+ * with one slot per hash, two keys of a tree whose addresses collide
+ * (which depends on where the linker put them) would evict each other on
+ * every row. The slot for k and len, or NULL. */
+static inline const pm_api__key_slot *pm_api__slot_find(const pm_api__key_slot *slots, const uint64_t *live,
+                                                        uint64_t i, const char *k, size_t len) {
+    if ((!live || pm_api__slot_live(live, i)) && slots[i].key == k && slots[i].len == len) return &slots[i];
+    i ^= 1;
+    if ((!live || pm_api__slot_live(live, i)) && slots[i].key == k && slots[i].len == len) return &slots[i];
+    return NULL;
+}
+
+/* Keeps text[0..n) for key k (len: what pm_api__slot_find compares) when
+ * it is short enough: in slot i, or beside it when i holds another text
+ * and the slot beside is free. live: the table's bits (strings), or NULL
+ * (keys: a free slot's key is NULL). */
+static void pm_api__slot_keep(pm_api__key_slot *slots, uint64_t *live, uint64_t i, const char *k, size_t len,
+                              const char *text, size_t n) {
     if (n > PM_API__KEY_TEXT) return;
+    if (live ? pm_api__slot_live(live, i) && !pm_api__slot_live(live, i ^ 1) : slots[i].key && !slots[i ^ 1].key)
+        i ^= 1;
+    pm_api__key_slot *c = &slots[i];
+    if (live) live[i >> 6] |= 1ull << (i & 63);
     c->key = k;
     c->len = len;
+    c->text_len = n;
     memcpy(c->text, text, n);
     memset(c->text + n, ' ', PM_API__KEY_TEXT - n);   /* copied past the text, overwritten */
 }
 
 /* Writes key k (kl bytes) as "k": at o (room for 6 kl + 35 bytes);
  * returns the end. */
-static inline char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__key_slot *cache) {
-    pm_api__key_slot *c = &cache[pm_api__addr_hash(k, kl) >> (64 - PM_API__KEY_BITS)];
-    if (c->key == k && c->len == kl) {
+static inline char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__meta_cache *cache) {
+    uint64_t i = pm_api__addr_hash(k, kl) >> (64 - PM_API__KEY_BITS);
+    const pm_api__key_slot *c = pm_api__slot_find(cache->keys, NULL, i, k, kl);
+    if (c) {
         memcpy(o, c->text, PM_API__KEY_TEXT);
         return o + kl + 3;
     }
@@ -576,27 +592,28 @@ static inline char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__k
     *o++ = '"';
     *o++ = ':';
     size_t n = (size_t)(o - start);
-    if (n == kl + 3) pm_api__slot_keep(c, k, kl, start, n);   /* plain: no escapes */
+    if (n == kl + 3) pm_api__slot_keep(cache->keys, NULL, i, k, kl, start, n);   /* plain: no escapes */
     return o;
 }
 
 /* String s as "s" at o from the cache (room for 32 bytes); NULL when s
- * was not seen before. */
-static inline char *pm_api__put_cached_str(char *o, const char *s, pm_api__key_slot *cache) {
-    const pm_api__key_slot *c = &cache[pm_api__addr_hash(s, 0) >> (64 - PM_API__STR_BITS)];
-    if (c->key != s) return NULL;
+ * was not seen before. A string's slot has len 0: it is found by address. */
+static inline char *pm_api__put_cached_str(char *o, const char *s, const pm_api__meta_cache *cache) {
+    uint64_t i = pm_api__addr_hash(s, 0) >> (64 - PM_API__STR_BITS);
+    const pm_api__key_slot *c = pm_api__slot_find(cache->strs, cache->strs_live, i, s, 0);
+    if (!c) return NULL;
     memcpy(o, c->text, PM_API__KEY_TEXT);
-    return o + c->len;
+    return o + c->text_len;
 }
 
 /* The same written in full (room checked here) and kept for next time. */
-static void pm_api__w_str_kept(pm_api__w *w, const char *s, pm_api__key_slot *cache) {
+static void pm_api__w_str_kept(pm_api__w *w, const char *s, pm_api__meta_cache *cache) {
     size_t start = w->len;
     pm_api__w_str(w, s);
     if (w->oom) return;
     size_t n = w->len - start;
     if (n == strlen(s) + 2)   /* plain: no escapes */
-        pm_api__slot_keep(&cache[pm_api__addr_hash(s, 0) >> (64 - PM_API__STR_BITS)], s, n,
+        pm_api__slot_keep(cache->strs, cache->strs_live, pm_api__addr_hash(s, 0) >> (64 - PM_API__STR_BITS), s, 0,
                           w->data + start, n);
 }
 
@@ -621,9 +638,9 @@ static void pm_api__w_kids(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c
             o = w->data + w->len, lim = w->data + w->cap;
         }
         if (k != m->u.kids.first) *o++ = ',';
-        if (obj) o = pm_api__put_key(o, k->key ? k->key : "", kl, c->keys);
+        if (obj) o = pm_api__put_key(o, k->key ? k->key : "", kl, c);
         char *end = pm_api__put_scalar(o, k);
-        if (!end && k->kind == PM_META_STR) end = pm_api__put_cached_str(o, k->u.s, c->strs);
+        if (!end && k->kind == PM_META_STR) end = pm_api__put_cached_str(o, k->u.s, c);
         if (end) {
             o = end;
             continue;
@@ -674,7 +691,7 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
         kok[i] = false;
         if (kl > 28) continue;
         tmp[0] = ',';
-        char *e = pm_api__put_key(tmp + 1, col->key, kl, c->keys);
+        char *e = pm_api__put_key(tmp + 1, col->key, kl, c);
         if ((size_t)(e - tmp) != kl + 4) continue;   /* escaped */
         memcpy(kt[i], tmp, (size_t)(e - tmp));   /* ,"key": */
         kok[i] = true;
@@ -703,7 +720,7 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
                 o += kl + 4;
             } else {
                 *o++ = ',';
-                o = pm_api__put_key(o, col->key, kl, c->keys);
+                o = pm_api__put_key(o, col->key, kl, c);
             }
             const char *str = NULL;
             switch (col->kind) {
@@ -771,7 +788,7 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
             case PM_META_COL_META: break;
             }
             if (str) {
-                char *end = pm_api__put_cached_str(o, str, c->strs);
+                char *end = pm_api__put_cached_str(o, str, c);
                 if (end) {
                     o = end;
                     continue;
@@ -779,7 +796,7 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
             }
             if (!str && !sub) continue;
             w->len = (size_t)(o - w->data);
-            if (str) pm_api__w_str_kept(w, str, c->strs);
+            if (str) pm_api__w_str_kept(w, str, c);
             else pm_api__w_node(w, sub, c);
             /* room again for what is left of the row (all of it, as a bound) */
             if (!pm_api__w_reserve(w, need)) return;
@@ -814,9 +831,9 @@ static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c
     }
     if (m->kind == PM_META_STR) {
         if (!pm_api__w_reserve(w, PM_API__KEY_TEXT)) return;
-        char *end = pm_api__put_cached_str(w->data + w->len, m->u.s, c->strs);
+        char *end = pm_api__put_cached_str(w->data + w->len, m->u.s, c);
         if (end) w->len = (size_t)(end - w->data);
-        else pm_api__w_str_kept(w, m->u.s, c->strs);
+        else pm_api__w_str_kept(w, m->u.s, c);
         return;
     }
     if (!pm_api__w_reserve(w, 32)) return;
@@ -824,8 +841,11 @@ static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c
 }
 
 void pm_api__meta_cache_init(pm_api__meta_cache *c) {
+    /* Keys (looked up for every member) by a NULL key; the strings' 48 KiB
+     * by their live bits only: a small tree touches a few of them. */
+#pragma GCC unroll 8
     for (int i = 0; i < PM_API__KEYS; i++) c->keys[i].key = NULL;
-    for (int i = 0; i < PM_API__STRS; i++) c->strs[i].key = NULL;
+    memset(c->strs_live, 0, sizeof c->strs_live);
 }
 
 void pm_api__w_meta_cached(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c) { pm_api__w_node(w, m, c); }
@@ -1030,8 +1050,12 @@ static float *pm_api__clamp_colors(const pm_prim *p, bool *oom) {
 int pm_api__view_init(pm_api__view *v, const pm_scene *s) {
     v->s = s;
     v->al = NULL;
-    v->prims = calloc(s->nprims ? s->nprims : 1, sizeof *v->prims);
-    if (!v->prims) return -1;
+    if (s->nprims <= sizeof v->local / sizeof *v->local) {
+        memset(v->local, 0, sizeof v->local);
+        v->prims = v->local;
+    } else if (!(v->prims = calloc(s->nprims, sizeof *v->prims))) {
+        return -1;
+    }
     if (s->validated) {   /* pm_scene_validate checked and fixed it where it was made */
         for (uint32_t i = 0; i < s->nprims; i++) {
             const pm_prim *p = &s->prims[i];
@@ -1061,6 +1085,6 @@ void pm_api__view_free(pm_api__view *v) {
         free(v->prims[i].own_normals);
         free(v->prims[i].own_colors);
     }
-    free(v->prims);
+    if (v->prims != v->local) free(v->prims);
     v->prims = NULL;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "scene/scene.h"
 #include "pm_api/encode.h"
@@ -37,11 +38,24 @@ static inline bool pm_api__w_reserve(pm_api__w *w, size_t n) {
     if (w->oom) return false;
     return n <= w->cap - w->len || pm_api__w_grow(w, n);
 }
-void pm_api__w_raw(pm_api__w *w, const void *s, size_t n);
-void pm_api__w_lit(pm_api__w *w, const char *s);            /* unquoted text */
-void pm_api__w_char(pm_api__w *w, char c);
+/* Inline: the glTF text is mostly short literals, whose length and copy
+ * fold to constants here. */
+static inline void pm_api__w_raw(pm_api__w *w, const void *s, size_t n) {
+    if (!pm_api__w_reserve(w, n)) return;
+    memcpy(w->data + w->len, s, n);
+    w->len += n;
+}
+static inline void pm_api__w_lit(pm_api__w *w, const char *s) {   /* unquoted text */
+    pm_api__w_raw(w, s, strlen(s));
+}
+static inline void pm_api__w_char(pm_api__w *w, char c) {
+    if (!pm_api__w_reserve(w, 1)) return;
+    w->data[w->len++] = c;
+}
 void pm_api__w_str(pm_api__w *w, const char *s);            /* a JSON string */
 void pm_api__w_u64(pm_api__w *w, uint64_t v);
+/* v's digits at o (room for 20 bytes, checked by the caller); the end. */
+char *pm_api__put_u64(char *o, uint64_t v);
 void pm_api__w_i64(pm_api__w *w, int64_t v);
 /* The shortest "%.Ng" text (N = 6..9 significant digits) that reads back
  * as the same float32, whether parsed straight to float or to double and
@@ -75,11 +89,13 @@ void pm_api__w_meta(pm_api__w *w, const pm_meta *m);
 
 typedef struct pm_api__key_slot {
     const char *key;
-    size_t len;                    /* keys: the key's length; strings: the text's */
-    char text[PM_API__KEY_TEXT];   /* "key": and what the copy may carry past it */
+    uint32_t len;                  /* keys: the key's length; strings: 0 */
+    uint32_t text_len;             /* of text: "key": or "string" */
+    char text[PM_API__KEY_TEXT];   /* that, and what the copy may carry past it */
 } pm_api__key_slot;
 
 typedef struct pm_api__meta_cache {
+    uint64_t strs_live[PM_API__STRS / 64];   /* strs slots written (keys: key NULL when free) */
     pm_api__key_slot keys[PM_API__KEYS], strs[PM_API__STRS];
 } pm_api__meta_cache;
 void pm_api__meta_cache_init(pm_api__meta_cache *c);
@@ -109,14 +125,16 @@ typedef struct pm_api__prim_view {
 typedef struct pm_api__view {
     const pm_scene *s;
     const pm_api_alloc *al;            /* the encoders' big buffers (NULL: malloc) */
-    pm_api__prim_view *prims;          /* s->nprims entries */
+    pm_api__prim_view *prims;          /* s->nprims entries: local, or calloc'd when more */
+    pm_api__prim_view local[4];
 } pm_api__view;
 
 /* Returns 0, -1 out of memory, -2 when the scene breaks its contract: a
  * non-finite number, an index past its primitive's vertices, or an index
  * count that is not a multiple of 3. A scene with s->validated set
  * (pm_scene_validate: checked and fixed where it was made) is taken as it
- * is, with no pass over its numbers. */
+ * is, with no pass over its numbers. The view must not be copied (its
+ * prims may point into it). */
 int pm_api__view_init(pm_api__view *v, const pm_scene *s);
 void pm_api__view_free(pm_api__view *v);
 
@@ -136,6 +154,9 @@ int pm_api__encode_json(const pm_api__view *v, const pm_api_generator *gen,
                         const char *key_hex, pm_api_metadata meta, pm_api_buf *out);
 int pm_api__encode_gltf(const pm_api__view *v, const pm_api_generator *gen,
                         const char *key_hex, const pm_api_output *o, pm_api_buf *out);
+/* Whether the glTF encoder's material texts (written out in its source)
+ * are what printing their colours gives (tests/api/test_encode.c). */
+bool pm_api__gltf_material_texts_ok(void);
 /* A GLB straight to sink, never assembled (encode_gltf.c): 0, -1 out of
  * memory, -3 the sink failed. */
 int pm_api__stream_glb(const pm_api__view *v, const pm_api_generator *gen, const char *key_hex,

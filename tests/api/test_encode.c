@@ -950,3 +950,9 @@ Test(encode, uint16_indices_read_back_for_every_count) {
         pm_arena_destroy(f.arena);
     }
 }
+
+/* The glTF encoder's material texts are written out in its source; each
+ * must be what printing its colour gives. */
+Test(encode, material_texts_are_the_printed_colours) {
+    cr_expect(pm_api__gltf_material_texts_ok());
+}

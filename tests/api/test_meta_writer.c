@@ -13,58 +13,35 @@
 #include <string.h>
 
 #include "../../api/encode_writer.h"
+#include "pm_test_jsontext.h"
 #include "scene/meta.h"
 
-typedef struct ref { char *s; size_t len, cap; } ref;
-
-static void put(ref *r, const char *s, size_t n) {
-    if (r->len + n + 1 > r->cap) {
-        r->cap = 2 * (r->len + n + 1);
-        r->s = realloc(r->s, r->cap);
-        cr_assert_not_null(r->s);
-    }
-    memcpy(r->s + r->len, s, n);
-    r->len += n;
-}
-
-static void put_str(ref *r, const char *s, size_t n) {
-    put(r, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        char e[8];
-        if (c == '"' || c == '\\') put(r, (char[]){'\\', (char)c}, 2);
-        else if (c < 0x20) put(r, e, (size_t)snprintf(e, sizeof e, "\\u%04x", c));
-        else put(r, (const char *)&c, 1);
-    }
-    put(r, "\"", 1);
-}
-
-static void put_ref(ref *r, const pm_meta *m) {
+static void put_ref(pm_test_text *r, const pm_meta *m) {
     char t[48];
     switch (m->kind) {
-    case PM_META_NULL: put(r, "null", 4); break;
-    case PM_META_BOOL: put(r, m->u.b ? "true" : "false", m->u.b ? 4 : 5); break;
-    case PM_META_INT: put(r, t, (size_t)snprintf(t, sizeof t, "%lld", (long long)m->u.i)); break;
-    case PM_META_NUM: put(r, t, (size_t)pm_api__fmt_f64_ref(t, m->u.n)); break;
-    case PM_META_STR: put_str(r, m->u.s, strlen(m->u.s)); break;
+    case PM_META_NULL: pm_test_put(r, "null", 4); break;
+    case PM_META_BOOL: pm_test_put(r, m->u.b ? "true" : "false", m->u.b ? 4 : 5); break;
+    case PM_META_INT: pm_test_put(r, t, (size_t)snprintf(t, sizeof t, "%lld", (long long)m->u.i)); break;
+    case PM_META_NUM: pm_test_put(r, t, (size_t)pm_api__fmt_f64_ref(t, m->u.n)); break;
+    case PM_META_STR: pm_test_put_str(r, m->u.s, strlen(m->u.s)); break;
     default: {
         cr_assert(m->kind == PM_META_OBJ || m->kind == PM_META_ARR, "kind %d in a plain copy", (int)m->kind);
         bool obj = m->kind == PM_META_OBJ;
-        put(r, obj ? "{" : "[", 1);
+        pm_test_put(r, obj ? "{" : "[", 1);
         for (const pm_meta *k = m->u.kids.first; k; k = k->next) {
-            if (k != m->u.kids.first) put(r, ",", 1);
+            if (k != m->u.kids.first) pm_test_put(r, ",", 1);
             if (obj) {
-                put_str(r, k->key, k->key_len);
-                put(r, ":", 1);
+                pm_test_put_str(r, k->key, k->key_len);
+                pm_test_put(r, ":", 1);
             }
             put_ref(r, k);
         }
-        put(r, obj ? "}" : "]", 1);
+        pm_test_put(r, obj ? "}" : "]", 1);
     }
     }
 }
 
-static void expect_text(const pm_meta *m, const ref *r) {
+static void expect_text(const pm_meta *m, const pm_test_text *r) {
     pm_api__w w;
     pm_api__w_init(&w, 16);
     pm_api__w_meta(&w, m);
@@ -80,7 +57,7 @@ static void expect_same(const pm_meta *m) {
     pm_arena *a = pm_arena_create(0);
     const pm_meta *plain = pm_meta_copy(a, m);
     cr_assert_not_null(plain);
-    ref r = {0};
+    pm_test_text r = {0};
     put_ref(&r, plain);
     expect_text(plain, &r);
     expect_text(m, &r);
