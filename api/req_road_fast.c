@@ -12,6 +12,7 @@
  * parameters, and the checks after reading (pm_api__road_check) are the
  * same code. */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@ typedef struct pm__rf {
     pm__road_req *q;
     double *pts;
     size_t npts, pts_cap;        /* rows of 3 */
+    pm__tx_out ptext;            /* the points' canonical text */
     int curve, conform, up;
     int64_t cs;
     int banking;                 /* PM__RF_* */
@@ -176,26 +178,82 @@ static bool pm__rf_nums(pm__rf *r, double lo, double hi, double **out, size_t *n
 
 /* ---- members ---- */
 
-/* points: [[x, y, z], ...], each coordinate within the bound. */
+/* The last text written in a column of points (roads repeat a height
+ * or a straight's other coordinate), copied instead of written again. */
+typedef struct pm__rf_memo {
+    uint64_t bits;
+    size_t len;     /* 0: none */
+    char text[PM_API_CANON_REAL_ROOM];
+} pm__rf_memo;
+
+/* One coordinate: its value into *v, its canonical text at w (the room
+ * for a real); the text's end, or NULL. */
+PM__TX_INLINE char *pm__rf_coord(pm__rf *r, pm__rf_memo *memo, double *v, char *w) {
+    pm__tx *f = &r->f;
+    pm__tx_ws(f);
+    const char *p = f->p;
+    /* 0 and -0 as a whole token: "0.0" */
+    size_t z = (size_t)(p < f->end && *p == '-');
+    if (f->end - p > (ptrdiff_t)(z + 1) && p[z] == '0') {
+        char c = p[z + 1];
+        if ((unsigned)(c - '0') > 9 && c != '.' && c != 'e' && c != 'E') {
+            f->p = p + z + 1;
+            *v = 0.0;
+            memcpy(w, "0.0", 3);
+            return w + 3;
+        }
+    }
+    pm_api_numtok t;
+    if (!pm__tx_num_tok(f, -PM_ROAD_COORD_MAX, PM_ROAD_COORD_MAX, v, &t)) return NULL;
+    uint64_t bits;
+    memcpy(&bits, v, sizeof bits);
+    if (memo->len && memo->bits == bits) {
+        memcpy(w, memo->text, PM_API_CANON_REAL_ROOM);   /* whole: fixed size */
+        return w + memo->len;
+    }
+    size_t n = pm_api__canon_real_tok(*v, &t, w);
+    if (!n) return NULL;
+    memo->bits = bits;
+    memo->len = n;
+    memcpy(memo->text, w, PM_API_CANON_REAL_ROOM);
+    return w + n;
+}
+
+/* points: [[x, y, z], ...], each coordinate within the bound. Their
+ * canonical text is written as they are read, from their tokens
+ * (pm_api__canon_real_tok), into r->ptext. */
 static bool pm__rf_points(pm__rf *r) {
-    const double m = PM_ROAD_COORD_MAX;
     pm__tx *f = &r->f;
     if (!pm__tx_take(f, '[')) return false;
-    if (pm__tx_empty(f, ']')) return true;
+    PM__TX_LIT(&r->ptext, "[");
+    if (pm__tx_empty(f, ']')) {
+        PM__TX_LIT(&r->ptext, "]");
+        return true;
+    }
+    pm__rf_memo memo[3] = {{0}};
     for (;;) {
         size_t i = r->npts;
         if (i == r->pts_cap && !pm__rf_grow(r, &r->pts, &r->pts_cap, i + 1, 3 * sizeof(double)))
             return false;
         double *v = r->pts + 3 * i;
-        if (!pm__tx_take(f, '[') || !pm__rf_num(r, -m, m, &v[0]) || !pm__tx_take(f, ',') ||
-            !pm__rf_num(r, -m, m, &v[1]) || !pm__tx_take(f, ',') || !pm__rf_num(r, -m, m, &v[2]) ||
-            !pm__tx_take(f, ']'))
-            return false;
+        char *w0 = pm__tx_room(&r->ptext, 3 * PM_API_CANON_REAL_ROOM + 8), *w = w0;
+        if (!w || !pm__tx_take(f, '[')) return false;
+        if (i) *w++ = ',';
+        *w++ = '[';
+        if (!(w = pm__rf_coord(r, &memo[0], &v[0], w)) || !pm__tx_take(f, ',')) return false;
+        *w++ = ',';
+        if (!(w = pm__rf_coord(r, &memo[1], &v[1], w)) || !pm__tx_take(f, ',')) return false;
+        *w++ = ',';
+        if (!(w = pm__rf_coord(r, &memo[2], &v[2], w)) || !pm__tx_take(f, ']')) return false;
+        *w++ = ']';
+        r->ptext.len += (size_t)(w - w0);
         r->npts++;
         int next = pm__tx_next(f, ']');
         if (next < 0) return false;
-        if (next == 0) return true;
+        if (next == 0) break;
     }
+    PM__TX_LIT(&r->ptext, "]");
+    return !r->ptext.failed;
 }
 
 /* banking: null, or {max_degrees, radius, transition, roll}. */
@@ -645,19 +703,9 @@ static void pm__rf_canon(pm__tx_out *o, const pm__rf *r) {
     pm__rf_reals(o, q->lods, p->nlods);
     pm__rf_key(o, ",\"max_error\":", p->max_error);
     pm__rf_key(o, ",\"max_segment\":", p->max_segment);
-    PM__TX_LIT(o, ",\"points\":[");
-    for (size_t i = 0; i < p->npoints && !o->failed; i++) {
-        const double *v = p->points + 3 * i;
-        if (i) PM__TX_LIT(o, ",");
-        PM__TX_LIT(o, "[");
-        pm_api__tx_real(o, v[0]);
-        PM__TX_LIT(o, ",");
-        pm_api__tx_real(o, v[1]);
-        PM__TX_LIT(o, ",");
-        pm_api__tx_real(o, v[2]);
-        PM__TX_LIT(o, "]");
-    }
-    PM__TX_LIT(o, "],\"props\":");
+    PM__TX_LIT(o, ",\"points\":");
+    pm__tx_put(o, r->ptext.b, r->ptext.len);
+    PM__TX_LIT(o, ",\"props\":");
     pm__rf_props_text(o, p);
     pm__rf_key(o, ",\"shoulder\":", p->shoulder);
     PM__TX_LIT(o, ",\"terrain\":");
@@ -682,9 +730,13 @@ int pm_api__road_parse_text(const char *body, size_t len, const pm_api_limits *l
     pm__rf r = {.f = {body, body + len}, .arena = arena, .lim = lim, .q = q, .cs = 4,
                 .nz = {.seed = 0, .amplitude = 10.0, .wavelength = 200.0, .octaves = 4},
                 .octaves = 4};
-    if (!pm__rf_root(&r) || !pm__rf_fill(&r)) return 1;
+    if (!pm__rf_root(&r) || !pm__rf_fill(&r)) {
+        free(r.ptext.b);
+        return 1;
+    }
     pm__tx_out o = {0};
     pm__rf_canon(&o, &r);
+    free(r.ptext.b);
     json_t *canon = o.failed ? NULL : json_stringn_nocheck(o.b, o.len);
     free(o.b);
     if (!canon) return 1;

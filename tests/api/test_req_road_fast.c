@@ -12,6 +12,7 @@
 #include "pm_api/key.h"
 #include "pm_api/reader.h"
 #include "pm_api/request.h"
+#include "../../api/canon_text.h"
 #include "../../api/req_road.h"
 
 /* The road's fast reader (pm_api_generator.parse_text, api/
@@ -515,4 +516,71 @@ Test(req_road_fast, random_roads_give_the_same_answer) {
     /* Most faults are errors of reading (some, such as a member repeated
      * that was absent, are none): those are the document path's. */
     cr_expect_gt(faulty_left, 300, "%d faulty roads left", faulty_left);
+}
+
+/* ---- number tokens and their canonical text ---- */
+
+/* A random short token: a sign, 0 or 1..15 integer digits, a fraction
+ * with leading or trailing zeros; sometimes longer or with an exponent. */
+static void put_token(text *t, pm_rng *r) {
+    if (rnd(r, 2)) text_str(t, "-");
+    int nint = rnd(r, 3) == 0 ? 1 : 1 + rnd(r, rnd(r, 3) ? 6 : 16);
+    for (int i = 0; i < nint; i++)
+        text_printf(t, "%d", nint == 1 && rnd(r, 3) == 0 ? 0 : i == 0 ? 1 + rnd(r, 9) : rnd(r, 10));
+    if (rnd(r, 4)) {
+        text_str(t, ".");
+        int nfrac = 1 + rnd(r, rnd(r, 3) ? 7 : 16), zeros = rnd(r, 3) == 0 ? rnd(r, 6) : 0;
+        for (int i = 0; i < nfrac; i++)
+            text_printf(t, "%d", i < zeros ? 0 : rnd(r, 4) ? rnd(r, 10) : rnd(r, 2) * 9);
+    }
+    if (rnd(r, 20) == 0) text_printf(t, "e%d", rnd(r, 7) - 3);
+}
+
+/* pm_api__json_number_tok (eight digits at a time where the text has
+ * room, byte by byte near its end) against pm_api__json_number, and
+ * pm_api__canon_real_tok (the text from the token's digits) against
+ * pm_api__canon_real_text (the general print): the same verdict, end and
+ * bits, and the same canonical text, on a million random tokens. */
+Test(req_road_fast, number_tokens_and_their_text_match_the_general_path) {
+    static const char *const tails[] = {"", ",", "]", " ", ", 1.5]]", "}", "e", "x", "."};
+    pm_rng r;
+    pm_rng_seed(&r, 23);
+    int bad = 0, plain = 0;
+    for (int n = 0; n < 1000000 && bad < 10; n++) {
+        text t = {0};
+        put_token(&t, &r);
+        size_t toklen = t.len;
+        text_str(&t, tails[rnd(&r, sizeof tails / sizeof *tails)]);
+        if (rnd(&r, 2)) text_str(&t, "                ");   /* room to read ahead */
+        const char *a = t.s, *b = t.s, *end = t.s + t.len;
+        bool ia = false, ib = false;
+        int64_t va = 0, vb = 0;
+        double da = 0, db = 0;
+        pm_api_numtok tok;
+        bool oka = pm_api__json_number(&a, end, &ia, &va, &da);
+        bool okb = pm_api__json_number_tok(&b, end, &ib, &vb, &db, &tok);
+        uint64_t ba, bb;
+        memcpy(&ba, &da, 8);
+        memcpy(&bb, &db, 8);
+        bool same = oka == okb && (!oka || (a == b && ia == ib && va == vb && ba == bb));
+        if (okb && same) {
+            char x[64] = {0}, y[64] = {0};
+            double v = db + 0.0;
+            size_t nx = pm_api__canon_real_text(v, x), ny = pm_api__canon_real_tok(v, &tok, y);
+            plain += tok.plain && (size_t)(b - t.s) == toklen;
+            if (nx != ny || memcmp(x, y, nx) != 0) {
+                same = false;
+                cr_log_error("'%.*s': text '%.*s', from the token '%.*s'", (int)toklen, t.s, (int)nx, x,
+                             (int)ny, y);
+            }
+        }
+        if (!same) {
+            bad++;
+            cr_log_error("'%s': full %d %d %lld %a, tok %d %d %lld %a", t.s, oka, ia, (long long)va,
+                         da, okb, ib, (long long)vb, db);
+        }
+        free(t.s);
+    }
+    cr_expect_eq(bad, 0);
+    cr_expect_gt(plain, 500000);
 }
