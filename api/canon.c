@@ -260,6 +260,7 @@ size_t pm_api__canon_real_tok(double x, const pm_api_numtok *t, char *out) {
     }
     /* tail as k digits (2..16), leading zeros kept, trailing ones dropped. */
     char dig[32];
+    memset(dig + 16, '0', 16);   /* what the fixed-size copy below reads past the digits */
     uint64_t b2;
     if (k <= 8) {
         b2 = pm_api__digits8((uint32_t)tail) + 0x3030303030303030ull;
@@ -276,7 +277,7 @@ size_t pm_api__canon_real_tok(double x, const pm_api_numtok *t, char *out) {
     b2 = __builtin_bswap64(b2);
 #endif
     memcpy(dig + 8, &b2, 8);
-    memcpy(o, dig + 16 - k, k);
+    memcpy(o, dig + 16 - k, 16);   /* fixed size: no call; the room holds it */
     o += k;
     while (o[-1] == '0') o--;
     return (size_t)(o - out);

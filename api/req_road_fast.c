@@ -204,7 +204,12 @@ PM__TX_INLINE char *pm__rf_coord(pm__rf *r, pm__rf_memo *memo, double *v, char *
         }
     }
     pm_api_numtok t;
-    if (!pm__tx_num_tok(f, -PM_ROAD_COORD_MAX, PM_ROAD_COORD_MAX, v, &t)) return NULL;
+    bool is_int;
+    int64_t i;
+    if (!pm_api__json_number_tok(&f->p, f->end, &is_int, &i, v, &t) ||
+        !(*v >= -PM_ROAD_COORD_MAX && *v <= PM_ROAD_COORD_MAX))
+        return NULL;
+    *v += 0.0;   /* -0 as 0 */
     uint64_t bits;
     memcpy(&bits, v, sizeof bits);
     if (memo->len && memo->bits == bits) {

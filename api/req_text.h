@@ -160,19 +160,6 @@ PM__TX_INLINE bool pm__tx_num(pm__tx *f, double lo, bool lo_open, double hi, dou
     return true;
 }
 
-/* pm__tx_num, with the token described in *t (pm_api__json_number_tok). */
-PM__TX_INLINE bool pm__tx_num_tok(pm__tx *f, double lo, double hi, double *out,
-                                  pm_api_numtok *t) {
-    bool is_int;
-    int64_t i;
-    double x;
-    pm__tx_ws(f);
-    if (!pm_api__json_number_tok(&f->p, f->end, &is_int, &i, &x, t)) return false;
-    if (!(x >= lo) || !(x <= hi)) return false;
-    *out = x + 0.0;
-    return true;
-}
-
 /* An integer token (no fraction, no exponent) in [lo, hi]. */
 PM__TX_INLINE bool pm__tx_int(pm__tx *f, int64_t lo, int64_t hi, int64_t *out) {
     bool is_int;
