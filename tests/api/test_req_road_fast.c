@@ -12,6 +12,7 @@
 #include "pm_api/key.h"
 #include "pm_api/reader.h"
 #include "pm_api/request.h"
+#include "pm_test_fast.h"
 #include "../../api/canon_text.h"
 #include "../../api/req_road.h"
 
@@ -25,75 +26,38 @@
 
 extern const pm_api_generator pm_api_gen_road;
 
-typedef struct seen {
-    int rc;          /* 0, -1; 1: the fast reader did not take it */
-    char *canon;     /* the canonical dump, or NULL */
-    size_t canon_len;
-    char *problem;   /* the problem+json, or NULL */
-    char *params;    /* every parameter, printed exactly */
-    pm_api_key key;
-} seen;
-
-typedef struct text { char *s; size_t len; } text;
-
-static void text_add(text *t, const char *buf, size_t n) {
-    t->s = realloc(t->s, t->len + n + 1);
-    cr_assert_not_null(t->s);
-    memcpy(t->s + t->len, buf, n);
-    t->len += n;
-    t->s[t->len] = '\0';
-}
-
-static void text_str(text *t, const char *s) { text_add(t, s, strlen(s)); }
-
-static int text_cb(const char *buf, size_t n, void *data) {
-    text_add(data, buf, n);
-    return 0;
-}
-
-static void text_printf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_printf(text *t, const char *fmt, ...) {
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    cr_assert(n >= 0 && (size_t)n < sizeof buf);
-    text_add(t, buf, (size_t)n);
-}
-
-static void reals_print(text *t, const char *what, const double *v, size_t n) {
-    text_printf(t, "%s %zu:", what, v ? n : 0);
-    for (size_t i = 0; v && i < n; i++) text_printf(t, " %a", v[i]);
-    text_str(t, "\n");
+static void reals_print(pm_test_text *t, const char *what, const double *v, size_t n) {
+    pm_test_text_printf(t, "%s %zu:", what, v ? n : 0);
+    for (size_t i = 0; v && i < n; i++) pm_test_text_printf(t, " %a", v[i]);
+    pm_test_text_str(t, "\n");
 }
 
 /* Every parameter a parse gave, printed exactly. */
 static char *params_print(const void *params) {
     const pm__road_req *q = params;
     const pm_road_params *p = &q->p;
-    text t = {0};
-    text_printf(&t, "closed %d curve %d alpha %a err %a seg %a w %a sh %a cs %u\n", p->closed,
+    pm_test_text t = {0};
+    pm_test_text_printf(&t, "closed %d curve %d alpha %a err %a seg %a w %a sh %a cs %u\n", p->closed,
                 (int)p->curve, p->alpha, p->max_error, p->max_segment, p->width, p->shoulder,
                 p->cross_segments);
-    text_printf(&t, "bank %a %a %a roll %d mesh %d conform %d up %d flatten %d %a %a %a uv %a\n",
+    pm_test_text_printf(&t, "bank %a %a %a roll %d mesh %d conform %d up %d flatten %d %a %a %a uv %a\n",
                 p->bank_max_degrees, p->bank_radius, p->bank_transition, p->roll != NULL,
                 p->terrain_mesh, (int)p->conform, (int)p->up, p->flatten, p->flatten_opts.margin,
                 p->flatten_opts.falloff, p->flatten_opts.depth, p->uv_scale);
     reals_print(&t, "points", p->points, 3 * p->npoints);
     if (p->roll) reals_print(&t, "roll", p->roll, p->npoints);
     reals_print(&t, "lods", p->lods, p->nlods);
-    text_printf(&t, "props %zu %d\n", p->nprops, p->props != NULL);
+    pm_test_text_printf(&t, "props %zu %d\n", p->nprops, p->props != NULL);
     for (size_t i = 0; i < p->nprops; i++)
-        text_printf(&t, "'%s' %a %a %d %d\n", p->props[i].name, p->props[i].spacing,
+        pm_test_text_printf(&t, "'%s' %a %a %d %d\n", p->props[i].name, p->props[i].spacing,
                     p->props[i].offset, (int)p->props[i].side, (int)p->props[i].align);
-    text_printf(&t, "terrain %d noise %d %a %a %a %u %u %d %d\n", q->has_terrain, q->noise,
+    pm_test_text_printf(&t, "terrain %d noise %d %a %a %a %u %u %d %d\n", q->has_terrain, q->noise,
                 q->hf.origin[0], q->hf.origin[1], q->hf.cell, q->hf.cols, q->hf.rows,
                 q->hf.h != NULL, q->hf.h32 != NULL);
     if (q->hf.h) reals_print(&t, "heights", q->hf.h, (size_t)q->hf.cols * q->hf.rows);
-    text_printf(&t, "nz %llu %a %a %u\n", (unsigned long long)q->nz.seed, q->nz.amplitude,
+    pm_test_text_printf(&t, "nz %llu %a %a %u\n", (unsigned long long)q->nz.seed, q->nz.amplitude,
                 q->nz.wavelength, q->nz.octaves);
-    text_printf(&t, "terrain ptr %d\n", p->terrain != NULL);
+    pm_test_text_printf(&t, "terrain ptr %d\n", p->terrain != NULL);
     return t.s;
 }
 
@@ -103,68 +67,9 @@ static pm_api_limits limits(void) {
     return lim;
 }
 
-/* body through one path. */
-static seen road(const char *body, size_t len, bool fast, const pm_api_limits *lim) {
-    seen r = {0};
-    pm_api_problem p;
-    pm_api_problem_init(&p);
-    pm_arena *a = pm_arena_create(0);
-    pm_api_job job = {0};
-    if (fast) {
-        r.rc = pm_api_job_parse_text(&job, &pm_api_gen_road, lim, a, body, len, &p);
-    } else {
-        json_t *doc = NULL;
-        r.rc = pm_api_parse_body_rows(body, len, &doc, &p) == 0
-                   ? pm_api_job_parse(&job, &pm_api_gen_road, lim, a, doc, &p)
-                   : -1;
-        json_decref(doc);
-    }
-    if (r.rc == 0) {
-        text k = {0};
-        cr_assert_eq(pm_api_canonical_dump(job.canonical, text_cb, &k), 0);
-        r.canon = k.s;
-        r.canon_len = k.len;
-        r.key = pm_api_job_key(&job, &(pm_api_output){.format = PM_API_FMT_GLB}, NULL);
-        r.params = params_print(job.params);
-    }
-    if (pm_api_problem_failed(&p)) {
-        json_t *j = pm_api_problem_json(&p, "x");
-        r.problem = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
-        json_decref(j);
-    }
-    pm_api_job_end(&job);
-    pm_arena_destroy(a);
-    pm_api_problem_free(&p);
-    return r;
-}
-
-static void seen_free(seen *s) {
-    free(s->canon);
-    free(s->problem);
-    free(s->params);
-}
-
-#define NONE(s) ((s) ? (s) : "(none)")
-
 /* Both paths on body; returns whether the fast reader took it. */
 static bool same_lim(const char *body, const pm_api_limits *lim) {
-    size_t len = strlen(body);
-    seen a = road(body, len, false, lim), b = road(body, len, true, lim);
-    bool taken = b.rc != 1;
-    if (taken) {
-        cr_expect_eq(a.rc, b.rc, "%.300s: rc %d / %d (%s)", body, a.rc, b.rc, NONE(a.problem));
-        bool same_canon = a.canon_len == b.canon_len &&
-                          (a.canon_len == 0 || memcmp(a.canon, b.canon, a.canon_len) == 0);
-        cr_expect(same_canon, "%.300s\n%.400s\n%.400s", body, NONE(a.canon), NONE(b.canon));
-        cr_expect_str_eq(NONE(a.problem), NONE(b.problem), "%.300s", body);
-        cr_expect_str_eq(NONE(a.params), NONE(b.params), "%.300s", body);
-        cr_expect(a.key.hi == b.key.hi && a.key.lo == b.key.lo, "%.300s: keys differ", body);
-    } else {
-        cr_expect_null(b.problem, "%.300s: not taken, yet a problem: %s", body, b.problem);
-    }
-    seen_free(&a);
-    seen_free(&b);
-    return taken;
+    return pm_test_fast_same(&pm_api_gen_road, true, params_print, body, lim);
 }
 
 static bool same(const char *body) {
@@ -290,8 +195,8 @@ Test(req_road_fast, near_miss_member_names_are_left) {
     static const char *const keys[] = {"widt", "widths", "Width", "wid\\u0074h", "", "\\\"width",
                                        "max_erro", "max_errors", "lod", "prop", "up_", "u"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        text t = {0};
-        text_printf(&t, "{" PTS ", \"%s\": 1}", keys[i]);
+        pm_test_text t = {0};
+        pm_test_text_printf(&t, "{" PTS ", \"%s\": 1}", keys[i]);
         left(t.s);
         free(t.s);
     }
@@ -310,69 +215,69 @@ static const char *ws(pm_rng *r) {
 }
 
 /* x in one of several spellings (the same value or its nearest double). */
-static void put_num(text *t, pm_rng *r, double x) {
+static void put_num(pm_test_text *t, pm_rng *r, double x) {
     if (x == 0) {
         static const char *const zeros[] = {"0", "0.0", "-0", "-0.0", "0e0", "0E+3", "-0.000"};
-        text_str(t, zeros[rnd(r, 7)]);
+        pm_test_text_str(t, zeros[rnd(r, 7)]);
         return;
     }
     if (x == floor(x) && fabs(x) < 1e6) {
         switch (rnd(r, 4)) {
-        case 0: text_printf(t, "%.0f", x); return;
-        case 1: text_printf(t, "%.1f", x); return;
-        case 2: text_printf(t, "%.0fe0", x); return;
+        case 0: pm_test_text_printf(t, "%.0f", x); return;
+        case 1: pm_test_text_printf(t, "%.1f", x); return;
+        case 2: pm_test_text_printf(t, "%.0fe0", x); return;
         default: break;
         }
     }
     switch (rnd(r, 6)) {
-    case 0: text_printf(t, "%.17g", x); break;
-    case 1: text_printf(t, "%.3f", x); break;
-    case 2: text_printf(t, "%.6e", x); break;
-    case 3: text_printf(t, "%.6f", x); break;
-    case 4: text_printf(t, "%.9g", x); break;
-    default: text_printf(t, "%g", x); break;
+    case 0: pm_test_text_printf(t, "%.17g", x); break;
+    case 1: pm_test_text_printf(t, "%.3f", x); break;
+    case 2: pm_test_text_printf(t, "%.6e", x); break;
+    case 3: pm_test_text_printf(t, "%.6f", x); break;
+    case 4: pm_test_text_printf(t, "%.9g", x); break;
+    default: pm_test_text_printf(t, "%g", x); break;
     }
 }
 
 /* The members of one body, each as its own text, joined in a random order. */
-typedef struct members { text m[24]; int n; } members;
+typedef struct members { pm_test_text m[24]; int n; } members;
 
-static text *member(members *ms, pm_rng *r, const char *name) {
-    text *t = &ms->m[ms->n++];
-    *t = (text){0};
-    text_printf(t, "\"%s\"%s:%s", name, ws(r), ws(r));
+static pm_test_text *member(members *ms, pm_rng *r, const char *name) {
+    pm_test_text *t = &ms->m[ms->n++];
+    *t = (pm_test_text){0};
+    pm_test_text_printf(t, "\"%s\"%s:%s", name, ws(r), ws(r));
     return t;
 }
 
 static char *join(members *ms, pm_rng *r) {
     for (int i = ms->n - 1; i > 0; i--) {
         int j = rnd(r, i + 1);
-        text s = ms->m[i];
+        pm_test_text s = ms->m[i];
         ms->m[i] = ms->m[j];
         ms->m[j] = s;
     }
-    text t = {0};
-    text_printf(&t, "%s{%s", ws(r), ws(r));
+    pm_test_text t = {0};
+    pm_test_text_printf(&t, "%s{%s", ws(r), ws(r));
     for (int i = 0; i < ms->n; i++) {
-        text_printf(&t, "%s%s", i ? "," : "", ws(r));
-        text_str(&t, ms->m[i].s);
+        pm_test_text_printf(&t, "%s%s", i ? "," : "", ws(r));
+        pm_test_text_str(&t, ms->m[i].s);
         free(ms->m[i].s);
     }
-    text_printf(&t, "%s}%s", ws(r), ws(r));
+    pm_test_text_printf(&t, "%s}%s", ws(r), ws(r));
     return t.s;
 }
 
-static void put_heights(text *t, pm_rng *r, size_t n, int kind) {
-    text_str(t, "[");
+static void put_heights(pm_test_text *t, pm_rng *r, size_t n, int kind) {
+    pm_test_text_str(t, "[");
     for (size_t i = 0; i < n; i++) {
         double h = kind == 0 ? (double)(float)pm_rng_range(r, -20, 20)   /* float32 exact */
                    : kind == 1 ? rnd(r, 40) * 0.25 - 5                  /* quarters: exact */
                                : pm_rng_range(r, -20, 20);
-        if (i) text_str(t, rnd(r, 4) ? "," : ", ");
+        if (i) pm_test_text_str(t, rnd(r, 4) ? "," : ", ");
         if (kind == 1 || rnd(r, 2)) put_num(t, r, h);
-        else text_printf(t, "%.17g", h);
+        else pm_test_text_printf(t, "%.17g", h);
     }
-    text_str(t, "]");
+    pm_test_text_str(t, "]");
 }
 
 /* A random road: straights and arcs, optional members of every kind,
@@ -382,27 +287,27 @@ static char *random_road(pm_rng *r, int *fault) {
     *fault = rnd(r, 4) == 0 ? 1 + rnd(r, 10) : 0;
     members ms = {.n = 0};
     int n = 2 + rnd(r, rnd(r, 4) ? 12 : 60);
-    text *t = member(&ms, r, "points");
-    text_str(t, "[");
+    pm_test_text *t = member(&ms, r, "points");
+    pm_test_text_str(t, "[");
     double x = pm_rng_range(r, -100, 100), z = pm_rng_range(r, -100, 100), dir = 0;
     int style = rnd(r, 3);
     for (int i = 0; i < n; i++) {
         double y = style == 0 ? 0 : style == 1 ? pm_rng_range(r, -3, 3) : rnd(r, 5);
-        text_printf(t, "%s[", i ? "," : "");
+        pm_test_text_printf(t, "%s[", i ? "," : "");
         put_num(t, r, style == 2 ? round(x) : x);
-        text_printf(t, ",%s", ws(r));
+        pm_test_text_printf(t, ",%s", ws(r));
         put_num(t, r, *fault == 1 && i == 1 ? 1e5 + 1 : y);
-        text_str(t, ", ");
+        pm_test_text_str(t, ", ");
         put_num(t, r, style == 2 ? round(z) : z);
-        text_str(t, "]");
+        pm_test_text_str(t, "]");
         dir += pm_rng_range(r, -0.5, 0.5);
         double step = 5 + rnd(r, 30);
         x += step * cos(dir);
         z += step * sin(dir);
     }
-    text_str(t, "]");
-    if (rnd(r, 3) == 0) text_str(member(&ms, r, "closed"), rnd(r, 4) ? "false" : "true");
-    if (rnd(r, 3) == 0) text_str(member(&ms, r, "curve"), rnd(r, 2) ? "\"linear\"" : "\"catmull-rom\"");
+    pm_test_text_str(t, "]");
+    if (rnd(r, 3) == 0) pm_test_text_str(member(&ms, r, "closed"), rnd(r, 4) ? "false" : "true");
+    if (rnd(r, 3) == 0) pm_test_text_str(member(&ms, r, "curve"), rnd(r, 2) ? "\"linear\"" : "\"catmull-rom\"");
     if (rnd(r, 3) == 0) put_num(member(&ms, r, "alpha"), r, rnd(r, 5) * 0.25);
     double err = rnd(r, 2) ? 0.05 : 0.01 + rnd(r, 20) * 0.01;
     if (rnd(r, 2)) put_num(member(&ms, r, "max_error"), r, err);
@@ -411,91 +316,91 @@ static char *random_road(pm_rng *r, int *fault) {
     if (rnd(r, 2)) put_num(member(&ms, r, "shoulder"), r, rnd(r, 8) * 0.5);
     if (rnd(r, 2)) put_num(member(&ms, r, "cross_segments"), r, *fault == 3 ? 2.5 : 1 + rnd(r, 8));
     int bank = rnd(r, 4);
-    if (bank == 1) text_str(member(&ms, r, "banking"), "null");
+    if (bank == 1) pm_test_text_str(member(&ms, r, "banking"), "null");
     if (bank >= 2) {
         t = member(&ms, r, "banking");
-        text_str(t, "{");
+        pm_test_text_str(t, "{");
         int k = 0;
-        if (rnd(r, 2)) text_printf(t, "%s\"max_degrees\": %d", k++ ? "," : "", rnd(r, 46));
-        if (rnd(r, 2)) text_printf(t, "%s\"radius\": %g", k++ ? "," : "", 0.5 + rnd(r, 100));
-        if (rnd(r, 2)) text_printf(t, "%s\"transition\": %d", k++ ? "," : "", rnd(r, 40));
+        if (rnd(r, 2)) pm_test_text_printf(t, "%s\"max_degrees\": %d", k++ ? "," : "", rnd(r, 46));
+        if (rnd(r, 2)) pm_test_text_printf(t, "%s\"radius\": %g", k++ ? "," : "", 0.5 + rnd(r, 100));
+        if (rnd(r, 2)) pm_test_text_printf(t, "%s\"transition\": %d", k++ ? "," : "", rnd(r, 40));
         if (bank == 3) {
-            text_printf(t, "%s\"roll\": [", k++ ? "," : "");
+            pm_test_text_printf(t, "%s\"roll\": [", k++ ? "," : "");
             int m = *fault == 4 ? n + 1 : n;
             for (int i = 0; i < m; i++) {
-                if (i) text_str(t, ",");
+                if (i) pm_test_text_str(t, ",");
                 put_num(t, r, rnd(r, 3) ? 0 : pm_rng_range(r, -10, 10));
             }
-            text_str(t, "]");
+            pm_test_text_str(t, "]");
         }
-        text_str(t, "}");
+        pm_test_text_str(t, "}");
     }
     int terrain = rnd(r, 5), cols = 2 + rnd(r, 40), rows = 2 + rnd(r, 40);
     if (terrain == 4 && rnd(r, 2)) cols = 40 + rnd(r, 30), rows = 30 + rnd(r, 10);   /* bulk */
-    if (terrain == 1) text_str(member(&ms, r, "terrain"), "null");
+    if (terrain == 1) pm_test_text_str(member(&ms, r, "terrain"), "null");
     if (terrain >= 2) {
         t = member(&ms, r, "terrain");
         members tm = {.n = 0};
         if (rnd(r, 2)) {
-            text *o = member(&tm, r, "origin");
-            text_str(o, "[");
+            pm_test_text *o = member(&tm, r, "origin");
+            pm_test_text_str(o, "[");
             put_num(o, r, -150 + rnd(r, 10));
-            text_str(o, ", ");
+            pm_test_text_str(o, ", ");
             put_num(o, r, -150.5);
-            text_str(o, "]");
+            pm_test_text_str(o, "]");
         }
         put_num(member(&tm, r, "cell"), r, 5 + rnd(r, 4) * 2.5);
-        text_printf(member(&tm, r, "cols"), "%d", cols);
-        text_printf(member(&tm, r, "rows"), rnd(r, 2) ? "%d" : "%d.0", rows);
-        if (rnd(r, 3) == 0) text_str(member(&tm, r, "mesh"), rnd(r, 2) ? "true" : "false");
+        pm_test_text_printf(member(&tm, r, "cols"), "%d", cols);
+        pm_test_text_printf(member(&tm, r, "rows"), rnd(r, 2) ? "%d" : "%d.0", rows);
+        if (rnd(r, 3) == 0) pm_test_text_str(member(&tm, r, "mesh"), rnd(r, 2) ? "true" : "false");
         if (terrain == 4) {
             put_heights(member(&tm, r, "heights"), r,
                         (size_t)(cols * rows - (*fault == 5 ? 1 : 0)), rnd(r, 3));
         } else {
-            text *o = member(&tm, r, "noise");
-            text_str(o, "{");
+            pm_test_text *o = member(&tm, r, "noise");
+            pm_test_text_str(o, "{");
             if (terrain == 3) {
-                text_printf(o, "\"seed\": %s, ",
+                pm_test_text_printf(o, "\"seed\": %s, ",
                             *fault == 6 ? "\"123456789012345678901\""   /* past uint64 */
                             : rnd(r, 2) ? "\"12345678901234567890\""    /* past int64 */
                                         : "42");
-                text_printf(o, "\"octaves\": %d, \"amplitude\": 5, \"wavelength\": 150", 1 + rnd(r, 8));
+                pm_test_text_printf(o, "\"octaves\": %d, \"amplitude\": 5, \"wavelength\": 150", 1 + rnd(r, 8));
             }
-            text_str(o, "}");
+            pm_test_text_str(o, "}");
         }
         char *body = join(&tm, r);
-        text_str(t, body);
+        pm_test_text_str(t, body);
         free(body);
     }
-    if (rnd(r, 4) == 0) text_str(member(&ms, r, "conform"), rnd(r, 2) ? "\"bank\"" : "\"drape\"");
-    if (rnd(r, 4) == 0) text_str(member(&ms, r, "up"), rnd(r, 2) ? "\"terrain\"" : "\"world\"");
+    if (rnd(r, 4) == 0) pm_test_text_str(member(&ms, r, "conform"), rnd(r, 2) ? "\"bank\"" : "\"drape\"");
+    if (rnd(r, 4) == 0) pm_test_text_str(member(&ms, r, "up"), rnd(r, 2) ? "\"terrain\"" : "\"world\"");
     int flat = rnd(r, 4);
-    if (flat == 1) text_str(member(&ms, r, "flatten"), "null");
+    if (flat == 1) pm_test_text_str(member(&ms, r, "flatten"), "null");
     if (flat >= 2 && (terrain >= 2 || *fault == 7))
-        text_printf(member(&ms, r, "flatten"), "{\"margin\": %d, \"depth\": 0.25}", rnd(r, 5));
+        pm_test_text_printf(member(&ms, r, "flatten"), "{\"margin\": %d, \"depth\": 0.25}", rnd(r, 5));
     if (rnd(r, 3) == 0) {
         t = member(&ms, r, "props");
-        text_str(t, "[");
+        pm_test_text_str(t, "[");
         int np = rnd(r, 4);
         for (int i = 0; i < np; i++)
-            text_printf(t, "%s{\"name\": \"p%d\", \"spacing\": %d%s%s}", i ? "," : "", i, 5 + rnd(r, 50),
+            pm_test_text_printf(t, "%s{\"name\": \"p%d\", \"spacing\": %d%s%s}", i ? "," : "", i, 5 + rnd(r, 50),
                         rnd(r, 2) ? ", \"side\": \"left\"" : "",
                         rnd(r, 2) ? ", \"offset\": 1.5, \"align\": \"terrain\"" : "");
-        text_str(t, "]");
+        pm_test_text_str(t, "]");
     }
     if (rnd(r, 3) == 0) {
         t = member(&ms, r, "lods");
-        text_str(t, "[");
+        pm_test_text_str(t, "[");
         int nl = rnd(r, 4);
         for (int i = 0; i < nl; i++) {
-            if (i) text_str(t, ",");
+            if (i) pm_test_text_str(t, ",");
             put_num(t, r, *fault == 8 ? 0.001 : 0.5 * (i + 1) + 0.125);
         }
-        text_str(t, "]");
+        pm_test_text_str(t, "]");
     }
     if (rnd(r, 4) == 0) put_num(member(&ms, r, "uv_scale"), r, 0.125 * (1 + rnd(r, 8)));
-    if (*fault == 9) text_str(member(&ms, r, rnd(r, 2) ? "lanes" : "width"), "2");
-    if (*fault == 10) text_str(member(&ms, r, "width"), rnd(r, 2) ? "\"8\"" : "null");
+    if (*fault == 9) pm_test_text_str(member(&ms, r, rnd(r, 2) ? "lanes" : "width"), "2");
+    if (*fault == 10) pm_test_text_str(member(&ms, r, "width"), rnd(r, 2) ? "\"8\"" : "null");
     return join(&ms, r);
 }
 
@@ -522,18 +427,18 @@ Test(req_road_fast, random_roads_give_the_same_answer) {
 
 /* A random short token: a sign, 0 or 1..15 integer digits, a fraction
  * with leading or trailing zeros; sometimes longer or with an exponent. */
-static void put_token(text *t, pm_rng *r) {
-    if (rnd(r, 2)) text_str(t, "-");
+static void put_token(pm_test_text *t, pm_rng *r) {
+    if (rnd(r, 2)) pm_test_text_str(t, "-");
     int nint = rnd(r, 3) == 0 ? 1 : 1 + rnd(r, rnd(r, 3) ? 6 : 16);
     for (int i = 0; i < nint; i++)
-        text_printf(t, "%d", nint == 1 && rnd(r, 3) == 0 ? 0 : i == 0 ? 1 + rnd(r, 9) : rnd(r, 10));
+        pm_test_text_printf(t, "%d", nint == 1 && rnd(r, 3) == 0 ? 0 : i == 0 ? 1 + rnd(r, 9) : rnd(r, 10));
     if (rnd(r, 4)) {
-        text_str(t, ".");
+        pm_test_text_str(t, ".");
         int nfrac = 1 + rnd(r, rnd(r, 3) ? 7 : 16), zeros = rnd(r, 3) == 0 ? rnd(r, 6) : 0;
         for (int i = 0; i < nfrac; i++)
-            text_printf(t, "%d", i < zeros ? 0 : rnd(r, 4) ? rnd(r, 10) : rnd(r, 2) * 9);
+            pm_test_text_printf(t, "%d", i < zeros ? 0 : rnd(r, 4) ? rnd(r, 10) : rnd(r, 2) * 9);
     }
-    if (rnd(r, 20) == 0) text_printf(t, "e%d", rnd(r, 7) - 3);
+    if (rnd(r, 20) == 0) pm_test_text_printf(t, "e%d", rnd(r, 7) - 3);
 }
 
 /* pm_api__json_number_tok (eight digits at a time where the text has
@@ -547,11 +452,11 @@ Test(req_road_fast, number_tokens_and_their_text_match_the_general_path) {
     pm_rng_seed(&r, 23);
     int bad = 0, plain = 0;
     for (int n = 0; n < 1000000 && bad < 10; n++) {
-        text t = {0};
+        pm_test_text t = {0};
         put_token(&t, &r);
         size_t toklen = t.len;
-        text_str(&t, tails[rnd(&r, sizeof tails / sizeof *tails)]);
-        if (rnd(&r, 2)) text_str(&t, "                ");   /* room to read ahead */
+        pm_test_text_str(&t, tails[rnd(&r, sizeof tails / sizeof *tails)]);
+        if (rnd(&r, 2)) pm_test_text_str(&t, "                ");   /* room to read ahead */
         const char *a = t.s, *b = t.s, *end = t.s + t.len;
         bool ia = false, ib = false;
         int64_t va = 0, vb = 0;
