@@ -82,15 +82,22 @@ pm_api__json_number_tok(const char **pp, const char *end, bool *is_int, int64_t 
 #ifdef PM_API_JSON_SWAR
     uint64_t v8;
     int n8;
-    if (end - p >= 8 && (memcpy(&v8, p, 8), n8 = pm_api__json_digits8(v8)) < 8) {
-        /* Up to 7 digits, then (when a '.' follows) up to 7 more. */
+    if (end - p >= 8) {
+        /* Up to 7 digits, then (when a '.' follows) up to 7 more; a run of
+         * eight is a long token: the full reader's at once. */
+        memcpy(&v8, p, 8);
+        n8 = pm_api__json_digits8(v8);
+        if (n8 == 8) goto full;
         w = n8 ? pm_api__json_value8(v8, n8) : 0;
         nint = (size_t)n8;
         p += n8;
         if (*p == '.') {
             const char *f = ++p;
-            if (end - f >= 8 && (memcpy(&v8, f, 8), n8 = pm_api__json_digits8(v8)) < 8) {
+            if (end - f >= 8) {
                 static const uint64_t u10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+                memcpy(&v8, f, 8);
+                n8 = pm_api__json_digits8(v8);
+                if (n8 == 8) goto full;
                 if (n8) w = w * u10[n8] + pm_api__json_value8(v8, n8);
                 p = f + n8;
             } else {
@@ -113,6 +120,9 @@ pm_api__json_number_tok(const char **pp, const char *end, bool *is_int, int64_t 
     }
     if (nint == 0 || (nint > 1 && *first == '0') || nint + nfrac > 15 ||
         (p < end && (*p == 'e' || *p == 'E'))) {
+#ifdef PM_API_JSON_SWAR
+    full:
+#endif
         t->plain = false;
         return pm_api__json_number(pp, end, is_int, i, d);
     }
