@@ -8,6 +8,7 @@
 #include "road/road.h"
 #include "scene/arena.h"
 #include "scene/rng.h"
+#include "pm_api/bulk.h"
 #include "pm_api/generator.h"
 #include "pm_api/key.h"
 #include "pm_api/reader.h"
@@ -283,7 +284,7 @@ static void put_heights(pm_test_text *t, pm_rng *r, size_t n, int kind) {
 /* A random road: straights and arcs, optional members of every kind,
  * sometimes one fault (a value out of range, an unknown or repeated
  * member, a wrong type, a bad count). */
-static char *random_road(pm_rng *r, int *fault) {
+static char *random_road(pm_rng *r, int *fault, bool *bulk) {
     *fault = rnd(r, 4) == 0 ? 1 + rnd(r, 10) : 0;
     members ms = {.n = 0};
     int n = 2 + rnd(r, rnd(r, 4) ? 12 : 60);
@@ -337,6 +338,7 @@ static char *random_road(pm_rng *r, int *fault) {
     }
     int terrain = rnd(r, 5), cols = 2 + rnd(r, 40), rows = 2 + rnd(r, 40);
     if (terrain == 4 && rnd(r, 2)) cols = 40 + rnd(r, 30), rows = 30 + rnd(r, 10);   /* bulk */
+    *bulk = terrain == 4 && (size_t)(cols * rows) >= PM_API_BULK_CANON_MIN;
     if (terrain == 1) pm_test_text_str(member(&ms, r, "terrain"), "null");
     if (terrain >= 2) {
         t = member(&ms, r, "terrain");
@@ -407,17 +409,22 @@ static char *random_road(pm_rng *r, int *fault) {
 Test(req_road_fast, random_roads_give_the_same_answer) {
     pm_rng r;
     pm_rng_seed(&r, 17);
-    int plain = 0, plain_taken = 0, faulty_left = 0;
+    int plain = 0, plain_taken = 0, faulty_left = 0, bulk_n = 0, bulk_taken = 0;
     for (int i = 0; i < 3000; i++) {
         int fault;
-        char *body = random_road(&r, &fault);
+        bool bulk;
+        char *body = random_road(&r, &fault, &bulk);
         bool took = same(body);
-        if (!fault) plain++, plain_taken += took;
+        if (bulk) bulk_n++, bulk_taken += took;   /* long heights: the document path's */
+        else if (!fault) plain++, plain_taken += took;
         else faulty_left += !took;
         free(body);
     }
     cr_expect_gt(plain, 1500);
     cr_expect_eq(plain_taken, plain, "%d of %d plain roads taken", plain_taken, plain);
+    cr_expect_gt(bulk_n, 100);
+    cr_expect_eq(bulk_taken, 0, "%d of %d roads with %d heights or more taken", bulk_taken, bulk_n,
+                 PM_API_BULK_CANON_MIN);
     /* Most faults are errors of reading (some, such as a member repeated
      * that was absent, are none): those are the document path's. */
     cr_expect_gt(faulty_left, 300, "%d faulty roads left", faulty_left);
