@@ -192,6 +192,97 @@ size_t pm_api__canon_real_text(double x, char *out) {
     return n;
 }
 
+/* The 17 significant digits of x (normal, > 0) when 10^e10 <= x <
+ * 10^(e10 + 1) is known, rounded to nearest, ties to even, as "%.17g"
+ * rounds: x 10^(16 - e10) exactly as m 5^p 2^-sh (one 64x64 multiply)
+ * and its dropped fraction. False where that does not hold in 128 bits. */
+static inline bool pm_api__digits17_at(double x, int e10, uint64_t *digits) {
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    uint64_t m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
+    int be = (int)(bits >> 52) - 1022, p = 16 - e10, sh = 53 - be - p;
+    if (p < 0 || p > 27 || sh < 1 || sh > 63) return false;
+    unsigned __int128 v = (unsigned __int128)m * pm_api__p5[p];
+    uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64);
+    if (hi >> sh) return false;
+    uint64_t q = (hi << (64 - sh)) | (lo >> sh), r = lo & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+    *digits = q + (r > half || (r == half && (q & 1)));
+    return true;
+}
+
+size_t pm_api__canon_real_tok(double x, const pm_api_numtok *t, char *out) {
+    if (x == 0) {
+        memcpy(out, "0.0", 3);
+        return 3;
+    }
+    if (!t->plain || !isnormal(x)) return pm_api__canon_real_text(x, out);
+    char *o = out;
+    *o = '-';
+    o += t->neg;
+    size_t len = t->nint + (t->nfrac ? 1u + t->nfrac : 0u);   /* at most 16 */
+    if (t->room16) memcpy(o, t->digits, 16);   /* fixed size: no call */
+    else memcpy(o, t->digits, len);
+    if (!t->nfrac) {   /* an integer below 10^15: its digits, then ".0" */
+        memcpy(o + len, ".0", 2);
+        return (size_t)(o - out) + len + 2;
+    }
+    /* w has nd significant digits; x is w / 10^nfrac correctly rounded, so
+     * 10^e10 <= |x| < 10^(e10 + 1) up to the rounding, which the digits'
+     * range below catches. "%.17g" writes "%f" style for e10 >= -4. */
+    uint64_t w = t->w;
+    int bits = 64 - __builtin_clzll(w), nd = (bits * 1233) >> 12;   /* floor(log10 w) or one less */
+    nd += w >= pm_api__u10[nd];
+    int e10 = nd - 1 - t->nfrac, k = 17 - nd;
+    uint64_t d;
+    if (e10 < -4 || !pm_api__digits17_at(fabs(x), e10, &d)) return pm_api__canon_real_text(x, out);
+    /* The 17 digits are w's followed by k more (the exact binary value's
+     * tail, within a few units of 0), or w - 1's followed by k more when
+     * the value is a little below the token's. Anything else (17 digits
+     * that are not, a carry) goes the general way. */
+    uint64_t wk = w * pm_api__u10[k], tail;
+    bool below = d < wk;
+    if (below) {
+        wk -= pm_api__u10[k];
+        if (d < pm_api__u10[16] || d < wk) return pm_api__canon_real_text(x, out);
+    }
+    tail = d - wk;
+    if (tail >= pm_api__u10[k]) return pm_api__canon_real_text(x, out);
+    o += len;
+    if (tail == 0) {   /* the token's own digits; trailing zeros dropped, one kept */
+        while (o[-1] == '0' && o[-2] != '.') o--;
+        return (size_t)(o - out);
+    }
+    if (below) {   /* w - 1: the last digit lowered, borrowing past '0's (w's lead stays) */
+        char *c = o - 1;
+        for (; *c == '0' || *c == '.'; c--)
+            if (*c == '0') *c = '9';
+        --*c;
+    }
+    /* tail as k digits (2..16), leading zeros kept, trailing ones dropped. */
+    char dig[32];
+    memset(dig + 16, '0', 16);   /* what the fixed-size copy below reads past the digits */
+    uint64_t b2;
+    if (k <= 8) {
+        b2 = pm_api__digits8((uint32_t)tail) + 0x3030303030303030ull;
+    } else {
+        uint64_t hi8 = tail / 100000000u;
+        uint64_t b1 = pm_api__digits8((uint32_t)hi8) + 0x3030303030303030ull;
+        b2 = pm_api__digits8((uint32_t)(tail - hi8 * 100000000u)) + 0x3030303030303030ull;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        b1 = __builtin_bswap64(b1);
+#endif
+        memcpy(dig, &b1, 8);
+    }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    b2 = __builtin_bswap64(b2);
+#endif
+    memcpy(dig + 8, &b2, 8);
+    memcpy(o, dig + 16 - k, 16);   /* fixed size: no call; the room holds it */
+    o += k;
+    while (o[-1] == '0') o--;
+    return (size_t)(o - out);
+}
+
 /* ---- the walk ---- */
 
 #define PM_API__FLAGS (JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY)

@@ -104,27 +104,6 @@ static double pm_jf__exact(uint64_t w, int e10) {
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define PM_JF_SWAR 1
-/* How many of the eight bytes of v (the text's first byte lowest) are
- * ASCII digits before the first that is not. A byte of 0xFA or more
- * carries into the next one in the addition, but only past a byte that
- * is already no digit, so the first non-digit is always found. */
-static inline int pm_jf__digits8(uint64_t v) {
-    uint64_t t = (v & 0xF0F0F0F0F0F0F0F0ull) |
-                 (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4);
-    t ^= 0x3333333333333333ull;   /* zero bytes: digits */
-    return t ? __builtin_ctzll(t) >> 3 : 8;
-}
-
-/* The value of the first n (1..8) digits of v: the other bytes are
- * shifted out (with any borrow they made), then pairs, quads and the two
- * halves are joined in three multiplications. */
-static inline uint64_t pm_jf__value8(uint64_t v, int n) {
-    uint64_t d = (v - 0x3030303030303030ull) << (64 - 8 * n);
-    d = (d * 10 + (d >> 8)) & 0x00FF00FF00FF00FFull;
-    d = (d * 100 + (d >> 16)) & 0x0000FFFF0000FFFFull;
-    return (d * 10000 + (d >> 32)) & 0xFFFFFFFFull;
-}
-
 /* The short tokens requests are made of, -?(0|[1-9][0-9]{0,6})(.[0-9]{1,7})?
  * not followed by an exponent, with eight bytes to read at each part:
  * their digits eight at a time, and the value as pm_jf__number's slow
@@ -139,9 +118,9 @@ static inline __attribute__((always_inline)) bool pm_jf__number_short_inline(pm_
     if (e - p < 8) return false;
     uint64_t v;
     memcpy(&v, p, 8);
-    int n = pm_jf__digits8(v);
+    int n = pm_api__json_digits8(v);
     if (n == 0 || n == 8 || (n > 1 && *p == '0')) return false;
-    uint64_t w = pm_jf__value8(v, n);
+    uint64_t w = pm_api__json_value8(v, n);
     p += n;
     if (*p != '.') {
         if (*p == 'e' || *p == 'E') return false;
@@ -154,9 +133,9 @@ static inline __attribute__((always_inline)) bool pm_jf__number_short_inline(pm_
     p++;
     if (e - p < 8) return false;
     memcpy(&v, p, 8);
-    n = pm_jf__digits8(v);
+    n = pm_api__json_digits8(v);
     if (n == 0 || n == 8) return false;
-    w = w * pm_jf__u10[n] + pm_jf__value8(v, n);
+    w = w * pm_jf__u10[n] + pm_api__json_value8(v, n);
     p += n;
     if (*p == 'e' || *p == 'E') return false;
     double d = (double)w / pm_jf__p10[n];

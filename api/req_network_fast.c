@@ -14,173 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "canon_text.h"
-#include "json_fast.h"
 #include "req_network.h"
-
-/* ---- the cursor ---- */
-
-typedef struct pm__nf { const char *p, *end; } pm__nf;
-
-/* The readers below are small and called per value: inlined into the
- * loops that call them, they cost no call and no saved registers. */
-#define PM__NF_INLINE static inline __attribute__((always_inline))
-
-static inline void pm__nf_ws(pm__nf *f) {
-    const char *p = f->p;
-    /* Every blank is at most ' ': one test passes the rest. */
-    while (p < f->end && (unsigned char)*p <= ' ' &&
-           (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-        p++;
-    f->p = p;
-}
-
-/* Skips blanks, then takes c. */
-PM__NF_INLINE bool pm__nf_take(pm__nf *f, char c) {
-    pm__nf_ws(f);
-    if (f->p >= f->end || *f->p != c) return false;
-    f->p++;
-    return true;
-}
-
-/* After a member or element: 1 at ',', 0 at close (both taken), -1 else. */
-PM__NF_INLINE int pm__nf_next(pm__nf *f, char close) {
-    pm__nf_ws(f);
-    if (f->p < f->end && *f->p == ',') {
-        f->p++;
-        return 1;
-    }
-    if (f->p < f->end && *f->p == close) {
-        f->p++;
-        return 0;
-    }
-    return -1;
-}
-
-/* 1 when the container just opened is empty (its close taken), else 0. */
-PM__NF_INLINE int pm__nf_empty(pm__nf *f, char close) {
-    pm__nf_ws(f);
-    if (f->p < f->end && *f->p == close) {
-        f->p++;
-        return 1;
-    }
-    return 0;
-}
-
-/* The bytes a plain string may hold: printable ASCII other than '"' and
- * '\\' (so its text is its bytes, in the input and in the canonical form
- * alike). */
-#define PM__NF_P8(c) ((c) >= 0x20 && (c) <= 0x7e && (c) != '"' && (c) != '\\')
-#define PM__NF_P16(c) PM__NF_P8(c), PM__NF_P8(c + 1), PM__NF_P8(c + 2), PM__NF_P8(c + 3), \
-    PM__NF_P8(c + 4), PM__NF_P8(c + 5), PM__NF_P8(c + 6), PM__NF_P8(c + 7), PM__NF_P8(c + 8), \
-    PM__NF_P8(c + 9), PM__NF_P8(c + 10), PM__NF_P8(c + 11), PM__NF_P8(c + 12), \
-    PM__NF_P8(c + 13), PM__NF_P8(c + 14), PM__NF_P8(c + 15)
-static const bool pm__nf_plain_byte[256] = {
-    PM__NF_P16(0x00), PM__NF_P16(0x10), PM__NF_P16(0x20), PM__NF_P16(0x30),
-    PM__NF_P16(0x40), PM__NF_P16(0x50), PM__NF_P16(0x60), PM__NF_P16(0x70)};
-
-/* A plain string (the bytes above between quotes). */
-PM__NF_INLINE bool pm__nf_plain(pm__nf *f, const char **s, size_t *n) {
-    pm__nf_ws(f);
-    if (f->p >= f->end || *f->p != '"') return false;
-    const char *start = ++f->p, *p = start;
-    while (p < f->end && pm__nf_plain_byte[(unsigned char)*p]) p++;
-    if (p >= f->end || *p != '"') return false;
-    f->p = p + 1;
-    *s = start;
-    *n = (size_t)(p - start);
-    return true;
-}
-
-/* An object's member names (at most 16 bytes, zero-padded), with their
- * lengths. */
-typedef struct pm__nf_name { char s[16]; size_t n; } pm__nf_name;
-#define PM__NF_NAME(s) {s, sizeof(s) - 1}
-
-/* Whether the n bytes at k are name's: two masked 8-byte compares when 16
- * bytes can be read at k, else byte by byte. */
-PM__NF_INLINE bool pm__nf_is_name(const char *k, size_t room, const pm__nf_name *name) {
-    static const unsigned char ones[32] = {255, 255, 255, 255, 255, 255, 255, 255,
-                                           255, 255, 255, 255, 255, 255, 255, 255};
-    size_t n = name->n;
-    if (room >= 16) {
-        uint64_t k0, k1, s0, s1, m0, m1;
-        memcpy(&k0, k, 8);
-        memcpy(&k1, k + 8, 8);
-        memcpy(&s0, name->s, 8);
-        memcpy(&s1, name->s + 8, 8);
-        memcpy(&m0, ones + 16 - n, 8);   /* n bytes of ones, whatever the byte order */
-        memcpy(&m1, ones + 24 - n, 8);
-        return (((k0 ^ s0) & m0) | ((k1 ^ s1) & m1)) == 0;
-    }
-    size_t j = 0;
-    while (j < n && name->s[j] == k[j]) j++;
-    return j == n;
-}
-
-/* A member's key and its ':'; *bit the key's index in names (count of
- * them), which must not be in *seen yet: unknown and repeated keys give
- * up, as does any key that is not one of the names byte for byte (an
- * escape, for one). */
-PM__NF_INLINE bool pm__nf_key(pm__nf *f, const pm__nf_name *names, unsigned count, unsigned *seen,
-                       unsigned *bit) {
-    pm__nf_ws(f);
-    if (f->p >= f->end || *f->p != '"') return false;
-    const char *k = f->p + 1;
-    size_t room = (size_t)(f->end - k);
-    for (unsigned i = 0; i < count; i++) {
-        size_t n = names[i].n;
-        /* The first byte first (most names differ there). */
-        if (room <= n || names[i].s[0] != k[0] || k[n] != '"' || !pm__nf_is_name(k, room, &names[i]))
-            continue;
-        if (*seen & (1u << i)) return false;
-        f->p = k + n + 1;
-        if (!pm__nf_take(f, ':')) return false;
-        *seen |= 1u << i;
-        *bit = i;
-        return true;   /* every value's reader skips the blanks before it */
-    }
-    return false;
-}
-
-static bool pm__nf_null(pm__nf *f) {
-    pm__nf_ws(f);
-    if ((size_t)(f->end - f->p) < 4 || memcmp(f->p, "null", 4) != 0) return false;
-    f->p += 4;
-    return true;
-}
-
-/* A number in [lo, hi] (lo excluded when lo_open), -0 made 0. */
-PM__NF_INLINE bool pm__nf_num(pm__nf *f, double lo, bool lo_open, double hi, double *out) {
-    bool is_int;
-    int64_t i;
-    double x;
-    pm__nf_ws(f);
-    if (!pm_api__json_number_short(&f->p, f->end, &is_int, &i, &x)) return false;
-    if (lo_open ? !(x > lo) : !(x >= lo)) return false;
-    if (!(x <= hi)) return false;
-    *out = x + 0.0;
-    return true;
-}
-
-/* An integer token (no fraction, no exponent) in [lo, hi]. */
-PM__NF_INLINE bool pm__nf_int(pm__nf *f, int64_t lo, int64_t hi, int64_t *out) {
-    bool is_int;
-    double x;
-    pm__nf_ws(f);
-    if (!pm_api__json_number_short(&f->p, f->end, &is_int, out, &x) || !is_int) return false;
-    return *out >= lo && *out <= hi;
-}
+#include "req_text.h"
 
 /* An id: an integer token, or a plain string of 1..PM__NID_MAX bytes. */
-PM__NF_INLINE bool pm__nf_id(pm__nf *f, pm_arena *arena, pm_network_id *out) {
+PM__TX_INLINE bool pm__nf_id(pm__tx *f, pm_arena *arena, pm_network_id *out) {
     memset(out, 0, sizeof *out);
     out->is_num = true;
-    pm__nf_ws(f);
+    pm__tx_ws(f);
     if (f->p < f->end && *f->p == '"') {
         const char *s;
         size_t n;
-        if (!pm__nf_plain(f, &s, &n) || n == 0 || n > PM__NID_MAX) return false;
+        if (!pm__tx_plain(f, &s, &n) || n == 0 || n > PM__NID_MAX) return false;
         char *str = pm_arena_alloc(arena, n + 1);
         if (!str) return false;
         memcpy(str, s, n);
@@ -189,17 +34,17 @@ PM__NF_INLINE bool pm__nf_id(pm__nf *f, pm_arena *arena, pm_network_id *out) {
         out->str = str;
         return true;
     }
-    return pm__nf_int(f, INT64_MIN, INT64_MAX, &out->num);
+    return pm__tx_int(f, INT64_MIN, INT64_MAX, &out->num);
 }
 
 /* [x, z] or [x, y, z], each within the coordinate bound: *dim 2 or 3. */
-static bool pm__nf_vec(pm__nf *f, double v[3], size_t *dim) {
-    if (!pm__nf_take(f, '[')) return false;
+static bool pm__nf_vec(pm__tx *f, double v[3], size_t *dim) {
+    if (!pm__tx_take(f, '[')) return false;
     size_t n = 0;
     for (;;) {
-        if (n == 3 || !pm__nf_num(f, -PM__NCOORD, false, PM__NCOORD, &v[n])) return false;
+        if (n == 3 || !pm__tx_num(f, -PM__NCOORD, false, PM__NCOORD, &v[n])) return false;
         n++;
-        int next = pm__nf_next(f, ']');
+        int next = pm__tx_next(f, ']');
         if (next < 0) return false;
         if (next == 0) break;
     }
@@ -258,22 +103,22 @@ static void pm__nf_doc_free(pm__nf_doc *d) {
 }
 
 /* null, or {"width", "curb_height"} in their ranges. */
-static bool pm__nf_sidewalk(pm__nf *f, pm__nf_sw *sw) {
-    static const pm__nf_name names[] = {PM__NF_NAME("width"), PM__NF_NAME("curb_height")};
-    if (pm__nf_null(f)) {
+static bool pm__nf_sidewalk(pm__tx *f, pm__nf_sw *sw) {
+    static const pm__tx_name names[] = {PM__TX_NAME("width"), PM__TX_NAME("curb_height")};
+    if (pm__tx_null(f)) {
         sw->state = 1;
         return true;
     }
-    if (!pm__nf_take(f, '{')) return false;
+    if (!pm__tx_take(f, '{')) return false;
     sw->state = 2;
-    if (pm__nf_empty(f, '}')) return true;
+    if (pm__tx_empty(f, '}')) return true;
     unsigned seen = 0, k;
     for (;;) {
-        if (!pm__nf_key(f, names, 2, &seen, &k)) return false;
-        if (k == 0 ? !pm__nf_num(f, 0, true, 100, &sw->width)
-                   : !pm__nf_num(f, 0, true, 2, &sw->curb))
+        if (!pm__tx_key(f, names, 2, &seen, &k)) return false;
+        if (k == 0 ? !pm__tx_num(f, 0, true, 100, &sw->width)
+                   : !pm__tx_num(f, 0, true, 2, &sw->curb))
             return false;
-        int next = pm__nf_next(f, '}');
+        int next = pm__tx_next(f, '}');
         if (next < 0) return false;
         if (next == 0) break;
     }
@@ -291,8 +136,8 @@ static bool pm__nf_put3(double *out, const double v[3], size_t dim) {
     return dim == 3;
 }
 
-static bool pm__nf_node(pm__nf *f, pm__nf_doc *d) {
-    static const pm__nf_name names[] = {PM__NF_NAME("id"), PM__NF_NAME("position")};
+static bool pm__nf_node(pm__tx *f, pm__nf_doc *d) {
+    static const pm__tx_name names[] = {PM__TX_NAME("id"), PM__TX_NAME("position")};
     size_t i = d->nnodes;
     if (i == d->node_cap) {   /* the three arrays grow together */
         size_t c1 = i, c2 = i, c3 = i;
@@ -302,10 +147,10 @@ static bool pm__nf_node(pm__nf *f, pm__nf_doc *d) {
             return false;
         d->node_cap = c1;
     }
-    if (!pm__nf_take(f, '{')) return false;
+    if (!pm__tx_take(f, '{')) return false;
     unsigned seen = 0, k;
     for (;;) {
-        if (!pm__nf_key(f, names, 2, &seen, &k)) return false;
+        if (!pm__tx_key(f, names, 2, &seen, &k)) return false;
         if (k == 0) {
             if (!pm__nf_id(f, d->arena, &d->ids[i])) return false;
         } else {
@@ -314,7 +159,7 @@ static bool pm__nf_node(pm__nf *f, pm__nf_doc *d) {
             if (!pm__nf_vec(f, v, &dim)) return false;
             d->node3[i] = pm__nf_put3(&d->nodes[3 * i], v, dim);
         }
-        int next = pm__nf_next(f, '}');
+        int next = pm__tx_next(f, '}');
         if (next < 0) return false;
         if (next == 0) break;
     }
@@ -322,10 +167,10 @@ static bool pm__nf_node(pm__nf *f, pm__nf_doc *d) {
     return seen == 3u;
 }
 
-static bool pm__nf_points(pm__nf *f, pm__nf_doc *d, pm__nf_edge *e) {
-    if (!pm__nf_take(f, '[')) return false;
+static bool pm__nf_points(pm__tx *f, pm__nf_doc *d, pm__nf_edge *e) {
+    if (!pm__tx_take(f, '[')) return false;
     e->first = d->npts;
-    if (pm__nf_empty(f, ']')) return true;
+    if (pm__tx_empty(f, ']')) return true;
     for (;;) {
         size_t i = d->npts;
         if (i == d->pt_cap) {   /* both arrays grow together */
@@ -341,31 +186,31 @@ static bool pm__nf_points(pm__nf *f, pm__nf_doc *d, pm__nf_edge *e) {
         d->pt3[i] = pm__nf_put3(&d->pts[3 * i], v, dim);
         d->npts++;
         e->npoints++;
-        int next = pm__nf_next(f, ']');
+        int next = pm__tx_next(f, ']');
         if (next < 0) return false;
         if (next == 0) return true;
     }
 }
 
-static bool pm__nf_edge_read(pm__nf *f, pm__nf_doc *d) {
-    static const pm__nf_name names[] = {PM__NF_NAME("from"), PM__NF_NAME("to"),
-                                        PM__NF_NAME("width"), PM__NF_NAME("points"),
-                                        PM__NF_NAME("sidewalk")};
+static bool pm__nf_edge_read(pm__tx *f, pm__nf_doc *d) {
+    static const pm__tx_name names[] = {PM__TX_NAME("from"), PM__TX_NAME("to"),
+                                        PM__TX_NAME("width"), PM__TX_NAME("points"),
+                                        PM__TX_NAME("sidewalk")};
     if (!pm__nf_grow((void **)&d->edges, &d->edge_cap, d->nedges + 1, sizeof *d->edges))
         return false;
     pm__nf_edge *e = &d->edges[d->nedges];
     memset(e, 0, sizeof *e);
-    if (!pm__nf_take(f, '{')) return false;
+    if (!pm__tx_take(f, '{')) return false;
     unsigned seen = 0, k;
     for (;;) {
-        if (!pm__nf_key(f, names, 5, &seen, &k)) return false;
+        if (!pm__tx_key(f, names, 5, &seen, &k)) return false;
         bool ok = k == 0   ? pm__nf_id(f, d->arena, &e->from)
                   : k == 1 ? pm__nf_id(f, d->arena, &e->to)
-                  : k == 2 ? pm__nf_num(f, 0, true, 1000, &e->width)
+                  : k == 2 ? pm__tx_num(f, 0, true, 1000, &e->width)
                   : k == 3 ? pm__nf_points(f, d, e)
                            : pm__nf_sidewalk(f, &e->sw);
         if (!ok) return false;
-        int next = pm__nf_next(f, '}');
+        int next = pm__tx_next(f, '}');
         if (next < 0) return false;
         if (next == 0) break;
     }
@@ -375,12 +220,12 @@ static bool pm__nf_edge_read(pm__nf *f, pm__nf_doc *d) {
 }
 
 /* An array of objects, each read by one. */
-static bool pm__nf_list(pm__nf *f, pm__nf_doc *d, bool (*one)(pm__nf *, pm__nf_doc *)) {
-    if (!pm__nf_take(f, '[')) return false;
-    if (pm__nf_empty(f, ']')) return true;
+static bool pm__nf_list(pm__tx *f, pm__nf_doc *d, bool (*one)(pm__tx *, pm__nf_doc *)) {
+    if (!pm__tx_take(f, '[')) return false;
+    if (pm__tx_empty(f, ']')) return true;
     for (;;) {
         if (!one(f, d)) return false;
-        int next = pm__nf_next(f, ']');
+        int next = pm__tx_next(f, ']');
         if (next < 0) return false;
         if (next == 0) return true;
     }
@@ -388,94 +233,13 @@ static bool pm__nf_list(pm__nf *f, pm__nf_doc *d, bool (*one)(pm__nf *, pm__nf_d
 
 /* ---- the canonical text ---- */
 
-#define PM__NF_MEMO 4
-
-typedef struct pm__nf_out {
-    char *b;
-    size_t len, cap;
-    bool failed;
-    /* The last reals written and their text: towns repeat an edge's
-     * width and sidewalk and a grid column's x, and a copy is cheaper
-     * than the digits. */
-    uint64_t memo_bits[PM__NF_MEMO];
-    uint8_t memo_len[PM__NF_MEMO];
-    char memo[PM__NF_MEMO][PM_API_CANON_REAL_ROOM];
-    unsigned memo_next;
-} pm__nf_out;
-
-/* pm__nf_room when the block is full. */
-static __attribute__((noinline)) char *pm__nf_grow_out(pm__nf_out *o, size_t n) {
-    if (o->failed) return NULL;
-    size_t c = o->cap ? o->cap : 4096;
-    while (c < o->len + n) c *= 2;
-    char *b = realloc(o->b, c);
-    if (!b) {
-        o->failed = true;
-        return NULL;
-    }
-    o->b = b;
-    o->cap = c;
-    return o->b + o->len;
-}
-
-/* Room for n more bytes, or NULL (failed set; a failed text is dropped whole). */
-static inline char *pm__nf_room(pm__nf_out *o, size_t n) {
-    if (o->len + n <= o->cap) return o->b + o->len;
-    return pm__nf_grow_out(o, n);
-}
-
-/* Inlined: most calls copy a literal, whose copy then needs no call. */
-static inline __attribute__((always_inline)) void pm__nf_put(pm__nf_out *o, const char *s,
-                                                              size_t n) {
-    char *w = pm__nf_room(o, n);
-    if (!w) return;
-    memcpy(w, s, n);
-    o->len += n;
-}
-
-#define PM__NF_LIT(o, s) pm__nf_put((o), (s), sizeof(s) - 1)
-
-static void pm__nf_real(pm__nf_out *o, double x) {
-    char *w = pm__nf_room(o, PM_API_CANON_REAL_ROOM);
-    if (!w) return;
-    uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    for (unsigned i = 0; i < PM__NF_MEMO; i++) {
-        if (o->memo_len[i] && o->memo_bits[i] == bits) {
-            memcpy(w, o->memo[i], PM_API_CANON_REAL_ROOM);   /* whole: fixed size */
-            o->len += o->memo_len[i];
-            return;
-        }
-    }
-    size_t n = pm_api__canon_real_text(x, w);
-    if (!n) {
-        o->failed = true;
-        return;
-    }
-    o->len += n;
-    unsigned k = o->memo_next++ % PM__NF_MEMO;
-    o->memo_bits[k] = bits;
-    o->memo_len[k] = (uint8_t)n;
-    memcpy(o->memo[k], w, n);
-}
-
-/* An integer as jansson writes it. */
-static void pm__nf_integer(pm__nf_out *o, int64_t v) {
-    char tmp[24], *e = tmp + sizeof tmp, *b = e;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do *--b = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    if (v < 0) *--b = '-';
-    pm__nf_put(o, b, (size_t)(e - b));
-}
-
-static void pm__nf_id_text(pm__nf_out *o, const pm_network_id *id) {
+static void pm__nf_id_text(pm__tx_out *o, const pm_network_id *id) {
     if (id->is_num) {
-        pm__nf_integer(o, id->num);
+        pm_api__tx_integer(o, id->num);
         return;
     }
     /* At most PM__NID_MAX bytes (pm__nf_id): copied up to the NUL, no calls. */
-    char *w = pm__nf_room(o, PM__NID_MAX + 2);
+    char *w = pm__tx_room(o, PM__NID_MAX + 2);
     if (!w) return;
     char *c = w;
     *c++ = '"';
@@ -485,82 +249,82 @@ static void pm__nf_id_text(pm__nf_out *o, const pm_network_id *id) {
 }
 
 /* [x, z] or [x, y, z] of a point stored as [x, y, z]. */
-static void pm__nf_vec_text(pm__nf_out *o, const double *v, bool has_y) {
-    PM__NF_LIT(o, "[");
-    pm__nf_real(o, v[0]);
-    PM__NF_LIT(o, ",");
+static void pm__nf_vec_text(pm__tx_out *o, const double *v, bool has_y) {
+    PM__TX_LIT(o, "[");
+    pm_api__tx_real(o, v[0]);
+    PM__TX_LIT(o, ",");
     if (has_y) {
-        pm__nf_real(o, v[1]);
-        PM__NF_LIT(o, ",");
+        pm_api__tx_real(o, v[1]);
+        PM__TX_LIT(o, ",");
     }
-    pm__nf_real(o, v[2]);
-    PM__NF_LIT(o, "]");
+    pm_api__tx_real(o, v[2]);
+    PM__TX_LIT(o, "]");
 }
 
-static void pm__nf_sidewalk_text(pm__nf_out *o, bool on, const pm_junction_sidewalk *s) {
+static void pm__nf_sidewalk_text(pm__tx_out *o, bool on, const pm_junction_sidewalk *s) {
     if (!on) {
-        PM__NF_LIT(o, "null");
+        PM__TX_LIT(o, "null");
         return;
     }
-    PM__NF_LIT(o, "{\"curb_height\":");
-    pm__nf_real(o, s->curb_height);
-    PM__NF_LIT(o, ",\"width\":");
-    pm__nf_real(o, s->width);
-    PM__NF_LIT(o, "}");
+    PM__TX_LIT(o, "{\"curb_height\":");
+    pm_api__tx_real(o, s->curb_height);
+    PM__TX_LIT(o, ",\"width\":");
+    pm_api__tx_real(o, s->width);
+    PM__TX_LIT(o, "}");
 }
 
 /* The canonical form's dump, keys in jansson's sorted order, after the
  * tag that makes it a canonical text (canon_text.h). */
-static void pm__nf_canon(pm__nf_out *o, const pm__nreq *q, const pm__raw_edge *raw,
+static void pm__nf_canon(pm__tx_out *o, const pm__nreq *q, const pm__raw_edge *raw,
                          const bool *node3, bool gsw_on, const pm_junction_sidewalk *gsw,
                          double width) {
     const pm_network_params *p = &q->p;
-    pm__nf_put(o, pm_api__canon_text_tag, PM_API_CANON_TEXT_TAG_LEN);
-    PM__NF_LIT(o, "{\"corner_radius\":");
-    pm__nf_real(o, p->corner_radius);
-    PM__NF_LIT(o, ",\"corner_segments\":");
-    pm__nf_integer(o, p->corner_segments);
-    PM__NF_LIT(o, ",\"edges\":[");
+    pm__tx_put(o, pm_api__canon_text_tag, PM_API_CANON_TEXT_TAG_LEN);
+    PM__TX_LIT(o, "{\"corner_radius\":");
+    pm_api__tx_real(o, p->corner_radius);
+    PM__TX_LIT(o, ",\"corner_segments\":");
+    pm_api__tx_integer(o, p->corner_segments);
+    PM__TX_LIT(o, ",\"edges\":[");
     for (size_t e = 0; e < p->nedges && !o->failed; e++) {
         const pm_network_edge *E = &p->edges[e];
-        if (e) PM__NF_LIT(o, ",");
-        PM__NF_LIT(o, "{\"from\":");
+        if (e) PM__TX_LIT(o, ",");
+        PM__TX_LIT(o, "{\"from\":");
         pm__nf_id_text(o, &raw[e].from);
-        PM__NF_LIT(o, ",\"points\":[");
+        PM__TX_LIT(o, ",\"points\":[");
         for (size_t k = 0; k < E->npoints; k++) {
-            if (k) PM__NF_LIT(o, ",");
+            if (k) PM__TX_LIT(o, ",");
             pm__nf_vec_text(o, E->points + 3 * k, raw[e].known[k]);
         }
-        PM__NF_LIT(o, "],\"sidewalk\":");
+        PM__TX_LIT(o, "],\"sidewalk\":");
         pm__nf_sidewalk_text(o, E->has_sidewalk, &E->sidewalk);
-        PM__NF_LIT(o, ",\"to\":");
+        PM__TX_LIT(o, ",\"to\":");
         pm__nf_id_text(o, &raw[e].to);
-        PM__NF_LIT(o, ",\"width\":");
-        pm__nf_real(o, E->width);
-        PM__NF_LIT(o, "}");
+        PM__TX_LIT(o, ",\"width\":");
+        pm_api__tx_real(o, E->width);
+        PM__TX_LIT(o, "}");
     }
-    PM__NF_LIT(o, "],\"max_error\":");
-    pm__nf_real(o, p->max_error);
-    PM__NF_LIT(o, ",\"max_segment\":");
-    pm__nf_real(o, p->max_segment);
-    PM__NF_LIT(o, ",\"nodes\":[");
+    PM__TX_LIT(o, "],\"max_error\":");
+    pm_api__tx_real(o, p->max_error);
+    PM__TX_LIT(o, ",\"max_segment\":");
+    pm_api__tx_real(o, p->max_segment);
+    PM__TX_LIT(o, ",\"nodes\":[");
     for (size_t n = 0; n < p->nnodes && !o->failed; n++) {
-        if (n) PM__NF_LIT(o, ",");
-        PM__NF_LIT(o, "{\"id\":");
+        if (n) PM__TX_LIT(o, ",");
+        PM__TX_LIT(o, "{\"id\":");
         pm__nf_id_text(o, &p->ids[n]);
-        PM__NF_LIT(o, ",\"position\":");
+        PM__TX_LIT(o, ",\"position\":");
         pm__nf_vec_text(o, p->nodes + 3 * n, node3[n]);
-        PM__NF_LIT(o, "}");
+        PM__TX_LIT(o, "}");
     }
-    PM__NF_LIT(o, "],\"sidewalk\":");
+    PM__TX_LIT(o, "],\"sidewalk\":");
     pm__nf_sidewalk_text(o, gsw_on, gsw);
-    PM__NF_LIT(o, ",\"snap\":");
-    pm__nf_real(o, p->snap);
-    PM__NF_LIT(o, ",\"uv_scale\":");
-    pm__nf_real(o, p->uv_scale);
-    PM__NF_LIT(o, ",\"width\":");
-    pm__nf_real(o, width);
-    PM__NF_LIT(o, "}");
+    PM__TX_LIT(o, ",\"snap\":");
+    pm_api__tx_real(o, p->snap);
+    PM__TX_LIT(o, ",\"uv_scale\":");
+    pm_api__tx_real(o, p->uv_scale);
+    PM__TX_LIT(o, ",\"width\":");
+    pm_api__tx_real(o, width);
+    PM__TX_LIT(o, "}");
 }
 
 /* ---- the request ---- */
@@ -575,38 +339,38 @@ typedef struct pm__nf_root {
 enum { PM__NF_SIDEWALK, PM__NF_WIDTH, PM__NF_RADIUS, PM__NF_SEGS, PM__NF_UV, PM__NF_SNAP,
        PM__NF_ERROR, PM__NF_SEGMENT, PM__NF_NODES, PM__NF_EDGES };
 
-static bool pm__nf_root_read(pm__nf *f, pm__nf_doc *d, pm_network_params *p, pm__nf_root *r,
+static bool pm__nf_root_read(pm__tx *f, pm__nf_doc *d, pm_network_params *p, pm__nf_root *r,
                              unsigned *seen) {
-    static const pm__nf_name names[] = {
-        PM__NF_NAME("sidewalk"), PM__NF_NAME("width"), PM__NF_NAME("corner_radius"),
-        PM__NF_NAME("corner_segments"), PM__NF_NAME("uv_scale"), PM__NF_NAME("snap"),
-        PM__NF_NAME("max_error"), PM__NF_NAME("max_segment"), PM__NF_NAME("nodes"),
-        PM__NF_NAME("edges")};
-    if (!pm__nf_take(f, '{')) return false;
-    if (pm__nf_empty(f, '}')) return true;
+    static const pm__tx_name names[] = {
+        PM__TX_NAME("sidewalk"), PM__TX_NAME("width"), PM__TX_NAME("corner_radius"),
+        PM__TX_NAME("corner_segments"), PM__TX_NAME("uv_scale"), PM__TX_NAME("snap"),
+        PM__TX_NAME("max_error"), PM__TX_NAME("max_segment"), PM__TX_NAME("nodes"),
+        PM__TX_NAME("edges")};
+    if (!pm__tx_take(f, '{')) return false;
+    if (pm__tx_empty(f, '}')) return true;
     for (;;) {
         unsigned k;
-        if (!pm__nf_key(f, names, 10, seen, &k)) return false;
+        if (!pm__tx_key(f, names, 10, seen, &k)) return false;
         bool ok = false;
         switch (k) {
         case PM__NF_SIDEWALK: ok = pm__nf_sidewalk(f, &r->sw); break;
-        case PM__NF_WIDTH: ok = pm__nf_num(f, 0, true, 1000, &r->width); break;
-        case PM__NF_RADIUS: ok = pm__nf_num(f, 0, false, 1000, &p->corner_radius); break;
-        case PM__NF_SEGS: ok = pm__nf_int(f, 2, 64, &r->segs); break;
-        case PM__NF_UV: ok = pm__nf_num(f, 0, true, 1000, &p->uv_scale); break;
-        case PM__NF_SNAP: ok = pm__nf_num(f, 1e-6, false, 1, &p->snap); break;
-        case PM__NF_ERROR: ok = pm__nf_num(f, 1e-3, false, 100, &p->max_error); break;
-        case PM__NF_SEGMENT: ok = pm__nf_num(f, 0.05, false, 1000, &p->max_segment); break;
+        case PM__NF_WIDTH: ok = pm__tx_num(f, 0, true, 1000, &r->width); break;
+        case PM__NF_RADIUS: ok = pm__tx_num(f, 0, false, 1000, &p->corner_radius); break;
+        case PM__NF_SEGS: ok = pm__tx_int(f, 2, 64, &r->segs); break;
+        case PM__NF_UV: ok = pm__tx_num(f, 0, true, 1000, &p->uv_scale); break;
+        case PM__NF_SNAP: ok = pm__tx_num(f, 1e-6, false, 1, &p->snap); break;
+        case PM__NF_ERROR: ok = pm__tx_num(f, 1e-3, false, 100, &p->max_error); break;
+        case PM__NF_SEGMENT: ok = pm__tx_num(f, 0.05, false, 1000, &p->max_segment); break;
         case PM__NF_NODES: ok = pm__nf_list(f, d, pm__nf_node); break;
         case PM__NF_EDGES: ok = pm__nf_list(f, d, pm__nf_edge_read); break;
         default: break;
         }
         if (!ok) return false;
-        int next = pm__nf_next(f, '}');
+        int next = pm__tx_next(f, '}');
         if (next < 0) return false;
         if (next == 0) break;
     }
-    pm__nf_ws(f);
+    pm__tx_ws(f);
     return f->p == f->end;
 }
 
@@ -681,7 +445,7 @@ int pm_api__network_parse_text(const char *body, size_t len, const pm_api_limits
     p->max_segment = 5.0;
     pm__nf_root r = {.width = 7.0, .segs = 4};
     pm__nf_doc d = {.arena = arena};
-    pm__nf f = {body, body + len};
+    pm__tx f = {body, body + len};
     unsigned seen = 0;
     bool ok = pm__nf_root_read(&f, &d, p, &r, &seen) && pm__nf_sizes(&d, lim, seen);
     pm__raw_edge *raw = NULL;
@@ -701,7 +465,7 @@ int pm_api__network_parse_text(const char *body, size_t len, const pm_api_limits
         return 1;
     }
     /* The text before the checks: they fill the heights of 2D points. */
-    pm__nf_out o = {0};
+    pm__tx_out o = {0};
     pm__nf_canon(&o, q, raw, node3, gsw_on, &gsw, r.width);
     free(node3);
     json_t *canon = o.failed ? NULL : json_stringn_nocheck(o.b, o.len);

@@ -7,22 +7,11 @@
 #include "pm_api/generator.h"
 #include "pm_api/bulk.h"
 #include "pm_api/reader.h"
+#include "req_road.h"
 
 /* POST /v1/roads: a spline road, optionally on a terrain (docs/road.md,
  * api/openapi.yaml "roads"). Parsing validates everything core asserts. */
 
-#define PM_ROAD_COORD_MAX 1e5       /* |x|, |y|, |z|: float output keeps mm */
-#define PM_ROAD_MAX_PROPS 32
-#define PM_ROAD_MAX_LODS 8
-#define PM_ROAD_NAME_MAX 64
-
-typedef struct pm__road_req {
-    pm_road_params p;
-    bool has_terrain, noise;
-    pm_heightfield hf;          /* heights filled at parse or by noise */
-    pm_noise nz;
-    double lods[PM_ROAD_MAX_LODS];
-} pm__road_req;
 
 static const char *const pm__curves[] = {"catmull-rom", "linear", NULL};
 static const char *const pm__conforms[] = {"drape", "bank", NULL};
@@ -237,6 +226,11 @@ static void pm__check_size(const pm__road_req *q, const pm_api_limits *lim, pm_a
                              need, (unsigned long long)lim->max_vertices);
 }
 
+void pm_api__road_check(pm__road_req *q, const pm_api_limits *lim, pm_api_problem *prob) {
+    pm__check_points(q, prob);
+    pm__check_size(q, lim, prob);
+}
+
 static int pm__road_parse(const json_t *body, const pm_api_limits *lim, pm_arena *arena,
                           void **params, json_t **canonical, pm_api_problem *prob) {
     pm__road_req *q = pm_arena_calloc(arena, 1, sizeof *q);
@@ -273,8 +267,7 @@ static int pm__road_parse(const json_t *body, const pm_api_limits *lim, pm_arena
     p->cross_segments = (uint32_t)cs;
     if (p->flatten && !q->has_terrain && !pm_api_problem_failed(prob))
         pm_api_problem_field(prob, "/flatten", "needs a terrain to flatten");
-    pm__check_points(q, prob);
-    pm__check_size(q, lim, prob);
+    pm_api__road_check(q, lim, prob);
     json_t *canon = pm_api_finish(&root);
     if (!canon || pm_api_problem_failed(prob)) {
         json_decref(canon);
@@ -379,6 +372,7 @@ const pm_api_generator pm_api_gen_road = {
     .version = "1.6.0",   /* 1.6.0: the chord bound's peak from a root form that does not cancel (symmetric arc pieces were accepted up to 12 % past max_error; many chords' max_chord_error differs in the last digits); 1.1.0: LOD levels as one MSFT_lod node in glTF; 1.2.0: tight turns fan their inner side; 1.3.0: triangles in strip-band order (no meshopt pass), chord error in closed form; 1.4.0: a draped chord's error bounded in closed form (terrain); 1.5.0: a chord longer than max_segment cut into the fewest equal pieces, not halves */
     .path = "/v1/roads",
     .parse = pm__road_parse,
+    .parse_text = pm_api__road_parse_text,
     .from_query = NULL,
     .generate = pm__road_generate,
     .summary_omit = road_summary_omit,

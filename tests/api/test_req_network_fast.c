@@ -11,6 +11,7 @@
 #include "pm_api/key.h"
 #include "pm_api/reader.h"
 #include "pm_api/request.h"
+#include "pm_test_fast.h"
 #include "../../api/json_fast.h"
 
 /* The network's fast reader (pm_api_generator.parse_text, api/
@@ -22,64 +23,28 @@
 
 extern const pm_api_generator pm_api_gen_network;
 
-typedef struct seen {
-    int rc;          /* 0, -1; 1: the fast reader did not take it */
-    char *canon;     /* the canonical dump, or NULL */
-    char *problem;   /* the problem+json, or NULL */
-    char *params;    /* every parameter, printed exactly */
-    pm_api_key key;
-} seen;
-
-typedef struct text { char *s; size_t len; } text;
-
-static void text_add(text *t, const char *buf, size_t n) {
-    t->s = realloc(t->s, t->len + n + 1);
-    cr_assert_not_null(t->s);
-    memcpy(t->s + t->len, buf, n);
-    t->len += n;
-    t->s[t->len] = '\0';
-}
-
-static void text_str(text *t, const char *s) { text_add(t, s, strlen(s)); }
-
-static int text_cb(const char *buf, size_t n, void *data) {
-    text_add(data, buf, n);
-    return 0;
-}
-
-static void text_printf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_printf(text *t, const char *fmt, ...) {
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    cr_assert(n >= 0 && (size_t)n < sizeof buf);
-    text_add(t, buf, (size_t)n);
-}
-
-static void id_print(text *t, const pm_network_id *id) {
-    if (id->is_num) text_printf(t, "#%lld", (long long)id->num);
-    else text_printf(t, "'%s'", id->str);
+static void id_print(pm_test_text *t, const pm_network_id *id) {
+    if (id->is_num) pm_test_text_printf(t, "#%lld", (long long)id->num);
+    else pm_test_text_printf(t, "'%s'", id->str);
 }
 
 /* The parameters a parse gave (the network's are first in its params). */
 static char *params_print(const void *params) {
     const pm_network_params *p = params;
-    text t = {0};
-    text_printf(&t, "r %a s %u uv %a snap %a err %a seg %a n %zu e %zu\n", p->corner_radius,
+    pm_test_text t = {0};
+    pm_test_text_printf(&t, "r %a s %u uv %a snap %a err %a seg %a n %zu e %zu\n", p->corner_radius,
                 p->corner_segments, p->uv_scale, p->snap, p->max_error, p->max_segment, p->nnodes,
                 p->nedges);
     for (size_t i = 0; i < p->nnodes; i++) {
         id_print(&t, &p->ids[i]);
-        text_printf(&t, " %a %a %a\n", p->nodes[3 * i], p->nodes[3 * i + 1], p->nodes[3 * i + 2]);
+        pm_test_text_printf(&t, " %a %a %a\n", p->nodes[3 * i], p->nodes[3 * i + 1], p->nodes[3 * i + 2]);
     }
     for (size_t i = 0; i < p->nedges; i++) {
         const pm_network_edge *E = &p->edges[i];
-        text_printf(&t, "%u-%u w %a sw %d %a %a np %zu:", E->from, E->to, E->width,
+        pm_test_text_printf(&t, "%u-%u w %a sw %d %a %a np %zu:", E->from, E->to, E->width,
                     (int)E->has_sidewalk, E->sidewalk.width, E->sidewalk.curb_height, E->npoints);
-        for (size_t k = 0; k < 3 * E->npoints; k++) text_printf(&t, " %a", E->points[k]);
-        text_str(&t, "\n");
+        for (size_t k = 0; k < 3 * E->npoints; k++) pm_test_text_printf(&t, " %a", E->points[k]);
+        pm_test_text_str(&t, "\n");
     }
     return t.s;
 }
@@ -90,65 +55,9 @@ static pm_api_limits limits(void) {
     return lim;
 }
 
-/* body through one path. */
-static seen net(const char *body, size_t len, bool fast, const pm_api_limits *lim) {
-    seen r = {0};
-    pm_api_problem p;
-    pm_api_problem_init(&p);
-    pm_arena *a = pm_arena_create(0);
-    pm_api_job job = {0};
-    if (fast) {
-        r.rc = pm_api_job_parse_text(&job, &pm_api_gen_network, lim, a, body, len, &p);
-    } else {
-        json_t *doc = NULL;
-        r.rc = pm_api_parse_body(body, len, &doc, &p) == 0
-                   ? pm_api_job_parse(&job, &pm_api_gen_network, lim, a, doc, &p)
-                   : -1;
-        json_decref(doc);
-    }
-    if (r.rc == 0) {
-        text k = {0};
-        cr_assert_eq(pm_api_canonical_dump(job.canonical, text_cb, &k), 0);
-        r.canon = k.s;
-        r.key = pm_api_job_key(&job, &(pm_api_output){.format = PM_API_FMT_GLB}, NULL);
-        r.params = params_print(job.params);
-    }
-    if (pm_api_problem_failed(&p)) {
-        json_t *j = pm_api_problem_json(&p, "x");
-        r.problem = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
-        json_decref(j);
-    }
-    pm_api_job_end(&job);
-    pm_arena_destroy(a);
-    pm_api_problem_free(&p);
-    return r;
-}
-
-static void seen_free(seen *s) {
-    free(s->canon);
-    free(s->problem);
-    free(s->params);
-}
-
-#define NONE(s) ((s) ? (s) : "(none)")
-
 /* Both paths on body; returns whether the fast reader took it. */
 static bool same_lim(const char *body, const pm_api_limits *lim) {
-    size_t len = strlen(body);
-    seen a = net(body, len, false, lim), b = net(body, len, true, lim);
-    bool taken = b.rc != 1;
-    if (taken) {
-        cr_expect_eq(a.rc, b.rc, "%.300s: rc %d / %d (%s)", body, a.rc, b.rc, NONE(a.problem));
-        cr_expect_str_eq(NONE(a.canon), NONE(b.canon), "%.300s\n%.300s\n%.300s", body, NONE(a.canon), NONE(b.canon));
-        cr_expect_str_eq(NONE(a.problem), NONE(b.problem), "%.300s", body);
-        cr_expect_str_eq(NONE(a.params), NONE(b.params), "%.300s", body);
-        cr_expect(a.key.hi == b.key.hi && a.key.lo == b.key.lo, "%.300s: keys differ", body);
-    } else {
-        cr_expect_null(b.problem, "%.300s: not taken, yet a problem: %s", body, b.problem);
-    }
-    seen_free(&a);
-    seen_free(&b);
-    return taken;
+    return pm_test_fast_same(&pm_api_gen_network, false, params_print, body, lim);
 }
 
 static bool same(const char *body) {
@@ -211,18 +120,18 @@ Test(req_network_fast, checks_after_reading_give_the_same_problem) {
     taken("{\"nodes\": [{\"id\": 1, \"position\": [0, 0]}, {\"id\": 2, \"position\": [100, -40]}], "
           "\"edges\": [{\"from\": 1, \"to\": 2, \"points\": [[80, 0], [80, 40], [40, 40], [40, -40]]}]}");
     /* More crossings than are listed one by one: 6 x 6 streets with no node. */
-    text t = {0};
-    text_str(&t, "{\"nodes\": [");
+    pm_test_text t = {0};
+    pm_test_text_str(&t, "{\"nodes\": [");
     for (int k = 0; k < 6; k++)
-        text_printf(&t, "%s{\"id\": \"w%d\", \"position\": [0, %d]}, {\"id\": \"e%d\", \"position\": "
+        pm_test_text_printf(&t, "%s{\"id\": \"w%d\", \"position\": [0, %d]}, {\"id\": \"e%d\", \"position\": "
                     "[100, %d]}, {\"id\": \"s%d\", \"position\": [%d, -20]}, {\"id\": \"n%d\", "
                     "\"position\": [%d, 90]}", k ? ", " : "", k, 12 * k, k, 12 * k, k, 10 + 15 * k, k,
                     10 + 15 * k);
-    text_str(&t, "], \"edges\": [");
+    pm_test_text_str(&t, "], \"edges\": [");
     for (int k = 0; k < 6; k++)
-        text_printf(&t, "%s{\"from\": \"w%d\", \"to\": \"e%d\"}, {\"from\": \"s%d\", \"to\": \"n%d\"}",
+        pm_test_text_printf(&t, "%s{\"from\": \"w%d\", \"to\": \"e%d\"}, {\"from\": \"s%d\", \"to\": \"n%d\"}",
                     k ? ", " : "", k, k, k, k);
-    text_str(&t, "]}");
+    pm_test_text_str(&t, "]}");
     taken(t.s);
     free(t.s);
 }
@@ -312,13 +221,13 @@ Test(req_network_fast, near_miss_member_names_are_left) {
     static const char *const keys[] = {"fro", "fromm", "From", "fr\\u006fm", "t", "too", "widt",
                                        "widths", "point", "sidewalks", "", "\\\"from"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        text t = {0};
-        text_printf(&t, "{" TWO ", \"edges\": [{\"from\": \"a\", \"to\": \"b\", \"%s\": 1}]}",
+        pm_test_text t = {0};
+        pm_test_text_printf(&t, "{" TWO ", \"edges\": [{\"from\": \"a\", \"to\": \"b\", \"%s\": 1}]}",
                     keys[i]);
         left(t.s);
         free(t.s);
-        t = (text){0};
-        text_printf(&t, "{\"nodes\": [{\"id\": \"a\", \"%s\": [0, 0]}, {\"id\": \"b\", "
+        t = (pm_test_text){0};
+        pm_test_text_printf(&t, "{\"nodes\": [{\"id\": \"a\", \"%s\": [0, 0]}, {\"id\": \"b\", "
                     "\"position\": [100, 0]}], " ONE_EDGE "}", keys[i]);
         left(t.s);
         free(t.s);
@@ -339,17 +248,17 @@ static int rnd(pm_rng *r, int n) { return (int)(pm_rng_u64(r) % (uint64_t)n); }
 /* The inline reader of short number tokens (json_fast.h) against the full
  * one, and its reals against strtod, on random tokens and what follows
  * them: the same verdict, end, kind and bits. */
-static void put_token(text *t, pm_rng *r) {
+static void put_token(pm_test_text *t, pm_rng *r) {
     static const char *const tails[] = {"", ",", "]", " ", "e5", "E-2", ".5", "x", "-", "0", "."};
-    if (rnd(r, 2)) text_str(t, "-");
+    if (rnd(r, 2)) pm_test_text_str(t, "-");
     int nint = rnd(r, 8) == 0 ? 0 : 1 + rnd(r, rnd(r, 4) ? 6 : 20);
-    for (int i = 0; i < nint; i++) text_printf(t, "%d", i == 0 && rnd(r, 4) ? 1 + rnd(r, 9) : rnd(r, 10));
+    for (int i = 0; i < nint; i++) pm_test_text_printf(t, "%d", i == 0 && rnd(r, 4) ? 1 + rnd(r, 9) : rnd(r, 10));
     if (rnd(r, 2)) {
-        text_str(t, ".");
+        pm_test_text_str(t, ".");
         int nfrac = rnd(r, 8) == 0 ? 0 : 1 + rnd(r, rnd(r, 4) ? 6 : 20);
-        for (int i = 0; i < nfrac; i++) text_printf(t, "%d", rnd(r, 3) ? rnd(r, 10) : 0);
+        for (int i = 0; i < nfrac; i++) pm_test_text_printf(t, "%d", rnd(r, 3) ? rnd(r, 10) : 0);
     }
-    text_str(t, tails[rnd(r, sizeof tails / sizeof *tails)]);
+    pm_test_text_str(t, tails[rnd(r, sizeof tails / sizeof *tails)]);
 }
 
 Test(req_network_fast, short_number_tokens_read_as_the_full_reader) {
@@ -357,7 +266,7 @@ Test(req_network_fast, short_number_tokens_read_as_the_full_reader) {
     pm_rng_seed(&r, 11);
     int bad = 0, inline_ok = 0;
     for (int n = 0; n < 300000 && bad < 10; n++) {
-        text t = {0};
+        pm_test_text t = {0};
         put_token(&t, &r);
         const char *a = t.s, *b = t.s, *end = t.s + t.len;
         bool ia = false, ib = false;
@@ -392,21 +301,21 @@ Test(req_network_fast, short_number_tokens_read_as_the_full_reader) {
     cr_expect_gt(inline_ok, 50000);
 }
 
-static void put_num(text *t, pm_rng *r, double x) {
+static void put_num(pm_test_text *t, pm_rng *r, double x) {
     switch (rnd(r, 5)) {
-    case 0: text_printf(t, "%.17g", x); break;
-    case 1: text_printf(t, "%.3f", x); break;
-    case 2: text_printf(t, "%.6e", x); break;
-    case 3: text_printf(t, "%.0f", x); break;   /* an integer token */
-    default: text_printf(t, "%g", x); break;
+    case 0: pm_test_text_printf(t, "%.17g", x); break;
+    case 1: pm_test_text_printf(t, "%.3f", x); break;
+    case 2: pm_test_text_printf(t, "%.6e", x); break;
+    case 3: pm_test_text_printf(t, "%.0f", x); break;   /* an integer token */
+    default: pm_test_text_printf(t, "%g", x); break;
     }
 }
 
-static void put_id(text *t, int node, int style) {
-    if (style == 0) text_printf(t, "%d", node);
-    else if (style == 1) text_printf(t, "\"n%d\"", node);
-    else if (node % 2) text_printf(t, "%d", node * 7 - 100);
-    else text_printf(t, "\"%d\"", node * 7 - 100);
+static void put_id(pm_test_text *t, int node, int style) {
+    if (style == 0) pm_test_text_printf(t, "%d", node);
+    else if (style == 1) pm_test_text_printf(t, "\"n%d\"", node);
+    else if (node % 2) pm_test_text_printf(t, "%d", node * 7 - 100);
+    else pm_test_text_printf(t, "\"%d\"", node * 7 - 100);
 }
 
 static const char *ws(pm_rng *r) {
@@ -420,66 +329,66 @@ static char *town(pm_rng *r, int *fault) {
     int w = 2 + rnd(r, 5), h = 1 + rnd(r, 4), style = rnd(r, 3);
     double cell = 20 + rnd(r, 100), jit = rnd(r, 2) ? cell * 0.2 : 0;
     *fault = rnd(r, 3) == 0 ? 1 + rnd(r, 9) : 0;
-    text t = {0};
-    text_printf(&t, "{%s\"nodes\":%s[", ws(r), ws(r));
+    pm_test_text t = {0};
+    pm_test_text_printf(&t, "{%s\"nodes\":%s[", ws(r), ws(r));
     for (int i = 0; i < w * h; i++) {
         double x = (i % w) * cell + pm_rng_range(r, -jit, jit), z = (i / w) * cell + pm_rng_range(r, -jit, jit);
-        text_printf(&t, "%s{\"id\":%s", i ? "," : "", ws(r));
+        pm_test_text_printf(&t, "%s{\"id\":%s", i ? "," : "", ws(r));
         put_id(&t, *fault == 1 && i == 1 ? 0 : i, style);
-        text_printf(&t, ",%s\"position\": [", ws(r));
+        pm_test_text_printf(&t, ",%s\"position\": [", ws(r));
         put_num(&t, r, x);
         if (rnd(r, 3) == 0) {
-            text_str(&t, ", ");
+            pm_test_text_str(&t, ", ");
             put_num(&t, r, pm_rng_range(r, -5, 5));
         }
-        text_str(&t, ",");
+        pm_test_text_str(&t, ",");
         put_num(&t, r, *fault == 2 && i == 0 ? 2e5 : z);
-        text_printf(&t, "]%s}", ws(r));
+        pm_test_text_printf(&t, "]%s}", ws(r));
     }
-    text_printf(&t, "],%s\"edges\": [", ws(r));
+    pm_test_text_printf(&t, "],%s\"edges\": [", ws(r));
     int ne = 0;
     for (int i = 0; i < w * h; i++) {
         for (int d = 0; d < 2; d++) {
             int j = d ? i + w : i + 1;
             if ((d == 0 && i % w == w - 1) || j >= w * h) continue;
             if (*fault == 3 && ne == 0) j = i;
-            text_printf(&t, "%s{\"from\": ", ne++ ? "," : "");
+            pm_test_text_printf(&t, "%s{\"from\": ", ne++ ? "," : "");
             put_id(&t, i, style);
-            text_str(&t, ", \"to\": ");
+            pm_test_text_str(&t, ", \"to\": ");
             put_id(&t, *fault == 4 && ne == 2 ? 999 : j, style);
             if (rnd(r, 3) == 0 || (*fault == 5 && ne == 1)) {
-                text_str(&t, ", \"width\": ");
+                pm_test_text_str(&t, ", \"width\": ");
                 put_num(&t, r, *fault == 5 && ne == 1 ? 0 : 3 + rnd(r, 12) * 0.5);
             }
             int sw = rnd(r, 5);
-            if (sw == 1) text_str(&t, ", \"sidewalk\": null");
-            if (sw == 2) text_printf(&t, ", \"sidewalk\": {\"width\": %g}", 1 + rnd(r, 8) * 0.25);
-            if (sw == 3) text_printf(&t, ", \"sidewalk\": {\"curb_height\": %g, \"width\": 2}", 0.1 + rnd(r, 3) * 0.05);
+            if (sw == 1) pm_test_text_str(&t, ", \"sidewalk\": null");
+            if (sw == 2) pm_test_text_printf(&t, ", \"sidewalk\": {\"width\": %g}", 1 + rnd(r, 8) * 0.25);
+            if (sw == 3) pm_test_text_printf(&t, ", \"sidewalk\": {\"curb_height\": %g, \"width\": 2}", 0.1 + rnd(r, 3) * 0.05);
             if (rnd(r, 4) == 0) {
                 double ax = (i % w) * cell, az = (i / w) * cell;
                 double bx = (j % w) * cell, bz = (j / w) * cell;
-                text_str(&t, ", \"points\": [[");
+                pm_test_text_str(&t, ", \"points\": [[");
                 put_num(&t, r, (ax + bx) / 2 + (d ? cell * 0.05 : 0));
-                if (rnd(r, 2)) text_printf(&t, ", %g", pm_rng_range(r, 0, 3));
-                text_str(&t, ", ");
+                if (rnd(r, 2)) pm_test_text_printf(&t, ", %g", pm_rng_range(r, 0, 3));
+                pm_test_text_str(&t, ", ");
                 put_num(&t, r, (az + bz) / 2 + (d ? 0 : cell * 0.05));
-                text_str(&t, "]]");
+                pm_test_text_str(&t, "]]");
             }
-            if (*fault == 6 && ne == 1) text_str(&t, ", \"lanes\": 2");
-            text_str(&t, "}");
+            if (*fault == 6 && ne == 1) pm_test_text_str(&t, ", \"lanes\": 2");
+            pm_test_text_str(&t, "}");
         }
     }
-    text_str(&t, "]");
-    if (*fault == 7) text_str(&t, ", \"width\": 5, \"width\": 6");
-    if (*fault == 8) text_str(&t, ", \"corner_segments\": 1");
-    if (*fault == 9 && ne >= 2) text_str(&t, ", \"snap\": 0.9");
-    if (rnd(r, 2)) text_printf(&t, ", \"sidewalk\": {\"width\": %g}", 1 + rnd(r, 4) * 0.5);
-    else if (rnd(r, 2)) text_str(&t, ", \"sidewalk\": null");
-    if (rnd(r, 2)) text_printf(&t, ", \"max_segment\": %d", 1 + rnd(r, 1000));
-    if (rnd(r, 3) == 0) text_printf(&t, ", \"width\":%s7", ws(r));
-    if (rnd(r, 3) == 0) text_printf(&t, ", \"corner_radius\": %g, \"corner_segments\": %d", rnd(r, 20) * 0.5, 2 + rnd(r, 10));
-    if (rnd(r, 4) == 0) text_printf(&t, ", \"max_error\": %g, \"uv_scale\": %g", 0.01 + rnd(r, 10) * 0.01, 0.05 + rnd(r, 4) * 0.05);
-    text_printf(&t, "%s}", ws(r));
+    pm_test_text_str(&t, "]");
+    if (*fault == 7) pm_test_text_str(&t, ", \"width\": 5, \"width\": 6");
+    if (*fault == 8) pm_test_text_str(&t, ", \"corner_segments\": 1");
+    if (*fault == 9 && ne >= 2) pm_test_text_str(&t, ", \"snap\": 0.9");
+    if (rnd(r, 2)) pm_test_text_printf(&t, ", \"sidewalk\": {\"width\": %g}", 1 + rnd(r, 4) * 0.5);
+    else if (rnd(r, 2)) pm_test_text_str(&t, ", \"sidewalk\": null");
+    if (rnd(r, 2)) pm_test_text_printf(&t, ", \"max_segment\": %d", 1 + rnd(r, 1000));
+    if (rnd(r, 3) == 0) pm_test_text_printf(&t, ", \"width\":%s7", ws(r));
+    if (rnd(r, 3) == 0) pm_test_text_printf(&t, ", \"corner_radius\": %g, \"corner_segments\": %d", rnd(r, 20) * 0.5, 2 + rnd(r, 10));
+    if (rnd(r, 4) == 0) pm_test_text_printf(&t, ", \"max_error\": %g, \"uv_scale\": %g", 0.01 + rnd(r, 10) * 0.01, 0.05 + rnd(r, 4) * 0.05);
+    pm_test_text_printf(&t, "%s}", ws(r));
     return t.s;
 }
 
@@ -506,24 +415,24 @@ Test(req_network_fast, random_towns_give_the_same_answer) {
 /* The bench's town (bench/netconvert.sh: a 40x40 grid at 100 m, string
  * ids), whole: the same canonical text and key. */
 Test(req_network_fast, the_bench_town_gives_the_same_key) {
-    text t = {0};
-    text_str(&t, "{\"nodes\": [");
+    pm_test_text t = {0};
+    pm_test_text_str(&t, "{\"nodes\": [");
     for (int i = 0; i < 40; i++)
         for (int j = 0; j < 40; j++)
-            text_printf(&t, "%s{\"id\": \"n%d_%d\", \"position\": [%.1f, %.1f]}", i || j ? ", " : "", i,
+            pm_test_text_printf(&t, "%s{\"id\": \"n%d_%d\", \"position\": [%.1f, %.1f]}", i || j ? ", " : "", i,
                         j, i * 100.0, -j * 100.0);
-    text_str(&t, "], \"edges\": [");
+    pm_test_text_str(&t, "], \"edges\": [");
     int ne = 0;
     for (int i = 0; i < 40; i++)
         for (int j = 0; j < 40; j++) {
             if (j + 1 < 40)
-                text_printf(&t, "%s{\"from\": \"n%d_%d\", \"to\": \"n%d_%d\", \"width\": 7}",
+                pm_test_text_printf(&t, "%s{\"from\": \"n%d_%d\", \"to\": \"n%d_%d\", \"width\": 7}",
                             ne++ ? ", " : "", i, j, i, j + 1);
             if (i + 1 < 40)
-                text_printf(&t, "%s{\"from\": \"n%d_%d\", \"to\": \"n%d_%d\", \"width\": 7}",
+                pm_test_text_printf(&t, "%s{\"from\": \"n%d_%d\", \"to\": \"n%d_%d\", \"width\": 7}",
                             ne++ ? ", " : "", i, j, i + 1, j);
         }
-    text_str(&t, "], \"sidewalk\": {\"width\": 2}, \"max_segment\": 1000}");
+    pm_test_text_str(&t, "], \"sidewalk\": {\"width\": 2}, \"max_segment\": 1000}");
     cr_expect(same(t.s));
     free(t.s);
 }

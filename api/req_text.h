@@ -1,0 +1,213 @@
+#ifndef PM_API_REQ_TEXT_H
+#define PM_API_REQ_TEXT_H
+/* Reading a request straight from its bytes and writing its canonical
+ * text as it goes (pm_api_generator.parse_text: api/req_network_fast.c,
+ * api/req_road_fast.c). The cursor takes the plain spelling of JSON only
+ * and says false at anything else; its caller then gives the body up to
+ * the document path, which answers every error as ever. The writer writes
+ * what pm_api_canonical_dump would write for the same values. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "canon_text.h"
+#include "json_fast.h"
+
+/* The readers below are small and called per value: inlined into the
+ * loops that call them, they cost no call and no saved registers. */
+#define PM__TX_INLINE static inline __attribute__((always_inline))
+
+/* ---- the cursor ---- */
+
+typedef struct pm__tx { const char *p, *end; } pm__tx;
+
+
+static inline void pm__tx_ws(pm__tx *f) {
+    const char *p = f->p;
+    /* Every blank is at most ' ': one test passes the rest. */
+    while (p < f->end && (unsigned char)*p <= ' ' &&
+           (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    f->p = p;
+}
+
+/* Skips blanks, then takes c. */
+PM__TX_INLINE bool pm__tx_take(pm__tx *f, char c) {
+    pm__tx_ws(f);
+    if (f->p >= f->end || *f->p != c) return false;
+    f->p++;
+    return true;
+}
+
+/* After a member or element: 1 at ',', 0 at close (both taken), -1 else. */
+PM__TX_INLINE int pm__tx_next(pm__tx *f, char close) {
+    pm__tx_ws(f);
+    if (f->p < f->end && *f->p == ',') {
+        f->p++;
+        return 1;
+    }
+    if (f->p < f->end && *f->p == close) {
+        f->p++;
+        return 0;
+    }
+    return -1;
+}
+
+/* 1 when the container just opened is empty (its close taken), else 0. */
+PM__TX_INLINE int pm__tx_empty(pm__tx *f, char close) {
+    pm__tx_ws(f);
+    if (f->p < f->end && *f->p == close) {
+        f->p++;
+        return 1;
+    }
+    return 0;
+}
+
+/* The bytes a plain string may hold: printable ASCII other than '"' and
+ * '\\' (so its text is its bytes, in the input and in the canonical form
+ * alike). */
+#define PM__TX_P8(c) ((c) >= 0x20 && (c) <= 0x7e && (c) != '"' && (c) != '\\')
+#define PM__TX_P16(c) PM__TX_P8(c), PM__TX_P8(c + 1), PM__TX_P8(c + 2), PM__TX_P8(c + 3), \
+    PM__TX_P8(c + 4), PM__TX_P8(c + 5), PM__TX_P8(c + 6), PM__TX_P8(c + 7), PM__TX_P8(c + 8), \
+    PM__TX_P8(c + 9), PM__TX_P8(c + 10), PM__TX_P8(c + 11), PM__TX_P8(c + 12), \
+    PM__TX_P8(c + 13), PM__TX_P8(c + 14), PM__TX_P8(c + 15)
+static const bool pm__tx_plain_byte[256] = {
+    PM__TX_P16(0x00), PM__TX_P16(0x10), PM__TX_P16(0x20), PM__TX_P16(0x30),
+    PM__TX_P16(0x40), PM__TX_P16(0x50), PM__TX_P16(0x60), PM__TX_P16(0x70)};
+
+/* A plain string (the bytes above between quotes). */
+PM__TX_INLINE bool pm__tx_plain(pm__tx *f, const char **s, size_t *n) {
+    pm__tx_ws(f);
+    if (f->p >= f->end || *f->p != '"') return false;
+    const char *start = ++f->p, *p = start;
+    while (p < f->end && pm__tx_plain_byte[(unsigned char)*p]) p++;
+    if (p >= f->end || *p != '"') return false;
+    f->p = p + 1;
+    *s = start;
+    *n = (size_t)(p - start);
+    return true;
+}
+
+/* An object's member names (at most 16 bytes, zero-padded), with their
+ * lengths. */
+typedef struct pm__tx_name { char s[16]; size_t n; } pm__tx_name;
+#define PM__TX_NAME(s) {s, sizeof(s) - 1}
+
+/* Whether the n bytes at k are name's: two masked 8-byte compares when 16
+ * bytes can be read at k, else byte by byte. */
+PM__TX_INLINE bool pm__tx_is_name(const char *k, size_t room, const pm__tx_name *name) {
+    static const unsigned char ones[32] = {255, 255, 255, 255, 255, 255, 255, 255,
+                                           255, 255, 255, 255, 255, 255, 255, 255};
+    size_t n = name->n;
+    if (room >= 16) {
+        uint64_t k0, k1, s0, s1, m0, m1;
+        memcpy(&k0, k, 8);
+        memcpy(&k1, k + 8, 8);
+        memcpy(&s0, name->s, 8);
+        memcpy(&s1, name->s + 8, 8);
+        memcpy(&m0, ones + 16 - n, 8);   /* n bytes of ones, whatever the byte order */
+        memcpy(&m1, ones + 24 - n, 8);
+        return (((k0 ^ s0) & m0) | ((k1 ^ s1) & m1)) == 0;
+    }
+    size_t j = 0;
+    while (j < n && name->s[j] == k[j]) j++;
+    return j == n;
+}
+
+/* A member's key and its ':'; *bit the key's index in names (count of
+ * them), which must not be in *seen yet: unknown and repeated keys give
+ * up, as does any key that is not one of the names byte for byte (an
+ * escape, for one). */
+PM__TX_INLINE bool pm__tx_key(pm__tx *f, const pm__tx_name *names, unsigned count, unsigned *seen,
+                       unsigned *bit) {
+    pm__tx_ws(f);
+    if (f->p >= f->end || *f->p != '"') return false;
+    const char *k = f->p + 1;
+    size_t room = (size_t)(f->end - k);
+    for (unsigned i = 0; i < count; i++) {
+        size_t n = names[i].n;
+        /* The first byte first (most names differ there). */
+        if (room <= n || names[i].s[0] != k[0] || k[n] != '"' || !pm__tx_is_name(k, room, &names[i]))
+            continue;
+        if (*seen & (1u << i)) return false;
+        f->p = k + n + 1;
+        if (!pm__tx_take(f, ':')) return false;
+        *seen |= 1u << i;
+        *bit = i;
+        return true;   /* every value's reader skips the blanks before it */
+    }
+    return false;
+}
+
+PM__TX_INLINE bool pm__tx_null(pm__tx *f) {
+    pm__tx_ws(f);
+    if ((size_t)(f->end - f->p) < 4 || memcmp(f->p, "null", 4) != 0) return false;
+    f->p += 4;
+    return true;
+}
+
+/* A number in [lo, hi] (lo excluded when lo_open), -0 made 0. */
+PM__TX_INLINE bool pm__tx_num(pm__tx *f, double lo, bool lo_open, double hi, double *out) {
+    bool is_int;
+    int64_t i;
+    double x;
+    pm__tx_ws(f);
+    if (!pm_api__json_number_short(&f->p, f->end, &is_int, &i, &x)) return false;
+    if (lo_open ? !(x > lo) : !(x >= lo)) return false;
+    if (!(x <= hi)) return false;
+    *out = x + 0.0;
+    return true;
+}
+
+/* An integer token (no fraction, no exponent) in [lo, hi]. */
+PM__TX_INLINE bool pm__tx_int(pm__tx *f, int64_t lo, int64_t hi, int64_t *out) {
+    bool is_int;
+    double x;
+    pm__tx_ws(f);
+    if (!pm_api__json_number_short(&f->p, f->end, &is_int, out, &x) || !is_int) return false;
+    return *out >= lo && *out <= hi;
+}
+
+
+/* ---- the canonical text ---- */
+
+#define PM__TX_MEMO 4
+
+typedef struct pm__tx_out {
+    char *b;
+    size_t len, cap;
+    bool failed;
+    /* The last reals written and their text: requests repeat values (an
+     * edge's width, a grid column's x, a flat road's heights), and a copy
+     * is cheaper than the digits. */
+    uint64_t memo_bits[PM__TX_MEMO];
+    uint8_t memo_len[PM__TX_MEMO];
+    char memo[PM__TX_MEMO][PM_API_CANON_REAL_ROOM];
+    unsigned memo_next;
+} pm__tx_out;
+
+/* pm__tx_room when the block is full. */
+char *pm_api__tx_grow(pm__tx_out *o, size_t n);
+
+/* Room for n more bytes, or NULL (failed set; a failed text is dropped whole). */
+static inline char *pm__tx_room(pm__tx_out *o, size_t n) {
+    if (o->len + n <= o->cap) return o->b + o->len;
+    return pm_api__tx_grow(o, n);
+}
+
+/* Inlined: most calls copy a literal, whose copy then needs no call. */
+PM__TX_INLINE void pm__tx_put(pm__tx_out *o, const char *s, size_t n) {
+    char *w = pm__tx_room(o, n);
+    if (!w) return;
+    memcpy(w, s, n);
+    o->len += n;
+}
+
+#define PM__TX_LIT(o, s) pm__tx_put((o), (s), sizeof(s) - 1)
+
+/* A real as the dump writes it (pm_api__canon_real_text). */
+void pm_api__tx_real(pm__tx_out *o, double x);
+/* An integer as jansson writes it. */
+void pm_api__tx_integer(pm__tx_out *o, int64_t v);
+#endif

@@ -1,0 +1,108 @@
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm_api/key.h"
+#include "pm_api/reader.h"
+#include "pm_api/request.h"
+#include "pm_test_fast.h"
+
+void pm_test_text_add(pm_test_text *t, const char *buf, size_t n) {
+    t->s = realloc(t->s, t->len + n + 1);
+    cr_assert_not_null(t->s);
+    memcpy(t->s + t->len, buf, n);
+    t->len += n;
+    t->s[t->len] = '\0';
+}
+
+void pm_test_text_str(pm_test_text *t, const char *s) { pm_test_text_add(t, s, strlen(s)); }
+
+int pm_test_text_cb(const char *buf, size_t n, void *data) {
+    pm_test_text_add(data, buf, n);
+    return 0;
+}
+
+void pm_test_text_printf(pm_test_text *t, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cr_assert(n >= 0 && (size_t)n < sizeof buf);
+    pm_test_text_add(t, buf, (size_t)n);
+}
+
+typedef struct pm_test__seen {
+    int rc;              /* 0, -1; 1: the fast reader did not take it */
+    pm_test_text canon;  /* the canonical dump (may hold NULs: bulk arrays) */
+    char *problem;       /* the problem+json, or NULL */
+    char *params;
+    pm_api_key key;
+} pm_test__seen;
+
+static pm_test__seen pm_test__read(const pm_api_generator *gen, bool rows,
+                                   pm_test_params_print print, const char *body, size_t len,
+                                   bool fast, const pm_api_limits *lim) {
+    pm_test__seen r = {0};
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    pm_arena *a = pm_arena_create(0);
+    pm_api_job job = {0};
+    if (fast) {
+        r.rc = pm_api_job_parse_text(&job, gen, lim, a, body, len, &p);
+    } else {
+        json_t *doc = NULL;
+        int got = rows ? pm_api_parse_body_rows(body, len, &doc, &p)
+                       : pm_api_parse_body(body, len, &doc, &p);
+        r.rc = got == 0 ? pm_api_job_parse(&job, gen, lim, a, doc, &p) : -1;
+        json_decref(doc);
+    }
+    if (r.rc == 0) {
+        cr_assert_eq(pm_api_canonical_dump(job.canonical, pm_test_text_cb, &r.canon), 0);
+        r.key = pm_api_job_key(&job, &(pm_api_output){.format = PM_API_FMT_GLB}, NULL);
+        r.params = print(job.params);
+    }
+    if (pm_api_problem_failed(&p)) {
+        json_t *j = pm_api_problem_json(&p, "x");
+        r.problem = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
+        json_decref(j);
+    }
+    pm_api_job_end(&job);
+    pm_arena_destroy(a);
+    pm_api_problem_free(&p);
+    return r;
+}
+
+static void pm_test__seen_free(pm_test__seen *s) {
+    free(s->canon.s);
+    free(s->problem);
+    free(s->params);
+}
+
+#define PM_TEST__NONE(s) ((s) ? (s) : "(none)")
+
+bool pm_test_fast_same(const pm_api_generator *gen, bool rows, pm_test_params_print print,
+                       const char *body, const pm_api_limits *lim) {
+    size_t len = strlen(body);
+    pm_test__seen a = pm_test__read(gen, rows, print, body, len, false, lim),
+                  b = pm_test__read(gen, rows, print, body, len, true, lim);
+    bool taken = b.rc != 1;
+    if (taken) {
+        cr_expect_eq(a.rc, b.rc, "%.300s: rc %d / %d (%s)", body, a.rc, b.rc,
+                     PM_TEST__NONE(a.problem));
+        bool same_canon = a.canon.len == b.canon.len &&
+                          (a.canon.len == 0 || memcmp(a.canon.s, b.canon.s, a.canon.len) == 0);
+        cr_expect(same_canon, "%.300s\n%.400s\n%.400s", body, PM_TEST__NONE(a.canon.s),
+                  PM_TEST__NONE(b.canon.s));
+        cr_expect_str_eq(PM_TEST__NONE(a.problem), PM_TEST__NONE(b.problem), "%.300s", body);
+        cr_expect_str_eq(PM_TEST__NONE(a.params), PM_TEST__NONE(b.params), "%.300s", body);
+        cr_expect(a.key.hi == b.key.hi && a.key.lo == b.key.lo, "%.300s: keys differ", body);
+    } else {
+        cr_expect_null(b.problem, "%.300s: not taken, yet a problem: %s", body, b.problem);
+    }
+    pm_test__seen_free(&a);
+    pm_test__seen_free(&b);
+    return taken;
+}

@@ -1,0 +1,30 @@
+#ifndef PM_TEST_FAST_H
+#define PM_TEST_FAST_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pm_api/generator.h"
+
+/* A route's fast reader (pm_api_generator.parse_text) held against its
+ * document path, for tests/api/test_req_*_fast.c. */
+
+/* Growing text (NUL-terminated; free s). */
+typedef struct pm_test_text { char *s; size_t len; } pm_test_text;
+void pm_test_text_add(pm_test_text *t, const char *buf, size_t n);
+void pm_test_text_str(pm_test_text *t, const char *s);
+void pm_test_text_printf(pm_test_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A json_dump_callback_t appending to the pm_test_text at data. */
+int pm_test_text_cb(const char *buf, size_t n, void *data);
+
+/* Every parameter of a parse, printed exactly (a new string). */
+typedef char *(*pm_test_params_print)(const void *params);
+
+/* body through both of gen's readers under lim: the fast one, and the
+ * document path (pm_api_parse_body, or pm_api_parse_body_rows when rows,
+ * as the route reads its documents, then parse). When the fast reader
+ * takes it, expects the same result byte for byte: rc, canonical dump,
+ * cache key, problem+json and the parameters print gives; when it does
+ * not, that it set no problem. Returns whether it took the body. */
+bool pm_test_fast_same(const pm_api_generator *gen, bool rows, pm_test_params_print print,
+                       const char *body, const pm_api_limits *lim);
+#endif
