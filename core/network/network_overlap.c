@@ -21,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "network/network_internal.h"
 #include "geom/plan_boundary.h"
@@ -485,17 +488,16 @@ static void pm__junction_cluster(pm__ov *O, uint32_t n) {
  * them; that waits until a pair of clusters or the order needs them
  * (pm__expand). Edges are summed per primitive in a window of vertices
  * from base: a row of PM__SLOTS counts per vertex a, one per edge a -> a
- * + d (a strip's neighbours are close in index), and a mask of the slots
- * used. The few edges outside (a road's ends share its junctions' mouth
+ * + d (a strip's neighbours are close in index), read back a row at a
+ * time for the counts not zero (pm__row_live). The few edges outside (a road's ends share its junctions' mouth
  * vertices, in their blocks) are summed in a short list searched whole;
  * a road with more than PM__FAR of them is left to pm__edges_add's path. */
-#define PM__SLOTS 8
+#define PM__SLOTS 8            /* (pm__row_live reads a row as 16 bytes) */
 #define PM__FAR 64
 
 typedef struct pm__win {
     uint32_t base, span;       /* vertices base .. base + span */
     int16_t *net;              /* PM__SLOTS per vertex: uses a -> a + d less a + d -> a */
-    uint8_t *used;             /* per vertex: slots counted */
 } pm__win;
 
 typedef struct pm__sum {
@@ -519,17 +521,16 @@ static void pm__far_add(pm__sum *S, uint32_t a, uint32_t b, int32_t one) {
     S->far[i].net += one;
 }
 
-/* Counts edge u -> w in the window from base of span vertices (net, used),
+/* Counts edge u -> w in the window from base of span vertices (net),
  * else in S's far list (a | sw: the primitive's flag). (The window in
  * locals, not read through S: the far list's stores could alias it.) */
 #define PM__WIN_ADD(S, u, w)                                                                          \
     do {                                                                                              \
         uint32_t a_ = (u) < (w) ? (u) : (w), d_ = ((u) < (w) ? (w) : (u)) - a_, off_ = a_ - base;     \
         int16_t one_ = (u) < (w) ? 1 : -1;                                                            \
-        if (off_ < span && d_ < PM__SLOTS) {                                                          \
+        if (off_ < span && d_ < PM__SLOTS)                                                            \
             net[off_ * PM__SLOTS + d_] += one_;                                                       \
-            used[off_] |= (uint8_t)(1u << d_);                                                        \
-        } else                                                                                        \
+        else                                                                                          \
             pm__far_add(S, a_ | sw, a_ + d_, one_);                                                   \
     } while (0)
 
@@ -539,11 +540,23 @@ static int pm__win_init(pm__ov *O, pm__win *W, uint32_t base, uint32_t span) {
     W->base = base;
     W->span = span;
     W->net = pm_arena_alloc(O->w, (size_t)span * PM__SLOTS * sizeof *W->net + 1);
-    W->used = pm_arena_alloc(O->w, (size_t)span + 1);
-    if (!W->net || !W->used) return PM_ERR_NOMEM;
+    if (!W->net) return PM_ERR_NOMEM;
     memset(W->net, 0, (size_t)span * PM__SLOTS * sizeof *W->net);
-    memset(W->used, 0, span);
     return PM_OK;
+}
+
+/* The slots of a window's row whose counts are not zero: slot d as bit
+ * 2 d (the twins of a strip's inner edges cancel, so most rows have
+ * none). The order read is the slots' (ascending d), as a scan of all. */
+static inline uint32_t pm__row_live(const int16_t *row) {
+#ifdef __SSE2__
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)row);
+    return ~(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi16(v, _mm_setzero_si128())) & 0x5555u;
+#else
+    uint32_t live = 0;
+    for (uint32_t d = 0; d < PM__SLOTS; d++) live |= row[d] != 0 ? 1u << (2 * d) : 0u;
+    return live;
+#endif
 }
 
 /* Whether two of rg's ranges share a triangle: pm__take would list it
@@ -570,7 +583,6 @@ static void pm__road_sum(pm__ov *O, pm__sum *S, const pm__range *rg, size_t n, u
         const pm__win *W = &S->w[sw ? 1 : 0];
         const uint32_t base = W->base, span = W->span;
         int16_t *const net = W->net;
-        uint8_t *const used = W->used;
         for (uint32_t t = t0, end = t0 + rg[i].count; t < end; t++) {
             if (own[t] != part) continue;
             const uint32_t *q = idx + 3 * (size_t)t;
@@ -645,8 +657,8 @@ static int pm__asphalt_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[
     const pm__win *W = &S->w[0];
     bool ok = true;
     for (uint32_t v = 0; ok && v < W->span; v++)
-        for (uint32_t u = W->used[v]; ok && u; u &= u - 1) {
-            uint32_t d = (uint32_t)__builtin_ctz(u);
+        for (uint32_t u = pm__row_live(W->net + (size_t)v * PM__SLOTS); ok && u; u &= u - 1) {
+            uint32_t d = (uint32_t)__builtin_ctz(u) / 2;
             ok = pm__out_add(out, src, &m, W->base + v, W->base + v + d, W->net[v * PM__SLOTS + d]);
         }
     for (uint32_t i = 0; ok && i < S->nfar; i++) ok = pm__out_add(out, src, &m, S->far[i].a, S->far[i].b, S->far[i].net);
@@ -745,10 +757,9 @@ static bool pm__gather(const pm__sum *S, uint32_t *from, uint32_t *to, uint32_t 
     for (uint32_t k = 0; k < 2; k++) {
         const pm__win *W = &S->w[k];
         for (uint32_t v = 0; v < W->span; v++)
-            for (uint32_t u = W->used[v]; u; u &= u - 1) {
-                uint32_t d = (uint32_t)__builtin_ctz(u);
+            for (uint32_t u = pm__row_live(W->net + (size_t)v * PM__SLOTS); u; u &= u - 1) {
+                uint32_t d = (uint32_t)__builtin_ctz(u) / 2;
                 int32_t net = W->net[v * PM__SLOTS + d];
-                if (net == 0) continue;
                 if (net != 1 && net != -1) return false;
                 from[*m] = k << 31 | (W->base + v + (net > 0 ? 0 : d));
                 to[(*m)++] = W->base + v + (net > 0 ? d : 0);
