@@ -534,6 +534,38 @@ static void pm__far_add(pm__sum *S, uint32_t a, uint32_t b, int32_t one) {
             pm__far_add(S, a_ | sw, a_ + d_, one_);                                                   \
     } while (0)
 
+/* Counts the edges v0 -> v1 -> v2 -> v0 of a counter-clockwise triangle
+ * (distinct vertices) of primitive sw as three PM__WIN_ADDs. */
+static inline void pm__tri_add_plain(pm__sum *S, int16_t *net, uint32_t base, uint32_t span, uint32_t sw,
+                                     uint32_t v0, uint32_t v1, uint32_t v2) {
+    PM__WIN_ADD(S, v0, v1);
+    PM__WIN_ADD(S, v1, v2);
+    PM__WIN_ADD(S, v2, v0);
+}
+
+/* The same counts: the three edges are (lo, mid), (mid, hi) and (lo, hi)
+ * of the vertices sorted, the first two counted s and the last -s, s = 1
+ * when v0 -> v1 -> v2 runs lo -> mid -> hi round (an even permutation),
+ * else -1. When all three fall in the window (rows lo and mid, d < 8) in
+ * one test; else as pm__tri_add_plain, in its order (the far list's). */
+static inline void pm__tri_add(pm__sum *S, int16_t *net, uint32_t base, uint32_t span, uint32_t sw, uint32_t v0,
+                               uint32_t v1, uint32_t v2) {
+    uint32_t lo = v0 < v1 ? v0 : v1, hi = v0 < v1 ? v1 : v0;
+    uint32_t mid = v2 < lo ? lo : v2 > hi ? hi : v2;
+    lo = v2 < lo ? v2 : lo;
+    hi = v2 > hi ? v2 : hi;
+    if (lo >= base && mid - base < span && hi - lo < PM__SLOTS) {
+        uint32_t odd = (uint32_t)(v0 > v1) ^ (uint32_t)(v0 > v2) ^ (uint32_t)(v1 > v2);
+        int16_t one = (int16_t)(1 - 2 * (int)odd);
+        int16_t *row = net + (size_t)(lo - base) * PM__SLOTS;
+        row[mid - lo] += one;
+        row[hi - lo] -= one;
+        net[(size_t)(mid - base) * PM__SLOTS + (hi - mid)] += one;
+        return;
+    }
+    pm__tri_add_plain(S, net, base, span, sw, v0, v1, v2);
+}
+
 /* A window of span vertices from base, its counts zero (int16_t: the
  * caller sums fewer than INT16_MAX triangles, so none overflows). */
 static int pm__win_init(pm__ov *O, pm__win *W, uint32_t base, uint32_t span) {
@@ -591,9 +623,11 @@ static void pm__road_sum(pm__ov *O, pm__sum *S, const pm__range *rg, size_t n, u
             double o = pm_orient2d_fast(A, B, D);
             if (o == 0) continue;
             uint32_t v0 = q[0], v1 = o > 0 ? q[1] : q[2], v2 = o > 0 ? q[2] : q[1];
-            PM__WIN_ADD(S, v0, v1);
-            PM__WIN_ADD(S, v1, v2);
-            PM__WIN_ADD(S, v2, v0);
+#ifdef PM__SUM_PLAIN           /* (tests/core/test_network_overlap_sum.c builds both) */
+            pm__tri_add_plain(S, net, base, span, sw, v0, v1, v2);
+#else
+            pm__tri_add(S, net, base, span, sw, v0, v1, v2);
+#endif
             count[sw ? 1 : 0]++;
         }
     }
