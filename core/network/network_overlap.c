@@ -83,7 +83,7 @@ typedef struct pm__ov {
     uint32_t *head[2];         /* per asphalt / sidewalk vertex: its first edge in
                                 * pm__outline's pool, UINT32_MAX: none */
     pm_arena *w;               /* per cluster or cluster pair, reset each time */
-    uint64_t *pkey;            /* pm__seam_loop's point and edge tables, pcap of each */
+    uint64_t *pkey;            /* pm__seam_loop's point table (and PM__SEAM_PLAIN's edges), pcap each */
     uint32_t *pid;             /* (a power of two), empty between roads */
     struct pm__pedge *pedge;
     uint32_t pcap;
@@ -758,7 +758,51 @@ static inline uint32_t pm__pid(pm__ov *O, pm__pts *P, uint32_t sw, uint32_t v) {
     return *slot = P->id[j];
 }
 
-/* A directed edge between point ids, alive until its twin comes. */
+/* A directed edge between point ids, in the order first met; next: the
+ * next from the same point (a list per point). */
+typedef struct pm__prec { uint32_t f, g, next, alive; } pm__prec;
+
+/* Edges from one point searched at most: a boundary's points have one or
+ * two; more is a mesh no strip makes, not shown here (the caller's
+ * fallback decides it). */
+#define PM__DEG_MAX 64
+
+/* Cancels the m edges f[i] -> g[i] between point ids (< n) with their
+ * twins (the same points the other way), one by one: rec[0 .. *nrec) are
+ * the edges met, in the order first met, alive when not cancelled. false
+ * when they cannot be one loop's (a point to itself, the same way twice
+ * while alive) or a point has more than PM__DEG_MAX. head: n, scratch. */
+static bool pm__cancel(const uint32_t *f, const uint32_t *g, uint32_t m, uint32_t n, uint32_t *head, pm__prec *rec,
+                       uint32_t *nrec) {
+    memset(head, 0xff, (size_t)n * sizeof *head);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t a = f[i], b = g[i], e, steps = 0;
+        if (a == b) return false;
+        for (e = head[b]; e != UINT32_MAX && rec[e].g != a; e = rec[e].next)
+            if (++steps > PM__DEG_MAX) return false;
+        if (e != UINT32_MAX && rec[e].alive) {
+            rec[e].alive = 0;
+            continue;
+        }
+        for (e = head[a], steps = 0; e != UINT32_MAX && rec[e].g != b; e = rec[e].next)
+            if (++steps > PM__DEG_MAX) return false;
+        if (e != UINT32_MAX) {
+            if (rec[e].alive) return false;
+            rec[e].alive = 1;
+            continue;
+        }
+        rec[k] = (pm__prec){.f = a, .g = b, .next = head[a], .alive = 1};
+        head[a] = k++;
+    }
+    *nrec = k;
+    return true;
+}
+
+/* pm__cancel's plain form, kept as its reference (PM__SEAM_PLAIN,
+ * tests/core/test_network_overlap_sum.c): the edges in a hash table on
+ * (f, g) of mask + 1 slots (a power of two, above 2 m; empty before and
+ * after). */
 typedef struct pm__pedge { uint64_t key; bool alive; } pm__pedge;
 
 static pm__pedge *pm__pedge_at(pm__pedge *t, uint32_t mask, uint64_t key) {
@@ -767,22 +811,37 @@ static pm__pedge *pm__pedge_at(pm__pedge *t, uint32_t mask, uint64_t key) {
     return &t[j];
 }
 
-/* Edge f -> g (point ids): its twin (the same points the other way)
- * cancelled, else kept (its slot in kept); false when it cannot be one
- * loop's (a point to itself, or the same way twice). */
-static inline bool pm__pedge_add(pm__pedge *t, uint32_t mask, uint64_t f, uint64_t g, uint32_t *kept, uint32_t *nkept) {
-    if (f == g) return false;
-    pm__pedge *r = pm__pedge_at(t, mask, (g << 32 | f) + 1);
-    if (r->key && r->alive) {
-        r->alive = false;
-        return true;
+static inline bool pm__cancel_plain(const uint32_t *f, const uint32_t *g, uint32_t m, pm__pedge *t, uint32_t mask,
+                                    uint32_t *kept, pm__prec *rec, uint32_t *nrec) {
+    uint32_t nkept = 0;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < m; i++) {
+        uint64_t a = f[i], b = g[i];
+        if (a == b) {
+            ok = false;
+            break;
+        }
+        pm__pedge *r = pm__pedge_at(t, mask, (b << 32 | a) + 1);
+        if (r->key && r->alive) {
+            r->alive = false;
+            continue;
+        }
+        pm__pedge *e = pm__pedge_at(t, mask, (a << 32 | b) + 1);
+        if (e->key && e->alive) {
+            ok = false;
+            break;
+        }
+        if (!e->key) kept[nkept++] = (uint32_t)(e - t);
+        e->key = (a << 32 | b) + 1;
+        e->alive = true;
     }
-    pm__pedge *e = pm__pedge_at(t, mask, (f << 32 | g) + 1);
-    if (e->key && e->alive) return false;
-    if (!e->key) kept[(*nkept)++] = (uint32_t)(e - t);
-    e->key = (f << 32 | g) + 1;
-    e->alive = true;
-    return true;
+    for (uint32_t i = 0; i < nkept; i++) {
+        const pm__pedge *e = &t[kept[i]];
+        rec[i] = (pm__prec){.f = (uint32_t)((e->key - 1) >> 32), .g = (uint32_t)(e->key - 1), .alive = e->alive};
+        t[kept[i]] = (pm__pedge){0};
+    }
+    *nrec = nkept;
+    return ok;
 }
 
 /* The edges of S left (net +-1; false when another), of primitive sw:
@@ -810,8 +869,8 @@ static bool pm__gather(const pm__sum *S, uint32_t *from, uint32_t *to, uint32_t 
     return true;
 }
 
-static int pm__kept_loop(pm__ov *O, const struct pm__pedge *t, const uint32_t *kept, uint32_t nkept,
-                         const float *pxz, uint32_t n, float lo[2], float hi[2]);
+static int pm__kept_loop(pm__ov *O, const pm__prec *rec, uint32_t nrec, const float *pxz, uint32_t n, float lo[2],
+                         float hi[2]);
 
 /* The certificate on S's edges of both primitives (at most cap): 1 when
  * what is left once the twins on shared points cancel is one loop, convex
@@ -826,41 +885,47 @@ static int pm__seam_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[2],
         while (c < 4 * m) c *= 2;
         O->pkey = pm_arena_calloc(O->s, c, sizeof *O->pkey);
         O->pid = pm_arena_alloc(O->s, c * sizeof *O->pid);
+#ifdef PM__SEAM_PLAIN
         O->pedge = pm_arena_calloc(O->s, c, sizeof *O->pedge);
-        if (!O->pkey || !O->pid || !O->pedge) return PM_ERR_NOMEM;
+        if (!O->pedge) return PM_ERR_NOMEM;
+#endif
+        if (!O->pkey || !O->pid) return PM_ERR_NOMEM;
         O->pcap = c;
     }
     pm__pts P = {.key = O->pkey, .id = O->pid, .xz = pm_arena_alloc(O->w, 4 * (size_t)m * sizeof *P.xz),
                  .mask = O->pcap - 1, .seen = pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *P.seen),
                  .slots = pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *P.slots)};
-    pm__pedge *t = O->pedge;
-    uint32_t *kept = pm_arena_alloc(O->w, (size_t)m * sizeof *kept), nkept = 0;
-    if (!P.xz || !P.seen || !P.slots || !kept) return PM_ERR_NOMEM;
-    bool ok = true;
-    for (uint32_t i = 0; ok && i < m; i++) {
+    pm__prec *rec = pm_arena_alloc(O->w, (size_t)m * sizeof *rec);
+    uint32_t *head = pm_arena_alloc(O->w, (2 * (size_t)m + 1) * sizeof *head), nrec = 0;
+    if (!P.xz || !P.seen || !P.slots || !rec || !head) return PM_ERR_NOMEM;
+    /* Each edge's ends as point ids, in place. */
+    for (uint32_t i = 0; i < m; i++) {
         uint32_t sw = from[i] >> 31;
-        uint64_t f = pm__pid(O, &P, sw, from[i] & ~PM__SW), g = pm__pid(O, &P, sw, to[i]);
-        ok = pm__pedge_add(t, P.mask, f, g, kept, &nkept);
+        from[i] = pm__pid(O, &P, sw, from[i] & ~PM__SW);
+        to[i] = pm__pid(O, &P, sw, to[i]);
     }
     for (uint32_t i = 0; i < P.nseen; i++) O->head[P.seen[i] >> 31][P.seen[i] & ~PM__SW] = UINT32_MAX;
     for (uint32_t i = 0; i < P.n; i++) P.key[P.slots[i]] = 0;
-    int rc = ok ? pm__kept_loop(O, t, kept, nkept, P.xz, P.n, lo, hi) : 0;
-    for (uint32_t i = 0; i < nkept; i++) t[kept[i]] = (pm__pedge){0};
-    return rc;
+#ifdef PM__SEAM_PLAIN
+    bool ok = pm__cancel_plain(from, to, m, O->pedge, P.mask, head, rec, &nrec);
+#else
+    bool ok = pm__cancel(from, to, m, P.n, head, rec, &nrec);
+#endif
+    return ok ? pm__kept_loop(O, rec, nrec, P.xz, P.n, lo, hi) : 0;
 }
 
-/* The edges kept in t (slots kept[0 .. nkept)) that are alive, linked by
- * point id (pxz: n points) and walked once round: 1 when they are one
- * loop, convex or simple (lo, hi: its bounds), 0 when not. */
-static int pm__kept_loop(pm__ov *O, const pm__pedge *t, const uint32_t *kept, uint32_t nkept, const float *pxz,
-                         uint32_t n, float lo[2], float hi[2]) {
+/* The edges of rec[0 .. nrec) that are alive, linked by point id (pxz:
+ * n points) and walked once round: 1 when they are one loop, convex or
+ * simple (lo, hi: its bounds), 0 when not. */
+static int pm__kept_loop(pm__ov *O, const pm__prec *rec, uint32_t nrec, const float *pxz, uint32_t n, float lo[2],
+                         float hi[2]) {
     uint32_t *out = pm_arena_alloc(O->w, ((size_t)n + 1) * sizeof *out), first = UINT32_MAX, m = 0;
     if (!out) return PM_ERR_NOMEM;
     memset(out, 0xff, ((size_t)n + 1) * sizeof *out);
-    for (uint32_t i = 0; i < nkept; i++) {
-        const pm__pedge *e = &t[kept[i]];
+    for (uint32_t i = 0; i < nrec; i++) {
+        const pm__prec *e = &rec[i];
         if (!e->alive) continue;
-        uint32_t f = (uint32_t)((e->key - 1) >> 32), g = (uint32_t)(e->key - 1);
+        uint32_t f = e->f, g = e->g;
         if (out[f] != UINT32_MAX) return 0;
         out[f] = g;
         first = f;

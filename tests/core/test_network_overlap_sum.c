@@ -75,3 +75,52 @@ Test(network_overlap_sum, live_slots_are_the_counts_not_zero) {
         cr_assert_eq(pm__row_live(row), want, "round %d", round);
     }
 }
+
+/* ---- twins cancelled on point ids ---- */
+
+#define NPT 40
+#define NEDGE 160
+
+Test(network_overlap_sum, twins_cancel_as_in_the_edge_table) {
+    static uint32_t f[NEDGE], g[NEDGE], head[NPT + 1], kept[NEDGE];
+    static pm__prec rec[2][NEDGE];
+    static pm__pedge table[1024];
+    int shown = 0, left_over = 0;
+    for (int round = 0; round < 20000; round++) {
+        /* Loops round point ids, with twins of earlier edges (a seam),
+         * repeats and points to themselves now and then. */
+        uint32_t n = 3 + rnd(NPT - 2), m = 0, len = 3 + rnd(n - 2), start = rnd(n);
+        while (m < NEDGE && m < 4 * n) {
+            uint32_t r = rnd(16);
+            if (r < 6 && m > 0) {
+                uint32_t j = rnd(m);
+                f[m] = g[j], g[m] = f[j];
+            } else if (r < 14) {
+                uint32_t k = m % len;
+                f[m] = (start + k) % n, g[m] = (start + (k + 1) % len) % n;
+            } else if (r == 14 && m > 0) {
+                uint32_t j = rnd(m);
+                f[m] = f[j], g[m] = g[j];
+            } else {
+                f[m] = rnd(n), g[m] = rnd(n);
+            }
+            m++;
+            if (rnd(8) == 0) break;
+        }
+        uint32_t nrec[2];
+        bool ok = pm__cancel(f, g, m, n, head, rec[0], &nrec[0]);
+        bool plain = pm__cancel_plain(f, g, m, table, 1023, kept, rec[1], &nrec[1]);
+        for (size_t i = 0; i < sizeof table / sizeof *table; i++) cr_assert_eq(table[i].key, 0, "table left dirty");
+        cr_assert_eq(ok, plain, "round %d: %d, plainly %d", round, ok, plain);
+        if (!ok) continue;
+        shown++;
+        cr_assert_eq(nrec[0], nrec[1], "round %d", round);
+        for (uint32_t i = 0; i < nrec[0]; i++) {
+            cr_assert(rec[0][i].f == rec[1][i].f && rec[0][i].g == rec[1][i].g, "round %d: edge %u", round, i);
+            cr_assert_eq(!rec[0][i].alive, !rec[1][i].alive, "round %d: edge %u", round, i);
+            left_over += rec[0][i].alive && nrec[0] > 3;
+        }
+    }
+    cr_assert_gt(shown, 2000, "only %d edge lists could be one loop", shown);
+    cr_assert_gt(left_over, 2000);
+}
