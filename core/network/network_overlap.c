@@ -655,17 +655,14 @@ static void pm__vertex_range(const pm__ov *O, const pm__range *rg, size_t n, uin
     *hi = h;
 }
 
-/* Bounds of the m plan points xz. */
-static void pm__xz_bounds(const float *xz, uint32_t m, float lo[2], float hi[2]) {
-    lo[0] = hi[0] = xz[0];
-    lo[1] = hi[1] = xz[1];
-    for (uint32_t i = 1; i < m; i++) {
-        float x = xz[2 * i], z = xz[2 * i + 1];
-        lo[0] = x < lo[0] ? x : lo[0];
-        hi[0] = x > hi[0] ? x : hi[0];
-        lo[1] = z < lo[1] ? z : lo[1];
-        hi[1] = z > hi[1] ? z : hi[1];
-    }
+/* Bounds of plan points grown one at a time as a loop is walked, from
+ * lo = +inf, hi = -inf: the first point sets them (-0 too), the rest as
+ * a scan of the loop's points in order would. */
+static inline void pm__grow(float lo[2], float hi[2], float x, float z) {
+    lo[0] = x < lo[0] ? x : lo[0];
+    hi[0] = x > hi[0] ? x : hi[0];
+    lo[1] = z < lo[1] ? z : lo[1];
+    hi[1] = z > hi[1] ? z : hi[1];
 }
 
 /* Edge a < b of the asphalt, net uses a -> b, as the loop's next (out,
@@ -697,6 +694,7 @@ static int pm__asphalt_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[
         }
     for (uint32_t i = 0; ok && i < S->nfar; i++) ok = pm__out_add(out, src, &m, S->far[i].a, S->far[i].b, S->far[i].net);
     float *xz = ok && m >= 3 ? pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *xz) : NULL;
+    float blo[2] = {HUGE_VALF, HUGE_VALF}, bhi[2] = {-HUGE_VALF, -HUGE_VALF};
     bool loop = false;
     if (xz) {
         /* Once round: back at the first vertex after m steps, not before
@@ -706,6 +704,7 @@ static int pm__asphalt_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[
         do {
             xz[2 * k] = pos[3 * (size_t)v];
             xz[2 * k + 1] = pos[3 * (size_t)v + 2];
+            pm__grow(blo, bhi, xz[2 * k], xz[2 * k + 1]);
             v = out[v];
             k++;
         } while (k < m && v != src[0] && v != UINT32_MAX);
@@ -715,7 +714,7 @@ static int pm__asphalt_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[
     if (!loop) return 0;
     int rc = pm_loop_convex(xz, m);
     if (rc == 0) rc = pm_loop_simple(O->w, xz, m);
-    if (rc == 1) pm__xz_bounds(xz, m, lo, hi);
+    if (rc == 1) memcpy(lo, blo, sizeof blo), memcpy(hi, bhi, sizeof bhi);
     return rc;
 }
 
@@ -935,16 +934,18 @@ static int pm__kept_loop(pm__ov *O, const pm__prec *rec, uint32_t nrec, const fl
     float *xz = pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *xz);
     if (!xz) return PM_ERR_NOMEM;
     uint32_t v = first, k = 0;
+    float blo[2] = {HUGE_VALF, HUGE_VALF}, bhi[2] = {-HUGE_VALF, -HUGE_VALF};
     do {
         xz[2 * k] = pxz[2 * v];
         xz[2 * k + 1] = pxz[2 * v + 1];
+        pm__grow(blo, bhi, xz[2 * k], xz[2 * k + 1]);
         v = out[v];
         k++;
     } while (k < m && v != first && v != UINT32_MAX);
     if (k != m || v != first) return 0;
     int rc = pm_loop_convex(xz, m);
     if (rc == 0) rc = pm_loop_simple(O->w, xz, m);
-    if (rc == 1) pm__xz_bounds(xz, m, lo, hi);
+    if (rc == 1) memcpy(lo, blo, sizeof blo), memcpy(hi, bhi, sizeof bhi);
     return rc;
 }
 
