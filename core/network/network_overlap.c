@@ -21,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "network/network_internal.h"
 #include "geom/plan_boundary.h"
@@ -80,7 +83,7 @@ typedef struct pm__ov {
     uint32_t *head[2];         /* per asphalt / sidewalk vertex: its first edge in
                                 * pm__outline's pool, UINT32_MAX: none */
     pm_arena *w;               /* per cluster or cluster pair, reset each time */
-    uint64_t *pkey;            /* pm__seam_loop's point and edge tables, pcap of each */
+    uint64_t *pkey;            /* pm__seam_loop's point table (and PM__SEAM_PLAIN's edges), pcap each */
     uint32_t *pid;             /* (a power of two), empty between roads */
     struct pm__pedge *pedge;
     uint32_t pcap;
@@ -485,17 +488,16 @@ static void pm__junction_cluster(pm__ov *O, uint32_t n) {
  * them; that waits until a pair of clusters or the order needs them
  * (pm__expand). Edges are summed per primitive in a window of vertices
  * from base: a row of PM__SLOTS counts per vertex a, one per edge a -> a
- * + d (a strip's neighbours are close in index), and a mask of the slots
- * used. The few edges outside (a road's ends share its junctions' mouth
+ * + d (a strip's neighbours are close in index), read back a row at a
+ * time for the counts not zero (pm__row_live). The few edges outside (a road's ends share its junctions' mouth
  * vertices, in their blocks) are summed in a short list searched whole;
  * a road with more than PM__FAR of them is left to pm__edges_add's path. */
-#define PM__SLOTS 8
+#define PM__SLOTS 8            /* (pm__row_live reads a row as 16 bytes) */
 #define PM__FAR 64
 
 typedef struct pm__win {
     uint32_t base, span;       /* vertices base .. base + span */
     int16_t *net;              /* PM__SLOTS per vertex: uses a -> a + d less a + d -> a */
-    uint8_t *used;             /* per vertex: slots counted */
 } pm__win;
 
 typedef struct pm__sum {
@@ -519,19 +521,50 @@ static void pm__far_add(pm__sum *S, uint32_t a, uint32_t b, int32_t one) {
     S->far[i].net += one;
 }
 
-/* Counts edge u -> w in the window from base of span vertices (net, used),
+/* Counts edge u -> w in the window from base of span vertices (net),
  * else in S's far list (a | sw: the primitive's flag). (The window in
  * locals, not read through S: the far list's stores could alias it.) */
 #define PM__WIN_ADD(S, u, w)                                                                          \
     do {                                                                                              \
         uint32_t a_ = (u) < (w) ? (u) : (w), d_ = ((u) < (w) ? (w) : (u)) - a_, off_ = a_ - base;     \
         int16_t one_ = (u) < (w) ? 1 : -1;                                                            \
-        if (off_ < span && d_ < PM__SLOTS) {                                                          \
+        if (off_ < span && d_ < PM__SLOTS)                                                            \
             net[off_ * PM__SLOTS + d_] += one_;                                                       \
-            used[off_] |= (uint8_t)(1u << d_);                                                        \
-        } else                                                                                        \
+        else                                                                                          \
             pm__far_add(S, a_ | sw, a_ + d_, one_);                                                   \
     } while (0)
+
+/* Counts the edges v0 -> v1 -> v2 -> v0 of a counter-clockwise triangle
+ * (distinct vertices) of primitive sw as three PM__WIN_ADDs. */
+static inline void pm__tri_add_plain(pm__sum *S, int16_t *net, uint32_t base, uint32_t span, uint32_t sw,
+                                     uint32_t v0, uint32_t v1, uint32_t v2) {
+    PM__WIN_ADD(S, v0, v1);
+    PM__WIN_ADD(S, v1, v2);
+    PM__WIN_ADD(S, v2, v0);
+}
+
+/* The same counts: the three edges are (lo, mid), (mid, hi) and (lo, hi)
+ * of the vertices sorted, the first two counted s and the last -s, s = 1
+ * when v0 -> v1 -> v2 runs lo -> mid -> hi round (an even permutation),
+ * else -1. When all three fall in the window (rows lo and mid, d < 8) in
+ * one test; else as pm__tri_add_plain, in its order (the far list's). */
+static inline void pm__tri_add(pm__sum *S, int16_t *net, uint32_t base, uint32_t span, uint32_t sw, uint32_t v0,
+                               uint32_t v1, uint32_t v2) {
+    uint32_t lo = v0 < v1 ? v0 : v1, hi = v0 < v1 ? v1 : v0;
+    uint32_t mid = v2 < lo ? lo : v2 > hi ? hi : v2;
+    lo = v2 < lo ? v2 : lo;
+    hi = v2 > hi ? v2 : hi;
+    if (lo >= base && mid - base < span && hi - lo < PM__SLOTS) {
+        uint32_t odd = (uint32_t)(v0 > v1) ^ (uint32_t)(v0 > v2) ^ (uint32_t)(v1 > v2);
+        int16_t one = (int16_t)(1 - 2 * (int)odd);
+        int16_t *row = net + (size_t)(lo - base) * PM__SLOTS;
+        row[mid - lo] += one;
+        row[hi - lo] -= one;
+        net[(size_t)(mid - base) * PM__SLOTS + (hi - mid)] += one;
+        return;
+    }
+    pm__tri_add_plain(S, net, base, span, sw, v0, v1, v2);
+}
 
 /* A window of span vertices from base, its counts zero (int16_t: the
  * caller sums fewer than INT16_MAX triangles, so none overflows). */
@@ -539,11 +572,23 @@ static int pm__win_init(pm__ov *O, pm__win *W, uint32_t base, uint32_t span) {
     W->base = base;
     W->span = span;
     W->net = pm_arena_alloc(O->w, (size_t)span * PM__SLOTS * sizeof *W->net + 1);
-    W->used = pm_arena_alloc(O->w, (size_t)span + 1);
-    if (!W->net || !W->used) return PM_ERR_NOMEM;
+    if (!W->net) return PM_ERR_NOMEM;
     memset(W->net, 0, (size_t)span * PM__SLOTS * sizeof *W->net);
-    memset(W->used, 0, span);
     return PM_OK;
+}
+
+/* The slots of a window's row whose counts are not zero: slot d as bit
+ * 2 d (the twins of a strip's inner edges cancel, so most rows have
+ * none). The order read is the slots' (ascending d), as a scan of all. */
+static inline uint32_t pm__row_live(const int16_t *row) {
+#ifdef __SSE2__
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)row);
+    return ~(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi16(v, _mm_setzero_si128())) & 0x5555u;
+#else
+    uint32_t live = 0;
+    for (uint32_t d = 0; d < PM__SLOTS; d++) live |= row[d] != 0 ? 1u << (2 * d) : 0u;
+    return live;
+#endif
 }
 
 /* Whether two of rg's ranges share a triangle: pm__take would list it
@@ -570,7 +615,6 @@ static void pm__road_sum(pm__ov *O, pm__sum *S, const pm__range *rg, size_t n, u
         const pm__win *W = &S->w[sw ? 1 : 0];
         const uint32_t base = W->base, span = W->span;
         int16_t *const net = W->net;
-        uint8_t *const used = W->used;
         for (uint32_t t = t0, end = t0 + rg[i].count; t < end; t++) {
             if (own[t] != part) continue;
             const uint32_t *q = idx + 3 * (size_t)t;
@@ -579,9 +623,11 @@ static void pm__road_sum(pm__ov *O, pm__sum *S, const pm__range *rg, size_t n, u
             double o = pm_orient2d_fast(A, B, D);
             if (o == 0) continue;
             uint32_t v0 = q[0], v1 = o > 0 ? q[1] : q[2], v2 = o > 0 ? q[2] : q[1];
-            PM__WIN_ADD(S, v0, v1);
-            PM__WIN_ADD(S, v1, v2);
-            PM__WIN_ADD(S, v2, v0);
+#ifdef PM__SUM_PLAIN           /* (tests/core/test_network_overlap_sum.c builds both) */
+            pm__tri_add_plain(S, net, base, span, sw, v0, v1, v2);
+#else
+            pm__tri_add(S, net, base, span, sw, v0, v1, v2);
+#endif
             count[sw ? 1 : 0]++;
         }
     }
@@ -609,17 +655,14 @@ static void pm__vertex_range(const pm__ov *O, const pm__range *rg, size_t n, uin
     *hi = h;
 }
 
-/* Bounds of the m plan points xz. */
-static void pm__xz_bounds(const float *xz, uint32_t m, float lo[2], float hi[2]) {
-    lo[0] = hi[0] = xz[0];
-    lo[1] = hi[1] = xz[1];
-    for (uint32_t i = 1; i < m; i++) {
-        float x = xz[2 * i], z = xz[2 * i + 1];
-        lo[0] = x < lo[0] ? x : lo[0];
-        hi[0] = x > hi[0] ? x : hi[0];
-        lo[1] = z < lo[1] ? z : lo[1];
-        hi[1] = z > hi[1] ? z : hi[1];
-    }
+/* Bounds of plan points grown one at a time as a loop is walked, from
+ * lo = +inf, hi = -inf: the first point sets them (-0 too), the rest as
+ * a scan of the loop's points in order would. */
+static inline void pm__grow(float lo[2], float hi[2], float x, float z) {
+    lo[0] = x < lo[0] ? x : lo[0];
+    hi[0] = x > hi[0] ? x : hi[0];
+    lo[1] = z < lo[1] ? z : lo[1];
+    hi[1] = z > hi[1] ? z : hi[1];
 }
 
 /* Edge a < b of the asphalt, net uses a -> b, as the loop's next (out,
@@ -645,12 +688,13 @@ static int pm__asphalt_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[
     const pm__win *W = &S->w[0];
     bool ok = true;
     for (uint32_t v = 0; ok && v < W->span; v++)
-        for (uint32_t u = W->used[v]; ok && u; u &= u - 1) {
-            uint32_t d = (uint32_t)__builtin_ctz(u);
+        for (uint32_t u = pm__row_live(W->net + (size_t)v * PM__SLOTS); ok && u; u &= u - 1) {
+            uint32_t d = (uint32_t)__builtin_ctz(u) / 2;
             ok = pm__out_add(out, src, &m, W->base + v, W->base + v + d, W->net[v * PM__SLOTS + d]);
         }
     for (uint32_t i = 0; ok && i < S->nfar; i++) ok = pm__out_add(out, src, &m, S->far[i].a, S->far[i].b, S->far[i].net);
     float *xz = ok && m >= 3 ? pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *xz) : NULL;
+    float blo[2] = {HUGE_VALF, HUGE_VALF}, bhi[2] = {-HUGE_VALF, -HUGE_VALF};
     bool loop = false;
     if (xz) {
         /* Once round: back at the first vertex after m steps, not before
@@ -660,6 +704,7 @@ static int pm__asphalt_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[
         do {
             xz[2 * k] = pos[3 * (size_t)v];
             xz[2 * k + 1] = pos[3 * (size_t)v + 2];
+            pm__grow(blo, bhi, xz[2 * k], xz[2 * k + 1]);
             v = out[v];
             k++;
         } while (k < m && v != src[0] && v != UINT32_MAX);
@@ -669,7 +714,7 @@ static int pm__asphalt_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[
     if (!loop) return 0;
     int rc = pm_loop_convex(xz, m);
     if (rc == 0) rc = pm_loop_simple(O->w, xz, m);
-    if (rc == 1) pm__xz_bounds(xz, m, lo, hi);
+    if (rc == 1) memcpy(lo, blo, sizeof blo), memcpy(hi, bhi, sizeof bhi);
     return rc;
 }
 
@@ -712,7 +757,51 @@ static inline uint32_t pm__pid(pm__ov *O, pm__pts *P, uint32_t sw, uint32_t v) {
     return *slot = P->id[j];
 }
 
-/* A directed edge between point ids, alive until its twin comes. */
+/* A directed edge between point ids, in the order first met; next: the
+ * next from the same point (a list per point). */
+typedef struct pm__prec { uint32_t f, g, next, alive; } pm__prec;
+
+/* Edges from one point searched at most: a boundary's points have one or
+ * two; more is a mesh no strip makes, not shown here (the caller's
+ * fallback decides it). */
+#define PM__DEG_MAX 64
+
+/* Cancels the m edges f[i] -> g[i] between point ids (< n) with their
+ * twins (the same points the other way), one by one: rec[0 .. *nrec) are
+ * the edges met, in the order first met, alive when not cancelled. false
+ * when they cannot be one loop's (a point to itself, the same way twice
+ * while alive) or a point has more than PM__DEG_MAX. head: n, scratch. */
+static bool pm__cancel(const uint32_t *f, const uint32_t *g, uint32_t m, uint32_t n, uint32_t *head, pm__prec *rec,
+                       uint32_t *nrec) {
+    memset(head, 0xff, (size_t)n * sizeof *head);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t a = f[i], b = g[i], e, steps = 0;
+        if (a == b) return false;
+        for (e = head[b]; e != UINT32_MAX && rec[e].g != a; e = rec[e].next)
+            if (++steps > PM__DEG_MAX) return false;
+        if (e != UINT32_MAX && rec[e].alive) {
+            rec[e].alive = 0;
+            continue;
+        }
+        for (e = head[a], steps = 0; e != UINT32_MAX && rec[e].g != b; e = rec[e].next)
+            if (++steps > PM__DEG_MAX) return false;
+        if (e != UINT32_MAX) {
+            if (rec[e].alive) return false;
+            rec[e].alive = 1;
+            continue;
+        }
+        rec[k] = (pm__prec){.f = a, .g = b, .next = head[a], .alive = 1};
+        head[a] = k++;
+    }
+    *nrec = k;
+    return true;
+}
+
+/* pm__cancel's plain form, kept as its reference (PM__SEAM_PLAIN,
+ * tests/core/test_network_overlap_sum.c): the edges in a hash table on
+ * (f, g) of mask + 1 slots (a power of two, above 2 m; empty before and
+ * after). */
 typedef struct pm__pedge { uint64_t key; bool alive; } pm__pedge;
 
 static pm__pedge *pm__pedge_at(pm__pedge *t, uint32_t mask, uint64_t key) {
@@ -721,22 +810,37 @@ static pm__pedge *pm__pedge_at(pm__pedge *t, uint32_t mask, uint64_t key) {
     return &t[j];
 }
 
-/* Edge f -> g (point ids): its twin (the same points the other way)
- * cancelled, else kept (its slot in kept); false when it cannot be one
- * loop's (a point to itself, or the same way twice). */
-static inline bool pm__pedge_add(pm__pedge *t, uint32_t mask, uint64_t f, uint64_t g, uint32_t *kept, uint32_t *nkept) {
-    if (f == g) return false;
-    pm__pedge *r = pm__pedge_at(t, mask, (g << 32 | f) + 1);
-    if (r->key && r->alive) {
-        r->alive = false;
-        return true;
+static inline bool pm__cancel_plain(const uint32_t *f, const uint32_t *g, uint32_t m, pm__pedge *t, uint32_t mask,
+                                    uint32_t *kept, pm__prec *rec, uint32_t *nrec) {
+    uint32_t nkept = 0;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < m; i++) {
+        uint64_t a = f[i], b = g[i];
+        if (a == b) {
+            ok = false;
+            break;
+        }
+        pm__pedge *r = pm__pedge_at(t, mask, (b << 32 | a) + 1);
+        if (r->key && r->alive) {
+            r->alive = false;
+            continue;
+        }
+        pm__pedge *e = pm__pedge_at(t, mask, (a << 32 | b) + 1);
+        if (e->key && e->alive) {
+            ok = false;
+            break;
+        }
+        if (!e->key) kept[nkept++] = (uint32_t)(e - t);
+        e->key = (a << 32 | b) + 1;
+        e->alive = true;
     }
-    pm__pedge *e = pm__pedge_at(t, mask, (f << 32 | g) + 1);
-    if (e->key && e->alive) return false;
-    if (!e->key) kept[(*nkept)++] = (uint32_t)(e - t);
-    e->key = (f << 32 | g) + 1;
-    e->alive = true;
-    return true;
+    for (uint32_t i = 0; i < nkept; i++) {
+        const pm__pedge *e = &t[kept[i]];
+        rec[i] = (pm__prec){.f = (uint32_t)((e->key - 1) >> 32), .g = (uint32_t)(e->key - 1), .alive = e->alive};
+        t[kept[i]] = (pm__pedge){0};
+    }
+    *nrec = nkept;
+    return ok;
 }
 
 /* The edges of S left (net +-1; false when another), of primitive sw:
@@ -745,10 +849,9 @@ static bool pm__gather(const pm__sum *S, uint32_t *from, uint32_t *to, uint32_t 
     for (uint32_t k = 0; k < 2; k++) {
         const pm__win *W = &S->w[k];
         for (uint32_t v = 0; v < W->span; v++)
-            for (uint32_t u = W->used[v]; u; u &= u - 1) {
-                uint32_t d = (uint32_t)__builtin_ctz(u);
+            for (uint32_t u = pm__row_live(W->net + (size_t)v * PM__SLOTS); u; u &= u - 1) {
+                uint32_t d = (uint32_t)__builtin_ctz(u) / 2;
                 int32_t net = W->net[v * PM__SLOTS + d];
-                if (net == 0) continue;
                 if (net != 1 && net != -1) return false;
                 from[*m] = k << 31 | (W->base + v + (net > 0 ? 0 : d));
                 to[(*m)++] = W->base + v + (net > 0 ? d : 0);
@@ -765,8 +868,8 @@ static bool pm__gather(const pm__sum *S, uint32_t *from, uint32_t *to, uint32_t 
     return true;
 }
 
-static int pm__kept_loop(pm__ov *O, const struct pm__pedge *t, const uint32_t *kept, uint32_t nkept,
-                         const float *pxz, uint32_t n, float lo[2], float hi[2]);
+static int pm__kept_loop(pm__ov *O, const pm__prec *rec, uint32_t nrec, const float *pxz, uint32_t n, float lo[2],
+                         float hi[2]);
 
 /* The certificate on S's edges of both primitives (at most cap): 1 when
  * what is left once the twins on shared points cancel is one loop, convex
@@ -781,41 +884,47 @@ static int pm__seam_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[2],
         while (c < 4 * m) c *= 2;
         O->pkey = pm_arena_calloc(O->s, c, sizeof *O->pkey);
         O->pid = pm_arena_alloc(O->s, c * sizeof *O->pid);
+#ifdef PM__SEAM_PLAIN
         O->pedge = pm_arena_calloc(O->s, c, sizeof *O->pedge);
-        if (!O->pkey || !O->pid || !O->pedge) return PM_ERR_NOMEM;
+        if (!O->pedge) return PM_ERR_NOMEM;
+#endif
+        if (!O->pkey || !O->pid) return PM_ERR_NOMEM;
         O->pcap = c;
     }
     pm__pts P = {.key = O->pkey, .id = O->pid, .xz = pm_arena_alloc(O->w, 4 * (size_t)m * sizeof *P.xz),
                  .mask = O->pcap - 1, .seen = pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *P.seen),
                  .slots = pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *P.slots)};
-    pm__pedge *t = O->pedge;
-    uint32_t *kept = pm_arena_alloc(O->w, (size_t)m * sizeof *kept), nkept = 0;
-    if (!P.xz || !P.seen || !P.slots || !kept) return PM_ERR_NOMEM;
-    bool ok = true;
-    for (uint32_t i = 0; ok && i < m; i++) {
+    pm__prec *rec = pm_arena_alloc(O->w, (size_t)m * sizeof *rec);
+    uint32_t *head = pm_arena_alloc(O->w, (2 * (size_t)m + 1) * sizeof *head), nrec = 0;
+    if (!P.xz || !P.seen || !P.slots || !rec || !head) return PM_ERR_NOMEM;
+    /* Each edge's ends as point ids, in place. */
+    for (uint32_t i = 0; i < m; i++) {
         uint32_t sw = from[i] >> 31;
-        uint64_t f = pm__pid(O, &P, sw, from[i] & ~PM__SW), g = pm__pid(O, &P, sw, to[i]);
-        ok = pm__pedge_add(t, P.mask, f, g, kept, &nkept);
+        from[i] = pm__pid(O, &P, sw, from[i] & ~PM__SW);
+        to[i] = pm__pid(O, &P, sw, to[i]);
     }
     for (uint32_t i = 0; i < P.nseen; i++) O->head[P.seen[i] >> 31][P.seen[i] & ~PM__SW] = UINT32_MAX;
     for (uint32_t i = 0; i < P.n; i++) P.key[P.slots[i]] = 0;
-    int rc = ok ? pm__kept_loop(O, t, kept, nkept, P.xz, P.n, lo, hi) : 0;
-    for (uint32_t i = 0; i < nkept; i++) t[kept[i]] = (pm__pedge){0};
-    return rc;
+#ifdef PM__SEAM_PLAIN
+    bool ok = pm__cancel_plain(from, to, m, O->pedge, P.mask, head, rec, &nrec);
+#else
+    bool ok = pm__cancel(from, to, m, P.n, head, rec, &nrec);
+#endif
+    return ok ? pm__kept_loop(O, rec, nrec, P.xz, P.n, lo, hi) : 0;
 }
 
-/* The edges kept in t (slots kept[0 .. nkept)) that are alive, linked by
- * point id (pxz: n points) and walked once round: 1 when they are one
- * loop, convex or simple (lo, hi: its bounds), 0 when not. */
-static int pm__kept_loop(pm__ov *O, const pm__pedge *t, const uint32_t *kept, uint32_t nkept, const float *pxz,
-                         uint32_t n, float lo[2], float hi[2]) {
+/* The edges of rec[0 .. nrec) that are alive, linked by point id (pxz:
+ * n points) and walked once round: 1 when they are one loop, convex or
+ * simple (lo, hi: its bounds), 0 when not. */
+static int pm__kept_loop(pm__ov *O, const pm__prec *rec, uint32_t nrec, const float *pxz, uint32_t n, float lo[2],
+                         float hi[2]) {
     uint32_t *out = pm_arena_alloc(O->w, ((size_t)n + 1) * sizeof *out), first = UINT32_MAX, m = 0;
     if (!out) return PM_ERR_NOMEM;
     memset(out, 0xff, ((size_t)n + 1) * sizeof *out);
-    for (uint32_t i = 0; i < nkept; i++) {
-        const pm__pedge *e = &t[kept[i]];
+    for (uint32_t i = 0; i < nrec; i++) {
+        const pm__prec *e = &rec[i];
         if (!e->alive) continue;
-        uint32_t f = (uint32_t)((e->key - 1) >> 32), g = (uint32_t)(e->key - 1);
+        uint32_t f = e->f, g = e->g;
         if (out[f] != UINT32_MAX) return 0;
         out[f] = g;
         first = f;
@@ -825,16 +934,18 @@ static int pm__kept_loop(pm__ov *O, const pm__pedge *t, const uint32_t *kept, ui
     float *xz = pm_arena_alloc(O->w, 2 * (size_t)m * sizeof *xz);
     if (!xz) return PM_ERR_NOMEM;
     uint32_t v = first, k = 0;
+    float blo[2] = {HUGE_VALF, HUGE_VALF}, bhi[2] = {-HUGE_VALF, -HUGE_VALF};
     do {
         xz[2 * k] = pxz[2 * v];
         xz[2 * k + 1] = pxz[2 * v + 1];
+        pm__grow(blo, bhi, xz[2 * k], xz[2 * k + 1]);
         v = out[v];
         k++;
     } while (k < m && v != first && v != UINT32_MAX);
     if (k != m || v != first) return 0;
     int rc = pm_loop_convex(xz, m);
     if (rc == 0) rc = pm_loop_simple(O->w, xz, m);
-    if (rc == 1) pm__xz_bounds(xz, m, lo, hi);
+    if (rc == 1) memcpy(lo, blo, sizeof blo), memcpy(hi, bhi, sizeof bhi);
     return rc;
 }
 
