@@ -440,22 +440,19 @@ static int pm_api__fmt_short(char *o, bool neg, double a) {
  * in metadata: coordinates on a grid, widths, mouths 6.5 m in): "%.15g"
  * writes the integer part and ".5" for these, with -0 as 0, and 15 digits
  * read back, so that text is the reference's. 0 when d is not one. */
-static inline int pm_api__fmt_half(char *o, double d) {
+static inline __attribute__((always_inline)) int pm_api__fmt_half(char *o, double d) {
     double h = d * 2;   /* exact */
     if (!(fabs(h) < 2e6)) return 0;
     long v = (long)h;
     if ((double)v != h) return 0;
-    int n = 0;
-    if (v < 0) {
-        o[n++] = '-';
-        v = -v;
-    }
-    n += pm_api__fmt_u64(o + n, (uint64_t)v >> 1);
-    if (v & 1) {
-        memcpy(o + n, ".5", 2);
-        n += 2;
-    }
-    return n;
+    /* The sign and ".5" are stored whatever they turn out to be (o has
+     * room for 32 bytes) and kept by the length: no branch on either. */
+    o[0] = '-';
+    int n = v < 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    n += pm_api__fmt_u64(o + n, u >> 1);
+    memcpy(o + n, ".5", 2);
+    return n + 2 * (int)(u & 1);
 }
 
 int pm_api__fmt_f64(char *o, double d) {
@@ -499,20 +496,27 @@ void pm_api__w_f64(pm_api__w *w, double d) {
     w->len += (size_t)pm_api__fmt_f64(w->data + w->len, d);
 }
 
-static inline char *pm_api__put_i64(char *o, int64_t i) {
+static inline __attribute__((always_inline)) char *pm_api__put_i64(char *o, int64_t i) {
     if (i < 0) *o++ = '-';
     /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit. */
     return o + pm_api__fmt_u64(o, i < 0 ? 0 - (uint64_t)i : (uint64_t)i);
 }
 
-static inline char *pm_api__put_f64(char *o, double d) {
-    int n = pm_api__fmt_half(o, d);   /* pm_api__fmt_f64's first step, here with no call */
-    if (n) return o + n;
+/* A number that is not a half below 10^6 (out of line: its many
+ * registers would make every caller save and restore them). */
+static __attribute__((noinline)) char *pm_api__put_f64_rest(char *o, double d) {
     if (!isfinite(d)) {
         memcpy(o, "null", 4);
         return o + 4;
     }
     return o + pm_api__fmt_f64(o, d);
+}
+
+/* Inline where metadata's numbers are written: most are halves. */
+static inline __attribute__((always_inline)) char *pm_api__put_f64(char *o, double d) {
+    int n = pm_api__fmt_half(o, d);   /* pm_api__fmt_f64's first step, here with no call */
+    if (n) return o + n;
+    return pm_api__put_f64_rest(o, d);
 }
 
 static inline char *pm_api__put_bool(char *o, bool b) {
@@ -666,6 +670,140 @@ static inline size_t pm_api__col_list_room(const pm_meta_col *col, const char *r
 
 #define PM_API__TABLE_KEYS 16
 
+/* A column as the planned row writer takes it: its ,"key": text (kept,
+ * 32 bytes readable), where its value is and what it is. */
+typedef struct pm_api__tcol {
+    const char *key;
+    size_t offset;
+    uint32_t key_len;   /* of the text: the key's and 4 */
+    pm_meta_col_kind kind;
+} pm_api__tcol;
+
+/* A string value: from the cache, else written in full and kept. The
+ * write position after it, with room for need more bytes (NULL when out
+ * of memory). */
+static char *pm_api__put_str_cell(pm_api__w *w, char *o, const char *str, size_t need, pm_api__meta_cache *c) {
+    char *end = pm_api__put_cached_str(o, str, c);
+    if (end) return end;
+    w->len = (size_t)(o - w->data);
+    pm_api__w_str_kept(w, str, c);
+    if (!pm_api__w_reserve(w, need)) return NULL;
+    return w->data + w->len;
+}
+
+/* The rows of table m through its columns' plan (the columns written,
+ * in order, each key's text kept): one switch per member, no test of
+ * skips, kept keys or absent members before it. fixed and lists are
+ * pm_api__w_table_cols's room per row; the '[' is written, the ']' is
+ * the caller's. */
+static inline __attribute__((always_inline)) void pm_api__w_rows_planned(pm_api__w *w, const pm_meta *m,
+                                                                         const pm_api__tcol *plan, size_t np,
+                                                                         size_t fixed, bool lists,
+                                                                         pm_api__meta_cache *c) {
+    const pm_meta_shape *sh = m->u.table.shape;
+    for (size_t r = 0; r < m->u.table.n; r++) {
+        const char *row = (const char *)m->u.table.rows + r * sh->row_size;
+        size_t need = fixed + 1;
+        for (size_t i = 0; lists && i < sh->ncols; i++) need += pm_api__col_list_room(&sh->cols[i], row);
+        if (!pm_api__w_reserve(w, need)) return;
+        char *o = w->data + w->len;
+        if (r) *o++ = ',';
+        /* Every member goes with a comma before it: the first one's
+         * becomes the row's '{' at the end. */
+        size_t start = (size_t)(o - w->data);
+        for (const pm_api__tcol *p = plan, *pe = plan + np; p < pe; p++) {
+            const void *f = row + p->offset;
+            memcpy(o, p->key, PM_API__KEY_TEXT);
+            o += p->key_len;
+            const char *str;
+            switch (p->kind) {
+            case PM_META_COL_I64: o = pm_api__put_i64(o, *(const int64_t *)f); continue;
+            case PM_META_COL_U32: o += pm_api__fmt_u64(o, *(const uint32_t *)f); continue;
+            case PM_META_COL_F64: o = pm_api__put_f64(o, *(const double *)f); continue;
+            case PM_META_COL_BOOL: o = pm_api__put_bool(o, *(const bool *)f); continue;
+            case PM_META_COL_STR: str = *(const char *const *)f; break;
+            case PM_META_COL_VAL: {
+                const pm_meta_val *v = f;
+                switch (v->kind) {
+                case PM_META_BOOL: o = pm_api__put_bool(o, v->u.b); continue;
+                case PM_META_INT: o = pm_api__put_i64(o, v->u.i); continue;
+                case PM_META_NUM: o = pm_api__put_f64(o, v->u.n); continue;
+                case PM_META_STR: str = v->u.s; break;
+                default: str = NULL;
+                }
+                break;
+            }
+            case PM_META_COL_U32X2: {
+                const uint32_t *u = f;
+                *o++ = '[';
+                o += pm_api__fmt_u64(o, u[0]);
+                *o++ = ',';
+                o += pm_api__fmt_u64(o, u[1]);
+                *o++ = ']';
+                continue;
+            }
+            case PM_META_COL_F64X3: {
+                const double *d = f;
+                *o++ = '[';
+                o = pm_api__put_f64(o, d[0]);
+                *o++ = ',';
+                o = pm_api__put_f64(o, d[1]);
+                *o++ = ',';
+                o = pm_api__put_f64(o, d[2]);
+                *o++ = ']';
+                continue;
+            }
+            case PM_META_COL_U32S: {
+                const pm_meta_u32s *l = f;
+                *o++ = '[';
+                for (size_t j = 0; j < l->n; j++) {
+                    if (j) *o++ = ',';
+                    o += pm_api__fmt_u64(o, l->v[j]);
+                }
+                *o++ = ']';
+                continue;
+            }
+            case PM_META_COL_BOOLS: {
+                const pm_meta_bools *l = f;
+                *o++ = '[';
+                for (size_t j = 0; j < l->n; j++) {
+                    if (j) *o++ = ',';
+                    o = pm_api__put_bool(o, l->v[j]);
+                }
+                *o++ = ']';
+                continue;
+            }
+            case PM_META_COL_META: {
+                const pm_meta *sub = *(const pm_meta *const *)f;
+                if (!sub) {   /* absent from this row: the key is taken back */
+                    o -= p->key_len;
+                    continue;
+                }
+                w->len = (size_t)(o - w->data);
+                pm_api__w_node(w, sub, c);
+                /* room again for what is left of the row (all of it, as a bound) */
+                if (!pm_api__w_reserve(w, need)) return;
+                o = w->data + w->len;
+                continue;
+            }
+            default: str = NULL;
+            }
+            if (!str) {
+                memcpy(o, "null", 4);
+                o += 4;
+            } else if (!(o = pm_api__put_str_cell(w, o, str, need, c))) {
+                return;
+            }
+        }
+        if ((size_t)(o - w->data) == start) *o++ = '{';   /* no member */
+        else w->data[start] = '{';
+        *o++ = '}';
+        w->len = (size_t)(o - w->data);
+    }
+    if (!pm_api__w_reserve(w, 1)) return;
+    w->data[w->len++] = ']';
+}
+
 /* A table: rows as objects, each value written from its C type. The
  * columns' keys are made once per table (the first PM_API__TABLE_KEYS
  * that are plain and short: the others through the key cache), and the
@@ -698,6 +836,20 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
     }
     if (!pm_api__w_reserve(w, 1)) return;
     w->data[w->len++] = '[';
+    /* The usual table: every column written has its key kept above. */
+    pm_api__tcol plan[PM_API__TABLE_KEYS];
+    size_t np = 0;
+    bool planned = sh->ncols <= PM_API__TABLE_KEYS;
+    for (size_t i = 0; planned && i < sh->ncols; i++) {
+        if (skip >> i & 1) continue;
+        planned = kok[i];
+        plan[np++] = (pm_api__tcol){kt[i], sh->cols[i].offset, (uint32_t)sh->cols[i].key_len + 4,
+                                    sh->cols[i].kind};
+    }
+    if (planned) {
+        pm_api__w_rows_planned(w, m, plan, np, fixed, lists, c);
+        return;
+    }
     for (size_t r = 0; r < m->u.table.n; r++) {
         const char *row = (const char *)m->u.table.rows + r * sh->row_size;
         size_t need = fixed + 1;
