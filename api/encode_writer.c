@@ -623,6 +623,22 @@ static void pm_api__w_str_kept(pm_api__w *w, const char *s, pm_api__meta_cache *
 
 static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c);
 
+/* A short array of scalars ([0, 2], a point) at o, where lim ends the
+ * room, without a call per array: the end, or NULL (nothing counts as
+ * written) when it is longer, has another kind of element or lacks room. */
+static inline char *pm_api__put_scalars(char *o, const char *lim, const pm_meta *arr) {
+    if ((size_t)(lim - o) < 8 * 33 + 2) return NULL;
+    *o++ = '[';
+    int n = 0;
+    for (const pm_meta *e = arr->u.kids.first; e; e = e->next) {
+        if (++n > 8) return NULL;   /* counted here: the room is for 8 */
+        if (e != arr->u.kids.first) *o++ = ',';
+        if (!(o = pm_api__put_scalar(o, e))) return NULL;
+    }
+    *o++ = ']';
+    return o;
+}
+
 /* The members or elements of container m. The write position o runs in
  * a register between room checks (each member's worst case, as one
  * pm_api__w_reserve per member would ask), and is handed back to w only
@@ -645,6 +661,7 @@ static void pm_api__w_kids(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c
         if (obj) o = pm_api__put_key(o, k->key ? k->key : "", kl, c);
         char *end = pm_api__put_scalar(o, k);
         if (!end && k->kind == PM_META_STR) end = pm_api__put_cached_str(o, k->u.s, c);
+        if (!end && k->kind == PM_META_ARR) end = pm_api__put_scalars(o, lim, k);
         if (end) {
             o = end;
             continue;
