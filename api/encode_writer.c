@@ -685,16 +685,6 @@ static inline size_t pm_api__col_list_room(const pm_meta_col *col, const char *r
     return 0;
 }
 
-#define PM_API__TABLE_KEYS 16
-
-/* A column as the planned row writer takes it: its ,"key": text (kept,
- * 32 bytes readable), where its value is and what it is. */
-typedef struct pm_api__tcol {
-    const char *key;
-    size_t offset;
-    uint32_t key_len;   /* of the text: the key's and 4 */
-    pm_meta_col_kind kind;
-} pm_api__tcol;
 
 /* A string value: from the cache, else written in full and kept. The
  * write position after it, with room for need more bytes (NULL when out
@@ -829,6 +819,12 @@ static inline __attribute__((always_inline)) void pm_api__w_rows_planned(pm_api_
 static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w *w, const pm_meta *m,
                                                                        uint64_t skip, pm_api__meta_cache *c) {
     const pm_meta_shape *sh = m->u.table.shape;
+    if (sh == c->plan_shape && skip == c->plan_skip) {
+        if (!pm_api__w_reserve(w, 1)) return;
+        w->data[w->len++] = '[';
+        pm_api__w_rows_planned(w, m, c->plan, c->plan_n, c->plan_fixed, c->plan_lists, c);
+        return;
+    }
     char kt[PM_API__TABLE_KEYS][PM_API__KEY_TEXT];
     bool kok[PM_API__TABLE_KEYS], lists = false;
     size_t fixed = 2;   /* the braces */
@@ -856,12 +852,25 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
     /* The usual table: every column written has its key kept above. */
     pm_api__tcol plan[PM_API__TABLE_KEYS];
     size_t np = 0;
-    bool planned = sh->ncols <= PM_API__TABLE_KEYS;
+    bool planned = sh->ncols <= PM_API__TABLE_KEYS, nested = false;
     for (size_t i = 0; planned && i < sh->ncols; i++) {
+        nested |= sh->cols[i].kind == PM_META_COL_META;
         if (skip >> i & 1) continue;
         planned = kok[i];
         plan[np++] = (pm_api__tcol){kt[i], sh->cols[i].offset, (uint32_t)sh->cols[i].key_len + 4,
                                     sh->cols[i].kind};
+    }
+    if (planned && !nested) {   /* kept for the next table of this shape */
+        c->plan_shape = sh;
+        c->plan_skip = skip;
+        c->plan_n = np;
+        c->plan_fixed = fixed;
+        c->plan_lists = lists;
+        for (size_t j = 0; j < np; j++) {
+            memcpy(c->plan_keys[j], plan[j].key, PM_API__KEY_TEXT);
+            c->plan[j] = plan[j];
+            c->plan[j].key = c->plan_keys[j];
+        }
     }
     if (planned) {
         pm_api__w_rows_planned(w, m, plan, np, fixed, lists, c);
@@ -1015,6 +1024,7 @@ void pm_api__meta_cache_init(pm_api__meta_cache *c) {
 #pragma GCC unroll 8
     for (int i = 0; i < PM_API__KEYS; i++) c->keys[i].key = NULL;
     memset(c->strs_live, 0, sizeof c->strs_live);
+    c->plan_shape = NULL;
 }
 
 void pm_api__w_meta_cached(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c) { pm_api__w_node(w, m, c); }
