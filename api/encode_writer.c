@@ -686,6 +686,77 @@ static inline size_t pm_api__col_list_room(const pm_meta_col *col, const char *r
 }
 
 
+/* The value of a column of kind at f, written at o; the end, or NULL for
+ * a META column (the caller's). A string (STR, or a VAL holding one) is
+ * the caller's to write too: it goes to *str (a NULL one is written null
+ * here). */
+static inline __attribute__((always_inline)) char *pm_api__put_cell(char *o, pm_meta_col_kind kind, const void *f,
+                                                                    const char **str) {
+    switch (kind) {
+    case PM_META_COL_I64: return pm_api__put_i64(o, *(const int64_t *)f);
+    case PM_META_COL_U32: return o + pm_api__fmt_u64(o, *(const uint32_t *)f);
+    case PM_META_COL_F64: return pm_api__put_f64(o, *(const double *)f);
+    case PM_META_COL_BOOL: return pm_api__put_bool(o, *(const bool *)f);
+    case PM_META_COL_STR: *str = *(const char *const *)f; break;
+    case PM_META_COL_VAL: {
+        const pm_meta_val *v = f;
+        switch (v->kind) {
+        case PM_META_BOOL: return pm_api__put_bool(o, v->u.b);
+        case PM_META_INT: return pm_api__put_i64(o, v->u.i);
+        case PM_META_NUM: return pm_api__put_f64(o, v->u.n);
+        case PM_META_STR: *str = v->u.s; break;
+        default: break;
+        }
+        break;
+    }
+    case PM_META_COL_U32X2: {
+        const uint32_t *u = f;
+        *o++ = '[';
+        o += pm_api__fmt_u64(o, u[0]);
+        *o++ = ',';
+        o += pm_api__fmt_u64(o, u[1]);
+        *o++ = ']';
+        return o;
+    }
+    case PM_META_COL_F64X3: {
+        const double *d = f;
+        *o++ = '[';
+        o = pm_api__put_f64(o, d[0]);
+        *o++ = ',';
+        o = pm_api__put_f64(o, d[1]);
+        *o++ = ',';
+        o = pm_api__put_f64(o, d[2]);
+        *o++ = ']';
+        return o;
+    }
+    case PM_META_COL_U32S: {
+        const pm_meta_u32s *l = f;
+        *o++ = '[';
+        for (size_t j = 0; j < l->n; j++) {
+            if (j) *o++ = ',';
+            o += pm_api__fmt_u64(o, l->v[j]);
+        }
+        *o++ = ']';
+        return o;
+    }
+    case PM_META_COL_BOOLS: {
+        const pm_meta_bools *l = f;
+        *o++ = '[';
+        for (size_t j = 0; j < l->n; j++) {
+            if (j) *o++ = ',';
+            o = pm_api__put_bool(o, l->v[j]);
+        }
+        *o++ = ']';
+        return o;
+    }
+    case PM_META_COL_META: return NULL;
+    default: break;
+    }
+    if (*str) return o;
+    memcpy(o, "null", 4);
+    return o + 4;
+}
+
 /* A string value: from the cache, else written in full and kept. The
  * write position after it, with room for need more bytes (NULL when out
  * of memory). */
@@ -696,6 +767,31 @@ static char *pm_api__put_str_cell(pm_api__w *w, char *o, const char *str, size_t
     pm_api__w_str_kept(w, str, c);
     if (!pm_api__w_reserve(w, need)) return NULL;
     return w->data + w->len;
+}
+
+/* Starts row r (at row): room for need bytes (fixed, and its lists'
+ * elements when the shape has lists), and its comma after the row
+ * before. The write position: every member goes with a comma before it,
+ * the first one's becomes the row's '{' (pm_api__row_close). NULL when
+ * out of memory. */
+static inline __attribute__((always_inline)) char *pm_api__row_open(pm_api__w *w, const pm_meta_shape *sh,
+                                                                    const char *row, size_t r, size_t fixed,
+                                                                    bool lists, size_t *need) {
+    *need = fixed + 1;
+    for (size_t i = 0; lists && i < sh->ncols; i++) *need += pm_api__col_list_room(&sh->cols[i], row);
+    if (!pm_api__w_reserve(w, *need)) return NULL;
+    char *o = w->data + w->len;
+    if (r) *o++ = ',';
+    return o;
+}
+
+/* Ends a row written from o's start (its first member's comma): that
+ * comma becomes the '{', or the row has no member. */
+static inline void pm_api__row_close(pm_api__w *w, char *o, size_t start) {
+    if ((size_t)(o - w->data) == start) *o++ = '{';
+    else w->data[start] = '{';
+    *o++ = '}';
+    w->len = (size_t)(o - w->data);
 }
 
 /* The rows of table m through its columns' plan (the columns written,
@@ -710,105 +806,34 @@ static inline __attribute__((always_inline)) void pm_api__w_rows_planned(pm_api_
     const pm_meta_shape *sh = m->u.table.shape;
     for (size_t r = 0; r < m->u.table.n; r++) {
         const char *row = (const char *)m->u.table.rows + r * sh->row_size;
-        size_t need = fixed + 1;
-        for (size_t i = 0; lists && i < sh->ncols; i++) need += pm_api__col_list_room(&sh->cols[i], row);
-        if (!pm_api__w_reserve(w, need)) return;
-        char *o = w->data + w->len;
-        if (r) *o++ = ',';
-        /* Every member goes with a comma before it: the first one's
-         * becomes the row's '{' at the end. */
+        size_t need;
+        char *o = pm_api__row_open(w, sh, row, r, fixed, lists, &need);
+        if (!o) return;
         size_t start = (size_t)(o - w->data);
         for (const pm_api__tcol *p = plan, *pe = plan + np; p < pe; p++) {
             const void *f = row + p->offset;
             memcpy(o, p->key, PM_API__KEY_TEXT);
             o += p->key_len;
-            const char *str;
-            switch (p->kind) {
-            case PM_META_COL_I64: o = pm_api__put_i64(o, *(const int64_t *)f); continue;
-            case PM_META_COL_U32: o += pm_api__fmt_u64(o, *(const uint32_t *)f); continue;
-            case PM_META_COL_F64: o = pm_api__put_f64(o, *(const double *)f); continue;
-            case PM_META_COL_BOOL: o = pm_api__put_bool(o, *(const bool *)f); continue;
-            case PM_META_COL_STR: str = *(const char *const *)f; break;
-            case PM_META_COL_VAL: {
-                const pm_meta_val *v = f;
-                switch (v->kind) {
-                case PM_META_BOOL: o = pm_api__put_bool(o, v->u.b); continue;
-                case PM_META_INT: o = pm_api__put_i64(o, v->u.i); continue;
-                case PM_META_NUM: o = pm_api__put_f64(o, v->u.n); continue;
-                case PM_META_STR: str = v->u.s; break;
-                default: str = NULL;
-                }
-                break;
-            }
-            case PM_META_COL_U32X2: {
-                const uint32_t *u = f;
-                *o++ = '[';
-                o += pm_api__fmt_u64(o, u[0]);
-                *o++ = ',';
-                o += pm_api__fmt_u64(o, u[1]);
-                *o++ = ']';
+            const char *str = NULL;
+            char *end = pm_api__put_cell(o, p->kind, f, &str);
+            if (end) {
+                o = end;
+                if (str && !(o = pm_api__put_str_cell(w, o, str, need, c))) return;
                 continue;
             }
-            case PM_META_COL_F64X3: {
-                const double *d = f;
-                *o++ = '[';
-                o = pm_api__put_f64(o, d[0]);
-                *o++ = ',';
-                o = pm_api__put_f64(o, d[1]);
-                *o++ = ',';
-                o = pm_api__put_f64(o, d[2]);
-                *o++ = ']';
+            const pm_meta *sub = *(const pm_meta *const *)f;   /* META */
+            if (!sub) {   /* absent from this row: the key is taken back */
+                o -= p->key_len;
                 continue;
             }
-            case PM_META_COL_U32S: {
-                const pm_meta_u32s *l = f;
-                *o++ = '[';
-                for (size_t j = 0; j < l->n; j++) {
-                    if (j) *o++ = ',';
-                    o += pm_api__fmt_u64(o, l->v[j]);
-                }
-                *o++ = ']';
-                continue;
-            }
-            case PM_META_COL_BOOLS: {
-                const pm_meta_bools *l = f;
-                *o++ = '[';
-                for (size_t j = 0; j < l->n; j++) {
-                    if (j) *o++ = ',';
-                    o = pm_api__put_bool(o, l->v[j]);
-                }
-                *o++ = ']';
-                continue;
-            }
-            case PM_META_COL_META: {
-                const pm_meta *sub = *(const pm_meta *const *)f;
-                if (!sub) {   /* absent from this row: the key is taken back */
-                    o -= p->key_len;
-                    continue;
-                }
-                w->len = (size_t)(o - w->data);
-                pm_api__w_node(w, sub, c);
-                /* room again for what is left of the row (all of it, as a bound) */
-                if (!pm_api__w_reserve(w, need)) return;
-                o = w->data + w->len;
-                continue;
-            }
-            default: str = NULL;
-            }
-            if (!str) {
-                memcpy(o, "null", 4);
-                o += 4;
-            } else if (!(o = pm_api__put_str_cell(w, o, str, need, c))) {
-                return;
-            }
+            w->len = (size_t)(o - w->data);
+            pm_api__w_node(w, sub, c);
+            /* room again for what is left of the row (all of it, as a bound) */
+            if (!pm_api__w_reserve(w, need)) return;
+            o = w->data + w->len;
         }
-        if ((size_t)(o - w->data) == start) *o++ = '{';   /* no member */
-        else w->data[start] = '{';
-        *o++ = '}';
-        w->len = (size_t)(o - w->data);
+        pm_api__row_close(w, o, start);
     }
-    if (!pm_api__w_reserve(w, 1)) return;
-    w->data[w->len++] = ']';
 }
 
 /* A table: rows as objects, each value written from its C type. The
@@ -823,6 +848,7 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
         if (!pm_api__w_reserve(w, 1)) return;
         w->data[w->len++] = '[';
         pm_api__w_rows_planned(w, m, c->plan, c->plan_n, c->plan_fixed, c->plan_lists, c);
+        pm_api__w_char(w, ']');
         return;
     }
     char kt[PM_API__TABLE_KEYS][PM_API__KEY_TEXT];
@@ -874,17 +900,14 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
     }
     if (planned) {
         pm_api__w_rows_planned(w, m, plan, np, fixed, lists, c);
+        pm_api__w_char(w, ']');
         return;
     }
     for (size_t r = 0; r < m->u.table.n; r++) {
         const char *row = (const char *)m->u.table.rows + r * sh->row_size;
-        size_t need = fixed + 1;
-        for (size_t i = 0; lists && i < sh->ncols; i++) need += pm_api__col_list_room(&sh->cols[i], row);
-        if (!pm_api__w_reserve(w, need)) return;
-        char *o = w->data + w->len;
-        if (r) *o++ = ',';
-        /* Every member goes with a comma before it: the first one's
-         * becomes the row's '{' at the end. */
+        size_t need;
+        char *o = pm_api__row_open(w, sh, row, r, fixed, lists, &need);
+        if (!o) return;
         size_t start = (size_t)(o - w->data);
         for (size_t i = 0; i < sh->ncols; i++) {
             const pm_meta_col *col = &sh->cols[i];
@@ -901,70 +924,7 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
                 o = pm_api__put_key(o, col->key, kl, c);
             }
             const char *str = NULL;
-            switch (col->kind) {
-            case PM_META_COL_I64: o = pm_api__put_i64(o, *(const int64_t *)f); break;
-            case PM_META_COL_U32: o += pm_api__fmt_u64(o, *(const uint32_t *)f); break;
-            case PM_META_COL_F64: o = pm_api__put_f64(o, *(const double *)f); break;
-            case PM_META_COL_BOOL: o = pm_api__put_bool(o, *(const bool *)f); break;
-            case PM_META_COL_STR:
-                str = *(const char *const *)f;
-                if (!str) memcpy(o, "null", 4), o += 4;
-                break;
-            case PM_META_COL_VAL: {
-                const pm_meta_val *v = f;
-                switch (v->kind) {
-                case PM_META_BOOL: o = pm_api__put_bool(o, v->u.b); break;
-                case PM_META_INT: o = pm_api__put_i64(o, v->u.i); break;
-                case PM_META_NUM: o = pm_api__put_f64(o, v->u.n); break;
-                case PM_META_STR:
-                    if (!(str = v->u.s)) memcpy(o, "null", 4), o += 4;
-                    break;
-                default: memcpy(o, "null", 4), o += 4;
-                }
-                break;
-            }
-            case PM_META_COL_U32X2: {
-                const uint32_t *u = f;
-                *o++ = '[';
-                o += pm_api__fmt_u64(o, u[0]);
-                *o++ = ',';
-                o += pm_api__fmt_u64(o, u[1]);
-                *o++ = ']';
-                break;
-            }
-            case PM_META_COL_F64X3: {
-                const double *d = f;
-                *o++ = '[';
-                o = pm_api__put_f64(o, d[0]);
-                *o++ = ',';
-                o = pm_api__put_f64(o, d[1]);
-                *o++ = ',';
-                o = pm_api__put_f64(o, d[2]);
-                *o++ = ']';
-                break;
-            }
-            case PM_META_COL_U32S: {
-                const pm_meta_u32s *l = f;
-                *o++ = '[';
-                for (size_t j = 0; j < l->n; j++) {
-                    if (j) *o++ = ',';
-                    o += pm_api__fmt_u64(o, l->v[j]);
-                }
-                *o++ = ']';
-                break;
-            }
-            case PM_META_COL_BOOLS: {
-                const pm_meta_bools *l = f;
-                *o++ = '[';
-                for (size_t j = 0; j < l->n; j++) {
-                    if (j) *o++ = ',';
-                    o = pm_api__put_bool(o, l->v[j]);
-                }
-                *o++ = ']';
-                break;
-            }
-            case PM_META_COL_META: break;
-            }
+            if (!sub) o = pm_api__put_cell(o, col->kind, f, &str);
             if (str) {
                 char *end = pm_api__put_cached_str(o, str, c);
                 if (end) {
@@ -980,13 +940,9 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
             if (!pm_api__w_reserve(w, need)) return;
             o = w->data + w->len;
         }
-        if ((size_t)(o - w->data) == start) *o++ = '{';   /* no member */
-        else w->data[start] = '{';
-        *o++ = '}';
-        w->len = (size_t)(o - w->data);
+        pm_api__row_close(w, o, start);
     }
-    if (!pm_api__w_reserve(w, 1)) return;
-    w->data[w->len++] = ']';
+    pm_api__w_char(w, ']');
 }
 
 /* Every column (the full metadata: no skip test per member), or some. */

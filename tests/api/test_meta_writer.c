@@ -65,6 +65,20 @@ static void expect_same(const pm_meta *m) {
     pm_arena_destroy(a);
 }
 
+/* m and its plain copy written in summary mode: the same text. */
+static void expect_same_summary(const pm_meta *m, const pm_meta *plain, const pm_api_generator *gen) {
+    pm_api__w w1, w2;
+    pm_api__w_init(&w1, 16);
+    pm_api__w_init(&w2, 16);
+    pm_api__w_meta_mode(&w1, m, gen, PM_API_META_SUMMARY);
+    pm_api__w_meta_mode(&w2, plain, gen, PM_API_META_SUMMARY);
+    cr_assert(!w1.oom && !w2.oom);
+    cr_assert(w1.len == w2.len && memcmp(w1.data, w2.data, w1.len) == 0, "%.*s\n%.*s", (int)w1.len, w1.data,
+              (int)w2.len, w2.data);
+    pm_api__w_free(&w1);
+    pm_api__w_free(&w2);
+}
+
 /* Strings of 0 to 40 bytes, plain or with one byte to escape at each
  * place: the word-at-a-time copy and its overlapping tail. */
 Test(meta_writer, strings_with_an_escape_anywhere) {
@@ -284,16 +298,7 @@ Test(meta_writer, tables_of_one_shape_match_the_reference) {
         expect_same(root);
         /* summary: the inner tables written without their x column */
         const pm_meta *plain = pm_meta_copy(a, root);
-        pm_api__w w1, w2;
-        pm_api__w_init(&w1, 16);
-        pm_api__w_init(&w2, 16);
-        pm_api__w_meta_mode(&w1, root, &gen, PM_API_META_SUMMARY);
-        pm_api__w_meta_mode(&w2, plain, &gen, PM_API_META_SUMMARY);
-        cr_assert(!w1.oom && !w2.oom);
-        cr_assert(w1.len == w2.len && memcmp(w1.data, w2.data, w1.len) == 0, "%.*s\n%.*s", (int)w1.len,
-                  w1.data, (int)w2.len, w2.data);
-        pm_api__w_free(&w1);
-        pm_api__w_free(&w2);
+        expect_same_summary(root, plain, &gen);
         pm_arena_destroy(a);
     }
 }
@@ -350,16 +355,7 @@ Test(meta_writer, summary_over_tables_matches_the_plain_copy) {
         cr_assert_eq(pm_meta_set_lit(root, "t", random_table(a, &s, 0)), 0);
         cr_assert_eq(pm_meta_set_lit(root, "u", random_tree(a, &s, 1)), 0);
         const pm_meta *plain = pm_meta_copy(a, root);
-        pm_api__w w1, w2;
-        pm_api__w_init(&w1, 16);
-        pm_api__w_init(&w2, 16);
-        pm_api__w_meta_mode(&w1, root, &gens[t & 1], PM_API_META_SUMMARY);
-        pm_api__w_meta_mode(&w2, plain, &gens[t & 1], PM_API_META_SUMMARY);
-        cr_assert(!w1.oom && !w2.oom);
-        cr_assert(w1.len == w2.len && memcmp(w1.data, w2.data, w1.len) == 0, "%.*s\n%.*s", (int)w1.len,
-                  w1.data, (int)w2.len, w2.data);
-        pm_api__w_free(&w1);
-        pm_api__w_free(&w2);
+        expect_same_summary(root, plain, &gens[t & 1]);
         pm_arena_destroy(a);
     }
 }
