@@ -440,22 +440,19 @@ static int pm_api__fmt_short(char *o, bool neg, double a) {
  * in metadata: coordinates on a grid, widths, mouths 6.5 m in): "%.15g"
  * writes the integer part and ".5" for these, with -0 as 0, and 15 digits
  * read back, so that text is the reference's. 0 when d is not one. */
-static inline int pm_api__fmt_half(char *o, double d) {
+static inline __attribute__((always_inline)) int pm_api__fmt_half(char *o, double d) {
     double h = d * 2;   /* exact */
     if (!(fabs(h) < 2e6)) return 0;
     long v = (long)h;
     if ((double)v != h) return 0;
-    int n = 0;
-    if (v < 0) {
-        o[n++] = '-';
-        v = -v;
-    }
-    n += pm_api__fmt_u64(o + n, (uint64_t)v >> 1);
-    if (v & 1) {
-        memcpy(o + n, ".5", 2);
-        n += 2;
-    }
-    return n;
+    /* The sign and ".5" are stored whatever they turn out to be (o has
+     * room for 32 bytes) and kept by the length: no branch on either. */
+    o[0] = '-';
+    int n = v < 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    n += pm_api__fmt_u64(o + n, u >> 1);
+    memcpy(o + n, ".5", 2);
+    return n + 2 * (int)(u & 1);
 }
 
 int pm_api__fmt_f64(char *o, double d) {
@@ -499,20 +496,27 @@ void pm_api__w_f64(pm_api__w *w, double d) {
     w->len += (size_t)pm_api__fmt_f64(w->data + w->len, d);
 }
 
-static inline char *pm_api__put_i64(char *o, int64_t i) {
+static inline __attribute__((always_inline)) char *pm_api__put_i64(char *o, int64_t i) {
     if (i < 0) *o++ = '-';
     /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit. */
     return o + pm_api__fmt_u64(o, i < 0 ? 0 - (uint64_t)i : (uint64_t)i);
 }
 
-static inline char *pm_api__put_f64(char *o, double d) {
-    int n = pm_api__fmt_half(o, d);   /* pm_api__fmt_f64's first step, here with no call */
-    if (n) return o + n;
+/* A number that is not a half below 10^6 (out of line: its many
+ * registers would make every caller save and restore them). */
+static __attribute__((noinline)) char *pm_api__put_f64_rest(char *o, double d) {
     if (!isfinite(d)) {
         memcpy(o, "null", 4);
         return o + 4;
     }
     return o + pm_api__fmt_f64(o, d);
+}
+
+/* Inline where metadata's numbers are written: most are halves. */
+static inline __attribute__((always_inline)) char *pm_api__put_f64(char *o, double d) {
+    int n = pm_api__fmt_half(o, d);   /* pm_api__fmt_f64's first step, here with no call */
+    if (n) return o + n;
+    return pm_api__put_f64_rest(o, d);
 }
 
 static inline char *pm_api__put_bool(char *o, bool b) {
@@ -619,6 +623,22 @@ static void pm_api__w_str_kept(pm_api__w *w, const char *s, pm_api__meta_cache *
 
 static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c);
 
+/* A short array of scalars ([0, 2], a point) at o, where lim ends the
+ * room, without a call per array: the end, or NULL (nothing counts as
+ * written) when it is longer, has another kind of element or lacks room. */
+static inline char *pm_api__put_scalars(char *o, const char *lim, const pm_meta *arr) {
+    if ((size_t)(lim - o) < 8 * 33 + 2) return NULL;
+    *o++ = '[';
+    int n = 0;
+    for (const pm_meta *e = arr->u.kids.first; e; e = e->next) {
+        if (++n > 8) return NULL;   /* counted here: the room is for 8 */
+        if (e != arr->u.kids.first) *o++ = ',';
+        if (!(o = pm_api__put_scalar(o, e))) return NULL;
+    }
+    *o++ = ']';
+    return o;
+}
+
 /* The members or elements of container m. The write position o runs in
  * a register between room checks (each member's worst case, as one
  * pm_api__w_reserve per member would ask), and is handed back to w only
@@ -641,6 +661,7 @@ static void pm_api__w_kids(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c
         if (obj) o = pm_api__put_key(o, k->key ? k->key : "", kl, c);
         char *end = pm_api__put_scalar(o, k);
         if (!end && k->kind == PM_META_STR) end = pm_api__put_cached_str(o, k->u.s, c);
+        if (!end && k->kind == PM_META_ARR) end = pm_api__put_scalars(o, lim, k);
         if (end) {
             o = end;
             continue;
@@ -664,7 +685,156 @@ static inline size_t pm_api__col_list_room(const pm_meta_col *col, const char *r
     return 0;
 }
 
-#define PM_API__TABLE_KEYS 16
+
+/* The value of a column of kind at f, written at o; the end, or NULL for
+ * a META column (the caller's). A string (STR, or a VAL holding one) is
+ * the caller's to write too: it goes to *str (a NULL one is written null
+ * here). */
+static inline __attribute__((always_inline)) char *pm_api__put_cell(char *o, pm_meta_col_kind kind, const void *f,
+                                                                    const char **str) {
+    switch (kind) {
+    case PM_META_COL_I64: return pm_api__put_i64(o, *(const int64_t *)f);
+    case PM_META_COL_U32: return o + pm_api__fmt_u64(o, *(const uint32_t *)f);
+    case PM_META_COL_F64: return pm_api__put_f64(o, *(const double *)f);
+    case PM_META_COL_BOOL: return pm_api__put_bool(o, *(const bool *)f);
+    case PM_META_COL_STR: *str = *(const char *const *)f; break;
+    case PM_META_COL_VAL: {
+        const pm_meta_val *v = f;
+        switch (v->kind) {
+        case PM_META_BOOL: return pm_api__put_bool(o, v->u.b);
+        case PM_META_INT: return pm_api__put_i64(o, v->u.i);
+        case PM_META_NUM: return pm_api__put_f64(o, v->u.n);
+        case PM_META_STR: *str = v->u.s; break;
+        default: break;
+        }
+        break;
+    }
+    case PM_META_COL_U32X2: {
+        const uint32_t *u = f;
+        *o++ = '[';
+        o += pm_api__fmt_u64(o, u[0]);
+        *o++ = ',';
+        o += pm_api__fmt_u64(o, u[1]);
+        *o++ = ']';
+        return o;
+    }
+    case PM_META_COL_F64X3: {
+        const double *d = f;
+        *o++ = '[';
+        o = pm_api__put_f64(o, d[0]);
+        *o++ = ',';
+        o = pm_api__put_f64(o, d[1]);
+        *o++ = ',';
+        o = pm_api__put_f64(o, d[2]);
+        *o++ = ']';
+        return o;
+    }
+    case PM_META_COL_U32S: {
+        const pm_meta_u32s *l = f;
+        *o++ = '[';
+        for (size_t j = 0; j < l->n; j++) {
+            if (j) *o++ = ',';
+            o += pm_api__fmt_u64(o, l->v[j]);
+        }
+        *o++ = ']';
+        return o;
+    }
+    case PM_META_COL_BOOLS: {
+        const pm_meta_bools *l = f;
+        *o++ = '[';
+        for (size_t j = 0; j < l->n; j++) {
+            if (j) *o++ = ',';
+            o = pm_api__put_bool(o, l->v[j]);
+        }
+        *o++ = ']';
+        return o;
+    }
+    case PM_META_COL_META: return NULL;
+    default: break;
+    }
+    if (*str) return o;
+    memcpy(o, "null", 4);
+    return o + 4;
+}
+
+/* A string value: from the cache, else written in full and kept. The
+ * write position after it, with room for need more bytes (NULL when out
+ * of memory). */
+static char *pm_api__put_str_cell(pm_api__w *w, char *o, const char *str, size_t need, pm_api__meta_cache *c) {
+    char *end = pm_api__put_cached_str(o, str, c);
+    if (end) return end;
+    w->len = (size_t)(o - w->data);
+    pm_api__w_str_kept(w, str, c);
+    if (!pm_api__w_reserve(w, need)) return NULL;
+    return w->data + w->len;
+}
+
+/* Starts row r (at row): room for need bytes (fixed, and its lists'
+ * elements when the shape has lists), and its comma after the row
+ * before. The write position: every member goes with a comma before it,
+ * the first one's becomes the row's '{' (pm_api__row_close). NULL when
+ * out of memory. */
+static inline __attribute__((always_inline)) char *pm_api__row_open(pm_api__w *w, const pm_meta_shape *sh,
+                                                                    const char *row, size_t r, size_t fixed,
+                                                                    bool lists, size_t *need) {
+    *need = fixed + 1;
+    for (size_t i = 0; lists && i < sh->ncols; i++) *need += pm_api__col_list_room(&sh->cols[i], row);
+    if (!pm_api__w_reserve(w, *need)) return NULL;
+    char *o = w->data + w->len;
+    if (r) *o++ = ',';
+    return o;
+}
+
+/* Ends a row written from o's start (its first member's comma): that
+ * comma becomes the '{', or the row has no member. */
+static inline void pm_api__row_close(pm_api__w *w, char *o, size_t start) {
+    if ((size_t)(o - w->data) == start) *o++ = '{';
+    else w->data[start] = '{';
+    *o++ = '}';
+    w->len = (size_t)(o - w->data);
+}
+
+/* The rows of table m through its columns' plan (the columns written,
+ * in order, each key's text kept): one switch per member, no test of
+ * skips, kept keys or absent members before it. fixed and lists are
+ * pm_api__w_table_cols's room per row; the '[' is written, the ']' is
+ * the caller's. */
+static inline __attribute__((always_inline)) void pm_api__w_rows_planned(pm_api__w *w, const pm_meta *m,
+                                                                         const pm_api__tcol *plan, size_t np,
+                                                                         size_t fixed, bool lists,
+                                                                         pm_api__meta_cache *c) {
+    const pm_meta_shape *sh = m->u.table.shape;
+    for (size_t r = 0; r < m->u.table.n; r++) {
+        const char *row = (const char *)m->u.table.rows + r * sh->row_size;
+        size_t need;
+        char *o = pm_api__row_open(w, sh, row, r, fixed, lists, &need);
+        if (!o) return;
+        size_t start = (size_t)(o - w->data);
+        for (const pm_api__tcol *p = plan, *pe = plan + np; p < pe; p++) {
+            const void *f = row + p->offset;
+            memcpy(o, p->key, PM_API__KEY_TEXT);
+            o += p->key_len;
+            const char *str = NULL;
+            char *end = pm_api__put_cell(o, p->kind, f, &str);
+            if (end) {
+                o = end;
+                if (str && !(o = pm_api__put_str_cell(w, o, str, need, c))) return;
+                continue;
+            }
+            const pm_meta *sub = *(const pm_meta *const *)f;   /* META */
+            if (!sub) {   /* absent from this row: the key is taken back */
+                o -= p->key_len;
+                continue;
+            }
+            w->len = (size_t)(o - w->data);
+            pm_api__w_node(w, sub, c);
+            /* room again for what is left of the row (all of it, as a bound) */
+            if (!pm_api__w_reserve(w, need)) return;
+            o = w->data + w->len;
+        }
+        pm_api__row_close(w, o, start);
+    }
+}
 
 /* A table: rows as objects, each value written from its C type. The
  * columns' keys are made once per table (the first PM_API__TABLE_KEYS
@@ -674,6 +844,13 @@ static inline size_t pm_api__col_list_room(const pm_meta_col *col, const char *r
 static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w *w, const pm_meta *m,
                                                                        uint64_t skip, pm_api__meta_cache *c) {
     const pm_meta_shape *sh = m->u.table.shape;
+    if (sh == c->plan_shape && skip == c->plan_skip) {
+        if (!pm_api__w_reserve(w, 1)) return;
+        w->data[w->len++] = '[';
+        pm_api__w_rows_planned(w, m, c->plan, c->plan_n, c->plan_fixed, c->plan_lists, c);
+        pm_api__w_char(w, ']');
+        return;
+    }
     char kt[PM_API__TABLE_KEYS][PM_API__KEY_TEXT];
     bool kok[PM_API__TABLE_KEYS], lists = false;
     size_t fixed = 2;   /* the braces */
@@ -698,15 +875,39 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
     }
     if (!pm_api__w_reserve(w, 1)) return;
     w->data[w->len++] = '[';
+    /* The usual table: every column written has its key kept above. */
+    pm_api__tcol plan[PM_API__TABLE_KEYS];
+    size_t np = 0;
+    bool planned = sh->ncols <= PM_API__TABLE_KEYS, nested = false;
+    for (size_t i = 0; planned && i < sh->ncols; i++) {
+        nested |= sh->cols[i].kind == PM_META_COL_META;
+        if (skip >> i & 1) continue;
+        planned = kok[i];
+        plan[np++] = (pm_api__tcol){kt[i], sh->cols[i].offset, (uint32_t)sh->cols[i].key_len + 4,
+                                    sh->cols[i].kind};
+    }
+    if (planned && !nested) {   /* kept for the next table of this shape */
+        c->plan_shape = sh;
+        c->plan_skip = skip;
+        c->plan_n = np;
+        c->plan_fixed = fixed;
+        c->plan_lists = lists;
+        for (size_t j = 0; j < np; j++) {
+            memcpy(c->plan_keys[j], plan[j].key, PM_API__KEY_TEXT);
+            c->plan[j] = plan[j];
+            c->plan[j].key = c->plan_keys[j];
+        }
+    }
+    if (planned) {
+        pm_api__w_rows_planned(w, m, plan, np, fixed, lists, c);
+        pm_api__w_char(w, ']');
+        return;
+    }
     for (size_t r = 0; r < m->u.table.n; r++) {
         const char *row = (const char *)m->u.table.rows + r * sh->row_size;
-        size_t need = fixed + 1;
-        for (size_t i = 0; lists && i < sh->ncols; i++) need += pm_api__col_list_room(&sh->cols[i], row);
-        if (!pm_api__w_reserve(w, need)) return;
-        char *o = w->data + w->len;
-        if (r) *o++ = ',';
-        /* Every member goes with a comma before it: the first one's
-         * becomes the row's '{' at the end. */
+        size_t need;
+        char *o = pm_api__row_open(w, sh, row, r, fixed, lists, &need);
+        if (!o) return;
         size_t start = (size_t)(o - w->data);
         for (size_t i = 0; i < sh->ncols; i++) {
             const pm_meta_col *col = &sh->cols[i];
@@ -723,70 +924,7 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
                 o = pm_api__put_key(o, col->key, kl, c);
             }
             const char *str = NULL;
-            switch (col->kind) {
-            case PM_META_COL_I64: o = pm_api__put_i64(o, *(const int64_t *)f); break;
-            case PM_META_COL_U32: o += pm_api__fmt_u64(o, *(const uint32_t *)f); break;
-            case PM_META_COL_F64: o = pm_api__put_f64(o, *(const double *)f); break;
-            case PM_META_COL_BOOL: o = pm_api__put_bool(o, *(const bool *)f); break;
-            case PM_META_COL_STR:
-                str = *(const char *const *)f;
-                if (!str) memcpy(o, "null", 4), o += 4;
-                break;
-            case PM_META_COL_VAL: {
-                const pm_meta_val *v = f;
-                switch (v->kind) {
-                case PM_META_BOOL: o = pm_api__put_bool(o, v->u.b); break;
-                case PM_META_INT: o = pm_api__put_i64(o, v->u.i); break;
-                case PM_META_NUM: o = pm_api__put_f64(o, v->u.n); break;
-                case PM_META_STR:
-                    if (!(str = v->u.s)) memcpy(o, "null", 4), o += 4;
-                    break;
-                default: memcpy(o, "null", 4), o += 4;
-                }
-                break;
-            }
-            case PM_META_COL_U32X2: {
-                const uint32_t *u = f;
-                *o++ = '[';
-                o += pm_api__fmt_u64(o, u[0]);
-                *o++ = ',';
-                o += pm_api__fmt_u64(o, u[1]);
-                *o++ = ']';
-                break;
-            }
-            case PM_META_COL_F64X3: {
-                const double *d = f;
-                *o++ = '[';
-                o = pm_api__put_f64(o, d[0]);
-                *o++ = ',';
-                o = pm_api__put_f64(o, d[1]);
-                *o++ = ',';
-                o = pm_api__put_f64(o, d[2]);
-                *o++ = ']';
-                break;
-            }
-            case PM_META_COL_U32S: {
-                const pm_meta_u32s *l = f;
-                *o++ = '[';
-                for (size_t j = 0; j < l->n; j++) {
-                    if (j) *o++ = ',';
-                    o += pm_api__fmt_u64(o, l->v[j]);
-                }
-                *o++ = ']';
-                break;
-            }
-            case PM_META_COL_BOOLS: {
-                const pm_meta_bools *l = f;
-                *o++ = '[';
-                for (size_t j = 0; j < l->n; j++) {
-                    if (j) *o++ = ',';
-                    o = pm_api__put_bool(o, l->v[j]);
-                }
-                *o++ = ']';
-                break;
-            }
-            case PM_META_COL_META: break;
-            }
+            if (!sub) o = pm_api__put_cell(o, col->kind, f, &str);
             if (str) {
                 char *end = pm_api__put_cached_str(o, str, c);
                 if (end) {
@@ -802,13 +940,9 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
             if (!pm_api__w_reserve(w, need)) return;
             o = w->data + w->len;
         }
-        if ((size_t)(o - w->data) == start) *o++ = '{';   /* no member */
-        else w->data[start] = '{';
-        *o++ = '}';
-        w->len = (size_t)(o - w->data);
+        pm_api__row_close(w, o, start);
     }
-    if (!pm_api__w_reserve(w, 1)) return;
-    w->data[w->len++] = ']';
+    pm_api__w_char(w, ']');
 }
 
 /* Every column (the full metadata: no skip test per member), or some. */
@@ -846,6 +980,7 @@ void pm_api__meta_cache_init(pm_api__meta_cache *c) {
 #pragma GCC unroll 8
     for (int i = 0; i < PM_API__KEYS; i++) c->keys[i].key = NULL;
     memset(c->strs_live, 0, sizeof c->strs_live);
+    c->plan_shape = NULL;
 }
 
 void pm_api__w_meta_cached(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c) { pm_api__w_node(w, m, c); }

@@ -94,9 +94,28 @@ typedef struct pm_api__key_slot {
     char text[PM_API__KEY_TEXT];   /* that, and what the copy may carry past it */
 } pm_api__key_slot;
 
+/* A table's column as the planned row writer takes it: its ,"key": text
+ * (32 bytes readable), where its value is in the row and what it is. */
+#define PM_API__TABLE_KEYS 16
+typedef struct pm_api__tcol {
+    const char *key;
+    size_t offset;
+    uint32_t key_len;   /* of the text: the key's and 4 */
+    pm_meta_col_kind kind;
+} pm_api__tcol;
+
 typedef struct pm_api__meta_cache {
     uint64_t strs_live[PM_API__STRS / 64];   /* strs slots written (keys: key NULL when free) */
     pm_api__key_slot keys[PM_API__KEYS], strs[PM_API__STRS];
+    /* The plan of the last table shape written (with skip) that has no
+     * META column, so that writing its rows writes no other table: a
+     * network's many small tables of one shape (mouths) plan once. */
+    const pm_meta_shape *plan_shape;   /* NULL: none */
+    uint64_t plan_skip;
+    size_t plan_n, plan_fixed;
+    bool plan_lists;
+    pm_api__tcol plan[PM_API__TABLE_KEYS];
+    char plan_keys[PM_API__TABLE_KEYS][PM_API__KEY_TEXT];
 } pm_api__meta_cache;
 void pm_api__meta_cache_init(pm_api__meta_cache *c);
 /* pm_api__w_meta with a cache the caller keeps across calls. */

@@ -65,6 +65,20 @@ static void expect_same(const pm_meta *m) {
     pm_arena_destroy(a);
 }
 
+/* m and its plain copy written in summary mode: the same text. */
+static void expect_same_summary(const pm_meta *m, const pm_meta *plain, const pm_api_generator *gen) {
+    pm_api__w w1, w2;
+    pm_api__w_init(&w1, 16);
+    pm_api__w_init(&w2, 16);
+    pm_api__w_meta_mode(&w1, m, gen, PM_API_META_SUMMARY);
+    pm_api__w_meta_mode(&w2, plain, gen, PM_API_META_SUMMARY);
+    cr_assert(!w1.oom && !w2.oom);
+    cr_assert(w1.len == w2.len && memcmp(w1.data, w2.data, w1.len) == 0, "%.*s\n%.*s", (int)w1.len, w1.data,
+              (int)w2.len, w2.data);
+    pm_api__w_free(&w1);
+    pm_api__w_free(&w2);
+}
+
 /* Strings of 0 to 40 bytes, plain or with one byte to escape at each
  * place: the word-at-a-time copy and its overlapping tail. */
 Test(meta_writer, strings_with_an_escape_anywhere) {
@@ -95,6 +109,7 @@ static const char *const lits[] = {"id", "index", "kind", "position", "edges", "
  * address (cached), copies (new addresses each time), keys that need
  * escapes or are too long to cache, and every scalar kind. */
 static pm_meta *random_table(pm_arena *a, uint64_t *s, int depth);
+static pm_meta *random_rows(pm_arena *a, uint64_t *s, int depth, const pm_meta_shape *sh, size_t nrows);
 
 static uint64_t next(uint64_t *s) {
     *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
@@ -202,6 +217,10 @@ static pm_meta *random_table(pm_arena *a, uint64_t *s, int depth) {
     }
     pm_meta_shape *sh = pm_arena_alloc(a, sizeof *sh);
     *sh = (pm_meta_shape){cols, ncols, sizeof(trow)};
+    return random_rows(a, s, depth, sh, nrows);
+}
+
+static pm_meta *random_rows(pm_arena *a, uint64_t *s, int depth, const pm_meta_shape *sh, size_t nrows) {
     trow *rows = pm_arena_alloc(a, (nrows ? nrows : 1) * sizeof *rows);
     for (size_t r = 0; r < nrows; r++) {
         trow *t = &rows[r];
@@ -237,6 +256,49 @@ Test(meta_writer, tables_write_as_their_plain_copy) {
         cr_assert_eq(pm_meta_set_lit(root, "u", random_tree(a, &s, 1)), 0);
         expect_same(root);
         expect_same(root->u.kids.first);   /* a table at the top */
+        pm_arena_destroy(a);
+    }
+}
+
+/* Many tables of one shape (as a network's mouths, one table per node,
+ * inside the rows of a table with a META column, and one after another):
+ * the writer plans such a shape once and writes every later table of it
+ * from that plan, with and without columns skipped by summary. */
+Test(meta_writer, tables_of_one_shape_match_the_reference) {
+    uint64_t s = 0x6a09e667f3bcc908ull;
+    static const pm_meta_col outer_cols[] = {PM_META_COL("i", I64, trow, i64), PM_META_COL("m", META, trow, meta),
+                                             PM_META_COL("s", STR, trow, str)};
+    static const pm_meta_shape outer = {outer_cols, 3, sizeof(trow)};
+    static const char *const omit[] = {"t[].m.x", NULL};
+    const pm_api_generator gen = {.name = "test", .summary_omit = omit};
+    for (int t = 0; t < 400; t++) {
+        pm_arena *a = pm_arena_create(0);
+        /* the shared shape: no META column (a plan kept across tables) */
+        uint64_t x = next(&s);
+        size_t ncols = 1 + x % 12;
+        pm_meta_col *cols = pm_arena_alloc(a, ncols * sizeof *cols);
+        for (size_t c = 0; c < ncols; c++) {
+            uint64_t y = next(&s);
+            const char *key = t % 4 == 0 ? lits[y % 11] : lits[y % 6];   /* mostly plain, short keys */
+            size_t k = (y >> 8) % 10;
+            cols[c] = (pm_meta_col){key, (uint32_t)strlen(key), col_kinds[k], col_offsets[k]};
+        }
+        if (t % 3 == 0) cols[0] = (pm_meta_col){"x", 1, PM_META_COL_U32, offsetof(trow, u32)};
+        pm_meta_shape *sh = pm_arena_alloc(a, sizeof *sh);
+        *sh = (pm_meta_shape){cols, ncols, sizeof(trow)};
+        size_t nouter = 1 + next(&s) % 6;
+        trow *orows = pm_arena_alloc(a, nouter * sizeof *orows);
+        for (size_t r = 0; r < nouter; r++)
+            orows[r] = (trow){.i64 = (int64_t)r, .str = lits[next(&s) % 11],
+                              .meta = next(&s) % 4 ? random_rows(a, &s, 2, sh, next(&s) % 5) : NULL};
+        pm_meta *root = pm_meta_obj(a), *list = pm_meta_arr(a);
+        cr_assert_eq(pm_meta_set_lit(root, "t", pm_meta_table(a, &outer, orows, nouter)), 0);
+        for (int k = 0; k < 4; k++) cr_assert_eq(pm_meta_push(list, random_rows(a, &s, 2, sh, next(&s) % 5)), 0);
+        cr_assert_eq(pm_meta_set_lit(root, "u", list), 0);
+        expect_same(root);
+        /* summary: the inner tables written without their x column */
+        const pm_meta *plain = pm_meta_copy(a, root);
+        expect_same_summary(root, plain, &gen);
         pm_arena_destroy(a);
     }
 }
@@ -293,16 +355,7 @@ Test(meta_writer, summary_over_tables_matches_the_plain_copy) {
         cr_assert_eq(pm_meta_set_lit(root, "t", random_table(a, &s, 0)), 0);
         cr_assert_eq(pm_meta_set_lit(root, "u", random_tree(a, &s, 1)), 0);
         const pm_meta *plain = pm_meta_copy(a, root);
-        pm_api__w w1, w2;
-        pm_api__w_init(&w1, 16);
-        pm_api__w_init(&w2, 16);
-        pm_api__w_meta_mode(&w1, root, &gens[t & 1], PM_API_META_SUMMARY);
-        pm_api__w_meta_mode(&w2, plain, &gens[t & 1], PM_API_META_SUMMARY);
-        cr_assert(!w1.oom && !w2.oom);
-        cr_assert(w1.len == w2.len && memcmp(w1.data, w2.data, w1.len) == 0, "%.*s\n%.*s", (int)w1.len,
-                  w1.data, (int)w2.len, w2.data);
-        pm_api__w_free(&w1);
-        pm_api__w_free(&w2);
+        expect_same_summary(root, plain, &gens[t & 1]);
         pm_arena_destroy(a);
     }
 }
