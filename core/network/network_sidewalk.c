@@ -522,35 +522,46 @@ static void pm__put_done(pm__slab *S, pm_prim *p, uint32_t nv, uint32_t ni, bool
     if (curb) S->N->curb_nt = ni / 3;
 }
 
+/* One column of a fast wall: its bottom and top vertices (or, closing a
+ * ring, the first column's), then the quad from the previous column. */
+typedef struct pm__wall_run {
+    float *restrict pos, *restrict nrm, *restrict uv;
+    uint32_t *restrict idx;
+    uint32_t nv, ni, b0, t0, bf, tf;
+} pm__wall_run;
+
+static inline void pm__wall_column(pm__wall_run *w, const float *bot, const float *top, double u, double sc,
+                                   bool first, bool closing, bool curb) {
+    uint32_t b1, t1;
+    if (closing) { b1 = w->bf; t1 = w->tf; }
+    else {
+        float fu = (float)(u * sc);
+        b1 = pm__put_vtx(w->pos, w->nrm, w->uv, w->nv++, bot, fu, 0);
+        t1 = pm__put_vtx(w->pos, w->nrm, w->uv, w->nv++, top, fu, (float)(((double)top[1] - bot[1]) * sc));
+    }
+    if (first) { w->bf = b1; w->tf = t1; }
+    else {
+        const float *p0 = w->pos + 3 * (size_t)w->b0, *q0 = w->pos + 3 * (size_t)w->t0;
+        const float *p1 = w->pos + 3 * (size_t)b1, *q1 = w->pos + 3 * (size_t)t1;
+        w->ni = pm__put_quad(w->nrm, w->idx, w->ni, w->b0, w->t0, b1, t1, (double)p1[0] - p0[0],
+                             (double)p1[2] - p0[2], p0[1], q0[1], p1[1], q1[1], curb);
+    }
+    w->b0 = b1;
+    w->t0 = t1;
+}
+
 /* pm__curb_face (below) with room: see above. */
 static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
     double sc = S->N->p->uv_scale, u = 0;
-    float *restrict pos = p->positions, *restrict nrm = p->normals, *restrict uv = p->uvs;
-    uint32_t *restrict idx = p->indices;
-    uint32_t nv = p->vcount, ni = p->icount, n = S->n;
-    uint32_t b0 = 0, t0 = 0, bf = 0, tf = 0;
+    pm__wall_run w = {p->positions, p->normals, p->uvs, p->indices, p->vcount, p->icount, 0, 0, 0, 0};
+    uint32_t n = S->n;
     for (uint32_t i = 0; i < n; i++) {
         const float *b = pm__apos(S, i);
         if (i > 0) u += S->len[i - 1];
         float t[3] = {b[0], S->top[i], b[2]};
-        uint32_t b1, t1;
-        if (S->closed && i + 1 == n) { b1 = bf; t1 = tf; }
-        else {
-            float fu = (float)(u * sc);
-            b1 = pm__put_vtx(pos, nrm, uv, nv++, b, fu, 0);
-            t1 = pm__put_vtx(pos, nrm, uv, nv++, t, fu, (float)(((double)t[1] - b[1]) * sc));
-        }
-        if (i == 0) { bf = b1; tf = t1; }
-        else {
-            const float *p0 = pos + 3 * (size_t)b0, *q0 = pos + 3 * (size_t)t0;
-            const float *p1 = pos + 3 * (size_t)b1, *q1 = pos + 3 * (size_t)t1;
-            ni = pm__put_quad(nrm, idx, ni, b0, t0, b1, t1, (double)p1[0] - p0[0], (double)p1[2] - p0[2], p0[1], q0[1],
-                              p1[1], q1[1], true);
-        }
-        b0 = b1;
-        t0 = t1;
+        pm__wall_column(&w, b, t, u, sc, i == 0, S->closed && i + 1 == n, true);
     }
-    pm__put_done(S, p, nv, ni, true);
+    pm__put_done(S, p, w.nv, w.ni, true);
 }
 
 /* pm__band_vertices (below) with room. */
@@ -575,37 +586,20 @@ static void pm__band_vertices_fast(pm__slab *S, pm_prim *p) {
 /* pm__outer_face (below) with room. */
 static void pm__outer_face_fast(pm__slab *S, pm_prim *p) {
     double sc = S->N->p->uv_scale, u = 0;
-    float *restrict pos = p->positions, *restrict nrm = p->normals, *restrict uv = p->uvs;
-    uint32_t *restrict idx = p->indices;
+    pm__wall_run w = {p->positions, p->normals, p->uvs, p->indices, p->vcount, p->icount, 0, 0, 0, 0};
     const float *band = S->s->prims[2].positions;
-    uint32_t nv = p->vcount, ni = p->icount, n = S->n;
-    uint32_t b0 = 0, t0 = 0, bf = 0, tf = 0, prev = 0;
+    uint32_t n = S->n, prev = 0;
     bool any = false;
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0 && S->oi[i] == S->oi[i - 1]) continue;
         const float *o = band + 3 * (size_t)S->oi[i];
         float bot[3] = {o[0], S->oby[i], o[2]};
         if (any) u += hypot(S->out[i].x - S->out[prev].x, S->out[i].y - S->out[prev].y);
-        uint32_t b1, t1;
-        if (S->closed && i + 1 == n) { b1 = bf; t1 = tf; }
-        else {
-            float fu = (float)(u * sc);
-            b1 = pm__put_vtx(pos, nrm, uv, nv++, bot, fu, 0);
-            t1 = pm__put_vtx(pos, nrm, uv, nv++, o, fu, (float)(((double)o[1] - bot[1]) * sc));
-        }
-        if (!any) { bf = b1; tf = t1; }
-        else {
-            const float *p0 = pos + 3 * (size_t)b0, *q0 = pos + 3 * (size_t)t0;
-            const float *p1 = pos + 3 * (size_t)b1, *q1 = pos + 3 * (size_t)t1;
-            ni = pm__put_quad(nrm, idx, ni, b0, t0, b1, t1, (double)p1[0] - p0[0], (double)p1[2] - p0[2], p0[1], q0[1],
-                              p1[1], q1[1], false);
-        }
+        pm__wall_column(&w, bot, o, u, sc, !any, S->closed && i + 1 == n, false);
         any = true;
         prev = i;
-        b0 = b1;
-        t0 = t1;
     }
-    pm__put_done(S, p, nv, ni, true);
+    pm__put_done(S, p, w.nv, w.ni, true);
 }
 
 /* The curb face: bottom on the asphalt's own vertices (same floats), top
