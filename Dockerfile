@@ -37,8 +37,12 @@ RUN groupadd --system --gid 10001 procmesh \
  && useradd --system --uid 10001 --gid 10001 --no-create-home \
       --home-dir /nonexistent --shell /usr/sbin/nologin procmesh
 COPY --from=build /src/build/procmesh /usr/local/bin/procmesh
-# Fail the build, not the first request, if a runtime library is missing.
+# Fail the build, not the first request, if a runtime library is missing:
+# the linked ones, and libmicrohttpd, which the server opens when it starts
+# (service/mhd.h; its name is marked in the binary).
 RUN ! ldd /usr/local/bin/procmesh | grep -q "not found" \
+ && for lib in $(grep -ao 'PM_DLOPEN:[A-Za-z0-9._+-]*' /usr/local/bin/procmesh | cut -d: -f2); do \
+      ldconfig -p | grep -q "$lib " || { echo "missing $lib"; exit 1; }; done \
  && procmesh --version
 
 ENV PROCMESH_BIND=0.0.0.0 \

@@ -25,6 +25,7 @@
 #include "http.h"
 #include "log.h"
 #include "memo.h"
+#include "mhd.h"
 #include "pm_api/multipart.h"
 #include "pm_api/request.h"
 #include "metrics.h"
@@ -1604,6 +1605,12 @@ static struct MHD_Daemon *pm_svc__listen(pm_svc_server *s, uint32_t port, unsign
         pm_svc_json_escape(e, sizeof e, s->cfg.bind);
         pm_svc_log(PM_SVC_LOG_ERROR, NULL, "--bind is not an IPv4 or IPv6 address",
                    "\"bind\":\"%s\"", e);
+        return NULL;
+    }
+    char why[384], e[448];
+    if (pm_svc_mhd_load(why, sizeof why) != 0) {
+        pm_svc_json_escape(e, sizeof e, why);
+        pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot load the HTTP library", "\"error\":\"%s\"", e);
         return NULL;
     }
     unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;

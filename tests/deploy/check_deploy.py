@@ -202,12 +202,17 @@ def check_dockerfile(src, known, binary):
 
 def linked_packages(binary):
     """Debian packages owning the libraries the binary links directly
-    (NEEDED entries; apt brings their own dependencies)."""
+    (NEEDED entries) or opens (PM_DLOPEN markers); apt brings their own
+    dependencies."""
     if not all(shutil.which(t) for t in ("readelf", "dpkg-query")):
         return None
     dyn = subprocess.run(["readelf", "-d", binary], capture_output=True, text=True).stdout
+    names = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dyn)
+    # and the ones the server opens itself (service/mhd.h), marked in the binary
+    with open(binary, "rb") as f:
+        names += [m.decode() for m in re.findall(rb"PM_DLOPEN:([\w.+-]+\.so[\w.]*)", f.read())]
     pkgs = {}
-    for name in re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dyn):
+    for name in names:
         r = subprocess.run(["dpkg-query", "-S", "*/" + name], capture_output=True, text=True)
         pkgs[name] = {l.split(":")[0] for l in r.stdout.splitlines() if ":" in l}
     return pkgs

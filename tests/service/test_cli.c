@@ -1,6 +1,7 @@
 /* `procmesh generate`: the offline CLI gives the same bytes as the HTTP
  * route for the same request, and its exit codes and problem+json. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
@@ -363,6 +364,43 @@ Test(cli, an_output_that_cannot_be_written_exits_5) {
     cr_assert_eq(c.code, 5, "exit %d: %s", c.code, c.err);
     cr_assert(strstr(c.err, "/nonexistent-dir/x.glb"), "%s", c.err);
     cli_free(&c);
+}
+
+/* A run of `procmesh generate` never loads the HTTP stack: libmicrohttpd
+ * (with gnutls and its chain) is opened by the server only (service/mhd.h),
+ * so the loader's own log of the files it opens names none of them, while
+ * the run still answers. The server's side is every test of tests/service. */
+Test(cli, a_run_loads_no_http_library) {
+    char *dir = pm_tp_tmpdir("cli-ld");
+    char log[512];
+    snprintf(log, sizeof log, "%s/ld", dir);
+    setenv("LD_DEBUG", "files", 1);
+    setenv("LD_DEBUG_OUTPUT", log, 1);
+    cli_result c = cli("{\"seed\": 1, \"size\": 6}", (const char *const[]){"grids", "--format", "glb", NULL});
+    unsetenv("LD_DEBUG");
+    unsetenv("LD_DEBUG_OUTPUT");
+    cr_assert_eq(c.code, 0, "%s", c.err);
+    cr_assert_gt(c.out_len, 20u);
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    int logs = 0, libc_seen = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strncmp(e->d_name, "ld.", 3) != 0) continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        char *text = (char *)slurp(path, NULL);
+        logs++;
+        libc_seen |= strstr(text, "libc.so") != NULL;
+        cr_assert_null(strstr(text, "libmicrohttpd"), "%s loads libmicrohttpd", e->d_name);
+        cr_assert_null(strstr(text, "libgnutls"), "%s loads gnutls", e->d_name);
+        free(text);
+    }
+    closedir(d);
+    cr_assert_eq(logs, 1, "one loader log (the run's), not %d", logs);
+    cr_assert(libc_seen, "the loader's log lists the libraries it loads");
+    cli_free(&c);
+    pm_tp_rmrf(dir);
+    free(dir);
 }
 
 /* The page pool (service/pages.c) changes where memory comes from, never
