@@ -125,9 +125,10 @@ static int cli_problem(const pm_api_problem *p, int code) {
 }
 
 /* Where the output goes: the file (created at the first byte, so a refused
- * request leaves none) or standard output. Small pieces are gathered,
- * big ones (a GLB's arrays, straight from the scene) written as they are:
- * the output is never assembled in memory. */
+ * request leaves none, and removed again when the run fails after it, so
+ * a half-written file never stands under the name) or standard output.
+ * Small pieces are gathered, big ones (a GLB's arrays, straight from the
+ * scene) written as they are: the output is never assembled in memory. */
 typedef struct cli_out {
     const char *file;   /* NULL: standard output */
     int fd;             /* -1 until opened */
@@ -178,12 +179,27 @@ static int cli_out_write(void *ctx, const void *data, size_t n) {
     return 0;
 }
 
-/* Flushes and closes; CLI_OK or CLI_WRITE (said on stderr). */
+/* Whether o's output is a regular file it opened by name, that name
+ * still being that file: the one kind it removes after a failed run (it
+ * holds part of an answer or, opened O_TRUNC, no longer what it held). A
+ * device such as /dev/full, a pipe, standard output or a symbolic link's
+ * target is left alone. */
+static int cli_out_regular(const cli_out *o) {
+    struct stat fd_st, name_st;
+    return o->file && o->fd >= 0 && fstat(o->fd, &fd_st) == 0 && S_ISREG(fd_st.st_mode) &&
+           lstat(o->file, &name_st) == 0 && S_ISREG(name_st.st_mode) &&
+           name_st.st_dev == fd_st.st_dev && name_st.st_ino == fd_st.st_ino;
+}
+
+/* Flushes and closes; CLI_OK or CLI_WRITE (said on stderr, the partial
+ * file removed). */
 static int cli_out_end(cli_out *o) {
     if (!o->err && cli_out_open(o) == 0) cli_out_flush(o);
+    int regular = cli_out_regular(o);
     if (o->file && o->fd >= 0 && close(o->fd) != 0 && !o->err) o->err = errno;
     o->fd = -1;
     if (!o->err) return CLI_OK;
+    if (regular) unlink(o->file);
     fprintf(stderr, "procmesh: writing %s failed: %s\n", o->file ? o->file : "standard output",
             strerror(o->err));
     return CLI_WRITE;
@@ -459,7 +475,11 @@ int pm_svc_cli_generate(int argc, char **argv) {
     out->len = 0;
     int code = cli_run(gen, &cfg, ctype, parts, nparts, q, nq, &out_opts, pool, out, &prob);
     if (out->err) code = cli_out_end(out);   /* the output failed, not the request */
-    else code = code == CLI_OK ? cli_out_end(out) : cli_problem(&prob, code);
+    else if (code == CLI_OK) code = cli_out_end(out);
+    else {   /* failed after the first byte (e.g. out of memory mid-way) */
+        if (cli_out_regular(out)) unlink(out->file);
+        code = cli_problem(&prob, code);
+    }
     if (out->file && out->fd >= 0) close(out->fd);
     free(out);
     pm_api_problem_free(&prob);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,8 +41,11 @@ static unsigned char *slurp(const char *path, size_t *len) {
     return b;
 }
 
-/* Runs PM_BINARY generate args… with in_len bytes of in on standard input. */
-static cli_result cli_bytes(const void *in_data, size_t in_len, const char *const *args) {
+/* Runs PM_BINARY generate args… with in_len bytes of in on standard input;
+ * fsize > 0: files it writes stop at fsize bytes (RLIMIT_FSIZE, SIGXFSZ
+ * ignored, so a write past it fails with EFBIG). */
+static cli_result cli_limited(const void *in_data, size_t in_len, const char *const *args,
+                              rlim_t fsize) {
     char *dir = pm_tp_tmpdir("cli");
     char in[512], out[512], err[512];
     snprintf(in, sizeof in, "%s/in", dir);
@@ -61,6 +66,10 @@ static cli_result cli_bytes(const void *in_data, size_t in_len, const char *cons
         dup2(fi, 0);
         dup2(fo, 1);
         dup2(fe, 2);
+        if (fsize) {
+            signal(SIGXFSZ, SIG_IGN);
+            setrlimit(RLIMIT_FSIZE, &(struct rlimit){fsize, fsize});
+        }
         execv(PM_BINARY, argv);
         _exit(127);
     }
@@ -72,6 +81,10 @@ static cli_result cli_bytes(const void *in_data, size_t in_len, const char *cons
     pm_tp_rmrf(dir);
     free(dir);
     return r;
+}
+
+static cli_result cli_bytes(const void *in_data, size_t in_len, const char *const *args) {
+    return cli_limited(in_data, in_len, args, 0);
 }
 
 /* ... with the text stdin_text on standard input. */
@@ -403,6 +416,97 @@ Test(cli, a_run_loads_no_http_library) {
     free(dir);
 }
 
+/* A grid town of n x n nodes 100 m apart as a network request, with 2 m
+ * sidewalks or not. */
+static void town_body(char *town, size_t cap, int n, int sidewalk) {
+    size_t at = (size_t)snprintf(town, cap, "{\"nodes\": [");
+    for (int i = 0; i < n * n; i++)
+        at += (size_t)snprintf(town + at, cap - at, "%s{\"id\": \"n%d\", \"position\": [%d, %d]}",
+                               i ? ", " : "", i, 100 * (i % n), 100 * (i / n));
+    at += (size_t)snprintf(town + at, cap - at, "], \"edges\": [");
+    for (int i = 0, e = 0; i < n * n; i++) {
+        if (i % n < n - 1)
+            at += (size_t)snprintf(town + at, cap - at, "%s{\"from\": \"n%d\", \"to\": \"n%d\"}",
+                                   e++ ? ", " : "", i, i + 1);
+        if (i / n < n - 1)
+            at += (size_t)snprintf(town + at, cap - at, "%s{\"from\": \"n%d\", \"to\": \"n%d\"}",
+                                   e++ ? ", " : "", i, i + n);
+    }
+    cr_assert_lt(at + 40, cap);
+    snprintf(town + at, cap - at, "]%s}", sidewalk ? ", \"sidewalk\": {\"width\": 2}" : "");
+}
+
+/* The output goes out as it is encoded, in pieces (a GLB's header and
+ * JSON chunk gathered, the scene's arrays written straight): a town's
+ * GLB of megabytes is the route's bytes, to a file and to standard
+ * output alike. */
+Test(cli, a_large_glb_to_a_file_or_standard_output_is_the_routes_bytes, .init = start,
+     .fini = stop) {
+    static char town[65536];
+    town_body(town, sizeof town, 12, 1);
+    pm_http_response h = svc_post(&srv, "/v1/networks?format=glb", town, NULL);
+    cr_assert_eq(h.status, 200, "%s", h.body);
+    cr_assert_gt(h.body_len, (size_t)2 << 20, "a GLB of megabytes, not %zu bytes", h.body_len);
+    cli_result c = cli(town, (const char *const[]){"networks", "--format", "glb", NULL});
+    expect_same(&c, &h, "standard output");
+    cli_free(&c);
+    char *dir = pm_tp_tmpdir("cli-big");
+    char file[512];
+    snprintf(file, sizeof file, "%s/town.glb", dir);
+    FILE *old = fopen(file, "wb");   /* an older, longer file is replaced whole */
+    for (size_t i = 0; i < h.body_len + 4096; i += 4096) fwrite(town, 1, 4096, old);
+    fclose(old);
+    c = cli(town, (const char *const[]){"networks", "-o", file, NULL});
+    cr_assert_eq(c.code, 0, "%s", c.err);
+    cr_assert_eq(c.out_len, 0);
+    cli_free(&c);
+    size_t n;
+    unsigned char *b = slurp(file, &n);
+    cr_assert_eq(n, h.body_len, "%zu bytes in the file, %zu over HTTP", n, h.body_len);
+    cr_assert(memcmp(b, h.body, n) == 0, "the file's bytes differ");
+    free(b);
+    pm_tp_rmrf(dir);
+    free(dir);
+    pm_http_response_free(&h);
+}
+
+/* A write that fails mid-way (the file size limit reached after the
+ * first megabyte): exit 5 naming the file, and no half-written file under
+ * the name, whether it was new or replaced an older one. A refused
+ * request still leaves an existing file as it was (nothing is opened). */
+Test(cli, a_write_failing_midway_exits_5_and_leaves_no_file) {
+    static char town[65536];
+    town_body(town, sizeof town, 12, 1);
+    char *dir = pm_tp_tmpdir("cli-midway");
+    char file[512];
+    snprintf(file, sizeof file, "%s/town.glb", dir);
+    for (int existed = 0; existed < 2; existed++) {
+        if (existed) {
+            FILE *old = fopen(file, "wb");
+            fputs("an older answer", old);
+            fclose(old);
+        }
+        cli_result c = cli_limited(town, strlen(town), (const char *const[]){"networks", "-o", file, NULL},
+                                   1 << 20);
+        cr_assert_eq(c.code, 5, "exit %d: %s", c.code, c.err);
+        cr_assert(strstr(c.err, file) && strstr(c.err, "failed"), "%s", c.err);
+        cr_assert_eq(access(file, F_OK), -1, "the partial file is removed (existed: %d)", existed);
+        cli_free(&c);
+    }
+    FILE *old = fopen(file, "wb");
+    fputs("an older answer", old);
+    fclose(old);
+    cli_result c = cli("{\"nodes\": 3}", (const char *const[]){"networks", "-o", file, NULL});
+    cr_assert_eq(c.code, 3, "%s", c.err);
+    size_t n;
+    char *kept = (char *)slurp(file, &n);
+    cr_assert_str_eq(kept, "an older answer");
+    free(kept);
+    cli_free(&c);
+    pm_tp_rmrf(dir);
+    free(dir);
+}
+
 /* The page pool (service/pages.c) changes where memory comes from, never
  * what is written: random requests of every route in every format, and
  * jobs past --max-job-mb, give the same exit code, output and problem
@@ -436,20 +540,7 @@ Test(cli, the_page_pool_gives_the_bytes_malloc_gives) {
     /* A town under caps around its need: refused (422 naming the limit) or
      * answered alike at each cap. */
     char town[65536];
-    size_t at = (size_t)snprintf(town, sizeof town, "{\"nodes\": [");
-    for (int i = 0; i < 400; i++)
-        at += (size_t)snprintf(town + at, sizeof town - at, "%s{\"id\": \"n%d\", \"position\": [%d, %d]}",
-                               i ? ", " : "", i, 100 * (i % 20), 100 * (i / 20));
-    at += (size_t)snprintf(town + at, sizeof town - at, "], \"edges\": [");
-    for (int i = 0, e = 0; i < 400; i++) {
-        if (i % 20 < 19)
-            at += (size_t)snprintf(town + at, sizeof town - at, "%s{\"from\": \"n%d\", \"to\": \"n%d\"}",
-                                   e++ ? ", " : "", i, i + 1);
-        if (i / 20 < 19)
-            at += (size_t)snprintf(town + at, sizeof town - at, "%s{\"from\": \"n%d\", \"to\": \"n%d\"}",
-                                   e++ ? ", " : "", i, i + 20);
-    }
-    snprintf(town + at, sizeof town - at, "], \"sidewalk\": {\"width\": 2}}");
+    town_body(town, sizeof town, 20, 1);
     int fits = 0;
     for (int mb = 1; mb <= 64; mb *= 2) {
         char cap[32];
