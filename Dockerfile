@@ -24,8 +24,9 @@ RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
 # ---- run: slim image, runtime libraries only, non-root -----------------
 FROM debian:12-slim
 # The shared libraries of the -dev packages above (tests/deploy checks
-# that this list covers every library the binary links; libcglm0 only for
-# -O0 builds, which call cglm out of line), and curl for HEALTHCHECK.
+# that this list covers every library the binary links, and libmicrohttpd,
+# which the server opens; libcglm0 only for -O0 builds, which call cglm
+# out of line), and curl for HEALTHCHECK.
 # jansson, xxhash, libpng, libuuid, hiredis, zlib and brotli are linked
 # from their static archives (PM_STATIC_DEPS, docs/svc.md): none needed.
 RUN apt-get update \
