@@ -526,14 +526,12 @@ static inline __attribute__((always_inline)) char *pm_api__put_f64_kept(char *o,
     memcpy(&b, &d, sizeof b);
     uint64_t i = (b * 0x9E3779B97F4A7C15ull) >> (64 - PM_API__NUM_BITS);
     pm_api__num_slot *s = &c->nums[i];
-    uint64_t live = c->nums_live[i >> 6] >> (i & 63) & 1;
-    if (live && s->bits == b) {
+    if (s->bits == b) {   /* an empty slot holds bits that choose another slot */
         memcpy(o, s->text, sizeof s->text);
         return o + s->len;
     }
     char *e = pm_api__put_f64(o, d);
     if (e - o <= (ptrdiff_t)sizeof s->text) {
-        c->nums_live[i >> 6] |= 1ull << (i & 63);
         s->bits = b;
         s->len = (uint64_t)(e - o);
         memcpy(s->text, o, sizeof s->text);   /* past the text: what the room held, never read as text */
@@ -1012,7 +1010,10 @@ void pm_api__meta_cache_init(pm_api__meta_cache *c) {
 #pragma GCC unroll 8
     for (int i = 0; i < PM_API__KEYS; i++) c->keys[i].key = NULL;
     memset(c->strs_live, 0, sizeof c->strs_live);
-    memset(c->nums_live, 0, sizeof c->nums_live);
+    /* Empty number slots: bits whose hash is another slot, so that no
+     * lookup in that slot can match them (0's is slot 0: 1's elsewhere). */
+    uint64_t one = 0x3ff0000000000000ull;   /* 1.0 */
+    for (int i = 0; i < PM_API__NUMS; i++) c->nums[i].bits = i ? 0 : one;
     for (int i = 0; i < PM_API__PLANS; i++) c->plans[i].shape = NULL, c->plans[i].busy = false;
     c->plan_next = 0;
 }

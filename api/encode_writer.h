@@ -130,7 +130,6 @@ typedef struct pm_api__num_slot {
 } pm_api__num_slot;
 
 typedef struct pm_api__meta_cache {
-    uint64_t nums_live[PM_API__NUMS / 64];   /* nums slots written */
     pm_api__num_slot nums[PM_API__NUMS];
     uint64_t strs_live[PM_API__STRS / 64];   /* strs slots written (keys: key NULL when free) */
     pm_api__key_slot keys[PM_API__KEYS], strs[PM_API__STRS];
