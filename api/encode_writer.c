@@ -633,13 +633,27 @@ static inline char *pm_api__put_cached_str(char *o, const char *s, const pm_api_
 
 /* The same written in full (room checked here) and kept for next time. */
 static void pm_api__w_str_kept(pm_api__w *w, const char *s, pm_api__meta_cache *cache) {
-    size_t start = w->len;
-    pm_api__w_str(w, s);
-    if (w->oom) return;
-    size_t n = w->len - start;
-    if (n == strlen(s) + 2)   /* plain: no escapes */
-        pm_api__slot_keep(cache->strs, cache->strs_live, pm_api__addr_hash(s, 0) >> (64 - PM_API__STR_BITS), s, 0,
-                          w->data + start, n);
+    size_t len = strlen(s);
+    /* the text and the 32-byte block a slot copies from it */
+    if (!pm_api__w_reserve(w, 6 * len + 2 + PM_API__KEY_TEXT)) return;
+    char *start = w->data + w->len, *o = start;
+    *o++ = '"';
+    o = pm_api__put_escaped(o, s, len);
+    *o++ = '"';
+    size_t n = (size_t)(o - start);
+    w->len += n;
+    if (n != len + 2 || n > PM_API__KEY_TEXT) return;   /* escaped, or too long to keep */
+    /* Kept as pm_api__slot_keep keeps it, the block copied whole: what
+     * follows the text there is overwritten wherever the block lands. */
+    uint64_t i = pm_api__addr_hash(s, 0) >> (64 - PM_API__STR_BITS);
+    uint64_t *live = cache->strs_live;
+    if (pm_api__slot_live(live, i) && !pm_api__slot_live(live, i ^ 1)) i ^= 1;
+    pm_api__key_slot *c = &cache->strs[i];
+    live[i >> 6] |= 1ull << (i & 63);
+    c->key = s;
+    c->len = 0;
+    c->text_len = (uint32_t)n;
+    memcpy(c->text, start, PM_API__KEY_TEXT);
 }
 
 static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c);
