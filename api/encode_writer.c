@@ -792,12 +792,11 @@ static inline __attribute__((always_inline)) char *pm_api__put_cell(char *o, pm_
     return o + 4;
 }
 
-/* A string value: from the cache, else written in full and kept. The
+/* A string value not in the cache, written at o in full and kept. The
  * write position after it, with room for need more bytes (NULL when out
  * of memory). */
-static char *pm_api__put_str_cell(pm_api__w *w, char *o, const char *str, size_t need, pm_api__meta_cache *c) {
-    char *end = pm_api__put_cached_str(o, str, c);
-    if (end) return end;
+static __attribute__((noinline)) char *pm_api__put_str_new(pm_api__w *w, char *o, const char *str, size_t need,
+                                                           pm_api__meta_cache *c) {
     w->len = (size_t)(o - w->data);
     pm_api__w_str_kept(w, str, c);
     if (!pm_api__w_reserve(w, need)) return NULL;
@@ -853,7 +852,11 @@ static inline __attribute__((always_inline)) void pm_api__w_rows_planned(pm_api_
             char *end = pm_api__put_cell(o, p->kind, f, &str, c);
             if (end) {
                 o = end;
-                if (str && !(o = pm_api__put_str_cell(w, o, str, need, c))) return;
+                if (str) {   /* mostly a text seen before: found inline, no call */
+                    char *kept = pm_api__put_cached_str(o, str, c);
+                    if (kept) o = kept;
+                    else if (!(o = pm_api__put_str_new(w, o, str, need, c))) return;
+                }
                 continue;
             }
             const pm_meta *sub = *(const pm_meta *const *)f;   /* META */
