@@ -830,19 +830,27 @@ static inline void pm_api__row_close(pm_api__w *w, char *o, size_t start) {
 
 /* The rows of table m through its columns' plan (the columns written,
  * in order, each key's text kept): one switch per member, no test of
- * skips, kept keys or absent members before it. fixed and lists are
- * pm_api__w_table_cols's room per row; the '[' is written, the ']' is
- * the caller's. */
+ * skips, kept keys or absent members before it. fixed is
+ * pm_api__w_table_cols's room per row, lists the shape's list columns
+ * (their elements' room, as pm_api__row_open counts it); the '[' is
+ * written, the ']' is the caller's. */
 static inline __attribute__((always_inline)) void pm_api__w_rows_planned(pm_api__w *w, const pm_meta *m,
                                                                          const pm_api__tcol *plan, size_t np,
-                                                                         size_t fixed, bool lists,
-                                                                         pm_api__meta_cache *c) {
+                                                                         size_t fixed, const pm_api__tcol *lists,
+                                                                         size_t nlists, pm_api__meta_cache *c) {
     const pm_meta_shape *sh = m->u.table.shape;
     for (size_t r = 0; r < m->u.table.n; r++) {
         const char *row = (const char *)m->u.table.rows + r * sh->row_size;
-        size_t need;
-        char *o = pm_api__row_open(w, sh, row, r, fixed, lists, &need);
-        if (!o) return;
+        /* pm_api__row_open's room, from the list columns only */
+        size_t need = fixed + 1;
+        for (size_t i = 0; i < nlists; i++) {
+            const void *f = row + lists[i].offset;
+            need += lists[i].kind == PM_META_COL_U32S ? 21 * ((const pm_meta_u32s *)f)->n
+                                                      : 6 * ((const pm_meta_bools *)f)->n;
+        }
+        if (!pm_api__w_reserve(w, need)) return;
+        char *o = w->data + w->len;
+        if (r) *o++ = ',';
         size_t start = (size_t)(o - w->data);
         for (const pm_api__tcol *p = plan, *pe = plan + np; p < pe; p++) {
             const void *f = row + p->offset;
@@ -890,7 +898,7 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
          * shape) must not take this slot and its columns. */
         bool was = pl->busy;
         pl->busy = true;
-        pm_api__w_rows_planned(w, m, pl->cols, pl->n, pl->fixed, pl->lists, c);
+        pm_api__w_rows_planned(w, m, pl->cols, pl->n, pl->fixed, pl->lists, pl->nlists, c);
         pl->busy = was;
         pm_api__w_char(w, ']');
         return;
@@ -923,6 +931,11 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
     pm_api__tcol plan[PM_API__TABLE_KEYS];
     size_t np = 0;
     bool planned = sh->ncols <= PM_API__TABLE_KEYS;
+    pm_api__tcol lcols[PM_API__TABLE_KEYS];
+    size_t nl = 0;
+    for (size_t i = 0; planned && i < sh->ncols; i++)
+        if (sh->cols[i].kind == PM_META_COL_U32S || sh->cols[i].kind == PM_META_COL_BOOLS)
+            lcols[nl++] = (pm_api__tcol){NULL, sh->cols[i].offset, 0, sh->cols[i].kind};
     for (size_t i = 0; planned && i < sh->ncols; i++) {
         if (skip >> i & 1) continue;
         planned = kok[i];
@@ -939,14 +952,15 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
         }
         if (pl) {
             c->plan_next = (unsigned)(pl - c->plans + 1) % PM_API__PLANS;
-            *pl = (pm_api__plan){.shape = sh, .skip = skip, .n = np, .fixed = fixed, .lists = lists};
+            *pl = (pm_api__plan){.shape = sh, .skip = skip, .n = np, .fixed = fixed, .nlists = nl};
+            memcpy(pl->lists, lcols, nl * sizeof *lcols);
             for (size_t j = 0; j < np; j++) {
                 memcpy(pl->keys[j], plan[j].key, PM_API__KEY_TEXT);
                 pl->cols[j] = plan[j];
                 pl->cols[j].key = pl->keys[j];
             }
         }
-        pm_api__w_rows_planned(w, m, plan, np, fixed, lists, c);
+        pm_api__w_rows_planned(w, m, plan, np, fixed, lcols, nl, c);
         pm_api__w_char(w, ']');
         return;
     }

@@ -111,9 +111,10 @@ typedef struct pm_api__plan {
     const pm_meta_shape *shape;   /* NULL: free */
     uint64_t skip;
     size_t n, fixed;
-    bool lists;
+    size_t nlists;                /* the shape's list columns (U32S, BOOLS), skipped or not */
     bool busy;                    /* its rows are being written: not to be replaced */
     pm_api__tcol cols[PM_API__TABLE_KEYS];
+    pm_api__tcol lists[PM_API__TABLE_KEYS];   /* their offsets and kinds (no key) */
     char keys[PM_API__TABLE_KEYS][PM_API__KEY_TEXT];
 } pm_api__plan;
 #define PM_API__PLANS 4
