@@ -146,15 +146,6 @@ static inline __attribute__((always_inline)) const pm_meta *pm__member(const pm_
 }
 #define PM__MEMBER(m, key, kind) pm__member((m), "" key, sizeof(key) - 1, PM_META_##kind)
 
-/* The corner kinds' names as literals: a table's strings are written by
- * address, once each, where the junction's copies would each be new. */
-static const char *pm__corner_kind(const char *s) {
-    static const char *const names[] = {"fillet", "straight", "ring", "links"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (s[0] == names[i][0] && strcmp(s, names[i]) == 0) return names[i];
-    return s;
-}
-
 /* Corner object o into row r; false when o is not exactly such an object
  * (members, their order and kinds), so the caller keeps the tree. */
 static bool pm__corner_fill(const pm_meta *o, pm__corner_row *r) {
@@ -172,7 +163,7 @@ static bool pm__corner_fill(const pm_meta *o, pm__corner_row *r) {
     const pm_meta *point = PM__MEMBER(rad->next, "point", ARR);
     const pm_meta *sw = PM__MEMBER(point ? point->next : rad->next, "sidewalk", BOOL);
     if (!sw || sw->next) return false;
-    *r = (pm__corner_row){.arms = {(uint32_t)i0, (uint32_t)i1}, .kind = pm__corner_kind(kind->u.s),
+    *r = (pm__corner_row){.arms = {(uint32_t)i0, (uint32_t)i1}, .kind = kind->u.s,
                           .angle = angle->u.n, .requested_radius = req->u.n, .radius = rad->u.n,
                           .point = point, .sidewalk = sw->u.b};
     return true;
