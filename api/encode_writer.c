@@ -519,18 +519,39 @@ static inline __attribute__((always_inline)) char *pm_api__put_f64(char *o, doub
     return pm_api__put_f64_rest(o, d);
 }
 
+/* d's text (pm_api__put_f64) from the numbers' cache when d's bits were
+ * written before, else printed and kept (o has room for 32 bytes). */
+static inline __attribute__((always_inline)) char *pm_api__put_f64_kept(char *o, double d, pm_api__meta_cache *c) {
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    uint64_t i = (b * 0x9E3779B97F4A7C15ull) >> (64 - PM_API__NUM_BITS);
+    pm_api__num_slot *s = &c->nums[i];
+    if (s->bits == b) {   /* an empty slot holds bits that choose another slot */
+        memcpy(o, s->text, sizeof s->text);
+        return o + s->len;
+    }
+    char *e = pm_api__put_f64(o, d);
+    if (e - o <= (ptrdiff_t)sizeof s->text) {
+        s->bits = b;
+        s->len = (uint64_t)(e - o);
+        memcpy(s->text, o, sizeof s->text);   /* past the text: what the room held, never read as text */
+    }
+    return e;
+}
+
 static inline char *pm_api__put_bool(char *o, bool b) {
     memcpy(o, b ? "true" : "false", b ? 4 : 5);
     return o + (b ? 4 : 5);
 }
 
 /* A scalar's text (at most 32 bytes), or NULL for a string or container. */
-static inline __attribute__((always_inline)) char *pm_api__put_scalar(char *o, const pm_meta *m) {
+static inline __attribute__((always_inline)) char *pm_api__put_scalar(char *o, const pm_meta *m,
+                                                                      pm_api__meta_cache *c) {
     switch (m->kind) {
     case PM_META_NULL: memcpy(o, "null", 4); return o + 4;
     case PM_META_BOOL: return pm_api__put_bool(o, m->u.b);
     case PM_META_INT: return pm_api__put_i64(o, m->u.i);
-    case PM_META_NUM: return pm_api__put_f64(o, m->u.n);
+    case PM_META_NUM: return pm_api__put_f64_kept(o, m->u.n, c);
     default: return NULL;
     }
 }
@@ -612,13 +633,27 @@ static inline char *pm_api__put_cached_str(char *o, const char *s, const pm_api_
 
 /* The same written in full (room checked here) and kept for next time. */
 static void pm_api__w_str_kept(pm_api__w *w, const char *s, pm_api__meta_cache *cache) {
-    size_t start = w->len;
-    pm_api__w_str(w, s);
-    if (w->oom) return;
-    size_t n = w->len - start;
-    if (n == strlen(s) + 2)   /* plain: no escapes */
-        pm_api__slot_keep(cache->strs, cache->strs_live, pm_api__addr_hash(s, 0) >> (64 - PM_API__STR_BITS), s, 0,
-                          w->data + start, n);
+    size_t len = strlen(s);
+    /* the text and the 32-byte block a slot copies from it */
+    if (!pm_api__w_reserve(w, 6 * len + 2 + PM_API__KEY_TEXT)) return;
+    char *start = w->data + w->len, *o = start;
+    *o++ = '"';
+    o = pm_api__put_escaped(o, s, len);
+    *o++ = '"';
+    size_t n = (size_t)(o - start);
+    w->len += n;
+    if (n != len + 2 || n > PM_API__KEY_TEXT) return;   /* escaped, or too long to keep */
+    /* Kept as pm_api__slot_keep keeps it, the block copied whole: what
+     * follows the text there is overwritten wherever the block lands. */
+    uint64_t i = pm_api__addr_hash(s, 0) >> (64 - PM_API__STR_BITS);
+    uint64_t *live = cache->strs_live;
+    if (pm_api__slot_live(live, i) && !pm_api__slot_live(live, i ^ 1)) i ^= 1;
+    pm_api__key_slot *c = &cache->strs[i];
+    live[i >> 6] |= 1ull << (i & 63);
+    c->key = s;
+    c->len = 0;
+    c->text_len = (uint32_t)n;
+    memcpy(c->text, start, PM_API__KEY_TEXT);
 }
 
 static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c);
@@ -626,14 +661,14 @@ static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c
 /* A short array of scalars ([0, 2], a point) at o, where lim ends the
  * room, without a call per array: the end, or NULL (nothing counts as
  * written) when it is longer, has another kind of element or lacks room. */
-static inline char *pm_api__put_scalars(char *o, const char *lim, const pm_meta *arr) {
+static inline char *pm_api__put_scalars(char *o, const char *lim, const pm_meta *arr, pm_api__meta_cache *c) {
     if ((size_t)(lim - o) < 8 * 33 + 2) return NULL;
     *o++ = '[';
     int n = 0;
     for (const pm_meta *e = arr->u.kids.first; e; e = e->next) {
         if (++n > 8) return NULL;   /* counted here: the room is for 8 */
         if (e != arr->u.kids.first) *o++ = ',';
-        if (!(o = pm_api__put_scalar(o, e))) return NULL;
+        if (!(o = pm_api__put_scalar(o, e, c))) return NULL;
     }
     *o++ = ']';
     return o;
@@ -659,9 +694,9 @@ static void pm_api__w_kids(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c
         }
         if (k != m->u.kids.first) *o++ = ',';
         if (obj) o = pm_api__put_key(o, k->key ? k->key : "", kl, c);
-        char *end = pm_api__put_scalar(o, k);
+        char *end = pm_api__put_scalar(o, k, c);
         if (!end && k->kind == PM_META_STR) end = pm_api__put_cached_str(o, k->u.s, c);
-        if (!end && k->kind == PM_META_ARR) end = pm_api__put_scalars(o, lim, k);
+        if (!end && k->kind == PM_META_ARR) end = pm_api__put_scalars(o, lim, k, c);
         if (end) {
             o = end;
             continue;
@@ -691,11 +726,11 @@ static inline size_t pm_api__col_list_room(const pm_meta_col *col, const char *r
  * the caller's to write too: it goes to *str (a NULL one is written null
  * here). */
 static inline __attribute__((always_inline)) char *pm_api__put_cell(char *o, pm_meta_col_kind kind, const void *f,
-                                                                    const char **str) {
+                                                                    const char **str, pm_api__meta_cache *c) {
     switch (kind) {
     case PM_META_COL_I64: return pm_api__put_i64(o, *(const int64_t *)f);
     case PM_META_COL_U32: return o + pm_api__fmt_u64(o, *(const uint32_t *)f);
-    case PM_META_COL_F64: return pm_api__put_f64(o, *(const double *)f);
+    case PM_META_COL_F64: return pm_api__put_f64_kept(o, *(const double *)f, c);
     case PM_META_COL_BOOL: return pm_api__put_bool(o, *(const bool *)f);
     case PM_META_COL_STR: *str = *(const char *const *)f; break;
     case PM_META_COL_VAL: {
@@ -703,7 +738,7 @@ static inline __attribute__((always_inline)) char *pm_api__put_cell(char *o, pm_
         switch (v->kind) {
         case PM_META_BOOL: return pm_api__put_bool(o, v->u.b);
         case PM_META_INT: return pm_api__put_i64(o, v->u.i);
-        case PM_META_NUM: return pm_api__put_f64(o, v->u.n);
+        case PM_META_NUM: return pm_api__put_f64_kept(o, v->u.n, c);
         case PM_META_STR: *str = v->u.s; break;
         default: break;
         }
@@ -721,11 +756,11 @@ static inline __attribute__((always_inline)) char *pm_api__put_cell(char *o, pm_
     case PM_META_COL_F64X3: {
         const double *d = f;
         *o++ = '[';
-        o = pm_api__put_f64(o, d[0]);
+        o = pm_api__put_f64_kept(o, d[0], c);
         *o++ = ',';
-        o = pm_api__put_f64(o, d[1]);
+        o = pm_api__put_f64_kept(o, d[1], c);
         *o++ = ',';
-        o = pm_api__put_f64(o, d[2]);
+        o = pm_api__put_f64_kept(o, d[2], c);
         *o++ = ']';
         return o;
     }
@@ -757,12 +792,11 @@ static inline __attribute__((always_inline)) char *pm_api__put_cell(char *o, pm_
     return o + 4;
 }
 
-/* A string value: from the cache, else written in full and kept. The
+/* A string value not in the cache, written at o in full and kept. The
  * write position after it, with room for need more bytes (NULL when out
  * of memory). */
-static char *pm_api__put_str_cell(pm_api__w *w, char *o, const char *str, size_t need, pm_api__meta_cache *c) {
-    char *end = pm_api__put_cached_str(o, str, c);
-    if (end) return end;
+static __attribute__((noinline)) char *pm_api__put_str_new(pm_api__w *w, char *o, const char *str, size_t need,
+                                                           pm_api__meta_cache *c) {
     w->len = (size_t)(o - w->data);
     pm_api__w_str_kept(w, str, c);
     if (!pm_api__w_reserve(w, need)) return NULL;
@@ -796,29 +830,41 @@ static inline void pm_api__row_close(pm_api__w *w, char *o, size_t start) {
 
 /* The rows of table m through its columns' plan (the columns written,
  * in order, each key's text kept): one switch per member, no test of
- * skips, kept keys or absent members before it. fixed and lists are
- * pm_api__w_table_cols's room per row; the '[' is written, the ']' is
- * the caller's. */
+ * skips, kept keys or absent members before it. fixed is
+ * pm_api__w_table_cols's room per row, lists the shape's list columns
+ * (their elements' room, as pm_api__row_open counts it); the '[' is
+ * written, the ']' is the caller's. */
 static inline __attribute__((always_inline)) void pm_api__w_rows_planned(pm_api__w *w, const pm_meta *m,
                                                                          const pm_api__tcol *plan, size_t np,
-                                                                         size_t fixed, bool lists,
-                                                                         pm_api__meta_cache *c) {
+                                                                         size_t fixed, const pm_api__tcol *lists,
+                                                                         size_t nlists, pm_api__meta_cache *c) {
     const pm_meta_shape *sh = m->u.table.shape;
     for (size_t r = 0; r < m->u.table.n; r++) {
         const char *row = (const char *)m->u.table.rows + r * sh->row_size;
-        size_t need;
-        char *o = pm_api__row_open(w, sh, row, r, fixed, lists, &need);
-        if (!o) return;
+        /* pm_api__row_open's room, from the list columns only */
+        size_t need = fixed + 1;
+        for (size_t i = 0; i < nlists; i++) {
+            const void *f = row + lists[i].offset;
+            need += lists[i].kind == PM_META_COL_U32S ? 21 * ((const pm_meta_u32s *)f)->n
+                                                      : 6 * ((const pm_meta_bools *)f)->n;
+        }
+        if (!pm_api__w_reserve(w, need)) return;
+        char *o = w->data + w->len;
+        if (r) *o++ = ',';
         size_t start = (size_t)(o - w->data);
         for (const pm_api__tcol *p = plan, *pe = plan + np; p < pe; p++) {
             const void *f = row + p->offset;
             memcpy(o, p->key, PM_API__KEY_TEXT);
             o += p->key_len;
             const char *str = NULL;
-            char *end = pm_api__put_cell(o, p->kind, f, &str);
+            char *end = pm_api__put_cell(o, p->kind, f, &str, c);
             if (end) {
                 o = end;
-                if (str && !(o = pm_api__put_str_cell(w, o, str, need, c))) return;
+                if (str) {   /* mostly a text seen before: found inline, no call */
+                    char *kept = pm_api__put_cached_str(o, str, c);
+                    if (kept) o = kept;
+                    else if (!(o = pm_api__put_str_new(w, o, str, need, c))) return;
+                }
                 continue;
             }
             const pm_meta *sub = *(const pm_meta *const *)f;   /* META */
@@ -844,10 +890,16 @@ static inline __attribute__((always_inline)) void pm_api__w_rows_planned(pm_api_
 static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w *w, const pm_meta *m,
                                                                        uint64_t skip, pm_api__meta_cache *c) {
     const pm_meta_shape *sh = m->u.table.shape;
-    if (sh == c->plan_shape && skip == c->plan_skip) {
+    for (pm_api__plan *pl = c->plans, *pe = c->plans + PM_API__PLANS; pl < pe; pl++) {
+        if (pl->shape != sh || pl->skip != skip) continue;
         if (!pm_api__w_reserve(w, 1)) return;
         w->data[w->len++] = '[';
-        pm_api__w_rows_planned(w, m, c->plan, c->plan_n, c->plan_fixed, c->plan_lists, c);
+        /* Busy while its rows are written: a table inside them (another
+         * shape) must not take this slot and its columns. */
+        bool was = pl->busy;
+        pl->busy = true;
+        pm_api__w_rows_planned(w, m, pl->cols, pl->n, pl->fixed, pl->lists, pl->nlists, c);
+        pl->busy = was;
         pm_api__w_char(w, ']');
         return;
     }
@@ -878,28 +930,37 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
     /* The usual table: every column written has its key kept above. */
     pm_api__tcol plan[PM_API__TABLE_KEYS];
     size_t np = 0;
-    bool planned = sh->ncols <= PM_API__TABLE_KEYS, nested = false;
+    bool planned = sh->ncols <= PM_API__TABLE_KEYS;
+    pm_api__tcol lcols[PM_API__TABLE_KEYS];
+    size_t nl = 0;
+    for (size_t i = 0; planned && i < sh->ncols; i++)
+        if (sh->cols[i].kind == PM_META_COL_U32S || sh->cols[i].kind == PM_META_COL_BOOLS)
+            lcols[nl++] = (pm_api__tcol){NULL, sh->cols[i].offset, 0, sh->cols[i].kind};
     for (size_t i = 0; planned && i < sh->ncols; i++) {
-        nested |= sh->cols[i].kind == PM_META_COL_META;
         if (skip >> i & 1) continue;
         planned = kok[i];
         plan[np++] = (pm_api__tcol){kt[i], sh->cols[i].offset, (uint32_t)sh->cols[i].key_len + 4,
                                     sh->cols[i].kind};
     }
-    if (planned && !nested) {   /* kept for the next table of this shape */
-        c->plan_shape = sh;
-        c->plan_skip = skip;
-        c->plan_n = np;
-        c->plan_fixed = fixed;
-        c->plan_lists = lists;
-        for (size_t j = 0; j < np; j++) {
-            memcpy(c->plan_keys[j], plan[j].key, PM_API__KEY_TEXT);
-            c->plan[j] = plan[j];
-            c->plan[j].key = c->plan_keys[j];
-        }
-    }
     if (planned) {
-        pm_api__w_rows_planned(w, m, plan, np, fixed, lists, c);
+        /* Kept for the next table of this shape, in a slot whose rows are
+         * not being written (round robin among them; none: not kept). */
+        pm_api__plan *pl = NULL;
+        for (unsigned t = 0; t < PM_API__PLANS && !pl; t++) {
+            pm_api__plan *q = &c->plans[(c->plan_next + t) % PM_API__PLANS];
+            if (!q->shape || !q->busy) pl = q;
+        }
+        if (pl) {
+            c->plan_next = (unsigned)(pl - c->plans + 1) % PM_API__PLANS;
+            *pl = (pm_api__plan){.shape = sh, .skip = skip, .n = np, .fixed = fixed, .nlists = nl};
+            memcpy(pl->lists, lcols, nl * sizeof *lcols);
+            for (size_t j = 0; j < np; j++) {
+                memcpy(pl->keys[j], plan[j].key, PM_API__KEY_TEXT);
+                pl->cols[j] = plan[j];
+                pl->cols[j].key = pl->keys[j];
+            }
+        }
+        pm_api__w_rows_planned(w, m, plan, np, fixed, lcols, nl, c);
         pm_api__w_char(w, ']');
         return;
     }
@@ -924,7 +985,7 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
                 o = pm_api__put_key(o, col->key, kl, c);
             }
             const char *str = NULL;
-            if (!sub) o = pm_api__put_cell(o, col->kind, f, &str);
+            if (!sub) o = pm_api__put_cell(o, col->kind, f, &str, c);
             if (str) {
                 char *end = pm_api__put_cached_str(o, str, c);
                 if (end) {
@@ -971,7 +1032,7 @@ static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c
         return;
     }
     if (!pm_api__w_reserve(w, 32)) return;
-    w->len = (size_t)(pm_api__put_scalar(w->data + w->len, m) - w->data);
+    w->len = (size_t)(pm_api__put_scalar(w->data + w->len, m, c) - w->data);
 }
 
 void pm_api__meta_cache_init(pm_api__meta_cache *c) {
@@ -980,7 +1041,12 @@ void pm_api__meta_cache_init(pm_api__meta_cache *c) {
 #pragma GCC unroll 8
     for (int i = 0; i < PM_API__KEYS; i++) c->keys[i].key = NULL;
     memset(c->strs_live, 0, sizeof c->strs_live);
-    c->plan_shape = NULL;
+    /* Empty number slots: bits whose hash is another slot, so that no
+     * lookup in that slot can match them (0's is slot 0: 1's elsewhere). */
+    uint64_t one = 0x3ff0000000000000ull;   /* 1.0 */
+    for (int i = 0; i < PM_API__NUMS; i++) c->nums[i].bits = i ? 0 : one;
+    for (int i = 0; i < PM_API__PLANS; i++) c->plans[i].shape = NULL, c->plans[i].busy = false;
+    c->plan_next = 0;
 }
 
 void pm_api__w_meta_cached(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c) { pm_api__w_node(w, m, c); }

@@ -104,18 +104,41 @@ typedef struct pm_api__tcol {
     pm_meta_col_kind kind;
 } pm_api__tcol;
 
+/* The plan of a table shape written (with skip): its columns' key texts
+ * and where their values are, made once for all the tables of that shape
+ * (a network's thousands of small mouths and corners tables). */
+typedef struct pm_api__plan {
+    const pm_meta_shape *shape;   /* NULL: free */
+    uint64_t skip;
+    size_t n, fixed;
+    size_t nlists;                /* the shape's list columns (U32S, BOOLS), skipped or not */
+    bool busy;                    /* its rows are being written: not to be replaced */
+    pm_api__tcol cols[PM_API__TABLE_KEYS];
+    pm_api__tcol lists[PM_API__TABLE_KEYS];   /* their offsets and kinds (no key) */
+    char keys[PM_API__TABLE_KEYS][PM_API__KEY_TEXT];
+} pm_api__plan;
+#define PM_API__PLANS 4
+
+/* A number's text by its bits: metadata repeats its values (a grid's
+ * coordinates, widths, radii, angles), and a copy is cheaper than the
+ * digits. */
+#define PM_API__NUM_BITS 8
+#define PM_API__NUMS (1 << PM_API__NUM_BITS)
+typedef struct pm_api__num_slot {
+    uint64_t bits;
+    uint64_t len;    /* of text: 1..16 */
+    char text[16];   /* and what the copy carries past it */
+} pm_api__num_slot;
+
 typedef struct pm_api__meta_cache {
+    pm_api__num_slot nums[PM_API__NUMS];
     uint64_t strs_live[PM_API__STRS / 64];   /* strs slots written (keys: key NULL when free) */
     pm_api__key_slot keys[PM_API__KEYS], strs[PM_API__STRS];
-    /* The plan of the last table shape written (with skip) that has no
-     * META column, so that writing its rows writes no other table: a
-     * network's many small tables of one shape (mouths) plan once. */
-    const pm_meta_shape *plan_shape;   /* NULL: none */
-    uint64_t plan_skip;
-    size_t plan_n, plan_fixed;
-    bool plan_lists;
-    pm_api__tcol plan[PM_API__TABLE_KEYS];
-    char plan_keys[PM_API__TABLE_KEYS][PM_API__KEY_TEXT];
+    /* Plans of the last few shapes written: a table's rows may hold
+     * tables of other shapes (a network's nodes hold mouths and corners),
+     * each planned once. */
+    pm_api__plan plans[PM_API__PLANS];
+    unsigned plan_next;           /* the slot to replace next */
 } pm_api__meta_cache;
 void pm_api__meta_cache_init(pm_api__meta_cache *c);
 /* pm_api__w_meta with a cache the caller keeps across calls. */

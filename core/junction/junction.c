@@ -260,7 +260,7 @@ static pm_meta *pm__corner_meta(pm__junction *J, size_t k) {
     pm_meta *o = pm_meta_obj(a);
     int64_t arms[2] = {J->arms[C->a].index, J->arms[C->b].index};
     int rc = pm_meta_set_lit(o, "arms", pm_meta_ints(a, arms, 2));
-    rc |= pm_meta_set_lit(o, "kind", pm_meta_str(a, pm__kind_name(C->kind)));
+    rc |= pm_meta_set_lit(o, "kind", pm_meta_str_lit(a, pm__kind_name(C->kind)));
     rc |= pm_meta_set_lit(o, "angle", pm_meta_num(a, C->phi * 180.0 / PM__PI));
     rc |= pm_meta_set_lit(o, "requested_radius", pm_meta_num(a, C->kind == PM__STRAIGHT ? 0 : C->r_req));
     rc |= pm_meta_set_lit(o, "radius", pm_meta_num(a, C->r));

@@ -105,6 +105,9 @@ int pm__network_stitch(pm__net *N, pm_scene **out);
 int pm__network_pieces(pm__net *N, const pm__road *R, const pm_prim *P, uint32_t *tri_edge,
                        double *len);
 int pm__network_meta(pm__net *N, pm_scene *s);
+/* A junction's "corners" array as a table of the same JSON (network_meta.c),
+ * or corners itself when one is not a plain corner object. */
+pm_meta *pm__corners_table(pm_arena *a, pm_meta *corners);
 /* network_sidewalk.c: the road's two edges as chains of output vertices
  * (P: its own primitive, remap: P's vertex -> A's), when it has a
  * sidewalk; PM_ERR_GEOMETRY when an edge is not one path. */

@@ -115,6 +115,76 @@ static const pm_meta_col pm__seam_cols[] = {
 };
 static const pm_meta_shape pm__seam_shape = {pm__seam_cols, 7, sizeof(pm__seam_row)};
 
+/* A junction's corners (core/junction: "arms", "kind", "angle",
+ * "requested_radius", "radius", a fillet's "point", "sidewalk") as a table:
+ * the same JSON, written from rows without a lookup per member. */
+typedef struct pm__corner_row {
+    uint32_t arms[2];
+    const char *kind;
+    double angle, requested_radius, radius;
+    const pm_meta *point;   /* NULL: none */
+    bool sidewalk;
+} pm__corner_row;
+
+static const pm_meta_col pm__corner_cols[] = {
+    PM_META_COL("arms", U32X2, pm__corner_row, arms),
+    PM_META_COL("kind", STR, pm__corner_row, kind),
+    PM_META_COL("angle", F64, pm__corner_row, angle),
+    PM_META_COL("requested_radius", F64, pm__corner_row, requested_radius),
+    PM_META_COL("radius", F64, pm__corner_row, radius),
+    PM_META_COL("point", META, pm__corner_row, point),
+    PM_META_COL("sidewalk", BOOL, pm__corner_row, sidewalk),
+};
+static const pm_meta_shape pm__corner_shape = {pm__corner_cols, 7, sizeof(pm__corner_row)};
+
+/* The next member of a corner when it is key (a literal) of kind. The
+ * linker merges equal literals, so the key is mostly the same address. */
+static inline __attribute__((always_inline)) const pm_meta *pm__member(const pm_meta *m, const char *key,
+                                                                       size_t n, pm_meta_kind kind) {
+    if (!m || m->kind != kind || m->key_len != n) return NULL;
+    return m->key == key || (m->key && memcmp(m->key, key, n) == 0) ? m : NULL;
+}
+#define PM__MEMBER(m, key, kind) pm__member((m), "" key, sizeof(key) - 1, PM_META_##kind)
+
+/* Corner object o into row r; false when o is not exactly such an object
+ * (members, their order and kinds), so the caller keeps the tree. */
+static bool pm__corner_fill(const pm_meta *o, pm__corner_row *r) {
+    if (o->kind != PM_META_OBJ) return false;
+    const pm_meta *arms = PM__MEMBER(o->u.kids.first, "arms", ARR);
+    const pm_meta *a0 = arms && arms->u.kids.count == 2 ? arms->u.kids.first : NULL;
+    if (!a0 || a0->kind != PM_META_INT || a0->next->kind != PM_META_INT) return false;
+    int64_t i0 = a0->u.i, i1 = a0->next->u.i;
+    if (i0 < 0 || i0 > UINT32_MAX || i1 < 0 || i1 > UINT32_MAX) return false;
+    const pm_meta *kind = PM__MEMBER(arms->next, "kind", STR);
+    const pm_meta *angle = PM__MEMBER(kind ? kind->next : NULL, "angle", NUM);
+    const pm_meta *req = PM__MEMBER(angle ? angle->next : NULL, "requested_radius", NUM);
+    const pm_meta *rad = PM__MEMBER(req ? req->next : NULL, "radius", NUM);
+    if (!rad) return false;
+    const pm_meta *point = PM__MEMBER(rad->next, "point", ARR);
+    const pm_meta *sw = PM__MEMBER(point ? point->next : rad->next, "sidewalk", BOOL);
+    if (!sw || sw->next) return false;
+    *r = (pm__corner_row){.arms = {(uint32_t)i0, (uint32_t)i1}, .kind = kind->u.s,
+                          .angle = angle->u.n, .requested_radius = req->u.n, .radius = rad->u.n,
+                          .point = point, .sidewalk = sw->u.b};
+    return true;
+}
+
+/* corners (an array of corner objects) as a table in a, or corners itself
+ * when one of them is not a plain corner object (or out of memory). */
+pm_meta *pm__corners_table(pm_arena *a, pm_meta *corners) {
+    if (!corners || corners->kind != PM_META_ARR || corners->u.kids.count == 0) return corners;
+    pm__corner_row *rows = pm_arena_alloc(a, corners->u.kids.count * sizeof *rows);
+    if (!rows) return corners;
+    size_t n = 0;
+    for (const pm_meta *k = corners->u.kids.first; k; k = k->next)
+        if (!pm__corner_fill(k, &rows[n++])) return corners;
+    pm_meta *t = pm_meta_table(a, &pm__corner_shape, rows, n);
+    if (!t) return corners;
+    t->key = corners->key;
+    t->key_len = corners->key_len;
+    return t;
+}
+
 static pm_meta_val pm__int_val(int64_t i) { return (pm_meta_val){.kind = PM_META_INT, .u.i = i}; }
 
 /* Every node's id as its rows show it: the index when the request named
@@ -183,7 +253,7 @@ static int pm__node_row_fill(pm__net *N, const pm_scene *s, size_t n, const pm_m
     int64_t range[2] = {V->voff, V->vcount};
     rc |= !(o->vertices = pm_meta_ints(a, range, 2));
     rc |= !(o->mouths = pm_meta_table(a, &pm__mouth_shape, m, V->deg));
-    rc |= !(o->corners = pm__take(V->scene, "corners"));
+    rc |= !(o->corners = pm__corners_table(a, pm__take(V->scene, "corners")));
     return rc ? -1 : 0;
 }
 

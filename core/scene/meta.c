@@ -30,6 +30,12 @@ pm_meta *pm_meta_num(pm_arena *a, double n) {
     return m;
 }
 
+pm_meta *pm_meta_str_lit(pm_arena *a, const char *s) {
+    pm_meta *m = pm__meta_node(a, PM_META_STR);
+    if (m) m->u.s = s;
+    return m;
+}
+
 pm_meta *pm_meta_str(pm_arena *a, const char *s) {
     char *copy = pm_arena_strdup(a, s);
     pm_meta *m = copy ? pm__meta_node(a, PM_META_STR) : NULL;

@@ -80,6 +80,9 @@ pm_meta *pm_meta_bool(pm_arena *a, bool b);
 pm_meta *pm_meta_int(pm_arena *a, int64_t i);
 pm_meta *pm_meta_num(pm_arena *a, double n);   /* non-finite becomes null */
 pm_meta *pm_meta_str(pm_arena *a, const char *s);  /* copies s */
+/* s kept, not copied: it must outlive the tree (a literal). Writers keep
+ * a string's text by its address, so one literal is escaped once. */
+pm_meta *pm_meta_str_lit(pm_arena *a, const char *s);
 pm_meta *pm_meta_arr(pm_arena *a);
 pm_meta *pm_meta_obj(pm_arena *a);
 /* Arrays of numbers, the common case (points, indices). */

@@ -376,3 +376,89 @@ Test(meta_writer, random_trees_match_the_reference) {
         pm_arena_destroy(a);
     }
 }
+
+/* Numbers written again by their bits (the writer keeps each number's
+ * text in a slot chosen by its bits): values drawn from a pool larger than
+ * the slots, so texts are found, replaced and found again, 0 and -0 and
+ * the non-finite among them, in table cells of every number kind and in
+ * trees. */
+Test(meta_writer, numbers_repeated_by_bits_match_the_reference) {
+    static const pm_meta_col cols[] = {
+        PM_META_COL("f", F64, trow, f64), PM_META_COL("p", F64X3, trow, f3),
+        PM_META_COL("v", VAL, trow, val), PM_META_COL("m", META, trow, meta)};
+    static const pm_meta_shape sh = {cols, 4, sizeof(trow)};
+    uint64_t s = 0xbb67ae8584caa73bull;
+    for (int t = 0; t < 40; t++) {
+        pm_arena *a = pm_arena_create(0);
+        size_t npool = 1 + next(&s) % 900;
+        double *pool = pm_arena_alloc(a, npool * sizeof *pool);
+        for (size_t i = 0; i < npool; i++) pool[i] = random_double(next(&s));
+        pool[0] = -0.0;
+        size_t nrows = 1 + next(&s) % 1500;
+        trow *rows = pm_arena_alloc(a, nrows * sizeof *rows);
+        for (size_t r = 0; r < nrows; r++) {
+            trow *w = &rows[r];
+            *w = (trow){.f64 = pool[next(&s) % npool]};
+            for (int i = 0; i < 3; i++) w->f3[i] = pool[next(&s) % npool];
+            w->val = (pm_meta_val){.kind = PM_META_NUM, .u.n = pool[next(&s) % npool]};
+            if (next(&s) % 2) {
+                double xz[2] = {pool[next(&s) % npool], pool[next(&s) % npool]};
+                w->meta = pm_meta_nums(a, xz, 2);
+            }
+        }
+        pm_meta *root = pm_meta_obj(a), *arr = pm_meta_arr(a);
+        for (size_t i = 0; i < 2 * npool; i++) cr_assert_eq(pm_meta_push(arr, pm_meta_num(a, pool[next(&s) % npool])), 0);
+        cr_assert_eq(pm_meta_set_lit(root, "t", pm_meta_table(a, &sh, rows, nrows)), 0);
+        cr_assert_eq(pm_meta_set_lit(root, "a", arr), 0);
+        expect_same(root);
+        pm_arena_destroy(a);
+    }
+}
+
+/* Tables of more shapes than the writer keeps plans for, inside one
+ * another (a network's nodes hold mouths and corners): each shape's plan
+ * is made, kept, replaced and made again, and a plan whose rows are being
+ * written is not replaced by a table inside them. */
+Test(meta_writer, tables_of_many_shapes_inside_one_another) {
+    uint64_t s = 0x3c6ef372fe94f82bull;
+    for (int t = 0; t < 300; t++) {
+        pm_arena *a = pm_arena_create(0);
+        enum { NSH = 7 };
+        pm_meta_shape *shapes = pm_arena_alloc(a, NSH * sizeof *shapes);
+        for (int k = 0; k < NSH; k++) {
+            size_t ncols = 2 + next(&s) % 6;
+            pm_meta_col *cols = pm_arena_alloc(a, ncols * sizeof *cols);
+            for (size_t c = 0; c < ncols; c++) {
+                uint64_t y = next(&s);
+                const char *key = lits[y % 6];
+                size_t kind = (y >> 8) % 11;
+                cols[c] = (pm_meta_col){key, (uint32_t)strlen(key), col_kinds[kind], col_offsets[kind]};
+            }
+            cols[0] = (pm_meta_col){"m", 1, PM_META_COL_META, offsetof(trow, meta)};
+            shapes[k] = (pm_meta_shape){cols, ncols, sizeof(trow)};
+        }
+        /* depth 0: one table; each row's m a table of another shape, down
+         * to depth 3 */
+        pm_meta *levels[4] = {0};
+        for (int d = 3; d >= 0; d--) {
+            int k = (int)(next(&s) % NSH);
+            pm_meta *m = random_rows(a, &s, 4, &shapes[k], 1 + next(&s) % 5);
+            trow *rows = (trow *)m->u.table.rows;
+            for (size_t r = 0; r < m->u.table.n; r++) {
+                if (d == 3) continue;
+                /* a fresh table of a random shape under each row, sometimes the parent's own */
+                int kk = next(&s) % 4 == 0 ? k : (int)(next(&s) % NSH);
+                pm_meta *sub = random_rows(a, &s, 4, &shapes[kk], next(&s) % 4);
+                trow *sr = (trow *)sub->u.table.rows;
+                for (size_t q = 0; q < sub->u.table.n; q++) sr[q].meta = levels[d + 1];
+                rows[r].meta = sub;
+            }
+            levels[d] = m;
+        }
+        pm_meta *root = pm_meta_obj(a);
+        cr_assert_eq(pm_meta_set_lit(root, "t", levels[0]), 0);
+        cr_assert_eq(pm_meta_set_lit(root, "u", levels[1]), 0);
+        expect_same(root);
+        pm_arena_destroy(a);
+    }
+}
