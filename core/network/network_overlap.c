@@ -949,14 +949,175 @@ static int pm__kept_loop(pm__ov *O, const pm__prec *rec, uint32_t nrec, const fl
     return rc;
 }
 
+/* ---- a road's asphalt shown by its rows ---- */
+
+/* A road without sidewalk triangles is most often one strip of rows of
+ * k + 1 vertices (its sections; the first and last rows partly its
+ * junctions'), each pair of rows A, B split into 2 k triangles
+ * (A_j, A_j+1, B_j), (A_j+1, B_j+1, B_j), row after row. When its
+ * triangles are exactly that and all turn one way in plan, every inner
+ * edge is met once each way (on the same vertex indices), so the edges
+ * pm__road_sum would leave (each triangle turned counter-clockwise) are
+ * the strip's border: the first row, the last column, the last row
+ * backwards and the first column, walked backwards when the triangles
+ * turn clockwise (as seen from +Y, the mesh's own front faces do in the
+ * (x, z) frame), known without summing.
+ * When that border's vertices are all different it is what the sum
+ * leaves (each pair of indices once, +-1), the loop pm__asphalt_loop
+ * walks from the same first edge, so the certificate, its bounds and its
+ * verdict are the same (tests/core/test_network_overlap_strip.c compares
+ * the two on every road). Anything else (a fan's repeated vertex, a flat
+ * or turned triangle, another pattern) goes the summed way. */
+#define PM__STRIP_COLS 8       /* column pairs k at most */
+#ifndef PM__STRIP                /* (tests/core/test_network_overlap_strip.c: checks each against the sum) */
+#define PM__STRIP pm__road_strip
+#endif
+
+/* Whether the triangles q[0 .. 3 t) (vertex indices into pos) are a
+ * strip of k column pairs as above, all turning one way in plan (*turn:
+ * 1 counter-clockwise, -1 clockwise); then rows R_0 .. R_G in row[]
+ * (k + 1 each, G = t / 2 k). */
+static bool pm__strip_rows(const uint32_t *q, uint32_t t, const float *pos, uint32_t k, uint32_t *row,
+                           int *turn) {
+    uint32_t g2 = 2 * k;
+    if (t % g2 != 0) return false;
+    uint32_t G = t / g2, w = k + 1;
+    /* Row 0 from the first group; each group's B is the next row. */
+    row[0] = q[0];
+    for (uint32_t j = 0; j < k; j++) row[j + 1] = q[6 * j + 1];
+    double a[2 * (PM__STRIP_COLS + 1)], b[2 * (PM__STRIP_COLS + 1)];
+    for (uint32_t j = 0; j <= k; j++) {
+        const float *p = pos + 3 * (size_t)row[j];
+        a[2 * j] = p[0], a[2 * j + 1] = p[2];
+    }
+    double s = 0;   /* the first triangle's turn: all must turn so */
+    for (uint32_t g = 0; g < G; g++, q += 6 * k) {
+        const uint32_t *A = row + (size_t)g * w;
+        uint32_t *B = row + (size_t)(g + 1) * w;
+        for (uint32_t j = 0; j < k; j++) {
+            const uint32_t *u = q + 6 * j, *v = u + 3;
+            if (u[0] != A[j] || u[1] != A[j + 1] || v[0] != A[j + 1] || v[2] != u[2]) return false;
+            if (j > 0 && u[2] != B[j]) return false;
+            B[j] = u[2];
+            B[j + 1] = v[1];
+        }
+        for (uint32_t j = 0; j <= k; j++) {
+            const float *p = pos + 3 * (size_t)B[j];
+            b[2 * j] = p[0], b[2 * j + 1] = p[2];
+        }
+        for (uint32_t j = 0; j < k; j++) {
+            /* pm__road_sum's orientation: corners 0, 1, 2 as listed. */
+            double o1 = pm_orient2d_fast(a + 2 * j, a + 2 * j + 2, b + 2 * j);
+            double o2 = pm_orient2d_fast(a + 2 * j + 2, b + 2 * j + 2, b + 2 * j);
+            if (s == 0) s = o1 > 0 ? 1 : -1;
+            if (!(o1 * s > 0 && o2 * s > 0)) return false;
+        }
+        memcpy(a, b, 2 * (size_t)w * sizeof *a);
+    }
+    *turn = s > 0 ? 1 : -1;
+    return true;
+}
+
+/* Road r's certificate by its rows: 1 shown (its cluster added, as
+ * pm__road_shown adds it), 0 not shown, PM_ERR_NOMEM; *sure false when
+ * the road is not such a strip (nothing done: the caller sums it). */
+static int pm__road_strip(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap, bool *sure) {
+    *sure = false;
+    const pm__road *R = &O->N->roads.data[r];
+    if (rg[n - 1].count != 0 || n < 2 || (size_t)R->vcount > 8 * cap + 64) return PM_OK;
+    /* The asphalt ranges one after another, every triangle owned. */
+    uint32_t t0 = rg[0].ref0, t = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (rg[i].ref0 != t0 + t) return PM_OK;
+        const uint32_t *own = O->own + rg[i].ref0;
+        for (uint32_t c = 0; c < rg[i].count; c++)
+            if (own[c] != rg[i].part) return PM_OK;
+        t += rg[i].count;
+    }
+    const pm_prim *P = &O->sc->prims[0];
+    const uint32_t *q = P->indices + 3 * (size_t)t0;
+    /* k from the first row: triangles 2 j and 2 j + 1 share A_j+1 and B_j. */
+    uint32_t k = 0;
+    while (2 * k + 1 < t && k < PM__STRIP_COLS && q[6 * k + 3] == q[6 * k + 1] && q[6 * k + 5] == q[6 * k + 2] &&
+           (k == 0 || (q[6 * k] == q[6 * k - 3] && q[6 * k + 2] == q[6 * k - 2])))
+        k++;
+    if (k == 0 || t % (2 * k) != 0) return PM_OK;
+    uint32_t w = k + 1, G = t / (2 * k), *row = pm_arena_alloc(O->w, ((size_t)G + 1) * w * sizeof *row);
+    if (!row) return PM_ERR_NOMEM;
+    int turn;
+    if (!pm__strip_rows(q, t, P->positions, k, row, &turn)) return PM_OK;
+    uint32_t *mark = O->head[0], base = R->voff, span = R->vcount, start = UINT32_MAX, best = UINT32_MAX;
+    /* Edges outside the window (pm__far_add: at most PM__FAR): at most
+     * three per triangle of a group whose rows leave it. */
+    uint32_t far = 0;
+    for (uint32_t g = 0; g < G; g++) {
+        uint32_t l = UINT32_MAX, h = 0;
+        for (const uint32_t *v = row + (size_t)g * w; v < row + (size_t)(g + 2) * w; v++) {
+            l = *v < l ? *v : l;
+            h = *v > h ? *v : h;
+        }
+        if (l < base || h - base >= span || h - l >= PM__SLOTS) far += 6 * k;
+    }
+    if (far > PM__FAR) return PM_OK;
+    /* The border from R_0[0] as the triangles turn: the first row, the
+     * last column, the last row back, the first column back. */
+    uint32_t m = 2 * k + 2 * G, *loop = pm_arena_alloc(O->w, ((size_t)m + 1) * sizeof *loop), i = 0;
+    float *xz = pm_arena_alloc(O->w, 2 * ((size_t)m + 1) * sizeof *xz);
+    if (!loop || !xz) return PM_ERR_NOMEM;
+    for (uint32_t j = 0; j < k; j++) loop[i++] = row[j];
+    for (uint32_t g = 0; g < G; g++) loop[i++] = row[(size_t)g * w + k];
+    for (uint32_t j = k; j > 0; j--) loop[i++] = row[(size_t)G * w + j];
+    for (uint32_t g = G; g > 0; g--) loop[i++] = row[(size_t)g * w];
+    /* Every vertex once (else the sum would differ: the summed way
+     * decides); the walk starts where pm__asphalt_loop's does, at the
+     * first edge of its window (least row, then least step). */
+    bool distinct = true;
+    for (i = 0; i < m; i++) {
+        uint32_t u = loop[i], v = loop[i + 1 < m ? i + 1 : 0];
+        distinct &= mark[u] == UINT32_MAX;
+        mark[u] = i;
+        uint32_t a = u < v ? u : v, d = (u < v ? v : u) - a;
+        if (a - base < span && d < PM__SLOTS && (a - base) * PM__SLOTS + d < best) {
+            best = (a - base) * PM__SLOTS + d;
+            start = turn > 0 ? i : i + 1 < m ? i + 1 : 0;   /* the edge's first vertex */
+        }
+    }
+    for (i = 0; i < m; i++) mark[loop[i]] = UINT32_MAX;
+    if (!distinct || start == UINT32_MAX) return PM_OK;
+    *sure = true;
+    float lo[2] = {HUGE_VALF, HUGE_VALF}, hi[2] = {-HUGE_VALF, -HUGE_VALF};
+    for (uint32_t c = 0, at = start; c < m; c++, at = turn > 0 ? (at + 1 < m ? at + 1 : 0) : (at ? at - 1 : m - 1)) {
+        const float *p = P->positions + 3 * (size_t)loop[at];
+        xz[2 * c] = p[0];
+        xz[2 * c + 1] = p[2];
+        pm__grow(lo, hi, p[0], p[2]);
+    }
+    int rc = pm_loop_convex(xz, m);
+    if (rc == 0) rc = pm_loop_simple(O->w, xz, m);
+    if (rc != 1) return rc;
+    O->clu[O->nclu++] = (pm__clu){.node = UINT32_MAX, .road = r, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
+    return 1;
+}
+
 /* Road r's cluster (rg[0 .. n), cap triangles at most) when its
  * certificate shows its triangles pairwise disjoint (1): its bounds are
  * those of its outline (the triangles fill the region it bounds, so their
  * corners lie in it: the same bounds pm__take would grow), its triangles
  * are listed later. 0: not shown here (nothing kept; the caller lists the
  * road and tries again). */
+static int pm__road_summed(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap);
+
 static int pm__road_shown(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap) {
     if (cap >= INT16_MAX || pm__ranges_meet(rg, n)) return 0;
+    pm_arena_reset(O->w);
+    bool sure = false;
+    int rc = PM__STRIP(O, r, rg, n, cap, &sure);
+    return sure || rc < 0 ? rc : pm__road_summed(O, r, rg, n, cap);
+}
+
+/* pm__road_shown by the edges summed (pm__road_sum), the outline walked
+ * by index or by plan point. */
+static int pm__road_summed(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap) {
     pm_arena_reset(O->w);
     const pm__road *R = &O->N->roads.data[r];
     pm__sum S = {.nfar = 0, .full = false};

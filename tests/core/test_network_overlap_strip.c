@@ -1,0 +1,166 @@
+/* The road certificate by rows in core/network/network_overlap.c
+ * (pm__road_strip: a road's asphalt recognised as one strip of rows, its
+ * border known without summing its edges) against the summed way
+ * (pm__road_summed) on every road it decides, on thousands of random
+ * networks at the default detail built to overlap
+ * (pm_test_overlap_oracle.h) and on plain grids without sidewalks (the
+ * networks bench's kind):
+ *  - a road it decides is decided the same by the sum: shown or not, and
+ *    a shown road gets the same cluster (the same bounds);
+ *  - every road it shows has no overlapping pair of triangles (all pairs,
+ *    pm_test_overlap.h's own exact test);
+ *  - the rows' fast form (two column pairs, two lanes at a time) gives
+ *    what the plain form gives on random strips with defects (a turned,
+ *    flat or shuffled triangle, a repeated vertex, a fold).
+ * network_overlap.c is compiled into this test with the hook below (its
+ * one external symbol is defined here, so the linker takes this copy). */
+#include <criterion/criterion.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pm__ov pm__ov;
+typedef struct pm__range pm__range;
+static int strip_hook(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap, bool *sure);
+#define PM__STRIP strip_hook
+#include "../../core/network/network_overlap.c"
+
+#include "pm_test_overlap_oracle.h"
+
+static size_t decided[2], undecided, with_sidewalk;
+
+/* All pairs of the road's triangles (owned, with plan area) that overlap. */
+static size_t road_overlaps(const pm__ov *O, const pm__range *rg, size_t n) {
+    size_t cap = 0, nt = 0, bad = 0;
+    for (size_t i = 0; i < n; i++) cap += rg[i].count;
+    ptri *t = malloc((cap + 1) * sizeof *t);
+    cr_assert(t);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
+        const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
+        for (uint32_t k = t0; k < t0 + rg[i].count; k++) {
+            if (pm__part(O->own[(sw ? O->na : 0) + k]) != rg[i].part) continue;
+            double v[3][2];
+            for (int c = 0; c < 3; c++) {
+                const float *q = P->positions + 3 * (size_t)P->indices[3 * (size_t)k + c];
+                v[c][0] = q[0];
+                v[c][1] = q[2];
+            }
+            if (ptri_make(v[0], v[1], v[2], &t[nt])) nt++;
+        }
+    }
+    for (size_t i = 0; i < nt; i++)
+        for (size_t j = i + 1; j < nt; j++) bad += ptri_overlap(&t[i], &t[j]);
+    free(t);
+    return bad;
+}
+
+static int strip_hook(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap, bool *sure) {
+    int rc = pm__road_strip(O, r, rg, n, cap, sure);
+    with_sidewalk += rg[n - 1].count > 0;
+    if (rc < 0 || !*sure) {
+        undecided += rc >= 0 && rg[n - 1].count == 0;
+        return rc;
+    }
+    pm__clu mine = {0};
+    if (rc == 1) mine = O->clu[--O->nclu];
+    int summed = pm__road_summed(O, r, rg, n, cap);
+    cr_assert_eq(rc, summed, "road %u: by rows %d, summed %d", r, rc, summed);
+    if (rc == 1) {
+        const pm__clu *C = &O->clu[O->nclu - 1];
+        cr_assert(C->road == r && C->count == 0 && C->node == UINT32_MAX, "road %u", r);
+        for (int c = 0; c < 2; c++)
+            cr_assert(mine.lo[c] == C->lo[c] && mine.hi[c] == C->hi[c], "road %u, axis %d: [%g, %g], summed [%g, %g]",
+                      r, c, mine.lo[c], mine.hi[c], C->lo[c], C->hi[c]);
+        cr_assert_eq(road_overlaps(O, rg, n), 0, "road %u shown by its rows overlaps itself", r);
+    }
+    decided[rc == 1]++;
+    return rc;
+}
+
+static void build(const net *n) {
+    pm_arena *a = pm_arena_create(1 << 20);
+    uint32_t pairs[4][2];
+    if (pm_network_crossings(a, &n->p, pairs, 4) == 0) {
+        pm_scene *s = NULL;
+        pm_network_diag d;
+        int rc = pm_network_generate(a, &n->p, &s, &d);
+        cr_assert(rc == PM_OK || rc == PM_ERR_GEOMETRY, "rc %d", rc);
+    }
+    pm_arena_destroy(a);
+}
+
+/* A grid of gx by gz nodes about S apart (jittered), every street, bent
+ * now and then, no sidewalks. */
+static void plain_grid(net *n, pm_rng *r) {
+    net_init(n);
+    int gx = (int)pm_rng_int(r, 2, 5), gz = (int)pm_rng_int(r, 2, 5);
+    double S = pm_rng_range(r, 40, 120), jit = pm_rng_chance(r, 0.5) ? 0 : pm_rng_range(r, 0, 6);
+    uint32_t id[5][5];
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++)
+            id[i][j] = node(n, i * S + pm_rng_range(r, -jit, jit), 0, -j * S + pm_rng_range(r, -jit, jit));
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            if (i + 1 < gx) {
+                pm_network_edge *e = edge(n, id[i][j], id[i + 1][j], pm_rng_range(r, 5, 12));
+                const double *p = n->nodes + 3 * e->from, *q = n->nodes + 3 * e->to;
+                if (pm_rng_chance(r, 0.3))
+                    bend(n, e, (p[0] + q[0]) / 2, (p[2] + q[2]) / 2 + pm_rng_range(r, -0.3, 0.3) * S);
+            }
+            if (j + 1 < gz) edge(n, id[i][j], id[i][j + 1], pm_rng_range(r, 5, 12));
+        }
+    n->p.corner_radius = pm_rng_chance(r, 0.5) ? 0 : pm_rng_range(r, 0, 6);
+    if (pm_rng_chance(r, 0.5)) n->p.max_segment = pm_rng_range(r, 3, 30);
+    finish(n);
+}
+
+/* One road round three sides of a rectangle whose end comes back past
+ * its start, gap apart: its ends lie on each other when the gap is less
+ * than its width (its rows then do not show it). */
+static void hook(net *n, pm_rng *r) {
+    net_init(n);
+    double L = pm_rng_range(r, 30, 80), H = pm_rng_range(r, 30, 80), gap = pm_rng_range(r, 1, 10);
+    double w = pm_rng_range(r, 4, 10), x1 = pm_rng_range(r, -10, 10);
+    pm_network_edge *e = edge(n, node(n, 0, 0, 0), node(n, x1, 0, gap), w);
+    double *q = n->pts + 3 * n->npts;
+    double p[9] = {L, 0, pm_rng_range(r, -2, 2), L, 0, H, -pm_rng_range(r, 0, 20), 0, H};
+    memcpy(q, p, sizeof p);
+    n->npts += 3;
+    e->points = q;
+    e->npoints = 3;
+    if (pm_rng_chance(r, 0.5)) n->p.max_segment = pm_rng_range(r, 3, 30);
+    finish(n);
+}
+
+Test(network_overlap_strip, rows_against_the_sum_on_every_road, .timeout = 300) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261204);
+    for (int it = 0; it < 1500; it++) {
+        net n;
+        crowded_net(&n, &r, it % 5, false);
+        if (n.nedges) build(&n);
+    }
+    for (int it = 0; it < 150; it++) {
+        net n;
+        plain_grid(&n, &r);
+        build(&n);
+    }
+    for (int it = 0; it < 300; it++) {
+        net n;
+        hook(&n, &r);
+        build(&n);
+    }
+    cr_log_info("roads by rows: %zu shown, %zu not shown; %zu without sidewalk left to the sum, %zu with one",
+                decided[1], decided[0], undecided, with_sidewalk);
+    cr_assert_geq(decided[1], 2000, "only %zu roads shown by their rows", decided[1]);
+    cr_assert_geq(decided[0], 40, "only %zu roads not shown by their rows", decided[0]);
+}
+
+Test(network_overlap_strip, brute_force_oracle_with_rows, .timeout = 300) {
+    int accepted[5] = {0}, refused[5] = {0}, own = 0;
+    size_t before = decided[0] + decided[1];
+    oracle_run(20261205, 1000, false, accepted, refused, &own);
+    for (int k = 0; k < 4; k++) cr_assert_geq(refused[k], 10, "kind %d: only %d refused for overlaps", k, refused[k]);
+    cr_assert_geq(decided[0] + decided[1] - before, 300, "rows decided only %zu roads", decided[0] + decided[1] - before);
+}
