@@ -87,6 +87,7 @@ typedef struct pm__ov {
     uint32_t *pid;             /* (a power of two), empty between roads */
     struct pm__pedge *pedge;
     uint32_t pcap;
+    uint32_t *stamp;           /* per asphalt vertex: the road (+ 1) whose border last met it (pm__road_strip) */
     pm_pset set;               /* the whole set and its grid: built only to name
                                 * a road sidewalk's edge (pm__sidewalk_edge) */
     bool whole;
@@ -1018,6 +1019,102 @@ static bool pm__strip_rows(const uint32_t *q, uint32_t t, const float *pos, uint
     return true;
 }
 
+/* The edges pm__road_sum would put in its far list (outside the window
+ * base .. base + span or further than PM__SLOTS apart), bounded: six per
+ * column pair of a group whose two rows leave the window (three per
+ * triangle). Into *far; true. */
+static bool pm__strip_far(const uint32_t *row, uint32_t k, uint32_t G, uint32_t base, uint32_t span, uint32_t *far) {
+    uint32_t w = k + 1;
+    *far = 0;
+    for (uint32_t g = 0; g < G; g++) {
+        uint32_t l = UINT32_MAX, h = 0;
+        for (const uint32_t *v = row + (size_t)g * w; v < row + (size_t)(g + 2) * w; v++) {
+            l = *v < l ? *v : l;
+            h = *v > h ? *v : h;
+        }
+        if (l < base || h - base >= span || h - l >= PM__SLOTS) *far += 6 * k;
+    }
+    return true;
+}
+
+#ifdef __SSE2__
+/* Whether two triangles (lanes) turn the way flip says (its sign bit
+ * set: clockwise) for sure: pm_orient2d_fast's filter, the same
+ * operations on the same doubles in each lane; 3 when both do. */
+static inline int pm__turn2(__m128d ax, __m128d az, __m128d bx, __m128d bz, __m128d cx, __m128d cz, __m128d flip) {
+    const __m128d abs = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+    __m128d left = _mm_mul_pd(_mm_sub_pd(ax, cx), _mm_sub_pd(bz, cz));
+    __m128d right = _mm_mul_pd(_mm_sub_pd(az, cz), _mm_sub_pd(bx, cx));
+    __m128d det = _mm_xor_pd(_mm_sub_pd(left, right), flip);
+    __m128d bound = _mm_mul_pd(_mm_set1_pd(3.3306690738754716e-16),
+                               _mm_add_pd(_mm_and_pd(left, abs), _mm_and_pd(right, abs)));
+    return _mm_movemask_pd(_mm_cmpgt_pd(det, bound));
+}
+
+/* pm__strip_rows and pm__strip_far for two column pairs (three columns:
+ * a network's road), a group of four triangles at a time, two turns at
+ * once (pm__turn2; a lane not sure is taken the scalar way). */
+static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uint32_t *row, int *turn,
+                            uint32_t base, uint32_t span, uint32_t *far) {
+    if (t % 4 != 0) return false;
+    uint32_t G = t / 4, nfar = 0;
+    /* Row A's plan points (x then z), row B's: swapped each group. */
+    double buf[2][6], *a = buf[0], *b = buf[1];
+    uint32_t A0 = q[0], A1 = q[1], A2 = q[7];
+    row[0] = A0, row[1] = A1, row[2] = A2;
+    const uint32_t At[3] = {A0, A1, A2};
+    for (int j = 0; j < 3; j++) {
+        const float *p = pos + 3 * (size_t)At[j];
+        a[j] = p[0], a[3 + j] = p[2];
+    }
+    double o = pm_orient2d_fast((double[2]){a[0], a[3]}, (double[2]){a[1], a[4]},
+                                (double[2]){pos[3 * (size_t)q[2]], pos[3 * (size_t)q[2] + 2]});
+    if (o == 0) return false;
+    int s = o > 0 ? 1 : -1;
+    const __m128d flip = _mm_set1_pd(s > 0 ? 0.0 : -0.0);
+    uint32_t mnA = A0 < A1 ? A0 : A1, mxA = A0 < A1 ? A1 : A0;
+    mnA = A2 < mnA ? A2 : mnA;
+    mxA = A2 > mxA ? A2 : mxA;
+    for (uint32_t g = 0; g < G; g++, q += 12) {
+        uint32_t B0 = q[2], B1 = q[4], B2 = q[10];
+        uint32_t bad = (q[0] ^ A0) | (q[1] ^ A1) | (q[3] ^ A1) | (q[5] ^ B0) | (q[6] ^ A1) | (q[7] ^ A2) |
+                       (q[8] ^ B1) | (q[9] ^ A2) | (q[11] ^ B1);
+        if (bad) return false;
+        uint32_t *B = row + 3 * (size_t)(g + 1);
+        B[0] = B0, B[1] = B1, B[2] = B2;
+        const float *p0 = pos + 3 * (size_t)B0, *p1 = pos + 3 * (size_t)B1, *p2 = pos + 3 * (size_t)B2;
+        b[0] = p0[0], b[1] = p1[0], b[2] = p2[0];
+        b[3] = p0[2], b[4] = p1[2], b[5] = p2[2];
+        /* (A0, A1, B0) and (A1, A2, B1); (A1, B1, B0) and (A2, B2, B1). */
+        __m128d a01x = _mm_loadu_pd(a), a12x = _mm_loadu_pd(a + 1), a01z = _mm_loadu_pd(a + 3),
+                a12z = _mm_loadu_pd(a + 4), b01x = _mm_loadu_pd(b), b12x = _mm_loadu_pd(b + 1),
+                b01z = _mm_loadu_pd(b + 3), b12z = _mm_loadu_pd(b + 4);
+        int sure = pm__turn2(a01x, a01z, a12x, a12z, b01x, b01z, flip) &
+                   pm__turn2(a12x, a12z, b12x, b12z, b01x, b01z, flip);
+        if (sure != 3) {
+            for (int j = 0; j < 2; j++) {
+                double A[2] = {a[j], a[3 + j]}, A2d[2] = {a[j + 1], a[4 + j]};
+                double Bj[2] = {b[j], b[3 + j]}, B2d[2] = {b[j + 1], b[4 + j]};
+                if (!(pm_orient2d_fast(A, A2d, Bj) * s > 0) || !(pm_orient2d_fast(A2d, B2d, Bj) * s > 0))
+                    return false;
+            }
+        }
+        uint32_t mnB = B0 < B1 ? B0 : B1, mxB = B0 < B1 ? B1 : B0;
+        mnB = B2 < mnB ? B2 : mnB;
+        mxB = B2 > mxB ? B2 : mxB;
+        uint32_t l = mnA < mnB ? mnA : mnB, h = mxA > mxB ? mxA : mxB;
+        nfar += l < base || h - base >= span || h - l >= PM__SLOTS ? 12 : 0;
+        A0 = B0, A1 = B1, A2 = B2, mnA = mnB, mxA = mxB;
+        double *x = a;
+        a = b;
+        b = x;
+    }
+    *turn = s;
+    *far = nfar;
+    return true;
+}
+#endif
+
 /* Road r's certificate by its rows: 1 shown (its cluster added, as
  * pm__road_shown adds it), 0 not shown, PM_ERR_NOMEM; *sure false when
  * the road is not such a strip (nothing done: the caller sums it). */
@@ -1045,55 +1142,64 @@ static int pm__road_strip(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, 
     uint32_t w = k + 1, G = t / (2 * k), *row = pm_arena_alloc(O->w, ((size_t)G + 1) * w * sizeof *row);
     if (!row) return PM_ERR_NOMEM;
     int turn;
-    if (!pm__strip_rows(q, t, P->positions, k, row, &turn)) return PM_OK;
-    uint32_t *mark = O->head[0], base = R->voff, span = R->vcount, start = UINT32_MAX, best = UINT32_MAX;
-    /* Edges outside the window (pm__far_add: at most PM__FAR): at most
-     * three per triangle of a group whose rows leave it. */
-    uint32_t far = 0;
-    for (uint32_t g = 0; g < G; g++) {
-        uint32_t l = UINT32_MAX, h = 0;
-        for (const uint32_t *v = row + (size_t)g * w; v < row + (size_t)(g + 2) * w; v++) {
-            l = *v < l ? *v : l;
-            h = *v > h ? *v : h;
-        }
-        if (l < base || h - base >= span || h - l >= PM__SLOTS) far += 6 * k;
-    }
-    if (far > PM__FAR) return PM_OK;
+    uint32_t base = R->voff, span = R->vcount, far;
+#ifdef __SSE2__
+    bool rows = k == 2 ? pm__strip_rows2(q, t, P->positions, row, &turn, base, span, &far)
+                       : pm__strip_rows(q, t, P->positions, k, row, &turn) && pm__strip_far(row, k, G, base, span, &far);
+#else
+    bool rows = pm__strip_rows(q, t, P->positions, k, row, &turn) && pm__strip_far(row, k, G, base, span, &far);
+#endif
+    if (!rows || far > PM__FAR) return PM_OK;
     /* The border from R_0[0] as the triangles turn: the first row, the
-     * last column, the last row back, the first column back. */
+     * last column, the last row back, the first column back; each vertex
+     * once (else the sum would differ: the summed way decides), its plan
+     * points in xz in the walk's direction. */
     uint32_t m = 2 * k + 2 * G, *loop = pm_arena_alloc(O->w, ((size_t)m + 1) * sizeof *loop), i = 0;
-    float *xz = pm_arena_alloc(O->w, 2 * ((size_t)m + 1) * sizeof *xz);
+    float *xz = pm_arena_alloc(O->w, 4 * ((size_t)m + 1) * sizeof *xz);
+    if (!O->stamp && !(O->stamp = pm_arena_calloc(O->s, (size_t)P->vcount + 1, sizeof *O->stamp)))
+        return PM_ERR_NOMEM;
     if (!loop || !xz) return PM_ERR_NOMEM;
     for (uint32_t j = 0; j < k; j++) loop[i++] = row[j];
     for (uint32_t g = 0; g < G; g++) loop[i++] = row[(size_t)g * w + k];
     for (uint32_t j = k; j > 0; j--) loop[i++] = row[(size_t)G * w + j];
     for (uint32_t g = G; g > 0; g--) loop[i++] = row[(size_t)g * w];
-    /* Every vertex once (else the sum would differ: the summed way
-     * decides); the walk starts where pm__asphalt_loop's does, at the
-     * first edge of its window (least row, then least step). */
-    bool distinct = true;
-    for (i = 0; i < m; i++) {
-        uint32_t u = loop[i], v = loop[i + 1 < m ? i + 1 : 0];
-        distinct &= mark[u] == UINT32_MAX;
-        mark[u] = i;
-        uint32_t a = u < v ? u : v, d = (u < v ? v : u) - a;
-        if (a - base < span && d < PM__SLOTS && (a - base) * PM__SLOTS + d < best) {
-            best = (a - base) * PM__SLOTS + d;
-            start = turn > 0 ? i : i + 1 < m ? i + 1 : 0;   /* the edge's first vertex */
-        }
-    }
-    for (i = 0; i < m; i++) mark[loop[i]] = UINT32_MAX;
-    if (!distinct || start == UINT32_MAX) return PM_OK;
-    *sure = true;
+    uint32_t *stamp = O->stamp, id = r + 1, repeated = 0;
     float lo[2] = {HUGE_VALF, HUGE_VALF}, hi[2] = {-HUGE_VALF, -HUGE_VALF};
-    for (uint32_t c = 0, at = start; c < m; c++, at = turn > 0 ? (at + 1 < m ? at + 1 : 0) : (at ? at - 1 : m - 1)) {
-        const float *p = P->positions + 3 * (size_t)loop[at];
-        xz[2 * c] = p[0];
-        xz[2 * c + 1] = p[2];
+    for (i = 0; i < m; i++) {
+        uint32_t v = loop[i];
+        repeated |= stamp[v] == id;
+        stamp[v] = id;
+        const float *p = P->positions + 3 * (size_t)v;
+        uint32_t at = turn > 0 || i == 0 ? i : m - i;
+        xz[2 * at] = p[0];
+        xz[2 * at + 1] = p[2];
         pm__grow(lo, hi, p[0], p[2]);
     }
+    if (repeated) return PM_OK;
     int rc = pm_loop_convex(xz, m);
-    if (rc == 0) rc = pm_loop_simple(O->w, xz, m);
+    if (rc == 0) {
+        /* Simple but not convex: from where pm__asphalt_loop's walk
+         * starts, the first edge of its window (least row, then least
+         * step), as it walks. */
+        uint32_t start = UINT32_MAX, best = UINT32_MAX;
+        for (i = 0; i < m; i++) {
+            uint32_t u = loop[i], v = loop[i + 1 < m ? i + 1 : 0];
+            uint32_t a = u < v ? u : v, d = (u < v ? v : u) - a;
+            if (a - base < span && d < PM__SLOTS && (a - base) * PM__SLOTS + d < best) {
+                best = (a - base) * PM__SLOTS + d;
+                start = turn > 0 ? i : i + 1 < m ? i + 1 : 0;   /* the edge's first vertex */
+            }
+        }
+        if (start == UINT32_MAX) return PM_OK;
+        float *from = xz + 2 * (m + 1);
+        for (uint32_t c = 0, at = start; c < m; c++, at = turn > 0 ? (at + 1 < m ? at + 1 : 0) : (at ? at - 1 : m - 1)) {
+            const float *p = P->positions + 3 * (size_t)loop[at];
+            from[2 * c] = p[0];
+            from[2 * c + 1] = p[2];
+        }
+        rc = pm_loop_simple(O->w, from, m);
+    }
+    *sure = true;
     if (rc != 1) return rc;
     O->clu[O->nclu++] = (pm__clu){.node = UINT32_MAX, .road = r, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
     return 1;

@@ -164,3 +164,81 @@ Test(network_overlap_strip, brute_force_oracle_with_rows, .timeout = 300) {
     for (int k = 0; k < 4; k++) cr_assert_geq(refused[k], 10, "kind %d: only %d refused for overlaps", k, refused[k]);
     cr_assert_geq(decided[0] + decided[1] - before, 300, "rows decided only %zu roads", decided[0] + decided[1] - before);
 }
+
+#ifdef __SSE2__
+static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+
+static uint32_t rnd(uint32_t n) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state % n);
+}
+
+#define ROWS_MAX 24
+
+Test(network_overlap_strip, two_column_pairs_fast_as_plain) {
+    static float pos[3 * 4 * ROWS_MAX];
+    static uint32_t idx[12 * ROWS_MAX], row[2][3 * (ROWS_MAX + 1)];
+    size_t agree[2] = {0, 0}, online = 0;
+    for (int round = 0; round < 40000; round++) {
+        /* Rows of three vertices along a wavy line (its direction either
+         * way), numbered from a base, the ends sometimes elsewhere; then a
+         * defect now and then. */
+        uint32_t G = 1 + rnd(ROWS_MAX - 1), nv = 3 * (G + 1), base = rnd(4) ? 0 : 40;
+        double dir = rnd(2) ? 1 : -1, wid = 0.5 + rnd(8), step = rnd(3) ? 1 + rnd(6) : 0.001 * (1 + rnd(4));
+        for (uint32_t i = 0; i <= G; i++)
+            for (uint32_t c = 0; c < 3; c++) {
+                float *p = pos + 3 * (3 * i + c);
+                double x = dir * step * i, z = (c - 1.0) * wid / 2 * dir + (rnd(3) == 0 ? rnd(5) * 0.25 : 0);
+                if (rnd(4) == 0) x += (c - 1.0) * rnd(3) * 0.5;   /* slanted rows */
+                p[0] = (float)x, p[1] = 0, p[2] = (float)z;
+                if (rnd(50) == 0) p[0] = p[2] = 0;                /* onto the origin */
+            }
+        uint32_t *q = idx;
+        for (uint32_t g = 0; g < G; g++) {
+            uint32_t A[3] = {3 * g, 3 * g + 1, 3 * g + 2}, B[3] = {3 * g + 3, 3 * g + 4, 3 * g + 5};
+            uint32_t t[12] = {A[0], A[1], B[0], A[1], B[1], B[0], A[1], A[2], B[1], A[2], B[2], B[1]};
+            memcpy(q, t, sizeof t);
+            q += 12;
+        }
+        for (uint32_t i = 0; i < 12 * G; i++) idx[i] += base;
+        uint32_t defect = rnd(7);
+        if (defect == 0) {                                        /* a triangle turned */
+            uint32_t t = rnd(4 * G), x = idx[3 * t + 1];
+            idx[3 * t + 1] = idx[3 * t + 2], idx[3 * t + 2] = x;
+        } else if (defect == 1) {
+            idx[rnd(12 * G)] = base + rnd(nv);                    /* an index moved */
+        } else if (defect == 2) {                                 /* a vertex repeated */
+            uint32_t v = rnd(nv), w = rnd(nv);
+            memcpy(pos + 3 * v, pos + 3 * w, 3 * sizeof *pos);
+        } else if (defect == 3) {
+            /* A row on the line of the one before (rounded to floats:
+             * turns too close to call in doubles, taken exactly). */
+            uint32_t i = 1 + rnd(G);
+            const float *a = pos + 3 * (3 * i - 3), *c = pos + 3 * (3 * i - 1);
+            for (uint32_t k = 0; k < 3; k++) {
+                double f = rnd(2) ? 0.1 + 0.37 * k : 1.3 + 0.41 * k;
+                pos[3 * (3 * i + k)] = (float)(a[0] + (c[0] - (double)a[0]) * f);
+                pos[3 * (3 * i + k) + 2] = (float)(a[2] + (c[2] - (double)a[2]) * f);
+            }
+        }
+        const float *P = pos - 3 * (size_t)base;
+        uint32_t t = 4 * G - (rnd(20) == 0), span = rnd(3) ? nv : rnd(nv + 1), far[2];
+        int turn[2];
+        bool fast = pm__strip_rows2(idx, t, P, row[0], &turn[0], base, span, &far[0]);
+        bool plain = pm__strip_rows(idx, t, P, 2, row[1], &turn[1]) &&
+                     pm__strip_far(row[1], 2, t / 4, base, span, &far[1]);
+        cr_assert_eq(fast, plain, "round %d: fast %d, plain %d", round, fast, plain);
+        agree[fast]++;
+        if (!fast) continue;
+        cr_assert_eq(turn[0], turn[1], "round %d", round);
+        cr_assert_eq(far[0], far[1], "round %d: far %u, plainly %u", round, far[0], far[1]);
+        cr_assert(!memcmp(row[0], row[1], 3 * (t / 4 + 1) * sizeof **row), "round %d: rows differ", round);
+        online += defect == 3;
+    }
+    cr_assert_gt(agree[1], 3000, "only %zu strips taken", agree[1]);
+    cr_assert_gt(agree[0], 10000, "only %zu strips refused", agree[0]);
+    cr_assert_gt(online, 10, "only %zu strips with a row on the line before taken", online);
+}
+#endif
