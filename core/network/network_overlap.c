@@ -81,7 +81,9 @@ typedef struct pm__ov {
     uint32_t nclu;
     PM_VEC(pm__pair) pairs;
     uint32_t *head[2];         /* per asphalt / sidewalk vertex: its first edge in
-                                * pm__outline's pool, UINT32_MAX: none */
+                                * pm__outline's pool, UINT32_MAX: none (pm__heads) */
+    bool roads_apart;          /* each road piece's triangles after the last piece's:
+                                * every road triangle owned by its piece's edge */
     pm_arena *w;               /* per cluster or cluster pair, reset each time */
     uint64_t *pkey;            /* pm__seam_loop's point table (and PM__SEAM_PLAIN's edges), pcap each */
     uint32_t *pid;             /* (a power of two), empty between roads */
@@ -153,12 +155,7 @@ static int pm__owners(pm__ov *O, const pm_scene *s) {
     O->ref = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *O->ref);
     O->box = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *O->box);
     O->clu = pm_arena_alloc(O->s, ((size_t)N->p->nnodes + N->roads.len + 1) * sizeof *O->clu);
-    for (int k = 0; k < 2; k++) {
-        uint32_t nv = k ? (S ? S->vcount : 0) : A->vcount;
-        if ((O->head[k] = pm_arena_alloc(O->s, ((size_t)nv + 1) * sizeof *O->head[k])))
-            memset(O->head[k], 0xff, (size_t)nv * sizeof *O->head[k]);
-    }
-    if (!own || !O->ref || !O->box || !O->clu || !O->head[0] || !O->head[1]) return PM_ERR_NOMEM;
+    if (!own || !O->ref || !O->box || !O->clu) return PM_ERR_NOMEM;
     O->sc = s;
     O->na = na;
     memset(own, 0xff, ((size_t)na + ns) * sizeof *own);
@@ -169,11 +166,28 @@ static int pm__owners(pm__ov *O, const pm_scene *s) {
         pm__own_range(own, V->xt0, V->xtn, O->E + n);
         pm__own_range(own + na, V->swt0, V->swtn, O->E + n);
     }
+    uint32_t end = 0;
+    O->roads_apart = true;
     for (size_t r = 0; r < N->roads.len; r++) {
         const pm__road *R = &N->roads.data[r];
-        for (size_t k = 0; k < R->nsteps; k++)
-            pm__own_range(own, R->piece[4 * k + 2], R->piece[4 * k + 3], N->steps.data[R->first_step + k].edge);
+        for (size_t k = 0; k < R->nsteps; k++) {
+            uint32_t t0 = R->piece[4 * k + 2], nt = R->piece[4 * k + 3];
+            pm__own_range(own, t0, nt, N->steps.data[R->first_step + k].edge);
+            O->roads_apart &= nt == 0 || t0 >= end;
+            end = nt && t0 + nt > end ? t0 + nt : end;
+        }
         pm__own_range(own + na, R->swt0, R->swtn, O->E + O->V + (uint32_t)r);
+    }
+    return PM_OK;
+}
+
+/* O->head, allocated the first time a road's edges are summed. */
+static int pm__heads(pm__ov *O) {
+    for (int k = 0; k < 2; k++) {
+        if (O->head[k]) continue;
+        uint32_t nv = k ? (O->sc->nprims == 3 ? O->sc->prims[2].vcount : 0) : O->sc->prims[0].vcount;
+        if (!(O->head[k] = pm_arena_alloc(O->s, ((size_t)nv + 1) * sizeof *O->head[k]))) return PM_ERR_NOMEM;
+        memset(O->head[k], 0xff, (size_t)nv * sizeof *O->head[k]);
     }
     return PM_OK;
 }
@@ -428,6 +442,16 @@ static int pm__expand(pm__ov *O, pm__clu *C) {
     return PM_OK;
 }
 
+/* Bounds of plan points grown one at a time as a loop is walked, from
+ * lo = +inf, hi = -inf: the first point sets them (-0 too), the rest as
+ * a scan of the loop's points in order would. */
+static inline void pm__grow(float lo[2], float hi[2], float x, float z) {
+    lo[0] = x < lo[0] ? x : lo[0];
+    hi[0] = x > hi[0] ? x : hi[0];
+    lo[1] = z < lo[1] ? z : lo[1];
+    hi[1] = z > hi[1] ? z : hi[1];
+}
+
 /* Junction n's cluster, not yet listed: the bounds of its owned
  * triangles (their own pairs are its generator's). */
 static void pm__junction_cluster(pm__ov *O, uint32_t n) {
@@ -435,7 +459,7 @@ static void pm__junction_cluster(pm__ov *O, uint32_t n) {
     pm__junction_ranges(O, n, rg);
     pm__clu *C = &O->clu[O->nclu];
     float lo[2] = {HUGE_VALF, HUGE_VALF}, hi[2] = {-HUGE_VALF, -HUGE_VALF};
-    bool any = false;
+    bool any = false, block = false;
     for (size_t i = 0; i < 3; i++) {
         uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
         const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
@@ -464,6 +488,21 @@ static void pm__junction_cluster(pm__ov *O, uint32_t n) {
             }
             continue;
         }
+        /* The asphalt's likewise: its block's vertices (once, after its
+         * triangles), and those of its triangles outside it (a mouth's
+         * split point is its road's). */
+        const pm__node *V = &O->N->nodes[n];
+        if (!sw && V->vcount > 0 && V->vcount <= 3 * (V->tcount + V->xtn) + 16) {
+            const float *pos = P->positions;
+            for (uint32_t t = t0; t < t0 + rg[i].count; t++) {
+                if (own[t] != rg[i].part) continue;
+                any = block = true;
+                const uint32_t *q = P->indices + 3 * (size_t)t;
+                for (int v = 0; v < 3; v++)
+                    if (q[v] - V->voff >= V->vcount) pm__grow(lo, hi, pos[3 * (size_t)q[v]], pos[3 * (size_t)q[v] + 2]);
+            }
+            continue;
+        }
         for (uint32_t t = t0; t < t0 + rg[i].count; t++) {
             if (own[t] != rg[i].part) continue;
             any = true;
@@ -476,6 +515,11 @@ static void pm__junction_cluster(pm__ov *O, uint32_t n) {
                 hi[1] = a[2] > hi[1] ? a[2] : hi[1];
             }
         }
+    }
+    if (block) {
+        const pm__node *V = &O->N->nodes[n];
+        const float *a = O->sc->prims[0].positions + 3 * (size_t)V->voff;
+        for (uint32_t v = 0; v < V->vcount; v++, a += 3) pm__grow(lo, hi, a[0], a[2]);
     }
     if (!any) return;
     *C = (pm__clu){.first = 0, .count = 0, .node = n, .road = UINT32_MAX, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
@@ -654,16 +698,6 @@ static void pm__vertex_range(const pm__ov *O, const pm__range *rg, size_t n, uin
     }
     *lo = l;
     *hi = h;
-}
-
-/* Bounds of plan points grown one at a time as a loop is walked, from
- * lo = +inf, hi = -inf: the first point sets them (-0 too), the rest as
- * a scan of the loop's points in order would. */
-static inline void pm__grow(float lo[2], float hi[2], float x, float z) {
-    lo[0] = x < lo[0] ? x : lo[0];
-    hi[0] = x > hi[0] ? x : hi[0];
-    lo[1] = z < lo[1] ? z : lo[1];
-    hi[1] = z > hi[1] ? z : hi[1];
 }
 
 /* Edge a < b of the asphalt, net uses a -> b, as the loop's next (out,
@@ -973,6 +1007,9 @@ static int pm__kept_loop(pm__ov *O, const pm__prec *rec, uint32_t nrec, const fl
 #ifndef PM__STRIP                /* (tests/core/test_network_overlap_strip.c: checks each against the sum) */
 #define PM__STRIP pm__road_strip
 #endif
+#ifndef PM__BORDER2_ONCE         /* (... and turns it off now and then: the border walked vertex by vertex) */
+#define PM__BORDER2_ONCE pm__border2_once
+#endif
 
 /* Whether the triangles q[0 .. 3 t) (vertex indices into pos) are a
  * strip of k column pairs as above, all turning one way in plan (*turn:
@@ -1051,11 +1088,18 @@ static inline int pm__turn2(__m128d ax, __m128d az, __m128d bx, __m128d bz, __m1
     return _mm_movemask_pd(_mm_cmpgt_pd(det, bound));
 }
 
+/* What pm__strip_rows2 reads on the way: the outer columns' plan points
+ * (row g's first vertex at xz[0] + 2 g, its last at xz[1] + 2 g, G + 1
+ * rows) and whether the inner rows' vertices rise (row g's first below
+ * its last below row g + 1's first, 0 < g < G): then those are all
+ * different. */
+typedef struct pm__sides { float *xz[2]; bool rising; } pm__sides;
+
 /* pm__strip_rows and pm__strip_far for two column pairs (three columns:
  * a network's road), a group of four triangles at a time, two turns at
- * once (pm__turn2; a lane not sure is taken the scalar way). */
+ * once (pm__turn2; a lane not sure is taken the scalar way), and sd. */
 static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uint32_t *row, int *turn,
-                            uint32_t base, uint32_t span, uint32_t *far) {
+                            uint32_t base, uint32_t span, uint32_t *far, pm__sides *sd) {
     if (t % 4 != 0) return false;
     uint32_t G = t / 4, nfar = 0;
     /* Row A's plan points (x then z), row B's: swapped each group. */
@@ -1072,9 +1116,11 @@ static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uin
     if (o == 0) return false;
     int s = o > 0 ? 1 : -1;
     const __m128d flip = _mm_set1_pd(s > 0 ? 0.0 : -0.0);
-    uint32_t mnA = A0 < A1 ? A0 : A1, mxA = A0 < A1 ? A1 : A0;
+    uint32_t mnA = A0 < A1 ? A0 : A1, mxA = A0 < A1 ? A1 : A0, fall = 0;
     mnA = A2 < mnA ? A2 : mnA;
     mxA = A2 > mxA ? A2 : mxA;
+    float *L = sd->xz[0], *Rt = sd->xz[1];
+    L[0] = (float)a[0], L[1] = (float)a[3], Rt[0] = (float)a[2], Rt[1] = (float)a[5];
     for (uint32_t g = 0; g < G; g++, q += 12) {
         uint32_t B0 = q[2], B1 = q[4], B2 = q[10];
         uint32_t bad = (q[0] ^ A0) | (q[1] ^ A1) | (q[3] ^ A1) | (q[5] ^ B0) | (q[6] ^ A1) | (q[7] ^ A2) |
@@ -1085,6 +1131,11 @@ static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uin
         const float *p0 = pos + 3 * (size_t)B0, *p1 = pos + 3 * (size_t)B1, *p2 = pos + 3 * (size_t)B2;
         b[0] = p0[0], b[1] = p1[0], b[2] = p2[0];
         b[3] = p0[2], b[4] = p1[2], b[5] = p2[2];
+        L[2 * g + 2] = p0[0], L[2 * g + 3] = p0[2];
+        Rt[2 * g + 2] = p2[0], Rt[2 * g + 3] = p2[2];
+        uint32_t inner = g + 2 <= G;   /* B an inner row */
+        fall |= inner & (B0 >= B2);
+        fall |= inner & (g >= 1) & (A2 >= B0);
         /* (A0, A1, B0) and (A1, A2, B1); (A1, B1, B0) and (A2, B2, B1). */
         __m128d a01x = _mm_loadu_pd(a), a12x = _mm_loadu_pd(a + 1), a01z = _mm_loadu_pd(a + 3),
                 a12z = _mm_loadu_pd(a + 4), b01x = _mm_loadu_pd(b), b12x = _mm_loadu_pd(b + 1),
@@ -1111,7 +1162,62 @@ static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uin
     }
     *turn = s;
     *far = nfar;
+    sd->rising = !fall;
     return true;
+}
+
+/* The bounds of n plan points xz (n even), 2 at a time. */
+static void pm__xz_bounds(const float *xz, uint32_t n, float lo[2], float hi[2]) {
+    __m128 l = _mm_set1_ps(HUGE_VALF), h = _mm_set1_ps(-HUGE_VALF);
+    for (uint32_t i = 0; i + 2 <= n; i += 2) {
+        __m128 v = _mm_loadu_ps(xz + 2 * i);
+        l = _mm_min_ps(l, v);
+        h = _mm_max_ps(h, v);
+    }
+    l = _mm_min_ps(l, _mm_movehl_ps(l, l));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    float t[4];
+    _mm_storeu_ps(t, l);
+    lo[0] = t[0], lo[1] = t[1];
+    _mm_storeu_ps(t, h);
+    hi[0] = t[0], hi[1] = t[1];
+}
+
+/* Whether the border of a strip of two column pairs (rows row[0 ..
+ * 3 (G + 1))) has each vertex once, when its inner rows rise (sd): its
+ * end rows' six vertices all different and none in the inner rows' range. */
+static bool pm__border2_once(const uint32_t *row, uint32_t G, const pm__sides *sd) {
+    if (!sd->rising) return false;
+    const uint32_t e[6] = {row[0], row[1], row[2], row[3 * G], row[3 * G + 1], row[3 * G + 2]};
+    uint32_t lo = G >= 2 ? row[3] : 1, hi = G >= 2 ? row[3 * G - 1] : 0;
+    for (int i = 0; i < 6; i++) {
+        if (e[i] >= lo && e[i] <= hi) return false;
+        for (int j = i + 1; j < 6; j++)
+            if (e[i] == e[j]) return false;
+    }
+    return true;
+}
+
+/* The border of a strip of two column pairs in xz (2 G + 4 points), as
+ * pm__road_strip walks it, from the outer columns' points (sd) and the
+ * end rows' middle vertices. */
+static void pm__border2(const pm__sides *sd, uint32_t G, const float *m0, const float *mG, int turn, float *xz) {
+    const float *L = sd->xz[0], *Rt = sd->xz[1];
+    float *o = xz;
+    *o++ = L[0], *o++ = L[1];
+    if (turn > 0) {
+        *o++ = m0[0], *o++ = m0[2];
+        memcpy(o, Rt, 2 * ((size_t)G + 1) * sizeof *o);
+        o += 2 * ((size_t)G + 1);
+        *o++ = mG[0], *o++ = mG[2];
+        for (uint32_t g = G; g > 0; g--) *o++ = L[2 * g], *o++ = L[2 * g + 1];
+    } else {
+        memcpy(o, L + 2, 2 * (size_t)G * sizeof *o);
+        o += 2 * (size_t)G;
+        *o++ = mG[0], *o++ = mG[2];
+        for (uint32_t g = G + 1; g > 0; g--) *o++ = Rt[2 * g - 2], *o++ = Rt[2 * g - 1];
+        *o++ = m0[0], *o++ = m0[2];
+    }
 }
 #endif
 
@@ -1122,13 +1228,15 @@ static int pm__road_strip(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, 
     *sure = false;
     const pm__road *R = &O->N->roads.data[r];
     if (rg[n - 1].count != 0 || n < 2 || (size_t)R->vcount > 8 * cap + 64) return PM_OK;
-    /* The asphalt ranges one after another, every triangle owned. */
+    /* The asphalt ranges one after another, every triangle owned (so when
+     * no road piece's range reaches back into an earlier one's). */
     uint32_t t0 = rg[0].ref0, t = 0;
     for (size_t i = 0; i + 1 < n; i++) {
         if (rg[i].ref0 != t0 + t) return PM_OK;
-        const uint32_t *own = O->own + rg[i].ref0;
-        for (uint32_t c = 0; c < rg[i].count; c++)
-            if (own[c] != rg[i].part) return PM_OK;
+        const uint32_t *own = O->own + rg[i].ref0, part = rg[i].part;
+        uint32_t other = 0;
+        for (uint32_t c = 0; !O->roads_apart && c < rg[i].count; c++) other |= own[c] ^ part;
+        if (other) return PM_OK;
         t += rg[i].count;
     }
     const pm_prim *P = &O->sc->prims[0];
@@ -1143,44 +1251,67 @@ static int pm__road_strip(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, 
     if (!row) return PM_ERR_NOMEM;
     int turn;
     uint32_t base = R->voff, span = R->vcount, far;
+    uint32_t m = 2 * k + 2 * G, i = 0;
+    float *xz = pm_arena_alloc(O->w, 4 * ((size_t)m + 1) * sizeof *xz);
+    if (!xz) return PM_ERR_NOMEM;
+    float lo[2] = {HUGE_VALF, HUGE_VALF}, hi[2] = {-HUGE_VALF, -HUGE_VALF};
+    const float *pos = P->positions;
+    bool border = false;   /* xz, lo, hi filled, every vertex once */
 #ifdef __SSE2__
-    bool rows = k == 2 ? pm__strip_rows2(q, t, P->positions, row, &turn, base, span, &far)
-                       : pm__strip_rows(q, t, P->positions, k, row, &turn) && pm__strip_far(row, k, G, base, span, &far);
-#else
-    bool rows = pm__strip_rows(q, t, P->positions, k, row, &turn) && pm__strip_far(row, k, G, base, span, &far);
+    if (k == 2) {
+        /* (The columns' points kept in xz's second half until the border
+         * is copied into its first.) */
+        pm__sides sd = {.xz = {xz + 2 * (size_t)m + 2, xz + 3 * (size_t)m + 3}};
+        if (!pm__strip_rows2(q, t, pos, row, &turn, base, span, &far, &sd) || far > PM__FAR) return PM_OK;
+        if ((border = PM__BORDER2_ONCE(row, G, &sd))) {
+            pm__border2(&sd, G, pos + 3 * (size_t)row[1], pos + 3 * (size_t)row[3 * G + 1], turn, xz);
+            pm__xz_bounds(xz, m, lo, hi);
+        }
+    } else
 #endif
-    if (!rows || far > PM__FAR) return PM_OK;
+    if (!pm__strip_rows(q, t, pos, k, row, &turn) || !pm__strip_far(row, k, G, base, span, &far) || far > PM__FAR)
+        return PM_OK;
     /* The border from R_0[0] as the triangles turn: the first row, the
      * last column, the last row back, the first column back; each vertex
      * once (else the sum would differ: the summed way decides), its plan
      * points in xz in the walk's direction. */
-    uint32_t m = 2 * k + 2 * G, *loop = pm_arena_alloc(O->w, ((size_t)m + 1) * sizeof *loop), i = 0;
-    float *xz = pm_arena_alloc(O->w, 4 * ((size_t)m + 1) * sizeof *xz);
-    if (!O->stamp && !(O->stamp = pm_arena_calloc(O->s, (size_t)P->vcount + 1, sizeof *O->stamp)))
+    if (!border && !O->stamp && !(O->stamp = pm_arena_calloc(O->s, (size_t)P->vcount + 1, sizeof *O->stamp)))
         return PM_ERR_NOMEM;
-    if (!loop || !xz) return PM_ERR_NOMEM;
-    for (uint32_t j = 0; j < k; j++) loop[i++] = row[j];
-    for (uint32_t g = 0; g < G; g++) loop[i++] = row[(size_t)g * w + k];
-    for (uint32_t j = k; j > 0; j--) loop[i++] = row[(size_t)G * w + j];
-    for (uint32_t g = G; g > 0; g--) loop[i++] = row[(size_t)g * w];
     uint32_t *stamp = O->stamp, id = r + 1, repeated = 0;
-    float lo[2] = {HUGE_VALF, HUGE_VALF}, hi[2] = {-HUGE_VALF, -HUGE_VALF};
-    for (i = 0; i < m; i++) {
-        uint32_t v = loop[i];
-        repeated |= stamp[v] == id;
-        stamp[v] = id;
-        const float *p = P->positions + 3 * (size_t)v;
-        uint32_t at = turn > 0 || i == 0 ? i : m - i;
-        xz[2 * at] = p[0];
-        xz[2 * at + 1] = p[2];
-        pm__grow(lo, hi, p[0], p[2]);
+    float *o = xz;
+    ptrdiff_t step = 2;
+#define PM__BORDER(v)                                                                                 \
+    do {                                                                                              \
+        uint32_t v_ = (v);                                                                            \
+        const float *p_ = pos + 3 * (size_t)v_;                                                       \
+        repeated |= stamp[v_] == id;                                                                  \
+        stamp[v_] = id;                                                                               \
+        o[0] = p_[0], o[1] = p_[2];                                                                   \
+        pm__grow(lo, hi, p_[0], p_[2]);                                                               \
+        o += step;                                                                                    \
+    } while (0)
+    if (!border) {
+        /* (Clockwise: the first point, then the rest from the end back.) */
+        PM__BORDER(row[0]);
+        if (turn < 0) o = xz + 2 * ((size_t)m - 1), step = -2;
+        for (uint32_t j = 1; j < k; j++) PM__BORDER(row[j]);
+        for (uint32_t g = 0; g < G; g++) PM__BORDER(row[(size_t)g * w + k]);
+        for (uint32_t j = k; j > 0; j--) PM__BORDER(row[(size_t)G * w + j]);
+        for (uint32_t g = G; g > 0; g--) PM__BORDER(row[(size_t)g * w]);
     }
+#undef PM__BORDER
     if (repeated) return PM_OK;
     int rc = pm_loop_convex(xz, m);
     if (rc == 0) {
         /* Simple but not convex: from where pm__asphalt_loop's walk
          * starts, the first edge of its window (least row, then least
          * step), as it walks. */
+        uint32_t *loop = pm_arena_alloc(O->w, ((size_t)m + 1) * sizeof *loop);
+        if (!loop) return PM_ERR_NOMEM;
+        for (uint32_t j = 0; j < k; j++) loop[i++] = row[j];
+        for (uint32_t g = 0; g < G; g++) loop[i++] = row[(size_t)g * w + k];
+        for (uint32_t j = k; j > 0; j--) loop[i++] = row[(size_t)G * w + j];
+        for (uint32_t g = G; g > 0; g--) loop[i++] = row[(size_t)g * w];
         uint32_t start = UINT32_MAX, best = UINT32_MAX;
         for (i = 0; i < m; i++) {
             uint32_t u = loop[i], v = loop[i + 1 < m ? i + 1 : 0];
@@ -1224,6 +1355,7 @@ static int pm__road_shown(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, 
 /* pm__road_shown by the edges summed (pm__road_sum), the outline walked
  * by index or by plan point. */
 static int pm__road_summed(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap) {
+    if (pm__heads(O)) return PM_ERR_NOMEM;
     pm_arena_reset(O->w);
     const pm__road *R = &O->N->roads.data[r];
     pm__sum S = {.nfar = 0, .full = false};
@@ -1270,7 +1402,7 @@ static int pm__road_cluster(pm__ov *O, uint32_t r, const pm__range *rg, size_t n
     pm__iedge *pool = NULL;
     if (!few) {
         pm_arena_reset(O->w);
-        if (!(pool = pm_arena_alloc(O->w, 3 * cap * sizeof *pool))) return PM_ERR_NOMEM;
+        if (pm__heads(O) || !(pool = pm_arena_alloc(O->w, 3 * cap * sizeof *pool))) return PM_ERR_NOMEM;
     }
     uint32_t np = 0;
     pm__clu *C = &O->clu[O->nclu];

@@ -23,11 +23,21 @@ typedef struct pm__ov pm__ov;
 typedef struct pm__range pm__range;
 static int strip_hook(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap, bool *sure);
 #define PM__STRIP strip_hook
+typedef struct pm__sides pm__sides;
+static bool once_hook(const uint32_t *row, uint32_t G, const pm__sides *sd);
+#define PM__BORDER2_ONCE once_hook
 #include "../../core/network/network_overlap.c"
 
 #include "pm_test_overlap_oracle.h"
 
-static size_t decided[2], undecided, with_sidewalk;
+static size_t decided[2], undecided, with_sidewalk, walked[2];
+static bool by_vertex;                 /* the border walked vertex by vertex (stamps), not copied */
+
+static bool once_hook(const uint32_t *row, uint32_t G, const pm__sides *sd) {
+    bool once = !by_vertex && pm__border2_once(row, G, sd);
+    walked[once]++;
+    return once;
+}
 
 /* All pairs of the road's triangles (owned, with plan area) that overlap. */
 static size_t road_overlaps(const pm__ov *O, const pm__range *rg, size_t n) {
@@ -79,6 +89,8 @@ static int strip_hook(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size
 }
 
 static void build(const net *n) {
+    static unsigned count;
+    by_vertex = count++ % 3 == 0;
     pm_arena *a = pm_arena_create(1 << 20);
     uint32_t pairs[4][2];
     if (pm_network_crossings(a, &n->p, pairs, 4) == 0) {
@@ -151,8 +163,10 @@ Test(network_overlap_strip, rows_against_the_sum_on_every_road, .timeout = 300) 
         hook(&n, &r);
         build(&n);
     }
-    cr_log_info("roads by rows: %zu shown, %zu not shown; %zu without sidewalk left to the sum, %zu with one",
-                decided[1], decided[0], undecided, with_sidewalk);
+    cr_log_info("roads by rows: %zu shown, %zu not shown; %zu without sidewalk left to the sum, %zu with one; "
+                "borders %zu copied, %zu walked", decided[1], decided[0], undecided, with_sidewalk, walked[1], walked[0]);
+    cr_assert_geq(walked[0], 500);
+    cr_assert_geq(walked[1], 1000);
     cr_assert_geq(decided[1], 2000, "only %zu roads shown by their rows", decided[1]);
     cr_assert_geq(decided[0], 40, "only %zu roads not shown by their rows", decided[0]);
 }
@@ -180,7 +194,7 @@ static uint32_t rnd(uint32_t n) {
 Test(network_overlap_strip, two_column_pairs_fast_as_plain) {
     static float pos[3 * 4 * ROWS_MAX];
     static uint32_t idx[12 * ROWS_MAX], row[2][3 * (ROWS_MAX + 1)];
-    size_t agree[2] = {0, 0}, online = 0;
+    size_t agree[2] = {0, 0}, online = 0, nrising = 0;
     for (int round = 0; round < 40000; round++) {
         /* Rows of three vertices along a wavy line (its direction either
          * way), numbered from a base, the ends sometimes elsewhere; then a
@@ -223,10 +237,24 @@ Test(network_overlap_strip, two_column_pairs_fast_as_plain) {
                 pos[3 * (3 * i + k) + 2] = (float)(a[2] + (c[2] - (double)a[2]) * f);
             }
         }
+        if (rnd(4) == 0) {
+            /* Numbered otherwise: backwards, or two vertices swapped (the
+             * inner rows no longer rise). */
+            static float moved[3 * 4 * ROWS_MAX];
+            uint32_t perm[3 * (ROWS_MAX + 1)], a = rnd(nv), b = rnd(nv), back = rnd(2);
+            for (uint32_t v = 0; v < nv; v++) perm[v] = back ? nv - 1 - v : v;
+            if (!back) perm[a] = b, perm[b] = a;
+            for (uint32_t v = 0; v < nv; v++) memcpy(moved + 3 * perm[v], pos + 3 * v, 3 * sizeof *pos);
+            memcpy(pos, moved, 3 * (size_t)nv * sizeof *pos);
+            for (uint32_t i = 0; i < 12 * G; i++)
+                if (idx[i] - base < nv) idx[i] = base + perm[idx[i] - base];
+        }
         const float *P = pos - 3 * (size_t)base;
         uint32_t t = 4 * G - (rnd(20) == 0), span = rnd(3) ? nv : rnd(nv + 1), far[2];
         int turn[2];
-        bool fast = pm__strip_rows2(idx, t, P, row[0], &turn[0], base, span, &far[0]);
+        static float side[2][2 * (ROWS_MAX + 1)];
+        pm__sides sd = {.xz = {side[0], side[1]}};
+        bool fast = pm__strip_rows2(idx, t, P, row[0], &turn[0], base, span, &far[0], &sd);
         bool plain = pm__strip_rows(idx, t, P, 2, row[1], &turn[1]) &&
                      pm__strip_far(row[1], 2, t / 4, base, span, &far[1]);
         cr_assert_eq(fast, plain, "round %d: fast %d, plain %d", round, fast, plain);
@@ -235,10 +263,67 @@ Test(network_overlap_strip, two_column_pairs_fast_as_plain) {
         cr_assert_eq(turn[0], turn[1], "round %d", round);
         cr_assert_eq(far[0], far[1], "round %d: far %u, plainly %u", round, far[0], far[1]);
         cr_assert(!memcmp(row[0], row[1], 3 * (t / 4 + 1) * sizeof **row), "round %d: rows differ", round);
+        /* The outer columns' points; the inner rows rising. */
+        uint32_t ng = t / 4;
+        bool rising = true;
+        for (uint32_t g = 0; g <= ng; g++) {
+            for (int c = 0; c < 2; c++) {
+                const float *p = P + 3 * (size_t)row[1][3 * g + 2 * c];
+                cr_assert(side[c][2 * g] == p[0] && side[c][2 * g + 1] == p[2], "round %d: row %u", round, g);
+            }
+            if (g >= 1 && g < ng) rising &= row[1][3 * g] < row[1][3 * g + 2];
+            if (g >= 1 && g + 1 < ng) rising &= row[1][3 * g + 2] < row[1][3 * g + 3];
+        }
+        cr_assert_eq(sd.rising, rising, "round %d", round);
+        nrising += rising;
         online += defect == 3;
     }
     cr_assert_gt(agree[1], 3000, "only %zu strips taken", agree[1]);
     cr_assert_gt(agree[0], 10000, "only %zu strips refused", agree[0]);
     cr_assert_gt(online, 10, "only %zu strips with a row on the line before taken", online);
+    cr_assert_gt(nrising, 1000);
+    cr_assert_lt(nrising, agree[1], "every strip taken rose");
+}
+#endif
+
+#ifdef __SSE2__
+/* pm__border2_once against every pair of border vertices, on random rows
+ * (mostly rising, end rows anywhere, repeats now and then). */
+Test(network_overlap_strip, border_once_against_all_pairs) {
+    static uint32_t row[3 * (ROWS_MAX + 1)], border[2 * ROWS_MAX + 4];
+    size_t once = 0, repeats = 0;
+    for (int round = 0; round < 100000; round++) {
+        uint32_t G = 1 + rnd(ROWS_MAX - 1), v = 100;
+        for (uint32_t g = 0; g <= G; g++)
+            for (uint32_t c = 0; c < 3; c++) row[3 * g + c] = v += 1 + (rnd(8) == 0 ? 0 - rnd(3) : rnd(2));
+        for (uint32_t e = 0; e < 6; e++)
+            if (rnd(8) == 0) row[e < 3 ? e : 3 * G + e - 3] = rnd(3) ? rnd(200) : row[3 + rnd(3 * G - 3 + (G == 1 ? 3 : 0))];
+        bool rising = true;
+        for (uint32_t g = 1; g < G; g++) {
+            rising &= row[3 * g] < row[3 * g + 2];
+            if (g + 1 < G) rising &= row[3 * g + 2] < row[3 * g + 3];
+        }
+        pm__sides sd = {.rising = rising};
+        uint32_t m = 0;
+        border[m++] = row[0], border[m++] = row[1];
+        for (uint32_t g = 0; g <= G; g++) border[m++] = row[3 * g + 2];
+        border[m++] = row[3 * G + 1];
+        for (uint32_t g = G; g > 0; g--) border[m++] = row[3 * g];
+        bool distinct = true;
+        for (uint32_t i = 0; i < m; i++)
+            for (uint32_t j = i + 1; j < m; j++) distinct &= border[i] != border[j];
+        bool got = pm__border2_once(row, G, &sd);
+        cr_assert(!got || distinct, "round %d: a repeated border vertex passed", round);
+        bool apart = true;   /* no end vertex among the inner rows' range */
+        for (uint32_t e = 0; e < 6 && G >= 2; e++) {
+            uint32_t x = row[e < 3 ? e : 3 * G + e - 3];
+            apart &= x < row[3] || x > row[3 * G - 1];
+        }
+        if (rising && distinct && apart) cr_assert(got, "round %d", round);
+        once += got;
+        repeats += !distinct;
+    }
+    cr_assert_gt(once, 10000);
+    cr_assert_gt(repeats, 10000);
 }
 #endif
