@@ -104,7 +104,13 @@ typedef struct pm__ov {
 /* ---- the triangles and their owners ---- */
 
 static void pm__own_range(uint32_t *own, uint32_t first, uint32_t count, uint32_t part) {
-    for (uint32_t t = first; t < first + count; t++) own[t] = part;
+    uint32_t *o = own + first, *end = o + count;
+#ifdef __SSE2__
+    /* (Four at a time: most ranges are a road's or a junction's dozens.) */
+    const __m128i v = _mm_set1_epi32((int)part);
+    for (; end - o >= 4; o += 4) _mm_storeu_si128((__m128i *)(void *)o, v);
+#endif
+    for (; o < end; o++) *o = part;
 }
 
 /* The part of a triangle owned by `own` (one of O->own's), UINT32_MAX for none. */
@@ -158,7 +164,7 @@ static int pm__owners(pm__ov *O, const pm_scene *s) {
     if (!own || !O->ref || !O->box || !O->clu) return PM_ERR_NOMEM;
     O->sc = s;
     O->na = na;
-    memset(own, 0xff, ((size_t)na + ns) * sizeof *own);
+    pm__own_range(own, 0, na + ns, UINT32_MAX);
     for (uint32_t n = 0; n < N->p->nnodes; n++) {
         const pm__node *V = &N->nodes[n];
         if (!V->scene) continue;
@@ -1088,6 +1094,20 @@ static inline int pm__turn2(__m128d ax, __m128d az, __m128d bx, __m128d bz, __m1
     return _mm_movemask_pd(_mm_cmpgt_pd(det, bound));
 }
 
+/* Whether the four triangles between rows A = r[0 .. 3) and B = r[3 ..
+ * 6) turn the way s says, exactly (pm__strip_rows's tests). */
+static bool pm__turns4(const float *pos, const uint32_t *r, int s) {
+    double a[3][2], b[3][2];
+    for (int j = 0; j < 3; j++) {
+        const float *p = pos + 3 * (size_t)r[j], *q = pos + 3 * (size_t)r[3 + j];
+        a[j][0] = p[0], a[j][1] = p[2], b[j][0] = q[0], b[j][1] = q[2];
+    }
+    for (int j = 0; j < 2; j++)
+        if (!(pm_orient2d_fast(a[j], a[j + 1], b[j]) * s > 0) || !(pm_orient2d_fast(a[j + 1], b[j + 1], b[j]) * s > 0))
+            return false;
+    return true;
+}
+
 /* What pm__strip_rows2 reads on the way: the outer columns' plan points
  * (row g's first vertex at xz[0] + 2 g, its last at xz[1] + 2 g, G + 1
  * rows) and whether the inner rows' vertices rise (row g's first below
@@ -1102,25 +1122,23 @@ static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uin
                             uint32_t base, uint32_t span, uint32_t *far, pm__sides *sd) {
     if (t % 4 != 0) return false;
     uint32_t G = t / 4, nfar = 0;
-    /* Row A's plan points (x then z), row B's: swapped each group. */
-    double buf[2][6], *a = buf[0], *b = buf[1];
     uint32_t A0 = q[0], A1 = q[1], A2 = q[7];
     row[0] = A0, row[1] = A1, row[2] = A2;
-    const uint32_t At[3] = {A0, A1, A2};
-    for (int j = 0; j < 3; j++) {
-        const float *p = pos + 3 * (size_t)At[j];
-        a[j] = p[0], a[3 + j] = p[2];
-    }
-    double o = pm_orient2d_fast((double[2]){a[0], a[3]}, (double[2]){a[1], a[4]},
+    const float *p0 = pos + 3 * (size_t)A0, *p1 = pos + 3 * (size_t)A1, *p2 = pos + 3 * (size_t)A2;
+    double o = pm_orient2d_fast((double[2]){p0[0], p0[2]}, (double[2]){p1[0], p1[2]},
                                 (double[2]){pos[3 * (size_t)q[2]], pos[3 * (size_t)q[2] + 2]});
     if (o == 0) return false;
     int s = o > 0 ? 1 : -1;
     const __m128d flip = _mm_set1_pd(s > 0 ? 0.0 : -0.0);
+    /* Row A's plan points, x and z of columns 0 and 1, 1 and 2: row B's
+     * of the group before. */
+    __m128d a01x = _mm_set_pd(p1[0], p0[0]), a12x = _mm_set_pd(p2[0], p1[0]);
+    __m128d a01z = _mm_set_pd(p1[2], p0[2]), a12z = _mm_set_pd(p2[2], p1[2]);
     uint32_t mnA = A0 < A1 ? A0 : A1, mxA = A0 < A1 ? A1 : A0, fall = 0;
     mnA = A2 < mnA ? A2 : mnA;
     mxA = A2 > mxA ? A2 : mxA;
     float *L = sd->xz[0], *Rt = sd->xz[1];
-    L[0] = (float)a[0], L[1] = (float)a[3], Rt[0] = (float)a[2], Rt[1] = (float)a[5];
+    L[0] = p0[0], L[1] = p0[2], Rt[0] = p2[0], Rt[1] = p2[2];
     for (uint32_t g = 0; g < G; g++, q += 12) {
         uint32_t B0 = q[2], B1 = q[4], B2 = q[10];
         uint32_t bad = (q[0] ^ A0) | (q[1] ^ A1) | (q[3] ^ A1) | (q[5] ^ B0) | (q[6] ^ A1) | (q[7] ^ A2) |
@@ -1128,37 +1146,25 @@ static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uin
         if (bad) return false;
         uint32_t *B = row + 3 * (size_t)(g + 1);
         B[0] = B0, B[1] = B1, B[2] = B2;
-        const float *p0 = pos + 3 * (size_t)B0, *p1 = pos + 3 * (size_t)B1, *p2 = pos + 3 * (size_t)B2;
-        b[0] = p0[0], b[1] = p1[0], b[2] = p2[0];
-        b[3] = p0[2], b[4] = p1[2], b[5] = p2[2];
+        p0 = pos + 3 * (size_t)B0, p1 = pos + 3 * (size_t)B1, p2 = pos + 3 * (size_t)B2;
         L[2 * g + 2] = p0[0], L[2 * g + 3] = p0[2];
         Rt[2 * g + 2] = p2[0], Rt[2 * g + 3] = p2[2];
+        __m128d b01x = _mm_set_pd(p1[0], p0[0]), b12x = _mm_set_pd(p2[0], p1[0]);
+        __m128d b01z = _mm_set_pd(p1[2], p0[2]), b12z = _mm_set_pd(p2[2], p1[2]);
         uint32_t inner = g + 2 <= G;   /* B an inner row */
         fall |= inner & (B0 >= B2);
         fall |= inner & (g >= 1) & (A2 >= B0);
         /* (A0, A1, B0) and (A1, A2, B1); (A1, B1, B0) and (A2, B2, B1). */
-        __m128d a01x = _mm_loadu_pd(a), a12x = _mm_loadu_pd(a + 1), a01z = _mm_loadu_pd(a + 3),
-                a12z = _mm_loadu_pd(a + 4), b01x = _mm_loadu_pd(b), b12x = _mm_loadu_pd(b + 1),
-                b01z = _mm_loadu_pd(b + 3), b12z = _mm_loadu_pd(b + 4);
         int sure = pm__turn2(a01x, a01z, a12x, a12z, b01x, b01z, flip) &
                    pm__turn2(a12x, a12z, b12x, b12z, b01x, b01z, flip);
-        if (sure != 3) {
-            for (int j = 0; j < 2; j++) {
-                double A[2] = {a[j], a[3 + j]}, A2d[2] = {a[j + 1], a[4 + j]};
-                double Bj[2] = {b[j], b[3 + j]}, B2d[2] = {b[j + 1], b[4 + j]};
-                if (!(pm_orient2d_fast(A, A2d, Bj) * s > 0) || !(pm_orient2d_fast(A2d, B2d, Bj) * s > 0))
-                    return false;
-            }
-        }
+        if (sure != 3 && !pm__turns4(pos, row + 3 * (size_t)g, s)) return false;
         uint32_t mnB = B0 < B1 ? B0 : B1, mxB = B0 < B1 ? B1 : B0;
         mnB = B2 < mnB ? B2 : mnB;
         mxB = B2 > mxB ? B2 : mxB;
         uint32_t l = mnA < mnB ? mnA : mnB, h = mxA > mxB ? mxA : mxB;
         nfar += l < base || h - base >= span || h - l >= PM__SLOTS ? 12 : 0;
         A0 = B0, A1 = B1, A2 = B2, mnA = mnB, mxA = mxB;
-        double *x = a;
-        a = b;
-        b = x;
+        a01x = b01x, a12x = b12x, a01z = b01z, a12z = b12z;
     }
     *turn = s;
     *far = nfar;
