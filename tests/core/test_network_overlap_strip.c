@@ -29,6 +29,7 @@ static bool once_hook(const uint32_t *row, uint32_t G, const pm__sides *sd);
 #include "../../core/network/network_overlap.c"
 
 #include "pm_test_overlap_oracle.h"
+#include "pm_test_overlap_road.h"
 
 static size_t decided[2], undecided, with_sidewalk, walked[2];
 static bool by_vertex;                 /* the border walked vertex by vertex (stamps), not copied */
@@ -41,24 +42,8 @@ static bool once_hook(const uint32_t *row, uint32_t G, const pm__sides *sd) {
 
 /* All pairs of the road's triangles (owned, with plan area) that overlap. */
 static size_t road_overlaps(const pm__ov *O, const pm__range *rg, size_t n) {
-    size_t cap = 0, nt = 0, bad = 0;
-    for (size_t i = 0; i < n; i++) cap += rg[i].count;
-    ptri *t = malloc((cap + 1) * sizeof *t);
-    cr_assert(t);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
-        const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
-        for (uint32_t k = t0; k < t0 + rg[i].count; k++) {
-            if (pm__part(O->own[(sw ? O->na : 0) + k]) != rg[i].part) continue;
-            double v[3][2];
-            for (int c = 0; c < 3; c++) {
-                const float *q = P->positions + 3 * (size_t)P->indices[3 * (size_t)k + c];
-                v[c][0] = q[0];
-                v[c][1] = q[2];
-            }
-            if (ptri_make(v[0], v[1], v[2], &t[nt])) nt++;
-        }
-    }
+    size_t nt, bad = 0;
+    ptri *t = road_tris(O, rg, n, &nt);
     for (size_t i = 0; i < nt; i++)
         for (size_t j = i + 1; j < nt; j++) bad += ptri_overlap(&t[i], &t[j]);
     free(t);
@@ -180,13 +165,13 @@ Test(network_overlap_strip, brute_force_oracle_with_rows, .timeout = 300) {
 }
 
 #ifdef __SSE2__
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+static pm_rng strips;
+static bool seeded;
 
+/* 0 .. n - 1 (the project's generator, seeded once). */
 static uint32_t rnd(uint32_t n) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state % n);
+    if (!seeded) pm_rng_seed(&strips, 20261206), seeded = true;
+    return (uint32_t)pm_rng_below(&strips, n);
 }
 
 #define ROWS_MAX 24
