@@ -81,12 +81,15 @@ typedef struct pm__ov {
     uint32_t nclu;
     PM_VEC(pm__pair) pairs;
     uint32_t *head[2];         /* per asphalt / sidewalk vertex: its first edge in
-                                * pm__outline's pool, UINT32_MAX: none */
+                                * pm__outline's pool, UINT32_MAX: none (pm__heads) */
+    bool roads_apart;          /* each road piece's triangles after the last piece's:
+                                * every road triangle owned by its piece's edge */
     pm_arena *w;               /* per cluster or cluster pair, reset each time */
     uint64_t *pkey;            /* pm__seam_loop's point table (and PM__SEAM_PLAIN's edges), pcap each */
     uint32_t *pid;             /* (a power of two), empty between roads */
     struct pm__pedge *pedge;
     uint32_t pcap;
+    uint32_t *stamp;           /* per asphalt vertex: the road (+ 1) whose border last met it (pm__road_strip) */
     pm_pset set;               /* the whole set and its grid: built only to name
                                 * a road sidewalk's edge (pm__sidewalk_edge) */
     bool whole;
@@ -101,7 +104,13 @@ typedef struct pm__ov {
 /* ---- the triangles and their owners ---- */
 
 static void pm__own_range(uint32_t *own, uint32_t first, uint32_t count, uint32_t part) {
-    for (uint32_t t = first; t < first + count; t++) own[t] = part;
+    uint32_t *o = own + first, *end = o + count;
+#ifdef __SSE2__
+    /* (Four at a time: most ranges are a road's or a junction's dozens.) */
+    const __m128i v = _mm_set1_epi32((int)part);
+    for (; end - o >= 4; o += 4) _mm_storeu_si128((__m128i *)(void *)o, v);
+#endif
+    for (; o < end; o++) *o = part;
 }
 
 /* The part of a triangle owned by `own` (one of O->own's), UINT32_MAX for none. */
@@ -152,15 +161,10 @@ static int pm__owners(pm__ov *O, const pm_scene *s) {
     O->ref = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *O->ref);
     O->box = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *O->box);
     O->clu = pm_arena_alloc(O->s, ((size_t)N->p->nnodes + N->roads.len + 1) * sizeof *O->clu);
-    for (int k = 0; k < 2; k++) {
-        uint32_t nv = k ? (S ? S->vcount : 0) : A->vcount;
-        if ((O->head[k] = pm_arena_alloc(O->s, ((size_t)nv + 1) * sizeof *O->head[k])))
-            memset(O->head[k], 0xff, (size_t)nv * sizeof *O->head[k]);
-    }
-    if (!own || !O->ref || !O->box || !O->clu || !O->head[0] || !O->head[1]) return PM_ERR_NOMEM;
+    if (!own || !O->ref || !O->box || !O->clu) return PM_ERR_NOMEM;
     O->sc = s;
     O->na = na;
-    memset(own, 0xff, ((size_t)na + ns) * sizeof *own);
+    pm__own_range(own, 0, na + ns, UINT32_MAX);
     for (uint32_t n = 0; n < N->p->nnodes; n++) {
         const pm__node *V = &N->nodes[n];
         if (!V->scene) continue;
@@ -168,11 +172,28 @@ static int pm__owners(pm__ov *O, const pm_scene *s) {
         pm__own_range(own, V->xt0, V->xtn, O->E + n);
         pm__own_range(own + na, V->swt0, V->swtn, O->E + n);
     }
+    uint32_t end = 0;
+    O->roads_apart = true;
     for (size_t r = 0; r < N->roads.len; r++) {
         const pm__road *R = &N->roads.data[r];
-        for (size_t k = 0; k < R->nsteps; k++)
-            pm__own_range(own, R->piece[4 * k + 2], R->piece[4 * k + 3], N->steps.data[R->first_step + k].edge);
+        for (size_t k = 0; k < R->nsteps; k++) {
+            uint32_t t0 = R->piece[4 * k + 2], nt = R->piece[4 * k + 3];
+            pm__own_range(own, t0, nt, N->steps.data[R->first_step + k].edge);
+            O->roads_apart &= nt == 0 || t0 >= end;
+            end = nt && t0 + nt > end ? t0 + nt : end;
+        }
         pm__own_range(own + na, R->swt0, R->swtn, O->E + O->V + (uint32_t)r);
+    }
+    return PM_OK;
+}
+
+/* O->head, allocated the first time a road's edges are summed. */
+static int pm__heads(pm__ov *O) {
+    for (int k = 0; k < 2; k++) {
+        if (O->head[k]) continue;
+        uint32_t nv = k ? (O->sc->nprims == 3 ? O->sc->prims[2].vcount : 0) : O->sc->prims[0].vcount;
+        if (!(O->head[k] = pm_arena_alloc(O->s, ((size_t)nv + 1) * sizeof *O->head[k]))) return PM_ERR_NOMEM;
+        memset(O->head[k], 0xff, (size_t)nv * sizeof *O->head[k]);
     }
     return PM_OK;
 }
@@ -427,6 +448,16 @@ static int pm__expand(pm__ov *O, pm__clu *C) {
     return PM_OK;
 }
 
+/* Bounds of plan points grown one at a time as a loop is walked, from
+ * lo = +inf, hi = -inf: the first point sets them (-0 too), the rest as
+ * a scan of the loop's points in order would. */
+static inline void pm__grow(float lo[2], float hi[2], float x, float z) {
+    lo[0] = x < lo[0] ? x : lo[0];
+    hi[0] = x > hi[0] ? x : hi[0];
+    lo[1] = z < lo[1] ? z : lo[1];
+    hi[1] = z > hi[1] ? z : hi[1];
+}
+
 /* Junction n's cluster, not yet listed: the bounds of its owned
  * triangles (their own pairs are its generator's). */
 static void pm__junction_cluster(pm__ov *O, uint32_t n) {
@@ -434,7 +465,7 @@ static void pm__junction_cluster(pm__ov *O, uint32_t n) {
     pm__junction_ranges(O, n, rg);
     pm__clu *C = &O->clu[O->nclu];
     float lo[2] = {HUGE_VALF, HUGE_VALF}, hi[2] = {-HUGE_VALF, -HUGE_VALF};
-    bool any = false;
+    bool any = false, block = false;
     for (size_t i = 0; i < 3; i++) {
         uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
         const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
@@ -463,6 +494,21 @@ static void pm__junction_cluster(pm__ov *O, uint32_t n) {
             }
             continue;
         }
+        /* The asphalt's likewise: its block's vertices (once, after its
+         * triangles), and those of its triangles outside it (a mouth's
+         * split point is its road's). */
+        const pm__node *V = &O->N->nodes[n];
+        if (!sw && V->vcount > 0 && V->vcount <= 3 * (V->tcount + V->xtn) + 16) {
+            const float *pos = P->positions;
+            for (uint32_t t = t0; t < t0 + rg[i].count; t++) {
+                if (own[t] != rg[i].part) continue;
+                any = block = true;
+                const uint32_t *q = P->indices + 3 * (size_t)t;
+                for (int v = 0; v < 3; v++)
+                    if (q[v] - V->voff >= V->vcount) pm__grow(lo, hi, pos[3 * (size_t)q[v]], pos[3 * (size_t)q[v] + 2]);
+            }
+            continue;
+        }
         for (uint32_t t = t0; t < t0 + rg[i].count; t++) {
             if (own[t] != rg[i].part) continue;
             any = true;
@@ -475,6 +521,11 @@ static void pm__junction_cluster(pm__ov *O, uint32_t n) {
                 hi[1] = a[2] > hi[1] ? a[2] : hi[1];
             }
         }
+    }
+    if (block) {
+        const pm__node *V = &O->N->nodes[n];
+        const float *a = O->sc->prims[0].positions + 3 * (size_t)V->voff;
+        for (uint32_t v = 0; v < V->vcount; v++, a += 3) pm__grow(lo, hi, a[0], a[2]);
     }
     if (!any) return;
     *C = (pm__clu){.first = 0, .count = 0, .node = n, .road = UINT32_MAX, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
@@ -653,16 +704,6 @@ static void pm__vertex_range(const pm__ov *O, const pm__range *rg, size_t n, uin
     }
     *lo = l;
     *hi = h;
-}
-
-/* Bounds of plan points grown one at a time as a loop is walked, from
- * lo = +inf, hi = -inf: the first point sets them (-0 too), the rest as
- * a scan of the loop's points in order would. */
-static inline void pm__grow(float lo[2], float hi[2], float x, float z) {
-    lo[0] = x < lo[0] ? x : lo[0];
-    hi[0] = x > hi[0] ? x : hi[0];
-    lo[1] = z < lo[1] ? z : lo[1];
-    hi[1] = z > hi[1] ? z : hi[1];
 }
 
 /* Edge a < b of the asphalt, net uses a -> b, as the loop's next (out,
@@ -949,14 +990,378 @@ static int pm__kept_loop(pm__ov *O, const pm__prec *rec, uint32_t nrec, const fl
     return rc;
 }
 
+/* ---- a road's asphalt shown by its rows ---- */
+
+/* A road without sidewalk triangles is most often one strip of rows of
+ * k + 1 vertices (its sections; the first and last rows partly its
+ * junctions'), each pair of rows A, B split into 2 k triangles
+ * (A_j, A_j+1, B_j), (A_j+1, B_j+1, B_j), row after row. When its
+ * triangles are exactly that and all turn one way in plan, every inner
+ * edge is met once each way (on the same vertex indices), so the edges
+ * pm__road_sum would leave (each triangle turned counter-clockwise) are
+ * the strip's border: the first row, the last column, the last row
+ * backwards and the first column, walked backwards when the triangles
+ * turn clockwise (as seen from +Y, the mesh's own front faces do in the
+ * (x, z) frame), known without summing.
+ * When that border's vertices are all different it is what the sum
+ * leaves (each pair of indices once, +-1), the loop pm__asphalt_loop
+ * walks from the same first edge, so the certificate, its bounds and its
+ * verdict are the same (tests/core/test_network_overlap_strip.c compares
+ * the two on every road). Anything else (a fan's repeated vertex, a flat
+ * or turned triangle, another pattern) goes the summed way. */
+#define PM__STRIP_COLS 8       /* column pairs k at most */
+#ifndef PM__STRIP                /* (tests/core/test_network_overlap_strip.c: checks each against the sum) */
+#define PM__STRIP pm__road_strip
+#endif
+#ifndef PM__BORDER2_ONCE         /* (... and turns it off now and then: the border walked vertex by vertex) */
+#define PM__BORDER2_ONCE pm__border2_once
+#endif
+
+/* Whether the triangles q[0 .. 3 t) (vertex indices into pos) are a
+ * strip of k column pairs as above, all turning one way in plan (*turn:
+ * 1 counter-clockwise, -1 clockwise); then rows R_0 .. R_G in row[]
+ * (k + 1 each, G = t / 2 k). */
+static bool pm__strip_rows(const uint32_t *q, uint32_t t, const float *pos, uint32_t k, uint32_t *row,
+                           int *turn) {
+    uint32_t g2 = 2 * k;
+    if (t % g2 != 0) return false;
+    uint32_t G = t / g2, w = k + 1;
+    /* Row 0 from the first group; each group's B is the next row. */
+    row[0] = q[0];
+    for (uint32_t j = 0; j < k; j++) row[j + 1] = q[6 * j + 1];
+    double a[2 * (PM__STRIP_COLS + 1)], b[2 * (PM__STRIP_COLS + 1)];
+    for (uint32_t j = 0; j <= k; j++) {
+        const float *p = pos + 3 * (size_t)row[j];
+        a[2 * j] = p[0], a[2 * j + 1] = p[2];
+    }
+    double s = 0;   /* the first triangle's turn: all must turn so */
+    for (uint32_t g = 0; g < G; g++, q += 6 * k) {
+        const uint32_t *A = row + (size_t)g * w;
+        uint32_t *B = row + (size_t)(g + 1) * w;
+        for (uint32_t j = 0; j < k; j++) {
+            const uint32_t *u = q + 6 * j, *v = u + 3;
+            if (u[0] != A[j] || u[1] != A[j + 1] || v[0] != A[j + 1] || v[2] != u[2]) return false;
+            if (j > 0 && u[2] != B[j]) return false;
+            B[j] = u[2];
+            B[j + 1] = v[1];
+        }
+        for (uint32_t j = 0; j <= k; j++) {
+            const float *p = pos + 3 * (size_t)B[j];
+            b[2 * j] = p[0], b[2 * j + 1] = p[2];
+        }
+        for (uint32_t j = 0; j < k; j++) {
+            /* pm__road_sum's orientation: corners 0, 1, 2 as listed. */
+            double o1 = pm_orient2d_fast(a + 2 * j, a + 2 * j + 2, b + 2 * j);
+            double o2 = pm_orient2d_fast(a + 2 * j + 2, b + 2 * j + 2, b + 2 * j);
+            if (s == 0) s = o1 > 0 ? 1 : -1;
+            if (!(o1 * s > 0 && o2 * s > 0)) return false;
+        }
+        memcpy(a, b, 2 * (size_t)w * sizeof *a);
+    }
+    *turn = s > 0 ? 1 : -1;
+    return true;
+}
+
+/* The edges pm__road_sum would put in its far list (outside the window
+ * base .. base + span or further than PM__SLOTS apart), bounded: six per
+ * column pair of a group whose two rows leave the window (three per
+ * triangle). Into *far; true. */
+static bool pm__strip_far(const uint32_t *row, uint32_t k, uint32_t G, uint32_t base, uint32_t span, uint32_t *far) {
+    uint32_t w = k + 1;
+    *far = 0;
+    for (uint32_t g = 0; g < G; g++) {
+        uint32_t l = UINT32_MAX, h = 0;
+        for (const uint32_t *v = row + (size_t)g * w; v < row + (size_t)(g + 2) * w; v++) {
+            l = *v < l ? *v : l;
+            h = *v > h ? *v : h;
+        }
+        if (l < base || h - base >= span || h - l >= PM__SLOTS) *far += 6 * k;
+    }
+    return true;
+}
+
+#ifdef __SSE2__
+/* Whether two triangles (lanes) turn the way flip says (its sign bit
+ * set: clockwise) for sure: pm_orient2d_fast's filter, the same
+ * operations on the same doubles in each lane; 3 when both do. */
+static inline int pm__turn2(__m128d ax, __m128d az, __m128d bx, __m128d bz, __m128d cx, __m128d cz, __m128d flip) {
+    const __m128d abs = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+    __m128d left = _mm_mul_pd(_mm_sub_pd(ax, cx), _mm_sub_pd(bz, cz));
+    __m128d right = _mm_mul_pd(_mm_sub_pd(az, cz), _mm_sub_pd(bx, cx));
+    __m128d det = _mm_xor_pd(_mm_sub_pd(left, right), flip);
+    __m128d bound = _mm_mul_pd(_mm_set1_pd(3.3306690738754716e-16),
+                               _mm_add_pd(_mm_and_pd(left, abs), _mm_and_pd(right, abs)));
+    return _mm_movemask_pd(_mm_cmpgt_pd(det, bound));
+}
+
+/* Whether the four triangles between rows A = r[0 .. 3) and B = r[3 ..
+ * 6) turn the way s says, exactly (pm__strip_rows's tests). */
+static bool pm__turns4(const float *pos, const uint32_t *r, int s) {
+    double a[3][2], b[3][2];
+    for (int j = 0; j < 3; j++) {
+        const float *p = pos + 3 * (size_t)r[j], *q = pos + 3 * (size_t)r[3 + j];
+        a[j][0] = p[0], a[j][1] = p[2], b[j][0] = q[0], b[j][1] = q[2];
+    }
+    for (int j = 0; j < 2; j++)
+        if (!(pm_orient2d_fast(a[j], a[j + 1], b[j]) * s > 0) || !(pm_orient2d_fast(a[j + 1], b[j + 1], b[j]) * s > 0))
+            return false;
+    return true;
+}
+
+/* What pm__strip_rows2 reads on the way: the outer columns' plan points
+ * (row g's first vertex at xz[0] + 2 g, its last at xz[1] + 2 g, G + 1
+ * rows) and whether the inner rows' vertices rise (row g's first below
+ * its last below row g + 1's first, 0 < g < G): then those are all
+ * different. */
+typedef struct pm__sides { float *xz[2]; bool rising; } pm__sides;
+
+/* pm__strip_rows and pm__strip_far for two column pairs (three columns:
+ * a network's road), a group of four triangles at a time, two turns at
+ * once (pm__turn2; a lane not sure is taken the scalar way), and sd. */
+static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uint32_t *row, int *turn,
+                            uint32_t base, uint32_t span, uint32_t *far, pm__sides *sd) {
+    if (t % 4 != 0) return false;
+    uint32_t G = t / 4, nfar = 0;
+    uint32_t A0 = q[0], A1 = q[1], A2 = q[7];
+    row[0] = A0, row[1] = A1, row[2] = A2;
+    const float *p0 = pos + 3 * (size_t)A0, *p1 = pos + 3 * (size_t)A1, *p2 = pos + 3 * (size_t)A2;
+    double o = pm_orient2d_fast((double[2]){p0[0], p0[2]}, (double[2]){p1[0], p1[2]},
+                                (double[2]){pos[3 * (size_t)q[2]], pos[3 * (size_t)q[2] + 2]});
+    if (o == 0) return false;
+    int s = o > 0 ? 1 : -1;
+    const __m128d flip = _mm_set1_pd(s > 0 ? 0.0 : -0.0);
+    /* Row A's plan points, x and z of columns 0 and 1, 1 and 2: row B's
+     * of the group before. */
+    __m128d a01x = _mm_set_pd(p1[0], p0[0]), a12x = _mm_set_pd(p2[0], p1[0]);
+    __m128d a01z = _mm_set_pd(p1[2], p0[2]), a12z = _mm_set_pd(p2[2], p1[2]);
+    uint32_t mnA = A0 < A1 ? A0 : A1, mxA = A0 < A1 ? A1 : A0, fall = 0;
+    mnA = A2 < mnA ? A2 : mnA;
+    mxA = A2 > mxA ? A2 : mxA;
+    float *L = sd->xz[0], *Rt = sd->xz[1];
+    L[0] = p0[0], L[1] = p0[2], Rt[0] = p2[0], Rt[1] = p2[2];
+    for (uint32_t g = 0; g < G; g++, q += 12) {
+        uint32_t B0 = q[2], B1 = q[4], B2 = q[10];
+        uint32_t bad = (q[0] ^ A0) | (q[1] ^ A1) | (q[3] ^ A1) | (q[5] ^ B0) | (q[6] ^ A1) | (q[7] ^ A2) |
+                       (q[8] ^ B1) | (q[9] ^ A2) | (q[11] ^ B1);
+        if (bad) return false;
+        uint32_t *B = row + 3 * (size_t)(g + 1);
+        B[0] = B0, B[1] = B1, B[2] = B2;
+        p0 = pos + 3 * (size_t)B0, p1 = pos + 3 * (size_t)B1, p2 = pos + 3 * (size_t)B2;
+        L[2 * g + 2] = p0[0], L[2 * g + 3] = p0[2];
+        Rt[2 * g + 2] = p2[0], Rt[2 * g + 3] = p2[2];
+        __m128d b01x = _mm_set_pd(p1[0], p0[0]), b12x = _mm_set_pd(p2[0], p1[0]);
+        __m128d b01z = _mm_set_pd(p1[2], p0[2]), b12z = _mm_set_pd(p2[2], p1[2]);
+        uint32_t inner = g + 2 <= G;   /* B an inner row */
+        fall |= inner & (B0 >= B2);
+        fall |= inner & (g >= 1) & (A2 >= B0);
+        /* (A0, A1, B0) and (A1, A2, B1); (A1, B1, B0) and (A2, B2, B1). */
+        int sure = pm__turn2(a01x, a01z, a12x, a12z, b01x, b01z, flip) &
+                   pm__turn2(a12x, a12z, b12x, b12z, b01x, b01z, flip);
+        if (sure != 3 && !pm__turns4(pos, row + 3 * (size_t)g, s)) return false;
+        uint32_t mnB = B0 < B1 ? B0 : B1, mxB = B0 < B1 ? B1 : B0;
+        mnB = B2 < mnB ? B2 : mnB;
+        mxB = B2 > mxB ? B2 : mxB;
+        uint32_t l = mnA < mnB ? mnA : mnB, h = mxA > mxB ? mxA : mxB;
+        nfar += l < base || h - base >= span || h - l >= PM__SLOTS ? 12 : 0;
+        A0 = B0, A1 = B1, A2 = B2, mnA = mnB, mxA = mxB;
+        a01x = b01x, a12x = b12x, a01z = b01z, a12z = b12z;
+    }
+    *turn = s;
+    *far = nfar;
+    sd->rising = !fall;
+    return true;
+}
+
+/* The bounds of n plan points xz (n even), 2 at a time. */
+static void pm__xz_bounds(const float *xz, uint32_t n, float lo[2], float hi[2]) {
+    __m128 l = _mm_set1_ps(HUGE_VALF), h = _mm_set1_ps(-HUGE_VALF);
+    for (uint32_t i = 0; i + 2 <= n; i += 2) {
+        __m128 v = _mm_loadu_ps(xz + 2 * i);
+        l = _mm_min_ps(l, v);
+        h = _mm_max_ps(h, v);
+    }
+    l = _mm_min_ps(l, _mm_movehl_ps(l, l));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    float t[4];
+    _mm_storeu_ps(t, l);
+    lo[0] = t[0], lo[1] = t[1];
+    _mm_storeu_ps(t, h);
+    hi[0] = t[0], hi[1] = t[1];
+}
+
+/* Whether the border of a strip of two column pairs (rows row[0 ..
+ * 3 (G + 1))) has each vertex once, when its inner rows rise (sd): its
+ * end rows' six vertices all different and none in the inner rows' range. */
+static bool pm__border2_once(const uint32_t *row, uint32_t G, const pm__sides *sd) {
+    if (!sd->rising) return false;
+    const uint32_t e[6] = {row[0], row[1], row[2], row[3 * G], row[3 * G + 1], row[3 * G + 2]};
+    uint32_t lo = G >= 2 ? row[3] : 1, hi = G >= 2 ? row[3 * G - 1] : 0;
+    for (int i = 0; i < 6; i++) {
+        if (e[i] >= lo && e[i] <= hi) return false;
+        for (int j = i + 1; j < 6; j++)
+            if (e[i] == e[j]) return false;
+    }
+    return true;
+}
+
+/* The border of a strip of two column pairs in xz (2 G + 4 points), as
+ * pm__road_strip walks it, from the outer columns' points (sd) and the
+ * end rows' middle vertices. */
+static void pm__border2(const pm__sides *sd, uint32_t G, const float *m0, const float *mG, int turn, float *xz) {
+    const float *L = sd->xz[0], *Rt = sd->xz[1];
+    float *o = xz;
+    *o++ = L[0], *o++ = L[1];
+    if (turn > 0) {
+        *o++ = m0[0], *o++ = m0[2];
+        memcpy(o, Rt, 2 * ((size_t)G + 1) * sizeof *o);
+        o += 2 * ((size_t)G + 1);
+        *o++ = mG[0], *o++ = mG[2];
+        for (uint32_t g = G; g > 0; g--) *o++ = L[2 * g], *o++ = L[2 * g + 1];
+    } else {
+        memcpy(o, L + 2, 2 * (size_t)G * sizeof *o);
+        o += 2 * (size_t)G;
+        *o++ = mG[0], *o++ = mG[2];
+        for (uint32_t g = G + 1; g > 0; g--) *o++ = Rt[2 * g - 2], *o++ = Rt[2 * g - 1];
+        *o++ = m0[0], *o++ = m0[2];
+    }
+}
+#endif
+
+/* Road r's certificate by its rows: 1 shown (its cluster added, as
+ * pm__road_shown adds it), 0 not shown, PM_ERR_NOMEM; *sure false when
+ * the road is not such a strip (nothing done: the caller sums it). */
+static int pm__road_strip(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap, bool *sure) {
+    *sure = false;
+    const pm__road *R = &O->N->roads.data[r];
+    if (rg[n - 1].count != 0 || n < 2 || (size_t)R->vcount > 8 * cap + 64) return PM_OK;
+    /* The asphalt ranges one after another, every triangle owned (so when
+     * no road piece's range reaches back into an earlier one's). */
+    uint32_t t0 = rg[0].ref0, t = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (rg[i].ref0 != t0 + t) return PM_OK;
+        const uint32_t *own = O->own + rg[i].ref0, part = rg[i].part;
+        uint32_t other = 0;
+        for (uint32_t c = 0; !O->roads_apart && c < rg[i].count; c++) other |= own[c] ^ part;
+        if (other) return PM_OK;
+        t += rg[i].count;
+    }
+    const pm_prim *P = &O->sc->prims[0];
+    const uint32_t *q = P->indices + 3 * (size_t)t0;
+    /* k from the first row: triangles 2 j and 2 j + 1 share A_j+1 and B_j. */
+    uint32_t k = 0;
+    while (2 * k + 1 < t && k < PM__STRIP_COLS && q[6 * k + 3] == q[6 * k + 1] && q[6 * k + 5] == q[6 * k + 2] &&
+           (k == 0 || (q[6 * k] == q[6 * k - 3] && q[6 * k + 2] == q[6 * k - 2])))
+        k++;
+    if (k == 0 || t % (2 * k) != 0) return PM_OK;
+    uint32_t w = k + 1, G = t / (2 * k), *row = pm_arena_alloc(O->w, ((size_t)G + 1) * w * sizeof *row);
+    if (!row) return PM_ERR_NOMEM;
+    int turn;
+    uint32_t base = R->voff, span = R->vcount, far;
+    uint32_t m = 2 * k + 2 * G, i = 0;
+    float *xz = pm_arena_alloc(O->w, 4 * ((size_t)m + 1) * sizeof *xz);
+    if (!xz) return PM_ERR_NOMEM;
+    float lo[2] = {HUGE_VALF, HUGE_VALF}, hi[2] = {-HUGE_VALF, -HUGE_VALF};
+    const float *pos = P->positions;
+    bool border = false;   /* xz, lo, hi filled, every vertex once */
+#ifdef __SSE2__
+    if (k == 2) {
+        /* (The columns' points kept in xz's second half until the border
+         * is copied into its first.) */
+        pm__sides sd = {.xz = {xz + 2 * (size_t)m + 2, xz + 3 * (size_t)m + 3}};
+        if (!pm__strip_rows2(q, t, pos, row, &turn, base, span, &far, &sd) || far > PM__FAR) return PM_OK;
+        if ((border = PM__BORDER2_ONCE(row, G, &sd))) {
+            pm__border2(&sd, G, pos + 3 * (size_t)row[1], pos + 3 * (size_t)row[3 * G + 1], turn, xz);
+            pm__xz_bounds(xz, m, lo, hi);
+        }
+    } else
+#endif
+    if (!pm__strip_rows(q, t, pos, k, row, &turn) || !pm__strip_far(row, k, G, base, span, &far) || far > PM__FAR)
+        return PM_OK;
+    /* The border from R_0[0] as the triangles turn: the first row, the
+     * last column, the last row back, the first column back; each vertex
+     * once (else the sum would differ: the summed way decides), its plan
+     * points in xz in the walk's direction. */
+    if (!border && !O->stamp && !(O->stamp = pm_arena_calloc(O->s, (size_t)P->vcount + 1, sizeof *O->stamp)))
+        return PM_ERR_NOMEM;
+    uint32_t *stamp = O->stamp, id = r + 1, repeated = 0;
+    float *o = xz;
+    ptrdiff_t step = 2;
+#define PM__BORDER(v)                                                                                 \
+    do {                                                                                              \
+        uint32_t v_ = (v);                                                                            \
+        const float *p_ = pos + 3 * (size_t)v_;                                                       \
+        repeated |= stamp[v_] == id;                                                                  \
+        stamp[v_] = id;                                                                               \
+        o[0] = p_[0], o[1] = p_[2];                                                                   \
+        pm__grow(lo, hi, p_[0], p_[2]);                                                               \
+        o += step;                                                                                    \
+    } while (0)
+    if (!border) {
+        /* (Clockwise: the first point, then the rest from the end back.) */
+        PM__BORDER(row[0]);
+        if (turn < 0) o = xz + 2 * ((size_t)m - 1), step = -2;
+        for (uint32_t j = 1; j < k; j++) PM__BORDER(row[j]);
+        for (uint32_t g = 0; g < G; g++) PM__BORDER(row[(size_t)g * w + k]);
+        for (uint32_t j = k; j > 0; j--) PM__BORDER(row[(size_t)G * w + j]);
+        for (uint32_t g = G; g > 0; g--) PM__BORDER(row[(size_t)g * w]);
+    }
+#undef PM__BORDER
+    if (repeated) return PM_OK;
+    int rc = pm_loop_convex(xz, m);
+    if (rc == 0) {
+        /* Simple but not convex: from where pm__asphalt_loop's walk
+         * starts, the first edge of its window (least row, then least
+         * step), as it walks. */
+        uint32_t *loop = pm_arena_alloc(O->w, ((size_t)m + 1) * sizeof *loop);
+        if (!loop) return PM_ERR_NOMEM;
+        for (uint32_t j = 0; j < k; j++) loop[i++] = row[j];
+        for (uint32_t g = 0; g < G; g++) loop[i++] = row[(size_t)g * w + k];
+        for (uint32_t j = k; j > 0; j--) loop[i++] = row[(size_t)G * w + j];
+        for (uint32_t g = G; g > 0; g--) loop[i++] = row[(size_t)g * w];
+        uint32_t start = UINT32_MAX, best = UINT32_MAX;
+        for (i = 0; i < m; i++) {
+            uint32_t u = loop[i], v = loop[i + 1 < m ? i + 1 : 0];
+            uint32_t a = u < v ? u : v, d = (u < v ? v : u) - a;
+            if (a - base < span && d < PM__SLOTS && (a - base) * PM__SLOTS + d < best) {
+                best = (a - base) * PM__SLOTS + d;
+                start = turn > 0 ? i : i + 1 < m ? i + 1 : 0;   /* the edge's first vertex */
+            }
+        }
+        if (start == UINT32_MAX) return PM_OK;
+        float *from = xz + 2 * (m + 1);
+        for (uint32_t c = 0, at = start; c < m; c++, at = turn > 0 ? (at + 1 < m ? at + 1 : 0) : (at ? at - 1 : m - 1)) {
+            const float *p = P->positions + 3 * (size_t)loop[at];
+            from[2 * c] = p[0];
+            from[2 * c + 1] = p[2];
+        }
+        rc = pm_loop_simple(O->w, from, m);
+    }
+    *sure = true;
+    if (rc != 1) return rc;
+    O->clu[O->nclu++] = (pm__clu){.node = UINT32_MAX, .road = r, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
+    return 1;
+}
+
 /* Road r's cluster (rg[0 .. n), cap triangles at most) when its
  * certificate shows its triangles pairwise disjoint (1): its bounds are
  * those of its outline (the triangles fill the region it bounds, so their
  * corners lie in it: the same bounds pm__take would grow), its triangles
  * are listed later. 0: not shown here (nothing kept; the caller lists the
  * road and tries again). */
+static int pm__road_summed(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap);
+
 static int pm__road_shown(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap) {
     if (cap >= INT16_MAX || pm__ranges_meet(rg, n)) return 0;
+    pm_arena_reset(O->w);
+    bool sure = false;
+    int rc = PM__STRIP(O, r, rg, n, cap, &sure);
+    return sure || rc < 0 ? rc : pm__road_summed(O, r, rg, n, cap);
+}
+
+/* pm__road_shown by the edges summed (pm__road_sum), the outline walked
+ * by index or by plan point. */
+static int pm__road_summed(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap) {
+    if (pm__heads(O)) return PM_ERR_NOMEM;
     pm_arena_reset(O->w);
     const pm__road *R = &O->N->roads.data[r];
     pm__sum S = {.nfar = 0, .full = false};
@@ -1003,7 +1408,7 @@ static int pm__road_cluster(pm__ov *O, uint32_t r, const pm__range *rg, size_t n
     pm__iedge *pool = NULL;
     if (!few) {
         pm_arena_reset(O->w);
-        if (!(pool = pm_arena_alloc(O->w, 3 * cap * sizeof *pool))) return PM_ERR_NOMEM;
+        if (pm__heads(O) || !(pool = pm_arena_alloc(O->w, 3 * cap * sizeof *pool))) return PM_ERR_NOMEM;
     }
     uint32_t np = 0;
     pm__clu *C = &O->clu[O->nclu];

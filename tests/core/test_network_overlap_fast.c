@@ -21,33 +21,10 @@ static int shown_hook(pm__ov *O, const pm__range *rg, size_t n, int rc);
 #include "../../core/network/network_overlap.c"
 
 #include "pm_test_overlap_oracle.h"
+#include "pm_test_overlap_road.h"
 
 static bool plain;                     /* the certificate off: every road the old way */
 static size_t shown[2], clean_not_shown, overlapping;
-
-/* The road's triangles as the check sees them (owned, with plan area). */
-static ptri *road_tris(const pm__ov *O, const pm__range *rg, size_t n, size_t *nt) {
-    size_t cap = 0;
-    for (size_t i = 0; i < n; i++) cap += rg[i].count;
-    ptri *t = malloc((cap + 1) * sizeof *t);
-    cr_assert(t);
-    *nt = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
-        const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
-        for (uint32_t k = t0; k < t0 + rg[i].count; k++) {
-            if (pm__part(O->own[(sw ? O->na : 0) + k]) != rg[i].part) continue;
-            double v[3][2];
-            for (int c = 0; c < 3; c++) {
-                const float *q = P->positions + 3 * (size_t)P->indices[3 * (size_t)k + c];
-                v[c][0] = q[0];
-                v[c][1] = q[2];
-            }
-            if (ptri_make(v[0], v[1], v[2], &t[*nt])) (*nt)++;
-        }
-    }
-    return t;
-}
 
 static int shown_hook(pm__ov *O, const pm__range *rg, size_t n, int rc) {
     if (rc < 0) return rc;
