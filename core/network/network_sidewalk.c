@@ -228,6 +228,16 @@ int pm__network_road_sides(pm__net *N, pm__road *R, const pm_prim *P, const uint
  * seen from +Y: (x, -z). */
 static pm_v2 pm__plan(const float *p) { return (pm_v2){p[0], -(double)p[2]}; }
 
+/* hypot(x, y). C's Annex F (F.10.4.3) makes hypot(x, +-0) fabs(x) and
+ * hypot(y, x) hypot(x, y): a street along an axis (most of a grid town's)
+ * needs no library call for its lengths. */
+static inline double pm__hypot(double x, double y) {
+    if (PM__SIDEWALK_PLAIN) return hypot(x, y);
+    if (y == 0) return fabs(x);
+    if (x == 0) return fabs(y);
+    return hypot(x, y);
+}
+
 /* The unit normal to the right of a -> b. */
 static pm_v2 pm__right(pm_v2 a, pm_v2 b) {
     double dx = b.x - a.x, dy = b.y - a.y, l = hypot(dx, dy);
@@ -264,7 +274,7 @@ static const float *pm__apos(const pm__slab *S, uint32_t i) {
 static void pm__segments(pm__slab *S, double *len, pm_v2 *right) {
     for (uint32_t k = 0; k + 1 < S->n; k++) {
         const float *a = pm__apos(S, k), *b = pm__apos(S, k + 1);
-        double l = hypot((double)b[0] - a[0], (double)b[2] - a[2]);
+        double l = pm__hypot((double)b[0] - a[0], (double)b[2] - a[2]);
         len[k] = l;
         /* pm__right(pm__plan(a), pm__plan(b)) without its own hypot: its dy,
          * -b[2] - -a[2], is exactly -(b[2] - a[2]) (rounding is symmetric),
@@ -291,7 +301,7 @@ static void pm__offsets(pm__slab *S, const pm_v2 *sn) {
         pm_v2 na = has_prev ? sn[i > 0 ? i - 1 : n - 2] : sn[0];
         pm_v2 nb = has_next ? sn[i + 1 < n ? i : 0] : na;
         pm_v2 m = {na.x + nb.x, na.y + nb.y};
-        double l = hypot(m.x, m.y);
+        double l = pm__hypot(m.x, m.y);
         if (l < 1e-9) m = nb;
         else m = (pm_v2){m.x / l, m.y / l};
         double c = m.x * nb.x + m.y * nb.y;
@@ -471,45 +481,6 @@ static inline uint32_t pm__put_vtx(float *restrict pos, float *restrict nrm, flo
     return nv;
 }
 
-/* pm__wall into the arrays (indices at ni) once its cross (x0, +-0, x2)
- * is known; returns the new index count. */
-static inline uint32_t pm__put_cross(float *restrict nrm, uint32_t *restrict idx, uint32_t ni, uint32_t a,
-                                     uint32_t b, uint32_t c, double x0, double x2) {
-    if (x0 == 0 && x2 == 0) return ni;
-    idx[ni] = a, idx[ni + 1] = b, idx[ni + 2] = c;
-    float f0 = (float)x0, f2 = (float)x2;
-    uint32_t v[3] = {a, b, c};
-    for (int k = 0; k < 3; k++) {
-        float *n = nrm + 3 * (size_t)v[k];
-        n[0] = n[0] + f0;
-        n[2] = n[2] + f2;
-    }
-    return ni + 3;
-}
-
-/* The two walls of a vertical quad, bottoms b0, b1 and tops t0, t1 (a top
- * on its bottom's x and z floats; heights y..), as pm__quad_wall makes
- * them: pm__wall's differences of equal floats are +0 and those of
- * the two sections' x (z) floats are dx (dz), so each cross is its
- * formula with those values put in, the same operations on the same
- * doubles (+0 kept as a factor: 0 * v is what the plain code multiplies).
- * curb: walls (b0, t1, b1), (b0, t0, t1); else (b0, b1, t1), (b0, t1, t0). */
-static inline uint32_t pm__put_quad(float *restrict nrm, uint32_t *restrict idx, uint32_t ni, uint32_t b0,
-                                    uint32_t t0, uint32_t b1, uint32_t t1, double dx, double dz, double yb0,
-                                    double yt0, double yb1, double yt1, bool curb) {
-    const double zero = 0.0;
-    if (curb) {
-        double u1 = yt1 - yb0, v1 = yb1 - yb0;
-        ni = pm__put_cross(nrm, idx, ni, b0, t1, b1, u1 * dz - dz * v1, dx * v1 - u1 * dx);
-        u1 = yt0 - yb0, v1 = yt1 - yb0;
-        return pm__put_cross(nrm, idx, ni, b0, t0, t1, u1 * dz - zero * v1, zero * v1 - u1 * dx);
-    }
-    double u1 = yb1 - yb0, v1 = yt1 - yb0;
-    ni = pm__put_cross(nrm, idx, ni, b0, b1, t1, u1 * dz - dz * v1, dx * v1 - u1 * dx);
-    u1 = yt1 - yb0, v1 = yt0 - yb0;
-    return pm__put_cross(nrm, idx, ni, b0, t1, t0, u1 * zero - dz * v1, dx * v1 - u1 * zero);
-}
-
 /* The end of a fast face: counts back into p, the curb's normals summed
  * up to its last triangle. */
 static void pm__put_done(pm__slab *S, pm_prim *p, uint32_t nv, uint32_t ni, bool curb) {
@@ -522,46 +493,148 @@ static void pm__put_done(pm__slab *S, pm_prim *p, uint32_t nv, uint32_t ni, bool
     if (curb) S->N->curb_nt = ni / 3;
 }
 
-/* One column of a fast wall: its bottom and top vertices (or, closing a
- * ring, the first column's), then the quad from the previous column. */
+/* A fast wall (the curb face or the outer face), column by column: each
+ * column's bottom and top vertices (or, closing a ring, the first
+ * column's), then the vertical quad from the previous column as
+ * pm__quad_wall makes it. The walls' normal sums stay in registers: a
+ * column's vertices are in the quads on both its sides only, so each
+ * column's x and z sums are complete (and stored, y +0) once the next
+ * column's quad is added: the same float additions in the same order as
+ * pm__wall's on memory that starts at +0. */
 typedef struct pm__wall_run {
     float *restrict pos, *restrict nrm, *restrict uv;
     uint32_t *restrict idx;
     uint32_t nv, ni, b0, t0, bf, tf;
+    float x0, z0, yb0, yt0;   /* the previous column: bottom x, z; bottom and top heights */
+    float xf, zf, ybf, ytf;   /* the first column's */
+    float nb[2], nt[2];       /* the previous column's bottom and top normal sums (x, z) so far */
+    bool any;
 } pm__wall_run;
 
+static inline void pm__wall_store(float *restrict nrm, uint32_t v, const float n[2]) {
+    float *d = nrm + 3 * (size_t)v;
+    d[0] = n[0];
+    d[1] = 0.0f;
+    d[2] = n[1];
+}
+
+/* A wall's cross (x0, +-0, x2) as the floats added to its corners'
+ * normals; false when both are zero (pm__wall leaves it out). */
+static inline bool pm__wall_keep(double x0, double x2, float f[2]) {
+    f[0] = (float)x0, f[1] = (float)x2;
+    return !(x0 == 0 && x2 == 0);
+}
+
+static inline void pm__wall_add(float s[2], const float f[2]) {
+    s[0] = s[0] + f[0];
+    s[1] = s[1] + f[1];
+}
+
+/* pm__wall's differences of equal floats are +0 and those of the two
+ * columns' x (z) floats are dx (dz), so each cross below is its formula
+ * with those values put in, the same operations on the same doubles (+0
+ * kept as a factor: 0 * v is what the plain code multiplies). curb: walls
+ * (b0, t1, b1), (b0, t0, t1); else (b0, b1, t1), (b0, t1, t0): the first
+ * on b0, b1, t1, the second on b0, t0, t1, each corner's sum taking the
+ * first's cross before the second's. */
 static inline void pm__wall_column(pm__wall_run *w, const float *bot, const float *top, double u, double sc,
-                                   bool first, bool closing, bool curb) {
+                                   bool closing, bool curb) {
     uint32_t b1, t1;
-    if (closing) { b1 = w->bf; t1 = w->tf; }
-    else {
+    float x1, z1, yb1, yt1;
+    if (closing && !w->any) return;   /* (a ring of one column: nothing to close) */
+    if (closing) {
+        b1 = w->bf, t1 = w->tf;
+        x1 = w->xf, z1 = w->zf, yb1 = w->ybf, yt1 = w->ytf;
+    } else {
         float fu = (float)(u * sc);
-        b1 = pm__put_vtx(w->pos, w->nrm, w->uv, w->nv++, bot, fu, 0);
-        t1 = pm__put_vtx(w->pos, w->nrm, w->uv, w->nv++, top, fu, (float)(((double)top[1] - bot[1]) * sc));
+        b1 = w->nv++, t1 = w->nv++;
+        x1 = bot[0], z1 = bot[2], yb1 = bot[1], yt1 = top[1];
+        float *p = w->pos + 3 * (size_t)b1, *q = w->uv + 2 * (size_t)b1;
+        p[0] = x1, p[1] = yb1, p[2] = z1;
+        p[3] = top[0], p[4] = yt1, p[5] = top[2];
+        q[0] = fu, q[1] = 0;
+        q[2] = fu, q[3] = (float)(((double)yt1 - yb1) * sc);
     }
-    if (first) { w->bf = b1; w->tf = t1; }
-    else {
-        const float *p0 = w->pos + 3 * (size_t)w->b0, *q0 = w->pos + 3 * (size_t)w->t0;
-        const float *p1 = w->pos + 3 * (size_t)b1, *q1 = w->pos + 3 * (size_t)t1;
-        w->ni = pm__put_quad(w->nrm, w->idx, w->ni, w->b0, w->t0, b1, t1, (double)p1[0] - p0[0],
-                             (double)p1[2] - p0[2], p0[1], q0[1], p1[1], q1[1], curb);
+    float nb[2] = {0.0f, 0.0f}, nt[2] = {0.0f, 0.0f};
+    if (!w->any) {
+        w->bf = b1, w->tf = t1;
+        w->xf = x1, w->zf = z1, w->ybf = yb1, w->ytf = yt1;
+        w->any = true;
+    } else {
+        const double zero = 0.0;
+        double dx = (double)x1 - w->x0, dz = (double)z1 - w->z0, yb0 = w->yb0, yt0 = w->yt0;
+        double a0, a2, c0, c2;
+        if (curb) {
+            double u1 = yt1 - yb0, v1 = yb1 - yb0;
+            a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
+            u1 = yt0 - yb0, v1 = yt1 - yb0;
+            c0 = u1 * dz - zero * v1, c2 = zero * v1 - u1 * dx;
+        } else {
+            double u1 = yb1 - yb0, v1 = yt1 - yb0;
+            a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
+            u1 = yt1 - yb0, v1 = yt0 - yb0;
+            c0 = u1 * zero - dz * v1, c2 = dx * v1 - u1 * zero;
+        }
+        float fa[2], fc[2];
+        bool ka = pm__wall_keep(a0, a2, fa), kc = pm__wall_keep(c0, c2, fc);
+        uint32_t *d = w->idx + w->ni, b0 = w->b0, t0 = w->t0;
+        if (ka) {
+            if (curb) d[0] = b0, d[1] = t1, d[2] = b1;
+            else d[0] = b0, d[1] = b1, d[2] = t1;
+            d += 3;
+            pm__wall_add(w->nb, fa);
+        }
+        if (kc) {
+            if (curb) d[0] = b0, d[1] = t0, d[2] = t1;
+            else d[0] = b0, d[1] = t1, d[2] = t0;
+            d += 3;
+            pm__wall_add(w->nb, fc);
+            pm__wall_add(w->nt, fc);
+        }
+        w->ni = (uint32_t)(d - w->idx);
+        /* The previous column is complete. */
+        pm__wall_store(w->nrm, b0, w->nb);
+        pm__wall_store(w->nrm, t0, w->nt);
+        /* A closing column's sums so far are the first column's, in
+         * memory since the second came (or just now, above, when the
+         * previous column is the first: then both quads are flat). */
+        if (closing) {
+            const float *m = w->nrm + 3 * (size_t)b1, *k = w->nrm + 3 * (size_t)t1;
+            nb[0] = m[0], nb[1] = m[2], nt[0] = k[0], nt[1] = k[2];
+        }
+        if (ka) {
+            pm__wall_add(nb, fa);
+            pm__wall_add(nt, fa);
+        }
+        if (kc) pm__wall_add(nt, fc);
     }
-    w->b0 = b1;
-    w->t0 = t1;
+    w->b0 = b1, w->t0 = t1;
+    w->x0 = x1, w->z0 = z1, w->yb0 = yb1, w->yt0 = yt1;
+    w->nb[0] = nb[0], w->nb[1] = nb[1], w->nt[0] = nt[0], w->nt[1] = nt[1];
+}
+
+/* The end of a fast wall: its last column's sums stored, counts back. */
+static void pm__wall_done(pm__slab *S, pm_prim *p, pm__wall_run *w) {
+    if (w->any) {
+        pm__wall_store(w->nrm, w->b0, w->nb);
+        pm__wall_store(w->nrm, w->t0, w->nt);
+    }
+    pm__put_done(S, p, w->nv, w->ni, true);
 }
 
 /* pm__curb_face (below) with room: see above. */
 static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
     double sc = S->N->p->uv_scale, u = 0;
-    pm__wall_run w = {p->positions, p->normals, p->uvs, p->indices, p->vcount, p->icount, 0, 0, 0, 0};
+    pm__wall_run w = {.pos = p->positions, .nrm = p->normals, .uv = p->uvs, .idx = p->indices,
+                      .nv = p->vcount, .ni = p->icount};
     uint32_t n = S->n;
     for (uint32_t i = 0; i < n; i++) {
         const float *b = pm__apos(S, i);
         if (i > 0) u += S->len[i - 1];
         float t[3] = {b[0], S->top[i], b[2]};
-        pm__wall_column(&w, b, t, u, sc, i == 0, S->closed && i + 1 == n, true);
+        pm__wall_column(&w, b, t, u, sc, S->closed && i + 1 == n, true);
     }
-    pm__put_done(S, p, w.nv, w.ni, true);
+    pm__wall_done(S, p, &w);
 }
 
 /* pm__band_vertices (below) with room. */
@@ -586,7 +659,8 @@ static void pm__band_vertices_fast(pm__slab *S, pm_prim *p) {
 /* pm__outer_face (below) with room. */
 static void pm__outer_face_fast(pm__slab *S, pm_prim *p) {
     double sc = S->N->p->uv_scale, u = 0;
-    pm__wall_run w = {p->positions, p->normals, p->uvs, p->indices, p->vcount, p->icount, 0, 0, 0, 0};
+    pm__wall_run w = {.pos = p->positions, .nrm = p->normals, .uv = p->uvs, .idx = p->indices,
+                      .nv = p->vcount, .ni = p->icount};
     const float *band = S->s->prims[2].positions;
     uint32_t n = S->n, prev = 0;
     bool any = false;
@@ -594,12 +668,12 @@ static void pm__outer_face_fast(pm__slab *S, pm_prim *p) {
         if (i > 0 && S->oi[i] == S->oi[i - 1]) continue;
         const float *o = band + 3 * (size_t)S->oi[i];
         float bot[3] = {o[0], S->oby[i], o[2]};
-        if (any) u += hypot(S->out[i].x - S->out[prev].x, S->out[i].y - S->out[prev].y);
-        pm__wall_column(&w, bot, o, u, sc, !any, S->closed && i + 1 == n, false);
+        if (any) u += pm__hypot(S->out[i].x - S->out[prev].x, S->out[i].y - S->out[prev].y);
+        pm__wall_column(&w, bot, o, u, sc, S->closed && i + 1 == n, false);
         any = true;
         prev = i;
     }
-    pm__put_done(S, p, w.nv, w.ni, true);
+    pm__wall_done(S, p, &w);
 }
 
 /* The curb face: bottom on the asphalt's own vertices (same floats), top
