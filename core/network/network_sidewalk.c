@@ -823,7 +823,17 @@ static int pm__band_plan(pm__slab *S, uint32_t *reg, uint8_t *step, uint32_t bad
     uint32_t *tri = pm_arena_alloc(S->tmp, 3 * (n + 2) * sizeof *tri);
     if (!tri) return PM_ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++) reg[i] = 0;
+    pm_v2 pib = n ? pm__plan(pm__apos(S, 0)) : (pm_v2){0, 0};
     for (uint32_t i = 0; i + 1 < n;) {
+        /* pm__band_step's first answer, the usual one, with this step's
+         * curb point carried from the one before. */
+        pm_v2 pia = pib, poa = S->out[i], pob = S->out[i + 1];
+        pib = pm__plan(pm__apos(S, i + 1));
+        if (!PM__SIDEWALK_PLAIN && !pm_v2_eq(poa, pob) && pm__orient(pia, pob, pib) > 0 &&
+            pm__orient(pia, poa, pob) > 0) {
+            step[i++] = PM__STEP_DIAG | PM__STEP_KEEP1 | PM__STEP_KEEP2;
+            continue;
+        }
         int code = pm__band_step(S, i);
         if (code >= 0) { step[i++] = (uint8_t)code; continue; }
         uint32_t a = i, b = i + 1;
@@ -851,13 +861,17 @@ static int pm__band_plan(pm__slab *S, uint32_t *reg, uint8_t *step, uint32_t bad
         }
         reg[a] = b;
         i = b;
+        if (i < n) pib = pm__plan(pm__apos(S, i));
     }
     return PM_OK;
 }
 
 /* The band's triangles: each step as planned (a step outside the regions
  * keeps its outer points from then), each region ear-clipped. */
+static bool pm__band_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step);
+
 static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
+    if (pm__band_fast(S, reg, step)) return PM_OK;
     pm__tris t = {0};
     uint32_t n = S->n;
     uint32_t *tri = pm_arena_alloc(S->tmp, 3 * (n + 2) * sizeof *tri);
@@ -897,6 +911,43 @@ static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
     for (size_t i = 0; i < t.len; i += 3)
         if (pm_prim_add_tri(S->s, sp, t.data[i], t.data[i + 1], t.data[i + 2]) < 0) return PM_ERR_NOMEM;
     return PM_OK;
+}
+
+/* pm__band without regions, when the sidewalk primitive and the sources
+ * have room: each step's triangles (pm__band_emit's) and their sources
+ * written in place. false (nothing written) otherwise. */
+static bool pm__band_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
+    pm_prim *sp = &S->s->prims[2];
+    pm__net *N = S->N;
+    uint32_t n = S->n;
+    if (PM__SIDEWALK_PLAIN || n < 2 || sp->icap - sp->icount < 6 * (size_t)(n - 1) ||
+        N->swsrc.cap - N->swsrc.len < 2 * (size_t)(n - 1))
+        return false;
+    for (uint32_t i = 0; i + 1 < n; i++)
+        if (reg[i]) return false;
+    uint32_t *restrict d = sp->indices + sp->icount, *d0 = d;
+    pm__swsrc *restrict src = N->swsrc.data + N->swsrc.len, *src0 = src;
+    const uint32_t *ii = S->ii, *oi = S->oi;
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        uint32_t ia = ii[i], ib = ii[i + 1], ob = oi[i + 1], oa = oi[i];
+        int code = step[i];
+        pm__swsrc q = {S->road, S->base + i, S->base + i + 1, (uint8_t)S->side};
+        if (code & PM__STEP_ONE) {
+            if (code & PM__STEP_KEEP1) { d[0] = ia, d[1] = oa, d[2] = ib, d += 3; *src++ = q; }
+        } else if (code & PM__STEP_DIAG) {
+            d[0] = ia, d[1] = ob, d[2] = ib;
+            d[3] = ia, d[4] = oa, d[5] = ob;
+            d += 6;
+            src[0] = q, src[1] = q, src += 2;
+        } else {
+            if (code & PM__STEP_KEEP1) { d[0] = ia, d[1] = oa, d[2] = ib, d += 3; *src++ = q; }
+            if (code & PM__STEP_KEEP2) { d[0] = ib, d[1] = oa, d[2] = ob, d += 3; *src++ = q; }
+        }
+    }
+    sp->icount += (uint32_t)(d - d0);
+    N->swsrc.len += (size_t)(src - src0);
+    if (d != d0) S->s->validated = false;
+    return true;
 }
 
 /* The outer face: from each distinct outer point of the band (same floats)
