@@ -494,130 +494,121 @@ static void pm__put_done(pm__slab *S, pm_prim *p, uint32_t nv, uint32_t ni, bool
 }
 
 /* A fast wall (the curb face or the outer face), column by column: each
- * column's bottom and top vertices (or, closing a ring, the first
- * column's), then the vertical quad from the previous column as
- * pm__quad_wall makes it. The walls' normal sums stay in registers: a
- * column's vertices are in the quads on both its sides only, so each
- * column's x and z sums are complete (and stored, y +0) once the next
- * column's quad is added: the same float additions in the same order as
- * pm__wall's on memory that starts at +0. */
+ * column's bottom and top vertices (the top on the bottom's x and z
+ * floats), then the vertical quad from the previous column as
+ * pm__quad_wall makes it; a ring's last column is its first. The normal
+ * sums stay in registers: a column's vertices are in the quads on both
+ * its sides only, so each column's x and z sums are complete (and stored,
+ * y +0) once the next column's quad is added: the same float additions in
+ * the same order as pm__wall's on memory that starts at +0. A wall that
+ * pm__wall leaves out adds +0 here, which changes no sum (a sum started
+ * at +0 is never -0), and its indices are written but not counted. */
 typedef struct pm__wall_run {
     float *restrict pos, *restrict nrm, *restrict uv;
     uint32_t *restrict idx;
     uint32_t nv, ni, b0, t0, bf, tf;
-    float x0, z0, yb0, yt0;   /* the previous column: bottom x, z; bottom and top heights */
-    float xf, zf, ybf, ytf;   /* the first column's */
-    float nb[2], nt[2];       /* the previous column's bottom and top normal sums (x, z) so far */
-    bool any;
+    double x0, z0, yb0, yt0;   /* the previous column: bottom x, z; bottom and top heights */
+    double xf, zf, ybf, ytf;   /* the first column's */
+    float nb0, nb2, nt0, nt2;  /* the previous column's bottom and top normal sums (x, z) so far */
 } pm__wall_run;
 
-static inline void pm__wall_store(float *restrict nrm, uint32_t v, const float n[2]) {
+static inline void pm__wall_store(float *restrict nrm, uint32_t v, float x, float z) {
     float *d = nrm + 3 * (size_t)v;
-    d[0] = n[0];
+    d[0] = x;
     d[1] = 0.0f;
-    d[2] = n[1];
+    d[2] = z;
 }
 
-/* A wall's cross (x0, +-0, x2) as the floats added to its corners'
- * normals; false when both are zero (pm__wall leaves it out). */
-static inline bool pm__wall_keep(double x0, double x2, float f[2]) {
-    f[0] = (float)x0, f[1] = (float)x2;
-    return !(x0 == 0 && x2 == 0);
+/* A new column's two vertices (UV: u along the wall, V up). */
+static inline void pm__wall_vertices(pm__wall_run *w, float x, float z, float yb, float yt, double u, double sc) {
+    float fu = (float)(u * sc);
+    float *p = w->pos + 3 * (size_t)w->nv, *q = w->uv + 2 * (size_t)w->nv;
+    p[0] = x, p[1] = yb, p[2] = z;
+    p[3] = x, p[4] = yt, p[5] = z;
+    q[0] = fu, q[1] = 0;
+    q[2] = fu, q[3] = (float)(((double)yt - yb) * sc);
+    w->nv += 2;
 }
 
-static inline void pm__wall_add(float s[2], const float f[2]) {
-    s[0] = s[0] + f[0];
-    s[1] = s[1] + f[1];
+static inline void pm__wall_first(pm__wall_run *w, float x, float z, float yb, float yt, double u, double sc) {
+    w->bf = w->b0 = w->nv, w->tf = w->t0 = w->nv + 1;
+    pm__wall_vertices(w, x, z, yb, yt, u, sc);
+    w->xf = w->x0 = x, w->zf = w->z0 = z, w->ybf = w->yb0 = yb, w->ytf = w->yt0 = yt;
+    w->nb0 = w->nb2 = w->nt0 = w->nt2 = 0.0f;
 }
 
-/* pm__wall's differences of equal floats are +0 and those of the two
- * columns' x (z) floats are dx (dz), so each cross below is its formula
- * with those values put in, the same operations on the same doubles (+0
- * kept as a factor: 0 * v is what the plain code multiplies). curb: walls
- * (b0, t1, b1), (b0, t0, t1); else (b0, b1, t1), (b0, t1, t0): the first
- * on b0, b1, t1, the second on b0, t0, t1, each corner's sum taking the
- * first's cross before the second's. */
-static inline void pm__wall_column(pm__wall_run *w, const float *bot, const float *top, double u, double sc,
-                                   bool closing, bool curb) {
-    uint32_t b1, t1;
-    float x1, z1, yb1, yt1;
-    if (closing && !w->any) return;   /* (a ring of one column: nothing to close) */
-    if (closing) {
-        b1 = w->bf, t1 = w->tf;
-        x1 = w->xf, z1 = w->zf, yb1 = w->ybf, yt1 = w->ytf;
+/* The quad from the previous column to column (b1, t1) at x, z, heights
+ * yb1, yt1, whose sums so far are *nb, *nt (+0 for a new column). The
+ * crosses are pm__wall's with its differences of equal floats, +0, and
+ * of the columns' x (z) floats, dx (dz), put in: the same operations on
+ * the same doubles (+0 kept as a factor: 0 * v is what the plain code
+ * multiplies). curb: walls (b0, t1, b1), (b0, t0, t1); else (b0, b1, t1),
+ * (b0, t1, t0): the first on b0, b1, t1, the second on b0, t0, t1, each
+ * corner's sum taking the first's cross before the second's. */
+static inline void pm__wall_quad(pm__wall_run *w, uint32_t b1, uint32_t t1, double x1, double z1, double yb1,
+                                 double yt1, float nb[2], float nt[2], bool curb) {
+    const double zero = 0.0;
+    double dx = x1 - w->x0, dz = z1 - w->z0, yb0 = w->yb0, yt0 = w->yt0;
+    double a0, a2, c0, c2;
+    uint32_t b0 = w->b0, t0 = w->t0, *d = w->idx + w->ni;
+    if (curb) {
+        double u1 = yt1 - yb0, v1 = yb1 - yb0;
+        a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
+        u1 = yt0 - yb0, v1 = yt1 - yb0;
+        c0 = u1 * dz - zero * v1, c2 = zero * v1 - u1 * dx;
     } else {
-        float fu = (float)(u * sc);
-        b1 = w->nv++, t1 = w->nv++;
-        x1 = bot[0], z1 = bot[2], yb1 = bot[1], yt1 = top[1];
-        float *p = w->pos + 3 * (size_t)b1, *q = w->uv + 2 * (size_t)b1;
-        p[0] = x1, p[1] = yb1, p[2] = z1;
-        p[3] = top[0], p[4] = yt1, p[5] = top[2];
-        q[0] = fu, q[1] = 0;
-        q[2] = fu, q[3] = (float)(((double)yt1 - yb1) * sc);
+        double u1 = yb1 - yb0, v1 = yt1 - yb0;
+        a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
+        u1 = yt1 - yb0, v1 = yt0 - yb0;
+        c0 = u1 * zero - dz * v1, c2 = dx * v1 - u1 * zero;
     }
-    float nb[2] = {0.0f, 0.0f}, nt[2] = {0.0f, 0.0f};
-    if (!w->any) {
-        w->bf = b1, w->tf = t1;
-        w->xf = x1, w->zf = z1, w->ybf = yb1, w->ytf = yt1;
-        w->any = true;
-    } else {
-        const double zero = 0.0;
-        double dx = (double)x1 - w->x0, dz = (double)z1 - w->z0, yb0 = w->yb0, yt0 = w->yt0;
-        double a0, a2, c0, c2;
-        if (curb) {
-            double u1 = yt1 - yb0, v1 = yb1 - yb0;
-            a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
-            u1 = yt0 - yb0, v1 = yt1 - yb0;
-            c0 = u1 * dz - zero * v1, c2 = zero * v1 - u1 * dx;
-        } else {
-            double u1 = yb1 - yb0, v1 = yt1 - yb0;
-            a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
-            u1 = yt1 - yb0, v1 = yt0 - yb0;
-            c0 = u1 * zero - dz * v1, c2 = dx * v1 - u1 * zero;
-        }
-        float fa[2], fc[2];
-        bool ka = pm__wall_keep(a0, a2, fa), kc = pm__wall_keep(c0, c2, fc);
-        uint32_t *d = w->idx + w->ni, b0 = w->b0, t0 = w->t0;
-        if (ka) {
-            if (curb) d[0] = b0, d[1] = t1, d[2] = b1;
-            else d[0] = b0, d[1] = b1, d[2] = t1;
-            d += 3;
-            pm__wall_add(w->nb, fa);
-        }
-        if (kc) {
-            if (curb) d[0] = b0, d[1] = t0, d[2] = t1;
-            else d[0] = b0, d[1] = t1, d[2] = t0;
-            d += 3;
-            pm__wall_add(w->nb, fc);
-            pm__wall_add(w->nt, fc);
-        }
-        w->ni = (uint32_t)(d - w->idx);
-        /* The previous column is complete. */
-        pm__wall_store(w->nrm, b0, w->nb);
-        pm__wall_store(w->nrm, t0, w->nt);
-        /* A closing column's sums so far are the first column's, in
-         * memory since the second came (or just now, above, when the
-         * previous column is the first: then both quads are flat). */
-        if (closing) {
-            const float *m = w->nrm + 3 * (size_t)b1, *k = w->nrm + 3 * (size_t)t1;
-            nb[0] = m[0], nb[1] = m[2], nt[0] = k[0], nt[1] = k[2];
-        }
-        if (ka) {
-            pm__wall_add(nb, fa);
-            pm__wall_add(nt, fa);
-        }
-        if (kc) pm__wall_add(nt, fc);
-    }
+    bool ka = !(a0 == 0 && a2 == 0), kc = !(c0 == 0 && c2 == 0);
+    float fa0 = ka ? (float)a0 : 0.0f, fa2 = ka ? (float)a2 : 0.0f;
+    float fc0 = kc ? (float)c0 : 0.0f, fc2 = kc ? (float)c2 : 0.0f;
+    d[0] = b0, d[1] = curb ? t1 : b1, d[2] = curb ? b1 : t1;
+    d += 3 * ka;
+    d[0] = b0, d[1] = curb ? t0 : t1, d[2] = curb ? t1 : t0;
+    d += 3 * kc;
+    w->ni = (uint32_t)(d - w->idx);
+    /* The previous column is complete. */
+    pm__wall_store(w->nrm, b0, (w->nb0 + fa0) + fc0, (w->nb2 + fa2) + fc2);
+    pm__wall_store(w->nrm, t0, w->nt0 + fc0, w->nt2 + fc2);
+    nb[0] = nb[0] + fa0, nb[1] = nb[1] + fa2;
+    nt[0] = (nt[0] + fa0) + fc0, nt[1] = (nt[1] + fa2) + fc2;
     w->b0 = b1, w->t0 = t1;
     w->x0 = x1, w->z0 = z1, w->yb0 = yb1, w->yt0 = yt1;
-    w->nb[0] = nb[0], w->nb[1] = nb[1], w->nt[0] = nt[0], w->nt[1] = nt[1];
+    w->nb0 = nb[0], w->nb2 = nb[1], w->nt0 = nt[0], w->nt2 = nt[1];
+}
+
+static inline void pm__wall_next(pm__wall_run *w, float x, float z, float yb, float yt, double u, double sc,
+                                 bool curb) {
+    uint32_t b1 = w->nv, t1 = w->nv + 1;
+    pm__wall_vertices(w, x, z, yb, yt, u, sc);
+    float nb[2] = {0.0f, 0.0f}, nt[2] = {0.0f, 0.0f};
+    pm__wall_quad(w, b1, t1, x, z, yb, yt, nb, nt, curb);
+}
+
+/* A ring's closing quad, back to the first column, whose sums are in
+ * memory since the second column came (or, when the previous column is
+ * the first, stored here first: then both its walls are flat, adding +0). */
+static inline void pm__wall_close(pm__wall_run *w, bool curb) {
+    double x1 = w->xf, z1 = w->zf, yb1 = w->ybf, yt1 = w->ytf;
+    uint32_t bf = w->bf, tf = w->tf;
+    if (w->b0 == bf) {
+        pm__wall_store(w->nrm, w->b0, w->nb0, w->nb2);
+        pm__wall_store(w->nrm, w->t0, w->nt0, w->nt2);
+    }
+    float nb[2], nt[2];
+    const float *m = w->nrm + 3 * (size_t)bf, *k = w->nrm + 3 * (size_t)tf;
+    nb[0] = m[0], nb[1] = m[2], nt[0] = k[0], nt[1] = k[2];
+    pm__wall_quad(w, bf, tf, x1, z1, yb1, yt1, nb, nt, curb);
 }
 
 /* The end of a fast wall: its last column's sums stored, counts back. */
-static void pm__wall_done(pm__slab *S, pm_prim *p, pm__wall_run *w) {
-    if (w->any) {
-        pm__wall_store(w->nrm, w->b0, w->nb);
-        pm__wall_store(w->nrm, w->t0, w->nt);
+static void pm__wall_done(pm__slab *S, pm_prim *p, pm__wall_run *w, bool any) {
+    if (any) {
+        pm__wall_store(w->nrm, w->b0, w->nb0, w->nb2);
+        pm__wall_store(w->nrm, w->t0, w->nt0, w->nt2);
     }
     pm__put_done(S, p, w->nv, w->ni, true);
 }
@@ -627,14 +618,17 @@ static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
     double sc = S->N->p->uv_scale, u = 0;
     pm__wall_run w = {.pos = p->positions, .nrm = p->normals, .uv = p->uvs, .idx = p->indices,
                       .nv = p->vcount, .ni = p->icount};
-    uint32_t n = S->n;
-    for (uint32_t i = 0; i < n; i++) {
-        const float *b = pm__apos(S, i);
-        if (i > 0) u += S->len[i - 1];
-        float t[3] = {b[0], S->top[i], b[2]};
-        pm__wall_column(&w, b, t, u, sc, S->closed && i + 1 == n, true);
+    uint32_t n = S->n, last = S->closed ? n - 1 : n;
+    if (last == 0) return;   /* (a ring of one section: pm__curb_face adds nothing) */
+    const float *b = pm__apos(S, 0);
+    pm__wall_first(&w, b[0], b[2], b[1], S->top[0], u, sc);
+    for (uint32_t i = 1; i < last; i++) {
+        b = pm__apos(S, i);
+        u += S->len[i - 1];
+        pm__wall_next(&w, b[0], b[2], b[1], S->top[i], u, sc, true);
     }
-    pm__wall_done(S, p, &w);
+    if (last < n) pm__wall_close(&w, true);
+    pm__wall_done(S, p, &w, true);
 }
 
 /* pm__band_vertices (below) with room. */
@@ -667,13 +661,15 @@ static void pm__outer_face_fast(pm__slab *S, pm_prim *p) {
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0 && S->oi[i] == S->oi[i - 1]) continue;
         const float *o = band + 3 * (size_t)S->oi[i];
-        float bot[3] = {o[0], S->oby[i], o[2]};
         if (any) u += pm__hypot(S->out[i].x - S->out[prev].x, S->out[i].y - S->out[prev].y);
-        pm__wall_column(&w, bot, o, u, sc, S->closed && i + 1 == n, false);
+        if (S->closed && i + 1 == n) {
+            if (any) pm__wall_close(&w, false);
+        } else if (!any) pm__wall_first(&w, o[0], o[2], S->oby[i], o[1], u, sc);
+        else pm__wall_next(&w, o[0], o[2], S->oby[i], o[1], u, sc, false);
         any = true;
         prev = i;
     }
-    pm__wall_done(S, p, &w);
+    pm__wall_done(S, p, &w, any);
 }
 
 /* The curb face: bottom on the asphalt's own vertices (same floats), top
