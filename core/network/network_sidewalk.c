@@ -295,17 +295,26 @@ static void pm__segments(pm__slab *S, double *len, pm_v2 *right) {
  * and segment 0 starts at section n - 1. */
 static void pm__offsets(pm__slab *S, const pm_v2 *sn) {
     uint32_t n = S->n;
+    /* A section whose two normals are the last one's, bit for bit (a
+     * straight street's), has its miter and distance: they are made of
+     * nothing else. */
+    pm_v2 pa = {0, 0}, pb = pa, m = pa;
+    double d = 0;
+    bool have = false;
     for (uint32_t i = 0; i < n; i++) {
         pm_v2 p = pm__plan(pm__apos(S, i));
         bool has_prev = i > 0 || S->closed, has_next = i + 1 < n || S->closed;
         pm_v2 na = has_prev ? sn[i > 0 ? i - 1 : n - 2] : sn[0];
         pm_v2 nb = has_next ? sn[i + 1 < n ? i : 0] : na;
-        pm_v2 m = {na.x + nb.x, na.y + nb.y};
-        double l = pm__hypot(m.x, m.y);
-        if (l < 1e-9) m = nb;
-        else m = (pm_v2){m.x / l, m.y / l};
-        double c = m.x * nb.x + m.y * nb.y;
-        double d = S->width / (c > 0.5 ? c : 0.5);
+        if (PM__SIDEWALK_PLAIN || !have || memcmp(&na, &pa, sizeof na) != 0 || memcmp(&nb, &pb, sizeof nb) != 0) {
+            m = (pm_v2){na.x + nb.x, na.y + nb.y};
+            double l = pm__hypot(m.x, m.y);
+            if (l < 1e-9) m = nb;
+            else m = (pm_v2){m.x / l, m.y / l};
+            double c = m.x * nb.x + m.y * nb.y;
+            d = S->width / (c > 0.5 ? c : 0.5);
+            pa = na, pb = nb, have = true;
+        }
         S->out[i] = (pm_v2){pm_f32(p.x + d * m.x), pm_f32(p.y + d * m.y)};
         double y = pm__apos(S, i)[1];
         S->top[i] = (float)(y + S->ch);
