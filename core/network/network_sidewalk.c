@@ -510,8 +510,9 @@ static void pm__put_done(pm__slab *S, pm_prim *p, uint32_t nv, uint32_t ni, bool
  * its sides only, so each column's x and z sums are complete (and stored,
  * y +0) once the next column's quad is added: the same float additions in
  * the same order as pm__wall's on memory that starts at +0. A wall that
- * pm__wall leaves out adds +0 here, which changes no sum (a sum started
- * at +0 is never -0), and its indices are written but not counted. */
+ * pm__wall leaves out adds its +-0 cross here, which changes no sum (a
+ * sum started at +0 is never -0), and its indices are written but not
+ * counted. */
 typedef struct pm__wall_run {
     float *restrict pos, *restrict nrm, *restrict uv;
     uint32_t *restrict idx;
@@ -553,7 +554,8 @@ static inline void pm__wall_first(pm__wall_run *w, float x, float z, float yb, f
  * the same doubles (+0 kept as a factor: 0 * v is what the plain code
  * multiplies). curb: walls (b0, t1, b1), (b0, t0, t1); else (b0, b1, t1),
  * (b0, t1, t0): the first on b0, b1, t1, the second on b0, t0, t1, each
- * corner's sum taking the first's cross before the second's. */
+ * corner's sum taking the first's cross before the second's. A sum never
+ * is -0 (it starts at +0), so adding +-0 leaves it as it is. */
 static inline void pm__wall_quad(pm__wall_run *w, uint32_t b1, uint32_t t1, double x1, double z1, double yb1,
                                  double yt1, float nb[2], float nt[2], bool curb) {
     const double zero = 0.0;
@@ -571,9 +573,12 @@ static inline void pm__wall_quad(pm__wall_run *w, uint32_t b1, uint32_t t1, doub
         u1 = yt1 - yb0, v1 = yt0 - yb0;
         c0 = u1 * zero - dz * v1, c2 = dx * v1 - u1 * zero;
     }
-    bool ka = !(a0 == 0 && a2 == 0), kc = !(c0 == 0 && c2 == 0);
-    float fa0 = ka ? (float)a0 : 0.0f, fa2 = ka ? (float)a2 : 0.0f;
-    float fc0 = kc ? (float)c0 : 0.0f, fc2 = kc ? (float)c2 : 0.0f;
+    /* Kept unless both are +-0 (a double is +-0 when all its bits but the
+     * sign are 0); a wall left out has +-0 crosses, which add nothing. */
+    uint64_t ba0, ba2, bc0, bc2;
+    memcpy(&ba0, &a0, 8), memcpy(&ba2, &a2, 8), memcpy(&bc0, &c0, 8), memcpy(&bc2, &c2, 8);
+    uint32_t ka = ((ba0 | ba2) << 1) != 0, kc = ((bc0 | bc2) << 1) != 0;
+    float fa0 = (float)a0, fa2 = (float)a2, fc0 = (float)c0, fc2 = (float)c2;
     d[0] = b0, d[1] = curb ? t1 : b1, d[2] = curb ? b1 : t1;
     d += 3 * ka;
     d[0] = b0, d[1] = curb ? t0 : t1, d[2] = curb ? t1 : t0;
