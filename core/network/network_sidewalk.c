@@ -250,6 +250,7 @@ typedef struct pm__slab {
     pm_scene *s;
     uint32_t n;              /* sections */
     const uint32_t *cv;      /* curb bottom: output asphalt vertices */
+    const float *asphalt;    /* their positions (s->prims[0]'s: the slabs add to prims 1 and 2 only) */
     const double *len;       /* per curb segment (k, k + 1): its plan length */
     bool closed;
     double width, ch;
@@ -266,7 +267,7 @@ typedef struct pm__slab {
 } pm__slab;
 
 static const float *pm__apos(const pm__slab *S, uint32_t i) {
-    return S->s->prims[0].positions + 3 * S->cv[i];
+    return S->asphalt + 3 * (size_t)S->cv[i];
 }
 
 /* Each curb segment's plan length (k, k + 1) and right normal, once:
@@ -1193,8 +1194,8 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
     const pm__road *R = &N->roads.data[road];
     const pm_network_edge *E = &N->p->edges[N->steps.data[R->first_step].edge];
     uint32_t n = R->nchain[side];
-    pm__slab S = {.N = N, .tmp = N->tmp, .s = s, .n = n, .cv = R->chain[side], .closed = R->closed,
-                  .width = E->sidewalk.width, .ch = E->sidewalk.curb_height,
+    pm__slab S = {.N = N, .tmp = N->tmp, .s = s, .n = n, .cv = R->chain[side], .asphalt = s->prims[0].positions,
+                  .closed = R->closed, .width = E->sidewalk.width, .ch = E->sidewalk.curb_height,
                   .road = (uint32_t)road, .side = side};
     S.top = pm_arena_alloc(S.tmp, n * sizeof *S.top);
     S.out = pm_arena_alloc(S.tmp, n * sizeof *S.out);
