@@ -481,16 +481,6 @@ static bool pm__room(const pm__slab *S, const pm_prim *p, uint32_t nv, uint32_t 
            (!curb || S->N->curb_nt == p->icount / 3);
 }
 
-/* Vertex nv: position q, normal zero, UV (u, v); returns nv. */
-static inline uint32_t pm__put_vtx(float *restrict pos, float *restrict nrm, float *restrict uv, uint32_t nv,
-                                   const float q[3], float u, float v) {
-    memcpy(pos + 3 * (size_t)nv, q, 3 * sizeof *pos);
-    memset(nrm + 3 * (size_t)nv, 0, 3 * sizeof *nrm);
-    uv[2 * (size_t)nv] = u;
-    uv[2 * (size_t)nv + 1] = v;
-    return nv;
-}
-
 /* The end of a fast face: counts back into p, the curb's normals summed
  * up to its last triangle. */
 static void pm__put_done(pm__slab *S, pm_prim *p, uint32_t nv, uint32_t ni, bool curb) {
@@ -650,18 +640,28 @@ static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
 static void pm__band_vertices_fast(pm__slab *S, pm_prim *p) {
     double sc = S->N->p->uv_scale;
     float *restrict pos = p->positions, *restrict nrm = p->normals, *restrict uv = p->uvs;
-    uint32_t nv = p->vcount, n = S->n;
+    uint32_t nv = p->vcount, n = S->n, last = S->closed ? n - 1 : n;
     uint32_t *restrict ii = S->ii, *restrict oi = S->oi;
     const pm_v2 *out = S->out;
-    for (uint32_t i = 0; i < n; i++) {
-        if (S->closed && i + 1 == n) { ii[i] = ii[0]; oi[i] = oi[0]; continue; }
+    const float *top = S->top, *oy = S->oy;
+    /* Each section's inner vertex, then its outer one unless the section
+     * before has its outer point; normals +0, planar UVs. */
+    for (uint32_t i = 0; i < last; i++) {
         const float *b = pm__apos(S, i);
-        float t[3] = {b[0], S->top[i], b[2]};
-        ii[i] = pm__put_vtx(pos, nrm, uv, nv++, t, (float)(t[0] * sc), (float)(t[2] * sc));
+        float x = b[0], z = b[2];
+        float *q = pos + 3 * (size_t)nv, *m = nrm + 3 * (size_t)nv, *t = uv + 2 * (size_t)nv;
+        q[0] = x, q[1] = top[i], q[2] = z;
+        m[0] = m[1] = m[2] = 0.0f;
+        t[0] = (float)(x * sc), t[1] = (float)(z * sc);
+        ii[i] = nv++;
         if (i > 0 && pm_v2_eq(out[i], out[i - 1])) { oi[i] = oi[i - 1]; continue; }
-        float o[3] = {(float)out[i].x, S->oy[i], (float)-out[i].y};
-        oi[i] = pm__put_vtx(pos, nrm, uv, nv++, o, (float)(o[0] * sc), (float)(o[2] * sc));
+        float ox = (float)out[i].x, oz = (float)-out[i].y;
+        q[3] = ox, q[4] = oy[i], q[5] = oz;
+        m[3] = m[4] = m[5] = 0.0f;
+        t[2] = (float)(ox * sc), t[3] = (float)(oz * sc);
+        oi[i] = nv++;
     }
+    if (last < n) { ii[last] = ii[0]; oi[last] = oi[0]; }
     pm__put_done(S, p, nv, p->icount, false);
 }
 
