@@ -926,7 +926,9 @@ static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
 
 /* pm__band without regions, when the sidewalk primitive and the sources
  * have room: each step's triangles (pm__band_emit's) and their sources
- * written in place. false (nothing written) otherwise. */
+ * written in place, and counted at the end. false (nothing counted; what
+ * was written past the counts is the plain path's to overwrite) when a
+ * region comes or there is no room. */
 static bool pm__band_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
     pm_prim *sp = &S->s->prims[2];
     pm__net *N = S->N;
@@ -934,15 +936,15 @@ static bool pm__band_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step)
     if (PM__SIDEWALK_PLAIN || n < 2 || sp->icap - sp->icount < 6 * (size_t)(n - 1) ||
         N->swsrc.cap - N->swsrc.len < 2 * (size_t)(n - 1))
         return false;
-    for (uint32_t i = 0; i + 1 < n; i++)
-        if (reg[i]) return false;
     uint32_t *restrict d = sp->indices + sp->icount, *d0 = d;
     pm__swsrc *restrict src = N->swsrc.data + N->swsrc.len, *src0 = src;
     const uint32_t *ii = S->ii, *oi = S->oi;
-    for (uint32_t i = 0; i + 1 < n; i++) {
-        uint32_t ia = ii[i], ib = ii[i + 1], ob = oi[i + 1], oa = oi[i];
+    uint32_t ia = ii[0], oa = oi[0];
+    pm__swsrc q = {S->road, S->base, S->base + 1, (uint8_t)S->side};
+    for (uint32_t i = 0; i + 1 < n; i++, q.lo++, q.hi++) {
+        if (reg[i]) return false;
+        uint32_t ib = ii[i + 1], ob = oi[i + 1];
         int code = step[i];
-        pm__swsrc q = {S->road, S->base + i, S->base + i + 1, (uint8_t)S->side};
         if (code & PM__STEP_ONE) {
             if (code & PM__STEP_KEEP1) { d[0] = ia, d[1] = oa, d[2] = ib, d += 3; *src++ = q; }
         } else if (code & PM__STEP_DIAG) {
@@ -954,6 +956,7 @@ static bool pm__band_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step)
             if (code & PM__STEP_KEEP1) { d[0] = ia, d[1] = oa, d[2] = ib, d += 3; *src++ = q; }
             if (code & PM__STEP_KEEP2) { d[0] = ib, d[1] = oa, d[2] = ob, d += 3; *src++ = q; }
         }
+        ia = ib, oa = ob;
     }
     sp->icount += (uint32_t)(d - d0);
     N->swsrc.len += (size_t)(src - src0);
