@@ -358,14 +358,15 @@ static void pm__seg_box(const pm_v2 *out, uint32_t k, double *b) {
 
 /* Whether x, or y, runs strictly one way along the n points. */
 static bool pm__monotone(const pm_v2 *p, uint32_t n) {
-    bool xi = true, xd = true, yi = true, yd = true;
-    for (uint32_t i = 0; i + 1 < n; i++) {
-        xi &= p[i + 1].x > p[i].x;
-        xd &= p[i + 1].x < p[i].x;
-        yi &= p[i + 1].y > p[i].y;
-        yd &= p[i + 1].y < p[i].y;
+    if (n < 2) return true;
+    /* Only the first step's ways can hold throughout: one test per axis. */
+    bool xi = p[1].x > p[0].x, yi = p[1].y > p[0].y;
+    bool x = xi || p[1].x < p[0].x, y = yi || p[1].y < p[0].y;
+    for (uint32_t i = 1; i + 1 < n && (x || y); i++) {
+        x = x && (xi ? p[i + 1].x > p[i].x : p[i + 1].x < p[i].x);
+        y = y && (yi ? p[i + 1].y > p[i].y : p[i + 1].y < p[i].y);
     }
-    return xi || xd || yi || yd;
+    return x || y;
 }
 
 int pm__network_trim(pm_arena *tmp, uint32_t n, double width, const double *len, pm_v2 *out, float *oy,
