@@ -596,7 +596,8 @@ static inline void pm__wall_next(pm__wall_run *w, float x, float z, float yb, fl
 
 /* A ring's closing quad, back to the first column, whose sums are in
  * memory since the second column came (or, when the previous column is
- * the first, stored here first: then both its walls are flat, adding +0). */
+ * the first, stored here first: then both its walls are flat, adding
+ * +-0). */
 static inline void pm__wall_close(pm__wall_run *w, bool curb) {
     double x1 = w->xf, z1 = w->zf, yb1 = w->ybf, yt1 = w->ytf;
     uint32_t bf = w->bf, tf = w->tf;
