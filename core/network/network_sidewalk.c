@@ -228,6 +228,16 @@ int pm__network_road_sides(pm__net *N, pm__road *R, const pm_prim *P, const uint
  * seen from +Y: (x, -z). */
 static pm_v2 pm__plan(const float *p) { return (pm_v2){p[0], -(double)p[2]}; }
 
+/* hypot(x, y). C's Annex F (F.10.4.3) makes hypot(x, +-0) fabs(x) and
+ * hypot(y, x) hypot(x, y): a street along an axis (most of a grid town's)
+ * needs no library call for its lengths. */
+static inline double pm__hypot(double x, double y) {
+    if (PM__SIDEWALK_PLAIN) return hypot(x, y);
+    if (y == 0) return fabs(x);
+    if (x == 0) return fabs(y);
+    return hypot(x, y);
+}
+
 /* The unit normal to the right of a -> b. */
 static pm_v2 pm__right(pm_v2 a, pm_v2 b) {
     double dx = b.x - a.x, dy = b.y - a.y, l = hypot(dx, dy);
@@ -240,6 +250,7 @@ typedef struct pm__slab {
     pm_scene *s;
     uint32_t n;              /* sections */
     const uint32_t *cv;      /* curb bottom: output asphalt vertices */
+    const float *asphalt;    /* their positions (s->prims[0]'s: the slabs add to prims 1 and 2 only) */
     const double *len;       /* per curb segment (k, k + 1): its plan length */
     bool closed;
     double width, ch;
@@ -256,7 +267,7 @@ typedef struct pm__slab {
 } pm__slab;
 
 static const float *pm__apos(const pm__slab *S, uint32_t i) {
-    return S->s->prims[0].positions + 3 * S->cv[i];
+    return S->asphalt + 3 * (size_t)S->cv[i];
 }
 
 /* Each curb segment's plan length (k, k + 1) and right normal, once:
@@ -264,7 +275,7 @@ static const float *pm__apos(const pm__slab *S, uint32_t i) {
 static void pm__segments(pm__slab *S, double *len, pm_v2 *right) {
     for (uint32_t k = 0; k + 1 < S->n; k++) {
         const float *a = pm__apos(S, k), *b = pm__apos(S, k + 1);
-        double l = hypot((double)b[0] - a[0], (double)b[2] - a[2]);
+        double l = pm__hypot((double)b[0] - a[0], (double)b[2] - a[2]);
         len[k] = l;
         /* pm__right(pm__plan(a), pm__plan(b)) without its own hypot: its dy,
          * -b[2] - -a[2], is exactly -(b[2] - a[2]) (rounding is symmetric),
@@ -285,17 +296,26 @@ static void pm__segments(pm__slab *S, double *len, pm_v2 *right) {
  * and segment 0 starts at section n - 1. */
 static void pm__offsets(pm__slab *S, const pm_v2 *sn) {
     uint32_t n = S->n;
+    /* A section whose two normals are the last one's, bit for bit (a
+     * straight street's), has its miter and distance: they are made of
+     * nothing else. */
+    pm_v2 pa = {0, 0}, pb = pa, m = pa;
+    double d = 0;
+    bool have = false;
     for (uint32_t i = 0; i < n; i++) {
         pm_v2 p = pm__plan(pm__apos(S, i));
         bool has_prev = i > 0 || S->closed, has_next = i + 1 < n || S->closed;
         pm_v2 na = has_prev ? sn[i > 0 ? i - 1 : n - 2] : sn[0];
         pm_v2 nb = has_next ? sn[i + 1 < n ? i : 0] : na;
-        pm_v2 m = {na.x + nb.x, na.y + nb.y};
-        double l = hypot(m.x, m.y);
-        if (l < 1e-9) m = nb;
-        else m = (pm_v2){m.x / l, m.y / l};
-        double c = m.x * nb.x + m.y * nb.y;
-        double d = S->width / (c > 0.5 ? c : 0.5);
+        if (PM__SIDEWALK_PLAIN || !have || memcmp(&na, &pa, sizeof na) != 0 || memcmp(&nb, &pb, sizeof nb) != 0) {
+            m = (pm_v2){na.x + nb.x, na.y + nb.y};
+            double l = pm__hypot(m.x, m.y);
+            if (l < 1e-9) m = nb;
+            else m = (pm_v2){m.x / l, m.y / l};
+            double c = m.x * nb.x + m.y * nb.y;
+            d = S->width / (c > 0.5 ? c : 0.5);
+            pa = na, pb = nb, have = true;
+        }
         S->out[i] = (pm_v2){pm_f32(p.x + d * m.x), pm_f32(p.y + d * m.y)};
         double y = pm__apos(S, i)[1];
         S->top[i] = (float)(y + S->ch);
@@ -338,14 +358,15 @@ static void pm__seg_box(const pm_v2 *out, uint32_t k, double *b) {
 
 /* Whether x, or y, runs strictly one way along the n points. */
 static bool pm__monotone(const pm_v2 *p, uint32_t n) {
-    bool xi = true, xd = true, yi = true, yd = true;
-    for (uint32_t i = 0; i + 1 < n; i++) {
-        xi &= p[i + 1].x > p[i].x;
-        xd &= p[i + 1].x < p[i].x;
-        yi &= p[i + 1].y > p[i].y;
-        yd &= p[i + 1].y < p[i].y;
+    if (n < 2) return true;
+    /* Only the first step's ways can hold throughout: one test per axis. */
+    bool xi = p[1].x > p[0].x, yi = p[1].y > p[0].y;
+    bool x = xi || p[1].x < p[0].x, y = yi || p[1].y < p[0].y;
+    for (uint32_t i = 1; i + 1 < n && (x || y); i++) {
+        x = x && (xi ? p[i + 1].x > p[i].x : p[i + 1].x < p[i].x);
+        y = y && (yi ? p[i + 1].y > p[i].y : p[i + 1].y < p[i].y);
     }
-    return xi || xd || yi || yd;
+    return x || y;
 }
 
 int pm__network_trim(pm_arena *tmp, uint32_t n, double width, const double *len, pm_v2 *out, float *oy,
@@ -461,55 +482,6 @@ static bool pm__room(const pm__slab *S, const pm_prim *p, uint32_t nv, uint32_t 
            (!curb || S->N->curb_nt == p->icount / 3);
 }
 
-/* Vertex nv: position q, normal zero, UV (u, v); returns nv. */
-static inline uint32_t pm__put_vtx(float *restrict pos, float *restrict nrm, float *restrict uv, uint32_t nv,
-                                   const float q[3], float u, float v) {
-    memcpy(pos + 3 * (size_t)nv, q, 3 * sizeof *pos);
-    memset(nrm + 3 * (size_t)nv, 0, 3 * sizeof *nrm);
-    uv[2 * (size_t)nv] = u;
-    uv[2 * (size_t)nv + 1] = v;
-    return nv;
-}
-
-/* pm__wall into the arrays (indices at ni) once its cross (x0, +-0, x2)
- * is known; returns the new index count. */
-static inline uint32_t pm__put_cross(float *restrict nrm, uint32_t *restrict idx, uint32_t ni, uint32_t a,
-                                     uint32_t b, uint32_t c, double x0, double x2) {
-    if (x0 == 0 && x2 == 0) return ni;
-    idx[ni] = a, idx[ni + 1] = b, idx[ni + 2] = c;
-    float f0 = (float)x0, f2 = (float)x2;
-    uint32_t v[3] = {a, b, c};
-    for (int k = 0; k < 3; k++) {
-        float *n = nrm + 3 * (size_t)v[k];
-        n[0] = n[0] + f0;
-        n[2] = n[2] + f2;
-    }
-    return ni + 3;
-}
-
-/* The two walls of a vertical quad, bottoms b0, b1 and tops t0, t1 (a top
- * on its bottom's x and z floats; heights y..), as pm__quad_wall makes
- * them: pm__wall's differences of equal floats are +0 and those of
- * the two sections' x (z) floats are dx (dz), so each cross is its
- * formula with those values put in, the same operations on the same
- * doubles (+0 kept as a factor: 0 * v is what the plain code multiplies).
- * curb: walls (b0, t1, b1), (b0, t0, t1); else (b0, b1, t1), (b0, t1, t0). */
-static inline uint32_t pm__put_quad(float *restrict nrm, uint32_t *restrict idx, uint32_t ni, uint32_t b0,
-                                    uint32_t t0, uint32_t b1, uint32_t t1, double dx, double dz, double yb0,
-                                    double yt0, double yb1, double yt1, bool curb) {
-    const double zero = 0.0;
-    if (curb) {
-        double u1 = yt1 - yb0, v1 = yb1 - yb0;
-        ni = pm__put_cross(nrm, idx, ni, b0, t1, b1, u1 * dz - dz * v1, dx * v1 - u1 * dx);
-        u1 = yt0 - yb0, v1 = yt1 - yb0;
-        return pm__put_cross(nrm, idx, ni, b0, t0, t1, u1 * dz - zero * v1, zero * v1 - u1 * dx);
-    }
-    double u1 = yb1 - yb0, v1 = yt1 - yb0;
-    ni = pm__put_cross(nrm, idx, ni, b0, b1, t1, u1 * dz - dz * v1, dx * v1 - u1 * dx);
-    u1 = yt1 - yb0, v1 = yt0 - yb0;
-    return pm__put_cross(nrm, idx, ni, b0, t1, t0, u1 * zero - dz * v1, dx * v1 - u1 * zero);
-}
-
 /* The end of a fast face: counts back into p, the curb's normals summed
  * up to its last triangle. */
 static void pm__put_done(pm__slab *S, pm_prim *p, uint32_t nv, uint32_t ni, bool curb) {
@@ -522,84 +494,199 @@ static void pm__put_done(pm__slab *S, pm_prim *p, uint32_t nv, uint32_t ni, bool
     if (curb) S->N->curb_nt = ni / 3;
 }
 
-/* One column of a fast wall: its bottom and top vertices (or, closing a
- * ring, the first column's), then the quad from the previous column. */
+/* A fast wall (the curb face or the outer face), column by column: each
+ * column's bottom and top vertices (the top on the bottom's x and z
+ * floats), then the vertical quad from the previous column as
+ * pm__quad_wall makes it; a ring's last column is its first. The normal
+ * sums stay in registers: a column's vertices are in the quads on both
+ * its sides only, so each column's x and z sums are complete (and stored,
+ * y +0) once the next column's quad is added: the same float additions in
+ * the same order as pm__wall's on memory that starts at +0. A wall that
+ * pm__wall leaves out adds its +-0 cross here, which changes no sum (a
+ * sum started at +0 is never -0), and its indices are written but not
+ * counted. */
 typedef struct pm__wall_run {
     float *restrict pos, *restrict nrm, *restrict uv;
     uint32_t *restrict idx;
     uint32_t nv, ni, b0, t0, bf, tf;
+    double x0, z0, yb0, yt0;   /* the previous column: bottom x, z; bottom and top heights */
+    double xf, zf, ybf, ytf;   /* the first column's */
+    float nb0, nb2, nt0, nt2;  /* the previous column's bottom and top normal sums (x, z) so far */
 } pm__wall_run;
 
-static inline void pm__wall_column(pm__wall_run *w, const float *bot, const float *top, double u, double sc,
-                                   bool first, bool closing, bool curb) {
-    uint32_t b1, t1;
-    if (closing) { b1 = w->bf; t1 = w->tf; }
-    else {
-        float fu = (float)(u * sc);
-        b1 = pm__put_vtx(w->pos, w->nrm, w->uv, w->nv++, bot, fu, 0);
-        t1 = pm__put_vtx(w->pos, w->nrm, w->uv, w->nv++, top, fu, (float)(((double)top[1] - bot[1]) * sc));
+static inline void pm__wall_store(float *restrict nrm, uint32_t v, float x, float z) {
+    float *d = nrm + 3 * (size_t)v;
+    d[0] = x;
+    d[1] = 0.0f;
+    d[2] = z;
+}
+
+/* A new column's two vertices (UV: u along the wall, V up). */
+static inline void pm__wall_vertices(pm__wall_run *w, float x, float z, float yb, float yt, double u, double sc) {
+    float fu = (float)(u * sc);
+    float *p = w->pos + 3 * (size_t)w->nv, *q = w->uv + 2 * (size_t)w->nv;
+    p[0] = x, p[1] = yb, p[2] = z;
+    p[3] = x, p[4] = yt, p[5] = z;
+    q[0] = fu, q[1] = 0;
+    q[2] = fu, q[3] = (float)(((double)yt - yb) * sc);
+    w->nv += 2;
+}
+
+static inline void pm__wall_first(pm__wall_run *w, float x, float z, float yb, float yt, double u, double sc) {
+    w->bf = w->b0 = w->nv, w->tf = w->t0 = w->nv + 1;
+    pm__wall_vertices(w, x, z, yb, yt, u, sc);
+    w->xf = w->x0 = x, w->zf = w->z0 = z, w->ybf = w->yb0 = yb, w->ytf = w->yt0 = yt;
+    w->nb0 = w->nb2 = w->nt0 = w->nt2 = 0.0f;
+}
+
+/* The quad from the previous column to column (b1, t1) at x, z, heights
+ * yb1, yt1, whose sums so far are *nb, *nt (+0 for a new column). The
+ * crosses are pm__wall's with its differences of equal floats, +0, and
+ * of the columns' x (z) floats, dx (dz), put in: the same operations on
+ * the same doubles (+0 kept as a factor: 0 * v is what the plain code
+ * multiplies). curb: walls (b0, t1, b1), (b0, t0, t1); else (b0, b1, t1),
+ * (b0, t1, t0): the first on b0, b1, t1, the second on b0, t0, t1, each
+ * corner's sum taking the first's cross before the second's. A sum never
+ * is -0 (it starts at +0), so adding +-0 leaves it as it is. */
+static inline void pm__wall_quad(pm__wall_run *w, uint32_t b1, uint32_t t1, double x1, double z1, double yb1,
+                                 double yt1, float nb[2], float nt[2], bool curb) {
+    const double zero = 0.0;
+    double dx = x1 - w->x0, dz = z1 - w->z0, yb0 = w->yb0, yt0 = w->yt0;
+    double a0, a2, c0, c2;
+    uint32_t b0 = w->b0, t0 = w->t0, *d = w->idx + w->ni;
+    if (curb) {
+        double u1 = yt1 - yb0, v1 = yb1 - yb0;
+        a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
+        u1 = yt0 - yb0, v1 = yt1 - yb0;
+        c0 = u1 * dz - zero * v1, c2 = zero * v1 - u1 * dx;
+    } else {
+        double u1 = yb1 - yb0, v1 = yt1 - yb0;
+        a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
+        u1 = yt1 - yb0, v1 = yt0 - yb0;
+        c0 = u1 * zero - dz * v1, c2 = dx * v1 - u1 * zero;
     }
-    if (first) { w->bf = b1; w->tf = t1; }
-    else {
-        const float *p0 = w->pos + 3 * (size_t)w->b0, *q0 = w->pos + 3 * (size_t)w->t0;
-        const float *p1 = w->pos + 3 * (size_t)b1, *q1 = w->pos + 3 * (size_t)t1;
-        w->ni = pm__put_quad(w->nrm, w->idx, w->ni, w->b0, w->t0, b1, t1, (double)p1[0] - p0[0],
-                             (double)p1[2] - p0[2], p0[1], q0[1], p1[1], q1[1], curb);
+    /* Kept unless both are +-0 (a double is +-0 when all its bits but the
+     * sign are 0); a wall left out has +-0 crosses, which add nothing. */
+    uint64_t ba0, ba2, bc0, bc2;
+    memcpy(&ba0, &a0, 8), memcpy(&ba2, &a2, 8), memcpy(&bc0, &c0, 8), memcpy(&bc2, &c2, 8);
+    uint32_t ka = ((ba0 | ba2) << 1) != 0, kc = ((bc0 | bc2) << 1) != 0;
+    float fa0 = (float)a0, fa2 = (float)a2, fc0 = (float)c0, fc2 = (float)c2;
+    d[0] = b0, d[1] = curb ? t1 : b1, d[2] = curb ? b1 : t1;
+    d += 3 * ka;
+    d[0] = b0, d[1] = curb ? t0 : t1, d[2] = curb ? t1 : t0;
+    d += 3 * kc;
+    w->ni = (uint32_t)(d - w->idx);
+    /* The previous column is complete. */
+    pm__wall_store(w->nrm, b0, (w->nb0 + fa0) + fc0, (w->nb2 + fa2) + fc2);
+    pm__wall_store(w->nrm, t0, w->nt0 + fc0, w->nt2 + fc2);
+    nb[0] = nb[0] + fa0, nb[1] = nb[1] + fa2;
+    nt[0] = (nt[0] + fa0) + fc0, nt[1] = (nt[1] + fa2) + fc2;
+    w->b0 = b1, w->t0 = t1;
+    w->x0 = x1, w->z0 = z1, w->yb0 = yb1, w->yt0 = yt1;
+    w->nb0 = nb[0], w->nb2 = nb[1], w->nt0 = nt[0], w->nt2 = nt[1];
+}
+
+static inline void pm__wall_next(pm__wall_run *w, float x, float z, float yb, float yt, double u, double sc,
+                                 bool curb) {
+    uint32_t b1 = w->nv, t1 = w->nv + 1;
+    pm__wall_vertices(w, x, z, yb, yt, u, sc);
+    float nb[2] = {0.0f, 0.0f}, nt[2] = {0.0f, 0.0f};
+    pm__wall_quad(w, b1, t1, x, z, yb, yt, nb, nt, curb);
+}
+
+/* A ring's closing quad, back to the first column, whose sums are in
+ * memory since the second column came (or, when the previous column is
+ * the first, stored here first: then both its walls are flat, adding
+ * +-0). */
+static inline void pm__wall_close(pm__wall_run *w, bool curb) {
+    double x1 = w->xf, z1 = w->zf, yb1 = w->ybf, yt1 = w->ytf;
+    uint32_t bf = w->bf, tf = w->tf;
+    if (w->b0 == bf) {
+        pm__wall_store(w->nrm, w->b0, w->nb0, w->nb2);
+        pm__wall_store(w->nrm, w->t0, w->nt0, w->nt2);
     }
-    w->b0 = b1;
-    w->t0 = t1;
+    float nb[2], nt[2];
+    const float *m = w->nrm + 3 * (size_t)bf, *k = w->nrm + 3 * (size_t)tf;
+    nb[0] = m[0], nb[1] = m[2], nt[0] = k[0], nt[1] = k[2];
+    pm__wall_quad(w, bf, tf, x1, z1, yb1, yt1, nb, nt, curb);
+}
+
+/* The end of a fast wall: its last column's sums stored, counts back. */
+static void pm__wall_done(pm__slab *S, pm_prim *p, pm__wall_run *w, bool any) {
+    if (any) {
+        pm__wall_store(w->nrm, w->b0, w->nb0, w->nb2);
+        pm__wall_store(w->nrm, w->t0, w->nt0, w->nt2);
+    }
+    pm__put_done(S, p, w->nv, w->ni, true);
 }
 
 /* pm__curb_face (below) with room: see above. */
 static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
     double sc = S->N->p->uv_scale, u = 0;
-    pm__wall_run w = {p->positions, p->normals, p->uvs, p->indices, p->vcount, p->icount, 0, 0, 0, 0};
-    uint32_t n = S->n;
-    for (uint32_t i = 0; i < n; i++) {
-        const float *b = pm__apos(S, i);
-        if (i > 0) u += S->len[i - 1];
-        float t[3] = {b[0], S->top[i], b[2]};
-        pm__wall_column(&w, b, t, u, sc, i == 0, S->closed && i + 1 == n, true);
+    pm__wall_run w = {.pos = p->positions, .nrm = p->normals, .uv = p->uvs, .idx = p->indices,
+                      .nv = p->vcount, .ni = p->icount};
+    uint32_t n = S->n, last = S->closed ? n - 1 : n;
+    if (last == 0) return;   /* (a ring of one section: pm__curb_face adds nothing) */
+    const float *b = pm__apos(S, 0);
+    pm__wall_first(&w, b[0], b[2], b[1], S->top[0], u, sc);
+    for (uint32_t i = 1; i < last; i++) {
+        b = pm__apos(S, i);
+        u += S->len[i - 1];
+        pm__wall_next(&w, b[0], b[2], b[1], S->top[i], u, sc, true);
     }
-    pm__put_done(S, p, w.nv, w.ni, true);
+    if (last < n) pm__wall_close(&w, true);
+    pm__wall_done(S, p, &w, true);
 }
 
 /* pm__band_vertices (below) with room. */
 static void pm__band_vertices_fast(pm__slab *S, pm_prim *p) {
     double sc = S->N->p->uv_scale;
     float *restrict pos = p->positions, *restrict nrm = p->normals, *restrict uv = p->uvs;
-    uint32_t nv = p->vcount, n = S->n;
+    uint32_t nv = p->vcount, n = S->n, last = S->closed ? n - 1 : n;
     uint32_t *restrict ii = S->ii, *restrict oi = S->oi;
     const pm_v2 *out = S->out;
-    for (uint32_t i = 0; i < n; i++) {
-        if (S->closed && i + 1 == n) { ii[i] = ii[0]; oi[i] = oi[0]; continue; }
+    const float *top = S->top, *oy = S->oy;
+    /* Each section's inner vertex, then its outer one unless the section
+     * before has its outer point; normals +0, planar UVs. */
+    for (uint32_t i = 0; i < last; i++) {
         const float *b = pm__apos(S, i);
-        float t[3] = {b[0], S->top[i], b[2]};
-        ii[i] = pm__put_vtx(pos, nrm, uv, nv++, t, (float)(t[0] * sc), (float)(t[2] * sc));
+        float x = b[0], z = b[2];
+        float *q = pos + 3 * (size_t)nv, *m = nrm + 3 * (size_t)nv, *t = uv + 2 * (size_t)nv;
+        q[0] = x, q[1] = top[i], q[2] = z;
+        m[0] = m[1] = m[2] = 0.0f;
+        t[0] = (float)(x * sc), t[1] = (float)(z * sc);
+        ii[i] = nv++;
         if (i > 0 && pm_v2_eq(out[i], out[i - 1])) { oi[i] = oi[i - 1]; continue; }
-        float o[3] = {(float)out[i].x, S->oy[i], (float)-out[i].y};
-        oi[i] = pm__put_vtx(pos, nrm, uv, nv++, o, (float)(o[0] * sc), (float)(o[2] * sc));
+        float ox = (float)out[i].x, oz = (float)-out[i].y;
+        q[3] = ox, q[4] = oy[i], q[5] = oz;
+        m[3] = m[4] = m[5] = 0.0f;
+        t[2] = (float)(ox * sc), t[3] = (float)(oz * sc);
+        oi[i] = nv++;
     }
+    if (last < n) { ii[last] = ii[0]; oi[last] = oi[0]; }
     pm__put_done(S, p, nv, p->icount, false);
 }
 
 /* pm__outer_face (below) with room. */
 static void pm__outer_face_fast(pm__slab *S, pm_prim *p) {
     double sc = S->N->p->uv_scale, u = 0;
-    pm__wall_run w = {p->positions, p->normals, p->uvs, p->indices, p->vcount, p->icount, 0, 0, 0, 0};
+    pm__wall_run w = {.pos = p->positions, .nrm = p->normals, .uv = p->uvs, .idx = p->indices,
+                      .nv = p->vcount, .ni = p->icount};
     const float *band = S->s->prims[2].positions;
     uint32_t n = S->n, prev = 0;
     bool any = false;
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0 && S->oi[i] == S->oi[i - 1]) continue;
         const float *o = band + 3 * (size_t)S->oi[i];
-        float bot[3] = {o[0], S->oby[i], o[2]};
-        if (any) u += hypot(S->out[i].x - S->out[prev].x, S->out[i].y - S->out[prev].y);
-        pm__wall_column(&w, bot, o, u, sc, !any, S->closed && i + 1 == n, false);
+        if (any) u += pm__hypot(S->out[i].x - S->out[prev].x, S->out[i].y - S->out[prev].y);
+        if (S->closed && i + 1 == n) {
+            if (any) pm__wall_close(&w, false);
+        } else if (!any) pm__wall_first(&w, o[0], o[2], S->oby[i], o[1], u, sc);
+        else pm__wall_next(&w, o[0], o[2], S->oby[i], o[1], u, sc, false);
         any = true;
         prev = i;
     }
-    pm__put_done(S, p, w.nv, w.ni, true);
+    pm__wall_done(S, p, &w, any);
 }
 
 /* The curb face: bottom on the asphalt's own vertices (same floats), top
@@ -749,7 +836,17 @@ static int pm__band_plan(pm__slab *S, uint32_t *reg, uint8_t *step, uint32_t bad
     uint32_t *tri = pm_arena_alloc(S->tmp, 3 * (n + 2) * sizeof *tri);
     if (!tri) return PM_ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++) reg[i] = 0;
+    pm_v2 pib = n ? pm__plan(pm__apos(S, 0)) : (pm_v2){0, 0};
     for (uint32_t i = 0; i + 1 < n;) {
+        /* pm__band_step's first answer, the usual one, with this step's
+         * curb point carried from the one before. */
+        pm_v2 pia = pib, poa = S->out[i], pob = S->out[i + 1];
+        pib = pm__plan(pm__apos(S, i + 1));
+        if (!PM__SIDEWALK_PLAIN && !pm_v2_eq(poa, pob) && pm__orient(pia, pob, pib) > 0 &&
+            pm__orient(pia, poa, pob) > 0) {
+            step[i++] = PM__STEP_DIAG | PM__STEP_KEEP1 | PM__STEP_KEEP2;
+            continue;
+        }
         int code = pm__band_step(S, i);
         if (code >= 0) { step[i++] = (uint8_t)code; continue; }
         uint32_t a = i, b = i + 1;
@@ -777,13 +874,17 @@ static int pm__band_plan(pm__slab *S, uint32_t *reg, uint8_t *step, uint32_t bad
         }
         reg[a] = b;
         i = b;
+        if (i < n) pib = pm__plan(pm__apos(S, i));
     }
     return PM_OK;
 }
 
 /* The band's triangles: each step as planned (a step outside the regions
  * keeps its outer points from then), each region ear-clipped. */
+static bool pm__band_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step);
+
 static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
+    if (pm__band_fast(S, reg, step)) return PM_OK;
     pm__tris t = {0};
     uint32_t n = S->n;
     uint32_t *tri = pm_arena_alloc(S->tmp, 3 * (n + 2) * sizeof *tri);
@@ -823,6 +924,46 @@ static int pm__band(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
     for (size_t i = 0; i < t.len; i += 3)
         if (pm_prim_add_tri(S->s, sp, t.data[i], t.data[i + 1], t.data[i + 2]) < 0) return PM_ERR_NOMEM;
     return PM_OK;
+}
+
+/* pm__band without regions, when the sidewalk primitive and the sources
+ * have room: each step's triangles (pm__band_emit's) and their sources
+ * written in place, and counted at the end. false (nothing counted; what
+ * was written past the counts is the plain path's to overwrite) when a
+ * region comes or there is no room. */
+static bool pm__band_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step) {
+    pm_prim *sp = &S->s->prims[2];
+    pm__net *N = S->N;
+    uint32_t n = S->n;
+    if (PM__SIDEWALK_PLAIN || n < 2 || sp->icap - sp->icount < 6 * (size_t)(n - 1) ||
+        N->swsrc.cap - N->swsrc.len < 2 * (size_t)(n - 1))
+        return false;
+    uint32_t *restrict d = sp->indices + sp->icount, *d0 = d;
+    pm__swsrc *restrict src = N->swsrc.data + N->swsrc.len, *src0 = src;
+    const uint32_t *ii = S->ii, *oi = S->oi;
+    uint32_t ia = ii[0], oa = oi[0];
+    pm__swsrc q = {S->road, S->base, S->base + 1, (uint8_t)S->side};
+    for (uint32_t i = 0; i + 1 < n; i++, q.lo++, q.hi++) {
+        if (reg[i]) return false;
+        uint32_t ib = ii[i + 1], ob = oi[i + 1];
+        int code = step[i];
+        if (code & PM__STEP_ONE) {
+            if (code & PM__STEP_KEEP1) { d[0] = ia, d[1] = oa, d[2] = ib, d += 3; *src++ = q; }
+        } else if (code & PM__STEP_DIAG) {
+            d[0] = ia, d[1] = ob, d[2] = ib;
+            d[3] = ia, d[4] = oa, d[5] = ob;
+            d += 6;
+            src[0] = q, src[1] = q, src += 2;
+        } else {
+            if (code & PM__STEP_KEEP1) { d[0] = ia, d[1] = oa, d[2] = ib, d += 3; *src++ = q; }
+            if (code & PM__STEP_KEEP2) { d[0] = ib, d[1] = oa, d[2] = ob, d += 3; *src++ = q; }
+        }
+        ia = ib, oa = ob;
+    }
+    sp->icount += (uint32_t)(d - d0);
+    N->swsrc.len += (size_t)(src - src0);
+    if (d != d0) S->s->validated = false;
+    return true;
 }
 
 /* The outer face: from each distinct outer point of the band (same floats)
@@ -1058,8 +1199,8 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
     const pm__road *R = &N->roads.data[road];
     const pm_network_edge *E = &N->p->edges[N->steps.data[R->first_step].edge];
     uint32_t n = R->nchain[side];
-    pm__slab S = {.N = N, .tmp = N->tmp, .s = s, .n = n, .cv = R->chain[side], .closed = R->closed,
-                  .width = E->sidewalk.width, .ch = E->sidewalk.curb_height,
+    pm__slab S = {.N = N, .tmp = N->tmp, .s = s, .n = n, .cv = R->chain[side], .asphalt = s->prims[0].positions,
+                  .closed = R->closed, .width = E->sidewalk.width, .ch = E->sidewalk.curb_height,
                   .road = (uint32_t)road, .side = side};
     S.top = pm_arena_alloc(S.tmp, n * sizeof *S.top);
     S.out = pm_arena_alloc(S.tmp, n * sizeof *S.out);

@@ -150,3 +150,67 @@ Test(network_stitch_fast, crowded_networks_are_the_same_with_and_without_the_fas
     cr_assert_geq(built_ok, 200, "only %d built", built_ok);
     cr_assert_geq(refused, 50, "only %d refused", refused);
 }
+
+/* A ring of through nodes (one closed road), jittered, on a slope now
+ * and then, with sidewalks: closed slabs, whose walls close on their
+ * first column (network_sidewalk.c's pm__wall_column). */
+static void random_ring(net *n, pm_rng *r) {
+    net_init(n);
+    int k = (int)pm_rng_int(r, 5, 12);
+    double rad = pm_rng_range(r, 25, 70), slope = pm_rng_chance(r, 0.3) ? pm_rng_range(r, -0.08, 0.08) : 0;
+    for (int i = 0; i < k; i++) {
+        double a = i * 6.283185307179586 / k, rr = rad + pm_rng_range(r, -3, 3);
+        node(n, rr * cos(a), slope * rr * cos(a), rr * sin(a));
+    }
+    double w = pm_rng_range(r, 4, 10), sw = pm_rng_range(r, 0.8, 3.5);
+    double ch = pm_rng_chance(r, 0.05) ? 1e-9 : pm_rng_range(r, 0.02, 0.4);
+    for (int i = 0; i < k; i++) {
+        pm_network_edge *e = edge(n, (uint32_t)i, (uint32_t)((i + 1) % k), w);
+        e->has_sidewalk = true;
+        e->sidewalk = (pm_junction_sidewalk){sw, ch};
+    }
+    n->p.max_segment = pm_rng_chance(r, 0.3) ? 1000 : pm_rng_range(r, 1, 8);
+    n->p.max_error = pm_rng_range(r, 0.005, 0.3);
+    finish(n);
+}
+
+/* A grid on whole metres, streets along the axes (as most towns' and the
+ * benches' grids): segments and miters with a zero component. */
+static void aligned_town(net *n, pm_rng *r) {
+    net_init(n);
+    int gx = (int)pm_rng_int(r, 2, 5), gz = (int)pm_rng_int(r, 2, 4);
+    double S = (double)pm_rng_int(r, 30, 100), y = pm_rng_chance(r, 0.2) ? (double)pm_rng_int(r, -5, 5) : 0;
+    uint32_t id[5][4];
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) id[i][j] = node(n, i * S, y, -j * S);
+    double w = (double)pm_rng_int(r, 5, 9), sw = pm_rng_range(r, 0.8, 3.5), ch = pm_rng_range(r, 0.02, 0.4);
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            if (i + 1 < gx && pm_rng_chance(r, 0.9)) edge(n, id[i][j], id[i + 1][j], w);
+            if (j + 1 < gz && pm_rng_chance(r, 0.9)) edge(n, id[i][j], id[i][j + 1], w);
+        }
+    if (n->nedges == 0) edge(n, id[0][0], id[1][0], w);
+    for (size_t e = 0; e < n->nedges; e++) {
+        n->edges[e].has_sidewalk = pm_rng_chance(r, 0.9);
+        n->edges[e].sidewalk = (pm_junction_sidewalk){sw, ch};
+    }
+    n->p.corner_radius = pm_rng_chance(r, 0.5) ? 0 : pm_rng_range(r, 0, 8);
+    n->p.max_segment = pm_rng_chance(r, 0.3) ? 5 : pm_rng_range(r, 1, 8);
+    finish(n);
+}
+
+Test(network_stitch_fast, rings_and_aligned_grids_are_the_same_with_and_without_the_fast_paths, .timeout = 300) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261204);
+    int rings = 0, grids = 0;
+    for (int it = 0; it < 300; it++) {
+        net n;
+        random_ring(&n, &r);
+        rings += same_both_ways(&n, "ring", it);
+        aligned_town(&n, &r);
+        grids += same_both_ways(&n, "aligned grid", it);
+    }
+    cr_log_info("rings built: %d of 300, aligned grids %d of 300", rings, grids);
+    cr_assert_geq(rings, 150, "only %d rings built", rings);
+    cr_assert_geq(grids, 250, "only %d aligned grids built", grids);
+}
