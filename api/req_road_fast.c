@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon_short.h"
 #include "pm_api/bulk.h"
 #include "req_road.h"
 #include "req_text.h"
@@ -189,8 +190,20 @@ typedef struct pm__rf_memo {
  * for a real); the text's end, or NULL. */
 PM__TX_INLINE char *pm__rf_coord(pm__rf *r, pm__rf_memo *memo, double *v, char *w) {
     pm__tx *f = &r->f;
-    pm__tx_ws(f);
+    if (f->p < f->end && *f->p == ' ') f->p++;   /* the one space after a ',' (a blank fails below) */
     const char *p = f->p;
+    if (f->end - p >= PM_API_REAL_SHORT_ROOM) {   /* the short tokens in one step */
+        size_t n;
+        const char *e = pm_api__real_short(p, v, w, &n);
+        if (e) {
+            if (!(*v >= -PM_ROAD_COORD_MAX && *v <= PM_ROAD_COORD_MAX)) return NULL;
+            *v += 0.0;   /* -0 as 0 */
+            f->p = e;
+            return w + n;
+        }
+    }
+    pm__tx_ws(f);
+    p = f->p;
     /* 0 and -0 as a whole token: "0.0" */
     size_t z = (size_t)(p < f->end && *p == '-');
     if (f->end - p > (ptrdiff_t)(z + 1) && p[z] == '0') {
