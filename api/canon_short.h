@@ -105,7 +105,7 @@ static inline __attribute__((always_inline)) const char *pm_api__real_short(cons
         if (e10 < -4) return NULL;
     }
     int k = 17 - nd;   /* 3..16 */
-    uint64_t d, uk = pm_api__u10[k], wk = w * uk, tail;
+    uint64_t d, wk = w * pm_api__u10[k];
     if (!pm_api__digits17_at(fabs(x), e10, &d)) return NULL;
     o += neg;
     memcpy(o, q, 16);   /* fixed size: the token and what follows, within the room */
@@ -115,38 +115,30 @@ static inline __attribute__((always_inline)) const char *pm_api__real_short(cons
         *n = (size_t)(o - out);
         return end;
     }
+    /* The 17 digits are w's and k more, the last two t: the value is
+     * within 2^-53 of the token's (relative), so they differ from w 10^k
+     * by at most 12 (below: from w 10^k less 10^k, by at most 12 less).
+     * Anything else is left to the general print. */
+    const char *fill = "0000000000000000";
+    uint64_t t;
     if (d > wk) {
-        tail = d - wk;
-        if (tail >= uk) return NULL;
-    } else {   /* w - 1's digits: the last lowered, borrowing past '0's */
-        if (d < pm_api__u10[16] || d <= wk - uk) return NULL;
-        tail = d - (wk - uk);
+        t = d - wk;
+        if (t >= 100) return NULL;
+    } else {   /* w - 1's digits, the last lowered, borrowing past '0's; 9s; 100 - t */
+        t = wk - d;
+        if (t >= 100 || d < pm_api__u10[16]) return NULL;
+        t = 100 - t;
+        fill = "9999999999999999";
         char *c = o - 1;
         for (; *c == '0' || *c == '.'; c--)
             if (*c == '0') *c = '9';
         --*c;
     }
-    /* tail (not 0) as k digits, leading zeros kept, trailing ones
-     * dropped: the last k of 16 digit bytes, shifted down to the first
-     * byte (the bytes above them zeros, '0' once stored), so the last
-     * nonzero byte ends the text. */
-    uint64_t hi8 = tail / 100000000u;
-    uint64_t b1 = pm_api__digits8((uint32_t)hi8), b2 = pm_api__digits8((uint32_t)(tail - hi8 * 100000000u));
-    char *t = o;
-    int len;
-    if (k <= 8) {
-        b2 >>= 8 * (8 - k);
-        len = 8 - (__builtin_clzll(b2) >> 3);
-    } else {
-        b1 >>= 8 * (16 - k);
-        len = b2 ? k - (__builtin_clzll(b2) >> 3) : 8 - (__builtin_clzll(b1) >> 3);
-        b1 += 0x3030303030303030ull;
-        memcpy(o, &b1, 8);
-        o += k - 8;
-    }
-    b2 += 0x3030303030303030ull;
-    memcpy(o, &b2, 8);
-    *n = (size_t)(t - out) + (size_t)len;
+    memcpy(o, fill, 16);   /* fixed size: k - 2 of them count */
+    uint32_t t10 = (uint32_t)t / 10, t1 = (uint32_t)t - 10 * t10;
+    o[k - 2] = (char)('0' + t10);
+    o[k - 1] = (char)('0' + t1);
+    *n = (size_t)(o - out) + (size_t)k - (t1 == 0);   /* t is 1..99: one trailing zero at most */
     return end;
 #else
     (void)p, (void)v, (void)out, (void)n;

@@ -236,6 +236,36 @@ PM__TX_INLINE char *pm__rf_coord(pm__rf *r, pm__rf_memo *memo, double *v, char *
     return w + n;
 }
 
+/* Bytes pm__rf_point_short may read from the point's '[': two
+ * coordinates of at most 18 bytes with their space and separator, then
+ * the third's space and its token's room. */
+#define PM__RF_POINT_ROOM (1 + 2 * 18 + 1 + PM_API_REAL_SHORT_ROOM)
+
+/* One point "[x, y, z]" at p (PM__RF_POINT_ROOM bytes readable) when its
+ * coordinates are short tokens (pm_api__real_short) within the bound,
+ * with no blank but one space before each: the values into v, their text
+ * with the separators at w (its end into *wend). Returns the end of the
+ * point, or NULL (nothing consumed): the general readers take it then.
+ * The cursor is local, so the text's byte stores do not make the
+ * compiler reload it. */
+PM__TX_INLINE const char *pm__rf_point_short(const char *p, double *v, char *w, char **wend) {
+    if (*p++ != '[') return NULL;
+    for (int c = 0; c < 3; c++) {
+        size_t n;
+        double x;
+        p += *p == ' ';
+        const char *e = pm_api__real_short(p, &x, w, &n);
+        if (!e || !(x >= -PM_ROAD_COORD_MAX && x <= PM_ROAD_COORD_MAX) || *e != (c < 2 ? ',' : ']'))
+            return NULL;
+        v[c] = x + 0.0;   /* -0 as 0 */
+        w += n;
+        *w++ = *e;
+        p = e + 1;
+    }
+    *wend = w;
+    return p;
+}
+
 /* points: [[x, y, z], ...], each coordinate within the bound. Their
  * canonical text is written as they are read, from their tokens
  * (pm_api__canon_real_tok), into r->ptext. */
@@ -254,9 +284,21 @@ static bool pm__rf_points(pm__rf *r) {
             return false;
         double *v = r->pts + 3 * i;
         char *w0 = pm__tx_room(&r->ptext, 3 * PM_API_CANON_REAL_ROOM + 8), *w = w0;
-        if (!w || !pm__tx_take(f, '[')) return false;
+        if (!w) return false;
         if (i) *w++ = ',';
         *w++ = '[';
+        pm__tx_ws(f);
+        const char *e;
+        if (f->end - f->p >= PM__RF_POINT_ROOM && (e = pm__rf_point_short(f->p, v, w, &w))) {
+            f->p = e;
+            r->ptext.len += (size_t)(w - w0);
+            r->npts++;
+            int next = pm__tx_next(f, ']');
+            if (next < 0) return false;
+            if (next == 0) break;
+            continue;
+        }
+        if (!pm__tx_take(f, '[')) return false;
         if (!(w = pm__rf_coord(r, &memo[0], &v[0], w)) || !pm__tx_take(f, ',')) return false;
         *w++ = ',';
         if (!(w = pm__rf_coord(r, &memo[1], &v[1], w)) || !pm__tx_take(f, ',')) return false;
