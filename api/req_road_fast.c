@@ -35,6 +35,10 @@ typedef struct pm__rf_prop {
 } pm__rf_prop;
 
 /* The body as read, before it becomes the parameters. */
+/* Room for the canonical form's head (the members before the points)
+ * before the points' text. */
+#define PM__RF_HEAD_ROOM 512
+
 typedef struct pm__rf {
     pm__tx f;
     pm_arena *arena;
@@ -42,7 +46,7 @@ typedef struct pm__rf {
     pm__road_req *q;
     double *pts;
     size_t npts, pts_cap;        /* rows of 3 */
-    pm__tx_out ptext;            /* the points' canonical text */
+    pm__tx_out ptext;            /* the points' canonical text, after PM__RF_HEAD_ROOM bytes */
     int curve, conform, up;
     int64_t cs;
     int banking;                 /* PM__RF_* */
@@ -697,8 +701,8 @@ static void pm__rf_props_text(pm__tx_out *o, const pm_road_params *p) {
 }
 
 /* The canonical form's dump, keys in jansson's sorted order, after the
- * tag that makes it a canonical text (canon_text.h). */
-static void pm__rf_canon(pm__tx_out *o, const pm__rf *r) {
+ * tag that makes it a canonical text (canon_text.h): up to the points. */
+static void pm__rf_canon_head(pm__tx_out *o, const pm__rf *r) {
     const pm__road_req *q = r->q;
     const pm_road_params *p = &q->p;
     pm__tx_put(o, pm_api__canon_text_tag, PM_API_CANON_TEXT_TAG_LEN);
@@ -737,7 +741,12 @@ static void pm__rf_canon(pm__tx_out *o, const pm__rf *r) {
     pm__rf_key(o, ",\"max_error\":", p->max_error);
     pm__rf_key(o, ",\"max_segment\":", p->max_segment);
     PM__TX_LIT(o, ",\"points\":");
-    pm__tx_put(o, r->ptext.b, r->ptext.len);
+}
+
+/* The rest of the canonical form, after the points. */
+static void pm__rf_canon_tail(pm__tx_out *o, const pm__rf *r) {
+    const pm__road_req *q = r->q;
+    const pm_road_params *p = &q->p;
     PM__TX_LIT(o, ",\"props\":");
     pm__rf_props_text(o, p);
     pm__rf_key(o, ",\"shoulder\":", p->shoulder);
@@ -762,15 +771,29 @@ int pm_api__road_parse_text(const char *body, size_t len, const pm_api_limits *l
     /* The document path's defaults where they are its own (noise). */
     pm__rf r = {.f = {body, body + len}, .arena = arena, .lim = lim, .q = q, .cs = 4,
                 .nz = {.seed = 0, .amplitude = 10.0, .wavelength = 200.0, .octaves = 4},
-                .octaves = 4};
+                .octaves = 4, .ptext = {.len = PM__RF_HEAD_ROOM}};
     if (!pm__rf_root(&r) || !pm__rf_fill(&r)) {
         free(r.ptext.b);
         return 1;
     }
+    /* The points' text is the bulk: the head goes into the room left
+     * before it and the tail after it, so it is not copied (when the head
+     * is longer than the room, all three are joined in a new block). */
     pm__tx_out o = {0};
-    pm__rf_canon(&o, &r);
+    pm__rf_canon_head(&o, &r);
+    json_t *canon = NULL;
+    if (!o.failed && o.len <= PM__RF_HEAD_ROOM) {
+        char *start = r.ptext.b + PM__RF_HEAD_ROOM - o.len;
+        memcpy(start, o.b, o.len);
+        pm__rf_canon_tail(&r.ptext, &r);
+        if (!r.ptext.failed)
+            canon = json_stringn_nocheck(start, r.ptext.len - (PM__RF_HEAD_ROOM - o.len));
+    } else {
+        pm__tx_put(&o, r.ptext.b + PM__RF_HEAD_ROOM, r.ptext.len - PM__RF_HEAD_ROOM);
+        pm__rf_canon_tail(&o, &r);
+        if (!o.failed) canon = json_stringn_nocheck(o.b, o.len);
+    }
     free(r.ptext.b);
-    json_t *canon = o.failed ? NULL : json_stringn_nocheck(o.b, o.len);
     free(o.b);
     if (!canon) return 1;
     pm_api__road_check(q, lim, prob);
