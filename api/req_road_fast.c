@@ -783,11 +783,10 @@ int pm_api__road_parse_text(const char *body, size_t len, const pm_api_limits *l
     pm__rf_canon_head(&o, &r);
     json_t *canon = NULL;
     if (!o.failed && o.len <= PM__RF_HEAD_ROOM) {
-        char *start = r.ptext.b + PM__RF_HEAD_ROOM - o.len;
-        memcpy(start, o.b, o.len);
-        pm__rf_canon_tail(&r.ptext, &r);
-        if (!r.ptext.failed)
-            canon = json_stringn_nocheck(start, r.ptext.len - (PM__RF_HEAD_ROOM - o.len));
+        size_t start = PM__RF_HEAD_ROOM - o.len;
+        memcpy(r.ptext.b + start, o.b, o.len);
+        pm__rf_canon_tail(&r.ptext, &r);   /* may move the block */
+        if (!r.ptext.failed) canon = json_stringn_nocheck(r.ptext.b + start, r.ptext.len - start);
     } else {
         pm__tx_put(&o, r.ptext.b + PM__RF_HEAD_ROOM, r.ptext.len - PM__RF_HEAD_ROOM);
         pm__rf_canon_tail(&o, &r);
