@@ -53,9 +53,9 @@ static inline bool pm_api__digits17_at(double x, int e10, uint64_t *digits) {
  * bytes) the text pm_api__canon_real_text writes for *v + 0.0, *n its
  * length. The 17 digits are the token's own followed by a short tail (or
  * the token's less one unit in its last digit, and a tail): the exact
- * value's, from one 64x64 multiply. Returns the token's end, or NULL when
- * the token or its value is anything else (nothing consumed; the general
- * readers then take it from p). */
+ * value's, from the division's exact residue. Returns the token's end,
+ * or NULL when the token or its value is anything else (nothing consumed;
+ * the general readers then take it from p). */
 static inline __attribute__((always_inline)) const char *pm_api__real_short(const char *p, double *v,
                                                                               char *out, size_t *n) {
 #ifdef PM_API_JSON_SWAR
@@ -105,29 +105,33 @@ static inline __attribute__((always_inline)) const char *pm_api__real_short(cons
         if (e10 < -4) return NULL;
     }
     int k = 17 - nd;   /* 3..16 */
-    uint64_t d, wk = w * pm_api__u10[k];
-    if (!pm_api__digits17_at(fabs(x), e10, &d)) return NULL;
+    /* The 17 digits D = round(x 10^(16 - e10)) = round((x P) 10^k), P =
+     * 10^n2: w 10^k (even) + t, t = round(eps 10^k), eps = x P - w. eps
+     * is exact in doubles: x split in halves of 26 bits (Veltkamp), each
+     * times P (< 2^24) exact, xh P - w exact (the two within a factor of
+     * 2), and eps a multiple of ulp(x) (1 is one) at most P/2 of them.
+     * |t| <= 11.1 (x is within 2^-53 of w / P, relative), so eps 10^k is
+     * within 2^-50 of its product: where that is within 2^-40 of a tie
+     * (ties to even included), the exact print decides. */
+    static const double p10k[17] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+                                    1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16};
+    double P = p10[n2], sp = x * 134217729.0, xh = sp - (sp - x), xl = x - xh;
+    double eps = (xh * P - (double)(int64_t)w) + xl * P, y = eps * p10k[k];
+    int64_t t = (int64_t)(y + (y >= 0.0 ? 0.5 : -0.5));
+    if (!(fabs(y - (double)t) < 0.5 - 0x1p-40) || t <= -100 || t >= 100) return NULL;
     o += neg;
     memcpy(o, q, 16);   /* fixed size: the token and what follows, within the room */
     o += end - q;
-    if (d == wk) {   /* the token's own digits; trailing zeros dropped, one kept */
+    if (t == 0) {   /* the token's own digits; trailing zeros dropped, one kept */
         while (o[-1] == '0' && o[-2] != '.') o--;
         *n = (size_t)(o - out);
         return end;
     }
-    /* The 17 digits are w's and k more, the last two t: the value is
-     * within 2^-53 of the token's (relative), so they differ from w 10^k
-     * by at most 12 (below: from w 10^k less 10^k, by at most 12 less).
-     * Anything else is left to the general print. */
+    /* k - 2 digits of fill, then the last two. */
     const char *fill = "0000000000000000";
-    uint64_t t;
-    if (d > wk) {
-        t = d - wk;
-        if (t >= 100) return NULL;
-    } else {   /* w - 1's digits, the last lowered, borrowing past '0's; 9s; 100 - t */
-        t = wk - d;
-        if (t >= 100 || d < pm_api__u10[16]) return NULL;
-        t = 100 - t;
+    if (t < 0) {   /* w - 1's digits, the last lowered, borrowing past '0's; 9s; 100 + t */
+        if (w * pm_api__u10[k] - (uint64_t)-t < pm_api__u10[16]) return NULL;   /* 16 digits */
+        t += 100;
         fill = "9999999999999999";
         char *c = o - 1;
         for (; *c == '0' || *c == '.'; c--)
