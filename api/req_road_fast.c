@@ -258,6 +258,14 @@ PM__TX_INLINE const char *pm__rf_point_short(const char *p, double *v, char *w, 
         size_t n;
         double x;
         p += *p == ' ';
+        if (p[0] == '0' && p[1] == (c < 2 ? ',' : ']')) {   /* 0 (a flat road's heights) */
+            v[c] = 0.0;
+            memcpy(w, "0.0", 3);
+            w[3] = p[1];
+            w += 4;
+            p += 2;
+            continue;
+        }
         const char *e = pm_api__real_short(p, &x, w, &n);
         if (!e || !(x >= -PM_ROAD_COORD_MAX && x <= PM_ROAD_COORD_MAX) || *e != (c < 2 ? ',' : ']'))
             return NULL;
