@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon_short.h"
 #include "canon_text.h"
-#include "decimal_short.h"
 #include "pm_api/bulk.h"
 #include "pm_api/rows.h"
 
@@ -68,18 +68,6 @@ static int pm_api__emit(const char *s, size_t n, void *data) {
 }
 
 /* ---- "%.17g" of a double, exactly as glibc rounds it ---- */
-
-/* x < 10^8 as 8 digit values (0..9, not yet ASCII), one a byte, the
- * first digit in the lowest byte (so a little-endian store writes them in
- * order): halves, quarters and digits split in all lanes at once, each
- * division by 100 or 10 a multiply and shift exact for these ranges. */
-static inline uint64_t pm_api__digits8(uint32_t x) {
-    uint64_t hi = x / 10000, y = hi | (uint64_t)(x - hi * 10000) << 32;
-    uint64_t q = ((y * 10486) >> 20) & 0x0000007F0000007Full;   /* /100 for < 10^4 */
-    y = q | (y - q * 100) << 16;
-    q = ((y * 103) >> 10) & 0x000F000F000F000Full;   /* /10 for < 100 */
-    return q | (y - q * 10) << 8;
-}
 
 /* Writes x as jansson writes a real at precision 17 ("%.17g"; ".0" added
  * when there is neither '.' nor 'e'; no '+' or leading zeros in the
@@ -190,24 +178,6 @@ size_t pm_api__canon_real_text(double x, char *out) {
     if (n) memcpy(out, t, n);
     free(t);
     return n;
-}
-
-/* The 17 significant digits of x (normal, > 0) when 10^e10 <= x <
- * 10^(e10 + 1) is known, rounded to nearest, ties to even, as "%.17g"
- * rounds: x 10^(16 - e10) exactly as m 5^p 2^-sh (one 64x64 multiply)
- * and its dropped fraction. False where that does not hold in 128 bits. */
-static inline bool pm_api__digits17_at(double x, int e10, uint64_t *digits) {
-    uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    uint64_t m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
-    int be = (int)(bits >> 52) - 1022, p = 16 - e10, sh = 53 - be - p;
-    if (p < 0 || p > 27 || sh < 1 || sh > 63) return false;
-    unsigned __int128 v = (unsigned __int128)m * pm_api__p5[p];
-    uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64);
-    if (hi >> sh) return false;
-    uint64_t q = (hi << (64 - sh)) | (lo >> sh), r = lo & ((1ull << sh) - 1), half = 1ull << (sh - 1);
-    *digits = q + (r > half || (r == half && (q & 1)));
-    return true;
 }
 
 size_t pm_api__canon_real_tok(double x, const pm_api_numtok *t, char *out) {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon_short.h"
 #include "pm_api/bulk.h"
 #include "req_road.h"
 #include "req_text.h"
@@ -34,6 +35,10 @@ typedef struct pm__rf_prop {
 } pm__rf_prop;
 
 /* The body as read, before it becomes the parameters. */
+/* Room for the canonical form's head (the members before the points)
+ * before the points' text. */
+#define PM__RF_HEAD_ROOM 512
+
 typedef struct pm__rf {
     pm__tx f;
     pm_arena *arena;
@@ -41,7 +46,7 @@ typedef struct pm__rf {
     pm__road_req *q;
     double *pts;
     size_t npts, pts_cap;        /* rows of 3 */
-    pm__tx_out ptext;            /* the points' canonical text */
+    pm__tx_out ptext;            /* the points' canonical text, after PM__RF_HEAD_ROOM bytes */
     int curve, conform, up;
     int64_t cs;
     int banking;                 /* PM__RF_* */
@@ -189,8 +194,20 @@ typedef struct pm__rf_memo {
  * for a real); the text's end, or NULL. */
 PM__TX_INLINE char *pm__rf_coord(pm__rf *r, pm__rf_memo *memo, double *v, char *w) {
     pm__tx *f = &r->f;
-    pm__tx_ws(f);
+    if (f->p < f->end && *f->p == ' ') f->p++;   /* the one space after a ',' (a blank fails below) */
     const char *p = f->p;
+    if (f->end - p >= PM_API_REAL_SHORT_ROOM) {   /* the short tokens in one step */
+        size_t n;
+        const char *e = pm_api__real_short(p, v, w, &n);
+        if (e) {
+            if (!(*v >= -PM_ROAD_COORD_MAX && *v <= PM_ROAD_COORD_MAX)) return NULL;
+            *v += 0.0;   /* -0 as 0 */
+            f->p = e;
+            return w + n;
+        }
+    }
+    pm__tx_ws(f);
+    p = f->p;
     /* 0 and -0 as a whole token: "0.0" */
     size_t z = (size_t)(p < f->end && *p == '-');
     if (f->end - p > (ptrdiff_t)(z + 1) && p[z] == '0') {
@@ -223,6 +240,44 @@ PM__TX_INLINE char *pm__rf_coord(pm__rf *r, pm__rf_memo *memo, double *v, char *
     return w + n;
 }
 
+/* Bytes pm__rf_point_short may read from the point's '[': two
+ * coordinates of at most 18 bytes with their space and separator, then
+ * the third's space and its token's room. */
+#define PM__RF_POINT_ROOM (1 + 2 * 18 + 1 + PM_API_REAL_SHORT_ROOM)
+
+/* One point "[x, y, z]" at p (PM__RF_POINT_ROOM bytes readable) when its
+ * coordinates are short tokens (pm_api__real_short) within the bound,
+ * with no blank but one space before each: the values into v, their text
+ * with the separators at w (its end into *wend). Returns the end of the
+ * point, or NULL (nothing consumed): the general readers take it then.
+ * The cursor is local, so the text's byte stores do not make the
+ * compiler reload it. */
+PM__TX_INLINE const char *pm__rf_point_short(const char *p, double *v, char *w, char **wend) {
+    if (*p++ != '[') return NULL;
+    for (int c = 0; c < 3; c++) {
+        size_t n;
+        double x;
+        p += *p == ' ';
+        if (p[0] == '0' && p[1] == (c < 2 ? ',' : ']')) {   /* 0 (a flat road's heights) */
+            v[c] = 0.0;
+            memcpy(w, "0.0", 3);
+            w[3] = p[1];
+            w += 4;
+            p += 2;
+            continue;
+        }
+        const char *e = pm_api__real_short(p, &x, w, &n);
+        if (!e || !(x >= -PM_ROAD_COORD_MAX && x <= PM_ROAD_COORD_MAX) || *e != (c < 2 ? ',' : ']'))
+            return NULL;
+        v[c] = x + 0.0;   /* -0 as 0 */
+        w += n;
+        *w++ = *e;
+        p = e + 1;
+    }
+    *wend = w;
+    return p;
+}
+
 /* points: [[x, y, z], ...], each coordinate within the bound. Their
  * canonical text is written as they are read, from their tokens
  * (pm_api__canon_real_tok), into r->ptext. */
@@ -241,9 +296,21 @@ static bool pm__rf_points(pm__rf *r) {
             return false;
         double *v = r->pts + 3 * i;
         char *w0 = pm__tx_room(&r->ptext, 3 * PM_API_CANON_REAL_ROOM + 8), *w = w0;
-        if (!w || !pm__tx_take(f, '[')) return false;
+        if (!w) return false;
         if (i) *w++ = ',';
         *w++ = '[';
+        pm__tx_ws(f);
+        const char *e;
+        if (f->end - f->p >= PM__RF_POINT_ROOM && (e = pm__rf_point_short(f->p, v, w, &w))) {
+            f->p = e;
+            r->ptext.len += (size_t)(w - w0);
+            r->npts++;
+            int next = pm__tx_next(f, ']');
+            if (next < 0) return false;
+            if (next == 0) break;
+            continue;
+        }
+        if (!pm__tx_take(f, '[')) return false;
         if (!(w = pm__rf_coord(r, &memo[0], &v[0], w)) || !pm__tx_take(f, ',')) return false;
         *w++ = ',';
         if (!(w = pm__rf_coord(r, &memo[1], &v[1], w)) || !pm__tx_take(f, ',')) return false;
@@ -642,8 +709,8 @@ static void pm__rf_props_text(pm__tx_out *o, const pm_road_params *p) {
 }
 
 /* The canonical form's dump, keys in jansson's sorted order, after the
- * tag that makes it a canonical text (canon_text.h). */
-static void pm__rf_canon(pm__tx_out *o, const pm__rf *r) {
+ * tag that makes it a canonical text (canon_text.h): up to the points. */
+static void pm__rf_canon_head(pm__tx_out *o, const pm__rf *r) {
     const pm__road_req *q = r->q;
     const pm_road_params *p = &q->p;
     pm__tx_put(o, pm_api__canon_text_tag, PM_API_CANON_TEXT_TAG_LEN);
@@ -682,7 +749,12 @@ static void pm__rf_canon(pm__tx_out *o, const pm__rf *r) {
     pm__rf_key(o, ",\"max_error\":", p->max_error);
     pm__rf_key(o, ",\"max_segment\":", p->max_segment);
     PM__TX_LIT(o, ",\"points\":");
-    pm__tx_put(o, r->ptext.b, r->ptext.len);
+}
+
+/* The rest of the canonical form, after the points. */
+static void pm__rf_canon_tail(pm__tx_out *o, const pm__rf *r) {
+    const pm__road_req *q = r->q;
+    const pm_road_params *p = &q->p;
     PM__TX_LIT(o, ",\"props\":");
     pm__rf_props_text(o, p);
     pm__rf_key(o, ",\"shoulder\":", p->shoulder);
@@ -707,15 +779,28 @@ int pm_api__road_parse_text(const char *body, size_t len, const pm_api_limits *l
     /* The document path's defaults where they are its own (noise). */
     pm__rf r = {.f = {body, body + len}, .arena = arena, .lim = lim, .q = q, .cs = 4,
                 .nz = {.seed = 0, .amplitude = 10.0, .wavelength = 200.0, .octaves = 4},
-                .octaves = 4};
+                .octaves = 4, .ptext = {.len = PM__RF_HEAD_ROOM}};
     if (!pm__rf_root(&r) || !pm__rf_fill(&r)) {
         free(r.ptext.b);
         return 1;
     }
+    /* The points' text is the bulk: the head goes into the room left
+     * before it and the tail after it, so it is not copied (when the head
+     * is longer than the room, all three are joined in a new block). */
     pm__tx_out o = {0};
-    pm__rf_canon(&o, &r);
+    pm__rf_canon_head(&o, &r);
+    json_t *canon = NULL;
+    if (!o.failed && o.len <= PM__RF_HEAD_ROOM) {
+        size_t start = PM__RF_HEAD_ROOM - o.len;
+        memcpy(r.ptext.b + start, o.b, o.len);
+        pm__rf_canon_tail(&r.ptext, &r);   /* may move the block */
+        if (!r.ptext.failed) canon = json_stringn_nocheck(r.ptext.b + start, r.ptext.len - start);
+    } else {
+        pm__tx_put(&o, r.ptext.b + PM__RF_HEAD_ROOM, r.ptext.len - PM__RF_HEAD_ROOM);
+        pm__rf_canon_tail(&o, &r);
+        if (!o.failed) canon = json_stringn_nocheck(o.b, o.len);
+    }
     free(r.ptext.b);
-    json_t *canon = o.failed ? NULL : json_stringn_nocheck(o.b, o.len);
     free(o.b);
     if (!canon) return 1;
     pm_api__road_check(q, lim, prob);

@@ -25,7 +25,13 @@ typedef struct pm__tx { const char *p, *end; } pm__tx;
 
 static inline void pm__tx_ws(pm__tx *f) {
     const char *p = f->p;
-    /* Every blank is at most ' ': one test passes the rest. */
+    /* Every blank is at most ' ': one test passes the rest, and most
+     * calls meet no blank at all, or one space before a token. */
+    if (p < f->end && (unsigned char)*p > ' ') return;
+    if (f->end - p >= 2 && *p == ' ' && (unsigned char)p[1] > ' ') {
+        f->p = p + 1;
+        return;
+    }
     while (p < f->end && (unsigned char)*p <= ' ' &&
            (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
         p++;

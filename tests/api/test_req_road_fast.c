@@ -14,6 +14,7 @@
 #include "pm_api/reader.h"
 #include "pm_api/request.h"
 #include "pm_test_fast.h"
+#include "../../api/canon_short.h"
 #include "../../api/canon_text.h"
 #include "../../api/req_road.h"
 
@@ -495,4 +496,90 @@ Test(req_road_fast, number_tokens_and_their_text_match_the_general_path) {
     }
     cr_expect_eq(bad, 0);
     cr_expect_gt(plain, 500000);
+}
+
+/* A random token for pm_api__real_short: mostly its own shape at every
+ * length (leading and trailing zeros, -0, values that round up or down to
+ * 17 digits), else the spellings it must leave (8+ digits in a part,
+ * exponents, leading zeros, "1.", "-", long or tiny values). */
+static void put_short_token(pm_test_text *t, pm_rng *r) {
+    static const char *const odd[] = {"-", ".5", "-.5", "1.", "00", "01.5", "-00.5", "0e1",
+                                      "1E5", "1.5e-3", "1.5E+2", "-0", "0", "-0.0", "+1",
+                                      "0.0000001", "0.00001234", "1e-320", "4.9e-324",
+                                      "2.2250738585072014e-308", "1.7976931348623157e308",
+                                      "123456789012345678", "9007199254740993", "0.1", "-x"};
+    if (rnd(r, 12) == 0) {
+        pm_test_text_str(t, odd[rnd(r, sizeof odd / sizeof *odd)]);
+        return;
+    }
+    if (rnd(r, 2)) pm_test_text_str(t, "-");
+    int nint = 1 + rnd(r, rnd(r, 8) ? 7 : 10);
+    bool zero_lead = nint == 1 && rnd(r, 3) == 0;
+    for (int i = 0; i < nint; i++)
+        pm_test_text_printf(t, "%d", zero_lead ? 0 : i == 0 ? 1 + rnd(r, 9) : rnd(r, 10));
+    if (rnd(r, 6)) {
+        pm_test_text_str(t, ".");
+        int nfrac = 1 + rnd(r, rnd(r, 8) ? 7 : 10), zeros = rnd(r, 3) == 0 ? rnd(r, 7) : 0;
+        for (int i = 0; i < nfrac; i++)
+            pm_test_text_printf(t, "%d", i < zeros ? 0 : rnd(r, 4) ? rnd(r, 10) : rnd(r, 2) * 9);
+    }
+    if (rnd(r, 30) == 0) pm_test_text_printf(t, "%ce%d", rnd(r, 2) ? 'e' : 'E', rnd(r, 7) - 3);
+}
+
+/* pm_api__real_short (the reading and the canonical text in one step)
+ * against the plain reader pm_api__json_number and the general print
+ * pm_api__canon_real_text, and the value against strtod: where it takes a
+ * token, the same end, bits and text; where it leaves one, nothing
+ * consumed (the general path reads it). Millions of random tokens. */
+Test(req_road_fast, short_reals_in_one_step_match_the_reader_and_the_print) {
+    static const char *const tails[] = {"", ",", "]", " ", ", 1.5]]", "}", "e", "E", "x", ".",
+                                        "0", "5", ".5", "-"};
+    pm_rng r;
+    pm_rng_seed(&r, 29);
+    int bad = 0, taken_n = 0, below = 0, tailed = 0;
+    for (int n = 0; n < 3000000 && bad < 10; n++) {
+        pm_test_text t = {0};
+        put_short_token(&t, &r);
+        size_t toklen = t.len;
+        pm_test_text_str(&t, tails[rnd(&r, sizeof tails / sizeof *tails)]);
+        /* The room the step reads (arbitrary bytes past the text). */
+        pm_test_text_str(&t, rnd(&r, 2) ? "                                "
+                                        : "9999999999999999999999999999999e");
+        char y[PM_API_CANON_REAL_ROOM + 8];
+        memset(y, '#', sizeof y);
+        double vy = 0;
+        size_t ny = 0;
+        const char *e = pm_api__real_short(t.s, &vy, y, &ny);
+        if (!e) {
+            free(t.s);
+            continue;
+        }
+        taken_n++;
+        const char *a = t.s;
+        bool ia;
+        int64_t va;
+        double vx = 0;
+        bool ok = pm_api__json_number(&a, t.s + t.len, &ia, &va, &vx);
+        char x[64] = {0};
+        size_t nx = ok ? pm_api__canon_real_text(vx + 0.0, x) : 0;
+        char tok[64] = {0};   /* the token read: a tail may extend it */
+        toklen = (size_t)(e - t.s);
+        memcpy(tok, t.s, toklen < 63 ? toklen : 63);
+        double vs = ia ? (double)strtoll(tok, NULL, 10) : strtod(tok, NULL);   /* -0: 0 as jansson */
+        bool same = ok && a == e && memcmp(&vx, &vy, 8) == 0 && memcmp(&vs, &vy, 8) == 0 &&
+                    nx == ny && memcmp(x, y, nx) == 0;
+        if (same && nx > toklen) tailed++;   /* digits past the token's */
+        if (same && nx > toklen && memcmp(y, t.s, toklen) != 0) below++;   /* and its own lowered */
+        if (!same) {
+            bad++;
+            cr_log_error("'%.*s': reader %d end %td %a '%.*s'; one step end %td %a '%.*s'", (int)toklen,
+                         t.s, ok, a - t.s, vx, (int)nx, x, e - t.s, vy, (int)ny, y);
+        }
+        free(t.s);
+    }
+    cr_expect_eq(bad, 0);
+    cr_expect_gt(taken_n, 1500000, "%d taken", taken_n);
+    cr_expect_gt(tailed, 100000, "%d with a tail", tailed);
+    cr_expect_gt(below, 10000, "%d below", below);
+    cr_log_info("%d taken, %d with a tail, %d below", taken_n, tailed, below);
 }

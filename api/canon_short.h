@@ -1,0 +1,153 @@
+#ifndef PM_API_CANON_SHORT_H
+#define PM_API_CANON_SHORT_H
+/* Internal to api/: the digit helpers of the canonical real text
+ * (canon.c), and a short number token read and its canonical text written
+ * in one inline step (pm_api__real_short), for the readers that write the
+ * canonical text straight from the request's bytes (req_road_fast.c). */
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "decimal_short.h"
+#include "json_fast.h"
+
+/* x < 10^8 as 8 digit values (0..9, not yet ASCII), one a byte, the
+ * first digit in the lowest byte (so a little-endian store writes them in
+ * order): halves, quarters and digits split in all lanes at once, each
+ * division by 100 or 10 a multiply and shift exact for these ranges. */
+static inline uint64_t pm_api__digits8(uint32_t x) {
+    uint64_t hi = x / 10000, y = hi | (uint64_t)(x - hi * 10000) << 32;
+    uint64_t q = ((y * 10486) >> 20) & 0x0000007F0000007Full;   /* /100 for < 10^4 */
+    y = q | (y - q * 100) << 16;
+    q = ((y * 103) >> 10) & 0x000F000F000F000Full;   /* /10 for < 100 */
+    return q | (y - q * 10) << 8;
+}
+
+/* The 17 significant digits of x (normal, > 0) when 10^e10 <= x <
+ * 10^(e10 + 1) is known, rounded to nearest, ties to even, as "%.17g"
+ * rounds: x 10^(16 - e10) exactly as m 5^p 2^-sh (one 64x64 multiply)
+ * and its dropped fraction. False where that does not hold in 128 bits. */
+static inline bool pm_api__digits17_at(double x, int e10, uint64_t *digits) {
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    uint64_t m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
+    int be = (int)(bits >> 52) - 1022, p = 16 - e10, sh = 53 - be - p;
+    if (p < 0 || p > 27 || sh < 1 || sh > 63) return false;
+    unsigned __int128 v = (unsigned __int128)m * pm_api__p5[p];
+    uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64);
+    if (hi >> sh) return false;
+    uint64_t q = (hi << (64 - sh)) | (lo >> sh), r = lo & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+    *digits = q + (r > half || (r == half && (q & 1)));
+    return true;
+}
+
+/* Bytes pm_api__real_short may read from the token's first byte. */
+#define PM_API_REAL_SHORT_ROOM 32
+
+/* The number token at p (PM_API_REAL_SHORT_ROOM bytes readable) when it
+ * is -?(0|[1-9][0-9]{0,6})(.[0-9]{1,7})? and no exponent follows: *v its
+ * value as pm_api__json_number reads it (w / 10^k, one correctly rounded
+ * division of two exact doubles), and at out (PM_API_CANON_REAL_ROOM
+ * bytes) the text pm_api__canon_real_text writes for *v + 0.0, *n its
+ * length. The 17 digits are the token's own followed by a short tail (or
+ * the token's less one unit in its last digit, and a tail): the exact
+ * value's, from the division's exact residue. Returns the token's end,
+ * or NULL when the token or its value is anything else (nothing consumed;
+ * the general readers then take it from p). */
+static inline __attribute__((always_inline)) const char *pm_api__real_short(const char *p, double *v,
+                                                                              char *out, size_t *n) {
+#ifdef PM_API_JSON_SWAR
+    static const double p10[8] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7};
+    bool neg = *p == '-';
+    const char *q = p + neg;
+    uint64_t a, b;
+    memcpy(&a, q, 8);
+    int n1 = pm_api__json_digits8(a);
+    if ((unsigned)(n1 - 1) > 6u || (n1 > 1 && *q == '0')) return NULL;
+    uint64_t w = pm_api__json_value8(a, n1);
+    const char *e = q + n1;
+    char *o = out;
+    *o = '-';
+    if (*e != '.') {   /* an integer below 10^7: its digits and ".0" */
+        if ((*e | 0x20) == 'e') return NULL;
+        *v = (double)(neg ? -(int64_t)w : (int64_t)w);   /* -0 is 0, as the reader reads it */
+        o += neg & (w != 0);
+        memcpy(o, q, 8);
+        memcpy(o + n1, ".0", 2);
+        *n = (size_t)(o - out) + (size_t)n1 + 2;
+        return e;
+    }
+    memcpy(&b, e + 1, 8);
+    int n2 = pm_api__json_digits8(b);
+    const char *end = e + 1 + n2;
+    if ((unsigned)(n2 - 1) > 6u || (*end | 0x20) == 'e') return NULL;
+    w = w * pm_api__u10[n2] + pm_api__json_value8(b, n2);
+    double x = (double)(int64_t)w / p10[n2];
+    *v = neg ? -x : x;
+    if (w == 0) {
+        memcpy(out, "0.0", 3);
+        *n = 3;
+        return end;
+    }
+    /* nd significant digits; 10^e10 <= |x| < 10^(e10 + 1) up to the
+     * rounding, which the range of the digits below catches. */
+    int nd, e10;
+    if (*q != '0') {
+        nd = n1 + n2;
+        e10 = n1 - 1;
+    } else {   /* 0.000ddd: "%.17g" writes it so down to 10^-4 */
+        int bits = 64 - __builtin_clzll(w);
+        nd = (bits * 1233) >> 12;
+        nd += w >= pm_api__u10[nd];
+        e10 = nd - 1 - n2;
+        if (e10 < -4) return NULL;
+    }
+    int k = 17 - nd;   /* 3..16 */
+    /* The 17 digits D = round(x 10^(16 - e10)) = round((x P) 10^k), P =
+     * 10^n2: w 10^k (even) + t, t = round(eps 10^k), eps = x P - w. eps
+     * is exact in doubles: x split in halves of 26 bits (Veltkamp), each
+     * times P (< 2^24) exact, xh P - w exact (the two within a factor of
+     * 2), and eps a multiple of ulp(x) (1 is one) at most P/2 of them.
+     * |t| <= 11.1 (x is within 2^-53 of w / P, relative), so eps 10^k is
+     * within 2^-50 of its product: where that is within 2^-40 of a tie
+     * (ties to even included), the exact print decides. */
+    static const double p10k[17] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+                                    1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16};
+    double P = p10[n2], sp = x * 134217729.0, xh = sp - (sp - x), xl = x - xh;
+    double eps = (xh * P - (double)(int64_t)w) + xl * P, y = eps * p10k[k];
+    int64_t t = (int64_t)(y + (y >= 0.0 ? 0.5 : -0.5));
+    if (!(fabs(y - (double)t) < 0.5 - 0x1p-40) || t <= -100 || t >= 100) return NULL;
+    o += neg;
+    memcpy(o, q, 16);   /* fixed size: the token and what follows, within the room */
+    o += end - q;
+    if (t == 0) {   /* the token's own digits; trailing zeros dropped, one kept */
+        while (o[-1] == '0' && o[-2] != '.') o--;
+        *n = (size_t)(o - out);
+        return end;
+    }
+    /* k - 2 digits of fill, then the last two. */
+    const char *fill = "0000000000000000";
+    if (t < 0) {   /* w - 1's digits, the last lowered, borrowing past '0's; 9s; 100 + t */
+        if (w * pm_api__u10[k] - (uint64_t)-t < pm_api__u10[16]) return NULL;   /* 16 digits */
+        t += 100;
+        fill = "9999999999999999";
+        char *c = o - 1;
+        for (; *c == '0' || *c == '.'; c--)
+            if (*c == '0') *c = '9';
+        --*c;
+    }
+    memcpy(o, fill, 16);   /* fixed size: k - 2 of them count */
+    uint32_t t10 = (uint32_t)t / 10, t1 = (uint32_t)t - 10 * t10;
+    o[k - 2] = (char)('0' + t10);
+    o[k - 1] = (char)('0' + t1);
+    *n = (size_t)(o - out) + (size_t)k - (t1 == 0);   /* t is 1..99: one trailing zero at most */
+    return end;
+#else
+    (void)p, (void)v, (void)out, (void)n;
+    return NULL;
+#endif
+}
+
+#endif
