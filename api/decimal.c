@@ -1,4 +1,5 @@
 #include "decimal_short.h"
+#include "json_fast.h"
 
 #include <string.h>
 
@@ -97,3 +98,133 @@ bool pm_api__dec17(double a, uint64_t *digits, int *x, int *frac) {
     }
     return false;
 }
+
+/* ---- reading decimals ---- */
+
+bool pm_api__dec_to_double(uint64_t w, int q, double *d) {
+    if (q < PM_API__P10_QMIN || q > PM_API__P10_QMAX) return false;
+    const uint64_t *t = pm_api__p10_t[q - PM_API__P10_QMIN];
+    int lz = __builtin_clzll(w);
+    uint64_t wn = w << lz;
+    /* U: the product's top 128 bits (of 192). T is at most one unit below
+     * 10^q's leading bits and wn < 2^64, so the exact wn 10^q, in U's
+     * units, is in [U, U + 2); U is in [2^126, 2^128). */
+    pm_api__u128 a = (pm_api__u128)wn * t[0], b = (pm_api__u128)wn * t[1];
+    pm_api__u128 u = a + (b >> 64);
+    uint64_t hi = (uint64_t)(u >> 64), lo = (uint64_t)u;
+    int top = (int)(hi >> 63), sh = 10 + top;   /* the 53 bits below U's top bit: hi >> sh */
+    uint64_t m = hi >> sh, fh = hi & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+    /* The dropped fraction F = fh:lo against one half H = half:0. F + 2 <= H:
+     * below one half whatever the error; F > H: above it (or, past a carry
+     * into m, just above m + 1: m + 1 either way). F = H - 1 or H: undecided. */
+    if ((fh == half && lo == 0) || (fh == half - 1 && lo == UINT64_MAX)) return false;
+    m += fh > half || (fh == half && lo != 0);
+    int e2 = sh + 128 - lz + pm_api__p10_b[q - PM_API__P10_QMIN];   /* value m 2^e2 */
+    if (m >> 53) {
+        m >>= 1;
+        e2++;
+    }
+    uint64_t bits = ((uint64_t)(e2 + 1075) << 52) | (m & ((1ull << 52) - 1));
+    memcpy(d, &bits, sizeof bits);
+    return true;
+}
+
+#ifdef PM_API_JSON_SWAR
+static const double pm_api__p10d[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Digits at *p eight at a time into *w (at most 19 of them in all, *nd
+ * counting), *p past them. False past 19 digits or where eight bytes
+ * cannot be read. */
+static inline __attribute__((always_inline)) bool pm_api__dec_digits(const char **p,
+                                                                     const char *end,
+                                                                     uint64_t *w, int *nd) {
+    const char *s = *p;
+    for (;;) {
+        if (end - s < 8) return false;
+        uint64_t v;
+        memcpy(&v, s, 8);
+        int n = pm_api__json_digits8(v);
+        if (n) *w = *w * pm_api__u10[n] + pm_api__json_value8(v, n);
+        s += n;
+        *nd += n;
+        if (*nd > 19) return false;
+        if (n < 8) break;
+    }
+    *p = s;
+    return true;
+}
+
+/* One number token at p as pm_api__dec_run takes it: its end, the value
+ * in *d; NULL when not taken. */
+static inline __attribute__((always_inline)) const char *pm_api__dec_token(const char *p,
+                                                                           const char *end,
+                                                                           double *d) {
+    bool neg = p < end && *p == '-';
+    p += neg;
+    if (p >= end || (unsigned)(*p - '0') > 9) return NULL;
+    if (*p == '0' && p + 1 < end && (unsigned)(p[1] - '0') <= 9) return NULL;   /* leading zero */
+    uint64_t w = 0;
+    int nd = 0, q = 0;
+    if (!pm_api__dec_digits(&p, end, &w, &nd)) return NULL;
+    if (w == 0) nd = 0;   /* "0": no significant digit yet */
+    bool real = false;
+    if (*p == '.') {   /* p is within the eight bytes last read */
+        real = true;
+        const char *f = ++p;
+        if (w == 0)
+            while (p < end && *p == '0') p++;   /* 0.000ddd: zeros not significant */
+        if (!pm_api__dec_digits(&p, end, &w, &nd) || p == f) return NULL;
+        q = -(int)(p - f);
+    }
+    if ((*p | 0x20) == 'e') {
+        real = true;
+        p++;
+        bool eneg = p < end && *p == '-';
+        if (p < end && (*p == '+' || *p == '-')) p++;
+        if (p >= end || (unsigned)(*p - '0') > 9) return NULL;
+        int x = 0;
+        for (; p < end && (unsigned)(*p - '0') <= 9; p++)
+            if (x < 100000) x = x * 10 + (*p - '0');
+        q += eneg ? -x : x;
+    }
+    double x;
+    if (!real) {
+        if (w > (1ull << 53)) return NULL;   /* the bulk reader's bound for integers */
+        x = (double)w;
+    } else if (w == 0) {
+        x = 0.0;
+    } else if (w < (1ull << 53) && q >= -22 && q <= 22) {
+        x = q < 0 ? (double)w / pm_api__p10d[-q] : (double)w * pm_api__p10d[q];   /* one rounding */
+    } else if (!pm_api__dec_to_double(w, q, &x)) {
+        return NULL;
+    }
+    *d = (neg ? -x : x) + 0.0;
+    return p;
+}
+
+size_t pm_api__dec_run(const char **pp, const char *end, unsigned char *out, size_t room) {
+    const char *p = *pp;
+    size_t n = 0;
+    while (n < room) {
+        double d;
+        const char *s = pm_api__dec_token(p, end, &d);
+        if (!s) break;
+        while (s < end && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) s++;
+        if (s >= end || *s != ',') break;
+        s++;
+        while (s < end && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) s++;
+        memcpy(out + n * sizeof d, &d, sizeof d);
+        n++;
+        p = s;
+    }
+    *pp = p;
+    return n;
+}
+#else
+size_t pm_api__dec_run(const char **pp, const char *end, unsigned char *out, size_t room) {
+    (void)pp, (void)end, (void)out, (void)room;
+    return 0;
+}
+#endif
