@@ -101,7 +101,9 @@ bool pm_api__dec17(double a, uint64_t *digits, int *x, int *frac) {
 
 /* ---- reading decimals ---- */
 
-bool pm_api__dec_to_double(uint64_t w, int q, double *d) {
+/* pm_api__dec_to_double, inline in the run reader. */
+static inline __attribute__((always_inline)) bool pm_api__dec_to_double_inline(uint64_t w, int q,
+                                                                             double *d) {
     if (q < PM_API__P10_QMIN || q > PM_API__P10_QMAX) return false;
     const uint64_t *t = pm_api__p10_t[q - PM_API__P10_QMIN];
     int lz = __builtin_clzll(w);
@@ -128,6 +130,8 @@ bool pm_api__dec_to_double(uint64_t w, int q, double *d) {
     memcpy(d, &bits, sizeof bits);
     return true;
 }
+
+bool pm_api__dec_to_double(uint64_t w, int q, double *d) { return pm_api__dec_to_double_inline(w, q, d); }
 
 #ifdef PM_API_JSON_SWAR
 static const double pm_api__p10d[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -167,10 +171,15 @@ static inline __attribute__((always_inline)) const char *pm_api__dec_token(const
     if (*p == '0' && p + 1 < end && (unsigned)(p[1] - '0') <= 9) return NULL;   /* leading zero */
     uint64_t w = 0;
     int nd = 0, q = 0;
-    if (!pm_api__dec_digits(&p, end, &w, &nd)) return NULL;
-    if (w == 0) nd = 0;   /* "0": no significant digit yet */
+    if (p + 1 < end && p[1] == '.') {   /* one digit before the point, as most reals have */
+        w = (uint64_t)(*p++ - '0');
+        nd = w != 0;
+    } else {
+        if (!pm_api__dec_digits(&p, end, &w, &nd)) return NULL;
+        if (w == 0) nd = 0;   /* "0": no significant digit yet */
+    }
     bool real = false;
-    if (*p == '.') {   /* p is within the eight bytes last read */
+    if (*p == '.') {   /* p is before end: within the eight bytes last read, or at p[1] */
         real = true;
         const char *f = ++p;
         if (w == 0)
@@ -197,7 +206,7 @@ static inline __attribute__((always_inline)) const char *pm_api__dec_token(const
         x = 0.0;
     } else if (w < (1ull << 53) && q >= -22 && q <= 22) {
         x = q < 0 ? (double)w / pm_api__p10d[-q] : (double)w * pm_api__p10d[q];   /* one rounding */
-    } else if (!pm_api__dec_to_double(w, q, &x)) {
+    } else if (!pm_api__dec_to_double_inline(w, q, &x)) {
         return NULL;
     }
     *d = (neg ? -x : x) + 0.0;
@@ -211,10 +220,12 @@ size_t pm_api__dec_run(const char **pp, const char *end, unsigned char *out, siz
         double d;
         const char *s = pm_api__dec_token(p, end, &d);
         if (!s) break;
-        while (s < end && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) s++;
+        if (s < end && *s != ',')
+            while (s < end && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) s++;
         if (s >= end || *s != ',') break;
         s++;
-        while (s < end && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) s++;
+        if (s < end && (unsigned)(*s - '0') > 9)
+            while (s < end && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) s++;
         memcpy(out + n * sizeof d, &d, sizeof d);
         n++;
         p = s;
