@@ -141,9 +141,9 @@ static const double pm_api__p10d[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,
 /* Digits at *p eight at a time into *w (at most 19 of them in all, *nd
  * counting), *p past them. False past 19 digits or where eight bytes
  * cannot be read. */
-static inline __attribute__((always_inline)) bool pm_api__dec_digits(const char **p,
-                                                                     const char *end,
-                                                                     uint64_t *w, int *nd) {
+static inline __attribute__((always_inline)) bool pm_api__dec_digits8(const char **p,
+                                                                      const char *end,
+                                                                      uint64_t *w, int *nd) {
     const char *s = *p;
     for (;;) {
         if (end - s < 8) return false;
@@ -160,10 +160,64 @@ static inline __attribute__((always_inline)) bool pm_api__dec_digits(const char 
     return true;
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* Loaded at n: bytes 16 - n .. 15 all ones, the others zero. */
+static const unsigned char pm_api__dec_keep[32] = {
+    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+
+/* pm_api__dec_digits8, sixteen digits at a time (SSE2: x86-64's
+ * baseline): a run of n digits is read again as the 16 bytes that end
+ * with it, the bytes before it masked to zero, and joined in pairs,
+ * fours and eights by three multiply-adds. first: the lowest address
+ * that may be read (short of it, and near end, eight at a time). */
+static inline __attribute__((always_inline)) bool pm_api__dec_digits(const char **p,
+                                                                     const char *end,
+                                                                     const char *first,
+                                                                     uint64_t *w, int *nd) {
+    const char *s = *p;
+    const __m128i zero = _mm_set1_epi8('0');
+    for (;;) {
+        if (end - s < 16) break;
+        __m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)s), zero);
+        __m128i is = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+        int n = __builtin_ctz(~(unsigned)_mm_movemask_epi8(is));   /* 0..16 */
+        if (n) {
+            if ((size_t)(s - first) + (size_t)n < 16) break;
+            __m128i t = n == 16 ? d
+                                : _mm_and_si128(
+                                      _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)), zero),
+                                      _mm_loadu_si128((const __m128i *)(const void *)(pm_api__dec_keep + n)));
+            const __m128i z = _mm_setzero_si128();
+            __m128i two = _mm_packs_epi32(_mm_madd_epi16(_mm_unpacklo_epi8(t, z), _mm_set_epi16(1, 10, 1, 10, 1, 10, 1, 10)),
+                                          _mm_madd_epi16(_mm_unpackhi_epi8(t, z), _mm_set_epi16(1, 10, 1, 10, 1, 10, 1, 10)));
+            __m128i four = _mm_madd_epi16(two, _mm_set_epi16(1, 100, 1, 100, 1, 100, 1, 100));
+            four = _mm_packs_epi32(four, four);
+            __m128i eight = _mm_madd_epi16(four, _mm_set_epi16(1, 10000, 1, 10000, 1, 10000, 1, 10000));
+            uint64_t halves = (uint64_t)_mm_cvtsi128_si64(eight);   /* digits 0-7, 8-15 of the 16 */
+            *w = *w * pm_api__u10[n] + (halves & 0xFFFFFFFFu) * 100000000u + (halves >> 32);
+        }
+        s += n;
+        *nd += n;
+        if (*nd > 19) return false;
+        if (n < 16) {
+            *p = s;
+            return true;
+        }
+    }
+    *p = s;   /* the rest eight at a time */
+    return pm_api__dec_digits8(p, end, w, nd);
+}
+#else
+#define pm_api__dec_digits(p, end, first, w, nd) pm_api__dec_digits8(p, end, w, nd)
+#endif
+
 /* One number token at p as pm_api__dec_run takes it: its end, the value
  * in *d; NULL when not taken. */
 static inline __attribute__((always_inline)) const char *pm_api__dec_token(const char *p,
                                                                            const char *end,
+                                                                           const char *first,
                                                                            double *d) {
     bool neg = p < end && *p == '-';
     p += neg;
@@ -175,7 +229,7 @@ static inline __attribute__((always_inline)) const char *pm_api__dec_token(const
         w = (uint64_t)(*p++ - '0');
         nd = w != 0;
     } else {
-        if (!pm_api__dec_digits(&p, end, &w, &nd)) return NULL;
+        if (!pm_api__dec_digits(&p, end, first, &w, &nd)) return NULL;
         if (w == 0) nd = 0;   /* "0": no significant digit yet */
     }
     bool real = false;
@@ -184,7 +238,7 @@ static inline __attribute__((always_inline)) const char *pm_api__dec_token(const
         const char *f = ++p;
         if (w == 0)
             while (p < end && *p == '0') p++;   /* 0.000ddd: zeros not significant */
-        if (!pm_api__dec_digits(&p, end, &w, &nd) || p == f) return NULL;
+        if (!pm_api__dec_digits(&p, end, first, &w, &nd) || p == f) return NULL;
         q = -(int)(p - f);
     }
     if ((*p | 0x20) == 'e') {
@@ -214,11 +268,11 @@ static inline __attribute__((always_inline)) const char *pm_api__dec_token(const
 }
 
 size_t pm_api__dec_run(const char **pp, const char *end, unsigned char *out, size_t room) {
-    const char *p = *pp;
+    const char *p = *pp, *first = *pp;
     size_t n = 0;
     while (n < room) {
         double d;
-        const char *s = pm_api__dec_token(p, end, &d);
+        const char *s = pm_api__dec_token(p, end, first, &d);
         if (!s) break;
         if (s < end && *s != ',')
             while (s < end && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) s++;
