@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene/rng.h"
 #include "../../api/decimal.h"
 #include "../../api/json_fast.h"
 
@@ -13,13 +14,9 @@
  * 17-19 digit decimals, ties and their neighbours, and the array run
  * reader against the plain token reader, element by element. */
 
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-static uint64_t next(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static pm_rng rng;
+static uint64_t next(void) { return pm_rng_u64(&rng); }
+static void seed(void) { pm_rng_seed(&rng, 0x9e3779b97f4a7c15u); }
 
 /* ---- big integers, little-endian 32-bit limbs ---- */
 
@@ -155,7 +152,7 @@ static long test_count(long fallback) {
     return s && atol(s) > 0 ? atol(s) : fallback;
 }
 
-Test(decimal_read, random_17_to_19_digits_are_strtod, .timeout = 240) {
+Test(decimal_read, random_17_to_19_digits_are_strtod, .init = seed, .timeout = 240) {
     long n = test_count(12000000), undecided = 0;
     for (long i = 0; i < n; i++) {
         int nd = i % 8 == 7 ? 1 + (int)(next() % 16) : 17 + (int)(next() % 3);
@@ -189,7 +186,7 @@ Test(decimal_read, range_ends) {
 /* Decimals exactly halfway between two doubles are never decided (the
  * ties-to-even rule is the exact fallback's), and their neighbours one
  * unit of the last digit away either side are decided as strtod does. */
-Test(decimal_read, ties_undecided_and_their_neighbours_exact) {
+Test(decimal_read, ties_undecided_and_their_neighbours_exact, .init = seed) {
     long decided_neighbours = 0;
     for (int i = 0; i < 400000; i++) {
         uint64_t w;
@@ -215,12 +212,10 @@ Test(decimal_read, ties_undecided_and_their_neighbours_exact) {
             int k = 1 + (int)(next() % 8);
             uint64_t p5 = 1;
             for (int j = 0; j < k; j++) p5 *= 5;
-            uint64_t o = ((1ull << 53) / p5 + next() % ((1ull << 53) / p5)) | 1;   /* 5^k o in [2^53, 2^54) */
-            uint64_t mid = p5 * o;   /* 2m + 1, odd */
-            int s = 1 + (int)(next() % 6);   /* the tie (2m + 1) 2^(s - 1) = w 10^k */
-            if (s - 1 < k) s = k + 1;
+            /* 2m + 1 = 5^k o, odd, in about [2^53, 2^54) */
+            uint64_t o = ((1ull << 53) / p5 + next() % ((1ull << 53) / p5)) | 1;
+            int s = k + 1 + (int)(next() % 6);   /* the tie (2m + 1) 2^(s - 1) = w 10^k */
             w = o << (s - 1 - k), q = k;
-            (void)mid;
             break;
         }
         }
@@ -274,7 +269,7 @@ static const char *skip_ws(const char *p, const char *end) {
  * sanitizer's error) and token by token by the plain reader: the same
  * values (-0 as 0, integers within 2^53 only), and the run stops at the
  * start of an element. */
-Test(decimal_read, run_reads_what_the_plain_reader_reads, .timeout = 120) {
+Test(decimal_read, run_reads_what_the_plain_reader_reads, .init = seed, .timeout = 120) {
     static const char *const blanks[] = {"", "", "", " ", "\n", " \t", "\r\n  "};
     long taken = 0, elements = 0;
     for (int round = 0; round < 6000; round++) {
