@@ -3,7 +3,9 @@
 /* Internal to api/: the exact decimal digits of a double, as printf rounds
  * them, in 128-bit integer arithmetic. Shared by the canonical form's
  * "%.17g" (canon.c, cache keys) and the encoders' shortest of 15, 16 or 17
- * digits (encode_writer.c). */
+ * digits (encode_writer.c). And the other way: decimals read into doubles
+ * as strtod rounds them, for the long numeric arrays of request bodies
+ * (json_fast.c's bulk arrays). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
