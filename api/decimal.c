@@ -1,4 +1,5 @@
 #include "decimal_short.h"
+#include "json_fast.h"
 
 #include <string.h>
 
@@ -97,3 +98,198 @@ bool pm_api__dec17(double a, uint64_t *digits, int *x, int *frac) {
     }
     return false;
 }
+
+/* ---- reading decimals ---- */
+
+/* pm_api__dec_to_double, inline in the run reader. */
+static inline __attribute__((always_inline)) bool pm_api__dec_to_double_inline(uint64_t w, int q,
+                                                                             double *d) {
+    if (q < PM_API__P10_QMIN || q > PM_API__P10_QMAX) return false;
+    const uint64_t *t = pm_api__p10_t[q - PM_API__P10_QMIN];
+    int lz = __builtin_clzll(w);
+    uint64_t wn = w << lz;
+    /* U: the product's top 128 bits (of 192). T is at most one unit below
+     * 10^q's leading bits and wn < 2^64, so the exact wn 10^q, in U's
+     * units, is in [U, U + 2); U is in [2^126, 2^128). */
+    pm_api__u128 a = (pm_api__u128)wn * t[0], b = (pm_api__u128)wn * t[1];
+    pm_api__u128 u = a + (b >> 64);
+    uint64_t hi = (uint64_t)(u >> 64), lo = (uint64_t)u;
+    int top = (int)(hi >> 63), sh = 10 + top;   /* the 53 bits below U's top bit: hi >> sh */
+    uint64_t m = hi >> sh, fh = hi & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+    /* The dropped fraction F = fh:lo against one half H = half:0. F + 2 <= H:
+     * below one half whatever the error; F > H: above it (or, past a carry
+     * into m, just above m + 1: m + 1 either way). F = H - 1 or H: undecided. */
+    if ((fh == half && lo == 0) || (fh == half - 1 && lo == UINT64_MAX)) return false;
+    m += fh > half || (fh == half && lo != 0);
+    int e2 = sh + 128 - lz + pm_api__p10_b[q - PM_API__P10_QMIN];   /* value m 2^e2 */
+    if (m >> 53) {
+        m >>= 1;
+        e2++;
+    }
+    uint64_t bits = ((uint64_t)(e2 + 1075) << 52) | (m & ((1ull << 52) - 1));
+    memcpy(d, &bits, sizeof bits);
+    return true;
+}
+
+bool pm_api__dec_to_double(uint64_t w, int q, double *d) { return pm_api__dec_to_double_inline(w, q, d); }
+
+#ifdef PM_API_JSON_SWAR
+static const double pm_api__p10d[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Digits at *p eight at a time into *w (at most 19 of them in all, *nd
+ * counting), *p past them. False past 19 digits or where eight bytes
+ * cannot be read. */
+static inline __attribute__((always_inline)) bool pm_api__dec_digits8(const char **p,
+                                                                      const char *end,
+                                                                      uint64_t *w, int *nd) {
+    const char *s = *p;
+    for (;;) {
+        if (end - s < 8) return false;
+        uint64_t v;
+        memcpy(&v, s, 8);
+        int n = pm_api__json_digits8(v);
+        if (n) *w = *w * pm_api__u10[n] + pm_api__json_value8(v, n);
+        s += n;
+        *nd += n;
+        if (*nd > 19) return false;
+        if (n < 8) break;
+    }
+    *p = s;
+    return true;
+}
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* Loaded at n: bytes 16 - n .. 15 all ones, the others zero. */
+static const unsigned char pm_api__dec_keep[32] = {
+    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+
+/* pm_api__dec_digits8, sixteen digits at a time (SSE2: x86-64's
+ * baseline): a run of n digits is read again as the 16 bytes that end
+ * with it, the bytes before it masked to zero, and joined in pairs,
+ * fours and eights by three multiply-adds. first: the lowest address
+ * that may be read (short of it, and near end, eight at a time). */
+static inline __attribute__((always_inline)) bool pm_api__dec_digits(const char **p,
+                                                                     const char *end,
+                                                                     const char *first,
+                                                                     uint64_t *w, int *nd) {
+    const char *s = *p;
+    const __m128i zero = _mm_set1_epi8('0');
+    for (;;) {
+        if (end - s < 16) break;
+        __m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)s), zero);
+        __m128i is = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+        int n = __builtin_ctz(~(unsigned)_mm_movemask_epi8(is));   /* 0..16 */
+        if (n) {
+            if ((size_t)(s - first) + (size_t)n < 16) break;
+            __m128i t = n == 16 ? d
+                                : _mm_and_si128(
+                                      _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)), zero),
+                                      _mm_loadu_si128((const __m128i *)(const void *)(pm_api__dec_keep + n)));
+            const __m128i z = _mm_setzero_si128();
+            __m128i two = _mm_packs_epi32(_mm_madd_epi16(_mm_unpacklo_epi8(t, z), _mm_set_epi16(1, 10, 1, 10, 1, 10, 1, 10)),
+                                          _mm_madd_epi16(_mm_unpackhi_epi8(t, z), _mm_set_epi16(1, 10, 1, 10, 1, 10, 1, 10)));
+            __m128i four = _mm_madd_epi16(two, _mm_set_epi16(1, 100, 1, 100, 1, 100, 1, 100));
+            four = _mm_packs_epi32(four, four);
+            __m128i eight = _mm_madd_epi16(four, _mm_set_epi16(1, 10000, 1, 10000, 1, 10000, 1, 10000));
+            uint64_t halves = (uint64_t)_mm_cvtsi128_si64(eight);   /* digits 0-7, 8-15 of the 16 */
+            *w = *w * pm_api__u10[n] + (halves & 0xFFFFFFFFu) * 100000000u + (halves >> 32);
+        }
+        s += n;
+        *nd += n;
+        if (*nd > 19) return false;
+        if (n < 16) {
+            *p = s;
+            return true;
+        }
+    }
+    *p = s;   /* the rest eight at a time */
+    return pm_api__dec_digits8(p, end, w, nd);
+}
+#else
+#define pm_api__dec_digits(p, end, first, w, nd) pm_api__dec_digits8(p, end, w, nd)
+#endif
+
+/* One number token at p as pm_api__dec_run takes it: its end, the value
+ * in *d; NULL when not taken. */
+static inline __attribute__((always_inline)) const char *pm_api__dec_token(const char *p,
+                                                                           const char *end,
+                                                                           const char *first,
+                                                                           double *d) {
+    bool neg = p < end && *p == '-';
+    p += neg;
+    if (p >= end || (unsigned)(*p - '0') > 9) return NULL;
+    if (*p == '0' && p + 1 < end && (unsigned)(p[1] - '0') <= 9) return NULL;   /* leading zero */
+    uint64_t w = 0;
+    int nd = 0, q = 0;
+    if (p + 1 < end && p[1] == '.') {   /* one digit before the point, as most reals have */
+        w = (uint64_t)(*p++ - '0');
+        nd = w != 0;
+    } else {
+        if (!pm_api__dec_digits(&p, end, first, &w, &nd)) return NULL;
+        if (w == 0) nd = 0;   /* "0": no significant digit yet */
+    }
+    bool real = false;
+    if (*p == '.') {   /* p is before end: within the eight bytes last read, or at p[1] */
+        real = true;
+        const char *f = ++p;
+        if (w == 0)
+            while (p < end && *p == '0') p++;   /* 0.000ddd: zeros not significant */
+        if (!pm_api__dec_digits(&p, end, first, &w, &nd) || p == f) return NULL;
+        q = -(int)(p - f);
+    }
+    if ((*p | 0x20) == 'e') {
+        real = true;
+        p++;
+        bool eneg = p < end && *p == '-';
+        if (p < end && (*p == '+' || *p == '-')) p++;
+        if (p >= end || (unsigned)(*p - '0') > 9) return NULL;
+        int x = 0;
+        for (; p < end && (unsigned)(*p - '0') <= 9; p++)
+            if (x < 100000) x = x * 10 + (*p - '0');
+        q += eneg ? -x : x;
+    }
+    double x;
+    if (!real) {
+        if (w > (1ull << 53)) return NULL;   /* the bulk reader's bound for integers */
+        x = (double)w;
+    } else if (w == 0) {
+        x = 0.0;
+    } else if (w < (1ull << 53) && q >= -22 && q <= 22) {
+        x = q < 0 ? (double)w / pm_api__p10d[-q] : (double)w * pm_api__p10d[q];   /* one rounding */
+    } else if (!pm_api__dec_to_double_inline(w, q, &x)) {
+        return NULL;
+    }
+    *d = (neg ? -x : x) + 0.0;
+    return p;
+}
+
+size_t pm_api__dec_run(const char **pp, const char *end, unsigned char *out, size_t room) {
+    const char *p = *pp, *first = *pp;
+    size_t n = 0;
+    while (n < room) {
+        double d;
+        const char *s = pm_api__dec_token(p, end, first, &d);
+        if (!s) break;
+        if (s < end && *s != ',')
+            while (s < end && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) s++;
+        if (s >= end || *s != ',') break;
+        s++;
+        if (s < end && (unsigned)(*s - '0') > 9)
+            while (s < end && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) s++;
+        memcpy(out + n * sizeof d, &d, sizeof d);
+        n++;
+        p = s;
+    }
+    *pp = p;
+    return n;
+}
+#else
+size_t pm_api__dec_run(const char **pp, const char *end, unsigned char *out, size_t room) {
+    (void)pp, (void)end, (void)out, (void)room;
+    return 0;
+}
+#endif

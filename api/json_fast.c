@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "pm_api/bulk.h"
 #include "pm_api/rows.h"
 
@@ -418,6 +419,10 @@ static json_t *pm_jf__bulk(pm_jf *j) {
     j->p++;
     for (;;) {
         pm_jf__ws(j);
+        if (n >= PM_API_BULK_PARSE_MIN)   /* past the head: runs of numbers at once (decimal.h) */
+            n += pm_api__dec_run(&j->p, j->end,
+                                 (unsigned char *)j->scratch + PM_API_BULK_TAG_LEN + n * sizeof(double),
+                                 j->cap - n);
         pm_jf_num x;
         if (!pm_jf__number(j, &x) || (x.is_int && !(fabs(x.d) <= PM_JF_EXACT_INT))) break;
         if (n == j->cap && !pm_jf__grow(j, 0)) break;
