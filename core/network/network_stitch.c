@@ -116,6 +116,131 @@ static int pm__emit(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t v, uint3
 #define PM__STITCH_PLAIN false   /* tests/core/test_network_stitch_fast.c: true for the plain path */
 #endif
 
+/* pm__emit_one_piece when the road's vertices not mapped to a mouth are
+ * first used in their own order (a road's rows: its first row's left and
+ * right are a mouth's): guessed, then checked. Each such vertex v gets
+ * the next new vertex in order of v (its positions copied a stretch of
+ * new vertices at a time); the indices go through remap, and the guess
+ * is the plain loop's numbering exactly when each index is at most one
+ * past every new vertex before it and the last new vertex is used
+ * (then the new vertices come in order of first use, each used). In the
+ * longest stretch remap is v + c: eight indices at a time there with
+ * AVX2 (integer lanes). False when the guess fails: remap as it was, A's
+ * counts unchanged (what it wrote past them the next path overwrites). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#include <immintrin.h>
+#define PM__STITCH_AVX2 1
+/* Indices [0, n) of q in [lo, lo + len) as q + c into d, eight at a time,
+ * while every lane is in that range; *top as in pm__emit_in_order (one
+ * past the largest index so far, at least A's vertex count) and *bad set
+ * when an index is past it. Returns how many it did. */
+__attribute__((target("avx2"))) static uint32_t pm__remap_run_avx2(const uint32_t *q, uint32_t n, uint32_t lo,
+                                                                   uint32_t len, uint32_t c, uint32_t *d,
+                                                                   uint32_t *top, bool *bad) {
+    const __m256i vlo = _mm256_set1_epi32((int)lo), vlast = _mm256_set1_epi32((int)(len - 1));
+    const __m256i vc = _mm256_set1_epi32((int)c), one = _mm256_set1_epi32(1), zero = _mm256_setzero_si256();
+    const __m256i l3 = _mm256_set1_epi32(3), l7 = _mm256_set1_epi32(7);
+    const __m256i back = _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6);
+    __m256i carry = _mm256_set1_epi32((int)*top), fail = zero;
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(q + i));
+        __m256i t = _mm256_sub_epi32(x, vlo);
+        if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(t, vlast), vlast)) != -1) break;
+        __m256i y = _mm256_add_epi32(x, vc), y1 = _mm256_add_epi32(y, one);
+        /* Each lane's largest y + 1 up to it, then up to the lane before. */
+        __m256i p = _mm256_max_epu32(y1, _mm256_slli_si256(y1, 4));
+        p = _mm256_max_epu32(p, _mm256_slli_si256(p, 8));
+        p = _mm256_max_epu32(p, _mm256_blend_epi32(zero, _mm256_permutevar8x32_epi32(p, l3), 0xF0));
+        __m256i e = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(p, back), zero, 0x01);
+        __m256i m = _mm256_max_epu32(e, carry);
+        fail = _mm256_or_si256(fail, _mm256_xor_si256(_mm256_max_epu32(y, m), m));   /* nonzero: y > m */
+        carry = _mm256_max_epu32(carry, _mm256_permutevar8x32_epi32(p, l7));
+        _mm256_storeu_si256((__m256i *)(d + i), y);
+    }
+    *top = (uint32_t)_mm256_cvtsi256_si32(carry);
+    if (!_mm256_testz_si256(fail, fail)) *bad = true;
+    return i;
+}
+/* remap[0, n) numbered id, id + 1, ... eight at a time while all eight
+ * are PM__NONE; returns how many. */
+__attribute__((target("avx2"))) static uint32_t pm__number_avx2(uint32_t *remap, uint32_t n, uint32_t id) {
+    const __m256i none = _mm256_set1_epi32(-1), step = _mm256_set1_epi32(8);
+    __m256i ids = _mm256_add_epi32(_mm256_set1_epi32((int)id), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    uint32_t v = 0;
+    for (; v + 8 <= n; v += 8) {
+        __m256i r = _mm256_loadu_si256((const __m256i *)(remap + v));
+        if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(r, none)) != -1) break;
+        _mm256_storeu_si256((__m256i *)(remap + v), ids);
+        ids = _mm256_add_epi32(ids, step);
+    }
+    return v;
+}
+#endif
+
+static bool pm__emit_in_order(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t *restrict remap) {
+    uint32_t nv = A->vcount, ni = A->icount, n = P->icount, pv = P->vcount;
+    const float *restrict src = P->positions;
+    float *restrict pos = A->positions;
+    uint32_t id = nv, lo = 0, len = 0, run = 0;   /* run: where the current stretch starts */
+    for (uint32_t v = 0; v <= pv;) {
+#if PM__STITCH_AVX2
+        if (!PM__STITCH_PLAIN && __builtin_cpu_supports("avx2")) {
+            uint32_t k = pm__number_avx2(remap + v, pv - v, id);
+            v += k, id += k;
+        }
+#endif
+        for (uint32_t e = pv - v < 8 ? pv + 1 : v + 8; v < e; v++) {
+            if (v < pv && remap[v] == PM__NONE) {
+                remap[v] = id++;
+                continue;
+            }
+            if (v > run) {   /* the stretch [run, v) of new vertices ends */
+                memcpy(pos + 3 * (size_t)remap[run], src + 3 * (size_t)run, 3 * (size_t)(v - run) * sizeof *pos);
+                if (v - run > len) lo = run, len = v - run;
+            }
+            run = v + 1;
+        }
+    }
+#if !PM__STITCH_AVX2
+    (void)lo;   /* (the stretch is the lanes') */
+#endif
+    const uint32_t *restrict q = P->indices;
+    uint32_t *restrict d = A->indices + ni;
+    uint32_t top = nv;   /* one past the largest index so far (at least nv) */
+    bool bad = false;
+    uint32_t i = 0;
+    while (i < n && !bad) {
+#if PM__STITCH_AVX2
+        if (len && !PM__STITCH_PLAIN && __builtin_cpu_supports("avx2"))
+            i += pm__remap_run_avx2(q + i, n - i, lo, len, remap[lo] - lo, d + i, &top, &bad);
+#endif
+        /* Eight at a time (or to the end) the plain way, then the lanes again. */
+        for (uint32_t e = n - i < 8 ? n : i + 8; i < e; i++) {
+            uint32_t x = remap[q[i]];
+            d[i] = x;
+            bad |= x > top;
+            top = x >= top ? x + 1 : top;
+        }
+    }
+    if (bad || top != id) {
+        for (uint32_t v = 0; v < pv; v++)
+            if (remap[v] != PM__NONE && remap[v] >= nv) remap[v] = PM__NONE;
+        return false;
+    }
+    uint32_t m = id - nv;
+    memset(A->normals + 3 * (size_t)nv, 0, 3 * (size_t)m * sizeof *A->normals);
+    if (A->uvs) memset(A->uvs + 2 * (size_t)nv, 0, 2 * (size_t)m * sizeof *A->uvs);
+    if (A->colors) memset(A->colors + 4 * (size_t)nv, 0, 4 * (size_t)m * sizeof *A->colors);
+    if (n) {
+        s->validated = false;
+        A->normals_unit = false;
+    }
+    A->vcount = id;
+    A->icount = ni + n;
+    return true;
+}
+
 /* pm__emit_pieces' loop for a road of one edge with no aliases (not a
  * welded ring) and room for all of its vertices and triangles in A: every
  * triangle is that edge's, each corner's vertex appended at its first use
@@ -168,7 +293,7 @@ static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *
     R->toff = A->icount / 3;
     if (rc == PM_OK && R->nsteps == 1 && !weld && !PM__STITCH_PLAIN && A->vcap - A->vcount >= P->vcount &&
         A->icap - A->icount >= P->icount) {
-        pm__emit_one_piece(s, A, P, remap);
+        if (!pm__emit_in_order(s, A, P, remap)) pm__emit_one_piece(s, A, P, remap);
         R->piece[0] = R->voff;
         R->piece[1] = A->vcount - R->voff;
         R->piece[2] = R->toff;
