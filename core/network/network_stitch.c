@@ -10,6 +10,17 @@
 
 #define PM__NONE UINT32_MAX
 
+/* The lane paths below, picked at run time where the CPU has AVX2 (not
+ * under ASan: its checks do not see the vector loads). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#include <immintrin.h>
+#define PM__STITCH_AVX2 1
+#endif
+
+#ifndef PM__STITCH_PLAIN
+#define PM__STITCH_PLAIN false   /* tests/core/test_network_stitch_fast.c: true for the plain path */
+#endif
+
 static int64_t pm__prim_index(const pm_scene *s, const char *name) {
     for (uint32_t i = 0; s && i < s->nprims; i++)   /* (first letters first: no call for most) */
         if (s->prims[i].name[0] == name[0] && strcmp(s->prims[i].name, name) == 0) return i;
@@ -54,6 +65,77 @@ static inline void pm__colsec_add(pm__colsec *c, float u, uint32_t v) {
     }
 }
 
+static inline pm__colsec *pm__colsec_of(pm__colsec *l, pm__colsec *m, pm__colsec *r, float x) {
+    return x < 0.25f ? l : x > 0.75f ? r : m;
+}
+
+#if PM__STITCH_AVX2
+/* pm__sections in two passes, eight vertices at a time: a column's end
+ * section is its vertices at its largest U (the plain loop's best ends as
+ * the largest of -1 and every U that is not NaN; its s1 the first vertex
+ * at that U when it is above -1, n1 how many are at it), so the first
+ * pass takes each column's largest U and the U = 0 vertices (rare: the
+ * start row), the second the vertices at the largest U (rare too). */
+__attribute__((target("avx2"))) static void pm__sections_avx2(const float *uv, uint32_t n, pm__colsec *l,
+                                                              pm__colsec *m, pm__colsec *r) {
+    const __m256 lo = _mm256_set1_ps(0.25f), hi = _mm256_set1_ps(0.75f), zero = _mm256_setzero_ps();
+    const __m256 none = _mm256_set1_ps(-INFINITY);
+    const __m256i deal = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+    __m256 bl = _mm256_set1_ps(-1.0f), bm = bl, br = bl;
+    uint32_t n8 = n & ~7u;
+#define PM__UX(v)                                                                                                  \
+    __m256 a = _mm256_loadu_ps(uv + 2 * (size_t)(v)), b = _mm256_loadu_ps(uv + 2 * (size_t)(v) + 8);             \
+    __m256 u = _mm256_permutevar8x32_ps(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)), deal);                   \
+    __m256 x = _mm256_permutevar8x32_ps(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)), deal);                   \
+    __m256 il = _mm256_cmp_ps(x, lo, _CMP_LT_OQ), ir = _mm256_cmp_ps(x, hi, _CMP_GT_OQ)
+    for (uint32_t v = 0; v < n8; v += 8) {
+        PM__UX(v);
+        __m256 im = _mm256_andnot_ps(_mm256_or_ps(il, ir), _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
+        /* (MAXPS gives its second operand where the first is NaN.) */
+        bl = _mm256_max_ps(_mm256_blendv_ps(none, u, il), bl);
+        br = _mm256_max_ps(_mm256_blendv_ps(none, u, ir), br);
+        bm = _mm256_max_ps(_mm256_blendv_ps(none, u, im), bm);
+        for (int z = _mm256_movemask_ps(_mm256_cmp_ps(u, zero, _CMP_EQ_OQ)); z; z &= z - 1) {
+            uint32_t w = v + (uint32_t)__builtin_ctz((unsigned)z);
+            pm__colsec *c = pm__colsec_of(l, m, r, uv[2 * (size_t)w + 1]);
+            c->s0 = w;
+            c->n0++;
+        }
+    }
+    float B[3][8];
+    _mm256_storeu_ps(B[0], bl);
+    _mm256_storeu_ps(B[1], bm);
+    _mm256_storeu_ps(B[2], br);
+    pm__colsec *cs[3] = {l, m, r};
+    for (int k = 0; k < 3; k++) {
+        float best = -1.0f;
+        for (int j = 0; j < 8; j++) best = B[k][j] > best ? B[k][j] : best;
+        for (uint32_t v = n8; v < n; v++) {   /* the tail's U = 0 and largest U */
+            float uu = uv[2 * (size_t)v];
+            if (pm__colsec_of(l, m, r, uv[2 * (size_t)v + 1]) != cs[k]) continue;
+            if (uu == 0.0f) cs[k]->s0 = v, cs[k]->n0++;
+            best = uu > best ? uu : best;
+        }
+        cs[k]->best = best;
+    }
+    bl = _mm256_set1_ps(l->best), bm = _mm256_set1_ps(m->best), br = _mm256_set1_ps(r->best);
+    for (uint32_t v = 0; v < n8; v += 8) {
+        PM__UX(v);
+        __m256 bv = _mm256_blendv_ps(_mm256_blendv_ps(bm, br, ir), bl, il);
+        for (int e = _mm256_movemask_ps(_mm256_cmp_ps(u, bv, _CMP_EQ_OQ)); e; e &= e - 1) {
+            uint32_t w = v + (uint32_t)__builtin_ctz((unsigned)e);
+            pm__colsec *c = pm__colsec_of(l, m, r, uv[2 * (size_t)w + 1]);
+            if (c->n1++ == 0 && c->best > -1.0f) c->s1 = w;
+        }
+    }
+#undef PM__UX
+    for (uint32_t v = n8; v < n; v++) {
+        pm__colsec *c = pm__colsec_of(l, m, r, uv[2 * (size_t)v + 1]);
+        if (uv[2 * (size_t)v] == c->best && c->n1++ == 0 && c->best > -1.0f) c->s1 = v;
+    }
+}
+#endif
+
 /* The road's start section (U = 0 exactly; ok[0]) and end section (the
  * largest U of each column; ok[1]), as road-local vertices left, centre,
  * right, in one pass; ok says whether each is one vertex per column. */
@@ -63,7 +145,14 @@ static void pm__sections(const pm_prim *P, uint32_t s0[3], uint32_t s1[3], bool 
      * the same vertex order. */
     pm__colsec l = {PM__NONE, 0, PM__NONE, 0, -1}, m = l, r = l;
     const float *uv = P->uvs;
-    for (uint32_t v = 0, n = P->vcount; v < n; v++) {
+    uint32_t v0 = 0;
+#if PM__STITCH_AVX2
+    if (!PM__STITCH_PLAIN && __builtin_cpu_supports("avx2")) {
+        pm__sections_avx2(uv, P->vcount, &l, &m, &r);
+        v0 = P->vcount;
+    }
+#endif
+    for (uint32_t v = v0, n = P->vcount; v < n; v++) {
         float u = uv[2 * (size_t)v], x = uv[2 * (size_t)v + 1];
         if (x < 0.25f) pm__colsec_add(&l, u, v);
         else if (x > 0.75f) pm__colsec_add(&r, u, v);
@@ -112,10 +201,6 @@ static int pm__emit(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t v, uint3
     return PM_OK;
 }
 
-#ifndef PM__STITCH_PLAIN
-#define PM__STITCH_PLAIN false   /* tests/core/test_network_stitch_fast.c: true for the plain path */
-#endif
-
 /* pm__emit_one_piece when the road's vertices not mapped to a mouth are
  * first used in their own order (a road's rows: its first row's left and
  * right are a mouth's): guessed, then checked. Each such vertex v gets
@@ -127,9 +212,7 @@ static int pm__emit(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t v, uint3
  * longest stretch remap is v + c: eight indices at a time there with
  * AVX2 (integer lanes). False when the guess fails: remap as it was, A's
  * counts unchanged (what it wrote past them the next path overwrites). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#include <immintrin.h>
-#define PM__STITCH_AVX2 1
+#if PM__STITCH_AVX2
 /* Indices [0, n) of q in [lo, lo + len) as q + c into d, eight at a time,
  * while every lane is in that range; *top as in pm__emit_in_order (one
  * past the largest index so far, at least A's vertex count) and *bad set
