@@ -213,13 +213,14 @@ static int pm__emit(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t v, uint3
  * AVX2 (integer lanes). False when the guess fails: remap as it was, A's
  * counts unchanged (what it wrote past them the next path overwrites). */
 #if PM__STITCH_AVX2
-/* Indices [0, n) of q in [lo, lo + len) as q + c into d, eight at a time,
- * while every lane is in that range; *top as in pm__emit_in_order (one
- * past the largest index so far, at least A's vertex count) and *bad set
- * when an index is past it. Returns how many it did. */
-__attribute__((target("avx2"))) static uint32_t pm__remap_run_avx2(const uint32_t *q, uint32_t n, uint32_t lo,
-                                                                   uint32_t len, uint32_t c, uint32_t *d,
-                                                                   uint32_t *top, bool *bad) {
+/* Indices [0, n) of q through remap into d, eight at a time: those in
+ * [lo, lo + len) as q + c (remap there), the others gathered; *top as in
+ * pm__emit_in_order (one past the largest index so far, at least A's
+ * vertex count) and *bad set when an index is past it. Returns how many
+ * it did (the rest: fewer than eight). */
+__attribute__((target("avx2"))) static uint32_t pm__remap_run_avx2(const uint32_t *q, uint32_t n, const uint32_t *remap,
+                                                                   uint32_t lo, uint32_t len, uint32_t c,
+                                                                   uint32_t *d, uint32_t *top, bool *bad) {
     const __m256i vlo = _mm256_set1_epi32((int)lo), vlast = _mm256_set1_epi32((int)(len - 1));
     const __m256i vc = _mm256_set1_epi32((int)c), one = _mm256_set1_epi32(1), zero = _mm256_setzero_si256();
     const __m256i l3 = _mm256_set1_epi32(3), l7 = _mm256_set1_epi32(7);
@@ -228,9 +229,12 @@ __attribute__((target("avx2"))) static uint32_t pm__remap_run_avx2(const uint32_
     uint32_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256i x = _mm256_loadu_si256((const __m256i *)(q + i));
-        __m256i t = _mm256_sub_epi32(x, vlo);
-        if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(t, vlast), vlast)) != -1) break;
-        __m256i y = _mm256_add_epi32(x, vc), y1 = _mm256_add_epi32(y, one);
+        __m256i t = _mm256_sub_epi32(x, vlo), y;
+        if (__builtin_expect(_mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(t, vlast), vlast)) == -1, 1))
+            y = _mm256_add_epi32(x, vc);
+        else   /* some index outside the stretch (a road's first and last rows): looked up */
+            y = _mm256_i32gather_epi32((const int *)remap, x, 4);
+        __m256i y1 = _mm256_add_epi32(y, one);
         /* Each lane's largest y + 1 up to it, then up to the lane before. */
         __m256i p = _mm256_max_epu32(y1, _mm256_slli_si256(y1, 4));
         p = _mm256_max_epu32(p, _mm256_slli_si256(p, 8));
@@ -293,18 +297,15 @@ static bool pm__emit_in_order(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_
     uint32_t top = nv;   /* one past the largest index so far (at least nv) */
     bool bad = false;
     uint32_t i = 0;
-    while (i < n && !bad) {
 #if PM__STITCH_AVX2
-        if (len && !PM__STITCH_PLAIN && __builtin_cpu_supports("avx2"))
-            i += pm__remap_run_avx2(q + i, n - i, lo, len, remap[lo] - lo, d + i, &top, &bad);
+    if (len && !PM__STITCH_PLAIN && __builtin_cpu_supports("avx2"))
+        i = pm__remap_run_avx2(q, n, remap, lo, len, remap[lo] - lo, d, &top, &bad);
 #endif
-        /* Eight at a time (or to the end) the plain way, then the lanes again. */
-        for (uint32_t e = n - i < 8 ? n : i + 8; i < e; i++) {
-            uint32_t x = remap[q[i]];
-            d[i] = x;
-            bad |= x > top;
-            top = x >= top ? x + 1 : top;
-        }
+    for (; i < n; i++) {   /* the rest (all of them without the lanes) */
+        uint32_t x = remap[q[i]];
+        d[i] = x;
+        bad |= x > top;
+        top = x >= top ? x + 1 : top;
     }
     if (bad || top != id) {
         for (uint32_t v = 0; v < pv; v++)
