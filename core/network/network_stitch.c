@@ -204,8 +204,9 @@ static int pm__emit(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t v, uint3
 /* pm__emit_one_piece when the road's vertices not mapped to a mouth are
  * first used in their own order (a road's rows: its first row's left and
  * right are a mouth's): guessed, then checked. Each such vertex v gets
- * the next new vertex in order of v (its positions copied a stretch of
- * new vertices at a time); the indices go through remap, and the guess
+ * the next new vertex in order of v (numbered and its positions copied a
+ * stretch at a time between the mouths' vertices: mapped, the only ones
+ * remap holds yet); the indices go through remap, and the guess
  * is the plain loop's numbering exactly when each index is at most one
  * past every new vertex before it and the last new vertex is used
  * (then the new vertices come in order of first use, each used). In the
@@ -249,15 +250,13 @@ __attribute__((target("avx2"))) static uint32_t pm__remap_run_avx2(const uint32_
     if (!_mm256_testz_si256(fail, fail)) *bad = true;
     return i;
 }
-/* remap[0, n) numbered id, id + 1, ... eight at a time while all eight
- * are PM__NONE; returns how many. */
-__attribute__((target("avx2"))) static uint32_t pm__number_avx2(uint32_t *remap, uint32_t n, uint32_t id) {
-    const __m256i none = _mm256_set1_epi32(-1), step = _mm256_set1_epi32(8);
+/* remap[0, n) numbered id, id + 1, ..., eight at a time; returns how
+ * many (the rest: fewer than eight). */
+__attribute__((target("avx2"))) static uint32_t pm__iota_avx2(uint32_t *remap, uint32_t n, uint32_t id) {
+    const __m256i step = _mm256_set1_epi32(8);
     __m256i ids = _mm256_add_epi32(_mm256_set1_epi32((int)id), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     uint32_t v = 0;
     for (; v + 8 <= n; v += 8) {
-        __m256i r = _mm256_loadu_si256((const __m256i *)(remap + v));
-        if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(r, none)) != -1) break;
         _mm256_storeu_si256((__m256i *)(remap + v), ids);
         ids = _mm256_add_epi32(ids, step);
     }
@@ -265,29 +264,37 @@ __attribute__((target("avx2"))) static uint32_t pm__number_avx2(uint32_t *remap,
 }
 #endif
 
-static bool pm__emit_in_order(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t *restrict remap) {
+static bool pm__emit_in_order(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t *restrict remap,
+                              const uint32_t *mapped, uint32_t nmapped) {
     uint32_t nv = A->vcount, ni = A->icount, n = P->icount, pv = P->vcount;
     const float *restrict src = P->positions;
     float *restrict pos = A->positions;
+    /* The mouths' vertices (the only ones mapped yet) sorted, once each,
+     * then pv: the stretches of new vertices lie between them. */
+    uint32_t mk[5], nm = 0;
+    for (uint32_t j = 0; j < nmapped; j++) {
+        uint32_t v = mapped[j], k = nm;
+        for (; k > 0 && mk[k - 1] > v; k--) mk[k] = mk[k - 1];
+        mk[k] = v;
+        nm++;
+    }
+    uint32_t nu = 0;
+    for (uint32_t j = 0; j < nm; j++)
+        if (nu == 0 || mk[j] != mk[nu - 1]) mk[nu++] = mk[j];
+    mk[nu++] = pv;
     uint32_t id = nv, lo = 0, len = 0, run = 0;   /* run: where the current stretch starts */
-    for (uint32_t v = 0; v <= pv;) {
+    for (uint32_t j = 0; j < nu; j++) {
+        uint32_t end = mk[j], k = 0;
+        if (end > run) {
 #if PM__STITCH_AVX2
-        if (!PM__STITCH_PLAIN && __builtin_cpu_supports("avx2")) {
-            uint32_t k = pm__number_avx2(remap + v, pv - v, id);
-            v += k, id += k;
-        }
+            if (!PM__STITCH_PLAIN && __builtin_cpu_supports("avx2")) k = pm__iota_avx2(remap + run, end - run, id);
 #endif
-        for (uint32_t e = pv - v < 8 ? pv + 1 : v + 8; v < e; v++) {
-            if (v < pv && remap[v] == PM__NONE) {
-                remap[v] = id++;
-                continue;
-            }
-            if (v > run) {   /* the stretch [run, v) of new vertices ends */
-                memcpy(pos + 3 * (size_t)remap[run], src + 3 * (size_t)run, 3 * (size_t)(v - run) * sizeof *pos);
-                if (v - run > len) lo = run, len = v - run;
-            }
-            run = v + 1;
+            for (; k < end - run; k++) remap[run + k] = id + k;
+            memcpy(pos + 3 * (size_t)id, src + 3 * (size_t)run, 3 * (size_t)(end - run) * sizeof *pos);
+            if (end - run > len) lo = run, len = end - run;
+            id += end - run;
         }
+        run = end + 1;
     }
 #if !PM__STITCH_AVX2
     (void)lo;   /* (the stretch is the lanes') */
@@ -365,7 +372,7 @@ static void pm__emit_one_piece(pm_scene *s, pm_prim *A, const pm_prim *P, uint32
 /* The road's triangles edge by edge of its chain (each edge's vertices and
  * triangles then form ranges), vertices in order of first use. */
 static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *P, uint32_t *remap,
-                           const uint32_t *alias, bool weld) {
+                           const uint32_t *alias, bool weld, const uint32_t *mapped, uint32_t nmapped) {
     pm_prim *A = &s->prims[0];
     uint32_t nt = P->icount / 3;
     uint32_t *tri_edge = pm_arena_alloc(N->tmp, (nt + 1) * sizeof *tri_edge);
@@ -377,7 +384,7 @@ static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *
     R->toff = A->icount / 3;
     if (rc == PM_OK && R->nsteps == 1 && !weld && !PM__STITCH_PLAIN && A->vcap - A->vcount >= P->vcount &&
         A->icap - A->icount >= P->icount) {
-        if (!pm__emit_in_order(s, A, P, remap)) pm__emit_one_piece(s, A, P, remap);
+        if (!pm__emit_in_order(s, A, P, remap, mapped, nmapped)) pm__emit_one_piece(s, A, P, remap);
         R->piece[0] = R->voff;
         R->piece[1] = A->vcount - R->voff;
         R->piece[2] = R->toff;
@@ -444,7 +451,10 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     bool weld = R->closed && sec_ok[0] && sec_ok[1];
     if (weld)
         for (int c = 0; c < 3; c++) alias[sec1[c]] = sec0[c];
-    int rc = pm__emit_pieces(N, s, R, P, remap, alias, weld);
+    uint32_t mapped[4], nmapped = 0;   /* what pm__map_end mapped */
+    if (J0) mapped[nmapped++] = sec0[0], mapped[nmapped++] = sec0[2];
+    if (J1) mapped[nmapped++] = sec1[0], mapped[nmapped++] = sec1[2];
+    int rc = pm__emit_pieces(N, s, R, P, remap, alias, weld, mapped, nmapped);
     /* The centre of a seam is always used by the road's triangles; should
      * it not be, it still has to exist for the junction's split. */
     if (rc == PM_OK && J0) rc = pm__emit(s, A, P, sec0[1], remap, alias);
