@@ -319,10 +319,11 @@ static bool pm__emit_in_order(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_
             if (remap[v] != PM__NONE && remap[v] >= nv) remap[v] = PM__NONE;
         return false;
     }
-    uint32_t m = id - nv;
-    memset(A->normals + 3 * (size_t)nv, 0, 3 * (size_t)m * sizeof *A->normals);
-    if (A->uvs) memset(A->uvs + 2 * (size_t)nv, 0, 2 * (size_t)m * sizeof *A->uvs);
-    if (A->colors) memset(A->colors + 4 * (size_t)nv, 0, 4 * (size_t)m * sizeof *A->colors);
+    /* The new vertices' normals and UVs are left as they are (the plain
+     * path zeroes them): nothing reads them before pm__stitch_all writes
+     * every vertex's UV (planar) and normal (pm_prim_compute_normals); a
+     * second pass over those pages was all the zeroing did. */
+    if (A->colors) memset(A->colors + 4 * (size_t)nv, 0, 4 * (size_t)(id - nv) * sizeof *A->colors);
     if (n) {
         s->validated = false;
         A->normals_unit = false;
