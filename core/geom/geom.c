@@ -35,16 +35,14 @@ static void pm__normalize_or_up(float *n) {
  * operations in their order, so the same signs); tests/core/test_geom.c
  * compares the paths on random triangles. */
 #if PM__NORM_AVX
-/* One half (four triangles) of pm__face_down_avx2's eight: corner
- * offsets ia, ib, ic (x at pos[o], z at pos[o + 2]), the cross's y in
+/* Four triangles of pm__face_down_avx2's eight (the corners' x and z,
+ * widened to double, one half of its gathered lanes): the cross's y in
  * double, then rounded to float: the lanes whose float is negative. */
-__attribute__((target("avx2"))) static inline int pm__face_down4(const float *pos, __m128i ia, __m128i ib,
-                                                                  __m128i ic) {
-    __m256d ax = _mm256_cvtps_pd(_mm_i32gather_ps(pos, ia, 4)), az = _mm256_cvtps_pd(_mm_i32gather_ps(pos + 2, ia, 4));
-    __m256d bx = _mm256_cvtps_pd(_mm_i32gather_ps(pos, ib, 4)), bz = _mm256_cvtps_pd(_mm_i32gather_ps(pos + 2, ib, 4));
-    __m256d cx = _mm256_cvtps_pd(_mm_i32gather_ps(pos, ic, 4)), cz = _mm256_cvtps_pd(_mm_i32gather_ps(pos + 2, ic, 4));
-    __m256d u0 = _mm256_sub_pd(bx, ax), u2 = _mm256_sub_pd(bz, az);
-    __m256d v0 = _mm256_sub_pd(cx, ax), v2 = _mm256_sub_pd(cz, az);
+__attribute__((target("avx2"))) static inline int pm__face_down4(__m128 ax, __m128 az, __m128 bx, __m128 bz,
+                                                                  __m128 cx, __m128 cz) {
+    __m256d Ax = _mm256_cvtps_pd(ax), Az = _mm256_cvtps_pd(az);
+    __m256d u0 = _mm256_sub_pd(_mm256_cvtps_pd(bx), Ax), u2 = _mm256_sub_pd(_mm256_cvtps_pd(bz), Az);
+    __m256d v0 = _mm256_sub_pd(_mm256_cvtps_pd(cx), Ax), v2 = _mm256_sub_pd(_mm256_cvtps_pd(cz), Az);
     __m128 y = _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_mul_pd(u2, v0), _mm256_mul_pd(u0, v2)));
     return _mm_movemask_ps(_mm_cmplt_ps(y, _mm_setzero_ps()));
 }
@@ -52,7 +50,8 @@ __attribute__((target("avx2"))) static inline int pm__face_down4(const float *po
 /* Eight triangles at a time: their 24 indices in three loads, dealt into
  * first, second and third corners (each permutation puts the lanes one
  * load holds in place; the blends pick them), times three for float
- * offsets; then each half as pm__face_down4. */
+ * offsets, their x and z gathered eight at a time; then each half as
+ * pm__face_down4. */
 __attribute__((target("avx2"))) static uint32_t pm__face_down_avx2(const float *pos, const uint32_t *ix, uint32_t nt,
                                                                    bool *down) {
     const __m256i da = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5), db = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6);
@@ -73,9 +72,15 @@ __attribute__((target("avx2"))) static uint32_t pm__face_down_avx2(const float *
         a = _mm256_add_epi32(a, _mm256_add_epi32(a, a));
         b = _mm256_add_epi32(b, _mm256_add_epi32(b, b));
         c = _mm256_add_epi32(c, _mm256_add_epi32(c, c));
-        if (pm__face_down4(pos, _mm256_castsi256_si128(a), _mm256_castsi256_si128(b), _mm256_castsi256_si128(c)) |
-            pm__face_down4(pos, _mm256_extracti128_si256(a, 1), _mm256_extracti128_si256(b, 1),
-                           _mm256_extracti128_si256(c, 1))) {
+        __m256 ax = _mm256_i32gather_ps(pos, a, 4), az = _mm256_i32gather_ps(pos + 2, a, 4);
+        __m256 bx = _mm256_i32gather_ps(pos, b, 4), bz = _mm256_i32gather_ps(pos + 2, b, 4);
+        __m256 cx = _mm256_i32gather_ps(pos, c, 4), cz = _mm256_i32gather_ps(pos + 2, c, 4);
+#define PM__LO(v) _mm256_castps256_ps128(v)
+#define PM__HI(v) _mm256_extractf128_ps(v, 1)
+        if (pm__face_down4(PM__LO(ax), PM__LO(az), PM__LO(bx), PM__LO(bz), PM__LO(cx), PM__LO(cz)) |
+            pm__face_down4(PM__HI(ax), PM__HI(az), PM__HI(bx), PM__HI(bz), PM__HI(cx), PM__HI(cz))) {
+#undef PM__LO
+#undef PM__HI
             *down = true;
             return t;
         }
