@@ -65,11 +65,11 @@ static inline void pm__colsec_add(pm__colsec *c, float u, uint32_t v) {
     }
 }
 
+#if PM__STITCH_AVX2
 static inline pm__colsec *pm__colsec_of(pm__colsec *l, pm__colsec *m, pm__colsec *r, float x) {
     return x < 0.25f ? l : x > 0.75f ? r : m;
 }
 
-#if PM__STITCH_AVX2
 /* pm__sections in two passes, eight vertices at a time: a column's end
  * section is its vertices at its largest U (the plain loop's best ends as
  * the largest of -1 and every U that is not NaN; its s1 the first vertex
