@@ -30,29 +30,57 @@ static void pm__normalize_or_up(float *n) {
 
 /* Whether some triangle's face cross has a y that rounds to a negative
  * float (faces down): pm_face_cross's y, (b - a).z (c - a).x - (b - a).x
- * (c - a).z in double. The AVX2 path takes four triangles at a time
+ * (c - a).z in double. The AVX2 path takes eight triangles at a time
  * (gathered corners widened to double, then each lane the scalar
  * operations in their order, so the same signs); tests/core/test_geom.c
  * compares the paths on random triangles. */
 #if PM__NORM_AVX
+/* Four triangles of pm__face_down_avx2's eight (the corners' x and z,
+ * widened to double, one half of its gathered lanes): the cross's y in
+ * double, then rounded to float: the lanes whose float is negative. */
+__attribute__((target("avx2"))) static inline int pm__face_down4(__m128 ax, __m128 az, __m128 bx, __m128 bz,
+                                                                  __m128 cx, __m128 cz) {
+    __m256d Ax = _mm256_cvtps_pd(ax), Az = _mm256_cvtps_pd(az);
+    __m256d u0 = _mm256_sub_pd(_mm256_cvtps_pd(bx), Ax), u2 = _mm256_sub_pd(_mm256_cvtps_pd(bz), Az);
+    __m256d v0 = _mm256_sub_pd(_mm256_cvtps_pd(cx), Ax), v2 = _mm256_sub_pd(_mm256_cvtps_pd(cz), Az);
+    __m128 y = _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_mul_pd(u2, v0), _mm256_mul_pd(u0, v2)));
+    return _mm_movemask_ps(_mm_cmplt_ps(y, _mm_setzero_ps()));
+}
+
+/* Eight triangles at a time: their 24 indices in three loads, dealt into
+ * first, second and third corners (each permutation puts the lanes one
+ * load holds in place; the blends pick them), times three for float
+ * offsets, their x and z gathered eight at a time; then each half as
+ * pm__face_down4. */
 __attribute__((target("avx2"))) static uint32_t pm__face_down_avx2(const float *pos, const uint32_t *ix, uint32_t nt,
                                                                    bool *down) {
+    const __m256i da = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5), db = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6);
+    const __m256i dc = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
     uint32_t t = 0;
-    for (; t + 4 <= nt; t += 4) {
-        const uint32_t *q = ix + 3 * (size_t)t;
-        __m128i ia = _mm_setr_epi32((int)q[0], (int)q[3], (int)q[6], (int)q[9]);
-        __m128i ib = _mm_setr_epi32((int)q[1], (int)q[4], (int)q[7], (int)q[10]);
-        __m128i ic = _mm_setr_epi32((int)q[2], (int)q[5], (int)q[8], (int)q[11]);
-        ia = _mm_add_epi32(ia, _mm_add_epi32(ia, ia));
-        ib = _mm_add_epi32(ib, _mm_add_epi32(ib, ib));
-        ic = _mm_add_epi32(ic, _mm_add_epi32(ic, ic));
-        __m256d ax = _mm256_cvtps_pd(_mm_i32gather_ps(pos, ia, 4)), az = _mm256_cvtps_pd(_mm_i32gather_ps(pos + 2, ia, 4));
-        __m256d bx = _mm256_cvtps_pd(_mm_i32gather_ps(pos, ib, 4)), bz = _mm256_cvtps_pd(_mm_i32gather_ps(pos + 2, ib, 4));
-        __m256d cx = _mm256_cvtps_pd(_mm_i32gather_ps(pos, ic, 4)), cz = _mm256_cvtps_pd(_mm_i32gather_ps(pos + 2, ic, 4));
-        __m256d u0 = _mm256_sub_pd(bx, ax), u2 = _mm256_sub_pd(bz, az);
-        __m256d v0 = _mm256_sub_pd(cx, ax), v2 = _mm256_sub_pd(cz, az);
-        __m128 y = _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_mul_pd(u2, v0), _mm256_mul_pd(u0, v2)));
-        if (_mm_movemask_ps(_mm_cmplt_ps(y, _mm_setzero_ps()))) {
+    for (; t + 8 <= nt; t += 8) {
+        const __m256i *q = (const __m256i *)(ix + 3 * (size_t)t);
+        __m256i q0 = _mm256_loadu_si256(q), q1 = _mm256_loadu_si256(q + 1), q2 = _mm256_loadu_si256(q + 2);
+        __m256i a = _mm256_blend_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(q0, da),
+                                                          _mm256_permutevar8x32_epi32(q1, da), 0x38),
+                                       _mm256_permutevar8x32_epi32(q2, da), 0xC0);
+        __m256i b = _mm256_blend_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(q0, db),
+                                                          _mm256_permutevar8x32_epi32(q1, db), 0x18),
+                                       _mm256_permutevar8x32_epi32(q2, db), 0xE0);
+        __m256i c = _mm256_blend_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(q0, dc),
+                                                          _mm256_permutevar8x32_epi32(q1, dc), 0x1C),
+                                       _mm256_permutevar8x32_epi32(q2, dc), 0xE0);
+        a = _mm256_add_epi32(a, _mm256_add_epi32(a, a));
+        b = _mm256_add_epi32(b, _mm256_add_epi32(b, b));
+        c = _mm256_add_epi32(c, _mm256_add_epi32(c, c));
+        __m256 ax = _mm256_i32gather_ps(pos, a, 4), az = _mm256_i32gather_ps(pos + 2, a, 4);
+        __m256 bx = _mm256_i32gather_ps(pos, b, 4), bz = _mm256_i32gather_ps(pos + 2, b, 4);
+        __m256 cx = _mm256_i32gather_ps(pos, c, 4), cz = _mm256_i32gather_ps(pos + 2, c, 4);
+#define PM__LO(v) _mm256_castps256_ps128(v)
+#define PM__HI(v) _mm256_extractf128_ps(v, 1)
+        if (pm__face_down4(PM__LO(ax), PM__LO(az), PM__LO(bx), PM__LO(bz), PM__LO(cx), PM__LO(cz)) |
+            pm__face_down4(PM__HI(ax), PM__HI(az), PM__HI(bx), PM__HI(bz), PM__HI(cx), PM__HI(cz))) {
+#undef PM__LO
+#undef PM__HI
             *down = true;
             return t;
         }
@@ -90,14 +118,36 @@ int pm__any_face_down(const float *pos, const uint32_t *ix, uint32_t nt, int pat
  * has c < 0 every y sum is >= 0 (+inf at most, never NaN), so every normal
  * is (0, 1, 0) and nothing needs summing at all (a network's asphalt and
  * sidewalk tops). False, nothing written, when the primitive is not flat. */
+#if PM__NORM_AVX
+/* Whether the first vertices' heights are all y (== as floats), eight at
+ * a time (their 24 floats in three loads, the heights' lanes picked by
+ * mask); returns how many it checked, or UINT32_MAX when one is not. */
+__attribute__((target("avx"))) static uint32_t pm__at_height_avx(const float *pos, uint32_t n, float y) {
+    const __m256 h = _mm256_set1_ps(y);
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const float *q = pos + 3 * (size_t)i;
+        int e0 = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(q), h, _CMP_EQ_OQ));
+        int e1 = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(q + 8), h, _CMP_EQ_OQ));
+        int e2 = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(q + 16), h, _CMP_EQ_OQ));
+        if ((e0 & 0x92) != 0x92 || (e1 & 0x24) != 0x24 || (e2 & 0x49) != 0x49) return UINT32_MAX;
+    }
+    return i;
+}
+#endif
+
 static bool pm__flat_normals(pm_prim *p) {
     const float *pos = p->positions;
     float *n = p->normals;
     if (p->vcount == 0) return true;
     float y = pos[1];
     if (y != y) return false;
-    for (uint32_t i = 1; i < p->vcount; i++)
-        if (pos[3 * (size_t)i + 1] != y) return false;
+    uint32_t v = 1;
+#if PM__NORM_AVX
+    if (__builtin_cpu_supports("avx") && (v = pm__at_height_avx(pos, p->vcount, y)) == UINT32_MAX) return false;
+#endif
+    for (; v < p->vcount; v++)
+        if (pos[3 * (size_t)v + 1] != y) return false;
     /* (The AVX2 gathers take 32-bit float offsets.) */
     bool down = pm__any_face_down(pos, p->indices, p->icount / 3, p->vcount <= INT32_MAX / 3 ? -1 : 0) != 0;
     if (!down) {

@@ -212,8 +212,9 @@ static inline void pm__convex_sign(int sg, int *first, int *last, int *changes) 
  * pm_orient2d_fast's filter and pm__convex_corner's tests, the same
  * operations on the same doubles. Returns -1 when a corner fails, 0 when
  * some lane's orientation is not sure (the caller takes those four the
- * scalar way), else 1 with the four signs of dx in sg. */
-__attribute__((target("avx2"))) static int pm__convex4(const float *xz, uint32_t k, int sg[4]) {
+ * scalar way), else 1 with the signs of dx as bits (i for corner k + i)
+ * in *pos (dx > 0) and *neg (dx < 0). */
+__attribute__((target("avx2"))) static int pm__convex4(const float *xz, uint32_t k, int *pos, int *neg) {
     const __m256i deal = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     __m256 pa = _mm256_permutevar8x32_ps(_mm256_loadu_ps(xz + 2 * (size_t)k), deal);
     __m256 pb = _mm256_permutevar8x32_ps(_mm256_loadu_ps(xz + 2 * (size_t)k + 2), deal);
@@ -237,12 +238,22 @@ __attribute__((target("avx2"))) static int pm__convex4(const float *xz, uint32_t
                                _mm256_and_pd(_mm256_cmp_pd(dx, zero, _CMP_EQ_OQ), _mm256_cmp_pd(dz, zero, _CMP_EQ_OQ)));
     bad = _mm256_or_pd(bad, _mm256_and_pd(_mm256_cmp_pd(det, zero, _CMP_EQ_OQ), _mm256_cmp_pd(dot, zero, _CMP_LE_OQ)));
     if (_mm256_movemask_pd(bad)) return -1;
-    int pos = _mm256_movemask_pd(_mm256_cmp_pd(dx, zero, _CMP_GT_OQ));
-    int neg = _mm256_movemask_pd(_mm256_cmp_pd(dx, zero, _CMP_LT_OQ));
-    for (int i = 0; i < 4; i++) sg[i] = ((pos >> i) & 1) - ((neg >> i) & 1);
+    *pos = _mm256_movemask_pd(_mm256_cmp_pd(dx, zero, _CMP_GT_OQ));
+    *neg = _mm256_movemask_pd(_mm256_cmp_pd(dx, zero, _CMP_LT_OQ));
     return 1;
 }
 #endif
+
+/* Corner k of the loop (its points k, k + 1, k + 2 round the end) the
+ * scalar way into the run of signs; false when the loop fails there. */
+static inline bool pm__convex_at(const float *xz, uint32_t m, uint32_t k, int *first, int *last, int *changes) {
+    uint32_t j = k + 1 < m ? k + 1 : k + 1 - m, l = k + 2 < m ? k + 2 : k + 2 - m;
+    double A[2] = {xz[2 * k], xz[2 * k + 1]}, B[2] = {xz[2 * j], xz[2 * j + 1]}, C[2] = {xz[2 * l], xz[2 * l + 1]};
+    int sg = pm__convex_corner(A, B, C);
+    if (sg == 2) return false;
+    pm__convex_sign(sg, first, last, changes);
+    return true;
+}
 
 int pm__loop_convex_path(const float *xz, uint32_t m, int path) {
     int best = 0;
@@ -253,27 +264,37 @@ int pm__loop_convex_path(const float *xz, uint32_t m, int path) {
     if (path < 0) path = best;
     if (m < 3) return 0;
     int changes = 0, last = 0, first = 0;
-    for (uint32_t k = 0, scalar = 0; k < m;) {
+    uint32_t k = 0;
 #if PM__CONVEX_AVX2
-        if (path == 1 && scalar == 0 && k + 6 <= m) {
-            int sg[4], r = pm__convex4(xz, k, sg);
-            if (r < 0) return 0;
-            if (r > 0) {
-                for (int i = 0; i < 4; i++) pm__convex_sign(sg[i], &first, &last, &changes);
-                k += 4;
-                continue;
+    /* Four corners at a time; those whose points run round the end from a
+     * copy of their six points. A run of one sign counts as that sign
+     * once (pm__convex_sign ignores repeats), so the four signs go in
+     * one by one only where they differ. */
+    float wrap[12];
+    for (; path == 1 && k + 4 <= m; k += 4) {
+        const float *src = xz;
+        uint32_t at = k;
+        if (k + 6 > m) {
+            for (uint32_t i = 0; i < 6; i++) {
+                uint32_t j = k + i < m ? k + i : k + i - m;
+                wrap[2 * i] = xz[2 * j], wrap[2 * i + 1] = xz[2 * j + 1];
             }
-            scalar = 4;   /* some corner not sure: these four the scalar way */
+            src = wrap, at = 0;
         }
-#endif
-        uint32_t j = k + 1 < m ? k + 1 : k + 1 - m, l = k + 2 < m ? k + 2 : k + 2 - m;
-        double A[2] = {xz[2 * k], xz[2 * k + 1]}, B[2] = {xz[2 * j], xz[2 * j + 1]}, C[2] = {xz[2 * l], xz[2 * l + 1]};
-        int sg = pm__convex_corner(A, B, C);
-        if (sg == 2) return 0;
-        pm__convex_sign(sg, &first, &last, &changes);
-        k++;
-        scalar -= scalar > 0;
+        int pos, neg, r = pm__convex4(src, at, &pos, &neg);
+        if (r < 0) return 0;
+        if (r == 0) {   /* some corner not sure: these four the scalar way */
+            for (uint32_t i = 0; i < 4; i++)
+                if (!pm__convex_at(xz, m, k + i, &first, &last, &changes)) return 0;
+        } else if (pos && neg) {
+            for (int i = 0; i < 4; i++) pm__convex_sign(((pos >> i) & 1) - ((neg >> i) & 1), &first, &last, &changes);
+        } else if (pos | neg) {
+            pm__convex_sign(pos ? 1 : -1, &first, &last, &changes);
+        }
     }
+#endif
+    for (; k < m; k++)
+        if (!pm__convex_at(xz, m, k, &first, &last, &changes)) return 0;
     if (last != first) changes++;   /* round the corner back to the start */
     return changes <= 2;
 }

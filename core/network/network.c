@@ -657,18 +657,17 @@ static void *pm__dup(pm_arena *a, const void *src, size_t n) {
  * computes the surface's normals anew, and the length and samples are
  * read before (the copies were a fifth of the stitch's memory). */
 static pm_scene *pm__road_copy(pm_arena *a, const pm_prim *P) {
-    pm_scene *s = pm_arena_calloc(a, 1, sizeof *s);
-    pm_prim *d = pm_arena_calloc(a, 1, sizeof *d);
+    /* (Each struct written whole below: no calloc.) */
+    pm_scene *s = pm_arena_alloc(a, sizeof *s);
+    pm_prim *d = pm_arena_alloc(a, sizeof *d);
     if (!s || !d) return NULL;
     *d = (pm_prim){.name = "asphalt", .material = "asphalt", .flags = P->flags, .vcount = P->vcount,
                    .vcap = P->vcount, .icount = P->icount, .icap = P->icount};
+    *s = (pm_scene){.arena = a, .prims = d, .nprims = 1, .prims_cap = 1};
     d->positions = pm__dup(a, P->positions, 3 * (size_t)P->vcount * sizeof(float));
     d->uvs = pm__dup(a, P->uvs, 2 * (size_t)P->vcount * sizeof(float));
     d->indices = pm__dup(a, P->indices, (size_t)P->icount * sizeof(uint32_t));
     if (!d->positions || !d->uvs || !d->indices) return NULL;
-    s->arena = a;
-    s->prims = d;
-    s->nprims = s->prims_cap = 1;
     return s;
 }
 

@@ -332,17 +332,23 @@ static pm_meta *pm__link(pm_meta *list, pm_meta *last, pm_meta *m) {
 }
 
 /* A copy of the junction's "corners" whose objects and fillet points are
- * the node's own, moved by off; the other values are shared. */
+ * the node's own, moved by off; the other values are shared. Each corner
+ * object and its members in one block, linked in the local object's
+ * order (one allocation per corner, not per member). */
 static pm_meta *pm__corners(pm_arena *a, const pm_meta *local, const double off[3]) {
     pm_meta *arr = pm__shallow(a, local);
     if (!arr) return NULL;
     pm_meta *lc = NULL;
     for (const pm_meta *c = local->u.kids.first; c; c = c->next) {
-        pm_meta *o = pm__shallow(a, c), *lm = NULL;
+        size_t k = 0;
+        for (const pm_meta *m = c->u.kids.first; m; m = m->next) k++;
+        pm_meta *o = pm_arena_alloc(a, (k + 1) * sizeof *o), *q = o + 1;
         if (!o) return NULL;
-        for (const pm_meta *m = c->u.kids.first; m; m = m->next) {
-            pm_meta *q = pm__shallow(a, m);
-            if (!q) return NULL;
+        *o = *c;
+        o->next = NULL;
+        for (const pm_meta *m = c->u.kids.first; m; m = m->next, q++) {
+            *q = *m;
+            q->next = m->next ? q + 1 : NULL;
             if (m->kind == PM_META_ARR && m->key_len == 5 && memcmp(m->key, "point", 5) == 0 &&
                 m->u.kids.count == 2) {
                 double v[2] = {m->u.kids.first->u.n + off[0], m->u.kids.last->u.n + off[2]};
@@ -350,8 +356,8 @@ static pm_meta *pm__corners(pm_arena *a, const pm_meta *local, const double off[
                 if (!p) return NULL;
                 q->u.kids = p->u.kids;
             }
-            lm = pm__link(o, lm, q);
         }
+        if (k) o->u.kids.first = o + 1, o->u.kids.last = o + k;
         lc = pm__link(arr, lc, o);
     }
     return arr;

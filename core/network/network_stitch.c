@@ -10,6 +10,17 @@
 
 #define PM__NONE UINT32_MAX
 
+/* The lane paths below, picked at run time where the CPU has AVX2 (not
+ * under ASan: its checks do not see the vector loads). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#include <immintrin.h>
+#define PM__STITCH_AVX2 1
+#endif
+
+#ifndef PM__STITCH_PLAIN
+#define PM__STITCH_PLAIN false   /* tests/core/test_network_stitch_fast.c: true for the plain path */
+#endif
+
 static int64_t pm__prim_index(const pm_scene *s, const char *name) {
     for (uint32_t i = 0; s && i < s->nprims; i++)   /* (first letters first: no call for most) */
         if (s->prims[i].name[0] == name[0] && strcmp(s->prims[i].name, name) == 0) return i;
@@ -54,6 +65,77 @@ static inline void pm__colsec_add(pm__colsec *c, float u, uint32_t v) {
     }
 }
 
+#if PM__STITCH_AVX2
+static inline pm__colsec *pm__colsec_of(pm__colsec *l, pm__colsec *m, pm__colsec *r, float x) {
+    return x < 0.25f ? l : x > 0.75f ? r : m;
+}
+
+/* pm__sections in two passes, eight vertices at a time: a column's end
+ * section is its vertices at its largest U (the plain loop's best ends as
+ * the largest of -1 and every U that is not NaN; its s1 the first vertex
+ * at that U when it is above -1, n1 how many are at it), so the first
+ * pass takes each column's largest U and the U = 0 vertices (rare: the
+ * start row), the second the vertices at the largest U (rare too). */
+__attribute__((target("avx2"))) static void pm__sections_avx2(const float *uv, uint32_t n, pm__colsec *l,
+                                                              pm__colsec *m, pm__colsec *r) {
+    const __m256 lo = _mm256_set1_ps(0.25f), hi = _mm256_set1_ps(0.75f), zero = _mm256_setzero_ps();
+    const __m256 none = _mm256_set1_ps(-INFINITY);
+    const __m256i deal = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+    __m256 bl = _mm256_set1_ps(-1.0f), bm = bl, br = bl;
+    uint32_t n8 = n & ~7u;
+#define PM__UX(v)                                                                                                  \
+    __m256 a = _mm256_loadu_ps(uv + 2 * (size_t)(v)), b = _mm256_loadu_ps(uv + 2 * (size_t)(v) + 8);             \
+    __m256 u = _mm256_permutevar8x32_ps(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)), deal);                   \
+    __m256 x = _mm256_permutevar8x32_ps(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)), deal);                   \
+    __m256 il = _mm256_cmp_ps(x, lo, _CMP_LT_OQ), ir = _mm256_cmp_ps(x, hi, _CMP_GT_OQ)
+    for (uint32_t v = 0; v < n8; v += 8) {
+        PM__UX(v);
+        __m256 im = _mm256_andnot_ps(_mm256_or_ps(il, ir), _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
+        /* (MAXPS gives its second operand where the first is NaN.) */
+        bl = _mm256_max_ps(_mm256_blendv_ps(none, u, il), bl);
+        br = _mm256_max_ps(_mm256_blendv_ps(none, u, ir), br);
+        bm = _mm256_max_ps(_mm256_blendv_ps(none, u, im), bm);
+        for (int z = _mm256_movemask_ps(_mm256_cmp_ps(u, zero, _CMP_EQ_OQ)); z; z &= z - 1) {
+            uint32_t w = v + (uint32_t)__builtin_ctz((unsigned)z);
+            pm__colsec *c = pm__colsec_of(l, m, r, uv[2 * (size_t)w + 1]);
+            c->s0 = w;
+            c->n0++;
+        }
+    }
+    float B[3][8];
+    _mm256_storeu_ps(B[0], bl);
+    _mm256_storeu_ps(B[1], bm);
+    _mm256_storeu_ps(B[2], br);
+    pm__colsec *cs[3] = {l, m, r};
+    for (int k = 0; k < 3; k++) {
+        float best = -1.0f;
+        for (int j = 0; j < 8; j++) best = B[k][j] > best ? B[k][j] : best;
+        for (uint32_t v = n8; v < n; v++) {   /* the tail's U = 0 and largest U */
+            float uu = uv[2 * (size_t)v];
+            if (pm__colsec_of(l, m, r, uv[2 * (size_t)v + 1]) != cs[k]) continue;
+            if (uu == 0.0f) cs[k]->s0 = v, cs[k]->n0++;
+            best = uu > best ? uu : best;
+        }
+        cs[k]->best = best;
+    }
+    bl = _mm256_set1_ps(l->best), bm = _mm256_set1_ps(m->best), br = _mm256_set1_ps(r->best);
+    for (uint32_t v = 0; v < n8; v += 8) {
+        PM__UX(v);
+        __m256 bv = _mm256_blendv_ps(_mm256_blendv_ps(bm, br, ir), bl, il);
+        for (int e = _mm256_movemask_ps(_mm256_cmp_ps(u, bv, _CMP_EQ_OQ)); e; e &= e - 1) {
+            uint32_t w = v + (uint32_t)__builtin_ctz((unsigned)e);
+            pm__colsec *c = pm__colsec_of(l, m, r, uv[2 * (size_t)w + 1]);
+            if (c->n1++ == 0 && c->best > -1.0f) c->s1 = w;
+        }
+    }
+#undef PM__UX
+    for (uint32_t v = n8; v < n; v++) {
+        pm__colsec *c = pm__colsec_of(l, m, r, uv[2 * (size_t)v + 1]);
+        if (uv[2 * (size_t)v] == c->best && c->n1++ == 0 && c->best > -1.0f) c->s1 = v;
+    }
+}
+#endif
+
 /* The road's start section (U = 0 exactly; ok[0]) and end section (the
  * largest U of each column; ok[1]), as road-local vertices left, centre,
  * right, in one pass; ok says whether each is one vertex per column. */
@@ -63,7 +145,14 @@ static void pm__sections(const pm_prim *P, uint32_t s0[3], uint32_t s1[3], bool 
      * the same vertex order. */
     pm__colsec l = {PM__NONE, 0, PM__NONE, 0, -1}, m = l, r = l;
     const float *uv = P->uvs;
-    for (uint32_t v = 0, n = P->vcount; v < n; v++) {
+    uint32_t v0 = 0;
+#if PM__STITCH_AVX2
+    if (!PM__STITCH_PLAIN && __builtin_cpu_supports("avx2")) {
+        pm__sections_avx2(uv, P->vcount, &l, &m, &r);
+        v0 = P->vcount;
+    }
+#endif
+    for (uint32_t v = v0, n = P->vcount; v < n; v++) {
         float u = uv[2 * (size_t)v], x = uv[2 * (size_t)v + 1];
         if (x < 0.25f) pm__colsec_add(&l, u, v);
         else if (x > 0.75f) pm__colsec_add(&r, u, v);
@@ -112,9 +201,137 @@ static int pm__emit(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t v, uint3
     return PM_OK;
 }
 
-#ifndef PM__STITCH_PLAIN
-#define PM__STITCH_PLAIN false   /* tests/core/test_network_stitch_fast.c: true for the plain path */
+/* pm__emit_one_piece when the road's vertices not mapped to a mouth are
+ * first used in their own order (a road's rows: its first row's left and
+ * right are a mouth's): guessed, then checked. Each such vertex v gets
+ * the next new vertex in order of v (numbered and its positions copied a
+ * stretch at a time between the mouths' vertices: mapped, the only ones
+ * remap holds yet); the indices go through remap, and the guess
+ * is the plain loop's numbering exactly when each index is at most one
+ * past every new vertex before it and the last new vertex is used
+ * (then the new vertices come in order of first use, each used). In the
+ * longest stretch remap is v + c: eight indices at a time there with
+ * AVX2 (integer lanes). False when the guess fails: remap as it was, A's
+ * counts unchanged (what it wrote past them the next path overwrites). */
+#if PM__STITCH_AVX2
+/* Indices [0, n) of q through remap into d, eight at a time: those in
+ * [lo, lo + len) as q + c (remap there), the others gathered; *top as in
+ * pm__emit_in_order (one past the largest index so far, at least A's
+ * vertex count) and *bad set when an index is past it. Returns how many
+ * it did (the rest: fewer than eight). */
+__attribute__((target("avx2"))) static uint32_t pm__remap_run_avx2(const uint32_t *q, uint32_t n, const uint32_t *remap,
+                                                                   uint32_t lo, uint32_t len, uint32_t c,
+                                                                   uint32_t *d, uint32_t *top, bool *bad) {
+    const __m256i vlo = _mm256_set1_epi32((int)lo), vlast = _mm256_set1_epi32((int)(len - 1));
+    const __m256i vc = _mm256_set1_epi32((int)c), one = _mm256_set1_epi32(1), zero = _mm256_setzero_si256();
+    const __m256i l3 = _mm256_set1_epi32(3), l7 = _mm256_set1_epi32(7);
+    const __m256i back = _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6);
+    __m256i carry = _mm256_set1_epi32((int)*top), fail = zero;
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(q + i));
+        __m256i t = _mm256_sub_epi32(x, vlo), y;
+        if (__builtin_expect(_mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(t, vlast), vlast)) == -1, 1))
+            y = _mm256_add_epi32(x, vc);
+        else   /* some index outside the stretch (a road's first and last rows): looked up */
+            y = _mm256_i32gather_epi32((const int *)remap, x, 4);
+        __m256i y1 = _mm256_add_epi32(y, one);
+        /* Each lane's largest y + 1 up to it, then up to the lane before. */
+        __m256i p = _mm256_max_epu32(y1, _mm256_slli_si256(y1, 4));
+        p = _mm256_max_epu32(p, _mm256_slli_si256(p, 8));
+        p = _mm256_max_epu32(p, _mm256_blend_epi32(zero, _mm256_permutevar8x32_epi32(p, l3), 0xF0));
+        __m256i e = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(p, back), zero, 0x01);
+        __m256i m = _mm256_max_epu32(e, carry);
+        fail = _mm256_or_si256(fail, _mm256_xor_si256(_mm256_max_epu32(y, m), m));   /* nonzero: y > m */
+        carry = _mm256_max_epu32(carry, _mm256_permutevar8x32_epi32(p, l7));
+        _mm256_storeu_si256((__m256i *)(d + i), y);
+    }
+    *top = (uint32_t)_mm256_cvtsi256_si32(carry);
+    if (!_mm256_testz_si256(fail, fail)) *bad = true;
+    return i;
+}
+/* remap[0, n) numbered id, id + 1, ..., eight at a time; returns how
+ * many (the rest: fewer than eight). */
+__attribute__((target("avx2"))) static uint32_t pm__iota_avx2(uint32_t *remap, uint32_t n, uint32_t id) {
+    const __m256i step = _mm256_set1_epi32(8);
+    __m256i ids = _mm256_add_epi32(_mm256_set1_epi32((int)id), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    uint32_t v = 0;
+    for (; v + 8 <= n; v += 8) {
+        _mm256_storeu_si256((__m256i *)(remap + v), ids);
+        ids = _mm256_add_epi32(ids, step);
+    }
+    return v;
+}
 #endif
+
+static bool pm__emit_in_order(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t *restrict remap,
+                              const uint32_t *mapped, uint32_t nmapped) {
+    uint32_t nv = A->vcount, ni = A->icount, n = P->icount, pv = P->vcount;
+    const float *restrict src = P->positions;
+    float *restrict pos = A->positions;
+    /* The mouths' vertices (the only ones mapped yet) sorted, once each,
+     * then pv: the stretches of new vertices lie between them. */
+    uint32_t mk[5], nm = 0;
+    for (uint32_t j = 0; j < nmapped; j++) {
+        uint32_t v = mapped[j], k = nm;
+        for (; k > 0 && mk[k - 1] > v; k--) mk[k] = mk[k - 1];
+        mk[k] = v;
+        nm++;
+    }
+    uint32_t nu = 0;
+    for (uint32_t j = 0; j < nm; j++)
+        if (nu == 0 || mk[j] != mk[nu - 1]) mk[nu++] = mk[j];
+    mk[nu++] = pv;
+    uint32_t id = nv, lo = 0, len = 0, run = 0;   /* run: where the current stretch starts */
+    for (uint32_t j = 0; j < nu; j++) {
+        uint32_t end = mk[j], k = 0;
+        if (end > run) {
+#if PM__STITCH_AVX2
+            if (!PM__STITCH_PLAIN && __builtin_cpu_supports("avx2")) k = pm__iota_avx2(remap + run, end - run, id);
+#endif
+            for (; k < end - run; k++) remap[run + k] = id + k;
+            memcpy(pos + 3 * (size_t)id, src + 3 * (size_t)run, 3 * (size_t)(end - run) * sizeof *pos);
+            if (end - run > len) lo = run, len = end - run;
+            id += end - run;
+        }
+        run = end + 1;
+    }
+#if !PM__STITCH_AVX2
+    (void)lo;   /* (the stretch is the lanes') */
+#endif
+    const uint32_t *restrict q = P->indices;
+    uint32_t *restrict d = A->indices + ni;
+    uint32_t top = nv;   /* one past the largest index so far (at least nv) */
+    bool bad = false;
+    uint32_t i = 0;
+#if PM__STITCH_AVX2
+    if (len && !PM__STITCH_PLAIN && __builtin_cpu_supports("avx2"))
+        i = pm__remap_run_avx2(q, n, remap, lo, len, remap[lo] - lo, d, &top, &bad);
+#endif
+    for (; i < n; i++) {   /* the rest (all of them without the lanes) */
+        uint32_t x = remap[q[i]];
+        d[i] = x;
+        bad |= x > top;
+        top = x >= top ? x + 1 : top;
+    }
+    if (bad || top != id) {
+        for (uint32_t v = 0; v < pv; v++)
+            if (remap[v] != PM__NONE && remap[v] >= nv) remap[v] = PM__NONE;
+        return false;
+    }
+    /* The new vertices' normals and UVs are left as they are (the plain
+     * path zeroes them): nothing reads them before pm__stitch_all writes
+     * every vertex's UV (planar) and normal (pm_prim_compute_normals); a
+     * second pass over those pages was all the zeroing did. */
+    if (A->colors) memset(A->colors + 4 * (size_t)nv, 0, 4 * (size_t)(id - nv) * sizeof *A->colors);
+    if (n) {
+        s->validated = false;
+        A->normals_unit = false;
+    }
+    A->vcount = id;
+    A->icount = ni + n;
+    return true;
+}
 
 /* pm__emit_pieces' loop for a road of one edge with no aliases (not a
  * welded ring) and room for all of its vertices and triangles in A: every
@@ -156,7 +373,7 @@ static void pm__emit_one_piece(pm_scene *s, pm_prim *A, const pm_prim *P, uint32
 /* The road's triangles edge by edge of its chain (each edge's vertices and
  * triangles then form ranges), vertices in order of first use. */
 static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *P, uint32_t *remap,
-                           const uint32_t *alias, bool weld) {
+                           const uint32_t *alias, bool weld, const uint32_t *mapped, uint32_t nmapped) {
     pm_prim *A = &s->prims[0];
     uint32_t nt = P->icount / 3;
     uint32_t *tri_edge = pm_arena_alloc(N->tmp, (nt + 1) * sizeof *tri_edge);
@@ -168,7 +385,7 @@ static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *
     R->toff = A->icount / 3;
     if (rc == PM_OK && R->nsteps == 1 && !weld && !PM__STITCH_PLAIN && A->vcap - A->vcount >= P->vcount &&
         A->icap - A->icount >= P->icount) {
-        pm__emit_one_piece(s, A, P, remap);
+        if (!pm__emit_in_order(s, A, P, remap, mapped, nmapped)) pm__emit_one_piece(s, A, P, remap);
         R->piece[0] = R->voff;
         R->piece[1] = A->vcount - R->voff;
         R->piece[2] = R->toff;
@@ -235,7 +452,10 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     bool weld = R->closed && sec_ok[0] && sec_ok[1];
     if (weld)
         for (int c = 0; c < 3; c++) alias[sec1[c]] = sec0[c];
-    int rc = pm__emit_pieces(N, s, R, P, remap, alias, weld);
+    uint32_t mapped[4], nmapped = 0;   /* what pm__map_end mapped */
+    if (J0) mapped[nmapped++] = sec0[0], mapped[nmapped++] = sec0[2];
+    if (J1) mapped[nmapped++] = sec1[0], mapped[nmapped++] = sec1[2];
+    int rc = pm__emit_pieces(N, s, R, P, remap, alias, weld, mapped, nmapped);
     /* The centre of a seam is always used by the road's triangles; should
      * it not be, it still has to exist for the junction's split. */
     if (rc == PM_OK && J0) rc = pm__emit(s, A, P, sec0[1], remap, alias);

@@ -214,3 +214,42 @@ Test(network_stitch_fast, rings_and_aligned_grids_are_the_same_with_and_without_
     cr_assert_geq(rings, 150, "only %d rings built", rings);
     cr_assert_geq(grids, 250, "only %d aligned grids built", grids);
 }
+
+/* pm__sections' lane path against its plain loop on random UVs: U and V
+ * drawn from a few values that meet (0, -0, -1, the largest U again, NaN,
+ * values either side of the column bounds) so that sections repeat, go
+ * missing and tie; every output compared, s1 too where ok[1] is false. */
+Test(network_stitch_fast, road_sections_are_the_same_with_and_without_the_lanes) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261204);
+    static const float us[] = {0.0f, -0.0f, -1.0f, -2.0f, 0.5f, 3.0f, 3.0f, 7.25f, 7.25f, 1e30f, NAN, INFINITY};
+    static const float xs[] = {0.0f, 0.25f, 0.2499f, 0.5f, 0.75f, 0.7501f, 1.0f, -0.0f, NAN};
+    float uv[2 * 80];
+    int differ_from_first = 0;
+    for (int it = 0; it < 20000; it++) {
+        uint32_t n = (uint32_t)pm_rng_int(&r, 0, 80);
+        int spice = (int)pm_rng_int(&r, 0, 3);   /* how far from the usual road (0: a plain one) */
+        for (uint32_t v = 0; v < n; v++) {
+            if (spice == 0) {   /* rows of three: U the row, V 0, 0.5, 1 */
+                uv[2 * v] = (float)(v / 3) * 1.5f;
+                uv[2 * v + 1] = (float)(v % 3) * 0.5f;
+            } else {
+                uv[2 * v] = us[pm_rng_below(&r, spice == 1 ? 9 : sizeof us / sizeof *us)];
+                uv[2 * v + 1] = xs[pm_rng_below(&r, spice == 1 ? 7 : sizeof xs / sizeof *xs)];
+            }
+        }
+        pm_prim P = {.vcount = n, .uvs = uv};
+        uint32_t f0[3], f1[3], p0[3], p1[3];
+        bool fok[2], pok[2];
+        pm__sections(&P, f0, f1, fok);
+        fast_off = true;
+        pm__sections(&P, p0, p1, pok);
+        fast_off = false;
+        cr_assert(!memcmp(f0, p0, sizeof f0) && !memcmp(f1, p1, sizeof f1) && fok[0] == pok[0] && fok[1] == pok[1],
+                  "%d (%u vertices): start %u %u %u ok %d, end %u %u %u ok %d; plain start %u %u %u ok %d, end "
+                  "%u %u %u ok %d", it, n, f0[0], f0[1], f0[2], fok[0], f1[0], f1[1], f1[2], fok[1], p0[0], p0[1],
+                  p0[2], pok[0], p1[0], p1[1], p1[2], pok[1]);
+        differ_from_first += n > 8 && f1[1] != PM__NONE && f1[1] + 3 < n;
+    }
+    cr_assert_gt(differ_from_first, 1000);   /* end sections short of the last row: lanes' work, not the tail's */
+}

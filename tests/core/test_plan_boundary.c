@@ -321,10 +321,11 @@ Test(plan_boundary, loop_convex_paths_agree_with_the_plain_walk) {
                 xz[2 * m + 1] = (float)(cz + off * cos(a));
                 m++;
             }
-        if (it % 5 == 1) {   /* a convex polygon instead */
+        if (it % 5 == 1) {   /* a convex polygon instead, or one wound round twice (every turn a left one) */
             m = (uint32_t)pm_rng_int(&r, 3, 200);
+            double turns = it % 3 == 0 && m % 2 ? 2 : 1;
             for (uint32_t i = 0; i < m; i++) {
-                double a = 2 * PM_TEST_PI * i / m;
+                double a = 2 * PM_TEST_PI * turns * i / m;
                 xz[2 * i] = (float)(ox + 50 * cos(a));
                 xz[2 * i + 1] = (float)(oz + 50 * sin(a));
             }
