@@ -40,7 +40,7 @@ static void pm__check_points(pm__road_req *q, pm_api_problem *prob) {
     char ptr[64];
     for (size_t i = 1; i <= p->npoints; i++) {
         if (i == p->npoints && !p->closed) break;
-        size_t k = i % p->npoints;
+        size_t k = i < p->npoints ? i : 0;   /* i % npoints without a division per point */
         const double *a = p->points + 3 * (i - 1), *b = p->points + 3 * k;
         /* hypot is at least either side: most pairs need no hypot. */
         if (fabs(b[0] - a[0]) >= 1e-3 || fabs(b[2] - a[2]) >= 1e-3) continue;

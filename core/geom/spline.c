@@ -7,6 +7,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "geom/hypot4.h"
 #include "geom/vec.h"
 #include "scene/result.h"
 
@@ -58,6 +59,20 @@ static inline __attribute__((always_inline)) pm__v4 pm__ctrl(const double *pts, 
     return (pm__v4){q[0], q[1], q[2], 0.0};
 }
 
+/* pm__ctrl's x and z in scalars (the same operations: a phantom point is
+ * 2 a - b per coordinate), for the knot lengths' lanes. */
+static inline __attribute__((always_inline)) void pm__ctrl_xz(const double *pts, size_t n, bool closed, long i,
+                                                              double *x, double *z) {
+    long nn = (long)n;
+    const double *a, *b = NULL;
+    if (closed) a = pts + 3 * (((i % nn) + nn) % nn);
+    else if (i < 0) a = pts, b = pts + 3;
+    else if (i >= nn) a = pts + 3 * (nn - 1), b = a - 3;
+    else a = pts + 3 * i;
+    *x = b ? 2.0 * a[0] - b[0] : a[0];
+    *z = b ? 2.0 * a[2] - b[2] : a[2];
+}
+
 /* pow(d, alpha) for the knot intervals, each distinct distance once: a
  * road's intervals repeat (ghost points, equal spacing), and pow is a pure
  * function of d, so a remembered power is the one pow would give. */
@@ -81,12 +96,31 @@ static double pm__pow_of(pm__pow_memo *m, double d) {
     return m->pw[slot];
 }
 
-/* The knot interval between a and b: |b - a| in plan to the power alpha. */
-static inline __attribute__((always_inline)) double pm__knot(pm__v4 a, pm__v4 b, pm__pow_memo *m) {
-    if (m->alpha == 0.0) return 1.0;
-    double d = hypot(b[0] - a[0], b[2] - a[2]);
-    assert(d > 0.0);
-    return pm__pow_of(m, d);
+/* The knot intervals d(j) = |ctrl(j) - ctrl(j - 1)| in plan to the power
+ * alpha for j = first .. first + 3 (those up to last): the four plan lengths
+ * in lanes by pm_hypot4 (bit for bit hypot(b.x - a.x, b.z - a.z), checked
+ * in tests/core/test_road_frame_fast.c), alpha 0 uniform (all 1). */
+static inline __attribute__((always_inline)) void pm__knots4(const double *pts, size_t n, bool closed, long first,
+                                                             long last, pm__pow_memo *m, double out[4]) {
+    if (m->alpha == 0.0) {
+        for (int j = 0; j < 4; j++) out[j] = 1.0;
+        return;
+    }
+    pm_d4 dx = {1.0, 1.0, 1.0, 1.0}, dz = {0.0, 0.0, 0.0, 0.0};
+    double ax, az, bx, bz;
+    pm__ctrl_xz(pts, n, closed, first - 1, &ax, &az);
+    for (int j = 0; j < 4 && first + j <= last; j++) {
+        pm__ctrl_xz(pts, n, closed, first + j, &bx, &bz);
+        dx[j] = bx - ax;
+        dz[j] = bz - az;
+        ax = bx;
+        az = bz;
+    }
+    pm_d4 d = pm_hypot4(dx, dz);
+    for (int j = 0; j < 4 && first + j <= last; j++) {
+        assert(d[j] > 0.0);
+        out[j] = pm__pow_of(m, d[j]);
+    }
 }
 
 /* Non-uniform Catmull-Rom as cubic Hermite segments (the tangents of the
@@ -107,11 +141,16 @@ PM__LANE_CLONES static void pm__cr_segments(pm_spline *s, const double *pts, siz
     pm__pow_memo *m = &memo;
     pm__v4 P0 = pm__ctrl(pts, n, closed, -1), P1 = pm__ctrl(pts, n, closed, 0);
     pm__v4 P2 = pm__ctrl(pts, n, closed, 1);
-    double d01 = pm__knot(P0, P1, m), d12 = pm__knot(P1, P2, m);
+    /* d(j) for j = 0 .. nseg + 1, four at a time: kd[j & 3] */
+    long last = (long)s->nseg + 1;
+    double kd[4];
+    pm__knots4(pts, n, closed, 0, last, m, kd);
+    double d01 = kd[0], d12 = kd[1];
     pm__v4 q01 = (P1 - P0) / d01, q12 = (P2 - P1) / d12, s02 = (P2 - P0) / (d01 + d12);
     for (uint32_t i = 0; i < s->nseg; i++) {
         pm__v4 P3 = pm__ctrl(pts, n, closed, (long)i + 2);
-        double d23 = pm__knot(P2, P3, m);
+        if (((i + 2) & 3) == 0) pm__knots4(pts, n, closed, (long)i + 2, last, m, kd);
+        double d23 = kd[(i + 2) & 3];
         pm__v4 q23 = (P3 - P2) / d23, s13 = (P3 - P1) / (d12 + d23);
         pm__v4 m1 = d12 * (q01 - s02 + q12), m2 = d12 * (q12 - s13 + q23);
         pm__v4 c2 = -3.0 * P1 - 2.0 * m1 + 3.0 * P2 - m2;
