@@ -80,13 +80,23 @@ pm_compare2() {
   done
 }
 
+# Each size runs twice: the grid along the axes, and the same grid turned
+# by $PM_NC_TURN degrees (default 30; one-way file only), its nodes
+# rounded to the millimetre, for both sides. A town along the axes is the
+# kindest input for procmesh: every junction the same (one junction mesh
+# reused), every coordinate a whole number; the turned grid is what a map
+# editor more often draws.
+TURN=${PM_NC_TURN:-30}
 for n in "${SIZES[@]}"; do
-  python3 - "$n" "$work" <<'PY'
-import json, sys
-n, d = int(sys.argv[1]), sys.argv[2]
+ for turn in 0 "$TURN"; do
+  python3 - "$n" "$work" "$turn" <<'PY'
+import json, math, sys
+n, d, turn = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 S = 100.0
 ids = lambda i, j: f"n{i}_{j}"
-nodes = [(ids(i, j), S * i, S * j) for i in range(n) for j in range(n)]
+c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
+rot = lambda x, y: (x, y) if turn == 0 else (round(c * x - s * y, 3), round(s * x + c * y, 3))
+nodes = [(ids(i, j), *rot(S * i, S * j)) for i in range(n) for j in range(n)]
 streets = [(ids(i, j), ids(i + 1, j)) for i in range(n - 1) for j in range(n)] + \
           [(ids(i, j), ids(i, j + 1)) for i in range(n) for j in range(n - 1)]
 with open(f"{d}/grid.nod.xml", "w") as f:
@@ -120,14 +130,18 @@ PY
   for sw in 0 1; do
     guess=$([ $sw = 1 ] && echo "--sidewalks.guess true --sidewalks.guess.min-speed 0" || echo "")
     label=$([ $sw = 1 ] && echo "with sidewalks" || echo "no sidewalks")
-    for form in oneway twoway; do
-      pm_compare2 "network ${n}x${n}, $form, $label" "ms CPU" \
+    forms=(oneway twoway)
+    [ "$turn" = 0 ] || forms=(oneway)
+    where=$([ "$turn" = 0 ] && echo "" || echo " turned ${turn} deg")
+    for form in "${forms[@]}"; do
+      pm_compare2 "network ${n}x${n}$where, $form, $label" "ms CPU" \
         "pm_time_cmd '$PM generate networks --format glb $LIM -o $work/out.glb < $work/req$sw.json'" \
         "pm_time_cmd '$PM generate networks --format glb $LIM -o $work/outc.glb < $work/req${sw}c.json'" \
         "pm_time_cmd 'netconvert --node-files $work/grid.nod.xml --edge-files $work/$form.edg.xml $guess -o $work/out.net.xml'" \
         "at netconvert's detail (max_segment 1000)"
     done
-    printf '  %s: procmesh GLB %s bytes (default), %s bytes (max_segment 1000); netconvert net.xml %s bytes (two-way)\n' \
-      "$label" "$(stat -c %s "$work/out.glb")" "$(stat -c %s "$work/outc.glb")" "$(stat -c %s "$work/out.net.xml")"
+    printf '  %s: procmesh GLB %s bytes (default), %s bytes (max_segment 1000); netconvert net.xml %s bytes (%s)\n' \
+      "$label" "$(stat -c %s "$work/out.glb")" "$(stat -c %s "$work/outc.glb")" "$(stat -c %s "$work/out.net.xml")" "${forms[-1]}"
   done
+ done
 done
