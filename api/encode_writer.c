@@ -120,7 +120,7 @@ static char *pm_api__put_escaped(char *o, const char *s, size_t n) {
         uint64_t x;
         memcpy(&x, s + n - 8, 8);
         if (!pm_api__needs_escape8(x)) {
-            memcpy(o + (n - 8 - i), &x, 8);
+            memcpy(o - (8 - (n - i)), &x, 8);   /* i >= 8 bytes were written: o - 7 at the least */
             return o + (n - i);
         }
     } else if (n >= 4 && n < 8) {

@@ -282,7 +282,8 @@ static bool pm__section_stats_plain(const pm__level *L, double W, double *rmin, 
     for (size_t i = 0; i < L->n; i++) {
         if (L->sec[i].kappa != 0.0) r = fmin(r, 1.0 / fabs(L->sec[i].kappa));
         b = fmax(b, fabs(L->sec[i].bank));
-        folded |= pm__folded(&L->sec[i], 0, W) | pm__folded(&L->sec[i], 1, W);
+        folded |= pm__folded(&L->sec[i], 0, W);
+        folded |= pm__folded(&L->sec[i], 1, W);
     }
     *rmin = r;
     *bmax = b;
