@@ -1347,6 +1347,8 @@ static int pm__road_strip(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, 
     return 1;
 }
 
+#include "network/network_overlap_walk.h"   /* (a road with a sidewalk: pm__road_walk) */
+
 /* Road r's cluster (rg[0 .. n), cap triangles at most) when its
  * certificate shows its triangles pairwise disjoint (1): its bounds are
  * those of its outline (the triangles fill the region it bounds, so their
@@ -1360,6 +1362,9 @@ static int pm__road_shown(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, 
     pm_arena_reset(O->w);
     bool sure = false;
     int rc = PM__STRIP(O, r, rg, n, cap, &sure);
+#ifdef __SSE2__
+    if (!sure && rc >= 0 && rg[n - 1].count) rc = PM__WALK(O, r, rg, n, cap, &sure);
+#endif
     return sure || rc < 0 ? rc : pm__road_summed(O, r, rg, n, cap);
 }
 
