@@ -40,16 +40,6 @@ static bool once_hook(const uint32_t *row, uint32_t G, const pm__sides *sd) {
     return once;
 }
 
-/* All pairs of the road's triangles (owned, with plan area) that overlap. */
-static size_t road_overlaps(const pm__ov *O, const pm__range *rg, size_t n) {
-    size_t nt, bad = 0;
-    ptri *t = road_tris(O, rg, n, &nt);
-    for (size_t i = 0; i < nt; i++)
-        for (size_t j = i + 1; j < nt; j++) bad += ptri_overlap(&t[i], &t[j]);
-    free(t);
-    return bad;
-}
-
 static int strip_hook(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap, bool *sure) {
     int rc = pm__road_strip(O, r, rg, n, cap, sure);
     with_sidewalk += rg[n - 1].count > 0;

@@ -43,16 +43,6 @@ static pm_rng dr;                      /* the defects' generator */
 static int defect_rate;                /* one road in this many gets a defect (0: none) */
 
 #ifdef __SSE2__
-/* All pairs of the road's triangles (owned, with plan area) that overlap. */
-static size_t road_overlaps(const pm__ov *O, const pm__range *rg, size_t n) {
-    size_t nt, bad = 0;
-    ptri *t = road_tris(O, rg, n, &nt);
-    for (size_t i = 0; i < nt; i++)
-        for (size_t j = i + 1; j < nt; j++) bad += ptri_overlap(&t[i], &t[j]);
-    free(t);
-    return bad;
-}
-
 /* The walk, then the summed way on the same triangles: the same. */
 static int walk_compare(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap, bool *sure) {
     int rc = pm__road_walk(O, r, rg, n, cap, sure);

@@ -3,7 +3,7 @@
 /* A road cluster's triangles as core/network/network_overlap.c's check
  * sees them, for the tests that compile that file in (after including
  * it and pm_test_overlap.h): test_network_overlap_fast.c and
- * test_network_overlap_strip.c. */
+ * test_network_overlap_strip.c and test_network_overlap_walk.c. */
 #include <stdlib.h>
 
 /* The road's triangles as the check sees them (owned, with plan area). */
@@ -28,6 +28,16 @@ static ptri *road_tris(const pm__ov *O, const pm__range *rg, size_t n, size_t *n
         }
     }
     return t;
+}
+
+/* All pairs of the road's triangles (owned, with plan area) that overlap. */
+static inline size_t road_overlaps(const pm__ov *O, const pm__range *rg, size_t n) {
+    size_t nt, bad = 0;
+    ptri *t = road_tris(O, rg, n, &nt);
+    for (size_t i = 0; i < nt; i++)
+        for (size_t j = i + 1; j < nt; j++) bad += ptri_overlap(&t[i], &t[j]);
+    free(t);
+    return bad;
 }
 
 #endif
