@@ -13,7 +13,8 @@
  * by index, gives each plan point an id, cancels the twins on the seam
  * and walks what is left once round. When
  *  - the asphalt is such a strip, every triangle turning one way, its
- *    border with each vertex once (so its edges are what its sum leaves),
+ *    border with each vertex once (so its edges are what its sum leaves;
+ *    seen from its rows when they rise, else vertex by vertex),
  *  - every band triangle turns one way (exactly), its steps in the
  *    pattern above, its vertices rising (so all different, and pieces
  *    share none), its inner points those of its sections' asphalt
@@ -181,6 +182,28 @@ static bool pm__seams(const pm__road *R, const uint32_t *row, uint32_t G, int tu
     return true;
 }
 
+/* Whether the border of road r's strip (rows row[0 .. 3 (G + 1)), as
+ * pm__border2 walks it) has each vertex once: 1 yes, 0 no,
+ * PM_ERR_NOMEM. pm__border2_once when its inner rows rise, else vertex
+ * by vertex as pm__road_strip does (O->stamp). */
+static int pm__walk_once(pm__ov *O, uint32_t r, const uint32_t *row, uint32_t G, const pm__sides *sd) {
+    if (pm__border2_once(row, G, sd)) return 1;
+    if (!O->stamp && !(O->stamp = pm_arena_calloc(O->s, (size_t)O->sc->prims[0].vcount + 1, sizeof *O->stamp)))
+        return PM_ERR_NOMEM;
+    uint32_t *stamp = O->stamp, id = r + 1, repeated = 0;
+    const uint32_t mid[2] = {row[1], row[3 * (size_t)G + 1]};
+    for (int i = 0; i < 2; i++) {
+        repeated |= stamp[mid[i]] == id;
+        stamp[mid[i]] = id;
+    }
+    for (const uint32_t *v = row; v <= row + 3 * (size_t)G; v += 3)
+        for (int c = 0; c <= 2; c += 2) {
+            repeated |= stamp[v[c]] == id;
+            stamp[v[c]] = id;
+        }
+    return !repeated;
+}
+
 /* Road r's certificate by its rows and bands: as pm__road_strip (1 shown,
  * its cluster added; *sure false: not decided here, nothing kept). */
 static int pm__road_walk(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap, bool *sure) {
@@ -203,9 +226,10 @@ static int pm__road_walk(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, s
     if (!row || !xa || !pc || !out || !at) return PM_ERR_NOMEM;
     int turn, sb;
     pm__sides sd = {.xz = {xa + 2 * (size_t)mA + 2, xa + 3 * (size_t)mA + 3}};
-    if (!pm__strip_rows2(P->indices + 3 * (size_t)t0, t, pos, row, &turn, R->voff, R->vcount, &far, &sd) ||
-        !pm__border2_once(row, G, &sd))
+    if (!pm__strip_rows2(P->indices + 3 * (size_t)t0, t, pos, row, &turn, R->voff, R->vcount, &far, &sd))
         return PM_OK;
+    int once = pm__walk_once(O, r, row, G, &sd);
+    if (once != 1) return once;
     if (!pm__bands(O, r, S, pc, &np, out, &sb, &far, &span) || far > PM__FAR ||
         (size_t)R->vcount + span > 8 * cap + 64)
         return PM_OK;

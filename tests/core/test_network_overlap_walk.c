@@ -274,11 +274,11 @@ Test(network_overlap_walk, bands_against_the_sum_on_every_road, .timeout = 300) 
     }
     size_t crowded = decided;
     grids(20261213, 800, false);
-    cr_log_info("roads with a sidewalk by their bands: %zu shown (%zu in crowded networks), %zu left to the sum",
+    cr_log_info("roads with a sidewalk by their walk: %zu shown (%zu in crowded networks), %zu left to the sum",
                 decided, crowded, undecided);
 #ifdef __SSE2__
-    cr_assert_geq(decided, 1000, "only %zu roads shown by their bands", decided);
-    cr_assert_geq(undecided, 500, "only %zu roads left to the sum", undecided);
+    cr_assert_geq(decided, 1000, "only %zu roads shown by their walk", decided);
+    cr_assert_geq(undecided, 100, "only %zu roads left to the sum", undecided);
 #endif
 }
 
@@ -287,7 +287,7 @@ Test(network_overlap_walk, defects_against_the_sum, .timeout = 300) {
     defect_rate = 1;
     grids(20261209, 1200, false);
     defect_rate = 0;
-    cr_log_info("defects: %zu roads, %zu still shown by their bands, %zu left to the sum", defects, defects_decided,
+    cr_log_info("defects: %zu roads, %zu still shown by their walk, %zu left to the sum", defects, defects_decided,
                 defects_refused);
 #ifdef __SSE2__
     cr_assert_geq(defects_decided, 50, "only %zu roads with a defect decided", defects_decided);
@@ -299,11 +299,11 @@ Test(network_overlap_walk, brute_force_oracle_with_bands, .timeout = 300) {
     grids(20261211, 300, true);
     int accepted[5] = {0}, refused[5] = {0}, own = 0;
     oracle_run(20261212, 500, false, accepted, refused, &own);
-    cr_log_info("oracle on sidewalk grids: %zu accepted, %zu refused for overlaps; %zu roads by their bands",
+    cr_log_info("oracle on sidewalk grids: %zu accepted, %zu refused for overlaps; %zu roads by their walk",
                 oracle_accepted, oracle_refused, decided);
     cr_assert_geq(oracle_accepted, 100);
     for (int k = 0; k < 4; k++) cr_assert_geq(refused[k], 5, "kind %d: only %d refused for overlaps", k, refused[k]);
 #ifdef __SSE2__
-    cr_assert_geq(decided, 400, "bands decided only %zu roads", decided);
+    cr_assert_geq(decided, 400, "the walk decided only %zu roads", decided);
 #endif
 }
