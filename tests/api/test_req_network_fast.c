@@ -1,4 +1,5 @@
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "pm_api/key.h"
 #include "pm_api/reader.h"
 #include "pm_api/request.h"
+#include "pm_test_api.h"
 #include "pm_test_fast.h"
 #include "../../api/json_fast.h"
 
@@ -435,4 +437,215 @@ Test(req_network_fast, the_bench_town_gives_the_same_key) {
     pm_test_text_str(&t, "], \"sidewalk\": {\"width\": 2}, \"max_segment\": 1000}");
     cr_expect(same(t.s));
     free(t.s);
+}
+
+/* ---- turned towns, any spelling of their numbers ---- */
+
+/* x as a number token of any spelling the reader meets: 1 to 17
+ * significant digits ("%.*g", which writes exponents too), fixed
+ * decimals, exponents of either case and sign, a leading zero exponent,
+ * and for 0 every spelling of (negative) zero. */
+static void put_any(pm_test_text *t, pm_rng *r, double x) {
+    if (x == 0) {
+        static const char *const zeros[] = {"0", "-0", "0.0", "-0.0", "0e0", "-0E+3", "0.000", "-0.0e-7"};
+        pm_test_text_str(t, zeros[rnd(r, 8)]);
+        return;
+    }
+    switch (rnd(r, 6)) {
+    case 0: pm_test_text_printf(t, "%.*g", 1 + rnd(r, 17), x); break;
+    case 1: pm_test_text_printf(t, "%.*f", rnd(r, 8), x); break;
+    case 2: pm_test_text_printf(t, "%.*e", rnd(r, 17), x); break;
+    case 3: pm_test_text_printf(t, "%.*E", rnd(r, 10), x); break;
+    case 4: pm_test_text_printf(t, "%.*fe-3", rnd(r, 5), x * 1000); break;   /* 1234.5e-3 */
+    default: pm_test_text_printf(t, "%.17g", x); break;
+    }
+}
+
+/* Coordinates a map editor writes for a turned grid: rounded to the mm
+ * most often, else to a random number of decimals, or written whole. */
+static void put_coord(pm_test_text *t, pm_rng *r, double x) {
+    int style = rnd(r, 8);
+    if (style < 4) pm_test_text_printf(t, "%.3f", x);
+    else if (style < 6) pm_test_text_printf(t, "%.*f", rnd(r, 8), x);
+    else put_any(t, r, x);
+}
+
+/* What a height may be: 0 in any spelling, a small real, or one of the
+ * extremes a double has (subnormal, the smallest normal, tiny exponents). */
+static void put_height(pm_test_text *t, pm_rng *r) {
+    static const char *const odd[] = {"5e-324", "4.9406564584124654e-324", "2.2250738585072014e-308",
+                                      "1e-300", "-1E-300", "1e-7", "0.00001234", "-0.000099",
+                                      "1.7976931348623157e-300", "123456789e-12"};
+    int k = rnd(r, 4);
+    if (k == 0) put_any(t, r, 0);
+    else if (k == 1) pm_test_text_str(t, odd[rnd(r, 10)]);
+    else put_any(t, r, pm_rng_range(r, -5, 5));
+}
+
+/* One blank or none, or blanks the short step does not take. */
+static const char *sep(pm_rng *r) {
+    static const char *const s[] = {"", " ", " ", " ", "\n", "  ", "\t "};
+    return s[rnd(r, 7)];
+}
+
+/* A w x h grid turned by a random angle, placed anywhere up to the
+ * coordinate bound (huge values), ids of every kind (0 and -0 too), edges
+ * sometimes with a bent interior point. */
+static char *turned_town(pm_rng *r) {
+    int w = 2 + rnd(r, 4), h = 1 + rnd(r, 4), style = rnd(r, 3);
+    double cell = 30 + rnd(r, 90), a = pm_rng_range(r, 0, 6.283185307179586);
+    double c = cos(a), s = sin(a), ext = (w + h) * cell;
+    double ox = rnd(r, 3) == 0 ? pm_rng_range(r, -1, 1) * (1e5 - ext) : pm_rng_range(r, -500, 500);
+    double oz = rnd(r, 3) == 0 ? pm_rng_range(r, -1, 1) * (1e5 - ext) : pm_rng_range(r, -500, 500);
+    if (rnd(r, 6) == 0) ox = oz = 0;   /* the first node at 0 (a zero token) */
+    pm_test_text t = {0};
+    pm_test_text_printf(&t, "{%s\"nodes\":%s[", sep(r), sep(r));
+    for (int i = 0; i < w * h; i++) {
+        double u = (i % w) * cell, v = (i / w) * cell;
+        pm_test_text_printf(&t, "%s{\"id\":%s", i ? "," : "", sep(r));
+        if (style == 2 && i < 2) pm_test_text_str(&t, i ? "-0" : "1");   /* 0 written as -0 */
+        else put_id(&t, i, style);
+        pm_test_text_printf(&t, ",%s\"position\":%s[%s", sep(r), sep(r), sep(r));
+        put_coord(&t, r, ox + c * u - s * v);
+        if (rnd(r, 3) == 0) {
+            pm_test_text_printf(&t, ",%s", sep(r));
+            put_height(&t, r);
+        }
+        pm_test_text_printf(&t, ",%s", sep(r));
+        put_coord(&t, r, oz + s * u + c * v);
+        pm_test_text_printf(&t, "%s]}", sep(r));
+    }
+    pm_test_text_printf(&t, "],%s\"edges\": [", sep(r));
+    int ne = 0;
+    for (int i = 0; i < w * h; i++) {
+        for (int d = 0; d < 2; d++) {
+            int j = d ? i + w : i + 1;
+            if ((d == 0 && i % w == w - 1) || j >= w * h) continue;
+            pm_test_text_printf(&t, "%s{\"from\": ", ne++ ? "," : "");
+            if (style == 2 && i < 2) pm_test_text_str(&t, i ? "0" : "1");
+            else put_id(&t, i, style);
+            pm_test_text_str(&t, ", \"to\": ");
+            if (style == 2 && j < 2) pm_test_text_str(&t, j ? "0" : "1");
+            else put_id(&t, j, style);
+            if (rnd(r, 3) == 0) {
+                pm_test_text_str(&t, ", \"width\": ");
+                put_any(&t, r, 3 + rnd(r, 12) * 0.5);
+            }
+            if (rnd(r, 3) == 0) {
+                double u = ((i % w) + (d ? 0.05 : 0.5)) * cell, v = ((i / w) + (d ? 0.5 : 0.05)) * cell;
+                pm_test_text_printf(&t, ", \"points\": [%s[", sep(r));
+                put_coord(&t, r, ox + c * u - s * v);
+                if (rnd(r, 2)) {
+                    pm_test_text_printf(&t, ",%s", sep(r));
+                    put_height(&t, r);
+                }
+                pm_test_text_printf(&t, ",%s", sep(r));
+                put_coord(&t, r, oz + s * u + c * v);
+                pm_test_text_printf(&t, "]%s]", sep(r));
+            }
+            pm_test_text_str(&t, "}");
+        }
+    }
+    pm_test_text_str(&t, "]");
+    if (rnd(r, 3) == 0) pm_test_text_printf(&t, ", \"sidewalk\": {\"width\": %g}", 1 + rnd(r, 4) * 0.5);
+    if (rnd(r, 3) == 0) pm_test_text_str(&t, ", \"max_segment\": 1000");
+    pm_test_text_printf(&t, "%s}", sep(r));
+    return t.s;
+}
+
+/* Every turned town is taken, with the document path's parameters (bit
+ * for bit), canonical text and key. The positions' and points' text is
+ * written from their tokens: short ones in one step, long ones, exponents
+ * and blanks the other way; both are held against the dump here. */
+Test(req_network_fast, turned_towns_with_any_number_spelling_give_the_same_answer) {
+    pm_rng r;
+    pm_rng_seed(&r, 12);
+    int n = 600, took = 0;
+    for (int i = 0; i < n; i++) {
+        char *body = turned_town(&r);
+        took += same(body);
+        free(body);
+    }
+    cr_expect_eq(took, n, "%d of %d turned towns taken", took, n);
+}
+
+/* The route's answer to body (fast reader first, then the document path,
+ * as the service runs it). */
+static pm_api_problem route_problem(const char *body) {
+    pm_api_limits lim = limits();
+    pm_api_output out = pm_api_output_default(PM_API_FMT_GLB);
+    pm_api_run run = {.lim = &lim, .outputs = &out, .noutputs = 1};
+    pm_api_request rq = {.gen = &pm_api_gen_network, .body = body, .body_len = strlen(body)};
+    pm_api_buf buf = {0};
+    pm_api_problem p;
+    pm_api_problem_init(&p);
+    if (pm_api_request_run(&rq, &run, &buf, NULL, &p) == 0) free(buf.data);
+    return p;
+}
+
+/* A town with one coordinate spelled badly: the fast reader leaves it
+ * (setting no problem), and the route answers the document path's 422
+ * naming that coordinate by its exact pointer, or its 400 saying where
+ * the token is (malformed JSON has no pointer: line and column, a column
+ * within the token). The bound itself is in range. */
+Test(req_network_fast, bad_number_tokens_are_left_and_named_exactly) {
+    static const char *const refused[] = {"2e5", "-100000.00000000001", "1e6", "\"1.5\"", "null",
+                                          "true", "[1]", "{}", "100001", "-1E+5"};
+    static const char *const malformed[] = {"01", "1.", ".5", "+1", "-", "1e", "1e+", "NaN",
+                                            "Infinity", "-Infinity", "1e999", "-1e400", "0x10",
+                                            "1.5.2", "--1", "1_0", "- 1", "1.e5", "00.5"};
+    pm_rng r;
+    pm_rng_seed(&r, 13);
+    for (int i = 0; i < 300; i++) {
+        bool bad422 = i % 2 == 0;
+        const char *tok = bad422 ? refused[rnd(&r, 10)] : malformed[rnd(&r, 19)];
+        bool bound = strcmp(tok, "-1E+5") == 0;
+        int nodes = 4 + rnd(&r, 4), bad = rnd(&r, nodes), bad_k = rnd(&r, 2);
+        bool in_edge = rnd(&r, 2);
+        if (in_edge) bad %= nodes - 1;
+        size_t at = 0;
+        pm_test_text t = {0};
+        pm_test_text_str(&t, "{\"nodes\": [");
+        for (int k = 0; k < nodes + nodes - 1; k++) {
+            bool edge = k >= nodes;
+            int e = k - nodes;
+            double u = 40.0 * (edge ? e + 0.5 : k), x = u * 0.8660254037844387,
+                   z = u * 0.5 + (edge ? 3.625 : (k % 2) * 7.25);
+            if (k == nodes) pm_test_text_str(&t, "], \"edges\": [");
+            if (edge) pm_test_text_printf(&t, "%s{\"from\": %d, \"to\": %d, \"points\": [[", e ? ", " : "", e, e + 1);
+            else pm_test_text_printf(&t, "%s{\"id\": %d, \"position\": [", k ? ", " : "", k);
+            for (int c = 0; c < 2; c++) {
+                if (c) pm_test_text_str(&t, ", ");
+                if (edge == in_edge && (edge ? e : k) == bad && c == bad_k) {
+                    at = t.len;
+                    pm_test_text_str(&t, tok);
+                } else {
+                    put_coord(&t, &r, c ? z : x);
+                }
+            }
+            pm_test_text_str(&t, edge ? "]]}" : "]}");
+        }
+        pm_test_text_str(&t, "]}");
+        char ptr[64];
+        if (in_edge) snprintf(ptr, sizeof ptr, "/edges/%d/points/0/%d", bad, bad_k);
+        else snprintf(ptr, sizeof ptr, "/nodes/%d/position/%d", bad, bad_k);
+        bool was_taken = same(t.s);
+        pm_api_problem p = route_problem(t.s);
+        if (bound) {   /* in range (the geometry may still be refused, for both paths alike) */
+            cr_expect(was_taken && !pm_test_api_msg_at(&p, ptr), "%s: %d %s", t.s, p.status, p.detail);
+        } else if (bad422) {
+            cr_expect(!was_taken, "taken: %s", t.s);
+            const char *first = json_string_value(json_object_get(json_array_get(p.errors, 0), "pointer"));
+            cr_expect(p.status == 422 && first && strcmp(first, ptr) == 0 && json_array_size(p.errors) == 1,
+                      "%s: %d %s, expected %s", t.s, p.status, p.detail, ptr);
+        } else {
+            cr_expect(!was_taken, "taken: %s", t.s);
+            const char *col = strstr(p.detail, "at line 1, column ");
+            long c = col ? strtol(col + 18, NULL, 10) : 0;
+            cr_expect(p.status == 400 && c > (long)at && c <= (long)(at + strlen(tok)),
+                      "%s: %d %s (the token at column %zu)", t.s, p.status, p.detail, at + 1);
+        }
+        pm_api_problem_free(&p);
+        free(t.s);
+    }
 }
