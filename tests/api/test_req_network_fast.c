@@ -12,7 +12,6 @@
 #include "pm_api/key.h"
 #include "pm_api/reader.h"
 #include "pm_api/request.h"
-#include "pm_test_api.h"
 #include "pm_test_fast.h"
 #include "../../api/json_fast.h"
 
@@ -441,33 +440,13 @@ Test(req_network_fast, the_bench_town_gives_the_same_key) {
 
 /* ---- turned towns, any spelling of their numbers ---- */
 
-/* x as a number token of any spelling the reader meets: 1 to 17
- * significant digits ("%.*g", which writes exponents too), fixed
- * decimals, exponents of either case and sign, a leading zero exponent,
- * and for 0 every spelling of (negative) zero. */
-static void put_any(pm_test_text *t, pm_rng *r, double x) {
-    if (x == 0) {
-        static const char *const zeros[] = {"0", "-0", "0.0", "-0.0", "0e0", "-0E+3", "0.000", "-0.0e-7"};
-        pm_test_text_str(t, zeros[rnd(r, 8)]);
-        return;
-    }
-    switch (rnd(r, 6)) {
-    case 0: pm_test_text_printf(t, "%.*g", 1 + rnd(r, 17), x); break;
-    case 1: pm_test_text_printf(t, "%.*f", rnd(r, 8), x); break;
-    case 2: pm_test_text_printf(t, "%.*e", rnd(r, 17), x); break;
-    case 3: pm_test_text_printf(t, "%.*E", rnd(r, 10), x); break;
-    case 4: pm_test_text_printf(t, "%.*fe-3", rnd(r, 5), x * 1000); break;   /* 1234.5e-3 */
-    default: pm_test_text_printf(t, "%.17g", x); break;
-    }
-}
-
 /* Coordinates a map editor writes for a turned grid: rounded to the mm
  * most often, else to a random number of decimals, or written whole. */
 static void put_coord(pm_test_text *t, pm_rng *r, double x) {
     int style = rnd(r, 8);
     if (style < 4) pm_test_text_printf(t, "%.3f", x);
     else if (style < 6) pm_test_text_printf(t, "%.*f", rnd(r, 8), x);
-    else put_any(t, r, x);
+    else pm_test_fast_real(t, r, x);
 }
 
 /* What a height may be: 0 in any spelling, a small real, or one of the
@@ -477,9 +456,9 @@ static void put_height(pm_test_text *t, pm_rng *r) {
                                       "1e-300", "-1E-300", "1e-7", "0.00001234", "-0.000099",
                                       "1.7976931348623157e-300", "123456789e-12"};
     int k = rnd(r, 4);
-    if (k == 0) put_any(t, r, 0);
+    if (k == 0) pm_test_fast_real(t, r, 0);
     else if (k == 1) pm_test_text_str(t, odd[rnd(r, 10)]);
-    else put_any(t, r, pm_rng_range(r, -5, 5));
+    else pm_test_fast_real(t, r, pm_rng_range(r, -5, 5));
 }
 
 /* One blank or none, or blanks the short step does not take. */
@@ -529,7 +508,7 @@ static char *turned_town(pm_rng *r) {
             else put_id(&t, j, style);
             if (rnd(r, 3) == 0) {
                 pm_test_text_str(&t, ", \"width\": ");
-                put_any(&t, r, 3 + rnd(r, 12) * 0.5);
+                pm_test_fast_real(&t, r, 3 + rnd(r, 12) * 0.5);
             }
             if (rnd(r, 3) == 0) {
                 double u = ((i % w) + (d ? 0.05 : 0.5)) * cell, v = ((i / w) + (d ? 0.5 : 0.05)) * cell;
@@ -569,37 +548,18 @@ Test(req_network_fast, turned_towns_with_any_number_spelling_give_the_same_answe
     cr_expect_eq(took, n, "%d of %d turned towns taken", took, n);
 }
 
-/* The route's answer to body (fast reader first, then the document path,
- * as the service runs it). */
-static pm_api_problem route_problem(const char *body) {
-    pm_api_limits lim = limits();
-    pm_api_output out = pm_api_output_default(PM_API_FMT_GLB);
-    pm_api_run run = {.lim = &lim, .outputs = &out, .noutputs = 1};
-    pm_api_request rq = {.gen = &pm_api_gen_network, .body = body, .body_len = strlen(body)};
-    pm_api_buf buf = {0};
-    pm_api_problem p;
-    pm_api_problem_init(&p);
-    if (pm_api_request_run(&rq, &run, &buf, NULL, &p) == 0) free(buf.data);
-    return p;
-}
-
 /* A town with one coordinate spelled badly: the fast reader leaves it
  * (setting no problem), and the route answers the document path's 422
  * naming that coordinate by its exact pointer, or its 400 saying where
  * the token is (malformed JSON has no pointer: line and column, a column
  * within the token). The bound itself is in range. */
 Test(req_network_fast, bad_number_tokens_are_left_and_named_exactly) {
-    static const char *const refused[] = {"2e5", "-100000.00000000001", "1e6", "\"1.5\"", "null",
-                                          "true", "[1]", "{}", "100001", "-1E+5"};
-    static const char *const malformed[] = {"01", "1.", ".5", "+1", "-", "1e", "1e+", "NaN",
-                                            "Infinity", "-Infinity", "1e999", "-1e400", "0x10",
-                                            "1.5.2", "--1", "1_0", "- 1", "1.e5", "00.5"};
     pm_rng r;
     pm_rng_seed(&r, 13);
     for (int i = 0; i < 300; i++) {
         bool bad422 = i % 2 == 0;
-        const char *tok = bad422 ? refused[rnd(&r, 10)] : malformed[rnd(&r, 19)];
-        bool bound = strcmp(tok, "-1E+5") == 0;
+        const char *tok = bad422 ? pm_test_fast_refused[rnd(&r, PM_TEST_FAST_REFUSED)]
+                                 : pm_test_fast_malformed[rnd(&r, PM_TEST_FAST_MALFORMED)];
         int nodes = 4 + rnd(&r, 4), bad = rnd(&r, nodes), bad_k = rnd(&r, 2);
         bool in_edge = rnd(&r, 2);
         if (in_edge) bad %= nodes - 1;
@@ -629,23 +589,7 @@ Test(req_network_fast, bad_number_tokens_are_left_and_named_exactly) {
         char ptr[64];
         if (in_edge) snprintf(ptr, sizeof ptr, "/edges/%d/points/0/%d", bad, bad_k);
         else snprintf(ptr, sizeof ptr, "/nodes/%d/position/%d", bad, bad_k);
-        bool was_taken = same(t.s);
-        pm_api_problem p = route_problem(t.s);
-        if (bound) {   /* in range (the geometry may still be refused, for both paths alike) */
-            cr_expect(was_taken && !pm_test_api_msg_at(&p, ptr), "%s: %d %s", t.s, p.status, p.detail);
-        } else if (bad422) {
-            cr_expect(!was_taken, "taken: %s", t.s);
-            const char *first = json_string_value(json_object_get(json_array_get(p.errors, 0), "pointer"));
-            cr_expect(p.status == 422 && first && strcmp(first, ptr) == 0 && json_array_size(p.errors) == 1,
-                      "%s: %d %s, expected %s", t.s, p.status, p.detail, ptr);
-        } else {
-            cr_expect(!was_taken, "taken: %s", t.s);
-            const char *col = strstr(p.detail, "at line 1, column ");
-            long c = col ? strtol(col + 18, NULL, 10) : 0;
-            cr_expect(p.status == 400 && c > (long)at && c <= (long)(at + strlen(tok)),
-                      "%s: %d %s (the token at column %zu)", t.s, p.status, p.detail, at + 1);
-        }
-        pm_api_problem_free(&p);
+        pm_test_fast_bad_token(&pm_api_gen_network, t.s, at, tok, ptr, same(t.s));
         free(t.s);
     }
 }
