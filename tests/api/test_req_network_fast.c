@@ -440,32 +440,6 @@ Test(req_network_fast, the_bench_town_gives_the_same_key) {
 
 /* ---- turned towns, any spelling of their numbers ---- */
 
-/* Coordinates a map editor writes for a turned grid: rounded to the mm
- * most often, else to a random number of decimals, or written whole. */
-static void put_coord(pm_test_text *t, pm_rng *r, double x) {
-    int style = rnd(r, 8);
-    if (style < 4) pm_test_text_printf(t, "%.3f", x);
-    else if (style < 6) pm_test_text_printf(t, "%.*f", rnd(r, 8), x);
-    else pm_test_fast_real(t, r, x);
-}
-
-/* What a height may be: 0 in any spelling, a small real, or one of the
- * extremes a double has (subnormal, the smallest normal, tiny exponents). */
-static void put_height(pm_test_text *t, pm_rng *r) {
-    static const char *const odd[] = {"5e-324", "4.9406564584124654e-324", "2.2250738585072014e-308",
-                                      "1e-300", "-1E-300", "1e-7", "0.00001234", "-0.000099",
-                                      "1.7976931348623157e-300", "123456789e-12"};
-    int k = rnd(r, 4);
-    if (k == 0) pm_test_fast_real(t, r, 0);
-    else if (k == 1) pm_test_text_str(t, odd[rnd(r, 10)]);
-    else pm_test_fast_real(t, r, pm_rng_range(r, -5, 5));
-}
-
-/* One blank or none, or blanks the short step does not take. */
-static const char *sep(pm_rng *r) {
-    static const char *const s[] = {"", " ", " ", " ", "\n", "  ", "\t "};
-    return s[rnd(r, 7)];
-}
 
 /* A w x h grid turned by a random angle, placed anywhere up to the
  * coordinate bound (huge values), ids of every kind (0 and -0 too), edges
@@ -478,23 +452,23 @@ static char *turned_town(pm_rng *r) {
     double oz = rnd(r, 3) == 0 ? pm_rng_range(r, -1, 1) * (1e5 - ext) : pm_rng_range(r, -500, 500);
     if (rnd(r, 6) == 0) ox = oz = 0;   /* the first node at 0 (a zero token) */
     pm_test_text t = {0};
-    pm_test_text_printf(&t, "{%s\"nodes\":%s[", sep(r), sep(r));
+    pm_test_text_printf(&t, "{%s\"nodes\":%s[", pm_test_fast_blank(r), pm_test_fast_blank(r));
     for (int i = 0; i < w * h; i++) {
         double u = (i % w) * cell, v = (i / w) * cell;
-        pm_test_text_printf(&t, "%s{\"id\":%s", i ? "," : "", sep(r));
+        pm_test_text_printf(&t, "%s{\"id\":%s", i ? "," : "", pm_test_fast_blank(r));
         if (style == 2 && i < 2) pm_test_text_str(&t, i ? "-0" : "1");   /* 0 written as -0 */
         else put_id(&t, i, style);
-        pm_test_text_printf(&t, ",%s\"position\":%s[%s", sep(r), sep(r), sep(r));
-        put_coord(&t, r, ox + c * u - s * v);
+        pm_test_text_printf(&t, ",%s\"position\":%s[%s", pm_test_fast_blank(r), pm_test_fast_blank(r), pm_test_fast_blank(r));
+        pm_test_fast_coord(&t, r, ox + c * u - s * v);
         if (rnd(r, 3) == 0) {
-            pm_test_text_printf(&t, ",%s", sep(r));
-            put_height(&t, r);
+            pm_test_text_printf(&t, ",%s", pm_test_fast_blank(r));
+            pm_test_fast_height(&t, r);
         }
-        pm_test_text_printf(&t, ",%s", sep(r));
-        put_coord(&t, r, oz + s * u + c * v);
-        pm_test_text_printf(&t, "%s]}", sep(r));
+        pm_test_text_printf(&t, ",%s", pm_test_fast_blank(r));
+        pm_test_fast_coord(&t, r, oz + s * u + c * v);
+        pm_test_text_printf(&t, "%s]}", pm_test_fast_blank(r));
     }
-    pm_test_text_printf(&t, "],%s\"edges\": [", sep(r));
+    pm_test_text_printf(&t, "],%s\"edges\": [", pm_test_fast_blank(r));
     int ne = 0;
     for (int i = 0; i < w * h; i++) {
         for (int d = 0; d < 2; d++) {
@@ -512,15 +486,15 @@ static char *turned_town(pm_rng *r) {
             }
             if (rnd(r, 3) == 0) {
                 double u = ((i % w) + (d ? 0.05 : 0.5)) * cell, v = ((i / w) + (d ? 0.5 : 0.05)) * cell;
-                pm_test_text_printf(&t, ", \"points\": [%s[", sep(r));
-                put_coord(&t, r, ox + c * u - s * v);
+                pm_test_text_printf(&t, ", \"points\": [%s[", pm_test_fast_blank(r));
+                pm_test_fast_coord(&t, r, ox + c * u - s * v);
                 if (rnd(r, 2)) {
-                    pm_test_text_printf(&t, ",%s", sep(r));
-                    put_height(&t, r);
+                    pm_test_text_printf(&t, ",%s", pm_test_fast_blank(r));
+                    pm_test_fast_height(&t, r);
                 }
-                pm_test_text_printf(&t, ",%s", sep(r));
-                put_coord(&t, r, oz + s * u + c * v);
-                pm_test_text_printf(&t, "]%s]", sep(r));
+                pm_test_text_printf(&t, ",%s", pm_test_fast_blank(r));
+                pm_test_fast_coord(&t, r, oz + s * u + c * v);
+                pm_test_text_printf(&t, "]%s]", pm_test_fast_blank(r));
             }
             pm_test_text_str(&t, "}");
         }
@@ -528,7 +502,7 @@ static char *turned_town(pm_rng *r) {
     pm_test_text_str(&t, "]");
     if (rnd(r, 3) == 0) pm_test_text_printf(&t, ", \"sidewalk\": {\"width\": %g}", 1 + rnd(r, 4) * 0.5);
     if (rnd(r, 3) == 0) pm_test_text_str(&t, ", \"max_segment\": 1000");
-    pm_test_text_printf(&t, "%s}", sep(r));
+    pm_test_text_printf(&t, "%s}", pm_test_fast_blank(r));
     return t.s;
 }
 
@@ -580,7 +554,7 @@ Test(req_network_fast, bad_number_tokens_are_left_and_named_exactly) {
                     at = t.len;
                     pm_test_text_str(&t, tok);
                 } else {
-                    put_coord(&t, &r, c ? z : x);
+                    pm_test_fast_coord(&t, &r, c ? z : x);
                 }
             }
             pm_test_text_str(&t, edge ? "]]}" : "]}");

@@ -586,29 +586,6 @@ Test(req_road_fast, short_reals_in_one_step_match_the_reader_and_the_print) {
 
 /* ---- roads drawn at any angle, any spelling of their numbers ---- */
 
-/* A road's coordinate as an editor writes it: to the mm most often, else
- * to a random number of decimals, or any spelling (pm_test_fast_real). */
-static void put_coord(pm_test_text *t, pm_rng *r, double x) {
-    int style = rnd(r, 8);
-    if (style < 4) pm_test_text_printf(t, "%.3f", x);
-    else if (style < 6) pm_test_text_printf(t, "%.*f", rnd(r, 8), x);
-    else pm_test_fast_real(t, r, x);
-}
-
-/* A height: 0 in any spelling, the extremes a double has, or a small real. */
-static void put_height(pm_test_text *t, pm_rng *r) {
-    static const char *const odd[] = {"5e-324", "2.2250738585072014e-308", "1e-300", "-1E-300",
-                                      "1e-7", "0.00001234", "-0.000099", "123456789e-12"};
-    int k = rnd(r, 4);
-    if (k == 0) pm_test_fast_real(t, r, 0);
-    else if (k == 1) pm_test_text_str(t, odd[rnd(r, 8)]);
-    else pm_test_fast_real(t, r, pm_rng_range(r, -5, 5));
-}
-
-static const char *sep(pm_rng *r) {
-    static const char *const s[] = {"", " ", " ", " ", "\n", "  ", "\t "};
-    return s[rnd(r, 7)];
-}
 
 /* Every such road is taken, with the document path's parameters (bit for
  * bit), canonical text and key: points in any direction, placed up to the
@@ -623,23 +600,23 @@ Test(req_road_fast, roads_at_any_angle_with_any_number_spelling_give_the_same_an
         double x = rnd(&r, 3) == 0 ? pm_rng_range(&r, -far, far) : pm_rng_range(&r, -300, 300);
         double z = rnd(&r, 3) == 0 ? pm_rng_range(&r, -far, far) : pm_rng_range(&r, -300, 300);
         pm_test_text t = {0};
-        pm_test_text_printf(&t, "{%s\"points\":%s[", sep(&r), sep(&r));
+        pm_test_text_printf(&t, "{%s\"points\":%s[", pm_test_fast_blank(&r), pm_test_fast_blank(&r));
         int np = 2 + rnd(&r, 12);
         for (int k = 0; k < np; k++) {
-            pm_test_text_printf(&t, "%s[%s", k ? "," : "", sep(&r));
-            put_coord(&t, &r, x);
-            pm_test_text_printf(&t, ",%s", sep(&r));
-            put_height(&t, &r);
-            pm_test_text_printf(&t, ",%s", sep(&r));
-            put_coord(&t, &r, z);
-            pm_test_text_printf(&t, "%s]", sep(&r));
+            pm_test_text_printf(&t, "%s[%s", k ? "," : "", pm_test_fast_blank(&r));
+            pm_test_fast_coord(&t, &r, x);
+            pm_test_text_printf(&t, ",%s", pm_test_fast_blank(&r));
+            pm_test_fast_height(&t, &r);
+            pm_test_text_printf(&t, ",%s", pm_test_fast_blank(&r));
+            pm_test_fast_coord(&t, &r, z);
+            pm_test_text_printf(&t, "%s]", pm_test_fast_blank(&r));
             dir += pm_rng_range(&r, -0.4, 0.4);
             x += (10 + rnd(&r, 40)) * cos(dir);
             z += (10 + rnd(&r, 40)) * sin(dir);
         }
         pm_test_text_str(&t, "]");
         if (rnd(&r, 2)) pm_test_text_printf(&t, ", \"width\": %d", 4 + rnd(&r, 8));
-        pm_test_text_printf(&t, "%s}", sep(&r));
+        pm_test_text_printf(&t, "%s}", pm_test_fast_blank(&r));
         took += same(t.s);
         free(t.s);
     }
@@ -667,7 +644,7 @@ Test(req_road_fast, bad_number_tokens_are_left_and_named_exactly) {
                     at = t.len;
                     pm_test_text_str(&t, tok);
                 } else {
-                    put_coord(&t, &r, v[c]);
+                    pm_test_fast_coord(&t, &r, v[c]);
                 }
             }
             pm_test_text_str(&t, "]");

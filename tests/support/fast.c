@@ -125,6 +125,28 @@ void pm_test_fast_real(pm_test_text *t, pm_rng *r, double x) {
     }
 }
 
+void pm_test_fast_coord(pm_test_text *t, pm_rng *r, double x) {
+    int style = pm_test__rnd(r, 8);
+    if (style < 4) pm_test_text_printf(t, "%.3f", x);
+    else if (style < 6) pm_test_text_printf(t, "%.*f", pm_test__rnd(r, 8), x);
+    else pm_test_fast_real(t, r, x);
+}
+
+void pm_test_fast_height(pm_test_text *t, pm_rng *r) {
+    static const char *const odd[] = {"5e-324", "4.9406564584124654e-324", "2.2250738585072014e-308",
+                                      "1e-300", "-1E-300", "1e-7", "0.00001234", "-0.000099",
+                                      "1.7976931348623157e-300", "123456789e-12"};
+    int k = pm_test__rnd(r, 4);
+    if (k == 0) pm_test_fast_real(t, r, 0);
+    else if (k == 1) pm_test_text_str(t, odd[pm_test__rnd(r, 10)]);
+    else pm_test_fast_real(t, r, pm_rng_range(r, -5, 5));
+}
+
+const char *pm_test_fast_blank(pm_rng *r) {
+    static const char *const s[] = {"", " ", " ", " ", "\n", "  ", "\t "};
+    return s[pm_test__rnd(r, 7)];
+}
+
 const char *const pm_test_fast_refused[PM_TEST_FAST_REFUSED] = {
     "2e5", "-100000.00000000001", "1e6", "\"1.5\"", "null", "true", "[1]", "{}", "100001", "-1E+5"};
 const char *const pm_test_fast_malformed[PM_TEST_FAST_MALFORMED] = {

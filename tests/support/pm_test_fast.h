@@ -35,6 +35,16 @@ bool pm_test_fast_same(const pm_api_generator *gen, bool rows, pm_test_params_pr
  * of (negative) zero. */
 void pm_test_fast_real(pm_test_text *t, pm_rng *r, double x);
 
+/* A coordinate as a map editor writes it: to the mm most often, else to
+ * a random number of decimals, or any spelling (pm_test_fast_real). */
+void pm_test_fast_coord(pm_test_text *t, pm_rng *r, double x);
+/* A height: 0 in any spelling, the extremes a double has (subnormal, the
+ * smallest normal, tiny exponents), or a small real. */
+void pm_test_fast_height(pm_test_text *t, pm_rng *r);
+/* No blank, one space (which the one-step reader takes), or blanks it
+ * leaves to the general path. */
+const char *pm_test_fast_blank(pm_rng *r);
+
 /* Number tokens a coordinate must not be: kept in range by the document
  * path's 422 (the last, -1E+5, is the bound itself: in range), or
  * malformed JSON (400). */
