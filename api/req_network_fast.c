@@ -1,7 +1,9 @@
 /* POST /v1/networks straight from the body's bytes (pm_api_generator.
  * parse_text): nodes and edges read into the job's arrays with no jansson
  * node per value, and the canonical form written as the text its dump
- * would be (api/canon.c), from the values read.
+ * would be (api/canon.c): positions and points from their own tokens as
+ * they are read (api/req_text.h, as the road reader does), the rest from
+ * the values read.
  *
  * It takes the common case only: a body that req_network.c would read
  * without a single error, spelled plainly (ids as integers or strings of
@@ -17,11 +19,20 @@
 #include "req_network.h"
 #include "req_text.h"
 
-/* An id: an integer token, or a plain string of 1..PM__NID_MAX bytes. */
-PM__TX_INLINE bool pm__nf_id(pm__tx *f, pm_arena *arena, pm_network_id *out) {
+/* Text in the body: an id's canonical text is its own token's. */
+typedef struct pm__nf_span {
+    const char *s;
+    size_t n;
+} pm__nf_span;
+
+/* An id: an integer token, or a plain string of 1..PM__NID_MAX bytes;
+ * *text its canonical text (the token: quotes and plain bytes, or an
+ * integer's digits as jansson writes them, but for -0). */
+PM__TX_INLINE bool pm__nf_id(pm__tx *f, pm_arena *arena, pm_network_id *out, pm__nf_span *text) {
     memset(out, 0, sizeof *out);
     out->is_num = true;
     pm__tx_ws(f);
+    const char *start = f->p;
     if (f->p < f->end && *f->p == '"') {
         const char *s;
         size_t n;
@@ -32,23 +43,42 @@ PM__TX_INLINE bool pm__nf_id(pm__tx *f, pm_arena *arena, pm_network_id *out) {
         str[n] = '\0';
         out->is_num = false;
         out->str = str;
+        *text = (pm__nf_span){start, n + 2};
         return true;
     }
-    return pm__tx_int(f, INT64_MIN, INT64_MAX, &out->num);
+    if (!pm__tx_int(f, INT64_MIN, INT64_MAX, &out->num)) return false;
+    *text = out->num ? (pm__nf_span){start, (size_t)(f->p - start)} : (pm__nf_span){"0", 1};
+    return true;
 }
 
-/* [x, z] or [x, y, z], each within the coordinate bound: *dim 2 or 3. */
-static bool pm__nf_vec(pm__tx *f, double v[3], size_t *dim) {
+/* [x, z] or [x, y, z], each within the coordinate bound: *dim 2 or 3;
+ * its canonical text written into t as it is read (pm__tx_point_short,
+ * pm__tx_real_text), memo the columns' last texts. */
+static bool pm__nf_vec(pm__tx *f, pm__tx_out *t, pm__tx_memo memo[3], double v[3], size_t *dim) {
+    char *w = pm__tx_room(t, PM__TX_POINT_TEXT);
+    if (!w) return false;
+    char *w0 = w;
+    pm__tx_ws(f);
+    const char *e;
+    if (f->end - f->p >= PM__TX_POINT_ROOM &&
+        (e = pm__tx_point_short(f->p, PM__NCOORD, v, dim, w, &w))) {
+        f->p = e;
+        t->len += (size_t)(w - w0);
+        return true;
+    }
     if (!pm__tx_take(f, '[')) return false;
+    *w++ = '[';
     size_t n = 0;
     for (;;) {
-        if (n == 3 || !pm__tx_num(f, -PM__NCOORD, false, PM__NCOORD, &v[n])) return false;
+        if (n == 3 || !(w = pm__tx_real_text(f, PM__NCOORD, &memo[n], &v[n], w))) return false;
         n++;
         int next = pm__tx_next(f, ']');
         if (next < 0) return false;
+        *w++ = next ? ',' : ']';
         if (next == 0) break;
     }
     *dim = n;
+    t->len += (size_t)(w - w0);
     return n >= 2;
 }
 
@@ -77,29 +107,38 @@ typedef struct pm__nf_edge {
     bool has_width;
     double width;
     pm__nf_sw sw;
+    pm__nf_span from_text, to_text;
     size_t first, npoints;     /* into the point pool */
+    size_t text, text_end;     /* the points' text in ptext: "[x,z],[x,y,z]" */
 } pm__nf_edge;
 
 typedef struct pm__nf_doc {
     pm_arena *arena;
     double *nodes;             /* 3 per node, y 0 for [x, z] */
-    bool *node3;               /* the node's position had its y */
     pm_network_id *ids;
+    pm__nf_span *id_text;
+    size_t *node_text;         /* the end of each node's position text in ntext */
     size_t nnodes, node_cap;
     pm__nf_edge *edges;
     size_t nedges, edge_cap;
     double *pts;               /* every edge's interior points, 3 each */
     bool *pt3;
     size_t npts, pt_cap;
+    /* The canonical text of the positions and points, from their tokens. */
+    pm__tx_out ntext, ptext;
+    pm__tx_memo nmemo[3], pmemo[3];
 } pm__nf_doc;
 
 static void pm__nf_doc_free(pm__nf_doc *d) {
     free(d->nodes);
-    free(d->node3);
     free(d->ids);
     free(d->edges);
     free(d->pts);
     free(d->pt3);
+    free(d->node_text);
+    free(d->id_text);
+    free(d->ntext.b);
+    free(d->ptext.b);
 }
 
 /* null, or {"width", "curb_height"} in their ranges. */
@@ -140,10 +179,11 @@ static bool pm__nf_node(pm__tx *f, pm__nf_doc *d) {
     static const pm__tx_name names[] = {PM__TX_NAME("id"), PM__TX_NAME("position")};
     size_t i = d->nnodes;
     if (i == d->node_cap) {   /* the three arrays grow together */
-        size_t c1 = i, c2 = i, c3 = i;
+        size_t c1 = i, c2 = i, c3 = i, c4 = i;
         if (!pm__nf_grow((void **)&d->nodes, &c1, i + 1, 3 * sizeof(double)) ||
             !pm__nf_grow((void **)&d->ids, &c2, c1, sizeof *d->ids) ||
-            !pm__nf_grow((void **)&d->node3, &c3, c1, sizeof *d->node3))
+            !pm__nf_grow((void **)&d->id_text, &c3, c1, sizeof *d->id_text) ||
+            !pm__nf_grow((void **)&d->node_text, &c4, c1, sizeof *d->node_text))
             return false;
         d->node_cap = c1;
     }
@@ -152,12 +192,13 @@ static bool pm__nf_node(pm__tx *f, pm__nf_doc *d) {
     for (;;) {
         if (!pm__tx_key(f, names, 2, &seen, &k)) return false;
         if (k == 0) {
-            if (!pm__nf_id(f, d->arena, &d->ids[i])) return false;
+            if (!pm__nf_id(f, d->arena, &d->ids[i], &d->id_text[i])) return false;
         } else {
             double v[3];
             size_t dim;
-            if (!pm__nf_vec(f, v, &dim)) return false;
-            d->node3[i] = pm__nf_put3(&d->nodes[3 * i], v, dim);
+            if (!pm__nf_vec(f, &d->ntext, d->nmemo, v, &dim)) return false;
+            pm__nf_put3(&d->nodes[3 * i], v, dim);
+            d->node_text[i] = d->ntext.len;
         }
         int next = pm__tx_next(f, '}');
         if (next < 0) return false;
@@ -170,6 +211,7 @@ static bool pm__nf_node(pm__tx *f, pm__nf_doc *d) {
 static bool pm__nf_points(pm__tx *f, pm__nf_doc *d, pm__nf_edge *e) {
     if (!pm__tx_take(f, '[')) return false;
     e->first = d->npts;
+    e->text = e->text_end = d->ptext.len;
     if (pm__tx_empty(f, ']')) return true;
     for (;;) {
         size_t i = d->npts;
@@ -182,10 +224,12 @@ static bool pm__nf_points(pm__tx *f, pm__nf_doc *d, pm__nf_edge *e) {
         }
         double v[3];
         size_t dim;
-        if (!pm__nf_vec(f, v, &dim)) return false;
+        if (e->npoints) PM__TX_LIT(&d->ptext, ",");
+        if (!pm__nf_vec(f, &d->ptext, d->pmemo, v, &dim)) return false;
         d->pt3[i] = pm__nf_put3(&d->pts[3 * i], v, dim);
         d->npts++;
         e->npoints++;
+        e->text_end = d->ptext.len;
         int next = pm__tx_next(f, ']');
         if (next < 0) return false;
         if (next == 0) return true;
@@ -204,8 +248,8 @@ static bool pm__nf_edge_read(pm__tx *f, pm__nf_doc *d) {
     unsigned seen = 0, k;
     for (;;) {
         if (!pm__tx_key(f, names, 5, &seen, &k)) return false;
-        bool ok = k == 0   ? pm__nf_id(f, d->arena, &e->from)
-                  : k == 1 ? pm__nf_id(f, d->arena, &e->to)
+        bool ok = k == 0   ? pm__nf_id(f, d->arena, &e->from, &e->from_text)
+                  : k == 1 ? pm__nf_id(f, d->arena, &e->to, &e->to_text)
                   : k == 2 ? pm__tx_num(f, 0, true, 1000, &e->width)
                   : k == 3 ? pm__nf_points(f, d, e)
                            : pm__nf_sidewalk(f, &e->sw);
@@ -233,34 +277,6 @@ static bool pm__nf_list(pm__tx *f, pm__nf_doc *d, bool (*one)(pm__tx *, pm__nf_d
 
 /* ---- the canonical text ---- */
 
-static void pm__nf_id_text(pm__tx_out *o, const pm_network_id *id) {
-    if (id->is_num) {
-        pm_api__tx_integer(o, id->num);
-        return;
-    }
-    /* At most PM__NID_MAX bytes (pm__nf_id): copied up to the NUL, no calls. */
-    char *w = pm__tx_room(o, PM__NID_MAX + 2);
-    if (!w) return;
-    char *c = w;
-    *c++ = '"';
-    for (const char *s = id->str; *s;) *c++ = *s++;
-    *c++ = '"';
-    o->len += (size_t)(c - w);
-}
-
-/* [x, z] or [x, y, z] of a point stored as [x, y, z]. */
-static void pm__nf_vec_text(pm__tx_out *o, const double *v, bool has_y) {
-    PM__TX_LIT(o, "[");
-    pm_api__tx_real(o, v[0]);
-    PM__TX_LIT(o, ",");
-    if (has_y) {
-        pm_api__tx_real(o, v[1]);
-        PM__TX_LIT(o, ",");
-    }
-    pm_api__tx_real(o, v[2]);
-    PM__TX_LIT(o, "]");
-}
-
 static void pm__nf_sidewalk_text(pm__tx_out *o, bool on, const pm_junction_sidewalk *s) {
     if (!on) {
         PM__TX_LIT(o, "null");
@@ -275,9 +291,8 @@ static void pm__nf_sidewalk_text(pm__tx_out *o, bool on, const pm_junction_sidew
 
 /* The canonical form's dump, keys in jansson's sorted order, after the
  * tag that makes it a canonical text (canon_text.h). */
-static void pm__nf_canon(pm__tx_out *o, const pm__nreq *q, const pm__raw_edge *raw,
-                         const bool *node3, bool gsw_on, const pm_junction_sidewalk *gsw,
-                         double width) {
+static void pm__nf_canon(pm__tx_out *o, const pm__nreq *q, const pm__nf_doc *d, bool gsw_on,
+                         const pm_junction_sidewalk *gsw, double width) {
     const pm_network_params *p = &q->p;
     pm__tx_put(o, pm_api__canon_text_tag, PM_API_CANON_TEXT_TAG_LEN);
     PM__TX_LIT(o, "{\"corner_radius\":");
@@ -289,16 +304,14 @@ static void pm__nf_canon(pm__tx_out *o, const pm__nreq *q, const pm__raw_edge *r
         const pm_network_edge *E = &p->edges[e];
         if (e) PM__TX_LIT(o, ",");
         PM__TX_LIT(o, "{\"from\":");
-        pm__nf_id_text(o, &raw[e].from);
+        const pm__nf_edge *s = &d->edges[e];
+        pm__tx_put(o, s->from_text.s, s->from_text.n);
         PM__TX_LIT(o, ",\"points\":[");
-        for (size_t k = 0; k < E->npoints; k++) {
-            if (k) PM__TX_LIT(o, ",");
-            pm__nf_vec_text(o, E->points + 3 * k, raw[e].known[k]);
-        }
+        if (s->text_end > s->text) pm__tx_put(o, d->ptext.b + s->text, s->text_end - s->text);
         PM__TX_LIT(o, "],\"sidewalk\":");
         pm__nf_sidewalk_text(o, E->has_sidewalk, &E->sidewalk);
         PM__TX_LIT(o, ",\"to\":");
-        pm__nf_id_text(o, &raw[e].to);
+        pm__tx_put(o, s->to_text.s, s->to_text.n);
         PM__TX_LIT(o, ",\"width\":");
         pm_api__tx_real(o, E->width);
         PM__TX_LIT(o, "}");
@@ -311,9 +324,10 @@ static void pm__nf_canon(pm__tx_out *o, const pm__nreq *q, const pm__raw_edge *r
     for (size_t n = 0; n < p->nnodes && !o->failed; n++) {
         if (n) PM__TX_LIT(o, ",");
         PM__TX_LIT(o, "{\"id\":");
-        pm__nf_id_text(o, &p->ids[n]);
+        pm__tx_put(o, d->id_text[n].s, d->id_text[n].n);
         PM__TX_LIT(o, ",\"position\":");
-        pm__nf_vec_text(o, p->nodes + 3 * n, node3[n]);
+        size_t t0 = n ? d->node_text[n - 1] : 0;
+        pm__tx_put(o, d->ntext.b + t0, d->node_text[n] - t0);
         PM__TX_LIT(o, "}");
     }
     PM__TX_LIT(o, "],\"sidewalk\":");
@@ -457,17 +471,14 @@ int pm_api__network_parse_text(const char *body, size_t len, const pm_api_limits
         p->corner_segments = (uint32_t)r.segs;
         raw = pm__nf_fill(&d, q, arena, r.width, gsw_on, &gsw);
     }
-    bool *node3 = d.node3;
-    d.node3 = NULL;
-    pm__nf_doc_free(&d);
-    if (!raw) {
-        free(node3);
-        return 1;
-    }
     /* The text before the checks: they fill the heights of 2D points. */
     pm__tx_out o = {0};
-    pm__nf_canon(&o, q, raw, node3, gsw_on, &gsw, r.width);
-    free(node3);
+    /* Room up front: the body's bytes and what defaults add per edge
+     * (about as long as the text), grown by doubling past that. */
+    if (raw && !pm_api__tx_grow(&o, len + 64 * d.nedges + 4096)) raw = NULL;
+    if (raw && !d.ntext.failed && !d.ptext.failed) pm__nf_canon(&o, q, &d, gsw_on, &gsw, r.width);
+    pm__nf_doc_free(&d);
+    if (!raw || !o.b) return 1;
     json_t *canon = o.failed ? NULL : json_stringn_nocheck(o.b, o.len);
     free(o.b);
     if (!canon) return 1;

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "canon_short.h"
 #include "pm_api/bulk.h"
 #include "req_road.h"
 #include "req_text.h"
@@ -182,105 +181,9 @@ static bool pm__rf_nums(pm__rf *r, double lo, double hi, double **out, size_t *n
 
 /* ---- members ---- */
 
-/* The last text written in a column of points (roads repeat a height
- * or a straight's other coordinate), copied instead of written again. */
-typedef struct pm__rf_memo {
-    uint64_t bits;
-    size_t len;     /* 0: none */
-    char text[PM_API_CANON_REAL_ROOM];
-} pm__rf_memo;
-
-/* One coordinate: its value into *v, its canonical text at w (the room
- * for a real); the text's end, or NULL. */
-PM__TX_INLINE char *pm__rf_coord(pm__rf *r, pm__rf_memo *memo, double *v, char *w) {
-    pm__tx *f = &r->f;
-    if (f->p < f->end && *f->p == ' ') f->p++;   /* the one space after a ',' (a blank fails below) */
-    const char *p = f->p;
-    if (f->end - p >= PM_API_REAL_SHORT_ROOM) {   /* the short tokens in one step */
-        size_t n;
-        const char *e = pm_api__real_short(p, v, w, &n);
-        if (e) {
-            if (!(*v >= -PM_ROAD_COORD_MAX && *v <= PM_ROAD_COORD_MAX)) return NULL;
-            *v += 0.0;   /* -0 as 0 */
-            f->p = e;
-            return w + n;
-        }
-    }
-    pm__tx_ws(f);
-    p = f->p;
-    /* 0 and -0 as a whole token: "0.0" */
-    size_t z = (size_t)(p < f->end && *p == '-');
-    if (f->end - p > (ptrdiff_t)(z + 1) && p[z] == '0') {
-        char c = p[z + 1];
-        if ((unsigned)(c - '0') > 9 && c != '.' && c != 'e' && c != 'E') {
-            f->p = p + z + 1;
-            *v = 0.0;
-            memcpy(w, "0.0", 3);
-            return w + 3;
-        }
-    }
-    pm_api_numtok t;
-    bool is_int;
-    int64_t i;
-    if (!pm_api__json_number_tok(&f->p, f->end, &is_int, &i, v, &t) ||
-        !(*v >= -PM_ROAD_COORD_MAX && *v <= PM_ROAD_COORD_MAX))
-        return NULL;
-    *v += 0.0;   /* -0 as 0 */
-    uint64_t bits;
-    memcpy(&bits, v, sizeof bits);
-    if (memo->len && memo->bits == bits) {
-        memcpy(w, memo->text, PM_API_CANON_REAL_ROOM);   /* whole: fixed size */
-        return w + memo->len;
-    }
-    size_t n = pm_api__canon_real_tok(*v, &t, w);
-    if (!n) return NULL;
-    memo->bits = bits;
-    memo->len = n;
-    memcpy(memo->text, w, PM_API_CANON_REAL_ROOM);
-    return w + n;
-}
-
-/* Bytes pm__rf_point_short may read from the point's '[': two
- * coordinates of at most 18 bytes with their space and separator, then
- * the third's space and its token's room. */
-#define PM__RF_POINT_ROOM (1 + 2 * 18 + 1 + PM_API_REAL_SHORT_ROOM)
-
-/* One point "[x, y, z]" at p (PM__RF_POINT_ROOM bytes readable) when its
- * coordinates are short tokens (pm_api__real_short) within the bound,
- * with no blank but one space before each: the values into v, their text
- * with the separators at w (its end into *wend). Returns the end of the
- * point, or NULL (nothing consumed): the general readers take it then.
- * The cursor is local, so the text's byte stores do not make the
- * compiler reload it. */
-PM__TX_INLINE const char *pm__rf_point_short(const char *p, double *v, char *w, char **wend) {
-    if (*p++ != '[') return NULL;
-    for (int c = 0; c < 3; c++) {
-        size_t n;
-        double x;
-        p += *p == ' ';
-        if (p[0] == '0' && p[1] == (c < 2 ? ',' : ']')) {   /* 0 (a flat road's heights) */
-            v[c] = 0.0;
-            memcpy(w, "0.0", 3);
-            w[3] = p[1];
-            w += 4;
-            p += 2;
-            continue;
-        }
-        const char *e = pm_api__real_short(p, &x, w, &n);
-        if (!e || !(x >= -PM_ROAD_COORD_MAX && x <= PM_ROAD_COORD_MAX) || *e != (c < 2 ? ',' : ']'))
-            return NULL;
-        v[c] = x + 0.0;   /* -0 as 0 */
-        w += n;
-        *w++ = *e;
-        p = e + 1;
-    }
-    *wend = w;
-    return p;
-}
-
 /* points: [[x, y, z], ...], each coordinate within the bound. Their
  * canonical text is written as they are read, from their tokens
- * (pm_api__canon_real_tok), into r->ptext. */
+ * (pm__tx_point_short, pm__tx_real_text), into r->ptext. */
 static bool pm__rf_points(pm__rf *r) {
     pm__tx *f = &r->f;
     if (!pm__tx_take(f, '[')) return false;
@@ -289,19 +192,21 @@ static bool pm__rf_points(pm__rf *r) {
         PM__TX_LIT(&r->ptext, "]");
         return true;
     }
-    pm__rf_memo memo[3] = {{0}};
+    pm__tx_memo memo[3] = {{0}};
     for (;;) {
         size_t i = r->npts;
         if (i == r->pts_cap && !pm__rf_grow(r, &r->pts, &r->pts_cap, i + 1, 3 * sizeof(double)))
             return false;
         double *v = r->pts + 3 * i;
-        char *w0 = pm__tx_room(&r->ptext, 3 * PM_API_CANON_REAL_ROOM + 8), *w = w0;
+        char *w0 = pm__tx_room(&r->ptext, PM__TX_POINT_TEXT + 1), *w = w0;
         if (!w) return false;
         if (i) *w++ = ',';
-        *w++ = '[';
         pm__tx_ws(f);
         const char *e;
-        if (f->end - f->p >= PM__RF_POINT_ROOM && (e = pm__rf_point_short(f->p, v, w, &w))) {
+        size_t dim;
+        if (f->end - f->p >= PM__TX_POINT_ROOM &&
+            (e = pm__tx_point_short(f->p, PM_ROAD_COORD_MAX, v, &dim, w, &w))) {
+            if (dim != 3) return false;
             f->p = e;
             r->ptext.len += (size_t)(w - w0);
             r->npts++;
@@ -311,11 +216,15 @@ static bool pm__rf_points(pm__rf *r) {
             continue;
         }
         if (!pm__tx_take(f, '[')) return false;
-        if (!(w = pm__rf_coord(r, &memo[0], &v[0], w)) || !pm__tx_take(f, ',')) return false;
+        *w++ = '[';
+        if (!(w = pm__tx_real_text(f, PM_ROAD_COORD_MAX, &memo[0], &v[0], w)) || !pm__tx_take(f, ','))
+            return false;
         *w++ = ',';
-        if (!(w = pm__rf_coord(r, &memo[1], &v[1], w)) || !pm__tx_take(f, ',')) return false;
+        if (!(w = pm__tx_real_text(f, PM_ROAD_COORD_MAX, &memo[1], &v[1], w)) || !pm__tx_take(f, ','))
+            return false;
         *w++ = ',';
-        if (!(w = pm__rf_coord(r, &memo[2], &v[2], w)) || !pm__tx_take(f, ']')) return false;
+        if (!(w = pm__tx_real_text(f, PM_ROAD_COORD_MAX, &memo[2], &v[2], w)) || !pm__tx_take(f, ']'))
+            return false;
         *w++ = ']';
         r->ptext.len += (size_t)(w - w0);
         r->npts++;

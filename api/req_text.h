@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "canon_short.h"
 #include "canon_text.h"
 #include "json_fast.h"
 
@@ -175,6 +176,121 @@ PM__TX_INLINE bool pm__tx_int(pm__tx *f, int64_t lo, int64_t hi, int64_t *out) {
     return *out >= lo && *out <= hi;
 }
 
+
+
+/* ---- a real read and its canonical text written in one step ---- */
+
+/* Both readers keep a coordinate's canonical text as it is read, from its
+ * own token, rather than printing the value again: short tokens in one
+ * step (pm_api__real_short), the others from their digits
+ * (pm_api__canon_real_tok). The text is the one pm_api__tx_real writes
+ * for the value read. */
+
+/* The last value of a column and its text (a flat road's heights, a
+ * straight's other coordinate), copied instead of written again. */
+typedef struct pm__tx_memo {
+    uint64_t bits;
+    size_t len;     /* 0: none */
+    char text[PM_API_CANON_REAL_ROOM];
+} pm__tx_memo;
+
+/* One real token in [-bound, bound] after the cursor's blanks: its value
+ * (-0 made 0) into *v, its canonical text at w (PM_API_CANON_REAL_ROOM
+ * bytes). Returns the text's end, or NULL (the cursor then unspecified). */
+PM__TX_INLINE char *pm__tx_real_text(pm__tx *f, double bound, pm__tx_memo *memo, double *v,
+                                     char *w) {
+    if (f->p < f->end && *f->p == ' ') f->p++;   /* the one space after a ',' (a blank fails below) */
+    const char *p = f->p;
+    if (f->end - p >= PM_API_REAL_SHORT_ROOM) {   /* the short tokens in one step */
+        size_t n;
+        const char *e = pm_api__real_short(p, v, w, &n);
+        if (e) {
+            if (!(*v >= -bound && *v <= bound)) return NULL;
+            *v += 0.0;   /* -0 as 0 */
+            f->p = e;
+            return w + n;
+        }
+    }
+    pm__tx_ws(f);
+    p = f->p;
+    /* 0 and -0 as a whole token: "0.0" */
+    size_t z = (size_t)(p < f->end && *p == '-');
+    if (f->end - p > (ptrdiff_t)(z + 1) && p[z] == '0') {
+        char c = p[z + 1];
+        if ((unsigned)(c - '0') > 9 && c != '.' && c != 'e' && c != 'E') {
+            f->p = p + z + 1;
+            *v = 0.0;
+            memcpy(w, "0.0", 3);
+            return w + 3;
+        }
+    }
+    pm_api_numtok t;
+    bool is_int;
+    int64_t i;
+    if (!pm_api__json_number_tok(&f->p, f->end, &is_int, &i, v, &t) ||
+        !(*v >= -bound && *v <= bound))
+        return NULL;
+    *v += 0.0;   /* -0 as 0 */
+    uint64_t bits;
+    memcpy(&bits, v, sizeof bits);
+    if (memo->len && memo->bits == bits) {
+        memcpy(w, memo->text, PM_API_CANON_REAL_ROOM);   /* whole: fixed size */
+        return w + memo->len;
+    }
+    size_t n = pm_api__canon_real_tok(*v, &t, w);
+    if (!n) return NULL;
+    memo->bits = bits;
+    memo->len = n;
+    memcpy(memo->text, w, PM_API_CANON_REAL_ROOM);
+    return w + n;
+}
+
+/* Bytes pm__tx_point_short may read from the point's '[': two
+ * coordinates of at most 18 bytes with their space and separator, then
+ * the third's space and its token's room. */
+#define PM__TX_POINT_ROOM (1 + 2 * 18 + 1 + PM_API_REAL_SHORT_ROOM)
+/* Room a point's text takes: "[x,y,z]". */
+#define PM__TX_POINT_TEXT (3 * PM_API_CANON_REAL_ROOM + 4)
+
+/* A point "[x, z]" or "[x, y, z]" at p (PM__TX_POINT_ROOM bytes readable)
+ * when its coordinates are short tokens (pm_api__real_short) in [-bound,
+ * bound], with no blank but one space before each: the values into v,
+ * *dim their count, the point's canonical text at w (PM__TX_POINT_TEXT
+ * bytes), its end into *wend. Returns the end of the point, or NULL
+ * (nothing consumed): pm__tx_real_text then takes it value by value. The
+ * cursor is local, so the text's byte stores do not make the compiler
+ * reload it. */
+PM__TX_INLINE const char *pm__tx_point_short(const char *p, double bound, double *v, size_t *dim,
+                                             char *w, char **wend) {
+    if (*p++ != '[') return NULL;
+    *w++ = '[';
+    for (size_t c = 0; c < 3; c++) {
+        size_t n;
+        double x;
+        const char *e;
+        p += *p == ' ';
+        if (p[0] == '0' && (p[1] == ',' || p[1] == ']')) {   /* 0 (a flat road's heights) */
+            x = 0.0;
+            memcpy(w, "0.0", 3);
+            w += 3;
+            e = p + 1;
+        } else {
+            e = pm_api__real_short(p, &x, w, &n);
+            if (!e || !(x >= -bound && x <= bound) || (*e != ',' && *e != ']')) return NULL;
+            w += n;
+        }
+        v[c] = x + 0.0;   /* -0 as 0 */
+        *w++ = *e;
+        p = e + 1;
+        if (*e == ']') {
+            if (c == 0) return NULL;
+            *dim = c + 1;
+            *wend = w;
+            return p;
+        }
+    }
+    return NULL;   /* a fourth coordinate: the general path decides */
+}
 
 /* ---- the canonical text ---- */
 

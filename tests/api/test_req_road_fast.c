@@ -583,3 +583,76 @@ Test(req_road_fast, short_reals_in_one_step_match_the_reader_and_the_print) {
     cr_expect_gt(below, 10000, "%d below", below);
     cr_log_info("%d taken, %d with a tail, %d below", taken_n, tailed, below);
 }
+
+/* ---- roads drawn at any angle, any spelling of their numbers ---- */
+
+
+/* Every such road is taken, with the document path's parameters (bit for
+ * bit), canonical text and key: points in any direction, placed up to the
+ * coordinate bound, their text written from their tokens (one step for
+ * the short ones, the general way for long ones, exponents and blanks). */
+Test(req_road_fast, roads_at_any_angle_with_any_number_spelling_give_the_same_answer) {
+    pm_rng r;
+    pm_rng_seed(&r, 19);
+    int n = 1500, took = 0;
+    for (int i = 0; i < n; i++) {
+        double dir = pm_rng_range(&r, 0, 6.283185307179586), far = 1e5 - 2000;
+        double x = rnd(&r, 3) == 0 ? pm_rng_range(&r, -far, far) : pm_rng_range(&r, -300, 300);
+        double z = rnd(&r, 3) == 0 ? pm_rng_range(&r, -far, far) : pm_rng_range(&r, -300, 300);
+        pm_test_text t = {0};
+        pm_test_text_printf(&t, "{%s\"points\":%s[", pm_test_fast_blank(&r), pm_test_fast_blank(&r));
+        int np = 2 + rnd(&r, 12);
+        for (int k = 0; k < np; k++) {
+            pm_test_text_printf(&t, "%s[%s", k ? "," : "", pm_test_fast_blank(&r));
+            pm_test_fast_coord(&t, &r, x);
+            pm_test_text_printf(&t, ",%s", pm_test_fast_blank(&r));
+            pm_test_fast_height(&t, &r);
+            pm_test_text_printf(&t, ",%s", pm_test_fast_blank(&r));
+            pm_test_fast_coord(&t, &r, z);
+            pm_test_text_printf(&t, "%s]", pm_test_fast_blank(&r));
+            dir += pm_rng_range(&r, -0.4, 0.4);
+            x += (10 + rnd(&r, 40)) * cos(dir);
+            z += (10 + rnd(&r, 40)) * sin(dir);
+        }
+        pm_test_text_str(&t, "]");
+        if (rnd(&r, 2)) pm_test_text_printf(&t, ", \"width\": %d", 4 + rnd(&r, 8));
+        pm_test_text_printf(&t, "%s}", pm_test_fast_blank(&r));
+        took += same(t.s);
+        free(t.s);
+    }
+    cr_expect_eq(took, n, "%d of %d roads taken", took, n);
+}
+
+/* A road with one coordinate spelled badly: left by the fast reader, and
+ * the route's 422 names /points/i/k exactly (its 400, the token's column). */
+Test(req_road_fast, bad_number_tokens_are_left_and_named_exactly) {
+    pm_rng r;
+    pm_rng_seed(&r, 23);
+    for (int i = 0; i < 300; i++) {
+        const char *tok = i % 2 ? pm_test_fast_refused[rnd(&r, PM_TEST_FAST_REFUSED)]
+                                : pm_test_fast_malformed[rnd(&r, PM_TEST_FAST_MALFORMED)];
+        int np = 2 + rnd(&r, 6), bad = rnd(&r, np), bad_k = rnd(&r, 3);
+        size_t at = 0;
+        pm_test_text t = {0};
+        pm_test_text_str(&t, "{\"points\": [");
+        for (int k = 0; k < np; k++) {
+            double v[3] = {k * 25.980762113533157, 0.5 * k, k * 15.0 + (k % 2) * 3.25};
+            pm_test_text_str(&t, k ? ", [" : "[");
+            for (int c = 0; c < 3; c++) {
+                if (c) pm_test_text_str(&t, ", ");
+                if (k == bad && c == bad_k) {
+                    at = t.len;
+                    pm_test_text_str(&t, tok);
+                } else {
+                    pm_test_fast_coord(&t, &r, v[c]);
+                }
+            }
+            pm_test_text_str(&t, "]");
+        }
+        pm_test_text_str(&t, "], \"width\": 6}");
+        char ptr[32];
+        snprintf(ptr, sizeof ptr, "/points/%d/%d", bad, bad_k);
+        pm_test_fast_bad_token(&pm_api_gen_road, t.s, at, tok, ptr, same(t.s));
+        free(t.s);
+    }
+}
