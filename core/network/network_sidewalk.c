@@ -10,6 +10,7 @@
 #include "geom/earclip.h"
 #include "geom/f32.h"
 #include "geom/geom.h"
+#include "geom/hypot4.h"
 #include "geom/predicates.h"
 #include "scene/result.h"
 
@@ -270,10 +271,58 @@ static const float *pm__apos(const pm__slab *S, uint32_t i) {
     return S->asphalt + 3 * (size_t)S->cv[i];
 }
 
+/* The lane code below does four segments or sections at once (GCC vector
+ * extensions, AVX where the CPU has it); each lane does the scalar code's
+ * operations in its order (-ffp-contract=off), and hypot is pm_hypot4
+ * (bit for bit the library's), so it gives the scalar code's bits
+ * (tests/core/test_network_stitch_fast.c builds networks both ways). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define PM__SW_CLONES __attribute__((target_clones("avx", "default")))
+#else
+#define PM__SW_CLONES
+#endif
+
+typedef float pm__f4 __attribute__((vector_size(16)));
+
+#define PM__SW_D4(v) ((pm_d4){(v), (v), (v), (v)})
+
+/* Each lane's double rounded to the nearest float, as a double (pm_f32). */
+static inline __attribute__((always_inline)) pm_d4 pm__f32x4(pm_d4 x) {
+    return __builtin_convertvector(__builtin_convertvector(x, pm__f4), pm_d4);
+}
+
+/* pm__segments' segments k .. k + 3 (k + 4 < n) in lanes: each lane
+ * pm__hypot's length and the right normal pm__segments computes from it. */
+PM__SW_CLONES
+static void pm__segments_lanes(const float *asphalt, const uint32_t *cv, uint32_t n, double *len, pm_v2 *right) {
+    const pm_d4 zero = PM__SW_D4(0.0);
+    for (uint32_t k = 0; k + 4 < n; k += 4) {
+        pm_d4 ax, az, bx, bz;
+        for (int j = 0; j < 4; j++) {
+            const float *a = asphalt + 3 * (size_t)cv[k + j], *b = asphalt + 3 * (size_t)cv[k + j + 1];
+            ax[j] = a[0], az[j] = a[2], bx[j] = b[0], bz[j] = b[2];
+        }
+        pm_d4 dx = bx - ax, l = pm_hypot4(dx, bz - az);
+        /* the plan frame's dy: -b[2] - -a[2] */
+        pm_d4 dy = -bz - -az;
+        pm_k4 ok = (pm_k4)(l > zero);
+        pm_d4 rx = pm_d4_sel(ok, dy / l, zero), ry = pm_d4_sel(ok, -dx / l, zero);
+        for (int j = 0; j < 4; j++) {
+            len[k + j] = l[j];
+            right[k + j] = (pm_v2){rx[j], ry[j]};
+        }
+    }
+}
+
 /* Each curb segment's plan length (k, k + 1) and right normal, once:
  * the sections on both its ends and the slab's faces all read them. */
 static void pm__segments(pm__slab *S, double *len, pm_v2 *right) {
-    for (uint32_t k = 0; k + 1 < S->n; k++) {
+    uint32_t k0 = 0;
+    if (!PM__SIDEWALK_PLAIN && S->n > 4) {
+        pm__segments_lanes(S->asphalt, S->cv, S->n, len, right);
+        k0 = (S->n - 1) / 4 * 4;
+    }
+    for (uint32_t k = k0; k + 1 < S->n; k++) {
         const float *a = pm__apos(S, k), *b = pm__apos(S, k + 1);
         double l = pm__hypot((double)b[0] - a[0], (double)b[2] - a[2]);
         len[k] = l;
@@ -294,8 +343,42 @@ static void pm__segments(pm__slab *S, double *len, pm_v2 *right) {
  * segments' right normals (pm__segments; n >= 2). A closed side's last
  * section is its first (one vertex), so segment n - 2 ends at section 0
  * and segment 0 starts at section n - 1. */
+/* pm__offsets' sections i0 .. i1 - 1 (0 < i0, i1 < n: each between two
+ * segments, na = sn[i - 1], nb = sn[i]) in lanes, four at a time; returns
+ * where it stopped. Each lane computes the miter and distance itself,
+ * which pm__offsets may take from the section before: made of na and nb
+ * alone, they are the same. */
+PM__SW_CLONES
+static uint32_t pm__offsets_lanes(const float *asphalt, const uint32_t *cv, const pm_v2 *sn, double width,
+                                  uint32_t i0, uint32_t i1, pm_v2 *out) {
+    const pm_d4 half = PM__SW_D4(0.5), tiny = PM__SW_D4(1e-9), w = PM__SW_D4(width);
+    uint32_t i = i0;
+    for (; i + 4 <= i1; i += 4) {
+        pm_d4 nax, nay, nbx, nby, px, py;
+        for (int j = 0; j < 4; j++) {
+            nax[j] = sn[i + j - 1].x, nay[j] = sn[i + j - 1].y;
+            nbx[j] = sn[i + j].x, nby[j] = sn[i + j].y;
+            const float *a = asphalt + 3 * (size_t)cv[i + j];
+            px[j] = a[0], py[j] = -(double)a[2];
+        }
+        pm_d4 mx = nax + nbx, my = nay + nby, l = pm_hypot4(mx, my);
+        pm_k4 flat = (pm_k4)(l < tiny);
+        mx = pm_d4_sel(flat, nbx, mx / l);
+        my = pm_d4_sel(flat, nby, my / l);
+        pm_d4 c = mx * nbx + my * nby;
+        pm_d4 d = w / pm_d4_sel((pm_k4)(c > half), c, half);
+        pm_d4 ox = pm__f32x4(px + d * mx), oy = pm__f32x4(py + d * my);
+        for (int j = 0; j < 4; j++) out[i + j] = (pm_v2){ox[j], oy[j]};
+    }
+    return i;
+}
+
 static void pm__offsets(pm__slab *S, const pm_v2 *sn) {
     uint32_t n = S->n;
+    /* The sections between two segments in lanes first; the loop below
+     * then does the rest (and the heights of all). */
+    uint32_t l0 = 1, l1 = 1;
+    if (!PM__SIDEWALK_PLAIN && n > 5) l1 = pm__offsets_lanes(S->asphalt, S->cv, sn, S->width, 1, n - 1, S->out);
     /* A section whose two normals are the last one's, bit for bit (a
      * straight street's), has its miter and distance: they are made of
      * nothing else. */
@@ -303,6 +386,11 @@ static void pm__offsets(pm__slab *S, const pm_v2 *sn) {
     double d = 0;
     bool have = false;
     for (uint32_t i = 0; i < n; i++) {
+        double y = pm__apos(S, i)[1];
+        S->top[i] = (float)(y + S->ch);
+        S->oy[i] = (float)(y + S->ch);
+        S->oby[i] = (float)y;
+        if (i >= l0 && i < l1) continue;
         pm_v2 p = pm__plan(pm__apos(S, i));
         bool has_prev = i > 0 || S->closed, has_next = i + 1 < n || S->closed;
         pm_v2 na = has_prev ? sn[i > 0 ? i - 1 : n - 2] : sn[0];
@@ -317,10 +405,6 @@ static void pm__offsets(pm__slab *S, const pm_v2 *sn) {
             pa = na, pb = nb, have = true;
         }
         S->out[i] = (pm_v2){pm_f32(p.x + d * m.x), pm_f32(p.y + d * m.y)};
-        double y = pm__apos(S, i)[1];
-        S->top[i] = (float)(y + S->ch);
-        S->oy[i] = (float)(y + S->ch);
-        S->oby[i] = (float)y;
     }
 }
 
@@ -667,24 +751,49 @@ static void pm__band_vertices_fast(pm__slab *S, pm_prim *p) {
     pm__put_done(S, p, nv, p->icount, false);
 }
 
-/* pm__outer_face (below) with room. */
-static void pm__outer_face_fast(pm__slab *S, pm_prim *p) {
+/* hypot(x[k], y[k]) into x[k] for k < m, four at a time (pm_hypot4),
+ * the rest one by one (pm__hypot). */
+PM__SW_CLONES
+static void pm__hypot_run(double *x, const double *y, uint32_t m) {
+    uint32_t k = 0;
+    for (; k + 4 <= m; k += 4) {
+        pm_d4 a, b;
+        memcpy(&a, x + k, sizeof a);
+        memcpy(&b, y + k, sizeof b);
+        a = pm_hypot4(a, b);
+        memcpy(x + k, &a, sizeof a);
+    }
+    for (; k < m; k++) x[k] = pm__hypot(x[k], y[k]);
+}
+
+/* pm__outer_face (below) with room. el: room for n - 1 doubles twice,
+ * for the lengths along the outer edge between its distinct points. */
+static void pm__outer_face_fast(pm__slab *S, pm_prim *p, double *el) {
     double sc = S->N->p->uv_scale, u = 0;
     pm__wall_run w = {.pos = p->positions, .nrm = p->normals, .uv = p->uvs, .idx = p->indices,
                       .nv = p->vcount, .ni = p->icount};
     const float *band = S->s->prims[2].positions;
-    uint32_t n = S->n, prev = 0;
+    uint32_t n = S->n, prev = 0, m = 0;
     bool any = false;
+    /* The steps' differences first, their lengths in lanes, then the wall. */
+    double *ey = el + (n - 1);
+    for (uint32_t i = 1; i < n; i++) {
+        if (S->oi[i] == S->oi[i - 1]) continue;
+        el[m] = S->out[i].x - S->out[prev].x;
+        ey[m++] = S->out[i].y - S->out[prev].y;
+        prev = i;
+    }
+    pm__hypot_run(el, ey, m);
+    m = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0 && S->oi[i] == S->oi[i - 1]) continue;
         const float *o = band + 3 * (size_t)S->oi[i];
-        if (any) u += pm__hypot(S->out[i].x - S->out[prev].x, S->out[i].y - S->out[prev].y);
+        if (any) u += el[m++];
         if (S->closed && i + 1 == n) {
             if (any) pm__wall_close(&w, false);
         } else if (!any) pm__wall_first(&w, o[0], o[2], S->oby[i], o[1], u, sc);
         else pm__wall_next(&w, o[0], o[2], S->oby[i], o[1], u, sc, false);
         any = true;
-        prev = i;
     }
     pm__wall_done(S, p, &w, any);
 }
@@ -970,7 +1079,9 @@ static bool pm__band_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step)
  * down to the road edge's height, facing away from the slab. */
 static int pm__outer_face(pm__slab *S) {
     if (pm__room(S, &S->s->prims[1], 2 * S->n, 6 * S->n, true)) {
-        pm__outer_face_fast(S, &S->s->prims[1]);
+        double *el = pm_arena_alloc(S->tmp, 2 * (S->n ? S->n : 1) * sizeof *el);
+        if (!el) return PM_ERR_NOMEM;
+        pm__outer_face_fast(S, &S->s->prims[1], el);
         return PM_OK;
     }
     double sc = S->N->p->uv_scale, u = 0;
