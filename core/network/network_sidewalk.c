@@ -704,6 +704,161 @@ static void pm__wall_done(pm__slab *S, pm_prim *p, pm__wall_run *w, bool any) {
     pm__put_done(S, p, w->nv, w->ni, true);
 }
 
+/* ---- an open wall's quads in lanes ----
+ * Once an open wall's m >= 2 columns are written (pm__wall_vertices: column
+ * j's bottom and top vertices nv0 + 2 j, + 1), its quads' crosses, normal
+ * sums and triangles follow from the positions alone, in three passes
+ * instead of pm__wall_quad per column: the same crosses (each lane
+ * pm__wall_quad's operations in order, on the same floats), the same
+ * kept triangles, the same normal sums. Quad q (1 <= q < m) joins columns
+ * q - 1 and q; its crosses rounded to floats are fa0, fa2 (the first wall)
+ * and fc0, fc2 (the second), taken as +0 for q = 0 and q = m. pm__wall_quad
+ * gives column q (then pm__wall_done the last) the sums
+ *     bottom: ((+0 + fa[q]) + fa[q + 1]) + fc[q + 1]
+ *     top:    ((+0 + fa[q]) + fc[q]) + fc[q + 1]
+ * in x (0) and z (2): a new column's sums start at +0 and take quad q's
+ * first wall (bottom) or both (top); the next quad adds its first then
+ * its second wall to the bottom, its second to the top. Where there is no
+ * quad q (column 0) or q + 1 (the last column), adding +0 changes nothing:
+ * none of these sums is -0 (a sum started at +0 never is). */
+typedef float pm__f4v __attribute__((vector_size(16)));
+typedef int32_t pm__i4v __attribute__((vector_size(16)));
+
+/* An open wall's columns as they are written (x, z, bottom and top
+ * heights: the floats of its vertices), four padding entries after the
+ * last repeating it; and the quads' crosses and keep flags. All arrays
+ * have room for n + 4 entries (stride st). */
+typedef struct pm__cols {
+    double *x, *z, *yb, *yt;   /* (the floats widened) */
+    float *f;                  /* fa0, fa2, fc0, fc2 */
+    int32_t *k;                /* ka, kc: 3 kept, 0 left out */
+    uint32_t m, st;
+} pm__cols;
+
+static bool pm__cols_init(pm__slab *S, pm__cols *c, uint32_t n) {
+    c->st = n + 4;
+    double *v = pm_arena_alloc(S->tmp, 4 * (size_t)c->st * sizeof *v);
+    c->f = pm_arena_alloc(S->tmp, 4 * (size_t)c->st * sizeof *c->f);
+    c->k = pm_arena_alloc(S->tmp, 2 * (size_t)c->st * sizeof *c->k);
+    if (!v || !c->f || !c->k) return false;
+    c->x = v, c->z = v + c->st, c->yb = v + 2 * c->st, c->yt = v + 3 * c->st;
+    c->m = 0;
+    return true;
+}
+
+/* Column j of an open wall: its bottom and top vertices (pos, uv: the
+ * wall's first vertex's; as pm__wall_vertices writes them) and its
+ * entry in the columns (x: c's x, then z, yb, yt at stride st). */
+static inline __attribute__((always_inline)) void pm__col(float *restrict pos, float *restrict uv,
+                                                          double *restrict x, uint32_t st, uint32_t j, float cx,
+                                                          float cz, float yb, float yt, double u, double sc) {
+    float fu = (float)(u * sc);
+    float *p = pos + 6 * (size_t)j, *q = uv + 4 * (size_t)j;
+    p[0] = cx, p[1] = yb, p[2] = cz;
+    p[3] = cx, p[4] = yt, p[5] = cz;
+    q[0] = fu, q[1] = 0;
+    q[2] = fu, q[3] = (float)(((double)yt - yb) * sc);
+    x[j] = cx, x[st + j] = cz, x[2 * st + j] = yb, x[3 * st + j] = yt;
+}
+
+static inline __attribute__((always_inline)) pm_d4 pm__load4(const double *p) {
+    pm_d4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* Each quad's four crosses rounded to floats (fa0 fa2 fc0 fc2, entries 0
+ * and m +0) and whether its two walls are kept. */
+PM__SW_CLONES
+static void pm__wall_crosses(pm__cols *c, bool curb) {
+    const pm_d4 zero = PM__SW_D4(0.0), three = PM__SW_D4(3.0);
+    uint32_t m = c->m, st = c->st;
+    float *fa0 = c->f, *fa2 = fa0 + st, *fc0 = fa0 + 2 * st, *fc2 = fa0 + 3 * st;
+    int32_t *ka = c->k, *kc = c->k + st;
+    for (int j = 0; j < 4; j++) {
+        c->x[m + j] = c->x[m - 1], c->z[m + j] = c->z[m - 1];
+        c->yb[m + j] = c->yb[m - 1], c->yt[m + j] = c->yt[m - 1];
+    }
+    for (uint32_t q = 1; q < m; q += 4) {
+        pm_d4 x0 = pm__load4(c->x + q - 1), z0 = pm__load4(c->z + q - 1);
+        pm_d4 yb0 = pm__load4(c->yb + q - 1), yt0 = pm__load4(c->yt + q - 1);
+        pm_d4 x1 = pm__load4(c->x + q), z1 = pm__load4(c->z + q);
+        pm_d4 yb1 = pm__load4(c->yb + q), yt1 = pm__load4(c->yt + q);
+        pm_d4 dx = x1 - x0, dz = z1 - z0, a0, a2, c0, c2;
+        if (curb) {
+            pm_d4 u1 = yt1 - yb0, v1 = yb1 - yb0;
+            a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
+            u1 = yt0 - yb0, v1 = yt1 - yb0;
+            c0 = u1 * dz - zero * v1, c2 = zero * v1 - u1 * dx;
+        } else {
+            pm_d4 u1 = yb1 - yb0, v1 = yt1 - yb0;
+            a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
+            u1 = yt1 - yb0, v1 = yt0 - yb0;
+            c0 = u1 * zero - dz * v1, c2 = dx * v1 - u1 * zero;
+        }
+        /* kept (3, its indices' count) unless both crosses are +-0: a
+         * double is +-0 when all its bits but the sign are 0, and == 0
+         * is true for just those (NaN is kept either way) */
+        pm_k4 za = (pm_k4)(a0 == zero) & (pm_k4)(a2 == zero), zc = (pm_k4)(c0 == zero) & (pm_k4)(c2 == zero);
+        pm__f4v ga0 = __builtin_convertvector(a0, pm__f4v), ga2 = __builtin_convertvector(a2, pm__f4v);
+        pm__f4v gc0 = __builtin_convertvector(c0, pm__f4v), gc2 = __builtin_convertvector(c2, pm__f4v);
+        pm__i4v ia = __builtin_convertvector(pm_d4_sel(za, zero, three), pm__i4v);
+        pm__i4v ic = __builtin_convertvector(pm_d4_sel(zc, zero, three), pm__i4v);
+        memcpy(fa0 + q, &ga0, 16), memcpy(fa2 + q, &ga2, 16), memcpy(fc0 + q, &gc0, 16), memcpy(fc2 + q, &gc2, 16);
+        memcpy(ka + q, &ia, 16), memcpy(kc + q, &ic, 16);
+    }
+    fa0[0] = fa2[0] = fc0[0] = fc2[0] = 0.0f;
+    fa0[m] = fa2[m] = fc0[m] = fc2[m] = 0.0f;
+}
+
+/* Every column's normal sums (see above) stored, y +0. */
+PM__SW_CLONES
+static void pm__wall_normals(float *nrm, const pm__cols *c) {
+    uint32_t m = c->m, st = c->st;
+    const float *fa0 = c->f, *fa2 = fa0 + st, *fc0 = fa0 + 2 * st, *fc2 = fa0 + 3 * st;
+    const pm__f4v z = {0.0f, 0.0f, 0.0f, 0.0f};
+    uint32_t q = 0;
+    for (; q + 4 <= m; q += 4) {
+        pm__f4v a0, a0n, a2, a2n, c0, c0n, c2, c2n;
+        memcpy(&a0, fa0 + q, 16), memcpy(&a0n, fa0 + q + 1, 16);
+        memcpy(&a2, fa2 + q, 16), memcpy(&a2n, fa2 + q + 1, 16);
+        memcpy(&c0, fc0 + q, 16), memcpy(&c0n, fc0 + q + 1, 16);
+        memcpy(&c2, fc2 + q, 16), memcpy(&c2n, fc2 + q + 1, 16);
+        pm__f4v bx = ((z + a0) + a0n) + c0n, bz = ((z + a2) + a2n) + c2n;
+        pm__f4v tx = ((z + a0) + c0) + c0n, tz = ((z + a2) + c2) + c2n;
+        for (int j = 0; j < 4; j++) {
+            float *d = nrm + 6 * (size_t)(q + (uint32_t)j);
+            d[0] = bx[j], d[1] = 0.0f, d[2] = bz[j];
+            d[3] = tx[j], d[4] = 0.0f, d[5] = tz[j];
+        }
+    }
+    for (; q < m; q++) {
+        float *d = nrm + 6 * (size_t)q, zf = 0.0f;
+        d[0] = ((zf + fa0[q]) + fa0[q + 1]) + fc0[q + 1], d[1] = 0.0f, d[2] = ((zf + fa2[q]) + fa2[q + 1]) + fc2[q + 1];
+        d[3] = ((zf + fa0[q]) + fc0[q]) + fc0[q + 1], d[4] = 0.0f, d[5] = ((zf + fa2[q]) + fc2[q]) + fc2[q + 1];
+    }
+}
+
+/* The open wall whose m >= 2 columns (c) are written from vertex nv0 on
+ * (w->nv past them): its quads' triangles and every column's normals,
+ * counts back. */
+static void pm__wall_lanes(pm__slab *S, pm_prim *p, pm__wall_run *w, uint32_t nv0, bool curb, pm__cols *c) {
+    uint32_t m = c->m;
+    pm__wall_crosses(c, curb);
+    pm__wall_normals(p->normals + 3 * (size_t)nv0, c);
+    uint32_t *restrict d = p->indices + w->ni;
+    const int32_t *ka = c->k, *kc = c->k + c->st;
+    for (uint32_t q = 1, b0 = nv0; q < m; q++, b0 += 2) {
+        uint32_t t0 = b0 + 1, b1 = b0 + 2, t1 = b0 + 3;
+        d[0] = b0, d[1] = curb ? t1 : b1, d[2] = curb ? b1 : t1;
+        d += ka[q];
+        d[0] = b0, d[1] = curb ? t0 : t1, d[2] = curb ? t1 : t0;
+        d += kc[q];
+    }
+    w->ni = (uint32_t)(d - p->indices);
+    pm__put_done(S, p, w->nv, w->ni, true);
+}
+
 /* pm__curb_face (below) with room: see above. */
 static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
     double sc = S->N->p->uv_scale, u = 0;
@@ -712,6 +867,24 @@ static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
     uint32_t n = S->n, last = S->closed ? n - 1 : n;
     if (last == 0) return;   /* (a ring of one section: pm__curb_face adds nothing) */
     const float *b = pm__apos(S, 0);
+    pm__cols c;
+    if (last == n && n >= 2 && pm__cols_init(S, &c, n)) {
+        /* An open curb: its columns, then its quads in lanes. */
+        uint32_t nv0 = w.nv;
+        float *pos = p->positions + 3 * (size_t)nv0, *uv = p->uvs + 2 * (size_t)nv0;
+        const float *asphalt = S->asphalt, *top = S->top;
+        const uint32_t *cv = S->cv;
+        const double *len = S->len;
+        for (uint32_t i = 0; i < n; i++) {
+            b = asphalt + 3 * (size_t)cv[i];
+            if (i > 0) u += len[i - 1];
+            pm__col(pos, uv, c.x, c.st, i, b[0], b[2], b[1], top[i], u, sc);
+        }
+        c.m = n;
+        w.nv = nv0 + 2 * n;
+        pm__wall_lanes(S, p, &w, nv0, true, &c);
+        return;
+    }
     pm__wall_first(&w, b[0], b[2], b[1], S->top[0], u, sc);
     for (uint32_t i = 1; i < last; i++) {
         b = pm__apos(S, i);
@@ -784,6 +957,24 @@ static void pm__outer_face_fast(pm__slab *S, pm_prim *p, double *el) {
         prev = i;
     }
     pm__hypot_run(el, ey, m);
+    pm__cols c;
+    if (!S->closed && m >= 1 && pm__cols_init(S, &c, m + 1)) {
+        /* An open face: its columns, then its quads in lanes. */
+        uint32_t nv0 = w.nv, j = 0;
+        float *pos = p->positions + 3 * (size_t)nv0, *uv = p->uvs + 2 * (size_t)nv0;
+        const uint32_t *oi = S->oi;
+        const float *oby = S->oby;
+        for (uint32_t i = 0; i < n; i++) {
+            if (i > 0 && oi[i] == oi[i - 1]) continue;
+            const float *o = band + 3 * (size_t)oi[i];
+            if (i > 0) u += el[j - 1];
+            pm__col(pos, uv, c.x, c.st, j++, o[0], o[2], oby[i], o[1], u, sc);
+        }
+        c.m = j;
+        w.nv = nv0 + 2 * j;
+        pm__wall_lanes(S, p, &w, nv0, false, &c);
+        return;
+    }
     m = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0 && S->oi[i] == S->oi[i - 1]) continue;
