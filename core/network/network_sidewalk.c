@@ -897,27 +897,23 @@ static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
 
 /* pm__band_vertices (below) with room. */
 static void pm__band_vertices_fast(pm__slab *S, pm_prim *p) {
-    double sc = S->N->p->uv_scale;
-    float *restrict pos = p->positions, *restrict nrm = p->normals, *restrict uv = p->uvs;
+    float *restrict pos = p->positions;
     uint32_t nv = p->vcount, n = S->n, last = S->closed ? n - 1 : n;
     uint32_t *restrict ii = S->ii, *restrict oi = S->oi;
     const pm_v2 *out = S->out;
     const float *top = S->top, *oy = S->oy;
     /* Each section's inner vertex, then its outer one unless the section
-     * before has its outer point; normals +0, planar UVs. */
+     * before has its outer point. Positions only: the band's UVs and
+     * normals are all written once the slabs are done (network_stitch.c:
+     * pm__planar_uvs, pm_prim_compute_normals, before anything reads
+     * them), so what pm__band_vertices puts there is overwritten. */
     for (uint32_t i = 0; i < last; i++) {
         const float *b = pm__apos(S, i);
-        float x = b[0], z = b[2];
-        float *q = pos + 3 * (size_t)nv, *m = nrm + 3 * (size_t)nv, *t = uv + 2 * (size_t)nv;
-        q[0] = x, q[1] = top[i], q[2] = z;
-        m[0] = m[1] = m[2] = 0.0f;
-        t[0] = (float)(x * sc), t[1] = (float)(z * sc);
+        float *q = pos + 3 * (size_t)nv;
+        q[0] = b[0], q[1] = top[i], q[2] = b[2];
         ii[i] = nv++;
         if (i > 0 && pm_v2_eq(out[i], out[i - 1])) { oi[i] = oi[i - 1]; continue; }
-        float ox = (float)out[i].x, oz = (float)-out[i].y;
-        q[3] = ox, q[4] = oy[i], q[5] = oz;
-        m[3] = m[4] = m[5] = 0.0f;
-        t[2] = (float)(ox * sc), t[3] = (float)(oz * sc);
+        q[3] = (float)out[i].x, q[4] = oy[i], q[5] = (float)-out[i].y;
         oi[i] = nv++;
     }
     if (last < n) { ii[last] = ii[0]; oi[last] = oi[0]; }
