@@ -330,6 +330,44 @@ Test(network_stitch_fast, slab_lanes_are_the_same_as_the_plain_loops) {
     cr_assert_gt(turned, 5000);   /* straight runs off the axes: full hypot in the lanes */
 }
 
+/* pm__is_strip's lanes against its plain comparisons: usual strips of 2
+ * to 60 sections, most with one index (or a column) changed somewhere,
+ * now and then by a high bit only. */
+Test(network_stitch_fast, strip_test_is_the_same_in_lanes) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261207);
+    enum { M = 60 };
+    static uint32_t ix[12 * M];
+    static float uv[6 * M];
+    uint8_t col[3 * M];
+    int strips = 0, not_strips = 0;
+    for (int it = 0; it < 20000; it++) {
+        uint32_t n = (uint32_t)pm_rng_int(&r, 2, M);
+        for (uint32_t v = 0; v < 3 * n; v++) uv[2 * v] = (float)(v / 3), uv[2 * v + 1] = (float)(v % 3) * 0.5f;
+        for (uint32_t i = 0, a = 0; i + 1 < n; i++, a += 3) {
+            const uint32_t q[12] = {a, a + 1, a + 3, a + 1, a + 4, a + 3, a + 1, a + 2, a + 4, a + 2, a + 5, a + 4};
+            memcpy(ix + 12 * i, q, sizeof q);
+        }
+        int change = (int)pm_rng_int(&r, 0, 3);
+        uint32_t at = (uint32_t)pm_rng_below(&r, 12 * (n - 1));
+        if (change == 1) ix[at] += (uint32_t)pm_rng_int(&r, 1, 3);
+        if (change == 2) ix[at] ^= 1u << pm_rng_int(&r, 0, 31);
+        if (change == 3) uv[2 * pm_rng_below(&r, 3 * n) + 1] = 0.5f;
+        pm_prim P = {.vcount = 3 * n, .icount = 12 * (n - 1), .indices = ix, .uvs = uv};
+        for (uint32_t v = 0; v < 3 * n; v++) {
+            float x = uv[2 * v + 1];
+            col[v] = (uint8_t)(1 - (x < 0.25f) + (x > 0.75f));
+        }
+        bool f = pm__is_strip(&P, col);
+        fast_off = true;
+        bool p = pm__is_strip(&P, col);
+        fast_off = false;
+        cr_assert_eq(f, p, "%d (%u sections, change %d at %u): lanes %d, plain %d", it, n, change, at, f, p);
+        strips += f, not_strips += !f;
+    }
+    cr_assert(strips > 4000 && not_strips > 4000, "%d strips, %d not", strips, not_strips);
+}
+
 /* pm__sections' lane path against its plain loop on random UVs: U and V
  * drawn from a few values that meet (0, -0, -1, the largest U again, NaN,
  * values either side of the column bounds) so that sections repeat, go
