@@ -637,6 +637,25 @@ static inline void pm__wall_first(pm__wall_run *w, float x, float z, float yb, f
     w->nb0 = w->nb2 = w->nt0 = w->nt2 = 0.0f;
 }
 
+/* A quad's crosses a0, a2 (its first wall) and c0, c2 (its second) as
+ * pm__wall computes them, with its differences of equal floats (+0) put
+ * in; of type T (double, or pm_d4 for lanes: the same operations in the
+ * same order) from dx, dz, yb0, yt0, yb1, yt1 and zero in scope. */
+#define PM__WALL_CROSSES(T, curb)                                   \
+    do {                                                            \
+        if (curb) {                                                 \
+            T u1 = yt1 - yb0, v1 = yb1 - yb0;                       \
+            a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;         \
+            u1 = yt0 - yb0, v1 = yt1 - yb0;                         \
+            c0 = u1 * dz - zero * v1, c2 = zero * v1 - u1 * dx;     \
+        } else {                                                    \
+            T u1 = yb1 - yb0, v1 = yt1 - yb0;                       \
+            a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;         \
+            u1 = yt1 - yb0, v1 = yt0 - yb0;                         \
+            c0 = u1 * zero - dz * v1, c2 = dx * v1 - u1 * zero;     \
+        }                                                           \
+    } while (0)
+
 /* The quad from the previous column to column (b1, t1) at x, z, heights
  * yb1, yt1, whose sums so far are *nb, *nt (+0 for a new column). The
  * crosses are pm__wall's with its differences of equal floats, +0, and
@@ -652,17 +671,7 @@ static inline void pm__wall_quad(pm__wall_run *w, uint32_t b1, uint32_t t1, doub
     double dx = x1 - w->x0, dz = z1 - w->z0, yb0 = w->yb0, yt0 = w->yt0;
     double a0, a2, c0, c2;
     uint32_t b0 = w->b0, t0 = w->t0, *d = w->idx + w->ni;
-    if (curb) {
-        double u1 = yt1 - yb0, v1 = yb1 - yb0;
-        a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
-        u1 = yt0 - yb0, v1 = yt1 - yb0;
-        c0 = u1 * dz - zero * v1, c2 = zero * v1 - u1 * dx;
-    } else {
-        double u1 = yb1 - yb0, v1 = yt1 - yb0;
-        a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
-        u1 = yt1 - yb0, v1 = yt0 - yb0;
-        c0 = u1 * zero - dz * v1, c2 = dx * v1 - u1 * zero;
-    }
+    PM__WALL_CROSSES(double, curb);
     /* Kept unless both are +-0 (a double is +-0 when all its bits but the
      * sign are 0); a wall left out has +-0 crosses, which add nothing. */
     uint64_t ba0, ba2, bc0, bc2;
@@ -799,17 +808,7 @@ static void pm__wall_crosses(pm__cols *c, bool curb) {
         pm_d4 x1 = pm__load4(c->x + q), z1 = pm__load4(c->z + q);
         pm_d4 yb1 = pm__load4(c->yb + q), yt1 = pm__load4(c->yt + q);
         pm_d4 dx = x1 - x0, dz = z1 - z0, a0, a2, c0, c2;
-        if (curb) {
-            pm_d4 u1 = yt1 - yb0, v1 = yb1 - yb0;
-            a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
-            u1 = yt0 - yb0, v1 = yt1 - yb0;
-            c0 = u1 * dz - zero * v1, c2 = zero * v1 - u1 * dx;
-        } else {
-            pm_d4 u1 = yb1 - yb0, v1 = yt1 - yb0;
-            a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
-            u1 = yt1 - yb0, v1 = yt0 - yb0;
-            c0 = u1 * zero - dz * v1, c2 = dx * v1 - u1 * zero;
-        }
+        PM__WALL_CROSSES(pm_d4, curb);
         /* kept (3, its indices' count) unless both crosses are +-0: a
          * double is +-0 when all its bits but the sign are 0, and == 0
          * is true for just those (NaN is kept either way) */
