@@ -10,6 +10,7 @@
 #include "geom/earclip.h"
 #include "geom/f32.h"
 #include "geom/geom.h"
+#include "geom/hypot4.h"
 #include "geom/predicates.h"
 #include "scene/result.h"
 
@@ -59,11 +60,25 @@ static bool pm__is_strip(const pm_prim *P, const uint8_t *col) {
     for (uint32_t v = 0; v < nv; v += 3)
         if (col[v] != 0 || col[v + 1] != 1 || col[v + 2] != 2) return false;
     const uint32_t *q = P->indices;
-    for (uint32_t i = 0, a = 0; i + 1 < n; i++, a += 3, q += 12)
-        if (q[0] != a || q[1] != a + 1 || q[2] != a + 3 || q[3] != a + 1 || q[4] != a + 4 || q[5] != a + 3 ||
-            q[6] != a + 1 || q[7] != a + 2 || q[8] != a + 4 || q[9] != a + 2 || q[10] != a + 5 || q[11] != a + 4)
-            return false;
-    return true;
+    if (PM__SIDEWALK_PLAIN) {
+        for (uint32_t i = 0, a = 0; i + 1 < n; i++, a += 3, q += 12)
+            if (q[0] != a || q[1] != a + 1 || q[2] != a + 3 || q[3] != a + 1 || q[4] != a + 4 || q[5] != a + 3 ||
+                q[6] != a + 1 || q[7] != a + 2 || q[8] != a + 4 || q[9] != a + 2 || q[10] != a + 5 ||
+                q[11] != a + 4)
+                return false;
+        return true;
+    }
+    /* The same twelve comparisons per step, four at a time: any index
+     * off its place leaves a bit set in the or of the differences. */
+    typedef uint32_t u4 __attribute__((vector_size(16)));
+    const u4 o0 = {0, 1, 3, 1}, o1 = {4, 3, 1, 2}, o2 = {4, 2, 5, 4};
+    u4 off = {0, 0, 0, 0};
+    for (uint32_t i = 0, a = 0; i + 1 < n; i++, a += 3, q += 12) {
+        u4 v0, v1, v2, base = {a, a, a, a};
+        memcpy(&v0, q, 16), memcpy(&v1, q + 4, 16), memcpy(&v2, q + 8, 16);
+        off |= (v0 ^ (base + o0)) | (v1 ^ (base + o1)) | (v2 ^ (base + o2));
+    }
+    return (off[0] | off[1] | off[2] | off[3]) == 0;
 }
 
 static int pm__boundary(pm_arena *a, const pm_prim *P, const uint8_t *col, uint32_t *out) {
@@ -270,10 +285,58 @@ static const float *pm__apos(const pm__slab *S, uint32_t i) {
     return S->asphalt + 3 * (size_t)S->cv[i];
 }
 
+/* The lane code below does four segments or sections at once (GCC vector
+ * extensions, AVX where the CPU has it); each lane does the scalar code's
+ * operations in its order (-ffp-contract=off), and hypot is pm_hypot4
+ * (bit for bit the library's), so it gives the scalar code's bits
+ * (tests/core/test_network_stitch_fast.c builds networks both ways). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define PM__SW_CLONES __attribute__((target_clones("avx", "default")))
+#else
+#define PM__SW_CLONES
+#endif
+
+typedef float pm__f4 __attribute__((vector_size(16)));
+
+#define PM__SW_D4(v) ((pm_d4){(v), (v), (v), (v)})
+
+/* Each lane's double rounded to the nearest float, as a double (pm_f32). */
+static inline __attribute__((always_inline)) pm_d4 pm__f32x4(pm_d4 x) {
+    return __builtin_convertvector(__builtin_convertvector(x, pm__f4), pm_d4);
+}
+
+/* pm__segments' segments k .. k + 3 (k + 4 < n) in lanes: each lane
+ * pm__hypot's length and the right normal pm__segments computes from it. */
+PM__SW_CLONES
+static void pm__segments_lanes(const float *asphalt, const uint32_t *cv, uint32_t n, double *len, pm_v2 *right) {
+    const pm_d4 zero = PM__SW_D4(0.0);
+    for (uint32_t k = 0; k + 4 < n; k += 4) {
+        pm_d4 ax, az, bx, bz;
+        for (int j = 0; j < 4; j++) {
+            const float *a = asphalt + 3 * (size_t)cv[k + j], *b = asphalt + 3 * (size_t)cv[k + j + 1];
+            ax[j] = a[0], az[j] = a[2], bx[j] = b[0], bz[j] = b[2];
+        }
+        pm_d4 dx = bx - ax, l = pm_hypot4(dx, bz - az);
+        /* the plan frame's dy: -b[2] - -a[2] */
+        pm_d4 dy = -bz - -az;
+        pm_k4 ok = (pm_k4)(l > zero);
+        pm_d4 rx = pm_d4_sel(ok, dy / l, zero), ry = pm_d4_sel(ok, -dx / l, zero);
+        for (int j = 0; j < 4; j++) {
+            len[k + j] = l[j];
+            right[k + j] = (pm_v2){rx[j], ry[j]};
+        }
+    }
+}
+
 /* Each curb segment's plan length (k, k + 1) and right normal, once:
  * the sections on both its ends and the slab's faces all read them. */
 static void pm__segments(pm__slab *S, double *len, pm_v2 *right) {
-    for (uint32_t k = 0; k + 1 < S->n; k++) {
+    uint32_t k0 = 0;
+    if (!PM__SIDEWALK_PLAIN && S->n > 4) {
+        pm__segments_lanes(S->asphalt, S->cv, S->n, len, right);
+        k0 = (S->n - 1) / 4 * 4;
+    }
+    for (uint32_t k = k0; k + 1 < S->n; k++) {
         const float *a = pm__apos(S, k), *b = pm__apos(S, k + 1);
         double l = pm__hypot((double)b[0] - a[0], (double)b[2] - a[2]);
         len[k] = l;
@@ -294,8 +357,42 @@ static void pm__segments(pm__slab *S, double *len, pm_v2 *right) {
  * segments' right normals (pm__segments; n >= 2). A closed side's last
  * section is its first (one vertex), so segment n - 2 ends at section 0
  * and segment 0 starts at section n - 1. */
+/* pm__offsets' sections i0 .. i1 - 1 (0 < i0, i1 < n: each between two
+ * segments, na = sn[i - 1], nb = sn[i]) in lanes, four at a time; returns
+ * where it stopped. Each lane computes the miter and distance itself,
+ * which pm__offsets may take from the section before: made of na and nb
+ * alone, they are the same. */
+PM__SW_CLONES
+static uint32_t pm__offsets_lanes(const float *asphalt, const uint32_t *cv, const pm_v2 *sn, double width,
+                                  uint32_t i0, uint32_t i1, pm_v2 *out) {
+    const pm_d4 half = PM__SW_D4(0.5), tiny = PM__SW_D4(1e-9), w = PM__SW_D4(width);
+    uint32_t i = i0;
+    for (; i + 4 <= i1; i += 4) {
+        pm_d4 nax, nay, nbx, nby, px, py;
+        for (int j = 0; j < 4; j++) {
+            nax[j] = sn[i + j - 1].x, nay[j] = sn[i + j - 1].y;
+            nbx[j] = sn[i + j].x, nby[j] = sn[i + j].y;
+            const float *a = asphalt + 3 * (size_t)cv[i + j];
+            px[j] = a[0], py[j] = -(double)a[2];
+        }
+        pm_d4 mx = nax + nbx, my = nay + nby, l = pm_hypot4(mx, my);
+        pm_k4 flat = (pm_k4)(l < tiny);
+        mx = pm_d4_sel(flat, nbx, mx / l);
+        my = pm_d4_sel(flat, nby, my / l);
+        pm_d4 c = mx * nbx + my * nby;
+        pm_d4 d = w / pm_d4_sel((pm_k4)(c > half), c, half);
+        pm_d4 ox = pm__f32x4(px + d * mx), oy = pm__f32x4(py + d * my);
+        for (int j = 0; j < 4; j++) out[i + j] = (pm_v2){ox[j], oy[j]};
+    }
+    return i;
+}
+
 static void pm__offsets(pm__slab *S, const pm_v2 *sn) {
     uint32_t n = S->n;
+    /* The sections between two segments in lanes first; the loop below
+     * then does the rest (and the heights of all). */
+    uint32_t l0 = 1, l1 = 1;
+    if (!PM__SIDEWALK_PLAIN && n > 5) l1 = pm__offsets_lanes(S->asphalt, S->cv, sn, S->width, 1, n - 1, S->out);
     /* A section whose two normals are the last one's, bit for bit (a
      * straight street's), has its miter and distance: they are made of
      * nothing else. */
@@ -303,6 +400,11 @@ static void pm__offsets(pm__slab *S, const pm_v2 *sn) {
     double d = 0;
     bool have = false;
     for (uint32_t i = 0; i < n; i++) {
+        double y = pm__apos(S, i)[1];
+        S->top[i] = (float)(y + S->ch);
+        S->oy[i] = (float)(y + S->ch);
+        S->oby[i] = (float)y;
+        if (i >= l0 && i < l1) continue;
         pm_v2 p = pm__plan(pm__apos(S, i));
         bool has_prev = i > 0 || S->closed, has_next = i + 1 < n || S->closed;
         pm_v2 na = has_prev ? sn[i > 0 ? i - 1 : n - 2] : sn[0];
@@ -317,10 +419,6 @@ static void pm__offsets(pm__slab *S, const pm_v2 *sn) {
             pa = na, pb = nb, have = true;
         }
         S->out[i] = (pm_v2){pm_f32(p.x + d * m.x), pm_f32(p.y + d * m.y)};
-        double y = pm__apos(S, i)[1];
-        S->top[i] = (float)(y + S->ch);
-        S->oy[i] = (float)(y + S->ch);
-        S->oby[i] = (float)y;
     }
 }
 
@@ -539,6 +637,25 @@ static inline void pm__wall_first(pm__wall_run *w, float x, float z, float yb, f
     w->nb0 = w->nb2 = w->nt0 = w->nt2 = 0.0f;
 }
 
+/* A quad's crosses a0, a2 (its first wall) and c0, c2 (its second) as
+ * pm__wall computes them, with its differences of equal floats (+0) put
+ * in; of type T (double, or pm_d4 for lanes: the same operations in the
+ * same order) from dx, dz, yb0, yt0, yb1, yt1 and zero in scope. */
+#define PM__WALL_CROSSES(T, curb)                                   \
+    do {                                                            \
+        if (curb) {                                                 \
+            T u1 = yt1 - yb0, v1 = yb1 - yb0;                       \
+            a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;         \
+            u1 = yt0 - yb0, v1 = yt1 - yb0;                         \
+            c0 = u1 * dz - zero * v1, c2 = zero * v1 - u1 * dx;     \
+        } else {                                                    \
+            T u1 = yb1 - yb0, v1 = yt1 - yb0;                       \
+            a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;         \
+            u1 = yt1 - yb0, v1 = yt0 - yb0;                         \
+            c0 = u1 * zero - dz * v1, c2 = dx * v1 - u1 * zero;     \
+        }                                                           \
+    } while (0)
+
 /* The quad from the previous column to column (b1, t1) at x, z, heights
  * yb1, yt1, whose sums so far are *nb, *nt (+0 for a new column). The
  * crosses are pm__wall's with its differences of equal floats, +0, and
@@ -554,17 +671,7 @@ static inline void pm__wall_quad(pm__wall_run *w, uint32_t b1, uint32_t t1, doub
     double dx = x1 - w->x0, dz = z1 - w->z0, yb0 = w->yb0, yt0 = w->yt0;
     double a0, a2, c0, c2;
     uint32_t b0 = w->b0, t0 = w->t0, *d = w->idx + w->ni;
-    if (curb) {
-        double u1 = yt1 - yb0, v1 = yb1 - yb0;
-        a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
-        u1 = yt0 - yb0, v1 = yt1 - yb0;
-        c0 = u1 * dz - zero * v1, c2 = zero * v1 - u1 * dx;
-    } else {
-        double u1 = yb1 - yb0, v1 = yt1 - yb0;
-        a0 = u1 * dz - dz * v1, a2 = dx * v1 - u1 * dx;
-        u1 = yt1 - yb0, v1 = yt0 - yb0;
-        c0 = u1 * zero - dz * v1, c2 = dx * v1 - u1 * zero;
-    }
+    PM__WALL_CROSSES(double, curb);
     /* Kept unless both are +-0 (a double is +-0 when all its bits but the
      * sign are 0); a wall left out has +-0 crosses, which add nothing. */
     uint64_t ba0, ba2, bc0, bc2;
@@ -620,6 +727,151 @@ static void pm__wall_done(pm__slab *S, pm_prim *p, pm__wall_run *w, bool any) {
     pm__put_done(S, p, w->nv, w->ni, true);
 }
 
+/* ---- an open wall's quads in lanes ----
+ * Once an open wall's m >= 2 columns are written (pm__wall_vertices: column
+ * j's bottom and top vertices nv0 + 2 j, + 1), its quads' crosses, normal
+ * sums and triangles follow from the positions alone, in three passes
+ * instead of pm__wall_quad per column: the same crosses (each lane
+ * pm__wall_quad's operations in order, on the same floats), the same
+ * kept triangles, the same normal sums. Quad q (1 <= q < m) joins columns
+ * q - 1 and q; its crosses rounded to floats are fa0, fa2 (the first wall)
+ * and fc0, fc2 (the second), taken as +0 for q = 0 and q = m. pm__wall_quad
+ * gives column q (then pm__wall_done the last) the sums
+ *     bottom: ((+0 + fa[q]) + fa[q + 1]) + fc[q + 1]
+ *     top:    ((+0 + fa[q]) + fc[q]) + fc[q + 1]
+ * in x (0) and z (2): a new column's sums start at +0 and take quad q's
+ * first wall (bottom) or both (top); the next quad adds its first then
+ * its second wall to the bottom, its second to the top. Where there is no
+ * quad q (column 0) or q + 1 (the last column), adding +0 changes nothing:
+ * none of these sums is -0 (a sum started at +0 never is). */
+typedef float pm__f4v __attribute__((vector_size(16)));
+typedef int32_t pm__i4v __attribute__((vector_size(16)));
+
+/* An open wall's columns as they are written (x, z, bottom and top
+ * heights: the floats of its vertices), four padding entries after the
+ * last repeating it; and the quads' crosses and keep flags. All arrays
+ * have room for n + 4 entries (stride st). */
+typedef struct pm__cols {
+    double *x, *z, *yb, *yt;   /* (the floats widened) */
+    float *f;                  /* fa0, fa2, fc0, fc2 */
+    int32_t *k;                /* ka, kc: 3 kept, 0 left out */
+    uint32_t m, st;
+} pm__cols;
+
+static bool pm__cols_init(pm__slab *S, pm__cols *c, uint32_t n) {
+    c->st = n + 4;
+    double *v = pm_arena_alloc(S->tmp, 4 * (size_t)c->st * sizeof *v);
+    c->f = pm_arena_alloc(S->tmp, 4 * (size_t)c->st * sizeof *c->f);
+    c->k = pm_arena_alloc(S->tmp, 2 * (size_t)c->st * sizeof *c->k);
+    if (!v || !c->f || !c->k) return false;
+    c->x = v, c->z = v + c->st, c->yb = v + 2 * c->st, c->yt = v + 3 * c->st;
+    c->m = 0;
+    return true;
+}
+
+/* Column j of an open wall: its bottom and top vertices (pos, uv: the
+ * wall's first vertex's; as pm__wall_vertices writes them) and its
+ * entry in the columns (x: c's x, then z, yb, yt at stride st). */
+static inline __attribute__((always_inline)) void pm__col(float *restrict pos, float *restrict uv,
+                                                          double *restrict x, uint32_t st, uint32_t j, float cx,
+                                                          float cz, float yb, float yt, double u, double sc) {
+    float fu = (float)(u * sc);
+    float *p = pos + 6 * (size_t)j, *q = uv + 4 * (size_t)j;
+    p[0] = cx, p[1] = yb, p[2] = cz;
+    p[3] = cx, p[4] = yt, p[5] = cz;
+    q[0] = fu, q[1] = 0;
+    q[2] = fu, q[3] = (float)(((double)yt - yb) * sc);
+    x[j] = cx, x[st + j] = cz, x[2 * st + j] = yb, x[3 * st + j] = yt;
+}
+
+static inline __attribute__((always_inline)) pm_d4 pm__load4(const double *p) {
+    pm_d4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* Each quad's four crosses rounded to floats (fa0 fa2 fc0 fc2, entries 0
+ * and m +0) and whether its two walls are kept. */
+PM__SW_CLONES
+static void pm__wall_crosses(pm__cols *c, bool curb) {
+    const pm_d4 zero = PM__SW_D4(0.0), three = PM__SW_D4(3.0);
+    uint32_t m = c->m, st = c->st;
+    float *fa0 = c->f, *fa2 = fa0 + st, *fc0 = fa0 + 2 * st, *fc2 = fa0 + 3 * st;
+    int32_t *ka = c->k, *kc = c->k + st;
+    for (int j = 0; j < 4; j++) {
+        c->x[m + j] = c->x[m - 1], c->z[m + j] = c->z[m - 1];
+        c->yb[m + j] = c->yb[m - 1], c->yt[m + j] = c->yt[m - 1];
+    }
+    for (uint32_t q = 1; q < m; q += 4) {
+        pm_d4 x0 = pm__load4(c->x + q - 1), z0 = pm__load4(c->z + q - 1);
+        pm_d4 yb0 = pm__load4(c->yb + q - 1), yt0 = pm__load4(c->yt + q - 1);
+        pm_d4 x1 = pm__load4(c->x + q), z1 = pm__load4(c->z + q);
+        pm_d4 yb1 = pm__load4(c->yb + q), yt1 = pm__load4(c->yt + q);
+        pm_d4 dx = x1 - x0, dz = z1 - z0, a0, a2, c0, c2;
+        PM__WALL_CROSSES(pm_d4, curb);
+        /* kept (3, its indices' count) unless both crosses are +-0: a
+         * double is +-0 when all its bits but the sign are 0, and == 0
+         * is true for just those (NaN is kept either way) */
+        pm_k4 za = (pm_k4)(a0 == zero) & (pm_k4)(a2 == zero), zc = (pm_k4)(c0 == zero) & (pm_k4)(c2 == zero);
+        pm__f4v ga0 = __builtin_convertvector(a0, pm__f4v), ga2 = __builtin_convertvector(a2, pm__f4v);
+        pm__f4v gc0 = __builtin_convertvector(c0, pm__f4v), gc2 = __builtin_convertvector(c2, pm__f4v);
+        pm__i4v ia = __builtin_convertvector(pm_d4_sel(za, zero, three), pm__i4v);
+        pm__i4v ic = __builtin_convertvector(pm_d4_sel(zc, zero, three), pm__i4v);
+        memcpy(fa0 + q, &ga0, 16), memcpy(fa2 + q, &ga2, 16), memcpy(fc0 + q, &gc0, 16), memcpy(fc2 + q, &gc2, 16);
+        memcpy(ka + q, &ia, 16), memcpy(kc + q, &ic, 16);
+    }
+    fa0[0] = fa2[0] = fc0[0] = fc2[0] = 0.0f;
+    fa0[m] = fa2[m] = fc0[m] = fc2[m] = 0.0f;
+}
+
+/* Every column's normal sums (see above) stored, y +0. */
+PM__SW_CLONES
+static void pm__wall_normals(float *nrm, const pm__cols *c) {
+    uint32_t m = c->m, st = c->st;
+    const float *fa0 = c->f, *fa2 = fa0 + st, *fc0 = fa0 + 2 * st, *fc2 = fa0 + 3 * st;
+    const pm__f4v z = {0.0f, 0.0f, 0.0f, 0.0f};
+    uint32_t q = 0;
+    for (; q + 4 <= m; q += 4) {
+        pm__f4v a0, a0n, a2, a2n, c0, c0n, c2, c2n;
+        memcpy(&a0, fa0 + q, 16), memcpy(&a0n, fa0 + q + 1, 16);
+        memcpy(&a2, fa2 + q, 16), memcpy(&a2n, fa2 + q + 1, 16);
+        memcpy(&c0, fc0 + q, 16), memcpy(&c0n, fc0 + q + 1, 16);
+        memcpy(&c2, fc2 + q, 16), memcpy(&c2n, fc2 + q + 1, 16);
+        pm__f4v bx = ((z + a0) + a0n) + c0n, bz = ((z + a2) + a2n) + c2n;
+        pm__f4v tx = ((z + a0) + c0) + c0n, tz = ((z + a2) + c2) + c2n;
+        for (int j = 0; j < 4; j++) {
+            float *d = nrm + 6 * (size_t)(q + (uint32_t)j);
+            d[0] = bx[j], d[1] = 0.0f, d[2] = bz[j];
+            d[3] = tx[j], d[4] = 0.0f, d[5] = tz[j];
+        }
+    }
+    for (; q < m; q++) {
+        float *d = nrm + 6 * (size_t)q, zf = 0.0f;
+        d[0] = ((zf + fa0[q]) + fa0[q + 1]) + fc0[q + 1], d[1] = 0.0f, d[2] = ((zf + fa2[q]) + fa2[q + 1]) + fc2[q + 1];
+        d[3] = ((zf + fa0[q]) + fc0[q]) + fc0[q + 1], d[4] = 0.0f, d[5] = ((zf + fa2[q]) + fc2[q]) + fc2[q + 1];
+    }
+}
+
+/* The open wall whose m >= 2 columns (c) are written from vertex nv0 on
+ * (w->nv past them): its quads' triangles and every column's normals,
+ * counts back. */
+static void pm__wall_lanes(pm__slab *S, pm_prim *p, pm__wall_run *w, uint32_t nv0, bool curb, pm__cols *c) {
+    uint32_t m = c->m;
+    pm__wall_crosses(c, curb);
+    pm__wall_normals(p->normals + 3 * (size_t)nv0, c);
+    uint32_t *restrict d = p->indices + w->ni;
+    const int32_t *ka = c->k, *kc = c->k + c->st;
+    for (uint32_t q = 1, b0 = nv0; q < m; q++, b0 += 2) {
+        uint32_t t0 = b0 + 1, b1 = b0 + 2, t1 = b0 + 3;
+        d[0] = b0, d[1] = curb ? t1 : b1, d[2] = curb ? b1 : t1;
+        d += ka[q];
+        d[0] = b0, d[1] = curb ? t0 : t1, d[2] = curb ? t1 : t0;
+        d += kc[q];
+    }
+    w->ni = (uint32_t)(d - p->indices);
+    pm__put_done(S, p, w->nv, w->ni, true);
+}
+
 /* pm__curb_face (below) with room: see above. */
 static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
     double sc = S->N->p->uv_scale, u = 0;
@@ -628,6 +880,24 @@ static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
     uint32_t n = S->n, last = S->closed ? n - 1 : n;
     if (last == 0) return;   /* (a ring of one section: pm__curb_face adds nothing) */
     const float *b = pm__apos(S, 0);
+    pm__cols c;
+    if (last == n && n >= 2 && pm__cols_init(S, &c, n)) {
+        /* An open curb: its columns, then its quads in lanes. */
+        uint32_t nv0 = w.nv;
+        float *pos = p->positions + 3 * (size_t)nv0, *uv = p->uvs + 2 * (size_t)nv0;
+        const float *asphalt = S->asphalt, *top = S->top;
+        const uint32_t *cv = S->cv;
+        const double *len = S->len;
+        for (uint32_t i = 0; i < n; i++) {
+            b = asphalt + 3 * (size_t)cv[i];
+            if (i > 0) u += len[i - 1];
+            pm__col(pos, uv, c.x, c.st, i, b[0], b[2], b[1], top[i], u, sc);
+        }
+        c.m = n;
+        w.nv = nv0 + 2 * n;
+        pm__wall_lanes(S, p, &w, nv0, true, &c);
+        return;
+    }
     pm__wall_first(&w, b[0], b[2], b[1], S->top[0], u, sc);
     for (uint32_t i = 1; i < last; i++) {
         b = pm__apos(S, i);
@@ -640,51 +910,90 @@ static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
 
 /* pm__band_vertices (below) with room. */
 static void pm__band_vertices_fast(pm__slab *S, pm_prim *p) {
-    double sc = S->N->p->uv_scale;
-    float *restrict pos = p->positions, *restrict nrm = p->normals, *restrict uv = p->uvs;
+    float *restrict pos = p->positions;
     uint32_t nv = p->vcount, n = S->n, last = S->closed ? n - 1 : n;
     uint32_t *restrict ii = S->ii, *restrict oi = S->oi;
     const pm_v2 *out = S->out;
     const float *top = S->top, *oy = S->oy;
     /* Each section's inner vertex, then its outer one unless the section
-     * before has its outer point; normals +0, planar UVs. */
+     * before has its outer point. Positions only: the band's UVs and
+     * normals are all written once the slabs are done (network_stitch.c:
+     * pm__planar_uvs, pm_prim_compute_normals, before anything reads
+     * them), so what pm__band_vertices puts there is overwritten. */
     for (uint32_t i = 0; i < last; i++) {
         const float *b = pm__apos(S, i);
-        float x = b[0], z = b[2];
-        float *q = pos + 3 * (size_t)nv, *m = nrm + 3 * (size_t)nv, *t = uv + 2 * (size_t)nv;
-        q[0] = x, q[1] = top[i], q[2] = z;
-        m[0] = m[1] = m[2] = 0.0f;
-        t[0] = (float)(x * sc), t[1] = (float)(z * sc);
+        float *q = pos + 3 * (size_t)nv;
+        q[0] = b[0], q[1] = top[i], q[2] = b[2];
         ii[i] = nv++;
         if (i > 0 && pm_v2_eq(out[i], out[i - 1])) { oi[i] = oi[i - 1]; continue; }
-        float ox = (float)out[i].x, oz = (float)-out[i].y;
-        q[3] = ox, q[4] = oy[i], q[5] = oz;
-        m[3] = m[4] = m[5] = 0.0f;
-        t[2] = (float)(ox * sc), t[3] = (float)(oz * sc);
+        q[3] = (float)out[i].x, q[4] = oy[i], q[5] = (float)-out[i].y;
         oi[i] = nv++;
     }
     if (last < n) { ii[last] = ii[0]; oi[last] = oi[0]; }
     pm__put_done(S, p, nv, p->icount, false);
 }
 
-/* pm__outer_face (below) with room. */
-static void pm__outer_face_fast(pm__slab *S, pm_prim *p) {
+/* hypot(x[k], y[k]) into x[k] for k < m, four at a time (pm_hypot4),
+ * the rest one by one (pm__hypot). */
+PM__SW_CLONES
+static void pm__hypot_run(double *x, const double *y, uint32_t m) {
+    uint32_t k = 0;
+    for (; k + 4 <= m; k += 4) {
+        pm_d4 a, b;
+        memcpy(&a, x + k, sizeof a);
+        memcpy(&b, y + k, sizeof b);
+        a = pm_hypot4(a, b);
+        memcpy(x + k, &a, sizeof a);
+    }
+    for (; k < m; k++) x[k] = pm__hypot(x[k], y[k]);
+}
+
+/* pm__outer_face (below) with room. el: room for n - 1 doubles twice,
+ * for the lengths along the outer edge between its distinct points. */
+static void pm__outer_face_fast(pm__slab *S, pm_prim *p, double *el) {
     double sc = S->N->p->uv_scale, u = 0;
     pm__wall_run w = {.pos = p->positions, .nrm = p->normals, .uv = p->uvs, .idx = p->indices,
                       .nv = p->vcount, .ni = p->icount};
     const float *band = S->s->prims[2].positions;
-    uint32_t n = S->n, prev = 0;
+    uint32_t n = S->n, prev = 0, m = 0;
     bool any = false;
+    /* The steps' differences first, their lengths in lanes, then the wall. */
+    double *ey = el + (n - 1);
+    for (uint32_t i = 1; i < n; i++) {
+        if (S->oi[i] == S->oi[i - 1]) continue;
+        el[m] = S->out[i].x - S->out[prev].x;
+        ey[m++] = S->out[i].y - S->out[prev].y;
+        prev = i;
+    }
+    pm__hypot_run(el, ey, m);
+    pm__cols c;
+    if (!S->closed && m >= 1 && pm__cols_init(S, &c, m + 1)) {
+        /* An open face: its columns, then its quads in lanes. */
+        uint32_t nv0 = w.nv, j = 0;
+        float *pos = p->positions + 3 * (size_t)nv0, *uv = p->uvs + 2 * (size_t)nv0;
+        const uint32_t *oi = S->oi;
+        const float *oby = S->oby;
+        for (uint32_t i = 0; i < n; i++) {
+            if (i > 0 && oi[i] == oi[i - 1]) continue;
+            const float *o = band + 3 * (size_t)oi[i];
+            if (i > 0) u += el[j - 1];
+            pm__col(pos, uv, c.x, c.st, j++, o[0], o[2], oby[i], o[1], u, sc);
+        }
+        c.m = j;
+        w.nv = nv0 + 2 * j;
+        pm__wall_lanes(S, p, &w, nv0, false, &c);
+        return;
+    }
+    m = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0 && S->oi[i] == S->oi[i - 1]) continue;
         const float *o = band + 3 * (size_t)S->oi[i];
-        if (any) u += pm__hypot(S->out[i].x - S->out[prev].x, S->out[i].y - S->out[prev].y);
+        if (any) u += el[m++];
         if (S->closed && i + 1 == n) {
             if (any) pm__wall_close(&w, false);
         } else if (!any) pm__wall_first(&w, o[0], o[2], S->oby[i], o[1], u, sc);
         else pm__wall_next(&w, o[0], o[2], S->oby[i], o[1], u, sc, false);
         any = true;
-        prev = i;
     }
     pm__wall_done(S, p, &w, any);
 }
@@ -970,7 +1279,9 @@ static bool pm__band_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step)
  * down to the road edge's height, facing away from the slab. */
 static int pm__outer_face(pm__slab *S) {
     if (pm__room(S, &S->s->prims[1], 2 * S->n, 6 * S->n, true)) {
-        pm__outer_face_fast(S, &S->s->prims[1]);
+        double *el = pm_arena_alloc(S->tmp, 2 * (S->n ? S->n : 1) * sizeof *el);
+        if (!el) return PM_ERR_NOMEM;
+        pm__outer_face_fast(S, &S->s->prims[1], el);
         return PM_OK;
     }
     double sc = S->N->p->uv_scale, u = 0;

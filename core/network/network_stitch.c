@@ -672,7 +672,9 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
     if (rc) return rc;
     if (s->nprims == 3) {
         /* The bands' UVs planar over the whole network like the asphalt's,
-         * so they run on across junction/road seams. */
+         * so they run on across junction/road seams. Every band vertex's
+         * UV and normal is written here (the roads' slabs leave them to
+         * this: network_sidewalk.c's pm__band_vertices_fast). */
         pm_prim *sw = &s->prims[2];
         pm__planar_uvs(sw, N->p->uv_scale);
         pm_prim_normals_finish(&s->prims[1], N->curb_nt);

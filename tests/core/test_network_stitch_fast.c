@@ -215,6 +215,159 @@ Test(network_stitch_fast, rings_and_aligned_grids_are_the_same_with_and_without_
     cr_assert_geq(grids, 250, "only %d aligned grids built", grids);
 }
 
+/* A grid turned by a random angle, nodes rounded to the millimetre (as a
+ * map editor draws one and bench/netconvert.sh's turned grid): straight
+ * streets whose segments' lengths and miters are full doubles, long
+ * enough for the slabs' lane code (sections four at a time) to run with
+ * tails of every length; some streets bent, some two-way-wide, widths and
+ * sidewalks mixed, at the default detail or finer. */
+static void turned_town(net *n, pm_rng *r) {
+    net_init(n);
+    int gx = (int)pm_rng_int(r, 2, 5), gz = (int)pm_rng_int(r, 2, 4);
+    double S = pm_rng_range(r, 40, 140), a = pm_rng_range(r, 0, 6.283185307179586), ca = cos(a), sa = sin(a);
+    uint32_t id[5][4];
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            double x = i * S, z = -j * S;
+            id[i][j] = node(n, round((x * ca - z * sa) * 1000) / 1000, 0, round((x * sa + z * ca) * 1000) / 1000);
+        }
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            double w = pm_rng_chance(r, 0.3) ? pm_rng_range(r, 10, 16) : pm_rng_range(r, 5, 9);
+            if (i + 1 < gx && pm_rng_chance(r, 0.9)) {
+                pm_network_edge *e = edge(n, id[i][j], id[i + 1][j], w);
+                const double *p = n->nodes + 3 * e->from, *q = n->nodes + 3 * e->to;
+                if (pm_rng_chance(r, 0.25))
+                    bend(n, e, (p[0] + q[0]) / 2 + S * pm_rng_range(r, -0.2, 0.2),
+                         (p[2] + q[2]) / 2 + S * pm_rng_range(r, -0.2, 0.2));
+            }
+            if (j + 1 < gz && pm_rng_chance(r, 0.9)) edge(n, id[i][j], id[i][j + 1], w);
+        }
+    if (n->nedges == 0) edge(n, id[0][0], id[1][0], 7);
+    for (size_t e = 0; e < n->nedges; e++) {
+        n->edges[e].has_sidewalk = pm_rng_chance(r, 0.9);
+        n->edges[e].sidewalk = (pm_junction_sidewalk){pm_rng_range(r, 0.8, 3.5), pm_rng_range(r, 0.02, 0.4)};
+    }
+    n->p.corner_radius = pm_rng_chance(r, 0.5) ? 0 : pm_rng_range(r, 0, 8);
+    if (pm_rng_chance(r, 0.5)) n->p.max_segment = pm_rng_range(r, 1, 8);
+    finish(n);
+}
+
+Test(network_stitch_fast, turned_grids_are_the_same_with_and_without_the_fast_paths, .timeout = 300) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261205);
+    int grids = 0;
+    for (int it = 0; it < 300; it++) {
+        net n;
+        turned_town(&n, &r);
+        grids += same_both_ways(&n, "turned grid", it);
+    }
+    cr_log_info("turned grids built: %d of 300", grids);
+    cr_assert_geq(grids, 250, "only %d turned grids built", grids);
+}
+
+/* The slab's lane code (segments, offsets, the outer edge's lengths)
+ * against the plain loops, bit for bit, on random curb chains: turned
+ * straight runs (each segment's length and normal full doubles), runs
+ * along an axis, bends, U-turns (normals summing to ~0), repeated points
+ * (zero-length segments), open and closed, 2 to 40 sections (every tail
+ * length after the lanes' fours). */
+static void slab_arrays(pm__slab *S, pm_v2 *out, float *top, float *oy, float *oby, double *len, pm_v2 *sn) {
+    S->out = out, S->top = top, S->oy = oy, S->oby = oby;
+    pm__segments(S, len, sn);
+    S->len = len;
+    pm__offsets(S, sn);
+}
+
+Test(network_stitch_fast, slab_lanes_are_the_same_as_the_plain_loops) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261206);
+    enum { M = 40 };
+    float pos[3 * M];
+    uint32_t cv[M];
+    int turned = 0;
+    for (int it = 0; it < 40000; it++) {
+        uint32_t n = (uint32_t)pm_rng_int(&r, 2, M);
+        double a = pm_rng_chance(&r, 0.2) ? (double)pm_rng_int(&r, 0, 3) * 1.5707963267948966
+                                          : pm_rng_range(&r, 0, 6.283185307179586);
+        double x = pm_rng_range(&r, -3000, 3000), z = pm_rng_range(&r, -3000, 3000), y = pm_rng_range(&r, -5, 5);
+        int kind = (int)pm_rng_int(&r, 0, 3);
+        for (uint32_t i = 0; i < n; i++) {
+            pos[3 * i] = (float)x, pos[3 * i + 1] = (float)y, pos[3 * i + 2] = (float)z;
+            cv[i] = i;
+            double step = pm_rng_chance(&r, 0.05) ? 0 : pm_rng_range(&r, 0.01, 9);
+            if (kind == 1) a += pm_rng_range(&r, -0.4, 0.4);
+            if (kind == 2 && pm_rng_chance(&r, 0.1)) a += 3.141592653589793;
+            if (kind == 3 && pm_rng_chance(&r, 0.2)) a += pm_rng_range(&r, -2.5, 2.5);
+            x += step * cos(a), z += step * sin(a), y += pm_rng_range(&r, -0.05, 0.05);
+        }
+        bool closed = n > 3 && pm_rng_chance(&r, 0.1);
+        if (closed) cv[n - 1] = 0;
+        pm__slab S = {.n = n, .cv = cv, .asphalt = pos, .closed = closed, .width = pm_rng_range(&r, 0.8, 3.5),
+                      .ch = pm_rng_range(&r, 0.02, 0.4)};
+        pm_v2 fo[M], po[M], fsn[M], psn[M];
+        float ft[M], pt[M], fy[M], py[M], fb[M], pb[M];
+        double fl[M], pl[M];
+        memset(fsn, 0, sizeof fsn), memset(psn, 0, sizeof psn), memset(fl, 0, sizeof fl), memset(pl, 0, sizeof pl);
+        slab_arrays(&S, fo, ft, fy, fb, fl, fsn);
+        fast_off = true;
+        slab_arrays(&S, po, pt, py, pb, pl, psn);
+        fast_off = false;
+        cr_assert(!memcmp(fl, pl, (n - 1) * sizeof *fl) && !memcmp(fsn, psn, (n - 1) * sizeof *fsn),
+                  "%d (%u sections, kind %d): segments differ", it, n, kind);
+        cr_assert(!memcmp(fo, po, n * sizeof *fo) && !memcmp(ft, pt, n * sizeof *ft) &&
+                      !memcmp(fy, py, n * sizeof *fy) && !memcmp(fb, pb, n * sizeof *fb),
+                  "%d (%u sections, kind %d): offsets differ", it, n, kind);
+        /* The outer edge's lengths: pm__hypot_run against hypot. */
+        double hx[M], hy[M];
+        for (uint32_t i = 0; i + 1 < n; i++) hx[i] = fo[i + 1].x - fo[i].x, hy[i] = fo[i + 1].y - fo[i].y;
+        double h[M];
+        for (uint32_t i = 0; i + 1 < n; i++) h[i] = hypot(hx[i], hy[i]);
+        pm__hypot_run(hx, hy, n - 1);
+        cr_assert(!memcmp(hx, h, (n - 1) * sizeof *h), "%d: outer lengths differ", it);
+        turned += n > 5 && kind == 0 && fl[0] != fabs(pos[3] - pos[0]);
+    }
+    cr_assert_gt(turned, 5000);   /* straight runs off the axes: full hypot in the lanes */
+}
+
+/* pm__is_strip's lanes against its plain comparisons: usual strips of 2
+ * to 60 sections, most with one index (or a column) changed somewhere,
+ * now and then by a high bit only. */
+Test(network_stitch_fast, strip_test_is_the_same_in_lanes) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261207);
+    enum { M = 60 };
+    static uint32_t ix[12 * M];
+    static float uv[6 * M];
+    uint8_t col[3 * M];
+    int strips = 0, not_strips = 0;
+    for (int it = 0; it < 20000; it++) {
+        uint32_t n = (uint32_t)pm_rng_int(&r, 2, M);
+        for (uint32_t v = 0; v < 3 * n; v++) uv[2 * v] = (float)(v / 3), uv[2 * v + 1] = (float)(v % 3) * 0.5f;
+        for (uint32_t i = 0, a = 0; i + 1 < n; i++, a += 3) {
+            const uint32_t q[12] = {a, a + 1, a + 3, a + 1, a + 4, a + 3, a + 1, a + 2, a + 4, a + 2, a + 5, a + 4};
+            memcpy(ix + 12 * i, q, sizeof q);
+        }
+        int change = (int)pm_rng_int(&r, 0, 3);
+        uint32_t at = (uint32_t)pm_rng_below(&r, 12 * (n - 1));
+        if (change == 1) ix[at] += (uint32_t)pm_rng_int(&r, 1, 3);
+        if (change == 2) ix[at] ^= 1u << pm_rng_int(&r, 0, 31);
+        if (change == 3) uv[2 * pm_rng_below(&r, 3 * n) + 1] = 0.5f;
+        pm_prim P = {.vcount = 3 * n, .icount = 12 * (n - 1), .indices = ix, .uvs = uv};
+        for (uint32_t v = 0; v < 3 * n; v++) {
+            float x = uv[2 * v + 1];
+            col[v] = (uint8_t)(1 - (x < 0.25f) + (x > 0.75f));
+        }
+        bool f = pm__is_strip(&P, col);
+        fast_off = true;
+        bool p = pm__is_strip(&P, col);
+        fast_off = false;
+        cr_assert_eq(f, p, "%d (%u sections, change %d at %u): lanes %d, plain %d", it, n, change, at, f, p);
+        strips += f, not_strips += !f;
+    }
+    cr_assert(strips > 4000 && not_strips > 4000, "%d strips, %d not", strips, not_strips);
+}
+
 /* pm__sections' lane path against its plain loop on random UVs: U and V
  * drawn from a few values that meet (0, -0, -1, the largest U again, NaN,
  * values either side of the column bounds) so that sections repeat, go
