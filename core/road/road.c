@@ -502,6 +502,7 @@ int pm_road_generate_base(pm_arena *a, const pm_road_params *p, pm_scene **out,
     pm__ctx x;
     pm__level L;
     int r = pm__start(&x, a, p, fail);
+    x.no_meta = true;
     if (r < 0 || (r = pm__terrain_budget(&x)) < 0 || (r = pm__base_level(&x, &L)) < 0) return r;
     base->length = L.length;
     base->samples = (int64_t)L.n;

@@ -498,9 +498,10 @@ static inline __attribute__((always_inline)) void pm__quad_unbanked(pm__ctx *x, 
     const pm_road_params *p = x->p;
     pm__quad q;
     pm__quad_curve(x, smp, n, i0, cnt, seg, uu, one_seg, last, &q);
-    /* Lanes past cnt repeat the last section: nothing new to the maximum. */
-    pm_d4 ak = pm_d4_abs(q.kappa);
-    *kmax = pm_d4_sel((pm_k4)(ak > *kmax), ak, *kmax);
+    if (kmax) {   /* lanes past cnt repeat the last section: nothing new to the maximum */
+        pm_d4 ak = pm_d4_abs(q.kappa);
+        *kmax = pm_d4_sel((pm_k4)(ak > *kmax), ak, *kmax);
+    }
     if (i0 == 0) {
         first[0] = q.tx[0];
         first[1] = q.tz[0];
@@ -576,7 +577,7 @@ static double pm__sections_unbanked(pm__ctx *x, pm__section *sc, const pm_curve_
     size_t m = p->closed ? n - 1 : n;   /* sections with their own derivatives */
     double first[4];
     pm_d4 km = PM__D4(0.0);
-    pm__pass_one(x, sc, smp, n, W, first, NULL, false, &km);
+    pm__pass_one(x, sc, smp, n, W, first, NULL, false, x->no_meta ? NULL : &km);
     /* The largest |kappa| (the closing section's is the first's). */
     double kmax = 0.0;
     for (int j = 0; j < 4; j++) kmax = km[j] > kmax ? km[j] : kmax;
@@ -681,7 +682,7 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
     if (!sc) return PM_ERR_NOMEM;
     if (!x->plain && pm__unbanked(p)) {
         L->kmax = pm__sections_unbanked(x, sc, smp, n, W);
-        L->kmax_known = true;
+        L->kmax_known = !x->no_meta;
     } else {
         double *t2 = pm_arena_alloc(x->a, n * 4 * sizeof(double));
         if (!t2) return PM_ERR_NOMEM;
