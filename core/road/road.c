@@ -310,12 +310,26 @@ static bool pm__section_stats(const pm__level *L, double W, double *rmin, double
     return folded;
 }
 
+/* pm__section_stats's answers without another pass where the passes
+ * before know them: sections of the unbanked pass (every bank +0.0, the
+ * largest |kappa| kept as L->kmax) that the fold pass found fresh at full
+ * width (fold_free: no fan, every clamp sec[0].clamp[0], here at least
+ * W's threshold). False: not known, ask pm__section_stats. */
+static bool pm__section_stats_known(const pm__level *L, double W, double *rmin, double *bmax) {
+    if (!(L->kmax_known && L->fold_free && L->sec[0].clamp[0] >= W * (1.0 - 1e-9))) return false;
+    *rmin = L->kmax != 0.0 ? 1.0 / L->kmax : INFINITY;
+    *bmax = 0.0;
+    return true;
+}
+
 static int pm__base_meta(pm__ctx *x, const pm__level *L) {
     const pm_road_params *p = x->p;
     pm_arena *a = x->a;
     pm_meta *m = x->scene->meta;
     double rmin, bmax, W = 0.5 * p->width + p->shoulder;
-    bool folded = x->plain ? pm__section_stats_plain(L, W, &rmin, &bmax) : pm__section_stats(L, W, &rmin, &bmax);
+    bool folded = x->plain                                   ? pm__section_stats_plain(L, W, &rmin, &bmax)
+                  : pm__section_stats_known(L, W, &rmin, &bmax) ? false
+                                                                : pm__section_stats(L, W, &rmin, &bmax);
     pm_meta_set(a, m, "length", pm_meta_num(a, L->length));
     pm_meta_set(a, m, "samples", pm_meta_int(a, (int64_t)L->n));
     pm_meta_set(a, m, "max_chord_error", pm_meta_num(a, L->achieved));
@@ -488,6 +502,7 @@ int pm_road_generate_base(pm_arena *a, const pm_road_params *p, pm_scene **out,
     pm__ctx x;
     pm__level L;
     int r = pm__start(&x, a, p, fail);
+    x.no_meta = true;
     if (r < 0 || (r = pm__terrain_budget(&x)) < 0 || (r = pm__base_level(&x, &L)) < 0) return r;
     base->length = L.length;
     base->samples = (int64_t)L.n;

@@ -494,10 +494,14 @@ static inline __attribute__((always_inline)) void pm__quad_unbanked(pm__ctx *x, 
                                                                     const pm_curve_sample *smp, size_t n, size_t i0,
                                                                     size_t cnt, double W, pm__step *last,
                                                                     double first[4], const uint32_t seg[4],
-                                                                    const double uu[4], bool one_seg) {
+                                                                    const double uu[4], bool one_seg, pm_d4 *kmax) {
     const pm_road_params *p = x->p;
     pm__quad q;
     pm__quad_curve(x, smp, n, i0, cnt, seg, uu, one_seg, last, &q);
+    if (kmax) {   /* lanes past cnt repeat the last section: nothing new to the maximum */
+        pm_d4 ak = pm_d4_abs(q.kappa);
+        *kmax = pm_d4_sel((pm_k4)(ak > *kmax), ak, *kmax);
+    }
     if (i0 == 0) {
         first[0] = q.tx[0];
         first[1] = q.tz[0];
@@ -545,7 +549,8 @@ static inline __attribute__((always_inline)) void pm__quad_banked(pm__ctx *x, pm
  * section 0's curve values); banked, pass one into t2. */
 static inline __attribute__((always_inline)) void pm__pass_one(pm__ctx *x, pm__section *sc,
                                                                const pm_curve_sample *smp, size_t n, double W,
-                                                               double first[4], double *t2, bool banked) {
+                                                               double first[4], double *t2, bool banked,
+                                                               pm_d4 *kmax) {
     size_t m = x->p->closed ? n - 1 : n;
     pm__step last = {SIZE_MAX, SIZE_MAX, 0.0};
     for (size_t i = 0; i < m; i += 4) {
@@ -555,8 +560,8 @@ static inline __attribute__((always_inline)) void pm__pass_one(pm__ctx *x, pm__s
         bool one = pm__quad_locate(&x->spline, smp, i, cnt, seg, uu);
         if (banked && one) pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, true);
         else if (banked) pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, false);
-        else if (one) pm__quad_unbanked(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, true);
-        else pm__quad_unbanked(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, false);
+        else if (one) pm__quad_unbanked(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, true, kmax);
+        else pm__quad_unbanked(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, false, kmax);
     }
 }
 
@@ -566,13 +571,17 @@ static inline __attribute__((always_inline)) void pm__pass_one(pm__ctx *x, pm__s
  * first, as there), without its t2 array or bank bookkeeping; four
  * sections at a time. */
 PM__FRAME_CLONES
-static void pm__sections_unbanked(pm__ctx *x, pm__section *sc, const pm_curve_sample *smp, size_t n,
-                                  double W) {
+static double pm__sections_unbanked(pm__ctx *x, pm__section *sc, const pm_curve_sample *smp, size_t n,
+                                    double W) {
     const pm_road_params *p = x->p;
     size_t m = p->closed ? n - 1 : n;   /* sections with their own derivatives */
     double first[4];
-    pm__pass_one(x, sc, smp, n, W, first, NULL, false);
-    if (m == n) return;
+    pm_d4 km = PM__D4(0.0);
+    pm__pass_one(x, sc, smp, n, W, first, NULL, false, x->no_meta ? NULL : &km);
+    /* The largest |kappa| (the closing section's is the first's). */
+    double kmax = 0.0;
+    for (int j = 0; j < 4; j++) kmax = km[j] > kmax ? km[j] : kmax;
+    if (m == n) return kmax;
     pm__section *c = &sc[m];   /* the closing section: the first one's curve values */
     pm__place(sc, smp, m, 1);
     c->bank = 0.0;
@@ -582,6 +591,7 @@ static void pm__sections_unbanked(pm__ctx *x, pm__section *sc, const pm_curve_sa
         pm__frame_flat_world(p, c, first, first[3], first[2]);
     else
         pm__frame(x, c, first, first[3], first[2], true);
+    return kmax;
 }
 
 /* Pass two under the world up: the frames of sections i0 .. i0 + cnt - 1
@@ -608,7 +618,7 @@ static int pm__sections_banked(pm__ctx *x, pm__section *sc, double *t2, const pm
                                double W) {
     const pm_road_params *p = x->p;
     size_t m = p->closed ? n - 1 : n;   /* sections with their own derivatives */
-    pm__pass_one(x, sc, smp, n, W, NULL, t2, true);
+    pm__pass_one(x, sc, smp, n, W, NULL, t2, true, NULL);
     bool flat = true;   /* every bank +0.0 (a closed road's last is its first) */
     for (size_t i = 0; i < m; i++) flat &= sc[i].bank == 0.0 && !signbit(sc[i].bank);
     if (m < n) {   /* the closing section is the first one again */
@@ -671,7 +681,8 @@ int pm__road_sections(pm__ctx *x, pm__level *L, const pm_curve_sample *smp, size
     pm__section *sc = pm_arena_alloc(x->a, n * sizeof *sc);
     if (!sc) return PM_ERR_NOMEM;
     if (!x->plain && pm__unbanked(p)) {
-        pm__sections_unbanked(x, sc, smp, n, W);
+        L->kmax = pm__sections_unbanked(x, sc, smp, n, W);
+        L->kmax_known = !x->no_meta;
     } else {
         double *t2 = pm_arena_alloc(x->a, n * 4 * sizeof(double));
         if (!t2) return PM_ERR_NOMEM;

@@ -43,6 +43,8 @@ typedef struct pm__level {
     double achieved;        /* measured chord error */
     uint64_t skipped;       /* degenerate triangles left out */
     bool fold_free;         /* pm__road_clamp_folds found no fold: no fan, every clamp sec[0].clamp[0] */
+    bool kmax_known;        /* kmax holds: the sections were made by the unbanked lane pass */
+    double kmax;            /* then the largest |kappa| of the sections (a > m ? a : m from +0) */
     bool closed;
     uint64_t triangles;     /* emitted */
     uint8_t *whole;         /* NULL (plain paths), or per section whether nothing
@@ -62,6 +64,8 @@ typedef struct pm__ctx {
     pm_meta *warnings;
     bool plain;             /* road_mesh.c without its fast paths: the reference
                                tests compare them with (pm__road_generate_plain) */
+    bool no_meta;           /* the base level only, without its metadata
+                               (pm_road_generate_base): no kmax to keep */
 } pm__ctx;
 
 /* Column ranges of one primitive (the shoulder has one per side). */

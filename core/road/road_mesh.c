@@ -553,6 +553,31 @@ pm__whole_row_each(pm_prim *pr, uint32_t v, const pm__section *sc, const double 
     return v;
 }
 
+/* Row xr (w x, then w z) into *mb (its magnitudes' maximum, a pair at a
+ * time), and whether some column's x and z both equal the previous row's
+ * (at xr - 2 w; none when first). */
+static inline __attribute__((always_inline)) bool pm__row_repeats(const double *xr, size_t w, bool prev,
+                                                                  __m128d *mb) {
+    const __m128d absmask = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+    size_t k = 0;
+    for (; k + 2 <= 2 * w; k += 2) *mb = _mm_max_pd(_mm_and_pd(_mm_loadu_pd(xr + k), absmask), *mb);
+    __m128d same = _mm_setzero_pd();
+    if (prev) {
+        const double *xp = xr - 2 * w;
+        for (k = 0; k + 2 <= w; k += 2) {
+            __m128d ex = _mm_cmpeq_pd(_mm_loadu_pd(xr + k), _mm_loadu_pd(xp + k));
+            __m128d ez = _mm_cmpeq_pd(_mm_loadu_pd(xr + w + k), _mm_loadu_pd(xp + w + k));
+            same = _mm_or_pd(same, _mm_and_pd(ex, ez));
+        }
+        if (k < w) {
+            __m128d ex = _mm_cmpeq_sd(_mm_load_sd(xr + k), _mm_load_sd(xp + k));
+            __m128d ez = _mm_cmpeq_sd(_mm_load_sd(xr + w + k), _mm_load_sd(xp + w + k));
+            same = _mm_or_pd(same, _mm_and_pd(ex, ez));
+        }
+    }
+    return _mm_movemask_pd(same) != 0;
+}
+
 /* pm__emit_row for rows i0 .. i1 - 1, whole sections (pm__level.whole:
  * nothing collapses) whose vertices all fit pr's reserve: the same
  * vertices, without the per-column collapse tests. Each row's x and z,
@@ -584,28 +609,31 @@ pm__emit_rows_whole_w(const pm__level *L, pm_prim *pr, pm__range rg, size_t i0, 
          * the row is known to repeat no vertex), XZ from those floats. */
         float *pv = P + 3 * (size_t)v;
         pm__cvt_floats(pv, pd, 3 * w);
-        for (size_t j = 0; j < w; j++) {
-            xr[j] = pv[3 * j];
-            xr[w + j] = pv[3 * j + 2];
-        }
-        size_t k = 0;
-        for (; k + 2 <= 2 * w; k += 2) mb = _mm_max_pd(_mm_and_pd(_mm_loadu_pd(xr + k), absmask), mb);
-        if (k < 2 * w) mb = _mm_max_pd(_mm_and_pd(_mm_load1_pd(xr + k), absmask), mb);
-        __m128d same = _mm_setzero_pd();
-        if (i > 0) {
-            const double *xp = xr - 2 * w;
-            for (k = 0; k + 2 <= w; k += 2) {
-                __m128d ex = _mm_cmpeq_pd(_mm_loadu_pd(xr + k), _mm_loadu_pd(xp + k));
-                __m128d ez = _mm_cmpeq_pd(_mm_loadu_pd(xr + w + k), _mm_loadu_pd(xp + w + k));
-                same = _mm_or_pd(same, _mm_and_pd(ex, ez));
+        bool rep;   /* some column's x and z are the previous row's */
+        if (w <= 32) {
+            /* The row's 2 w values (x then z) a pair at a time, stored a
+             * pair per store and compared from registers: a load spanning
+             * two narrower stores just made would wait for them to retire
+             * (store forwarding fails). Bit k: value k equals the previous
+             * row's; the same pairs in the same order into mb as below. */
+            uint64_t eq = 0;
+            for (size_t k = 0; k < 2 * w; k += 2) {
+                double a = k < w ? pv[3 * k] : pv[3 * (k - w) + 2];
+                double b = k + 1 < w ? pv[3 * (k + 1)] : pv[3 * (k + 1 - w) + 2];
+                __m128d pr2 = _mm_set_pd(b, a);
+                _mm_storeu_pd(xr + k, pr2);
+                mb = _mm_max_pd(_mm_and_pd(pr2, absmask), mb);
+                if (i > 0) eq |= (uint64_t)_mm_movemask_pd(_mm_cmpeq_pd(pr2, _mm_loadu_pd(xr - 2 * w + k))) << k;
             }
-            if (k < w) {
-                __m128d ex = _mm_cmpeq_sd(_mm_load_sd(xr + k), _mm_load_sd(xp + k));
-                __m128d ez = _mm_cmpeq_sd(_mm_load_sd(xr + w + k), _mm_load_sd(xp + w + k));
-                same = _mm_or_pd(same, _mm_and_pd(ex, ez));
+            rep = (eq & (eq >> w) & ((1ull << w) - 1)) != 0;
+        } else {
+            for (size_t j = 0; j < w; j++) {
+                xr[j] = pv[3 * j];
+                xr[w + j] = pv[3 * j + 2];
             }
+            rep = pm__row_repeats(xr, w, i > 0, &mb);
         }
-        if (__builtin_expect(_mm_movemask_pd(same) != 0, 0)) {
+        if (__builtin_expect(rep, 0)) {
             v = pm__whole_row_each(pr, v, sc, pd, ud, nd, drape, true, mrow, w);
         } else {
             pm__cvt_floats(U + 2 * (size_t)v, ud, 2 * w);

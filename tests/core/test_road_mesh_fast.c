@@ -141,6 +141,24 @@ static int64_t meta_int(const pm_scene *s, const char *key) {
     return m ? m->u.i : -1;
 }
 
+/* Every primitive of fast the same as plain's, bit for bit. */
+static void assert_same_prims(const pm_scene *fast, const pm_scene *plain, int trial) {
+    cr_assert_eq(fast->nprims, plain->nprims, "trial %d", trial);
+    for (uint32_t k = 0; k < fast->nprims; k++) {
+        const pm_prim *f = &fast->prims[k], *q = &plain->prims[k];
+        cr_assert_str_eq(f->name, q->name);
+        cr_assert_eq(f->vcount, q->vcount, "trial %d %s", trial, f->name);
+        cr_assert_eq(f->icount, q->icount, "trial %d %s", trial, f->name);
+        cr_assert_eq(f->normals_unit, q->normals_unit, "trial %d %s", trial, f->name);
+        size_t nv = f->vcount;
+        cr_assert(same_floats(f->positions, q->positions, 3 * nv), "trial %d %s", trial, f->name);
+        cr_assert(same_floats(f->normals, q->normals, 3 * nv), "trial %d %s", trial, f->name);
+        cr_assert(same_floats(f->uvs, q->uvs, (f->uvs ? 2 : 0) * nv), "trial %d %s", trial, f->name);
+        cr_assert(f->icount == 0 || memcmp(f->indices, q->indices, f->icount * sizeof(uint32_t)) == 0,
+                  "trial %d %s", trial, f->name);
+    }
+}
+
 Test(road_mesh_fast, same_bytes_as_the_plain_paths) {
     pm_rng g;
     pm_rng_seed(&g, 20261202);
@@ -162,20 +180,7 @@ Test(road_mesh_fast, same_bytes_as_the_plain_paths) {
             continue;
         }
         ok++;
-        cr_assert_eq(fast->nprims, plain->nprims, "trial %d", trial);
-        for (uint32_t k = 0; k < fast->nprims; k++) {
-            const pm_prim *f = &fast->prims[k], *q = &plain->prims[k];
-            cr_assert_str_eq(f->name, q->name);
-            cr_assert_eq(f->vcount, q->vcount, "trial %d %s", trial, f->name);
-            cr_assert_eq(f->icount, q->icount, "trial %d %s", trial, f->name);
-            cr_assert_eq(f->normals_unit, q->normals_unit, "trial %d %s", trial, f->name);
-            size_t nv = f->vcount;
-            cr_assert(same_floats(f->positions, q->positions, 3 * nv), "trial %d %s", trial, f->name);
-            cr_assert(same_floats(f->normals, q->normals, 3 * nv), "trial %d %s", trial, f->name);
-            cr_assert(same_floats(f->uvs, q->uvs, (f->uvs ? 2 : 0) * nv), "trial %d %s", trial, f->name);
-            cr_assert(f->icount == 0 || memcmp(f->indices, q->indices, f->icount * sizeof(uint32_t)) == 0,
-                      "trial %d %s", trial, f->name);
-        }
+        assert_same_prims(fast, plain, trial);
         cr_assert_eq(meta_int(fast, "triangles"), meta_int(plain, "triangles"));
         cr_assert_eq(meta_int(fast, "triangles_collapsed"), meta_int(plain, "triangles_collapsed"));
         /* all of it: lengths, edges, min_radius, max_bank_degrees, folds, LODs, props, warnings */
@@ -207,4 +212,61 @@ Test(road_mesh_fast, same_bytes_as_the_plain_paths) {
     cr_assert_gt(banded, 200, "banded %d", banded);
     cr_assert_gt(refused, 100, "refused %d", refused);
     cr_assert_gt(axis, 40, "axis %d", axis);
+}
+
+/* Rows that repeat the previous row's vertices (the same float position
+ * and UV: control points a hair apart, 1e-7 m, far below a float's step
+ * at these coordinates): the whole rows' pair test must see them, as the
+ * plain path's vertex-by-vertex test does, whatever the width (2 and 3
+ * columns unrolled, others, more than 32 on wide shoulders) and heading. */
+Test(road_mesh_fast, rows_that_repeat_the_previous_row) {
+    pm_rng g;
+    pm_rng_seed(&g, 20261203);
+    int repeated = 0, wide = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        pm_arena *a = pm_arena_create(0);
+        pm_road_params p;
+        pm_road_params_default(&p);
+        size_t n = 3 + pm_rng_below(&g, 6);
+        double *pts = pm_arena_alloc(a, 3 * n * sizeof(double));
+        double h = pm_rng_unit(&g) * 6.283185307179586, c = cos(h), s = sin(h);
+        double x0 = pm_rng_range(&g, 50.0, 5000.0), z0 = pm_rng_range(&g, -5000.0, -50.0), along = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            pts[3 * i] = x0 + along * c;
+            pts[3 * i + 1] = 0.0;
+            pts[3 * i + 2] = z0 + along * s;
+            along += (i % 2 && i + 2 < n) ? 1e-7 : pm_rng_range(&g, 20.0, 60.0);
+        }
+        p.points = pts;
+        p.npoints = n;
+        p.curve = pm_rng_chance(&g, 0.5) ? PM_CURVE_LINEAR : PM_CURVE_CATMULL_ROM;
+        static const uint32_t cs[] = {1, 2, 2, 3, 4, 5, 8, 12};
+        p.cross_segments = cs[pm_rng_below(&g, 8)];
+        p.width = pm_rng_range(&g, 3.0, 12.0);
+        p.shoulder = pm_rng_chance(&g, 0.3) ? 0.0 : pm_rng_range(&g, 0.5, 30.0);
+        p.uv_scale = pm_rng_range(&g, 0.05, 0.5);
+        p.max_segment = pm_rng_chance(&g, 0.5) ? 1000.0 : 5.0;
+        p.overlaps_checked_by_caller = true;
+        pm_scene *fast = NULL, *plain = NULL;
+        int rf = pm_road_generate(a, &p, &fast, NULL), rp = pm__road_generate_plain(a, &p, &plain, NULL);
+        cr_assert_eq(rf, rp, "trial %d", trial);
+        if (rf == PM_OK) {
+            assert_same_prims(fast, plain, trial);
+            /* fewer vertices than rows times columns: some row repeated */
+            int64_t rows = meta_int(fast, "samples");
+            uint32_t carriage = p.cross_segments + 1 + p.cross_segments % 2;
+            uint32_t ss = (pm_road_columns(&p) - carriage) / 2;   /* shoulder strips a side */
+            for (uint32_t k = 0; k < fast->nprims; k++) {
+                const pm_prim *pr = &fast->prims[k];
+                bool asphalt = strcmp(pr->name, "asphalt") == 0;
+                int64_t full = rows * (asphalt ? carriage : 2 * (ss + 1));
+                repeated += asphalt && (int64_t)pr->vcount < full;
+                wide += !asphalt && ss + 1 > 32 && (int64_t)pr->vcount < full;
+            }
+        }
+        pm_arena_destroy(a);
+    }
+    cr_log_info("repeated %d wide %d", repeated, wide);
+    cr_assert_gt(repeated, 50, "repeated %d", repeated);
+    cr_assert_gt(wide, 5, "wide %d", wide);
 }
