@@ -11,6 +11,7 @@
 #endif
 
 #include "decimal.h"
+#include "fmt_f64.h"
 
 void *pm_api__mem_realloc(const pm_api_alloc *al, void *p, size_t old_size, size_t new_size) {
     if (al) return al->realloc(al->ctx, p, old_size, new_size);
@@ -462,6 +463,7 @@ int pm_api__fmt_f64(char *o, double d) {
     n = pm_api__fmt_small_int(o, d);
     if (n) return n;
     double a = fabs(d);
+    if ((n = pm_api__fmt_f64_exact(o, d < 0, a))) return n;
     if ((n = pm_api__fmt_short(o, d < 0, a))) return n;
     if (!(a >= 1e-10 && a < 1e38)) return pm_api__fmt_f64_ref(o, d);
     uint64_t digits;
