@@ -399,44 +399,6 @@ int pm_api__fmt_f64_ref(char *o, double d) {
     return n;
 }
 
-/* The same text as pm_api__fmt_f64_ref without printf or strtod for
- * |d| in [1e-10, 1e38): the 17 significant digits are exact (128-bit
- * integer scaling) with what they leave out, so the 15- and 16-digit
- * roundings are printf's; whether one reads back is decided exactly too:
- * digits below 2^53 times an exact power of ten (|exponent| <= 22) is one
- * correctly rounded operation, which is what strtod returns. Other
- * candidates are read back with strtod. */
-/* A short decimal (m / 10^k, m below 10^15, k = 1..8): the values metadata
- * is full of (6.5, -103.5, 0.25). When a is the double nearest m / 10^k,
- * "%.15g" prints m's digits: a lies within half an ulp of m / 10^k, under
- * a ninth of the 15th digit's unit, so rounding a to 15 digits gives
- * m / 10^k, and that text reads back as a, so 15 digits is the shortest
- * the reference takes. "a is the double nearest m / 10^k" is decided
- * exactly: m < 2^53 and 10^k are exact doubles, and one division of them
- * is correctly rounded, as strtod of the text is. 0 when no k fits. */
-static int pm_api__fmt_short(char *o, bool neg, double a) {
-    if (!(a >= 1e-4 && a < 1e14)) return 0;
-    for (int k = 1; k <= 8; k++) {
-        double s = a * pm_api__p10[k];
-        if (!(s < 1e15)) return 0;
-        double m = (s + 0x1p52) - 0x1p52;   /* s rounded to an integer (0 <= s < 2^52) */
-        if (m / pm_api__p10[k] == a && m > 0) {
-            /* a >= 1e-4: "%g" writes it unscaled, as ip.fraction without
-             * the fraction's trailing zeros */
-            uint64_t q = (uint64_t)m, ip = q / pm_api__u10[k], fr = q - ip * pm_api__u10[k];
-            while (fr && fr % 10 == 0) fr /= 10, k--;
-            int n = 0;
-            if (neg) o[n++] = '-';
-            n += pm_api__fmt_u64(o + n, ip);
-            if (!fr) return n;
-            o[n++] = '.';
-            pm_api__put_digits(o + n, fr, k);
-            return n + k;
-        }
-    }
-    return 0;
-}
-
 /* Halves below 10^6 in magnitude (integers and x.5: most of the numbers
  * in metadata: coordinates on a grid, widths, mouths 6.5 m in): "%.15g"
  * writes the integer part and ".5" for these, with -0 as 0, and 15 digits
@@ -456,15 +418,17 @@ static inline __attribute__((always_inline)) int pm_api__fmt_half(char *o, doubl
     return n + 2 * (int)(u & 1);
 }
 
-int pm_api__fmt_f64(char *o, double d) {
-    int n = pm_api__fmt_half(o, d);
-    if (n) return n;
-    if (d == 0) d = 0;
-    n = pm_api__fmt_small_int(o, d);
-    if (n) return n;
+/* A finite d of magnitude outside pm_api__fmt_f64_exact's range (out of
+ * line: rare in metadata). The same text as pm_api__fmt_f64_ref without
+ * printf for |d| in [1e-10, 1e38): the 17 significant digits are exact
+ * (128-bit integer scaling) with what they leave out, so the 15- and
+ * 16-digit roundings are printf's; whether one reads back is decided
+ * exactly where the digits are below 2^53 and the power of ten exact
+ * (|exponent| <= 22: one correctly rounded operation, as strtod's),
+ * by strtod otherwise. */
+static __attribute__((noinline)) int pm_api__fmt_f64_far(char *o, double d) {
+    int n;
     double a = fabs(d);
-    if ((n = pm_api__fmt_f64_exact(o, d < 0, a))) return n;
-    if ((n = pm_api__fmt_short(o, d < 0, a))) return n;
     if (!(a >= 1e-10 && a < 1e38)) return pm_api__fmt_f64_ref(o, d);
     uint64_t digits;
     int x, frac;
@@ -489,6 +453,19 @@ int pm_api__fmt_f64(char *o, double d) {
     return pm_api__fmt_f64_ref(o, d);   /* not reached: 17 digits always read back */
 }
 
+/* pm_api__fmt_f64 of a d that is not a half: neither zero nor an integer
+ * below 10^6 (pm_api__fmt_small_int's) is left, and what has few decimals
+ * (6.25, 0.001) takes the general path like the rest. */
+static inline __attribute__((always_inline)) int pm_api__fmt_f64_nonhalf(char *o, double d) {
+    int n = pm_api__fmt_f64_exact(o, d < 0, fabs(d));
+    return n ? n : pm_api__fmt_f64_far(o, d);
+}
+
+int pm_api__fmt_f64(char *o, double d) {
+    int n = pm_api__fmt_half(o, d);
+    return n ? n : pm_api__fmt_f64_nonhalf(o, d);
+}
+
 void pm_api__w_f64(pm_api__w *w, double d) {
     if (!isfinite(d)) {
         pm_api__w_lit(w, "null");
@@ -511,7 +488,7 @@ static __attribute__((noinline)) char *pm_api__put_f64_rest(char *o, double d) {
         memcpy(o, "null", 4);
         return o + 4;
     }
-    return o + pm_api__fmt_f64(o, d);
+    return o + pm_api__fmt_f64_nonhalf(o, d);   /* pm_api__put_f64 took the halves */
 }
 
 /* Inline where metadata's numbers are written: most are halves. */
