@@ -2,7 +2,7 @@
 #define PM_API_FMT_F64_H
 /* Internal to api/: the metadata printer's general case (encode_writer.c's
  * pm_api__fmt_f64), inline: the text of "%.15g", else "%.16g", else
- * "%.17g", the first that strtod reads back, for |d| in [2^-37, 2^51) --
+ * "%.17g", the first that strtod reads back, for |d| in [2^-36, 2^51) --
  * where network metadata's non-short values are (turned coordinates,
  * float32 vertices widened, lengths, angles) -- without printf, strtod or
  * a division by a variable.
@@ -70,12 +70,12 @@ static inline __attribute__((always_inline)) int pm_api__fmt_f64_exact(char *o, 
     memcpy(&bits, &a, sizeof bits);
     uint64_t frac_bits = bits & ((1ull << 52) - 1);
     int ef = (int)(bits >> 52);
-    if (ef == 0 || ef >= 2047) return 0;
+    /* ef 987..1073 (a in [2^-36, 2^51)): exactly where P is 0..27 and sh 1..61 */
+    if ((unsigned)(ef - 987) > 1073 - 987) return 0;
     uint64_t m = frac_bits | 1ull << 52;
     int be = ef - 1022;                   /* a in [2^(be-1), 2^be) */
     int k = ((be - 1) * 78913) >> 18;    /* floor((be - 1) log10 2): 10^k <= a */
     int P = 16 - k, sh = 53 - be - P;    /* A = a 10^P = m 5^P / 2^sh in [10^16, 2 10^17) */
-    if (P < 0 || P > 27 || sh < 1 || sh > 61) return 0;
     uint64_t p5 = pm_api__p5[P];
     pm_api__fmt_u128 v = (pm_api__fmt_u128)m * p5;   /* < 2^116 */
     uint64_t vh = (uint64_t)(v >> 64), vl = (uint64_t)v;
@@ -89,7 +89,7 @@ static inline __attribute__((always_inline)) int pm_api__fmt_f64_exact(char *o, 
     bool ur = (ut & ((2ull << sh) - 1)) != 0;
     int ls = sh + 1;
     int64_t lt = (int64_t)(2 * ar) - (int64_t)p5;
-    if (frac_bits == 0 && ef > 1) lt = (int64_t)(4 * ar) - (int64_t)p5, ls = sh + 2;
+    if (frac_bits == 0) lt = (int64_t)(4 * ar) - (int64_t)p5, ls = sh + 2;
     uint64_t li = ai + (uint64_t)(lt >> ls);
     bool lr = ((uint64_t)lt & ((1ull << ls) - 1)) != 0;
     bool even = !(m & 1);
