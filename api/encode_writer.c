@@ -281,12 +281,7 @@ static int pm_api__fmt_digits(char *o, bool neg, uint64_t m, int p, int x) {
             memcpy(o + n, d + 1, (size_t)nd - 1);
             n += nd - 1;
         }
-        o[n++] = 'e';
-        o[n++] = x < 0 ? '-' : '+';
-        int ax = x < 0 ? -x : x;
-        if (ax >= 100) o[n++] = (char)('0' + ax / 100);
-        o[n++] = (char)('0' + ax / 10 % 10);
-        o[n++] = (char)('0' + ax % 10);
+        n += pm_api__put_exp10(o + n, x);
     } else if (x >= nd - 1) {   /* an integer: digits, then zeros */
         memcpy(o + n, d, (size_t)nd);
         memset(o + n + nd, '0', (size_t)(x + 1 - nd));

@@ -41,6 +41,18 @@ static inline uint64_t pm_api__fmt_swar8(uint32_t v) {
     return t | (x - t * 10) << 8;
 }
 
+/* "e+XX" / "e-XXX" as "%g" writes decimal exponent x; returns the count. */
+static inline int pm_api__put_exp10(char *o, int x) {
+    int n = 0;
+    o[n++] = 'e';
+    o[n++] = x < 0 ? '-' : '+';
+    int ax = x < 0 ? -x : x;
+    if (ax >= 100) o[n++] = (char)('0' + ax / 100);
+    o[n++] = (char)('0' + ax / 10 % 10);
+    o[n++] = (char)('0' + ax % 10);
+    return n;
+}
+
 /* The round-half-even rounding of A = ai + ar / 2^sh to p digits (dropping
  * div = 10^(nd - p) of its nd), as the integer it makes at A's scale when
  * that integer reads back (strictly inside (lo, hi) at that scale, or on an
@@ -136,12 +148,7 @@ static inline __attribute__((always_inline)) int pm_api__fmt_f64_exact(char *o, 
         t[n + 1] = '.';
         memcpy(t + n + 2, dg + 1, 16);
         n += nd > 1 ? nd + 1 : 1;
-        t[n++] = 'e';
-        t[n++] = x < 0 ? '-' : '+';
-        int ax = x < 0 ? -x : x;
-        if (ax >= 100) t[n++] = (char)('0' + ax / 100);
-        t[n++] = (char)('0' + ax / 10 % 10);
-        t[n++] = (char)('0' + ax % 10);
+        n += pm_api__put_exp10(t + n, x);
     } else if (x < 0) {   /* 0.000ddd */
         memcpy(t + n, "0.0000", 6);
         memcpy(t + n + 1 - x, dg, 17);
