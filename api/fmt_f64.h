@@ -10,8 +10,8 @@
  * a = m 2^(be - 53) is scaled once by 10^P (P = 16 - k, k = floor((be - 1)
  * log10 2)): A = m 5^P / 2^sh is exact in 128 bits, its floor has 17 or 18
  * digits. The numbers that read back as a lie between the midpoints to its
- * neighbours, (2m - 1) and (2m + 1) over 2^(be - 52) (the lower one a
- * quarter ulp away at a power of two), both ends included when m is even
+ * neighbours, (2m - 1) 2^(be - 54) and (2m + 1) 2^(be - 54) (the lower one
+ * a quarter ulp away at a power of two), both ends included when m is even
  * (strtod rounds ties to even); scaled the same way they are exact too.
  * Each candidate (A rounded to p digits as printf rounds: to nearest, ties
  * to even, on the exact value) is an integer at that scale, so whether it
@@ -55,8 +55,9 @@ static inline int pm_api__put_exp10(char *o, int x) {
 
 /* The round-half-even rounding of A = ai + ar / 2^sh to p digits (dropping
  * div = 10^(nd - p) of its nd), as the integer it makes at A's scale when
- * that integer reads back (strictly inside (lo, hi) at that scale, or on an
- * end with m even), else 0. */
+ * that integer reads back (strictly between the ends li + lr and ui + ur
+ * at that scale -- lr, ur: a fraction is left -- or on one with m even),
+ * else 0. */
 static inline __attribute__((always_inline)) uint64_t pm_api__fmt_cand(uint64_t ai, uint64_t ar, uint64_t half,
                                                                        uint64_t div, uint64_t li, bool lr,
                                                                        uint64_t ui, bool ur, bool even,
