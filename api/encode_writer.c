@@ -11,6 +11,7 @@
 #endif
 
 #include "decimal.h"
+#include "fmt_f64.h"
 
 void *pm_api__mem_realloc(const pm_api_alloc *al, void *p, size_t old_size, size_t new_size) {
     if (al) return al->realloc(al->ctx, p, old_size, new_size);
@@ -280,12 +281,7 @@ static int pm_api__fmt_digits(char *o, bool neg, uint64_t m, int p, int x) {
             memcpy(o + n, d + 1, (size_t)nd - 1);
             n += nd - 1;
         }
-        o[n++] = 'e';
-        o[n++] = x < 0 ? '-' : '+';
-        int ax = x < 0 ? -x : x;
-        if (ax >= 100) o[n++] = (char)('0' + ax / 100);
-        o[n++] = (char)('0' + ax / 10 % 10);
-        o[n++] = (char)('0' + ax % 10);
+        n += pm_api__put_exp10(o + n, x);
     } else if (x >= nd - 1) {   /* an integer: digits, then zeros */
         memcpy(o + n, d, (size_t)nd);
         memset(o + n + nd, '0', (size_t)(x + 1 - nd));
@@ -398,44 +394,6 @@ int pm_api__fmt_f64_ref(char *o, double d) {
     return n;
 }
 
-/* The same text as pm_api__fmt_f64_ref without printf or strtod for
- * |d| in [1e-10, 1e38): the 17 significant digits are exact (128-bit
- * integer scaling) with what they leave out, so the 15- and 16-digit
- * roundings are printf's; whether one reads back is decided exactly too:
- * digits below 2^53 times an exact power of ten (|exponent| <= 22) is one
- * correctly rounded operation, which is what strtod returns. Other
- * candidates are read back with strtod. */
-/* A short decimal (m / 10^k, m below 10^15, k = 1..8): the values metadata
- * is full of (6.5, -103.5, 0.25). When a is the double nearest m / 10^k,
- * "%.15g" prints m's digits: a lies within half an ulp of m / 10^k, under
- * a ninth of the 15th digit's unit, so rounding a to 15 digits gives
- * m / 10^k, and that text reads back as a, so 15 digits is the shortest
- * the reference takes. "a is the double nearest m / 10^k" is decided
- * exactly: m < 2^53 and 10^k are exact doubles, and one division of them
- * is correctly rounded, as strtod of the text is. 0 when no k fits. */
-static int pm_api__fmt_short(char *o, bool neg, double a) {
-    if (!(a >= 1e-4 && a < 1e14)) return 0;
-    for (int k = 1; k <= 8; k++) {
-        double s = a * pm_api__p10[k];
-        if (!(s < 1e15)) return 0;
-        double m = (s + 0x1p52) - 0x1p52;   /* s rounded to an integer (0 <= s < 2^52) */
-        if (m / pm_api__p10[k] == a && m > 0) {
-            /* a >= 1e-4: "%g" writes it unscaled, as ip.fraction without
-             * the fraction's trailing zeros */
-            uint64_t q = (uint64_t)m, ip = q / pm_api__u10[k], fr = q - ip * pm_api__u10[k];
-            while (fr && fr % 10 == 0) fr /= 10, k--;
-            int n = 0;
-            if (neg) o[n++] = '-';
-            n += pm_api__fmt_u64(o + n, ip);
-            if (!fr) return n;
-            o[n++] = '.';
-            pm_api__put_digits(o + n, fr, k);
-            return n + k;
-        }
-    }
-    return 0;
-}
-
 /* Halves below 10^6 in magnitude (integers and x.5: most of the numbers
  * in metadata: coordinates on a grid, widths, mouths 6.5 m in): "%.15g"
  * writes the integer part and ".5" for these, with -0 as 0, and 15 digits
@@ -455,14 +413,17 @@ static inline __attribute__((always_inline)) int pm_api__fmt_half(char *o, doubl
     return n + 2 * (int)(u & 1);
 }
 
-int pm_api__fmt_f64(char *o, double d) {
-    int n = pm_api__fmt_half(o, d);
-    if (n) return n;
-    if (d == 0) d = 0;
-    n = pm_api__fmt_small_int(o, d);
-    if (n) return n;
+/* A finite d of magnitude outside pm_api__fmt_f64_exact's range (out of
+ * line: rare in metadata). The same text as pm_api__fmt_f64_ref without
+ * printf for |d| in [1e-10, 1e38): the 17 significant digits are exact
+ * (128-bit integer scaling) with what they leave out, so the 15- and
+ * 16-digit roundings are printf's; whether one reads back is decided
+ * exactly where the digits are below 2^53 and the power of ten exact
+ * (|exponent| <= 22: one correctly rounded operation, as strtod's),
+ * by strtod otherwise. */
+static __attribute__((noinline)) int pm_api__fmt_f64_far(char *o, double d) {
+    int n;
     double a = fabs(d);
-    if ((n = pm_api__fmt_short(o, d < 0, a))) return n;
     if (!(a >= 1e-10 && a < 1e38)) return pm_api__fmt_f64_ref(o, d);
     uint64_t digits;
     int x, frac;
@@ -487,6 +448,19 @@ int pm_api__fmt_f64(char *o, double d) {
     return pm_api__fmt_f64_ref(o, d);   /* not reached: 17 digits always read back */
 }
 
+/* pm_api__fmt_f64 of a d that is not a half: neither zero nor an integer
+ * below 10^6 (pm_api__fmt_small_int's) is left, and what has few decimals
+ * (6.25, 0.001) takes the general path like the rest. */
+static inline __attribute__((always_inline)) int pm_api__fmt_f64_nonhalf(char *o, double d) {
+    int n = pm_api__fmt_f64_exact(o, d < 0, fabs(d));
+    return n ? n : pm_api__fmt_f64_far(o, d);
+}
+
+int pm_api__fmt_f64(char *o, double d) {
+    int n = pm_api__fmt_half(o, d);
+    return n ? n : pm_api__fmt_f64_nonhalf(o, d);
+}
+
 void pm_api__w_f64(pm_api__w *w, double d) {
     if (!isfinite(d)) {
         pm_api__w_lit(w, "null");
@@ -509,7 +483,7 @@ static __attribute__((noinline)) char *pm_api__put_f64_rest(char *o, double d) {
         memcpy(o, "null", 4);
         return o + 4;
     }
-    return o + pm_api__fmt_f64(o, d);
+    return o + pm_api__fmt_f64_nonhalf(o, d);   /* pm_api__put_f64 took the halves */
 }
 
 /* Inline where metadata's numbers are written: most are halves. */
@@ -519,22 +493,30 @@ static inline __attribute__((always_inline)) char *pm_api__put_f64(char *o, doub
     return pm_api__put_f64_rest(o, d);
 }
 
-/* d's text (pm_api__put_f64) from the numbers' cache when d's bits were
- * written before, else printed and kept (o has room for 32 bytes). */
+/* The empty number slot 0's bits (1.0's: its hash is another slot; the
+ * others' are 0, +0's, whose slot is 0). */
+#define PM_API__NUM_EMPTY0 0x3ff0000000000000ull
+
+/* d's text (pm_api__put_f64) from the numbers' cache when d's bits are
+ * kept there, else printed and kept by the rule above pm_api__num_slot
+ * (o has room for 32 bytes). */
 static inline __attribute__((always_inline)) char *pm_api__put_f64_kept(char *o, double d, pm_api__meta_cache *c) {
     uint64_t b;
     memcpy(&b, &d, sizeof b);
     uint64_t i = (b * 0x9E3779B97F4A7C15ull) >> (64 - PM_API__NUM_BITS);
     pm_api__num_slot *s = &c->nums[i];
     if (s->bits == b) {   /* an empty slot holds bits that choose another slot */
-        memcpy(o, s->text, sizeof s->text);
-        return o + s->len;
+        memcpy(o, s->text, sizeof s->text);   /* the length too: past the text, in o's room */
+        return o + s->text[23];
     }
     char *e = pm_api__put_f64(o, d);
-    if (e - o <= (ptrdiff_t)sizeof s->text) {
+    if (s->bits != (i ? 0 : PM_API__NUM_EMPTY0) && c->num_pending[i] != b) {
+        c->num_pending[i] = b;   /* kept this time */
+    } else if (e - o < (ptrdiff_t)sizeof s->text) {
         s->bits = b;
-        s->len = (uint64_t)(e - o);
         memcpy(s->text, o, sizeof s->text);   /* past the text: what the room held, never read as text */
+        s->text[23] = (char)(e - o);
+        c->num_pending[i] = b;
     }
     return e;
 }
@@ -1043,8 +1025,7 @@ void pm_api__meta_cache_init(pm_api__meta_cache *c) {
     memset(c->strs_live, 0, sizeof c->strs_live);
     /* Empty number slots: bits whose hash is another slot, so that no
      * lookup in that slot can match them (0's is slot 0: 1's elsewhere). */
-    uint64_t one = 0x3ff0000000000000ull;   /* 1.0 */
-    for (int i = 0; i < PM_API__NUMS; i++) c->nums[i].bits = i ? 0 : one;
+    for (int i = 0; i < PM_API__NUMS; i++) c->nums[i].bits = i ? 0 : PM_API__NUM_EMPTY0;
     for (int i = 0; i < PM_API__PLANS; i++) c->plans[i].shape = NULL, c->plans[i].busy = false;
     c->plan_next = 0;
 }

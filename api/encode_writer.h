@@ -121,17 +121,23 @@ typedef struct pm_api__plan {
 
 /* A number's text by its bits: metadata repeats its values (a grid's
  * coordinates, widths, radii, angles), and a copy is cheaper than the
- * digits. */
+ * digits. A miss on a slot that holds another number replaces it only
+ * when the number missed there just before was this one (the slot's
+ * pending bits): values written once (a turned grid's mouths and
+ * corners) pass by without pushing out the repeated ones, which come in
+ * on their second miss. */
 #define PM_API__NUM_BITS 8
 #define PM_API__NUMS (1 << PM_API__NUM_BITS)
 typedef struct pm_api__num_slot {
     uint64_t bits;
-    uint64_t len;    /* of text: 1..16 */
-    char text[16];   /* and what the copy carries past it */
+    /* The text (1..23 bytes, then what the copy carries past it) and its
+     * length in the last byte: one 24-byte copy on a hit. */
+    char text[24];
 } pm_api__num_slot;
 
 typedef struct pm_api__meta_cache {
     pm_api__num_slot nums[PM_API__NUMS];
+    uint64_t num_pending[PM_API__NUMS];   /* read only once the slot is not empty */
     uint64_t strs_live[PM_API__STRS / 64];   /* strs slots written (keys: key NULL when free) */
     pm_api__key_slot keys[PM_API__KEYS], strs[PM_API__STRS];
     /* Plans of the last few shapes written: a table's rows may hold

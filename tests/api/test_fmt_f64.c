@@ -124,3 +124,63 @@ Test(fmt_f64, texts_of_common_values) {
         cr_expect_str_eq(a, want[i], "%a", v[i]);
     }
 }
+
+/* The general path (api/fmt_f64.h: exact 128-bit bounds, |d| in [1e-11,
+ * 2^51)) on what takes it: doubles of every exponent across that range and
+ * past both of its ends, float32 values widened (metadata's vertices),
+ * decimals of 1 to 6 places off a turned grid, values whose 15-, 16- or
+ * 17-digit rounding is an exact tie (integers plus a power-of-two fraction
+ * with 15 to 17 digits), and powers of two (whose lower neighbour is half
+ * as far) and of ten, each with its ulp neighbours (PM_FMT_CASES=N: N of
+ * each kind). */
+Test(fmt_f64, general_path_against_reference) {
+    uint64_t s = 0xD1B54A32D192ED03ull;
+    long n = cases(400000);
+    for (long i = 0; i < n; i++) {
+        uint64_t x = xorshift(&s), y = xorshift(&s);
+        double d;
+        switch (i % 6) {
+        case 0: d = ldexp((double)(x >> 11) / 0x1p53 + 0.5, (int)(y % 100) - 42); break;
+        case 1: {
+            float f = (float)ldexp((double)(x >> 40) / 0x1p24 + 0.5, (int)(y % 60) - 20);
+            d = (double)f;
+            break;
+        }
+        case 2: {   /* k decimals, a turned grid's node, rounded */
+            int k = 1 + (int)(y % 6);
+            d = round(((double)(x % 4000000) / 1000.0 * cos(0.5236) - 1000.0) * pow(10, k)) / pow(10, k);
+            break;
+        }
+        case 3: {   /* ties: 15..17 digits before the fraction's last one */
+            int digits = 14 + (int)(y % 4);
+            double ip = (double)(x % (uint64_t)pow(10, digits));
+            double fr = (double)(1 + (y >> 8) % 7) / (double)(1 << (1 + (y >> 16) % 3));
+            d = ip + fr;
+            if (d >= 0x1p51) d = ip / 64 + fr;
+            break;
+        }
+        case 4: {
+            d = ldexp(1.0, (int)(x % 100) - 40);
+            if (y & 2) d = nextafter(d, y & 4 ? INFINITY : 0);
+            break;
+        }
+        default: {
+            d = pow(10, (double)((int)(x % 27) - 11));
+            if (y & 2) d = nextafter(d, y & 4 ? INFINITY : 0);
+            break;
+        }
+        }
+        check(y & 1 ? -d : d);
+        check(nextafter(d, INFINITY));
+        check(nextafter(d, -INFINITY));
+    }
+    const double edges[] = {0x1p51, 0x1p51 - 0.25, 0x1p50, 0x1p50 + 0.125, 1e-11, 9.99999999999e-12,
+                            2251799813685247.75, 1e15 + 0.125, 999999999999999.875, 0.0001,
+                            0.00009999999999999999, 57.37900161743164, 6.500032500103982,
+                            6.499999999999999, 180.0002864790979, 123456789012345.5,
+                            123456789012344.5, 12345678901234.25, 0.1 + 0.7, 1.0 / 3};
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++) {
+        check(edges[i]);
+        check(-edges[i]);
+    }
+}

@@ -1,0 +1,169 @@
+#ifndef PM_API_FMT_F64_H
+#define PM_API_FMT_F64_H
+/* Internal to api/: the metadata printer's general case (encode_writer.c's
+ * pm_api__fmt_f64), inline: the text of "%.15g", else "%.16g", else
+ * "%.17g", the first that strtod reads back, for |d| in [2^-36, 2^51) --
+ * where network metadata's non-short values are (turned coordinates,
+ * float32 vertices widened, lengths, angles) -- without printf, strtod or
+ * a division by a variable.
+ *
+ * a = m 2^(be - 53) is scaled once by 10^P (P = 16 - k, k = floor((be - 1)
+ * log10 2)): A = m 5^P / 2^sh is exact in 128 bits, its floor has 17 or 18
+ * digits. The numbers that read back as a lie between the midpoints to its
+ * neighbours, (2m - 1) 2^(be - 54) and (2m + 1) 2^(be - 54) (the lower one
+ * a quarter ulp away at a power of two), both ends included when m is even
+ * (strtod rounds ties to even); scaled the same way they are exact too.
+ * Each candidate (A rounded to p digits as printf rounds: to nearest, ties
+ * to even, on the exact value) is an integer at that scale, so whether it
+ * reads back is two exact comparisons. Digits are made eight at a time in
+ * one word (SWAR), which also counts the zeros "%g" drops. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "decimal_short.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PM_API__FMT_SWAR 1
+#else
+#define PM_API__FMT_SWAR 0   /* the digits' byte order below is little-endian's */
+#endif
+
+typedef unsigned __int128 pm_api__fmt_u128;
+
+/* v < 10^8 as eight digit values 0..9, one per byte, the first digit in
+ * the lowest byte (the text's order in memory), leading zeros included. */
+static inline uint64_t pm_api__fmt_swar8(uint32_t v) {
+    uint64_t x = (uint64_t)(v / 10000) | (uint64_t)(v % 10000) << 32;   /* two 4-digit lanes */
+    uint64_t h = ((x * 10486) >> 20) & 0x0000007F0000007Full;           /* lane / 100, v < 10^4 */
+    x = h | (x - h * 100) << 16;                                        /* four 2-digit lanes */
+    uint64_t t = ((x * 103) >> 10) & 0x000F000F000F000Full;             /* lane / 10, v < 100 */
+    return t | (x - t * 10) << 8;
+}
+
+/* "e+XX" / "e-XXX" as "%g" writes decimal exponent x; returns the count. */
+static inline int pm_api__put_exp10(char *o, int x) {
+    int n = 0;
+    o[n++] = 'e';
+    o[n++] = x < 0 ? '-' : '+';
+    int ax = x < 0 ? -x : x;
+    if (ax >= 100) o[n++] = (char)('0' + ax / 100);
+    o[n++] = (char)('0' + ax / 10 % 10);
+    o[n++] = (char)('0' + ax % 10);
+    return n;
+}
+
+/* The round-half-even rounding of A = ai + ar / 2^sh to p digits (dropping
+ * div = 10^(nd - p) of its nd), as the integer it makes at A's scale when
+ * that integer reads back (strictly between the ends li + lr and ui + ur
+ * at that scale -- lr, ur: a fraction is left -- or on one with m even),
+ * else 0. */
+static inline __attribute__((always_inline)) uint64_t pm_api__fmt_cand(uint64_t ai, uint64_t ar, uint64_t half,
+                                                                       uint64_t div, uint64_t li, bool lr,
+                                                                       uint64_t ui, bool ur, bool even,
+                                                                       uint64_t *q) {
+    uint64_t qq = ai / div, r = ai - qq * div;
+    bool up;
+    if (div == 1) up = ar > half || (ar == half && (qq & 1));
+    else up = r > div / 2 || (r == div / 2 && (ar != 0 || (qq & 1)));
+    qq += up;
+    uint64_t c = qq * div;
+    bool ok = (c > li || (c == li && !lr && even)) && (c < ui || (c == ui && (ur || even)));
+    *q = qq;
+    return ok ? c : 0;
+}
+
+/* The text of a = |d| > 0 with a '-' before it when neg, as
+ * pm_api__fmt_f64_ref writes d, into o (32 bytes of room; what is past the
+ * returned length is not text); 0 when a is out of the range above (or
+ * not a normal double), o then unspecified. */
+static inline __attribute__((always_inline)) int pm_api__fmt_f64_exact(char *o, bool neg, double a) {
+    if (!PM_API__FMT_SWAR) return 0;
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    uint64_t frac_bits = bits & ((1ull << 52) - 1);
+    int ef = (int)(bits >> 52);
+    /* ef 987..1073 (a in [2^-36, 2^51)): exactly where P is 0..27 and sh 1..61 */
+    if ((unsigned)(ef - 987) > 1073 - 987) return 0;
+    uint64_t m = frac_bits | 1ull << 52;
+    int be = ef - 1022;                   /* a in [2^(be-1), 2^be) */
+    int k = ((be - 1) * 78913) >> 18;    /* floor((be - 1) log10 2): 10^k <= a */
+    int P = 16 - k, sh = 53 - be - P;    /* A = a 10^P = m 5^P / 2^sh in [10^16, 2 10^17) */
+    uint64_t p5 = pm_api__p5[P];
+    pm_api__fmt_u128 v = (pm_api__fmt_u128)m * p5;   /* < 2^116 */
+    uint64_t vh = (uint64_t)(v >> 64), vl = (uint64_t)v;
+    uint64_t ai = vh << (64 - sh) | vl >> sh, ar = vl & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+    /* The ends, (2v -+ 5^P) / 2^(sh+1) (or (4v - 5^P) / 2^(sh+2) below a
+     * power of two: its lower neighbour is half as far), are ai plus what
+     * ar and 5^P make: one word each (ar < 2^sh, 5^P < 2^63, sh <= 61),
+     * the lower one signed, floored by the arithmetic shift. */
+    uint64_t ut = 2 * ar + p5;
+    uint64_t ui = ai + (ut >> (sh + 1));
+    bool ur = (ut & ((2ull << sh) - 1)) != 0;
+    int ls = sh + 1;
+    int64_t lt = (int64_t)(2 * ar) - (int64_t)p5;
+    if (frac_bits == 0) lt = (int64_t)(4 * ar) - (int64_t)p5, ls = sh + 2;
+    uint64_t li = ai + (uint64_t)(lt >> ls);
+    bool lr = ((uint64_t)lt & ((1ull << ls) - 1)) != 0;
+    bool even = !(m & 1);
+    /* The first p of 15, 16, 17 that reads back; constant divisors. */
+    if (ai >= 1000000000000000000ull) return 0;   /* not reached: k is floor((be - 1) log10 2) here */
+    bool d18 = ai >= 100000000000000000ull;
+    uint64_t q;
+    int p;
+    if (d18) {
+        if (pm_api__fmt_cand(ai, ar, half, 1000, li, lr, ui, ur, even, &q)) p = 15;
+        else if (pm_api__fmt_cand(ai, ar, half, 100, li, lr, ui, ur, even, &q)) p = 16;
+        else if (pm_api__fmt_cand(ai, ar, half, 10, li, lr, ui, ur, even, &q)) p = 17;
+        else return 0;   /* not reached: 17 digits always read back */
+    } else {
+        if (pm_api__fmt_cand(ai, ar, half, 100, li, lr, ui, ur, even, &q)) p = 15;
+        else if (pm_api__fmt_cand(ai, ar, half, 10, li, lr, ui, ur, even, &q)) p = 16;
+        else if (pm_api__fmt_cand(ai, ar, half, 1, li, lr, ui, ur, even, &q)) p = 17;
+        else return 0;
+    }
+    int x = 16 + d18 - P;   /* the decimal exponent of q's first digit */
+    if (q == pm_api__u10[p]) {   /* carried into one more digit */
+        q = pm_api__u10[p - 1];
+        x++;
+    }
+    /* q's p digits, the last of them at buf[16]; nd without trailing zeros. */
+    char buf[48];
+    uint64_t hi = q / 100000000, lo8 = q - hi * 100000000;
+    uint32_t top = (uint32_t)(hi / 100000000), mid = (uint32_t)(hi - (uint64_t)top * 100000000);
+    uint64_t xm = pm_api__fmt_swar8(mid), xl = pm_api__fmt_swar8((uint32_t)lo8);
+    int tz = xl ? __builtin_clzll(xl) >> 3 : xm ? 8 + (__builtin_clzll(xm) >> 3) : 16;
+    buf[0] = (char)('0' + top);
+    xm += 0x3030303030303030ull;
+    xl += 0x3030303030303030ull;
+    memcpy(buf + 1, &xm, 8);
+    memcpy(buf + 9, &xl, 8);
+    memset(buf + 17, '0', 16);
+    const char *dg = buf + 17 - p;
+    int nd = p - tz;
+    char t[80];
+    t[0] = '-';
+    int n = neg;
+    if (x < -4 || x >= p) {   /* d.ddde+XX, as "%g" past its fixed range */
+        t[n] = dg[0];
+        t[n + 1] = '.';
+        memcpy(t + n + 2, dg + 1, 16);
+        n += nd > 1 ? nd + 1 : 1;
+        n += pm_api__put_exp10(t + n, x);
+    } else if (x < 0) {   /* 0.000ddd */
+        memcpy(t + n, "0.0000", 6);
+        memcpy(t + n + 1 - x, dg, 17);
+        n += 1 - x + nd;
+    } else if (x >= nd - 1) {   /* an integer: its digits, then zeros */
+        memcpy(t + n, dg, 17);   /* dg[p..] are '0' */
+        n += x + 1;
+    } else {   /* ddd.ddd */
+        memcpy(t + n, dg, 16);
+        t[n + x + 1] = '.';
+        memcpy(t + n + x + 2, dg + x + 1, 16);
+        n += nd + 1;
+    }
+    memcpy(o, t, 32);
+    return n;
+}
+#endif
