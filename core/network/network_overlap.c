@@ -90,6 +90,7 @@ typedef struct pm__ov {
     struct pm__pedge *pedge;
     uint32_t pcap;
     uint32_t *stamp;           /* per asphalt vertex: the road (+ 1) whose border last met it (pm__road_strip) */
+    pm_pbox **chunk;           /* per road: its chunks' bounds, once probed (pm__road_probe) */
     pm_pset set;               /* the whole set and its grid: built only to name
                                 * a road sidewalk's edge (pm__sidewalk_edge) */
     bool whole;
@@ -1460,10 +1461,63 @@ static int pm__clusters(pm__ov *O) {
  * one; more (two long roads side by side) go through a grid. */
 #define PM__PAIRWISE 4096
 
+/* pm__road_probe reads a road in chunks of this many triangles of a
+ * range; the first time, it keeps each chunk's bounds (of its owned
+ * triangles), and after only reads the chunks whose bounds meet the box
+ * (a road meets a junction at each end). */
+#define PM__CHUNK 16
+
+/* Road r's chunks' bounds (rg: its n ranges), kept in O->s; NULL for no memory. */
+static pm_pbox *pm__road_chunks(pm__ov *O, uint32_t r, const pm__range *rg, size_t n) {
+    if (!O->chunk && !(O->chunk = pm_arena_calloc(O->s, O->N->roads.len + 1, sizeof *O->chunk))) return NULL;
+    if (O->chunk[r]) return O->chunk[r];
+    size_t nc = 0;
+    for (size_t i = 0; i < n; i++) nc += (rg[i].count + PM__CHUNK - 1) / PM__CHUNK;
+    pm_pbox *cb = pm_arena_alloc(O->s, (nc + 1) * sizeof *cb);
+    if (!cb) return NULL;
+    pm_pbox *X = cb;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW, end = t0 + rg[i].count;
+        const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
+        const uint32_t *own = O->own + (sw ? O->na : 0);
+        for (uint32_t c0 = t0; c0 < end; c0 += PM__CHUNK, X++) {
+            float l[2] = {HUGE_VALF, HUGE_VALF}, h[2] = {-HUGE_VALF, -HUGE_VALF};
+            /* The bounds of every vertex between the chunk's least and
+             * greatest (a strip's chunk shares its vertices: about a
+             * third of the reads), unless that block is much larger. */
+            uint32_t vl = UINT32_MAX, vh = 0, k = 0;
+            for (uint32_t t = c0; t < end && t < c0 + PM__CHUNK; t++) {
+                if (own[t] != rg[i].part) continue;
+                const uint32_t *q = P->indices + 3 * (size_t)t;
+                for (int v = 0; v < 3; v++) {
+                    vl = q[v] < vl ? q[v] : vl;
+                    vh = q[v] > vh ? q[v] : vh;
+                }
+                k++;
+            }
+            if (k > 0 && (size_t)(vh - vl) < 3 * (size_t)k) {
+                for (const float *a = P->positions + 3 * (size_t)vl; a <= P->positions + 3 * (size_t)vh; a += 3)
+                    pm__grow(l, h, a[0], a[2]);
+            } else
+                for (uint32_t t = c0; t < end && t < c0 + PM__CHUNK; t++) {
+                    if (own[t] != rg[i].part) continue;
+                    const uint32_t *q = P->indices + 3 * (size_t)t;
+                    for (int v = 0; v < 3; v++) {
+                        const float *a = P->positions + 3 * (size_t)q[v];
+                        pm__grow(l, h, a[0], a[2]);
+                    }
+                }
+            *X = (pm_pbox){.lo = {l[0], l[1]}, .hi = {h[0], h[1]}};
+        }
+    }
+    return O->chunk[r] = cb;
+}
+
 /* The triangles of road cluster C, not listed (C->road != UINT32_MAX),
  * whose bounds meet lo .. hi: as pm__take would list them (owned, with
  * plan area), turned as pm__add_ref turns them, into t and box (room
- * from O->w); how many, or UINT32_MAX for no memory. Nothing is listed. */
+ * from O->w); how many, or UINT32_MAX for no memory. Nothing is listed;
+ * chunks whose bounds do not meet lo .. hi are not read. */
 static uint32_t pm__road_probe(pm__ov *O, const pm__clu *C, const float lo[2], const float hi[2], pm_ptri **t,
                                pm_pbox **box) {
     const pm__road *R = &O->N->roads.data[C->road];
@@ -1472,34 +1526,38 @@ static uint32_t pm__road_probe(pm__ov *O, const pm__clu *C, const float lo[2], c
     if (!rg) return UINT32_MAX;
     pm__road_ranges(O, C->road, rg);
     for (size_t i = 0; i < n; i++) cap += rg[i].count;
+    const pm_pbox *cb = pm__road_chunks(O, C->road, rg, n);
     *t = pm_arena_alloc(O->w, (cap + 1) * sizeof **t);
     *box = pm_arena_alloc(O->w, (cap + 1) * sizeof **box);
-    if (!*t || !*box) return UINT32_MAX;
+    if (!cb || !*t || !*box) return UINT32_MAX;
     uint32_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
+        uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW, end = t0 + rg[i].count;
         const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
         const uint32_t *own = O->own + (sw ? O->na : 0);
-        for (uint32_t r = t0; r < t0 + rg[i].count; r++) {
-            if (own[r] != rg[i].part) continue;
-            const uint32_t *q = P->indices + 3 * (size_t)r;
-            const float *a = P->positions + 3 * (size_t)q[0], *b = P->positions + 3 * (size_t)q[1],
-                        *c = P->positions + 3 * (size_t)q[2];
-            pm_pbox *X = &(*box)[k];
-            for (int d = 0; d < 3; d += 2) {
-                float l = a[d] < b[d] ? a[d] : b[d], h = a[d] < b[d] ? b[d] : a[d];
-                X->lo[d / 2] = c[d] < l ? c[d] : l;
-                X->hi[d / 2] = c[d] > h ? c[d] : h;
+        for (uint32_t c0 = t0; c0 < end; c0 += PM__CHUNK, cb++) {
+            if (!pm__meets(cb->lo, cb->hi, lo, hi)) continue;
+            for (uint32_t r = c0; r < end && r < c0 + PM__CHUNK; r++) {
+                if (own[r] != rg[i].part) continue;
+                const uint32_t *q = P->indices + 3 * (size_t)r;
+                const float *a = P->positions + 3 * (size_t)q[0], *b = P->positions + 3 * (size_t)q[1],
+                            *c = P->positions + 3 * (size_t)q[2];
+                pm_pbox *X = &(*box)[k];
+                for (int d = 0; d < 3; d += 2) {
+                    float l = a[d] < b[d] ? a[d] : b[d], h = a[d] < b[d] ? b[d] : a[d];
+                    X->lo[d / 2] = c[d] < l ? c[d] : l;
+                    X->hi[d / 2] = c[d] > h ? c[d] : h;
+                }
+                if (!pm__meets(X->lo, X->hi, lo, hi)) continue;
+                double A[2] = {a[0], a[2]}, B[2] = {b[0], b[2]}, D[2] = {c[0], c[2]};
+                double o = pm_orient2d_fast(A, B, D);
+                if (o == 0) continue;
+                pm_ptri *T = &(*t)[k++];
+                const float *f1 = o > 0 ? b : c, *f2 = o > 0 ? c : b;
+                T->f[0][0] = a[0], T->f[0][1] = a[2];
+                T->f[1][0] = f1[0], T->f[1][1] = f1[2];
+                T->f[2][0] = f2[0], T->f[2][1] = f2[2];
             }
-            if (!pm__meets(X->lo, X->hi, lo, hi)) continue;
-            double A[2] = {a[0], a[2]}, B[2] = {b[0], b[2]}, D[2] = {c[0], c[2]};
-            double o = pm_orient2d_fast(A, B, D);
-            if (o == 0) continue;
-            pm_ptri *T = &(*t)[k++];
-            const float *f1 = o > 0 ? b : c, *f2 = o > 0 ? c : b;
-            T->f[0][0] = a[0], T->f[0][1] = a[2];
-            T->f[1][0] = f1[0], T->f[1][1] = f1[2];
-            T->f[2][0] = f2[0], T->f[2][1] = f2[2];
         }
     }
     return k;
