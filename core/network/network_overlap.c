@@ -459,6 +459,25 @@ static inline void pm__grow(float lo[2], float hi[2], float x, float z) {
     hi[1] = z > hi[1] ? z : hi[1];
 }
 
+/* The least and greatest vertex (*first, *last) of the triangles t0 ..
+ * end of P that own (per triangle) gives to part; how many those are. */
+static uint32_t pm__vertex_block(const pm_prim *P, const uint32_t *own, uint32_t part, uint32_t t0, uint32_t end,
+                                 uint32_t *first, uint32_t *last) {
+    uint32_t l = UINT32_MAX, h = 0, k = 0;
+    for (uint32_t t = t0; t < end; t++) {
+        if (own[t] != part) continue;
+        const uint32_t *q = P->indices + 3 * (size_t)t;
+        for (int v = 0; v < 3; v++) {
+            l = q[v] < l ? q[v] : l;
+            h = q[v] > h ? q[v] : h;
+        }
+        k++;
+    }
+    *first = l;
+    *last = h;
+    return k;
+}
+
 /* Junction n's cluster, not yet listed: the bounds of its owned
  * triangles (their own pairs are its generator's). */
 static void pm__junction_cluster(pm__ov *O, uint32_t n) {
@@ -475,16 +494,8 @@ static void pm__junction_cluster(pm__ov *O, uint32_t n) {
          * vertex between its triangles' least and greatest index hold
          * theirs, at about a third of the reads (unless the block is
          * much larger than its triangles). */
-        uint32_t first = UINT32_MAX, last = 0, k = 0;
-        for (uint32_t t = t0; sw && t < t0 + rg[i].count; t++) {
-            if (own[t] != rg[i].part) continue;
-            const uint32_t *q = P->indices + 3 * (size_t)t;
-            for (int v = 0; v < 3; v++) {
-                first = q[v] < first ? q[v] : first;
-                last = q[v] > last ? q[v] : last;
-            }
-            k++;
-        }
+        uint32_t first = UINT32_MAX, last = 0;
+        uint32_t k = sw ? pm__vertex_block(P, own, rg[i].part, t0, t0 + rg[i].count, &first, &last) : 0;
         if (k > 0 && (size_t)(last - first) < 2 * (size_t)k) {
             any = true;
             for (const float *a = P->positions + 3 * (size_t)first; a <= P->positions + 3 * (size_t)last; a += 3) {
@@ -1485,21 +1496,13 @@ static pm_pbox *pm__road_chunks(pm__ov *O, uint32_t r, const pm__range *rg, size
             /* The bounds of every vertex between the chunk's least and
              * greatest (a strip's chunk shares its vertices: about a
              * third of the reads), unless that block is much larger. */
-            uint32_t vl = UINT32_MAX, vh = 0, k = 0;
-            for (uint32_t t = c0; t < end && t < c0 + PM__CHUNK; t++) {
-                if (own[t] != rg[i].part) continue;
-                const uint32_t *q = P->indices + 3 * (size_t)t;
-                for (int v = 0; v < 3; v++) {
-                    vl = q[v] < vl ? q[v] : vl;
-                    vh = q[v] > vh ? q[v] : vh;
-                }
-                k++;
-            }
+            uint32_t vl, vh, c1 = end - c0 > PM__CHUNK ? c0 + PM__CHUNK : end;
+            uint32_t k = pm__vertex_block(P, own, rg[i].part, c0, c1, &vl, &vh);
             if (k > 0 && (size_t)(vh - vl) < 3 * (size_t)k) {
                 for (const float *a = P->positions + 3 * (size_t)vl; a <= P->positions + 3 * (size_t)vh; a += 3)
                     pm__grow(l, h, a[0], a[2]);
             } else
-                for (uint32_t t = c0; t < end && t < c0 + PM__CHUNK; t++) {
+                for (uint32_t t = c0; t < c1; t++) {
                     if (own[t] != rg[i].part) continue;
                     const uint32_t *q = P->indices + 3 * (size_t)t;
                     for (int v = 0; v < 3; v++) {
