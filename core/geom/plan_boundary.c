@@ -506,8 +506,72 @@ static int pm__simple_sparse(pm_arena *ar, const pm__seg *s, uint32_t m) {
     return 1;
 }
 
-int pm_loop_simple(pm_arena *ar, const float *xz, uint32_t m) {
+/* p before q in the order of coordinate ax, then the other: a total order
+ * of the plane (equal only for one point) that a segment's points keep
+ * between its ends, so that it serves as a sweep direction. */
+static inline bool pm__lex_lt(const float *p, const float *q, int ax) {
+    return p[ax] < q[ax] || (p[ax] == q[ax] && p[1 - ax] < q[1 - ax]);
+}
+
+/* pm_loop_simple's 1, shown in linear time for a loop made of two chains
+ * that both run from its least point to its greatest in the order of
+ * pm__lex_lt (a road's outline is two such sides and its ends, along
+ * either axis unless it turns through more than a right angle): 0 when
+ * the loop is not of that kind or not shown simple (the caller sweeps).
+ * Each chain strictly rising meets itself only at neighbours' shared
+ * corners; merged in that order, every point of one chain strictly on
+ * one side of the other's segment spanning it, and the other's points
+ * strictly on the other side, keep the two apart between their shared
+ * ends (seen in a frame sheared infinitesimally so that the order is of
+ * x alone: two functions whose difference keeps one sign at every point
+ * of either and is linear between). Exact: float comparisons and
+ * pm_orient2d_fast's exact signs. */
+static int pm__loop_monotone(const float *xz, uint32_t m, int ax) {
+    uint32_t lo = 0, hi = 0;
+    for (uint32_t k = 1; k < m; k++) {
+        if (pm__lex_lt(xz + 2 * k, xz + 2 * lo, ax)) lo = k;
+        if (pm__lex_lt(xz + 2 * hi, xz + 2 * k, ax)) hi = k;
+    }
+    if (lo == hi) return 0;
+    /* Chain u forwards from lo to hi, chain l backwards: each rising. */
+    for (uint32_t c = lo, n; c != hi; c = n) {
+        n = c + 1 < m ? c + 1 : 0;
+        if (!pm__lex_lt(xz + 2 * c, xz + 2 * n, ax)) return 0;
+    }
+    for (uint32_t c = lo, n; c != hi; c = n) {
+        n = c ? c - 1 : m - 1;
+        if (!pm__lex_lt(xz + 2 * c, xz + 2 * n, ax)) return 0;
+    }
+    /* Merged: u's point before l's next tested against l's segment
+     * (lp, li), or l's against u's (up, ui). */
+    uint32_t up = lo, ui = lo + 1 < m ? lo + 1 : 0, lp = lo, li = lo ? lo - 1 : m - 1;
+    double s = 0;
+    while (ui != hi || li != hi) {
+        const float *pu = xz + 2 * ui, *pl = xz + 2 * li;
+        double P[2], Q0[2], Q1[2], side;
+        if (ui != hi && pm__lex_lt(pu, pl, ax)) {
+            P[0] = pu[0], P[1] = pu[1], Q0[0] = xz[2 * lp], Q0[1] = xz[2 * lp + 1], Q1[0] = pl[0], Q1[1] = pl[1];
+            side = 1;
+            up = ui;
+            ui = ui + 1 < m ? ui + 1 : 0;
+        } else if (li != hi && pm__lex_lt(pl, pu, ax)) {
+            P[0] = pl[0], P[1] = pl[1], Q0[0] = xz[2 * up], Q0[1] = xz[2 * up + 1], Q1[0] = pu[0], Q1[1] = pu[1];
+            side = -1;
+            lp = li;
+            li = li ? li - 1 : m - 1;
+        } else
+            return 0;   /* the same point on both chains */
+        double o = pm_orient2d_fast(Q0, Q1, P) * side;
+        if (s == 0) s = o > 0 ? 1 : -1;
+        if (!(o * s > 0)) return 0;
+    }
+    return 1;
+}
+
+int pm__loop_simple_path(pm_arena *ar, const float *xz, uint32_t m, int path) {
     if (m < 3) return 0;
+    if (path != 0 && (pm__loop_monotone(xz, m, 0) || pm__loop_monotone(xz, m, 1))) return 1;
+    if (path == 2) return 0;
     pm__seg *s = pm_arena_alloc(ar, (size_t)m * sizeof *s);
     if (!s) return PM_ERR_NOMEM;
     for (uint32_t e = 0; e < m; e++) {
@@ -524,3 +588,5 @@ int pm_loop_simple(pm_arena *ar, const float *xz, uint32_t m) {
     }
     return pm__simple_sparse(ar, s, m);
 }
+
+int pm_loop_simple(pm_arena *ar, const float *xz, uint32_t m) { return pm__loop_simple_path(ar, xz, m, 1); }

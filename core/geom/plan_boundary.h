@@ -45,4 +45,9 @@ int pm__loop_convex_path(const float *xz, uint32_t m, int path);
  * who knows the outline of its triangles (a strip's border) skips
  * pm_pset_simple_boundary's edge table with it. Exact, as above. */
 int pm_loop_simple(pm_arena *a, const float *xz, uint32_t m);
+/* pm_loop_simple by path: 0 the sweep alone, 1 first the linear test of a
+ * loop made of two chains monotone along x or z (a road's outline), the
+ * sweep only when that shows nothing. The same verdict either way. 2:
+ * the linear test alone (0: not shown). */
+int pm__loop_simple_path(pm_arena *a, const float *xz, uint32_t m, int path);
 #endif

@@ -4,6 +4,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "geom/predicates.h"
 #include "scene/result.h"
@@ -49,6 +52,25 @@ static bool pm__separates(const pm__dtri *a, const pm__dtri *b) {
 
 static bool pm__same(const float *p, const float *q) { return p[0] == q[0] && p[1] == q[1]; }
 
+/* Whether two corners of a each equal a corner of b, as an edge shared
+ * needs (most candidate pairs share none or one): which of b's each of
+ * a's equals, three at a time with the same float == (-0 equal to +0). */
+static bool pm__two_shared(const pm_ptri *a, const pm_ptri *b) {
+#ifdef __SSE2__
+    const __m128 bx = _mm_setr_ps(b->f[0][0], b->f[1][0], b->f[2][0], 0.0f);
+    const __m128 bz = _mm_setr_ps(b->f[0][1], b->f[1][1], b->f[2][1], 0.0f);
+    int shared = 0;
+    for (int i = 0; i < 3; i++) {
+        __m128 eq = _mm_and_ps(_mm_cmpeq_ps(_mm_set1_ps(a->f[i][0]), bx), _mm_cmpeq_ps(_mm_set1_ps(a->f[i][1]), bz));
+        shared += (_mm_movemask_ps(eq) & 7) != 0;
+    }
+    return shared >= 2;
+#else
+    (void)a, (void)b;
+    return true;
+#endif
+}
+
 /* Interiors meet: no edge of either separates them (two convex polygons
  * with disjoint interiors have a separating line through an edge). Two
  * triangles on one edge (most candidate pairs: neighbours), both
@@ -56,7 +78,8 @@ static bool pm__same(const float *p, const float *q) { return p[0] == q[0] && p[
  * lie on its left); run opposite ways, the edge's line separates them.
  * (The edge test on the floats: widening is exact, so it is the same.) */
 bool pm_ptri_overlap(const pm_ptri *a, const pm_ptri *b) {
-    for (int i = 0; i < 3; i++) {
+    bool two = pm__two_shared(a, b);
+    for (int i = 0; two && i < 3; i++) {
         const float *p = a->f[i], *q = a->f[(i + 1) % 3];
         for (int j = 0; j < 3; j++) {
             const float *r = b->f[j], *t = b->f[(j + 1) % 3];

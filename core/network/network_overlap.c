@@ -90,6 +90,7 @@ typedef struct pm__ov {
     struct pm__pedge *pedge;
     uint32_t pcap;
     uint32_t *stamp;           /* per asphalt vertex: the road (+ 1) whose border last met it (pm__road_strip) */
+    pm_pbox **chunk;           /* per road: its chunks' bounds, once probed (pm__road_probe) */
     pm_pset set;               /* the whole set and its grid: built only to name
                                 * a road sidewalk's edge (pm__sidewalk_edge) */
     bool whole;
@@ -458,6 +459,25 @@ static inline void pm__grow(float lo[2], float hi[2], float x, float z) {
     hi[1] = z > hi[1] ? z : hi[1];
 }
 
+/* The least and greatest vertex (*first, *last) of the triangles t0 ..
+ * end of P that own (per triangle) gives to part; how many those are. */
+static uint32_t pm__vertex_block(const pm_prim *P, const uint32_t *own, uint32_t part, uint32_t t0, uint32_t end,
+                                 uint32_t *first, uint32_t *last) {
+    uint32_t l = UINT32_MAX, h = 0, k = 0;
+    for (uint32_t t = t0; t < end; t++) {
+        if (own[t] != part) continue;
+        const uint32_t *q = P->indices + 3 * (size_t)t;
+        for (int v = 0; v < 3; v++) {
+            l = q[v] < l ? q[v] : l;
+            h = q[v] > h ? q[v] : h;
+        }
+        k++;
+    }
+    *first = l;
+    *last = h;
+    return k;
+}
+
 /* Junction n's cluster, not yet listed: the bounds of its owned
  * triangles (their own pairs are its generator's). */
 static void pm__junction_cluster(pm__ov *O, uint32_t n) {
@@ -474,16 +494,8 @@ static void pm__junction_cluster(pm__ov *O, uint32_t n) {
          * vertex between its triangles' least and greatest index hold
          * theirs, at about a third of the reads (unless the block is
          * much larger than its triangles). */
-        uint32_t first = UINT32_MAX, last = 0, k = 0;
-        for (uint32_t t = t0; sw && t < t0 + rg[i].count; t++) {
-            if (own[t] != rg[i].part) continue;
-            const uint32_t *q = P->indices + 3 * (size_t)t;
-            for (int v = 0; v < 3; v++) {
-                first = q[v] < first ? q[v] : first;
-                last = q[v] > last ? q[v] : last;
-            }
-            k++;
-        }
+        uint32_t first = UINT32_MAX, last = 0;
+        uint32_t k = sw ? pm__vertex_block(P, own, rg[i].part, t0, t0 + rg[i].count, &first, &last) : 0;
         if (k > 0 && (size_t)(last - first) < 2 * (size_t)k) {
             any = true;
             for (const float *a = P->positions + 3 * (size_t)first; a <= P->positions + 3 * (size_t)last; a += 3) {
@@ -1465,9 +1477,159 @@ static int pm__clusters(pm__ov *O) {
  * one; more (two long roads side by side) go through a grid. */
 #define PM__PAIRWISE 4096
 
+/* pm__road_probe reads a road in chunks of this many triangles of a
+ * range; the first time, it keeps each chunk's bounds (of its owned
+ * triangles), and after only reads the chunks whose bounds meet the box
+ * (a road meets a junction at each end). */
+#define PM__CHUNK 16
+
+/* Road r's chunks' bounds (rg: its n ranges), kept in O->s; NULL for no memory. */
+static pm_pbox *pm__road_chunks(pm__ov *O, uint32_t r, const pm__range *rg, size_t n) {
+    if (!O->chunk && !(O->chunk = pm_arena_calloc(O->s, O->N->roads.len + 1, sizeof *O->chunk))) return NULL;
+    if (O->chunk[r]) return O->chunk[r];
+    size_t nc = 0;
+    for (size_t i = 0; i < n; i++) nc += (rg[i].count + PM__CHUNK - 1) / PM__CHUNK;
+    pm_pbox *cb = pm_arena_alloc(O->s, (nc + 1) * sizeof *cb);
+    if (!cb) return NULL;
+    pm_pbox *X = cb;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW, end = t0 + rg[i].count;
+        const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
+        const uint32_t *own = O->own + (sw ? O->na : 0);
+        for (uint32_t c0 = t0; c0 < end; c0 += PM__CHUNK, X++) {
+            float l[2] = {HUGE_VALF, HUGE_VALF}, h[2] = {-HUGE_VALF, -HUGE_VALF};
+            /* The bounds of every vertex between the chunk's least and
+             * greatest (a strip's chunk shares its vertices: about a
+             * third of the reads), unless that block is much larger. */
+            uint32_t vl, vh, c1 = end - c0 > PM__CHUNK ? c0 + PM__CHUNK : end;
+            uint32_t k = pm__vertex_block(P, own, rg[i].part, c0, c1, &vl, &vh);
+            if (k > 0 && (size_t)(vh - vl) < 3 * (size_t)k) {
+                for (const float *a = P->positions + 3 * (size_t)vl; a <= P->positions + 3 * (size_t)vh; a += 3)
+                    pm__grow(l, h, a[0], a[2]);
+            } else
+                for (uint32_t t = c0; t < c1; t++) {
+                    if (own[t] != rg[i].part) continue;
+                    const uint32_t *q = P->indices + 3 * (size_t)t;
+                    for (int v = 0; v < 3; v++) {
+                        const float *a = P->positions + 3 * (size_t)q[v];
+                        pm__grow(l, h, a[0], a[2]);
+                    }
+                }
+            *X = (pm_pbox){.lo = {l[0], l[1]}, .hi = {h[0], h[1]}};
+        }
+    }
+    return O->chunk[r] = cb;
+}
+
+/* The triangles of road cluster C, not listed (C->road != UINT32_MAX),
+ * whose bounds meet lo .. hi: as pm__take would list them (owned, with
+ * plan area), turned as pm__add_ref turns them, into t and box (room
+ * from O->w); how many, or UINT32_MAX for no memory. Nothing is listed;
+ * chunks whose bounds do not meet lo .. hi are not read. */
+static uint32_t pm__road_probe(pm__ov *O, const pm__clu *C, const float lo[2], const float hi[2], pm_ptri **t,
+                               pm_pbox **box) {
+    const pm__road *R = &O->N->roads.data[C->road];
+    size_t n = R->nsteps + 1, cap = 0;
+    pm__range *rg = pm_arena_alloc(O->w, n * sizeof *rg);
+    if (!rg) return UINT32_MAX;
+    pm__road_ranges(O, C->road, rg);
+    for (size_t i = 0; i < n; i++) cap += rg[i].count;
+    const pm_pbox *cb = pm__road_chunks(O, C->road, rg, n);
+    *t = pm_arena_alloc(O->w, (cap + 1) * sizeof **t);
+    *box = pm_arena_alloc(O->w, (cap + 1) * sizeof **box);
+    if (!cb || !*t || !*box) return UINT32_MAX;
+    uint32_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW, end = t0 + rg[i].count;
+        const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
+        const uint32_t *own = O->own + (sw ? O->na : 0);
+        for (uint32_t c0 = t0; c0 < end; c0 += PM__CHUNK, cb++) {
+            if (!pm__meets(cb->lo, cb->hi, lo, hi)) continue;
+            for (uint32_t r = c0; r < end && r < c0 + PM__CHUNK; r++) {
+                if (own[r] != rg[i].part) continue;
+                const uint32_t *q = P->indices + 3 * (size_t)r;
+                const float *a = P->positions + 3 * (size_t)q[0], *b = P->positions + 3 * (size_t)q[1],
+                            *c = P->positions + 3 * (size_t)q[2];
+                pm_pbox *X = &(*box)[k];
+                for (int d = 0; d < 3; d += 2) {
+                    float l = a[d] < b[d] ? a[d] : b[d], h = a[d] < b[d] ? b[d] : a[d];
+                    X->lo[d / 2] = c[d] < l ? c[d] : l;
+                    X->hi[d / 2] = c[d] > h ? c[d] : h;
+                }
+                if (!pm__meets(X->lo, X->hi, lo, hi)) continue;
+                double A[2] = {a[0], a[2]}, B[2] = {b[0], b[2]}, D[2] = {c[0], c[2]};
+                double o = pm_orient2d_fast(A, B, D);
+                if (o == 0) continue;
+                pm_ptri *T = &(*t)[k++];
+                const float *f1 = o > 0 ? b : c, *f2 = o > 0 ? c : b;
+                T->f[0][0] = a[0], T->f[0][1] = a[2];
+                T->f[1][0] = f1[0], T->f[1][1] = f1[2];
+                T->f[2][0] = f2[0], T->f[2][1] = f2[2];
+            }
+        }
+    }
+    return k;
+}
+
+/* pm__cross's answer without listing a road shown disjoint (most pairs
+ * of clusters are a junction and its own road, meeting only where they
+ * join): its triangles in the box where the two meet found by a scan
+ * (pm__road_probe) instead of pm__take's listing of them all, the other
+ * side's as pm__cross finds them, and every pair tested as it would.
+ * 1 when no pair overlaps (then pm__cross would find none: those it
+ * tests are these), 0 when some does or the pairs are many (pm__cross
+ * then lists both and finds them in its order), < 0 no memory. */
+static int pm__cross_probe(pm__ov *O, pm__clu *P, pm__clu *Q) {
+    pm__clu *side[2] = {P, Q};
+    if (P->road == UINT32_MAX && Q->road == UINT32_MAX) return 0;
+    for (int w = 0; w < 2; w++)
+        if (side[w]->road == UINT32_MAX) {
+            if (pm__expand(O, side[w])) return PM_ERR_NOMEM;
+            if (side[w]->count == 0) return 1;
+        }
+    float lo[2] = {P->lo[0] > Q->lo[0] ? P->lo[0] : Q->lo[0], P->lo[1] > Q->lo[1] ? P->lo[1] : Q->lo[1]};
+    float hi[2] = {P->hi[0] < Q->hi[0] ? P->hi[0] : Q->hi[0], P->hi[1] < Q->hi[1] ? P->hi[1] : Q->hi[1]};
+    pm_arena_reset(O->w);
+    pm_ptri *t[2];
+    pm_pbox *box[2];
+    uint32_t n[2];
+    for (int w = 0; w < 2; w++) {
+        const pm__clu *C = side[w];
+        if (C->road != UINT32_MAX) {
+            if ((n[w] = pm__road_probe(O, C, lo, hi, &t[w], &box[w])) == UINT32_MAX) return PM_ERR_NOMEM;
+        } else {
+            t[w] = pm_arena_alloc(O->w, ((size_t)C->count + 1) * sizeof *t[w]);
+            box[w] = pm_arena_alloc(O->w, ((size_t)C->count + 1) * sizeof *box[w]);
+            if (!t[w] || !box[w]) return PM_ERR_NOMEM;
+            n[w] = 0;
+            for (uint32_t k = C->first; k < C->first + C->count; k++)
+                if (pm__meets(O->box[k].lo, O->box[k].hi, lo, hi)) {
+                    box[w][n[w]] = O->box[k];
+                    pm__tri(O, O->ref[k], &t[w][n[w]++]);
+                }
+        }
+        if (n[w] == 0) return 1;
+    }
+    if ((uint64_t)n[0] * n[1] > PM__PAIRWISE) return 0;
+    for (uint32_t i = 0; i < n[0]; i++)
+        for (uint32_t j = 0; j < n[1]; j++)
+            if (pm__meets(box[0][i].lo, box[0][i].hi, box[1][j].lo, box[1][j].hi) && pm_ptri_overlap(&t[0][i], &t[1][j]))
+                return 0;
+    return 1;
+}
+
+#ifndef PM__PROBE_ON           /* (tests/core/test_network_overlap_probe.c turns it off now and then) */
+#define PM__PROBE_ON 1
+#endif
+
 /* The overlapping pairs of a triangle of P and one of Q: only those whose
  * bounds reach into the box where P's and Q's meet can be one. */
 static int pm__cross(pm__ov *O, pm__clu *P, pm__clu *Q) {
+    int probe = PM__PROBE_ON ? pm__cross_probe(O, P, Q) : 0;
+#ifdef PM__PROBE_HOOK          /* (tests/core/test_network_overlap_probe.c: checks each) */
+    probe = PM__PROBE_HOOK(O, P, Q, probe);
+#endif
+    if (probe) return probe < 0 ? probe : PM_OK;
     if (pm__expand(O, P) || pm__expand(O, Q)) return PM_ERR_NOMEM;
     if (P->count == 0 || Q->count == 0) return PM_OK;
     float lo[2] = {P->lo[0] > Q->lo[0] ? P->lo[0] : Q->lo[0], P->lo[1] > Q->lo[1] ? P->lo[1] : Q->lo[1]};

@@ -57,44 +57,6 @@ static int shown_hook(pm__ov *O, const pm__range *rg, size_t n, int rc) {
     return plain ? 0 : rc;
 }
 
-/* The network built with the certificate and without: the same scene
- * and the same problems in the same order. */
-static void same_both_ways(const net *n, int it) {
-    pm_arena *a[2];
-    pm_scene *s[2];
-    pm_network_diag d[2];
-    int rc[2];
-    for (int w = 0; w < 2; w++) {
-        plain = w == 1;
-        a[w] = pm_arena_create(1 << 20);
-        s[w] = NULL;
-        d[w] = (pm_network_diag){0};
-        rc[w] = pm_network_generate(a[w], &n->p, &s[w], &d[w]);
-    }
-    plain = false;
-    cr_assert_eq(rc[0], rc[1], "network %d", it);
-    cr_assert_eq(d[0].nproblems, d[1].nproblems, "network %d", it);
-    for (size_t k = 0; k < d[0].nproblems; k++) {
-        const pm_network_problem *p = &d[0].problems[k], *q = &d[1].problems[k];
-        cr_assert(p->error == q->error && p->node == q->node && p->node2 == q->node2 && p->nedges == q->nedges &&
-                  !memcmp(p->point, q->point, sizeof p->point) && !memcmp(p->tris, q->tris, sizeof p->tris) &&
-                  !memcmp(p->edges, q->edges, p->nedges * sizeof *p->edges) && !strcmp(p->message, q->message),
-                  "network %d, problem %zu: %s / %s", it, k, p->message, q->message);
-    }
-    cr_assert_eq(s[0] == NULL, s[1] == NULL, "network %d", it);
-    if (s[0]) {
-        cr_assert_eq(s[0]->nprims, s[1]->nprims, "network %d", it);
-        for (size_t k = 0; k < s[0]->nprims; k++) {
-            const pm_prim *P = &s[0]->prims[k], *Q = &s[1]->prims[k];
-            cr_assert(P->vcount == Q->vcount && P->icount == Q->icount &&
-                      !memcmp(P->positions, Q->positions, 3 * (size_t)P->vcount * sizeof *P->positions) &&
-                      !memcmp(P->indices, Q->indices, (size_t)P->icount * sizeof *P->indices),
-                      "network %d, primitive %zu differs", it, k);
-        }
-    }
-    for (int w = 0; w < 2; w++) pm_arena_destroy(a[w]);
-}
-
 Test(network_overlap_fast, shown_roads_against_all_pairs_and_the_plain_path, .timeout = 300) {
     pm_rng r;
     pm_rng_seed(&r, 20261202);
@@ -108,7 +70,7 @@ Test(network_overlap_fast, shown_roads_against_all_pairs_and_the_plain_path, .ti
         bool crossing = pm_network_crossings(a, &n.p, pairs, 4) != 0;   /* (refused before the check) */
         pm_arena_destroy(a);
         if (crossing) continue;
-        same_both_ways(&n, it);
+        same_with_and_without(&n, it, &plain);   /* the certificate on, then off */
         built++;
     }
     cr_log_info("roads shown: %zu asphalt only, %zu with a sidewalk; not shown: %zu clean, %zu overlapping "

@@ -226,4 +226,43 @@ static void oracle_run(uint64_t seed, int runs, bool coarse, int accepted[5], in
                 other, crossing);
 }
 
+/* The network built twice, *off false then true (a fast path's switch in
+ * a test that compiles network_overlap.c in): the same scene and the same
+ * problems in the same order. */
+static inline void same_with_and_without(const net *n, int it, bool *off) {
+    pm_arena *a[2];
+    pm_scene *s[2];
+    pm_network_diag d[2];
+    int rc[2];
+    for (int w = 0; w < 2; w++) {
+        *off = w == 1;
+        a[w] = pm_arena_create(1 << 20);
+        s[w] = NULL;
+        d[w] = (pm_network_diag){0};
+        rc[w] = pm_network_generate(a[w], &n->p, &s[w], &d[w]);
+    }
+    *off = false;
+    cr_assert_eq(rc[0], rc[1], "network %d", it);
+    cr_assert_eq(d[0].nproblems, d[1].nproblems, "network %d", it);
+    for (size_t k = 0; k < d[0].nproblems; k++) {
+        const pm_network_problem *p = &d[0].problems[k], *q = &d[1].problems[k];
+        cr_assert(p->error == q->error && p->node == q->node && p->node2 == q->node2 && p->nedges == q->nedges &&
+                  !memcmp(p->point, q->point, sizeof p->point) && !memcmp(p->tris, q->tris, sizeof p->tris) &&
+                  !memcmp(p->edges, q->edges, p->nedges * sizeof *p->edges) && !strcmp(p->message, q->message),
+                  "network %d, problem %zu: %s / %s", it, k, p->message, q->message);
+    }
+    cr_assert_eq(s[0] == NULL, s[1] == NULL, "network %d", it);
+    if (s[0]) {
+        cr_assert_eq(s[0]->nprims, s[1]->nprims, "network %d", it);
+        for (size_t k = 0; k < s[0]->nprims; k++) {
+            const pm_prim *P = &s[0]->prims[k], *Q = &s[1]->prims[k];
+            cr_assert(P->vcount == Q->vcount && P->icount == Q->icount &&
+                      !memcmp(P->positions, Q->positions, 3 * (size_t)P->vcount * sizeof *P->positions) &&
+                      !memcmp(P->indices, Q->indices, (size_t)P->icount * sizeof *P->indices),
+                      "network %d, primitive %zu differs", it, k);
+        }
+    }
+    for (int w = 0; w < 2; w++) pm_arena_destroy(a[w]);
+}
+
 #endif

@@ -1,0 +1,132 @@
+/* The scan of core/network/network_overlap.c that decides a pair of
+ * clusters without listing a road shown disjoint (pm__cross_probe)
+ * against the plain way (both clusters listed, pm__cross), on random
+ * networks built to overlap (pm_test_overlap_oracle.h) and on small grids
+ * turned by any angle, nodes rounded to the millimetre, some bowed, some
+ * crowded, some with sidewalks:
+ *  - every pair it passes has no overlapping pair of triangles (all
+ *    pairs of the two clusters, with pm_test_overlap.h's own exact test);
+ *  - every network comes out the same (scene, problems, their order)
+ *    with the scan as without it.
+ * network_overlap.c is compiled into this test with the hooks below (its
+ * one external symbol is defined here, so the linker takes this copy). */
+#include <criterion/criterion.h>
+#include <stdbool.h>
+
+typedef struct pm__ov pm__ov;
+typedef struct pm__clu pm__clu;
+static bool probe_off;               /* the scan off: every pair the plain way */
+static int probe_hook(pm__ov *O, const pm__clu *P, const pm__clu *Q, int rc);
+#define PM__PROBE_ON (!probe_off)
+#define PM__PROBE_HOOK(O, P, Q, rc) probe_hook(O, P, Q, rc)
+#include "../../core/network/network_overlap.c"
+
+#include "pm_test_overlap_oracle.h"
+#include "pm_test_overlap_road.h"
+
+static size_t passed, fell_back, overlapping;
+
+/* A cluster's triangles as the check sees them, listed or not. */
+static ptri *clu_tris(const pm__ov *O, const pm__clu *C, size_t *nt) {
+    if (C->road != UINT32_MAX || C->node != UINT32_MAX) {
+        size_t n = C->road != UINT32_MAX ? O->N->roads.data[C->road].nsteps + 1 : 3;
+        pm__range *rg = malloc(n * sizeof *rg);
+        cr_assert(rg);
+        if (C->road != UINT32_MAX) pm__road_ranges(O, C->road, rg);
+        else pm__junction_ranges(O, C->node, rg);
+        ptri *t = road_tris(O, rg, n, nt);
+        free(rg);
+        return t;
+    }
+    ptri *t = malloc(((size_t)C->count + 1) * sizeof *t);
+    cr_assert(t);
+    *nt = 0;
+    for (uint32_t k = C->first; k < C->first + C->count; k++) {
+        pm_ptri T;
+        pm__tri(O, O->ref[k], &T);
+        double v[3][2];
+        pm_ptri_corners(&T, v);
+        if (ptri_make(v[0], v[1], v[2], &t[*nt])) (*nt)++;
+    }
+    return t;
+}
+
+static int probe_hook(pm__ov *O, const pm__clu *P, const pm__clu *Q, int rc) {
+    if (rc < 0 || probe_off) return rc;
+    size_t np, nq, bad = 0;
+    ptri *p = clu_tris(O, P, &np), *q = clu_tris(O, Q, &nq);
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < nq; j++) bad += ptri_overlap(&p[i], &q[j]);
+    free(p);
+    free(q);
+    if (rc == 1) {
+        cr_assert_eq(bad, 0, "a pair of clusters passed by the scan has %zu overlapping pairs of triangles", bad);
+        passed++;
+    } else if (P->road != UINT32_MAX || Q->road != UINT32_MAX) {
+        fell_back++;
+        overlapping += bad > 0;
+    }
+    return rc;
+}
+
+/* A grid of gx by gz nodes s apart, turned by ang, nodes rounded to the
+ * millimetre, some edges bowed; streets w wide. */
+static void turned_grid(net *n, pm_rng *r) {
+    net_init(n);
+    int gx = (int)pm_rng_int(r, 2, 4), gz = (int)pm_rng_int(r, 2, 4);
+    double s = pm_rng_range(r, 12, 60), ang = pm_rng_range(r, 0, 6.283185307179586), w = pm_rng_range(r, 4, 10);
+    double c = cos(ang), sn = sin(ang), ox = pm_rng_range(r, -2000, 2000), oz = pm_rng_range(r, -2000, 2000);
+    uint32_t id[4][4];
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            double x = i * s, z = j * s;
+            id[i][j] = node(n, round((ox + x * c - z * sn) * 1000) / 1000, 0, round((oz + x * sn + z * c) * 1000) / 1000);
+        }
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            if (i + 1 < gx) {
+                pm_network_edge *e = edge(n, id[i][j], id[i + 1][j], w);
+                if (pm_rng_chance(r, 0.3)) {
+                    const double *p = n->nodes + 3 * e->from, *q = n->nodes + 3 * e->to;
+                    double k = pm_rng_range(r, -0.3, 0.3) * s;
+                    bend(n, e, (p[0] + q[0]) / 2 - k * sn, (p[2] + q[2]) / 2 + k * c);
+                }
+            }
+            if (j + 1 < gz) edge(n, id[i][j], id[i][j + 1], w);
+        }
+    sidewalks(n, r);
+    n->p.corner_radius = pm_rng_range(r, 0, 6);
+    n->p.max_segment = pm_rng_range(r, 2, 10);
+    finish(n);
+}
+
+Test(network_overlap_probe, scan_against_all_pairs_and_the_plain_way, .timeout = 300) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261202);
+    int built = 0;
+    for (int it = 0; it < 1200; it++) {
+        net n;
+        if (it % 2) turned_grid(&n, &r);
+        else crowded_net(&n, &r, (it / 2) % 5, false);
+        if (n.nedges == 0) continue;
+        pm_arena *a = pm_arena_create(1 << 16);
+        uint32_t pairs[4][2];
+        bool crossing = pm_network_crossings(a, &n.p, pairs, 4) != 0;   /* (refused before the check) */
+        pm_arena_destroy(a);
+        if (crossing) continue;
+        same_with_and_without(&n, it, &probe_off);   /* the scan on, then off */
+        built++;
+    }
+    cr_log_info("pairs passed by the scan: %zu; left to the plain way: %zu (%zu overlapping); %d networks",
+                passed, fell_back, overlapping, built);
+    cr_assert_geq(passed, 2000, "only %zu pairs passed by the scan", passed);
+    cr_assert_geq(overlapping, 50, "only %zu overlapping pairs met", overlapping);
+}
+
+Test(network_overlap_probe, brute_force_oracle_with_the_scan, .timeout = 300) {
+    int accepted[5] = {0}, refused[5] = {0}, own = 0;
+    size_t before = passed;
+    oracle_run(20261204, 1000, false, accepted, refused, &own);
+    for (int k = 0; k < 4; k++) cr_assert_geq(refused[k], 10, "kind %d: only %d refused for overlaps", k, refused[k]);
+    cr_assert_geq(passed - before, 500, "the scan passed only %zu pairs", passed - before);
+}
