@@ -49,7 +49,7 @@ typedef struct pm__jentry {
     double rmax;               /* the largest |x| or |z| of any vertex */
     PM_VEC(pm__jdoubt) doubts; /* per rounding step met so far */
     const pm__jmouth *mouths;  /* read once (NULL: missing) */
-    const pm_meta *m_arms, *m_corners, *m_warnings;   /* its metadata's members, looked up once */
+    const pm_meta *m_corners, *m_warnings;   /* its metadata's members, looked up once */
     struct pm__jentry *next;
 } pm__jentry;
 
@@ -79,7 +79,8 @@ static int pm__key(pm__net *N, const pm_junction_params *jp) {
     *w++ = pm__bits(jp->snap);
     *w++ = (uint64_t)jp->has_center | (uint64_t)jp->open_mouths << 1 |
            (uint64_t)jp->drop_tight_sidewalks << 2 | (uint64_t)jp->has_roundabout << 3 |
-           (uint64_t)(jp->bare_corners != NULL) << 4 | (uint64_t)jp->no_normals << 5;
+           (uint64_t)(jp->bare_corners != NULL) << 4 | (uint64_t)jp->no_normals << 5 |
+           (uint64_t)jp->lean_meta << 6;
     *w++ = jp->nnodes;
     *w++ = jp->nlinks;
     for (size_t i = 0; i < jp->narms; i++) {
@@ -369,8 +370,7 @@ static pm_meta *pm__place_meta(pm_arena *a, const pm__jentry *e, const double of
     pm_meta *o = pm_meta_obj(a);
     pm_meta *corners = e->m_corners ? pm__corners(a, e->m_corners, off) : NULL;
     if (!o || !corners) return NULL;
-    int rc = pm_meta_set_lit(o, "arms", pm__shallow(a, e->m_arms));
-    rc |= pm_meta_set_lit(o, "corners", corners);
+    int rc = pm_meta_set_lit(o, "corners", corners);
     rc |= pm_meta_set_lit(o, "warnings", pm__shallow(a, e->m_warnings));
     return rc == 0 ? o : NULL;
 }
@@ -425,22 +425,18 @@ static int pm__place(pm__net *N, pm__jentry *e, const double off[3], pm_scene **
     return PM_OK;
 }
 
-/* Each arm's mouth out of the junction's metadata "arms" (one entry per
- * arm): *out NULL when one is missing or mistyped. */
-static int pm__read_mouths(pm_arena *a, const pm_meta *meta, size_t narms, const pm__jmouth **out) {
+/* Each arm's mouth out of the generator's diag->mouths: *out NULL when
+ * one is missing or its distance is not finite (metadata would hold null
+ * there). */
+static int pm__read_mouths(pm_arena *a, const pm_junction_diag *d, size_t narms, const pm__jmouth **out) {
     *out = NULL;
+    if (!d->mouths) return PM_OK;
     pm__jmouth *m = pm_arena_alloc(a, (narms + 1) * sizeof *m);
     if (!m) return PM_ERR_NOMEM;
-    const pm_meta *listed = pm_meta_get(meta, "arms");
-    const pm_meta *arm = listed ? listed->u.kids.first : NULL;
-    for (size_t k = 0; k < narms; k++, arm = arm ? arm->next : NULL) {
-        const pm_meta *mo = arm ? pm_meta_get(arm, "mouth") : NULL;
-        const pm_meta *l = mo ? pm_meta_get(mo, "left_index") : NULL;
-        const pm_meta *r = mo ? pm_meta_get(mo, "right_index") : NULL;
-        const pm_meta *d = mo ? pm_meta_get(mo, "distance") : NULL;
-        if (!l || !r || !d || l->kind != PM_META_INT || r->kind != PM_META_INT || d->kind != PM_META_NUM)
-            return PM_OK;
-        m[k] = (pm__jmouth){(uint32_t)l->u.i, (uint32_t)r->u.i, d->u.n};
+    for (size_t k = 0; k < narms; k++) {
+        const pm_junction_mouth *g = &d->mouths[k];
+        if (!isfinite(g->distance)) return PM_OK;
+        m[k] = (pm__jmouth){g->left_index, g->right_index, g->distance};
     }
     *out = m;
     return PM_OK;
@@ -500,10 +496,9 @@ int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const doubl
         e->rc = pm_junction_generate(e->scene, local, &e->d);
         if (e->rc < 0 && e->rc != PM_ERR_GEOMETRY) return e->rc;
         if (e->rc == PM_OK && ((rc = pm__orients(N, e)) ||
-                               (rc = pm__read_mouths(N->a, e->scene->meta, local->narms, &e->mouths))))
+                               (rc = pm__read_mouths(N->a, &e->d, local->narms, &e->mouths))))
             return rc;
         if (e->rc == PM_OK) {
-            e->m_arms = pm_meta_get(e->scene->meta, "arms");
             e->m_corners = pm_meta_get(e->scene->meta, "corners");
             e->m_warnings = pm_meta_get(e->scene->meta, "warnings");
         }
@@ -523,7 +518,7 @@ int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const doubl
     if (rc == PM_OK && !fits) {
         rc = pm__in_place(N, local, off, out, d);
         if (rc == PM_OK) {
-            int mr = pm__read_mouths(N->a, (*out)->meta, local->narms, mouths);
+            int mr = pm__read_mouths(N->a, d, local->narms, mouths);
             if (mr) return mr;
         }
     }
