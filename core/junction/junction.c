@@ -189,7 +189,14 @@ static int pm__arms(pm__junction *J) {
         A->sw_w = in->has_sidewalk ? in->sidewalk.width : 0;
         A->sw_ch = in->has_sidewalk ? in->sidewalk.curb_height : 0;
     }
-    qsort(J->arms, J->n, sizeof *J->arms, pm__arm_cmp);
+    /* (angle, index) is a total order, so this insertion sort (a handful
+     * of arms, no call per comparison) gives qsort's order. */
+    for (size_t i = 1; i < J->n; i++) {
+        pm__jarm x = J->arms[i];
+        size_t j = i;
+        for (; j > 0 && pm__arm_cmp(&x, &J->arms[j - 1]) < 0; j--) J->arms[j] = J->arms[j - 1];
+        J->arms[j] = x;
+    }
     if (prm->nnodes) {
         int rc = pm__merged_order(J);
         if (rc) return rc;
