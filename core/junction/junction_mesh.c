@@ -454,8 +454,13 @@ static int pm__band_step(pm__junction *J, pm__tris *t, const uint32_t q[4], cons
     if (q[2] == q[3])
         return pm__band_tri(J, t, (uint32_t[]){q[0], q[3], q[1]}, (pm_v2[]){p[0], p[3], p[1]});
     if (pm_v2_orient(p[0], p[2], p[1]) > 0 && pm_v2_orient(p[0], p[3], p[2]) > 0) {
-        int rc = pm__band_tri(J, t, (uint32_t[]){q[0], q[2], q[1]}, (pm_v2[]){p[0], p[2], p[1]});
-        return rc < 0 ? rc : pm__band_tri(J, t, (uint32_t[]){q[0], q[3], q[2]}, (pm_v2[]){p[0], p[3], p[2]});
+        /* Both counter-clockwise, as just tested: pm__band_tri would keep
+         * them without testing again. */
+        if (pm_vec_reserve(J->a, t, t->len + 6) < 0) return PM_ERR_NOMEM;
+        uint32_t *o = t->data + t->len;
+        o[0] = q[0], o[1] = q[2], o[2] = q[1], o[3] = q[0], o[4] = q[3], o[5] = q[2];
+        t->len += 6;
+        return 0;
     }
     int rc = pm__band_tri(J, t, (uint32_t[]){q[0], q[3], q[1]}, (pm_v2[]){p[0], p[3], p[1]});
     return rc < 0 ? rc : pm__band_tri(J, t, (uint32_t[]){q[1], q[3], q[2]}, (pm_v2[]){p[1], p[3], p[2]});
@@ -527,7 +532,7 @@ static int pm__sidewalk_band(pm__junction *J, pm__side *s, const float *top,
     /* Quads along the band; where they would fold (the trimmed corner of a
      * narrow neck) the outline, simple as checked, is ear-clipped instead. */
     pm__tris t = {0};
-    int rc = 0;
+    int rc = pm_vec_reserve(J->a, &t, 6 * s->nb) < 0 ? PM_ERR_NOMEM : 0;
     for (size_t j = 0; j + 1 < s->nb && rc == 0; j++) {
         size_t ca = s->bc[j], cb = s->bc[j + 1];
         uint32_t q[4] = {base + (uint32_t)ca, base + (uint32_t)cb, oi[j + 1], oi[j]};

@@ -57,6 +57,7 @@ struct pm__jcache {
     pm__jentry **slot;
     size_t nslot, count;
     PM_VEC(uint64_t) buf;      /* the key being built */
+    PM_VEC(uint32_t) tri;      /* pm__doubts' list being built, 2 words a triangle */
 };
 
 static uint64_t pm__bits(double v) {
@@ -174,7 +175,8 @@ static int pm__orients(pm__net *N, pm__jentry *e) {
             double ax = (double)a[0] - c[0], az = (double)a[2] - c[2];
             double bx = (double)b[0] - c[0], bz = (double)b[2] - c[2];
             double l = ax * -bz, r = -az * bx;
-            bool vertical = (a[0] == b[0] && a[2] == b[2]) || (ax == 0 && az == 0) || (bx == 0 && bz == 0);
+            /* The same tests, combined without branches. */
+            bool vertical = ((a[0] == b[0]) & (a[2] == b[2])) | ((ax == 0) & (az == 0)) | ((bx == 0) & (bz == 0));
             e->orient[k] = vertical ? 0.0 : l - r;
             e->slack[k][0] = vertical ? 0.0 : 4e-16 * (fabs(l) + fabs(r));
             e->slack[k][1] = 2.0 * (fabs(ax) + fabs(az) + fabs(bx) + fabs(bz));
@@ -199,23 +201,22 @@ static int pm__doubts(pm__net *N, pm__jentry *e, int ex, double d, const pm__jdo
             return PM_OK;
         }
     pm__jdoubt g = {.ex = ex};
-    for (int pass = 0; pass < 2; pass++) {
-        size_t k = 0;
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < e->scene->nprims; i++) {
-            const pm_prim *P = &e->scene->prims[i];
-            for (uint32_t t = 0; t < P->icount; t += 3, k++) {
-                if (!pm__doubtful(e->orient[k], e->slack[k], d)) continue;
-                if (pass) {
-                    g.tri[n][0] = i;
-                    g.tri[n][1] = t;
-                }
-                n++;
-            }
+    /* One pass into the cache's scratch list, then copied to its size. */
+    pm__jcache *C = N->jc;
+    C->tri.len = 0;
+    size_t k = 0;
+    for (uint32_t i = 0; i < e->scene->nprims; i++) {
+        const pm_prim *P = &e->scene->prims[i];
+        for (uint32_t t = 0; t < P->icount; t += 3, k++) {
+            if (!pm__doubtful(e->orient[k], e->slack[k], d)) continue;
+            if (pm_vec_reserve(N->a, &C->tri, C->tri.len + 2)) return PM_ERR_NOMEM;
+            C->tri.data[C->tri.len++] = i;
+            C->tri.data[C->tri.len++] = t;
         }
-        g.n = n;
-        if (!pass && !(g.tri = pm_arena_alloc(N->a, (n + 1) * sizeof *g.tri))) return PM_ERR_NOMEM;
     }
+    g.n = (uint32_t)(C->tri.len / 2);
+    if (!(g.tri = pm_arena_alloc(N->a, (g.n + 1) * sizeof *g.tri))) return PM_ERR_NOMEM;
+    if (g.n) memcpy(g.tri, C->tri.data, g.n * sizeof *g.tri);
     if (pm_vec_push(N->a, &e->doubts, g)) return PM_ERR_NOMEM;
     *out = &e->doubts.data[e->doubts.len - 1];
     return PM_OK;
