@@ -11,27 +11,7 @@
 #include "scene/result.h"
 #include "scene/rng.h"
 #include "pm_test_junction.h"
-
-static bool meta_same(const pm_meta *x, const pm_meta *y) {
-    if (!x || !y) return x == y;
-    if (x->kind != y->kind || x->key_len != y->key_len) return false;
-    if (x->key_len && memcmp(x->key, y->key, x->key_len) != 0) return false;
-    switch (x->kind) {
-    case PM_META_NULL: return true;
-    case PM_META_BOOL: return x->u.b == y->u.b;
-    case PM_META_INT: return x->u.i == y->u.i;
-    case PM_META_NUM: return memcmp(&x->u.n, &y->u.n, sizeof x->u.n) == 0;
-    case PM_META_STR: return strcmp(x->u.s, y->u.s) == 0;
-    case PM_META_ARR:
-    case PM_META_OBJ: {
-        if (x->u.kids.count != y->u.kids.count) return false;
-        for (const pm_meta *a = x->u.kids.first, *b = y->u.kids.first; a || b; a = a->next, b = b->next)
-            if (!meta_same(a, b)) return false;
-        return true;
-    }
-    default: return false;    /* the junction builds no tables */
-    }
-}
+#include "pm_test_scene.h"
 
 static bool floats_same(const float *a, const float *b, size_t n) {
     if (!a || !b) return a == b;
@@ -77,8 +57,8 @@ Test(junction_lean, matches_the_full_build_on_random_arm_sets) {
             same_prims(full.s, lean.s);
             const pm_meta *m = lean.s->meta;
             cr_assert_eq(m->u.kids.count, 2, "lean metadata: corners and warnings only");
-            cr_assert(meta_same(pm_meta_get(m, "corners"), pm_meta_get(full.s->meta, "corners")), "case %d", it);
-            cr_assert(meta_same(pm_meta_get(m, "warnings"), pm_meta_get(full.s->meta, "warnings")), "case %d", it);
+            cr_assert(pm_test_meta_same(lean.a, pm_meta_get(m, "corners"), pm_meta_get(full.s->meta, "corners")), "case %d", it);
+            cr_assert(pm_test_meta_same(lean.a, pm_meta_get(m, "warnings"), pm_meta_get(full.s->meta, "warnings")), "case %d", it);
             cr_assert_not_null(lean.d.mouths);
             const pm_meta *arms = pm_meta_get(full.s->meta, "arms");
             for (size_t i = 0; i < c.p.narms; i++) {
