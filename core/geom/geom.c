@@ -289,14 +289,6 @@ bool pm_scene_bounds(const pm_scene *s, float min[3], float max[3]) {
 
 /* ---- snapping ----------------------------------------------------------- */
 
-double pm_snap(double v, double grid) {
-    assert(grid > 0.0 && isfinite(grid) && isfinite(v));
-    /* The exact recipe is the contract: k = round(v / grid) (ties away from
-     * zero), then k * grid, each one IEEE operation. Adding +0.0 turns -0
-     * into +0, so equal positions never differ in their sign bit. */
-    return round(v / grid) * grid + 0.0;
-}
-
 void pm_prim_snap(pm_prim *p, double grid) {
     assert(p && grid > 0.0 && isfinite(grid));
     for (size_t i = 0; i < (size_t)p->vcount * 3; i++)

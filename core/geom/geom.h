@@ -1,5 +1,7 @@
 #ifndef PM_GEOM_H
 #define PM_GEOM_H
+#include <assert.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,7 +75,20 @@ bool pm_scene_bounds(const pm_scene *s, float min[3], float max[3]);
  * bits, so shared seams match: snap in double, then convert to float (never
  * snap a value that was first rounded to float if bit equality with a
  * double-snapped twin matters). Idempotent on its own results. */
-double pm_snap(double v, double grid);
+static inline double pm_snap(double v, double grid) {
+    assert(grid > 0.0 && isfinite(grid) && isfinite(v));
+    /* round() inline: below 2^52 the truncation (an int64 round trip) and
+     * the fraction it drops (q - t) are exact, and a fraction of at least
+     * one half steps away from zero, which is round's value; from 2^52 up
+     * q is already whole (or infinite). Adding +0.0 turns -0 into +0, so
+     * equal positions never differ in their sign bit. */
+    double q = v / grid, k = q;
+    if (fabs(q) < 0x1p52) {
+        double t = (double)(int64_t)q, f = q - t;
+        k = f >= 0.5 ? t + 1.0 : f <= -0.5 ? t - 1.0 : t;
+    }
+    return k * grid + 0.0;
+}
 /* Snaps every position coordinate of p (converted to double) with pm_snap
  * and stores it back as float. Idempotent while |coordinate| / grid stays
  * below about 2^22 (4 km at a 1 mm grid), where floats still resolve the

@@ -189,7 +189,14 @@ static int pm__arms(pm__junction *J) {
         A->sw_w = in->has_sidewalk ? in->sidewalk.width : 0;
         A->sw_ch = in->has_sidewalk ? in->sidewalk.curb_height : 0;
     }
-    qsort(J->arms, J->n, sizeof *J->arms, pm__arm_cmp);
+    /* (angle, index) is a total order, so this insertion sort (a handful
+     * of arms, no call per comparison) gives qsort's order. */
+    for (size_t i = 1; i < J->n; i++) {
+        pm__jarm x = J->arms[i];
+        size_t j = i;
+        for (; j > 0 && pm__arm_cmp(&x, &J->arms[j - 1]) < 0; j--) J->arms[j] = J->arms[j - 1];
+        J->arms[j] = x;
+    }
     if (prm->nnodes) {
         int rc = pm__merged_order(J);
         if (rc) return rc;
@@ -297,8 +304,31 @@ static pm_meta *pm__warnings_meta(pm__junction *J) {
     return rc == 0 ? arr : NULL;
 }
 
+/* Each arm's mouth for diag->mouths, in request order. */
+static int pm__mouths(pm__junction *J) {
+    pm_junction_mouth *m = pm_arena_alloc(J->a, J->n * sizeof *m);
+    if (!m) return PM_ERR_NOMEM;
+    for (size_t k = 0; k < J->n; k++)
+        m[J->arms[k].index] = (pm_junction_mouth){J->mouth_left[k], J->mouth_right[k], J->arms[k].mouth};
+    J->diag->mouths = m;
+    return 0;
+}
+
+/* What pm_network reads: the corners and the warnings. */
+static int pm__lean_metadata(pm__junction *J) {
+    pm_arena *a = J->a;
+    pm_meta *corners = pm_meta_arr(a);
+    int rc = corners ? 0 : -1;
+    for (size_t k = 0; k < J->n && rc == 0; k++) rc |= pm_meta_push(corners, pm__corner_meta(J, k));
+    rc |= pm_meta_set_lit(J->scene->meta, "corners", corners);
+    rc |= pm_meta_set_lit(J->scene->meta, "warnings", pm__warnings_meta(J));
+    return rc == 0 ? 0 : PM_ERR_NOMEM;
+}
+
 static int pm__metadata(pm__junction *J) {
     pm_arena *a = J->a;
+    if (pm__mouths(J)) return PM_ERR_NOMEM;
+    if (J->prm->lean_meta) return pm__lean_metadata(J);
     pm_meta *meta = J->scene->meta, *arms = pm_meta_arr(a), *order = pm_meta_arr(a),
             *corners = pm_meta_arr(a);
     const pm_prim *asphalt = &J->scene->prims[0];

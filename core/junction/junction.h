@@ -121,6 +121,10 @@ typedef struct pm_junction_params {
     /* true: the normals are left zero, for a caller that computes them on
      * its own mesh (pm_network, after the stitch). */
     bool no_normals;
+    /* true: scene->meta holds only "corners" and "warnings", what
+     * pm_network reads (each arm's mouth is in diag->mouths either way);
+     * the rest of the metadata is left unbuilt. */
+    bool lean_meta;
 } pm_junction_params;
 
 /* Why a valid-looking request has no junction. */
@@ -165,6 +169,13 @@ typedef struct pm_junction_warning {
     char message[160];
 } pm_junction_warning;
 
+/* An arm's mouth: its asphalt vertices (left and right, looking outward)
+ * and its distance along the arm, as metadata "arms"[i]."mouth" gives them. */
+typedef struct pm_junction_mouth {
+    uint32_t left_index, right_index;
+    double distance;
+} pm_junction_mouth;
+
 /* What the generator has to say besides the mesh. arms[0..narms-1] are
  * the request indices of the arms involved; the api layer names them as
  * /arms/i (narms 0: the whole request). */
@@ -179,6 +190,8 @@ typedef struct pm_junction_diag {
      * arm i's left mouth point, [2 i + 1] at its right (looking outward),
      * in the scene's arena; NULL otherwise. */
     pm_junction_slab_end *slab_ends;
+    /* After PM_OK: one per arm in request order, in the scene's arena. */
+    pm_junction_mouth *mouths;
 } pm_junction_diag;
 
 /* The centre the generator uses: params->center when given; else from the

@@ -11,9 +11,12 @@
 
 int pm__heights_init(pm__junction *J) {
     double lo = J->arms[0].elev, hi = lo, far = 0;
+    /* Comparisons, not fmin/fmax calls: every value here is finite, and
+     * where they could differ (which of -0 and +0) nothing below can tell. */
     for (size_t k = 0; k < J->n; k++) {
-        lo = fmin(lo, J->arms[k].elev);
-        hi = fmax(hi, J->arms[k].elev);
+        double e = J->arms[k].elev;
+        lo = e < lo ? e : lo;
+        hi = e > hi ? e : hi;
     }
     J->sloped = lo != hi;
     J->mouth_seg = pm_arena_alloc(J->a, 2 * J->n * sizeof *J->mouth_seg);
@@ -29,9 +32,10 @@ int pm__heights_init(pm__junction *J) {
         J->mouth_inv_l2[k] = pm_v2_dot(ab, ab) > 0 ? 1 / pm_v2_dot(ab, ab) : 0;
         for (size_t j = 0; j < b->pts.len; j++) {
             pm_v2 p = b->pts.data[j].p;
-            bmin = pm_v2_xy(fmin(bmin.x, p.x), fmin(bmin.y, p.y));
-            bmax = pm_v2_xy(fmax(bmax.x, p.x), fmax(bmax.y, p.y));
-            far = fmax(far, fmax(fabs(p.x), fabs(p.y)));
+            double ax = fabs(p.x), ay = fabs(p.y), m = ax > ay ? ax : ay;
+            bmin = pm_v2_xy(p.x < bmin.x ? p.x : bmin.x, p.y < bmin.y ? p.y : bmin.y);
+            bmax = pm_v2_xy(p.x > bmax.x ? p.x : bmax.x, p.y > bmax.y ? p.y : bmax.y);
+            far = m > far ? m : far;
         }
     }
     /* Heights are written snapped and as floats: below that noise there is

@@ -49,9 +49,12 @@ static pm__edge *pm__edge_sort(pm__edge *e, pm__edge *tmp, size_t n) {
     return src;
 }
 
+/* The cheap half first: most corners are not sharp, and need no exact
+ * orientation. */
 static bool pm__folds(pm_v2 a, pm_v2 b, pm_v2 c) {
+    if (!(pm_v2_dot(pm_v2_sub(a, b), pm_v2_sub(c, b)) > 0)) return false;
     double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y}, pc[2] = {c.x, c.y};
-    return pm_orient2d(pa, pb, pc) == 0 && pm_v2_dot(pm_v2_sub(a, b), pm_v2_sub(c, b)) > 0;
+    return pm_orient2d(pa, pb, pc) == 0;
 }
 
 bool pm__poly_simple(const pm_v2 *p, size_t n, size_t bad[2]) {
@@ -59,17 +62,18 @@ bool pm__poly_simple(const pm_v2 *p, size_t n, size_t bad[2]) {
     if (!bad) bad = scratch;
     bad[0] = bad[1] = 0;
     if (n < 3) return false;
-    for (size_t i = 0; i < n; i++) {
-        bad[0] = (i + n - 1) % n;
+    for (size_t i = 0, h = n - 1; i < n; h = i++) {
+        size_t j = i + 1 < n ? i + 1 : 0;
+        bad[0] = h;
         bad[1] = i;
-        if (p[i].x == p[(i + 1) % n].x && p[i].y == p[(i + 1) % n].y) return false;
-        if (pm__folds(p[(i + n - 1) % n], p[i], p[(i + 1) % n])) return false;
+        if (p[i].x == p[j].x && p[i].y == p[j].y) return false;
+        if (pm__folds(p[h], p[i], p[j])) return false;
     }
     /* Junction contours are short: their edges sort on the stack. */
     pm__edge stack[2 * 128], *heap = NULL, *e = stack;
     if (n > 128 && !(e = heap = malloc(2 * n * sizeof *e))) return false;
     for (size_t i = 0; i < n; i++) {
-        pm_v2 a = p[i], b = p[(i + 1) % n];
+        pm_v2 a = p[i], b = p[i + 1 < n ? i + 1 : 0];
         e[i] = (pm__edge){a.x < b.x ? a.x : b.x, a.x < b.x ? b.x : a.x,
                           a.y < b.y ? a.y : b.y, a.y < b.y ? b.y : a.y, i};
     }
@@ -98,7 +102,7 @@ bool pm__poly_simple(const pm_v2 *p, size_t n, size_t bad[2]) {
 /* Twice the signed area (counter-clockwise positive). */
 static double pm__area2(const pm_v2 *p, size_t n) {
     double s = 0;
-    for (size_t i = 0; i < n; i++) s += pm_v2_cross(p[i], p[(i + 1) % n]);
+    for (size_t i = 0; i < n; i++) s += pm_v2_cross(p[i], p[i + 1 < n ? i + 1 : 0]);
     return s;
 }
 
@@ -245,12 +249,10 @@ static int pm__earclip(pm__junction *J, const pm_v2 *pts, size_t n, const uint32
     if (nt < 0)
         return pm__jfail(J, PM_JUNCTION_SELF_INTERSECTION, -1, -1,
                          "the junction contour cannot be triangulated");
-    for (long t = 0; t < nt; t++) {
-        for (int k = 0; k < 3; k++) {
-            uint32_t v = tri[3 * t + k];
-            if (pm_vec_push(J->a, out, ids ? ids[v] : v) < 0) return PM_ERR_NOMEM;
-        }
-    }
+    if (pm_vec_reserve(J->a, out, out->len + 3 * (size_t)nt) < 0) return PM_ERR_NOMEM;
+    uint32_t *o = out->data + out->len;
+    for (size_t i = 0; i < 3 * (size_t)nt; i++) o[i] = ids ? ids[tri[i]] : tri[i];
+    out->len += 3 * (size_t)nt;
     return 0;
 }
 
@@ -452,8 +454,13 @@ static int pm__band_step(pm__junction *J, pm__tris *t, const uint32_t q[4], cons
     if (q[2] == q[3])
         return pm__band_tri(J, t, (uint32_t[]){q[0], q[3], q[1]}, (pm_v2[]){p[0], p[3], p[1]});
     if (pm_v2_orient(p[0], p[2], p[1]) > 0 && pm_v2_orient(p[0], p[3], p[2]) > 0) {
-        int rc = pm__band_tri(J, t, (uint32_t[]){q[0], q[2], q[1]}, (pm_v2[]){p[0], p[2], p[1]});
-        return rc < 0 ? rc : pm__band_tri(J, t, (uint32_t[]){q[0], q[3], q[2]}, (pm_v2[]){p[0], p[3], p[2]});
+        /* Both counter-clockwise, as just tested: pm__band_tri would keep
+         * them without testing again. */
+        if (pm_vec_reserve(J->a, t, t->len + 6) < 0) return PM_ERR_NOMEM;
+        uint32_t *o = t->data + t->len;
+        o[0] = q[0], o[1] = q[2], o[2] = q[1], o[3] = q[0], o[4] = q[3], o[5] = q[2];
+        t->len += 6;
+        return 0;
     }
     int rc = pm__band_tri(J, t, (uint32_t[]){q[0], q[3], q[1]}, (pm_v2[]){p[0], p[3], p[1]});
     return rc < 0 ? rc : pm__band_tri(J, t, (uint32_t[]){q[1], q[3], q[2]}, (pm_v2[]){p[1], p[3], p[2]});
@@ -525,7 +532,7 @@ static int pm__sidewalk_band(pm__junction *J, pm__side *s, const float *top,
     /* Quads along the band; where they would fold (the trimmed corner of a
      * narrow neck) the outline, simple as checked, is ear-clipped instead. */
     pm__tris t = {0};
-    int rc = 0;
+    int rc = pm_vec_reserve(J->a, &t, 6 * s->nb) < 0 ? PM_ERR_NOMEM : 0;
     for (size_t j = 0; j + 1 < s->nb && rc == 0; j++) {
         size_t ca = s->bc[j], cb = s->bc[j + 1];
         uint32_t q[4] = {base + (uint32_t)ca, base + (uint32_t)cb, oi[j + 1], oi[j]};
@@ -641,9 +648,19 @@ static void pm__slab_end(pm__junction *J, uint32_t asphalt, uint32_t side, pm_ju
 static int pm__sides(pm__junction *J, const pm__raw *raw, uint32_t asphalt) {
     J->diag->slab_ends = pm_arena_calloc(J->a, 2 * J->n, sizeof *J->diag->slab_ends);
     if (!J->diag->slab_ends) return PM_ERR_NOMEM;
-    if (!pm_scene_add_prim(J->scene, "curb", "curb", PM_PRIM_UV, 0, 0)) return PM_ERR_NOMEM;
+    /* Room for what the slabs below can add (a block of n points: curb
+     * face and outer face 2 n vertices each, 8 for end caps, 2 (n - 1)
+     * triangles each and 4; band 2 n vertices, at most 2 n triangles), so
+     * the arrays are not grown vertex by vertex. */
+    size_t npts = 0, nslab = 0;
+    for (size_t k = 0; k < J->n; k++)
+        if (J->corners[k].sw) npts += J->blocks[k].pts.len, nslab++;
+    uint32_t cv = (uint32_t)(4 * npts + 8 * nslab), ci = (uint32_t)(12 * npts + 12 * nslab);
+    if (!pm_scene_add_prim(J->scene, "curb", "curb", PM_PRIM_UV, cv, ci)) return PM_ERR_NOMEM;
     uint32_t curb = J->scene->nprims - 1;
-    if (!pm_scene_add_prim(J->scene, "sidewalk", "sidewalk", PM_PRIM_UV, 0, 0)) return PM_ERR_NOMEM;
+    if (!pm_scene_add_prim(J->scene, "sidewalk", "sidewalk", PM_PRIM_UV, (uint32_t)(2 * npts),
+                           (uint32_t)(6 * npts)))
+        return PM_ERR_NOMEM;
     uint32_t side = J->scene->nprims - 1;
     for (size_t k = 0; k < J->n; k++) {
         if (!J->corners[k].sw) continue;

@@ -391,6 +391,7 @@ static int pm__junction(pm__net *N, uint32_t n) {
         .corner_radius = p->corner_radius, .corner_segments = p->corner_segments,
         .uv_scale = p->uv_scale, .snap = p->snap, .open_mouths = true, .drop_tight_sidewalks = true,
         .bare_corners = V->bare, .no_normals = true,   /* the stitch computes them */
+        .lean_meta = true,     /* network_meta.c reads only corners and warnings */
     };
     if (V->merged_node >= 0) {
         int rc = pm__merged_params(N, n, arms, &jp);

@@ -40,16 +40,10 @@ typedef struct pm__jentry {
     int rc;
     pm_junction_diag d;        /* warnings and slab ends in the local frame */
     pm_scene *scene;           /* local frame; NULL when rc != PM_OK */
-    /* Per triangle of every prim: its plan orientation (twice its signed
-     * area, in doubles) and a bound on how far that orientation can move
-     * when its corners move by d: slack[0] + slack[1] d + 8 d^2 (the
-     * product's own error, and the L1 lengths of the edges from its third
-     * corner). 0 and 0: two corners share x and z (a vertical face). */
-    double *orient, (*slack)[2];
     double rmax;               /* the largest |x| or |z| of any vertex */
     PM_VEC(pm__jdoubt) doubts; /* per rounding step met so far */
     const pm__jmouth *mouths;  /* read once (NULL: missing) */
-    const pm_meta *m_arms, *m_corners, *m_warnings;   /* its metadata's members, looked up once */
+    const pm_meta *m_corners, *m_warnings;   /* its metadata's members, looked up once */
     struct pm__jentry *next;
 } pm__jentry;
 
@@ -57,6 +51,7 @@ struct pm__jcache {
     pm__jentry **slot;
     size_t nslot, count;
     PM_VEC(uint64_t) buf;      /* the key being built */
+    PM_VEC(uint32_t) tri;      /* pm__doubts' list being built, 2 words a triangle */
 };
 
 static uint64_t pm__bits(double v) {
@@ -79,7 +74,8 @@ static int pm__key(pm__net *N, const pm_junction_params *jp) {
     *w++ = pm__bits(jp->snap);
     *w++ = (uint64_t)jp->has_center | (uint64_t)jp->open_mouths << 1 |
            (uint64_t)jp->drop_tight_sidewalks << 2 | (uint64_t)jp->has_roundabout << 3 |
-           (uint64_t)(jp->bare_corners != NULL) << 4 | (uint64_t)jp->no_normals << 5;
+           (uint64_t)(jp->bare_corners != NULL) << 4 | (uint64_t)jp->no_normals << 5 |
+           (uint64_t)jp->lean_meta << 6;
     *w++ = jp->nnodes;
     *w++ = jp->nlinks;
     for (size_t i = 0; i < jp->narms; i++) {
@@ -149,14 +145,8 @@ static double pm__orient(const float *P, const uint32_t *t, const double off[3])
 
 static int8_t pm__sgn(double v) { return (int8_t)((v > 0) - (v < 0)); }
 
-/* Every triangle's plan orientation and slack in the local result. */
-static int pm__orients(pm__net *N, pm__jentry *e) {
-    size_t nt = 0;
-    for (uint32_t i = 0; i < e->scene->nprims; i++) nt += e->scene->prims[i].icount / 3;
-    e->orient = pm_arena_alloc(N->a, (nt + 1) * sizeof *e->orient);
-    e->slack = pm_arena_alloc(N->a, (nt + 1) * sizeof *e->slack);
-    if (!e->orient || !e->slack) return PM_ERR_NOMEM;
-    size_t k = 0;
+/* The largest |x| or |z| of any vertex of the local result. */
+static void pm__rmax(pm__jentry *e) {
     for (uint32_t i = 0; i < e->scene->nprims; i++) {
         const pm_prim *P = &e->scene->prims[i];
         for (uint32_t v = 0; v < P->vcount; v++) {
@@ -164,33 +154,36 @@ static int pm__orients(pm__net *N, pm__jentry *e) {
             if (x > e->rmax) e->rmax = x;
             if (z > e->rmax) e->rmax = z;
         }
-        for (uint32_t t = 0; t < P->icount; t += 3, k++) {
-            const float *a = P->positions + 3 * (size_t)P->indices[t];
-            const float *b = P->positions + 3 * (size_t)P->indices[t + 1];
-            const float *c = P->positions + 3 * (size_t)P->indices[t + 2];
-            /* Differences of floats are exact in doubles; so are their
-             * products here, to within the bound below. */
-            double ax = (double)a[0] - c[0], az = (double)a[2] - c[2];
-            double bx = (double)b[0] - c[0], bz = (double)b[2] - c[2];
-            double l = ax * -bz, r = -az * bx;
-            bool vertical = (a[0] == b[0] && a[2] == b[2]) || (ax == 0 && az == 0) || (bx == 0 && bz == 0);
-            e->orient[k] = vertical ? 0.0 : l - r;
-            e->slack[k][0] = vertical ? 0.0 : 4e-16 * (fabs(l) + fabs(r));
-            e->slack[k][1] = 2.0 * (fabs(ax) + fabs(az) + fabs(bx) + fabs(bz));
-        }
     }
-    return PM_OK;
 }
 
-/* Whether triangle k of prim P (orientation o, slack sl) is not clear of
- * its slack when its corners move by up to d. */
-static bool pm__doubtful(double o, const double sl[2], double d) {
-    if (o == 0.0 && sl[0] == 0.0) return false;
-    return !(fabs(o) > sl[0] + sl[1] * d + 8.0 * d * d);
+/* Whether triangle t of prim P is not clear of its slack when its corners
+ * move by up to d: its plan orientation o (twice its signed area, in
+ * doubles) against a bound on how far o can move, slack[0] + slack[1] d +
+ * 8 d^2 (the product's own error, and the L1 lengths of the edges from
+ * its third corner). A vertical face (two corners sharing x and z) never
+ * is. */
+static bool pm__doubtful(const pm_prim *P, uint32_t t, double d) {
+    const float *a = P->positions + 3 * (size_t)P->indices[t];
+    const float *b = P->positions + 3 * (size_t)P->indices[t + 1];
+    const float *c = P->positions + 3 * (size_t)P->indices[t + 2];
+    /* Differences of floats are exact in doubles; so are their products
+     * here, to within the bound below. */
+    double ax = (double)a[0] - c[0], az = (double)a[2] - c[2];
+    double bx = (double)b[0] - c[0], bz = (double)b[2] - c[2];
+    double l = ax * -bz, r = -az * bx;
+    /* The same tests, combined without branches. */
+    bool vertical = ((a[0] == b[0]) & (a[2] == b[2])) | ((ax == 0) & (az == 0)) | ((bx == 0) & (bz == 0));
+    if (vertical) return false;
+    double o = l - r, sl0 = 4e-16 * (fabs(l) + fabs(r));
+    double sl1 = 2.0 * (fabs(ax) + fabs(az) + fabs(bx) + fabs(bz));
+    if (o == 0.0 && sl0 == 0.0) return false;
+    return !(fabs(o) > sl0 + sl1 * d + 8.0 * d * d);
 }
 
 /* The entry's doubtful triangles at rounding step d = 2^(ex - 24), listed
- * the first time that step is met. */
+ * the first time that step is met (one pass over the triangles, each
+ * bound computed there: most entries meet one step only). */
 static int pm__doubts(pm__net *N, pm__jentry *e, int ex, double d, const pm__jdoubt **out) {
     for (size_t i = 0; i < e->doubts.len; i++)
         if (e->doubts.data[i].ex == ex) {
@@ -198,23 +191,21 @@ static int pm__doubts(pm__net *N, pm__jentry *e, int ex, double d, const pm__jdo
             return PM_OK;
         }
     pm__jdoubt g = {.ex = ex};
-    for (int pass = 0; pass < 2; pass++) {
-        size_t k = 0;
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < e->scene->nprims; i++) {
-            const pm_prim *P = &e->scene->prims[i];
-            for (uint32_t t = 0; t < P->icount; t += 3, k++) {
-                if (!pm__doubtful(e->orient[k], e->slack[k], d)) continue;
-                if (pass) {
-                    g.tri[n][0] = i;
-                    g.tri[n][1] = t;
-                }
-                n++;
-            }
+    /* Listed in the cache's scratch list, then copied to its size. */
+    pm__jcache *C = N->jc;
+    C->tri.len = 0;
+    for (uint32_t i = 0; i < e->scene->nprims; i++) {
+        const pm_prim *P = &e->scene->prims[i];
+        for (uint32_t t = 0; t < P->icount; t += 3) {
+            if (!pm__doubtful(P, t, d)) continue;
+            if (pm_vec_reserve(N->a, &C->tri, C->tri.len + 2)) return PM_ERR_NOMEM;
+            C->tri.data[C->tri.len++] = i;
+            C->tri.data[C->tri.len++] = t;
         }
-        g.n = n;
-        if (!pass && !(g.tri = pm_arena_alloc(N->a, (n + 1) * sizeof *g.tri))) return PM_ERR_NOMEM;
     }
+    g.n = (uint32_t)(C->tri.len / 2);
+    if (!(g.tri = pm_arena_alloc(N->a, (g.n + 1) * sizeof *g.tri))) return PM_ERR_NOMEM;
+    if (g.n) memcpy(g.tri, C->tri.data, g.n * sizeof *g.tri);
     if (pm_vec_push(N->a, &e->doubts, g)) return PM_ERR_NOMEM;
     *out = &e->doubts.data[e->doubts.len - 1];
     return PM_OK;
@@ -369,8 +360,7 @@ static pm_meta *pm__place_meta(pm_arena *a, const pm__jentry *e, const double of
     pm_meta *o = pm_meta_obj(a);
     pm_meta *corners = e->m_corners ? pm__corners(a, e->m_corners, off) : NULL;
     if (!o || !corners) return NULL;
-    int rc = pm_meta_set_lit(o, "arms", pm__shallow(a, e->m_arms));
-    rc |= pm_meta_set_lit(o, "corners", corners);
+    int rc = pm_meta_set_lit(o, "corners", corners);
     rc |= pm_meta_set_lit(o, "warnings", pm__shallow(a, e->m_warnings));
     return rc == 0 ? o : NULL;
 }
@@ -425,22 +415,18 @@ static int pm__place(pm__net *N, pm__jentry *e, const double off[3], pm_scene **
     return PM_OK;
 }
 
-/* Each arm's mouth out of the junction's metadata "arms" (one entry per
- * arm): *out NULL when one is missing or mistyped. */
-static int pm__read_mouths(pm_arena *a, const pm_meta *meta, size_t narms, const pm__jmouth **out) {
+/* Each arm's mouth out of the generator's diag->mouths: *out NULL when
+ * one is missing or its distance is not finite (metadata would hold null
+ * there). */
+static int pm__read_mouths(pm_arena *a, const pm_junction_diag *d, size_t narms, const pm__jmouth **out) {
     *out = NULL;
+    if (!d->mouths) return PM_OK;
     pm__jmouth *m = pm_arena_alloc(a, (narms + 1) * sizeof *m);
     if (!m) return PM_ERR_NOMEM;
-    const pm_meta *listed = pm_meta_get(meta, "arms");
-    const pm_meta *arm = listed ? listed->u.kids.first : NULL;
-    for (size_t k = 0; k < narms; k++, arm = arm ? arm->next : NULL) {
-        const pm_meta *mo = arm ? pm_meta_get(arm, "mouth") : NULL;
-        const pm_meta *l = mo ? pm_meta_get(mo, "left_index") : NULL;
-        const pm_meta *r = mo ? pm_meta_get(mo, "right_index") : NULL;
-        const pm_meta *d = mo ? pm_meta_get(mo, "distance") : NULL;
-        if (!l || !r || !d || l->kind != PM_META_INT || r->kind != PM_META_INT || d->kind != PM_META_NUM)
-            return PM_OK;
-        m[k] = (pm__jmouth){(uint32_t)l->u.i, (uint32_t)r->u.i, d->u.n};
+    for (size_t k = 0; k < narms; k++) {
+        const pm_junction_mouth *g = &d->mouths[k];
+        if (!isfinite(g->distance)) return PM_OK;
+        m[k] = (pm__jmouth){g->left_index, g->right_index, g->distance};
     }
     *out = m;
     return PM_OK;
@@ -499,11 +485,9 @@ int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const doubl
         N->jc_built++;
         e->rc = pm_junction_generate(e->scene, local, &e->d);
         if (e->rc < 0 && e->rc != PM_ERR_GEOMETRY) return e->rc;
-        if (e->rc == PM_OK && ((rc = pm__orients(N, e)) ||
-                               (rc = pm__read_mouths(N->a, e->scene->meta, local->narms, &e->mouths))))
-            return rc;
+        if (e->rc == PM_OK) pm__rmax(e);
+        if (e->rc == PM_OK && (rc = pm__read_mouths(N->a, &e->d, local->narms, &e->mouths))) return rc;
         if (e->rc == PM_OK) {
-            e->m_arms = pm_meta_get(e->scene->meta, "arms");
             e->m_corners = pm_meta_get(e->scene->meta, "corners");
             e->m_warnings = pm_meta_get(e->scene->meta, "warnings");
         }
@@ -523,7 +507,7 @@ int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const doubl
     if (rc == PM_OK && !fits) {
         rc = pm__in_place(N, local, off, out, d);
         if (rc == PM_OK) {
-            int mr = pm__read_mouths(N->a, (*out)->meta, local->narms, mouths);
+            int mr = pm__read_mouths(N->a, d, local->narms, mouths);
             if (mr) return mr;
         }
     }

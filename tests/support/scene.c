@@ -1,4 +1,5 @@
 #include "pm_test_scene.h"
+#include <string.h>
 
 pm_scene *pm_test_grid_scene(pm_arena *a, uint32_t n) {
     pm_scene *s = pm_scene_create(a);
@@ -18,4 +19,24 @@ pm_scene *pm_test_grid_scene(pm_arena *a, uint32_t n) {
                 return NULL;
         }
     return s;
+}
+
+bool pm_test_meta_same(pm_arena *a, const pm_meta *x, const pm_meta *y) {
+    if (!x || !y) return x == y;
+    if (x->kind == PM_META_TABLE) x = pm_meta_copy(a, x);
+    if (y->kind == PM_META_TABLE) y = pm_meta_copy(a, y);
+    if (!x || !y || x->kind != y->kind || x->key_len != y->key_len) return false;
+    if (x->key_len && memcmp(x->key, y->key, x->key_len) != 0) return false;
+    switch (x->kind) {
+    case PM_META_NULL: return true;
+    case PM_META_BOOL: return x->u.b == y->u.b;
+    case PM_META_INT: return x->u.i == y->u.i;
+    case PM_META_NUM: return memcmp(&x->u.n, &y->u.n, sizeof x->u.n) == 0;
+    case PM_META_STR: return strcmp(x->u.s, y->u.s) == 0;
+    default: break;
+    }
+    if (x->u.kids.count != y->u.kids.count) return false;
+    for (const pm_meta *p = x->u.kids.first, *q = y->u.kids.first; p || q; p = p->next, q = q->next)
+        if (!p || !q || !pm_test_meta_same(a, p, q)) return false;
+    return true;
 }
