@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pm_test_road.h"
+#include "pm_test_scene.h"
 #include "road/road_internal.h"
 #include "scene/arena.h"
 #include "scene/meta.h"
@@ -92,27 +93,6 @@ static void random_road(pm_arena *a, pm_rng *g, pm_road_params *p) {
     p->overlaps_checked_by_caller = pm_rng_chance(g, 0.25);
 }
 
-/* Whether two metadata trees are the same, numbers bit for bit (tables
- * read as the arrays of objects they stand for). */
-static bool same_meta(pm_arena *a, const pm_meta *x, const pm_meta *y) {
-    if (x->kind == PM_META_TABLE) x = pm_meta_copy(a, x);
-    if (y->kind == PM_META_TABLE) y = pm_meta_copy(a, y);
-    if (x->kind != y->kind || (x->key == NULL) != (y->key == NULL)) return false;
-    if (x->key && strcmp(x->key, y->key) != 0) return false;
-    switch (x->kind) {
-    case PM_META_NULL: return true;
-    case PM_META_BOOL: return x->u.b == y->u.b;
-    case PM_META_INT: return x->u.i == y->u.i;
-    case PM_META_NUM: return memcmp(&x->u.n, &y->u.n, sizeof x->u.n) == 0;
-    case PM_META_STR: return strcmp(x->u.s, y->u.s) == 0;
-    default: break;
-    }
-    if (x->u.kids.count != y->u.kids.count) return false;
-    for (const pm_meta *p = x->u.kids.first, *q = y->u.kids.first; p; p = p->next, q = q->next)
-        if (!same_meta(a, p, q)) return false;
-    return true;
-}
-
 /* Some roads run along an axis (every row's x or z the same in a
  * column), half of them far out (1.6e7 m: a float's step is 2 m there,
  * so consecutive rows 0.7 m apart repeat x and z: the whole rows' vertex
@@ -184,7 +164,7 @@ Test(road_mesh_fast, same_bytes_as_the_plain_paths) {
         cr_assert_eq(meta_int(fast, "triangles"), meta_int(plain, "triangles"));
         cr_assert_eq(meta_int(fast, "triangles_collapsed"), meta_int(plain, "triangles_collapsed"));
         /* all of it: lengths, edges, min_radius, max_bank_degrees, folds, LODs, props, warnings */
-        cr_assert(same_meta(a, fast->meta, plain->meta), "trial %d: metadata", trial);
+        cr_assert(pm_test_meta_same(a, fast->meta, plain->meta), "trial %d: metadata", trial);
         cr_assert_eq(fast->nprops, plain->nprops, "trial %d", trial);
         for (uint32_t k = 0; k < fast->nprops; k++) {
             const pm_props *f = &fast->props[k], *q = &plain->props[k];
