@@ -85,9 +85,8 @@ typedef struct pm__ov {
     bool roads_apart;          /* each road piece's triangles after the last piece's:
                                 * every road triangle owned by its piece's edge */
     pm_arena *w;               /* per cluster or cluster pair, reset each time */
-    uint64_t *pkey;            /* pm__seam_loop's point table (and PM__SEAM_PLAIN's edges), pcap each */
+    uint64_t *pkey;            /* pm__seam_loop's point table, pcap each */
     uint32_t *pid;             /* (a power of two), empty between roads */
-    struct pm__pedge *pedge;
     uint32_t pcap;
     uint32_t *stamp;           /* per asphalt vertex: the road (+ 1) whose border last met it (pm__road_strip) */
     pm_pbox **chunk;           /* per road: its chunks' bounds, once probed (pm__road_probe) */
@@ -851,8 +850,8 @@ static bool pm__cancel(const uint32_t *f, const uint32_t *g, uint32_t m, uint32_
     return true;
 }
 
-/* pm__cancel's plain form, kept as its reference (PM__SEAM_PLAIN,
- * tests/core/test_network_overlap_sum.c): the edges in a hash table on
+/* pm__cancel's plain form, kept as its reference for
+ * tests/core/test_network_overlap_sum.c: the edges in a hash table on
  * (f, g) of mask + 1 slots (a power of two, above 2 m; empty before and
  * after). */
 typedef struct pm__pedge { uint64_t key; bool alive; } pm__pedge;
@@ -863,8 +862,8 @@ static pm__pedge *pm__pedge_at(pm__pedge *t, uint32_t mask, uint64_t key) {
     return &t[j];
 }
 
-/* Called only under PM__SEAM_PLAIN and by the test that includes this
- * file: unused in the plain build, which clang would otherwise refuse. */
+/* Called only by the test that includes this file: unused in the
+ * build, which clang would otherwise refuse. */
 #if defined(__GNUC__)
 __attribute__((unused))
 #endif
@@ -942,10 +941,6 @@ static int pm__seam_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[2],
         while (c < 4 * m) c *= 2;
         O->pkey = pm_arena_calloc(O->s, c, sizeof *O->pkey);
         O->pid = pm_arena_alloc(O->s, c * sizeof *O->pid);
-#ifdef PM__SEAM_PLAIN
-        O->pedge = pm_arena_calloc(O->s, c, sizeof *O->pedge);
-        if (!O->pedge) return PM_ERR_NOMEM;
-#endif
         if (!O->pkey || !O->pid) return PM_ERR_NOMEM;
         O->pcap = c;
     }
@@ -963,11 +958,7 @@ static int pm__seam_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[2],
     }
     for (uint32_t i = 0; i < P.nseen; i++) O->head[P.seen[i] >> 31][P.seen[i] & ~PM__SW] = UINT32_MAX;
     for (uint32_t i = 0; i < P.n; i++) P.key[P.slots[i]] = 0;
-#ifdef PM__SEAM_PLAIN
-    bool ok = pm__cancel_plain(from, to, m, O->pedge, P.mask, head, rec, &nrec);
-#else
     bool ok = pm__cancel(from, to, m, P.n, head, rec, &nrec);
-#endif
     return ok ? pm__kept_loop(O, rec, nrec, P.xz, P.n, lo, hi) : 0;
 }
 
