@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "network/network.h"
+#include "scene/arena.h"
 
 typedef struct net {
     double nodes[3 * 256];
@@ -52,6 +53,16 @@ static inline void finish(net *n) {
     n->p.nnodes = n->nnodes;
     n->p.edges = n->edges;
     n->p.nedges = n->nedges;
+}
+
+/* Whether two of the net's edges cross (a network the generator refuses
+ * before building anything). */
+static inline bool net_crosses(const net *n) {
+    pm_arena *a = pm_arena_create(1 << 16);
+    uint32_t pairs[4][2];
+    bool crossing = pm_network_crossings(a, &n->p, pairs, 4) != 0;
+    pm_arena_destroy(a);
+    return crossing;
 }
 
 #endif
