@@ -171,6 +171,11 @@ static bool pm__bands_laid(const pm__ov *O, uint32_t r, const pm__range *S, pm__
     if (_mm_movemask_epi8(_mm_cmpeq_epi32(bad, _mm_setzero_si128())) != 0xFFFF) return false;
     int sb = 0;
     __m128d flip = _mm_setzero_pd();
+    _Static_assert(sizeof(pm__swsrc) == 16 && offsetof(pm__swsrc, lo) == 4 && offsetof(pm__swsrc, hi) == 8 &&
+                       offsetof(pm__swsrc, side) == 12,
+                   "pm__bands_laid reads a source as 16 bytes");
+    const __m128i diag_d = _mm_set_epi32(0, 2, 3, 0), other_d = _mm_set_epi32(2, 2, 1, 0);
+    const __m128i tail_e = _mm_set_epi32(0, 0, 3, 1), step_src = _mm_set_epi32(0, 1, 1, 0), step_b = _mm_set1_epi32(2);
     for (k = k0; k < end;) {
         /* A new piece at step k (pm__bands_plain's checks). */
         const pm__swsrc *c = &src[k];
@@ -195,14 +200,22 @@ static bool pm__bands_laid(const pm__ov *O, uint32_t r, const pm__range *S, pm__
         uint32_t k1 = k;
         /* Its steps: (b, b + 3, b + 2), (b, b + 1, b + 3) or (b, b + 1,
          * b + 2), (b + 2, b + 1, b + 3), section at -> at + 1 on side. */
+        /* (Compared 16 bytes at a time: the source's lo, hi and side
+         * bytes with (at, at + 1, side); u[0 .. 4) and v[1 .. 3) less b
+         * with (0, 3, 2, 0) or (0, 1, 2, 2), and (1, 3).) */
+        __m128i want = _mm_set_epi32((int)side, (int)at + 1, (int)at, 0), bv = _mm_set1_epi32((int)b);
         for (; k < end && at + 1 < nch; k += 2, b += 2, at++) {
             c = &src[k], u = qi + 3 * (size_t)k;
             const uint32_t *v = u + 3;
-            bool diag = u[1] == b + 3;
-            uint32_t off = (c->lo ^ at) | (c->hi ^ (at + 1)) | (c->side ^ side) | (u[0] ^ b) | (u[2] ^ (b + 2)) |
-                           (v[1] ^ (b + 1)) | (v[2] ^ (b + 3)) | (v[0] ^ (diag ? b : b + 2)) |
-                           (diag ? 0 : u[1] ^ (b + 1));
-            if (off) break;
+            __m128i d = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)u), bv);
+            __m128i e = _mm_sub_epi32(_mm_loadl_epi64((const __m128i *)(v + 1)), bv);
+            int ms = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)c), want));
+            int md = _mm_movemask_epi8(_mm_cmpeq_epi32(d, diag_d)), me = _mm_movemask_epi8(_mm_cmpeq_epi32(e, tail_e));
+            bool diag = md == 0xFFFF;
+            if ((ms & 0x1FF0) != 0x1FF0 || (me & 0xFF) != 0xFF ||
+                (!diag && _mm_movemask_epi8(_mm_cmpeq_epi32(d, other_d)) != 0xFFFF))
+                break;
+            want = _mm_add_epi32(want, step_src), bv = _mm_add_epi32(bv, step_b);
             const float *pb = qp + 3 * ((size_t)b + 2), *pn = pb + 3;
             if (!pm__same_xz(pb, ap + 3 * (size_t)chain[at + 1])) return false;
             double bx = pb[0], bz = pb[2], nx = pn[0], nz = pn[2];
