@@ -281,13 +281,16 @@ static bool pm__seams(const pm__road *R, const uint32_t *row, uint32_t G, int tu
         if (dir == 0 || (dir < 0 ? g < cnt - 1 : G - g < cnt - 1)) return false;
         bool asc = (c == 2) == (turn > 0), fwd = (dir > 0) == asc;
         if (fwd != (sb > 0)) return false;
-        for (uint32_t j = 0; j < cnt; j++)
-            if (row[3 * (dir > 0 ? g + j : g - j) + c] != chain[B->lo + j]) return false;
-        uint32_t p0 = pm__border_at(c, fwd ? g : (dir > 0 ? g + cnt - 1 : g - (cnt - 1)), G, turn);
+        const uint32_t *rp = row + 3 * (size_t)g + c, *ch = chain + B->lo;
+        ptrdiff_t step = dir > 0 ? 3 : -3;
+        for (uint32_t j = 0; j < cnt; j++, rp += step)
+            if (*rp != ch[j]) return false;
+        /* (p0 < mA and cnt <= G + 1 < mA: it wraps once at most.) */
+        uint32_t p = pm__border_at(c, fwd ? g : (dir > 0 ? g + cnt - 1 : g - (cnt - 1)), G, turn);
         for (uint32_t j = 0; j < cnt; j++) {
-            uint32_t p = (p0 + j) % mA;
             if (at[p]) return false;
             at[p] = j ? UINT32_MAX : i + 1;
+            p = p + 1 == mA ? 0 : p + 1;
         }
     }
     return true;
@@ -360,14 +363,18 @@ static int pm__road_walk(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, s
         k++;
         uint32_t i = at[p];
         if (i == 0 || i == UINT32_MAX) {
-            p = (p + 1) % mA;
+            p = p + 1 == mA ? 0 : p + 1;
             continue;
         }
         const pm__bpiece *B = &pc[i - 1];
         uint32_t cnt = B->hi - B->lo + 1;
         if (k + cnt > mU) return PM_OK;
-        for (uint32_t j = 0; j < cnt; j++, k++) {
-            const float *o = bpos + 3 * (size_t)out[B->first + (sb > 0 ? j : cnt - 1 - j)];
+        /* (Its outer points, section lo first when the bands turn as
+         * the loop, else hi first.) */
+        const uint32_t *ov = out + B->first + (sb > 0 ? 0 : cnt - 1);
+        ptrdiff_t os = sb > 0 ? 1 : -1;
+        for (uint32_t j = 0; j < cnt; j++, k++, ov += os) {
+            const float *o = bpos + 3 * (size_t)*ov;
             xu[2 * k] = o[0], xu[2 * k + 1] = o[2];
         }
         p = (p + cnt - 1) % mA;
