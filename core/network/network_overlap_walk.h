@@ -84,12 +84,11 @@ static bool pm__walk_asphalt(const pm__ov *O, const pm__range *rg, size_t n, uin
     return true;
 }
 
-/* Reads road r's sidewalk triangles (range S) as band pieces into pc (*np
- * of them, outer vertices into out); their turn into *turn, the far
- * edges the sum would list at most added to *far, their vertices' span
- * into *span. false when they are not in the pattern. */
-static bool pm__bands(const pm__ov *O, uint32_t r, const pm__range *S, pm__bpiece *pc, uint32_t *np,
-                      uint32_t *out, int *turn, uint32_t *far, uint32_t *span) {
+/* Reads road r's sidewalk triangles (range S) as band pieces, the plain
+ * way (pm__bands' reference: tests/core/test_network_overlap_walk.c
+ * compares pm__bands_laid with it). */
+static bool pm__bands_plain(const pm__ov *O, uint32_t r, const pm__range *S, pm__bpiece *pc, uint32_t *np,
+                            uint32_t *out, int *turn, uint32_t *far, uint32_t *span) {
     const pm__net *N = O->N;
     const pm__road *R = &N->roads.data[r];
     const pm_prim *Q = &O->sc->prims[2], *A = &O->sc->prims[0];
@@ -138,6 +137,118 @@ static bool pm__bands(const pm__ov *O, uint32_t r, const pm__range *S, pm__bpiec
     return *np > 0;
 }
 
+/* pm__bands_plain's answer when a piece's vertices come as
+ * network_sidewalk.c lays them (section j's inner vertex f + 2 j, its
+ * outer one f + 2 j + 1: step j's ia, oa, nb, nob are b .. b + 3, b = f +
+ * 2 j), read a piece at a time: each step's source and indices compared
+ * with what that layout makes them, its two new points loaded once (the
+ * last step's carried as doubles) and its two turns pm__turns2's lanes
+ * built from those (the same doubles in the same lanes; a lane not sure
+ * taken the scalar way). A step that is not its piece's next in that
+ * layout starts a new piece, read as pm__bands_plain reads one; anything
+ * else: false, and the plain reading decides (so true gives the plain
+ * reading's outputs: a step this goes on with, the plain one goes on
+ * with too; one it starts a piece at, the plain one does, or rejects as
+ * this does, ia <= ob). Out of line: inlined into pm__network_overlaps
+ * its loop ran out of registers. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static bool pm__bands_laid(const pm__ov *O, uint32_t r, const pm__range *S, pm__bpiece *pc, uint32_t *np,
+                           uint32_t *out, int *turn, uint32_t *span) {
+    const pm__net *N = O->N;
+    const pm__road *R = &N->roads.data[r];
+    const pm_prim *Q = &O->sc->prims[2], *A = &O->sc->prims[0];
+    const float *qp = Q->positions, *ap = A->positions;
+    const uint32_t *qi = Q->indices, *own = O->own + O->na, part = S->part;
+    const pm__swsrc *src = N->swsrc.data;
+    uint32_t k0 = S->ref0 & ~PM__SW, end = k0 + S->count, k = k0, nout = 0, ob = 0, first = 0, n = 0;
+    if (S->count % 2) return false;
+    /* Every triangle owned, four at a time. */
+    __m128i bad = _mm_setzero_si128(), pv = _mm_set1_epi32((int)part);
+    for (; k + 4 <= end; k += 4) bad = _mm_or_si128(bad, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(own + k)), pv));
+    for (; k < end; k++) bad = _mm_or_si128(bad, _mm_cvtsi32_si128((int)(own[k] ^ part)));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi32(bad, _mm_setzero_si128())) != 0xFFFF) return false;
+    int sb = 0;
+    __m128d flip = _mm_setzero_pd();
+    _Static_assert(sizeof(pm__swsrc) == 16 && offsetof(pm__swsrc, lo) == 4 && offsetof(pm__swsrc, hi) == 8 &&
+                       offsetof(pm__swsrc, side) == 12,
+                   "pm__bands_laid reads a source as 16 bytes");
+    const __m128i diag_d = _mm_set_epi32(0, 2, 3, 0), other_d = _mm_set_epi32(2, 2, 1, 0);
+    const __m128i tail_e = _mm_set_epi32(0, 0, 3, 1), step_src = _mm_set_epi32(0, 1, 1, 0), step_b = _mm_set1_epi32(2);
+    for (k = k0; k < end;) {
+        /* A new piece at step k (pm__bands_plain's checks). */
+        const pm__swsrc *c = &src[k];
+        uint32_t side = c->side, at = c->lo;
+        const uint32_t *u = qi + 3 * (size_t)k;
+        if (side > 1 || c->hi != at + 1 || c->hi >= R->nchain[side] || (n && u[0] <= ob)) return false;
+        const uint32_t *chain = R->chain[side], nch = R->nchain[side];
+        uint32_t b = u[0];
+        /* (oa = b + 1 in the layout: u's twin says so before its point is read.) */
+        if (b > UINT32_MAX - 4 || u[4] != b + 1) return false;
+        const float *pa = qp + 3 * (size_t)b, *po = pa + 3;
+        if (!pm__same_xz(pa, ap + 3 * (size_t)chain[at])) return false;
+        if (sb == 0) {
+            if ((sb = pm__tri_turn(qp, u)) == 0) return false;
+            flip = _mm_set1_pd(sb > 0 ? 0.0 : -0.0);
+        }
+        if (!n) first = b;
+        pm__bpiece *P = &pc[n++];
+        *P = (pm__bpiece){.side = side, .lo = at, .hi = at, .first = nout};
+        out[nout++] = b + 1;
+        double ax = pa[0], az = pa[2], ox = po[0], oz = po[2];
+        uint32_t k1 = k;
+        /* Its steps: (b, b + 3, b + 2), (b, b + 1, b + 3) or (b, b + 1,
+         * b + 2), (b + 2, b + 1, b + 3), section at -> at + 1 on side. */
+        /* (Compared 16 bytes at a time: the source's lo, hi and side
+         * bytes with (at, at + 1, side); u[0 .. 4) and v[1 .. 3) less b
+         * with (0, 3, 2, 0) or (0, 1, 2, 2), and (1, 3).) */
+        __m128i want = _mm_set_epi32((int)side, (int)at + 1, (int)at, 0), bv = _mm_set1_epi32((int)b);
+        for (; k < end && at + 1 < nch; k += 2, b += 2, at++) {
+            c = &src[k], u = qi + 3 * (size_t)k;
+            const uint32_t *v = u + 3;
+            __m128i d = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)u), bv);
+            __m128i e = _mm_sub_epi32(_mm_loadl_epi64((const __m128i *)(v + 1)), bv);
+            int ms = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)c), want));
+            int md = _mm_movemask_epi8(_mm_cmpeq_epi32(d, diag_d)), me = _mm_movemask_epi8(_mm_cmpeq_epi32(e, tail_e));
+            bool diag = md == 0xFFFF;
+            if ((ms & 0x1FF0) != 0x1FF0 || (me & 0xFF) != 0xFF ||
+                (!diag && _mm_movemask_epi8(_mm_cmpeq_epi32(d, other_d)) != 0xFFFF))
+                break;
+            want = _mm_add_epi32(want, step_src), bv = _mm_add_epi32(bv, step_b);
+            const float *pb = qp + 3 * ((size_t)b + 2), *pn = pb + 3;
+            if (!pm__same_xz(pb, ap + 3 * (size_t)chain[at + 1])) return false;
+            double bx = pb[0], bz = pb[2], nx = pn[0], nz = pn[2];
+            __m128d cx = _mm_set_pd(nx, bx), cz = _mm_set_pd(nz, bz);
+            int sure = diag ? pm__turn2(_mm_set1_pd(ax), _mm_set1_pd(az), _mm_set_pd(ox, nx), _mm_set_pd(oz, nz), cx, cz,
+                                        flip)
+                            : pm__turn2(_mm_set_pd(bx, ax), _mm_set_pd(bz, az), _mm_set1_pd(ox), _mm_set1_pd(oz), cx,
+                                        cz, flip);
+            if (sure != 3 && !(pm__tri_turn(qp, u) == sb && pm__tri_turn(qp, v) == sb)) return false;
+            out[nout++] = b + 3;
+            ax = bx, az = bz, ox = nx, oz = nz;
+        }
+        if (k == k1) return false;   /* (its first step not in the layout) */
+        P->hi = at;
+        ob = b + 1;
+    }
+    *np = n;
+    *turn = sb;
+    *span = ob - first + 1;
+    return n > 0;
+}
+
+/* Reads road r's sidewalk triangles (range S) as band pieces into pc (*np
+ * of them, outer vertices into out); their turn into *turn, the far
+ * edges the sum would list at most added to *far, their vertices' span
+ * into *span. false when they are not in the pattern: pm__bands_laid,
+ * else pm__bands_plain. */
+static bool pm__bands(const pm__ov *O, uint32_t r, const pm__range *S, pm__bpiece *pc, uint32_t *np,
+                      uint32_t *out, int *turn, uint32_t *far, uint32_t *span) {
+    /* (Laid out so, no step's vertices are PM__SLOTS apart: none far.) */
+    return pm__bands_laid(O, r, S, pc, np, out, turn, span) || pm__bands_plain(O, r, S, pc, np, out, turn, far, span);
+}
+
 /* The border position of the strip's column c (0 or 2) at row g (border
  * of 2 G + 4 points as pm__border2 walks it). */
 static uint32_t pm__border_at(uint32_t c, uint32_t g, uint32_t G, int turn) {
@@ -170,13 +281,16 @@ static bool pm__seams(const pm__road *R, const uint32_t *row, uint32_t G, int tu
         if (dir == 0 || (dir < 0 ? g < cnt - 1 : G - g < cnt - 1)) return false;
         bool asc = (c == 2) == (turn > 0), fwd = (dir > 0) == asc;
         if (fwd != (sb > 0)) return false;
-        for (uint32_t j = 0; j < cnt; j++)
-            if (row[3 * (dir > 0 ? g + j : g - j) + c] != chain[B->lo + j]) return false;
-        uint32_t p0 = pm__border_at(c, fwd ? g : (dir > 0 ? g + cnt - 1 : g - (cnt - 1)), G, turn);
+        const uint32_t *rp = row + 3 * (size_t)g + c, *ch = chain + B->lo;
+        ptrdiff_t step = dir > 0 ? 3 : -3;
+        for (uint32_t j = 0; j < cnt; j++, rp += step)
+            if (*rp != ch[j]) return false;
+        /* (p0 < mA and cnt <= G + 1 < mA: it wraps once at most.) */
+        uint32_t p = pm__border_at(c, fwd ? g : (dir > 0 ? g + cnt - 1 : g - (cnt - 1)), G, turn);
         for (uint32_t j = 0; j < cnt; j++) {
-            uint32_t p = (p0 + j) % mA;
             if (at[p]) return false;
             at[p] = j ? UINT32_MAX : i + 1;
+            p = p + 1 == mA ? 0 : p + 1;
         }
     }
     return true;
@@ -249,14 +363,18 @@ static int pm__road_walk(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, s
         k++;
         uint32_t i = at[p];
         if (i == 0 || i == UINT32_MAX) {
-            p = (p + 1) % mA;
+            p = p + 1 == mA ? 0 : p + 1;
             continue;
         }
         const pm__bpiece *B = &pc[i - 1];
         uint32_t cnt = B->hi - B->lo + 1;
         if (k + cnt > mU) return PM_OK;
-        for (uint32_t j = 0; j < cnt; j++, k++) {
-            const float *o = bpos + 3 * (size_t)out[B->first + (sb > 0 ? j : cnt - 1 - j)];
+        /* (Its outer points, section lo first when the bands turn as
+         * the loop, else hi first.) */
+        const uint32_t *ov = out + B->first + (sb > 0 ? 0 : cnt - 1);
+        ptrdiff_t os = sb > 0 ? 1 : -1;
+        for (uint32_t j = 0; j < cnt; j++, k++, ov += os) {
+            const float *o = bpos + 3 * (size_t)*ov;
             xu[2 * k] = o[0], xu[2 * k + 1] = o[2];
         }
         p = (p + cnt - 1) % mA;

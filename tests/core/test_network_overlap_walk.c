@@ -43,8 +43,38 @@ static pm_rng dr;                      /* the defects' generator */
 static int defect_rate;                /* one road in this many gets a defect (0: none) */
 
 #ifdef __SSE2__
+static size_t laid_read, plain_only, neither;
+
+/* Road r's bands read the laid-out way (pm__bands_laid) and the plain
+ * way: whenever the first reads them, the second reads the same pieces,
+ * outer vertices, turn and span, and lists no far edge. */
+static void bands_compare(const pm__ov *O, uint32_t r, const pm__range *rg, size_t n) {
+    const pm__range *S = &rg[n - 1];
+    uint32_t ns = O->sc->nprims == 3 ? O->sc->prims[2].icount / 3 : 0;
+    if (n < 2 || S->count == 0 || !(S->ref0 & PM__SW) || O->N->swsrc.len != ns) return;
+    size_t cp = (size_t)S->count / 2 + 1, co = (size_t)S->count + 2;
+    pm__bpiece *pa = calloc(cp, sizeof *pa), *pb = calloc(cp, sizeof *pb);
+    uint32_t *oa = calloc(co, sizeof *oa), *ob = calloc(co, sizeof *ob);
+    cr_assert(pa && pb && oa && ob);
+    uint32_t na = 0, nb = 0, sa = 0, sb = 0, far = 0;
+    int ta = 0, tb = 0;
+    bool laid = pm__bands_laid(O, r, S, pa, &na, oa, &ta, &sa);
+    bool plain = pm__bands_plain(O, r, S, pb, &nb, ob, &tb, &far, &sb);
+    if (laid) {
+        cr_assert(plain, "road %u: its bands read laid out, not the plain way", r);
+        cr_assert(na == nb && ta == tb && sa == sb && far == 0, "road %u: %u pieces, turn %d, span %u; plain %u, %d, %u, far %u",
+                  r, na, ta, sa, nb, tb, sb, far);
+        cr_assert(na > 0 && !memcmp(pa, pb, na * sizeof *pa), "road %u: the pieces differ", r);
+        uint32_t nout = pa[na - 1].first + pa[na - 1].hi - pa[na - 1].lo + 2;
+        cr_assert(!memcmp(oa, ob, nout * sizeof *oa), "road %u: the outer vertices differ", r);
+    }
+    laid_read += laid, plain_only += !laid && plain, neither += !laid && !plain;
+    free(pa), free(pb), free(oa), free(ob);
+}
+
 /* The walk, then the summed way on the same triangles: the same. */
 static int walk_compare(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap, bool *sure) {
+    bands_compare(O, r, rg, n);
     int rc = pm__road_walk(O, r, rg, n, cap, sure);
     if (rc < 0 || !*sure) return rc;
     cr_assert_eq(rc, 1, "road %u: the walk decides only what it shows", r);
@@ -289,7 +319,10 @@ Test(network_overlap_walk, defects_against_the_sum, .timeout = 300) {
     defect_rate = 0;
     cr_log_info("defects: %zu roads, %zu still shown by their walk, %zu left to the sum", defects, defects_decided,
                 defects_refused);
+    cr_log_info("bands: %zu read laid out, %zu only the plain way, %zu by neither", laid_read, plain_only, neither);
 #ifdef __SSE2__
+    cr_assert_geq(laid_read, 10000, "only %zu roads' bands read laid out", laid_read);
+    cr_assert_geq(neither, 1000, "only %zu roads' bands refused both ways", neither);
     cr_assert_geq(defects_decided, 50, "only %zu roads with a defect decided", defects_decided);
     cr_assert_geq(defects_refused, 1000, "only %zu roads with a defect refused", defects_refused);
 #endif
