@@ -126,23 +126,31 @@ static void turned_grid(net *n, pm_rng *r) {
     finish(n);
 }
 
-Test(network_overlap_probe, scan_against_all_pairs_and_the_plain_way, .timeout = 300) {
+/* runs random networks, every period-th crowded (pm_test_overlap_oracle.h),
+ * the rest turned grids, each built with *off false, then true, and
+ * compared; how many were built (not refused for crossing edges first). */
+static int both_ways(uint64_t seed, int runs, int period, bool *off) {
     pm_rng r;
-    pm_rng_seed(&r, 20261202);
+    pm_rng_seed(&r, seed);
     int built = 0;
-    for (int it = 0; it < 1200; it++) {
+    for (int it = 0; it < runs; it++) {
         net n;
-        if (it % 2) turned_grid(&n, &r);
-        else crowded_net(&n, &r, (it / 2) % 5, false);
+        if (it % period) turned_grid(&n, &r);
+        else crowded_net(&n, &r, (it / period) % 5, false);
         if (n.nedges == 0) continue;
         pm_arena *a = pm_arena_create(1 << 16);
         uint32_t pairs[4][2];
         bool crossing = pm_network_crossings(a, &n.p, pairs, 4) != 0;   /* (refused before the check) */
         pm_arena_destroy(a);
         if (crossing) continue;
-        same_with_and_without(&n, it, &probe_off);   /* the scan on, then off */
+        same_with_and_without(&n, it, off);
         built++;
     }
+    return built;
+}
+
+Test(network_overlap_probe, scan_against_all_pairs_and_the_plain_way, .timeout = 300) {
+    int built = both_ways(20261202, 1200, 2, &probe_off);   /* the scan on, then off */
     cr_log_info("pairs passed by the scan: %zu; left to the plain way: %zu (%zu overlapping); %d networks",
                 passed, fell_back, overlapping, built);
     cr_assert_geq(passed, 2000, "only %zu pairs passed by the scan", passed);
@@ -161,22 +169,7 @@ Test(network_overlap_probe, brute_force_oracle_with_the_scan, .timeout = 300) {
  * by the hook, and every network the same (scene, problems, their
  * order) with the line as without it. */
 Test(network_overlap_probe, mouth_line_against_all_pairs_and_without_it, .timeout = 300) {
-    pm_rng r;
-    pm_rng_seed(&r, 20261203);
-    int built = 0;
-    for (int it = 0; it < 600; it++) {
-        net n;
-        if (it % 3) turned_grid(&n, &r);
-        else crowded_net(&n, &r, (it / 3) % 5, false);
-        if (n.nedges == 0) continue;
-        pm_arena *a = pm_arena_create(1 << 16);
-        uint32_t pairs[4][2];
-        bool crossing = pm_network_crossings(a, &n.p, pairs, 4) != 0;
-        pm_arena_destroy(a);
-        if (crossing) continue;
-        same_with_and_without(&n, it, &mouth_off);   /* the line on, then off */
-        built++;
-    }
+    int built = both_ways(20261203, 600, 3, &mouth_off);   /* the line on, then off */
     cr_log_info("mouth's line: %zu of %zu pairs left out (%zu touching); %d networks", mouth_apart, mouth_tested,
                 mouth_touching, built);
     cr_assert_geq(mouth_apart, 5000, "only %zu pairs left out by the mouth's line", mouth_apart);
