@@ -91,6 +91,35 @@ bool pm_ptri_overlap(const pm_ptri *a, const pm_ptri *b) {
     return !pm__separates(&da, &db) && !pm__separates(&db, &da);
 }
 
+/* The side of v: the exact sign when v is one of L's points (a mouth's
+ * corners and centre: many triangles have one) or the floating-point
+ * estimate is sure of it (pm_orient2d_fast's first stage and bound), else
+ * NAN: too close to the line to tell without the exact stage, which
+ * costs more than the pair tests it would save. */
+static double pm__side_of(const pm_pline *L, const double v[2]) {
+    const double *p = L->p, *q = L->q;
+    if ((v[0] == p[0] && v[1] == p[1]) || (v[0] == q[0] && v[1] == q[1])) return 0;
+    if (v[0] == L->k[0] && v[1] == L->k[1]) return L->ko;
+    double left = (p[0] - v[0]) * (q[1] - v[1]), right = (p[1] - v[1]) * (q[0] - v[0]);
+    double det = left - right, bound = 3.3306690738754716e-16 * (fabs(left) + fabs(right));
+    return det > bound || -det > bound || bound == 0.0 ? det : NAN;
+}
+
+void pm_pline_init(pm_pline *L, const double p[2], const double q[2], const double k[2]) {
+    *L = (pm_pline){{p[0], p[1]}, {q[0], q[1]}, {k[0], k[1]}, pm__o(p, q, k)};
+}
+
+/* (Comparisons: -0 counts as 0, on the line; NAN fails both. A triangle
+ * of plan area cannot lie on the line, so never both sides.) */
+unsigned pm_ptri_side(const pm_ptri *t, const pm_pline *L) {
+    pm__dtri d = pm__wide(t);
+    double o0 = pm__side_of(L, d.v[0]), o1 = pm__side_of(L, d.v[1]), o2 = pm__side_of(L, d.v[2]);
+    unsigned s = 0;
+    if (o0 >= 0 && o1 >= 0 && o2 >= 0) s |= PM_PTRI_LEFT;
+    if (o0 <= 0 && o1 <= 0 && o2 <= 0) s |= PM_PTRI_RIGHT;
+    return s == (PM_PTRI_LEFT | PM_PTRI_RIGHT) ? 0 : s;
+}
+
 static bool pm__inside(const pm__dtri *t, const double *p) {
     return pm__o(t->v[0], t->v[1], p) > 0 && pm__o(t->v[1], t->v[2], p) > 0 &&
            pm__o(t->v[2], t->v[0], p) > 0;

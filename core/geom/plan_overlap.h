@@ -90,6 +90,26 @@ int pm_pset_sweep(const pm_pset *S, pm_pset_skip_fn skip, pm_pset_hit_fn hit, vo
 /* Whether the interiors of a and b meet (exact). */
 bool pm_ptri_overlap(const pm_ptri *a, const pm_ptri *b);
 
+/* A line through p and q (two distinct points), with one more point k
+ * whose side is known exactly (ko: pm_orient2d(p, q, k)), e.g. a mouth's
+ * corners and the centre between them. */
+typedef struct pm_pline { double p[2], q[2], k[2], ko; } pm_pline;
+void pm_pline_init(pm_pline *L, const double p[2], const double q[2], const double k[2]);
+
+/* Which closed half-plane of L t lies in, exactly: PM_PTRI_LEFT when no
+ * corner is right of p -> q (pm_orient2d < 0), PM_PTRI_RIGHT when none is
+ * left of it, 0 when it straddles the line or a corner (not p, q or k)
+ * is too close to it for the floating-point estimate (never a wrong
+ * side; the exact stage is left out: it costs more than the pair tests
+ * it would save). Two triangles in opposite closed half-planes
+ * (pm_ptri_apart) have disjoint interiors, so pm_ptri_overlap says no for
+ * them: a pair test can be left out by these alone. */
+enum { PM_PTRI_LEFT = 1, PM_PTRI_RIGHT = 2 };
+unsigned pm_ptri_side(const pm_ptri *t, const pm_pline *L);
+static inline bool pm_ptri_apart(unsigned a, unsigned b) {
+    return ((a & PM_PTRI_LEFT) && (b & PM_PTRI_RIGHT)) || ((a & PM_PTRI_RIGHT) && (b & PM_PTRI_LEFT));
+}
+
 /* A point inside both overlapping triangles (plan), to name where. */
 void pm_ptri_witness(const pm_ptri *a, const pm_ptri *b, double out[2]);
 

@@ -1562,6 +1562,32 @@ static uint32_t pm__road_probe(pm__ov *O, const pm__clu *C, const float lo[2], c
     return k;
 }
 
+/* The line of the mouth (through its left and right corners, with its
+ * centre as the known point) where road r starts or ends at junction
+ * cluster J (listed); false when they do not meet at one. Any line would
+ * do for the pairs it leaves out (pm__cross_probe): the mouth's is the
+ * one most of a junction's and its road's triangles lie on either side of. */
+static bool pm__mouth_line(const pm__ov *O, const pm__clu *J, uint32_t r, pm_pline *L) {
+    uint32_t ref = O->ref[J->first], t = ref & ~PM__SW;
+    uint32_t part = pm__part(O->own[(ref & PM__SW ? O->na : 0) + t]);
+    if (part < O->E || part >= O->E + O->V) return false;
+    int64_t node = part - O->E;
+    const pm__road *R = &O->N->roads.data[r];
+    const uint32_t *sv = R->arm0 >= 0 && R->start == node ? R->seam0 : R->arm1 >= 0 && R->end == node ? R->seam1 : NULL;
+    const pm_prim *A = &O->sc->prims[0];
+    if (!sv || sv[0] >= A->vcount || sv[1] >= A->vcount || sv[2] >= A->vcount) return false;
+    const float *a = A->positions + 3 * (size_t)sv[0], *b = A->positions + 3 * (size_t)sv[2],
+                *c = A->positions + 3 * (size_t)sv[1];
+    double p[2] = {a[0], a[2]}, q[2] = {b[0], b[2]}, k[2] = {c[0], c[2]};
+    if (p[0] == q[0] && p[1] == q[1]) return false;
+    pm_pline_init(L, p, q, k);
+    return true;
+}
+
+#ifndef PM__MOUTH_ON           /* (tests/core/test_network_overlap_mouth.c turns it off now and then) */
+#define PM__MOUTH_ON 1
+#endif
+
 /* pm__cross's answer without listing a road shown disjoint (most pairs
  * of clusters are a junction and its own road, meeting only where they
  * join): its triangles in the box where the two meet found by a scan
@@ -1602,10 +1628,30 @@ static int pm__cross_probe(pm__ov *O, pm__clu *P, pm__clu *Q) {
         if (n[w] == 0) return 1;
     }
     if ((uint64_t)n[0] * n[1] > PM__PAIRWISE) return 0;
+    /* A junction and its own road: a pair on opposite sides of the
+     * mouth's line (each triangle in its closed half-plane, found once)
+     * has disjoint interiors, and pm_ptri_overlap would say so. */
+    pm_pline L;
+    int jw = P->road == UINT32_MAX ? 0 : Q->road == UINT32_MAX ? 1 : -1;
+    uint8_t *cls[2] = {NULL, NULL};
+    if (PM__MOUTH_ON && jw >= 0 && pm__mouth_line(O, side[jw], side[1 - jw]->road, &L))
+        for (int w = 0; w < 2; w++)
+            if (!(cls[w] = pm_arena_calloc(O->w, (size_t)n[w] + 1, 1))) return PM_ERR_NOMEM;
     for (uint32_t i = 0; i < n[0]; i++)
-        for (uint32_t j = 0; j < n[1]; j++)
-            if (pm__meets(box[0][i].lo, box[0][i].hi, box[1][j].lo, box[1][j].hi) && pm_ptri_overlap(&t[0][i], &t[1][j]))
-                return 0;
+        for (uint32_t j = 0; j < n[1]; j++) {
+            if (!pm__meets(box[0][i].lo, box[0][i].hi, box[1][j].lo, box[1][j].hi)) continue;
+            if (cls[0]) {
+                /* (4: found, none of the sides: it straddles the line.) */
+                if (!cls[0][i]) cls[0][i] = (uint8_t)(4 | pm_ptri_side(&t[0][i], &L));
+                if (!cls[1][j]) cls[1][j] = (uint8_t)(4 | pm_ptri_side(&t[1][j], &L));
+                bool apart = pm_ptri_apart(cls[0][i], cls[1][j]);
+#ifdef PM__MOUTH_HOOK          /* (tests/core/test_network_overlap_mouth.c: checks each) */
+                PM__MOUTH_HOOK(&t[0][i], &t[1][j], apart);
+#endif
+                if (apart) continue;
+            }
+            if (pm_ptri_overlap(&t[0][i], &t[1][j])) return 0;
+        }
     return 1;
 }
 
