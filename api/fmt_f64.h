@@ -41,7 +41,8 @@ static inline uint64_t pm_api__fmt_swar8(uint32_t v) {
     return t | (x - t * 10) << 8;
 }
 
-/* "e+XX" / "e-XXX" as "%g" writes decimal exponent x; returns the count. */
+/* The exponent part "%g" writes for decimal exponent x ("e+05", "e-123":
+ * a sign and at least two digits); returns its length. */
 static inline int pm_api__put_exp10(char *o, int x) {
     int n = 0;
     o[n++] = 'e';

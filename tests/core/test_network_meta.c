@@ -11,35 +11,12 @@
 #include <string.h>
 
 #include "network/network_internal.h"
+#include "pm_test_scene.h"
 #include "scene/meta.h"
 
 static uint64_t next(uint64_t *s) {
     *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
     return *s;
-}
-
-/* Whether a and b are the same JSON value (keys, order, kinds, values,
- * the bits of numbers). */
-static bool same(const pm_meta *a, const pm_meta *b) {
-    if (a->kind != b->kind) return false;
-    switch (a->kind) {
-    case PM_META_NULL: return true;
-    case PM_META_BOOL: return a->u.b == b->u.b;
-    case PM_META_INT: return a->u.i == b->u.i;
-    case PM_META_NUM: return memcmp(&a->u.n, &b->u.n, sizeof a->u.n) == 0;
-    case PM_META_STR: return strcmp(a->u.s, b->u.s) == 0;
-    case PM_META_ARR:
-    case PM_META_OBJ: {
-        if (a->u.kids.count != b->u.kids.count) return false;
-        const pm_meta *x = a->u.kids.first, *y = b->u.kids.first;
-        for (; x && y; x = x->next, y = y->next) {
-            if (a->kind == PM_META_OBJ && (x->key_len != y->key_len || strcmp(x->key, y->key) != 0)) return false;
-            if (!same(x, y)) return false;
-        }
-        return !x && !y;
-    }
-    default: return false;
-    }
 }
 
 static const char *const kinds[] = {"fillet", "straight", "ring", "links", "other"};
@@ -91,14 +68,14 @@ Test(network_meta, corners_table_is_the_junctions_tree_or_the_tree_itself) {
         cr_assert_not_null(t2);
         if (bad || n == 0) {
             cr_assert_eq(t2, corners, "case %d: a corner off the shape (%d) or none must keep the tree", t, bad);
-            cr_assert(same(corners, before));
+            cr_assert(pm_test_meta_same(a, corners, before));
             kept++;
         } else {
             cr_assert_eq(t2->kind, PM_META_TABLE, "case %d: %zu plain corners must make a table", t, n);
             cr_assert_eq(t2->u.table.n, n);
             made++;
         }
-        cr_assert(same(pm_meta_copy(a, t2), before), "case %d: the table's copy differs from the tree", t);
+        cr_assert(pm_test_meta_same(a, pm_meta_copy(a, t2), before), "case %d: the table's copy differs from the tree", t);
         pm_arena_destroy(a);
     }
     cr_assert(made > 1000 && kept > 1000, "made %d, kept %d", made, kept);
