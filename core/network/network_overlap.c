@@ -1584,7 +1584,7 @@ static bool pm__mouth_line(const pm__ov *O, const pm__clu *J, uint32_t r, pm_pli
     return true;
 }
 
-#ifndef PM__MOUTH_ON           /* (tests/core/test_network_overlap_mouth.c turns it off now and then) */
+#ifndef PM__MOUTH_ON           /* (tests/core/test_network_overlap_probe.c turns it off now and then) */
 #define PM__MOUTH_ON 1
 #endif
 
@@ -1645,7 +1645,7 @@ static int pm__cross_probe(pm__ov *O, pm__clu *P, pm__clu *Q) {
                 if (!cls[0][i]) cls[0][i] = (uint8_t)(4 | pm_ptri_side(&t[0][i], &L));
                 if (!cls[1][j]) cls[1][j] = (uint8_t)(4 | pm_ptri_side(&t[1][j], &L));
                 bool apart = pm_ptri_apart(cls[0][i], cls[1][j]);
-#ifdef PM__MOUTH_HOOK          /* (tests/core/test_network_overlap_mouth.c: checks each) */
+#ifdef PM__MOUTH_HOOK          /* (tests/core/test_network_overlap_probe.c: checks each) */
                 PM__MOUTH_HOOK(&t[0][i], &t[1][j], apart);
 #endif
                 if (apart) continue;
