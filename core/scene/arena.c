@@ -407,6 +407,35 @@ void pm_arena_free(pm_arena *a, void *p, size_t size) {
     pm__region_put(a, p, pm__align_up(size ? size : 1));
 }
 
+/* Takes the free region at p of n bytes out of its bin; false when there
+ * is none (some of its space was taken since, or it was never one). */
+static bool pm__region_unput(pm_arena *a, const void *p, size_t n) {
+    int k = pm__bin(n);
+    for (pm__region **at = &a->bins[k]; *at; at = &(*at)->next) {
+        if ((const void *)*at != p || (*at)->size != n) continue;
+        *at = (*at)->next;
+        if (!a->bins[k]) a->binmask &= ~((uint64_t)1 << k);
+        return true;
+    }
+    return false;
+}
+
+size_t pm_arena_trim(pm_arena *a) {
+    size_t given = 0;
+    for (pm__chunk *c = a->big, *next; c; c = next) {
+        next = c->next;
+        if (!c->dead || !pm__region_unput(a, pm__chunk_payload(c), c->size)) continue;
+        if (c->prev) c->prev->next = c->next;
+        else a->big = c->next;
+        if (c->next) c->next->prev = c->prev;
+        size_t total = pm__chunk_header() + c->size;
+        a->reserved -= total;
+        given += total;
+        pm__block_free(a, c, total);
+    }
+    return given;
+}
+
 char *pm_arena_strdup(pm_arena *a, const char *s) {
     size_t n = strlen(s) + 1;
     char *d = pm_arena_alloc(a, n);

@@ -92,6 +92,15 @@ char *pm_arena_strdup(pm_arena *a, const char *s);
  * allocation gives back the old one. */
 void pm_arena_free(pm_arena *a, void *p, size_t size);
 
+/* Gives back to the allocator (with malloc, to free) every big allocation
+ * given back earlier that the arena kept as a free region (an allocator
+ * with grow, or malloc: pm_arena_free) and that no later allocation has
+ * taken any of: for when the arena will take little more but other memory
+ * is about to be (a scene's encoder after its generator), which then
+ * reuses those pages. pm_arena_reserved drops by them; the arena works on
+ * as before. Returns the bytes given back. */
+size_t pm_arena_trim(pm_arena *a);
+
 /* Bytes taken from the system so far (blocks, not just what was used). */
 size_t pm_arena_reserved(const pm_arena *a);
 

@@ -467,3 +467,108 @@ Test(arena, a_higher_limit_never_refuses_what_a_lower_one_grants) {
     }
     cr_assert_gt(lowest, (size_t)20 << 20, "the walk starts below the job's need");
 }
+
+/* The counting allocator standing in for malloc (grow set), as the page
+ * pool's does: big allocations given back stay with the arena. */
+static void *counted_grow(void *ctx, void *p, size_t old_size, size_t new_size) {
+    counted *c = ctx;
+    c->calls++;
+    if (c->held - old_size + new_size > c->limit) return NULL;
+    void *q = realloc(p, new_size);
+    if (q) c->held = c->held - old_size + new_size;
+    return q;
+}
+
+static pm_arena *stand_in_arena(counted *c, pm_arena_allocator *al) {
+    *al = (pm_arena_allocator){counted_alloc, counted_free, c, counted_grow};
+    return pm_arena_create_with(0, al);
+}
+
+/* A freed big allocation nothing took since goes back to the allocator on
+ * trim; one still held, and the small ones, stay. */
+Test(arena, trim_gives_back_freed_big_allocations) {
+    counted c = {.limit = (size_t)1 << 30};
+    pm_arena_allocator al;
+    pm_arena *a = stand_in_arena(&c, &al);
+    unsigned char *small = pm_arena_alloc(a, 1000);
+    unsigned char *big = pm_arena_alloc(a, (size_t)4 << 20);
+    unsigned char *kept = pm_arena_alloc(a, (size_t)2 << 20);
+    cr_assert(small && big && kept);
+    memset(small, 1, 1000);
+    memset(big, 2, (size_t)4 << 20);
+    memset(kept, 3, (size_t)2 << 20);
+    cr_assert_eq(pm_arena_trim(a), 0, "nothing freed yet");
+    pm_arena_free(a, big, (size_t)4 << 20);
+    size_t held = c.held;
+    cr_assert_eq(held, pm_arena_reserved(a), "freed, it stays with the arena");
+    size_t given = pm_arena_trim(a);
+    cr_assert_geq(given, (size_t)4 << 20);
+    cr_assert_lt(given, ((size_t)4 << 20) + 4096);
+    cr_assert_eq(c.held, held - given);
+    cr_assert_eq(pm_arena_reserved(a), c.held);
+    cr_assert_eq(pm_arena_trim(a), 0, "given back once");
+    for (size_t i = 0; i < 1000; i++) cr_assert_eq(small[i], 1);
+    for (size_t i = 0; i < ((size_t)2 << 20); i += 4093) cr_assert_eq(kept[i], 3);
+    /* Its space is no longer the arena's: small allocations take new
+     * blocks from the allocator instead. */
+    size_t calls = c.calls;
+    for (int i = 0; i < 3000; i++) {
+        unsigned char *p = pm_arena_alloc(a, 1000);
+        cr_assert_not_null(p);
+        memset(p, 4, 1000);
+    }
+    cr_assert_gt(c.calls, calls);
+    cr_assert_eq(pm_arena_reserved(a), c.held);
+    pm_arena_destroy(a);
+    cr_assert_eq(c.held, 0, "every block went back once: %zu held", c.held);
+}
+
+/* A freed big allocation that later allocations took part of stays: its
+ * space holds them. */
+Test(arena, trim_keeps_freed_big_allocations_in_use) {
+    counted c = {.limit = (size_t)1 << 30};
+    pm_arena_allocator al;
+    pm_arena *a = stand_in_arena(&c, &al);
+    unsigned char *big = pm_arena_alloc(a, (size_t)4 << 20);
+    cr_assert_not_null(pm_arena_alloc(a, 16));
+    cr_assert_not_null(big);
+    pm_arena_free(a, big, (size_t)4 << 20);
+    unsigned char *p[100];
+    for (int i = 0; i < 100; i++) {
+        p[i] = pm_arena_alloc(a, 8000);
+        cr_assert_not_null(p[i]);
+        cr_assert(inside(p[i], big, (size_t)4 << 20), "allocation %d outside the freed chunk", i);
+        memset(p[i], i, 8000);
+    }
+    size_t held = c.held;
+    cr_assert_eq(pm_arena_trim(a), 0);
+    cr_assert_eq(c.held, held);
+    for (int i = 0; i < 100; i++)
+        for (size_t k = 0; k < 8000; k += 97) cr_assert_eq(p[i][k], (unsigned char)i);
+    pm_arena_destroy(a);
+    cr_assert_eq(c.held, 0);
+}
+
+/* On malloc the same, and the arena works on: a reset, more big ones. */
+Test(arena, trim_on_malloc) {
+    pm_arena *a = pm_arena_create(0);
+    void *big[3];
+    for (int i = 0; i < 3; i++) {
+        big[i] = pm_arena_alloc(a, ((size_t)1 + (size_t)i) << 20);
+        cr_assert_not_null(big[i]);
+        memset(big[i], i, ((size_t)1 + (size_t)i) << 20);
+    }
+    size_t before = pm_arena_reserved(a);
+    pm_arena_free(a, big[0], (size_t)1 << 20);
+    pm_arena_free(a, big[2], (size_t)3 << 20);
+    size_t given = pm_arena_trim(a);
+    cr_assert_geq(given, (size_t)4 << 20);
+    cr_assert_eq(pm_arena_reserved(a), before - given);
+    unsigned char *again = pm_arena_alloc(a, (size_t)3 << 20);
+    cr_assert_not_null(again);
+    memset(again, 7, (size_t)3 << 20);
+    cr_assert_eq(((unsigned char *)big[1])[12345], 1);
+    pm_arena_reset(a);
+    cr_assert_not_null(pm_arena_alloc(a, (size_t)2 << 20));
+    pm_arena_destroy(a);
+}
