@@ -59,6 +59,14 @@ bool pm_api__w_grow(pm_api__w *w, size_t n) {
         }
         cap *= 2;
     }
+    /* Room where the buffer lies comes first: free space after it is
+     * used before a block twice the size is taken elsewhere (a network's
+     * 4 MB of metadata text in the space its generator gave back, not in
+     * fresh pages). */
+    if (w->al && w->al->room) {
+        size_t room = w->al->room(w->al->ctx, w->data, w->cap);
+        if (room - w->len >= n && room < cap) cap = room;
+    }
     char *d = pm_api__mem_realloc(w->al, w->data, w->cap, cap);
     if (!d && w->al) {
         /* Doubling was refused: what is needed and 1/16 more. */

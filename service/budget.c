@@ -246,7 +246,7 @@ void pm_svc_meter_init(pm_svc_meter *m, pm_svc_budget *b, size_t limit) {
         m->capped = 1;
     }
     m->arena = (pm_arena_allocator){pm_svc__arena_alloc, pm_svc__any_free, m, NULL};
-    m->enc = (pm_api_alloc){pm_svc__enc_realloc, pm_svc__any_free, m};
+    m->enc = (pm_api_alloc){pm_svc__enc_realloc, pm_svc__any_free, m, NULL};
 }
 
 static uint64_t pm_svc__now_ms(void) {

@@ -76,7 +76,7 @@ static void cli_free(void *ctx, void *p, size_t size) {
     free(p);
 }
 
-static const pm_api_alloc cli_alloc = {cli_realloc, cli_free, NULL};
+static const pm_api_alloc cli_alloc = {cli_realloc, cli_free, NULL, NULL};
 
 /* The whole of in (up to limit bytes, else *too_big) in a block of al's of
  * *cap bytes, or NULL. */

@@ -45,6 +45,9 @@ void *pm_svc_pages_alloc(pm_svc_pages *pg, size_t n);
  * its first min(old_size, n) bytes. NULL when there is no room: p is then
  * untouched and still held. */
 void *pm_svc_pages_realloc(pm_svc_pages *pg, void *p, size_t old_size, size_t n);
+/* How far p, a block of size bytes, can grow in place: its own space and
+ * the free space right after it (at the top: up to the mapping's end). */
+size_t pm_svc_pages_room(const pm_svc_pages *pg, const void *p, size_t size);
 /* Gives back p, a block of size bytes (as allocated or last resized);
  * NULL: nothing. Its space is used again by later allocations. */
 void pm_svc_pages_free(pm_svc_pages *pg, void *p, size_t size);
@@ -75,8 +78,9 @@ size_t pm_svc_pages_trim(pm_svc_pages *pg, size_t keep);
  * the pool is full, so a job that fits in memory never fails for the
  * pool's sake. The arena's has pm_svc_pages_arena_realloc as its grow, so
  * it stands in for malloc: the arena's block sizes, accounting and limit
- * are those of an arena on malloc. pg must outlive every arena and buffer
- * using them. */
+ * are those of an arena on malloc. The encoder's has pm_svc_pages_room as
+ * its room: a growing output takes the free space after it first. pg must
+ * outlive every arena and buffer using them. */
 pm_arena_allocator pm_svc_pages_arena(pm_svc_pages *pg);
 void *pm_svc_pages_arena_realloc(void *ctx, void *p, size_t old_size, size_t n);
 pm_api_alloc pm_svc_pages_output(pm_svc_pages *pg);

@@ -52,7 +52,7 @@ Test(encode_alloc, same_bytes_every_byte_counted_and_refusal_stops_early) {
         pm_api_output o = pm_api_output_default((pm_api_format)f);
         cr_assert_eq(pm_api_encode(s, &gen, key, (pm_api_format)f, &plain), 0);
         meter m = {0};
-        pm_api_alloc al = {m_realloc, m_free, &m};
+        pm_api_alloc al = {m_realloc, m_free, &m, NULL};
         cr_assert_eq(pm_api_encode_with(s, &gen, key, &o, &al, &out), 0);
         cr_assert_eq(out.len, plain.len);
         cr_assert(memcmp(out.data, plain.data, out.len) == 0, "format %d: other bytes", f);

@@ -105,7 +105,7 @@ static void never_free(void *ctx, void *p, size_t size) { (void)ctx, (void)p, (v
 Test(encode_stream, nothing_is_written_when_the_encoding_fails) {
     pm_arena *a = pm_arena_create(0);
     pm_scene *s = scene(a);
-    const pm_api_alloc none = {refuse, never_free, NULL};
+    const pm_api_alloc none = {refuse, never_free, NULL, NULL};
     for (int f = 0; f < 3; f++) {
         pm_api_output o = pm_api_output_default((pm_api_format)f);
         collect c = {0};

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../api/encode_writer.h"
 #include "pages.h"
 #include "scene/rng.h"
 
@@ -155,6 +156,99 @@ Test(pages, random_sequences_match_a_shadow_model) {
                            (unsigned long long)seed);
         pm_svc_pages_destroy(pg);
         (void)refused;
+    }
+}
+
+/* pm_svc_pages_room is exactly how far a block grows in place: to it the
+ * block stays, one grain more and it moves (or is refused), among random
+ * blocks and free space. */
+Test(pages, room_is_how_far_a_block_grows_in_place) {
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        pm_rng g;
+        pm_rng_seed(&g, seed);
+        size_t cap = 4 * MIB;
+        pm_svc_pages *pg = pm_svc_pages_create(cap);
+        cr_assert_not_null(pg);
+        live l[64];
+        size_t nl = 0, checked = 0;
+        for (int step = 0; step < 2000; step++) {
+            uint32_t op = (uint32_t)pm_rng_u64(&g) % 8;
+            size_t n = (size_t)(uint32_t)pm_rng_u64(&g) % (1u << ((uint32_t)pm_rng_u64(&g) % 17));
+            if (op < 4 && nl < 64) {
+                unsigned char *p = pm_svc_pages_alloc(pg, n);
+                if (!p) continue;
+                l[nl] = (live){p, n, (unsigned char)(step | 1)};
+                memset(p, l[nl].fill, n);
+                nl++;
+            } else if (op < 7 && nl) {
+                size_t i = (uint32_t)pm_rng_u64(&g) % nl;
+                pm_svc_pages_free(pg, l[i].p, l[i].n);
+                l[i] = l[--nl];
+            } else if (nl) {
+                size_t i = (uint32_t)pm_rng_u64(&g) % nl;
+                unsigned char *p = l[i].p;
+                size_t r = pm_svc_pages_room(pg, p, l[i].n);
+                cr_assert_geq(r, pm_svc_pages_block(l[i].n));
+                cr_assert_leq(r, cap);
+                if (r - l[i].n > MIB) continue;   /* the top: grown there below */
+                cr_assert_eq(pm_svc_pages_realloc(pg, p, l[i].n, r), p, "seed %llu step %d: in place",
+                             (unsigned long long)seed, step);
+                memset(p + l[i].n, l[i].fill, r - l[i].n);
+                l[i].n = r;
+                unsigned char *q = pm_svc_pages_realloc(pg, p, r, r + 1);
+                cr_assert_neq(q, p, "seed %llu step %d: one byte more stays in place",
+                              (unsigned long long)seed, step);
+                if (q) l[i].p = q, l[i].n = r + 1, q[r] = l[i].fill;
+                checked++;
+            }
+            if (step % 16 == 0) check(l, nl);
+        }
+        check(l, nl);
+        cr_assert_gt(checked, 50);
+        pm_svc_pages_destroy(pg);
+    }
+}
+
+/* A growing output (the encoder's writer) takes the free space after it
+ * before it moves: a buffer that doubles would leave a 3 MiB gap for a
+ * 4 MiB block at the top. */
+Test(pages, the_output_grows_into_free_space_before_it_moves) {
+    for (int with_room = 0; with_room < 2; with_room++) {
+        pm_svc_pages *pg = pm_svc_pages_create(32 * MIB);
+        cr_assert_not_null(pg);
+        unsigned char *gap = pm_svc_pages_alloc(pg, 3 * MIB), *above = pm_svc_pages_alloc(pg, 100);
+        cr_assert(gap && above);
+        pm_svc_pages_free(pg, gap, 3 * MIB);
+        size_t high = pm_svc_pages_used(pg);
+        pm_api_alloc al = pm_svc_pages_output(pg);
+        if (!with_room) al.room = NULL;
+        pm_api__w w;
+        pm_api__w_init_al(&w, 256, &al);
+        cr_assert_eq((unsigned char *)w.data, gap, "the lowest free space first");
+        char line[64];
+        size_t n = 0;
+        while (n < (size_t)5 * MIB / 2) {
+            int k = snprintf(line, sizeof line, "%zu,", n);
+            pm_api__w_raw(&w, line, (size_t)k);
+            n += (size_t)k;
+        }
+        cr_assert_not(w.oom);
+        cr_assert_eq(w.len, n);
+        if (with_room) {
+            cr_assert_eq((unsigned char *)w.data, gap, "grown in place");
+            cr_assert_eq(pm_svc_pages_used(pg), high, "no fresh space");
+            cr_assert_leq(w.cap, 3 * MIB);
+        } else {
+            cr_assert_gt(pm_svc_pages_used(pg), high + 3 * MIB, "doubled past the gap");
+        }
+        /* The text whole either way: each number is the offset it stands at. */
+        for (size_t at = 0; at < n;) {
+            int k = snprintf(line, sizeof line, "%zu,", at);
+            cr_assert(memcmp(w.data + at, line, (size_t)k) == 0, "at %zu", at);
+            at += (size_t)k;
+        }
+        pm_api__w_free(&w);
+        pm_svc_pages_destroy(pg);
     }
 }
 

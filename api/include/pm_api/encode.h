@@ -88,11 +88,16 @@ int pm_api_encode_output(const pm_scene *s, const pm_api_generator *gen, const c
  * that accounts memory supplies its own; realloc may refuse (NULL, the
  * old block untouched), which ends the encoding early as out of memory,
  * so an output past the caller's limit is never built. realloc with p NULL
- * is a new block (old_size 0); sizes are the blocks' exact sizes. */
+ * is a new block (old_size 0); sizes are the blocks' exact sizes. room,
+ * when set, tells how far block p of size bytes can grow without moving (at
+ * least size; 0: not known): a growing output then takes that room before
+ * it asks for a block elsewhere (a page pool's free space reused, not
+ * fresh pages at its top). */
 typedef struct pm_api_alloc {
     void *(*realloc)(void *ctx, void *p, size_t old_size, size_t new_size);
     void (*free)(void *ctx, void *p, size_t size);
     void *ctx;
+    size_t (*room)(void *ctx, const void *p, size_t size);
 } pm_api_alloc;
 
 /* pm_api_encode_output with its big buffers from *al (NULL: malloc). On
