@@ -65,7 +65,7 @@ bool pm_api__w_grow(pm_api__w *w, size_t n) {
      * fresh pages). */
     if (w->al && w->al->room) {
         size_t room = w->al->room(w->al->ctx, w->data, w->cap);
-        if (room - w->len >= n && room < cap) cap = room;
+        if (room > w->cap && room - w->len >= n && room < cap) cap = room;   /* 0: not known */
     }
     char *d = pm_api__mem_realloc(w->al, w->data, w->cap, cap);
     if (!d && w->al) {
