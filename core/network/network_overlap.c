@@ -92,7 +92,7 @@ typedef struct pm__ov {
     pm_pbox **chunk;           /* per road: its chunks' bounds, once probed (pm__road_probe) */
     uint32_t *jclu;            /* per node: its junction's cluster, UINT32_MAX: none */
     uint8_t *rside;            /* per road: the side of each end's bent line it lies on (pm__road_sides) */
-    const float *lxz;          /* the summed way's last loop shown (lm points, in O->w) */
+    const float *lxz;          /* the summed way's asphalt loop shown (lm points, in O->w), else NULL */
     uint32_t lm;
     pm_pset set;               /* the whole set and its grid: built only to name
                                 * a road sidewalk's edge (pm__sidewalk_edge) */
@@ -998,7 +998,7 @@ static int pm__kept_loop(pm__ov *O, const pm__prec *rec, uint32_t nrec, const fl
     if (k != m || v != first) return 0;
     int rc = pm_loop_convex(xz, m);
     if (rc == 0) rc = pm_loop_simple(O->w, xz, m);
-    if (rc == 1) memcpy(lo, blo, sizeof blo), memcpy(hi, bhi, sizeof bhi), O->lxz = xz, O->lm = m;
+    if (rc == 1) memcpy(lo, blo, sizeof blo), memcpy(hi, bhi, sizeof bhi);
     return rc;
 }
 
@@ -1264,7 +1264,10 @@ static bool pm__end_bent(const pm__ov *O, const uint32_t *sv, pm_pbent *M, bool 
  * will see), the side of that mouth's bent line the whole road lies on
  * (pm_pbent_loop_side), kept in O->rside[r]: bit 2 e shown, bit 2 e + 1
  * the side +1. Only where the boxes meet: along the axes none do, and
- * nothing is spent. */
+ * nothing is spent. Not for a road with a sidewalk: its band's outer
+ * point at the mouth (the junction slab's, on the mouth's line but for
+ * rounding) is on its outline, and no side is shown (a seam of five
+ * points, not three, would be needed). */
 static void pm__road_sides(pm__ov *O, uint32_t r, const float *xz, uint32_t m, const float lo[2], const float hi[2]) {
     const pm__road *R = &O->N->roads.data[r];
     pm_pbent M[2];
@@ -1395,7 +1398,7 @@ static int pm__road_strip(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, 
     }
     *sure = true;
     if (rc != 1) return rc;
-    pm__road_sides(O, r, xz, m, lo, hi);
+    pm__road_sides(O, r, xz, m, lo, hi);   /* (asphalt only: the strip has no sidewalk) */
     O->clu[O->nclu++] = (pm__clu){.node = UINT32_MAX, .road = r, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
     return 1;
 }
@@ -1441,6 +1444,7 @@ static int pm__road_summed(pm__ov *O, uint32_t r, const pm__range *rg, size_t n,
     if (rc) return rc;
     uint32_t count[2] = {0, 0};
     pm__road_sum(O, &S, rg, n, count);
+    O->lxz = NULL;
     float lo[2], hi[2];
     if (S.full || count[0] + count[1] < 2) rc = 0;
     else if (count[1] == 0)
@@ -1448,7 +1452,7 @@ static int pm__road_summed(pm__ov *O, uint32_t r, const pm__range *rg, size_t n,
     else
         rc = pm__seam_loop(O, &S, 3 * (count[0] + count[1]) + S.nfar, lo, hi);
     if (rc != 1) return rc;
-    pm__road_sides(O, r, O->lxz, O->lm, lo, hi);
+    if (O->lxz) pm__road_sides(O, r, O->lxz, O->lm, lo, hi);   /* (asphalt only: see pm__road_sides) */
     O->clu[O->nclu++] = (pm__clu){.node = UINT32_MAX, .road = r, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
     return 1;
 }

@@ -387,7 +387,6 @@ static int pm__road_walk(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, s
     if (rc == 0) rc = pm_loop_simple(O->w, xu, mU);
     if (rc != 1) return rc < 0 ? rc : PM_OK;   /* (not shown: the sum decides) */
     *sure = true;
-    pm__road_sides(O, r, xu, mU, lo, hi);
     O->clu[O->nclu++] = (pm__clu){.node = UINT32_MAX, .road = r, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
     return 1;
 }
