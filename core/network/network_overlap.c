@@ -1268,23 +1268,30 @@ static bool pm__end_bent(const pm__ov *O, const uint32_t *sv, pm_pbent *M, bool 
  * point at the mouth (the junction slab's, on the mouth's line but for
  * rounding) is on its outline, and no side is shown (a seam of five
  * points, not three, would be needed). */
-static void pm__road_sides(pm__ov *O, uint32_t r, const float *xz, uint32_t m, const float lo[2], const float hi[2]) {
-    const pm__road *R = &O->N->roads.data[r];
+static void pm__road_sides_at(pm__ov *O, uint32_t r, const float *xz, uint32_t m, const uint32_t *sv0,
+                              const uint32_t *sv1) {
     pm_pbent M[2];
-    const pm_pbent *use[2] = {NULL, NULL};
-    for (int e = 0; e < 2; e++) {
-        int64_t node = e ? R->end : R->start;
-        const uint32_t *sv = pm__end_seam(O, R, e);
-        if (!sv || node < 0 || node >= (int64_t)O->V || O->jclu[node] == UINT32_MAX) continue;
-        const pm__clu *J = &O->clu[O->jclu[node]];
-        if (pm__meets(J->lo, J->hi, lo, hi) && pm__end_bent(O, sv, &M[e], false)) use[e] = &M[e];
-    }
+    const pm_pbent *use[2] = {sv0 && pm__end_bent(O, sv0, &M[0], false) ? &M[0] : NULL,
+                              sv1 && pm__end_bent(O, sv1, &M[1], false) ? &M[1] : NULL};
+    if (!use[0] && !use[1]) return;   /* (O->rside[r] stays 0) */
     int side[2] = {0, 0};
-    if (use[0] || use[1]) pm_pbent_loop_sides(use, 2, xz, m, side);
+    pm_pbent_loop_sides(use, 2, xz, m, side);
     unsigned bits = 0;
     for (int e = 0; e < 2; e++)
         if (side[e]) bits |= (1u | (side[e] > 0 ? 2u : 0u)) << (2 * e);
     O->rside[r] = (uint8_t)bits;
+}
+
+static inline void pm__road_sides(pm__ov *O, uint32_t r, const float *xz, uint32_t m, const float lo[2],
+                                  const float hi[2]) {
+    const pm__road *R = &O->N->roads.data[r];
+    const uint32_t *sv[2] = {NULL, NULL};
+    for (int e = 0; e < 2; e++) {
+        int64_t node = e ? R->end : R->start;
+        uint32_t j = node >= 0 && node < (int64_t)O->V ? O->jclu[node] : UINT32_MAX;
+        if (j != UINT32_MAX && pm__meets(O->clu[j].lo, O->clu[j].hi, lo, hi)) sv[e] = pm__end_seam(O, R, e);
+    }
+    if (sv[0] || sv[1]) pm__road_sides_at(O, r, xz, m, sv[0], sv[1]);
 }
 
 /* Road r's certificate by its rows: 1 shown (its cluster added, as
