@@ -12,7 +12,9 @@
  * fails; two clusters' pairs are tested only where the clusters' bounds
  * meet (pairs of clusters from a grid over their bounds), among the
  * triangles reaching into that box. A junction's triangles are listed
- * only then (most junctions only touch their roads). What is found is
+ * only then (most junctions only touch their roads), and a junction and
+ * its own road are first parted by the line of their seam, the road
+ * unlisted (pm__bent_apart). What is found is
  * then put in the order one grid sweep over all the triangles (the
  * check's first form) reported it, so the problems, the sidewalks cut
  * back and their order stay as they were. */
@@ -1668,12 +1670,13 @@ static bool pm__mouth_line(const pm__ov *O, const pm__clu *J, uint32_t r, pm_pli
  * in the closed side it was shown on, and J's other triangles cannot
  * meet it), and pm__cross would find none. 0 when that is not shown. */
 static int pm__bent_apart(const pm__ov *O, const pm__clu *J, uint32_t r, const float lo[2], const float hi[2]) {
+    unsigned bits = O->rside[r];
+    if (!bits) return 0;
     uint32_t ref = O->ref[J->first], t = ref & ~PM__SW;
     uint32_t part = pm__part(O->own[(ref & PM__SW ? O->na : 0) + t]);
     if (part < O->E || part >= O->E + O->V) return 0;
     int64_t node = part - O->E;
     const pm__road *R = &O->N->roads.data[r];
-    unsigned bits = O->rside[r];
     for (int e = 0; e < 2; e++) {
         if (!(bits >> (2 * e) & 1) || (e ? R->end : R->start) != node) continue;
         const uint32_t *sv = pm__end_seam(O, R, e);
@@ -1696,7 +1699,8 @@ static int pm__bent_apart(const pm__ov *O, const pm__clu *J, uint32_t r, const f
 
 /* pm__cross's answer without listing a road shown disjoint (most pairs
  * of clusters are a junction and its own road, meeting only where they
- * join): its triangles in the box where the two meet found by a scan
+ * join): first the mouth's bent line (pm__bent_apart), else the road's
+ * triangles in the box where the two meet found by a scan
  * (pm__road_probe) instead of pm__take's listing of them all, the other
  * side's as pm__cross finds them, and every pair tested as it would.
  * 1 when no pair overlaps (then pm__cross would find none: those it
