@@ -120,6 +120,238 @@ unsigned pm_ptri_side(const pm_ptri *t, const pm_pline *L) {
     return s == (PM_PTRI_LEFT | PM_PTRI_RIGHT) ? 0 : s;
 }
 
+/* The sign of pm_orient2d(a, b, v) from its floating-point stage: +1, -1,
+ * 0 (exactly: both products zero), 2 when the filter is not sure. */
+static int pm__sure_side(const double a[2], const double b[2], double vx, double vz) {
+    double left = (a[0] - vx) * (b[1] - vz), right = (a[1] - vz) * (b[0] - vx);
+    double det = left - right, bound = 3.3306690738754716e-16 * (fabs(left) + fabs(right));
+    if (bound == 0.0) return 0;
+    return det > bound ? 1 : -det > bound ? -1 : 2;
+}
+
+/* a + b as s + e exactly (Knuth's two-sum: any magnitudes, round to nearest). */
+static inline double pm__two_sum(double a, double b, double *e) {
+    double s = a + b, bv = s - a, av = s - bv;
+    *e = (a - av) + (b - bv);
+    return s;
+}
+
+/* The exact sign of pm_orient2d(a, b, c) for points whose coordinates are
+ * floats: expanded, (a0 - c0)(b1 - c1) - (a1 - c1)(b0 - c0) is six
+ * products of two floats (c0 c1 cancels), each exact in a double (48
+ * significant bits; no float's product leaves the double's range), summed
+ * exactly into a nonoverlapping expansion (Shewchuk's grow-expansion with
+ * zero elimination) whose largest component has the sum's sign. About a
+ * sixth of pm_orient2d's cost on the nearly collinear p, k, q it is for. */
+int pm_orient2d_f32_sign(const float a[2], const float b[2], const float c[2]) {
+    const double t[6] = {(double)a[0] * b[1], -((double)a[0] * c[1]), -((double)c[0] * b[1]),
+                         -((double)a[1] * b[0]), (double)a[1] * c[0], (double)c[1] * b[0]};
+    double e[6];
+    int m = 0;
+    for (int i = 0; i < 6; i++) {
+        double q = t[i], h;
+        int k = 0;
+        for (int j = 0; j < m; j++) {
+            q = pm__two_sum(q, e[j], &h);
+            if (h != 0) e[k++] = h;
+        }
+        if (q != 0 || k == 0) e[k++] = q;
+        m = k;
+    }
+    return (e[m - 1] > 0) - (e[m - 1] < 0);
+}
+
+bool pm_pbent_init(pm_pbent *M, const float p[2], const float k[2], const float q[2], bool with_turn) {
+    const float *in[3] = {p, k, q};
+    for (int i = 0; i < 3; i++) M->f[i][0] = in[i][0], M->f[i][1] = in[i][1];
+    M->p[0] = p[0], M->p[1] = p[1], M->k[0] = k[0], M->k[1] = k[1], M->q[0] = q[0], M->q[1] = q[1];
+    M->ax[0] = p[0], M->az[0] = p[1], M->bx[0] = k[0], M->bz[0] = k[1];
+    M->ax[1] = k[0], M->az[1] = k[1], M->bx[1] = q[0], M->bz[1] = q[1];
+    if (pm__same(p, k) || pm__same(k, q) || pm__same(p, q)) return false;
+    /* The angle at k obtuse: (p - k) . (q - k) < 0 with room for the
+     * roundings (each term's differences and product within a few ulps). */
+    double t0 = (M->p[0] - M->k[0]) * (M->q[0] - M->k[0]), t1 = (M->p[1] - M->k[1]) * (M->q[1] - M->k[1]);
+    if (!(t0 + t1 < -1e-6 * (fabs(t0) + fabs(t1)))) return false;
+    M->turn = with_turn ? pm_orient2d_f32_sign(p, k, q) : 0;
+    return true;
+}
+
+/* Which of p (1), k (2), q (3) the plan point (x, z) is, 0 none. */
+static int pm__bent_which(const pm_pbent *M, float x, float z) {
+    for (int i = 0; i < 3; i++)
+        if (x == M->f[i][0] && z == M->f[i][1]) return i + 1;
+    return 0;
+}
+
+/* The filter's sure signs against l1 (lane 0) at (x, z) lane 0 and l2
+ * (lane 1) at (x, z) lane 1 (pm__sure_side of each, the same operations
+ * lane by lane): bit 0 l1 +, 1 l2 +, 2 l1 -, 3 l2 -. */
+#ifdef __SSE2__
+static inline unsigned pm__bent_lanes(const pm_pbent *M, __m128d x, __m128d z) {
+    const __m128d sgn = _mm_set1_pd(-0.0);
+    __m128d left = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(M->ax), x), _mm_sub_pd(_mm_loadu_pd(M->bz), z));
+    __m128d right = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(M->az), z), _mm_sub_pd(_mm_loadu_pd(M->bx), x));
+    __m128d det = _mm_sub_pd(left, right);
+    __m128d bound = _mm_mul_pd(_mm_set1_pd(3.3306690738754716e-16),
+                               _mm_add_pd(_mm_andnot_pd(sgn, left), _mm_andnot_pd(sgn, right)));
+    return (unsigned)_mm_movemask_pd(_mm_cmpgt_pd(det, bound)) |
+           (unsigned)_mm_movemask_pd(_mm_cmpgt_pd(_mm_xor_pd(det, sgn), bound)) << 2;
+}
+#endif
+
+/* The same at one point v for both lines. */
+static inline unsigned pm__bent_signs(const pm_pbent *M, double vx, double vz) {
+#ifdef __SSE2__
+    return pm__bent_lanes(M, _mm_set1_pd(vx), _mm_set1_pd(vz));
+#else
+    unsigned out = 0;
+    for (int l = 0; l < 2; l++) {
+        const double a[2] = {M->ax[l], M->az[l]}, b[2] = {M->bx[l], M->bz[l]};
+        int s = pm__sure_side(a, b, vx, vz);
+        out |= (s == 1 ? 1u : s == -1 ? 4u : 0u) << l;
+    }
+    return out;
+#endif
+}
+
+/* Points of a loop read at once: a run's bounds tested first. */
+#define PM__BENT_RUN 8
+
+/* The bounds of the plan points xz[i0 .. i1) (at least one). */
+static void pm__run_box(const float *xz, uint32_t i0, uint32_t i1, float lo[2], float hi[2]) {
+    uint32_t i = i0;
+#ifdef __SSE2__
+    __m128 l = _mm_set1_ps(HUGE_VALF), h = _mm_set1_ps(-HUGE_VALF);
+    for (; i + 2 <= i1; i += 2) {
+        __m128 v = _mm_loadu_ps(xz + 2 * (size_t)i);
+        l = _mm_min_ps(l, v);
+        h = _mm_max_ps(h, v);
+    }
+    l = _mm_min_ps(l, _mm_movehl_ps(l, l));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    float t[4];
+    _mm_storeu_ps(t, l);
+    lo[0] = t[0], lo[1] = t[1];
+    _mm_storeu_ps(t, h);
+    hi[0] = t[0], hi[1] = t[1];
+#else
+    lo[0] = lo[1] = HUGE_VALF, hi[0] = hi[1] = -HUGE_VALF;
+#endif
+    for (; i < i1; i++) {
+        float x = xz[2 * (size_t)i], z = xz[2 * (size_t)i + 1];
+        lo[0] = x < lo[0] ? x : lo[0], hi[0] = x > hi[0] ? x : hi[0];
+        lo[1] = z < lo[1] ? z : lo[1], hi[1] = z > hi[1] ? z : hi[1];
+    }
+}
+
+/* Whether the box lo .. hi lies strictly on side sigma of both lines: the
+ * corner of it least far on that side of each (a linear function's least
+ * over a box is at the corner its gradient's signs pick; the signs of the
+ * lines' differences are exact) does. (-0 and +0 bounds: either corner's
+ * value is the same.) */
+static bool pm__bent_box(const pm_pbent *M, int sigma, const float lo[2], const float hi[2]) {
+    double x[2], z[2];
+    for (int l = 0; l < 2; l++) {
+        /* The side + grows with -(bz - az) x + (bx - ax) z. */
+        double gx = -(M->bz[l] - M->az[l]) * sigma, gz = (M->bx[l] - M->ax[l]) * sigma;
+        x[l] = gx > 0 ? lo[0] : hi[0], z[l] = gz > 0 ? lo[1] : hi[1];
+    }
+    unsigned want = sigma > 0 ? 3u : 12u;
+#ifdef __SSE2__
+    return (pm__bent_lanes(M, _mm_loadu_pd(x), _mm_loadu_pd(z)) & want) == want;
+#else
+    return (pm__bent_signs(M, x[0], z[0]) & want & 5u) == (want & 5u) &&
+           (pm__bent_signs(M, x[1], z[1]) & want & 10u) == (want & 10u);
+#endif
+}
+
+int pm_pbent_loop_side(const pm_pbent *M, const float *xz, uint32_t m) {
+    int side;
+    pm_pbent_loop_sides(&M, 1, xz, m, &side);
+    return side;
+}
+
+/* Why this shows the region R bounded by the loop lies in the closed side
+ * sigma, S, of M: when the path turns toward sigma or goes straight, S is
+ * the convex B1 and B2 (closed), which holds every corner of the loop
+ * (p lies in B2 and q in B1 then, k on both lines), so their hull and R.
+ * When it turns away, the other side W (A1 and A2, open) is convex and
+ * unbounded; no edge of the loop meets W: one whose ends both lie in B1
+ * and B2 does not, one from p, k or q to such a point has every other
+ * point in the open B1 or B2 (p on l1, q on l2), p k and k q lie on l1 and
+ * l2, and p q is refused. So W holds no point of R (a path in W from it
+ * out of the bounded R would cross the loop), and R lies in S. */
+void pm_pbent_loop_sides(const pm_pbent *const *M, int n, const float *xz, uint32_t m, int *side) {
+    int sigma[2] = {0, 0}, prev[2] = {0, 0};
+    bool live[2] = {false, false};
+    for (int e = 0; e < n; e++) {
+        side[e] = 0;
+        if (!M[e] || m < 3) continue;
+        /* Its side: the first point sure of both lines' signs (none of
+         * p, k, q), before the runs are read against it. */
+        for (uint32_t i = 0; i < m && !sigma[e]; i++) {
+            unsigned s = pm__bent_signs(M[e], xz[2 * (size_t)i], xz[2 * (size_t)i + 1]);
+            sigma[e] = s == 3 ? 1 : s == 12 ? -1 : 0;
+        }
+        prev[e] = pm__bent_which(M[e], xz[2 * ((size_t)m - 1)], xz[2 * ((size_t)m - 1) + 1]);
+        live[e] = sigma[e] != 0;
+    }
+    for (uint32_t i0 = 0; i0 < m && (live[0] || live[1]); i0 += PM__BENT_RUN) {
+        uint32_t i1 = m - i0 > PM__BENT_RUN ? i0 + PM__BENT_RUN : m;
+        float lo[2], hi[2];
+        pm__run_box(xz, i0, i1, lo, hi);
+        for (int e = 0; e < n; e++) {
+            if (!live[e]) continue;
+            /* The whole run strictly on side sigma of both lines: none of
+             * its points is p, k or q (each on a line). */
+            if (pm__bent_box(M[e], sigma[e], lo, hi)) {
+                prev[e] = 0;
+                continue;
+            }
+            const unsigned want = sigma[e] > 0 ? 3u : 12u;
+            for (uint32_t i = i0; i < i1 && live[e]; i++) {
+                float x = xz[2 * (size_t)i], z = xz[2 * (size_t)i + 1];
+                if ((pm__bent_signs(M[e], x, z) & want) == want) {
+                    prev[e] = 0;
+                    continue;
+                }
+                int w = pm__bent_which(M[e], x, z), last = prev[e];
+                live[e] = w && !(w == 1 && last == 3) && !(w == 3 && last == 1);   /* (an edge p q) */
+                prev[e] = w;
+            }
+        }
+    }
+    for (int e = 0; e < n; e++) side[e] = live[e] ? sigma[e] : 0;
+}
+
+/* The other side of sigma is A1 or A2 (closed) when the path turns toward
+ * sigma, A1 and A2 when it turns away, A1 = A2 when straight. A corner's
+ * place: p lies on l1 and on l2's side turn (pm_orient2d(k, q, p) =
+ * pm_orient2d(p, k, q)), q on l2 and on l1's side turn, k on both. */
+bool pm_pbent_other_side(const pm_pbent *M, int sigma, const float *a, const float *b, const float *c) {
+    const float *v[3] = {a, b, c};
+    const unsigned other = sigma > 0 ? 12u : 3u;   /* sure of the other side: l1, l2 */
+    unsigned all = 3, each = 1;
+    for (int i = 0; i < 3; i++) {
+        float x = v[i][0], z = v[i][2];
+        unsigned s = pm__bent_signs(M, x, z), in = (s & other) >> (sigma > 0 ? 2 : 0);
+        if (in != 3) {
+            int w = pm__bent_which(M, x, z);
+            if (w == 1) in = 1 | (M->turn != sigma ? 2u : 0u);
+            else if (w == 3) in = 2 | (M->turn != sigma ? 1u : 0u);
+            else if (w == 2) in = 3;
+            else {
+                int s1 = pm__sure_side(M->p, M->k, x, z), s2 = pm__sure_side(M->k, M->q, x, z);
+                in = (s1 == -sigma || s1 == 0 ? 1u : 0u) | (s2 == -sigma || s2 == 0 ? 2u : 0u);
+            }
+        }
+        all &= in;
+        each &= in != 0;
+    }
+    if (M->turn == 0) return each;   /* one line: a corner on either is on it */
+    return M->turn == sigma ? all != 0 : all == 3;   /* sigma's side convex: the other A1 or A2 */
+}
+
 static bool pm__inside(const pm__dtri *t, const double *p) {
     return pm__o(t->v[0], t->v[1], p) > 0 && pm__o(t->v[1], t->v[2], p) > 0 &&
            pm__o(t->v[2], t->v[0], p) > 0;

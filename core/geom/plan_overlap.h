@@ -110,6 +110,52 @@ static inline bool pm_ptri_apart(unsigned a, unsigned b) {
     return ((a & PM_PTRI_LEFT) && (b & PM_PTRI_RIGHT)) || ((a & PM_PTRI_RIGHT) && (b & PM_PTRI_LEFT));
 }
 
+/* A mouth's seam in plan as a bent line: from its corner p to the point k
+ * between the corners (a road's centre vertex, which rounding leaves a
+ * hair off the line p q) to its other corner q, continued beyond p along
+ * k -> p and beyond q along k -> q. That curve is simple (the angle at k
+ * is checked obtuse) and parts the plane in two: the side sigma (+1: the
+ * left of p -> k -> q, pm_orient2d > 0; -1: the right) and the other.
+ * With l1 the line p k and l2 the line k q, B1 and B2 their open sides
+ * sigma and A1, A2 their closed other sides, the side sigma is
+ *  - the convex B1 and B2 (closed) when the path turns toward sigma at k
+ *    (turn: the exact sign of pm_orient2d(p, k, q), equal to sigma),
+ *  - B1 or B2 (closed) when it turns away (the other side convex: A1 and
+ *    A2), one closed half-plane when p, k, q are collinear (turn 0).
+ * Two triangles, one in each closed side, have disjoint interiors, so
+ * pm_ptri_overlap says no for them (docs/network.md, "The mouth's bent
+ * line"). */
+typedef struct pm_pbent {
+    double p[2], k[2], q[2];
+    double ax[2], az[2], bx[2], bz[2];   /* l1 (p, k) and l2 (k, q) side by side */
+    float f[3][2];             /* p, k, q as the mesh's floats */
+    int turn;
+} pm_pbent;
+
+/* The exact sign of pm_orient2d(a, b, c) (+1, -1, 0) for points whose
+ * coordinates are floats, without pm_orient2d's adaptive stages. */
+int pm_orient2d_f32_sign(const float a[2], const float b[2], const float c[2]);
+
+/* M from the floats of p, k, q (x, z); false (M unusable) when two are the
+ * same point or the angle at k is not clearly obtuse. Computes turn
+ * exactly (pm_orient2d_f32_sign) when with_turn, else leaves it 0. */
+bool pm_pbent_init(pm_pbent *M, const float p[2], const float k[2], const float q[2], bool with_turn);
+
+/* The side (+1 or -1) of M on which the region bounded by the simple loop
+ * xz (m plan points, either way round) lies wholly, or 0 when that is not
+ * shown: every point of the loop other than p, k and q strictly on one
+ * side of both l1 and l2 (the filter sure of each sign), and no edge of
+ * the loop from p to q or back. Exact where it answers; turn not needed. */
+int pm_pbent_loop_side(const pm_pbent *M, const float *xz, uint32_t m);
+/* The same for n (at most 2) bent lines at once, into side[0 .. n) (a
+ * NULL line: side 0), each run of the loop's points bounded once. */
+void pm_pbent_loop_sides(const pm_pbent *const *M, int n, const float *xz, uint32_t m, int *side);
+
+/* Whether the triangle of 3D float corners a, b, c (x, z) lies in the
+ * closed side -sigma of M (turn computed), shown exactly: false also when
+ * a corner is too close to l1 or l2 for the filter. */
+bool pm_pbent_other_side(const pm_pbent *M, int sigma, const float *a, const float *b, const float *c);
+
 /* A point inside both overlapping triangles (plan), to name where. */
 void pm_ptri_witness(const pm_ptri *a, const pm_ptri *b, double out[2]);
 

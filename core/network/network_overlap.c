@@ -12,7 +12,9 @@
  * fails; two clusters' pairs are tested only where the clusters' bounds
  * meet (pairs of clusters from a grid over their bounds), among the
  * triangles reaching into that box. A junction's triangles are listed
- * only then (most junctions only touch their roads). What is found is
+ * only then (most junctions only touch their roads), and a junction and
+ * its own road are first parted by the line of their seam, the road
+ * unlisted (pm__bent_apart). What is found is
  * then put in the order one grid sweep over all the triangles (the
  * check's first form) reported it, so the problems, the sidewalks cut
  * back and their order stay as they were. */
@@ -90,6 +92,10 @@ typedef struct pm__ov {
     uint32_t pcap;
     uint32_t *stamp;           /* per asphalt vertex: the road (+ 1) whose border last met it (pm__road_strip) */
     pm_pbox **chunk;           /* per road: its chunks' bounds, once probed (pm__road_probe) */
+    uint32_t *jclu;            /* per node: its junction's cluster, UINT32_MAX: none */
+    uint8_t *rside;            /* per road: the side of each end's bent line it lies on (pm__road_sides) */
+    const float *lxz;          /* the summed way's asphalt loop shown (lm points, in O->w), else NULL */
+    uint32_t lm;
     pm_pset set;               /* the whole set and its grid: built only to name
                                 * a road sidewalk's edge (pm__sidewalk_edge) */
     bool whole;
@@ -766,7 +772,7 @@ static int pm__asphalt_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[
     if (!loop) return 0;
     int rc = pm_loop_convex(xz, m);
     if (rc == 0) rc = pm_loop_simple(O->w, xz, m);
-    if (rc == 1) memcpy(lo, blo, sizeof blo), memcpy(hi, bhi, sizeof bhi);
+    if (rc == 1) memcpy(lo, blo, sizeof blo), memcpy(hi, bhi, sizeof bhi), O->lxz = xz, O->lm = m;
     return rc;
 }
 
@@ -1235,6 +1241,61 @@ static void pm__border2(const pm__sides *sd, uint32_t G, const float *m0, const 
 }
 #endif
 
+/* ---- the mouth's bent line ---- */
+
+/* The seam of road R's end e (0 its start, 1 its end) at a junction: its
+ * asphalt vertices left, centre, right; NULL when that end has none. */
+static const uint32_t *pm__end_seam(const pm__ov *O, const pm__road *R, int e) {
+    const uint32_t *sv = e ? (R->arm1 >= 0 ? R->seam1 : NULL) : (R->arm0 >= 0 ? R->seam0 : NULL);
+    uint32_t nv = O->sc->prims[0].vcount;
+    return sv && sv[0] < nv && sv[1] < nv && sv[2] < nv ? sv : NULL;
+}
+
+/* The bent line of seam sv (geom/plan_overlap.h): p its left, k its
+ * centre, q its right; false when it has none. */
+static bool pm__end_bent(const pm__ov *O, const uint32_t *sv, pm_pbent *M, bool with_turn) {
+    const float *pos = O->sc->prims[0].positions;
+    const float *a = pos + 3 * (size_t)sv[0], *c = pos + 3 * (size_t)sv[1], *b = pos + 3 * (size_t)sv[2];
+    const float p[2] = {a[0], a[2]}, k[2] = {c[0], c[2]}, q[2] = {b[0], b[2]};
+    return pm_pbent_init(M, p, k, q, with_turn);
+}
+
+/* Road r, just shown disjoint by its outline xz (m points, bounds lo ..
+ * hi; its triangles fill the region the outline bounds): for each end at
+ * a junction whose cluster's bounds meet lo .. hi (a pair pm__cross_probe
+ * will see), the side of that mouth's bent line the whole road lies on
+ * (pm_pbent_loop_side), kept in O->rside[r]: bit 2 e shown, bit 2 e + 1
+ * the side +1. Only where the boxes meet: along the axes none do, and
+ * nothing is spent. Not for a road with a sidewalk: its band's outer
+ * point at the mouth (the junction slab's, on the mouth's line but for
+ * rounding) is on its outline, and no side is shown (a seam of five
+ * points, not three, would be needed). */
+static void pm__road_sides_at(pm__ov *O, uint32_t r, const float *xz, uint32_t m, const uint32_t *sv0,
+                              const uint32_t *sv1) {
+    pm_pbent M[2];
+    const pm_pbent *use[2] = {sv0 && pm__end_bent(O, sv0, &M[0], false) ? &M[0] : NULL,
+                              sv1 && pm__end_bent(O, sv1, &M[1], false) ? &M[1] : NULL};
+    if (!use[0] && !use[1]) return;   /* (O->rside[r] stays 0) */
+    int side[2] = {0, 0};
+    pm_pbent_loop_sides(use, 2, xz, m, side);
+    unsigned bits = 0;
+    for (int e = 0; e < 2; e++)
+        if (side[e]) bits |= (1u | (side[e] > 0 ? 2u : 0u)) << (2 * e);
+    O->rside[r] = (uint8_t)bits;
+}
+
+static inline void pm__road_sides(pm__ov *O, uint32_t r, const float *xz, uint32_t m, const float lo[2],
+                                  const float hi[2]) {
+    const pm__road *R = &O->N->roads.data[r];
+    const uint32_t *sv[2] = {NULL, NULL};
+    for (int e = 0; e < 2; e++) {
+        int64_t node = e ? R->end : R->start;
+        uint32_t j = node >= 0 && node < (int64_t)O->V ? O->jclu[node] : UINT32_MAX;
+        if (j != UINT32_MAX && pm__meets(O->clu[j].lo, O->clu[j].hi, lo, hi)) sv[e] = pm__end_seam(O, R, e);
+    }
+    if (sv[0] || sv[1]) pm__road_sides_at(O, r, xz, m, sv[0], sv[1]);
+}
+
 /* Road r's certificate by its rows: 1 shown (its cluster added, as
  * pm__road_shown adds it), 0 not shown, PM_ERR_NOMEM; *sure false when
  * the road is not such a strip (nothing done: the caller sums it). */
@@ -1346,6 +1407,7 @@ static int pm__road_strip(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, 
     }
     *sure = true;
     if (rc != 1) return rc;
+    pm__road_sides(O, r, xz, m, lo, hi);   /* (asphalt only: the strip has no sidewalk) */
     O->clu[O->nclu++] = (pm__clu){.node = UINT32_MAX, .road = r, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
     return 1;
 }
@@ -1391,6 +1453,7 @@ static int pm__road_summed(pm__ov *O, uint32_t r, const pm__range *rg, size_t n,
     if (rc) return rc;
     uint32_t count[2] = {0, 0};
     pm__road_sum(O, &S, rg, n, count);
+    O->lxz = NULL;
     float lo[2], hi[2];
     if (S.full || count[0] + count[1] < 2) rc = 0;
     else if (count[1] == 0)
@@ -1398,6 +1461,7 @@ static int pm__road_summed(pm__ov *O, uint32_t r, const pm__range *rg, size_t n,
     else
         rc = pm__seam_loop(O, &S, 3 * (count[0] + count[1]) + S.nfar, lo, hi);
     if (rc != 1) return rc;
+    if (O->lxz) pm__road_sides(O, r, O->lxz, O->lm, lo, hi);   /* (asphalt only: see pm__road_sides) */
     O->clu[O->nclu++] = (pm__clu){.node = UINT32_MAX, .road = r, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
     return 1;
 }
@@ -1448,8 +1512,15 @@ static int pm__road_cluster(pm__ov *O, uint32_t r, const pm__range *rg, size_t n
 static int pm__clusters(pm__ov *O) {
     pm__net *N = O->N;
     int rc = PM_OK;
-    for (uint32_t n = 0; n < N->p->nnodes; n++)
+    O->jclu = pm_arena_alloc(O->s, ((size_t)N->p->nnodes + 1) * sizeof *O->jclu);
+    O->rside = pm_arena_calloc(O->s, N->roads.len + 1, 1);
+    if (!O->jclu || !O->rside) return PM_ERR_NOMEM;
+    for (uint32_t n = 0; n < N->p->nnodes; n++) {
+        uint32_t before = O->nclu;
+        O->jclu[n] = UINT32_MAX;
         if (N->nodes[n].scene) pm__junction_cluster(O, n);
+        if (O->nclu > before) O->jclu[n] = before;
+    }
     pm__range *rr = NULL;
     size_t rcap = 0;
     for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++) {
@@ -1588,9 +1659,48 @@ static bool pm__mouth_line(const pm__ov *O, const pm__clu *J, uint32_t r, pm_pli
 #define PM__MOUTH_ON 1
 #endif
 
+#ifndef PM__BENT_ON            /* (tests/core/test_network_overlap_bent.c turns it off now and then) */
+#define PM__BENT_ON 1
+#endif
+
+/* A junction J (listed) and a road r whose end there was shown on one
+ * side of its mouth's bent line (pm__road_sides): 1 when each of J's
+ * triangles reaching into lo .. hi lies in the closed other side
+ * (pm_pbent_other_side); then no pair of the two overlaps (the road lies
+ * in the closed side it was shown on, and J's other triangles cannot
+ * meet it), and pm__cross would find none. 0 when that is not shown. */
+static int pm__bent_apart(const pm__ov *O, const pm__clu *J, uint32_t r, const float lo[2], const float hi[2]) {
+    unsigned bits = O->rside[r];
+    if (!bits) return 0;
+    uint32_t ref = O->ref[J->first], t = ref & ~PM__SW;
+    uint32_t part = pm__part(O->own[(ref & PM__SW ? O->na : 0) + t]);
+    if (part < O->E || part >= O->E + O->V) return 0;
+    int64_t node = part - O->E;
+    const pm__road *R = &O->N->roads.data[r];
+    for (int e = 0; e < 2; e++) {
+        if (!(bits >> (2 * e) & 1) || (e ? R->end : R->start) != node) continue;
+        const uint32_t *sv = pm__end_seam(O, R, e);
+        pm_pbent M;
+        if (!sv || !pm__end_bent(O, sv, &M, true)) continue;
+        int sigma = bits >> (2 * e + 1) & 1 ? 1 : -1;
+        bool all = true;
+        for (uint32_t k = J->first; all && k < J->first + J->count; k++) {
+            if (!pm__meets(O->box[k].lo, O->box[k].hi, lo, hi)) continue;
+            uint32_t f = O->ref[k];
+            const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
+            const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
+            all = pm_pbent_other_side(&M, sigma, Pr->positions + 3 * (size_t)q[0], Pr->positions + 3 * (size_t)q[1],
+                                      Pr->positions + 3 * (size_t)q[2]);
+        }
+        if (all) return 1;
+    }
+    return 0;
+}
+
 /* pm__cross's answer without listing a road shown disjoint (most pairs
  * of clusters are a junction and its own road, meeting only where they
- * join): its triangles in the box where the two meet found by a scan
+ * join): first the mouth's bent line (pm__bent_apart), else the road's
+ * triangles in the box where the two meet found by a scan
  * (pm__road_probe) instead of pm__take's listing of them all, the other
  * side's as pm__cross finds them, and every pair tested as it would.
  * 1 when no pair overlaps (then pm__cross would find none: those it
@@ -1606,6 +1716,14 @@ static int pm__cross_probe(pm__ov *O, pm__clu *P, pm__clu *Q) {
         }
     float lo[2] = {P->lo[0] > Q->lo[0] ? P->lo[0] : Q->lo[0], P->lo[1] > Q->lo[1] ? P->lo[1] : Q->lo[1]};
     float hi[2] = {P->hi[0] < Q->hi[0] ? P->hi[0] : Q->hi[0], P->hi[1] < Q->hi[1] ? P->hi[1] : Q->hi[1]};
+    int jw = P->road == UINT32_MAX ? 0 : Q->road == UINT32_MAX ? 1 : -1;
+    if (PM__BENT_ON && jw >= 0) {
+        int apart = pm__bent_apart(O, side[jw], side[1 - jw]->road, lo, hi);
+#ifdef PM__BENT_HOOK           /* (tests/core/test_network_overlap_bent.c: checks each) */
+        apart = PM__BENT_HOOK(O, side[jw], side[1 - jw], apart);
+#endif
+        if (apart) return 1;
+    }
     pm_arena_reset(O->w);
     pm_ptri *t[2];
     pm_pbox *box[2];
@@ -1632,7 +1750,6 @@ static int pm__cross_probe(pm__ov *O, pm__clu *P, pm__clu *Q) {
      * mouth's line (each triangle in its closed half-plane, found once)
      * has disjoint interiors, and pm_ptri_overlap would say so. */
     pm_pline L;
-    int jw = P->road == UINT32_MAX ? 0 : Q->road == UINT32_MAX ? 1 : -1;
     uint8_t *cls[2] = {NULL, NULL};
     if (PM__MOUTH_ON && jw >= 0 && pm__mouth_line(O, side[jw], side[1 - jw]->road, &L))
         for (int w = 0; w < 2; w++)

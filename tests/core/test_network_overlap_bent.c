@@ -1,0 +1,141 @@
+/* The mouth's bent line of core/network/network_overlap.c (pm__bent_apart:
+ * a junction and its own road decided without scanning the road, when
+ * the road's outline lies on one side of the line p -> k -> q of their
+ * seam and each of the junction's triangles near it on the other), on
+ * small grids turned by any angle, nodes rounded to the millimetre, some
+ * bowed, some with sidewalks, and on random networks built to overlap
+ * (pm_test_overlap_oracle.h):
+ *  - every pair of clusters it passes has no overlapping pair of
+ *    triangles (all pairs of the two, pm_test_overlap.h's own exact test);
+ *  - every network comes out the same (scene, problems, their order)
+ *    with the bent line as without it;
+ *  - the brute-force oracle over the whole network with it on.
+ * network_overlap.c is compiled into this test with the hooks below (its
+ * one external symbol is defined here, so the linker takes this copy). */
+#include <criterion/criterion.h>
+#include <stdbool.h>
+
+typedef struct pm__ov pm__ov;
+typedef struct pm__clu pm__clu;
+static bool bent_off;                /* the bent line off: the scan decides every pair */
+static int bent_hook(pm__ov *O, const pm__clu *J, const pm__clu *R, int apart);
+#define PM__BENT_ON (!bent_off)
+#define PM__BENT_HOOK(O, J, R, apart) bent_hook(O, J, R, apart)
+#include "../../core/network/network_overlap.c"
+
+#include "pm_test_overlap_oracle.h"
+#include "pm_test_overlap_road.h"
+
+static size_t passed, declined, touching;
+
+/* A cluster's triangles as the check sees them, listed or not. */
+static ptri *clu_tris(const pm__ov *O, const pm__clu *C, size_t *nt) {
+    if (C->road != UINT32_MAX || C->node != UINT32_MAX) {
+        size_t n = C->road != UINT32_MAX ? O->N->roads.data[C->road].nsteps + 1 : 3;
+        pm__range *rg = malloc(n * sizeof *rg);
+        cr_assert(rg);
+        if (C->road != UINT32_MAX) pm__road_ranges(O, C->road, rg);
+        else pm__junction_ranges(O, C->node, rg);
+        ptri *t = road_tris(O, rg, n, nt);
+        free(rg);
+        return t;
+    }
+    ptri *t = malloc(((size_t)C->count + 1) * sizeof *t);
+    cr_assert(t);
+    *nt = 0;
+    for (uint32_t k = C->first; k < C->first + C->count; k++) {
+        pm_ptri T;
+        pm__tri(O, O->ref[k], &T);
+        double v[3][2];
+        pm_ptri_corners(&T, v);
+        if (ptri_make(v[0], v[1], v[2], &t[*nt])) (*nt)++;
+    }
+    return t;
+}
+
+static int bent_hook(pm__ov *O, const pm__clu *J, const pm__clu *R, int apart) {
+    if (!apart) {
+        declined++;
+        return apart;
+    }
+    size_t nj, nr, bad = 0, shared = 0;
+    ptri *j = clu_tris(O, J, &nj), *r = clu_tris(O, R, &nr);
+    for (size_t a = 0; a < nj; a++)
+        for (size_t b = 0; b < nr; b++) {
+            bad += ptri_overlap(&j[a], &r[b]);
+            for (int u = 0; u < 3; u++)
+                for (int v = 0; v < 3; v++) shared += j[a].v[u][0] == r[b].v[v][0] && j[a].v[u][1] == r[b].v[v][1];
+        }
+    free(j);
+    free(r);
+    cr_assert_eq(bad, 0, "a junction and road passed by the bent line have %zu overlapping pairs of triangles", bad);
+    passed++;
+    touching += shared > 0;
+    return apart;
+}
+
+/* A grid of gx by gz nodes s apart, turned by ang, nodes rounded to the
+ * millimetre, some edges bowed; streets w wide, sidewalks on some. */
+static void turned_grid(net *n, pm_rng *r) {
+    net_init(n);
+    int gx = (int)pm_rng_int(r, 2, 4), gz = (int)pm_rng_int(r, 2, 4);
+    double s = pm_rng_range(r, 12, 60), ang = pm_rng_range(r, 0, 6.283185307179586), w = pm_rng_range(r, 4, 10);
+    double c = cos(ang), sn = sin(ang), ox = pm_rng_range(r, -2000, 2000), oz = pm_rng_range(r, -2000, 2000);
+    uint32_t id[4][4];
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            double x = i * s, z = j * s;
+            id[i][j] = node(n, round((ox + x * c - z * sn) * 1000) / 1000, 0, round((oz + x * sn + z * c) * 1000) / 1000);
+        }
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            if (i + 1 < gx) {
+                pm_network_edge *e = edge(n, id[i][j], id[i + 1][j], w);
+                if (pm_rng_chance(r, 0.3)) {
+                    const double *p = n->nodes + 3 * e->from, *q = n->nodes + 3 * e->to;
+                    double k = pm_rng_range(r, -0.6, 0.6) * s;
+                    bend(n, e, (p[0] + q[0]) / 2 - k * sn, (p[2] + q[2]) / 2 + k * c);
+                }
+            }
+            if (j + 1 < gz) edge(n, id[i][j], id[i][j + 1], w);
+        }
+    sidewalks(n, r);
+    n->p.corner_radius = pm_rng_range(r, 0, 6);
+    n->p.max_segment = pm_rng_range(r, 2, 10);
+    finish(n);
+}
+
+/* runs random networks, every period-th crowded, the rest turned grids,
+ * each built with the bent line on, then off, and compared. */
+static int both_ways(uint64_t seed, int runs, int period) {
+    pm_rng r;
+    pm_rng_seed(&r, seed);
+    int built = 0;
+    for (int it = 0; it < runs; it++) {
+        net n;
+        if (it % period) turned_grid(&n, &r);
+        else crowded_net(&n, &r, (it / period) % 5, false);
+        if (n.nedges == 0) continue;
+        if (net_crosses(&n)) continue;   /* (refused before the check) */
+        same_with_and_without(&n, it, &bent_off);
+        built++;
+    }
+    return built;
+}
+
+Test(network_overlap_bent, bent_line_against_all_pairs_and_without_it, .timeout = 600) {
+    int built = both_ways(20261213, 1500, 3);
+    cr_log_info("bent line: %zu pairs passed (%zu touching), %zu declined; %d networks", passed, touching, declined,
+                built);
+    cr_assert_geq(passed, 5000, "only %zu pairs passed by the bent line", passed);
+    cr_assert_geq(touching, 5000, "only %zu touching pairs passed", touching);
+    cr_assert_geq(declined, 100, "only %zu pairs declined", declined);
+}
+
+Test(network_overlap_bent, brute_force_oracle_with_the_bent_line, .timeout = 300) {
+    int accepted[5] = {0}, refused[5] = {0}, own = 0;
+    size_t before = passed;
+    oracle_run(20261214, 800, false, accepted, refused, &own);
+    for (int k = 0; k < 4; k++) cr_assert_geq(refused[k], 8, "kind %d: only %d refused for overlaps", k, refused[k]);
+    cr_assert_geq(passed - before, 300, "the bent line passed only %zu pairs", passed - before);
+}

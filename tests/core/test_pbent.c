@@ -1,0 +1,253 @@
+/* A mouth's bent line (geom/plan_overlap.h: pm_pbent): a region shown on
+ * one side of p -> k -> q (pm_pbent_loop_side) and a triangle shown on
+ * the other (pm_pbent_other_side) never overlap. Seams at any angle, far
+ * from the origin or near it, k the rounded midpoint moved by up to a few
+ * ulps (so the path turns either way or not at all); regions that are
+ * single triangles or strips of rows leaving the seam (straight, bent,
+ * spoiled by a point pushed across); triangles with corners on the seam,
+ * near it (1e-7 to 10 m off), and on its extension beyond p and q (where
+ * a sidewalk's outer point lies). Every pair called apart is checked with
+ * pm_test_overlap.h's exact test; every side a loop is called on is
+ * checked with exact orientations of its points. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "geom/plan_overlap.h"
+#include "geom/predicates.h"
+#include "pm_test_overlap.h"
+#include "scene/rng.h"
+
+typedef struct seam { float p[2], k[2], q[2]; double c[2], t[2], n[2], h; } seam;
+
+static float nudge(pm_rng *r, float v) {
+    int s = (int)pm_rng_int(r, -3, 3);
+    for (; s > 0; s--) v = nextafterf(v, INFINITY);
+    for (; s < 0; s++) v = nextafterf(v, -INFINITY);
+    return v;
+}
+
+static void make_seam(pm_rng *r, seam *S) {
+    double ang = pm_rng_chance(r, 0.15) ? pm_rng_int(r, 0, 3) * 1.5707963267948966 : pm_rng_range(r, 0, 6.283185307179586);
+    double far = pm_rng_chance(r, 0.2) ? 1 : pm_rng_chance(r, 0.5) ? 100 : 4000;
+    S->c[0] = pm_rng_range(r, -far, far), S->c[1] = pm_rng_range(r, -far, far);
+    S->t[0] = cos(ang), S->t[1] = sin(ang), S->n[0] = -S->t[1], S->n[1] = S->t[0];
+    S->h = pm_rng_range(r, 1.5, 8);
+    for (int i = 0; i < 2; i++) {
+        S->p[i] = (float)(S->c[i] - S->h * S->t[i]);
+        S->q[i] = (float)(S->c[i] + S->h * S->t[i]);
+        S->k[i] = (float)(((double)S->p[i] + S->q[i]) / 2);
+        if (pm_rng_chance(r, 0.7)) S->k[i] = nudge(r, S->k[i]);
+    }
+}
+
+/* A point: p, k or q; near the seam on side s (off by 1e-7 to 10 m); or on
+ * its line beyond p or q (rounded to floats). */
+static void point(pm_rng *r, const seam *S, int s, float out[2]) {
+    int kind = (int)pm_rng_int(r, 0, 9);
+    const float *m[3] = {S->p, S->k, S->q};
+    if (kind < 3) {
+        out[0] = m[kind][0], out[1] = m[kind][1];
+        return;
+    }
+    double a = kind < 8 ? pm_rng_range(r, -2.5, 2.5) * S->h : (pm_rng_chance(r, 0.5) ? 1 : -1) * pm_rng_range(r, 1, 3) * S->h;
+    double d = kind < 8 ? s * pow(10, pm_rng_range(r, -7, 1)) : 0;
+    for (int i = 0; i < 2; i++) out[i] = (float)(S->c[i] + a * S->t[i] + d * S->n[i]);
+}
+
+static bool tri(const float *a, const float *b, const float *c, ptri *t) {
+    double A[2] = {a[0], a[1]}, B[2] = {b[0], b[1]}, C[2] = {c[0], c[1]};
+    return ptri_make(A, B, C, t);
+}
+
+static bool is_mouth(const seam *S, const float *v) {
+    return (v[0] == S->p[0] && v[1] == S->p[1]) || (v[0] == S->k[0] && v[1] == S->k[1]) ||
+           (v[0] == S->q[0] && v[1] == S->q[1]);
+}
+
+/* Every point of the loop but p, k, q exactly on side s of both lines. */
+static void side_sound(const seam *S, const float *xz, uint32_t m, int s) {
+    double p[2] = {S->p[0], S->p[1]}, k[2] = {S->k[0], S->k[1]}, q[2] = {S->q[0], S->q[1]};
+    for (uint32_t i = 0; i < m; i++) {
+        if (is_mouth(S, xz + 2 * i)) continue;
+        double v[2] = {xz[2 * i], xz[2 * i + 1]};
+        double o1 = pm_orient2d(p, k, v), o2 = pm_orient2d(k, q, v);
+        cr_assert(o1 * s > 0 && o2 * s > 0, "a loop called on side %d has a point off it", s);
+    }
+}
+
+static size_t apart, declined, met_overlapping;
+
+/* Region (a loop of m points, triangles tr[0 .. nr)) against the triangle
+ * of 3D corners a, b, c. */
+static void check_pair(const pm_pbent *M, int side, const ptri *tr, size_t nr, const float *a,
+                       const float *b, const float *c) {
+    ptri tj;
+    float A[3] = {a[0], 0, a[1]}, B[3] = {b[0], 0, b[1]}, C[3] = {c[0], 0, c[1]};
+    if (!tri(a, b, c, &tj)) return;
+    bool over = false;
+    for (size_t i = 0; i < nr; i++) over |= ptri_overlap(&tr[i], &tj);
+    met_overlapping += over;
+    if (!side || !pm_pbent_other_side(M, side, A, B, C)) {
+        declined++;
+        return;
+    }
+    cr_assert(!over, "a triangle called on the other side of the bent line overlaps the region");
+    apart++;
+}
+
+Test(pbent, single_triangles_on_either_side, .timeout = 120) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261213);
+    for (int it = 0; it < 400000; it++) {
+        seam S;
+        make_seam(&r, &S);
+        pm_pbent M;
+        bool ok = pm_pbent_init(&M, S.p, S.k, S.q, true);
+        cr_assert(ok, "a mouth's seam refused");
+        int s = pm_rng_chance(&r, 0.5) ? 1 : -1;
+        float v[6][2];
+        for (int i = 0; i < 3; i++) point(&r, &S, pm_rng_chance(&r, 0.9) ? s : -s, v[i]);
+        for (int i = 3; i < 6; i++) point(&r, &S, pm_rng_chance(&r, 0.9) ? -s : s, v[i]);
+        ptri tr;
+        if (!tri(v[0], v[1], v[2], &tr)) continue;
+        float xz[6] = {v[0][0], v[0][1], v[1][0], v[1][1], v[2][0], v[2][1]};
+        int side = pm_pbent_loop_side(&M, xz, 3);
+        if (side) side_sound(&S, xz, 3, side);
+        check_pair(&M, side, &tr, 1, v[3], v[4], v[5]);
+    }
+    cr_log_info("single triangles: %zu apart, %zu declined, %zu overlapping met", apart, declined, met_overlapping);
+    cr_assert_geq(apart, 30000);
+    cr_assert_geq(met_overlapping, 5000);
+}
+
+/* A strip of rows leaving the seam on side s: row 0 p, k, q, each next a
+ * step further (bent by a little), sometimes one point pushed across. */
+Test(pbent, strips_of_rows_leaving_the_seam, .timeout = 120) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261214);
+    size_t shown = 0, spoiled = 0, folded = 0;
+    for (int it = 0; it < 40000; it++) {
+        seam S;
+        make_seam(&r, &S);
+        pm_pbent M;
+        cr_assert(pm_pbent_init(&M, S.p, S.k, S.q, true));
+        int s = pm_rng_chance(&r, 0.5) ? 1 : -1, G = (int)pm_rng_int(&r, 1, 12);
+        double step = pm_rng_range(&r, 0.05, 6), bend = pm_rng_range(&r, -0.4, 0.4);
+        float row[13][3][2];
+        for (int i = 0; i < 2; i++) row[0][0][i] = S.p[i], row[0][1][i] = S.k[i], row[0][2][i] = S.q[i];
+        for (int g = 1; g <= G; g++)
+            for (int j = 0; j < 3; j++) {
+                double a = (j - 1) * S.h + bend * g * g * step, d = s * g * step;
+                for (int i = 0; i < 2; i++) row[g][j][i] = (float)(S.c[i] + a * S.t[i] + d * S.n[i]);
+            }
+        bool spoil = pm_rng_chance(&r, 0.2);
+        if (spoil) {
+            int g = (int)pm_rng_int(&r, 1, G), j = (int)pm_rng_int(&r, 0, 2);
+            double a = (j - 1) * S.h, d = -s * pow(10, pm_rng_range(&r, -6, 0));
+            for (int i = 0; i < 2; i++) row[g][j][i] = (float)(S.c[i] + a * S.t[i] + d * S.n[i]);
+            spoiled++;
+        }
+        /* The outline: row 0, the right column out, the last row back, the left column back. */
+        float xz[2 * (2 * 12 + 4)];
+        uint32_t m = 0;
+        for (int j = 0; j < 3; j++) xz[2 * m] = row[0][j][0], xz[2 * m + 1] = row[0][j][1], m++;
+        for (int g = 1; g <= G; g++) xz[2 * m] = row[g][2][0], xz[2 * m + 1] = row[g][2][1], m++;
+        for (int j = 1; j >= 0; j--) xz[2 * m] = row[G][j][0], xz[2 * m + 1] = row[G][j][1], m++;
+        for (int g = G - 1; g >= 1; g--) xz[2 * m] = row[g][0][0], xz[2 * m + 1] = row[g][0][1], m++;
+        /* As a road's certificate has it: every triangle turning one way
+         * (so the inner edges cancel and the outline is what their edges
+         * sum to) and none overlapping another; else not a road's. */
+        ptri tr[4 * 12];
+        size_t nr = 0;
+        int turns = 0;
+        bool fine = true;
+        for (int g = 0; g < G; g++)
+            for (int j = 0; j < 2; j++) {
+                const float *T[2][3] = {{row[g][j], row[g][j + 1], row[g + 1][j + 1]},
+                                        {row[g][j], row[g + 1][j + 1], row[g + 1][j]}};
+                for (int u = 0; u < 2; u++) {
+                    double A[2] = {T[u][0][0], T[u][0][1]}, B[2] = {T[u][1][0], T[u][1][1]}, C[2] = {T[u][2][0], T[u][2][1]};
+                    double o = pm_orient2d(A, B, C);
+                    int t = (o > 0) - (o < 0);
+                    fine &= t != 0 && (turns == 0 || t == turns);
+                    turns = t;
+                    if (fine) nr += tri(T[u][0], T[u][1], T[u][2], &tr[nr]);
+                }
+            }
+        for (size_t i = 0; fine && i < nr; i++)
+            for (size_t j = i + 1; fine && j < nr; j++) fine = !ptri_overlap(&tr[i], &tr[j]);
+        if (!fine) {
+            folded++;
+            continue;
+        }
+        int side = pm_pbent_loop_side(&M, xz, m);
+        if (side) {
+            side_sound(&S, xz, m, side);
+            shown++;
+        }
+        /* Both lines at once, one NULL, give the same sides. */
+        pm_pbent M2;
+        cr_assert(pm_pbent_init(&M2, S.q, S.k, S.p, false));
+        const pm_pbent *two[2] = {&M, &M2}, *half[2] = {NULL, &M2};
+        int sides[2], hs[2];
+        pm_pbent_loop_sides(two, 2, xz, m, sides);
+        pm_pbent_loop_sides(half, 2, xz, m, hs);
+        cr_assert(sides[0] == side && sides[1] == pm_pbent_loop_side(&M2, xz, m) && hs[0] == 0 && hs[1] == sides[1]);
+        /* (A strip is simple only when its rows do not fold: the region's
+         * triangles are what matter here, the sides only where shown.) */
+        for (int k = 0; k < 12; k++) {
+            float v[3][2];
+            for (int i = 0; i < 3; i++) point(&r, &S, pm_rng_chance(&r, 0.9) ? -s : s, v[i]);
+            check_pair(&M, side, tr, nr, v[0], v[1], v[2]);
+        }
+    }
+    cr_log_info("strips: %zu shown (%zu spoiled, %zu folded); pairs %zu apart, %zu declined, %zu overlapping met",
+                shown, spoiled, folded, apart, declined, met_overlapping);
+    cr_assert_geq(shown, 20000);
+    cr_assert_geq(apart, 100000);
+    cr_assert_geq(met_overlapping, 10000);
+}
+
+Test(pbent, degenerate_seams_refused) {
+    float p[2] = {1, 2}, q[2] = {5, 2}, k[2] = {3, 2}, out[2] = {7, 2};
+    pm_pbent M;
+    cr_assert(pm_pbent_init(&M, p, k, q, true) && M.turn == 0);
+    cr_assert(!pm_pbent_init(&M, p, p, q, true));
+    cr_assert(!pm_pbent_init(&M, p, q, q, true));
+    cr_assert(!pm_pbent_init(&M, p, out, q, true), "k beyond q: the rays would overlap");
+    /* A loop with an edge p q (the seam not split at k) is not shown. */
+    float xz[8] = {1, 2, 5, 2, 5, 6, 1, 6};
+    cr_assert_eq(pm_pbent_loop_side(&M, xz, 4), 0);
+    pm_pbent_init(&M, p, k, q, true);
+    cr_assert_eq(pm_pbent_loop_side(&M, xz, 4), 0);
+    float xz2[10] = {1, 2, 3, 2, 5, 2, 5, 6, 1, 6};
+    cr_assert_eq(pm_pbent_loop_side(&M, xz2, 5), 1);
+}
+
+/* The float orientation's sign against pm_orient2d: nearly collinear
+ * triples (a midpoint rounded and moved by ulps) at every scale, random
+ * ones, exact zeros, huge and tiny floats. */
+Test(pbent, float_orientation_sign_against_pm_orient2d) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261215);
+    size_t zero = 0, nonzero = 0;
+    for (int it = 0; it < 300000; it++) {
+        float a[2], b[2], c[2];
+        double scale = pow(10, pm_rng_range(&r, -30, 30));
+        for (int i = 0; i < 2; i++) {
+            a[i] = (float)(pm_rng_range(&r, -1, 1) * scale);
+            c[i] = (float)(pm_rng_range(&r, -1, 1) * scale);
+            b[i] = it % 3 == 0 ? (float)(pm_rng_range(&r, -1, 1) * scale) : (float)(((double)a[i] + c[i]) / 2);
+            if (it % 3 == 1) b[i] = nudge(&r, b[i]);
+            if (it % 7 == 0) b[i] = a[i] + (c[i] - a[i]) * 0.25f;   /* (often exactly collinear) */
+        }
+        if (it % 11 == 0) a[0] = 3.0e38f, c[1] = -1.0e-44f;
+        double A[2] = {a[0], a[1]}, B[2] = {b[0], b[1]}, C[2] = {c[0], c[1]};
+        double o = pm_orient2d(A, B, C);
+        int want = (o > 0) - (o < 0);
+        cr_assert_eq(pm_orient2d_f32_sign(a, b, c), want, "case %d", it);
+        zero += want == 0, nonzero += want != 0;
+    }
+    cr_assert_geq(zero, 10000);
+    cr_assert_geq(nonzero, 100000);
+}
