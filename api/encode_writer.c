@@ -862,8 +862,21 @@ static inline __attribute__((always_inline)) void pm_api__w_rows_planned(pm_api_
                 o -= p->key_len;
                 continue;
             }
-            w->len = (size_t)(o - w->data);
-            pm_api__w_node(w, sub, c);
+            /* A short array of scalars (a point, a pair of indices) in
+             * place when there is room enough that pm_api__w_kids would
+             * not ask for more while writing it (36 bytes before each of
+             * at most 8 elements): the same text, the buffer grown at the
+             * same points. */
+            size_t room = w->cap - (size_t)(o - w->data);
+            char *arr = sub->kind == PM_META_ARR && room >= 8 * 33 + 2 + 36
+                            ? pm_api__put_scalars(o, o + room, sub, c)
+                            : NULL;
+            if (arr) {
+                w->len = (size_t)(arr - w->data);
+            } else {
+                w->len = (size_t)(o - w->data);
+                pm_api__w_node(w, sub, c);
+            }
             /* room again for what is left of the row (all of it, as a bound) */
             if (!pm_api__w_reserve(w, need)) return;
             o = w->data + w->len;

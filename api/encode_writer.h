@@ -126,7 +126,7 @@ typedef struct pm_api__plan {
  * pending bits): values written once (a turned grid's mouths and
  * corners) pass by without pushing out the repeated ones, which come in
  * on their second miss. */
-#define PM_API__NUM_BITS 8
+#define PM_API__NUM_BITS 10   /* 1024: a turned 40x40 grid repeats some 750 values */
 #define PM_API__NUMS (1 << PM_API__NUM_BITS)
 typedef struct pm_api__num_slot {
     uint64_t bits;

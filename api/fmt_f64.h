@@ -9,14 +9,15 @@
  *
  * a = m 2^(be - 53) is scaled once by 10^P (P = 16 - k, k = floor((be - 1)
  * log10 2)): A = m 5^P / 2^sh is exact in 128 bits, its floor has 17 or 18
- * digits. The numbers that read back as a lie between the midpoints to its
- * neighbours, (2m - 1) 2^(be - 54) and (2m + 1) 2^(be - 54) (the lower one
- * a quarter ulp away at a power of two), both ends included when m is even
- * (strtod rounds ties to even); scaled the same way they are exact too.
- * Each candidate (A rounded to p digits as printf rounds: to nearest, ties
- * to even, on the exact value) is an integer at that scale, so whether it
- * reads back is two exact comparisons. Digits are made eight at a time in
- * one word (SWAR), which also counts the zeros "%g" drops. */
+ * digits. The numbers that read back as a lie strictly between the
+ * midpoints to its neighbours, (2m - 1) 2^(be - 54) and (2m + 1)
+ * 2^(be - 54) (the lower one a quarter ulp away at a power of two); scaled
+ * the same way they are exact too, and never integers. Each candidate (A
+ * rounded to p digits as printf rounds: to nearest, ties to even, on the
+ * exact value) is an integer at that scale, so whether it reads back is
+ * one exact range test. The 16 digits after the first are made together
+ * (SSE2's lanes, else two 8-digit words), which also counts the zeros
+ * "%g" drops. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -31,6 +32,28 @@
 
 typedef unsigned __int128 pm_api__fmt_u128;
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* The 16 digits of hi 10^8 + lo (hi, lo < 10^8, leading zeros included)
+ * at o; returns how many of them at the end are zeros. The four 4-digit
+ * groups go through SSE2's 16-bit lanes together: g / 100 and g % 100,
+ * then each of those / 10 and % 10 (multiply-high by 5243 >> 3 and by
+ * 6554: exact for g < 10^4 and for values below 100). */
+static inline int pm_api__fmt_digits16(char *o, uint32_t hi, uint32_t lo) {
+    uint64_t a = (uint64_t)(hi / 10000) | (uint64_t)(hi % 10000) << 32;   /* groups in 32-bit lanes */
+    uint64_t b = (uint64_t)(lo / 10000) | (uint64_t)(lo % 10000) << 32;
+    __m128i g = _mm_unpacklo_epi64(_mm_cvtsi64_si128((long long)a), _mm_cvtsi64_si128((long long)b));
+    __m128i h = _mm_srli_epi16(_mm_mulhi_epu16(g, _mm_set1_epi16(5243)), 3);   /* g / 100; 0 in the high halves */
+    __m128i l = _mm_sub_epi16(g, _mm_mullo_epi16(h, _mm_set1_epi16(100)));
+    __m128i y = _mm_or_si128(h, _mm_slli_epi32(l, 16));                        /* pairs < 100, in text order */
+    __m128i t = _mm_mulhi_epu16(y, _mm_set1_epi16(6554));                     /* y / 10 */
+    __m128i u = _mm_sub_epi16(y, _mm_mullo_epi16(t, _mm_set1_epi16(10)));
+    __m128i d = _mm_or_si128(t, _mm_slli_epi16(u, 8));                         /* digit values, in text order */
+    unsigned zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128()));
+    _mm_storeu_si128((__m128i *)(void *)o, _mm_or_si128(d, _mm_set1_epi8('0')));
+    return __builtin_clz((~zero & 0xFFFFu) << 16 | 0x8000u);
+}
+#else
 /* v < 10^8 as eight digit values 0..9, one per byte, the first digit in
  * the lowest byte (the text's order in memory), leading zeros included. */
 static inline uint64_t pm_api__fmt_swar8(uint32_t v) {
@@ -40,6 +63,19 @@ static inline uint64_t pm_api__fmt_swar8(uint32_t v) {
     uint64_t t = ((x * 103) >> 10) & 0x000F000F000F000Full;             /* lane / 10, v < 100 */
     return t | (x - t * 10) << 8;
 }
+
+/* The 16 digits of hi 10^8 + lo (hi, lo < 10^8, leading zeros included)
+ * at o; returns how many of them at the end are zeros. */
+static inline int pm_api__fmt_digits16(char *o, uint32_t hi, uint32_t lo) {
+    uint64_t xm = pm_api__fmt_swar8(hi), xl = pm_api__fmt_swar8(lo);
+    int tz = xl ? __builtin_clzll(xl) >> 3 : xm ? 8 + (__builtin_clzll(xm) >> 3) : 16;
+    xm += 0x3030303030303030ull;
+    xl += 0x3030303030303030ull;
+    memcpy(o, &xm, 8);
+    memcpy(o + 8, &xl, 8);
+    return tz;
+}
+#endif
 
 /* The exponent part "%g" writes for decimal exponent x ("e+05", "e-123":
  * a sign and at least two digits); returns its length. */
@@ -54,24 +90,15 @@ static inline int pm_api__put_exp10(char *o, int x) {
     return n;
 }
 
-/* The round-half-even rounding of A = ai + ar / 2^sh to p digits (dropping
- * div = 10^(nd - p) of its nd), as the integer it makes at A's scale when
- * that integer reads back (strictly between the ends li + lr and ui + ur
- * at that scale -- lr, ur: a fraction is left -- or on one with m even),
- * else 0. */
-static inline __attribute__((always_inline)) uint64_t pm_api__fmt_cand(uint64_t ai, uint64_t ar, uint64_t half,
-                                                                       uint64_t div, uint64_t li, bool lr,
-                                                                       uint64_t ui, bool ur, bool even,
-                                                                       uint64_t *q) {
+/* A = ai + ar / 2^sh rounded half-even to a multiple of div (dropping
+ * div = 10^(nd - p) of its nd digits), as that multiple's quotient. */
+static inline __attribute__((always_inline)) uint64_t pm_api__fmt_round(uint64_t ai, uint64_t ar, uint64_t half,
+                                                                        uint64_t div) {
     uint64_t qq = ai / div, r = ai - qq * div;
     bool up;
     if (div == 1) up = ar > half || (ar == half && (qq & 1));
     else up = r > div / 2 || (r == div / 2 && (ar != 0 || (qq & 1)));
-    qq += up;
-    uint64_t c = qq * div;
-    bool ok = (c > li || (c == li && !lr && even)) && (c < ui || (c == ui && (ur || even)));
-    *q = qq;
-    return ok ? c : 0;
+    return qq + up;
 }
 
 /* The text of a = |d| > 0 with a '-' before it when neg, as
@@ -97,31 +124,28 @@ static inline __attribute__((always_inline)) int pm_api__fmt_f64_exact(char *o, 
     /* The ends, (2v -+ 5^P) / 2^(sh+1) (or (4v - 5^P) / 2^(sh+2) below a
      * power of two: its lower neighbour is half as far), are ai plus what
      * ar and 5^P make: one word each (ar < 2^sh, 5^P < 2^63, sh <= 61),
-     * the lower one signed, floored by the arithmetic shift. */
-    uint64_t ut = 2 * ar + p5;
-    uint64_t ui = ai + (ut >> (sh + 1));
-    bool ur = (ut & ((2ull << sh) - 1)) != 0;
-    int ls = sh + 1;
-    int64_t lt = (int64_t)(2 * ar) - (int64_t)p5;
-    if (frac_bits == 0) lt = (int64_t)(4 * ar) - (int64_t)p5, ls = sh + 2;
-    uint64_t li = ai + (uint64_t)(lt >> ls);
-    bool lr = ((uint64_t)lt & ((1ull << ls) - 1)) != 0;
-    bool even = !(m & 1);
-    /* The first p of 15, 16, 17 that reads back; constant divisors. */
+     * the lower one signed, floored by the arithmetic shift. Their
+     * numerators are odd (5^P is) and sh >= 1: neither end is an integer,
+     * so the integers that read back at A's scale are [lb, ui] (lb: the
+     * lower end's floor plus one), with no tie for strtod's round-to-even
+     * to break. */
+    uint64_t ui = ai + ((2 * ar + p5) >> (sh + 1));
+    int64_t lt = frac_bits ? (int64_t)(2 * ar) - (int64_t)p5 : (int64_t)(4 * ar) - (int64_t)p5;
+    uint64_t lb = ai + (uint64_t)(lt >> (frac_bits ? sh + 1 : sh + 2)) + 1;
+    /* The first p of 15, 16, 17 that reads back (17 always does); constant
+     * divisors. */
     if (ai >= 1000000000000000000ull) return 0;   /* not reached: k is floor((be - 1) log10 2) here */
     bool d18 = ai >= 100000000000000000ull;
     uint64_t q;
     int p;
     if (d18) {
-        if (pm_api__fmt_cand(ai, ar, half, 1000, li, lr, ui, ur, even, &q)) p = 15;
-        else if (pm_api__fmt_cand(ai, ar, half, 100, li, lr, ui, ur, even, &q)) p = 16;
-        else if (pm_api__fmt_cand(ai, ar, half, 10, li, lr, ui, ur, even, &q)) p = 17;
-        else return 0;   /* not reached: 17 digits always read back */
+        if (q = pm_api__fmt_round(ai, ar, half, 1000), q * 1000 - lb <= ui - lb) p = 15;
+        else if (q = pm_api__fmt_round(ai, ar, half, 100), q * 100 - lb <= ui - lb) p = 16;
+        else q = pm_api__fmt_round(ai, ar, half, 10), p = 17;
     } else {
-        if (pm_api__fmt_cand(ai, ar, half, 100, li, lr, ui, ur, even, &q)) p = 15;
-        else if (pm_api__fmt_cand(ai, ar, half, 10, li, lr, ui, ur, even, &q)) p = 16;
-        else if (pm_api__fmt_cand(ai, ar, half, 1, li, lr, ui, ur, even, &q)) p = 17;
-        else return 0;
+        if (q = pm_api__fmt_round(ai, ar, half, 100), q * 100 - lb <= ui - lb) p = 15;
+        else if (q = pm_api__fmt_round(ai, ar, half, 10), q * 10 - lb <= ui - lb) p = 16;
+        else q = pm_api__fmt_round(ai, ar, half, 1), p = 17;
     }
     int x = 16 + d18 - P;   /* the decimal exponent of q's first digit */
     if (q == pm_api__u10[p]) {   /* carried into one more digit */
@@ -132,13 +156,8 @@ static inline __attribute__((always_inline)) int pm_api__fmt_f64_exact(char *o, 
     char buf[48];
     uint64_t hi = q / 100000000, lo8 = q - hi * 100000000;
     uint32_t top = (uint32_t)(hi / 100000000), mid = (uint32_t)(hi - (uint64_t)top * 100000000);
-    uint64_t xm = pm_api__fmt_swar8(mid), xl = pm_api__fmt_swar8((uint32_t)lo8);
-    int tz = xl ? __builtin_clzll(xl) >> 3 : xm ? 8 + (__builtin_clzll(xm) >> 3) : 16;
     buf[0] = (char)('0' + top);
-    xm += 0x3030303030303030ull;
-    xl += 0x3030303030303030ull;
-    memcpy(buf + 1, &xm, 8);
-    memcpy(buf + 9, &xl, 8);
+    int tz = pm_api__fmt_digits16(buf + 1, mid, (uint32_t)lo8);
     memset(buf + 17, '0', 16);
     const char *dg = buf + 17 - p;
     int nd = p - tz;

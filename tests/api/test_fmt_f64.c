@@ -184,3 +184,19 @@ Test(fmt_f64, general_path_against_reference) {
         check(-edges[i]);
     }
 }
+
+/* Every power of two the general path takes (2^-36 .. 2^50: the only
+ * doubles there whose lower neighbour is half as far) and a few past
+ * its ends, with their ulp neighbours and a few ulps on either side. */
+Test(fmt_f64, every_power_of_two_of_the_general_path) {
+    for (int e = -40; e <= 54; e++) {
+        double d = ldexp(1.0, e);
+        for (int k = 0; k < 4; k++) {
+            check(d);
+            check(-d);
+            d = nextafter(d, INFINITY);
+        }
+        d = ldexp(1.0, e);
+        for (int k = 0; k < 3; k++) check(d = nextafter(d, 0));
+    }
+}

@@ -391,7 +391,7 @@ Test(meta_writer, numbers_repeated_by_bits_match_the_reference) {
     uint64_t s = 0xbb67ae8584caa73bull;
     for (int t = 0; t < 40; t++) {
         pm_arena *a = pm_arena_create(0);
-        size_t npool = 1 + next(&s) % 900;
+        size_t npool = 1 + next(&s) % (3 * PM_API__NUMS);
         double *pool = pm_arena_alloc(a, npool * sizeof *pool);
         for (size_t i = 0; i < npool; i++) {
             uint64_t x = next(&s);
@@ -402,7 +402,7 @@ Test(meta_writer, numbers_repeated_by_bits_match_the_reference) {
             else pool[i] = -(double)(x >> 11) * 0x1p-1000;
         }
         pool[0] = -0.0;
-        size_t nrows = 1 + next(&s) % 1500;
+        size_t nrows = 1 + next(&s) % (6 * PM_API__NUMS);
         trow *rows = pm_arena_alloc(a, nrows * sizeof *rows);
         for (size_t r = 0; r < nrows; r++) {
             trow *w = &rows[r];
