@@ -113,7 +113,8 @@ static int pm__level_build(pm__ctx *x, pm__level *L, double max_error, double ma
     if (r == PM_ERR_LIMIT) return pm__road_limit(x, field, (cap + 1) * vps);
     if (r < 0) return r;
     if (x->budget != UINT64_MAX) x->budget -= n * vps;
-    L->achieved = pm_spline_sample_error(&x->spline, &o, smp, n);
+    /* The measured error is metadata only: the base level alone has none. */
+    L->achieved = x->no_meta ? 0.0 : pm_spline_sample_error(&x->spline, &o, smp, n);
     if ((r = pm__road_sections(x, L, smp, n)) < 0) return r;
     pm__road_clamp_folds(x, L);
     return pm__road_grid(x, L);

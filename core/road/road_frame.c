@@ -427,6 +427,25 @@ static inline __attribute__((always_inline)) void pm__place(pm__section *sc, con
     }
 }
 
+/* x, y and z divided by d lane by lane, the divisions skipped where every
+ * lane's d is 1 (x / 1 is x bit for bit): pm_v3_normalize of a vector
+ * whose length rounds to 1, as a flat road's unit plan tangent and its
+ * right mostly have. */
+static inline __attribute__((always_inline)) void pm__div3(pm_d4 *x, pm_d4 *y, pm_d4 *z, pm_d4 d) {
+    pm_k4 one = (pm_k4)(d == PM__D4(1.0));
+#if defined(__SSE2__)
+    __m128d lo, hi;   /* the mask's lanes 0, 1 and 2, 3 */
+    memcpy(&lo, &one, sizeof lo);
+    memcpy(&hi, (const char *)&one + sizeof lo, sizeof hi);
+    if (_mm_movemask_pd(_mm_and_pd(lo, hi)) == 3) return;
+#else
+    if ((one[0] & one[1] & one[2] & one[3]) == -1) return;
+#endif
+    *x /= d;
+    *y /= d;
+    *z /= d;
+}
+
 /* pm__frame under the world up (0, 1, 0) for sections sc[0 .. cnt - 1],
  * as lanes: plan tangent (tx, tz), slope, miter, and the bank's cosine and
  * sine (1 and 0 where pm__frame takes them so: the same operations).
@@ -443,15 +462,11 @@ static inline __attribute__((always_inline)) void pm__quad_frame(const pm_road_p
     /* pm_v3_normalize: v / l where l > 0, else v as it is, which is v / 1
      * (exact); negation is a product with -1 (exact, zeros' signs too). */
     pm_d4 len = pm_d4_sqrt(a * a + b * b + cz * cz), d = pm_d4_sel((pm_k4)(len > zero), len, one);
-    a /= d;
-    b /= d;
-    cz /= d;
+    pm__div3(&a, &b, &cz, d);
     pm_d4 r0 = b * 0.0 - cz * 1.0, r1 = cz * 0.0 - a * 0.0, r2 = a * 1.0 - b * 0.0;   /* T x up */
     len = pm_d4_sqrt(r0 * r0 + r1 * r1 + r2 * r2);
     d = pm_d4_sel((pm_k4)(len > zero), len, one);
-    r0 /= d;
-    r1 /= d;
-    r2 /= d;
+    pm__div3(&r0, &r1, &r2, d);
     pm_d4 sign = pm_d4_sel((pm_k4)(r0 * -tz + r2 * tx < zero), -one, one);
     r0 *= sign;
     r1 *= sign;
@@ -459,9 +474,7 @@ static inline __attribute__((always_inline)) void pm__quad_frame(const pm_road_p
     pm_d4 u0 = r1 * cz - r2 * b, u1 = r2 * a - r0 * cz, u2 = r0 * b - r1 * a;   /* R x T */
     len = pm_d4_sqrt(u0 * u0 + u1 * u1 + u2 * u2);
     d = pm_d4_sel((pm_k4)(len > zero), len, one);
-    u0 /= d;
-    u1 /= d;
-    u2 /= d;
+    pm__div3(&u0, &u1, &u2, d);
     pm_d4 right[3] = {r0 * cb - u0 * sb, r1 * cb - u1 * sb, r2 * cb - u2 * sb};
     pm_d4 up[3] = {u0 * cb + r0 * sb, u1 * cb + r1 * sb, u2 * cb + r2 * sb};
     pm_d4 off[3] = {right[0] * miter, right[1], right[2] * miter};   /* pm__section_offset */

@@ -65,7 +65,8 @@ typedef struct pm__ctx {
     bool plain;             /* road_mesh.c without its fast paths: the reference
                                tests compare them with (pm__road_generate_plain) */
     bool no_meta;           /* the base level only, without its metadata
-                               (pm_road_generate_base): no kmax to keep */
+                               (pm_road_generate_base): no kmax to keep, no
+                               measured chord error (pm__level.achieved 0) */
 } pm__ctx;
 
 /* Column ranges of one primitive (the shoulder has one per side). */
