@@ -47,6 +47,8 @@ typedef struct pm__jentry {
     PM_VEC(pm__jdoubt) doubts; /* per rounding step met so far */
     const pm__jmouth *mouths;  /* read once (NULL: missing) */
     const pm_meta *m_corners, *m_warnings;   /* its metadata's members, looked up once */
+    const pm_meta *t_corners;  /* m_corners as network_meta.c's table (NULL: not one) */
+    size_t t_point;            /* the offset of its rows' "point" (a pm_meta *) */
     struct pm__jentry *next;
 } pm__jentry;
 
@@ -472,11 +474,50 @@ static pm_meta *pm__corners(pm_arena *a, const pm_meta *local, const double off[
     return arr;
 }
 
+/* The entry's corners as the table network_meta.c makes of them
+ * (pm__corners_table), made once: each node then copies the rows and
+ * moves their points (pm__corners_rows) instead of copying the tree for
+ * network_meta.c to turn into the same table. t_corners stays NULL (the
+ * tree copied) when the corners make no such table. */
+static void pm__corners_once(pm_arena *a, pm__jentry *e) {
+    if (!e->m_corners) return;
+    pm_meta *t = pm__corners_table(a, (pm_meta *)e->m_corners);   /* (reads it only) */
+    if (!t || t == e->m_corners || t->kind != PM_META_TABLE) return;
+    const pm_meta_shape *sh = t->u.table.shape;
+    for (size_t c = 0; c < sh->ncols; c++)
+        if (sh->cols[c].kind == PM_META_COL_META && sh->cols[c].key_len == 5 &&
+            memcmp(sh->cols[c].key, "point", 5) == 0) {
+            e->t_corners = t;
+            e->t_point = sh->cols[c].offset;
+            return;
+        }
+}
+
+/* The entry's corner table for a node: its rows copied, each fillet point
+ * moved by off as pm__corners moves it (the same values, the same test
+ * of which points move). */
+static pm_meta *pm__corners_rows(pm_arena *a, const pm__jentry *e, const double off[3]) {
+    const pm_meta *t = e->t_corners;
+    size_t n = t->u.table.n, sz = t->u.table.shape->row_size;
+    char *rows = pm_arena_alloc(a, n * sz + 1);
+    if (!rows) return NULL;
+    memcpy(rows, t->u.table.rows, n * sz);
+    for (size_t i = 0; i < n; i++) {
+        pm_meta **pp = (pm_meta **)(void *)(rows + i * sz + e->t_point);
+        const pm_meta *m = *pp;
+        if (!m || m->kind != PM_META_ARR || m->u.kids.count != 2) continue;
+        double v[2] = {m->u.kids.first->u.n + off[0], m->u.kids.last->u.n + off[2]};
+        if (!(*pp = pm_meta_nums(a, v, 2))) return NULL;
+    }
+    return pm_meta_table(a, t->u.table.shape, rows, n);
+}
+
 /* The node's metadata: the members the network reads, "corners" its own
  * (the stitch moves it into the output) with each fillet point moved. */
 static pm_meta *pm__place_meta(pm_arena *a, const pm__jentry *e, const double off[3]) {
     pm_meta *o = pm_meta_obj(a);
-    pm_meta *corners = e->m_corners ? pm__corners(a, e->m_corners, off) : NULL;
+    pm_meta *corners = e->t_corners ? pm__corners_rows(a, e, off)
+                       : e->m_corners ? pm__corners(a, e->m_corners, off) : NULL;
     if (!o || !corners) return NULL;
     int rc = pm_meta_set_lit(o, "corners", corners);
     rc |= pm_meta_set_lit(o, "warnings", pm__shallow(a, e->m_warnings));
@@ -608,6 +649,7 @@ int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const doubl
         if (e->rc == PM_OK) {
             e->m_corners = pm_meta_get(e->scene->meta, "corners");
             e->m_warnings = pm_meta_get(e->scene->meta, "warnings");
+            if (!PM__JCACHE_PLAIN) pm__corners_once(N->a, e);
         }
         if (e->rc != PM_OK) e->scene = NULL;
         e->next = C->slot[h & (C->nslot - 1)];
