@@ -217,8 +217,10 @@ static int pm__contour(pm__junction *J, pm__raw *raw) {
 
 /* ---- heights and vertices ------------------------------------------------- */
 
-static int pm__vertex(pm__junction *J, pm_prim *prim, pm_v2 p, float y, bool planar_uv,
-                      float u, float v) {
+/* Inlined at each of its calls (a few stores there: the junction's
+ * slabs add tens of thousands of vertices in a town). */
+static inline __attribute__((always_inline)) int pm__vertex(pm__junction *J, pm_prim *prim, pm_v2 p, float y,
+                                                            bool planar_uv, float u, float v) {
     float pos[3] = {(float)p.x, y, (float)-p.y};
     double s = J->prm->uv_scale;
     float uv[2] = {u, v};
