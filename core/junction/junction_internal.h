@@ -113,7 +113,8 @@ typedef struct pm__junction {
     double R, Ri;
     PM_VEC(double) island_ang;   /* island points' angles, increasing */
     size_t *cut_island;          /* per corner: index of its cut in island_ang */
-    /* heights, set by pm__heights_init (junction_heights.c) */
+    /* heights, set by pm__heights_init (junction_heights.c); the four
+     * after sloped only when it is (unset, zero, on a flat junction) */
     bool sloped;                 /* the arms' elevations are not all equal */
     double tol;                  /* allowed gap between the mesh and the blend (m) */
     double hmin;                 /* no refinement below this edge length (m) */
@@ -182,8 +183,8 @@ static inline float pm__final_y(const pm__junction *J, double y) {
 
 /* junction_heights.c: the height field and the points it adds to the
  * contour. pm__heights_init needs the blocks (the mouths are their ends);
- * it decides whether the junction is sloped and how closely the mesh must
- * follow the field. */
+ * it decides whether the junction is sloped and, when it is, how closely
+ * the mesh must follow the field. */
 int pm__heights_init(pm__junction *J);
 /* Ground height at p: the arms' elevations blended by inverse squared
  * distance to their mouth edges (exactly the elevation on a mouth edge,
