@@ -537,11 +537,6 @@ static pm_meta *pm__place_meta(pm_arena *a, const pm__jentry *e, const double of
     return rc == 0 ? o : NULL;
 }
 
-#define PM__SLAB_POINTS offsetof(pm_junction_slab_end, curb_top)
-_Static_assert(offsetof(pm_junction_slab_end, outer_top) == PM__SLAB_POINTS + 3 * sizeof(float) &&
-               offsetof(pm_junction_slab_end, outer_bottom) == PM__SLAB_POINTS + 6 * sizeof(float),
-               "a slab end's three points are one run of nine floats");
-
 /* The local result moved by off into a scene of its own (positions new,
  * the other arrays shared). *fits false: a triangle's plan orientation
  * changed when its corners were rounded to floats there. */
@@ -575,12 +570,11 @@ static int pm__place(pm__net *N, pm__jentry *e, const double off[3], pm_scene **
             d->slab_ends[i] = e->d.slab_ends[i];
             const pm_junction_slab_end *S = &e->d.slab_ends[i];
             pm_junction_slab_end *D = &d->slab_ends[i];
-            /* Its three points lie one after another: moved as one run of
-             * four (the last lane unused). */
-            float p[12] = {0}, q[12];
-            memcpy(p, (const char *)S + PM__SLAB_POINTS, 9 * sizeof(float));
-            pm__move_all(q, p, 4, off);
-            memcpy((char *)D + PM__SLAB_POINTS, q, 9 * sizeof(float));
+            /* Its three points each by the plain move (every path's
+             * operation: three points are too few for the lanes). */
+            pm__move(D->curb_top, S->curb_top, off);
+            pm__move(D->outer_top, S->outer_top, off);
+            pm__move(D->outer_bottom, S->outer_bottom, off);
         }
     }
     *out = s;
