@@ -55,8 +55,8 @@ int pm__heights_init(pm__junction *J) {
     return 0;
 }
 
-double pm__jheight(const pm__junction *J, pm_v2 p) {
-    if (!J->sloped) return J->arms[0].elev;
+/* pm__jheight of a sloped junction. */
+double pm__jheight_sloped(const pm__junction *J, pm_v2 p) {
     double sw = 0, swe = 0, zw = 0, zwe = 0;
     for (size_t k = 0; k < J->n; k++) {
         /* Squared distance to the mouth edge a + t (b - a), t in [0, 1]. */

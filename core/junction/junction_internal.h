@@ -189,7 +189,11 @@ int pm__heights_init(pm__junction *J);
 /* Ground height at p: the arms' elevations blended by inverse squared
  * distance to their mouth edges (exactly the elevation on a mouth edge,
  * constant when the junction is flat). */
-double pm__jheight(const pm__junction *J, pm_v2 p);
+double pm__jheight_sloped(const pm__junction *J, pm_v2 p);
+static inline double pm__jheight(const pm__junction *J, pm_v2 p) {
+    /* (inline: a flat junction's every vertex asks, and needs no call) */
+    return J->sloped ? pm__jheight_sloped(J, p) : J->arms[0].elev;
+}
 /* Sloped junctions only: adds points along the blocks' curb runs and the
  * island ring (between existing ones, on the same straight segments or on
  * the island's circle) wherever the straight edge between two points
