@@ -573,7 +573,10 @@ int pm__junction_blocks(pm__junction *J) {
         pm__jblock *blk = &J->blocks[k];
         memset(blk, 0, sizeof *blk);
         pm_v2 none = pm_v2_xy(0, 0);
-        int rc;
+        /* Room for a fillet block's points (two curb points each side and
+         * the arc's) at once; other blocks grow as they need. */
+        int rc = pm_vec_reserve(J->a, &blk->pts, (size_t)J->prm->corner_segments + 4) ? PM_ERR_NOMEM : 0;
+        if (rc < 0) return rc;
         if (C->kind == PM__STRAIGHT) {
             rc = pm__straight_block(J, C, blk);
         } else {

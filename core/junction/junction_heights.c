@@ -19,6 +19,10 @@ int pm__heights_init(pm__junction *J) {
         hi = e > hi ? e : hi;
     }
     J->sloped = lo != hi;
+    /* A flat junction reads none of what follows: its height is one
+     * elevation (pm__jheight), and the tolerances are for the points a
+     * sloped one adds (pm__densify, pm__tmesh_refine). */
+    if (!J->sloped) return 0;
     J->mouth_seg = pm_arena_alloc(J->a, 2 * J->n * sizeof *J->mouth_seg);
     J->mouth_inv_l2 = pm_arena_alloc(J->a, J->n * sizeof *J->mouth_inv_l2);
     if (!J->mouth_seg || !J->mouth_inv_l2) return PM_ERR_NOMEM;
@@ -51,8 +55,8 @@ int pm__heights_init(pm__junction *J) {
     return 0;
 }
 
-double pm__jheight(const pm__junction *J, pm_v2 p) {
-    if (!J->sloped) return J->arms[0].elev;
+/* pm__jheight of a sloped junction. */
+double pm__jheight_sloped(const pm__junction *J, pm_v2 p) {
     double sw = 0, swe = 0, zw = 0, zwe = 0;
     for (size_t k = 0; k < J->n; k++) {
         /* Squared distance to the mouth edge a + t (b - a), t in [0, 1]. */

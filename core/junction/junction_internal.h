@@ -113,7 +113,8 @@ typedef struct pm__junction {
     double R, Ri;
     PM_VEC(double) island_ang;   /* island points' angles, increasing */
     size_t *cut_island;          /* per corner: index of its cut in island_ang */
-    /* heights, set by pm__heights_init (junction_heights.c) */
+    /* heights, set by pm__heights_init (junction_heights.c); the four
+     * after sloped only when it is (unset, zero, on a flat junction) */
     bool sloped;                 /* the arms' elevations are not all equal */
     double tol;                  /* allowed gap between the mesh and the blend (m) */
     double hmin;                 /* no refinement below this edge length (m) */
@@ -182,13 +183,17 @@ static inline float pm__final_y(const pm__junction *J, double y) {
 
 /* junction_heights.c: the height field and the points it adds to the
  * contour. pm__heights_init needs the blocks (the mouths are their ends);
- * it decides whether the junction is sloped and how closely the mesh must
- * follow the field. */
+ * it decides whether the junction is sloped and, when it is, how closely
+ * the mesh must follow the field. */
 int pm__heights_init(pm__junction *J);
 /* Ground height at p: the arms' elevations blended by inverse squared
  * distance to their mouth edges (exactly the elevation on a mouth edge,
  * constant when the junction is flat). */
-double pm__jheight(const pm__junction *J, pm_v2 p);
+double pm__jheight_sloped(const pm__junction *J, pm_v2 p);
+static inline double pm__jheight(const pm__junction *J, pm_v2 p) {
+    /* (inline: a flat junction's every vertex asks, and needs no call) */
+    return J->sloped ? pm__jheight_sloped(J, p) : J->arms[0].elev;
+}
 /* Sloped junctions only: adds points along the blocks' curb runs and the
  * island ring (between existing ones, on the same straight segments or on
  * the island's circle) wherever the straight edge between two points

@@ -217,8 +217,10 @@ static int pm__contour(pm__junction *J, pm__raw *raw) {
 
 /* ---- heights and vertices ------------------------------------------------- */
 
-static int pm__vertex(pm__junction *J, pm_prim *prim, pm_v2 p, float y, bool planar_uv,
-                      float u, float v) {
+/* Inlined at each of its calls (a few stores there: the junction's
+ * slabs add tens of thousands of vertices in a town). */
+static inline __attribute__((always_inline)) int pm__vertex(pm__junction *J, pm_prim *prim, pm_v2 p, float y,
+                                                            bool planar_uv, float u, float v) {
     float pos[3] = {(float)p.x, y, (float)-p.y};
     double s = J->prm->uv_scale;
     float uv[2] = {u, v};
@@ -329,6 +331,10 @@ static int pm__asphalt(pm__junction *J, const pm__raw *raw, uint32_t *pi) {
     memset(&m, 0, sizeof m);
     size_t *imap = NULL;
     int rc = J->ring ? pm__island_points(J, &imap) : 0;
+    /* The boundary's points in one block each (refinement grows them). */
+    if (rc == 0 && (pm_vec_reserve(J->a, &m.v, J->ncontour + J->nisland) ||
+                    pm_vec_reserve(J->a, &m.y, J->ncontour + J->nisland)))
+        return PM_ERR_NOMEM;
     for (size_t i = 0; rc == 0 && i < J->ncontour; i++) rc = pm__ground_point(J, &m, J->contour[i]);
     for (size_t i = 0; rc == 0 && J->ring && i < J->nisland; i++)
         rc = pm__ground_point(J, &m, J->island[i]);

@@ -151,6 +151,17 @@ int pm__network_overlaps(pm__net *N, const pm_scene *s, bool *retry);
  * or -1 (the fastest this CPU has). Returns -1 when the path is not
  * available here (tests compare the paths). */
 int pm__jcache_move(float *out, const float *in, size_t nv, const double off[3], int path);
+/* network_jcache.c: out[t] = whether triangle t of P is doubtful at
+ * rounding step d (not clear of its orientation's slack, so the cache
+ * tests it exactly when it moves the junction), by path 0 (one at a
+ * time) or 2 (four at a time, AVX2); -1 when the path is not available
+ * here (tests compare the paths). */
+int pm__jcache_doubtful(const pm_prim *P, double d, uint8_t *out, int path);
+/* network_jcache.c: the largest of m and every |x| and |z| of vertices
+ * pos[0, nv) (NaN left out), by path 0 (one at a time), 2 (AVX) or -1
+ * (the fastest here); -1 when the path is not available here. (m: 0 or
+ * a float's magnitude.) */
+double pm__jcache_rmax(const float *pos, uint32_t nv, double m, int path);
 /* A junction arm's mouth as its metadata "arms"[k]."mouth" gives it. */
 typedef struct pm__jmouth { uint32_t l, r; double d; } pm__jmouth;
 /* On PM_OK, *mouths: narms mouths read from the result's metadata once

@@ -17,6 +17,9 @@
 #else
 #define PM__JC_AVX 0
 #endif
+#ifndef PM__JCACHE_PLAIN
+#define PM__JCACHE_PLAIN false   /* tests: true for the plain loops only */
+#endif
 
 #include "network/network_internal.h"
 #include "geom/predicates.h"
@@ -44,6 +47,8 @@ typedef struct pm__jentry {
     PM_VEC(pm__jdoubt) doubts; /* per rounding step met so far */
     const pm__jmouth *mouths;  /* read once (NULL: missing) */
     const pm_meta *m_corners, *m_warnings;   /* its metadata's members, looked up once */
+    const pm_meta *t_corners;  /* m_corners as network_meta.c's table (NULL: not one) */
+    size_t t_point;            /* the offset of its rows' "point" (a pm_meta *) */
     struct pm__jentry *next;
 } pm__jentry;
 
@@ -145,15 +150,59 @@ static double pm__orient(const float *P, const uint32_t *t, const double off[3])
 
 static int8_t pm__sgn(double v) { return (int8_t)((v > 0) - (v < 0)); }
 
+#if PM__JC_AVX
+/* pm__jcache_rmax's loop on *m for its vertices 8 at a time (24 floats,
+ * the y lanes masked to zero). MAXPS gives its second operand where the first is NaN, as the
+ * plain loop's > skips a NaN; a float's largest is the double's largest
+ * (widening keeps order). Returns the vertices it did. */
+__attribute__((target("avx"))) static uint32_t pm__rmax_avx(const float *pos, uint32_t nv, float *m) {
+    const __m256 keep0 = _mm256_castsi256_ps(_mm256_setr_epi32(-1, 0, -1, -1, 0, -1, -1, 0));
+    const __m256 keep1 = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, 0, -1, -1, 0, -1, -1));
+    const __m256 keep2 = _mm256_castsi256_ps(_mm256_setr_epi32(0, -1, -1, 0, -1, -1, 0, -1));
+    const __m256 mag = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    __m256 acc = _mm256_set1_ps(*m);
+    uint32_t v = 0;
+    for (; v + 8 <= nv; v += 8) {
+        const float *q = pos + 3 * (size_t)v;
+        acc = _mm256_max_ps(_mm256_and_ps(_mm256_and_ps(_mm256_loadu_ps(q), mag), keep0), acc);
+        acc = _mm256_max_ps(_mm256_and_ps(_mm256_and_ps(_mm256_loadu_ps(q + 8), mag), keep1), acc);
+        acc = _mm256_max_ps(_mm256_and_ps(_mm256_and_ps(_mm256_loadu_ps(q + 16), mag), keep2), acc);
+    }
+    float w[8];
+    _mm256_storeu_ps(w, acc);
+    for (int k = 0; k < 8; k++) *m = w[k] > *m ? w[k] : *m;
+    return v;
+}
+#endif
+
+double pm__jcache_rmax(const float *pos, uint32_t nv, double m, int path) {
+    uint32_t v = 0;
+    if (path == 1 || path > 2) return -1;
+#if PM__JC_AVX
+    if (path < 0) path = !PM__JCACHE_PLAIN && __builtin_cpu_supports("avx") ? 2 : 0;
+    if (path == 2) {
+        if (!__builtin_cpu_supports("avx")) return -1;
+        /* (m is 0 or a float's magnitude so far: exact as a float.) */
+        float f = (float)m;
+        v = pm__rmax_avx(pos, nv, &f);
+        if (f > m) m = f;
+    }
+#else
+    if (path == 2) return -1;
+#endif
+    for (; v < nv; v++) {
+        double x = fabs(pos[3 * v]), z = fabs(pos[3 * v + 2]);
+        if (x > m) m = x;
+        if (z > m) m = z;
+    }
+    return m;
+}
+
 /* The largest |x| or |z| of any vertex of the local result. */
 static void pm__rmax(pm__jentry *e) {
     for (uint32_t i = 0; i < e->scene->nprims; i++) {
         const pm_prim *P = &e->scene->prims[i];
-        for (uint32_t v = 0; v < P->vcount; v++) {
-            double x = fabs(P->positions[3 * v]), z = fabs(P->positions[3 * v + 2]);
-            if (x > e->rmax) e->rmax = x;
-            if (z > e->rmax) e->rmax = z;
-        }
+        e->rmax = pm__jcache_rmax(P->positions, P->vcount, e->rmax, -1);
     }
 }
 
@@ -181,6 +230,64 @@ static bool pm__doubtful(const pm_prim *P, uint32_t t, double d) {
     return !(fabs(o) > sl0 + sl1 * d + 8.0 * d * d);
 }
 
+#if PM__JC_AVX
+/* pm__doubtful for the four triangles from index t on, one per lane
+ * (bit k of the result: triangle t + 3 k). Each lane does pm__doubtful's
+ * operations in its order, on the same values (floats widened exactly,
+ * no fused multiply-add): the same answers, NaN included (a NaN bound
+ * test counts as doubtful there as here). */
+__attribute__((target("avx2"))) static int pm__doubtful4(const pm_prim *P, uint32_t t, double d) {
+    const __m128i step = _mm_setr_epi32(0, 3, 6, 9);
+    const int *ix = (const int *)P->indices + t;
+    /* Each corner's vertex, then its float index (3 per vertex). */
+    __m128i ia = _mm_i32gather_epi32(ix, step, 4), ib = _mm_i32gather_epi32(ix + 1, step, 4);
+    __m128i ic = _mm_i32gather_epi32(ix + 2, step, 4);
+    ia = _mm_add_epi32(ia, _mm_add_epi32(ia, ia));
+    ib = _mm_add_epi32(ib, _mm_add_epi32(ib, ib));
+    ic = _mm_add_epi32(ic, _mm_add_epi32(ic, ic));
+    const float *px = P->positions, *pz = P->positions + 2;
+    __m256d a0 = _mm256_cvtps_pd(_mm_i32gather_ps(px, ia, 4)), a2 = _mm256_cvtps_pd(_mm_i32gather_ps(pz, ia, 4));
+    __m256d b0 = _mm256_cvtps_pd(_mm_i32gather_ps(px, ib, 4)), b2 = _mm256_cvtps_pd(_mm_i32gather_ps(pz, ib, 4));
+    __m256d c0 = _mm256_cvtps_pd(_mm_i32gather_ps(px, ic, 4)), c2 = _mm256_cvtps_pd(_mm_i32gather_ps(pz, ic, 4));
+    const __m256d sign = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd();
+    __m256d ax = _mm256_sub_pd(a0, c0), az = _mm256_sub_pd(a2, c2);
+    __m256d bx = _mm256_sub_pd(b0, c0), bz = _mm256_sub_pd(b2, c2);
+    __m256d l = _mm256_mul_pd(ax, _mm256_xor_pd(bz, sign)), r = _mm256_mul_pd(_mm256_xor_pd(az, sign), bx);
+#define PM__ABS(v) _mm256_andnot_pd(sign, (v))
+#define PM__EQ(u, v) _mm256_cmp_pd((u), (v), _CMP_EQ_OQ)
+    __m256d vertical = _mm256_or_pd(_mm256_or_pd(_mm256_and_pd(PM__EQ(a0, b0), PM__EQ(a2, b2)),
+                                                 _mm256_and_pd(PM__EQ(ax, zero), PM__EQ(az, zero))),
+                                    _mm256_and_pd(PM__EQ(bx, zero), PM__EQ(bz, zero)));
+    __m256d o = _mm256_sub_pd(l, r);
+    __m256d sl0 = _mm256_mul_pd(_mm256_set1_pd(4e-16), _mm256_add_pd(PM__ABS(l), PM__ABS(r)));
+    __m256d sl1 = _mm256_mul_pd(_mm256_set1_pd(2.0), _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(PM__ABS(ax), PM__ABS(az)),
+                                                                             PM__ABS(bx)), PM__ABS(bz)));
+    __m256d flat = _mm256_and_pd(PM__EQ(o, zero), PM__EQ(sl0, zero));
+    __m256d bound = _mm256_add_pd(_mm256_add_pd(sl0, _mm256_mul_pd(sl1, _mm256_set1_pd(d))), _mm256_set1_pd(8.0 * d * d));
+    __m256d inside = _mm256_cmp_pd(PM__ABS(o), bound, _CMP_NGT_UQ);
+#undef PM__ABS
+#undef PM__EQ
+    return _mm256_movemask_pd(_mm256_andnot_pd(_mm256_or_pd(vertical, flat), inside));
+}
+#endif
+
+int pm__jcache_doubtful(const pm_prim *P, double d, uint8_t *out, int path) {
+    uint32_t t = 0;
+    if (path > 0) {
+#if PM__JC_AVX
+        if (path != 2 || P->vcount >= (1u << 29) || !__builtin_cpu_supports("avx2")) return -1;
+        for (; t + 12 <= P->icount; t += 12) {
+            int m = pm__doubtful4(P, t, d);
+            for (int k = 0; k < 4; k++) out[t / 3 + (uint32_t)k] = (uint8_t)(m >> k & 1);
+        }
+#else
+        return -1;
+#endif
+    }
+    for (; t < P->icount; t += 3) out[t / 3] = pm__doubtful(P, t, d);
+    return 0;
+}
+
 /* The entry's doubtful triangles at rounding step d = 2^(ex - 24), listed
  * the first time that step is met (one pass over the triangles, each
  * bound computed there: most entries meet one step only). */
@@ -196,7 +303,20 @@ static int pm__doubts(pm__net *N, pm__jentry *e, int ex, double d, const pm__jdo
     C->tri.len = 0;
     for (uint32_t i = 0; i < e->scene->nprims; i++) {
         const pm_prim *P = &e->scene->prims[i];
-        for (uint32_t t = 0; t < P->icount; t += 3) {
+        uint32_t t = 0;
+#if PM__JC_AVX
+        if (!PM__JCACHE_PLAIN && P->vcount < (1u << 29) && __builtin_cpu_supports("avx2")) {
+            /* Four triangles a time (their float indices in 32-bit lanes);
+             * the rare doubtful ones listed. */
+            for (; t + 12 <= P->icount; t += 12)
+                for (int m = pm__doubtful4(P, t, d); m; m &= m - 1) {
+                    if (pm_vec_reserve(N->a, &C->tri, C->tri.len + 2)) return PM_ERR_NOMEM;
+                    C->tri.data[C->tri.len++] = i;
+                    C->tri.data[C->tri.len++] = t + 3 * (uint32_t)__builtin_ctz((unsigned)m);
+                }
+        }
+#endif
+        for (; t < P->icount; t += 3) {
             if (!pm__doubtful(P, t, d)) continue;
             if (pm_vec_reserve(N->a, &C->tri, C->tri.len + 2)) return PM_ERR_NOMEM;
             C->tri.data[C->tri.len++] = i;
@@ -354,21 +474,68 @@ static pm_meta *pm__corners(pm_arena *a, const pm_meta *local, const double off[
     return arr;
 }
 
+/* The entry's corners as the table network_meta.c makes of them
+ * (pm__corners_table), made once: each node then copies the rows and
+ * moves their points (pm__corners_rows) instead of copying the tree for
+ * network_meta.c to turn into the same table. t_corners stays NULL (the
+ * tree copied) when the corners make no such table. */
+static void pm__corners_once(pm_arena *a, pm__jentry *e) {
+    if (!e->m_corners) return;
+    pm_meta *t = pm__corners_table(a, (pm_meta *)e->m_corners);   /* (reads it only) */
+    if (!t || t == e->m_corners || t->kind != PM_META_TABLE) return;
+    const pm_meta_shape *sh = t->u.table.shape;
+    for (size_t c = 0; c < sh->ncols; c++)
+        if (sh->cols[c].kind == PM_META_COL_META && sh->cols[c].key_len == 5 &&
+            memcmp(sh->cols[c].key, "point", 5) == 0) {
+            e->t_corners = t;
+            e->t_point = sh->cols[c].offset;
+            return;
+        }
+}
+
+/* The entry's corner table for a node: its rows copied, each fillet point
+ * moved by off as pm__corners moves it (the same values, the same test
+ * of which points move). */
+static pm_meta *pm__corners_rows(pm_arena *a, const pm__jentry *e, const double off[3]) {
+    const pm_meta *t = e->t_corners;
+    size_t n = t->u.table.n, sz = t->u.table.shape->row_size;
+    char *rows = pm_arena_alloc(a, n * sz + 1);
+    if (!rows) return NULL;
+    memcpy(rows, t->u.table.rows, n * sz);
+    /* Each moved point as pm_meta_nums makes it (an array node, then its
+     * two numbers: null where not finite), all of them in one block. */
+    pm_meta *pts = pm_arena_alloc(a, 3 * n * sizeof *pts + 1);
+    if (!pts) return NULL;
+    memset(pts, 0, 3 * n * sizeof *pts);
+    for (size_t i = 0; i < n; i++) {
+        pm_meta **pp = (pm_meta **)(void *)(rows + i * sz + e->t_point);
+        const pm_meta *m = *pp;
+        if (!m || m->kind != PM_META_ARR || m->u.kids.count != 2) continue;
+        double v[2] = {m->u.kids.first->u.n + off[0], m->u.kids.last->u.n + off[2]};
+        pm_meta *q = pts + 3 * i;
+        q->kind = PM_META_ARR;
+        q->u.kids.first = q + 1, q->u.kids.last = q + 2, q->u.kids.count = 2;
+        q[1].next = q + 2;
+        for (int c = 0; c < 2; c++) {
+            q[1 + c].kind = isfinite(v[c]) ? PM_META_NUM : PM_META_NULL;
+            if (q[1 + c].kind == PM_META_NUM) q[1 + c].u.n = v[c];
+        }
+        *pp = q;
+    }
+    return pm_meta_table(a, t->u.table.shape, rows, n);
+}
+
 /* The node's metadata: the members the network reads, "corners" its own
  * (the stitch moves it into the output) with each fillet point moved. */
 static pm_meta *pm__place_meta(pm_arena *a, const pm__jentry *e, const double off[3]) {
     pm_meta *o = pm_meta_obj(a);
-    pm_meta *corners = e->m_corners ? pm__corners(a, e->m_corners, off) : NULL;
+    pm_meta *corners = e->t_corners ? pm__corners_rows(a, e, off)
+                       : e->m_corners ? pm__corners(a, e->m_corners, off) : NULL;
     if (!o || !corners) return NULL;
     int rc = pm_meta_set_lit(o, "corners", corners);
     rc |= pm_meta_set_lit(o, "warnings", pm__shallow(a, e->m_warnings));
     return rc == 0 ? o : NULL;
 }
-
-#define PM__SLAB_POINTS offsetof(pm_junction_slab_end, curb_top)
-_Static_assert(offsetof(pm_junction_slab_end, outer_top) == PM__SLAB_POINTS + 3 * sizeof(float) &&
-               offsetof(pm_junction_slab_end, outer_bottom) == PM__SLAB_POINTS + 6 * sizeof(float),
-               "a slab end's three points are one run of nine floats");
 
 /* The local result moved by off into a scene of its own (positions new,
  * the other arrays shared). *fits false: a triangle's plan orientation
@@ -403,12 +570,11 @@ static int pm__place(pm__net *N, pm__jentry *e, const double off[3], pm_scene **
             d->slab_ends[i] = e->d.slab_ends[i];
             const pm_junction_slab_end *S = &e->d.slab_ends[i];
             pm_junction_slab_end *D = &d->slab_ends[i];
-            /* Its three points lie one after another: moved as one run of
-             * four (the last lane unused). */
-            float p[12] = {0}, q[12];
-            memcpy(p, (const char *)S + PM__SLAB_POINTS, 9 * sizeof(float));
-            pm__move_all(q, p, 4, off);
-            memcpy((char *)D + PM__SLAB_POINTS, q, 9 * sizeof(float));
+            /* Its three points each by the plain move (every path's
+             * operation: three points are too few for the lanes). */
+            pm__move(D->curb_top, S->curb_top, off);
+            pm__move(D->outer_top, S->outer_top, off);
+            pm__move(D->outer_bottom, S->outer_bottom, off);
         }
     }
     *out = s;
@@ -490,6 +656,7 @@ int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const doubl
         if (e->rc == PM_OK) {
             e->m_corners = pm_meta_get(e->scene->meta, "corners");
             e->m_warnings = pm_meta_get(e->scene->meta, "warnings");
+            if (!PM__JCACHE_PLAIN) pm__corners_once(N->a, e);
         }
         if (e->rc != PM_OK) e->scene = NULL;
         e->next = C->slot[h & (C->nslot - 1)];

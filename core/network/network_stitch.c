@@ -619,35 +619,50 @@ int pm__network_stitch(pm__net *N, pm_scene **out) {
     return rc;
 }
 
-/* UV = (x, z) * scale for every vertex (planar). The scale and arrays in
- * locals: written through p->uvs, N->p->uv_scale would be reloaded per
- * vertex. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#include <immintrin.h>
-#define PM__UV_AVX 1
-/* Four vertices at a time: each lane widens, multiplies and rounds as the
- * loop below does (the same bits); returns how many it did. */
-__attribute__((target("avx"))) static uint32_t pm__planar_uvs_avx(const float *pos, float *uv, uint32_t n,
-                                                                  double sc) {
+#if PM__STITCH_AVX2
+/* Eight vertices at a time: their 24 floats in three loads, x and z
+ * picked out by lane permutes, then per lane the same widening, multiply
+ * and rounding as the loop below (the same bits); returns how many it
+ * did. */
+__attribute__((target("avx2"))) static uint32_t pm__planar_uvs_avx2(const float *pos, float *uv, uint32_t n,
+                                                                    double sc) {
     const __m256d s = _mm256_set1_pd(sc);
+    /* Floats 0-7: x0 y0 z0 x1 y1 z1 x2 y2, 8-15: z2 x3 y3 z3 x4 y4 z4 x5,
+     * 16-23: y5 z5 x6 y6 z6 x7 y7 z7. */
+    const __m256i xa = _mm256_setr_epi32(0, 3, 6, 0, 0, 0, 0, 0), xb = _mm256_setr_epi32(0, 0, 0, 1, 4, 7, 0, 0);
+    const __m256i xc = _mm256_setr_epi32(0, 0, 0, 0, 0, 0, 2, 5), za = _mm256_setr_epi32(2, 5, 0, 0, 0, 0, 0, 0);
+    const __m256i zb = _mm256_setr_epi32(0, 0, 0, 3, 6, 0, 0, 0), zc = _mm256_setr_epi32(0, 0, 0, 0, 0, 1, 4, 7);
     uint32_t v = 0;
-    for (; v + 4 <= n; v += 4) {
+    for (; v + 8 <= n; v += 8) {
         const float *q = pos + 3 * (size_t)v;
-        __m128 x = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm_setr_ps(q[0], q[3], q[6], q[9])), s));
-        __m128 z = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm_setr_ps(q[2], q[5], q[8], q[11])), s));
-        _mm_storeu_ps(uv + 2 * (size_t)v, _mm_unpacklo_ps(x, z));
-        _mm_storeu_ps(uv + 2 * (size_t)v + 4, _mm_unpackhi_ps(x, z));
+        __m256 a = _mm256_loadu_ps(q), b = _mm256_loadu_ps(q + 8), c = _mm256_loadu_ps(q + 16);
+        __m256 x = _mm256_blend_ps(_mm256_blend_ps(_mm256_permutevar8x32_ps(a, xa), _mm256_permutevar8x32_ps(b, xb), 0x38),
+                                   _mm256_permutevar8x32_ps(c, xc), 0xC0);
+        __m256 z = _mm256_blend_ps(_mm256_blend_ps(_mm256_permutevar8x32_ps(a, za), _mm256_permutevar8x32_ps(b, zb), 0x1C),
+                                   _mm256_permutevar8x32_ps(c, zc), 0xE0);
+        __m128 x0 = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(x)), s));
+        __m128 x1 = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)), s));
+        __m128 z0 = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(z)), s));
+        __m128 z1 = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(z, 1)), s));
+        float *o = uv + 2 * (size_t)v;
+        _mm_storeu_ps(o, _mm_unpacklo_ps(x0, z0));
+        _mm_storeu_ps(o + 4, _mm_unpackhi_ps(x0, z0));
+        _mm_storeu_ps(o + 8, _mm_unpacklo_ps(x1, z1));
+        _mm_storeu_ps(o + 12, _mm_unpackhi_ps(x1, z1));
     }
     return v;
 }
 #endif
 
+/* UV = (x, z) * scale for every vertex (planar). The scale and arrays in
+ * locals: written through p->uvs, N->p->uv_scale would be reloaded per
+ * vertex. */
 static void pm__planar_uvs(pm_prim *p, double sc) {
     const float *restrict pos = p->positions;
     float *restrict uv = p->uvs;
     uint32_t v0 = 0;
-#if PM__UV_AVX
-    if (!PM__STITCH_PLAIN && __builtin_cpu_supports("avx")) v0 = pm__planar_uvs_avx(pos, uv, p->vcount, sc);
+#if PM__STITCH_AVX2
+    if (!PM__STITCH_PLAIN && __builtin_cpu_supports("avx2")) v0 = pm__planar_uvs_avx2(pos, uv, p->vcount, sc);
 #endif
     for (uint32_t v = v0, n = p->vcount; v < n; v++) {
         uv[2 * (size_t)v] = (float)((double)pos[3 * (size_t)v] * sc);

@@ -346,3 +346,105 @@ Test(network_reuse, every_move_path_is_the_plain_sum) {
     cr_assert_gt(ran[0], 0);
     cr_log_info("move paths run: plain %d, SSE2 %d, AVX %d", ran[0], ran[1], ran[2]);
 }
+
+/* A random plan coordinate: magnitudes from 2^-12 to 2^16, now and then
+ * -0, 0, an infinity or a NaN. */
+static float rand_coord(pm_rng *r, bool odd) {
+    if (odd && pm_rng_chance(r, 0.02)) {
+        static const float weird[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f};
+        return weird[pm_rng_below(r, 6)];
+    }
+    return (float)ldexp(pm_rng_range(r, -1, 1), (int)pm_rng_below(r, 28) - 12);
+}
+
+Test(network_reuse, doubtful_four_at_a_time_is_the_plain_test) {
+    /* pm__jcache_doubtful's AVX2 lanes against its one-at-a-time test on
+     * random triangle soups: general triangles, vertical faces (corners
+     * sharing x and z), thin ones (a corner within a few ulps of the
+     * line through the other two: at the slack's edge), repeated
+     * corners, odd values (zeros, infinities, NaN); rounding steps d of
+     * every size; triangle counts of every remainder. */
+    pm_rng r;
+    pm_rng_seed(&r, 4242);
+    static float pos[3 * 64];
+    static uint32_t idx[3 * 80];
+    static uint8_t plain[81], fast[81];
+    int ran = 0;
+    long doubtful = 0, clear = 0;
+    for (int it = 0; it < 4000; it++) {
+        uint32_t nv = 3 + (uint32_t)pm_rng_below(&r, 62), nt = (uint32_t)pm_rng_below(&r, 81);
+        bool odd = it % 7 == 0;
+        int scale = (int)pm_rng_below(&r, 20) - 6;
+        for (uint32_t v = 0; v < nv; v++) {
+            pos[3 * v] = (float)ldexp(rand_coord(&r, odd), scale);
+            pos[3 * v + 1] = rand_coord(&r, false);
+            pos[3 * v + 2] = (float)ldexp(rand_coord(&r, odd), scale);
+        }
+        for (uint32_t v = 2; v < nv; v++) {
+            double u = pm_rng_range(&r, -0.5, 1.5);
+            switch (pm_rng_below(&r, 5)) {
+            case 0:   /* on the line through the two before, within a few ulps */
+                for (int k = 0; k < 3; k += 2) {
+                    float a = pos[3 * (v - 2) + k], b = pos[3 * (v - 1) + k];
+                    float c = (float)(a + u * ((double)b - a));
+                    for (int s = (int)pm_rng_below(&r, 7) - 3; s > 0; s--) c = nextafterf(c, INFINITY);
+                    pos[3 * v + k] = c;
+                }
+                break;
+            case 1:   /* above the one before: a vertical face */
+                pos[3 * v] = pos[3 * (v - 1)];
+                pos[3 * v + 2] = pos[3 * (v - 1) + 2];
+                break;
+            default: break;
+            }
+        }
+        for (uint32_t t = 0; t < nt; t++) {
+            bool local = pm_rng_chance(&r, 0.7);
+            uint32_t base = local ? (uint32_t)pm_rng_below(&r, nv - 2) : 0;
+            for (int k = 0; k < 3; k++)
+                idx[3 * t + k] = local ? base + (uint32_t)k : (uint32_t)pm_rng_below(&r, nv);
+            if (pm_rng_chance(&r, 0.05)) idx[3 * t + 2] = idx[3 * t];   /* a repeated corner */
+        }
+        pm_prim P = {.positions = pos, .indices = idx, .vcount = nv, .icount = 3 * nt};
+        double d = ldexp(1.0, (int)pm_rng_below(&r, 80) - 70);   /* down to where sl0 rules */
+        memset(fast, 7, sizeof fast);
+        cr_assert_eq(pm__jcache_doubtful(&P, d, plain, 0), 0);
+        if (pm__jcache_doubtful(&P, d, fast, 2) < 0) continue;
+        ran++;
+        for (uint32_t t = 0; t < nt; t++) {
+            cr_assert_eq(fast[t], plain[t], "round %d, triangle %u of %u: %d, the plain test %d", it, t, nt,
+                         fast[t], plain[t]);
+            plain[t] ? doubtful++ : clear++;
+        }
+        cr_assert_eq(fast[nt], 7, "round %d: wrote past the last triangle", it);
+    }
+    if (ran) cr_assert(doubtful > 1000 && clear > 1000, "doubtful %ld, clear %ld: both kinds met", doubtful, clear);
+}
+
+Test(network_reuse, rmax_eight_at_a_time_is_the_plain_loop) {
+    /* pm__jcache_rmax's AVX loop against its plain loop: vertex counts of
+     * every remainder, magnitudes of every size and sign, the largest in
+     * any lane (x, z; a larger y never counts), NaN and -0 here and there,
+     * starting values 0 and larger than every vertex. */
+    pm_rng r;
+    pm_rng_seed(&r, 977);
+    static float pos[3 * 70];
+    int ran = 0;
+    for (int it = 0; it < 3000; it++) {
+        uint32_t nv = (uint32_t)pm_rng_below(&r, 71);
+        for (uint32_t i = 0; i < 3 * nv; i++) pos[i] = rand_coord(&r, it % 5 == 0);
+        /* No infinities here: rmax is of a finished (finite) result's; a
+         * NaN is left out by both. */
+        for (uint32_t i = 0; i < 3 * nv; i++)
+            if (isinf(pos[i])) pos[i] = 1.0f;
+        if (nv && pm_rng_chance(&r, 0.5)) pos[3 * pm_rng_below(&r, nv) + 1] = 1e30f;   /* a y: never counts */
+        if (nv && pm_rng_chance(&r, 0.5)) pos[3 * pm_rng_below(&r, nv) + 2 * pm_rng_below(&r, 2)] = -1e20f;
+        double m0 = pm_rng_chance(&r, 0.8) ? 0.0 : (double)(float)ldexp(1.0, (int)pm_rng_below(&r, 80) - 20);
+        double want = pm__jcache_rmax(pos, nv, m0, 0), got = pm__jcache_rmax(pos, nv, m0, 2);
+        if (got == -1) continue;
+        ran++;
+        cr_assert(memcmp(&got, &want, sizeof got) == 0, "round %d, %u vertices: %a, the plain loop %a", it, nv, got,
+                  want);
+    }
+    cr_log_info("rmax: %d rounds on the AVX path", ran);
+}
