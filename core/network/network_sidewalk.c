@@ -54,11 +54,15 @@ static void pm__boundary_at(const uint32_t *start, const uint32_t *end, const ui
  * 0 -> 1 -> 2 along the first section, the right edge forward (2, 5, ...),
  * the last section right to left, the left edge back to 0; so its side
  * chains need no edge search (pm__strip_chain). */
-static bool pm__is_strip(const pm_prim *P, const uint8_t *col) {
+/* The columns are read from the V coordinates straight (column 0: V <
+ * 0.25, 2: V > 0.75, 1 neither, NaN too: pm__network_side_chains's), so
+ * a strip needs no column array. */
+static bool pm__is_strip(const pm_prim *P) {
     uint32_t nv = P->vcount, n = nv / 3;
     if (n < 2 || nv % 3 != 0 || P->icount != 12 * (n - 1)) return false;
-    for (uint32_t v = 0; v < nv; v += 3)
-        if (col[v] != 0 || col[v + 1] != 1 || col[v + 2] != 2) return false;
+    const float *uv = P->uvs;
+    for (uint32_t v = 0; v < nv; v += 3, uv += 6)
+        if (!(uv[1] < 0.25f) || uv[3] < 0.25f || uv[3] > 0.75f || !(uv[5] > 0.75f)) return false;
     const uint32_t *q = P->indices;
     if (PM__SIDEWALK_PLAIN) {
         for (uint32_t i = 0, a = 0; i + 1 < n; i++, a += 3, q += 12)
@@ -208,6 +212,10 @@ static int pm__strip_chain(pm__net *N, pm__road *R, uint32_t n, const uint32_t *
 
 int pm__network_side_chains(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *remap, const pm_prim *A,
                             bool plain) {
+    if (!plain && pm__is_strip(P)) {
+        int rc = pm__strip_chain(N, R, P->vcount / 3, remap, A, 2);
+        return rc ? rc : pm__strip_chain(N, R, P->vcount / 3, remap, A, 0);
+    }
     /* Each vertex's column once, for both sides' scans: from its V, 0
      * left (V < 0.25), 2 right (V > 0.75), else 1 centre. */
     uint8_t *col = pm_arena_alloc(N->tmp, P->vcount ? P->vcount : 1);
@@ -217,10 +225,6 @@ int pm__network_side_chains(pm__net *N, pm__road *R, const pm_prim *P, const uin
     for (uint32_t v = 0; v < P->vcount; v++) {
         float x = uv[2 * (size_t)v + 1];
         col[v] = (uint8_t)(1 - (x < 0.25f) + (x > 0.75f));
-    }
-    if (!plain && pm__is_strip(P, col)) {
-        int rc = pm__strip_chain(N, R, P->vcount / 3, remap, A, 2);
-        return rc ? rc : pm__strip_chain(N, R, P->vcount / 3, remap, A, 0);
     }
     uint32_t *out = pm_arena_alloc(N->tmp, 2 * (P->vcount ? P->vcount : 1) * sizeof *out);
     if (!out) return PM_ERR_NOMEM;
@@ -730,13 +734,14 @@ static void pm__wall_done(pm__slab *S, pm_prim *p, pm__wall_run *w, bool any) {
 /* ---- an open wall's quads in lanes ----
  * Once an open wall's m >= 2 columns are written (pm__wall_vertices: column
  * j's bottom and top vertices nv0 + 2 j, + 1), its quads' crosses, normal
- * sums and triangles follow from the positions alone, in three passes
- * instead of pm__wall_quad per column: the same crosses (each lane
- * pm__wall_quad's operations in order, on the same floats), the same
- * kept triangles, the same normal sums. Quad q (1 <= q < m) joins columns
- * q - 1 and q; its crosses rounded to floats are fa0, fa2 (the first wall)
- * and fc0, fc2 (the second), taken as +0 for q = 0 and q = m. pm__wall_quad
- * gives column q (then pm__wall_done the last) the sums
+ * sums and triangles follow from the positions alone, in one pass over
+ * the quads four at a time instead of pm__wall_quad per column: the same
+ * crosses (each lane pm__wall_quad's operations in order, on the same
+ * floats), the same kept triangles, the same normal sums. Quad q (1 <= q
+ * < m) joins columns q - 1 and q; its crosses rounded to floats are fa0,
+ * fa2 (the first wall) and fc0, fc2 (the second), taken as +0 for q = 0
+ * and q = m. pm__wall_quad gives column q (then pm__wall_done the last)
+ * the sums
  *     bottom: ((+0 + fa[q]) + fa[q + 1]) + fc[q + 1]
  *     top:    ((+0 + fa[q]) + fc[q]) + fc[q + 1]
  * in x (0) and z (2): a new column's sums start at +0 and take quad q's
@@ -749,21 +754,16 @@ typedef int32_t pm__i4v __attribute__((vector_size(16)));
 
 /* An open wall's columns as they are written (x, z, bottom and top
  * heights: the floats of its vertices), four padding entries after the
- * last repeating it; and the quads' crosses and keep flags. All arrays
- * have room for n + 4 entries (stride st). */
+ * last repeating it. Each array has room for n + 4 entries (stride st). */
 typedef struct pm__cols {
     double *x, *z, *yb, *yt;   /* (the floats widened) */
-    float *f;                  /* fa0, fa2, fc0, fc2 */
-    int32_t *k;                /* ka, kc: 3 kept, 0 left out */
     uint32_t m, st;
 } pm__cols;
 
 static bool pm__cols_init(pm__slab *S, pm__cols *c, uint32_t n) {
     c->st = n + 4;
     double *v = pm_arena_alloc(S->tmp, 4 * (size_t)c->st * sizeof *v);
-    c->f = pm_arena_alloc(S->tmp, 4 * (size_t)c->st * sizeof *c->f);
-    c->k = pm_arena_alloc(S->tmp, 2 * (size_t)c->st * sizeof *c->k);
-    if (!v || !c->f || !c->k) return false;
+    if (!v) return false;
     c->x = v, c->z = v + c->st, c->yb = v + 2 * c->st, c->yt = v + 3 * c->st;
     c->m = 0;
     return true;
@@ -790,85 +790,89 @@ static inline __attribute__((always_inline)) pm_d4 pm__load4(const double *p) {
     return v;
 }
 
-/* Each quad's four crosses rounded to floats (fa0 fa2 fc0 fc2, entries 0
- * and m +0) and whether its two walls are kept. */
-PM__SW_CLONES
-static void pm__wall_crosses(pm__cols *c, bool curb) {
-    const pm_d4 zero = PM__SW_D4(0.0), three = PM__SW_D4(3.0);
-    uint32_t m = c->m, st = c->st;
-    float *fa0 = c->f, *fa2 = fa0 + st, *fc0 = fa0 + 2 * st, *fc2 = fa0 + 3 * st;
-    int32_t *ka = c->k, *kc = c->k + st;
+/* The open wall's quads (columns c, from vertex nv0 on): block by block,
+ * quads q .. q + 3's crosses rounded to floats (+0 from quad m on) and
+ * their kept triangles into d, then columns q - 1 .. q + 2's normal sums
+ * (see above: fa[q - 1] is the block before's last, +0 for column 0)
+ * into nrm (column j at nrm + 6 j), y +0. Returns the indices written. */
+static inline __attribute__((always_inline)) uint32_t pm__wall_quads(pm__cols *c, bool curb, float *restrict nrm,
+                                                                     uint32_t *restrict d, uint32_t nv0) {
+    const pm_d4 zero = PM__SW_D4(0.0);
+    const pm__f4v fz = {0.0f, 0.0f, 0.0f, 0.0f};
+    uint32_t m = c->m, *d0 = d;
     for (int j = 0; j < 4; j++) {
         c->x[m + j] = c->x[m - 1], c->z[m + j] = c->z[m - 1];
         c->yb[m + j] = c->yb[m - 1], c->yt[m + j] = c->yt[m - 1];
     }
-    for (uint32_t q = 1; q < m; q += 4) {
+    pm__f4v pa0 = fz, pa2 = fz, pc0 = fz, pc2 = fz;   /* the block before's crosses */
+    for (uint32_t q = 1; q <= m; q += 4) {
         pm_d4 x0 = pm__load4(c->x + q - 1), z0 = pm__load4(c->z + q - 1);
         pm_d4 yb0 = pm__load4(c->yb + q - 1), yt0 = pm__load4(c->yt + q - 1);
         pm_d4 x1 = pm__load4(c->x + q), z1 = pm__load4(c->z + q);
         pm_d4 yb1 = pm__load4(c->yb + q), yt1 = pm__load4(c->yt + q);
         pm_d4 dx = x1 - x0, dz = z1 - z0, a0, a2, c0, c2;
         PM__WALL_CROSSES(pm_d4, curb);
-        /* kept (3, its indices' count) unless both crosses are +-0: a
-         * double is +-0 when all its bits but the sign are 0, and == 0
-         * is true for just those (NaN is kept either way) */
+        /* a wall is kept unless both its crosses are +-0: a double is +-0
+         * when all its bits but the sign are 0, and == 0 is true for just
+         * those (NaN is kept either way) */
         pm_k4 za = (pm_k4)(a0 == zero) & (pm_k4)(a2 == zero), zc = (pm_k4)(c0 == zero) & (pm_k4)(c2 == zero);
         pm__f4v ga0 = __builtin_convertvector(a0, pm__f4v), ga2 = __builtin_convertvector(a2, pm__f4v);
         pm__f4v gc0 = __builtin_convertvector(c0, pm__f4v), gc2 = __builtin_convertvector(c2, pm__f4v);
-        pm__i4v ia = __builtin_convertvector(pm_d4_sel(za, zero, three), pm__i4v);
-        pm__i4v ic = __builtin_convertvector(pm_d4_sel(zc, zero, three), pm__i4v);
-        memcpy(fa0 + q, &ga0, 16), memcpy(fa2 + q, &ga2, 16), memcpy(fc0 + q, &gc0, 16), memcpy(fc2 + q, &gc2, 16);
-        memcpy(ka + q, &ia, 16), memcpy(kc + q, &ic, 16);
+        uint32_t nq = m - q < 4 ? m - q : 4;   /* quads here (0 .. 4) */
+        if (nq < 4) {
+            const pm__i4v lane = {0, 1, 2, 3};
+            pm__i4v in = lane < (pm__i4v){(int32_t)nq, (int32_t)nq, (int32_t)nq, (int32_t)nq};
+            ga0 = (pm__f4v)((pm__i4v)ga0 & in), ga2 = (pm__f4v)((pm__i4v)ga2 & in);
+            gc0 = (pm__f4v)((pm__i4v)gc0 & in), gc2 = (pm__f4v)((pm__i4v)gc2 & in);
+        }
+        /* each wall's index count: 3 kept, 0 left out (the masks narrowed
+         * to 32 bits, through memory: one store, not a lane extract each) */
+        const pm__i4v three = {3, 3, 3, 3};
+        pm__i4v ika = ~__builtin_convertvector(za, pm__i4v) & three;
+        pm__i4v ikc = ~__builtin_convertvector(zc, pm__i4v) & three;
+        int32_t ka[4], kc[4];
+        memcpy(ka, &ika, sizeof ka), memcpy(kc, &ikc, sizeof kc);
+        for (uint32_t j = 0, b0 = nv0 + 2 * (q - 1); j < nq; j++, b0 += 2) {
+            uint32_t t0 = b0 + 1, b1 = b0 + 2, t1 = b0 + 3;
+            d[0] = b0, d[1] = curb ? t1 : b1, d[2] = curb ? b1 : t1;
+            d += ka[j];
+            d[0] = b0, d[1] = curb ? t0 : t1, d[2] = curb ? t1 : t0;
+            d += kc[j];
+        }
+        /* fa[q - 1 + j] for the columns here: the last quad before, then this block's */
+        pm__f4v fa0 = {pa0[3], ga0[0], ga0[1], ga0[2]}, fa2 = {pa2[3], ga2[0], ga2[1], ga2[2]};
+        pm__f4v fc0 = {pc0[3], gc0[0], gc0[1], gc0[2]}, fc2 = {pc2[3], gc2[0], gc2[1], gc2[2]};
+        pm__f4v bx = ((fz + fa0) + ga0) + gc0, bz = ((fz + fa2) + ga2) + gc2;
+        pm__f4v tx = ((fz + fa0) + fc0) + gc0, tz = ((fz + fa2) + fc2) + gc2;
+        uint32_t nc = nq + 1 < 4 ? nq + 1 : 4;   /* columns here */
+        float *o = nrm + 6 * (size_t)(q - 1);
+        for (uint32_t j = 0; j < nc; j++, o += 6) {
+            o[0] = bx[j], o[1] = 0.0f, o[2] = bz[j];
+            o[3] = tx[j], o[4] = 0.0f, o[5] = tz[j];
+        }
+        pa0 = ga0, pa2 = ga2, pc0 = gc0, pc2 = gc2;
     }
-    fa0[0] = fa2[0] = fc0[0] = fc2[0] = 0.0f;
-    fa0[m] = fa2[m] = fc0[m] = fc2[m] = 0.0f;
+    return (uint32_t)(d - d0);
 }
 
-/* Every column's normal sums (see above) stored, y +0. */
+/* pm__wall_quads for the curb face and for the outer face (curb a constant there). */
 PM__SW_CLONES
-static void pm__wall_normals(float *nrm, const pm__cols *c) {
-    uint32_t m = c->m, st = c->st;
-    const float *fa0 = c->f, *fa2 = fa0 + st, *fc0 = fa0 + 2 * st, *fc2 = fa0 + 3 * st;
-    const pm__f4v z = {0.0f, 0.0f, 0.0f, 0.0f};
-    uint32_t q = 0;
-    for (; q + 4 <= m; q += 4) {
-        pm__f4v a0, a0n, a2, a2n, c0, c0n, c2, c2n;
-        memcpy(&a0, fa0 + q, 16), memcpy(&a0n, fa0 + q + 1, 16);
-        memcpy(&a2, fa2 + q, 16), memcpy(&a2n, fa2 + q + 1, 16);
-        memcpy(&c0, fc0 + q, 16), memcpy(&c0n, fc0 + q + 1, 16);
-        memcpy(&c2, fc2 + q, 16), memcpy(&c2n, fc2 + q + 1, 16);
-        pm__f4v bx = ((z + a0) + a0n) + c0n, bz = ((z + a2) + a2n) + c2n;
-        pm__f4v tx = ((z + a0) + c0) + c0n, tz = ((z + a2) + c2) + c2n;
-        for (int j = 0; j < 4; j++) {
-            float *d = nrm + 6 * (size_t)(q + (uint32_t)j);
-            d[0] = bx[j], d[1] = 0.0f, d[2] = bz[j];
-            d[3] = tx[j], d[4] = 0.0f, d[5] = tz[j];
-        }
-    }
-    for (; q < m; q++) {
-        float *d = nrm + 6 * (size_t)q, zf = 0.0f;
-        d[0] = ((zf + fa0[q]) + fa0[q + 1]) + fc0[q + 1], d[1] = 0.0f, d[2] = ((zf + fa2[q]) + fa2[q + 1]) + fc2[q + 1];
-        d[3] = ((zf + fa0[q]) + fc0[q]) + fc0[q + 1], d[4] = 0.0f, d[5] = ((zf + fa2[q]) + fc2[q]) + fc2[q + 1];
-    }
+static uint32_t pm__wall_quads_curb(pm__cols *c, float *nrm, uint32_t *d, uint32_t nv0) {
+    return pm__wall_quads(c, true, nrm, d, nv0);
+}
+
+PM__SW_CLONES
+static uint32_t pm__wall_quads_outer(pm__cols *c, float *nrm, uint32_t *d, uint32_t nv0) {
+    return pm__wall_quads(c, false, nrm, d, nv0);
 }
 
 /* The open wall whose m >= 2 columns (c) are written from vertex nv0 on
  * (w->nv past them): its quads' triangles and every column's normals,
  * counts back. */
 static void pm__wall_lanes(pm__slab *S, pm_prim *p, pm__wall_run *w, uint32_t nv0, bool curb, pm__cols *c) {
-    uint32_t m = c->m;
-    pm__wall_crosses(c, curb);
-    pm__wall_normals(p->normals + 3 * (size_t)nv0, c);
-    uint32_t *restrict d = p->indices + w->ni;
-    const int32_t *ka = c->k, *kc = c->k + c->st;
-    for (uint32_t q = 1, b0 = nv0; q < m; q++, b0 += 2) {
-        uint32_t t0 = b0 + 1, b1 = b0 + 2, t1 = b0 + 3;
-        d[0] = b0, d[1] = curb ? t1 : b1, d[2] = curb ? b1 : t1;
-        d += ka[q];
-        d[0] = b0, d[1] = curb ? t0 : t1, d[2] = curb ? t1 : t0;
-        d += kc[q];
-    }
-    w->ni = (uint32_t)(d - p->indices);
+    float *nrm = p->normals + 3 * (size_t)nv0;
+    uint32_t *d = p->indices + w->ni;
+    w->ni += curb ? pm__wall_quads_curb(c, nrm, d, nv0) : pm__wall_quads_outer(c, nrm, d, nv0);
     pm__put_done(S, p, w->nv, w->ni, true);
 }
 
