@@ -276,8 +276,8 @@ typedef struct pm__slab {
     float *top;              /* per section: curb top height */
     pm_v2 *out;              /* per section: band outer point (floats) */
     float *oy, *oby;         /* per section: its top and foot heights */
-    pm_v2 *out0;             /* outer points before trimming (whole chain) */
-    float *oy0, *oby0;
+    bool own;                /* out, oy, oby are this slab's to change (a piece's are
+                              * its side's, untrimmed, until pm__slab_own copies them) */
     uint32_t *oi;            /* per section: its sidewalk vertex */
     uint32_t *ii;            /* per section: the band's inner (curb top) vertex */
     int edge;
@@ -518,7 +518,25 @@ int pm__network_trim(pm_arena *tmp, uint32_t n, double width, const double *len,
  * outer point between two crossing segments becomes the crossing point,
  * with the heights of the first. Only segments within a few widths of
  * curb length can meet, which bounds the search. The ends never move. */
+/* A piece's own copy of its outer points and heights, before it changes
+ * them: its side's stay as they were made, for the other pieces. */
+static int pm__slab_own(pm__slab *S) {
+    if (S->own) return PM_OK;
+    pm_v2 *out = pm_arena_alloc(S->tmp, S->n * sizeof *out);
+    float *oy = pm_arena_alloc(S->tmp, S->n * sizeof *oy), *oby = pm_arena_alloc(S->tmp, S->n * sizeof *oby);
+    if (!out || !oy || !oby) return PM_ERR_NOMEM;
+    memcpy(out, S->out, S->n * sizeof *out);
+    memcpy(oy, S->oy, S->n * sizeof *oy);
+    memcpy(oby, S->oby, S->n * sizeof *oby);
+    S->out = out, S->oy = oy, S->oby = oby, S->own = true;
+    return PM_OK;
+}
+
 static int pm__trim(pm__slab *S) {
+    /* (pm__network_trim's first test: an outer edge it leaves as it is
+     * needs no copy) */
+    if (!PM__SIDEWALK_PLAIN && pm__monotone(S->out, S->n)) return PM_OK;
+    if (pm__slab_own(S)) return PM_ERR_NOMEM;
     return pm__network_trim(S->tmp, S->n, S->width, S->len, S->out, S->oy, S->oby, false);
 }
 
@@ -1180,6 +1198,7 @@ static int pm__band_plan(pm__slab *S, uint32_t *reg, uint8_t *step, uint32_t bad
         if (nt < 0) return (int)nt;
         /* Earlier regions this one grew into are merged into it. */
         for (uint32_t k = a; k < b; k++) reg[k] = 0;
+        if (b > a + 1 && pm__slab_own(S)) return PM_ERR_NOMEM;
         for (uint32_t k = a + 1; k < b; k++) {
             S->out[k] = S->out[a];
             S->oy[k] = S->oy[a];
@@ -1404,10 +1423,10 @@ static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint3
     T.base = lo;
     T.closed = F->closed && lo == 0 && hi + 1 == F->n;
     /* Each piece trims its own outer edge: a loop cut by a gap must not
-     * leave both pieces one shared outer point. */
-    memcpy(T.out, F->out0 + lo, T.n * sizeof *T.out);
-    memcpy(T.oy, F->oy0 + lo, T.n * sizeof *T.oy);
-    memcpy(T.oby, F->oby0 + lo, T.n * sizeof *T.oby);
+     * leave both pieces one shared outer point. So it changes a copy of
+     * its side's (pm__slab_own), made when it first changes them. */
+    T.own = false;
+    if (PM__SIDEWALK_PLAIN && pm__slab_own(&T)) return PM_ERR_NOMEM;
     if (pm__trim(&T)) return PM_ERR_NOMEM;
     uint32_t *reg = pm_arena_alloc(F->tmp, T.n * sizeof *reg), bad[2] = {0, 0};
     uint8_t *step = pm_arena_alloc(F->tmp, T.n);
@@ -1516,7 +1535,7 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
     uint32_t n = R->nchain[side];
     pm__slab S = {.N = N, .tmp = N->tmp, .s = s, .n = n, .cv = R->chain[side], .asphalt = s->prims[0].positions,
                   .closed = R->closed, .width = E->sidewalk.width, .ch = E->sidewalk.curb_height,
-                  .road = (uint32_t)road, .side = side};
+                  .road = (uint32_t)road, .side = side, .own = true};
     S.top = pm_arena_alloc(S.tmp, n * sizeof *S.top);
     S.out = pm_arena_alloc(S.tmp, n * sizeof *S.out);
     S.oy = pm_arena_alloc(S.tmp, n * sizeof *S.oy);
@@ -1538,13 +1557,6 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
         pm__slab_problem(N, R, side, "does not meet its junction's sidewalk");
         return PM_OK;
     }
-    S.out0 = pm_arena_alloc(S.tmp, n * sizeof *S.out0);
-    S.oy0 = pm_arena_alloc(S.tmp, n * sizeof *S.oy0);
-    S.oby0 = pm_arena_alloc(S.tmp, n * sizeof *S.oby0);
-    if (!S.out0 || !S.oy0 || !S.oby0) return PM_ERR_NOMEM;
-    memcpy(S.out0, S.out, n * sizeof *S.out);
-    memcpy(S.oy0, S.oy, n * sizeof *S.oy);
-    memcpy(S.oby0, S.oby, n * sizeof *S.oby);
     /* Where a junction corner had no room for its slab, the road's
      * sidewalk starts beyond the corner's outer lines' meeting point. */
     uint32_t lo = 0, hi = n - 1;
