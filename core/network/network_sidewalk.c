@@ -750,8 +750,8 @@ static void pm__wall_done(pm__slab *S, pm_prim *p, pm__wall_run *w, bool any) {
 }
 
 /* ---- an open wall's quads in lanes ----
- * Once an open wall's m >= 2 columns are written (pm__wall_vertices: column
- * j's bottom and top vertices nv0 + 2 j, + 1), its quads' crosses, normal
+ * Once an open wall's m >= 1 columns are written (pm__col: column j's
+ * bottom and top vertices nv0 + 2 j, + 1), its quads' crosses, normal
  * sums and triangles follow from the positions alone, in one pass over
  * the quads four at a time instead of pm__wall_quad per column: the same
  * crosses (each lane pm__wall_quad's operations in order, on the same
@@ -884,16 +884,6 @@ static uint32_t pm__wall_quads_outer(pm__cols *c, float *nrm, uint32_t *d, uint3
     return pm__wall_quads(c, false, nrm, d, nv0);
 }
 
-/* The open wall whose m >= 2 columns (c) are written from vertex nv0 on
- * (w->nv past them): its quads' triangles and every column's normals,
- * counts back. */
-static void pm__wall_lanes(pm__slab *S, pm_prim *p, pm__wall_run *w, uint32_t nv0, bool curb, pm__cols *c) {
-    float *nrm = p->normals + 3 * (size_t)nv0;
-    uint32_t *d = p->indices + w->ni;
-    w->ni += curb ? pm__wall_quads_curb(c, nrm, d, nv0) : pm__wall_quads_outer(c, nrm, d, nv0);
-    pm__put_done(S, p, w->nv, w->ni, true);
-}
-
 /* pm__curb_face (below) with room: see above. */
 static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
     double sc = S->N->p->uv_scale, u = 0;
@@ -902,24 +892,6 @@ static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
     uint32_t n = S->n, last = S->closed ? n - 1 : n;
     if (last == 0) return;   /* (a ring of one section: pm__curb_face adds nothing) */
     const float *b = pm__apos(S, 0);
-    pm__cols c;
-    if (last == n && n >= 2 && pm__cols_init(S, &c, n)) {
-        /* An open curb: its columns, then its quads in lanes. */
-        uint32_t nv0 = w.nv;
-        float *pos = p->positions + 3 * (size_t)nv0, *uv = p->uvs + 2 * (size_t)nv0;
-        const float *asphalt = S->asphalt, *top = S->top;
-        const uint32_t *cv = S->cv;
-        const double *len = S->len;
-        for (uint32_t i = 0; i < n; i++) {
-            b = asphalt + 3 * (size_t)cv[i];
-            if (i > 0) u += len[i - 1];
-            pm__col(pos, uv, c.x, c.st, i, b[0], b[2], b[1], top[i], u, sc);
-        }
-        c.m = n;
-        w.nv = nv0 + 2 * n;
-        pm__wall_lanes(S, p, &w, nv0, true, &c);
-        return;
-    }
     pm__wall_first(&w, b[0], b[2], b[1], S->top[0], u, sc);
     for (uint32_t i = 1; i < last; i++) {
         b = pm__apos(S, i);
@@ -988,24 +960,6 @@ static void pm__outer_face_fast(pm__slab *S, pm_prim *p, double *el) {
         prev = i;
     }
     pm__hypot_run(el, ey, m);
-    pm__cols c;
-    if (!S->closed && m >= 1 && pm__cols_init(S, &c, m + 1)) {
-        /* An open face: its columns, then its quads in lanes. */
-        uint32_t nv0 = w.nv, j = 0;
-        float *pos = p->positions + 3 * (size_t)nv0, *uv = p->uvs + 2 * (size_t)nv0;
-        const uint32_t *oi = S->oi;
-        const float *oby = S->oby;
-        for (uint32_t i = 0; i < n; i++) {
-            if (i > 0 && oi[i] == oi[i - 1]) continue;
-            const float *o = band + 3 * (size_t)oi[i];
-            if (i > 0) u += el[j - 1];
-            pm__col(pos, uv, c.x, c.st, j++, o[0], o[2], oby[i], o[1], u, sc);
-        }
-        c.m = j;
-        w.nv = nv0 + 2 * j;
-        pm__wall_lanes(S, p, &w, nv0, false, &c);
-        return;
-    }
     m = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0 && S->oi[i] == S->oi[i - 1]) continue;
@@ -1332,6 +1286,78 @@ static int pm__outer_face(pm__slab *S) {
     return PM_OK;
 }
 
+/* pm__curb_face, pm__band_vertices, pm__band and pm__outer_face of an
+ * open slab whose curb and sidewalk primitives have room for all of it
+ * (the stitch makes room for every slab: pm__network_sidewalk_bound):
+ * the curb's columns, the band's vertices and the outer face's columns in
+ * one pass over the sections (they read the same curb points, heights
+ * and outer points), then the curb's quads in lanes, the band's
+ * triangles and the outer face's quads in lanes. The same vertices,
+ * triangles and normal sums as those four (a band vertex as
+ * pm__band_vertices_fast writes it, a section's outer point kept unless
+ * it is the section before's; the outer face's columns on those points'
+ * floats, its lengths by pm__hypot_run). false, nothing written, when it
+ * does not apply; else *rc is pm__band's. */
+static bool pm__faces_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step, int *rc) {
+    pm_prim *p = &S->s->prims[1], *sp = &S->s->prims[2];
+    uint32_t n = S->n;
+    if (PM__SIDEWALK_PLAIN || S->closed || n < 2 || !pm__room(S, p, 4 * n, 12 * n, true) ||
+        !pm__room(S, sp, 2 * n, 0, false))
+        return false;
+    pm__cols cc, oc;
+    double *el = pm_arena_alloc(S->tmp, 2 * (size_t)n * sizeof *el);
+    if (!el || !pm__cols_init(S, &cc, n) || !pm__cols_init(S, &oc, n)) return false;
+    /* The outer face's steps between distinct points, their lengths in lanes. */
+    const pm_v2 *out = S->out;
+    double *ey = el + (n - 1);
+    uint32_t m = 0;
+    for (uint32_t i = 1, prev = 0; i < n; i++) {
+        if (pm_v2_eq(out[i], out[i - 1])) continue;
+        el[m] = out[i].x - out[prev].x;
+        ey[m++] = out[i].y - out[prev].y;
+        prev = i;
+    }
+    pm__hypot_run(el, ey, m);
+    double sc = S->N->p->uv_scale, uc = 0, uo = 0;
+    uint32_t nv0 = p->vcount, ov0 = nv0 + 2 * n, nb = sp->vcount, j = 0;
+    float *cpos = p->positions + 3 * (size_t)nv0, *cuv = p->uvs + 2 * (size_t)nv0;
+    float *opos = p->positions + 3 * (size_t)ov0, *ouv = p->uvs + 2 * (size_t)ov0;
+    float *restrict bpos = sp->positions;
+    const float *asphalt = S->asphalt, *top = S->top, *oy = S->oy, *oby = S->oby;
+    const uint32_t *cv = S->cv;
+    const double *len = S->len;
+    uint32_t *restrict ii = S->ii, *restrict oi = S->oi;
+    for (uint32_t i = 0; i < n; i++) {
+        const float *b = asphalt + 3 * (size_t)cv[i];
+        float t = top[i];
+        if (i > 0) uc += len[i - 1];
+        pm__col(cpos, cuv, cc.x, cc.st, i, b[0], b[2], b[1], t, uc, sc);
+        float *q = bpos + 3 * (size_t)nb;
+        q[0] = b[0], q[1] = t, q[2] = b[2];
+        ii[i] = nb++;
+        if (i > 0 && pm_v2_eq(out[i], out[i - 1])) {
+            oi[i] = oi[i - 1];
+            continue;
+        }
+        float ox = (float)out[i].x, oz = (float)-out[i].y;
+        q[3] = ox, q[4] = oy[i], q[5] = oz;
+        oi[i] = nb++;
+        if (j > 0) uo += el[j - 1];
+        pm__col(opos, ouv, oc.x, oc.st, j++, ox, oz, oby[i], oy[i], uo, sc);
+    }
+    cc.m = n, oc.m = j;
+    pm__put_done(S, sp, nb, sp->icount, false);
+    uint32_t ni = p->icount;
+    ni += pm__wall_quads_curb(&cc, p->normals + 3 * (size_t)nv0, p->indices + ni, nv0);
+    pm__put_done(S, p, ov0, ni, true);
+    *rc = pm__band(S, reg, step);
+    if (*rc == PM_OK) {
+        ni += pm__wall_quads_outer(&oc, p->normals + 3 * (size_t)ov0, p->indices + ni, ov0);
+        pm__put_done(S, p, ov0 + 2 * j, ni, true);
+    }
+    return true;
+}
+
 /* An end cap at a free end of the slab (a road's free end, or a mouth
  * whose junction has no slab on that side): the vertical quad from the
  * curb's edge to the outer face's edge, facing back along the road at the
@@ -1442,10 +1468,12 @@ static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint3
         else if (rc == PM_OK && !cap_hi) rc = pm__end_cap(&T, T.n - 1, true);
         return rc;
     }
-    if (rc == PM_OK) rc = pm__curb_face(&T);
-    if (rc == PM_OK) rc = pm__band_vertices(&T);
-    if (rc == PM_OK) rc = pm__band(&T, reg, step);
-    if (rc == PM_OK) rc = pm__outer_face(&T);
+    if (rc == PM_OK && !pm__faces_fast(&T, reg, step, &rc)) {
+        rc = pm__curb_face(&T);
+        if (rc == PM_OK) rc = pm__band_vertices(&T);
+        if (rc == PM_OK) rc = pm__band(&T, reg, step);
+        if (rc == PM_OK) rc = pm__outer_face(&T);
+    }
     if (rc == PM_OK && !T.closed && cap_lo) rc = pm__end_cap(&T, 0, true);
     if (rc == PM_OK && !T.closed && cap_hi) rc = pm__end_cap(&T, T.n - 1, false);
     return rc;
