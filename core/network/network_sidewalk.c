@@ -843,19 +843,39 @@ static inline __attribute__((always_inline)) uint32_t pm__wall_quads(pm__cols *c
             ga0 = (pm__f4v)((pm__i4v)ga0 & in), ga2 = (pm__f4v)((pm__i4v)ga2 & in);
             gc0 = (pm__f4v)((pm__i4v)gc0 & in), gc2 = (pm__f4v)((pm__i4v)gc2 & in);
         }
-        /* each wall's index count: 3 kept, 0 left out (the masks narrowed
-         * to 32 bits, through memory: one store, not a lane extract each) */
-        const pm__i4v three = {3, 3, 3, 3};
-        pm__i4v ika = ~__builtin_convertvector(za, pm__i4v) & three;
-        pm__i4v ikc = ~__builtin_convertvector(zc, pm__i4v) & three;
-        int32_t ka[4], kc[4];
-        memcpy(ka, &ika, sizeof ka), memcpy(kc, &ikc, sizeof kc);
-        for (uint32_t j = 0, b0 = nv0 + 2 * (q - 1); j < nq; j++, b0 += 2) {
-            uint32_t t0 = b0 + 1, b1 = b0 + 2, t1 = b0 + 3;
-            d[0] = b0, d[1] = curb ? t1 : b1, d[2] = curb ? b1 : t1;
-            d += ka[j];
-            d[0] = b0, d[1] = curb ? t0 : t1, d[2] = curb ? t1 : t0;
-            d += kc[j];
+        uint32_t b0 = nv0 + 2 * (q - 1);
+        pm_k4 flat = za | zc;
+        if (nq == 4 && !(flat[0] | flat[1] | flat[2] | flat[3])) {
+            /* Four quads, all eight walls kept: their 24 indices, b0 plus
+             * the offsets below (quad j's column pair at 2 j), as the loop
+             * below writes them. */
+            typedef uint32_t u4 __attribute__((vector_size(16)));
+            static const u4 cur[6] = {{0, 3, 2, 0}, {1, 3, 2, 5}, {4, 2, 3, 5},
+                                      {4, 7, 6, 4}, {5, 7, 6, 9}, {8, 6, 7, 9}};
+            static const u4 oth[6] = {{0, 2, 3, 0}, {3, 1, 2, 4}, {5, 2, 5, 3},
+                                      {4, 6, 7, 4}, {7, 5, 6, 8}, {9, 6, 9, 7}};
+            const u4 *o = curb ? cur : oth, base = {b0, b0, b0, b0};
+            for (int k = 0; k < 6; k++) {
+                u4 v = base + o[k];
+                memcpy(d + 4 * k, &v, sizeof v);
+            }
+            d += 24;
+        } else {
+            /* each wall's index count: 3 kept, 0 left out (the masks
+             * narrowed to 32 bits, through memory: one store, not a lane
+             * extract each) */
+            const pm__i4v three = {3, 3, 3, 3};
+            pm__i4v ika = ~__builtin_convertvector(za, pm__i4v) & three;
+            pm__i4v ikc = ~__builtin_convertvector(zc, pm__i4v) & three;
+            int32_t ka[4], kc[4];
+            memcpy(ka, &ika, sizeof ka), memcpy(kc, &ikc, sizeof kc);
+            for (uint32_t j = 0; j < nq; j++, b0 += 2) {
+                uint32_t t0 = b0 + 1, b1 = b0 + 2, t1 = b0 + 3;
+                d[0] = b0, d[1] = curb ? t1 : b1, d[2] = curb ? b1 : t1;
+                d += ka[j];
+                d[0] = b0, d[1] = curb ? t0 : t1, d[2] = curb ? t1 : t0;
+                d += kc[j];
+            }
         }
         /* fa[q - 1 + j] for the columns here: the last quad before, then this block's */
         pm__f4v fa0 = {pa0[3], ga0[0], ga0[1], ga0[2]}, fa2 = {pa2[3], ga2[0], ga2[1], ga2[2]};
