@@ -276,6 +276,8 @@ typedef struct pm__slab {
     float *top;              /* per section: curb top height */
     pm_v2 *out;              /* per section: band outer point (floats) */
     float *oy, *oby;         /* per section: its top and foot heights */
+    bool seq;                /* ii[i], oi[i] are ii[0] + 2 i, + 1 (every section its own
+                              * outer vertex, in order: pm__faces_fast) */
     bool own;                /* out, oy, oby are this slab's to change (a piece's are
                               * its side's, untrimmed, until pm__slab_own copies them) */
     uint32_t *oi;            /* per section: its sidewalk vertex */
@@ -808,6 +810,26 @@ static inline __attribute__((always_inline)) pm_d4 pm__load4(const double *p) {
     return v;
 }
 
+/* Four quads' 24 indices, quad j on vertices b0 + 2 j (bottom, top) and
+ * b0 + 2 j + 2, + 3 (the next bottom, top): b0 plus the offsets here.
+ * The curb's walls (b0, t1, b1), (b0, t0, t1), which is also the band's
+ * step split on its diagonal, (inner a, outer b, inner b), (inner a,
+ * outer a, outer b), where inner and outer vertices alternate; the outer
+ * face's (b0, b1, t1), (b0, t1, t0). */
+typedef uint32_t pm__u4 __attribute__((vector_size(16)));
+static const pm__u4 pm__quads_curb[6] = {{0, 3, 2, 0}, {1, 3, 2, 5}, {4, 2, 3, 5},
+                                         {4, 7, 6, 4}, {5, 7, 6, 9}, {8, 6, 7, 9}};
+static const pm__u4 pm__quads_outer[6] = {{0, 2, 3, 0}, {3, 1, 2, 4}, {5, 2, 5, 3},
+                                          {4, 6, 7, 4}, {7, 5, 6, 8}, {9, 6, 9, 7}};
+
+static inline __attribute__((always_inline)) void pm__quads4(uint32_t *d, uint32_t b0, const pm__u4 *off) {
+    const pm__u4 base = {b0, b0, b0, b0};
+    for (int k = 0; k < 6; k++) {
+        pm__u4 v = base + off[k];
+        memcpy(d + 4 * k, &v, sizeof v);
+    }
+}
+
 /* The open wall's quads (columns c, from vertex nv0 on): block by block,
  * quads q .. q + 3's crosses rounded to floats (+0 from quad m on) and
  * their kept triangles into d, then columns q - 1 .. q + 2's normal sums
@@ -846,19 +868,8 @@ static inline __attribute__((always_inline)) uint32_t pm__wall_quads(pm__cols *c
         uint32_t b0 = nv0 + 2 * (q - 1);
         pm_k4 flat = za | zc;
         if (nq == 4 && !(flat[0] | flat[1] | flat[2] | flat[3])) {
-            /* Four quads, all eight walls kept: their 24 indices, b0 plus
-             * the offsets below (quad j's column pair at 2 j), as the loop
-             * below writes them. */
-            typedef uint32_t u4 __attribute__((vector_size(16)));
-            static const u4 cur[6] = {{0, 3, 2, 0}, {1, 3, 2, 5}, {4, 2, 3, 5},
-                                      {4, 7, 6, 4}, {5, 7, 6, 9}, {8, 6, 7, 9}};
-            static const u4 oth[6] = {{0, 2, 3, 0}, {3, 1, 2, 4}, {5, 2, 5, 3},
-                                      {4, 6, 7, 4}, {7, 5, 6, 8}, {9, 6, 9, 7}};
-            const u4 *o = curb ? cur : oth, base = {b0, b0, b0, b0};
-            for (int k = 0; k < 6; k++) {
-                u4 v = base + o[k];
-                memcpy(d + 4 * k, &v, sizeof v);
-            }
+            /* Four quads, all eight walls kept: as the loop below writes them. */
+            pm__quads4(d, b0, curb ? pm__quads_curb : pm__quads_outer);
             d += 24;
         } else {
             /* each wall's index count: 3 kept, 0 left out (the masks
@@ -1050,7 +1061,8 @@ typedef PM_VEC(uint32_t) pm__tris;
  * planning (pm__band_step) and replayed when building (pm__band_emit):
  * one triangle where the outer point is shared, else the quad split on
  * one diagonal or the other; each triangle kept unless flat. */
-enum { PM__STEP_ONE = 1, PM__STEP_DIAG = 2, PM__STEP_KEEP1 = 4, PM__STEP_KEEP2 = 8 };
+enum { PM__STEP_ONE = 1, PM__STEP_DIAG = 2, PM__STEP_KEEP1 = 4, PM__STEP_KEEP2 = 8,
+       PM__STEP_QUAD = PM__STEP_DIAG | PM__STEP_KEEP1 | PM__STEP_KEEP2 };
 
 /* 0 for a flat triangle, its keep bit for a counter-clockwise one (from
  * +Y), -1 for a clockwise one (the band folds there). */
@@ -1080,7 +1092,7 @@ static int pm__band_step(const pm__slab *S, uint32_t i) {
         return k < 0 ? PM_ERR_GEOMETRY : PM__STEP_ONE | k;
     }
     if (pm__orient(pia, pob, pib) > 0 && pm__orient(pia, poa, pob) > 0)
-        return PM__STEP_DIAG | PM__STEP_KEEP1 | PM__STEP_KEEP2;
+        return PM__STEP_QUAD;
     int k1 = pm__band_tri(pia, poa, pib, PM__STEP_KEEP1);
     int k2 = k1 < 0 ? -1 : pm__band_tri(pib, poa, pob, PM__STEP_KEEP2);
     return k1 < 0 || k2 < 0 ? PM_ERR_GEOMETRY : k1 | k2;
@@ -1149,7 +1161,7 @@ static int pm__band_plan(pm__slab *S, uint32_t *reg, uint8_t *step, uint32_t bad
         pib = pm__plan(pm__apos(S, i + 1));
         if (!PM__SIDEWALK_PLAIN && !pm_v2_eq(poa, pob) && pm__orient(pia, pob, pib) > 0 &&
             pm__orient(pia, poa, pob) > 0) {
-            step[i++] = PM__STEP_DIAG | PM__STEP_KEEP1 | PM__STEP_KEEP2;
+            step[i++] = PM__STEP_QUAD;
             continue;
         }
         int code = pm__band_step(S, i);
@@ -1249,7 +1261,21 @@ static bool pm__band_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step)
     const uint32_t *ii = S->ii, *oi = S->oi;
     uint32_t ia = ii[0], oa = oi[0];
     pm__swsrc q = {S->road, S->base, S->base + 1, (uint8_t)S->side};
-    for (uint32_t i = 0; i + 1 < n; i++, q.lo++, q.hi++) {
+    for (uint32_t i = 0; i + 1 < n;) {
+        /* Four steps split on the diagonal, outside regions, on vertices
+         * in order (S->seq): their triangles at once. (No region starts
+         * at them, so none is under way: the plain step would have
+         * stopped at its start. A region's steps have no code.) */
+        uint32_t c4, r4[4];
+        if (S->seq && i + 4 < n && (memcpy(r4, reg + i, sizeof r4), (r4[0] | r4[1] | r4[2] | r4[3]) == 0) &&
+            (memcpy(&c4, step + i, 4), c4 == 0x01010101u * PM__STEP_QUAD)) {
+            pm__quads4(d, ia, pm__quads_curb);
+            d += 24;
+            for (int k = 0; k < 4; k++, q.lo++, q.hi++) src[0] = q, src[1] = q, src += 2;
+            i += 4;
+            ia = ii[i], oa = oi[i];
+            continue;
+        }
         if (reg[i]) return false;
         uint32_t ib = ii[i + 1], ob = oi[i + 1];
         int code = step[i];
@@ -1265,6 +1291,7 @@ static bool pm__band_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step)
             if (code & PM__STEP_KEEP2) { d[0] = ib, d[1] = oa, d[2] = ob, d += 3; *src++ = q; }
         }
         ia = ib, oa = ob;
+        i++, q.lo++, q.hi++;
     }
     sp->icount += (uint32_t)(d - d0);
     N->swsrc.len += (size_t)(src - src0);
@@ -1366,6 +1393,7 @@ static bool pm__faces_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step
         pm__col(opos, ouv, oc.x, oc.st, j++, ox, oz, oby[i], oy[i], uo, sc);
     }
     cc.m = n, oc.m = j;
+    S->seq = j == n;
     pm__put_done(S, sp, nb, sp->icount, false);
     uint32_t ni = p->icount;
     ni += pm__wall_quads_curb(&cc, p->normals + 3 * (size_t)nv0, p->indices + ni, nv0);
