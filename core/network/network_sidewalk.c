@@ -197,10 +197,11 @@ static int pm__strip_chain(pm__net *N, pm__road *R, uint32_t n, const uint32_t *
                            int c) {
     uint32_t *chain = pm_arena_alloc(N->a, (2 * n + 2) * sizeof *chain), m = 0;
     if (!chain) return PM_ERR_NOMEM;
+    const float *last = NULL;   /* the position of chain[m - 1] */
     for (uint32_t k = 0; k < n; k++) {
         uint32_t v = c == 2 ? 3 * k + 2 : 3 * (n - 1 - k);
-        const float *p = A->positions + 3 * remap[v];
-        if (m == 0 || memcmp(A->positions + 3 * chain[m - 1], p, 3 * sizeof *p) != 0) chain[m++] = remap[v];
+        const float *p = A->positions + 3 * (size_t)remap[v];
+        if (m == 0 || memcmp(last, p, 3 * sizeof *p) != 0) chain[m++] = remap[v], last = p;
     }
     if (m < 2) return PM_ERR_GEOMETRY;
     if (R->closed && chain[m - 1] != chain[0]) chain[m++] = chain[0];
