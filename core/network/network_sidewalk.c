@@ -54,11 +54,15 @@ static void pm__boundary_at(const uint32_t *start, const uint32_t *end, const ui
  * 0 -> 1 -> 2 along the first section, the right edge forward (2, 5, ...),
  * the last section right to left, the left edge back to 0; so its side
  * chains need no edge search (pm__strip_chain). */
-static bool pm__is_strip(const pm_prim *P, const uint8_t *col) {
+/* The columns are read from the V coordinates straight (column 0: V <
+ * 0.25, 2: V > 0.75, 1 neither, NaN too: pm__network_side_chains's), so
+ * a strip needs no column array. */
+static bool pm__is_strip(const pm_prim *P) {
     uint32_t nv = P->vcount, n = nv / 3;
     if (n < 2 || nv % 3 != 0 || P->icount != 12 * (n - 1)) return false;
-    for (uint32_t v = 0; v < nv; v += 3)
-        if (col[v] != 0 || col[v + 1] != 1 || col[v + 2] != 2) return false;
+    const float *uv = P->uvs;
+    for (uint32_t v = 0; v < nv; v += 3, uv += 6)
+        if (!(uv[1] < 0.25f) || uv[3] < 0.25f || uv[3] > 0.75f || !(uv[5] > 0.75f)) return false;
     const uint32_t *q = P->indices;
     if (PM__SIDEWALK_PLAIN) {
         for (uint32_t i = 0, a = 0; i + 1 < n; i++, a += 3, q += 12)
@@ -193,10 +197,11 @@ static int pm__strip_chain(pm__net *N, pm__road *R, uint32_t n, const uint32_t *
                            int c) {
     uint32_t *chain = pm_arena_alloc(N->a, (2 * n + 2) * sizeof *chain), m = 0;
     if (!chain) return PM_ERR_NOMEM;
+    const float *last = NULL;   /* the position of chain[m - 1] */
     for (uint32_t k = 0; k < n; k++) {
         uint32_t v = c == 2 ? 3 * k + 2 : 3 * (n - 1 - k);
-        const float *p = A->positions + 3 * remap[v];
-        if (m == 0 || memcmp(A->positions + 3 * chain[m - 1], p, 3 * sizeof *p) != 0) chain[m++] = remap[v];
+        const float *p = A->positions + 3 * (size_t)remap[v];
+        if (m == 0 || memcmp(last, p, 3 * sizeof *p) != 0) chain[m++] = remap[v], last = p;
     }
     if (m < 2) return PM_ERR_GEOMETRY;
     if (R->closed && chain[m - 1] != chain[0]) chain[m++] = chain[0];
@@ -208,6 +213,10 @@ static int pm__strip_chain(pm__net *N, pm__road *R, uint32_t n, const uint32_t *
 
 int pm__network_side_chains(pm__net *N, pm__road *R, const pm_prim *P, const uint32_t *remap, const pm_prim *A,
                             bool plain) {
+    if (!plain && pm__is_strip(P)) {
+        int rc = pm__strip_chain(N, R, P->vcount / 3, remap, A, 2);
+        return rc ? rc : pm__strip_chain(N, R, P->vcount / 3, remap, A, 0);
+    }
     /* Each vertex's column once, for both sides' scans: from its V, 0
      * left (V < 0.25), 2 right (V > 0.75), else 1 centre. */
     uint8_t *col = pm_arena_alloc(N->tmp, P->vcount ? P->vcount : 1);
@@ -217,10 +226,6 @@ int pm__network_side_chains(pm__net *N, pm__road *R, const pm_prim *P, const uin
     for (uint32_t v = 0; v < P->vcount; v++) {
         float x = uv[2 * (size_t)v + 1];
         col[v] = (uint8_t)(1 - (x < 0.25f) + (x > 0.75f));
-    }
-    if (!plain && pm__is_strip(P, col)) {
-        int rc = pm__strip_chain(N, R, P->vcount / 3, remap, A, 2);
-        return rc ? rc : pm__strip_chain(N, R, P->vcount / 3, remap, A, 0);
     }
     uint32_t *out = pm_arena_alloc(N->tmp, 2 * (P->vcount ? P->vcount : 1) * sizeof *out);
     if (!out) return PM_ERR_NOMEM;
@@ -272,8 +277,10 @@ typedef struct pm__slab {
     float *top;              /* per section: curb top height */
     pm_v2 *out;              /* per section: band outer point (floats) */
     float *oy, *oby;         /* per section: its top and foot heights */
-    pm_v2 *out0;             /* outer points before trimming (whole chain) */
-    float *oy0, *oby0;
+    bool seq;                /* ii[i], oi[i] are ii[0] + 2 i, + 1 (every section its own
+                              * outer vertex, in order: pm__faces_fast) */
+    bool own;                /* out, oy, oby are this slab's to change (a piece's are
+                              * its side's, untrimmed, until pm__slab_own copies them) */
     uint32_t *oi;            /* per section: its sidewalk vertex */
     uint32_t *ii;            /* per section: the band's inner (curb top) vertex */
     int edge;
@@ -514,7 +521,25 @@ int pm__network_trim(pm_arena *tmp, uint32_t n, double width, const double *len,
  * outer point between two crossing segments becomes the crossing point,
  * with the heights of the first. Only segments within a few widths of
  * curb length can meet, which bounds the search. The ends never move. */
+/* A piece's own copy of its outer points and heights, before it changes
+ * them: its side's stay as they were made, for the other pieces. */
+static int pm__slab_own(pm__slab *S) {
+    if (S->own) return PM_OK;
+    pm_v2 *out = pm_arena_alloc(S->tmp, S->n * sizeof *out);
+    float *oy = pm_arena_alloc(S->tmp, S->n * sizeof *oy), *oby = pm_arena_alloc(S->tmp, S->n * sizeof *oby);
+    if (!out || !oy || !oby) return PM_ERR_NOMEM;
+    memcpy(out, S->out, S->n * sizeof *out);
+    memcpy(oy, S->oy, S->n * sizeof *oy);
+    memcpy(oby, S->oby, S->n * sizeof *oby);
+    S->out = out, S->oy = oy, S->oby = oby, S->own = true;
+    return PM_OK;
+}
+
 static int pm__trim(pm__slab *S) {
+    /* (pm__network_trim's first test: an outer edge it leaves as it is
+     * needs no copy) */
+    if (!PM__SIDEWALK_PLAIN && pm__monotone(S->out, S->n)) return PM_OK;
+    if (pm__slab_own(S)) return PM_ERR_NOMEM;
     return pm__network_trim(S->tmp, S->n, S->width, S->len, S->out, S->oy, S->oby, false);
 }
 
@@ -728,15 +753,16 @@ static void pm__wall_done(pm__slab *S, pm_prim *p, pm__wall_run *w, bool any) {
 }
 
 /* ---- an open wall's quads in lanes ----
- * Once an open wall's m >= 2 columns are written (pm__wall_vertices: column
- * j's bottom and top vertices nv0 + 2 j, + 1), its quads' crosses, normal
- * sums and triangles follow from the positions alone, in three passes
- * instead of pm__wall_quad per column: the same crosses (each lane
- * pm__wall_quad's operations in order, on the same floats), the same
- * kept triangles, the same normal sums. Quad q (1 <= q < m) joins columns
- * q - 1 and q; its crosses rounded to floats are fa0, fa2 (the first wall)
- * and fc0, fc2 (the second), taken as +0 for q = 0 and q = m. pm__wall_quad
- * gives column q (then pm__wall_done the last) the sums
+ * Once an open wall's m >= 1 columns are written (pm__col: column j's
+ * bottom and top vertices nv0 + 2 j, + 1), its quads' crosses, normal
+ * sums and triangles follow from the positions alone, in one pass over
+ * the quads four at a time instead of pm__wall_quad per column: the same
+ * crosses (each lane pm__wall_quad's operations in order, on the same
+ * floats), the same kept triangles, the same normal sums. Quad q (1 <= q
+ * < m) joins columns q - 1 and q; its crosses rounded to floats are fa0,
+ * fa2 (the first wall) and fc0, fc2 (the second), taken as +0 for q = 0
+ * and q = m. pm__wall_quad gives column q (then pm__wall_done the last)
+ * the sums
  *     bottom: ((+0 + fa[q]) + fa[q + 1]) + fc[q + 1]
  *     top:    ((+0 + fa[q]) + fc[q]) + fc[q + 1]
  * in x (0) and z (2): a new column's sums start at +0 and take quad q's
@@ -749,21 +775,16 @@ typedef int32_t pm__i4v __attribute__((vector_size(16)));
 
 /* An open wall's columns as they are written (x, z, bottom and top
  * heights: the floats of its vertices), four padding entries after the
- * last repeating it; and the quads' crosses and keep flags. All arrays
- * have room for n + 4 entries (stride st). */
+ * last repeating it. Each array has room for n + 4 entries (stride st). */
 typedef struct pm__cols {
     double *x, *z, *yb, *yt;   /* (the floats widened) */
-    float *f;                  /* fa0, fa2, fc0, fc2 */
-    int32_t *k;                /* ka, kc: 3 kept, 0 left out */
     uint32_t m, st;
 } pm__cols;
 
 static bool pm__cols_init(pm__slab *S, pm__cols *c, uint32_t n) {
     c->st = n + 4;
     double *v = pm_arena_alloc(S->tmp, 4 * (size_t)c->st * sizeof *v);
-    c->f = pm_arena_alloc(S->tmp, 4 * (size_t)c->st * sizeof *c->f);
-    c->k = pm_arena_alloc(S->tmp, 2 * (size_t)c->st * sizeof *c->k);
-    if (!v || !c->f || !c->k) return false;
+    if (!v) return false;
     c->x = v, c->z = v + c->st, c->yb = v + 2 * c->st, c->yt = v + 3 * c->st;
     c->m = 0;
     return true;
@@ -790,86 +811,109 @@ static inline __attribute__((always_inline)) pm_d4 pm__load4(const double *p) {
     return v;
 }
 
-/* Each quad's four crosses rounded to floats (fa0 fa2 fc0 fc2, entries 0
- * and m +0) and whether its two walls are kept. */
-PM__SW_CLONES
-static void pm__wall_crosses(pm__cols *c, bool curb) {
-    const pm_d4 zero = PM__SW_D4(0.0), three = PM__SW_D4(3.0);
-    uint32_t m = c->m, st = c->st;
-    float *fa0 = c->f, *fa2 = fa0 + st, *fc0 = fa0 + 2 * st, *fc2 = fa0 + 3 * st;
-    int32_t *ka = c->k, *kc = c->k + st;
+/* Four quads' 24 indices, quad j on vertices b0 + 2 j (bottom, top) and
+ * b0 + 2 j + 2, + 3 (the next bottom, top): b0 plus the offsets here.
+ * The curb's walls (b0, t1, b1), (b0, t0, t1), which is also the band's
+ * step split on its diagonal, (inner a, outer b, inner b), (inner a,
+ * outer a, outer b), where inner and outer vertices alternate; the outer
+ * face's (b0, b1, t1), (b0, t1, t0). */
+typedef uint32_t pm__u4 __attribute__((vector_size(16)));
+static const pm__u4 pm__quads_curb[6] = {{0, 3, 2, 0}, {1, 3, 2, 5}, {4, 2, 3, 5},
+                                         {4, 7, 6, 4}, {5, 7, 6, 9}, {8, 6, 7, 9}};
+static const pm__u4 pm__quads_outer[6] = {{0, 2, 3, 0}, {3, 1, 2, 4}, {5, 2, 5, 3},
+                                          {4, 6, 7, 4}, {7, 5, 6, 8}, {9, 6, 9, 7}};
+
+static inline __attribute__((always_inline)) void pm__quads4(uint32_t *d, uint32_t b0, const pm__u4 *off) {
+    const pm__u4 base = {b0, b0, b0, b0};
+    for (int k = 0; k < 6; k++) {
+        pm__u4 v = base + off[k];
+        memcpy(d + 4 * k, &v, sizeof v);
+    }
+}
+
+/* The open wall's quads (columns c, from vertex nv0 on): block by block,
+ * quads q .. q + 3's crosses rounded to floats (+0 from quad m on) and
+ * their kept triangles into d, then columns q - 1 .. q + 2's normal sums
+ * (see above: fa[q - 1] is the block before's last, +0 for column 0)
+ * into nrm (column j at nrm + 6 j), y +0. Returns the indices written. */
+static inline __attribute__((always_inline)) uint32_t pm__wall_quads(pm__cols *c, bool curb, float *restrict nrm,
+                                                                     uint32_t *restrict d, uint32_t nv0) {
+    const pm_d4 zero = PM__SW_D4(0.0);
+    const pm__f4v fz = {0.0f, 0.0f, 0.0f, 0.0f};
+    uint32_t m = c->m, *d0 = d;
     for (int j = 0; j < 4; j++) {
         c->x[m + j] = c->x[m - 1], c->z[m + j] = c->z[m - 1];
         c->yb[m + j] = c->yb[m - 1], c->yt[m + j] = c->yt[m - 1];
     }
-    for (uint32_t q = 1; q < m; q += 4) {
+    pm__f4v pa0 = fz, pa2 = fz, pc0 = fz, pc2 = fz;   /* the block before's crosses */
+    for (uint32_t q = 1; q <= m; q += 4) {
         pm_d4 x0 = pm__load4(c->x + q - 1), z0 = pm__load4(c->z + q - 1);
         pm_d4 yb0 = pm__load4(c->yb + q - 1), yt0 = pm__load4(c->yt + q - 1);
         pm_d4 x1 = pm__load4(c->x + q), z1 = pm__load4(c->z + q);
         pm_d4 yb1 = pm__load4(c->yb + q), yt1 = pm__load4(c->yt + q);
         pm_d4 dx = x1 - x0, dz = z1 - z0, a0, a2, c0, c2;
         PM__WALL_CROSSES(pm_d4, curb);
-        /* kept (3, its indices' count) unless both crosses are +-0: a
-         * double is +-0 when all its bits but the sign are 0, and == 0
-         * is true for just those (NaN is kept either way) */
+        /* a wall is kept unless both its crosses are +-0: a double is +-0
+         * when all its bits but the sign are 0, and == 0 is true for just
+         * those (NaN is kept either way) */
         pm_k4 za = (pm_k4)(a0 == zero) & (pm_k4)(a2 == zero), zc = (pm_k4)(c0 == zero) & (pm_k4)(c2 == zero);
         pm__f4v ga0 = __builtin_convertvector(a0, pm__f4v), ga2 = __builtin_convertvector(a2, pm__f4v);
         pm__f4v gc0 = __builtin_convertvector(c0, pm__f4v), gc2 = __builtin_convertvector(c2, pm__f4v);
-        pm__i4v ia = __builtin_convertvector(pm_d4_sel(za, zero, three), pm__i4v);
-        pm__i4v ic = __builtin_convertvector(pm_d4_sel(zc, zero, three), pm__i4v);
-        memcpy(fa0 + q, &ga0, 16), memcpy(fa2 + q, &ga2, 16), memcpy(fc0 + q, &gc0, 16), memcpy(fc2 + q, &gc2, 16);
-        memcpy(ka + q, &ia, 16), memcpy(kc + q, &ic, 16);
-    }
-    fa0[0] = fa2[0] = fc0[0] = fc2[0] = 0.0f;
-    fa0[m] = fa2[m] = fc0[m] = fc2[m] = 0.0f;
-}
-
-/* Every column's normal sums (see above) stored, y +0. */
-PM__SW_CLONES
-static void pm__wall_normals(float *nrm, const pm__cols *c) {
-    uint32_t m = c->m, st = c->st;
-    const float *fa0 = c->f, *fa2 = fa0 + st, *fc0 = fa0 + 2 * st, *fc2 = fa0 + 3 * st;
-    const pm__f4v z = {0.0f, 0.0f, 0.0f, 0.0f};
-    uint32_t q = 0;
-    for (; q + 4 <= m; q += 4) {
-        pm__f4v a0, a0n, a2, a2n, c0, c0n, c2, c2n;
-        memcpy(&a0, fa0 + q, 16), memcpy(&a0n, fa0 + q + 1, 16);
-        memcpy(&a2, fa2 + q, 16), memcpy(&a2n, fa2 + q + 1, 16);
-        memcpy(&c0, fc0 + q, 16), memcpy(&c0n, fc0 + q + 1, 16);
-        memcpy(&c2, fc2 + q, 16), memcpy(&c2n, fc2 + q + 1, 16);
-        pm__f4v bx = ((z + a0) + a0n) + c0n, bz = ((z + a2) + a2n) + c2n;
-        pm__f4v tx = ((z + a0) + c0) + c0n, tz = ((z + a2) + c2) + c2n;
-        for (int j = 0; j < 4; j++) {
-            float *d = nrm + 6 * (size_t)(q + (uint32_t)j);
-            d[0] = bx[j], d[1] = 0.0f, d[2] = bz[j];
-            d[3] = tx[j], d[4] = 0.0f, d[5] = tz[j];
+        uint32_t nq = m - q < 4 ? m - q : 4;   /* quads here (0 .. 4) */
+        if (nq < 4) {
+            const pm__i4v lane = {0, 1, 2, 3};
+            pm__i4v in = lane < (pm__i4v){(int32_t)nq, (int32_t)nq, (int32_t)nq, (int32_t)nq};
+            ga0 = (pm__f4v)((pm__i4v)ga0 & in), ga2 = (pm__f4v)((pm__i4v)ga2 & in);
+            gc0 = (pm__f4v)((pm__i4v)gc0 & in), gc2 = (pm__f4v)((pm__i4v)gc2 & in);
         }
+        uint32_t b0 = nv0 + 2 * (q - 1);
+        pm_k4 flat = za | zc;
+        if (nq == 4 && !(flat[0] | flat[1] | flat[2] | flat[3])) {
+            /* Four quads, all eight walls kept: as the loop below writes them. */
+            pm__quads4(d, b0, curb ? pm__quads_curb : pm__quads_outer);
+            d += 24;
+        } else {
+            /* each wall's index count: 3 kept, 0 left out (the masks
+             * narrowed to 32 bits, through memory: one store, not a lane
+             * extract each) */
+            const pm__i4v three = {3, 3, 3, 3};
+            pm__i4v ika = ~__builtin_convertvector(za, pm__i4v) & three;
+            pm__i4v ikc = ~__builtin_convertvector(zc, pm__i4v) & three;
+            int32_t ka[4], kc[4];
+            memcpy(ka, &ika, sizeof ka), memcpy(kc, &ikc, sizeof kc);
+            for (uint32_t j = 0; j < nq; j++, b0 += 2) {
+                uint32_t t0 = b0 + 1, b1 = b0 + 2, t1 = b0 + 3;
+                d[0] = b0, d[1] = curb ? t1 : b1, d[2] = curb ? b1 : t1;
+                d += ka[j];
+                d[0] = b0, d[1] = curb ? t0 : t1, d[2] = curb ? t1 : t0;
+                d += kc[j];
+            }
+        }
+        /* fa[q - 1 + j] for the columns here: the last quad before, then this block's */
+        pm__f4v fa0 = {pa0[3], ga0[0], ga0[1], ga0[2]}, fa2 = {pa2[3], ga2[0], ga2[1], ga2[2]};
+        pm__f4v fc0 = {pc0[3], gc0[0], gc0[1], gc0[2]}, fc2 = {pc2[3], gc2[0], gc2[1], gc2[2]};
+        pm__f4v bx = ((fz + fa0) + ga0) + gc0, bz = ((fz + fa2) + ga2) + gc2;
+        pm__f4v tx = ((fz + fa0) + fc0) + gc0, tz = ((fz + fa2) + fc2) + gc2;
+        uint32_t nc = nq + 1 < 4 ? nq + 1 : 4;   /* columns here */
+        float *o = nrm + 6 * (size_t)(q - 1);
+        for (uint32_t j = 0; j < nc; j++, o += 6) {
+            o[0] = bx[j], o[1] = 0.0f, o[2] = bz[j];
+            o[3] = tx[j], o[4] = 0.0f, o[5] = tz[j];
+        }
+        pa0 = ga0, pa2 = ga2, pc0 = gc0, pc2 = gc2;
     }
-    for (; q < m; q++) {
-        float *d = nrm + 6 * (size_t)q, zf = 0.0f;
-        d[0] = ((zf + fa0[q]) + fa0[q + 1]) + fc0[q + 1], d[1] = 0.0f, d[2] = ((zf + fa2[q]) + fa2[q + 1]) + fc2[q + 1];
-        d[3] = ((zf + fa0[q]) + fc0[q]) + fc0[q + 1], d[4] = 0.0f, d[5] = ((zf + fa2[q]) + fc2[q]) + fc2[q + 1];
-    }
+    return (uint32_t)(d - d0);
 }
 
-/* The open wall whose m >= 2 columns (c) are written from vertex nv0 on
- * (w->nv past them): its quads' triangles and every column's normals,
- * counts back. */
-static void pm__wall_lanes(pm__slab *S, pm_prim *p, pm__wall_run *w, uint32_t nv0, bool curb, pm__cols *c) {
-    uint32_t m = c->m;
-    pm__wall_crosses(c, curb);
-    pm__wall_normals(p->normals + 3 * (size_t)nv0, c);
-    uint32_t *restrict d = p->indices + w->ni;
-    const int32_t *ka = c->k, *kc = c->k + c->st;
-    for (uint32_t q = 1, b0 = nv0; q < m; q++, b0 += 2) {
-        uint32_t t0 = b0 + 1, b1 = b0 + 2, t1 = b0 + 3;
-        d[0] = b0, d[1] = curb ? t1 : b1, d[2] = curb ? b1 : t1;
-        d += ka[q];
-        d[0] = b0, d[1] = curb ? t0 : t1, d[2] = curb ? t1 : t0;
-        d += kc[q];
-    }
-    w->ni = (uint32_t)(d - p->indices);
-    pm__put_done(S, p, w->nv, w->ni, true);
+/* pm__wall_quads for the curb face and for the outer face (curb a constant there). */
+PM__SW_CLONES
+static uint32_t pm__wall_quads_curb(pm__cols *c, float *nrm, uint32_t *d, uint32_t nv0) {
+    return pm__wall_quads(c, true, nrm, d, nv0);
+}
+
+PM__SW_CLONES
+static uint32_t pm__wall_quads_outer(pm__cols *c, float *nrm, uint32_t *d, uint32_t nv0) {
+    return pm__wall_quads(c, false, nrm, d, nv0);
 }
 
 /* pm__curb_face (below) with room: see above. */
@@ -880,24 +924,6 @@ static void pm__curb_face_fast(pm__slab *S, pm_prim *p) {
     uint32_t n = S->n, last = S->closed ? n - 1 : n;
     if (last == 0) return;   /* (a ring of one section: pm__curb_face adds nothing) */
     const float *b = pm__apos(S, 0);
-    pm__cols c;
-    if (last == n && n >= 2 && pm__cols_init(S, &c, n)) {
-        /* An open curb: its columns, then its quads in lanes. */
-        uint32_t nv0 = w.nv;
-        float *pos = p->positions + 3 * (size_t)nv0, *uv = p->uvs + 2 * (size_t)nv0;
-        const float *asphalt = S->asphalt, *top = S->top;
-        const uint32_t *cv = S->cv;
-        const double *len = S->len;
-        for (uint32_t i = 0; i < n; i++) {
-            b = asphalt + 3 * (size_t)cv[i];
-            if (i > 0) u += len[i - 1];
-            pm__col(pos, uv, c.x, c.st, i, b[0], b[2], b[1], top[i], u, sc);
-        }
-        c.m = n;
-        w.nv = nv0 + 2 * n;
-        pm__wall_lanes(S, p, &w, nv0, true, &c);
-        return;
-    }
     pm__wall_first(&w, b[0], b[2], b[1], S->top[0], u, sc);
     for (uint32_t i = 1; i < last; i++) {
         b = pm__apos(S, i);
@@ -966,24 +992,6 @@ static void pm__outer_face_fast(pm__slab *S, pm_prim *p, double *el) {
         prev = i;
     }
     pm__hypot_run(el, ey, m);
-    pm__cols c;
-    if (!S->closed && m >= 1 && pm__cols_init(S, &c, m + 1)) {
-        /* An open face: its columns, then its quads in lanes. */
-        uint32_t nv0 = w.nv, j = 0;
-        float *pos = p->positions + 3 * (size_t)nv0, *uv = p->uvs + 2 * (size_t)nv0;
-        const uint32_t *oi = S->oi;
-        const float *oby = S->oby;
-        for (uint32_t i = 0; i < n; i++) {
-            if (i > 0 && oi[i] == oi[i - 1]) continue;
-            const float *o = band + 3 * (size_t)oi[i];
-            if (i > 0) u += el[j - 1];
-            pm__col(pos, uv, c.x, c.st, j++, o[0], o[2], oby[i], o[1], u, sc);
-        }
-        c.m = j;
-        w.nv = nv0 + 2 * j;
-        pm__wall_lanes(S, p, &w, nv0, false, &c);
-        return;
-    }
     m = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0 && S->oi[i] == S->oi[i - 1]) continue;
@@ -1054,7 +1062,8 @@ typedef PM_VEC(uint32_t) pm__tris;
  * planning (pm__band_step) and replayed when building (pm__band_emit):
  * one triangle where the outer point is shared, else the quad split on
  * one diagonal or the other; each triangle kept unless flat. */
-enum { PM__STEP_ONE = 1, PM__STEP_DIAG = 2, PM__STEP_KEEP1 = 4, PM__STEP_KEEP2 = 8 };
+enum { PM__STEP_ONE = 1, PM__STEP_DIAG = 2, PM__STEP_KEEP1 = 4, PM__STEP_KEEP2 = 8,
+       PM__STEP_QUAD = PM__STEP_DIAG | PM__STEP_KEEP1 | PM__STEP_KEEP2 };
 
 /* 0 for a flat triangle, its keep bit for a counter-clockwise one (from
  * +Y), -1 for a clockwise one (the band folds there). */
@@ -1084,7 +1093,7 @@ static int pm__band_step(const pm__slab *S, uint32_t i) {
         return k < 0 ? PM_ERR_GEOMETRY : PM__STEP_ONE | k;
     }
     if (pm__orient(pia, pob, pib) > 0 && pm__orient(pia, poa, pob) > 0)
-        return PM__STEP_DIAG | PM__STEP_KEEP1 | PM__STEP_KEEP2;
+        return PM__STEP_QUAD;
     int k1 = pm__band_tri(pia, poa, pib, PM__STEP_KEEP1);
     int k2 = k1 < 0 ? -1 : pm__band_tri(pib, poa, pob, PM__STEP_KEEP2);
     return k1 < 0 || k2 < 0 ? PM_ERR_GEOMETRY : k1 | k2;
@@ -1153,7 +1162,7 @@ static int pm__band_plan(pm__slab *S, uint32_t *reg, uint8_t *step, uint32_t bad
         pib = pm__plan(pm__apos(S, i + 1));
         if (!PM__SIDEWALK_PLAIN && !pm_v2_eq(poa, pob) && pm__orient(pia, pob, pib) > 0 &&
             pm__orient(pia, poa, pob) > 0) {
-            step[i++] = PM__STEP_DIAG | PM__STEP_KEEP1 | PM__STEP_KEEP2;
+            step[i++] = PM__STEP_QUAD;
             continue;
         }
         int code = pm__band_step(S, i);
@@ -1176,6 +1185,7 @@ static int pm__band_plan(pm__slab *S, uint32_t *reg, uint8_t *step, uint32_t bad
         if (nt < 0) return (int)nt;
         /* Earlier regions this one grew into are merged into it. */
         for (uint32_t k = a; k < b; k++) reg[k] = 0;
+        if (b > a + 1 && pm__slab_own(S)) return PM_ERR_NOMEM;
         for (uint32_t k = a + 1; k < b; k++) {
             S->out[k] = S->out[a];
             S->oy[k] = S->oy[a];
@@ -1252,7 +1262,21 @@ static bool pm__band_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step)
     const uint32_t *ii = S->ii, *oi = S->oi;
     uint32_t ia = ii[0], oa = oi[0];
     pm__swsrc q = {S->road, S->base, S->base + 1, (uint8_t)S->side};
-    for (uint32_t i = 0; i + 1 < n; i++, q.lo++, q.hi++) {
+    for (uint32_t i = 0; i + 1 < n;) {
+        /* Four steps split on the diagonal, outside regions, on vertices
+         * in order (S->seq): their triangles at once. (No region starts
+         * at them, so none is under way: the plain step would have
+         * stopped at its start. A region's steps have no code.) */
+        uint32_t c4, r4[4];
+        if (S->seq && i + 4 < n && (memcpy(r4, reg + i, sizeof r4), (r4[0] | r4[1] | r4[2] | r4[3]) == 0) &&
+            (memcpy(&c4, step + i, 4), c4 == 0x01010101u * PM__STEP_QUAD)) {
+            pm__quads4(d, ia, pm__quads_curb);
+            d += 24;
+            for (int k = 0; k < 4; k++, q.lo++, q.hi++) src[0] = q, src[1] = q, src += 2;
+            i += 4;
+            ia = ii[i], oa = oi[i];
+            continue;
+        }
         if (reg[i]) return false;
         uint32_t ib = ii[i + 1], ob = oi[i + 1];
         int code = step[i];
@@ -1268,6 +1292,7 @@ static bool pm__band_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step)
             if (code & PM__STEP_KEEP2) { d[0] = ib, d[1] = oa, d[2] = ob, d += 3; *src++ = q; }
         }
         ia = ib, oa = ob;
+        i++, q.lo++, q.hi++;
     }
     sp->icount += (uint32_t)(d - d0);
     N->swsrc.len += (size_t)(src - src0);
@@ -1307,6 +1332,79 @@ static int pm__outer_face(pm__slab *S) {
         t0 = t1;
     }
     return PM_OK;
+}
+
+/* pm__curb_face, pm__band_vertices, pm__band and pm__outer_face of an
+ * open slab whose curb and sidewalk primitives have room for all of it
+ * (the stitch makes room for every slab: pm__network_sidewalk_bound):
+ * the curb's columns, the band's vertices and the outer face's columns in
+ * one pass over the sections (they read the same curb points, heights
+ * and outer points), then the curb's quads in lanes, the band's
+ * triangles and the outer face's quads in lanes. The same vertices,
+ * triangles and normal sums as those four (a band vertex as
+ * pm__band_vertices_fast writes it, a section's outer point kept unless
+ * it is the section before's; the outer face's columns on those points'
+ * floats, its lengths by pm__hypot_run). false, nothing written, when it
+ * does not apply; else *rc is pm__band's. */
+static bool pm__faces_fast(pm__slab *S, const uint32_t *reg, const uint8_t *step, int *rc) {
+    pm_prim *p = &S->s->prims[1], *sp = &S->s->prims[2];
+    uint32_t n = S->n;
+    if (PM__SIDEWALK_PLAIN || S->closed || n < 2 || !pm__room(S, p, 4 * n, 12 * n, true) ||
+        !pm__room(S, sp, 2 * n, 0, false))
+        return false;
+    pm__cols cc, oc;
+    double *el = pm_arena_alloc(S->tmp, 2 * (size_t)n * sizeof *el);
+    if (!el || !pm__cols_init(S, &cc, n) || !pm__cols_init(S, &oc, n)) return false;
+    /* The outer face's steps between distinct points, their lengths in lanes. */
+    const pm_v2 *out = S->out;
+    double *ey = el + (n - 1);
+    uint32_t m = 0;
+    for (uint32_t i = 1, prev = 0; i < n; i++) {
+        if (pm_v2_eq(out[i], out[i - 1])) continue;
+        el[m] = out[i].x - out[prev].x;
+        ey[m++] = out[i].y - out[prev].y;
+        prev = i;
+    }
+    pm__hypot_run(el, ey, m);
+    double sc = S->N->p->uv_scale, uc = 0, uo = 0;
+    uint32_t nv0 = p->vcount, ov0 = nv0 + 2 * n, nb = sp->vcount, j = 0;
+    float *cpos = p->positions + 3 * (size_t)nv0, *cuv = p->uvs + 2 * (size_t)nv0;
+    float *opos = p->positions + 3 * (size_t)ov0, *ouv = p->uvs + 2 * (size_t)ov0;
+    float *restrict bpos = sp->positions;
+    const float *asphalt = S->asphalt, *top = S->top, *oy = S->oy, *oby = S->oby;
+    const uint32_t *cv = S->cv;
+    const double *len = S->len;
+    uint32_t *restrict ii = S->ii, *restrict oi = S->oi;
+    for (uint32_t i = 0; i < n; i++) {
+        const float *b = asphalt + 3 * (size_t)cv[i];
+        float t = top[i];
+        if (i > 0) uc += len[i - 1];
+        pm__col(cpos, cuv, cc.x, cc.st, i, b[0], b[2], b[1], t, uc, sc);
+        float *q = bpos + 3 * (size_t)nb;
+        q[0] = b[0], q[1] = t, q[2] = b[2];
+        ii[i] = nb++;
+        if (i > 0 && pm_v2_eq(out[i], out[i - 1])) {
+            oi[i] = oi[i - 1];
+            continue;
+        }
+        float ox = (float)out[i].x, oz = (float)-out[i].y;
+        q[3] = ox, q[4] = oy[i], q[5] = oz;
+        oi[i] = nb++;
+        if (j > 0) uo += el[j - 1];
+        pm__col(opos, ouv, oc.x, oc.st, j++, ox, oz, oby[i], oy[i], uo, sc);
+    }
+    cc.m = n, oc.m = j;
+    S->seq = j == n;
+    pm__put_done(S, sp, nb, sp->icount, false);
+    uint32_t ni = p->icount;
+    ni += pm__wall_quads_curb(&cc, p->normals + 3 * (size_t)nv0, p->indices + ni, nv0);
+    pm__put_done(S, p, ov0, ni, true);
+    *rc = pm__band(S, reg, step);
+    if (*rc == PM_OK) {
+        ni += pm__wall_quads_outer(&oc, p->normals + 3 * (size_t)ov0, p->indices + ni, ov0);
+        pm__put_done(S, p, ov0 + 2 * j, ni, true);
+    }
+    return true;
 }
 
 /* An end cap at a free end of the slab (a road's free end, or a mouth
@@ -1400,10 +1498,10 @@ static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint3
     T.base = lo;
     T.closed = F->closed && lo == 0 && hi + 1 == F->n;
     /* Each piece trims its own outer edge: a loop cut by a gap must not
-     * leave both pieces one shared outer point. */
-    memcpy(T.out, F->out0 + lo, T.n * sizeof *T.out);
-    memcpy(T.oy, F->oy0 + lo, T.n * sizeof *T.oy);
-    memcpy(T.oby, F->oby0 + lo, T.n * sizeof *T.oby);
+     * leave both pieces one shared outer point. So it changes a copy of
+     * its side's (pm__slab_own), made when it first changes them. */
+    T.own = false;
+    if (PM__SIDEWALK_PLAIN && pm__slab_own(&T)) return PM_ERR_NOMEM;
     if (pm__trim(&T)) return PM_ERR_NOMEM;
     uint32_t *reg = pm_arena_alloc(F->tmp, T.n * sizeof *reg), bad[2] = {0, 0};
     uint8_t *step = pm_arena_alloc(F->tmp, T.n);
@@ -1419,10 +1517,12 @@ static int pm__slab_piece(pm__slab *F, size_t road, int side, uint32_t lo, uint3
         else if (rc == PM_OK && !cap_hi) rc = pm__end_cap(&T, T.n - 1, true);
         return rc;
     }
-    if (rc == PM_OK) rc = pm__curb_face(&T);
-    if (rc == PM_OK) rc = pm__band_vertices(&T);
-    if (rc == PM_OK) rc = pm__band(&T, reg, step);
-    if (rc == PM_OK) rc = pm__outer_face(&T);
+    if (rc == PM_OK && !pm__faces_fast(&T, reg, step, &rc)) {
+        rc = pm__curb_face(&T);
+        if (rc == PM_OK) rc = pm__band_vertices(&T);
+        if (rc == PM_OK) rc = pm__band(&T, reg, step);
+        if (rc == PM_OK) rc = pm__outer_face(&T);
+    }
     if (rc == PM_OK && !T.closed && cap_lo) rc = pm__end_cap(&T, 0, true);
     if (rc == PM_OK && !T.closed && cap_hi) rc = pm__end_cap(&T, T.n - 1, false);
     return rc;
@@ -1512,7 +1612,7 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
     uint32_t n = R->nchain[side];
     pm__slab S = {.N = N, .tmp = N->tmp, .s = s, .n = n, .cv = R->chain[side], .asphalt = s->prims[0].positions,
                   .closed = R->closed, .width = E->sidewalk.width, .ch = E->sidewalk.curb_height,
-                  .road = (uint32_t)road, .side = side};
+                  .road = (uint32_t)road, .side = side, .own = true};
     S.top = pm_arena_alloc(S.tmp, n * sizeof *S.top);
     S.out = pm_arena_alloc(S.tmp, n * sizeof *S.out);
     S.oy = pm_arena_alloc(S.tmp, n * sizeof *S.oy);
@@ -1534,13 +1634,6 @@ static int pm__side_slab(pm__net *N, pm_scene *s, size_t road, int side) {
         pm__slab_problem(N, R, side, "does not meet its junction's sidewalk");
         return PM_OK;
     }
-    S.out0 = pm_arena_alloc(S.tmp, n * sizeof *S.out0);
-    S.oy0 = pm_arena_alloc(S.tmp, n * sizeof *S.oy0);
-    S.oby0 = pm_arena_alloc(S.tmp, n * sizeof *S.oby0);
-    if (!S.out0 || !S.oy0 || !S.oby0) return PM_ERR_NOMEM;
-    memcpy(S.out0, S.out, n * sizeof *S.out);
-    memcpy(S.oy0, S.oy, n * sizeof *S.oy);
-    memcpy(S.oby0, S.oby, n * sizeof *S.oby);
     /* Where a junction corner had no room for its slab, the road's
      * sidewalk starts beyond the corner's outer lines' meeting point. */
     uint32_t lo = 0, hi = n - 1;

@@ -187,9 +187,12 @@ static void random_strip(pm_scene *s, pm_rng *r, pm_prim **out) {
             memcpy(P->indices + 3 * t + 3, tmp, sizeof tmp);
         }
         break;
-    case 3:   /* a vertex's V says another column */
-        P->uvs[2 * pm_rng_int(r, 0, 3 * n - 1) + 1] = (float)pm_rng_range(r, 0, 1);
+    case 3: {   /* a vertex's V says another column, or sits on a bound, or is NaN (the centre) */
+        static const float odd[] = {0.25f, 0.75f, 0.2499f, 0.7501f, NAN};
+        int k = (int)pm_rng_int(r, 0, 5);
+        P->uvs[2 * pm_rng_int(r, 0, 3 * n - 1) + 1] = k < 5 ? odd[k] : (float)pm_rng_range(r, 0, 1);
         break;
+    }
     default: break;
     }
     *out = P;
