@@ -352,6 +352,171 @@ bool pm_pbent_other_side(const pm_pbent *M, int sigma, const float *a, const flo
     return M->turn == sigma ? all != 0 : all == 3;   /* sigma's side convex: the other A1 or A2 */
 }
 
+/* ---- the mouth's seam with sidewalks ---- */
+
+/* The sign of (v - a) . d when its floating-point value is sure of it:
+ * +1, -1; 0 when not sure (or zero). (One rounded difference a product,
+ * the sum of two: pm__sure_side's bound holds with room.) */
+static int pm__sure_dot(const double a[2], double vx, double vz, const double d[2]) {
+    double l = (vx - a[0]) * d[0], r = (vz - a[1]) * d[1];
+    double dot = l + r, bound = 3.3306690738754716e-16 * (fabs(l) + fabs(r));
+    return dot > bound ? 1 : -dot > bound ? -1 : 0;
+}
+
+bool pm_pseam_init(pm_pseam *S, const float (*pts)[2], int n) {
+    if (n < 3 || n > 5) return false;
+    S->n = n;
+    for (int j = 0; j < n; j++) {
+        S->f[j][0] = pts[j][0], S->f[j][1] = pts[j][1];
+        S->s[j][0] = pts[j][0], S->s[j][1] = pts[j][1];
+    }
+    S->d[0] = S->s[n - 1][0] - S->s[0][0], S->d[1] = S->s[n - 1][1] - S->s[0][1];
+    /* (Each piece rising along d: its ends differ too.) */
+    for (int i = 0; i + 1 < n; i++)
+        if (pm__sure_dot(S->s[i], S->s[i + 1][0], S->s[i + 1][1], S->d) != 1) return false;
+    memset(S->o, 2, sizeof S->o);
+    for (int i = 0; i + 1 < n; i++) S->o[i][i] = S->o[i + 1][i] = 0;
+    S->lo[0] = S->hi[0] = pts[0][0], S->lo[1] = S->hi[1] = pts[0][1];
+    for (int j = 1; j < n; j++)
+        for (int i = 0; i < 2; i++) {
+            S->lo[i] = pts[j][i] < S->lo[i] ? pts[j][i] : S->lo[i];
+            S->hi[i] = pts[j][i] > S->hi[i] ? pts[j][i] : S->hi[i];
+        }
+    for (int i = 0; i < 4; i++) {
+        int l = i + 1 < n ? i : n - 2;
+        S->ax[i] = S->s[l][0], S->az[i] = S->s[l][1], S->bx[i] = S->s[l + 1][0], S->bz[i] = S->s[l + 1][1];
+    }
+    return true;
+}
+
+/* Which seam point (x, z) is (index + 1), 0 none. */
+static int pm__seam_which(const pm_pseam *S, float x, float z) {
+    if (x < S->lo[0] || x > S->hi[0] || z < S->lo[1] || z > S->hi[1]) return 0;
+    for (int j = 0; j < S->n; j++)
+        if (x == S->f[j][0] && z == S->f[j][1]) return j + 1;
+    return 0;
+}
+
+/* Whether (x, z) lies strictly on side X of every l_i (the filter sure:
+ * pm__sure_side's operations, two lines a lane). */
+static bool pm__seam_off(const pm_pseam *S, int X, double x, double z) {
+#ifdef __SSE2__
+    const __m128d sgn = _mm_set1_pd(-0.0), vx = _mm_set1_pd(x), vz = _mm_set1_pd(z);
+    const __m128d c = _mm_set1_pd(3.3306690738754716e-16), flip = _mm_set1_pd(X > 0 ? 0.0 : -0.0);
+    __m128d ok = _mm_castsi128_pd(_mm_set1_epi32(-1));
+    for (int i = 0; i < 4; i += 2) {
+        __m128d left = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(S->ax + i), vx), _mm_sub_pd(_mm_loadu_pd(S->bz + i), vz));
+        __m128d right = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(S->az + i), vz), _mm_sub_pd(_mm_loadu_pd(S->bx + i), vx));
+        __m128d det = _mm_xor_pd(_mm_sub_pd(left, right), flip);
+        __m128d bound = _mm_mul_pd(c, _mm_add_pd(_mm_andnot_pd(sgn, left), _mm_andnot_pd(sgn, right)));
+        ok = _mm_and_pd(ok, _mm_cmpgt_pd(det, bound));
+    }
+    return _mm_movemask_pd(ok) == 3;
+#else
+    for (int i = 0; i + 1 < S->n; i++)
+        if (pm__sure_side(S->s[i], S->s[i + 1], x, z) != X) return false;
+    return true;
+#endif
+}
+
+/* Whether the box lo .. hi lies strictly on side X of every l_i: the
+ * corner of it least far on that side of each does (as pm__bent_box). */
+static bool pm__seam_box(const pm_pseam *S, int X, const float lo[2], const float hi[2]) {
+    for (int i = 0; i < 4; i++) {
+        double gx = -(S->bz[i] - S->az[i]) * X, gz = (S->bx[i] - S->ax[i]) * X;
+        if (pm__sure_side((const double[2]){S->ax[i], S->az[i]}, (const double[2]){S->bx[i], S->bz[i]},
+                          gx > 0 ? lo[0] : hi[0], gz > 0 ? lo[1] : hi[1]) != X)
+            return false;
+    }
+    return true;
+}
+
+/* The exact sign of pm_orient2d(a, b, c) for float points: the filter's
+ * when sure, else pm_orient2d_f32_sign. */
+static int pm__f32_sign(const float a[2], const float b[2], const float c[2]) {
+    const double A[2] = {a[0], a[1]}, B[2] = {b[0], b[1]};
+    int s = pm__sure_side(A, B, c[0], c[1]);
+    return s != 2 ? s : pm_orient2d_f32_sign(a, b, c);
+}
+
+/* o[j][i], computed when first asked. */
+static int pm__seam_o(pm_pseam *S, int j, int i) {
+    if (S->o[j][i] == 2) S->o[j][i] = (signed char)pm__f32_sign(S->f[i], S->f[i + 1], S->f[j]);
+    return S->o[j][i];
+}
+
+/* The edge rule: whether the edge a b (wa, wb: seam index + 1, or 0 for
+ * an end off the seam, which the caller has shown strictly on side X of
+ * every l_i) lies in the closed side X of C. In the frame of d (t along
+ * it, h across toward side X) C and each l_i are graphs h(t); the edge
+ * is one over its span, and g = edge - C is continuous there.
+ *  - Both ends off: every point of the edge is strictly on side X of
+ *    every l_i (a convex set), so of C.
+ *  - One end s_j on C, the other v off: were g < 0 somewhere, take t0
+ *    the last point from s_j toward it with g >= 0 (g(t_j) = 0): there
+ *    g = 0, and just beyond it C follows some l_m with g < 0, so l_m -
+ *    edge, 0 at t0 and linear, grows all the way to v: v would lie
+ *    strictly on side -X of l_m. So g >= 0: nothing to check.
+ *  - Both on it, s_i and s_j (i < j): the edge spans pieces i .. j - 1
+ *    exactly (the seam rises along d); on piece l's span C is l_l, and
+ *    a point of the edge a convex combination of its ends, so s_i and
+ *    s_j on the closed side X of each such l_l suffice (exact signs). */
+static bool pm__seam_edge(pm_pseam *S, int X, int wa, int wb) {
+    if (!wa || !wb) return true;
+    int i = (wa < wb ? wa : wb) - 1, j = (wa < wb ? wb : wa) - 1;
+    for (int l = i; l < j; l++)
+        if (pm__seam_o(S, i, l) * X < 0 || pm__seam_o(S, j, l) * X < 0) return false;
+    return true;
+}
+
+/* Why this shows the region R bounded by the loop lies in the closed side
+ * X: every edge of the loop does (the points off the seam checked as
+ * they come, runs of PM__BENT_RUN by their bounds first, every edge with
+ * an end on the seam by the edge rule). The open other side is
+ * connected and unbounded (all below or above a graph), so a point of it
+ * inside the bounded R could leave R within it only across the loop. */
+int pm_pseam_loop_side(pm_pseam *S, const float *xz, uint32_t m) {
+    if (m < 3) return 0;
+    int X = 0;
+    for (uint32_t i = 0; i < m && !X; i++) {
+        float x = xz[2 * (size_t)i], z = xz[2 * (size_t)i + 1];
+        if (pm__seam_which(S, x, z)) continue;
+        X = pm__seam_off(S, 1, x, z) ? 1 : pm__seam_off(S, -1, x, z) ? -1 : 0;
+        if (!X) return 0;
+    }
+    if (!X) return 0;
+    int pw = pm__seam_which(S, xz[2 * ((size_t)m - 1)], xz[2 * ((size_t)m - 1) + 1]);
+    for (uint32_t i0 = 0; i0 < m; i0 += PM__BENT_RUN) {
+        uint32_t i1 = m - i0 > PM__BENT_RUN ? i0 + PM__BENT_RUN : m;
+        float lo[2], hi[2];
+        pm__run_box(xz, i0, i1, lo, hi);
+        if (pm__seam_box(S, X, lo, hi)) {
+            /* (Every point of the run off the seam and strictly on side X.) */
+            pw = 0;
+            continue;
+        }
+        for (uint32_t i = i0; i < i1; i++) {
+            float x = xz[2 * (size_t)i], z = xz[2 * (size_t)i + 1];
+            int w = pm__seam_which(S, x, z);
+            if ((!w && !pm__seam_off(S, X, x, z)) || !pm__seam_edge(S, X, pw, w)) return 0;
+            pw = w;
+        }
+    }
+    return X;
+}
+
+/* A triangle lies in the closed side when its three edges do (the other
+ * side open, connected, unbounded: as for a loop). */
+bool pm_pseam_tri_side(pm_pseam *S, int side, const float *a, const float *b, const float *c) {
+    const float *v[3] = {a, b, c};
+    int w[3];
+    for (int i = 0; i < 3; i++) {
+        w[i] = pm__seam_which(S, v[i][0], v[i][2]);
+        if (!w[i] && !pm__seam_off(S, side, v[i][0], v[i][2])) return false;
+    }
+    return pm__seam_edge(S, side, w[0], w[1]) && pm__seam_edge(S, side, w[1], w[2]) && pm__seam_edge(S, side, w[2], w[0]);
+}
+
 static bool pm__inside(const pm__dtri *t, const double *p) {
     return pm__o(t->v[0], t->v[1], p) > 0 && pm__o(t->v[1], t->v[2], p) > 0 &&
            pm__o(t->v[2], t->v[0], p) > 0;

@@ -156,6 +156,43 @@ void pm_pbent_loop_sides(const pm_pbent *const *M, int n, const float *xz, uint3
  * a corner is too close to l1 or l2 for the filter. */
 bool pm_pbent_other_side(const pm_pbent *M, int sigma, const float *a, const float *b, const float *c);
 
+/* A mouth's seam of up to five plan points s_0 .. s_n-1 (with a sidewalk:
+ * the band's outer point beside p, p, k, q, the outer point beside q),
+ * continued beyond s_0 along s_1 -> s_0 and beyond s_n-1 along
+ * s_n-2 -> s_n-1: the curve C. Each piece's direction is shown (a sure
+ * floating-point sign) to rise along d = s_n-1 - s_0, so C is the graph
+ * of a function over that axis and parts the plane in two: side +1 (left
+ * of s_0 -> s_n-1, pm_orient2d > 0, of each piece) and -1. A region is in
+ * a closed side when its boundary is; an edge is when its ends off C are
+ * strictly on that side of every piece's line l_i (s_i, s_i+1) and, for
+ * each piece whose span along d it may cross, its ends on C (seam
+ * points) are on the closed side of l_i (exact signs, o below). Two
+ * triangles, one in each closed side, have disjoint interiors
+ * (docs/network.md, "The mouth's seam with sidewalks"). */
+typedef struct pm_pseam {
+    int n;                     /* points, 3 .. 5 */
+    float f[5][2];             /* the points as the mesh's floats */
+    float lo[2], hi[2];        /* their bounds */
+    double s[5][2];
+    double d[2];               /* the axis C rises along */
+    double ax[4], az[4], bx[4], bz[4];   /* l_i from (ax, az) to (bx, bz); the last again past n - 1 */
+    signed char o[5][4];       /* o[j][i]: the exact sign of pm_orient2d(s_i, s_i+1, s_j), 2 until asked */
+} pm_pseam;
+
+/* S from n (3 .. 5) float points; false when two neighbours are the same
+ * point or a piece is not shown to rise along d. */
+bool pm_pseam_init(pm_pseam *S, const float (*pts)[2], int n);
+
+/* The side (+1, -1) of S on which the region bounded by the simple loop
+ * xz (m plan points) lies, 0 when not shown: every point not on the seam
+ * strictly on that side of every l_i (the filter sure), every edge with
+ * an end on the seam passing the edge rule. */
+int pm_pseam_loop_side(pm_pseam *S, const float *xz, uint32_t m);
+
+/* Whether the triangle of 3D float corners a, b, c (x, z) lies in the
+ * closed side `side` of S, shown as for a loop. */
+bool pm_pseam_tri_side(pm_pseam *S, int side, const float *a, const float *b, const float *c);
+
 /* A point inside both overlapping triangles (plan), to name where. */
 void pm_ptri_witness(const pm_ptri *a, const pm_ptri *b, double out[2]);
 

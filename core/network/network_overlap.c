@@ -93,7 +93,9 @@ typedef struct pm__ov {
     uint32_t *stamp;           /* per asphalt vertex: the road (+ 1) whose border last met it (pm__road_strip) */
     pm_pbox **chunk;           /* per road: its chunks' bounds, once probed (pm__road_probe) */
     uint32_t *jclu;            /* per node: its junction's cluster, UINT32_MAX: none */
-    uint8_t *rside;            /* per road: the side of each end's bent line it lies on (pm__road_sides) */
+    uint8_t *rside;            /* per road: the side of each end's bent line it lies on (pm__road_sides),
+                                * or of its seam of five (bit 4 + e: pm__walk_sides) */
+    float *rout;               /* per road, per end: the seam's outer points (x, z) beside p and q */
     const float *lxz;          /* the summed way's asphalt loop shown (lm points, in O->w), else NULL */
     uint32_t lm;
     pm_pset set;               /* the whole set and its grid: built only to name
@@ -1260,6 +1262,16 @@ static bool pm__end_bent(const pm__ov *O, const uint32_t *sv, pm_pbent *M, bool 
     return pm_pbent_init(M, p, k, q, with_turn);
 }
 
+/* The seam of five of seam sv with its outer points out (x, z beside p,
+ * then beside q): out[0 .. 2), p, k, q, out[2 .. 4); false when it has
+ * none (pm_pseam_init). */
+static bool pm__end_seam5(const pm__ov *O, const uint32_t *sv, const float *out, pm_pseam *S) {
+    const float *pos = O->sc->prims[0].positions;
+    float s[5][2] = {{out[0], out[1]}, {0, 0}, {0, 0}, {0, 0}, {out[2], out[3]}};
+    for (int i = 0; i < 3; i++) s[i + 1][0] = pos[3 * (size_t)sv[i]], s[i + 1][1] = pos[3 * (size_t)sv[i] + 2];
+    return pm_pseam_init(S, (const float(*)[2])s, 5);
+}
+
 /* Road r, just shown disjoint by its outline xz (m points, bounds lo ..
  * hi; its triangles fill the region the outline bounds): for each end at
  * a junction whose cluster's bounds meet lo .. hi (a pair pm__cross_probe
@@ -1268,8 +1280,8 @@ static bool pm__end_bent(const pm__ov *O, const uint32_t *sv, pm_pbent *M, bool 
  * the side +1. Only where the boxes meet: along the axes none do, and
  * nothing is spent. Not for a road with a sidewalk: its band's outer
  * point at the mouth (the junction slab's, on the mouth's line but for
- * rounding) is on its outline, and no side is shown (a seam of five
- * points, not three, would be needed). */
+ * rounding) is on its outline, and no side is shown; pm__walk_sides
+ * takes those by the seam of five points. */
 static void pm__road_sides_at(pm__ov *O, uint32_t r, const float *xz, uint32_t m, const uint32_t *sv0,
                               const uint32_t *sv1) {
     pm_pbent M[2];
@@ -1514,7 +1526,8 @@ static int pm__clusters(pm__ov *O) {
     int rc = PM_OK;
     O->jclu = pm_arena_alloc(O->s, ((size_t)N->p->nnodes + 1) * sizeof *O->jclu);
     O->rside = pm_arena_calloc(O->s, N->roads.len + 1, 1);
-    if (!O->jclu || !O->rside) return PM_ERR_NOMEM;
+    O->rout = pm_arena_alloc(O->s, 8 * (N->roads.len + 1) * sizeof *O->rout);
+    if (!O->jclu || !O->rside || !O->rout) return PM_ERR_NOMEM;
     for (uint32_t n = 0; n < N->p->nnodes; n++) {
         uint32_t before = O->nclu;
         O->jclu[n] = UINT32_MAX;
@@ -1663,10 +1676,34 @@ static bool pm__mouth_line(const pm__ov *O, const pm__clu *J, uint32_t r, pm_pli
 #define PM__BENT_ON 1
 #endif
 
-/* A junction J (listed) and a road r whose end there was shown on one
- * side of its mouth's bent line (pm__road_sides): 1 when each of J's
+/* pm__bent_apart's test by the seam of five of seam sv (outer points
+ * out) for a road shown on its side sigma: whether each of J's
  * triangles reaching into lo .. hi lies in the closed other side
- * (pm_pbent_other_side); then no pair of the two overlaps (the road lies
+ * (pm_pseam_tri_side). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static bool pm__seam5_apart(const pm__ov *O, const pm__clu *J, const uint32_t *sv, const float *out, int sigma,
+                            const float lo[2], const float hi[2]) {
+    pm_pseam S;
+    if (!pm__end_seam5(O, sv, out, &S)) return false;
+    for (uint32_t k = J->first; k < J->first + J->count; k++) {
+        if (!pm__meets(O->box[k].lo, O->box[k].hi, lo, hi)) continue;
+        uint32_t f = O->ref[k];
+        const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
+        const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
+        if (!pm_pseam_tri_side(&S, -sigma, Pr->positions + 3 * (size_t)q[0], Pr->positions + 3 * (size_t)q[1],
+                               Pr->positions + 3 * (size_t)q[2]))
+            return false;
+    }
+    return true;
+}
+
+/* A junction J (listed) and a road r whose end there was shown on one
+ * side of its mouth's bent line (pm__road_sides) or seam of five
+ * (pm__walk_sides): 1 when each of J's triangles reaching into lo .. hi
+ * lies in the closed other side (pm_pbent_other_side,
+ * pm_pseam_tri_side); then no pair of the two overlaps (the road lies
  * in the closed side it was shown on, and J's other triangles cannot
  * meet it), and pm__cross would find none. 0 when that is not shown. */
 static int pm__bent_apart(const pm__ov *O, const pm__clu *J, uint32_t r, const float lo[2], const float hi[2]) {
@@ -1680,9 +1717,14 @@ static int pm__bent_apart(const pm__ov *O, const pm__clu *J, uint32_t r, const f
     for (int e = 0; e < 2; e++) {
         if (!(bits >> (2 * e) & 1) || (e ? R->end : R->start) != node) continue;
         const uint32_t *sv = pm__end_seam(O, R, e);
-        pm_pbent M;
-        if (!sv || !pm__end_bent(O, sv, &M, true)) continue;
+        if (!sv) continue;
         int sigma = bits >> (2 * e + 1) & 1 ? 1 : -1;
+        if (bits >> (4 + e) & 1) {
+            if (pm__seam5_apart(O, J, sv, O->rout + 8 * (size_t)r + 4 * e, sigma, lo, hi)) return 1;
+            continue;
+        }
+        pm_pbent M;
+        if (!pm__end_bent(O, sv, &M, true)) continue;
         bool all = true;
         for (uint32_t k = J->first; all && k < J->first + J->count; k++) {
             if (!pm__meets(O->box[k].lo, O->box[k].hi, lo, hi)) continue;

@@ -37,6 +37,9 @@
  * (tests/core/test_network_overlap_walk.c compares the two on every road
  * this decides, with defects put in too). */
 #ifdef __SSE2__
+#ifndef PM__SEAM5_ON            /* (tests/core/test_network_overlap_bent.c turns it off now and then) */
+#define PM__SEAM5_ON 1
+#endif
 #ifndef PM__WALK                 /* (tests/core/test_network_overlap_walk.c: checks each against the sum) */
 #define PM__WALK pm__road_walk
 #endif
@@ -318,6 +321,54 @@ static int pm__walk_once(pm__ov *O, uint32_t r, const uint32_t *row, uint32_t G,
     return !repeated;
 }
 
+/* Whether plan points a and b (x, z each) are the same. */
+static bool pm__same_xz2(const float *a, const float *b) { return a[0] == b[0] && a[1] == b[1]; }
+
+/* Road r with a sidewalk, its outline xu (m points, bounds lo .. hi)
+ * just shown simple: for each end at a junction whose cluster's bounds
+ * meet lo .. hi (a pair pm__cross_probe will see), the side of that
+ * mouth's seam of five (pm_pseam: the outline's neighbours of p and q
+ * beyond them, the band's outer points there, then p, k, q) the whole
+ * road lies on (pm_pseam_loop_side), kept in O->rside[r] as
+ * pm__road_sides keeps a bent line's, with bit 4 + e set and the outer
+ * points in O->rout. (Out of line: inlined, it cost pm__road_walk more
+ * where no box meets.) */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void pm__walk_sides(pm__ov *O, uint32_t r, const float *xu, uint32_t m, const float lo[2], const float hi[2]) {
+    const pm__road *R = &O->N->roads.data[r];
+    const float *pos = O->sc->prims[0].positions;
+    unsigned bits = 0;
+    for (int e = 0; e < 2; e++) {
+        int64_t node = e ? R->end : R->start;
+        uint32_t j = node >= 0 && node < (int64_t)O->V ? O->jclu[node] : UINT32_MAX;
+        const uint32_t *sv =
+            j != UINT32_MAX && pm__meets(O->clu[j].lo, O->clu[j].hi, lo, hi) ? pm__end_seam(O, R, e) : NULL;
+        if (!sv) continue;
+        float pkq[3][2];
+        for (int i = 0; i < 3; i++) pkq[i][0] = pos[3 * (size_t)sv[i]], pkq[i][1] = pos[3 * (size_t)sv[i] + 2];
+        /* k on the outline, p and q beside it (either way round). */
+        uint32_t at = 0;
+        while (at < m && !(xu[2 * (size_t)at] == pkq[1][0] && xu[2 * (size_t)at + 1] == pkq[1][1])) at++;
+        if (at == m) continue;
+        uint32_t b1 = at ? at - 1 : m - 1, a1 = at + 1 < m ? at + 1 : 0;
+        uint32_t b2 = b1 ? b1 - 1 : m - 1, a2 = a1 + 1 < m ? a1 + 1 : 0;
+        uint32_t op, oq;
+        if (pm__same_xz2(xu + 2 * (size_t)b1, pkq[0]) && pm__same_xz2(xu + 2 * (size_t)a1, pkq[2])) op = b2, oq = a2;
+        else if (pm__same_xz2(xu + 2 * (size_t)a1, pkq[0]) && pm__same_xz2(xu + 2 * (size_t)b1, pkq[2])) op = a2, oq = b2;
+        else continue;
+        float *out = O->rout + 8 * (size_t)r + 4 * e;
+        out[0] = xu[2 * (size_t)op], out[1] = xu[2 * (size_t)op + 1];
+        out[2] = xu[2 * (size_t)oq], out[3] = xu[2 * (size_t)oq + 1];
+        pm_pseam S;
+        if (!pm__end_seam5(O, sv, out, &S)) continue;
+        int side = pm_pseam_loop_side(&S, xu, m);
+        if (side) bits |= (1u | (side > 0 ? 2u : 0u)) << (2 * e) | 16u << e;
+    }
+    O->rside[r] = (uint8_t)bits;
+}
+
 /* Road r's certificate by its rows and bands: as pm__road_strip (1 shown,
  * its cluster added; *sure false: not decided here, nothing kept). */
 static int pm__road_walk(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap, bool *sure) {
@@ -387,6 +438,7 @@ static int pm__road_walk(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, s
     if (rc == 0) rc = pm_loop_simple(O->w, xu, mU);
     if (rc != 1) return rc < 0 ? rc : PM_OK;   /* (not shown: the sum decides) */
     *sure = true;
+    if (PM__SEAM5_ON) pm__walk_sides(O, r, xu, mU, lo, hi);
     O->clu[O->nclu++] = (pm__clu){.node = UINT32_MAX, .road = r, .lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
     return 1;
 }

@@ -1,7 +1,8 @@
 /* The mouth's bent line of core/network/network_overlap.c (pm__bent_apart:
  * a junction and its own road decided without scanning the road, when
  * the road's outline lies on one side of the line p -> k -> q of their
- * seam and each of the junction's triangles near it on the other), on
+ * seam, or with a sidewalk of outer point, p, k, q, outer point, and
+ * each of the junction's triangles near it on the other), on
  * small grids turned by any angle, nodes rounded to the millimetre, some
  * bowed, some with sidewalks, and on random networks built to overlap
  * (pm_test_overlap_oracle.h):
@@ -26,7 +27,7 @@ static int bent_hook(pm__ov *O, const pm__clu *J, const pm__clu *R, int apart);
 #include "pm_test_overlap_oracle.h"
 #include "pm_test_overlap_road.h"
 
-static size_t passed, declined, touching;
+static size_t passed, declined, touching, passed5;
 
 /* A cluster's triangles as the check sees them, listed or not. */
 static ptri *clu_tris(const pm__ov *O, const pm__clu *C, size_t *nt) {
@@ -70,6 +71,7 @@ static int bent_hook(pm__ov *O, const pm__clu *J, const pm__clu *R, int apart) {
     free(r);
     cr_assert_eq(bad, 0, "a junction and road passed by the bent line have %zu overlapping pairs of triangles", bad);
     passed++;
+    passed5 += (O->rside[R->road] & 48u) != 0;   /* (an end by the seam of five: a road with a sidewalk) */
     touching += shared > 0;
     return apart;
 }
@@ -125,8 +127,9 @@ static int both_ways(uint64_t seed, int runs, int period) {
 
 Test(network_overlap_bent, bent_line_against_all_pairs_and_without_it, .timeout = 600) {
     int built = both_ways(20261213, 1500, 3);
-    cr_log_info("bent line: %zu pairs passed (%zu touching), %zu declined; %d networks", passed, touching, declined,
-                built);
+    cr_log_info("bent line: %zu pairs passed (%zu touching, %zu by a seam of five), %zu declined; %d networks", passed,
+                touching, passed5, declined, built);
+    cr_assert_geq(passed5, 1000, "only %zu pairs passed by the seam of five", passed5);
     cr_assert_geq(passed, 5000, "only %zu pairs passed by the bent line", passed);
     cr_assert_geq(touching, 5000, "only %zu touching pairs passed", touching);
     cr_assert_geq(declined, 100, "only %zu pairs declined", declined);

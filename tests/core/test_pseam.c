@@ -1,0 +1,320 @@
+/* A mouth's seam of five points (geom/plan_overlap.h: pm_pseam): a region
+ * shown on one side of outer point, p, k, q, outer point
+ * (pm_pseam_loop_side) and a triangle shown on the other
+ * (pm_pseam_tri_side) never overlap. Seams at any angle, far from the
+ * origin or near it, with sidewalks 0.3 to 4 m wide: k the rounded
+ * midpoint and the outer points rounded on the mouth's line, each moved
+ * by up to 3 ulps (so the seam bends either way at each point, or not);
+ * regions that are single triangles or strips of rows of five columns
+ * leaving the seam (straight, bent, spoiled by a point pushed across);
+ * triangles with corners on the seam, near it (1e-7 to 10 m off) and on
+ * its extension beyond the outer points, a few ulps off it (where a seam
+ * point a hair across a far piece's line matters). Every pair called apart is
+ * checked with pm_test_overlap.h's exact test; every side a loop or
+ * triangle is called on is checked with exact orientations of its points
+ * off the seam. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "geom/plan_overlap.h"
+#include "geom/predicates.h"
+#include "pm_test_overlap.h"
+#include "scene/rng.h"
+
+typedef struct seam5 { float s[5][2]; double c[2], t[2], n[2], h, w; } seam5;
+
+static float nudge(pm_rng *r, float v) {
+    int s = (int)pm_rng_int(r, -3, 3);
+    for (; s > 0; s--) v = nextafterf(v, INFINITY);
+    for (; s < 0; s++) v = nextafterf(v, -INFINITY);
+    return v;
+}
+
+static void make_seam(pm_rng *r, seam5 *S) {
+    double ang = pm_rng_chance(r, 0.15) ? pm_rng_int(r, 0, 3) * 1.5707963267948966 : pm_rng_range(r, 0, 6.283185307179586);
+    double far = pm_rng_chance(r, 0.2) ? 1 : pm_rng_chance(r, 0.5) ? 100 : 4000;
+    S->c[0] = pm_rng_range(r, -far, far), S->c[1] = pm_rng_range(r, -far, far);
+    S->t[0] = cos(ang), S->t[1] = sin(ang), S->n[0] = -S->t[1], S->n[1] = S->t[0];
+    S->h = pm_rng_range(r, 1.5, 8), S->w = pm_rng_range(r, 0.3, 4);
+    const double at[5] = {-S->h - S->w, -S->h, 0, S->h, S->h + S->w};
+    for (int j = 0; j < 5; j++)
+        for (int i = 0; i < 2; i++) S->s[j][i] = (float)(S->c[i] + at[j] * S->t[i]);
+    for (int i = 0; i < 2; i++) {
+        S->s[2][i] = (float)(((double)S->s[1][i] + S->s[3][i]) / 2);
+        for (int j = 0; j < 5; j += 2)
+            if (pm_rng_chance(r, 0.7)) S->s[j][i] = nudge(r, S->s[j][i]);
+    }
+}
+
+/* A point: a seam point; near the seam on side s (1e-7 to 10 m off, or
+ * 0.5 to 40 ulps of the place); or on its line beyond the outer points
+ * (rounded to floats). */
+static void point(pm_rng *r, const seam5 *S, int s, float out[2]) {
+    int kind = (int)pm_rng_int(r, 0, 13);
+    if (kind < 5) {
+        out[0] = S->s[kind][0], out[1] = S->s[kind][1];
+        return;
+    }
+    double reach = S->h + S->w, ulp = (fabs(S->c[0]) + fabs(S->c[1]) + reach) * 0x1p-23;
+    double a = kind < 10 || kind > 11 ? pm_rng_range(r, -2, 2) * reach
+                                      : (pm_rng_chance(r, 0.5) ? 1 : -1) * pm_rng_range(r, 1, 3) * reach;
+    double d = kind < 10 ? s * pow(10, pm_rng_range(r, -7, 1)) : kind > 11 ? s * ulp * pm_rng_range(r, 0.5, 40) : 0;
+    for (int i = 0; i < 2; i++) out[i] = (float)(S->c[i] + a * S->t[i] + d * S->n[i]);
+}
+
+static bool tri(const float *a, const float *b, const float *c, ptri *t) {
+    double A[2] = {a[0], a[1]}, B[2] = {b[0], b[1]}, C[2] = {c[0], c[1]};
+    return ptri_make(A, B, C, t);
+}
+
+static bool on_seam(const seam5 *S, const float *v) {
+    for (int j = 0; j < 5; j++)
+        if (v[0] == S->s[j][0] && v[1] == S->s[j][1]) return true;
+    return false;
+}
+
+/* Every point of xz off the seam exactly on side s of every piece's line. */
+static void side_sound(const seam5 *S, const float *xz, uint32_t m, int s) {
+    for (uint32_t i = 0; i < m; i++) {
+        if (on_seam(S, xz + 2 * i)) continue;
+        double v[2] = {xz[2 * i], xz[2 * i + 1]};
+        for (int l = 0; l < 4; l++) {
+            double a[2] = {S->s[l][0], S->s[l][1]}, b[2] = {S->s[l + 1][0], S->s[l + 1][1]};
+            cr_assert(pm_orient2d(a, b, v) * s > 0, "a point called on side %d is not", s);
+        }
+    }
+}
+
+static size_t apart, declined, met_overlapping;
+
+/* Region (triangles tr[0 .. nr), called on side `side`) against the
+ * triangle a, b, c. */
+static void check_pair(const seam5 *S, pm_pseam *M, int side, const ptri *tr, size_t nr, const float *a,
+                       const float *b, const float *c) {
+    ptri tj;
+    float A[3] = {a[0], 0, a[1]}, B[3] = {b[0], 0, b[1]}, C[3] = {c[0], 0, c[1]};
+    if (!tri(a, b, c, &tj)) return;
+    bool over = false;
+    for (size_t i = 0; i < nr; i++) over |= ptri_overlap(&tr[i], &tj);
+    met_overlapping += over;
+    if (!side || !pm_pseam_tri_side(M, -side, A, B, C)) {
+        declined++;
+        return;
+    }
+    float xz[6] = {a[0], a[1], b[0], b[1], c[0], c[1]};
+    side_sound(S, xz, 3, -side);
+    cr_assert(!over, "a triangle called on the other side of the seam overlaps the region");
+    apart++;
+}
+
+Test(pseam, single_triangles_on_either_side, .timeout = 120) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261221);
+    apart = declined = met_overlapping = 0;
+    size_t shown = 0, long_shown = 0;
+    for (int it = 0; it < 400000; it++) {
+        seam5 S;
+        make_seam(&r, &S);
+        pm_pseam M;
+        cr_assert(pm_pseam_init(&M, (const float(*)[2])S.s, 5), "a mouth's seam refused");
+        int s = pm_rng_chance(&r, 0.5) ? 1 : -1;
+        float v[6][2];
+        for (int i = 0; i < 3; i++) point(&r, &S, pm_rng_chance(&r, 0.9) ? s : -s, v[i]);
+        for (int i = 3; i < 6; i++) point(&r, &S, pm_rng_chance(&r, 0.9) ? -s : s, v[i]);
+        ptri tr;
+        if (!tri(v[0], v[1], v[2], &tr)) continue;
+        float xz[6] = {v[0][0], v[0][1], v[1][0], v[1][1], v[2][0], v[2][1]};
+        int side = pm_pseam_loop_side(&M, xz, 3);
+        if (side) {
+            side_sound(&S, xz, 3, side);
+            float A[3] = {v[0][0], 0, v[0][1]}, B[3] = {v[1][0], 0, v[1][1]}, C[3] = {v[2][0], 0, v[2][1]};
+            cr_assert(pm_pseam_tri_side(&M, side, A, B, C), "a triangle's loop and the triangle called differently");
+            shown++;
+        }
+        check_pair(&S, &M, side, &tr, 1, v[3], v[4], v[5]);
+        /* A longer loop (runs of points bounded at once): every point
+         * off the seam of a side called is on it. */
+        float lp[2 * 20];
+        for (int i = 0; i < 20; i++) {
+            if (i % 7 == 3) point(&r, &S, pm_rng_chance(&r, 0.9) ? s : -s, lp + 2 * i);
+            else for (int c = 0; c < 2; c++) lp[2 * i + c] = (float)(S.c[c] + pm_rng_range(&r, -2, 2) * S.h * S.t[c] + s * pm_rng_range(&r, 1, 9) * S.n[c]);
+        }
+        int ls = pm_pseam_loop_side(&M, lp, 20);
+        if (ls) side_sound(&S, lp, 20, ls);
+        long_shown += ls != 0;
+    }
+    cr_log_info("long loops: %zu shown", long_shown);
+    cr_assert_geq(long_shown, 50000);
+    cr_log_info("single triangles: %zu shown; %zu apart, %zu declined, %zu overlapping met", shown, apart, declined,
+                met_overlapping);
+    cr_assert_geq(shown, 50000);
+    cr_assert_geq(apart, 10000);
+    cr_assert_geq(met_overlapping, 5000);
+}
+
+/* A strip of rows leaving the seam on side s: row 0 the seam, each next
+ * a step further (bent by a little), sometimes one point pushed across. */
+Test(pseam, strips_of_rows_leaving_the_seam, .timeout = 120) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261222);
+    apart = declined = met_overlapping = 0;
+    size_t shown = 0, spoiled = 0, folded = 0;
+    for (int it = 0; it < 40000; it++) {
+        seam5 S;
+        make_seam(&r, &S);
+        pm_pseam M;
+        cr_assert(pm_pseam_init(&M, (const float(*)[2])S.s, 5));
+        int s = pm_rng_chance(&r, 0.5) ? 1 : -1, G = (int)pm_rng_int(&r, 1, 10);
+        double step = pm_rng_range(&r, 0.05, 6), bend = pm_rng_range(&r, -0.4, 0.4);
+        const double at[5] = {-S.h - S.w, -S.h, 0, S.h, S.h + S.w};
+        float row[11][5][2];
+        for (int j = 0; j < 5; j++) row[0][j][0] = S.s[j][0], row[0][j][1] = S.s[j][1];
+        for (int g = 1; g <= G; g++)
+            for (int j = 0; j < 5; j++) {
+                double a = at[j] + bend * g * g * step, d = s * g * step;
+                for (int i = 0; i < 2; i++) row[g][j][i] = (float)(S.c[i] + a * S.t[i] + d * S.n[i]);
+            }
+        if (pm_rng_chance(&r, 0.2)) {
+            int g = (int)pm_rng_int(&r, 1, G), j = (int)pm_rng_int(&r, 0, 4);
+            double d = -s * pow(10, pm_rng_range(&r, -6, 0));
+            for (int i = 0; i < 2; i++) row[g][j][i] = (float)(S.c[i] + at[j] * S.t[i] + d * S.n[i]);
+            spoiled++;
+        }
+        /* The outline: row 0, the right column out, the last row back, the left column back. */
+        float xz[2 * (2 * 10 + 8)];
+        uint32_t m = 0;
+        for (int j = 0; j < 5; j++) xz[2 * m] = row[0][j][0], xz[2 * m + 1] = row[0][j][1], m++;
+        for (int g = 1; g <= G; g++) xz[2 * m] = row[g][4][0], xz[2 * m + 1] = row[g][4][1], m++;
+        for (int j = 3; j >= 0; j--) xz[2 * m] = row[G][j][0], xz[2 * m + 1] = row[G][j][1], m++;
+        for (int g = G - 1; g >= 1; g--) xz[2 * m] = row[g][0][0], xz[2 * m + 1] = row[g][0][1], m++;
+        /* As a road's certificate has it: every triangle turning one way,
+         * none overlapping another; else not a road's. */
+        ptri tr[8 * 10];
+        size_t nr = 0;
+        int turns = 0;
+        bool fine = true;
+        for (int g = 0; g < G; g++)
+            for (int j = 0; j < 4; j++) {
+                const float *T[2][3] = {{row[g][j], row[g][j + 1], row[g + 1][j + 1]},
+                                        {row[g][j], row[g + 1][j + 1], row[g + 1][j]}};
+                for (int u = 0; u < 2; u++) {
+                    double A[2] = {T[u][0][0], T[u][0][1]}, B[2] = {T[u][1][0], T[u][1][1]}, C[2] = {T[u][2][0], T[u][2][1]};
+                    double o = pm_orient2d(A, B, C);
+                    int t = (o > 0) - (o < 0);
+                    fine &= t != 0 && (turns == 0 || t == turns);
+                    turns = t;
+                    if (fine) nr += tri(T[u][0], T[u][1], T[u][2], &tr[nr]);
+                }
+            }
+        for (size_t i = 0; fine && i < nr; i++)
+            for (size_t j = i + 1; fine && j < nr; j++) fine = !ptri_overlap(&tr[i], &tr[j]);
+        if (!fine) {
+            folded++;
+            continue;
+        }
+        int side = pm_pseam_loop_side(&M, xz, m);
+        if (side) {
+            side_sound(&S, xz, m, side);
+            shown++;
+        }
+        for (int k = 0; k < 12; k++) {
+            float v[3][2];
+            for (int i = 0; i < 3; i++) point(&r, &S, pm_rng_chance(&r, 0.9) ? -s : s, v[i]);
+            check_pair(&S, &M, side, tr, nr, v[0], v[1], v[2]);
+        }
+    }
+    cr_log_info("strips: %zu shown (%zu spoiled, %zu folded); pairs %zu apart, %zu declined, %zu overlapping met",
+                shown, spoiled, folded, apart, declined, met_overlapping);
+    cr_assert_geq(shown, 20000);
+    cr_assert_geq(apart, 50000);
+    cr_assert_geq(met_overlapping, 10000);
+}
+
+/* A seam point a hair across a far piece's line (the seam bent by its
+ * ulps) and an edge from it to a point a few ulps off the seam further
+ * along: such an edge needs no check of its own once that point is
+ * strictly on its side of every line (the edge rule's second case), and
+ * this tries it where it is tightest. The region is the fan of the
+ * seam's pieces to a point far on its side; the triangle is the seam
+ * point, that point and one far on the other. */
+Test(pseam, edges_from_a_seam_point_across_a_far_line, .timeout = 120) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261223);
+    size_t across = 0, ok = 0, over = 0, refused_over = 0;
+    for (int it = 0; it < 300000; it++) {
+        seam5 S;
+        make_seam(&r, &S);
+        pm_pseam M;
+        cr_assert(pm_pseam_init(&M, (const float(*)[2])S.s, 5));
+        int X = pm_rng_chance(&r, 0.5) ? 1 : -1;
+        float F[2];
+        for (int i = 0; i < 2; i++) F[i] = (float)(S.c[i] - X * 50 * S.n[i]);
+        float xz[12];
+        for (int j = 0; j < 5; j++) xz[2 * j] = S.s[j][0], xz[2 * j + 1] = S.s[j][1];
+        xz[10] = F[0], xz[11] = F[1];
+        if (pm_pseam_loop_side(&M, xz, 6) != -X) continue;
+        ptri fan[4];
+        size_t nf = 0;
+        for (int i = 0; i < 4; i++) nf += tri(S.s[i], S.s[i + 1], F, &fan[nf]);
+        int j = (int)pm_rng_int(&r, 0, 4);
+        bool hair = false;
+        for (int l = 0; l < 4; l++) {
+            if (l == j || l + 1 == j) continue;
+            double a[2] = {S.s[l][0], S.s[l][1]}, b[2] = {S.s[l + 1][0], S.s[l + 1][1]}, v[2] = {S.s[j][0], S.s[j][1]};
+            hair |= pm_orient2d(a, b, v) * X < 0;
+        }
+        double reach = S.h + S.w, ulp = (fabs(S.c[0]) + fabs(S.c[1]) + reach) * 0x1p-23;
+        double at = pm_rng_range(&r, -2, 2) * reach, d = X * ulp * pm_rng_range(&r, 0.5, 40);
+        float v[2], w[2];
+        for (int i = 0; i < 2; i++) {
+            v[i] = (float)(S.c[i] + at * S.t[i] + d * S.n[i]);
+            w[i] = (float)(S.c[i] + pm_rng_range(&r, -2, 2) * reach * S.t[i] + X * 30 * S.n[i]);
+        }
+        ptri tj;
+        if (!tri(S.s[j], v, w, &tj)) continue;
+        bool o = false;
+        for (size_t i = 0; i < nf; i++) o |= ptri_overlap(&fan[i], &tj);
+        float A[3] = {S.s[j][0], 0, S.s[j][1]}, B[3] = {v[0], 0, v[1]}, C[3] = {w[0], 0, w[1]};
+        across += hair;
+        over += o;
+        if (!pm_pseam_tri_side(&M, X, A, B, C)) {
+            refused_over += o;
+            continue;
+        }
+        cr_assert(!o, "an edge from a seam point dips across the seam");
+        ok += hair;
+    }
+    cr_log_info("seam point across a far line: %zu; of them called apart %zu; overlapping %zu (%zu refused)", across,
+                ok, over, refused_over);
+    cr_assert_geq(across, 20000);
+    cr_assert_geq(ok, 5000);
+    cr_assert_geq(over, 200);
+}
+
+Test(pseam, degenerate_seams_refused) {
+    float s[5][2] = {{0, 2}, {1, 2}, {3, 2}, {5, 2}, {7, 2}};
+    pm_pseam M;
+    cr_assert(pm_pseam_init(&M, (const float(*)[2])s, 5));
+    cr_assert(pm_pseam_init(&M, (const float(*)[2])s + 1, 3));
+    float back[5][2] = {{0, 2}, {1, 2}, {3, 2}, {2, 2}, {7, 2}};
+    cr_assert(!pm_pseam_init(&M, (const float(*)[2])back, 5), "a piece going back: not a graph");
+    float same[5][2] = {{0, 2}, {1, 2}, {1, 2}, {5, 2}, {7, 2}};
+    cr_assert(!pm_pseam_init(&M, (const float(*)[2])same, 5));
+    cr_assert(!pm_pseam_init(&M, (const float(*)[2])s, 2));
+    /* k pushed up, toward the side of z > 2: a loop above the seam is
+     * taken along it, refused with the chord 1 -> 5 (which passes below
+     * k); a triangle on that chord is taken below, refused above. */
+    float up[5][2] = {{0, 2}, {1, 2}, {3, 2.5f}, {5, 2}, {7, 2}};
+    cr_assert(pm_pseam_init(&M, (const float(*)[2])up, 5));
+    float along[14] = {0, 2, 1, 2, 3, 2.5f, 5, 2, 7, 2, 7, 9, 0, 9};
+    float chord[12] = {0, 2, 1, 2, 5, 2, 7, 2, 7, 9, 0, 9};
+    double a[2] = {0, 2}, b[2] = {1, 2}, v[2] = {0, 9};
+    int want = pm_orient2d(a, b, v) > 0 ? 1 : -1;
+    cr_assert_eq(pm_pseam_loop_side(&M, along, 7), want);
+    cr_assert_eq(pm_pseam_loop_side(&M, chord, 6), 0, "the chord 1 -> 5 passes below k");
+    float J[3][3] = {{1, 0, 2}, {5, 0, 2}, {3, 0, -4}}, H[3][3] = {{1, 0, 2}, {5, 0, 2}, {3, 0, 9}};
+    cr_assert(pm_pseam_tri_side(&M, -want, J[0], J[1], J[2]));
+    cr_assert(!pm_pseam_tri_side(&M, want, H[0], H[1], H[2]), "the chord 1 -> 5 passes below k");
+    float K[3][3] = {{1, 0, 2}, {3, 0, 2.5f}, {3, 0, -4}};
+    cr_assert(pm_pseam_tri_side(&M, -want, K[0], K[1], K[2]));
+}
