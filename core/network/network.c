@@ -942,6 +942,7 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     /* The roads' sidewalks come on top of what the parts had. */
     if (rc == PM_OK && p->max_vertices && pm_scene_vertex_count(*out) > p->max_vertices) rc = PM_ERR_LIMIT;
+    pm__jcache_end(&N);
     if (rc == PM_OK) rc = pm__network_meta(&N, *out);
     diag->problems = N.problems.data;
     diag->nproblems = N.problems.len;
