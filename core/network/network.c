@@ -687,7 +687,8 @@ static void pm__road_template(const pm_network_params *p, pm_road_params *rp) {
     rp->overlaps_checked_by_caller = true;   /* network_overlap.c, with the junctions */
 }
 
-static int pm__build_road(pm__net *N, pm__road *R, const pm_road_params *shared, uint64_t budget) {
+static int pm__build_road(pm__net *N, pm_arena *copies, pm__road *R, const pm_road_params *shared,
+                          uint64_t budget) {
     const pm_network_params *p = N->p;
     size_t np = R->nctrl - R->k0 - R->k1;
     /* Built in the scratch arena, kept as a compact copy: a road's working
@@ -713,7 +714,7 @@ static int pm__build_road(pm__net *N, pm__road *R, const pm_road_params *shared,
     if (rc < 0) return rc;
     R->length = isfinite(base.length) ? base.length : 0.0;   /* as the metadata's number */
     R->samples = base.samples;
-    R->scene = pm__road_copy(N->a, &built->prims[0]);
+    R->scene = pm__road_copy(copies, &built->prims[0]);
     return R->scene ? PM_OK : PM_ERR_NOMEM;
 }
 
@@ -891,6 +892,15 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) N.roads.data[r].ok = pm__road_ends(&N, &N.roads.data[r]);
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     uint64_t used = 0;
+    /* The roads' compact copies: the stitch is their only reader. In a
+     * town without sidewalks it runs once (below), so they go in an arena
+     * of their own whose blocks go back to a for the overlap check's
+     * scratch; with sidewalks they stay in a (their own arena's blocks,
+     * each a block of a, would pack them less tightly). */
+    bool sidewalks = false;
+    for (uint32_t e = 0; e < p->nedges; e++) sidewalks |= p->edges[e].has_sidewalk;
+    pm_arena *copies = rc != PM_OK || sidewalks ? NULL : pm_arena_create_scratch(a);
+    if (rc == PM_OK && !sidewalks && !copies) rc = PM_ERR_NOMEM;
     if (rc == PM_OK && !(N.tmp = pm_arena_create_scratch(a))) rc = PM_ERR_NOMEM;
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++)
         if (N.nodes[n].scene) used += pm_scene_vertex_count(N.nodes[n].scene);
@@ -898,7 +908,7 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     pm__road_template(p, &shared);
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) {
         if (p->max_vertices && used >= p->max_vertices) rc = PM_ERR_LIMIT;
-        else rc = pm__build_road(&N, &N.roads.data[r], &shared, p->max_vertices ? p->max_vertices - used : 0);
+        else rc = pm__build_road(&N, copies ? copies : a, &N.roads.data[r], &shared, p->max_vertices ? p->max_vertices - used : 0);
         if (rc == PM_OK) used += pm_scene_vertex_count(N.roads.data[r].scene);
     }
     pm_arena_destroy(N.tmp);
@@ -908,8 +918,18 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     for (int round = 0; rc == PM_OK; round++) {
         rc = pm__network_stitch(&N, out);
         if (rc != PM_OK || N.problems.len) break;
+        /* Without a sidewalk primitive there is nothing to cut back, so no
+         * second round: asked for no retry, the check reports what it finds
+         * (as it does for sidewalks in the last round), and the roads'
+         * copies are not read again. */
+        bool last = round >= PM__CUT_ROUNDS || (*out)->nprims == 1;
+        if (last && copies) {
+            for (size_t r = 0; r < N.roads.len; r++) N.roads.data[r].scene = NULL;
+            pm_arena_destroy(copies);
+            copies = NULL;
+        }
         bool retry = false;
-        rc = pm__network_overlaps(&N, *out, round < PM__CUT_ROUNDS ? &retry : NULL);
+        rc = pm__network_overlaps(&N, *out, last ? NULL : &retry);
         if (rc != PM_OK || !retry) break;
         N.gaps.len = 0;
         for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) {
@@ -918,9 +938,11 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
             rc = pm__junction(&N, n);
         }
     }
+    pm_arena_destroy(copies);
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     /* The roads' sidewalks come on top of what the parts had. */
     if (rc == PM_OK && p->max_vertices && pm_scene_vertex_count(*out) > p->max_vertices) rc = PM_ERR_LIMIT;
+    pm__jcache_end(&N);
     if (rc == PM_OK) rc = pm__network_meta(&N, *out);
     diag->problems = N.problems.data;
     diag->nproblems = N.problems.len;

@@ -168,4 +168,7 @@ typedef struct pm__jmouth { uint32_t l, r; double d; } pm__jmouth;
  * (NULL when an arm's mouth is missing or mistyped). */
 int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const double off[3],
                         pm_scene **out, pm_junction_diag *d, const pm__jmouth **mouths);
+/* network_jcache.c: gives back the cache's scratch arena (before N->a
+ * goes; the cache works on without it). */
+void pm__jcache_end(pm__net *N);
 #endif

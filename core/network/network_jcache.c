@@ -41,13 +41,14 @@ typedef struct pm__jentry {
     size_t nkey;
     size_t narms;              /* d.slab_ends holds 2 per arm */
     int rc;
-    pm_junction_diag d;        /* warnings and slab ends in the local frame */
-    pm_scene *scene;           /* local frame; NULL when rc != PM_OK */
+    pm_junction_diag d;        /* warnings and slab ends in the local frame (in N->a) */
+    pm_scene *scene;           /* local frame, in N->a, its metadata empty; NULL when rc != PM_OK */
     double rmax;               /* the largest |x| or |z| of any vertex */
     PM_VEC(pm__jdoubt) doubts; /* per rounding step met so far */
     const pm__jmouth *mouths;  /* read once (NULL: missing) */
-    const pm_meta *m_corners, *m_warnings;   /* its metadata's members, looked up once */
-    const pm_meta *t_corners;  /* m_corners as network_meta.c's table (NULL: not one) */
+    const pm_meta *m_warnings; /* its metadata's "warnings" (pm__keep_meta) */
+    const pm_meta *m_corners;  /* its "corners" when t_corners is NULL, else NULL */
+    const pm_meta *t_corners;  /* its "corners" as network_meta.c's table (NULL: not one) */
     size_t t_point;            /* the offset of its rows' "point" (a pm_meta *) */
     struct pm__jentry *next;
 } pm__jentry;
@@ -57,7 +58,15 @@ struct pm__jcache {
     size_t nslot, count;
     PM_VEC(uint64_t) buf;      /* the key being built */
     PM_VEC(uint32_t) tri;      /* pm__doubts' list being built, 2 words a triangle */
+    PM_VEC(const char *) strs; /* the corner tables' strings, one copy each */
+    pm_arena *w;               /* where an entry is built (pm__build), or NULL */
 };
+
+void pm__jcache_end(pm__net *N) {
+    if (!N->jc) return;
+    pm_arena_destroy(N->jc->w);
+    N->jc->w = NULL;
+}
 
 static uint64_t pm__bits(double v) {
     uint64_t u;
@@ -474,25 +483,6 @@ static pm_meta *pm__corners(pm_arena *a, const pm_meta *local, const double off[
     return arr;
 }
 
-/* The entry's corners as the table network_meta.c makes of them
- * (pm__corners_table), made once: each node then copies the rows and
- * moves their points (pm__corners_rows) instead of copying the tree for
- * network_meta.c to turn into the same table. t_corners stays NULL (the
- * tree copied) when the corners make no such table. */
-static void pm__corners_once(pm_arena *a, pm__jentry *e) {
-    if (!e->m_corners) return;
-    pm_meta *t = pm__corners_table(a, (pm_meta *)e->m_corners);   /* (reads it only) */
-    if (!t || t == e->m_corners || t->kind != PM_META_TABLE) return;
-    const pm_meta_shape *sh = t->u.table.shape;
-    for (size_t c = 0; c < sh->ncols; c++)
-        if (sh->cols[c].kind == PM_META_COL_META && sh->cols[c].key_len == 5 &&
-            memcmp(sh->cols[c].key, "point", 5) == 0) {
-            e->t_corners = t;
-            e->t_point = sh->cols[c].offset;
-            return;
-        }
-}
-
 /* The entry's corner table for a node: its rows copied, each fillet point
  * moved by off as pm__corners moves it (the same values, the same test
  * of which points move). */
@@ -622,6 +612,127 @@ static int pm__in_place(pm__net *N, const pm_junction_params *local, const doubl
     return pm_junction_generate(*out, &g, d);
 }
 
+/* n elements of size bytes at src copied into a (NULL src: NULL); false
+ * when out of memory. */
+static bool pm__dup_into(pm_arena *a, void **dst, const void *src, size_t n, size_t size) {
+    *dst = NULL;
+    if (!src) return true;
+    *dst = pm_arena_alloc(a, n ? n * size : 1);
+    if (*dst && n) memcpy(*dst, src, n * size);
+    return *dst != NULL;
+}
+
+/* s in N->a: the one copy of its text (the tables' strings are a few
+ * names, written from the same pointer each time); NULL when out of
+ * memory. */
+static const char *pm__intern(pm__net *N, const char *s) {
+    pm__jcache *C = N->jc;
+    for (size_t i = 0; i < C->strs.len; i++)
+        if (strcmp(C->strs.data[i], s) == 0) return C->strs.data[i];
+    const char *d = pm_arena_strdup(N->a, s);
+    return d && pm_vec_push(N->a, &C->strs, d) == 0 ? d : NULL;
+}
+
+/* m in a: a point ([x, z]: two numbers or nulls, the nodes pm_meta_nums
+ * makes) as three nodes in one block, anything else by pm_meta_copy;
+ * NULL when out of memory. */
+static pm_meta *pm__point_copy(pm_arena *a, const pm_meta *m) {
+    const pm_meta *x = m->kind == PM_META_ARR && m->u.kids.count == 2 ? m->u.kids.first : NULL;
+    const pm_meta *z = x ? x->next : NULL;
+    if (!z || z->next || x->key || z->key || (x->kind != PM_META_NUM && x->kind != PM_META_NULL) ||
+        (z->kind != PM_META_NUM && z->kind != PM_META_NULL))
+        return pm_meta_copy(a, m);
+    pm_meta *q = pm_arena_alloc(a, 3 * sizeof *q);
+    if (!q) return NULL;
+    q[0] = *m;
+    q[1] = *x;
+    q[2] = *z;
+    q[0].next = NULL;
+    q[0].u.kids.first = q + 1, q[0].u.kids.last = q + 2;
+    q[1].next = q + 2;
+    return q;
+}
+
+/* Entry e's "corners" and "warnings" (c and wn, NULL when absent, in the
+ * scratch arena w) kept in N->a. The corners as the table network_meta.c
+ * makes of them (pm__corners_table), so that each node copies its rows
+ * and moves their points (pm__corners_rows) instead of copying the tree
+ * for network_meta.c to turn into the same table: the table's rows
+ * copied, their strings interned and their values (the points) copied.
+ * The tree copied instead when they make no such table (or a column
+ * holds what is not copied here), and for the tests' plain path. */
+static int pm__keep_meta(pm__net *N, pm_arena *w, pm__jentry *e, const pm_meta *c, const pm_meta *wn) {
+    pm_arena *a = N->a;
+    e->m_corners = e->m_warnings = e->t_corners = NULL;
+    if (wn && !(e->m_warnings = pm_meta_copy(a, wn))) return PM_ERR_NOMEM;
+    if (!c) return PM_OK;
+    const pm_meta *t = PM__JCACHE_PLAIN ? c : pm__corners_table(w, (pm_meta *)c);   /* (reads c only) */
+    const pm_meta_shape *sh = t && t != c && t->kind == PM_META_TABLE ? t->u.table.shape : NULL;
+    size_t point = SIZE_MAX;
+    for (size_t k = 0; sh && k < sh->ncols; k++) {
+        const pm_meta_col *col = &sh->cols[k];
+        if (col->kind == PM_META_COL_META && col->key_len == 5 && memcmp(col->key, "point", 5) == 0)
+            point = col->offset;
+        else if (col->kind == PM_META_COL_META || col->kind == PM_META_COL_VAL ||
+                 col->kind == PM_META_COL_U32S || col->kind == PM_META_COL_BOOLS)
+            sh = NULL;   /* pointers this copy does not follow */
+    }
+    if (!sh || point == SIZE_MAX) return (e->m_corners = pm_meta_copy(a, c)) ? PM_OK : PM_ERR_NOMEM;
+    size_t n = t->u.table.n, sz = sh->row_size;
+    char *rows = pm_arena_alloc(a, n * sz + 1);
+    if (!rows) return PM_ERR_NOMEM;
+    memcpy(rows, t->u.table.rows, n * sz);
+    for (size_t k = 0; k < sh->ncols; k++) {
+        pm_meta_col_kind kind = sh->cols[k].kind;
+        if (kind != PM_META_COL_STR && kind != PM_META_COL_META) continue;
+        for (char *v = rows + sh->cols[k].offset, *end = rows + n * sz; v < end; v += sz) {
+            if (kind == PM_META_COL_STR) {
+                const char **ps = (const char **)(void *)v;
+                if (*ps && !(*ps = pm__intern(N, *ps))) return PM_ERR_NOMEM;
+            } else {
+                const pm_meta **pm = (const pm_meta **)(void *)v;
+                if (*pm && !(*pm = pm__point_copy(a, *pm))) return PM_ERR_NOMEM;
+            }
+        }
+    }
+    pm_meta *kept = pm_meta_table(a, sh, rows, n);
+    if (!kept) return PM_ERR_NOMEM;
+    e->t_corners = kept;
+    e->t_point = point;
+    return PM_OK;
+}
+
+/* Entry e's junction, built in a scratch arena and copied into the job's
+ * arena: the scene (each array its size; of the metadata the members the
+ * network reads, pm__keep_meta) and what its diag points to
+ * (warnings, slab ends, mouths), so that the generator's working memory
+ * (contours, sides, growing arrays) goes back for the next one instead of
+ * staying until the job ends. e->scene NULL unless PM_OK. */
+static int pm__build(pm__net *N, const pm_junction_params *local, pm__jentry *e) {
+    pm__jcache *C = N->jc;
+    if (C->w) pm_arena_reset(C->w);
+    else C->w = pm_arena_create_scratch(N->a);
+    pm_arena *w = C->w;
+    pm_scene *s = w ? pm_scene_create(w) : NULL;
+    e->scene = NULL;
+    int rc = s ? pm_junction_generate(s, local, &e->d) : PM_ERR_NOMEM;
+    if (!s) memset(&e->d, 0, sizeof e->d);
+    if (rc == PM_OK) {
+        const pm_meta *c = pm_meta_get(s->meta, "corners"), *wn = pm_meta_get(s->meta, "warnings");
+        pm_meta *none = pm_meta_obj(w);   /* the rest of the metadata is not read */
+        if (none) s->meta = none;
+        if (!none || !(e->scene = pm_scene_copy(N->a, s))) rc = PM_ERR_NOMEM;
+        if (rc == PM_OK) rc = pm__keep_meta(N, w, e, c, wn);
+    }
+    pm_junction_diag *d = &e->d;
+    if ((rc == PM_OK || rc == PM_ERR_GEOMETRY) &&
+        (!pm__dup_into(N->a, (void **)&d->warnings, d->warnings, d->nwarnings, sizeof *d->warnings) ||
+         !pm__dup_into(N->a, (void **)&d->slab_ends, d->slab_ends, 2 * local->narms, sizeof *d->slab_ends) ||
+         !pm__dup_into(N->a, (void **)&d->mouths, d->mouths, local->narms, sizeof *d->mouths)))
+        rc = PM_ERR_NOMEM;
+    return rc;
+}
+
 int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const double off[3],
                         pm_scene **out, pm_junction_diag *d, const pm__jmouth **mouths) {
     *mouths = NULL;
@@ -647,17 +758,11 @@ int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const doubl
         e->key = key;
         e->nkey = C->buf.len;
         e->narms = local->narms;
-        if (!(e->scene = pm_scene_create(N->a))) return PM_ERR_NOMEM;
         N->jc_built++;
-        e->rc = pm_junction_generate(e->scene, local, &e->d);
+        e->rc = pm__build(N, local, e);
         if (e->rc < 0 && e->rc != PM_ERR_GEOMETRY) return e->rc;
         if (e->rc == PM_OK) pm__rmax(e);
         if (e->rc == PM_OK && (rc = pm__read_mouths(N->a, &e->d, local->narms, &e->mouths))) return rc;
-        if (e->rc == PM_OK) {
-            e->m_corners = pm_meta_get(e->scene->meta, "corners");
-            e->m_warnings = pm_meta_get(e->scene->meta, "warnings");
-            if (!PM__JCACHE_PLAIN) pm__corners_once(N->a, e);
-        }
         if (e->rc != PM_OK) e->scene = NULL;
         e->next = C->slot[h & (C->nslot - 1)];
         C->slot[h & (C->nslot - 1)] = e;

@@ -168,16 +168,30 @@ static void pm__region_put(pm_arena *a, void *p, size_t n) {
     a->binmask |= (uint64_t)1 << k;
 }
 
-/* A free region of at least n bytes, taken from the largest size class
- * (a big region makes a long-lived block), or NULL. */
-static pm__region *pm__region_take(pm_arena *a, size_t n) {
-    if (!a->binmask) return NULL;
-    int k = pm__bin(a->binmask);
+/* The size classes of regions under 2 * PM__BIG bytes: bit k of a
+ * binmask is the class [2^k, 2^(k+1)). Bigger regions can only be big
+ * allocations' chunks given back. */
+#define PM__BLOCK_BINS (((uint64_t)PM__BIG << 1) - 1)
+
+/* A free region of at least n bytes from the largest class in mask, or
+ * NULL. */
+static pm__region *pm__region_take_in(pm_arena *a, uint64_t mask, size_t n) {
+    if (!mask) return NULL;
+    int k = pm__bin(mask);
     pm__region *r = a->bins[k];
     if (r->size < n) return NULL;
     a->bins[k] = r->next;
     if (!r->next) a->binmask &= ~((uint64_t)1 << k);
     return r;
+}
+
+/* A free region of at least n bytes for a new block, or NULL: from the
+ * largest class (a big region makes a long-lived block), but one of a
+ * block's size first, so that a chunk given back (the network's overlap
+ * scratch) stays whole for pm_arena_trim to return to the allocator. */
+static pm__region *pm__region_take(pm_arena *a, size_t n) {
+    pm__region *r = pm__region_take_in(a, a->binmask & PM__BLOCK_BINS, n);
+    return r ? r : pm__region_take_in(a, a->binmask, n);
 }
 
 /* n bytes (at least PM__REGION_MIN, 16-aligned) from a free region that

@@ -572,3 +572,36 @@ Test(arena, trim_on_malloc) {
     cr_assert_not_null(pm_arena_alloc(a, (size_t)2 << 20));
     pm_arena_destroy(a);
 }
+
+/* A new block takes a free region of a block's size before a freed big
+ * allocation, which stays whole for trim to give back (a network's
+ * overlap scratch, then the encoder's). */
+Test(arena, new_blocks_leave_freed_big_allocations_whole) {
+    counted c = {.limit = (size_t)1 << 30};
+    pm_arena_allocator al;
+    pm_arena *a = stand_in_arena(&c, &al);
+    size_t mid_n = (size_t)512 << 10, big_n = (size_t)4 << 20;
+    unsigned char *mid = pm_arena_alloc(a, mid_n);   /* a block's allocation */
+    cr_assert_not_null(pm_arena_alloc(a, 16));
+    unsigned char *big = pm_arena_alloc(a, big_n);
+    cr_assert(mid && big);
+    memset(big, 2, big_n);
+    pm_arena_free(a, mid, mid_n);
+    pm_arena_free(a, big, big_n);
+    /* Past the head block: a new one from a free region. */
+    unsigned char *p[600];
+    size_t in_mid = 0;
+    for (int i = 0; i < 600; i++) {
+        p[i] = pm_arena_alloc(a, 1000);
+        cr_assert_not_null(p[i]);
+        cr_assert(!inside(p[i], big, big_n), "allocation %d in the freed big one", i);
+        in_mid += inside(p[i], mid, mid_n);
+        memset(p[i], i & 0xFF, 1000);
+    }
+    cr_assert_gt(in_mid, 0, "the block-sized region was used");
+    size_t given = pm_arena_trim(a);
+    cr_assert_geq(given, big_n, "the freed big allocation went back whole");
+    for (int i = 0; i < 600; i++) cr_assert_eq(p[i][999], (unsigned char)(i & 0xFF));
+    pm_arena_destroy(a);
+    cr_assert_eq(c.held, 0);
+}
