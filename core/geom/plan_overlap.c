@@ -217,33 +217,6 @@ static inline unsigned pm__bent_signs(const pm_pbent *M, double vx, double vz) {
 /* Points of a loop read at once: a run's bounds tested first. */
 #define PM__BENT_RUN 8
 
-/* The bounds of the plan points xz[i0 .. i1) (at least one). */
-static void pm__run_box(const float *xz, uint32_t i0, uint32_t i1, float lo[2], float hi[2]) {
-    uint32_t i = i0;
-#ifdef __SSE2__
-    __m128 l = _mm_set1_ps(HUGE_VALF), h = _mm_set1_ps(-HUGE_VALF);
-    for (; i + 2 <= i1; i += 2) {
-        __m128 v = _mm_loadu_ps(xz + 2 * (size_t)i);
-        l = _mm_min_ps(l, v);
-        h = _mm_max_ps(h, v);
-    }
-    l = _mm_min_ps(l, _mm_movehl_ps(l, l));
-    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-    float t[4];
-    _mm_storeu_ps(t, l);
-    lo[0] = t[0], lo[1] = t[1];
-    _mm_storeu_ps(t, h);
-    hi[0] = t[0], hi[1] = t[1];
-#else
-    lo[0] = lo[1] = HUGE_VALF, hi[0] = hi[1] = -HUGE_VALF;
-#endif
-    for (; i < i1; i++) {
-        float x = xz[2 * (size_t)i], z = xz[2 * (size_t)i + 1];
-        lo[0] = x < lo[0] ? x : lo[0], hi[0] = x > hi[0] ? x : hi[0];
-        lo[1] = z < lo[1] ? z : lo[1], hi[1] = z > hi[1] ? z : hi[1];
-    }
-}
-
 /* Whether the box lo .. hi lies strictly on side sigma of both lines: the
  * corner of it least far on that side of each (a linear function's least
  * over a box is at the corner its gradient's signs pick; the signs of the
@@ -299,7 +272,7 @@ void pm_pbent_loop_sides(const pm_pbent *const *M, int n, const float *xz, uint3
     for (uint32_t i0 = 0; i0 < m && (live[0] || live[1]); i0 += PM__BENT_RUN) {
         uint32_t i1 = m - i0 > PM__BENT_RUN ? i0 + PM__BENT_RUN : m;
         float lo[2], hi[2];
-        pm__run_box(xz, i0, i1, lo, hi);
+        pm_xz_box(xz, i0, i1, lo, hi);
         for (int e = 0; e < n; e++) {
             if (!live[e]) continue;
             /* The whole run strictly on side sigma of both lines: none of
@@ -489,7 +462,7 @@ int pm_pseam_loop_side(pm_pseam *S, const float *xz, uint32_t m) {
     for (uint32_t i0 = 0; i0 < m; i0 += PM__BENT_RUN) {
         uint32_t i1 = m - i0 > PM__BENT_RUN ? i0 + PM__BENT_RUN : m;
         float lo[2], hi[2];
-        pm__run_box(xz, i0, i1, lo, hi);
+        pm_xz_box(xz, i0, i1, lo, hi);
         if (pm__seam_box(S, X, lo, hi)) {
             /* (Every point of the run off the seam and strictly on side X.) */
             pw = 0;

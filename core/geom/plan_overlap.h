@@ -6,10 +6,42 @@
  * orientation), so shared vertices, shared edges and collinear boundaries
  * never count. Used by the network (core/network/network_overlap.c) and the
  * road (core/road/road_overlap.c) to refuse meshes lying on themselves. */
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "scene/arena.h"
+
+/* The bounds of the plan points xz[i0 .. i1) (none: +inf .. -inf), two
+ * at a time in SSE2 lanes. */
+static inline void pm_xz_box(const float *xz, uint32_t i0, uint32_t i1, float lo[2], float hi[2]) {
+    uint32_t i = i0;
+#ifdef __SSE2__
+    __m128 l = _mm_set1_ps(HUGE_VALF), h = _mm_set1_ps(-HUGE_VALF);
+    for (; i + 2 <= i1; i += 2) {
+        __m128 v = _mm_loadu_ps(xz + 2 * (size_t)i);
+        l = _mm_min_ps(l, v);
+        h = _mm_max_ps(h, v);
+    }
+    l = _mm_min_ps(l, _mm_movehl_ps(l, l));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    float t[4];
+    _mm_storeu_ps(t, l);
+    lo[0] = t[0], lo[1] = t[1];
+    _mm_storeu_ps(t, h);
+    hi[0] = t[0], hi[1] = t[1];
+#else
+    lo[0] = lo[1] = HUGE_VALF, hi[0] = hi[1] = -HUGE_VALF;
+#endif
+    for (; i < i1; i++) {
+        float x = xz[2 * (size_t)i], z = xz[2 * (size_t)i + 1];
+        lo[0] = x < lo[0] ? x : lo[0], hi[0] = x > hi[0] ? x : hi[0];
+        lo[1] = z < lo[1] ? z : lo[1], hi[1] = z > hi[1] ? z : hi[1];
+    }
+}
 
 /* A triangle in plan: corners are the mesh's floats, kept as such to keep
  * the array small and widened to doubles exactly to test. part, aux and

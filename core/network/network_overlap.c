@@ -1188,23 +1188,6 @@ static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uin
     return true;
 }
 
-/* The bounds of n plan points xz (n even), 2 at a time. */
-static void pm__xz_bounds(const float *xz, uint32_t n, float lo[2], float hi[2]) {
-    __m128 l = _mm_set1_ps(HUGE_VALF), h = _mm_set1_ps(-HUGE_VALF);
-    for (uint32_t i = 0; i + 2 <= n; i += 2) {
-        __m128 v = _mm_loadu_ps(xz + 2 * i);
-        l = _mm_min_ps(l, v);
-        h = _mm_max_ps(h, v);
-    }
-    l = _mm_min_ps(l, _mm_movehl_ps(l, l));
-    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-    float t[4];
-    _mm_storeu_ps(t, l);
-    lo[0] = t[0], lo[1] = t[1];
-    _mm_storeu_ps(t, h);
-    hi[0] = t[0], hi[1] = t[1];
-}
-
 /* Whether the border of a strip of two column pairs (rows row[0 ..
  * 3 (G + 1))) has each vertex once, when its inner rows rise (sd): its
  * end rows' six vertices all different and none in the inner rows' range. */
@@ -1352,7 +1335,7 @@ static int pm__road_strip(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, 
         if (!pm__strip_rows2(q, t, pos, row, &turn, base, span, &far, &sd) || far > PM__FAR) return PM_OK;
         if ((border = PM__BORDER2_ONCE(row, G, &sd))) {
             pm__border2(&sd, G, pos + 3 * (size_t)row[1], pos + 3 * (size_t)row[3 * G + 1], turn, xz);
-            pm__xz_bounds(xz, m, lo, hi);
+            pm_xz_box(xz, 0, m, lo, hi);
         }
     } else
 #endif

@@ -432,7 +432,7 @@ static int pm__road_walk(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, s
     } while (p != start);
     if (k != mU) return PM_OK;
     float lo[2], hi[2];
-    pm__xz_bounds(xu, mU, lo, hi);
+    pm_xz_box(xu, 0, mU, lo, hi);
     if (lo[0] == 0 || lo[1] == 0 || hi[0] == 0 || hi[1] == 0) return PM_OK;
     int rc = pm_loop_convex(xu, mU);
     if (rc == 0) rc = pm_loop_simple(O->w, xu, mU);
