@@ -29,31 +29,6 @@ static int bent_hook(pm__ov *O, const pm__clu *J, const pm__clu *R, int apart);
 
 static size_t passed, declined, touching, passed5;
 
-/* A cluster's triangles as the check sees them, listed or not. */
-static ptri *clu_tris(const pm__ov *O, const pm__clu *C, size_t *nt) {
-    if (C->road != UINT32_MAX || C->node != UINT32_MAX) {
-        size_t n = C->road != UINT32_MAX ? O->N->roads.data[C->road].nsteps + 1 : 3;
-        pm__range *rg = malloc(n * sizeof *rg);
-        cr_assert(rg);
-        if (C->road != UINT32_MAX) pm__road_ranges(O, C->road, rg);
-        else pm__junction_ranges(O, C->node, rg);
-        ptri *t = road_tris(O, rg, n, nt);
-        free(rg);
-        return t;
-    }
-    ptri *t = malloc(((size_t)C->count + 1) * sizeof *t);
-    cr_assert(t);
-    *nt = 0;
-    for (uint32_t k = C->first; k < C->first + C->count; k++) {
-        pm_ptri T;
-        pm__tri(O, O->ref[k], &T);
-        double v[3][2];
-        pm_ptri_corners(&T, v);
-        if (ptri_make(v[0], v[1], v[2], &t[*nt])) (*nt)++;
-    }
-    return t;
-}
-
 static int bent_hook(pm__ov *O, const pm__clu *J, const pm__clu *R, int apart) {
     if (!apart) {
         declined++;
@@ -76,37 +51,6 @@ static int bent_hook(pm__ov *O, const pm__clu *J, const pm__clu *R, int apart) {
     return apart;
 }
 
-/* A grid of gx by gz nodes s apart, turned by ang, nodes rounded to the
- * millimetre, some edges bowed; streets w wide, sidewalks on some. */
-static void turned_grid(net *n, pm_rng *r) {
-    net_init(n);
-    int gx = (int)pm_rng_int(r, 2, 4), gz = (int)pm_rng_int(r, 2, 4);
-    double s = pm_rng_range(r, 12, 60), ang = pm_rng_range(r, 0, 6.283185307179586), w = pm_rng_range(r, 4, 10);
-    double c = cos(ang), sn = sin(ang), ox = pm_rng_range(r, -2000, 2000), oz = pm_rng_range(r, -2000, 2000);
-    uint32_t id[4][4];
-    for (int i = 0; i < gx; i++)
-        for (int j = 0; j < gz; j++) {
-            double x = i * s, z = j * s;
-            id[i][j] = node(n, round((ox + x * c - z * sn) * 1000) / 1000, 0, round((oz + x * sn + z * c) * 1000) / 1000);
-        }
-    for (int i = 0; i < gx; i++)
-        for (int j = 0; j < gz; j++) {
-            if (i + 1 < gx) {
-                pm_network_edge *e = edge(n, id[i][j], id[i + 1][j], w);
-                if (pm_rng_chance(r, 0.3)) {
-                    const double *p = n->nodes + 3 * e->from, *q = n->nodes + 3 * e->to;
-                    double k = pm_rng_range(r, -0.6, 0.6) * s;
-                    bend(n, e, (p[0] + q[0]) / 2 - k * sn, (p[2] + q[2]) / 2 + k * c);
-                }
-            }
-            if (j + 1 < gz) edge(n, id[i][j], id[i][j + 1], w);
-        }
-    sidewalks(n, r);
-    n->p.corner_radius = pm_rng_range(r, 0, 6);
-    n->p.max_segment = pm_rng_range(r, 2, 10);
-    finish(n);
-}
-
 /* runs random networks, every period-th crowded, the rest turned grids,
  * each built with the bent line on, then off, and compared. */
 static int both_ways(uint64_t seed, int runs, int period) {
@@ -115,7 +59,7 @@ static int both_ways(uint64_t seed, int runs, int period) {
     int built = 0;
     for (int it = 0; it < runs; it++) {
         net n;
-        if (it % period) turned_grid(&n, &r);
+        if (it % period) turned_grid(&n, &r, 0.6);
         else crowded_net(&n, &r, (it / period) % 5, false);
         if (n.nedges == 0) continue;
         if (net_crosses(&n)) continue;   /* (refused before the check) */

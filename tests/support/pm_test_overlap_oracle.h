@@ -137,6 +137,38 @@ static void two_junctions(net *n, pm_rng *r) {
     }
 }
 
+/* A grid of gx by gz nodes s apart, turned by ang, nodes rounded to the
+ * millimetre, some edges bowed by up to bow s off their middle; streets w
+ * wide, sidewalks on some. */
+static inline void turned_grid(net *n, pm_rng *r, double bow) {
+    net_init(n);
+    int gx = (int)pm_rng_int(r, 2, 4), gz = (int)pm_rng_int(r, 2, 4);
+    double s = pm_rng_range(r, 12, 60), ang = pm_rng_range(r, 0, 6.283185307179586), w = pm_rng_range(r, 4, 10);
+    double c = cos(ang), sn = sin(ang), ox = pm_rng_range(r, -2000, 2000), oz = pm_rng_range(r, -2000, 2000);
+    uint32_t id[4][4];
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            double x = i * s, z = j * s;
+            id[i][j] = node(n, round((ox + x * c - z * sn) * 1000) / 1000, 0, round((oz + x * sn + z * c) * 1000) / 1000);
+        }
+    for (int i = 0; i < gx; i++)
+        for (int j = 0; j < gz; j++) {
+            if (i + 1 < gx) {
+                pm_network_edge *e = edge(n, id[i][j], id[i + 1][j], w);
+                if (pm_rng_chance(r, 0.3)) {
+                    const double *p = n->nodes + 3 * e->from, *q = n->nodes + 3 * e->to;
+                    double k = pm_rng_range(r, -bow, bow) * s;
+                    bend(n, e, (p[0] + q[0]) / 2 - k * sn, (p[2] + q[2]) / 2 + k * c);
+                }
+            }
+            if (j + 1 < gz) edge(n, id[i][j], id[i][j + 1], w);
+        }
+    sidewalks(n, r);
+    n->p.corner_radius = pm_rng_range(r, 0, 6);
+    n->p.max_segment = pm_rng_range(r, 2, 10);
+    finish(n);
+}
+
 /* coarse: netconvert's detail (max_segment 1000) and a chord error up to
  * 100 m, so that roads are a few triangles each (the check tests such a
  * road's own pairs one by one, not by its outline). */
