@@ -19,6 +19,7 @@
 #include "geom/plan_overlap.h"
 #include "geom/predicates.h"
 #include "pm_test_overlap.h"
+#include "pm_test_strip.h"
 #include "scene/rng.h"
 
 typedef struct seam5 { float s[5][2]; double c[2], t[2], n[2], h, w; } seam5;
@@ -60,11 +61,6 @@ static void point(pm_rng *r, const seam5 *S, int s, float out[2]) {
                                       : (pm_rng_chance(r, 0.5) ? 1 : -1) * pm_rng_range(r, 1, 3) * reach;
     double d = kind < 10 ? s * pow(10, pm_rng_range(r, -7, 1)) : kind > 11 ? s * ulp * pm_rng_range(r, 0.5, 40) : 0;
     for (int i = 0; i < 2; i++) out[i] = (float)(S->c[i] + a * S->t[i] + d * S->n[i]);
-}
-
-static bool tri(const float *a, const float *b, const float *c, ptri *t) {
-    double A[2] = {a[0], a[1]}, B[2] = {b[0], b[1]}, C[2] = {c[0], c[1]};
-    return ptri_make(A, B, C, t);
 }
 
 static bool on_seam(const seam5 *S, const float *v) {
@@ -180,34 +176,11 @@ Test(pseam, strips_of_rows_leaving_the_seam, .timeout = 120) {
             for (int i = 0; i < 2; i++) row[g][j][i] = (float)(S.c[i] + at[j] * S.t[i] + d * S.n[i]);
             spoiled++;
         }
-        /* The outline: row 0, the right column out, the last row back, the left column back. */
         float xz[2 * (2 * 10 + 8)];
-        uint32_t m = 0;
-        for (int j = 0; j < 5; j++) xz[2 * m] = row[0][j][0], xz[2 * m + 1] = row[0][j][1], m++;
-        for (int g = 1; g <= G; g++) xz[2 * m] = row[g][4][0], xz[2 * m + 1] = row[g][4][1], m++;
-        for (int j = 3; j >= 0; j--) xz[2 * m] = row[G][j][0], xz[2 * m + 1] = row[G][j][1], m++;
-        for (int g = G - 1; g >= 1; g--) xz[2 * m] = row[g][0][0], xz[2 * m + 1] = row[g][0][1], m++;
-        /* As a road's certificate has it: every triangle turning one way,
-         * none overlapping another; else not a road's. */
+        uint32_t m = strip_outline(&row[0][0][0], G, 5, xz);
         ptri tr[8 * 10];
-        size_t nr = 0;
-        int turns = 0;
-        bool fine = true;
-        for (int g = 0; g < G; g++)
-            for (int j = 0; j < 4; j++) {
-                const float *T[2][3] = {{row[g][j], row[g][j + 1], row[g + 1][j + 1]},
-                                        {row[g][j], row[g + 1][j + 1], row[g + 1][j]}};
-                for (int u = 0; u < 2; u++) {
-                    double A[2] = {T[u][0][0], T[u][0][1]}, B[2] = {T[u][1][0], T[u][1][1]}, C[2] = {T[u][2][0], T[u][2][1]};
-                    double o = pm_orient2d(A, B, C);
-                    int t = (o > 0) - (o < 0);
-                    fine &= t != 0 && (turns == 0 || t == turns);
-                    turns = t;
-                    if (fine) nr += tri(T[u][0], T[u][1], T[u][2], &tr[nr]);
-                }
-            }
-        for (size_t i = 0; fine && i < nr; i++)
-            for (size_t j = i + 1; fine && j < nr; j++) fine = !ptri_overlap(&tr[i], &tr[j]);
+        size_t nr;
+        bool fine = strip_certified(&row[0][0][0], G, 5, tr, &nr);
         if (!fine) {
             folded++;
             continue;
