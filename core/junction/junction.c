@@ -267,34 +267,23 @@ static void pm__num_at(pm_meta *m, double v) {
     if (m->kind == PM_META_NUM) m->u.n = v;
 }
 
-/* Links element m (key n bytes of key, or none) after parent's last. */
-static void pm__kid_at(pm_meta *parent, pm_meta *m, const char *key, size_t n) {
-    m->key = key;
-    m->key_len = (uint32_t)n;
-    if (parent->u.kids.last) parent->u.kids.last->next = m;
-    else parent->u.kids.first = m;
-    parent->u.kids.last = m;
-    parent->u.kids.count++;
-}
-#define PM__KID_LIT(parent, m, key) pm__kid_at((parent), (m), "" key, sizeof(key) - 1)
-
-/* The corner's object: the tree pm_meta_obj, pm_meta_ints, pm_meta_num,
- * pm_meta_nums and pm_meta_set_lit would build, its nodes in one block
- * (a town's junctions list thousands of corners). */
+/* The corner's object: the tree pm_meta_obj, pm_meta_ints, pm_meta_num
+ * and pm_meta_set_lit would build, its nodes in one block (a town's
+ * junctions list thousands of corners), linked by pm_meta_push and
+ * pm_meta_set_lit. */
 static pm_meta *pm__corner_meta(pm__junction *J, size_t k) {
     const pm__jcorner *C = &J->corners[k];
-    bool fillet = C->kind == PM__FILLET;
-    size_t nn = fillet ? 12 : 9;
-    pm_meta *b = pm_arena_alloc(J->a, nn * sizeof *b);
+    pm_meta *b = pm_arena_alloc(J->a, 9 * sizeof *b);
     if (!b) return NULL;
-    memset(b, 0, nn * sizeof *b);
+    memset(b, 0, 9 * sizeof *b);
     pm_meta *o = b, *arms = b + 1, *kind = b + 4, *angle = b + 5, *req = b + 6, *rad = b + 7, *sw = b + 8;
     o->kind = PM_META_OBJ;
     arms->kind = PM_META_ARR;
+    int rc = 0;
     for (int i = 0; i < 2; i++) {
         arms[1 + i].kind = PM_META_INT;
         arms[1 + i].u.i = J->arms[i ? C->b : C->a].index;
-        pm__kid_at(arms, &arms[1 + i], NULL, 0);
+        rc |= pm_meta_push(arms, &arms[1 + i]);
     }
     kind->kind = PM_META_STR;
     kind->u.s = pm__kind_name(C->kind);
@@ -303,25 +292,15 @@ static pm_meta *pm__corner_meta(pm__junction *J, size_t k) {
     pm__num_at(rad, C->r);
     sw->kind = PM_META_BOOL;
     sw->u.b = C->sw;
-    PM__KID_LIT(o, arms, "arms");
-    PM__KID_LIT(o, kind, "kind");
-    PM__KID_LIT(o, angle, "angle");
-    PM__KID_LIT(o, req, "requested_radius");
-    PM__KID_LIT(o, rad, "radius");
-    if (fillet) {
-        /* [x, z] as pm__xz gives it */
-        pm_meta *pt = b + 9;
-        pt->kind = PM_META_ARR;
-        pm__num_at(&pt[1], C->p.x + 0.0);
-        pm__num_at(&pt[2], -C->p.y + 0.0);
-        pm__kid_at(pt, &pt[1], NULL, 0);
-        pm__kid_at(pt, &pt[2], NULL, 0);
-        PM__KID_LIT(o, pt, "point");
-    }
-    PM__KID_LIT(o, sw, "sidewalk");
-    return o;
+    rc |= pm_meta_set_lit(o, "arms", arms);
+    rc |= pm_meta_set_lit(o, "kind", kind);
+    rc |= pm_meta_set_lit(o, "angle", angle);
+    rc |= pm_meta_set_lit(o, "requested_radius", req);
+    rc |= pm_meta_set_lit(o, "radius", rad);
+    if (C->kind == PM__FILLET) rc |= pm_meta_set_lit(o, "point", pm__xz(J->a, C->p));
+    rc |= pm_meta_set_lit(o, "sidewalk", sw);
+    return rc == 0 ? o : NULL;
 }
-#undef PM__KID_LIT
 
 static pm_meta *pm__points_meta(pm_arena *a, const pm_v2 *p, size_t n) {
     pm_meta *arr = pm_meta_arr(a);

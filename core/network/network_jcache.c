@@ -492,25 +492,12 @@ static pm_meta *pm__corners_rows(pm_arena *a, const pm__jentry *e, const double 
     char *rows = pm_arena_alloc(a, n * sz + 1);
     if (!rows) return NULL;
     memcpy(rows, t->u.table.rows, n * sz);
-    /* Each moved point as pm_meta_nums makes it (an array node, then its
-     * two numbers: null where not finite), all of them in one block. */
-    pm_meta *pts = pm_arena_alloc(a, 3 * n * sizeof *pts + 1);
-    if (!pts) return NULL;
-    memset(pts, 0, 3 * n * sizeof *pts);
     for (size_t i = 0; i < n; i++) {
         pm_meta **pp = (pm_meta **)(void *)(rows + i * sz + e->t_point);
         const pm_meta *m = *pp;
         if (!m || m->kind != PM_META_ARR || m->u.kids.count != 2) continue;
         double v[2] = {m->u.kids.first->u.n + off[0], m->u.kids.last->u.n + off[2]};
-        pm_meta *q = pts + 3 * i;
-        q->kind = PM_META_ARR;
-        q->u.kids.first = q + 1, q->u.kids.last = q + 2, q->u.kids.count = 2;
-        q[1].next = q + 2;
-        for (int c = 0; c < 2; c++) {
-            q[1 + c].kind = isfinite(v[c]) ? PM_META_NUM : PM_META_NULL;
-            if (q[1 + c].kind == PM_META_NUM) q[1 + c].u.n = v[c];
-        }
-        *pp = q;
+        if (!(*pp = pm_meta_nums(a, v, 2))) return NULL;
     }
     return pm_meta_table(a, t->u.table.shape, rows, n);
 }
