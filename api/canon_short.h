@@ -46,8 +46,77 @@ static inline bool pm_api__digits17_at(double x, int e10, uint64_t *digits) {
 /* Bytes pm_api__real_short may read from the token's first byte. */
 #define PM_API_REAL_SHORT_ROOM 32
 
-/* The number token at p (PM_API_REAL_SHORT_ROOM bytes readable) when it
- * is -?(0|[1-9][0-9]{0,6})(.[0-9]{1,7})? and no exponent follows: *v its
+#ifdef PM_API_JSON_SWAR
+/* A short token's digits at q (after any '-'; 16 bytes readable): *n1
+ * digits (1..7), then, when a '.' follows them, *n2 more (1..7; 0 when no
+ * '.' follows), and *w the value of all n1 + n2 digits, the '.' left out.
+ * False when the digits do not have that shape. pm_api__real_short takes
+ * one of the scans below; each gives the same answer on every input. */
+typedef bool (*pm_api__short_scan)(const char *q, int *n1, int *n2, uint64_t *w);
+
+/* Eight bytes at a time in 64-bit registers. */
+static inline bool pm_api__short_scan_swar(const char *q, int *n1p, int *n2p, uint64_t *w) {
+    uint64_t a, b;
+    memcpy(&a, q, 8);
+    int n1 = pm_api__json_digits8(a), n2 = 0;
+    if ((unsigned)(n1 - 1) > 6u) return false;
+    uint64_t x = pm_api__json_value8(a, n1);
+    if (q[n1] == '.') {
+        memcpy(&b, q + n1 + 1, 8);
+        n2 = pm_api__json_digits8(b);
+        if ((unsigned)(n2 - 1) > 6u) return false;
+        x = x * pm_api__u10[n2] + pm_api__json_value8(b, n2);
+    }
+    *n1p = n1;
+    *n2p = n2;
+    *w = x;
+    return true;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PM_API_SHORT_SCAN_SSSE3 1
+#include <immintrin.h>
+/* The same in SSSE3 lanes, for callers compiled for SSSE3 (target
+ * attribute; picked at run time): the 16 bytes' digit mask gives n1 and
+ * n2 (a count past 7 fails as the SWAR count of 8 does), one shuffle puts
+ * the n1 + n2 digits at the top of the register with zeros below and the
+ * '.' left out, and three multiply-adds join pairs, quads and eights. */
+__attribute__((target("ssse3"))) static inline bool pm_api__short_scan_ssse3(const char *q, int *n1p,
+                                                                             int *n2p, uint64_t *w) {
+    __m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)q), _mm_set1_epi8('0'));
+    __m128i dig = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+    unsigned other = ~(unsigned)_mm_movemask_epi8(dig);   /* bits 16..31 set: never 0 */
+    int n1 = __builtin_ctz(other), n2 = 0;
+    if ((unsigned)(n1 - 1) > 6u) return false;
+    if (q[n1] == '.') {
+        n2 = __builtin_ctz(other >> (n1 + 1));
+        if ((unsigned)(n2 - 1) > 6u) return false;
+    }
+    /* Lane j of 16 takes digit j - (16 - nd) (negative: none, so zero),
+     * one byte further on from the '.' on. */
+    int nd = n1 + n2;
+    __m128i at = _mm_add_epi8(_mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                              _mm_set1_epi8((char)(nd - 16)));
+    at = _mm_sub_epi8(at, _mm_cmpgt_epi8(at, _mm_set1_epi8((char)(n1 - 1))));
+    __m128i g = _mm_shuffle_epi8(d, at);
+    g = _mm_maddubs_epi16(g, _mm_set1_epi16(0x010A));    /* 10 a + b: pairs */
+    g = _mm_madd_epi16(g, _mm_set1_epi32(0x00010064));   /* 100 a + b: quads */
+    g = _mm_packs_epi32(g, g);
+    g = _mm_madd_epi16(g, _mm_set1_epi32(0x00012710));   /* 10000 a + b: the two eights */
+    uint64_t r = (uint64_t)_mm_cvtsi128_si64(g);
+    *n1p = n1;
+    *n2p = n2;
+    *w = (r & 0xFFFFFFFFu) * 100000000u + (r >> 32);
+    return true;
+}
+#endif
+#endif
+#ifndef PM_API_SHORT_SCAN_SSSE3
+#define PM_API_SHORT_SCAN_SSSE3 0
+#endif
+
+/* pm_api__real_short: the number token at p (PM_API_REAL_SHORT_ROOM bytes
+ * readable) when it is -?(0|[1-9][0-9]{0,6})(.[0-9]{1,7})? and no exponent follows: *v its
  * value as pm_api__json_number reads it (w / 10^k, one correctly rounded
  * division of two exact doubles), and at out (PM_API_CANON_REAL_ROOM
  * bytes) the text pm_api__canon_real_text writes for *v + 0.0, *n its
@@ -56,21 +125,23 @@ static inline bool pm_api__digits17_at(double x, int e10, uint64_t *digits) {
  * value's, from the division's exact residue. Returns the token's end,
  * or NULL when the token or its value is anything else (nothing consumed;
  * the general readers then take it from p). */
-static inline __attribute__((always_inline)) const char *pm_api__real_short(const char *p, double *v,
-                                                                              char *out, size_t *n) {
 #ifdef PM_API_JSON_SWAR
+/* pm_api__real_short with its digits read by scan (one of the scans
+ * above, a constant where this is inlined: an SSSE3 caller passes
+ * pm_api__short_scan_ssse3, which is inlined there). */
+static inline __attribute__((always_inline)) const char *pm_api__real_short_with(const char *p, double *v,
+                                                                                   char *out, size_t *n,
+                                                                                   pm_api__short_scan scan) {
     static const double p10[8] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7};
     bool neg = *p == '-';
     const char *q = p + neg;
-    uint64_t a, b;
-    memcpy(&a, q, 8);
-    int n1 = pm_api__json_digits8(a);
-    if ((unsigned)(n1 - 1) > 6u || (n1 > 1 && *q == '0')) return NULL;
-    uint64_t w = pm_api__json_value8(a, n1);
+    int n1, n2;
+    uint64_t w;
+    if (!scan(q, &n1, &n2, &w) || (n1 > 1 && *q == '0')) return NULL;
     const char *e = q + n1;
     char *o = out;
     *o = '-';
-    if (*e != '.') {   /* an integer below 10^7: its digits and ".0" */
+    if (n2 == 0) {   /* an integer below 10^7: its digits and ".0" */
         if ((*e | 0x20) == 'e') return NULL;
         *v = (double)(neg ? -(int64_t)w : (int64_t)w);   /* -0 is 0, as the reader reads it */
         o += neg & (w != 0);
@@ -79,11 +150,8 @@ static inline __attribute__((always_inline)) const char *pm_api__real_short(cons
         *n = (size_t)(o - out) + (size_t)n1 + 2;
         return e;
     }
-    memcpy(&b, e + 1, 8);
-    int n2 = pm_api__json_digits8(b);
     const char *end = e + 1 + n2;
-    if ((unsigned)(n2 - 1) > 6u || (*end | 0x20) == 'e') return NULL;
-    w = w * pm_api__u10[n2] + pm_api__json_value8(b, n2);
+    if ((*end | 0x20) == 'e') return NULL;
     double x = (double)(int64_t)w / p10[n2];
     *v = neg ? -x : x;
     if (w == 0) {
@@ -144,6 +212,13 @@ static inline __attribute__((always_inline)) const char *pm_api__real_short(cons
     o[k - 1] = (char)('0' + t1);
     *n = (size_t)(o - out) + (size_t)k - (t1 == 0);   /* t is 1..99: one trailing zero at most */
     return end;
+}
+#endif
+
+static inline __attribute__((always_inline)) const char *pm_api__real_short(const char *p, double *v,
+                                                                              char *out, size_t *n) {
+#ifdef PM_API_JSON_SWAR
+    return pm_api__real_short_with(p, v, out, n, pm_api__short_scan_swar);
 #else
     (void)p, (void)v, (void)out, (void)n;
     return NULL;

@@ -28,4 +28,10 @@ void pm_api__road_check(pm__road_req *q, const pm_api_limits *lim, pm_api_proble
 int pm_api__road_parse_text(const char *body, size_t len, const pm_api_limits *lim,
                             pm_arena *arena, void **params, json_t **canonical,
                             pm_api_problem *prob);
+/* pm_api__road_parse_text with the points' digits read by path: -1 the
+ * fastest scan this CPU has, 0 the SWAR one, 1 SSSE3 lanes (the same
+ * answer either way). -2 for a path the CPU lacks. */
+int pm_api__road_parse_text_path(const char *body, size_t len, const pm_api_limits *lim,
+                                 pm_arena *arena, void **params, json_t **canonical,
+                                 pm_api_problem *prob, int path);
 #endif

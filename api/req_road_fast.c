@@ -63,6 +63,7 @@ typedef struct pm__rf {
     int noise;
     pm_noise nz;                 /* read into q->nz when the terrain is noise */
     int64_t octaves;
+    bool ssse3;                  /* the points' digits in SSSE3 lanes (pm_api__short_scan_ssse3) */
 } pm__rf;
 
 /* ---- values ---- */
@@ -181,10 +182,16 @@ static bool pm__rf_nums(pm__rf *r, double lo, double hi, double **out, size_t *n
 
 /* ---- members ---- */
 
+#ifndef PM_API_JSON_SWAR
+#define pm__tx_point_short_with(p, bound, v, dim, w, wend, scan) pm__tx_point_short(p, bound, v, dim, w, wend)
+typedef int pm_api__short_scan;
+#define pm_api__short_scan_swar 0
+#endif
+
 /* points: [[x, y, z], ...], each coordinate within the bound. Their
  * canonical text is written as they are read, from their tokens
- * (pm__tx_point_short, pm__tx_real_text), into r->ptext. */
-static bool pm__rf_points(pm__rf *r) {
+ * (pm__tx_point_short_with by scan, pm__tx_real_text), into r->ptext. */
+PM__TX_INLINE bool pm__rf_points_with(pm__rf *r, pm_api__short_scan scan) {
     pm__tx *f = &r->f;
     if (!pm__tx_take(f, '[')) return false;
     PM__TX_LIT(&r->ptext, "[");
@@ -205,7 +212,7 @@ static bool pm__rf_points(pm__rf *r) {
         const char *e;
         size_t dim;
         if (f->end - f->p >= PM__TX_POINT_ROOM &&
-            (e = pm__tx_point_short(f->p, PM_ROAD_COORD_MAX, v, &dim, w, &w))) {
+            (e = pm__tx_point_short_with(f->p, PM_ROAD_COORD_MAX, v, &dim, w, &w, scan))) {
             if (dim != 3) return false;
             f->p = e;
             r->ptext.len += (size_t)(w - w0);
@@ -234,6 +241,22 @@ static bool pm__rf_points(pm__rf *r) {
     }
     PM__TX_LIT(&r->ptext, "]");
     return !r->ptext.failed;
+}
+
+static bool pm__rf_points_plain(pm__rf *r) { return pm__rf_points_with(r, pm_api__short_scan_swar); }
+
+#if PM_API_SHORT_SCAN_SSSE3
+__attribute__((target("ssse3"))) static bool pm__rf_points_ssse3(pm__rf *r) {
+    return pm__rf_points_with(r, pm_api__short_scan_ssse3);
+}
+#endif
+
+/* The points by the scan r->ssse3 picks. */
+static bool pm__rf_points(pm__rf *r) {
+#if PM_API_SHORT_SCAN_SSSE3
+    if (r->ssse3) return pm__rf_points_ssse3(r);
+#endif
+    return pm__rf_points_plain(r);
 }
 
 /* banking: null, or {max_degrees, radius, transition, roll}. */
@@ -681,14 +704,27 @@ static void pm__rf_canon_tail(pm__tx_out *o, const pm__rf *r) {
 int pm_api__road_parse_text(const char *body, size_t len, const pm_api_limits *lim,
                             pm_arena *arena, void **params, json_t **canonical,
                             pm_api_problem *prob) {
+    return pm_api__road_parse_text_path(body, len, lim, arena, params, canonical, prob, -1);
+}
+
+int pm_api__road_parse_text_path(const char *body, size_t len, const pm_api_limits *lim,
+                                 pm_arena *arena, void **params, json_t **canonical,
+                                 pm_api_problem *prob, int path) {
     *canonical = NULL;
+#if PM_API_SHORT_SCAN_SSSE3
+    bool ssse3 = path < 0 ? __builtin_cpu_supports("ssse3") : path == 1;
+    if (ssse3 && !__builtin_cpu_supports("ssse3")) return -2;
+#else
+    bool ssse3 = false;
+    if (path == 1) return -2;
+#endif
     pm__road_req *q = pm_arena_calloc(arena, 1, sizeof *q);
     if (!q) return 1;
     pm_road_params_default(&q->p);
     /* The document path's defaults where they are its own (noise). */
     pm__rf r = {.f = {body, body + len}, .arena = arena, .lim = lim, .q = q, .cs = 4,
                 .nz = {.seed = 0, .amplitude = 10.0, .wavelength = 200.0, .octaves = 4},
-                .octaves = 4, .ptext = {.len = PM__RF_HEAD_ROOM}};
+                .octaves = 4, .ptext = {.len = PM__RF_HEAD_ROOM}, .ssse3 = ssse3};
     if (!pm__rf_root(&r) || !pm__rf_fill(&r)) {
         free(r.ptext.b);
         return 1;

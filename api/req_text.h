@@ -260,8 +260,11 @@ PM__TX_INLINE char *pm__tx_real_text(pm__tx *f, double bound, pm__tx_memo *memo,
  * (nothing consumed): pm__tx_real_text then takes it value by value. The
  * cursor is local, so the text's byte stores do not make the compiler
  * reload it. */
-PM__TX_INLINE const char *pm__tx_point_short(const char *p, double bound, double *v, size_t *dim,
-                                             char *w, char **wend) {
+#ifdef PM_API_JSON_SWAR
+/* pm__tx_point_short with its tokens' digits read by scan
+ * (pm_api__real_short_with). */
+PM__TX_INLINE const char *pm__tx_point_short_with(const char *p, double bound, double *v, size_t *dim,
+                                                  char *w, char **wend, pm_api__short_scan scan) {
     if (*p++ != '[') return NULL;
     *w++ = '[';
     for (size_t c = 0; c < 3; c++) {
@@ -275,7 +278,7 @@ PM__TX_INLINE const char *pm__tx_point_short(const char *p, double bound, double
             w += 3;
             e = p + 1;
         } else {
-            e = pm_api__real_short(p, &x, w, &n);
+            e = pm_api__real_short_with(p, &x, w, &n, scan);
             if (!e || !(x >= -bound && x <= bound) || (*e != ',' && *e != ']')) return NULL;
             w += n;
         }
@@ -290,6 +293,17 @@ PM__TX_INLINE const char *pm__tx_point_short(const char *p, double bound, double
         }
     }
     return NULL;   /* a fourth coordinate: the general path decides */
+}
+#endif
+
+PM__TX_INLINE const char *pm__tx_point_short(const char *p, double bound, double *v, size_t *dim,
+                                             char *w, char **wend) {
+#ifdef PM_API_JSON_SWAR
+    return pm__tx_point_short_with(p, bound, v, dim, w, wend, pm_api__short_scan_swar);
+#else
+    (void)p, (void)bound, (void)v, (void)dim, (void)w, (void)wend;
+    return NULL;
+#endif
 }
 
 /* ---- the canonical text ---- */
