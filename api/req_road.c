@@ -32,13 +32,38 @@ static void pm__read_points(pm_api_node *root, pm__road_req *q, const pm_api_lim
     q->p.npoints = n;
 }
 
+/* One pass over the consecutive pairs of points (the closing pair too
+ * when closed): whether any two lie within 1e-3 on both plan axes (then
+ * pm__check_points looks closer), and the plan's |dx| + |dz| summed in
+ * pm__check_size's order. */
+static bool pm__pairs_scan(const pm_road_params *p, double *l1out) {
+    const double *P = p->points;
+    size_t n = p->npoints;
+    double l1 = 0.0;
+    unsigned near = 0;   /* no branch per pair: they are almost never near */
+    for (size_t i = 1; i < n; i++) {
+        double dx = fabs(P[3 * i] - P[3 * i - 3]), dz = fabs(P[3 * i + 2] - P[3 * i - 1]);
+        l1 += dx + dz;
+        near |= (unsigned)(dx < 1e-3) & (unsigned)(dz < 1e-3);
+    }
+    if (p->closed) {
+        double dx = fabs(P[0] - P[3 * n - 3]), dz = fabs(P[2] - P[3 * n - 1]);
+        l1 += dx + dz;
+        near |= (unsigned)(dx < 1e-3) & (unsigned)(dz < 1e-3);
+    }
+    *l1out = l1;
+    return near != 0;
+}
+
 /* Checks that need several fields: distinct consecutive points, closed
- * loops of three, the per-point roll length, increasing LODs. */
-static void pm__check_points(pm__road_req *q, pm_api_problem *prob) {
+ * loops of three, the per-point roll length, increasing LODs. near: the
+ * pairs scan found a pair within 1e-3 on both axes (none: no pair to
+ * name). */
+static void pm__check_points(pm__road_req *q, bool near, pm_api_problem *prob) {
     const pm_road_params *p = &q->p;
     if (pm_api_problem_failed(prob) || !p->points) return;
     char ptr[64];
-    for (size_t i = 1; i <= p->npoints; i++) {
+    for (size_t i = 1; near && i <= p->npoints; i++) {
         if (i == p->npoints && !p->closed) break;
         size_t k = i < p->npoints ? i : 0;   /* i % npoints without a division per point */
         const double *a = p->points + 3 * (i - 1), *b = p->points + 3 * k;
@@ -202,17 +227,13 @@ static void pm__read_lods(pm_api_node *root, pm__road_req *q, pm_api_problem *pr
 /* A lower bound on the output's vertices, known before any sampling: the
  * plan length of the control polygon cut into max_segment chords. Over the
  * limit is a 422 now; the exact count is enforced while sampling. */
-static void pm__check_size(const pm__road_req *q, const pm_api_limits *lim, pm_api_problem *prob) {
+static void pm__check_size(const pm__road_req *q, const pm_api_limits *lim, double l1, pm_api_problem *prob) {
     const pm_road_params *p = &q->p;
     if (pm_api_problem_failed(prob)) return;
     double per = (double)pm_road_columns(p) + (p->shoulder > 0.0 ? 2.0 : 0.0);
     double terrain = q->has_terrain && p->terrain_mesh ? (double)q->hf.cols * (double)q->hf.rows : 0.0;
-    /* Far within the limit by the plan's |dx| + |dz| (at least its
+    /* Far within the limit by the plan's |dx| + |dz| (l1, at least its
      * length): no hypot per point. Near it, the exact count decides. */
-    double l1 = 0.0;
-    for (size_t i = 1; i < p->npoints; i++)
-        l1 += fabs(p->points[3 * i] - p->points[3 * i - 3]) + fabs(p->points[3 * i + 2] - p->points[3 * i - 1]);
-    if (p->closed) l1 += fabs(p->points[0] - p->points[3 * p->npoints - 3]) + fabs(p->points[2] - p->points[3 * p->npoints - 1]);
     if ((l1 * 1.001 / p->max_segment + 1.0 + (double)p->npoints) * per + terrain < 0.999 * (double)lim->max_vertices)
         return;
     double len = 0.0;
@@ -227,8 +248,10 @@ static void pm__check_size(const pm__road_req *q, const pm_api_limits *lim, pm_a
 }
 
 void pm_api__road_check(pm__road_req *q, const pm_api_limits *lim, pm_api_problem *prob) {
-    pm__check_points(q, prob);
-    pm__check_size(q, lim, prob);
+    double l1 = 0.0;
+    bool near = !pm_api_problem_failed(prob) && q->p.points && pm__pairs_scan(&q->p, &l1);
+    pm__check_points(q, near, prob);
+    pm__check_size(q, lim, l1, prob);
 }
 
 static int pm__road_parse(const json_t *body, const pm_api_limits *lim, pm_arena *arena,

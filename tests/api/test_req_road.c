@@ -115,6 +115,10 @@ Test(req_road, coincident_consecutive_points) {
     /* A closed road must not repeat its first point. */
     expect_422("{\"points\": [[0,0,0],[10,0,0],[10,0,10],[0,0,0]], \"closed\": true}", "/points/3");
     expect_422("{\"points\": [[0,0,0],[10,0,0]], \"closed\": true}", "/points");
+    /* Within 1 mm, not equal: a later pair, the closing pair. */
+    expect_422("{\"points\": [[0,0,0],[10,0,0],[20,0,0],[20.0005,3,0.0002],[30,0,0]]}", "/points/3");
+    expect_422("{\"points\": [[0,0,0],[10,0,0],[10,0,10],[0.0001,0,0.0003]], \"closed\": true}",
+               "/points/3");
 }
 
 Test(req_road, non_finite_and_out_of_range_numbers) {
