@@ -31,6 +31,8 @@ __attribute__((target("ssse3"))) static const char *real_ssse3(const char *p, do
 
 static int rnd(pm_rng *r, int n) { return (int)(pm_rng_u64(r) % (uint64_t)n); }
 
+#if PM_API_SHORT_SCAN_SSSE3
+
 /* A byte near a token's: digits mostly, the bytes either side of '0'..'9'
  * ('/', ':'), '.', 'e', separators, NUL, high bytes and any other. */
 static char any_byte(pm_rng *r) {
@@ -54,7 +56,6 @@ static void random_digits(pm_rng *r, char *b) {
     while (i < 32) b[i++] = any_byte(r);
 }
 
-#if PM_API_SHORT_SCAN_SSSE3
 Test(req_road_scan, ssse3_scan_is_the_swar_scan_on_any_bytes) {
     if (!__builtin_cpu_supports("ssse3")) cr_skip_test("no SSSE3 on this CPU");
     pm_rng r;
