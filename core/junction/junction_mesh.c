@@ -346,10 +346,14 @@ static int pm__island_points(pm__junction *J, size_t **imap) {
  * points down to the size floor all round it. */
 #define PM__MAX_INTERIOR 4096
 
-static int pm__ground_point(pm__junction *J, pm__tmesh *m, pm_v2 p) {
-    if (pm_vec_push(J->a, &m->v, p) < 0) return PM_ERR_NOMEM;
-    double y = pm__final_y(J, pm__jheight(J, p));
-    return pm_vec_push(J->a, &m->y, y) < 0 ? PM_ERR_NOMEM : 0;
+/* Appends the n points p at their heights to m, whose arrays have room
+ * for them (a flat junction's one height computed once). */
+static void pm__ground_points(pm__junction *J, pm__tmesh *m, const pm_v2 *p, size_t n) {
+    memcpy(m->v.data + m->v.len, p, n * sizeof *p);
+    double *y = m->y.data + m->y.len, flat = J->sloped || !n ? 0 : pm__final_y(J, pm__jheight(J, p[0]));
+    for (size_t i = 0; i < n; i++) y[i] = J->sloped ? pm__final_y(J, pm__jheight(J, p[i])) : flat;
+    m->v.len += n;
+    m->y.len += n;
 }
 
 /* The asphalt: contour points, then island points, then (sloped junctions)
@@ -363,10 +367,9 @@ static int pm__asphalt(pm__junction *J, const pm__raw *raw, uint32_t *pi) {
     if (rc == 0 && (pm_vec_reserve(J->a, &m.v, J->ncontour + J->nisland) ||
                     pm_vec_reserve(J->a, &m.y, J->ncontour + J->nisland)))
         return PM_ERR_NOMEM;
-    for (size_t i = 0; rc == 0 && i < J->ncontour; i++) rc = pm__ground_point(J, &m, J->contour[i]);
-    for (size_t i = 0; rc == 0 && J->ring && i < J->nisland; i++)
-        rc = pm__ground_point(J, &m, J->island[i]);
     if (rc < 0) return rc;
+    pm__ground_points(J, &m, J->contour, J->ncontour);
+    if (J->ring) pm__ground_points(J, &m, J->island, J->nisland);
     pm__tris t = {0};
     const double c[2] = {J->c.x, J->c.y};
     rc = J->ring ? pm__ring_sectors(J, raw, imap, &t)
