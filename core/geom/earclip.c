@@ -460,6 +460,17 @@ static int pm__ec_init(pm_arena *scratch, pm__ec *ec, const double *pts, uint32_
     return 0;
 }
 
+/* Clips a simple counter-clockwise polygon (star: around c). */
+static long pm__clip(pm_arena *scratch, const double *pts, uint32_t n, bool star, const double c[2],
+                     uint32_t *out) {
+    if (n <= PM__SMALL_MAX) return pm__clip_small(pts, n, star, c, out);
+    pm__ec ec;
+    ec.star = star;
+    memcpy(ec.c, c, sizeof ec.c);
+    if (pm__ec_init(scratch, &ec, pts, n) < 0) return PM_ERR_NOMEM;
+    return pm__clip_all(&ec, out);
+}
+
 long pm_earclip(pm_arena *scratch, const double *pts, size_t n, uint32_t *out) {
     assert(scratch && (pts || n == 0) && (out || n < 3));
     if (n < 3) return PM_ERR_GEOMETRY;
@@ -468,10 +479,12 @@ long pm_earclip(pm_arena *scratch, const double *pts, size_t n, uint32_t *out) {
     int r = pm_polygon_classify(scratch, pts, n, &info);
     if (r < 0) return r;
     if (!info.simple || !info.ccw) return PM_ERR_GEOMETRY;
-    if (n <= PM__SMALL_MAX) return pm__clip_small(pts, (uint32_t)n, info.star, info.kernel_point, out);
-    pm__ec ec;
-    ec.star = info.star;
-    memcpy(ec.c, info.kernel_point, sizeof ec.c);
-    if (pm__ec_init(scratch, &ec, pts, (uint32_t)n) < 0) return PM_ERR_NOMEM;
-    return pm__clip_all(&ec, out);
+    return pm__clip(scratch, pts, (uint32_t)n, info.star, info.kernel_point, out);
+}
+
+long pm_earclip_star(pm_arena *scratch, const double *pts, size_t n, const double c[2], uint32_t *out) {
+    assert(scratch && pts && c && out && n >= 3);
+    if (n > UINT32_MAX / 4) return PM_ERR_LIMIT;
+    assert(pm_polygon_star_around(pts, n, c));
+    return pm__clip(scratch, pts, (uint32_t)n, true, c, out);
 }

@@ -32,4 +32,11 @@ size_t pm_earclip_bound(size_t n);
  * simplicity proof plus the ear tests (a uniform grid of the reflex and flat
  * vertices). It never loops: each vertex is queued at most 3 times. */
 long pm_earclip(pm_arena *scratch, const double *pts, size_t n, uint32_t *out);
+
+/* pm_earclip for a polygon the caller has shown star-shaped around c
+ * (pm_polygon_star_around(pts, n, c) true, so simple and counter-
+ * clockwise): the classification is skipped, the triangles are the same
+ * (an ear is clipped when no reflex or flat vertex lies in it; the star
+ * test only shortcuts that answer, whatever kernel point it is given). */
+long pm_earclip_star(pm_arena *scratch, const double *pts, size_t n, const double c[2], uint32_t *out);
 #endif

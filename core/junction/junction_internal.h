@@ -123,6 +123,8 @@ typedef struct pm__junction {
     /* mesh results, filled by junction_mesh.c */
     size_t ncontour;             /* asphalt vertices 0..ncontour-1 are the contour */
     pm_v2 *contour;              /* final (snapped, float-exact) points */
+    double *contour_xy;          /* the same as x, y pairs */
+    bool star;                   /* the contour is star-shaped around c */
     uint32_t *mouth_left, *mouth_right;   /* per sorted arm: asphalt vertex index */
     size_t nisland;
     pm_v2 *island;               /* final island points (asphalt vertices after the contour) */

@@ -10,7 +10,12 @@
 #include "junction/junction_internal.h"
 #include "geom/earclip.h"
 #include "geom/geom.h"
+#include "geom/polygon.h"
 #include "geom/predicates.h"
+
+#ifndef PM__JMESH_STAR
+#define PM__JMESH_STAR(s) (s)   /* tests: whether the star proof is used, and how often it holds */
+#endif
 
 /* ---- simple-polygon test --------------------------------------------------- */
 
@@ -206,8 +211,23 @@ static int pm__contour(pm__junction *J, pm__raw *raw) {
                              "narrow for the snap grid or for float precision this far from "
                              "the origin", J->arms[k].index);
     }
+    J->contour_xy = pm_arena_alloc(J->a, 2 * J->ncontour * sizeof *J->contour_xy);
+    if (!J->contour_xy) return PM_ERR_NOMEM;
+    for (size_t i = 0; i < J->ncontour; i++)
+        J->contour_xy[2 * i] = J->contour[i].x, J->contour_xy[2 * i + 1] = J->contour[i].y;
+    /* A contour star-shaped around the centre (pm_polygon_star_around,
+     * exact: every edge turns strictly counter-clockwise around it, and it
+     * winds once) is one pm__poly_simple accepts, so the sweep is left
+     * out: each edge keeps to its own sector of less than 180 degrees
+     * round the centre (not through it), the sectors tile the turn, so
+     * edges that are not neighbours never meet; no point repeats (an
+     * edge's ends differ); and no corner folds back, since its two
+     * neighbours lie strictly on either side of the line from the centre
+     * through it. The usual junction contour is. */
+    const double c[2] = {J->c.x, J->c.y};
+    J->star = PM__JMESH_STAR(J->ncontour >= 3 && pm_polygon_star_around(J->contour_xy, J->ncontour, c));
     size_t bad[2];
-    if (!pm__poly_simple(J->contour, J->ncontour, bad))
+    if (!J->star && !pm__poly_simple(J->contour, J->ncontour, bad))
         return pm__contour_fail(J, raw, bad);
     if (!(pm__area2(J->contour, J->ncontour) > 0))
         return pm__jfail(J, PM_JUNCTION_SELF_INTERSECTION, -1, -1,
@@ -240,13 +260,13 @@ typedef PM_VEC(uint32_t) pm__tris;
 
 /* Ear-clips the simple counter-clockwise polygon pts[0..n-1], appending its
  * triangles to out as ids[i] (i itself when ids is NULL). */
-static int pm__earclip(pm__junction *J, const pm_v2 *pts, size_t n, const uint32_t *ids,
-                       pm__tris *out) {
-    double *xy = pm_arena_alloc(J->a, 2 * n * sizeof *xy);
+/* pm__earclip of x, y pairs; star: a point the polygon is star-shaped
+ * around (pm_earclip_star: the same triangles), or NULL. */
+static int pm__earclip_xy(pm__junction *J, const double *xy, size_t n, const uint32_t *ids,
+                          const double *star, pm__tris *out) {
     uint32_t *tri = pm_arena_alloc(J->a, pm_earclip_bound(n) * sizeof *tri);
-    if (!xy || !tri) return PM_ERR_NOMEM;
-    for (size_t i = 0; i < n; i++) { xy[2 * i] = pts[i].x; xy[2 * i + 1] = pts[i].y; }
-    long nt = pm_earclip(J->a, xy, n, tri);
+    if (!tri) return PM_ERR_NOMEM;
+    long nt = star ? pm_earclip_star(J->a, xy, n, star, tri) : pm_earclip(J->a, xy, n, tri);
     if (nt == PM_ERR_NOMEM) return PM_ERR_NOMEM;
     if (nt < 0)
         return pm__jfail(J, PM_JUNCTION_SELF_INTERSECTION, -1, -1,
@@ -256,6 +276,14 @@ static int pm__earclip(pm__junction *J, const pm_v2 *pts, size_t n, const uint32
     for (size_t i = 0; i < 3 * (size_t)nt; i++) o[i] = ids ? ids[tri[i]] : tri[i];
     out->len += 3 * (size_t)nt;
     return 0;
+}
+
+static int pm__earclip(pm__junction *J, const pm_v2 *pts, size_t n, const uint32_t *ids,
+                       pm__tris *out) {
+    double *xy = pm_arena_alloc(J->a, 2 * n * sizeof *xy);
+    if (!xy) return PM_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) { xy[2 * i] = pts[i].x; xy[2 * i + 1] = pts[i].y; }
+    return pm__earclip_xy(J, xy, n, ids, NULL, out);
 }
 
 static int pm__emit_tris(pm__junction *J, pm_prim *prim, const uint32_t *t, size_t n) {
@@ -318,10 +346,14 @@ static int pm__island_points(pm__junction *J, size_t **imap) {
  * points down to the size floor all round it. */
 #define PM__MAX_INTERIOR 4096
 
-static int pm__ground_point(pm__junction *J, pm__tmesh *m, pm_v2 p) {
-    if (pm_vec_push(J->a, &m->v, p) < 0) return PM_ERR_NOMEM;
-    double y = pm__final_y(J, pm__jheight(J, p));
-    return pm_vec_push(J->a, &m->y, y) < 0 ? PM_ERR_NOMEM : 0;
+/* Appends the n points p at their heights to m, whose arrays have room
+ * for them (a flat junction's one height computed once). */
+static void pm__ground_points(pm__junction *J, pm__tmesh *m, const pm_v2 *p, size_t n) {
+    memcpy(m->v.data + m->v.len, p, n * sizeof *p);
+    double *y = m->y.data + m->y.len, flat = J->sloped || !n ? 0 : pm__final_y(J, pm__jheight(J, p[0]));
+    for (size_t i = 0; i < n; i++) y[i] = J->sloped ? pm__final_y(J, pm__jheight(J, p[i])) : flat;
+    m->v.len += n;
+    m->y.len += n;
 }
 
 /* The asphalt: contour points, then island points, then (sloped junctions)
@@ -335,13 +367,13 @@ static int pm__asphalt(pm__junction *J, const pm__raw *raw, uint32_t *pi) {
     if (rc == 0 && (pm_vec_reserve(J->a, &m.v, J->ncontour + J->nisland) ||
                     pm_vec_reserve(J->a, &m.y, J->ncontour + J->nisland)))
         return PM_ERR_NOMEM;
-    for (size_t i = 0; rc == 0 && i < J->ncontour; i++) rc = pm__ground_point(J, &m, J->contour[i]);
-    for (size_t i = 0; rc == 0 && J->ring && i < J->nisland; i++)
-        rc = pm__ground_point(J, &m, J->island[i]);
     if (rc < 0) return rc;
+    pm__ground_points(J, &m, J->contour, J->ncontour);
+    if (J->ring) pm__ground_points(J, &m, J->island, J->nisland);
     pm__tris t = {0};
+    const double c[2] = {J->c.x, J->c.y};
     rc = J->ring ? pm__ring_sectors(J, raw, imap, &t)
-                 : pm__earclip(J, J->contour, J->ncontour, NULL, &t);
+                 : pm__earclip_xy(J, J->contour_xy, J->ncontour, NULL, J->star ? c : NULL, &t);
     if (rc < 0) return rc;
     m.t.data = t.data;
     m.t.len = t.len;

@@ -340,6 +340,21 @@ static int pm__doubts(pm__net *N, pm__jentry *e, int ex, double d, const pm__jdo
     return PM_OK;
 }
 
+/* frexp(m, ex) and ldexp(1, *ex - 24), for m positive and normal with a
+ * normal result read off m's exponent bits (the calls otherwise). */
+static double pm__jcache_step(double m, int *ex) {
+    uint64_t u = pm__bits(m), be = u >> 52;   /* (the sign bit included) */
+    if (be >= 24 && be < 0x7ff) {
+        *ex = (int)be - 1022;
+        u = (be - 23) << 52;
+        double d;
+        memcpy(&d, &u, sizeof d);
+        return d;
+    }
+    frexp(m, ex);
+    return ldexp(1.0, *ex - 24);
+}
+
 /* Whether every triangle keeps its plan orientation's sign when its
  * corners are moved by off and rounded to floats. Rounding moves each
  * coordinate by at most d (an ulp of the largest magnitude there), so a
@@ -348,10 +363,10 @@ static int pm__doubts(pm__net *N, pm__jentry *e, int ex, double d, const pm__jdo
  * are tested exactly, before and after. A vertical face stays one: its
  * two corners with the same x and z keep them the same. */
 static int pm__keeps_orientation(pm__net *N, pm__jentry *e, const double off[3], bool *keeps) {
-    double m = e->rmax + fmax(fabs(off[0]), fabs(off[2]));
+    double ox = fabs(off[0]), oz = fabs(off[2]);
+    double m = e->rmax + (ox > oz || oz != oz ? ox : oz);   /* fmax's value */
     int ex;
-    frexp(m, &ex);
-    double d = ldexp(1.0, ex - 24);    /* an ulp of a float below 2^ex */
+    double d = pm__jcache_step(m, &ex);   /* an ulp of a float below 2^ex */
     const pm__jdoubt *g;
     int rc = pm__doubts(N, e, ex, d, &g);
     if (rc) return rc;

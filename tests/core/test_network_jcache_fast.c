@@ -130,3 +130,29 @@ Test(network_jcache_fast, towns_are_the_same_with_and_without_the_fast_paths, .t
     cr_assert_geq(with_corners, 800, "only %d towns with fillet points", with_corners);
     cr_assert_geq(reused, 500, "only %zu junctions reused", reused);
 }
+
+/* The rounding step read off the exponent bits against frexp and ldexp:
+ * every exponent, the edges of the bit path (m's exponent 24 and 2046),
+ * zeros, subnormals, infinities, NaN and negative m. */
+Test(network_jcache_fast, rounding_step_matches_frexp_and_ldexp) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261215);
+    size_t bits_path = 0;
+    for (int it = 0; it < 400000; it++) {
+        uint64_t u = (uint64_t)pm_rng_below(&r, 1u << 30) << 34 ^ (uint64_t)pm_rng_below(&r, 1u << 30) << 4 ^
+                     (uint64_t)pm_rng_below(&r, 16);
+        if (it % 4 == 1) u &= ~(UINT64_C(1) << 63);   /* positive */
+        if (it % 8 == 3) u = (u & ~(UINT64_C(0x7ff) << 52)) | (uint64_t)pm_rng_int(&r, 20, 28) << 52;
+        if (it % 8 == 5) u = (u & ~(UINT64_C(0xfff) << 52)) | (uint64_t)pm_rng_int(&r, 2040, 2047) << 52;
+        double m;
+        memcpy(&m, &u, sizeof m);
+        if (it < 8) m = (double[]){0.0, -0.0, INFINITY, NAN, 1.0, 5e-324, 0x1p-1000, 0x1p1023}[it];
+        int e0, e1;
+        frexp(m, &e0);
+        double d0 = ldexp(1.0, e0 - 24), d1 = pm__jcache_step(m, &e1);
+        cr_assert_eq(e0, e1, "m %a", m);
+        cr_assert_eq(memcmp(&d0, &d1, sizeof d0), 0, "m %a: %a against %a", m, d1, d0);
+        bits_path += (u >> 52) >= 24 && (u >> 52) < 0x7ff;
+    }
+    cr_assert_gt(bits_path, 100000);
+}
