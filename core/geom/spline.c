@@ -749,6 +749,65 @@ static inline double pm__cut_at(double t0, double t1, uint32_t j, uint32_t k) {
     return k == 2 ? 0.5 * (t0 + t1) : t0 + (t1 - t0) * ((double)j / (double)k);
 }
 
+/* Points 1 .. cuts (cuts <= 4) of run c: where pieces j + 1 .. j + cuts
+ * of k > 2 of [t0, t1] (inside segment seg) end, lane by lane as
+ * pm__cut_at and pm__cut_point (the same operations in each lane); the
+ * points in lanes (pm__point_at's Horner steps) where every cut lies
+ * strictly inside the segment and no height override applies, else each
+ * by pm__cut_point. Built twice as pm__run_eval is (pm__cut_points). */
+static inline __attribute__((always_inline)) void pm__cut_points_lanes(const pm__sampler *sm, uint32_t seg,
+                                                                       double t0, double t1, uint32_t j,
+                                                                       uint32_t k, int cuts, pm__run *c) {
+    double fj = (double)j, s0 = (double)seg;
+    pm__v4 q = (pm__v4){fj + 1.0, fj + 2.0, fj + 3.0, fj + 4.0} / (double)k;   /* (double)(j + i): exact */
+    pm__v4 t = t0 + (t1 - t0) * q;
+    pm__m4 in = (pm__m4)(t > s0) & (pm__m4)(t < s0 + 1.0);
+    /* lanes past cuts count as inside (their values are not used) */
+    static const pm__m4 past[5] = {{-1, -1, -1, -1}, {0, -1, -1, -1}, {0, 0, -1, -1}, {0, 0, 0, -1}, {0, 0, 0, 0}};
+    in |= past[cuts];
+    memcpy(c->t + 1, &t, sizeof t);
+    if (!sm->o->height && (in[0] & in[1]) & (in[2] & in[3])) {
+        const double(*cf)[3] = sm->s->coef[seg];
+        pm__v4 u = t - s0;
+        double *dst[3] = {c->px + 1, c->py + 1, c->pz + 1};
+        for (int m = 0; m < 3; m++) {
+            pm__v4 pk = cf[0][m] + u * (cf[1][m] + u * (cf[2][m] + u * cf[3][m]));
+            memcpy(dst[m], &pk, sizeof pk);
+        }
+        return;
+    }
+    for (int i = 0; i < cuts; i++) {
+        double p[3];
+        pm__cut_point(sm, seg, t[i], p);
+        pm__run_set(c, i + 1, p);
+    }
+}
+
+#if PM__LANES_AVX
+__attribute__((target("avx"))) static void pm__cut_points_avx(const pm__sampler *sm, uint32_t seg, double t0,
+                                                               double t1, uint32_t j, uint32_t k, int cuts,
+                                                               pm__run *c) {
+    pm__cut_points_lanes(sm, seg, t0, t1, j, k, cuts, c);
+}
+#endif
+
+static void pm__cut_points_plain(const pm__sampler *sm, uint32_t seg, double t0, double t1, uint32_t j,
+                                 uint32_t k, int cuts, pm__run *c) {
+    pm__cut_points_lanes(sm, seg, t0, t1, j, k, cuts, c);
+}
+
+/* pm__cut_points_lanes with the build this CPU runs (pm__sampler.wide). */
+static inline void pm__cut_points(const pm__sampler *sm, uint32_t seg, double t0, double t1, uint32_t j,
+                                  uint32_t k, int cuts, pm__run *c) {
+#if PM__LANES_AVX
+    if (sm->wide) {
+        pm__cut_points_avx(sm, seg, t0, t1, j, k, cuts, c);
+        return;
+    }
+#endif
+    pm__cut_points_plain(sm, seg, t0, t1, j, k, cuts, c);
+}
+
 /* Cuts chord l of run r into k equal parameter pieces at depth depth and
  * takes them in order, evaluating them four by four. */
 static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int depth) {
@@ -760,16 +819,19 @@ static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int d
     pm__run_set(&c, 0, p);
     for (uint32_t j = 0; j < k; j += 4) {
         int m = k - j < 4 ? (int)(k - j) : 4;   /* pieces this round */
+        int cuts = j + (uint32_t)m == k ? m - 1 : m;   /* the last piece ends at t1 */
+        if (k > 2) pm__cut_points(sm, seg, t0, t1, j, k, cuts, &c);
         for (int i = 1; i <= m; i++) {
             c.seg[i - 1] = seg;
             if (j + (uint32_t)i == k) {
                 c.t[i] = t1;
                 pm__run_get(r, l + 1, p);
-            } else {
+                pm__run_set(&c, i, p);
+            } else if (k == 2) {
                 c.t[i] = pm__cut_at(t0, t1, j + (uint32_t)i, k);
                 pm__cut_point(sm, seg, c.t[i], p);
+                pm__run_set(&c, i, p);
             }
-            pm__run_set(&c, i, p);
         }
         pm__run_close(&c, m);
         pm__run_eval(sm, &c);
