@@ -410,6 +410,20 @@ static inline __attribute__((always_inline)) void pm__quad_curve(pm__ctx *x, con
 static inline __attribute__((always_inline)) bool pm__quad_locate(const pm_spline *s, const pm_curve_sample *smp,
                                                                   size_t i0, size_t cnt, uint32_t seg[4],
                                                                   double uu[4]) {
+    /* Samples come in order of t: where the first and last of the four
+     * lie strictly inside the curve with the same whole part, so do the
+     * ones between, and pm__spline_locate gives each that segment and
+     * u = t - seg (the same operations). */
+    double ta = smp[i0].t, tb = smp[i0 + cnt - 1].t;
+    if (ta > 0.0 && tb < (double)s->nseg && (uint32_t)ta == (uint32_t)tb) {
+        uint32_t i = (uint32_t)ta;
+        double si = (double)i;
+        for (size_t j = 0; j < 4; j++) {
+            seg[j] = i;
+            uu[j] = smp[i0 + (j < cnt ? j : cnt - 1)].t - si;
+        }
+        return true;
+    }
     for (size_t j = 0; j < 4; j++) seg[j] = pm__spline_locate(s, smp[i0 + (j < cnt ? j : cnt - 1)].t, &uu[j]);
     return seg[0] == seg[1] && seg[1] == seg[2] && seg[2] == seg[3];
 }
