@@ -808,8 +808,95 @@ static inline void pm__cut_points(const pm__sampler *sm, uint32_t seg, double t0
     pm__cut_points_plain(sm, seg, t0, t1, j, k, cuts, c);
 }
 
+/* Whether every piece of segment seg (its local u and u + h in [0, 1])
+ * no shorter than the returned length (0: none) and no longer than
+ * max_len would be accepted by pm__run_eval's verdict whatever its
+ * rounding, so that with o->no_err only its length is needed. With
+ * eps = 2^-53, sums over x, y, z of magnitudes S (all coefficients),
+ * C1 (c1), N2 (|c2| + 3 |c3|, so |p''| / 2 <= N2) and N3 (c3), the
+ * computed chord a -> b of a piece and its scaled tangent q0 = h d(u)
+ * differ by at most dB = N2 + N3 + 16 eps (C1 + 2 N2 + S + max_len):
+ * exactly by h^2 (c2 + 3 u c3) + h^3 c3, plus the two points' Horner
+ * rounding (6 eps S each), d's (5 eps (C1 + 2 N2)), h's own rounding
+ * against u1 - u, and the products' and differences'. A piece of length
+ * len >= 40 (dB + N2 + N3) then has sp0 within 0.03 of 1 and |sp1|,
+ * |sp2| below 0.03, so every monotonicity test of the bound passes; its
+ * computed |A| is at most 2.1 dB + 8 eps len (times sqrt 3 over the
+ * coordinates), |A + B| at most 2.2 N2 + 4.4 N3, and the peak at most
+ * 0.26 (|A| + |A + B|), at most 0.3 (3 dB + 16 eps max_len + 2.5 N2 +
+ * 5 N3): not past max_error when that is. The turn: the plan tangents at
+ * u and u1 differ by at most 2 N2 + 2 E (E = 5 eps (C1 + 2 N2) each
+ * one's rounding) and the first is at least 0.99 P1 - N2 - E long (P1
+ * the plan |c1|); where that ratio is at most 0.001 the computed cosine
+ * exceeds 0.997, so "no turn" wherever cos_turn + 1e-12 <= 0.997, and
+ * the squared lengths stay within (1e-280, 1e280) for P1 > 1e-130 and
+ * C1 + N2 < 1e130. Each "at most" keeps a factor of slack; the margins
+ * a network's straight streets have are some nine orders of magnitude. */
+static double pm__lean_cert(const pm__sampler *sm, uint32_t seg) {
+    const pm_sample_opts *o = sm->o;
+    if (!o->no_err || o->height) return 0.0;
+    bool turn = !(o->max_turn <= 0.0);
+    if (turn && !(sm->cos_turn + 1e-12 <= 0.997)) return 0.0;
+    const double(*c)[3] = sm->s->coef[seg];
+    double S = 0.0, C1 = 0.0, N2 = 0.0, N3 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        S += fabs(c[0][k]) + fabs(c[1][k]) + fabs(c[2][k]) + fabs(c[3][k]);
+        C1 += fabs(c[1][k]);
+        N2 += fabs(c[2][k]) + 3.0 * fabs(c[3][k]);
+        N3 += fabs(c[3][k]);
+    }
+    const double eps = 0x1p-53, ml = sm->max_len;
+    if (!(S < 1e130 && ml < 1e130)) return 0.0;
+    double dB = N2 + N3 + 16.0 * eps * (C1 + 2.0 * N2 + S + ml);
+    if (!(0.3 * (3.0 * dB + 16.0 * eps * ml + 2.5 * N2 + 5.0 * N3) <= o->max_error)) return 0.0;
+    if (turn) {
+        double P1 = sqrt(c[1][0] * c[1][0] + c[1][2] * c[1][2]), E = 5.0 * eps * (C1 + 2.0 * N2);
+        if (!(P1 > 1e-130 && 2.0 * N2 + 2.0 * E <= 0.001 * (0.99 * P1 - N2 - E))) return 0.0;
+    }
+    return 40.0 * (dB + N2 + N3);
+}
+
+/* Takes the m pieces of run c (points 0 .. m set) that pm__lean_cert's
+ * length lmin covers: each one's length as pm__run_eval computes it, and
+ * where every one is at least lmin and at most max_len (and not 0), their
+ * ends pushed as pm__take would (err 0). False: not all covered, nothing
+ * taken (*res untouched). */
+static bool pm__lean_take(pm__sampler *sm, const pm__run *c, int m, double lmin, int *res) {
+    pm__v4 ab[3], z = {0.0, 0.0, 0.0, 0.0};
+    const double *pts[3] = {c->px, c->py, c->pz};
+    for (int k = 0; k < 3; k++) ab[k] = pm__v4_load(pts[k] + 1) - pm__v4_load(pts[k]);
+    pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+    pm__v4 len = pm__v4_sqrt(l2, false);
+    double ml = sm->max_len;
+    /* lanes past m count as covered (empty chords, not taken) */
+    static const pm__m4 past[5] = {{-1, -1, -1, -1}, {0, -1, -1, -1}, {0, 0, -1, -1}, {0, 0, 0, -1}, {0, 0, 0, 0}};
+    pm__m4 ok = ((pm__m4)(l2 > z) & (pm__m4)(len <= (pm__v4){ml, ml, ml, ml}) &
+                 (pm__m4)(len >= (pm__v4){lmin, lmin, lmin, lmin})) | past[m];
+    if (!((ok[0] & ok[1]) & (ok[2] & ok[3]))) return false;
+    const pm_sample_opts *o = sm->o;
+    if (o->cancel && *o->cancel) {
+        *res = PM_ERR_CANCELLED;
+        return true;
+    }
+    int r = PM_OK;
+    if (sm->room - sm->v.len >= 4) {   /* room for all: their ends in a row */
+        pm_curve_sample *v = sm->v.data + sm->v.len;
+        for (int l = 0; l < m; l++)
+            v[l] = (pm_curve_sample){.t = c->t[l + 1], .p = {c->px[l + 1], c->py[l + 1], c->pz[l + 1]},
+                                     .err = 0.0, .len = len[l], .err_exact = true};
+        sm->v.len += (size_t)m;
+    } else {
+        for (int l = 0; l < m && r == PM_OK; l++)
+            r = pm__push(sm, c->t[l + 1], (const double[3]){c->px[l + 1], c->py[l + 1], c->pz[l + 1]}, 0.0,
+                         len[l], true);
+    }
+    *res = r;
+    return true;
+}
+
 /* Cuts chord l of run r into k equal parameter pieces at depth depth and
- * takes them in order, evaluating them four by four. */
+ * takes them in order, evaluating them four by four (with o->no_err,
+ * pieces pm__lean_cert covers by their lengths alone). */
 static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int depth) {
     double t0 = r->t[l], t1 = r->t[l + 1], p[3];
     uint32_t seg = r->seg[l];
@@ -823,6 +910,7 @@ static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int d
         if (pm_vec_reserve(sm->a, &sm->v, sm->v.len + k) != 0) return PM_ERR_NOMEM;
         sm->room = sm->v.cap < sm->max_samples ? sm->v.cap : sm->max_samples;
     }
+    double lmin = pm__lean_cert(sm, seg);
     for (uint32_t j = 0; j < k; j += 4) {
         int m = k - j < 4 ? (int)(k - j) : 4;   /* pieces this round */
         int cuts = j + (uint32_t)m == k ? m - 1 : m;   /* the last piece ends at t1 */
@@ -840,8 +928,11 @@ static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int d
             }
         }
         pm__run_close(&c, m);
-        pm__run_eval(sm, &c);
-        int res = pm__take(sm, &c, depth);
+        int res;
+        if (!(lmin > 0.0 && pm__lean_take(sm, &c, m, lmin, &res))) {
+            pm__run_eval(sm, &c);
+            res = pm__take(sm, &c, depth);
+        }
         if (res != PM_OK) return res;
         c.t[0] = c.t[m];
         c.px[0] = c.px[m];
