@@ -814,10 +814,11 @@ static inline void pm__cut_points(const pm__sampler *sm, uint32_t seg, double t0
  * rounding, so that with o->no_err only its length is needed. With
  * eps = 2^-53, sums over x, y, z of magnitudes S (all coefficients),
  * C1 (c1), N2 (|c2| + 3 |c3|, so |p''| / 2 <= N2) and N3 (c3), the
- * computed chord a -> b of a piece and its scaled tangent q0 = h d(u)
- * differ by at most dB = N2 + N3 + 16 eps (C1 + 2 N2 + S + max_len):
- * exactly by h^2 (c2 + 3 u c3) + h^3 c3, plus the two points' Horner
- * rounding (6 eps S each), d's (5 eps (C1 + 2 N2)), h's own rounding
+ * computed chord a -> b of a piece (u, u + h in [0, 1]) and its scaled
+ * tangent q0 = h d(u) differ by at most dB = N2 + N3 + 2 D + 16 eps (C1 +
+ * 2 N2 + S + max_len): exactly by h^2 (c2 + 3 u c3) + h^3 c3, plus the
+ * two points' Horner rounding (6 eps S each) or their distance D from it
+ * (the split chord's end), d's (5 eps (C1 + 2 N2)), h's own rounding
  * against u1 - u, and the products' and differences'. A piece of length
  * len >= 40 (dB + N2 + N3) then has sp0 within 0.03 of 1 and |sp1|,
  * |sp2| below 0.03, so every monotonicity test of the bound passes; its
@@ -832,22 +833,36 @@ static inline void pm__cut_points(const pm__sampler *sm, uint32_t seg, double t0
  * the squared lengths stay within (1e-280, 1e280) for P1 > 1e-130 and
  * C1 + N2 < 1e130. Each "at most" keeps a factor of slack; the margins
  * a network's straight streets have are some nine orders of magnitude. */
-static double pm__lean_cert(const pm__sampler *sm, uint32_t seg) {
+static double pm__lean_cert(const pm__sampler *sm, uint32_t seg, double t0, double t1, const double b[3]) {
     const pm_sample_opts *o = sm->o;
     if (!o->no_err || o->height) return 0.0;
     bool turn = !(o->max_turn <= 0.0);
     if (turn && !(sm->cos_turn + 1e-12 <= 0.997)) return 0.0;
     const double(*c)[3] = sm->s->coef[seg];
-    double S = 0.0, C1 = 0.0, N2 = 0.0, N3 = 0.0;
+    double s0 = (double)seg, S = 0.0, C1 = 0.0, N2 = 0.0, N3 = 0.0, D = 0.0, u0 = t0 - s0, u1 = t1 - s0;
+    /* The sampler evaluates every point of a chord inside the segment by
+     * its Horner steps at the point's u (cut points, halves,
+     * pm_spline_point: the same operations), and its start at s0 is c0
+     * either way; only an end at s0 + 1 may be another point: the next
+     * segment's c0 (what pm_spline_point gives there, and where a cut
+     * rounding onto the end lands), or a closed curve's first point. D
+     * sums how far those are from the Horner value at u = 1 (c0 + (c1 +
+     * (c2 + c3)), the steps with u = 1). */
+    bool at_end = t1 == s0 + 1.0;
+    const double *next = seg + 1 < sm->s->nseg ? sm->s->coef[seg + 1][0] : NULL;
     for (int k = 0; k < 3; k++) {
         S += fabs(c[0][k]) + fabs(c[1][k]) + fabs(c[2][k]) + fabs(c[3][k]);
         C1 += fabs(c[1][k]);
         N2 += fabs(c[2][k]) + 3.0 * fabs(c[3][k]);
         N3 += fabs(c[3][k]);
+        if (at_end) {
+            double h1 = c[0][k] + (c[1][k] + (c[2][k] + c[3][k]));
+            D += fabs(b[k] - h1) + (next ? fabs(next[k] - h1) : 0.0);
+        }
     }
     const double eps = 0x1p-53, ml = sm->max_len;
-    if (!(S < 1e130 && ml < 1e130)) return 0.0;
-    double dB = N2 + N3 + 16.0 * eps * (C1 + 2.0 * N2 + S + ml);
+    if (!(S < 1e130 && ml < 1e130 && u0 >= 0.0 && u1 <= 1.0)) return 0.0;
+    double dB = N2 + N3 + 2.0 * D + 16.0 * eps * (C1 + 2.0 * N2 + S + ml);
     if (!(0.3 * (3.0 * dB + 16.0 * eps * ml + 2.5 * N2 + 5.0 * N3) <= o->max_error)) return 0.0;
     if (turn) {
         double P1 = sqrt(c[1][0] * c[1][0] + c[1][2] * c[1][2]), E = 5.0 * eps * (C1 + 2.0 * N2);
@@ -858,10 +873,11 @@ static double pm__lean_cert(const pm__sampler *sm, uint32_t seg) {
 
 /* Takes the m pieces of run c (points 0 .. m set) that pm__lean_cert's
  * length lmin covers: each one's length as pm__run_eval computes it, and
- * where every one is at least lmin and at most max_len (and not 0), their
- * ends pushed as pm__take would (err 0). False: not all covered, nothing
- * taken (*res untouched). */
-static bool pm__lean_take(pm__sampler *sm, const pm__run *c, int m, double lmin, int *res) {
+ * where every one is at least lmin and at most max_len (and not 0) and
+ * ends by s1 (the segment's end: a cut that rounded past it would not be
+ * the segment's), their ends pushed as pm__take would (err 0). False: not
+ * all covered, nothing taken (*res untouched). */
+static bool pm__lean_take(pm__sampler *sm, const pm__run *c, int m, double lmin, double s1, int *res) {
     pm__v4 ab[3], z = {0.0, 0.0, 0.0, 0.0};
     const double *pts[3] = {c->px, c->py, c->pz};
     for (int k = 0; k < 3; k++) ab[k] = pm__v4_load(pts[k] + 1) - pm__v4_load(pts[k]);
@@ -871,7 +887,8 @@ static bool pm__lean_take(pm__sampler *sm, const pm__run *c, int m, double lmin,
     /* lanes past m count as covered (empty chords, not taken) */
     static const pm__m4 past[5] = {{-1, -1, -1, -1}, {0, -1, -1, -1}, {0, 0, -1, -1}, {0, 0, 0, -1}, {0, 0, 0, 0}};
     pm__m4 ok = ((pm__m4)(l2 > z) & (pm__m4)(len <= (pm__v4){ml, ml, ml, ml}) &
-                 (pm__m4)(len >= (pm__v4){lmin, lmin, lmin, lmin})) | past[m];
+                 (pm__m4)(len >= (pm__v4){lmin, lmin, lmin, lmin}) &
+                 (pm__m4)(pm__v4_load(c->t + 1) <= (pm__v4){s1, s1, s1, s1})) | past[m];
     if (!((ok[0] & ok[1]) & (ok[2] & ok[3]))) return false;
     const pm_sample_opts *o = sm->o;
     if (o->cancel && *o->cancel) {
@@ -910,7 +927,9 @@ static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int d
         if (pm_vec_reserve(sm->a, &sm->v, sm->v.len + k) != 0) return PM_ERR_NOMEM;
         sm->room = sm->v.cap < sm->max_samples ? sm->v.cap : sm->max_samples;
     }
-    double lmin = pm__lean_cert(sm, seg);
+    double pb[3];
+    pm__run_get(r, l + 1, pb);
+    double lmin = pm__lean_cert(sm, seg, t0, t1, pb);
     for (uint32_t j = 0; j < k; j += 4) {
         int m = k - j < 4 ? (int)(k - j) : 4;   /* pieces this round */
         int cuts = j + (uint32_t)m == k ? m - 1 : m;   /* the last piece ends at t1 */
@@ -929,7 +948,7 @@ static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int d
         }
         pm__run_close(&c, m);
         int res;
-        if (!(lmin > 0.0 && pm__lean_take(sm, &c, m, lmin, &res))) {
+        if (!(lmin > 0.0 && pm__lean_take(sm, &c, m, lmin, (double)seg + 1.0, &res))) {
             pm__run_eval(sm, &c);
             res = pm__take(sm, &c, depth);
         }
