@@ -877,12 +877,13 @@ static double pm__lean_cert(const pm__sampler *sm, uint32_t seg, double t0, doub
  * ends by s1 (the segment's end: a cut that rounded past it would not be
  * the segment's), their ends pushed as pm__take would (err 0). False: not
  * all covered, nothing taken (*res untouched). */
-static bool pm__lean_take(pm__sampler *sm, const pm__run *c, int m, double lmin, double s1, int *res) {
+static inline __attribute__((always_inline)) bool pm__lean_take_lanes(pm__sampler *sm, const pm__run *c, int m,
+                                                                       double lmin, double s1, int *res, bool wide) {
     pm__v4 ab[3], z = {0.0, 0.0, 0.0, 0.0};
     const double *pts[3] = {c->px, c->py, c->pz};
     for (int k = 0; k < 3; k++) ab[k] = pm__v4_load(pts[k] + 1) - pm__v4_load(pts[k]);
     pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
-    pm__v4 len = pm__v4_sqrt(l2, false);
+    pm__v4 len = pm__v4_sqrt(l2, wide);
     double ml = sm->max_len;
     /* lanes past m count as covered (empty chords, not taken) */
     static const pm__m4 past[5] = {{-1, -1, -1, -1}, {0, -1, -1, -1}, {0, 0, -1, -1}, {0, 0, 0, -1}, {0, 0, 0, 0}};
@@ -909,6 +910,21 @@ static bool pm__lean_take(pm__sampler *sm, const pm__run *c, int m, double lmin,
     }
     *res = r;
     return true;
+}
+
+/* pm__lean_take_lanes in the build this CPU runs (pm__sampler.wide). */
+#if PM__LANES_AVX
+__attribute__((target("avx"))) static bool pm__lean_take_avx(pm__sampler *sm, const pm__run *c, int m, double lmin,
+                                                             double s1, int *res) {
+    return pm__lean_take_lanes(sm, c, m, lmin, s1, res, true);
+}
+#endif
+
+static bool pm__lean_take(pm__sampler *sm, const pm__run *c, int m, double lmin, double s1, int *res) {
+#if PM__LANES_AVX
+    if (sm->wide) return pm__lean_take_avx(sm, c, m, lmin, s1, res);
+#endif
+    return pm__lean_take_lanes(sm, c, m, lmin, s1, res, false);
 }
 
 /* Cuts chord l of run r into k equal parameter pieces at depth depth and
