@@ -821,11 +821,11 @@ static inline void pm__cut_points(const pm__sampler *sm, uint32_t seg, double t0
  * (the split chord's end), d's (5 eps (C1 + 2 N2)), h's own rounding
  * against u1 - u, and the products' and differences'. A piece of length
  * len >= 40 (dB + N2 + N3) then has sp0 within 0.03 of 1 and |sp1|,
- * |sp2| below 0.03, so every monotonicity test of the bound passes; its
- * computed |A| is at most 2.1 dB + 8 eps len (times sqrt 3 over the
- * coordinates), |A + B| at most 2.2 N2 + 4.4 N3, and the peak at most
- * 0.26 (|A| + |A + B|), at most 0.3 (3 dB + 16 eps max_len + 2.5 N2 +
- * 5 N3): not past max_error when that is. The turn: the plan tangents at
+ * |sp2| below 0.03, so every monotonicity test of the bound passes; over
+ * the coordinates its computed A sums to at most (1 + sqrt 3) dB + 18 eps
+ * len, A + B to at most (1 + sqrt 3) (N2 + 2 N3), and the peak is at most
+ * 0.26 (|A| + |A + B|), below 0.3 (3 dB + 20 eps max_len + 3 N2 + 6 N3):
+ * not past max_error when that is. The turn: the plan tangents at
  * u and u1 differ by at most 2 N2 + 2 E (E = 5 eps (C1 + 2 N2) each
  * one's rounding) and the first is at least 0.99 P1 - N2 - E long (P1
  * the plan |c1|); where that ratio is at most 0.001 the computed cosine
@@ -863,7 +863,7 @@ static double pm__lean_cert(const pm__sampler *sm, uint32_t seg, double t0, doub
     const double eps = 0x1p-53, ml = sm->max_len;
     if (!(S < 1e130 && ml < 1e130 && u0 >= 0.0 && u1 <= 1.0)) return 0.0;
     double dB = N2 + N3 + 2.0 * D + 16.0 * eps * (C1 + 2.0 * N2 + S + ml);
-    if (!(0.3 * (3.0 * dB + 16.0 * eps * ml + 2.5 * N2 + 5.0 * N3) <= o->max_error)) return 0.0;
+    if (!(0.3 * (3.0 * dB + 20.0 * eps * ml + 3.0 * N2 + 6.0 * N3) <= o->max_error)) return 0.0;
     if (turn) {
         double P1 = sqrt(c[1][0] * c[1][0] + c[1][2] * c[1][2]), E = 5.0 * eps * (C1 + 2.0 * N2);
         if (!(P1 > 1e-130 && 2.0 * N2 + 2.0 * E <= 0.001 * (0.99 * P1 - N2 - E))) return 0.0;
