@@ -749,8 +749,187 @@ static inline double pm__cut_at(double t0, double t1, uint32_t j, uint32_t k) {
     return k == 2 ? 0.5 * (t0 + t1) : t0 + (t1 - t0) * ((double)j / (double)k);
 }
 
+/* Points 1 .. cuts (cuts <= 4) of run c: where pieces j + 1 .. j + cuts
+ * of k > 2 of [t0, t1] (inside segment seg) end, lane by lane as
+ * pm__cut_at and pm__cut_point (the same operations in each lane); the
+ * points in lanes (pm__point_at's Horner steps) where every cut lies
+ * strictly inside the segment and no height override applies, else each
+ * by pm__cut_point. Built twice as pm__run_eval is (pm__cut_points). */
+static inline __attribute__((always_inline)) void pm__cut_points_lanes(const pm__sampler *sm, uint32_t seg,
+                                                                       double t0, double t1, uint32_t j,
+                                                                       uint32_t k, int cuts, pm__run *c) {
+    double fj = (double)j, s0 = (double)seg;
+    pm__v4 q = (pm__v4){fj + 1.0, fj + 2.0, fj + 3.0, fj + 4.0} / (double)k;   /* (double)(j + i): exact */
+    pm__v4 t = t0 + (t1 - t0) * q;
+    pm__m4 in = (pm__m4)(t > s0) & (pm__m4)(t < s0 + 1.0);
+    /* lanes past cuts count as inside (their values are not used) */
+    static const pm__m4 past[5] = {{-1, -1, -1, -1}, {0, -1, -1, -1}, {0, 0, -1, -1}, {0, 0, 0, -1}, {0, 0, 0, 0}};
+    in |= past[cuts];
+    memcpy(c->t + 1, &t, sizeof t);
+    if (!sm->o->height && (in[0] & in[1]) & (in[2] & in[3])) {
+        const double(*cf)[3] = sm->s->coef[seg];
+        pm__v4 u = t - s0;
+        double *dst[3] = {c->px + 1, c->py + 1, c->pz + 1};
+        for (int m = 0; m < 3; m++) {
+            pm__v4 pk = cf[0][m] + u * (cf[1][m] + u * (cf[2][m] + u * cf[3][m]));
+            memcpy(dst[m], &pk, sizeof pk);
+        }
+        return;
+    }
+    for (int i = 0; i < cuts; i++) {
+        double p[3];
+        pm__cut_point(sm, seg, t[i], p);
+        pm__run_set(c, i + 1, p);
+    }
+}
+
+#if PM__LANES_AVX
+__attribute__((target("avx"))) static void pm__cut_points_avx(const pm__sampler *sm, uint32_t seg, double t0,
+                                                               double t1, uint32_t j, uint32_t k, int cuts,
+                                                               pm__run *c) {
+    pm__cut_points_lanes(sm, seg, t0, t1, j, k, cuts, c);
+}
+#endif
+
+static void pm__cut_points_plain(const pm__sampler *sm, uint32_t seg, double t0, double t1, uint32_t j,
+                                 uint32_t k, int cuts, pm__run *c) {
+    pm__cut_points_lanes(sm, seg, t0, t1, j, k, cuts, c);
+}
+
+/* pm__cut_points_lanes with the build this CPU runs (pm__sampler.wide). */
+static inline void pm__cut_points(const pm__sampler *sm, uint32_t seg, double t0, double t1, uint32_t j,
+                                  uint32_t k, int cuts, pm__run *c) {
+#if PM__LANES_AVX
+    if (sm->wide) {
+        pm__cut_points_avx(sm, seg, t0, t1, j, k, cuts, c);
+        return;
+    }
+#endif
+    pm__cut_points_plain(sm, seg, t0, t1, j, k, cuts, c);
+}
+
+/* Whether every piece of segment seg (its local u and u + h in [0, 1])
+ * no shorter than the returned length (0: none) and no longer than
+ * max_len would be accepted by pm__run_eval's verdict whatever its
+ * rounding, so that with o->no_err only its length is needed. With
+ * eps = 2^-53, sums over x, y, z of magnitudes S (all coefficients),
+ * C1 (c1), N2 (|c2| + 3 |c3|, so |p''| / 2 <= N2) and N3 (c3), the
+ * computed chord a -> b of a piece (u, u + h in [0, 1]) and its scaled
+ * tangent q0 = h d(u) differ by at most dB = N2 + N3 + 2 D + 16 eps (C1 +
+ * 2 N2 + S + max_len): exactly by h^2 (c2 + 3 u c3) + h^3 c3, plus the
+ * two points' Horner rounding (6 eps S each) or their distance D from it
+ * (the split chord's end), d's (5 eps (C1 + 2 N2)), h's own rounding
+ * against u1 - u, and the products' and differences'. A piece of length
+ * len >= 40 (dB + N2 + N3) then has sp0 within 0.03 of 1 and |sp1|,
+ * |sp2| below 0.03, so every monotonicity test of the bound passes; over
+ * the coordinates its computed A sums to at most (1 + sqrt 3) dB + 18 eps
+ * len, A + B to at most (1 + sqrt 3) (N2 + 2 N3), and the peak is at most
+ * 0.26 (|A| + |A + B|), below 0.3 (3 dB + 20 eps max_len + 3 N2 + 6 N3):
+ * not past max_error when that is. The turn: the plan tangents at
+ * u and u1 differ by at most 2 N2 + 2 E (E = 5 eps (C1 + 2 N2) each
+ * one's rounding) and the first is at least 0.99 P1 - N2 - E long (P1
+ * the plan |c1|); where that ratio is at most 0.001 the computed cosine
+ * exceeds 0.997, so "no turn" wherever cos_turn + 1e-12 <= 0.997, and
+ * the squared lengths stay within (1e-280, 1e280) for P1 > 1e-130 and
+ * C1 + N2 < 1e130. Each "at most" keeps a factor of slack; the margins
+ * a network's straight streets have are some nine orders of magnitude. */
+static double pm__lean_cert(const pm__sampler *sm, uint32_t seg, double t0, double t1, const double b[3]) {
+    const pm_sample_opts *o = sm->o;
+    if (!o->no_err || o->height) return 0.0;
+    bool turn = !(o->max_turn <= 0.0);
+    if (turn && !(sm->cos_turn + 1e-12 <= 0.997)) return 0.0;
+    const double(*c)[3] = sm->s->coef[seg];
+    double s0 = (double)seg, S = 0.0, C1 = 0.0, N2 = 0.0, N3 = 0.0, D = 0.0, u0 = t0 - s0, u1 = t1 - s0;
+    /* The sampler evaluates every point of a chord inside the segment by
+     * its Horner steps at the point's u (cut points, halves,
+     * pm_spline_point: the same operations), and its start at s0 is c0
+     * either way; only an end at s0 + 1 may be another point: the next
+     * segment's c0 (what pm_spline_point gives there, and where a cut
+     * rounding onto the end lands), or a closed curve's first point. D
+     * sums how far those are from the Horner value at u = 1 (c0 + (c1 +
+     * (c2 + c3)), the steps with u = 1). */
+    bool at_end = t1 == s0 + 1.0;
+    const double *next = seg + 1 < sm->s->nseg ? sm->s->coef[seg + 1][0] : NULL;
+    for (int k = 0; k < 3; k++) {
+        S += fabs(c[0][k]) + fabs(c[1][k]) + fabs(c[2][k]) + fabs(c[3][k]);
+        C1 += fabs(c[1][k]);
+        N2 += fabs(c[2][k]) + 3.0 * fabs(c[3][k]);
+        N3 += fabs(c[3][k]);
+        if (at_end) {
+            double h1 = c[0][k] + (c[1][k] + (c[2][k] + c[3][k]));
+            D += fabs(b[k] - h1) + (next ? fabs(next[k] - h1) : 0.0);
+        }
+    }
+    const double eps = 0x1p-53, ml = sm->max_len;
+    if (!(S < 1e130 && ml < 1e130 && u0 >= 0.0 && u1 <= 1.0)) return 0.0;
+    double dB = N2 + N3 + 2.0 * D + 16.0 * eps * (C1 + 2.0 * N2 + S + ml);
+    if (!(0.3 * (3.0 * dB + 20.0 * eps * ml + 3.0 * N2 + 6.0 * N3) <= o->max_error)) return 0.0;
+    if (turn) {
+        double P1 = sqrt(c[1][0] * c[1][0] + c[1][2] * c[1][2]), E = 5.0 * eps * (C1 + 2.0 * N2);
+        if (!(P1 > 1e-130 && 2.0 * N2 + 2.0 * E <= 0.001 * (0.99 * P1 - N2 - E))) return 0.0;
+    }
+    return 40.0 * (dB + N2 + N3);
+}
+
+/* Takes the m pieces of run c (points 0 .. m set) that pm__lean_cert's
+ * length lmin covers: each one's length as pm__run_eval computes it, and
+ * where every one is at least lmin and at most max_len (and not 0) and
+ * ends by s1 (the segment's end: a cut that rounded past it would not be
+ * the segment's), their ends pushed as pm__take would (err 0). False: not
+ * all covered, nothing taken (*res untouched). */
+static inline __attribute__((always_inline)) bool pm__lean_take_lanes(pm__sampler *sm, const pm__run *c, int m,
+                                                                       double lmin, double s1, int *res, bool wide) {
+    pm__v4 ab[3], z = {0.0, 0.0, 0.0, 0.0};
+    const double *pts[3] = {c->px, c->py, c->pz};
+    for (int k = 0; k < 3; k++) ab[k] = pm__v4_load(pts[k] + 1) - pm__v4_load(pts[k]);
+    pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+    pm__v4 len = pm__v4_sqrt(l2, wide);
+    double ml = sm->max_len;
+    /* lanes past m count as covered (empty chords, not taken) */
+    static const pm__m4 past[5] = {{-1, -1, -1, -1}, {0, -1, -1, -1}, {0, 0, -1, -1}, {0, 0, 0, -1}, {0, 0, 0, 0}};
+    pm__m4 ok = ((pm__m4)(l2 > z) & (pm__m4)(len <= (pm__v4){ml, ml, ml, ml}) &
+                 (pm__m4)(len >= (pm__v4){lmin, lmin, lmin, lmin}) &
+                 (pm__m4)(pm__v4_load(c->t + 1) <= (pm__v4){s1, s1, s1, s1})) | past[m];
+    if (!((ok[0] & ok[1]) & (ok[2] & ok[3]))) return false;
+    const pm_sample_opts *o = sm->o;
+    if (o->cancel && *o->cancel) {
+        *res = PM_ERR_CANCELLED;
+        return true;
+    }
+    int r = PM_OK;
+    if (sm->room - sm->v.len >= 4) {   /* room for all: their ends in a row */
+        pm_curve_sample *v = sm->v.data + sm->v.len;
+        for (int l = 0; l < m; l++)
+            v[l] = (pm_curve_sample){.t = c->t[l + 1], .p = {c->px[l + 1], c->py[l + 1], c->pz[l + 1]},
+                                     .err = 0.0, .len = len[l], .err_exact = true};
+        sm->v.len += (size_t)m;
+    } else {
+        for (int l = 0; l < m && r == PM_OK; l++)
+            r = pm__push(sm, c->t[l + 1], (const double[3]){c->px[l + 1], c->py[l + 1], c->pz[l + 1]}, 0.0,
+                         len[l], true);
+    }
+    *res = r;
+    return true;
+}
+
+/* pm__lean_take_lanes in the build this CPU runs (pm__sampler.wide). */
+#if PM__LANES_AVX
+__attribute__((target("avx"))) static bool pm__lean_take_avx(pm__sampler *sm, const pm__run *c, int m, double lmin,
+                                                             double s1, int *res) {
+    return pm__lean_take_lanes(sm, c, m, lmin, s1, res, true);
+}
+#endif
+
+static bool pm__lean_take(pm__sampler *sm, const pm__run *c, int m, double lmin, double s1, int *res) {
+#if PM__LANES_AVX
+    if (sm->wide) return pm__lean_take_avx(sm, c, m, lmin, s1, res);
+#endif
+    return pm__lean_take_lanes(sm, c, m, lmin, s1, res, false);
+}
+
 /* Cuts chord l of run r into k equal parameter pieces at depth depth and
- * takes them in order, evaluating them four by four. */
+ * takes them in order, evaluating them four by four (with o->no_err,
+ * pieces pm__lean_cert covers by their lengths alone). */
 static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int depth) {
     double t0 = r->t[l], t1 = r->t[l + 1], p[3];
     uint32_t seg = r->seg[l];
@@ -758,22 +937,37 @@ static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int d
     c.t[0] = t0;
     pm__run_get(r, l, p);
     pm__run_set(&c, 0, p);
+    /* Each piece pushes at least its end: room for them at once (the
+     * vector grows once, not doubling through pushes), within the cap. */
+    if (sm->v.len + k > sm->room && sm->v.len + k <= sm->max_samples) {
+        if (pm_vec_reserve(sm->a, &sm->v, sm->v.len + k) != 0) return PM_ERR_NOMEM;
+        sm->room = sm->v.cap < sm->max_samples ? sm->v.cap : sm->max_samples;
+    }
+    double pb[3];
+    pm__run_get(r, l + 1, pb);
+    double lmin = pm__lean_cert(sm, seg, t0, t1, pb);
     for (uint32_t j = 0; j < k; j += 4) {
         int m = k - j < 4 ? (int)(k - j) : 4;   /* pieces this round */
+        int cuts = j + (uint32_t)m == k ? m - 1 : m;   /* the last piece ends at t1 */
+        if (k > 2) pm__cut_points(sm, seg, t0, t1, j, k, cuts, &c);
         for (int i = 1; i <= m; i++) {
             c.seg[i - 1] = seg;
             if (j + (uint32_t)i == k) {
                 c.t[i] = t1;
                 pm__run_get(r, l + 1, p);
-            } else {
+                pm__run_set(&c, i, p);
+            } else if (k == 2) {
                 c.t[i] = pm__cut_at(t0, t1, j + (uint32_t)i, k);
                 pm__cut_point(sm, seg, c.t[i], p);
+                pm__run_set(&c, i, p);
             }
-            pm__run_set(&c, i, p);
         }
         pm__run_close(&c, m);
-        pm__run_eval(sm, &c);
-        int res = pm__take(sm, &c, depth);
+        int res;
+        if (!(lmin > 0.0 && pm__lean_take(sm, &c, m, lmin, (double)seg + 1.0, &res))) {
+            pm__run_eval(sm, &c);
+            res = pm__take(sm, &c, depth);
+        }
         if (res != PM_OK) return res;
         c.t[0] = c.t[m];
         c.px[0] = c.px[m];
@@ -854,10 +1048,25 @@ static int pm__take(pm__sampler *sm, const pm__run *r, int depth) {
     return res;
 }
 
+/* cos(x), the last argument's answer remembered per thread: cos is a
+ * pure function of x's bits, and a network's roads all ask it of the
+ * same turn bound. */
+static double pm__cos_memo(double x) {
+    static _Thread_local uint64_t last_x = UINT64_MAX;   /* a NaN's bits: cos never gives them back */
+    static _Thread_local double last_c;
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    if (bits != last_x) {
+        last_c = cos(x);
+        last_x = bits;
+    }
+    return last_c;
+}
+
 static int pm__sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o, pm_curve_sample **out,
                       size_t *n, bool wide) {
     assert(o->max_error > 0.0 && o->max_segment > 0.0);
-    pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn),
+    pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = pm__cos_memo(o->max_turn),
                       .max_len = o->max_segment * (1.0 + 1e-12),
                       .max_samples = o->max_samples ? o->max_samples : SIZE_MAX, .wide = wide};
     /* Segments four by four: evaluated together, then taken in order. */

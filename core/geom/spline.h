@@ -99,6 +99,11 @@ typedef struct pm_sample_opts {
     pm_height_bound_fn height_bound;   /* NULL: a draped chord's error is probed */
     const void *height_ctx;
     const volatile int *cancel;  /* NULL, or raised to stop (PM_ERR_CANCELLED) */
+    /* The caller reads no sample's err: a split chord's pieces that a
+     * certificate shows would all be accepted (see pm__lean_cert) are
+     * taken without their closed-form bound, err 0. Every other field is
+     * as without it, bit for bit. */
+    bool no_err;
 } pm_sample_opts;
 
 typedef struct pm_curve_sample {

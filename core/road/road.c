@@ -101,7 +101,7 @@ static int pm__level_build(pm__ctx *x, pm__level *L, double max_error, double ma
     if (cap < 2) return pm__road_limit(x, field, 2 * vps);
     pm_sample_opts o = {.max_error = max_error, .max_segment = max_segment,
                         .max_turn = max_turn, .max_samples = (uint32_t)cap,
-                        .cancel = p->cancel};
+                        .cancel = p->cancel, .no_err = x->no_meta};   /* the base level alone reads no err */
     if (p->terrain) {
         o.height = pm_heightfield_height;
         o.height_bound = pm_heightfield_chord_bound;

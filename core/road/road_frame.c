@@ -410,6 +410,23 @@ static inline __attribute__((always_inline)) void pm__quad_curve(pm__ctx *x, con
 static inline __attribute__((always_inline)) bool pm__quad_locate(const pm_spline *s, const pm_curve_sample *smp,
                                                                   size_t i0, size_t cnt, uint32_t seg[4],
                                                                   double uu[4]) {
+    /* Samples come in order of t: where the first and last of the four
+     * lie in one segment i, so do the ones between, and
+     * pm__spline_locate gives each segment i and u = t - i: inside the
+     * curve by its own operations, at its start (+0.0) u = 0.0 - 0.0 =
+     * +0.0, at its end (t = nseg, segment nseg - 1) u = 1.0 exactly as
+     * t - i is (whole numbers below 2^53). */
+    double ta = smp[i0].t, tb = smp[i0 + cnt - 1].t, ns = (double)s->nseg;
+    if (ta >= 0.0 && !signbit(ta) && ta <= tb && tb <= ns &&
+        (uint32_t)ta == (tb < ns ? (uint32_t)tb : s->nseg - 1)) {
+        uint32_t i = (uint32_t)ta;
+        double si = (double)i;
+        for (size_t j = 0; j < 4; j++) {
+            seg[j] = i;
+            uu[j] = smp[i0 + (j < cnt ? j : cnt - 1)].t - si;
+        }
+        return true;
+    }
     for (size_t j = 0; j < 4; j++) seg[j] = pm__spline_locate(s, smp[i0 + (j < cnt ? j : cnt - 1)].t, &uu[j]);
     return seg[0] == seg[1] && seg[1] == seg[2] && seg[2] == seg[3];
 }

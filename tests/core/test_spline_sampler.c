@@ -228,3 +228,71 @@ Test(spline_init, matches_the_formula_bit_for_bit) {
     cr_assert_gt(segments, 100000, "%ld segments compared", segments);
     pm_arena_destroy(a);
 }
+
+/* Control points along one line with sideways jitter of 0 to 1e-3 m (0:
+ * a network street, two points or more), far from the origin or not,
+ * sloped or flat: the segments pm__lean_cert certifies, and ones just
+ * past it. */
+static size_t straight_points(pm_rng *r, double *pts, size_t max) {
+    size_t n = 2 + (pm_rng_below(r, 2) ? 0 : (size_t)pm_rng_below(r, (uint32_t)max - 1));
+    double off = pm_rng_below(r, 3) ? pm_rng_range(r, -5000.0, 5000.0) : pow(10.0, pm_rng_range(r, 4.0, 9.0));
+    double h = pm_rng_range(r, 0.0, 6.283), jit = pm_rng_below(r, 3) ? 0.0 : pow(10.0, pm_rng_range(r, -12.0, -3.0));
+    double slope = pm_rng_below(r, 2) ? 0.0 : pm_rng_range(r, -0.2, 0.2), s = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double side = jit * pm_rng_range(r, -1.0, 1.0);
+        pts[3 * i] = off + s * cos(h) - side * sin(h);
+        pts[3 * i + 1] = slope * s;
+        pts[3 * i + 2] = -off + s * sin(h) + side * cos(h);
+        s += pm_rng_range(r, 0.5, 150.0);
+    }
+    return n;
+}
+
+/* With no_err the sampler may take a split chord's pieces by their
+ * lengths alone (pm__lean_cert): every field but err must be as without
+ * it (err may only become 0), from both builds, on straight streets,
+ * near-straight and bent curves and the random families above; and the
+ * lean path must have run. Breaking its certificate (a bound or the turn
+ * test left out) fails this. */
+Test(spline_sampler, no_err_changes_nothing_but_err) {
+    pm_rng r;
+    pm_rng_seed(&r, 1414);
+    pm_arena *a = pm_arena_create(0);
+    static double pts[3 * 40];
+    long compared = 0, lean = 0;
+    for (int c = 0; c < 6000; c++) {
+        pm_arena_reset(a);
+        bool line = c % 2 == 0;
+        size_t n = line ? straight_points(&r, pts, 12) : random_points(&r, pts, 40, false);
+        double alphas[] = {0.0, 0.5, 1.0, pm_rng_range(&r, 0.0, 1.0)};
+        pm_spline s;
+        cr_assert_eq(pm_spline_init(a, &s, pts, n, false, PM_CURVE_CATMULL_ROM, alphas[pm_rng_below(&r, 4)]), PM_OK);
+        pm_sample_opts o;
+        random_opts(&r, &o, NULL);
+        if (line && pm_rng_below(&r, 2)) o.max_segment = pm_rng_range(&r, 0.5, 10.0);   /* many pieces */
+        if (c % 3 == 0) o.max_turn = 0.2;   /* the roads' bound */
+        pm_curve_sample *plain, *fast;
+        size_t np = 0, nf = 0;
+        int rp = pm_spline_sample(a, &s, &o, &plain, &np);
+        o.no_err = true;
+        for (int build = 0; build < 2; build++) {
+            int rf = build ? pm_spline_sample_plain_lanes(a, &s, &o, &fast, &nf) : pm_spline_sample(a, &s, &o, &fast, &nf);
+            cr_assert_eq(rf, rp, "case %d build %d: result %d, without no_err %d", c, build, rf, rp);
+            if (rf != PM_OK) continue;
+            cr_assert_eq(nf, np, "case %d build %d: %zu samples, without no_err %zu", c, build, nf, np);
+            for (size_t i = 0; i < nf; i++) {
+                cr_assert(memcmp(&fast[i].t, &plain[i].t, sizeof fast[i].t) == 0 &&
+                              memcmp(fast[i].p, plain[i].p, sizeof fast[i].p) == 0 &&
+                              memcmp(&fast[i].len, &plain[i].len, sizeof fast[i].len) == 0 &&
+                              fast[i].err_exact == plain[i].err_exact,
+                          "case %d build %d: sample %zu differs", c, build, i);
+                cr_assert(fast[i].err == plain[i].err || fast[i].err == 0.0, "case %d: sample %zu's err", c, i);
+                lean += build == 0 && fast[i].err != plain[i].err;
+            }
+            compared += (long)nf;
+        }
+    }
+    cr_assert_gt(compared, 100000, "%ld samples compared", compared);
+    cr_assert_gt(lean, 10000, "%ld samples taken by the lean path", lean);
+    pm_arena_destroy(a);
+}
