@@ -487,11 +487,15 @@ static inline __attribute__((always_inline)) char *pm_api__put_i64(char *o, int6
 /* A number that is not a half below 10^6 (out of line: its many
  * registers would make every caller save and restore them). */
 static __attribute__((noinline)) char *pm_api__put_f64_rest(char *o, double d) {
+    /* pm_api__put_f64 took the halves; the general path's range leaves
+     * out infinities and NaN, tested only past it */
+    int n = pm_api__fmt_f64_exact(o, d < 0, fabs(d));
+    if (n) return o + n;
     if (!isfinite(d)) {
         memcpy(o, "null", 4);
         return o + 4;
     }
-    return o + pm_api__fmt_f64_nonhalf(o, d);   /* pm_api__put_f64 took the halves */
+    return o + pm_api__fmt_f64_far(o, d);
 }
 
 /* Inline where metadata's numbers are written: most are halves. */

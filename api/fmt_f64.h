@@ -39,15 +39,26 @@ typedef unsigned __int128 pm_api__fmt_u128;
  * groups go through SSE2's 16-bit lanes together: g / 100 and g % 100,
  * then each of those / 10 and % 10 (multiply-high by 5243 >> 3 and by
  * 6554: exact for g < 10^4 and for values below 100). */
+/* v, which the compiler no longer sees as a constant: a multiply by it
+ * stays one pmullw instead of the shifts and adds gcc makes of it. */
+static inline __m128i pm_api__fmt_opaque(__m128i v) {
+    __asm__("" : "+x"(v));
+    return v;
+}
+
 static inline int pm_api__fmt_digits16(char *o, uint32_t hi, uint32_t lo) {
-    uint64_t a = (uint64_t)(hi / 10000) | (uint64_t)(hi % 10000) << 32;   /* groups in 32-bit lanes */
-    uint64_t b = (uint64_t)(lo / 10000) | (uint64_t)(lo % 10000) << 32;
-    __m128i g = _mm_unpacklo_epi64(_mm_cvtsi64_si128((long long)a), _mm_cvtsi64_si128((long long)b));
+    /* hi and lo in 64-bit lanes; / 10^4 by multiply-high (0xd1b71759 >> 45:
+     * exact for every 32-bit value), the quotients and remainders then in
+     * 32-bit lanes in text order */
+    __m128i x = _mm_unpacklo_epi64(_mm_cvtsi32_si128((int)hi), _mm_cvtsi32_si128((int)lo));
+    __m128i gq = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi32((int)0xd1b71759)), 45);
+    __m128i gr = _mm_sub_epi32(x, _mm_mul_epu32(gq, _mm_set1_epi32(10000)));
+    __m128i g = _mm_or_si128(gq, _mm_slli_epi64(gr, 32));   /* the four 4-digit groups */
     __m128i h = _mm_srli_epi16(_mm_mulhi_epu16(g, _mm_set1_epi16(5243)), 3);   /* g / 100; 0 in the high halves */
-    __m128i l = _mm_sub_epi16(g, _mm_mullo_epi16(h, _mm_set1_epi16(100)));
+    __m128i l = _mm_sub_epi16(g, _mm_mullo_epi16(h, pm_api__fmt_opaque(_mm_set1_epi16(100))));
     __m128i y = _mm_or_si128(h, _mm_slli_epi32(l, 16));                        /* pairs < 100, in text order */
     __m128i t = _mm_mulhi_epu16(y, _mm_set1_epi16(6554));                     /* y / 10 */
-    __m128i u = _mm_sub_epi16(y, _mm_mullo_epi16(t, _mm_set1_epi16(10)));
+    __m128i u = _mm_sub_epi16(y, _mm_mullo_epi16(t, pm_api__fmt_opaque(_mm_set1_epi16(10))));
     __m128i d = _mm_or_si128(t, _mm_slli_epi16(u, 8));                         /* digit values, in text order */
     unsigned zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128()));
     _mm_storeu_si128((__m128i *)(void *)o, _mm_or_si128(d, _mm_set1_epi8('0')));
@@ -66,6 +77,13 @@ static inline uint64_t pm_api__fmt_swar8(uint32_t v) {
 
 /* The 16 digits of hi 10^8 + lo (hi, lo < 10^8, leading zeros included)
  * at o; returns how many of them at the end are zeros. */
+/* v, which the compiler no longer sees as a constant: a multiply by it
+ * stays one pmullw instead of the shifts and adds gcc makes of it. */
+static inline __m128i pm_api__fmt_opaque(__m128i v) {
+    __asm__("" : "+x"(v));
+    return v;
+}
+
 static inline int pm_api__fmt_digits16(char *o, uint32_t hi, uint32_t lo) {
     uint64_t xm = pm_api__fmt_swar8(hi), xl = pm_api__fmt_swar8(lo);
     int tz = xl ? __builtin_clzll(xl) >> 3 : xm ? 8 + (__builtin_clzll(xm) >> 3) : 16;
@@ -90,15 +108,16 @@ static inline int pm_api__put_exp10(char *o, int x) {
     return n;
 }
 
-/* A = ai + ar / 2^sh rounded half-even to a multiple of div (dropping
- * div = 10^(nd - p) of its nd digits), as that multiple's quotient. */
-static inline __attribute__((always_inline)) uint64_t pm_api__fmt_round(uint64_t ai, uint64_t ar, uint64_t half,
-                                                                        uint64_t div) {
-    uint64_t qq = ai / div, r = ai - qq * div;
-    bool up;
-    if (div == 1) up = ar > half || (ar == half && (qq & 1));
-    else up = r > div / 2 || (r == div / 2 && (ar != 0 || (qq & 1)));
-    return qq + up;
+/* The candidate of p digits when A = ai + ar / 2^sh (ai with one or two
+ * digits more than p: D = 10^(digits - p) of them dropped): A rounded as
+ * printf rounds, to nearest with ties to even, to a multiple of D, at A's
+ * scale. R = ai mod D; odd: the parity of ai's p-digit prefix. Rounded up
+ * when R plus what breaks the tie at D / 2 (the fraction or an odd prefix,
+ * which count only when R is exactly D / 2) passes D / 2. */
+static inline __attribute__((always_inline)) uint64_t pm_api__fmt_cand(uint64_t ai, uint64_t R, bool sticky,
+                                                                       bool odd, uint64_t D) {
+    bool up = R + (sticky | odd) > D / 2;
+    return ai - R + (up ? D : 0);
 }
 
 /* The text of a = |d| > 0 with a '-' before it when neg, as
@@ -119,8 +138,8 @@ static inline __attribute__((always_inline)) int pm_api__fmt_f64_exact(char *o, 
     int P = 16 - k, sh = 53 - be - P;    /* A = a 10^P = m 5^P / 2^sh in [10^16, 2 10^17) */
     uint64_t p5 = pm_api__p5[P];
     pm_api__fmt_u128 v = (pm_api__fmt_u128)m * p5;   /* < 2^116 */
-    uint64_t vh = (uint64_t)(v >> 64), vl = (uint64_t)v;
-    uint64_t ai = vh << (64 - sh) | vl >> sh, ar = vl & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+    /* ai < 2^64: one double-word shift (sh & 63 is sh); ar: what it dropped */
+    uint64_t ai = (uint64_t)(v >> (sh & 63)), ar = (uint64_t)v - (ai << sh);
     /* The ends, (2v -+ 5^P) / 2^(sh+1) (or (4v - 5^P) / 2^(sh+2) below a
      * power of two: its lower neighbour is half as far), are ai plus what
      * ar and 5^P make: one word each (ar < 2^sh, 5^P < 2^63, sh <= 61),
@@ -128,39 +147,50 @@ static inline __attribute__((always_inline)) int pm_api__fmt_f64_exact(char *o, 
      * numerators are odd (5^P is) and sh >= 1: neither end is an integer,
      * so the integers that read back at A's scale are [lb, ui] (lb: the
      * lower end's floor plus one), with no tie for strtod's round-to-even
-     * to break. */
+     * to break. A candidate c reads back when c - lb <= span (unsigned:
+     * below lb wraps past it). */
+    int pw = frac_bits == 0;
     uint64_t ui = ai + ((2 * ar + p5) >> (sh + 1));
-    int64_t lt = frac_bits ? (int64_t)(2 * ar) - (int64_t)p5 : (int64_t)(4 * ar) - (int64_t)p5;
-    uint64_t lb = ai + (uint64_t)(lt >> (frac_bits ? sh + 1 : sh + 2)) + 1;
-    /* The first p of 15, 16, 17 that reads back (17 always does); constant
-     * divisors. */
-    if (ai >= 1000000000000000000ull) return 0;   /* not reached: k is floor((be - 1) log10 2) here */
-    bool d18 = ai >= 100000000000000000ull;
-    uint64_t q;
+    int64_t lt = (int64_t)((2 * ar) << pw) - (int64_t)p5;
+    uint64_t lb = ai + (uint64_t)(lt >> (sh + 1 + pw)) + 1, span = ui - lb;
+    /* The first p of 15, 16, 17 that reads back (17 always does), as its
+     * candidate c at A's scale (c = q 10^(digits(ai) - p), q the p digits
+     * printf writes): one division by a constant gives Q and R for the
+     * shortest; a longer prefix is 10^j Q + R / D' (D' its dropped part,
+     * 10^j Q even), so its parity and its remainder R mod D' come from R
+     * alone. */
+    bool sticky = ar != 0, d18 = ai >= 100000000000000000ull;
+    uint64_t c;
     int p;
-    if (d18) {
-        if (q = pm_api__fmt_round(ai, ar, half, 1000), q * 1000 - lb <= ui - lb) p = 15;
-        else if (q = pm_api__fmt_round(ai, ar, half, 100), q * 100 - lb <= ui - lb) p = 16;
-        else q = pm_api__fmt_round(ai, ar, half, 10), p = 17;
-    } else {
-        if (q = pm_api__fmt_round(ai, ar, half, 100), q * 100 - lb <= ui - lb) p = 15;
-        else if (q = pm_api__fmt_round(ai, ar, half, 10), q * 10 - lb <= ui - lb) p = 16;
-        else q = pm_api__fmt_round(ai, ar, half, 1), p = 17;
+    if (!d18) {   /* 17 digits: p 15, 16, 17 drop 2, 1, 0 */
+        uint64_t Q = ai / 100, R = ai - Q * 100;
+        uint32_t R1 = (uint32_t)R / 10;
+        if (c = pm_api__fmt_cand(ai, R, sticky, Q & 1, 100), c - lb <= span) p = 15;
+        else if (c = pm_api__fmt_cand(ai, R - R1 * 10, sticky, R1 & 1, 10), c - lb <= span) p = 16;
+        else c = ai + (ar + (ai & 1) > 1ull << (sh - 1)), p = 17;   /* the fraction: ties at 2^(sh-1) */
+    } else {   /* 18 digits: p 15, 16, 17 drop 3, 2, 1 */
+        uint64_t Q = ai / 1000, R = ai - Q * 1000;
+        uint32_t R2 = (uint32_t)R / 100, R1 = (uint32_t)R / 10;
+        if (c = pm_api__fmt_cand(ai, R, sticky, Q & 1, 1000), c - lb <= span) p = 15;
+        else if (c = pm_api__fmt_cand(ai, R - R2 * 100, sticky, R2 & 1, 100), c - lb <= span) p = 16;
+        else c = pm_api__fmt_cand(ai, R - R1 * 10, sticky, R1 & 1, 10), p = 17;
+        c /= 10;   /* its last digit is a zero */
     }
-    int x = 16 + d18 - P;   /* the decimal exponent of q's first digit */
-    if (q == pm_api__u10[p]) {   /* carried into one more digit */
-        q = pm_api__u10[p - 1];
+    int x = 16 + d18 - P;   /* the decimal exponent of c's first digit */
+    if (c == 100000000000000000ull) {   /* carried into one more digit */
+        c = 10000000000000000ull;
         x++;
     }
-    /* q's p digits, the last of them at buf[16]; nd without trailing zeros. */
+    /* c's 17 digits (those past q's are zeros) at buf[0..17), zeros after;
+     * nd: without the trailing zeros (the first digit is not one). */
     char buf[48];
-    uint64_t hi = q / 100000000, lo8 = q - hi * 100000000;
+    uint64_t hi = c / 100000000, lo8 = c - hi * 100000000;
     uint32_t top = (uint32_t)(hi / 100000000), mid = (uint32_t)(hi - (uint64_t)top * 100000000);
     buf[0] = (char)('0' + top);
     int tz = pm_api__fmt_digits16(buf + 1, mid, (uint32_t)lo8);
     memset(buf + 17, '0', 16);
-    const char *dg = buf + 17 - p;
-    int nd = p - tz;
+    const char *dg = buf;
+    int nd = 17 - tz;
     char t[80];
     t[0] = '-';
     int n = neg;
@@ -175,7 +205,7 @@ static inline __attribute__((always_inline)) int pm_api__fmt_f64_exact(char *o, 
         memcpy(t + n + 1 - x, dg, 17);
         n += 1 - x + nd;
     } else if (x >= nd - 1) {   /* an integer: its digits, then zeros */
-        memcpy(t + n, dg, 17);   /* dg[p..] are '0' */
+        memcpy(t + n, dg, 17);   /* dg[nd..] are '0' */
         n += x + 1;
     } else {   /* ddd.ddd */
         memcpy(t + n, dg, 16);
