@@ -894,12 +894,14 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     uint64_t used = 0;
     /* The roads' compact copies: the stitch is their only reader. In a
      * town without sidewalks it runs once (below), so they go in an arena
-     * of their own whose blocks go back to a for the overlap check's
-     * scratch; with sidewalks they stay in a (their own arena's blocks,
-     * each a block of a, would pack them less tightly). */
+     * of their own, destroyed after it: its blocks, given back to a's
+     * allocator in one piece, take the overlap check's big arrays (then
+     * the encoder's text) instead of fresh memory above the scene; with
+     * sidewalks they stay in a (their own arena's blocks would pack them
+     * less tightly). */
     bool sidewalks = false;
     for (uint32_t e = 0; e < p->nedges; e++) sidewalks |= p->edges[e].has_sidewalk;
-    pm_arena *copies = rc != PM_OK || sidewalks ? NULL : pm_arena_create_scratch(a);
+    pm_arena *copies = rc != PM_OK || sidewalks ? NULL : pm_arena_create_child(a);
     if (rc == PM_OK && !sidewalks && !copies) rc = PM_ERR_NOMEM;
     if (rc == PM_OK && !(N.tmp = pm_arena_create_scratch(a))) rc = PM_ERR_NOMEM;
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++)

@@ -117,6 +117,8 @@ void pm_arena_destroy(pm_arena *a) {
     free(a);
 }
 
+static bool pm__within_limit(const pm_arena *a, size_t total);
+
 static void *pm__from_parent(void *ctx, size_t size) { return pm_arena_alloc(ctx, size); }
 static void pm__to_parent(void *ctx, void *p, size_t size) { pm_arena_free(ctx, p, size); }
 
@@ -128,6 +130,27 @@ pm_arena *pm_arena_create_scratch(pm_arena *parent) {
      * again (a big allocation would be a fresh chunk each time). */
     if (a) a->block_max = PM__BIG - pm__header() - PM_ARENA_ALIGN;
     return a;
+}
+
+/* A child's blocks: from its parent's allocator, within the parent's
+ * limit and counted in its reserved bytes while held. */
+static void *pm__child_alloc(void *ctx, size_t size) {
+    pm_arena *parent = ctx;
+    if (!pm__within_limit(parent, size)) return NULL;
+    void *p = pm__block_alloc(parent, size);
+    if (p) parent->reserved += size;
+    return p;
+}
+
+static void pm__child_free(void *ctx, void *p, size_t size) {
+    pm_arena *parent = ctx;
+    pm__block_free(parent, p, size);
+    parent->reserved -= size;
+}
+
+pm_arena *pm_arena_create_child(pm_arena *parent) {
+    const pm_arena_allocator al = {pm__child_alloc, pm__child_free, parent, NULL};
+    return pm_arena_create_with(0, &al);
 }
 
 void pm_arena_reset(pm_arena *a) {

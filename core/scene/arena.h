@@ -40,6 +40,16 @@ pm_arena *pm_arena_create_with(size_t block_size, const pm_arena_allocator *al);
  * and go with it; reset, it is used again from the start. Destroy it
  * before parent. NULL when out of memory. */
 pm_arena *pm_arena_create_scratch(pm_arena *parent);
+/* An arena for one stage's data, all given back at once when the stage
+ * ends (destroy it before parent): its blocks come from parent's
+ * allocator, within parent's limit and counted in parent's reserved bytes
+ * while held, and go back to the allocator when it is destroyed. The
+ * space is then the allocator's again in one piece (the page pool merges
+ * it), which the next big allocation (a chunk of its own) can take, where
+ * a scratch arena's blocks would stay parent's free regions, each under
+ * 1 MiB. The same on every allocator, so what fits under a limit does not
+ * depend on it. NULL when out of memory. */
+pm_arena *pm_arena_create_child(pm_arena *parent);
 /* Forgets every allocation of a at once, keeping its newest block to be
  * used again (the others go back to its allocator: for a scratch arena,
  * to its parent, which uses them again): what was allocated from a before

@@ -605,3 +605,78 @@ Test(arena, new_blocks_leave_freed_big_allocations_whole) {
     pm_arena_destroy(a);
     cr_assert_eq(c.held, 0);
 }
+
+/* A child arena (pm_arena_create_child) of a parent standing in for
+ * malloc: its blocks come from the parent's allocator and count in the
+ * parent's reserved bytes while held; destroyed, they all go back to the
+ * allocator and the parent's count is what it was, its own allocations
+ * untouched. */
+Test(arena, child_blocks_go_back_to_the_parents_allocator) {
+    counted c = {.limit = (size_t)1 << 30};
+    pm_arena_allocator al;
+    pm_arena *a = stand_in_arena(&c, &al);
+    unsigned char *mine = pm_arena_alloc(a, 5000);
+    cr_assert_not_null(mine);
+    memset(mine, 7, 5000);
+    size_t before = pm_arena_reserved(a);
+    cr_assert_eq(c.held, before);
+    pm_arena *k = pm_arena_create_child(a);
+    cr_assert_not_null(k);
+    uint32_t x = 7;
+    unsigned char *first = NULL;
+    for (int i = 0; i < 400; i++) {
+        x = x * 1103515245u + 12345u;
+        size_t n = i == 200 ? (size_t)3 << 20 : 100 + (x >> 8) % 40000;
+        unsigned char *p = pm_arena_alloc(k, n);
+        cr_assert_not_null(p);
+        memset(p, (int)(i & 0xff), n);
+        if (!first) first = p;
+        cr_assert_eq(c.held, pm_arena_reserved(a), "the parent counts the child's blocks");
+    }
+    cr_assert_gt(pm_arena_reserved(a), before + ((size_t)8 << 20));
+    cr_assert_eq(first[0], 0);
+    pm_arena_destroy(k);
+    cr_assert_eq(pm_arena_reserved(a), before, "every block of the child went back");
+    cr_assert_eq(c.held, before);
+    for (int i = 0; i < 5000; i++) cr_assert_eq(mine[i], 7);
+    pm_arena_destroy(a);
+    cr_assert_eq(c.held, 0);
+}
+
+/* The child's blocks are within the parent's limit: refused past it, and
+ * the parent's own allocations fit again once the child is gone. */
+Test(arena, child_respects_the_parents_limit) {
+    counted c = {.limit = (size_t)1 << 30};
+    pm_arena_allocator al;
+    pm_arena *a = stand_in_arena(&c, &al);
+    pm_arena_set_limit(a, (size_t)4 << 20);
+    cr_assert_not_null(pm_arena_alloc(a, 1000));
+    pm_arena *k = pm_arena_create_child(a);
+    cr_assert_not_null(k);
+    size_t got = 0;
+    while (pm_arena_alloc(k, 50000)) got += 50000;
+    cr_assert_gt(got, (size_t)2 << 20, "the child got room under the limit");
+    cr_assert_leq(pm_arena_reserved(a), (size_t)4 << 20, "never past the limit");
+    cr_assert_null(pm_arena_alloc(k, (size_t)2 << 20), "a big allocation past it refused too");
+    cr_assert_null(pm_arena_alloc(a, (size_t)2 << 20), "the parent has no room left");
+    pm_arena_destroy(k);
+    cr_assert_not_null(pm_arena_alloc(a, (size_t)2 << 20), "room again after the child");
+    pm_arena_destroy(a);
+    cr_assert_eq(c.held, 0);
+}
+
+/* On malloc the same: the child's blocks count in the parent and go back
+ * when it is destroyed, so limits hold alike on every allocator. */
+Test(arena, child_on_malloc_counts_and_gives_back_alike) {
+    pm_arena *a = pm_arena_create(0);
+    cr_assert_not_null(pm_arena_alloc(a, 1000));
+    size_t before = pm_arena_reserved(a);
+    pm_arena *k = pm_arena_create_child(a);
+    cr_assert_not_null(k);
+    for (int i = 0; i < 200; i++) cr_assert_not_null(pm_arena_alloc(k, 20000));
+    cr_assert_not_null(pm_arena_alloc(k, (size_t)2 << 20));
+    cr_assert_gt(pm_arena_reserved(a), before + (size_t)6000000, "the child's blocks count in the parent");
+    pm_arena_destroy(k);
+    cr_assert_eq(pm_arena_reserved(a), before, "and go back");
+    pm_arena_destroy(a);
+}

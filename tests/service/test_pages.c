@@ -373,3 +373,39 @@ Test(pages, strict_commit_accounting_is_recognised) {
     cr_assert_eq(pg == NULL, pm_svc_pages_strict_commit("/proc/sys/vm/overcommit_memory") == 1);
     pm_svc_pages_destroy(pg);
 }
+
+/* A child arena on the pool (pm_arena_create_child, a network's road
+ * copies): destroyed, its blocks are one free space in the pool, and the
+ * parent's next big allocation (the overlap check's arrays) takes it
+ * instead of fresh pages: the pool's high-water mark does not move. Its
+ * accounting is the one on malloc. */
+Test(pages, a_childs_space_takes_the_parents_next_big_allocation) {
+    pm_svc_pages *pg = pm_svc_pages_create(64 * MIB);
+    cr_assert_not_null(pg);
+    pm_arena_allocator al = pm_svc_pages_arena(pg);
+    pm_arena *a = pm_arena_create_with(0, &al), *m = pm_arena_create(0);
+    for (int i = 0; i < 40; i++) cr_assert(pm_arena_alloc(a, 3000) && pm_arena_alloc(m, 3000));
+    pm_arena *k = pm_arena_create_child(a), *km = pm_arena_create_child(m);
+    cr_assert(k && km);
+    for (int i = 0; i < 300; i++) {
+        unsigned char *p = pm_arena_alloc(k, 30000), *q = pm_arena_alloc(km, 30000);
+        cr_assert(p && q);
+        memset(p, 1, 30000);
+        cr_assert_eq(pm_arena_reserved(a), pm_arena_reserved(m));
+    }
+    unsigned char *scene = pm_arena_alloc(a, 3 * MIB);   /* above the child, held */
+    cr_assert(scene && pm_arena_alloc(m, 3 * MIB));
+    pm_arena_destroy(k);
+    pm_arena_destroy(km);
+    cr_assert_eq(pm_arena_reserved(a), pm_arena_reserved(m));
+    size_t high = pm_svc_pages_used(pg);
+    unsigned char *big = pm_arena_alloc(a, 5 * MIB);
+    cr_assert(big && pm_arena_alloc(m, 5 * MIB));
+    memset(big, 2, 5 * MIB);
+    cr_assert_eq(pm_svc_pages_used(pg), high, "the big allocation lies in the child's space");
+    cr_assert(big < scene, "below the scene");
+    cr_assert_eq(pm_arena_reserved(a), pm_arena_reserved(m));
+    pm_arena_destroy(a);
+    pm_arena_destroy(m);
+    pm_svc_pages_destroy(pg);
+}
