@@ -1149,6 +1149,30 @@ static void pm__strip_axis(const float *l0, const float *m0, const float *r0, co
     d[0] = ax + f * nx, d[1] = az + f * nz;
 }
 
+/* Whether the loop xz (m points) is two chains strictly rising along d
+ * (floats, as pm__strip_axis gives it) from one point to another: each
+ * step's projection strictly above or below the last's (exact, as in
+ * pm__above2), the steps' signs changing exactly twice round the loop
+ * (once at its least point, once at its greatest). With triangles that
+ * turn one way whose edges sum to the loop, a simple loop
+ * (docs/network.md: the strip's border by its chains). */
+static bool pm__two_chains(const float *xz, uint32_t m, const float d[2]) {
+    if (m < 3) return false;
+    const double dx = d[0], dz = d[1];
+    double first = (double)xz[0] * dx + (double)xz[1] * dz, last = first;
+    unsigned flat = 0, changes = 0, up0 = 0, up = 0;
+    for (uint32_t k = 1; k <= m; k++) {
+        double p = k < m ? (double)xz[2 * (size_t)k] * dx + (double)xz[2 * (size_t)k + 1] * dz : first;
+        unsigned rise = p > last, fall = p < last;
+        flat |= !(rise | fall);
+        if (k == 1) up0 = up = rise;
+        changes += rise ^ up;
+        up = rise, last = p;
+    }
+    changes += up ^ up0;   /* (round the end: the last step against the first) */
+    return !flat && changes == 2;
+}
+
 /* Whether b's projection is above a's, lane by lane (bits 1, 2), where
  * pa and pb are projections rounded once (pm__strip_axis): exact, as
  * rounding keeps order (docs/network.md). */

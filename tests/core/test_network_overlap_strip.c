@@ -355,7 +355,8 @@ static bool loop_simple_all_pairs(const float *xz, uint32_t m) {
     return true;
 }
 
-/* The chains' proof (pm__sides.mono) against the loop's simplicity, pair
+/* The chains' proof (pm__sides.mono, and pm__two_chains on the border
+ * as the walk asks it) against the loop's simplicity, pair
  * by pair and by pm_loop_simple's sweep, on random strips of two column
  * pairs: straight, bent, curled round onto themselves, zigzagging, rows
  * slanted or squashed, end rows bent, far from the origin (rounded), a
@@ -368,7 +369,7 @@ Test(network_overlap_strip, chains_shown_simple) {
     static uint32_t idx[12 * ROWS_MAX], row[3 * (ROWS_MAX + 1)];
     static float side[2][2 * (ROWS_MAX + 1)];
     pm_arena *ar = pm_arena_create(0);
-    size_t shown = 0, simple_not_shown = 0, tangled = 0, taken = 0, far_off = 0;
+    size_t shown = 0, simple_not_shown = 0, tangled = 0, taken = 0, far_off = 0, two_only = 0;
     for (int round = 0; round < 60000; round++) {
         uint32_t kind = rnd(8), G = kind >= 6 ? 1 + rnd(3) : 1 + rnd(ROWS_MAX);
         double h = rnd(360) * PI_ / 180, x = 0, z = 0, step = rnd(4) ? 0.5 + rnd(8) : 1e-4 * (1 + rnd(100));
@@ -419,14 +420,22 @@ Test(network_overlap_strip, chains_shown_simple) {
         pm_arena_reset(ar);
         cr_assert_eq(simple, pm__loop_simple_path(ar, xz, m, 0) == 1, "round %d: the sweep differs", round);
         if (sd.mono) cr_assert(simple, "round %d (kind %u, %u rows): shown by its chains, not simple", round, kind, G);
+        /* The walk's form (any loop of such triangles): the same proof. */
+        float d[2];
+        pm__strip_axis(pos + 3 * (size_t)row[0], pos + 3 * (size_t)row[1], pos + 3 * (size_t)row[2],
+                       pos + 3 * (size_t)row[3 * G + 1], d);
+        bool two = pm__two_chains(xz, m, d);
+        if (two) cr_assert(simple, "round %d (kind %u, %u rows): two chains, not simple", round, kind, G);
+        if (sd.mono) cr_assert(two, "round %d: shown by its rows' chains, not by the loop's", round);
         shown += sd.mono;
+        two_only += two && !sd.mono;
         simple_not_shown += simple && !sd.mono;
         tangled += !simple;
         far_off += sd.mono && off > 0;
     }
     pm_arena_destroy(ar);
-    cr_log_info("strips: %zu taken, %zu shown by their chains (%zu far from the origin), %zu simple not shown, "
-                "%zu not simple", taken, shown, far_off, simple_not_shown, tangled);
+    cr_log_info("strips: %zu taken, %zu shown by their chains (%zu far from the origin, %zu more by the loop's), "
+                "%zu simple not shown, %zu not simple", taken, shown, far_off, two_only, simple_not_shown, tangled);
     cr_assert_gt(shown, 10000);
     cr_assert_gt(far_off, 1000);
     cr_assert_gt(simple_not_shown, 1000);
