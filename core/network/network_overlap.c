@@ -1032,6 +1032,9 @@ static int pm__kept_loop(pm__ov *O, const pm__prec *rec, uint32_t nrec, const fl
 #ifndef PM__BORDER2_ONCE         /* (... and turns it off now and then: the border walked vertex by vertex) */
 #define PM__BORDER2_ONCE pm__border2_once
 #endif
+#ifndef PM__STRIP_MONO           /* (... and the chains' proof, off now and then: the loop tests decide) */
+#define PM__STRIP_MONO(sd) ((sd)->mono)
+#endif
 
 /* Whether the triangles q[0 .. 3 t) (vertex indices into pos) are a
  * strip of k column pairs as above, all turning one way in plan (*turn:
@@ -1126,16 +1129,70 @@ static bool pm__turns4(const float *pos, const uint32_t *r, int s) {
 
 /* What pm__strip_rows2 reads on the way: the outer columns' plan points
  * (row g's first vertex at xz[0] + 2 g, its last at xz[1] + 2 g, G + 1
- * rows) and whether the inner rows' vertices rise (row g's first below
+ * rows); whether the inner rows' vertices rise (row g's first below
  * its last below row g + 1's first, 0 < g < G): then those are all
- * different. */
-typedef struct pm__sides { float *xz[2]; bool rising; } pm__sides;
+ * different; and, when the caller asks (chains), whether the border is
+ * two chains rising along the road (pm__strip_axis): then it is a
+ * simple loop (mono). */
+typedef struct pm__sides { float *xz[2]; bool chains, rising, mono; } pm__sides;
+
+/* The direction pm__strip_rows2 measures a strip along: the chord from
+ * its first row's middle vertex m0 to its last's, mG, turned a
+ * sixteenth of the way toward its first row's right end r0 from its
+ * left end l0 (so that rows square to the road still rise or fall along
+ * it). Any direction serves the proof; this one makes a road that turns
+ * through less than a right angle pass. Floats (x, z), so that a plan
+ * point's projection p0 d0 + p1 d1 rounds once. */
+static void pm__strip_axis(const float *l0, const float *m0, const float *r0, const float *mG, float d[2]) {
+    float ax = mG[0] - m0[0], az = mG[2] - m0[2], nx = r0[0] - l0[0], nz = r0[2] - l0[2];
+    float f = 0.0625f * sqrtf((ax * ax + az * az) / (nx * nx + nz * nz));
+    d[0] = ax + f * nx, d[1] = az + f * nz;
+}
+
+/* Whether the loop xz (m points) is two chains strictly rising along d
+ * (floats, as pm__strip_axis gives it) from one point to another: each
+ * step's projection strictly above or below the last's (exact, as in
+ * pm__above2), the steps' signs changing exactly twice round the loop
+ * (once at its least point, once at its greatest). With triangles that
+ * turn one way whose edges sum to the loop, a simple loop
+ * (docs/network.md: the strip's border by its chains). */
+static bool pm__two_chains(const float *xz, uint32_t m, const float d[2]) {
+    if (m < 3) return false;
+    const double dx = d[0], dz = d[1];
+    double first = (double)xz[0] * dx + (double)xz[1] * dz, last = first;
+    unsigned flat = 0, changes = 0, up0 = 0, up = 0;
+    for (uint32_t k = 1; k <= m; k++) {
+        double p = k < m ? (double)xz[2 * (size_t)k] * dx + (double)xz[2 * (size_t)k + 1] * dz : first;
+        unsigned rise = p > last, fall = p < last;
+        flat |= !(rise | fall);
+        if (k == 1) up0 = up = rise;
+        changes += rise ^ up;
+        up = rise, last = p;
+    }
+    changes += up ^ up0;   /* (round the end: the last step against the first) */
+    return !flat && changes == 2;
+}
+
+/* Whether b's projection is above a's, lane by lane (bits 1, 2), where
+ * pa and pb are projections rounded once (pm__strip_axis): exact, as
+ * rounding keeps order (docs/network.md). */
+static inline int pm__above2(__m128d pa, __m128d pb) { return _mm_movemask_pd(_mm_cmpgt_pd(pb, pa)); }
+
+/* Whether a row's three projections (l, m, r; lanes 0 and 1 of lm = (l,
+ * m) and mr = (m, r)) rise or fall strictly along the road. */
+static inline bool pm__row_monotone(__m128d lm, __m128d mr) {
+    int up = pm__above2(lm, mr), down = pm__above2(mr, lm);
+    return up == 3 || down == 3;
+}
 
 /* pm__strip_rows and pm__strip_far for two column pairs (three columns:
  * a network's road), a group of four triangles at a time, two turns at
- * once (pm__turn2; a lane not sure is taken the scalar way), and sd. */
-static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uint32_t *row, int *turn,
-                            uint32_t base, uint32_t span, uint32_t *far, pm__sides *sd) {
+ * once (pm__turn2; a lane not sure is taken the scalar way), and sd (its
+ * chains when chains, which the caller gives as sd->chains). */
+static inline __attribute__((always_inline)) bool pm__strip_rows2_at(const uint32_t *q, uint32_t t, const float *pos,
+                                                                     uint32_t *row, int *turn, uint32_t base,
+                                                                     uint32_t span, uint32_t *far, pm__sides *sd,
+                                                                     const bool chains) {
     if (t % 4 != 0) return false;
     uint32_t G = t / 4, nfar = 0;
     uint32_t A0 = q[0], A1 = q[1], A2 = q[7];
@@ -1155,6 +1212,15 @@ static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uin
     mxA = A2 > mxA ? A2 : mxA;
     float *L = sd->xz[0], *Rt = sd->xz[1];
     L[0] = p0[0], L[1] = p0[2], Rt[0] = p2[0], Rt[1] = p2[2];
+    /* The outer columns' projections on the road's direction d (lanes
+     * left, right), each row's above the row before's. */
+    float d[2] = {0, 0};
+    if (chains) pm__strip_axis(p0, p1, p2, pos + 3 * (size_t)q[12 * ((size_t)G - 1) + 4], d);
+    const __m128d dx = _mm_set1_pd(d[0]), dz = _mm_set1_pd(d[1]);
+    __m128d pjA = _mm_add_pd(_mm_mul_pd(_mm_shuffle_pd(a01x, a12x, 2), dx), _mm_mul_pd(_mm_shuffle_pd(a01z, a12z, 2), dz));
+    bool mono = chains && pm__row_monotone(_mm_add_pd(_mm_mul_pd(a01x, dx), _mm_mul_pd(a01z, dz)),
+                                           _mm_add_pd(_mm_mul_pd(a12x, dx), _mm_mul_pd(a12z, dz)));
+    int rise = 3;
     for (uint32_t g = 0; g < G; g++, q += 12) {
         uint32_t B0 = q[2], B1 = q[4], B2 = q[10];
         uint32_t bad = (q[0] ^ A0) | (q[1] ^ A1) | (q[3] ^ A1) | (q[5] ^ B0) | (q[6] ^ A1) | (q[7] ^ A2) |
@@ -1179,13 +1245,30 @@ static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uin
         mxB = B2 > mxB ? B2 : mxB;
         uint32_t l = mnA < mnB ? mnA : mnB, h = mxA > mxB ? mxA : mxB;
         nfar += l < base || h - base >= span || h - l >= PM__SLOTS ? 12 : 0;
+        if (chains) {
+            __m128d pjB = _mm_add_pd(_mm_mul_pd(_mm_shuffle_pd(b01x, b12x, 2), dx),
+                                     _mm_mul_pd(_mm_shuffle_pd(b01z, b12z, 2), dz));
+            rise &= pm__above2(pjA, pjB);
+            pjA = pjB;
+        }
         A0 = B0, A1 = B1, A2 = B2, mnA = mnB, mxA = mxB;
         a01x = b01x, a12x = b12x, a01z = b01z, a12z = b12z;
     }
+    mono = mono && rise == 3 &&
+           pm__row_monotone(_mm_add_pd(_mm_mul_pd(a01x, dx), _mm_mul_pd(a01z, dz)),
+                            _mm_add_pd(_mm_mul_pd(a12x, dx), _mm_mul_pd(a12z, dz)));
     *turn = s;
     *far = nfar;
     sd->rising = !fall;
+    sd->mono = mono;
     return true;
+}
+
+/* (Two copies: the chains' sums cost a road that does not ask nothing.) */
+static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uint32_t *row, int *turn,
+                            uint32_t base, uint32_t span, uint32_t *far, pm__sides *sd) {
+    return sd->chains ? pm__strip_rows2_at(q, t, pos, row, turn, base, span, far, sd, true)
+                      : pm__strip_rows2_at(q, t, pos, row, turn, base, span, far, sd, false);
 }
 
 /* Whether the border of a strip of two column pairs (rows row[0 ..
@@ -1327,12 +1410,14 @@ static int pm__road_strip(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, 
     float lo[2] = {HUGE_VALF, HUGE_VALF}, hi[2] = {-HUGE_VALF, -HUGE_VALF};
     const float *pos = P->positions;
     bool border = false;   /* xz, lo, hi filled, every vertex once */
+    bool mono = false;     /* the border two chains rising along the road */
 #ifdef __SSE2__
     if (k == 2) {
         /* (The columns' points kept in xz's second half until the border
          * is copied into its first.) */
-        pm__sides sd = {.xz = {xz + 2 * (size_t)m + 2, xz + 3 * (size_t)m + 3}};
+        pm__sides sd = {.xz = {xz + 2 * (size_t)m + 2, xz + 3 * (size_t)m + 3}, .chains = true};
         if (!pm__strip_rows2(q, t, pos, row, &turn, base, span, &far, &sd) || far > PM__FAR) return PM_OK;
+        mono = PM__STRIP_MONO(&sd);
         if ((border = PM__BORDER2_ONCE(row, G, &sd))) {
             pm__border2(&sd, G, pos + 3 * (size_t)row[1], pos + 3 * (size_t)row[3 * G + 1], turn, xz);
             pm_xz_box(xz, 0, m, lo, hi);
@@ -1371,7 +1456,10 @@ static int pm__road_strip(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, 
     }
 #undef PM__BORDER
     if (repeated) return PM_OK;
-    int rc = pm_loop_convex(xz, m);
+    /* Two chains rising along the road from one least point to one
+     * greatest, every triangle turning one way: a simple loop (the proof
+     * is in docs/network.md), what pm_loop_simple would find. */
+    int rc = mono ? 1 : pm_loop_convex(xz, m);
     if (rc == 0) {
         /* Simple but not convex: from where pm__asphalt_loop's walk
          * starts, the first edge of its window (least row, then least

@@ -23,8 +23,9 @@
  * then the directed edges of all the triangles, summed by plan point,
  * are exactly the loop L: the asphalt's border with each piece's seam
  * replaced by its outer points. Whatever the road's shape: turned,
- * curved, not convex. When L is simple (pm_loop_convex, else
- * pm_loop_simple, as the summed way asks), no two triangles overlap
+ * curved, not convex. When L is simple (two chains rising along the
+ * road, else pm_loop_convex, else pm_loop_simple, as the summed way
+ * asks), no two triangles overlap
  * (the certificate of geom/plan_boundary.h), so no two edges the sum
  * gathers are the same points the same way (each has a triangle on its
  * left), its cancelling never fails and what it walks is L from another
@@ -39,6 +40,9 @@
 #ifdef __SSE2__
 #ifndef PM__SEAM5_ON            /* (tests/core/test_network_overlap_bent.c turns it off now and then) */
 #define PM__SEAM5_ON 1
+#endif
+#ifndef PM__WALK_CHAINS          /* (tests/core/test_network_overlap_walk.c turns it off now and then) */
+#define PM__WALK_CHAINS pm__two_chains
 #endif
 #ifndef PM__WALK                 /* (tests/core/test_network_overlap_walk.c: checks each against the sum) */
 #define PM__WALK pm__road_walk
@@ -434,7 +438,12 @@ static int pm__road_walk(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, s
     float lo[2], hi[2];
     pm_xz_box(xu, 0, mU, lo, hi);
     if (lo[0] == 0 || lo[1] == 0 || hi[0] == 0 || hi[1] == 0) return PM_OK;
-    int rc = pm_loop_convex(xu, mU);
+    /* L two chains rising along the road (all its triangles turning one
+     * way): simple (docs/network.md), else asked as the summed way asks. */
+    float d[2];
+    pm__strip_axis(pos + 3 * (size_t)row[0], pos + 3 * (size_t)row[1], pos + 3 * (size_t)row[2],
+                   pos + 3 * (size_t)row[3 * G + 1], d);
+    int rc = PM__WALK_CHAINS(xu, mU, d) ? 1 : pm_loop_convex(xu, mU);
     if (rc == 0) rc = pm_loop_simple(O->w, xu, mU);
     if (rc != 1) return rc < 0 ? rc : PM_OK;   /* (not shown: the sum decides) */
     *sure = true;

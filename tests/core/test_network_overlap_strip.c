@@ -26,13 +26,22 @@ static int strip_hook(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size
 typedef struct pm__sides pm__sides;
 static bool once_hook(const uint32_t *row, uint32_t G, const pm__sides *sd);
 #define PM__BORDER2_ONCE once_hook
+static bool mono_hook(const pm__sides *sd);
+#define PM__STRIP_MONO mono_hook
 #include "../../core/network/network_overlap.c"
 
 #include "pm_test_overlap_oracle.h"
 #include "pm_test_overlap_road.h"
 
-static size_t decided[2], undecided, with_sidewalk, walked[2];
+static size_t decided[2], undecided, with_sidewalk, walked[2], chained[2];
 static bool by_vertex;                 /* the border walked vertex by vertex (stamps), not copied */
+static bool no_chains;                 /* the chains' proof off: the loop tests decide */
+
+static bool mono_hook(const pm__sides *sd) {
+    bool mono = !no_chains && sd->mono;
+    chained[mono]++;
+    return mono;
+}
 
 static bool once_hook(const uint32_t *row, uint32_t G, const pm__sides *sd) {
     bool once = !by_vertex && pm__border2_once(row, G, sd);
@@ -65,7 +74,8 @@ static int strip_hook(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size
 
 static void build(const net *n) {
     static unsigned count;
-    by_vertex = count++ % 3 == 0;
+    by_vertex = count % 3 == 0;
+    no_chains = count++ % 4 == 1;
     pm_arena *a = pm_arena_create(1 << 20);
     uint32_t pairs[4][2];
     if (pm_network_crossings(a, &n->p, pairs, 4) == 0) {
@@ -139,7 +149,10 @@ Test(network_overlap_strip, rows_against_the_sum_on_every_road, .timeout = 300) 
         build(&n);
     }
     cr_log_info("roads by rows: %zu shown, %zu not shown; %zu without sidewalk left to the sum, %zu with one; "
-                "borders %zu copied, %zu walked", decided[1], decided[0], undecided, with_sidewalk, walked[1], walked[0]);
+                "borders %zu copied, %zu walked; %zu shown by their chains, %zu not",
+                decided[1], decided[0], undecided, with_sidewalk, walked[1], walked[0], chained[1], chained[0]);
+    cr_assert_geq(chained[1], 1000);
+    cr_assert_geq(chained[0], 500);
     cr_assert_geq(walked[0], 500);
     cr_assert_geq(walked[1], 1000);
     cr_assert_geq(decided[1], 2000, "only %zu roads shown by their rows", decided[1]);
@@ -228,7 +241,7 @@ Test(network_overlap_strip, two_column_pairs_fast_as_plain) {
         uint32_t t = 4 * G - (rnd(20) == 0), span = rnd(3) ? nv : rnd(nv + 1), far[2];
         int turn[2];
         static float side[2][2 * (ROWS_MAX + 1)];
-        pm__sides sd = {.xz = {side[0], side[1]}};
+        pm__sides sd = {.xz = {side[0], side[1]}, .chains = rnd(2) == 0};
         bool fast = pm__strip_rows2(idx, t, P, row[0], &turn[0], base, span, &far[0], &sd);
         bool plain = pm__strip_rows(idx, t, P, 2, row[1], &turn[1]) &&
                      pm__strip_far(row[1], 2, t / 4, base, span, &far[1]);
@@ -300,5 +313,178 @@ Test(network_overlap_strip, border_once_against_all_pairs) {
     }
     cr_assert_gt(once, 10000);
     cr_assert_gt(repeats, 10000);
+}
+#endif
+
+#ifdef __SSE2__
+#define PI_ 3.14159265358979323846
+
+/* Whether the closed loop xz (m points) is simple, pair by pair of edges
+ * with exact orientations: neighbours meet only at their shared corner,
+ * others not at all. */
+static bool loop_simple_all_pairs(const float *xz, uint32_t m) {
+    for (uint32_t i = 0; i < m; i++)
+        for (uint32_t j = i + 1; j < m; j++) {
+            uint32_t i1 = (i + 1) % m, j1 = (j + 1) % m;
+            double a[2] = {xz[2 * i], xz[2 * i + 1]}, b[2] = {xz[2 * i1], xz[2 * i1 + 1]};
+            double c[2] = {xz[2 * j], xz[2 * j + 1]}, d[2] = {xz[2 * j1], xz[2 * j1 + 1]};
+            if ((a[0] == b[0] && a[1] == b[1]) || (c[0] == d[0] && c[1] == d[1])) return false;
+            double o1 = pm_orient2d(a, b, c), o2 = pm_orient2d(a, b, d);
+            double o3 = pm_orient2d(c, d, a), o4 = pm_orient2d(c, d, b);
+            bool nb = i1 == j || j1 == i;
+            if (nb) {
+                /* (a b then b d, or c d then d b): beyond the shared corner
+                 * only when the far end lies back along the line. */
+                const double *s = i1 == j ? a : c, *e = i1 == j ? d : b, *k = i1 == j ? b : a;
+                if (pm_orient2d(s, k, e) != 0) continue;
+                int c0 = k[0] != s[0] ? 0 : 1;   /* on one line: back when e - k opposes k - s there */
+                if ((e[c0] - k[c0] > 0) != (k[c0] - s[c0] > 0)) return false;
+                continue;
+            }
+            if ((o1 > 0 && o2 > 0) || (o1 < 0 && o2 < 0) || (o3 > 0 && o4 > 0) || (o3 < 0 && o4 < 0)) continue;
+            if (o1 == 0 && o2 == 0) {   /* one line: meeting bounds meet */
+                bool apart = false;
+                for (int c0 = 0; c0 < 2; c0++) {
+                    double l1 = fmin(a[c0], b[c0]), h1 = fmax(a[c0], b[c0]), l2 = fmin(c[c0], d[c0]), h2 = fmax(c[c0], d[c0]);
+                    apart |= h1 < l2 || h2 < l1;
+                }
+                if (apart) continue;
+            }
+            return false;
+        }
+    return true;
+}
+
+/* The chains' proof (pm__sides.mono, and pm__two_chains on the border
+ * as the walk asks it) against the loop's simplicity, pair
+ * by pair and by pm_loop_simple's sweep, on random strips of two column
+ * pairs: straight, bent, curled round onto themselves, zigzagging, rows
+ * slanted or squashed, end rows bent, far from the origin (rounded), a
+ * vertex thrown now and then, and short strips of points anywhere near
+ * their rows (where chains that rise and triangles that turn one way
+ * still leave end rows that cross the border); every strip shown must
+ * be simple. */
+Test(network_overlap_strip, chains_shown_simple) {
+    static float pos[3 * 3 * (ROWS_MAX + 1)], xz[2 * (4 * ROWS_MAX + 8)];
+    static uint32_t idx[12 * ROWS_MAX], row[3 * (ROWS_MAX + 1)];
+    static float side[2][2 * (ROWS_MAX + 1)];
+    pm_arena *ar = pm_arena_create(0);
+    size_t shown = 0, simple_not_shown = 0, tangled = 0, taken = 0, far_off = 0, two_only = 0;
+    for (int round = 0; round < 60000; round++) {
+        uint32_t kind = rnd(8), G = kind >= 6 ? 1 + rnd(3) : 1 + rnd(ROWS_MAX);
+        double h = rnd(360) * PI_ / 180, x = 0, z = 0, step = rnd(4) ? 0.5 + rnd(8) : 1e-4 * (1 + rnd(100));
+        if (kind >= 6) step = 0.5 * (0.5 + rnd(8));
+        double w = 0.5 + rnd(6), off = rnd(3) ? 0 : rnd(2) ? 3e4 + rnd(1000) : 1e6;
+        double turn = kind == 0 ? 0 : kind == 1 ? (rnd(41) - 20.0) * PI_ / 180 / G
+                    : kind == 2 ? (rnd(2) ? 1 : -1) * (200.0 + rnd(300)) * PI_ / 180 / G : 0;
+        for (uint32_t g = 0; g <= G; g++) {
+            double nx = -sin(h), nz = cos(h), sl = kind == 4 ? (rnd(9) - 4.0) * 0.2 : 0;
+            for (uint32_t c = 0; c < 3; c++) {
+                double t = (c - 1.0) * w, px = x + nx * t + cos(h) * sl * (c - 1.0), pz = z + nz * t + sin(h) * sl * (c - 1.0);
+                if (kind == 5) px += (rnd(5) - 2.0) * 0.3 * step, pz += (rnd(5) - 2.0) * 0.3 * step;
+                if (kind >= 6) {   /* a short strip of points anywhere near its rows (ends and all) */
+                    px = x + (rnd(13) - 6.0) * w / 4, pz = z + (rnd(13) - 6.0) * w / 4;
+                    if (rnd(2)) px += (double)rnd(1000) / 4096, pz += (double)rnd(1000) / 4096;
+                }
+                float *p = pos + 3 * (3 * g + c);
+                p[0] = (float)(px + off), p[1] = 0, p[2] = (float)(pz - off * 0.5);
+            }
+            double hs = kind == 3 ? (rnd(2) ? 1 : -1) * rnd(80) * PI_ / 180 : turn;
+            x += cos(h) * step, z += sin(h) * step, h += hs;
+        }
+        for (int e = 0; e < 2; e++) {   /* an end row bent: its middle moved */
+            if (rnd(4)) continue;
+            float *p = pos + 3 * (e ? 3 * G + 1 : 1);
+            double a = rnd(360) * PI_ / 180, r = rnd(3) ? (rnd(20) + 1) * 0.05 * w : 1e-3;
+            p[0] = (float)(p[0] + r * cos(a)), p[2] = (float)(p[2] + r * sin(a));
+        }
+        if (rnd(6) == 0) {   /* a vertex thrown */
+            float *p = pos + 3 * rnd(3 * (G + 1));
+            p[0] = (float)(p[0] + (rnd(41) - 20.0) * 0.25 * w), p[2] = (float)(p[2] + (rnd(41) - 20.0) * 0.25 * w);
+        }
+        uint32_t *q = idx;
+        for (uint32_t g = 0; g < G; g++) {
+            uint32_t A[3] = {3 * g, 3 * g + 1, 3 * g + 2}, B[3] = {3 * g + 3, 3 * g + 4, 3 * g + 5};
+            uint32_t t[12] = {A[0], A[1], B[0], A[1], B[1], B[0], A[1], A[2], B[1], A[2], B[2], B[1]};
+            memcpy(q, t, sizeof t);
+            q += 12;
+        }
+        uint32_t far;
+        int tn;
+        pm__sides sd = {.xz = {side[0], side[1]}, .chains = true};
+        if (!pm__strip_rows2(idx, 4 * G, pos, row, &tn, 0, 3 * (G + 1), &far, &sd)) continue;
+        taken++;
+        uint32_t m = 2 * G + 4;
+        pm__border2(&sd, G, pos + 3 * (size_t)row[1], pos + 3 * (size_t)row[3 * G + 1], tn, xz);
+        bool simple = loop_simple_all_pairs(xz, m);
+        pm_arena_reset(ar);
+        cr_assert_eq(simple, pm__loop_simple_path(ar, xz, m, 0) == 1, "round %d: the sweep differs", round);
+        if (sd.mono) cr_assert(simple, "round %d (kind %u, %u rows): shown by its chains, not simple", round, kind, G);
+        /* The walk's form (any loop of such triangles): the same proof. */
+        float d[2];
+        pm__strip_axis(pos + 3 * (size_t)row[0], pos + 3 * (size_t)row[1], pos + 3 * (size_t)row[2],
+                       pos + 3 * (size_t)row[3 * G + 1], d);
+        bool two = pm__two_chains(xz, m, d);
+        if (two) cr_assert(simple, "round %d (kind %u, %u rows): two chains, not simple", round, kind, G);
+        if (sd.mono) cr_assert(two, "round %d: shown by its rows' chains, not by the loop's", round);
+        shown += sd.mono;
+        two_only += two && !sd.mono;
+        simple_not_shown += simple && !sd.mono;
+        tangled += !simple;
+        far_off += sd.mono && off > 0;
+    }
+    pm_arena_destroy(ar);
+    cr_log_info("strips: %zu taken, %zu shown by their chains (%zu far from the origin, %zu more by the loop's), "
+                "%zu simple not shown, %zu not simple", taken, shown, far_off, two_only, simple_not_shown, tangled);
+    cr_assert_gt(shown, 10000);
+    cr_assert_gt(far_off, 1000);
+    cr_assert_gt(simple_not_shown, 1000);
+    cr_assert_gt(tangled, 1000, "only %zu strips not simple", tangled);
+}
+#endif
+
+#ifdef __SSE2__
+/* A float m 2^e (|m| < 2^24, -20 <= e <= 0) as the integer n with value
+ * n 2^-20. */
+static __int128 fixed20(float f) { return (__int128)ldexp((double)f, 20); }
+
+/* A random float m 2^e as above, sign either way. */
+static float rnd_float(void) {
+    float m = (float)(rnd(1u << 24)) * (rnd(2) ? 1 : -1);
+    return ldexpf(m, -(int)rnd(21));
+}
+
+/* pm__above2 against the exact sign of (b - a) . d (integers scaled by
+ * 2^-40: every product and sum exact in 128 bits), for floats a, b and d
+ * where b - a is nearly square to d: b one step along d's normal from a,
+ * moved by a few units in the last place now and then. */
+Test(network_overlap_strip, above_for_sure) {
+    size_t said = 0, tied = 0;
+    for (int round = 0; round < 400000; round++) {
+        float d[2] = {rnd_float(), rnd_float()}, a[2][2], b[2][2];
+        for (int l = 0; l < 2; l++) {
+            a[l][0] = rnd_float(), a[l][1] = rnd_float();
+            double t = (double)(rnd(64) + 1) / (double)(rnd(64) + 1) * (rnd(2) ? 1 : -1);
+            b[l][0] = (float)(a[l][0] - t * d[1]), b[l][1] = (float)(a[l][1] + t * d[0]);
+            if (rnd(2)) b[l][rnd(2)] = nextafterf(b[l][0], rnd(2) ? HUGE_VALF : -HUGE_VALF);
+            if (rnd(4) == 0) b[l][0] = a[l][0], b[l][1] = a[l][1];
+            for (int c = 0; c < 2; c++)   /* (within the scaled range, else as a) */
+                if (!(fabsf(b[l][c]) < 16777216.0f) || ldexpf(b[l][c], 20) != (float)(int64_t)ldexpf(b[l][c], 20))
+                    b[l][c] = a[l][c];
+        }
+        const __m128d dx = _mm_set1_pd(d[0]), dz = _mm_set1_pd(d[1]);
+        __m128d pa = _mm_add_pd(_mm_mul_pd(_mm_set_pd(a[1][0], a[0][0]), dx), _mm_mul_pd(_mm_set_pd(a[1][1], a[0][1]), dz));
+        __m128d pb = _mm_add_pd(_mm_mul_pd(_mm_set_pd(b[1][0], b[0][0]), dx), _mm_mul_pd(_mm_set_pd(b[1][1], b[0][1]), dz));
+        int up = pm__above2(pa, pb);
+        for (int l = 0; l < 2; l++) {
+            __int128 e = (fixed20(b[l][0]) - fixed20(a[l][0])) * fixed20(d[0]) +
+                         (fixed20(b[l][1]) - fixed20(a[l][1])) * fixed20(d[1]);
+            if ((up >> l) & 1) cr_assert(e > 0, "round %d, lane %d: called above, exactly %s", round, l, e ? "below" : "level");
+            said += (up >> l) & 1;
+            tied += e == 0;
+        }
+    }
+    cr_assert_gt(said, 100000);
+    cr_assert_gt(tied, 100000);
 }
 #endif

@@ -33,6 +33,8 @@ typedef struct pm__ov pm__ov;
 typedef struct pm__range pm__range;
 static int walk_hook(pm__ov *O, uint32_t r, const pm__range *rg, size_t n, size_t cap, bool *sure);
 #define PM__WALK walk_hook
+static bool chains_hook(const float *xz, uint32_t m, const float d[2]);
+#define PM__WALK_CHAINS chains_hook
 #include "../../core/network/network_overlap.c"
 
 #include "pm_test_overlap_oracle.h"
@@ -43,7 +45,15 @@ static pm_rng dr;                      /* the defects' generator */
 static int defect_rate;                /* one road in this many gets a defect (0: none) */
 
 #ifdef __SSE2__
-static size_t laid_read, plain_only, neither;
+static size_t laid_read, plain_only, neither, chained[2], chains_asked;
+
+/* The outline's two chains (pm__two_chains), off for every fourth road
+ * asked (the loop tests decide those). */
+static bool chains_hook(const float *xz, uint32_t m, const float d[2]) {
+    bool two = chains_asked++ % 4 != 3 && pm__two_chains(xz, m, d);
+    chained[two]++;
+    return two;
+}
 
 /* Road r's bands read the laid-out way (pm__bands_laid) and the plain
  * way: whenever the first reads them, the second reads the same pieces,
@@ -320,6 +330,9 @@ Test(network_overlap_walk, defects_against_the_sum, .timeout = 300) {
     cr_log_info("defects: %zu roads, %zu still shown by their walk, %zu left to the sum", defects, defects_decided,
                 defects_refused);
     cr_log_info("bands: %zu read laid out, %zu only the plain way, %zu by neither", laid_read, plain_only, neither);
+    cr_log_info("outlines: %zu shown by their two chains, %zu not", chained[1], chained[0]);
+    cr_assert_geq(chained[1], 5000, "only %zu outlines shown by their chains", chained[1]);
+    cr_assert_geq(chained[0], 1000, "only %zu outlines not shown by their chains", chained[0]);
 #ifdef __SSE2__
     cr_assert_geq(laid_read, 10000, "only %zu roads' bands read laid out", laid_read);
     cr_assert_geq(neither, 1000, "only %zu roads' bands refused both ways", neither);
