@@ -12,7 +12,8 @@
  * point a hair across a far piece's line matters). Every pair called apart is
  * checked with pm_test_overlap.h's exact test; every side a loop or
  * triangle is called on is checked with exact orientations of its points
- * off the seam. */
+ * off the seam; a strip's two ends' seams at once (pm_pseam_loop_sides)
+ * answer as each alone. */
 #include <criterion/criterion.h>
 #include <math.h>
 
@@ -154,7 +155,7 @@ Test(pseam, strips_of_rows_leaving_the_seam, .timeout = 120) {
     pm_rng r;
     pm_rng_seed(&r, 20261222);
     apart = declined = met_overlapping = 0;
-    size_t shown = 0, spoiled = 0, folded = 0;
+    size_t shown = 0, spoiled = 0, folded = 0, two_shown = 0, two_turned = 0, two_across = 0;
     for (int it = 0; it < 40000; it++) {
         seam5 S;
         make_seam(&r, &S);
@@ -190,6 +191,26 @@ Test(pseam, strips_of_rows_leaving_the_seam, .timeout = 120) {
             side_sound(&S, xz, m, side);
             shown++;
         }
+        /* Both ends at once (pm_pseam_loop_sides: one pass, each run
+         * bounded once) as each alone, the other seam a row: the far one
+         * (the strip on one side) or one across the strip (on neither),
+         * either way round (the side turned). */
+        pm_pseam M2;
+        int g2 = pm_rng_chance(&r, 0.5) ? G : (int)pm_rng_int(&r, 1, G);
+        float other[5][2];
+        bool back = pm_rng_chance(&r, 0.5);
+        for (int j = 0; j < 5; j++) other[j][0] = row[g2][back ? 4 - j : j][0], other[j][1] = row[g2][back ? 4 - j : j][1];
+        if (pm_pseam_init(&M2, (const float(*)[2])other, 5)) {
+            int side2 = pm_pseam_loop_side(&M2, xz, m), both[2], one[2];
+            pm_pseam *two[2] = {&M, &M2}, *half[2] = {NULL, &M2};
+            pm_pseam_loop_sides(two, 2, xz, m, both);
+            pm_pseam_loop_sides(half, 2, xz, m, one);
+            cr_assert(both[0] == side && both[1] == side2 && one[0] == 0 && one[1] == side2,
+                      "two seams at once (%d %d) not as each alone (%d %d)", both[0], both[1], side, side2);
+            two_shown += side && side2;
+            two_turned += side && side2 && side != side2;
+            two_across += side && !side2 && g2 < G;
+        }
         for (int k = 0; k < 12; k++) {
             float v[3][2];
             for (int i = 0; i < 3; i++) point(&r, &S, pm_rng_chance(&r, 0.9) ? -s : s, v[i]);
@@ -198,6 +219,11 @@ Test(pseam, strips_of_rows_leaving_the_seam, .timeout = 120) {
     }
     cr_log_info("strips: %zu shown (%zu spoiled, %zu folded); pairs %zu apart, %zu declined, %zu overlapping met",
                 shown, spoiled, folded, apart, declined, met_overlapping);
+    cr_log_info("strips: %zu shown by both ends' seams at once (%zu on opposite sides), %zu with the other across",
+                two_shown, two_turned, two_across);
+    cr_assert_geq(two_shown, 5000);
+    cr_assert_geq(two_turned, 2000);
+    cr_assert_geq(two_across, 2000);
     cr_assert_geq(shown, 20000);
     cr_assert_geq(apart, 50000);
     cr_assert_geq(met_overlapping, 10000);
@@ -262,6 +288,47 @@ Test(pseam, edges_from_a_seam_point_across_a_far_line, .timeout = 120) {
     cr_assert_geq(across, 20000);
     cr_assert_geq(ok, 5000);
     cr_assert_geq(over, 200);
+}
+
+/* Two seams at once where the runs of points are clean on either side:
+ * a long loop crossing seam B (16 points a side, the crossing edges at
+ * the runs' joins), seam A a copy of B beyond the loop's end, either way
+ * round. B sees both sides (0) however A's side came out. */
+Test(pseam, two_seams_runs_across_one) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261224);
+    size_t crossing = 0, turned = 0;
+    for (int it = 0; it < 20000; it++) {
+        seam5 S;
+        make_seam(&r, &S);
+        double D = pm_rng_range(&r, 5, 60), half = pm_rng_range(&r, 0.2, 0.9) * S.h;
+        float xz[2 * 32], a[5][2];
+        for (int i = 0; i < 16; i++) {
+            double n = -D + 2 * D * (i + 0.5) / 16;
+            for (int c = 0; c < 2; c++) {
+                xz[2 * i + c] = (float)(S.c[c] - half * S.t[c] + n * S.n[c]);
+                xz[2 * (31 - i) + c] = (float)(S.c[c] + half * S.t[c] + n * S.n[c]);
+            }
+        }
+        bool back = pm_rng_chance(&r, 0.5);
+        for (int j = 0; j < 5; j++)
+            for (int c = 0; c < 2; c++) a[j][c] = (float)(S.s[back ? 4 - j : j][c] - (D + 1) * S.n[c]);
+        pm_pseam MA, MB;
+        cr_assert(pm_pseam_init(&MB, (const float(*)[2])S.s, 5));
+        if (!pm_pseam_init(&MA, (const float(*)[2])a, 5)) continue;
+        int sa = pm_pseam_loop_side(&MA, xz, 32), sb = pm_pseam_loop_side(&MB, xz, 32), both[2];
+        pm_pseam *two[2] = {&MA, &MB};
+        pm_pseam_loop_sides(two, 2, xz, 32, both);
+        cr_assert(both[0] == sa && both[1] == sb, "two seams at once (%d %d) not as each alone (%d %d)", both[0],
+                  both[1], sa, sb);
+        cr_assert_eq(sb, 0, "a loop across the seam called on one side");
+        crossing += sa != 0;
+        double v[2] = {xz[0], xz[1]}, p0[2] = {S.s[0][0], S.s[0][1]}, p1[2] = {S.s[1][0], S.s[1][1]};
+        turned += sa != 0 && sa != (pm_orient2d(p0, p1, v) > 0 ? 1 : -1);
+    }
+    cr_log_info("loops across a seam: %zu with the other seam shown, %zu of them on its other side", crossing, turned);
+    cr_assert_geq(crossing, 10000);
+    cr_assert_geq(turned, 4000);
 }
 
 Test(pseam, degenerate_seams_refused) {
