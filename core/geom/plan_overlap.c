@@ -339,6 +339,7 @@ static int pm__sure_dot(const double a[2], double vx, double vz, const double d[
 bool pm_pseam_init(pm_pseam *S, const float (*pts)[2], int n) {
     if (n < 3 || n > 5) return false;
     S->n = n;
+    memset(S->f, 0, sizeof S->f);   /* (pm__seam_which reads all five) */
     for (int j = 0; j < n; j++) {
         S->f[j][0] = pts[j][0], S->f[j][1] = pts[j][1];
         S->s[j][0] = pts[j][0], S->s[j][1] = pts[j][1];
@@ -364,28 +365,48 @@ bool pm_pseam_init(pm_pseam *S, const float (*pts)[2], int n) {
     return true;
 }
 
-/* Which seam point (x, z) is (index + 1), 0 none. */
-static int pm__seam_which(const pm_pseam *S, float x, float z) {
+/* Which seam point (x, z) is (index + 1), 0 none: the first j < S->n
+ * with both coordinates == (SSE2: the five points' ten floats compared
+ * at once, bit 2 j and 2 j + 1 of `eq` point j's). */
+static inline int pm__seam_which(const pm_pseam *S, float x, float z) {
+#ifdef __SSE2__
+    const __m128 v = _mm_setr_ps(x, z, x, z);
+    unsigned eq = (unsigned)_mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(&S->f[0][0]), v)) |
+                  (unsigned)_mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(&S->f[2][0]), v)) << 4 |
+                  (unsigned)(_mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(&S->f[3][0]), v)) >> 2) << 8;
+    eq &= eq >> 1 & 0x155u & ((1u << 2 * S->n) - 1);
+    return eq ? __builtin_ctz(eq) / 2 + 1 : 0;
+#else
     if (x < S->lo[0] || x > S->hi[0] || z < S->lo[1] || z > S->hi[1]) return 0;
     for (int j = 0; j < S->n; j++)
         if (x == S->f[j][0] && z == S->f[j][1]) return j + 1;
     return 0;
+#endif
 }
+
+#ifdef __SSE2__
+/* pm__sure_side's operations for two lines l_i (a lane each: from (ax,
+ * az) to (bx, bz)) at (vx, vz): each lane all ones when the filter is
+ * sure of side X (flip: -0 for X = -1, else +0) strictly. */
+static inline __attribute__((always_inline)) __m128d pm__off2(__m128d ax, __m128d az, __m128d bx, __m128d bz,
+                                                             __m128d vx, __m128d vz, __m128d flip) {
+    const __m128d sgn = _mm_set1_pd(-0.0), c = _mm_set1_pd(3.3306690738754716e-16);
+    __m128d left = _mm_mul_pd(_mm_sub_pd(ax, vx), _mm_sub_pd(bz, vz));
+    __m128d right = _mm_mul_pd(_mm_sub_pd(az, vz), _mm_sub_pd(bx, vx));
+    __m128d det = _mm_xor_pd(_mm_sub_pd(left, right), flip);
+    __m128d bound = _mm_mul_pd(c, _mm_add_pd(_mm_andnot_pd(sgn, left), _mm_andnot_pd(sgn, right)));
+    return _mm_cmpgt_pd(det, bound);
+}
+#endif
 
 /* Whether (x, z) lies strictly on side X of every l_i (the filter sure:
  * pm__sure_side's operations, two lines a lane). */
 static inline bool pm__seam_off(const pm_pseam *S, int X, double x, double z) {
 #ifdef __SSE2__
-    const __m128d sgn = _mm_set1_pd(-0.0), vx = _mm_set1_pd(x), vz = _mm_set1_pd(z);
-    const __m128d c = _mm_set1_pd(3.3306690738754716e-16), flip = _mm_set1_pd(X > 0 ? 0.0 : -0.0);
-    __m128d ok = _mm_castsi128_pd(_mm_set1_epi32(-1));
-    for (int i = 0; i < 4; i += 2) {
-        __m128d left = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(S->ax + i), vx), _mm_sub_pd(_mm_loadu_pd(S->bz + i), vz));
-        __m128d right = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(S->az + i), vz), _mm_sub_pd(_mm_loadu_pd(S->bx + i), vx));
-        __m128d det = _mm_xor_pd(_mm_sub_pd(left, right), flip);
-        __m128d bound = _mm_mul_pd(c, _mm_add_pd(_mm_andnot_pd(sgn, left), _mm_andnot_pd(sgn, right)));
-        ok = _mm_and_pd(ok, _mm_cmpgt_pd(det, bound));
-    }
+    const __m128d vx = _mm_set1_pd(x), vz = _mm_set1_pd(z), flip = _mm_set1_pd(X > 0 ? 0.0 : -0.0);
+    __m128d ok = pm__off2(_mm_loadu_pd(S->ax), _mm_loadu_pd(S->az), _mm_loadu_pd(S->bx), _mm_loadu_pd(S->bz), vx, vz, flip);
+    ok = _mm_and_pd(ok, pm__off2(_mm_loadu_pd(S->ax + 2), _mm_loadu_pd(S->az + 2), _mm_loadu_pd(S->bx + 2),
+                                 _mm_loadu_pd(S->bz + 2), vx, vz, flip));
     return _mm_movemask_pd(ok) == 3;
 #else
     for (int i = 0; i + 1 < S->n; i++)
@@ -402,8 +423,7 @@ static inline bool pm__seam_off(const pm_pseam *S, int X, double x, double z) {
  * seam point (each lies on a line). */
 static bool pm__seam_box(const pm_pseam *S, int X, const float lo[2], const float hi[2]) {
 #ifdef __SSE2__
-    const __m128d sgn = _mm_set1_pd(-0.0), zero = _mm_setzero_pd();
-    const __m128d c = _mm_set1_pd(3.3306690738754716e-16), flip = _mm_set1_pd(X > 0 ? 0.0 : -0.0);
+    const __m128d zero = _mm_setzero_pd(), flip = _mm_set1_pd(X > 0 ? 0.0 : -0.0);
     const __m128d x0 = _mm_set1_pd(lo[0]), x1 = _mm_set1_pd(hi[0]), z0 = _mm_set1_pd(lo[1]), z1 = _mm_set1_pd(hi[1]);
     __m128d ok = _mm_castsi128_pd(_mm_set1_epi32(-1));
     for (int i = 0; i < 4; i += 2) {
@@ -411,11 +431,8 @@ static bool pm__seam_box(const pm_pseam *S, int X, const float lo[2], const floa
         __m128d uz = _mm_cmpgt_pd(_mm_xor_pd(_mm_loadu_pd(S->gz + i), flip), zero);
         __m128d vx = _mm_or_pd(_mm_and_pd(ux, x0), _mm_andnot_pd(ux, x1));
         __m128d vz = _mm_or_pd(_mm_and_pd(uz, z0), _mm_andnot_pd(uz, z1));
-        __m128d left = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(S->ax + i), vx), _mm_sub_pd(_mm_loadu_pd(S->bz + i), vz));
-        __m128d right = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(S->az + i), vz), _mm_sub_pd(_mm_loadu_pd(S->bx + i), vx));
-        __m128d det = _mm_xor_pd(_mm_sub_pd(left, right), flip);
-        __m128d bound = _mm_mul_pd(c, _mm_add_pd(_mm_andnot_pd(sgn, left), _mm_andnot_pd(sgn, right)));
-        ok = _mm_and_pd(ok, _mm_cmpgt_pd(det, bound));
+        ok = _mm_and_pd(ok, pm__off2(_mm_loadu_pd(S->ax + i), _mm_loadu_pd(S->az + i), _mm_loadu_pd(S->bx + i),
+                                     _mm_loadu_pd(S->bz + i), vx, vz, flip));
     }
     return _mm_movemask_pd(ok) == 3;
 #else
@@ -529,18 +546,6 @@ int pm_pseam_loop_side(pm_pseam *S, const float *xz, uint32_t m) {
 /* pm__seam_off of the three corners v[0 .. 3) (x, z of 3D floats): bit i
  * set when corner i is strictly on side X of every l_i. The same
  * operations lane by lane, each line pair loaded once. */
-#ifdef __SSE2__
-/* Two lines' (a lane each) sure strict side X (flip: -0 for X = -1) at (vx, vz). */
-static inline __attribute__((always_inline)) __m128d pm__off2(__m128d ax, __m128d az, __m128d bx, __m128d bz,
-                                                             __m128d vx, __m128d vz, __m128d flip) {
-    const __m128d sgn = _mm_set1_pd(-0.0), c = _mm_set1_pd(3.3306690738754716e-16);
-    __m128d left = _mm_mul_pd(_mm_sub_pd(ax, vx), _mm_sub_pd(bz, vz));
-    __m128d right = _mm_mul_pd(_mm_sub_pd(az, vz), _mm_sub_pd(bx, vx));
-    __m128d det = _mm_xor_pd(_mm_sub_pd(left, right), flip);
-    __m128d bound = _mm_mul_pd(c, _mm_add_pd(_mm_andnot_pd(sgn, left), _mm_andnot_pd(sgn, right)));
-    return _mm_cmpgt_pd(det, bound);
-}
-#endif
 static inline unsigned pm__seam_off3(const pm_pseam *S, int X, const float *a, const float *b, const float *c) {
 #ifdef __SSE2__
     const __m128d flip = _mm_set1_pd(X > 0 ? 0.0 : -0.0);
