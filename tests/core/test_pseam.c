@@ -13,15 +13,36 @@
  * checked with pm_test_overlap.h's exact test; every side a loop or
  * triangle is called on is checked with exact orientations of its points
  * off the seam; a strip's two ends' seams at once (pm_pseam_loop_sides)
- * answer as each alone. */
+ * answer as each alone; every triangle test is answered the same by the
+ * AVX2 path and the SSE2 one. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdbool.h>
 
-#include "geom/plan_overlap.h"
+/* plan_overlap.c compiled in with its AVX2 triangle test switchable (its
+ * external symbols all defined here, so the linker takes this copy). */
+static bool narrow;
+#define PM__SEAM_WIDE (!narrow)
+#include "../../core/geom/plan_overlap.c"
+
 #include "geom/predicates.h"
 #include "pm_test_overlap.h"
 #include "pm_test_strip.h"
 #include "scene/rng.h"
+
+static size_t wide_compared;
+
+/* pm_pseam_tri_side, answered the same by the AVX2 path (where the CPU
+ * has it) and the SSE2 one. */
+static bool tri_side(pm_pseam *M, int side, const float *a, const float *b, const float *c) {
+    narrow = true;
+    bool plain = pm_pseam_tri_side(M, side, a, b, c);
+    narrow = false;
+    bool wide = pm_pseam_tri_side(M, side, a, b, c);
+    cr_assert_eq(wide, plain, "the triangle test's AVX2 and SSE2 paths differ");
+    wide_compared++;
+    return wide;
+}
 
 typedef struct seam5 { float s[5][2]; double c[2], t[2], n[2], h, w; } seam5;
 
@@ -94,7 +115,7 @@ static void check_pair(const seam5 *S, pm_pseam *M, int side, const ptri *tr, si
     bool over = false;
     for (size_t i = 0; i < nr; i++) over |= ptri_overlap(&tr[i], &tj);
     met_overlapping += over;
-    if (!side || !pm_pseam_tri_side(M, -side, A, B, C)) {
+    if (!side || !tri_side(M, -side, A, B, C)) {
         declined++;
         return;
     }
@@ -125,7 +146,7 @@ Test(pseam, single_triangles_on_either_side, .timeout = 120) {
         if (side) {
             side_sound(&S, xz, 3, side);
             float A[3] = {v[0][0], 0, v[0][1]}, B[3] = {v[1][0], 0, v[1][1]}, C[3] = {v[2][0], 0, v[2][1]};
-            cr_assert(pm_pseam_tri_side(&M, side, A, B, C), "a triangle's loop and the triangle called differently");
+            cr_assert(tri_side(&M, side, A, B, C), "a triangle's loop and the triangle called differently");
             shown++;
         }
         check_pair(&S, &M, side, &tr, 1, v[3], v[4], v[5]);
@@ -147,6 +168,9 @@ Test(pseam, single_triangles_on_either_side, .timeout = 120) {
     cr_assert_geq(shown, 50000);
     cr_assert_geq(apart, 10000);
     cr_assert_geq(met_overlapping, 5000);
+    cr_log_info("triangle test: %zu answers the same by AVX2 (this CPU: %s) and SSE2", wide_compared,
+                __builtin_cpu_supports("avx2") ? "has it" : "has not, both SSE2");
+    cr_assert_geq(wide_compared, 150000);
 }
 
 /* A strip of rows leaving the seam on side s: row 0 the seam, each next
@@ -276,7 +300,7 @@ Test(pseam, edges_from_a_seam_point_across_a_far_line, .timeout = 120) {
         float A[3] = {S.s[j][0], 0, S.s[j][1]}, B[3] = {v[0], 0, v[1]}, C[3] = {w[0], 0, w[1]};
         across += hair;
         over += o;
-        if (!pm_pseam_tri_side(&M, X, A, B, C)) {
+        if (!tri_side(&M, X, A, B, C)) {
             refused_over += o;
             continue;
         }
@@ -353,8 +377,8 @@ Test(pseam, degenerate_seams_refused) {
     cr_assert_eq(pm_pseam_loop_side(&M, along, 7), want);
     cr_assert_eq(pm_pseam_loop_side(&M, chord, 6), 0, "the chord 1 -> 5 passes below k");
     float J[3][3] = {{1, 0, 2}, {5, 0, 2}, {3, 0, -4}}, H[3][3] = {{1, 0, 2}, {5, 0, 2}, {3, 0, 9}};
-    cr_assert(pm_pseam_tri_side(&M, -want, J[0], J[1], J[2]));
-    cr_assert(!pm_pseam_tri_side(&M, want, H[0], H[1], H[2]), "the chord 1 -> 5 passes below k");
+    cr_assert(tri_side(&M, -want, J[0], J[1], J[2]));
+    cr_assert(!tri_side(&M, want, H[0], H[1], H[2]), "the chord 1 -> 5 passes below k");
     float K[3][3] = {{1, 0, 2}, {3, 0, 2.5f}, {3, 0, -4}};
-    cr_assert(pm_pseam_tri_side(&M, -want, K[0], K[1], K[2]));
+    cr_assert(tri_side(&M, -want, K[0], K[1], K[2]));
 }
