@@ -229,7 +229,6 @@ void pm_pseam_loop_sides(pm_pseam *const *S, int n, const float *xz, uint32_t m,
  * closed side `side` of S, shown as for a loop. */
 bool pm_pseam_tri_side(pm_pseam *S, int side, const float *a, const float *b, const float *c);
 
-
 /* A point inside both overlapping triangles (plan), to name where. */
 void pm_ptri_witness(const pm_ptri *a, const pm_ptri *b, double out[2]);
 
