@@ -7,6 +7,13 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PM__SEAM_AVX2 1        /* pm_pseam_tri_side's four lines in one register where the CPU has AVX2 */
+#endif
+#ifndef PM__SEAM_WIDE          /* (tests/core/test_pseam_wide.c turns it off now and then) */
+#define PM__SEAM_WIDE 1
+#endif
 
 #include "geom/predicates.h"
 #include "scene/result.h"
@@ -339,6 +346,7 @@ static int pm__sure_dot(const double a[2], double vx, double vz, const double d[
 bool pm_pseam_init(pm_pseam *S, const float (*pts)[2], int n) {
     if (n < 3 || n > 5) return false;
     S->n = n;
+    memset(S->f, 0, sizeof S->f);   /* (pm__seam_which reads all five) */
     for (int j = 0; j < n; j++) {
         S->f[j][0] = pts[j][0], S->f[j][1] = pts[j][1];
         S->s[j][0] = pts[j][0], S->s[j][1] = pts[j][1];
@@ -358,32 +366,54 @@ bool pm_pseam_init(pm_pseam *S, const float (*pts)[2], int n) {
     for (int i = 0; i < 4; i++) {
         int l = i + 1 < n ? i : n - 2;
         S->ax[i] = S->s[l][0], S->az[i] = S->s[l][1], S->bx[i] = S->s[l + 1][0], S->bz[i] = S->s[l + 1][1];
+        /* (The side + grows with -(bz - az) x + (bx - ax) z.) */
+        S->gx[i] = -(S->bz[i] - S->az[i]), S->gz[i] = S->bx[i] - S->ax[i];
     }
     return true;
 }
 
-/* Which seam point (x, z) is (index + 1), 0 none. */
-static int pm__seam_which(const pm_pseam *S, float x, float z) {
+/* Which seam point (x, z) is (index + 1), 0 none: the first j < S->n
+ * with both coordinates == (SSE2: the five points' ten floats compared
+ * at once, bit 2 j and 2 j + 1 of `eq` point j's). */
+static inline int pm__seam_which(const pm_pseam *S, float x, float z) {
+#ifdef __SSE2__
+    const __m128 v = _mm_setr_ps(x, z, x, z);
+    unsigned eq = (unsigned)_mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(&S->f[0][0]), v)) |
+                  (unsigned)_mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(&S->f[2][0]), v)) << 4 |
+                  (unsigned)(_mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(&S->f[3][0]), v)) >> 2) << 8;
+    eq &= eq >> 1 & 0x155u & ((1u << 2 * S->n) - 1);
+    return eq ? __builtin_ctz(eq) / 2 + 1 : 0;
+#else
     if (x < S->lo[0] || x > S->hi[0] || z < S->lo[1] || z > S->hi[1]) return 0;
     for (int j = 0; j < S->n; j++)
         if (x == S->f[j][0] && z == S->f[j][1]) return j + 1;
     return 0;
+#endif
 }
+
+#ifdef __SSE2__
+/* pm__sure_side's operations for two lines l_i (a lane each: from (ax,
+ * az) to (bx, bz)) at (vx, vz): each lane all ones when the filter is
+ * sure of side X (flip: -0 for X = -1, else +0) strictly. */
+static inline __attribute__((always_inline)) __m128d pm__off2(__m128d ax, __m128d az, __m128d bx, __m128d bz,
+                                                             __m128d vx, __m128d vz, __m128d flip) {
+    const __m128d sgn = _mm_set1_pd(-0.0), c = _mm_set1_pd(3.3306690738754716e-16);
+    __m128d left = _mm_mul_pd(_mm_sub_pd(ax, vx), _mm_sub_pd(bz, vz));
+    __m128d right = _mm_mul_pd(_mm_sub_pd(az, vz), _mm_sub_pd(bx, vx));
+    __m128d det = _mm_xor_pd(_mm_sub_pd(left, right), flip);
+    __m128d bound = _mm_mul_pd(c, _mm_add_pd(_mm_andnot_pd(sgn, left), _mm_andnot_pd(sgn, right)));
+    return _mm_cmpgt_pd(det, bound);
+}
+#endif
 
 /* Whether (x, z) lies strictly on side X of every l_i (the filter sure:
  * pm__sure_side's operations, two lines a lane). */
-static bool pm__seam_off(const pm_pseam *S, int X, double x, double z) {
+static inline bool pm__seam_off(const pm_pseam *S, int X, double x, double z) {
 #ifdef __SSE2__
-    const __m128d sgn = _mm_set1_pd(-0.0), vx = _mm_set1_pd(x), vz = _mm_set1_pd(z);
-    const __m128d c = _mm_set1_pd(3.3306690738754716e-16), flip = _mm_set1_pd(X > 0 ? 0.0 : -0.0);
-    __m128d ok = _mm_castsi128_pd(_mm_set1_epi32(-1));
-    for (int i = 0; i < 4; i += 2) {
-        __m128d left = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(S->ax + i), vx), _mm_sub_pd(_mm_loadu_pd(S->bz + i), vz));
-        __m128d right = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(S->az + i), vz), _mm_sub_pd(_mm_loadu_pd(S->bx + i), vx));
-        __m128d det = _mm_xor_pd(_mm_sub_pd(left, right), flip);
-        __m128d bound = _mm_mul_pd(c, _mm_add_pd(_mm_andnot_pd(sgn, left), _mm_andnot_pd(sgn, right)));
-        ok = _mm_and_pd(ok, _mm_cmpgt_pd(det, bound));
-    }
+    const __m128d vx = _mm_set1_pd(x), vz = _mm_set1_pd(z), flip = _mm_set1_pd(X > 0 ? 0.0 : -0.0);
+    __m128d ok = pm__off2(_mm_loadu_pd(S->ax), _mm_loadu_pd(S->az), _mm_loadu_pd(S->bx), _mm_loadu_pd(S->bz), vx, vz, flip);
+    ok = _mm_and_pd(ok, pm__off2(_mm_loadu_pd(S->ax + 2), _mm_loadu_pd(S->az + 2), _mm_loadu_pd(S->bx + 2),
+                                 _mm_loadu_pd(S->bz + 2), vx, vz, flip));
     return _mm_movemask_pd(ok) == 3;
 #else
     for (int i = 0; i + 1 < S->n; i++)
@@ -393,15 +423,34 @@ static bool pm__seam_off(const pm_pseam *S, int X, double x, double z) {
 }
 
 /* Whether the box lo .. hi lies strictly on side X of every l_i: the
- * corner of it least far on that side of each does (as pm__bent_box). */
+ * corner of it least far on that side of each does (as pm__bent_box; the
+ * corner picked by the sign of l_i's gradient, kept in S->gx, S->gz; any
+ * corner where a gradient's part is 0). pm__seam_off's operations at
+ * each line's corner, two lines a lane. Then no point of the box is a
+ * seam point (each lies on a line). */
 static bool pm__seam_box(const pm_pseam *S, int X, const float lo[2], const float hi[2]) {
+#ifdef __SSE2__
+    const __m128d zero = _mm_setzero_pd(), flip = _mm_set1_pd(X > 0 ? 0.0 : -0.0);
+    const __m128d x0 = _mm_set1_pd(lo[0]), x1 = _mm_set1_pd(hi[0]), z0 = _mm_set1_pd(lo[1]), z1 = _mm_set1_pd(hi[1]);
+    __m128d ok = _mm_castsi128_pd(_mm_set1_epi32(-1));
+    for (int i = 0; i < 4; i += 2) {
+        __m128d ux = _mm_cmpgt_pd(_mm_xor_pd(_mm_loadu_pd(S->gx + i), flip), zero);
+        __m128d uz = _mm_cmpgt_pd(_mm_xor_pd(_mm_loadu_pd(S->gz + i), flip), zero);
+        __m128d vx = _mm_or_pd(_mm_and_pd(ux, x0), _mm_andnot_pd(ux, x1));
+        __m128d vz = _mm_or_pd(_mm_and_pd(uz, z0), _mm_andnot_pd(uz, z1));
+        ok = _mm_and_pd(ok, pm__off2(_mm_loadu_pd(S->ax + i), _mm_loadu_pd(S->az + i), _mm_loadu_pd(S->bx + i),
+                                     _mm_loadu_pd(S->bz + i), vx, vz, flip));
+    }
+    return _mm_movemask_pd(ok) == 3;
+#else
     for (int i = 0; i < 4; i++) {
-        double gx = -(S->bz[i] - S->az[i]) * X, gz = (S->bx[i] - S->ax[i]) * X;
+        double gx = S->gx[i] * X, gz = S->gz[i] * X;
         if (pm__sure_side((const double[2]){S->ax[i], S->az[i]}, (const double[2]){S->bx[i], S->bz[i]},
                           gx > 0 ? lo[0] : hi[0], gz > 0 ? lo[1] : hi[1]) != X)
             return false;
     }
     return true;
+#endif
 }
 
 /* The exact sign of pm_orient2d(a, b, c) for float points: the filter's
@@ -434,12 +483,19 @@ static int pm__seam_o(pm_pseam *S, int j, int i) {
  *    exactly (the seam rises along d); on piece l's span C is l_l, and
  *    a point of the edge a convex combination of its ends, so s_i and
  *    s_j on the closed side X of each such l_l suffice (exact signs). */
-static bool pm__seam_edge(pm_pseam *S, int X, int wa, int wb) {
-    if (!wa || !wb) return true;
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static bool pm__seam_chord(pm_pseam *S, int X, int wa, int wb) {
     int i = (wa < wb ? wa : wb) - 1, j = (wa < wb ? wb : wa) - 1;
     for (int l = i; l < j; l++)
         if (pm__seam_o(S, i, l) * X < 0 || pm__seam_o(S, j, l) * X < 0) return false;
     return true;
+}
+
+/* (Inline: most edges have an end off the seam.) */
+static inline bool pm__seam_edge(pm_pseam *S, int X, int wa, int wb) {
+    return !wa || !wb || pm__seam_chord(S, X, wa, wb);
 }
 
 /* Why this shows the region R bounded by the loop lies in the closed side
@@ -447,46 +503,111 @@ static bool pm__seam_edge(pm_pseam *S, int X, int wa, int wb) {
  * they come, runs of PM__BENT_RUN by their bounds first, every edge with
  * an end on the seam by the edge rule). The open other side is
  * connected and unbounded (all below or above a graph), so a point of it
- * inside the bounded R could leave R within it only across the loop. */
-int pm_pseam_loop_side(pm_pseam *S, const float *xz, uint32_t m) {
-    if (m < 3) return 0;
-    int X = 0;
-    for (uint32_t i = 0; i < m && !X; i++) {
-        float x = xz[2 * (size_t)i], z = xz[2 * (size_t)i + 1];
-        if (pm__seam_which(S, x, z)) continue;
-        X = pm__seam_off(S, 1, x, z) ? 1 : pm__seam_off(S, -1, x, z) ? -1 : 0;
-        if (!X) return 0;
+ * inside the bounded R could leave R within it only across the loop.
+ * (A point strictly on side X of every l_i is no seam point: each lies
+ * on a line. So pm__seam_which is asked only of the others.) */
+void pm_pseam_loop_sides(pm_pseam *const *S, int n, const float *xz, uint32_t m, int *side) {
+    int X[2] = {0, 0}, pw[2] = {0, 0};
+    bool live[2] = {false, false};
+    for (int e = 0; e < n; e++) {
+        side[e] = 0;
+        if (!S[e] || m < 3) continue;
+        for (uint32_t i = 0; i < m && !X[e]; i++) {
+            float x = xz[2 * (size_t)i], z = xz[2 * (size_t)i + 1];
+            if (pm__seam_off(S[e], 1, x, z)) X[e] = 1;
+            else if (pm__seam_off(S[e], -1, x, z)) X[e] = -1;
+            else if (!pm__seam_which(S[e], x, z)) break;
+        }
+        pw[e] = pm__seam_which(S[e], xz[2 * ((size_t)m - 1)], xz[2 * ((size_t)m - 1) + 1]);
+        live[e] = X[e] != 0;
     }
-    if (!X) return 0;
-    int pw = pm__seam_which(S, xz[2 * ((size_t)m - 1)], xz[2 * ((size_t)m - 1) + 1]);
-    for (uint32_t i0 = 0; i0 < m; i0 += PM__BENT_RUN) {
+    for (uint32_t i0 = 0; i0 < m && (live[0] || live[1]); i0 += PM__BENT_RUN) {
         uint32_t i1 = m - i0 > PM__BENT_RUN ? i0 + PM__BENT_RUN : m;
         float lo[2], hi[2];
         pm_xz_box(xz, i0, i1, lo, hi);
-        if (pm__seam_box(S, X, lo, hi)) {
-            /* (Every point of the run off the seam and strictly on side X.) */
-            pw = 0;
-            continue;
-        }
-        for (uint32_t i = i0; i < i1; i++) {
-            float x = xz[2 * (size_t)i], z = xz[2 * (size_t)i + 1];
-            int w = pm__seam_which(S, x, z);
-            if ((!w && !pm__seam_off(S, X, x, z)) || !pm__seam_edge(S, X, pw, w)) return 0;
-            pw = w;
+        for (int e = 0; e < n; e++) {
+            if (!live[e]) continue;
+            if (pm__seam_box(S[e], X[e], lo, hi)) {
+                /* (Every point of the run off the seam and strictly on side X.) */
+                pw[e] = 0;
+                continue;
+            }
+            for (uint32_t i = i0; i < i1 && live[e]; i++) {
+                float x = xz[2 * (size_t)i], z = xz[2 * (size_t)i + 1];
+                bool off = pm__seam_off(S[e], X[e], x, z);
+                int w = off ? 0 : pm__seam_which(S[e], x, z);
+                live[e] = (off || w) && pm__seam_edge(S[e], X[e], pw[e], w);
+                pw[e] = w;
+            }
         }
     }
-    return X;
+    for (int e = 0; e < n; e++) side[e] = live[e] ? X[e] : 0;
+}
+
+int pm_pseam_loop_side(pm_pseam *S, const float *xz, uint32_t m) {
+    int side;
+    pm_pseam_loop_sides(&S, 1, xz, m, &side);
+    return side;
+}
+
+/* pm__seam_off of the three corners v[0 .. 3) (x, z of 3D floats): bit i
+ * set when corner i is strictly on side X of every l_i. The same
+ * operations lane by lane, each line pair loaded once. */
+static inline unsigned pm__seam_off3(const pm_pseam *S, int X, const float *a, const float *b, const float *c) {
+#ifdef __SSE2__
+    const __m128d flip = _mm_set1_pd(X > 0 ? 0.0 : -0.0);
+    const __m128d xa = _mm_set1_pd(a[0]), za = _mm_set1_pd(a[2]), xb = _mm_set1_pd(b[0]), zb = _mm_set1_pd(b[2]);
+    const __m128d xc = _mm_set1_pd(c[0]), zc = _mm_set1_pd(c[2]);
+    __m128d ax = _mm_loadu_pd(S->ax), az = _mm_loadu_pd(S->az), bx = _mm_loadu_pd(S->bx), bz = _mm_loadu_pd(S->bz);
+    __m128d oa = pm__off2(ax, az, bx, bz, xa, za, flip), ob = pm__off2(ax, az, bx, bz, xb, zb, flip);
+    __m128d oc = pm__off2(ax, az, bx, bz, xc, zc, flip);
+    ax = _mm_loadu_pd(S->ax + 2), az = _mm_loadu_pd(S->az + 2), bx = _mm_loadu_pd(S->bx + 2), bz = _mm_loadu_pd(S->bz + 2);
+    oa = _mm_and_pd(oa, pm__off2(ax, az, bx, bz, xa, za, flip));
+    ob = _mm_and_pd(ob, pm__off2(ax, az, bx, bz, xb, zb, flip));
+    oc = _mm_and_pd(oc, pm__off2(ax, az, bx, bz, xc, zc, flip));
+    return (unsigned)(_mm_movemask_pd(oa) == 3) | (unsigned)(_mm_movemask_pd(ob) == 3) << 1 |
+           (unsigned)(_mm_movemask_pd(oc) == 3) << 2;
+#else
+    return (unsigned)pm__seam_off(S, X, a[0], a[2]) | (unsigned)pm__seam_off(S, X, b[0], b[2]) << 1 |
+           (unsigned)pm__seam_off(S, X, c[0], c[2]) << 2;
+#endif
 }
 
 /* A triangle lies in the closed side when its three edges do (the other
- * side open, connected, unbounded: as for a loop). */
-bool pm_pseam_tri_side(pm_pseam *S, int side, const float *a, const float *b, const float *c) {
-    const float *v[3] = {a, b, c};
-    int w[3];
+ * side open, connected, unbounded: as for a loop). A corner strictly on
+ * that side of every l_i is no seam point (each lies on a line). */
+#ifdef PM__SEAM_AVX2
+/* pm_pseam_tri_side with the four lines in one AVX2 register: pm__off2's
+ * operations, four lanes (the same IEEE operations lane by lane, so the
+ * same answers), a corner at a time. */
+__attribute__((target("avx2"))) static bool pm__tri_side4(pm_pseam *S, int side, const float *const v[3]) {
+    const __m256d sgn = _mm256_set1_pd(-0.0), k = _mm256_set1_pd(3.3306690738754716e-16);
+    const __m256d flip = _mm256_set1_pd(side > 0 ? 0.0 : -0.0);
+    const __m256d ax = _mm256_loadu_pd(S->ax), az = _mm256_loadu_pd(S->az), bx = _mm256_loadu_pd(S->bx),
+                  bz = _mm256_loadu_pd(S->bz);
+    int w[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++) {
-        w[i] = pm__seam_which(S, v[i][0], v[i][2]);
-        if (!w[i] && !pm__seam_off(S, side, v[i][0], v[i][2])) return false;
+        const __m256d vx = _mm256_set1_pd(v[i][0]), vz = _mm256_set1_pd(v[i][2]);
+        __m256d left = _mm256_mul_pd(_mm256_sub_pd(ax, vx), _mm256_sub_pd(bz, vz));
+        __m256d right = _mm256_mul_pd(_mm256_sub_pd(az, vz), _mm256_sub_pd(bx, vx));
+        __m256d det = _mm256_xor_pd(_mm256_sub_pd(left, right), flip);
+        __m256d bound = _mm256_mul_pd(k, _mm256_add_pd(_mm256_andnot_pd(sgn, left), _mm256_andnot_pd(sgn, right)));
+        if (_mm256_movemask_pd(_mm256_cmp_pd(det, bound, _CMP_GT_OQ)) != 15 && !(w[i] = pm__seam_which(S, v[i][0], v[i][2])))
+            return false;
     }
+    return pm__seam_edge(S, side, w[0], w[1]) && pm__seam_edge(S, side, w[1], w[2]) && pm__seam_edge(S, side, w[2], w[0]);
+}
+#endif
+
+bool pm_pseam_tri_side(pm_pseam *S, int side, const float *a, const float *b, const float *c) {
+    const float *const v[3] = {a, b, c};
+#ifdef PM__SEAM_AVX2
+    if (PM__SEAM_WIDE && __builtin_cpu_supports("avx2")) return pm__tri_side4(S, side, v);
+#endif
+    unsigned off = pm__seam_off3(S, side, a, b, c);
+    int w[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++)
+        if (!(off >> i & 1) && !(w[i] = pm__seam_which(S, v[i][0], v[i][2]))) return false;
     return pm__seam_edge(S, side, w[0], w[1]) && pm__seam_edge(S, side, w[1], w[2]) && pm__seam_edge(S, side, w[2], w[0]);
 }
 

@@ -208,6 +208,7 @@ typedef struct pm_pseam {
     double s[5][2];
     double d[2];               /* the axis C rises along */
     double ax[4], az[4], bx[4], bz[4];   /* l_i from (ax, az) to (bx, bz); the last again past n - 1 */
+    double gx[4], gz[4];       /* l_i's gradient toward side +1: -(bz - az), bx - ax */
     signed char o[5][4];       /* o[j][i]: the exact sign of pm_orient2d(s_i, s_i+1, s_j), 2 until asked */
 } pm_pseam;
 
@@ -220,6 +221,9 @@ bool pm_pseam_init(pm_pseam *S, const float (*pts)[2], int n);
  * strictly on that side of every l_i (the filter sure), every edge with
  * an end on the seam passing the edge rule. */
 int pm_pseam_loop_side(pm_pseam *S, const float *xz, uint32_t m);
+/* The same for n (at most 2) seams at once, into side[0 .. n) (a NULL
+ * seam: side 0), each run of the loop's points bounded once. */
+void pm_pseam_loop_sides(pm_pseam *const *S, int n, const float *xz, uint32_t m, int *side);
 
 /* Whether the triangle of 3D float corners a, b, c (x, z) lies in the
  * closed side `side` of S, shown as for a loop. */

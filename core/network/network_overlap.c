@@ -347,6 +347,24 @@ static bool pm__meets(const float alo[2], const float ahi[2], const float blo[2]
     return alo[0] < bhi[0] && blo[0] < ahi[0] && alo[1] < bhi[1] && blo[1] < ahi[1];
 }
 
+/* pm__meets of a triangle's bounds X and a fixed box, the box as
+ * pm__mbox makes it: four compares at once in SSE2 lanes (lo < hi and
+ * -hi < -lo, a sign flip exact; a NaN meets nothing either way). */
+#ifdef __SSE2__
+typedef __m128 pm__mbox;
+static inline pm__mbox pm__mbox_of(const float lo[2], const float hi[2]) { return _mm_setr_ps(hi[0], hi[1], -lo[0], -lo[1]); }
+static inline bool pm__meets_m(const pm_pbox *X, pm__mbox B) {
+    __m128 v = _mm_xor_ps(_mm_loadu_ps((const float *)(const void *)X), _mm_setr_ps(0.0f, 0.0f, -0.0f, -0.0f));
+    return _mm_movemask_ps(_mm_cmplt_ps(v, B)) == 15;
+}
+#else
+typedef struct pm__mbox { float lo[2], hi[2]; } pm__mbox;
+static inline pm__mbox pm__mbox_of(const float lo[2], const float hi[2]) {
+    return (pm__mbox){.lo = {lo[0], lo[1]}, .hi = {hi[0], hi[1]}};
+}
+static inline bool pm__meets_m(const pm_pbox *X, pm__mbox B) { return pm__meets(X->lo, X->hi, B.lo, B.hi); }
+#endif
+
 /* Road clusters of up to this many triangles (a straight street at
  * netconvert's detail has 4, 8 with its sidewalks) test their own pairs
  * one by one, bounds then pm_ptri_overlap: for so few, cheaper than the
@@ -1758,8 +1776,9 @@ static bool pm__seam5_apart(const pm__ov *O, const pm__clu *J, const uint32_t *s
                             const float lo[2], const float hi[2]) {
     pm_pseam S;
     if (!pm__end_seam5(O, sv, out, &S)) return false;
+    const pm__mbox B = pm__mbox_of(lo, hi);
     for (uint32_t k = J->first; k < J->first + J->count; k++) {
-        if (!pm__meets(O->box[k].lo, O->box[k].hi, lo, hi)) continue;
+        if (!pm__meets_m(&O->box[k], B)) continue;
         uint32_t f = O->ref[k];
         const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
         const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
@@ -1797,8 +1816,9 @@ static int pm__bent_apart(const pm__ov *O, const pm__clu *J, uint32_t r, const f
         pm_pbent M;
         if (!pm__end_bent(O, sv, &M, true)) continue;
         bool all = true;
+        const pm__mbox B = pm__mbox_of(lo, hi);
         for (uint32_t k = J->first; all && k < J->first + J->count; k++) {
-            if (!pm__meets(O->box[k].lo, O->box[k].hi, lo, hi)) continue;
+            if (!pm__meets_m(&O->box[k], B)) continue;
             uint32_t f = O->ref[k];
             const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
             const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);

@@ -333,7 +333,8 @@ static bool pm__same_xz2(const float *a, const float *b) { return a[0] == b[0] &
  * meet lo .. hi (a pair pm__cross_probe will see), the side of that
  * mouth's seam of five (pm_pseam: the outline's neighbours of p and q
  * beyond them, the band's outer points there, then p, k, q) the whole
- * road lies on (pm_pseam_loop_side), kept in O->rside[r] as
+ * road lies on (pm_pseam_loop_sides: both ends in one pass over the
+ * outline), kept in O->rside[r] as
  * pm__road_sides keeps a bent line's, with bit 4 + e set and the outer
  * points in O->rout. (Out of line: inlined, it cost pm__road_walk more
  * where no box meets.) */
@@ -343,7 +344,7 @@ __attribute__((noinline))
 static void pm__walk_sides(pm__ov *O, uint32_t r, const float *xu, uint32_t m, const float lo[2], const float hi[2]) {
     const pm__road *R = &O->N->roads.data[r];
     const float *pos = O->sc->prims[0].positions;
-    unsigned bits = 0;
+    pm_pseam S[2], *use[2] = {NULL, NULL};
     for (int e = 0; e < 2; e++) {
         int64_t node = e ? R->end : R->start;
         uint32_t j = node >= 0 && node < (int64_t)O->V ? O->jclu[node] : UINT32_MAX;
@@ -365,10 +366,14 @@ static void pm__walk_sides(pm__ov *O, uint32_t r, const float *xu, uint32_t m, c
         float *out = O->rout + 8 * (size_t)r + 4 * e;
         out[0] = xu[2 * (size_t)op], out[1] = xu[2 * (size_t)op + 1];
         out[2] = xu[2 * (size_t)oq], out[3] = xu[2 * (size_t)oq + 1];
-        pm_pseam S;
-        if (!pm__end_seam5(O, sv, out, &S)) continue;
-        int side = pm_pseam_loop_side(&S, xu, m);
-        if (side) bits |= (1u | (side > 0 ? 2u : 0u)) << (2 * e) | 16u << e;
+        if (pm__end_seam5(O, sv, out, &S[e])) use[e] = &S[e];
+    }
+    unsigned bits = 0;
+    if (use[0] || use[1]) {
+        int side[2];
+        pm_pseam_loop_sides(use, 2, xu, m, side);
+        for (int e = 0; e < 2; e++)
+            if (side[e]) bits |= (1u | (side[e] > 0 ? 2u : 0u)) << (2 * e) | 16u << e;
     }
     O->rside[r] = (uint8_t)bits;
 }

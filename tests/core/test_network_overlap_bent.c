@@ -10,10 +10,14 @@
  *    triangles (all pairs of the two, pm_test_overlap.h's own exact test);
  *  - every network comes out the same (scene, problems, their order)
  *    with the bent line as without it;
- *  - the brute-force oracle over the whole network with it on.
+ *  - the brute-force oracle over the whole network with it on;
+ *  - the junction's triangles picked by their bounds in lanes
+ *    (pm__meets_m) as by pm__meets, on every pair and on boxes of edge
+ *    values.
  * network_overlap.c is compiled into this test with the hooks below (its
  * one external symbol is defined here, so the linker takes this copy). */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdbool.h>
 
 typedef struct pm__ov pm__ov;
@@ -29,7 +33,21 @@ static int bent_hook(pm__ov *O, const pm__clu *J, const pm__clu *R, int apart);
 
 static size_t passed, declined, touching, passed5;
 
+static size_t boxes_compared;
+
+/* pm__meets_m (lanes) as pm__meets on every triangle of J against the box
+ * where J and R meet (the box pm__bent_apart reads them by). */
+static void meets_lanes_as_plain(const pm__ov *O, const pm__clu *J, const pm__clu *R) {
+    float lo[2] = {fmaxf(J->lo[0], R->lo[0]), fmaxf(J->lo[1], R->lo[1])};
+    float hi[2] = {fminf(J->hi[0], R->hi[0]), fminf(J->hi[1], R->hi[1])};
+    const pm__mbox B = pm__mbox_of(lo, hi);
+    for (uint32_t k = J->first; k < J->first + J->count; k++, boxes_compared++)
+        cr_assert_eq(pm__meets_m(&O->box[k], B), pm__meets(O->box[k].lo, O->box[k].hi, lo, hi),
+                     "a box's meeting in lanes differs");
+}
+
 static int bent_hook(pm__ov *O, const pm__clu *J, const pm__clu *R, int apart) {
+    meets_lanes_as_plain(O, J, R);
     if (!apart) {
         declined++;
         return apart;
@@ -77,6 +95,31 @@ Test(network_overlap_bent, bent_line_against_all_pairs_and_without_it, .timeout 
     cr_assert_geq(passed, 5000, "only %zu pairs passed by the bent line", passed);
     cr_assert_geq(touching, 5000, "only %zu touching pairs passed", touching);
     cr_assert_geq(declined, 100, "only %zu pairs declined", declined);
+    cr_assert_geq(boxes_compared, 100000, "only %zu boxes compared in lanes", boxes_compared);
+}
+
+/* pm__meets_m against pm__meets on boxes of few distinct values (edges
+ * equal, touching, -0 against +0, infinities, NaN). */
+Test(network_overlap_bent, box_meeting_in_lanes_as_plain) {
+    const float v[] = {-2.0f, -1.0f, -0.0f, 0.0f, 1.0f, 2.0f, INFINITY, -INFINITY, NAN, 1e-30f, -1e30f};
+    const int nv = (int)(sizeof v / sizeof v[0]);
+    pm_rng r;
+    pm_rng_seed(&r, 20261202);
+    size_t met = 0, not_met = 0;
+    for (int it = 0; it < 400000; it++) {
+        float a[4], b[4];
+        for (int i = 0; i < 4; i++) {
+            a[i] = v[pm_rng_int(&r, 0, nv - 1)];
+            b[i] = pm_rng_chance(&r, 0.3) ? v[pm_rng_int(&r, 0, nv - 1)] : (float)pm_rng_range(&r, -3, 3);
+        }
+        pm_pbox X = {.lo = {a[0], a[1]}, .hi = {a[2], a[3]}};
+        bool plain = pm__meets(X.lo, X.hi, b, b + 2);
+        cr_assert_eq(pm__meets_m(&X, pm__mbox_of(b, b + 2)), plain, "box (%g %g %g %g) against (%g %g %g %g)", a[0],
+                     a[1], a[2], a[3], b[0], b[1], b[2], b[3]);
+        met += plain, not_met += !plain;
+    }
+    cr_assert_geq(met, 10000);
+    cr_assert_geq(not_met, 10000);
 }
 
 Test(network_overlap_bent, brute_force_oracle_with_the_bent_line, .timeout = 300) {

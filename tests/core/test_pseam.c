@@ -12,15 +12,37 @@
  * point a hair across a far piece's line matters). Every pair called apart is
  * checked with pm_test_overlap.h's exact test; every side a loop or
  * triangle is called on is checked with exact orientations of its points
- * off the seam. */
+ * off the seam; a strip's two ends' seams at once (pm_pseam_loop_sides)
+ * answer as each alone; every triangle test is answered the same by the
+ * AVX2 path and the SSE2 one. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdbool.h>
 
-#include "geom/plan_overlap.h"
+/* plan_overlap.c compiled in with its AVX2 triangle test switchable (its
+ * external symbols all defined here, so the linker takes this copy). */
+static bool narrow;
+#define PM__SEAM_WIDE (!narrow)
+#include "../../core/geom/plan_overlap.c"
+
 #include "geom/predicates.h"
 #include "pm_test_overlap.h"
 #include "pm_test_strip.h"
 #include "scene/rng.h"
+
+static size_t wide_compared;
+
+/* pm_pseam_tri_side, answered the same by the AVX2 path (where the CPU
+ * has it) and the SSE2 one. */
+static bool tri_side(pm_pseam *M, int side, const float *a, const float *b, const float *c) {
+    narrow = true;
+    bool plain = pm_pseam_tri_side(M, side, a, b, c);
+    narrow = false;
+    bool wide = pm_pseam_tri_side(M, side, a, b, c);
+    cr_assert_eq(wide, plain, "the triangle test's AVX2 and SSE2 paths differ");
+    wide_compared++;
+    return wide;
+}
 
 typedef struct seam5 { float s[5][2]; double c[2], t[2], n[2], h, w; } seam5;
 
@@ -93,7 +115,7 @@ static void check_pair(const seam5 *S, pm_pseam *M, int side, const ptri *tr, si
     bool over = false;
     for (size_t i = 0; i < nr; i++) over |= ptri_overlap(&tr[i], &tj);
     met_overlapping += over;
-    if (!side || !pm_pseam_tri_side(M, -side, A, B, C)) {
+    if (!side || !tri_side(M, -side, A, B, C)) {
         declined++;
         return;
     }
@@ -124,7 +146,7 @@ Test(pseam, single_triangles_on_either_side, .timeout = 120) {
         if (side) {
             side_sound(&S, xz, 3, side);
             float A[3] = {v[0][0], 0, v[0][1]}, B[3] = {v[1][0], 0, v[1][1]}, C[3] = {v[2][0], 0, v[2][1]};
-            cr_assert(pm_pseam_tri_side(&M, side, A, B, C), "a triangle's loop and the triangle called differently");
+            cr_assert(tri_side(&M, side, A, B, C), "a triangle's loop and the triangle called differently");
             shown++;
         }
         check_pair(&S, &M, side, &tr, 1, v[3], v[4], v[5]);
@@ -146,6 +168,9 @@ Test(pseam, single_triangles_on_either_side, .timeout = 120) {
     cr_assert_geq(shown, 50000);
     cr_assert_geq(apart, 10000);
     cr_assert_geq(met_overlapping, 5000);
+    cr_log_info("triangle test: %zu answers the same by AVX2 (this CPU: %s) and SSE2", wide_compared,
+                __builtin_cpu_supports("avx2") ? "has it" : "has not, both SSE2");
+    cr_assert_geq(wide_compared, 150000);
 }
 
 /* A strip of rows leaving the seam on side s: row 0 the seam, each next
@@ -154,7 +179,7 @@ Test(pseam, strips_of_rows_leaving_the_seam, .timeout = 120) {
     pm_rng r;
     pm_rng_seed(&r, 20261222);
     apart = declined = met_overlapping = 0;
-    size_t shown = 0, spoiled = 0, folded = 0;
+    size_t shown = 0, spoiled = 0, folded = 0, two_shown = 0, two_turned = 0, two_across = 0;
     for (int it = 0; it < 40000; it++) {
         seam5 S;
         make_seam(&r, &S);
@@ -190,6 +215,26 @@ Test(pseam, strips_of_rows_leaving_the_seam, .timeout = 120) {
             side_sound(&S, xz, m, side);
             shown++;
         }
+        /* Both ends at once (pm_pseam_loop_sides: one pass, each run
+         * bounded once) as each alone, the other seam a row: the far one
+         * (the strip on one side) or one across the strip (on neither),
+         * either way round (the side turned). */
+        pm_pseam M2;
+        int g2 = pm_rng_chance(&r, 0.5) ? G : (int)pm_rng_int(&r, 1, G);
+        float other[5][2];
+        bool back = pm_rng_chance(&r, 0.5);
+        for (int j = 0; j < 5; j++) other[j][0] = row[g2][back ? 4 - j : j][0], other[j][1] = row[g2][back ? 4 - j : j][1];
+        if (pm_pseam_init(&M2, (const float(*)[2])other, 5)) {
+            int side2 = pm_pseam_loop_side(&M2, xz, m), both[2], one[2];
+            pm_pseam *two[2] = {&M, &M2}, *half[2] = {NULL, &M2};
+            pm_pseam_loop_sides(two, 2, xz, m, both);
+            pm_pseam_loop_sides(half, 2, xz, m, one);
+            cr_assert(both[0] == side && both[1] == side2 && one[0] == 0 && one[1] == side2,
+                      "two seams at once (%d %d) not as each alone (%d %d)", both[0], both[1], side, side2);
+            two_shown += side && side2;
+            two_turned += side && side2 && side != side2;
+            two_across += side && !side2 && g2 < G;
+        }
         for (int k = 0; k < 12; k++) {
             float v[3][2];
             for (int i = 0; i < 3; i++) point(&r, &S, pm_rng_chance(&r, 0.9) ? -s : s, v[i]);
@@ -198,6 +243,11 @@ Test(pseam, strips_of_rows_leaving_the_seam, .timeout = 120) {
     }
     cr_log_info("strips: %zu shown (%zu spoiled, %zu folded); pairs %zu apart, %zu declined, %zu overlapping met",
                 shown, spoiled, folded, apart, declined, met_overlapping);
+    cr_log_info("strips: %zu shown by both ends' seams at once (%zu on opposite sides), %zu with the other across",
+                two_shown, two_turned, two_across);
+    cr_assert_geq(two_shown, 5000);
+    cr_assert_geq(two_turned, 2000);
+    cr_assert_geq(two_across, 2000);
     cr_assert_geq(shown, 20000);
     cr_assert_geq(apart, 50000);
     cr_assert_geq(met_overlapping, 10000);
@@ -250,7 +300,7 @@ Test(pseam, edges_from_a_seam_point_across_a_far_line, .timeout = 120) {
         float A[3] = {S.s[j][0], 0, S.s[j][1]}, B[3] = {v[0], 0, v[1]}, C[3] = {w[0], 0, w[1]};
         across += hair;
         over += o;
-        if (!pm_pseam_tri_side(&M, X, A, B, C)) {
+        if (!tri_side(&M, X, A, B, C)) {
             refused_over += o;
             continue;
         }
@@ -262,6 +312,47 @@ Test(pseam, edges_from_a_seam_point_across_a_far_line, .timeout = 120) {
     cr_assert_geq(across, 20000);
     cr_assert_geq(ok, 5000);
     cr_assert_geq(over, 200);
+}
+
+/* Two seams at once where the runs of points are clean on either side:
+ * a long loop crossing seam B (16 points a side, the crossing edges at
+ * the runs' joins), seam A a copy of B beyond the loop's end, either way
+ * round. B sees both sides (0) however A's side came out. */
+Test(pseam, two_seams_runs_across_one) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261224);
+    size_t crossing = 0, turned = 0;
+    for (int it = 0; it < 20000; it++) {
+        seam5 S;
+        make_seam(&r, &S);
+        double D = pm_rng_range(&r, 5, 60), half = pm_rng_range(&r, 0.2, 0.9) * S.h;
+        float xz[2 * 32], a[5][2];
+        for (int i = 0; i < 16; i++) {
+            double n = -D + 2 * D * (i + 0.5) / 16;
+            for (int c = 0; c < 2; c++) {
+                xz[2 * i + c] = (float)(S.c[c] - half * S.t[c] + n * S.n[c]);
+                xz[2 * (31 - i) + c] = (float)(S.c[c] + half * S.t[c] + n * S.n[c]);
+            }
+        }
+        bool back = pm_rng_chance(&r, 0.5);
+        for (int j = 0; j < 5; j++)
+            for (int c = 0; c < 2; c++) a[j][c] = (float)(S.s[back ? 4 - j : j][c] - (D + 1) * S.n[c]);
+        pm_pseam MA, MB;
+        cr_assert(pm_pseam_init(&MB, (const float(*)[2])S.s, 5));
+        if (!pm_pseam_init(&MA, (const float(*)[2])a, 5)) continue;
+        int sa = pm_pseam_loop_side(&MA, xz, 32), sb = pm_pseam_loop_side(&MB, xz, 32), both[2];
+        pm_pseam *two[2] = {&MA, &MB};
+        pm_pseam_loop_sides(two, 2, xz, 32, both);
+        cr_assert(both[0] == sa && both[1] == sb, "two seams at once (%d %d) not as each alone (%d %d)", both[0],
+                  both[1], sa, sb);
+        cr_assert_eq(sb, 0, "a loop across the seam called on one side");
+        crossing += sa != 0;
+        double v[2] = {xz[0], xz[1]}, p0[2] = {S.s[0][0], S.s[0][1]}, p1[2] = {S.s[1][0], S.s[1][1]};
+        turned += sa != 0 && sa != (pm_orient2d(p0, p1, v) > 0 ? 1 : -1);
+    }
+    cr_log_info("loops across a seam: %zu with the other seam shown, %zu of them on its other side", crossing, turned);
+    cr_assert_geq(crossing, 10000);
+    cr_assert_geq(turned, 4000);
 }
 
 Test(pseam, degenerate_seams_refused) {
@@ -286,8 +377,8 @@ Test(pseam, degenerate_seams_refused) {
     cr_assert_eq(pm_pseam_loop_side(&M, along, 7), want);
     cr_assert_eq(pm_pseam_loop_side(&M, chord, 6), 0, "the chord 1 -> 5 passes below k");
     float J[3][3] = {{1, 0, 2}, {5, 0, 2}, {3, 0, -4}}, H[3][3] = {{1, 0, 2}, {5, 0, 2}, {3, 0, 9}};
-    cr_assert(pm_pseam_tri_side(&M, -want, J[0], J[1], J[2]));
-    cr_assert(!pm_pseam_tri_side(&M, want, H[0], H[1], H[2]), "the chord 1 -> 5 passes below k");
+    cr_assert(tri_side(&M, -want, J[0], J[1], J[2]));
+    cr_assert(!tri_side(&M, want, H[0], H[1], H[2]), "the chord 1 -> 5 passes below k");
     float K[3][3] = {{1, 0, 2}, {3, 0, 2.5f}, {3, 0, -4}};
-    cr_assert(pm_pseam_tri_side(&M, -want, K[0], K[1], K[2]));
+    cr_assert(tri_side(&M, -want, K[0], K[1], K[2]));
 }
