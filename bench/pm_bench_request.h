@@ -62,13 +62,15 @@ static inline void pm_bench__stage(void *cls, pm_api_stage stage, const pm_scene
 }
 
 /* body (len bytes, of Content-Type ctype: NULL for JSON) through gen
- * under default limits into *st, as a GLB, by the service's own stages
+ * under default limits, as a GLB, by the service's own stages
  * (pm_api_request_run), with the query's ingest options (?png_scale=,
- * ?png_offset=). Returns 0, or nonzero after printing why the request
- * failed (*st then holds the stages that ran). */
-static inline int pm_bench_request_with(const pm_api_generator *gen, const char *ctype,
-                                        const pm_api_ingest *ing, const char *body, size_t len,
-                                        pm_bench_stages *st) {
+ * ?png_offset=), hook called with cls after each stage (the GLB's size
+ * then goes into *bytes). When ms is not NULL, *ms is the request's
+ * thread CPU time, read once before and once after. Returns 0, or
+ * nonzero after printing why the request failed. */
+static inline int pm_bench__run(const pm_api_generator *gen, const char *ctype, const pm_api_ingest *ing,
+                                const char *body, size_t len, void (*hook)(void *, pm_api_stage, const pm_scene *),
+                                void *cls, size_t *bytes, double *ms) {
     pm_api_limits lim;
     pm_api_limits_default(&lim);
     pm_api_problem prob;
@@ -76,19 +78,30 @@ static inline int pm_bench_request_with(const pm_api_generator *gen, const char 
     pm_api_output glb = pm_api_output_default(PM_API_FMT_GLB);
     pm_api_request rq = {.gen = gen, .body = body, .body_len = len, .content_type = ctype,
                           .ingest = ing};
-    pm_bench_stages got = {0};
-    pm_bench__clock clock = {&got, pm_bench_thread_ms()};
-    pm_api_run run = {.lim = &lim, .outputs = &glb, .noutputs = 1,
-                      .stage_done = pm_bench__stage, .cls = &clock};
+    pm_api_run run = {.lim = &lim, .outputs = &glb, .noutputs = 1, .stage_done = hook, .cls = cls};
     pm_api_buf out = {NULL, 0};
+    double t0 = ms ? pm_bench_thread_ms() : 0;
     int rc = pm_api_request_run(&rq, &run, &out, NULL, &prob);
-    got.bytes = out.len;
-    *st = got;   /* zeros from the stage that failed on */
+    if (ms) *ms = pm_bench_thread_ms() - t0;
+    *bytes = out.len;
     if (rc != 0) fprintf(stderr, "%s request failed: %s\n", gen->name, prob.detail);
     free(out.data);
     pm_api_problem_free(&prob);
     return rc;
 }
+
+/* pm_bench__run into *st with each stage's time (zeros from the stage
+ * that failed on). */
+static inline int pm_bench_request_with(const pm_api_generator *gen, const char *ctype,
+                                        const pm_api_ingest *ing, const char *body, size_t len,
+                                        pm_bench_stages *st) {
+    pm_bench_stages got = {0};
+    pm_bench__clock clock = {&got, pm_bench_thread_ms()};
+    int rc = pm_bench__run(gen, ctype, ing, body, len, pm_bench__stage, &clock, &got.bytes, NULL);
+    *st = got;
+    return rc;
+}
+
 static inline int pm_bench_request_typed(const pm_api_generator *gen, const char *ctype,
                                          const char *body, size_t len, pm_bench_stages *st) {
     pm_api_ingest ing = PM_API_INGEST_DEFAULT;
@@ -115,24 +128,9 @@ static inline void pm_bench__counts(void *cls, pm_api_stage stage, const pm_scen
  * times stay zero. */
 static inline int pm_bench_request_whole(const pm_api_generator *gen, const char *body, size_t len,
                                          double *ms, pm_bench_stages *st) {
-    pm_api_limits lim;
-    pm_api_limits_default(&lim);
-    pm_api_problem prob;
-    pm_api_problem_init(&prob);
-    pm_api_output glb = pm_api_output_default(PM_API_FMT_GLB);
-    pm_api_request rq = {.gen = gen, .body = body, .body_len = len};
     pm_bench_stages got = {0};
-    pm_api_run run = {.lim = &lim, .outputs = &glb, .noutputs = 1,
-                      .stage_done = pm_bench__counts, .cls = &got};
-    pm_api_buf out = {NULL, 0};
-    double t0 = pm_bench_thread_ms();
-    int rc = pm_api_request_run(&rq, &run, &out, NULL, &prob);
-    *ms = pm_bench_thread_ms() - t0;
-    got.bytes = out.len;
+    int rc = pm_bench__run(gen, NULL, NULL, body, len, pm_bench__counts, &got, &got.bytes, ms);
     *st = got;
-    if (rc != 0) fprintf(stderr, "%s request failed: %s\n", gen->name, prob.detail);
-    free(out.data);
-    pm_api_problem_free(&prob);
     return rc;
 }
 #endif

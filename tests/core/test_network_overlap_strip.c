@@ -37,6 +37,18 @@ static size_t decided[2], undecided, with_sidewalk, walked[2], chained[2];
 static bool by_vertex;                 /* the border walked vertex by vertex (stamps), not copied */
 static bool no_chains;                 /* the chains' proof off: the loop tests decide */
 
+/* The indices of a network road's strip of three columns, G rows of
+ * four triangles, vertices 3 g .. 3 g + 2 in row g (pm__strip_rows2's
+ * order). */
+static void strip_indices(uint32_t *q, uint32_t G) {
+    for (uint32_t g = 0; g < G; g++) {
+        uint32_t A[3] = {3 * g, 3 * g + 1, 3 * g + 2}, B[3] = {3 * g + 3, 3 * g + 4, 3 * g + 5};
+        uint32_t t[12] = {A[0], A[1], B[0], A[1], B[1], B[0], A[1], A[2], B[1], A[2], B[2], B[1]};
+        memcpy(q, t, sizeof t);
+        q += 12;
+    }
+}
+
 static bool mono_hook(const pm__sides *sd) {
     bool mono = !no_chains && sd->mono;
     chained[mono]++;
@@ -197,13 +209,7 @@ Test(network_overlap_strip, two_column_pairs_fast_as_plain) {
                 p[0] = (float)x, p[1] = 0, p[2] = (float)z;
                 if (rnd(50) == 0) p[0] = p[2] = 0;                /* onto the origin */
             }
-        uint32_t *q = idx;
-        for (uint32_t g = 0; g < G; g++) {
-            uint32_t A[3] = {3 * g, 3 * g + 1, 3 * g + 2}, B[3] = {3 * g + 3, 3 * g + 4, 3 * g + 5};
-            uint32_t t[12] = {A[0], A[1], B[0], A[1], B[1], B[0], A[1], A[2], B[1], A[2], B[2], B[1]};
-            memcpy(q, t, sizeof t);
-            q += 12;
-        }
+        strip_indices(idx, G);
         for (uint32_t i = 0; i < 12 * G; i++) idx[i] += base;
         uint32_t defect = rnd(7);
         if (defect == 0) {                                        /* a triangle turned */
@@ -402,13 +408,7 @@ Test(network_overlap_strip, chains_shown_simple) {
             float *p = pos + 3 * rnd(3 * (G + 1));
             p[0] = (float)(p[0] + (rnd(41) - 20.0) * 0.25 * w), p[2] = (float)(p[2] + (rnd(41) - 20.0) * 0.25 * w);
         }
-        uint32_t *q = idx;
-        for (uint32_t g = 0; g < G; g++) {
-            uint32_t A[3] = {3 * g, 3 * g + 1, 3 * g + 2}, B[3] = {3 * g + 3, 3 * g + 4, 3 * g + 5};
-            uint32_t t[12] = {A[0], A[1], B[0], A[1], B[1], B[0], A[1], A[2], B[1], A[2], B[2], B[1]};
-            memcpy(q, t, sizeof t);
-            q += 12;
-        }
+        strip_indices(idx, G);
         uint32_t far;
         int tn;
         pm__sides sd = {.xz = {side[0], side[1]}, .chains = true};
