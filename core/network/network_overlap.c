@@ -297,7 +297,7 @@ typedef struct pm__left {
 
 static int pm__left_init(pm__ov *O, pm__left *L, size_t n) {
     L->from = pm_arena_alloc(O->w, 4 * (n + 1) * sizeof *L->from);
-    L->to = L->from + 2 * (n + 1);
+    L->to = L->from ? L->from + 2 * (n + 1) : NULL;
     L->bv = pm_arena_alloc(O->w, 2 * (n + 1) * sizeof *L->bv);
     L->m = L->prims = 0;
     L->bad = false;
@@ -958,8 +958,9 @@ static int pm__kept_loop(pm__ov *O, const pm__prec *rec, uint32_t nrec, const fl
  * what is left once the twins on shared points cancel is one loop, convex
  * or simple (lo, hi: its bounds), 0 when not. */
 static int pm__seam_loop(pm__ov *O, const pm__sum *S, uint32_t cap, float lo[2], float hi[2]) {
-    uint32_t *from = pm_arena_alloc(O->w, 2 * ((size_t)cap + 1) * sizeof *from), *to = from + cap + 1, m = 0;
+    uint32_t *from = pm_arena_alloc(O->w, 2 * ((size_t)cap + 1) * sizeof *from), m = 0;
     if (!from) return PM_ERR_NOMEM;
+    uint32_t *to = from + cap + 1;
     if (!pm__gather(S, from, to, &m) || m < 3) return 0;
     if (O->pcap < 4 * m) {
         /* (Kept for the next road, emptied by what this one filled.) */
