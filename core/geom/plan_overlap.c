@@ -544,12 +544,6 @@ void pm_pseam_loop_sides(pm_pseam *const *S, int n, const float *xz, uint32_t m,
     for (int e = 0; e < n; e++) side[e] = live[e] ? X[e] : 0;
 }
 
-int pm_pseam_loop_side(pm_pseam *S, const float *xz, uint32_t m) {
-    int side;
-    pm_pseam_loop_sides(&S, 1, xz, m, &side);
-    return side;
-}
-
 /* pm__seam_off of the three corners v[0 .. 3) (x, z of 3D floats): bit i
  * set when corner i is strictly on side X of every l_i. The same
  * operations lane by lane, each line pair loaded once. */

@@ -216,13 +216,12 @@ typedef struct pm_pseam {
  * point or a piece is not shown to rise along d. */
 bool pm_pseam_init(pm_pseam *S, const float (*pts)[2], int n);
 
-/* The side (+1, -1) of S on which the region bounded by the simple loop
- * xz (m plan points) lies, 0 when not shown: every point not on the seam
- * strictly on that side of every l_i (the filter sure), every edge with
- * an end on the seam passing the edge rule. */
-int pm_pseam_loop_side(pm_pseam *S, const float *xz, uint32_t m);
-/* The same for n (at most 2) seams at once, into side[0 .. n) (a NULL
- * seam: side 0), each run of the loop's points bounded once. */
+/* The side (+1, -1) of each of n (at most 2) seams S[e] on which the
+ * region bounded by the simple loop xz (m plan points) lies, into
+ * side[0 .. n), 0 when not shown (or S[e] NULL): every point not on the
+ * seam strictly on that side of every l_i (the filter sure), every edge
+ * with an end on the seam passing the edge rule; each run of the loop's
+ * points bounded once for both. */
 void pm_pseam_loop_sides(pm_pseam *const *S, int n, const float *xz, uint32_t m, int *side);
 
 /* Whether the triangle of 3D float corners a, b, c (x, z) lies in the

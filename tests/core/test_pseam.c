@@ -32,6 +32,13 @@ static bool narrow;
 
 static size_t wide_compared;
 
+/* pm_pseam_loop_sides for one seam. */
+static int pm_pseam_loop_side(pm_pseam *S, const float *xz, uint32_t m) {
+    int side;
+    pm_pseam_loop_sides(&S, 1, xz, m, &side);
+    return side;
+}
+
 /* pm_pseam_tri_side, answered the same by the AVX2 path (where the CPU
  * has it) and the SSE2 one. */
 static bool tri_side(pm_pseam *M, int side, const float *a, const float *b, const float *c) {
