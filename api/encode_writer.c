@@ -823,16 +823,30 @@ static inline void pm_api__row_close(pm_api__w *w, char *o, size_t start) {
 }
 
 /* The rows of table m through its columns' plan (the columns written,
- * in order, each key's text kept): one switch per member, no test of
- * skips, kept keys or absent members before it. fixed is
+ * in order, each key's text kept): no test of skips, kept keys or absent
+ * members before a member. Each column's code is reached from the one
+ * before by its address (next[], by the column's kind; the row's end
+ * after the last column): a member costs one indirect jump, with no
+ * switch's range test and table and no loop test. fixed is
  * pm_api__w_table_cols's room per row, lists the shape's list columns
  * (their elements' room, as pm_api__row_open counts it); the '[' is
- * written, the ']' is the caller's. */
-static inline __attribute__((always_inline)) void pm_api__w_rows_planned(pm_api__w *w, const pm_meta *m,
-                                                                         const pm_api__tcol *plan, size_t np,
-                                                                         size_t fixed, const pm_api__tcol *lists,
-                                                                         size_t nlists, pm_api__meta_cache *c) {
+ * written, the ']' is the caller's. Out of line: GCC inlines no function
+ * with a computed goto. */
+static __attribute__((noinline)) void pm_api__w_rows_planned(pm_api__w *w, const pm_meta *m,
+                                                             const pm_api__tcol *plan, size_t np, size_t fixed,
+                                                             const pm_api__tcol *lists, size_t nlists,
+                                                             pm_api__meta_cache *c) {
     const pm_meta_shape *sh = m->u.table.shape;
+    /* the plan holds these kinds only (pm_api__w_table_cols) */
+    const void *const by_kind[] = {
+        [PM_META_COL_I64] = &&col_i64,     [PM_META_COL_U32] = &&col_u32,     [PM_META_COL_F64] = &&col_f64,
+        [PM_META_COL_BOOL] = &&col_bool,   [PM_META_COL_STR] = &&col_str,     [PM_META_COL_VAL] = &&col_val,
+        [PM_META_COL_U32X2] = &&col_u32x2, [PM_META_COL_F64X3] = &&col_f64x3, [PM_META_COL_U32S] = &&col_u32s,
+        [PM_META_COL_BOOLS] = &&col_bools, [PM_META_COL_META] = &&col_meta,
+    };
+    const void *next[PM_API__TABLE_KEYS + 1];
+    for (size_t i = 0; i < np; i++) next[i] = by_kind[plan[i].kind];
+    next[np] = &&row_end;
     for (size_t r = 0; r < m->u.table.n; r++) {
         const char *row = (const char *)m->u.table.rows + r * sh->row_size;
         /* pm_api__row_open's room, from the list columns only */
@@ -846,45 +860,110 @@ static inline __attribute__((always_inline)) void pm_api__w_rows_planned(pm_api_
         char *o = w->data + w->len;
         if (r) *o++ = ',';
         size_t start = (size_t)(o - w->data);
-        for (const pm_api__tcol *p = plan, *pe = plan + np; p < pe; p++) {
-            const void *f = row + p->offset;
-            memcpy(o, p->key, PM_API__KEY_TEXT);
-            o += p->key_len;
-            const char *str = NULL;
-            char *end = pm_api__put_cell(o, p->kind, f, &str, c);
-            if (end) {
-                o = end;
-                if (str) {   /* mostly a text seen before: found inline, no call */
-                    char *kept = pm_api__put_cached_str(o, str, c);
-                    if (kept) o = kept;
-                    else if (!(o = pm_api__put_str_new(w, o, str, need, c))) return;
-                }
-                continue;
-            }
-            const pm_meta *sub = *(const pm_meta *const *)f;   /* META */
-            if (!sub) {   /* absent from this row: the key is taken back */
-                o -= p->key_len;
-                continue;
-            }
-            /* A short array of scalars (a point, a pair of indices) in
-             * place when there is room enough that pm_api__w_kids would
-             * not ask for more while writing it (36 bytes before each of
-             * at most 8 elements): the same text, the buffer grown at the
-             * same points. */
-            size_t room = w->cap - (size_t)(o - w->data);
-            char *arr = sub->kind == PM_META_ARR && room >= 8 * 33 + 2 + 36
-                            ? pm_api__put_scalars(o, o + room, sub, c)
-                            : NULL;
-            if (arr) {
-                w->len = (size_t)(arr - w->data);
-            } else {
-                w->len = (size_t)(o - w->data);
-                pm_api__w_node(w, sub, c);
-            }
-            /* room again for what is left of the row (all of it, as a bound) */
-            if (!pm_api__w_reserve(w, need)) return;
-            o = w->data + w->len;
+        const pm_api__tcol *p = plan;
+        const void *const *t = next;
+        const void *f;
+        const char *str;
+/* a member's key, and f at its value */
+#define PM_API__CELL_KEY() (f = row + p->offset, memcpy(o, p->key, PM_API__KEY_TEXT), o += p->key_len)
+/* on to the next member's code */
+#define PM_API__CELL_NEXT() \
+    do {                    \
+        p++;                \
+        goto **++t;         \
+    } while (0)
+        goto **t;
+    col_i64:
+        PM_API__CELL_KEY();
+        o = pm_api__put_i64(o, *(const int64_t *)f);
+        PM_API__CELL_NEXT();
+    col_u32:
+        PM_API__CELL_KEY();
+        o += pm_api__fmt_u64(o, *(const uint32_t *)f);
+        PM_API__CELL_NEXT();
+    col_f64:
+        PM_API__CELL_KEY();
+        o = pm_api__put_f64_kept(o, *(const double *)f, c);
+        PM_API__CELL_NEXT();
+    col_bool:
+        PM_API__CELL_KEY();
+        o = pm_api__put_bool(o, *(const bool *)f);
+        PM_API__CELL_NEXT();
+    col_u32x2:
+        PM_API__CELL_KEY();
+        str = NULL;   /* not a string: unused */
+        o = pm_api__put_cell(o, PM_META_COL_U32X2, f, &str, c);
+        PM_API__CELL_NEXT();
+    col_f64x3:
+        PM_API__CELL_KEY();
+        str = NULL;
+        o = pm_api__put_cell(o, PM_META_COL_F64X3, f, &str, c);
+        PM_API__CELL_NEXT();
+    col_u32s:
+        PM_API__CELL_KEY();
+        str = NULL;
+        o = pm_api__put_cell(o, PM_META_COL_U32S, f, &str, c);
+        PM_API__CELL_NEXT();
+    col_bools:
+        PM_API__CELL_KEY();
+        str = NULL;
+        o = pm_api__put_cell(o, PM_META_COL_BOOLS, f, &str, c);
+        PM_API__CELL_NEXT();
+    col_val: {
+        PM_API__CELL_KEY();
+        const pm_meta_val *v = f;
+        switch (v->kind) {
+        case PM_META_BOOL: o = pm_api__put_bool(o, v->u.b); PM_API__CELL_NEXT();
+        case PM_META_INT: o = pm_api__put_i64(o, v->u.i); PM_API__CELL_NEXT();
+        case PM_META_NUM: o = pm_api__put_f64_kept(o, v->u.n, c); PM_API__CELL_NEXT();
+        case PM_META_STR: str = v->u.s; goto cell_str;
+        default: str = NULL; goto cell_str;
         }
+    }
+    col_str:
+        PM_API__CELL_KEY();
+        str = *(const char *const *)f;
+    cell_str:
+        if (!str) {
+            memcpy(o, "null", 4);
+            o += 4;
+            PM_API__CELL_NEXT();
+        }
+        {   /* mostly a text seen before: found inline, no call */
+            char *kept = pm_api__put_cached_str(o, str, c);
+            if (kept) o = kept;
+            else if (!(o = pm_api__put_str_new(w, o, str, need, c))) return;
+        }
+        PM_API__CELL_NEXT();
+    col_meta: {
+        PM_API__CELL_KEY();
+        const pm_meta *sub = *(const pm_meta *const *)f;
+        if (!sub) {   /* absent from this row: the key is taken back */
+            o -= p->key_len;
+            PM_API__CELL_NEXT();
+        }
+        /* A short array of scalars (a point, a pair of indices) in
+         * place when there is room enough that pm_api__w_kids would
+         * not ask for more while writing it (36 bytes before each of
+         * at most 8 elements): the same text, the buffer grown at the
+         * same points. */
+        size_t room = w->cap - (size_t)(o - w->data);
+        char *arr = sub->kind == PM_META_ARR && room >= 8 * 33 + 2 + 36 ? pm_api__put_scalars(o, o + room, sub, c)
+                                                                         : NULL;
+        if (arr) {
+            w->len = (size_t)(arr - w->data);
+        } else {
+            w->len = (size_t)(o - w->data);
+            pm_api__w_node(w, sub, c);
+        }
+        /* room again for what is left of the row (all of it, as a bound) */
+        if (!pm_api__w_reserve(w, need)) return;
+        o = w->data + w->len;
+        PM_API__CELL_NEXT();
+    }
+#undef PM_API__CELL_KEY
+#undef PM_API__CELL_NEXT
+    row_end:
         pm_api__row_close(w, o, start);
     }
 }
@@ -945,7 +1024,7 @@ static inline __attribute__((always_inline)) void pm_api__w_table_cols(pm_api__w
             lcols[nl++] = (pm_api__tcol){NULL, sh->cols[i].offset, 0, sh->cols[i].kind};
     for (size_t i = 0; planned && i < sh->ncols; i++) {
         if (skip >> i & 1) continue;
-        planned = kok[i];
+        planned = kok[i] && (unsigned)sh->cols[i].kind <= PM_META_COL_META;
         plan[np++] = (pm_api__tcol){kt[i], sh->cols[i].offset, (uint32_t)sh->cols[i].key_len + 4,
                                     sh->cols[i].kind};
     }
