@@ -59,6 +59,7 @@ struct pm__jcache {
     PM_VEC(uint64_t) buf;      /* the key being built */
     PM_VEC(uint32_t) tri;      /* pm__doubts' list being built, 2 words a triangle */
     PM_VEC(const char *) strs; /* the corner tables' strings, one copy each */
+    pm_junction_memo *memo;    /* shared by the junctions built (NULL: none yet) */
     pm_arena *w;               /* where an entry is built (pm__build), or NULL */
 };
 
@@ -630,6 +631,14 @@ static int pm__read_mouths(pm_arena *a, const pm_junction_diag *d, size_t narms,
     return PM_OK;
 }
 
+/* The cache's junction memo (made on first use; NULL for the tests'
+ * plain path, or when out of memory: the generator then runs without). */
+static pm_junction_memo *pm__memo(pm__net *N) {
+    if (PM__JCACHE_PLAIN) return NULL;
+    if (!N->jc->memo) N->jc->memo = pm_junction_memo_create(N->a);
+    return N->jc->memo;
+}
+
 /* The same junction built where it stands (no reuse): when the local
  * result would not survive its move. */
 static int pm__in_place(pm__net *N, const pm_junction_params *local, const double off[3],
@@ -647,6 +656,7 @@ static int pm__in_place(pm__net *N, const pm_junction_params *local, const doubl
     }
     g.arms = arms;
     g.nodes = nodes;
+    g.memo = pm__memo(N);
     g.center[0] = local->center[0] + off[0];
     g.center[1] = local->center[1] + off[2];
     N->jc_built++;
@@ -757,7 +767,9 @@ static int pm__build(pm__net *N, const pm_junction_params *local, pm__jentry *e)
     pm_arena *w = C->w;
     pm_scene *s = w ? pm_scene_create(w) : NULL;
     e->scene = NULL;
-    int rc = s ? pm_junction_generate(s, local, &e->d) : PM_ERR_NOMEM;
+    pm_junction_params p = *local;
+    p.memo = pm__memo(N);
+    int rc = s ? pm_junction_generate(s, &p, &e->d) : PM_ERR_NOMEM;
     if (!s) memset(&e->d, 0, sizeof e->d);
     if (rc == PM_OK) {
         const pm_meta *c = pm_meta_get(s->meta, "corners"), *wn = pm_meta_get(s->meta, "warnings");
