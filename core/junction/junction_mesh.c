@@ -534,6 +534,25 @@ static void pm__trim_outer(const pm__junction *J, pm_v2 *o, size_t n) {
     }
 }
 
+/* Whether the band's outline (clockwise, no points) is star-shaped round
+ * the point halfway from its middle curb point to that point's first
+ * outer point (a fillet's band round its arc usually is): then it is one
+ * pm__poly_simple accepts, by the proof at pm__contour read backwards
+ * (the outline reversed winds counter-clockwise round that point, and
+ * pm__poly_simple's answer is the same for a polygon and its reverse:
+ * its repeat, fold and crossing tests are each symmetric). */
+static bool pm__band_star(const pm__side *s, const pm_v2 *inner, const pm_v2 *outline, size_t no) {
+    enum { MAX = 128 };
+    if (no < 3 || no > MAX || s->nc == 0) return false;
+    size_t mid = s->nc / 2, j = 0;
+    while (j < s->nb && s->bc[j] != mid) j++;
+    if (j == s->nb) return false;
+    const double c[2] = {0.5 * (inner[mid].x + s->bout[j].x), 0.5 * (inner[mid].y + s->bout[j].y)};
+    double xy[2 * MAX];
+    for (size_t i = 0; i < no; i++) xy[2 * i] = outline[no - 1 - i].x, xy[2 * i + 1] = outline[no - 1 - i].y;
+    return pm_polygon_star_around(xy, no, c);
+}
+
 /* The sidewalk band: inner edge on the curb's top (same floats), outer edge
  * the block's offset points, one vertex per distinct outer point (oi[j]:
  * band pair j's outer vertex). */
@@ -565,8 +584,9 @@ static int pm__sidewalk_band(pm__junction *J, pm__side *s, const float *top,
     }
     size_t no = pm__dedupe(outline, s->nc + s->nb, omap, true);
     for (size_t j = 0; j < s->nc + s->nb; j++) ids[omap[j]] = ids[j];
-    if (!pm__poly_simple(outline, no, NULL) || !(pm__area2(outline, no) < 0))
+    if (!PM__JMESH_STAR(pm__band_star(s, inner, outline, no)) && !pm__poly_simple(outline, no, NULL))
         return pm__side_fail(J, k);
+    if (!(pm__area2(outline, no) < 0)) return pm__side_fail(J, k);
     /* Quads along the band; where they would fold (the trimmed corner of a
      * narrow neck) the outline, simple as checked, is ear-clipped instead. */
     pm__tris t = {0};
