@@ -264,16 +264,17 @@ typedef PM_VEC(uint32_t) pm__tris;
  * around (pm_earclip_star: the same triangles), or NULL. */
 static int pm__earclip_xy(pm__junction *J, const double *xy, size_t n, const uint32_t *ids,
                           const double *star, pm__tris *out) {
-    uint32_t *tri = pm_arena_alloc(J->a, pm_earclip_bound(n) * sizeof *tri);
+    /* Without ids the triangles go straight into out's room. */
+    if (pm_vec_reserve(J->a, out, out->len + pm_earclip_bound(n)) < 0) return PM_ERR_NOMEM;
+    uint32_t *tri = ids ? pm_arena_alloc(J->a, pm_earclip_bound(n) * sizeof *tri) : out->data + out->len;
     if (!tri) return PM_ERR_NOMEM;
     long nt = star ? pm_earclip_star(J->a, xy, n, star, tri) : pm_earclip(J->a, xy, n, tri);
     if (nt == PM_ERR_NOMEM) return PM_ERR_NOMEM;
     if (nt < 0)
         return pm__jfail(J, PM_JUNCTION_SELF_INTERSECTION, -1, -1,
                          "the junction contour cannot be triangulated");
-    if (pm_vec_reserve(J->a, out, out->len + 3 * (size_t)nt) < 0) return PM_ERR_NOMEM;
     uint32_t *o = out->data + out->len;
-    for (size_t i = 0; i < 3 * (size_t)nt; i++) o[i] = ids ? ids[tri[i]] : tri[i];
+    for (size_t i = 0; ids && i < 3 * (size_t)nt; i++) o[i] = ids[tri[i]];
     out->len += 3 * (size_t)nt;
     return 0;
 }
@@ -286,8 +287,19 @@ static int pm__earclip(pm__junction *J, const pm_v2 *pts, size_t n, const uint32
     return pm__earclip_xy(J, xy, n, ids, NULL, out);
 }
 
+/* The whole triangles of t[0..n-1] added to prim: copied in one block
+ * when prim has room for them (what pm_prim_add_tri would store), else
+ * one by one. */
 static int pm__emit_tris(pm__junction *J, pm_prim *prim, const uint32_t *t, size_t n) {
-    for (size_t i = 0; i + 2 < n; i += 3)
+    n -= n % 3;
+    if (prim->icount <= prim->icap && prim->icap - prim->icount >= n) {
+        if (n == 0) return 0;
+        memcpy(prim->indices + prim->icount, t, n * sizeof *t);
+        prim->icount += (uint32_t)n;
+        J->scene->validated = false;
+        return 0;
+    }
+    for (size_t i = 0; i < n; i += 3)
         if (pm_prim_add_tri(J->scene, prim, t[i], t[i + 1], t[i + 2]) < 0) return PM_ERR_NOMEM;
     return 0;
 }
