@@ -552,17 +552,24 @@ static void pm__trim_outer(const pm__junction *J, pm_v2 *o, size_t n) {
  * pm__poly_simple accepts, by the proof at pm__contour read backwards
  * (the outline reversed winds counter-clockwise round that point, and
  * pm__poly_simple's answer is the same for a polygon and its reverse:
- * its repeat, fold and crossing tests are each symmetric). */
+ * its repeat, fold and crossing tests are each symmetric). The test is
+ * pm_polygon_star_around's on the reversed outline, whose edges are the
+ * outline's edges b -> a: each must turn strictly counter-clockwise round
+ * the point, and one of them cross the ray from it along +x upward. */
 static bool pm__band_star(const pm__side *s, const pm_v2 *inner, const pm_v2 *outline, size_t no) {
-    enum { MAX = 128 };
-    if (no < 3 || no > MAX || s->nc == 0) return false;
+    if (no < 3 || s->nc == 0) return false;
     size_t mid = s->nc / 2, j = 0;
     while (j < s->nb && s->bc[j] != mid) j++;
     if (j == s->nb) return false;
     const double c[2] = {0.5 * (inner[mid].x + s->bout[j].x), 0.5 * (inner[mid].y + s->bout[j].y)};
-    double xy[2 * MAX];
-    for (size_t i = 0; i < no; i++) xy[2 * i] = outline[no - 1 - i].x, xy[2 * i + 1] = outline[no - 1 - i].y;
-    return pm_polygon_star_around(xy, no, c);
+    size_t crossings = 0;
+    for (size_t i = 0; i < no; i++) {
+        const pm_v2 a = outline[i], b = outline[i + 1 == no ? 0 : i + 1];
+        const double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y};
+        if (!(pm_orient2d_fast(c, pb, pa) > 0.0)) return false;
+        crossings += b.y < c[1] && a.y >= c[1];
+    }
+    return crossings == 1;
 }
 
 /* The sidewalk band: inner edge on the curb's top (same floats), outer edge

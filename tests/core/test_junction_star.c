@@ -202,7 +202,8 @@ static size_t random_band(pm_rng *g, pm__side *s, pm_v2 *inner, pm_v2 *outline) 
 }
 
 /* The band's star test (pm__band_star) on random bands, simple or not:
- * wherever it holds, pm__poly_simple accepts the outline. */
+ * it is pm_polygon_star_around's on the outline reversed, and wherever it
+ * holds, pm__poly_simple accepts the outline. */
 Test(junction_star, band_star_implies_simple) {
     pm_rng g;
     pm_rng_seed(&g, 0x57a4);
@@ -215,7 +216,17 @@ Test(junction_star, band_star_implies_simple) {
         size_t no = random_band(&g, &s, inner, outline);
         bool simple = no >= 3 && pm__poly_simple(outline, no, NULL);
         not_simple += !simple;
-        if (pm__band_star(&s, inner, outline, no)) {
+        bool st = pm__band_star(&s, inner, outline, no);
+        if (no >= 3) {
+            /* pm_polygon_star_around's answer on the outline reversed,
+             * round the same point. */
+            size_t mid = s.nc / 2, j = 0;
+            while (j < s.nb && s.bc[j] != mid) j++;
+            double rev[48], c[2] = {0.5 * (inner[mid].x + s.bout[j].x), 0.5 * (inner[mid].y + s.bout[j].y)};
+            for (size_t i = 0; i < no; i++) rev[2 * i] = outline[no - 1 - i].x, rev[2 * i + 1] = outline[no - 1 - i].y;
+            cr_assert_eq(st, pm_polygon_star_around(rev, no, c), "band %d", it);
+        }
+        if (st) {
             star++;
             cr_assert(simple, "band %d: star-shaped round its middle, yet not simple", it);
         } else {
