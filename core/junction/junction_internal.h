@@ -36,7 +36,7 @@ static inline pm_v2 pm__from_xz(double x, double z) { return pm_v2_xy(x, -z); }
  * town where nothing repeats), arcs are no longer looked up or kept. */
 #define PM__MEMO_ANGLES 1024u
 #define PM__MEMO_SLOTS 1024u
-#define PM__MEMO_ARCS 4096u
+#define PM__MEMO_ARCS 2048u
 #define PM__MEMO_TRIAL 512u
 #define PM__MEMO_RARE 8u
 #define PM__ARC_KEY 16
