@@ -139,6 +139,33 @@ void pm_junction_center(const pm_junction_params *prm, double out[2]) {
     out[1] = -c.y;
 }
 
+/* ---- memo ------------------------------------------------------------------ */
+
+pm_junction_memo *pm_junction_memo_create(pm_arena *a) {
+    pm_junction_memo *m = pm_arena_calloc(a, 1, sizeof *m);
+    if (m) m->a = a;
+    return m;
+}
+
+static uint64_t pm__bits64(double v) {
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/* atan2(y, x), looked up in the memo's table first (by the arguments'
+ * bits: the same bits give the same value) and kept there. */
+static double pm__atan2_memo(pm_junction_memo *m, double y, double x) {
+    if (!m) return atan2(y, x);
+    uint64_t by = pm__bits64(y), bx = pm__bits64(x);
+    uint64_t h = (by * 0x9e3779b97f4a7c15u) ^ (bx * 0xc2b2ae3d27d4eb4fu);
+    pm__memo_angle *e = &m->angle[(h ^ (h >> 29)) >> 32 & (PM__MEMO_ANGLES - 1)];
+    if (e->used && e->y == by && e->x == bx) return e->angle;
+    double a = atan2(y, x);
+    *e = (pm__memo_angle){by, bx, a, true};
+    return a;
+}
+
 /* ---- arms ------------------------------------------------------------------ */
 
 static int pm__arm_cmp(const void *a, const void *b) {
@@ -183,7 +210,7 @@ static int pm__arms(pm__junction *J) {
         A->n = pm_v2_left(A->d);
         A->h = 0.5 * in->width;
         A->elev = in->elevation;
-        A->angle = atan2(A->d.y, A->d.x);
+        A->angle = pm__atan2_memo(prm->memo, A->d.y, A->d.x);
         if (A->angle < 0) A->angle += 2 * PM__PI;
         A->sw = in->has_sidewalk;
         A->sw_w = in->has_sidewalk ? in->sidewalk.width : 0;

@@ -76,6 +76,17 @@ typedef struct pm_junction_roundabout {
     double island_height;   /* the island's raised top above the asphalt, > 0 */
 } pm_junction_roundabout;
 
+/* What the generator's pure steps (arm angles, fillet arcs) computed,
+ * kept by their inputs' bits for the next junctions built with it: a
+ * caller that builds many junctions alike but not equal (a town turned off
+ * the axes, whose arms differ in their last bits) shares the steps they
+ * have in common. A step found there gives the bits it would compute, so
+ * the output is the same with or without one. Lives in the arena it was
+ * made in; one generator at a time may use it. */
+typedef struct pm_junction_memo pm_junction_memo;
+/* A memo in a (NULL when out of memory). */
+pm_junction_memo *pm_junction_memo_create(pm_arena *a);
+
 typedef struct pm_junction_params {
     const pm_junction_arm *arms;
     size_t narms;                 /* >= 2 */
@@ -125,6 +136,9 @@ typedef struct pm_junction_params {
      * pm_network reads (each arm's mouth is in diag->mouths either way);
      * the rest of the metadata is left unbuilt. */
     bool lean_meta;
+    /* NULL, or where pure steps' results are kept and looked up (see
+     * pm_junction_memo); the output does not depend on it. */
+    pm_junction_memo *memo;
 } pm_junction_params;
 
 /* Why a valid-looking request has no junction. */

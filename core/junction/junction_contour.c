@@ -324,9 +324,9 @@ static int pm__push(pm__junction *J, pm__jblock *blk, pm_v2 p, pm_v2 out, double
 /* Points strictly inside the arc of radius r about centre from p0 to p1 (the
  * short way), count - 2 of them, each with its sidewalk point pulled toward
  * the centre by the width blended from w0 to w1 (or q when qmode). */
-static int pm__arc(pm__junction *J, pm__jblock *blk, pm_v2 centre, double r, pm_v2 p0,
-                   pm_v2 p1, uint32_t count, double w0, double w1, double ch0, double ch1,
-                   bool qmode, pm_v2 q) {
+static int pm__arc_points(pm__junction *J, pm__jblock *blk, pm_v2 centre, double r, pm_v2 p0,
+                          pm_v2 p1, uint32_t count, double w0, double w1, double ch0, double ch1,
+                          bool qmode, pm_v2 q) {
     double a0 = atan2(p0.y - centre.y, p0.x - centre.x);
     double sweep = pm__wrap(atan2(p1.y - centre.y, p1.x - centre.x) - a0);
     /* Points closer than a few snap steps would snap into zigzags: a short
@@ -341,6 +341,58 @@ static int pm__arc(pm__junction *J, pm__jblock *blk, pm_v2 centre, double r, pm_
         if (pm__push(J, blk, pm_v2_axpy(centre, r, u), out, ch0 + (ch1 - ch0) * s) < 0)
             return PM_ERR_NOMEM;
     }
+    return 0;
+}
+
+static uint64_t pm__key_bits(double v) {
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/* pm__arc_points, a pure function of its arguments and the snap: with a
+ * memo, the points an earlier call with the same arguments' bits pushed
+ * are pushed again (the same values), and a new call's points are kept
+ * (up to PM__MEMO_ARCS arcs, while the memo finds enough of them). */
+static int pm__arc(pm__junction *J, pm__jblock *blk, pm_v2 centre, double r, pm_v2 p0,
+                   pm_v2 p1, uint32_t count, double w0, double w1, double ch0, double ch1,
+                   bool qmode, pm_v2 q) {
+    pm_junction_memo *m = J->prm->memo;
+    if (m && m->looked >= PM__MEMO_TRIAL && m->found * PM__MEMO_RARE < m->looked) m = NULL;
+    if (!m) return pm__arc_points(J, blk, centre, r, p0, p1, count, w0, w1, ch0, ch1, qmode, q);
+    m->looked++;
+    uint64_t key[PM__ARC_KEY];
+    const double v[13] = {p0.x, p0.y, p1.x, p1.y, centre.x, centre.y, r, w0, w1, ch0, ch1, q.x, q.y};
+    memcpy(key, v, sizeof v);
+    key[13] = count;
+    key[14] = qmode;
+    key[15] = pm__key_bits(J->prm->snap);
+    /* Slots spread by the arc's ends (the whole key is compared). */
+    uint64_t h = (key[0] * 0x9e3779b97f4a7c15u) ^ (key[1] * 0xbf58476d1ce4e5b9u) ^
+                 (key[2] * 0x94d049bb133111ebu) ^ (key[3] * 0xc2b2ae3d27d4eb4fu);
+    pm__memo_arc **slot = &m->slot[(h ^ (h >> 29)) >> 32 & (PM__MEMO_SLOTS - 1)];
+    for (const pm__memo_arc *e = *slot; e; e = e->next) {
+        if (e->key[0] != key[0] || memcmp(e->key, key, sizeof key) != 0) continue;
+        if (pm_vec_reserve(J->a, &blk->pts, blk->pts.len + e->n)) return PM_ERR_NOMEM;
+        for (uint32_t i = 0; i < e->n; i++) blk->pts.data[blk->pts.len + i] = e->pts[i];
+        blk->pts.len += e->n;
+        m->found++;
+        return 0;
+    }
+    size_t first = blk->pts.len;
+    int rc = pm__arc_points(J, blk, centre, r, p0, p1, count, w0, w1, ch0, ch1, qmode, q);
+    if (rc < 0 || m->narcs >= PM__MEMO_ARCS) return rc;
+    size_t n = blk->pts.len - first;
+    pm__memo_arc *e = pm_arena_alloc(m->a, sizeof *e);
+    pm__jpt *pts = pm_arena_alloc(m->a, (n ? n : 1) * sizeof *pts);
+    if (!e || !pts) return 0;   /* (nothing kept; the memo stays consistent) */
+    memcpy(e->key, key, sizeof key);
+    e->n = (uint32_t)n;
+    if (n) memcpy(pts, blk->pts.data + first, n * sizeof *pts);
+    e->pts = pts;
+    e->next = *slot;
+    *slot = e;
+    m->narcs++;
     return 0;
 }
 

@@ -29,6 +29,39 @@ static inline pm_v2 pm__from_xz(double x, double z) { return pm_v2_xy(x, -z); }
  * into zigzags of grid points. */
 #define PM__MIN_RADIUS_SNAPS 4.0
 
+/* pm_junction_memo: arm angles in a direct-mapped table (a town's arms
+ * point a few hundred ways), fillet arcs (pm__arc) by their arguments'
+ * bits in a hash table, at most PM__MEMO_ARCS of them; when fewer than one
+ * in PM__MEMO_RARE of the first PM__MEMO_TRIAL arcs was found there (a
+ * town where nothing repeats), arcs are no longer looked up or kept. */
+#define PM__MEMO_ANGLES 1024u
+#define PM__MEMO_SLOTS 1024u
+#define PM__MEMO_ARCS 2048u
+#define PM__MEMO_TRIAL 512u
+#define PM__MEMO_RARE 8u
+#define PM__ARC_KEY 16
+
+typedef struct pm__memo_angle {
+    uint64_t y, x;           /* atan2's arguments' bits */
+    double angle;
+    bool used;
+} pm__memo_angle;
+
+typedef struct pm__memo_arc {
+    uint64_t key[PM__ARC_KEY];
+    uint32_t n;              /* points the arc pushed */
+    struct pm__jpt *pts;
+    struct pm__memo_arc *next;
+} pm__memo_arc;
+
+struct pm_junction_memo {
+    pm_arena *a;
+    pm__memo_angle angle[PM__MEMO_ANGLES];
+    pm__memo_arc *slot[PM__MEMO_SLOTS];
+    size_t narcs;
+    size_t looked, found;    /* arcs looked up, and found */
+};
+
 /* One arm, in sorted (counter-clockwise) order. */
 typedef struct pm__jarm {
     int index;           /* position in the request */

@@ -264,16 +264,17 @@ typedef PM_VEC(uint32_t) pm__tris;
  * around (pm_earclip_star: the same triangles), or NULL. */
 static int pm__earclip_xy(pm__junction *J, const double *xy, size_t n, const uint32_t *ids,
                           const double *star, pm__tris *out) {
-    uint32_t *tri = pm_arena_alloc(J->a, pm_earclip_bound(n) * sizeof *tri);
+    /* Without ids the triangles go straight into out's room. */
+    if (pm_vec_reserve(J->a, out, out->len + pm_earclip_bound(n)) < 0) return PM_ERR_NOMEM;
+    uint32_t *tri = ids ? pm_arena_alloc(J->a, pm_earclip_bound(n) * sizeof *tri) : out->data + out->len;
     if (!tri) return PM_ERR_NOMEM;
     long nt = star ? pm_earclip_star(J->a, xy, n, star, tri) : pm_earclip(J->a, xy, n, tri);
     if (nt == PM_ERR_NOMEM) return PM_ERR_NOMEM;
     if (nt < 0)
         return pm__jfail(J, PM_JUNCTION_SELF_INTERSECTION, -1, -1,
                          "the junction contour cannot be triangulated");
-    if (pm_vec_reserve(J->a, out, out->len + 3 * (size_t)nt) < 0) return PM_ERR_NOMEM;
     uint32_t *o = out->data + out->len;
-    for (size_t i = 0; i < 3 * (size_t)nt; i++) o[i] = ids ? ids[tri[i]] : tri[i];
+    for (size_t i = 0; ids && i < 3 * (size_t)nt; i++) o[i] = ids[tri[i]];
     out->len += 3 * (size_t)nt;
     return 0;
 }
@@ -286,8 +287,19 @@ static int pm__earclip(pm__junction *J, const pm_v2 *pts, size_t n, const uint32
     return pm__earclip_xy(J, xy, n, ids, NULL, out);
 }
 
+/* The whole triangles of t[0..n-1] added to prim: copied in one block
+ * when prim has room for them (what pm_prim_add_tri would store), else
+ * one by one. */
 static int pm__emit_tris(pm__junction *J, pm_prim *prim, const uint32_t *t, size_t n) {
-    for (size_t i = 0; i + 2 < n; i += 3)
+    n -= n % 3;
+    if (prim->icount <= prim->icap && prim->icap - prim->icount >= n) {
+        if (n == 0) return 0;
+        memcpy(prim->indices + prim->icount, t, n * sizeof *t);
+        prim->icount += (uint32_t)n;
+        J->scene->validated = false;
+        return 0;
+    }
+    for (size_t i = 0; i < n; i += 3)
         if (pm_prim_add_tri(J->scene, prim, t[i], t[i + 1], t[i + 2]) < 0) return PM_ERR_NOMEM;
     return 0;
 }
@@ -534,6 +546,32 @@ static void pm__trim_outer(const pm__junction *J, pm_v2 *o, size_t n) {
     }
 }
 
+/* Whether the band's outline (clockwise, no points) is star-shaped round
+ * the point halfway from its middle curb point to that point's first
+ * outer point (a fillet's band round its arc usually is): then it is one
+ * pm__poly_simple accepts, by the proof at pm__contour read backwards
+ * (the outline reversed winds counter-clockwise round that point, and
+ * pm__poly_simple's answer is the same for a polygon and its reverse:
+ * its repeat, fold and crossing tests are each symmetric). The test is
+ * pm_polygon_star_around's on the reversed outline, whose edges are the
+ * outline's edges b -> a: each must turn strictly counter-clockwise round
+ * the point, and one of them cross the ray from it along +x upward. */
+static bool pm__band_star(const pm__side *s, const pm_v2 *inner, const pm_v2 *outline, size_t no) {
+    if (no < 3 || s->nc == 0) return false;
+    size_t mid = s->nc / 2, j = 0;
+    while (j < s->nb && s->bc[j] != mid) j++;
+    if (j == s->nb) return false;
+    const double c[2] = {0.5 * (inner[mid].x + s->bout[j].x), 0.5 * (inner[mid].y + s->bout[j].y)};
+    size_t crossings = 0;
+    for (size_t i = 0; i < no; i++) {
+        const pm_v2 a = outline[i], b = outline[i + 1 == no ? 0 : i + 1];
+        const double pa[2] = {a.x, a.y}, pb[2] = {b.x, b.y};
+        if (!(pm_orient2d_fast(c, pb, pa) > 0.0)) return false;
+        crossings += b.y < c[1] && a.y >= c[1];
+    }
+    return crossings == 1;
+}
+
 /* The sidewalk band: inner edge on the curb's top (same floats), outer edge
  * the block's offset points, one vertex per distinct outer point (oi[j]:
  * band pair j's outer vertex). */
@@ -565,8 +603,9 @@ static int pm__sidewalk_band(pm__junction *J, pm__side *s, const float *top,
     }
     size_t no = pm__dedupe(outline, s->nc + s->nb, omap, true);
     for (size_t j = 0; j < s->nc + s->nb; j++) ids[omap[j]] = ids[j];
-    if (!pm__poly_simple(outline, no, NULL) || !(pm__area2(outline, no) < 0))
+    if (!PM__JMESH_STAR(pm__band_star(s, inner, outline, no)) && !pm__poly_simple(outline, no, NULL))
         return pm__side_fail(J, k);
+    if (!(pm__area2(outline, no) < 0)) return pm__side_fail(J, k);
     /* Quads along the band; where they would fold (the trimmed corner of a
      * narrow neck) the outline, simple as checked, is ear-clipped instead. */
     pm__tris t = {0};

@@ -50,6 +50,7 @@ typedef struct pm__grid {
     uint32_t nx, nz;
     uint32_t *first;           /* nx * nz + 1 offsets into idx */
     uint32_t *idx;             /* segment indices */
+    uint32_t (*cs)[4];         /* per segment: the cells of lo[0], hi[0], lo[1], hi[1] */
 } pm__grid;
 
 static uint32_t pm__cell(double v, double v0, double inv, uint32_t n) {
@@ -103,7 +104,7 @@ static int pm__grid_build(pm_arena *a, const pm__seg *seg, size_t nseg, pm__grid
     if (!(cell > 0.0) || !isfinite(cell)) cell = 1.0;
     g->x0 = lo[0];
     g->z0 = lo[1];
-    uint32_t (*cs)[4] = pm_arena_alloc(a, nseg * sizeof *cs);   /* x0 x1 z0 z1 per segment */
+    uint32_t (*cs)[4] = g->cs = pm_arena_alloc(a, nseg * sizeof *cs);   /* x0 x1 z0 z1 per segment */
     if (!cs) return -1;
     double total = 0.0;
     for (;; cell *= 2.0) {
@@ -176,10 +177,13 @@ int64_t pm_network_crossings(pm_arena *scratch, const pm_network_params *p,
             for (size_t j = i + 1; j < m && seg[list[j]].lo[0] <= s->hi[0]; j++) {
                 const pm__seg *t = &seg[list[j]];
                 if (t->lo[1] > s->hi[1] || t->hi[1] < s->lo[1]) continue;
-                /* Tested in the cell of the overlap's low corner only. */
-                double cz = t->lo[1] > s->lo[1] ? t->lo[1] : s->lo[1];
-                if ((size_t)pm__cell(cz, g.z0, g.inv, g.nz) * g.nx + pm__cell(t->lo[0], g.x0, g.inv, g.nx) != cell)
-                    continue;
+                /* Tested in the cell of the overlap's low corner only:
+                 * (t->lo[0], max of the lo[1]) as t->lo[0] >= s->lo[0]
+                 * here. pm__cell is monotone, so the cell of a max is the
+                 * max of the cells, both listed in g.cs. */
+                const uint32_t *cs = g.cs[list[i]], *ct = g.cs[list[j]];
+                uint32_t cz = ct[2] > cs[2] ? ct[2] : cs[2];
+                if ((size_t)cz * g.nx + ct[0] != cell) continue;
                 /* Segments that share a point meet there by design: at a node
                  * (the junction's arm separation covers overlap) or inside one
                  * edge's polyline. */

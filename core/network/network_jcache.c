@@ -59,6 +59,8 @@ struct pm__jcache {
     PM_VEC(uint64_t) buf;      /* the key being built */
     PM_VEC(uint32_t) tri;      /* pm__doubts' list being built, 2 words a triangle */
     PM_VEC(const char *) strs; /* the corner tables' strings, one copy each */
+    pm_junction_memo *memo;    /* shared by the junctions built (NULL: none yet) */
+    pm_arena *memo_a;          /* the memo's own arena (pm__memo) */
     pm_arena *w;               /* where an entry is built (pm__build), or NULL */
 };
 
@@ -66,6 +68,9 @@ void pm__jcache_end(pm__net *N) {
     if (!N->jc) return;
     pm_arena_destroy(N->jc->w);
     N->jc->w = NULL;
+    pm_arena_destroy(N->jc->memo_a);
+    N->jc->memo_a = NULL;
+    N->jc->memo = NULL;
 }
 
 static uint64_t pm__bits(double v) {
@@ -115,17 +120,19 @@ static int pm__key(pm__net *N, const pm_junction_params *jp) {
 }
 
 /* Only spreads keys over the table's slots (each match compares the whole
- * key): two independent multiply chains, mixed at the end. */
+ * key, pm__key's layout): the arm count and each arm's direction and
+ * length (the words that tell a town's junctions apart), in two
+ * independent multiply chains mixed at the end. */
 static uint64_t pm__hash(const uint64_t *w, size_t n) {
-    uint64_t h0 = 0x9e3779b97f4a7c15u ^ n, h1 = 0xc2b2ae3d27d4eb4fu;
-    size_t i = 0;
-    for (; i + 2 <= n; i += 2) {
-        h0 = (h0 ^ w[i]) * 0xbf58476d1ce4e5b9u;
-        h1 = (h1 ^ w[i + 1]) * 0x94d049bb133111ebu;
-        h0 ^= h0 >> 29;
+    size_t narms = w[0];
+    uint64_t h0 = 0x9e3779b97f4a7c15u ^ n, h1 = 0xc2b2ae3d27d4eb4fu ^ narms;
+    for (size_t i = 0; i < narms && 10 + 10 * i + 3 <= n; i++) {
+        const uint64_t *a = w + 10 + 10 * i;
+        h0 = (h0 ^ a[0]) * 0xbf58476d1ce4e5b9u;
+        h1 = (h1 ^ a[1]) * 0x94d049bb133111ebu;
+        h0 = (h0 ^ (h0 >> 29) ^ a[2]) * 0xbf58476d1ce4e5b9u;
         h1 ^= h1 >> 31;
     }
-    if (i < n) h0 = (h0 ^ w[i]) * 0xbf58476d1ce4e5b9u;
     uint64_t h = (h0 ^ (h1 >> 17) ^ (h1 << 47)) * 0xff51afd7ed558ccdu;
     return h ^ (h >> 32);
 }
@@ -450,6 +457,37 @@ static void pm__move_all(float *out, const float *in, size_t nv, const double of
     pm__jcache_move(out, in, nv, off, -1);
 }
 
+#if PM__JC_AVX
+/* pm__move of the three points in a row at in (a slab end's curb top,
+ * outer top and outer bottom: nine floats) in place of three calls: the
+ * first eight floats as two quads (x y z x | y z x y), widened, summed in
+ * double and rounded back lane by lane (pm__move's operations), the
+ * ninth by pm__move's own. */
+__attribute__((target("avx"))) static void pm__move3_avx(float *out, const float *in, const double off[3]) {
+    const __m256d o0 = _mm256_setr_pd(off[0], off[1], off[2], off[0]);
+    const __m256d o1 = _mm256_setr_pd(off[1], off[2], off[0], off[1]);
+    _mm_storeu_ps(out, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm_loadu_ps(in)), o0)));
+    _mm_storeu_ps(out + 4, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm_loadu_ps(in + 4)), o1)));
+    out[8] = (float)((double)in[8] + off[2]);
+}
+#endif
+
+/* A slab end's three points moved by off (each as pm__move moves it). */
+static void pm__move_slab_end(pm_junction_slab_end *D, const pm_junction_slab_end *S, const double off[3]) {
+#if PM__JC_AVX
+    if (!PM__JCACHE_PLAIN && __builtin_cpu_supports("avx")) {
+        _Static_assert(offsetof(pm_junction_slab_end, outer_top) == offsetof(pm_junction_slab_end, curb_top) + 3 * sizeof(float) &&
+                           offsetof(pm_junction_slab_end, outer_bottom) == offsetof(pm_junction_slab_end, outer_top) + 3 * sizeof(float),
+                       "a slab end's points are nine floats in a row");
+        pm__move3_avx(D->curb_top, S->curb_top, off);
+        return;
+    }
+#endif
+    pm__move(D->curb_top, S->curb_top, off);
+    pm__move(D->outer_top, S->outer_top, off);
+    pm__move(D->outer_bottom, S->outer_bottom, off);
+}
+
 /* A copy of array/object m's node that shares m's children (read only). */
 static pm_meta *pm__shallow(pm_arena *a, const pm_meta *m) {
     pm_meta *c = pm_arena_alloc(a, sizeof *c);
@@ -498,21 +536,34 @@ static pm_meta *pm__corners(pm_arena *a, const pm_meta *local, const double off[
     return arr;
 }
 
+/* The point [v[0], v[1]] in q[0..2] as pm_meta_nums(a, v, 2) builds it:
+ * the array, then its two numbers (a non-finite one null). */
+static void pm__nums2_at(pm_meta *q, const double v[2]) {
+    q[0] = (pm_meta){.kind = PM_META_ARR};
+    q[0].u.kids.first = q + 1, q[0].u.kids.last = q + 2, q[0].u.kids.count = 2;
+    for (int k = 0; k < 2; k++) {
+        q[1 + k] = (pm_meta){.kind = isfinite(v[k]) ? PM_META_NUM : PM_META_NULL, .next = k ? NULL : q + 2};
+        if (q[1 + k].kind == PM_META_NUM) q[1 + k].u.n = v[k];
+    }
+}
+
 /* The entry's corner table for a node: its rows copied, each fillet point
  * moved by off as pm__corners moves it (the same values, the same test
- * of which points move). */
+ * of which points move), the moved points' nodes in one block. */
 static pm_meta *pm__corners_rows(pm_arena *a, const pm__jentry *e, const double off[3]) {
     const pm_meta *t = e->t_corners;
     size_t n = t->u.table.n, sz = t->u.table.shape->row_size;
     char *rows = pm_arena_alloc(a, n * sz + 1);
-    if (!rows) return NULL;
+    pm_meta *pts = pm_arena_alloc(a, (3 * n + 1) * sizeof *pts);
+    if (!rows || !pts) return NULL;
     memcpy(rows, t->u.table.rows, n * sz);
     for (size_t i = 0; i < n; i++) {
         pm_meta **pp = (pm_meta **)(void *)(rows + i * sz + e->t_point);
         const pm_meta *m = *pp;
         if (!m || m->kind != PM_META_ARR || m->u.kids.count != 2) continue;
         double v[2] = {m->u.kids.first->u.n + off[0], m->u.kids.last->u.n + off[2]};
-        if (!(*pp = pm_meta_nums(a, v, 2))) return NULL;
+        pm__nums2_at(pts + 3 * i, v);
+        *pp = pts + 3 * i;
     }
     return pm_meta_table(a, t->u.table.shape, rows, n);
 }
@@ -560,13 +611,7 @@ static int pm__place(pm__net *N, pm__jentry *e, const double off[3], pm_scene **
         if (!d->slab_ends) return PM_ERR_NOMEM;
         for (size_t i = 0; i < n; i++) {
             d->slab_ends[i] = e->d.slab_ends[i];
-            const pm_junction_slab_end *S = &e->d.slab_ends[i];
-            pm_junction_slab_end *D = &d->slab_ends[i];
-            /* Its three points each by the plain move (every path's
-             * operation: three points are too few for the lanes). */
-            pm__move(D->curb_top, S->curb_top, off);
-            pm__move(D->outer_top, S->outer_top, off);
-            pm__move(D->outer_bottom, S->outer_bottom, off);
+            pm__move_slab_end(&d->slab_ends[i], &e->d.slab_ends[i], off);
         }
     }
     *out = s;
@@ -590,6 +635,21 @@ static int pm__read_mouths(pm_arena *a, const pm_junction_diag *d, size_t narms,
     return PM_OK;
 }
 
+/* The cache's junction memo, made on first use in an arena of its own on
+ * malloc, given back by pm__jcache_end: at most PM__MEMO_ARCS arcs (0.5
+ * MB) outside the job's limit and page pool. In the job's arena or a child
+ * of it, its 0.2 MB of entries on req0rot moved the pool's high-water mark
+ * across a 2 MB page on req0rot or req1rot (max RSS +2.2 MB). NULL for the
+ * tests' plain path, or when out of memory (the generator then runs
+ * without). */
+static pm_junction_memo *pm__memo(pm__net *N) {
+    pm__jcache *C = N->jc;
+    if (PM__JCACHE_PLAIN) return NULL;
+    if (!C->memo_a) C->memo_a = pm_arena_create(0);
+    if (C->memo_a && !C->memo) C->memo = pm_junction_memo_create(C->memo_a);
+    return C->memo;
+}
+
 /* The same junction built where it stands (no reuse): when the local
  * result would not survive its move. */
 static int pm__in_place(pm__net *N, const pm_junction_params *local, const double off[3],
@@ -607,6 +667,7 @@ static int pm__in_place(pm__net *N, const pm_junction_params *local, const doubl
     }
     g.arms = arms;
     g.nodes = nodes;
+    g.memo = pm__memo(N);
     g.center[0] = local->center[0] + off[0];
     g.center[1] = local->center[1] + off[2];
     N->jc_built++;
@@ -717,7 +778,9 @@ static int pm__build(pm__net *N, const pm_junction_params *local, pm__jentry *e)
     pm_arena *w = C->w;
     pm_scene *s = w ? pm_scene_create(w) : NULL;
     e->scene = NULL;
-    int rc = s ? pm_junction_generate(s, local, &e->d) : PM_ERR_NOMEM;
+    pm_junction_params p = *local;
+    p.memo = pm__memo(N);
+    int rc = s ? pm_junction_generate(s, &p, &e->d) : PM_ERR_NOMEM;
     if (!s) memset(&e->d, 0, sizeof e->d);
     if (rc == PM_OK) {
         const pm_meta *c = pm_meta_get(s->meta, "corners"), *wn = pm_meta_get(s->meta, "warnings");

@@ -176,3 +176,65 @@ Test(junction_star, junctions_build_alike_with_and_without_the_proof) {
     cr_assert_gt(ok, 2000);
     cr_assert_gt(failed, 10);
 }
+
+/* A band as pm__sidewalk_band builds it: n curb points on an arc (or a
+ * noisy one) and their outer points w further out from the arc's centre
+ * (outward or across it, a wide band on a tight arc crossing itself),
+ * now and then one outer point for all (a sidewalk corner); the outline
+ * curb forward, outer points back. Returns the outline's size. */
+static size_t random_band(pm_rng *g, pm__side *s, pm_v2 *inner, pm_v2 *outline) {
+    size_t n = (size_t)pm_rng_int(g, 2, 12);
+    double cx = pm_rng_range(g, -50, 50), cy = pm_rng_range(g, -50, 50), r = pm_rng_range(g, 0.5, 12);
+    double a0 = pm_rng_range(g, 0, 6.283185307179586), sweep = pm_rng_range(g, 0.2, 5.5) * (pm_rng_chance(g, 0.5) ? 1 : -1);
+    double w = pm_rng_range(g, 0.2, 1.5) * r * (pm_rng_chance(g, 0.8) ? 1 : -1), noise = pm_rng_chance(g, 0.3) ? pm_rng_range(g, 0, 2) : 0;
+    bool corner = pm_rng_chance(g, 0.15);
+    s->nc = s->nb = n;
+    for (size_t i = 0; i < n; i++) {
+        double a = a0 + sweep * (double)i / (double)(n - 1), u = cos(a), v = sin(a);
+        inner[i] = pm_v2_xy((float)(cx + r * u + pm_rng_range(g, -noise, noise)), (float)(cy + r * v + pm_rng_range(g, -noise, noise)));
+        s->bc[i] = i;
+        s->bout[i] = corner ? pm_v2_xy((float)(cx + (r - w) * cos(a0 + sweep / 2)), (float)(cy + (r - w) * sin(a0 + sweep / 2)))
+                            : pm_v2_xy((float)(cx + (r - w) * u), (float)(cy + (r - w) * v));
+    }
+    for (size_t j = 0; j < n; j++) outline[j] = inner[j], outline[n + j] = s->bout[n - 1 - j];
+    size_t map[64];
+    return pm__dedupe(outline, 2 * n, map, true);
+}
+
+/* The band's star test (pm__band_star) on random bands, simple or not:
+ * it is pm_polygon_star_around's on the outline reversed, and wherever it
+ * holds, pm__poly_simple accepts the outline. */
+Test(junction_star, band_star_implies_simple) {
+    pm_rng g;
+    pm_rng_seed(&g, 0x57a4);
+    size_t star = 0, not_simple = 0, simple_not_star = 0;
+    for (int it = 0; it < 200000; it++) {
+        pm__side s;
+        size_t bc[12];
+        pm_v2 bout[12], inner[12], outline[24];
+        s.bc = bc, s.bout = bout;
+        size_t no = random_band(&g, &s, inner, outline);
+        bool simple = no >= 3 && pm__poly_simple(outline, no, NULL);
+        not_simple += !simple;
+        bool st = pm__band_star(&s, inner, outline, no);
+        if (no >= 3) {
+            /* pm_polygon_star_around's answer on the outline reversed,
+             * round the same point. */
+            size_t mid = s.nc / 2, j = 0;
+            while (j < s.nb && s.bc[j] != mid) j++;
+            double rev[48], c[2] = {0.5 * (inner[mid].x + s.bout[j].x), 0.5 * (inner[mid].y + s.bout[j].y)};
+            for (size_t i = 0; i < no; i++) rev[2 * i] = outline[no - 1 - i].x, rev[2 * i + 1] = outline[no - 1 - i].y;
+            cr_assert_eq(st, pm_polygon_star_around(rev, no, c), "band %d", it);
+        }
+        if (st) {
+            star++;
+            cr_assert(simple, "band %d: star-shaped round its middle, yet not simple", it);
+        } else {
+            simple_not_star += simple;
+        }
+    }
+    cr_log_info("bands: %zu star-shaped, %zu not simple, %zu simple but not star-shaped", star, not_simple, simple_not_star);
+    cr_assert_gt(star, 20000);
+    cr_assert_gt(not_simple, 20000);
+    cr_assert_gt(simple_not_star, 10000);
+}
