@@ -272,7 +272,11 @@ Test(road_mesh_fast, network_roads_in_one_pass) {
         double h = pm_rng_unit(&g) * 6.283185307179586, x = pm_rng_range(&g, -3000.0, 3000.0),
                z = pm_rng_range(&g, -3000.0, 3000.0);
         if (pm_rng_chance(&g, 0.3)) h = 1.5707963267948966 * (double)pm_rng_below(&g, 4);   /* along an axis */
-        if (kind == 1) x += 1.6e7;
+        if (kind == 1) {   /* far out along x, z or both */
+            int axes = 1 + (int)pm_rng_below(&g, 3);
+            if (axes & 1) x += 1.6e7;
+            if (axes & 2) z -= 1.6e7;
+        }
         bool hair = pm_rng_chance(&g, 0.15);   /* a point a hair from the one before */
         for (size_t i = 0; i < n; i++) {
             pts[3 * i] = x;
