@@ -927,6 +927,103 @@ static bool pm__lean_take(pm__sampler *sm, const pm__run *c, int m, double lmin,
     return pm__lean_take_lanes(sm, c, m, lmin, s1, res, false);
 }
 
+/* Lanes i0 .. i3 of a and b side by side (0 .. 3 a's, 4 .. 7 b's). */
+#if defined(__clang__)
+#define PM__SHUF4(a, b, i0, i1, i2, i3) __builtin_shufflevector(a, b, i0, i1, i2, i3)
+#else
+#define PM__SHUF4(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (pm__m4){i0, i1, i2, i3})
+#endif
+
+/* One round of pm__split (pieces j + 1 .. j + m of k > 2 of [t0, t1],
+ * inside segment seg; lmin > 0, pm__lean_cert's) without the run's
+ * memory, where pm__cut_points would take its lanes (every cut strictly
+ * inside the segment, no height override) and pm__lean_take would take
+ * every piece: the same parameters and points (pm__cut_points_lanes'
+ * operations; in the last round piece m ends at t1 on pb and the lanes
+ * past it repeat that end, as pm__run_close), the same lengths, checks
+ * and pushes. c's point 0 is where the round starts; once taken, where it
+ * ends. False: not taken, nothing changed (the caller runs the round). */
+static inline __attribute__((always_inline)) bool pm__lean_round_lanes(pm__sampler *sm, uint32_t seg, double t0,
+                                                                        double t1, uint32_t j, uint32_t k, int m,
+                                                                        const double pb[3], double lmin, pm__run *c,
+                                                                        int *res, bool wide) {
+    static const pm__m4 past[5] = {{-1, -1, -1, -1}, {0, -1, -1, -1}, {0, 0, -1, -1}, {0, 0, 0, -1}, {0, 0, 0, 0}};
+    int cuts = j + (uint32_t)m == k ? m - 1 : m;
+    double fj = (double)j, s0 = (double)seg;
+    pm__v4 q = (pm__v4){fj + 1.0, fj + 2.0, fj + 3.0, fj + 4.0} / (double)k;
+    pm__v4 t = t0 + (t1 - t0) * q;
+    pm__m4 in = ((pm__m4)(t > s0) & (pm__m4)(t < s0 + 1.0)) | past[cuts];
+    if (!((in[0] & in[1]) & (in[2] & in[3]))) return false;
+    const double(*cf)[3] = sm->s->coef[seg];
+    pm__v4 u = t - s0, P[3];
+    for (int d = 0; d < 3; d++) P[d] = cf[0][d] + u * (cf[1][d] + u * (cf[2][d] + u * cf[3][d]));
+    if (cuts < m)   /* the last round */
+        for (int i = m - 1; i < 4; i++) {
+            t[i] = t1;
+            for (int d = 0; d < 3; d++) P[d][i] = pb[d];
+        }
+    /* pm__lean_take's pieces: from the round's start and each cut to the next */
+    const double p0[3] = {c->px[0], c->py[0], c->pz[0]};
+    pm__v4 ab[3];
+    for (int d = 0; d < 3; d++) {
+        pm__v4 b = {p0[d], p0[d], p0[d], p0[d]};
+        ab[d] = P[d] - PM__SHUF4(b, P[d], 3, 4, 5, 6);   /* (p0, P0, P1, P2) */
+    }
+    pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2], z = {0.0, 0.0, 0.0, 0.0};
+    pm__v4 len = pm__v4_sqrt(l2, wide);
+    double ml = sm->max_len, s1 = s0 + 1.0;
+    pm__m4 ok = ((pm__m4)(l2 > z) & (pm__m4)(len <= (pm__v4){ml, ml, ml, ml}) &
+                 (pm__m4)(len >= (pm__v4){lmin, lmin, lmin, lmin}) & (pm__m4)(t <= (pm__v4){s1, s1, s1, s1})) |
+                past[m];
+    if (!((ok[0] & ok[1]) & (ok[2] & ok[3]))) return false;
+    const pm_sample_opts *o = sm->o;
+    if (o->cancel && *o->cancel) {
+        *res = PM_ERR_CANCELLED;
+        return true;
+    }
+    int r = PM_OK;
+    if (sm->room - sm->v.len >= 4) {
+        pm_curve_sample *v = sm->v.data + sm->v.len;
+        if (m == 4) {   /* every round but the last: the lanes' indices constants */
+#pragma GCC unroll 4
+            for (int l = 0; l < 4; l++)
+                v[l] = (pm_curve_sample){.t = t[l], .p = {P[0][l], P[1][l], P[2][l]}, .err = 0.0, .len = len[l],
+                                         .err_exact = true};
+        } else {
+            for (int l = 0; l < m; l++)
+                v[l] = (pm_curve_sample){.t = t[l], .p = {P[0][l], P[1][l], P[2][l]}, .err = 0.0, .len = len[l],
+                                         .err_exact = true};
+        }
+        sm->v.len += (size_t)m;
+    } else {
+        for (int l = 0; l < m && r == PM_OK; l++)
+            r = pm__push(sm, t[l], (const double[3]){P[0][l], P[1][l], P[2][l]}, 0.0, len[l], true);
+    }
+    c->t[0] = t[m - 1];
+    c->px[0] = P[0][m - 1];
+    c->py[0] = P[1][m - 1];
+    c->pz[0] = P[2][m - 1];
+    *res = r;
+    return true;
+}
+
+#if PM__LANES_AVX
+__attribute__((target("avx"))) static bool pm__lean_round_avx(pm__sampler *sm, uint32_t seg, double t0, double t1,
+                                                              uint32_t j, uint32_t k, int m, const double pb[3],
+                                                              double lmin, pm__run *c, int *res) {
+    return pm__lean_round_lanes(sm, seg, t0, t1, j, k, m, pb, lmin, c, res, true);
+}
+#endif
+
+/* pm__lean_round_lanes in the build this CPU runs (pm__sampler.wide). */
+static bool pm__lean_round(pm__sampler *sm, uint32_t seg, double t0, double t1, uint32_t j, uint32_t k, int m,
+                           const double pb[3], double lmin, pm__run *c, int *res) {
+#if PM__LANES_AVX
+    if (sm->wide) return pm__lean_round_avx(sm, seg, t0, t1, j, k, m, pb, lmin, c, res);
+#endif
+    return pm__lean_round_lanes(sm, seg, t0, t1, j, k, m, pb, lmin, c, res, false);
+}
+
 /* Cuts chord l of run r into k equal parameter pieces at depth depth and
  * takes them in order, evaluating them four by four (with o->no_err,
  * pieces pm__lean_cert covers by their lengths alone). */
@@ -948,6 +1045,11 @@ static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int d
     double lmin = pm__lean_cert(sm, seg, t0, t1, pb);
     for (uint32_t j = 0; j < k; j += 4) {
         int m = k - j < 4 ? (int)(k - j) : 4;   /* pieces this round */
+        int res;
+        if (k > 2 && lmin > 0.0 && pm__lean_round(sm, seg, t0, t1, j, k, m, pb, lmin, &c, &res)) {
+            if (res != PM_OK) return res;
+            continue;
+        }
         int cuts = j + (uint32_t)m == k ? m - 1 : m;   /* the last piece ends at t1 */
         if (k > 2) pm__cut_points(sm, seg, t0, t1, j, k, cuts, &c);
         for (int i = 1; i <= m; i++) {
@@ -963,7 +1065,6 @@ static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int d
             }
         }
         pm__run_close(&c, m);
-        int res;
         if (!(lmin > 0.0 && pm__lean_take(sm, &c, m, lmin, (double)seg + 1.0, &res))) {
             pm__run_eval(sm, &c);
             res = pm__take(sm, &c, depth);
