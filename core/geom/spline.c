@@ -505,6 +505,21 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
     pm__v4 u3 = u * 3.0, u13 = u1 * 3.0, hh = h * h, hhh = hh * h;
     pm__v4 q[3][3], ab[3], d0[3], cv[3][3];
     const double *pts[3] = {r->px, r->py, r->pz};
+    for (int k = 0; k < 3; k++) ab[k] = pm__v4_load(pts[k] + 1) - pm__v4_load(pts[k]);
+    pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+    pm__v4 len = pm__v4_sqrt(l2, wide);
+    memcpy(r->len, &len, sizeof len);
+    /* Every chord longer than max_len (lanes from n on are empty and not
+     * read): none is accepted or halved here, and pm__decide cuts each by
+     * its length alone, reading nothing else of the run. */
+    static const pm__m4 past[5] = {{-1, -1, -1, -1}, {0, -1, -1, -1}, {0, 0, -1, -1}, {0, 0, 0, -1}, {0, 0, 0, 0}};
+    double ml = sm->max_len;
+    pm__m4 over_len = (pm__m4)(len > (pm__v4){ml, ml, ml, ml}) | past[r->n];
+    if ((over_len[0] & over_len[1]) & (over_len[2] & over_len[3])) {
+        memset(r->accept, 0, sizeof r->accept);
+        memset(r->halve, 0, sizeof r->halve);
+        return;
+    }
     for (int k = 0; k < 3; k++) {
         pm__v4 c1, c2, c3;
         if (one_seg) {
@@ -526,11 +541,7 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
         q[0][k] = h * d;
         q[1][k] = hh * (c2 + uc3);
         q[2][k] = hhh * c3;
-        ab[k] = pm__v4_load(pts[k] + 1) - pm__v4_load(pts[k]);
     }
-    pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
-    pm__v4 len = pm__v4_sqrt(l2, wide);
-    memcpy(r->len, &len, sizeof len);
     bool plan = sm->o->height != NULL;
     if (plan) {   /* the plan curve and chord */
         q[0][1] = q[1][1] = q[2][1] = ab[1] = zero;
@@ -558,7 +569,7 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
      * split past max_error, else past max_turn (when on) if the sqrt
      * cosine is clear. With a height override no verdict here (e holds
      * dp for pm__drape_bound). */
-    double ml = sm->max_len, me = sm->o->max_error;
+    double me = sm->o->max_error;
     pm__m4 bounded = ok & ~(pm__m4)(len > (pm__v4){ml, ml, ml, ml});
     pm__m4 over = (pm__m4)(worst > (pm__v4){me, me, me, me});
     pm__m4 halve = plan ? (pm__m4){0, 0, 0, 0} : bounded & over;
