@@ -424,6 +424,9 @@ __attribute__((target("avx"))) static inline pm__v4 pm__v4_sqrt_avx(pm__v4 x) {
 __attribute__((target("avx"))) static inline pm__v4 pm__v4_sel_avx(pm__m4 m, pm__v4 a, pm__v4 b) {
     return (pm__v4)_mm256_blendv_pd((__m256d)b, (__m256d)a, (__m256d)m);
 }
+__attribute__((target("avx"))) static inline bool pm__m4_all_avx(pm__m4 m) {
+    return _mm256_movemask_pd((__m256d)m) == 15;
+}
 #else
 #define PM__LANES_AVX 0
 #endif
@@ -447,6 +450,15 @@ static inline __attribute__((always_inline)) pm__v4 pm__v4_sqrt(pm__v4 x, bool w
 #else
     return (pm__v4){sqrt(x[0]), sqrt(x[1]), sqrt(x[2]), sqrt(x[3])};
 #endif
+}
+
+/* Whether every lane of mask m is set (the sign bits: masks are all ones or zero). */
+static inline __attribute__((always_inline)) bool pm__m4_all(pm__m4 m, bool wide) {
+#if PM__LANES_AVX
+    if (wide) return pm__m4_all_avx(m);
+#endif
+    (void)wide;
+    return ((m[0] & m[1]) & (m[2] & m[3])) != 0;
 }
 
 static inline pm__v4 pm__v4_load(const double *p) {   /* p[0 .. 3], unaligned */
@@ -515,7 +527,7 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
     static const pm__m4 past[5] = {{-1, -1, -1, -1}, {0, -1, -1, -1}, {0, 0, -1, -1}, {0, 0, 0, -1}, {0, 0, 0, 0}};
     double ml = sm->max_len;
     pm__m4 over_len = (pm__m4)(len > (pm__v4){ml, ml, ml, ml}) | past[r->n];
-    if ((over_len[0] & over_len[1]) & (over_len[2] & over_len[3])) {
+    if (pm__m4_all(over_len, wide)) {
         memset(r->accept, 0, sizeof r->accept);
         memset(r->halve, 0, sizeof r->halve);
         return;
@@ -964,7 +976,7 @@ static inline __attribute__((always_inline)) bool pm__lean_round_lanes(pm__sampl
     pm__v4 q = (pm__v4){fj + 1.0, fj + 2.0, fj + 3.0, fj + 4.0} / (double)k;
     pm__v4 t = t0 + (t1 - t0) * q;
     pm__m4 in = ((pm__m4)(t > s0) & (pm__m4)(t < s0 + 1.0)) | past[cuts];
-    if (!((in[0] & in[1]) & (in[2] & in[3]))) return false;
+    if (!pm__m4_all(in, wide)) return false;
     const double(*cf)[3] = sm->s->coef[seg];
     pm__v4 u = t - s0, P[3];
     for (int d = 0; d < 3; d++) P[d] = cf[0][d] + u * (cf[1][d] + u * (cf[2][d] + u * cf[3][d]));
@@ -986,7 +998,7 @@ static inline __attribute__((always_inline)) bool pm__lean_round_lanes(pm__sampl
     pm__m4 ok = ((pm__m4)(l2 > z) & (pm__m4)(len <= (pm__v4){ml, ml, ml, ml}) &
                  (pm__m4)(len >= (pm__v4){lmin, lmin, lmin, lmin}) & (pm__m4)(t <= (pm__v4){s1, s1, s1, s1})) |
                 past[m];
-    if (!((ok[0] & ok[1]) & (ok[2] & ok[3]))) return false;
+    if (!pm__m4_all(ok, wide)) return false;
     const pm_sample_opts *o = sm->o;
     if (o->cancel && *o->cancel) {
         *res = PM_ERR_CANCELLED;

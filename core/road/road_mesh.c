@@ -952,9 +952,9 @@ static int pm__grid_emit_rows3(pm__ctx *x, const pm__level *L, pm_prim *pr, cons
     float *restrict P = pr->positions, *restrict N = pr->normals, *restrict U = pr->uvs;
     uint32_t v = pr->vcount, *mrow = map;
     double *xr = XZ;
-    for (size_t i = 0; i < n; i++, mrow += 3, xr += 6) {
+    const pm__section *sc = L->sec;
+    for (size_t i = 0; i < n; i++, sc++, mrow += 3, xr += 6) {
         if ((i & 255) == 0 && p->cancel && *p->cancel) return PM_ERR_CANCELLED;
-        const pm__section *sc = &L->sec[i];
         /* pm__grid_row_whole */
         __m128d c01 = _mm_loadu_pd(sc->c), r01 = _mm_loadu_pd(sc->r);
         double c2 = sc->c[2], r2 = sc->r[2];
