@@ -424,6 +424,9 @@ __attribute__((target("avx"))) static inline pm__v4 pm__v4_sqrt_avx(pm__v4 x) {
 __attribute__((target("avx"))) static inline pm__v4 pm__v4_sel_avx(pm__m4 m, pm__v4 a, pm__v4 b) {
     return (pm__v4)_mm256_blendv_pd((__m256d)b, (__m256d)a, (__m256d)m);
 }
+__attribute__((target("avx"))) static inline bool pm__m4_all_avx(pm__m4 m) {
+    return _mm256_movemask_pd((__m256d)m) == 15;
+}
 #else
 #define PM__LANES_AVX 0
 #endif
@@ -447,6 +450,15 @@ static inline __attribute__((always_inline)) pm__v4 pm__v4_sqrt(pm__v4 x, bool w
 #else
     return (pm__v4){sqrt(x[0]), sqrt(x[1]), sqrt(x[2]), sqrt(x[3])};
 #endif
+}
+
+/* Whether every lane of mask m is set (the sign bits: masks are all ones or zero). */
+static inline __attribute__((always_inline)) bool pm__m4_all(pm__m4 m, bool wide) {
+#if PM__LANES_AVX
+    if (wide) return pm__m4_all_avx(m);
+#endif
+    (void)wide;
+    return ((m[0] & m[1]) & (m[2] & m[3])) != 0;
 }
 
 static inline pm__v4 pm__v4_load(const double *p) {   /* p[0 .. 3], unaligned */
@@ -505,6 +517,21 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
     pm__v4 u3 = u * 3.0, u13 = u1 * 3.0, hh = h * h, hhh = hh * h;
     pm__v4 q[3][3], ab[3], d0[3], cv[3][3];
     const double *pts[3] = {r->px, r->py, r->pz};
+    for (int k = 0; k < 3; k++) ab[k] = pm__v4_load(pts[k] + 1) - pm__v4_load(pts[k]);
+    pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+    pm__v4 len = pm__v4_sqrt(l2, wide);
+    memcpy(r->len, &len, sizeof len);
+    /* Every chord longer than max_len (lanes from n on are empty and not
+     * read): none is accepted or halved here, and pm__decide cuts each by
+     * its length alone, reading nothing else of the run. */
+    static const pm__m4 past[5] = {{-1, -1, -1, -1}, {0, -1, -1, -1}, {0, 0, -1, -1}, {0, 0, 0, -1}, {0, 0, 0, 0}};
+    double ml = sm->max_len;
+    pm__m4 over_len = (pm__m4)(len > (pm__v4){ml, ml, ml, ml}) | past[r->n];
+    if (pm__m4_all(over_len, wide)) {
+        memset(r->accept, 0, sizeof r->accept);
+        memset(r->halve, 0, sizeof r->halve);
+        return;
+    }
     for (int k = 0; k < 3; k++) {
         pm__v4 c1, c2, c3;
         if (one_seg) {
@@ -526,11 +553,7 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
         q[0][k] = h * d;
         q[1][k] = hh * (c2 + uc3);
         q[2][k] = hhh * c3;
-        ab[k] = pm__v4_load(pts[k] + 1) - pm__v4_load(pts[k]);
     }
-    pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
-    pm__v4 len = pm__v4_sqrt(l2, wide);
-    memcpy(r->len, &len, sizeof len);
     bool plan = sm->o->height != NULL;
     if (plan) {   /* the plan curve and chord */
         q[0][1] = q[1][1] = q[2][1] = ab[1] = zero;
@@ -558,7 +581,7 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
      * split past max_error, else past max_turn (when on) if the sqrt
      * cosine is clear. With a height override no verdict here (e holds
      * dp for pm__drape_bound). */
-    double ml = sm->max_len, me = sm->o->max_error;
+    double me = sm->o->max_error;
     pm__m4 bounded = ok & ~(pm__m4)(len > (pm__v4){ml, ml, ml, ml});
     pm__m4 over = (pm__m4)(worst > (pm__v4){me, me, me, me});
     pm__m4 halve = plan ? (pm__m4){0, 0, 0, 0} : bounded & over;
@@ -927,6 +950,103 @@ static bool pm__lean_take(pm__sampler *sm, const pm__run *c, int m, double lmin,
     return pm__lean_take_lanes(sm, c, m, lmin, s1, res, false);
 }
 
+/* Lanes i0 .. i3 of a and b side by side (0 .. 3 a's, 4 .. 7 b's). */
+#if defined(__clang__)
+#define PM__SHUF4(a, b, i0, i1, i2, i3) __builtin_shufflevector(a, b, i0, i1, i2, i3)
+#else
+#define PM__SHUF4(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (pm__m4){i0, i1, i2, i3})
+#endif
+
+/* One round of pm__split (pieces j + 1 .. j + m of k > 2 of [t0, t1],
+ * inside segment seg; lmin > 0, pm__lean_cert's) without the run's
+ * memory, where pm__cut_points would take its lanes (every cut strictly
+ * inside the segment, no height override) and pm__lean_take would take
+ * every piece: the same parameters and points (pm__cut_points_lanes'
+ * operations; in the last round piece m ends at t1 on pb and the lanes
+ * past it repeat that end, as pm__run_close), the same lengths, checks
+ * and pushes. c's point 0 is where the round starts; once taken, where it
+ * ends. False: not taken, nothing changed (the caller runs the round). */
+static inline __attribute__((always_inline)) bool pm__lean_round_lanes(pm__sampler *sm, uint32_t seg, double t0,
+                                                                        double t1, uint32_t j, uint32_t k, int m,
+                                                                        const double pb[3], double lmin, pm__run *c,
+                                                                        int *res, bool wide) {
+    static const pm__m4 past[5] = {{-1, -1, -1, -1}, {0, -1, -1, -1}, {0, 0, -1, -1}, {0, 0, 0, -1}, {0, 0, 0, 0}};
+    int cuts = j + (uint32_t)m == k ? m - 1 : m;
+    double fj = (double)j, s0 = (double)seg;
+    pm__v4 q = (pm__v4){fj + 1.0, fj + 2.0, fj + 3.0, fj + 4.0} / (double)k;
+    pm__v4 t = t0 + (t1 - t0) * q;
+    pm__m4 in = ((pm__m4)(t > s0) & (pm__m4)(t < s0 + 1.0)) | past[cuts];
+    if (!pm__m4_all(in, wide)) return false;
+    const double(*cf)[3] = sm->s->coef[seg];
+    pm__v4 u = t - s0, P[3];
+    for (int d = 0; d < 3; d++) P[d] = cf[0][d] + u * (cf[1][d] + u * (cf[2][d] + u * cf[3][d]));
+    if (cuts < m)   /* the last round */
+        for (int i = m - 1; i < 4; i++) {
+            t[i] = t1;
+            for (int d = 0; d < 3; d++) P[d][i] = pb[d];
+        }
+    /* pm__lean_take's pieces: from the round's start and each cut to the next */
+    const double p0[3] = {c->px[0], c->py[0], c->pz[0]};
+    pm__v4 ab[3];
+    for (int d = 0; d < 3; d++) {
+        pm__v4 b = {p0[d], p0[d], p0[d], p0[d]};
+        ab[d] = P[d] - PM__SHUF4(b, P[d], 3, 4, 5, 6);   /* (p0, P0, P1, P2) */
+    }
+    pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2], z = {0.0, 0.0, 0.0, 0.0};
+    pm__v4 len = pm__v4_sqrt(l2, wide);
+    double ml = sm->max_len, s1 = s0 + 1.0;
+    pm__m4 ok = ((pm__m4)(l2 > z) & (pm__m4)(len <= (pm__v4){ml, ml, ml, ml}) &
+                 (pm__m4)(len >= (pm__v4){lmin, lmin, lmin, lmin}) & (pm__m4)(t <= (pm__v4){s1, s1, s1, s1})) |
+                past[m];
+    if (!pm__m4_all(ok, wide)) return false;
+    const pm_sample_opts *o = sm->o;
+    if (o->cancel && *o->cancel) {
+        *res = PM_ERR_CANCELLED;
+        return true;
+    }
+    int r = PM_OK;
+    if (sm->room - sm->v.len >= 4) {
+        pm_curve_sample *v = sm->v.data + sm->v.len;
+        if (m == 4) {   /* every round but the last: the lanes' indices constants */
+#pragma GCC unroll 4
+            for (int l = 0; l < 4; l++)
+                v[l] = (pm_curve_sample){.t = t[l], .p = {P[0][l], P[1][l], P[2][l]}, .err = 0.0, .len = len[l],
+                                         .err_exact = true};
+        } else {
+            for (int l = 0; l < m; l++)
+                v[l] = (pm_curve_sample){.t = t[l], .p = {P[0][l], P[1][l], P[2][l]}, .err = 0.0, .len = len[l],
+                                         .err_exact = true};
+        }
+        sm->v.len += (size_t)m;
+    } else {
+        for (int l = 0; l < m && r == PM_OK; l++)
+            r = pm__push(sm, t[l], (const double[3]){P[0][l], P[1][l], P[2][l]}, 0.0, len[l], true);
+    }
+    c->t[0] = t[m - 1];
+    c->px[0] = P[0][m - 1];
+    c->py[0] = P[1][m - 1];
+    c->pz[0] = P[2][m - 1];
+    *res = r;
+    return true;
+}
+
+#if PM__LANES_AVX
+__attribute__((target("avx"))) static bool pm__lean_round_avx(pm__sampler *sm, uint32_t seg, double t0, double t1,
+                                                              uint32_t j, uint32_t k, int m, const double pb[3],
+                                                              double lmin, pm__run *c, int *res) {
+    return pm__lean_round_lanes(sm, seg, t0, t1, j, k, m, pb, lmin, c, res, true);
+}
+#endif
+
+/* pm__lean_round_lanes in the build this CPU runs (pm__sampler.wide). */
+static bool pm__lean_round(pm__sampler *sm, uint32_t seg, double t0, double t1, uint32_t j, uint32_t k, int m,
+                           const double pb[3], double lmin, pm__run *c, int *res) {
+#if PM__LANES_AVX
+    if (sm->wide) return pm__lean_round_avx(sm, seg, t0, t1, j, k, m, pb, lmin, c, res);
+#endif
+    return pm__lean_round_lanes(sm, seg, t0, t1, j, k, m, pb, lmin, c, res, false);
+}
+
 /* Cuts chord l of run r into k equal parameter pieces at depth depth and
  * takes them in order, evaluating them four by four (with o->no_err,
  * pieces pm__lean_cert covers by their lengths alone). */
@@ -948,6 +1068,11 @@ static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int d
     double lmin = pm__lean_cert(sm, seg, t0, t1, pb);
     for (uint32_t j = 0; j < k; j += 4) {
         int m = k - j < 4 ? (int)(k - j) : 4;   /* pieces this round */
+        int res;
+        if (k > 2 && lmin > 0.0 && pm__lean_round(sm, seg, t0, t1, j, k, m, pb, lmin, &c, &res)) {
+            if (res != PM_OK) return res;
+            continue;
+        }
         int cuts = j + (uint32_t)m == k ? m - 1 : m;   /* the last piece ends at t1 */
         if (k > 2) pm__cut_points(sm, seg, t0, t1, j, k, cuts, &c);
         for (int i = 1; i <= m; i++) {
@@ -963,7 +1088,6 @@ static int pm__split(pm__sampler *sm, const pm__run *r, int l, uint32_t k, int d
             }
         }
         pm__run_close(&c, m);
-        int res;
         if (!(lmin > 0.0 && pm__lean_take(sm, &c, m, lmin, (double)seg + 1.0, &res))) {
             pm__run_eval(sm, &c);
             res = pm__take(sm, &c, depth);

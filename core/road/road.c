@@ -88,9 +88,9 @@ int pm__road_limit(pm__ctx *x, const char *field, uint64_t needed) {
     return PM_ERR_LIMIT;
 }
 
-/* Samples, frames, clamps and the vertex grid of one level of detail. */
-static int pm__level_build(pm__ctx *x, pm__level *L, double max_error, double max_segment,
-                           double max_turn, uint32_t cs, uint32_t ss, const char *field) {
+/* Samples, frames and clamps of one level of detail (no vertex grid). */
+static int pm__level_sections(pm__ctx *x, pm__level *L, double max_error, double max_segment,
+                              double max_turn, uint32_t cs, uint32_t ss, const char *field) {
     const pm_road_params *p = x->p;
     memset(L, 0, sizeof *L);
     int r = pm__columns(x, L, cs, ss);
@@ -117,7 +117,14 @@ static int pm__level_build(pm__ctx *x, pm__level *L, double max_error, double ma
     L->achieved = x->no_meta ? 0.0 : pm_spline_sample_error(&x->spline, &o, smp, n);
     if ((r = pm__road_sections(x, L, smp, n)) < 0) return r;
     pm__road_clamp_folds(x, L);
-    return pm__road_grid(x, L);
+    return PM_OK;
+}
+
+/* Samples, frames, clamps and the vertex grid of one level of detail. */
+static int pm__level_build(pm__ctx *x, pm__level *L, double max_error, double max_segment,
+                           double max_turn, uint32_t cs, uint32_t ss, const char *field) {
+    int r = pm__level_sections(x, L, max_error, max_segment, max_turn, cs, ss, field);
+    return r < 0 ? r : pm__road_grid(x, L);
 }
 
 /* Emits the level's asphalt and shoulder, then refuses it (level as in
@@ -443,9 +450,14 @@ static int pm__terrain_budget(pm__ctx *x) {
 static int pm__base_level(pm__ctx *x, pm__level *base) {
     const pm_road_params *p = x->p;
     uint32_t ss = p->shoulder > 0.0 ? pm__shoulder_strips(p, p->cross_segments) : 0;
-    int r = pm__level_build(x, base, p->max_error, p->max_segment, PM_ROAD_MAX_TURN_RADIANS,
-                            p->cross_segments, ss, "/max_error");
-    return r < 0 ? r : pm__emit_level(x, base, "", 0);
+    int r = pm__level_sections(x, base, p->max_error, p->max_segment, PM_ROAD_MAX_TURN_RADIANS,
+                               p->cross_segments, ss, "/max_error");
+    if (r < 0) return r;
+    /* A network's road (no metadata, overlaps the caller's) reads nothing
+     * of the grid after its asphalt: the two in one pass where they can. */
+    if (x->no_meta && p->overlaps_checked_by_caller && (r = pm__road_grid_emit(x, base, "asphalt", "asphalt")) <= 0)
+        return r;
+    return (r = pm__road_grid(x, base)) < 0 ? r : pm__emit_level(x, base, "", 0);
 }
 
 static int pm__generate(pm__ctx *x) {

@@ -921,3 +921,160 @@ int pm__road_emit(pm__ctx *x, pm__level *L, const char *name, const char *materi
     bool banded = wmax > PM__BAND_QUADS + 1;
     return L->skipped > skipped || banded ? pm__fetch_order(x->a, pr) : PM_OK;
 }
+
+#ifdef __SSE2__
+/* pm__road_grid's whole rows (pm__grid_whole_w, 3 columns) and
+ * pm__emit_rows_whole_w's vertices of them in one pass, each row's
+ * values kept in registers: positions c + d r, the edge columns' running
+ * pm_v3_dist sums times uv_scale (U; the middle column's interpolated),
+ * V, then the floats, the up normals, the map row and XZ (x then z of the
+ * floats, widened) with *mbound. The same operations in the same order
+ * as those two passes, lane by lane, so the same bits. A row that repeats
+ * a column's x and z of the previous row goes vertex by vertex
+ * (pm__whole_row_each). edge[0], edge[1]: the two edge columns' sums. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx", "default")))
+#endif
+__attribute__((noinline))
+static int pm__grid_emit_rows3(pm__ctx *x, const pm__level *L, pm_prim *pr, const pm__uvcol *uc, uint32_t *map,
+                               double *XZ, double *mbound, double edge[2]) {
+    const pm_road_params *p = x->p;
+    size_t n = L->n;
+    const double e0 = L->col[0], e1 = L->col[1], e2 = L->col[2];
+    const __m128d d0 = _mm_set1_pd(e0), d1 = _mm_set1_pd(e1), d2 = _mm_set1_pd(e2);
+    const __m128d scale = _mm_set1_pd(p->uv_scale);
+    const __m128d V0 = _mm_set1_pd(uc[0].v), V1 = _mm_set1_pd(uc[1].v), V2 = _mm_set1_pd(uc[2].v);
+    const double f1 = uc[1].f, g1 = 1.0 - f1;
+    const __m128d absmask = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+    __m128d mb = _mm_set1_pd(*mbound), acc = _mm_setzero_pd();
+    __m128d q0 = _mm_setzero_pd(), q2 = _mm_setzero_pd(), qz = _mm_setzero_pd();   /* the previous row's */
+    __m128d X0 = _mm_setzero_pd(), X1 = _mm_setzero_pd(), X2 = _mm_setzero_pd();   /* its XZ pairs */
+    float *restrict P = pr->positions, *restrict N = pr->normals, *restrict U = pr->uvs;
+    uint32_t v = pr->vcount, *mrow = map;
+    double *xr = XZ;
+    const pm__section *sc = L->sec;
+    for (size_t i = 0; i < n; i++, sc++, mrow += 3, xr += 6) {
+        if ((i & 255) == 0 && p->cancel && *p->cancel) return PM_ERR_CANCELLED;
+        /* pm__grid_row_whole */
+        __m128d c01 = _mm_loadu_pd(sc->c), r01 = _mm_loadu_pd(sc->r);
+        double c2 = sc->c[2], r2 = sc->r[2];
+        __m128d a0 = _mm_add_pd(c01, _mm_mul_pd(d0, r01)), a1 = _mm_add_pd(c01, _mm_mul_pd(d1, r01)),
+                a2 = _mm_add_pd(c01, _mm_mul_pd(d2, r01));
+        double z0 = c2 + e0 * r2, z1 = c2 + e1 * r2, z2 = c2 + e2 * r2;
+        __m128d z02 = _mm_set_pd(z2, z0);
+        /* U of the edge columns (lane 0 column 0, lane 1 column 2) */
+        __m128d u = _mm_setzero_pd();
+        if (i > 0) {
+            __m128d dd0 = _mm_sub_pd(a0, q0), dd2 = _mm_sub_pd(a2, q2);
+            __m128d dx = _mm_unpacklo_pd(dd0, dd2), dy = _mm_unpackhi_pd(dd0, dd2), dz = _mm_sub_pd(z02, qz);
+            __m128d s = _mm_add_pd(_mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy)), _mm_mul_pd(dz, dz));
+            acc = _mm_add_pd(acc, _mm_sqrt_pd(s));
+            u = _mm_mul_pd(acc, scale);
+        }
+        q0 = a0, q2 = a2, qz = z02;
+        double um = _mm_cvtsd_f64(u) * g1 + _mm_cvtsd_f64(_mm_unpackhi_pd(u, u)) * f1;
+        /* XZ: (x0, x1), (x2, z0), (z1, z2) of the floats, widened */
+        __m128d Y0 = _mm_cvtps_pd(_mm_cvtpd_ps(_mm_unpacklo_pd(a0, a1)));
+        __m128d Y1 = _mm_cvtps_pd(_mm_cvtpd_ps(_mm_unpacklo_pd(a2, z02)));
+        __m128d Y2 = _mm_cvtps_pd(_mm_cvtpd_ps(_mm_set_pd(z2, z1)));
+        _mm_storeu_pd(xr, Y0);
+        _mm_storeu_pd(xr + 2, Y1);
+        _mm_storeu_pd(xr + 4, Y2);
+        mb = _mm_max_pd(_mm_and_pd(Y0, absmask), mb);
+        mb = _mm_max_pd(_mm_and_pd(Y1, absmask), mb);
+        mb = _mm_max_pd(_mm_and_pd(Y2, absmask), mb);
+        bool rep = false;   /* some column's x and z are the previous row's */
+        if (i > 0) {
+            unsigned eq = (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(Y0, X0)) |
+                          (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(Y1, X1)) << 2 |
+                          (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(Y2, X2)) << 4;
+            rep = (eq & (eq >> 3) & 7u) != 0;
+        }
+        X0 = Y0, X1 = Y1, X2 = Y2;
+        __m128d uv01 = _mm_unpacklo_pd(u, V0), uv23 = _mm_unpacklo_pd(_mm_set_sd(um), V1),
+                uv45 = _mm_unpackhi_pd(u, V2);
+        if (__builtin_expect(rep, 0)) {
+            double pd[9], ud[6];
+            _mm_storeu_pd(pd, a0), pd[2] = z0;
+            _mm_storeu_pd(pd + 3, a1), pd[5] = z1;
+            _mm_storeu_pd(pd + 6, a2), pd[8] = z2;
+            _mm_storeu_pd(ud, uv01);
+            _mm_storeu_pd(ud + 2, uv23);
+            _mm_storeu_pd(ud + 4, uv45);
+            v = pm__whole_row_each(pr, v, sc, pd, ud, NULL, false, true, mrow, 3);
+            continue;
+        }
+        /* positions x0 y0 z0 x1 | y1 z1 x2 y2 | z2 */
+        __m128 f0 = _mm_cvtpd_ps(a0), f1v = _mm_cvtpd_ps(a1), f2 = _mm_cvtpd_ps(a2);
+        __m128 fz = _mm_cvtpd_ps(_mm_set_pd(z1, z0));                 /* z0 z1 */
+        __m128 t = _mm_unpacklo_ps(fz, f1v);                          /* z0 x1 z1 y1 */
+        __m128 s = _mm_unpacklo_ps(f1v, fz);                          /* x1 z0 y1 z1 */
+        float *pv = P + 3 * (size_t)v;
+        _mm_storeu_ps(pv, _mm_movelh_ps(f0, t));
+        _mm_storeu_ps(pv + 4, _mm_movehl_ps(_mm_movelh_ps(f2, f2), s));
+        _mm_store_ss(pv + 8, _mm_cvtsd_ss(_mm_setzero_ps(), _mm_set_sd(z2)));
+        /* UVs u0 v0 um v1 | u2 v2 */
+        float *uvp = U + 2 * (size_t)v;
+        _mm_storeu_ps(uvp, _mm_movelh_ps(_mm_cvtpd_ps(uv01), _mm_cvtpd_ps(uv23)));
+        _mm_storel_pi((__m64 *)(void *)(uvp + 4), _mm_cvtpd_ps(uv45));
+        /* normals: up three times (x y z x | y z x y | z) */
+        __m128 xy = _mm_cvtpd_ps(_mm_loadu_pd(sc->up)), zz = _mm_cvtpd_ps(_mm_load_sd(sc->up + 2));
+        __m128 xyz = _mm_movelh_ps(xy, zz);                                    /* x y z 0 */
+        float *nv = N + 3 * (size_t)v;
+        _mm_storeu_ps(nv, _mm_shuffle_ps(xyz, xyz, _MM_SHUFFLE(0, 2, 1, 0)));
+        _mm_storeu_ps(nv + 4, _mm_shuffle_ps(xyz, xyz, _MM_SHUFFLE(1, 0, 2, 1)));
+        _mm_store_ss(nv + 8, zz);
+        mrow[0] = v, mrow[1] = v + 1, mrow[2] = v + 2;
+        v += 3;
+    }
+    pr->vcount = v;
+    __m128d hi = _mm_unpackhi_pd(mb, mb);
+    *mbound = _mm_cvtsd_f64(_mm_max_sd(hi, mb));
+    _mm_storeu_pd(edge, acc);
+    return PM_OK;
+}
+#endif
+
+/* pm__road_grid then pm__road_emit of the level's asphalt, for a level
+ * nothing else reads (the base level of pm_road_generate_base, with
+ * overlaps checked by the caller): where the level is open, off terrain,
+ * 3 columns wide (no shoulder) and fold free at full width (every section
+ * whole), the rows go straight from the sections to the primitive
+ * (pm__grid_emit_rows3; L->pos, L->uv and L->whole stay NULL), then the
+ * bands as pm__road_emit's; the same primitive. Returns 1 (nothing done)
+ * where that does not hold, else as pm__road_emit. */
+int pm__road_grid_emit(pm__ctx *x, pm__level *L, const char *name, const char *material) {
+#ifdef __SSE2__
+    const pm_road_params *p = x->p;
+    size_t n = L->n;
+    if (x->plain || p->terrain || L->closed || L->ncol != 3 || L->kl != 0 || L->kr != 2 || !L->fold_free ||
+        !(-L->col[0] <= L->sec[0].clamp[0] && L->col[2] <= L->sec[0].clamp[1]))
+        return 1;
+    /* pm__road_emit's bounds and buffers for its one range, columns 0 .. 2 */
+    size_t nv = 3 * n, nt = 4 * (n - 1);
+    if (nv > UINT32_MAX - 2 || 3 * nt > UINT32_MAX) return PM_ERR_LIMIT;
+    uint32_t own[4], nown = pm__own_columns(L, own);
+    pm__uvcol uc[3];
+    pm__uv_columns(L, p->width, own, nown, uc);
+    uint32_t *map = pm_arena_alloc(x->a, n * 3 * sizeof(uint32_t));
+    pm_prim *pr = map ? pm_scene_add_prim(x->scene, name, material, PM_PRIM_UV, (uint32_t)nv, (uint32_t)(3 * nt))
+                      : NULL;
+    if (!pr) return PM_ERR_NOMEM;
+    size_t xz_bytes = 6 * n * sizeof(double);
+    double *XZ = pm_arena_alloc(x->a, xz_bytes);
+    if (!XZ) return PM_ERR_NOMEM;
+    uint64_t skipped = L->skipped;
+    double mbound = 1.0, edge[2];
+    int r = pm__grid_emit_rows3(x, L, pr, uc, map, XZ, &mbound, edge);
+    if (r < 0) return r;
+    /* pm__road_grid's edge lengths: columns 0 and 2 are both edges */
+    L->edge_len[0] = L->edge_len[1] = edge[0];
+    L->edge_len[2] = L->edge_len[3] = edge[1];
+    pm__emit_band(L, pr, map, XZ, n, 3, 0, 2, mbound);
+    pm_arena_free(x->a, XZ, xz_bytes);
+    return L->skipped > skipped ? pm__fetch_order(x->a, pr) : PM_OK;
+#else
+    (void)x, (void)L, (void)name, (void)material;
+    return 1;
+#endif
+}

@@ -250,3 +250,82 @@ Test(road_mesh_fast, rows_that_repeat_the_previous_row) {
     cr_assert_gt(repeated, 50, "repeated %d", repeated);
     cr_assert_gt(wide, 5, "wide %d", wide);
 }
+
+/* A network's road (pm_road_generate_base, overlaps checked by the
+ * caller: pm__road_grid_emit's one pass where the road is open, off
+ * terrain, 3 columns wide and fold free) against the plain paths' asphalt,
+ * bit for bit: straight streets at any heading (some far out, their rows
+ * repeating vertices), wandering and hairpinned ones (folds: the two
+ * passes), control points a hair apart (repeated rows), two or three
+ * columns, Catmull-Rom and linear. */
+Test(road_mesh_fast, network_roads_in_one_pass) {
+    pm_rng g;
+    pm_rng_seed(&g, 20261215);
+    int ok = 0, clean = 0, folded = 0, repeated = 0, slivers = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        pm_arena *a = pm_arena_create(0);
+        pm_road_params p;
+        pm_road_params_default(&p);
+        size_t n = 2 + pm_rng_below(&g, 8);
+        double *pts = pm_arena_alloc(a, 3 * n * sizeof(double));
+        int kind = (int)pm_rng_below(&g, 4);   /* 0 straight, 1 far straight, 2 wandering, 3 hairpins */
+        double h = pm_rng_unit(&g) * 6.283185307179586, x = pm_rng_range(&g, -3000.0, 3000.0),
+               z = pm_rng_range(&g, -3000.0, 3000.0);
+        if (pm_rng_chance(&g, 0.3)) h = 1.5707963267948966 * (double)pm_rng_below(&g, 4);   /* along an axis */
+        if (kind == 1) {   /* far out along x, z or both */
+            int axes = 1 + (int)pm_rng_below(&g, 3);
+            if (axes & 1) x += 1.6e7;
+            if (axes & 2) z -= 1.6e7;
+        }
+        bool hair = pm_rng_chance(&g, 0.15);   /* a point a hair from the one before */
+        for (size_t i = 0; i < n; i++) {
+            pts[3 * i] = x;
+            pts[3 * i + 1] = pm_rng_chance(&g, 0.3) ? pm_rng_range(&g, -3.0, 3.0) : 0.0;
+            pts[3 * i + 2] = z;
+            if (kind >= 2) h += kind == 2 ? pm_rng_range(&g, -0.4, 0.4) : pm_rng_range(&g, -2.7, 2.7);
+            double len = hair && i % 2 && i + 2 < n ? 1e-7 : pm_rng_range(&g, 3.0, 120.0);
+            x += len * cos(h);
+            z += len * sin(h);
+        }
+        p.points = pts;
+        p.npoints = n;
+        if (pm_rng_chance(&g, 0.15)) p.curve = PM_CURVE_LINEAR;
+        if (pm_rng_chance(&g, 0.3)) p.alpha = pm_rng_unit(&g);
+        p.width = pm_rng_range(&g, 2.0, 20.0);
+        p.shoulder = 0.0;
+        p.cross_segments = pm_rng_chance(&g, 0.8) ? 1 : 2;
+        static const double errs[] = {0.01, 0.05, 0.05, 0.2};
+        p.max_error = errs[pm_rng_below(&g, 4)];
+        static const double segs[] = {0.7, 5.0, 5.0, 5.0, 20.0, 1000.0};
+        p.max_segment = segs[pm_rng_below(&g, 6)];
+        p.uv_scale = pm_rng_chance(&g, 0.5) ? 0.25 : pm_rng_range(&g, 0.05, 3.0);
+        p.max_vertices = 2000000;
+        p.overlaps_checked_by_caller = true;
+        pm_scene *base = NULL, *plain = NULL;
+        pm_road_base rb;
+        int rf = pm_road_generate_base(a, &p, &base, &rb, NULL), rp = pm__road_generate_plain(a, &p, &plain, NULL);
+        cr_assert_eq(rf, rp, "trial %d: %d base, %d plain", trial, rf, rp);
+        if (rf == PM_OK) {
+            ok++;
+            cr_assert_eq(base->nprims, 1, "trial %d", trial);
+            const pm_prim *q = &plain->prims[0];
+            cr_assert_str_eq(q->name, "asphalt");
+            pm_scene one = *plain;
+            one.nprims = 1;
+            assert_same_prims(base, &one, trial);
+            cr_assert_eq(rb.samples, meta_int(plain, "samples"), "trial %d", trial);
+            const pm_meta *fo = pm_meta_get(plain->meta, "folds");
+            bool fold = fo && fo->u.kids.count > 0;
+            folded += fold;
+            clean += !fold && rb.samples >= 3;
+            repeated += !fold && (int64_t)q->vcount < 3 * rb.samples;
+            slivers += !fold && meta_int(plain, "triangles_collapsed") > 0;
+        }
+        pm_arena_destroy(a);
+    }
+    cr_log_info("ok %d clean %d folded %d repeated %d slivers %d", ok, clean, folded, repeated, slivers);
+    cr_assert_gt(clean, 2000, "clean %d", clean);
+    cr_assert_gt(folded, 200, "folded %d", folded);
+    cr_assert_gt(repeated, 100, "repeated %d", repeated);
+    cr_assert_gt(slivers, 20, "slivers %d", slivers);
+}
