@@ -122,7 +122,7 @@ __attribute__((target("ssse3"))) static inline bool pm_api__short_scan_ssse3(con
  * bytes) the text pm_api__canon_real_text writes for *v + 0.0, *n its
  * length. The 17 digits are the token's own followed by a short tail (or
  * the token's less one unit in its last digit, and a tail): the exact
- * value's, from the division's exact residue. Returns the token's end,
+ * value's, from its significand times a power of 5. Returns the token's end,
  * or NULL when the token or its value is anything else (nothing consumed;
  * the general readers then take it from p). */
 #ifdef PM_API_JSON_SWAR
@@ -173,20 +173,18 @@ static inline __attribute__((always_inline)) const char *pm_api__real_short_with
         if (e10 < -4) return NULL;
     }
     int k = 17 - nd;   /* 3..16 */
-    /* The 17 digits D = round(x 10^(16 - e10)) = round((x P) 10^k), P =
-     * 10^n2: w 10^k (even) + t, t = round(eps 10^k), eps = x P - w. eps
-     * is exact in doubles: x split in halves of 26 bits (Veltkamp), each
-     * times P (< 2^24) exact, xh P - w exact (the two within a factor of
-     * 2), and eps a multiple of ulp(x) (1 is one) at most P/2 of them.
-     * |t| <= 11.1 (x is within 2^-53 of w / P, relative), so eps 10^k is
-     * within 2^-50 of its product: where that is within 2^-40 of a tie
-     * (ties to even included), the exact print decides. */
-    static const double p10k[17] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
-                                    1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16};
-    double P = p10[n2], sp = x * 134217729.0, xh = sp - (sp - x), xl = x - xh;
-    double eps = (xh * P - (double)(int64_t)w) + xl * P, y = eps * p10k[k];
-    int64_t t = (int64_t)(y + (y >= 0.0 ? 0.5 : -0.5));
-    if (!(fabs(y - (double)t) < 0.5 - 0x1p-40) || t <= -100 || t >= 100) return NULL;
+    /* The 17 digits D = round(x 10^(16 - e10)), exactly: x's significand
+     * times 5^(16 - e10) in 128 bits, shifted and rounded half to even
+     * (pm_api__digits17_at, as "%.17g" rounds); for these tokens (x
+     * below 10^17 at p = 16 - e10 in 10..20, so a quotient below 2^57,
+     * shift 19..46) the product always fits. D is w 10^k (w's nd digits, then k zeros) + t,
+     * t small: x is within 2^-53 of w / 10^n2 (relative), so |t| <= 11.1;
+     * anything else is left to the general print. Integer steps after the
+     * division, not a chain of float ones: a shorter dependency chain. */
+    uint64_t D;
+    if (!pm_api__digits17_at(x, e10, &D)) return NULL;
+    int64_t t = (int64_t)(D - w * pm_api__u10[k]);
+    if (t <= -100 || t >= 100) return NULL;
     o += neg;
     memcpy(o, q, 16);   /* fixed size: the token and what follows, within the room */
     o += end - q;
@@ -198,7 +196,7 @@ static inline __attribute__((always_inline)) const char *pm_api__real_short_with
     /* k - 2 digits of fill, then the last two. */
     const char *fill = "0000000000000000";
     if (t < 0) {   /* w - 1's digits, the last lowered, borrowing past '0's; 9s; 100 + t */
-        if (w * pm_api__u10[k] - (uint64_t)-t < pm_api__u10[16]) return NULL;   /* 16 digits */
+        if (D < pm_api__u10[16]) return NULL;   /* 16 digits */
         t += 100;
         fill = "9999999999999999";
         char *c = o - 1;

@@ -1,6 +1,5 @@
 #include "pm_api/key.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,9 +67,11 @@ static int pm_api__dump_cb(const char *buf, size_t size, void *data) {
 static int pm_api__hash_canonical(XXH3_state_t *st, const json_t *canonical) {
     pm_api__dump_ctx c = {st, 0};
     int r = pm_api_canonical_dump(canonical, pm_api__dump_cb, &c);
-    char len[24];
-    snprintf(len, sizeof len, "%zu", c.len);
-    pm_api__hash_str(st, len);
+    char len[24], *o = len + sizeof len;   /* "%zu", without printf's parsing */
+    size_t v = c.len;
+    do *--o = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    pm_api__hash_part(st, o, (size_t)(len + sizeof len - o));
     return r;
 }
 
@@ -116,5 +117,11 @@ pm_api_key pm_api_cache_key_output(const pm_api_generator *gen, const json_t *ca
 }
 
 void pm_api_key_hex(pm_api_key k, char out[33]) {
-    snprintf(out, 33, "%016" PRIx64 "%016" PRIx64, k.hi, k.lo);
+    /* "%016" PRIx64 twice: sixteen lowercase hex digits of each half. */
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 16; i++) {
+        out[i] = hex[(k.hi >> (60 - 4 * i)) & 15];
+        out[16 + i] = hex[(k.lo >> (60 - 4 * i)) & 15];
+    }
+    out[32] = '\0';
 }

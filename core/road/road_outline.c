@@ -164,16 +164,20 @@ static inline pm__v2d pm__v2max(pm__v2d a, pm__v2d b) {
 #endif
 }
 
-/* The unit direction d of the window over sections i0 .. i1: from its
- * first section's middle to its last one's; false when too short to tell. */
-static inline bool pm__window_dir(const pm__outline *O, size_t i0, size_t i1, double d[2]) {
+/* The direction d of the window over sections i0 .. i1: from its first
+ * section's middle to its last one's, left at its length (no square root,
+ * no division), and *mg the margin scaled with it: the sums below are
+ * products with d, so their rounding scales with |d0| + |d1| (at least
+ * |d|), and O->mg (|d0| + |d1|) stays as far above it as O->mg is for a
+ * unit d. Any nonzero d will do for the claims (advance along d, a line
+ * along d between the edges); false when d is too short to tell. */
+static inline bool pm__window_dir(const pm__outline *O, size_t i0, size_t i1, double d[2], double *mg) {
     const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0, *bx = O->x + 2 * i1, *bz = O->z + 2 * i1;
     d[0] = 0.5 * (bx[0] + bx[1]) - 0.5 * (ax[0] + ax[1]);
     d[1] = 0.5 * (bz[0] + bz[1]) - 0.5 * (az[0] + az[1]);
-    double l = sqrt(d[0] * d[0] + d[1] * d[1]);
-    if (!(l > 1e3 * O->mg)) return false;
-    d[0] /= l;
-    d[1] /= l;
+    double l1 = fabs(d[0]) + fabs(d[1]);
+    if (!(l1 > 1e3 * O->mg)) return false;
+    *mg = O->mg * l1;
     return true;
 }
 
@@ -183,9 +187,8 @@ static inline bool pm__window_dir(const pm__outline *O, size_t i0, size_t i1, do
  * and right edge points side by side (two lanes). */
 static bool pm__window_ok_plain(const pm__outline *O, size_t i0, size_t i1) {
     const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0;
-    double d[2];
-    if (!pm__window_dir(O, i0, i1, d)) return false;
-    double mg = O->mg;
+    double d[2], mg;
+    if (!pm__window_dir(O, i0, i1, d, &mg)) return false;
     pm__v2d dx = {d[0], d[0]}, dz = {d[1], d[1]}, mgv = {mg, mg};
     pm__v2d x0 = {ax[0], ax[1]}, z0 = {az[0], az[1]};
     pm__v2d prev = dx * x0 + dz * z0 - 2.0 * mgv;
@@ -210,9 +213,8 @@ static bool pm__window_ok_plain(const pm__outline *O, size_t i0, size_t i1) {
  * verdict. */
 __attribute__((target("avx"))) static inline bool pm__window_ok_avx(const pm__outline *O, size_t i0, size_t i1) {
     const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0;
-    double d[2];
-    if (!pm__window_dir(O, i0, i1, d)) return false;
-    double mg = O->mg;
+    double d[2], mg;
+    if (!pm__window_dir(O, i0, i1, d, &mg)) return false;
     __m256d dx = _mm256_set1_pd(d[0]), dz = _mm256_set1_pd(d[1]), mgv = _mm256_set1_pd(mg);
     __m128d x0 = _mm_loadu_pd(ax), z0 = _mm_loadu_pd(az);
     __m128d p0 = _mm_sub_pd(_mm_add_pd(_mm_mul_pd(_mm256_castpd256_pd128(dx), x0),

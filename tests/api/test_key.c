@@ -1,5 +1,6 @@
 #include <criterion/criterion.h>
 #include <string.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -126,6 +127,18 @@ Test(key, hex_is_32_lowercase_digits) {
     cr_expect_str_eq(hex, "0123456789abcdeffedcba9876543210");
     pm_api_key_hex((pm_api_key){0, 1}, hex);
     cr_expect_str_eq(hex, "00000000000000000000000000000001");
+    /* printf's spelling for any key (a multiplicative walk over both halves) */
+    uint64_t a = 0x9e3779b97f4a7c15ULL, b = 1;
+    for (int i = 0; i < 10000; i++) {
+        a = a * 6364136223846793005ULL + 1442695040888963407ULL;
+        b = b * 2862933555777941757ULL + 3037000493ULL;
+        pm_api_key k = {i % 7 ? a : a >> (i % 61), i % 5 ? b : b >> (i % 59)};
+        char want[40];
+        snprintf(want, sizeof want, "%016" PRIx64 "%016" PRIx64, k.hi, k.lo);
+        memset(hex, '#', sizeof hex);
+        pm_api_key_hex(k, hex);
+        cr_assert_str_eq(hex, want);
+    }
 }
 
 /* The long blocks of a key go through the AVX2 build of XXH3 when the CPU
