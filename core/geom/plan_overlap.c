@@ -168,7 +168,7 @@ int pm_orient2d_f32_sign(const float a[2], const float b[2], const float c[2]) {
     return (e[m - 1] > 0) - (e[m - 1] < 0);
 }
 
-bool pm_pbent_init(pm_pbent *M, const float p[2], const float k[2], const float q[2], bool with_turn) {
+bool pm_pbent_init(pm_pbent *M, const float p[2], const float k[2], const float q[2]) {
     const float *in[3] = {p, k, q};
     for (int i = 0; i < 3; i++) M->f[i][0] = in[i][0], M->f[i][1] = in[i][1];
     M->p[0] = p[0], M->p[1] = p[1], M->k[0] = k[0], M->k[1] = k[1], M->q[0] = q[0], M->q[1] = q[1];
@@ -179,8 +179,13 @@ bool pm_pbent_init(pm_pbent *M, const float p[2], const float k[2], const float 
      * roundings (each term's differences and product within a few ulps). */
     double t0 = (M->p[0] - M->k[0]) * (M->q[0] - M->k[0]), t1 = (M->p[1] - M->k[1]) * (M->q[1] - M->k[1]);
     if (!(t0 + t1 < -1e-6 * (fabs(t0) + fabs(t1)))) return false;
-    M->turn = with_turn ? pm_orient2d_f32_sign(p, k, q) : 0;
+    M->turn = PM_PBENT_TURN_UNKNOWN;
     return true;
+}
+
+int pm_pbent_turn(pm_pbent *M) {
+    if (M->turn == PM_PBENT_TURN_UNKNOWN) M->turn = pm_orient2d_f32_sign(M->f[0], M->f[1], M->f[2]);
+    return M->turn;
 }
 
 /* Which of p (1), k (2), q (3) the plan point (x, z) is, 0 none. */
@@ -304,32 +309,98 @@ void pm_pbent_loop_sides(const pm_pbent *const *M, int n, const float *xz, uint3
     for (int e = 0; e < n; e++) side[e] = live[e] ? sigma[e] : 0;
 }
 
+#ifdef __SSE2__
+/* pm__sure_side's operations for l1 and l2 (lanes 0, 1) at (vx, vz):
+ * bits 0, 1 the filter sure of side X (flip: -0 for X = -1, else +0)
+ * strictly, bits 2, 3 its bound zero. */
+static inline __attribute__((always_inline)) unsigned pm__bent_off2(const pm_pbent *M, __m128d vx, __m128d vz,
+                                                                    __m128d flip) {
+    const __m128d sgn = _mm_set1_pd(-0.0), c = _mm_set1_pd(3.3306690738754716e-16);
+    __m128d left = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(M->ax), vx), _mm_sub_pd(_mm_loadu_pd(M->bz), vz));
+    __m128d right = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(M->az), vz), _mm_sub_pd(_mm_loadu_pd(M->bx), vx));
+    __m128d det = _mm_xor_pd(_mm_sub_pd(left, right), flip);
+    __m128d bound = _mm_mul_pd(c, _mm_add_pd(_mm_andnot_pd(sgn, left), _mm_andnot_pd(sgn, right)));
+    return (unsigned)_mm_movemask_pd(_mm_cmpgt_pd(det, bound)) |
+           (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(bound, _mm_setzero_pd())) << 2;
+}
+#endif
+
+#ifdef PM__SEAM_AVX2
+/* pm__bent_corners with corners a and b against l1 and l2 in one AVX2
+ * register (lanes a l1, a l2, b l1, b l2) and c in SSE2 lanes: the same
+ * IEEE operations lane by lane, so the same answers. */
+__attribute__((target("avx2"))) static unsigned pm__bent_corners_avx2(const pm_pbent *M, const float *const v[3],
+                                                                      double flip) {
+    const __m256d sgn = _mm256_set1_pd(-0.0), c = _mm256_set1_pd(3.3306690738754716e-16);
+    const __m256d ax = _mm256_setr_pd(M->ax[0], M->ax[1], M->ax[0], M->ax[1]);
+    const __m256d az = _mm256_setr_pd(M->az[0], M->az[1], M->az[0], M->az[1]);
+    const __m256d bx = _mm256_setr_pd(M->bx[0], M->bx[1], M->bx[0], M->bx[1]);
+    const __m256d bz = _mm256_setr_pd(M->bz[0], M->bz[1], M->bz[0], M->bz[1]);
+    const __m256d vx = _mm256_setr_pd(v[0][0], v[0][0], v[1][0], v[1][0]);
+    const __m256d vz = _mm256_setr_pd(v[0][2], v[0][2], v[1][2], v[1][2]);
+    __m256d left = _mm256_mul_pd(_mm256_sub_pd(ax, vx), _mm256_sub_pd(bz, vz));
+    __m256d right = _mm256_mul_pd(_mm256_sub_pd(az, vz), _mm256_sub_pd(bx, vx));
+    __m256d det = _mm256_xor_pd(_mm256_sub_pd(left, right), _mm256_set1_pd(flip));
+    __m256d bound = _mm256_mul_pd(c, _mm256_add_pd(_mm256_andnot_pd(sgn, left), _mm256_andnot_pd(sgn, right)));
+    unsigned sure = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(det, bound, _CMP_GT_OQ));
+    unsigned zero = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(bound, _mm256_setzero_pd(), _CMP_EQ_OQ));
+    unsigned cc = pm__bent_off2(M, _mm_set1_pd(v[2][0]), _mm_set1_pd(v[2][2]), _mm_set1_pd(flip));
+    return sure | (cc & 3u) << 4 | zero << 8 | (cc >> 2) << 12;
+}
+#endif
+
+/* The filter's answers for corners v[0 .. 3) (x, z of 3D floats) against
+ * l1 and l2: bits 2 i, 2 i + 1 corner i sure to lie strictly on side -sigma
+ * of l1, l2; bits 8 + 2 i, 9 + 2 i pm__sure_side's bound zero there (its
+ * sign 0). pm__sure_side's operations, a line a lane. */
+static unsigned pm__bent_corners(const pm_pbent *M, int sigma, const float *const v[3]) {
+    const double flip = sigma > 0 ? -0.0 : 0.0;   /* (side -sigma: det * -sigma > bound) */
+#ifdef PM__SEAM_AVX2
+    if (PM__SEAM_WIDE && __builtin_cpu_supports("avx2")) return pm__bent_corners_avx2(M, v, flip);
+#endif
+    unsigned out = 0;
+    for (int i = 0; i < 3; i++) {
+#ifdef __SSE2__
+        unsigned s = pm__bent_off2(M, _mm_set1_pd(v[i][0]), _mm_set1_pd(v[i][2]), _mm_set1_pd(flip));
+        out |= (s & 3u) << 2 * i | (s >> 2) << (8 + 2 * i);
+#else
+        (void)flip;
+        for (int l = 0; l < 2; l++) {
+            const double a[2] = {M->ax[l], M->az[l]}, b[2] = {M->bx[l], M->bz[l]};
+            int s = pm__sure_side(a, b, v[i][0], v[i][2]);
+            out |= (s == -sigma ? 1u : 0u) << (2 * i + l) | (s == 0 ? 1u : 0u) << (8 + 2 * i + l);
+        }
+#endif
+    }
+    return out;
+}
+
 /* The other side of sigma is A1 or A2 (closed) when the path turns toward
  * sigma, A1 and A2 when it turns away, A1 = A2 when straight. A corner's
  * place: p lies on l1 and on l2's side turn (pm_orient2d(k, q, p) =
- * pm_orient2d(p, k, q)), q on l2 and on l1's side turn, k on both. */
-bool pm_pbent_other_side(const pm_pbent *M, int sigma, const float *a, const float *b, const float *c) {
-    const float *v[3] = {a, b, c};
-    const unsigned other = sigma > 0 ? 12u : 3u;   /* sure of the other side: l1, l2 */
-    unsigned all = 3, each = 1;
+ * pm_orient2d(p, k, q)), q on l2 and on l1's side turn, k on both; any
+ * other corner in A1 when the filter is sure it is strictly on l1's side
+ * -sigma or its sign there is 0, in A2 likewise. (Every corner in A1 and
+ * A2: yes whatever the turn.) */
+bool pm_pbent_other_side(pm_pbent *M, int sigma, const float *a, const float *b, const float *c) {
+    const float *const v[3] = {a, b, c};
+    unsigned bits = pm__bent_corners(M, sigma, v), all = 3, each = 1;
     for (int i = 0; i < 3; i++) {
-        float x = v[i][0], z = v[i][2];
-        unsigned s = pm__bent_signs(M, x, z), in = (s & other) >> (sigma > 0 ? 2 : 0);
+        unsigned in = bits >> 2 * i & 3u;
         if (in != 3) {
-            int w = pm__bent_which(M, x, z);
-            if (w == 1) in = 1 | (M->turn != sigma ? 2u : 0u);
-            else if (w == 3) in = 2 | (M->turn != sigma ? 1u : 0u);
+            int w = pm__bent_which(M, v[i][0], v[i][2]);
+            if (w == 1) in = 1 | (pm_pbent_turn(M) != sigma ? 2u : 0u);
+            else if (w == 3) in = 2 | (pm_pbent_turn(M) != sigma ? 1u : 0u);
             else if (w == 2) in = 3;
-            else {
-                int s1 = pm__sure_side(M->p, M->k, x, z), s2 = pm__sure_side(M->k, M->q, x, z);
-                in = (s1 == -sigma || s1 == 0 ? 1u : 0u) | (s2 == -sigma || s2 == 0 ? 2u : 0u);
-            }
+            else in |= bits >> (8 + 2 * i) & 3u;
         }
         all &= in;
         each &= in != 0;
     }
-    if (M->turn == 0) return each;   /* one line: a corner on either is on it */
-    return M->turn == sigma ? all != 0 : all == 3;   /* sigma's side convex: the other A1 or A2 */
+    if (all == 3) return true;
+    int turn = pm_pbent_turn(M);
+    if (turn == 0) return each;   /* one line: a corner on either is on it */
+    return turn == sigma ? all != 0 : all == 3;   /* sigma's side convex: the other A1 or A2 */
 }
 
 /* ---- the mouth's seam with sidewalks ---- */
@@ -390,6 +461,7 @@ static inline int pm__seam_which(const pm_pseam *S, float x, float z) {
     return 0;
 #endif
 }
+
 
 #ifdef __SSE2__
 /* pm__sure_side's operations for two lines l_i (a lane each: from (ax,

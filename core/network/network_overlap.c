@@ -1340,11 +1340,11 @@ static const uint32_t *pm__end_seam(const pm__ov *O, const pm__road *R, int e) {
 
 /* The bent line of seam sv (geom/plan_overlap.h): p its left, k its
  * centre, q its right; false when it has none. */
-static bool pm__end_bent(const pm__ov *O, const uint32_t *sv, pm_pbent *M, bool with_turn) {
+static bool pm__end_bent(const pm__ov *O, const uint32_t *sv, pm_pbent *M) {
     const float *pos = O->sc->prims[0].positions;
     const float *a = pos + 3 * (size_t)sv[0], *c = pos + 3 * (size_t)sv[1], *b = pos + 3 * (size_t)sv[2];
     const float p[2] = {a[0], a[2]}, k[2] = {c[0], c[2]}, q[2] = {b[0], b[2]};
-    return pm_pbent_init(M, p, k, q, with_turn);
+    return pm_pbent_init(M, p, k, q);
 }
 
 /* The seam of five of seam sv with its outer points out (x, z beside p,
@@ -1370,8 +1370,8 @@ static bool pm__end_seam5(const pm__ov *O, const uint32_t *sv, const float *out,
 static void pm__road_sides_at(pm__ov *O, uint32_t r, const float *xz, uint32_t m, const uint32_t *sv0,
                               const uint32_t *sv1) {
     pm_pbent M[2];
-    const pm_pbent *use[2] = {sv0 && pm__end_bent(O, sv0, &M[0], false) ? &M[0] : NULL,
-                              sv1 && pm__end_bent(O, sv1, &M[1], false) ? &M[1] : NULL};
+    const pm_pbent *use[2] = {sv0 && pm__end_bent(O, sv0, &M[0]) ? &M[0] : NULL,
+                              sv1 && pm__end_bent(O, sv1, &M[1]) ? &M[1] : NULL};
     if (!use[0] && !use[1]) return;   /* (O->rside[r] stays 0) */
     int side[2] = {0, 0};
     pm_pbent_loop_sides(use, 2, xz, m, side);
@@ -1815,7 +1815,7 @@ static int pm__bent_apart(const pm__ov *O, const pm__clu *J, uint32_t r, const f
             continue;
         }
         pm_pbent M;
-        if (!pm__end_bent(O, sv, &M, true)) continue;
+        if (!pm__end_bent(O, sv, &M)) continue;
         bool all = true;
         const pm__mbox B = pm__mbox_of(lo, hi);
         for (uint32_t k = J->first; all && k < J->first + J->count; k++) {

@@ -8,9 +8,18 @@
  * near it (1e-7 to 10 m off), and on its extension beyond p and q (where
  * a sidewalk's outer point lies). Every pair called apart is checked with
  * pm_test_overlap.h's exact test; every side a loop is called on is
- * checked with exact orientations of its points. */
+ * checked with exact orientations of its points. Every triangle test is
+ * answered the same by the AVX2 lanes, the SSE2 lanes, a scalar copy of
+ * their operations and the corner-by-corner path alone. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdbool.h>
+
+/* plan_overlap.c compiled in with its AVX2 lanes switchable (its external
+ * symbols all defined here, so the linker takes this copy). */
+static bool narrow;
+#define PM__SEAM_WIDE (!narrow)
+#include "../../core/geom/plan_overlap.c"
 
 #include "geom/plan_overlap.h"
 #include "geom/predicates.h"
@@ -71,7 +80,69 @@ static void side_sound(const seam *S, const float *xz, uint32_t m, int s) {
     }
 }
 
-static size_t apart, declined, met_overlapping;
+static size_t apart, declined, met_overlapping, lanes_compared, lanes_off;
+
+/* pm__bent_corners's operations one lane at a time in scalar code. */
+static unsigned corners_scalar(const pm_pbent *M, int sigma, const float *const v[3]) {
+    unsigned out = 0;
+    for (int i = 0; i < 3; i++)
+        for (int l = 0; l < 2; l++) {
+            double x = v[i][0], z = v[i][2];
+            double left = (M->ax[l] - x) * (M->bz[l] - z), right = (M->az[l] - z) * (M->bx[l] - x);
+            double det = (left - right) * -sigma, bound = 3.3306690738754716e-16 * (fabs(left) + fabs(right));
+            out |= (det > bound ? 1u : 0u) << (2 * i + l) | (bound == 0 ? 1u : 0u) << (8 + 2 * i + l);
+        }
+    return out;
+}
+
+/* pm_pbent_other_side corner by corner as it was written before the lanes:
+ * each corner's signs (pm__bent_signs), then its place on the seam, then
+ * pm__sure_side against each line. */
+static bool other_side_plain(pm_pbent *M, int sigma, const float *const v[3]) {
+    const unsigned other = sigma > 0 ? 12u : 3u;
+    unsigned all = 3, each = 1;
+    for (int i = 0; i < 3; i++) {
+        float x = v[i][0], z = v[i][2];
+        unsigned s = pm__bent_signs(M, x, z), in = (s & other) >> (sigma > 0 ? 2 : 0);
+        if (in != 3) {
+            int w = pm__bent_which(M, x, z);
+            if (w == 1) in = 1 | (pm_pbent_turn(M) != sigma ? 2u : 0u);
+            else if (w == 3) in = 2 | (pm_pbent_turn(M) != sigma ? 1u : 0u);
+            else if (w == 2) in = 3;
+            else {
+                int s1 = pm__sure_side(M->p, M->k, x, z), s2 = pm__sure_side(M->k, M->q, x, z);
+                in = (s1 == -sigma || s1 == 0 ? 1u : 0u) | (s2 == -sigma || s2 == 0 ? 2u : 0u);
+            }
+        }
+        all &= in;
+        each &= in != 0;
+    }
+    int turn = pm_pbent_turn(M);
+    if (turn == 0) return each;
+    return turn == sigma ? all != 0 : all == 3;
+}
+
+/* pm_pbent_other_side, checked: the lanes (AVX2 where the CPU has it, and
+ * SSE2) as the scalar copy, and the whole answer as the plain path's. */
+static bool other_side(const pm_pbent *M, int side, const float *a, const float *b, const float *c) {
+    const float *const v[3] = {a, b, c};
+    unsigned want_bits = corners_scalar(M, side, v);
+    pm_pbent W = *M, N = *M, R = *M;
+    narrow = false;
+    unsigned wide_bits = pm__bent_corners(M, side, v);
+    bool wide = pm_pbent_other_side(&W, side, a, b, c);
+    narrow = true;
+    unsigned narrow_bits = pm__bent_corners(M, side, v);
+    bool nar = pm_pbent_other_side(&N, side, a, b, c);
+    narrow = false;
+    bool want = other_side_plain(&R, side, v);
+    cr_assert_eq(wide_bits, want_bits, "the AVX2 lanes differ from the scalar copy");
+    cr_assert_eq(narrow_bits, want_bits, "the SSE2 lanes differ from the scalar copy");
+    cr_assert_eq(wide, want, "the AVX2 path's answer differs from the plain one");
+    cr_assert_eq(nar, want, "the SSE2 path's answer differs from the plain one");
+    lanes_compared++, lanes_off += (want_bits & 63u) == 63u;
+    return want;
+}
 
 /* Region (a loop of m points, triangles tr[0 .. nr)) against the triangle
  * of 3D corners a, b, c. */
@@ -83,7 +154,11 @@ static void check_pair(const pm_pbent *M, int side, const ptri *tr, size_t nr, c
     bool over = false;
     for (size_t i = 0; i < nr; i++) over |= ptri_overlap(&tr[i], &tj);
     met_overlapping += over;
-    if (!side || !pm_pbent_other_side(M, side, A, B, C)) {
+    if (!side) {
+        declined++;
+        return;
+    }
+    if (!other_side(M, side, A, B, C)) {
         declined++;
         return;
     }
@@ -98,7 +173,7 @@ Test(pbent, single_triangles_on_either_side, .timeout = 120) {
         seam S;
         make_seam(&r, &S);
         pm_pbent M;
-        bool ok = pm_pbent_init(&M, S.p, S.k, S.q, true);
+        bool ok = pm_pbent_init(&M, S.p, S.k, S.q);
         cr_assert(ok, "a mouth's seam refused");
         int s = pm_rng_chance(&r, 0.5) ? 1 : -1;
         float v[6][2];
@@ -111,8 +186,12 @@ Test(pbent, single_triangles_on_either_side, .timeout = 120) {
         if (side) side_sound(&S, xz, 3, side);
         check_pair(&M, side, &tr, 1, v[3], v[4], v[5]);
     }
-    cr_log_info("single triangles: %zu apart, %zu declined, %zu overlapping met", apart, declined, met_overlapping);
+    cr_log_info("single triangles: %zu apart, %zu declined, %zu overlapping met; %zu lane tests, %zu all off",
+                apart, declined, met_overlapping, lanes_compared, lanes_off);
     cr_assert_geq(apart, 30000);
+    cr_assert_geq(lanes_compared, 100000);
+    cr_assert_geq(lanes_off, 5000);
+    cr_assert_geq(lanes_compared - lanes_off, 10000);
     cr_assert_geq(met_overlapping, 5000);
 }
 
@@ -126,7 +205,7 @@ Test(pbent, strips_of_rows_leaving_the_seam, .timeout = 120) {
         seam S;
         make_seam(&r, &S);
         pm_pbent M;
-        cr_assert(pm_pbent_init(&M, S.p, S.k, S.q, true));
+        cr_assert(pm_pbent_init(&M, S.p, S.k, S.q));
         int s = pm_rng_chance(&r, 0.5) ? 1 : -1, G = (int)pm_rng_int(&r, 1, 12);
         double step = pm_rng_range(&r, 0.05, 6), bend = pm_rng_range(&r, -0.4, 0.4);
         float row[13][3][2];
@@ -159,7 +238,7 @@ Test(pbent, strips_of_rows_leaving_the_seam, .timeout = 120) {
         }
         /* Both lines at once, one NULL, give the same sides. */
         pm_pbent M2;
-        cr_assert(pm_pbent_init(&M2, S.q, S.k, S.p, false));
+        cr_assert(pm_pbent_init(&M2, S.q, S.k, S.p));
         const pm_pbent *two[2] = {&M, &M2}, *half[2] = {NULL, &M2};
         int sides[2], hs[2];
         pm_pbent_loop_sides(two, 2, xz, m, sides);
@@ -183,14 +262,14 @@ Test(pbent, strips_of_rows_leaving_the_seam, .timeout = 120) {
 Test(pbent, degenerate_seams_refused) {
     float p[2] = {1, 2}, q[2] = {5, 2}, k[2] = {3, 2}, out[2] = {7, 2};
     pm_pbent M;
-    cr_assert(pm_pbent_init(&M, p, k, q, true) && M.turn == 0);
-    cr_assert(!pm_pbent_init(&M, p, p, q, true));
-    cr_assert(!pm_pbent_init(&M, p, q, q, true));
-    cr_assert(!pm_pbent_init(&M, p, out, q, true), "k beyond q: the rays would overlap");
+    cr_assert(pm_pbent_init(&M, p, k, q) && pm_pbent_turn(&M) == 0);
+    cr_assert(!pm_pbent_init(&M, p, p, q));
+    cr_assert(!pm_pbent_init(&M, p, q, q));
+    cr_assert(!pm_pbent_init(&M, p, out, q), "k beyond q: the rays would overlap");
     /* A loop with an edge p q (the seam not split at k) is not shown. */
     float xz[8] = {1, 2, 5, 2, 5, 6, 1, 6};
     cr_assert_eq(pm_pbent_loop_side(&M, xz, 4), 0);
-    pm_pbent_init(&M, p, k, q, true);
+    pm_pbent_init(&M, p, k, q);
     cr_assert_eq(pm_pbent_loop_side(&M, xz, 4), 0);
     float xz2[10] = {1, 2, 3, 2, 5, 2, 5, 6, 1, 6};
     cr_assert_eq(pm_pbent_loop_side(&M, xz2, 5), 1);
