@@ -171,13 +171,12 @@ int pm_orient2d_f32_sign(const float a[2], const float b[2], const float c[2]) {
 bool pm_pbent_init(pm_pbent *M, const float p[2], const float k[2], const float q[2]) {
     const float *in[3] = {p, k, q};
     for (int i = 0; i < 3; i++) M->f[i][0] = in[i][0], M->f[i][1] = in[i][1];
-    M->p[0] = p[0], M->p[1] = p[1], M->k[0] = k[0], M->k[1] = k[1], M->q[0] = q[0], M->q[1] = q[1];
     M->ax[0] = p[0], M->az[0] = p[1], M->bx[0] = k[0], M->bz[0] = k[1];
     M->ax[1] = k[0], M->az[1] = k[1], M->bx[1] = q[0], M->bz[1] = q[1];
     if (pm__same(p, k) || pm__same(k, q) || pm__same(p, q)) return false;
     /* The angle at k obtuse: (p - k) . (q - k) < 0 with room for the
      * roundings (each term's differences and product within a few ulps). */
-    double t0 = (M->p[0] - M->k[0]) * (M->q[0] - M->k[0]), t1 = (M->p[1] - M->k[1]) * (M->q[1] - M->k[1]);
+    double t0 = ((double)p[0] - k[0]) * ((double)q[0] - k[0]), t1 = ((double)p[1] - k[1]) * ((double)q[1] - k[1]);
     if (!(t0 + t1 < -1e-6 * (fabs(t0) + fabs(t1)))) return false;
     M->turn = PM_PBENT_TURN_UNKNOWN;
     return true;

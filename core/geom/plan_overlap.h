@@ -158,7 +158,6 @@ static inline bool pm_ptri_apart(unsigned a, unsigned b) {
  * pm_ptri_overlap says no for them (docs/network.md, "The mouth's bent
  * line"). */
 typedef struct pm_pbent {
-    double p[2], k[2], q[2];
     double ax[2], az[2], bx[2], bz[2];   /* l1 (p, k) and l2 (k, q) side by side */
     float f[3][2];             /* p, k, q as the mesh's floats */
     int turn;                  /* PM_PBENT_TURN_UNKNOWN until pm_pbent_turn asks it */

@@ -110,7 +110,8 @@ static bool other_side_plain(pm_pbent *M, int sigma, const float *const v[3]) {
             else if (w == 3) in = 2 | (pm_pbent_turn(M) != sigma ? 1u : 0u);
             else if (w == 2) in = 3;
             else {
-                int s1 = pm__sure_side(M->p, M->k, x, z), s2 = pm__sure_side(M->k, M->q, x, z);
+                const double p[2] = {M->ax[0], M->az[0]}, k[2] = {M->bx[0], M->bz[0]}, q[2] = {M->bx[1], M->bz[1]};
+                int s1 = pm__sure_side(p, k, x, z), s2 = pm__sure_side(k, q, x, z);
                 in = (s1 == -sigma || s1 == 0 ? 1u : 0u) | (s2 == -sigma || s2 == 0 ? 2u : 0u);
             }
         }
