@@ -96,6 +96,7 @@ typedef struct pm__ov {
     uint8_t *rside;            /* per road: the side of each end's bent line it lies on (pm__road_sides),
                                 * or of its seam of five (bit 4 + e: pm__walk_sides) */
     float *rout;               /* per road, per end: the seam's outer points (x, z) beside p and q */
+    pm_pbent *rbent;           /* per road, per end: its mouth's bent line where pm__road_sides showed a side */
     const float *lxz;          /* the summed way's asphalt loop shown (lm points, in O->w), else NULL */
     uint32_t lm;
     pm_pset set;               /* the whole set and its grid: built only to name
@@ -1362,14 +1363,14 @@ static bool pm__end_seam5(const pm__ov *O, const uint32_t *sv, const float *out,
  * a junction whose cluster's bounds meet lo .. hi (a pair pm__cross_probe
  * will see), the side of that mouth's bent line the whole road lies on
  * (pm_pbent_loop_side), kept in O->rside[r]: bit 2 e shown, bit 2 e + 1
- * the side +1. Only where the boxes meet: along the axes none do, and
+ * the side +1; the bent line kept in O->rbent[2 r + e] for pm__bent_apart. Only where the boxes meet: along the axes none do, and
  * nothing is spent. Not for a road with a sidewalk: its band's outer
  * point at the mouth (the junction slab's, on the mouth's line but for
  * rounding) is on its outline, and no side is shown; pm__walk_sides
  * takes those by the seam of five points. */
 static void pm__road_sides_at(pm__ov *O, uint32_t r, const float *xz, uint32_t m, const uint32_t *sv0,
                               const uint32_t *sv1) {
-    pm_pbent M[2];
+    pm_pbent *M = O->rbent + 2 * (size_t)r;
     const pm_pbent *use[2] = {sv0 && pm__end_bent(O, sv0, &M[0]) ? &M[0] : NULL,
                               sv1 && pm__end_bent(O, sv1, &M[1]) ? &M[1] : NULL};
     if (!use[0] && !use[1]) return;   /* (O->rside[r] stays 0) */
@@ -1617,7 +1618,8 @@ static int pm__clusters(pm__ov *O) {
     O->jclu = pm_arena_alloc(O->s, ((size_t)N->p->nnodes + 1) * sizeof *O->jclu);
     O->rside = pm_arena_calloc(O->s, N->roads.len + 1, 1);
     O->rout = pm_arena_alloc(O->s, 8 * (N->roads.len + 1) * sizeof *O->rout);
-    if (!O->jclu || !O->rside || !O->rout) return PM_ERR_NOMEM;
+    O->rbent = pm_arena_alloc(O->s, 2 * (N->roads.len + 1) * sizeof *O->rbent);
+    if (!O->jclu || !O->rside || !O->rout || !O->rbent) return PM_ERR_NOMEM;
     for (uint32_t n = 0; n < N->p->nnodes; n++) {
         uint32_t before = O->nclu;
         O->jclu[n] = UINT32_MAX;
@@ -1814,8 +1816,7 @@ static int pm__bent_apart(const pm__ov *O, const pm__clu *J, uint32_t r, const f
             if (pm__seam5_apart(O, J, sv, O->rout + 8 * (size_t)r + 4 * e, sigma, lo, hi)) return 1;
             continue;
         }
-        pm_pbent M;
-        if (!pm__end_bent(O, sv, &M)) continue;
+        pm_pbent *M = O->rbent + 2 * (size_t)r + e;   /* (built by pm__road_sides: bit 2 e without 4 + e) */
         bool all = true;
         const pm__mbox B = pm__mbox_of(lo, hi);
         for (uint32_t k = J->first; all && k < J->first + J->count; k++) {
@@ -1823,7 +1824,7 @@ static int pm__bent_apart(const pm__ov *O, const pm__clu *J, uint32_t r, const f
             uint32_t f = O->ref[k];
             const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
             const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
-            all = pm_pbent_other_side(&M, sigma, Pr->positions + 3 * (size_t)q[0], Pr->positions + 3 * (size_t)q[1],
+            all = pm_pbent_other_side(M, sigma, Pr->positions + 3 * (size_t)q[0], Pr->positions + 3 * (size_t)q[1],
                                       Pr->positions + 3 * (size_t)q[2]);
         }
         if (all) return 1;
