@@ -9,7 +9,8 @@
 #endif
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#define PM__SEAM_AVX2 1        /* pm_pseam_tri_side's four lines in one register where the CPU has AVX2 */
+#define PM__SEAM_AVX2 1        /* four lines in one register where the CPU has AVX2 (pm_pseam_tri_side,
+                                * pm__bent_corners, pm_pbent_loop_sides with two bent lines) */
 #endif
 #ifndef PM__SEAM_WIDE          /* (tests/core/test_pseam_wide.c turns it off now and then) */
 #define PM__SEAM_WIDE 1
@@ -255,6 +256,89 @@ int pm_pbent_loop_side(const pm_pbent *M, const float *xz, uint32_t m) {
     return side;
 }
 
+#ifdef PM__SEAM_AVX2
+/* pm_pbent_loop_sides' point-by-point steps over a run of n points from
+ * i0 for line M, given the points the filter is not sure of (bit 4 j for
+ * point i0 + j): a sure point sets prev 0; another is p, k or q or kills
+ * the line, as is an edge p q. The same steps, only the unsure points
+ * looked at. */
+static void pm__bent_unsure(const pm_pbent *M, const float *xz, uint32_t i0, uint32_t n, uint32_t unsure, int *prev,
+                            bool *live) {
+    int last = *prev;
+    uint32_t at = 0;   /* the point after the last unsure one read */
+    while (unsure) {
+        uint32_t j = (uint32_t)__builtin_ctz(unsure) / 4;
+        unsure &= unsure - 1;
+        if (j != at) last = 0;   /* (a sure point just before) */
+        int w = pm__bent_which(M, xz[2 * ((size_t)i0 + j)], xz[2 * ((size_t)i0 + j) + 1]);
+        if (!w || (w == 1 && last == 3) || (w == 3 && last == 1)) {   /* (an edge p q) */
+            *live = false;
+            return;
+        }
+        last = w, at = j + 1;
+    }
+    *prev = at == n ? last : 0;
+}
+
+/* pm_pbent_loop_sides' runs for two bent lines at once in one AVX2
+ * register (lanes: M[0]'s l1, l2, M[1]'s l1, l2): each run's box by the
+ * corner least far on each lane's side (pm__bent_box's corner, picked by
+ * masks found once); for a line whose box is not sure, every point of the
+ * run in the same lanes (pm__bent_signs), and pm__bent_unsure over those
+ * not sure. The same IEEE operations lane by lane and the same steps
+ * line by line as the SSE2 loop there, so the same sigma, prev and live. */
+__attribute__((target("avx2"))) static void pm__bent_runs2_avx2(const pm_pbent *const *M, const int sigma[2],
+                                                                int prev[2], bool live[2], const float *xz,
+                                                                uint32_t m) {
+    _Static_assert(PM__BENT_RUN <= 8, "a run's signs in 32 bits");
+    const __m256d sgn = _mm256_set1_pd(-0.0), c = _mm256_set1_pd(3.3306690738754716e-16);
+    const __m256d ax = _mm256_setr_pd(M[0]->ax[0], M[0]->ax[1], M[1]->ax[0], M[1]->ax[1]);
+    const __m256d az = _mm256_setr_pd(M[0]->az[0], M[0]->az[1], M[1]->az[0], M[1]->az[1]);
+    const __m256d bx = _mm256_setr_pd(M[0]->bx[0], M[0]->bx[1], M[1]->bx[0], M[1]->bx[1]);
+    const __m256d bz = _mm256_setr_pd(M[0]->bz[0], M[0]->bz[1], M[1]->bz[0], M[1]->bz[1]);
+    /* (Side sigma: det * sigma > bound, det's sign flipped where sigma is -1.) */
+    const __m256d flip = _mm256_setr_pd(sigma[0] > 0 ? 0.0 : -0.0, sigma[0] > 0 ? 0.0 : -0.0,
+                                        sigma[1] > 0 ? 0.0 : -0.0, sigma[1] > 0 ? 0.0 : -0.0);
+    const __m256d sg = _mm256_setr_pd(sigma[0], sigma[0], sigma[1], sigma[1]);
+    /* The box's corner: lo where the side grows with x (z), else hi. */
+    const __m256d zero = _mm256_setzero_pd();
+    const __m256d gx = _mm256_mul_pd(_mm256_xor_pd(_mm256_sub_pd(bz, az), sgn), sg);
+    const __m256d gz = _mm256_mul_pd(_mm256_sub_pd(bx, ax), sg);
+    const __m256d selx = _mm256_cmp_pd(gx, zero, _CMP_GT_OQ), selz = _mm256_cmp_pd(gz, zero, _CMP_GT_OQ);
+#define PM__BENT_SURE4(vx, vz)                                                                                     \
+    __extension__({                                                                                                \
+        __m256d l_ = _mm256_mul_pd(_mm256_sub_pd(ax, (vx)), _mm256_sub_pd(bz, (vz)));                              \
+        __m256d r_ = _mm256_mul_pd(_mm256_sub_pd(az, (vz)), _mm256_sub_pd(bx, (vx)));                              \
+        __m256d d_ = _mm256_xor_pd(_mm256_sub_pd(l_, r_), flip);                                                   \
+        __m256d b_ = _mm256_mul_pd(c, _mm256_add_pd(_mm256_andnot_pd(sgn, l_), _mm256_andnot_pd(sgn, r_)));        \
+        (uint32_t)_mm256_movemask_pd(_mm256_cmp_pd(d_, b_, _CMP_GT_OQ));                                           \
+    })
+    for (uint32_t i0 = 0; i0 < m && (live[0] || live[1]); i0 += PM__BENT_RUN) {
+        uint32_t i1 = m - i0 > PM__BENT_RUN ? i0 + PM__BENT_RUN : m, n = i1 - i0;
+        float lo[2], hi[2];
+        pm_xz_box(xz, i0, i1, lo, hi);
+        const __m256d x = _mm256_blendv_pd(_mm256_set1_pd(hi[0]), _mm256_set1_pd(lo[0]), selx);
+        const __m256d z = _mm256_blendv_pd(_mm256_set1_pd(hi[1]), _mm256_set1_pd(lo[1]), selz);
+        uint32_t box = PM__BENT_SURE4(x, z);
+        /* The lines to read point by point: live, and their box not sure. */
+        bool walk[2] = {live[0] && (box & 3u) != 3u, live[1] && (box & 12u) != 12u};
+        for (int e = 0; e < 2; e++)
+            if (live[e] && !walk[e]) prev[e] = 0;
+        if (!walk[0] && !walk[1]) continue;
+        uint32_t t = 0;   /* point j's four lanes in bits 4 j .. 4 j + 3 */
+        for (uint32_t j = 0; j < n; j++)
+            t |= PM__BENT_SURE4(_mm256_set1_pd(xz[2 * ((size_t)i0 + j)]), _mm256_set1_pd(xz[2 * ((size_t)i0 + j) + 1]))
+                 << 4 * j;
+        const uint32_t first = n == 8 ? 0x11111111u : ((1u << 4 * n) - 1) & 0x11111111u;
+        for (int e = 0; e < 2; e++) {
+            uint32_t y = t >> 2 * e;
+            if (walk[e]) pm__bent_unsure(M[e], xz, i0, n, first & ~(y & y >> 1), &prev[e], &live[e]);
+        }
+    }
+#undef PM__BENT_SURE4
+}
+#endif
+
 /* Why this shows the region R bounded by the loop lies in the closed side
  * sigma, S, of M: when the path turns toward sigma or goes straight, S is
  * the convex B1 and B2 (closed), which holds every corner of the loop
@@ -280,6 +364,13 @@ void pm_pbent_loop_sides(const pm_pbent *const *M, int n, const float *xz, uint3
         prev[e] = pm__bent_which(M[e], xz[2 * ((size_t)m - 1)], xz[2 * ((size_t)m - 1) + 1]);
         live[e] = sigma[e] != 0;
     }
+#ifdef PM__SEAM_AVX2
+    if (PM__SEAM_WIDE && n == 2 && live[0] && live[1] && __builtin_cpu_supports("avx2")) {
+        pm__bent_runs2_avx2(M, sigma, prev, live, xz, m);
+        for (int e = 0; e < n; e++) side[e] = live[e] ? sigma[e] : 0;
+        return;
+    }
+#endif
     for (uint32_t i0 = 0; i0 < m && (live[0] || live[1]); i0 += PM__BENT_RUN) {
         uint32_t i1 = m - i0 > PM__BENT_RUN ? i0 + PM__BENT_RUN : m;
         float lo[2], hi[2];

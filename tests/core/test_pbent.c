@@ -10,7 +10,9 @@
  * pm_test_overlap.h's exact test; every side a loop is called on is
  * checked with exact orientations of its points. Every triangle test is
  * answered the same by the AVX2 lanes, the SSE2 lanes, a scalar copy of
- * their operations and the corner-by-corner path alone. */
+ * their operations and the corner-by-corner path alone; every loop
+ * between two mouths gets the same sides from the two lines' AVX2 runs,
+ * the SSE2 loop and each line alone. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdbool.h>
@@ -258,6 +260,120 @@ Test(pbent, strips_of_rows_leaving_the_seam, .timeout = 120) {
     cr_assert_geq(shown, 20000);
     cr_assert_geq(apart, 100000);
     cr_assert_geq(met_overlapping, 10000);
+}
+
+/* Every point of the loop but M's p, k, q exactly on side s of both its lines. */
+static void side_sound_of(const pm_pbent *M, const float *xz, uint32_t m, int s) {
+    const double p[2] = {M->f[0][0], M->f[0][1]}, k[2] = {M->f[1][0], M->f[1][1]}, q[2] = {M->f[2][0], M->f[2][1]};
+    for (uint32_t i = 0; i < m; i++) {
+        if (pm__bent_which(M, xz[2 * i], xz[2 * i + 1])) continue;
+        double v[2] = {xz[2 * i], xz[2 * i + 1]};
+        double o1 = pm_orient2d(p, k, v), o2 = pm_orient2d(k, q, v);
+        cr_assert(o1 * s > 0 && o2 * s > 0, "a loop called on side %d has a point off it", s);
+    }
+}
+
+/* Row g of a strip (C points) across the seam line c + a t at distance d
+ * along n: its ends at a = -h, h, the points between evenly (rounded). */
+static void seam_row(const seam *S, double d, double bend, int C, float (*row)[2]) {
+    for (int j = 0; j < C; j++) {
+        double a = (2.0 * j / (C - 1) - 1) * S->h + bend;
+        for (int i = 0; i < 2; i++) row[j][i] = (float)(S->c[i] + a * S->t[i] + d * S->n[i]);
+    }
+}
+
+/* A road's outline between two mouths: a strip of rows leaving seam S
+ * (row 0: p .. q, k among them when C is odd), its last row a second
+ * mouth (its own p, k, q: k the rounded midpoint moved by ulps), some
+ * points pushed across either line, moved onto a mouth's p, k or q or
+ * onto a line; read from any point, either way round. Both lines at once
+ * (the AVX2 runs where the CPU has them, and the SSE2 loop), each alone
+ * and each with the other NULL give the same sides; a side shown is
+ * checked with exact orientations. */
+Test(pbent, loops_between_two_mouths_wide_as_narrow, .timeout = 300) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261216);
+    size_t compared = 0, both = 0, one = 0, none = 0, wide_runs = 0;
+    for (int it = 0; it < 120000; it++) {
+        seam S;
+        make_seam(&r, &S);
+        int s = pm_rng_chance(&r, 0.5) ? 1 : -1, G = (int)pm_rng_int(&r, 1, 14);
+        int C = pm_rng_chance(&r, 0.7) ? 3 : (int)pm_rng_int(&r, 2, 6);
+        double step = pm_rng_range(&r, 0.05, 6), bend = pm_rng_range(&r, -0.3, 0.3);
+        float rows[15][6][2];
+        for (int g = 0; g <= G; g++) seam_row(&S, s * g * step, 0.1 * bend * g * step, C, rows[g]);
+        /* Row 0 on the seam itself: p, k (the seam's, nudged), q. */
+        rows[0][0][0] = S.p[0], rows[0][0][1] = S.p[1], rows[0][C - 1][0] = S.q[0], rows[0][C - 1][1] = S.q[1];
+        if (C % 2) rows[0][C / 2][0] = S.k[0], rows[0][C / 2][1] = S.k[1];
+        /* The last row a mouth of its own. */
+        float *p2 = rows[G][0], *q2 = rows[G][C - 1], k2[2];
+        for (int i = 0; i < 2; i++) k2[i] = nudge(&r, (float)(((double)p2[i] + q2[i]) / 2));
+        if (C % 2) rows[G][C / 2][0] = k2[0], rows[G][C / 2][1] = k2[1];
+        float xz[2 * (2 * 14 + 2 * 6)], lp[2 * (2 * 14 + 2 * 6)];
+        float packed[15 * 6 * 2];   /* (strip_outline's rows: C points each) */
+        for (int g = 0; g <= G; g++)
+            for (int j = 0; j < C; j++) packed[2 * (g * C + j)] = rows[g][j][0], packed[2 * (g * C + j) + 1] = rows[g][j][1];
+        uint32_t m = strip_outline(packed, G, C, lp);
+        pm_pbent M[2];
+        cr_assert(pm_pbent_init(&M[0], S.p, S.k, S.q));
+        bool two = pm_rng_chance(&r, 0.5) ? pm_pbent_init(&M[1], p2, k2, q2) : pm_pbent_init(&M[1], q2, k2, p2);
+        /* Spoil: a point pushed across a line, onto a mouth's p, k, q, or onto a line. */
+        int spoil = (int)pm_rng_int(&r, 0, 5);
+        for (int t = 0; t < spoil && spoil >= 3; t++) {
+            uint32_t at = (uint32_t)pm_rng_int(&r, 0, (int)m - 1);
+            int e = (int)pm_rng_int(&r, 0, 1), kind = (int)pm_rng_int(&r, 0, 3);
+            const pm_pbent *W = &M[two ? e : 0];
+            if (kind == 0) {
+                int c = (int)pm_rng_int(&r, 0, 2);
+                lp[2 * at] = W->f[c][0], lp[2 * at + 1] = W->f[c][1];
+            } else {
+                int l = (int)pm_rng_int(&r, 0, 1);
+                double u = kind == 1 ? pm_rng_range(&r, -1, 2) : pm_rng_range(&r, 0, 1);
+                double off = kind == 3 ? pm_rng_range(&r, -1, 1) * pow(10, pm_rng_range(&r, -7, 0)) : 0;
+                double dx = W->f[l + 1][0] - W->f[l][0], dz = W->f[l + 1][1] - W->f[l][1];
+                lp[2 * at] = (float)(W->f[l][0] + u * dx - off * dz);
+                lp[2 * at + 1] = (float)(W->f[l][1] + u * dz + off * dx);
+            }
+        }
+        /* From any point, either way round. */
+        uint32_t from = (uint32_t)pm_rng_int(&r, 0, (int)m - 1);
+        bool back = pm_rng_chance(&r, 0.5);
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t j = back ? (from + m - i) % m : (from + i) % m;
+            xz[2 * i] = lp[2 * j], xz[2 * i + 1] = lp[2 * j + 1];
+        }
+        const pm_pbent *use[2] = {&M[0], two ? &M[1] : NULL};
+        int wide[2], nar[2], alone[2] = {pm_pbent_loop_side(&M[0], xz, m), two ? pm_pbent_loop_side(&M[1], xz, m) : 0};
+        narrow = false;
+        pm_pbent_loop_sides(use, 2, xz, m, wide);
+        narrow = true;
+        pm_pbent_loop_sides(use, 2, xz, m, nar);
+        narrow = false;
+        cr_assert(wide[0] == nar[0] && wide[1] == nar[1], "loop %d: both lines wide (%d %d), narrow (%d %d)", it,
+                  wide[0], wide[1], nar[0], nar[1]);
+        cr_assert(wide[0] == alone[0] && wide[1] == alone[1], "loop %d: both lines (%d %d), each alone (%d %d)", it,
+                  wide[0], wide[1], alone[0], alone[1]);
+        if (two) {
+            const pm_pbent *half[2][2] = {{&M[0], NULL}, {NULL, &M[1]}};
+            for (int h = 0; h < 2; h++) {
+                int hs[2];
+                pm_pbent_loop_sides(half[h], 2, xz, m, hs);
+                cr_assert(hs[h] == wide[h] && hs[1 - h] == 0, "loop %d: one line NULL", it);
+            }
+        }
+        for (int e = 0; e < 2; e++)
+            if (wide[e]) side_sound_of(&M[e], xz, m, wide[e]);
+        compared++;
+        both += wide[0] && wide[1], one += !wide[0] != !wide[1], none += !wide[0] && !wide[1];
+        wide_runs += two && m > PM__BENT_RUN;
+    }
+    cr_log_info("loops between two mouths: %zu compared, %zu shown on both, %zu on one, %zu on none", compared, both,
+                one, none);
+    cr_assert_geq(compared, 100000);
+    cr_assert_geq(both, 20000);
+    cr_assert_geq(one, 10000);
+    cr_assert_geq(none, 10000);
+    cr_assert_geq(wide_runs, 30000);
 }
 
 Test(pbent, degenerate_seams_refused) {
