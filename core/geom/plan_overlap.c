@@ -419,8 +419,9 @@ static inline __attribute__((always_inline)) unsigned pm__bent_off2(const pm_pbe
 /* pm__bent_corners with corners a and b against l1 and l2 in one AVX2
  * register (lanes a l1, a l2, b l1, b l2) and c in SSE2 lanes: the same
  * IEEE operations lane by lane, so the same answers. */
-__attribute__((target("avx2"))) static unsigned pm__bent_corners_avx2(const pm_pbent *M, const float *const v[3],
-                                                                      double flip) {
+static inline __attribute__((target("avx2"), always_inline)) unsigned pm__bent_corners_avx2(const pm_pbent *M,
+                                                                                            const float *const v[3],
+                                                                                            double flip) {
     const __m256d sgn = _mm256_set1_pd(-0.0), c = _mm256_set1_pd(3.3306690738754716e-16);
     const __m256d ax = _mm256_setr_pd(M->ax[0], M->ax[1], M->ax[0], M->ax[1]);
     const __m256d az = _mm256_setr_pd(M->az[0], M->az[1], M->az[0], M->az[1]);
@@ -442,12 +443,10 @@ __attribute__((target("avx2"))) static unsigned pm__bent_corners_avx2(const pm_p
 /* The filter's answers for corners v[0 .. 3) (x, z of 3D floats) against
  * l1 and l2: bits 2 i, 2 i + 1 corner i sure to lie strictly on side -sigma
  * of l1, l2; bits 8 + 2 i, 9 + 2 i pm__sure_side's bound zero there (its
- * sign 0). pm__sure_side's operations, a line a lane. */
+ * sign 0). pm__sure_side's operations, a line a lane, in SSE2 lanes
+ * (pm__bent_corners_avx2 where the CPU has AVX2). */
 static unsigned pm__bent_corners(const pm_pbent *M, int sigma, const float *const v[3]) {
     const double flip = sigma > 0 ? -0.0 : 0.0;   /* (side -sigma: det * -sigma > bound) */
-#ifdef PM__SEAM_AVX2
-    if (PM__SEAM_WIDE && __builtin_cpu_supports("avx2")) return pm__bent_corners_avx2(M, v, flip);
-#endif
     unsigned out = 0;
     for (int i = 0; i < 3; i++) {
 #ifdef __SSE2__
@@ -471,26 +470,56 @@ static unsigned pm__bent_corners(const pm_pbent *M, int sigma, const float *cons
  * pm_orient2d(p, k, q)), q on l2 and on l1's side turn, k on both; any
  * other corner in A1 when the filter is sure it is strictly on l1's side
  * -sigma or its sign there is 0, in A2 likewise. (Every corner in A1 and
- * A2: yes whatever the turn.) */
-bool pm_pbent_other_side(pm_pbent *M, int sigma, const float *a, const float *b, const float *c) {
-    const float *const v[3] = {a, b, c};
-    unsigned bits = pm__bent_corners(M, sigma, v), all = 3, each = 1;
+ * A2: yes whatever the turn.) Whether the triangle of corners v with the
+ * filter's answers bits (pm__bent_corners) lies in that other side. */
+static inline bool pm__bent_in(pm_pbent *M, int sigma, const float *const v[3], unsigned bits) {
+    if ((bits & 63u) == 63u) return true;   /* (every corner in A1 and A2) */
+    /* The answer for each turn: with the other corners' places anded into
+     * known (each of them in A1 or A2: nonzero), p and q add nothing when
+     * the path turns away or goes straight (each in A1 and A2 then) and
+     * leave only A1 (p) or A2 (q) when it turns toward sigma. The turn is
+     * found only when the three answers differ. */
+    unsigned known = 3, pq = 3;
+    bool nonzero = true;
     for (int i = 0; i < 3; i++) {
         unsigned in = bits >> 2 * i & 3u;
         if (in != 3) {
             int w = pm__bent_which(M, v[i][0], v[i][2]);
-            if (w == 1) in = 1 | (pm_pbent_turn(M) != sigma ? 2u : 0u);
-            else if (w == 3) in = 2 | (pm_pbent_turn(M) != sigma ? 1u : 0u);
-            else if (w == 2) in = 3;
-            else in |= bits >> (8 + 2 * i) & 3u;
+            if (w) {
+                pq &= w == 1 ? 1u : w == 3 ? 2u : 3u;
+                continue;
+            }
+            in |= bits >> (8 + 2 * i) & 3u;
         }
-        all &= in;
-        each &= in != 0;
+        known &= in;
+        nonzero &= in != 0;
     }
-    if (all == 3) return true;
+    bool away = known == 3, toward = (known & pq) != 0;   /* (straight: nonzero) */
+    if (away == nonzero && nonzero == toward) return away;
     int turn = pm_pbent_turn(M);
-    if (turn == 0) return each;   /* one line: a corner on either is on it */
-    return turn == sigma ? all != 0 : all == 3;   /* sigma's side convex: the other A1 or A2 */
+    if (turn == 0) return nonzero;   /* one line: a corner on either is on it */
+    return turn == sigma ? toward : away;   /* sigma's side convex: the other A1 or A2 */
+}
+
+#ifdef PM__SEAM_AVX2
+/* pm_pbent_other_side_all with pm__bent_corners_avx2 inlined: M's lanes
+ * loaded once for all n triangles. */
+__attribute__((target("avx2"))) static bool pm__bent_other_avx2(pm_pbent *M, int sigma, const float *const (*t)[3],
+                                                                uint32_t n) {
+    const double flip = sigma > 0 ? -0.0 : 0.0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!pm__bent_in(M, sigma, t[i], pm__bent_corners_avx2(M, t[i], flip))) return false;
+    return true;
+}
+#endif
+
+bool pm_pbent_other_side_all(pm_pbent *M, int sigma, const float *const (*t)[3], uint32_t n) {
+#ifdef PM__SEAM_AVX2
+    if (PM__SEAM_WIDE && __builtin_cpu_supports("avx2")) return pm__bent_other_avx2(M, sigma, t, n);
+#endif
+    for (uint32_t i = 0; i < n; i++)
+        if (!pm__bent_in(M, sigma, t[i], pm__bent_corners(M, sigma, t[i]))) return false;
+    return true;
 }
 
 /* ---- the mouth's seam with sidewalks ---- */

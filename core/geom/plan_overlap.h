@@ -187,10 +187,12 @@ int pm_pbent_loop_side(const pm_pbent *M, const float *xz, uint32_t m);
  * NULL line: side 0), each run of the loop's points bounded once. */
 void pm_pbent_loop_sides(const pm_pbent *const *M, int n, const float *xz, uint32_t m, int *side);
 
-/* Whether the triangle of 3D float corners a, b, c (x, z) lies in the
- * closed side -sigma of M, shown exactly: false also when a corner is too
- * close to l1 or l2 for the filter. (Finds M's turn when it needs it.) */
-bool pm_pbent_other_side(pm_pbent *M, int sigma, const float *a, const float *b, const float *c);
+/* Whether each of the n triangles t[0 .. n) (3D float corners, x z)
+ * lies in the closed side -sigma of M, shown exactly: false also when a
+ * corner is too close to l1 or l2 for the filter (stops at the first
+ * triangle not shown). M's lanes are read once for all n. (Finds M's
+ * turn when it needs it.) */
+bool pm_pbent_other_side_all(pm_pbent *M, int sigma, const float *const (*t)[3], uint32_t n);
 
 /* A mouth's seam of up to five plan points s_0 .. s_n-1 (with a sidewalk:
  * the band's outer point beside p, p, k, q, the outer point beside q),

@@ -1764,6 +1764,10 @@ static bool pm__mouth_line(const pm__ov *O, const pm__clu *J, uint32_t r, pm_pli
 #define PM__MOUTH_ON 1
 #endif
 
+/* pm__bent_apart hands a junction's triangles to pm_pbent_other_side_all
+ * this many at a time. */
+#define PM__BENT_BATCH 16
+
 #ifndef PM__BENT_ON            /* (tests/core/test_network_overlap_bent.c turns it off now and then) */
 #define PM__BENT_ON 1
 #endif
@@ -1795,7 +1799,7 @@ static bool pm__seam5_apart(const pm__ov *O, const pm__clu *J, const uint32_t *s
 /* A junction J (listed) and a road r whose end there was shown on one
  * side of its mouth's bent line (pm__road_sides) or seam of five
  * (pm__walk_sides): 1 when each of J's triangles reaching into lo .. hi
- * lies in the closed other side (pm_pbent_other_side,
+ * lies in the closed other side (pm_pbent_other_side_all,
  * pm_pseam_tri_side); then no pair of the two overlaps (the road lies
  * in the closed side it was shown on, and J's other triangles cannot
  * meet it), and pm__cross would find none. 0 when that is not shown. */
@@ -1819,15 +1823,18 @@ static int pm__bent_apart(const pm__ov *O, const pm__clu *J, uint32_t r, const f
         pm_pbent *M = O->rbent + 2 * (size_t)r + e;   /* (built by pm__road_sides: bit 2 e without 4 + e) */
         bool all = true;
         const pm__mbox B = pm__mbox_of(lo, hi);
+        /* The triangles reaching into the box, PM__BENT_BATCH at a time. */
+        const float *tri[PM__BENT_BATCH][3];
+        uint32_t nt = 0;
         for (uint32_t k = J->first; all && k < J->first + J->count; k++) {
             if (!pm__meets_m(&O->box[k], B)) continue;
             uint32_t f = O->ref[k];
             const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
             const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
-            all = pm_pbent_other_side(M, sigma, Pr->positions + 3 * (size_t)q[0], Pr->positions + 3 * (size_t)q[1],
-                                      Pr->positions + 3 * (size_t)q[2]);
+            for (int c = 0; c < 3; c++) tri[nt][c] = Pr->positions + 3 * (size_t)q[c];
+            if (++nt == PM__BENT_BATCH) all = pm_pbent_other_side_all(M, sigma, tri, nt), nt = 0;
         }
-        if (all) return 1;
+        if (all && pm_pbent_other_side_all(M, sigma, tri, nt)) return 1;
     }
     return 0;
 }

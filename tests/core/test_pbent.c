@@ -82,7 +82,7 @@ static void side_sound(const seam *S, const float *xz, uint32_t m, int s) {
     }
 }
 
-static size_t apart, declined, met_overlapping, lanes_compared, lanes_off;
+static size_t apart, declined, met_overlapping, lanes_compared, lanes_off, batches, batches_all;
 
 /* pm__bent_corners's operations one lane at a time in scalar code. */
 static unsigned corners_scalar(const pm_pbent *M, int sigma, const float *const v[3]) {
@@ -125,18 +125,28 @@ static bool other_side_plain(pm_pbent *M, int sigma, const float *const v[3]) {
     return turn == sigma ? all != 0 : all == 3;
 }
 
-/* pm_pbent_other_side, checked: the lanes (AVX2 where the CPU has it, and
- * SSE2) as the scalar copy, and the whole answer as the plain path's. */
+#ifdef PM__SEAM_AVX2
+__attribute__((target("avx2"))) static unsigned corners_avx2(const pm_pbent *M, int sigma, const float *const v[3]) {
+    return pm__bent_corners_avx2(M, v, sigma > 0 ? -0.0 : 0.0);
+}
+#endif
+
+/* pm_pbent_other_side_all on one triangle, checked: the lanes (AVX2 where
+ * the CPU has it, and SSE2) as the scalar copy, and the whole answer as
+ * the plain path's. */
 static bool other_side(const pm_pbent *M, int side, const float *a, const float *b, const float *c) {
-    const float *const v[3] = {a, b, c};
+    const float *const v[3] = {a, b, c}, *const t[1][3] = {{a, b, c}};
     unsigned want_bits = corners_scalar(M, side, v);
     pm_pbent W = *M, N = *M, R = *M;
+    unsigned wide_bits = want_bits;
+#ifdef PM__SEAM_AVX2
+    if (__builtin_cpu_supports("avx2")) wide_bits = corners_avx2(M, side, v);
+#endif
     narrow = false;
-    unsigned wide_bits = pm__bent_corners(M, side, v);
-    bool wide = pm_pbent_other_side(&W, side, a, b, c);
+    bool wide = pm_pbent_other_side_all(&W, side, t, 1);
     narrow = true;
     unsigned narrow_bits = pm__bent_corners(M, side, v);
-    bool nar = pm_pbent_other_side(&N, side, a, b, c);
+    bool nar = pm_pbent_other_side_all(&N, side, t, 1);
     narrow = false;
     bool want = other_side_plain(&R, side, v);
     cr_assert_eq(wide_bits, want_bits, "the AVX2 lanes differ from the scalar copy");
@@ -249,10 +259,29 @@ Test(pbent, strips_of_rows_leaving_the_seam, .timeout = 120) {
         cr_assert(sides[0] == side && sides[1] == pm_pbent_loop_side(&M2, xz, m) && hs[0] == 0 && hs[1] == sides[1]);
         /* (A strip is simple only when its rows do not fold: the region's
          * triangles are what matter here, the sides only where shown.) */
+        float c3[12][3][3];
+        const float *t[12][3];
+        bool each = true;
         for (int k = 0; k < 12; k++) {
             float v[3][2];
             for (int i = 0; i < 3; i++) point(&r, &S, pm_rng_chance(&r, 0.9) ? -s : s, v[i]);
             check_pair(&M, side, tr, nr, v[0], v[1], v[2]);
+            for (int i = 0; i < 3; i++) c3[k][i][0] = v[i][0], c3[k][i][1] = 0, c3[k][i][2] = v[i][1], t[k][i] = c3[k][i];
+            if (side && k < 4) {   /* (a few, so that all are often shown) */
+                pm_pbent E = M;
+                each &= pm_pbent_other_side_all(&E, side, (const float *const(*)[3])t + k, 1);
+            }
+        }
+        /* Four triangles at once, wide and narrow, as each alone. */
+        if (side) {
+            pm_pbent W = M, N = M;
+            narrow = false;
+            bool wide = pm_pbent_other_side_all(&W, side, (const float *const(*)[3])t, 4);
+            narrow = true;
+            bool nar = pm_pbent_other_side_all(&N, side, (const float *const(*)[3])t, 4);
+            narrow = false;
+            cr_assert(wide == each && nar == each, "four triangles at once: %d %d, each alone %d", wide, nar, each);
+            batches++, batches_all += each;
         }
     }
     cr_log_info("strips: %zu shown (%zu spoiled, %zu folded); pairs %zu apart, %zu declined, %zu overlapping met",
@@ -260,6 +289,9 @@ Test(pbent, strips_of_rows_leaving_the_seam, .timeout = 120) {
     cr_assert_geq(shown, 20000);
     cr_assert_geq(apart, 100000);
     cr_assert_geq(met_overlapping, 10000);
+    cr_log_info("strips: %zu batches of four triangles, %zu all on the other side", batches, batches_all);
+    cr_assert_geq(batches_all, 2000);
+    cr_assert_geq(batches - batches_all, 3000);
 }
 
 /* Every point of the loop but M's p, k, q exactly on side s of both its lines. */
@@ -374,6 +406,62 @@ Test(pbent, loops_between_two_mouths_wide_as_narrow, .timeout = 300) {
     cr_assert_geq(one, 10000);
     cr_assert_geq(none, 10000);
     cr_assert_geq(wide_runs, 30000);
+}
+
+/* pm_pbent_other_side's answer from the filter's bits as it was written
+ * before the turn was left unfound where it does not matter: each
+ * corner's place, p and q by the turn. */
+static bool in_by_turn(pm_pbent *M, int sigma, const float *const v[3], unsigned bits) {
+    unsigned all = 3, each = 1;
+    for (int i = 0; i < 3; i++) {
+        unsigned in = bits >> 2 * i & 3u;
+        if (in != 3) {
+            int w = pm__bent_which(M, v[i][0], v[i][2]);
+            if (w == 1) in = 1 | (pm_pbent_turn(M) != sigma ? 2u : 0u);
+            else if (w == 3) in = 2 | (pm_pbent_turn(M) != sigma ? 1u : 0u);
+            else if (w == 2) in = 3;
+            else in |= bits >> (8 + 2 * i) & 3u;
+        }
+        all &= in;
+        each &= in != 0;
+    }
+    if (all == 3) return true;
+    int turn = pm_pbent_turn(M);
+    if (turn == 0) return each;
+    return turn == sigma ? all != 0 : all == 3;
+}
+
+/* pm__bent_in on every filter answer (each corner's two sure bits and two
+ * zero bits), every choice of corners among p, k, q and a point off the
+ * seam, every turn and both sides, against the answer found with the
+ * turn; the turn found only where the answers for the three turns differ. */
+Test(pbent, corner_places_every_case_against_the_turn) {
+    const float p[2] = {0, 0}, k[2] = {2, 1}, q[2] = {4, 0};
+    const float P[3] = {0, 0, 0}, K[3] = {2, 0, 1}, Q[3] = {4, 0, 0}, X[3] = {1, 0, 7};
+    const float *const place[4] = {P, K, Q, X};
+    size_t cases = 0, unfound = 0;
+    for (int turn = -1; turn <= 1; turn++)
+        for (int sigma = -1; sigma <= 1; sigma += 2)
+            for (int c = 0; c < 64; c++)
+                for (unsigned b = 0; b < 4096; b++) {
+                    const float *const v[3] = {place[c & 3], place[c >> 2 & 3], place[c >> 4]};
+                    unsigned bits = (b & 63u) | (b >> 6) << 8;
+                    pm_pbent M, R;
+                    cr_assert(pm_pbent_init(&M, p, k, q));
+                    R = M;
+                    R.turn = turn;   /* (the turn asked: this one) */
+                    bool want = in_by_turn(&R, sigma, v, bits);
+                    bool got = pm__bent_in(&M, sigma, v, bits);
+                    if (M.turn == PM_PBENT_TURN_UNKNOWN) unfound++;
+                    else M.turn = turn;
+                    /* (found: the real turn of p, k, q is 1; asked again with the case's) */
+                    if (M.turn != PM_PBENT_TURN_UNKNOWN) got = pm__bent_in(&M, sigma, v, bits);
+                    cr_assert_eq(got, want, "turn %d, sigma %d, corners %d, bits %#x", turn, sigma, c, bits);
+                    cases++;
+                }
+    cr_log_info("corner places: %zu cases, %zu without the turn", cases, unfound);
+    cr_assert_geq(unfound, cases / 4);
+    cr_assert_geq(cases - unfound, cases / 20);
 }
 
 Test(pbent, degenerate_seams_refused) {
