@@ -1796,6 +1796,31 @@ static bool pm__seam5_apart(const pm__ov *O, const pm__clu *J, const uint32_t *s
     return true;
 }
 
+/* pm__bent_apart's test by the kept bent line M for a road shown on its
+ * side sigma: whether each of J's triangles reaching into lo .. hi lies
+ * in the closed other side (pm_pbent_other_side_all, PM__BENT_BATCH
+ * triangles at a time). (Out of line, as pm__seam5_apart: its batch
+ * would cost pm__cross_probe where no line is kept.) */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static bool pm__bent_line_apart(const pm__ov *O, const pm__clu *J, pm_pbent *M, int sigma, const float lo[2],
+                                const float hi[2]) {
+    bool all = true;
+    const pm__mbox B = pm__mbox_of(lo, hi);
+    const float *tri[PM__BENT_BATCH][3];
+    uint32_t nt = 0;
+    for (uint32_t k = J->first; all && k < J->first + J->count; k++) {
+        if (!pm__meets_m(&O->box[k], B)) continue;
+        uint32_t f = O->ref[k];
+        const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
+        const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
+        for (int c = 0; c < 3; c++) tri[nt][c] = Pr->positions + 3 * (size_t)q[c];
+        if (++nt == PM__BENT_BATCH) all = pm_pbent_other_side_all(M, sigma, tri, nt), nt = 0;
+    }
+    return all && pm_pbent_other_side_all(M, sigma, tri, nt);
+}
+
 /* A junction J (listed) and a road r whose end there was shown on one
  * side of its mouth's bent line (pm__road_sides) or seam of five
  * (pm__walk_sides): 1 when each of J's triangles reaching into lo .. hi
@@ -1820,21 +1845,8 @@ static int pm__bent_apart(const pm__ov *O, const pm__clu *J, uint32_t r, const f
             if (pm__seam5_apart(O, J, sv, O->rout + 8 * (size_t)r + 4 * e, sigma, lo, hi)) return 1;
             continue;
         }
-        pm_pbent *M = O->rbent + 2 * (size_t)r + e;   /* (built by pm__road_sides: bit 2 e without 4 + e) */
-        bool all = true;
-        const pm__mbox B = pm__mbox_of(lo, hi);
-        /* The triangles reaching into the box, PM__BENT_BATCH at a time. */
-        const float *tri[PM__BENT_BATCH][3];
-        uint32_t nt = 0;
-        for (uint32_t k = J->first; all && k < J->first + J->count; k++) {
-            if (!pm__meets_m(&O->box[k], B)) continue;
-            uint32_t f = O->ref[k];
-            const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
-            const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
-            for (int c = 0; c < 3; c++) tri[nt][c] = Pr->positions + 3 * (size_t)q[c];
-            if (++nt == PM__BENT_BATCH) all = pm_pbent_other_side_all(M, sigma, tri, nt), nt = 0;
-        }
-        if (all && pm_pbent_other_side_all(M, sigma, tri, nt)) return 1;
+        /* (The line built by pm__road_sides: bit 2 e without 4 + e.) */
+        if (pm__bent_line_apart(O, J, O->rbent + 2 * (size_t)r + e, sigma, lo, hi)) return 1;
     }
     return 0;
 }
