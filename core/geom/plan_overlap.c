@@ -189,10 +189,18 @@ int pm_pbent_turn(pm_pbent *M) {
 }
 
 /* Which of p (1), k (2), q (3) the plan point (x, z) is, 0 none. */
-static int pm__bent_which(const pm_pbent *M, float x, float z) {
+static inline int pm__bent_which(const pm_pbent *M, float x, float z) {
+#ifdef __SSE2__
+    /* (x, z) against p, k and k, q in two compares: the same float ==. */
+    const __m128 v = _mm_setr_ps(x, z, x, z);
+    unsigned a = (unsigned)_mm_movemask_ps(_mm_cmpeq_ps(v, _mm_loadu_ps(&M->f[0][0])));
+    unsigned b = (unsigned)_mm_movemask_ps(_mm_cmpeq_ps(v, _mm_loadu_ps(&M->f[1][0])));
+    return (a & 3u) == 3u ? 1 : (a & 12u) == 12u ? 2 : (b & 12u) == 12u ? 3 : 0;
+#else
     for (int i = 0; i < 3; i++)
         if (x == M->f[i][0] && z == M->f[i][1]) return i + 1;
     return 0;
+#endif
 }
 
 /* The filter's sure signs against l1 (lane 0) at (x, z) lane 0 and l2
