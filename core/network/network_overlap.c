@@ -1384,7 +1384,7 @@ static void pm__road_sides_at(pm__ov *O, uint32_t r, const float *xz, uint32_t m
 
 /* (Inlined into both callers: most roads meet no junction's box, and the
  * call would cost more than the test.) */
-static inline __attribute__((always_inline)) void pm__road_sides(pm__ov *O, uint32_t r, const float *xz, uint32_t m,
+static inline void pm__road_sides(pm__ov *O, uint32_t r, const float *xz, uint32_t m,
                                                                 const float lo[2], const float hi[2]) {
     const pm__road *R = &O->N->roads.data[r];
     const uint32_t *sv[2] = {NULL, NULL};
