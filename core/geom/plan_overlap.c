@@ -9,7 +9,8 @@
 #endif
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#define PM__SEAM_AVX2 1        /* pm_pseam_tri_side's four lines in one register where the CPU has AVX2 */
+#define PM__SEAM_AVX2 1        /* four lines in one register where the CPU has AVX2 (pm_pseam_tri_side,
+                                * pm__bent_corners, pm_pbent_loop_sides with two bent lines) */
 #endif
 #ifndef PM__SEAM_WIDE          /* (tests/core/test_pseam_wide.c turns it off now and then) */
 #define PM__SEAM_WIDE 1
@@ -168,26 +169,38 @@ int pm_orient2d_f32_sign(const float a[2], const float b[2], const float c[2]) {
     return (e[m - 1] > 0) - (e[m - 1] < 0);
 }
 
-bool pm_pbent_init(pm_pbent *M, const float p[2], const float k[2], const float q[2], bool with_turn) {
+bool pm_pbent_init(pm_pbent *M, const float p[2], const float k[2], const float q[2]) {
     const float *in[3] = {p, k, q};
     for (int i = 0; i < 3; i++) M->f[i][0] = in[i][0], M->f[i][1] = in[i][1];
-    M->p[0] = p[0], M->p[1] = p[1], M->k[0] = k[0], M->k[1] = k[1], M->q[0] = q[0], M->q[1] = q[1];
     M->ax[0] = p[0], M->az[0] = p[1], M->bx[0] = k[0], M->bz[0] = k[1];
     M->ax[1] = k[0], M->az[1] = k[1], M->bx[1] = q[0], M->bz[1] = q[1];
     if (pm__same(p, k) || pm__same(k, q) || pm__same(p, q)) return false;
     /* The angle at k obtuse: (p - k) . (q - k) < 0 with room for the
      * roundings (each term's differences and product within a few ulps). */
-    double t0 = (M->p[0] - M->k[0]) * (M->q[0] - M->k[0]), t1 = (M->p[1] - M->k[1]) * (M->q[1] - M->k[1]);
+    double t0 = ((double)p[0] - k[0]) * ((double)q[0] - k[0]), t1 = ((double)p[1] - k[1]) * ((double)q[1] - k[1]);
     if (!(t0 + t1 < -1e-6 * (fabs(t0) + fabs(t1)))) return false;
-    M->turn = with_turn ? pm_orient2d_f32_sign(p, k, q) : 0;
+    M->turn = PM_PBENT_TURN_UNKNOWN;
     return true;
 }
 
+int pm_pbent_turn(pm_pbent *M) {
+    if (M->turn == PM_PBENT_TURN_UNKNOWN) M->turn = pm_orient2d_f32_sign(M->f[0], M->f[1], M->f[2]);
+    return M->turn;
+}
+
 /* Which of p (1), k (2), q (3) the plan point (x, z) is, 0 none. */
-static int pm__bent_which(const pm_pbent *M, float x, float z) {
+static inline int pm__bent_which(const pm_pbent *M, float x, float z) {
+#ifdef __SSE2__
+    /* (x, z) against p, k and k, q in two compares: the same float ==. */
+    const __m128 v = _mm_setr_ps(x, z, x, z);
+    unsigned a = (unsigned)_mm_movemask_ps(_mm_cmpeq_ps(v, _mm_loadu_ps(&M->f[0][0])));
+    unsigned b = (unsigned)_mm_movemask_ps(_mm_cmpeq_ps(v, _mm_loadu_ps(&M->f[1][0])));
+    return (a & 3u) == 3u ? 1 : (a & 12u) == 12u ? 2 : (b & 12u) == 12u ? 3 : 0;
+#else
     for (int i = 0; i < 3; i++)
         if (x == M->f[i][0] && z == M->f[i][1]) return i + 1;
     return 0;
+#endif
 }
 
 /* The filter's sure signs against l1 (lane 0) at (x, z) lane 0 and l2
@@ -251,6 +264,89 @@ int pm_pbent_loop_side(const pm_pbent *M, const float *xz, uint32_t m) {
     return side;
 }
 
+#ifdef PM__SEAM_AVX2
+/* pm_pbent_loop_sides' point-by-point steps over a run of n points from
+ * i0 for line M, given the points the filter is not sure of (bit 4 j for
+ * point i0 + j): a sure point sets prev 0; another is p, k or q or kills
+ * the line, as is an edge p q. The same steps, only the unsure points
+ * looked at. */
+static void pm__bent_unsure(const pm_pbent *M, const float *xz, uint32_t i0, uint32_t n, uint32_t unsure, int *prev,
+                            bool *live) {
+    int last = *prev;
+    uint32_t at = 0;   /* the point after the last unsure one read */
+    while (unsure) {
+        uint32_t j = (uint32_t)__builtin_ctz(unsure) / 4;
+        unsure &= unsure - 1;
+        if (j != at) last = 0;   /* (a sure point just before) */
+        int w = pm__bent_which(M, xz[2 * ((size_t)i0 + j)], xz[2 * ((size_t)i0 + j) + 1]);
+        if (!w || (w == 1 && last == 3) || (w == 3 && last == 1)) {   /* (an edge p q) */
+            *live = false;
+            return;
+        }
+        last = w, at = j + 1;
+    }
+    *prev = at == n ? last : 0;
+}
+
+/* pm_pbent_loop_sides' runs for two bent lines at once in one AVX2
+ * register (lanes: M[0]'s l1, l2, M[1]'s l1, l2): each run's box by the
+ * corner least far on each lane's side (pm__bent_box's corner, picked by
+ * masks found once); for a line whose box is not sure, every point of the
+ * run in the same lanes (pm__bent_signs), and pm__bent_unsure over those
+ * not sure. The same IEEE operations lane by lane and the same steps
+ * line by line as the SSE2 loop there, so the same sigma, prev and live. */
+__attribute__((target("avx2"))) static void pm__bent_runs2_avx2(const pm_pbent *const *M, const int sigma[2],
+                                                                int prev[2], bool live[2], const float *xz,
+                                                                uint32_t m) {
+    _Static_assert(PM__BENT_RUN <= 8, "a run's signs in 32 bits");
+    const __m256d sgn = _mm256_set1_pd(-0.0), c = _mm256_set1_pd(3.3306690738754716e-16);
+    const __m256d ax = _mm256_setr_pd(M[0]->ax[0], M[0]->ax[1], M[1]->ax[0], M[1]->ax[1]);
+    const __m256d az = _mm256_setr_pd(M[0]->az[0], M[0]->az[1], M[1]->az[0], M[1]->az[1]);
+    const __m256d bx = _mm256_setr_pd(M[0]->bx[0], M[0]->bx[1], M[1]->bx[0], M[1]->bx[1]);
+    const __m256d bz = _mm256_setr_pd(M[0]->bz[0], M[0]->bz[1], M[1]->bz[0], M[1]->bz[1]);
+    /* (Side sigma: det * sigma > bound, det's sign flipped where sigma is -1.) */
+    const __m256d flip = _mm256_setr_pd(sigma[0] > 0 ? 0.0 : -0.0, sigma[0] > 0 ? 0.0 : -0.0,
+                                        sigma[1] > 0 ? 0.0 : -0.0, sigma[1] > 0 ? 0.0 : -0.0);
+    const __m256d sg = _mm256_setr_pd(sigma[0], sigma[0], sigma[1], sigma[1]);
+    /* The box's corner: lo where the side grows with x (z), else hi. */
+    const __m256d zero = _mm256_setzero_pd();
+    const __m256d gx = _mm256_mul_pd(_mm256_xor_pd(_mm256_sub_pd(bz, az), sgn), sg);
+    const __m256d gz = _mm256_mul_pd(_mm256_sub_pd(bx, ax), sg);
+    const __m256d selx = _mm256_cmp_pd(gx, zero, _CMP_GT_OQ), selz = _mm256_cmp_pd(gz, zero, _CMP_GT_OQ);
+#define PM__BENT_SURE4(vx, vz)                                                                                     \
+    __extension__({                                                                                                \
+        __m256d l_ = _mm256_mul_pd(_mm256_sub_pd(ax, (vx)), _mm256_sub_pd(bz, (vz)));                              \
+        __m256d r_ = _mm256_mul_pd(_mm256_sub_pd(az, (vz)), _mm256_sub_pd(bx, (vx)));                              \
+        __m256d d_ = _mm256_xor_pd(_mm256_sub_pd(l_, r_), flip);                                                   \
+        __m256d b_ = _mm256_mul_pd(c, _mm256_add_pd(_mm256_andnot_pd(sgn, l_), _mm256_andnot_pd(sgn, r_)));        \
+        (uint32_t)_mm256_movemask_pd(_mm256_cmp_pd(d_, b_, _CMP_GT_OQ));                                           \
+    })
+    for (uint32_t i0 = 0; i0 < m && (live[0] || live[1]); i0 += PM__BENT_RUN) {
+        uint32_t i1 = m - i0 > PM__BENT_RUN ? i0 + PM__BENT_RUN : m, n = i1 - i0;
+        float lo[2], hi[2];
+        pm_xz_box(xz, i0, i1, lo, hi);
+        const __m256d x = _mm256_blendv_pd(_mm256_set1_pd(hi[0]), _mm256_set1_pd(lo[0]), selx);
+        const __m256d z = _mm256_blendv_pd(_mm256_set1_pd(hi[1]), _mm256_set1_pd(lo[1]), selz);
+        uint32_t box = PM__BENT_SURE4(x, z);
+        /* The lines to read point by point: live, and their box not sure. */
+        bool walk[2] = {live[0] && (box & 3u) != 3u, live[1] && (box & 12u) != 12u};
+        for (int e = 0; e < 2; e++)
+            if (live[e] && !walk[e]) prev[e] = 0;
+        if (!walk[0] && !walk[1]) continue;
+        uint32_t t = 0;   /* point j's four lanes in bits 4 j .. 4 j + 3 */
+        for (uint32_t j = 0; j < n; j++)
+            t |= PM__BENT_SURE4(_mm256_set1_pd(xz[2 * ((size_t)i0 + j)]), _mm256_set1_pd(xz[2 * ((size_t)i0 + j) + 1]))
+                 << 4 * j;
+        const uint32_t first = n == 8 ? 0x11111111u : ((1u << 4 * n) - 1) & 0x11111111u;
+        for (int e = 0; e < 2; e++) {
+            uint32_t y = t >> 2 * e;
+            if (walk[e]) pm__bent_unsure(M[e], xz, i0, n, first & ~(y & y >> 1), &prev[e], &live[e]);
+        }
+    }
+#undef PM__BENT_SURE4
+}
+#endif
+
 /* Why this shows the region R bounded by the loop lies in the closed side
  * sigma, S, of M: when the path turns toward sigma or goes straight, S is
  * the convex B1 and B2 (closed), which holds every corner of the loop
@@ -276,6 +372,13 @@ void pm_pbent_loop_sides(const pm_pbent *const *M, int n, const float *xz, uint3
         prev[e] = pm__bent_which(M[e], xz[2 * ((size_t)m - 1)], xz[2 * ((size_t)m - 1) + 1]);
         live[e] = sigma[e] != 0;
     }
+#ifdef PM__SEAM_AVX2
+    if (PM__SEAM_WIDE && n == 2 && live[0] && live[1] && __builtin_cpu_supports("avx2")) {
+        pm__bent_runs2_avx2(M, sigma, prev, live, xz, m);
+        for (int e = 0; e < n; e++) side[e] = live[e] ? sigma[e] : 0;
+        return;
+    }
+#endif
     for (uint32_t i0 = 0; i0 < m && (live[0] || live[1]); i0 += PM__BENT_RUN) {
         uint32_t i1 = m - i0 > PM__BENT_RUN ? i0 + PM__BENT_RUN : m;
         float lo[2], hi[2];
@@ -304,32 +407,127 @@ void pm_pbent_loop_sides(const pm_pbent *const *M, int n, const float *xz, uint3
     for (int e = 0; e < n; e++) side[e] = live[e] ? sigma[e] : 0;
 }
 
+#ifdef __SSE2__
+/* pm__sure_side's operations for l1 and l2 (lanes 0, 1) at (vx, vz):
+ * bits 0, 1 the filter sure of side X (flip: -0 for X = -1, else +0)
+ * strictly, bits 2, 3 its bound zero. */
+static inline __attribute__((always_inline)) unsigned pm__bent_off2(const pm_pbent *M, __m128d vx, __m128d vz,
+                                                                    __m128d flip) {
+    const __m128d sgn = _mm_set1_pd(-0.0), c = _mm_set1_pd(3.3306690738754716e-16);
+    __m128d left = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(M->ax), vx), _mm_sub_pd(_mm_loadu_pd(M->bz), vz));
+    __m128d right = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(M->az), vz), _mm_sub_pd(_mm_loadu_pd(M->bx), vx));
+    __m128d det = _mm_xor_pd(_mm_sub_pd(left, right), flip);
+    __m128d bound = _mm_mul_pd(c, _mm_add_pd(_mm_andnot_pd(sgn, left), _mm_andnot_pd(sgn, right)));
+    return (unsigned)_mm_movemask_pd(_mm_cmpgt_pd(det, bound)) |
+           (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(bound, _mm_setzero_pd())) << 2;
+}
+#endif
+
+#ifdef PM__SEAM_AVX2
+/* pm__bent_corners with corners a and b against l1 and l2 in one AVX2
+ * register (lanes a l1, a l2, b l1, b l2) and c in SSE2 lanes: the same
+ * IEEE operations lane by lane, so the same answers. */
+static inline __attribute__((target("avx2"), always_inline)) unsigned pm__bent_corners_avx2(const pm_pbent *M,
+                                                                                            const float *const v[3],
+                                                                                            double flip) {
+    const __m256d sgn = _mm256_set1_pd(-0.0), c = _mm256_set1_pd(3.3306690738754716e-16);
+    const __m256d ax = _mm256_setr_pd(M->ax[0], M->ax[1], M->ax[0], M->ax[1]);
+    const __m256d az = _mm256_setr_pd(M->az[0], M->az[1], M->az[0], M->az[1]);
+    const __m256d bx = _mm256_setr_pd(M->bx[0], M->bx[1], M->bx[0], M->bx[1]);
+    const __m256d bz = _mm256_setr_pd(M->bz[0], M->bz[1], M->bz[0], M->bz[1]);
+    const __m256d vx = _mm256_setr_pd(v[0][0], v[0][0], v[1][0], v[1][0]);
+    const __m256d vz = _mm256_setr_pd(v[0][2], v[0][2], v[1][2], v[1][2]);
+    __m256d left = _mm256_mul_pd(_mm256_sub_pd(ax, vx), _mm256_sub_pd(bz, vz));
+    __m256d right = _mm256_mul_pd(_mm256_sub_pd(az, vz), _mm256_sub_pd(bx, vx));
+    __m256d det = _mm256_xor_pd(_mm256_sub_pd(left, right), _mm256_set1_pd(flip));
+    __m256d bound = _mm256_mul_pd(c, _mm256_add_pd(_mm256_andnot_pd(sgn, left), _mm256_andnot_pd(sgn, right)));
+    unsigned sure = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(det, bound, _CMP_GT_OQ));
+    unsigned zero = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(bound, _mm256_setzero_pd(), _CMP_EQ_OQ));
+    unsigned cc = pm__bent_off2(M, _mm_set1_pd(v[2][0]), _mm_set1_pd(v[2][2]), _mm_set1_pd(flip));
+    return sure | (cc & 3u) << 4 | zero << 8 | (cc >> 2) << 12;
+}
+#endif
+
+/* The filter's answers for corners v[0 .. 3) (x, z of 3D floats) against
+ * l1 and l2: bits 2 i, 2 i + 1 corner i sure to lie strictly on side -sigma
+ * of l1, l2; bits 8 + 2 i, 9 + 2 i pm__sure_side's bound zero there (its
+ * sign 0). pm__sure_side's operations, a line a lane, in SSE2 lanes
+ * (pm__bent_corners_avx2 where the CPU has AVX2). */
+static unsigned pm__bent_corners(const pm_pbent *M, int sigma, const float *const v[3]) {
+    const double flip = sigma > 0 ? -0.0 : 0.0;   /* (side -sigma: det * -sigma > bound) */
+    unsigned out = 0;
+    for (int i = 0; i < 3; i++) {
+#ifdef __SSE2__
+        unsigned s = pm__bent_off2(M, _mm_set1_pd(v[i][0]), _mm_set1_pd(v[i][2]), _mm_set1_pd(flip));
+        out |= (s & 3u) << 2 * i | (s >> 2) << (8 + 2 * i);
+#else
+        (void)flip;
+        for (int l = 0; l < 2; l++) {
+            const double a[2] = {M->ax[l], M->az[l]}, b[2] = {M->bx[l], M->bz[l]};
+            int s = pm__sure_side(a, b, v[i][0], v[i][2]);
+            out |= (s == -sigma ? 1u : 0u) << (2 * i + l) | (s == 0 ? 1u : 0u) << (8 + 2 * i + l);
+        }
+#endif
+    }
+    return out;
+}
+
 /* The other side of sigma is A1 or A2 (closed) when the path turns toward
  * sigma, A1 and A2 when it turns away, A1 = A2 when straight. A corner's
  * place: p lies on l1 and on l2's side turn (pm_orient2d(k, q, p) =
- * pm_orient2d(p, k, q)), q on l2 and on l1's side turn, k on both. */
-bool pm_pbent_other_side(const pm_pbent *M, int sigma, const float *a, const float *b, const float *c) {
-    const float *v[3] = {a, b, c};
-    const unsigned other = sigma > 0 ? 12u : 3u;   /* sure of the other side: l1, l2 */
-    unsigned all = 3, each = 1;
+ * pm_orient2d(p, k, q)), q on l2 and on l1's side turn, k on both; any
+ * other corner in A1 when the filter is sure it is strictly on l1's side
+ * -sigma or its sign there is 0, in A2 likewise. (Every corner in A1 and
+ * A2: yes whatever the turn.) Whether the triangle of corners v with the
+ * filter's answers bits (pm__bent_corners) lies in that other side. */
+static inline bool pm__bent_in(pm_pbent *M, int sigma, const float *const v[3], unsigned bits) {
+    if ((bits & 63u) == 63u) return true;   /* (every corner in A1 and A2) */
+    /* The answer for each turn: with the other corners' places anded into
+     * known (each of them in A1 or A2: nonzero), p and q add nothing when
+     * the path turns away or goes straight (each in A1 and A2 then) and
+     * leave only A1 (p) or A2 (q) when it turns toward sigma. The turn is
+     * found only when the three answers differ. */
+    unsigned known = 3, pq = 3;
+    bool nonzero = true;
     for (int i = 0; i < 3; i++) {
-        float x = v[i][0], z = v[i][2];
-        unsigned s = pm__bent_signs(M, x, z), in = (s & other) >> (sigma > 0 ? 2 : 0);
+        unsigned in = bits >> 2 * i & 3u;
         if (in != 3) {
-            int w = pm__bent_which(M, x, z);
-            if (w == 1) in = 1 | (M->turn != sigma ? 2u : 0u);
-            else if (w == 3) in = 2 | (M->turn != sigma ? 1u : 0u);
-            else if (w == 2) in = 3;
-            else {
-                int s1 = pm__sure_side(M->p, M->k, x, z), s2 = pm__sure_side(M->k, M->q, x, z);
-                in = (s1 == -sigma || s1 == 0 ? 1u : 0u) | (s2 == -sigma || s2 == 0 ? 2u : 0u);
+            int w = pm__bent_which(M, v[i][0], v[i][2]);
+            if (w) {
+                pq &= w == 1 ? 1u : w == 3 ? 2u : 3u;
+                continue;
             }
+            in |= bits >> (8 + 2 * i) & 3u;
         }
-        all &= in;
-        each &= in != 0;
+        known &= in;
+        nonzero &= in != 0;
     }
-    if (M->turn == 0) return each;   /* one line: a corner on either is on it */
-    return M->turn == sigma ? all != 0 : all == 3;   /* sigma's side convex: the other A1 or A2 */
+    bool away = known == 3, toward = (known & pq) != 0;   /* (straight: nonzero) */
+    if (away == nonzero && nonzero == toward) return away;
+    int turn = pm_pbent_turn(M);
+    if (turn == 0) return nonzero;   /* one line: a corner on either is on it */
+    return turn == sigma ? toward : away;   /* sigma's side convex: the other A1 or A2 */
+}
+
+#ifdef PM__SEAM_AVX2
+/* pm_pbent_other_side_all with pm__bent_corners_avx2 inlined: M's lanes
+ * loaded once for all n triangles. */
+__attribute__((target("avx2"))) static bool pm__bent_other_avx2(pm_pbent *M, int sigma, const float *const (*t)[3],
+                                                                uint32_t n) {
+    const double flip = sigma > 0 ? -0.0 : 0.0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!pm__bent_in(M, sigma, t[i], pm__bent_corners_avx2(M, t[i], flip))) return false;
+    return true;
+}
+#endif
+
+bool pm_pbent_other_side_all(pm_pbent *M, int sigma, const float *const (*t)[3], uint32_t n) {
+#ifdef PM__SEAM_AVX2
+    if (PM__SEAM_WIDE && __builtin_cpu_supports("avx2")) return pm__bent_other_avx2(M, sigma, t, n);
+#endif
+    for (uint32_t i = 0; i < n; i++)
+        if (!pm__bent_in(M, sigma, t[i], pm__bent_corners(M, sigma, t[i]))) return false;
+    return true;
 }
 
 /* ---- the mouth's seam with sidewalks ---- */
@@ -390,6 +588,7 @@ static inline int pm__seam_which(const pm_pseam *S, float x, float z) {
     return 0;
 #endif
 }
+
 
 #ifdef __SSE2__
 /* pm__sure_side's operations for two lines l_i (a lane each: from (ax,

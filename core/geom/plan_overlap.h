@@ -158,20 +158,24 @@ static inline bool pm_ptri_apart(unsigned a, unsigned b) {
  * pm_ptri_overlap says no for them (docs/network.md, "The mouth's bent
  * line"). */
 typedef struct pm_pbent {
-    double p[2], k[2], q[2];
     double ax[2], az[2], bx[2], bz[2];   /* l1 (p, k) and l2 (k, q) side by side */
     float f[3][2];             /* p, k, q as the mesh's floats */
-    int turn;
+    int turn;                  /* PM_PBENT_TURN_UNKNOWN until pm_pbent_turn asks it */
 } pm_pbent;
+
+#define PM_PBENT_TURN_UNKNOWN 2
 
 /* The exact sign of pm_orient2d(a, b, c) (+1, -1, 0) for points whose
  * coordinates are floats, without pm_orient2d's adaptive stages. */
 int pm_orient2d_f32_sign(const float a[2], const float b[2], const float c[2]);
 
 /* M from the floats of p, k, q (x, z); false (M unusable) when two are the
- * same point or the angle at k is not clearly obtuse. Computes turn
- * exactly (pm_orient2d_f32_sign) when with_turn, else leaves it 0. */
-bool pm_pbent_init(pm_pbent *M, const float p[2], const float k[2], const float q[2], bool with_turn);
+ * same point or the angle at k is not clearly obtuse. The turn is left
+ * unknown: pm_pbent_turn finds it when first asked. */
+bool pm_pbent_init(pm_pbent *M, const float p[2], const float k[2], const float q[2]);
+/* The exact sign of pm_orient2d(p, k, q) (pm_orient2d_f32_sign), found
+ * once and kept in M. */
+int pm_pbent_turn(pm_pbent *M);
 
 /* The side (+1 or -1) of M on which the region bounded by the simple loop
  * xz (m plan points, either way round) lies wholly, or 0 when that is not
@@ -183,10 +187,12 @@ int pm_pbent_loop_side(const pm_pbent *M, const float *xz, uint32_t m);
  * NULL line: side 0), each run of the loop's points bounded once. */
 void pm_pbent_loop_sides(const pm_pbent *const *M, int n, const float *xz, uint32_t m, int *side);
 
-/* Whether the triangle of 3D float corners a, b, c (x, z) lies in the
- * closed side -sigma of M (turn computed), shown exactly: false also when
- * a corner is too close to l1 or l2 for the filter. */
-bool pm_pbent_other_side(const pm_pbent *M, int sigma, const float *a, const float *b, const float *c);
+/* Whether each of the n triangles t[0 .. n) (3D float corners, x z)
+ * lies in the closed side -sigma of M, shown exactly: false also when a
+ * corner is too close to l1 or l2 for the filter (stops at the first
+ * triangle not shown). M's lanes are read once for all n. (Finds M's
+ * turn when it needs it.) */
+bool pm_pbent_other_side_all(pm_pbent *M, int sigma, const float *const (*t)[3], uint32_t n);
 
 /* A mouth's seam of up to five plan points s_0 .. s_n-1 (with a sidewalk:
  * the band's outer point beside p, p, k, q, the outer point beside q),

@@ -96,6 +96,7 @@ typedef struct pm__ov {
     uint8_t *rside;            /* per road: the side of each end's bent line it lies on (pm__road_sides),
                                 * or of its seam of five (bit 4 + e: pm__walk_sides) */
     float *rout;               /* per road, per end: the seam's outer points (x, z) beside p and q */
+    pm_pbent *rbent;           /* per road, per end: its mouth's bent line where pm__road_sides showed a side */
     const float *lxz;          /* the summed way's asphalt loop shown (lm points, in O->w), else NULL */
     uint32_t lm;
     pm_pset set;               /* the whole set and its grid: built only to name
@@ -1340,11 +1341,11 @@ static const uint32_t *pm__end_seam(const pm__ov *O, const pm__road *R, int e) {
 
 /* The bent line of seam sv (geom/plan_overlap.h): p its left, k its
  * centre, q its right; false when it has none. */
-static bool pm__end_bent(const pm__ov *O, const uint32_t *sv, pm_pbent *M, bool with_turn) {
+static bool pm__end_bent(const pm__ov *O, const uint32_t *sv, pm_pbent *M) {
     const float *pos = O->sc->prims[0].positions;
     const float *a = pos + 3 * (size_t)sv[0], *c = pos + 3 * (size_t)sv[1], *b = pos + 3 * (size_t)sv[2];
     const float p[2] = {a[0], a[2]}, k[2] = {c[0], c[2]}, q[2] = {b[0], b[2]};
-    return pm_pbent_init(M, p, k, q, with_turn);
+    return pm_pbent_init(M, p, k, q);
 }
 
 /* The seam of five of seam sv with its outer points out (x, z beside p,
@@ -1362,16 +1363,16 @@ static bool pm__end_seam5(const pm__ov *O, const uint32_t *sv, const float *out,
  * a junction whose cluster's bounds meet lo .. hi (a pair pm__cross_probe
  * will see), the side of that mouth's bent line the whole road lies on
  * (pm_pbent_loop_side), kept in O->rside[r]: bit 2 e shown, bit 2 e + 1
- * the side +1. Only where the boxes meet: along the axes none do, and
+ * the side +1; the bent line kept in O->rbent[2 r + e] for pm__bent_apart. Only where the boxes meet: along the axes none do, and
  * nothing is spent. Not for a road with a sidewalk: its band's outer
  * point at the mouth (the junction slab's, on the mouth's line but for
  * rounding) is on its outline, and no side is shown; pm__walk_sides
  * takes those by the seam of five points. */
 static void pm__road_sides_at(pm__ov *O, uint32_t r, const float *xz, uint32_t m, const uint32_t *sv0,
                               const uint32_t *sv1) {
-    pm_pbent M[2];
-    const pm_pbent *use[2] = {sv0 && pm__end_bent(O, sv0, &M[0], false) ? &M[0] : NULL,
-                              sv1 && pm__end_bent(O, sv1, &M[1], false) ? &M[1] : NULL};
+    pm_pbent *M = O->rbent + 2 * (size_t)r;
+    const pm_pbent *use[2] = {sv0 && pm__end_bent(O, sv0, &M[0]) ? &M[0] : NULL,
+                              sv1 && pm__end_bent(O, sv1, &M[1]) ? &M[1] : NULL};
     if (!use[0] && !use[1]) return;   /* (O->rside[r] stays 0) */
     int side[2] = {0, 0};
     pm_pbent_loop_sides(use, 2, xz, m, side);
@@ -1381,8 +1382,10 @@ static void pm__road_sides_at(pm__ov *O, uint32_t r, const float *xz, uint32_t m
     O->rside[r] = (uint8_t)bits;
 }
 
-static inline void pm__road_sides(pm__ov *O, uint32_t r, const float *xz, uint32_t m, const float lo[2],
-                                  const float hi[2]) {
+/* (Inlined into both callers: most roads meet no junction's box, and the
+ * call would cost more than the test.) */
+static inline void pm__road_sides(pm__ov *O, uint32_t r, const float *xz, uint32_t m,
+                                                                const float lo[2], const float hi[2]) {
     const pm__road *R = &O->N->roads.data[r];
     const uint32_t *sv[2] = {NULL, NULL};
     for (int e = 0; e < 2; e++) {
@@ -1617,7 +1620,8 @@ static int pm__clusters(pm__ov *O) {
     O->jclu = pm_arena_alloc(O->s, ((size_t)N->p->nnodes + 1) * sizeof *O->jclu);
     O->rside = pm_arena_calloc(O->s, N->roads.len + 1, 1);
     O->rout = pm_arena_alloc(O->s, 8 * (N->roads.len + 1) * sizeof *O->rout);
-    if (!O->jclu || !O->rside || !O->rout) return PM_ERR_NOMEM;
+    O->rbent = pm_arena_alloc(O->s, 2 * (N->roads.len + 1) * sizeof *O->rbent);
+    if (!O->jclu || !O->rside || !O->rout || !O->rbent) return PM_ERR_NOMEM;
     for (uint32_t n = 0; n < N->p->nnodes; n++) {
         uint32_t before = O->nclu;
         O->jclu[n] = UINT32_MAX;
@@ -1762,6 +1766,10 @@ static bool pm__mouth_line(const pm__ov *O, const pm__clu *J, uint32_t r, pm_pli
 #define PM__MOUTH_ON 1
 #endif
 
+/* pm__bent_apart hands a junction's triangles to pm_pbent_other_side_all
+ * this many at a time. */
+#define PM__BENT_BATCH 16
+
 #ifndef PM__BENT_ON            /* (tests/core/test_network_overlap_bent.c turns it off now and then) */
 #define PM__BENT_ON 1
 #endif
@@ -1790,10 +1798,35 @@ static bool pm__seam5_apart(const pm__ov *O, const pm__clu *J, const uint32_t *s
     return true;
 }
 
+/* pm__bent_apart's test by the kept bent line M for a road shown on its
+ * side sigma: whether each of J's triangles reaching into lo .. hi lies
+ * in the closed other side (pm_pbent_other_side_all, PM__BENT_BATCH
+ * triangles at a time). (Out of line, as pm__seam5_apart: its batch
+ * would cost pm__cross_probe where no line is kept.) */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static bool pm__bent_line_apart(const pm__ov *O, const pm__clu *J, pm_pbent *M, int sigma, const float lo[2],
+                                const float hi[2]) {
+    bool all = true;
+    const pm__mbox B = pm__mbox_of(lo, hi);
+    const float *tri[PM__BENT_BATCH][3];
+    uint32_t nt = 0;
+    for (uint32_t k = J->first; all && k < J->first + J->count; k++) {
+        if (!pm__meets_m(&O->box[k], B)) continue;
+        uint32_t f = O->ref[k];
+        const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
+        const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
+        for (int c = 0; c < 3; c++) tri[nt][c] = Pr->positions + 3 * (size_t)q[c];
+        if (++nt == PM__BENT_BATCH) all = pm_pbent_other_side_all(M, sigma, tri, nt), nt = 0;
+    }
+    return all && pm_pbent_other_side_all(M, sigma, tri, nt);
+}
+
 /* A junction J (listed) and a road r whose end there was shown on one
  * side of its mouth's bent line (pm__road_sides) or seam of five
  * (pm__walk_sides): 1 when each of J's triangles reaching into lo .. hi
- * lies in the closed other side (pm_pbent_other_side,
+ * lies in the closed other side (pm_pbent_other_side_all,
  * pm_pseam_tri_side); then no pair of the two overlaps (the road lies
  * in the closed side it was shown on, and J's other triangles cannot
  * meet it), and pm__cross would find none. 0 when that is not shown. */
@@ -1814,19 +1847,8 @@ static int pm__bent_apart(const pm__ov *O, const pm__clu *J, uint32_t r, const f
             if (pm__seam5_apart(O, J, sv, O->rout + 8 * (size_t)r + 4 * e, sigma, lo, hi)) return 1;
             continue;
         }
-        pm_pbent M;
-        if (!pm__end_bent(O, sv, &M, true)) continue;
-        bool all = true;
-        const pm__mbox B = pm__mbox_of(lo, hi);
-        for (uint32_t k = J->first; all && k < J->first + J->count; k++) {
-            if (!pm__meets_m(&O->box[k], B)) continue;
-            uint32_t f = O->ref[k];
-            const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
-            const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
-            all = pm_pbent_other_side(&M, sigma, Pr->positions + 3 * (size_t)q[0], Pr->positions + 3 * (size_t)q[1],
-                                      Pr->positions + 3 * (size_t)q[2]);
-        }
-        if (all) return 1;
+        /* (The line built by pm__road_sides: bit 2 e without 4 + e.) */
+        if (pm__bent_line_apart(O, J, O->rbent + 2 * (size_t)r + e, sigma, lo, hi)) return 1;
     }
     return 0;
 }

@@ -11,6 +11,9 @@
  *  - every network comes out the same (scene, problems, their order)
  *    with the bent line as without it;
  *  - the brute-force oracle over the whole network with it on;
+ *  - each road end's bent line as kept (O->rbent) is its seam's line
+ *    as built afresh, the road's every corner lies on the side it was
+ *    shown on (exact), and pm__bent_apart answers as with fresh lines;
  *  - the junction's triangles picked by their bounds in lanes
  *    (pm__meets_m) as by pm__meets, on every pair and on boxes of edge
  *    values.
@@ -46,8 +49,102 @@ static void meets_lanes_as_plain(const pm__ov *O, const pm__clu *J, const pm__cl
                      "a box's meeting in lanes differs");
 }
 
+static size_t kept_checked, kept_turned, kept_corners;
+
+/* Whether plan point v lies in the closed side sigma of p -> k -> q (exact
+ * predicates: B1 and B2 when the path turns toward sigma or goes
+ * straight, B1 or B2 when it turns away; geom/plan_overlap.h). */
+static bool in_bent_side(const double p[2], const double k[2], const double q[2], int sigma, const double v[2]) {
+    double o1 = pm_orient2d(p, k, v) * sigma, o2 = pm_orient2d(k, q, v) * sigma, t = pm_orient2d(p, k, q) * sigma;
+    return t >= 0 ? o1 >= 0 && o2 >= 0 : o1 >= 0 || o2 >= 0;
+}
+
+/* pm__bent_apart as it was before the lines were kept: each end's bent
+ * line built afresh from the scene's seam (pm__end_bent), the same
+ * filter on it, the junction's triangles one at a time. */
+static int bent_apart_fresh(const pm__ov *O, const pm__clu *J, uint32_t r, const float lo[2], const float hi[2]) {
+    unsigned bits = O->rside[r];
+    if (!bits) return 0;
+    uint32_t ref = O->ref[J->first], t = ref & ~PM__SW;
+    uint32_t part = pm__part(O->own[(ref & PM__SW ? O->na : 0) + t]);
+    if (part < O->E || part >= O->E + O->V) return 0;
+    int64_t node = part - O->E;
+    const pm__road *Rd = &O->N->roads.data[r];
+    for (int e = 0; e < 2; e++) {
+        if (!(bits >> (2 * e) & 1) || (e ? Rd->end : Rd->start) != node) continue;
+        const uint32_t *sv = pm__end_seam(O, Rd, e);
+        if (!sv) continue;
+        int sigma = bits >> (2 * e + 1) & 1 ? 1 : -1;
+        if (bits >> (4 + e) & 1) {
+            if (pm__seam5_apart(O, J, sv, O->rout + 8 * (size_t)r + 4 * e, sigma, lo, hi)) return 1;
+            continue;
+        }
+        pm_pbent M;
+        cr_assert(pm__end_bent(O, sv, &M), "a road end shown by a bent line that its seam does not have");
+        bool all = true;
+        for (uint32_t k = J->first; all && k < J->first + J->count; k++) {
+            if (!pm__meets(O->box[k].lo, O->box[k].hi, lo, hi)) continue;
+            uint32_t f = O->ref[k];
+            const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
+            const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
+            const float *const one[1][3] = {{Pr->positions + 3 * (size_t)q[0], Pr->positions + 3 * (size_t)q[1],
+                                             Pr->positions + 3 * (size_t)q[2]}};
+            all = pm_pbent_other_side_all(&M, sigma, one, 1);   /* (one at a time) */
+        }
+        if (all) return 1;
+    }
+    return 0;
+}
+
+/* The bent lines kept per road end (O->rbent, built by pm__road_sides),
+ * at their use: for each end of R's road shown by its bent line (bit 2 e
+ * of O->rside without 4 + e), the kept line is the one its seam has in
+ * the scene now (every float and double the same; the turn unknown or
+ * the exact one), every corner of the road's triangles lies in its closed
+ * side sigma (exact predicates), and pm__bent_apart answers as it does
+ * with lines built afresh. */
+static void kept_lines_as_fresh(const pm__ov *O, const pm__clu *J, const pm__clu *R, int apart) {
+    uint32_t r = R->road;
+    unsigned bits = O->rside[r];
+    const pm__road *Rd = &O->N->roads.data[r];
+    size_t nr = 0;
+    ptri *t = NULL;
+    for (int e = 0; e < 2; e++) {
+        if (!(bits >> (2 * e) & 1) || bits >> (4 + e) & 1) continue;
+        const uint32_t *sv = pm__end_seam(O, Rd, e);
+        cr_assert(sv, "a road end shown by a bent line has no seam");
+        pm_pbent F;
+        cr_assert(pm__end_bent(O, sv, &F), "a road end shown by a bent line that its seam does not have");
+        const pm_pbent *K = &O->rbent[2 * (size_t)r + e];
+        cr_assert(!memcmp(K->f, F.f, sizeof F.f) && !memcmp(K->ax, F.ax, sizeof F.ax) &&
+                      !memcmp(K->az, F.az, sizeof F.az) && !memcmp(K->bx, F.bx, sizeof F.bx) &&
+                      !memcmp(K->bz, F.bz, sizeof F.bz),
+                  "road %u end %d: the kept bent line is not its seam's", r, e);
+        int turn = pm_orient2d_f32_sign(F.f[0], F.f[1], F.f[2]);
+        cr_assert(K->turn == PM_PBENT_TURN_UNKNOWN || K->turn == turn, "road %u end %d: kept turn %d, exact %d", r, e,
+                  K->turn, turn);
+        kept_turned += K->turn != PM_PBENT_TURN_UNKNOWN;
+        int sigma = bits >> (2 * e + 1) & 1 ? 1 : -1;
+        const double p[2] = {F.f[0][0], F.f[0][1]}, k[2] = {F.f[1][0], F.f[1][1]}, q[2] = {F.f[2][0], F.f[2][1]};
+        if (!t) t = clu_tris(O, R, &nr);
+        for (size_t i = 0; i < nr; i++)
+            for (int c = 0; c < 3; c++, kept_corners++)
+                cr_assert(in_bent_side(p, k, q, sigma, t[i].v[c]),
+                          "road %u end %d: a corner (%.9g %.9g) outside the side %d it was shown on", r, e,
+                          t[i].v[c][0], t[i].v[c][1], sigma);
+        kept_checked++;
+    }
+    free(t);
+    const pm__clu *P = J, *Q = R;
+    float lo[2] = {P->lo[0] > Q->lo[0] ? P->lo[0] : Q->lo[0], P->lo[1] > Q->lo[1] ? P->lo[1] : Q->lo[1]};
+    float hi[2] = {P->hi[0] < Q->hi[0] ? P->hi[0] : Q->hi[0], P->hi[1] < Q->hi[1] ? P->hi[1] : Q->hi[1]};
+    cr_assert_eq(apart, bent_apart_fresh(O, J, r, lo, hi), "road %u: the kept lines answer %d, fresh ones not", r,
+                 apart);
+}
+
 static int bent_hook(pm__ov *O, const pm__clu *J, const pm__clu *R, int apart) {
     meets_lanes_as_plain(O, J, R);
+    kept_lines_as_fresh(O, J, R, apart);
     if (!apart) {
         declined++;
         return apart;
@@ -96,6 +193,9 @@ Test(network_overlap_bent, bent_line_against_all_pairs_and_without_it, .timeout 
     cr_assert_geq(touching, 5000, "only %zu touching pairs passed", touching);
     cr_assert_geq(declined, 100, "only %zu pairs declined", declined);
     cr_assert_geq(boxes_compared, 100000, "only %zu boxes compared in lanes", boxes_compared);
+    cr_log_info("kept bent lines: %zu checked (%zu with their turn found), %zu road corners on their side",
+                kept_checked, kept_turned, kept_corners);
+    cr_assert_geq(kept_checked, 5000, "only %zu kept bent lines checked", kept_checked);
 }
 
 /* pm__meets_m against pm__meets on boxes of few distinct values (edges
