@@ -1240,11 +1240,30 @@ static inline __attribute__((always_inline)) bool pm__strip_rows2_at(const uint3
     bool mono = chains && pm__row_monotone(_mm_add_pd(_mm_mul_pd(a01x, dx), _mm_mul_pd(a01z, dz)),
                                            _mm_add_pd(_mm_mul_pd(a12x, dx), _mm_mul_pd(a12z, dz)));
     int rise = 3;
+    /* Row A's indices in lanes 0 .. 2; a group's inner-row test (B0 <
+     * B2, and A2 < B0 when A is inner: a2n is A2 + 1 then, else 0) held
+     * until the next group shows B inner. */
+    __m128i av = _mm_setr_epi32((int)A0, (int)A1, (int)A2, 0);
+    uint64_t a2n = 0;
+    uint32_t pend = 0;
     for (uint32_t g = 0; g < G; g++, q += 12) {
+        /* The group's twelve indices in three lanes of four: (A0, A1, B0,
+         * A1), (B1, B0, A1, A2), (B1, A2, B2, B1); each compared with
+         * what A and the group's own B0, B1 say it must be. */
+        __m128i v0 = _mm_loadu_si128((const __m128i *)q), v1 = _mm_loadu_si128((const __m128i *)(q + 4));
+        __m128i v2 = _mm_loadu_si128((const __m128i *)(q + 8));
+        __m128 f0 = _mm_castsi128_ps(v0), f1 = _mm_castsi128_ps(v1), fa = _mm_castsi128_ps(av);
+        __m128i e0 = _mm_shuffle_epi32(av, _MM_SHUFFLE(1, 0, 1, 0));                 /* A0, A1, -, A1 */
+        __m128i e1 = _mm_castps_si128(_mm_shuffle_ps(f0, fa, _MM_SHUFFLE(2, 1, 2, 2)));   /* -, B0, A1, A2 */
+        __m128i e2 = _mm_castps_si128(_mm_shuffle_ps(f1, fa, _MM_SHUFFLE(2, 2, 0, 0)));   /* B1, B1, A2, - */
+        __m128i w2 = _mm_shuffle_epi32(v2, _MM_SHUFFLE(2, 1, 3, 0));                 /* q8, q11, q9, q10 */
+        int ok = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v0, e0))) |
+                 _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v1, e1))) << 4 |
+                 _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(w2, e2))) << 8;
+        if ((ok & 0x7EB) != 0x7EB) return false;
         uint32_t B0 = q[2], B1 = q[4], B2 = q[10];
-        uint32_t bad = (q[0] ^ A0) | (q[1] ^ A1) | (q[3] ^ A1) | (q[5] ^ B0) | (q[6] ^ A1) | (q[7] ^ A2) |
-                       (q[8] ^ B1) | (q[9] ^ A2) | (q[11] ^ B1);
-        if (bad) return false;
+        av = _mm_castps_si128(_mm_shuffle_ps(_mm_shuffle_ps(f0, f1, _MM_SHUFFLE(0, 0, 2, 2)), _mm_castsi128_ps(v2),
+                                             _MM_SHUFFLE(2, 2, 2, 0)));   /* B0, B1, B2, B2 */
         uint32_t *B = row + 3 * (size_t)(g + 1);
         B[0] = B0, B[1] = B1, B[2] = B2;
         p0 = pos + 3 * (size_t)B0, p1 = pos + 3 * (size_t)B1, p2 = pos + 3 * (size_t)B2;
@@ -1252,9 +1271,9 @@ static inline __attribute__((always_inline)) bool pm__strip_rows2_at(const uint3
         Rt[2 * g + 2] = p2[0], Rt[2 * g + 3] = p2[2];
         __m128d b01x = _mm_set_pd(p1[0], p0[0]), b12x = _mm_set_pd(p2[0], p1[0]);
         __m128d b01z = _mm_set_pd(p1[2], p0[2]), b12z = _mm_set_pd(p2[2], p1[2]);
-        uint32_t inner = g + 2 <= G;   /* B an inner row */
-        fall |= inner & (B0 >= B2);
-        fall |= inner & (g >= 1) & (A2 >= B0);
+        fall |= pend;   /* (B is row g + 1: the last group's B is not inner) */
+        pend = (B0 >= B2) | (a2n > B0);
+        a2n = (uint64_t)B2 + 1;
         /* (A0, A1, B0) and (A1, A2, B1); (A1, B1, B0) and (A2, B2, B1). */
         int sure = pm__turn2(a01x, a01z, a12x, a12z, b01x, b01z, flip) &
                    pm__turn2(a12x, a12z, b12x, b12z, b01x, b01z, flip);
@@ -1270,7 +1289,7 @@ static inline __attribute__((always_inline)) bool pm__strip_rows2_at(const uint3
             rise &= pm__above2(pjA, pjB);
             pjA = pjB;
         }
-        A0 = B0, A1 = B1, A2 = B2, mnA = mnB, mxA = mxB;
+        mnA = mnB, mxA = mxB;
         a01x = b01x, a12x = b12x, a01z = b01z, a12z = b12z;
     }
     mono = mono && rise == 3 &&
@@ -1284,6 +1303,9 @@ static inline __attribute__((always_inline)) bool pm__strip_rows2_at(const uint3
 }
 
 /* (Two copies: the chains' sums cost a road that does not ask nothing.) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uint32_t *row, int *turn,
                             uint32_t base, uint32_t span, uint32_t *far, pm__sides *sd) {
     return sd->chains ? pm__strip_rows2_at(q, t, pos, row, turn, base, span, far, sd, true)
@@ -1308,6 +1330,16 @@ static bool pm__border2_once(const uint32_t *row, uint32_t G, const pm__sides *s
 /* The border of a strip of two column pairs in xz (2 G + 4 points), as
  * pm__road_strip walks it, from the outer columns' points (sd) and the
  * end rows' middle vertices. */
+/* o's n plan points (x, z) are src's in the other order, two at a time. */
+static inline void pm__points_back(float *o, const float *src, uint32_t n) {
+    uint32_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        __m128 v = _mm_loadu_ps(src + 2 * (size_t)(n - 2 - i));
+        _mm_storeu_ps(o + 2 * (size_t)i, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
+    }
+    if (i < n) o[2 * (size_t)i] = src[0], o[2 * (size_t)i + 1] = src[1];
+}
+
 static void pm__border2(const pm__sides *sd, uint32_t G, const float *m0, const float *mG, int turn, float *xz) {
     const float *L = sd->xz[0], *Rt = sd->xz[1];
     float *o = xz;
@@ -1317,12 +1349,13 @@ static void pm__border2(const pm__sides *sd, uint32_t G, const float *m0, const 
         memcpy(o, Rt, 2 * ((size_t)G + 1) * sizeof *o);
         o += 2 * ((size_t)G + 1);
         *o++ = mG[0], *o++ = mG[2];
-        for (uint32_t g = G; g > 0; g--) *o++ = L[2 * g], *o++ = L[2 * g + 1];
+        pm__points_back(o, L + 2, G);
     } else {
         memcpy(o, L + 2, 2 * (size_t)G * sizeof *o);
         o += 2 * (size_t)G;
         *o++ = mG[0], *o++ = mG[2];
-        for (uint32_t g = G + 1; g > 0; g--) *o++ = Rt[2 * g - 2], *o++ = Rt[2 * g - 1];
+        pm__points_back(o, Rt, G + 1);
+        o += 2 * ((size_t)G + 1);
         *o++ = m0[0], *o++ = m0[2];
     }
 }
