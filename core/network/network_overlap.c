@@ -392,6 +392,23 @@ static int pm__few_pairs(pm__ov *O, const pm__clu *C, const pm_ptri *t) {
 /* Scene triangles ref0 + i (i < count) owned by part. */
 typedef struct pm__range { uint32_t ref0, count, part; } pm__range;
 
+#ifdef __SSE2__
+/* pm_orient2d_fast of the plan points in lanes 0 (x) and 1 (z) of a, b,
+ * c: the same operations on the same doubles, the two products in one
+ * register. */
+static inline double pm__orient_lanes(__m128 a, __m128 b, __m128 c) {
+    __m128d A = _mm_cvtps_pd(a), B = _mm_cvtps_pd(b), D = _mm_cvtps_pd(c);
+    __m128d bc = _mm_sub_pd(B, D);
+    __m128d lr = _mm_mul_pd(_mm_sub_pd(A, D), _mm_shuffle_pd(bc, bc, 1));   /* left, right */
+    double left = _mm_cvtsd_f64(lr), right = _mm_cvtsd_f64(_mm_unpackhi_pd(lr, lr));
+    double det = left - right, bound = 3.3306690738754716e-16 * (fabs(left) + fabs(right));
+    if (det > bound || -det > bound || bound == 0.0) return det;
+    double pa[2], pb[2], pc[2];
+    _mm_storeu_pd(pa, A), _mm_storeu_pd(pb, B), _mm_storeu_pd(pc, D);
+    return pm_orient2d(pa, pb, pc);
+}
+#endif
+
 /* Lists the owned, not yet taken triangles of rg[0 .. n) with plan area
  * (what pm_pset_add keeps) as C's, from ref[O->ntri] on, with their
  * bounds; C's bounds grow to hold them. A road's (few: at most PM__FEW)
@@ -400,6 +417,9 @@ typedef struct pm__range { uint32_t ref0, count, part; } pm__range;
 static void pm__take(pm__ov *O, pm__clu *C, const pm__range *rg, size_t n, pm_ptri *t3, pm__iedge *pool,
                      uint32_t *np) {
     C->first = O->ntri;
+#ifdef __SSE2__
+    __m128 clo = _mm_setr_ps(C->lo[0], C->lo[1], 0, 0), chi = _mm_setr_ps(C->hi[0], C->hi[1], 0, 0);
+#endif
     for (size_t i = 0; i < n; i++) {
         uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
         const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
@@ -410,10 +430,26 @@ static void pm__take(pm__ov *O, pm__clu *C, const pm__range *rg, size_t n, pm_pt
             const uint32_t *q = P->indices + 3 * (size_t)t;
             const float *a = P->positions + 3 * (size_t)q[0], *b = P->positions + 3 * (size_t)q[1],
                         *c = P->positions + 3 * (size_t)q[2];
+#ifdef __SSE2__
+            /* x and z in lanes 0 and 1. */
+            __m128 pa = _mm_unpacklo_ps(_mm_load_ss(a), _mm_load_ss(a + 2));
+            __m128 pb = _mm_unpacklo_ps(_mm_load_ss(b), _mm_load_ss(b + 2));
+            __m128 pc = _mm_unpacklo_ps(_mm_load_ss(c), _mm_load_ss(c + 2));
+            double o = pm__orient_lanes(pa, pb, pc);
+#else
             double A[2] = {a[0], a[2]}, B[2] = {b[0], b[2]}, D[2] = {c[0], c[2]};
             double o = pm_orient2d_fast(A, B, D);
+#endif
             if (o == 0) continue;
             pm_pbox *X = &O->box[O->ntri];
+#ifdef __SSE2__
+            /* minps (maxps) gives its first operand when it is the less
+             * (greater), else its second: the comparisons below, in their
+             * order. */
+            __m128 xlo = _mm_min_ps(pc, _mm_min_ps(pa, pb)), xhi = _mm_max_ps(pc, _mm_max_ps(pb, pa));
+            _mm_storeu_ps(X->lo, _mm_movelh_ps(xlo, xhi));
+            clo = _mm_min_ps(xlo, clo), chi = _mm_max_ps(xhi, chi);
+#else
             for (int k = 0; k < 3; k += 2) {
                 float l = a[k] < b[k] ? a[k] : b[k], h = a[k] < b[k] ? b[k] : a[k];
                 X->lo[k / 2] = c[k] < l ? c[k] : l;
@@ -421,6 +457,7 @@ static void pm__take(pm__ov *O, pm__clu *C, const pm__range *rg, size_t n, pm_pt
                 C->lo[k / 2] = X->lo[k / 2] < C->lo[k / 2] ? X->lo[k / 2] : C->lo[k / 2];
                 C->hi[k / 2] = X->hi[k / 2] > C->hi[k / 2] ? X->hi[k / 2] : C->hi[k / 2];
             }
+#endif
             O->ref[O->ntri++] = t | (sw ? PM__SW : 0);
             if (t3) {
                 /* pm_pset_add's corners (part, aux and flag unused). */
@@ -436,6 +473,10 @@ static void pm__take(pm__ov *O, pm__clu *C, const pm__range *rg, size_t n, pm_pt
         }
     }
     C->count = O->ntri - C->first;
+#ifdef __SSE2__
+    _mm_storel_pi((__m64 *)C->lo, clo);
+    _mm_storel_pi((__m64 *)C->hi, chi);
+#endif
 }
 
 /* Junction n's triangles: its asphalt, its mouth splits, its slab. */

@@ -10,7 +10,10 @@
  *  - the pairs of clusters whose bounds meet, from the grid over their
  *    bounds, against all pairs tested one by one, on random boxes:
  *    touching, nested, equal, degenerate, and enough huge ones that the
- *    grid's cells must grow. */
+ *    grid's cells must grow;
+ *  - pm__take's plan orientation in lanes (pm__orient_lanes) against
+ *    pm_orient2d_fast, bit for bit, on random, nearly collinear and
+ *    collinear corners. */
 #define PM__FEW 1024
 #include "../../core/network/network_overlap.c"
 
@@ -93,3 +96,68 @@ Test(network_overlap_parts, cluster_pairs_from_the_grid_are_all_pairs_whose_boun
                 pairs[2], pairs[3], pairs[4]);
     for (int k = 0; k < 5; k++) cr_assert_gt(pairs[k], 0, "kind %d: no pairs meet", k);
 }
+
+#ifdef __SSE2__
+/* A float near v: v itself, or a few ulps either side. */
+static float nudge(pm_rng *r, float v) {
+    int k = pm_rng_int(r, -3, 3);
+    for (; k > 0; k--) v = nextafterf(v, HUGE_VALF);
+    for (; k < 0; k++) v = nextafterf(v, -HUGE_VALF);
+    return v;
+}
+
+Test(network_overlap_parts, orientation_in_lanes_as_the_fast_predicate) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261202);
+    size_t zero = 0, close = 0, off_line = 0;
+    for (int round = 0; round < 400000; round++) {
+        float p[3][3];
+        double span = pm_rng_chance(&r, 0.5) ? 10 : 5000, off = pm_rng_chance(&r, 0.3) ? pm_rng_range(&r, -1e4, 1e4) : 0;
+        for (int i = 0; i < 3; i++)
+            for (int k = 0; k < 3; k++) p[i][k] = (float)(off + pm_rng_range(&r, -span, span));
+        int kind = pm_rng_int(&r, 0, 4);
+        if (kind >= 1) {
+            /* The third corner on the line of the others: exactly (whole
+             * metres, a whole step: past the filter to the exact stage),
+             * or rounded; then nudged now and then. */
+            bool whole = pm_rng_chance(&r, 0.5);
+            double t = whole ? pm_rng_int(&r, -2, 3) : pm_rng_range(&r, -2, 3);
+            if (whole)
+                for (int i = 0; i < 2; i++)
+                    for (int k = 0; k < 3; k += 2) p[i][k] = (float)pm_rng_int(&r, -1000, 1000);
+            for (int k = 0; k < 3; k += 2) p[2][k] = (float)(p[0][k] + t * ((double)p[1][k] - p[0][k]));
+            if (kind == 2)
+                for (int k = 0; k < 3; k += 2) p[2][k] = nudge(&r, p[2][k]);
+        }
+        if (kind == 3) {   /* along an axis, or a corner repeated: collinear exactly */
+            if (pm_rng_chance(&r, 0.5)) p[1][2] = p[2][2] = p[0][2];
+            else memcpy(p[2], p[pm_rng_int(&r, 0, 1)], sizeof p[2]);
+        }
+        if (kind == 4) {
+            /* Two corners on a line through the origin, the third a hair
+             * off the origin: the differences round, the estimate cannot
+             * tell, the exact stage finds a sign not zero. */
+            double m = pm_rng_chance(&r, 0.5) ? 2 : -1;
+            for (int k = 0; k < 3; k += 2) {
+                p[1][k] = (float)(m * p[0][k]);
+                p[2][k] = (float)(pm_rng_range(&r, -1, 1) * pow(10, -pm_rng_int(&r, 12, 18)));
+            }
+        }
+        double a[2] = {p[0][0], p[0][2]}, b[2] = {p[1][0], p[1][2]}, c[2] = {p[2][0], p[2][2]};
+        double want = pm_orient2d_fast(a, b, c);
+        __m128 la = _mm_unpacklo_ps(_mm_load_ss(p[0]), _mm_load_ss(p[0] + 2));
+        __m128 lb = _mm_unpacklo_ps(_mm_load_ss(p[1]), _mm_load_ss(p[1] + 2));
+        __m128 lc = _mm_unpacklo_ps(_mm_load_ss(p[2]), _mm_load_ss(p[2] + 2));
+        double got = pm__orient_lanes(la, lb, lc);
+        cr_assert(memcmp(&got, &want, sizeof got) == 0, "round %d: %.17g, fast predicate %.17g", round, got, want);
+        zero += want == 0;
+        double l = (a[0] - c[0]) * (b[1] - c[1]), rr = (a[1] - c[1]) * (b[0] - c[0]);
+        double bound = 3.3306690738754716e-16 * (fabs(l) + fabs(rr));
+        close += bound > 0 && !(fabs(l - rr) > bound);   /* (the exact stage's) */
+        off_line += bound > 0 && !(fabs(l - rr) > bound) && want != 0;
+    }
+    cr_assert_gt(zero, 50000, "only %zu collinear", zero);
+    cr_assert_gt(close, 20000, "only %zu past the filter", close);
+    cr_assert_gt(off_line, 1000, "only %zu past the filter, not collinear", off_line);
+}
+#endif
