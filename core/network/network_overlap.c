@@ -544,6 +544,22 @@ static uint32_t pm__vertex_block(const pm_prim *P, const uint32_t *own, uint32_t
     return k;
 }
 
+#ifdef __SSE2__
+/* Bit i set when q[i] (i < 12) is outside vertices base .. base + n - 1
+ * (n > 0): the indices less base, in three lanes of four, compared
+ * unsigned (sign bits flipped) with n - 1. */
+static inline unsigned pm__outside12(const uint32_t *q, uint32_t base, uint32_t n) {
+    const __m128i flip = _mm_set1_epi32(INT32_MIN), off = _mm_set1_epi32((int)base);
+    const __m128i lim = _mm_set1_epi32((int)((n - 1) ^ 0x80000000u));
+    unsigned m = 0;
+    for (int l = 0; l < 3; l++) {
+        __m128i v = _mm_xor_si128(_mm_sub_epi32(_mm_loadu_si128((const __m128i *)(q + 4 * l)), off), flip);
+        m |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(v, lim))) << (4 * l);
+    }
+    return m;
+}
+#endif
+
 /* Junction n's cluster, not yet listed: the bounds of its owned
  * triangles (their own pairs are its generator's). */
 static void pm__junction_cluster(pm__ov *O, uint32_t n) {
@@ -578,7 +594,27 @@ static void pm__junction_cluster(pm__ov *O, uint32_t n) {
         const pm__node *V = &O->N->nodes[n];
         if (!sw && V->vcount > 0 && V->vcount <= 3 * (V->tcount + V->xtn) + 16) {
             const float *pos = P->positions;
-            for (uint32_t t = t0; t < t0 + rg[i].count; t++) {
+            uint32_t t = t0;
+#ifndef PM__JUNCTION_LANES     /* (tests/core/test_network_overlap_parts.c turns it off now and then) */
+#define PM__JUNCTION_LANES 1
+#endif
+#ifdef __SSE2__
+            /* Four triangles at a time while all four are owned: their
+             * twelve indices outside the block found at once
+             * (pm__outside12) and grown in the plain loop's order. */
+            const __m128i part4 = _mm_set1_epi32((int)rg[i].part);
+            for (; PM__JUNCTION_LANES && t + 4 <= t0 + rg[i].count; t += 4) {
+                __m128i o4 = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(own + t)), part4);
+                if (_mm_movemask_ps(_mm_castsi128_ps(o4)) != 15) break;
+                any = block = true;
+                const uint32_t *q = P->indices + 3 * (size_t)t;
+                for (unsigned m = pm__outside12(q, V->voff, V->vcount); m; m &= m - 1) {
+                    const float *a = pos + 3 * (size_t)q[__builtin_ctz(m)];
+                    pm__grow(lo, hi, a[0], a[2]);
+                }
+            }
+#endif
+            for (; t < t0 + rg[i].count; t++) {
                 if (own[t] != rg[i].part) continue;
                 any = block = true;
                 const uint32_t *q = P->indices + 3 * (size_t)t;
@@ -1696,6 +1732,9 @@ static int pm__clusters(pm__ov *O) {
         uint32_t before = O->nclu;
         O->jclu[n] = UINT32_MAX;
         if (N->nodes[n].scene) pm__junction_cluster(O, n);
+#ifdef PM__JCLU_HOOK           /* (tests/core/test_network_overlap_parts.c: the bounds without lanes) */
+        PM__JCLU_HOOK(O, n, before);
+#endif
         if (O->nclu > before) O->jclu[n] = before;
     }
     pm__range *rr = NULL;
