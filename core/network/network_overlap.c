@@ -1394,14 +1394,22 @@ static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uin
  * end rows' six vertices all different and none in the inner rows' range. */
 static bool pm__border2_once(const uint32_t *row, uint32_t G, const pm__sides *sd) {
     if (!sd->rising) return false;
-    const uint32_t e[6] = {row[0], row[1], row[2], row[3 * G], row[3 * G + 1], row[3 * G + 2]};
+    /* The first four in lanes, against themselves turned by one and by
+     * two lanes (their six pairs) and against the last two. */
+    const __m128i e = _mm_setr_epi32((int)row[0], (int)row[1], (int)row[2], (int)row[3 * G]);
+    const uint32_t e4 = row[3 * G + 1], e5 = row[3 * G + 2];
+    __m128i eq = _mm_or_si128(_mm_cmpeq_epi32(e, _mm_shuffle_epi32(e, _MM_SHUFFLE(0, 3, 2, 1))),
+                              _mm_cmpeq_epi32(e, _mm_shuffle_epi32(e, _MM_SHUFFLE(1, 0, 3, 2))));
+    eq = _mm_or_si128(eq, _mm_or_si128(_mm_cmpeq_epi32(e, _mm_set1_epi32((int)e4)), _mm_cmpeq_epi32(e, _mm_set1_epi32((int)e5))));
+    if (e4 == e5 || _mm_movemask_ps(_mm_castsi128_ps(eq))) return false;
+    /* None in the inner rows' range lo .. hi (when not empty): x - lo
+     * <= hi - lo, unsigned (sign bits flipped for the lanes). */
     uint32_t lo = G >= 2 ? row[3] : 1, hi = G >= 2 ? row[3 * G - 1] : 0;
-    for (int i = 0; i < 6; i++) {
-        if (e[i] >= lo && e[i] <= hi) return false;
-        for (int j = i + 1; j < 6; j++)
-            if (e[i] == e[j]) return false;
-    }
-    return true;
+    if (hi < lo) return true;
+    const __m128i flip = _mm_set1_epi32(INT32_MIN);
+    __m128i x = _mm_xor_si128(_mm_sub_epi32(e, _mm_set1_epi32((int)lo)), flip);
+    __m128i out = _mm_cmpgt_epi32(x, _mm_set1_epi32((int)((hi - lo) ^ 0x80000000u)));
+    return _mm_movemask_ps(_mm_castsi128_ps(out)) == 15 && e4 - lo > hi - lo && e5 - lo > hi - lo;
 }
 
 /* The border of a strip of two column pairs in xz (2 G + 4 points), as
