@@ -1281,6 +1281,11 @@ static inline bool pm__row_monotone(__m128d lm, __m128d mr) {
     return up == 3 || down == 3;
 }
 
+/* The plan point (x, z) of the vertex at p in lanes 0 and 1. */
+static inline __m128 pm__xz_lanes(const float *p) {
+    return _mm_unpacklo_ps(_mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)p), _mm_load_ss(p + 2));
+}
+
 /* pm__strip_rows and pm__strip_far for two column pairs (three columns:
  * a network's road), a group of four triangles at a time, two turns at
  * once (pm__turn2; a lane not sure is taken the scalar way), and sd (its
@@ -1343,11 +1348,14 @@ static inline __attribute__((always_inline)) bool pm__strip_rows2_at(const uint3
                                              _MM_SHUFFLE(2, 2, 2, 0)));   /* B0, B1, B2, B2 */
         uint32_t *B = row + 3 * (size_t)(g + 1);
         B[0] = B0, B[1] = B1, B[2] = B2;
-        p0 = pos + 3 * (size_t)B0, p1 = pos + 3 * (size_t)B1, p2 = pos + 3 * (size_t)B2;
-        L[2 * g + 2] = p0[0], L[2 * g + 3] = p0[2];
-        Rt[2 * g + 2] = p2[0], Rt[2 * g + 3] = p2[2];
-        __m128d b01x = _mm_set_pd(p1[0], p0[0]), b12x = _mm_set_pd(p2[0], p1[0]);
-        __m128d b01z = _mm_set_pd(p1[2], p0[2]), b12z = _mm_set_pd(p2[2], p1[2]);
+        /* Each point's x and z in lanes 0 and 1 (x and y read as a pair,
+         * z by itself), then as doubles. */
+        __m128 xz0 = pm__xz_lanes(pos + 3 * (size_t)B0), xz2 = pm__xz_lanes(pos + 3 * (size_t)B2);
+        __m128d d0 = _mm_cvtps_pd(xz0), d1 = _mm_cvtps_pd(pm__xz_lanes(pos + 3 * (size_t)B1)), d2 = _mm_cvtps_pd(xz2);
+        _mm_storel_pi((__m64 *)(void *)(L + 2 * g + 2), xz0);
+        _mm_storel_pi((__m64 *)(void *)(Rt + 2 * g + 2), xz2);
+        __m128d b01x = _mm_unpacklo_pd(d0, d1), b12x = _mm_unpacklo_pd(d1, d2);
+        __m128d b01z = _mm_unpackhi_pd(d0, d1), b12z = _mm_unpackhi_pd(d1, d2);
         fall |= pend;   /* (B is row g + 1: the last group's B is not inner) */
         pend = (B0 >= B2) | (a2n > B0);
         a2n = (uint64_t)B2 + 1;
