@@ -393,6 +393,23 @@ static int pm__few_pairs(pm__ov *O, const pm__clu *C, const pm_ptri *t) {
 /* Scene triangles ref0 + i (i < count) owned by part. */
 typedef struct pm__range { uint32_t ref0, count, part; } pm__range;
 
+#ifdef __SSE2__
+/* pm_orient2d_fast of the plan points in lanes 0 (x) and 1 (z) of a, b,
+ * c: the same operations on the same doubles, the two products in one
+ * register. */
+static inline double pm__orient_lanes(__m128 a, __m128 b, __m128 c) {
+    __m128d A = _mm_cvtps_pd(a), B = _mm_cvtps_pd(b), D = _mm_cvtps_pd(c);
+    __m128d bc = _mm_sub_pd(B, D);
+    __m128d lr = _mm_mul_pd(_mm_sub_pd(A, D), _mm_shuffle_pd(bc, bc, 1));   /* left, right */
+    double left = _mm_cvtsd_f64(lr), right = _mm_cvtsd_f64(_mm_unpackhi_pd(lr, lr));
+    double det = left - right, bound = 3.3306690738754716e-16 * (fabs(left) + fabs(right));
+    if (det > bound || -det > bound || bound == 0.0) return det;
+    double pa[2], pb[2], pc[2];
+    _mm_storeu_pd(pa, A), _mm_storeu_pd(pb, B), _mm_storeu_pd(pc, D);
+    return pm_orient2d(pa, pb, pc);
+}
+#endif
+
 /* Lists the owned, not yet taken triangles of rg[0 .. n) with plan area
  * (what pm_pset_add keeps) as C's, from ref[O->ntri] on, with their
  * bounds; C's bounds grow to hold them. A road's (few: at most PM__FEW)
@@ -401,6 +418,9 @@ typedef struct pm__range { uint32_t ref0, count, part; } pm__range;
 static void pm__take(pm__ov *O, pm__clu *C, const pm__range *rg, size_t n, pm_ptri *t3, pm__iedge *pool,
                      uint32_t *np) {
     C->first = O->ntri;
+#ifdef __SSE2__
+    __m128 clo = _mm_setr_ps(C->lo[0], C->lo[1], 0, 0), chi = _mm_setr_ps(C->hi[0], C->hi[1], 0, 0);
+#endif
     for (size_t i = 0; i < n; i++) {
         uint32_t sw = rg[i].ref0 & PM__SW ? 1 : 0, t0 = rg[i].ref0 & ~PM__SW;
         const pm_prim *P = &O->sc->prims[sw ? 2 : 0];
@@ -411,10 +431,26 @@ static void pm__take(pm__ov *O, pm__clu *C, const pm__range *rg, size_t n, pm_pt
             const uint32_t *q = P->indices + 3 * (size_t)t;
             const float *a = P->positions + 3 * (size_t)q[0], *b = P->positions + 3 * (size_t)q[1],
                         *c = P->positions + 3 * (size_t)q[2];
+#ifdef __SSE2__
+            /* x and z in lanes 0 and 1. */
+            __m128 pa = _mm_unpacklo_ps(_mm_load_ss(a), _mm_load_ss(a + 2));
+            __m128 pb = _mm_unpacklo_ps(_mm_load_ss(b), _mm_load_ss(b + 2));
+            __m128 pc = _mm_unpacklo_ps(_mm_load_ss(c), _mm_load_ss(c + 2));
+            double o = pm__orient_lanes(pa, pb, pc);
+#else
             double A[2] = {a[0], a[2]}, B[2] = {b[0], b[2]}, D[2] = {c[0], c[2]};
             double o = pm_orient2d_fast(A, B, D);
+#endif
             if (o == 0) continue;
             pm_pbox *X = &O->box[O->ntri];
+#ifdef __SSE2__
+            /* minps (maxps) gives its first operand when it is the less
+             * (greater), else its second: the comparisons below, in their
+             * order. */
+            __m128 xlo = _mm_min_ps(pc, _mm_min_ps(pa, pb)), xhi = _mm_max_ps(pc, _mm_max_ps(pb, pa));
+            _mm_storeu_ps(X->lo, _mm_movelh_ps(xlo, xhi));
+            clo = _mm_min_ps(xlo, clo), chi = _mm_max_ps(xhi, chi);
+#else
             for (int k = 0; k < 3; k += 2) {
                 float l = a[k] < b[k] ? a[k] : b[k], h = a[k] < b[k] ? b[k] : a[k];
                 X->lo[k / 2] = c[k] < l ? c[k] : l;
@@ -422,6 +458,7 @@ static void pm__take(pm__ov *O, pm__clu *C, const pm__range *rg, size_t n, pm_pt
                 C->lo[k / 2] = X->lo[k / 2] < C->lo[k / 2] ? X->lo[k / 2] : C->lo[k / 2];
                 C->hi[k / 2] = X->hi[k / 2] > C->hi[k / 2] ? X->hi[k / 2] : C->hi[k / 2];
             }
+#endif
             O->ref[O->ntri++] = t | (sw ? PM__SW : 0);
             if (t3) {
                 /* pm_pset_add's corners (part, aux and flag unused). */
@@ -437,6 +474,10 @@ static void pm__take(pm__ov *O, pm__clu *C, const pm__range *rg, size_t n, pm_pt
         }
     }
     C->count = O->ntri - C->first;
+#ifdef __SSE2__
+    _mm_storel_pi((__m64 *)C->lo, clo);
+    _mm_storel_pi((__m64 *)C->hi, chi);
+#endif
 }
 
 /* Junction n's triangles: its asphalt, its mouth splits, its slab. */
@@ -504,6 +545,22 @@ static uint32_t pm__vertex_block(const pm_prim *P, const uint32_t *own, uint32_t
     return k;
 }
 
+#ifdef __SSE2__
+/* Bit i set when q[i] (i < 12) is outside vertices base .. base + n - 1
+ * (n > 0): the indices less base, in three lanes of four, compared
+ * unsigned (sign bits flipped) with n - 1. */
+static inline unsigned pm__outside12(const uint32_t *q, uint32_t base, uint32_t n) {
+    const __m128i flip = _mm_set1_epi32(INT32_MIN), off = _mm_set1_epi32((int)base);
+    const __m128i lim = _mm_set1_epi32((int)((n - 1) ^ 0x80000000u));
+    unsigned m = 0;
+    for (int l = 0; l < 3; l++) {
+        __m128i v = _mm_xor_si128(_mm_sub_epi32(_mm_loadu_si128((const __m128i *)(q + 4 * l)), off), flip);
+        m |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(v, lim))) << (4 * l);
+    }
+    return m;
+}
+#endif
+
 /* Junction n's cluster, not yet listed: the bounds of its owned
  * triangles (their own pairs are its generator's). */
 static void pm__junction_cluster(pm__ov *O, uint32_t n) {
@@ -538,7 +595,27 @@ static void pm__junction_cluster(pm__ov *O, uint32_t n) {
         const pm__node *V = &O->N->nodes[n];
         if (!sw && V->vcount > 0 && V->vcount <= 3 * (V->tcount + V->xtn) + 16) {
             const float *pos = P->positions;
-            for (uint32_t t = t0; t < t0 + rg[i].count; t++) {
+            uint32_t t = t0;
+#ifndef PM__JUNCTION_LANES     /* (tests/core/test_network_overlap_parts.c turns it off now and then) */
+#define PM__JUNCTION_LANES 1
+#endif
+#ifdef __SSE2__
+            /* Four triangles at a time while all four are owned: their
+             * twelve indices outside the block found at once
+             * (pm__outside12) and grown in the plain loop's order. */
+            const __m128i part4 = _mm_set1_epi32((int)rg[i].part);
+            for (; PM__JUNCTION_LANES && t + 4 <= t0 + rg[i].count; t += 4) {
+                __m128i o4 = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(own + t)), part4);
+                if (_mm_movemask_ps(_mm_castsi128_ps(o4)) != 15) break;
+                any = block = true;
+                const uint32_t *q = P->indices + 3 * (size_t)t;
+                for (unsigned m = pm__outside12(q, V->voff, V->vcount); m; m &= m - 1) {
+                    const float *a = pos + 3 * (size_t)q[__builtin_ctz(m)];
+                    pm__grow(lo, hi, a[0], a[2]);
+                }
+            }
+#endif
+            for (; t < t0 + rg[i].count; t++) {
                 if (own[t] != rg[i].part) continue;
                 any = block = true;
                 const uint32_t *q = P->indices + 3 * (size_t)t;
@@ -1205,6 +1282,11 @@ static inline bool pm__row_monotone(__m128d lm, __m128d mr) {
     return up == 3 || down == 3;
 }
 
+/* The plan point (x, z) of the vertex at p in lanes 0 and 1. */
+static inline __m128 pm__xz_lanes(const float *p) {
+    return _mm_unpacklo_ps(_mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)p), _mm_load_ss(p + 2));
+}
+
 /* pm__strip_rows and pm__strip_far for two column pairs (three columns:
  * a network's road), a group of four triangles at a time, two turns at
  * once (pm__turn2; a lane not sure is taken the scalar way), and sd (its
@@ -1241,21 +1323,43 @@ static inline __attribute__((always_inline)) bool pm__strip_rows2_at(const uint3
     bool mono = chains && pm__row_monotone(_mm_add_pd(_mm_mul_pd(a01x, dx), _mm_mul_pd(a01z, dz)),
                                            _mm_add_pd(_mm_mul_pd(a12x, dx), _mm_mul_pd(a12z, dz)));
     int rise = 3;
+    /* Row A's indices in lanes 0 .. 2; a group's inner-row test (B0 <
+     * B2, and A2 < B0 when A is inner: a2n is A2 + 1 then, else 0) held
+     * until the next group shows B inner. */
+    __m128i av = _mm_setr_epi32((int)A0, (int)A1, (int)A2, 0);
+    uint64_t a2n = 0;
+    uint32_t pend = 0;
     for (uint32_t g = 0; g < G; g++, q += 12) {
+        /* The group's twelve indices in three lanes of four: (A0, A1, B0,
+         * A1), (B1, B0, A1, A2), (B1, A2, B2, B1); each compared with
+         * what A and the group's own B0, B1 say it must be. */
+        __m128i v0 = _mm_loadu_si128((const __m128i *)q), v1 = _mm_loadu_si128((const __m128i *)(q + 4));
+        __m128i v2 = _mm_loadu_si128((const __m128i *)(q + 8));
+        __m128 f0 = _mm_castsi128_ps(v0), f1 = _mm_castsi128_ps(v1), fa = _mm_castsi128_ps(av);
+        __m128i e0 = _mm_shuffle_epi32(av, _MM_SHUFFLE(1, 0, 1, 0));                 /* A0, A1, -, A1 */
+        __m128i e1 = _mm_castps_si128(_mm_shuffle_ps(f0, fa, _MM_SHUFFLE(2, 1, 2, 2)));   /* -, B0, A1, A2 */
+        __m128i e2 = _mm_castps_si128(_mm_shuffle_ps(f1, fa, _MM_SHUFFLE(2, 2, 0, 0)));   /* B1, B1, A2, - */
+        __m128i w2 = _mm_shuffle_epi32(v2, _MM_SHUFFLE(2, 1, 3, 0));                 /* q8, q11, q9, q10 */
+        int ok = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v0, e0))) |
+                 _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v1, e1))) << 4 |
+                 _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(w2, e2))) << 8;
+        if ((ok & 0x7EB) != 0x7EB) return false;
         uint32_t B0 = q[2], B1 = q[4], B2 = q[10];
-        uint32_t bad = (q[0] ^ A0) | (q[1] ^ A1) | (q[3] ^ A1) | (q[5] ^ B0) | (q[6] ^ A1) | (q[7] ^ A2) |
-                       (q[8] ^ B1) | (q[9] ^ A2) | (q[11] ^ B1);
-        if (bad) return false;
+        av = _mm_castps_si128(_mm_shuffle_ps(_mm_shuffle_ps(f0, f1, _MM_SHUFFLE(0, 0, 2, 2)), _mm_castsi128_ps(v2),
+                                             _MM_SHUFFLE(2, 2, 2, 0)));   /* B0, B1, B2, B2 */
         uint32_t *B = row + 3 * (size_t)(g + 1);
         B[0] = B0, B[1] = B1, B[2] = B2;
-        p0 = pos + 3 * (size_t)B0, p1 = pos + 3 * (size_t)B1, p2 = pos + 3 * (size_t)B2;
-        L[2 * g + 2] = p0[0], L[2 * g + 3] = p0[2];
-        Rt[2 * g + 2] = p2[0], Rt[2 * g + 3] = p2[2];
-        __m128d b01x = _mm_set_pd(p1[0], p0[0]), b12x = _mm_set_pd(p2[0], p1[0]);
-        __m128d b01z = _mm_set_pd(p1[2], p0[2]), b12z = _mm_set_pd(p2[2], p1[2]);
-        uint32_t inner = g + 2 <= G;   /* B an inner row */
-        fall |= inner & (B0 >= B2);
-        fall |= inner & (g >= 1) & (A2 >= B0);
+        /* Each point's x and z in lanes 0 and 1 (x and y read as a pair,
+         * z by itself), then as doubles. */
+        __m128 xz0 = pm__xz_lanes(pos + 3 * (size_t)B0), xz2 = pm__xz_lanes(pos + 3 * (size_t)B2);
+        __m128d d0 = _mm_cvtps_pd(xz0), d1 = _mm_cvtps_pd(pm__xz_lanes(pos + 3 * (size_t)B1)), d2 = _mm_cvtps_pd(xz2);
+        _mm_storel_pi((__m64 *)(void *)(L + 2 * g + 2), xz0);
+        _mm_storel_pi((__m64 *)(void *)(Rt + 2 * g + 2), xz2);
+        __m128d b01x = _mm_unpacklo_pd(d0, d1), b12x = _mm_unpacklo_pd(d1, d2);
+        __m128d b01z = _mm_unpackhi_pd(d0, d1), b12z = _mm_unpackhi_pd(d1, d2);
+        fall |= pend;   /* (B is row g + 1: the last group's B is not inner) */
+        pend = (B0 >= B2) | (a2n > B0);
+        a2n = (uint64_t)B2 + 1;
         /* (A0, A1, B0) and (A1, A2, B1); (A1, B1, B0) and (A2, B2, B1). */
         int sure = pm__turn2(a01x, a01z, a12x, a12z, b01x, b01z, flip) &
                    pm__turn2(a12x, a12z, b12x, b12z, b01x, b01z, flip);
@@ -1271,7 +1375,7 @@ static inline __attribute__((always_inline)) bool pm__strip_rows2_at(const uint3
             rise &= pm__above2(pjA, pjB);
             pjA = pjB;
         }
-        A0 = B0, A1 = B1, A2 = B2, mnA = mnB, mxA = mxB;
+        mnA = mnB, mxA = mxB;
         a01x = b01x, a12x = b12x, a01z = b01z, a12z = b12z;
     }
     mono = mono && rise == 3 &&
@@ -1285,6 +1389,9 @@ static inline __attribute__((always_inline)) bool pm__strip_rows2_at(const uint3
 }
 
 /* (Two copies: the chains' sums cost a road that does not ask nothing.) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uint32_t *row, int *turn,
                             uint32_t base, uint32_t span, uint32_t *far, pm__sides *sd) {
     return sd->chains ? pm__strip_rows2_at(q, t, pos, row, turn, base, span, far, sd, true)
@@ -1296,19 +1403,37 @@ static bool pm__strip_rows2(const uint32_t *q, uint32_t t, const float *pos, uin
  * end rows' six vertices all different and none in the inner rows' range. */
 static bool pm__border2_once(const uint32_t *row, uint32_t G, const pm__sides *sd) {
     if (!sd->rising) return false;
-    const uint32_t e[6] = {row[0], row[1], row[2], row[3 * G], row[3 * G + 1], row[3 * G + 2]};
+    /* The first four in lanes, against themselves turned by one and by
+     * two lanes (their six pairs) and against the last two. */
+    const __m128i e = _mm_setr_epi32((int)row[0], (int)row[1], (int)row[2], (int)row[3 * G]);
+    const uint32_t e4 = row[3 * G + 1], e5 = row[3 * G + 2];
+    __m128i eq = _mm_or_si128(_mm_cmpeq_epi32(e, _mm_shuffle_epi32(e, _MM_SHUFFLE(0, 3, 2, 1))),
+                              _mm_cmpeq_epi32(e, _mm_shuffle_epi32(e, _MM_SHUFFLE(1, 0, 3, 2))));
+    eq = _mm_or_si128(eq, _mm_or_si128(_mm_cmpeq_epi32(e, _mm_set1_epi32((int)e4)), _mm_cmpeq_epi32(e, _mm_set1_epi32((int)e5))));
+    if (e4 == e5 || _mm_movemask_ps(_mm_castsi128_ps(eq))) return false;
+    /* None in the inner rows' range lo .. hi (when not empty): x - lo
+     * <= hi - lo, unsigned (sign bits flipped for the lanes). */
     uint32_t lo = G >= 2 ? row[3] : 1, hi = G >= 2 ? row[3 * G - 1] : 0;
-    for (int i = 0; i < 6; i++) {
-        if (e[i] >= lo && e[i] <= hi) return false;
-        for (int j = i + 1; j < 6; j++)
-            if (e[i] == e[j]) return false;
-    }
-    return true;
+    if (hi < lo) return true;
+    const __m128i flip = _mm_set1_epi32(INT32_MIN);
+    __m128i x = _mm_xor_si128(_mm_sub_epi32(e, _mm_set1_epi32((int)lo)), flip);
+    __m128i out = _mm_cmpgt_epi32(x, _mm_set1_epi32((int)((hi - lo) ^ 0x80000000u)));
+    return _mm_movemask_ps(_mm_castsi128_ps(out)) == 15 && e4 - lo > hi - lo && e5 - lo > hi - lo;
 }
 
 /* The border of a strip of two column pairs in xz (2 G + 4 points), as
  * pm__road_strip walks it, from the outer columns' points (sd) and the
  * end rows' middle vertices. */
+/* o's n plan points (x, z) are src's in the other order, two at a time. */
+static inline void pm__points_back(float *o, const float *src, uint32_t n) {
+    uint32_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        __m128 v = _mm_loadu_ps(src + 2 * (size_t)(n - 2 - i));
+        _mm_storeu_ps(o + 2 * (size_t)i, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
+    }
+    if (i < n) o[2 * (size_t)i] = src[0], o[2 * (size_t)i + 1] = src[1];
+}
+
 static void pm__border2(const pm__sides *sd, uint32_t G, const float *m0, const float *mG, int turn, float *xz) {
     const float *L = sd->xz[0], *Rt = sd->xz[1];
     float *o = xz;
@@ -1318,12 +1443,13 @@ static void pm__border2(const pm__sides *sd, uint32_t G, const float *m0, const 
         memcpy(o, Rt, 2 * ((size_t)G + 1) * sizeof *o);
         o += 2 * ((size_t)G + 1);
         *o++ = mG[0], *o++ = mG[2];
-        for (uint32_t g = G; g > 0; g--) *o++ = L[2 * g], *o++ = L[2 * g + 1];
+        pm__points_back(o, L + 2, G);
     } else {
         memcpy(o, L + 2, 2 * (size_t)G * sizeof *o);
         o += 2 * (size_t)G;
         *o++ = mG[0], *o++ = mG[2];
-        for (uint32_t g = G + 1; g > 0; g--) *o++ = Rt[2 * g - 2], *o++ = Rt[2 * g - 1];
+        pm__points_back(o, Rt, G + 1);
+        o += 2 * ((size_t)G + 1);
         *o++ = m0[0], *o++ = m0[2];
     }
 }
@@ -1626,6 +1752,9 @@ static int pm__clusters(pm__ov *O) {
         uint32_t before = O->nclu;
         O->jclu[n] = UINT32_MAX;
         if (N->nodes[n].scene) pm__junction_cluster(O, n);
+#ifdef PM__JCLU_HOOK           /* (tests/core/test_network_overlap_parts.c: the bounds without lanes) */
+        PM__JCLU_HOOK(O, n, before);
+#endif
         if (O->nclu > before) O->jclu[n] = before;
     }
     pm__range *rr = NULL;
