@@ -196,34 +196,73 @@ void pm_prim_normals_sum(pm_prim *p, uint32_t t0, uint32_t t1) {
     }
 }
 
-/* pm__normalize_or_up over many normals, four at a time with AVX: each
- * lane does the scalar code's operations in its order (widen to double,
- * x x + y y, + z z, IEEE sqrt, divide, round to float; -ffp-contract=off,
- * no FMA), so the same bits. tests/core/test_geom.c compares both paths
- * on random sums, zeros and non-finite ones included. */
+/* pm__normalize_or_up over many normals, eight at a time with AVX2: their
+ * 24 floats in three loads, dealt into x, y and z by lane permutes and
+ * blends (as the flat test's heights and the stitch's planar UVs), then
+ * each lane does the scalar code's operations in its order (widen to
+ * double, x x + y y, + z z, IEEE sqrt, divide, round to float;
+ * -ffp-contract=off, no FMA), so the same bits; a lane whose length is 0
+ * or not finite takes +Y; then dealt back and stored in three.
+ * tests/core/test_geom.c compares both paths on random sums, zeros and
+ * non-finite ones included. */
 #if PM__NORM_AVX
-__attribute__((target("avx"))) static uint32_t pm__normalize_avx(float *n, uint32_t count) {
-    const __m256d zero = _mm256_setzero_pd(), big = _mm256_set1_pd(DBL_MAX);
+/* Four lanes of x, y, z (floats) normalized as the scalar code does: the
+ * results into *x, *y, *z, +Y where the length is 0 or not finite. */
+__attribute__((target("avx2"))) static inline void pm__normalize4(__m128 *x, __m128 *y, __m128 *z) {
+    const __m256d zero = _mm256_setzero_pd(), big = _mm256_set1_pd(DBL_MAX), one = _mm256_set1_pd(1.0);
+    __m256d dx = _mm256_cvtps_pd(*x), dy = _mm256_cvtps_pd(*y), dz = _mm256_cvtps_pd(*z);
+    __m256d len = _mm256_sqrt_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)),
+                                               _mm256_mul_pd(dz, dz)));
+    __m256d ok = _mm256_and_pd(_mm256_cmp_pd(len, zero, _CMP_GT_OQ), _mm256_cmp_pd(len, big, _CMP_LE_OQ));
+    /* (The mask narrowed to four float lanes: 1.0 where good, 0.0 not.) */
+    __m128 good = _mm_cmpeq_ps(_mm256_cvtpd_ps(_mm256_and_pd(ok, one)), _mm_set1_ps(1.0f));
+    *x = _mm_and_ps(good, _mm256_cvtpd_ps(_mm256_div_pd(dx, len)));
+    *y = _mm_blendv_ps(_mm_set1_ps(1.0f), _mm256_cvtpd_ps(_mm256_div_pd(dy, len)), good);
+    *z = _mm_and_ps(good, _mm256_cvtpd_ps(_mm256_div_pd(dz, len)));
+}
+
+__attribute__((target("avx2"))) static uint32_t pm__normalize_avx2(float *n, uint32_t count) {
+    /* Floats 0-7: x0 y0 z0 x1 y1 z1 x2 y2, 8-15: z2 x3 y3 z3 x4 y4 z4 x5,
+     * 16-23: y5 z5 x6 y6 z6 x7 y7 z7. In: lane i of x, y, z picked from
+     * the three loads; out: float j of each store from lane i of x, y, z. */
+    const __m256i xa = _mm256_setr_epi32(0, 3, 6, 0, 0, 0, 0, 0), xb = _mm256_setr_epi32(0, 0, 0, 1, 4, 7, 0, 0);
+    const __m256i xc = _mm256_setr_epi32(0, 0, 0, 0, 0, 0, 2, 5), ya = _mm256_setr_epi32(1, 4, 7, 0, 0, 0, 0, 0);
+    const __m256i yb = _mm256_setr_epi32(0, 0, 0, 2, 5, 0, 0, 0), yc = _mm256_setr_epi32(0, 0, 0, 0, 0, 0, 3, 6);
+    const __m256i za = _mm256_setr_epi32(2, 5, 0, 0, 0, 0, 0, 0), zb = _mm256_setr_epi32(0, 0, 0, 3, 6, 0, 0, 0);
+    const __m256i zc = _mm256_setr_epi32(0, 0, 0, 0, 0, 1, 4, 7);
+    const __m256i o0x = _mm256_setr_epi32(0, 0, 0, 1, 0, 0, 2, 0), o0y = _mm256_setr_epi32(0, 0, 0, 0, 1, 0, 0, 2);
+    const __m256i o0z = _mm256_setr_epi32(0, 0, 0, 0, 0, 1, 0, 0), o1x = _mm256_setr_epi32(0, 3, 0, 0, 4, 0, 0, 5);
+    const __m256i o1y = _mm256_setr_epi32(0, 0, 3, 0, 0, 4, 0, 0), o1z = _mm256_setr_epi32(2, 0, 0, 3, 0, 0, 4, 0);
+    const __m256i o2x = _mm256_setr_epi32(0, 0, 6, 0, 0, 7, 0, 0), o2y = _mm256_setr_epi32(5, 0, 0, 6, 0, 0, 7, 0);
+    const __m256i o2z = _mm256_setr_epi32(0, 5, 0, 0, 6, 0, 0, 7);
     uint32_t i = 0;
-    for (; i + 4 <= count; i += 4) {
+    for (; i + 8 <= count; i += 8) {
         float *q = n + 3 * (size_t)i;
-        __m256d x = _mm256_cvtps_pd(_mm_setr_ps(q[0], q[3], q[6], q[9]));
-        __m256d y = _mm256_cvtps_pd(_mm_setr_ps(q[1], q[4], q[7], q[10]));
-        __m256d z = _mm256_cvtps_pd(_mm_setr_ps(q[2], q[5], q[8], q[11]));
-        __m256d len = _mm256_sqrt_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y)),
-                                                   _mm256_mul_pd(z, z)));
-        int ok = _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(len, zero, _CMP_GT_OQ),
-                                                  _mm256_cmp_pd(len, big, _CMP_LE_OQ)));
-        float fx[4], fy[4], fz[4];
-        _mm_storeu_ps(fx, _mm256_cvtpd_ps(_mm256_div_pd(x, len)));
-        _mm_storeu_ps(fy, _mm256_cvtpd_ps(_mm256_div_pd(y, len)));
-        _mm_storeu_ps(fz, _mm256_cvtpd_ps(_mm256_div_pd(z, len)));
-        for (int k = 0; k < 4; k++) {
-            bool good = (ok >> k) & 1;
-            q[3 * k] = good ? fx[k] : 0.0f;
-            q[3 * k + 1] = good ? fy[k] : 1.0f;
-            q[3 * k + 2] = good ? fz[k] : 0.0f;
-        }
+        __m256 a = _mm256_loadu_ps(q), b = _mm256_loadu_ps(q + 8), c = _mm256_loadu_ps(q + 16);
+        /* (x: lanes 0-2 from a, 3-5 from b, 6-7 from c; y: 0-2, 3-4, 5-7; z: 0-1, 2-4, 5-7.) */
+        __m256 x = _mm256_blend_ps(_mm256_blend_ps(_mm256_permutevar8x32_ps(a, xa), _mm256_permutevar8x32_ps(b, xb), 0x38),
+                                   _mm256_permutevar8x32_ps(c, xc), 0xC0);
+        __m256 y = _mm256_blend_ps(_mm256_blend_ps(_mm256_permutevar8x32_ps(a, ya), _mm256_permutevar8x32_ps(b, yb), 0x18),
+                                   _mm256_permutevar8x32_ps(c, yc), 0xE0);
+        __m256 z = _mm256_blend_ps(_mm256_blend_ps(_mm256_permutevar8x32_ps(a, za), _mm256_permutevar8x32_ps(b, zb), 0x1C),
+                                   _mm256_permutevar8x32_ps(c, zc), 0xE0);
+        __m128 x0 = _mm256_castps256_ps128(x), y0 = _mm256_castps256_ps128(y), z0 = _mm256_castps256_ps128(z);
+        __m128 x1 = _mm256_extractf128_ps(x, 1), y1 = _mm256_extractf128_ps(y, 1), z1 = _mm256_extractf128_ps(z, 1);
+        pm__normalize4(&x0, &y0, &z0);
+        pm__normalize4(&x1, &y1, &z1);
+        x = _mm256_set_m128(x1, x0), y = _mm256_set_m128(y1, y0), z = _mm256_set_m128(z1, z0);
+        /* (Store 0: x at floats 0, 3, 6, y at 1, 4, 7, z at 2, 5; store 1: z
+         * at 0, 3, 6, x at 1, 4, 7, y at 2, 5; store 2: y at 0, 3, 6, z at
+         * 1, 4, 7, x at 2, 5.) */
+        _mm256_storeu_ps(q, _mm256_blend_ps(_mm256_blend_ps(_mm256_permutevar8x32_ps(x, o0x),
+                                                            _mm256_permutevar8x32_ps(y, o0y), 0x92),
+                                            _mm256_permutevar8x32_ps(z, o0z), 0x24));
+        _mm256_storeu_ps(q + 8, _mm256_blend_ps(_mm256_blend_ps(_mm256_permutevar8x32_ps(z, o1z),
+                                                                _mm256_permutevar8x32_ps(x, o1x), 0x92),
+                                                _mm256_permutevar8x32_ps(y, o1y), 0x24));
+        _mm256_storeu_ps(q + 16, _mm256_blend_ps(_mm256_blend_ps(_mm256_permutevar8x32_ps(y, o2y),
+                                                                 _mm256_permutevar8x32_ps(z, o2z), 0x92),
+                                                 _mm256_permutevar8x32_ps(x, o2x), 0x24));
     }
     return i;
 }
@@ -233,12 +272,12 @@ int pm__normalize_all(float *n, uint32_t count, int path) {
     uint32_t i = 0;
     int best = 0;
 #if PM__NORM_AVX
-    if (__builtin_cpu_supports("avx")) best = 1;
+    if (__builtin_cpu_supports("avx2")) best = 1;
 #endif
     if (path > best) return -1;
     if (path < 0) path = best;
 #if PM__NORM_AVX
-    if (path == 1) i = pm__normalize_avx(n, count);
+    if (path == 1) i = pm__normalize_avx2(n, count);
 #endif
     for (; i < count; i++) pm__normalize_or_up(n + 3 * (size_t)i);
     return 0;
