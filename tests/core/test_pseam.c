@@ -32,10 +32,24 @@ static bool narrow;
 
 static size_t wide_compared;
 
+static size_t wide_loops;
+
+/* pm_pseam_loop_sides, answered the same by the AVX2 path (where the CPU
+ * has it) and the SSE2 one. */
+static void loop_sides(pm_pseam *const *S, int n, const float *xz, uint32_t m, int *side) {
+    int plain[2];
+    narrow = true;
+    pm_pseam_loop_sides(S, n, xz, m, plain);
+    narrow = false;
+    pm_pseam_loop_sides(S, n, xz, m, side);
+    for (int e = 0; e < n; e++) cr_assert_eq(side[e], plain[e], "the loop test's AVX2 and SSE2 paths differ");
+    wide_loops++;
+}
+
 /* pm_pseam_loop_sides for one seam. */
 static int pm_pseam_loop_side(pm_pseam *S, const float *xz, uint32_t m) {
     int side;
-    pm_pseam_loop_sides(&S, 1, xz, m, &side);
+    loop_sides(&S, 1, xz, m, &side);
     return side;
 }
 
@@ -234,8 +248,8 @@ Test(pseam, strips_of_rows_leaving_the_seam, .timeout = 120) {
         if (pm_pseam_init(&M2, (const float(*)[2])other, 5)) {
             int side2 = pm_pseam_loop_side(&M2, xz, m), both[2], one[2];
             pm_pseam *two[2] = {&M, &M2}, *half[2] = {NULL, &M2};
-            pm_pseam_loop_sides(two, 2, xz, m, both);
-            pm_pseam_loop_sides(half, 2, xz, m, one);
+            loop_sides(two, 2, xz, m, both);
+            loop_sides(half, 2, xz, m, one);
             cr_assert(both[0] == side && both[1] == side2 && one[0] == 0 && one[1] == side2,
                       "two seams at once (%d %d) not as each alone (%d %d)", both[0], both[1], side, side2);
             two_shown += side && side2;
@@ -254,6 +268,7 @@ Test(pseam, strips_of_rows_leaving_the_seam, .timeout = 120) {
                 two_shown, two_turned, two_across);
     cr_assert_geq(two_shown, 5000);
     cr_assert_geq(two_turned, 2000);
+    cr_assert_geq(wide_loops, 20000, "only %zu loop tests compared by AVX2 and SSE2", wide_loops);
     cr_assert_geq(two_across, 2000);
     cr_assert_geq(shown, 20000);
     cr_assert_geq(apart, 50000);
@@ -349,7 +364,7 @@ Test(pseam, two_seams_runs_across_one) {
         if (!pm_pseam_init(&MA, (const float(*)[2])a, 5)) continue;
         int sa = pm_pseam_loop_side(&MA, xz, 32), sb = pm_pseam_loop_side(&MB, xz, 32), both[2];
         pm_pseam *two[2] = {&MA, &MB};
-        pm_pseam_loop_sides(two, 2, xz, 32, both);
+        loop_sides(two, 2, xz, 32, both);
         cr_assert(both[0] == sa && both[1] == sb, "two seams at once (%d %d) not as each alone (%d %d)", both[0],
                   both[1], sa, sb);
         cr_assert_eq(sb, 0, "a loop across the seam called on one side");
@@ -360,6 +375,7 @@ Test(pseam, two_seams_runs_across_one) {
     cr_log_info("loops across a seam: %zu with the other seam shown, %zu of them on its other side", crossing, turned);
     cr_assert_geq(crossing, 10000);
     cr_assert_geq(turned, 4000);
+    cr_assert_geq(wide_loops, 50000, "only %zu loop tests compared by AVX2 and SSE2", wide_loops);
 }
 
 Test(pseam, degenerate_seams_refused) {
