@@ -641,39 +641,56 @@ static inline unsigned pm__seam_off3(const pm_pseam *S, int X, const float *a, c
 /* A triangle lies in the closed side when its three edges do (the other
  * side open, connected, unbounded: as for a loop). A corner strictly on
  * that side of every l_i is no seam point (each lies on a line). */
-#ifdef PM__SEAM_AVX2
-/* pm_pseam_tri_side with the four lines in one AVX2 register: pm__off2's
- * operations, four lanes (the same IEEE operations lane by lane, so the
- * same answers), a corner at a time. */
-__attribute__((target("avx2"))) static bool pm__tri_side4(pm_pseam *S, int side, const float *const v[3]) {
-    const __m256d sgn = _mm256_set1_pd(-0.0), k = _mm256_set1_pd(3.3306690738754716e-16);
-    const __m256d flip = _mm256_set1_pd(side > 0 ? 0.0 : -0.0);
-    const __m256d ax = _mm256_loadu_pd(S->ax), az = _mm256_loadu_pd(S->az), bx = _mm256_loadu_pd(S->bx),
-                  bz = _mm256_loadu_pd(S->bz);
-    int w[3] = {0, 0, 0};
-    for (int i = 0; i < 3; i++) {
-        const __m256d vx = _mm256_set1_pd(v[i][0]), vz = _mm256_set1_pd(v[i][2]);
-        __m256d left = _mm256_mul_pd(_mm256_sub_pd(ax, vx), _mm256_sub_pd(bz, vz));
-        __m256d right = _mm256_mul_pd(_mm256_sub_pd(az, vz), _mm256_sub_pd(bx, vx));
-        __m256d det = _mm256_xor_pd(_mm256_sub_pd(left, right), flip);
-        __m256d bound = _mm256_mul_pd(k, _mm256_add_pd(_mm256_andnot_pd(sgn, left), _mm256_andnot_pd(sgn, right)));
-        if (_mm256_movemask_pd(_mm256_cmp_pd(det, bound, _CMP_GT_OQ)) != 15 && !(w[i] = pm__seam_which(S, v[i][0], v[i][2])))
-            return false;
-    }
-    return pm__seam_edge(S, side, w[0], w[1]) && pm__seam_edge(S, side, w[1], w[2]) && pm__seam_edge(S, side, w[2], w[0]);
-}
-#endif
-
-bool pm_pseam_tri_side(pm_pseam *S, int side, const float *a, const float *b, const float *c) {
-    const float *const v[3] = {a, b, c};
-#ifdef PM__SEAM_AVX2
-    if (PM__SEAM_WIDE && __builtin_cpu_supports("avx2")) return pm__tri_side4(S, side, v);
-#endif
-    unsigned off = pm__seam_off3(S, side, a, b, c);
+static bool pm__tri_side2(pm_pseam *S, int side, const float *const v[3]) {
+    unsigned off = pm__seam_off3(S, side, v[0], v[1], v[2]);
     int w[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++)
         if (!(off >> i & 1) && !(w[i] = pm__seam_which(S, v[i][0], v[i][2]))) return false;
     return pm__seam_edge(S, side, w[0], w[1]) && pm__seam_edge(S, side, w[1], w[2]) && pm__seam_edge(S, side, w[2], w[0]);
+}
+
+#ifdef PM__SEAM_AVX2
+/* pm_pseam_tris_side with the four lines in one AVX2 register: pm__off2's
+ * operations, four lanes (the same IEEE operations lane by lane, so the
+ * same answers), a corner at a time; the lines loaded once for all the
+ * triangles. */
+__attribute__((target("avx2"))) static bool pm__tris_side4(pm_pseam *S, int side, const float *const *v, uint32_t n) {
+    const __m256d sgn = _mm256_set1_pd(-0.0), k = _mm256_set1_pd(3.3306690738754716e-16);
+    const __m256d flip = _mm256_set1_pd(side > 0 ? 0.0 : -0.0);
+    const __m256d ax = _mm256_loadu_pd(S->ax), az = _mm256_loadu_pd(S->az), bx = _mm256_loadu_pd(S->bx),
+                  bz = _mm256_loadu_pd(S->bz);
+    for (uint32_t t = 0; t < n; t++, v += 3) {
+        int w[3] = {0, 0, 0};
+        for (int i = 0; i < 3; i++) {
+            const __m256d vx = _mm256_set1_pd(v[i][0]), vz = _mm256_set1_pd(v[i][2]);
+            __m256d left = _mm256_mul_pd(_mm256_sub_pd(ax, vx), _mm256_sub_pd(bz, vz));
+            __m256d right = _mm256_mul_pd(_mm256_sub_pd(az, vz), _mm256_sub_pd(bx, vx));
+            __m256d det = _mm256_xor_pd(_mm256_sub_pd(left, right), flip);
+            __m256d bound = _mm256_mul_pd(k, _mm256_add_pd(_mm256_andnot_pd(sgn, left), _mm256_andnot_pd(sgn, right)));
+            if (_mm256_movemask_pd(_mm256_cmp_pd(det, bound, _CMP_GT_OQ)) != 15 &&
+                !(w[i] = pm__seam_which(S, v[i][0], v[i][2])))
+                return false;
+        }
+        if (!(pm__seam_edge(S, side, w[0], w[1]) && pm__seam_edge(S, side, w[1], w[2]) &&
+              pm__seam_edge(S, side, w[2], w[0])))
+            return false;
+    }
+    return true;
+}
+#endif
+
+bool pm_pseam_tris_side(pm_pseam *S, int side, const float *const *v, uint32_t n) {
+#ifdef PM__SEAM_AVX2
+    if (PM__SEAM_WIDE && __builtin_cpu_supports("avx2")) return pm__tris_side4(S, side, v, n);
+#endif
+    for (uint32_t t = 0; t < n; t++)
+        if (!pm__tri_side2(S, side, v + 3 * (size_t)t)) return false;
+    return true;
+}
+
+bool pm_pseam_tri_side(pm_pseam *S, int side, const float *a, const float *b, const float *c) {
+    const float *const v[3] = {a, b, c};
+    return pm_pseam_tris_side(S, side, v, 1);
 }
 
 static bool pm__inside(const pm__dtri *t, const double *p) {

@@ -228,6 +228,11 @@ void pm_pseam_loop_sides(pm_pseam *const *S, int n, const float *xz, uint32_t m,
  * closed side `side` of S, shown as for a loop. */
 bool pm_pseam_tri_side(pm_pseam *S, int side, const float *a, const float *b, const float *c);
 
+/* Whether each of n triangles, corners v[3 t .. 3 t + 3) (3D floats: x
+ * and z read), lies in the closed side `side` of S, each shown as by
+ * pm_pseam_tri_side (false at the first one not shown). */
+bool pm_pseam_tris_side(pm_pseam *S, int side, const float *const *v, uint32_t n);
+
 /* A point inside both overlapping triangles (plan), to name where. */
 void pm_ptri_witness(const pm_ptri *a, const pm_ptri *b, double out[2]);
 

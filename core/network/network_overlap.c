@@ -1767,29 +1767,42 @@ static bool pm__mouth_line(const pm__ov *O, const pm__clu *J, uint32_t r, pm_pli
 #define PM__BENT_ON 1
 #endif
 
-/* pm__bent_apart's test by a road end's seam of five S (kept by
- * pm__walk_sides, which showed the road on its side sigma): whether each
- * of J's triangles reaching into lo .. hi lies in the closed other side
- * (pm_pseam_tri_side). */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static bool pm__seam5_apart(const pm__ov *O, const pm__clu *J, pm_pseam *S, int sigma, const float lo[2],
-                            const float hi[2]) {
-#ifdef PM__SEAM5_HOOK           /* (tests/core/test_network_overlap_bent.c: checks S is J's mouth's) */
-    PM__SEAM5_HOOK(O, J, S);
-#endif
+/* Whether each of J's triangles reaching into lo .. hi lies in the
+ * closed side X of S: their corners gathered, then tested
+ * PM__SEAM5_BATCH triangles a call (pm_pseam_tris_side). */
+static bool pm__seam5_tris(const pm__ov *O, const pm__clu *J, pm_pseam *S, int X, const float lo[2],
+                           const float hi[2]) {
     const pm__mbox B = pm__mbox_of(lo, hi);
+    enum { PM__SEAM5_BATCH = 32 };
+    const float *v[3 * PM__SEAM5_BATCH];
+    uint32_t nb = 0;
     for (uint32_t k = J->first; k < J->first + J->count; k++) {
         if (!pm__meets_m(&O->box[k], B)) continue;
         uint32_t f = O->ref[k];
         const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
         const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
-        if (!pm_pseam_tri_side(S, -sigma, Pr->positions + 3 * (size_t)q[0], Pr->positions + 3 * (size_t)q[1],
-                               Pr->positions + 3 * (size_t)q[2]))
-            return false;
+        for (int c = 0; c < 3; c++) v[3 * nb + c] = Pr->positions + 3 * (size_t)q[c];
+        if (++nb == PM__SEAM5_BATCH) {
+            if (!pm_pseam_tris_side(S, X, v, nb)) return false;
+            nb = 0;
+        }
     }
-    return true;
+    return pm_pseam_tris_side(S, X, v, nb);
+}
+
+/* pm__bent_apart's test by a road end's seam of five S (kept by
+ * pm__walk_sides, which showed the road on its side sigma): whether each
+ * of J's triangles reaching into lo .. hi lies in the closed other side. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static bool pm__seam5_apart(const pm__ov *O, const pm__clu *J, pm_pseam *S, int sigma, const float lo[2],
+                            const float hi[2]) {
+    bool apart = pm__seam5_tris(O, J, S, -sigma, lo, hi);
+#ifdef PM__SEAM5_HOOK           /* (tests/core/test_network_overlap_bent.c: checks S is J's mouth's, and the answer) */
+    PM__SEAM5_HOOK(O, J, S, -sigma, lo, hi, apart);
+#endif
+    return apart;
 }
 
 /* A junction J (listed) and a road r whose end there was shown on one

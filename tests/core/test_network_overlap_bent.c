@@ -28,8 +28,9 @@ static bool bent_off;                /* the bent line off: the scan decides ever
 static int bent_hook(pm__ov *O, const pm__clu *J, const pm__clu *R, int apart);
 #define PM__BENT_ON (!bent_off)
 #define PM__BENT_HOOK(O, J, R, apart) bent_hook(O, J, R, apart)
-static void seam5_hook(const pm__ov *O, const pm__clu *J, const pm_pseam *S);
-#define PM__SEAM5_HOOK(O, J, S) seam5_hook(O, J, S)
+static void seam5_hook(const pm__ov *O, const pm__clu *J, pm_pseam *S, int X, const float lo[2], const float hi[2],
+                       bool apart);
+#define PM__SEAM5_HOOK(O, J, S, X, lo, hi, apart) seam5_hook(O, J, S, X, lo, hi, apart)
 #include "../../core/network/network_overlap.c"
 
 #include "pm_test_overlap_oracle.h"
@@ -78,12 +79,48 @@ static void kept_seams_as_built(const pm__ov *O, const pm__clu *R) {
     }
 }
 
-static size_t seams_read;
+static size_t seams_read, windows;
 
 /* The seam pm__seam5_apart reads for junction J is one of J's mouths: its
  * centre k a corner of one of J's triangles (another end's seam lies at
- * another junction). */
-static void seam5_hook(const pm__ov *O, const pm__clu *J, const pm_pseam *S) {
+ * another junction); its answer is that of each triangle of J whose
+ * bounds meet lo .. hi (pm__meets) tested alone (pm_pseam_tri_side). */
+static void seam5_hook(const pm__ov *O, const pm__clu *J, pm_pseam *S, int X, const float lo[2], const float hi[2],
+                       bool apart) {
+    bool each = true;
+    for (uint32_t k = J->first; each && k < J->first + J->count; k++) {
+        if (!pm__meets(O->box[k].lo, O->box[k].hi, lo, hi)) continue;
+        uint32_t f = O->ref[k];
+        const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
+        const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
+        each = pm_pseam_tri_side(S, X, Pr->positions + 3 * (size_t)q[0], Pr->positions + 3 * (size_t)q[1],
+                                 Pr->positions + 3 * (size_t)q[2]);
+    }
+    cr_assert_eq(apart, each, "the seam of five's answer is not its triangles' one by one");
+    /* Now and then the batched test (pm__seam5_tris) on windows of J's
+     * triangles, every one meeting J's bounds, on both sides: each window
+     * answered as its triangles one by one, whichever one fails first and
+     * however many fill the batches. */
+    if (seams_read % 8 == 0) {
+        pm__clu W = *J;
+        for (uint32_t first = J->first; first < J->first + J->count; first += 5)
+            for (uint32_t c = 0; first + c <= J->first + J->count && c <= 70; c++) {
+                W.first = first, W.count = c;
+                for (int x = -1; x <= 1; x += 2) {
+                    bool one = true;
+                    for (uint32_t k = first; one && k < first + c; k++) {
+                        uint32_t f = O->ref[k];
+                        const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
+                        const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
+                        one = pm_pseam_tri_side(S, x, Pr->positions + 3 * (size_t)q[0],
+                                                Pr->positions + 3 * (size_t)q[1], Pr->positions + 3 * (size_t)q[2]);
+                    }
+                    cr_assert_eq(pm__seam5_tris(O, &W, S, x, J->lo, J->hi), one,
+                                 "the batched seam test on %u triangles differs from one by one", c);
+                    windows += c > 32;
+                }
+            }
+    }
     bool found = false;
     for (uint32_t k = J->first; !found && k < J->first + J->count; k++) {
         uint32_t f = O->ref[k];
@@ -147,6 +184,7 @@ Test(network_overlap_bent, bent_line_against_all_pairs_and_without_it, .timeout 
     cr_assert_geq(passed5, 1000, "only %zu pairs passed by the seam of five", passed5);
     cr_assert_geq(seams_kept, 1000, "only %zu kept seams of five compared", seams_kept);
     cr_assert_geq(seams_read, 1000, "only %zu seams of five read checked", seams_read);
+    cr_assert_geq(windows, 1000, "only %zu windows of over 32 triangles checked", windows);
     cr_assert_geq(passed, 5000, "only %zu pairs passed by the bent line", passed);
     cr_assert_geq(touching, 5000, "only %zu touching pairs passed", touching);
     cr_assert_geq(declined, 100, "only %zu pairs declined", declined);
