@@ -1781,7 +1781,8 @@ static bool pm__seam5_tris(const pm__ov *O, const pm__clu *J, pm_pseam *S, int X
         uint32_t f = O->ref[k];
         const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
         const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
-        for (int c = 0; c < 3; c++) v[3 * nb + c] = Pr->positions + 3 * (size_t)q[c];
+        const float *P = Pr->positions, **w = v + 3 * nb;
+        w[0] = P + 3 * (size_t)q[0], w[1] = P + 3 * (size_t)q[1], w[2] = P + 3 * (size_t)q[2];
         if (++nb == PM__SEAM5_BATCH) {
             if (!pm_pseam_tris_side(S, X, v, nb)) return false;
             nb = 0;

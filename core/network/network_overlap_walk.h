@@ -355,7 +355,16 @@ static void pm__walk_sides(pm__ov *O, uint32_t r, const float *xu, uint32_t m, c
         for (int i = 0; i < 3; i++) pkq[i][0] = pos[3 * (size_t)sv[i]], pkq[i][1] = pos[3 * (size_t)sv[i] + 2];
         /* k on the outline, p and q beside it (either way round). */
         uint32_t at = 0;
-        while (at < m && !(xu[2 * (size_t)at] == pkq[1][0] && xu[2 * (size_t)at + 1] == pkq[1][1])) at++;
+        if (pkq[1][0] != 0 && pkq[1][1] != 0 && pkq[1][0] == pkq[1][0] && pkq[1][1] == pkq[1][1]) {
+            /* (Neither coordinate zero nor NaN: == is equality of the bits, a point's two floats at once.) */
+            uint64_t key, w;
+            memcpy(&key, pkq[1], sizeof key);
+            for (; at < m; at++) {
+                memcpy(&w, xu + 2 * (size_t)at, sizeof w);
+                if (w == key) break;
+            }
+        } else
+            while (at < m && !(xu[2 * (size_t)at] == pkq[1][0] && xu[2 * (size_t)at + 1] == pkq[1][1])) at++;
         if (at == m) continue;
         uint32_t b1 = at ? at - 1 : m - 1, a1 = at + 1 < m ? at + 1 : 0;
         uint32_t b2 = b1 ? b1 - 1 : m - 1, a2 = a1 + 1 < m ? a1 + 1 : 0;
