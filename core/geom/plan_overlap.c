@@ -345,16 +345,17 @@ static int pm__sure_dot(const double a[2], double vx, double vz, const double d[
 
 bool pm_pseam_init(pm_pseam *S, const float (*pts)[2], int n) {
     if (n < 3 || n > 5) return false;
+    double p[5][2], d[2];
     S->n = n;
     memset(S->f, 0, sizeof S->f);   /* (pm__seam_which reads all five) */
     for (int j = 0; j < n; j++) {
         S->f[j][0] = pts[j][0], S->f[j][1] = pts[j][1];
-        S->s[j][0] = pts[j][0], S->s[j][1] = pts[j][1];
+        p[j][0] = pts[j][0], p[j][1] = pts[j][1];
     }
-    S->d[0] = S->s[n - 1][0] - S->s[0][0], S->d[1] = S->s[n - 1][1] - S->s[0][1];
+    d[0] = p[n - 1][0] - p[0][0], d[1] = p[n - 1][1] - p[0][1];
     /* (Each piece rising along d: its ends differ too.) */
     for (int i = 0; i + 1 < n; i++)
-        if (pm__sure_dot(S->s[i], S->s[i + 1][0], S->s[i + 1][1], S->d) != 1) return false;
+        if (pm__sure_dot(p[i], p[i + 1][0], p[i + 1][1], d) != 1) return false;
     memset(S->o, 2, sizeof S->o);
     for (int i = 0; i + 1 < n; i++) S->o[i][i] = S->o[i + 1][i] = 0;
     S->lo[0] = S->hi[0] = pts[0][0], S->lo[1] = S->hi[1] = pts[0][1];
@@ -365,7 +366,7 @@ bool pm_pseam_init(pm_pseam *S, const float (*pts)[2], int n) {
         }
     for (int i = 0; i < 4; i++) {
         int l = i + 1 < n ? i : n - 2;
-        S->ax[i] = S->s[l][0], S->az[i] = S->s[l][1], S->bx[i] = S->s[l + 1][0], S->bz[i] = S->s[l + 1][1];
+        S->ax[i] = p[l][0], S->az[i] = p[l][1], S->bx[i] = p[l + 1][0], S->bz[i] = p[l + 1][1];
         /* (The side + grows with -(bz - az) x + (bx - ax) z.) */
         S->gx[i] = -(S->bz[i] - S->az[i]), S->gz[i] = S->bx[i] - S->ax[i];
     }
@@ -417,7 +418,8 @@ static inline bool pm__seam_off(const pm_pseam *S, int X, double x, double z) {
     return _mm_movemask_pd(ok) == 3;
 #else
     for (int i = 0; i + 1 < S->n; i++)
-        if (pm__sure_side(S->s[i], S->s[i + 1], x, z) != X) return false;
+        if (pm__sure_side((const double[2]){S->ax[i], S->az[i]}, (const double[2]){S->bx[i], S->bz[i]}, x, z) != X)
+            return false;
     return true;
 #endif
 }

@@ -205,8 +205,6 @@ typedef struct pm_pseam {
     int n;                     /* points, 3 .. 5 */
     float f[5][2];             /* the points as the mesh's floats */
     float lo[2], hi[2];        /* their bounds */
-    double s[5][2];
-    double d[2];               /* the axis C rises along */
     double ax[4], az[4], bx[4], bz[4];   /* l_i from (ax, az) to (bx, bz); the last again past n - 1 */
     double gx[4], gz[4];       /* l_i's gradient toward side +1: -(bz - az), bx - ax */
     signed char o[5][4];       /* o[j][i]: the exact sign of pm_orient2d(s_i, s_i+1, s_j), 2 until asked */

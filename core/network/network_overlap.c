@@ -95,8 +95,8 @@ typedef struct pm__ov {
     uint32_t *jclu;            /* per node: its junction's cluster, UINT32_MAX: none */
     uint8_t *rside;            /* per road: the side of each end's bent line it lies on (pm__road_sides),
                                 * or of its seam of five (bit 4 + e: pm__walk_sides) */
-    pm_pseam *rseam;           /* per road, per end: its seam of five when rside's bit 4 + e is set
-                                * (pm__walk_sides builds it; pm__seam5_apart reads it) */
+    pm_pseam **rseam;          /* per road: its ends' seams of five, [e] read when rside's bit 4 + e is
+                                * set (pm__walk_sides builds them; pm__seam5_apart reads them) */
     const float *lxz;          /* the summed way's asphalt loop shown (lm points, in O->w), else NULL */
     uint32_t lm;
     pm_pset set;               /* the whole set and its grid: built only to name
@@ -1617,7 +1617,7 @@ static int pm__clusters(pm__ov *O) {
     int rc = PM_OK;
     O->jclu = pm_arena_alloc(O->s, ((size_t)N->p->nnodes + 1) * sizeof *O->jclu);
     O->rside = pm_arena_calloc(O->s, N->roads.len + 1, 1);
-    O->rseam = pm_arena_alloc(O->s, 2 * (N->roads.len + 1) * sizeof *O->rseam);
+    O->rseam = pm_arena_alloc(O->s, (N->roads.len + 1) * sizeof *O->rseam);
     if (!O->jclu || !O->rside || !O->rseam) return PM_ERR_NOMEM;
     for (uint32_t n = 0; n < N->p->nnodes; n++) {
         uint32_t before = O->nclu;
@@ -1827,7 +1827,7 @@ static int pm__bent_apart(const pm__ov *O, const pm__clu *J, uint32_t r, const f
         if (!sv) continue;
         int sigma = bits >> (2 * e + 1) & 1 ? 1 : -1;
         if (bits >> (4 + e) & 1) {
-            if (pm__seam5_apart(O, J, &O->rseam[2 * (size_t)r + e], sigma, lo, hi)) return 1;
+            if (pm__seam5_apart(O, J, &O->rseam[r][e], sigma, lo, hi)) return 1;
             continue;
         }
         pm_pbent M;

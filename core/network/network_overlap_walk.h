@@ -336,15 +336,17 @@ static bool pm__same_xz2(const float *a, const float *b) { return a[0] == b[0] &
  * road lies on (pm_pseam_loop_sides: both ends in one pass over the
  * outline), kept in O->rside[r] as
  * pm__road_sides keeps a bent line's, with bit 4 + e set and the seam
- * itself in O->rseam[2 r + e] (pm__seam5_apart reads it). (Out of line: inlined, it cost pm__road_walk more
- * where no box meets.) */
+ * itself in O->rseam[r][e] (pm__seam5_apart reads it; the road's two
+ * seams taken from the arena as it first needs them, so that they come
+ * in its blocks, which the stages after it use again). (Out of line:
+ * inlined, it cost pm__road_walk more where no box meets.) */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
 static void pm__walk_sides(pm__ov *O, uint32_t r, const float *xu, uint32_t m, const float lo[2], const float hi[2]) {
     const pm__road *R = &O->N->roads.data[r];
     const float *pos = O->sc->prims[0].positions;
-    pm_pseam *S = O->rseam + 2 * (size_t)r, *use[2] = {NULL, NULL};
+    pm_pseam *S = NULL, *use[2] = {NULL, NULL};
     for (int e = 0; e < 2; e++) {
         int64_t node = e ? R->end : R->start;
         uint32_t j = node >= 0 && node < (int64_t)O->V ? O->jclu[node] : UINT32_MAX;
@@ -373,6 +375,7 @@ static void pm__walk_sides(pm__ov *O, uint32_t r, const float *xu, uint32_t m, c
         else if (pm__same_xz2(xu + 2 * (size_t)a1, pkq[0]) && pm__same_xz2(xu + 2 * (size_t)b1, pkq[2])) op = a2, oq = b2;
         else continue;
         const float out[4] = {xu[2 * (size_t)op], xu[2 * (size_t)op + 1], xu[2 * (size_t)oq], xu[2 * (size_t)oq + 1]};
+        if (!S && !(S = O->rseam[r] = pm_arena_alloc(O->s, 2 * sizeof *S))) break;   /* (out of memory: none kept) */
         if (pm__end_seam5(O, sv, out, &S[e])) use[e] = &S[e];
     }
     unsigned bits = 0;

@@ -63,7 +63,7 @@ static void kept_seams_as_built(const pm__ov *O, const pm__clu *R) {
     const float *pos = O->sc->prims[0].positions;
     for (int e = 0; e < 2; e++) {
         if (!(O->rside[R->road] >> (4 + e) & 1)) continue;
-        const pm_pseam *K = &O->rseam[2 * (size_t)R->road + e];
+        const pm_pseam *K = &O->rseam[R->road][e];
         const uint32_t *sv = pm__end_seam(O, Rd, e);
         cr_assert(sv, "a road end kept by its seam of five has no seam");
         for (int i = 0; i < 3; i++)
