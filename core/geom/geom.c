@@ -47,31 +47,38 @@ __attribute__((target("avx2"))) static inline int pm__face_down4(__m128 ax, __m1
     return _mm_movemask_ps(_mm_cmplt_ps(y, _mm_setzero_ps()));
 }
 
-/* Eight triangles at a time: their 24 indices in three loads, dealt into
- * first, second and third corners (each permutation puts the lanes one
- * load holds in place; the blends pick them), times three for float
- * offsets, their x and z gathered eight at a time; then each half as
- * pm__face_down4. */
-__attribute__((target("avx2"))) static uint32_t pm__face_down_avx2(const float *pos, const uint32_t *ix, uint32_t nt,
-                                                                   bool *down) {
+/* Eight triangles' 24 indices (from ix) in three loads, dealt into first,
+ * second and third corners (each permutation puts the lanes one load
+ * holds in place; the blends pick them), times three: the corners' float
+ * offsets into positions. */
+__attribute__((target("avx2"), always_inline)) static inline void pm__deal8(const uint32_t *ix, __m256i *a, __m256i *b,
+                                                                            __m256i *c) {
     const __m256i da = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5), db = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6);
     const __m256i dc = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
+    const __m256i *q = (const __m256i *)ix;
+    __m256i q0 = _mm256_loadu_si256(q), q1 = _mm256_loadu_si256(q + 1), q2 = _mm256_loadu_si256(q + 2);
+    __m256i A = _mm256_blend_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(q0, da),
+                                                      _mm256_permutevar8x32_epi32(q1, da), 0x38),
+                                   _mm256_permutevar8x32_epi32(q2, da), 0xC0);
+    __m256i B = _mm256_blend_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(q0, db),
+                                                      _mm256_permutevar8x32_epi32(q1, db), 0x18),
+                                   _mm256_permutevar8x32_epi32(q2, db), 0xE0);
+    __m256i C = _mm256_blend_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(q0, dc),
+                                                      _mm256_permutevar8x32_epi32(q1, dc), 0x1C),
+                                   _mm256_permutevar8x32_epi32(q2, dc), 0xE0);
+    *a = _mm256_add_epi32(A, _mm256_add_epi32(A, A));
+    *b = _mm256_add_epi32(B, _mm256_add_epi32(B, B));
+    *c = _mm256_add_epi32(C, _mm256_add_epi32(C, C));
+}
+
+/* Eight triangles at a time: their corners (pm__deal8), their x and z
+ * gathered eight at a time; then each half as pm__face_down4. */
+__attribute__((target("avx2"))) static uint32_t pm__face_down_avx2(const float *pos, const uint32_t *ix, uint32_t nt,
+                                                                   bool *down) {
     uint32_t t = 0;
     for (; t + 8 <= nt; t += 8) {
-        const __m256i *q = (const __m256i *)(ix + 3 * (size_t)t);
-        __m256i q0 = _mm256_loadu_si256(q), q1 = _mm256_loadu_si256(q + 1), q2 = _mm256_loadu_si256(q + 2);
-        __m256i a = _mm256_blend_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(q0, da),
-                                                          _mm256_permutevar8x32_epi32(q1, da), 0x38),
-                                       _mm256_permutevar8x32_epi32(q2, da), 0xC0);
-        __m256i b = _mm256_blend_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(q0, db),
-                                                          _mm256_permutevar8x32_epi32(q1, db), 0x18),
-                                       _mm256_permutevar8x32_epi32(q2, db), 0xE0);
-        __m256i c = _mm256_blend_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(q0, dc),
-                                                          _mm256_permutevar8x32_epi32(q1, dc), 0x1C),
-                                       _mm256_permutevar8x32_epi32(q2, dc), 0xE0);
-        a = _mm256_add_epi32(a, _mm256_add_epi32(a, a));
-        b = _mm256_add_epi32(b, _mm256_add_epi32(b, b));
-        c = _mm256_add_epi32(c, _mm256_add_epi32(c, c));
+        __m256i a, b, c;
+        pm__deal8(ix + 3 * (size_t)t, &a, &b, &c);
         __m256 ax = _mm256_i32gather_ps(pos, a, 4), az = _mm256_i32gather_ps(pos + 2, a, 4);
         __m256 bx = _mm256_i32gather_ps(pos, b, 4), bz = _mm256_i32gather_ps(pos + 2, b, 4);
         __m256 cx = _mm256_i32gather_ps(pos, c, 4), cz = _mm256_i32gather_ps(pos + 2, c, 4);
@@ -185,45 +192,154 @@ void pm_prim_compute_normals(pm_prim *p) {
     pm_prim_normals_finish(p, 0);
 }
 
-void pm_prim_normals_sum(pm_prim *p, uint32_t t0, uint32_t t1) {
+#if PM__NORM_AVX
+/* Four lanes of pm_face_cross (corners' floats widened to double, each
+ * lane the scalar operations in their order), rounded to floats into
+ * f[0 .. 4), f[8 ..), f[16 ..) (x, y, z). */
+__attribute__((target("avx2"), always_inline)) static inline void pm__cross4(const __m128 a[3], const __m128 b[3],
+                                                                             const __m128 c[3], float *f) {
+    __m256d A[3], u[3], v[3];
+    for (int k = 0; k < 3; k++) {
+        A[k] = _mm256_cvtps_pd(a[k]);
+        u[k] = _mm256_sub_pd(_mm256_cvtps_pd(b[k]), A[k]);
+        v[k] = _mm256_sub_pd(_mm256_cvtps_pd(c[k]), A[k]);
+    }
+    _mm_storeu_ps(f, _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_mul_pd(u[1], v[2]), _mm256_mul_pd(u[2], v[1]))));
+    _mm_storeu_ps(f + 8, _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_mul_pd(u[2], v[0]), _mm256_mul_pd(u[0], v[2]))));
+    _mm_storeu_ps(f + 16, _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_mul_pd(u[0], v[1]), _mm256_mul_pd(u[1], v[0]))));
+}
+
+/* pm__normals_sum eight triangles at a time: their corners (pm__deal8),
+ * x, y and z gathered, the eight face crosses in lanes (pm__cross4), then
+ * added to the vertices one triangle after another as
+ * pm_prim_normals_add adds them (the same sums in the same order);
+ * returns the next triangle. */
+__attribute__((target("avx2"))) static uint32_t pm__normals_sum_avx2(pm_prim *p, uint32_t t0, uint32_t t1) {
+    const float *pos = p->positions;
+    float *nrm = p->normals;
+    uint32_t t = t0;
+    for (; t + 8 <= t1; t += 8) {
+        const uint32_t *ix = p->indices + 3 * (size_t)t;
+        __m256i ia, ib, ic;
+        pm__deal8(ix, &ia, &ib, &ic);
+        __m256 g[3][3];
+        for (int k = 0; k < 3; k++) {
+            g[0][k] = _mm256_i32gather_ps(pos + k, ia, 4);
+            g[1][k] = _mm256_i32gather_ps(pos + k, ib, 4);
+            g[2][k] = _mm256_i32gather_ps(pos + k, ic, 4);
+        }
+        float f[24];
+        __m128 lo[3][3], hi[3][3];
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) lo[j][k] = _mm256_castps256_ps128(g[j][k]), hi[j][k] = _mm256_extractf128_ps(g[j][k], 1);
+        pm__cross4(lo[0], lo[1], lo[2], f);
+        pm__cross4(hi[0], hi[1], hi[2], f + 4);
+        for (int i = 0; i < 8; i++) {
+            const float fx = f[i], fy = f[8 + i], fz = f[16 + i];
+            for (int k = 0; k < 3; k++) {
+                float *n = nrm + 3 * (size_t)ix[3 * i + k];
+                n[0] = n[0] + fx;
+                n[1] = n[1] + fy;
+                n[2] = n[2] + fz;
+            }
+        }
+    }
+    return t;
+}
+#endif
+
+int pm__normals_sum(pm_prim *p, uint32_t t0, uint32_t t1, int path) {
     assert(p && t0 <= t1 && t1 <= p->icount / 3);
-    for (uint32_t t = 3 * t0; t < 3 * t1; t += 3) {
-        const uint32_t *tri = p->indices + t;
+    int best = 0;
+#if PM__NORM_AVX
+    /* (The gathers take 32-bit float offsets.) */
+    if (__builtin_cpu_supports("avx2") && p->vcount <= INT32_MAX / 3) best = 1;
+#endif
+    if (path > best) return -1;
+    if (path < 0) path = best;
+    uint32_t t = t0;
+#if PM__NORM_AVX
+    if (path == 1) t = pm__normals_sum_avx2(p, t0, t1);
+#endif
+    for (; t < t1; t++) {
+        const uint32_t *tri = p->indices + 3 * (size_t)t;
         assert(tri[0] < p->vcount && tri[1] < p->vcount && tri[2] < p->vcount);
         double c[3];
         pm_face_cross(p->positions, tri[0], tri[1], tri[2], c);
         pm_prim_normals_add(p, tri[0], tri[1], tri[2], c);
     }
+    return 0;
 }
 
-/* pm__normalize_or_up over many normals, four at a time with AVX: each
- * lane does the scalar code's operations in its order (widen to double,
- * x x + y y, + z z, IEEE sqrt, divide, round to float; -ffp-contract=off,
- * no FMA), so the same bits. tests/core/test_geom.c compares both paths
- * on random sums, zeros and non-finite ones included. */
+void pm_prim_normals_sum(pm_prim *p, uint32_t t0, uint32_t t1) { pm__normals_sum(p, t0, t1, -1); }
+
+/* pm__normalize_or_up over many normals, eight at a time with AVX2: their
+ * 24 floats in three loads, dealt into x, y and z by lane permutes and
+ * blends (as the flat test's heights and the stitch's planar UVs), then
+ * each lane does the scalar code's operations in its order (widen to
+ * double, x x + y y, + z z, IEEE sqrt, divide, round to float;
+ * -ffp-contract=off, no FMA), so the same bits; a lane whose length is 0
+ * or not finite takes +Y; then dealt back and stored in three.
+ * tests/core/test_geom.c compares both paths on random sums, zeros and
+ * non-finite ones included. */
 #if PM__NORM_AVX
-__attribute__((target("avx"))) static uint32_t pm__normalize_avx(float *n, uint32_t count) {
-    const __m256d zero = _mm256_setzero_pd(), big = _mm256_set1_pd(DBL_MAX);
+/* Four lanes of x, y, z (floats) normalized as the scalar code does: the
+ * results into *x, *y, *z, +Y where the length is 0 or not finite. */
+__attribute__((target("avx2"))) static inline void pm__normalize4(__m128 *x, __m128 *y, __m128 *z) {
+    const __m256d zero = _mm256_setzero_pd(), big = _mm256_set1_pd(DBL_MAX), one = _mm256_set1_pd(1.0);
+    __m256d dx = _mm256_cvtps_pd(*x), dy = _mm256_cvtps_pd(*y), dz = _mm256_cvtps_pd(*z);
+    __m256d len = _mm256_sqrt_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)),
+                                               _mm256_mul_pd(dz, dz)));
+    __m256d ok = _mm256_and_pd(_mm256_cmp_pd(len, zero, _CMP_GT_OQ), _mm256_cmp_pd(len, big, _CMP_LE_OQ));
+    /* (The mask narrowed to four float lanes: 1.0 where good, 0.0 not.) */
+    __m128 good = _mm_cmpeq_ps(_mm256_cvtpd_ps(_mm256_and_pd(ok, one)), _mm_set1_ps(1.0f));
+    *x = _mm_and_ps(good, _mm256_cvtpd_ps(_mm256_div_pd(dx, len)));
+    *y = _mm_blendv_ps(_mm_set1_ps(1.0f), _mm256_cvtpd_ps(_mm256_div_pd(dy, len)), good);
+    *z = _mm_and_ps(good, _mm256_cvtpd_ps(_mm256_div_pd(dz, len)));
+}
+
+__attribute__((target("avx2"))) static uint32_t pm__normalize_avx2(float *n, uint32_t count) {
+    /* Floats 0-7: x0 y0 z0 x1 y1 z1 x2 y2, 8-15: z2 x3 y3 z3 x4 y4 z4 x5,
+     * 16-23: y5 z5 x6 y6 z6 x7 y7 z7. In: lane i of x, y, z picked from
+     * the three loads; out: float j of each store from lane i of x, y, z. */
+    const __m256i xa = _mm256_setr_epi32(0, 3, 6, 0, 0, 0, 0, 0), xb = _mm256_setr_epi32(0, 0, 0, 1, 4, 7, 0, 0);
+    const __m256i xc = _mm256_setr_epi32(0, 0, 0, 0, 0, 0, 2, 5), ya = _mm256_setr_epi32(1, 4, 7, 0, 0, 0, 0, 0);
+    const __m256i yb = _mm256_setr_epi32(0, 0, 0, 2, 5, 0, 0, 0), yc = _mm256_setr_epi32(0, 0, 0, 0, 0, 0, 3, 6);
+    const __m256i za = _mm256_setr_epi32(2, 5, 0, 0, 0, 0, 0, 0), zb = _mm256_setr_epi32(0, 0, 0, 3, 6, 0, 0, 0);
+    const __m256i zc = _mm256_setr_epi32(0, 0, 0, 0, 0, 1, 4, 7);
+    const __m256i o0x = _mm256_setr_epi32(0, 0, 0, 1, 0, 0, 2, 0), o0y = _mm256_setr_epi32(0, 0, 0, 0, 1, 0, 0, 2);
+    const __m256i o0z = _mm256_setr_epi32(0, 0, 0, 0, 0, 1, 0, 0), o1x = _mm256_setr_epi32(0, 3, 0, 0, 4, 0, 0, 5);
+    const __m256i o1y = _mm256_setr_epi32(0, 0, 3, 0, 0, 4, 0, 0), o1z = _mm256_setr_epi32(2, 0, 0, 3, 0, 0, 4, 0);
+    const __m256i o2x = _mm256_setr_epi32(0, 0, 6, 0, 0, 7, 0, 0), o2y = _mm256_setr_epi32(5, 0, 0, 6, 0, 0, 7, 0);
+    const __m256i o2z = _mm256_setr_epi32(0, 5, 0, 0, 6, 0, 0, 7);
     uint32_t i = 0;
-    for (; i + 4 <= count; i += 4) {
+    for (; i + 8 <= count; i += 8) {
         float *q = n + 3 * (size_t)i;
-        __m256d x = _mm256_cvtps_pd(_mm_setr_ps(q[0], q[3], q[6], q[9]));
-        __m256d y = _mm256_cvtps_pd(_mm_setr_ps(q[1], q[4], q[7], q[10]));
-        __m256d z = _mm256_cvtps_pd(_mm_setr_ps(q[2], q[5], q[8], q[11]));
-        __m256d len = _mm256_sqrt_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y)),
-                                                   _mm256_mul_pd(z, z)));
-        int ok = _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(len, zero, _CMP_GT_OQ),
-                                                  _mm256_cmp_pd(len, big, _CMP_LE_OQ)));
-        float fx[4], fy[4], fz[4];
-        _mm_storeu_ps(fx, _mm256_cvtpd_ps(_mm256_div_pd(x, len)));
-        _mm_storeu_ps(fy, _mm256_cvtpd_ps(_mm256_div_pd(y, len)));
-        _mm_storeu_ps(fz, _mm256_cvtpd_ps(_mm256_div_pd(z, len)));
-        for (int k = 0; k < 4; k++) {
-            bool good = (ok >> k) & 1;
-            q[3 * k] = good ? fx[k] : 0.0f;
-            q[3 * k + 1] = good ? fy[k] : 1.0f;
-            q[3 * k + 2] = good ? fz[k] : 0.0f;
-        }
+        __m256 a = _mm256_loadu_ps(q), b = _mm256_loadu_ps(q + 8), c = _mm256_loadu_ps(q + 16);
+        /* (x: lanes 0-2 from a, 3-5 from b, 6-7 from c; y: 0-2, 3-4, 5-7; z: 0-1, 2-4, 5-7.) */
+        __m256 x = _mm256_blend_ps(_mm256_blend_ps(_mm256_permutevar8x32_ps(a, xa), _mm256_permutevar8x32_ps(b, xb), 0x38),
+                                   _mm256_permutevar8x32_ps(c, xc), 0xC0);
+        __m256 y = _mm256_blend_ps(_mm256_blend_ps(_mm256_permutevar8x32_ps(a, ya), _mm256_permutevar8x32_ps(b, yb), 0x18),
+                                   _mm256_permutevar8x32_ps(c, yc), 0xE0);
+        __m256 z = _mm256_blend_ps(_mm256_blend_ps(_mm256_permutevar8x32_ps(a, za), _mm256_permutevar8x32_ps(b, zb), 0x1C),
+                                   _mm256_permutevar8x32_ps(c, zc), 0xE0);
+        __m128 x0 = _mm256_castps256_ps128(x), y0 = _mm256_castps256_ps128(y), z0 = _mm256_castps256_ps128(z);
+        __m128 x1 = _mm256_extractf128_ps(x, 1), y1 = _mm256_extractf128_ps(y, 1), z1 = _mm256_extractf128_ps(z, 1);
+        pm__normalize4(&x0, &y0, &z0);
+        pm__normalize4(&x1, &y1, &z1);
+        x = _mm256_set_m128(x1, x0), y = _mm256_set_m128(y1, y0), z = _mm256_set_m128(z1, z0);
+        /* (Store 0: x at floats 0, 3, 6, y at 1, 4, 7, z at 2, 5; store 1: z
+         * at 0, 3, 6, x at 1, 4, 7, y at 2, 5; store 2: y at 0, 3, 6, z at
+         * 1, 4, 7, x at 2, 5.) */
+        _mm256_storeu_ps(q, _mm256_blend_ps(_mm256_blend_ps(_mm256_permutevar8x32_ps(x, o0x),
+                                                            _mm256_permutevar8x32_ps(y, o0y), 0x92),
+                                            _mm256_permutevar8x32_ps(z, o0z), 0x24));
+        _mm256_storeu_ps(q + 8, _mm256_blend_ps(_mm256_blend_ps(_mm256_permutevar8x32_ps(z, o1z),
+                                                                _mm256_permutevar8x32_ps(x, o1x), 0x92),
+                                                _mm256_permutevar8x32_ps(y, o1y), 0x24));
+        _mm256_storeu_ps(q + 16, _mm256_blend_ps(_mm256_blend_ps(_mm256_permutevar8x32_ps(y, o2y),
+                                                                 _mm256_permutevar8x32_ps(z, o2z), 0x92),
+                                                 _mm256_permutevar8x32_ps(x, o2x), 0x24));
     }
     return i;
 }
@@ -233,12 +349,12 @@ int pm__normalize_all(float *n, uint32_t count, int path) {
     uint32_t i = 0;
     int best = 0;
 #if PM__NORM_AVX
-    if (__builtin_cpu_supports("avx")) best = 1;
+    if (__builtin_cpu_supports("avx2")) best = 1;
 #endif
     if (path > best) return -1;
     if (path < 0) path = best;
 #if PM__NORM_AVX
-    if (path == 1) i = pm__normalize_avx(n, count);
+    if (path == 1) i = pm__normalize_avx2(n, count);
 #endif
     for (; i < count; i++) pm__normalize_or_up(n + 3 * (size_t)i);
     return 0;

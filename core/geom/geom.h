@@ -33,8 +33,11 @@ void pm_prim_normals_sum(pm_prim *p, uint32_t t0, uint32_t t1);
 /* Each of the count normals n[3 i ..] over its length (in double, rounded
  * to floats), or +Y where that length is 0 or not finite: the last step of
  * pm_prim_normals_finish. path: -1 the fastest this CPU has, 0 plain, 1
- * AVX; returns -1 (nothing done) for a path the CPU lacks, else 0. */
+ * AVX2; returns -1 (nothing done) for a path the CPU lacks, else 0. */
 int pm__normalize_all(float *n, uint32_t count, int path);
+/* pm_prim_normals_sum by path (as above: 1 AVX2, eight triangles at a
+ * time); -1 (nothing done) for a path the CPU lacks, else 0. */
+int pm__normals_sum(pm_prim *p, uint32_t t0, uint32_t t1, int path);
 /* Whether some of the nt triangles ix (corners into pos, [x, y, z]
  * floats) has a face cross (pm_face_cross) whose y rounds to a negative
  * float: 1 or 0; path as above (1: AVX2), -1 for a path the CPU lacks. */

@@ -10,9 +10,9 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define PM__SEAM_AVX2 1        /* four lines in one register where the CPU has AVX2 (pm_pseam_tri_side,
-                                * pm__bent_corners, pm_pbent_loop_sides with two bent lines) */
+                                * pm_pseam_loop_sides, pm__bent_corners, pm_pbent_loop_sides with two bent lines) */
 #endif
-#ifndef PM__SEAM_WIDE          /* (tests/core/test_pseam_wide.c turns it off now and then) */
+#ifndef PM__SEAM_WIDE          /* (tests/core/test_pseam.c turns it off now and then) */
 #define PM__SEAM_WIDE 1
 #endif
 
@@ -543,16 +543,17 @@ static int pm__sure_dot(const double a[2], double vx, double vz, const double d[
 
 bool pm_pseam_init(pm_pseam *S, const float (*pts)[2], int n) {
     if (n < 3 || n > 5) return false;
+    double p[5][2], d[2];
     S->n = n;
     memset(S->f, 0, sizeof S->f);   /* (pm__seam_which reads all five) */
     for (int j = 0; j < n; j++) {
         S->f[j][0] = pts[j][0], S->f[j][1] = pts[j][1];
-        S->s[j][0] = pts[j][0], S->s[j][1] = pts[j][1];
+        p[j][0] = pts[j][0], p[j][1] = pts[j][1];
     }
-    S->d[0] = S->s[n - 1][0] - S->s[0][0], S->d[1] = S->s[n - 1][1] - S->s[0][1];
+    d[0] = p[n - 1][0] - p[0][0], d[1] = p[n - 1][1] - p[0][1];
     /* (Each piece rising along d: its ends differ too.) */
     for (int i = 0; i + 1 < n; i++)
-        if (pm__sure_dot(S->s[i], S->s[i + 1][0], S->s[i + 1][1], S->d) != 1) return false;
+        if (pm__sure_dot(p[i], p[i + 1][0], p[i + 1][1], d) != 1) return false;
     memset(S->o, 2, sizeof S->o);
     for (int i = 0; i + 1 < n; i++) S->o[i][i] = S->o[i + 1][i] = 0;
     S->lo[0] = S->hi[0] = pts[0][0], S->lo[1] = S->hi[1] = pts[0][1];
@@ -563,7 +564,7 @@ bool pm_pseam_init(pm_pseam *S, const float (*pts)[2], int n) {
         }
     for (int i = 0; i < 4; i++) {
         int l = i + 1 < n ? i : n - 2;
-        S->ax[i] = S->s[l][0], S->az[i] = S->s[l][1], S->bx[i] = S->s[l + 1][0], S->bz[i] = S->s[l + 1][1];
+        S->ax[i] = p[l][0], S->az[i] = p[l][1], S->bx[i] = p[l + 1][0], S->bz[i] = p[l + 1][1];
         /* (The side + grows with -(bz - az) x + (bx - ax) z.) */
         S->gx[i] = -(S->bz[i] - S->az[i]), S->gz[i] = S->bx[i] - S->ax[i];
     }
@@ -616,7 +617,8 @@ static inline bool pm__seam_off(const pm_pseam *S, int X, double x, double z) {
     return _mm_movemask_pd(ok) == 3;
 #else
     for (int i = 0; i + 1 < S->n; i++)
-        if (pm__sure_side(S->s[i], S->s[i + 1], x, z) != X) return false;
+        if (pm__sure_side((const double[2]){S->ax[i], S->az[i]}, (const double[2]){S->bx[i], S->bz[i]}, x, z) != X)
+            return false;
     return true;
 #endif
 }
@@ -705,42 +707,113 @@ static inline bool pm__seam_edge(pm_pseam *S, int X, int wa, int wb) {
  * inside the bounded R could leave R within it only across the loop.
  * (A point strictly on side X of every l_i is no seam point: each lies
  * on a line. So pm__seam_which is asked only of the others.) */
-void pm_pseam_loop_sides(pm_pseam *const *S, int n, const float *xz, uint32_t m, int *side) {
-    int X[2] = {0, 0}, pw[2] = {0, 0};
-    bool live[2] = {false, false};
-    for (int e = 0; e < n; e++) {
-        side[e] = 0;
-        if (!S[e] || m < 3) continue;
-        for (uint32_t i = 0; i < m && !X[e]; i++) {
-            float x = xz[2 * (size_t)i], z = xz[2 * (size_t)i + 1];
-            if (pm__seam_off(S[e], 1, x, z)) X[e] = 1;
-            else if (pm__seam_off(S[e], -1, x, z)) X[e] = -1;
-            else if (!pm__seam_which(S[e], x, z)) break;
-        }
-        pw[e] = pm__seam_which(S[e], xz[2 * ((size_t)m - 1)], xz[2 * ((size_t)m - 1) + 1]);
-        live[e] = X[e] != 0;
-    }
-    for (uint32_t i0 = 0; i0 < m && (live[0] || live[1]); i0 += PM__BENT_RUN) {
-        uint32_t i1 = m - i0 > PM__BENT_RUN ? i0 + PM__BENT_RUN : m;
-        float lo[2], hi[2];
-        pm_xz_box(xz, i0, i1, lo, hi);
-        for (int e = 0; e < n; e++) {
-            if (!live[e]) continue;
-            if (pm__seam_box(S[e], X[e], lo, hi)) {
-                /* (Every point of the run off the seam and strictly on side X.) */
-                pw[e] = 0;
-                continue;
-            }
-            for (uint32_t i = i0; i < i1 && live[e]; i++) {
-                float x = xz[2 * (size_t)i], z = xz[2 * (size_t)i + 1];
-                bool off = pm__seam_off(S[e], X[e], x, z);
-                int w = off ? 0 : pm__seam_which(S[e], x, z);
-                live[e] = (off || w) && pm__seam_edge(S[e], X[e], pw[e], w);
-                pw[e] = w;
-            }
-        }
-    }
+/* pm_pseam_loop_sides' body over the line tests OFF(S, X, x, z)
+ * (pm__seam_off), BOX(S, X, lo, hi) (pm__seam_box) and SIDE(S, x, z)
+ * (the side X of every line (x, z) is strictly on, 0 none: OFF for +1,
+ * then for -1): written once for the SSE2 tests and for the AVX2 ones
+ * (the same operations lane by lane, so the same answers). */
+#define PM__PSEAM_LOOP_SIDES(OFF, BOX, SIDE)                                                           \
+    int X[2] = {0, 0}, pw[2] = {0, 0};                                                                 \
+    bool live[2] = {false, false};                                                                     \
+    for (int e = 0; e < n; e++) {                                                                      \
+        side[e] = 0;                                                                                   \
+        if (!S[e] || m < 3) continue;                                                                  \
+        for (uint32_t i = 0; i < m && !X[e]; i++) {                                                    \
+            float x = xz[2 * (size_t)i], z = xz[2 * (size_t)i + 1];                                    \
+            if (!(X[e] = SIDE(S[e], x, z)) && !pm__seam_which(S[e], x, z)) break;                      \
+        }                                                                                              \
+        pw[e] = pm__seam_which(S[e], xz[2 * ((size_t)m - 1)], xz[2 * ((size_t)m - 1) + 1]);            \
+        live[e] = X[e] != 0;                                                                           \
+    }                                                                                                  \
+    for (uint32_t i0 = 0; i0 < m && (live[0] || live[1]); i0 += PM__BENT_RUN) {                       \
+        uint32_t i1 = m - i0 > PM__BENT_RUN ? i0 + PM__BENT_RUN : m;                                   \
+        float lo[2], hi[2];                                                                            \
+        pm_xz_box(xz, i0, i1, lo, hi);                                                                 \
+        for (int e = 0; e < n; e++) {                                                                  \
+            if (!live[e]) continue;                                                                    \
+            if (BOX(S[e], X[e], lo, hi)) {                                                             \
+                /* (Every point of the run off the seam and strictly on side X.) */                    \
+                pw[e] = 0;                                                                             \
+                continue;                                                                              \
+            }                                                                                          \
+            for (uint32_t i = i0; i < i1 && live[e]; i++) {                                            \
+                float x = xz[2 * (size_t)i], z = xz[2 * (size_t)i + 1];                                \
+                bool off = OFF(S[e], X[e], x, z);                                                      \
+                int w = off ? 0 : pm__seam_which(S[e], x, z);                                          \
+                live[e] = (off || w) && pm__seam_edge(S[e], X[e], pw[e], w);                           \
+                pw[e] = w;                                                                             \
+            }                                                                                          \
+        }                                                                                              \
+    }                                                                                                  \
     for (int e = 0; e < n; e++) side[e] = live[e] ? X[e] : 0;
+
+static inline int pm__seam_side(const pm_pseam *S, double x, double z) {
+    return pm__seam_off(S, 1, x, z) ? 1 : pm__seam_off(S, -1, x, z) ? -1 : 0;
+}
+
+#ifdef PM__SEAM_AVX2
+/* pm__off2's operations on the four lines at once (AVX2) at (x, z): the
+ * lanes' det (side +1 positive) and bound. */
+__attribute__((target("avx2"), always_inline)) static inline void pm__seam_det4(const pm_pseam *S, double x, double z,
+                                                                                __m256d *det, __m256d *bound) {
+    const __m256d sgn = _mm256_set1_pd(-0.0), k = _mm256_set1_pd(3.3306690738754716e-16);
+    const __m256d vx = _mm256_set1_pd(x), vz = _mm256_set1_pd(z);
+    __m256d left = _mm256_mul_pd(_mm256_sub_pd(_mm256_loadu_pd(S->ax), vx), _mm256_sub_pd(_mm256_loadu_pd(S->bz), vz));
+    __m256d right = _mm256_mul_pd(_mm256_sub_pd(_mm256_loadu_pd(S->az), vz), _mm256_sub_pd(_mm256_loadu_pd(S->bx), vx));
+    *det = _mm256_sub_pd(left, right);
+    *bound = _mm256_mul_pd(k, _mm256_add_pd(_mm256_andnot_pd(sgn, left), _mm256_andnot_pd(sgn, right)));
+}
+
+/* pm__seam_off with the four lines in one register. */
+__attribute__((target("avx2"), always_inline)) static inline bool pm__seam_off4(const pm_pseam *S, int X, double x,
+                                                                                double z) {
+    __m256d det, bound;
+    pm__seam_det4(S, x, z, &det, &bound);
+    det = _mm256_xor_pd(det, _mm256_set1_pd(X > 0 ? 0.0 : -0.0));
+    return _mm256_movemask_pd(_mm256_cmp_pd(det, bound, _CMP_GT_OQ)) == 15;
+}
+
+/* pm__seam_side with the four lines in one register (det and bound once;
+ * -det is det with its sign flipped, as pm__off2's flip makes it). */
+__attribute__((target("avx2"), always_inline)) static inline int pm__seam_side4(const pm_pseam *S, double x, double z) {
+    __m256d det, bound;
+    pm__seam_det4(S, x, z, &det, &bound);
+    if (_mm256_movemask_pd(_mm256_cmp_pd(det, bound, _CMP_GT_OQ)) == 15) return 1;
+    det = _mm256_xor_pd(det, _mm256_set1_pd(-0.0));
+    return _mm256_movemask_pd(_mm256_cmp_pd(det, bound, _CMP_GT_OQ)) == 15 ? -1 : 0;
+}
+
+/* pm__seam_box with the four lines in one register (each line's corner
+ * picked as there). */
+__attribute__((target("avx2"), always_inline)) static inline bool pm__seam_box4(const pm_pseam *S, int X,
+                                                                                const float lo[2], const float hi[2]) {
+    const __m256d zero = _mm256_setzero_pd(), flip = _mm256_set1_pd(X > 0 ? 0.0 : -0.0);
+    const __m256d sgn = _mm256_set1_pd(-0.0), k = _mm256_set1_pd(3.3306690738754716e-16);
+    __m256d ux = _mm256_cmp_pd(_mm256_xor_pd(_mm256_loadu_pd(S->gx), flip), zero, _CMP_GT_OQ);
+    __m256d uz = _mm256_cmp_pd(_mm256_xor_pd(_mm256_loadu_pd(S->gz), flip), zero, _CMP_GT_OQ);
+    __m256d vx = _mm256_blendv_pd(_mm256_set1_pd(hi[0]), _mm256_set1_pd(lo[0]), ux);
+    __m256d vz = _mm256_blendv_pd(_mm256_set1_pd(hi[1]), _mm256_set1_pd(lo[1]), uz);
+    __m256d left = _mm256_mul_pd(_mm256_sub_pd(_mm256_loadu_pd(S->ax), vx), _mm256_sub_pd(_mm256_loadu_pd(S->bz), vz));
+    __m256d right = _mm256_mul_pd(_mm256_sub_pd(_mm256_loadu_pd(S->az), vz), _mm256_sub_pd(_mm256_loadu_pd(S->bx), vx));
+    __m256d det = _mm256_xor_pd(_mm256_sub_pd(left, right), flip);
+    __m256d bound = _mm256_mul_pd(k, _mm256_add_pd(_mm256_andnot_pd(sgn, left), _mm256_andnot_pd(sgn, right)));
+    return _mm256_movemask_pd(_mm256_cmp_pd(det, bound, _CMP_GT_OQ)) == 15;
+}
+
+__attribute__((target("avx2"))) static void pm__loop_sides4(pm_pseam *const *S, int n, const float *xz, uint32_t m,
+                                                            int *side) {
+    PM__PSEAM_LOOP_SIDES(pm__seam_off4, pm__seam_box4, pm__seam_side4)
+}
+#endif
+
+void pm_pseam_loop_sides(pm_pseam *const *S, int n, const float *xz, uint32_t m, int *side) {
+#ifdef PM__SEAM_AVX2
+    if (PM__SEAM_WIDE && __builtin_cpu_supports("avx2")) {
+        pm__loop_sides4(S, n, xz, m, side);
+        return;
+    }
+#endif
+    PM__PSEAM_LOOP_SIDES(pm__seam_off, pm__seam_box, pm__seam_side)
 }
 
 /* pm__seam_off of the three corners v[0 .. 3) (x, z of 3D floats): bit i
@@ -769,39 +842,56 @@ static inline unsigned pm__seam_off3(const pm_pseam *S, int X, const float *a, c
 /* A triangle lies in the closed side when its three edges do (the other
  * side open, connected, unbounded: as for a loop). A corner strictly on
  * that side of every l_i is no seam point (each lies on a line). */
-#ifdef PM__SEAM_AVX2
-/* pm_pseam_tri_side with the four lines in one AVX2 register: pm__off2's
- * operations, four lanes (the same IEEE operations lane by lane, so the
- * same answers), a corner at a time. */
-__attribute__((target("avx2"))) static bool pm__tri_side4(pm_pseam *S, int side, const float *const v[3]) {
-    const __m256d sgn = _mm256_set1_pd(-0.0), k = _mm256_set1_pd(3.3306690738754716e-16);
-    const __m256d flip = _mm256_set1_pd(side > 0 ? 0.0 : -0.0);
-    const __m256d ax = _mm256_loadu_pd(S->ax), az = _mm256_loadu_pd(S->az), bx = _mm256_loadu_pd(S->bx),
-                  bz = _mm256_loadu_pd(S->bz);
-    int w[3] = {0, 0, 0};
-    for (int i = 0; i < 3; i++) {
-        const __m256d vx = _mm256_set1_pd(v[i][0]), vz = _mm256_set1_pd(v[i][2]);
-        __m256d left = _mm256_mul_pd(_mm256_sub_pd(ax, vx), _mm256_sub_pd(bz, vz));
-        __m256d right = _mm256_mul_pd(_mm256_sub_pd(az, vz), _mm256_sub_pd(bx, vx));
-        __m256d det = _mm256_xor_pd(_mm256_sub_pd(left, right), flip);
-        __m256d bound = _mm256_mul_pd(k, _mm256_add_pd(_mm256_andnot_pd(sgn, left), _mm256_andnot_pd(sgn, right)));
-        if (_mm256_movemask_pd(_mm256_cmp_pd(det, bound, _CMP_GT_OQ)) != 15 && !(w[i] = pm__seam_which(S, v[i][0], v[i][2])))
-            return false;
-    }
-    return pm__seam_edge(S, side, w[0], w[1]) && pm__seam_edge(S, side, w[1], w[2]) && pm__seam_edge(S, side, w[2], w[0]);
-}
-#endif
-
-bool pm_pseam_tri_side(pm_pseam *S, int side, const float *a, const float *b, const float *c) {
-    const float *const v[3] = {a, b, c};
-#ifdef PM__SEAM_AVX2
-    if (PM__SEAM_WIDE && __builtin_cpu_supports("avx2")) return pm__tri_side4(S, side, v);
-#endif
-    unsigned off = pm__seam_off3(S, side, a, b, c);
+static bool pm__tri_side2(pm_pseam *S, int side, const float *const v[3]) {
+    unsigned off = pm__seam_off3(S, side, v[0], v[1], v[2]);
     int w[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++)
         if (!(off >> i & 1) && !(w[i] = pm__seam_which(S, v[i][0], v[i][2]))) return false;
     return pm__seam_edge(S, side, w[0], w[1]) && pm__seam_edge(S, side, w[1], w[2]) && pm__seam_edge(S, side, w[2], w[0]);
+}
+
+#ifdef PM__SEAM_AVX2
+/* pm_pseam_tris_side with the four lines in one AVX2 register: pm__off2's
+ * operations, four lanes (the same IEEE operations lane by lane, so the
+ * same answers), a corner at a time; the lines loaded once for all the
+ * triangles. */
+__attribute__((target("avx2"))) static bool pm__tris_side4(pm_pseam *S, int side, const float *const *v, uint32_t n) {
+    const __m256d sgn = _mm256_set1_pd(-0.0), k = _mm256_set1_pd(3.3306690738754716e-16);
+    const __m256d flip = _mm256_set1_pd(side > 0 ? 0.0 : -0.0);
+    const __m256d ax = _mm256_loadu_pd(S->ax), az = _mm256_loadu_pd(S->az), bx = _mm256_loadu_pd(S->bx),
+                  bz = _mm256_loadu_pd(S->bz);
+    for (uint32_t t = 0; t < n; t++, v += 3) {
+        int w[3] = {0, 0, 0};
+        for (int i = 0; i < 3; i++) {
+            const __m256d vx = _mm256_set1_pd(v[i][0]), vz = _mm256_set1_pd(v[i][2]);
+            __m256d left = _mm256_mul_pd(_mm256_sub_pd(ax, vx), _mm256_sub_pd(bz, vz));
+            __m256d right = _mm256_mul_pd(_mm256_sub_pd(az, vz), _mm256_sub_pd(bx, vx));
+            __m256d det = _mm256_xor_pd(_mm256_sub_pd(left, right), flip);
+            __m256d bound = _mm256_mul_pd(k, _mm256_add_pd(_mm256_andnot_pd(sgn, left), _mm256_andnot_pd(sgn, right)));
+            if (_mm256_movemask_pd(_mm256_cmp_pd(det, bound, _CMP_GT_OQ)) != 15 &&
+                !(w[i] = pm__seam_which(S, v[i][0], v[i][2])))
+                return false;
+        }
+        if (!(pm__seam_edge(S, side, w[0], w[1]) && pm__seam_edge(S, side, w[1], w[2]) &&
+              pm__seam_edge(S, side, w[2], w[0])))
+            return false;
+    }
+    return true;
+}
+#endif
+
+bool pm_pseam_tris_side(pm_pseam *S, int side, const float *const *v, uint32_t n) {
+#ifdef PM__SEAM_AVX2
+    if (PM__SEAM_WIDE && __builtin_cpu_supports("avx2")) return pm__tris_side4(S, side, v, n);
+#endif
+    for (uint32_t t = 0; t < n; t++)
+        if (!pm__tri_side2(S, side, v + 3 * (size_t)t)) return false;
+    return true;
+}
+
+bool pm_pseam_tri_side(pm_pseam *S, int side, const float *a, const float *b, const float *c) {
+    const float *const v[3] = {a, b, c};
+    return pm_pseam_tris_side(S, side, v, 1);
 }
 
 static bool pm__inside(const pm__dtri *t, const double *p) {

@@ -211,8 +211,6 @@ typedef struct pm_pseam {
     int n;                     /* points, 3 .. 5 */
     float f[5][2];             /* the points as the mesh's floats */
     float lo[2], hi[2];        /* their bounds */
-    double s[5][2];
-    double d[2];               /* the axis C rises along */
     double ax[4], az[4], bx[4], bz[4];   /* l_i from (ax, az) to (bx, bz); the last again past n - 1 */
     double gx[4], gz[4];       /* l_i's gradient toward side +1: -(bz - az), bx - ax */
     signed char o[5][4];       /* o[j][i]: the exact sign of pm_orient2d(s_i, s_i+1, s_j), 2 until asked */
@@ -233,6 +231,11 @@ void pm_pseam_loop_sides(pm_pseam *const *S, int n, const float *xz, uint32_t m,
 /* Whether the triangle of 3D float corners a, b, c (x, z) lies in the
  * closed side `side` of S, shown as for a loop. */
 bool pm_pseam_tri_side(pm_pseam *S, int side, const float *a, const float *b, const float *c);
+
+/* Whether each of n triangles, corners v[3 t .. 3 t + 3) (3D floats: x
+ * and z read), lies in the closed side `side` of S, each shown as by
+ * pm_pseam_tri_side (false at the first one not shown). */
+bool pm_pseam_tris_side(pm_pseam *S, int side, const float *const *v, uint32_t n);
 
 /* A point inside both overlapping triangles (plan), to name where. */
 void pm_ptri_witness(const pm_ptri *a, const pm_ptri *b, double out[2]);

@@ -95,7 +95,8 @@ typedef struct pm__ov {
     uint32_t *jclu;            /* per node: its junction's cluster, UINT32_MAX: none */
     uint8_t *rside;            /* per road: the side of each end's bent line it lies on (pm__road_sides),
                                 * or of its seam of five (bit 4 + e: pm__walk_sides) */
-    float *rout;               /* per road, per end: the seam's outer points (x, z) beside p and q */
+    pm_pseam **rseam;          /* per road: its ends' seams of five, [e] read when rside's bit 4 + e is
+                                * set (pm__walk_sides builds them; pm__seam5_apart reads them) */
     pm_pbent *rbent;           /* per road, per end: its mouth's bent line where pm__road_sides showed a side */
     const float *lxz;          /* the summed way's asphalt loop shown (lm points, in O->w), else NULL */
     uint32_t lm;
@@ -1745,9 +1746,9 @@ static int pm__clusters(pm__ov *O) {
     int rc = PM_OK;
     O->jclu = pm_arena_alloc(O->s, ((size_t)N->p->nnodes + 1) * sizeof *O->jclu);
     O->rside = pm_arena_calloc(O->s, N->roads.len + 1, 1);
-    O->rout = pm_arena_alloc(O->s, 8 * (N->roads.len + 1) * sizeof *O->rout);
+    O->rseam = pm_arena_alloc(O->s, (N->roads.len + 1) * sizeof *O->rseam);
     O->rbent = pm_arena_alloc(O->s, 2 * (N->roads.len + 1) * sizeof *O->rbent);
-    if (!O->jclu || !O->rside || !O->rout || !O->rbent) return PM_ERR_NOMEM;
+    if (!O->jclu || !O->rside || !O->rseam || !O->rbent) return PM_ERR_NOMEM;
     for (uint32_t n = 0; n < N->p->nnodes; n++) {
         uint32_t before = O->nclu;
         O->jclu[n] = UINT32_MAX;
@@ -1903,28 +1904,43 @@ static bool pm__mouth_line(const pm__ov *O, const pm__clu *J, uint32_t r, pm_pli
 #define PM__BENT_ON 1
 #endif
 
-/* pm__bent_apart's test by the seam of five of seam sv (outer points
- * out) for a road shown on its side sigma: whether each of J's
- * triangles reaching into lo .. hi lies in the closed other side
- * (pm_pseam_tri_side). */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static bool pm__seam5_apart(const pm__ov *O, const pm__clu *J, const uint32_t *sv, const float *out, int sigma,
-                            const float lo[2], const float hi[2]) {
-    pm_pseam S;
-    if (!pm__end_seam5(O, sv, out, &S)) return false;
+/* Whether each of J's triangles reaching into lo .. hi lies in the
+ * closed side X of S: their corners gathered, then tested
+ * PM__SEAM5_BATCH triangles a call (pm_pseam_tris_side). */
+static bool pm__seam5_tris(const pm__ov *O, const pm__clu *J, pm_pseam *S, int X, const float lo[2],
+                           const float hi[2]) {
     const pm__mbox B = pm__mbox_of(lo, hi);
+    enum { PM__SEAM5_BATCH = 32 };
+    const float *v[3 * PM__SEAM5_BATCH];
+    uint32_t nb = 0;
     for (uint32_t k = J->first; k < J->first + J->count; k++) {
         if (!pm__meets_m(&O->box[k], B)) continue;
         uint32_t f = O->ref[k];
         const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
         const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
-        if (!pm_pseam_tri_side(&S, -sigma, Pr->positions + 3 * (size_t)q[0], Pr->positions + 3 * (size_t)q[1],
-                               Pr->positions + 3 * (size_t)q[2]))
-            return false;
+        const float *P = Pr->positions, **w = v + 3 * nb;
+        w[0] = P + 3 * (size_t)q[0], w[1] = P + 3 * (size_t)q[1], w[2] = P + 3 * (size_t)q[2];
+        if (++nb == PM__SEAM5_BATCH) {
+            if (!pm_pseam_tris_side(S, X, v, nb)) return false;
+            nb = 0;
+        }
     }
-    return true;
+    return pm_pseam_tris_side(S, X, v, nb);
+}
+
+/* pm__bent_apart's test by a road end's seam of five S (kept by
+ * pm__walk_sides, which showed the road on its side sigma): whether each
+ * of J's triangles reaching into lo .. hi lies in the closed other side. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static bool pm__seam5_apart(const pm__ov *O, const pm__clu *J, pm_pseam *S, int sigma, const float lo[2],
+                            const float hi[2]) {
+    bool apart = pm__seam5_tris(O, J, S, -sigma, lo, hi);
+#ifdef PM__SEAM5_HOOK           /* (tests/core/test_network_overlap_bent.c: checks S is J's mouth's, and the answer) */
+    PM__SEAM5_HOOK(O, J, S, -sigma, lo, hi, apart);
+#endif
+    return apart;
 }
 
 /* pm__bent_apart's test by the kept bent line M for a road shown on its
@@ -1973,7 +1989,7 @@ static int pm__bent_apart(const pm__ov *O, const pm__clu *J, uint32_t r, const f
         if (!sv) continue;
         int sigma = bits >> (2 * e + 1) & 1 ? 1 : -1;
         if (bits >> (4 + e) & 1) {
-            if (pm__seam5_apart(O, J, sv, O->rout + 8 * (size_t)r + 4 * e, sigma, lo, hi)) return 1;
+            if (pm__seam5_apart(O, J, &O->rseam[r][e], sigma, lo, hi)) return 1;
             continue;
         }
         /* (The line built by pm__road_sides: bit 2 e without 4 + e.) */

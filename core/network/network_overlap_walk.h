@@ -335,16 +335,18 @@ static bool pm__same_xz2(const float *a, const float *b) { return a[0] == b[0] &
  * beyond them, the band's outer points there, then p, k, q) the whole
  * road lies on (pm_pseam_loop_sides: both ends in one pass over the
  * outline), kept in O->rside[r] as
- * pm__road_sides keeps a bent line's, with bit 4 + e set and the outer
- * points in O->rout. (Out of line: inlined, it cost pm__road_walk more
- * where no box meets.) */
+ * pm__road_sides keeps a bent line's, with bit 4 + e set and the seam
+ * itself in O->rseam[r][e] (pm__seam5_apart reads it; the road's two
+ * seams taken from the arena as it first needs them, so that they come
+ * in its blocks, which the stages after it use again). (Out of line:
+ * inlined, it cost pm__road_walk more where no box meets.) */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
 static void pm__walk_sides(pm__ov *O, uint32_t r, const float *xu, uint32_t m, const float lo[2], const float hi[2]) {
     const pm__road *R = &O->N->roads.data[r];
     const float *pos = O->sc->prims[0].positions;
-    pm_pseam S[2], *use[2] = {NULL, NULL};
+    pm_pseam *S = NULL, *use[2] = {NULL, NULL};
     for (int e = 0; e < 2; e++) {
         int64_t node = e ? R->end : R->start;
         uint32_t j = node >= 0 && node < (int64_t)O->V ? O->jclu[node] : UINT32_MAX;
@@ -355,7 +357,16 @@ static void pm__walk_sides(pm__ov *O, uint32_t r, const float *xu, uint32_t m, c
         for (int i = 0; i < 3; i++) pkq[i][0] = pos[3 * (size_t)sv[i]], pkq[i][1] = pos[3 * (size_t)sv[i] + 2];
         /* k on the outline, p and q beside it (either way round). */
         uint32_t at = 0;
-        while (at < m && !(xu[2 * (size_t)at] == pkq[1][0] && xu[2 * (size_t)at + 1] == pkq[1][1])) at++;
+        if (pkq[1][0] != 0 && pkq[1][1] != 0 && pkq[1][0] == pkq[1][0] && pkq[1][1] == pkq[1][1]) {
+            /* (Neither coordinate zero nor NaN: == is equality of the bits, a point's two floats at once.) */
+            uint64_t key, w;
+            memcpy(&key, pkq[1], sizeof key);
+            for (; at < m; at++) {
+                memcpy(&w, xu + 2 * (size_t)at, sizeof w);
+                if (w == key) break;
+            }
+        } else
+            while (at < m && !(xu[2 * (size_t)at] == pkq[1][0] && xu[2 * (size_t)at + 1] == pkq[1][1])) at++;
         if (at == m) continue;
         uint32_t b1 = at ? at - 1 : m - 1, a1 = at + 1 < m ? at + 1 : 0;
         uint32_t b2 = b1 ? b1 - 1 : m - 1, a2 = a1 + 1 < m ? a1 + 1 : 0;
@@ -363,9 +374,8 @@ static void pm__walk_sides(pm__ov *O, uint32_t r, const float *xu, uint32_t m, c
         if (pm__same_xz2(xu + 2 * (size_t)b1, pkq[0]) && pm__same_xz2(xu + 2 * (size_t)a1, pkq[2])) op = b2, oq = a2;
         else if (pm__same_xz2(xu + 2 * (size_t)a1, pkq[0]) && pm__same_xz2(xu + 2 * (size_t)b1, pkq[2])) op = a2, oq = b2;
         else continue;
-        float *out = O->rout + 8 * (size_t)r + 4 * e;
-        out[0] = xu[2 * (size_t)op], out[1] = xu[2 * (size_t)op + 1];
-        out[2] = xu[2 * (size_t)oq], out[3] = xu[2 * (size_t)oq + 1];
+        const float out[4] = {xu[2 * (size_t)op], xu[2 * (size_t)op + 1], xu[2 * (size_t)oq], xu[2 * (size_t)oq + 1]};
+        if (!S && !(S = O->rseam[r] = pm_arena_alloc(O->s, 2 * sizeof *S))) break;   /* (out of memory: none kept) */
         if (pm__end_seam5(O, sv, out, &S[e])) use[e] = &S[e];
     }
     unsigned bits = 0;

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "network/network_internal.h"
 #include "geom/earclip.h"
@@ -1075,6 +1078,30 @@ static inline double pm__orient(pm_v2 a, pm_v2 b, pm_v2 c) {
     return pm_orient2d_fast(pa, pb, pc);
 }
 
+/* Whether pm__orient(a, ob, b) > 0 and pm__orient(a, oa, ob) > 0 are both
+ * sure by the filter alone: the two determinants and bounds of
+ * pm_orient2d_fast in two lanes (the same operations, so the same
+ * values; a determinant above its bound is positive exactly). false:
+ * not shown (the scalar tests decide). */
+static inline bool pm__quad_sure(pm_v2 a, pm_v2 oa, pm_v2 ob, pm_v2 b) {
+#ifdef __SSE2__
+    const __m128d abs = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX)), k = _mm_set1_pd(3.3306690738754716e-16);
+    __m128d A = _mm_loadu_pd(&a.x), OA = _mm_loadu_pd(&oa.x), OB = _mm_loadu_pd(&ob.x), B = _mm_loadu_pd(&b.x);
+    /* (Lane 0: a, ob, b; lane 1: a, oa, ob.) */
+    __m128d ax = _mm_unpacklo_pd(A, A), ay = _mm_unpackhi_pd(A, A);
+    __m128d bx = _mm_unpacklo_pd(OB, OA), by = _mm_unpackhi_pd(OB, OA);
+    __m128d cx = _mm_unpacklo_pd(B, OB), cy = _mm_unpackhi_pd(B, OB);
+    __m128d left = _mm_mul_pd(_mm_sub_pd(ax, cx), _mm_sub_pd(by, cy));
+    __m128d right = _mm_mul_pd(_mm_sub_pd(ay, cy), _mm_sub_pd(bx, cx));
+    __m128d det = _mm_sub_pd(left, right);
+    __m128d bound = _mm_mul_pd(k, _mm_add_pd(_mm_and_pd(left, abs), _mm_and_pd(right, abs)));
+    return _mm_movemask_pd(_mm_cmpgt_pd(det, bound)) == 3;
+#else
+    (void)a, (void)oa, (void)ob, (void)b;
+    return false;
+#endif
+}
+
 static int pm__band_tri(pm_v2 pa, pm_v2 pb, pm_v2 pc, int keep) {
     double o = pm__orient(pa, pb, pc);
     return o == 0 ? 0 : (o < 0 ? -1 : keep);
@@ -1160,8 +1187,8 @@ static int pm__band_plan(pm__slab *S, uint32_t *reg, uint8_t *step, uint32_t bad
          * curb point carried from the one before. */
         pm_v2 pia = pib, poa = S->out[i], pob = S->out[i + 1];
         pib = pm__plan(pm__apos(S, i + 1));
-        if (!PM__SIDEWALK_PLAIN && !pm_v2_eq(poa, pob) && pm__orient(pia, pob, pib) > 0 &&
-            pm__orient(pia, poa, pob) > 0) {
+        if (!PM__SIDEWALK_PLAIN && !pm_v2_eq(poa, pob) &&
+            (pm__quad_sure(pia, poa, pob, pib) || (pm__orient(pia, pob, pib) > 0 && pm__orient(pia, poa, pob) > 0))) {
             step[i++] = PM__STEP_QUAD;
             continue;
         }

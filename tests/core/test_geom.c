@@ -274,16 +274,16 @@ static void ref_normalize(float *n) {
 }
 
 Test(geom, normalize_paths_are_the_plain_one) {
-    /* pm__normalize_all's paths (plain, AVX where the CPU has it) against
+    /* pm__normalize_all's paths (plain, AVX2 where the CPU has it) against
      * the reference on random sums of every magnitude: zeros, -0, huge
      * ones whose squares overflow, subnormals, infinities and NaNs, and
      * every count's remainder. */
     pm_rng r;
     pm_rng_seed(&r, 4242);
-    static float in[3 * 41], out[3 * 41 + 1], want[3 * 41];
+    static float in[3 * 100], out[3 * 100 + 1], want[3 * 100];
     int ran[2] = {0, 0};
-    for (int it = 0; it < 600; it++) {
-        uint32_t nv = (uint32_t)pm_rng_below(&r, 42);
+    for (int it = 0; it < 20000; it++) {
+        uint32_t nv = (uint32_t)pm_rng_below(&r, 101);
         for (uint32_t i = 0; i < 3 * nv; i++) {
             double m = ldexp(pm_rng_range(&r, -1, 1), (int)pm_rng_below(&r, 300) - 150);
             uint64_t pick = pm_rng_below(&r, 40);
@@ -303,7 +303,53 @@ Test(geom, normalize_paths_are_the_plain_one) {
         }
     }
     cr_assert_gt(ran[0], 0);
-    cr_log_info("normalize paths run: plain %d, AVX %d", ran[0], ran[1]);
+    cr_log_info("normalize paths run: plain %d, AVX2 %d", ran[0], ran[1]);
+}
+
+Test(geom, normals_sum_paths_are_the_plain_one) {
+    /* pm__normals_sum's paths (plain, AVX2 where the CPU has it) against
+     * the sums written out (pm_face_cross rounded to floats, added to a,
+     * b, c in triangle order) over random triangle runs t0 .. t1 of every
+     * remainder, on random starting normals, with shared and repeated
+     * corners, degenerate triangles and positions of every scale. */
+    pm_rng r;
+    pm_rng_seed(&r, 7171);
+    static float pos[3 * 64], n0[3 * 64], want[3 * 64];
+    static uint32_t ix[3 * 80];
+    int ran[2] = {0, 0};
+    for (int it = 0; it < 20000; it++) {
+        uint32_t nv = (uint32_t)pm_rng_int(&r, 1, 64), nt = (uint32_t)pm_rng_below(&r, 81);
+        double scale = ldexp(1.0, (int)pm_rng_below(&r, 60) - 30);
+        for (uint32_t v = 0; v < nv; v++) {
+            for (int k = 0; k < 3; k++) {
+                pos[3 * v + k] = (float)(pm_rng_range(&r, -50, 50) * scale);
+                n0[3 * v + k] = pm_rng_chance(&r, 0.5) ? 0.0f : (float)pm_rng_range(&r, -3, 3);
+            }
+            if (v > 0 && pm_rng_chance(&r, 0.1)) memcpy(pos + 3 * v, pos + 3 * (v - 1), 3 * sizeof *pos);
+        }
+        for (uint32_t i = 0; i < 3 * nt; i++) ix[i] = (uint32_t)pm_rng_below(&r, nv);
+        uint32_t t0 = nt ? (uint32_t)pm_rng_below(&r, nt + 1) : 0, t1 = t0 + (uint32_t)pm_rng_below(&r, nt - t0 + 1);
+        if (it % 3 == 0) t0 = 0, t1 = nt;
+        memcpy(want, n0, 3 * nv * sizeof *want);
+        for (uint32_t t = t0; t < t1; t++) {
+            double c[3];
+            pm_face_cross(pos, ix[3 * t], ix[3 * t + 1], ix[3 * t + 2], c);
+            for (int k = 0; k < 3; k++)
+                for (int j = 0; j < 3; j++) want[3 * ix[3 * t + k] + j] = want[3 * ix[3 * t + k] + j] + (float)c[j];
+        }
+        for (int path = -1; path <= 1; path++) {
+            float nrm[3 * 64];
+            memcpy(nrm, n0, 3 * nv * sizeof *nrm);
+            pm_prim p = {.positions = pos, .normals = nrm, .indices = ix, .vcount = nv, .vcap = nv,
+                         .icount = 3 * nt, .icap = 3 * nt};
+            if (pm__normals_sum(&p, t0, t1, path) < 0) continue;
+            if (path >= 0) ran[path]++;
+            cr_assert(memcmp(nrm, want, 3 * nv * sizeof *nrm) == 0, "path %d, triangles %u .. %u: sums differ", path,
+                      t0, t1);
+        }
+    }
+    cr_assert_gt(ran[0], 0);
+    cr_log_info("normals sum paths run: plain %d, AVX2 %d", ran[0], ran[1]);
 }
 
 Test(geom, face_down_paths_are_the_plain_one) {

@@ -23,12 +23,17 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "geom/plan_overlap.h"
+
 typedef struct pm__ov pm__ov;
 typedef struct pm__clu pm__clu;
 static bool bent_off;                /* the bent line off: the scan decides every pair */
 static int bent_hook(pm__ov *O, const pm__clu *J, const pm__clu *R, int apart);
 #define PM__BENT_ON (!bent_off)
 #define PM__BENT_HOOK(O, J, R, apart) bent_hook(O, J, R, apart)
+static void seam5_hook(const pm__ov *O, const pm__clu *J, pm_pseam *S, int X, const float lo[2], const float hi[2],
+                       bool apart);
+#define PM__SEAM5_HOOK(O, J, S, X, lo, hi, apart) seam5_hook(O, J, S, X, lo, hi, apart)
 #include "../../core/network/network_overlap.c"
 
 #include "pm_test_overlap_oracle.h"
@@ -76,7 +81,7 @@ static int bent_apart_fresh(const pm__ov *O, const pm__clu *J, uint32_t r, const
         if (!sv) continue;
         int sigma = bits >> (2 * e + 1) & 1 ? 1 : -1;
         if (bits >> (4 + e) & 1) {
-            if (pm__seam5_apart(O, J, sv, O->rout + 8 * (size_t)r + 4 * e, sigma, lo, hi)) return 1;
+            if (pm__seam5_apart(O, J, &O->rseam[r][e], sigma, lo, hi)) return 1;
             continue;
         }
         pm_pbent M;
@@ -142,9 +147,94 @@ static void kept_lines_as_fresh(const pm__ov *O, const pm__clu *J, const pm__clu
                  apart);
 }
 
+static size_t seams_kept;
+
+/* Each end of R's road shown by its seam of five (rside bit 4 + e): the
+ * seam kept for it (O->rseam, which pm__seam5_apart reads) is that end's,
+ * p, k, q its seam's points and its lines as pm_pseam_init makes them
+ * from its five points. */
+static void kept_seams_as_built(const pm__ov *O, const pm__clu *R) {
+    if (R->road == UINT32_MAX) return;
+    const pm__road *Rd = &O->N->roads.data[R->road];
+    const float *pos = O->sc->prims[0].positions;
+    for (int e = 0; e < 2; e++) {
+        if (!(O->rside[R->road] >> (4 + e) & 1)) continue;
+        const pm_pseam *K = &O->rseam[R->road][e];
+        const uint32_t *sv = pm__end_seam(O, Rd, e);
+        cr_assert(sv, "a road end kept by its seam of five has no seam");
+        for (int i = 0; i < 3; i++)
+            cr_assert(K->f[i + 1][0] == pos[3 * (size_t)sv[i]] && K->f[i + 1][1] == pos[3 * (size_t)sv[i] + 2],
+                      "road %u end %d: the kept seam's point %d is not its mouth's", R->road, e, i + 1);
+        pm_pseam F;
+        cr_assert(pm_pseam_init(&F, (const float(*)[2])K->f, K->n));
+        cr_assert(memcmp(F.ax, K->ax, sizeof F.ax) == 0 && memcmp(F.az, K->az, sizeof F.az) == 0 &&
+                      memcmp(F.bx, K->bx, sizeof F.bx) == 0 && memcmp(F.bz, K->bz, sizeof F.bz) == 0 &&
+                      memcmp(F.gx, K->gx, sizeof F.gx) == 0 && memcmp(F.gz, K->gz, sizeof F.gz) == 0,
+                  "road %u end %d: the kept seam's lines are not its points'", R->road, e);
+        seams_kept++;
+    }
+}
+
+static size_t seams_read, windows;
+
+/* The seam pm__seam5_apart reads for junction J is one of J's mouths: its
+ * centre k a corner of one of J's triangles (another end's seam lies at
+ * another junction); its answer is that of each triangle of J whose
+ * bounds meet lo .. hi (pm__meets) tested alone (pm_pseam_tri_side). */
+static void seam5_hook(const pm__ov *O, const pm__clu *J, pm_pseam *S, int X, const float lo[2], const float hi[2],
+                       bool apart) {
+    bool each = true;
+    for (uint32_t k = J->first; each && k < J->first + J->count; k++) {
+        if (!pm__meets(O->box[k].lo, O->box[k].hi, lo, hi)) continue;
+        uint32_t f = O->ref[k];
+        const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
+        const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
+        each = pm_pseam_tri_side(S, X, Pr->positions + 3 * (size_t)q[0], Pr->positions + 3 * (size_t)q[1],
+                                 Pr->positions + 3 * (size_t)q[2]);
+    }
+    cr_assert_eq(apart, each, "the seam of five's answer is not its triangles' one by one");
+    /* Now and then the batched test (pm__seam5_tris) on windows of J's
+     * triangles, every one meeting J's bounds, on both sides: each window
+     * answered as its triangles one by one, whichever one fails first and
+     * however many fill the batches. */
+    if (seams_read % 8 == 0) {
+        pm__clu W = *J;
+        for (uint32_t first = J->first; first < J->first + J->count; first += 5)
+            for (uint32_t c = 0; first + c <= J->first + J->count && c <= 70; c++) {
+                W.first = first, W.count = c;
+                for (int x = -1; x <= 1; x += 2) {
+                    bool one = true;
+                    for (uint32_t k = first; one && k < first + c; k++) {
+                        uint32_t f = O->ref[k];
+                        const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
+                        const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
+                        one = pm_pseam_tri_side(S, x, Pr->positions + 3 * (size_t)q[0],
+                                                Pr->positions + 3 * (size_t)q[1], Pr->positions + 3 * (size_t)q[2]);
+                    }
+                    cr_assert_eq(pm__seam5_tris(O, &W, S, x, J->lo, J->hi), one,
+                                 "the batched seam test on %u triangles differs from one by one", c);
+                    windows += c > 32;
+                }
+            }
+    }
+    bool found = false;
+    for (uint32_t k = J->first; !found && k < J->first + J->count; k++) {
+        uint32_t f = O->ref[k];
+        const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
+        const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
+        for (int c = 0; c < 3; c++) {
+            const float *v = Pr->positions + 3 * (size_t)q[c];
+            found = found || (v[0] == S->f[2][0] && v[2] == S->f[2][1]);
+        }
+    }
+    cr_assert(found, "the seam of five read for a junction is not one of its mouths");
+    seams_read++;
+}
+
 static int bent_hook(pm__ov *O, const pm__clu *J, const pm__clu *R, int apart) {
     meets_lanes_as_plain(O, J, R);
     kept_lines_as_fresh(O, J, R, apart);
+    kept_seams_as_built(O, R);
     if (!apart) {
         declined++;
         return apart;
@@ -189,6 +279,9 @@ Test(network_overlap_bent, bent_line_against_all_pairs_and_without_it, .timeout 
     cr_log_info("bent line: %zu pairs passed (%zu touching, %zu by a seam of five), %zu declined; %d networks", passed,
                 touching, passed5, declined, built);
     cr_assert_geq(passed5, 1000, "only %zu pairs passed by the seam of five", passed5);
+    cr_assert_geq(seams_kept, 1000, "only %zu kept seams of five compared", seams_kept);
+    cr_assert_geq(seams_read, 1000, "only %zu seams of five read checked", seams_read);
+    cr_assert_geq(windows, 1000, "only %zu windows of over 32 triangles checked", windows);
     cr_assert_geq(passed, 5000, "only %zu pairs passed by the bent line", passed);
     cr_assert_geq(touching, 5000, "only %zu touching pairs passed", touching);
     cr_assert_geq(declined, 100, "only %zu pairs declined", declined);

@@ -459,3 +459,43 @@ Test(network_stitch_fast, road_sections_are_the_same_with_and_without_the_lanes)
     }
     cr_assert_gt(differ_from_first, 1000);   /* end sections short of the last row: lanes' work, not the tail's */
 }
+
+/* pm__quad_sure (the band step's two turns in lanes) against the exact
+ * orientations: true only where both are positive, and (as the filter
+ * it repeats) on all clear-cut steps; points of every scale, nearly
+ * collinear ones a few ulps off a line, shared and repeated points. */
+Test(network_stitch_fast, band_quad_test_in_lanes_is_exact) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261203);
+    size_t sure = 0, unsure_both = 0, neither = 0;
+    for (int it = 0; it < 400000; it++) {
+        double sc = ldexp(1.0, (int)pm_rng_below(&r, 40) - 20), ox = pm_rng_range(&r, -5000, 5000);
+        pm_v2 p[4];
+        for (int i = 0; i < 4; i++) p[i] = (pm_v2){ox + pm_rng_range(&r, -1, 1) * sc, pm_rng_range(&r, -1, 1) * sc};
+        int kind = (int)pm_rng_below(&r, 4);
+        if (kind == 1) {   /* ob a few ulps off the line a -> b */
+            double t = pm_rng_range(&r, -0.5, 1.5);
+            p[2] = (pm_v2){p[0].x + t * (p[3].x - p[0].x), p[0].y + t * (p[3].y - p[0].y)};
+            for (int k = (int)pm_rng_int(&r, -3, 3); k != 0; k += k > 0 ? -1 : 1)
+                p[2].x = nextafter(p[2].x, k > 0 ? INFINITY : -INFINITY);
+        }
+        if (kind == 2) p[(int)pm_rng_below(&r, 4)] = p[(int)pm_rng_below(&r, 4)];
+        pm_v2 a = p[0], oa = p[1], ob = p[2], b = p[3];
+        bool both = pm_v2_orient(a, ob, b) > 0 && pm_v2_orient(a, oa, ob) > 0;
+        bool lanes = pm__quad_sure(a, oa, ob, b);
+        cr_assert(!lanes || both, "%d: called sure where a turn is not positive", it);
+        double A[2] = {a.x, a.y}, OA[2] = {oa.x, oa.y}, OB[2] = {ob.x, ob.y}, B[2] = {b.x, b.y};
+        double l1 = (A[0] - B[0]) * (OB[1] - B[1]), r1 = (A[1] - B[1]) * (OB[0] - B[0]);
+        double l2 = (A[0] - OB[0]) * (OA[1] - OB[1]), r2 = (A[1] - OB[1]) * (OA[0] - OB[0]);
+        bool clear = l1 - r1 > 3.3306690738754716e-16 * (fabs(l1) + fabs(r1)) &&
+                     l2 - r2 > 3.3306690738754716e-16 * (fabs(l2) + fabs(r2));
+#ifdef __SSE2__
+        cr_assert_eq(lanes, clear, "%d: the lanes' filter is not pm_orient2d_fast's", it);
+#endif
+        sure += lanes, unsure_both += both && !lanes, neither += !both;
+    }
+    cr_log_info("band quad lanes: %zu sure, %zu positive but not sure, %zu not both positive", sure, unsure_both, neither);
+    cr_assert_geq(sure, 50000);
+    cr_assert_geq(unsure_both, 100);
+    cr_assert_geq(neither, 50000);
+}

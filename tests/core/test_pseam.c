@@ -32,10 +32,24 @@ static bool narrow;
 
 static size_t wide_compared;
 
+static size_t wide_loops;
+
+/* pm_pseam_loop_sides, answered the same by the AVX2 path (where the CPU
+ * has it) and the SSE2 one. */
+static void loop_sides(pm_pseam *const *S, int n, const float *xz, uint32_t m, int *side) {
+    int plain[2];
+    narrow = true;
+    pm_pseam_loop_sides(S, n, xz, m, plain);
+    narrow = false;
+    pm_pseam_loop_sides(S, n, xz, m, side);
+    for (int e = 0; e < n; e++) cr_assert_eq(side[e], plain[e], "the loop test's AVX2 and SSE2 paths differ");
+    wide_loops++;
+}
+
 /* pm_pseam_loop_sides for one seam. */
 static int pm_pseam_loop_side(pm_pseam *S, const float *xz, uint32_t m) {
     int side;
-    pm_pseam_loop_sides(&S, 1, xz, m, &side);
+    loop_sides(&S, 1, xz, m, &side);
     return side;
 }
 
@@ -234,8 +248,8 @@ Test(pseam, strips_of_rows_leaving_the_seam, .timeout = 120) {
         if (pm_pseam_init(&M2, (const float(*)[2])other, 5)) {
             int side2 = pm_pseam_loop_side(&M2, xz, m), both[2], one[2];
             pm_pseam *two[2] = {&M, &M2}, *half[2] = {NULL, &M2};
-            pm_pseam_loop_sides(two, 2, xz, m, both);
-            pm_pseam_loop_sides(half, 2, xz, m, one);
+            loop_sides(two, 2, xz, m, both);
+            loop_sides(half, 2, xz, m, one);
             cr_assert(both[0] == side && both[1] == side2 && one[0] == 0 && one[1] == side2,
                       "two seams at once (%d %d) not as each alone (%d %d)", both[0], both[1], side, side2);
             two_shown += side && side2;
@@ -254,6 +268,7 @@ Test(pseam, strips_of_rows_leaving_the_seam, .timeout = 120) {
                 two_shown, two_turned, two_across);
     cr_assert_geq(two_shown, 5000);
     cr_assert_geq(two_turned, 2000);
+    cr_assert_geq(wide_loops, 20000, "only %zu loop tests compared by AVX2 and SSE2", wide_loops);
     cr_assert_geq(two_across, 2000);
     cr_assert_geq(shown, 20000);
     cr_assert_geq(apart, 50000);
@@ -349,7 +364,7 @@ Test(pseam, two_seams_runs_across_one) {
         if (!pm_pseam_init(&MA, (const float(*)[2])a, 5)) continue;
         int sa = pm_pseam_loop_side(&MA, xz, 32), sb = pm_pseam_loop_side(&MB, xz, 32), both[2];
         pm_pseam *two[2] = {&MA, &MB};
-        pm_pseam_loop_sides(two, 2, xz, 32, both);
+        loop_sides(two, 2, xz, 32, both);
         cr_assert(both[0] == sa && both[1] == sb, "two seams at once (%d %d) not as each alone (%d %d)", both[0],
                   both[1], sa, sb);
         cr_assert_eq(sb, 0, "a loop across the seam called on one side");
@@ -360,6 +375,57 @@ Test(pseam, two_seams_runs_across_one) {
     cr_log_info("loops across a seam: %zu with the other seam shown, %zu of them on its other side", crossing, turned);
     cr_assert_geq(crossing, 10000);
     cr_assert_geq(turned, 4000);
+    cr_assert_geq(wide_loops, 50000, "only %zu loop tests compared by AVX2 and SSE2", wide_loops);
+}
+
+/* Batches of 0 to 40 triangles near a seam (pm_pseam_tris_side): true
+ * exactly when each one alone is (pm_pseam_tri_side, both paths), by
+ * the AVX2 path and the SSE2 one. */
+Test(pseam, triangle_batches_as_each_alone) {
+    pm_rng r;
+    pm_rng_seed(&r, 20261202);
+    size_t held = 0, failed_late = 0;
+    for (int it = 0; it < 40000; it++) {
+        seam5 S;
+        make_seam(&r, &S);
+        pm_pseam M;
+        cr_assert(pm_pseam_init(&M, (const float(*)[2])S.s, 5));
+        int s = pm_rng_chance(&r, 0.5) ? 1 : -1;
+        /* (Corners well on side s or k, so most batches hold; in half of
+         * them a few near the seam or across it, so some fail late.) */
+        double stray = pm_rng_chance(&r, 0.5) ? 0.0 : 0.02;
+        uint32_t n = (uint32_t)pm_rng_below(&r, 41);
+        static float pt[3 * 40][3];
+        const float *v[3 * 40];
+        bool want = true;
+        uint32_t first_bad = n;
+        for (uint32_t t = 0; t < n; t++) {
+            for (int c = 0; c < 3; c++) {
+                float q[2];
+                if (pm_rng_chance(&r, stray)) point(&r, &S, pm_rng_chance(&r, 0.5) ? -s : s, q);
+                else if (pm_rng_chance(&r, 0.3)) q[0] = S.s[2][0], q[1] = S.s[2][1];
+                else
+                    for (int i = 0; i < 2; i++)
+                        q[i] = (float)(S.c[i] + pm_rng_range(&r, -2, 2) * S.h * S.t[i] + s * pm_rng_range(&r, 0.5, 9) * S.n[i]);
+                pt[3 * t + c][0] = q[0], pt[3 * t + c][1] = 0.0f, pt[3 * t + c][2] = q[1];
+                v[3 * t + c] = pt[3 * t + c];
+            }
+            bool one = tri_side(&M, s, v[3 * t], v[3 * t + 1], v[3 * t + 2]);
+            if (!one && first_bad == n) first_bad = t;
+            want = want && one;
+        }
+        narrow = true;
+        bool plain = pm_pseam_tris_side(&M, s, v, n);
+        narrow = false;
+        bool wide = pm_pseam_tris_side(&M, s, v, n);
+        cr_assert_eq(plain, want, "a batch of %u (first not shown %u) called %d by the SSE2 path", n, first_bad, plain);
+        cr_assert_eq(wide, want, "a batch of %u (first not shown %u) called %d by the AVX2 path", n, first_bad, wide);
+        held += want;
+        failed_late += !want && first_bad >= 8;
+    }
+    cr_log_info("triangle batches: %zu held, %zu failed at the 9th or later", held, failed_late);
+    cr_assert_geq(held, 8000);
+    cr_assert_geq(failed_late, 2000);
 }
 
 Test(pseam, degenerate_seams_refused) {
