@@ -469,9 +469,9 @@ static void pm__check_crossings(pm__nreq *q, pm_arena *arena, pm_api_problem *pr
                              "listed)", (long long)n, PM__NMAX_CROSSINGS);
 }
 
-void pm_api__network_check(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob) {
+void pm_api__network_check_resolved(pm__nreq *q, const pm__raw_edge *raw, pm_arena *arena,
+                                    pm_api_problem *prob) {
     const pm_network_params *p = &q->p;
-    pm__resolve(q, raw, arena, prob);
     for (size_t e = 0; e < p->nedges; e++)
         if (raw[e].resolved && p->edges[e].npoints)
             pm__fill_heights((double *)p->edges[e].points, raw[e].known, p->edges[e].npoints,
@@ -479,6 +479,11 @@ void pm_api__network_check(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_a
     pm__check_edges(q, raw, arena, prob);
     if (!pm_api_problem_failed(prob)) pm__check_angles(q, arena, prob);
     if (!pm_api_problem_failed(prob)) pm__check_crossings(q, arena, prob);
+}
+
+void pm_api__network_check(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob) {
+    pm__resolve(q, raw, arena, prob);
+    pm_api__network_check_resolved(q, raw, arena, prob);
 }
 
 int pm_api__network_parse_doc(const json_t *body, const pm_api_limits *lim, pm_arena *arena,
