@@ -429,3 +429,41 @@ Test(req_network, arms_too_close_exactly_when_a_gap_is_below_the_minimum) {
     cr_expect_gt(named, 200);
     cr_expect_gt(clear, 200);
 }
+
+/* Consecutive points closer than 1 mm in plan (hypot < 1e-3, taken from
+ * the squared distance when that leaves no doubt) against hypot itself:
+ * two nodes and a point at distances around 1 mm, give or take 1e-12 to
+ * 1e-2 of it, in any direction. */
+Test(req_network, coincident_points_exactly_when_hypot_is_below_1_mm) {
+    srand(16);
+    int named = 0, clear = 0;
+    for (int it = 0; it < 2000; it++) {
+        double a = (rand() % 3600) * 0.1 * 3.14159265358979323846 / 180.0;
+        double f = 1.0 + (rand() % 2 ? 1 : -1) * pow(10.0, -12 + rand() % 11);
+        double x0 = (rand() % 2001 - 1000) * 0.37, z0 = (rand() % 2001 - 1000) * 0.53;
+        double px = x0 + 1e-3 * f * cos(a), pz = z0 + 1e-3 * f * sin(a);
+        char b[1024], num[2][40];
+        snprintf(num[0], sizeof num[0], "%.17g", px);
+        snprintf(num[1], sizeof num[1], "%.17g", pz);
+        double x0r, z0r;
+        char n0[2][40];
+        snprintf(n0[0], sizeof n0[0], "%.17g", x0);
+        snprintf(n0[1], sizeof n0[1], "%.17g", z0);
+        x0r = strtod(n0[0], NULL);
+        z0r = strtod(n0[1], NULL);
+        bool close = hypot(strtod(num[0], NULL) - x0r, strtod(num[1], NULL) - z0r) < 1e-3;
+        snprintf(b, sizeof b, "{\"nodes\": [{\"id\": 0, \"position\": [%s, %s]}, {\"id\": 1, \"position\": "
+                 "[%.17g, %.17g]}], \"edges\": [{\"from\": 0, \"to\": 1, \"width\": 1, \"points\": [[%s, %s]]}]}",
+                 n0[0], n0[1], x0 + 50 * cos(a), z0 + 50 * sin(a), num[0], num[1]);
+        run r;
+        pm_test_api_parse(&r, &GEN, b, NULL);
+        const char *m = pm_test_api_msg_at(&r.prob, "/edges/0/points/0");
+        bool got = m && strstr(m, "coincides");
+        cr_expect_eq(got, close, "close %d, named %d: %s", close, got, b);
+        named += got;
+        clear += !got;
+        pm_test_api_done(&r);
+    }
+    cr_expect_gt(named, 500);
+    cr_expect_gt(clear, 500);
+}
