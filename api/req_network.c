@@ -351,7 +351,9 @@ static void pm__check_edges(pm__nreq *q, const pm__raw_edge *raw, pm_arena *aren
         const double *prev = p->nodes + 3 * E->from;
         for (size_t k = 0; k <= E->npoints; k++) {
             const double *cur = k < E->npoints ? E->points + 3 * k : p->nodes + 3 * E->to;
-            if (hypot(cur[0] - prev[0], cur[2] - prev[2]) < 1e-3) {
+            /* Past 2e-6 the squared distance leaves no doubt (hypot >= 1e-3). */
+            double dx = cur[0] - prev[0], dz = cur[2] - prev[2];
+            if (!(dx * dx + dz * dz >= 2e-6) && hypot(dx, dz) < 1e-3) {
                 if (k < E->npoints) snprintf(ptr, sizeof ptr, "/edges/%zu/points/%zu", e, k);
                 else snprintf(ptr, sizeof ptr, "/edges/%zu/to", e);
                 pm_api_problem_field(prob, ptr, "coincides in plan (x, z) with the point before it "
@@ -385,9 +387,47 @@ static int pm__arm_cmp(const void *x, const void *y) {
     return s->edge < t->edge ? -1 : (s->edge > t->edge);
 }
 
+/* An arm's direction in plan: from node n to the next point of edge e
+ * (n is one of its ends; the edges here have no self-loops). */
+static void pm__arm_dir(const pm_network_params *p, uint32_t n, size_t e, double dir[2]) {
+    const pm_network_edge *E = &p->edges[e];
+    int end = E->from == n ? 0 : 1;
+    const double *c = p->nodes + 3 * n;
+    const double *nx = E->npoints ? E->points + 3 * (end ? E->npoints - 1 : 0)
+                                  : p->nodes + 3 * (end ? E->from : E->to);
+    dir[0] = nx[0] - c[0];
+    dir[1] = nx[2] - c[2];
+}
+
+/* Whether every two of a node's d arms are more than the separation
+ * whose squared cosine is cos2 apart, told by their directions alone: the
+ * dot product's square against cos2 times the squared lengths (or a dot
+ * product <= 0: 90 degrees or more). cos2 is taken 1e-6 radians past the
+ * minimum, far beyond the rounding of these products and of atan2, so
+ * arms told apart here have no gap below the minimum by their angles
+ * either; any doubt (tiny lengths) answers false. */
+static bool pm__arms_apart(const pm_network_params *p, uint32_t n, const pm__arm *A, uint32_t d,
+                           double cos2) {
+    double dir[16][2], len2[16];
+    for (uint32_t k = 0; k < d; k++) {
+        pm__arm_dir(p, n, A[k].edge, dir[k]);
+        len2[k] = dir[k][0] * dir[k][0] + dir[k][1] * dir[k][1];
+        if (!(len2[k] >= 1e-150)) return false;
+    }
+    for (uint32_t i = 0; i < d; i++) {
+        for (uint32_t j = i + 1; j < d; j++) {
+            double dot = dir[i][0] * dir[j][0] + dir[i][1] * dir[j][1];
+            if (dot > 0 && !(dot * dot < cos2 * (len2[i] * len2[j]))) return false;
+        }
+    }
+    return true;
+}
+
 /* Edges leaving one node must be PM_JUNCTION_MIN_SEPARATION_DEG apart:
  * closer, junction arms cannot be separated and a road through a node
- * would fold back onto itself. */
+ * would fold back onto itself. A node of at most 16 arms all told apart
+ * by pm__arms_apart passes without their angles; the others' arms are
+ * sorted by angle (atan2) and each gap measured. */
 static void pm__check_angles(pm__nreq *q, pm_arena *arena, pm_api_problem *prob) {
     const pm_network_params *p = &q->p;
     uint32_t *deg = pm_arena_calloc(arena, p->nnodes + 1, sizeof *deg);
@@ -399,20 +439,22 @@ static void pm__check_angles(pm__nreq *q, pm_arena *arena, pm_api_problem *prob)
     memset(deg, 0, (p->nnodes + 1) * sizeof *deg);
     for (size_t e = 0; e < p->nedges; e++) {
         const pm_network_edge *E = &p->edges[e];
-        for (int end = 0; end < 2; end++) {
-            uint32_t n = end ? E->to : E->from;
-            const double *c = p->nodes + 3 * n;
-            const double *nx = E->npoints ? E->points + 3 * (end ? E->npoints - 1 : 0)
-                                          : p->nodes + 3 * (end ? E->from : E->to);
-            arms[first[n] + deg[n]++] = (pm__arm){atan2(nx[2] - c[2], nx[0] - c[0]), e};
-        }
+        arms[first[E->from] + deg[E->from]++] = (pm__arm){0.0, e};
+        arms[first[E->to] + deg[E->to]++] = (pm__arm){0.0, e};
     }
     const double pi = 3.14159265358979323846, min = PM_JUNCTION_MIN_SEPARATION_DEG * pi / 180.0;
+    const double cos_apart = cos(min + 1e-6), cos2 = cos_apart * cos_apart;
     char ptr[64], txt[80];
     for (size_t n = 0; n < p->nnodes; n++) {
         pm__arm *A = arms + first[n];
         uint32_t d = deg[n];
         if (d < 2) continue;
+        if (d <= 16 && pm__arms_apart(p, (uint32_t)n, A, d, cos2)) continue;
+        for (uint32_t k = 0; k < d; k++) {
+            double dir[2];
+            pm__arm_dir(p, (uint32_t)n, A[k].edge, dir);
+            A[k].angle = atan2(dir[1], dir[0]);
+        }
         /* A node has a handful of arms: sorted in place (the order is total,
          * so the same as qsort's), without qsort's set-up per call. */
         if (d > 16) qsort(A, d, sizeof *A, pm__arm_cmp);
@@ -469,9 +511,9 @@ static void pm__check_crossings(pm__nreq *q, pm_arena *arena, pm_api_problem *pr
                              "listed)", (long long)n, PM__NMAX_CROSSINGS);
 }
 
-void pm_api__network_check(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob) {
+void pm_api__network_check_resolved(pm__nreq *q, const pm__raw_edge *raw, pm_arena *arena,
+                                    pm_api_problem *prob) {
     const pm_network_params *p = &q->p;
-    pm__resolve(q, raw, arena, prob);
     for (size_t e = 0; e < p->nedges; e++)
         if (raw[e].resolved && p->edges[e].npoints)
             pm__fill_heights((double *)p->edges[e].points, raw[e].known, p->edges[e].npoints,
@@ -479,6 +521,11 @@ void pm_api__network_check(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_a
     pm__check_edges(q, raw, arena, prob);
     if (!pm_api_problem_failed(prob)) pm__check_angles(q, arena, prob);
     if (!pm_api_problem_failed(prob)) pm__check_crossings(q, arena, prob);
+}
+
+void pm_api__network_check(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob) {
+    pm__resolve(q, raw, arena, prob);
+    pm_api__network_check_resolved(q, raw, arena, prob);
 }
 
 int pm_api__network_parse_doc(const json_t *body, const pm_api_limits *lim, pm_arena *arena,

@@ -35,6 +35,11 @@ typedef struct pm__raw_edge {
  * self-loops, duplicate edges, close points, widths, angles and crossings,
  * each into prob. */
 void pm_api__network_check(pm__nreq *q, pm__raw_edge *raw, pm_arena *arena, pm_api_problem *prob);
+/* The same checks after the ids: for edges whose from / to are already
+ * resolved to node indices (raw[e].resolved) in a network whose node ids
+ * are all different, as pm_api__network_check would resolve them. */
+void pm_api__network_check_resolved(pm__nreq *q, const pm__raw_edge *raw, pm_arena *arena,
+                                    pm_api_problem *prob);
 
 /* The fast reader (pm_api_generator.parse_text) of a network body. */
 int pm_api__network_parse_text(const char *body, size_t len, const pm_api_limits *lim,

@@ -11,7 +11,10 @@
  * anything else it gives up (returns 1) and the document path reads the
  * body, so every error, pointer and message is that path's own. A body it
  * takes gets the same parameters, and the checks after reading (ids,
- * edges, angles, crossings: pm_api__network_check) are the same code. */
+ * edges, angles, crossings: pm_api__network_check) are the same code; but
+ * when the node ids are all different and every edge's ends name one,
+ * the ids are resolved here by their text (no string copies, strlen or
+ * strcmp) and only the checks after them run. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +30,9 @@ typedef struct pm__nf_span {
 
 /* An id: an integer token, or a plain string of 1..PM__NID_MAX bytes;
  * *text its canonical text (the token: quotes and plain bytes, or an
- * integer's digits as jansson writes them, but for -0). */
+ * integer's digits as jansson writes them, but for -0). A string's bytes
+ * are copied into the arena when it is given (a node's id), else its
+ * str is NULL and the text tells it (an edge's end, pm__nf_edge_ids). */
 PM__TX_INLINE bool pm__nf_id(pm__tx *f, pm_arena *arena, pm_network_id *out, pm__nf_span *text) {
     memset(out, 0, sizeof *out);
     out->is_num = true;
@@ -37,12 +42,14 @@ PM__TX_INLINE bool pm__nf_id(pm__tx *f, pm_arena *arena, pm_network_id *out, pm_
         const char *s;
         size_t n;
         if (!pm__tx_plain(f, &s, &n) || n == 0 || n > PM__NID_MAX) return false;
-        char *str = pm_arena_alloc(arena, n + 1);
-        if (!str) return false;
-        memcpy(str, s, n);
-        str[n] = '\0';
         out->is_num = false;
-        out->str = str;
+        if (arena) {
+            char *str = pm_arena_alloc(arena, n + 1);
+            if (!str) return false;
+            memcpy(str, s, n);
+            str[n] = '\0';
+            out->str = str;
+        }
         *text = (pm__nf_span){start, n + 2};
         return true;
     }
@@ -107,12 +114,13 @@ typedef struct pm__nf_edge {
     bool has_width;
     double width;
     pm__nf_sw sw;
-    pm__nf_span from_text, to_text;
+    pm__nf_span from_text, to_text;   /* from, to: strings by their text only */
     size_t first, npoints;     /* into the point pool */
     size_t text, text_end;     /* the points' text in ptext: "[x,z],[x,y,z]" */
 } pm__nf_edge;
 
 typedef struct pm__nf_doc {
+    const char *body;          /* the body's first byte */
     pm_arena *arena;
     double *nodes;             /* 3 per node, y 0 for [x, z] */
     pm_network_id *ids;
@@ -248,8 +256,8 @@ static bool pm__nf_edge_read(pm__tx *f, pm__nf_doc *d) {
     unsigned seen = 0, k;
     for (;;) {
         if (!pm__tx_key(f, names, 5, &seen, &k)) return false;
-        bool ok = k == 0   ? pm__nf_id(f, d->arena, &e->from, &e->from_text)
-                  : k == 1 ? pm__nf_id(f, d->arena, &e->to, &e->to_text)
+        bool ok = k == 0   ? pm__nf_id(f, NULL, &e->from, &e->from_text)
+                  : k == 1 ? pm__nf_id(f, NULL, &e->to, &e->to_text)
                   : k == 2 ? pm__tx_num(f, 0, true, 1000, &e->width)
                   : k == 3 ? pm__nf_points(f, d, e)
                            : pm__nf_sidewalk(f, &e->sw);
@@ -388,10 +396,99 @@ static bool pm__nf_root_read(pm__tx *f, pm__nf_doc *d, pm_network_params *p, pm_
     return f->p == f->end;
 }
 
-/* The read document into q's arena arrays, as req_network.c fills them.
- * Returns the raw edges, or NULL when out of memory. */
+/* ---- edges' ids resolved by their text ---- */
+
+/* An id's hash: an integer's value, a string's text (its token, quotes
+ * and plain bytes: the same text for the same string) in 8-byte words,
+ * the last ending at the token's end; a token shorter than a word is read
+ * with the body's bytes before it (when there are 8) shifted out. */
+static inline uint64_t pm__nf_id_hash(const pm_network_id *id, pm__nf_span text, const char *body) {
+    uint64_t h, w;
+    if (id->is_num) {
+        h = (uint64_t)id->num;
+    } else if ((size_t)(text.s - body) + text.n >= 8) {
+        const char *s = text.s, *e = text.s + text.n - 8;
+        h = text.n;
+        for (; s < e; s += 8) {
+            memcpy(&w, s, 8);
+            h = (h ^ w) * 0x9e3779b97f4a7c15u;
+            h ^= h >> 32;
+        }
+        memcpy(&w, e, 8);
+        unsigned drop = text.n < 8 ? 8 * (8 - (unsigned)text.n) : 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w <<= drop;
+#else
+        w >>= drop;
+#endif
+        h = (h ^ w) * 0x9e3779b97f4a7c15u;
+    } else {
+        h = text.n;
+        for (size_t i = 0; i < text.n; i++) h = h * 0x100000001b3u ^ (unsigned char)text.s[i];
+        h *= 0x9e3779b97f4a7c15u;
+    }
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
+    return h ^ (h >> 31);
+}
+
+/* Whether two ids are the same id (as req_network.c compares them). */
+static inline bool pm__nf_id_eq(const pm_network_id *a, pm__nf_span at, const pm_network_id *b,
+                         pm__nf_span bt) {
+    if (a->is_num != b->is_num) return false;
+    return a->is_num ? a->num == b->num : at.n == bt.n && memcmp(at.s, bt.s, at.n) == 0;
+}
+
+/* The nodes' ids by their text, open addressing (a power of two of
+ * slots, at least twice the nodes; UINT32_MAX empty). NULL when two nodes
+ * share an id (pm_api__network_check lists them) or out of memory. */
+static uint32_t *pm__nf_id_table(const pm__nf_doc *d, size_t *mask) {
+    size_t size = 16;
+    while (size < 2 * d->nnodes) size *= 2;
+    uint32_t *t = malloc(size * sizeof *t);
+    if (!t) return NULL;
+    memset(t, 0xff, size * sizeof *t);
+    *mask = size - 1;
+    for (size_t i = 0; i < d->nnodes; i++) {
+        size_t h = (size_t)pm__nf_id_hash(&d->ids[i], d->id_text[i], d->body) & *mask;
+        for (; t[h] != UINT32_MAX; h = (h + 1) & *mask) {
+            if (pm__nf_id_eq(&d->ids[t[h]], d->id_text[t[h]], &d->ids[i], d->id_text[i])) {
+                free(t);
+                return NULL;
+            }
+        }
+        t[h] = (uint32_t)i;
+    }
+    return t;
+}
+
+/* The node with the id, or UINT32_MAX when none has it. */
+static inline uint32_t pm__nf_id_find(const pm__nf_doc *d, const uint32_t *t, size_t mask,
+                               const pm_network_id *id, pm__nf_span text) {
+    for (size_t h = (size_t)pm__nf_id_hash(id, text, d->body) & mask; t[h] != UINT32_MAX; h = (h + 1) & mask)
+        if (pm__nf_id_eq(&d->ids[t[h]], d->id_text[t[h]], id, text)) return t[h];
+    return UINT32_MAX;
+}
+
+/* An edge end's string id copied into the arena (for pm_api__network_check
+ * to resolve and name). */
+static bool pm__nf_id_str(pm_arena *arena, pm_network_id *id, pm__nf_span text) {
+    if (id->is_num) return true;
+    char *str = pm_arena_alloc(arena, text.n - 1);
+    if (!str) return false;
+    memcpy(str, text.s + 1, text.n - 2);
+    str[text.n - 2] = '\0';
+    id->str = str;
+    return true;
+}
+
+/* The read document into q's arena arrays, as req_network.c fills them;
+ * *resolved tells whether every edge's from and to are resolved to
+ * distinct nodes' indices here (else their ids are left to
+ * pm_api__network_check). Returns the raw edges, or NULL when out of
+ * memory. */
 static pm__raw_edge *pm__nf_fill(const pm__nf_doc *d, pm__nreq *q, pm_arena *arena,
-                                 double width, bool gsw_on, const pm_junction_sidewalk *gsw) {
+                                 double width, bool gsw_on, const pm_junction_sidewalk *gsw,
+                                 bool *resolved) {
     size_t n = d->nnodes, m = d->nedges;
     q->nodes = pm_arena_alloc(arena, 3 * n * sizeof(double));
     q->ids = pm_arena_alloc(arena, n * sizeof *q->ids);
@@ -410,9 +507,21 @@ static pm__raw_edge *pm__nf_fill(const pm__nf_doc *d, pm__nreq *q, pm_arena *are
         memcpy(pts + 3, d->pts, 3 * d->npts * sizeof(double));
         memcpy(known + 1, d->pt3, d->npts * sizeof(bool));
     }
+    size_t mask = 0;
+    uint32_t *table = pm__nf_id_table(d, &mask);
+    bool all = table != NULL;
     for (size_t i = 0; i < m; i++) {
         const pm__nf_edge *s = &d->edges[i];
-        pm_network_edge E = {.width = s->has_width ? s->width : width,
+        uint32_t from = UINT32_MAX, to = UINT32_MAX;
+        if (table) {
+            from = pm__nf_id_find(d, table, mask, &s->from, s->from_text);
+            to = pm__nf_id_find(d, table, mask, &s->to, s->to_text);
+        }
+        bool res = from != UINT32_MAX && to != UINT32_MAX;
+        all &= res;
+        pm_network_edge E = {.from = res ? from : 0,
+                             .to = res ? to : 0,
+                             .width = s->has_width ? s->width : width,
                              .npoints = s->npoints,
                              .points = s->npoints ? pts + 3 * (1 + s->first) : pts};
         if (s->sw.state == 0) {
@@ -425,9 +534,19 @@ static pm__raw_edge *pm__nf_fill(const pm__nf_doc *d, pm__nreq *q, pm_arena *are
             E.sidewalk.curb_height = s->sw.has_curb ? s->sw.curb : def->curb_height;
         }
         q->edges[i] = E;
-        raw[i] = (pm__raw_edge){.from = s->from, .to = s->to, .ids_ok = true,
+        raw[i] = (pm__raw_edge){.from = s->from, .to = s->to, .ids_ok = true, .resolved = res,
                                 .known = s->npoints ? known + 1 + s->first : known};
     }
+    free(table);
+    /* Left to pm_api__network_check: the edges' string ids and none
+     * resolved, as its reader would give them. */
+    for (size_t i = 0; i < m && !all; i++) {
+        raw[i].resolved = false;
+        if (!pm__nf_id_str(arena, &raw[i].from, d->edges[i].from_text) ||
+            !pm__nf_id_str(arena, &raw[i].to, d->edges[i].to_text))
+            return NULL;
+    }
+    *resolved = all;
     q->p.nodes = q->nodes;
     q->p.ids = q->ids;
     q->p.nnodes = n;
@@ -458,18 +577,19 @@ int pm_api__network_parse_text(const char *body, size_t len, const pm_api_limits
     p->max_error = 0.05;
     p->max_segment = 5.0;
     pm__nf_root r = {.width = 7.0, .segs = 4};
-    pm__nf_doc d = {.arena = arena};
+    pm__nf_doc d = {.body = body, .arena = arena};
     pm__tx f = {body, body + len};
     unsigned seen = 0;
     bool ok = pm__nf_root_read(&f, &d, p, &r, &seen) && pm__nf_sizes(&d, lim, seen);
     pm__raw_edge *raw = NULL;
+    bool resolved = false;
     pm_junction_sidewalk gsw = pm__sidewalk_def;
     bool gsw_on = r.sw.state == 2;
     if (ok) {
         if (r.sw.has_width) gsw.width = r.sw.width;
         if (r.sw.has_curb) gsw.curb_height = r.sw.curb;
         p->corner_segments = (uint32_t)r.segs;
-        raw = pm__nf_fill(&d, q, arena, r.width, gsw_on, &gsw);
+        raw = pm__nf_fill(&d, q, arena, r.width, gsw_on, &gsw, &resolved);
     }
     /* The text before the checks: they fill the heights of 2D points. */
     pm__tx_out o = {0};
@@ -482,7 +602,8 @@ int pm_api__network_parse_text(const char *body, size_t len, const pm_api_limits
     json_t *canon = o.failed ? NULL : json_stringn_nocheck(o.b, o.len);
     free(o.b);
     if (!canon) return 1;
-    pm_api__network_check(q, raw, arena, prob);
+    if (resolved) pm_api__network_check_resolved(q, raw, arena, prob);
+    else pm_api__network_check(q, raw, arena, prob);
     if (pm_api_problem_failed(prob)) {
         json_decref(canon);
         return -1;

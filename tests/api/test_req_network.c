@@ -356,3 +356,114 @@ Test(req_network, many_ids_resolve) {
     expect(body, false, "/edges/119/to", "no node has the id \"s120\"");
     free(body);
 }
+
+/* The arms' separation check (pm__check_angles) against an oracle: the
+ * arms' angles by atan2, sorted, every gap at least 5 degrees. Random
+ * star nodes of 2 to 18 arms (straight, or through an interior point),
+ * many of them placed 5 degrees from another plus or minus 1e-9 to 0.1
+ * degrees: a node is named for arms too close exactly when the oracle
+ * finds a gap below 5 degrees. */
+static int arm_cmp(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+Test(req_network, arms_too_close_exactly_when_a_gap_is_below_the_minimum) {
+    srand(15);
+    const double pi = 3.14159265358979323846, deg = pi / 180.0;
+    static const double eps[] = {1e-9, 1e-7, 1e-5, 1e-3, 0.1};
+    int named = 0, clear = 0;
+    for (int it = 0; it < 1500; it++) {
+        int d = 2 + rand() % (it % 10 == 0 ? 17 : 6);
+        double cx = (rand() % 2001 - 1000) * 0.37, cz = (rand() % 2001 - 1000) * 0.53;
+        double ang[18], angle_of[18];
+        for (int k = 0; k < d; k++) {
+            if (k && rand() % 3 == 0) {   /* 5 degrees from an earlier arm, give or take */
+                double e = eps[rand() % 5] * (rand() % 2 ? 1 : -1);
+                ang[k] = ang[rand() % k] + (rand() % 2 ? 1 : -1) * (5.0 + e) * deg;
+            } else {
+                ang[k] = (rand() % 36000) * 0.01 * deg;
+            }
+        }
+        char *s = malloc(8192);
+        size_t n = (size_t)snprintf(s, 8192, "{\"nodes\": [{\"id\": 0, \"position\": [%.17g, %.17g]}", cx, cz);
+        for (int k = 0; k < d; k++) {
+            double r = 60 + 7 * k;
+            n += (size_t)snprintf(s + n, 8192 - n, ", {\"id\": %d, \"position\": [%.17g, %.17g]}", k + 1,
+                                  cx + r * cos(ang[k]), cz + r * sin(ang[k]));
+        }
+        n += (size_t)snprintf(s + n, 8192 - n, "], \"edges\": [");
+        for (int k = 0; k < d; k++) {
+            bool via = rand() % 3 == 0, rev = rand() % 2;
+            double px = cx + 25 * cos(ang[k]), pz = cz + 25 * sin(ang[k]);
+            /* What the check reads back: the point, else the far node, as parsed. */
+            double tx, tz;
+            if (via) tx = px, tz = pz;
+            else tx = cx + (60 + 7 * k) * cos(ang[k]), tz = cz + (60 + 7 * k) * sin(ang[k]);
+            char num[2][40];
+            snprintf(num[0], sizeof num[0], "%.17g", tx);
+            snprintf(num[1], sizeof num[1], "%.17g", tz);
+            angle_of[k] = atan2(strtod(num[1], NULL) - cz, strtod(num[0], NULL) - cx);
+            n += (size_t)snprintf(s + n, 8192 - n, "%s{\"from\": %d, \"to\": %d, \"width\": 1", k ? ", " : "",
+                                  rev ? k + 1 : 0, rev ? 0 : k + 1);
+            if (via) n += (size_t)snprintf(s + n, 8192 - n, ", \"points\": [[%s, %s]]", num[0], num[1]);
+            n += (size_t)snprintf(s + n, 8192 - n, "}");
+        }
+        snprintf(s + n, 8192 - n, "]}");
+        qsort(angle_of, (size_t)d, sizeof *angle_of, arm_cmp);
+        bool close = false;
+        for (int k = 0; k < d; k++) {
+            double gap = k + 1 < d ? angle_of[k + 1] - angle_of[k] : angle_of[0] + 2 * pi - angle_of[k];
+            close |= !(gap >= 5.0 * deg);
+        }
+        run r;
+        pm_test_api_parse(&r, &GEN, s, NULL);
+        const char *m = pm_test_api_msg_at(&r.prob, "/nodes/0");
+        bool got = m && strstr(m, "degrees apart");
+        cr_expect_eq(got, close, "arms close %d, named %d: %s", close, got, s);
+        named += got;
+        clear += !got && r.rc == 0;
+        pm_test_api_done(&r);
+        free(s);
+    }
+    cr_expect_gt(named, 200);
+    cr_expect_gt(clear, 200);
+}
+
+/* Consecutive points closer than 1 mm in plan (hypot < 1e-3, taken from
+ * the squared distance when that leaves no doubt) against hypot itself:
+ * two nodes and a point at distances around 1 mm, give or take 1e-12 to
+ * 1e-2 of it, in any direction. */
+Test(req_network, coincident_points_exactly_when_hypot_is_below_1_mm) {
+    srand(16);
+    int named = 0, clear = 0;
+    for (int it = 0; it < 2000; it++) {
+        double a = (rand() % 3600) * 0.1 * 3.14159265358979323846 / 180.0;
+        double f = 1.0 + (rand() % 2 ? 1 : -1) * pow(10.0, -12 + rand() % 11);
+        double x0 = (rand() % 2001 - 1000) * 0.37, z0 = (rand() % 2001 - 1000) * 0.53;
+        double px = x0 + 1e-3 * f * cos(a), pz = z0 + 1e-3 * f * sin(a);
+        char b[1024], num[2][40];
+        snprintf(num[0], sizeof num[0], "%.17g", px);
+        snprintf(num[1], sizeof num[1], "%.17g", pz);
+        double x0r, z0r;
+        char n0[2][40];
+        snprintf(n0[0], sizeof n0[0], "%.17g", x0);
+        snprintf(n0[1], sizeof n0[1], "%.17g", z0);
+        x0r = strtod(n0[0], NULL);
+        z0r = strtod(n0[1], NULL);
+        bool close = hypot(strtod(num[0], NULL) - x0r, strtod(num[1], NULL) - z0r) < 1e-3;
+        snprintf(b, sizeof b, "{\"nodes\": [{\"id\": 0, \"position\": [%s, %s]}, {\"id\": 1, \"position\": "
+                 "[%.17g, %.17g]}], \"edges\": [{\"from\": 0, \"to\": 1, \"width\": 1, \"points\": [[%s, %s]]}]}",
+                 n0[0], n0[1], x0 + 50 * cos(a), z0 + 50 * sin(a), num[0], num[1]);
+        run r;
+        pm_test_api_parse(&r, &GEN, b, NULL);
+        const char *m = pm_test_api_msg_at(&r.prob, "/edges/0/points/0");
+        bool got = m && strstr(m, "coincides");
+        cr_expect_eq(got, close, "close %d, named %d: %s", close, got, b);
+        named += got;
+        clear += !got;
+        pm_test_api_done(&r);
+    }
+    cr_expect_gt(named, 500);
+    cr_expect_gt(clear, 500);
+}

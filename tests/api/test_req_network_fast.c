@@ -567,3 +567,67 @@ Test(req_network_fast, bad_number_tokens_are_left_and_named_exactly) {
         free(t.s);
     }
 }
+
+/* An id of a small set built to collide: integers near 0 (with -0 for
+ * 0), their digits as strings, and strings of 1 to 64 bytes that share
+ * long prefixes (8-byte words the same, the tail different). */
+static void put_collider(pm_test_text *t, pm_rng *r, int k) {
+    static const char *const stem[] = {"", "n", "aaaaaaa", "aaaaaaaa", "aaaaaaaab",
+                                       "0123456789abcdef", "0123456789abcdeg"};
+    switch (k % 4) {
+    case 0: {
+        long long v = k / 4 % 3 == 2 ? -(k / 4) : k / 4;
+        if (k / 4 % 5 == 4) v = v < 0 ? INT64_MIN + k : INT64_MAX - k;
+        if (v == 0) pm_test_text_str(t, rnd(r, 2) ? "-0" : "0");   /* one id, two spellings */
+        else pm_test_text_printf(t, "%lld", v);
+        break;
+    }
+    case 1: pm_test_text_printf(t, "\"%d\"", k / 4); break;
+    case 2: pm_test_text_printf(t, "\"%s%d\"", stem[(k / 4) % 7], k / 28); break;
+    default: {
+        int n = 1 + (k * 37) % 64;   /* 1..64 bytes: the same but for the last */
+        pm_test_text_str(t, "\"");
+        for (int i = 0; i + 1 < n; i++) pm_test_text_str(t, "z");
+        pm_test_text_printf(t, "%c\"", 'a' + (k / 4) % 26);
+    }
+    }
+}
+
+/* Edges' ids resolved by the fast reader (by their text) against the
+ * document path's table of strings: towns whose ids are drawn from a
+ * small colliding set, so that some repeat and some edges name no node,
+ * others are all distinct; every one is taken with the same answer. */
+Test(req_network_fast, ids_resolved_by_their_text_as_the_document_path) {
+    pm_rng r;
+    pm_rng_seed(&r, 14);
+    int n = 3000, took = 0, clean = 0;
+    for (int i = 0; i < n; i++) {
+        int nodes = 2 + rnd(&r, 6), pool = nodes + rnd(&r, 3) * rnd(&r, 6);
+        int kind = rnd(&r, 3);   /* 0 distinct ids, 1 from a pool, 2 distinct, edges from the pool */
+        int id[8];
+        for (int k = 0; k < nodes; k++) id[k] = kind == 1 ? rnd(&r, pool * 4) : k * 4 + rnd(&r, 4) + 4 * rnd(&r, 8) * 8;
+        pm_test_text t = {0};
+        pm_test_text_str(&t, "{\"nodes\": [");
+        for (int k = 0; k < nodes; k++) {
+            pm_test_text_printf(&t, "%s{\"id\": ", k ? ", " : "");
+            put_collider(&t, &r, id[k]);
+            pm_test_text_printf(&t, ", \"position\": [%d, %d]}", 40 * k, (k % 2) * 25);
+        }
+        pm_test_text_str(&t, "], \"edges\": [");
+        for (int k = 0; k + 1 < nodes; k++) {
+            pm_test_text_printf(&t, "%s{\"from\": ", k ? ", " : "");
+            put_collider(&t, &r, kind == 2 && rnd(&r, 8) == 0 ? rnd(&r, 4 * 64) : id[k]);
+            pm_test_text_str(&t, ", \"to\": ");
+            put_collider(&t, &r, kind == 2 && rnd(&r, 8) == 0 ? rnd(&r, 4 * 64) : id[k + 1]);
+            pm_test_text_str(&t, "}");
+        }
+        pm_test_text_str(&t, "]}");
+        bool ok = same(t.s);
+        took += ok;
+        cr_expect(ok, "not taken: %s", t.s);
+        free(t.s);
+        clean += kind == 0;
+    }
+    cr_expect_eq(took, n);
+    cr_expect_gt(clean, 500);
+}
