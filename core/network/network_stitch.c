@@ -251,7 +251,7 @@ __attribute__((target("avx2"))) static uint32_t pm__remap_run_avx2(const uint32_
     return i;
 }
 /* pm__remap_run_avx2 without the check: for indices already known to
- * pass it (pm__inorder_memo). */
+ * pass it (pm__road_memo). */
 __attribute__((target("avx2"))) static uint32_t pm__remap_only_avx2(const uint32_t *q, uint32_t n, const uint32_t *remap,
                                                                     uint32_t lo, uint32_t len, uint32_t c, uint32_t *d) {
     const __m256i vlo = _mm256_set1_epi32((int)lo), vlast = _mm256_set1_epi32((int)(len - 1));
@@ -288,10 +288,18 @@ __attribute__((target("avx2"))) static uint32_t pm__iota_avx2(uint32_t *remap, u
  * road's vertices not mapped, the mapped ones go below nv, where the check
  * never fails and top starts), so a road with the very same ones (many in
  * a town: roads of one length and detail) holds too, unchecked. */
-typedef struct pm__inorder_memo { const uint32_t *q; uint32_t n, nu, mk[5]; } pm__inorder_memo;
+typedef struct pm__road_memo {
+    const uint32_t *q;
+    uint32_t n, nu, mk[5];
+    /* The last road's UVs and pm__sections' answer for them (a function
+     * of the UVs alone). */
+    const float *uv;
+    uint32_t un, s0[3], s1[3];
+    bool ok[2];
+} pm__road_memo;
 
 static bool pm__emit_in_order(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t *restrict remap,
-                              const uint32_t *mapped, uint32_t nmapped, pm__inorder_memo *memo) {
+                              const uint32_t *mapped, uint32_t nmapped, pm__road_memo *memo) {
     uint32_t nv = A->vcount, ni = A->icount, n = P->icount, pv = P->vcount;
     const float *restrict src = P->positions;
     float *restrict pos = A->positions;
@@ -415,7 +423,7 @@ static void pm__emit_one_piece(pm_scene *s, pm_prim *A, const pm_prim *P, uint32
  * triangles then form ranges), vertices in order of first use. */
 static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *P, uint32_t *remap,
                            const uint32_t *alias, bool weld, const uint32_t *mapped, uint32_t nmapped,
-                           pm__inorder_memo *memo) {
+                           pm__road_memo *memo) {
     pm_prim *A = &s->prims[0];
     uint32_t nt = P->icount / 3;
     R->piece = pm_arena_calloc(N->a, 4 * R->nsteps, sizeof *R->piece);
@@ -470,9 +478,24 @@ static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *
     return rc;
 }
 
+/* pm__sections, or its answer for the last road when P's UVs are that
+ * road's very floats (roads of one length along a grid). */
+static void pm__sections_memo(const pm_prim *P, pm__road_memo *memo, uint32_t s0[3], uint32_t s1[3], bool ok[2]) {
+    if (!PM__STITCH_PLAIN && memo->uv && memo->un == P->vcount &&
+        memcmp(memo->uv, P->uvs, 2 * (size_t)P->vcount * sizeof *P->uvs) == 0) {
+        memcpy(s0, memo->s0, sizeof memo->s0), memcpy(s1, memo->s1, sizeof memo->s1);
+        ok[0] = memo->ok[0], ok[1] = memo->ok[1];
+        return;
+    }
+    pm__sections(P, s0, s1, ok);
+    memo->uv = P->uvs, memo->un = P->vcount;
+    memcpy(memo->s0, s0, sizeof memo->s0), memcpy(memo->s1, s1, sizeof memo->s1);
+    memo->ok[0] = ok[0], memo->ok[1] = ok[1];
+}
+
 /* One road into the asphalt: its end sections replaced by the mouths'
  * vertices (the centre column kept, moved to the mouth's midpoint). */
-static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R, pm__inorder_memo *memo) {
+static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R, pm__road_memo *memo) {
     const pm_prim *P = &R->scene->prims[0];
     pm_prim *A = &s->prims[0];
     pm_arena_reset(N->tmp);   /* the road's working arrays: until the next road */
@@ -483,7 +506,7 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R, pm__inorder_mem
     memset(alias, 0xFF, (size_t)P->vcount * sizeof *alias);
     uint32_t sec0[3], sec1[3];
     bool sec_ok[2];
-    pm__sections(P, sec0, sec1, sec_ok);
+    pm__sections_memo(P, memo, sec0, sec1, sec_ok);
     const pm__node *J0 = R->arm0 >= 0 ? &N->nodes[R->start] : NULL;
     const pm__node *J1 = R->arm1 >= 0 ? &N->nodes[R->end] : NULL;
     if (J0 && !(sec_ok[0] &&
@@ -730,7 +753,7 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
     int rc = pm__add_prims(N, s, &sidewalks);
     for (size_t n = 0; rc == PM_OK && n < N->p->nnodes; n++)
         if (N->nodes[n].scene) rc = pm__stitch_junction(s, &N->nodes[n]);
-    pm__inorder_memo memo = {NULL, 0, 0, {0}};
+    pm__road_memo memo = {NULL, 0, 0, {0}, NULL, 0, {0}, {0}, {false, false}};
     for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++) rc = pm__stitch_road(N, s, &N->roads.data[r], &memo);
     if (rc == PM_OK && N->problems.len) return PM_OK;     /* reported by the caller */
     if (rc == PM_OK) rc = pm__split_mouths(N, s);

@@ -508,7 +508,7 @@ Test(network_stitch_fast, band_quad_test_in_lanes_is_exact) {
  * ones), so that the memo meets the same indices with other mouths, other
  * indices of the same length, and the very same ones. */
 static bool emit_in_order_case(const pm_prim *P, const uint32_t *mapped, uint32_t nmapped, uint32_t nv,
-                               pm__inorder_memo *memo, uint32_t *remap, uint32_t *d, float *pos, uint32_t *counts) {
+                               pm__road_memo *memo, uint32_t *remap, uint32_t *d, float *pos, uint32_t *counts) {
     pm_arena *a = pm_arena_create(1 << 14);
     cr_assert(a);
     pm_scene *s = pm_scene_create(a);
@@ -560,7 +560,7 @@ Test(network_stitch_fast, in_order_memo_gives_the_checked_verdict) {
     }
     static uint32_t remap[MAXV], d0[MAXI], d1[MAXI];
     static float pos0[3 * 2 * MAXV], pos1[3 * 2 * MAXV];
-    pm__inorder_memo memo = {NULL, 0, 0, {0}};
+    pm__road_memo memo = {NULL, 0, 0, {0}, NULL, 0, {0}, {0}, {false, false}};
     int hits = 0, held = 0, failed = 0;
     for (int it = 0; it < 20000; it++) {
         const pm_prim *R = &P[pm_rng_below(&r, NPAT)];
@@ -577,7 +577,7 @@ Test(network_stitch_fast, in_order_memo_gives_the_checked_verdict) {
         default: break;
         }
         uint32_t nv = (uint32_t)pm_rng_int(&r, 1, 40), c0[2], c1[2];
-        pm__inorder_memo fresh = {NULL, 0, 0, {0}};
+        pm__road_memo fresh = {NULL, 0, 0, {0}, NULL, 0, {0}, {0}, {false, false}};
         bool ok0 = emit_in_order_case(R, mapped, nmapped, nv, &fresh, remap, d0, pos0, c0);
         uint32_t remap0[MAXV];
         memcpy(remap0, remap, R->vcount * sizeof *remap);
@@ -593,4 +593,46 @@ Test(network_stitch_fast, in_order_memo_gives_the_checked_verdict) {
         held += ok0, failed += !ok0;
     }
     cr_assert(hits > 1000 && held > 4000 && failed > 4000, "%d memo hits, %d held, %d failed", hits, held, failed);
+}
+
+/* pm__sections_memo against pm__sections on roads drawn from a few kept UV
+ * arrays, several of one length (the same rows with one float changed),
+ * so that the memo meets the very same floats and others of that length. */
+Test(network_stitch_fast, sections_memo_gives_the_sections) {
+    enum { NPAT = 10, MAXV = 60 };
+    pm_rng r;
+    pm_rng_seed(&r, 20261206);
+    static float uv[NPAT][2 * MAXV];
+    static const float us[] = {0.0f, -0.0f, -1.0f, 3.0f, 7.25f, NAN};
+    static const float xs[] = {0.0f, 0.5f, 1.0f, 0.25f, 0.75f};
+    pm_prim P[NPAT];
+    for (int p = 0; p < NPAT; p++) {
+        uint32_t n = p % 2 ? P[p - 1].vcount : (uint32_t)pm_rng_int(&r, 3, MAXV);
+        for (uint32_t v = 0; v < n; v++) uv[p][2 * v] = (float)(v / 3) * 1.5f, uv[p][2 * v + 1] = (float)(v % 3) * 0.5f;
+        if (p >= 2) {   /* one float changed (for p odd: the only difference from p - 1) */
+            uint32_t at = (uint32_t)pm_rng_below(&r, n);
+            uv[p][2 * at] = us[pm_rng_below(&r, 6)], uv[p][2 * at + 1] = xs[pm_rng_below(&r, 5)];
+        }
+        P[p] = (pm_prim){.vcount = n, .uvs = uv[p]};
+    }
+    pm__road_memo memo = {NULL, 0, 0, {0}, NULL, 0, {0}, {0}, {false, false}};
+    int hits = 0, differ = 0;
+    for (int it = 0; it < 20000; it++) {
+        const pm_prim *R = &P[pm_rng_below(&r, NPAT)];
+        hits += memo.uv == R->uvs;
+        uint32_t f0[3], f1[3], p0[3], p1[3];
+        bool fok[2], pok[2];
+        pm__sections_memo(R, &memo, f0, f1, fok);
+        pm__sections(R, p0, p1, pok);
+        cr_assert(!memcmp(f0, p0, sizeof f0) && !memcmp(f1, p1, sizeof f1) && fok[0] == pok[0] && fok[1] == pok[1],
+                  "%d: the memo's sections differ", it);
+    }
+    for (int p = 1; p < NPAT; p += 2) {
+        uint32_t a0[3], a1[3], b0[3], b1[3];
+        bool aok[2], bok[2];
+        pm__sections(&P[p - 1], a0, a1, aok);
+        pm__sections(&P[p], b0, b1, bok);
+        differ += memcmp(a0, b0, sizeof a0) || memcmp(a1, b1, sizeof a1) || aok[0] != bok[0] || aok[1] != bok[1];
+    }
+    cr_assert(hits > 1000 && differ >= 2, "%d memo hits, %d pairs of one length with other sections", hits, differ);
 }
