@@ -250,6 +250,24 @@ __attribute__((target("avx2"))) static uint32_t pm__remap_run_avx2(const uint32_
     if (!_mm256_testz_si256(fail, fail)) *bad = true;
     return i;
 }
+/* pm__remap_run_avx2 without the check: for indices already known to
+ * pass it (pm__road_memo). */
+__attribute__((target("avx2"))) static uint32_t pm__remap_only_avx2(const uint32_t *q, uint32_t n, const uint32_t *remap,
+                                                                    uint32_t lo, uint32_t len, uint32_t c, uint32_t *d) {
+    const __m256i vlo = _mm256_set1_epi32((int)lo), vlast = _mm256_set1_epi32((int)(len - 1));
+    const __m256i vc = _mm256_set1_epi32((int)c);
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(q + i));
+        __m256i t = _mm256_sub_epi32(x, vlo), y;
+        if (__builtin_expect(_mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(t, vlast), vlast)) == -1, 1))
+            y = _mm256_add_epi32(x, vc);
+        else
+            y = _mm256_i32gather_epi32((const int *)remap, x, 4);
+        _mm256_storeu_si256((__m256i *)(d + i), y);
+    }
+    return i;
+}
 /* remap[0, n) numbered id, id + 1, ..., eight at a time; returns how
  * many (the rest: fewer than eight). */
 __attribute__((target("avx2"))) static uint32_t pm__iota_avx2(uint32_t *remap, uint32_t n, uint32_t id) {
@@ -264,8 +282,24 @@ __attribute__((target("avx2"))) static uint32_t pm__iota_avx2(uint32_t *remap, u
 }
 #endif
 
+/* The last road whose guess held: its indices and its mouths' vertices
+ * (sorted, once each, then its vertex count). The check's verdict depends
+ * on these alone (the new vertices are numbered nv + their rank among the
+ * road's vertices not mapped, the mapped ones go below nv, where the check
+ * never fails and top starts), so a road with the very same ones (many in
+ * a town: roads of one length and detail) holds too, unchecked. */
+typedef struct pm__road_memo {
+    const uint32_t *q;
+    uint32_t n, nu, mk[5];
+    /* The last road's UVs and pm__sections' answer for them (a function
+     * of the UVs alone). */
+    const float *uv;
+    uint32_t un, s0[3], s1[3];
+    bool ok[2];
+} pm__road_memo;
+
 static bool pm__emit_in_order(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t *restrict remap,
-                              const uint32_t *mapped, uint32_t nmapped) {
+                              const uint32_t *mapped, uint32_t nmapped, pm__road_memo *memo) {
     uint32_t nv = A->vcount, ni = A->icount, n = P->icount, pv = P->vcount;
     const float *restrict src = P->positions;
     float *restrict pos = A->positions;
@@ -304,20 +338,35 @@ static bool pm__emit_in_order(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_
     uint32_t top = nv;   /* one past the largest index so far (at least nv) */
     bool bad = false;
     uint32_t i = 0;
+    bool known = memo->q && memo->n == n && memo->nu == nu && memcmp(memo->mk, mk, nu * sizeof *mk) == 0 &&
+                 memcmp(memo->q, q, (size_t)n * sizeof *q) == 0;
+    if (known) {
 #if PM__STITCH_AVX2
-    if (len && !PM__STITCH_PLAIN && __builtin_cpu_supports("avx2"))
-        i = pm__remap_run_avx2(q, n, remap, lo, len, remap[lo] - lo, d, &top, &bad);
+        if (len && !PM__STITCH_PLAIN && __builtin_cpu_supports("avx2"))
+            i = pm__remap_only_avx2(q, n, remap, lo, len, remap[lo] - lo, d);
 #endif
-    for (; i < n; i++) {   /* the rest (all of them without the lanes) */
-        uint32_t x = remap[q[i]];
-        d[i] = x;
-        bad |= x > top;
-        top = x >= top ? x + 1 : top;
+        for (; i < n; i++) d[i] = remap[q[i]];
+        top = id;
+    } else {
+#if PM__STITCH_AVX2
+        if (len && !PM__STITCH_PLAIN && __builtin_cpu_supports("avx2"))
+            i = pm__remap_run_avx2(q, n, remap, lo, len, remap[lo] - lo, d, &top, &bad);
+#endif
+        for (; i < n; i++) {   /* the rest (all of them without the lanes) */
+            uint32_t x = remap[q[i]];
+            d[i] = x;
+            bad |= x > top;
+            top = x >= top ? x + 1 : top;
+        }
     }
     if (bad || top != id) {
         for (uint32_t v = 0; v < pv; v++)
             if (remap[v] != PM__NONE && remap[v] >= nv) remap[v] = PM__NONE;
         return false;
+    }
+    if (!known) {
+        memo->q = q, memo->n = n, memo->nu = nu;
+        memcpy(memo->mk, mk, nu * sizeof *mk);
     }
     /* The new vertices' normals and UVs are left as they are (the plain
      * path zeroes them): nothing reads them before pm__stitch_all writes
@@ -373,19 +422,30 @@ static void pm__emit_one_piece(pm_scene *s, pm_prim *A, const pm_prim *P, uint32
 /* The road's triangles edge by edge of its chain (each edge's vertices and
  * triangles then form ranges), vertices in order of first use. */
 static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *P, uint32_t *remap,
-                           const uint32_t *alias, bool weld, const uint32_t *mapped, uint32_t nmapped) {
+                           const uint32_t *alias, bool weld, const uint32_t *mapped, uint32_t nmapped,
+                           pm__road_memo *memo) {
     pm_prim *A = &s->prims[0];
     uint32_t nt = P->icount / 3;
-    uint32_t *tri_edge = pm_arena_alloc(N->tmp, (nt + 1) * sizeof *tri_edge);
     R->piece = pm_arena_calloc(N->a, 4 * R->nsteps, sizeof *R->piece);
     R->piece_len = pm_arena_calloc(N->a, R->nsteps, sizeof *R->piece_len);
-    if (!tri_edge || !R->piece || !R->piece_len) return PM_ERR_NOMEM;
-    int rc = pm__network_pieces(N, R, P, tri_edge, R->piece_len);
+    if (!R->piece || !R->piece_len) return PM_ERR_NOMEM;
+    /* A road of one edge: every triangle is that edge's and its piece is the
+     * whole road (what pm__network_pieces finds for it), without a
+     * per-triangle array; tri_edge NULL reads as all 0. */
+    uint32_t *tri_edge = NULL;
+    int rc = PM_OK;
+    if (R->nsteps == 1 && !PM__STITCH_PLAIN) {
+        R->piece_len[0] = R->length;
+    } else {
+        tri_edge = pm_arena_alloc(N->tmp, (nt + 1) * sizeof *tri_edge);
+        if (!tri_edge) return PM_ERR_NOMEM;
+        rc = pm__network_pieces(N, R, P, tri_edge, R->piece_len);
+    }
     R->voff = A->vcount;
     R->toff = A->icount / 3;
     if (rc == PM_OK && R->nsteps == 1 && !weld && !PM__STITCH_PLAIN && A->vcap - A->vcount >= P->vcount &&
         A->icap - A->icount >= P->icount) {
-        if (!pm__emit_in_order(s, A, P, remap, mapped, nmapped)) pm__emit_one_piece(s, A, P, remap);
+        if (!pm__emit_in_order(s, A, P, remap, mapped, nmapped, memo)) pm__emit_one_piece(s, A, P, remap);
         R->piece[0] = R->voff;
         R->piece[1] = A->vcount - R->voff;
         R->piece[2] = R->toff;
@@ -397,7 +457,7 @@ static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *
     for (uint32_t k = 0; rc == PM_OK && k < R->nsteps; k++) {
         uint32_t v0 = A->vcount, t0 = A->icount / 3;
         for (uint32_t t = 0; rc == PM_OK && t < nt; t++) {
-            if (tri_edge[t] != k) continue;
+            if ((tri_edge ? tri_edge[t] : 0) != k) continue;
             const uint32_t *q = P->indices + 3 * t;
             uint32_t o[3];
             for (int c = 0; c < 3 && rc == PM_OK; c++) {
@@ -418,9 +478,24 @@ static int pm__emit_pieces(pm__net *N, pm_scene *s, pm__road *R, const pm_prim *
     return rc;
 }
 
+/* pm__sections, or its answer for the last road when P's UVs are that
+ * road's very floats (roads of one length along a grid). */
+static void pm__sections_memo(const pm_prim *P, pm__road_memo *memo, uint32_t s0[3], uint32_t s1[3], bool ok[2]) {
+    if (!PM__STITCH_PLAIN && memo->uv && memo->un == P->vcount &&
+        memcmp(memo->uv, P->uvs, 2 * (size_t)P->vcount * sizeof *P->uvs) == 0) {
+        memcpy(s0, memo->s0, sizeof memo->s0), memcpy(s1, memo->s1, sizeof memo->s1);
+        ok[0] = memo->ok[0], ok[1] = memo->ok[1];
+        return;
+    }
+    pm__sections(P, s0, s1, ok);
+    memo->uv = P->uvs, memo->un = P->vcount;
+    memcpy(memo->s0, s0, sizeof memo->s0), memcpy(memo->s1, s1, sizeof memo->s1);
+    memo->ok[0] = ok[0], memo->ok[1] = ok[1];
+}
+
 /* One road into the asphalt: its end sections replaced by the mouths'
  * vertices (the centre column kept, moved to the mouth's midpoint). */
-static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
+static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R, pm__road_memo *memo) {
     const pm_prim *P = &R->scene->prims[0];
     pm_prim *A = &s->prims[0];
     pm_arena_reset(N->tmp);   /* the road's working arrays: until the next road */
@@ -431,7 +506,7 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     memset(alias, 0xFF, (size_t)P->vcount * sizeof *alias);
     uint32_t sec0[3], sec1[3];
     bool sec_ok[2];
-    pm__sections(P, sec0, sec1, sec_ok);
+    pm__sections_memo(P, memo, sec0, sec1, sec_ok);
     const pm__node *J0 = R->arm0 >= 0 ? &N->nodes[R->start] : NULL;
     const pm__node *J1 = R->arm1 >= 0 ? &N->nodes[R->end] : NULL;
     if (J0 && !(sec_ok[0] &&
@@ -455,7 +530,7 @@ static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R) {
     uint32_t mapped[4], nmapped = 0;   /* what pm__map_end mapped */
     if (J0) mapped[nmapped++] = sec0[0], mapped[nmapped++] = sec0[2];
     if (J1) mapped[nmapped++] = sec1[0], mapped[nmapped++] = sec1[2];
-    int rc = pm__emit_pieces(N, s, R, P, remap, alias, weld, mapped, nmapped);
+    int rc = pm__emit_pieces(N, s, R, P, remap, alias, weld, mapped, nmapped, memo);
     /* The centre of a seam is always used by the road's triangles; should
      * it not be, it still has to exist for the junction's split. */
     if (rc == PM_OK && J0) rc = pm__emit(s, A, P, sec0[1], remap, alias);
@@ -678,7 +753,8 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
     int rc = pm__add_prims(N, s, &sidewalks);
     for (size_t n = 0; rc == PM_OK && n < N->p->nnodes; n++)
         if (N->nodes[n].scene) rc = pm__stitch_junction(s, &N->nodes[n]);
-    for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++) rc = pm__stitch_road(N, s, &N->roads.data[r]);
+    pm__road_memo memo = {NULL, 0, 0, {0}, NULL, 0, {0}, {0}, {false, false}};
+    for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++) rc = pm__stitch_road(N, s, &N->roads.data[r], &memo);
     if (rc == PM_OK && N->problems.len) return PM_OK;     /* reported by the caller */
     if (rc == PM_OK) rc = pm__split_mouths(N, s);
     if (rc == PM_OK && s->nprims == 3) rc = pm__stitch_slabs(N, s);

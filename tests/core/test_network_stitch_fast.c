@@ -499,3 +499,140 @@ Test(network_stitch_fast, band_quad_test_in_lanes_is_exact) {
     cr_assert_geq(unsure_both, 100);
     cr_assert_geq(neither, 50000);
 }
+
+/* pm__emit_in_order with its memo (the last road whose guess held) against
+ * the same call with a fresh memo: the same verdict, remap, indices,
+ * positions and counts, on roads drawn from a few kept index arrays (in
+ * order, or a corner changed, or two swapped) and a few mouth sets (none,
+ * the first row's sides, the last row's, both, repeated ones, random
+ * ones), so that the memo meets the same indices with other mouths, other
+ * indices of the same length, and the very same ones. */
+static bool emit_in_order_case(const pm_prim *P, const uint32_t *mapped, uint32_t nmapped, uint32_t nv,
+                               pm__road_memo *memo, uint32_t *remap, uint32_t *d, float *pos, uint32_t *counts) {
+    pm_arena *a = pm_arena_create(1 << 14);
+    cr_assert(a);
+    pm_scene *s = pm_scene_create(a);
+    cr_assert(s);
+    pm_prim *A = pm_scene_add_prim(s, "asphalt", "asphalt", PM_PRIM_UV, nv + P->vcount, P->icount);
+    cr_assert(A);
+    for (uint32_t v = 0; v < 3 * nv; v++) A->positions[v] = (float)v * 0.5f;
+    A->vcount = nv;
+    for (uint32_t v = 0; v < P->vcount; v++) remap[v] = PM__NONE;
+    for (uint32_t j = 0; j < nmapped; j++) remap[mapped[j]] = mapped[j] % nv;   /* a junction's vertex */
+    bool ok = pm__emit_in_order(s, A, P, remap, mapped, nmapped, memo);
+    counts[0] = A->vcount, counts[1] = A->icount;
+    memcpy(d, A->indices, A->icount * sizeof *d);
+    memcpy(pos, A->positions, 3 * (size_t)A->vcount * sizeof *pos);
+    pm_arena_destroy(a);
+    return ok;
+}
+
+Test(network_stitch_fast, in_order_memo_gives_the_checked_verdict) {
+    enum { NPAT = 12, MAXV = 90, MAXI = 6 * MAXV };
+    pm_rng r;
+    pm_rng_seed(&r, 20261205);
+    static uint32_t q[NPAT][MAXI];
+    static float src[3 * MAXV];
+    pm_prim P[NPAT];
+    for (uint32_t v = 0; v < 3 * MAXV; v++) src[v] = (float)v + 0.25f;
+    for (int p = 0; p < NPAT; p++) {
+        /* Rows of three, two triangles per quad, vertices first used in order. */
+        uint32_t rows = (uint32_t)pm_rng_int(&r, 2, MAXV / 3), n = 0;
+        if (p >= 2 && pm_rng_chance(&r, 0.5)) rows = P[p - 2].vcount / 3;   /* lengths repeat with other indices */
+        for (uint32_t k = 0; k + 1 < rows; k++)
+            for (uint32_t c = 0; c < 2; c++) {
+                uint32_t a = 3 * k + c, b = a + 1, e = a + 3, f = a + 4;
+                uint32_t t[6] = {a, e, b, b, e, f};
+                memcpy(q[p] + n, t, sizeof t);
+                n += 6;
+            }
+        uint32_t ren[MAXV], next = 0;   /* renumbered in order of first use */
+        for (uint32_t v = 0; v < 3 * rows; v++) ren[v] = PM__NONE;
+        for (uint32_t i = 0; i < n; i++) {
+            if (ren[q[p][i]] == PM__NONE) ren[q[p][i]] = next++;
+            q[p][i] = ren[q[p][i]];
+        }
+        int change = p < 4 ? 0 : (int)pm_rng_int(&r, 0, 2);
+        uint32_t at = (uint32_t)pm_rng_below(&r, n), to = (uint32_t)pm_rng_below(&r, n);
+        if (change == 1) q[p][at] = (uint32_t)pm_rng_below(&r, 3 * rows);
+        if (change == 2) { uint32_t x = q[p][at]; q[p][at] = q[p][to], q[p][to] = x; }
+        P[p] = (pm_prim){.vcount = 3 * rows, .icount = n, .indices = q[p], .positions = src};
+    }
+    static uint32_t remap[MAXV], d0[MAXI], d1[MAXI];
+    static float pos0[3 * 2 * MAXV], pos1[3 * 2 * MAXV];
+    pm__road_memo memo = {NULL, 0, 0, {0}, NULL, 0, {0}, {0}, {false, false}};
+    int hits = 0, held = 0, failed = 0;
+    for (int it = 0; it < 20000; it++) {
+        const pm_prim *R = &P[pm_rng_below(&r, NPAT)];
+        uint32_t last = R->vcount - 3, mapped[4], nmapped = 0;
+        switch (pm_rng_int(&r, 0, 5)) {
+        case 1: mapped[0] = 0, mapped[1] = 2, nmapped = 2; break;
+        case 2: mapped[0] = last, mapped[1] = last + 2, nmapped = 2; break;
+        case 3: mapped[0] = 0, mapped[1] = 2, mapped[2] = last, mapped[3] = last + 2, nmapped = 4; break;
+        case 4: mapped[0] = 0, mapped[1] = 2, mapped[2] = 0, mapped[3] = 2, nmapped = 4; break;
+        case 5:
+            nmapped = (uint32_t)pm_rng_int(&r, 1, 4);
+            for (uint32_t j = 0; j < nmapped; j++) mapped[j] = (uint32_t)pm_rng_below(&r, R->vcount);
+            break;
+        default: break;
+        }
+        uint32_t nv = (uint32_t)pm_rng_int(&r, 1, 40), c0[2], c1[2];
+        pm__road_memo fresh = {NULL, 0, 0, {0}, NULL, 0, {0}, {0}, {false, false}};
+        bool ok0 = emit_in_order_case(R, mapped, nmapped, nv, &fresh, remap, d0, pos0, c0);
+        uint32_t remap0[MAXV];
+        memcpy(remap0, remap, R->vcount * sizeof *remap);
+        hits += memo.q == R->indices;
+        bool ok1 = emit_in_order_case(R, mapped, nmapped, nv, &memo, remap, d1, pos1, c1);
+        cr_assert_eq(ok0, ok1, "%d: verdict %d, with the memo %d", it, ok0, ok1);
+        cr_assert(c0[0] == c1[0] && c0[1] == c1[1], "%d: counts differ", it);
+        cr_assert(!memcmp(remap0, remap, R->vcount * sizeof *remap), "%d: remap differs", it);
+        if (ok0) {
+            cr_assert(!memcmp(d0, d1, c0[1] * sizeof *d0), "%d: indices differ", it);
+            cr_assert(!memcmp(pos0, pos1, 3 * (size_t)c0[0] * sizeof *pos0), "%d: positions differ", it);
+        }
+        held += ok0, failed += !ok0;
+    }
+    cr_assert(hits > 1000 && held > 4000 && failed > 4000, "%d memo hits, %d held, %d failed", hits, held, failed);
+}
+
+/* pm__sections_memo against pm__sections on roads drawn from a few kept UV
+ * arrays, several of one length (the same rows with one float changed),
+ * so that the memo meets the very same floats and others of that length. */
+Test(network_stitch_fast, sections_memo_gives_the_sections) {
+    enum { NPAT = 10, MAXV = 60 };
+    pm_rng r;
+    pm_rng_seed(&r, 20261206);
+    static float uv[NPAT][2 * MAXV];
+    static const float us[] = {0.0f, -0.0f, -1.0f, 3.0f, 7.25f, NAN};
+    static const float xs[] = {0.0f, 0.5f, 1.0f, 0.25f, 0.75f};
+    pm_prim P[NPAT];
+    for (int p = 0; p < NPAT; p++) {
+        uint32_t n = p % 2 ? P[p - 1].vcount : (uint32_t)pm_rng_int(&r, 3, MAXV);
+        for (uint32_t v = 0; v < n; v++) uv[p][2 * v] = (float)(v / 3) * 1.5f, uv[p][2 * v + 1] = (float)(v % 3) * 0.5f;
+        if (p >= 2) {   /* one float changed (for p odd: the only difference from p - 1) */
+            uint32_t at = (uint32_t)pm_rng_below(&r, n);
+            uv[p][2 * at] = us[pm_rng_below(&r, 6)], uv[p][2 * at + 1] = xs[pm_rng_below(&r, 5)];
+        }
+        P[p] = (pm_prim){.vcount = n, .uvs = uv[p]};
+    }
+    pm__road_memo memo = {NULL, 0, 0, {0}, NULL, 0, {0}, {0}, {false, false}};
+    int hits = 0, differ = 0;
+    for (int it = 0; it < 20000; it++) {
+        const pm_prim *R = &P[pm_rng_below(&r, NPAT)];
+        hits += memo.uv == R->uvs;
+        uint32_t f0[3], f1[3], p0[3], p1[3];
+        bool fok[2], pok[2];
+        pm__sections_memo(R, &memo, f0, f1, fok);
+        pm__sections(R, p0, p1, pok);
+        cr_assert(!memcmp(f0, p0, sizeof f0) && !memcmp(f1, p1, sizeof f1) && fok[0] == pok[0] && fok[1] == pok[1],
+                  "%d: the memo's sections differ", it);
+    }
+    for (int p = 1; p < NPAT; p += 2) {
+        uint32_t a0[3], a1[3], b0[3], b1[3];
+        bool aok[2], bok[2];
+        pm__sections(&P[p - 1], a0, a1, aok);
+        pm__sections(&P[p], b0, b1, bok);
+        differ += memcmp(a0, b0, sizeof a0) || memcmp(a1, b1, sizeof a1) || aok[0] != bok[0] || aok[1] != bok[1];
+    }
+    cr_assert(hits > 1000 && differ >= 2, "%d memo hits, %d pairs of one length with other sections", hits, differ);
+}
