@@ -1172,25 +1172,10 @@ static int pm__take(pm__sampler *sm, const pm__run *r, int depth) {
     return res;
 }
 
-/* cos(x), the last argument's answer remembered per thread: cos is a
- * pure function of x's bits, and a network's roads all ask it of the
- * same turn bound. */
-static double pm__cos_memo(double x) {
-    static _Thread_local uint64_t last_x = UINT64_MAX;   /* a NaN's bits: cos never gives them back */
-    static _Thread_local double last_c;
-    uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    if (bits != last_x) {
-        last_c = cos(x);
-        last_x = bits;
-    }
-    return last_c;
-}
-
 static int pm__sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o, pm_curve_sample **out,
                       size_t *n, bool wide) {
     assert(o->max_error > 0.0 && o->max_segment > 0.0);
-    pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = pm__cos_memo(o->max_turn),
+    pm__sampler sm = {.a = a, .s = s, .o = o, .cos_turn = cos(o->max_turn),
                       .max_len = o->max_segment * (1.0 + 1e-12),
                       .max_samples = o->max_samples ? o->max_samples : SIZE_MAX, .wide = wide};
     /* Segments four by four: evaluated together, then taken in order. */

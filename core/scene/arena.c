@@ -473,13 +473,6 @@ size_t pm_arena_trim(pm_arena *a) {
     return given;
 }
 
-char *pm_arena_strdup(pm_arena *a, const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = pm_arena_alloc(a, n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 int pm__vec_grow(pm_arena *a, void **data, size_t *cap, size_t need, size_t elem) {
     if (need <= *cap) return 0;
     size_t ncap = *cap ? *cap : 8;

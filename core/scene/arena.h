@@ -2,6 +2,7 @@
 #define PM_ARENA_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* A bump allocator for per-request memory: every allocation of one request
  * lives until pm_arena_destroy, which frees everything at once. Not
@@ -93,7 +94,14 @@ void *pm_arena_calloc(pm_arena *a, size_t n, size_t size);
  * system's realloc (its pages moved, not copied, the old chunk freed), so
  * a growing array takes about its own size, not twice. */
 void *pm_arena_realloc(pm_arena *a, void *p, size_t old_size, size_t new_size);
-char *pm_arena_strdup(pm_arena *a, const char *s);
+/* A copy of the string s. Inline: a primitive's name and material are
+ * copied for each of a network's thousands of roads. */
+static inline char *pm_arena_strdup(pm_arena *a, const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = pm_arena_alloc(a, n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
 /* Gives back p, an allocation of size bytes (as allocated or last grown;
  * NULL: nothing), which must not be used again: later allocations of a
  * reuse its memory instead of new pages. A big one (1 MiB or more) goes

@@ -11,6 +11,13 @@ pm_scene *pm_scene_create(pm_arena *a) {
     return s->meta ? s : NULL;
 }
 
+/* pm_arena_realloc, but an array not yet allocated (p NULL) straight
+ * from the inline pm_arena_alloc, which is what pm_arena_realloc does
+ * with it: a new primitive's arrays without a call each. */
+static inline void *pm__grow(pm_arena *a, void *p, size_t old_size, size_t new_size) {
+    return p ? pm_arena_realloc(a, p, old_size, new_size) : pm_arena_alloc(a, new_size);
+}
+
 /* Grows the vertex arrays of p to hold at least need vertices: doubling
  * (a primitive growing one vertex at a time), or exactly need when exact
  * (a caller that knows its count: no copies on the way, no slack). */
@@ -21,19 +28,19 @@ static int pm__prim_reserve_v(pm_arena *a, pm_prim *p, uint32_t need, bool exact
     if (cap > UINT32_MAX - 1) cap = UINT32_MAX - 1;
     if (cap < need) return -1;
     size_t oc = p->vcap, nc = (size_t)cap;
-    float *pos = pm_arena_realloc(a, p->positions, oc * 3 * sizeof(float), nc * 3 * sizeof(float));
+    float *pos = pm__grow(a, p->positions, oc * 3 * sizeof(float), nc * 3 * sizeof(float));
     if (!pos) return -1;
     p->positions = pos;
-    float *nrm = pm_arena_realloc(a, p->normals, oc * 3 * sizeof(float), nc * 3 * sizeof(float));
+    float *nrm = pm__grow(a, p->normals, oc * 3 * sizeof(float), nc * 3 * sizeof(float));
     if (!nrm) return -1;
     p->normals = nrm;
     if (p->flags & PM_PRIM_UV) {
-        float *uv = pm_arena_realloc(a, p->uvs, oc * 2 * sizeof(float), nc * 2 * sizeof(float));
+        float *uv = pm__grow(a, p->uvs, oc * 2 * sizeof(float), nc * 2 * sizeof(float));
         if (!uv) return -1;
         p->uvs = uv;
     }
     if (p->flags & PM_PRIM_COLOR) {
-        float *c = pm_arena_realloc(a, p->colors, oc * 4 * sizeof(float), nc * 4 * sizeof(float));
+        float *c = pm__grow(a, p->colors, oc * 4 * sizeof(float), nc * 4 * sizeof(float));
         if (!c) return -1;
         p->colors = c;
     }
@@ -47,8 +54,7 @@ static int pm__prim_reserve_i(pm_arena *a, pm_prim *p, uint32_t need, bool exact
     while (cap < need) cap *= 2;
     if (cap > UINT32_MAX) cap = UINT32_MAX;
     if (cap < need) return -1;
-    uint32_t *idx = pm_arena_realloc(a, p->indices, (size_t)p->icap * sizeof(uint32_t),
-                                     (size_t)cap * sizeof(uint32_t));
+    uint32_t *idx = pm__grow(a, p->indices, (size_t)p->icap * sizeof(uint32_t), (size_t)cap * sizeof(uint32_t));
     if (!idx) return -1;
     p->indices = idx;
     p->icap = (uint32_t)cap;
@@ -59,8 +65,7 @@ pm_prim *pm_scene_add_prim(pm_scene *s, const char *name, const char *material,
                            unsigned flags, uint32_t vreserve, uint32_t ireserve) {
     if (s->nprims == s->prims_cap) {
         uint32_t cap = s->prims_cap ? s->prims_cap * 2 : 4;
-        pm_prim *np = pm_arena_realloc(s->arena, s->prims, s->prims_cap * sizeof(pm_prim),
-                                       cap * sizeof(pm_prim));
+        pm_prim *np = pm__grow(s->arena, s->prims, s->prims_cap * sizeof(pm_prim), cap * sizeof(pm_prim));
         if (!np) return NULL;
         s->prims = np;
         s->prims_cap = cap;
