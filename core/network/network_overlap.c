@@ -1904,6 +1904,30 @@ static bool pm__mouth_line(const pm__ov *O, const pm__clu *J, uint32_t r, pm_pli
 #define PM__BENT_ON 1
 #endif
 
+/* The scene's asphalt (0) and sidewalk (1) positions and indices, read
+ * once for a run of pm__corners_put (the sidewalk's NULL without one: no
+ * set triangle refers to it then). */
+typedef struct pm__corners {
+    const float *pos[2];
+    const uint32_t *idx[2];
+} pm__corners;
+
+static inline pm__corners pm__corners_of(const pm__ov *O) {
+    const pm_prim *A = &O->sc->prims[0], *S = O->sc->nprims == 3 ? &O->sc->prims[2] : NULL;
+    return (pm__corners){.pos = {A->positions, S ? S->positions : NULL}, .idx = {A->indices, S ? S->indices : NULL}};
+}
+
+/* Set triangle f's (O->ref's: PM__SW for the sidewalk's) three corners,
+ * 3D floats, into w[0 .. 3). (Through locals: a store to w could alias
+ * the prims' pointers, which the compiler would then read again.) */
+static inline void pm__corners_put(const pm__corners *C, uint32_t f, const float **w) {
+    const int s = f & PM__SW ? 1 : 0;
+    const uint32_t *q = C->idx[s] + 3 * (size_t)(f & ~PM__SW);
+    const float *P = C->pos[s];
+    const uint32_t a = q[0], b = q[1], c = q[2];
+    w[0] = P + 3 * (size_t)a, w[1] = P + 3 * (size_t)b, w[2] = P + 3 * (size_t)c;
+}
+
 /* Whether each of J's triangles reaching into lo .. hi lies in the
  * closed side X of S: their corners gathered, then tested
  * PM__SEAM5_BATCH triangles a call (pm_pseam_tris_side). */
@@ -1912,14 +1936,13 @@ static bool pm__seam5_tris(const pm__ov *O, const pm__clu *J, pm_pseam *S, int X
     const pm__mbox B = pm__mbox_of(lo, hi);
     enum { PM__SEAM5_BATCH = 32 };
     const float *v[3 * PM__SEAM5_BATCH];
+    const pm__corners C = pm__corners_of(O);
+    const pm_pbox *box = O->box;
+    const uint32_t *ref = O->ref;
     uint32_t nb = 0;
-    for (uint32_t k = J->first; k < J->first + J->count; k++) {
-        if (!pm__meets_m(&O->box[k], B)) continue;
-        uint32_t f = O->ref[k];
-        const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
-        const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
-        const float *P = Pr->positions, **w = v + 3 * nb;
-        w[0] = P + 3 * (size_t)q[0], w[1] = P + 3 * (size_t)q[1], w[2] = P + 3 * (size_t)q[2];
+    for (uint32_t k = J->first, end = J->first + J->count; k < end; k++) {
+        if (!pm__meets_m(&box[k], B)) continue;
+        pm__corners_put(&C, ref[k], v + 3 * nb);
         if (++nb == PM__SEAM5_BATCH) {
             if (!pm_pseam_tris_side(S, X, v, nb)) return false;
             nb = 0;
@@ -1953,19 +1976,21 @@ __attribute__((noinline))
 #endif
 static bool pm__bent_line_apart(const pm__ov *O, const pm__clu *J, pm_pbent *M, int sigma, const float lo[2],
                                 const float hi[2]) {
-    bool all = true;
     const pm__mbox B = pm__mbox_of(lo, hi);
     const float *tri[PM__BENT_BATCH][3];
+    const pm__corners C = pm__corners_of(O);
+    const pm_pbox *box = O->box;
+    const uint32_t *ref = O->ref;
     uint32_t nt = 0;
-    for (uint32_t k = J->first; all && k < J->first + J->count; k++) {
-        if (!pm__meets_m(&O->box[k], B)) continue;
-        uint32_t f = O->ref[k];
-        const pm_prim *Pr = &O->sc->prims[f & PM__SW ? 2 : 0];
-        const uint32_t *q = Pr->indices + 3 * (size_t)(f & ~PM__SW);
-        for (int c = 0; c < 3; c++) tri[nt][c] = Pr->positions + 3 * (size_t)q[c];
-        if (++nt == PM__BENT_BATCH) all = pm_pbent_other_side_all(M, sigma, tri, nt), nt = 0;
+    for (uint32_t k = J->first, end = J->first + J->count; k < end; k++) {
+        if (!pm__meets_m(&box[k], B)) continue;
+        pm__corners_put(&C, ref[k], tri[nt]);
+        if (++nt == PM__BENT_BATCH) {
+            if (!pm_pbent_other_side_all(M, sigma, tri, nt)) return false;
+            nt = 0;
+        }
     }
-    return all && pm_pbent_other_side_all(M, sigma, tri, nt);
+    return pm_pbent_other_side_all(M, sigma, tri, nt);
 }
 
 /* A junction J (listed) and a road r whose end there was shown on one
