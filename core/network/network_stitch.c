@@ -217,16 +217,17 @@ static int pm__emit(pm_scene *s, pm_prim *A, const pm_prim *P, uint32_t v, uint3
 /* Indices [0, n) of q through remap into d, eight at a time: those in
  * [lo, lo + len) as q + c (remap there), the others gathered; *top as in
  * pm__emit_in_order (one past the largest index so far, at least A's
- * vertex count) and *bad set when an index is past it. Returns how many
- * it did (the rest: fewer than eight). */
-__attribute__((target("avx2"))) static uint32_t pm__remap_run_avx2(const uint32_t *q, uint32_t n, const uint32_t *remap,
-                                                                   uint32_t lo, uint32_t len, uint32_t c,
-                                                                   uint32_t *d, uint32_t *top, bool *bad) {
+ * vertex count) and *bad set when an index is past it, where check
+ * (without it, top and bad are not read: indices known to pass). Returns
+ * how many it did (the rest: fewer than eight). */
+__attribute__((target("avx2"), always_inline)) static inline uint32_t
+pm__remap_lanes(const uint32_t *q, uint32_t n, const uint32_t *remap, uint32_t lo, uint32_t len, uint32_t c,
+                uint32_t *d, bool check, uint32_t *top, bool *bad) {
     const __m256i vlo = _mm256_set1_epi32((int)lo), vlast = _mm256_set1_epi32((int)(len - 1));
     const __m256i vc = _mm256_set1_epi32((int)c), one = _mm256_set1_epi32(1), zero = _mm256_setzero_si256();
     const __m256i l3 = _mm256_set1_epi32(3), l7 = _mm256_set1_epi32(7);
     const __m256i back = _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6);
-    __m256i carry = _mm256_set1_epi32((int)*top), fail = zero;
+    __m256i carry = _mm256_set1_epi32(check ? (int)*top : 0), fail = zero;
     uint32_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256i x = _mm256_loadu_si256((const __m256i *)(q + i));
@@ -235,38 +236,35 @@ __attribute__((target("avx2"))) static uint32_t pm__remap_run_avx2(const uint32_
             y = _mm256_add_epi32(x, vc);
         else   /* some index outside the stretch (a road's first and last rows): looked up */
             y = _mm256_i32gather_epi32((const int *)remap, x, 4);
-        __m256i y1 = _mm256_add_epi32(y, one);
-        /* Each lane's largest y + 1 up to it, then up to the lane before. */
-        __m256i p = _mm256_max_epu32(y1, _mm256_slli_si256(y1, 4));
-        p = _mm256_max_epu32(p, _mm256_slli_si256(p, 8));
-        p = _mm256_max_epu32(p, _mm256_blend_epi32(zero, _mm256_permutevar8x32_epi32(p, l3), 0xF0));
-        __m256i e = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(p, back), zero, 0x01);
-        __m256i m = _mm256_max_epu32(e, carry);
-        fail = _mm256_or_si256(fail, _mm256_xor_si256(_mm256_max_epu32(y, m), m));   /* nonzero: y > m */
-        carry = _mm256_max_epu32(carry, _mm256_permutevar8x32_epi32(p, l7));
+        if (check) {
+            __m256i y1 = _mm256_add_epi32(y, one);
+            /* Each lane's largest y + 1 up to it, then up to the lane before. */
+            __m256i p = _mm256_max_epu32(y1, _mm256_slli_si256(y1, 4));
+            p = _mm256_max_epu32(p, _mm256_slli_si256(p, 8));
+            p = _mm256_max_epu32(p, _mm256_blend_epi32(zero, _mm256_permutevar8x32_epi32(p, l3), 0xF0));
+            __m256i e = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(p, back), zero, 0x01);
+            __m256i m = _mm256_max_epu32(e, carry);
+            fail = _mm256_or_si256(fail, _mm256_xor_si256(_mm256_max_epu32(y, m), m));   /* nonzero: y > m */
+            carry = _mm256_max_epu32(carry, _mm256_permutevar8x32_epi32(p, l7));
+        }
         _mm256_storeu_si256((__m256i *)(d + i), y);
     }
-    *top = (uint32_t)_mm256_cvtsi256_si32(carry);
-    if (!_mm256_testz_si256(fail, fail)) *bad = true;
+    if (check) {
+        *top = (uint32_t)_mm256_cvtsi256_si32(carry);
+        if (!_mm256_testz_si256(fail, fail)) *bad = true;
+    }
     return i;
+}
+__attribute__((target("avx2"))) static uint32_t pm__remap_run_avx2(const uint32_t *q, uint32_t n, const uint32_t *remap,
+                                                                   uint32_t lo, uint32_t len, uint32_t c,
+                                                                   uint32_t *d, uint32_t *top, bool *bad) {
+    return pm__remap_lanes(q, n, remap, lo, len, c, d, true, top, bad);
 }
 /* pm__remap_run_avx2 without the check: for indices already known to
  * pass it (pm__road_memo). */
 __attribute__((target("avx2"))) static uint32_t pm__remap_only_avx2(const uint32_t *q, uint32_t n, const uint32_t *remap,
                                                                     uint32_t lo, uint32_t len, uint32_t c, uint32_t *d) {
-    const __m256i vlo = _mm256_set1_epi32((int)lo), vlast = _mm256_set1_epi32((int)(len - 1));
-    const __m256i vc = _mm256_set1_epi32((int)c);
-    uint32_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256i x = _mm256_loadu_si256((const __m256i *)(q + i));
-        __m256i t = _mm256_sub_epi32(x, vlo), y;
-        if (__builtin_expect(_mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(t, vlast), vlast)) == -1, 1))
-            y = _mm256_add_epi32(x, vc);
-        else
-            y = _mm256_i32gather_epi32((const int *)remap, x, 4);
-        _mm256_storeu_si256((__m256i *)(d + i), y);
-    }
-    return i;
+    return pm__remap_lanes(q, n, remap, lo, len, c, d, false, NULL, NULL);
 }
 /* remap[0, n) numbered id, id + 1, ..., eight at a time; returns how
  * many (the rest: fewer than eight). */
