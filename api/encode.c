@@ -34,6 +34,7 @@ int pm_api_encode_to(const pm_scene *s, const pm_api_generator *gen, const char 
     if (o->format != PM_API_FMT_GLB) {
         pm_api_buf out;
         int r = pm_api_encode_with(s, gen, key_hex, o, al, &out);
+        if (r == 0 && sink->total) sink->total(sink->ctx, out.len);
         if (r == 0 && sink->write(sink->ctx, out.data, out.len) != 0) r = -3;
         if (out.data) pm_api__mem_free(al, out.data, out.len);
         return r;

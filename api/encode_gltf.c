@@ -1055,6 +1055,7 @@ static int glb_stream(const pm_api__w *json, const gltf_plan *pl, unsigned char 
     size_t blen = pl->cbin ? pl->cbin_len : pl->bin_len, total, jlen;
     unsigned char head[20], bhead[8];
     if (glb_head(json->len, blen, head, &total, &jlen) < 0) return -1;
+    if (k->total) k->total(k->ctx, total);
     if (k->write(k->ctx, head, sizeof head) || k->write(k->ctx, json->data, json->len) ||
         sink_fill(k, ' ', jlen - json->len))
         return -1;

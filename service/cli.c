@@ -164,6 +164,23 @@ static int cli_out_flush(cli_out *o) {
     return r;
 }
 
+/* The whole output's length, before its first byte: a regular file is
+ * given its blocks in one call. Overwriting a file (O_TRUNC), ext4 would
+ * otherwise reserve them page by page as the writes come and, at close,
+ * start writing them back in this process (its guard for files replaced
+ * by truncation): a 13 MB GLB written over the last one took 3.9 ms of
+ * system time, 2.3 ms preallocated. Only advice: refused (a pipe, a file
+ * system without it) or short of space, the writes go on and report. */
+static void cli_out_total(void *ctx, size_t n) {
+    cli_out *o = ctx;
+    if (!o->file || o->err || cli_out_open(o) != 0 || n == 0) return;
+#ifdef __linux__
+    struct stat st;
+    if (fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 && n <= (size_t)INT64_MAX)
+        (void)fallocate(o->fd, 0, 0, (off_t)n);
+#endif
+}
+
 static int cli_out_write(void *ctx, const void *data, size_t n) {
     cli_out *o = ctx;
     if (o->err || cli_out_open(o) != 0) return -1;
@@ -293,7 +310,7 @@ static int cli_run(const pm_api_generator *gen, const pm_svc_config *cfg, const 
     size_t len = 0, json_cap = 0;
     int too_big = 0;
     const char *bad = NULL;
-    const pm_api_sink sink = {cli_out_write, out};
+    const pm_api_sink sink = {.write = cli_out_write, .ctx = out, .total = cli_out_total};
     pm_api_run run = {.lim = &cfg->limits, .outputs = o, .noutputs = 1, .alloc = &cli_alloc,
                       .sink = &sink};
     /* The body, the job's arena and the encoder's buffers from one page

@@ -355,7 +355,7 @@ Test(encode_random, text_and_buffer_against_references, .timeout = 300) {
                 while (n && b.data[20 + n - 1] == ' ') n--;
                 j = expect_canonical((const char *)b.data + 20, n, what);
                 sink_buf sb = {0};
-                pm_api_sink sink = {sink_write, &sb};
+                pm_api_sink sink = {.write = sink_write, .ctx = &sb};
                 cr_assert_eq(pm_api_encode_to(s, &gen, key, o, NULL, &sink), 0);
                 cr_expect(sb.n == b.len && memcmp(sb.p, b.data, b.len) == 0, "%s: streamed GLB differs", what);
                 free(sb.p);

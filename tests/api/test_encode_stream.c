@@ -1,7 +1,8 @@
 /* pm_api_encode_to: an output given to a sink piece by piece is the same
  * bytes as the buffer pm_api_encode_with builds, a GLB's arrays go to the
- * sink straight from the scene (no copy, no output buffer), nothing is
- * written when the encoding fails, and a sink that stops ends it. */
+ * sink straight from the scene (no copy, no output buffer), the sink is
+ * told the exact length once before the first byte, nothing is written
+ * when the encoding fails, and a sink that stops ends it. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,16 @@ typedef struct collect {
     size_t len, calls, attempts, stop_after;
     const void *watch;     /* a scene array: was it given as it is? */
     bool watched;
+    size_t told, totals;   /* the length told, how many times */
+    size_t len_when_told;
 } collect;
+
+static void collect_total(void *ctx, size_t n) {
+    collect *c = ctx;
+    c->told = n;
+    c->totals++;
+    c->len_when_told = c->len;
+}
 
 static int collect_write(void *ctx, const void *p, size_t n) {
     collect *c = ctx;
@@ -69,9 +79,12 @@ Test(encode_stream, the_same_bytes_as_the_buffer_in_every_format_and_option) {
         pm_api_buf buf;
         cr_assert_eq(pm_api_encode_with(s, &gen, key, &outs[i], NULL, &buf), 0);
         collect c = {.watch = s->prims[0].positions};
-        const pm_api_sink sink = {collect_write, &c};
+        const pm_api_sink sink = {.write = collect_write, .ctx = &c, .total = collect_total};
         cr_assert_eq(pm_api_encode_to(s, &gen, key, &outs[i], NULL, &sink), 0, "output %zu", i);
         cr_assert_eq(c.len, buf.len, "output %zu: %zu bytes streamed, %zu built", i, c.len, buf.len);
+        cr_assert_eq(c.totals, 1, "output %zu: the length told %zu times", i, c.totals);
+        cr_assert_eq(c.told, buf.len, "output %zu: told %zu bytes, %zu came", i, c.told, buf.len);
+        cr_assert_eq(c.len_when_told, 0, "output %zu: told after %zu bytes", i, c.len_when_told);
         cr_assert(memcmp(c.data, buf.data, buf.len) == 0, "output %zu: the bytes differ", i);
         if (i == 2)
             cr_assert(c.watched, "a plain GLB's positions go to the sink as the scene holds them");
@@ -87,7 +100,7 @@ Test(encode_stream, a_sink_that_stops_ends_the_encoding) {
     pm_api_output o = pm_api_output_default(PM_API_FMT_GLB);
     for (size_t stop = 1; stop <= 4; stop++) {
         collect c = {.stop_after = stop};
-        const pm_api_sink sink = {collect_write, &c};
+        const pm_api_sink sink = {.write = collect_write, .ctx = &c};
         cr_assert_eq(pm_api_encode_to(s, &gen, key, &o, NULL, &sink), -3);
         cr_assert_eq(c.attempts, stop + 1, "no write after the sink stopped");
         free(c.data);
@@ -109,9 +122,10 @@ Test(encode_stream, nothing_is_written_when_the_encoding_fails) {
     for (int f = 0; f < 3; f++) {
         pm_api_output o = pm_api_output_default((pm_api_format)f);
         collect c = {0};
-        const pm_api_sink sink = {collect_write, &c};
+        const pm_api_sink sink = {.write = collect_write, .ctx = &c, .total = collect_total};
         cr_assert_eq(pm_api_encode_to(s, &gen, key, &o, &none, &sink), -1, "format %d", f);
         cr_assert_eq(c.calls, 0, "format %d wrote %zu bytes", f, c.len);
+        cr_assert_eq(c.totals, 0, "format %d told a length", f);
     }
     pm_arena_destroy(a);
 }

@@ -108,10 +108,13 @@ int pm_api_encode_with(const pm_scene *s, const pm_api_generator *gen, const cha
 
 /* Where an output can go instead of a buffer: write gets its bytes in
  * order, in pieces valid only during the call, and returns 0, or -1 to
- * stop (it failed to pass them on). */
+ * stop (it failed to pass them on). total (may be NULL) is told the
+ * output's whole length once, before the first write: a file can be
+ * given its size in one allocation instead of page by page as it grows. */
 typedef struct pm_api_sink {
     int (*write)(void *ctx, const void *data, size_t len);
     void *ctx;
+    void (*total)(void *ctx, size_t len);
 } pm_api_sink;
 
 /* pm_api_encode_with, the same bytes given to sink: a GLB goes out piece
