@@ -456,15 +456,24 @@ Test(cli, a_large_glb_to_a_file_or_standard_output_is_the_routes_bytes, .init = 
     FILE *old = fopen(file, "wb");   /* an older, longer file is replaced whole */
     for (size_t i = 0; i < h.body_len + 4096; i += 4096) fwrite(town, 1, 4096, old);
     fclose(old);
-    c = cli(town, (const char *const[]){"networks", "-o", file, NULL});
-    cr_assert_eq(c.code, 0, "%s", c.err);
-    cr_assert_eq(c.out_len, 0);
-    cli_free(&c);
-    size_t n;
-    unsigned char *b = slurp(file, &n);
-    cr_assert_eq(n, h.body_len, "%zu bytes in the file, %zu over HTTP", n, h.body_len);
-    cr_assert(memcmp(b, h.body, n) == 0, "the file's bytes differ");
-    free(b);
+    /* Written over in place: an older file longer than the answer, then
+     * one shorter, then the answer itself again. */
+    for (int k = 0; k < 3; k++) {
+        if (k == 1) {
+            old = fopen(file, "wb");
+            fputs("glTF, shorter", old);
+            fclose(old);
+        }
+        c = cli(town, (const char *const[]){"networks", "-o", file, NULL});
+        cr_assert_eq(c.code, 0, "%s", c.err);
+        cr_assert_eq(c.out_len, 0);
+        cli_free(&c);
+        size_t n;
+        unsigned char *b = slurp(file, &n);
+        cr_assert_eq(n, h.body_len, "%zu bytes in the file, %zu over HTTP (%d)", n, h.body_len, k);
+        cr_assert(memcmp(b, h.body, n) == 0, "the file's bytes differ (%d)", k);
+        free(b);
+    }
     pm_tp_rmrf(dir);
     free(dir);
     pm_http_response_free(&h);
@@ -503,6 +512,39 @@ Test(cli, a_write_failing_midway_exits_5_and_leaves_no_file) {
     cr_assert_str_eq(kept, "an older answer");
     free(kept);
     cli_free(&c);
+    pm_tp_rmrf(dir);
+    free(dir);
+}
+
+/* A run that stops while writing, through a symbolic link (whose target
+ * it leaves alone), leaves no file that reads as a GLB: a file is written
+ * over in place with its first 16 bytes last, zeros until then, so the
+ * target of an older, whole GLB has lost its magic, and is no old header
+ * in front of new bytes. */
+Test(cli, a_file_cut_short_while_written_over_has_no_glb_magic) {
+    static char town[65536];
+    town_body(town, sizeof town, 12, 1);
+    char *dir = pm_tp_tmpdir("cli-head");
+    char file[512], link[512];
+    snprintf(file, sizeof file, "%s/town.glb", dir);
+    snprintf(link, sizeof link, "%s/link.glb", dir);
+    cli_result c = cli(town, (const char *const[]){"networks", "-o", file, NULL});
+    cr_assert_eq(c.code, 0, "%s", c.err);
+    cli_free(&c);
+    size_t n;
+    unsigned char *b = slurp(file, &n);
+    cr_assert(n > (2u << 20) && memcmp(b, "glTF", 4) == 0, "a whole GLB of megabytes first");
+    free(b);
+    cr_assert_eq(symlink(file, link), 0);
+    c = cli_limited(town, strlen(town), (const char *const[]){"networks", "-o", link, NULL}, 1 << 20);
+    cr_assert_eq(c.code, 5, "exit %d: %s", c.code, c.err);
+    cli_free(&c);
+    b = slurp(file, &n);
+    cr_assert_not_null(b, "the link's target is left in place");
+    cr_assert_geq(n, (size_t)16);
+    static const unsigned char zeros[16];
+    cr_assert(memcmp(b, zeros, 16) == 0, "the first 16 bytes are zeros, not a header");
+    free(b);
     pm_tp_rmrf(dir);
     free(dir);
 }
