@@ -18,6 +18,11 @@
 #   "netconvert's detail": max_segment 1000, so a straight street is one
 #              chord, as netconvert's lane shape of 2 points is (curves
 #              still follow max_error; corner arcs as by default).
+# Each run writes over the file the run before it left, as a pipeline
+# regenerating its assets does: netconvert truncates it and writes anew,
+# procmesh writes it over in place (service/cli.c), which costs the kernel
+# less. So the turned grid also has a row where every run of both sides
+# writes a file of a new name (each run's own PID in it).
 #   bench/netconvert.sh BUILD_DIR [N...]     (default: 10 40)
 set -euo pipefail
 B=${1:-build}
@@ -140,6 +145,13 @@ PY
         "pm_time_cmd 'netconvert --node-files $work/grid.nod.xml --edge-files $work/$form.edg.xml $guess -o $work/out.net.xml'" \
         "at netconvert's detail (max_segment 1000)"
     done
+    if [ "$turn" != 0 ] && [ $sw = 0 ]; then
+      pm_compare "network ${n}x${n}$where, oneway, $label, each run to a new file" "ms CPU" \
+        "pm_time_cmd '$PM generate networks --format glb $LIM -o $work/fresh.\$\$.glb < $work/req0.json'" \
+        "pm_time_cmd 'netconvert --node-files $work/grid.nod.xml --edge-files $work/oneway.edg.xml -o $work/fresh.\$\$.net.xml'" \
+        procmesh netconvert
+      rm -f "$work"/fresh.*
+    fi
     printf '  %s: procmesh GLB %s bytes (default), %s bytes (max_segment 1000); netconvert net.xml %s bytes (%s)\n' \
       "$label" "$(stat -c %s "$work/out.glb")" "$(stat -c %s "$work/outc.glb")" "$(stat -c %s "$work/out.net.xml")" "${forms[-1]}"
   done
