@@ -25,6 +25,7 @@
 #include "http.h"
 #include "log.h"
 #include "memo.h"
+#include "meshopt.h"
 #include "mhd.h"
 #include "pm_api/multipart.h"
 #include "pm_api/request.h"
@@ -1611,6 +1612,11 @@ static struct MHD_Daemon *pm_svc__listen(pm_svc_server *s, uint32_t port, unsign
     if (pm_svc_mhd_load(why, sizeof why) != 0) {
         pm_svc_json_escape(e, sizeof e, why);
         pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot load the HTTP library", "\"error\":\"%s\"", e);
+        return NULL;
+    }
+    if (pm_svc_meshopt_load(why, sizeof why) != 0) {   /* before any request needs it */
+        pm_svc_json_escape(e, sizeof e, why);
+        pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot load meshoptimizer", "\"error\":\"%s\"", e);
         return NULL;
     }
     unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;

@@ -149,7 +149,7 @@ typedef struct pm_road_failure {
  * per LOD level k "asphalt_lodk" / "shoulder_lodk" (re-sampled at the
  * coarser error); prop sets per name; metadata (see docs/road.md). Every
  * primitive's triangles are ordered for the vertex cache and its vertices
- * for fetch (meshoptimizer). Returns 0, PM_ERR_NOMEM, PM_ERR_LIMIT (fail
+ * for fetch (in order of first use). Returns 0, PM_ERR_NOMEM, PM_ERR_LIMIT (fail
  * filled when not NULL), PM_ERR_GEOMETRY (the surface of some level would
  * lie on itself in plan: fail->overlaps filled), PM_ERR_CANCELLED. */
 int pm_road_generate(pm_arena *a, const pm_road_params *p, pm_scene **out,

@@ -2,7 +2,6 @@
 
 #include <assert.h>
 #include <math.h>
-#include <meshoptimizer.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -331,26 +330,35 @@ static bool pm__faces_up(const float *a, const float *b, const float *c, double 
     return o > 4.0 * 1.2e-7 * m * e;
 }
 
-/* Puts vertices in order of first use, dropping unreferenced ones. */
-static int pm__fetch_order(pm_arena *a, pm_prim *pr) {
-    if (pr->icount == 0) return PM_OK;
-    uint32_t *remap = pm_arena_alloc(a, pr->vcount * sizeof(uint32_t));
-    float *tmp = pm_arena_alloc(a, (size_t)pr->vcount * 3 * sizeof(float));
-    if (!remap || !tmp) return PM_ERR_NOMEM;
-    size_t nv = meshopt_optimizeVertexFetchRemap(remap, pr->indices, pr->icount, pr->vcount);
-    meshopt_remapIndexBuffer(pr->indices, pr->indices, pr->icount, remap);
-    meshopt_remapVertexBuffer(tmp, pr->positions, pr->vcount, 3 * sizeof(float), remap);
-    memcpy(pr->positions, tmp, nv * 3 * sizeof(float));
-    meshopt_remapVertexBuffer(tmp, pr->normals, pr->vcount, 3 * sizeof(float), remap);
-    memcpy(pr->normals, tmp, nv * 3 * sizeof(float));
-    if (pr->uvs) {
-        meshopt_remapVertexBuffer(tmp, pr->uvs, pr->vcount, 2 * sizeof(float), remap);
-        memcpy(pr->uvs, tmp, nv * 2 * sizeof(float));
-    }
-    pr->vcount = (uint32_t)nv;
-    return PM_OK;
+/* The n-component float array a of pr's vertices moved to their new
+ * places (map: ~0u for a dropped vertex), through tmp. */
+static void pm__move_floats(float *a, float *tmp, const uint32_t *map, uint32_t vcount, uint32_t used,
+                            size_t n) {
+    for (uint32_t v = 0; v < vcount; v++)
+        if (map[v] != UINT32_MAX) memcpy(tmp + n * map[v], a + n * (size_t)v, n * sizeof *a);
+    memcpy(a, tmp, (size_t)used * n * sizeof *a);
 }
 
+/* Puts vertices in order of first use, dropping unreferenced ones (what
+ * meshopt_optimizeVertexFetchRemap and its remaps do). */
+static int pm__fetch_order(pm_arena *a, pm_prim *pr) {
+    if (pr->icount == 0) return PM_OK;
+    uint32_t *map = pm_arena_alloc(a, pr->vcount * sizeof(uint32_t));
+    float *tmp = pm_arena_alloc(a, (size_t)pr->vcount * 3 * sizeof(float));
+    if (!map || !tmp) return PM_ERR_NOMEM;
+    memset(map, 0xff, pr->vcount * sizeof(uint32_t));
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < pr->icount; i++) {
+        uint32_t *m = &map[pr->indices[i]];
+        if (*m == UINT32_MAX) *m = used++;
+        pr->indices[i] = *m;
+    }
+    pm__move_floats(pr->positions, tmp, map, pr->vcount, used, 3);
+    pm__move_floats(pr->normals, tmp, map, pr->vcount, used, 3);
+    if (pr->uvs) pm__move_floats(pr->uvs, tmp, map, pr->vcount, used, 2);
+    pr->vcount = used;
+    return PM_OK;
+}
 
 /* Whether vertex v of pr has position pf and UV uf. */
 static bool pm__same_vertex(const pm_prim *pr, uint32_t v, const float pf[3], const float uf[2]) {
