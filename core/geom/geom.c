@@ -30,14 +30,14 @@ static void pm__normalize_or_up(float *n) {
 
 /* Whether some triangle's face cross has a y that rounds to a negative
  * float (faces down): pm_face_cross's y, (b - a).z (c - a).x - (b - a).x
- * (c - a).z in double. The AVX2 path takes eight triangles at a time
- * (gathered corners widened to double, then each lane the scalar
+ * (c - a).z in double. The AVX2 path takes four triangles at a time
+ * (corners widened to double, then each lane the scalar
  * operations in their order, so the same signs); tests/core/test_geom.c
  * compares the paths on random triangles. */
 #if PM__NORM_AVX
-/* Four triangles of pm__face_down_avx2's eight (the corners' x and z,
- * widened to double, one half of its gathered lanes): the cross's y in
- * double, then rounded to float: the lanes whose float is negative. */
+/* Four triangles (the corners' x and z in lanes, widened to double): the
+ * cross's y in double, then rounded to float: the lanes whose float is
+ * negative. */
 __attribute__((target("avx2"))) static inline int pm__face_down4(__m128 ax, __m128 az, __m128 bx, __m128 bz,
                                                                   __m128 cx, __m128 cz) {
     __m256d Ax = _mm256_cvtps_pd(ax), Az = _mm256_cvtps_pd(az);
@@ -47,47 +47,38 @@ __attribute__((target("avx2"))) static inline int pm__face_down4(__m128 ax, __m1
     return _mm_movemask_ps(_mm_cmplt_ps(y, _mm_setzero_ps()));
 }
 
-/* Eight triangles' 24 indices (from ix) in three loads, dealt into first,
- * second and third corners (each permutation puts the lanes one load
- * holds in place; the blends pick them), times three: the corners' float
- * offsets into positions. */
-__attribute__((target("avx2"), always_inline)) static inline void pm__deal8(const uint32_t *ix, __m256i *a, __m256i *b,
-                                                                            __m256i *c) {
-    const __m256i da = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5), db = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6);
-    const __m256i dc = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
-    const __m256i *q = (const __m256i *)ix;
-    __m256i q0 = _mm256_loadu_si256(q), q1 = _mm256_loadu_si256(q + 1), q2 = _mm256_loadu_si256(q + 2);
-    __m256i A = _mm256_blend_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(q0, da),
-                                                      _mm256_permutevar8x32_epi32(q1, da), 0x38),
-                                   _mm256_permutevar8x32_epi32(q2, da), 0xC0);
-    __m256i B = _mm256_blend_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(q0, db),
-                                                      _mm256_permutevar8x32_epi32(q1, db), 0x18),
-                                   _mm256_permutevar8x32_epi32(q2, db), 0xE0);
-    __m256i C = _mm256_blend_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(q0, dc),
-                                                      _mm256_permutevar8x32_epi32(q1, dc), 0x1C),
-                                   _mm256_permutevar8x32_epi32(q2, dc), 0xE0);
-    *a = _mm256_add_epi32(A, _mm256_add_epi32(A, A));
-    *b = _mm256_add_epi32(B, _mm256_add_epi32(B, B));
-    *c = _mm256_add_epi32(C, _mm256_add_epi32(C, C));
+/* The x and z of corner k of four triangles (tri, tri + 3, ..., corners
+ * into pos) in lanes: eight scalar loads. (Loads, not AVX2 gathers: a
+ * gather of eight floats costs about 30 cycles on the AMD hosts this
+ * runs on, three times the loads and inserts.) */
+__attribute__((target("avx2"), always_inline)) static inline void pm__xz4(const float *pos, const uint32_t *tri,
+                                                                          __m128 *x, __m128 *z) {
+    const float *p0 = pos + 3 * (size_t)tri[0], *p1 = pos + 3 * (size_t)tri[3];
+    const float *p2 = pos + 3 * (size_t)tri[6], *p3 = pos + 3 * (size_t)tri[9];
+    *x = _mm_setr_ps(p0[0], p1[0], p2[0], p3[0]);
+    *z = _mm_setr_ps(p0[2], p1[2], p2[2], p3[2]);
 }
 
-/* Eight triangles at a time: their corners (pm__deal8), their x and z
- * gathered eight at a time; then each half as pm__face_down4. */
+/* The x, y and z of corner k of four triangles (as pm__xz4) in v[0 .. 3). */
+__attribute__((target("avx2"), always_inline)) static inline void pm__xyz4(const float *pos, const uint32_t *tri,
+                                                                           __m128 v[3]) {
+    const float *p0 = pos + 3 * (size_t)tri[0], *p1 = pos + 3 * (size_t)tri[3];
+    const float *p2 = pos + 3 * (size_t)tri[6], *p3 = pos + 3 * (size_t)tri[9];
+    for (int k = 0; k < 3; k++) v[k] = _mm_setr_ps(p0[k], p1[k], p2[k], p3[k]);
+}
+
+/* Four triangles at a time: their corners' x and z (pm__xz4), then
+ * pm__face_down4. */
 __attribute__((target("avx2"))) static uint32_t pm__face_down_avx2(const float *pos, const uint32_t *ix, uint32_t nt,
                                                                    bool *down) {
     uint32_t t = 0;
-    for (; t + 8 <= nt; t += 8) {
-        __m256i a, b, c;
-        pm__deal8(ix + 3 * (size_t)t, &a, &b, &c);
-        __m256 ax = _mm256_i32gather_ps(pos, a, 4), az = _mm256_i32gather_ps(pos + 2, a, 4);
-        __m256 bx = _mm256_i32gather_ps(pos, b, 4), bz = _mm256_i32gather_ps(pos + 2, b, 4);
-        __m256 cx = _mm256_i32gather_ps(pos, c, 4), cz = _mm256_i32gather_ps(pos + 2, c, 4);
-#define PM__LO(v) _mm256_castps256_ps128(v)
-#define PM__HI(v) _mm256_extractf128_ps(v, 1)
-        if (pm__face_down4(PM__LO(ax), PM__LO(az), PM__LO(bx), PM__LO(bz), PM__LO(cx), PM__LO(cz)) |
-            pm__face_down4(PM__HI(ax), PM__HI(az), PM__HI(bx), PM__HI(bz), PM__HI(cx), PM__HI(cz))) {
-#undef PM__LO
-#undef PM__HI
+    for (; t + 4 <= nt; t += 4) {
+        const uint32_t *q = ix + 3 * (size_t)t;
+        __m128 ax, az, bx, bz, cx, cz;
+        pm__xz4(pos, q, &ax, &az);
+        pm__xz4(pos, q + 1, &bx, &bz);
+        pm__xz4(pos, q + 2, &cx, &cz);
+        if (pm__face_down4(ax, az, bx, bz, cx, cz)) {
             *down = true;
             return t;
         }
@@ -155,8 +146,7 @@ static bool pm__flat_normals(pm_prim *p) {
 #endif
     for (; v < p->vcount; v++)
         if (pos[3 * (size_t)v + 1] != y) return false;
-    /* (The AVX2 gathers take 32-bit float offsets.) */
-    bool down = pm__any_face_down(pos, p->indices, p->icount / 3, p->vcount <= INT32_MAX / 3 ? -1 : 0) != 0;
+    bool down = pm__any_face_down(pos, p->indices, p->icount / 3, -1) != 0;
     if (!down) {
         for (uint32_t i = 0; i < p->vcount; i++) {
             float *m = n + 3 * (size_t)i;
@@ -209,9 +199,9 @@ __attribute__((target("avx2"), always_inline)) static inline void pm__cross4(con
     _mm_storeu_ps(f + 16, _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_mul_pd(u[0], v[1]), _mm256_mul_pd(u[1], v[0]))));
 }
 
-/* pm__normals_sum eight triangles at a time: their corners (pm__deal8),
- * x, y and z gathered, the eight face crosses in lanes (pm__cross4), then
- * added to the vertices one triangle after another as
+/* pm__normals_sum eight triangles at a time: their corners' x, y and z
+ * in lanes (pm__xyz4, loads as pm__xz4), the eight face crosses in lanes
+ * (pm__cross4), then added to the vertices one triangle after another as
  * pm_prim_normals_add adds them (the same sums in the same order);
  * returns the next triangle. */
 __attribute__((target("avx2"))) static uint32_t pm__normals_sum_avx2(pm_prim *p, uint32_t t0, uint32_t t1) {
@@ -220,18 +210,12 @@ __attribute__((target("avx2"))) static uint32_t pm__normals_sum_avx2(pm_prim *p,
     uint32_t t = t0;
     for (; t + 8 <= t1; t += 8) {
         const uint32_t *ix = p->indices + 3 * (size_t)t;
-        __m256i ia, ib, ic;
-        pm__deal8(ix, &ia, &ib, &ic);
-        __m256 g[3][3];
-        for (int k = 0; k < 3; k++) {
-            g[0][k] = _mm256_i32gather_ps(pos + k, ia, 4);
-            g[1][k] = _mm256_i32gather_ps(pos + k, ib, 4);
-            g[2][k] = _mm256_i32gather_ps(pos + k, ic, 4);
-        }
         float f[24];
         __m128 lo[3][3], hi[3][3];
-        for (int j = 0; j < 3; j++)
-            for (int k = 0; k < 3; k++) lo[j][k] = _mm256_castps256_ps128(g[j][k]), hi[j][k] = _mm256_extractf128_ps(g[j][k], 1);
+        for (int j = 0; j < 3; j++) {
+            pm__xyz4(pos, ix + j, lo[j]);
+            pm__xyz4(pos, ix + 12 + j, hi[j]);
+        }
         pm__cross4(lo[0], lo[1], lo[2], f);
         pm__cross4(hi[0], hi[1], hi[2], f + 4);
         for (int i = 0; i < 8; i++) {
@@ -252,8 +236,7 @@ int pm__normals_sum(pm_prim *p, uint32_t t0, uint32_t t1, int path) {
     assert(p && t0 <= t1 && t1 <= p->icount / 3);
     int best = 0;
 #if PM__NORM_AVX
-    /* (The gathers take 32-bit float offsets.) */
-    if (__builtin_cpu_supports("avx2") && p->vcount <= INT32_MAX / 3) best = 1;
+    if (__builtin_cpu_supports("avx2")) best = 1;
 #endif
     if (path > best) return -1;
     if (path < 0) path = best;
