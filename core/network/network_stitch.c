@@ -619,8 +619,12 @@ static int pm__add_prims(pm__net *N, pm_scene *s, bool *sidewalks) {
         if (N->p->edges[N->steps.data[R->first_step].edge].has_sidewalk) *sidewalks = true;
     }
     if (nv >= UINT32_MAX / 4 || nt >= UINT32_MAX / 4) return PM_ERR_LIMIT;
-    if (!pm_scene_add_prim(s, "asphalt", "asphalt", PM_PRIM_UV, (uint32_t)nv, (uint32_t)(3 * nt)))
-        return PM_ERR_NOMEM;
+    /* Exactly the counts summed (the triangles' bound: a junction's split
+     * mouths add at most one each), not rounded up to a power of two: the
+     * asphalt is the network's biggest array, and its slack was touched
+     * memory (the next array's pages). */
+    pm_prim *A = pm_scene_add_prim(s, "asphalt", "asphalt", PM_PRIM_UV, 1, 3);
+    if (!A || pm_prim_reserve(s, A, (uint32_t)nv, (uint32_t)(3 * nt))) return PM_ERR_NOMEM;
     if (*sidewalks && (!pm_scene_add_prim(s, "curb", "curb", PM_PRIM_UV, 0, 0) ||
                        !pm_scene_add_prim(s, "sidewalk", "sidewalk", PM_PRIM_UV, 0, 0)))
         return PM_ERR_NOMEM;
