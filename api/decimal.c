@@ -80,6 +80,16 @@ const uint64_t pm_api__p5[28] = {
     476837158203125ull, 2384185791015625ull, 11920928955078125ull, 59604644775390625ull,
     298023223876953125ull, 1490116119384765625ull, 7450580596923828125ull};
 
+/* The bits of the least double >= 10^j, j = -10 .. 17 (index j + 10). */
+const uint64_t pm_api__p10_ceil_bits[28] = {
+    0x3ddb7cdfd9d7bdbbull, 0x3e112e0be826d695ull, 0x3e45798ee2308c3aull, 0x3e7ad7f29abcaf49ull,
+    0x3eb0c6f7a0b5ed8eull, 0x3ee4f8b588e368f1ull, 0x3f1a36e2eb1c432dull, 0x3f50624dd2f1a9fcull,
+    0x3f847ae147ae147bull, 0x3fb999999999999aull, 0x3ff0000000000000ull, 0x4024000000000000ull,
+    0x4059000000000000ull, 0x408f400000000000ull, 0x40c3880000000000ull, 0x40f86a0000000000ull,
+    0x412e848000000000ull, 0x416312d000000000ull, 0x4197d78400000000ull, 0x41cdcd6500000000ull,
+    0x4202a05f20000000ull, 0x42374876e8000000ull, 0x426d1a94a2000000ull, 0x42a2309ce5400000ull,
+    0x42d6bcc41e900000ull, 0x430c6bf526340000ull, 0x4341c37937e08000ull, 0x4376345785d8a000ull};
+
 bool pm_api__dec17(double a, uint64_t *digits, int *x, int *frac) {
     uint64_t bits;
     memcpy(&bits, &a, sizeof bits);   /* normal: a = m 2^(be - 53) */

@@ -13,6 +13,11 @@
 /* Exact powers of ten as integers, 10^0 .. 10^19. */
 extern const uint64_t pm_api__u10[20];
 
+/* The bits of the least double at or above 10^j for j = -10 .. 17, at
+ * index j + 10: a positive double is at least 10^j exactly when its bits
+ * are at least these (the general number printer's exponent test). */
+extern const uint64_t pm_api__p10_ceil_bits[28];
+
 /* a > 0, finite and normal: floor(a 10^(16 - *x)) in [10^16, 10^17) into
  * *digits, *x the decimal exponent of its first digit, *frac the class of
  * the fraction the floor drops (0 none, 1 below one half, 2 exactly one

@@ -7,9 +7,9 @@
  * float32 vertices widened, lengths, angles) -- without printf, strtod or
  * a division by a variable.
  *
- * a = m 2^(be - 53) is scaled once by 10^P (P = 16 - k, k = floor((be - 1)
- * log10 2)): A = m 5^P / 2^sh is exact in 128 bits, its floor has 17 or 18
- * digits. The numbers that read back as a lie strictly between the
+ * a = m 2^(be - 53) is scaled once by 10^P (P = 16 - x, x = floor(log10
+ * a), from the estimate floor((be - 1) log10 2) and one comparison of
+ * bits): A = m 5^P / 2^sh is exact in 128 bits, its floor has 17 digits. The numbers that read back as a lie strictly between the
  * midpoints to its neighbours, (2m - 1) 2^(be - 54) and (2m + 1)
  * 2^(be - 54) (the lower one a quarter ulp away at a power of two); scaled
  * the same way they are exact too, and never integers. Each candidate (A
@@ -35,7 +35,7 @@ typedef unsigned __int128 pm_api__fmt_u128;
 #if defined(__SSE2__)
 #include <emmintrin.h>
 /* The 16 digits of hi 10^8 + lo (hi, lo < 10^8, leading zeros included)
- * at o; returns how many of them at the end are zeros. The four 4-digit
+ * (pm_api__fmt_digits16v below). The four 4-digit
  * groups go through SSE2's 16-bit lanes together: g / 100 and g % 100,
  * then each of those / 10 and % 10 (multiply-high by 5243 >> 3 and by
  * 6554: exact for g < 10^4 and for values below 100). */
@@ -46,7 +46,9 @@ static inline __m128i pm_api__fmt_opaque(__m128i v) {
     return v;
 }
 
-static inline int pm_api__fmt_digits16(char *o, uint32_t hi, uint32_t lo) {
+/* The 16 digits of hi 10^8 + lo as text (leading zeros included) in a
+ * register, *tz: how many of them at the end are zeros. */
+static inline __m128i pm_api__fmt_digits16v(uint32_t hi, uint32_t lo, int *tz) {
     /* hi and lo in 64-bit lanes; / 10^4 by multiply-high (0xd1b71759 >> 45:
      * exact for every 32-bit value), the quotients and remainders then in
      * 32-bit lanes in text order */
@@ -61,9 +63,10 @@ static inline int pm_api__fmt_digits16(char *o, uint32_t hi, uint32_t lo) {
     __m128i u = _mm_sub_epi16(y, _mm_mullo_epi16(t, pm_api__fmt_opaque(_mm_set1_epi16(10))));
     __m128i d = _mm_or_si128(t, _mm_slli_epi16(u, 8));                         /* digit values, in text order */
     unsigned zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128()));
-    _mm_storeu_si128((__m128i *)(void *)o, _mm_or_si128(d, _mm_set1_epi8('0')));
-    return __builtin_clz((~zero & 0xFFFFu) << 16 | 0x8000u);
+    *tz = __builtin_clz((~zero & 0xFFFFu) << 16 | 0x8000u);
+    return _mm_or_si128(d, _mm_set1_epi8('0'));
 }
+
 #else
 /* v < 10^8 as eight digit values 0..9, one per byte, the first digit in
  * the lowest byte (the text's order in memory), leading zeros included. */
@@ -120,6 +123,14 @@ static inline __attribute__((always_inline)) uint64_t pm_api__fmt_cand(uint64_t 
     return ai - R + (up ? D : 0);
 }
 
+/* c ? a : b without a branch (a mask, which the compiler keeps as one):
+ * for choices that vary from number to number. */
+static inline uint64_t pm_api__fmt_pick(bool c, uint64_t a, uint64_t b) {
+    uint64_t mask = 0 - (uint64_t)c;
+    __asm__("" : "+r"(mask));
+    return b ^ ((a ^ b) & mask);
+}
+
 /* The text of a = |d| > 0 with a '-' before it when neg, as
  * pm_api__fmt_f64_ref writes d, into o (32 bytes of room; what is past the
  * returned length is not text); 0 when a is out of the range above (or
@@ -135,8 +146,13 @@ static inline __attribute__((always_inline)) int pm_api__fmt_f64_exact(char *o, 
     uint64_t m = frac_bits | 1ull << 52;
     int be = ef - 1022;                   /* a in [2^(be-1), 2^be) */
     int k = ((be - 1) * 78913) >> 18;    /* floor((be - 1) log10 2): 10^k <= a */
-    int P = 16 - k, sh = 53 - be - P;    /* A = a 10^P = m 5^P / 2^sh in [10^16, 2 10^17) */
-    uint64_t p5 = pm_api__p5[P];
+    /* a >= 10^(k+1) (the estimate one too low) by its bits, beside the
+     * load of 5^P: the scaling whose floor has 17 digits is the one made.
+     * A = a 10^P = m 5^P / 2^sh in [10^16, 10^17); sh is at most 61 (at
+     * ef 987 a is below 10^-10: never one too low there). */
+    bool up = bits >= pm_api__p10_ceil_bits[k + 11];
+    int P0 = 16 - k, sh = 53 - be - P0 + up, x = k + up;   /* x: the decimal exponent of A's first digit */
+    uint64_t p5 = pm_api__fmt_pick(up, pm_api__p5[P0 - 1], pm_api__p5[P0]);
     pm_api__fmt_u128 v = (pm_api__fmt_u128)m * p5;   /* < 2^116 */
     /* ai < 2^64: one double-word shift (sh & 63 is sh); ar: what it dropped */
     uint64_t ai = (uint64_t)(v >> (sh & 63)), ar = (uint64_t)v - (ai << sh);
@@ -154,38 +170,71 @@ static inline __attribute__((always_inline)) int pm_api__fmt_f64_exact(char *o, 
     int64_t lt = (int64_t)((2 * ar) << pw) - (int64_t)p5;
     uint64_t lb = ai + (uint64_t)(lt >> (sh + 1 + pw)) + 1, span = ui - lb;
     /* The first p of 15, 16, 17 that reads back (17 always does), as its
-     * candidate c at A's scale (c = q 10^(digits(ai) - p), q the p digits
-     * printf writes): one division by a constant gives Q and R for the
-     * shortest; a longer prefix is 10^j Q + R / D' (D' its dropped part,
-     * 10^j Q even), so its parity and its remainder R mod D' come from R
-     * alone. */
-    bool sticky = ar != 0, d18 = ai >= 100000000000000000ull;
-    uint64_t c;
-    int p;
-    if (!d18) {   /* 17 digits: p 15, 16, 17 drop 2, 1, 0 */
-        uint64_t Q = ai / 100, R = ai - Q * 100;
-        uint32_t R1 = (uint32_t)R / 10;
-        if (c = pm_api__fmt_cand(ai, R, sticky, Q & 1, 100), c - lb <= span) p = 15;
-        else if (c = pm_api__fmt_cand(ai, R - R1 * 10, sticky, R1 & 1, 10), c - lb <= span) p = 16;
-        else c = ai + (ar + (ai & 1) > 1ull << (sh - 1)), p = 17;   /* the fraction: ties at 2^(sh-1) */
-    } else {   /* 18 digits: p 15, 16, 17 drop 3, 2, 1 */
-        uint64_t Q = ai / 1000, R = ai - Q * 1000;
-        uint32_t R2 = (uint32_t)R / 100, R1 = (uint32_t)R / 10;
-        if (c = pm_api__fmt_cand(ai, R, sticky, Q & 1, 1000), c - lb <= span) p = 15;
-        else if (c = pm_api__fmt_cand(ai, R - R2 * 100, sticky, R2 & 1, 100), c - lb <= span) p = 16;
-        else c = pm_api__fmt_cand(ai, R - R1 * 10, sticky, R1 & 1, 10), p = 17;
-        c /= 10;   /* its last digit is a zero */
-    }
-    int x = 16 + d18 - P;   /* the decimal exponent of c's first digit */
+     * candidate c at A's scale (c = q 10^(17 - p), q the p digits printf
+     * writes), all three made and the first chosen without a branch (which
+     * one it is varies from number to number): one division by a constant
+     * gives Q and R for the shortest; the 16-digit prefix is 10 Q + R / 10
+     * (10 Q even), so its parity and remainder come from R alone. */
+    bool sticky = ar != 0;
+    uint64_t Q = ai / 100, R = ai - Q * 100;
+    uint32_t R1 = (uint32_t)R / 10;
+    uint64_t c15 = pm_api__fmt_cand(ai, R, sticky, Q & 1, 100);
+    uint64_t c16 = pm_api__fmt_cand(ai, R - R1 * 10, sticky, R1 & 1, 10);
+    uint64_t c17 = ai + (ar + (ai & 1) > 1ull << (sh - 1));   /* the fraction: ties at 2^(sh-1) */
+    bool ok15 = c15 - lb <= span, ok16 = c16 - lb <= span;
+    uint64_t c = pm_api__fmt_pick(ok15, c15, pm_api__fmt_pick(ok16, c16, c17));
+    int p = 17 - (ok15 | ok16) - ok15;
     if (c == 100000000000000000ull) {   /* carried into one more digit */
         c = 10000000000000000ull;
         x++;
     }
+    /* the first digit and the two 8-digit words after it, the two
+     * divisions side by side */
+    uint64_t hi = c / 100000000, lo8 = c - hi * 100000000;
+    uint32_t top = (uint32_t)(c / 10000000000000000ull), mid = (uint32_t)(hi - (uint64_t)top * 100000000);
+#if defined(__SSE2__)
+    /* The text straight into o, by stores only: built in a stack buffer
+     * and copied out, each 16-byte load of it straddled the smaller
+     * stores just made there (no store forwarding: a stall of a dozen
+     * cycles or more per number). The first digit at q; the other 16 (dv,
+     * those past q's digits zeros) after it, with the point put in among
+     * them in the register: before digit xp of dv (16: no point), the
+     * digits from there on one byte later, the last one's byte (at q + 17
+     * whatever xp is) from a second store of dv one byte on. */
+    int tz;
+    __m128i dv = pm_api__fmt_digits16v(mid, (uint32_t)lo8, &tz);
+    int nd = 17 - tz;   /* the digits without the trailing zeros (the first is not one) */
+    o[0] = '-';
+    char *q = o + neg;
+    int xp, n;
+    if (x < -4 || x >= p) {   /* d.ddde+XX, as "%g" past its fixed range */
+        xp = 0;
+        n = (nd > 1 ? nd + 1 : 1) + neg;   /* then the exponent, after the stores */
+    } else if (x < 0) {   /* 0.000ddd */
+        memcpy(q, "0.0000", 6);
+        q += 1 - x;
+        xp = 16;
+        n = neg + 1 - x + nd;
+    } else if (x >= nd - 1) {   /* an integer: its digits, then zeros */
+        xp = 16;
+        n = neg + x + 1;
+    } else {   /* ddd.ddd */
+        xp = x;
+        n = neg + nd + 1;
+    }
+    __m128i xv = _mm_set1_epi8((char)xp), idx = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m128i before = _mm_cmpgt_epi8(xv, idx), at = _mm_cmpeq_epi8(xv, idx);
+    __m128i y = _mm_or_si128(_mm_or_si128(_mm_and_si128(before, dv), _mm_and_si128(at, _mm_set1_epi8('.'))),
+                             _mm_andnot_si128(_mm_or_si128(before, at), _mm_slli_si128(dv, 1)));
+    q[0] = (char)('0' + top);
+    _mm_storeu_si128((__m128i *)(void *)(q + 2), dv);
+    _mm_storeu_si128((__m128i *)(void *)(q + 1), y);
+    if (x < -4 || x >= p) n += pm_api__put_exp10(o + n, x);
+    return n;
+#else
     /* c's 17 digits (those past q's are zeros) at buf[0..17), zeros after;
      * nd: without the trailing zeros (the first digit is not one). */
     char buf[48];
-    uint64_t hi = c / 100000000, lo8 = c - hi * 100000000;
-    uint32_t top = (uint32_t)(hi / 100000000), mid = (uint32_t)(hi - (uint64_t)top * 100000000);
     buf[0] = (char)('0' + top);
     int tz = pm_api__fmt_digits16(buf + 1, mid, (uint32_t)lo8);
     memset(buf + 17, '0', 16);
@@ -215,5 +264,6 @@ static inline __attribute__((always_inline)) int pm_api__fmt_f64_exact(char *o, 
     }
     memcpy(o, t, 32);
     return n;
+#endif
 }
 #endif
