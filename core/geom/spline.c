@@ -95,7 +95,7 @@ typedef struct pm__pow_memo {
  * residual d - s^2 (Dekker's product, no FMA: -ffp-contract=off), the
  * root minus s being that over (root + s). s a power of two (its lower
  * neighbour half an ULP away), or d out of [2^-500, 2^500] (the split's
- * range): pow. tests/core/test_spline.c checks it against pow. */
+ * range): pow. tests/core/test_spline_pow.c checks it against pow. */
 static inline double pm__sqrt_as_pow(double d) {
     if (!(d >= 0x1p-500 && d <= 0x1p500)) return 0.0;
     double s = sqrt(d);
