@@ -83,6 +83,36 @@ typedef struct pm__pow_memo {
     double d[PM__POW_SLOTS], pw[PM__POW_SLOTS];
 } pm__pow_memo;
 
+/* pow(d, 0.5) by sqrt where that is provably pow's own answer, else 0
+ * (the caller calls pow). s = sqrt(d) is the double nearest the exact
+ * root; glibc's pow computes exp(y log x) with a worst-case error of
+ * 0.52 ULP before (and through) its final rounding (e_pow.c; for y = 1/2
+ * the log's part is some 1e-4 ULP of it), so it can answer other than s
+ * only where the exact root lies within 0.02 ULP of a midpoint between s
+ * and a neighbour. Here s is taken where the root is within 0.4 ULP of s
+ * (about four d in five): another double is 1 ULP from s, so at least 0.6
+ * ULP from the root, past pow's bound. The root's place is from the exact
+ * residual d - s^2 (Dekker's product, no FMA: -ffp-contract=off), the
+ * root minus s being that over (root + s). s a power of two (its lower
+ * neighbour half an ULP away), or d out of [2^-500, 2^500] (the split's
+ * range): pow. tests/core/test_spline_pow.c checks it against pow. */
+static inline double pm__sqrt_as_pow(double d) {
+    if (!(d >= 0x1p-500 && d <= 0x1p500)) return 0.0;
+    double s = sqrt(d);
+    uint64_t bits;
+    memcpy(&bits, &s, sizeof bits);
+    if ((bits & ((1ull << 52) - 1)) == 0) return 0.0;
+    uint64_t ub = (bits & (0x7FFull << 52)) - (52ull << 52);   /* ulp(s): s's exponent less 52 */
+    double ulp;
+    memcpy(&ulp, &ub, sizeof ulp);
+    double c = 134217729.0 * s, hi = c - (c - s), lo = s - hi;   /* s = hi + lo, 26 + 27 bits */
+    double p = s * s, err = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo;   /* s^2 = p + err exactly */
+    double res = (d - p) - err;   /* d - p exact (Sterbenz): one rounding */
+    /* root - s = res / (root + s), root + s >= 2 s - ulp: within 0.4 ULP
+     * when |res| < 0.4 ulp (2 s - ulp); 0.79 s ulp is below that. */
+    return fabs(res) < 0.79 * s * ulp ? s : 0.0;
+}
+
 static double pm__pow_of(pm__pow_memo *m, double d) {
     uint64_t bits;
     memcpy(&bits, &d, sizeof bits);
@@ -91,7 +121,8 @@ static double pm__pow_of(pm__pow_memo *m, double d) {
     if (!(m->used[slot >> 6] & bit) || m->d[slot] != d) {
         m->used[slot >> 6] |= bit;
         m->d[slot] = d;
-        m->pw[slot] = pow(d, m->alpha);
+        double r = m->alpha == 0.5 ? pm__sqrt_as_pow(d) : 0.0;
+        m->pw[slot] = r != 0.0 ? r : pow(d, m->alpha);
     }
     return m->pw[slot];
 }
