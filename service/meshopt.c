@@ -4,20 +4,14 @@
  * and given a definition below (the link of procmesh fails without one). */
 #include "meshopt.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <meshoptimizer.h>
+
+#include "dl.h"
 
 #ifndef PM_SVC_MESHOPT_SONAME
 #define PM_SVC_MESHOPT_SONAME "libmeshoptimizer.so.2d"
 #endif
-/* The marker lets tests/deploy (and the Dockerfile) find the library in
- * the binary as readelf finds a linked one. */
-static const char pm_svc__meshopt_marker[] = "PM_DLOPEN:" PM_SVC_MESHOPT_SONAME;
-const char pm_svc_meshopt_soname[] = PM_SVC_MESHOPT_SONAME;
+static const char pm_svc__mo_marked[] = PM_SVC_DL_MARK PM_SVC_MESHOPT_SONAME;
 
 #define PM_SVC_MESHOPT_FNS(X)                                                                  \
     X(meshopt_encodeVertexVersion) X(meshopt_encodeIndexVersion)                               \
@@ -31,44 +25,19 @@ static struct {
     PM_SVC_MESHOPT_FNS(PM_SVC__MO_PTR)
 #undef PM_SVC__MO_PTR
 } pm_svc__mo;
-static pthread_once_t pm_svc__mo_once = PTHREAD_ONCE_INIT;
-static int pm_svc__mo_loaded;
-static char pm_svc__mo_why[256];
-
-static void pm_svc__meshopt_open(void) {
-    void *h = dlopen(pm_svc__meshopt_marker + strlen("PM_DLOPEN:"), RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(pm_svc__mo_why, sizeof pm_svc__mo_why, "%s", dlerror());
-        return;
-    }
-    void *sym;
-#define PM_SVC__MO_FIND(f)                                                                      \
-    if (!(sym = dlsym(h, #f))) {                                                                \
-        snprintf(pm_svc__mo_why, sizeof pm_svc__mo_why, "%s: no %s", pm_svc_meshopt_soname, #f); \
-        return;                                                                                 \
-    }                                                                                           \
-    memcpy(&pm_svc__mo.f, &sym, sizeof sym);
-    PM_SVC_MESHOPT_FNS(PM_SVC__MO_FIND)
-#undef PM_SVC__MO_FIND
-    __atomic_store_n(&pm_svc__mo_loaded, 1, __ATOMIC_RELEASE);   /* the handle stays open for the process's life */
-}
+static const char *const pm_svc__mo_names[] = {
+#define PM_SVC__MO_NAME(f) #f,
+    PM_SVC_MESHOPT_FNS(PM_SVC__MO_NAME)
+#undef PM_SVC__MO_NAME
+};
+_Static_assert(sizeof pm_svc__mo == sizeof pm_svc__mo_names, "one pointer per name");
+static pm_svc_dl pm_svc__mo_lib = PM_SVC_DL_INIT(pm_svc__mo_marked, pm_svc__mo_names, &pm_svc__mo);
 
 int pm_svc_meshopt_load(char *err, size_t errcap) {
-    pthread_once(&pm_svc__mo_once, pm_svc__meshopt_open);
-    if (__atomic_load_n(&pm_svc__mo_loaded, __ATOMIC_ACQUIRE)) return 0;
-    snprintf(err, errcap, "cannot load %s: %s", pm_svc_meshopt_soname, pm_svc__mo_why);
-    return -1;
+    return pm_svc_dl_load(&pm_svc__mo_lib, err, errcap);
 }
 
-/* The table, loaded (a missing library is a broken installation: said,
- * then abort, as a failed link would at start). */
-static inline void pm_svc__mo_need(void) {
-    if (__builtin_expect(__atomic_load_n(&pm_svc__mo_loaded, __ATOMIC_ACQUIRE), 1)) return;
-    char err[320];
-    if (pm_svc_meshopt_load(err, sizeof err) == 0) return;
-    fprintf(stderr, "procmesh: %s\n", err);
-    abort();
-}
+#define pm_svc__mo_need() pm_svc_dl_need(&pm_svc__mo_lib)
 
 void meshopt_encodeVertexVersion(int version) {
     pm_svc__mo_need();

@@ -12,8 +12,6 @@
  * opens it when it starts. docs/svc.md "Start-up". */
 #include <stddef.h>
 
-/* The library's file name (its SONAME, from the build). */
-extern const char pm_svc_meshopt_soname[];
 
 /* Opens the library and finds every function api/ calls (once per
  * process; later calls give the first answer). 0, or -1 with the reason

@@ -4,21 +4,15 @@
  * and a definition below it (the link fails without one). */
 #include "mhd.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <microhttpd.h>
+
+#include "dl.h"
 
 #ifndef PM_SVC_MHD_SONAME
 #define PM_SVC_MHD_SONAME "libmicrohttpd.so.12"
 #endif
-/* The marker lets tests/deploy (and the Dockerfile) find the library in
- * the binary as readelf finds a linked one. */
-static const char pm_svc__mhd_marker[] = "PM_DLOPEN:" PM_SVC_MHD_SONAME;
-const char pm_svc_mhd_soname[] = PM_SVC_MHD_SONAME;
+static const char pm_svc__mhd_marked[] = PM_SVC_DL_MARK PM_SVC_MHD_SONAME;
 
 #define PM_SVC_MHD_FNS(X)                                                                     \
     X(MHD_start_daemon_va) X(MHD_stop_daemon) X(MHD_quiesce_daemon) X(MHD_get_daemon_info)   \
@@ -33,43 +27,19 @@ static struct {
     PM_SVC_MHD_FNS(PM_SVC__MHD_PTR)
 #undef PM_SVC__MHD_PTR
 } pm_svc__fn;
-static pthread_once_t pm_svc__once = PTHREAD_ONCE_INIT;
-static int pm_svc__loaded;
-static char pm_svc__why[256];
-
-static void pm_svc__mhd_open(void) {
-    void *h = dlopen(pm_svc__mhd_marker + strlen("PM_DLOPEN:"), RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(pm_svc__why, sizeof pm_svc__why, "%s", dlerror());
-        return;
-    }
-    void *sym;
-#define PM_SVC__MHD_FIND(f)                                                              \
-    if (!(sym = dlsym(h, #f))) {                                                       \
-        snprintf(pm_svc__why, sizeof pm_svc__why, "%s: no %s", pm_svc_mhd_soname, #f); \
-        return;                                                                        \
-    }                                                                                  \
-    memcpy(&pm_svc__fn.f, &sym, sizeof sym);
-    PM_SVC_MHD_FNS(PM_SVC__MHD_FIND)
-#undef PM_SVC__MHD_FIND
-    pm_svc__loaded = 1;   /* the handle stays open for the process's life */
-}
+static const char *const pm_svc__mhd_names[] = {
+#define PM_SVC__MHD_NAME(f) #f,
+    PM_SVC_MHD_FNS(PM_SVC__MHD_NAME)
+#undef PM_SVC__MHD_NAME
+};
+_Static_assert(sizeof pm_svc__fn == sizeof pm_svc__mhd_names, "one pointer per name");
+static pm_svc_dl pm_svc__mhd = PM_SVC_DL_INIT(pm_svc__mhd_marked, pm_svc__mhd_names, &pm_svc__fn);
 
 int pm_svc_mhd_load(char *err, size_t errcap) {
-    pthread_once(&pm_svc__once, pm_svc__mhd_open);
-    if (pm_svc__loaded) return 0;
-    snprintf(err, errcap, "cannot load %s: %s", pm_svc_mhd_soname, pm_svc__why);
-    return -1;
+    return pm_svc_dl_load(&pm_svc__mhd, err, errcap);
 }
 
-/* The table, loaded; a call before a successful load is a bug. */
-static inline void pm_svc__need(void) {
-    if (__builtin_expect(pm_svc__loaded, 1)) return;
-    char err[320];
-    if (pm_svc_mhd_load(err, sizeof err) == 0) return;
-    fprintf(stderr, "procmesh: %s\n", err);
-    abort();
-}
+#define pm_svc__need() pm_svc_dl_need(&pm_svc__mhd)
 
 struct MHD_Daemon *MHD_start_daemon(unsigned int flags, uint16_t port,
                                     MHD_AcceptPolicyCallback apc, void *apc_cls,

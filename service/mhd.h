@@ -9,8 +9,6 @@
  * callers are written as with a linked library. docs/svc.md "Start-up". */
 #include <stddef.h>
 
-/* The library's file name (its SONAME, from the build). */
-extern const char pm_svc_mhd_soname[];
 
 /* Opens the library and finds every function the service calls (once per
  * process; later calls give the first answer). 0, or -1 with the reason in
