@@ -20,17 +20,7 @@ static const char pm_svc__mo_marked[] = PM_SVC_DL_MARK PM_SVC_MESHOPT_SONAME;
     X(meshopt_optimizeVertexCacheStrip) X(meshopt_optimizeVertexFetchRemap)                    \
     X(meshopt_remapIndexBuffer) X(meshopt_remapVertexBuffer)
 
-static struct {
-#define PM_SVC__MO_PTR(f) __typeof__(f) *f;
-    PM_SVC_MESHOPT_FNS(PM_SVC__MO_PTR)
-#undef PM_SVC__MO_PTR
-} pm_svc__mo;
-static const char *const pm_svc__mo_names[] = {
-#define PM_SVC__MO_NAME(f) #f,
-    PM_SVC_MESHOPT_FNS(PM_SVC__MO_NAME)
-#undef PM_SVC__MO_NAME
-};
-_Static_assert(sizeof pm_svc__mo == sizeof pm_svc__mo_names, "one pointer per name");
+PM_SVC_DL_TABLE(PM_SVC_MESHOPT_FNS, pm_svc__mo, pm_svc__mo_names);
 static pm_svc_dl pm_svc__mo_lib = PM_SVC_DL_INIT(pm_svc__mo_marked, pm_svc__mo_names, &pm_svc__mo);
 
 int pm_svc_meshopt_load(char *err, size_t errcap) {

@@ -22,17 +22,7 @@ static const char pm_svc__mhd_marked[] = PM_SVC_DL_MARK PM_SVC_MHD_SONAME;
     X(MHD_create_response_from_buffer_with_free_callback_cls) X(MHD_add_response_header)     \
     X(MHD_destroy_response) X(MHD_get_reason_phrase_for)
 
-static struct {
-#define PM_SVC__MHD_PTR(f) __typeof__(f) *f;
-    PM_SVC_MHD_FNS(PM_SVC__MHD_PTR)
-#undef PM_SVC__MHD_PTR
-} pm_svc__fn;
-static const char *const pm_svc__mhd_names[] = {
-#define PM_SVC__MHD_NAME(f) #f,
-    PM_SVC_MHD_FNS(PM_SVC__MHD_NAME)
-#undef PM_SVC__MHD_NAME
-};
-_Static_assert(sizeof pm_svc__fn == sizeof pm_svc__mhd_names, "one pointer per name");
+PM_SVC_DL_TABLE(PM_SVC_MHD_FNS, pm_svc__fn, pm_svc__mhd_names);
 static pm_svc_dl pm_svc__mhd = PM_SVC_DL_INIT(pm_svc__mhd_marked, pm_svc__mhd_names, &pm_svc__fn);
 
 int pm_svc_mhd_load(char *err, size_t errcap) {
