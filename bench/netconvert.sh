@@ -38,19 +38,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 PM=$(cd "$B" && pwd)/procmesh
 
-# Prints the median CPU milliseconds (user + system, of the process and its
-# children) of PM_RUNS runs of a command, after PM_WARMUP untimed ones: on a
-# shared 2-core host, CPU time is what the other load does not inflate;
-# both sides are single-threaded processes, so it is also their latency.
+# Prints the median CPU milliseconds (user + system) of PM_RUNS runs of a
+# command, after PM_WARMUP untimed ones, each timed as its own process
+# (bench/lib/cpu_run.py: fork and exec, no shell around it, whose start
+# costs about 1.2 ms, a quarter of a 10x10 run, and would be counted on
+# both sides): on a shared 2-core host, CPU time is what the other load
+# does not inflate; both sides are single-threaded processes, so it is also
+# their latency.
+export PM_CPU_RUN="$here/lib/cpu_run.py"
 pm_time_cmd() {
-  local w r ts=() t
-  for ((w = 0; w < PM_WARMUP; w++)); do bash -c "$1" >/dev/null 2>&1; done
-  for ((r = 0; r < PM_RUNS; r++)); do
-    t=$( { TIMEFORMAT='%3U %3S'; time bash -c "$1" >/dev/null 2>&1 || echo FAILED >&2; } 2>&1 )
-    case $t in *FAILED*) echo "failed: $1" >&2; exit 1 ;; esac
-    ts+=("$(awk '{ printf "%.3f", 1000 * ($1 + $2) }' <<<"$t")")
-  done
-  printf '%s\n' "${ts[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+  python3 "$PM_CPU_RUN" "$PM_WARMUP" "$PM_RUNS" "$1" | awk '{ print $1 }'
 }
 export -f pm_time_cmd
 
