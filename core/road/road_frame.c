@@ -463,6 +463,37 @@ static inline __attribute__((always_inline)) void pm__div3(pm_d4 *x, pm_d4 *y, p
     *z /= d;
 }
 
+/* Whether pm_v3_normalize of (u0, u1, u2) = R x T is (u0, +-1, u2) in
+ * every lane, bit for bit, without its square root and divisions: where
+ * u0 and u2 are zeros (either sign) and 2^-500 <= |u1| <= 2^500, as for a
+ * level tangent (slope +-0: T x up and R x T then have zero x and z
+ * products). Proof: u0^2 and u2^2 are +0, so the sum of the squares is
+ * RN(u1^2) exactly (adding +0 to a nonzero), normal and finite in that
+ * range; in radix 2, sqrt(RN(x^2)) = |x| (x = m 2^e, 1 <= m < 2: RN(x^2)
+ * is within 2^-53 x^2 / m^2 (m^2 < 2) or 2^-52 x^2 / m^2 (m^2 >= 2) of
+ * x^2, so its exact root is within 2^-54 2^e / m, resp. 2^-53 2^e / m
+ * (times 1 + 2^-52 for the root's curvature) of |x|, under half an ulp of
+ * x, 2^-53 2^e, in both cases: the correctly rounded root is |x|). So
+ * len = |u1| > 0, and u / len gives +-0 / |u1| = the same zero, and
+ * u1 / |u1| = +-1 (the sign of u1); pm__div3's skip at len 1 agrees, as
+ * |u1| = 1 means u1 is +-1. A NaN anywhere fails the tests (the lanes'
+ * comparisons are false), and the caller takes the plain path.
+ * tests/core/test_road_frame_level.c checks it on random level roads and
+ * sqrt(RN(x^2)) = |x| on random x. */
+static inline __attribute__((always_inline)) bool pm__level_up(pm_d4 u0, pm_d4 u1, pm_d4 u2) {
+    const pm_d4 zero = PM__D4(0.0), lo = PM__D4(0x1p-500), hi = PM__D4(0x1p500);
+    pm_d4 au = pm_d4_abs(u1);
+    pm_k4 ok = (pm_k4)(u0 == zero) & (pm_k4)(u2 == zero) & (pm_k4)(au >= lo) & (pm_k4)(au <= hi);
+#if defined(__SSE2__)
+    __m128d l, h;   /* the mask's lanes 0, 1 and 2, 3 */
+    memcpy(&l, &ok, sizeof l);
+    memcpy(&h, (const char *)&ok + sizeof l, sizeof h);
+    return _mm_movemask_pd(_mm_and_pd(l, h)) == 3;
+#else
+    return (ok[0] & ok[1] & ok[2] & ok[3]) == -1;
+#endif
+}
+
 /* pm__frame under the world up (0, 1, 0) for sections sc[0 .. cnt - 1],
  * as lanes: plan tangent (tx, tz), slope, miter, and the bank's cosine and
  * sine (1 and 0 where pm__frame takes them so: the same operations).
@@ -489,9 +520,13 @@ static inline __attribute__((always_inline)) void pm__quad_frame(const pm_road_p
     r1 *= sign;
     r2 *= sign;
     pm_d4 u0 = r1 * cz - r2 * b, u1 = r2 * a - r0 * cz, u2 = r0 * b - r1 * a;   /* R x T */
-    len = pm_d4_sqrt(u0 * u0 + u1 * u1 + u2 * u2);
-    d = pm_d4_sel((pm_k4)(len > zero), len, one);
-    pm__div3(&u0, &u1, &u2, d);
+    if (pm__level_up(u0, u1, u2)) {
+        u1 = pm_d4_sel((pm_k4)(u1 < zero), -one, one);   /* u0, u2 stay */
+    } else {
+        len = pm_d4_sqrt(u0 * u0 + u1 * u1 + u2 * u2);
+        d = pm_d4_sel((pm_k4)(len > zero), len, one);
+        pm__div3(&u0, &u1, &u2, d);
+    }
     pm_d4 right[3] = {r0 * cb - u0 * sb, r1 * cb - u1 * sb, r2 * cb - u2 * sb};
     pm_d4 up[3] = {u0 * cb + r0 * sb, u1 * cb + r1 * sb, u2 * cb + r2 * sb};
     pm_d4 off[3] = {right[0] * miter, right[1], right[2] * miter};   /* pm__section_offset */
