@@ -448,19 +448,24 @@ static inline __attribute__((always_inline)) void pm__place(pm__section *sc, con
  * lane's d is 1 (x / 1 is x bit for bit): pm_v3_normalize of a vector
  * whose length rounds to 1, as a flat road's unit plan tangent and its
  * right mostly have. */
-static inline __attribute__((always_inline)) void pm__div3(pm_d4 *x, pm_d4 *y, pm_d4 *z, pm_d4 d) {
-    pm_k4 one = (pm_k4)(d == PM__D4(1.0));
+static inline __attribute__((always_inline)) bool pm__all4(pm_k4 m) {   /* every lane of mask m set */
 #if defined(__SSE2__)
     __m128d lo, hi;   /* the mask's lanes 0, 1 and 2, 3 */
-    memcpy(&lo, &one, sizeof lo);
-    memcpy(&hi, (const char *)&one + sizeof lo, sizeof hi);
-    if (_mm_movemask_pd(_mm_and_pd(lo, hi)) == 3) return;
+    memcpy(&lo, &m, sizeof lo);
+    memcpy(&hi, (const char *)&m + sizeof lo, sizeof hi);
+    return _mm_movemask_pd(_mm_and_pd(lo, hi)) == 3;
 #else
-    if ((one[0] & one[1] & one[2] & one[3]) == -1) return;
+    return (m[0] & m[1] & m[2] & m[3]) == -1;
 #endif
+}
+
+/* True (nothing divided) where every lane's d is 1. */
+static inline __attribute__((always_inline)) bool pm__div3(pm_d4 *x, pm_d4 *y, pm_d4 *z, pm_d4 d) {
+    if (pm__all4((pm_k4)(d == PM__D4(1.0)))) return true;
     *x /= d;
     *y /= d;
     *z /= d;
+    return false;
 }
 
 /* Whether pm_v3_normalize of (u0, u1, u2) = R x T is (u0, +-1, u2) in
@@ -483,15 +488,7 @@ static inline __attribute__((always_inline)) void pm__div3(pm_d4 *x, pm_d4 *y, p
 static inline __attribute__((always_inline)) bool pm__level_up(pm_d4 u0, pm_d4 u1, pm_d4 u2) {
     const pm_d4 zero = PM__D4(0.0), lo = PM__D4(0x1p-500), hi = PM__D4(0x1p500);
     pm_d4 au = pm_d4_abs(u1);
-    pm_k4 ok = (pm_k4)(u0 == zero) & (pm_k4)(u2 == zero) & (pm_k4)(au >= lo) & (pm_k4)(au <= hi);
-#if defined(__SSE2__)
-    __m128d l, h;   /* the mask's lanes 0, 1 and 2, 3 */
-    memcpy(&l, &ok, sizeof l);
-    memcpy(&h, (const char *)&ok + sizeof l, sizeof h);
-    return _mm_movemask_pd(_mm_and_pd(l, h)) == 3;
-#else
-    return (ok[0] & ok[1] & ok[2] & ok[3]) == -1;
-#endif
+    return pm__all4((pm_k4)(u0 == zero) & (pm_k4)(u2 == zero) & (pm_k4)(au >= lo) & (pm_k4)(au <= hi));
 }
 
 /* pm__frame under the world up (0, 1, 0) for sections sc[0 .. cnt - 1],
@@ -510,11 +507,18 @@ static inline __attribute__((always_inline)) void pm__quad_frame(const pm_road_p
     /* pm_v3_normalize: v / l where l > 0, else v as it is, which is v / 1
      * (exact); negation is a product with -1 (exact, zeros' signs too). */
     pm_d4 len = pm_d4_sqrt(a * a + b * b + cz * cz), d = pm_d4_sel((pm_k4)(len > zero), len, one);
-    pm__div3(&a, &b, &cz, d);
+    bool unit = pm__div3(&a, &b, &cz, d);
     pm_d4 r0 = b * 0.0 - cz * 1.0, r1 = cz * 0.0 - a * 0.0, r2 = a * 1.0 - b * 0.0;   /* T x up */
-    len = pm_d4_sqrt(r0 * r0 + r1 * r1 + r2 * r2);
-    d = pm_d4_sel((pm_k4)(len > zero), len, one);
-    pm__div3(&r0, &r1, &r2, d);
+    /* A level T (b +-0) of length 1 (so a, cz finite) in every lane: R's
+     * squares are cz^2 (r0 is -cz, or a zero where cz is), +0 (r1 a zero)
+     * and a^2 (r2 is a, or a zero), so R's sum (cz^2 + 0) + a^2 is T's
+     * (a^2 + 0) + cz^2 (adding +0 to a square changes nothing; + commutes):
+     * R's length is T's, 1, and pm__div3 would divide nothing. */
+    if (!(unit && pm__all4((pm_k4)(b == zero)))) {
+        len = pm_d4_sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+        d = pm_d4_sel((pm_k4)(len > zero), len, one);
+        pm__div3(&r0, &r1, &r2, d);
+    }
     pm_d4 sign = pm_d4_sel((pm_k4)(r0 * -tz + r2 * tx < zero), -one, one);
     r0 *= sign;
     r1 *= sign;

@@ -1,13 +1,14 @@
-/* road_frame.c's level shortcut (pm__level_up): where the four lanes'
- * R x T has zero x and z (a level tangent), its normalization is
- * (u0, +-1, u2) without the square root and divisions. Checked two ways:
- * the fast sections equal the plain ones (x->plain: pm__frame one section
- * at a time, pm_v3_normalize) bit for bit on thousands of random level
- * roads (every point's height +0, -0 or one constant, open and closed,
- * Catmull-Rom and linear, unbanked and banked, on and off the axes), and
- * the fact its proof rests on, sqrt(RN(x * x)) = |x| in binary64 where
- * x * x is normal, on random x (every exponent of the range, significands
- * near 1, sqrt 2 and 2). */
+/* road_frame.c's level shortcuts in pm__quad_frame: where the four
+ * lanes' R x T has zero x and z (a level tangent), its normalization is
+ * (u0, +-1, u2) without the square root and divisions (pm__level_up); and
+ * where T is level and of length 1 in every lane, R's length is T's.
+ * Checked two ways: the fast sections equal the plain ones (x->plain:
+ * pm__frame one section at a time, pm_v3_normalize) bit for bit on
+ * thousands of random level roads (every point's height +0, -0 or one
+ * constant, open and closed, Catmull-Rom and linear, unbanked and banked,
+ * on and off the axes), and the fact the first proof rests on,
+ * sqrt(RN(x * x)) = |x| in binary64 where x * x is normal, on random x
+ * (every exponent of the range, significands near 1, sqrt 2 and 2). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
