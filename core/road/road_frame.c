@@ -557,39 +557,44 @@ static inline __attribute__((always_inline)) void pm__quad_frame(const pm_road_p
 }
 
 /* The sections with their own derivatives of an unbanked road, four at a
- * time: curve values, place, frame (pm__frame per section under a
- * terrain up). first gets section 0's tangent, miter and slope. */
+ * time, first half: curve values into q, place. first gets section 0's
+ * tangent, miter and slope. */
 static inline __attribute__((always_inline)) void pm__quad_unbanked(pm__ctx *x, pm__section *sc,
                                                                     const pm_curve_sample *smp, size_t n, size_t i0,
-                                                                    size_t cnt, double W, pm__step *last,
-                                                                    double first[4], const uint32_t seg[4],
-                                                                    const double uu[4], bool one_seg, pm_d4 *kmax) {
-    const pm_road_params *p = x->p;
-    pm__quad q;
-    pm__quad_curve(x, smp, n, i0, cnt, seg, uu, one_seg, last, &q);
+                                                                    size_t cnt, pm__step *last, double first[4],
+                                                                    const uint32_t seg[4], const double uu[4],
+                                                                    bool one_seg, pm_d4 *kmax, pm__quad *q) {
+    pm__quad_curve(x, smp, n, i0, cnt, seg, uu, one_seg, last, q);
     if (kmax) {   /* lanes past cnt repeat the last section: nothing new to the maximum */
-        pm_d4 ak = pm_d4_abs(q.kappa);
+        pm_d4 ak = pm_d4_abs(q->kappa);
         *kmax = pm_d4_sel((pm_k4)(ak > *kmax), ak, *kmax);
     }
     if (i0 == 0) {
-        first[0] = q.tx[0];
-        first[1] = q.tz[0];
-        first[2] = q.miter[0];
-        first[3] = q.slope[0];
+        first[0] = q->tx[0];
+        first[1] = q->tz[0];
+        first[2] = q->miter[0];
+        first[3] = q->slope[0];
     }
     pm__place(sc, smp, i0, cnt);
+}
+
+/* Second half: the frames of sections i0 .. i0 + cnt - 1 from their curve
+ * values q (pm__frame per section under a terrain up). */
+static inline __attribute__((always_inline)) void pm__quad_unbanked_frame(pm__ctx *x, pm__section *sc, size_t i0,
+                                                                          size_t cnt, double W, const pm__quad *q) {
+    const pm_road_params *p = x->p;
     if (p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK) {
         for (size_t j = 0; j < cnt; j++) {   /* the terrain's normal is the up */
             pm__section *c = &sc[i0 + j];
-            c->kappa = q.kappa[j];
+            c->kappa = q->kappa[j];
             c->bank = 0.0;
             c->clamp[0] = c->clamp[1] = W;
-            double t2[2] = {q.tx[j], q.tz[j]};
-            pm__frame(x, c, t2, q.slope[j], q.miter[j], true);
+            double t2[2] = {q->tx[j], q->tz[j]};
+            pm__frame(x, c, t2, q->slope[j], q->miter[j], true);
         }
         return;
     }
-    pm__quad_frame(p, sc + i0, cnt, &q, PM__D4(1.0), PM__D4(0.0), true, W);
+    pm__quad_frame(p, sc + i0, cnt, q, PM__D4(1.0), PM__D4(0.0), true, W);
 }
 
 /* Pass one of the two-pass path for the sections with their own
@@ -622,16 +627,28 @@ static inline __attribute__((always_inline)) void pm__pass_one(pm__ctx *x, pm__s
                                                                pm_d4 *kmax) {
     size_t m = x->p->closed ? n - 1 : n;
     pm__step last = {SIZE_MAX, SIZE_MAX, 0.0};
-    for (size_t i = 0; i < m; i += 4) {
+    /* Unbanked, a quad is framed after the next one's curve values: the
+     * two chains of square roots and divisions (independent: the frames
+     * read only their own quad's values and write fields the curve half
+     * does not touch) then overlap in the CPU. */
+    pm__quad q[2];
+    size_t prev = SIZE_MAX, prev_cnt = 0;
+    for (size_t i = 0, k = 0; i < m; i += 4, k ^= 1) {
         size_t cnt = m - i < 4 ? m - i : 4;
         uint32_t seg[4];
         double uu[4];
         bool one = pm__quad_locate(&x->spline, smp, i, cnt, seg, uu);
         if (banked && one) pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, true);
         else if (banked) pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, false);
-        else if (one) pm__quad_unbanked(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, true, kmax);
-        else pm__quad_unbanked(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, false, kmax);
+        else {
+            if (one) pm__quad_unbanked(x, sc, smp, n, i, cnt, &last, first, seg, uu, true, kmax, &q[k]);
+            else pm__quad_unbanked(x, sc, smp, n, i, cnt, &last, first, seg, uu, false, kmax, &q[k]);
+            if (prev != SIZE_MAX) pm__quad_unbanked_frame(x, sc, prev, prev_cnt, W, &q[k ^ 1]);
+            prev = i;
+            prev_cnt = cnt;
+        }
     }
+    if (!banked && prev != SIZE_MAX) pm__quad_unbanked_frame(x, sc, prev, prev_cnt, W, &q[(((m + 3) / 4) - 1) & 1]);
 }
 
 /* pm__road_sections for an unbanked road in one pass: each section is
