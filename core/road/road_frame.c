@@ -405,6 +405,17 @@ static inline __attribute__((always_inline)) void pm__quad_curve(pm__ctx *x, con
     q->slope = slope;
 }
 
+static inline __attribute__((always_inline)) bool pm__all4(pm_k4 m) {   /* every lane of mask m set */
+#if defined(__SSE2__)
+    __m128d lo, hi;   /* the mask's lanes 0, 1 and 2, 3 */
+    memcpy(&lo, &m, sizeof lo);
+    memcpy(&hi, (const char *)&m + sizeof lo, sizeof hi);
+    return _mm_movemask_pd(_mm_and_pd(lo, hi)) == 3;
+#else
+    return (m[0] & m[1] & m[2] & m[3]) == -1;
+#endif
+}
+
 /* Each lane's segment and u for sections i0 .. i0 + cnt - 1 (lanes past
  * cnt repeat the last); whether all four share one segment. */
 static inline __attribute__((always_inline)) bool pm__quad_locate(const pm_spline *s, const pm_curve_sample *smp,
@@ -427,7 +438,20 @@ static inline __attribute__((always_inline)) bool pm__quad_locate(const pm_splin
         }
         return true;
     }
-    for (size_t j = 0; j < 4; j++) seg[j] = pm__spline_locate(s, smp[i0 + (j < cnt ? j : cnt - 1)].t, &uu[j]);
+    /* Four t strictly inside the curve (0 < t < nseg, below 2^31): each
+     * lane's i = (uint32_t)t and u = t - i as pm__spline_locate's middle
+     * branch (truncation to a 32-bit integer and back is exact there). */
+    pm_d4 t;
+    for (size_t j = 0; j < 4; j++) t[j] = smp[i0 + (j < cnt ? j : cnt - 1)].t;
+    typedef int32_t pm__i4 __attribute__((vector_size(16)));
+    if (ns < 0x1p31 && pm__all4((pm_k4)(t > PM__D4(0.0)) & (pm_k4)(t < PM__D4(ns)))) {
+        pm__i4 iv = __builtin_convertvector(t, pm__i4);
+        pm_d4 u = t - __builtin_convertvector(iv, pm_d4);
+        memcpy(uu, &u, sizeof u);
+        for (size_t j = 0; j < 4; j++) seg[j] = (uint32_t)iv[j];
+    } else {
+        for (size_t j = 0; j < 4; j++) seg[j] = pm__spline_locate(s, t[j], &uu[j]);
+    }
     return seg[0] == seg[1] && seg[1] == seg[2] && seg[2] == seg[3];
 }
 
@@ -448,16 +472,6 @@ static inline __attribute__((always_inline)) void pm__place(pm__section *sc, con
  * lane's d is 1 (x / 1 is x bit for bit): pm_v3_normalize of a vector
  * whose length rounds to 1, as a flat road's unit plan tangent and its
  * right mostly have. */
-static inline __attribute__((always_inline)) bool pm__all4(pm_k4 m) {   /* every lane of mask m set */
-#if defined(__SSE2__)
-    __m128d lo, hi;   /* the mask's lanes 0, 1 and 2, 3 */
-    memcpy(&lo, &m, sizeof lo);
-    memcpy(&hi, (const char *)&m + sizeof lo, sizeof hi);
-    return _mm_movemask_pd(_mm_and_pd(lo, hi)) == 3;
-#else
-    return (m[0] & m[1] & m[2] & m[3]) == -1;
-#endif
-}
 
 /* True (nothing divided) where every lane's d is 1. */
 static inline __attribute__((always_inline)) bool pm__div3(pm_d4 *x, pm_d4 *y, pm_d4 *z, pm_d4 d) {
