@@ -215,9 +215,12 @@ int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool 
     s->coef = pm_arena_alloc(a, (size_t)s->nseg * sizeof *s->coef);
     if (!s->coef) return PM_ERR_NOMEM;
     if (kind != PM_CURVE_LINEAR) {
-        /* the knot intervals d(0 .. nseg + 1), written four at a time */
-        double *kd = pm_arena_alloc(a, ((size_t)s->nseg + 5) * sizeof(double));
-        if (!kd) return PM_ERR_NOMEM;
+        /* the knot intervals d(0 .. nseg + 1), written four at a time:
+         * a short curve's (a network's roads) on the stack */
+        double kbuf[64], *kd = kbuf;
+        if ((size_t)s->nseg + 5 > sizeof kbuf / sizeof kbuf[0] &&
+            !(kd = pm_arena_alloc(a, ((size_t)s->nseg + 5) * sizeof(double))))
+            return PM_ERR_NOMEM;
         pm__cr_segments(s, pts, n, closed, alpha, kd);
         return PM_OK;
     }
