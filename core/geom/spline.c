@@ -113,7 +113,7 @@ static inline double pm__sqrt_as_pow(double d) {
     return fabs(res) < 0.79 * s * ulp ? s : 0.0;
 }
 
-static double pm__pow_of(pm__pow_memo *m, double d) {
+static inline __attribute__((always_inline)) double pm__pow_of(pm__pow_memo *m, double d) {
     uint64_t bits;
     memcpy(&bits, &d, sizeof bits);
     size_t slot = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 57);   /* 7 bits */
