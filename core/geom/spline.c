@@ -188,11 +188,22 @@ PM__LANE_CLONES static void pm__cr_segments(pm_spline *s, const double *pts, siz
         pm__v4 c2 = -3.0 * P1 - 2.0 * m1 + 3.0 * P2 - m2;
         pm__v4 c3 = 2.0 * P1 + m1 - 2.0 * P2 + m2;
         double(*c)[3] = s->coef[i];
-        for (int k = 0; k < 3; k++) {
-            c[0][k] = P1[k];
-            c[1][k] = m1[k];
-            c[2][k] = c2[k];
-            c[3][k] = c3[k];
+        if (i + 1 < s->nseg) {
+            /* four lanes each, in order: a store's fourth lane is the next
+             * row's first, written again by the next store (c3's by the
+             * next segment's P1: hence not the last segment) */
+            double *cw = &s->coef[i][0][0];
+            memcpy(cw, &P1, sizeof P1);
+            memcpy(cw + 3, &m1, sizeof m1);
+            memcpy(cw + 6, &c2, sizeof c2);
+            memcpy(cw + 9, &c3, sizeof c3);
+        } else {
+            for (int k = 0; k < 3; k++) {
+                c[0][k] = P1[k];
+                c[1][k] = m1[k];
+                c[2][k] = c2[k];
+                c[3][k] = c3[k];
+            }
         }
         P1 = P2;
         P2 = P3;
