@@ -113,7 +113,7 @@ static inline double pm__sqrt_as_pow(double d) {
     return fabs(res) < 0.79 * s * ulp ? s : 0.0;
 }
 
-static double pm__pow_of(pm__pow_memo *m, double d) {
+static inline __attribute__((always_inline)) double pm__pow_of(pm__pow_memo *m, double d) {
     uint64_t bits;
     memcpy(&bits, &d, sizeof bits);
     size_t slot = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 57);   /* 7 bits */
@@ -165,33 +165,45 @@ static inline __attribute__((always_inline)) void pm__knots4(const double *pts, 
  * its (P2 - P0) / (d01 + d12), the same operands in the same order. So
  * each segment divides twice (a lane per coordinate), where the formula
  * above divides six times per coordinate. */
-PM__LANE_CLONES static void pm__cr_segments(pm_spline *s, const double *pts, size_t n, bool closed, double alpha) {
+PM__LANE_CLONES static void pm__cr_segments(pm_spline *s, const double *pts, size_t n, bool closed, double alpha,
+                                            double *kd) {
     pm__pow_memo memo;   /* d and pw are read only where used says so */
     memo.alpha = alpha;
     memset(memo.used, 0, sizeof memo.used);
     pm__pow_memo *m = &memo;
     pm__v4 P0 = pm__ctrl(pts, n, closed, -1), P1 = pm__ctrl(pts, n, closed, 0);
     pm__v4 P2 = pm__ctrl(pts, n, closed, 1);
-    /* d(j) for j = 0 .. nseg + 1, four at a time: kd[j & 3] */
+    /* d(j) for j = 0 .. nseg + 1 into kd, four at a time, in a pass of
+     * their own: the segments' divisions below then wait on no square
+     * root (the same figures as taken four at a time between them). */
     long last = (long)s->nseg + 1;
-    double kd[4];
-    pm__knots4(pts, n, closed, 0, last, m, kd);
+    for (long j = 0; j <= last; j += 4) pm__knots4(pts, n, closed, j, last, m, kd + j);
     double d01 = kd[0], d12 = kd[1];
     pm__v4 q01 = (P1 - P0) / d01, q12 = (P2 - P1) / d12, s02 = (P2 - P0) / (d01 + d12);
     for (uint32_t i = 0; i < s->nseg; i++) {
         pm__v4 P3 = pm__ctrl(pts, n, closed, (long)i + 2);
-        if (((i + 2) & 3) == 0) pm__knots4(pts, n, closed, (long)i + 2, last, m, kd);
-        double d23 = kd[(i + 2) & 3];
+        double d23 = kd[i + 2];
         pm__v4 q23 = (P3 - P2) / d23, s13 = (P3 - P1) / (d12 + d23);
         pm__v4 m1 = d12 * (q01 - s02 + q12), m2 = d12 * (q12 - s13 + q23);
         pm__v4 c2 = -3.0 * P1 - 2.0 * m1 + 3.0 * P2 - m2;
         pm__v4 c3 = 2.0 * P1 + m1 - 2.0 * P2 + m2;
         double(*c)[3] = s->coef[i];
-        for (int k = 0; k < 3; k++) {
-            c[0][k] = P1[k];
-            c[1][k] = m1[k];
-            c[2][k] = c2[k];
-            c[3][k] = c3[k];
+        if (i + 1 < s->nseg) {
+            /* four lanes each, in order: a store's fourth lane is the next
+             * row's first, written again by the next store (c3's by the
+             * next segment's P1: hence not the last segment) */
+            double *cw = &s->coef[i][0][0];
+            memcpy(cw, &P1, sizeof P1);
+            memcpy(cw + 3, &m1, sizeof m1);
+            memcpy(cw + 6, &c2, sizeof c2);
+            memcpy(cw + 9, &c3, sizeof c3);
+        } else {
+            for (int k = 0; k < 3; k++) {
+                c[0][k] = P1[k];
+                c[1][k] = m1[k];
+                c[2][k] = c2[k];
+                c[3][k] = c3[k];
+            }
         }
         P1 = P2;
         P2 = P3;
@@ -214,7 +226,13 @@ int pm_spline_init(pm_arena *a, pm_spline *s, const double *pts, size_t n, bool 
     s->coef = pm_arena_alloc(a, (size_t)s->nseg * sizeof *s->coef);
     if (!s->coef) return PM_ERR_NOMEM;
     if (kind != PM_CURVE_LINEAR) {
-        pm__cr_segments(s, pts, n, closed, alpha);
+        /* the knot intervals d(0 .. nseg + 1), written four at a time:
+         * a short curve's (a network's roads) on the stack */
+        double kbuf[64], *kd = kbuf;
+        if ((size_t)s->nseg + 5 > sizeof kbuf / sizeof kbuf[0] &&
+            !(kd = pm_arena_alloc(a, ((size_t)s->nseg + 5) * sizeof(double))))
+            return PM_ERR_NOMEM;
+        pm__cr_segments(s, pts, n, closed, alpha, kd);
         return PM_OK;
     }
     for (uint32_t i = 0; i < s->nseg; i++) {

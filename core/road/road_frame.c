@@ -405,6 +405,17 @@ static inline __attribute__((always_inline)) void pm__quad_curve(pm__ctx *x, con
     q->slope = slope;
 }
 
+static inline __attribute__((always_inline)) bool pm__all4(pm_k4 m) {   /* every lane of mask m set */
+#if defined(__SSE2__)
+    __m128d lo, hi;   /* the mask's lanes 0, 1 and 2, 3 */
+    memcpy(&lo, &m, sizeof lo);
+    memcpy(&hi, (const char *)&m + sizeof lo, sizeof hi);
+    return _mm_movemask_pd(_mm_and_pd(lo, hi)) == 3;
+#else
+    return (m[0] & m[1] & m[2] & m[3]) == -1;
+#endif
+}
+
 /* Each lane's segment and u for sections i0 .. i0 + cnt - 1 (lanes past
  * cnt repeat the last); whether all four share one segment. */
 static inline __attribute__((always_inline)) bool pm__quad_locate(const pm_spline *s, const pm_curve_sample *smp,
@@ -427,7 +438,20 @@ static inline __attribute__((always_inline)) bool pm__quad_locate(const pm_splin
         }
         return true;
     }
-    for (size_t j = 0; j < 4; j++) seg[j] = pm__spline_locate(s, smp[i0 + (j < cnt ? j : cnt - 1)].t, &uu[j]);
+    /* Four t strictly inside the curve (0 < t < nseg, below 2^31): each
+     * lane's i = (uint32_t)t and u = t - i as pm__spline_locate's middle
+     * branch (truncation to a 32-bit integer and back is exact there). */
+    pm_d4 t;
+    for (size_t j = 0; j < 4; j++) t[j] = smp[i0 + (j < cnt ? j : cnt - 1)].t;
+    typedef int32_t pm__i4 __attribute__((vector_size(16)));
+    if (ns < 0x1p31 && pm__all4((pm_k4)(t > PM__D4(0.0)) & (pm_k4)(t < PM__D4(ns)))) {
+        pm__i4 iv = __builtin_convertvector(t, pm__i4);
+        pm_d4 u = t - __builtin_convertvector(iv, pm_d4);
+        memcpy(uu, &u, sizeof u);
+        for (size_t j = 0; j < 4; j++) seg[j] = (uint32_t)iv[j];
+    } else {
+        for (size_t j = 0; j < 4; j++) seg[j] = pm__spline_locate(s, t[j], &uu[j]);
+    }
     return seg[0] == seg[1] && seg[1] == seg[2] && seg[2] == seg[3];
 }
 
@@ -448,19 +472,37 @@ static inline __attribute__((always_inline)) void pm__place(pm__section *sc, con
  * lane's d is 1 (x / 1 is x bit for bit): pm_v3_normalize of a vector
  * whose length rounds to 1, as a flat road's unit plan tangent and its
  * right mostly have. */
-static inline __attribute__((always_inline)) void pm__div3(pm_d4 *x, pm_d4 *y, pm_d4 *z, pm_d4 d) {
-    pm_k4 one = (pm_k4)(d == PM__D4(1.0));
-#if defined(__SSE2__)
-    __m128d lo, hi;   /* the mask's lanes 0, 1 and 2, 3 */
-    memcpy(&lo, &one, sizeof lo);
-    memcpy(&hi, (const char *)&one + sizeof lo, sizeof hi);
-    if (_mm_movemask_pd(_mm_and_pd(lo, hi)) == 3) return;
-#else
-    if ((one[0] & one[1] & one[2] & one[3]) == -1) return;
-#endif
+
+/* True (nothing divided) where every lane's d is 1. */
+static inline __attribute__((always_inline)) bool pm__div3(pm_d4 *x, pm_d4 *y, pm_d4 *z, pm_d4 d) {
+    if (pm__all4((pm_k4)(d == PM__D4(1.0)))) return true;
     *x /= d;
     *y /= d;
     *z /= d;
+    return false;
+}
+
+/* Whether pm_v3_normalize of (u0, u1, u2) = R x T is (u0, +-1, u2) in
+ * every lane, bit for bit, without its square root and divisions: where
+ * u0 and u2 are zeros (either sign) and 2^-500 <= |u1| <= 2^500, as for a
+ * level tangent (slope +-0: T x up and R x T then have zero x and z
+ * products). Proof: u0^2 and u2^2 are +0, so the sum of the squares is
+ * RN(u1^2) exactly (adding +0 to a nonzero), normal and finite in that
+ * range; in radix 2, sqrt(RN(x^2)) = |x| (x = m 2^e, 1 <= m < 2: RN(x^2)
+ * is within 2^-53 x^2 / m^2 (m^2 < 2) or 2^-52 x^2 / m^2 (m^2 >= 2) of
+ * x^2, so its exact root is within 2^-54 2^e / m, resp. 2^-53 2^e / m
+ * (times 1 + 2^-52 for the root's curvature) of |x|, under half an ulp of
+ * x, 2^-53 2^e, in both cases: the correctly rounded root is |x|). So
+ * len = |u1| > 0, and u / len gives +-0 / |u1| = the same zero, and
+ * u1 / |u1| = +-1 (the sign of u1); pm__div3's skip at len 1 agrees, as
+ * |u1| = 1 means u1 is +-1. A NaN anywhere fails the tests (the lanes'
+ * comparisons are false), and the caller takes the plain path.
+ * tests/core/test_road_frame_level.c checks it on random level roads and
+ * sqrt(RN(x^2)) = |x| on random x. */
+static inline __attribute__((always_inline)) bool pm__level_up(pm_d4 u0, pm_d4 u1, pm_d4 u2) {
+    const pm_d4 zero = PM__D4(0.0), lo = PM__D4(0x1p-500), hi = PM__D4(0x1p500);
+    pm_d4 au = pm_d4_abs(u1);
+    return pm__all4((pm_k4)(u0 == zero) & (pm_k4)(u2 == zero) & (pm_k4)(au >= lo) & (pm_k4)(au <= hi));
 }
 
 /* pm__frame under the world up (0, 1, 0) for sections sc[0 .. cnt - 1],
@@ -479,19 +521,30 @@ static inline __attribute__((always_inline)) void pm__quad_frame(const pm_road_p
     /* pm_v3_normalize: v / l where l > 0, else v as it is, which is v / 1
      * (exact); negation is a product with -1 (exact, zeros' signs too). */
     pm_d4 len = pm_d4_sqrt(a * a + b * b + cz * cz), d = pm_d4_sel((pm_k4)(len > zero), len, one);
-    pm__div3(&a, &b, &cz, d);
+    bool unit = pm__div3(&a, &b, &cz, d);
     pm_d4 r0 = b * 0.0 - cz * 1.0, r1 = cz * 0.0 - a * 0.0, r2 = a * 1.0 - b * 0.0;   /* T x up */
-    len = pm_d4_sqrt(r0 * r0 + r1 * r1 + r2 * r2);
-    d = pm_d4_sel((pm_k4)(len > zero), len, one);
-    pm__div3(&r0, &r1, &r2, d);
+    /* A level T (b +-0) of length 1 (so a, cz finite) in every lane: R's
+     * squares are cz^2 (r0 is -cz, or a zero where cz is), +0 (r1 a zero)
+     * and a^2 (r2 is a, or a zero), so R's sum (cz^2 + 0) + a^2 is T's
+     * (a^2 + 0) + cz^2 (adding +0 to a square changes nothing; + commutes):
+     * R's length is T's, 1, and pm__div3 would divide nothing. */
+    if (!(unit && pm__all4((pm_k4)(b == zero)))) {
+        len = pm_d4_sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+        d = pm_d4_sel((pm_k4)(len > zero), len, one);
+        pm__div3(&r0, &r1, &r2, d);
+    }
     pm_d4 sign = pm_d4_sel((pm_k4)(r0 * -tz + r2 * tx < zero), -one, one);
     r0 *= sign;
     r1 *= sign;
     r2 *= sign;
     pm_d4 u0 = r1 * cz - r2 * b, u1 = r2 * a - r0 * cz, u2 = r0 * b - r1 * a;   /* R x T */
-    len = pm_d4_sqrt(u0 * u0 + u1 * u1 + u2 * u2);
-    d = pm_d4_sel((pm_k4)(len > zero), len, one);
-    pm__div3(&u0, &u1, &u2, d);
+    if (pm__level_up(u0, u1, u2)) {
+        u1 = pm_d4_sel((pm_k4)(u1 < zero), -one, one);   /* u0, u2 stay */
+    } else {
+        len = pm_d4_sqrt(u0 * u0 + u1 * u1 + u2 * u2);
+        d = pm_d4_sel((pm_k4)(len > zero), len, one);
+        pm__div3(&u0, &u1, &u2, d);
+    }
     pm_d4 right[3] = {r0 * cb - u0 * sb, r1 * cb - u1 * sb, r2 * cb - u2 * sb};
     pm_d4 up[3] = {u0 * cb + r0 * sb, u1 * cb + r1 * sb, u2 * cb + r2 * sb};
     pm_d4 off[3] = {right[0] * miter, right[1], right[2] * miter};   /* pm__section_offset */
@@ -518,39 +571,44 @@ static inline __attribute__((always_inline)) void pm__quad_frame(const pm_road_p
 }
 
 /* The sections with their own derivatives of an unbanked road, four at a
- * time: curve values, place, frame (pm__frame per section under a
- * terrain up). first gets section 0's tangent, miter and slope. */
+ * time, first half: curve values into q, place. first gets section 0's
+ * tangent, miter and slope. */
 static inline __attribute__((always_inline)) void pm__quad_unbanked(pm__ctx *x, pm__section *sc,
                                                                     const pm_curve_sample *smp, size_t n, size_t i0,
-                                                                    size_t cnt, double W, pm__step *last,
-                                                                    double first[4], const uint32_t seg[4],
-                                                                    const double uu[4], bool one_seg, pm_d4 *kmax) {
-    const pm_road_params *p = x->p;
-    pm__quad q;
-    pm__quad_curve(x, smp, n, i0, cnt, seg, uu, one_seg, last, &q);
+                                                                    size_t cnt, pm__step *last, double first[4],
+                                                                    const uint32_t seg[4], const double uu[4],
+                                                                    bool one_seg, pm_d4 *kmax, pm__quad *q) {
+    pm__quad_curve(x, smp, n, i0, cnt, seg, uu, one_seg, last, q);
     if (kmax) {   /* lanes past cnt repeat the last section: nothing new to the maximum */
-        pm_d4 ak = pm_d4_abs(q.kappa);
+        pm_d4 ak = pm_d4_abs(q->kappa);
         *kmax = pm_d4_sel((pm_k4)(ak > *kmax), ak, *kmax);
     }
     if (i0 == 0) {
-        first[0] = q.tx[0];
-        first[1] = q.tz[0];
-        first[2] = q.miter[0];
-        first[3] = q.slope[0];
+        first[0] = q->tx[0];
+        first[1] = q->tz[0];
+        first[2] = q->miter[0];
+        first[3] = q->slope[0];
     }
     pm__place(sc, smp, i0, cnt);
+}
+
+/* Second half: the frames of sections i0 .. i0 + cnt - 1 from their curve
+ * values q (pm__frame per section under a terrain up). */
+static inline __attribute__((always_inline)) void pm__quad_unbanked_frame(pm__ctx *x, pm__section *sc, size_t i0,
+                                                                          size_t cnt, double W, const pm__quad *q) {
+    const pm_road_params *p = x->p;
     if (p->terrain && p->up == PM_ROAD_UP_TERRAIN && p->conform == PM_ROAD_BANK) {
         for (size_t j = 0; j < cnt; j++) {   /* the terrain's normal is the up */
             pm__section *c = &sc[i0 + j];
-            c->kappa = q.kappa[j];
+            c->kappa = q->kappa[j];
             c->bank = 0.0;
             c->clamp[0] = c->clamp[1] = W;
-            double t2[2] = {q.tx[j], q.tz[j]};
-            pm__frame(x, c, t2, q.slope[j], q.miter[j], true);
+            double t2[2] = {q->tx[j], q->tz[j]};
+            pm__frame(x, c, t2, q->slope[j], q->miter[j], true);
         }
         return;
     }
-    pm__quad_frame(p, sc + i0, cnt, &q, PM__D4(1.0), PM__D4(0.0), true, W);
+    pm__quad_frame(p, sc + i0, cnt, q, PM__D4(1.0), PM__D4(0.0), true, W);
 }
 
 /* Pass one of the two-pass path for the sections with their own
@@ -583,16 +641,28 @@ static inline __attribute__((always_inline)) void pm__pass_one(pm__ctx *x, pm__s
                                                                pm_d4 *kmax) {
     size_t m = x->p->closed ? n - 1 : n;
     pm__step last = {SIZE_MAX, SIZE_MAX, 0.0};
-    for (size_t i = 0; i < m; i += 4) {
+    /* Unbanked, a quad is framed after the next one's curve values: the
+     * two chains of square roots and divisions (independent: the frames
+     * read only their own quad's values and write fields the curve half
+     * does not touch) then overlap in the CPU. */
+    pm__quad q[2];
+    size_t prev = SIZE_MAX, prev_cnt = 0;
+    for (size_t i = 0, k = 0; i < m; i += 4, k ^= 1) {
         size_t cnt = m - i < 4 ? m - i : 4;
         uint32_t seg[4];
         double uu[4];
         bool one = pm__quad_locate(&x->spline, smp, i, cnt, seg, uu);
         if (banked && one) pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, true);
         else if (banked) pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, false);
-        else if (one) pm__quad_unbanked(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, true, kmax);
-        else pm__quad_unbanked(x, sc, smp, n, i, cnt, W, &last, first, seg, uu, false, kmax);
+        else {
+            if (one) pm__quad_unbanked(x, sc, smp, n, i, cnt, &last, first, seg, uu, true, kmax, &q[k]);
+            else pm__quad_unbanked(x, sc, smp, n, i, cnt, &last, first, seg, uu, false, kmax, &q[k]);
+            if (prev != SIZE_MAX) pm__quad_unbanked_frame(x, sc, prev, prev_cnt, W, &q[k ^ 1]);
+            prev = i;
+            prev_cnt = cnt;
+        }
     }
+    if (!banked && prev != SIZE_MAX) pm__quad_unbanked_frame(x, sc, prev, prev_cnt, W, &q[(((m + 3) / 4) - 1) & 1]);
 }
 
 /* pm__road_sections for an unbanked road in one pass: each section is
