@@ -142,6 +142,10 @@ typedef struct pm_api__num_slot {
 typedef struct pm_api__meta_cache {
     pm_api__num_slot nums[PM_API__NUMS];
     uint64_t num_pending[PM_API__NUMS];   /* read only once the slot is not empty */
+    /* nums slots written since pm_api__meta_cache_init (their bytes are
+     * garbage until then): 128 bytes to clear, not a store in each of the
+     * table's 512 cache lines. */
+    uint64_t nums_live[PM_API__NUMS / 64];
     uint64_t strs_live[PM_API__STRS / 64];   /* strs slots written (keys: key NULL when free) */
     pm_api__key_slot keys[PM_API__KEYS], strs[PM_API__STRS];
     /* Plans of the last few shapes written: a table's rows may hold
