@@ -505,28 +505,30 @@ static inline __attribute__((always_inline)) char *pm_api__put_f64(char *o, doub
     return pm_api__put_f64_rest(o, d);
 }
 
+/* The empty number slot 0's bits (1.0's: its hash is another slot; the
+ * others' are 0, +0's, whose slot is 0). */
+#define PM_API__NUM_EMPTY0 0x3ff0000000000000ull
+
 /* d's text (pm_api__put_f64) from the numbers' cache when d's bits are
- * kept there, else printed and kept by the rule above pm_api__num_slot
+ * kept there, else printed and kept by the rule above PM_API__NUMS
  * (o has room for 32 bytes). */
 static inline __attribute__((always_inline)) char *pm_api__put_f64_kept(char *o, double d, pm_api__meta_cache *c) {
     uint64_t b;
     memcpy(&b, &d, sizeof b);
     uint64_t i = (b * 0x9E3779B97F4A7C15ull) >> (64 - PM_API__NUM_BITS);
-    pm_api__num_slot *s = &c->nums[i];
-    uint64_t live = c->nums_live[i >> 6] >> (i & 63) & 1;
-    if (s->bits == b && live) {
-        memcpy(o, s->text, sizeof s->text);   /* the length too: past the text, in o's room */
-        return o + s->text[23];
+    char *text = c->num_text[i];
+    if (c->num_bits[i] == b) {   /* an empty slot holds bits that choose another slot */
+        memcpy(o, text, sizeof c->num_text[i]);   /* the length too: past the text, in o's room */
+        return o + text[23];
     }
     char *e = pm_api__put_f64(o, d);
-    if (live && c->num_pending[i] != b) {
+    if (c->num_bits[i] != (i ? 0 : PM_API__NUM_EMPTY0) && c->num_pending[i] != b) {
         c->num_pending[i] = b;   /* kept this time */
-    } else if (e - o < (ptrdiff_t)sizeof s->text) {
-        s->bits = b;
-        memcpy(s->text, o, sizeof s->text);   /* past the text: what the room held, never read as text */
-        s->text[23] = (char)(e - o);
+    } else if (e - o < (ptrdiff_t)sizeof c->num_text[i]) {
+        c->num_bits[i] = b;
+        memcpy(text, o, sizeof c->num_text[i]);   /* past the text: what the room held, never read as text */
+        text[23] = (char)(e - o);
         c->num_pending[i] = b;
-        c->nums_live[i >> 6] |= 1ull << (i & 63);
     }
     return e;
 }
@@ -1190,7 +1192,10 @@ void pm_api__meta_cache_init(pm_api__meta_cache *c) {
 #pragma GCC unroll 8
     for (int i = 0; i < PM_API__KEYS; i++) c->keys[i].key = NULL;
     memset(c->strs_live, 0, sizeof c->strs_live);
-    memset(c->nums_live, 0, sizeof c->nums_live);   /* the numbers' slots by their live bits too */
+    /* Empty number slots: bits whose hash is another slot, so that no
+     * lookup in that slot can match them (0's is slot 0: 1's elsewhere). */
+    memset(c->num_bits, 0, sizeof c->num_bits);
+    c->num_bits[0] = PM_API__NUM_EMPTY0;
     for (int i = 0; i < PM_API__PLANS; i++) c->plans[i].shape = NULL, c->plans[i].busy = false;
     c->plan_next = 0;
 }

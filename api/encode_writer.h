@@ -132,20 +132,16 @@ typedef struct pm_api__plan {
  * on their second miss. */
 #define PM_API__NUM_BITS 10   /* 1024: a turned 40x40 grid repeats some 750 values */
 #define PM_API__NUMS (1 << PM_API__NUM_BITS)
-typedef struct pm_api__num_slot {
-    uint64_t bits;
+typedef struct pm_api__meta_cache {
+    /* The numbers' bits and their texts in two arrays: clearing the bits
+     * (pm_api__meta_cache_init) is 8 KiB of stores in a row, not a store
+     * in each of a combined table's 512 cache lines (32 KiB, the whole
+     * L1D, for every tree written, however small). */
+    uint64_t num_bits[PM_API__NUMS];
     /* The text (1..23 bytes, then what the copy carries past it) and its
      * length in the last byte: one 24-byte copy on a hit. */
-    char text[24];
-} pm_api__num_slot;
-
-typedef struct pm_api__meta_cache {
-    pm_api__num_slot nums[PM_API__NUMS];
+    char num_text[PM_API__NUMS][24];
     uint64_t num_pending[PM_API__NUMS];   /* read only once the slot is not empty */
-    /* nums slots written since pm_api__meta_cache_init (their bytes are
-     * garbage until then): 128 bytes to clear, not a store in each of the
-     * table's 512 cache lines. */
-    uint64_t nums_live[PM_API__NUMS / 64];
     uint64_t strs_live[PM_API__STRS / 64];   /* strs slots written (keys: key NULL when free) */
     pm_api__key_slot keys[PM_API__KEYS], strs[PM_API__STRS];
     /* Plans of the last few shapes written: a table's rows may hold
