@@ -510,24 +510,24 @@ static inline __attribute__((always_inline)) char *pm_api__put_f64(char *o, doub
 #define PM_API__NUM_EMPTY0 0x3ff0000000000000ull
 
 /* d's text (pm_api__put_f64) from the numbers' cache when d's bits are
- * kept there, else printed and kept by the rule above pm_api__num_slot
+ * kept there, else printed and kept by the rule above PM_API__NUMS
  * (o has room for 32 bytes). */
 static inline __attribute__((always_inline)) char *pm_api__put_f64_kept(char *o, double d, pm_api__meta_cache *c) {
     uint64_t b;
     memcpy(&b, &d, sizeof b);
     uint64_t i = (b * 0x9E3779B97F4A7C15ull) >> (64 - PM_API__NUM_BITS);
-    pm_api__num_slot *s = &c->nums[i];
-    if (s->bits == b) {   /* an empty slot holds bits that choose another slot */
-        memcpy(o, s->text, sizeof s->text);   /* the length too: past the text, in o's room */
-        return o + s->text[23];
+    char *text = c->num_text[i];
+    if (c->num_bits[i] == b) {   /* an empty slot holds bits that choose another slot */
+        memcpy(o, text, sizeof c->num_text[i]);   /* the length too: past the text, in o's room */
+        return o + text[23];
     }
     char *e = pm_api__put_f64(o, d);
-    if (s->bits != (i ? 0 : PM_API__NUM_EMPTY0) && c->num_pending[i] != b) {
+    if (c->num_bits[i] != (i ? 0 : PM_API__NUM_EMPTY0) && c->num_pending[i] != b) {
         c->num_pending[i] = b;   /* kept this time */
-    } else if (e - o < (ptrdiff_t)sizeof s->text) {
-        s->bits = b;
-        memcpy(s->text, o, sizeof s->text);   /* past the text: what the room held, never read as text */
-        s->text[23] = (char)(e - o);
+    } else if (e - o < (ptrdiff_t)sizeof c->num_text[i]) {
+        c->num_bits[i] = b;
+        memcpy(text, o, sizeof c->num_text[i]);   /* past the text: what the room held, never read as text */
+        text[23] = (char)(e - o);
         c->num_pending[i] = b;
     }
     return e;
@@ -578,17 +578,11 @@ static inline const pm_api__key_slot *pm_api__slot_find(const pm_api__key_slot *
     return NULL;
 }
 
-/* Keeps text[0..n) for key k (len: what pm_api__slot_find compares) when
- * it is short enough: in slot i, or beside it when i holds another text
- * and the slot beside is free. live: the table's bits (strings), or NULL
- * (keys: a free slot's key is NULL). */
-static void pm_api__slot_keep(pm_api__key_slot *slots, uint64_t *live, uint64_t i, const char *k, size_t len,
-                              const char *text, size_t n) {
-    if (n > PM_API__KEY_TEXT) return;
-    if (live ? pm_api__slot_live(live, i) && !pm_api__slot_live(live, i ^ 1) : slots[i].key && !slots[i ^ 1].key)
-        i ^= 1;
+/* Keeps text[0..n) (at most PM_API__KEY_TEXT bytes) for key k (len:
+ * what the lookup compares) in slot i. */
+static void pm_api__slot_keep(pm_api__key_slot *slots, uint64_t i, const char *k, size_t len, const char *text,
+                              size_t n) {
     pm_api__key_slot *c = &slots[i];
-    if (live) live[i >> 6] |= 1ull << (i & 63);
     c->key = k;
     c->len = len;
     c->text_len = n;
@@ -600,7 +594,9 @@ static void pm_api__slot_keep(pm_api__key_slot *slots, uint64_t *live, uint64_t 
  * returns the end. */
 static inline char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__meta_cache *cache) {
     uint64_t i = pm_api__addr_hash(k, kl) >> (64 - PM_API__KEY_BITS);
-    const pm_api__key_slot *c = pm_api__slot_find(cache->keys, NULL, i, k, kl);
+    const pm_api__key_slot *c = cache->key_at[i] == k && cache->keys[i].len == kl ? &cache->keys[i]
+                                : cache->key_at[i ^ 1] == k && cache->keys[i ^ 1].len == kl ? &cache->keys[i ^ 1]
+                                                                                           : NULL;
     if (c) {
         memcpy(o, c->text, PM_API__KEY_TEXT);
         return o + kl + 3;
@@ -611,7 +607,11 @@ static inline char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__m
     *o++ = '"';
     *o++ = ':';
     size_t n = (size_t)(o - start);
-    if (n == kl + 3) pm_api__slot_keep(cache->keys, NULL, i, k, kl, start, n);   /* plain: no escapes */
+    if (n == kl + 3 && n <= PM_API__KEY_TEXT) {   /* plain (no escapes) and short: kept */
+        if (cache->key_at[i] && !cache->key_at[i ^ 1]) i ^= 1;
+        cache->key_at[i] = k;
+        pm_api__slot_keep(cache->keys, i, k, kl, start, n);
+    }
     return o;
 }
 
@@ -1187,14 +1187,14 @@ static void pm_api__w_node(pm_api__w *w, const pm_meta *m, pm_api__meta_cache *c
 }
 
 void pm_api__meta_cache_init(pm_api__meta_cache *c) {
-    /* Keys (looked up for every member) by a NULL key; the strings' 48 KiB
+    /* Keys (looked up for every member) by a NULL owner; the strings' 48 KiB
      * by their live bits only: a small tree touches a few of them. */
-#pragma GCC unroll 8
-    for (int i = 0; i < PM_API__KEYS; i++) c->keys[i].key = NULL;
+    memset(c->key_at, 0, sizeof c->key_at);
     memset(c->strs_live, 0, sizeof c->strs_live);
     /* Empty number slots: bits whose hash is another slot, so that no
      * lookup in that slot can match them (0's is slot 0: 1's elsewhere). */
-    for (int i = 0; i < PM_API__NUMS; i++) c->nums[i].bits = i ? 0 : PM_API__NUM_EMPTY0;
+    memset(c->num_bits, 0, sizeof c->num_bits);
+    c->num_bits[0] = PM_API__NUM_EMPTY0;
     for (int i = 0; i < PM_API__PLANS; i++) c->plans[i].shape = NULL, c->plans[i].busy = false;
     c->plan_next = 0;
 }

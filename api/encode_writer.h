@@ -132,18 +132,22 @@ typedef struct pm_api__plan {
  * on their second miss. */
 #define PM_API__NUM_BITS 10   /* 1024: a turned 40x40 grid repeats some 750 values */
 #define PM_API__NUMS (1 << PM_API__NUM_BITS)
-typedef struct pm_api__num_slot {
-    uint64_t bits;
+typedef struct pm_api__meta_cache {
+    /* The numbers' bits and their texts in two arrays: clearing the bits
+     * (pm_api__meta_cache_init) is 8 KiB of stores in a row, not a store
+     * in each of a combined table's 512 cache lines (32 KiB, the whole
+     * L1D, for every tree written, however small). */
+    uint64_t num_bits[PM_API__NUMS];
     /* The text (1..23 bytes, then what the copy carries past it) and its
      * length in the last byte: one 24-byte copy on a hit. */
-    char text[24];
-} pm_api__num_slot;
-
-typedef struct pm_api__meta_cache {
-    pm_api__num_slot nums[PM_API__NUMS];
+    char num_text[PM_API__NUMS][24];
     uint64_t num_pending[PM_API__NUMS];   /* read only once the slot is not empty */
     uint64_t strs_live[PM_API__STRS / 64];   /* strs slots written (keys: key NULL when free) */
     pm_api__key_slot keys[PM_API__KEYS], strs[PM_API__STRS];
+    /* The keys' slots' owners (NULL: free), apart from the slots, whose
+     * key member keys leave unused: clearing them is 2 KiB of stores in a
+     * row, not one in each of the 48-byte slots' 192 cache lines. */
+    const char *key_at[PM_API__KEYS];
     /* Plans of the last few shapes written: a table's rows may hold
      * tables of other shapes (a network's nodes hold mouths and corners),
      * each planned once. */
