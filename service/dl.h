@@ -31,18 +31,21 @@ typedef struct pm_svc_dl {
     {.marked = (marked_), .names = (names_), .count = sizeof(names_) / sizeof *(names_), \
      .table = (table_), .lock = PTHREAD_MUTEX_INITIALIZER, .state = 0, .why = ""}
 
-/* Declares the module's table: `static struct {...} table` with one
+/* Declares a module's library: `static struct {...} table` with one
  * pointer per function of FNS (an X-macro list: FNS(X) calls X(name) for
- * each), typed as the function's own declaration, and `static const char
- * *const names[]` naming them in the same order. */
+ * each), typed as the function's own declaration, the names in the same
+ * order, the SONAME marked in the binary, and `static pm_svc_dl lib`
+ * tying them together. */
 #define PM_SVC__DL_PTR(f) __typeof__(f) *f;
 #define PM_SVC__DL_NAME(f) #f,
-#define PM_SVC_DL_TABLE(FNS, table, names)                  \
-    static struct {                                         \
-        FNS(PM_SVC__DL_PTR)                                 \
-    } table;                                                \
-    static const char *const names[] = {FNS(PM_SVC__DL_NAME)}; \
-    _Static_assert(sizeof table == sizeof names, "one pointer per name")
+#define PM_SVC_DL_LIBRARY(FNS, soname, table, lib)                              \
+    static struct {                                                             \
+        FNS(PM_SVC__DL_PTR)                                                     \
+    } table;                                                                    \
+    static const char *const lib##_names[] = {FNS(PM_SVC__DL_NAME)};            \
+    _Static_assert(sizeof table == sizeof lib##_names, "one pointer per name"); \
+    static const char lib##_marked[] = PM_SVC_DL_MARK soname;                   \
+    static pm_svc_dl lib = PM_SVC_DL_INIT(lib##_marked, lib##_names, &table)
 
 /* Opens the library and finds every function (the first call does; later
  * calls give its answer). 0, or -1 with "cannot load <soname>: <why>" in

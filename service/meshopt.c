@@ -11,7 +11,6 @@
 #ifndef PM_SVC_MESHOPT_SONAME
 #define PM_SVC_MESHOPT_SONAME "libmeshoptimizer.so.2d"
 #endif
-static const char pm_svc__mo_marked[] = PM_SVC_DL_MARK PM_SVC_MESHOPT_SONAME;
 
 #define PM_SVC_MESHOPT_FNS(X)                                                                  \
     X(meshopt_encodeVertexVersion) X(meshopt_encodeIndexVersion)                               \
@@ -20,8 +19,7 @@ static const char pm_svc__mo_marked[] = PM_SVC_DL_MARK PM_SVC_MESHOPT_SONAME;
     X(meshopt_optimizeVertexCacheStrip) X(meshopt_optimizeVertexFetchRemap)                    \
     X(meshopt_remapIndexBuffer) X(meshopt_remapVertexBuffer)
 
-PM_SVC_DL_TABLE(PM_SVC_MESHOPT_FNS, pm_svc__mo, pm_svc__mo_names);
-static pm_svc_dl pm_svc__mo_lib = PM_SVC_DL_INIT(pm_svc__mo_marked, pm_svc__mo_names, &pm_svc__mo);
+PM_SVC_DL_LIBRARY(PM_SVC_MESHOPT_FNS, PM_SVC_MESHOPT_SONAME, pm_svc__mo, pm_svc__mo_lib);
 
 int pm_svc_meshopt_load(char *err, size_t errcap) {
     return pm_svc_dl_load(&pm_svc__mo_lib, err, errcap);

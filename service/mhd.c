@@ -12,7 +12,6 @@
 #ifndef PM_SVC_MHD_SONAME
 #define PM_SVC_MHD_SONAME "libmicrohttpd.so.12"
 #endif
-static const char pm_svc__mhd_marked[] = PM_SVC_DL_MARK PM_SVC_MHD_SONAME;
 
 #define PM_SVC_MHD_FNS(X)                                                                     \
     X(MHD_start_daemon_va) X(MHD_stop_daemon) X(MHD_quiesce_daemon) X(MHD_get_daemon_info)   \
@@ -22,8 +21,7 @@ static const char pm_svc__mhd_marked[] = PM_SVC_DL_MARK PM_SVC_MHD_SONAME;
     X(MHD_create_response_from_buffer_with_free_callback_cls) X(MHD_add_response_header)     \
     X(MHD_destroy_response) X(MHD_get_reason_phrase_for)
 
-PM_SVC_DL_TABLE(PM_SVC_MHD_FNS, pm_svc__fn, pm_svc__mhd_names);
-static pm_svc_dl pm_svc__mhd = PM_SVC_DL_INIT(pm_svc__mhd_marked, pm_svc__mhd_names, &pm_svc__fn);
+PM_SVC_DL_LIBRARY(PM_SVC_MHD_FNS, PM_SVC_MHD_SONAME, pm_svc__fn, pm_svc__mhd);
 
 int pm_svc_mhd_load(char *err, size_t errcap) {
     return pm_svc_dl_load(&pm_svc__mhd, err, errcap);
