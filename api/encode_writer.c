@@ -578,25 +578,21 @@ static inline const pm_api__key_slot *pm_api__slot_find(const pm_api__key_slot *
     return NULL;
 }
 
-/* Keeps text[0..n) (at most PM_API__KEY_TEXT bytes) for key k (len:
- * what the lookup compares) in slot i. */
-static void pm_api__slot_keep(pm_api__key_slot *slots, uint64_t i, const char *k, size_t len, const char *text,
-                              size_t n) {
-    pm_api__key_slot *c = &slots[i];
-    c->key = k;
-    c->len = len;
-    c->text_len = n;
-    memcpy(c->text, text, n);
-    memset(c->text + n, ' ', PM_API__KEY_TEXT - n);   /* copied past the text, overwritten */
+/* The keys' slot holding k (kl bytes): i or the one beside it (as
+ * pm_api__slot_find, by the owners in key_at), or NULL. */
+static inline const pm_api__key_slot *pm_api__key_find(const pm_api__meta_cache *cache, uint64_t i, const char *k,
+                                                       size_t kl) {
+    if (cache->key_at[i] == k && cache->keys[i].len == kl) return &cache->keys[i];
+    i ^= 1;
+    if (cache->key_at[i] == k && cache->keys[i].len == kl) return &cache->keys[i];
+    return NULL;
 }
 
 /* Writes key k (kl bytes) as "k": at o (room for 6 kl + 35 bytes);
  * returns the end. */
 static inline char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__meta_cache *cache) {
     uint64_t i = pm_api__addr_hash(k, kl) >> (64 - PM_API__KEY_BITS);
-    const pm_api__key_slot *c = cache->key_at[i] == k && cache->keys[i].len == kl ? &cache->keys[i]
-                                : cache->key_at[i ^ 1] == k && cache->keys[i ^ 1].len == kl ? &cache->keys[i ^ 1]
-                                                                                           : NULL;
+    const pm_api__key_slot *c = pm_api__key_find(cache, i, k, kl);
     if (c) {
         memcpy(o, c->text, PM_API__KEY_TEXT);
         return o + kl + 3;
@@ -609,8 +605,12 @@ static inline char *pm_api__put_key(char *o, const char *k, size_t kl, pm_api__m
     size_t n = (size_t)(o - start);
     if (n == kl + 3 && n <= PM_API__KEY_TEXT) {   /* plain (no escapes) and short: kept */
         if (cache->key_at[i] && !cache->key_at[i ^ 1]) i ^= 1;
-        cache->key_at[i] = k;
-        pm_api__slot_keep(cache->keys, i, k, kl, start, n);
+        pm_api__key_slot *s = &cache->keys[i];
+        cache->key_at[i] = k;   /* the owner: the slot's key member stays unused */
+        s->len = (uint32_t)kl;
+        s->text_len = (uint32_t)n;
+        memcpy(s->text, start, n);
+        memset(s->text + n, ' ', PM_API__KEY_TEXT - n);   /* copied past the text, overwritten */
     }
     return o;
 }
@@ -637,7 +637,7 @@ static void pm_api__w_str_kept(pm_api__w *w, const char *s, pm_api__meta_cache *
     size_t n = (size_t)(o - start);
     w->len += n;
     if (n != len + 2 || n > PM_API__KEY_TEXT) return;   /* escaped, or too long to keep */
-    /* Kept as pm_api__slot_keep keeps it, the block copied whole: what
+    /* Kept as pm_api__put_key keeps a key, the block copied whole: what
      * follows the text there is overwritten wherever the block lands. */
     uint64_t i = pm_api__addr_hash(s, 0) >> (64 - PM_API__STR_BITS);
     uint64_t *live = cache->strs_live;

@@ -497,7 +497,7 @@ static inline __attribute__((always_inline)) bool pm__div3(pm_d4 *x, pm_d4 *y, p
  * u1 / |u1| = +-1 (the sign of u1); pm__div3's skip at len 1 agrees, as
  * |u1| = 1 means u1 is +-1. A NaN anywhere fails the tests (the lanes'
  * comparisons are false), and the caller takes the plain path.
- * tests/core/test_road_frame_level.c checks it on random level roads and
+ * tests/core/test_road_frame_fast.c checks it on random level roads and
  * sqrt(RN(x^2)) = |x| on random x. */
 static inline __attribute__((always_inline)) bool pm__level_up(pm_d4 u0, pm_d4 u1, pm_d4 u2) {
     const pm_d4 zero = PM__D4(0.0), lo = PM__D4(0x1p-500), hi = PM__D4(0x1p500);
@@ -645,9 +645,9 @@ static inline __attribute__((always_inline)) void pm__pass_one(pm__ctx *x, pm__s
      * two chains of square roots and divisions (independent: the frames
      * read only their own quad's values and write fields the curve half
      * does not touch) then overlap in the CPU. */
-    pm__quad q[2];
-    size_t prev = SIZE_MAX, prev_cnt = 0;
-    for (size_t i = 0, k = 0; i < m; i += 4, k ^= 1) {
+    pm__quad q[2];   /* q[k] the quad being read, q[k ^ 1] the one before it */
+    size_t prev = SIZE_MAX, prev_cnt = 0, k = 0;
+    for (size_t i = 0; i < m; i += 4) {
         size_t cnt = m - i < 4 ? m - i : 4;
         uint32_t seg[4];
         double uu[4];
@@ -660,9 +660,10 @@ static inline __attribute__((always_inline)) void pm__pass_one(pm__ctx *x, pm__s
             if (prev != SIZE_MAX) pm__quad_unbanked_frame(x, sc, prev, prev_cnt, W, &q[k ^ 1]);
             prev = i;
             prev_cnt = cnt;
+            k ^= 1;
         }
     }
-    if (!banked && prev != SIZE_MAX) pm__quad_unbanked_frame(x, sc, prev, prev_cnt, W, &q[(((m + 3) / 4) - 1) & 1]);
+    if (prev != SIZE_MAX) pm__quad_unbanked_frame(x, sc, prev, prev_cnt, W, &q[k ^ 1]);
 }
 
 /* pm__road_sections for an unbanked road in one pass: each section is
