@@ -315,10 +315,29 @@ static int pm__merged_params(pm__net *N, uint32_t n, pm_junction_arm *arms, pm_j
     return PM_OK;
 }
 
+/* An arm's direction and room as the junction is built from them: the
+ * direction's components rounded to multiples of 2^-32 and normalised
+ * again, the room rounded down to a multiple of 2^-24 m. A grid turned by
+ * any angle is then as regular as one along the axes: its nodes'
+ * differences round differently node by node (a last-bit change in a
+ * direction or a length), and those bits would make each junction a new
+ * key for the cache (network_jcache.c: 711 builds on a 40x40 grid turned
+ * 30 degrees, 5 along the axes). The rounding moves a direction by under
+ * 2^-32 rad (a micrometre at 4 km) and is applied to every arm, cached or
+ * not, so the output still does not depend on which node came first. */
+static void pm__arm_round(double dx, double dz, double room, double *dir, double *length) {
+    double x = nearbyint(dx * 0x1p32) * 0x1p-32, z = nearbyint(dz * 0x1p32) * 0x1p-32;
+    double l = sqrt(x * x + z * z);
+    dir[0] = x / l;
+    dir[1] = z / l;
+    room = floor(room * 0x1p24) * 0x1p-24;
+    *length = room > 1e-9 ? room : 1e-9;
+}
+
 /* Arm k along its road: towards the first polyline point it keeps (the
  * skip[k] interior points before it lie inside the junction or right
  * after its mouth and are left out of the road), with that point's plan
- * distance less the gap as its room. */
+ * distance less the gap as its room (pm__arm_round). */
 static void pm__arm_from_road(pm__net *N, uint32_t n, uint32_t k, pm_junction_arm *A) {
     const pm_network_params *p = N->p;
     pm__node *V = &N->nodes[n];
@@ -327,13 +346,11 @@ static void pm__arm_from_road(pm__net *N, uint32_t n, uint32_t k, pm_junction_ar
     /* A merged junction's arm leaves its own node, on the line it was drawn on. */
     const double *c = pm__arm_point(N, I, 0), *q = pm__arm_point(N, I, V->skip[k] + 1);
     double seg = pm__plan(c, q), gap = pm_network_gap(p);
-    V->dir[2 * k] = (q[0] - c[0]) / seg;
-    V->dir[2 * k + 1] = (q[2] - c[2]) / seg;
-    A->direction[0] = V->dir[2 * k];
-    A->direction[1] = V->dir[2 * k + 1];
     /* The mouth must leave room for the road; a positive room keeps
      * the arm bounded (0 would mean unbounded). */
-    A->length = seg - gap > 1e-9 ? seg - gap : 1e-9;
+    pm__arm_round((q[0] - c[0]) / seg, (q[2] - c[2]) / seg, seg - gap, &V->dir[2 * k], &A->length);
+    A->direction[0] = V->dir[2 * k];
+    A->direction[1] = V->dir[2 * k + 1];
     if (V->cap[k] < A->length) A->length = V->cap[k];
     A->width = E->width;
     A->elevation = c[1];

@@ -1,8 +1,8 @@
 /* Junctions in their node's local frame (network 1.4.0): identical
  * junctions are built once and reused, a junction's vertices are its local
  * result moved to its node (the same floats wherever it stands, whichever
- * node came first), and parameters that differ in one bit are never
- * confused. */
+ * node came first), and parameters that differ in one bit (after the
+ * arms' rounding, pm__arm_round) are never confused. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -24,14 +24,18 @@ static pm_network_edge *street(net *n, uint32_t a, uint32_t b, double w, bool sw
     return e;
 }
 
-/* A k x k grid town, s metres apart, its origin at (x0, y0, z0); with
- * reverse, the nodes are listed in the opposite order (the same town). */
-static void grid(net *n, int k, double s, const double o[3], bool sw, bool reverse) {
+/* A k x k grid town, s metres apart, its origin at (x0, y0, z0), turned
+ * by deg degrees about it; with reverse, the nodes are listed in the
+ * opposite order (the same town). */
+static void turned_grid(net *n, int k, double s, const double o[3], double deg, bool sw, bool reverse) {
     net_init(n);
     uint32_t id[16][16];
+    double r = deg * (3.14159265358979323846 / 180.0), c = cos(r), si = sin(r);
     for (int t = 0; t < k * k; t++) {
         int u = reverse ? k * k - 1 - t : t, i = u / k, j = u % k;
-        id[i][j] = node(n, o[0] + s * i, o[1], o[2] + s * j);
+        double x = s * i, z = s * j;
+        id[i][j] = deg == 0 ? node(n, o[0] + x, o[1], o[2] + z)
+                            : node(n, o[0] + c * x - si * z, o[1], o[2] + si * x + c * z);
     }
     for (int i = 0; i < k; i++)
         for (int j = 0; j < k; j++) {
@@ -39,6 +43,12 @@ static void grid(net *n, int k, double s, const double o[3], bool sw, bool rever
             if (j + 1 < k) street(n, id[i][j], id[i][j + 1], 7, sw);
         }
     finish(n);
+}
+
+static const double far_off[3] = {3071.37, 12.625, -2048.11};
+
+static void grid(net *n, int k, double s, const double o[3], bool sw, bool reverse) {
+    turned_grid(n, k, s, o, 0.0, sw, reverse);
 }
 
 static pm_scene *build(net *n, pm_arena *a, pm_network_diag *d) {
@@ -98,6 +108,28 @@ Test(network_reuse, a_grid_builds_each_kind_of_junction_once) {
     }
 }
 
+Test(network_reuse, a_turned_grid_builds_each_kind_of_junction_once_too) {
+    /* Turned, the nodes' differences round differently node by node; the
+     * arms' directions and rooms are rounded (pm__arm_round) below those
+     * last bits, so a turned grid shares its junctions like one along the
+     * axes, wherever it stands. */
+    static const double deg[] = {30.0, 7.0, 45.0, 61.3, 133.7, -89.99};
+    for (size_t t = 0; t < sizeof deg / sizeof deg[0]; t++)
+        for (int sw = 0; sw < 2; sw++) {
+            net n;
+            turned_grid(&n, 8, 100, t % 2 ? far_off : (double[3]){0, 0, 0}, deg[t], sw, false);
+            pm_arena *a = pm_arena_create(1 << 20);
+            pm_network_diag d;
+            build(&n, a, &d);
+            cr_log_info("8x8 grid turned %g degrees%s: %zu built, %zu reused, %zu in place", deg[t],
+                        sw ? " with sidewalks" : "", d.junctions_built, d.junctions_reused,
+                        d.junctions_in_place);
+            cr_assert_leq(d.junctions_built, 12, "turned %g: %zu generator runs for 64 nodes", deg[t],
+                          d.junctions_built);
+            pm_arena_destroy(a);
+        }
+}
+
 /* A crossroads of 7 m streets, 40 m arms, centred at o. */
 static void crossroads(net *n, const double o[3], bool sw) {
     net_init(n);
@@ -108,8 +140,6 @@ static void crossroads(net *n, const double o[3], bool sw) {
     street(n, m, node(n, o[0] + 1, o[1] - 2, o[2] - 40), 7, sw);
     finish(n);
 }
-
-static const double far_off[3] = {3071.37, 12.625, -2048.11};
 
 Test(network_reuse, a_junction_is_its_local_result_moved) {
     /* At the origin a junction's floats are its local result; far away
@@ -170,9 +200,11 @@ Test(network_reuse, which_node_comes_first_changes_nothing) {
 
 Test(network_reuse, parameters_one_bit_apart_are_never_confused) {
     /* Two crossroads far apart: alike, the second reuses the first; with
-     * one arm's width, one sidewalk's curb height or one arm's direction
-     * one ulp apart, both are built. */
-    for (int change = 0; change < 4; change++) {
+     * one arm's width or one sidewalk's curb height one ulp apart, or one
+     * arm's direction turned by the rounding's step (2^-32), both are
+     * built. A far node moved by one ulp along its arm changes only the
+     * arm's room below its rounding (pm__arm_round): reused. */
+    for (int change = 0; change < 5; change++) {
         net n;
         net_init(&n);
         for (int c = 0; c < 2; c++) {
@@ -187,12 +219,13 @@ Test(network_reuse, parameters_one_bit_apart_are_never_confused) {
                 if (c == 1 && k == 1 && change == 2) e->sidewalk.curb_height = nextafter(0.15, 1.0);
             }
             if (c == 1 && change == 3) n.nodes[3 * far[0]] = nextafter(x + 50, 1e9);
+            if (c == 1 && change == 4) n.nodes[3 * far[1]] = x + 50 * 0x1p-32;
         }
         finish(&n);
         pm_arena *a = pm_arena_create(1 << 20);
         pm_network_diag d;
         build(&n, a, &d);
-        cr_assert_eq(d.junctions_reused, change == 0 ? 1u : 0u, "change %d: %zu reused", change,
+        cr_assert_eq(d.junctions_reused, change == 0 || change == 3 ? 1u : 0u, "change %d: %zu reused", change,
                      d.junctions_reused);
         pm_arena_destroy(a);
     }
