@@ -140,7 +140,9 @@ static void pm__concat(char *out, size_t cap, const char *a, const char *b) {
     out[la + lb] = '\0';
 }
 
-static int pm__emit_level(pm__ctx *x, pm__level *L, const char *suffix, uint32_t level) {
+/* fused: the level's grid not made yet, pm__road_grid_emit does it with
+ * the asphalt (it fits: pm__road_grid_emit_fits; no shoulder). */
+static int pm__emit_level(pm__ctx *x, pm__level *L, const char *suffix, uint32_t level, bool fused) {
     char name[48];
     size_t cap = 2 * (L->n - 1) * (L->ncol - 1);
     bool check = !x->p->overlaps_checked_by_caller;
@@ -151,7 +153,8 @@ static int pm__emit_level(pm__ctx *x, pm__level *L, const char *suffix, uint32_t
     uint32_t first = x->scene->nprims;
     pm__range road = {L->kl, L->kr};
     pm__concat(name, sizeof name, "asphalt", suffix);
-    int r = pm__road_emit(x, L, name, "asphalt", &road, 1);
+    /* the outline proof of the overlap check reads the positions */
+    int r = fused ? pm__road_grid_emit(x, L, name, "asphalt", check) : pm__road_emit(x, L, name, "asphalt", &road, 1);
     if (r == PM_OK && L->kl > 0) {
         pm__range sh[2] = {{0, L->kl}, {L->kr, L->ncol - 1}};
         pm__concat(name, sizeof name, "shoulder", suffix);
@@ -393,7 +396,7 @@ static int pm__lods(pm__ctx *x, pm_meta *arr) {
         if (r < 0) return r;
         snprintf(suffix, sizeof suffix, "_lod%zu", l + 1);
         uint32_t first = x->scene->nprims;
-        if ((r = pm__emit_level(x, &L, suffix, (uint32_t)(l + 1))) < 0) return r;
+        if ((r = pm__emit_level(x, &L, suffix, (uint32_t)(l + 1), false)) < 0) return r;
         /* glTF gets one mesh per level, road_lod<k>, holding its asphalt
          * and shoulder primitives. */
         snprintf(name, sizeof name, "road%s", suffix);
@@ -455,9 +458,16 @@ static int pm__base_level(pm__ctx *x, pm__level *base) {
     if (r < 0) return r;
     /* A network's road (no metadata, overlaps the caller's) reads nothing
      * of the grid after its asphalt: the two in one pass where they can. */
-    if (x->no_meta && p->overlaps_checked_by_caller && (r = pm__road_grid_emit(x, base, "asphalt", "asphalt")) <= 0)
+    if (x->no_meta && p->overlaps_checked_by_caller &&
+        (r = pm__road_grid_emit(x, base, "asphalt", "asphalt", false)) <= 0)
         return r;
-    return (r = pm__road_grid(x, base)) < 0 ? r : pm__emit_level(x, base, "", 0);
+    /* Nothing after the base level's asphalt reads its grid but the
+     * overlap check (positions) and, on a terrain or where it folded, the
+     * flattening and the folds' metadata, which the fused pass excludes
+     * (no terrain, fold free): the grid and the asphalt in one pass where
+     * they can. */
+    if (pm__road_grid_emit_fits(x, base)) return pm__emit_level(x, base, "", 0, true);
+    return (r = pm__road_grid(x, base)) < 0 ? r : pm__emit_level(x, base, "", 0, false);
 }
 
 static int pm__generate(pm__ctx *x) {

@@ -107,11 +107,14 @@ int pm__road_grid(pm__ctx *x, pm__level *L);
 int pm__road_emit(pm__ctx *x, pm__level *L, const char *name, const char *material,
                   const pm__range *rg, int nrg);
 /* pm__road_grid, then pm__road_emit of columns kl .. kr, in one pass where
- * the level is open, off terrain, 3 columns wide and fold free (the
- * primitive's bytes the same; L->pos and L->uv left unset, so only for a
- * level nothing reads after: pm_road_generate_base's with overlaps
- * checked by the caller); 1 where it does not apply (nothing done). */
-int pm__road_grid_emit(pm__ctx *x, pm__level *L, const char *name, const char *material);
+ * the level is open, off terrain, 3 columns wide and fold free
+ * (pm__road_grid_emit_fits; the primitive's bytes the same, triangles'
+ * sections kept where L->tsec is set; L->uv left unset, L->pos too unless
+ * keep_pos, so only for a level nothing else reads after: the base level,
+ * whose props read only its sections); 1 where it does not apply
+ * (nothing done). */
+bool pm__road_grid_emit_fits(const pm__ctx *x, const pm__level *L);
+int pm__road_grid_emit(pm__ctx *x, pm__level *L, const char *name, const char *material, bool keep_pos);
 
 /* road_overlap.c: PM_ERR_GEOMETRY (x->fail->overlaps filled) when the
  * triangles of the level's primitives (scene->prims[first ..], asphalt

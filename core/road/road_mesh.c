@@ -945,7 +945,7 @@ __attribute__((target_clones("avx", "default")))
 #endif
 __attribute__((noinline))
 static int pm__grid_emit_rows3(pm__ctx *x, const pm__level *L, pm_prim *pr, const pm__uvcol *uc, uint32_t *map,
-                               double *XZ, double *mbound, double edge[2]) {
+                               double *XZ, double *mbound, double edge[2], double *pos) {
     const pm_road_params *p = x->p;
     size_t n = L->n;
     const double e0 = L->col[0], e1 = L->col[1], e2 = L->col[2];
@@ -980,6 +980,12 @@ static int pm__grid_emit_rows3(pm__ctx *x, const pm__level *L, pm_prim *pr, cons
             u = _mm_mul_pd(acc, scale);
         }
         q0 = a0, q2 = a2, qz = z02;
+        if (pos) {   /* pm__road_grid's row, for the outline proof after */
+            double *row = pos + 9 * i;
+            _mm_storeu_pd(row, a0), row[2] = z0;
+            _mm_storeu_pd(row + 3, a1), row[5] = z1;
+            _mm_storeu_pd(row + 6, a2), row[8] = z2;
+        }
         double um = _mm_cvtsd_f64(u) * g1 + _mm_cvtsd_f64(_mm_unpackhi_pd(u, u)) * f1;
         /* XZ: (x0, x1), (x2, z0), (z1, z2) of the floats, widened */
         __m128d Y0 = _mm_cvtps_pd(_mm_cvtpd_ps(_mm_unpacklo_pd(a0, a1)));
@@ -1043,21 +1049,31 @@ static int pm__grid_emit_rows3(pm__ctx *x, const pm__level *L, pm_prim *pr, cons
 }
 #endif
 
+bool pm__road_grid_emit_fits(const pm__ctx *x, const pm__level *L) {
+#ifdef __SSE2__
+    return !(x->plain || x->p->terrain || L->closed || L->ncol != 3 || L->kl != 0 || L->kr != 2 ||
+             !L->fold_free || !(-L->col[0] <= L->sec[0].clamp[0] && L->col[2] <= L->sec[0].clamp[1]));
+#else
+    (void)x, (void)L;
+    return false;
+#endif
+}
+
 /* pm__road_grid then pm__road_emit of the level's asphalt, for a level
- * nothing else reads (the base level of pm_road_generate_base, with
- * overlaps checked by the caller): where the level is open, off terrain,
+ * nothing else reads but its positions (with keep_pos) and the triangles'
+ * sections (where L->tsec is set): where the level is open, off terrain,
  * 3 columns wide (no shoulder) and fold free at full width (every section
- * whole), the rows go straight from the sections to the primitive
- * (pm__grid_emit_rows3; L->pos, L->uv and L->whole stay NULL), then the
- * bands as pm__road_emit's; the same primitive. Returns 1 (nothing done)
- * where that does not hold, else as pm__road_emit. */
-int pm__road_grid_emit(pm__ctx *x, pm__level *L, const char *name, const char *material) {
+ * whole: pm__road_grid_emit_fits), the rows go straight from the sections
+ * to the primitive (pm__grid_emit_rows3; L->uv and L->whole stay NULL,
+ * L->pos too unless keep_pos), then the bands as pm__road_emit's; the same
+ * primitive. Returns 1 (nothing done) where that does not hold, else as
+ * pm__road_emit. */
+int pm__road_grid_emit(pm__ctx *x, pm__level *L, const char *name, const char *material, bool keep_pos) {
 #ifdef __SSE2__
     const pm_road_params *p = x->p;
     size_t n = L->n;
-    if (x->plain || p->terrain || L->closed || L->ncol != 3 || L->kl != 0 || L->kr != 2 || !L->fold_free ||
-        !(-L->col[0] <= L->sec[0].clamp[0] && L->col[2] <= L->sec[0].clamp[1]))
-        return 1;
+    if (!pm__road_grid_emit_fits(x, L)) return 1;
+    if (keep_pos && !(L->pos = pm_arena_alloc(x->a, n * 9 * sizeof(double)))) return PM_ERR_NOMEM;
     /* pm__road_emit's bounds and buffers for its one range, columns 0 .. 2 */
     size_t nv = 3 * n, nt = 4 * (n - 1);
     if (nv > UINT32_MAX - 2 || 3 * nt > UINT32_MAX) return PM_ERR_LIMIT;
@@ -1073,7 +1089,7 @@ int pm__road_grid_emit(pm__ctx *x, pm__level *L, const char *name, const char *m
     if (!XZ) return PM_ERR_NOMEM;
     uint64_t skipped = L->skipped;
     double mbound = 1.0, edge[2];
-    int r = pm__grid_emit_rows3(x, L, pr, uc, map, XZ, &mbound, edge);
+    int r = pm__grid_emit_rows3(x, L, pr, uc, map, XZ, &mbound, edge, keep_pos ? L->pos : NULL);
     if (r < 0) return r;
     /* pm__road_grid's edge lengths: columns 0 and 2 are both edges */
     L->edge_len[0] = L->edge_len[1] = edge[0];
@@ -1082,7 +1098,7 @@ int pm__road_grid_emit(pm__ctx *x, pm__level *L, const char *name, const char *m
     pm_arena_free(x->a, XZ, xz_bytes);
     return L->skipped > skipped ? pm__fetch_order(x->a, pr) : PM_OK;
 #else
-    (void)x, (void)L, (void)name, (void)material;
+    (void)x, (void)L, (void)name, (void)material, (void)keep_pos;
     return 1;
 #endif
 }

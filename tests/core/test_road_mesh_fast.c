@@ -329,3 +329,48 @@ Test(road_mesh_fast, network_roads_in_one_pass) {
     cr_assert_gt(repeated, 100, "repeated %d", repeated);
     cr_assert_gt(slivers, 20, "slivers %d", slivers);
 }
+
+/* A road request's base level (pm_road_generate: metadata, with or
+ * without the self-overlap check) where the grid and the asphalt go in one
+ * pass (pm__road_grid_emit: open, off terrain, 3 columns, fold free; the
+ * positions kept for the overlap check's outline proof) against the plain
+ * paths: random roads without a shoulder, one or two carriageway strips,
+ * mostly off terrain, hairpins among them (refused by the overlap check,
+ * or folded: the two passes), compared primitive by primitive, metadata
+ * and refusals too. */
+Test(road_mesh_fast, fused_base_level_as_the_plain_paths) {
+    pm_rng g;
+    pm_rng_seed(&g, 20261204);
+    int fused = 0, refused = 0, checked = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        pm_arena *a = pm_arena_create(0);
+        pm_road_params p;
+        random_road(a, &g, &p);
+        if (pm_rng_chance(&g, 0.08)) axis_road(&g, &p);
+        p.shoulder = 0.0;
+        p.cross_segments = pm_rng_chance(&g, 0.5) ? 1 : 2;
+        if (pm_rng_chance(&g, 0.85)) p.terrain = NULL;
+        pm_scene *fast = NULL, *plain = NULL;
+        pm_road_failure ff, fp;
+        int rf = pm_road_generate(a, &p, &fast, &ff);
+        int rp = pm__road_generate_plain(a, &p, &plain, &fp);
+        cr_assert_eq(rf, rp, "trial %d: %d fast, %d plain", trial, rf, rp);
+        if (rf == PM_ERR_GEOMETRY) {
+            cr_assert_eq(memcmp(&ff.overlaps, &fp.overlaps, sizeof ff.overlaps), 0, "trial %d", trial);
+            refused++;
+        }
+        if (rf == PM_OK) {
+            assert_same_prims(fast, plain, trial);
+            cr_assert(pm_test_meta_same(a, fast->meta, plain->meta), "trial %d: metadata", trial);
+            const pm_meta *fo = pm_meta_get(fast->meta, "folds");
+            bool took = !p.closed && !p.terrain && !(fo && fo->u.kids.count > 0);
+            fused += took;
+            checked += took && !p.overlaps_checked_by_caller;
+        }
+        pm_arena_destroy(a);
+    }
+    cr_log_info("fused %d (overlaps checked %d) refused %d", fused, checked, refused);
+    cr_assert_gt(fused, 1200, "fused %d", fused);
+    cr_assert_gt(checked, 900, "checked %d", checked);
+    cr_assert_gt(refused, 50, "refused %d", refused);
+}
