@@ -748,16 +748,16 @@ static int pm__build_road(pm__net *N, pm_arena *copies, pm__road *R, const pm_ro
     return R->scene ? PM_OK : PM_ERR_NOMEM;
 }
 
-/* The roads' copies built again, as they were, into a new *copies (for a
- * stitch after the last one's copies were given back). */
-static int pm__rebuild_roads(pm__net *N, pm_arena **copies) {
+/* The roads' copies built again, as they were, into a new N->copies (for
+ * a stitch after the last one gave its copies back). */
+static int pm__rebuild_roads(pm__net *N) {
     pm_road_params shared;
     pm__road_template(N->p, &shared);
-    *copies = pm_arena_create_child(N->a);
-    N->tmp = *copies ? pm_arena_create_scratch(N->a) : NULL;
+    N->copies = pm_arena_create_child(N->a);
+    N->tmp = N->copies ? pm_arena_create_scratch(N->a) : NULL;
     int rc = N->tmp ? PM_OK : PM_ERR_NOMEM;
     for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++)
-        rc = pm__build_road(N, *copies, &N->roads.data[r], &shared, 0, true);
+        rc = pm__build_road(N, N->copies, &N->roads.data[r], &shared, 0, true);
     pm_arena_destroy(N->tmp);
     N->tmp = NULL;
     return rc;
@@ -938,13 +938,13 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     uint64_t used = 0;
     /* The roads' compact copies: the stitch is their only reader. They go
-     * in an arena of their own, destroyed after each stitch: its blocks,
-     * given back to a's allocator in one piece, take the overlap check's
-     * big arrays (then the encoder's text) instead of fresh memory above
-     * the scene. A round that cuts sidewalks back (rare) builds them again
-     * as they were. */
-    pm_arena *copies = rc != PM_OK ? NULL : pm_arena_create_child(a);
-    if (rc == PM_OK && !copies) rc = PM_ERR_NOMEM;
+     * in an arena of their own, which the stitch destroys once it has
+     * read them: its blocks, given back to a's allocator in one piece,
+     * take the stitch's own big arrays instead of fresh memory above the
+     * scene. A round that cuts sidewalks back (rare) builds them again as
+     * they were. */
+    N.copies = rc != PM_OK ? NULL : pm_arena_create_child(a);
+    if (rc == PM_OK && !N.copies) rc = PM_ERR_NOMEM;
     if (rc == PM_OK && !(N.tmp = pm_arena_create_scratch(a))) rc = PM_ERR_NOMEM;
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++)
         if (N.nodes[n].scene) used += pm_scene_vertex_count(N.nodes[n].scene);
@@ -952,7 +952,7 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     pm__road_template(p, &shared);
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) {
         if (p->max_vertices && used >= p->max_vertices) rc = PM_ERR_LIMIT;
-        else rc = pm__build_road(&N, copies, &N.roads.data[r], &shared, p->max_vertices ? p->max_vertices - used : 0, false);
+        else rc = pm__build_road(&N, N.copies, &N.roads.data[r], &shared, p->max_vertices ? p->max_vertices - used : 0, false);
         if (rc == PM_OK) used += pm_scene_vertex_count(N.roads.data[r].scene);
     }
     pm_arena_destroy(N.tmp);
@@ -961,12 +961,9 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     /* Sidewalks lying on another piece are cut back, and the whole is
      * stitched and checked again (their asphalt stays as it was). */
     for (int round = 0; rc == PM_OK; round++) {
-        if (!copies) rc = pm__rebuild_roads(&N, &copies);
+        if (!N.copies) rc = pm__rebuild_roads(&N);
         if (rc == PM_OK) rc = pm__network_stitch(&N, out);
         if (rc != PM_OK || N.problems.len) break;
-        for (size_t r = 0; r < N.roads.len; r++) N.roads.data[r].scene = NULL;
-        pm_arena_destroy(copies);
-        copies = NULL;
         /* Without a sidewalk primitive there is nothing to cut back, so no
          * second round: asked for no retry, the check reports what it finds
          * (as it does for sidewalks in the last round). */
@@ -981,7 +978,8 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
             rc = pm__junction(&N, n);
         }
     }
-    pm_arena_destroy(copies);
+    pm_arena_destroy(N.copies);
+    N.copies = NULL;
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     /* The roads' sidewalks come on top of what the parts had. */
     if (rc == PM_OK && p->max_vertices && pm_scene_vertex_count(*out) > p->max_vertices) rc = PM_ERR_LIMIT;

@@ -83,6 +83,7 @@ typedef struct pm__jcache pm__jcache;
 typedef struct pm__net {
     pm_arena *a;
     pm_arena *tmp;                /* scratch for one road at a time (reset before each) */
+    pm_arena *copies;             /* the roads' scenes (pm__road.scene), until the stitch has read them */
     const pm_network_params *p;
     pm__node *nodes;
     pm__inc *inc;

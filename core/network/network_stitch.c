@@ -757,6 +757,13 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
         if (N->nodes[n].scene) rc = pm__stitch_junction(s, &N->nodes[n]);
     pm__road_memo memo = {NULL, 0, 0, {0}, NULL, 0, {0}, {0}, {false, false}};
     for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++) rc = pm__stitch_road(N, s, &N->roads.data[r], &memo);
+    /* The roads' copies have no other reader: given back before the
+     * curb's and sidewalk's big arrays are taken, the first of which then
+     * takes their pages instead of fresh ones (a round that cuts
+     * sidewalks back builds them again: network.c). */
+    for (size_t r = 0; r < N->roads.len; r++) N->roads.data[r].scene = NULL;
+    pm_arena_destroy(N->copies);
+    N->copies = NULL;
     if (rc == PM_OK && N->problems.len) return PM_OK;     /* reported by the caller */
     if (rc == PM_OK) rc = pm__split_mouths(N, s);
     if (rc == PM_OK && s->nprims == 3) rc = pm__stitch_slabs(N, s);
