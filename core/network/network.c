@@ -704,10 +704,11 @@ static void pm__road_template(const pm_network_params *p, pm_road_params *rp) {
     rp->overlaps_checked_by_caller = true;   /* network_overlap.c, with the junctions */
 }
 
-/* Builds road R into copies. again: as it was built before (its end
- * points and budget as then: a junction built again since, with a corner
- * left bare, may have moved on, but the road the stitch joins it to must
- * not), else with its mouths' end points and budget, which it keeps. */
+/* Builds road R into copies. again: as it was built before, from the end
+ * points it kept then (a junction built again since, with a corner left
+ * bare, may have moved on, but the road the stitch joins it to must not),
+ * under no budget (it fitted in its own, which only refuses a road);
+ * else with its mouths' end points, which it keeps. */
 static int pm__build_road(pm__net *N, pm_arena *copies, pm__road *R, const pm_road_params *shared,
                           uint64_t budget, bool again) {
     const pm_network_params *p = N->p;
@@ -724,13 +725,12 @@ static int pm__build_road(pm__net *N, pm_arena *copies, pm__road *R, const pm_ro
     if (again) {
         memcpy(pts, R->ends, 3 * sizeof(double));
         memcpy(pts + 3 * (np - 1), R->ends + 3, 3 * sizeof(double));
-        budget = R->budget;
+        budget = 0;
     } else {
         if (R->arm0 >= 0) pm__to_mouth(N, R->start, R->arm0, R->d0, pts);
         if (R->arm1 >= 0) pm__to_mouth(N, R->end, R->arm1, R->d1, pts + 3 * (np - 1));
         memcpy(R->ends, pts, 3 * sizeof(double));
         memcpy(R->ends + 3, pts + 3 * (np - 1), 3 * sizeof(double));
-        R->budget = budget;
     }
     pm_road_params rp = *shared;
     rp.points = pts;
@@ -902,6 +902,10 @@ static bool pm__merge(pm__net *N, int *rc) {
 
 static bool pm__cancelled(const pm_network_params *p) { return p->cancel && *p->cancel; }
 
+#ifndef PM__NETWORK_REBUILD
+#define PM__NETWORK_REBUILD false   /* tests/core/test_network_rounds.c: true to build the roads again before every stitch */
+#endif
+
 /* Rounds of cutting back sidewalks that lie on other pieces; each cuts
  * every one found, so a few suffice (a cut's end caps can bring the next
  * band triangle onto the other piece). */
@@ -961,7 +965,10 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     /* Sidewalks lying on another piece are cut back, and the whole is
      * stitched and checked again (their asphalt stays as it was). */
     for (int round = 0; rc == PM_OK; round++) {
-        if (!N.copies) rc = pm__rebuild_roads(&N);
+        if (!N.copies || (PM__NETWORK_REBUILD && round == 0)) {
+            pm_arena_destroy(N.copies);
+            rc = pm__rebuild_roads(&N);
+        }
         if (rc == PM_OK) rc = pm__network_stitch(&N, out);
         if (rc != PM_OK || N.problems.len) break;
         /* Without a sidewalk primitive there is nothing to cut back, so no

@@ -49,7 +49,6 @@ typedef struct pm__road {
     size_t k0, k1;                /* control points after the start / before the end left out */
     pm_scene *scene;              /* its asphalt alone: positions, UVs, triangles (no normals, no meta) */
     double ends[6];               /* its first and last points as built (at the mouths) */
-    uint64_t budget;              /* its vertex budget as built (0: none) */
     double length;
     int64_t samples;
     uint32_t voff, vcount, toff, tcount;
