@@ -705,10 +705,10 @@ static void pm__road_template(const pm_network_params *p, pm_road_params *rp) {
 }
 
 /* Builds road R into copies. again: as it was built before, from the end
- * points it kept then (a junction built again since, with a corner left
- * bare, may have moved on, but the road the stitch joins it to must not),
- * under no budget (it fitted in its own, which only refuses a road);
- * else with its mouths' end points, which it keeps. */
+ * points kept then in N->ends (a junction built again since, with a
+ * corner left bare, may have moved on, but the road the stitch joins it
+ * to must not), under no budget (it fitted in its own, which only refuses
+ * a road); else with its mouths' end points, kept when N->ends is set. */
 static int pm__build_road(pm__net *N, pm_arena *copies, pm__road *R, const pm_road_params *shared,
                           uint64_t budget, bool again) {
     const pm_network_params *p = N->p;
@@ -722,15 +722,18 @@ static int pm__build_road(pm__net *N, pm_arena *copies, pm__road *R, const pm_ro
     memcpy(pts, R->ctrl, 3 * sizeof(double));
     memcpy(pts + 3, R->ctrl + 3 * (1 + R->k0), 3 * (np - 2) * sizeof(double));
     memcpy(pts + 3 * (np - 1), R->ctrl + 3 * (R->nctrl - 1), 3 * sizeof(double));
+    double *ends = N->ends ? N->ends + 6 * (size_t)(R - N->roads.data) : NULL;
     if (again) {
-        memcpy(pts, R->ends, 3 * sizeof(double));
-        memcpy(pts + 3 * (np - 1), R->ends + 3, 3 * sizeof(double));
+        memcpy(pts, ends, 3 * sizeof(double));
+        memcpy(pts + 3 * (np - 1), ends + 3, 3 * sizeof(double));
         budget = 0;
     } else {
         if (R->arm0 >= 0) pm__to_mouth(N, R->start, R->arm0, R->d0, pts);
         if (R->arm1 >= 0) pm__to_mouth(N, R->end, R->arm1, R->d1, pts + 3 * (np - 1));
-        memcpy(R->ends, pts, 3 * sizeof(double));
-        memcpy(R->ends + 3, pts + 3 * (np - 1), 3 * sizeof(double));
+        if (ends) {
+            memcpy(ends, pts, 3 * sizeof(double));
+            memcpy(ends + 3, pts + 3 * (np - 1), 3 * sizeof(double));
+        }
     }
     pm_road_params rp = *shared;
     rp.points = pts;
@@ -751,6 +754,7 @@ static int pm__build_road(pm__net *N, pm_arena *copies, pm__road *R, const pm_ro
 /* The roads' copies built again, as they were, into a new N->copies (for
  * a stitch after the last one gave its copies back). */
 static int pm__rebuild_roads(pm__net *N) {
+    assert(N->ends);
     pm_road_params shared;
     pm__road_template(N->p, &shared);
     N->copies = pm_arena_create_child(N->a);
@@ -949,6 +953,11 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
      * they were. */
     N.copies = rc != PM_OK ? NULL : pm_arena_create_child(a);
     if (rc == PM_OK && !N.copies) rc = PM_ERR_NOMEM;
+    /* Only a network with sidewalks can take a second round. */
+    bool sidewalks = PM__NETWORK_REBUILD;
+    for (uint32_t e = 0; e < p->nedges; e++) sidewalks |= p->edges[e].has_sidewalk;
+    if (rc == PM_OK && sidewalks && !(N.ends = pm_arena_alloc(a, 6 * N.roads.len * sizeof *N.ends)))
+        rc = PM_ERR_NOMEM;
     if (rc == PM_OK && !(N.tmp = pm_arena_create_scratch(a))) rc = PM_ERR_NOMEM;
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++)
         if (N.nodes[n].scene) used += pm_scene_vertex_count(N.nodes[n].scene);

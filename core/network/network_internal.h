@@ -48,7 +48,6 @@ typedef struct pm__road {
     size_t nctrl;
     size_t k0, k1;                /* control points after the start / before the end left out */
     pm_scene *scene;              /* its asphalt alone: positions, UVs, triangles (no normals, no meta) */
-    double ends[6];               /* its first and last points as built (at the mouths) */
     double length;
     int64_t samples;
     uint32_t voff, vcount, toff, tcount;
@@ -83,6 +82,7 @@ typedef struct pm__net {
     pm_arena *a;
     pm_arena *tmp;                /* scratch for one road at a time (reset before each) */
     pm_arena *copies;             /* the roads' scenes (pm__road.scene), until the stitch has read them */
+    double *ends;                 /* with sidewalks, per road its first and last points as built */
     const pm_network_params *p;
     pm__node *nodes;
     pm__inc *inc;
