@@ -973,13 +973,16 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     if (rc == PM_OK && p->max_vertices && used > p->max_vertices) rc = PM_ERR_LIMIT;
     /* Sidewalks lying on another piece are cut back, and the whole is
      * stitched and checked again (their asphalt stays as it was). */
+    bool stitched = false;   /* *out whole: stitched (then checked) without a problem */
     for (int round = 0; rc == PM_OK; round++) {
         if (!N.copies || (PM__NETWORK_REBUILD && round == 0)) {
             pm_arena_destroy(N.copies);
             rc = pm__rebuild_roads(&N);
         }
+        stitched = false;
         if (rc == PM_OK) rc = pm__network_stitch(&N, out);
         if (rc != PM_OK || N.problems.len) break;
+        stitched = true;
         /* Without a sidewalk primitive there is nothing to cut back, so no
          * second round: asked for no retry, the check reports what it finds
          * (as it does for sidewalks in the last round). */
@@ -996,6 +999,12 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     }
     pm_arena_destroy(N.copies);
     N.copies = NULL;
+    /* The normals left to the end, in the pages the overlap check's
+     * arrays give back (held by a as free regions until trimmed). */
+    if (stitched && (rc == PM_OK || rc == PM_ERR_GEOMETRY)) {
+        pm_arena_trim(a);
+        if (pm__network_normals(*out)) rc = PM_ERR_NOMEM;
+    }
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     /* The roads' sidewalks come on top of what the parts had. */
     if (rc == PM_OK && p->max_vertices && pm_scene_vertex_count(*out) > p->max_vertices) rc = PM_ERR_LIMIT;

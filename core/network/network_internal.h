@@ -102,6 +102,10 @@ typedef struct pm__net {
 
 int pm__network_problem(pm__net *N, pm_network_problem **out);
 int pm__network_stitch(pm__net *N, pm_scene **out);
+/* The stitched scene's normals left to the end, the asphalt's and the
+ * sidewalk's (with sidewalks their arrays too: PM_PRIM_LATE_NORMALS),
+ * once the overlap check is done and its arrays given back. */
+int pm__network_normals(pm_scene *s);
 /* The edge (step index) of each of the road prim P's triangles, and each
  * edge's piece length (len: nsteps). */
 int pm__network_pieces(pm__net *N, const pm__road *R, const pm_prim *P, uint32_t *tri_edge,
