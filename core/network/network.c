@@ -704,8 +704,13 @@ static void pm__road_template(const pm_network_params *p, pm_road_params *rp) {
     rp->overlaps_checked_by_caller = true;   /* network_overlap.c, with the junctions */
 }
 
+/* Builds road R into copies. again: as it was built before, from the end
+ * points kept then in N->ends (a junction built again since, with a
+ * corner left bare, may have moved on, but the road the stitch joins it
+ * to must not), under no budget (it fitted in its own, which only refuses
+ * a road); else with its mouths' end points, kept when N->ends is set. */
 static int pm__build_road(pm__net *N, pm_arena *copies, pm__road *R, const pm_road_params *shared,
-                          uint64_t budget) {
+                          uint64_t budget, bool again) {
     const pm_network_params *p = N->p;
     size_t np = R->nctrl - R->k0 - R->k1;
     /* Built in the scratch arena, kept as a compact copy: a road's working
@@ -717,8 +722,19 @@ static int pm__build_road(pm__net *N, pm_arena *copies, pm__road *R, const pm_ro
     memcpy(pts, R->ctrl, 3 * sizeof(double));
     memcpy(pts + 3, R->ctrl + 3 * (1 + R->k0), 3 * (np - 2) * sizeof(double));
     memcpy(pts + 3 * (np - 1), R->ctrl + 3 * (R->nctrl - 1), 3 * sizeof(double));
-    if (R->arm0 >= 0) pm__to_mouth(N, R->start, R->arm0, R->d0, pts);
-    if (R->arm1 >= 0) pm__to_mouth(N, R->end, R->arm1, R->d1, pts + 3 * (np - 1));
+    double *ends = N->ends ? N->ends + 6 * (size_t)(R - N->roads.data) : NULL;
+    if (again) {
+        memcpy(pts, ends, 3 * sizeof(double));
+        memcpy(pts + 3 * (np - 1), ends + 3, 3 * sizeof(double));
+        budget = 0;
+    } else {
+        if (R->arm0 >= 0) pm__to_mouth(N, R->start, R->arm0, R->d0, pts);
+        if (R->arm1 >= 0) pm__to_mouth(N, R->end, R->arm1, R->d1, pts + 3 * (np - 1));
+        if (ends) {
+            memcpy(ends, pts, 3 * sizeof(double));
+            memcpy(ends + 3, pts + 3 * (np - 1), 3 * sizeof(double));
+        }
+    }
     pm_road_params rp = *shared;
     rp.points = pts;
     rp.npoints = np;
@@ -733,6 +749,22 @@ static int pm__build_road(pm__net *N, pm_arena *copies, pm__road *R, const pm_ro
     R->samples = base.samples;
     R->scene = pm__road_copy(copies, &built->prims[0]);
     return R->scene ? PM_OK : PM_ERR_NOMEM;
+}
+
+/* The roads' copies built again, as they were, into a new N->copies (for
+ * a stitch after the last one gave its copies back). */
+static int pm__rebuild_roads(pm__net *N) {
+    assert(N->ends);
+    pm_road_params shared;
+    pm__road_template(N->p, &shared);
+    N->copies = pm_arena_create_child(N->a);
+    N->tmp = N->copies ? pm_arena_create_scratch(N->a) : NULL;
+    int rc = N->tmp ? PM_OK : PM_ERR_NOMEM;
+    for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++)
+        rc = pm__build_road(N, N->copies, &N->roads.data[r], &shared, 0, true);
+    pm_arena_destroy(N->tmp);
+    N->tmp = NULL;
+    return rc;
 }
 
 /* Drops the problems recorded for node n. */
@@ -874,6 +906,10 @@ static bool pm__merge(pm__net *N, int *rc) {
 
 static bool pm__cancelled(const pm_network_params *p) { return p->cancel && *p->cancel; }
 
+#ifndef PM__NETWORK_REBUILD
+#define PM__NETWORK_REBUILD false   /* tests/core/test_network_rounds.c: true to build the roads again before every stitch */
+#endif
+
 /* Rounds of cutting back sidewalks that lie on other pieces; each cuts
  * every one found, so a few suffice (a cut's end caps can bring the next
  * band triangle onto the other piece). */
@@ -909,17 +945,19 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) N.roads.data[r].ok = pm__road_ends(&N, &N.roads.data[r]);
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     uint64_t used = 0;
-    /* The roads' compact copies: the stitch is their only reader. In a
-     * town without sidewalks it runs once (below), so they go in an arena
-     * of their own, destroyed after it: its blocks, given back to a's
-     * allocator in one piece, take the overlap check's big arrays (then
-     * the encoder's text) instead of fresh memory above the scene; with
-     * sidewalks they stay in a (their own arena's blocks would pack them
-     * less tightly). */
-    bool sidewalks = false;
+    /* The roads' compact copies: the stitch is their only reader. They go
+     * in an arena of their own, which the stitch destroys once it has
+     * read them: its blocks, given back to a's allocator in one piece,
+     * take the stitch's own big arrays instead of fresh memory above the
+     * scene. A round that cuts sidewalks back (rare) builds them again as
+     * they were. */
+    N.copies = rc != PM_OK ? NULL : pm_arena_create_child(a);
+    if (rc == PM_OK && !N.copies) rc = PM_ERR_NOMEM;
+    /* Only a network with sidewalks can take a second round. */
+    bool sidewalks = PM__NETWORK_REBUILD;
     for (uint32_t e = 0; e < p->nedges; e++) sidewalks |= p->edges[e].has_sidewalk;
-    pm_arena *copies = rc != PM_OK || sidewalks ? NULL : pm_arena_create_child(a);
-    if (rc == PM_OK && !sidewalks && !copies) rc = PM_ERR_NOMEM;
+    if (rc == PM_OK && sidewalks && !(N.ends = pm_arena_alloc(a, 6 * N.roads.len * sizeof *N.ends)))
+        rc = PM_ERR_NOMEM;
     if (rc == PM_OK && !(N.tmp = pm_arena_create_scratch(a))) rc = PM_ERR_NOMEM;
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++)
         if (N.nodes[n].scene) used += pm_scene_vertex_count(N.nodes[n].scene);
@@ -927,26 +965,28 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     pm__road_template(p, &shared);
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) {
         if (p->max_vertices && used >= p->max_vertices) rc = PM_ERR_LIMIT;
-        else rc = pm__build_road(&N, copies ? copies : a, &N.roads.data[r], &shared, p->max_vertices ? p->max_vertices - used : 0);
+        else rc = pm__build_road(&N, N.copies, &N.roads.data[r], &shared, p->max_vertices ? p->max_vertices - used : 0, false);
         if (rc == PM_OK) used += pm_scene_vertex_count(N.roads.data[r].scene);
     }
     pm_arena_destroy(N.tmp);
+    N.tmp = NULL;
     if (rc == PM_OK && p->max_vertices && used > p->max_vertices) rc = PM_ERR_LIMIT;
     /* Sidewalks lying on another piece are cut back, and the whole is
      * stitched and checked again (their asphalt stays as it was). */
+    bool stitched = false;   /* *out whole: stitched (then checked) without a problem */
     for (int round = 0; rc == PM_OK; round++) {
-        rc = pm__network_stitch(&N, out);
+        if (!N.copies || (PM__NETWORK_REBUILD && round == 0)) {
+            pm_arena_destroy(N.copies);
+            rc = pm__rebuild_roads(&N);
+        }
+        stitched = false;
+        if (rc == PM_OK) rc = pm__network_stitch(&N, out);
         if (rc != PM_OK || N.problems.len) break;
+        stitched = true;
         /* Without a sidewalk primitive there is nothing to cut back, so no
          * second round: asked for no retry, the check reports what it finds
-         * (as it does for sidewalks in the last round), and the roads'
-         * copies are not read again. */
+         * (as it does for sidewalks in the last round). */
         bool last = round >= PM__CUT_ROUNDS || (*out)->nprims == 1;
-        if (last && copies) {
-            for (size_t r = 0; r < N.roads.len; r++) N.roads.data[r].scene = NULL;
-            pm_arena_destroy(copies);
-            copies = NULL;
-        }
         bool retry = false;
         rc = pm__network_overlaps(&N, *out, last ? NULL : &retry);
         if (rc != PM_OK || !retry) break;
@@ -957,7 +997,14 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
             rc = pm__junction(&N, n);
         }
     }
-    pm_arena_destroy(copies);
+    pm_arena_destroy(N.copies);
+    N.copies = NULL;
+    /* The normals left to the end, in the pages the overlap check's
+     * arrays give back (held by a as free regions until trimmed). */
+    if (stitched && (rc == PM_OK || rc == PM_ERR_GEOMETRY)) {
+        pm_arena_trim(a);
+        if (pm__network_normals(*out)) rc = PM_ERR_NOMEM;
+    }
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     /* The roads' sidewalks come on top of what the parts had. */
     if (rc == PM_OK && p->max_vertices && pm_scene_vertex_count(*out) > p->max_vertices) rc = PM_ERR_LIMIT;

@@ -81,6 +81,8 @@ typedef struct pm__jcache pm__jcache;
 typedef struct pm__net {
     pm_arena *a;
     pm_arena *tmp;                /* scratch for one road at a time (reset before each) */
+    pm_arena *copies;             /* the roads' scenes (pm__road.scene), until the stitch has read them */
+    double *ends;                 /* with sidewalks, per road its first and last points as built */
     const pm_network_params *p;
     pm__node *nodes;
     pm__inc *inc;
@@ -100,6 +102,10 @@ typedef struct pm__net {
 
 int pm__network_problem(pm__net *N, pm_network_problem **out);
 int pm__network_stitch(pm__net *N, pm_scene **out);
+/* The stitched scene's normals left to the end, the asphalt's and the
+ * sidewalk's (with sidewalks their arrays too: PM_PRIM_LATE_NORMALS),
+ * once the overlap check is done and its arrays given back. */
+int pm__network_normals(pm_scene *s);
 /* The edge (step index) of each of the road prim P's triangles, and each
  * edge's piece length (len: nsteps). */
 int pm__network_pieces(pm__net *N, const pm__road *R, const pm_prim *P, uint32_t *tri_edge,

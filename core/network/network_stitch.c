@@ -406,7 +406,7 @@ static void pm__emit_one_piece(pm_scene *s, pm_prim *A, const pm_prim *P, uint32
     }
     /* The new vertices' other attributes zero, in one go each. */
     size_t added = nv - nv0;
-    memset(nrm + 3 * (size_t)nv0, 0, 3 * added * sizeof *nrm);
+    if (nrm) memset(nrm + 3 * (size_t)nv0, 0, 3 * added * sizeof *nrm);
     if (uv) memset(uv + 2 * (size_t)nv0, 0, 2 * added * sizeof *uv);
     if (rgba) memset(rgba + 4 * (size_t)nv0, 0, 4 * added * sizeof *rgba);
     if (n) {
@@ -623,10 +623,15 @@ static int pm__add_prims(pm__net *N, pm_scene *s, bool *sidewalks) {
      * mouths add at most one each), not rounded up to a power of two: the
      * asphalt is the network's biggest array, and its slack was touched
      * memory (the next array's pages). */
-    pm_prim *A = pm_scene_add_prim(s, "asphalt", "asphalt", PM_PRIM_UV, 1, 3);
+    /* With sidewalks the asphalt's and the sidewalk's normals are
+     * computed last (pm__network_normals), after the overlap check's
+     * arrays are given back: their pages take them. (Without, the check's
+     * one array is where the encoder's text grows in place.) */
+    unsigned late = *sidewalks ? PM_PRIM_LATE_NORMALS : 0;
+    pm_prim *A = pm_scene_add_prim(s, "asphalt", "asphalt", PM_PRIM_UV | late, 1, 3);
     if (!A || pm_prim_reserve(s, A, (uint32_t)nv, (uint32_t)(3 * nt))) return PM_ERR_NOMEM;
     if (*sidewalks && (!pm_scene_add_prim(s, "curb", "curb", PM_PRIM_UV, 0, 0) ||
-                       !pm_scene_add_prim(s, "sidewalk", "sidewalk", PM_PRIM_UV, 0, 0)))
+                       !pm_scene_add_prim(s, "sidewalk", "sidewalk", PM_PRIM_UV | PM_PRIM_LATE_NORMALS, 0, 0)))
         return PM_ERR_NOMEM;
     return PM_OK;
 }
@@ -757,6 +762,13 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
         if (N->nodes[n].scene) rc = pm__stitch_junction(s, &N->nodes[n]);
     pm__road_memo memo = {NULL, 0, 0, {0}, NULL, 0, {0}, {0}, {false, false}};
     for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++) rc = pm__stitch_road(N, s, &N->roads.data[r], &memo);
+    /* The roads' copies have no other reader: given back before the
+     * curb's and sidewalk's big arrays are taken, the first of which then
+     * takes their pages instead of fresh ones (a round that cuts
+     * sidewalks back builds them again: network.c). */
+    for (size_t r = 0; r < N->roads.len; r++) N->roads.data[r].scene = NULL;
+    pm_arena_destroy(N->copies);
+    N->copies = NULL;
     if (rc == PM_OK && N->problems.len) return PM_OK;     /* reported by the caller */
     if (rc == PM_OK) rc = pm__split_mouths(N, s);
     if (rc == PM_OK && s->nprims == 3) rc = pm__stitch_slabs(N, s);
@@ -766,18 +778,27 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
     if (s->nprims == 3) {
         /* The bands' UVs planar over the whole network like the asphalt's,
          * so they run on across junction/road seams. Every band vertex's
-         * UV and normal is written here (the roads' slabs leave them to
-         * this: network_sidewalk.c's pm__band_vertices_fast). */
-        pm_prim *sw = &s->prims[2];
-        pm__planar_uvs(sw, N->p->uv_scale);
+         * UV is written here and its normal by pm__network_normals (the
+         * roads' slabs leave them to this: network_sidewalk.c's
+         * pm__band_vertices_fast). */
+        pm__planar_uvs(&s->prims[2], N->p->uv_scale);
         pm_prim_normals_finish(&s->prims[1], N->curb_nt);
-        pm_prim_compute_normals(sw);
     }
     /* One UV scheme for the whole surface: a seam vertex can carry only one
      * UV, and planar UVs are the scheme that is continuous across seams. */
     pm_prim *A = &s->prims[0];
     pm__planar_uvs(A, N->p->uv_scale);
-    pm_prim_compute_normals(A);
     *out = s;
+    return PM_OK;
+}
+
+int pm__network_normals(pm_scene *s) {
+    /* The asphalt's, and the sidewalk's (the curb's are summed as it is
+     * made: pm__stitch_all finishes them). */
+    for (uint32_t i = 0; i < s->nprims; i += 2) {
+        pm_prim *p = &s->prims[i];
+        if (pm_prim_late_normals(s, p)) return PM_ERR_NOMEM;
+        pm_prim_compute_normals(p);
+    }
     return PM_OK;
 }

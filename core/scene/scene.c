@@ -31,9 +31,11 @@ static int pm__prim_reserve_v(pm_arena *a, pm_prim *p, uint32_t need, bool exact
     float *pos = pm__grow(a, p->positions, oc * 3 * sizeof(float), nc * 3 * sizeof(float));
     if (!pos) return -1;
     p->positions = pos;
-    float *nrm = pm__grow(a, p->normals, oc * 3 * sizeof(float), nc * 3 * sizeof(float));
-    if (!nrm) return -1;
-    p->normals = nrm;
+    if (!(p->flags & PM_PRIM_LATE_NORMALS)) {
+        float *nrm = pm__grow(a, p->normals, oc * 3 * sizeof(float), nc * 3 * sizeof(float));
+        if (!nrm) return -1;
+        p->normals = nrm;
+    }
     if (p->flags & PM_PRIM_UV) {
         float *uv = pm__grow(a, p->uvs, oc * 2 * sizeof(float), nc * 2 * sizeof(float));
         if (!uv) return -1;
@@ -159,6 +161,16 @@ int pm_prim_reserve(pm_scene *s, pm_prim *p, uint32_t vcount, uint32_t icount) {
     return pm__prim_reserve_i(s->arena, p, icount, true);
 }
 
+int pm_prim_late_normals(pm_scene *s, pm_prim *p) {
+    if (!(p->flags & PM_PRIM_LATE_NORMALS)) return 0;
+    p->normals = pm_arena_alloc(s->arena, (size_t)p->vcap * 3 * sizeof(float));
+    if (!p->normals) return -1;
+    p->flags &= ~(unsigned)PM_PRIM_LATE_NORMALS;
+    s->validated = false;
+    p->normals_unit = false;
+    return 0;
+}
+
 int64_t pm_prim_append(pm_scene *s, pm_prim *dst, const pm_prim *src) {
     uint32_t off = dst->vcount, nv = src->vcount, ni = src->icount;
     if (nv > UINT32_MAX - 1 - off || ni > UINT32_MAX - dst->icount) return -1;
@@ -170,7 +182,7 @@ int64_t pm_prim_append(pm_scene *s, pm_prim *dst, const pm_prim *src) {
     size_t o = off, n = nv;
     if (n) {
         memcpy(dst->positions + 3 * o, src->positions, 3 * n * sizeof(float));
-        memset(dst->normals + 3 * o, 0, 3 * n * sizeof(float));
+        if (dst->normals) memset(dst->normals + 3 * o, 0, 3 * n * sizeof(float));
         if (dst->uvs && src->uvs) memcpy(dst->uvs + 2 * o, src->uvs, 2 * n * sizeof(float));
         else if (dst->uvs) memset(dst->uvs + 2 * o, 0, 2 * n * sizeof(float));
         if (dst->colors) memset(dst->colors + 4 * o, 0, 4 * n * sizeof(float));

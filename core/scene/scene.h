@@ -13,6 +13,11 @@
 enum {
     PM_PRIM_UV = 1u << 0,      /* the primitive carries TEXCOORD_0 */
     PM_PRIM_COLOR = 1u << 1,   /* the primitive carries COLOR_0 (RGBA) */
+    /* Its normals not stored until pm_prim_late_normals (normals NULL till
+     * then; vertices added meanwhile get none): for a generator that
+     * computes them last, once its other big arrays are given back, so
+     * that their pages take the normals instead of fresh ones. */
+    PM_PRIM_LATE_NORMALS = 1u << 2,
 };
 
 /* One named primitive: a triangle list with one material. Consecutive
@@ -73,6 +78,10 @@ pm_prim *pm_scene_add_prim(pm_scene *s, const char *name, const char *material,
  * that much (no doubling): for a caller that knows its final size, so
  * that the arrays are not copied as they grow. Returns 0 or -1. */
 int pm_prim_reserve(pm_scene *s, pm_prim *p, uint32_t vcount, uint32_t icount);
+/* A PM_PRIM_LATE_NORMALS primitive's normals array (its vertex capacity,
+ * contents undefined: pm_prim_compute_normals writes them all), the flag
+ * cleared. 0, or -1 when out of memory. */
+int pm_prim_late_normals(pm_scene *s, pm_prim *p);
 /* Appends src's vertices and triangles to dst in one go, the same as
  * pm_prim_add_vertex (src's positions and UVs; normals and colours zero)
  * for each vertex, then pm_prim_add_tri for each whole triangle with its
@@ -110,7 +119,7 @@ static inline int64_t pm_prim_add_vertex(pm_scene *s, pm_prim *p, const float po
     p->normals_unit = false;
     uint32_t i = p->vcount++;
     pm__put(p->positions + 3 * (size_t)i, pos, 3);
-    pm__put(p->normals + 3 * (size_t)i, n, 3);
+    if (p->normals) pm__put(p->normals + 3 * (size_t)i, n, 3);
     if (p->uvs) pm__put(p->uvs + 2 * (size_t)i, uv, 2);
     if (p->colors) pm__put(p->colors + 4 * (size_t)i, rgba, 4);
     return i;
