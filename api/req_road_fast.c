@@ -64,6 +64,7 @@ typedef struct pm__rf {
     pm_noise nz;                 /* read into q->nz when the terrain is noise */
     int64_t octaves;
     bool ssse3;                  /* the points' digits in SSSE3 lanes (pm_api__short_scan_ssse3) */
+    bool fma;                    /* and their 17 digits by FMA (pm_api__short_digits_fma) */
 } pm__rf;
 
 /* ---- values ---- */
@@ -183,15 +184,17 @@ static bool pm__rf_nums(pm__rf *r, double lo, double hi, double **out, size_t *n
 /* ---- members ---- */
 
 #ifndef PM_API_JSON_SWAR
-#define pm__tx_point_short_with(p, bound, v, dim, w, wend, scan) pm__tx_point_short(p, bound, v, dim, w, wend)
+#define pm__tx_point_short_dig(p, bound, v, dim, w, wend, scan, digits) pm__tx_point_short(p, bound, v, dim, w, wend)
 typedef int pm_api__short_scan;
+typedef int pm_api__short_digits;
 #define pm_api__short_scan_swar 0
+#define pm_api__short_digits_plain 0
 #endif
 
 /* points: [[x, y, z], ...], each coordinate within the bound. Their
  * canonical text is written as they are read, from their tokens
  * (pm__tx_point_short_with by scan, pm__tx_real_text), into r->ptext. */
-PM__TX_INLINE bool pm__rf_points_with(pm__rf *r, pm_api__short_scan scan) {
+PM__TX_INLINE bool pm__rf_points_with(pm__rf *r, pm_api__short_scan scan, pm_api__short_digits digits) {
     pm__tx *f = &r->f;
     if (!pm__tx_take(f, '[')) return false;
     PM__TX_LIT(&r->ptext, "[");
@@ -212,7 +215,7 @@ PM__TX_INLINE bool pm__rf_points_with(pm__rf *r, pm_api__short_scan scan) {
         const char *e;
         size_t dim;
         if (f->end - f->p >= PM__TX_POINT_ROOM &&
-            (e = pm__tx_point_short_with(f->p, PM_ROAD_COORD_MAX, v, &dim, w, &w, scan))) {
+            (e = pm__tx_point_short_dig(f->p, PM_ROAD_COORD_MAX, v, &dim, w, &w, scan, digits))) {
             if (dim != 3) return false;
             f->p = e;
             r->ptext.len += (size_t)(w - w0);
@@ -243,17 +246,28 @@ PM__TX_INLINE bool pm__rf_points_with(pm__rf *r, pm_api__short_scan scan) {
     return !r->ptext.failed;
 }
 
-static bool pm__rf_points_plain(pm__rf *r) { return pm__rf_points_with(r, pm_api__short_scan_swar); }
+static bool pm__rf_points_plain(pm__rf *r) {
+    return pm__rf_points_with(r, pm_api__short_scan_swar, pm_api__short_digits_plain);
+}
 
 #if PM_API_SHORT_SCAN_SSSE3
 __attribute__((target("ssse3"))) static bool pm__rf_points_ssse3(pm__rf *r) {
-    return pm__rf_points_with(r, pm_api__short_scan_ssse3);
+    return pm__rf_points_with(r, pm_api__short_scan_ssse3, pm_api__short_digits_plain);
+}
+#if PM_API_SHORT_DIGITS_FMA
+/* With the 17 digits from the division's residue (pm_api__short_digits_fma). */
+__attribute__((target("ssse3,fma"))) static bool pm__rf_points_ssse3_fma(pm__rf *r) {
+    return pm__rf_points_with(r, pm_api__short_scan_ssse3, pm_api__short_digits_fma);
 }
 #endif
+#endif
 
-/* The points by the scan r->ssse3 picks. */
+/* The points by the scan r->ssse3 picks (and the digits' route r->fma). */
 static bool pm__rf_points(pm__rf *r) {
 #if PM_API_SHORT_SCAN_SSSE3
+#if PM_API_SHORT_DIGITS_FMA
+    if (r->ssse3 && r->fma) return pm__rf_points_ssse3_fma(r);
+#endif
     if (r->ssse3) return pm__rf_points_ssse3(r);
 #endif
     return pm__rf_points_plain(r);
@@ -724,7 +738,11 @@ int pm_api__road_parse_text_path(const char *body, size_t len, const pm_api_limi
     /* The document path's defaults where they are its own (noise). */
     pm__rf r = {.f = {body, body + len}, .arena = arena, .lim = lim, .q = q, .cs = 4,
                 .nz = {.seed = 0, .amplitude = 10.0, .wavelength = 200.0, .octaves = 4},
-                .octaves = 4, .ptext = {.len = PM__RF_HEAD_ROOM}, .ssse3 = ssse3};
+                .octaves = 4, .ptext = {.len = PM__RF_HEAD_ROOM}, .ssse3 = ssse3,
+#if PM_API_SHORT_DIGITS_FMA
+                .fma = ssse3 && path < 0 && __builtin_cpu_supports("fma"),
+#endif
+    };
     if (!pm__rf_root(&r) || !pm__rf_fill(&r)) {
         free(r.ptext.b);
         return 1;

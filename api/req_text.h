@@ -261,10 +261,11 @@ PM__TX_INLINE char *pm__tx_real_text(pm__tx *f, double bound, pm__tx_memo *memo,
  * cursor is local, so the text's byte stores do not make the compiler
  * reload it. */
 #ifdef PM_API_JSON_SWAR
-/* pm__tx_point_short with its tokens' digits read by scan
- * (pm_api__real_short_with). */
-PM__TX_INLINE const char *pm__tx_point_short_with(const char *p, double bound, double *v, size_t *dim,
-                                                  char *w, char **wend, pm_api__short_scan scan) {
+/* pm__tx_point_short with its tokens' digits read by scan and their 17
+ * digits by digits (pm_api__real_short_dig). */
+PM__TX_INLINE const char *pm__tx_point_short_dig(const char *p, double bound, double *v, size_t *dim,
+                                                 char *w, char **wend, pm_api__short_scan scan,
+                                                 pm_api__short_digits digits) {
     if (*p++ != '[') return NULL;
     *w++ = '[';
     for (size_t c = 0; c < 3; c++) {
@@ -278,7 +279,7 @@ PM__TX_INLINE const char *pm__tx_point_short_with(const char *p, double bound, d
             w += 3;
             e = p + 1;
         } else {
-            e = pm_api__real_short_with(p, &x, w, &n, scan);
+            e = pm_api__real_short_dig(p, &x, w, &n, scan, digits);
             if (!e || !(x >= -bound && x <= bound) || (*e != ',' && *e != ']')) return NULL;
             w += n;
         }
@@ -293,6 +294,13 @@ PM__TX_INLINE const char *pm__tx_point_short_with(const char *p, double bound, d
         }
     }
     return NULL;   /* a fourth coordinate: the general path decides */
+}
+
+/* pm__tx_point_short with its tokens' digits read by scan
+ * (pm_api__real_short_with). */
+PM__TX_INLINE const char *pm__tx_point_short_with(const char *p, double bound, double *v, size_t *dim,
+                                                  char *w, char **wend, pm_api__short_scan scan) {
+    return pm__tx_point_short_dig(p, bound, v, dim, w, wend, scan, pm_api__short_digits_plain);
 }
 #endif
 

@@ -29,6 +29,18 @@ __attribute__((target("ssse3"))) static const char *real_ssse3(const char *p, do
 }
 #endif
 
+#if PM_API_SHORT_SCAN_SSSE3 && PM_API_SHORT_DIGITS_FMA
+/* The 17 digits from the division's residue (pm_api__short_digits_fma,
+ * the road reader's points on a CPU with SSSE3 and FMA). */
+__attribute__((target("fma"))) static bool digits_fma(double x, uint64_t w, int n2, int e10, int k, uint64_t *D) {
+    return pm_api__short_digits_fma(x, w, n2, e10, k, D);
+}
+__attribute__((target("ssse3,fma"))) static const char *real_ssse3_fma(const char *p, double *v, char *out,
+                                                                       size_t *n) {
+    return pm_api__real_short_dig(p, v, out, n, pm_api__short_scan_ssse3, pm_api__short_digits_fma);
+}
+#endif
+
 static int rnd(pm_rng *r, int n) { return (int)(pm_rng_u64(r) % (uint64_t)n); }
 
 #if PM_API_SHORT_SCAN_SSSE3
@@ -129,6 +141,79 @@ Test(req_road_scan, short_reals_read_by_either_scan_are_the_same) {
     cr_expect_eq(bad, 0);
     cr_expect_gt(taken, 1500000, "%d taken", taken);
 }
+
+#if PM_API_SHORT_DIGITS_FMA
+/* The 17 digits from the residue (pm_api__short_digits_fma) against the
+ * 128-bit product (pm_api__digits17_at) for short tokens' values: every
+ * shape of w (n1 1..7 integer digits, or "0." and up to 4 zeros, then
+ * n2 1..7 fraction digits; random digits, runs of 0s and 9s, and values
+ * next to halves of the last unit), the answer and D the same. */
+Test(req_road_scan, fma_digits_are_the_product_digits) {
+    if (!__builtin_cpu_supports("fma")) cr_skip_test("no FMA on this CPU");
+    pm_rng r;
+    pm_rng_seed(&r, 53);
+    int bad = 0, taken = 0;
+    for (int n = 0; n < 6000000 && bad < 10; n++) {
+        int n2 = 1 + rnd(&r, 7), n1 = rnd(&r, 8) ? 1 + rnd(&r, 7) : 0;   /* 0: "0.ddd" */
+        uint64_t w = 0;
+        int nd = n1 + n2;
+        for (int k = 0; k < nd; k++) {
+            int kind = rnd(&r, 8), d = kind < 5 ? rnd(&r, 10) : kind < 7 ? 9 * (kind - 5) : rnd(&r, 2);
+            w = w * 10 + (uint64_t)(k == 0 && n1 > 0 && d == 0 ? 1 + rnd(&r, 9) : d);
+        }
+        if (w == 0) continue;
+        double x = (double)(int64_t)w / (double)pm_api__u10[n2];
+        int e10 = n1 - 1;
+        if (n1 == 0) {   /* as pm_api__real_short_dig counts "0.000ddd" */
+            int bits = 64 - __builtin_clzll(w);
+            nd = (bits * 1233) >> 12;
+            nd += w >= pm_api__u10[nd];
+            e10 = nd - 1 - n2;
+            if (e10 < -4) continue;
+        }
+        int k = 17 - nd;
+        uint64_t da = 1, db = 2;
+        bool a = pm_api__digits17_at(x, e10, &da), b = digits_fma(x, w, n2, e10, k, &db);
+        if (a != b || (a && da != db)) {
+            bad++;
+            cr_log_error("w %llu n2 %d: product %d %llu, fma %d %llu", (unsigned long long)w, n2, a,
+                         (unsigned long long)da, b, (unsigned long long)db);
+        }
+        taken += a;
+    }
+    cr_expect_eq(bad, 0);
+    cr_expect_gt(taken, 5000000, "%d taken", taken);
+}
+
+/* The whole short real (its value, canonical text and end) with the FMA
+ * digits against the plain reader, on the random tokens above. */
+Test(req_road_scan, short_reals_with_fma_digits_are_the_same) {
+    if (!__builtin_cpu_supports("ssse3") || !__builtin_cpu_supports("fma"))
+        cr_skip_test("no SSSE3 and FMA on this CPU");
+    pm_rng r;
+    pm_rng_seed(&r, 59);
+    int bad = 0, taken = 0;
+    for (int n = 0; n < 3000000 && bad < 10; n++) {
+        char b[48];
+        random_token(&r, b);
+        char x[PM_API_CANON_REAL_ROOM + 16], y[PM_API_CANON_REAL_ROOM + 16];
+        memset(x, '#', sizeof x);
+        memset(y, '#', sizeof y);
+        double vx = 1, vy = 2;
+        size_t nx = 0, ny = 0;
+        const char *ex = pm_api__real_short(b, &vx, x, &nx), *ey = real_ssse3_fma(b, &vy, y, &ny);
+        bool same = ex == ey && (!ex || (memcmp(&vx, &vy, 8) == 0 && nx == ny && memcmp(x, y, nx) == 0));
+        if (!same) {
+            bad++;
+            cr_log_error("'%.20s': plain %td '%.*s', fma %td '%.*s'", b, ex ? ex - b : -1, (int)nx, x,
+                         ey ? ey - b : -1, (int)ny, y);
+        }
+        taken += ex != NULL;
+    }
+    cr_expect_eq(bad, 0);
+    cr_expect_gt(taken, 1500000, "%d taken", taken);
+}
+#endif
 #endif
 
 /* A road of 2..60 points, each coordinate spelled any way
