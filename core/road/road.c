@@ -456,16 +456,12 @@ static int pm__base_level(pm__ctx *x, pm__level *base) {
     int r = pm__level_sections(x, base, p->max_error, p->max_segment, PM_ROAD_MAX_TURN_RADIANS,
                                p->cross_segments, ss, "/max_error");
     if (r < 0) return r;
-    /* A network's road (no metadata, overlaps the caller's) reads nothing
-     * of the grid after its asphalt: the two in one pass where they can. */
-    if (x->no_meta && p->overlaps_checked_by_caller &&
-        (r = pm__road_grid_emit(x, base, "asphalt", "asphalt", false)) <= 0)
-        return r;
     /* Nothing after the base level's asphalt reads its grid but the
      * overlap check (positions) and, on a terrain or where it folded, the
      * flattening and the folds' metadata, which the fused pass excludes
      * (no terrain, fold free): the grid and the asphalt in one pass where
-     * they can. */
+     * they can, for a network's road (no metadata, overlaps the caller's)
+     * as for a road request. */
     if (pm__road_grid_emit_fits(x, base)) return pm__emit_level(x, base, "", 0, true);
     return (r = pm__road_grid(x, base)) < 0 ? r : pm__emit_level(x, base, "", 0, false);
 }
