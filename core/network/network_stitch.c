@@ -793,12 +793,13 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
 }
 
 int pm__network_normals(pm_scene *s) {
-    /* The asphalt's, and the sidewalk's (the curb's are summed as it is
-     * made: pm__stitch_all finishes them). */
-    for (uint32_t i = 0; i < s->nprims; i += 2) {
-        pm_prim *p = &s->prims[i];
-        if (pm_prim_late_normals(s, p)) return PM_ERR_NOMEM;
-        pm_prim_compute_normals(p);
+    /* The asphalt's (prims[0]) and, with sidewalks, the sidewalk's
+     * (prims[2]; the curb's, prims[1], are summed as it is made:
+     * pm__stitch_all finishes them). */
+    pm_prim *late[2] = {&s->prims[0], s->nprims == 3 ? &s->prims[2] : NULL};
+    for (int i = 0; i < 2 && late[i]; i++) {
+        if (pm_prim_late_normals(s, late[i])) return PM_ERR_NOMEM;
+        pm_prim_compute_normals(late[i]);
     }
     return PM_OK;
 }
