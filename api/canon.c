@@ -26,7 +26,8 @@
  * byte, 0xFF, never occurs in JSON text, so the stream stays unambiguous),
  * the count as 8 little-endian bytes, and the values' own bytes: float32
  * under pm_api_bulk_tag_f32 when every value is one, else doubles under
- * pm_api_bulk_tag (pm_api/bulk.h). */
+ * pm_api_bulk_tag (pm_api/bulk.h). A row block (pm_api/rows.h: a road's
+ * points) is written in binary too, after its own tag. */
 
 #define PM_API__DUMP_BUF 4096
 #define PM_API__MAX_DEPTH 256 /* canonical forms are shallow; a cycle ends here */
@@ -415,38 +416,14 @@ static int pm_api__real(double x, pm_api__out *o) {
     return r;
 }
 
-/* A row block (pm_api/rows.h) as the JSON text of its arrays of reals. */
+/* A row block (pm_api/rows.h) in binary: its canonical head (tag,
+ * columns, rows), then its doubles as they are (-0 stored as 0). */
 static int pm_api__rows(const json_t *j, pm_api__out *o) {
     size_t n = pm_api_rows_count(j), cols = pm_api_rows_cols(j);
-    const char *d = json_string_value(j) + PM_API_ROWS_HEAD;
-    int r = pm_api__emit("[", 1, o);
-    for (size_t i = 0; i < n && r == 0; i++) {
-        /* One room check per row: PM_API_ROWS_MAX_COLS reals and commas
-         * fit in the block many times over. */
-        char *w = pm_api__room(o, 3 + cols * (PM_API__REAL_ROOM + 1));
-        if (!w) return -1;
-        char *start = w;
-        if (i) *w++ = ',';
-        *w++ = '[';
-        for (size_t c = 0; c < cols && r == 0; c++, d += sizeof(double)) {
-            double x;
-            memcpy(&x, d, sizeof x);
-            if (c) *w++ = ',';
-            size_t len = pm_api__real17(x, w);
-            if (len) {
-                w += len;
-                continue;
-            }
-            o->len += (size_t)(w - start);   /* outside the exact path: jansson writes it */
-            r = pm_api__real(x, o);
-            if (r == 0 && !(w = pm_api__room(o, 2 + (cols - c) * (PM_API__REAL_ROOM + 1)))) r = -1;
-            start = w;
-        }
-        if (r) return -1;
-        *w++ = ']';
-        o->len += (size_t)(w - start);
-    }
-    return r == 0 ? pm_api__emit("]", 1, o) : -1;
+    char head[PM_API_ROWS_CANON_HEAD];
+    int r = pm_api__emit(head, pm_api_rows_canon_head(head, n, cols), o);
+    return r == 0 ? pm_api__emit(json_string_value(j) + PM_API_ROWS_HEAD, n * cols * sizeof(double), o)
+                  : -1;
 }
 
 static int pm_api__walk(const json_t *j, pm_api__out *o, int depth) {

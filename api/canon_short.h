@@ -115,59 +115,6 @@ __attribute__((target("ssse3"))) static inline bool pm_api__short_scan_ssse3(con
 #define PM_API_SHORT_SCAN_SSSE3 0
 #endif
 
-#ifdef PM_API_JSON_SWAR
-/* The 17 digits D of a short token's magnitude x = w / 10^n2 correctly
- * rounded (10^e10 <= x < 10^(e10 + 1) up to the rounding, k = 16 - e10 -
- * n2), as pm_api__digits17_at gives them; false where it does.
- * pm_api__real_short takes one of the routes below; each gives the same
- * D on every input. */
-typedef bool (*pm_api__short_digits)(double x, uint64_t w, int n2, int e10, int k, uint64_t *D);
-
-/* pm_api__digits17_at itself. */
-static inline bool pm_api__short_digits_plain(double x, uint64_t w, int n2, int e10, int k, uint64_t *D) {
-    (void)w, (void)n2, (void)k;
-    return pm_api__digits17_at(x, e10, D);
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#define PM_API_SHORT_DIGITS_FMA 1
-/* The same from the division's exact residue, for callers compiled for
- * FMA (target attribute; picked at run time): a few float steps instead
- * of the 128-bit product and its shifts and rounding. Why D is
- * pm_api__digits17_at's (round to nearest, the default, as everywhere):
- * - rho = fma(-x, 10^n2, w) is w - x 10^n2 exactly: 10^n2 (n2 <= 7) and
- *   w (< 2^53) are exact doubles, the remainder of a correctly rounded
- *   quotient x = RN(w / 10^n2) is itself a double (no underflow here),
- *   and fma rounds the exact value once, to itself.
- * - x 10^(16 - e10) = (w - rho) 10^k exactly (16 - e10 = k + n2), so D,
- *   its nearest integer with ties to even, is w 10^k + round(tau), tau =
- *   -rho 10^k, ties to even (w 10^k is even: k >= 3).
- * - |tau| <= 11.1 (x is within 2^-53 of w / 10^n2, relative, and w 10^k
- *   < 10^17). y = -rho * 10^k rounds once (10^k, k <= 16, is exact), so
- *   |y - tau| <= ulp(16) / 2 = 2^-50.
- * - a and b, the nearest integers of RN(y - 0.001) and RN(y + 0.001)
- *   (cvtsd2si): when they agree, y is within 0.499 + 2^-50 of a (each
- *   sum rounds by at most 2^-50), so tau is within 0.499 + 2^-49 < 1/2
- *   of it: round(tau) = a, no tie. Otherwise (tau within about 0.001 of
- *   a half, a tie included) pm_api__digits17_at decides.
- * tests/api/test_req_road_scan.c compares both routes on 6 M random
- * short values and 3 M random tokens (without the fallback it fails). */
-__attribute__((target("fma"))) static inline bool pm_api__short_digits_fma(double x, uint64_t w, int n2,
-                                                                          int e10, int k, uint64_t *D) {
-    static const double p10[17] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7, 1e8,
-                                    1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16};
-    double rho = __builtin_fma(-x, p10[n2], (double)(int64_t)w);
-    double y = -rho * p10[k];
-    long long a = _mm_cvtsd_si64(_mm_set_sd(y - 0.001)), b = _mm_cvtsd_si64(_mm_set_sd(y + 0.001));
-    if (a != b) return pm_api__digits17_at(x, e10, D);
-    *D = w * pm_api__u10[k] + (uint64_t)a;
-    return true;
-}
-#endif
-#endif
-#ifndef PM_API_SHORT_DIGITS_FMA
-#define PM_API_SHORT_DIGITS_FMA 0
-#endif
 
 /* pm_api__real_short: the number token at p (PM_API_REAL_SHORT_ROOM bytes
  * readable) when it is -?(0|[1-9][0-9]{0,6})(.[0-9]{1,7})? and no exponent follows: *v its
@@ -180,33 +127,43 @@ __attribute__((target("fma"))) static inline bool pm_api__short_digits_fma(doubl
  * or NULL when the token or its value is anything else (nothing consumed;
  * the general readers then take it from p). */
 #ifdef PM_API_JSON_SWAR
-/* pm_api__real_short with its digits read by scan (one of the scans
+static const double pm_api__short_p10[8] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7};
+
+/* A token of that shape at p, its digits read by scan (one of the scans
  * above, a constant where this is inlined: an SSSE3 caller passes
- * pm_api__short_scan_ssse3, which is inlined there). */
-static inline __attribute__((always_inline)) const char *pm_api__real_short_dig(const char *p, double *v,
-                                                                                  char *out, size_t *n,
-                                                                                  pm_api__short_scan scan,
-                                                                                  pm_api__short_digits digits) {
-    static const double p10[8] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7};
-    bool neg = *p == '-';
-    const char *q = p + neg;
+ * pm_api__short_scan_ssse3, which is inlined there): *q its digits (after
+ * any '-'), n1, n2 and w as scan gives them. Returns the token's end, or
+ * NULL (a leading zero, an exponent, another shape). */
+static inline __attribute__((always_inline)) const char *pm_api__short_token(const char *p, pm_api__short_scan scan,
+                                                                               const char **q, int *n1, int *n2,
+                                                                               uint64_t *w) {
+    *q = p + (*p == '-');
+    if (!scan(*q, n1, n2, w) || (*n1 > 1 && **q == '0')) return NULL;
+    const char *end = *q + *n1 + (*n2 ? *n2 + 1 : 0);
+    return (*end | 0x20) == 'e' ? NULL : end;
+}
+
+/* pm_api__real_short with its digits read by scan. */
+static inline __attribute__((always_inline)) const char *pm_api__real_short_with(const char *p, double *v,
+                                                                                   char *out, size_t *n,
+                                                                                   pm_api__short_scan scan) {
+    const double *p10 = pm_api__short_p10;
+    const char *q;
     int n1, n2;
     uint64_t w;
-    if (!scan(q, &n1, &n2, &w) || (n1 > 1 && *q == '0')) return NULL;
-    const char *e = q + n1;
+    const char *end = pm_api__short_token(p, scan, &q, &n1, &n2, &w);
+    if (!end) return NULL;
+    bool neg = q != p;
     char *o = out;
     *o = '-';
     if (n2 == 0) {   /* an integer below 10^7: its digits and ".0" */
-        if ((*e | 0x20) == 'e') return NULL;
         *v = (double)(neg ? -(int64_t)w : (int64_t)w);   /* -0 is 0, as the reader reads it */
         o += neg & (w != 0);
         memcpy(o, q, 8);
         memcpy(o + n1, ".0", 2);
         *n = (size_t)(o - out) + (size_t)n1 + 2;
-        return e;
+        return end;
     }
-    const char *end = e + 1 + n2;
-    if ((*end | 0x20) == 'e') return NULL;
     double x = (double)(int64_t)w / p10[n2];
     *v = neg ? -x : x;
     if (w == 0) {
@@ -237,7 +194,7 @@ static inline __attribute__((always_inline)) const char *pm_api__real_short_dig(
      * anything else is left to the general print. Integer steps after the
      * division, not a chain of float ones: a shorter dependency chain. */
     uint64_t D;
-    if (!digits(x, w, n2, e10, k, &D)) return NULL;
+    if (!pm_api__digits17_at(x, e10, &D)) return NULL;
     int64_t t = (int64_t)(D - w * pm_api__u10[k]);
     if (t <= -100 || t >= 100) return NULL;
     o += neg;
@@ -267,11 +224,20 @@ static inline __attribute__((always_inline)) const char *pm_api__real_short_dig(
     return end;
 }
 
-/* pm_api__real_short_dig with pm_api__digits17_at. */
-static inline __attribute__((always_inline)) const char *pm_api__real_short_with(const char *p, double *v,
-                                                                                   char *out, size_t *n,
-                                                                                   pm_api__short_scan scan) {
-    return pm_api__real_short_dig(p, v, out, n, scan, pm_api__short_digits_plain);
+
+/* The value alone of a token pm_api__real_short takes (the same tokens
+ * and values), -0 as 0: for a reader whose canonical form holds the values
+ * themselves, not their text (a road's points, docs/api.md). */
+static inline __attribute__((always_inline)) const char *pm_api__real_short_value(const char *p, double *v,
+                                                                                    pm_api__short_scan scan) {
+    const char *q;
+    int n1, n2;
+    uint64_t w;
+    const char *end = pm_api__short_token(p, scan, &q, &n1, &n2, &w);
+    if (!end) return NULL;
+    double x = (double)(int64_t)w / pm_api__short_p10[n2];
+    *v = (q != p ? -x : x) + 0.0;
+    return end;
 }
 #endif
 

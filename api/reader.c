@@ -774,6 +774,11 @@ double *pm_api_rows(pm_api_node *n, const char *key, unsigned flags, pm_api_iran
         pm_api_vec(&arr, NULL, PM_API_REQUIRED, cols, cols, r, NULL, out + cols * i, NULL);
     pm_api_end(&arr);
     *count = m;
+    /* The canonical form is a row block however the rows came (the cache
+     * key hashes their values in binary): the arrays just put are
+     * replaced. With an error there is no canonical form to keep. */
+    if (!pm_api_problem_failed(n->prob) && pm_api__put(n, key, pm_api_rows_new(out, m, cols)) < 0)
+        return NULL;
     return out;
 }
 

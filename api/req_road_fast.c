@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "pm_api/bulk.h"
+#include "pm_api/rows.h"
+#include "scene/copy.h"
 #include "req_road.h"
 #include "req_text.h"
 
@@ -34,10 +36,6 @@ typedef struct pm__rf_prop {
 } pm__rf_prop;
 
 /* The body as read, before it becomes the parameters. */
-/* Room for the canonical form's head (the members before the points)
- * before the points' text. */
-#define PM__RF_HEAD_ROOM 512
-
 typedef struct pm__rf {
     pm__tx f;
     pm_arena *arena;
@@ -45,7 +43,6 @@ typedef struct pm__rf {
     pm__road_req *q;
     double *pts;
     size_t npts, pts_cap;        /* rows of 3 */
-    pm__tx_out ptext;            /* the points' canonical text, after PM__RF_HEAD_ROOM bytes */
     int curve, conform, up;
     int64_t cs;
     int banking;                 /* PM__RF_* */
@@ -64,7 +61,6 @@ typedef struct pm__rf {
     pm_noise nz;                 /* read into q->nz when the terrain is noise */
     int64_t octaves;
     bool ssse3;                  /* the points' digits in SSSE3 lanes (pm_api__short_scan_ssse3) */
-    bool fma;                    /* and their 17 digits by FMA (pm_api__short_digits_fma) */
 } pm__rf;
 
 /* ---- values ---- */
@@ -184,90 +180,55 @@ static bool pm__rf_nums(pm__rf *r, double lo, double hi, double **out, size_t *n
 /* ---- members ---- */
 
 #ifndef PM_API_JSON_SWAR
-#define pm__tx_point_short_dig(p, bound, v, dim, w, wend, scan, digits) pm__tx_point_short(p, bound, v, dim, w, wend)
+#define pm__tx_point_value(p, bound, v, dim, scan) ((void)(scan), (const char *)NULL)
 typedef int pm_api__short_scan;
-typedef int pm_api__short_digits;
 #define pm_api__short_scan_swar 0
-#define pm_api__short_digits_plain 0
 #endif
 
-/* points: [[x, y, z], ...], each coordinate within the bound. Their
- * canonical text is written as they are read, from their tokens
- * (pm__tx_point_short_with by scan, pm__tx_real_text), into r->ptext. */
-PM__TX_INLINE bool pm__rf_points_with(pm__rf *r, pm_api__short_scan scan, pm_api__short_digits digits) {
+/* points: [[x, y, z], ...], each coordinate within the bound, -0 as 0.
+ * Only their values are kept: their canonical form is binary (the rows'
+ * doubles, pm__rf_canon), not text. A point of short tokens is read in
+ * one step (pm__tx_point_value, digits by scan); any other token by the
+ * general number reader. */
+PM__TX_INLINE bool pm__rf_points_with(pm__rf *r, pm_api__short_scan scan) {
     pm__tx *f = &r->f;
     if (!pm__tx_take(f, '[')) return false;
-    PM__TX_LIT(&r->ptext, "[");
-    if (pm__tx_empty(f, ']')) {
-        PM__TX_LIT(&r->ptext, "]");
-        return true;
-    }
-    pm__tx_memo memo[3] = {{0}};
+    if (pm__tx_empty(f, ']')) return true;
+    const double m = PM_ROAD_COORD_MAX;
     for (;;) {
         size_t i = r->npts;
         if (i == r->pts_cap && !pm__rf_grow(r, &r->pts, &r->pts_cap, i + 1, 3 * sizeof(double)))
             return false;
         double *v = r->pts + 3 * i;
-        char *w0 = pm__tx_room(&r->ptext, PM__TX_POINT_TEXT + 1), *w = w0;
-        if (!w) return false;
-        if (i) *w++ = ',';
         pm__tx_ws(f);
         const char *e;
         size_t dim;
-        if (f->end - f->p >= PM__TX_POINT_ROOM &&
-            (e = pm__tx_point_short_dig(f->p, PM_ROAD_COORD_MAX, v, &dim, w, &w, scan, digits))) {
+        if (f->end - f->p >= PM__TX_POINT_ROOM && (e = pm__tx_point_value(f->p, m, v, &dim, scan))) {
             if (dim != 3) return false;
             f->p = e;
-            r->ptext.len += (size_t)(w - w0);
-            r->npts++;
-            int next = pm__tx_next(f, ']');
-            if (next < 0) return false;
-            if (next == 0) break;
-            continue;
+        } else if (!pm__tx_take(f, '[') || !pm__tx_num(f, -m, false, m, &v[0]) || !pm__tx_take(f, ',') ||
+                   !pm__tx_num(f, -m, false, m, &v[1]) || !pm__tx_take(f, ',') ||
+                   !pm__tx_num(f, -m, false, m, &v[2]) || !pm__tx_take(f, ']')) {
+            return false;
         }
-        if (!pm__tx_take(f, '[')) return false;
-        *w++ = '[';
-        if (!(w = pm__tx_real_text(f, PM_ROAD_COORD_MAX, &memo[0], &v[0], w)) || !pm__tx_take(f, ','))
-            return false;
-        *w++ = ',';
-        if (!(w = pm__tx_real_text(f, PM_ROAD_COORD_MAX, &memo[1], &v[1], w)) || !pm__tx_take(f, ','))
-            return false;
-        *w++ = ',';
-        if (!(w = pm__tx_real_text(f, PM_ROAD_COORD_MAX, &memo[2], &v[2], w)) || !pm__tx_take(f, ']'))
-            return false;
-        *w++ = ']';
-        r->ptext.len += (size_t)(w - w0);
         r->npts++;
         int next = pm__tx_next(f, ']');
         if (next < 0) return false;
-        if (next == 0) break;
+        if (next == 0) return true;
     }
-    PM__TX_LIT(&r->ptext, "]");
-    return !r->ptext.failed;
 }
 
-static bool pm__rf_points_plain(pm__rf *r) {
-    return pm__rf_points_with(r, pm_api__short_scan_swar, pm_api__short_digits_plain);
-}
+static bool pm__rf_points_plain(pm__rf *r) { return pm__rf_points_with(r, pm_api__short_scan_swar); }
 
 #if PM_API_SHORT_SCAN_SSSE3
 __attribute__((target("ssse3"))) static bool pm__rf_points_ssse3(pm__rf *r) {
-    return pm__rf_points_with(r, pm_api__short_scan_ssse3, pm_api__short_digits_plain);
+    return pm__rf_points_with(r, pm_api__short_scan_ssse3);
 }
-#if PM_API_SHORT_DIGITS_FMA
-/* With the 17 digits from the division's residue (pm_api__short_digits_fma). */
-__attribute__((target("ssse3,fma"))) static bool pm__rf_points_ssse3_fma(pm__rf *r) {
-    return pm__rf_points_with(r, pm_api__short_scan_ssse3, pm_api__short_digits_fma);
-}
-#endif
 #endif
 
-/* The points by the scan r->ssse3 picks (and the digits' route r->fma). */
+/* The points by the scan r->ssse3 picks. */
 static bool pm__rf_points(pm__rf *r) {
 #if PM_API_SHORT_SCAN_SSSE3
-#if PM_API_SHORT_DIGITS_FMA
-    if (r->ssse3 && r->fma) return pm__rf_points_ssse3_fma(r);
-#endif
     if (r->ssse3) return pm__rf_points_ssse3(r);
 #endif
     return pm__rf_points_plain(r);
@@ -738,32 +699,22 @@ int pm_api__road_parse_text_path(const char *body, size_t len, const pm_api_limi
     /* The document path's defaults where they are its own (noise). */
     pm__rf r = {.f = {body, body + len}, .arena = arena, .lim = lim, .q = q, .cs = 4,
                 .nz = {.seed = 0, .amplitude = 10.0, .wavelength = 200.0, .octaves = 4},
-                .octaves = 4, .ptext = {.len = PM__RF_HEAD_ROOM}, .ssse3 = ssse3,
-#if PM_API_SHORT_DIGITS_FMA
-                .fma = ssse3 && path < 0 && __builtin_cpu_supports("fma"),
-#endif
-    };
-    if (!pm__rf_root(&r) || !pm__rf_fill(&r)) {
-        free(r.ptext.b);
-        return 1;
-    }
-    /* The points' text is the bulk: the head goes into the room left
-     * before it and the tail after it, so it is not copied (when the head
-     * is longer than the room, all three are joined in a new block). */
+                .octaves = 4, .ssse3 = ssse3};
+    if (!pm__rf_root(&r) || !pm__rf_fill(&r)) return 1;
+    /* The points enter the canonical form as the row block's binary form
+     * (pm_api_rows_canon_head, then the doubles, -0 read as 0), as the
+     * document path's canonical row block dumps (api/canon.c). */
+    size_t bytes = r.npts * 3 * sizeof(double);
     pm__tx_out o = {0};
     pm__rf_canon_head(&o, &r);
-    json_t *canon = NULL;
-    if (!o.failed && o.len <= PM__RF_HEAD_ROOM) {
-        size_t start = PM__RF_HEAD_ROOM - o.len;
-        memcpy(r.ptext.b + start, o.b, o.len);
-        pm__rf_canon_tail(&r.ptext, &r);   /* may move the block */
-        if (!r.ptext.failed) canon = json_stringn_nocheck(r.ptext.b + start, r.ptext.len - start);
-    } else {
-        pm__tx_put(&o, r.ptext.b + PM__RF_HEAD_ROOM, r.ptext.len - PM__RF_HEAD_ROOM);
-        pm__rf_canon_tail(&o, &r);
-        if (!o.failed) canon = json_stringn_nocheck(o.b, o.len);
+    char *w = pm__tx_room(&o, PM_API_ROWS_CANON_HEAD + bytes);
+    if (w) {
+        pm_api_rows_canon_head(w, r.npts, 3);
+        pm_copy(w + PM_API_ROWS_CANON_HEAD, r.pts, bytes);
+        o.len += PM_API_ROWS_CANON_HEAD + bytes;
     }
-    free(r.ptext.b);
+    pm__rf_canon_tail(&o, &r);
+    json_t *canon = o.failed ? NULL : json_stringn_nocheck(o.b, o.len);
     free(o.b);
     if (!canon) return 1;
     pm_api__road_check(q, lim, prob);

@@ -261,11 +261,10 @@ PM__TX_INLINE char *pm__tx_real_text(pm__tx *f, double bound, pm__tx_memo *memo,
  * cursor is local, so the text's byte stores do not make the compiler
  * reload it. */
 #ifdef PM_API_JSON_SWAR
-/* pm__tx_point_short with its tokens' digits read by scan and their 17
- * digits by digits (pm_api__real_short_dig). */
-PM__TX_INLINE const char *pm__tx_point_short_dig(const char *p, double bound, double *v, size_t *dim,
-                                                 char *w, char **wend, pm_api__short_scan scan,
-                                                 pm_api__short_digits digits) {
+/* pm__tx_point_short with its tokens' digits read by scan
+ * (pm_api__real_short_with). */
+PM__TX_INLINE const char *pm__tx_point_short_with(const char *p, double bound, double *v, size_t *dim,
+                                                  char *w, char **wend, pm_api__short_scan scan) {
     if (*p++ != '[') return NULL;
     *w++ = '[';
     for (size_t c = 0; c < 3; c++) {
@@ -279,7 +278,7 @@ PM__TX_INLINE const char *pm__tx_point_short_dig(const char *p, double bound, do
             w += 3;
             e = p + 1;
         } else {
-            e = pm_api__real_short_dig(p, &x, w, &n, scan, digits);
+            e = pm_api__real_short_with(p, &x, w, &n, scan);
             if (!e || !(x >= -bound && x <= bound) || (*e != ',' && *e != ']')) return NULL;
             w += n;
         }
@@ -296,11 +295,32 @@ PM__TX_INLINE const char *pm__tx_point_short_dig(const char *p, double bound, do
     return NULL;   /* a fourth coordinate: the general path decides */
 }
 
-/* pm__tx_point_short with its tokens' digits read by scan
- * (pm_api__real_short_with). */
-PM__TX_INLINE const char *pm__tx_point_short_with(const char *p, double bound, double *v, size_t *dim,
-                                                  char *w, char **wend, pm_api__short_scan scan) {
-    return pm__tx_point_short_dig(p, bound, v, dim, w, wend, scan, pm_api__short_digits_plain);
+/* The same point's values alone (pm_api__real_short_value), -0 as 0, for
+ * a reader that keeps no text of them (a road's points: their canonical
+ * form is binary). */
+PM__TX_INLINE const char *pm__tx_point_value(const char *p, double bound, double *v, size_t *dim,
+                                             pm_api__short_scan scan) {
+    if (*p++ != '[') return NULL;
+    for (size_t c = 0; c < 3; c++) {
+        double x;
+        const char *e;
+        p += *p == ' ';
+        if (p[0] == '0' && (p[1] == ',' || p[1] == ']')) {
+            x = 0.0;
+            e = p + 1;
+        } else {
+            e = pm_api__real_short_value(p, &x, scan);
+            if (!e || !(x >= -bound && x <= bound) || (*e != ',' && *e != ']')) return NULL;
+        }
+        v[c] = x;
+        p = e + 1;
+        if (*e == ']') {
+            if (c == 0) return NULL;
+            *dim = c + 1;
+            return p;
+        }
+    }
+    return NULL;
 }
 #endif
 

@@ -1,6 +1,7 @@
 #include "pm_api/rows.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char pm_api__rows_tag[8] = {'\xff', 'p', 'm', 'r', 'o', 'w', 's', '1'};
@@ -34,6 +35,28 @@ json_t *pm_api_rows_adopt(char *buf, size_t rows, size_t cols) {
     memcpy(buf, pm_api__rows_tag, sizeof pm_api__rows_tag);
     memcpy(buf + 8, &c, sizeof c);
     return json_stringn_nocheck(buf, PM_API_ROWS_HEAD + rows * cols * sizeof(double));
+}
+
+json_t *pm_api_rows_new(const double *v, size_t rows, size_t cols) {
+    size_t n = rows * cols;
+    char *buf = malloc(PM_API_ROWS_HEAD + n * sizeof(double));
+    if (!buf) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        double x = v[i] + 0.0;   /* -0 as 0 */
+        memcpy(buf + PM_API_ROWS_HEAD + i * sizeof x, &x, sizeof x);
+    }
+    json_t *j = pm_api_rows_adopt(buf, rows, cols);
+    free(buf);
+    return j;
+}
+
+size_t pm_api_rows_canon_head(char *out, size_t rows, size_t cols) {
+    memcpy(out, pm_api__rows_tag, sizeof pm_api__rows_tag);
+    for (int i = 0; i < 8; i++) {   /* little-endian whatever the host */
+        out[8 + i] = (char)(unsigned char)((uint64_t)cols >> (8 * i));
+        out[16 + i] = (char)(unsigned char)((uint64_t)rows >> (8 * i));
+    }
+    return PM_API_ROWS_CANON_HEAD;
 }
 
 json_t *pm_api_rows_expand(const json_t *j) {

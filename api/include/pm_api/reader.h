@@ -200,12 +200,12 @@ int pm_api_vec_f32(pm_api_node *n, const char *key, size_t count, pm_api_range r
 
 /* An array of len.lo..len.hi vectors of cols numbers each, in r (a road's
  * [[x, y, z], ...]), read as pm_api_array and pm_api_vec per element read
- * it, with the same errors, pointers and canonical form. Returns the
- * vectors (count x cols doubles, in arena; room for one vector when count
- * is 0), *count the vectors read; NULL when out of memory (a 503 is
- * then in the problem). A row block
- * (pm_api/rows.h) with every value good is taken in one pass and shared
- * as the canonical form. */
+ * it, with the same errors and pointers. Returns the vectors (count x
+ * cols doubles, in arena; room for one vector when count is 0), *count
+ * the vectors read; NULL when out of memory (a 503 is then in the
+ * problem). The canonical form is a row block of the values (pm_api/
+ * rows.h: hashed in binary): a row block read with every value good is
+ * taken in one pass and shared, JSON arrays give a new one. */
 double *pm_api_rows(pm_api_node *n, const char *key, unsigned flags, pm_api_irange len,
                     size_t cols, pm_api_range r, pm_arena *arena, size_t *count);
 
