@@ -3,7 +3,9 @@
 /* Internal to api/: the digit helpers of the canonical real text
  * (canon.c), and a short number token read and its canonical text written
  * in one inline step (pm_api__real_short), for the readers that write the
- * canonical text straight from the request's bytes (req_road_fast.c). */
+ * canonical text straight from the request's bytes (req_network_fast.c),
+ * and the same token's value alone (pm_api__real_short_value) for the
+ * road's points, whose canonical form is binary (req_road_fast.c). */
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
