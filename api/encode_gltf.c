@@ -6,6 +6,7 @@
 #include "encode_lod.h"
 #include "encode_meshopt.h"
 #include "encode_writer.h"
+#include "scene/copy.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the glTF buffer is written from host floats: little-endian hosts only"
@@ -471,10 +472,10 @@ static void fill_acc(const gltf_acc *a, unsigned char *o) {
     if (a->conv != CONV_COPY && a->conv != CONV_INDEX)
         memset(o, 0, a->length);   /* the copies and indices write every byte themselves */
     switch (a->conv) {
-    case CONV_COPY: memcpy(o, a->src, a->length); return;
+    case CONV_COPY: pm_copy(o, a->src, a->length); return;
     case CONV_INDEX:
         if (a->ctype == GL_UNSIGNED_INT) {
-            memcpy(o, a->src, a->length);
+            pm_copy(o, a->src, a->length);
             return;
         }
         put_u16s(o, a->src, a->count);
