@@ -1,8 +1,9 @@
 /* procmesh's side of bench/opendrive.sh: one road request file through the
  * whole request path (request bytes -> params and cache key -> road ->
- * GLB), PM_WARMUP untimed times, then PM_RUNS timed ones, each timed
- * whole (pm_bench_request_whole), then PM_STAGE_RUNS (default PM_RUNS)
- * more timed stage by stage (pm_bench_request).
+ * GLB): PM_WARMUP untimed samples, then PM_RUNS timed ones, each a batch
+ * of runs of PM_SAMPLE_MS (pm_bench_batch) timed whole, then
+ * PM_STAGE_RUNS (default PM_RUNS) single runs timed stage by stage
+ * (pm_bench_request).
  *   bench_road_peer FILE
  * prints "median_ms us_per_vertex vertices triangles" (thread CPU time,
  * of the whole runs), then the stages on a second line. */
@@ -35,12 +36,22 @@ int main(int argc, char **argv) {
     int runs = pm_bench_runs();
     double *tot = malloc((size_t)runs * sizeof *tot), *gen = malloc((size_t)runs * sizeof *gen);
     pm_bench_stages st;
-    for (int w = 0; w < pm_bench_warmup(); w++)
+    /* A first run sizes the samples (pm_bench_batch: k runs each, the
+     * peer's rule too); the warm-up and timed samples follow, each timed
+     * whole (one clock read either side of its k runs, as the peer's);
+     * the stages from as many single runs again, each stage read on its
+     * own. */
+    double first;
+    if (pm_bench_request_whole(&pm_api_gen_road, body, (size_t)n, &first, &st)) return 1;
+    int k = pm_bench_batch(first);
+    for (int w = 0; w < pm_bench_warmup() * k; w++)
         if (pm_bench_request(&pm_api_gen_road, body, (size_t)n, &st)) return 1;
-    /* The timed runs whole (one clock read either side, as the peer's);
-     * the stages from as many runs again, each stage read on its own. */
-    for (int r = 0; r < runs; r++)
-        if (pm_bench_request_whole(&pm_api_gen_road, body, (size_t)n, &tot[r], &st)) return 1;
+    for (int r = 0; r < runs; r++) {
+        double t0 = pm_bench_thread_ms();
+        for (int j = 0; j < k; j++)
+            if (pm_bench_request_whole(&pm_api_gen_road, body, (size_t)n, NULL, &st)) return 1;
+        tot[r] = (pm_bench_thread_ms() - t0) / k;
+    }
     double med = pm_bench_median(tot, runs);
     printf("%.3f %.4f %llu %llu\n", med, 1e3 * med / (double)st.verts, (unsigned long long)st.verts,
            (unsigned long long)st.tris);

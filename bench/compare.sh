@@ -7,7 +7,11 @@
 # PM_ROUNDS times (default 5) interleaved, A B then B A, each pinned to the
 # same CPU when the host has more than one core; the row gives each side's
 # median over the rounds, its spread, and the ratio of medians (B / A:
-# above 1, A is faster).
+# above 1, A is faster). The road pair (bench_road_peer, opendrive_peer)
+# also follows PM_SAMPLE_MS (bench/pm_bench.h): on both sides a sample is
+# a batch of runs lasting 1 ms, so a 50 us run is neither timed with a
+# 0.6 us pair of clock reads nor warmed up by 0.1 ms against the peer's
+# 6 ms; PM_SAMPLE_MS=0 gives single runs, the rule before session 19.
 PM_ROUNDS=${PM_ROUNDS:-5}
 export PM_WARMUP=${PM_WARMUP:-2} PM_RUNS=${PM_RUNS:-5}
 PM_PIN=()

@@ -1,7 +1,8 @@
 // libOpenDRIVE's side of bench/opendrive.sh (built against a checkout
 // outside this repository; never part of the build): an .xodr file parsed
-// and meshed (get_road_network_mesh, eps from the command line) PM_WARMUP
-// untimed times, then PM_RUNS timed ones, in thread CPU time, under the
+// and meshed (get_road_network_mesh, eps from the command line): PM_WARMUP
+// untimed samples, then PM_RUNS timed ones (a sample: a batch of runs of
+// PM_SAMPLE_MS, one run when a run is that long), in thread CPU time, under the
 // allocator thresholds procmesh's side runs under (the service's malloc
 // policy; bench_road_peer --malloc-policy prints them).
 //   opendrive_peer FILE EPS MMAP_THRESHOLD TRIM_THRESHOLD
@@ -57,13 +58,24 @@ int main(int argc, char** argv) {
             lanes++;
         }
     };
-    for (int w = 0; w < env_int("PM_WARMUP", 2); w++) once();
+    // The sampling rule of bench/pm_bench.h (pm_bench_batch), which
+    // procmesh's side follows: a first run sizes the samples, each a batch
+    // of k runs taking PM_SAMPLE_MS (default 1 ms) of thread CPU time
+    // (k = 1 for a run that long), PM_WARMUP untimed samples, PM_RUNS
+    // timed ones.
+    double t_first = thread_ms();
+    once();
+    t_first = thread_ms() - t_first;
+    const char* sample = std::getenv("PM_SAMPLE_MS");
+    const double want = sample ? std::atof(sample) : 1.0, kf = want > 0 && t_first > 0 ? want / t_first : 1;
+    const int k = kf <= 1 ? 1 : kf >= 100000 ? 100000 : (int)kf + (kf > (int)kf);
+    for (int w = 0; w < env_int("PM_WARMUP", 2) * k; w++) once();
     const int runs = std::max(1, env_int("PM_RUNS", 5));
     std::vector<double> ms;
     for (int r = 0; r < runs; r++) {
         double t0 = thread_ms();
-        once();
-        ms.push_back(thread_ms() - t0);
+        for (int j = 0; j < k; j++) once();
+        ms.push_back((thread_ms() - t0) / k);
     }
     std::sort(ms.begin(), ms.end());
     const double med = ms[runs / 2];

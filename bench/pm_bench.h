@@ -47,6 +47,22 @@ static inline int pm_bench_runs(void) {
     return n < 1 ? 1 : n;
 }
 
+/* PM_SAMPLE_MS (default 1; 0: off): a timed sample is a batch of runs
+ * read by one pair of clock reads, as many as take PM_SAMPLE_MS of
+ * thread CPU time by a first run's measure, so that a run of 50 us is not
+ * timed with a 0.6 us pair of clock reads (system calls on the bench's
+ * VM) and warmed up by two runs while a peer's 3 ms runs warm up for
+ * 6 ms. PM_WARMUP and PM_RUNS then count samples. A side-by-side pair
+ * uses it on both sides (bench_road_peer.c, opendrive_peer.cpp); a run
+ * longer than PM_SAMPLE_MS is a sample of one run, as before. */
+static inline int pm_bench_batch(double first_run_ms) {
+    const char *v = getenv("PM_SAMPLE_MS");
+    double want = v ? atof(v) : 1.0;
+    if (!(want > 0) || !(first_run_ms > 0)) return 1;
+    double k = want / first_run_ms;
+    return k <= 1 ? 1 : k >= 100000 ? 100000 : (int)k + (k > (int)k);
+}
+
 /* The median of v[0..n) (sorts v in place); n > 0. */
 static inline double pm_bench_median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, pm_bench_cmp_double);

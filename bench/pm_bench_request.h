@@ -124,8 +124,8 @@ static inline void pm_bench__counts(void *cls, pm_api_stage stage, const pm_scen
 /* pm_bench_request timed whole: one clock read before the request and
  * one after, as a peer times its run, without the four per-stage reads
  * (each a system call, about 0.7 us of thread CPU time on the bench's
- * VM, some 4 % of a 0.07 ms road). *ms the thread CPU time; st's stage
- * times stay zero. */
+ * VM, some 4 % of a 0.07 ms road). *ms the thread CPU time (ms NULL:
+ * not timed, for a caller timing a batch); st's stage times stay zero. */
 static inline int pm_bench_request_whole(const pm_api_generator *gen, const char *body, size_t len,
                                          double *ms, pm_bench_stages *st) {
     pm_bench_stages got = {0};
