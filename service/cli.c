@@ -21,6 +21,7 @@
 #include "pm_api/encode.h"
 #include "pm_api/multipart.h"
 #include "pm_api/request.h"
+#include "scene/copy.h"
 
 enum { CLI_OK = 0, CLI_USAGE = 2, CLI_REFUSED = 3, CLI_FAILED = 4, CLI_WRITE = 5 };
 #define CLI_MAX_PAIRS 64
@@ -231,6 +232,25 @@ static void cli_out_total(void *ctx, size_t n) {
 #endif
 }
 
+/* A big block whose bytes would land 1 to 63 bytes past where they sit,
+ * modulo 4096, in the file's pages: the kernel's copy into the page cache
+ * (rep movsb) is then 2.5-3 times slower on Zen 3 (scene/copy.h; 20 MB
+ * written in 8 ms instead of 3). Such a block goes through buf, placed at
+ * the file position's offset in a page (pm_copy steps around the same
+ * window in this process's own copy); any other is written as it is. */
+static int cli_out_big(cli_out *o, const unsigned char *c, size_t n) {
+    if (((((uintptr_t)o->given - (uintptr_t)c) & 4095u) - 1u) >= 63u) return cli_out_raw(o, c, n);
+    while (n) {
+        size_t off = ((uintptr_t)o->given - (uintptr_t)o->buf) & 4095u;
+        size_t k = n < sizeof o->buf - 4096 ? n : sizeof o->buf - 4096;
+        pm_copy(o->buf + off, c, k);
+        if (cli_out_raw(o, o->buf + off, k) != 0) return -1;
+        c += k;
+        n -= k;
+    }
+    return 0;
+}
+
 static int cli_out_write(void *ctx, const void *data, size_t n) {
     cli_out *o = ctx;
     if (o->err || cli_out_open(o) != 0) return -1;
@@ -240,7 +260,7 @@ static int cli_out_write(void *ctx, const void *data, size_t n) {
         return 0;
     }
     if (cli_out_flush(o) != 0) return -1;
-    if (n >= sizeof o->buf / 2) return cli_out_raw(o, data, n);
+    if (n >= sizeof o->buf / 2) return cli_out_big(o, data, n);
     memcpy(o->buf, data, n);
     o->len = n;
     return 0;
