@@ -78,7 +78,7 @@ typedef struct pm__ov {
     uint32_t *own;             /* per scene triangle: its part, UINT32_MAX: none */
     uint32_t *ref;             /* per set triangle, cluster by cluster */
     pm_pbox *box;              /* ... its bounds */
-    uint32_t ntri;
+    uint32_t ntri, tcap;       /* set triangles listed, room in ref and box */
     pm__clu *clu;
     uint32_t nclu;
     PM_VEC(pm__pair) pairs;
@@ -162,14 +162,22 @@ static int pm__whole_set(pm__ov *O) {
     return O->set.ntri ? pm_pset_grid(O->s, &O->set) : PM_OK;
 }
 
+#ifndef PM__TCAP0               /* (tests/core/test_network_overlap_room.c: 1, to grow them often) */
+#define PM__TCAP0(all) (4096u + (all) / 16)   /* set triangles ref and box first have room for, of all */
+#endif
+
 static int pm__owners(pm__ov *O, const pm_scene *s) {
     pm__net *N = O->N;
     const pm_prim *A = &s->prims[0];
     const pm_prim *S = s->nprims == 3 ? &s->prims[2] : NULL;
     uint32_t na = A->icount / 3, ns = S ? S->icount / 3 : 0;
     uint32_t *own = O->own = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *own);
-    O->ref = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *O->ref);
-    O->box = pm_arena_alloc(O->s, ((size_t)na + ns + 1) * sizeof *O->box);
+    /* ref and box grow as triangles are listed (pm__take): most roads
+     * are shown without (a tenth of a grid's triangles are listed), and
+     * room for all of them was the check's biggest array by far. */
+    O->tcap = PM__TCAP0(na + ns) < na + ns ? PM__TCAP0(na + ns) : na + ns;
+    O->ref = pm_arena_alloc(O->s, ((size_t)O->tcap + 1) * sizeof *O->ref);
+    O->box = pm_arena_alloc(O->s, ((size_t)O->tcap + 1) * sizeof *O->box);
     O->clu = pm_arena_alloc(O->s, ((size_t)N->p->nnodes + N->roads.len + 1) * sizeof *O->clu);
     if (!own || !O->ref || !O->box || !O->clu) return PM_ERR_NOMEM;
     O->sc = s;
@@ -421,8 +429,29 @@ static inline double pm__orient_lanes(__m128 a, __m128 b, __m128 c) {
  * bounds; C's bounds grow to hold them. A road's (few: at most PM__FEW)
  * are also kept as set triangles in t3, or their counter-clockwise
  * edges summed in pool (pm__edges_add). */
-static void pm__take(pm__ov *O, pm__clu *C, const pm__range *rg, size_t n, pm_ptri *t3, pm__iedge *pool,
-                     uint32_t *np) {
+/* Room in ref and box for n more set triangles (doubled as need be:
+ * nothing keeps a pointer into them across a pm__take). */
+static int pm__tri_room(pm__ov *O, uint64_t n) {
+    if (O->ntri + n <= O->tcap) return PM_OK;
+    uint64_t cap = 2 * (uint64_t)O->tcap + 1;
+    while (cap < O->ntri + n) cap *= 2;
+    uint64_t all = (uint64_t)O->na + (O->sc->nprims == 3 ? O->sc->prims[2].icount / 3 : 0);
+    if (cap > all) cap = all;   /* each scene triangle is listed once at most */
+    uint32_t *ref = pm_arena_realloc(O->s, O->ref, ((size_t)O->tcap + 1) * sizeof *ref, ((size_t)cap + 1) * sizeof *ref);
+    if (!ref) return PM_ERR_NOMEM;
+    O->ref = ref;
+    pm_pbox *box = pm_arena_realloc(O->s, O->box, ((size_t)O->tcap + 1) * sizeof *box, ((size_t)cap + 1) * sizeof *box);
+    if (!box) return PM_ERR_NOMEM;
+    O->box = box;
+    O->tcap = (uint32_t)cap;
+    return PM_OK;
+}
+
+static int pm__take(pm__ov *O, pm__clu *C, const pm__range *rg, size_t n, pm_ptri *t3, pm__iedge *pool,
+                    uint32_t *np) {
+    uint64_t most = 0;
+    for (size_t i = 0; i < n; i++) most += rg[i].count;
+    if (pm__tri_room(O, most)) return PM_ERR_NOMEM;
     C->first = O->ntri;
 #ifdef __SSE2__
     __m128 clo = _mm_setr_ps(C->lo[0], C->lo[1], 0, 0), chi = _mm_setr_ps(C->hi[0], C->hi[1], 0, 0);
@@ -484,6 +513,7 @@ static void pm__take(pm__ov *O, pm__clu *C, const pm__range *rg, size_t n, pm_pt
     _mm_storel_pi((__m64 *)C->lo, clo);
     _mm_storel_pi((__m64 *)C->hi, chi);
 #endif
+    return PM_OK;
 }
 
 /* Junction n's triangles: its asphalt, its mouth splits, its slab. */
@@ -508,7 +538,7 @@ static int pm__expand(pm__ov *O, pm__clu *C) {
     if (C->node != UINT32_MAX) {
         pm__range rg[3];
         pm__junction_ranges(O, C->node, rg);
-        pm__take(O, C, rg, 3, NULL, NULL, NULL);
+        if (pm__take(O, C, rg, 3, NULL, NULL, NULL)) return PM_ERR_NOMEM;
         C->node = UINT32_MAX;
     }
     if (C->road != UINT32_MAX) {
@@ -516,7 +546,7 @@ static int pm__expand(pm__ov *O, pm__clu *C) {
         pm__range *rg = pm_arena_alloc(O->s, n * sizeof *rg);
         if (!rg) return PM_ERR_NOMEM;
         pm__road_ranges(O, C->road, rg);
-        pm__take(O, C, rg, n, NULL, NULL, NULL);
+        if (pm__take(O, C, rg, n, NULL, NULL, NULL)) return PM_ERR_NOMEM;
         C->road = UINT32_MAX;
     }
     return PM_OK;
@@ -1727,7 +1757,7 @@ static int pm__road_cluster(pm__ov *O, uint32_t r, const pm__range *rg, size_t n
     uint32_t np = 0;
     pm__clu *C = &O->clu[O->nclu];
     *C = (pm__clu){.node = UINT32_MAX, .road = UINT32_MAX, .lo = {HUGE_VALF, HUGE_VALF}, .hi = {-HUGE_VALF, -HUGE_VALF}};
-    pm__take(O, C, rg, n, few ? t3 : NULL, pool, &np);
+    if (pm__take(O, C, rg, n, few ? t3 : NULL, pool, &np)) return PM_ERR_NOMEM;
     if (C->count == 0) return PM_OK;
     O->nclu++;
     if (few) return pm__few_pairs(O, C, t3);
@@ -2567,11 +2597,14 @@ static int pm__report(pm__ov *O) {
 static int pm__overlaps(pm__ov *O, const pm_scene *s, bool *retry);
 
 int pm__network_overlaps(pm__net *N, const pm_scene *s, bool *retry) {
-    /* The triangle set, its grid and the hits in a scratch arena, given
-     * back to the network's at the end for what comes next (the metadata,
-     * another round) instead of fresh memory. */
+    /* The triangle set, its grid and the hits in an arena of their own,
+     * given back to the allocator in one piece at the end for what comes
+     * next (the normals left to the end, the metadata, another round)
+     * instead of fresh memory: as a scratch arena's they stayed the
+     * network's regions, each under 1 MiB, which the normals' big arrays
+     * could not take. */
     pm__ov O = {.N = N, .E = (uint32_t)N->p->nedges, .V = (uint32_t)N->p->nnodes,
-                .s = pm_arena_create_scratch(N->a)};
+                .s = pm_arena_create_child(N->a)};
     if (retry) *retry = false;
     int rc = O.s ? pm__overlaps(&O, s, retry) : PM_ERR_NOMEM;
     pm_arena_destroy(O.s);
