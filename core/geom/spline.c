@@ -516,6 +516,22 @@ static inline pm__v4 pm__v4_load(const double *p) {   /* p[0 .. 3], unaligned */
     return v;
 }
 
+/* p[0 .. 3] and p[1 .. 4] from five scalar loads: a run's points and
+ * parameters are written a double at a time just before they are read,
+ * and a four-lane load spanning those stores cannot take its value from
+ * them (store forwarding fails: it waits for them to reach the cache),
+ * where each scalar load can. */
+static inline __attribute__((always_inline)) void pm__v4_load5(const double *p, pm__v4 *lo, pm__v4 *hi) {
+    double a = p[0], b = p[1], c = p[2], d = p[3], e = p[4];
+#if defined(__x86_64__) && defined(__GNUC__)
+    /* each value in a register of its own: the compiler would otherwise
+     * merge the five loads back into four-lane ones */
+    __asm__("" : "+x"(a), "+x"(b), "+x"(c), "+x"(d), "+x"(e));
+#endif
+    *lo = (pm__v4){a, b, c, d};
+    *hi = (pm__v4){b, c, d, e};
+}
+
 /* The peak over v in [0, 1] of g(v) = v (1 - v) (ga + d v), lane by lane
  * (ga >= 0, d >= -ga). g' = ga + 2 (d - ga) v - 3 d v^2 is ga >= 0 at 0
  * and -(ga + d) <= 0 at 1, so one root r lies in [0, 1] and holds the
@@ -561,12 +577,17 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
     bool one_seg = r->seg[0] == r->seg[3];   /* consecutive: all four in one segment */
     const pm__v4 zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0};
     pm__v4 seg = {(double)r->seg[0], (double)r->seg[1], (double)r->seg[2], (double)r->seg[3]};
-    pm__v4 t0 = pm__v4_load(r->t), t1 = pm__v4_load(r->t + 1);
+    pm__v4 t0, t1;
+    pm__v4_load5(r->t, &t0, &t1);
     pm__v4 u = t0 - seg, h = t1 - t0, u1 = t1 - seg;
     pm__v4 u3 = u * 3.0, u13 = u1 * 3.0, hh = h * h, hhh = hh * h;
     pm__v4 q[3][3], ab[3], d0[3], cv[3][3];
     const double *pts[3] = {r->px, r->py, r->pz};
-    for (int k = 0; k < 3; k++) ab[k] = pm__v4_load(pts[k] + 1) - pm__v4_load(pts[k]);
+    for (int k = 0; k < 3; k++) {
+        pm__v4 a, b;
+        pm__v4_load5(pts[k], &a, &b);
+        ab[k] = b - a;
+    }
     pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
     pm__v4 len = pm__v4_sqrt(l2, wide);
     memcpy(r->len, &len, sizeof len);
