@@ -30,7 +30,9 @@
 # How they sample. libOpenDRIVE ignores eps on arcs (Arc::approximate_linear
 # steps 0.01 / curvature: 1 m here, a chord error of about 1.3 mm), so at
 # "eps 0.05" it makes about 3x the sections procmesh needs for 5 cm. So the
-# rows below: the whole road; per output vertex as each outputs it; per
+# rows below (every sample a batch of runs lasting 1 ms on both sides,
+# PM_SAMPLE_MS: bench/compare.sh; the eps 0.05 road once more with
+# single-run samples, the rule before): the whole road; per output vertex as each outputs it; per
 # lane vertex (libOpenDRIVE's zero-width centre lane left out); per lane
 # and section; and a second road where procmesh meets libOpenDRIVE's real
 # accuracy (max_error 0.00125, the chord error of 1 m steps on a 100 m
@@ -139,6 +141,10 @@ pm__road_rows() {
 pm__road_rows "road 2 km, 2 x 4 m lanes, eps 0.05" "$work/road.json"
 sed 's/"max_error": 0.05/"max_error": 0.00125/' "$work/road.json" > "$work/road_fine.json"
 pm__road_rows "the same at libOpenDRIVE's accuracy" "$work/road_fine.json"
+# The eps 0.05 road again under the rule before session 19: every sample
+# one run (2 single-run warm-ups, 5 single-run samples, each with its own
+# clock reads), on both sides.
+PM_SAMPLE_MS=0 pm__road_rows "eps 0.05, single-run samples (PM_SAMPLE_MS=0)" "$work/road.json"
 # Stage by stage: instructions of one procmesh request (callgrind, so the
 # load on the host does not matter), inclusive of what each stage calls;
 # symbols bound at load (LD_BIND_NOW), so the dynamic linker's first-call
