@@ -41,9 +41,12 @@ int main(int argc, char **argv) {
      * whole (one clock read either side of its k runs, as the peer's);
      * the stages from as many single runs again, each stage read on its
      * own. */
-    double first;
-    if (pm_bench_request_whole(&pm_api_gen_road, body, (size_t)n, &first, &st)) return 1;
-    int k = pm_bench_batch(first);
+    int k = 1;
+    if (pm_bench_sample_ms() > 0) {
+        double first;
+        if (pm_bench_request_whole(&pm_api_gen_road, body, (size_t)n, &first, &st)) return 1;
+        k = pm_bench_batch(first);
+    }
     for (int w = 0; w < pm_bench_warmup() * k; w++)
         if (pm_bench_request(&pm_api_gen_road, body, (size_t)n, &st)) return 1;
     for (int r = 0; r < runs; r++) {

@@ -151,7 +151,7 @@ PM_SAMPLE_MS=0 pm__road_rows "eps 0.05, single-run samples (PM_SAMPLE_MS=0)" "$w
 # lookups are not counted in whichever stage calls a library first.
 if command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/null 2>&1; then
   for req in "$work/road.json" "$work/road_fine.json"; do
-    LD_BIND_NOW=1 PM_WARMUP=0 PM_RUNS=1 PM_STAGE_RUNS=0 valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+    LD_BIND_NOW=1 PM_SAMPLE_MS=0 PM_WARMUP=0 PM_RUNS=1 PM_STAGE_RUNS=0 valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
       "$B/bench_road_peer" "$req" >/dev/null 2>&1 || continue
     echo "procmesh stages, instructions of one request ($(basename "$req" .json)):"
     callgrind_annotate --inclusive=yes --auto=no --threshold=100 "$work/cg.out" 2>/dev/null | awk '

@@ -63,11 +63,15 @@ int main(int argc, char** argv) {
     // of k runs taking PM_SAMPLE_MS (default 1 ms) of thread CPU time
     // (k = 1 for a run that long), PM_WARMUP untimed samples, PM_RUNS
     // timed ones.
-    double t_first = thread_ms();
-    once();
-    t_first = thread_ms() - t_first;
     const char* sample = std::getenv("PM_SAMPLE_MS");
-    const double want = sample ? std::atof(sample) : 1.0, kf = want > 0 && t_first > 0 ? want / t_first : 1;
+    const double want = sample ? std::atof(sample) : 1.0;
+    double t_first = 0;
+    if (want > 0) {   // PM_SAMPLE_MS=0: no first run, single-run samples
+        t_first = thread_ms();
+        once();
+        t_first = thread_ms() - t_first;
+    }
+    const double kf = want > 0 && t_first > 0 ? want / t_first : 1;
     const int k = kf <= 1 ? 1 : kf >= 100000 ? 100000 : (int)kf + (kf > (int)kf);
     for (int w = 0; w < env_int("PM_WARMUP", 2) * k; w++) once();
     const int runs = std::max(1, env_int("PM_RUNS", 5));
