@@ -186,8 +186,8 @@ typedef int pm_api__short_scan;
 #endif
 
 /* points: [[x, y, z], ...], each coordinate within the bound, -0 as 0.
- * Only their values are kept: their canonical form is binary (the rows'
- * doubles, pm__rf_canon), not text. A point of short tokens is read in
+ * Only their values are kept: their canonical form is binary (the row
+ * block's doubles, copied in by pm_api__road_parse_text_path), not text. A point of short tokens is read in
  * one step (pm__tx_point_value, digits by scan); any other token by the
  * general number reader. */
 PM__TX_INLINE bool pm__rf_points_with(pm__rf *r, pm_api__short_scan scan) {
