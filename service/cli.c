@@ -239,7 +239,7 @@ static void cli_out_total(void *ctx, size_t n) {
  * the file position's offset in a page (pm_copy steps around the same
  * window in this process's own copy); any other is written as it is. */
 static int cli_out_big(cli_out *o, const unsigned char *c, size_t n) {
-    if (((((uintptr_t)o->given - (uintptr_t)c) & 4095u) - 1u) >= 63u) return cli_out_raw(o, c, n);
+    if (!pm_copy_slow((uintptr_t)o->given, (uintptr_t)c)) return cli_out_raw(o, c, n);
     while (n) {
         size_t off = ((uintptr_t)o->given - (uintptr_t)o->buf) & 4095u;
         size_t k = n < sizeof o->buf - 4096 ? n : sizeof o->buf - 4096;

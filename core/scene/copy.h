@@ -17,6 +17,11 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Whether a copy to dst from src (addresses, or a file offset and the
+ * address it is written from) falls in rep movsb's slow window: dst 1 to
+ * 63 bytes after src modulo 4096 (1..31 measured, doubled for a margin). */
+static inline int pm_copy_slow(uintptr_t dst, uintptr_t src) { return ((dst - src) & 4095u) - 1u < 63u; }
+
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <emmintrin.h>
 
@@ -39,10 +44,9 @@ static inline void pm_copy_loop(void *dst, const void *src, size_t n) {
     memcpy(d + i, s + i, n - i);
 }
 
-/* Below 2 KB glibc never uses rep movsb; the window is 1..31, taken as
- * 1..63 for a margin. */
+/* Below 2 KB glibc never uses rep movsb. */
 static inline void pm_copy(void *dst, const void *src, size_t n) {
-    if (n >= 2048 && ((((uintptr_t)dst - (uintptr_t)src) & 4095u) - 1u) < 63u) pm_copy_loop(dst, src, n);
+    if (n >= 2048 && pm_copy_slow((uintptr_t)dst, (uintptr_t)src)) pm_copy_loop(dst, src, n);
     else memcpy(dst, src, n);
 }
 #else
