@@ -62,7 +62,7 @@ if [ ! -f "$ob/libOpenDrive.a" ]; then
   cmake -S "$ODR" -B "$ob" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF >/dev/null
   cmake --build "$ob" -j "$(nproc)" >/dev/null
 fi
-g++ -O2 -std=c++17 -I"$ODR/include" "$here/opendrive_peer.cpp" "$ob/libOpenDrive.a" -lpugixml -o "$ob/opendrive_peer"
+g++ -O2 -std=c++17 -I"$ODR/include" -I"$here" "$here/opendrive_peer.cpp" "$ob/libOpenDrive.a" -lpugixml -o "$ob/opendrive_peer"
 echo "opendrive.sh: libOpenDRIVE $(git -C "$ODR" log -1 --format=%h 2>/dev/null || echo '(no git)') from $ODR"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

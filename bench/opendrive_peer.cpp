@@ -11,26 +11,15 @@
 // libOpenDRIVE meshes as a strip of zero width (two vertices per section,
 // degenerate triangles); sections = lane_vertices / (2 per lane) / lanes.
 #include <OpenDriveMap.h>
+#include "pm_bench.h"
 #include <malloc.h>
 #include <RoadNetworkMesh.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <iterator>
 #include <vector>
-
-static double thread_ms() {
-    timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int env_int(const char* name, int def) {
-    const char* v = std::getenv(name);
-    return v ? std::atoi(v) : def;
-}
 
 int main(int argc, char** argv) {
     if (argc != 5) {
@@ -58,28 +47,24 @@ int main(int argc, char** argv) {
             lanes++;
         }
     };
-    // The sampling rule of bench/pm_bench.h (pm_bench_batch), which
-    // procmesh's side follows: a first run sizes the samples, each a batch
-    // of k runs taking PM_SAMPLE_MS (default 1 ms) of thread CPU time
-    // (k = 1 for a run that long), PM_WARMUP untimed samples, PM_RUNS
-    // timed ones.
-    const char* sample = std::getenv("PM_SAMPLE_MS");
-    const double want = sample ? std::atof(sample) : 1.0;
-    double t_first = 0;
-    if (want > 0) {   // PM_SAMPLE_MS=0: no first run, single-run samples
-        t_first = thread_ms();
+    // The sampling rule procmesh's side follows, from the same header
+    // (bench/pm_bench.h): a first run sizes the samples, each a batch of k
+    // runs taking PM_SAMPLE_MS (default 1 ms) of thread CPU time (k = 1 for
+    // a run that long; PM_SAMPLE_MS=0: no first run, single-run samples),
+    // PM_WARMUP untimed samples, PM_RUNS timed ones.
+    int k = 1;
+    if (pm_bench_sample_ms() > 0) {
+        double t_first = pm_bench_thread_ms();
         once();
-        t_first = thread_ms() - t_first;
+        k = pm_bench_batch(pm_bench_thread_ms() - t_first);
     }
-    const double kf = want > 0 && t_first > 0 ? want / t_first : 1;
-    const int k = kf <= 1 ? 1 : kf >= 100000 ? 100000 : (int)kf + (kf > (int)kf);
-    for (int w = 0; w < env_int("PM_WARMUP", 2) * k; w++) once();
-    const int runs = std::max(1, env_int("PM_RUNS", 5));
+    for (int w = 0; w < pm_bench_warmup() * k; w++) once();
+    const int runs = pm_bench_runs();
     std::vector<double> ms;
     for (int r = 0; r < runs; r++) {
-        double t0 = thread_ms();
+        double t0 = pm_bench_thread_ms();
         for (int j = 0; j < k; j++) once();
-        ms.push_back((thread_ms() - t0) / k);
+        ms.push_back((pm_bench_thread_ms() - t0) / k);
     }
     std::sort(ms.begin(), ms.end());
     const double med = ms[runs / 2];
