@@ -20,7 +20,8 @@ if [ "$what" != build ]; then
   # make fuzz: libFuzzer comes with clang's runtime libraries.
   pkgs+=(clang-14 libclang-rt-14-dev)
 fi
-[ "$what" = bench ] && pkgs+=(wrk hyperfine nginx-light sumo libnginx-mod-http-brotli-static valgrind)
+# libpugixml-dev: libOpenDRIVE (bench/opendrive.sh) parses its .xodr with pugixml.
+[ "$what" = bench ] && pkgs+=(wrk hyperfine nginx-light sumo libnginx-mod-http-brotli-static valgrind libpugixml-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
