@@ -10,7 +10,9 @@
  * The sections are cut into chunks of about 4 W of arc (W: the half
  * width with the shoulder). The loop is simple when
  *   - chunks two or more apart have disjoint plan boxes (first and last
- *     chunks' boxes hold their end sections), so their edges cannot meet;
+ *     chunks' boxes hold their end sections), so their edges cannot meet:
+ *     seen along the road's chord where the road keeps to it, else by a
+ *     sweep;
  *   - every two consecutive chunks lie in one window (two or three
  *     consecutive chunks) where, along the direction d
  *     from its first section's middle to its last one's, the left edge and
@@ -178,6 +180,30 @@ static inline bool pm__window_dir(const pm__outline *O, size_t i0, size_t i1, do
     double l1 = fabs(d[0]) + fabs(d[1]);
     if (!(l1 > 1e3 * O->mg)) return false;
     *mg = O->mg * l1;
+    return true;
+}
+
+/* Chunks two or more apart lie apart along the road's chord d (from the
+ * first section's middle to the last one's): each box, projected on d,
+ * ends before every box two or more chunks on begins. A road that keeps
+ * to its general heading passes in one pass, with no sort; the others
+ * take the sweep. The projections' rounding (products of d with numbers
+ * up to M) stays far below the window margin mg. */
+static bool pm__boxes_along(const pm__outline *O, const pm__obox *b, uint32_t nb) {
+    double d[2], mg;
+    if (!pm__window_dir(O, 0, O->L->n - 1, d, &mg)) return false;
+    /* Where d runs down an axis, a box's lowest corner along d has its
+     * upper end on that axis. */
+    int lx = d[0] < 0.0, lz = d[1] < 0.0;
+    double next = INFINITY, rest = INFINITY;   /* lower end of box j + 1; least of boxes j + 2 on */
+    for (uint32_t j = nb; j-- > 0;) {
+        const pm__obox *p = &b[j];
+        double lo = d[0] * (lx ? p->hi[0] : p->lo[0]) + d[1] * (lz ? p->hi[1] : p->lo[1]);
+        double hi = d[0] * (lx ? p->lo[0] : p->hi[0]) + d[1] * (lz ? p->lo[1] : p->hi[1]);
+        if (!(rest - hi > mg)) return false;
+        rest = next < rest ? next : rest;
+        next = lo;
+    }
     return true;
 }
 
@@ -437,6 +463,7 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
 #endif
     if (!pm__windows_ok(&O, start, nch, win)) return 0;
     if (!pm__cap_ok(&O, 0, start[2]) || !pm__cap_ok(&O, n - 1, start[nch - 2])) return 0;
+    if (pm__boxes_along(&O, box, nch)) return 1;
     uint64_t *key = pm_arena_alloc(a, nch * sizeof *key);
     if (!key) return PM_ERR_NOMEM;
     return pm__boxes_apart(box, nch, flo, fhi, key) ? 1 : 0;
