@@ -43,7 +43,7 @@
 #include "scene/result.h"
 
 typedef struct pm__obox {
-    float lo[2], hi[2];
+    double lo[2], hi[2];    /* floats, in double */
     uint32_t chunk;
 } pm__obox;
 
@@ -63,9 +63,8 @@ static void pm__pt(const pm__level *L, size_t i, size_t c, double o[2]) {
 
 static void pm__box_add(pm__obox *b, const double p[2]) {
     for (int k = 0; k < 2; k++) {
-        float v = (float)p[k];   /* p holds a float exactly */
-        if (v < b->lo[k]) b->lo[k] = v;
-        if (v > b->hi[k]) b->hi[k] = v;
+        if (p[k] < b->lo[k]) b->lo[k] = p[k];
+        if (p[k] > b->hi[k]) b->hi[k] = p[k];
     }
 }
 
@@ -124,14 +123,14 @@ void pm__road_outline_sort(const float *lo, uint32_t n, uint32_t *order) {
 /* Chunks two or more apart have disjoint boxes (a sweep along the axis
  * the boxes spread most on, lo and hi their extents; given up when they
  * overlap too much to pay). key: room for nb. */
-static bool pm__boxes_apart(const pm__obox *b, uint32_t nb, const float lo[2], const float hi[2], uint64_t *key) {
+static bool pm__boxes_apart(const pm__obox *b, uint32_t nb, const double lo[2], const double hi[2], uint64_t *key) {
     int ax = hi[1] - lo[1] > hi[0] - lo[0], ay = 1 - ax;
-    for (uint32_t i = 0; i < nb; i++) key[i] = (uint64_t)pm__fkey(b[i].lo[ax]) << 32 | i;
+    for (uint32_t i = 0; i < nb; i++) key[i] = (uint64_t)pm__fkey((float)b[i].lo[ax]) << 32 | i;
     pm__sort_keys(key, nb);
     size_t tests = 0, budget = 16 * (size_t)nb;
     for (uint32_t i = 0; i < nb; i++) {
         const pm__obox *p = &b[(uint32_t)key[i]];
-        uint64_t end = (uint64_t)pm__fkey(p->hi[ax]) << 32 | UINT32_MAX;   /* lower ends up to p's upper */
+        uint64_t end = (uint64_t)pm__fkey((float)p->hi[ax]) << 32 | UINT32_MAX;   /* lower ends up to p's upper */
         for (uint32_t k = i + 1; k < nb && key[k] <= end; k++) {
             if (++tests > budget) return false;
             const pm__obox *q = &b[(uint32_t)key[k]];
@@ -166,45 +165,51 @@ static inline pm__v2d pm__v2max(pm__v2d a, pm__v2d b) {
 #endif
 }
 
-/* The direction d of the window over sections i0 .. i1: from its first
- * section's middle to its last one's, left at its length (no square root,
- * no division), and *mg the margin scaled with it: the sums below are
- * products with d, so their rounding scales with |d0| + |d1| (at least
- * |d|), and O->mg (|d0| + |d1|) stays as far above it as O->mg is for a
- * unit d. Any nonzero d will do for the claims (advance along d, a line
- * along d between the edges); false when d is too short to tell. */
-static inline bool pm__window_dir(const pm__outline *O, size_t i0, size_t i1, double d[2], double *mg) {
+/* The direction d from section i0's middle to section i1's, left at its
+ * length (no square root, no division); its |d0| + |d1|. */
+static inline double pm__chord(const pm__outline *O, size_t i0, size_t i1, double d[2]) {
     const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0, *bx = O->x + 2 * i1, *bz = O->z + 2 * i1;
     d[0] = 0.5 * (bx[0] + bx[1]) - 0.5 * (ax[0] + ax[1]);
     d[1] = 0.5 * (bz[0] + bz[1]) - 0.5 * (az[0] + az[1]);
-    double l1 = fabs(d[0]) + fabs(d[1]);
+    return fabs(d[0]) + fabs(d[1]);
+}
+
+/* The direction d of the window over sections i0 .. i1 (pm__chord), and
+ * *mg the margin scaled with it: the sums below are products with d, so
+ * their rounding scales with |d0| + |d1| (at least |d|), and
+ * O->mg (|d0| + |d1|) stays as far above it as O->mg is for a unit d.
+ * Any nonzero d will do for the claims (advance along d, a line along d
+ * between the edges); false when d is too short to tell. */
+static inline bool pm__window_dir(const pm__outline *O, size_t i0, size_t i1, double d[2], double *mg) {
+    double l1 = pm__chord(O, i0, i1, d);
     if (!(l1 > 1e3 * O->mg)) return false;
     *mg = O->mg * l1;
     return true;
 }
 
-/* Chunks two or more apart lie apart along the road's chord d (from the
- * first section's middle to the last one's): each box, projected on d,
- * ends before every box two or more chunks on begins. A road that keeps
- * to its general heading passes in one pass, with no sort; the others
- * take the sweep. The projections' rounding (products of d with numbers
- * up to M) stays far below the window margin mg. */
-static bool pm__boxes_along(const pm__outline *O, const pm__obox *b, uint32_t nb) {
-    double d[2], mg;
-    if (!pm__window_dir(O, 0, O->L->n - 1, d, &mg)) return false;
-    /* Where d runs down an axis, a box's lowest corner along d has its
-     * upper end on that axis. */
-    int lx = d[0] < 0.0, lz = d[1] < 0.0;
-    double next = INFINITY, rest = INFINITY;   /* lower end of box j + 1; least of boxes j + 2 on */
+/* One pass over the chunks' boxes, from the last: their extents (lo, hi)
+ * and how far apart along d chunks two or more apart lie at the least:
+ * over every box, the least lower end along d of the boxes two or more
+ * chunks on, less the box's upper end. A box's ends along d are the
+ * least and the greatest of the products of d with its corners, axis by
+ * axis (rounding keeps the order of two products with one factor). A
+ * coordinate that is not finite fails the windows or makes M infinite,
+ * so no claim rests on a NaN here. */
+static double pm__boxes_scan(const pm__obox *b, uint32_t nb, const double d[2], double lo[2], double hi[2]) {
+    pm__v2d dv = {d[0], d[1]}, vlo = {INFINITY, INFINITY}, vhi = {-INFINITY, -INFINITY};
+    double next = INFINITY, rest = INFINITY, gap = INFINITY;   /* lower end of box j + 1; least of boxes j + 2 on */
     for (uint32_t j = nb; j-- > 0;) {
-        const pm__obox *p = &b[j];
-        double lo = d[0] * (lx ? p->hi[0] : p->lo[0]) + d[1] * (lz ? p->hi[1] : p->lo[1]);
-        double hi = d[0] * (lx ? p->lo[0] : p->hi[0]) + d[1] * (lz ? p->lo[1] : p->hi[1]);
-        if (!(rest - hi > mg)) return false;
+        pm__v2d l = {b[j].lo[0], b[j].lo[1]}, h = {b[j].hi[0], b[j].hi[1]};
+        vlo = pm__v2min(l, vlo);
+        vhi = pm__v2max(h, vhi);
+        pm__v2d pl = dv * l, ph = dv * h, mn = pm__v2min(pl, ph), mx = pm__v2max(pl, ph);
+        double g = rest - (mx[0] + mx[1]);
+        gap = g < gap ? g : gap;
         rest = next < rest ? next : rest;
-        next = lo;
+        next = mn[0] + mn[1];
     }
-    return true;
+    for (int k = 0; k < 2; k++) lo[k] = vlo[k], hi[k] = vhi[k];
+    return gap;
 }
 
 /* Sections i0 .. i1: both edges strictly advance along the direction
@@ -371,13 +376,14 @@ int pm__road_outline_windows_k(pm_arena *a, const pm__level *L, double W, uint32
     return pm__road_outline_windows_x(a, L, W, win, true);
 }
 
-/* Box b's bounds from lanes (left, right) of lo and hi (floats held
- * exactly in double). */
-static void pm__box_set(pm__obox *b, const pm__v2d lo[2], const pm__v2d hi[2]) {
-    for (int k = 0; k < 2; k++) {
-        b->lo[k] = (float)(lo[k][1] < lo[k][0] ? lo[k][1] : lo[k][0]);
-        b->hi[k] = (float)(hi[k][1] > hi[k][0] ? hi[k][1] : hi[k][0]);
-    }
+/* Box b of chunk j: its bounds from lanes (left, right) of lo and hi,
+ * each axis's lesser and greater lane (x and z at once). */
+static void pm__box_set(pm__obox *b, const pm__v2d lo[2], const pm__v2d hi[2], uint32_t j) {
+    pm__v2d l = pm__v2min((pm__v2d){lo[0][0], lo[1][0]}, (pm__v2d){lo[0][1], lo[1][1]});
+    pm__v2d h = pm__v2max((pm__v2d){hi[0][0], hi[1][0]}, (pm__v2d){hi[0][1], hi[1][1]});
+    memcpy(b->lo, &l, sizeof l);
+    memcpy(b->hi, &h, sizeof h);
+    b->chunk = j;
 }
 
 int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32_t win, bool fast) {
@@ -424,8 +430,7 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
         if (si - s0 >= reach && end - si >= half && i > 0 && i + 1 < n) {
             /* Section i ends chunk nch - 1 and starts chunk nch. */
             if (nch + 1 >= maxch) return 0;   /* not expected (arc spans): not proven */
-            pm__box_set(&box[nch - 1], lo, hi);
-            box[nch - 1].chunk = nch - 1;
+            pm__box_set(&box[nch - 1], lo, hi, nch - 1);
             start[nch++] = (uint32_t)i;
             s0 = si;
             lo[0] = v[0], lo[1] = v[1];
@@ -433,8 +438,7 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
         }
     }
     if (nch < 3) return 0;
-    pm__box_set(&box[nch - 1], lo, hi);
-    box[nch - 1].chunk = nch - 1;
+    pm__box_set(&box[nch - 1], lo, hi, nch - 1);
     start[nch] = (uint32_t)(n - 1);
     for (size_t c = 1; c + 1 < nc; c++) {
         double p[2];
@@ -443,19 +447,17 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
         pm__pt(L, n - 1, c, p);
         pm__box_add(&box[nch - 1], p);
     }
-    /* The boxes' extents; M: the largest coordinate, for the margin. */
-    float flo[2] = {INFINITY, INFINITY}, fhi[2] = {-INFINITY, -INFINITY};
-    for (uint32_t j = 0; j < nch; j++)
-        for (int k = 0; k < 2; k++) {
-            flo[k] = box[j].lo[k] < flo[k] ? box[j].lo[k] : flo[k];
-            fhi[k] = box[j].hi[k] > fhi[k] ? box[j].hi[k] : fhi[k];
-        }
+    /* d: the road's chord; the boxes' extents give M, the largest
+     * coordinate, for the margin. */
+    pm__outline O = {.L = L, .x = ex, .z = ez};
+    double d[2], blo[2], bhi[2];
+    double l1 = pm__chord(&O, 0, n - 1, d), gap = pm__boxes_scan(box, nch, d, blo, bhi);
     for (int k = 0; k < 2; k++) {
-        double m = fabs(flo[k]) > fabs(fhi[k]) ? fabs(flo[k]) : fabs(fhi[k]);
+        double m = fabs(blo[k]) > fabs(bhi[k]) ? fabs(blo[k]) : fabs(bhi[k]);
         M = m > M ? m : M;
     }
     /* Sums of a few products of numbers up to M err by a few 1e-16 M. */
-    pm__outline O = {.L = L, .x = ex, .z = ez, .mg = 1e-12 * M};
+    O.mg = 1e-12 * M;
 #if PM__OUTLINE_AVX
     O.avx = fast && __builtin_cpu_supports("avx");
 #else
@@ -463,8 +465,10 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
 #endif
     if (!pm__windows_ok(&O, start, nch, win)) return 0;
     if (!pm__cap_ok(&O, 0, start[2]) || !pm__cap_ok(&O, n - 1, start[nch - 2])) return 0;
-    if (pm__boxes_along(&O, box, nch)) return 1;
+    /* Chunks two or more apart: apart along the chord (the margin as a
+     * window's), else by the sweep. */
+    if (l1 > 1e3 * O.mg && gap > O.mg * l1) return 1;
     uint64_t *key = pm_arena_alloc(a, nch * sizeof *key);
     if (!key) return PM_ERR_NOMEM;
-    return pm__boxes_apart(box, nch, flo, fhi, key) ? 1 : 0;
+    return pm__boxes_apart(box, nch, blo, bhi, key) ? 1 : 0;
 }
