@@ -165,12 +165,13 @@ static inline pm__v2d pm__v2max(pm__v2d a, pm__v2d b) {
 #endif
 }
 
-/* The direction d from section i0's middle to section i1's, left at its
- * length (no square root, no division); its |d0| + |d1|. */
+/* The direction d from section i0's middle to section i1's, left at
+ * twice its length (the sums of the edge points: no halving, square root
+ * or division); its |d0| + |d1|. */
 static inline double pm__chord(const pm__outline *O, size_t i0, size_t i1, double d[2]) {
     const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0, *bx = O->x + 2 * i1, *bz = O->z + 2 * i1;
-    d[0] = 0.5 * (bx[0] + bx[1]) - 0.5 * (ax[0] + ax[1]);
-    d[1] = 0.5 * (bz[0] + bz[1]) - 0.5 * (az[0] + az[1]);
+    d[0] = (bx[0] + bx[1]) - (ax[0] + ax[1]);
+    d[1] = (bz[0] + bz[1]) - (az[0] + az[1]);
     return fabs(d[0]) + fabs(d[1]);
 }
 
@@ -217,12 +218,10 @@ static double pm__boxes_scan(const pm__obox *b, uint32_t nb, const double d[2], 
  * left points from the right ones. O->x and O->z hold each section's left
  * and right edge points side by side (two lanes). */
 static bool pm__window_ok_plain(const pm__outline *O, size_t i0, size_t i1) {
-    const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0;
     double d[2], mg;
     if (!pm__window_dir(O, i0, i1, d, &mg)) return false;
     pm__v2d dx = {d[0], d[0]}, dz = {d[1], d[1]}, mgv = {mg, mg};
-    pm__v2d x0 = {ax[0], ax[1]}, z0 = {az[0], az[1]};
-    pm__v2d prev = dx * x0 + dz * z0 - 2.0 * mgv;
+    pm__v2d prev = {-INFINITY, -INFINITY};   /* the first section has none before it */
     pm__v2d vmin = {INFINITY, INFINITY}, vmax = {-INFINITY, -INFINITY};
     pm__v2i ok = {-1, -1};
     for (size_t i = i0; i <= i1; i++) {
@@ -243,16 +242,18 @@ static bool pm__window_ok_plain(const pm__outline *O, size_t i0, size_t i1) {
  * order: the same u, v, comparisons, minima and maxima, so the same
  * verdict. */
 __attribute__((target("avx"))) static inline bool pm__window_ok_avx(const pm__outline *O, size_t i0, size_t i1) {
-    const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0;
-    double d[2], mg;
-    if (!pm__window_dir(O, i0, i1, d, &mg)) return false;
-    __m256d dx = _mm256_set1_pd(d[0]), dz = _mm256_set1_pd(d[1]), mgv = _mm256_set1_pd(mg);
-    __m128d x0 = _mm_loadu_pd(ax), z0 = _mm_loadu_pd(az);
-    __m128d p0 = _mm_sub_pd(_mm_add_pd(_mm_mul_pd(_mm256_castpd256_pd128(dx), x0),
-                                       _mm_mul_pd(_mm256_castpd256_pd128(dz), z0)),
-                            _mm_mul_pd(_mm_set1_pd(2.0), _mm256_castpd256_pd128(mgv)));
-    /* prev's upper half: the u before the next pair's first section */
-    __m256d prev = _mm256_insertf128_pd(_mm256_setzero_pd(), p0, 1);
+    /* pm__window_dir with d in lanes (x, z): each end's sums by one
+     * horizontal add, in pm__chord's order */
+    __m128d d = _mm_sub_pd(_mm_hadd_pd(_mm_loadu_pd(O->x + 2 * i1), _mm_loadu_pd(O->z + 2 * i1)),
+                           _mm_hadd_pd(_mm_loadu_pd(O->x + 2 * i0), _mm_loadu_pd(O->z + 2 * i0)));
+    __m128d ad = _mm_andnot_pd(_mm_set1_pd(-0.0), d);
+    double l1 = _mm_cvtsd_f64(_mm_hadd_pd(ad, ad));
+    if (!(l1 > 1e3 * O->mg)) return false;
+    __m256d dd = _mm256_insertf128_pd(_mm256_castpd128_pd256(d), d, 1);
+    __m256d dx = _mm256_permute_pd(dd, 0), dz = _mm256_permute_pd(dd, 15), mgv = _mm256_set1_pd(O->mg * l1);
+    /* prev's upper half: the u before the next pair's first section (none
+     * before the first) */
+    __m256d prev = _mm256_set1_pd(-INFINITY);
     __m256d vmin = _mm256_set1_pd(INFINITY), vmax = _mm256_set1_pd(-INFINITY);
     __m256d ok = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
     size_t i = i0;
