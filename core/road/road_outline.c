@@ -42,16 +42,15 @@
 
 #include "scene/result.h"
 
+/* A chunk's plan box (box j: chunk j). */
 typedef struct pm__obox {
     double lo[2], hi[2];    /* floats, in double */
-    uint32_t chunk;
 } pm__obox;
 
 typedef struct pm__outline {
     const pm__level *L;
     double *x, *z;          /* per section: left, right (floats, in double) */
     double mg;              /* margin over any rounding of the sums below */
-    bool avx;               /* pm__window_ok's lanes four wide */
 } pm__outline;
 
 /* Float plan point of column c of section i, in double. */
@@ -129,12 +128,14 @@ static bool pm__boxes_apart(const pm__obox *b, uint32_t nb, const double lo[2], 
     pm__sort_keys(key, nb);
     size_t tests = 0, budget = 16 * (size_t)nb;
     for (uint32_t i = 0; i < nb; i++) {
-        const pm__obox *p = &b[(uint32_t)key[i]];
+        uint32_t pj = (uint32_t)key[i];
+        const pm__obox *p = &b[pj];
         uint64_t end = (uint64_t)pm__fkey((float)p->hi[ax]) << 32 | UINT32_MAX;   /* lower ends up to p's upper */
         for (uint32_t k = i + 1; k < nb && key[k] <= end; k++) {
             if (++tests > budget) return false;
-            const pm__obox *q = &b[(uint32_t)key[k]];
-            uint32_t d = p->chunk > q->chunk ? p->chunk - q->chunk : q->chunk - p->chunk;
+            uint32_t qj = (uint32_t)key[k];
+            const pm__obox *q = &b[qj];
+            uint32_t d = pj > qj ? pj - qj : qj - pj;
             if (d >= 2 && !(q->lo[ay] > p->hi[ay] || p->lo[ay] > q->hi[ay])) return false;
         }
     }
@@ -196,7 +197,8 @@ static inline bool pm__window_dir(const pm__outline *O, size_t i0, size_t i1, do
  * axis (rounding keeps the order of two products with one factor). A
  * coordinate that is not finite fails the windows or makes M infinite,
  * so no claim rests on a NaN here. */
-static double pm__boxes_scan(const pm__obox *b, uint32_t nb, const double d[2], double lo[2], double hi[2]) {
+static inline __attribute__((always_inline)) double pm__boxes_scan(const pm__obox *b, uint32_t nb, const double d[2],
+                                                                   double lo[2], double hi[2]) {
     pm__v2d dv = {d[0], d[1]}, vlo = {INFINITY, INFINITY}, vhi = {-INFINITY, -INFINITY};
     double next = INFINITY, rest = INFINITY, gap = INFINITY;   /* lower end of box j + 1; least of boxes j + 2 on */
     for (uint32_t j = nb; j-- > 0;) {
@@ -312,13 +314,6 @@ __attribute__((target("avx"))) static bool pm__windows_avx(const pm__outline *O,
 #endif
 #undef PM__WINDOWS
 
-static bool pm__windows_ok(const pm__outline *O, const uint32_t *start, uint32_t nch, uint32_t win) {
-#if PM__OUTLINE_AVX
-    if (O->avx) return pm__windows_avx(O, start, nch, win);
-#endif
-    return pm__windows_plain(O, start, nch, win);
-}
-
 /* End section e (0 or n - 1) of the window reaching section far: its
  * columns nearly on one line and strictly ordered along it, every other
  * point of the window's edges strictly beyond them, the edges from its
@@ -377,18 +372,20 @@ int pm__road_outline_windows_k(pm_arena *a, const pm__level *L, double W, uint32
     return pm__road_outline_windows_x(a, L, W, win, true);
 }
 
-/* Box b of chunk j: its bounds from lanes (left, right) of lo and hi,
- * each axis's lesser and greater lane (x and z at once). */
-static void pm__box_set(pm__obox *b, const pm__v2d lo[2], const pm__v2d hi[2], uint32_t j) {
+/* Box b's bounds from lanes (left, right) of lo and hi, each axis's
+ * lesser and greater lane (x and z at once). */
+static void pm__box_set(pm__obox *b, const pm__v2d lo[2], const pm__v2d hi[2]) {
     pm__v2d l = pm__v2min((pm__v2d){lo[0][0], lo[1][0]}, (pm__v2d){lo[0][1], lo[1][1]});
     pm__v2d h = pm__v2max((pm__v2d){hi[0][0], hi[1][0]}, (pm__v2d){hi[0][1], hi[1][1]});
     memcpy(b->lo, &l, sizeof l);
     memcpy(b->hi, &h, sizeof h);
-    b->chunk = j;
 }
 
-int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32_t win, bool fast) {
-    assert(win == 2 || win == 3);
+/* The whole proof; avx: the four-lane windows, and the pass built for
+ * AVX (pm__outline_windows_avx, the same operations in three-operand
+ * form). */
+static inline __attribute__((always_inline)) int pm__outline_windows(pm_arena *a, const pm__level *L, double W,
+                                                                     uint32_t win, bool avx) {
     size_t n = L->n, nc = L->ncol;
     if (n < 8 || nc < 2 || L->closed) return 0;
     double reach = 4.0 * W, M = 1.0;
@@ -403,8 +400,9 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
     /* One pass: each section's float edge points (left, right; x then z),
      * the chunk it starts, and the plan boxes of the chunks it lies in (a
      * chunk's box holds its sections from its start to the next start). */
-    uint32_t nch = 0;
-    start[nch++] = 0;
+    uint32_t *st = start;    /* the next chunk's start */
+    pm__obox *b = box;       /* the open chunk's box */
+    *st++ = 0;
     double s0 = L->sec[0].s, end = L->sec[n - 1].s, half = 0.5 * reach;
     pm__v2d lo[2] = {{INFINITY, INFINITY}, {INFINITY, INFINITY}}, hi[2] = {{-INFINITY, -INFINITY}, {-INFINITY, -INFINITY}};
     const double *pos = L->pos;
@@ -429,17 +427,20 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
         }
         double si = sec[i].s;
         if (si - s0 >= reach && end - si >= half && i > 0 && i + 1 < n) {
-            /* Section i ends chunk nch - 1 and starts chunk nch. */
-            if (nch + 1 >= maxch) return 0;   /* not expected (arc spans): not proven */
-            pm__box_set(&box[nch - 1], lo, hi, nch - 1);
-            start[nch++] = (uint32_t)i;
+            /* Section i ends the open chunk and starts the next; room for
+             * one more after it (not expected to run out, arc spans: then
+             * not proven). */
+            if (b + 2 >= box + maxch) return 0;
+            pm__box_set(b++, lo, hi);
+            *st++ = (uint32_t)i;
             s0 = si;
             lo[0] = v[0], lo[1] = v[1];
             hi[0] = v[0], hi[1] = v[1];
         }
     }
+    uint32_t nch = (uint32_t)(st - start);
     if (nch < 3) return 0;
-    pm__box_set(&box[nch - 1], lo, hi, nch - 1);
+    pm__box_set(&box[nch - 1], lo, hi);
     start[nch] = (uint32_t)(n - 1);
     for (size_t c = 1; c + 1 < nc; c++) {
         double p[2];
@@ -450,7 +451,7 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
     }
     /* d: the road's chord; the boxes' extents give M, the largest
      * coordinate, for the margin. */
-    pm__outline O = {.L = L, .x = ex, .z = ez};
+    pm__outline O = {.L = L, .x = ex, .z = ez, .mg = 0.0};
     double d[2], blo[2], bhi[2];
     double l1 = pm__chord(&O, 0, n - 1, d), gap = pm__boxes_scan(box, nch, d, blo, bhi);
     for (int k = 0; k < 2; k++) {
@@ -460,11 +461,11 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
     /* Sums of a few products of numbers up to M err by a few 1e-16 M. */
     O.mg = 1e-12 * M;
 #if PM__OUTLINE_AVX
-    O.avx = fast && __builtin_cpu_supports("avx");
+    if (avx ? !pm__windows_avx(&O, start, nch, win) : !pm__windows_plain(&O, start, nch, win)) return 0;
 #else
-    (void)fast;
+    (void)avx;
+    if (!pm__windows_plain(&O, start, nch, win)) return 0;
 #endif
-    if (!pm__windows_ok(&O, start, nch, win)) return 0;
     if (!pm__cap_ok(&O, 0, start[2]) || !pm__cap_ok(&O, n - 1, start[nch - 2])) return 0;
     /* Chunks two or more apart: apart along the chord (the margin as a
      * window's), else by the sweep. */
@@ -472,4 +473,21 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
     uint64_t *key = pm_arena_alloc(a, nch * sizeof *key);
     if (!key) return PM_ERR_NOMEM;
     return pm__boxes_apart(box, nch, blo, bhi, key) ? 1 : 0;
+}
+
+#if PM__OUTLINE_AVX
+__attribute__((target("avx"))) static int pm__outline_windows_avx(pm_arena *a, const pm__level *L, double W,
+                                                                  uint32_t win) {
+    return pm__outline_windows(a, L, W, win, true);
+}
+#endif
+
+int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32_t win, bool fast) {
+    assert(win == 2 || win == 3);
+#if PM__OUTLINE_AVX
+    if (fast && __builtin_cpu_supports("avx")) return pm__outline_windows_avx(a, L, W, win);
+#else
+    (void)fast;
+#endif
+    return pm__outline_windows(a, L, W, win, false);
 }
