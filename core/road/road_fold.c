@@ -488,7 +488,9 @@ static bool pm__fold_free_plain(const pm__level *L) {
 /* Both side bands between fresh sections a and b (full width W) as
  * pm__fold_free_plain tests them: the band ends it makes, the six
  * differences' quick test, else the exact one. For the four-lane pass's
- * few odd bands; not inlined there (built plain, off its loop). */
+ * few odd bands; not inlined there: built plain, off its loop (inlined,
+ * GCC encodes its {W, 0} lanes with a VEX vmovq that valgrind 3.19, the
+ * callgrind the bench counts with, cannot decode). */
 static __attribute__((noinline)) bool pm__band_pair_ok(const pm__section *a, const pm__section *b, double W) {
     pm__v2d eu = {0.0, -1.0 * W}, ev = {1.0 * W, 0.0};
     pm__band_end e[2];
