@@ -426,7 +426,7 @@ static inline __attribute__((always_inline)) int pm__outline_windows(pm_arena *a
             hi[k] = pm__v2max(v[k], hi[k]);
         }
         double si = sec[i].s;
-        if (si - s0 >= reach && end - si >= half && i > 0 && i + 1 < n) {
+        if (si - s0 >= reach && end - si >= half && i - 1 < n - 2) {   /* neither end section */
             /* Section i ends the open chunk and starts the next; room for
              * one more after it (not expected to run out, arc spans: then
              * not proven). */
