@@ -485,102 +485,108 @@ static bool pm__fold_free_plain(const pm__level *L) {
 #define PM__FOLD_AVX 1
 #include <immintrin.h>
 
-/* Lanes 0, 1 of a (the low half) and 2, 3 (the high half) as pm__v2d. */
-__attribute__((target("avx"))) static inline pm__v2d pm__lo2(__m256d a) {
-    return (pm__v2d)_mm256_castpd256_pd128(a);
-}
-__attribute__((target("avx"))) static inline pm__v2d pm__hi2(__m256d a) {
-    return (pm__v2d)_mm256_extractf128_pd(a, 1);
-}
-
-/* (x, x, y, y) */
-__attribute__((target("avx"))) static inline __m256d pm__pair(double x, double y) {
-    return _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_set1_pd(x)), _mm_set1_pd(y), 1);
-}
-
-/* pm__fresh of sections a and b at once (W4: W in every lane): a clamp
- * other than W (or NaN) or a fan in either says no. */
-__attribute__((target("avx"))) static inline bool pm__fresh2(const pm__section *a, const pm__section *b, __m256d W4) {
-    __m256d cl = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(a->clamp)), _mm_loadu_pd(b->clamp), 1);
-    uint16_t fa, fb;
-    memcpy(&fa, a->fan, sizeof fa);
-    memcpy(&fb, b->fan, sizeof fb);
-    return (_mm256_movemask_pd(_mm256_cmp_pd(cl, W4, _CMP_NEQ_UQ)) | fa | fb) == 0;
+/* Both side bands between fresh sections a and b (full width W) as
+ * pm__fold_free_plain tests them: the band ends it makes, the six
+ * differences' quick test, else the exact one. For the four-lane pass's
+ * few odd bands; not inlined there: built plain, off its loop (inlined,
+ * GCC encodes its {W, 0} lanes with a VEX vmovq that valgrind 3.19, the
+ * callgrind the bench counts with, cannot decode). */
+static __attribute__((noinline)) bool pm__band_pair_ok(const pm__section *a, const pm__section *b, double W) {
+    pm__v2d eu = {0.0, -1.0 * W}, ev = {1.0 * W, 0.0};
+    pm__band_end e[2];
+    for (int k = 0; k < 2; k++) {
+        const pm__section *s = k ? b : a;
+        pm__v2d cx = {s->c[0], s->c[0]}, cz = {s->c[2], s->c[2]};
+        pm__v2d rx = {s->r[0], s->r[0]}, rz = {s->r[2], s->r[2]};
+        e[k] = (pm__band_end){cx + eu * rx, cz + eu * rz, cx + ev * rx, cz + ev * rz};
+    }
+    return pm__bands_surely_ok_d(&e[0], &e[1], e[0].vx - e[0].ux, e[0].vz - e[0].uz, e[1].vx - e[1].ux,
+                                 e[1].vz - e[1].uz) ||
+           pm__bands_exact(&e[0], &e[1]);
 }
 
-/* pm__fold_free_plain two bands at a time: lanes 0, 1 are the band
- * ending on section i (right, left), lanes 2, 3 the one ending on i + 1;
- * each lane does the plain code's operations in its order (the same
- * corners, differences and orientations), so the verdict is the same. */
+/* One side's bands in four lanes: pm__bands_surely_ok_d's differences
+ * and orientations, lane by lane, from the band ends' points (p before,
+ * q after). */
+__attribute__((target("avx"))) static inline __m256d pm__sure4(__m256d pux, __m256d puz, __m256d pvx, __m256d pvz,
+                                                               __m256d qux, __m256d quz, __m256d qvx,
+                                                               __m256d qvz) {
+    const __m256d zero = _mm256_setzero_pd();
+    __m256d dpx = _mm256_sub_pd(pvx, pux), dpz = _mm256_sub_pd(pvz, puz);
+    __m256d dqx = _mm256_sub_pd(qvx, qux), dqz = _mm256_sub_pd(qvz, quz);
+    __m256d ex = _mm256_sub_pd(qvx, pux), ez = _mm256_sub_pd(qvz, puz);
+    __m256d fx = _mm256_sub_pd(qux, pvx), fz = _mm256_sub_pd(quz, pvz);
+    __m256d gx = _mm256_sub_pd(qvx, pvx), gz = _mm256_sub_pd(qvz, pvz);
+    __m256d hx = _mm256_sub_pd(pux, qux), hz = _mm256_sub_pd(puz, quz);
+    __m256d o1 = _mm256_sub_pd(_mm256_mul_pd(dpz, ex), _mm256_mul_pd(dpx, ez));
+    __m256d o2 = _mm256_sub_pd(_mm256_mul_pd(gz, fx), _mm256_mul_pd(gx, fz));
+    __m256d o3 = _mm256_sub_pd(_mm256_mul_pd(dqz, ex), _mm256_mul_pd(dqx, ez));
+    __m256d o4 = _mm256_sub_pd(_mm256_mul_pd(hx, fz), _mm256_mul_pd(hz, fx));
+    return _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(o1, zero, _CMP_GT_OQ), _mm256_cmp_pd(o2, zero, _CMP_GT_OQ)),
+                         _mm256_and_pd(_mm256_cmp_pd(o3, zero, _CMP_GT_OQ), _mm256_cmp_pd(o4, zero, _CMP_GT_OQ)));
+}
+
+/* (prev's last lane, cur's first three): the points one section back. */
+__attribute__((target("avx"))) static inline __m256d pm__back1(__m256d prev, __m256d cur) {
+    return _mm256_shuffle_pd(_mm256_permute2f128_pd(prev, cur, 0x21), cur, 5);
+}
+
+/* pm__fold_free_plain four sections at a time: lane k holds section
+ * j + k, as its centre C = c + 0 r, right corner R = c + W r and left
+ * corner L = c - W r (pm__plan_at's sums, each once), and the bands
+ * ending on it are tested from the points one section back: the right
+ * band C, R to C, R, the left band L, C to L, C. Each lane does the plain
+ * code's operations in its order (the same points, differences and
+ * orientations), so the verdict is the same; where a band is not surely
+ * convex, pm__bands_exact decides as there. The last bands (fewer than
+ * four, or a closed road's across its seam) go the plain way. */
 __attribute__((target("avx"))) static bool pm__fold_free_avx(const pm__level *L) {
     const pm__section *sc = L->sec;
     size_t m = L->closed ? L->n - 1 : L->n;
     if (m < 3) return false;
     double W = sc[0].clamp[0];
-    const __m256d eu = _mm256_setr_pd(0.0, -1.0 * W, 0.0, -1.0 * W), ev = _mm256_setr_pd(1.0 * W, 0.0, 1.0 * W, 0.0);
-    const __m256d zero = _mm256_setzero_pd(), W4 = _mm256_set1_pd(W);
-    size_t nb = L->closed ? m : L->n - 1;
-    /* Section 0's band end, in the high half (where the next pair looks
-     * for the end before it). */
-    const pm__section *s = &sc[0];
-    if (!pm__fresh(s, W)) return false;
-    __m256d cx = pm__pair(s->c[0], s->c[0]), cz = pm__pair(s->c[2], s->c[2]);
-    __m256d rx = pm__pair(s->r[0], s->r[0]), rz = pm__pair(s->r[2], s->r[2]);
-    __m256d ux = _mm256_add_pd(cx, _mm256_mul_pd(eu, rx)), uz = _mm256_add_pd(cz, _mm256_mul_pd(eu, rz));
-    __m256d vx = _mm256_add_pd(cx, _mm256_mul_pd(ev, rx)), vz = _mm256_add_pd(cz, _mm256_mul_pd(ev, rz));
-    __m256d dx = _mm256_sub_pd(vx, ux), dz = _mm256_sub_pd(vz, uz);
-    size_t i = 1;
-    for (; i + 1 <= nb; i += 2) {
-        const pm__section *a = &sc[i], *b = &sc[i + 1 < m ? i + 1 : 0];
-        if (!pm__fresh2(a, b, W4)) return false;
-        cx = pm__pair(a->c[0], b->c[0]), cz = pm__pair(a->c[2], b->c[2]);
-        rx = pm__pair(a->r[0], b->r[0]), rz = pm__pair(a->r[2], b->r[2]);
-        __m256d qux = _mm256_add_pd(cx, _mm256_mul_pd(eu, rx)), quz = _mm256_add_pd(cz, _mm256_mul_pd(eu, rz));
-        __m256d qvx = _mm256_add_pd(cx, _mm256_mul_pd(ev, rx)), qvz = _mm256_add_pd(cz, _mm256_mul_pd(ev, rz));
-        __m256d dqx = _mm256_sub_pd(qvx, qux), dqz = _mm256_sub_pd(qvz, quz);
-        /* p: the band ends one section back (last pair's high half, this one's low) */
-        __m256d pux = _mm256_permute2f128_pd(ux, qux, 0x21), puz = _mm256_permute2f128_pd(uz, quz, 0x21);
-        __m256d pvx = _mm256_permute2f128_pd(vx, qvx, 0x21), pvz = _mm256_permute2f128_pd(vz, qvz, 0x21);
-        __m256d dpx = _mm256_permute2f128_pd(dx, dqx, 0x21), dpz = _mm256_permute2f128_pd(dz, dqz, 0x21);
-        /* pm__bands_surely_ok_d, lane by lane */
-        __m256d ex = _mm256_sub_pd(qvx, pux), ez = _mm256_sub_pd(qvz, puz);
-        __m256d fx = _mm256_sub_pd(qux, pvx), fz = _mm256_sub_pd(quz, pvz);
-        __m256d gx = _mm256_sub_pd(qvx, pvx), gz = _mm256_sub_pd(qvz, pvz);
-        __m256d hx = _mm256_sub_pd(pux, qux), hz = _mm256_sub_pd(puz, quz);
-        __m256d o1 = _mm256_sub_pd(_mm256_mul_pd(dpz, ex), _mm256_mul_pd(dpx, ez));
-        __m256d o2 = _mm256_sub_pd(_mm256_mul_pd(gz, fx), _mm256_mul_pd(gx, fz));
-        __m256d o3 = _mm256_sub_pd(_mm256_mul_pd(dqz, ex), _mm256_mul_pd(dqx, ez));
-        __m256d o4 = _mm256_sub_pd(_mm256_mul_pd(hx, fz), _mm256_mul_pd(hz, fx));
-        __m256d ok = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(o1, zero, _CMP_GT_OQ), _mm256_cmp_pd(o2, zero, _CMP_GT_OQ)),
-                                   _mm256_and_pd(_mm256_cmp_pd(o3, zero, _CMP_GT_OQ), _mm256_cmp_pd(o4, zero, _CMP_GT_OQ)));
-        int mask = _mm256_movemask_pd(ok);
-        if (mask != 15) {   /* not sure of one band or both: the exact test for each */
-            for (int h = 0; h < 2; h++) {
-                if (((mask >> (2 * h)) & 3) == 3) continue;
-                pm__band_end p, q;
-                if (h == 0) {
-                    p = (pm__band_end){pm__lo2(pux), pm__lo2(puz), pm__lo2(pvx), pm__lo2(pvz)};
-                    q = (pm__band_end){pm__lo2(qux), pm__lo2(quz), pm__lo2(qvx), pm__lo2(qvz)};
-                } else {
-                    p = (pm__band_end){pm__hi2(pux), pm__hi2(puz), pm__hi2(pvx), pm__hi2(pvz)};
-                    q = (pm__band_end){pm__hi2(qux), pm__hi2(quz), pm__hi2(qvx), pm__hi2(qvz)};
-                }
-                if (!pm__bands_exact(&p, &q)) return false;
-            }
-        }
-        ux = qux, uz = quz, vx = qvx, vz = qvz, dx = dqx, dz = dqz;
-    }
-    if (i == nb) {   /* one band left: section nb's end against the last one */
-        s = &sc[i < m ? i : 0];
-        if (!pm__fresh(s, W)) return false;
-        pm__band_end p = {pm__hi2(ux), pm__hi2(uz), pm__hi2(vx), pm__hi2(vz)};
-        pm__v2d eu2 = pm__lo2(eu), ev2 = pm__lo2(ev);
-        pm__v2d cx2 = {s->c[0], s->c[0]}, cz2 = {s->c[2], s->c[2]};
-        pm__v2d rx2 = {s->r[0], s->r[0]}, rz2 = {s->r[2], s->r[2]};
-        pm__band_end q = {cx2 + eu2 * rx2, cz2 + eu2 * rz2, cx2 + ev2 * rx2, cz2 + ev2 * rz2};
-        pm__v2d dqx = q.vx - q.ux, dqz = q.vz - q.uz;
-        if (!pm__bands_surely_ok_d(&p, &q, pm__hi2(dx), pm__hi2(dz), dqx, dqz) && !pm__bands_exact(&p, &q))
+    size_t nb = L->closed ? m : L->n - 1;   /* a closed road's last band ends on its first section */
+    /* w: W in every lane (1.0 * W, the plain code's factor, is W) */
+    const __m256d zero = _mm256_setzero_pd(), w = _mm256_set1_pd(1.0 * W), mw = _mm256_set1_pd(-1.0 * W);
+    if (!pm__fresh(&sc[0], W)) return false;
+    /* Section 0 in every lane: the points one section back of section 1. */
+    __m256d rx = _mm256_set1_pd(sc[0].r[0]), rz = _mm256_set1_pd(sc[0].r[2]);
+    __m256d cx = _mm256_set1_pd(sc[0].c[0]), cz = _mm256_set1_pd(sc[0].c[2]);
+    __m256d Cx = _mm256_add_pd(cx, _mm256_mul_pd(zero, rx)), Cz = _mm256_add_pd(cz, _mm256_mul_pd(zero, rz));
+    __m256d Rx = _mm256_add_pd(cx, _mm256_mul_pd(w, rx)), Rz = _mm256_add_pd(cz, _mm256_mul_pd(w, rz));
+    __m256d Lx = _mm256_add_pd(cx, _mm256_mul_pd(mw, rx)), Lz = _mm256_add_pd(cz, _mm256_mul_pd(mw, rz));
+    size_t j = 1;
+    for (; j + 3 < m; j += 4) {
+        const pm__section *s = &sc[j];
+        /* pm__fresh of the four: a clamp other than W (or NaN) or a fan says no */
+        __m256d c01 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(s[0].clamp)), _mm_loadu_pd(s[1].clamp), 1);
+        __m256d c23 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(s[2].clamp)), _mm_loadu_pd(s[3].clamp), 1);
+        uint16_t f[4];
+        for (int k = 0; k < 4; k++) memcpy(&f[k], s[k].fan, sizeof f[k]);
+        if (_mm256_movemask_pd(_mm256_or_pd(_mm256_cmp_pd(c01, w, _CMP_NEQ_UQ), _mm256_cmp_pd(c23, w, _CMP_NEQ_UQ))) |
+            f[0] | f[1] | f[2] | f[3])
             return false;
+        rx = _mm256_setr_pd(s[0].r[0], s[1].r[0], s[2].r[0], s[3].r[0]);
+        rz = _mm256_setr_pd(s[0].r[2], s[1].r[2], s[2].r[2], s[3].r[2]);
+        cx = _mm256_setr_pd(s[0].c[0], s[1].c[0], s[2].c[0], s[3].c[0]);
+        cz = _mm256_setr_pd(s[0].c[2], s[1].c[2], s[2].c[2], s[3].c[2]);
+        __m256d qCx = _mm256_add_pd(cx, _mm256_mul_pd(zero, rx)), qCz = _mm256_add_pd(cz, _mm256_mul_pd(zero, rz));
+        __m256d qRx = _mm256_add_pd(cx, _mm256_mul_pd(w, rx)), qRz = _mm256_add_pd(cz, _mm256_mul_pd(w, rz));
+        __m256d qLx = _mm256_add_pd(cx, _mm256_mul_pd(mw, rx)), qLz = _mm256_add_pd(cz, _mm256_mul_pd(mw, rz));
+        __m256d pCx = pm__back1(Cx, qCx), pCz = pm__back1(Cz, qCz);
+        __m256d pRx = pm__back1(Rx, qRx), pRz = pm__back1(Rz, qRz);
+        __m256d pLx = pm__back1(Lx, qLx), pLz = pm__back1(Lz, qLz);
+        __m256d right = pm__sure4(pCx, pCz, pRx, pRz, qCx, qCz, qRx, qRz);
+        __m256d left = pm__sure4(pLx, pLz, pCx, pCz, qLx, qLz, qCx, qCz);
+        int mask = _mm256_movemask_pd(_mm256_and_pd(right, left));
+        if (mask != 15)   /* not sure of both bands somewhere: the exact test there */
+            for (int k = 0; k < 4; k++)
+                if (!(mask >> k & 1) && !pm__band_pair_ok(&s[k - 1], &s[k], W)) return false;
+        Cx = qCx, Cz = qCz, Rx = qRx, Rz = qRz, Lx = qLx, Lz = qLz;
+    }
+    for (; j <= nb; j++) {
+        const pm__section *b = &sc[j < m ? j : 0];
+        if (!pm__fresh(b, W) || !pm__band_pair_ok(&sc[j - 1], b, W)) return false;
     }
     return pm__fresh(&sc[L->n - 1], W);
 }

@@ -10,7 +10,9 @@
  * The sections are cut into chunks of about 4 W of arc (W: the half
  * width with the shoulder). The loop is simple when
  *   - chunks two or more apart have disjoint plan boxes (first and last
- *     chunks' boxes hold their end sections), so their edges cannot meet;
+ *     chunks' boxes hold their end sections), so their edges cannot meet:
+ *     seen along the road's chord where the road keeps to it, else by a
+ *     sweep;
  *   - every two consecutive chunks lie in one window (two or three
  *     consecutive chunks) where, along the direction d
  *     from its first section's middle to its last one's, the left edge and
@@ -40,16 +42,15 @@
 
 #include "scene/result.h"
 
+/* A chunk's plan box (box j: chunk j). */
 typedef struct pm__obox {
-    float lo[2], hi[2];
-    uint32_t chunk;
+    double lo[2], hi[2];    /* floats, in double */
 } pm__obox;
 
 typedef struct pm__outline {
     const pm__level *L;
     double *x, *z;          /* per section: left, right (floats, in double) */
     double mg;              /* margin over any rounding of the sums below */
-    bool avx;               /* pm__window_ok's lanes four wide */
 } pm__outline;
 
 /* Float plan point of column c of section i, in double. */
@@ -61,9 +62,8 @@ static void pm__pt(const pm__level *L, size_t i, size_t c, double o[2]) {
 
 static void pm__box_add(pm__obox *b, const double p[2]) {
     for (int k = 0; k < 2; k++) {
-        float v = (float)p[k];   /* p holds a float exactly */
-        if (v < b->lo[k]) b->lo[k] = v;
-        if (v > b->hi[k]) b->hi[k] = v;
+        if (p[k] < b->lo[k]) b->lo[k] = p[k];
+        if (p[k] > b->hi[k]) b->hi[k] = p[k];
     }
 }
 
@@ -122,18 +122,20 @@ void pm__road_outline_sort(const float *lo, uint32_t n, uint32_t *order) {
 /* Chunks two or more apart have disjoint boxes (a sweep along the axis
  * the boxes spread most on, lo and hi their extents; given up when they
  * overlap too much to pay). key: room for nb. */
-static bool pm__boxes_apart(const pm__obox *b, uint32_t nb, const float lo[2], const float hi[2], uint64_t *key) {
+static bool pm__boxes_apart(const pm__obox *b, uint32_t nb, const double lo[2], const double hi[2], uint64_t *key) {
     int ax = hi[1] - lo[1] > hi[0] - lo[0], ay = 1 - ax;
-    for (uint32_t i = 0; i < nb; i++) key[i] = (uint64_t)pm__fkey(b[i].lo[ax]) << 32 | i;
+    for (uint32_t i = 0; i < nb; i++) key[i] = (uint64_t)pm__fkey((float)b[i].lo[ax]) << 32 | i;
     pm__sort_keys(key, nb);
     size_t tests = 0, budget = 16 * (size_t)nb;
     for (uint32_t i = 0; i < nb; i++) {
-        const pm__obox *p = &b[(uint32_t)key[i]];
-        uint64_t end = (uint64_t)pm__fkey(p->hi[ax]) << 32 | UINT32_MAX;   /* lower ends up to p's upper */
+        uint32_t pj = (uint32_t)key[i];
+        const pm__obox *p = &b[pj];
+        uint64_t end = (uint64_t)pm__fkey((float)p->hi[ax]) << 32 | UINT32_MAX;   /* lower ends up to p's upper */
         for (uint32_t k = i + 1; k < nb && key[k] <= end; k++) {
             if (++tests > budget) return false;
-            const pm__obox *q = &b[(uint32_t)key[k]];
-            uint32_t d = p->chunk > q->chunk ? p->chunk - q->chunk : q->chunk - p->chunk;
+            uint32_t qj = (uint32_t)key[k];
+            const pm__obox *q = &b[qj];
+            uint32_t d = pj > qj ? pj - qj : qj - pj;
             if (d >= 2 && !(q->lo[ay] > p->hi[ay] || p->lo[ay] > q->hi[ay])) return false;
         }
     }
@@ -164,21 +166,53 @@ static inline pm__v2d pm__v2max(pm__v2d a, pm__v2d b) {
 #endif
 }
 
-/* The direction d of the window over sections i0 .. i1: from its first
- * section's middle to its last one's, left at its length (no square root,
- * no division), and *mg the margin scaled with it: the sums below are
- * products with d, so their rounding scales with |d0| + |d1| (at least
- * |d|), and O->mg (|d0| + |d1|) stays as far above it as O->mg is for a
- * unit d. Any nonzero d will do for the claims (advance along d, a line
- * along d between the edges); false when d is too short to tell. */
-static inline bool pm__window_dir(const pm__outline *O, size_t i0, size_t i1, double d[2], double *mg) {
+/* The direction d from section i0's middle to section i1's, left at
+ * twice its length (the sums of the edge points: no halving, square root
+ * or division); its |d0| + |d1|. */
+static inline double pm__chord(const pm__outline *O, size_t i0, size_t i1, double d[2]) {
     const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0, *bx = O->x + 2 * i1, *bz = O->z + 2 * i1;
-    d[0] = 0.5 * (bx[0] + bx[1]) - 0.5 * (ax[0] + ax[1]);
-    d[1] = 0.5 * (bz[0] + bz[1]) - 0.5 * (az[0] + az[1]);
-    double l1 = fabs(d[0]) + fabs(d[1]);
+    d[0] = (bx[0] + bx[1]) - (ax[0] + ax[1]);
+    d[1] = (bz[0] + bz[1]) - (az[0] + az[1]);
+    return fabs(d[0]) + fabs(d[1]);
+}
+
+/* The direction d of the window over sections i0 .. i1 (pm__chord), and
+ * *mg the margin scaled with it: the sums below are products with d, so
+ * their rounding scales with |d0| + |d1| (at least |d|), and
+ * O->mg (|d0| + |d1|) stays as far above it as O->mg is for a unit d.
+ * Any nonzero d will do for the claims (advance along d, a line along d
+ * between the edges); false when d is too short to tell. */
+static inline bool pm__window_dir(const pm__outline *O, size_t i0, size_t i1, double d[2], double *mg) {
+    double l1 = pm__chord(O, i0, i1, d);
     if (!(l1 > 1e3 * O->mg)) return false;
     *mg = O->mg * l1;
     return true;
+}
+
+/* One pass over the chunks' boxes, from the last: their extents (lo, hi)
+ * and how far apart along d chunks two or more apart lie at the least:
+ * over every box, the least lower end along d of the boxes two or more
+ * chunks on, less the box's upper end. A box's ends along d are the
+ * least and the greatest of the products of d with its corners, axis by
+ * axis (rounding keeps the order of two products with one factor). A
+ * coordinate that is not finite fails the windows or makes M infinite,
+ * so no claim rests on a NaN here. */
+static inline __attribute__((always_inline)) double pm__boxes_scan(const pm__obox *b, uint32_t nb, const double d[2],
+                                                                   double lo[2], double hi[2]) {
+    pm__v2d dv = {d[0], d[1]}, vlo = {INFINITY, INFINITY}, vhi = {-INFINITY, -INFINITY};
+    double next = INFINITY, rest = INFINITY, gap = INFINITY;   /* lower end of box j + 1; least of boxes j + 2 on */
+    for (uint32_t j = nb; j-- > 0;) {
+        pm__v2d l = {b[j].lo[0], b[j].lo[1]}, h = {b[j].hi[0], b[j].hi[1]};
+        vlo = pm__v2min(l, vlo);
+        vhi = pm__v2max(h, vhi);
+        pm__v2d pl = dv * l, ph = dv * h, mn = pm__v2min(pl, ph), mx = pm__v2max(pl, ph);
+        double g = rest - (mx[0] + mx[1]);
+        gap = g < gap ? g : gap;
+        rest = next < rest ? next : rest;
+        next = mn[0] + mn[1];
+    }
+    for (int k = 0; k < 2; k++) lo[k] = vlo[k], hi[k] = vhi[k];
+    return gap;
 }
 
 /* Sections i0 .. i1: both edges strictly advance along the direction
@@ -186,12 +220,10 @@ static inline bool pm__window_dir(const pm__outline *O, size_t i0, size_t i1, do
  * left points from the right ones. O->x and O->z hold each section's left
  * and right edge points side by side (two lanes). */
 static bool pm__window_ok_plain(const pm__outline *O, size_t i0, size_t i1) {
-    const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0;
     double d[2], mg;
     if (!pm__window_dir(O, i0, i1, d, &mg)) return false;
     pm__v2d dx = {d[0], d[0]}, dz = {d[1], d[1]}, mgv = {mg, mg};
-    pm__v2d x0 = {ax[0], ax[1]}, z0 = {az[0], az[1]};
-    pm__v2d prev = dx * x0 + dz * z0 - 2.0 * mgv;
+    pm__v2d prev = {-INFINITY, -INFINITY};   /* the first section has none before it */
     pm__v2d vmin = {INFINITY, INFINITY}, vmax = {-INFINITY, -INFINITY};
     pm__v2i ok = {-1, -1};
     for (size_t i = i0; i <= i1; i++) {
@@ -212,16 +244,18 @@ static bool pm__window_ok_plain(const pm__outline *O, size_t i0, size_t i1) {
  * order: the same u, v, comparisons, minima and maxima, so the same
  * verdict. */
 __attribute__((target("avx"))) static inline bool pm__window_ok_avx(const pm__outline *O, size_t i0, size_t i1) {
-    const double *ax = O->x + 2 * i0, *az = O->z + 2 * i0;
-    double d[2], mg;
-    if (!pm__window_dir(O, i0, i1, d, &mg)) return false;
-    __m256d dx = _mm256_set1_pd(d[0]), dz = _mm256_set1_pd(d[1]), mgv = _mm256_set1_pd(mg);
-    __m128d x0 = _mm_loadu_pd(ax), z0 = _mm_loadu_pd(az);
-    __m128d p0 = _mm_sub_pd(_mm_add_pd(_mm_mul_pd(_mm256_castpd256_pd128(dx), x0),
-                                       _mm_mul_pd(_mm256_castpd256_pd128(dz), z0)),
-                            _mm_mul_pd(_mm_set1_pd(2.0), _mm256_castpd256_pd128(mgv)));
-    /* prev's upper half: the u before the next pair's first section */
-    __m256d prev = _mm256_insertf128_pd(_mm256_setzero_pd(), p0, 1);
+    /* pm__window_dir with d in lanes (x, z): each end's sums by one
+     * horizontal add, in pm__chord's order */
+    __m128d d = _mm_sub_pd(_mm_hadd_pd(_mm_loadu_pd(O->x + 2 * i1), _mm_loadu_pd(O->z + 2 * i1)),
+                           _mm_hadd_pd(_mm_loadu_pd(O->x + 2 * i0), _mm_loadu_pd(O->z + 2 * i0)));
+    __m128d ad = _mm_andnot_pd(_mm_set1_pd(-0.0), d);
+    double l1 = _mm_cvtsd_f64(_mm_hadd_pd(ad, ad));
+    if (!(l1 > 1e3 * O->mg)) return false;
+    __m256d dd = _mm256_insertf128_pd(_mm256_castpd128_pd256(d), d, 1);
+    __m256d dx = _mm256_permute_pd(dd, 0), dz = _mm256_permute_pd(dd, 15), mgv = _mm256_set1_pd(O->mg * l1);
+    /* prev's upper half: the u before the next pair's first section (none
+     * before the first) */
+    __m256d prev = _mm256_set1_pd(-INFINITY);
     __m256d vmin = _mm256_set1_pd(INFINITY), vmax = _mm256_set1_pd(-INFINITY);
     __m256d ok = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
     size_t i = i0;
@@ -279,13 +313,6 @@ __attribute__((target("avx"))) static bool pm__windows_avx(const pm__outline *O,
 }
 #endif
 #undef PM__WINDOWS
-
-static bool pm__windows_ok(const pm__outline *O, const uint32_t *start, uint32_t nch, uint32_t win) {
-#if PM__OUTLINE_AVX
-    if (O->avx) return pm__windows_avx(O, start, nch, win);
-#endif
-    return pm__windows_plain(O, start, nch, win);
-}
 
 /* End section e (0 or n - 1) of the window reaching section far: its
  * columns nearly on one line and strictly ordered along it, every other
@@ -345,17 +372,20 @@ int pm__road_outline_windows_k(pm_arena *a, const pm__level *L, double W, uint32
     return pm__road_outline_windows_x(a, L, W, win, true);
 }
 
-/* Box b's bounds from lanes (left, right) of lo and hi (floats held
- * exactly in double). */
+/* Box b's bounds from lanes (left, right) of lo and hi, each axis's
+ * lesser and greater lane (x and z at once). */
 static void pm__box_set(pm__obox *b, const pm__v2d lo[2], const pm__v2d hi[2]) {
-    for (int k = 0; k < 2; k++) {
-        b->lo[k] = (float)(lo[k][1] < lo[k][0] ? lo[k][1] : lo[k][0]);
-        b->hi[k] = (float)(hi[k][1] > hi[k][0] ? hi[k][1] : hi[k][0]);
-    }
+    pm__v2d l = pm__v2min((pm__v2d){lo[0][0], lo[1][0]}, (pm__v2d){lo[0][1], lo[1][1]});
+    pm__v2d h = pm__v2max((pm__v2d){hi[0][0], hi[1][0]}, (pm__v2d){hi[0][1], hi[1][1]});
+    memcpy(b->lo, &l, sizeof l);
+    memcpy(b->hi, &h, sizeof h);
 }
 
-int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32_t win, bool fast) {
-    assert(win == 2 || win == 3);
+/* The whole proof; avx: the four-lane windows, and the pass built for
+ * AVX (pm__outline_windows_avx, the same operations in three-operand
+ * form). */
+static inline __attribute__((always_inline)) int pm__outline_windows(pm_arena *a, const pm__level *L, double W,
+                                                                     uint32_t win, bool avx) {
     size_t n = L->n, nc = L->ncol;
     if (n < 8 || nc < 2 || L->closed) return 0;
     double reach = 4.0 * W, M = 1.0;
@@ -370,8 +400,9 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
     /* One pass: each section's float edge points (left, right; x then z),
      * the chunk it starts, and the plan boxes of the chunks it lies in (a
      * chunk's box holds its sections from its start to the next start). */
-    uint32_t nch = 0;
-    start[nch++] = 0;
+    uint32_t *st = start;    /* the next chunk's start */
+    pm__obox *b = box;       /* the open chunk's box */
+    *st++ = 0;
     double s0 = L->sec[0].s, end = L->sec[n - 1].s, half = 0.5 * reach;
     pm__v2d lo[2] = {{INFINITY, INFINITY}, {INFINITY, INFINITY}}, hi[2] = {{-INFINITY, -INFINITY}, {-INFINITY, -INFINITY}};
     const double *pos = L->pos;
@@ -395,20 +426,21 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
             hi[k] = pm__v2max(v[k], hi[k]);
         }
         double si = sec[i].s;
-        if (si - s0 >= reach && end - si >= half && i > 0 && i + 1 < n) {
-            /* Section i ends chunk nch - 1 and starts chunk nch. */
-            if (nch + 1 >= maxch) return 0;   /* not expected (arc spans): not proven */
-            pm__box_set(&box[nch - 1], lo, hi);
-            box[nch - 1].chunk = nch - 1;
-            start[nch++] = (uint32_t)i;
+        if (si - s0 >= reach && end - si >= half && i - 1 < n - 2) {   /* neither end section */
+            /* Section i ends the open chunk and starts the next; room for
+             * one more after it (not expected to run out, arc spans: then
+             * not proven). */
+            if (b + 2 >= box + maxch) return 0;
+            pm__box_set(b++, lo, hi);
+            *st++ = (uint32_t)i;
             s0 = si;
             lo[0] = v[0], lo[1] = v[1];
             hi[0] = v[0], hi[1] = v[1];
         }
     }
+    uint32_t nch = (uint32_t)(st - start);
     if (nch < 3) return 0;
     pm__box_set(&box[nch - 1], lo, hi);
-    box[nch - 1].chunk = nch - 1;
     start[nch] = (uint32_t)(n - 1);
     for (size_t c = 1; c + 1 < nc; c++) {
         double p[2];
@@ -417,27 +449,45 @@ int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32
         pm__pt(L, n - 1, c, p);
         pm__box_add(&box[nch - 1], p);
     }
-    /* The boxes' extents; M: the largest coordinate, for the margin. */
-    float flo[2] = {INFINITY, INFINITY}, fhi[2] = {-INFINITY, -INFINITY};
-    for (uint32_t j = 0; j < nch; j++)
-        for (int k = 0; k < 2; k++) {
-            flo[k] = box[j].lo[k] < flo[k] ? box[j].lo[k] : flo[k];
-            fhi[k] = box[j].hi[k] > fhi[k] ? box[j].hi[k] : fhi[k];
-        }
+    /* d: the road's chord; the boxes' extents give M, the largest
+     * coordinate, for the margin. */
+    pm__outline O = {.L = L, .x = ex, .z = ez, .mg = 0.0};
+    double d[2], blo[2], bhi[2];
+    double l1 = pm__chord(&O, 0, n - 1, d), gap = pm__boxes_scan(box, nch, d, blo, bhi);
     for (int k = 0; k < 2; k++) {
-        double m = fabs(flo[k]) > fabs(fhi[k]) ? fabs(flo[k]) : fabs(fhi[k]);
+        double m = fabs(blo[k]) > fabs(bhi[k]) ? fabs(blo[k]) : fabs(bhi[k]);
         M = m > M ? m : M;
     }
     /* Sums of a few products of numbers up to M err by a few 1e-16 M. */
-    pm__outline O = {.L = L, .x = ex, .z = ez, .mg = 1e-12 * M};
+    O.mg = 1e-12 * M;
 #if PM__OUTLINE_AVX
-    O.avx = fast && __builtin_cpu_supports("avx");
+    if (avx ? !pm__windows_avx(&O, start, nch, win) : !pm__windows_plain(&O, start, nch, win)) return 0;
+#else
+    (void)avx;
+    if (!pm__windows_plain(&O, start, nch, win)) return 0;
+#endif
+    if (!pm__cap_ok(&O, 0, start[2]) || !pm__cap_ok(&O, n - 1, start[nch - 2])) return 0;
+    /* Chunks two or more apart: apart along the chord (the margin as a
+     * window's), else by the sweep. */
+    if (l1 > 1e3 * O.mg && gap > O.mg * l1) return 1;
+    uint64_t *key = pm_arena_alloc(a, nch * sizeof *key);
+    if (!key) return PM_ERR_NOMEM;
+    return pm__boxes_apart(box, nch, blo, bhi, key) ? 1 : 0;
+}
+
+#if PM__OUTLINE_AVX
+__attribute__((target("avx"))) static int pm__outline_windows_avx(pm_arena *a, const pm__level *L, double W,
+                                                                  uint32_t win) {
+    return pm__outline_windows(a, L, W, win, true);
+}
+#endif
+
+int pm__road_outline_windows_x(pm_arena *a, const pm__level *L, double W, uint32_t win, bool fast) {
+    assert(win == 2 || win == 3);
+#if PM__OUTLINE_AVX
+    if (fast && __builtin_cpu_supports("avx")) return pm__outline_windows_avx(a, L, W, win);
 #else
     (void)fast;
 #endif
-    if (!pm__windows_ok(&O, start, nch, win)) return 0;
-    if (!pm__cap_ok(&O, 0, start[2]) || !pm__cap_ok(&O, n - 1, start[nch - 2])) return 0;
-    uint64_t *key = pm_arena_alloc(a, nch * sizeof *key);
-    if (!key) return PM_ERR_NOMEM;
-    return pm__boxes_apart(box, nch, flo, fhi, key) ? 1 : 0;
+    return pm__outline_windows(a, L, W, win, false);
 }

@@ -334,3 +334,42 @@ Test(road_outline, four_lane_windows_match_the_plain_ones_and_brute_force) {
     cr_assert_gt(touching, 400, "touching %d", touching);
     pm_arena_destroy(a);
 }
+
+/* Staircases and serpentines: straight legs joined by arcs turning one
+ * way then the other. Up to a right angle a turn keeps the road's general
+ * heading (chunks two or more apart lie apart along its chord, no sort
+ * needed); past it the legs run back alongside each other, and past half
+ * a turn they close in on each other: only the sweep of the boxes tells
+ * whether they touch. Never a claim brute force denies; both verdicts
+ * common. */
+Test(road_outline, staircases_and_serpentines) {
+    pm_arena *a = pm_arena_create(0);
+    pm_rng rng;
+    pm_rng_seed(&rng, 2020);
+    int proven = 0, touching = 0;
+    for (int trial = 0; trial < 800; trial++) {
+        uint32_t ncol = 2 + pm_rng_below(&rng, 4);
+        double W = 0.5 + 6.0 * pm_rng_unit(&rng), len = 0.2 * W + W * pm_rng_unit(&rng);
+        double angle = PM__PI * (0.1 + 1.3 * pm_rng_unit(&rng));   /* each turn: 18 to 252 degrees */
+        double R = W * (1.5 + 15.0 * pm_rng_unit(&rng)), leg = W * (4.0 + 40.0 * pm_rng_unit(&rng));
+        size_t tm = (size_t)(angle * R / len) + 1, lm = (size_t)(leg / len) + 1;
+        size_t legs = 2 + pm_rng_below(&rng, 8), n = legs * (lm + tm) + lm;
+        if (n > 800) n = 800;
+        double *turn = pm_arena_alloc(a, n * sizeof(double));
+        for (size_t i = 0; i < n; i++) {
+            size_t k = i / (lm + tm), j = i % (lm + tm);
+            turn[i] = j >= lm ? (k % 2 ? -1.0 : 1.0) * angle / (double)tm : 0.0;
+        }
+        pm__level L = make_level(a, n, ncol, W, len, turn);
+        int w = pm__road_outline_windows(a, &L, W);
+        bool simple = outline_simple_brute(&L);
+        if (w == 1) cr_assert(simple, "trial %d: proven simple, brute force finds it touching", trial);
+        cr_assert_eq(pm__road_outline_windows_x(a, &L, W, 3, false), w, "trial %d: plain path differs", trial);
+        proven += w == 1;
+        touching += !simple;
+        pm_arena_reset(a);
+    }
+    cr_assert_gt(proven, 150, "proven %d", proven);
+    cr_assert_gt(touching, 100, "touching %d", touching);
+    pm_arena_destroy(a);
+}
