@@ -663,7 +663,9 @@ static inline __attribute__((always_inline)) void pm__pass_one(pm__ctx *x, pm__s
         size_t cnt = m - i < 4 ? m - i : 4;
         uint32_t seg[4];
         double uu[4];
-        bool one = pm__quad_locate(&x->spline, smp, i, cnt, seg, uu);
+        /* a full quad (all but the last) with cnt a constant: no lane clamps */
+        bool one = cnt == 4 ? pm__quad_locate(&x->spline, smp, i, 4, seg, uu)
+                            : pm__quad_locate(&x->spline, smp, i, cnt, seg, uu);
         if (banked && one) pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, true);
         else if (banked) pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, false);
         else {
