@@ -671,7 +671,8 @@ static inline __attribute__((always_inline)) void pm__pass_one(pm__ctx *x, pm__s
         else {
             if (one) pm__quad_unbanked(x, sc, smp, n, i, cnt, &last, first, seg, uu, true, kmax, &q[k]);
             else pm__quad_unbanked(x, sc, smp, n, i, cnt, &last, first, seg, uu, false, kmax, &q[k]);
-            if (prev != SIZE_MAX) pm__quad_unbanked_frame(x, sc, prev, prev_cnt, W, &q[k ^ 1]);
+            /* the quad before this one is full: only the last is short */
+            if (prev != SIZE_MAX) pm__quad_unbanked_frame(x, sc, prev, 4, W, &q[k ^ 1]);
             prev = i;
             prev_cnt = cnt;
             k ^= 1;
