@@ -466,7 +466,7 @@ static inline __attribute__((always_inline)) void pm__place_one(pm__section *sc,
 }
 /* Sections i0 .. i0 + cnt - 1: the first section (s = 0) apart, so the
  * others add their chords without a test, and a quad's four (the usual
- * case) in a loop of constant length, unrolled. */
+ * case) in a loop of constant length (which GCC keeps a loop). */
 static inline __attribute__((always_inline)) void pm__place(pm__section *sc, const pm_curve_sample *smp, size_t i0,
                                                             size_t cnt) {
     size_t i = i0;
