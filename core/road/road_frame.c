@@ -457,15 +457,27 @@ static inline __attribute__((always_inline)) bool pm__quad_locate(const pm_splin
 
 /* A section's place on the curve: t, centre, arc length (the sampler's
  * pm_v3_dist of each chord, summed), no fan yet. */
+static inline __attribute__((always_inline)) void pm__place_one(pm__section *sc, const pm_curve_sample *smp,
+                                                                double s) {
+    sc->t = smp->t;
+    memcpy(sc->c, smp->p, sizeof sc->c);
+    sc->s = s;
+    sc->fan[0] = sc->fan[1] = false;
+}
+/* Sections i0 .. i0 + cnt - 1: the first section (s = 0) apart, so the
+ * others add their chords without a test, and a quad's four (the usual
+ * case) in a loop of constant length (which GCC keeps a loop). */
 static inline __attribute__((always_inline)) void pm__place(pm__section *sc, const pm_curve_sample *smp, size_t i0,
                                                             size_t cnt) {
-    double sp = i0 > 0 ? sc[i0 - 1].s : 0.0;
-    for (size_t i = i0; i < i0 + cnt; i++) {
-        sc[i].t = smp[i].t;
-        memcpy(sc[i].c, smp[i].p, sizeof sc[i].c);
-        sc[i].s = sp = i > 0 ? sp + smp[i].len : 0.0;
-        sc[i].fan[0] = sc[i].fan[1] = false;
+    size_t i = i0;
+    double sp = 0.0;
+    if (i0 == 0) pm__place_one(sc, smp, 0.0), i++;
+    else sp = sc[i0 - 1].s;
+    if (cnt == 4 && i0 > 0) {
+        for (size_t j = 0; j < 4; j++) sp += smp[i0 + j].len, pm__place_one(sc + i0 + j, smp + i0 + j, sp);
+        return;
     }
+    for (; i < i0 + cnt; i++) sp += smp[i].len, pm__place_one(sc + i, smp + i, sp);
 }
 
 /* x, y and z divided by d lane by lane, the divisions skipped where every
@@ -651,13 +663,16 @@ static inline __attribute__((always_inline)) void pm__pass_one(pm__ctx *x, pm__s
         size_t cnt = m - i < 4 ? m - i : 4;
         uint32_t seg[4];
         double uu[4];
-        bool one = pm__quad_locate(&x->spline, smp, i, cnt, seg, uu);
+        /* a full quad (all but the last) with cnt a constant: no lane clamps */
+        bool one = cnt == 4 ? pm__quad_locate(&x->spline, smp, i, 4, seg, uu)
+                            : pm__quad_locate(&x->spline, smp, i, cnt, seg, uu);
         if (banked && one) pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, true);
         else if (banked) pm__quad_banked(x, sc, smp, n, i, cnt, W, &last, t2, seg, uu, false);
         else {
             if (one) pm__quad_unbanked(x, sc, smp, n, i, cnt, &last, first, seg, uu, true, kmax, &q[k]);
             else pm__quad_unbanked(x, sc, smp, n, i, cnt, &last, first, seg, uu, false, kmax, &q[k]);
-            if (prev != SIZE_MAX) pm__quad_unbanked_frame(x, sc, prev, prev_cnt, W, &q[k ^ 1]);
+            /* the quad before this one is full: only the last is short */
+            if (prev != SIZE_MAX) pm__quad_unbanked_frame(x, sc, prev, 4, W, &q[k ^ 1]);
             prev = i;
             prev_cnt = cnt;
             k ^= 1;

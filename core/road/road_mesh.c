@@ -760,9 +760,14 @@ static uint32_t pm__emit_quad_slow(const float *P, const uint32_t tri[2][3], int
     return kept;
 }
 
+/* Four vertex numbers, for the identity map's index stores. */
+typedef uint32_t pm__v4u __attribute__((vector_size(16)));
+
+/* map NULL: the identity map, row i's column j vertex v0 + w i + j (no
+ * vertex of the grid repeats), its quads' indices computed, not loaded. */
 static inline __attribute__((always_inline)) void
-pm__emit_band_w(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ, size_t n, size_t w,
-                uint32_t j0, uint32_t j1, double mbound, bool with_ts) {
+pm__emit_band_w(pm__level *L, pm_prim *pr, const uint32_t *map, uint32_t v0, const double *XZ, size_t n,
+                size_t w, uint32_t j0, uint32_t j1, double mbound, bool with_ts) {
     const float *P = pr->positions;
     uint32_t *restrict out = pr->indices + pr->icount, *restrict o = out;
     uint32_t *restrict ts = with_ts ? L->tsec + L->ntsec : NULL;
@@ -770,11 +775,10 @@ pm__emit_band_w(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ
     double m4 = 4.0 * 1.2e-7 * mbound;
     /* pm__road_emit reserved every quad's two triangles. */
     assert(pr->icount + 6 * (uint64_t)(n - 1) * (j1 - j0) <= pr->icap);
-    const uint32_t *r0 = map;
     const double *gr = XZ;   /* row i: w x, then w z; row i + 1 at + 2 w */
     const pm__v4d m4v = {m4, m4, m4, m4};
-    for (uint32_t i = 0; i + 1 < n; i++, r0 += w, gr += 2 * w) {
-        const uint32_t *r1 = r0 + w;
+    for (uint32_t i = 0; i + 1 < n; i++, gr += 2 * w) {
+        const uint32_t *r0 = map ? map + (size_t)i * w : NULL, *r1 = map ? r0 + w : NULL;
         uint32_t j = j0;
         /* Two quads at once, lanes (quad j's triangle 0, quad j + 1's 0,
          * quad j's 1, quad j + 1's 1): each lane the operations of the
@@ -789,10 +793,26 @@ pm__emit_band_w(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ
             pm__v4d e2 = pm__v4max(pm__v4max(pm__v4abs(dbx), pm__v4abs(dcx)),
                                    pm__v4max(pm__v4abs(dbz), pm__v4abs(dcz)));
             pm__v4i sure = od > m4v * (2.0 * e2), up = od > 0.0;
-            uint32_t v1 = r0[j], v2 = r0[j + 1], v5 = r0[j + 2], v4 = r1[j], v3 = r1[j + 1], v6 = r1[j + 2];
+            uint32_t v1, v2, v5, v4, v3, v6;
+            if (map) {
+                v1 = r0[j], v2 = r0[j + 1], v5 = r0[j + 2], v4 = r1[j], v3 = r1[j + 1], v6 = r1[j + 2];
+            } else {
+                v1 = v0 + i * (uint32_t)w + j, v2 = v1 + 1, v5 = v1 + 2;
+                v4 = v1 + (uint32_t)w, v3 = v4 + 1, v6 = v4 + 2;
+            }
             if (__builtin_expect(pm__v4all(sure & up), 1)) {   /* the usual pair of quads */
-                o[0] = v1, o[1] = v2, o[2] = v4, o[3] = v2, o[4] = v3, o[5] = v4;
-                o[6] = v2, o[7] = v5, o[8] = v3, o[9] = v5, o[10] = v6, o[11] = v3;
+                if (map) {
+                    o[0] = v1, o[1] = v2, o[2] = v4, o[3] = v2, o[4] = v3, o[5] = v4;
+                    o[6] = v2, o[7] = v5, o[8] = v3, o[9] = v5, o[10] = v6, o[11] = v3;
+                } else {   /* the twelve as offsets from v1, four to a store */
+                    const uint32_t W = (uint32_t)w;
+                    pm__v4u b = {v1, v1, v1, v1};
+                    pm__v4u t0 = b + (pm__v4u){0, 1, W, 1}, t1 = b + (pm__v4u){W + 1, W, 1, 2},
+                            t2 = b + (pm__v4u){W + 1, 2, W + 2, W + 1};
+                    memcpy(o, &t0, sizeof t0);
+                    memcpy(o + 4, &t1, sizeof t1);
+                    memcpy(o + 8, &t2, sizeof t2);
+                }
                 o += 12;
                 if (with_ts) {
                     ts[0] = ts[1] = ts[2] = ts[3] = i;
@@ -822,7 +842,8 @@ pm__emit_band_w(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ
             pm__v2d e2 = pm__v2max_fast(pm__v2max_fast(pm__v2abs(dbx), pm__v2abs(dcx)),
                                         pm__v2max_fast(pm__v2abs(dbz), pm__v2abs(dcz)));
             pm__v2i sure = od > m4 * (2.0 * e2), up = od > 0.0;
-            uint32_t v1 = r0[j], v2 = r0[j + 1], v4 = r1[j], v3 = r1[j + 1];
+            uint32_t v1 = map ? r0[j] : v0 + i * (uint32_t)w + j, v2 = map ? r0[j + 1] : v1 + 1,
+                     v4 = map ? r1[j] : v1 + (uint32_t)w, v3 = map ? r1[j + 1] : v4 + 1;
             if (__builtin_expect(pm__v2bits(sure & up) == 3, 1)) {   /* the usual quad */
                 o[0] = v1, o[1] = v2, o[2] = v4, o[3] = v2, o[4] = v3, o[5] = v4;
                 o += 6;
@@ -852,14 +873,16 @@ pm__emit_band_w(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ
 __attribute__((target_clones("avx", "default")))
 #endif
 __attribute__((noinline))
-static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, const double *XZ, size_t n,
-                          size_t w, uint32_t j0, uint32_t j1, double mbound) {
-    bool ts = L->tsec != NULL;
-    if (w == 3 && j0 == 0 && j1 == 2 && ts) pm__emit_band_w(L, pr, map, XZ, n, 3, 0, 2, mbound, true);
-    else if (w == 3 && j0 == 0 && j1 == 2) pm__emit_band_w(L, pr, map, XZ, n, 3, 0, 2, mbound, false);
-    else if (w == 2 && j0 == 0 && j1 == 1 && ts) pm__emit_band_w(L, pr, map, XZ, n, 2, 0, 1, mbound, true);
-    else if (w == 2 && j0 == 0 && j1 == 1) pm__emit_band_w(L, pr, map, XZ, n, 2, 0, 1, mbound, false);
-    else pm__emit_band_w(L, pr, map, XZ, n, w, j0, j1, mbound, ts);
+static void pm__emit_band(pm__level *L, pm_prim *pr, const uint32_t *map, uint32_t v0, const double *XZ,
+                          size_t n, size_t w, uint32_t j0, uint32_t j1, double mbound) {
+    bool ts = L->tsec != NULL, w3 = w == 3 && j0 == 0 && j1 == 2, w2 = w == 2 && j0 == 0 && j1 == 1;
+    if (w3 && !map && ts) pm__emit_band_w(L, pr, NULL, v0, XZ, n, 3, 0, 2, mbound, true);
+    else if (w3 && !map) pm__emit_band_w(L, pr, NULL, v0, XZ, n, 3, 0, 2, mbound, false);
+    else if (w3 && ts) pm__emit_band_w(L, pr, map, 0, XZ, n, 3, 0, 2, mbound, true);
+    else if (w3) pm__emit_band_w(L, pr, map, 0, XZ, n, 3, 0, 2, mbound, false);
+    else if (w2 && ts) pm__emit_band_w(L, pr, map, 0, XZ, n, 2, 0, 1, mbound, true);
+    else if (w2) pm__emit_band_w(L, pr, map, 0, XZ, n, 2, 0, 1, mbound, false);
+    else pm__emit_band_w(L, pr, map, v0, XZ, n, w, j0, j1, mbound, ts);
 }
 
 /* pm__emit_range's vertices and triangles, faster: whole sections by
@@ -893,7 +916,7 @@ static int pm__emit_range_fast(pm__ctx *x, pm__level *L, pm_prim *pr, pm__range 
     }
     for (uint32_t j0 = 0; j0 + 1 < w; j0 += PM__BAND_QUADS) {
         uint32_t j1 = j0 + PM__BAND_QUADS < w - 1 ? j0 + PM__BAND_QUADS : w - 1;
-        pm__emit_band(L, pr, map, XZ, n, w, j0, j1, mbound);
+        pm__emit_band(L, pr, map, 0, XZ, n, w, j0, j1, mbound);
     }
     return PM_OK;
 }
@@ -945,7 +968,7 @@ __attribute__((target_clones("avx", "default")))
 #endif
 __attribute__((noinline))
 static int pm__grid_emit_rows3(pm__ctx *x, const pm__level *L, pm_prim *pr, const pm__uvcol *uc, uint32_t *map,
-                               double *XZ, double *mbound, double edge[2], double *pos) {
+                               double *XZ, double *mbound, double edge[2], double *pos, bool *repeats) {
     const pm_road_params *p = x->p;
     size_t n = L->n;
     const double e0 = L->col[0], e1 = L->col[1], e2 = L->col[2];
@@ -1016,6 +1039,7 @@ static int pm__grid_emit_rows3(pm__ctx *x, const pm__level *L, pm_prim *pr, cons
             _mm_storeu_pd(ud + 2, uv23);
             _mm_storeu_pd(ud + 4, uv45);
             v = pm__whole_row_each(pr, v, sc, pd, ud, NULL, false, true, mrow, 3);
+            *repeats = true;
             continue;
         }
         /* positions x0 y0 z0 x1 | y1 z1 x2 y2 | z2 */
@@ -1088,13 +1112,15 @@ int pm__road_grid_emit(pm__ctx *x, pm__level *L, const char *name, const char *m
     double *XZ = pm_arena_alloc(x->a, xz_bytes);
     if (!XZ) return PM_ERR_NOMEM;
     uint64_t skipped = L->skipped;
+    uint32_t v0 = pr->vcount;
     double mbound = 1.0, edge[2];
-    int r = pm__grid_emit_rows3(x, L, pr, uc, map, XZ, &mbound, edge, keep_pos ? L->pos : NULL);
+    bool repeats = false;   /* some vertex is the previous row's: map is not the identity */
+    int r = pm__grid_emit_rows3(x, L, pr, uc, map, XZ, &mbound, edge, keep_pos ? L->pos : NULL, &repeats);
     if (r < 0) return r;
     /* pm__road_grid's edge lengths: columns 0 and 2 are both edges */
     L->edge_len[0] = L->edge_len[1] = edge[0];
     L->edge_len[2] = L->edge_len[3] = edge[1];
-    pm__emit_band(L, pr, map, XZ, n, 3, 0, 2, mbound);
+    pm__emit_band(L, pr, repeats ? map : NULL, v0, XZ, n, 3, 0, 2, mbound);
     pm_arena_free(x->a, XZ, xz_bytes);
     return L->skipped > skipped ? pm__fetch_order(x->a, pr) : PM_OK;
 #else
