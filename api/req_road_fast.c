@@ -199,44 +199,53 @@ static inline const char *pm__rf_point_swar(const char *p, double bound, double 
 #define PM__RF_POINT_SWAR_ROOM 0
 #endif
 
+/* A point token by token, each as pm__tx_num reads it (any spelling):
+ * its end, or NULL. Out of line, on a cursor of its own: the number
+ * reader takes its cursor's address, which would keep the points loop's
+ * cursor in memory (a store and a load on the way from each point to the
+ * next). */
+static const char *pm__rf_point_tokens(const char *p, const char *end, double *v) {
+    const double m = PM_ROAD_COORD_MAX;
+    pm__tx t = {p, end};
+    if (!pm__tx_take(&t, '[') || !pm__tx_num(&t, -m, false, m, &v[0]) || !pm__tx_take(&t, ',') ||
+        !pm__tx_num(&t, -m, false, m, &v[1]) || !pm__tx_take(&t, ',') ||
+        !pm__tx_num(&t, -m, false, m, &v[2]) || !pm__tx_take(&t, ']'))
+        return NULL;
+    return t.p;
+}
+
 /* points: [[x, y, z], ...], each coordinate within the bound, -0 as 0.
  * Only their values are kept: their canonical form is binary (the row
- * block's doubles, copied in by pm_api__road_parse_text_path), not text. A point of short tokens is read in
- * one step (point, a constant where this is inlined); any other token by
- * the general number reader. */
-PM__TX_INLINE bool pm__rf_points_at(pm__rf *r, pm__tx *f, pm__rf_point_reader point, ptrdiff_t room) {
-    if (!pm__tx_take(f, '[')) return false;
-    if (pm__tx_empty(f, ']')) return true;
+ * block's doubles, copied in by pm_api__road_parse_text_path), not text.
+ * A point of short tokens is read in one step (point, a constant where
+ * this is inlined), any other token by token. The cursor is a local, kept
+ * in a register. */
+PM__TX_INLINE bool pm__rf_points_with(pm__rf *r, pm__rf_point_reader point, ptrdiff_t room) {
+    pm__tx f = r->f;
+    if (!pm__tx_take(&f, '[')) return false;
+    if (pm__tx_empty(&f, ']')) {
+        r->f = f;
+        return true;
+    }
     const double m = PM_ROAD_COORD_MAX;
     for (;;) {
         size_t i = r->npts;
         if (i == r->pts_cap && !pm__rf_grow(r, &r->pts, &r->pts_cap, i + 1, 3 * sizeof(double)))
             return false;
         double *v = r->pts + 3 * i;
-        pm__tx_ws(f);
-        const char *e;
-        if (f->end - f->p >= room && (e = point(f->p, m, v))) {
-            f->p = e;
-        } else if (!pm__tx_take(f, '[') || !pm__tx_num(f, -m, false, m, &v[0]) || !pm__tx_take(f, ',') ||
-                   !pm__tx_num(f, -m, false, m, &v[1]) || !pm__tx_take(f, ',') ||
-                   !pm__tx_num(f, -m, false, m, &v[2]) || !pm__tx_take(f, ']')) {
-            return false;
-        }
+        pm__tx_ws(&f);
+        const char *e = NULL;
+        if (f.end - f.p >= room) e = point(f.p, m, v);
+        if (!e && !(e = pm__rf_point_tokens(f.p, f.end, v))) return false;
+        f.p = e;
         r->npts++;
-        int next = pm__tx_next(f, ']');
+        int next = pm__tx_next(&f, ']');
         if (next < 0) return false;
-        if (next == 0) return true;
+        if (next == 0) {
+            r->f = f;
+            return true;
+        }
     }
-}
-
-/* The same with the cursor in a local: its moves stay in registers, where
- * r->f would be stored and loaded again on the way from each point to the
- * next. */
-PM__TX_INLINE bool pm__rf_points_with(pm__rf *r, pm__rf_point_reader point, ptrdiff_t room) {
-    pm__tx f = r->f;
-    bool ok = pm__rf_points_at(r, &f, point, room);
-    r->f = f;
-    return ok;
 }
 
 static bool pm__rf_points_plain(pm__rf *r) {
