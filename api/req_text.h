@@ -355,26 +355,32 @@ __attribute__((target("ssse3"))) static inline bool pm__tx_coord_ssse3(const cha
     return true;
 }
 
+/* The ',' and ']' among the 32 bytes at p, a bit each. */
+__attribute__((target("ssse3"))) static inline uint32_t pm__tx_seps32(const char *p) {
+    const __m128i comma = _mm_set1_epi8(','), close = _mm_set1_epi8(']');
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+    a = _mm_or_si128(_mm_cmpeq_epi8(a, comma), _mm_cmpeq_epi8(a, close));
+    b = _mm_or_si128(_mm_cmpeq_epi8(b, comma), _mm_cmpeq_epi8(b, close));
+    return (uint32_t)_mm_movemask_epi8(a) | (uint32_t)_mm_movemask_epi8(b) << 16;
+}
+
 /* pm__tx_point_value's three-coordinate points (the same points and
  * values) in SSSE3 lanes, from p (PM__TX_POINT3_ROOM bytes readable). The
- * separators come first, from one mask of the 64 bytes' ',' and ']': so
- * where each coordinate starts and where the point ends are known before
- * any digit is read, and the next point's address waits on one load and a
- * few lane steps, not on the three tokens' digit scans one after another.
- * Each token must then end at its separator exactly, which leaves no byte
- * unchecked.
- * NULL at anything else (a blank elsewhere, two coordinates or four, a
+ * separators come first, from a mask of the ',' and ']' in 32 bytes (64
+ * for a longer point): so where each coordinate starts and where the
+ * point ends are known before any digit is read, and the next point's
+ * address waits on a load and a few lane steps, not on the three tokens'
+ * digit scans one after another. Each token must then end at its
+ * separator exactly, which leaves no byte unchecked. NULL at anything else (a blank elsewhere, two coordinates or four, a
  * point past 64 bytes): pm__tx_num then takes it. */
 __attribute__((target("ssse3"))) static inline const char *pm__tx_point3_ssse3(const char *p, double bound,
                                                                                 double *v) {
-    const __m128i comma = _mm_set1_epi8(','), close = _mm_set1_epi8(']');
-    uint64_t sep = 0;
-    for (int k = 0; k < 4; k++) {
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
-        __m128i s = _mm_or_si128(_mm_cmpeq_epi8(b, comma), _mm_cmpeq_epi8(b, close));
-        sep |= (uint64_t)(unsigned)_mm_movemask_epi8(s) << (16 * k);
+    uint64_t sep = pm__tx_seps32(p), sep1 = sep & (sep - 1), sep2 = sep1 & (sep1 - 1);
+    if (!sep2) {   /* fewer than three in the first 32 bytes: the next 32 too */
+        sep |= (uint64_t)pm__tx_seps32(p + 32) << 32;
+        sep1 = sep & (sep - 1), sep2 = sep1 & (sep1 - 1);
     }
-    uint64_t sep1 = sep & (sep - 1), sep2 = sep1 & (sep1 - 1);
     if (*p != '[' || !sep2) return NULL;
     const char *a = p + __builtin_ctzll(sep), *b = p + __builtin_ctzll(sep1),
                *c = p + __builtin_ctzll(sep2);
