@@ -228,20 +228,26 @@ PM__TX_INLINE bool pm__rf_points_with(pm__rf *r, pm__rf_point_reader point, ptrd
         return true;
     }
     const double m = PM_ROAD_COORD_MAX;
-    for (;;) {
-        size_t i = r->npts;
-        if (i == r->pts_cap && !pm__rf_grow(r, &r->pts, &r->pts_cap, i + 1, 3 * sizeof(double)))
+    for (size_t n = r->npts;;) {
+        if (n == r->pts_cap && !pm__rf_grow(r, &r->pts, &r->pts_cap, n + 1, 3 * sizeof(double)))
             return false;
-        double *v = r->pts + 3 * i;
+        double *v = r->pts + 3 * n++;
         pm__tx_ws(&f);
         const char *e = NULL;
-        if (f.end - f.p >= room) e = point(f.p, m, v);
+        if (f.end - f.p >= room) {
+            e = point(f.p, m, v);
+            /* The next point after ", " (within the room): straight to it. */
+            if (e && e[0] == ',' && e[1] == ' ' && e[2] == '[') {
+                f.p = e + 2;
+                continue;
+            }
+        }
         if (!e && !(e = pm__rf_point_tokens(f.p, f.end, v))) return false;
         f.p = e;
-        r->npts++;
         int next = pm__tx_next(&f, ']');
         if (next < 0) return false;
         if (next == 0) {
+            r->npts = n;
             r->f = f;
             return true;
         }
