@@ -78,11 +78,34 @@ static inline bool pm_api__short_scan_swar(const char *q, int *n1p, int *n2p, ui
 #if defined(__x86_64__) && defined(__GNUC__)
 #define PM_API_SHORT_SCAN_SSSE3 1
 #include <immintrin.h>
+
+/* pm_api__short_scan_ssse3's shuffle for n1 digits, a '.' and n2 more
+ * (row 8 n1 + n2; rows of n1 = 0 unused): lane j of 16 takes digit k =
+ * j - (16 - n1 - n2), one byte further on from the '.' on, and none
+ * (0x80: a zero) where k < 0. One load where building it took ten steps. */
+#define PM_API__SHUF_K(j, n1, n2) ((j) - 16 + (n1) + (n2))
+#define PM_API__SHUF_LANE(j, n1, n2) \
+    (PM_API__SHUF_K(j, n1, n2) < 0 ? 0x80 : PM_API__SHUF_K(j, n1, n2) + (PM_API__SHUF_K(j, n1, n2) >= (n1)))
+#define PM_API__SHUF_ROW(n1, n2) \
+    {PM_API__SHUF_LANE(0, n1, n2), PM_API__SHUF_LANE(1, n1, n2), PM_API__SHUF_LANE(2, n1, n2), \
+     PM_API__SHUF_LANE(3, n1, n2), PM_API__SHUF_LANE(4, n1, n2), PM_API__SHUF_LANE(5, n1, n2), \
+     PM_API__SHUF_LANE(6, n1, n2), PM_API__SHUF_LANE(7, n1, n2), PM_API__SHUF_LANE(8, n1, n2), \
+     PM_API__SHUF_LANE(9, n1, n2), PM_API__SHUF_LANE(10, n1, n2), PM_API__SHUF_LANE(11, n1, n2), \
+     PM_API__SHUF_LANE(12, n1, n2), PM_API__SHUF_LANE(13, n1, n2), PM_API__SHUF_LANE(14, n1, n2), \
+     PM_API__SHUF_LANE(15, n1, n2)}
+#define PM_API__SHUF_ROWS(n1) \
+    PM_API__SHUF_ROW(n1, 0), PM_API__SHUF_ROW(n1, 1), PM_API__SHUF_ROW(n1, 2), PM_API__SHUF_ROW(n1, 3), \
+    PM_API__SHUF_ROW(n1, 4), PM_API__SHUF_ROW(n1, 5), PM_API__SHUF_ROW(n1, 6), PM_API__SHUF_ROW(n1, 7)
+_Alignas(16) static const uint8_t pm_api__short_shuf[64][16] = {
+    PM_API__SHUF_ROWS(0), PM_API__SHUF_ROWS(1), PM_API__SHUF_ROWS(2), PM_API__SHUF_ROWS(3),
+    PM_API__SHUF_ROWS(4), PM_API__SHUF_ROWS(5), PM_API__SHUF_ROWS(6), PM_API__SHUF_ROWS(7)};
+
 /* The same in SSSE3 lanes, for callers compiled for SSSE3 (target
  * attribute; picked at run time): the 16 bytes' digit mask gives n1 and
- * n2 (a count past 7 fails as the SWAR count of 8 does), one shuffle puts
- * the n1 + n2 digits at the top of the register with zeros below and the
- * '.' left out, and three multiply-adds join pairs, quads and eights. */
+ * n2 (a count past 7 fails as the SWAR count of 8 does), one shuffle
+ * (pm_api__short_shuf) puts the n1 + n2 digits at the top of the register
+ * with zeros below and the '.' left out, and three multiply-adds join
+ * pairs, quads and eights. */
 __attribute__((target("ssse3"))) static inline bool pm_api__short_scan_ssse3(const char *q, int *n1p,
                                                                              int *n2p, uint64_t *w) {
     __m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)q), _mm_set1_epi8('0'));
@@ -94,12 +117,7 @@ __attribute__((target("ssse3"))) static inline bool pm_api__short_scan_ssse3(con
         n2 = __builtin_ctz(other >> (n1 + 1));
         if ((unsigned)(n2 - 1) > 6u) return false;
     }
-    /* Lane j of 16 takes digit j - (16 - nd) (negative: none, so zero),
-     * one byte further on from the '.' on. */
-    int nd = n1 + n2;
-    __m128i at = _mm_add_epi8(_mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                              _mm_set1_epi8((char)(nd - 16)));
-    at = _mm_sub_epi8(at, _mm_cmpgt_epi8(at, _mm_set1_epi8((char)(n1 - 1))));
+    __m128i at = _mm_load_si128((const __m128i *)(const void *)pm_api__short_shuf[8 * n1 + n2]);
     __m128i g = _mm_shuffle_epi8(d, at);
     g = _mm_maddubs_epi16(g, _mm_set1_epi16(0x010A));    /* 10 a + b: pairs */
     g = _mm_madd_epi16(g, _mm_set1_epi32(0x00010064));   /* 100 a + b: quads */

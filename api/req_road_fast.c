@@ -179,50 +179,88 @@ static bool pm__rf_nums(pm__rf *r, double lo, double hi, double **out, size_t *n
 
 /* ---- members ---- */
 
-#ifndef PM_API_JSON_SWAR
-#define pm__tx_point_value(p, bound, v, dim, scan) ((void)(scan), (const char *)NULL)
-typedef int pm_api__short_scan;
-#define pm_api__short_scan_swar 0
+/* A point of three short tokens (pm__tx_point_value) read in one step
+ * from p (room bytes readable): its end, or NULL, the values then to be
+ * read one by one. */
+typedef const char *(*pm__rf_point_reader)(const char *p, double bound, double *v);
+
+#ifdef PM_API_JSON_SWAR
+static inline const char *pm__rf_point_swar(const char *p, double bound, double *v) {
+    size_t dim;
+    const char *e = pm__tx_point_value(p, bound, v, &dim, pm_api__short_scan_swar);
+    return e && dim == 3 ? e : NULL;
+}
+#define PM__RF_POINT_SWAR_ROOM PM__TX_POINT_ROOM
+#else   /* no one-step reader: every point token by token */
+static inline const char *pm__rf_point_swar(const char *p, double bound, double *v) {
+    (void)p, (void)bound, (void)v;
+    return NULL;
+}
+#define PM__RF_POINT_SWAR_ROOM 0
 #endif
+
+/* A point token by token, each as pm__tx_num reads it (any spelling):
+ * its end, or NULL. Out of line, on a cursor of its own: the number
+ * reader takes its cursor's address, which would keep the points loop's
+ * cursor in memory (a store and a load on the way from each point to the
+ * next). */
+static const char *pm__rf_point_tokens(const char *p, const char *end, double *v) {
+    const double m = PM_ROAD_COORD_MAX;
+    pm__tx t = {p, end};
+    if (!pm__tx_take(&t, '[') || !pm__tx_num(&t, -m, false, m, &v[0]) || !pm__tx_take(&t, ',') ||
+        !pm__tx_num(&t, -m, false, m, &v[1]) || !pm__tx_take(&t, ',') ||
+        !pm__tx_num(&t, -m, false, m, &v[2]) || !pm__tx_take(&t, ']'))
+        return NULL;
+    return t.p;
+}
 
 /* points: [[x, y, z], ...], each coordinate within the bound, -0 as 0.
  * Only their values are kept: their canonical form is binary (the row
- * block's doubles, copied in by pm_api__road_parse_text_path), not text. A point of short tokens is read in
- * one step (pm__tx_point_value, digits by scan); any other token by the
- * general number reader. */
-PM__TX_INLINE bool pm__rf_points_with(pm__rf *r, pm_api__short_scan scan) {
-    pm__tx *f = &r->f;
-    if (!pm__tx_take(f, '[')) return false;
-    if (pm__tx_empty(f, ']')) return true;
+ * block's doubles, copied in by pm_api__road_parse_text_path), not text.
+ * A point of short tokens is read in one step (point, a constant where
+ * this is inlined), any other token by token. The cursor is a local, kept
+ * in a register. */
+PM__TX_INLINE bool pm__rf_points_with(pm__rf *r, pm__rf_point_reader point, ptrdiff_t room) {
+    pm__tx f = r->f;
+    if (!pm__tx_take(&f, '[')) return false;
+    if (pm__tx_empty(&f, ']')) {
+        r->f = f;
+        return true;
+    }
     const double m = PM_ROAD_COORD_MAX;
-    for (;;) {
-        size_t i = r->npts;
-        if (i == r->pts_cap && !pm__rf_grow(r, &r->pts, &r->pts_cap, i + 1, 3 * sizeof(double)))
+    for (size_t n = r->npts;;) {
+        if (n == r->pts_cap && !pm__rf_grow(r, &r->pts, &r->pts_cap, n + 1, 3 * sizeof(double)))
             return false;
-        double *v = r->pts + 3 * i;
-        pm__tx_ws(f);
-        const char *e;
-        size_t dim;
-        if (f->end - f->p >= PM__TX_POINT_ROOM && (e = pm__tx_point_value(f->p, m, v, &dim, scan))) {
-            if (dim != 3) return false;
-            f->p = e;
-        } else if (!pm__tx_take(f, '[') || !pm__tx_num(f, -m, false, m, &v[0]) || !pm__tx_take(f, ',') ||
-                   !pm__tx_num(f, -m, false, m, &v[1]) || !pm__tx_take(f, ',') ||
-                   !pm__tx_num(f, -m, false, m, &v[2]) || !pm__tx_take(f, ']')) {
-            return false;
+        double *v = r->pts + 3 * n++;
+        pm__tx_ws(&f);
+        const char *e = NULL;
+        if (f.end - f.p >= room) {
+            e = point(f.p, m, v);
+            /* The next point after ", " (within the room): straight to it. */
+            if (e && e[0] == ',' && e[1] == ' ' && e[2] == '[') {
+                f.p = e + 2;
+                continue;
+            }
         }
-        r->npts++;
-        int next = pm__tx_next(f, ']');
+        if (!e && !(e = pm__rf_point_tokens(f.p, f.end, v))) return false;
+        f.p = e;
+        int next = pm__tx_next(&f, ']');
         if (next < 0) return false;
-        if (next == 0) return true;
+        if (next == 0) {
+            r->npts = n;
+            r->f = f;
+            return true;
+        }
     }
 }
 
-static bool pm__rf_points_plain(pm__rf *r) { return pm__rf_points_with(r, pm_api__short_scan_swar); }
+static bool pm__rf_points_plain(pm__rf *r) {
+    return pm__rf_points_with(r, pm__rf_point_swar, PM__RF_POINT_SWAR_ROOM);
+}
 
 #if PM_API_SHORT_SCAN_SSSE3
 __attribute__((target("ssse3"))) static bool pm__rf_points_ssse3(pm__rf *r) {
-    return pm__rf_points_with(r, pm_api__short_scan_ssse3);
+    return pm__rf_points_with(r, pm__tx_point3_ssse3, PM__TX_POINT3_ROOM);
 }
 #endif
 

@@ -324,6 +324,73 @@ PM__TX_INLINE const char *pm__tx_point_value(const char *p, double bound, double
 }
 #endif
 
+#if PM_API_SHORT_SCAN_SSSE3
+/* Bytes pm__tx_point3_ssse3 may read from the point's '[': 64 for its
+ * separators, and a token's 16 from as far as the 63rd. */
+#define PM__TX_POINT3_ROOM (63 + 16)
+
+/* One coordinate of pm__tx_point3_ssse3: the bytes from t to its
+ * separator at end are one space at most, then a token of
+ * pm_api__real_short_value's shape, its value (within bound, -0 as 0)
+ * into *v. */
+__attribute__((target("ssse3"))) static inline bool pm__tx_coord_ssse3(const char *t, const char *end,
+                                                                       double bound, double *v) {
+    t += *t == ' ';
+    if (end - t == 1 && *t == '0') {   /* 0 (a flat road's heights) */
+        *v = 0.0;
+        return true;
+    }
+    bool neg = *t == '-';
+    t += neg;
+    int n1, n2;
+    uint64_t w;
+    if (!pm_api__short_scan_ssse3(t, &n1, &n2, &w) || (n1 > 1 && *t == '0') ||
+        end - t != n1 + n2 + (n2 != 0))
+        return false;
+    /* The sign before the division: the quotient's bits negated (rounding
+     * to nearest is symmetric), and -0 comes out as 0. */
+    double x = (double)(neg ? -(int64_t)w : (int64_t)w) / pm_api__short_p10[n2];
+    if (!(fabs(x) <= bound)) return false;
+    *v = x;
+    return true;
+}
+
+/* The ',' and ']' among the 32 bytes at p, a bit each. */
+__attribute__((target("ssse3"))) static inline uint32_t pm__tx_seps32(const char *p) {
+    const __m128i comma = _mm_set1_epi8(','), close = _mm_set1_epi8(']');
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+    a = _mm_or_si128(_mm_cmpeq_epi8(a, comma), _mm_cmpeq_epi8(a, close));
+    b = _mm_or_si128(_mm_cmpeq_epi8(b, comma), _mm_cmpeq_epi8(b, close));
+    return (uint32_t)_mm_movemask_epi8(a) | (uint32_t)_mm_movemask_epi8(b) << 16;
+}
+
+/* pm__tx_point_value's three-coordinate points (the same points and
+ * values) in SSSE3 lanes, from p (PM__TX_POINT3_ROOM bytes readable). The
+ * separators come first, from a mask of the ',' and ']' in 32 bytes (64
+ * for a longer point): so where each coordinate starts and where the
+ * point ends are known before any digit is read, and the next point's
+ * address waits on a load and a few lane steps, not on the three tokens'
+ * digit scans one after another. Each token must then end at its
+ * separator exactly, which leaves no byte unchecked. NULL at anything else (a blank elsewhere, two coordinates or four, a
+ * point past 64 bytes): pm__tx_num then takes it. */
+__attribute__((target("ssse3"))) static inline const char *pm__tx_point3_ssse3(const char *p, double bound,
+                                                                                double *v) {
+    uint64_t sep = pm__tx_seps32(p), sep1 = sep & (sep - 1), sep2 = sep1 & (sep1 - 1);
+    if (!sep2) {   /* fewer than three in the first 32 bytes: the next 32 too */
+        sep |= (uint64_t)pm__tx_seps32(p + 32) << 32;
+        sep1 = sep & (sep - 1), sep2 = sep1 & (sep1 - 1);
+    }
+    if (*p != '[' || !sep2) return NULL;
+    const char *a = p + __builtin_ctzll(sep), *b = p + __builtin_ctzll(sep1),
+               *c = p + __builtin_ctzll(sep2);
+    if (*a != ',' || *b != ',' || *c != ']' || !pm__tx_coord_ssse3(p + 1, a, bound, v) ||
+        !pm__tx_coord_ssse3(a + 1, b, bound, v + 1) || !pm__tx_coord_ssse3(b + 1, c, bound, v + 2))
+        return NULL;
+    return c + 1;
+}
+#endif
+
 PM__TX_INLINE const char *pm__tx_point_short(const char *p, double bound, double *v, size_t *dim,
                                              char *w, char **wend) {
 #ifdef PM_API_JSON_SWAR
