@@ -73,45 +73,51 @@ static inline __attribute__((always_inline)) void pm__ctrl_xz(const double *pts,
     *z = b ? 2.0 * a[2] - b[2] : a[2];
 }
 
-/* pow(d, alpha) for the knot intervals, each distinct distance once: a
- * road's intervals repeat (ghost points, equal spacing), and pow is a pure
- * function of d, so a remembered power is the one pow would give. */
+/* pow(d, 0.5) by sqrt where that is provably pow's own answer, else 0
+ * (the caller calls pow), four lengths at a time. s = sqrt(d) is the
+ * double nearest the exact root; glibc's pow computes exp(y log x) with a
+ * worst-case error of 0.52 ULP before (and through) its final rounding
+ * (e_pow.c; for y = 1/2 the log's part is some 1e-4 ULP of it), so it can
+ * answer other than s only where the exact root lies within 0.02 ULP of a
+ * midpoint between s and a neighbour. Here s is taken where the root is
+ * within 0.4 ULP of s (about four d in five): another double is 1 ULP
+ * from s, so at least 0.6 ULP from the root, past pow's bound. The root's
+ * place is from the exact residual d - s^2 (Dekker's product, no FMA:
+ * -ffp-contract=off), the root minus s being that over (root + s). s a
+ * power of two (its lower neighbour half an ULP away), or d out of
+ * [2^-500, 2^500] (the split's range): pow. ulp(s), s's exponent less
+ * 52, is s's power of two (s with its significand's bits cleared) times
+ * 2^-52: exact, s being normal in that range. No operation mixes lanes.
+ * tests/core/test_spline_pow.c checks it against pow. */
+static inline __attribute__((always_inline)) pm_d4 pm__sqrt_as_pow4(pm_d4 d) {
+    const pm_d4 zero = {0.0, 0.0, 0.0, 0.0};
+    const pm_k4 expo = {0x7FF0000000000000, 0x7FF0000000000000, 0x7FF0000000000000, 0x7FF0000000000000};
+    pm_k4 range = (pm_k4)(d >= 0x1p-500) & (pm_k4)(d <= 0x1p500);
+    pm_d4 s = pm_d4_sqrt(d), e = (pm_d4)((pm_k4)s & expo), ulp = e * 0x1p-52;
+    pm_d4 c = 134217729.0 * s, hi = c - (c - s), lo = s - hi;   /* s = hi + lo, 26 + 27 bits */
+    pm_d4 p = s * s, err = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo;   /* s^2 = p + err exactly */
+    pm_d4 res = (d - p) - err;   /* d - p exact (Sterbenz): one rounding */
+    /* root - s = res / (root + s), root + s >= 2 s - ulp: within 0.4 ULP
+     * when |res| < 0.4 ulp (2 s - ulp); 0.79 s ulp is below that. */
+    pm_k4 take = range & (pm_k4)(s != e) & (pm_k4)(pm_d4_abs(res) < 0.79 * s * ulp);
+    return pm_d4_sel(take, s, zero);
+}
+
+/* The same for one length (tests/core/test_spline_pow.c). */
+static inline double pm__sqrt_as_pow(double d) {
+    return pm__sqrt_as_pow4((pm_d4){d, d, d, d})[0];
+}
+
+/* pow(d, alpha) for the knot intervals that pm__sqrt_as_pow4 leaves to
+ * pow, each distinct distance once: a road's intervals repeat (ghost
+ * points, equal spacing), and pow is a pure function of d, so a
+ * remembered power is the one pow would give. */
 #define PM__POW_SLOTS 128
 typedef struct pm__pow_memo {
     double alpha;
     uint64_t used[PM__POW_SLOTS / 64];   /* slots filled (so a short curve clears 16 bytes, not 2 KiB) */
     double d[PM__POW_SLOTS], pw[PM__POW_SLOTS];
 } pm__pow_memo;
-
-/* pow(d, 0.5) by sqrt where that is provably pow's own answer, else 0
- * (the caller calls pow). s = sqrt(d) is the double nearest the exact
- * root; glibc's pow computes exp(y log x) with a worst-case error of
- * 0.52 ULP before (and through) its final rounding (e_pow.c; for y = 1/2
- * the log's part is some 1e-4 ULP of it), so it can answer other than s
- * only where the exact root lies within 0.02 ULP of a midpoint between s
- * and a neighbour. Here s is taken where the root is within 0.4 ULP of s
- * (about four d in five): another double is 1 ULP from s, so at least 0.6
- * ULP from the root, past pow's bound. The root's place is from the exact
- * residual d - s^2 (Dekker's product, no FMA: -ffp-contract=off), the
- * root minus s being that over (root + s). s a power of two (its lower
- * neighbour half an ULP away), or d out of [2^-500, 2^500] (the split's
- * range): pow. tests/core/test_spline_pow.c checks it against pow. */
-static inline double pm__sqrt_as_pow(double d) {
-    if (!(d >= 0x1p-500 && d <= 0x1p500)) return 0.0;
-    double s = sqrt(d);
-    uint64_t bits;
-    memcpy(&bits, &s, sizeof bits);
-    if ((bits & ((1ull << 52) - 1)) == 0) return 0.0;
-    uint64_t ub = (bits & (0x7FFull << 52)) - (52ull << 52);   /* ulp(s): s's exponent less 52 */
-    double ulp;
-    memcpy(&ulp, &ub, sizeof ulp);
-    double c = 134217729.0 * s, hi = c - (c - s), lo = s - hi;   /* s = hi + lo, 26 + 27 bits */
-    double p = s * s, err = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo;   /* s^2 = p + err exactly */
-    double res = (d - p) - err;   /* d - p exact (Sterbenz): one rounding */
-    /* root - s = res / (root + s), root + s >= 2 s - ulp: within 0.4 ULP
-     * when |res| < 0.4 ulp (2 s - ulp); 0.79 s ulp is below that. */
-    return fabs(res) < 0.79 * s * ulp ? s : 0.0;
-}
 
 static inline __attribute__((always_inline)) double pm__pow_of(pm__pow_memo *m, double d) {
     uint64_t bits;
@@ -121,37 +127,67 @@ static inline __attribute__((always_inline)) double pm__pow_of(pm__pow_memo *m, 
     if (!(m->used[slot >> 6] & bit) || m->d[slot] != d) {
         m->used[slot >> 6] |= bit;
         m->d[slot] = d;
-        double r = m->alpha == 0.5 ? pm__sqrt_as_pow(d) : 0.0;
-        m->pw[slot] = r != 0.0 ? r : pow(d, m->alpha);
+        m->pw[slot] = pow(d, m->alpha);
     }
     return m->pw[slot];
 }
 
 /* The knot intervals d(j) = |ctrl(j) - ctrl(j - 1)| in plan to the power
- * alpha for j = first .. first + 3 (those up to last): the four plan lengths
- * in lanes by pm_hypot4 (bit for bit hypot(b.x - a.x, b.z - a.z), checked
- * in tests/core/test_road_frame_fast.c), alpha 0 uniform (all 1). */
-static inline __attribute__((always_inline)) void pm__knots4(const double *pts, size_t n, bool closed, long first,
-                                                             long last, pm__pow_memo *m, double out[4]) {
-    if (m->alpha == 0.0) {
+ * alpha for j = first .. first + 3 (those up to last; all four lanes are
+ * written): the four plan lengths in lanes by pm_hypot4 (bit for bit
+ * hypot(b.x - a.x, b.z - a.z), checked in
+ * tests/core/test_road_frame_fast.c), at alpha 0.5 their roots by
+ * pm__sqrt_as_pow4 where it answers; alpha 0 uniform (all 1). A length
+ * whose power is left to pow is written negated, for pm__knots' second
+ * pass (its sign bit tells it: a length is never negative, and the 0 of
+ * a repeated point comes out -0); returns whether there is one. */
+static inline __attribute__((always_inline)) bool pm__knots4(const double *pts, size_t n, bool closed, long first,
+                                                             long last, double alpha, double out[4]) {
+    if (alpha == 0.0) {
         for (int j = 0; j < 4; j++) out[j] = 1.0;
-        return;
+        return false;
     }
     pm_d4 dx = {1.0, 1.0, 1.0, 1.0}, dz = {0.0, 0.0, 0.0, 0.0};
-    double ax, az, bx, bz;
-    pm__ctrl_xz(pts, n, closed, first - 1, &ax, &az);
-    for (int j = 0; j < 4 && first + j <= last; j++) {
-        pm__ctrl_xz(pts, n, closed, first + j, &bx, &bz);
-        dx[j] = bx - ax;
-        dz[j] = bz - az;
-        ax = bx;
-        az = bz;
+    if (first >= 1 && first + 4 <= (long)n && first + 3 <= last) {
+        /* ctrl(first - 1 .. first + 3) are points as given (no phantom, no
+         * wrap): pm__ctrl_xz's values without its cases */
+        const double *q = pts + 3 * (first - 1);
+        dx = (pm_d4){q[3], q[6], q[9], q[12]} - (pm_d4){q[0], q[3], q[6], q[9]};
+        dz = (pm_d4){q[5], q[8], q[11], q[14]} - (pm_d4){q[2], q[5], q[8], q[11]};
+    } else {
+        double ax, az, bx, bz;
+        pm__ctrl_xz(pts, n, closed, first - 1, &ax, &az);
+        for (int j = 0; j < 4 && first + j <= last; j++) {
+            pm__ctrl_xz(pts, n, closed, first + j, &bx, &bz);
+            dx[j] = bx - ax;
+            dz[j] = bz - az;
+            ax = bx;
+            az = bz;
+        }
     }
     pm_d4 d = pm_hypot4(dx, dz);
-    for (int j = 0; j < 4 && first + j <= last; j++) {
-        assert(d[j] > 0.0);
-        out[j] = pm__pow_of(m, d[j]);
-    }
+    for (int j = 0; j < 4 && first + j <= last; j++) assert(d[j] > 0.0);
+    pm_d4 w = alpha == 0.5 ? pm__sqrt_as_pow4(d) : (pm_d4){0.0, 0.0, 0.0, 0.0};
+    pm_k4 left = (pm_k4)(w == 0.0);
+    w = pm_d4_sel(left, -d, w);
+    memcpy(out, &w, sizeof w);
+    return (left[0] | left[1] | left[2] | left[3]) != 0;
+}
+
+/* kd[j] = d(j)^alpha for j = 0 .. last (see pm__knots4; kd has room for
+ * three past last): four at a time, then pow for the lengths that
+ * pm__sqrt_as_pow4 did not answer (a second pass, so that the first calls
+ * nothing and keeps its lanes in registers). */
+static inline __attribute__((always_inline)) void pm__knots(const double *pts, size_t n, bool closed, long last,
+                                                            double alpha, double *kd) {
+    bool left = false;
+    for (long j = 0; j <= last; j += 4) left |= pm__knots4(pts, n, closed, j, last, alpha, kd + j);
+    if (!left) return;
+    pm__pow_memo memo;   /* d and pw are read only where used says so */
+    memo.alpha = alpha;
+    memset(memo.used, 0, sizeof memo.used);
+    for (long j = 0; j <= last; j++)
+        if (signbit(kd[j])) kd[j] = pm__pow_of(&memo, -kd[j]);
 }
 
 /* Non-uniform Catmull-Rom as cubic Hermite segments (the tangents of the
@@ -167,17 +203,12 @@ static inline __attribute__((always_inline)) void pm__knots4(const double *pts, 
  * above divides six times per coordinate. */
 PM__LANE_CLONES static void pm__cr_segments(pm_spline *s, const double *pts, size_t n, bool closed, double alpha,
                                             double *kd) {
-    pm__pow_memo memo;   /* d and pw are read only where used says so */
-    memo.alpha = alpha;
-    memset(memo.used, 0, sizeof memo.used);
-    pm__pow_memo *m = &memo;
     pm__v4 P0 = pm__ctrl(pts, n, closed, -1), P1 = pm__ctrl(pts, n, closed, 0);
     pm__v4 P2 = pm__ctrl(pts, n, closed, 1);
     /* d(j) for j = 0 .. nseg + 1 into kd, four at a time, in a pass of
      * their own: the segments' divisions below then wait on no square
      * root (the same figures as taken four at a time between them). */
-    long last = (long)s->nseg + 1;
-    for (long j = 0; j <= last; j += 4) pm__knots4(pts, n, closed, j, last, m, kd + j);
+    pm__knots(pts, n, closed, (long)s->nseg + 1, alpha, kd);
     double d01 = kd[0], d12 = kd[1];
     pm__v4 q01 = (P1 - P0) / d01, q12 = (P2 - P1) / d12, s02 = (P2 - P0) / (d01 + d12);
     for (uint32_t i = 0; i < s->nseg; i++) {
