@@ -59,6 +59,11 @@ static inline __attribute__((always_inline)) pm__v4 pm__ctrl(const double *pts, 
     return (pm__v4){q[0], q[1], q[2], 0.0};
 }
 
+/* p[0 .. 2] as lanes x, y, z, 0 (pm__ctrl's lanes for a point as given). */
+static inline __attribute__((always_inline)) pm__v4 pm__v4_load3(const double *p) {
+    return (pm__v4){p[0], p[1], p[2], 0.0};
+}
+
 /* pm__ctrl's x and z in scalars (the same operations: a phantom point is
  * 2 a - b per coordinate), for the knot lengths' lanes. */
 static inline __attribute__((always_inline)) void pm__ctrl_xz(const double *pts, size_t n, bool closed, long i,
@@ -200,30 +205,39 @@ static inline __attribute__((always_inline)) void pm__knots(const double *pts, s
  * d01, (P3 - P2) / d23 its (P2 - P1) / d12 and (P3 - P1) / (d12 + d23)
  * its (P2 - P0) / (d01 + d12), the same operands in the same order. So
  * each segment divides twice (a lane per coordinate), where the formula
- * above divides six times per coordinate. */
+ * above divides six times per coordinate. And m2's sum (q12 - s13 + q23)
+ * is the next segment's m1's, times d12 here and d23 there. */
 PM__LANE_CLONES static void pm__cr_segments(pm_spline *s, const double *pts, size_t n, bool closed, double alpha,
                                             double *kd) {
+    uint32_t nseg = s->nseg;   /* locals: the coefficient stores below cannot change them */
+    double(*coef)[4][3] = s->coef;
     pm__v4 P0 = pm__ctrl(pts, n, closed, -1), P1 = pm__ctrl(pts, n, closed, 0);
     pm__v4 P2 = pm__ctrl(pts, n, closed, 1);
     /* d(j) for j = 0 .. nseg + 1 into kd, four at a time, in a pass of
      * their own: the segments' divisions below then wait on no square
      * root (the same figures as taken four at a time between them). */
-    pm__knots(pts, n, closed, (long)s->nseg + 1, alpha, kd);
-    double d01 = kd[0], d12 = kd[1];
-    pm__v4 q01 = (P1 - P0) / d01, q12 = (P2 - P1) / d12, s02 = (P2 - P0) / (d01 + d12);
-    for (uint32_t i = 0; i < s->nseg; i++) {
-        pm__v4 P3 = pm__ctrl(pts, n, closed, (long)i + 2);
+    pm__knots(pts, n, closed, (long)nseg + 1, alpha, kd);
+    /* the intervals in all four lanes (d12 + d23 lane by lane is the
+     * scalar sum in each) */
+    pm__v4 D01 = {kd[0], kd[0], kd[0], kd[0]}, D12 = {kd[1], kd[1], kd[1], kd[1]};
+    pm__v4 q12 = (P2 - P1) / D12, m1 = D12 * ((P1 - P0) / D01 - (P2 - P0) / (D01 + D12) + q12);
+    for (uint32_t i = 0; i < nseg; i++) {
+        /* P3 = ctrl(i + 2): a point as given while i + 2 < n */
+        size_t i3 = (size_t)i + 2;
+        pm__v4 P3 = i3 < n ? pm__v4_load3(pts + 3 * i3) : pm__ctrl(pts, n, closed, (long)i3);
         double d23 = kd[i + 2];
-        pm__v4 q23 = (P3 - P2) / d23, s13 = (P3 - P1) / (d12 + d23);
-        pm__v4 m1 = d12 * (q01 - s02 + q12), m2 = d12 * (q12 - s13 + q23);
+        pm__v4 D23 = {d23, d23, d23, d23};
+        pm__v4 q23 = (P3 - P2) / D23, s13 = (P3 - P1) / (D12 + D23);
+        pm__v4 g = q12 - s13 + q23;
+        pm__v4 m2 = D12 * g;
         pm__v4 c2 = -3.0 * P1 - 2.0 * m1 + 3.0 * P2 - m2;
         pm__v4 c3 = 2.0 * P1 + m1 - 2.0 * P2 + m2;
-        double(*c)[3] = s->coef[i];
-        if (i + 1 < s->nseg) {
+        double(*c)[3] = coef[i];
+        if (i + 1 < nseg) {
             /* four lanes each, in order: a store's fourth lane is the next
              * row's first, written again by the next store (c3's by the
              * next segment's P1: hence not the last segment) */
-            double *cw = &s->coef[i][0][0];
+            double *cw = &coef[i][0][0];
             memcpy(cw, &P1, sizeof P1);
             memcpy(cw + 3, &m1, sizeof m1);
             memcpy(cw + 6, &c2, sizeof c2);
@@ -238,10 +252,9 @@ PM__LANE_CLONES static void pm__cr_segments(pm_spline *s, const double *pts, siz
         }
         P1 = P2;
         P2 = P3;
-        d12 = d23;
-        q01 = q12;
+        D12 = D23;
         q12 = q23;
-        s02 = s13;
+        m1 = D23 * g;
     }
 }
 
