@@ -1286,6 +1286,103 @@ static int pm__take(pm__sampler *sm, const pm__run *r, int depth) {
     return res;
 }
 
+/* pm__point_at's Horner steps at u in segment c without a height
+ * override, x, y and z in lanes 0 .. 2. Rows 0 .. 2 are read four
+ * doubles at a time (the fourth, the next row's first, goes into the
+ * unused lane). */
+static inline __attribute__((always_inline)) pm__v4 pm__point_lanes(const double (*c)[3], double u) {
+    pm__v4 c3 = {c[3][0], c[3][1], c[3][2], 0.0};
+    return pm__v4_load(c[0]) + u * (pm__v4_load(c[1]) + u * (pm__v4_load(c[2]) + u * c3));
+}
+
+/* Points 1 .. m of run g and their chords' segments: the ends of
+ * segments i .. i + m - 1 (t = i + 1 .. i + m), each as pm_spline_point
+ * gives it (without a height override by pm__point_lanes: at u = 0 of
+ * segment t, or u = 1 of the last segment at its end); a closed curve's
+ * last end is first, bit for bit. Built twice as pm__run_eval is
+ * (pm__seg_ends). */
+static inline __attribute__((always_inline)) void pm__seg_ends_lanes(const pm__sampler *sm, uint32_t i, int m,
+                                                                     const double first[3], pm__run *g) {
+    const pm_spline *s = sm->s;
+    uint32_t nseg = s->nseg;
+    double(*coef)[4][3] = s->coef;
+    bool height = sm->o->height != NULL;
+    if (!height && i + 4 < nseg) {
+        /* four ends, each the next segment's start, into x, y and z lanes
+         * (a transpose: x0 y0 z0 . .. x3 y3 z3 . to x0 .. x3, y0 .. y3, z0 .. z3) */
+        double(*c)[4][3] = coef + i + 1;
+        pm__v4 r[4];
+        for (int j = 0; j < 4; j++) r[j] = pm__point_lanes(c[j], 0.0);
+        pm__v4 lo01 = PM__SHUF4(r[0], r[1], 0, 4, 2, 6), hi01 = PM__SHUF4(r[0], r[1], 1, 5, 3, 7);
+        pm__v4 lo23 = PM__SHUF4(r[2], r[3], 0, 4, 2, 6), hi23 = PM__SHUF4(r[2], r[3], 1, 5, 3, 7);
+        pm__v4 x = PM__SHUF4(lo01, lo23, 0, 1, 4, 5), y = PM__SHUF4(hi01, hi23, 0, 1, 4, 5);
+        pm__v4 z = PM__SHUF4(lo01, lo23, 2, 3, 6, 7);
+        pm__v4 t = (double)i + (pm__v4){1.0, 2.0, 3.0, 4.0};   /* (double)(i + j): exact */
+        memcpy(g->px + 1, &x, sizeof x);
+        memcpy(g->py + 1, &y, sizeof y);
+        memcpy(g->pz + 1, &z, sizeof z);
+        memcpy(g->t + 1, &t, sizeof t);
+        for (int j = 0; j < 4; j++) g->seg[j] = i + (uint32_t)j;
+        return;
+    }
+    for (int j = 1; j <= m; j++) {
+        uint32_t end = i + (uint32_t)j;
+        g->t[j] = (double)end;
+        g->seg[j - 1] = end - 1;
+        if (!height && end < nseg) {   /* all but the last end: the next segment's start */
+            pm__v4 v = pm__point_lanes(coef[end], 0.0);
+            g->px[j] = v[0];
+            g->py[j] = v[1];
+            g->pz[j] = v[2];
+            continue;
+        }
+        double p[3];
+        if (s->closed && end == nseg) {
+            memcpy(p, first, sizeof p);
+        } else if (!height) {
+            pm__v4 v = pm__point_lanes(coef[end - 1], 1.0);
+            p[0] = v[0];
+            p[1] = v[1];
+            p[2] = v[2];
+        } else {
+            pm_spline_point(s, sm->o, (double)end, p);
+        }
+        pm__run_set(g, j, p);
+    }
+}
+
+/* A round of the segments' first chords: run g's points 1 .. m by
+ * pm__seg_ends_lanes, closed after m, evaluated (pm__run_eval_lanes). */
+static inline __attribute__((always_inline)) void pm__seg_round_lanes(const pm__sampler *sm, uint32_t i, int m,
+                                                                      const double first[3], pm__run *g,
+                                                                      bool wide) {
+    pm__seg_ends_lanes(sm, i, m, first, g);
+    pm__run_close(g, m);
+    pm__run_eval_lanes(sm, g, wide);
+}
+
+#if PM__LANES_AVX
+__attribute__((target("avx"))) static void pm__seg_round_avx(const pm__sampler *sm, uint32_t i, int m,
+                                                              const double first[3], pm__run *g) {
+    pm__seg_round_lanes(sm, i, m, first, g, true);
+}
+#endif
+
+static void pm__seg_round_plain(const pm__sampler *sm, uint32_t i, int m, const double first[3], pm__run *g) {
+    pm__seg_round_lanes(sm, i, m, first, g, false);
+}
+
+/* pm__seg_round_lanes with the build this CPU runs (pm__sampler.wide). */
+static inline void pm__seg_round(const pm__sampler *sm, uint32_t i, int m, const double first[3], pm__run *g) {
+#if PM__LANES_AVX
+    if (sm->wide) {
+        pm__seg_round_avx(sm, i, m, first, g);
+        return;
+    }
+#endif
+    pm__seg_round_plain(sm, i, m, first, g);
+}
+
 static int pm__sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o, pm_curve_sample **out,
                       size_t *n, bool wide) {
     assert(o->max_error > 0.0 && o->max_segment > 0.0);
@@ -1293,7 +1390,7 @@ static int pm__sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o, 
                       .max_len = o->max_segment * (1.0 + 1e-12),
                       .max_samples = o->max_samples ? o->max_samples : SIZE_MAX, .wide = wide};
     /* Segments four by four: evaluated together, then taken in order. */
-    double p[3], first[3];
+    double first[3];
     pm_spline_point(s, o, 0.0, first);
     int r = pm__push(&sm, 0.0, first, 0.0, 0.0, true);
     pm__run g;
@@ -1301,17 +1398,7 @@ static int pm__sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o, 
     pm__run_set(&g, 0, first);
     for (uint32_t i = 0; r == PM_OK && i < s->nseg; i += 4) {
         int m = s->nseg - i < 4 ? (int)(s->nseg - i) : 4;   /* segments this round */
-        for (int j = 1; j <= m; j++) {
-            uint32_t end = i + (uint32_t)j;
-            /* A closed curve ends exactly where it began, bit for bit. */
-            if (s->closed && end == s->nseg) memcpy(p, first, sizeof p);
-            else pm_spline_point(s, o, (double)end, p);
-            g.t[j] = (double)end;
-            pm__run_set(&g, j, p);
-            g.seg[j - 1] = end - 1;
-        }
-        pm__run_close(&g, m);
-        pm__run_eval(&sm, &g);
+        pm__seg_round(&sm, i, m, first, &g);
         r = pm__take(&sm, &g, 0);
         g.t[0] = g.t[m];
         g.px[0] = g.px[m];
