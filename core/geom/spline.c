@@ -520,6 +520,9 @@ __attribute__((target("avx"))) static inline pm__v4 pm__v4_sel_avx(pm__m4 m, pm_
 __attribute__((target("avx"))) static inline bool pm__m4_all_avx(pm__m4 m) {
     return _mm256_movemask_pd((__m256d)m) == 15;
 }
+__attribute__((target("avx"))) static inline bool pm__m4_any_avx(pm__m4 m) {
+    return _mm256_movemask_pd((__m256d)m) != 0;
+}
 #else
 #define PM__LANES_AVX 0
 #endif
@@ -552,6 +555,15 @@ static inline __attribute__((always_inline)) bool pm__m4_all(pm__m4 m, bool wide
 #endif
     (void)wide;
     return ((m[0] & m[1]) & (m[2] & m[3])) != 0;
+}
+
+/* Whether any lane of mask m is set. */
+static inline __attribute__((always_inline)) bool pm__m4_any(pm__m4 m, bool wide) {
+#if PM__LANES_AVX
+    if (wide) return pm__m4_any_avx(m);
+#endif
+    (void)wide;
+    return ((m[0] | m[1]) | (m[2] | m[3])) != 0;
 }
 
 static inline pm__v4 pm__v4_load(const double *p) {   /* p[0 .. 3], unaligned */
@@ -701,7 +713,7 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
     pm__m4 halve = plan ? (pm__m4){0, 0, 0, 0} : bounded & over;
     memcpy(r->halve, &halve, sizeof halve);
     /* Halved chords need no turn test: where all four are, it is skipped. */
-    if (!((halve[0] & halve[1]) & (halve[2] & halve[3]))) {
+    if (!pm__m4_all(halve, wide)) {
         /* pm__turn_exceeds's first test, lane by lane. */
         pm__v4 d1[3];
         for (int k = 0; k < 3; k++) d1[k] = cv[k][0] + u1 * (2.0 * cv[k][1] + u13 * cv[k][2]);
@@ -712,7 +724,8 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
         double lo = sm->cos_turn - 1e-12, hi = sm->cos_turn + 1e-12;
         pm__m4 yes = fits & (pm__m4)(ca < (pm__v4){lo, lo, lo, lo});
         pm__m4 no = fits & (pm__m4)(ca > (pm__v4){hi, hi, hi, hi});
-        pm__m4 turn = -1 - 2 * yes - no;   /* masks are 0 or -1: 1 yes, 0 no, -1 neither */
+        const pm__m4 one_i = {1, 1, 1, 1}, none = {-1, -1, -1, -1};   /* 1 yes, 0 no, -1 neither */
+        pm__m4 turn = (pm__m4)pm__v4_sel(yes, (pm__v4)one_i, pm__v4_sel(no, zero, (pm__v4)none, wide), wide);
         memcpy(r->turn, &turn, sizeof turn);
         pm__m4 straight = sm->o->max_turn <= 0.0 ? ~(pm__m4){0, 0, 0, 0} : no;
         pm__m4 accept = plan ? (pm__m4){0, 0, 0, 0} : bounded & ~over & straight;
@@ -721,7 +734,7 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
         memset(r->accept, 0, sizeof r->accept);
     }
     if (plan) return;
-    if (!((halve[0] | halve[1]) | (halve[2] | halve[3]))) return;
+    if (!pm__m4_any(halve, wide)) return;
     /* The halves' cut points, lane by lane as pm__cut_at and pm__point_at. */
     pm__v4 tm = 0.5 * (t0 + t1), um = tm - seg;
     pm__m4 inside = (pm__m4)(tm > seg) & (pm__m4)(tm < seg + 1.0);
