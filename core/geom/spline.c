@@ -627,23 +627,19 @@ double pm_spline_bump_peak(double ga, double d) {
  * instead) when it does not. With a height override, the same for the plan curve
  * and chord (y dropped: a draped curve's plan part, pm__drape_bound's dp).
  * |ab|^2 is pm_v3_dist's sum (a leading 0.0 + adds nothing to a square). */
-static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__sampler *sm, pm__run *r, bool wide) {
-    const double(*cf[4])[3];
-    for (int l = 0; l < 4; l++) cf[l] = sm->s->coef[r->seg[l]];
-    bool one_seg = r->seg[0] == r->seg[3];   /* consecutive: all four in one segment */
+/* pm__chords_lanes takes the run's figures in lanes: the chords' segments'
+ * coefficients cf (one_seg: all four in one segment), the segments (seg),
+ * ends (t0, t1) and vectors (ab) as doubles; pm__run_eval_lanes reads them
+ * from the run. */
+static inline __attribute__((always_inline)) void pm__chords_lanes(const pm__sampler *sm, pm__run *r,
+                                                                   const double (*const cf[4])[3], bool one_seg,
+                                                                   pm__v4 seg, pm__v4 t0, pm__v4 t1,
+                                                                   const pm__v4 ab_in[3], bool wide) {
+    pm__v4 ab[3] = {ab_in[0], ab_in[1], ab_in[2]};
     const pm__v4 zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0};
-    pm__v4 seg = {(double)r->seg[0], (double)r->seg[1], (double)r->seg[2], (double)r->seg[3]};
-    pm__v4 t0, t1;
-    pm__v4_load5(r->t, &t0, &t1);
     pm__v4 u = t0 - seg, h = t1 - t0, u1 = t1 - seg;
     pm__v4 u3 = u * 3.0, u13 = u1 * 3.0, hh = h * h, hhh = hh * h;
-    pm__v4 q[3][3], ab[3], d0[3], cv[3][3];
-    const double *pts[3] = {r->px, r->py, r->pz};
-    for (int k = 0; k < 3; k++) {
-        pm__v4 a, b;
-        pm__v4_load5(pts[k], &a, &b);
-        ab[k] = b - a;
-    }
+    pm__v4 q[3][3], d0[3], cv[3][3];
     pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
     pm__v4 len = pm__v4_sqrt(l2, wide);
     memcpy(r->len, &len, sizeof len);
@@ -747,6 +743,24 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
         pm__v4 pk = c0 + um * (cv[k][0] + um * (cv[k][1] + um * cv[k][2]));
         memcpy(mids[k], &pk, sizeof pk);
     }
+}
+
+/* pm__chords_lanes on run r's figures, read from it (its points and
+ * parameters a double at a time: pm__v4_load5). */
+static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__sampler *sm, pm__run *r, bool wide) {
+    const double(*cf[4])[3];
+    for (int l = 0; l < 4; l++) cf[l] = sm->s->coef[r->seg[l]];
+    bool one_seg = r->seg[0] == r->seg[3];   /* consecutive: all four in one segment */
+    pm__v4 seg = {(double)r->seg[0], (double)r->seg[1], (double)r->seg[2], (double)r->seg[3]};
+    pm__v4 t0, t1, ab[3];
+    pm__v4_load5(r->t, &t0, &t1);
+    const double *pts[3] = {r->px, r->py, r->pz};
+    for (int k = 0; k < 3; k++) {
+        pm__v4 a, b;
+        pm__v4_load5(pts[k], &a, &b);
+        ab[k] = b - a;
+    }
+    pm__chords_lanes(sm, r, cf, one_seg, seg, t0, t1, ab, wide);
 }
 
 #if PM__LANES_AVX
@@ -1312,48 +1326,22 @@ static inline __attribute__((always_inline)) pm__v4 pm__point_lanes(const double
  * segments i .. i + m - 1 (t = i + 1 .. i + m), each as pm_spline_point
  * gives it (without a height override by pm__point_lanes: at u = 0 of
  * segment t, or u = 1 of the last segment at its end); a closed curve's
- * last end is first, bit for bit. Built twice as pm__run_eval is
- * (pm__seg_ends). */
+ * last end is first, bit for bit. */
 static inline __attribute__((always_inline)) void pm__seg_ends_lanes(const pm__sampler *sm, uint32_t i, int m,
                                                                      const double first[3], pm__run *g) {
     const pm_spline *s = sm->s;
     uint32_t nseg = s->nseg;
-    double(*coef)[4][3] = s->coef;
     bool height = sm->o->height != NULL;
-    if (!height && i + 4 < nseg) {
-        /* four ends, each the next segment's start, into x, y and z lanes
-         * (a transpose: x0 y0 z0 . .. x3 y3 z3 . to x0 .. x3, y0 .. y3, z0 .. z3) */
-        double(*c)[4][3] = coef + i + 1;
-        pm__v4 r[4];
-        for (int j = 0; j < 4; j++) r[j] = pm__point_lanes(c[j], 0.0);
-        pm__v4 lo01 = PM__SHUF4(r[0], r[1], 0, 4, 2, 6), hi01 = PM__SHUF4(r[0], r[1], 1, 5, 3, 7);
-        pm__v4 lo23 = PM__SHUF4(r[2], r[3], 0, 4, 2, 6), hi23 = PM__SHUF4(r[2], r[3], 1, 5, 3, 7);
-        pm__v4 x = PM__SHUF4(lo01, lo23, 0, 1, 4, 5), y = PM__SHUF4(hi01, hi23, 0, 1, 4, 5);
-        pm__v4 z = PM__SHUF4(lo01, lo23, 2, 3, 6, 7);
-        pm__v4 t = (double)i + (pm__v4){1.0, 2.0, 3.0, 4.0};   /* (double)(i + j): exact */
-        memcpy(g->px + 1, &x, sizeof x);
-        memcpy(g->py + 1, &y, sizeof y);
-        memcpy(g->pz + 1, &z, sizeof z);
-        memcpy(g->t + 1, &t, sizeof t);
-        for (int j = 0; j < 4; j++) g->seg[j] = i + (uint32_t)j;
-        return;
-    }
     for (int j = 1; j <= m; j++) {
         uint32_t end = i + (uint32_t)j;
+        double p[3];
         g->t[j] = (double)end;
         g->seg[j - 1] = end - 1;
-        if (!height && end < nseg) {   /* all but the last end: the next segment's start */
-            pm__v4 v = pm__point_lanes(coef[end], 0.0);
-            g->px[j] = v[0];
-            g->py[j] = v[1];
-            g->pz[j] = v[2];
-            continue;
-        }
-        double p[3];
         if (s->closed && end == nseg) {
             memcpy(p, first, sizeof p);
         } else if (!height) {
-            pm__v4 v = pm__point_lanes(coef[end - 1], 1.0);
+            bool last = end == nseg;
+            pm__v4 v = pm__point_lanes(s->coef[last ? end - 1 : end], last ? 1.0 : 0.0);
             p[0] = v[0];
             p[1] = v[1];
             p[2] = v[2];
@@ -1364,14 +1352,45 @@ static inline __attribute__((always_inline)) void pm__seg_ends_lanes(const pm__s
     }
 }
 
-/* A round of the segments' first chords: run g's points 1 .. m by
- * pm__seg_ends_lanes, closed after m, evaluated (pm__run_eval_lanes). */
+/* A round of the segments' first chords: run g's points 1 .. m (from
+ * point 0, the last round's end), closed after m, evaluated. Four ends
+ * that are each the next segment's start (no height override) are four
+ * pm__point_lanes transposed into x, y and z lanes (x0 y0 z0 . .. x3 y3
+ * z3 . to x0 .. x3, y0 .. y3, z0 .. z3), evaluated by pm__chords_lanes
+ * from those lanes (the parameters and segments are i .. i + 4 as
+ * doubles, the figures pm__run_eval_lanes would read back: exact); any
+ * other round by pm__seg_ends_lanes and pm__run_eval_lanes. */
 static inline __attribute__((always_inline)) void pm__seg_round_lanes(const pm__sampler *sm, uint32_t i, int m,
                                                                       const double first[3], pm__run *g,
                                                                       bool wide) {
-    pm__seg_ends_lanes(sm, i, m, first, g);
-    pm__run_close(g, m);
-    pm__run_eval_lanes(sm, g, wide);
+    const pm_spline *s = sm->s;
+    if (sm->o->height || i + 4 >= s->nseg) {
+        pm__seg_ends_lanes(sm, i, m, first, g);
+        pm__run_close(g, m);
+        pm__run_eval_lanes(sm, g, wide);
+        return;
+    }
+    double(*c)[4][3] = s->coef + i;
+    pm__v4 r[4];
+    for (int j = 0; j < 4; j++) r[j] = pm__point_lanes(c[j + 1], 0.0);
+    pm__v4 lo01 = PM__SHUF4(r[0], r[1], 0, 4, 2, 6), hi01 = PM__SHUF4(r[0], r[1], 1, 5, 3, 7);
+    pm__v4 lo23 = PM__SHUF4(r[2], r[3], 0, 4, 2, 6), hi23 = PM__SHUF4(r[2], r[3], 1, 5, 3, 7);
+    pm__v4 p[3] = {PM__SHUF4(lo01, lo23, 0, 1, 4, 5), PM__SHUF4(hi01, hi23, 0, 1, 4, 5),
+                   PM__SHUF4(lo01, lo23, 2, 3, 6, 7)};
+    pm__v4 t0 = (double)i + (pm__v4){0.0, 1.0, 2.0, 3.0}, t1 = t0 + 1.0;   /* (double)(i + j): exact */
+    /* the chords' starts: point 0, then the first three ends */
+    pm__v4 p0[3] = {{g->px[0], g->px[0], g->px[0], g->px[0]}, {g->py[0], g->py[0], g->py[0], g->py[0]},
+                    {g->pz[0], g->pz[0], g->pz[0], g->pz[0]}};
+    pm__v4 ab[3];
+    for (int k = 0; k < 3; k++) ab[k] = p[k] - PM__SHUF4(p0[k], p[k], 3, 4, 5, 6);
+    memcpy(g->px + 1, &p[0], sizeof p[0]);
+    memcpy(g->py + 1, &p[1], sizeof p[1]);
+    memcpy(g->pz + 1, &p[2], sizeof p[2]);
+    memcpy(g->t + 1, &t1, sizeof t1);
+    for (int j = 0; j < 4; j++) g->seg[j] = i + (uint32_t)j;
+    g->n = 4;
+    const double(*const cf[4])[3] = {c[0], c[1], c[2], c[3]};
+    pm__chords_lanes(sm, g, cf, false, t0, t0, t1, ab, wide);
 }
 
 #if PM__LANES_AVX
