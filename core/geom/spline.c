@@ -59,6 +59,11 @@ static inline __attribute__((always_inline)) pm__v4 pm__ctrl(const double *pts, 
     return (pm__v4){q[0], q[1], q[2], 0.0};
 }
 
+/* p[0 .. 2] as lanes x, y, z, 0 (pm__ctrl's lanes for a point as given). */
+static inline __attribute__((always_inline)) pm__v4 pm__v4_load3(const double *p) {
+    return (pm__v4){p[0], p[1], p[2], 0.0};
+}
+
 /* pm__ctrl's x and z in scalars (the same operations: a phantom point is
  * 2 a - b per coordinate), for the knot lengths' lanes. */
 static inline __attribute__((always_inline)) void pm__ctrl_xz(const double *pts, size_t n, bool closed, long i,
@@ -73,45 +78,51 @@ static inline __attribute__((always_inline)) void pm__ctrl_xz(const double *pts,
     *z = b ? 2.0 * a[2] - b[2] : a[2];
 }
 
-/* pow(d, alpha) for the knot intervals, each distinct distance once: a
- * road's intervals repeat (ghost points, equal spacing), and pow is a pure
- * function of d, so a remembered power is the one pow would give. */
+/* pow(d, 0.5) by sqrt where that is provably pow's own answer, else 0
+ * (the caller calls pow), four lengths at a time. s = sqrt(d) is the
+ * double nearest the exact root; glibc's pow computes exp(y log x) with a
+ * worst-case error of 0.52 ULP before (and through) its final rounding
+ * (e_pow.c; for y = 1/2 the log's part is some 1e-4 ULP of it), so it can
+ * answer other than s only where the exact root lies within 0.02 ULP of a
+ * midpoint between s and a neighbour. Here s is taken where the root is
+ * within 0.4 ULP of s (about four d in five): another double is 1 ULP
+ * from s, so at least 0.6 ULP from the root, past pow's bound. The root's
+ * place is from the exact residual d - s^2 (Dekker's product, no FMA:
+ * -ffp-contract=off), the root minus s being that over (root + s). s a
+ * power of two (its lower neighbour half an ULP away), or d out of
+ * [2^-500, 2^500] (the split's range): pow. ulp(s), s's exponent less
+ * 52, is s's power of two (s with its significand's bits cleared) times
+ * 2^-52: exact, s being normal in that range. No operation mixes lanes.
+ * tests/core/test_spline_pow.c checks it against pow. */
+static inline __attribute__((always_inline)) pm_d4 pm__sqrt_as_pow4(pm_d4 d) {
+    const pm_d4 zero = {0.0, 0.0, 0.0, 0.0};
+    const pm_k4 expo = {0x7FF0000000000000, 0x7FF0000000000000, 0x7FF0000000000000, 0x7FF0000000000000};
+    pm_k4 range = (pm_k4)(d >= 0x1p-500) & (pm_k4)(d <= 0x1p500);
+    pm_d4 s = pm_d4_sqrt(d), e = (pm_d4)((pm_k4)s & expo), ulp = e * 0x1p-52;
+    pm_d4 c = 134217729.0 * s, hi = c - (c - s), lo = s - hi;   /* s = hi + lo, 26 + 27 bits */
+    pm_d4 p = s * s, err = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo;   /* s^2 = p + err exactly */
+    pm_d4 res = (d - p) - err;   /* d - p exact (Sterbenz): one rounding */
+    /* root - s = res / (root + s), root + s >= 2 s - ulp: within 0.4 ULP
+     * when |res| < 0.4 ulp (2 s - ulp); 0.79 s ulp is below that. */
+    pm_k4 take = range & (pm_k4)(s != e) & (pm_k4)(pm_d4_abs(res) < 0.79 * s * ulp);
+    return pm_d4_sel(take, s, zero);
+}
+
+/* The same for one length (tests/core/test_spline_pow.c). */
+static inline double pm__sqrt_as_pow(double d) {
+    return pm__sqrt_as_pow4((pm_d4){d, d, d, d})[0];
+}
+
+/* pow(d, alpha) for the knot intervals that pm__sqrt_as_pow4 leaves to
+ * pow, each distinct distance once: a road's intervals repeat (ghost
+ * points, equal spacing), and pow is a pure function of d, so a
+ * remembered power is the one pow would give. */
 #define PM__POW_SLOTS 128
 typedef struct pm__pow_memo {
     double alpha;
     uint64_t used[PM__POW_SLOTS / 64];   /* slots filled (so a short curve clears 16 bytes, not 2 KiB) */
     double d[PM__POW_SLOTS], pw[PM__POW_SLOTS];
 } pm__pow_memo;
-
-/* pow(d, 0.5) by sqrt where that is provably pow's own answer, else 0
- * (the caller calls pow). s = sqrt(d) is the double nearest the exact
- * root; glibc's pow computes exp(y log x) with a worst-case error of
- * 0.52 ULP before (and through) its final rounding (e_pow.c; for y = 1/2
- * the log's part is some 1e-4 ULP of it), so it can answer other than s
- * only where the exact root lies within 0.02 ULP of a midpoint between s
- * and a neighbour. Here s is taken where the root is within 0.4 ULP of s
- * (about four d in five): another double is 1 ULP from s, so at least 0.6
- * ULP from the root, past pow's bound. The root's place is from the exact
- * residual d - s^2 (Dekker's product, no FMA: -ffp-contract=off), the
- * root minus s being that over (root + s). s a power of two (its lower
- * neighbour half an ULP away), or d out of [2^-500, 2^500] (the split's
- * range): pow. tests/core/test_spline_pow.c checks it against pow. */
-static inline double pm__sqrt_as_pow(double d) {
-    if (!(d >= 0x1p-500 && d <= 0x1p500)) return 0.0;
-    double s = sqrt(d);
-    uint64_t bits;
-    memcpy(&bits, &s, sizeof bits);
-    if ((bits & ((1ull << 52) - 1)) == 0) return 0.0;
-    uint64_t ub = (bits & (0x7FFull << 52)) - (52ull << 52);   /* ulp(s): s's exponent less 52 */
-    double ulp;
-    memcpy(&ulp, &ub, sizeof ulp);
-    double c = 134217729.0 * s, hi = c - (c - s), lo = s - hi;   /* s = hi + lo, 26 + 27 bits */
-    double p = s * s, err = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo;   /* s^2 = p + err exactly */
-    double res = (d - p) - err;   /* d - p exact (Sterbenz): one rounding */
-    /* root - s = res / (root + s), root + s >= 2 s - ulp: within 0.4 ULP
-     * when |res| < 0.4 ulp (2 s - ulp); 0.79 s ulp is below that. */
-    return fabs(res) < 0.79 * s * ulp ? s : 0.0;
-}
 
 static inline __attribute__((always_inline)) double pm__pow_of(pm__pow_memo *m, double d) {
     uint64_t bits;
@@ -121,37 +132,67 @@ static inline __attribute__((always_inline)) double pm__pow_of(pm__pow_memo *m, 
     if (!(m->used[slot >> 6] & bit) || m->d[slot] != d) {
         m->used[slot >> 6] |= bit;
         m->d[slot] = d;
-        double r = m->alpha == 0.5 ? pm__sqrt_as_pow(d) : 0.0;
-        m->pw[slot] = r != 0.0 ? r : pow(d, m->alpha);
+        m->pw[slot] = pow(d, m->alpha);
     }
     return m->pw[slot];
 }
 
 /* The knot intervals d(j) = |ctrl(j) - ctrl(j - 1)| in plan to the power
- * alpha for j = first .. first + 3 (those up to last): the four plan lengths
- * in lanes by pm_hypot4 (bit for bit hypot(b.x - a.x, b.z - a.z), checked
- * in tests/core/test_road_frame_fast.c), alpha 0 uniform (all 1). */
-static inline __attribute__((always_inline)) void pm__knots4(const double *pts, size_t n, bool closed, long first,
-                                                             long last, pm__pow_memo *m, double out[4]) {
-    if (m->alpha == 0.0) {
+ * alpha for j = first .. first + 3 (those up to last; all four lanes are
+ * written): the four plan lengths in lanes by pm_hypot4 (bit for bit
+ * hypot(b.x - a.x, b.z - a.z), checked in
+ * tests/core/test_road_frame_fast.c), at alpha 0.5 their roots by
+ * pm__sqrt_as_pow4 where it answers; alpha 0 uniform (all 1). A length
+ * whose power is left to pow is written negated, for pm__knots' second
+ * pass (its sign bit tells it: a length is never negative, and the 0 of
+ * a repeated point comes out -0); returns whether there is one. */
+static inline __attribute__((always_inline)) bool pm__knots4(const double *pts, size_t n, bool closed, long first,
+                                                             long last, double alpha, double out[4]) {
+    if (alpha == 0.0) {
         for (int j = 0; j < 4; j++) out[j] = 1.0;
-        return;
+        return false;
     }
     pm_d4 dx = {1.0, 1.0, 1.0, 1.0}, dz = {0.0, 0.0, 0.0, 0.0};
-    double ax, az, bx, bz;
-    pm__ctrl_xz(pts, n, closed, first - 1, &ax, &az);
-    for (int j = 0; j < 4 && first + j <= last; j++) {
-        pm__ctrl_xz(pts, n, closed, first + j, &bx, &bz);
-        dx[j] = bx - ax;
-        dz[j] = bz - az;
-        ax = bx;
-        az = bz;
+    if (first >= 1 && first + 4 <= (long)n && first + 3 <= last) {
+        /* ctrl(first - 1 .. first + 3) are points as given (no phantom, no
+         * wrap): pm__ctrl_xz's values without its cases */
+        const double *q = pts + 3 * (first - 1);
+        dx = (pm_d4){q[3], q[6], q[9], q[12]} - (pm_d4){q[0], q[3], q[6], q[9]};
+        dz = (pm_d4){q[5], q[8], q[11], q[14]} - (pm_d4){q[2], q[5], q[8], q[11]};
+    } else {
+        double ax, az, bx, bz;
+        pm__ctrl_xz(pts, n, closed, first - 1, &ax, &az);
+        for (int j = 0; j < 4 && first + j <= last; j++) {
+            pm__ctrl_xz(pts, n, closed, first + j, &bx, &bz);
+            dx[j] = bx - ax;
+            dz[j] = bz - az;
+            ax = bx;
+            az = bz;
+        }
     }
     pm_d4 d = pm_hypot4(dx, dz);
-    for (int j = 0; j < 4 && first + j <= last; j++) {
-        assert(d[j] > 0.0);
-        out[j] = pm__pow_of(m, d[j]);
-    }
+    for (int j = 0; j < 4 && first + j <= last; j++) assert(d[j] > 0.0);
+    pm_d4 w = alpha == 0.5 ? pm__sqrt_as_pow4(d) : (pm_d4){0.0, 0.0, 0.0, 0.0};
+    pm_k4 left = (pm_k4)(w == 0.0);
+    w = pm_d4_sel(left, -d, w);
+    memcpy(out, &w, sizeof w);
+    return (left[0] | left[1] | left[2] | left[3]) != 0;
+}
+
+/* kd[j] = d(j)^alpha for j = 0 .. last (see pm__knots4; kd has room for
+ * three past last): four at a time, then pow for the lengths that
+ * pm__sqrt_as_pow4 did not answer (a second pass, so that the first calls
+ * nothing and keeps its lanes in registers). */
+static inline __attribute__((always_inline)) void pm__knots(const double *pts, size_t n, bool closed, long last,
+                                                            double alpha, double *kd) {
+    bool left = false;
+    for (long j = 0; j <= last; j += 4) left |= pm__knots4(pts, n, closed, j, last, alpha, kd + j);
+    if (!left) return;
+    pm__pow_memo memo;   /* d and pw are read only where used says so */
+    memo.alpha = alpha;
+    memset(memo.used, 0, sizeof memo.used);
+    for (long j = 0; j <= last; j++)
+        if (signbit(kd[j])) kd[j] = pm__pow_of(&memo, -kd[j]);
 }
 
 /* Non-uniform Catmull-Rom as cubic Hermite segments (the tangents of the
@@ -164,35 +205,39 @@ static inline __attribute__((always_inline)) void pm__knots4(const double *pts, 
  * d01, (P3 - P2) / d23 its (P2 - P1) / d12 and (P3 - P1) / (d12 + d23)
  * its (P2 - P0) / (d01 + d12), the same operands in the same order. So
  * each segment divides twice (a lane per coordinate), where the formula
- * above divides six times per coordinate. */
+ * above divides six times per coordinate. And m2's sum (q12 - s13 + q23)
+ * is the next segment's m1's, times d12 here and d23 there. */
 PM__LANE_CLONES static void pm__cr_segments(pm_spline *s, const double *pts, size_t n, bool closed, double alpha,
                                             double *kd) {
-    pm__pow_memo memo;   /* d and pw are read only where used says so */
-    memo.alpha = alpha;
-    memset(memo.used, 0, sizeof memo.used);
-    pm__pow_memo *m = &memo;
+    uint32_t nseg = s->nseg;   /* locals: the coefficient stores below cannot change them */
+    double(*coef)[4][3] = s->coef;
     pm__v4 P0 = pm__ctrl(pts, n, closed, -1), P1 = pm__ctrl(pts, n, closed, 0);
     pm__v4 P2 = pm__ctrl(pts, n, closed, 1);
     /* d(j) for j = 0 .. nseg + 1 into kd, four at a time, in a pass of
      * their own: the segments' divisions below then wait on no square
      * root (the same figures as taken four at a time between them). */
-    long last = (long)s->nseg + 1;
-    for (long j = 0; j <= last; j += 4) pm__knots4(pts, n, closed, j, last, m, kd + j);
-    double d01 = kd[0], d12 = kd[1];
-    pm__v4 q01 = (P1 - P0) / d01, q12 = (P2 - P1) / d12, s02 = (P2 - P0) / (d01 + d12);
-    for (uint32_t i = 0; i < s->nseg; i++) {
-        pm__v4 P3 = pm__ctrl(pts, n, closed, (long)i + 2);
+    pm__knots(pts, n, closed, (long)nseg + 1, alpha, kd);
+    /* the intervals in all four lanes (d12 + d23 lane by lane is the
+     * scalar sum in each) */
+    pm__v4 D01 = {kd[0], kd[0], kd[0], kd[0]}, D12 = {kd[1], kd[1], kd[1], kd[1]};
+    pm__v4 q12 = (P2 - P1) / D12, m1 = D12 * ((P1 - P0) / D01 - (P2 - P0) / (D01 + D12) + q12);
+    for (uint32_t i = 0; i < nseg; i++) {
+        /* P3 = ctrl(i + 2): a point as given while i + 2 < n */
+        size_t i3 = (size_t)i + 2;
+        pm__v4 P3 = i3 < n ? pm__v4_load3(pts + 3 * i3) : pm__ctrl(pts, n, closed, (long)i3);
         double d23 = kd[i + 2];
-        pm__v4 q23 = (P3 - P2) / d23, s13 = (P3 - P1) / (d12 + d23);
-        pm__v4 m1 = d12 * (q01 - s02 + q12), m2 = d12 * (q12 - s13 + q23);
+        pm__v4 D23 = {d23, d23, d23, d23};
+        pm__v4 q23 = (P3 - P2) / D23, s13 = (P3 - P1) / (D12 + D23);
+        pm__v4 g = q12 - s13 + q23;
+        pm__v4 m2 = D12 * g;
         pm__v4 c2 = -3.0 * P1 - 2.0 * m1 + 3.0 * P2 - m2;
         pm__v4 c3 = 2.0 * P1 + m1 - 2.0 * P2 + m2;
-        double(*c)[3] = s->coef[i];
-        if (i + 1 < s->nseg) {
+        double(*c)[3] = coef[i];
+        if (i + 1 < nseg) {
             /* four lanes each, in order: a store's fourth lane is the next
              * row's first, written again by the next store (c3's by the
              * next segment's P1: hence not the last segment) */
-            double *cw = &s->coef[i][0][0];
+            double *cw = &coef[i][0][0];
             memcpy(cw, &P1, sizeof P1);
             memcpy(cw + 3, &m1, sizeof m1);
             memcpy(cw + 6, &c2, sizeof c2);
@@ -207,10 +252,9 @@ PM__LANE_CLONES static void pm__cr_segments(pm_spline *s, const double *pts, siz
         }
         P1 = P2;
         P2 = P3;
-        d12 = d23;
-        q01 = q12;
+        D12 = D23;
         q12 = q23;
-        s02 = s13;
+        m1 = D23 * g;
     }
 }
 
@@ -476,6 +520,9 @@ __attribute__((target("avx"))) static inline pm__v4 pm__v4_sel_avx(pm__m4 m, pm_
 __attribute__((target("avx"))) static inline bool pm__m4_all_avx(pm__m4 m) {
     return _mm256_movemask_pd((__m256d)m) == 15;
 }
+__attribute__((target("avx"))) static inline bool pm__m4_any_avx(pm__m4 m) {
+    return _mm256_movemask_pd((__m256d)m) != 0;
+}
 #else
 #define PM__LANES_AVX 0
 #endif
@@ -508,6 +555,15 @@ static inline __attribute__((always_inline)) bool pm__m4_all(pm__m4 m, bool wide
 #endif
     (void)wide;
     return ((m[0] & m[1]) & (m[2] & m[3])) != 0;
+}
+
+/* Whether any lane of mask m is set. */
+static inline __attribute__((always_inline)) bool pm__m4_any(pm__m4 m, bool wide) {
+#if PM__LANES_AVX
+    if (wide) return pm__m4_any_avx(m);
+#endif
+    (void)wide;
+    return ((m[0] | m[1]) | (m[2] | m[3])) != 0;
 }
 
 static inline pm__v4 pm__v4_load(const double *p) {   /* p[0 .. 3], unaligned */
@@ -571,23 +627,19 @@ double pm_spline_bump_peak(double ga, double d) {
  * instead) when it does not. With a height override, the same for the plan curve
  * and chord (y dropped: a draped curve's plan part, pm__drape_bound's dp).
  * |ab|^2 is pm_v3_dist's sum (a leading 0.0 + adds nothing to a square). */
-static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__sampler *sm, pm__run *r, bool wide) {
-    const double(*cf[4])[3];
-    for (int l = 0; l < 4; l++) cf[l] = sm->s->coef[r->seg[l]];
-    bool one_seg = r->seg[0] == r->seg[3];   /* consecutive: all four in one segment */
+/* pm__chords_lanes takes the run's figures in lanes: the chords' segments'
+ * coefficients cf (one_seg: all four in one segment), the segments (seg),
+ * ends (t0, t1) and vectors (ab) as doubles; pm__run_eval_lanes reads them
+ * from the run. */
+static inline __attribute__((always_inline)) void pm__chords_lanes(const pm__sampler *sm, pm__run *r,
+                                                                   const double (*const cf[4])[3], bool one_seg,
+                                                                   pm__v4 seg, pm__v4 t0, pm__v4 t1,
+                                                                   const pm__v4 ab_in[3], bool wide) {
+    pm__v4 ab[3] = {ab_in[0], ab_in[1], ab_in[2]};
     const pm__v4 zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0};
-    pm__v4 seg = {(double)r->seg[0], (double)r->seg[1], (double)r->seg[2], (double)r->seg[3]};
-    pm__v4 t0, t1;
-    pm__v4_load5(r->t, &t0, &t1);
     pm__v4 u = t0 - seg, h = t1 - t0, u1 = t1 - seg;
     pm__v4 u3 = u * 3.0, u13 = u1 * 3.0, hh = h * h, hhh = hh * h;
-    pm__v4 q[3][3], ab[3], d0[3], cv[3][3];
-    const double *pts[3] = {r->px, r->py, r->pz};
-    for (int k = 0; k < 3; k++) {
-        pm__v4 a, b;
-        pm__v4_load5(pts[k], &a, &b);
-        ab[k] = b - a;
-    }
+    pm__v4 q[3][3], d0[3], cv[3][3];
     pm__v4 l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
     pm__v4 len = pm__v4_sqrt(l2, wide);
     memcpy(r->len, &len, sizeof len);
@@ -657,7 +709,7 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
     pm__m4 halve = plan ? (pm__m4){0, 0, 0, 0} : bounded & over;
     memcpy(r->halve, &halve, sizeof halve);
     /* Halved chords need no turn test: where all four are, it is skipped. */
-    if (!((halve[0] & halve[1]) & (halve[2] & halve[3]))) {
+    if (!pm__m4_all(halve, wide)) {
         /* pm__turn_exceeds's first test, lane by lane. */
         pm__v4 d1[3];
         for (int k = 0; k < 3; k++) d1[k] = cv[k][0] + u1 * (2.0 * cv[k][1] + u13 * cv[k][2]);
@@ -668,7 +720,8 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
         double lo = sm->cos_turn - 1e-12, hi = sm->cos_turn + 1e-12;
         pm__m4 yes = fits & (pm__m4)(ca < (pm__v4){lo, lo, lo, lo});
         pm__m4 no = fits & (pm__m4)(ca > (pm__v4){hi, hi, hi, hi});
-        pm__m4 turn = -1 - 2 * yes - no;   /* masks are 0 or -1: 1 yes, 0 no, -1 neither */
+        const pm__m4 one_i = {1, 1, 1, 1}, none = {-1, -1, -1, -1};   /* 1 yes, 0 no, -1 neither */
+        pm__m4 turn = (pm__m4)pm__v4_sel(yes, (pm__v4)one_i, pm__v4_sel(no, zero, (pm__v4)none, wide), wide);
         memcpy(r->turn, &turn, sizeof turn);
         pm__m4 straight = sm->o->max_turn <= 0.0 ? ~(pm__m4){0, 0, 0, 0} : no;
         pm__m4 accept = plan ? (pm__m4){0, 0, 0, 0} : bounded & ~over & straight;
@@ -677,7 +730,7 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
         memset(r->accept, 0, sizeof r->accept);
     }
     if (plan) return;
-    if (!((halve[0] | halve[1]) | (halve[2] | halve[3]))) return;
+    if (!pm__m4_any(halve, wide)) return;
     /* The halves' cut points, lane by lane as pm__cut_at and pm__point_at. */
     pm__v4 tm = 0.5 * (t0 + t1), um = tm - seg;
     pm__m4 inside = (pm__m4)(tm > seg) & (pm__m4)(tm < seg + 1.0);
@@ -690,6 +743,24 @@ static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__s
         pm__v4 pk = c0 + um * (cv[k][0] + um * (cv[k][1] + um * cv[k][2]));
         memcpy(mids[k], &pk, sizeof pk);
     }
+}
+
+/* pm__chords_lanes on run r's figures, read from it (its points and
+ * parameters a double at a time: pm__v4_load5). */
+static inline __attribute__((always_inline)) void pm__run_eval_lanes(const pm__sampler *sm, pm__run *r, bool wide) {
+    const double(*cf[4])[3];
+    for (int l = 0; l < 4; l++) cf[l] = sm->s->coef[r->seg[l]];
+    bool one_seg = r->seg[0] == r->seg[3];   /* consecutive: all four in one segment */
+    pm__v4 seg = {(double)r->seg[0], (double)r->seg[1], (double)r->seg[2], (double)r->seg[3]};
+    pm__v4 t0, t1, ab[3];
+    pm__v4_load5(r->t, &t0, &t1);
+    const double *pts[3] = {r->px, r->py, r->pz};
+    for (int k = 0; k < 3; k++) {
+        pm__v4 a, b;
+        pm__v4_load5(pts[k], &a, &b);
+        ab[k] = b - a;
+    }
+    pm__chords_lanes(sm, r, cf, one_seg, seg, t0, t1, ab, wide);
 }
 
 #if PM__LANES_AVX
@@ -1242,6 +1313,108 @@ static int pm__take(pm__sampler *sm, const pm__run *r, int depth) {
     return res;
 }
 
+/* pm__point_at's Horner steps at u in segment c without a height
+ * override, x, y and z in lanes 0 .. 2. Rows 0 .. 2 are read four
+ * doubles at a time (the fourth, the next row's first, goes into the
+ * unused lane). */
+static inline __attribute__((always_inline)) pm__v4 pm__point_lanes(const double (*c)[3], double u) {
+    pm__v4 c3 = {c[3][0], c[3][1], c[3][2], 0.0};
+    return pm__v4_load(c[0]) + u * (pm__v4_load(c[1]) + u * (pm__v4_load(c[2]) + u * c3));
+}
+
+/* Points 1 .. m of run g and their chords' segments: the ends of
+ * segments i .. i + m - 1 (t = i + 1 .. i + m), each as pm_spline_point
+ * gives it (without a height override by pm__point_lanes: at u = 0 of
+ * segment t, or u = 1 of the last segment at its end); a closed curve's
+ * last end is first, bit for bit. */
+static inline __attribute__((always_inline)) void pm__seg_ends_lanes(const pm__sampler *sm, uint32_t i, int m,
+                                                                     const double first[3], pm__run *g) {
+    const pm_spline *s = sm->s;
+    uint32_t nseg = s->nseg;
+    bool height = sm->o->height != NULL;
+    for (int j = 1; j <= m; j++) {
+        uint32_t end = i + (uint32_t)j;
+        double p[3];
+        g->t[j] = (double)end;
+        g->seg[j - 1] = end - 1;
+        if (s->closed && end == nseg) {
+            memcpy(p, first, sizeof p);
+        } else if (!height) {
+            bool last = end == nseg;
+            pm__v4 v = pm__point_lanes(s->coef[last ? end - 1 : end], last ? 1.0 : 0.0);
+            p[0] = v[0];
+            p[1] = v[1];
+            p[2] = v[2];
+        } else {
+            pm_spline_point(s, sm->o, (double)end, p);
+        }
+        pm__run_set(g, j, p);
+    }
+}
+
+/* A round of the segments' first chords: run g's points 1 .. m (from
+ * point 0, the last round's end), closed after m, evaluated. Four ends
+ * that are each the next segment's start (no height override) are four
+ * pm__point_lanes transposed into x, y and z lanes (x0 y0 z0 . .. x3 y3
+ * z3 . to x0 .. x3, y0 .. y3, z0 .. z3), evaluated by pm__chords_lanes
+ * from those lanes (the parameters and segments are i .. i + 4 as
+ * doubles, the figures pm__run_eval_lanes would read back: exact); any
+ * other round by pm__seg_ends_lanes and pm__run_eval_lanes. */
+static inline __attribute__((always_inline)) void pm__seg_round_lanes(const pm__sampler *sm, uint32_t i, int m,
+                                                                      const double first[3], pm__run *g,
+                                                                      bool wide) {
+    const pm_spline *s = sm->s;
+    if (sm->o->height || i + 4 >= s->nseg) {
+        pm__seg_ends_lanes(sm, i, m, first, g);
+        pm__run_close(g, m);
+        pm__run_eval_lanes(sm, g, wide);
+        return;
+    }
+    double(*c)[4][3] = s->coef + i;
+    pm__v4 r[4];
+    for (int j = 0; j < 4; j++) r[j] = pm__point_lanes(c[j + 1], 0.0);
+    pm__v4 lo01 = PM__SHUF4(r[0], r[1], 0, 4, 2, 6), hi01 = PM__SHUF4(r[0], r[1], 1, 5, 3, 7);
+    pm__v4 lo23 = PM__SHUF4(r[2], r[3], 0, 4, 2, 6), hi23 = PM__SHUF4(r[2], r[3], 1, 5, 3, 7);
+    pm__v4 p[3] = {PM__SHUF4(lo01, lo23, 0, 1, 4, 5), PM__SHUF4(hi01, hi23, 0, 1, 4, 5),
+                   PM__SHUF4(lo01, lo23, 2, 3, 6, 7)};
+    pm__v4 t0 = (double)i + (pm__v4){0.0, 1.0, 2.0, 3.0}, t1 = t0 + 1.0;   /* (double)(i + j): exact */
+    /* the chords' starts: point 0, then the first three ends */
+    pm__v4 p0[3] = {{g->px[0], g->px[0], g->px[0], g->px[0]}, {g->py[0], g->py[0], g->py[0], g->py[0]},
+                    {g->pz[0], g->pz[0], g->pz[0], g->pz[0]}};
+    pm__v4 ab[3];
+    for (int k = 0; k < 3; k++) ab[k] = p[k] - PM__SHUF4(p0[k], p[k], 3, 4, 5, 6);
+    memcpy(g->px + 1, &p[0], sizeof p[0]);
+    memcpy(g->py + 1, &p[1], sizeof p[1]);
+    memcpy(g->pz + 1, &p[2], sizeof p[2]);
+    memcpy(g->t + 1, &t1, sizeof t1);
+    for (int j = 0; j < 4; j++) g->seg[j] = i + (uint32_t)j;
+    g->n = 4;
+    const double(*const cf[4])[3] = {c[0], c[1], c[2], c[3]};
+    pm__chords_lanes(sm, g, cf, false, t0, t0, t1, ab, wide);
+}
+
+#if PM__LANES_AVX
+__attribute__((target("avx"))) static void pm__seg_round_avx(const pm__sampler *sm, uint32_t i, int m,
+                                                              const double first[3], pm__run *g) {
+    pm__seg_round_lanes(sm, i, m, first, g, true);
+}
+#endif
+
+static void pm__seg_round_plain(const pm__sampler *sm, uint32_t i, int m, const double first[3], pm__run *g) {
+    pm__seg_round_lanes(sm, i, m, first, g, false);
+}
+
+/* pm__seg_round_lanes with the build this CPU runs (pm__sampler.wide). */
+static inline void pm__seg_round(const pm__sampler *sm, uint32_t i, int m, const double first[3], pm__run *g) {
+#if PM__LANES_AVX
+    if (sm->wide) {
+        pm__seg_round_avx(sm, i, m, first, g);
+        return;
+    }
+#endif
+    pm__seg_round_plain(sm, i, m, first, g);
+}
+
 static int pm__sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o, pm_curve_sample **out,
                       size_t *n, bool wide) {
     assert(o->max_error > 0.0 && o->max_segment > 0.0);
@@ -1249,7 +1422,7 @@ static int pm__sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o, 
                       .max_len = o->max_segment * (1.0 + 1e-12),
                       .max_samples = o->max_samples ? o->max_samples : SIZE_MAX, .wide = wide};
     /* Segments four by four: evaluated together, then taken in order. */
-    double p[3], first[3];
+    double first[3];
     pm_spline_point(s, o, 0.0, first);
     int r = pm__push(&sm, 0.0, first, 0.0, 0.0, true);
     pm__run g;
@@ -1257,17 +1430,7 @@ static int pm__sample(pm_arena *a, const pm_spline *s, const pm_sample_opts *o, 
     pm__run_set(&g, 0, first);
     for (uint32_t i = 0; r == PM_OK && i < s->nseg; i += 4) {
         int m = s->nseg - i < 4 ? (int)(s->nseg - i) : 4;   /* segments this round */
-        for (int j = 1; j <= m; j++) {
-            uint32_t end = i + (uint32_t)j;
-            /* A closed curve ends exactly where it began, bit for bit. */
-            if (s->closed && end == s->nseg) memcpy(p, first, sizeof p);
-            else pm_spline_point(s, o, (double)end, p);
-            g.t[j] = (double)end;
-            pm__run_set(&g, j, p);
-            g.seg[j - 1] = end - 1;
-        }
-        pm__run_close(&g, m);
-        pm__run_eval(&sm, &g);
+        pm__seg_round(&sm, i, m, first, &g);
         r = pm__take(&sm, &g, 0);
         g.t[0] = g.t[m];
         g.px[0] = g.px[m];
