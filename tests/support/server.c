@@ -175,6 +175,12 @@ int pm_test_server_stop(pm_test_server *s) {
             rc = -1;
         }
     }
+    /* A server that did not stop cleanly says why (its log goes with it
+     * otherwise): exit status, signal (128 + n) or -1 for no exit. */
+    if (rc != 0) {
+        fprintf(stderr, "procmesh pid %d stopped with status %d\n", (int)s->pid, rc);
+        pm_test__dump_log(s);
+    }
     if (!getenv("PM_TEST_KEEP_LOGS")) unlink(s->log_path);
     s->pid = 0;
     return rc;
