@@ -372,8 +372,9 @@ __attribute__((target("ssse3"))) static inline uint32_t pm__tx_seps32(const char
  * point ends are known before any digit is read, and the next point's
  * address waits on a load and a few lane steps, not on the three tokens'
  * digit scans one after another. Each token must then end at its
- * separator exactly, which leaves no byte unchecked. NULL at anything else (a blank elsewhere, two coordinates or four, a
- * point past 64 bytes): pm__tx_num then takes it. */
+ * separator exactly, which leaves no byte unchecked. NULL at anything
+ * else (a blank elsewhere, two coordinates or four, a point past 64
+ * bytes): pm__tx_num then takes it. */
 __attribute__((target("ssse3"))) static inline const char *pm__tx_point3_ssse3(const char *p, double bound,
                                                                                 double *v) {
     uint64_t sep = pm__tx_seps32(p), sep1 = sep & (sep - 1), sep2 = sep1 & (sep1 - 1);
