@@ -1749,6 +1749,18 @@ static int64_t pm_svc__wait_idle(pm_svc_server *s, uint64_t deadline_ns) {
 
 size_t pm_svc_server_shutdown(pm_svc_server *s) {
     atomic_store(&s->draining, 1);
+    /* libmicrohttpd 0.9.75's MHD_quiesce_daemon races its own epoll
+     * workers: a worker that wakes while quiesce runs (a client's close
+     * arriving with the signal, as when a script stops the server right
+     * after its last request) removes the listen socket from its epoll
+     * set too, and whichever loses gets ENOENT and MHD_PANIC: an abort
+     * ("Failed to remove listen FD from epoll set", exit 134), seen twice
+     * in a day of make test. Letting such wake-ups finish first (10 ms)
+     * narrows the window; it does not close it (docs/svc.md: an acceptor
+     * of our own, handing connections over by MHD_add_connection, would;
+     * poll mode does too, but costs 50x the /healthz p99 under a
+     * reconnecting slowloris). */
+    pm_svc__sleep_ms(10);
     s->quiesced_fd = MHD_quiesce_daemon(s->daemon);
     /* Connections queued in the backlog are taken in and answered, not reset. */
     pm_svc_guard_drain_backlog(s->guard, s->daemon, s->quiesced_fd);
