@@ -1758,8 +1758,8 @@ size_t pm_svc_server_shutdown(pm_svc_server *s) {
      * in a day of make test. Letting such wake-ups finish first (10 ms)
      * narrows the window; it does not close it (docs/svc.md: an acceptor
      * of our own, handing connections over by MHD_add_connection, would;
-     * poll mode does too, but costs 50x the /healthz p99 under a
-     * reconnecting slowloris). */
+     * poll mode does too, but took the /healthz p99 under a
+     * reconnecting slowloris to 706 ms). */
     pm_svc__sleep_ms(10);
     s->quiesced_fd = MHD_quiesce_daemon(s->daemon);
     /* Connections queued in the backlog are taken in and answered, not reset. */
