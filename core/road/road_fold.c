@@ -441,6 +441,15 @@ static inline bool pm__fresh(const pm__section *s, double W) {
     return !(s->fan[0] | s->fan[1] | (s->clamp[0] != W) | (s->clamp[1] != W));
 }
 
+/* Fresh section s's band end: its corners at 0 and -W (u), W and 0 (v),
+ * pm__plan_at's sums. */
+static inline pm__band_end pm__band_end_at(const pm__section *s, double W) {
+    pm__v2d eu = {0.0, -1.0 * W}, ev = {1.0 * W, 0.0};
+    pm__v2d cx = {s->c[0], s->c[0]}, cz = {s->c[2], s->c[2]};
+    pm__v2d rx = {s->r[0], s->r[0]}, rz = {s->r[2], s->r[2]};
+    return (pm__band_end){cx + eu * rx, cz + eu * rz, cx + ev * rx, cz + ev * rz};
+}
+
 /* Both side bands between band ends p and q by pm__quad_ok (the exact
  * test, where the six differences' quick one is not sure). */
 static bool pm__bands_exact(const pm__band_end *p, const pm__band_end *q) {
@@ -460,7 +469,6 @@ static bool pm__fold_free_plain(const pm__level *L) {
     /* Fresh sections only: no fan, every clamp the full width W; the
      * corners are pm__plan_at's sums at 0, -W and W. */
     double W = sc[0].clamp[0];
-    pm__v2d eu = {0.0, -1.0 * W}, ev = {1.0 * W, 0.0};
     size_t nb = L->closed ? m : L->n - 1;   /* a closed road's last band ends on its first section */
     pm__band_end p, q;
     memset(&p, 0, sizeof p);
@@ -468,9 +476,7 @@ static bool pm__fold_free_plain(const pm__level *L) {
     for (size_t i = 0; i <= nb; i++) {
         const pm__section *s = &sc[i < m ? i : 0];
         if (!pm__fresh(s, W)) return false;
-        pm__v2d cx = {s->c[0], s->c[0]}, cz = {s->c[2], s->c[2]};
-        pm__v2d rx = {s->r[0], s->r[0]}, rz = {s->r[2], s->r[2]};
-        q = (pm__band_end){cx + eu * rx, cz + eu * rz, cx + ev * rx, cz + ev * rz};
+        q = pm__band_end_at(s, W);
         pm__v2d dqx = q.vx - q.ux, dqz = q.vz - q.uz;
         bool sure = i > 0 && pm__bands_surely_ok_d(&p, &q, dpx, dpz, dqx, dqz);
         dpx = dqx, dpz = dqz;
@@ -492,14 +498,7 @@ static bool pm__fold_free_plain(const pm__level *L) {
  * GCC encodes its {W, 0} lanes with a VEX vmovq that valgrind 3.19, the
  * callgrind the bench counts with, cannot decode). */
 static __attribute__((noinline)) bool pm__band_pair_ok(const pm__section *a, const pm__section *b, double W) {
-    pm__v2d eu = {0.0, -1.0 * W}, ev = {1.0 * W, 0.0};
-    pm__band_end e[2];
-    for (int k = 0; k < 2; k++) {
-        const pm__section *s = k ? b : a;
-        pm__v2d cx = {s->c[0], s->c[0]}, cz = {s->c[2], s->c[2]};
-        pm__v2d rx = {s->r[0], s->r[0]}, rz = {s->r[2], s->r[2]};
-        e[k] = (pm__band_end){cx + eu * rx, cz + eu * rz, cx + ev * rx, cz + ev * rz};
-    }
+    pm__band_end e[2] = {pm__band_end_at(a, W), pm__band_end_at(b, W)};
     return pm__bands_surely_ok_d(&e[0], &e[1], e[0].vx - e[0].ux, e[0].vz - e[0].uz, e[1].vx - e[1].ux,
                                  e[1].vz - e[1].uz) ||
            pm__bands_exact(&e[0], &e[1]);
