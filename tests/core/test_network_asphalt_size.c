@@ -1,10 +1,10 @@
 /* The stitched asphalt's arrays are sized from the parts' summed counts
  * (network_stitch.c's pm__add_prims), not rounded up to a power of two:
  * the asphalt is a network's biggest array, and its slack was touched
- * memory. The bound on the vertices is the parts' sum (a road's mouth
- * vertices are the junction's, so it holds a few per road more than are
- * used); the triangles' is the sum plus one per junction arm (a split
- * mouth). */
+ * memory. The vertices' size is the parts' sum without the left and right
+ * vertices a road shares with each junction mouth it ends at (exact on a
+ * grid, where every road ends at two); the triangles' is the sum plus
+ * one per junction arm (a split mouth). */
 #include <criterion/criterion.h>
 
 #include "network/network.h"
@@ -46,11 +46,9 @@ static void check(int k, double deg, bool sidewalks) {
     const pm_prim *A = &s->prims[0];
     cr_assert_str_eq(A->name, "asphalt");
     size_t arms = 2 * n.p.nedges;
-    /* Within the bounds above: at most a few vertices per road (each
-     * road's ends) and one triangle per arm over what is used. */
-    cr_assert_geq(A->vcap, A->vcount);
-    cr_assert_leq(A->vcap - A->vcount, 4 * n.p.nedges, "%dx%d %g: vcap %u vcount %u", k, k, deg, A->vcap,
-                  A->vcount);
+    /* Within the bounds above: the vertices exactly and at most one
+     * triangle per arm over what is used. */
+    cr_assert_eq(A->vcap, A->vcount, "%dx%d %g: vcap %u vcount %u", k, k, deg, A->vcap, A->vcount);
     cr_assert_geq(A->icap, A->icount);
     cr_assert_leq(A->icap - A->icount, 3 * arms, "%dx%d %g: icap %u icount %u", k, k, deg, A->icap, A->icount);
     pm_arena_destroy(a);
