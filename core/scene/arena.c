@@ -148,9 +148,13 @@ static void pm__child_free(void *ctx, void *p, size_t size) {
     parent->reserved -= size;
 }
 
-pm_arena *pm_arena_create_child(pm_arena *parent) {
+pm_arena *pm_arena_create_child(pm_arena *parent) { return pm_arena_create_child_max(parent, PM__BLOCK_MAX); }
+
+pm_arena *pm_arena_create_child_max(pm_arena *parent, size_t block_max) {
     const pm_arena_allocator al = {pm__child_alloc, pm__child_free, parent, NULL};
-    return pm_arena_create_with(0, &al);
+    pm_arena *a = pm_arena_create_with(0, &al);
+    if (a && block_max < a->block_max) a->block_max = block_max;
+    return a;
 }
 
 void pm_arena_reset(pm_arena *a) {

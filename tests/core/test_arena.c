@@ -643,6 +643,42 @@ Test(arena, child_blocks_go_back_to_the_parents_allocator) {
     cr_assert_eq(c.held, 0);
 }
 
+/* A child with a block cap (pm_arena_create_child_max) takes no block
+ * bigger than the cap but for an allocation that is bigger itself, so
+ * what it holds unused is under the cap in its last block and under one
+ * allocation in each other; destroyed, it gives every block back. */
+Test(arena, child_max_keeps_its_blocks_under_the_cap) {
+    counted c = {.limit = (size_t)1 << 30};
+    pm_arena_allocator al;
+    pm_arena *a = stand_in_arena(&c, &al);
+    cr_assert_not_null(pm_arena_alloc(a, 1000));
+    size_t before = pm_arena_reserved(a), calls = c.calls, used = 0;
+    const size_t cap = (size_t)64 << 10, most = 3100;
+    pm_arena *k = pm_arena_create_child_max(a, cap);
+    cr_assert_not_null(k);
+    uint32_t x = 11;
+    for (int i = 0; i < 3000; i++) {
+        x = x * 1103515245u + 12345u;
+        size_t n = i == 1500 ? (size_t)200 << 10 : 100 + (x >> 8) % (most - 100);
+        size_t was = pm_arena_reserved(a);
+        unsigned char *p = pm_arena_alloc(k, n);
+        cr_assert_not_null(p);
+        memset(p, (int)(i & 0xff), n);
+        used += (n + 15) & ~(size_t)15;
+        size_t took = pm_arena_reserved(a) - was;
+        cr_assert_leq(took, (n > cap ? n : cap) + 64, "allocation %d of %zu took a block of %zu", i, n, took);
+        cr_assert_eq(c.held, pm_arena_reserved(a), "the parent counts the child's blocks");
+    }
+    size_t blocks = c.calls - calls, held = pm_arena_reserved(a) - before;
+    cr_assert_gt(blocks, used / cap, "more blocks than a 1 MiB cap would take");
+    cr_assert_lt(held - used, cap + blocks * (most + 64), "unused: %zu of %zu in %zu blocks", held - used, held,
+                 blocks);
+    pm_arena_destroy(k);
+    cr_assert_eq(pm_arena_reserved(a), before, "every block of the child went back");
+    pm_arena_destroy(a);
+    cr_assert_eq(c.held, 0);
+}
+
 /* The child's blocks are within the parent's limit: refused past it, and
  * the parent's own allocations fit again once the child is gone. */
 Test(arena, child_respects_the_parents_limit) {
