@@ -1014,6 +1014,7 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     pm_arena_free(a, N.swsrc.data, N.swsrc.cap * sizeof *N.swsrc.data);
     N.swsrc.data = NULL;
     N.swsrc.len = N.swsrc.cap = 0;
+    pm__network_drop_chains(&N);
     /* The normals left to the end, in the pages the overlap check's
      * arrays give back (held by a as free regions until trimmed). */
     if (stitched && (rc == PM_OK || rc == PM_ERR_GEOMETRY)) {

@@ -82,6 +82,7 @@ typedef struct pm__net {
     pm_arena *a;
     pm_arena *tmp;                /* scratch for one road at a time (reset before each) */
     pm_arena *copies;             /* the roads' scenes (pm__road.scene), until the stitch has read them */
+    pm_arena *sides;              /* the roads' side chains (pm__road.chain), until the last check */
     double *ends;                 /* with sidewalks, per road its first and last points as built */
     const pm_network_params *p;
     pm__node *nodes;
@@ -102,6 +103,10 @@ typedef struct pm__net {
 
 int pm__network_problem(pm__net *N, pm_network_problem **out);
 int pm__network_stitch(pm__net *N, pm_scene **out);
+/* The roads' side chains (N->sides) given back, R->chain cleared: they
+ * have no reader after the last overlap check (the metadata reads only
+ * their lengths, R->nchain). */
+void pm__network_drop_chains(pm__net *N);
 /* The stitched scene's normals left to the end, the asphalt's and the
  * sidewalk's (with sidewalks their arrays too: PM_PRIM_LATE_NORMALS),
  * once the overlap check is done and its arrays given back. */

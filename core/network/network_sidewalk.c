@@ -140,6 +140,10 @@ static uint32_t pm__next(const uint8_t *col, const uint32_t *out, uint32_t v, in
     return PM__NONE;
 }
 
+/* Where a side's chain goes: the stitch's arena for them, or (a chain
+ * made alone, as the tests make them) the job's. */
+static pm_arena *pm__chains_arena(pm__net *N) { return N->sides ? N->sides : N->a; }
+
 /* One side's edge as output asphalt vertices, in boundary order (asphalt
  * on the left): the right side from the road's start, the left from its
  * end. Consecutive vertices at the same position are kept once. */
@@ -162,7 +166,7 @@ static int pm__side_chain(pm__net *N, pm__road *R, const pm_prim *P, const uint8
         for (uint32_t v = 0; v < nv && start == PM__NONE; v++)
             if (col[v] == c && out[2 * v] != PM__NONE) start = v;
     }
-    uint32_t *chain = pm_arena_alloc(N->a, (2 * members + 2) * sizeof *chain);
+    uint32_t *chain = pm_arena_alloc(pm__chains_arena(N), (2 * members + 2) * sizeof *chain);
     if (!chain || start == PM__NONE) return chain ? PM_ERR_GEOMETRY : PM_ERR_NOMEM;
     uint32_t n = 0, steps = 0;
     for (uint32_t v = start, via = PM__NONE; v != PM__NONE && steps <= members; steps++) {
@@ -198,7 +202,7 @@ static int pm__side_chain(pm__net *N, pm__road *R, const pm_prim *P, const uint8
  * vertices at one position kept once. */
 static int pm__strip_chain(pm__net *N, pm__road *R, uint32_t n, const uint32_t *remap, const pm_prim *A,
                            int c) {
-    uint32_t *chain = pm_arena_alloc(N->a, (2 * n + 2) * sizeof *chain), m = 0;
+    uint32_t *chain = pm_arena_alloc(pm__chains_arena(N), (2 * n + 2) * sizeof *chain), m = 0;
     if (!chain) return PM_ERR_NOMEM;
     const float *last = NULL;   /* the position of chain[m - 1] */
     for (uint32_t k = 0; k < n; k++) {

@@ -705,6 +705,13 @@ static int pm__stitch_slabs(pm__net *N, pm_scene *s) {
 
 static int pm__stitch_all(pm__net *N, pm_scene **out);
 
+void pm__network_drop_chains(pm__net *N) {
+    if (!N->sides) return;
+    for (size_t r = 0; r < N->roads.len; r++) N->roads.data[r].chain[0] = N->roads.data[r].chain[1] = NULL;
+    pm_arena_destroy(N->sides);
+    N->sides = NULL;
+}
+
 int pm__network_stitch(pm__net *N, pm_scene **out) {
     /* The working arrays of one road or one sidewalk side at a time, in a
      * scratch arena: they go back to the job's arena as they end instead
@@ -773,6 +780,11 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
     bool sidewalks;
     N->curb_nt = 0;
     int rc = pm__add_prims(N, s, &sidewalks);
+    /* The side chains in an arena of their own, given back after the last
+     * check (pm_network_generate): the pages of their 1 MB on the 40 x 40
+     * town then take the metadata's. */
+    pm__network_drop_chains(N);   /* the last round's */
+    if (rc == PM_OK && sidewalks && !(N->sides = pm_arena_create_child(N->a))) rc = PM_ERR_NOMEM;
     for (size_t n = 0; rc == PM_OK && n < N->p->nnodes; n++)
         if (N->nodes[n].scene) rc = pm__stitch_junction(s, &N->nodes[n]);
     pm__road_memo memo = {NULL, 0, 0, {0}, NULL, 0, {0}, {0}, {false, false}};
