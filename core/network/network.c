@@ -1019,7 +1019,7 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
      * arrays give back (held by a as free regions until trimmed). */
     if (stitched && (rc == PM_OK || rc == PM_ERR_GEOMETRY)) {
         pm_arena_trim(a);
-        if (pm__network_normals(*out)) rc = PM_ERR_NOMEM;
+        if (pm__network_late(*out, p->uv_scale)) rc = PM_ERR_NOMEM;
     }
     if (rc == PM_OK && N.problems.len) rc = PM_ERR_GEOMETRY;
     /* The roads' sidewalks come on top of what the parts had. */

@@ -108,9 +108,10 @@ int pm__network_stitch(pm__net *N, pm_scene **out);
  * their lengths, R->nchain). */
 void pm__network_drop_chains(pm__net *N);
 /* The stitched scene's normals left to the end, the asphalt's and the
- * sidewalk's (with sidewalks their arrays too: PM_PRIM_LATE_NORMALS),
- * once the overlap check is done and its arrays given back. */
-int pm__network_normals(pm_scene *s);
+ * sidewalk's, and with sidewalks their arrays and their planar UVs too
+ * (PM_PRIM_LATE_NORMALS, PM_PRIM_LATE_UVS), once the overlap check is
+ * done and its arrays given back. */
+int pm__network_late(pm_scene *s, double uv_scale);
 /* The edge (step index) of each of the road prim P's triangles, and each
  * edge's piece length (len: nsteps). */
 int pm__network_pieces(pm__net *N, const pm__road *R, const pm_prim *P, uint32_t *tri_edge,

@@ -605,11 +605,12 @@ static int pm__quad_wall(pm__slab *S, uint32_t b0, uint32_t t0, uint32_t b1, uin
  * normal sums in the same order (tests/core/test_network_stitch_fast.c
  * compares whole networks built both ways). */
 
-/* Whether p (UVs, no colours) has room for nv more vertices and ni more
- * indices, and (curb) every triangle before is summed into the normals. */
+/* Whether p (UVs, or the sidewalk's left to the end; no colours) has room
+ * for nv more vertices and ni more indices, and (curb) every triangle
+ * before is summed into the normals. */
 static bool pm__room(const pm__slab *S, const pm_prim *p, uint32_t nv, uint32_t ni, bool curb) {
-    return !PM__SIDEWALK_PLAIN && p->uvs && !p->colors && p->vcap - p->vcount >= nv && p->icap - p->icount >= ni &&
-           (!curb || S->N->curb_nt == p->icount / 3);
+    return !PM__SIDEWALK_PLAIN && (p->uvs || (p->flags & PM_PRIM_LATE_UVS)) && !p->colors &&
+           p->vcap - p->vcount >= nv && p->icap - p->icount >= ni && (!curb || S->N->curb_nt == p->icount / 3);
 }
 
 /* The end of a fast face: counts back into p, the curb's normals summed

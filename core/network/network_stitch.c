@@ -638,15 +638,15 @@ static int pm__add_prims(pm__net *N, pm_scene *s, bool *sidewalks) {
      * was touched memory (the next array's pages; the shared vertices
      * alone were 0.4 MB of the 40 x 40 town's 9.5). A road that does not
      * share them (a ring not welded) grows the arrays: the same bytes. */
-    /* With sidewalks the asphalt's and the sidewalk's normals are
-     * computed last (pm__network_normals), after the overlap check's
+    /* With sidewalks the asphalt's and the sidewalk's normals and planar
+     * UVs are computed last (pm__network_late), after the overlap check's
      * arrays are given back: their pages take them. (Without, the check's
      * one array is where the encoder's text grows in place.) */
-    unsigned late = *sidewalks ? PM_PRIM_LATE_NORMALS : 0;
+    unsigned late = *sidewalks ? PM_PRIM_LATE_NORMALS | PM_PRIM_LATE_UVS : 0;
     pm_prim *A = pm_scene_add_prim(s, "asphalt", "asphalt", PM_PRIM_UV | late, 1, 3);
     if (!A || pm_prim_reserve(s, A, (uint32_t)nv, (uint32_t)(3 * nt))) return PM_ERR_NOMEM;
     if (*sidewalks && (!pm_scene_add_prim(s, "curb", "curb", PM_PRIM_UV, 0, 0) ||
-                       !pm_scene_add_prim(s, "sidewalk", "sidewalk", PM_PRIM_UV | PM_PRIM_LATE_NORMALS, 0, 0)))
+                       !pm_scene_add_prim(s, "sidewalk", "sidewalk", PM_PRIM_UV | late, 0, 0)))
         return PM_ERR_NOMEM;
     return PM_OK;
 }
@@ -802,30 +802,28 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
     if (rc == PM_OK && s->nprims == 3) rc = pm__network_sidewalks(N, s);
     if (rc == PM_OK && N->problems.len) return PM_OK;     /* reported by the caller */
     if (rc) return rc;
-    if (s->nprims == 3) {
-        /* The bands' UVs planar over the whole network like the asphalt's,
-         * so they run on across junction/road seams. Every band vertex's
-         * UV is written here and its normal by pm__network_normals (the
-         * roads' slabs leave them to this: network_sidewalk.c's
-         * pm__band_vertices_fast). */
-        pm__planar_uvs(&s->prims[2], N->p->uv_scale);
-        pm_prim_normals_finish(&s->prims[1], N->curb_nt);
-    }
+    if (s->nprims == 3) pm_prim_normals_finish(&s->prims[1], N->curb_nt);
     /* One UV scheme for the whole surface: a seam vertex can carry only one
-     * UV, and planar UVs are the scheme that is continuous across seams. */
-    pm_prim *A = &s->prims[0];
-    pm__planar_uvs(A, N->p->uv_scale);
+     * UV, and planar UVs are the scheme that is continuous across seams
+     * (with sidewalks, pm__network_late writes them). */
+    if (s->prims[0].uvs) pm__planar_uvs(&s->prims[0], N->p->uv_scale);
     *out = s;
     return PM_OK;
 }
 
-int pm__network_normals(pm_scene *s) {
+int pm__network_late(pm_scene *s, double uv_scale) {
     /* The asphalt's (prims[0]) and, with sidewalks, the sidewalk's
      * (prims[2]; the curb's, prims[1], are summed as it is made:
-     * pm__stitch_all finishes them). */
+     * pm__stitch_all finishes them). The bands' UVs are planar over the
+     * whole network like the asphalt's, so they run on across
+     * junction/road seams: every band vertex's UV and normal is written
+     * here (the roads' slabs leave them to this: network_sidewalk.c's
+     * pm__band_vertices_fast). */
     pm_prim *late[2] = {&s->prims[0], s->nprims == 3 ? &s->prims[2] : NULL};
     for (int i = 0; i < 2 && late[i]; i++) {
-        if (pm_prim_late_normals(s, late[i])) return PM_ERR_NOMEM;
+        bool uvs = late[i]->flags & PM_PRIM_LATE_UVS;
+        if (pm_prim_late_uvs(s, late[i]) || pm_prim_late_normals(s, late[i])) return PM_ERR_NOMEM;
+        if (uvs) pm__planar_uvs(late[i], uv_scale);
         pm_prim_compute_normals(late[i]);
     }
     return PM_OK;

@@ -36,7 +36,7 @@ static int pm__prim_reserve_v(pm_arena *a, pm_prim *p, uint32_t need, bool exact
         if (!nrm) return -1;
         p->normals = nrm;
     }
-    if (p->flags & PM_PRIM_UV) {
+    if ((p->flags & (PM_PRIM_UV | PM_PRIM_LATE_UVS)) == PM_PRIM_UV) {
         float *uv = pm__grow(a, p->uvs, oc * 2 * sizeof(float), nc * 2 * sizeof(float));
         if (!uv) return -1;
         p->uvs = uv;
@@ -168,6 +168,15 @@ int pm_prim_late_normals(pm_scene *s, pm_prim *p) {
     p->flags &= ~(unsigned)PM_PRIM_LATE_NORMALS;
     s->validated = false;
     p->normals_unit = false;
+    return 0;
+}
+
+int pm_prim_late_uvs(pm_scene *s, pm_prim *p) {
+    if (!(p->flags & PM_PRIM_LATE_UVS)) return 0;
+    p->uvs = pm_arena_alloc(s->arena, (size_t)p->vcap * 2 * sizeof(float));
+    if (!p->uvs) return -1;
+    p->flags &= ~(unsigned)PM_PRIM_LATE_UVS;
+    s->validated = false;
     return 0;
 }
 

@@ -18,6 +18,9 @@ enum {
      * computes them last, once its other big arrays are given back, so
      * that their pages take the normals instead of fresh ones. */
     PM_PRIM_LATE_NORMALS = 1u << 2,
+    /* Its UVs (PM_PRIM_UV) likewise not stored until pm_prim_late_uvs:
+     * for UVs computed from the positions at the end. */
+    PM_PRIM_LATE_UVS = 1u << 3,
 };
 
 /* One named primitive: a triangle list with one material. Consecutive
@@ -82,6 +85,8 @@ int pm_prim_reserve(pm_scene *s, pm_prim *p, uint32_t vcount, uint32_t icount);
  * contents undefined: pm_prim_compute_normals writes them all), the flag
  * cleared. 0, or -1 when out of memory. */
 int pm_prim_late_normals(pm_scene *s, pm_prim *p);
+/* The same for a PM_PRIM_LATE_UVS primitive's UVs. */
+int pm_prim_late_uvs(pm_scene *s, pm_prim *p);
 /* Appends src's vertices and triangles to dst in one go, the same as
  * pm_prim_add_vertex (src's positions and UVs; normals and colours zero)
  * for each vertex, then pm_prim_add_tri for each whole triangle with its

@@ -66,6 +66,39 @@ Test(scene, optional_attributes_default_to_zero) {
 
 /* Primitives are stored by value in a growing array: keep indices, and the
  * earlier primitives' content survives every growth. */
+/* A PM_PRIM_LATE_UVS primitive holds no UVs while it is built (vertices
+ * added and primitives appended store none), then pm_prim_late_uvs gives
+ * it room for every vertex it can hold and clears the flag; again, it
+ * does nothing. */
+Test(scene, late_uvs_come_when_asked) {
+    pm_arena *a = pm_arena_create(0);
+    pm_scene *s = pm_scene_create(a);
+    pm_prim *src = pm_scene_add_prim(s, "src", "m", PM_PRIM_UV, 0, 0);
+    const float uv[2] = {0.25f, 0.75f};
+    for (int i = 0; i < 3; i++) {
+        const float pos[3] = {(float)i, 0, (float)(i * i)};
+        cr_assert_eq(pm_prim_add_vertex(s, src, pos, NULL, uv, NULL), i);
+    }
+    cr_assert_eq(pm_prim_add_tri(s, src, 0, 2, 1), 0);
+    pm_prim *p = pm_scene_add_prim(s, "late", "m", PM_PRIM_UV | PM_PRIM_LATE_UVS, 0, 0);
+    cr_assert_not_null(p);
+    p = &s->prims[1];
+    src = &s->prims[0];
+    cr_assert_null(p->uvs);
+    for (int k = 0; k < 40; k++) cr_assert_geq(pm_prim_append(s, p, src), 0);
+    cr_assert_null(p->uvs, "grown, still none");
+    cr_assert_eq(p->vcount, 120);
+    cr_assert_eq(pm_prim_late_uvs(s, p), 0);
+    cr_assert_not_null(p->uvs);
+    cr_assert_eq(p->flags, PM_PRIM_UV);
+    for (uint32_t v = 0; v < p->vcap; v++) p->uvs[2 * v] = p->uvs[2 * v + 1] = (float)v;   /* room for all */
+    float *kept = p->uvs;
+    cr_assert_eq(pm_prim_late_uvs(s, p), 0);
+    cr_assert_eq(p->uvs, kept, "a second call changes nothing");
+    cr_assert_eq(pm_scene_validate(s), 0);
+    pm_arena_destroy(a);
+}
+
 Test(scene, many_prims_and_copied_names) {
     pm_arena *a = pm_arena_create(0);
     pm_scene *s = pm_scene_create(a);
