@@ -927,6 +927,7 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     assert(p->nnodes >= 1 && p->corner_segments >= 2 && p->snap > 0 && p->uv_scale > 0);
     memset(diag, 0, sizeof *diag);
     pm__net N = {.a = a, .p = p};
+    for (uint32_t e = 0; e < p->nedges; e++) N.sidewalks |= p->edges[e].has_sidewalk;
     int rc = pm__topology(&N);
     for (uint32_t e = 0; rc == PM_OK && e < p->nedges; e++)
         if (!N.edge_road[e]) rc = pm__chain(&N, e);
@@ -961,8 +962,7 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     N.copies = rc != PM_OK ? NULL : pm_arena_create_child_max(a, PM__COPIES_BLOCK);
     if (rc == PM_OK && !N.copies) rc = PM_ERR_NOMEM;
     /* Only a network with sidewalks can take a second round. */
-    bool sidewalks = PM__NETWORK_REBUILD;
-    for (uint32_t e = 0; e < p->nedges; e++) sidewalks |= p->edges[e].has_sidewalk;
+    bool sidewalks = PM__NETWORK_REBUILD || N.sidewalks;
     if (rc == PM_OK && sidewalks && !(N.ends = pm_arena_alloc(a, 6 * N.roads.len * sizeof *N.ends)))
         rc = PM_ERR_NOMEM;
     if (rc == PM_OK && !(N.tmp = pm_arena_create_scratch(a))) rc = PM_ERR_NOMEM;
@@ -1015,6 +1015,7 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     N.swsrc.data = NULL;
     N.swsrc.len = N.swsrc.cap = 0;
     pm__network_drop_chains(&N);
+    pm__jcache_drop_positions(&N);
     /* The normals left to the end, in the pages the overlap check's
      * arrays give back (held by a as free regions until trimmed). */
     if (stitched && (rc == PM_OK || rc == PM_ERR_GEOMETRY)) {

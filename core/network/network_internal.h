@@ -83,6 +83,7 @@ typedef struct pm__net {
     pm_arena *tmp;                /* scratch for one road at a time (reset before each) */
     pm_arena *copies;             /* the roads' scenes (pm__road.scene), until the stitch has read them */
     pm_arena *sides;              /* the roads' side chains (pm__road.chain), until the last check */
+    bool sidewalks;               /* some edge has a sidewalk */
     double *ends;                 /* with sidewalks, per road its first and last points as built */
     const pm_network_params *p;
     pm__node *nodes;
@@ -183,4 +184,8 @@ int pm__jcache_generate(pm__net *N, const pm_junction_params *local, const doubl
 /* network_jcache.c: gives back the cache's scratch arena (before N->a
  * goes; the cache works on without it). */
 void pm__jcache_end(pm__net *N);
+/* network_jcache.c: gives back the placed junctions' positions kept apart
+ * (with sidewalks), every junction scene's positions cleared: after the
+ * last stitch, their last reader. */
+void pm__jcache_drop_positions(pm__net *N);
 #endif

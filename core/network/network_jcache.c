@@ -62,7 +62,17 @@ struct pm__jcache {
     pm_junction_memo *memo;    /* shared by the junctions built (NULL: none yet) */
     pm_arena *memo_a;          /* the memo's own arena (pm__memo) */
     pm_arena *w;               /* where an entry is built (pm__build), or NULL */
+    pm_arena *pos;             /* the placed junctions' positions (pm__place), or NULL */
 };
+
+void pm__jcache_drop_positions(pm__net *N) {
+    if (!N->jc || !N->jc->pos) return;
+    for (size_t n = 0; n < N->p->nnodes; n++)
+        for (uint32_t i = 0; N->nodes[n].scene && i < N->nodes[n].scene->nprims; i++)
+            N->nodes[n].scene->prims[i].positions = NULL;
+    pm_arena_destroy(N->jc->pos);
+    N->jc->pos = NULL;
+}
 
 void pm__jcache_end(pm__net *N) {
     if (!N->jc) return;
@@ -596,10 +606,18 @@ static int pm__place(pm__net *N, pm__jentry *e, const double off[3], pm_scene **
     pm_scene *s = pm_scene_create(N->a);
     if (!s) return PM_ERR_NOMEM;
     s->prims = pm_arena_alloc(N->a, (L->nprims + 1) * sizeof *s->prims);
-    if (!s->prims) return PM_ERR_NOMEM;
+    /* With sidewalks the positions (curbs and slabs too: 2.1 MB on the
+     * 40 x 40 town) go in an arena of their own: the last stitch is their
+     * last reader, and their pages then take the late arrays' and the
+     * metadata's. (Without, the metadata fits where the roads' copies
+     * were, and the arena's blocks would only add to what lies under the
+     * stitch.) */
+    if (N->sidewalks && !N->jc->pos) N->jc->pos = pm_arena_create_child_max(N->a, (size_t)64 << 10);
+    pm_arena *pa = N->sidewalks ? N->jc->pos : N->a;
+    if (!s->prims || !pa) return PM_ERR_NOMEM;
     for (uint32_t i = 0; i < L->nprims; i++) {
         pm_prim P = L->prims[i];
-        float *pos = pm_arena_alloc(N->a, (3 * (size_t)P.vcount + 1) * sizeof *pos);
+        float *pos = pm_arena_alloc(pa, (3 * (size_t)P.vcount + 1) * sizeof *pos);
         if (!pos) return PM_ERR_NOMEM;
         pm__move_all(pos, P.positions, P.vcount, off);
         P.positions = pos;
