@@ -47,7 +47,7 @@ typedef struct pm__road {
     double *ctrl;                 /* control polyline [x, y, z] */
     size_t nctrl;
     size_t k0, k1;                /* control points after the start / before the end left out */
-    pm_scene *scene;              /* its asphalt alone: positions, UVs, triangles (no normals, no meta) */
+    pm_prim *asphalt;             /* its asphalt alone: positions, UVs, triangles (no normals) */
     double length;
     int64_t samples;
     uint32_t voff, vcount, toff, tcount;
@@ -81,7 +81,7 @@ typedef struct pm__jcache pm__jcache;
 typedef struct pm__net {
     pm_arena *a;
     pm_arena *tmp;                /* scratch for one road at a time (reset before each) */
-    pm_arena *copies;             /* the roads' scenes (pm__road.scene), until the stitch has read them */
+    pm_arena *copies;             /* the roads' asphalt (pm__road.asphalt), until the stitch has read it */
     pm_arena *sides;              /* the roads' side chains (pm__road.chain), until the last check */
     bool sidewalks;               /* some edge has a sidewalk */
     double *ends;                 /* with sidewalks, per road its first and last points as built */

@@ -502,7 +502,7 @@ static void pm__sections_memo(const pm_prim *P, pm__road_memo *memo, uint32_t s0
 /* One road into the asphalt: its end sections replaced by the mouths'
  * vertices (the centre column kept, moved to the mouth's midpoint). */
 static int pm__stitch_road(pm__net *N, pm_scene *s, pm__road *R, pm__road_memo *memo) {
-    const pm_prim *P = &R->scene->prims[0];
+    const pm_prim *P = R->asphalt;
     pm_prim *A = &s->prims[0];
     pm_arena_reset(N->tmp);   /* the road's working arrays: until the next road */
     uint32_t *remap = pm_arena_alloc(N->tmp, (P->vcount ? P->vcount : 1) * sizeof *remap);
@@ -625,9 +625,9 @@ static int pm__add_prims(pm__net *N, pm_scene *s, bool *sidewalks) {
         /* A road's end at a junction adds no left and right vertex there
          * (the mouth's are used), a welded ring no last section. */
         uint32_t shared = 2 * (R->arm0 >= 0) + 2 * (R->arm1 >= 0) + 3 * R->closed;
-        uint32_t rv = R->scene->prims[0].vcount;
+        uint32_t rv = R->asphalt->vcount;
         nv += rv > shared ? rv - shared : 0;
-        nt += R->scene->prims[0].icount / 3;
+        nt += R->asphalt->icount / 3;
         if (N->p->edges[N->steps.data[R->first_step].edge].has_sidewalk) *sidewalks = true;
     }
     if (nv >= UINT32_MAX / 4 || nt >= UINT32_MAX / 4) return PM_ERR_LIMIT;
@@ -793,7 +793,7 @@ static int pm__stitch_all(pm__net *N, pm_scene **out) {
      * curb's and sidewalk's big arrays are taken, the first of which then
      * takes their pages instead of fresh ones (a round that cuts
      * sidewalks back builds them again: network.c). */
-    for (size_t r = 0; r < N->roads.len; r++) N->roads.data[r].scene = NULL;
+    for (size_t r = 0; r < N->roads.len; r++) N->roads.data[r].asphalt = NULL;
     pm_arena_destroy(N->copies);
     N->copies = NULL;
     if (rc == PM_OK && N->problems.len) return PM_OK;     /* reported by the caller */
