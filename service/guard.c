@@ -4,7 +4,6 @@
 #include "guard.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -65,7 +64,13 @@ struct pm_svc_guard {
     int stop;
     pm_svc__conn *head, *tail;
     size_t open, cut;                   /* cut: shut down, not yet closed */
-    uint64_t started_total, expect_started;
+    /* Connections the acceptor (accept.h) took a slot for and handed to
+     * the library, not yet announced (NOTIFY_STARTED); by descriptor, so
+     * that a handover the library dropped unannounced (it closes the
+     * descriptor, and accept gives the number out again) frees its slot. */
+    size_t handed;
+    unsigned char *handed_fd;           /* pm_svc__nfds entries, or NULL */
+    int wake_fd, waiting;               /* the acceptor's eventfd; it waits for room */
     atomic_ullong cuts[PM_SVC_NCUTS];
     atomic_ullong framing[5];           /* refused by the follower, by status (below) */
 };
@@ -209,7 +214,9 @@ pm_svc_guard *pm_svc_guard_create(const pm_svc_guard_conf *conf) {
     if (!g) return NULL;
     g->conf = *conf;
     g->cors_any = conf->cors_origin && strcmp(conf->cors_origin, "*") == 0;
+    g->wake_fd = -1;
     pthread_once(&pm_svc__fds_once, pm_svc__fds_create);
+    g->handed_fd = pm_svc__nfds ? calloc(pm_svc__nfds, 1) : NULL;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -219,6 +226,7 @@ pm_svc_guard *pm_svc_guard_create(const pm_svc_guard_conf *conf) {
     if (pthread_create(&g->sweeper, NULL, pm_svc__sweeper, g) != 0) {
         pthread_cond_destroy(&g->cv);
         pthread_mutex_destroy(&g->mu);
+        free(g->handed_fd);
         free(g);
         return NULL;
     }
@@ -240,6 +248,7 @@ void pm_svc_guard_destroy(pm_svc_guard *g) {
     }
     pthread_cond_destroy(&g->cv);
     pthread_mutex_destroy(&g->mu);
+    free(g->handed_fd);
     free(g);
 }
 
@@ -259,6 +268,47 @@ static void pm_svc__make_room(pm_svc_guard *g, const pm_svc__conn *fresh) {
     }
 }
 
+/* The library announced fd (g->mu held): every connection of the daemon
+ * came from the acceptor, so one handed over is now open instead. */
+static void pm_svc__announced(pm_svc_guard *g, int fd) {
+    if (g->handed) g->handed--;
+    if (g->handed_fd && fd >= 0 && (size_t)fd < pm_svc__nfds) g->handed_fd[fd] = 0;
+}
+
+int pm_svc_guard_reserve(pm_svc_guard *g, int wait) {
+    pthread_mutex_lock(&g->mu);
+    int room = g->open + g->handed < g->conf.max_connections;
+    if (room) g->handed++;
+    else g->waiting = wait && g->wake_fd >= 0;
+    pthread_mutex_unlock(&g->mu);
+    return room;
+}
+
+void pm_svc_guard_handed(pm_svc_guard *g, int fd) {
+    pthread_mutex_lock(&g->mu);
+    if (g->handed_fd && fd >= 0 && (size_t)fd < pm_svc__nfds) {
+        /* Still marked: the library closed an earlier connection with this
+         * number without announcing it, so its slot is free again. */
+        if (g->handed_fd[fd] && g->handed) g->handed--;
+        g->handed_fd[fd] = 1;
+    }
+    pthread_mutex_unlock(&g->mu);
+}
+
+void pm_svc_guard_unreserve(pm_svc_guard *g, int fd) {
+    pthread_mutex_lock(&g->mu);
+    if (g->handed) g->handed--;
+    if (g->handed_fd && fd >= 0 && (size_t)fd < pm_svc__nfds) g->handed_fd[fd] = 0;
+    pthread_mutex_unlock(&g->mu);
+}
+
+void pm_svc_guard_set_waker(pm_svc_guard *g, int fd) {
+    pthread_mutex_lock(&g->mu);
+    g->wake_fd = fd;
+    g->waiting = 0;
+    pthread_mutex_unlock(&g->mu);
+}
+
 void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
                          enum MHD_ConnectionNotificationCode code) {
     pm_svc_guard *g = cls;
@@ -267,7 +317,12 @@ void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_c
             MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
         pm_svc__conn *c = ci ? calloc(1, sizeof *c) : NULL;
         *socket_context = c;
-        if (!c) return;   /* untracked: the library's idle timeout still applies */
+        if (!c) {   /* untracked: the library's idle timeout still applies */
+            pthread_mutex_lock(&g->mu);
+            pm_svc__announced(g, ci ? ci->connect_fd : -1);
+            pthread_mutex_unlock(&g->mu);
+            return;
+        }
         c->g = g;
         c->fd = ci->connect_fd;
         c->state = PM_SVC_C_HEAD;
@@ -276,12 +331,12 @@ void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_c
         pm_svc_framing_init(&c->frame, g->conf.body_limit, g->conf.binary_body_limit);
         pm_svc__fd_set(c->fd, c);
         pthread_mutex_lock(&g->mu);
+        pm_svc__announced(g, c->fd);
         c->prev = g->tail;
         if (g->tail) g->tail->next = c;
         else g->head = c;
         g->tail = c;
         g->open++;
-        g->started_total++;
         pm_svc__make_room(g, c);
         pthread_mutex_unlock(&g->mu);
         return;
@@ -291,6 +346,12 @@ void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_c
     if (!c) return;
     pm_svc__fd_set(c->fd, NULL);
     pthread_mutex_lock(&g->mu);
+    if (g->waiting) {   /* the acceptor waits for a free slot: this is one */
+        uint64_t one = 1;
+        ssize_t w = write(g->wake_fd, &one, sizeof one);
+        (void)w;   /* the counter is already set: it wakes anyway */
+        g->waiting = 0;
+    }
     if (c->prev) c->prev->next = c->next;
     else g->head = c->next;
     if (c->next) c->next->prev = c->prev;
@@ -416,7 +477,7 @@ size_t pm_svc_guard_busy(pm_svc_guard *g) {
                                                                                  : 1000);
     size_t n = 0;
     pthread_mutex_lock(&g->mu);
-    if (g->expect_started > g->started_total) n += (size_t)(g->expect_started - g->started_total);
+    n += g->handed;   /* handed over, about to be announced: may carry a request */
     for (pm_svc__conn *c = g->head; c; c = c->next) {
         int unread = 0;
         switch (c->state) {
@@ -434,61 +495,6 @@ size_t pm_svc_guard_busy(pm_svc_guard *g) {
     }
     pthread_mutex_unlock(&g->mu);
     return n;
-}
-
-/* Answers a queued connection the daemon has no room for: 503, close. */
-static void pm_svc__refuse(int fd) {
-    char sink[4096];
-    while (recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0) {
-    }
-    static const char body[] =
-        "{\"type\":\"urn:procmesh:problem:shutting-down\",\"title\":\"Service Unavailable\","
-        "\"status\":503,\"detail\":\"the server is shutting down\"}";
-    char msg[512];
-    int n = snprintf(msg, sizeof msg,
-                     "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\n"
-                     "Content-Type: application/problem+json\r\nCache-Control: no-store\r\n"
-                     "Content-Length: %zu\r\n\r\n%s",
-                     sizeof body - 1, body);
-    if (n > 0) {
-        ssize_t w = send(fd, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
-        (void)w;
-    }
-    shutdown(fd, SHUT_WR);
-    close(fd);
-}
-
-void pm_svc_guard_drain_backlog(pm_svc_guard *g, struct MHD_Daemon *daemon, int listen_fd) {
-    if (listen_fd < 0) return;
-    int fl = fcntl(listen_fd, F_GETFL);
-    if (fl >= 0) fcntl(listen_fd, F_SETFL, fl | O_NONBLOCK);
-    size_t added = 0;
-    /* The daemon may announce an added connection before or after
-     * MHD_add_connection returns: count from before the first one. */
-    pthread_mutex_lock(&g->mu);
-    uint64_t before = g->started_total;
-    pthread_mutex_unlock(&g->mu);
-    for (;;) {
-        struct sockaddr_storage a;
-        socklen_t al = sizeof a;
-        int fd = accept4(listen_fd, (struct sockaddr *)&a, &al, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno == EINTR || errno == ECONNABORTED) continue;
-            break;   /* EAGAIN: the backlog is empty (or out of descriptors) */
-        }
-        pthread_mutex_lock(&g->mu);
-        int full = g->open + added >= g->conf.max_connections;
-        pthread_mutex_unlock(&g->mu);
-        if (full) {
-            pm_svc__refuse(fd);
-        } else if (MHD_add_connection(daemon, fd, (struct sockaddr *)&a, al) == MHD_YES) {
-            added++;
-        }
-    }
-    pthread_mutex_lock(&g->mu);
-    g->expect_started = before + added;
-    pthread_mutex_unlock(&g->mu);
-    close(listen_fd);
 }
 
 void pm_svc_guard_render(pm_svc_guard *g, pm_svc_buf *b) {
