@@ -34,6 +34,7 @@ typedef struct pm_svc__conn {
     int fd;
     pm_svc__cstate state;
     uint64_t opened_ns, deadline_ns;    /* deadline 0: none */
+    uint64_t answered_ns;               /* when its last request ended */
     unsigned served;                    /* requests answered on it */
     int answered;                       /* status the guard wrote (408) */
     char id[PM_SVC_REQID_MAX + 1];
@@ -460,7 +461,8 @@ int pm_svc_guard_request_end(struct MHD_Connection *conn) {
         c->state = PM_SVC_C_HEAD;
         c->served++;
         c->id[0] = c->acao[0] = '\0';
-        c->deadline_ns = g->conf.header_ms ? pm_svc_now_ns() + wait : 0;
+        c->answered_ns = pm_svc_now_ns();
+        c->deadline_ns = g->conf.header_ms ? c->answered_ns + wait : 0;
     }
     pthread_mutex_unlock(&g->mu);
     if (c->head_refusal) {   /* the next head was refused while this answer went out */
@@ -469,6 +471,13 @@ int pm_svc_guard_request_end(struct MHD_Connection *conn) {
     }
     return answered;
 }
+
+/* A kept-alive connection answered this recently counts as busy during a
+ * drain: its client sends the next request as soon as it has read the
+ * answer (microseconds, or milliseconds on a loaded host), and that
+ * request is then answered (with Connection: close) instead of meeting the
+ * connection's close. */
+#define PM_SVC_NEXT_REQUEST_GRACE_NS (100ull * 1000000ull)
 
 size_t pm_svc_guard_busy(pm_svc_guard *g) {
     uint64_t now = pm_svc_now_ns();
@@ -485,6 +494,8 @@ size_t pm_svc_guard_busy(pm_svc_guard *g) {
         case PM_SVC_C_WAIT: n++; break;
         case PM_SVC_C_HEAD:
             if (!c->served && now < c->opened_ns + grace) {
+                n++;
+            } else if (c->served && now < c->answered_ns + PM_SVC_NEXT_REQUEST_GRACE_NS) {
                 n++;
             } else if (ioctl(c->fd, FIONREAD, &unread) == 0 && unread > 0) {
                 n++;

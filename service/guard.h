@@ -92,7 +92,8 @@ int pm_svc_guard_request_end(struct MHD_Connection *conn);
 /* Connections with a request in progress: a head started on a fresh
  * connection (not past its deadline), unread bytes waiting, a body
  * arriving, or an answer being prepared; a connection handed over and not
- * yet announced. Shutdown waits for 0. */
+ * yet announced, or kept alive and answered less than 100 ms ago (its
+ * next request may be on its way). Shutdown waits for 0. */
 size_t pm_svc_guard_busy(pm_svc_guard *g);
 
 /* The acceptor's side (accept.h). The room is max_connections, counting
