@@ -103,14 +103,14 @@ enum { PM_SVC_TAKE_FULL = -1 };
 static int pm_svc__take(pm_svc_acceptor *a, int draining) {
     unsigned most = draining ? PM_SVC_DRAIN_MAX : PM_SVC_ACCEPT_BATCH;
     for (unsigned n = 0; n < most; n++) {
-        int room = pm_svc_guard_reserve(a->guard, !draining);
-        if (!room && !draining) return PM_SVC_TAKE_FULL;
+        /* Only this thread adds connections: room seen here is still there
+         * after the accept. */
+        if (!draining && !pm_svc_guard_room(a->guard)) return PM_SVC_TAKE_FULL;
         struct sockaddr_storage sa;
         socklen_t sl = sizeof sa;
         int fd = accept4(a->fd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             int e = errno;
-            if (room) pm_svc_guard_unreserve(a->guard, -1);
             if (pm_svc__retry(e)) continue;
             if (e == EAGAIN || e == EWOULDBLOCK) return 0;
             if (!a->short_of) {
@@ -122,7 +122,7 @@ static int pm_svc__take(pm_svc_acceptor *a, int draining) {
             return PM_SVC_ACCEPT_BACKOFF_MS;
         }
         a->short_of = 0;
-        if (!room) {
+        if (draining && !pm_svc_guard_room(a->guard)) {
             pm_svc__refuse(fd);
             continue;
         }
@@ -130,7 +130,7 @@ static int pm_svc__take(pm_svc_acceptor *a, int draining) {
         /* The library closes fd when it refuses it (per-address limit, out
          * of memory): the client sees the close, as with its own listener. */
         if (MHD_add_connection(a->daemon, fd, (struct sockaddr *)&sa, sl) != MHD_YES)
-            pm_svc_guard_unreserve(a->guard, fd);
+            pm_svc_guard_refused(a->guard, fd);
     }
     return 0;
 }
@@ -152,6 +152,7 @@ static void *pm_svc__accept_run(void *arg) {
         }
         if (atomic_load(&a->stop)) break;
         wait = pm_svc__take(a, 0);
+        if (wait == PM_SVC_TAKE_FULL && pm_svc_guard_wait_room(a->guard)) wait = 0;
     }
     return NULL;
 }

@@ -18,7 +18,7 @@
  * library, nothing of the kind is left to race: stopping is ours.
  *
  * Room: a connection is accepted only while the guard has room for it
- * (pm_svc_guard_reserve: open ones plus those handed over and not yet
+ * (pm_svc_guard_room: open ones plus those handed over and not yet
  * announced stay under its max_connections). When it has none, the rest
  * wait in the kernel's listen backlog, as with the library's listener,
  * and the guard wakes the thread when a connection closes. Accept errors

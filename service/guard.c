@@ -64,14 +64,18 @@ struct pm_svc_guard {
     pthread_t sweeper;
     int stop;
     pm_svc__conn *head, *tail;
-    size_t open, cut;                   /* cut: shut down, not yet closed */
-    /* Connections the acceptor (accept.h) took a slot for and handed to
-     * the library, not yet announced (NOTIFY_STARTED); by descriptor, so
-     * that a handover the library dropped unannounced (it closes the
-     * descriptor, and accept gives the number out again) frees its slot. */
-    size_t handed;
-    unsigned char *handed_fd;           /* pm_svc__nfds entries, or NULL */
-    int wake_fd, waiting;               /* the acceptor's eventfd; it waits for room */
+    size_t cut;                         /* shut down, not yet closed */
+    /* The acceptor (accept.h) reads these two without the lock, so that
+     * taking a connection in never waits for the HTTP threads: open
+     * connections (written under the lock), and those handed to the
+     * library and not yet announced (NOTIFY_STARTED); the latter also by
+     * descriptor, so that a handover the library dropped unannounced (it
+     * closes the descriptor, and accept gives the number out again) frees
+     * its slot. */
+    atomic_size_t open, handed;
+    atomic_uchar *handed_fd;            /* pm_svc__nfds entries, or NULL */
+    atomic_int waiting;                 /* the acceptor waits for room */
+    int wake_fd;                        /* ... on this eventfd (under the lock) */
     atomic_ullong cuts[PM_SVC_NCUTS];
     atomic_ullong framing[5];           /* refused by the follower, by status (below) */
 };
@@ -217,7 +221,7 @@ pm_svc_guard *pm_svc_guard_create(const pm_svc_guard_conf *conf) {
     g->cors_any = conf->cors_origin && strcmp(conf->cors_origin, "*") == 0;
     g->wake_fd = -1;
     pthread_once(&pm_svc__fds_once, pm_svc__fds_create);
-    g->handed_fd = pm_svc__nfds ? calloc(pm_svc__nfds, 1) : NULL;
+    g->handed_fd = pm_svc__nfds ? calloc(pm_svc__nfds, sizeof *g->handed_fd) : NULL;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -269,44 +273,47 @@ static void pm_svc__make_room(pm_svc_guard *g, const pm_svc__conn *fresh) {
     }
 }
 
-/* The library announced fd (g->mu held): every connection of the daemon
- * came from the acceptor, so one handed over is now open instead. */
-static void pm_svc__announced(pm_svc_guard *g, int fd) {
-    if (g->handed) g->handed--;
-    if (g->handed_fd && fd >= 0 && (size_t)fd < pm_svc__nfds) g->handed_fd[fd] = 0;
+static atomic_uchar *pm_svc__handed_mark(pm_svc_guard *g, int fd) {
+    return g->handed_fd && fd >= 0 && (size_t)fd < pm_svc__nfds ? &g->handed_fd[fd] : NULL;
 }
 
-int pm_svc_guard_reserve(pm_svc_guard *g, int wait) {
-    pthread_mutex_lock(&g->mu);
-    int room = g->open + g->handed < g->conf.max_connections;
-    if (room) g->handed++;
-    else g->waiting = wait && g->wake_fd >= 0;
-    pthread_mutex_unlock(&g->mu);
-    return room;
+/* The library announced fd: every connection of the daemon came from the
+ * acceptor, so one handed over is now open instead. */
+static void pm_svc__announced(pm_svc_guard *g, int fd) {
+    atomic_fetch_sub(&g->handed, 1);
+    atomic_uchar *m = pm_svc__handed_mark(g, fd);
+    if (m) atomic_store(m, 0);
+}
+
+int pm_svc_guard_room(pm_svc_guard *g) {
+    return atomic_load(&g->open) + atomic_load(&g->handed) < g->conf.max_connections;
+}
+
+int pm_svc_guard_wait_room(pm_svc_guard *g) {
+    atomic_store(&g->waiting, 1);
+    if (!pm_svc_guard_room(g)) return 0;   /* a close after this writes the eventfd */
+    atomic_store(&g->waiting, 0);
+    return 1;
 }
 
 void pm_svc_guard_handed(pm_svc_guard *g, int fd) {
-    pthread_mutex_lock(&g->mu);
-    if (g->handed_fd && fd >= 0 && (size_t)fd < pm_svc__nfds) {
-        /* Still marked: the library closed an earlier connection with this
-         * number without announcing it, so its slot is free again. */
-        if (g->handed_fd[fd] && g->handed) g->handed--;
-        g->handed_fd[fd] = 1;
-    }
-    pthread_mutex_unlock(&g->mu);
+    atomic_fetch_add(&g->handed, 1);
+    /* Still marked: the library closed an earlier connection with this
+     * number without announcing it, so that one's slot is free again. */
+    atomic_uchar *m = pm_svc__handed_mark(g, fd);
+    if (m && atomic_exchange(m, 1)) atomic_fetch_sub(&g->handed, 1);
 }
 
-void pm_svc_guard_unreserve(pm_svc_guard *g, int fd) {
-    pthread_mutex_lock(&g->mu);
-    if (g->handed) g->handed--;
-    if (g->handed_fd && fd >= 0 && (size_t)fd < pm_svc__nfds) g->handed_fd[fd] = 0;
-    pthread_mutex_unlock(&g->mu);
+void pm_svc_guard_refused(pm_svc_guard *g, int fd) {
+    atomic_fetch_sub(&g->handed, 1);
+    atomic_uchar *m = pm_svc__handed_mark(g, fd);
+    if (m) atomic_store(m, 0);
 }
 
 void pm_svc_guard_set_waker(pm_svc_guard *g, int fd) {
     pthread_mutex_lock(&g->mu);
     g->wake_fd = fd;
-    g->waiting = 0;
+    atomic_store(&g->waiting, 0);
     pthread_mutex_unlock(&g->mu);
 }
 
@@ -319,9 +326,7 @@ void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_c
         pm_svc__conn *c = ci ? calloc(1, sizeof *c) : NULL;
         *socket_context = c;
         if (!c) {   /* untracked: the library's idle timeout still applies */
-            pthread_mutex_lock(&g->mu);
             pm_svc__announced(g, ci ? ci->connect_fd : -1);
-            pthread_mutex_unlock(&g->mu);
             return;
         }
         c->g = g;
@@ -332,12 +337,14 @@ void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_c
         pm_svc_framing_init(&c->frame, g->conf.body_limit, g->conf.binary_body_limit);
         pm_svc__fd_set(c->fd, c);
         pthread_mutex_lock(&g->mu);
-        pm_svc__announced(g, c->fd);
         c->prev = g->tail;
         if (g->tail) g->tail->next = c;
         else g->head = c;
         g->tail = c;
         g->open++;
+        /* open first, then handed: the acceptor may count it twice for a
+         * moment, never not at all. */
+        pm_svc__announced(g, c->fd);
         pm_svc__make_room(g, c);
         pthread_mutex_unlock(&g->mu);
         return;
@@ -347,18 +354,19 @@ void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_c
     if (!c) return;
     pm_svc__fd_set(c->fd, NULL);
     pthread_mutex_lock(&g->mu);
-    if (g->waiting) {   /* the acceptor waits for a free slot: this is one */
-        uint64_t one = 1;
-        ssize_t w = write(g->wake_fd, &one, sizeof one);
-        (void)w;   /* the counter is already set: it wakes anyway */
-        g->waiting = 0;
-    }
     if (c->prev) c->prev->next = c->next;
     else g->head = c->next;
     if (c->next) c->next->prev = c->prev;
     else g->tail = c->prev;
     g->open--;
     if (c->state == PM_SVC_C_CUT) g->cut--;
+    /* The acceptor waits for a free slot: this is one (after open--: it
+     * sets waiting before it looks at the room again). */
+    if (atomic_exchange(&g->waiting, 0) && g->wake_fd >= 0) {
+        uint64_t one = 1;
+        ssize_t w = write(g->wake_fd, &one, sizeof one);
+        (void)w;   /* the counter is already set: it wakes anyway */
+    }
     pthread_mutex_unlock(&g->mu);
     free(c);
 }
@@ -486,7 +494,7 @@ size_t pm_svc_guard_busy(pm_svc_guard *g) {
                                                                                  : 1000);
     size_t n = 0;
     pthread_mutex_lock(&g->mu);
-    n += g->handed;   /* handed over, about to be announced: may carry a request */
+    n += atomic_load(&g->handed);   /* handed over, about to be announced: may carry a request */
     for (pm_svc__conn *c = g->head; c; c = c->next) {
         int unread = 0;
         switch (c->state) {

@@ -21,7 +21,7 @@
  *    complete head, or a body still arriving); a connection waiting for
  *    its answer is never taken;
  *  - the acceptor (accept.h) takes connections in only while there is
- *    room for them (pm_svc_guard_reserve), and a shutdown, once it has
+ *    room for them (pm_svc_guard_room), and a shutdown, once it has
  *    answered what waits in the listen backlog, waits until no connection
  *    has a request in progress, so queued requests get answers, not
  *    resets.
@@ -96,19 +96,21 @@ int pm_svc_guard_request_end(struct MHD_Connection *conn);
  * next request may be on its way). Shutdown waits for 0. */
 size_t pm_svc_guard_busy(pm_svc_guard *g);
 
-/* The acceptor's side (accept.h). The room is max_connections, counting
- * the open connections and those handed to the library and not yet
- * announced, as the library counted its own. */
-/* Takes a slot for a connection about to be accepted: 1, or 0 when there
- * is no room; then, with wait set, the guard wakes the acceptor (the
- * eventfd of pm_svc_guard_set_waker) when a connection closes. */
-int pm_svc_guard_reserve(pm_svc_guard *g, int wait);
-/* The reserved slot holds fd, about to be handed to the library: it
- * counts until the library announces fd. */
+/* The acceptor's side (accept.h), none of it waiting for the guard's lock.
+ * The room is max_connections, counting the open connections and those
+ * handed to the library and not yet announced, as the library counted its
+ * own. */
+/* 1 when one more connection may be taken in. */
+int pm_svc_guard_room(pm_svc_guard *g);
+/* When there is no room: asks to be woken (the eventfd of
+ * pm_svc_guard_set_waker) when a connection closes. Returns 1 when room
+ * appeared meanwhile (no wake-up asked), else 0. */
+int pm_svc_guard_wait_room(pm_svc_guard *g);
+/* fd is about to be handed to the library: it counts until the library
+ * announces it. */
 void pm_svc_guard_handed(pm_svc_guard *g, int fd);
-/* Gives a reserved slot back: nothing was accepted (fd -1), or the
- * library refused fd (and closed it). */
-void pm_svc_guard_unreserve(pm_svc_guard *g, int fd);
+/* The library refused fd (and closed it): it no longer counts. */
+void pm_svc_guard_refused(pm_svc_guard *g, int fd);
 /* The eventfd written when room appears for a waiting acceptor; -1: none
  * (before the acceptor closes it). */
 void pm_svc_guard_set_waker(pm_svc_guard *g, int fd);
