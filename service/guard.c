@@ -4,7 +4,6 @@
 #include "guard.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -35,6 +34,7 @@ typedef struct pm_svc__conn {
     int fd;
     pm_svc__cstate state;
     uint64_t opened_ns, deadline_ns;    /* deadline 0: none */
+    uint64_t answered_ns;               /* when its last request ended */
     unsigned served;                    /* requests answered on it */
     int answered;                       /* status the guard wrote (408) */
     char id[PM_SVC_REQID_MAX + 1];
@@ -64,8 +64,18 @@ struct pm_svc_guard {
     pthread_t sweeper;
     int stop;
     pm_svc__conn *head, *tail;
-    size_t open, cut;                   /* cut: shut down, not yet closed */
-    uint64_t started_total, expect_started;
+    size_t cut;                         /* shut down, not yet closed */
+    /* The acceptor (accept.h) reads these two without the lock, so that
+     * taking a connection in never waits for the HTTP threads: open
+     * connections (written under the lock), and those handed to the
+     * library and not yet announced (NOTIFY_STARTED); the latter also by
+     * descriptor, so that a handover the library dropped unannounced (it
+     * closes the descriptor, and accept gives the number out again) frees
+     * its slot. */
+    atomic_size_t open, handed;
+    atomic_uchar *handed_fd;            /* pm_svc__nfds entries, or NULL */
+    atomic_int waiting;                 /* the acceptor waits for room */
+    int wake_fd;                        /* ... on this eventfd (under the lock) */
     atomic_ullong cuts[PM_SVC_NCUTS];
     atomic_ullong framing[5];           /* refused by the follower, by status (below) */
 };
@@ -209,7 +219,9 @@ pm_svc_guard *pm_svc_guard_create(const pm_svc_guard_conf *conf) {
     if (!g) return NULL;
     g->conf = *conf;
     g->cors_any = conf->cors_origin && strcmp(conf->cors_origin, "*") == 0;
+    g->wake_fd = -1;
     pthread_once(&pm_svc__fds_once, pm_svc__fds_create);
+    g->handed_fd = pm_svc__nfds ? calloc(pm_svc__nfds, sizeof *g->handed_fd) : NULL;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -219,6 +231,7 @@ pm_svc_guard *pm_svc_guard_create(const pm_svc_guard_conf *conf) {
     if (pthread_create(&g->sweeper, NULL, pm_svc__sweeper, g) != 0) {
         pthread_cond_destroy(&g->cv);
         pthread_mutex_destroy(&g->mu);
+        free(g->handed_fd);
         free(g);
         return NULL;
     }
@@ -240,6 +253,7 @@ void pm_svc_guard_destroy(pm_svc_guard *g) {
     }
     pthread_cond_destroy(&g->cv);
     pthread_mutex_destroy(&g->mu);
+    free(g->handed_fd);
     free(g);
 }
 
@@ -259,6 +273,50 @@ static void pm_svc__make_room(pm_svc_guard *g, const pm_svc__conn *fresh) {
     }
 }
 
+static atomic_uchar *pm_svc__handed_mark(pm_svc_guard *g, int fd) {
+    return g->handed_fd && fd >= 0 && (size_t)fd < pm_svc__nfds ? &g->handed_fd[fd] : NULL;
+}
+
+/* The library announced fd: every connection of the daemon came from the
+ * acceptor, so one handed over is now open instead. */
+static void pm_svc__announced(pm_svc_guard *g, int fd) {
+    atomic_fetch_sub(&g->handed, 1);
+    atomic_uchar *m = pm_svc__handed_mark(g, fd);
+    if (m) atomic_store(m, 0);
+}
+
+int pm_svc_guard_room(pm_svc_guard *g) {
+    return atomic_load(&g->open) + atomic_load(&g->handed) < g->conf.max_connections;
+}
+
+int pm_svc_guard_wait_room(pm_svc_guard *g) {
+    atomic_store(&g->waiting, 1);
+    if (!pm_svc_guard_room(g)) return 0;   /* a close after this writes the eventfd */
+    atomic_store(&g->waiting, 0);
+    return 1;
+}
+
+void pm_svc_guard_handed(pm_svc_guard *g, int fd) {
+    atomic_fetch_add(&g->handed, 1);
+    /* Still marked: the library closed an earlier connection with this
+     * number without announcing it, so that one's slot is free again. */
+    atomic_uchar *m = pm_svc__handed_mark(g, fd);
+    if (m && atomic_exchange(m, 1)) atomic_fetch_sub(&g->handed, 1);
+}
+
+void pm_svc_guard_refused(pm_svc_guard *g, int fd) {
+    atomic_fetch_sub(&g->handed, 1);
+    atomic_uchar *m = pm_svc__handed_mark(g, fd);
+    if (m) atomic_store(m, 0);
+}
+
+void pm_svc_guard_set_waker(pm_svc_guard *g, int fd) {
+    pthread_mutex_lock(&g->mu);
+    g->wake_fd = fd;
+    atomic_store(&g->waiting, 0);
+    pthread_mutex_unlock(&g->mu);
+}
+
 void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
                          enum MHD_ConnectionNotificationCode code) {
     pm_svc_guard *g = cls;
@@ -267,7 +325,10 @@ void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_c
             MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
         pm_svc__conn *c = ci ? calloc(1, sizeof *c) : NULL;
         *socket_context = c;
-        if (!c) return;   /* untracked: the library's idle timeout still applies */
+        if (!c) {   /* untracked: the library's idle timeout still applies */
+            pm_svc__announced(g, ci ? ci->connect_fd : -1);
+            return;
+        }
         c->g = g;
         c->fd = ci->connect_fd;
         c->state = PM_SVC_C_HEAD;
@@ -281,7 +342,9 @@ void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_c
         else g->head = c;
         g->tail = c;
         g->open++;
-        g->started_total++;
+        /* open first, then handed: the acceptor may count it twice for a
+         * moment, never not at all. */
+        pm_svc__announced(g, c->fd);
         pm_svc__make_room(g, c);
         pthread_mutex_unlock(&g->mu);
         return;
@@ -297,6 +360,13 @@ void pm_svc_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_c
     else g->tail = c->prev;
     g->open--;
     if (c->state == PM_SVC_C_CUT) g->cut--;
+    /* The acceptor waits for a free slot: this is one (after open--: it
+     * sets waiting before it looks at the room again). */
+    if (atomic_exchange(&g->waiting, 0) && g->wake_fd >= 0) {
+        uint64_t one = 1;
+        ssize_t w = write(g->wake_fd, &one, sizeof one);
+        (void)w;   /* the counter is already set: it wakes anyway */
+    }
     pthread_mutex_unlock(&g->mu);
     free(c);
 }
@@ -399,7 +469,8 @@ int pm_svc_guard_request_end(struct MHD_Connection *conn) {
         c->state = PM_SVC_C_HEAD;
         c->served++;
         c->id[0] = c->acao[0] = '\0';
-        c->deadline_ns = g->conf.header_ms ? pm_svc_now_ns() + wait : 0;
+        c->answered_ns = pm_svc_now_ns();
+        c->deadline_ns = g->conf.header_ms ? c->answered_ns + wait : 0;
     }
     pthread_mutex_unlock(&g->mu);
     if (c->head_refusal) {   /* the next head was refused while this answer went out */
@@ -409,6 +480,13 @@ int pm_svc_guard_request_end(struct MHD_Connection *conn) {
     return answered;
 }
 
+/* A kept-alive connection answered this recently counts as busy during a
+ * drain: its client sends the next request as soon as it has read the
+ * answer (microseconds, or milliseconds on a loaded host), and that
+ * request is then answered (with Connection: close) instead of meeting the
+ * connection's close. */
+#define PM_SVC_NEXT_REQUEST_GRACE_NS (100ull * 1000000ull)
+
 size_t pm_svc_guard_busy(pm_svc_guard *g) {
     uint64_t now = pm_svc_now_ns();
     /* A fresh connection gets this long to show its head during a drain. */
@@ -416,7 +494,7 @@ size_t pm_svc_guard_busy(pm_svc_guard *g) {
                                                                                  : 1000);
     size_t n = 0;
     pthread_mutex_lock(&g->mu);
-    if (g->expect_started > g->started_total) n += (size_t)(g->expect_started - g->started_total);
+    n += atomic_load(&g->handed);   /* handed over, about to be announced: may carry a request */
     for (pm_svc__conn *c = g->head; c; c = c->next) {
         int unread = 0;
         switch (c->state) {
@@ -424,6 +502,8 @@ size_t pm_svc_guard_busy(pm_svc_guard *g) {
         case PM_SVC_C_WAIT: n++; break;
         case PM_SVC_C_HEAD:
             if (!c->served && now < c->opened_ns + grace) {
+                n++;
+            } else if (c->served && now < c->answered_ns + PM_SVC_NEXT_REQUEST_GRACE_NS) {
                 n++;
             } else if (ioctl(c->fd, FIONREAD, &unread) == 0 && unread > 0) {
                 n++;
@@ -434,61 +514,6 @@ size_t pm_svc_guard_busy(pm_svc_guard *g) {
     }
     pthread_mutex_unlock(&g->mu);
     return n;
-}
-
-/* Answers a queued connection the daemon has no room for: 503, close. */
-static void pm_svc__refuse(int fd) {
-    char sink[4096];
-    while (recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0) {
-    }
-    static const char body[] =
-        "{\"type\":\"urn:procmesh:problem:shutting-down\",\"title\":\"Service Unavailable\","
-        "\"status\":503,\"detail\":\"the server is shutting down\"}";
-    char msg[512];
-    int n = snprintf(msg, sizeof msg,
-                     "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\n"
-                     "Content-Type: application/problem+json\r\nCache-Control: no-store\r\n"
-                     "Content-Length: %zu\r\n\r\n%s",
-                     sizeof body - 1, body);
-    if (n > 0) {
-        ssize_t w = send(fd, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
-        (void)w;
-    }
-    shutdown(fd, SHUT_WR);
-    close(fd);
-}
-
-void pm_svc_guard_drain_backlog(pm_svc_guard *g, struct MHD_Daemon *daemon, int listen_fd) {
-    if (listen_fd < 0) return;
-    int fl = fcntl(listen_fd, F_GETFL);
-    if (fl >= 0) fcntl(listen_fd, F_SETFL, fl | O_NONBLOCK);
-    size_t added = 0;
-    /* The daemon may announce an added connection before or after
-     * MHD_add_connection returns: count from before the first one. */
-    pthread_mutex_lock(&g->mu);
-    uint64_t before = g->started_total;
-    pthread_mutex_unlock(&g->mu);
-    for (;;) {
-        struct sockaddr_storage a;
-        socklen_t al = sizeof a;
-        int fd = accept4(listen_fd, (struct sockaddr *)&a, &al, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno == EINTR || errno == ECONNABORTED) continue;
-            break;   /* EAGAIN: the backlog is empty (or out of descriptors) */
-        }
-        pthread_mutex_lock(&g->mu);
-        int full = g->open + added >= g->conf.max_connections;
-        pthread_mutex_unlock(&g->mu);
-        if (full) {
-            pm_svc__refuse(fd);
-        } else if (MHD_add_connection(daemon, fd, (struct sockaddr *)&a, al) == MHD_YES) {
-            added++;
-        }
-    }
-    pthread_mutex_lock(&g->mu);
-    g->expect_started = before + added;
-    pthread_mutex_unlock(&g->mu);
-    close(listen_fd);
 }
 
 void pm_svc_guard_render(pm_svc_guard *g, pm_svc_buf *b) {

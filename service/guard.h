@@ -8,7 +8,7 @@
 #include "buf.h"
 #include "strict.h"
 
-/* Connection defence: every connection libmicrohttpd accepts is tracked
+/* Connection defence: every connection libmicrohttpd serves is tracked
  * (MHD_OPTION_NOTIFY_CONNECTION) from accept to close, so that
  *  - a request head has a TOTAL deadline (header_ms from accept, or from
  *    the previous answer plus the idle time on a kept-alive connection),
@@ -20,9 +20,11 @@
  *    one closes the oldest connection whose request is incomplete (no
  *    complete head, or a body still arriving); a connection waiting for
  *    its answer is never taken;
- *  - a shutdown accepts what waits in the listen backlog and waits until
- *    no connection has a request in progress, so queued requests get
- *    answers, not resets.
+ *  - the acceptor (accept.h) takes connections in only while there is
+ *    room for them (pm_svc_guard_room), and a shutdown, once it has
+ *    answered what waits in the listen backlog, waits until no connection
+ *    has a request in progress, so queued requests get answers, not
+ *    resets.
  * A sweeper thread enforces the deadlines: it writes a 408 problem+json on
  * the socket (the library cannot queue a response while it reads a head or
  * a body) and shuts the socket down; the library then sees the end of the
@@ -48,7 +50,7 @@ typedef struct pm_svc_guard_conf {
     unsigned header_ms;        /* request head deadline (0: none) */
     unsigned body_ms;          /* request body deadline (0: none) */
     unsigned idle_s;           /* keep-alive idle time before a next head */
-    unsigned max_connections;  /* the library's own limit */
+    unsigned max_connections;  /* open at once (the acceptor's limit) */
     unsigned reserve;          /* kept free for new connections */
     const char *cors_origin;   /* "*" adds Access-Control-Allow-Origin to 408s */
     uint64_t body_limit;       /* --body-limit: chunks declared past it are refused */
@@ -89,13 +91,29 @@ int pm_svc_guard_request_end(struct MHD_Connection *conn);
 
 /* Connections with a request in progress: a head started on a fresh
  * connection (not past its deadline), unread bytes waiting, a body
- * arriving, or an answer being prepared. Shutdown waits for 0. */
+ * arriving, or an answer being prepared; a connection handed over and not
+ * yet announced, or kept alive and answered less than 100 ms ago (its
+ * next request may be on its way). Shutdown waits for 0. */
 size_t pm_svc_guard_busy(pm_svc_guard *g);
 
-/* Shutdown: accepts every connection waiting in the backlog of the
- * (quiesced) listening socket and hands it to daemon, then closes the
- * socket, so new connections are refused and none queued is reset. */
-void pm_svc_guard_drain_backlog(pm_svc_guard *g, struct MHD_Daemon *daemon, int listen_fd);
+/* The acceptor's side (accept.h), none of it waiting for the guard's lock.
+ * The room is max_connections, counting the open connections and those
+ * handed to the library and not yet announced, as the library counted its
+ * own. */
+/* 1 when one more connection may be taken in. */
+int pm_svc_guard_room(pm_svc_guard *g);
+/* When there is no room: asks to be woken (the eventfd of
+ * pm_svc_guard_set_waker) when a connection closes. Returns 1 when room
+ * appeared meanwhile (no wake-up asked), else 0. */
+int pm_svc_guard_wait_room(pm_svc_guard *g);
+/* fd is about to be handed to the library: it counts until the library
+ * announces it. */
+void pm_svc_guard_handed(pm_svc_guard *g, int fd);
+/* The library refused fd (and closed it): it no longer counts. */
+void pm_svc_guard_refused(pm_svc_guard *g, int fd);
+/* The eventfd written when room appears for a waiting acceptor; -1: none
+ * (before the acceptor closes it). */
+void pm_svc_guard_set_waker(pm_svc_guard *g, int fd);
 
 /* Appends procmesh_connections_* series. */
 void pm_svc_guard_render(pm_svc_guard *g, pm_svc_buf *b);

@@ -14,8 +14,8 @@
 #endif
 
 #define PM_SVC_MHD_FNS(X)                                                                     \
-    X(MHD_start_daemon_va) X(MHD_stop_daemon) X(MHD_quiesce_daemon) X(MHD_get_daemon_info)   \
-    X(MHD_add_connection) X(MHD_get_connection_info) X(MHD_get_connection_values)           \
+    X(MHD_start_daemon_va) X(MHD_stop_daemon) X(MHD_add_connection)                          \
+    X(MHD_get_connection_info) X(MHD_get_connection_values)                                   \
     X(MHD_lookup_connection_value) X(MHD_suspend_connection) X(MHD_resume_connection)       \
     X(MHD_queue_response) X(MHD_create_response_from_buffer)                                 \
     X(MHD_create_response_from_buffer_with_free_callback_cls) X(MHD_add_response_header)     \
@@ -45,25 +45,14 @@ void MHD_stop_daemon(struct MHD_Daemon *daemon) {
     pm_svc__fn.MHD_stop_daemon(daemon);
 }
 
-MHD_socket MHD_quiesce_daemon(struct MHD_Daemon *daemon) {
-    pm_svc__need();
-    return pm_svc__fn.MHD_quiesce_daemon(daemon);
-}
-
-/* The info functions' variadic arguments are unused by every info type
- * (libmicrohttpd reads none): none are passed on. */
-const union MHD_DaemonInfo *MHD_get_daemon_info(struct MHD_Daemon *daemon,
-                                                enum MHD_DaemonInfoType info_type, ...) {
-    pm_svc__need();
-    return pm_svc__fn.MHD_get_daemon_info(daemon, info_type);
-}
-
 enum MHD_Result MHD_add_connection(struct MHD_Daemon *daemon, MHD_socket client_socket,
                                    const struct sockaddr *addr, socklen_t addrlen) {
     pm_svc__need();
     return pm_svc__fn.MHD_add_connection(daemon, client_socket, addr, addrlen);
 }
 
+/* The info function's variadic arguments are unused by every info type
+ * (libmicrohttpd reads none): none are passed on. */
 const union MHD_ConnectionInfo *MHD_get_connection_info(struct MHD_Connection *connection,
                                                         enum MHD_ConnectionInfoType info_type,
                                                         ...) {

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <microhttpd.h>
 #include <xxhash.h>
 
+#include "accept.h"
 #include "budget.h"
 #include "buf.h"
 #include "cache.h"
@@ -62,7 +64,7 @@ extern const size_t pm_api_openapi_yaml_len;
 struct pm_svc_server {
     pm_svc_config cfg;
     struct MHD_Daemon *daemon;
-    MHD_socket quiesced_fd;
+    pm_svc_acceptor *acceptor;     /* our listener in front of daemon (accept.h) */
     pm_svc_router router;
     pm_svc_metrics *metrics;
     pm_svc_cache *cache;
@@ -74,6 +76,7 @@ struct pm_svc_server {
     pm_svc_zlevels zlevels;        /* for results (--gzip-level, --br-quality) */
     pm_svc_guard *guard;           /* connection deadlines and room (guard.h) */
     struct MHD_Daemon *admin;      /* --admin-port: health and metrics only */
+    pm_svc_acceptor *admin_acceptor;
     pm_svc_guard *admin_guard;
     uint16_t admin_port;
     atomic_int draining, stopping;
@@ -1594,11 +1597,14 @@ static int pm_svc__constants_init(pm_svc_server *s) {
 }
 
 /* One listener on port: the public one, or the admin one (one thread, a
- * few connections, its own guard). Returns the daemon (bound port in
- * *bound), or NULL after logging why. */
+ * few connections, its own guard): our listening socket and acceptor in
+ * front of a daemon that has none (accept.h says why). Returns the daemon
+ * (bound port in *bound, the acceptor in *acceptor), or NULL after logging
+ * why. */
 static struct MHD_Daemon *pm_svc__listen(pm_svc_server *s, uint32_t port, unsigned threads,
                                          unsigned max_connections, unsigned per_ip,
-                                         pm_svc_guard *guard, uint16_t *bound) {
+                                         pm_svc_guard *guard, uint16_t *bound,
+                                         pm_svc_acceptor **acceptor) {
     struct sockaddr_storage addr;
     socklen_t alen = pm_svc__addr(&s->cfg, port, &addr);
     if (!alen) {
@@ -1619,27 +1625,43 @@ static struct MHD_Daemon *pm_svc__listen(pm_svc_server *s, uint32_t port, unsign
         pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot load meshoptimizer", "\"error\":\"%s\"", e);
         return NULL;
     }
-    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
-    if (addr.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+    int fd = pm_svc_listen_socket((struct sockaddr *)&addr, alen, bound);
+    if (fd < 0) {
+        pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot listen", "\"port\":%u,\"error\":\"%s\"", port,
+                   strerror(errno));
+        return NULL;
+    }
+    /* MHD_add_connection from the acceptor's thread needs the library's
+     * inter-thread channel (MHD_USE_ITC) to wake the thread it picks. The
+     * library's own connection limit is set so that it never refuses a
+     * connection the guard made room for: it splits its limit among its
+     * threads and counts a connection on its thread only later, so at its
+     * own limit it would close connections the acceptor already took. */
+    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+                     MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
+    unsigned library_limit = max_connections > UINT_MAX / threads ? UINT_MAX : max_connections * threads;
     struct MHD_Daemon *d = MHD_start_daemon(
-        flags, (uint16_t)port, NULL, NULL, pm_svc__handler, s,
+        flags, 0, NULL, NULL, pm_svc__handler, s,
         MHD_OPTION_EXTERNAL_LOGGER, pm_svc__mhd_log, s,
         MHD_OPTION_THREAD_POOL_SIZE, threads,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_NOTIFY_COMPLETED, pm_svc__completed, s,
         MHD_OPTION_URI_LOG_CALLBACK, pm_svc__uri, s,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.idle_timeout_s,
-        MHD_OPTION_CONNECTION_LIMIT, max_connections,
+        MHD_OPTION_CONNECTION_LIMIT, library_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
         MHD_OPTION_NOTIFY_CONNECTION, pm_svc_guard_notify, guard,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
         MHD_OPTION_END);
     if (!d) {
+        close(fd);
         pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot listen", "\"port\":%u", port);
         return NULL;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-    *bound = info ? info->port : (uint16_t)port;
+    *acceptor = pm_svc_acceptor_start(fd, d, guard);
+    if (!*acceptor) {
+        MHD_stop_daemon(d);
+        pm_svc_log(PM_SVC_LOG_ERROR, NULL, "cannot start: out of memory or threads", NULL);
+        return NULL;
+    }
     return d;
 }
 
@@ -1651,12 +1673,13 @@ static struct MHD_Daemon *pm_svc__listen(pm_svc_server *s, uint32_t port, unsign
 static int pm_svc__start_daemon(pm_svc_server *s) {
     const pm_svc_config *c = &s->cfg;
     s->daemon = pm_svc__listen(s, c->port, c->threads, c->max_connections,
-                               c->max_connections_per_ip, s->guard, &s->port);
+                               c->max_connections_per_ip, s->guard, &s->port, &s->acceptor);
     if (!s->daemon) return -1;
     if (!c->admin_port) return 0;
     s->admin = pm_svc__listen(s, c->admin_port, 1, PM_SVC_ADMIN_CONNECTIONS, 0, s->admin_guard,
-                              &s->admin_port);
+                              &s->admin_port, &s->admin_acceptor);
     if (s->admin) return 0;
+    pm_svc_acceptor_stop(s->acceptor);
     MHD_stop_daemon(s->daemon);
     s->daemon = NULL;
     return -1;
@@ -1684,7 +1707,6 @@ pm_svc_server *pm_svc_server_start(const pm_svc_config *cfg, pm_svc_tier *tier) 
         return NULL;
     }
     s->cfg = *cfg;
-    s->quiesced_fd = MHD_INVALID_SOCKET;
     s->cors_list = cfg->cors_origin[0] && strcmp(cfg->cors_origin, "*") != 0;
     pm_api_problem_init(&s->expired);
     pm_api_problem_init(&s->shutdown);
@@ -1738,10 +1760,12 @@ static void pm_svc__sleep_ms(unsigned ms) {
     nanosleep(&ts, NULL);
 }
 
-/* Waits until no request is in flight or until deadline_ns. */
-static int64_t pm_svc__wait_idle(pm_svc_server *s, uint64_t deadline_ns) {
+/* Waits until no request is in flight (with admin: on the admin port
+ * too) or until deadline_ns. */
+static int64_t pm_svc__wait_idle(pm_svc_server *s, uint64_t deadline_ns, int admin) {
     int64_t n;
-    while ((n = pm_svc_metrics_inflight(s->metrics) + (int64_t)pm_svc_guard_busy(s->guard)) > 0 &&
+    while ((n = pm_svc_metrics_inflight(s->metrics) + (int64_t)pm_svc_guard_busy(s->guard) +
+                (admin && s->admin_guard ? (int64_t)pm_svc_guard_busy(s->admin_guard) : 0)) > 0 &&
            pm_svc_now_ns() < deadline_ns)
         pm_svc__sleep_ms(5);
     return n;
@@ -1749,26 +1773,13 @@ static int64_t pm_svc__wait_idle(pm_svc_server *s, uint64_t deadline_ns) {
 
 size_t pm_svc_server_shutdown(pm_svc_server *s) {
     atomic_store(&s->draining, 1);
-    /* libmicrohttpd 0.9.75's MHD_quiesce_daemon races its own epoll
-     * workers: a worker that wakes while quiesce runs (a client's close
-     * arriving with the signal, as when a script stops the server right
-     * after its last request) removes the listen socket from its epoll
-     * set too, and whichever loses gets ENOENT and MHD_PANIC: an abort
-     * ("Failed to remove listen FD from epoll set", exit 134), seen twice
-     * in a day of make test. Letting such wake-ups finish first (10 ms)
-     * narrows the window; it does not close it (docs/svc.md: an acceptor
-     * of our own, handing connections over by MHD_add_connection, would;
-     * poll mode does too, but took the /healthz p99 under a
-     * reconnecting slowloris to 706 ms). */
-    pm_svc__sleep_ms(10);
-    s->quiesced_fd = MHD_quiesce_daemon(s->daemon);
-    /* Connections queued in the backlog are taken in and answered, not reset. */
-    pm_svc_guard_drain_backlog(s->guard, s->daemon, s->quiesced_fd);
-    s->quiesced_fd = MHD_INVALID_SOCKET;
+    /* New connections are refused from here on; those queued are answered. */
+    pm_svc_acceptor_stop(s->acceptor);
+    s->acceptor = NULL;
     pm_svc_log_lifecycle("draining", "\"in_flight\":%lld,\"drain_ms\":%u",
                (long long)pm_svc_metrics_inflight(s->metrics), s->cfg.drain_ms);
     uint64_t end = pm_svc_now_ns() + (uint64_t)s->cfg.drain_ms * 1000000ull;
-    int64_t left = pm_svc__wait_idle(s, end);
+    int64_t left = pm_svc__wait_idle(s, end, 0);
     /* Whatever is still running is answered 503 now: flights first (their
      * cancel flags stop the generators), then the queue, then flights that
      * parse jobs opened meanwhile. */
@@ -1777,11 +1788,14 @@ size_t pm_svc_server_shutdown(pm_svc_server *s) {
     pm_svc_cache_expire(s->cache, UINT64_MAX, &bye);
     pm_svc_pool_stop(s->pool);
     pm_svc_cache_expire(s->cache, UINT64_MAX, &bye);
-    /* Resumed connections still need their HTTP thread to send the 503. */
-    pm_svc__wait_idle(s, pm_svc_now_ns() + 1000000000ull);
+    /* The admin port served probes (/readyz: draining) until now; those
+     * queued on it are answered too. Resumed connections still need their
+     * HTTP thread to send the 503. */
+    pm_svc_acceptor_stop(s->admin_acceptor);
+    s->admin_acceptor = NULL;
+    pm_svc__wait_idle(s, pm_svc_now_ns() + 1000000000ull, 1);
     MHD_stop_daemon(s->daemon);
     if (s->admin) MHD_stop_daemon(s->admin);
-    if (s->quiesced_fd != MHD_INVALID_SOCKET) close(s->quiesced_fd);
     if (left > 0)
         pm_svc_log(PM_SVC_LOG_WARN, NULL, "drain time over: requests answered 503",
                    "\"cut_short\":%lld", (long long)left);
