@@ -161,23 +161,27 @@ int pm_prim_reserve(pm_scene *s, pm_prim *p, uint32_t vcount, uint32_t icount) {
     return pm__prim_reserve_i(s->arena, p, icount, true);
 }
 
-int pm_prim_late_normals(pm_scene *s, pm_prim *p) {
-    if (!(p->flags & PM_PRIM_LATE_NORMALS)) return 0;
-    p->normals = pm_arena_alloc(s->arena, (size_t)p->vcap * 3 * sizeof(float));
-    if (!p->normals) return -1;
-    p->flags &= ~(unsigned)PM_PRIM_LATE_NORMALS;
+/* A late array (flag) of p taken now: comps floats per vertex of its
+ * capacity, the flag cleared. 0 (also when p has no such flag), or -1
+ * when out of memory. */
+static int pm__late_array(pm_scene *s, pm_prim *p, unsigned flag, float **arr, size_t comps) {
+    if (!(p->flags & flag)) return 0;
+    *arr = pm_arena_alloc(s->arena, (size_t)p->vcap * comps * sizeof(float));
+    if (!*arr) return -1;
+    p->flags &= ~flag;
     s->validated = false;
-    p->normals_unit = false;
+    return 0;
+}
+
+int pm_prim_late_normals(pm_scene *s, pm_prim *p) {
+    bool late = p->flags & PM_PRIM_LATE_NORMALS;
+    if (pm__late_array(s, p, PM_PRIM_LATE_NORMALS, &p->normals, 3)) return -1;
+    if (late) p->normals_unit = false;
     return 0;
 }
 
 int pm_prim_late_uvs(pm_scene *s, pm_prim *p) {
-    if (!(p->flags & PM_PRIM_LATE_UVS)) return 0;
-    p->uvs = pm_arena_alloc(s->arena, (size_t)p->vcap * 2 * sizeof(float));
-    if (!p->uvs) return -1;
-    p->flags &= ~(unsigned)PM_PRIM_LATE_UVS;
-    s->validated = false;
-    return 0;
+    return pm__late_array(s, p, PM_PRIM_LATE_UVS, &p->uvs, 2);
 }
 
 int64_t pm_prim_append(pm_scene *s, pm_prim *dst, const pm_prim *src) {
