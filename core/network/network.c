@@ -684,13 +684,6 @@ static pm_prim *pm__road_copy(pm_arena *a, const pm_prim *P) {
     return d;
 }
 
-/* The largest block of the roads' copies' arena: their total is not
- * known until the last road is built, and the unused tail of a last 1 MiB
- * block lay between the copies and the stitched asphalt taken above them
- * (0.68 MB of the 40 x 40 town's last 1.05 MB block; a road's copy is a
- * few KB, so 64 KiB blocks leave little in each). */
-#define PM__COPIES_BLOCK ((size_t)64 << 10)
-
 /* What every road of the network shares (its points, width and budget
  * are its own). */
 static void pm__road_template(const pm_network_params *p, pm_road_params *rp) {
@@ -759,7 +752,7 @@ static int pm__rebuild_roads(pm__net *N) {
     assert(N->ends);
     pm_road_params shared;
     pm__road_template(N->p, &shared);
-    N->copies = pm_arena_create_child_max(N->a, PM__COPIES_BLOCK);
+    N->copies = pm_arena_create_child_max(N->a, PM__SMALL_BLOCK);
     N->tmp = N->copies ? pm_arena_create_scratch(N->a) : NULL;
     int rc = N->tmp ? PM_OK : PM_ERR_NOMEM;
     for (size_t r = 0; rc == PM_OK && r < N->roads.len; r++)
@@ -954,7 +947,7 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
      * take the stitch's own big arrays instead of fresh memory above the
      * scene. A round that cuts sidewalks back (rare) builds them again as
      * they were. */
-    N.copies = rc != PM_OK ? NULL : pm_arena_create_child_max(a, PM__COPIES_BLOCK);
+    N.copies = rc != PM_OK ? NULL : pm_arena_create_child_max(a, PM__SMALL_BLOCK);
     if (rc == PM_OK && !N.copies) rc = PM_ERR_NOMEM;
     /* Only a network with sidewalks can take a second round. */
     bool sidewalks = PM__NETWORK_REBUILD || N.sidewalks;

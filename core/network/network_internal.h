@@ -78,6 +78,14 @@ typedef struct pm__swsrc { uint32_t road, lo, hi; uint8_t side; } pm__swsrc;
 
 typedef struct pm__jcache pm__jcache;
 
+/* The largest block of an arena for many small pieces given back
+ * together whose total is not known ahead (the roads' copies, with
+ * sidewalks the placed junctions' positions): the unused tail of a last
+ * 1 MiB block would lie between them and what the next stage takes above
+ * (0.68 MB of the roads' copies' last 1.05 MB block on the 40 x 40 town;
+ * a piece is a few KB, so 64 KiB blocks leave little in each). */
+#define PM__SMALL_BLOCK ((size_t)64 << 10)
+
 typedef struct pm__net {
     pm_arena *a;
     pm_arena *tmp;                /* scratch for one road at a time (reset before each) */

@@ -612,7 +612,7 @@ static int pm__place(pm__net *N, pm__jentry *e, const double off[3], pm_scene **
      * metadata's. (Without, the metadata fits where the roads' copies
      * were, and the arena's blocks would only add to what lies under the
      * stitch.) */
-    if (N->sidewalks && !N->jc->pos) N->jc->pos = pm_arena_create_child_max(N->a, (size_t)64 << 10);
+    if (N->sidewalks && !N->jc->pos) N->jc->pos = pm_arena_create_child_max(N->a, PM__SMALL_BLOCK);
     pm_arena *pa = N->sidewalks ? N->jc->pos : N->a;
     if (!s->prims || !pa) return PM_ERR_NOMEM;
     for (uint32_t i = 0; i < L->nprims; i++) {
