@@ -1635,11 +1635,17 @@ static struct MHD_Daemon *pm_svc__listen(pm_svc_server *s, uint32_t port, unsign
      * inter-thread channel (MHD_USE_ITC) to wake the thread it picks. The
      * library's own connection limit is set so that it never refuses a
      * connection the guard made room for: it splits its limit among its
-     * threads and counts a connection on its thread only later, so at its
-     * own limit it would close connections the acceptor already took. */
+     * threads, counts a connection on its thread only later, and still
+     * counts a closed one until its thread has cleaned it up (after the
+     * guard has seen the close), so at its own limit it would close
+     * connections the acceptor already took: with every slot taken and one
+     * freed, it refused all 8 queued connections of
+     * http_guard::sigterm_answers_connections_queued_in_the_backlog, one
+     * after another (1 run in 6). Twice ours per thread leaves the closed
+     * ones room. */
     unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
-    unsigned library_limit = max_connections > UINT_MAX / threads ? UINT_MAX : max_connections * threads;
+    unsigned library_limit = max_connections > UINT_MAX / 2 / threads ? UINT_MAX : 2 * max_connections * threads;
     struct MHD_Daemon *d = MHD_start_daemon(
         flags, 0, NULL, NULL, pm_svc__handler, s,
         MHD_OPTION_EXTERNAL_LOGGER, pm_svc__mhd_log, s,
