@@ -14,7 +14,10 @@
  * PM_LAYOUTS=n runs n layouts instead of the default (bench/layouts.sh
  * runs a few thousand); PM_LAYOUTS_SHOW=1 prints each refusal (2: with
  * every one of its error messages) and
- * PM_LAYOUTS_ONLY=i runs layout i alone, printing its body. */
+ * PM_LAYOUTS_ONLY=i runs layout i alone, printing its body;
+ * PM_LAYOUTS_DIGEST=1 prints a digest of each built layout's mesh
+ * (positions, UVs, indices of every primitive), so a change meant to
+ * build refused layouts can show it left every built one as it was. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdarg.h>
@@ -342,6 +345,25 @@ static int reason_of(const char *m) {
     return 8;
 }
 
+/* FNV-1a over the bytes of every primitive's name, positions, UVs and
+ * indices: equal digests, equal meshes (the normals are left to the
+ * encoder, so the scene may not hold them yet). */
+static uint64_t digest(const pm_scene *s) {
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t i = 0; i < s->nprims; i++) {
+        const pm_prim *P = &s->prims[i];
+        struct { const void *p; size_t n; } part[] = {
+            {P->name, strlen(P->name)},
+            {P->positions, 3 * sizeof(float) * P->vcount},
+            {P->uvs, P->uvs ? 2 * sizeof(float) * P->vcount : 0},
+            {P->indices, sizeof(uint32_t) * P->icount}};
+        for (size_t k = 0; k < sizeof part / sizeof *part; k++)
+            for (size_t b = 0; b < part[k].n; b++)
+                h = (h ^ ((const unsigned char *)part[k].p)[b]) * 1099511628211ull;
+    }
+    return h;
+}
+
 static int env_int(const char *name, int def) {
     const char *v = getenv(name);
     return v && *v ? atoi(v) : def;
@@ -349,7 +371,7 @@ static int env_int(const char *name, int def) {
 
 Test(net_layouts, random_plausible_layouts_are_built_without_overlaps, .timeout = 600) {
     int count = env_int("PM_LAYOUTS", 300), show = env_int("PM_LAYOUTS_SHOW", 0);
-    int only = env_int("PM_LAYOUTS_ONLY", -1);
+    int only = env_int("PM_LAYOUTS_ONLY", -1), dig = env_int("PM_LAYOUTS_DIGEST", 0);
     pm_rng r;
     pm_rng_seed(&r, (uint64_t)env_int("PM_LAYOUTS_SEED", 11));
     int built[2] = {0, 0}, total[2] = {0, 0}, hist[NREASONS] = {0};
@@ -364,6 +386,7 @@ Test(net_layouts, random_plausible_layouts_are_built_without_overlaps, .timeout 
         pm_test_api_build(&run, &pm_api_gen_network, body, NULL);
         if (run.generated) {
             built[kind]++;
+            if (dig) fprintf(stderr, "layout %d digest %016llx\n", it, (unsigned long long)digest(run.scene));
             faults f;
             check_mesh(run.scene, &f);
             tris += f.tris;
