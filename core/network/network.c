@@ -929,7 +929,9 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     bool again = true;
     while (rc == PM_OK && again) {
         for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) {
-            if (!N.nodes[n].dirty) continue;
+            /* A junction merged into another since it was marked is built
+             * only as part of that one. */
+            if (!N.nodes[n].dirty || N.nodes[n].kind != PM__JUNCTION) continue;
             N.nodes[n].dirty = false;
             rc = pm__junction(&N, n);
         }
@@ -987,7 +989,7 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
         if (rc != PM_OK || !retry) break;
         N.gaps.len = 0;
         for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) {
-            if (!N.nodes[n].dirty) continue;
+            if (!N.nodes[n].dirty || N.nodes[n].kind != PM__JUNCTION) continue;
             N.nodes[n].dirty = false;
             rc = pm__junction(&N, n);
         }

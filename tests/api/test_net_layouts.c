@@ -17,9 +17,10 @@
  * PM_LAYOUTS_ONLY=i runs layout i alone, printing its body;
  * PM_LAYOUTS_DIGEST=1 prints a digest of each built layout's mesh
  * (positions, UVs, indices of every primitive), so a change meant to
- * build refused layouts can show it left every built one as it was;
- * PM_LAYOUTS_REVERSED=1 lists each layout's nodes in reverse order (the
- * same ids), to see what depends on that order. */
+ * build refused layouts can show it left every built one as it was.
+ * The same layouts are also run with their nodes listed in reverse order
+ * and as GeoJSON in longitude / latitude: each must build in those forms
+ * exactly when it builds as drawn. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdarg.h>
@@ -452,25 +453,43 @@ static int env_int(const char *name, int def) {
     return v && *v ? atoi(v) : def;
 }
 
-/* Runs the random layouts, each as a nodes / edges body or (geo) as
- * GeoJSON in longitude / latitude; checks every built one with the oracle
- * and counts the refusals by reason. With geo, each refused layout is
- * also built from its nodes / edges body, and those that build in metres
- * but not in longitude / latitude are printed and counted. */
-static void run_layouts(bool geo) {
+/* The forms a layout is sent in: its nodes / edges body, the same with
+ * the nodes listed last first, GeoJSON in longitude / latitude. */
+enum form { METRES, REVERSED, GEOJSON };
+
+static char *layout_form(const drawn *D, enum form f) {
+    return f == GEOJSON ? layout_geojson(D) : layout_body_order(D, f == REVERSED);
+}
+
+/* Whether the nodes / edges body as drawn builds. */
+static bool builds_in_metres(const drawn *D) {
+    char *body = layout_body(D);
+    pm_test_api_run m;
+    pm_test_api_build(&m, &pm_api_gen_network, body, NULL);
+    bool ok = m.generated;
+    pm_test_api_done(&m);
+    free(body);
+    return ok;
+}
+
+/* Runs the random layouts in one form; checks every built one with the
+ * oracle and counts the refusals by reason. In another form than METRES
+ * each layout is also built from its body as drawn, and those built in
+ * one form but not in the other are printed; returns how many. */
+static int run_layouts(enum form form) {
+    static const char *const names[] = {"", " with the nodes reversed", " as GeoJSON"};
     int count = env_int("PM_LAYOUTS", 300), show = env_int("PM_LAYOUTS_SHOW", 0);
     int only = env_int("PM_LAYOUTS_ONLY", -1), dig = env_int("PM_LAYOUTS_DIGEST", 0);
     pm_rng r;
     pm_rng_seed(&r, (uint64_t)env_int("PM_LAYOUTS_SEED", 11));
-    int built[2] = {0, 0}, total[2] = {0, 0}, hist[NREASONS] = {0};
+    int built[2] = {0, 0}, total[2] = {0, 0}, hist[NREASONS] = {0}, differ = 0;
     size_t tris = 0, bad = 0;
     drawn *D = malloc(sizeof *D);
-    int lost = 0;
     for (int it = 0; it < count; it++) {
         int kind;
         random_layout(&r, D, &kind);
         if (only >= 0 && it != only) continue;
-        char *body = geo ? layout_geojson(D) : layout_body_order(D, env_int("PM_LAYOUTS_REVERSED", 0));
+        char *body = layout_form(D, form);
         if (only >= 0) fprintf(stderr, "%s\n", body);
         total[kind]++;
         pm_test_api_run run;
@@ -499,18 +518,12 @@ static void run_layouts(bool geo) {
             }
             for (int k = 0; k < NREASONS; k++) hist[k] += seen[k];
             if (show) fprintf(stderr, "layout %d refused: %s\n%s\n", it, run.prob.detail, body);
-            if (geo) {
-                char *metres = layout_body(D);
-                pm_test_api_run m;
-                pm_test_api_build(&m, &pm_api_gen_network, metres, NULL);
-                if (m.generated) {
-                    lost++;
-                    fprintf(stderr, "layout %d builds in metres, not in longitude / latitude: %s\n", it,
-                            run.prob.detail);
-                }
-                pm_test_api_done(&m);
-                free(metres);
-            }
+        }
+        if (form != METRES && builds_in_metres(D) != run.generated) {
+            differ++;
+            fprintf(stderr, "layout %d %s as drawn but not%s%s%s\n", it,
+                    run.generated ? "is refused" : "builds", names[form], run.generated ? "" : ": ",
+                    run.generated ? "" : run.prob.detail);
         }
         pm_test_api_done(&run);
         free(body);
@@ -518,28 +531,35 @@ static void run_layouts(bool geo) {
     free(D);
     int ok = built[0] + built[1];
     fprintf(stderr, "layouts%s: %d of %d built (%.1f %%): towns %d of %d, planar graphs %d of %d; "
-            "%zu ground triangles checked, %zu built layouts with faults\n", geo ? " as GeoJSON" : "",
-            ok, count, 100.0 * ok / count, built[0], total[0], built[1], total[1], tris, bad);
+            "%zu ground triangles checked, %zu built layouts with faults\n", names[form], ok, count,
+            100.0 * ok / count, built[0], total[0], built[1], total[1], tris, bad);
     for (int k = 0; k < NREASONS; k++)
         if (hist[k]) fprintf(stderr, "  refused: %-40s %d layouts\n", reasons[k], hist[k]);
-    if (geo) fprintf(stderr, "  built in metres but not as GeoJSON: %d layouts\n", lost);
-    /* Every built layout is clean. Issue 11 aims at 97 % built; 299 of
-     * the 300 default layouts build today (298-300 on seeds 1-5, 2982 of
-     * 3000 on bench/layouts.sh): the floor guards that. */
+    if (form != METRES) fprintf(stderr, "  built in one form only: %d layouts\n", differ);
+    /* Every built layout is clean. Issue 11 aims at 97 % built; 300 of
+     * the 300 default layouts build today (2992 of 3000 on
+     * bench/layouts.sh): the floor guards that. */
     cr_assert_eq(bad, 0, "%zu built layouts overlap, are non-manifold or face down", bad);
     cr_assert_geq(ok * 100, count * 98, "only %d of %d layouts built", ok, count);
+    return differ;
 }
 
 Test(net_layouts, random_plausible_layouts_are_built_without_overlaps, .timeout = 600) {
-    run_layouts(false);
+    run_layouts(METRES);
+}
+
+/* Whether a layout builds depends on the layout, not on the order its
+ * nodes are listed in (a junction merged into another once went on being
+ * built on its own when it came first, and refused the layout). */
+Test(net_layouts, random_plausible_layouts_build_whatever_the_node_order, .timeout = 600) {
+    int differ = run_layouts(REVERSED);
+    cr_assert_eq(differ, 0, "%d layouts build in one node order only", differ);
 }
 
 /* The same layouts as a map editor exports them, GeoJSON in longitude /
- * latitude: built as often and as cleanly as in metres. Each one refused
- * there is built again from its nodes / edges body and printed when that
- * builds: the GeoJSON form lists the nodes in another order (by their
- * first position in feature order), and which borderline layouts the
- * network solver refuses still depends on that order (docs/network.md). */
+ * latitude (which lists the nodes by their first position in feature
+ * order): the projection to the tangent plane must not cost a layout. */
 Test(net_layouts, random_plausible_layouts_in_lon_lat_are_built_as_in_metres, .timeout = 600) {
-    run_layouts(true);
+    int differ = run_layouts(GEOJSON);
+    cr_assert_eq(differ, 0, "%d layouts build in metres or as GeoJSON, not both", differ);
 }
