@@ -820,6 +820,10 @@ static int pm__merge_pair(pm__net *N, uint32_t a, uint32_t b, uint32_t e) {
     B->kind = PM__MERGED;
     B->into = a;
     B->scene = NULL;
+    /* Joined in one pass after a merge of its own had left it to be built
+     * again: built, it stood apart from its junction as it was before,
+     * over it (only the junction node a is built). */
+    B->dirty = false;
     double c[3] = {0, 0, 0}, members = 0;
     for (size_t n = 0; n < p->nnodes; n++)
         if (pm__root(N, (uint32_t)n) == a) {
