@@ -915,7 +915,7 @@ static bool pm__cancelled(const pm_network_params *p) { return p->cancel && *p->
 static int pm__join(pm__net *N, const uint8_t *join) {
     const pm_network_params *p = N->p;
     for (uint32_t e = 0; e < p->nedges; e++) {
-        if (!join[e] || !N->edge_road[e]) continue;
+        if (!(join[e] & 1) || !N->edge_road[e]) continue;   /* 1: joined, 3: kept whole; 2: not yet */
         const pm_network_edge *E = &p->edges[e];
         uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
         if (a == b || N->nodes[a].kind != PM__JUNCTION || N->nodes[b].kind != PM__JUNCTION) continue;
@@ -937,7 +937,7 @@ static bool pm__join_pair(const pm__net *N, uint32_t x, uint32_t y, uint8_t *joi
         const pm_network_edge *E = &p->edges[e];
         uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
         if (!N->edge_road[e] || !((a == x && b == y) || (a == y && b == x))) continue;
-        if (join[e]) return false;
+        if (join[e] == 1) return false;
         join[e] = 1;
         return true;
     }
@@ -946,16 +946,26 @@ static bool pm__join_pair(const pm__net *N, uint32_t x, uint32_t y, uint8_t *joi
 
 /* For each overlap naming a junction: the junctions it overlaps (another
  * junction, or the junctions at a road's ends) joined with it where an
- * edge runs between them. Returns how many edges it flagged in join. */
+ * edge runs between them (flag 1 in join). The edges inside the merged
+ * junctions among them get flag 2 unless flagged already: joined too, they
+ * keep those junctions' nodes together (the next build joins first, and
+ * close junctions that merged as the build went on can merge differently
+ * round the joined ones). Returns how many edges it flagged 1. */
 static size_t pm__propose_joins(const pm__net *N, uint8_t *join) {
+    const pm_network_params *p = N->p;
     size_t k = 0;
+    uint8_t *involved = pm_arena_calloc(N->a, p->nnodes + 1, 1);
+    if (!involved) return 0;
     for (size_t i = 0; i < N->problems.len; i++) {
         const pm_network_problem *q = &N->problems.data[i];
         if (q->error != PM_NETWORK_OVERLAP || q->node < 0) continue;
         uint32_t n = (uint32_t)q->node;
         if (N->nodes[n].kind != PM__JUNCTION) continue;
-        if (q->node2 >= 0 && N->nodes[q->node2].kind == PM__JUNCTION)
-            k += pm__join_pair(N, n, (uint32_t)q->node2, join);
+        size_t k0 = k;
+        if (q->node2 >= 0 && N->nodes[q->node2].kind == PM__JUNCTION && pm__join_pair(N, n, (uint32_t)q->node2, join)) {
+            k++;
+            involved[q->node2] = 1;
+        }
         for (size_t j = 0; j < q->nedges; j++) {
             uint32_t r = N->edge_road[q->edges[j]];
             if (!r) continue;
@@ -963,13 +973,19 @@ static size_t pm__propose_joins(const pm__net *N, uint8_t *join) {
             int64_t ends[2] = {R->start, R->end};
             for (int w = 0; w < 2; w++) {
                 if (ends[w] < 0 || N->nodes[ends[w]].kind != PM__JUNCTION) continue;
-                uint32_t o = (uint32_t)ends[w];
                 /* A road over its own junction: its two ends joined. */
-                if (o == n && R->nsteps == 1 && ends[1 - w] >= 0)
-                    k += pm__join_pair(N, n, (uint32_t)ends[1 - w], join);
-                else k += pm__join_pair(N, n, o, join);
+                uint32_t o = (uint32_t)(ends[w] == n && R->nsteps == 1 && ends[1 - w] >= 0 ? ends[1 - w] : ends[w]);
+                if (pm__join_pair(N, n, o, join)) {
+                    k++;
+                    involved[o] = 1;
+                }
             }
         }
+        if (k > k0) involved[n] = 1;
+    }
+    for (uint32_t e = 0; k && e < p->nedges; e++) {
+        uint32_t a = pm__root(N, p->edges[e].from);
+        if (!N->edge_road[e] && a == pm__root(N, p->edges[e].to) && involved[a] && !join[e]) join[e] = 2;
     }
     return k;
 }
@@ -1123,23 +1139,35 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     if (rc != PM_ERR_GEOMETRY || !join) return rc;
     /* Junctions overlapping each other or their roads: built again with
      * them joined into one (a fallback: a network that builds never comes
-     * here, so its output is as it was). What still fails is refused with
-     * the first build's problems, which name the pieces as drawn. */
-    for (int round = 0; round < PM__JOIN_ROUNDS; round++) {
-        pm_scene *s = NULL;
-        pm_network_diag d;
-        uint8_t *more = NULL;
-        int r2 = pm__generate(a, p, join, &more, &s, &d);
-        if (r2 == PM_OK) {
-            *out = s;
-            *diag = d;
-            return r2;
+     * here, so its output is as it was). Then, if that still fails, with
+     * the merged junctions they were part of kept whole as well (flag 2:
+     * a joined junction then takes in whole blocks of a dense graph, so
+     * only where joining alone does not build). What still fails is
+     * refused with the first build's problems, which name the pieces as
+     * drawn. */
+    for (int keep = 0; keep < 2; keep++) {
+        size_t kept = 0;
+        for (size_t e = 0; keep && e < p->nedges; e++)
+            if (join[e] == 2) { join[e] = 3; kept++; }
+        if (keep && !kept) break;
+        for (int round = 0; round < PM__JOIN_ROUNDS; round++) {
+            pm_scene *s = NULL;
+            pm_network_diag d;
+            uint8_t *more = NULL;
+            int r2 = pm__generate(a, p, join, &more, &s, &d);
+            if (r2 == PM_OK) {
+                *out = s;
+                *diag = d;
+                return r2;
+            }
+            if (r2 == PM_ERR_NOMEM || r2 == PM_ERR_CANCELLED) return r2;
+            size_t fresh = 0;
+            for (size_t e = 0; more && e < p->nedges; e++) {
+                if (more[e] == 1 && join[e] != 1 && join[e] != 3) { join[e] = keep ? 3 : 1; fresh++; }
+                else if (more[e] == 2 && !join[e]) join[e] = 2;
+            }
+            if (r2 != PM_ERR_GEOMETRY || !fresh) break;
         }
-        if (r2 == PM_ERR_NOMEM || r2 == PM_ERR_CANCELLED) return r2;
-        size_t fresh = 0;
-        for (size_t e = 0; more && e < p->nedges; e++)
-            if (more[e] && !join[e]) { join[e] = 1; fresh++; }
-        if (r2 != PM_ERR_GEOMETRY || !fresh) break;
     }
     return rc;
 }
