@@ -901,6 +901,91 @@ static bool pm__merge(pm__net *N, int *rc) {
 
 static bool pm__cancelled(const pm_network_params *p) { return p->cancel && *p->cancel; }
 
+/* Joined junctions: at most this many nodes in one. */
+#define PM__JOIN_MAX 8
+
+/* The edges flagged in join make their two nodes' junctions one from the
+ * start (in edge order), as pm__merge does for close ones: where both are
+ * junctions, not yet one, together of at most PM__JOIN_MAX nodes, and
+ * leaving two arms or more. */
+static int pm__join(pm__net *N, const uint8_t *join) {
+    const pm_network_params *p = N->p;
+    for (uint32_t e = 0; e < p->nedges; e++) {
+        if (!(join[e] & 1) || !N->edge_road[e]) continue;   /* 1: joined, 3: kept whole; 2: not yet */
+        const pm_network_edge *E = &p->edges[e];
+        uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
+        if (a == b || N->nodes[a].kind != PM__JUNCTION || N->nodes[b].kind != PM__JUNCTION) continue;
+        if (pm__cluster_size(N, a) + pm__cluster_size(N, b) > PM__JOIN_MAX) continue;
+        if (pm__arms_left(N, a, b) < 2) continue;
+        int rc = a < b ? pm__merge_pair(N, a, b, e) : pm__merge_pair(N, b, a, e);
+        if (rc) return rc;
+        N->nodes[a].joined = N->nodes[b].joined = true;
+    }
+    return PM_OK;
+}
+
+/* Flags (in join) an edge with a road of its own between junctions x and
+ * y (roots); returns whether it flagged one. The lowest such edge. */
+static bool pm__join_pair(const pm__net *N, uint32_t x, uint32_t y, uint8_t *join) {
+    const pm_network_params *p = N->p;
+    if (x == y) return false;
+    for (uint32_t e = 0; e < p->nedges; e++) {
+        const pm_network_edge *E = &p->edges[e];
+        uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
+        if (!N->edge_road[e] || !((a == x && b == y) || (a == y && b == x))) continue;
+        if (join[e] == 1) return false;
+        join[e] = 1;
+        return true;
+    }
+    return false;
+}
+
+/* For each overlap naming a junction: the junctions it overlaps (another
+ * junction, or the junctions at a road's ends) joined with it where an
+ * edge runs between them (flag 1 in join). The edges inside the merged
+ * junctions among them get flag 2 unless flagged already: joined too, they
+ * keep those junctions' nodes together (the next build joins first, and
+ * close junctions that merged as the build went on can merge differently
+ * round the joined ones). Returns how many edges it flagged 1. */
+static size_t pm__propose_joins(const pm__net *N, uint8_t *join) {
+    const pm_network_params *p = N->p;
+    size_t k = 0;
+    uint8_t *involved = pm_arena_calloc(N->a, p->nnodes + 1, 1);
+    if (!involved) return 0;
+    for (size_t i = 0; i < N->problems.len; i++) {
+        const pm_network_problem *q = &N->problems.data[i];
+        if (q->error != PM_NETWORK_OVERLAP || q->node < 0) continue;
+        uint32_t n = (uint32_t)q->node;
+        if (N->nodes[n].kind != PM__JUNCTION) continue;
+        size_t k0 = k;
+        if (q->node2 >= 0 && N->nodes[q->node2].kind == PM__JUNCTION && pm__join_pair(N, n, (uint32_t)q->node2, join)) {
+            k++;
+            involved[q->node2] = 1;
+        }
+        for (size_t j = 0; j < q->nedges; j++) {
+            uint32_t r = N->edge_road[q->edges[j]];
+            if (!r) continue;
+            const pm__road *R = &N->roads.data[r - 1];
+            int64_t ends[2] = {R->start, R->end};
+            for (int w = 0; w < 2; w++) {
+                if (ends[w] < 0 || N->nodes[ends[w]].kind != PM__JUNCTION) continue;
+                /* A road over its own junction: its two ends joined. */
+                uint32_t o = (uint32_t)(ends[w] == n && R->nsteps == 1 && ends[1 - w] >= 0 ? ends[1 - w] : ends[w]);
+                if (pm__join_pair(N, n, o, join)) {
+                    k++;
+                    involved[o] = 1;
+                }
+            }
+        }
+        if (k > k0) involved[n] = 1;
+    }
+    for (uint32_t e = 0; k && e < p->nedges; e++) {
+        uint32_t a = pm__root(N, p->edges[e].from);
+        if (!N->edge_road[e] && a == pm__root(N, p->edges[e].to) && involved[a] && !join[e]) join[e] = 2;
+    }
+    return k;
+}
+
 #ifndef PM__NETWORK_REBUILD
 #define PM__NETWORK_REBUILD false   /* tests/core/test_network_rounds.c: true to build the roads again before every stitch */
 #endif
@@ -910,16 +995,23 @@ static bool pm__cancelled(const pm_network_params *p) { return p->cancel && *p->
  * band triangle onto the other piece). */
 #define PM__CUT_ROUNDS 8
 
-int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
-                        pm_network_diag *diag) {
+/* One build of the network. join (NULL: none): per edge, whether its two
+ * nodes' junctions are one from the start (pm__join). With rc
+ * PM_ERR_GEOMETRY and propose not NULL, *propose gets the edges (nedges
+ * flags, allocated then) whose nodes' joining might pave an overlap over
+ * (pm__propose_joins), or NULL when there are none. */
+static int pm__generate(pm_arena *a, const pm_network_params *p, const uint8_t *join, uint8_t **propose,
+                        pm_scene **out, pm_network_diag *diag) {
     assert(p->nnodes >= 1 && p->corner_segments >= 2 && p->snap > 0 && p->uv_scale > 0);
     memset(diag, 0, sizeof *diag);
+    if (propose) *propose = NULL;
     pm__net N = {.a = a, .p = p};
     for (uint32_t e = 0; e < p->nedges; e++) N.sidewalks |= p->edges[e].has_sidewalk;
     int rc = pm__topology(&N);
     for (uint32_t e = 0; rc == PM_OK && e < p->nedges; e++)
         if (!N.edge_road[e]) rc = pm__chain(&N, e);
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) rc = pm__polyline(&N, &N.roads.data[r]);
+    if (rc == PM_OK && join) rc = pm__join(&N, join);
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) {
         if (pm__cancelled(p)) rc = PM_ERR_CANCELLED;
         else if (N.nodes[n].kind == PM__JUNCTION) rc = pm__junction(&N, n);
@@ -1026,6 +1118,55 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
     for (uint32_t n = 0; n < p->nnodes; n++)
         for (uint32_t k = 0; N.nodes[n].scene && N.nodes[n].bare && k < N.nodes[n].deg; k++)
             diag->nwarnings += N.nodes[n].bare[k];
+    if (rc == PM_ERR_GEOMETRY && propose && N.problems.len) {
+        /* Only a refused network gets here: one that builds allocates nothing more. */
+        uint8_t *join_more = pm_arena_calloc(a, p->nedges + 1, 1);
+        if (join_more && pm__propose_joins(&N, join_more)) *propose = join_more;
+    }
+    return rc;
+}
+
+/* Rounds of joining junctions whose surfaces overlap (each round a whole
+ * build with every join found so far). */
+#define PM__JOIN_ROUNDS 4
+
+int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
+                        pm_network_diag *diag) {
+    uint8_t *join = NULL;
+    int rc = pm__generate(a, p, NULL, &join, out, diag);
+    if (rc != PM_ERR_GEOMETRY || !join) return rc;
+    /* Junctions overlapping each other or their roads: built again with
+     * them joined into one (a fallback: a network that builds never comes
+     * here, so its output is as it was). Then, if that still fails, with
+     * the merged junctions they were part of kept whole as well (flag 2:
+     * a joined junction then takes in whole blocks of a dense graph, so
+     * only where joining alone does not build). What still fails is
+     * refused with the first build's problems, which name the pieces as
+     * drawn. */
+    for (int keep = 0; keep < 2; keep++) {
+        size_t kept = 0;
+        for (size_t e = 0; keep && e < p->nedges; e++)
+            if (join[e] == 2) { join[e] = 3; kept++; }
+        if (keep && !kept) break;
+        for (int round = 0; round < PM__JOIN_ROUNDS; round++) {
+            pm_scene *s = NULL;
+            pm_network_diag d;
+            uint8_t *more = NULL;
+            int r2 = pm__generate(a, p, join, &more, &s, &d);
+            if (r2 == PM_OK) {
+                *out = s;
+                *diag = d;
+                return r2;
+            }
+            if (r2 == PM_ERR_NOMEM || r2 == PM_ERR_CANCELLED) return r2;
+            size_t fresh = 0;
+            for (size_t e = 0; more && e < p->nedges; e++) {
+                if (more[e] == 1 && join[e] != 1 && join[e] != 3) { join[e] = keep ? 3 : 1; fresh++; }
+                else if (more[e] == 2 && !join[e]) join[e] = 2;
+            }
+            if (r2 != PM_ERR_GEOMETRY || !fresh) break;
+        }
+    }
     return rc;
 }
 

@@ -1,0 +1,288 @@
+/* Junctions that overlap joined into one (docs/network.md, "Junctions
+ * joined where they overlap"): small networks of the shapes the random
+ * layouts (bench/layouts.sh) were refused for, built and checked clean:
+ * no two ground triangles overlap in plan, no non-manifold edge, no face
+ * down, the joined nodes one junction and the edges between them without
+ * a road. And what joining cannot fix (two roads passing with no node
+ * between them) stays refused, naming its pieces. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geom/predicates.h"
+#include "network/network.h"
+#include "scene/arena.h"
+#include "scene/result.h"
+#include "pm_test_network.h"
+#include "pm_test_overlap.h"
+
+static const pm_meta *get(const pm_meta *o, const char *k) {
+    const pm_meta *m = pm_meta_get(o, k);
+    cr_assert_not_null(m, "metadata %s", k);
+    return m;
+}
+
+static const pm_meta *at(const pm_meta *arr, size_t i) {
+    const pm_meta *m = arr->u.kids.first;
+    while (m && i--) m = m->next;
+    cr_assert_not_null(m);
+    return m;
+}
+
+static const pm_prim *prim(const pm_scene *s, const char *name) {
+    for (uint32_t i = 0; i < s->nprims; i++)
+        if (strcmp(s->prims[i].name, name) == 0) return &s->prims[i];
+    return NULL;
+}
+
+typedef struct fedge { float a[3], b[3]; int dir; } fedge;
+
+static int fcmp3(const float *a, const float *b) {
+    for (int k = 0; k < 3; k++)
+        if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+static int fedge_cmp(const void *x, const void *y) {
+    const fedge *s = x, *t = y;
+    int c = fcmp3(s->a, t->a);
+    return c ? c : fcmp3(s->b, t->b);
+}
+
+/* Edges (by float position) of the primitives taken together with more
+ * than two triangles, or two running them the same way. */
+static size_t nonmanifold(const pm_prim *const *P, int np) {
+    size_t n = 0, bad = 0, m = 0;
+    for (int i = 0; i < np; i++) n += P[i]->icount;
+    fedge *E = malloc((n + 1) * sizeof *E);
+    for (int i = 0; i < np; i++)
+        for (uint32_t t = 0; t < P[i]->icount; t += 3)
+            for (int k = 0; k < 3; k++) {
+                const float *u = P[i]->positions + 3 * P[i]->indices[t + k],
+                            *v = P[i]->positions + 3 * P[i]->indices[t + (k + 1) % 3];
+                bool fwd = fcmp3(u, v) < 0;
+                fedge *f = &E[m++];
+                memcpy(f->a, fwd ? u : v, sizeof f->a);
+                memcpy(f->b, fwd ? v : u, sizeof f->b);
+                f->dir = fwd;
+            }
+    qsort(E, m, sizeof *E, fedge_cmp);
+    for (size_t i = 0; i < m;) {
+        size_t j = i;
+        while (j < m && fedge_cmp(&E[i], &E[j]) == 0) j++;
+        if (j - i > 2 || (j - i == 2 && E[i].dir == E[i + 1].dir)) bad++;
+        i = j;
+    }
+    free(E);
+    return bad;
+}
+
+/* The built network is clean: asphalt one manifold surface (and the
+ * slabs with the curbs), every ground triangle facing up, no two of them
+ * overlapping in plan (exact, every pair whose bounds meet). */
+static void check_clean(const pm_scene *s, const char *what) {
+    const pm_prim *A = prim(s, "asphalt"), *curb = prim(s, "curb"), *walk = prim(s, "sidewalk");
+    cr_assert_not_null(A, "%s", what);
+    const pm_prim *ground[1] = {A}, *slab[2] = {curb, walk};
+    cr_assert_eq(nonmanifold(ground, 1), 0, "%s: non-manifold asphalt", what);
+    if (curb && walk) cr_assert_eq(nonmanifold(slab, 2), 0, "%s: non-manifold slabs", what);
+    const pm_prim *tops[2] = {A, walk};
+    size_t down = 0, n = 0, cap = A->icount / 3 + (walk ? walk->icount / 3 : 0) + 1;
+    ptri *T = malloc(cap * sizeof *T);
+    for (int g = 0; g < 2; g++)
+        for (uint32_t t = 0; tops[g] && t < tops[g]->icount; t += 3) {
+            double q[3][2];
+            for (int k = 0; k < 3; k++) {
+                const float *v = tops[g]->positions + 3 * tops[g]->indices[t + k];
+                q[k][0] = v[0];
+                q[k][1] = v[2];
+            }
+            down += pm_orient_xz(q[0], q[1], q[2]) <= 0;
+            if (ptri_make(q[0], q[1], q[2], &T[n])) n++;
+        }
+    cr_assert_gt(n, 20, "%s: %zu ground triangles", what, n);
+    cr_assert_eq(down, 0, "%s: %zu ground triangles face down", what, down);
+    cr_assert_eq(ptri_count_overlaps(T, n), 0, "%s: ground triangles overlap in plan", what);
+    free(T);
+}
+
+/* The junctions_merged warning of junction node n (the tree's plain copy). */
+static const pm_meta *merged_warning(const pm_scene *s, int64_t n) {
+    const pm_meta *w = get(s->meta, "warnings");
+    for (const pm_meta *it = w->u.kids.first; it; it = it->next)
+        if (strcmp(get(it, "code")->u.s, "junctions_merged") == 0 && get(it, "node")->u.i == n) return it;
+    cr_assert_fail("no junctions_merged warning for node %lld", (long long)n);
+    return NULL;
+}
+
+static bool same_ints(const pm_meta *arr, const int64_t *want, size_t n) {
+    if (arr->u.kids.count != n) return false;
+    for (size_t i = 0; i < n; i++)
+        if (at(arr, i)->u.i != want[i]) return false;
+    return true;
+}
+
+static pm_network_edge *edge_pts(net *n, uint32_t a, uint32_t b, double w, const double *xz, size_t np) {
+    pm_network_edge *e = edge(n, a, b, w);
+    double *q = n->pts + 3 * n->npts;
+    for (size_t i = 0; i < np; i++) {
+        q[3 * i] = xz[2 * i];
+        q[3 * i + 1] = 0;
+        q[3 * i + 2] = xz[2 * i + 1];
+    }
+    n->npts += np;
+    e->points = np ? q : NULL;
+    e->npoints = np;
+    return e;
+}
+
+static pm_scene *build(net *n, pm_arena *a) {
+    pm_scene *s = NULL;
+    pm_network_diag d;
+    int rc = pm_network_generate(a, &n->p, &s, &d);
+    cr_assert_eq(rc, PM_OK, "rc %d: %s", rc, d.nproblems ? d.problems[0].message : "");
+    s->meta = pm_meta_copy(a, s->meta);
+    cr_assert_not_null(s->meta);
+    return s;
+}
+
+/* Three nodes 22 to 25 m apart in a triangle (bench layout 2046, seed 11),
+ * 10.86 m roads, the two from node 0 bent 10 m out, and a fourth node that
+ * node 0 and node 1 both reach. The close pairs merge in one pass; the
+ * junction kept from the first pair was joined into the next one but
+ * stayed marked to be built again, so it was built on its own as well,
+ * over the merged junction: "the junction at node 1 overlaps the
+ * junction at node 0" though node 1 was part of it. */
+static void triangle_of_close_nodes(net *n) {
+    net_init(n);
+    n->p.corner_radius = 3;
+    uint32_t a = node(n, 2.627, 0, 74.039), b = node(n, 25.085, 0, 76.285), c = node(n, 22.119, 0, 51.284);
+    uint32_t d = node(n, 32.377, 0, 96.215);
+    static const double bd[] = {26.604, 80.914, 28.384, 85.301}, ab[] = {12.611, 74.977, 14.769, 75.254},
+                        ad[] = {9.999, 79.534, 22.885, 89.140};
+    edge_pts(n, b, d, 10.86, bd, 2);
+    edge_pts(n, a, b, 10.86, ab, 2);
+    edge_pts(n, b, c, 10.86, NULL, 0);
+    edge_pts(n, c, a, 10.86, NULL, 0);
+    edge_pts(n, a, d, 10.86, ad, 2);
+    finish(n);
+}
+
+Test(network_join, a_triangle_of_close_nodes_is_one_junction_built_once) {
+    net n;
+    triangle_of_close_nodes(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_scene *s = build(&n, a);
+    /* Nodes 0, 1 and 3 are one junction (the triangle's close pair and the
+     * node both reach), its three edges without a road, node 2 its own. */
+    const pm_meta *w = merged_warning(s, 0);
+    static const int64_t nodes[] = {0, 1, 3}, edges[] = {0, 1, 4};
+    cr_assert(same_ints(get(w, "nodes"), nodes, 3));
+    cr_assert(same_ints(get(w, "edges"), edges, 3));
+    cr_assert_eq(get(s->meta, "junctions")->u.i, 2);
+    for (size_t i = 0; i < 3; i++) {
+        const char *kind = get(at(get(s->meta, "nodes"), (size_t)nodes[i]), "kind")->u.s;
+        cr_assert_str_eq(kind, i == 0 ? "junction" : "merged");
+        cr_assert_eq(get(at(get(s->meta, "edges"), (size_t)edges[i]), "road")->kind, PM_META_NULL);
+    }
+    cr_assert_neq(get(at(get(s->meta, "edges"), 2), "road")->kind, PM_META_NULL);
+    check_clean(s, "triangle of close nodes");
+    pm_arena_destroy(a);
+}
+
+/* Six nodes 25 to 45 m apart (bench layout 1183, seed 11), 7 to 12 m roads
+ * with 2.14 m sidewalks. Nodes 0 and 4 (31 m apart, arms 20 degrees
+ * apart) merge as close junctions, and that junction reaches over edge
+ * 5's road between nodes 1 and 5: refused before. The overlap names the
+ * junction and the road, so the junction is joined with the junctions at
+ * the road's two ends over the edges between them (1-4 and 0-5): one
+ * junction of nodes 0, 1, 4 and 5, the edges among them inside it. */
+static void overlapping_junctions(net *n) {
+    net_init(n);
+    n->p.corner_radius = 2.78;
+    uint32_t v0 = node(n, 65.314, 0, 14.978), v1 = node(n, 22.408, 0, 46.818), v2 = node(n, 17.502, 0, 69.681);
+    uint32_t v4 = node(n, 72.644, 0, 54.504), v6 = node(n, 53.660, 0, 44.056), v7 = node(n, 40.284, 0, 10.865);
+    static const double e0[] = {18.415, 65.426, 21.557, 51.829}, e1[] = {56.018, 13.450},
+                        e3[] = {31.616, 46.017, 42.295, 45.080}, e4[] = {44.315, 20.866, 47.856, 29.655},
+                        e7[] = {33.912, 58.051};
+    edge_pts(n, v2, v1, 10.10, e0, 2);
+    edge_pts(n, v0, v7, 11.68, e1, 1);
+    edge_pts(n, v6, v0, 11.68, NULL, 0);
+    edge_pts(n, v1, v6, 7.38, e3, 2);
+    edge_pts(n, v7, v6, 11.68, e4, 2);
+    edge_pts(n, v1, v7, 8.85, NULL, 0);
+    edge_pts(n, v0, v4, 11.68, NULL, 0);
+    edge_pts(n, v6, v2, 11.68, e7, 1);
+    for (size_t e = 0; e < n->nedges; e++) {
+        n->edges[e].has_sidewalk = true;
+        n->edges[e].sidewalk = (pm_junction_sidewalk){.width = 2.14, .curb_height = 0.15};
+    }
+    finish(n);
+}
+
+Test(network_join, junctions_that_overlap_are_joined_into_one) {
+    net n;
+    overlapping_junctions(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_scene *s = build(&n, a);
+    const pm_meta *w = merged_warning(s, 0);
+    static const int64_t nodes[] = {0, 1, 4, 5}, edges[] = {1, 2, 3, 4, 5};
+    cr_assert(same_ints(get(w, "nodes"), nodes, 4));
+    cr_assert(same_ints(get(w, "edges"), edges, 5));
+    cr_assert(strstr(get(w, "message")->u.s, "overlapped") != NULL, "%s", get(w, "message")->u.s);
+    for (size_t i = 0; i < 5; i++)
+        cr_assert_eq(get(at(get(s->meta, "edges"), (size_t)edges[i]), "road")->kind, PM_META_NULL);
+    /* The roads out of it are still there, with their sidewalks. */
+    cr_assert_neq(get(at(get(s->meta, "edges"), 0), "road")->kind, PM_META_NULL);
+    cr_assert_neq(get(at(get(s->meta, "edges"), 6), "road")->kind, PM_META_NULL);
+    cr_assert_not_null(prim(s, "sidewalk"));
+    check_clean(s, "overlapping junctions");
+    pm_arena_destroy(a);
+}
+
+/* The same request, the same bytes: the joins depend on the problems'
+ * order only, never on memory (here two arenas of different block sizes). */
+Test(network_join, joining_is_deterministic) {
+    net n;
+    overlapping_junctions(&n);
+    pm_arena *a = pm_arena_create(1 << 20), *b = pm_arena_create(1 << 16);
+    pm_scene *s = build(&n, a), *t = build(&n, b);
+    cr_assert_eq(s->nprims, t->nprims);
+    for (uint32_t i = 0; i < s->nprims; i++) {
+        const pm_prim *P = &s->prims[i], *Q = &t->prims[i];
+        cr_assert_eq(P->vcount, Q->vcount);
+        cr_assert_eq(P->icount, Q->icount);
+        cr_assert(memcmp(P->positions, Q->positions, 3 * (size_t)P->vcount * sizeof(float)) == 0);
+        cr_assert(memcmp(P->indices, Q->indices, (size_t)P->icount * sizeof(uint32_t)) == 0);
+    }
+    pm_arena_destroy(a);
+    pm_arena_destroy(b);
+}
+
+/* A road of two free ends passing 6 m from a T junction's node, over its
+ * west arm: no edge joins them, so there is nothing to join and the
+ * overlap stays a refusal naming the road. */
+Test(network_join, a_road_past_a_junction_with_no_edge_between_stays_refused) {
+    net n;
+    net_init(&n);
+    uint32_t c = node(&n, 0, 0, 0), w = node(&n, -60, 0, 0), e = node(&n, 60, 0, 0), so = node(&n, 0, 0, 50);
+    uint32_t p0 = node(&n, -40, 0, -6), p1 = node(&n, -8, 0, -6);
+    edge(&n, c, w, 7);
+    edge(&n, c, e, 7);
+    edge(&n, c, so, 7);
+    edge(&n, p0, p1, 7);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_scene *s = NULL;
+    pm_network_diag d;
+    cr_assert_eq(pm_network_generate(a, &n.p, &s, &d), PM_ERR_GEOMETRY);
+    cr_assert_gt(d.nproblems, 0);
+    bool named = false;
+    for (size_t i = 0; i < d.nproblems; i++) {
+        cr_assert_eq(d.problems[i].error, PM_NETWORK_OVERLAP, "%s", d.problems[i].message);
+        for (size_t k = 0; k < d.problems[i].nedges; k++) named |= d.problems[i].edges[k] == 3;
+    }
+    cr_assert(named, "the passing road (edge 3) is named");
+    pm_arena_destroy(a);
+}
