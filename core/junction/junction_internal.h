@@ -102,6 +102,7 @@ typedef struct pm__jcorner {
     double tp, sp;       /* its parameters along a and b */
     double ta, sb;       /* tangent-point parameters along a and b */
     pm_v2 fc;            /* fillet centre */
+    bool cut;            /* cut_tight_corners: a straight edge between the two mouths (r = 0) */
     bool sw;             /* the corner carries a curb and sidewalk */
     bool qmode;          /* sidewalk outer lines meet in a point (width >= radius) */
     double wq;           /* the sidewalk width both outer lines take there */
