@@ -114,9 +114,11 @@ typedef struct pm_junction_params {
      * cut instead: the short arm's mouth at its room, a straight edge from
      * its curb there to the other arm's curb at a mouth far enough out that
      * the two arms' roads beyond their mouths cannot overlap (no fillet, no
-     * slab: corner_radius_reduced and corner_sidewalk_dropped say so). A
-     * last resort for road networks (pm_network), after every other way
-     * to build the junction failed; nothing that builds without it changes. */
+     * slab: corner_radius_reduced and corner_sidewalk_dropped say so); a
+     * merged junction's join of an arm's curb with a link's side likewise.
+     * Tried only after every attempt without it failed, so nothing that
+     * builds without it changes. A last resort for road networks
+     * (pm_network). */
     bool cut_tight_corners;
     /* A merged junction (0: an ordinary one): nnodes points [x, z] joined
      * by nlinks links into one connected set, every arm a direction arm

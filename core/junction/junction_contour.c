@@ -37,25 +37,8 @@ static void pm__sides_meet(const pm__jarm *A, double sa, const pm__jarm *B, doub
     *s = pm_v2_cross(delta, A->d) / sin_phi;
 }
 
-/* A corner beyond one arm's room even at radius 0 (the short arm S; O the
- * other): the two roads as drawn overlap out to the corner, past S's room.
- * The junction keeps S's mouth at its room and runs a straight edge from
- * S's curb there to O's curb at a mouth far enough out that what lies of
- * both strips beyond S's mouth lies behind O's: the two roads beyond
- * their mouths then cannot overlap, the edge stays out of S's road (it
- * leaves S's curb line outward, at an angle, so snapping cannot fold it
- * back), and the little triangle between the edge and the two curbs is
- * left unpaved. Returns 0 when built, 1 when it does not apply (both arms
- * short: the roads overlap beyond both rooms; or O has no room for its
- * mouth), or PM_ERR_NOMEM. */
-static int pm__cut_corner(pm__junction *J, size_t k, double sin_phi) {
-    pm__jcorner *C = &J->corners[k];
-    const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
-    bool a_short = C->tp > A->len, b_short = C->sp > B->len;
-    if (a_short == b_short || !(sin_phi > 0)) return 1;
-    if (A->sw && B->sw && !J->prm->drop_tight_sidewalks) return 1;
-    const pm__jarm *O = a_short ? B : A;
-    double room = a_short ? A->len : B->len;
+double pm__cut_need(const pm__jarm *A, const pm__jarm *B, bool a_short, double room, double at,
+                    double lead, double snap, double sin_phi) {
     /* The strips' overlap: the rhombus of the four curb lines, in order
      * round it, each vertex's parameters along S (cs) and O (co). */
     static const double side[4][2] = {{1, -1}, {1, 1}, {-1, 1}, {-1, -1}};
@@ -66,17 +49,36 @@ static int pm__cut_corner(pm__junction *J, size_t k, double sin_phi) {
         cs[i] = a_short ? t : u;
         co[i] = a_short ? u : t;
     }
-    /* O's mouth lies beyond the rhombus' part on S's road (cs >= room),
-     * and beyond the corner by an offset that makes the edge leave S's
-     * curb line at an angle of about 14 degrees or more. */
-    double at = a_short ? C->sp : C->tp, lead = (a_short ? C->tp : C->sp) - room;
-    double need = at + fmax(PM__MIN_RADIUS_SNAPS * J->prm->snap, 0.25 * lead) / sin_phi;
+    double need = at + fmax(PM__MIN_RADIUS_SNAPS * snap, 0.25 * lead) / sin_phi;
     for (int i = 0; i < 4; i++) {
         int j = (i + 1) % 4;
         double fi = cs[i] - room, fj = cs[j] - room;
         if (fi >= 0) need = fmax(need, co[i]);
         if ((fi < 0) != (fj < 0)) need = fmax(need, co[i] + (co[j] - co[i]) * (fi / (fi - fj)));
     }
+    return need;
+}
+
+/* A corner beyond one arm's room even at radius 0 (the short arm S; O the
+ * other): the two roads as drawn overlap out to the corner, past S's room.
+ * The junction keeps S's mouth at its room and runs a straight edge from
+ * S's curb there to O's curb at a mouth far enough out (pm__cut_need):
+ * the two roads beyond their mouths then cannot overlap, the edge stays
+ * out of S's road (it leaves S's curb line outward, at an angle, so
+ * snapping cannot fold it back), and the little triangle between the edge
+ * and the two curbs is left unpaved. Returns 0 when built, 1 when it does
+ * not apply (both arms short: the roads overlap beyond both rooms; or O
+ * has no room for its mouth), or PM_ERR_NOMEM. */
+static int pm__cut_corner(pm__junction *J, size_t k, double sin_phi) {
+    pm__jcorner *C = &J->corners[k];
+    const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
+    bool a_short = C->tp > A->len, b_short = C->sp > B->len;
+    if (a_short == b_short || !(sin_phi > 0)) return 1;
+    if (A->sw && B->sw && !J->prm->drop_tight_sidewalks) return 1;
+    const pm__jarm *O = a_short ? B : A;
+    double room = a_short ? A->len : B->len;
+    double at = a_short ? C->sp : C->tp, lead = (a_short ? C->tp : C->sp) - room;
+    double need = pm__cut_need(A, B, a_short, room, at, lead, J->prm->snap, sin_phi);
     if (!(need <= O->len)) return 1;
     C->cut = true;
     C->r = 0;
@@ -109,7 +111,7 @@ static int pm__fillet_corner(pm__junction *J, size_t k) {
     double r = C->r_req;
     if (isfinite(A->len)) r = fmin(r, (A->len - C->tp) * tan_half);
     if (isfinite(B->len)) r = fmin(r, (B->len - C->sp) * tan_half);
-    if (r < 0 && J->prm->cut_tight_corners) {
+    if (r < 0 && J->cut) {
         int rc = pm__cut_corner(J, k, sin_phi);
         if (rc <= 0) return rc;
     }
