@@ -438,9 +438,10 @@ static void pm__check_params(const pm_junction_params *p) {
     (void)p;
 }
 
-/* One attempt; chain_fillets false: corners along links stay sharp. */
+/* One attempt; chain_fillets false: corners along links stay sharp; cut:
+ * corners beyond an arm's room are cut (cut_tight_corners). */
 static int pm__generate(pm_scene *scene, const pm_junction_params *params, pm_junction_diag *diag,
-                        bool chain_fillets, bool *filleted) {
+                        bool chain_fillets, bool cut, bool *filleted) {
     memset(diag, 0, sizeof *diag);
     pm__junction J;
     memset(&J, 0, sizeof J);
@@ -452,6 +453,7 @@ static int pm__generate(pm_scene *scene, const pm_junction_params *params, pm_ju
     J.R = params->roundabout.radius;
     J.Ri = params->roundabout.island_radius;
     J.chain_fillets = chain_fillets;
+    J.cut = cut;
     int rc = pm__arms(&J);
     if (rc == 0) rc = pm__junction_corners(&J);
     for (size_t k = 0; rc == 0 && k < J.n; k++) J.any_sidewalk = J.any_sidewalk || J.corners[k].sw;
@@ -470,13 +472,22 @@ int pm_junction_generate(pm_scene *scene, const pm_junction_params *params,
     pm__check_params(params);
     bool filleted = false;
     uint32_t nprims = scene->nprims;
-    int rc = pm__generate(scene, params, diag, true, &filleted);
-    /* A merged junction whose fillets along links do not fit (they cut
-     * into another part of its outline) keeps those corners sharp. */
-    if (rc == PM_ERR_GEOMETRY && filleted) {
-        scene->nprims = nprims;     /* what the first attempt added is dropped */
-        scene->validated = false;
-        rc = pm__generate(scene, params, diag, false, &filleted);
+    int rc = PM_ERR_GEOMETRY;
+    /* Cut corners only once nothing else builds: whatever builds without
+     * cut_tight_corners builds the same with it. */
+    for (int cut = 0; cut <= (int)params->cut_tight_corners && rc == PM_ERR_GEOMETRY; cut++) {
+        if (cut) {
+            scene->nprims = nprims;     /* what the attempts before added is dropped */
+            scene->validated = false;
+        }
+        rc = pm__generate(scene, params, diag, true, cut, &filleted);
+        /* A merged junction whose fillets along links do not fit (they cut
+         * into another part of its outline) keeps those corners sharp. */
+        if (rc == PM_ERR_GEOMETRY && filleted) {
+            scene->nprims = nprims;
+            scene->validated = false;
+            rc = pm__generate(scene, params, diag, false, cut, &filleted);
+        }
     }
     return rc;
 }

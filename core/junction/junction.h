@@ -108,6 +108,18 @@ typedef struct pm_junction_params {
      * PM_JUNCTION_SIDEWALK_NO_FIT: road networks, whose roads' sidewalks
      * then start beyond it (pm_junction_warning.trim). */
     bool drop_tight_sidewalks;
+    /* false (the default): a corner that lies beyond an arm's room even at
+     * radius 0 is PM_JUNCTION_ARM_TOO_SHORT. true: when only one of its two
+     * arms is short and the other has room past the corner, the corner is
+     * cut instead: the short arm's mouth at its room, a straight edge from
+     * its curb there to the other arm's curb at a mouth far enough out that
+     * the two arms' roads beyond their mouths cannot overlap (no fillet, no
+     * slab: corner_radius_reduced and corner_sidewalk_dropped say so); a
+     * merged junction's join of an arm's curb with a link's side likewise.
+     * Tried only after every attempt without it failed, so nothing that
+     * builds without it changes. A last resort for road networks
+     * (pm_network). */
+    bool cut_tight_corners;
     /* A merged junction (0: an ordinary one): nnodes points [x, z] joined
      * by nlinks links into one connected set, every arm a direction arm
      * leaving one of them. Its outline runs round the outside of the

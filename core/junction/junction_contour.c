@@ -26,6 +26,80 @@ static void pm__curb_meet(const pm__jarm *A, const pm__jarm *B, double offa, dou
     *s = pm_v2_cross(delta, A->d) / sin_phi;
 }
 
+/* ---- cut corners (cut_tight_corners) -------------------------------------- */
+
+/* Where A's curb line on side sa (+1 left, -1 right) meets B's on side sb:
+ * the parameters along each arm from its o. sin_phi != 0. */
+static void pm__sides_meet(const pm__jarm *A, double sa, const pm__jarm *B, double sb,
+                           double sin_phi, double *t, double *s) {
+    pm_v2 delta = pm_v2_sub(pm__arm_pt(B, sb, 0, B->h), pm__arm_pt(A, sa, 0, A->h));
+    *t = pm_v2_cross(delta, B->d) / sin_phi;
+    *s = pm_v2_cross(delta, A->d) / sin_phi;
+}
+
+double pm__cut_need(const pm__jarm *A, const pm__jarm *B, bool a_short, double room, double at,
+                    double lead, double snap, double sin_phi) {
+    /* The strips' overlap: the rhombus of the four curb lines, in order
+     * round it, each vertex's parameters along S (cs) and O (co). */
+    static const double side[4][2] = {{1, -1}, {1, 1}, {-1, 1}, {-1, -1}};
+    double cs[4], co[4];
+    for (int i = 0; i < 4; i++) {
+        double t, u;
+        pm__sides_meet(A, side[i][0], B, side[i][1], sin_phi, &t, &u);
+        cs[i] = a_short ? t : u;
+        co[i] = a_short ? u : t;
+    }
+    double need = at + fmax(PM__MIN_RADIUS_SNAPS * snap, 0.25 * lead) / sin_phi;
+    for (int i = 0; i < 4; i++) {
+        int j = (i + 1) % 4;
+        double fi = cs[i] - room, fj = cs[j] - room;
+        if (fi >= 0) need = fmax(need, co[i]);
+        if ((fi < 0) != (fj < 0)) need = fmax(need, co[i] + (co[j] - co[i]) * (fi / (fi - fj)));
+    }
+    return need;
+}
+
+/* A corner beyond one arm's room even at radius 0 (the short arm S; O the
+ * other): the two roads as drawn overlap out to the corner, past S's room.
+ * The junction keeps S's mouth at its room and runs a straight edge from
+ * S's curb there to O's curb at a mouth far enough out (pm__cut_need):
+ * the two roads beyond their mouths then cannot overlap, the edge stays
+ * out of S's road (it leaves S's curb line outward, at an angle, so
+ * snapping cannot fold it back), and the little triangle between the edge
+ * and the two curbs is left unpaved. Returns 0 when built, 1 when it does
+ * not apply (both arms short: the roads overlap beyond both rooms; or O
+ * has no room for its mouth), or PM_ERR_NOMEM. */
+static int pm__cut_corner(pm__junction *J, size_t k, double sin_phi) {
+    pm__jcorner *C = &J->corners[k];
+    const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
+    bool a_short = C->tp > A->len, b_short = C->sp > B->len;
+    if (a_short == b_short || !(sin_phi > 0)) return 1;
+    if (A->sw && B->sw && !J->prm->drop_tight_sidewalks) return 1;
+    const pm__jarm *O = a_short ? B : A;
+    double room = a_short ? A->len : B->len;
+    double at = a_short ? C->sp : C->tp, lead = (a_short ? C->tp : C->sp) - room;
+    double need = pm__cut_need(A, B, a_short, room, at, lead, J->prm->snap, sin_phi);
+    if (!(need <= O->len)) return 1;
+    C->cut = true;
+    C->r = 0;
+    C->ta = a_short ? room : need;
+    C->sb = a_short ? need : room;
+    C->fc = C->p;
+    C->sw = false;
+    int rc = 0;
+    if (A->sw && B->sw) {
+        /* No slab on the edge (its band would lie on S's road): the arms'
+         * sidewalks start where their outer lines meet. */
+        C->wq = fmax(A->sw_w, B->sw_w);
+        pm__curb_meet(A, B, C->wq, C->wq, sin_phi, &C->qa, &C->qb);
+        C->qa = fmax(C->qa, C->ta);
+        C->qb = fmax(C->qb, C->sb);
+        rc = pm__jwarn_sidewalk(J, k, a_short ? A->index : B->index, a_short ? C->qa : C->qb, room);
+    }
+    if (rc == 0 && C->r_req > 0) rc = pm__jwarn(J, k, C->r_req, 0);
+    return rc;
+}
+
 static int pm__fillet_corner(pm__junction *J, size_t k) {
     pm__jcorner *C = &J->corners[k];
     const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
@@ -37,6 +111,10 @@ static int pm__fillet_corner(pm__junction *J, size_t k) {
     double r = C->r_req;
     if (isfinite(A->len)) r = fmin(r, (A->len - C->tp) * tan_half);
     if (isfinite(B->len)) r = fmin(r, (B->len - C->sp) * tan_half);
+    if (r < 0 && J->cut) {
+        int rc = pm__cut_corner(J, k, sin_phi);
+        if (rc <= 0) return rc;
+    }
     if (r < 0) {
         bool a_short = isfinite(A->len) && C->tp > A->len;
         const pm__jarm *S = a_short ? A : B;

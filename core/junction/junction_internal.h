@@ -102,6 +102,7 @@ typedef struct pm__jcorner {
     double tp, sp;       /* its parameters along a and b */
     double ta, sb;       /* tangent-point parameters along a and b */
     pm_v2 fc;            /* fillet centre */
+    bool cut;            /* cut_tight_corners: a straight edge between the two mouths (r = 0) */
     bool sw;             /* the corner carries a curb and sidewalk */
     bool qmode;          /* sidewalk outer lines meet in a point (width >= radius) */
     double wq;           /* the sidewalk width both outer lines take there */
@@ -164,6 +165,9 @@ typedef struct pm__junction {
     /* merged junctions: whether corners along links get fillets, and how many did */
     bool chain_fillets;
     size_t nchain_fillets;
+    /* this attempt cuts corners beyond an arm's room (cut_tight_corners,
+     * once the attempts without failed) */
+    bool cut;
 } pm__junction;
 
 /* Records a geometry failure naming two arms (request indices, -1 unused);
@@ -188,6 +192,16 @@ int pm__chain_corner(pm__junction *J, size_t k);
 /* After the mesh: every node and link of a merged junction lies inside
  * its final outline (else PM_JUNCTION_LINKS_OVERLAP). */
 int pm__merged_cover(pm__junction *J);
+
+/* cut_tight_corners: where the other arm's mouth must lie (its parameter
+ * along it) when the short arm's (a_short: A's, else B's) mouth is at
+ * `room`, the corner where A's left curb meets B's right curb lies `at`
+ * along the other arm and `lead` beyond room: past the corner by a
+ * quarter of lead (at least 4 snap steps, sin_phi = A->d x B->d > 0), and
+ * past every point of the two full strips' overlap that lies on the short
+ * arm's road beyond its mouth, so that the two roads cannot overlap. */
+double pm__cut_need(const pm__jarm *A, const pm__jarm *B, bool a_short, double room, double at,
+                    double lead, double snap, double sin_phi);
 
 /* junction_contour.c: corners (kind, radius, tangent points), mouths, then
  * the blocks of contour points. */

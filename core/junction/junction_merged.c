@@ -230,6 +230,68 @@ static size_t pm__chain_arc(const pm__junction *J, const pm__line *u, const pm__
     return n;
 }
 
+/* cut_tight_corners along links: the join of a's curb (or b's) with the
+ * next kept line of the chain lies beyond the arm's room. As at an
+ * ordinary corner (junction_contour.c, pm__cut_corner), the arm's mouth
+ * stays at its room and the outline leaves its curb there in a straight
+ * edge to that line, past the join by an offset that makes the edge leave
+ * the curb line at an angle (a quarter of how far the join lies beyond the
+ * room, at least 4 snap steps): what lies beyond on the arm's side of the
+ * line is the arm's road, the triangle between is left unpaved. When that
+ * line is the other arm's curb, its mouth goes out as pm__cut_need says.
+ * The join's fillet goes. Returns whether the cut applies (the line has
+ * room for the offset, a link side its fillet at the far end too). */
+static bool pm__chain_cut(pm__junction *J, pm__jcorner *C, pm__line *L, size_t m, double *dt, double *rad) {
+    const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
+    bool a_short = C->ta > A->len, b_short = C->sb > B->len;
+    if (a_short == b_short) return false;
+    size_t u = 1, v = m - 2;
+    while (!L[u].kept) u++;
+    while (!L[v].kept) v--;
+    /* N: the line the short arm's curb meets; w: the join's index. */
+    size_t n = a_short ? u : v, w = a_short ? 0 : v;
+    if (a_short ? L[0].bevel_out : L[m - 1].bevel_in) return false;
+    const pm__jarm *S = a_short ? A : B;
+    double room = S->len, lead = a_short ? C->ta - dt[0] - room : C->sb - dt[v] - room;
+    double off = fmax(PM__MIN_RADIUS_SNAPS * J->prm->snap, 0.25 * lead);
+    double shift;       /* along N from the join */
+    if (n == (a_short ? m - 1 : 0)) {
+        /* The two arms' curbs meet each other: as at an ordinary corner. */
+        double sin_phi = pm_v2_cross(A->d, B->d);
+        if (!(sin_phi > 0.05)) return false;
+        double at = a_short ? L[m - 1].in : -L[0].out;
+        double need = pm__cut_need(A, B, a_short, room, at, lead, J->prm->snap, sin_phi);
+        shift = need - at;
+    } else {
+        double sn = fabs(pm_v2_cross(L[n].t, S->d));
+        if (!(sn > 0.05)) return false;
+        shift = off / sn;
+    }
+    if (a_short) {
+        /* Fillets: the one at this join goes; the one at N's far end keeps
+         * its tangent distance, which must still fit. */
+        double end = n == m - 1 ? B->len : L[n].out - dt[n];
+        if (!(L[n].in + shift <= end)) return false;
+        L[0].out = -room;
+        L[n].in += shift;
+    } else {
+        double din = 0;    /* the fillet from the kept line before N */
+        if (n > 0) {
+            size_t p = n - 1;
+            while (!L[p].kept) p--;
+            din = rad[p] > 0 ? dt[p] : 0;
+        }
+        double start = n == 0 ? -A->len : L[n].in + din;
+        if (!(L[n].out - shift >= start)) return false;
+        L[m - 1].in = room;
+        L[n].out -= shift;
+    }
+    dt[w] = 0;
+    rad[w] = 0;
+    C->cut = true;
+    return true;
+}
+
 int pm__chain_corner(pm__junction *J, size_t k) {
     pm__jcorner *C = &J->corners[k];
     const pm__jarm *A = &J->arms[C->a], *B = &J->arms[C->b];
@@ -289,6 +351,12 @@ int pm__chain_corner(pm__junction *J, size_t k) {
     size_t last = m - 2;
     while (!L[last].kept) last--;
     C->sb = L[m - 1].bevel_in ? fmin(B->h, B->len) : L[m - 1].in + dt[last];
+    if ((C->ta > A->len || C->sb > B->len) && J->cut &&
+        pm__chain_cut(J, C, L, m, dt, rad)) {
+        C->ta = L[0].bevel_out ? fmin(A->h, A->len) : -L[0].out + dt[0];
+        C->sb = L[m - 1].bevel_in ? fmin(B->h, B->len) : L[m - 1].in + dt[last];
+        rmin = 0;     /* the cut join is sharp */
+    }
     if (C->ta > A->len || C->sb > B->len) {
         bool a_short = C->ta > A->len;
         const pm__jarm *S = a_short ? A : B;
