@@ -409,6 +409,7 @@ static int pm__junction(pm__net *N, uint32_t n) {
         .uv_scale = p->uv_scale, .snap = p->snap, .open_mouths = true, .drop_tight_sidewalks = true,
         .bare_corners = V->bare, .no_normals = true,   /* the stitch computes them */
         .lean_meta = true,     /* network_meta.c reads only corners and warnings */
+        .cut_tight_corners = V->cut,   /* the last resort (pm__cut_round) */
     };
     if (V->merged_node >= 0) {
         int rc = pm__merged_params(N, n, arms, &jp);
@@ -899,6 +900,23 @@ static bool pm__merge(pm__net *N, int *rc) {
     return any;
 }
 
+/* Marks every junction still refused because a corner lies beyond an
+ * arm's room (and not yet built so) to be built again with
+ * cut_tight_corners, forgetting its problem; returns whether any was. */
+static bool pm__cut_round(pm__net *N) {
+    bool any = false;
+    for (size_t i = 0; i < N->problems.len; i++) {
+        const pm_network_problem *q = &N->problems.data[i];
+        if (q->error != PM_NETWORK_JUNCTION || q->junction != PM_JUNCTION_ARM_TOO_SHORT || q->node < 0) continue;
+        pm__node *V = &N->nodes[q->node];
+        if (V->kind != PM__JUNCTION || V->cut) continue;
+        V->cut = V->dirty = any = true;
+    }
+    for (uint32_t n = 0; any && n < N->p->nnodes; n++)
+        if (N->nodes[n].cut && N->nodes[n].dirty) pm__forget(N, n);
+    return any;
+}
+
 static bool pm__cancelled(const pm_network_params *p) { return p->cancel && *p->cancel; }
 
 /* Joined junctions: at most this many nodes in one. */
@@ -1017,9 +1035,12 @@ static int pm__generate(pm_arena *a, const pm_network_params *p, const uint8_t *
         else if (N.nodes[n].kind == PM__JUNCTION) rc = pm__junction(&N, n);
     }
     /* Junctions built again until their arms agree, close pairs get a
-     * shortened road between them, and pairs that still fail merge. */
+     * shortened road between them, and pairs that still fail merge; then,
+     * as a last resort, junctions still without a mesh because a corner
+     * lies beyond one arm's room are built with their corners cut
+     * (pm__cut_round), and the rounds go on. */
     bool again = true;
-    while (rc == PM_OK && again) {
+    while (rc == PM_OK && (again || (again = pm__cut_round(&N)))) {
         for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) {
             /* A junction merged into another since it was marked is built
              * only as part of that one. */

@@ -29,6 +29,7 @@ typedef struct pm__node {
     double *cap;                  /* per arm, room cap (HUGE_VAL: none), for a close junction */
     size_t nwarnings;             /* its junction's warnings */
     bool dirty;                   /* to be built again (its skips changed) */
+    bool cut;                     /* built with cut_tight_corners (the last resort) */
     bool joined;                  /* joined into a junction because junctions overlapped (pm__join) */
     uint32_t *split;              /* per arm, output triangle on the mouth edge */
     uint32_t voff, vcount, toff, tcount;  /* its block of the output asphalt */

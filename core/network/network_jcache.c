@@ -104,7 +104,7 @@ static int pm__key(pm__net *N, const pm_junction_params *jp) {
     *w++ = (uint64_t)jp->has_center | (uint64_t)jp->open_mouths << 1 |
            (uint64_t)jp->drop_tight_sidewalks << 2 | (uint64_t)jp->has_roundabout << 3 |
            (uint64_t)(jp->bare_corners != NULL) << 4 | (uint64_t)jp->no_normals << 5 |
-           (uint64_t)jp->lean_meta << 6;
+           (uint64_t)jp->lean_meta << 6 | (uint64_t)jp->cut_tight_corners << 7;
     *w++ = jp->nnodes;
     *w++ = jp->nlinks;
     for (size_t i = 0; i < jp->narms; i++) {
