@@ -882,16 +882,48 @@ static uint32_t pm__arms_left(const pm__net *N, uint32_t r, uint32_t s) {
  * PM__MERGE_MAX nodes. Returns whether any pair was merged (*rc the
  * error, if any). */
 #define PM__MERGE_MAX 5
+/* An edge's chord in plan, between its two nodes. */
+static double pm__edge_plan(const pm_network_params *p, uint32_t e) {
+    const double *a = p->nodes + 3 * (size_t)p->edges[e].from, *b = p->nodes + 3 * (size_t)p->edges[e].to;
+    return hypot(b[0] - a[0], b[2] - a[2]);
+}
+
+/* Whether edge e joins two junctions (roots a, b) that may merge over it:
+ * not yet one, not both built, one of them refused naming e. */
+static bool pm__merge_candidate(const pm__net *N, uint32_t e, uint32_t *a, uint32_t *b) {
+    const pm_network_edge *E = &N->p->edges[e];
+    if (!N->edge_road[e]) return false;
+    *a = pm__root(N, E->from), *b = pm__root(N, E->to);
+    const pm__node *A = &N->nodes[*a], *B = &N->nodes[*b];
+    if (*a == *b || A->kind != PM__JUNCTION || B->kind != PM__JUNCTION || (A->scene && B->scene)) return false;
+    return pm__names(N, *a, e) || pm__names(N, *b, e);     /* else failed for another reason */
+}
+
 static bool pm__merge(pm__net *N, int *rc) {
     const pm_network_params *p = N->p;
+    /* The candidates, shortest edge first (ties: edge order), so which
+     * pairs merge first, when one node has several, follows the layout,
+     * not the order its edges are listed in. */
+    uint32_t *cand = NULL, nc = 0, a, b;
+    for (uint32_t e = 0; e < p->nedges; e++) {
+        if (!pm__merge_candidate(N, e, &a, &b)) continue;
+        if (!cand && !(cand = pm_arena_alloc(N->a, p->nedges * sizeof *cand))) {
+            *rc = PM_ERR_NOMEM;
+            return false;
+        }
+        cand[nc++] = e;
+    }
+    for (uint32_t i = 1; i < nc; i++)
+        for (uint32_t j = i; j > 0; j--) {
+            double lj = pm__edge_plan(p, cand[j]), lp = pm__edge_plan(p, cand[j - 1]);
+            if (lp < lj || (lp == lj && cand[j - 1] < cand[j])) break;
+            uint32_t t = cand[j]; cand[j] = cand[j - 1]; cand[j - 1] = t;
+        }
     bool any = false;
-    for (uint32_t e = 0; e < p->nedges && *rc == PM_OK; e++) {
-        const pm_network_edge *E = &p->edges[e];
-        if (!N->edge_road[e]) continue;
-        uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
-        pm__node *A = &N->nodes[a], *B = &N->nodes[b];
-        if (a == b || A->kind != PM__JUNCTION || B->kind != PM__JUNCTION || (A->scene && B->scene)) continue;
-        if (!pm__names(N, a, e) && !pm__names(N, b, e)) continue;     /* failed for another reason */
+    for (uint32_t i = 0; i < nc && *rc == PM_OK; i++) {
+        uint32_t e = cand[i];
+        /* Earlier merges of this pass change roots and forget problems. */
+        if (!pm__merge_candidate(N, e, &a, &b)) continue;
         if (pm__cluster_size(N, a) + pm__cluster_size(N, b) > PM__MERGE_MAX) continue;
         if (pm__arms_left(N, a, b) < 2) continue;
         *rc = a < b ? pm__merge_pair(N, a, b, e) : pm__merge_pair(N, b, a, e);

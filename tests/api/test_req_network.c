@@ -301,9 +301,9 @@ Test(req_network, grid_town_metadata) {
 Test(req_network, golden_glb_hashes) {
     char *g = grid(3, 3);
     pm_test_golden goldens[] = {
-        {"tee", TEE, 0xa310caf401c7ff58ull},
-        {"y_curved", YNET, 0xde5a4bd1aa3e785bull},
-        {"grid3", g, 0xdc28bf3a02940947ull},
+        {"tee", TEE, 0x4c4ae99964bc6ef7ull},
+        {"y_curved", YNET, 0x9bb84135e757c44dull},
+        {"grid3", g, 0x6adb958940cbfb35ull},
     };
     pm_test_api_check_goldens(&GEN, goldens, sizeof goldens / sizeof *goldens, "PM_NETWORK_GOLDEN");
     free(g);
