@@ -1202,21 +1202,32 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
             if (join[e] == 2) { join[e] = 3; kept++; }
         if (keep && !kept) break;
         for (int round = 0; round < PM__JOIN_ROUNDS; round++) {
+            /* Each try in an arena of its own, given back when it fails, so
+             * the tries of a big refused network do not pile up under its
+             * memory limit; one that builds is copied out. Out of memory
+             * for a try, the network is refused as first built. */
+            pm_arena *t = pm_arena_create_child(a);
+            if (!t) return rc;
             pm_scene *s = NULL;
             pm_network_diag d;
             uint8_t *more = NULL;
-            int r2 = pm__generate(a, p, join, &more, &s, &d);
+            int r2 = pm__generate(t, p, join, &more, &s, &d);
             if (r2 == PM_OK) {
-                *out = s;
+                pm_scene *built = pm_scene_copy(a, s);
+                pm_arena_destroy(t);
+                if (!built) return rc;
+                *out = built;
+                d.problems = NULL;   /* none: it built */
                 *diag = d;
-                return r2;
+                return PM_OK;
             }
-            if (r2 == PM_ERR_NOMEM || r2 == PM_ERR_CANCELLED) return r2;
             size_t fresh = 0;
             for (size_t e = 0; more && e < p->nedges; e++) {
                 if (more[e] == 1 && join[e] != 1 && join[e] != 3) { join[e] = keep ? 3 : 1; fresh++; }
                 else if (more[e] == 2 && !join[e]) join[e] = 2;
             }
+            pm_arena_destroy(t);
+            if (r2 == PM_ERR_CANCELLED) return r2;
             if (r2 != PM_ERR_GEOMETRY || !fresh) break;
         }
     }

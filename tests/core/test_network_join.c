@@ -241,6 +241,44 @@ Test(network_join, junctions_that_overlap_are_joined_into_one) {
     pm_arena_destroy(a);
 }
 
+/* The tries after a refused build each take an arena of their own, given
+ * back when they fail: short of memory for a try, the network is refused
+ * with the first build's problems (a 422 naming the pieces), not out of
+ * memory. Over memory limits from a quarter to twice what the joined
+ * build holds: out of memory only below some limit (the first build does
+ * not fit), then refused naming the overlap (a try does not fit beside
+ * the first build), then built. */
+Test(network_join, a_try_out_of_memory_refuses_as_first_built) {
+    net n;
+    overlapping_junctions(&n);
+    pm_arena *a = pm_arena_create(1 << 16);
+    pm_scene *s = NULL;
+    pm_network_diag d;
+    cr_assert_eq(pm_network_generate(a, &n.p, &s, &d), PM_OK);
+    size_t all = pm_arena_reserved(a);
+    pm_arena_destroy(a);
+    int stage = 0, refused = 0;   /* 0 out of memory, 1 refused, 2 built */
+    for (size_t k = 16; k <= 128; k++) {
+        size_t limit = all * k / 64;
+        a = pm_arena_create(1 << 16);
+        pm_arena_set_limit(a, limit);
+        s = NULL;
+        int rc = pm_network_generate(a, &n.p, &s, &d);
+        int now = rc == PM_ERR_NOMEM ? 0 : rc == PM_ERR_GEOMETRY ? 1 : rc == PM_OK ? 2 : -1;
+        cr_assert_geq(now, stage, "limit %zu: rc %d after stage %d", limit, rc, stage);
+        if (now == 1) {
+            refused++;
+            cr_assert_gt(d.nproblems, 0);
+            for (size_t i = 0; i < d.nproblems; i++)
+                cr_assert_eq(d.problems[i].error, PM_NETWORK_OVERLAP, "%s", d.problems[i].message);
+        }
+        stage = now;
+        pm_arena_destroy(a);
+    }
+    cr_assert_eq(stage, 2, "built with twice the memory it holds");
+    cr_assert_gt(refused, 0, "no limit between the first build and a try");
+}
+
 /* The same request, the same bytes: the joins depend on the problems'
  * order only, never on memory (here two arenas of different block sizes). */
 Test(network_join, joining_is_deterministic) {
