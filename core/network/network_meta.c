@@ -424,16 +424,7 @@ static int pm__merged_lists(pm__net *N, size_t n, pm_meta *nodes, pm_meta *edges
     bool joined = false;
     for (size_t m = 0; m < p->nnodes; m++)
         joined |= N->nodes[m].joined && (m == n || (N->nodes[m].kind == PM__MERGED && N->nodes[m].into == n));
-    if (joined) {
-        int k = snprintf(msg, cap, "nodes %zu", n);
-        for (size_t m = 0; m < p->nnodes && k > 0 && (size_t)k < cap; m++)
-            if (N->nodes[m].kind == PM__MERGED && N->nodes[m].into == n)
-                k += snprintf(msg + k, cap - (size_t)k, ", %zu", m);
-        if (k > 0 && (size_t)k < cap)
-            snprintf(msg + k, cap - (size_t)k, ": their junctions, built apart, overlapped each other or "
-                     "their roads: joined into one junction centred among them, with every arm of all; "
-                     "the edges between them lie inside it");
-    } else if (count == 2) {
+    if (!joined && count == 2) {
         snprintf(msg, cap, "nodes %zu and %lld are %.3f m apart, too close for two junctions "
                  "and a road between them: merged into one junction centred between them, with "
                  "every arm of both; edge %u lies inside it", n, (long long)V->merged_node,
@@ -445,9 +436,13 @@ static int pm__merged_lists(pm__net *N, size_t n, pm_meta *nodes, pm_meta *edges
             if (N->nodes[m].kind == PM__MERGED && N->nodes[m].into == n)
                 k += snprintf(msg + k, cap - (size_t)k, ", %zu", m);
         if (k > 0 && (size_t)k < cap)
-            snprintf(msg + k, cap - (size_t)k, " are too close for separate junctions (roads from "
-                     "two of them meet the third within their widths): merged into one junction "
-                     "centred among them, with every arm of all; the edges between them lie inside it");
+            snprintf(msg + k, cap - (size_t)k, "%s",
+                     joined ? ": their junctions, built apart, overlapped each other or their roads: "
+                              "joined into one junction centred among them, with every arm of all; "
+                              "the edges between them lie inside it"
+                            : " are too close for separate junctions (roads from two of them meet "
+                              "the third within their widths): merged into one junction centred "
+                              "among them, with every arm of all; the edges between them lie inside it");
     }
     return rc;
 }

@@ -319,50 +319,6 @@ static char *layout_geojson(const drawn *D) {
 
 typedef struct faults { size_t overlaps, nonmanifold, down, tris; double at[2]; } faults;
 
-typedef struct fedge { float a[3], b[3]; int dir; } fedge;
-
-static int fcmp3(const float *a, const float *b) {
-    for (int k = 0; k < 3; k++)
-        if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
-    return 0;
-}
-
-static int fedge_cmp(const void *x, const void *y) {
-    const fedge *s = x, *t = y;
-    int c = fcmp3(s->a, t->a);
-    return c ? c : fcmp3(s->b, t->b);
-}
-
-/* Non-manifold edges of the primitives' triangles taken together, by
- * float position: more than two triangles on one edge, or two running it
- * the same way. */
-static size_t nonmanifold(const pm_prim *const *P, int np) {
-    size_t n = 0, bad = 0;
-    for (int i = 0; i < np; i++) n += P[i]->icount;
-    fedge *E = malloc((n + 1) * sizeof *E);
-    size_t m = 0;
-    for (int i = 0; i < np; i++)
-        for (uint32_t t = 0; t < P[i]->icount; t += 3)
-            for (int k = 0; k < 3; k++) {
-                const float *u = P[i]->positions + 3 * P[i]->indices[t + k],
-                            *v = P[i]->positions + 3 * P[i]->indices[t + (k + 1) % 3];
-                bool fwd = fcmp3(u, v) < 0;
-                fedge *f = &E[m++];
-                memcpy(f->a, fwd ? u : v, sizeof f->a);
-                memcpy(f->b, fwd ? v : u, sizeof f->b);
-                f->dir = fwd;
-            }
-    qsort(E, m, sizeof *E, fedge_cmp);
-    for (size_t i = 0; i < m;) {
-        size_t j = i;
-        while (j < m && fedge_cmp(&E[i], &E[j]) == 0) j++;
-        if (j - i > 2 || (j - i == 2 && E[i].dir == E[i + 1].dir)) bad++;
-        i = j;
-    }
-    free(E);
-    return bad;
-}
-
 static int ptri_lo_cmp(const void *x, const void *y) {
     const ptri *s = x, *t = y;
     return s->lo[0] < t->lo[0] ? -1 : (s->lo[0] > t->lo[0]);
@@ -379,7 +335,7 @@ static void check_mesh(const pm_scene *s, faults *f) {
     const pm_prim *ground[2] = {prim(s, "asphalt"), prim(s, "sidewalk")};
     const pm_prim *slab[2] = {prim(s, "curb"), prim(s, "sidewalk")};
     cr_assert_not_null(ground[0]);
-    f->nonmanifold = nonmanifold(ground, 1) + (slab[0] ? nonmanifold(slab, 2) : 0);
+    f->nonmanifold = pm_test_nonmanifold(ground, 1) + (slab[0] ? pm_test_nonmanifold(slab, 2) : 0);
     size_t cap = 0, n = 0;
     for (int g = 0; g < 2; g++) cap += ground[g] ? ground[g]->icount / 3 : 0;
     ptri *T = malloc((cap + 1) * sizeof *T);

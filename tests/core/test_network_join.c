@@ -36,48 +36,6 @@ static const pm_prim *prim(const pm_scene *s, const char *name) {
     return NULL;
 }
 
-typedef struct fedge { float a[3], b[3]; int dir; } fedge;
-
-static int fcmp3(const float *a, const float *b) {
-    for (int k = 0; k < 3; k++)
-        if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
-    return 0;
-}
-
-static int fedge_cmp(const void *x, const void *y) {
-    const fedge *s = x, *t = y;
-    int c = fcmp3(s->a, t->a);
-    return c ? c : fcmp3(s->b, t->b);
-}
-
-/* Edges (by float position) of the primitives taken together with more
- * than two triangles, or two running them the same way. */
-static size_t nonmanifold(const pm_prim *const *P, int np) {
-    size_t n = 0, bad = 0, m = 0;
-    for (int i = 0; i < np; i++) n += P[i]->icount;
-    fedge *E = malloc((n + 1) * sizeof *E);
-    for (int i = 0; i < np; i++)
-        for (uint32_t t = 0; t < P[i]->icount; t += 3)
-            for (int k = 0; k < 3; k++) {
-                const float *u = P[i]->positions + 3 * P[i]->indices[t + k],
-                            *v = P[i]->positions + 3 * P[i]->indices[t + (k + 1) % 3];
-                bool fwd = fcmp3(u, v) < 0;
-                fedge *f = &E[m++];
-                memcpy(f->a, fwd ? u : v, sizeof f->a);
-                memcpy(f->b, fwd ? v : u, sizeof f->b);
-                f->dir = fwd;
-            }
-    qsort(E, m, sizeof *E, fedge_cmp);
-    for (size_t i = 0; i < m;) {
-        size_t j = i;
-        while (j < m && fedge_cmp(&E[i], &E[j]) == 0) j++;
-        if (j - i > 2 || (j - i == 2 && E[i].dir == E[i + 1].dir)) bad++;
-        i = j;
-    }
-    free(E);
-    return bad;
-}
-
 /* The built network is clean: asphalt one manifold surface (and the
  * slabs with the curbs), every ground triangle facing up, no two of them
  * overlapping in plan (exact, every pair whose bounds meet). */
@@ -85,8 +43,8 @@ static void check_clean(const pm_scene *s, const char *what) {
     const pm_prim *A = prim(s, "asphalt"), *curb = prim(s, "curb"), *walk = prim(s, "sidewalk");
     cr_assert_not_null(A, "%s", what);
     const pm_prim *ground[1] = {A}, *slab[2] = {curb, walk};
-    cr_assert_eq(nonmanifold(ground, 1), 0, "%s: non-manifold asphalt", what);
-    if (curb && walk) cr_assert_eq(nonmanifold(slab, 2), 0, "%s: non-manifold slabs", what);
+    cr_assert_eq(pm_test_nonmanifold(ground, 1), 0, "%s: non-manifold asphalt", what);
+    if (curb && walk) cr_assert_eq(pm_test_nonmanifold(slab, 2), 0, "%s: non-manifold slabs", what);
     const pm_prim *tops[2] = {A, walk};
     size_t down = 0, n = 0, cap = A->icount / 3 + (walk ? walk->icount / 3 : 0) + 1;
     ptri *T = malloc(cap * sizeof *T);

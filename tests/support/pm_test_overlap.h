@@ -5,7 +5,8 @@
  * plan (x, z) and an exact test of whether two interiors meet, written
  * independently of the generator's own check (network_overlap.c uses a
  * grid and separating edges; this uses vertices, centroids and proper edge
- * crossings, all with exact predicates). */
+ * crossings, all with exact predicates); and a count of non-manifold
+ * edges by float position (pm_test_nonmanifold). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -108,4 +109,47 @@ static inline size_t ptri_count_overlaps(ptri *t, size_t n) {
         for (size_t j = i + 1; j < n && t[j].lo[ax] < t[i].hi[ax]; j++) found += ptri_overlap(&t[i], &t[j]);
     return found;
 }
+/* Non-manifold edges of the primitives' triangles taken together, by
+ * float position: more than two triangles on one edge, or two running it
+ * the same way. */
+typedef struct pm_test_fedge { float a[3], b[3]; int dir; } pm_test_fedge;
+
+static inline int pm_test_fcmp3(const float *a, const float *b) {
+    for (int k = 0; k < 3; k++)
+        if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+static inline int pm_test_fedge_cmp(const void *x, const void *y) {
+    const pm_test_fedge *s = x, *t = y;
+    int c = pm_test_fcmp3(s->a, t->a);
+    return c ? c : pm_test_fcmp3(s->b, t->b);
+}
+
+static inline size_t pm_test_nonmanifold(const pm_prim *const *P, int np) {
+    size_t n = 0, bad = 0, m = 0;
+    for (int i = 0; i < np; i++) n += P[i]->icount;
+    pm_test_fedge *E = malloc((n + 1) * sizeof *E);
+    for (int i = 0; i < np; i++)
+        for (uint32_t t = 0; t < P[i]->icount; t += 3)
+            for (int k = 0; k < 3; k++) {
+                const float *u = P[i]->positions + 3 * P[i]->indices[t + k],
+                            *v = P[i]->positions + 3 * P[i]->indices[t + (k + 1) % 3];
+                bool fwd = pm_test_fcmp3(u, v) < 0;
+                pm_test_fedge *f = &E[m++];
+                memcpy(f->a, fwd ? u : v, sizeof f->a);
+                memcpy(f->b, fwd ? v : u, sizeof f->b);
+                f->dir = fwd;
+            }
+    qsort(E, m, sizeof *E, pm_test_fedge_cmp);
+    for (size_t i = 0; i < m;) {
+        size_t j = i;
+        while (j < m && pm_test_fedge_cmp(&E[i], &E[j]) == 0) j++;
+        if (j - i > 2 || (j - i == 2 && E[i].dir == E[i + 1].dir)) bad++;
+        i = j;
+    }
+    free(E);
+    return bad;
+}
+
 #endif
