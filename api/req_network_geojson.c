@@ -745,13 +745,23 @@ int pm_api__geojson_meta(const pm_api__geo *g, pm_arena *a, pm_scene *scene) {
 
 /* ---- parse ---- */
 
+/* The centre of the positions' longitude / latitude box. A network across
+ * the antimeridian (Fiji's Taveuni, Chukotka) has longitudes near both
+ * +180 and -180: its box is the narrower one with the western longitudes
+ * counted from 0 to 360, its centre taken back into [-180, 180). Any
+ * other network's box is the plain one (the shifted box is never
+ * narrower), so its origin is as it always was. */
 static void pm__origin_default(const pm__gread *R, double origin[3]) {
-    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
     for (size_t i = 0; i < R->nv; i++) {
-        double c[2] = {R->v[i].lon, R->v[i].lat};
-        for (int d = 0; d < 2; d++) lo[d] = fmin(lo[d], c[d]), hi[d] = fmax(hi[d], c[d]);
+        double c[3] = {R->v[i].lon, R->v[i].lat, R->v[i].lon < 0 ? R->v[i].lon + 360.0 : R->v[i].lon};
+        for (int d = 0; d < 3; d++) lo[d] = fmin(lo[d], c[d]), hi[d] = fmax(hi[d], c[d]);
     }
     origin[0] = (lo[0] + hi[0]) / 2;
+    if (hi[2] - lo[2] < hi[0] - lo[0]) {
+        origin[0] = (lo[2] + hi[2]) / 2;
+        if (origin[0] >= 180.0) origin[0] -= 360.0;
+    }
     origin[1] = (lo[1] + hi[1]) / 2;
     origin[2] = 0.0;
 }

@@ -19,8 +19,9 @@
  * (positions, UVs, indices of every primitive), so a change meant to
  * build refused layouts can show it left every built one as it was.
  * The same layouts are also run with their nodes, or their edges, listed
- * in reverse order and as GeoJSON in longitude / latitude: each must build
- * in those forms exactly when it builds as drawn. */
+ * in reverse order and as GeoJSON in longitude / latitude (half of them
+ * across the antimeridian): each must build in those forms exactly when
+ * it builds as drawn. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdarg.h>
@@ -278,18 +279,22 @@ static void put_lonlat(sbuf *B, double x, double y, double z, double lon0, doubl
     const double a = 6378137.0, e2 = 6.69437999014e-3;
     double ph = lat0 * PI / 180, s2 = sin(ph) * sin(ph);
     double m = a * (1 - e2) / pow(1 - e2 * s2, 1.5), nr = a / sqrt(1 - e2 * s2);
-    put(B, "[%.9f, %.9f, %.3f]", lon0 + x / (nr * cos(ph)) * 180 / PI, lat0 - z / m * 180 / PI, y);
+    double lon = lon0 + x / (nr * cos(ph)) * 180 / PI;
+    if (lon >= 180) lon -= 360;   /* across the antimeridian, as GeoJSON writes it */
+    put(B, "[%.9f, %.9f, %.3f]", lon, lat0 - z / m * 180 / PI, y);
 }
 
 /* As GeoJSON the way a map editor exports it: a FeatureCollection of
- * LineStrings in longitude / latitude (near Oslo, 60 degrees north, where
- * a degree of longitude is half a degree of latitude), one per edge from
- * its first node through its points to its last, the nodes shared by
- * position, heights as third coordinates (interior points at the height
- * of the chord there), the edge's width as a property (malloc'd). */
-static char *layout_geojson(const drawn *D) {
+ * LineStrings in longitude / latitude, one per edge from its first node
+ * through its points to its last, the nodes shared by position, heights
+ * as third coordinates (interior points at the height of the chord
+ * there), the edge's width as a property (malloc'd). Near Oslo, 60
+ * degrees north, where a degree of longitude is half a degree of
+ * latitude; or (across) near Taveuni, Fiji, where the antimeridian runs
+ * through the layout. */
+static char *layout_geojson(const drawn *D, bool across) {
     const layout *L = &D->L;
-    const double lon0 = 10.752, lat0 = 59.913;
+    const double lon0 = across ? 179.9996 : 10.752, lat0 = across ? -16.81 : 59.913;
     sbuf B = {0};
     put(&B, "{\"type\": \"FeatureCollection\", ");
     put_options(&B, D);
@@ -415,8 +420,9 @@ static int env_int(const char *name, int def) {
  * latitude. */
 enum form { METRES, REVERSED, EDGES_REVERSED, GEOJSON };
 
-static char *layout_form(const drawn *D, enum form f) {
-    return f == GEOJSON ? layout_geojson(D) : layout_body_order(D, f == REVERSED, f == EDGES_REVERSED);
+/* it: the layout's number (GeoJSON: the odd ones across the antimeridian). */
+static char *layout_form(const drawn *D, enum form f, int it) {
+    return f == GEOJSON ? layout_geojson(D, it & 1) : layout_body_order(D, f == REVERSED, f == EDGES_REVERSED);
 }
 
 /* Whether the nodes / edges body as drawn builds. */
@@ -448,7 +454,7 @@ static int run_layouts(enum form form) {
         int kind;
         random_layout(&r, D, &kind);
         if (only >= 0 && it != only) continue;
-        char *body = layout_form(D, form);
+        char *body = layout_form(D, form, it);
         if (only >= 0) fprintf(stderr, "%s\n", body);
         total[kind]++;
         pm_test_api_run run;
@@ -524,7 +530,8 @@ Test(net_layouts, random_plausible_layouts_build_whatever_the_edge_order, .timeo
 
 /* The same layouts as a map editor exports them, GeoJSON in longitude /
  * latitude (which lists the nodes by their first position in feature
- * order): the projection to the tangent plane must not cost a layout. */
+ * order), half of them across the antimeridian: the projection to the
+ * tangent plane must not cost a layout. */
 Test(net_layouts, random_plausible_layouts_in_lon_lat_are_built_as_in_metres, .timeout = 600) {
     int differ = run_layouts(GEOJSON);
     cr_assert_eq(differ, 0, "%d layouts build in metres or as GeoJSON, not both", differ);

@@ -107,6 +107,44 @@ Test(req_network_geojson, metadata_names_origin_projection_and_edges) {
     pm_test_api_done(&b);
 }
 
+/* The crossroads again, with its centre 0.0004 degrees west of the
+ * antimeridian: its east arm ends at -179.9997 (GeoJSON's longitudes stay
+ * within [-180, 180]). The default origin is the centre of the narrower
+ * box, across the antimeridian (not the middle of the globe), and every
+ * node lies where it lies in the crossroads at 10 degrees east, to the
+ * millimetre. */
+#define A0 "[179.9996, 50.0]"
+#define AEAST LINE("\"width\": 8", A0 ", [-180.0, 50.00002], [-179.9997, 50.0]")
+#define AWEST LINE("", "[179.9989, 50.0], " A0)
+#define ANORTH LINE("\"sidewalk\": true", A0 ", [179.9996, 50.00045]")
+#define ASOUTH LINE("", A0 ", [179.9996, 49.99955]")
+Test(req_network_geojson, a_network_across_the_antimeridian_builds) {
+    run r, c;
+    build(&r, FC(AEAST ", " AWEST ", " ANORTH ", " ASOUTH));
+    build(&c, CROSS);
+    const pm_meta *o = pm_meta_get(pm_meta_get(r.scene->meta, "geo"), "origin");
+    cr_assert_float_eq(pm_meta_get(o, "lon")->u.n, 179.9996, 1e-9);
+    cr_assert_str_eq(pm_meta_get(o, "source")->u.s, "bbox_centre");
+    const json_t *rn = json_object_get(r.canon, "nodes"), *cn = json_object_get(c.canon, "nodes");
+    cr_assert_eq(json_array_size(rn), 5);
+    cr_assert_eq(json_array_size(cn), 5);
+    for (size_t i = 0; i < 5; i++) {   /* the same node ids (pointers), maybe in another order */
+        const json_t *a = json_array_get(rn, i), *b = NULL;
+        for (size_t j = 0; j < 5 && !b; j++)
+            if (json_equal(json_object_get(json_array_get(cn, j), "id"), json_object_get(a, "id")))
+                b = json_array_get(cn, j);
+        cr_assert_not_null(b, "node %s", json_string_value(json_object_get(a, "id")));
+        for (size_t k = 0; k < 3; k++) {
+            double x = json_real_value(json_array_get(json_object_get(a, "position"), k));
+            double y = json_real_value(json_array_get(json_object_get(b, "position"), k));
+            cr_assert(fabs(x - y) < 1e-3, "node %zu axis %zu: %.6f against %.6f", i, k, x, y);
+        }
+    }
+    cr_assert_eq(pm_test_validate_scene(r.scene, &GEN), 0);
+    pm_test_api_done(&r);
+    pm_test_api_done(&c);
+}
+
 /* Positions closer than the tolerance become one node, at their mean. */
 Test(req_network_geojson, snapping_follows_the_tolerance) {
     /* the west line ends 0.3 m west of the centre (0.0000042 degrees of longitude) */
