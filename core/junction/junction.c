@@ -31,6 +31,7 @@ int pm__jfail(pm__junction *J, pm_junction_error e, int arm_a, int arm_b, const 
     pm_junction_diag *d = J->diag;
     d->error = e;
     d->narms = 0;
+    d->short_arm = -1;
     if (arm_a >= 0) d->arms[d->narms++] = arm_a;
     if (arm_b >= 0 && arm_b != arm_a) d->arms[d->narms++] = arm_b;
     va_list ap;

@@ -209,6 +209,7 @@ typedef struct pm_junction_diag {
     pm_junction_error error;
     int arms[4];
     size_t narms;
+    int short_arm;                /* PM_JUNCTION_ARM_TOO_SHORT at a corner: the arm it lies beyond, or -1 */
     char message[256];
     pm_junction_warning *warnings;   /* in the scene's arena */
     size_t nwarnings;

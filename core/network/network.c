@@ -426,7 +426,10 @@ static int pm__junction(pm__net *N, uint32_t n) {
         if (rc < 0 && rc != PM_ERR_GEOMETRY) return rc;
         bool moved = false;
         if (rc == PM_ERR_GEOMETRY) {
-            for (size_t i = 0; i < d.narms; i++) moved |= pm__skip_point(N, n, (uint32_t)d.arms[i]);
+            if (d.error == PM_JUNCTION_ARM_TOO_SHORT && d.short_arm >= 0)
+                moved = pm__skip_point(N, n, (uint32_t)d.short_arm);
+            if (!moved)   /* else every arm named */
+                for (size_t i = 0; i < d.narms; i++) moved |= pm__skip_point(N, n, (uint32_t)d.arms[i]);
             if (moved) continue;
             pm__junction_problem(N, n, &d);
             V->scene = NULL;
