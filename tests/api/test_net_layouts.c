@@ -502,7 +502,7 @@ static int run_layouts(enum form form) {
         if (hist[k]) fprintf(stderr, "  refused: %-40s %d layouts\n", reasons[k], hist[k]);
     if (form != METRES) fprintf(stderr, "  built in one form only: %d layouts\n", differ);
     /* Every built layout is clean. Issue 11 aims at 97 % built; 300 of
-     * the 300 default layouts build today (2999 of 3000 on
+     * the 300 default layouts build today (3000 of 3000 on
      * bench/layouts.sh): the floor guards that. */
     cr_assert_eq(bad, 0, "%zu built layouts overlap, are non-manifold or face down", bad);
     cr_assert_geq(ok * 100, count * 98, "only %d of %d layouts built", ok, count);
