@@ -3,7 +3,9 @@
 # random-layout test of `make test` (300 layouts) run on more of them.
 #   bench/layouts.sh [build-dir] [count] [seed]      (default 3000 layouts, seed 11)
 # Prints the share built, the refusal histogram and any built layout that
-# overlaps itself, has a non-manifold edge or a face looking down.
+# overlaps itself, has a non-manifold edge or a face looking down; for the
+# layouts as drawn, with their nodes or edges reversed and as GeoJSON, then
+# as drawn with forks down to 15 degrees.
 set -e
 BUILD=${BUILD:-build}
 # bench/run.sh passes the build directory first, as to every bench script.
@@ -11,3 +13,8 @@ if [ -d "${1:-}" ]; then BUILD=$1; shift; fi
 cmake --build "$BUILD" -j2 --target api_test_net_layouts >/dev/null
 PM_LAYOUTS=${1:-3000} PM_LAYOUTS_SEED=${2:-11} "$BUILD"/api_test_net_layouts --jobs 1 2>&1 |
     grep -v '^\[' || true
+# The same with forks as maps have them: edges meeting at a node 15
+# degrees apart or more (30 above).
+echo "forks (edges 15 degrees apart or more at a node):"
+PM_LAYOUTS=${1:-3000} PM_LAYOUTS_SEED=${2:-11} PM_LAYOUTS_MIN_ANGLE=15 "$BUILD"/api_test_net_layouts --jobs 1 \
+    --filter 'net_layouts/random_plausible_layouts_are*' 2>&1 | grep -v '^\[' || true

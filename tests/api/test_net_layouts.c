@@ -12,7 +12,8 @@
  * refusals are counted by reason and printed with the acceptance rate.
  *
  * PM_LAYOUTS=n runs n layouts instead of the default (bench/layouts.sh
- * runs a few thousand); PM_LAYOUTS_SHOW=1 prints each refusal (2: with
+ * runs a few thousand); PM_LAYOUTS_MIN_ANGLE=d lets edges meet at a node
+ * d degrees apart or more instead of 30 (forks as maps have them); PM_LAYOUTS_SHOW=1 prints each refusal (2: with
  * every one of its error messages) and
  * PM_LAYOUTS_ONLY=i runs layout i alone, printing its body;
  * PM_LAYOUTS_DIGEST=1 prints a digest of each built layout's mesh
@@ -65,6 +66,7 @@ typedef struct layout {
     int n;
     int ea[MAXE], eb[MAXE];
     int ne;
+    double min_angle;   /* between two edges at a node, radians */
 } layout;
 
 static double angle_between(const layout *L, int c, int a, int b) {
@@ -118,7 +120,7 @@ static void grid_town(layout *L, pm_rng *r) {
             if (i + 1 < gx && j + 1 < gz && pm_rng_chance(r, 0.2)) {
                 bool up = pm_rng_chance(r, 0.5);
                 int a = up ? id : id + 1, b = up ? id + gz + 1 : id + gz;
-                if (angles_ok(L, a, b, 30 * PI / 180)) { L->ea[L->ne] = a; L->eb[L->ne++] = b; }
+                if (angles_ok(L, a, b, L->min_angle)) { L->ea[L->ne] = a; L->eb[L->ne++] = b; }
             }
         }
 }
@@ -153,7 +155,7 @@ static void planar_graph(layout *L, pm_rng *r) {
     for (int i = 0; i < nc && L->ne < MAXE; i++) {
         int a = c[i].a, b = c[i].b;
         if (!pm_rng_chance(r, 0.85)) continue;
-        bool ok = angles_ok(L, a, b, 30 * PI / 180);
+        bool ok = angles_ok(L, a, b, L->min_angle);
         for (int k = 0; k < L->n && ok; k++)
             if (k != a && k != b) ok = seg_point_dist(L->x[a], L->z[a], L->x[b], L->z[b], L->x[k], L->z[k]) >= 10;
         double pa[2] = {L->x[a], L->z[a]}, pb[2] = {L->x[b], L->z[b]};
@@ -216,9 +218,10 @@ static int edge_points(double pt[3][2], const layout *L, int a, int b, pm_rng *r
 }
 
 /* A random layout; *kind 0 town, 1 graph. */
-static void random_layout(pm_rng *r, drawn *D, int *kind) {
+static void random_layout(pm_rng *r, drawn *D, int *kind, double min_angle_deg) {
     memset(D, 0, sizeof *D);
     layout *L = &D->L;
+    L->min_angle = min_angle_deg * PI / 180;
     *kind = pm_rng_chance(r, 0.5);
     if (*kind) planar_graph(L, r);
     else grid_town(L, r);
@@ -452,7 +455,7 @@ static int run_layouts(enum form form) {
     drawn *D = malloc(sizeof *D);
     for (int it = 0; it < count; it++) {
         int kind;
-        random_layout(&r, D, &kind);
+        random_layout(&r, D, &kind, env_int("PM_LAYOUTS_MIN_ANGLE", 30));
         if (only >= 0 && it != only) continue;
         char *body = layout_form(D, form, it);
         if (only >= 0) fprintf(stderr, "%s\n", body);
