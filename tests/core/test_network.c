@@ -15,6 +15,7 @@
 #include "scene/rng.h"
 #include "pm_test_overlap.h"
 #include "pm_test_slab.h"
+#include "pm_test_meta.h"
 #include "pm_test_network.h"
 
 /* ---- building networks (pm_test_network.h) ---- */
@@ -34,18 +35,7 @@ static const double hairpin_tip[] = {30, 0, 0, 36, 0, 6, 30, 0, 12};
 
 /* ---- checking the output ---- */
 
-static const pm_meta *get(const pm_meta *o, const char *k) {
-    const pm_meta *m = pm_meta_get(o, k);
-    cr_assert_not_null(m, "metadata %s", k);
-    return m;
-}
-static int64_t geti(const pm_meta *o, const char *k) { return get(o, k)->u.i; }
-static const pm_meta *at(const pm_meta *arr, size_t i) {
-    const pm_meta *m = arr->u.kids.first;
-    while (m && i--) m = m->next;
-    cr_assert_not_null(m);
-    return m;
-}
+static int64_t geti(const pm_meta *o, const char *k) { return pm_test_meta_get(o, k)->u.i; }
 
 /* The network's nodes, edges, roads and seams are tables (scene/meta.h):
  * these tests read them as the plain tree pm_meta_copy makes of them. */
@@ -173,13 +163,13 @@ static void check_surface(const pm_scene *s, const pm_network_params *p, const c
  * triangles use them: the road ends on the junction's own vertices. */
 static void check_seams(const pm_scene *s, const char *what) {
     const pm_prim *A = &s->prims[0];
-    const pm_meta *seams = get(s->meta, "seams"), *roads = get(s->meta, "roads"), *nodes = get(s->meta, "nodes");
+    const pm_meta *seams = pm_test_meta_get(s->meta, "seams"), *roads = pm_test_meta_get(s->meta, "roads"), *nodes = pm_test_meta_get(s->meta, "nodes");
     for (const pm_meta *sm = seams->u.kids.first; sm; sm = sm->next) {
-        const pm_meta *nd = at(nodes, (size_t)geti(sm, "node"));
-        const pm_meta *rd = at(roads, (size_t)geti(sm, "road"));
-        const pm_meta *vr = get(nd, "vertices"), *tr = get(rd, "triangles");
-        int64_t v0 = at(vr, 0)->u.i, vn = at(vr, 1)->u.i;
-        int64_t t0 = at(tr, 0)->u.i, tn = at(tr, 1)->u.i;
+        const pm_meta *nd = pm_test_meta_at(nodes, (size_t)geti(sm, "node"));
+        const pm_meta *rd = pm_test_meta_at(roads, (size_t)geti(sm, "road"));
+        const pm_meta *vr = pm_test_meta_get(nd, "vertices"), *tr = pm_test_meta_get(rd, "triangles");
+        int64_t v0 = pm_test_meta_at(vr, 0)->u.i, vn = pm_test_meta_at(vr, 1)->u.i;
+        int64_t t0 = pm_test_meta_at(tr, 0)->u.i, tn = pm_test_meta_at(tr, 1)->u.i;
         int64_t l = geti(sm, "left_index"), r = geti(sm, "right_index"), c = geti(sm, "centre_index");
         cr_assert(l >= v0 && l < v0 + vn && r >= v0 && r < v0 + vn, "%s: seam outside its junction", what);
         bool hl = false, hr = false, hc = false;
@@ -199,7 +189,6 @@ static void check_seams(const pm_scene *s, const char *what) {
     }
 }
 
-
 static double seg_dist(const double *a, const double *b, double x, double z) {
     double dx = b[0] - a[0], dz = b[2] - a[2], l2 = dx * dx + dz * dz;
     double t = l2 > 0 ? ((x - a[0]) * dx + (z - a[2]) * dz) / l2 : 0;
@@ -212,19 +201,19 @@ static double seg_dist(const double *a, const double *b, double x, double z) {
  * every triangle of a piece lies along its own edge. */
 static void check_pieces(const pm_scene *s, const pm_network_params *p, const char *what) {
     const pm_prim *A = &s->prims[0];
-    const pm_meta *edges = get(s->meta, "edges"), *roads = get(s->meta, "roads");
+    const pm_meta *edges = pm_test_meta_get(s->meta, "edges"), *roads = pm_test_meta_get(s->meta, "roads");
     for (const pm_meta *rd = roads->u.kids.first; rd; rd = rd->next) {
-        const pm_meta *tr = get(rd, "triangles");
-        int64_t next = at(tr, 0)->u.i, end = next + at(tr, 1)->u.i;
+        const pm_meta *tr = pm_test_meta_get(rd, "triangles");
+        int64_t next = pm_test_meta_at(tr, 0)->u.i, end = next + pm_test_meta_at(tr, 1)->u.i;
         double len = 0;
-        for (const pm_meta *ei = get(rd, "edges")->u.kids.first; ei; ei = ei->next) {
+        for (const pm_meta *ei = pm_test_meta_get(rd, "edges")->u.kids.first; ei; ei = ei->next) {
             const pm_network_edge *E = &p->edges[ei->u.i];
-            const pm_meta *em = at(edges, (size_t)ei->u.i);
-            const pm_meta *et = get(em, "triangles");
-            cr_assert_eq(at(et, 0)->u.i, next, "%s: edge %lld's triangles do not follow", what, (long long)ei->u.i);
-            next += at(et, 1)->u.i;
-            len += get(em, "length")->u.n;
-            for (int64_t t = at(et, 0)->u.i; t < next; t++) {
+            const pm_meta *em = pm_test_meta_at(edges, (size_t)ei->u.i);
+            const pm_meta *et = pm_test_meta_get(em, "triangles");
+            cr_assert_eq(pm_test_meta_at(et, 0)->u.i, next, "%s: edge %lld's triangles do not follow", what, (long long)ei->u.i);
+            next += pm_test_meta_at(et, 1)->u.i;
+            len += pm_test_meta_get(em, "length")->u.n;
+            for (int64_t t = pm_test_meta_at(et, 0)->u.i; t < next; t++) {
                 double cx = 0, cz = 0;
                 for (int k = 0; k < 3; k++) {
                     cx += A->positions[3 * A->indices[3 * t + k]] / 3.0;
@@ -247,7 +236,7 @@ static void check_pieces(const pm_scene *s, const pm_network_params *p, const ch
             }
         }
         cr_assert_eq(next, end, "%s: the pieces do not cover the road", what);
-        double rl = get(rd, "length")->u.n;
+        double rl = pm_test_meta_get(rd, "length")->u.n;
         cr_assert_float_eq(len, rl, 1e-6 * rl + 1e-9, "%s: pieces %g m, road %g m", what, len, rl);
     }
 }
@@ -393,9 +382,9 @@ static size_t check_slabs(const pm_scene *s, const pm_network_params *p, const c
          * says how many curb edges it left bare. */
         size_t bare = 0;
         bool dropped = false;
-        for (const pm_meta *w = get(s->meta, "warnings")->u.kids.first; w; w = w->next) {
-            if (strcmp(get(w, "code")->u.s, "sidewalk_interrupted") == 0) bare += (size_t)geti(w, "curb_edges");
-            dropped |= strcmp(get(w, "code")->u.s, "corner_sidewalk_dropped") == 0;
+        for (const pm_meta *w = pm_test_meta_get(s->meta, "warnings")->u.kids.first; w; w = w->next) {
+            if (strcmp(pm_test_meta_get(w, "code")->u.s, "sidewalk_interrupted") == 0) bare += (size_t)geti(w, "curb_edges");
+            dropped |= strcmp(pm_test_meta_get(w, "code")->u.s, "corner_sidewalk_dropped") == 0;
         }
         /* A junction corner left without its slab leaves its own curb
          * line bare too (the warning names the corner, not its edges). */
@@ -442,8 +431,8 @@ static size_t plan_tris(const pm_scene *s, ptri **out) {
     for (uint32_t t = 0; t < A->icount / 3; t++) road[t] = -1;
     const pm_meta *edges = pm_meta_get(s->meta, "edges");
     for (const pm_meta *e = edges ? edges->u.kids.first : NULL; e; e = e->next) {
-        const pm_meta *tr = get(e, "triangles");
-        int64_t first = at(tr, 0)->u.i, count = at(tr, 1)->u.i;
+        const pm_meta *tr = pm_test_meta_get(e, "triangles");
+        int64_t first = pm_test_meta_at(tr, 0)->u.i, count = pm_test_meta_at(tr, 1)->u.i;
         for (int64_t t = first; t < first + count; t++) {
             road[t] = geti(e, "road");
             for (int k = 0; k < 3; k++) {
@@ -623,7 +612,7 @@ static pm_scene *build(net *n, pm_arena *a, pm_network_diag *d) {
 }
 
 static const char *kind_of(const pm_scene *s, size_t i) {
-    return get(at(get(s->meta, "nodes"), i), "kind")->u.s;
+    return pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "nodes"), i), "kind")->u.s;
 }
 
 Test(network, tee_is_one_junction_and_three_roads) {
@@ -641,12 +630,12 @@ Test(network, tee_is_one_junction_and_three_roads) {
     cr_assert_str_eq(kind_of(s, 1), "end");
     cr_assert_eq(geti(s->meta, "junctions"), 1);
     cr_assert_eq(geti(s->meta, "roads_count"), 3);
-    cr_assert_eq(get(s->meta, "seams")->u.kids.count, 3);
+    cr_assert_eq(pm_test_meta_get(s->meta, "seams")->u.kids.count, 3);
     check_surface(s, &n.p, "tee");
     check_seams(s, "tee");
     /* The road leaving east starts at the mouth: x = mouth distance. */
-    const pm_meta *m0 = at(get(at(get(s->meta, "nodes"), 0), "mouths"), 0);
-    double dist = get(m0, "distance")->u.n;
+    const pm_meta *m0 = pm_test_meta_at(pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "nodes"), 0), "mouths"), 0);
+    double dist = pm_test_meta_get(m0, "distance")->u.n;
     cr_assert_gt(dist, 3.4);
     cr_assert_lt(dist, 40);
     pm_arena_destroy(a);
@@ -666,16 +655,16 @@ Test(network, through_nodes_chain_edges_into_one_road) {
     cr_assert_eq(geti(s->meta, "junctions"), 0);
     cr_assert_eq(geti(s->meta, "roads_count"), 1);
     cr_assert_str_eq(kind_of(s, 1), "through");
-    const pm_meta *road = at(get(s->meta, "roads"), 0);
-    cr_assert_eq(get(road, "edges")->u.kids.count, 3);
-    cr_assert_eq(at(get(road, "reversed"), 1)->u.b, true);
+    const pm_meta *road = pm_test_meta_at(pm_test_meta_get(s->meta, "roads"), 0);
+    cr_assert_eq(pm_test_meta_get(road, "edges")->u.kids.count, 3);
+    cr_assert_eq(pm_test_meta_at(pm_test_meta_get(road, "reversed"), 1)->u.b, true);
     check_surface(s, &n.p, "chain");
     check_pieces(s, &n.p, "chain");
     /* Edge 0 runs x 0..30, edge 2 x 60..90: their pieces stay there. */
     const pm_prim *A = &s->prims[0];
     for (int e = 0; e < 3; e += 2) {
-        const pm_meta *tr = get(at(get(s->meta, "edges"), (size_t)e), "triangles");
-        for (int64_t t = at(tr, 0)->u.i; t < at(tr, 0)->u.i + at(tr, 1)->u.i; t++)
+        const pm_meta *tr = pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), (size_t)e), "triangles");
+        for (int64_t t = pm_test_meta_at(tr, 0)->u.i; t < pm_test_meta_at(tr, 0)->u.i + pm_test_meta_at(tr, 1)->u.i; t++)
             for (int k = 0; k < 3; k++) {
                 float x = A->positions[3 * A->indices[3 * t + k]];
                 if (e == 0) cr_assert_lt(x, 30 + 4.0, "edge 0 triangle at x %g", x);
@@ -694,9 +683,9 @@ Test(network, a_ring_of_through_nodes_is_a_closed_road) {
     pm_arena *a = pm_arena_create(1 << 20);
     pm_network_diag d;
     pm_scene *s = build(&n, a, &d);
-    const pm_meta *road = at(get(s->meta, "roads"), 0);
+    const pm_meta *road = pm_test_meta_at(pm_test_meta_get(s->meta, "roads"), 0);
     cr_assert_eq(geti(s->meta, "roads_count"), 1);
-    cr_assert(get(road, "closed")->u.b);
+    cr_assert(pm_test_meta_get(road, "closed")->u.b);
     check_surface(s, &n.p, "ring");
     check_pieces(s, &n.p, "ring");
     pm_arena_destroy(a);
@@ -740,9 +729,9 @@ static void close_pair(net *n, double L, double north_x0, double north_x1, doubl
 }
 
 static bool has_warning(const pm_scene *s, const char *code) {
-    const pm_meta *w = get(s->meta, "warnings");
+    const pm_meta *w = pm_test_meta_get(s->meta, "warnings");
     for (const pm_meta *it = w->u.kids.first; it; it = it->next)
-        if (strcmp(get(it, "code")->u.s, code) == 0) return true;
+        if (strcmp(pm_test_meta_get(it, "code")->u.s, code) == 0) return true;
     return false;
 }
 
@@ -790,10 +779,10 @@ Test(network, close_junctions_merge_into_one_centred_between_them) {
     cr_assert_str_eq(kind_of(s, 0), "junction");
     cr_assert_str_eq(kind_of(s, 1), "merged");
     cr_assert_eq(geti(s->meta, "junctions"), 1);
-    const pm_meta *e0 = at(get(s->meta, "edges"), 0);
-    cr_assert_eq(get(e0, "road")->kind, PM_META_NULL);
-    const pm_meta *c = get(at(get(s->meta, "nodes"), 0), "centre");
-    cr_assert_float_eq(at(c, 0)->u.n, 1.5, 1e-12);
+    const pm_meta *e0 = pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), 0);
+    cr_assert_eq(pm_test_meta_get(e0, "road")->kind, PM_META_NULL);
+    const pm_meta *c = pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "nodes"), 0), "centre");
+    cr_assert_float_eq(pm_test_meta_at(c, 0)->u.n, 1.5, 1e-12);
     check_clean(s, &n.p, "merged pair");
     pm_arena_destroy(a);
 }
@@ -827,15 +816,15 @@ Test(network, a_triangle_with_a_short_side_merges_into_one_junction) {
     cr_assert_str_eq(kind_of(s, 2), "merged");
     cr_assert_eq(geti(s->meta, "junctions"), 1);
     for (size_t i = 0; i < 3; i++)
-        cr_assert_eq(get(at(get(s->meta, "edges"), i), "road")->kind, PM_META_NULL, "edge %zu", i);
+        cr_assert_eq(pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), i), "road")->kind, PM_META_NULL, "edge %zu", i);
     for (size_t i = 3; i < 6; i++)
-        cr_assert_neq(get(at(get(s->meta, "edges"), i), "road")->kind, PM_META_NULL, "edge %zu", i);
-    const pm_meta *wm = get(s->meta, "warnings");
+        cr_assert_neq(pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), i), "road")->kind, PM_META_NULL, "edge %zu", i);
+    const pm_meta *wm = pm_test_meta_get(s->meta, "warnings");
     const pm_meta *merged = NULL;
     for (const pm_meta *it = wm->u.kids.first; it; it = it->next)
-        if (strcmp(get(it, "code")->u.s, "junctions_merged") == 0) merged = it;
-    cr_assert_eq(get(merged, "nodes")->u.kids.count, 3);
-    cr_assert_eq(get(merged, "edges")->u.kids.count, 3);
+        if (strcmp(pm_test_meta_get(it, "code")->u.s, "junctions_merged") == 0) merged = it;
+    cr_assert_eq(pm_test_meta_get(merged, "nodes")->u.kids.count, 3);
+    cr_assert_eq(pm_test_meta_get(merged, "edges")->u.kids.count, 3);
     check_seams(s, "merged triangle");
     check_clean(s, &n.p, "merged triangle");
     pm_arena_destroy(a);
@@ -917,13 +906,13 @@ Test(network, junction_warnings_pass_through_naming_node_and_edges) {
     pm_network_diag d;
     pm_scene *s = build(&n, a, &d);
     cr_assert_gt(d.nwarnings, 0);
-    const pm_meta *w0 = at(get(s->meta, "warnings"), 0);
-    cr_assert_str_eq(get(w0, "code")->u.s, "corner_radius_reduced");
+    const pm_meta *w0 = pm_test_meta_at(pm_test_meta_get(s->meta, "warnings"), 0);
+    cr_assert_str_eq(pm_test_meta_get(w0, "code")->u.s, "corner_radius_reduced");
     cr_assert_eq(geti(w0, "node"), 0);
-    const pm_meta *edges = get(w0, "edges");
+    const pm_meta *edges = pm_test_meta_get(w0, "edges");
     cr_assert_eq(edges->u.kids.count, 2);
-    cr_assert(at(edges, 0)->u.i == 2 || at(edges, 1)->u.i == 2, "the stem (edge 2) is named");
-    cr_assert_lt(get(w0, "radius")->u.n, 30);
+    cr_assert(pm_test_meta_at(edges, 0)->u.i == 2 || pm_test_meta_at(edges, 1)->u.i == 2, "the stem (edge 2) is named");
+    cr_assert_lt(pm_test_meta_get(w0, "radius")->u.n, 30);
     cr_assert_str_eq(kind_of(s, 4), "unused");
     check_surface(s, &n.p, "warnings");
     pm_arena_destroy(a);
@@ -1004,10 +993,10 @@ Test(network, sidewalks_run_along_a_tee_from_mouth_to_mouth) {
     check_band_single(prim_named(s, "sidewalk"), "tee");
     check_walls_face_out(s, 1e-3, "tee");
     for (int k = 0; k < 3; k++) {
-        const pm_meta *sides = get(at(get(s->meta, "edges"), (size_t)k), "sidewalk_sides");
+        const pm_meta *sides = pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), (size_t)k), "sidewalk_sides");
         cr_assert_eq(sides->u.kids.count, 2);
-        cr_assert_str_eq(at(sides, 0)->u.s, "left");
-        cr_assert_str_eq(at(sides, 1)->u.s, "right");
+        cr_assert_str_eq(pm_test_meta_at(sides, 0)->u.s, "left");
+        cr_assert_str_eq(pm_test_meta_at(sides, 1)->u.s, "right");
     }
     /* The band is about its width wide along all the curbs: its area is
      * within a few per cent of width x (the roads' two edges + the
@@ -1021,8 +1010,8 @@ Test(network, sidewalks_run_along_a_tee_from_mouth_to_mouth) {
 
 static size_t gaps_of(const pm_scene *s) {
     size_t k = 0;
-    for (const pm_meta *w = get(s->meta, "warnings")->u.kids.first; w; w = w->next)
-        k += strcmp(get(w, "code")->u.s, "sidewalk_interrupted") == 0;
+    for (const pm_meta *w = pm_test_meta_get(s->meta, "warnings")->u.kids.first; w; w = w->next)
+        k += strcmp(pm_test_meta_get(w, "code")->u.s, "sidewalk_interrupted") == 0;
     return k;
 }
 
@@ -1108,7 +1097,7 @@ Test(network, a_sidewalk_change_at_a_degree_two_node_makes_a_transition) {
     cr_assert_eq(geti(s->meta, "roads_count"), 3);
     check_surface(s, &n.p, "transition");
     check_slabs(s, &n.p, "transition");
-    cr_assert_eq(get(at(get(s->meta, "edges"), 2), "sidewalk_sides")->u.kids.count, 0);
+    cr_assert_eq(pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), 2), "sidewalk_sides")->u.kids.count, 0);
     pm_arena_destroy(a);
 }
 

@@ -14,21 +14,9 @@
 #include "network/network.h"
 #include "scene/arena.h"
 #include "scene/result.h"
+#include "pm_test_meta.h"
 #include "pm_test_network.h"
 #include "pm_test_overlap.h"
-
-static const pm_meta *get(const pm_meta *o, const char *k) {
-    const pm_meta *m = pm_meta_get(o, k);
-    cr_assert_not_null(m, "metadata %s", k);
-    return m;
-}
-
-static const pm_meta *at(const pm_meta *arr, size_t i) {
-    const pm_meta *m = arr->u.kids.first;
-    while (m && i--) m = m->next;
-    cr_assert_not_null(m);
-    return m;
-}
 
 static const pm_prim *prim(const pm_scene *s, const char *name) {
     for (uint32_t i = 0; i < s->nprims; i++)
@@ -67,9 +55,9 @@ static void check_clean(const pm_scene *s, const char *what) {
 
 /* The junctions_merged warning of junction node n (the tree's plain copy). */
 static const pm_meta *merged_warning(const pm_scene *s, int64_t n) {
-    const pm_meta *w = get(s->meta, "warnings");
+    const pm_meta *w = pm_test_meta_get(s->meta, "warnings");
     for (const pm_meta *it = w->u.kids.first; it; it = it->next)
-        if (strcmp(get(it, "code")->u.s, "junctions_merged") == 0 && get(it, "node")->u.i == n) return it;
+        if (strcmp(pm_test_meta_get(it, "code")->u.s, "junctions_merged") == 0 && pm_test_meta_get(it, "node")->u.i == n) return it;
     cr_assert_fail("no junctions_merged warning for node %lld", (long long)n);
     return NULL;
 }
@@ -77,7 +65,7 @@ static const pm_meta *merged_warning(const pm_scene *s, int64_t n) {
 static bool same_ints(const pm_meta *arr, const int64_t *want, size_t n) {
     if (arr->u.kids.count != n) return false;
     for (size_t i = 0; i < n; i++)
-        if (at(arr, i)->u.i != want[i]) return false;
+        if (pm_test_meta_at(arr, i)->u.i != want[i]) return false;
     return true;
 }
 
@@ -136,15 +124,15 @@ Test(network_join, a_triangle_of_close_nodes_is_one_junction_built_once) {
      * node both reach), its three edges without a road, node 2 its own. */
     const pm_meta *w = merged_warning(s, 0);
     static const int64_t nodes[] = {0, 1, 3}, edges[] = {0, 1, 4};
-    cr_assert(same_ints(get(w, "nodes"), nodes, 3));
-    cr_assert(same_ints(get(w, "edges"), edges, 3));
-    cr_assert_eq(get(s->meta, "junctions")->u.i, 2);
+    cr_assert(same_ints(pm_test_meta_get(w, "nodes"), nodes, 3));
+    cr_assert(same_ints(pm_test_meta_get(w, "edges"), edges, 3));
+    cr_assert_eq(pm_test_meta_get(s->meta, "junctions")->u.i, 2);
     for (size_t i = 0; i < 3; i++) {
-        const char *kind = get(at(get(s->meta, "nodes"), (size_t)nodes[i]), "kind")->u.s;
+        const char *kind = pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "nodes"), (size_t)nodes[i]), "kind")->u.s;
         cr_assert_str_eq(kind, i == 0 ? "junction" : "merged");
-        cr_assert_eq(get(at(get(s->meta, "edges"), (size_t)edges[i]), "road")->kind, PM_META_NULL);
+        cr_assert_eq(pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), (size_t)edges[i]), "road")->kind, PM_META_NULL);
     }
-    cr_assert_neq(get(at(get(s->meta, "edges"), 2), "road")->kind, PM_META_NULL);
+    cr_assert_neq(pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), 2), "road")->kind, PM_META_NULL);
     check_clean(s, "triangle of close nodes");
     pm_arena_destroy(a);
 }
@@ -186,14 +174,14 @@ Test(network_join, junctions_that_overlap_are_joined_into_one) {
     pm_scene *s = build(&n, a);
     const pm_meta *w = merged_warning(s, 0);
     static const int64_t nodes[] = {0, 1, 4, 5}, edges[] = {1, 2, 3, 4, 5};
-    cr_assert(same_ints(get(w, "nodes"), nodes, 4));
-    cr_assert(same_ints(get(w, "edges"), edges, 5));
-    cr_assert(strstr(get(w, "message")->u.s, "overlapped") != NULL, "%s", get(w, "message")->u.s);
+    cr_assert(same_ints(pm_test_meta_get(w, "nodes"), nodes, 4));
+    cr_assert(same_ints(pm_test_meta_get(w, "edges"), edges, 5));
+    cr_assert(strstr(pm_test_meta_get(w, "message")->u.s, "overlapped") != NULL, "%s", pm_test_meta_get(w, "message")->u.s);
     for (size_t i = 0; i < 5; i++)
-        cr_assert_eq(get(at(get(s->meta, "edges"), (size_t)edges[i]), "road")->kind, PM_META_NULL);
+        cr_assert_eq(pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), (size_t)edges[i]), "road")->kind, PM_META_NULL);
     /* The roads out of it are still there, with their sidewalks. */
-    cr_assert_neq(get(at(get(s->meta, "edges"), 0), "road")->kind, PM_META_NULL);
-    cr_assert_neq(get(at(get(s->meta, "edges"), 6), "road")->kind, PM_META_NULL);
+    cr_assert_neq(pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), 0), "road")->kind, PM_META_NULL);
+    cr_assert_neq(pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), 6), "road")->kind, PM_META_NULL);
     cr_assert_not_null(prim(s, "sidewalk"));
     check_clean(s, "overlapping junctions");
     pm_arena_destroy(a);

@@ -14,6 +14,7 @@
 #include "scene/arena.h"
 #include "scene/result.h"
 #include "scene/rng.h"
+#include "pm_test_meta.h"
 #include "pm_test_network.h"
 
 /* An edge of width w, with 2 m sidewalks when sw. */
@@ -60,22 +61,9 @@ static pm_scene *build(net *n, pm_arena *a, pm_network_diag *d) {
     return s;
 }
 
-static const pm_meta *get(const pm_meta *o, const char *k) {
-    const pm_meta *m = pm_meta_get(o, k);
-    cr_assert_not_null(m, "metadata %s", k);
-    return m;
-}
-
-static const pm_meta *at(const pm_meta *arr, size_t i) {
-    const pm_meta *m = arr->u.kids.first;
-    while (m && i--) m = m->next;
-    cr_assert_not_null(m);
-    return m;
-}
-
 /* The asphalt vertex block of node i's junction: first vertex and count. */
 static void block(const pm_scene *s, size_t i, uint32_t *first, uint32_t *count) {
-    const pm_meta *v = get(at(get(s->meta, "nodes"), i), "vertices");
+    const pm_meta *v = pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "nodes"), i), "vertices");
     *first = (uint32_t)v->u.kids.first->u.i;
     *count = (uint32_t)v->u.kids.last->u.i;
 }
@@ -185,7 +173,7 @@ Test(network_reuse, which_node_comes_first_changes_nothing) {
         for (size_t i = 0; i < n0.nnodes; i++) {
             const double *c = n0.nodes + 3 * i;
             size_t j = node_at(&n1, c[0], c[2]);
-            if (strcmp(get(at(get(s0->meta, "nodes"), i), "kind")->u.s, "junction") != 0) continue;
+            if (strcmp(pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s0->meta, "nodes"), i), "kind")->u.s, "junction") != 0) continue;
             uint32_t f0, k0, f1, k1;
             block(s0, i, &f0, &k0);
             block(s1, j, &f1, &k1);
