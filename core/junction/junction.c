@@ -41,6 +41,14 @@ int pm__jfail(pm__junction *J, pm_junction_error e, int arm_a, int arm_b, const 
     return PM_ERR_GEOMETRY;
 }
 
+int pm__jfail_beyond(pm__junction *J, const pm__jarm *A, const pm__jarm *B, const pm__jarm *S, double at) {
+    int rc = pm__jfail(J, PM_JUNCTION_ARM_TOO_SHORT, A->index, B->index,
+                       "the corner between arms %d and %d lies %.3f m along arm %d, beyond its %.3f m",
+                       A->index, B->index, at, S->index, S->len);
+    J->diag->short_arm = S->index;
+    return rc;
+}
+
 /* A warning about corner `corner`, naming its two arms. */
 static pm_junction_warning pm__warning(const pm__junction *J, size_t corner,
                                        pm_junction_warning_code code) {

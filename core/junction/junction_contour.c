@@ -117,13 +117,7 @@ static int pm__fillet_corner(pm__junction *J, size_t k) {
     }
     if (r < 0) {
         bool a_short = isfinite(A->len) && C->tp > A->len;
-        const pm__jarm *S = a_short ? A : B;
-        int rc = pm__jfail(J, PM_JUNCTION_ARM_TOO_SHORT, A->index, B->index,
-                           "the corner between arms %d and %d lies %.3f m along arm %d, "
-                           "beyond its %.3f m", A->index, B->index,
-                           a_short ? C->tp : C->sp, S->index, S->len);
-        J->diag->short_arm = S->index;
-        return rc;
+        return pm__jfail_beyond(J, A, B, a_short ? A : B, a_short ? C->tp : C->sp);
     }
     /* A fillet under a few snap steps would be a zigzag of snapped points. */
     if (r < PM__MIN_RADIUS_SNAPS * J->prm->snap) r = 0;

@@ -174,6 +174,10 @@ typedef struct pm__junction {
  * returns PM_ERR_GEOMETRY. */
 int pm__jfail(pm__junction *J, pm_junction_error e, int arm_a, int arm_b, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* PM_JUNCTION_ARM_TOO_SHORT for the corner between arms A and B, lying
+ * `at` along S (A or B, the arm it overshoots), which diag->short_arm
+ * names. */
+int pm__jfail_beyond(pm__junction *J, const pm__jarm *A, const pm__jarm *B, const pm__jarm *S, double at);
 /* Adds a corner-radius warning; returns 0 or PM_ERR_NOMEM. */
 int pm__jwarn(pm__junction *J, size_t corner, double requested, double actual);
 /* The corner's sidewalk left out: its outer corner lies `at` metres along

@@ -359,13 +359,7 @@ int pm__chain_corner(pm__junction *J, size_t k) {
     }
     if (C->ta > A->len || C->sb > B->len) {
         bool a_short = C->ta > A->len;
-        const pm__jarm *S = a_short ? A : B;
-        int rc = pm__jfail(J, PM_JUNCTION_ARM_TOO_SHORT, A->index, B->index,
-                           "the corner between arms %d and %d lies %.3f m along arm %d, "
-                           "beyond its %.3f m", A->index, B->index, a_short ? C->ta : C->sb,
-                           S->index, S->len);
-        J->diag->short_arm = S->index;
-        return rc;
+        return pm__jfail_beyond(J, A, B, a_short ? A : B, a_short ? C->ta : C->sb);
     }
     uint32_t seg = J->prm->corner_segments;
     C->chain = pm_arena_alloc(J->a, m * (2 + seg) * sizeof *C->chain);

@@ -891,6 +891,19 @@ static double pm__edge_plan(const pm_network_params *p, uint32_t e) {
     return hypot(b[0] - a[0], b[2] - a[2]);
 }
 
+/* Merges the junctions at edge e's two ends (roots, both junctions, not
+ * yet one) over e when together they are at most max nodes and keep two
+ * arms or more; the lower-numbered root is kept. 1 merged, 0 not, or the
+ * error. */
+static int pm__merge_over(pm__net *N, uint32_t e, uint32_t max) {
+    const pm_network_edge *E = &N->p->edges[e];
+    uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
+    if (a == b || N->nodes[a].kind != PM__JUNCTION || N->nodes[b].kind != PM__JUNCTION) return 0;
+    if (pm__cluster_size(N, a) + pm__cluster_size(N, b) > max || pm__arms_left(N, a, b) < 2) return 0;
+    int rc = a < b ? pm__merge_pair(N, a, b, e) : pm__merge_pair(N, b, a, e);
+    return rc ? rc : 1;
+}
+
 /* Whether edge e joins two junctions (roots a, b) that may merge over it:
  * not yet one, not both built, one of them refused naming e. */
 static bool pm__merge_candidate(const pm__net *N, uint32_t e, uint32_t *a, uint32_t *b) {
@@ -924,15 +937,25 @@ static bool pm__merge(pm__net *N, int *rc) {
         }
     bool any = false;
     for (uint32_t i = 0; i < nc && *rc == PM_OK; i++) {
-        uint32_t e = cand[i];
         /* Earlier merges of this pass change roots and forget problems. */
-        if (!pm__merge_candidate(N, e, &a, &b)) continue;
-        if (pm__cluster_size(N, a) + pm__cluster_size(N, b) > PM__MERGE_MAX) continue;
-        if (pm__arms_left(N, a, b) < 2) continue;
-        *rc = a < b ? pm__merge_pair(N, a, b, e) : pm__merge_pair(N, b, a, e);
-        any = true;
+        if (!pm__merge_candidate(N, cand[i], &a, &b)) continue;
+        int m = pm__merge_over(N, cand[i], PM__MERGE_MAX);
+        if (m < 0) *rc = m;
+        any |= m > 0;
     }
     return any;
+}
+
+/* Builds again every junction marked dirty. A junction merged into
+ * another since it was marked is built only as part of that one. */
+static int pm__rebuild_dirty(pm__net *N) {
+    int rc = PM_OK;
+    for (uint32_t n = 0; rc == PM_OK && n < N->p->nnodes; n++) {
+        if (!N->nodes[n].dirty || N->nodes[n].kind != PM__JUNCTION) continue;
+        N->nodes[n].dirty = false;
+        rc = pm__junction(N, n);
+    }
+    return rc;
 }
 
 /* Marks every junction still refused because a corner lies beyond an
@@ -965,14 +988,10 @@ static int pm__join(pm__net *N, const uint8_t *join) {
     const pm_network_params *p = N->p;
     for (uint32_t e = 0; e < p->nedges; e++) {
         if (!(join[e] & 1) || !N->edge_road[e]) continue;   /* 1: joined, 3: kept whole; 2: not yet */
-        const pm_network_edge *E = &p->edges[e];
-        uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
-        if (a == b || N->nodes[a].kind != PM__JUNCTION || N->nodes[b].kind != PM__JUNCTION) continue;
-        if (pm__cluster_size(N, a) + pm__cluster_size(N, b) > PM__JOIN_MAX) continue;
-        if (pm__arms_left(N, a, b) < 2) continue;
-        int rc = a < b ? pm__merge_pair(N, a, b, e) : pm__merge_pair(N, b, a, e);
-        if (rc) return rc;
-        N->nodes[a].joined = N->nodes[b].joined = true;
+        uint32_t a = pm__root(N, p->edges[e].from), b = pm__root(N, p->edges[e].to);
+        int rc = pm__merge_over(N, e, PM__JOIN_MAX);
+        if (rc < 0) return rc;
+        if (rc) N->nodes[a].joined = N->nodes[b].joined = true;
     }
     return PM_OK;
 }
@@ -1076,13 +1095,7 @@ static int pm__generate(pm_arena *a, const pm_network_params *p, const uint8_t *
      * (pm__cut_round), and the rounds go on. */
     bool again = true;
     while (rc == PM_OK && (again || (again = pm__cut_round(&N)))) {
-        for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) {
-            /* A junction merged into another since it was marked is built
-             * only as part of that one. */
-            if (!N.nodes[n].dirty || N.nodes[n].kind != PM__JUNCTION) continue;
-            N.nodes[n].dirty = false;
-            rc = pm__junction(&N, n);
-        }
+        rc = pm__rebuild_dirty(&N);
         again = rc == PM_OK && (pm__each_pair(&N, pm__agree_pair) || pm__each_chain(&N, pm__agree_pair) ||
                                 pm__each_pair(&N, pm__shorten_pair) || pm__each_chain(&N, pm__shorten_pair) ||
                                 pm__merge(&N, &rc));
@@ -1136,11 +1149,7 @@ static int pm__generate(pm_arena *a, const pm_network_params *p, const uint8_t *
         rc = pm__network_overlaps(&N, *out, last ? NULL : &retry);
         if (rc != PM_OK || !retry) break;
         N.gaps.len = 0;
-        for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) {
-            if (!N.nodes[n].dirty || N.nodes[n].kind != PM__JUNCTION) continue;
-            N.nodes[n].dirty = false;
-            rc = pm__junction(&N, n);
-        }
+        rc = pm__rebuild_dirty(&N);
     }
     pm_arena_destroy(N.copies);
     N.copies = NULL;
