@@ -147,11 +147,18 @@ static int pm__chain_fail(pm__junction *J, const pm__jcorner *C, const char *why
  * to the right, where that point is near the node: two lines of one node
  * nearly in line but of different widths meet far off), else each ends at
  * its node (a bevel round a turn to the left, a step between widths).
+ * A right turn of more than 90 degrees always meets in a point, however
+ * far: the lines converge, a road forking off a link (or a link off a
+ * road) at a narrow angle, whose two strips overlap out to that point,
+ * the fork's crotch; a bevel at the node would leave the arm's mouth
+ * inside the other strip and the contour crossing itself. The arm's
+ * room then decides (a corner beyond it is ARM_TOO_SHORT, which a
+ * network answers by aiming the arm further along its road).
  * Returns false when lines of different nodes cannot meet. */
 static bool pm__join_lines(pm__line *u, pm__line *v, bool same_node, double near) {
     double su, sv;
     if (pm_v2_cross(u->t, v->t) < -1e-12 && pm__meet(u, v, &su, &sv) &&
-        (!same_node || (fabs(su - u->s1) <= near && fabs(sv) <= near))) {
+        (!same_node || pm_v2_dot(u->t, v->t) < 0 || (fabs(su - u->s1) <= near && fabs(sv) <= near))) {
         u->out = su;
         v->in = sv;
         u->bevel_out = v->bevel_in = false;
