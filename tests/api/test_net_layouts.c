@@ -21,8 +21,8 @@
  * build refused layouts can show it left every built one as it was.
  * The same layouts are also run with their nodes, or their edges, listed
  * in reverse order and as GeoJSON in longitude / latitude (half of them
- * across the antimeridian): each must build in those forms exactly when
- * it builds as drawn.
+ * across the antimeridian, a quarter over the North Pole): each must build
+ * in those forms exactly when it builds as drawn.
  *
  * Networks drawn by someone else's rules: tests/data/netgen holds bodies
  * made by tools/netgen_bodies.py from SUMO's netgenerate (random planar
@@ -281,29 +281,61 @@ static char *layout_body_order(const drawn *D, bool nodes_rev, bool edges_rev) {
 
 static char *layout_body(const drawn *D) { return layout_body_order(D, false, false); }
 
-/* A local point (x east, z south, metres; height y) as a GeoJSON position
- * near (lon0, lat0) on the WGS84 ellipsoid, to 1e-9 degrees (0.1 mm): the
- * meridian and prime-vertical radii there turn metres into degrees. */
-static void put_lonlat(sbuf *B, double x, double y, double z, double lon0, double lat0) {
-    const double a = 6378137.0, e2 = 6.69437999014e-3;
-    double ph = lat0 * PI / 180, s2 = sin(ph) * sin(ph);
-    double m = a * (1 - e2) / pow(1 - e2 * s2, 1.5), nr = a / sqrt(1 - e2 * s2);
-    double lon = lon0 + x / (nr * cos(ph)) * 180 / PI;
+/* Where a layout is placed as GeoJSON: local (cx, 0, cz) at (lon0, lat0)
+ * on the WGS84 ellipsoid. */
+typedef struct site { double lon0, lat0, cx, cz; } site;
+
+/* A local point (x east, z south, metres; height y above the tangent
+ * plane) as a GeoJSON position, exactly (the inverse of the service's
+ * projection, written here on its own with libm): the point on the plane
+ * tangent to the ellipsoid at the site, in ECEF, back to longitude,
+ * latitude (Bowring's iteration to 1e-12 degrees) and height above the
+ * ellipsoid. Exact also near a pole, where the meridians converge within
+ * the layout. */
+static void put_lonlat(sbuf *B, double x, double y, double z, const site *S) {
+    const double a = 6378137.0, f = 1 / 298.257223563, e2 = f * (2 - f), b = a * (1 - f);
+    double lam = S->lon0 * PI / 180, ph = S->lat0 * PI / 180;
+    double sl = sin(lam), cl = cos(lam), sp = sin(ph), cp = cos(ph);
+    double nr = a / sqrt(1 - e2 * sp * sp);
+    double o[3] = {nr * cp * cl, nr * cp * sl, nr * (1 - e2) * sp};
+    double E[3] = {-sl, cl, 0}, N[3] = {-sp * cl, -sp * sl, cp}, U[3] = {cp * cl, cp * sl, sp};
+    double e = x - S->cx, n = -(z - S->cz), u = y, q[3];
+    for (int k = 0; k < 3; k++) q[k] = o[k] + e * E[k] + n * N[k] + u * U[k];
+    double pr = hypot(q[0], q[1]), lon = atan2(q[1], q[0]) * 180 / PI;
+    double lat = atan2(q[2], pr * (1 - e2)), h = 0;
+    for (int it = 0; it < 10; it++) {
+        double s = sin(lat), nn = a / sqrt(1 - e2 * s * s);
+        h = fabs(cos(lat)) > 1e-9 ? pr / cos(lat) - nn : fabs(q[2]) - b;
+        lat = atan2(q[2], pr * (1 - e2 * nn / (nn + h)));
+    }
     if (lon >= 180) lon -= 360;   /* across the antimeridian, as GeoJSON writes it */
-    put(B, "[%.9f, %.9f, %.3f]", lon, lat0 - z / m * 180 / PI, y);
+    put(B, "[%.10f, %.10f, %.4f]", lon, lat * 180 / PI, h);
 }
 
 /* As GeoJSON the way a map editor exports it: a FeatureCollection of
  * LineStrings in longitude / latitude, one per edge from its first node
  * through its points to its last, the nodes shared by position, heights
  * as third coordinates (interior points at the height of the chord
- * there), the edge's width as a property (malloc'd). Near Oslo, 60
- * degrees north, where a degree of longitude is half a degree of
- * latitude; or (across) near Taveuni, Fiji, where the antimeridian runs
- * through the layout. */
-static char *layout_geojson(const drawn *D, bool across) {
+ * there), the edge's width as a property (malloc'd). Placed by the
+ * layout's number: near Oslo, 60 degrees north, where a degree of
+ * longitude is half a degree of latitude; near Taveuni, Fiji, where the
+ * antimeridian runs through the layout (odd numbers); or (every fourth)
+ * over the North Pole itself, the layout's middle on it, so its
+ * positions have every longitude. */
+static char *layout_geojson(const drawn *D, int it) {
     const layout *L = &D->L;
-    const double lon0 = across ? 179.9996 : 10.752, lat0 = across ? -16.81 : 59.913;
+    site S[1] = {{10.752, 59.913, 0, 0}};
+    if (it & 1) {
+        S->lon0 = 179.9996, S->lat0 = -16.81;
+    } else if (it % 4 == 2) {
+        /* The middle of the layout's box on the pole. */
+        double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+        for (int v = 0; v < L->n; v++) {
+            lo[0] = fmin(lo[0], L->x[v]), hi[0] = fmax(hi[0], L->x[v]);
+            lo[1] = fmin(lo[1], L->z[v]), hi[1] = fmax(hi[1], L->z[v]);
+        }
+        *S = (site){30.0, 90.0, 0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])};
+    }
     sbuf B = {0};
     put(&B, "{\"type\": \"FeatureCollection\", ");
     put_options(&B, D);
@@ -313,16 +345,16 @@ static char *layout_geojson(const drawn *D, bool across) {
         put(&B, "%s{\"type\": \"Feature\", \"properties\": {", e ? ", " : "");
         if (D->e[e].width > 0) put(&B, "\"width\": %.2f", D->e[e].width);
         put(&B, "}, \"geometry\": {\"type\": \"LineString\", \"coordinates\": [");
-        put_lonlat(&B, L->x[a], L->y[a], L->z[a], lon0, lat0);
+        put_lonlat(&B, L->x[a], L->y[a], L->z[a], S);
         double len = hypot(L->x[b] - L->x[a], L->z[b] - L->z[a]);
         for (int i = 0; i < D->e[e].np; i++) {
             const double *q = D->e[e].pt[i];
             double t = ((q[0] - L->x[a]) * (L->x[b] - L->x[a]) + (q[1] - L->z[a]) * (L->z[b] - L->z[a])) / (len * len);
             put(&B, ", ");
-            put_lonlat(&B, q[0], L->y[a] + t * (L->y[b] - L->y[a]), q[1], lon0, lat0);
+            put_lonlat(&B, q[0], L->y[a] + t * (L->y[b] - L->y[a]), q[1], S);
         }
         put(&B, ", ");
-        put_lonlat(&B, L->x[b], L->y[b], L->z[b], lon0, lat0);
+        put_lonlat(&B, L->x[b], L->y[b], L->z[b], S);
         put(&B, "]}}");
     }
     put(&B, "]}");
@@ -429,9 +461,10 @@ static int env_int(const char *name, int def) {
  * latitude. */
 enum form { METRES, REVERSED, EDGES_REVERSED, GEOJSON };
 
-/* it: the layout's number (GeoJSON: the odd ones across the antimeridian). */
+/* it: the layout's number (GeoJSON: the odd ones across the antimeridian,
+ * every fourth over the North Pole). */
 static char *layout_form(const drawn *D, enum form f, int it) {
-    return f == GEOJSON ? layout_geojson(D, it & 1) : layout_body_order(D, f == REVERSED, f == EDGES_REVERSED);
+    return f == GEOJSON ? layout_geojson(D, it) : layout_body_order(D, f == REVERSED, f == EDGES_REVERSED);
 }
 
 /* Whether the nodes / edges body as drawn builds. */
@@ -539,8 +572,9 @@ Test(net_layouts, random_plausible_layouts_build_whatever_the_edge_order, .timeo
 
 /* The same layouts as a map editor exports them, GeoJSON in longitude /
  * latitude (which lists the nodes by their first position in feature
- * order), half of them across the antimeridian: the projection to the
- * tangent plane must not cost a layout. */
+ * order), half of them across the antimeridian and a quarter over the
+ * North Pole (every longitude at once): the projection to the tangent
+ * plane must not cost a layout. */
 Test(net_layouts, random_plausible_layouts_in_lon_lat_are_built_as_in_metres, .timeout = 600) {
     int differ = run_layouts(GEOJSON);
     cr_assert_eq(differ, 0, "%d layouts build in metres or as GeoJSON, not both", differ);

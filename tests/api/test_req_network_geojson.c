@@ -145,6 +145,56 @@ Test(req_network_geojson, a_network_across_the_antimeridian_builds) {
     pm_test_api_done(&c);
 }
 
+/* A crossroads over the North Pole: its centre 25 m from the pole on the
+ * prime meridian, arms of 60 m north (across the pole, ending on the
+ * 180th meridian), south, east and west (positions written with an exact
+ * inverse of the ellipsoid's tangent plane at the centre). Its positions
+ * have longitudes from -67 to 180 degrees, which is no trouble for the
+ * projection: the ten distances between its five nodes are the drawn ones
+ * (60, 84.853, 120 m) to the millimetre, as in the crossroads drawn in
+ * metres, and the mesh builds and passes the validator. */
+#define P0 "[0.0, 89.9997761741]"
+#define PNORTH LINE("", P0 ", [180.0, 89.9996866438]")
+#define PSOUTH LINE("", P0 ", [0.0, 89.9992389921]")
+#define PEAST LINE("", P0 ", [67.3801350533, 89.9994180528]")
+#define PWEST LINE("", P0 ", [-67.3801350533, 89.9994180528]")
+static int dist_cmp(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static void node_distances(const run *r, double out[10]) {
+    const json_t *nodes = json_object_get(r->canon, "nodes");
+    cr_assert_eq(json_array_size(nodes), 5);
+    size_t k = 0;
+    for (size_t i = 0; i < 5; i++)
+        for (size_t j = i + 1; j < 5; j++) {
+            const json_t *a = json_object_get(json_array_get(nodes, i), "position");
+            const json_t *b = json_object_get(json_array_get(nodes, j), "position");
+            double dx = json_real_value(json_array_get(a, 0)) - json_real_value(json_array_get(b, 0));
+            double dz = json_real_value(json_array_get(a, 2)) - json_real_value(json_array_get(b, 2));
+            out[k++] = sqrt(dx * dx + dz * dz);
+        }
+    qsort(out, 10, sizeof *out, dist_cmp);
+}
+
+Test(req_network_geojson, a_network_over_the_north_pole_builds_true_to_size, .timeout = 120) {
+    run r, m;
+    build(&r, FC(PNORTH ", " PSOUTH ", " PEAST ", " PWEST));
+    build(&m, "{\"nodes\": [{\"id\": \"c\", \"position\": [0, 0, 0]}, {\"id\": \"n\", \"position\": [0, 0, -60]}, "
+              "{\"id\": \"s\", \"position\": [0, 0, 60]}, {\"id\": \"e\", \"position\": [60, 0, 0]}, "
+              "{\"id\": \"w\", \"position\": [-60, 0, 0]}], \"edges\": [{\"from\": \"c\", \"to\": \"n\"}, "
+              "{\"from\": \"c\", \"to\": \"s\"}, {\"from\": \"c\", \"to\": \"e\"}, {\"from\": \"c\", \"to\": \"w\"}]}");
+    double dr[10], dm[10];
+    node_distances(&r, dr);
+    node_distances(&m, dm);
+    for (int i = 0; i < 10; i++) cr_assert(fabs(dr[i] - dm[i]) < 1e-3, "distance %d: %.6f against %.6f", i, dr[i], dm[i]);
+    cr_assert_float_eq(dm[9], 120.0, 1e-9);
+    cr_assert_eq(pm_test_validate_scene(r.scene, &GEN), 0);
+    pm_test_api_done(&r);
+    pm_test_api_done(&m);
+}
+
 /* Positions closer than the tolerance become one node, at their mean. */
 Test(req_network_geojson, snapping_follows_the_tolerance) {
     /* the west line ends 0.3 m west of the centre (0.0000042 degrees of longitude) */
