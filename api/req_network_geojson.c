@@ -36,6 +36,10 @@ typedef struct pm__gedge {
     uint32_t line, k0, k1;     /* coordinate indices of its end positions */
     uint32_t npoints;
     uint32_t *point_k;         /* coordinate index of each interior point */
+    /* An end inside one of the line's segments (a T: another line's
+     * position lies on it): the node there, else -1. k0 / k1 are then the
+     * segment's position before / after it. */
+    int32_t node0, node1;
 } pm__gedge;
 
 struct pm_api__geo {
@@ -471,7 +475,141 @@ typedef struct pm__gbuild {
     size_t nc;
     uint32_t *visits;          /* cluster -> runs of lines through it */
     uint32_t *node;            /* cluster -> node index + 1, 0: not a node */
+    /* With T splits (pm__tsplit), the lines' vertices with a cluster put
+     * into their segments: vertex -> coordinate index in its line (an
+     * inserted one: its segment's first position), and whether inserted.
+     * NULL without any: vertex k of a line is its position k. */
+    uint32_t *coord;
+    uint8_t *virt;
 } pm__gbuild;
+
+/* The coordinate index (in the GeoJSON) of a line's vertex k. */
+static uint32_t pm__k(const pm__gbuild *B, const pm__gline *L, uint32_t k) {
+    return B->coord ? B->coord[L->first + k] : k;
+}
+
+static bool pm__virt(const pm__gbuild *B, const pm__gline *L, uint32_t k) {
+    return B->virt && B->virt[L->first + k];
+}
+
+/* ---- T junctions: a position on another line's segment ---- */
+
+/* Cluster c put into segment k of line `line` (between its positions k
+ * and k + 1), at parameter t along it. */
+typedef struct pm__gsplit { uint32_t line, k, c; double t; } pm__gsplit;
+
+static int pm__split_cmp(const void *x, const void *y) {
+    const pm__gsplit *a = x, *b = y;
+    if (a->line != b->line) return a->line < b->line ? -1 : 1;
+    if (a->k != b->k) return a->k < b->k ? -1 : 1;
+    if (a->t != b->t) return a->t < b->t ? -1 : 1;
+    return a->c < b->c ? -1 : (a->c > b->c);
+}
+
+/* Where a line's segment passes within tolerance of a cluster that is not
+ * one of its ends (in plan, the cluster's mean position, more than the
+ * tolerance from both ends, on the segment's layer), the line gets that
+ * cluster there as a vertex of its own: a street drawn to end on another
+ * street's segment, not on one of its positions (a map editor snapping to
+ * a segment without adding a vertex to it), joins it in a T, as one
+ * ending on a position does; a line with a position on another's segment
+ * crosses it at a node. The clusters' mean positions are the nodes, so
+ * the line bends there by at most the tolerance. Clusters are found in
+ * a grid of cells at least twice the tolerance wide, in the 3 x 3 cells
+ * round samples one cell apart along each segment. Without any split the lines stay as they are; with tolerance
+ * 0 (equal positions only) there are none. Returns 0, or -1 out of
+ * memory. */
+static int pm__tsplit(pm__gread *R, pm__gbuild *B, double tol) {
+    if (!(tol > 0) || B->nc == 0) return 0;
+    pm_arena *a = R->arena;
+    /* The layers each cluster has positions on (bit layer + 5). */
+    uint16_t *layers = pm_arena_calloc(a, B->nc, sizeof *layers);
+    if (!layers) return -1;
+    for (size_t i = 0; i < R->nv; i++) layers[B->cl[i]] |= (uint16_t)(1u << (R->v[i].layer + PM__GJ_LAYER_MAX));
+    /* The clusters in a dense grid over their box: cells at least twice
+     * the tolerance and 8 m wide, wider while there would be more than
+     * 4 per cluster (so a sparse network far apart stays small). */
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+    for (size_t c = 0; c < B->nc; c++)
+        for (int d = 0; d < 2; d++)
+            lo[d] = fmin(lo[d], B->cpos[3 * c + 2 * d]), hi[d] = fmax(hi[d], B->cpos[3 * c + 2 * d]);
+    double side = fmax(2 * tol, 8.0);
+    size_t nx, nz;
+    for (;; side *= 2) {
+        nx = (size_t)((hi[0] - lo[0]) / side) + 1, nz = (size_t)((hi[1] - lo[1]) / side) + 1;
+        if ((double)nx * (double)nz <= 4.0 * (double)B->nc + 4096) break;
+    }
+    uint32_t *start = pm_arena_calloc(a, nx * nz + 1, sizeof *start), *ids = pm_arena_alloc(a, B->nc * sizeof *ids);
+    if (!start || !ids) return -1;
+#define PM__CELL(x, z) ((size_t)floor(((z) - lo[1]) / side) * nx + (size_t)floor(((x) - lo[0]) / side))
+    for (size_t c = 0; c < B->nc; c++) start[PM__CELL(B->cpos[3 * c], B->cpos[3 * c + 2]) + 1]++;
+    for (size_t i = 0; i < nx * nz; i++) start[i + 1] += start[i];
+    for (uint32_t c = 0; c < B->nc; c++) ids[start[PM__CELL(B->cpos[3 * c], B->cpos[3 * c + 2])]++] = c;
+    for (size_t i = nx * nz; i > 0; i--) start[i] = start[i - 1];   /* back to each cell's first */
+    start[0] = 0;
+#undef PM__CELL
+    pm__gsplit *sp = NULL;
+    size_t nsp = 0, capsp = 0;
+    for (size_t l = 0; l < R->nlines; l++) {
+        const pm__gline *L = &R->lines[l];
+        uint16_t bit = (uint16_t)(1u << (R->v[L->first].layer + PM__GJ_LAYER_MAX));
+        for (uint32_t k = 0; k + 1 < L->n; k++) {
+            uint32_t ca = B->cl[L->first + k], cb = B->cl[L->first + k + 1];
+            if (ca == cb) continue;
+            const double *pa = B->cpos + 3 * ca, *pb = B->cpos + 3 * cb;
+            double dx = pb[0] - pa[0], dz = pb[2] - pa[2], len2 = dx * dx + dz * dz;
+            double steps = ceil(sqrt(len2) / side);
+            int64_t last_x = -2, last_z = -2;
+            for (double i = 0; i <= steps; i++) {
+                double f = steps > 0 ? i / steps : 0;
+                int64_t qx = (int64_t)floor((pa[0] + f * dx - lo[0]) / side);
+                int64_t qz = (int64_t)floor((pa[2] + f * dz - lo[1]) / side);
+                if (qx == last_x && qz == last_z) continue;
+                last_x = qx, last_z = qz;
+                for (int64_t ox = qx - 1; ox <= qx + 1; ox++)
+                    for (int64_t oz = qz - 1; oz <= qz + 1; oz++) {
+                        if (ox < 0 || oz < 0 || ox >= (int64_t)nx || oz >= (int64_t)nz) continue;
+                        size_t cell = (size_t)oz * nx + (size_t)ox;
+                        for (uint32_t j = start[cell]; j < start[cell + 1]; j++) {
+                            uint32_t c = ids[j];
+                            if (c == ca || c == cb || !(layers[c] & bit)) continue;
+                            const double *q = B->cpos + 3 * c;
+                            double t = ((q[0] - pa[0]) * dx + (q[2] - pa[2]) * dz) / len2;
+                            double ex = pa[0] + t * dx - q[0], ez = pa[2] + t * dz - q[2];
+                            if (!(t > 0 && t < 1) || ex * ex + ez * ez > tol * tol || pm__close(pa, q, tol) ||
+                                pm__close(pb, q, tol))
+                                continue;
+                            sp = pm__grow(a, sp, &capsp, nsp + 1, sizeof *sp);
+                            if (!sp) return -1;
+                            sp[nsp++] = (pm__gsplit){(uint32_t)l, k, c, t};
+                        }
+                    }
+            }
+        }
+    }
+    if (nsp == 0) return 0;
+    qsort(sp, nsp, sizeof *sp, pm__split_cmp);
+    /* The lines again, each cluster once per segment, in order along it. */
+    size_t nv = R->nv + nsp, m = 0, s = 0;
+    uint32_t *cl = pm_arena_alloc(a, nv * sizeof *cl), *coord = pm_arena_alloc(a, nv * sizeof *coord);
+    uint8_t *virt = pm_arena_calloc(a, nv, sizeof *virt);
+    if (!cl || !coord || !virt) return -1;
+    for (size_t l = 0; l < R->nlines; l++) {
+        pm__gline *L = &R->lines[l];
+        uint32_t first = (uint32_t)m;
+        for (uint32_t k = 0; k < L->n; k++) {
+            cl[m] = B->cl[L->first + k], coord[m++] = k;
+            for (; s < nsp && sp[s].line == l && sp[s].k == k; s++) {
+                if (cl[m - 1] == sp[s].c) continue;    /* found from two cells */
+                cl[m] = sp[s].c, coord[m] = k, virt[m++] = 1;
+            }
+        }
+        L->first = first;
+        L->n = (uint32_t)m - first;
+    }
+    B->cl = cl, B->coord = coord, B->virt = virt;
+    return 0;
+}
 
 /* Runs: consecutive positions of a line in one cluster count as one. */
 static bool pm__run_start(const pm__gbuild *B, const pm__gline *L, uint32_t k) {
@@ -517,10 +655,10 @@ static void pm__mark_nodes(pm__gread *R, pm__gbuild *B, pm_api__geo *g) {
                     seen++;
                 }
             } else if (c == B->cl[L->first + from]) {
-                pm__coord_ptr(p, sizeof p, L, k);
+                pm__coord_ptr(p, sizeof p, L, pm__k(B, L, k));
                 pm_api_problem_field(R->prob, p, "comes back within tolerance (%g m) of position %u "
                                      "of its line with fewer than 2 positions between: a road "
-                                     "must join two different places", g->tolerance, from);
+                                     "must join two different places", g->tolerance, pm__k(B, L, from));
             }
             from = k;
             m = 0;
@@ -545,8 +683,8 @@ static json_t *pm__nodes_json(pm__gread *R, pm__gbuild *B, pm_api__geo *g) {
     for (size_t l = 0; l < R->nlines; l++)
         for (uint32_t k = 0; k < R->lines[l].n; k++) {
             uint32_t c = B->cl[R->lines[l].first + k];
-            if (B->node[c] && !g->node_ptr[B->node[c] - 1][0])
-                pm__coord_ptr(g->node_ptr[B->node[c] - 1], PM__GJ_PTR, &R->lines[l], k);
+            if (B->node[c] && !g->node_ptr[B->node[c] - 1][0] && !pm__virt(B, &R->lines[l], k))
+                pm__coord_ptr(g->node_ptr[B->node[c] - 1], PM__GJ_PTR, &R->lines[l], pm__k(B, &R->lines[l], k));
         }
     for (size_t c = 0; c < B->nc; c++) {
         if (!B->node[c]) continue;
@@ -589,7 +727,7 @@ static json_t *pm__edges_json(pm__gread *R, pm__gbuild *B, pm_api__geo *g, const
             if (!pm__run_start(B, L, k)) continue;
             uint32_t c = B->cl[L->first + k];
             if (!B->node[c]) {
-                ks[base + npts++] = k;
+                ks[base + npts++] = pm__k(B, L, k);
                 bad = json_array_append_new(pts, pm__pos_json(B->cpos + 3 * c)) < 0;
                 continue;
             }
@@ -600,7 +738,10 @@ static json_t *pm__edges_json(pm__gread *R, pm__gbuild *B, pm_api__geo *g, const
                   pm__edge_props(e, props, body) || json_array_append(edges, e) < 0;
             json_decref(e);
             if (bad) break;
-            g->edges[ne++] = (pm__gedge){(uint32_t)l, from, k, npts, ks + base};
+            bool v0 = pm__virt(B, L, from), v1 = pm__virt(B, L, k);
+            g->edges[ne++] = (pm__gedge){(uint32_t)l, pm__k(B, L, from), pm__k(B, L, k) + v1, npts, ks + base,
+                                         v0 ? (int32_t)B->node[B->cl[L->first + from]] - 1 : -1,
+                                         v1 ? (int32_t)B->node[c] - 1 : -1};
             json_decref(pts);
             pts = json_array();
             bad = !pts;
@@ -645,9 +786,11 @@ static void pm__map_pointer(const pm_api__geo *g, const char *in, char *out, siz
         unsigned long j;
         char *end;
         if (strcmp(rest, "/from") == 0) {
-            pm__coord_ptr(out, cap, L, E->k0);
+            if (E->node0 >= 0) snprintf(out, cap, "%s", g->node_ptr[E->node0]);
+            else pm__coord_ptr(out, cap, L, E->k0);
         } else if (strcmp(rest, "/to") == 0) {
-            pm__coord_ptr(out, cap, L, E->k1);
+            if (E->node1 >= 0) snprintf(out, cap, "%s", g->node_ptr[E->node1]);
+            else pm__coord_ptr(out, cap, L, E->k1);
         } else if (strncmp(rest, "/points/", 8) == 0 &&
                    (j = strtoul(rest + 8, &end, 10), end != rest + 8) && j < E->npoints) {
             pm__coord_ptr(out, cap, L, E->point_k[j]);
@@ -773,7 +916,7 @@ static json_t *pm__build_doc(pm__gread *R, pm_api__geo *g, const json_t *body) {
     B.nc = B.cl ? pm__snap(R->arena, R->v, R->nv, g->tolerance, B.cl, &B.cpos) : 0;
     B.visits = pm_arena_calloc(R->arena, B.nc + 1, sizeof *B.visits);
     B.node = pm_arena_calloc(R->arena, B.nc + 1, sizeof *B.node);
-    if (!B.nc || !B.visits || !B.node) return NULL;
+    if (!B.nc || !B.visits || !B.node || pm__tsplit(R, &B, g->tolerance) < 0) return NULL;
     pm__mark_nodes(R, &B, g);
     json_t *doc = json_object();
     json_t *nodes = pm__nodes_json(R, &B, g), *edges = nodes ? pm__edges_json(R, &B, g, body) : NULL;

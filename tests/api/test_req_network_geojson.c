@@ -195,6 +195,78 @@ Test(req_network_geojson, a_network_over_the_north_pole_builds_true_to_size, .ti
     pm_test_api_done(&m);
 }
 
+/* A street drawn to end on another street's segment, not on one of its
+ * positions (a map editor snapping to the segment without adding a vertex
+ * to it): the east-west street is split there and the two join in a T,
+ * exactly as when the east-west street has a position at that point. Also
+ * when the end lies 0.22 m off the segment (within the tolerance), and a
+ * street with a position on another's segment crosses it at a node. */
+#define TMAIN LINE("", "[10.0, 50.0], [10.0014, 50.0]")
+#define TMAIN3 LINE("", "[10.0, 50.0], [10.0007, 50.0], [10.0014, 50.0]")
+#define TSTEM LINE("", "[10.0007, 50.0], [10.0007, 50.0005]")
+#define TSTEM_OFF LINE("", "[10.0007, 50.000002], [10.0007, 50.0005]")
+#define TCROSS LINE("", "[10.0007, 49.9995], [10.0007, 50.0], [10.0007, 50.0005]")
+
+static size_t geo_edges(const run *r) {
+    return pm_meta_get(pm_meta_get(r->scene->meta, "geo"), "edges")->u.kids.count;
+}
+
+Test(req_network_geojson, a_street_ending_on_another_streets_segment_joins_it_in_a_t, .timeout = 120) {
+    run seg, pos, off, x;
+    build(&seg, FC(TMAIN ", " TSTEM));
+    build(&pos, FC(TMAIN3 ", " TSTEM));
+    build(&off, FC(TMAIN ", " TSTEM_OFF));
+    build(&x, FC(TMAIN ", " TCROSS));
+    cr_assert_eq(canon_count(&seg, "nodes"), 4, "%s", seg.canon_text);
+    cr_assert_eq(canon_count(&seg, "edges"), 3, "%s", seg.canon_text);
+    cr_assert_eq(geo_edges(&seg), 3);
+    cr_assert_eq(canon_count(&off, "edges"), 3, "%s", off.canon_text);
+    cr_assert_eq(canon_count(&x, "nodes"), 5, "%s", x.canon_text);
+    cr_assert_eq(canon_count(&x, "edges"), 4, "%s", x.canon_text);
+    /* The T is named by the stem's end, the one position there, and has
+     * three edges. */
+    size_t i, at_tee = 0;
+    json_t *e;
+    json_array_foreach(json_object_get(seg.canon, "edges"), i, e)
+        for (int end = 0; end < 2; end++)
+            at_tee += strcmp(json_string_value(json_object_get(e, end ? "to" : "from")),
+                             "/features/1/geometry/coordinates/0") == 0;
+    cr_assert_eq(at_tee, 3, "%s", seg.canon_text);
+    /* The same mesh as with a position of the street at the T. */
+    const pm_prim *a = &seg.scene->prims[0], *b = &pos.scene->prims[0];
+    cr_assert_eq(a->vcount, b->vcount);
+    cr_assert_eq(a->icount, b->icount);
+    cr_assert_eq(memcmp(a->positions, b->positions, 3 * sizeof(float) * a->vcount), 0);
+    cr_assert_eq(memcmp(a->indices, b->indices, sizeof(uint32_t) * a->icount), 0);
+    /* Both pieces of the split street say which of its positions they lie
+     * between (the segment's ends where they end inside it). */
+    const pm_meta *e0 = pm_meta_get(pm_meta_get(seg.scene->meta, "geo"), "edges")->u.kids.first;
+    for (const pm_meta *g = e0; g && pm_meta_get(g, "feature")->u.i == 0; g = g->next) {
+        cr_assert_eq(pm_meta_get(g, "coordinates")->u.kids.first->u.i, 0);
+        cr_assert_eq(pm_meta_get(g, "coordinates")->u.kids.last->u.i, 1);
+    }
+    cr_assert_eq(pm_test_validate_scene(seg.scene, &GEN), 0);
+    cr_assert_eq(pm_test_validate_scene(x.scene, &GEN), 0);
+    pm_test_api_done(&seg);
+    pm_test_api_done(&pos);
+    pm_test_api_done(&off);
+    pm_test_api_done(&x);
+}
+
+/* No T where the tolerance is 0 (equal positions only), or where the
+ * street passing is on another layer (a bridge over a street's end). */
+Test(req_network_geojson, no_t_without_tolerance_or_across_layers) {
+    run z, br;
+    pm_test_api_parse(&z, &GEN, FCX("\"tolerance\": 0, ", TMAIN ", " TSTEM_OFF), NULL);
+    cr_assert_eq(z.rc, 0, "%s", z.prob.detail);
+    cr_assert_eq(canon_count(&z, "edges"), 2, "%s", z.canon_text);
+    pm_test_api_parse(&br, &GEN, FC(LINE("\"layer\": 1", "[10.0, 50.0], [10.0014, 50.0]") ", " TSTEM_OFF), NULL);
+    cr_assert_eq(br.rc, 0, "%s", br.prob.detail);
+    cr_assert_eq(canon_count(&br, "edges"), 2, "%s", br.canon_text);
+    pm_test_api_done(&z);
+    pm_test_api_done(&br);
+}
+
 /* Positions closer than the tolerance become one node, at their mean. */
 Test(req_network_geojson, snapping_follows_the_tolerance) {
     /* the west line ends 0.3 m west of the centre (0.0000042 degrees of longitude) */
