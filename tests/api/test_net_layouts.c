@@ -456,6 +456,38 @@ static int env_int(const char *name, int def) {
     return v && *v ? atoi(v) : def;
 }
 
+/* One network through the api as a map editor would send it: a built one
+ * checked by the oracle (its triangles added to *tris; a fault printed,
+ * naming it `what`, with `extra` after, and counted in *bad), a refused
+ * one a 422 whose reasons are counted once each in hist (show > 1 prints
+ * every message). Returns whether it built; run is left for the caller. */
+static bool build_and_check(pm_test_api_run *run, const char *body, const char *what, const char *extra,
+                            int show, size_t *tris, size_t *bad, int *hist) {
+    pm_test_api_build(run, &pm_api_gen_network, body, NULL);
+    if (run->generated) {
+        faults f;
+        check_mesh(run->scene, &f);
+        *tris += f.tris;
+        if (f.overlaps || f.nonmanifold || f.down) {
+            (*bad)++;
+            fprintf(stderr, "%s: %zu overlapping pairs (first near [%.3f, %.3f]), %zu non-manifold edges, "
+                    "%zu faces down\n%s", what, f.overlaps, f.at[0], f.at[1], f.nonmanifold, f.down, extra);
+        }
+        return true;
+    }
+    cr_assert_eq(run->prob.status, 422, "%s: %d %s", what, run->prob.status, run->prob.detail);
+    bool seen[NREASONS] = {false};
+    size_t i;
+    json_t *e;
+    json_array_foreach(run->prob.errors, i, e) {
+        const char *m = json_string_value(json_object_get(e, "message"));
+        seen[reason_of(m ? m : "")] = true;
+        if (show > 1) fprintf(stderr, "%s error: %s\n", what, m ? m : "");
+    }
+    for (int k = 0; k < NREASONS; k++) hist[k] += seen[k];
+    return false;
+}
+
 /* The forms a layout is sent in: its nodes / edges body, the same with
  * the nodes or the edges listed last first, GeoJSON in longitude /
  * latitude. */
@@ -500,31 +532,13 @@ static int run_layouts(enum form form) {
         if (only >= 0) fprintf(stderr, "%s\n", body);
         total[kind]++;
         pm_test_api_run run;
-        pm_test_api_build(&run, &pm_api_gen_network, body, NULL);
-        if (run.generated) {
+        char what[32];
+        snprintf(what, sizeof what, "layout %d", it);
+        if (build_and_check(&run, body, what, show ? body : "", show, &tris, &bad, hist)) {
             built[kind]++;
             if (dig) fprintf(stderr, "layout %d digest %016llx\n", it, (unsigned long long)digest(run.scene));
-            faults f;
-            check_mesh(run.scene, &f);
-            tris += f.tris;
-            if (f.overlaps || f.nonmanifold || f.down) {
-                bad++;
-                fprintf(stderr, "layout %d: %zu overlapping pairs (first near [%.3f, %.3f]), %zu "
-                        "non-manifold edges, %zu faces down\n%s\n", it, f.overlaps, f.at[0], f.at[1],
-                        f.nonmanifold, f.down, show ? body : "");
-            }
-        } else {
-            cr_assert_eq(run.prob.status, 422, "layout %d: %d %s", it, run.prob.status, run.prob.detail);
-            bool seen[NREASONS] = {false};
-            size_t i;
-            json_t *e;
-            json_array_foreach(run.prob.errors, i, e) {
-                const char *m = json_string_value(json_object_get(e, "message"));
-                seen[reason_of(m ? m : "")] = true;
-                if (show > 1) fprintf(stderr, "layout %d error: %s\n", it, m ? m : "");
-            }
-            for (int k = 0; k < NREASONS; k++) hist[k] += seen[k];
-            if (show) fprintf(stderr, "layout %d refused: %s\n%s\n", it, run.prob.detail, body);
+        } else if (show) {
+            fprintf(stderr, "layout %d refused: %s\n%s\n", it, run.prob.detail, body);
         }
         if (form != METRES && builds_in_metres(D) != run.generated) {
             differ++;
@@ -622,29 +636,9 @@ Test(net_layouts, networks_drawn_by_sumo_netgenerate_are_built_without_overlaps,
         char *body = read_text(path);
         cr_assert_not_null(body, "cannot read %s", path);
         pm_test_api_run run;
-        pm_test_api_build(&run, &pm_api_gen_network, body, NULL);
-        if (run.generated) {
-            built++;
-            faults f;
-            check_mesh(run.scene, &f);
-            tris += f.tris;
-            if (f.overlaps || f.nonmanifold || f.down) {
-                bad++;
-                fprintf(stderr, "%s: %zu overlapping pairs (first near [%.3f, %.3f]), %zu non-manifold "
-                        "edges, %zu faces down\n", names[i], f.overlaps, f.at[0], f.at[1], f.nonmanifold, f.down);
-            }
-        } else {
-            cr_assert_eq(run.prob.status, 422, "%s: %d %s", names[i], run.prob.status, run.prob.detail);
-            size_t k;
-            json_t *e;
-            bool seen[NREASONS] = {false};
-            json_array_foreach(run.prob.errors, k, e) {
-                const char *m = json_string_value(json_object_get(e, "message"));
-                seen[reason_of(m ? m : "")] = true;
-            }
-            for (int r = 0; r < NREASONS; r++) hist[r] += seen[r];
-            if (own || env_int("PM_LAYOUTS_SHOW", 0)) fprintf(stderr, "%s refused: %s\n", names[i], run.prob.detail);
-        }
+        int show = env_int("PM_LAYOUTS_SHOW", 0);
+        if (build_and_check(&run, body, names[i], "", show, &tris, &bad, hist)) built++;
+        else if (own || show) fprintf(stderr, "%s refused: %s\n", names[i], run.prob.detail);
         pm_test_api_done(&run);
         free(body);
         free(names[i]);
