@@ -18,6 +18,7 @@
 #include <xxhash.h>
 
 #include "scene/meta.h"
+#include "scene/rng.h"
 #include "pm_api/encode.h"
 #include "pm_api/generator.h"
 #include "pm_api/key.h"
@@ -251,6 +252,55 @@ Test(req_network_geojson, a_street_ending_on_another_streets_segment_joins_it_in
     pm_test_api_done(&pos);
     pm_test_api_done(&off);
     pm_test_api_done(&x);
+}
+
+/* Random T's snapped onto a segment: a straight street 80-200 m long in
+ * any direction, a side street starting 0-0.45 m off it (within the
+ * default tolerance) at 20-80 % of its length and leaving at 40-140
+ * degrees for 40-80 m, widths 5-10 m. Each must build, with the mesh the
+ * same street gives when it has a position of its own at the side
+ * street's start (the topology drawn explicitly): the same triangles, bit
+ * for bit. */
+static void put_ll(char *b, size_t cap, double x, double z) {
+    /* metres east / south of (10, 50) to degrees, linearly: both bodies
+     * share these numbers, so the projection's accuracy does not matter */
+    snprintf(b, cap, "[%.10f, %.10f]", 10.0 + x / 71700.0, 50.0 - z / 111200.0);
+}
+
+Test(req_network_geojson, random_ts_snapped_onto_a_segment_build_as_drawn_explicitly, .timeout = 300) {
+    pm_rng r;
+    pm_rng_seed(&r, 23);
+    for (int it = 0; it < 200; it++) {
+        double ang = pm_rng_range(&r, 0, 2 * 3.14159265358979), len = pm_rng_range(&r, 80, 200);
+        double ux = cos(ang), uz = sin(ang), t = pm_rng_range(&r, 0.2, 0.8), off = pm_rng_range(&r, 0, 0.45);
+        double side = pm_rng_chance(&r, 0.5) ? 1 : -1, turn = pm_rng_range(&r, 40, 140) * 3.14159265358979 / 180;
+        double sl = pm_rng_range(&r, 40, 80), w0 = pm_rng_range(&r, 5, 10), w1 = pm_rng_range(&r, 5, 10);
+        double ax = 0, az = 0, bx = len * ux, bz = len * uz;
+        double px = t * bx - side * off * uz, pz = t * bz + side * off * ux;
+        double dx = ux * cos(turn) - side * uz * sin(turn), dz = uz * cos(turn) + side * ux * sin(turn);
+        char A[64], B[64], P[64], Q[64], seg[1024], pos[1024];
+        put_ll(A, sizeof A, ax, az);
+        put_ll(B, sizeof B, bx, bz);
+        put_ll(P, sizeof P, px, pz);
+        put_ll(Q, sizeof Q, px + sl * dx, pz + sl * dz);
+        snprintf(seg, sizeof seg, FC(LINE("\"width\": %.2f", "%s, %s") ", " LINE("\"width\": %.2f", "%s, %s")),
+                 w0, A, B, w1, P, Q);
+        snprintf(pos, sizeof pos, FC(LINE("\"width\": %.2f", "%s, %s, %s") ", " LINE("\"width\": %.2f", "%s, %s")),
+                 w0, A, P, B, w1, P, Q);
+        run a, b;
+        pm_test_api_build(&a, &GEN, seg, NULL);
+        pm_test_api_build(&b, &GEN, pos, NULL);
+        cr_assert_eq(b.rc, 0, "case %d, drawn explicitly: %s", it, b.prob.detail);
+        cr_assert_eq(a.rc, 0, "case %d: %s\n%s", it, a.prob.detail, seg);
+        cr_assert_eq(canon_count(&a, "edges"), 3, "case %d: %s", it, a.canon_text);
+        const pm_prim *pa = &a.scene->prims[0], *pb = &b.scene->prims[0];
+        cr_assert(pa->vcount == pb->vcount && pa->icount == pb->icount &&
+                  memcmp(pa->positions, pb->positions, 3 * sizeof(float) * pa->vcount) == 0 &&
+                  memcmp(pa->indices, pb->indices, sizeof(uint32_t) * pa->icount) == 0,
+                  "case %d: not the mesh of the street with a position there", it);
+        pm_test_api_done(&a);
+        pm_test_api_done(&b);
+    }
 }
 
 /* No T where the tolerance is 0 (equal positions only), or where the
