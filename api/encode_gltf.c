@@ -313,7 +313,14 @@ static void plan_prim(gltf_plan *pl, const pm_api__prim_view *pv, gltf_prim_ref 
     } else {
         r->pos = plan_add(pl, p->positions, p->vcount, GL_FLOAT, "VEC3", GL_ARRAY_BUFFER);
     }
-    plan_bounds(&pl->acc[r->pos], p->positions, p->vcount);
+    gltf_acc *pa = &pl->acc[r->pos];
+    if (pa->conv == CONV_COPY && !pl->mo && pl->v->s->validated) {
+        /* pm_scene_validate found them in its pass over these positions. */
+        pa->minmax = true;
+        for (int k = 0; k < 3; k++) pa->min[k] = p->pos_min[k], pa->max[k] = p->pos_max[k];
+    } else {
+        plan_bounds(pa, p->positions, p->vcount);
+    }
     if (g->qfloat && mo) pl->acc[r->pos].exponent = qpos_exponent(&pl->acc[r->pos]);
     r->nrm = q ? plan_add_conv(pl, pv->normals, p->vcount, GL_BYTE, "VEC3", GL_ARRAY_BUFFER,
                                CONV_QNRM)

@@ -905,6 +905,64 @@ Test(encode, position_bounds_match_the_scalar_pass) {
     }
 }
 
+/* pm_scene_validate finds the POSITION bounds in its finiteness pass
+ * (eight vertices a step, in the AVX2 or the baseline build picked at
+ * load), and a validated scene's GLB takes them from there: against the
+ * scalar pass on the same random values as above, every count from 0 to 60
+ * vertices and a few long ones, the positions starting at every float
+ * offset of a 32-byte line; and the GLB of each scene, validated, is the
+ * GLB of the same scene unvalidated (whose bounds the encoder finds). */
+Test(encode, validated_bounds_match_the_scalar_pass) {
+    uint64_t r = 0x2545f4914f6cdd1du;
+    for (int round = 0; round < 1200; round++) {
+        uint32_t n = round % 61 == 60 ? 1000 + (uint32_t)round % 37 : (uint32_t)(round % 61);
+        fixture f;
+        pm_scene *s = new_scene(&f);
+        pm_prim *p = pm_scene_add_prim(s, "soup", "asphalt", 0, n + 8, 3 * n);
+        cr_assert_not_null(p);
+        for (uint32_t v = 0; v < n; v++) {
+            float pos[3];
+            for (int k = 0; k < 3; k++) {
+                r = r * 6364136223846793005u + 1442695040888963407u;
+                uint32_t u = (uint32_t)(r >> 33);
+                pos[k] = u % 5 == 0 ? 0.0f : u % 5 == 1 ? -0.0f
+                         : (float)((int)(u % 2001) - 1000) / (round % 3 ? 1.0f : 1e4f) *
+                               (round % 2 ? 1.0f : (float)(u % 3));
+                if (round % 4 == 3) pos[k] = fabsf(pos[k]) * (round % 8 == 3 ? 1.0f : -1.0f);
+            }
+            const float up[3] = {0, 1, 0};
+            cr_assert_geq(pm_prim_add_vertex(s, p, pos, up, NULL, NULL), 0);
+        }
+        /* Shift the positions by round % 8 floats within their block. */
+        uint32_t shift = (uint32_t)round % 8;
+        float *moved = pm_arena_alloc(s->arena, (3 * (size_t)n + 8) * sizeof(float) + 32);
+        cr_assert_not_null(moved);
+        moved = (float *)(((uintptr_t)moved + 31) & ~(uintptr_t)31) + shift;
+        memcpy(moved, p->positions, 3 * (size_t)n * sizeof(float));
+        p->positions = moved;
+        for (uint32_t t = 0; n >= 3 && t < n / 3; t++)
+            cr_assert_eq(pm_prim_add_tri(s, p, 3 * t, 3 * t + 1, 3 * t + 2), 0);
+        pm_api_buf raw = {0};
+        if (n >= 3) raw = encode(s, PM_API_FMT_GLB);   /* not validated: the encoder's bounds */
+        cr_assert_eq(pm_scene_validate(s), 0);
+        double c[3], d[3];
+        scalar_bounds(p->positions, n, c, d);
+        for (int k = 0; k < 3; k++) {
+            double a = p->pos_min[k], b = p->pos_max[k];
+            cr_assert(memcmp(&a, &c[k], sizeof a) == 0 && memcmp(&b, &d[k], sizeof b) == 0,
+                      "round %d n %u axis %d: %g %g vs %g %g", round, n, k, a, b, c[k], d[k]);
+        }
+        if (n >= 3) {
+            pm_api_buf val = encode(s, PM_API_FMT_GLB);
+            cr_assert(val.len == raw.len && memcmp(val.data, raw.data, raw.len) == 0,
+                      "round %d n %u: validated GLB differs", round, n);
+            free(val.data);
+            free(raw.data);
+        }
+        pm_arena_destroy(f.arena);
+    }
+}
+
 /* 16-bit indices are written 16 to a vector step (an AVX2 pack where the
  * CPU has it) and the rest one by one: for every count of triangles up to
  * a few steps past a multiple of 16, with random indices up to 65534, the
