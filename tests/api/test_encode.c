@@ -585,6 +585,7 @@ Test(encode, validator_reports_errors) {
 /* ---- number printing ---- */
 
 #include "../../api/encode_writer.h"
+#include "scene/copy.h"
 
 /* The fast float32 printer gives exactly the reference text (shortest
  * "%.Ng", N = 6..9, that reads back) on random bit patterns and on
@@ -961,6 +962,79 @@ Test(encode, validated_bounds_match_the_scalar_pass) {
         }
         pm_arena_destroy(f.arena);
     }
+}
+
+/* pm_copy_stream (non-temporal stores from the first 64-byte line of the
+ * destination, head and tail by memcpy) writes what memcpy writes, and
+ * nothing beside: random bytes, every length up to 300 and some long
+ * ones, every source and destination offset within a line. */
+Test(encode, stream_copy_matches_memcpy) {
+    enum { N = 5000, PAD = 64 };
+    static unsigned char src[N + 2 * PAD], dst[N + 2 * PAD], ref[N + 2 * PAD];
+    uint64_t r = 12345;
+    for (size_t i = 0; i < sizeof src; i++) {
+        r = r * 6364136223846793005u + 1442695040888963407u;
+        src[i] = (unsigned char)(r >> 56);
+    }
+    static const size_t longs[] = {511, 512, 513, 1000, 4095, 4096, 4097, N};
+    for (size_t li = 0; li < 300 + sizeof longs / sizeof *longs; li++) {
+        size_t n = li < 300 ? li : longs[li - 300];
+        for (size_t so = 0; so < 64; so += li < 300 ? 7 : 1)
+            for (size_t d0 = 0; d0 < 64; d0 += li < 300 ? 5 : 1) {
+                memset(dst, 0xa5, sizeof dst);
+                memset(ref, 0xa5, sizeof ref);
+                pm_copy_stream(dst + d0, src + so, n);
+                memcpy(ref + d0, src + so, n);
+                cr_assert(memcmp(dst, ref, sizeof dst) == 0, "n %zu src +%zu dst +%zu", n, so, d0);
+            }
+    }
+}
+
+/* A GLB whose buffer lands on resident pages (here: a block written
+ * before, from the caller's allocator) is copied with non-temporal
+ * stores (glb_assemble), one on fresh pages (malloc's) with ordinary ones:
+ * the same bytes. 24 MB of vertices and indices, over the 16 MiB from
+ * which the streaming starts; pm_api__resident tells the two apart. */
+typedef struct warm_block { unsigned char *p; size_t cap; bool used; } warm_block;
+static void *warm_realloc(void *ctx, void *p, size_t old_size, size_t n) {
+    warm_block *w = ctx;
+    if (!p && !w->used && n >= ((size_t)16 << 20) && n <= w->cap) {   /* the output: the warm block */
+        w->used = true;
+        return w->p;
+    }
+    if (p == w->p) return n <= w->cap ? p : NULL;
+    (void)old_size;
+    return realloc(p, n);
+}
+static void warm_free(void *ctx, void *p, size_t size) {
+    warm_block *w = ctx;
+    (void)size;
+    if (p == w->p) w->used = false;
+    else free(p);
+}
+
+Test(encode, streamed_glb_is_the_plain_one) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "big", "terrain", PM_PRIM_UV | PM_PRIM_COLOR, 520, 520, 0.25f);
+    cr_assert_eq(pm_scene_validate(s), 0);
+    pm_api_buf plain = encode(s, PM_API_FMT_GLB);
+    cr_assert_gt(plain.len, (size_t)16 << 20);
+    warm_block w = {malloc(plain.len + 4096), plain.len + 4096, true};
+    cr_assert_not_null(w.p);
+    memset(w.p, 0x5a, w.cap);   /* resident, and not the output's bytes */
+    cr_assert(pm_api__resident(w.p, w.cap));
+    w.used = false;
+    pm_api_alloc al = {warm_realloc, warm_free, &w, NULL};
+    pm_api_output o = pm_api_output_default(PM_API_FMT_GLB);
+    pm_api_buf streamed;
+    cr_assert_eq(pm_api_encode_with(s, &gen, key, &o, &al, &streamed), 0);
+    cr_assert_eq(streamed.len, plain.len);
+    cr_assert(streamed.data == w.p, "the output is not on the warm block");
+    cr_assert(memcmp(streamed.data, plain.data, plain.len) == 0, "streamed GLB differs");
+    free(plain.data);
+    free(w.p);
+    pm_arena_destroy(f.arena);
 }
 
 /* 16-bit indices are written 16 to a vector step (an AVX2 pack where the
