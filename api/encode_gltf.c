@@ -314,7 +314,8 @@ static void plan_prim(gltf_plan *pl, const pm_api__prim_view *pv, gltf_prim_ref 
         r->pos = plan_add(pl, p->positions, p->vcount, GL_FLOAT, "VEC3", GL_ARRAY_BUFFER);
     }
     gltf_acc *pa = &pl->acc[r->pos];
-    if (pa->conv == CONV_COPY && !pl->mo && pl->v->s->validated) {
+    if (pa->conv == CONV_COPY && !pl->mo && pl->v->s->validated && p->bounds_of &&
+        p->bounds_of == p->positions) {
         /* pm_scene_validate found them in its pass over these positions. */
         pa->minmax = true;
         for (int k = 0; k < 3; k++) pa->min[k] = p->pos_min[k], pa->max[k] = p->pos_max[k];

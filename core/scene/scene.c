@@ -100,11 +100,13 @@ static bool pm__copy_prim(pm_arena *a, pm_prim *d, const pm_prim *p) {
                    .icap = p->icount, .normals_unit = p->normals_unit};
     memcpy(d->pos_min, p->pos_min, sizeof d->pos_min);   /* with the validated flag */
     memcpy(d->pos_max, p->pos_max, sizeof d->pos_max);
+    bool measured = p->bounds_of && p->bounds_of == p->positions;
     d->name = pm_arena_strdup(a, p->name);
     d->material = pm_arena_strdup(a, p->material);
     if (!d->name || !d->material || (p->mesh && !(d->mesh = pm_arena_strdup(a, p->mesh)))) return false;
-    return pm__dup(a, p->positions, 3 * nv * sizeof(float), (void **)&d->positions) &&
-           pm__dup(a, p->normals, 3 * nv * sizeof(float), (void **)&d->normals) &&
+    if (!pm__dup(a, p->positions, 3 * nv * sizeof(float), (void **)&d->positions)) return false;
+    d->bounds_of = measured ? d->positions : NULL;
+    return pm__dup(a, p->normals, 3 * nv * sizeof(float), (void **)&d->normals) &&
            pm__dup(a, p->uvs, 2 * nv * sizeof(float), (void **)&d->uvs) &&
            pm__dup(a, p->colors, 4 * nv * sizeof(float), (void **)&d->colors) &&
            pm__dup(a, p->indices, (size_t)p->icount * sizeof(uint32_t), (void **)&d->indices);
@@ -412,6 +414,7 @@ static bool pm__contract(pm_prim *p, uint32_t *bad) {
     if (!pm__indices_below(p->indices, p->icount, n) ||
         !pm__finite_bounds3(p->positions, n, p->pos_min, p->pos_max))
         return false;
+    p->bounds_of = p->positions;
     for (int k = 0; k < 3; k++) {   /* which zero, as the scalar pass keeps it */
         if (p->pos_min[k] == 0.0f) p->pos_min[k] = pm__first_zero(p->positions, n, k);
         if (p->pos_max[k] == 0.0f) p->pos_max[k] = pm__first_zero(p->positions, n, k);

@@ -964,6 +964,38 @@ Test(encode, validated_bounds_match_the_scalar_pass) {
     }
 }
 
+/* The bounds kept by pm_scene_validate go with the positions they were
+ * measured on: a copy of the scene (pm_scene_copy) keeps them, a prim
+ * given other positions after validation (its array moved) does not pass
+ * them off: the encoder measures those itself. */
+Test(encode, validated_bounds_follow_their_positions) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "g", "asphalt", PM_PRIM_UV, 9, 7, 0.5f);
+    cr_assert_eq(pm_scene_validate(s), 0);
+    pm_api_buf a = encode(s, PM_API_FMT_GLB);
+    pm_scene *c = pm_scene_copy(f.arena, s);
+    cr_assert_not_null(c);
+    cr_assert(c->validated && c->prims[0].bounds_of == c->prims[0].positions);
+    pm_api_buf b = encode(c, PM_API_FMT_GLB);
+    cr_assert(a.len == b.len && memcmp(a.data, b.data, a.len) == 0, "the copy's GLB differs");
+    /* Other positions (every one moved up 2 m) in a new array, the flag left. */
+    pm_prim *p = &s->prims[0];
+    float *moved = pm_arena_alloc(f.arena, 3 * (size_t)p->vcount * sizeof *moved);
+    cr_assert_not_null(moved);
+    for (uint32_t i = 0; i < 3 * p->vcount; i++) moved[i] = p->positions[i] + (i % 3 == 1 ? 2.0f : 0.0f);
+    p->positions = moved;
+    pm_api_buf m = encode(s, PM_API_FMT_GLB);
+    s->validated = false;
+    pm_api_buf u = encode(s, PM_API_FMT_GLB);
+    cr_assert(m.len == u.len && memcmp(m.data, u.data, m.len) == 0, "stale bounds were written");
+    free(a.data);
+    free(b.data);
+    free(m.data);
+    free(u.data);
+    pm_arena_destroy(f.arena);
+}
+
 /* pm_copy_stream (non-temporal stores from the first 64-byte line of the
  * destination, head and tail by memcpy) writes what memcpy writes, and
  * nothing beside: random bytes, every length up to 300 and some long
