@@ -313,7 +313,15 @@ static void plan_prim(gltf_plan *pl, const pm_api__prim_view *pv, gltf_prim_ref 
     } else {
         r->pos = plan_add(pl, p->positions, p->vcount, GL_FLOAT, "VEC3", GL_ARRAY_BUFFER);
     }
-    plan_bounds(&pl->acc[r->pos], p->positions, p->vcount);
+    gltf_acc *pa = &pl->acc[r->pos];
+    if (pa->conv == CONV_COPY && !pl->mo && pl->v->s->validated && p->bounds_of &&
+        p->bounds_of == p->positions) {
+        /* pm_scene_validate found them in its pass over these positions. */
+        pa->minmax = true;
+        for (int k = 0; k < 3; k++) pa->min[k] = p->pos_min[k], pa->max[k] = p->pos_max[k];
+    } else {
+        plan_bounds(pa, p->positions, p->vcount);
+    }
     if (g->qfloat && mo) pl->acc[r->pos].exponent = qpos_exponent(&pl->acc[r->pos]);
     r->nrm = q ? plan_add_conv(pl, pv->normals, p->vcount, GL_BYTE, "VEC3", GL_ARRAY_BUFFER,
                                CONV_QNRM)
@@ -466,18 +474,24 @@ static void put_u16s(unsigned char *o, const uint32_t *src, uint32_t n) {
     for (; k < n; k++) put_u16(o + 2 * k, (uint16_t)src[k]);
 }
 
-/* One accessor's bytes (length, padding in elements zeroed). */
-static void fill_acc(const gltf_acc *a, unsigned char *o) {
+/* Arrays copied with non-temporal stores when the GLB's buffer is on
+ * resident pages (glb_assemble): from this length on. */
+#define STREAM_MIN ((size_t)1 << 20)
+
+/* One accessor's bytes (length, padding in elements zeroed); stream: a
+ * long copy goes by non-temporal stores. */
+static void fill_acc(const gltf_acc *a, unsigned char *o, bool stream) {
     const float *f = a->src;
     if (a->conv != CONV_COPY && a->conv != CONV_INDEX)
         memset(o, 0, a->length);   /* the copies and indices write every byte themselves */
     switch (a->conv) {
-    case CONV_COPY: pm_copy(o, a->src, a->length); return;
+    case CONV_COPY:
+    copy:
+        if (stream && a->length >= STREAM_MIN) pm_copy_stream(o, a->src, a->length);
+        else pm_copy(o, a->src, a->length);
+        return;
     case CONV_INDEX:
-        if (a->ctype == GL_UNSIGNED_INT) {
-            pm_copy(o, a->src, a->length);
-            return;
-        }
+        if (a->ctype == GL_UNSIGNED_INT) goto copy;
         put_u16s(o, a->src, a->count);
         return;
     case CONV_QPOSF:
@@ -512,10 +526,10 @@ static void fill_acc(const gltf_acc *a, unsigned char *o) {
 }
 
 /* Writes the buffer's bytes (bin_len, padding zeroed) to dst. */
-static void plan_fill(const gltf_plan *pl, unsigned char *dst) {
+static void plan_fill(const gltf_plan *pl, unsigned char *dst, bool stream) {
     for (uint32_t i = 0; i < pl->nacc; i++) {
         const gltf_acc *a = &pl->acc[i];
-        fill_acc(a, dst + a->offset);
+        fill_acc(a, dst + a->offset, stream);
         size_t padded = (a->length + 3) & ~(size_t)3;
         memset(dst + a->offset + a->length, 0, padded - a->length);
     }
@@ -1025,8 +1039,13 @@ static int glb_assemble(const pm_api__w *json, const gltf_plan *pl, const pm_api
     if (blen) {
         unsigned char *b = o + 20 + jlen;
         glb_bin_head(blen, b);
+        /* Written before (the caller's pool): copied by non-temporal
+         * stores, which do not read each line first. Fresh pages are
+         * zeroed by the kernel at the first store, in cache: ordinary
+         * stores then. */
+        bool stream = blen >= 16 * STREAM_MIN && pm_api__resident(b + 8, blen);
         if (pl->cbin) memcpy(b + 8, pl->cbin, blen);
-        else plan_fill(pl, b + 8);
+        else plan_fill(pl, b + 8, stream);
     }
     out->data = o;
     out->len = total;
@@ -1068,7 +1087,7 @@ static int glb_stream(const pm_api__w *json, const gltf_plan *pl, unsigned char 
         const gltf_acc *a = &pl->acc[i];
         const void *src = a->src;
         if (!acc_verbatim(a)) {
-            fill_acc(a, tmp);
+            fill_acc(a, tmp, false);
             src = tmp;
         }
         /* plan_add lays the accessors out one after another, 4-aligned. */
@@ -1091,7 +1110,7 @@ static int gltf_prepare(const pm_api__view *v, const pm_api_generator *gen, cons
     if (!glb || mo) {
         *bin = pm_api__mem_realloc(v->al, NULL, 0, pl->bin_len ? pl->bin_len : 1);
         if (!*bin) return -1;
-        plan_fill(pl, *bin);
+        plan_fill(pl, *bin, false);
         if (mo && plan_compress(pl, *bin) < 0) return -1;
         estimate += ((mo ? pl->cbin_len : pl->bin_len) + 2) / 3 * 4;
     }

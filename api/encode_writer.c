@@ -1,4 +1,4 @@
-#define _DEFAULT_SOURCE   /* madvise, MADV_HUGEPAGE */
+#define _DEFAULT_SOURCE   /* madvise, MADV_HUGEPAGE, mincore */
 #include "encode_writer.h"
 
 #include <math.h>
@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #if defined(__SSE__)
 #include <xmmintrin.h>
 #endif
@@ -1245,6 +1246,25 @@ void *pm_api__out_alloc(size_t n) {
     if (p) (void)madvise(p, n & ~(PM_API__HUGE - 1), MADV_HUGEPAGE);
 #endif
     return p;
+}
+
+bool pm_api__resident(const void *p, size_t n) {
+    static size_t page;   /* benign race: every thread stores the same */
+    if (!page) {
+        long ps = sysconf(_SC_PAGESIZE);
+        page = ps > 0 ? (size_t)ps : 4096;
+    }
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)(page - 1), end = (uintptr_t)p + n;
+    unsigned char vec[1024];
+    while (a < end) {
+        size_t pages = (end - a + page - 1) / page;
+        if (pages > sizeof vec) pages = sizeof vec;
+        if (mincore((void *)a, pages * page, vec) != 0) return false;
+        for (size_t i = 0; i < pages; i++)
+            if (!(vec[i] & 1)) return false;
+        a += pages * page;
+    }
+    return true;
 }
 
 /* ---- POSITION bounds ---- */

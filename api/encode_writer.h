@@ -204,6 +204,9 @@ void pm_api__f32_bounds3(const float *p, uint32_t n, double mn[3], double mx[3])
  * asked for, so writing them takes a few dozen page faults, not one per
  * 4 KiB. NULL when out of memory. */
 void *pm_api__out_alloc(size_t n);
+/* Whether every page of [p, p + n) is resident (mincore): memory written
+ * before, which stores need not have the kernel fault in and zero. */
+bool pm_api__resident(const void *p, size_t n);
 
 /* The format encoders, over a checked view. 0 or -1 (out of memory). */
 int pm_api__encode_json(const pm_api__view *v, const pm_api_generator *gen,

@@ -44,6 +44,36 @@ static inline void pm_copy_loop(void *dst, const void *src, size_t n) {
     memcpy(d + i, s + i, n - i);
 }
 
+/* A copy with non-temporal stores (MOVNTDQ, baseline x86-64): the
+ * destination's lines are written whole without being read first, and
+ * leave the cache. Head and tail by memcpy (the stores need 16-byte
+ * aligned addresses: the body starts on a 64-byte line), an SFENCE after
+ * the body, so the bytes are ordered before anything later. The same bytes
+ * as memcpy for any length and alignment. Blocks must not overlap. */
+static inline void pm_copy_stream(void *dst, const void *src, size_t n) {
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    size_t head = (64 - ((uintptr_t)d & 63)) & 63;
+    if (n < head + 64) {
+        memcpy(d, s, n);
+        return;
+    }
+    memcpy(d, s, head);
+    size_t i = head;
+    for (; i + 64 <= n; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 48));
+        _mm_stream_si128((__m128i *)(void *)(d + i), a);
+        _mm_stream_si128((__m128i *)(void *)(d + i + 16), b);
+        _mm_stream_si128((__m128i *)(void *)(d + i + 32), c);
+        _mm_stream_si128((__m128i *)(void *)(d + i + 48), e);
+    }
+    _mm_sfence();
+    memcpy(d + i, s + i, n - i);
+}
+
 /* Below 2 KB glibc never uses rep movsb. */
 static inline void pm_copy(void *dst, const void *src, size_t n) {
     if (n >= 2048 && pm_copy_slow((uintptr_t)dst, (uintptr_t)src)) pm_copy_loop(dst, src, n);
@@ -51,5 +81,6 @@ static inline void pm_copy(void *dst, const void *src, size_t n) {
 }
 #else
 static inline void pm_copy(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
+static inline void pm_copy_stream(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
 #endif
 #endif

@@ -98,11 +98,15 @@ static bool pm__copy_prim(pm_arena *a, pm_prim *d, const pm_prim *p) {
     size_t nv = p->vcount;
     *d = (pm_prim){.flags = p->flags, .vcount = p->vcount, .vcap = p->vcount, .icount = p->icount,
                    .icap = p->icount, .normals_unit = p->normals_unit};
+    memcpy(d->pos_min, p->pos_min, sizeof d->pos_min);   /* with the validated flag */
+    memcpy(d->pos_max, p->pos_max, sizeof d->pos_max);
+    bool measured = p->bounds_of && p->bounds_of == p->positions;
     d->name = pm_arena_strdup(a, p->name);
     d->material = pm_arena_strdup(a, p->material);
     if (!d->name || !d->material || (p->mesh && !(d->mesh = pm_arena_strdup(a, p->mesh)))) return false;
-    return pm__dup(a, p->positions, 3 * nv * sizeof(float), (void **)&d->positions) &&
-           pm__dup(a, p->normals, 3 * nv * sizeof(float), (void **)&d->normals) &&
+    if (!pm__dup(a, p->positions, 3 * nv * sizeof(float), (void **)&d->positions)) return false;
+    d->bounds_of = measured ? d->positions : NULL;
+    return pm__dup(a, p->normals, 3 * nv * sizeof(float), (void **)&d->normals) &&
            pm__dup(a, p->uvs, 2 * nv * sizeof(float), (void **)&d->uvs) &&
            pm__dup(a, p->colors, 4 * nv * sizeof(float), (void **)&d->colors) &&
            pm__dup(a, p->indices, (size_t)p->icount * sizeof(uint32_t), (void **)&d->indices);
@@ -316,6 +320,68 @@ PM__CLONES static bool pm__finite(const float *v, size_t n) {
     return !(any & 0x80000000u);
 }
 
+typedef float pm__v8f __attribute__((vector_size(32)));
+typedef int32_t pm__v8i __attribute__((vector_size(32)));
+
+/* a where take_a is all ones, else b: MINPS / MAXPS on numbers. A macro:
+ * a function passing 32-byte vectors would change the ABI by target. */
+#define pm__v8_pick(a, b, take_a) \
+    ((pm__v8f)(((pm__v8i)(a) & (take_a)) | ((pm__v8i)(b) & ~(take_a))))
+
+/* pm__finite over the n xyz points at p (3n floats), and in the same pass
+ * their least and greatest coordinate per axis into lo and hi (eight
+ * points a step: three vectors, lane j of vector q on axis (8q + j) % 3).
+ * Numbers have one least and one greatest value but for the sign of a
+ * zero, which the caller settles (pm__first_zero); with a NaN the bounds
+ * mean nothing, and the answer is false. */
+PM__CLONES static bool pm__finite_bounds3(const float *p, size_t n, float lo[3], float hi[3]) {
+    const pm__v8u m = {0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u,
+                       0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u};
+    const pm__v8u e = {0x00800000u, 0x00800000u, 0x00800000u, 0x00800000u,
+                       0x00800000u, 0x00800000u, 0x00800000u, 0x00800000u};
+    pm__v8u acc = {0};
+    uint32_t any = 0;
+    for (int k = 0; k < 3; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
+    size_t i = 0;
+    if (n >= PM__LANES) {
+        pm__v8f l[3], h[3];
+        for (int q = 0; q < 3; q++) memcpy(&l[q], p + PM__LANES * q, sizeof l[q]), h[q] = l[q];
+        for (; i + PM__LANES <= n; i += PM__LANES) {   /* the three vectors spelt out */
+            pm__v8f x0, x1, x2;
+            memcpy(&x0, p + 3 * i, sizeof x0);
+            memcpy(&x1, p + 3 * i + PM__LANES, sizeof x1);
+            memcpy(&x2, p + 3 * i + 2 * PM__LANES, sizeof x2);
+            acc |= (((pm__v8u)x0 & m) + e) | (((pm__v8u)x1 & m) + e) | (((pm__v8u)x2 & m) + e);
+            l[0] = pm__v8_pick(x0, l[0], x0 < l[0]), h[0] = pm__v8_pick(x0, h[0], x0 > h[0]);
+            l[1] = pm__v8_pick(x1, l[1], x1 < l[1]), h[1] = pm__v8_pick(x1, h[1], x1 > h[1]);
+            l[2] = pm__v8_pick(x2, l[2], x2 < l[2]), h[2] = pm__v8_pick(x2, h[2], x2 > h[2]);
+        }
+        for (int q = 0; q < 3 * PM__LANES; q++) {
+            int k = q % 3;
+            float a = l[q / PM__LANES][q % PM__LANES], b = h[q / PM__LANES][q % PM__LANES];
+            lo[k] = a < lo[k] ? a : lo[k];
+            hi[k] = b > hi[k] ? b : hi[k];
+        }
+    }
+    for (; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            float x = p[3 * i + k];
+            any |= pm__nonfinite_bit(&x);
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
+        }
+    for (int k = 0; k < PM__LANES; k++) any |= acc[k];
+    return !(any & 0x80000000u);
+}
+
+/* The first of p[k], p[k + 3], ... (n of them) that is zero, with its
+ * sign: the zero a scalar pass keeps as a bound. */
+static float pm__first_zero(const float *p, size_t n, int k) {
+    for (size_t i = 0; i < n; i++)
+        if (p[3 * i + k] == 0.0f) return p[3 * i + k];
+    return 0.0f;
+}
+
 PM__CLONES static bool pm__indices_below(const uint32_t *idx, size_t count, uint32_t n) {
     const pm__v8u nv = {n, n, n, n, n, n, n, n};
     pm__v8u bad = {0};
@@ -334,18 +400,25 @@ PM__CLONES static bool pm__indices_below(const uint32_t *idx, size_t count, uint
 
 static uint32_t pm__bad_normals(const pm_prim *p);
 
-/* pm_prim_contract_ok (below), and through *bad how many normals are not unit
+/* pm_prim_contract_ok (below), with p's position bounds found in the
+ * positions' finiteness pass, and through *bad how many normals are not unit
  * length. Unit-length normals are finite (an infinite or NaN component
  * makes the squared length infinite or NaN), so the normals' own finite
  * check runs only when some are not: the same verdict, one pass fewer;
  * normals that pm_prim_compute_normals wrote (normals_unit) are unit
  * without measuring them. */
-static bool pm__contract(const pm_prim *p, uint32_t *bad) {
+static bool pm__contract(pm_prim *p, uint32_t *bad) {
     *bad = 0;
     if (p->icount % 3 != 0) return false;
     uint32_t n = p->vcount;
-    if (!pm__indices_below(p->indices, p->icount, n) || !pm__finite(p->positions, 3 * (size_t)n))
+    if (!pm__indices_below(p->indices, p->icount, n) ||
+        !pm__finite_bounds3(p->positions, n, p->pos_min, p->pos_max))
         return false;
+    p->bounds_of = p->positions;
+    for (int k = 0; k < 3; k++) {   /* which zero, as the scalar pass keeps it */
+        if (p->pos_min[k] == 0.0f) p->pos_min[k] = pm__first_zero(p->positions, n, k);
+        if (p->pos_max[k] == 0.0f) p->pos_max[k] = pm__first_zero(p->positions, n, k);
+    }
     *bad = p->normals_unit ? 0 : pm__bad_normals(p);
     return (*bad == 0 || pm__finite(p->normals, 3 * (size_t)n)) &&
            (!p->uvs || pm__finite(p->uvs, 2 * (size_t)n)) && (!p->colors || pm__finite(p->colors, 4 * (size_t)n));

@@ -44,6 +44,15 @@ typedef struct pm_prim {
      * need not measure them. Adding vertices clears it; code that writes
      * normals directly must clear it too. */
     bool normals_unit;
+    /* The least and greatest position per axis (x, y, z), as a scalar
+     * "if (x < min) min = x" pass over the vertices in order finds them
+     * (a zero bound is the first zero, -0 or 0): set by pm_scene_validate
+     * in its pass over the positions, valid while the scene is validated
+     * and bounds_of is still positions (a prim copied over with other
+     * positions, or whose array moved, does not pass for measured), so an
+     * encoder need not read the positions again for them. */
+    float pos_min[3], pos_max[3];
+    const float *bounds_of;
 } pm_prim;
 
 /* An instanced prop: one name, many placements (TRS). */

@@ -585,6 +585,7 @@ Test(encode, validator_reports_errors) {
 /* ---- number printing ---- */
 
 #include "../../api/encode_writer.h"
+#include "scene/copy.h"
 
 /* The fast float32 printer gives exactly the reference text (shortest
  * "%.Ng", N = 6..9, that reads back) on random bit patterns and on
@@ -903,6 +904,169 @@ Test(encode, position_bounds_match_the_scalar_pass) {
             cr_assert(memcmp(&a[k], &c[k], sizeof a[k]) == 0 && memcmp(&b[k], &d[k], sizeof b[k]) == 0,
                       "round %d n %u axis %d: %g %g vs %g %g", round, n, k, a[k], b[k], c[k], d[k]);
     }
+}
+
+/* pm_scene_validate finds the POSITION bounds in its finiteness pass
+ * (eight vertices a step, in the AVX2 or the baseline build picked at
+ * load), and a validated scene's GLB takes them from there: against the
+ * scalar pass on the same random values as above, every count from 0 to 60
+ * vertices and a few long ones, the positions starting at every float
+ * offset of a 32-byte line; and the GLB of each scene, validated, is the
+ * GLB of the same scene unvalidated (whose bounds the encoder finds). */
+Test(encode, validated_bounds_match_the_scalar_pass) {
+    uint64_t r = 0x2545f4914f6cdd1du;
+    for (int round = 0; round < 1200; round++) {
+        uint32_t n = round % 61 == 60 ? 1000 + (uint32_t)round % 37 : (uint32_t)(round % 61);
+        fixture f;
+        pm_scene *s = new_scene(&f);
+        pm_prim *p = pm_scene_add_prim(s, "soup", "asphalt", 0, n + 8, 3 * n);
+        cr_assert_not_null(p);
+        for (uint32_t v = 0; v < n; v++) {
+            float pos[3];
+            for (int k = 0; k < 3; k++) {
+                r = r * 6364136223846793005u + 1442695040888963407u;
+                uint32_t u = (uint32_t)(r >> 33);
+                pos[k] = u % 5 == 0 ? 0.0f : u % 5 == 1 ? -0.0f
+                         : (float)((int)(u % 2001) - 1000) / (round % 3 ? 1.0f : 1e4f) *
+                               (round % 2 ? 1.0f : (float)(u % 3));
+                if (round % 4 == 3) pos[k] = fabsf(pos[k]) * (round % 8 == 3 ? 1.0f : -1.0f);
+            }
+            const float up[3] = {0, 1, 0};
+            cr_assert_geq(pm_prim_add_vertex(s, p, pos, up, NULL, NULL), 0);
+        }
+        /* Shift the positions by round % 8 floats within their block. */
+        uint32_t shift = (uint32_t)round % 8;
+        float *moved = pm_arena_alloc(s->arena, (3 * (size_t)n + 8) * sizeof(float) + 32);
+        cr_assert_not_null(moved);
+        moved = (float *)(((uintptr_t)moved + 31) & ~(uintptr_t)31) + shift;
+        memcpy(moved, p->positions, 3 * (size_t)n * sizeof(float));
+        p->positions = moved;
+        for (uint32_t t = 0; n >= 3 && t < n / 3; t++)
+            cr_assert_eq(pm_prim_add_tri(s, p, 3 * t, 3 * t + 1, 3 * t + 2), 0);
+        pm_api_buf raw = {0};
+        if (n >= 3) raw = encode(s, PM_API_FMT_GLB);   /* not validated: the encoder's bounds */
+        cr_assert_eq(pm_scene_validate(s), 0);
+        double c[3], d[3];
+        scalar_bounds(p->positions, n, c, d);
+        for (int k = 0; k < 3; k++) {
+            double a = p->pos_min[k], b = p->pos_max[k];
+            cr_assert(memcmp(&a, &c[k], sizeof a) == 0 && memcmp(&b, &d[k], sizeof b) == 0,
+                      "round %d n %u axis %d: %g %g vs %g %g", round, n, k, a, b, c[k], d[k]);
+        }
+        if (n >= 3) {
+            pm_api_buf val = encode(s, PM_API_FMT_GLB);
+            cr_assert(val.len == raw.len && memcmp(val.data, raw.data, raw.len) == 0,
+                      "round %d n %u: validated GLB differs", round, n);
+            free(val.data);
+            free(raw.data);
+        }
+        pm_arena_destroy(f.arena);
+    }
+}
+
+/* The bounds kept by pm_scene_validate go with the positions they were
+ * measured on: a copy of the scene (pm_scene_copy) keeps them, a prim
+ * given other positions after validation (its array moved) does not pass
+ * them off: the encoder measures those itself. */
+Test(encode, validated_bounds_follow_their_positions) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "g", "asphalt", PM_PRIM_UV, 9, 7, 0.5f);
+    cr_assert_eq(pm_scene_validate(s), 0);
+    pm_api_buf a = encode(s, PM_API_FMT_GLB);
+    pm_scene *c = pm_scene_copy(f.arena, s);
+    cr_assert_not_null(c);
+    cr_assert(c->validated && c->prims[0].bounds_of == c->prims[0].positions);
+    pm_api_buf b = encode(c, PM_API_FMT_GLB);
+    cr_assert(a.len == b.len && memcmp(a.data, b.data, a.len) == 0, "the copy's GLB differs");
+    /* Other positions (every one moved up 2 m) in a new array, the flag left. */
+    pm_prim *p = &s->prims[0];
+    float *moved = pm_arena_alloc(f.arena, 3 * (size_t)p->vcount * sizeof *moved);
+    cr_assert_not_null(moved);
+    for (uint32_t i = 0; i < 3 * p->vcount; i++) moved[i] = p->positions[i] + (i % 3 == 1 ? 2.0f : 0.0f);
+    p->positions = moved;
+    pm_api_buf m = encode(s, PM_API_FMT_GLB);
+    s->validated = false;
+    pm_api_buf u = encode(s, PM_API_FMT_GLB);
+    cr_assert(m.len == u.len && memcmp(m.data, u.data, m.len) == 0, "stale bounds were written");
+    free(a.data);
+    free(b.data);
+    free(m.data);
+    free(u.data);
+    pm_arena_destroy(f.arena);
+}
+
+/* pm_copy_stream (non-temporal stores from the first 64-byte line of the
+ * destination, head and tail by memcpy) writes what memcpy writes, and
+ * nothing beside: random bytes, every length up to 300 and some long
+ * ones, every source and destination offset within a line. */
+Test(encode, stream_copy_matches_memcpy) {
+    enum { N = 5000, PAD = 64 };
+    static unsigned char src[N + 2 * PAD], dst[N + 2 * PAD], ref[N + 2 * PAD];
+    uint64_t r = 12345;
+    for (size_t i = 0; i < sizeof src; i++) {
+        r = r * 6364136223846793005u + 1442695040888963407u;
+        src[i] = (unsigned char)(r >> 56);
+    }
+    static const size_t longs[] = {511, 512, 513, 1000, 4095, 4096, 4097, N};
+    for (size_t li = 0; li < 300 + sizeof longs / sizeof *longs; li++) {
+        size_t n = li < 300 ? li : longs[li - 300];
+        for (size_t so = 0; so < 64; so += li < 300 ? 7 : 1)
+            for (size_t d0 = 0; d0 < 64; d0 += li < 300 ? 5 : 1) {
+                memset(dst, 0xa5, sizeof dst);
+                memset(ref, 0xa5, sizeof ref);
+                pm_copy_stream(dst + d0, src + so, n);
+                memcpy(ref + d0, src + so, n);
+                cr_assert(memcmp(dst, ref, sizeof dst) == 0, "n %zu src +%zu dst +%zu", n, so, d0);
+            }
+    }
+}
+
+/* A GLB whose buffer lands on resident pages (here: a block written
+ * before, from the caller's allocator) is copied with non-temporal
+ * stores (glb_assemble), one on fresh pages (malloc's) with ordinary ones:
+ * the same bytes. 24 MB of vertices and indices, over the 16 MiB from
+ * which the streaming starts; pm_api__resident tells the two apart. */
+typedef struct warm_block { unsigned char *p; size_t cap; bool used; } warm_block;
+static void *warm_realloc(void *ctx, void *p, size_t old_size, size_t n) {
+    warm_block *w = ctx;
+    if (!p && !w->used && n >= ((size_t)16 << 20) && n <= w->cap) {   /* the output: the warm block */
+        w->used = true;
+        return w->p;
+    }
+    if (p == w->p) return n <= w->cap ? p : NULL;
+    (void)old_size;
+    return realloc(p, n);
+}
+static void warm_free(void *ctx, void *p, size_t size) {
+    warm_block *w = ctx;
+    (void)size;
+    if (p == w->p) w->used = false;
+    else free(p);
+}
+
+Test(encode, streamed_glb_is_the_plain_one) {
+    fixture f;
+    pm_scene *s = new_scene(&f);
+    add_grid(s, "big", "terrain", PM_PRIM_UV | PM_PRIM_COLOR, 520, 520, 0.25f);
+    cr_assert_eq(pm_scene_validate(s), 0);
+    pm_api_buf plain = encode(s, PM_API_FMT_GLB);
+    cr_assert_gt(plain.len, (size_t)16 << 20);
+    warm_block w = {malloc(plain.len + 4096), plain.len + 4096, true};
+    cr_assert_not_null(w.p);
+    memset(w.p, 0x5a, w.cap);   /* resident, and not the output's bytes */
+    cr_assert(pm_api__resident(w.p, w.cap));
+    w.used = false;
+    pm_api_alloc al = {warm_realloc, warm_free, &w, NULL};
+    pm_api_output o = pm_api_output_default(PM_API_FMT_GLB);
+    pm_api_buf streamed;
+    cr_assert_eq(pm_api_encode_with(s, &gen, key, &o, &al, &streamed), 0);
+    cr_assert_eq(streamed.len, plain.len);
+    cr_assert(streamed.data == w.p, "the output is not on the warm block");
+    cr_assert(memcmp(streamed.data, plain.data, plain.len) == 0, "streamed GLB differs");
+    free(plain.data);
+    free(w.p);
+    pm_arena_destroy(f.arena);
 }
 
 /* 16-bit indices are written 16 to a vector step (an AVX2 pack where the
