@@ -1249,11 +1249,8 @@ void *pm_api__out_alloc(size_t n) {
 }
 
 bool pm_api__resident(const void *p, size_t n) {
-    static size_t page;   /* benign race: every thread stores the same */
-    if (!page) {
-        long ps = sysconf(_SC_PAGESIZE);
-        page = ps > 0 ? (size_t)ps : 4096;
-    }
+    long ps = sysconf(_SC_PAGESIZE);   /* once per big output: no shared state to race on */
+    size_t page = ps > 0 ? (size_t)ps : 4096;
     uintptr_t a = (uintptr_t)p & ~(uintptr_t)(page - 1), end = (uintptr_t)p + n;
     unsigned char vec[1024];
     while (a < end) {
