@@ -1012,20 +1012,61 @@ static bool pm__join_pair(const pm__net *N, uint32_t x, uint32_t y, uint8_t *joi
     return false;
 }
 
+/* Flags (in join) every edge with a road of its own between junctions
+ * x and y (roots); returns how many it flagged anew. */
+static size_t pm__join_all(const pm__net *N, uint32_t x, uint32_t y, uint8_t *join) {
+    const pm_network_params *p = N->p;
+    size_t k = 0;
+    for (uint32_t e = 0; e < p->nedges; e++) {
+        const pm_network_edge *E = &p->edges[e];
+        uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
+        if (!N->edge_road[e] || !((a == x && b == y) || (a == y && b == x)) || join[e] == 1) continue;
+        join[e] = 1;
+        k++;
+    }
+    return k;
+}
+
 /* For each overlap naming a junction: the junctions it overlaps (another
  * junction, or the junctions at a road's ends) joined with it where an
  * edge runs between them (flag 1 in join). The edges inside the merged
  * junctions among them get flag 2 unless flagged already: joined too, they
  * keep those junctions' nodes together (the next build joins first, and
  * close junctions that merged as the build went on can merge differently
- * round the joined ones). Returns how many edges it flagged 1. */
-static size_t pm__propose_joins(const pm__net *N, uint8_t *join) {
+ * round the joined ones). With junctions, also for each junction refused
+ * for its own shape (a corner beyond an arm's room with no point left to
+ * leave out, arms of a merged junction running into each other across a
+ * link, links enclosing arms, a contour crossing itself): every edge
+ * with a road between it and the junctions at the far ends of the arms
+ * its problem names, so that the next build paves them as one, as
+ * netconvert joins a cluster (every such edge, not the first listed: the
+ * same nodes join whatever the edges' order). Returns how many edges it
+ * flagged 1. */
+static size_t pm__propose_joins(const pm__net *N, uint8_t *join, bool junctions) {
     const pm_network_params *p = N->p;
     size_t k = 0;
     uint8_t *involved = pm_arena_calloc(N->a, p->nnodes + 1, 1);
     if (!involved) return 0;
     for (size_t i = 0; i < N->problems.len; i++) {
         const pm_network_problem *q = &N->problems.data[i];
+        if (junctions && q->error == PM_NETWORK_JUNCTION && q->node >= 0 &&
+            N->nodes[q->node].kind == PM__JUNCTION) {
+            uint32_t n = (uint32_t)q->node;
+            size_t k0 = k;
+            for (size_t j = 0; j < q->nedges; j++) {
+                const pm_network_edge *E = &p->edges[q->edges[j]];
+                uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
+                uint32_t o = a == n ? b : a;
+                if (o == n || N->nodes[o].kind != PM__JUNCTION) continue;
+                size_t f = pm__join_all(N, n, o, join);
+                if (f) {
+                    k += f;
+                    involved[o] = 1;
+                }
+            }
+            if (k > k0) involved[n] = 1;
+            continue;
+        }
         if (q->error != PM_NETWORK_OVERLAP || q->node < 0) continue;
         uint32_t n = (uint32_t)q->node;
         if (N->nodes[n].kind != PM__JUNCTION) continue;
@@ -1071,9 +1112,10 @@ static size_t pm__propose_joins(const pm__net *N, uint8_t *join) {
  * nodes' junctions are one from the start (pm__join). With rc
  * PM_ERR_GEOMETRY and propose not NULL, *propose gets the edges (nedges
  * flags, allocated then) whose nodes' joining might pave an overlap over
- * (pm__propose_joins), or NULL when there are none. */
+ * (pm__propose_joins; with junctions, a junction with no mesh too), or
+ * NULL when there are none. */
 static int pm__generate(pm_arena *a, const pm_network_params *p, const uint8_t *join, uint8_t **propose,
-                        pm_scene **out, pm_network_diag *diag) {
+                        bool junctions, pm_scene **out, pm_network_diag *diag) {
     assert(p->nnodes >= 1 && p->corner_segments >= 2 && p->snap > 0 && p->uv_scale > 0);
     memset(diag, 0, sizeof *diag);
     if (propose) *propose = NULL;
@@ -1186,7 +1228,7 @@ static int pm__generate(pm_arena *a, const pm_network_params *p, const uint8_t *
     if (rc == PM_ERR_GEOMETRY && propose && N.problems.len) {
         /* Only a refused network gets here: one that builds allocates nothing more. */
         uint8_t *join_more = pm_arena_calloc(a, p->nedges + 1, 1);
-        if (join_more && pm__propose_joins(&N, join_more)) *propose = join_more;
+        if (join_more && pm__propose_joins(&N, join_more, junctions)) *propose = join_more;
     }
     return rc;
 }
@@ -1195,19 +1237,13 @@ static int pm__generate(pm_arena *a, const pm_network_params *p, const uint8_t *
  * build with every join found so far). */
 #define PM__JOIN_ROUNDS 4
 
-int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
-                        pm_network_diag *diag) {
-    uint8_t *join = NULL;
-    int rc = pm__generate(a, p, NULL, &join, out, diag);
-    if (rc != PM_ERR_GEOMETRY || !join) return rc;
-    /* Junctions overlapping each other or their roads: built again with
-     * them joined into one (a fallback: a network that builds never comes
-     * here, so its output is as it was). Then, if that still fails, with
-     * the merged junctions they were part of kept whole as well (flag 2:
-     * a joined junction then takes in whole blocks of a dense graph, so
-     * only where joining alone does not build). What still fails is
-     * refused with the first build's problems, which name the pieces as
-     * drawn. */
+/* The rounds of builds with junctions joined (join: per edge, as
+ * pm__join reads it, grown by each round's proposals). junctions: the
+ * proposals include junctions refused for their own shape (pm__propose_joins).
+ * PM_OK with *out and *diag set when one builds; PM_ERR_CANCELLED; else
+ * PM_ERR_GEOMETRY (nothing built, *out and *diag untouched). */
+static int pm__join_rounds(pm_arena *a, const pm_network_params *p, uint8_t *join, bool junctions,
+                           pm_scene **out, pm_network_diag *diag) {
     for (int keep = 0; keep < 2; keep++) {
         size_t kept = 0;
         for (size_t e = 0; keep && e < p->nedges; e++)
@@ -1219,15 +1255,15 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
              * memory limit; one that builds is copied out. Out of memory
              * for a try, the network is refused as first built. */
             pm_arena *t = pm_arena_create_child(a);
-            if (!t) return rc;
+            if (!t) return PM_ERR_GEOMETRY;
             pm_scene *s = NULL;
             pm_network_diag d;
             uint8_t *more = NULL;
-            int r2 = pm__generate(t, p, join, &more, &s, &d);
+            int r2 = pm__generate(t, p, join, &more, junctions, &s, &d);
             if (r2 == PM_OK) {
                 pm_scene *built = pm_scene_copy(a, s);
                 pm_arena_destroy(t);
-                if (!built) return rc;
+                if (!built) return PM_ERR_GEOMETRY;
                 *out = built;
                 d.problems = NULL;   /* none: it built */
                 *diag = d;
@@ -1243,7 +1279,37 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
             if (r2 != PM_ERR_GEOMETRY || !fresh) break;
         }
     }
-    return rc;
+    return PM_ERR_GEOMETRY;
+}
+
+int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
+                        pm_network_diag *diag) {
+    uint8_t *join = NULL;
+    int rc = pm__generate(a, p, NULL, &join, false, out, diag);
+    if (rc != PM_ERR_GEOMETRY) return rc;
+    /* Junctions overlapping each other or their roads: built again with
+     * them joined into one (a fallback: a network that builds never comes
+     * here, so its output is as it was). Then, if that still fails, with
+     * the merged junctions they were part of kept whole as well (flag 2:
+     * a joined junction then takes in whole blocks of a dense graph, so
+     * only where joining alone does not build). What still fails is
+     * refused with the first build's problems, which name the pieces as
+     * drawn. */
+    if (join) {
+        int r2 = pm__join_rounds(a, p, join, false, out, diag);
+        if (r2 != PM_ERR_GEOMETRY) return r2;
+    }
+    /* Then, as the last resort, junctions refused for their own shape
+     * (no mesh even merged and cut) joined to the junctions their named
+     * arms run to, over the rounds again from where the joins above
+     * stopped: the thin triangles and forks of wide roads that no
+     * outline of one node or one close pair can keep apart, paved as one
+     * junction. A network that built before never gets here. */
+    uint8_t *j3 = pm_arena_calloc(a, p->nedges + 1, 1);
+    if (!j3) return rc;
+    if (join) memcpy(j3, join, p->nedges);
+    int r3 = pm__join_rounds(a, p, j3, true, out, diag);
+    return r3 == PM_ERR_GEOMETRY ? rc : r3;
 }
 
 /* For network_stitch.c: a problem record. */
