@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "network/network_internal.h"
@@ -86,7 +87,11 @@ static bool pm__sharp(const pm__net *N, uint32_t n) {
     return near < 6.0 * (look / 2) * turn;
 }
 
-static int pm__topology(pm__net *N) {
+/* join flag 4 (pm__join_rounds' last resort, pm__split_loop): the edge's
+ * degree-2 ends are junctions, not through nodes. */
+#define PM__JOIN_SPLIT 4
+
+static int pm__topology(pm__net *N, const uint8_t *join) {
     const pm_network_params *p = N->p;
     N->nodes = pm_arena_calloc(N->a, p->nnodes ? p->nnodes : 1, sizeof *N->nodes);
     N->inc = pm_arena_calloc(N->a, 2 * p->nedges + 1, sizeof *N->inc);
@@ -127,8 +132,9 @@ static int pm__topology(pm__net *N) {
             bool same_sw = e0->has_sidewalk == e1->has_sidewalk &&
                            (!e0->has_sidewalk || (e0->sidewalk.width == e1->sidewalk.width &&
                                                   e0->sidewalk.curb_height == e1->sidewalk.curb_height));
-            V->kind = e0->width == e1->width && same_sw && !pm__sharp(N, (uint32_t)n) ? PM__THROUGH
-                                                                                      : PM__JUNCTION;
+            bool split = join && (join[N->inc[V->first].edge] | join[N->inc[V->first + 1].edge]) & PM__JOIN_SPLIT;
+            V->kind = e0->width == e1->width && same_sw && !split && !pm__sharp(N, (uint32_t)n) ? PM__THROUGH
+                                                                                                : PM__JUNCTION;
         }
     }
     return PM_OK;
@@ -981,12 +987,31 @@ static bool pm__cancelled(const pm_network_params *p) { return p->cancel && *p->
 #define PM__JOIN_MAX 8
 
 /* The edges flagged in join make their two nodes' junctions one from the
- * start (in edge order), as pm__merge does for close ones: where both are
- * junctions, not yet one, together of at most PM__JOIN_MAX nodes, and
- * leaving two arms or more. */
-static int pm__join(pm__net *N, const uint8_t *join) {
+ * start (in edge order; shortest: shortest edge first, ties in edge
+ * order, so that which joins the limits leave out follows the layout, not
+ * the order its edges are listed in), as pm__merge does for close ones:
+ * where both are junctions, not yet one, together of at most
+ * PM__JOIN_MAX nodes, and leaving two arms or more. */
+typedef struct pm__elen { double len; uint32_t e; } pm__elen;
+
+static int pm__elen_cmp(const void *x, const void *y) {
+    const pm__elen *a = x, *b = y;
+    if (a->len != b->len) return a->len < b->len ? -1 : 1;
+    return a->e < b->e ? -1 : a->e > b->e;
+}
+
+static int pm__join(pm__net *N, const uint8_t *join, bool shortest) {
     const pm_network_params *p = N->p;
-    for (uint32_t e = 0; e < p->nedges; e++) {
+    pm__elen *order = NULL;
+    uint32_t n = 0;
+    if (shortest) {
+        if (!(order = pm_arena_alloc(N->a, (p->nedges + 1) * sizeof *order))) return PM_ERR_NOMEM;
+        for (uint32_t e = 0; e < p->nedges; e++)
+            if (join[e] & 1) order[n++] = (pm__elen){pm__edge_plan(p, e), e};
+        qsort(order, n, sizeof *order, pm__elen_cmp);
+    }
+    for (uint32_t i = 0; i < (shortest ? n : p->nedges); i++) {
+        uint32_t e = shortest ? order[i].e : i;
         if (!(join[e] & 1) || !N->edge_road[e]) continue;   /* 1: joined, 3: kept whole; 2: not yet */
         uint32_t a = pm__root(N, p->edges[e].from), b = pm__root(N, p->edges[e].to);
         int rc = pm__merge_over(N, e, PM__JOIN_MAX);
@@ -1005,7 +1030,7 @@ static bool pm__join_pair(const pm__net *N, uint32_t x, uint32_t y, uint8_t *joi
         const pm_network_edge *E = &p->edges[e];
         uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
         if (!N->edge_road[e] || !((a == x && b == y) || (a == y && b == x))) continue;
-        if (join[e] == 1) return false;
+        if (join[e] & 1) return false;
         join[e] = 1;
         return true;
     }
@@ -1020,8 +1045,32 @@ static size_t pm__join_all(const pm__net *N, uint32_t x, uint32_t y, uint8_t *jo
     for (uint32_t e = 0; e < p->nedges; e++) {
         const pm_network_edge *E = &p->edges[e];
         uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
-        if (!N->edge_road[e] || !((a == x && b == y) || (a == y && b == x)) || join[e] == 1) continue;
+        if (!N->edge_road[e] || !((a == x && b == y) || (a == y && b == x)) || (join[e] & 1)) continue;
         join[e] = 1;
+        k++;
+    }
+    return k;
+}
+
+/* A road from junction n back into it through through nodes (both ends
+ * merged into n, as the road round a block's far corner when the block's
+ * diagonal made one junction of its ends): its arms leave the through
+ * nodes out and aim at each other's node, along one line both ways.
+ * Flags its edges to be split at those nodes (PM__JOIN_SPLIT: 2-arm
+ * junctions, whose corners the junction generator builds), not joined:
+ * joined, the whole block would be paved. Returns how many edges it
+ * flagged anew. */
+static size_t pm__split_loop(const pm__net *N, uint32_t n, uint32_t e, uint8_t *join) {
+    if (!N->edge_road[e]) return 0;
+    const pm__road *R = &N->roads.data[N->edge_road[e] - 1];
+    if (R->closed || R->nsteps < 2 || R->start < 0 || R->end < 0 || pm__root(N, (uint32_t)R->start) != n ||
+        pm__root(N, (uint32_t)R->end) != n)
+        return 0;
+    size_t k = 0;
+    for (size_t i = 0; i < R->nsteps; i++) {
+        uint32_t s = N->steps.data[R->first_step + i].edge;
+        if (join[s] & PM__JOIN_SPLIT) continue;
+        join[s] = (uint8_t)(join[s] | PM__JOIN_SPLIT);
         k++;
     }
     return k;
@@ -1053,6 +1102,8 @@ static size_t pm__propose_joins(const pm__net *N, uint8_t *join, bool junctions)
             N->nodes[q->node].kind == PM__JUNCTION) {
             uint32_t n = (uint32_t)q->node;
             size_t k0 = k;
+            const pm__node *V = &N->nodes[n];
+            for (uint32_t j = 0; j < V->deg; j++) k += pm__split_loop(N, n, N->inc[V->first + j].edge, join);
             for (size_t j = 0; j < q->nedges; j++) {
                 const pm_network_edge *E = &p->edges[q->edges[j]];
                 uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
@@ -1121,11 +1172,11 @@ static int pm__generate(pm_arena *a, const pm_network_params *p, const uint8_t *
     if (propose) *propose = NULL;
     pm__net N = {.a = a, .p = p};
     for (uint32_t e = 0; e < p->nedges; e++) N.sidewalks |= p->edges[e].has_sidewalk;
-    int rc = pm__topology(&N);
+    int rc = pm__topology(&N, join);
     for (uint32_t e = 0; rc == PM_OK && e < p->nedges; e++)
         if (!N.edge_road[e]) rc = pm__chain(&N, e);
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) rc = pm__polyline(&N, &N.roads.data[r]);
-    if (rc == PM_OK && join) rc = pm__join(&N, join);
+    if (rc == PM_OK && join) rc = pm__join(&N, join, junctions);
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) {
         if (pm__cancelled(p)) rc = PM_ERR_CANCELLED;
         else if (N.nodes[n].kind == PM__JUNCTION) rc = pm__junction(&N, n);
@@ -1271,7 +1322,9 @@ static int pm__join_rounds(pm_arena *a, const pm_network_params *p, uint8_t *joi
             }
             size_t fresh = 0;
             for (size_t e = 0; more && e < p->nedges; e++) {
-                if (more[e] == 1 && join[e] != 1 && join[e] != 3) { join[e] = keep ? 3 : 1; fresh++; }
+                uint8_t split = more[e] & PM__JOIN_SPLIT;
+                if ((more[e] & 1) && !(join[e] & 1)) { join[e] = (uint8_t)((keep ? 3 : 1) | split); fresh++; }
+                else if (split && !(join[e] & split)) { join[e] |= split; fresh++; }
                 else if (more[e] == 2 && !join[e]) join[e] = 2;
             }
             pm_arena_destroy(t);

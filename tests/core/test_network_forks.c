@@ -178,6 +178,64 @@ Test(network_forks, two_forks_closing_thin_triangles_are_paved_as_one) {
     pm_arena_destroy(a);
 }
 
+/* A town block with a diagonal (bench layout 443 of seed 5, default
+ * family, cut down): 6.5 m roads with 1.98 m sidewalks, the diagonal
+ * from node 1 to node 2 leaving both about 40 degrees off the block's
+ * sides. Its two ends merge as close junctions, so the road round the
+ * block's far corner (node 0, a through node) leaves that junction and
+ * comes back into it: its arms left node 0 out and aimed at each other's
+ * node, along one line both ways (refused: "the links of the merged
+ * junction enclose some of its arms"). Node 0 is made a corner of its own
+ * (a 2-arm junction), and the block stays a block: nothing is paved
+ * between node 0 and the diagonal. */
+static void block_with_a_diagonal(net *n) {
+    net_init(n);
+    uint32_t v0 = node(n, 1.866, 0, -0.025), v1 = node(n, -2.704, 0, 56.342), v2 = node(n, 62.15, 0, 1.766);
+    uint32_t v3 = node(n, 62.894, 0, 53.556), v4 = node(n, 89.387, 0, -2.96), v5 = node(n, 87.288, 0, 54.912);
+    static const double e2[] = {53.608, 8.954};
+    double w = 6.53;
+    edge_pts(n, v2, v0, w, NULL, 0);
+    edge_pts(n, v0, v1, w, NULL, 0);
+    edge_pts(n, v2, v1, w, e2, 1);
+    edge_pts(n, v3, v1, w, NULL, 0);
+    edge_pts(n, v4, v2, 10.65, NULL, 0);
+    edge_pts(n, v5, v3, 10.2, NULL, 0);
+    edge_pts(n, v4, v5, w, NULL, 0);
+    for (size_t e = 0; e < n->nedges; e++) {
+        n->edges[e].has_sidewalk = true;
+        n->edges[e].sidewalk = (pm_junction_sidewalk){.width = 1.98, .curb_height = 0.15};
+    }
+    finish(n);
+}
+
+Test(network_forks, a_road_leaving_a_merged_junction_and_coming_back_keeps_its_corner) {
+    net n;
+    block_with_a_diagonal(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_scene *s = build(&n, a);
+    /* Node 0 is a junction of its own, both its roads still roads. */
+    cr_assert_str_eq(node_kind(s, 0), "junction");
+    cr_assert_neq(pm_test_meta_get(edge_meta(s, 0), "road")->kind, PM_META_NULL);
+    cr_assert_neq(pm_test_meta_get(edge_meta(s, 1), "road")->kind, PM_META_NULL);
+    /* The block between node 0 and the diagonal is open: its centre
+     * (the mean of nodes 0, 1 and 2) lies on no ground triangle. */
+    double cx = (1.866 - 2.704 + 62.15) / 3, cz = (-0.025 + 56.342 + 1.766) / 3;
+    const pm_prim *A = prim(s, "asphalt");
+    for (uint32_t t = 0; t < A->icount; t += 3) {
+        double q[3][2];
+        for (int k = 0; k < 3; k++) {
+            q[k][0] = A->positions[3 * A->indices[t + k]];
+            q[k][1] = A->positions[3 * A->indices[t + k] + 2];
+        }
+        double c[2] = {cx, cz};
+        bool in = pm_orient_xz(q[0], q[1], c) > 0 && pm_orient_xz(q[1], q[2], c) > 0 && pm_orient_xz(q[2], q[0], c) > 0;
+        cr_assert(!in, "the block's centre is paved");
+    }
+    cr_assert_not_null(prim(s, "sidewalk"));
+    check_clean(s, "block with a diagonal");
+    pm_arena_destroy(a);
+}
+
 /* The same request, the same bytes, whatever the arena (the joins follow
  * the problems, never memory). */
 Test(network_forks, joining_refused_junctions_is_deterministic) {
