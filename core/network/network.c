@@ -1358,6 +1358,9 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
      * stopped: the thin triangles and forks of wide roads that no
      * outline of one node or one close pair can keep apart, paved as one
      * junction. A network that built before never gets here. */
+    bool own = false;    /* (without joins or such a problem, that build would be the first again) */
+    for (size_t i = 0; i < diag->nproblems; i++) own |= diag->problems[i].error == PM_NETWORK_JUNCTION;
+    if (!join && !own) return rc;
     uint8_t *j3 = pm_arena_calloc(a, p->nedges + 1, 1);
     if (!j3) return rc;
     if (join) memcpy(j3, join, p->nedges);
