@@ -901,11 +901,11 @@ static double pm__edge_plan(const pm_network_params *p, uint32_t e) {
  * yet one) over e when together they are at most max nodes and keep two
  * arms or more; the lower-numbered root is kept. 1 merged, 0 not, or the
  * error. */
-static int pm__merge_over(pm__net *N, uint32_t e, uint32_t max) {
+static int pm__merge_over(pm__net *N, uint32_t e, uint32_t max, uint32_t min_arms) {
     const pm_network_edge *E = &N->p->edges[e];
     uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
     if (a == b || N->nodes[a].kind != PM__JUNCTION || N->nodes[b].kind != PM__JUNCTION) return 0;
-    if (pm__cluster_size(N, a) + pm__cluster_size(N, b) > max || pm__arms_left(N, a, b) < 2) return 0;
+    if (pm__cluster_size(N, a) + pm__cluster_size(N, b) > max || pm__arms_left(N, a, b) < min_arms) return 0;
     int rc = a < b ? pm__merge_pair(N, a, b, e) : pm__merge_pair(N, b, a, e);
     return rc ? rc : 1;
 }
@@ -945,7 +945,7 @@ static bool pm__merge(pm__net *N, int *rc) {
     for (uint32_t i = 0; i < nc && *rc == PM_OK; i++) {
         /* Earlier merges of this pass change roots and forget problems. */
         if (!pm__merge_candidate(N, cand[i], &a, &b)) continue;
-        int m = pm__merge_over(N, cand[i], PM__MERGE_MAX);
+        int m = pm__merge_over(N, cand[i], PM__MERGE_MAX, 2);
         if (m < 0) *rc = m;
         any |= m > 0;
     }
@@ -1014,7 +1014,7 @@ static int pm__join(pm__net *N, const uint8_t *join, bool shortest) {
         uint32_t e = shortest ? order[i].e : i;
         if (!(join[e] & 1) || !N->edge_road[e]) continue;   /* 1: joined, 3: kept whole; 2: not yet */
         uint32_t a = pm__root(N, p->edges[e].from), b = pm__root(N, p->edges[e].to);
-        int rc = pm__merge_over(N, e, PM__JOIN_MAX);
+        int rc = pm__merge_over(N, e, PM__JOIN_MAX, shortest ? 1 : 2);
         if (rc < 0) return rc;
         if (rc) N->nodes[a].joined = N->nodes[b].joined = true;
     }

@@ -236,6 +236,39 @@ Test(network_forks, a_road_leaving_a_merged_junction_and_coming_back_keeps_its_c
     pm_arena_destroy(a);
 }
 
+/* A thin triangle of 10.6 m roads at the end of a street (bench layout
+ * 2356 of the forks family, seed 11, whole): node 1's street from node 3
+ * forks into roads to nodes 2 and 0, and node 2's road runs on to node
+ * 0, so all three overlap most of their length. Joined, the three nodes
+ * leave the junction one arm (the street), which a merged junction may
+ * have only as this last resort (refused before: "the corner between
+ * arms 0 and 1 lies 27.504 m along arm 0, beyond its 26.459 m"). The
+ * triangle is one paved plaza at the street's end. */
+Test(network_forks, a_thin_triangle_at_a_streets_end_is_one_plaza) {
+    net n;
+    net_init(&n);
+    uint32_t v0 = node(&n, 64.324, 0, 65.348), v1 = node(&n, 43.996, 0, 16.258), v2 = node(&n, 62.967, 0, 34.614);
+    uint32_t v3 = node(&n, 11.281, 0, 2.307);
+    static const double e1[] = {63.160, 38.970, 63.625, 49.502, 64.148, 54.493}, e2[] = {22.435, 7.625},
+                        e3[] = {45.522, 19.945};
+    edge_pts(&n, v1, v2, 10.55, NULL, 0);
+    edge_pts(&n, v2, v0, 8.76, e1, 3);
+    edge_pts(&n, v3, v1, 10.55, e2, 1);
+    edge_pts(&n, v1, v0, 10.55, e3, 1);
+    finish(&n);
+    pm_arena *a = pm_arena_create(1 << 20);
+    pm_scene *s = build(&n, a);
+    /* One junction (nodes 0, 1, 2), the triangle's edges without a road,
+     * the street (edge 2) a road into it. */
+    cr_assert_eq(pm_test_meta_get(s->meta, "junctions")->u.i, 1);
+    static const size_t inside[] = {0, 1, 3};
+    for (size_t i = 0; i < 3; i++)
+        cr_assert_eq(pm_test_meta_get(edge_meta(s, inside[i]), "road")->kind, PM_META_NULL, "edge %zu", inside[i]);
+    cr_assert_neq(pm_test_meta_get(edge_meta(s, 2), "road")->kind, PM_META_NULL);
+    check_clean(s, "thin triangle at a street's end");
+    pm_arena_destroy(a);
+}
+
 /* The same request, the same bytes, whatever the arena (the joins follow
  * the problems, never memory). */
 Test(network_forks, joining_refused_junctions_is_deterministic) {
