@@ -423,7 +423,7 @@ static int pm__metadata(pm__junction *J) {
 /* ---- entry point ------------------------------------------------------------- */
 
 static void pm__check_params(const pm_junction_params *p) {
-    assert(p->narms >= 2 && p->arms);
+    assert(p->narms >= (p->nnodes ? 1u : 2u) && p->arms);
     assert(p->corner_radius >= 0 && isfinite(p->corner_radius));
     assert(p->corner_segments >= 2);
     assert(p->uv_scale > 0 && p->snap > 0);

@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "network/network_internal.h"
@@ -86,7 +87,11 @@ static bool pm__sharp(const pm__net *N, uint32_t n) {
     return near < 6.0 * (look / 2) * turn;
 }
 
-static int pm__topology(pm__net *N) {
+/* join flag 4 (pm__join_rounds' last resort, pm__split_loop): the edge's
+ * degree-2 ends are junctions, not through nodes. */
+#define PM__JOIN_SPLIT 4
+
+static int pm__topology(pm__net *N, const uint8_t *join) {
     const pm_network_params *p = N->p;
     N->nodes = pm_arena_calloc(N->a, p->nnodes ? p->nnodes : 1, sizeof *N->nodes);
     N->inc = pm_arena_calloc(N->a, 2 * p->nedges + 1, sizeof *N->inc);
@@ -127,8 +132,9 @@ static int pm__topology(pm__net *N) {
             bool same_sw = e0->has_sidewalk == e1->has_sidewalk &&
                            (!e0->has_sidewalk || (e0->sidewalk.width == e1->sidewalk.width &&
                                                   e0->sidewalk.curb_height == e1->sidewalk.curb_height));
-            V->kind = e0->width == e1->width && same_sw && !pm__sharp(N, (uint32_t)n) ? PM__THROUGH
-                                                                                      : PM__JUNCTION;
+            bool split = join && (join[N->inc[V->first].edge] | join[N->inc[V->first + 1].edge]) & PM__JOIN_SPLIT;
+            V->kind = e0->width == e1->width && same_sw && !split && !pm__sharp(N, (uint32_t)n) ? PM__THROUGH
+                                                                                                : PM__JUNCTION;
         }
     }
     return PM_OK;
@@ -895,11 +901,11 @@ static double pm__edge_plan(const pm_network_params *p, uint32_t e) {
  * yet one) over e when together they are at most max nodes and keep two
  * arms or more; the lower-numbered root is kept. 1 merged, 0 not, or the
  * error. */
-static int pm__merge_over(pm__net *N, uint32_t e, uint32_t max) {
+static int pm__merge_over(pm__net *N, uint32_t e, uint32_t max, uint32_t min_arms) {
     const pm_network_edge *E = &N->p->edges[e];
     uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
     if (a == b || N->nodes[a].kind != PM__JUNCTION || N->nodes[b].kind != PM__JUNCTION) return 0;
-    if (pm__cluster_size(N, a) + pm__cluster_size(N, b) > max || pm__arms_left(N, a, b) < 2) return 0;
+    if (pm__cluster_size(N, a) + pm__cluster_size(N, b) > max || pm__arms_left(N, a, b) < min_arms) return 0;
     int rc = a < b ? pm__merge_pair(N, a, b, e) : pm__merge_pair(N, b, a, e);
     return rc ? rc : 1;
 }
@@ -939,7 +945,7 @@ static bool pm__merge(pm__net *N, int *rc) {
     for (uint32_t i = 0; i < nc && *rc == PM_OK; i++) {
         /* Earlier merges of this pass change roots and forget problems. */
         if (!pm__merge_candidate(N, cand[i], &a, &b)) continue;
-        int m = pm__merge_over(N, cand[i], PM__MERGE_MAX);
+        int m = pm__merge_over(N, cand[i], PM__MERGE_MAX, 2);
         if (m < 0) *rc = m;
         any |= m > 0;
     }
@@ -981,15 +987,34 @@ static bool pm__cancelled(const pm_network_params *p) { return p->cancel && *p->
 #define PM__JOIN_MAX 8
 
 /* The edges flagged in join make their two nodes' junctions one from the
- * start (in edge order), as pm__merge does for close ones: where both are
- * junctions, not yet one, together of at most PM__JOIN_MAX nodes, and
- * leaving two arms or more. */
-static int pm__join(pm__net *N, const uint8_t *join) {
+ * start (in edge order; shortest: shortest edge first, ties in edge
+ * order, so that which joins the limits leave out follows the layout, not
+ * the order its edges are listed in), as pm__merge does for close ones:
+ * where both are junctions, not yet one, together of at most
+ * PM__JOIN_MAX nodes, and leaving two arms or more. */
+typedef struct pm__elen { double len; uint32_t e; } pm__elen;
+
+static int pm__elen_cmp(const void *x, const void *y) {
+    const pm__elen *a = x, *b = y;
+    if (a->len != b->len) return a->len < b->len ? -1 : 1;
+    return a->e < b->e ? -1 : a->e > b->e;
+}
+
+static int pm__join(pm__net *N, const uint8_t *join, bool shortest) {
     const pm_network_params *p = N->p;
-    for (uint32_t e = 0; e < p->nedges; e++) {
+    pm__elen *order = NULL;
+    uint32_t n = 0;
+    if (shortest) {
+        if (!(order = pm_arena_alloc(N->a, (p->nedges + 1) * sizeof *order))) return PM_ERR_NOMEM;
+        for (uint32_t e = 0; e < p->nedges; e++)
+            if (join[e] & 1) order[n++] = (pm__elen){pm__edge_plan(p, e), e};
+        qsort(order, n, sizeof *order, pm__elen_cmp);
+    }
+    for (uint32_t i = 0; i < (shortest ? n : p->nedges); i++) {
+        uint32_t e = shortest ? order[i].e : i;
         if (!(join[e] & 1) || !N->edge_road[e]) continue;   /* 1: joined, 3: kept whole; 2: not yet */
         uint32_t a = pm__root(N, p->edges[e].from), b = pm__root(N, p->edges[e].to);
-        int rc = pm__merge_over(N, e, PM__JOIN_MAX);
+        int rc = pm__merge_over(N, e, PM__JOIN_MAX, shortest ? 1 : 2);
         if (rc < 0) return rc;
         if (rc) N->nodes[a].joined = N->nodes[b].joined = true;
     }
@@ -1005,11 +1030,50 @@ static bool pm__join_pair(const pm__net *N, uint32_t x, uint32_t y, uint8_t *joi
         const pm_network_edge *E = &p->edges[e];
         uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
         if (!N->edge_road[e] || !((a == x && b == y) || (a == y && b == x))) continue;
-        if (join[e] == 1) return false;
+        if (join[e] & 1) return false;
         join[e] = 1;
         return true;
     }
     return false;
+}
+
+/* Flags (in join) every edge with a road of its own between junctions
+ * x and y (roots); returns how many it flagged anew. */
+static size_t pm__join_all(const pm__net *N, uint32_t x, uint32_t y, uint8_t *join) {
+    const pm_network_params *p = N->p;
+    size_t k = 0;
+    for (uint32_t e = 0; e < p->nedges; e++) {
+        const pm_network_edge *E = &p->edges[e];
+        uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
+        if (!N->edge_road[e] || !((a == x && b == y) || (a == y && b == x)) || (join[e] & 1)) continue;
+        join[e] = 1;
+        k++;
+    }
+    return k;
+}
+
+/* A road from junction n back into it through through nodes (both ends
+ * merged into n, as the road round a block's far corner when the block's
+ * diagonal made one junction of its ends): its arms leave the through
+ * nodes out and aim at each other's node, along one line both ways.
+ * Flags its edges to be split at those nodes (PM__JOIN_SPLIT: 2-arm
+ * junctions, whose corners the junction generator builds), not joined:
+ * joined, the whole block would be paved. Returns how many edges it
+ * flagged anew. */
+static size_t pm__split_loop(const pm__net *N, uint32_t n, uint32_t e, uint8_t *join) {
+    if (!N->edge_road[e]) return 0;
+    const pm__road *R = &N->roads.data[N->edge_road[e] - 1];
+    if (R->closed || R->nsteps < 2 || R->start < 0 || R->end < 0 || pm__root(N, (uint32_t)R->start) != n ||
+        pm__root(N, (uint32_t)R->end) != n)
+        return 0;
+    size_t k = 0;
+    for (size_t i = 0; i < R->nsteps; i++) {
+        uint32_t s = N->steps.data[R->first_step + i].edge;
+        if (join[s] & PM__JOIN_SPLIT) continue;
+        join[s] = (uint8_t)(join[s] | PM__JOIN_SPLIT);
+        k++;
+    }
+    return k;
 }
 
 /* For each overlap naming a junction: the junctions it overlaps (another
@@ -1018,14 +1082,42 @@ static bool pm__join_pair(const pm__net *N, uint32_t x, uint32_t y, uint8_t *joi
  * junctions among them get flag 2 unless flagged already: joined too, they
  * keep those junctions' nodes together (the next build joins first, and
  * close junctions that merged as the build went on can merge differently
- * round the joined ones). Returns how many edges it flagged 1. */
-static size_t pm__propose_joins(const pm__net *N, uint8_t *join) {
+ * round the joined ones). With junctions, also for each junction refused
+ * for its own shape (a corner beyond an arm's room with no point left to
+ * leave out, arms of a merged junction running into each other across a
+ * link, links enclosing arms, a contour crossing itself): every edge
+ * with a road between it and the junctions at the far ends of the arms
+ * its problem names, so that the next build paves them as one, as
+ * netconvert joins a cluster (every such edge, not the first listed: the
+ * same nodes join whatever the edges' order). Returns how many edges it
+ * flagged 1. */
+static size_t pm__propose_joins(const pm__net *N, uint8_t *join, bool junctions) {
     const pm_network_params *p = N->p;
     size_t k = 0;
     uint8_t *involved = pm_arena_calloc(N->a, p->nnodes + 1, 1);
     if (!involved) return 0;
     for (size_t i = 0; i < N->problems.len; i++) {
         const pm_network_problem *q = &N->problems.data[i];
+        if (junctions && q->error == PM_NETWORK_JUNCTION && q->node >= 0 &&
+            N->nodes[q->node].kind == PM__JUNCTION) {
+            uint32_t n = (uint32_t)q->node;
+            size_t k0 = k;
+            const pm__node *V = &N->nodes[n];
+            for (uint32_t j = 0; j < V->deg; j++) k += pm__split_loop(N, n, N->inc[V->first + j].edge, join);
+            for (size_t j = 0; j < q->nedges; j++) {
+                const pm_network_edge *E = &p->edges[q->edges[j]];
+                uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
+                uint32_t o = a == n ? b : a;
+                if (o == n || N->nodes[o].kind != PM__JUNCTION) continue;
+                size_t f = pm__join_all(N, n, o, join);
+                if (f) {
+                    k += f;
+                    involved[o] = 1;
+                }
+            }
+            if (k > k0) involved[n] = 1;
+            continue;
+        }
         if (q->error != PM_NETWORK_OVERLAP || q->node < 0) continue;
         uint32_t n = (uint32_t)q->node;
         if (N->nodes[n].kind != PM__JUNCTION) continue;
@@ -1071,19 +1163,20 @@ static size_t pm__propose_joins(const pm__net *N, uint8_t *join) {
  * nodes' junctions are one from the start (pm__join). With rc
  * PM_ERR_GEOMETRY and propose not NULL, *propose gets the edges (nedges
  * flags, allocated then) whose nodes' joining might pave an overlap over
- * (pm__propose_joins), or NULL when there are none. */
+ * (pm__propose_joins; with junctions, a junction with no mesh too), or
+ * NULL when there are none. */
 static int pm__generate(pm_arena *a, const pm_network_params *p, const uint8_t *join, uint8_t **propose,
-                        pm_scene **out, pm_network_diag *diag) {
+                        bool junctions, pm_scene **out, pm_network_diag *diag) {
     assert(p->nnodes >= 1 && p->corner_segments >= 2 && p->snap > 0 && p->uv_scale > 0);
     memset(diag, 0, sizeof *diag);
     if (propose) *propose = NULL;
     pm__net N = {.a = a, .p = p};
     for (uint32_t e = 0; e < p->nedges; e++) N.sidewalks |= p->edges[e].has_sidewalk;
-    int rc = pm__topology(&N);
+    int rc = pm__topology(&N, join);
     for (uint32_t e = 0; rc == PM_OK && e < p->nedges; e++)
         if (!N.edge_road[e]) rc = pm__chain(&N, e);
     for (size_t r = 0; rc == PM_OK && r < N.roads.len; r++) rc = pm__polyline(&N, &N.roads.data[r]);
-    if (rc == PM_OK && join) rc = pm__join(&N, join);
+    if (rc == PM_OK && join) rc = pm__join(&N, join, junctions);
     for (uint32_t n = 0; rc == PM_OK && n < p->nnodes; n++) {
         if (pm__cancelled(p)) rc = PM_ERR_CANCELLED;
         else if (N.nodes[n].kind == PM__JUNCTION) rc = pm__junction(&N, n);
@@ -1186,7 +1279,7 @@ static int pm__generate(pm_arena *a, const pm_network_params *p, const uint8_t *
     if (rc == PM_ERR_GEOMETRY && propose && N.problems.len) {
         /* Only a refused network gets here: one that builds allocates nothing more. */
         uint8_t *join_more = pm_arena_calloc(a, p->nedges + 1, 1);
-        if (join_more && pm__propose_joins(&N, join_more)) *propose = join_more;
+        if (join_more && pm__propose_joins(&N, join_more, junctions)) *propose = join_more;
     }
     return rc;
 }
@@ -1195,19 +1288,13 @@ static int pm__generate(pm_arena *a, const pm_network_params *p, const uint8_t *
  * build with every join found so far). */
 #define PM__JOIN_ROUNDS 4
 
-int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
-                        pm_network_diag *diag) {
-    uint8_t *join = NULL;
-    int rc = pm__generate(a, p, NULL, &join, out, diag);
-    if (rc != PM_ERR_GEOMETRY || !join) return rc;
-    /* Junctions overlapping each other or their roads: built again with
-     * them joined into one (a fallback: a network that builds never comes
-     * here, so its output is as it was). Then, if that still fails, with
-     * the merged junctions they were part of kept whole as well (flag 2:
-     * a joined junction then takes in whole blocks of a dense graph, so
-     * only where joining alone does not build). What still fails is
-     * refused with the first build's problems, which name the pieces as
-     * drawn. */
+/* The rounds of builds with junctions joined (join: per edge, as
+ * pm__join reads it, grown by each round's proposals). junctions: the
+ * proposals include junctions refused for their own shape (pm__propose_joins).
+ * PM_OK with *out and *diag set when one builds; PM_ERR_CANCELLED; else
+ * PM_ERR_GEOMETRY (nothing built, *out and *diag untouched). */
+static int pm__join_rounds(pm_arena *a, const pm_network_params *p, uint8_t *join, bool junctions,
+                           pm_scene **out, pm_network_diag *diag) {
     for (int keep = 0; keep < 2; keep++) {
         size_t kept = 0;
         for (size_t e = 0; keep && e < p->nedges; e++)
@@ -1219,15 +1306,15 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
              * memory limit; one that builds is copied out. Out of memory
              * for a try, the network is refused as first built. */
             pm_arena *t = pm_arena_create_child(a);
-            if (!t) return rc;
+            if (!t) return PM_ERR_GEOMETRY;
             pm_scene *s = NULL;
             pm_network_diag d;
             uint8_t *more = NULL;
-            int r2 = pm__generate(t, p, join, &more, &s, &d);
+            int r2 = pm__generate(t, p, join, &more, junctions, &s, &d);
             if (r2 == PM_OK) {
                 pm_scene *built = pm_scene_copy(a, s);
                 pm_arena_destroy(t);
-                if (!built) return rc;
+                if (!built) return PM_ERR_GEOMETRY;
                 *out = built;
                 d.problems = NULL;   /* none: it built */
                 *diag = d;
@@ -1235,7 +1322,9 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
             }
             size_t fresh = 0;
             for (size_t e = 0; more && e < p->nedges; e++) {
-                if (more[e] == 1 && join[e] != 1 && join[e] != 3) { join[e] = keep ? 3 : 1; fresh++; }
+                uint8_t split = more[e] & PM__JOIN_SPLIT;
+                if ((more[e] & 1) && !(join[e] & 1)) { join[e] = (uint8_t)((keep ? 3 : 1) | split); fresh++; }
+                else if (split && !(join[e] & split)) { join[e] |= split; fresh++; }
                 else if (more[e] == 2 && !join[e]) join[e] = 2;
             }
             pm_arena_destroy(t);
@@ -1243,7 +1332,40 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
             if (r2 != PM_ERR_GEOMETRY || !fresh) break;
         }
     }
-    return rc;
+    return PM_ERR_GEOMETRY;
+}
+
+int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
+                        pm_network_diag *diag) {
+    uint8_t *join = NULL;
+    int rc = pm__generate(a, p, NULL, &join, false, out, diag);
+    if (rc != PM_ERR_GEOMETRY) return rc;
+    /* Junctions overlapping each other or their roads: built again with
+     * them joined into one (a fallback: a network that builds never comes
+     * here, so its output is as it was). Then, if that still fails, with
+     * the merged junctions they were part of kept whole as well (flag 2:
+     * a joined junction then takes in whole blocks of a dense graph, so
+     * only where joining alone does not build). What still fails is
+     * refused with the first build's problems, which name the pieces as
+     * drawn. */
+    if (join) {
+        int r2 = pm__join_rounds(a, p, join, false, out, diag);
+        if (r2 != PM_ERR_GEOMETRY) return r2;
+    }
+    /* Then, as the last resort, junctions refused for their own shape
+     * (no mesh even merged and cut) joined to the junctions their named
+     * arms run to, over the rounds again from where the joins above
+     * stopped: the thin triangles and forks of wide roads that no
+     * outline of one node or one close pair can keep apart, paved as one
+     * junction. A network that built before never gets here. */
+    bool own = false;    /* (without joins or such a problem, that build would be the first again) */
+    for (size_t i = 0; i < diag->nproblems; i++) own |= diag->problems[i].error == PM_NETWORK_JUNCTION;
+    if (!join && !own) return rc;
+    uint8_t *j3 = pm_arena_calloc(a, p->nedges + 1, 1);
+    if (!j3) return rc;
+    if (join) memcpy(j3, join, p->nedges);
+    int r3 = pm__join_rounds(a, p, j3, true, out, diag);
+    return r3 == PM_ERR_GEOMETRY ? rc : r3;
 }
 
 /* For network_stitch.c: a problem record. */
