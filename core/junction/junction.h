@@ -89,7 +89,7 @@ pm_junction_memo *pm_junction_memo_create(pm_arena *a);
 
 typedef struct pm_junction_params {
     const pm_junction_arm *arms;
-    size_t narms;                 /* >= 2 */
+    size_t narms;                 /* >= 2; >= 1 for a merged junction (nnodes > 0) */
     bool has_center;              /* false: computed (see pm_junction_center) */
     double center[2];
     double corner_radius;         /* >= 0 */
