@@ -16,66 +16,8 @@
 #include "scene/result.h"
 #include "pm_test_meta.h"
 #include "pm_test_network.h"
+#include "pm_test_clean.h"
 #include "pm_test_overlap.h"
-
-static const pm_prim *prim(const pm_scene *s, const char *name) {
-    for (uint32_t i = 0; i < s->nprims; i++)
-        if (strcmp(s->prims[i].name, name) == 0) return &s->prims[i];
-    return NULL;
-}
-
-/* The built network is clean: asphalt one manifold surface (and the
- * slabs with the curbs), every ground triangle facing up, no two of them
- * overlapping in plan (exact, every pair whose bounds meet). */
-static void check_clean(const pm_scene *s, const char *what) {
-    const pm_prim *A = prim(s, "asphalt"), *curb = prim(s, "curb"), *walk = prim(s, "sidewalk");
-    cr_assert_not_null(A, "%s", what);
-    const pm_prim *ground[1] = {A}, *slab[2] = {curb, walk};
-    cr_assert_eq(pm_test_nonmanifold(ground, 1), 0, "%s: non-manifold asphalt", what);
-    if (curb && walk) cr_assert_eq(pm_test_nonmanifold(slab, 2), 0, "%s: non-manifold slabs", what);
-    const pm_prim *tops[2] = {A, walk};
-    size_t down = 0, n = 0, cap = A->icount / 3 + (walk ? walk->icount / 3 : 0) + 1;
-    ptri *T = malloc(cap * sizeof *T);
-    for (int g = 0; g < 2; g++)
-        for (uint32_t t = 0; tops[g] && t < tops[g]->icount; t += 3) {
-            double q[3][2];
-            for (int k = 0; k < 3; k++) {
-                const float *v = tops[g]->positions + 3 * tops[g]->indices[t + k];
-                q[k][0] = v[0];
-                q[k][1] = v[2];
-            }
-            down += pm_orient_xz(q[0], q[1], q[2]) <= 0;
-            if (ptri_make(q[0], q[1], q[2], &T[n])) n++;
-        }
-    cr_assert_gt(n, 20, "%s: %zu ground triangles", what, n);
-    cr_assert_eq(down, 0, "%s: %zu ground triangles face down", what, down);
-    cr_assert_eq(ptri_count_overlaps(T, n), 0, "%s: ground triangles overlap in plan", what);
-    free(T);
-}
-
-static pm_network_edge *edge_pts(net *n, uint32_t a, uint32_t b, double w, const double *xz, size_t np) {
-    pm_network_edge *e = edge(n, a, b, w);
-    double *q = n->pts + 3 * n->npts;
-    for (size_t i = 0; i < np; i++) {
-        q[3 * i] = xz[2 * i];
-        q[3 * i + 1] = 0;
-        q[3 * i + 2] = xz[2 * i + 1];
-    }
-    n->npts += np;
-    e->points = np ? q : NULL;
-    e->npoints = np;
-    return e;
-}
-
-static pm_scene *build(net *n, pm_arena *a) {
-    pm_scene *s = NULL;
-    pm_network_diag d;
-    int rc = pm_network_generate(a, &n->p, &s, &d);
-    cr_assert_eq(rc, PM_OK, "rc %d: %s", rc, d.nproblems ? d.problems[0].message : "");
-    s->meta = pm_meta_copy(a, s->meta);
-    cr_assert_not_null(s->meta);
-    return s;
-}
 
 static const pm_meta *edge_meta(const pm_scene *s, size_t e) {
     return pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), e);
@@ -103,14 +45,14 @@ static void fork_by_a_triangle(net *n) {
                         e4[] = {31.105, 87.567, 25.065, 85.257}, e5[] = {49.4, 62.629, 63.72, 55.816},
                         e6[] = {52.837, 76.726, 55.294, 73.237}, e7[] = {53.23, 84.76, 44.32, 90.459};
     double w = 11.52;
-    edge_pts(n, v4, v1, w, NULL, 0);
-    edge_pts(n, v3, v5, w, NULL, 0);
-    edge_pts(n, v0, v3, w, e2, 3);
-    edge_pts(n, v2, v4, w, e3, 3);
-    edge_pts(n, v2, v1, w, e4, 2);
-    edge_pts(n, v4, v3, w, e5, 2);
-    edge_pts(n, v2, v3, w, e6, 2);
-    edge_pts(n, v5, v2, w, e7, 2);
+    net_edge_pts(n, v4, v1, w, NULL, 0);
+    net_edge_pts(n, v3, v5, w, NULL, 0);
+    net_edge_pts(n, v0, v3, w, e2, 3);
+    net_edge_pts(n, v2, v4, w, e3, 3);
+    net_edge_pts(n, v2, v1, w, e4, 2);
+    net_edge_pts(n, v4, v3, w, e5, 2);
+    net_edge_pts(n, v2, v3, w, e6, 2);
+    net_edge_pts(n, v5, v2, w, e7, 2);
     finish(n);
 }
 
@@ -118,7 +60,7 @@ Test(network_forks, a_fork_beside_a_triangle_of_roads_is_one_junction) {
     net n;
     fork_by_a_triangle(&n);
     pm_arena *a = pm_arena_create(1 << 20);
-    pm_scene *s = build(&n, a);
+    pm_scene *s = net_build_ok(&n, a);
     /* The triangle 1-4-2 is inside one junction (its edges 0, 3 and 4
      * without a road), and the fork's road to node 0 is still a road. */
     size_t junctions = 0, merged = 0;
@@ -132,7 +74,7 @@ Test(network_forks, a_fork_beside_a_triangle_of_roads_is_one_junction) {
         cr_assert_eq(pm_test_meta_get(edge_meta(s, inside[i]), "road")->kind, PM_META_NULL, "edge %zu", inside[i]);
     cr_assert_neq(pm_test_meta_get(edge_meta(s, 2), "road")->kind, PM_META_NULL);
     cr_assert_gt(junctions, 0);
-    check_clean(s, "fork beside a triangle");
+    pm_test_check_clean(s, "fork beside a triangle");
     pm_arena_destroy(a);
 }
 
@@ -153,15 +95,15 @@ static void two_forks(net *n) {
                         e7[] = {118.62, 16.9, 117.883, 26.17, 116.165, 39.61},
                         e8[] = {122.378, 20.765, 126.982, 33.495};
     double w = 11.57;
-    edge_pts(n, v1, v4, 7.3, NULL, 0);
-    edge_pts(n, v1, v2, w, e1, 1);
-    edge_pts(n, v3, v4, w, e2, 2);
-    edge_pts(n, v1, v0, w, e3, 2);
-    edge_pts(n, v4, v6, w, e4, 2);
-    edge_pts(n, v6, v1, w, e5, 1);
-    edge_pts(n, v4, v0, w, e6, 1);
-    edge_pts(n, v5, v1, w, e7, 3);
-    edge_pts(n, v5, v2, w, e8, 2);
+    net_edge_pts(n, v1, v4, 7.3, NULL, 0);
+    net_edge_pts(n, v1, v2, w, e1, 1);
+    net_edge_pts(n, v3, v4, w, e2, 2);
+    net_edge_pts(n, v1, v0, w, e3, 2);
+    net_edge_pts(n, v4, v6, w, e4, 2);
+    net_edge_pts(n, v6, v1, w, e5, 1);
+    net_edge_pts(n, v4, v0, w, e6, 1);
+    net_edge_pts(n, v5, v1, w, e7, 3);
+    net_edge_pts(n, v5, v2, w, e8, 2);
     finish(n);
 }
 
@@ -169,12 +111,12 @@ Test(network_forks, two_forks_closing_thin_triangles_are_paved_as_one) {
     net n;
     two_forks(&n);
     pm_arena *a = pm_arena_create(1 << 20);
-    pm_scene *s = build(&n, a);
+    pm_scene *s = net_build_ok(&n, a);
     /* Node 1's junction takes in node 4 (the short edge 0 between them
      * has no road); the road from node 3 into it is still a road. */
     cr_assert_eq(pm_test_meta_get(edge_meta(s, 0), "road")->kind, PM_META_NULL);
     cr_assert_neq(pm_test_meta_get(edge_meta(s, 2), "road")->kind, PM_META_NULL);
-    check_clean(s, "two forks");
+    pm_test_check_clean(s, "two forks");
     pm_arena_destroy(a);
 }
 
@@ -194,13 +136,13 @@ static void block_with_a_diagonal(net *n) {
     uint32_t v3 = node(n, 62.894, 0, 53.556), v4 = node(n, 89.387, 0, -2.96), v5 = node(n, 87.288, 0, 54.912);
     static const double e2[] = {53.608, 8.954};
     double w = 6.53;
-    edge_pts(n, v2, v0, w, NULL, 0);
-    edge_pts(n, v0, v1, w, NULL, 0);
-    edge_pts(n, v2, v1, w, e2, 1);
-    edge_pts(n, v3, v1, w, NULL, 0);
-    edge_pts(n, v4, v2, 10.65, NULL, 0);
-    edge_pts(n, v5, v3, 10.2, NULL, 0);
-    edge_pts(n, v4, v5, w, NULL, 0);
+    net_edge_pts(n, v2, v0, w, NULL, 0);
+    net_edge_pts(n, v0, v1, w, NULL, 0);
+    net_edge_pts(n, v2, v1, w, e2, 1);
+    net_edge_pts(n, v3, v1, w, NULL, 0);
+    net_edge_pts(n, v4, v2, 10.65, NULL, 0);
+    net_edge_pts(n, v5, v3, 10.2, NULL, 0);
+    net_edge_pts(n, v4, v5, w, NULL, 0);
     for (size_t e = 0; e < n->nedges; e++) {
         n->edges[e].has_sidewalk = true;
         n->edges[e].sidewalk = (pm_junction_sidewalk){.width = 1.98, .curb_height = 0.15};
@@ -212,7 +154,7 @@ Test(network_forks, a_road_leaving_a_merged_junction_and_coming_back_keeps_its_c
     net n;
     block_with_a_diagonal(&n);
     pm_arena *a = pm_arena_create(1 << 20);
-    pm_scene *s = build(&n, a);
+    pm_scene *s = net_build_ok(&n, a);
     /* Node 0 is a junction of its own, both its roads still roads. */
     cr_assert_str_eq(node_kind(s, 0), "junction");
     cr_assert_neq(pm_test_meta_get(edge_meta(s, 0), "road")->kind, PM_META_NULL);
@@ -220,7 +162,7 @@ Test(network_forks, a_road_leaving_a_merged_junction_and_coming_back_keeps_its_c
     /* The block between node 0 and the diagonal is open: its centre
      * (the mean of nodes 0, 1 and 2) lies on no ground triangle. */
     double cx = (1.866 - 2.704 + 62.15) / 3, cz = (-0.025 + 56.342 + 1.766) / 3;
-    const pm_prim *A = prim(s, "asphalt");
+    const pm_prim *A = pm_test_prim(s, "asphalt");
     for (uint32_t t = 0; t < A->icount; t += 3) {
         double q[3][2];
         for (int k = 0; k < 3; k++) {
@@ -231,8 +173,8 @@ Test(network_forks, a_road_leaving_a_merged_junction_and_coming_back_keeps_its_c
         bool in = pm_orient_xz(q[0], q[1], c) > 0 && pm_orient_xz(q[1], q[2], c) > 0 && pm_orient_xz(q[2], q[0], c) > 0;
         cr_assert(!in, "the block's centre is paved");
     }
-    cr_assert_not_null(prim(s, "sidewalk"));
-    check_clean(s, "block with a diagonal");
+    cr_assert_not_null(pm_test_prim(s, "sidewalk"));
+    pm_test_check_clean(s, "block with a diagonal");
     pm_arena_destroy(a);
 }
 
@@ -251,13 +193,13 @@ Test(network_forks, a_thin_triangle_at_a_streets_end_is_one_plaza) {
     uint32_t v3 = node(&n, 11.281, 0, 2.307);
     static const double e1[] = {63.160, 38.970, 63.625, 49.502, 64.148, 54.493}, e2[] = {22.435, 7.625},
                         e3[] = {45.522, 19.945};
-    edge_pts(&n, v1, v2, 10.55, NULL, 0);
-    edge_pts(&n, v2, v0, 8.76, e1, 3);
-    edge_pts(&n, v3, v1, 10.55, e2, 1);
-    edge_pts(&n, v1, v0, 10.55, e3, 1);
+    net_edge_pts(&n, v1, v2, 10.55, NULL, 0);
+    net_edge_pts(&n, v2, v0, 8.76, e1, 3);
+    net_edge_pts(&n, v3, v1, 10.55, e2, 1);
+    net_edge_pts(&n, v1, v0, 10.55, e3, 1);
     finish(&n);
     pm_arena *a = pm_arena_create(1 << 20);
-    pm_scene *s = build(&n, a);
+    pm_scene *s = net_build_ok(&n, a);
     /* One junction (nodes 0, 1, 2), the triangle's edges without a road,
      * the street (edge 2) a road into it. */
     cr_assert_eq(pm_test_meta_get(s->meta, "junctions")->u.i, 1);
@@ -265,7 +207,7 @@ Test(network_forks, a_thin_triangle_at_a_streets_end_is_one_plaza) {
     for (size_t i = 0; i < 3; i++)
         cr_assert_eq(pm_test_meta_get(edge_meta(s, inside[i]), "road")->kind, PM_META_NULL, "edge %zu", inside[i]);
     cr_assert_neq(pm_test_meta_get(edge_meta(s, 2), "road")->kind, PM_META_NULL);
-    check_clean(s, "thin triangle at a street's end");
+    pm_test_check_clean(s, "thin triangle at a street's end");
     pm_arena_destroy(a);
 }
 
@@ -274,16 +216,5 @@ Test(network_forks, a_thin_triangle_at_a_streets_end_is_one_plaza) {
 Test(network_forks, joining_refused_junctions_is_deterministic) {
     net n;
     fork_by_a_triangle(&n);
-    pm_arena *a = pm_arena_create(1 << 20), *b = pm_arena_create(1 << 16);
-    pm_scene *s = build(&n, a), *t = build(&n, b);
-    cr_assert_eq(s->nprims, t->nprims);
-    for (uint32_t i = 0; i < s->nprims; i++) {
-        const pm_prim *P = &s->prims[i], *Q = &t->prims[i];
-        cr_assert_eq(P->vcount, Q->vcount);
-        cr_assert_eq(P->icount, Q->icount);
-        cr_assert(memcmp(P->positions, Q->positions, 3 * (size_t)P->vcount * sizeof(float)) == 0);
-        cr_assert(memcmp(P->indices, Q->indices, (size_t)P->icount * sizeof(uint32_t)) == 0);
-    }
-    pm_arena_destroy(a);
-    pm_arena_destroy(b);
+    net_assert_same_in_two_arenas(&n);
 }

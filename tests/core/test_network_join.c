@@ -16,42 +16,8 @@
 #include "scene/result.h"
 #include "pm_test_meta.h"
 #include "pm_test_network.h"
+#include "pm_test_clean.h"
 #include "pm_test_overlap.h"
-
-static const pm_prim *prim(const pm_scene *s, const char *name) {
-    for (uint32_t i = 0; i < s->nprims; i++)
-        if (strcmp(s->prims[i].name, name) == 0) return &s->prims[i];
-    return NULL;
-}
-
-/* The built network is clean: asphalt one manifold surface (and the
- * slabs with the curbs), every ground triangle facing up, no two of them
- * overlapping in plan (exact, every pair whose bounds meet). */
-static void check_clean(const pm_scene *s, const char *what) {
-    const pm_prim *A = prim(s, "asphalt"), *curb = prim(s, "curb"), *walk = prim(s, "sidewalk");
-    cr_assert_not_null(A, "%s", what);
-    const pm_prim *ground[1] = {A}, *slab[2] = {curb, walk};
-    cr_assert_eq(pm_test_nonmanifold(ground, 1), 0, "%s: non-manifold asphalt", what);
-    if (curb && walk) cr_assert_eq(pm_test_nonmanifold(slab, 2), 0, "%s: non-manifold slabs", what);
-    const pm_prim *tops[2] = {A, walk};
-    size_t down = 0, n = 0, cap = A->icount / 3 + (walk ? walk->icount / 3 : 0) + 1;
-    ptri *T = malloc(cap * sizeof *T);
-    for (int g = 0; g < 2; g++)
-        for (uint32_t t = 0; tops[g] && t < tops[g]->icount; t += 3) {
-            double q[3][2];
-            for (int k = 0; k < 3; k++) {
-                const float *v = tops[g]->positions + 3 * tops[g]->indices[t + k];
-                q[k][0] = v[0];
-                q[k][1] = v[2];
-            }
-            down += pm_orient_xz(q[0], q[1], q[2]) <= 0;
-            if (ptri_make(q[0], q[1], q[2], &T[n])) n++;
-        }
-    cr_assert_gt(n, 20, "%s: %zu ground triangles", what, n);
-    cr_assert_eq(down, 0, "%s: %zu ground triangles face down", what, down);
-    cr_assert_eq(ptri_count_overlaps(T, n), 0, "%s: ground triangles overlap in plan", what);
-    free(T);
-}
 
 /* The junctions_merged warning of junction node n (the tree's plain copy). */
 static const pm_meta *merged_warning(const pm_scene *s, int64_t n) {
@@ -69,30 +35,6 @@ static bool same_ints(const pm_meta *arr, const int64_t *want, size_t n) {
     return true;
 }
 
-static pm_network_edge *edge_pts(net *n, uint32_t a, uint32_t b, double w, const double *xz, size_t np) {
-    pm_network_edge *e = edge(n, a, b, w);
-    double *q = n->pts + 3 * n->npts;
-    for (size_t i = 0; i < np; i++) {
-        q[3 * i] = xz[2 * i];
-        q[3 * i + 1] = 0;
-        q[3 * i + 2] = xz[2 * i + 1];
-    }
-    n->npts += np;
-    e->points = np ? q : NULL;
-    e->npoints = np;
-    return e;
-}
-
-static pm_scene *build(net *n, pm_arena *a) {
-    pm_scene *s = NULL;
-    pm_network_diag d;
-    int rc = pm_network_generate(a, &n->p, &s, &d);
-    cr_assert_eq(rc, PM_OK, "rc %d: %s", rc, d.nproblems ? d.problems[0].message : "");
-    s->meta = pm_meta_copy(a, s->meta);
-    cr_assert_not_null(s->meta);
-    return s;
-}
-
 /* Three nodes 22 to 25 m apart in a triangle (bench layout 2046, seed 11),
  * 10.86 m roads, the two from node 0 bent 10 m out, and a fourth node that
  * node 0 and node 1 both reach. The close pairs merge in one pass; the
@@ -107,11 +49,11 @@ static void triangle_of_close_nodes(net *n) {
     uint32_t d = node(n, 32.377, 0, 96.215);
     static const double bd[] = {26.604, 80.914, 28.384, 85.301}, ab[] = {12.611, 74.977, 14.769, 75.254},
                         ad[] = {9.999, 79.534, 22.885, 89.140};
-    edge_pts(n, b, d, 10.86, bd, 2);
-    edge_pts(n, a, b, 10.86, ab, 2);
-    edge_pts(n, b, c, 10.86, NULL, 0);
-    edge_pts(n, c, a, 10.86, NULL, 0);
-    edge_pts(n, a, d, 10.86, ad, 2);
+    net_edge_pts(n, b, d, 10.86, bd, 2);
+    net_edge_pts(n, a, b, 10.86, ab, 2);
+    net_edge_pts(n, b, c, 10.86, NULL, 0);
+    net_edge_pts(n, c, a, 10.86, NULL, 0);
+    net_edge_pts(n, a, d, 10.86, ad, 2);
     finish(n);
 }
 
@@ -119,7 +61,7 @@ Test(network_join, a_triangle_of_close_nodes_is_one_junction_built_once) {
     net n;
     triangle_of_close_nodes(&n);
     pm_arena *a = pm_arena_create(1 << 20);
-    pm_scene *s = build(&n, a);
+    pm_scene *s = net_build_ok(&n, a);
     /* Nodes 0, 1 and 3 are one junction (the triangle's close pair and the
      * node both reach), its three edges without a road, node 2 its own. */
     const pm_meta *w = merged_warning(s, 0);
@@ -133,7 +75,7 @@ Test(network_join, a_triangle_of_close_nodes_is_one_junction_built_once) {
         cr_assert_eq(pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), (size_t)edges[i]), "road")->kind, PM_META_NULL);
     }
     cr_assert_neq(pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), 2), "road")->kind, PM_META_NULL);
-    check_clean(s, "triangle of close nodes");
+    pm_test_check_clean(s, "triangle of close nodes");
     pm_arena_destroy(a);
 }
 
@@ -152,14 +94,14 @@ static void overlapping_junctions(net *n) {
     static const double e0[] = {18.415, 65.426, 21.557, 51.829}, e1[] = {56.018, 13.450},
                         e3[] = {31.616, 46.017, 42.295, 45.080}, e4[] = {44.315, 20.866, 47.856, 29.655},
                         e7[] = {33.912, 58.051};
-    edge_pts(n, v2, v1, 10.10, e0, 2);
-    edge_pts(n, v0, v7, 11.68, e1, 1);
-    edge_pts(n, v6, v0, 11.68, NULL, 0);
-    edge_pts(n, v1, v6, 7.38, e3, 2);
-    edge_pts(n, v7, v6, 11.68, e4, 2);
-    edge_pts(n, v1, v7, 8.85, NULL, 0);
-    edge_pts(n, v0, v4, 11.68, NULL, 0);
-    edge_pts(n, v6, v2, 11.68, e7, 1);
+    net_edge_pts(n, v2, v1, 10.10, e0, 2);
+    net_edge_pts(n, v0, v7, 11.68, e1, 1);
+    net_edge_pts(n, v6, v0, 11.68, NULL, 0);
+    net_edge_pts(n, v1, v6, 7.38, e3, 2);
+    net_edge_pts(n, v7, v6, 11.68, e4, 2);
+    net_edge_pts(n, v1, v7, 8.85, NULL, 0);
+    net_edge_pts(n, v0, v4, 11.68, NULL, 0);
+    net_edge_pts(n, v6, v2, 11.68, e7, 1);
     for (size_t e = 0; e < n->nedges; e++) {
         n->edges[e].has_sidewalk = true;
         n->edges[e].sidewalk = (pm_junction_sidewalk){.width = 2.14, .curb_height = 0.15};
@@ -171,7 +113,7 @@ Test(network_join, junctions_that_overlap_are_joined_into_one) {
     net n;
     overlapping_junctions(&n);
     pm_arena *a = pm_arena_create(1 << 20);
-    pm_scene *s = build(&n, a);
+    pm_scene *s = net_build_ok(&n, a);
     const pm_meta *w = merged_warning(s, 0);
     static const int64_t nodes[] = {0, 1, 4, 5}, edges[] = {1, 2, 3, 4, 5};
     cr_assert(same_ints(pm_test_meta_get(w, "nodes"), nodes, 4));
@@ -182,8 +124,8 @@ Test(network_join, junctions_that_overlap_are_joined_into_one) {
     /* The roads out of it are still there, with their sidewalks. */
     cr_assert_neq(pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), 0), "road")->kind, PM_META_NULL);
     cr_assert_neq(pm_test_meta_get(pm_test_meta_at(pm_test_meta_get(s->meta, "edges"), 6), "road")->kind, PM_META_NULL);
-    cr_assert_not_null(prim(s, "sidewalk"));
-    check_clean(s, "overlapping junctions");
+    cr_assert_not_null(pm_test_prim(s, "sidewalk"));
+    pm_test_check_clean(s, "overlapping junctions");
     pm_arena_destroy(a);
 }
 
@@ -230,18 +172,7 @@ Test(network_join, a_try_out_of_memory_refuses_as_first_built) {
 Test(network_join, joining_is_deterministic) {
     net n;
     overlapping_junctions(&n);
-    pm_arena *a = pm_arena_create(1 << 20), *b = pm_arena_create(1 << 16);
-    pm_scene *s = build(&n, a), *t = build(&n, b);
-    cr_assert_eq(s->nprims, t->nprims);
-    for (uint32_t i = 0; i < s->nprims; i++) {
-        const pm_prim *P = &s->prims[i], *Q = &t->prims[i];
-        cr_assert_eq(P->vcount, Q->vcount);
-        cr_assert_eq(P->icount, Q->icount);
-        cr_assert(memcmp(P->positions, Q->positions, 3 * (size_t)P->vcount * sizeof(float)) == 0);
-        cr_assert(memcmp(P->indices, Q->indices, (size_t)P->icount * sizeof(uint32_t)) == 0);
-    }
-    pm_arena_destroy(a);
-    pm_arena_destroy(b);
+    net_assert_same_in_two_arenas(&n);
 }
 
 /* A road of two free ends passing 6 m from a T junction's node, over its
