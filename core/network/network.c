@@ -1335,6 +1335,33 @@ static int pm__join_rounds(pm_arena *a, const pm_network_params *p, uint8_t *joi
     return PM_ERR_GEOMETRY;
 }
 
+/* The split flags (PM__JOIN_SPLIT) for the last fallback of all: every
+ * edge an overlap names that ends at a degree-2 node, so that node is a
+ * 2-arm junction. A road through a degree-2 node is a spline through it;
+ * at a bend too wide for pm__sharp (its neighbouring points far out) the
+ * spline swings out past the corner drawn, by metres, and can lie on a
+ * road or junction nearby that the lines as drawn clear; a 2-arm junction
+ * builds the corner on the lines drawn (curb lines with a fillet inside).
+ * NULL when no overlap names such an edge. */
+static uint8_t *pm__split_overlaps(pm_arena *a, const pm_network_params *p, const pm_network_diag *d) {
+    uint32_t *deg = pm_arena_calloc(a, p->nnodes + 1, sizeof *deg);
+    uint8_t *split = pm_arena_calloc(a, p->nedges + 1, 1);
+    if (!deg || !split) return NULL;
+    for (uint32_t e = 0; e < p->nedges; e++) deg[p->edges[e].from]++, deg[p->edges[e].to]++;
+    bool any = false;
+    for (size_t i = 0; i < d->nproblems; i++) {
+        const pm_network_problem *q = &d->problems[i];
+        if (q->error != PM_NETWORK_OVERLAP) continue;
+        for (size_t j = 0; j < q->nedges && j < sizeof q->edges / sizeof *q->edges; j++) {
+            const pm_network_edge *E = &p->edges[q->edges[j]];
+            if (deg[E->from] != 2 && deg[E->to] != 2) continue;
+            split[q->edges[j]] = PM__JOIN_SPLIT;
+            any = true;
+        }
+    }
+    return any ? split : NULL;
+}
+
 int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
                         pm_network_diag *diag) {
     uint8_t *join = NULL;
@@ -1360,12 +1387,20 @@ int pm_network_generate(pm_arena *a, const pm_network_params *p, pm_scene **out,
      * junction. A network that built before never gets here. */
     bool own = false;    /* (without joins or such a problem, that build would be the first again) */
     for (size_t i = 0; i < diag->nproblems; i++) own |= diag->problems[i].error == PM_NETWORK_JUNCTION;
-    if (!join && !own) return rc;
-    uint8_t *j3 = pm_arena_calloc(a, p->nedges + 1, 1);
-    if (!j3) return rc;
-    if (join) memcpy(j3, join, p->nedges);
-    int r3 = pm__join_rounds(a, p, j3, true, out, diag);
-    return r3 == PM_ERR_GEOMETRY ? rc : r3;
+    if (join || own) {
+        uint8_t *j3 = pm_arena_calloc(a, p->nedges + 1, 1);
+        if (!j3) return rc;
+        if (join) memcpy(j3, join, p->nedges);
+        int r3 = pm__join_rounds(a, p, j3, true, out, diag);
+        if (r3 != PM_ERR_GEOMETRY) return r3;
+    }
+    /* Then roads overlapping at their degree-2 nodes built with those
+     * nodes as 2-arm junctions (pm__split_overlaps), and the rounds again.
+     * Still a fallback: what built before never gets here. */
+    uint8_t *j4 = pm__split_overlaps(a, p, diag);
+    if (!j4) return rc;
+    int r4 = pm__join_rounds(a, p, j4, true, out, diag);
+    return r4 == PM_ERR_GEOMETRY ? rc : r4;
 }
 
 /* For network_stitch.c: a problem record. */

@@ -661,3 +661,28 @@ Test(net_layouts, networks_drawn_by_sumo_netgenerate_are_built_without_overlaps,
         cr_assert_geq(built, 48, "only %d of %zu built", built, count);
     }
 }
+
+/* A street bending 85 degrees at a degree-2 node whose neighbouring
+ * points are 60 and 107 m away (too far for the node to count as a sharp
+ * corner), with a dead-end street passing 12.2 m from the node: the
+ * spline through the node swings out past the corner drawn and lay on the
+ * dead end (refused up to session 22's main: "edge 1's road overlaps edge
+ * 2's road"). The last fallback builds the node as a 2-arm junction,
+ * whose corner keeps to the lines drawn: built, and clean by the oracle
+ * (from SUMO netgenerate's seed-1 random network 36). */
+Test(net_layouts, a_wide_bend_at_a_degree_2_node_clears_a_street_beside_it) {
+    const char *body =
+        "{\"sidewalk\": {\"width\": 2.79}, \"corner_radius\": 4.89, \"width\": 6.76, \"nodes\": ["
+        "{\"id\": \"a\", \"position\": [416.71, -170.14]}, {\"id\": \"b\", \"position\": [389.87, -116.39]}, "
+        "{\"id\": \"c\", \"position\": [481.17, -60.07]}, {\"id\": \"d\", \"position\": [411.66, -90.97]}, "
+        "{\"id\": \"e\", \"position\": [338.69, -129.73]}], \"edges\": [{\"from\": \"a\", \"to\": \"b\"}, "
+        "{\"from\": \"b\", \"to\": \"c\"}, {\"from\": \"d\", \"to\": \"e\"}]}";
+    pm_test_api_run run;
+    size_t tris = 0, bad = 0;
+    int hist[NREASONS] = {0};
+    bool built = build_and_check(&run, body, "bend", "", 0, &tris, &bad, hist);
+    cr_assert(built, "%s", run.prob.detail);
+    cr_assert_eq(bad, 0);
+    cr_assert_gt(tris, 50);
+    pm_test_api_done(&run);
+}
