@@ -506,14 +506,17 @@ static int pm__split_cmp(const void *x, const void *y) {
     return a->c < b->c ? -1 : (a->c > b->c);
 }
 
-/* Where a line's segment passes within tolerance of a cluster that is not
- * one of its ends (in plan, the cluster's mean position, more than the
- * tolerance from both ends, on the segment's layer), the line gets that
- * cluster there as a vertex of its own: a street drawn to end on another
- * street's segment, not on one of its positions (a map editor snapping to
- * a segment without adding a vertex to it), joins it in a T, as one
- * ending on a position does; a line with a position on another's segment
- * crosses it at a node. The clusters' mean positions are the nodes, so
+/* Where a line's segment passes within tolerance of a cluster where a
+ * line ends, not one of the segment's ends (in plan, the cluster's mean
+ * position, more than the tolerance from both ends, a line ending there on
+ * the segment's layer), the line gets that cluster there as a vertex of
+ * its own: a street drawn to end on another street's segment, not on one
+ * of its positions (a map editor snapping to a segment without adding a
+ * vertex to it), joins it in a T, as one ending on a position does. Only
+ * ends: a bend point of one road within the tolerance of another road's
+ * line (two roads leaving a node at a narrow angle) is not a junction
+ * drawn, and splitting there would join the two roads twice. The
+ * clusters' mean positions are the nodes, so
  * the line bends there by at most the tolerance. Clusters are found in
  * a grid of cells at least twice the tolerance wide, in the 3 x 3 cells
  * round samples one cell apart along each segment. Without any split the lines stay as they are; with tolerance
@@ -522,10 +525,16 @@ static int pm__split_cmp(const void *x, const void *y) {
 static int pm__tsplit(pm__gread *R, pm__gbuild *B, double tol) {
     if (!(tol > 0) || B->nc == 0) return 0;
     pm_arena *a = R->arena;
-    /* The layers each cluster has positions on (bit layer + 5). */
+    /* The layers each cluster has a line's end on (bit layer + 5); 0: no
+     * line ends there. */
     uint16_t *layers = pm_arena_calloc(a, B->nc, sizeof *layers);
     if (!layers) return -1;
-    for (size_t i = 0; i < R->nv; i++) layers[B->cl[i]] |= (uint16_t)(1u << (R->v[i].layer + PM__GJ_LAYER_MAX));
+    for (size_t l = 0; l < R->nlines; l++) {
+        const pm__gline *L = &R->lines[l];
+        uint32_t ends[2] = {L->first, L->first + L->n - 1};
+        for (int w = 0; w < 2; w++)
+            layers[B->cl[ends[w]]] |= (uint16_t)(1u << (R->v[ends[w]].layer + PM__GJ_LAYER_MAX));
+    }
     /* The clusters in a dense grid over their box: cells at least twice
      * the tolerance and 8 m wide, wider while there would be more than
      * 4 per cluster (so a sparse network far apart stays small). */
