@@ -92,31 +92,27 @@ static double encode_pool(const pm_scene *s, int f, size_t *len) {
 static size_t glb_len;
 static unsigned char *warm;
 
-static double copy_into(const pm_scene *s, unsigned char *dst) {
+/* The pieces one after another, by memcpy or (stream) by non-temporal
+ * stores (pm_copy_stream, what the encoder uses on resident pages): glibc's
+ * memcpy takes rep movsb up to its non-temporal threshold (99 MB on the
+ * Intel host), the slower copy there into memory out of cache, so the
+ * stream copy is the lower floor. */
+static double copy_pieces(const pm_scene *s, unsigned char *dst, bool stream) {
     const pm_prim *p = &s->prims[0];
-    size_t o = 0, nv = p->vcount;
-    memcpy(dst + o, p->positions, nv * 12), o += nv * 12;
-    memcpy(dst + o, p->normals, nv * 12), o += nv * 12;
-    memcpy(dst + o, p->uvs, nv * 8), o += nv * 8;
-    memcpy(dst + o, p->colors, nv * 16), o += nv * 16;
-    memcpy(dst + o, p->indices, (size_t)p->icount * 4);
+    size_t nv = p->vcount, o = 0;
+    const struct { const void *src; size_t len; } piece[] = {
+        {p->positions, nv * 12}, {p->normals, nv * 12}, {p->uvs, nv * 8}, {p->colors, nv * 16},
+        {p->indices, (size_t)p->icount * 4}};
+    for (size_t k = 0; k < sizeof piece / sizeof *piece; k++) {
+        if (stream) pm_copy_stream(dst + o, piece[k].src, piece[k].len);
+        else memcpy(dst + o, piece[k].src, piece[k].len);
+        o += piece[k].len;
+    }
     return dst[glb_len / 2];
 }
 
-/* The same with non-temporal stores (pm_copy_stream, what the encoder
- * uses on resident pages): glibc's memcpy takes rep movsb up to its
- * non-temporal threshold (99 MB on the Intel host), the slower copy there
- * into memory out of cache, so this is the lower floor. */
-static double copy_stream_into(const pm_scene *s, unsigned char *dst) {
-    const pm_prim *p = &s->prims[0];
-    size_t o = 0, nv = p->vcount;
-    pm_copy_stream(dst + o, p->positions, nv * 12), o += nv * 12;
-    pm_copy_stream(dst + o, p->normals, nv * 12), o += nv * 12;
-    pm_copy_stream(dst + o, p->uvs, nv * 8), o += nv * 8;
-    pm_copy_stream(dst + o, p->colors, nv * 16), o += nv * 16;
-    pm_copy_stream(dst + o, p->indices, (size_t)p->icount * 4);
-    return dst[glb_len / 2];
-}
+static double copy_into(const pm_scene *s, unsigned char *dst) { return copy_pieces(s, dst, false); }
+static double copy_stream_into(const pm_scene *s, unsigned char *dst) { return copy_pieces(s, dst, true); }
 
 static double stream_warm(const pm_scene *s, int f, size_t *len) {
     (void)f;

@@ -301,11 +301,15 @@ static inline uint32_t pm__nonfinite_bit(const float *f) {
 /* Eight 32-bit lanes (one AVX2 register, two SSE2 ones), two to a step. */
 typedef uint32_t pm__v8u __attribute__((vector_size(32)));
 
+/* A float's exponent bits, and the least exponent step, in each lane:
+ * ((bits & mask) + one) has its top bit set exactly for an Inf or NaN. */
+#define PM__V8_EXP_MASK {0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u, \
+                         0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u}
+#define PM__V8_EXP_ONE {0x00800000u, 0x00800000u, 0x00800000u, 0x00800000u, \
+                        0x00800000u, 0x00800000u, 0x00800000u, 0x00800000u}
+
 PM__CLONES static bool pm__finite(const float *v, size_t n) {
-    const pm__v8u m = {0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u,
-                       0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u};
-    const pm__v8u e = {0x00800000u, 0x00800000u, 0x00800000u, 0x00800000u,
-                       0x00800000u, 0x00800000u, 0x00800000u, 0x00800000u};
+    const pm__v8u m = PM__V8_EXP_MASK, e = PM__V8_EXP_ONE;
     pm__v8u acc = {0};
     uint32_t any = 0;
     size_t i = 0;
@@ -335,10 +339,7 @@ typedef int32_t pm__v8i __attribute__((vector_size(32)));
  * zero, which the caller settles (pm__first_zero); with a NaN the bounds
  * mean nothing, and the answer is false. */
 PM__CLONES static bool pm__finite_bounds3(const float *p, size_t n, float lo[3], float hi[3]) {
-    const pm__v8u m = {0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u,
-                       0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u};
-    const pm__v8u e = {0x00800000u, 0x00800000u, 0x00800000u, 0x00800000u,
-                       0x00800000u, 0x00800000u, 0x00800000u, 0x00800000u};
+    const pm__v8u m = PM__V8_EXP_MASK, e = PM__V8_EXP_ONE;
     pm__v8u acc = {0};
     uint32_t any = 0;
     for (int k = 0; k < 3; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
