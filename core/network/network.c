@@ -1021,27 +1021,12 @@ static int pm__join(pm__net *N, const uint8_t *join, bool shortest) {
     return PM_OK;
 }
 
-/* Flags (in join) an edge with a road of its own between junctions x and
- * y (roots); returns whether it flagged one. The lowest such edge. */
-static bool pm__join_pair(const pm__net *N, uint32_t x, uint32_t y, uint8_t *join) {
-    const pm_network_params *p = N->p;
-    if (x == y) return false;
-    for (uint32_t e = 0; e < p->nedges; e++) {
-        const pm_network_edge *E = &p->edges[e];
-        uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
-        if (!N->edge_road[e] || !((a == x && b == y) || (a == y && b == x))) continue;
-        if (join[e] & 1) return false;
-        join[e] = 1;
-        return true;
-    }
-    return false;
-}
-
 /* Flags (in join) every edge with a road of its own between junctions
  * x and y (roots); returns how many it flagged anew. */
 static size_t pm__join_all(const pm__net *N, uint32_t x, uint32_t y, uint8_t *join) {
     const pm_network_params *p = N->p;
     size_t k = 0;
+    if (x == y) return 0;
     for (uint32_t e = 0; e < p->nedges; e++) {
         const pm_network_edge *E = &p->edges[e];
         uint32_t a = pm__root(N, E->from), b = pm__root(N, E->to);
@@ -1122,8 +1107,10 @@ static size_t pm__propose_joins(const pm__net *N, uint8_t *join, bool junctions)
         uint32_t n = (uint32_t)q->node;
         if (N->nodes[n].kind != PM__JUNCTION) continue;
         size_t k0 = k;
-        if (q->node2 >= 0 && N->nodes[q->node2].kind == PM__JUNCTION && pm__join_pair(N, n, (uint32_t)q->node2, join)) {
-            k++;
+        size_t f;
+        if (q->node2 >= 0 && N->nodes[q->node2].kind == PM__JUNCTION &&
+            (f = pm__join_all(N, n, (uint32_t)q->node2, join))) {
+            k += f;
             involved[q->node2] = 1;
         }
         for (size_t j = 0; j < q->nedges; j++) {
@@ -1135,8 +1122,8 @@ static size_t pm__propose_joins(const pm__net *N, uint8_t *join, bool junctions)
                 if (ends[w] < 0 || N->nodes[ends[w]].kind != PM__JUNCTION) continue;
                 /* A road over its own junction: its two ends joined. */
                 uint32_t o = (uint32_t)(ends[w] == n && R->nsteps == 1 && ends[1 - w] >= 0 ? ends[1 - w] : ends[w]);
-                if (pm__join_pair(N, n, o, join)) {
-                    k++;
+                if ((f = pm__join_all(N, n, o, join))) {
+                    k += f;
                     involved[o] = 1;
                 }
             }
